@@ -1,0 +1,72 @@
+/**
+ * `retrace check`: the dataset-integrity gate. Parses and validates the KB and
+ * the eval cases, prints counts per locale and kind, exits 0 only when all is
+ * valid (2 otherwise, every issue on stderr naming file, line and field).
+ * Reads only; writes nothing.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import { loadKnowledgeBase } from "../kb/cards.js";
+import { loadCases } from "../kb/cases.js";
+import { datasetHash, kbHash } from "../kb/hash.js";
+import { summarize, type Summary } from "../kb/summary.js";
+import { LOCALES } from "../kb/types.js";
+import { action, out } from "./io.js";
+
+export interface DataPaths {
+  kb: string;
+  cases: string;
+}
+
+/** `--kb DIR` (default `kb`) and `--cases FILE` (default `<kb>/eval/cases.jsonl`). */
+export function resolveDataPaths(opts: { kb?: string; cases?: string }): DataPaths {
+  const kb = opts.kb ?? "kb";
+  return { kb, cases: opts.cases ?? path.join(kb, "eval", "cases.jsonl") };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+
+export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string; dataset: string }): string {
+  const lines: string[] = [];
+  const t = s.kb.total;
+  const per = LOCALES.map((l) => `${l} ${s.kb.byLocale[l]?.cards ?? 0}`).join(", ");
+  lines.push(`Knowledge base ${paths.kb}: ${t.cards} cards (${per}), ${t.chunks} chunks; ${t.minSections}-${t.maxSections} sections and ${t.minWords}-${t.maxWords} words per card; kb hash ${hashes.kb.slice(0, 12)}`);
+  lines.push(`Eval cases ${paths.cases}: dataset hash ${hashes.dataset.slice(0, 12)}`);
+  lines.push("");
+  const header = ["locale", "kind", "cases", "turns", "gold-bearing", "no-match", "refuse", "multi-turn", "disjunctive"];
+  const rows: string[][] = [header];
+  for (const locale of [...LOCALES, "all"])
+    for (const kind of ["golden", "adversarial", "all"]) {
+      const c = s.dataset[`${locale}/${kind}`]!;
+      rows.push([locale, kind, `${c.cases}`, `${c.turns}`, `${c.goldBearingTurns}`, `${c.noMatchTurns}`, `${c.refuseTurns}`,
+        `${c.multiTurnCases} (${pct(c.multiTurnShare)})`, `${c.disjunctiveTurns} (${pct(c.disjunctiveShare)})`]);
+    }
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) lines.push(r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+  lines.push("");
+  const cats = Object.entries(s.adversarialByCategory).map(([k, v]) => `${k} ${v}`).join(", ");
+  lines.push(`Adversarial cases by category: ${cats === "" ? "none" : cats}`);
+  lines.push("multi-turn = cases with 2+ turns (share of cases); disjunctive = gold-bearing turns listing 2+ acceptable cards (share of gold-bearing turns)");
+  lines.push("Integrity: OK (every card valid, every gold id names a card of the case's locale)");
+  return lines.join("\n");
+}
+
+export function register(program: Command): void {
+  program
+    .command("check")
+    .description("Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts")
+    .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
+    .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
+    .option("--json", "print the counts as JSON")
+    .action(
+      action(async (opts: { kb?: string; cases?: string; json?: boolean }) => {
+        const paths = resolveDataPaths(opts);
+        const kb = await loadKnowledgeBase(paths.kb);
+        const cases = await loadCases(paths.cases, kb);
+        const summary = summarize(kb, cases);
+        const hashes = { kb: kbHash(kb), dataset: datasetHash(cases) };
+        if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary }, null, 2));
+        else out(renderSummary(summary, paths, hashes));
+      }),
+    );
+}

@@ -1,0 +1,172 @@
+/**
+ * Parse and validate knowledge-base cards (DESIGN.md §3.1):
+ * `kb/cards/<locale>/<card-id>.md`, YAML front matter (`id`, `locale`, `title`,
+ * optional `tags`) then a markdown body split at `## ` headings.
+ * Every problem is reported as a DataIssue naming file, line and field; all
+ * problems of a KB are collected before throwing, so one run shows them all.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { LineCounter, parseDocument, isMap, isScalar, isSeq } from "yaml";
+import { DataValidationError, type DataIssue } from "../errors.js";
+import { LOCALES, isLocale, type Card, type KnowledgeBase, type Locale } from "./types.js";
+
+export const CARD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+const CARD_FIELDS = new Set(["id", "locale", "title", "tags"]);
+
+/** Parse one card's text. Returns the card, or the issues that prevent it. */
+export function parseCard(text: string, file: string, folderLocale?: string): { card?: Card; idLine?: number; issues: DataIssue[] } {
+  const issues: DataIssue[] = [];
+  const issue = (message: string, line?: number, field?: string) => issues.push({ file, line, field, message });
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  if (lines[0]?.trim() !== "---") {
+    issue("expected the file to start with a `---` line opening the YAML front matter", 1);
+    return { issues };
+  }
+  const close = lines.indexOf("---", 1);
+  if (close < 0) {
+    issue("expected a closing `---` line after the front matter", 1);
+    return { issues };
+  }
+  const yamlText = lines.slice(1, close).join("\n");
+  const counter = new LineCounter();
+  const doc = parseDocument(yamlText, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  // Front matter line n (1-based within the YAML) is file line n + 1.
+  const lineOf = (offset: number | undefined) => (offset === undefined ? 2 : counter.linePos(offset).line + 1);
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) issue(`invalid YAML in the front matter: ${e.message.split("\n")[0]}`, lineOf(e.pos[0]));
+    return { issues };
+  }
+  if (!isMap(doc.contents)) {
+    issue("expected the front matter to be a YAML mapping with `id`, `locale` and `title`", 2);
+    return { issues };
+  }
+  const fields = new Map<string, { value: unknown; line: number }>();
+  for (const pair of doc.contents.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const line = lineOf(isScalar(pair.key) ? pair.key.range?.[0] : undefined);
+    if (!CARD_FIELDS.has(key)) {
+      issue(`unknown field; expected only ${[...CARD_FIELDS].map((f) => `\`${f}\``).join(", ")}`, line, key);
+      continue;
+    }
+    const node = pair.value;
+    const value = isSeq(node) ? node.toJSON() : isScalar(node) ? node.value : node === null ? null : (node as { toJSON(): unknown }).toJSON();
+    fields.set(key, { value, line });
+  }
+  const baseName = path.basename(file, ".md");
+  const id = fields.get("id");
+  if (!id) issue("missing required field; expected the card id (equal to the file name)", 2, "id");
+  else if (typeof id.value !== "string" || !CARD_ID_PATTERN.test(id.value))
+    issue(`expected \`id\` to match ${CARD_ID_PATTERN.source}, got ${JSON.stringify(id.value)}`, id.line, "id");
+  else if (id.value !== baseName) issue(`expected \`id\` to equal the file name "${baseName}", got "${id.value}"`, id.line, "id");
+
+  const locale = fields.get("locale");
+  if (!locale) issue(`missing required field; expected one of ${LOCALES.join(", ")}`, 2, "locale");
+  else if (!isLocale(locale.value)) issue(`expected \`locale\` to be one of ${LOCALES.join(", ")}, got ${JSON.stringify(locale.value)}`, locale.line, "locale");
+  else if (folderLocale !== undefined && locale.value !== folderLocale)
+    issue(`expected \`locale\` to equal its folder "${folderLocale}", got "${locale.value}"`, locale.line, "locale");
+
+  const title = fields.get("title");
+  if (!title) issue("missing required field; expected a non-empty title", 2, "title");
+  else if (typeof title.value !== "string" || title.value.trim() === "") issue(`expected \`title\` to be a non-empty string, got ${JSON.stringify(title.value)}`, title.line, "title");
+
+  const tags = fields.get("tags");
+  if (tags && !(Array.isArray(tags.value) && tags.value.every((t) => typeof t === "string")))
+    issue(`expected \`tags\` to be a list of strings, got ${JSON.stringify(tags.value)}`, tags.line, "tags");
+
+  const bodyStart = close + 1; // 0-based index of the first body line
+  const body = lines.slice(bodyStart).join("\n");
+  const firstContent = lines.findIndex((l, i) => i >= bodyStart && l.trim() !== "");
+  if (firstContent < 0) {
+    issue("empty body; expected at least one `## ` section with text", bodyStart + 1, "body");
+  } else if (!lines[firstContent]!.startsWith("## ")) {
+    issue(`expected the body to start with a \`## \` section heading, got ${JSON.stringify(lines[firstContent]!.slice(0, 40))}`, firstContent + 1, "body");
+  } else {
+    for (const section of splitSections(body)) {
+      if (section.heading === "") issue("expected a section heading after `## `", bodyStart + section.line, "body");
+      if (section.text.trim() === "") issue(`section "${section.heading}" has no text`, bodyStart + section.line, "body");
+    }
+  }
+  if (issues.length > 0) return { issues };
+  return {
+    idLine: id!.line,
+    card: {
+      id: id!.value as string,
+      locale: locale!.value as Locale,
+      title: (title!.value as string).trim(),
+      tags: (tags?.value as string[] | undefined) ?? [],
+      body,
+      file,
+    },
+    issues,
+  };
+}
+
+export interface Section {
+  heading: string;
+  text: string;
+  /** 1-based line of the heading within the body. */
+  line: number;
+}
+
+/** Split a card body at `## ` headings (deeper headings stay inside their section). */
+export function splitSections(body: string): Section[] {
+  const sections: Section[] = [];
+  let current: { heading: string; lines: string[]; line: number } | null = null;
+  body.split(/\r?\n/).forEach((line, i) => {
+    if (line.startsWith("## ")) {
+      if (current) sections.push({ heading: current.heading, text: current.lines.join("\n").trim(), line: current.line });
+      current = { heading: line.slice(3).trim(), lines: [], line: i + 1 };
+    } else if (current) {
+      current.lines.push(line);
+    }
+  });
+  if (current) {
+    const c = current as { heading: string; lines: string[]; line: number };
+    sections.push({ heading: c.heading, text: c.lines.join("\n").trim(), line: c.line });
+  }
+  return sections;
+}
+
+/**
+ * Read every card under `<kbDir>/cards/<locale>/*.md`. Throws one
+ * DataValidationError listing every issue (duplicate ids across locales included).
+ */
+export async function loadKnowledgeBase(kbDir: string): Promise<KnowledgeBase> {
+  const cardsDir = path.join(kbDir, "cards");
+  const issues: DataIssue[] = [];
+  const cards: Card[] = [];
+  const idLines = new Map<Card, number>();
+  let folders: string[];
+  try {
+    folders = (await readdir(cardsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  } catch {
+    throw new DataValidationError([{ file: cardsDir, message: "expected a folder of cards, one sub-folder per locale (en, es-419, pt-BR)" }]);
+  }
+  for (const folder of folders) {
+    const dir = path.join(cardsDir, folder);
+    if (!isLocale(folder)) {
+      issues.push({ file: dir, message: `unknown locale folder; expected one of ${LOCALES.join(", ")}` });
+      continue;
+    }
+    const files = (await readdir(dir)).filter((f) => f.endsWith(".md")).sort();
+    for (const f of files) {
+      const file = path.join(dir, f);
+      const { card, idLine, issues: found } = parseCard(await readFile(file, "utf8"), file, folder);
+      issues.push(...found);
+      if (card) {
+        cards.push(card);
+        idLines.set(card, idLine ?? 2);
+      }
+    }
+  }
+  const byId = new Map<string, Card>();
+  for (const card of cards) {
+    const prior = byId.get(card.id);
+    if (prior) issues.push({ file: card.file, line: idLines.get(card), field: "id", message: `duplicate card id "${card.id}", already used by ${prior.file}` });
+    else byId.set(card.id, card);
+  }
+  if (cards.length === 0 && issues.length === 0) issues.push({ file: cardsDir, message: "no cards found; expected <locale>/<card-id>.md files" });
+  if (issues.length > 0) throw new DataValidationError(issues);
+  return { cards, byId };
+}

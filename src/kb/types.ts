@@ -1,0 +1,72 @@
+/** Data contracts of the knowledge base and the eval cases (DESIGN.md §3.1, §3.2). */
+
+export const LOCALES = ["en", "es-419", "pt-BR"] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export function isLocale(x: unknown): x is Locale {
+  return typeof x === "string" && (LOCALES as readonly string[]).includes(x);
+}
+
+/** A knowledge-base card: `kb/cards/<locale>/<id>.md`. */
+export interface Card {
+  id: string;
+  locale: Locale;
+  title: string;
+  tags: string[];
+  /** Markdown body after the front matter. */
+  body: string;
+  /** Path of the file it was read from (as given, for error messages). */
+  file: string;
+}
+
+/** A retrievable unit: one `## ` section of a card, or one paragraph-bounded piece of a long section. */
+export interface Chunk {
+  /** `<card-id>#<n>`, n from 1, counted within the card only (stable when other cards change). */
+  id: string;
+  /** The card id. */
+  parentId: string;
+  locale: Locale;
+  /** Card title. */
+  title: string;
+  /** The section heading (without `## `). */
+  section: string;
+  /** Text to index: title, heading and section text. */
+  text: string;
+}
+
+export const CASE_KINDS = ["golden", "adversarial"] as const;
+export type CaseKind = (typeof CASE_KINDS)[number];
+export const EXPECTS = ["answer", "refuse"] as const;
+export type Expect = (typeof EXPECTS)[number];
+
+/** Adversarial categories (optional on a case, used for reporting). */
+export const ADVERSARIAL_CATEGORIES = [
+  "prompt_injection",
+  "other_customer_data",
+  "bypass_limits_or_verification",
+  "out_of_scope",
+] as const;
+export type AdversarialCategory = (typeof ADVERSARIAL_CATEGORIES)[number];
+
+export interface EvalTurn {
+  user: string;
+  /** Disjunctive gold: citing any one of these card ids satisfies the turn. Empty = no-match turn. */
+  must_cite_one_of: string[];
+  expect: Expect;
+}
+
+export interface EvalCase {
+  id: string;
+  locale: Locale;
+  kind: CaseKind;
+  /** Only on adversarial cases. */
+  category?: AdversarialCategory;
+  turns: EvalTurn[];
+  /** 1-based line in the JSONL file. */
+  line: number;
+}
+
+export interface KnowledgeBase {
+  cards: Card[];
+  byId: Map<string, Card>;
+}

@@ -1,0 +1,24 @@
+/**
+ * The one logger of retrace. Library code never writes to stdout: progress and
+ * diagnostics go to stderr through here, so stdout stays the result.
+ * `RETRACE_LOG=silent|error|warn|info|debug` sets the level (default info;
+ * tests set it to warn).
+ */
+const LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 } as const;
+export type LogLevel = keyof typeof LEVELS;
+
+function currentLevel(): number {
+  const raw = process.env.RETRACE_LOG as LogLevel | undefined;
+  return raw !== undefined && raw in LEVELS ? LEVELS[raw] : LEVELS.info;
+}
+
+function write(level: LogLevel, msg: string): void {
+  if (LEVELS[level] <= currentLevel()) process.stderr.write(`${msg}\n`);
+}
+
+export const log = {
+  error: (msg: string) => write("error", `error: ${msg}`),
+  warn: (msg: string) => write("warn", `warning: ${msg}`),
+  info: (msg: string) => write("info", msg),
+  debug: (msg: string) => write("debug", msg),
+};

@@ -1,0 +1,130 @@
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { copyKb, editFile, SHIPPED_KB } from "../helpers/fixtures.js";
+
+/** Every file under dir with its size and mtime: to prove a failed check wrote nothing. */
+async function snapshot(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const rows = await Promise.all(
+    entries.map(async (e) => {
+      const p = path.join(e.parentPath, e.name);
+      const s = await stat(p);
+      return `${path.relative(dir, p)} ${s.size} ${s.mtimeMs}`;
+    }),
+  );
+  return rows.sort();
+}
+
+describe("retrace check on the shipped data", () => {
+  it("exits 0 and prints counts that meet the dataset's targets", async () => {
+    const r = await runCli(["check", "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.exitCode).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.valid).toBe(true);
+    expect(s.kb.total.cards).toBe(38);
+    expect([s.kb.byLocale.en.cards, s.kb.byLocale["es-419"].cards, s.kb.byLocale["pt-BR"].cards]).toEqual([18, 10, 10]);
+    expect(s.kb.total.minSections).toBeGreaterThanOrEqual(3);
+    expect(s.kb.total.maxSections).toBeLessThanOrEqual(6);
+    expect(s.kb.total.minWords).toBeGreaterThanOrEqual(150);
+    expect(s.kb.total.maxWords).toBeLessThanOrEqual(600);
+    expect(s.dataset["en/all"].goldBearingTurns).toBeGreaterThanOrEqual(70);
+    expect(s.dataset["es-419/all"].goldBearingTurns).toBeGreaterThanOrEqual(29);
+    expect(s.dataset["pt-BR/all"].goldBearingTurns).toBeGreaterThanOrEqual(29);
+    expect(s.dataset["all/all"].multiTurnShare).toBeGreaterThanOrEqual(0.25);
+    expect(s.dataset["all/all"].disjunctiveShare).toBeGreaterThanOrEqual(0.2);
+    expect(s.dataset["all/all"].noMatchTurns).toBeGreaterThan(0);
+    expect(s.dataset["all/adversarial"].goldBearingTurns).toBeGreaterThan(0);
+    expect(Object.keys(s.adversarialByCategory).sort()).toEqual(["bypass_limits_or_verification", "other_customer_data", "out_of_scope", "prompt_injection"]);
+  });
+
+  it("prints the human summary with per-locale and per-kind rows", async () => {
+    const r = await runCli(["check"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^Knowledge base kb: 38 cards \(en 18, es-419 10, pt-BR 10\)/);
+    for (const l of ["en", "es-419", "pt-BR", "all"]) for (const k of ["golden", "adversarial", "all"]) expect(r.stdout).toMatch(new RegExp(`^${l}\\s+${k}\\s+\\d+`, "m"));
+    expect(r.stdout).toContain("Integrity: OK");
+  });
+});
+
+describe("retrace check on broken copies of the shipped data", () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => cleanup?.());
+
+  async function brokenCopy(edit: (dir: string) => Promise<void>) {
+    const tmp = await copyKb(SHIPPED_KB);
+    cleanup = tmp.cleanup;
+    await edit(tmp.dir);
+    const before = await snapshot(tmp.dir);
+    const r = await runCli(["check", "--kb", tmp.dir], { cwd: tmp.dir });
+    expect(await snapshot(tmp.dir)).toEqual(before); // nothing written anywhere
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    return { ...r, dir: tmp.dir };
+  }
+
+  it("names file, line and field for a misspelt gold id", async () => {
+    let target = "";
+    const r = await brokenCopy(async (dir) => {
+      const file = path.join(dir, "eval", "cases.jsonl");
+      const lines = (await readFile(file, "utf8")).split("\n");
+      const i = lines.findIndex((l) => l.includes('"must_cite_one_of": ["'));
+      const gold = /"must_cite_one_of": \["([^"]+)"/.exec(lines[i]!)![1]!;
+      target = `cases.jsonl:${i + 1}: field \`turns[`;
+      lines[i] = lines[i]!.replace(`"${gold}"`, `"${gold}x"`);
+      await writeFile(file, lines.join("\n"));
+    });
+    expect(r.stderr).toContain(target);
+    expect(r.stderr).toMatch(/must_cite_one_of\[\d\]` gold id "[a-z0-9-]+x" names no card in the KB; did you mean/);
+  });
+
+  it("names both files for a duplicate card id", async () => {
+    const r = await brokenCopy(async (dir) => {
+      const src = path.join(dir, "cards", "en", "card-freeze.md");
+      await writeFile(path.join(dir, "cards", "en", "card-freeze-copy.md"), (await readFile(src, "utf8")));
+    });
+    expect(r.stderr).toMatch(/card-freeze-copy\.md:\d+: field `id` expected `id` to equal the file name "card-freeze-copy"/);
+    const r2 = await brokenCopy(async (dir) => {
+      const src = path.join(dir, "cards", "en", "card-freeze.md");
+      await writeFile(path.join(dir, "cards", "es-419", "card-freeze.md"), (await readFile(src, "utf8")).replace("locale: en", "locale: es-419"));
+    });
+    expect(r2.stderr).toMatch(/cards\/(en|es-419)\/card-freeze\.md:\d+: field `id` duplicate card id "card-freeze", already used by .*card-freeze\.md/);
+  });
+
+  it("names line and field for a case in the wrong locale", async () => {
+    let lineNo = 0;
+    const r = await brokenCopy(async (dir) => {
+      const file = path.join(dir, "eval", "cases.jsonl");
+      const lines = (await readFile(file, "utf8")).split("\n");
+      const i = lines.findIndex((l) => l.includes('"locale": "pt-BR"') && l.includes('"must_cite_one_of": ["pt-'));
+      lineNo = i + 1;
+      lines[i] = lines[i]!.replace('"locale": "pt-BR"', '"locale": "es-419"');
+      await writeFile(file, lines.join("\n"));
+    });
+    expect(r.stderr).toMatch(new RegExp(`cases\\.jsonl:${lineNo}: field \`turns\\[\\d\\]\\.must_cite_one_of\\[\\d\\]\` gold card "pt-[a-z0-9-]+" is in locale pt-BR but the case is es-419`));
+  });
+
+  it("names the line of a truncated JSON line", async () => {
+    let lineNo = 0;
+    const r = await brokenCopy(async (dir) => {
+      const file = path.join(dir, "eval", "cases.jsonl");
+      await editFile(file, (t) => {
+        const lines = t.split("\n");
+        lineNo = 10;
+        lines[9] = lines[9]!.slice(0, Math.floor(lines[9]!.length / 2));
+        return lines.join("\n");
+      });
+    });
+    expect(r.stderr).toMatch(new RegExp(`cases\\.jsonl:${lineNo}: malformed JSON`));
+  });
+});
+
+describe("retrace check usage", () => {
+  it("exits 2 on an unknown option", async () => {
+    const r = await runCli(["check", "--nope"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("unknown option '--nope'");
+  });
+});

@@ -1,0 +1,104 @@
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { DataValidationError, type DataIssue } from "../../src/errors.js";
+import { loadKnowledgeBase } from "../../src/kb/cards.js";
+import { loadCases, parseCaseLine } from "../../src/kb/cases.js";
+import { datasetHash } from "../../src/kb/hash.js";
+import { copyKb, editFile, MINI_KB } from "../helpers/fixtures.js";
+
+const good = { id: "en-x-001", locale: "en", kind: "golden", turns: [{ user: "q", must_cite_one_of: ["card-freeze"], expect: "answer" }] };
+const line = (obj: unknown) => parseCaseLine(JSON.stringify(obj), "cases.jsonl", 7);
+
+describe("parseCaseLine", () => {
+  it("parses a valid case and keeps its line", () => {
+    const { case: c, issues } = line(good);
+    expect(issues).toEqual([]);
+    expect(c).toMatchObject({ id: "en-x-001", line: 7, turns: [{ must_cite_one_of: ["card-freeze"] }] });
+  });
+
+  it.each<[string, unknown, string, string]>([
+    ["unknown case field", { ...good, notes: "x" }, "notes", "unknown field"],
+    ["unknown turn field", { ...good, turns: [{ ...good.turns[0], gold: [] }] }, "turns[0].gold", "unknown field"],
+    ["bad kind", { ...good, kind: "gold" }, "kind", '"golden" or "adversarial"'],
+    ["bad locale", { ...good, locale: "es" }, "locale", '"en" or "es-419" or "pt-BR"'],
+    ["bad expect", { ...good, turns: [{ ...good.turns[0], expect: "maybe" }] }, "turns[0].expect", '"answer" or "refuse"'],
+    ["gold not an array", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: "card-freeze" }] }, "turns[0].must_cite_one_of", "array of card ids"],
+    ["duplicate gold id", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: ["a", "a"] }] }, "turns[0].must_cite_one_of[1]", "duplicate"],
+    ["empty question", { ...good, turns: [{ ...good.turns[0], user: " " }] }, "turns[0].user", "non-empty string"],
+    ["too many turns", { ...good, turns: Array(5).fill(good.turns[0]) }, "turns", "1 to 4 turns"],
+    ["category on a golden case", { ...good, category: "out_of_scope" }, "category", "only allowed on adversarial"],
+    ["unknown category", { ...good, kind: "adversarial", category: "jailbreak" }, "category", '"prompt_injection"'],
+  ])("rejects %s, naming the field", (_name, obj, field, message) => {
+    const { case: c, issues } = line(obj);
+    expect(c).toBeUndefined();
+    expect(issues).toEqual([{ file: "cases.jsonl", line: 7, field, message: expect.stringContaining(message) }]);
+  });
+
+  it("rejects malformed JSON (a truncated line) with the line number", () => {
+    const { issues } = parseCaseLine('{"id": "en-x", "locale": "en", "turns": [', "cases.jsonl", 12);
+    expect(issues).toEqual([{ file: "cases.jsonl", line: 12, field: undefined, message: expect.stringContaining("malformed JSON") }]);
+  });
+});
+
+describe("loadCases", () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => cleanup?.());
+
+  async function issuesAfter(edit: (text: string) => string): Promise<DataIssue[]> {
+    const tmp = await copyKb();
+    cleanup = tmp.cleanup;
+    const file = path.join(tmp.dir, "eval", "cases.jsonl");
+    await editFile(file, edit);
+    const kb = await loadKnowledgeBase(tmp.dir);
+    const e = await loadCases(file, kb).then(() => null, (x: unknown) => x);
+    expect(e).toBeInstanceOf(DataValidationError);
+    return (e as DataValidationError).issues.map((i) => ({ ...i, file: path.basename(i.file) }));
+  }
+
+  it("loads the mini fixture, skipping blank lines, with 1-based line numbers", async () => {
+    const kb = await loadKnowledgeBase(MINI_KB);
+    const cases = await loadCases(path.join(MINI_KB, "eval", "cases.jsonl"), kb);
+    expect(cases.map((c) => [c.id, c.line])).toEqual([["en-freeze-001", 1], ["en-nomatch-001", 2], ["en-adv-001", 4], ["es-congelar-001", 5], ["pt-pix-001", 6]]);
+  });
+
+  it("rejects a misspelt gold id, suggesting the right one", async () => {
+    const issues = await issuesAfter((t) => t.replace('["refund-timelines", "card-freeze"]', '["refund-timeline", "card-freeze"]'));
+    expect(issues).toEqual([{ file: "cases.jsonl", line: 1, field: "turns[1].must_cite_one_of[0]", message: expect.stringMatching(/names no card.*did you mean "refund-timelines"/) }]);
+  });
+
+  it("rejects a case whose gold cites a card of another locale", async () => {
+    const issues = await issuesAfter((t) => t.replace('"id": "es-congelar-001", "locale": "es-419"', '"id": "es-congelar-001", "locale": "pt-BR"'));
+    expect(issues).toEqual([{ file: "cases.jsonl", line: 5, field: "turns[0].must_cite_one_of[0]", message: expect.stringContaining("is in locale es-419 but the case is pt-BR") }]);
+  });
+
+  it("rejects duplicate case ids, naming the first line", async () => {
+    const issues = await issuesAfter((t) => t.replace('"id": "pt-pix-001"', '"id": "en-freeze-001"'));
+    expect(issues).toEqual([{ file: "cases.jsonl", line: 6, field: "id", message: 'duplicate case id "en-freeze-001", first used on line 1' }]);
+  });
+
+  it("rejects a truncated last line and still reports the other lines' issues", async () => {
+    const issues = await issuesAfter((t) => {
+      const lines = t.trimEnd().split("\n");
+      lines[lines.length - 1] = lines[lines.length - 1]!.slice(0, 40);
+      return lines.join("\n").replace('"kind": "golden"', '"kind": "goldn"');
+    });
+    expect(issues.map((i) => [i.line, i.field ?? null])).toEqual([[1, "kind"], [6, null]]);
+  });
+
+  it("rejects a missing file", async () => {
+    const kb = await loadKnowledgeBase(MINI_KB);
+    const e = (await loadCases("/nonexistent/cases.jsonl", kb).catch((x: unknown) => x)) as DataValidationError;
+    expect(e.issues[0]?.message).toContain("cannot read the cases file (ENOENT)");
+  });
+});
+
+describe("datasetHash", () => {
+  it("ignores blank lines and line numbers but sees content", async () => {
+    const kb = await loadKnowledgeBase(MINI_KB);
+    const cases = await loadCases(path.join(MINI_KB, "eval", "cases.jsonl"), kb);
+    const moved = cases.map((c) => ({ ...c, line: c.line + 10 }));
+    expect(datasetHash(moved)).toBe(datasetHash(cases));
+    const edited = cases.map((c, i) => (i === 0 ? { ...c, turns: [{ ...c.turns[0]!, expect: "refuse" as const }] } : c));
+    expect(datasetHash(edited)).not.toBe(datasetHash(cases));
+  });
+});
