@@ -1,0 +1,145 @@
+/**
+ * Which embedder (and reranker) a run uses, and why: the `reason` is printed
+ * by the CLI on stderr and carried into the report, so a reader knows whether
+ * the dense branch was semantic or the built-in lexical fallback.
+ *
+ * Embedder spec:
+ *   - `auto` (default): the transformers model `Xenova/bge-small-en-v1.5` when
+ *     its weights are present in the models directory (`modelsDir`, else
+ *     `$RETRACE_MODELS_DIR`, else `<cwd>/models`), else the built-in
+ *     `HashingEmbedder`. Weights that are present but fail to load are an
+ *     error, never a silent fallback. With `allowRemote`, a missing model is
+ *     downloaded first; if that fails too, the built-in one is used.
+ *   - `builtin`: always the built-in `HashingEmbedder`.
+ *   - anything else: a model id or folder path, loaded with transformers.js;
+ *     missing weights are a ModelUnavailableError (exit 3).
+ *
+ * Reranker spec:
+ *   - `null`, `none` or `off` (default): no reranker.
+ *   - `auto`: the cross-encoder `Xenova/ms-marco-MiniLM-L-6-v2` when its
+ *     weights are present locally, else none.
+ *   - anything else: a model id or folder path (ModelUnavailableError if missing).
+ */
+import { InvalidArgumentError, ModelUnavailableError } from "../../errors.js";
+import { CrossEncoderReranker } from "../rerank-model.js";
+import type { Embedder, Reranker } from "../types.js";
+import { HashingEmbedder } from "./builtin.js";
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_RERANK_MODEL,
+  MODELS_DIR_ENV,
+  TransformersEmbedder,
+  defaultModelsDir,
+  locateModel,
+} from "./transformers.js";
+
+export type EmbedderSpec = "auto" | "builtin" | (string & {});
+export type RerankerSpec = "auto" | "none" | "off" | (string & {}) | null;
+
+export interface ResolveOptions {
+  /** Folder of `<org>/<name>/` model folders. Default: `$RETRACE_MODELS_DIR`, else `<cwd>/models`. */
+  modelsDir?: string;
+  /** transformers.js file cache (searched too; downloads land there). */
+  cacheDir?: string;
+  /** Allow downloads from the Hugging Face Hub. Default false. */
+  allowRemote?: boolean;
+  /** Texts per model call for transformers models. */
+  batchSize?: number;
+}
+
+export interface ResolvedEmbedder {
+  embedder: Embedder;
+  /** One sentence: which embedder and why. */
+  reason: string;
+}
+
+export interface ResolvedReranker {
+  /** null: reranking off. */
+  reranker: Reranker | null;
+  reason: string;
+}
+
+function checkSpec(name: string, spec: unknown): asserts spec is string {
+  if (typeof spec !== "string" || spec.trim() === "") {
+    throw new InvalidArgumentError(name, '"auto", "builtin" or a model id', spec);
+  }
+}
+
+function modelOptions(options: ResolveOptions) {
+  return {
+    ...(options.modelsDir !== undefined ? { modelsDir: options.modelsDir } : {}),
+    ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+    ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+    allowRemote: options.allowRemote ?? false,
+  };
+}
+
+function describeLoaded(e: TransformersEmbedder): string {
+  return `${e.id} (transformers.js, ${e.dimension}-d, ${e.pooling} pooling from ${e.poolingSource}, ${e.dtype})`;
+}
+
+/** Picks the embedder for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
+export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: ResolveOptions = {}): Promise<ResolvedEmbedder> {
+  checkSpec("embedder", spec);
+  if (spec === "builtin") {
+    const embedder = new HashingEmbedder();
+    return { embedder, reason: `${embedder.id}: the built-in embedder was requested (lexical-fuzzy, not semantic)` };
+  }
+  if (spec !== "auto") {
+    const embedder = await TransformersEmbedder.load({ ...modelOptions(options), model: spec });
+    return { embedder, reason: `${describeLoaded(embedder)}: requested, loaded from ${embedder.modelDir ?? "the download cache"}` };
+  }
+
+  const modelsDir = options.modelsDir ?? defaultModelsDir();
+  const location = await locateModel(DEFAULT_EMBEDDING_MODEL, {
+    modelsDir,
+    ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+  });
+  if (location.found || options.allowRemote === true) {
+    try {
+      const embedder = await TransformersEmbedder.load({ ...modelOptions(options), modelsDir, model: DEFAULT_EMBEDDING_MODEL });
+      const where = location.found ? `its weights are in ${location.dir}` : "its weights were downloaded";
+      return { embedder, reason: `${describeLoaded(embedder)}: auto, ${where}` };
+    } catch (e) {
+      // Present-but-broken weights are an error; only a failed download falls back.
+      if (location.found || !(e instanceof ModelUnavailableError)) throw e;
+      const embedder = new HashingEmbedder();
+      return {
+        embedder,
+        reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`,
+      };
+    }
+  }
+  const embedder = new HashingEmbedder();
+  return {
+    embedder,
+    reason:
+      `${embedder.id} (built-in, lexical-fuzzy, not semantic): auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ` +
+      `${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); put them there or set ${MODELS_DIR_ENV} for semantic embeddings`,
+  };
+}
+
+/** Picks the reranker for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
+export async function resolveReranker(spec: RerankerSpec = null, options: ResolveOptions = {}): Promise<ResolvedReranker> {
+  if (spec === null || spec === "none" || spec === "off") {
+    return { reranker: null, reason: "no reranker (off by default)" };
+  }
+  checkSpec("reranker", spec);
+  if (spec !== "auto") {
+    const reranker = await CrossEncoderReranker.load({ ...modelOptions(options), model: spec });
+    return { reranker, reason: `${reranker.id} (cross-encoder): requested, loaded from ${reranker.modelDir ?? "the download cache"}` };
+  }
+  const modelsDir = options.modelsDir ?? defaultModelsDir();
+  const location = await locateModel(DEFAULT_RERANK_MODEL, {
+    modelsDir,
+    ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+  });
+  if (!location.found) {
+    return {
+      reranker: null,
+      reason: `no reranker: auto, no ${DEFAULT_RERANK_MODEL} weights in ${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")})`,
+    };
+  }
+  const reranker = await CrossEncoderReranker.load({ ...modelOptions(options), modelsDir, model: DEFAULT_RERANK_MODEL });
+  return { reranker, reason: `${reranker.id} (cross-encoder): auto, its weights are in ${location.dir}` };
+}

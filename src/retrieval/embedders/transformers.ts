@@ -1,0 +1,475 @@
+/**
+ * Sentence embeddings with transformers.js (`@huggingface/transformers` 3.x),
+ * loaded **offline** by default.
+ *
+ * Where a model is looked for. A model id such as `Xenova/bge-small-en-v1.5`
+ * is a folder under the models directory: `modelsDir` if given, else the
+ * environment variable `RETRACE_MODELS_DIR`, else `<cwd>/models`. A value that
+ * is a path (absolute, or starting with `./` or `../`) is that folder itself.
+ * The folder holds what transformers.js loads for an encoder:
+ * `config.json`, `tokenizer.json`, `tokenizer_config.json` and
+ * `onnx/model.onnx` (fp32) or `onnx/model_quantized.onnx` (q8). With
+ * `allowRemote = false` (the default) every file is checked **before**
+ * transformers.js is called, and a missing one fails fast with a
+ * `ModelUnavailableError` that names the folder and what is missing; no
+ * download is ever attempted (`env.allowRemoteModels = false` and
+ * `local_files_only: true` as well).
+ *
+ * Pooling rule (which token vectors make the sentence vector), first match wins:
+ *   1. the `pooling` option;
+ *   2. sentence-transformers' pooling config in the model folder: the folder of
+ *      the `...Pooling` entry of `modules.json`, else `1_Pooling/`; its
+ *      `config.json` says `pooling_mode_cls_token` -> cls,
+ *      `pooling_mode_mean_tokens` -> mean (any other mode is rejected: it
+ *      would be silently wrong);
+ *   3. a known model family: `bge-*`, `mxbai-embed-*`, `snowflake-arctic-embed*`
+ *      -> cls (they are trained with the [CLS] vector);
+ *   4. otherwise mean pooling over the attention mask (the sentence-transformers
+ *      default).
+ * Vectors are always L2-normalised (cosine = dot product).
+ *
+ * transformers.js keeps its settings in one global `env`; every load here
+ * sets all the fields it depends on and loads run one at a time, so two
+ * embedders with different model folders cannot see each other's settings.
+ */
+import { access, readFile } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import type { FeatureExtractionPipeline, Tensor } from "@huggingface/transformers";
+import {
+  DataValidationError,
+  DimensionMismatchError,
+  InvalidArgumentError,
+  ModelUnavailableError,
+  isRetraceError,
+} from "../../errors.js";
+import { log } from "../../log.js";
+import type { Embedder } from "../types.js";
+
+/** The transformers embedding model `auto` uses when its weights are present. */
+export const DEFAULT_EMBEDDING_MODEL = "Xenova/bge-small-en-v1.5";
+/** The cross-encoder `auto` reranking uses when its weights are present. */
+export const DEFAULT_RERANK_MODEL = "Xenova/ms-marco-MiniLM-L-6-v2";
+export const DEFAULT_BATCH_SIZE = 32;
+/** Environment variable that points at the models directory. */
+export const MODELS_DIR_ENV = "RETRACE_MODELS_DIR";
+
+export type Pooling = "mean" | "cls";
+/** transformers.js dtype, which picks the ONNX file: fp32 -> onnx/model.onnx, q8 -> onnx/model_quantized.onnx. */
+export type ModelDtype = "fp32" | "q8";
+
+/** Files every encoder folder needs besides its ONNX weights. */
+export const REQUIRED_MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json"] as const;
+export const ONNX_FILES: Record<ModelDtype, string> = { fp32: "onnx/model.onnx", q8: "onnx/model_quantized.onnx" };
+
+/** Options shared by every transformers.js model loader of retrace. */
+export interface LocalModelOptions {
+  /** Folder that holds `<org>/<name>/` model folders. Default: `$RETRACE_MODELS_DIR`, else `<cwd>/models`. */
+  modelsDir?: string;
+  /** transformers.js file cache (`env.cacheDir`); when given, it is also searched and downloads land there. */
+  cacheDir?: string;
+  /** Allow downloads from the Hugging Face Hub. Default false: offline only. */
+  allowRemote?: boolean;
+  /** true -> q8 weights (`onnx/model_quantized.onnx`), false -> fp32 (`onnx/model.onnx`); default: fp32 when present, else q8. */
+  quantized?: boolean;
+  /** Texts per model call. Default 32. */
+  batchSize?: number;
+}
+
+/** The models directory in effect: `$RETRACE_MODELS_DIR` (when set and non-empty), else `<cwd>/models`. */
+export function defaultModelsDir(): string {
+  const fromEnv = process.env[MODELS_DIR_ENV];
+  return fromEnv !== undefined && fromEnv !== "" ? resolve(fromEnv) : resolve(process.cwd(), "models");
+}
+
+/** True when `model` names a folder rather than a hub id. */
+export function isModelPath(model: string): boolean {
+  return isAbsolute(model) || model.startsWith("./") || model.startsWith("../") || model === "." || model === "..";
+}
+
+const MODEL_ID = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)?$/;
+
+function checkModelSpec(model: string): void {
+  if (isModelPath(model)) return;
+  if (!MODEL_ID.test(model) || model.includes("..")) {
+    throw new InvalidArgumentError("model", "a model id like `Xenova/bge-small-en-v1.5` or a path to a model folder", model);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type ModelLocation =
+  | { found: true; dir: string; dtype: ModelDtype }
+  | { found: false; lookedIn: string[]; missing: string[] };
+
+/**
+ * Where a model's files are, without touching transformers.js: the first
+ * candidate folder (the models directory, then the cache when one is given)
+ * that holds every required file and the ONNX weights for the dtype.
+ */
+export async function locateModel(
+  model: string,
+  options: { modelsDir?: string; cacheDir?: string; quantized?: boolean } = {},
+): Promise<ModelLocation> {
+  checkModelSpec(model);
+  const candidates = isModelPath(model)
+    ? [resolve(model)]
+    : [join(resolve(options.modelsDir ?? defaultModelsDir()), model)];
+  if (!isModelPath(model) && options.cacheDir !== undefined) candidates.push(join(resolve(options.cacheDir), model));
+  const onnxChoices: ModelDtype[] =
+    options.quantized === true ? ["q8"] : options.quantized === false ? ["fp32"] : ["fp32", "q8"];
+  let firstMissing: string[] | undefined;
+  for (const dir of candidates) {
+    const missing: string[] = [];
+    for (const f of REQUIRED_MODEL_FILES) if (!(await exists(join(dir, f)))) missing.push(f);
+    let dtype: ModelDtype | undefined;
+    for (const d of onnxChoices) {
+      if (await exists(join(dir, ONNX_FILES[d]))) {
+        dtype = d;
+        break;
+      }
+    }
+    if (dtype === undefined) missing.push(onnxChoices.map((d) => ONNX_FILES[d]).join(" or "));
+    if (missing.length === 0 && dtype !== undefined) return { found: true, dir, dtype };
+    firstMissing ??= missing;
+  }
+  return { found: false, lookedIn: candidates, missing: firstMissing ?? [] };
+}
+
+/** The error for a model that is not on disk, saying where it looked and what to do. */
+export function modelUnavailable(model: string, where: { lookedIn: string[]; missing: string[] }, quantized?: boolean): ModelUnavailableError {
+  const onnx = quantized === true ? ONNX_FILES.q8 : ONNX_FILES.fp32;
+  const layout = `${REQUIRED_MODEL_FILES.join(", ")}, ${onnx}`;
+  const place = isModelPath(model) ? `put the model files in ${resolve(model)}` : `put the model under ${where.lookedIn[0] ?? model}`;
+  return new ModelUnavailableError(
+    model,
+    `Model \`${model}\` is not available locally: looked in ${where.lookedIn.join(", ")} (missing ${where.missing.join(", ")}). ` +
+      `To use it, ${place} (${layout})` +
+      (isModelPath(model) ? "" : ` or set ${MODELS_DIR_ENV} to a folder that holds ${model}/`) +
+      "; downloads are disabled.",
+  );
+}
+
+// ---------------------------------------------------------------- transformers.js environment
+
+type TransformersModule = typeof import("@huggingface/transformers");
+
+let transformersModule: Promise<TransformersModule> | undefined;
+let defaultCacheDir: string | null | undefined;
+
+/** transformers.js, imported on first use (it loads onnxruntime; the built-in embedder never needs it). */
+export async function loadTransformers(): Promise<TransformersModule> {
+  transformersModule ??= import("@huggingface/transformers").then((m) => {
+    defaultCacheDir = m.env.cacheDir;
+    return m;
+  });
+  return transformersModule;
+}
+
+let envLock: Promise<void> = Promise.resolve();
+
+export interface TransformersEnvSettings {
+  modelsDir: string;
+  cacheDir?: string;
+  allowRemote: boolean;
+}
+
+/**
+ * Runs `fn` with transformers.js' global `env` set for one load: local files
+ * from `modelsDir`, remote only when allowed, the file cache only when a
+ * cacheDir is given or downloads are allowed. Loads are serialised because
+ * `env` is shared by the whole process.
+ */
+export async function withTransformersEnv<T>(
+  settings: TransformersEnvSettings,
+  fn: (tf: TransformersModule) => Promise<T>,
+): Promise<T> {
+  const tf = await loadTransformers();
+  const previous = envLock;
+  let release: () => void = () => undefined;
+  envLock = new Promise<void>((r) => {
+    release = r;
+  });
+  await previous;
+  try {
+    tf.env.allowLocalModels = true;
+    tf.env.allowRemoteModels = settings.allowRemote;
+    tf.env.localModelPath = settings.modelsDir;
+    tf.env.useFSCache = settings.cacheDir !== undefined || settings.allowRemote;
+    tf.env.cacheDir = settings.cacheDir ?? defaultCacheDir ?? tf.env.cacheDir;
+    return await fn(tf);
+  } finally {
+    release();
+  }
+}
+
+export interface PreparedLoad {
+  /** What to pass to `from_pretrained` / `pipeline`: the hub id, or the absolute folder of a path model. */
+  target: string;
+  /** The local folder the model is read from (null when it is to be downloaded). */
+  dir: string | null;
+  dtype: ModelDtype;
+  modelsDir: string;
+}
+
+/** Checks that a model can be loaded under the offline rules and decides its dtype; throws ModelUnavailableError. */
+export async function prepareLoad(model: string, options: LocalModelOptions): Promise<PreparedLoad> {
+  const modelsDir = resolve(options.modelsDir ?? defaultModelsDir());
+  const location = await locateModel(model, { modelsDir, cacheDir: options.cacheDir, quantized: options.quantized });
+  const target = isModelPath(model) ? resolve(model) : model;
+  if (location.found) return { target, dir: location.dir, dtype: location.dtype, modelsDir };
+  if (options.allowRemote === true && !isModelPath(model)) {
+    return { target, dir: null, dtype: options.quantized === true ? "q8" : "fp32", modelsDir };
+  }
+  throw modelUnavailable(model, location, options.quantized);
+}
+
+/** Wraps a failure of transformers.js itself (corrupt ONNX, unreadable tokenizer, failed download). */
+export function loadFailed(model: string, where: string | null, e: unknown): Error {
+  if (isRetraceError(e)) return e;
+  const reason = e instanceof Error ? e.message : String(e);
+  return new ModelUnavailableError(
+    model,
+    `Model \`${model}\` could not be loaded${where !== null ? ` from ${where}` : ""}: ${reason}`,
+    { cause: e },
+  );
+}
+
+/** A readable id for a model: the hub id, or `<parent>/<folder>` for a path. */
+export function modelIdOf(model: string): string {
+  if (!isModelPath(model)) return model;
+  const abs = resolve(model);
+  return `${basename(dirname(abs))}/${basename(abs)}`;
+}
+
+export function checkBatchSize(batchSize: number): number {
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new InvalidArgumentError("batchSize", "a positive integer", batchSize);
+  }
+  return batchSize;
+}
+
+// ---------------------------------------------------------------- pooling
+
+export interface PoolingChoice {
+  pooling: Pooling;
+  /** Why: `option`, the pooling config file (relative to the model folder), `known model family (...)`, or `default`. */
+  source: string;
+}
+
+const CLS_FAMILIES: { pattern: RegExp; family: string }[] = [
+  { pattern: /(^|[-_/])bge-/i, family: "bge" },
+  { pattern: /(^|[-_/])mxbai-embed/i, family: "mxbai-embed" },
+  { pattern: /(^|[-_/])snowflake-arctic-embed/i, family: "snowflake-arctic-embed" },
+];
+
+/** Which folder of the model holds sentence-transformers' Pooling config (`modules.json`, else `1_Pooling`). */
+async function poolingConfigPath(dir: string): Promise<string> {
+  const modulesPath = join(dir, "modules.json");
+  if (await exists(modulesPath)) {
+    let modules: unknown;
+    try {
+      modules = JSON.parse(await readFile(modulesPath, "utf8"));
+    } catch (e) {
+      throw new DataValidationError([{ file: modulesPath, message: `is not valid JSON: ${(e as Error).message}` }]);
+    }
+    if (Array.isArray(modules)) {
+      for (const m of modules as { type?: unknown; path?: unknown }[]) {
+        if (typeof m.type === "string" && m.type.endsWith("Pooling") && typeof m.path === "string") {
+          return join(m.path, "config.json");
+        }
+      }
+    }
+  }
+  return join("1_Pooling", "config.json");
+}
+
+/** Applies the pooling rule of this module's doc comment. */
+export async function resolvePooling(model: string, dir: string | null, explicit?: Pooling): Promise<PoolingChoice> {
+  if (explicit !== undefined) {
+    if (explicit !== "cls" && explicit !== "mean") throw new InvalidArgumentError("pooling", '"cls" or "mean"', explicit);
+    return { pooling: explicit, source: "option" };
+  }
+  if (dir !== null) {
+    const rel = await poolingConfigPath(dir);
+    const file = join(dir, rel);
+    if (await exists(file)) {
+      let cfg: Record<string, unknown>;
+      try {
+        cfg = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+      } catch (e) {
+        throw new DataValidationError([{ file, message: `is not valid JSON: ${(e as Error).message}` }]);
+      }
+      const modes = Object.entries(cfg)
+        .filter(([k, v]) => k.startsWith("pooling_mode_") && v === true)
+        .map(([k]) => k);
+      const named = typeof cfg.pooling_mode === "string" ? cfg.pooling_mode : undefined;
+      if (named === "cls" || (modes.length === 1 && modes[0] === "pooling_mode_cls_token")) {
+        return { pooling: "cls", source: rel };
+      }
+      if (named === "mean" || (modes.length === 1 && modes[0] === "pooling_mode_mean_tokens")) {
+        return { pooling: "mean", source: rel };
+      }
+      throw new DataValidationError([
+        {
+          file,
+          field: named !== undefined ? "pooling_mode" : (modes.join("+") || "pooling_mode_*"),
+          message: `selects pooling ${named ?? (modes.length === 0 ? "(none)" : modes.join(" + "))}; retrace supports exactly one of pooling_mode_cls_token or pooling_mode_mean_tokens (pass \`pooling\` to override)`,
+        },
+      ]);
+    }
+  }
+  for (const { pattern, family } of CLS_FAMILIES) {
+    if (pattern.test(model)) return { pooling: "cls", source: `known model family (${family} -> cls)` };
+  }
+  return { pooling: "mean", source: "default" };
+}
+
+// ---------------------------------------------------------------- the embedder
+
+export interface TransformersEmbedderOptions extends LocalModelOptions {
+  /** Hub id (`Xenova/bge-small-en-v1.5`, the default) or a path to a model folder. */
+  model?: string;
+  /** Overrides the pooling rule. */
+  pooling?: Pooling;
+  /** Prepended to queries only (some models want an instruction, e.g. bge's "Represent this sentence ..."). Default none. */
+  queryPrefix?: string;
+}
+
+/** L2-normalises in place; a zero vector stays zero (no NaN). */
+function l2normalize(v: number[]): number[] {
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  const norm = Math.sqrt(sum);
+  if (norm === 0) return v;
+  for (let i = 0; i < v.length; i++) v[i] = (v[i] ?? 0) / norm;
+  return v;
+}
+
+function hiddenSizeOf(config: unknown): number | undefined {
+  const c = config as { hidden_size?: unknown; d_model?: unknown; dim?: unknown };
+  const size = c.hidden_size ?? c.d_model ?? c.dim;
+  return typeof size === "number" && Number.isInteger(size) && size > 0 ? size : undefined;
+}
+
+/** A transformers.js feature-extraction model as an `Embedder`: pooled, L2-normalised, batched. */
+export class TransformersEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimension: number;
+  readonly description: string;
+  readonly pooling: Pooling;
+  /** Why this pooling was chosen (see the module doc). */
+  readonly poolingSource: string;
+  /** The folder the model was read from (null if it was downloaded into the cache). */
+  readonly modelDir: string | null;
+  readonly dtype: ModelDtype;
+  readonly batchSize: number;
+  private readonly queryPrefix: string;
+
+  private constructor(
+    private readonly extractor: FeatureExtractionPipeline,
+    fields: {
+      id: string;
+      dimension: number;
+      pooling: PoolingChoice;
+      modelDir: string | null;
+      dtype: ModelDtype;
+      batchSize: number;
+      queryPrefix: string;
+      modelType: string;
+    },
+  ) {
+    this.id = fields.id;
+    this.dimension = fields.dimension;
+    this.pooling = fields.pooling.pooling;
+    this.poolingSource = fields.pooling.source;
+    this.modelDir = fields.modelDir;
+    this.dtype = fields.dtype;
+    this.batchSize = fields.batchSize;
+    this.queryPrefix = fields.queryPrefix;
+    this.description =
+      `transformers.js ${fields.id} (${fields.modelType}, ${fields.dimension}-d, ${this.pooling} pooling from ${this.poolingSource}, ` +
+      `L2-normalised, ${fields.dtype} onnx): semantic dense embeddings`;
+  }
+
+  /** Loads the model (offline unless `allowRemote`), or throws ModelUnavailableError. */
+  static async load(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
+    const model = options.model ?? DEFAULT_EMBEDDING_MODEL;
+    const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
+    const allowRemote = options.allowRemote ?? false;
+    const prepared = await prepareLoad(model, options);
+    const pooling = await resolvePooling(model, prepared.dir, options.pooling);
+    const extractor = await withTransformersEnv(
+      { modelsDir: prepared.modelsDir, cacheDir: options.cacheDir, allowRemote },
+      async (tf) => {
+        try {
+          return await tf.pipeline("feature-extraction", prepared.target, {
+            local_files_only: !allowRemote,
+            dtype: prepared.dtype,
+            ...(options.cacheDir !== undefined ? { cache_dir: options.cacheDir } : {}),
+          });
+        } catch (e) {
+          throw loadFailed(model, prepared.dir, e);
+        }
+      },
+    );
+    const dimension = hiddenSizeOf(extractor.model.config);
+    if (dimension === undefined) {
+      await extractor.dispose();
+      throw new ModelUnavailableError(model, `Model \`${model}\` has no positive integer \`hidden_size\` in its config.json`);
+    }
+    const modelType = String((extractor.model.config as { model_type?: unknown }).model_type ?? "unknown");
+    log.debug(`embedder ${model}: ${prepared.dir ?? "downloaded"}, ${prepared.dtype}, ${pooling.pooling} pooling (${pooling.source})`);
+    return new TransformersEmbedder(extractor, {
+      id: modelIdOf(model),
+      dimension,
+      pooling,
+      modelDir: prepared.dir,
+      dtype: prepared.dtype,
+      batchSize,
+      queryPrefix: options.queryPrefix ?? "",
+      modelType,
+    });
+  }
+
+  /** Embeds in batches of `batchSize`; one unit-length vector per text, in input order. */
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    const out: number[][] = [];
+    for (let i = 0; i < texts.length; i += this.batchSize) {
+      out.push(...(await this.embedBatch(texts.slice(i, i + this.batchSize))));
+    }
+    return out;
+  }
+
+  async embedQuery(text: string): Promise<number[]> {
+    const [v] = await this.embedBatch([`${this.queryPrefix}${text}`]);
+    if (v === undefined) throw new DimensionMismatchError(this.dimension, 0, `the query embedding of ${this.id}`);
+    return v;
+  }
+
+  /** Releases the ONNX session. */
+  async dispose(): Promise<void> {
+    await this.extractor.dispose();
+  }
+
+  private async embedBatch(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const pooled: Tensor = await this.extractor(texts, { pooling: this.pooling, normalize: false });
+    const width = pooled.dims[pooled.dims.length - 1] ?? 0;
+    if (pooled.dims.length !== 2 || pooled.dims[0] !== texts.length || width !== this.dimension) {
+      throw new DimensionMismatchError(this.dimension, width, `the output of ${this.id} (dims [${pooled.dims.join(", ")}])`);
+    }
+    const data = pooled.data as Float32Array;
+    const rows: number[][] = [];
+    for (let r = 0; r < texts.length; r++) {
+      rows.push(l2normalize(Array.from(data.subarray(r * width, (r + 1) * width))));
+    }
+    return rows;
+  }
+}
