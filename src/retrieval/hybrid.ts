@@ -1,0 +1,251 @@
+/**
+ * The hybrid retriever (DESIGN.md §4, ADR-0022 shape):
+ *
+ *   query → (embed → dense top denseK) ‖ (BM25 top bm25K) → RRF (k = rrfK)
+ *         → optional cross-encoder rerank of the fused head → parent dedup → top-k card ids
+ *
+ * Every call returns the full RetrievalTrace (§3.3): each stage's ranked list,
+ * the resolved configuration, and per-stage timings in milliseconds (`embed`,
+ * `dense`, `bm25`, `fusion`, `rerank`, `parents`, `total`; a stage that did not
+ * run has no key). Modes: "hybrid" (both branches fused), "dense" (fused = the
+ * dense list, BM25 not run) and "bm25" (fused = the BM25 list, nothing embedded).
+ * The branches run one after the other so that each timing is its own.
+ */
+import { InvalidArgumentError } from "../errors.js";
+import { LOCALES, isLocale, type Chunk } from "../kb/types.js";
+import { BM25Index, type BM25Params } from "./bm25.js";
+import type { DenseIndex } from "./dense.js";
+import {
+  RRF_K,
+  assertNonNegativeFinite,
+  assertPositiveInteger,
+  reciprocalRankFusion,
+  renumber,
+  type FusionInput,
+} from "./fusion.js";
+import { dedupeParents, topK } from "./parents.js";
+import { rerankHead } from "./rerank.js";
+import type {
+  Embedder,
+  Ranked,
+  RetrievalMode,
+  RetrievalStages,
+  RetrievalTrace,
+  Reranker,
+  RetrieveOptions,
+  Retriever,
+} from "./types.js";
+
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["hybrid", "dense", "bm25"];
+
+export interface HybridDefaults {
+  /** Final number of card ids (top-k after parent dedup). */
+  k: number;
+  /** Chunks asked of the dense index. */
+  denseK: number;
+  /** Chunks asked of BM25. */
+  bm25K: number;
+  /** The RRF constant. */
+  rrfK: number;
+  mode: RetrievalMode;
+  /** Rerank the fused head with the cross-encoder (needs `reranker`). */
+  rerank: boolean;
+  /** How many fused chunks the cross-encoder rescored. */
+  rerankHead: number;
+  /** RRF weight of each branch (0 allowed). */
+  weights: { dense: number; bm25: number };
+}
+
+export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
+  k: 5,
+  denseK: 20,
+  bm25K: 20,
+  rrfK: RRF_K,
+  mode: "hybrid",
+  rerank: false,
+  rerankHead: 20,
+  weights: Object.freeze({ dense: 1, bm25: 1 }),
+});
+
+export interface HybridRetrieverOptions {
+  /** The chunks behind both indexes: BM25 is built from them (unless given) and the reranker reads their text. */
+  chunks: readonly Chunk[];
+  embedder: Embedder;
+  dense: DenseIndex;
+  /** A prebuilt BM25 index over the same chunks; built from `chunks` with `bm25Params` when absent. */
+  bm25?: BM25Index;
+  bm25Params?: BM25Params;
+  reranker?: Reranker;
+  defaults?: Partial<Omit<HybridDefaults, "weights">> & { weights?: Partial<HybridDefaults["weights"]> };
+}
+
+function assertMode(name: string, mode: unknown): asserts mode is RetrievalMode {
+  if (!(RETRIEVAL_MODES as readonly unknown[]).includes(mode)) {
+    throw new InvalidArgumentError(name, `one of ${RETRIEVAL_MODES.join(", ")}`, mode);
+  }
+}
+
+function assertBoolean(name: string, value: unknown): asserts value is boolean {
+  if (typeof value !== "boolean") throw new InvalidArgumentError(name, "a boolean", value);
+}
+
+/** Milliseconds since `start`, to the microsecond. */
+function since(start: number): number {
+  return Math.round((performance.now() - start) * 1000) / 1000;
+}
+
+export class HybridRetriever implements Retriever {
+  readonly embedder: Embedder;
+  readonly dense: DenseIndex;
+  readonly bm25: BM25Index;
+  readonly reranker: Reranker | undefined;
+  readonly defaults: Readonly<HybridDefaults>;
+  private readonly textById: Map<string, string>;
+
+  constructor(options: HybridRetrieverOptions) {
+    const d = options.defaults ?? {};
+    const defaults: HybridDefaults = {
+      k: d.k ?? HYBRID_DEFAULTS.k,
+      denseK: d.denseK ?? HYBRID_DEFAULTS.denseK,
+      bm25K: d.bm25K ?? HYBRID_DEFAULTS.bm25K,
+      rrfK: d.rrfK ?? HYBRID_DEFAULTS.rrfK,
+      mode: d.mode ?? HYBRID_DEFAULTS.mode,
+      rerank: d.rerank ?? HYBRID_DEFAULTS.rerank,
+      rerankHead: d.rerankHead ?? HYBRID_DEFAULTS.rerankHead,
+      weights: {
+        dense: d.weights?.dense ?? HYBRID_DEFAULTS.weights.dense,
+        bm25: d.weights?.bm25 ?? HYBRID_DEFAULTS.weights.bm25,
+      },
+    };
+    assertPositiveInteger("k", defaults.k);
+    assertPositiveInteger("denseK", defaults.denseK);
+    assertPositiveInteger("bm25K", defaults.bm25K);
+    assertNonNegativeFinite("rrfK", defaults.rrfK);
+    assertMode("mode", defaults.mode);
+    assertBoolean("rerank", defaults.rerank);
+    assertPositiveInteger("rerankHead", defaults.rerankHead);
+    assertNonNegativeFinite("weights.dense", defaults.weights.dense);
+    assertNonNegativeFinite("weights.bm25", defaults.weights.bm25);
+    if (defaults.rerank && options.reranker === undefined) {
+      throw new InvalidArgumentError("rerank", "false when no reranker is configured", true);
+    }
+    this.defaults = Object.freeze({ ...defaults, weights: Object.freeze({ ...defaults.weights }) });
+    this.embedder = options.embedder;
+    this.dense = options.dense;
+    this.reranker = options.reranker;
+    this.textById = new Map();
+    for (const c of options.chunks) {
+      if (this.textById.has(c.id)) throw new InvalidArgumentError("chunks", "unique chunk ids", c.id);
+      this.textById.set(c.id, c.text);
+    }
+    this.bm25 = options.bm25 ?? BM25Index.build(options.chunks, options.bm25Params);
+  }
+
+  async retrieve(query: string, options?: RetrieveOptions): Promise<RetrievalTrace> {
+    const start = performance.now();
+    if (typeof query !== "string") throw new InvalidArgumentError("query", "a string", query);
+    const o = options ?? {};
+    const k = o.k ?? this.defaults.k;
+    const denseK = o.denseK ?? this.defaults.denseK;
+    const bm25K = o.bm25K ?? this.defaults.bm25K;
+    const mode = o.mode ?? this.defaults.mode;
+    const rerank = o.rerank ?? this.defaults.rerank;
+    const turn = o.turn ?? 0;
+    const locale = o.locale;
+    assertPositiveInteger("k", k);
+    assertPositiveInteger("denseK", denseK);
+    assertPositiveInteger("bm25K", bm25K);
+    assertMode("mode", mode);
+    assertBoolean("rerank", rerank);
+    if (!Number.isInteger(turn) || turn < 0) throw new InvalidArgumentError("turn", "a non-negative integer", turn);
+    if (locale !== undefined && !isLocale(locale)) {
+      throw new InvalidArgumentError("locale", `one of ${LOCALES.join(", ")}`, locale);
+    }
+    const reranker = this.reranker;
+    if (rerank && reranker === undefined) {
+      throw new InvalidArgumentError("rerank", "false when no reranker is configured", true);
+    }
+
+    const timingsMs: Record<string, number> = {};
+    const searchOptions = locale === undefined ? {} : { locale };
+    let dense: Ranked[] | undefined;
+    let bm25: Ranked[] | undefined;
+
+    if (mode !== "bm25") {
+      let t = performance.now();
+      const vector = await this.embedder.embedQuery(query);
+      timingsMs.embed = since(t);
+      t = performance.now();
+      dense = await this.dense.search(vector, { topN: denseK, ...searchOptions });
+      timingsMs.dense = since(t);
+    }
+    if (mode !== "dense") {
+      const t = performance.now();
+      bm25 = this.bm25.search(query, { topN: bm25K, ...searchOptions });
+      timingsMs.bm25 = since(t);
+    }
+
+    let t = performance.now();
+    let fused: Ranked[];
+    if (mode === "hybrid") {
+      const lists: FusionInput[] = [
+        { name: "dense", ranked: dense ?? [], weight: this.defaults.weights.dense },
+        { name: "bm25", ranked: bm25 ?? [], weight: this.defaults.weights.bm25 },
+      ];
+      fused = reciprocalRankFusion(lists, { k: this.defaults.rrfK });
+    } else {
+      fused = renumber((mode === "dense" ? dense : bm25) ?? []);
+    }
+    timingsMs.fusion = since(t);
+
+    let reranked: Ranked[] | undefined;
+    if (rerank && reranker !== undefined) {
+      t = performance.now();
+      reranked = await rerankHead(reranker, query, fused, this.defaults.rerankHead, (id) => this.textOf(id));
+      timingsMs.rerank = since(t);
+    }
+
+    t = performance.now();
+    const parents = dedupeParents(reranked ?? fused);
+    const retrievedIds = topK(parents, k).map((r) => r.id);
+    timingsMs.parents = since(t);
+
+    // Stage keys in pipeline order; absent stages have no key.
+    const stages: RetrievalStages = {
+      ...(dense !== undefined ? { dense } : {}),
+      ...(bm25 !== undefined ? { bm25 } : {}),
+      fused,
+      ...(reranked !== undefined ? { reranked } : {}),
+      parents,
+    };
+
+    timingsMs.total = since(start);
+    return {
+      turn,
+      query,
+      k,
+      ...(locale !== undefined ? { locale } : {}),
+      config: {
+        embedder: this.embedder.id,
+        denseK,
+        bm25K,
+        fusion: "rrf",
+        rrfK: this.defaults.rrfK,
+        rerank: rerank && reranker !== undefined ? reranker.id : null,
+        mode,
+      },
+      stages,
+      retrievedIds,
+      timingsMs,
+    };
+  }
+
+  /** The indexed text of a chunk (what the cross-encoder reads). */
+  textOf(id: string): string {
+    const text = this.textById.get(id);
+    if (text === undefined) {
+      throw new InvalidArgumentError("id", "a chunk id known to the retriever (is the store in sync with the KB?)", id);
+    }
+    return text;
+  }
+}

@@ -1,0 +1,142 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BaselineMismatchError, DataValidationError } from "../../src/errors.js";
+import { assertComparable, baselineFromReport, readBaseline, writeBaseline } from "../../src/eval/baseline.js";
+import { fixtureReport } from "./report-fixture.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "retrace-baseline-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const CREATED = new Date("2025-02-03T04:05:06.000Z");
+
+async function expectDataError(p: Promise<unknown>, field: string | undefined, message: RegExp): Promise<void> {
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(DataValidationError);
+  const issue = (e as DataValidationError).issues[0];
+  expect(issue?.file).toContain("baseline.json");
+  expect(issue?.field).toBe(field);
+  expect(issue?.message).toMatch(message);
+}
+
+describe("baselineFromReport", () => {
+  it("holds version, hashes, k, retrieval config, aggregates and per-turn scores keyed caseId#turn", async () => {
+    const report = await fixtureReport();
+    const b = baselineFromReport(report, CREATED);
+    expect(b).toMatchObject({
+      version: 1,
+      created: "2025-02-03T04:05:06.000Z",
+      datasetHash: "ds-1111",
+      kbHash: "kb-2222",
+      k: 3,
+      config: { embedder: "builtin-hash-ngram-384", mode: "hybrid", rerank: null },
+    });
+    expect(b.aggregates.retrieval_hit_at_k?.mean).toBe(0.75);
+    // g1#0: hit 1, recall 0.5; g2#0 (no-match) carries only refusal; g3#0 (not retrieved) no hit key.
+    expect(b.perTurn["g1#0"]).toMatchObject({ retrieval_hit_at_k: 1, retrieval_recall_at_k: 0.5, refusal_correctness: 1 });
+    expect(b.perTurn["g2#0"]).toEqual({ refusal_correctness: 1 });
+    expect(b.perTurn["g3#0"]?.retrieval_hit_at_k).toBeUndefined();
+    expect(Object.keys(b.perTurn)).toHaveLength(7);
+  });
+
+  it("does not alias the report: editing the baseline leaves the report unchanged", async () => {
+    const report = await fixtureReport();
+    const b = baselineFromReport(report);
+    delete b.aggregates.retrieval_hit_at_k;
+    expect(report.aggregates.retrieval_hit_at_k?.mean).toBe(0.75);
+  });
+});
+
+describe("writeBaseline / readBaseline", () => {
+  it("round-trips, and leaves no temporary file behind", async () => {
+    const report = await fixtureReport();
+    const path = join(dir, "baseline.json");
+    const written = await writeBaseline(path, report, CREATED);
+    expect(await readdir(dir)).toEqual(["baseline.json"]);
+    expect(await readBaseline(path)).toEqual(written);
+    expect(written).toEqual(baselineFromReport(report, CREATED));
+    expect(await readFile(path, "utf8")).toMatch(/^\{\n {2}"version": 1,/);
+  });
+
+  it("replaces an existing baseline atomically and creates missing directories", async () => {
+    const report = await fixtureReport();
+    const path = join(dir, "nested", "ci", "baseline.json");
+    await writeBaseline(path, report, new Date("2024-01-01T00:00:00Z"));
+    await writeBaseline(path, report, CREATED);
+    expect((await readBaseline(path)).created).toBe(CREATED.toISOString());
+    expect(await readdir(join(dir, "nested", "ci"))).toEqual(["baseline.json"]);
+  });
+
+  it("cleans up its temporary file when the rename fails", async () => {
+    const report = await fixtureReport();
+    // A non-empty directory where the file should go: rename() fails (EISDIR / ENOTEMPTY).
+    const path = join(dir, "baseline.json");
+    await mkdir(path);
+    await writeFile(join(path, "keep"), "x");
+    await expect(writeBaseline(path, report)).rejects.toThrow();
+    expect(await readdir(dir)).toEqual(["baseline.json"]);
+  });
+
+  it("rejects a missing file, bad JSON, a wrong version and a bad field, naming file and field", async () => {
+    const path = join(dir, "baseline.json");
+    await expectDataError(readBaseline(path), undefined, /not found.*--update-baseline/);
+    await writeFile(path, "{ nope");
+    await expectDataError(readBaseline(path), undefined, /not valid JSON/);
+
+    const good = baselineFromReport(await fixtureReport(), CREATED);
+    await writeFile(path, JSON.stringify({ ...good, version: 2 }));
+    await expectDataError(readBaseline(path), "version", /expected baseline version 1, got 2/);
+
+    await writeFile(path, JSON.stringify({ ...good, k: "5" }));
+    await expectDataError(readBaseline(path), "k", /number/i);
+
+    const { datasetHash: _omit, ...missing } = good;
+    await writeFile(path, JSON.stringify(missing));
+    await expectDataError(readBaseline(path), "datasetHash", /required/i);
+
+    await writeFile(path, JSON.stringify({ ...good, perTurn: { "g1#0": { retrieval_hit_at_k: "1" } } }));
+    await expectDataError(readBaseline(path), "perTurn.g1#0.retrieval_hit_at_k", /number/i);
+
+    await writeFile(path, JSON.stringify({ ...good, extra: true }));
+    await expectDataError(readBaseline(path), undefined, /extra/);
+  });
+});
+
+describe("assertComparable", () => {
+  it("accepts the baseline of the same dataset, k and config (another KB hash is allowed)", async () => {
+    const report = await fixtureReport();
+    expect(assertComparable(baselineFromReport(report), report)).toEqual([]);
+    expect(assertComparable({ ...baselineFromReport(report), kbHash: "kb-old" }, report)).toEqual([
+      "the baseline was made with another knowledge base (kbHash kb-old, now kb-2222); comparing anyway",
+    ]);
+  });
+
+  it.each([
+    ["datasetHash", { datasetHash: "ds-other" }],
+    ["k", { k: 5 }],
+    ["config.embedder", { config: { embedder: "Xenova/bge-small-en-v1.5", mode: "hybrid", rerank: null } }],
+    ["config.mode", { config: { embedder: "builtin-hash-ngram-384", mode: "dense", rerank: null } }],
+    ["config.rerank", { config: { embedder: "builtin-hash-ngram-384", mode: "hybrid", rerank: "bge-reranker" } }],
+  ] as const)("throws BaselineMismatchError naming %s", async (field, over) => {
+    const report = await fixtureReport();
+    const baseline = { ...baselineFromReport(report), ...over };
+    let error: unknown;
+    try {
+      assertComparable(baseline, report);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(BaselineMismatchError);
+    expect((error as BaselineMismatchError).field).toBe(field);
+    expect((error as Error).message).toContain(`\`${field}\``);
+  });
+});
