@@ -2,6 +2,7 @@
  * Shared plumbing of the CLI commands: where output goes, how errors become
  * exit codes (DESIGN.md §5), and option parsers that throw typed errors.
  */
+import { InvalidArgumentError as CommanderArgumentError } from "commander";
 import { InvalidArgumentError, isRetraceError } from "../errors.js";
 
 export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3 } as const;
@@ -42,23 +43,37 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
   };
 }
 
-export function parsePositiveInt(name: string) {
-  return (raw: string): number => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(name, "a positive integer", raw);
-    return n;
+/**
+ * Option parsers for commander. They throw commander's own InvalidArgumentError
+ * (carrying retrace's message), so a bad value is reported like any usage
+ * error: the message, the usage hint, exit 2.
+ */
+function optionParser<T>(name: string, expected: string, parse: (raw: string) => T | undefined): (raw: string) => T {
+  return (raw: string): T => {
+    const v = parse(raw);
+    if (v === undefined) throw new CommanderArgumentError(new InvalidArgumentError(name, expected, raw).message);
+    return v;
   };
 }
 
-export function parseUnitFloat(name: string) {
-  return (raw: string): number => {
+export function parsePositiveInt(name: string): (raw: string) => number {
+  return optionParser(name, "a positive integer", (raw) => {
     const n = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(name, "a number between 0 and 1", raw);
-    return n;
-  };
+    return raw.trim() !== "" && Number.isInteger(n) && n > 0 ? n : undefined;
+  });
+}
+
+export function parseUnitFloat(name: string): (raw: string) => number {
+  return optionParser(name, "a number between 0 and 1", (raw) => {
+    const n = Number(raw);
+    return raw.trim() !== "" && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+  });
 }
 
 /** `5,10` → [5, 10] */
-export function parseIntList(name: string) {
-  return (raw: string): number[] => raw.split(",").map((s) => parsePositiveInt(name)(s.trim()));
+export function parseIntList(name: string): (raw: string) => number[] {
+  return optionParser(name, "a comma-separated list of positive integers", (raw) => {
+    const parts = raw.split(",").map((s) => Number(s.trim()));
+    return raw.trim() !== "" && parts.every((n) => Number.isInteger(n) && n > 0) ? parts : undefined;
+  });
 }
