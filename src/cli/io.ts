@@ -70,10 +70,8 @@ export function parseUnitFloat(name: string): (raw: string) => number {
   });
 }
 
-/** `5,10` → [5, 10] */
+/** `5,10` → [5, 10]; the error names the offending item. */
 export function parseIntList(name: string): (raw: string) => number[] {
-  return optionParser(name, "a comma-separated list of positive integers", (raw) => {
-    const parts = raw.split(",").map((s) => Number(s.trim()));
-    return raw.trim() !== "" && parts.every((n) => Number.isInteger(n) && n > 0) ? parts : undefined;
-  });
+  const item = parsePositiveInt(name);
+  return (raw: string): number[] => raw.split(",").map((s) => item(s.trim()));
 }

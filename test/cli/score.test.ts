@@ -139,7 +139,7 @@ describe("retrace score", () => {
     const badK = await score("--qrels", "mini.qrels", "--run", "mini.run", "-k", "5,0");
     expect(badK.exitCode).toBe(2);
     expect(badK.stdout).toBe("");
-    expect(badK.stderr).toContain('Expected `k` to be a comma-separated list of positive integers, got "0"');
+    expect(badK.stderr).toContain('Expected `k` to be a positive integer, got "0"');
 
     const noRun = await score("--qrels", "mini.qrels");
     expect(noRun.exitCode).toBe(2);
