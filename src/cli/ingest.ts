@@ -1,0 +1,153 @@
+/**
+ * `retrace ingest`: embed the KB's chunks into Chroma (atomic, idempotent; see
+ * src/retrieval/ingest.ts). Starts a local Chroma server on `--data-dir`
+ * unless `--store URL` or CHROMA_URL names one, and stops it before exiting.
+ * One summary line on stdout (JSON with `--json`); progress on stderr.
+ * Exit 0 done or already up to date; 2 bad usage or invalid KB; 3 Chroma or
+ * the embedding model unavailable; 130/143 interrupted (the previous
+ * collection stays current).
+ */
+import cliProgress from "cli-progress";
+import type { Command } from "commander";
+import { InvalidArgumentError } from "../errors.js";
+import { loadKnowledgeBase } from "../kb/cards.js";
+import { chunkKnowledgeBase } from "../kb/chunk.js";
+import { kbHash } from "../kb/hash.js";
+import { log } from "../log.js";
+import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
+import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
+import { DEFAULT_BATCH_SIZE, ingest, type IngestResult } from "../retrieval/ingest.js";
+import { action, err, out, parsePositiveInt } from "./io.js";
+
+export interface IngestCommandOptions {
+  kb: string;
+  store: string;
+  embedder: string;
+  dataDir?: string;
+  batchSize?: number;
+  json?: boolean;
+}
+
+/** Progress to stderr: a bar on a TTY, else a line at every quarter. */
+function progressReporter(): { update(done: number, total: number): void; stop(): void } {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: "ingest [{bar}] {percentage}% | {value}/{total} chunks | {duration_formatted}", hideCursor: true },
+      cliProgress.Presets.legacy,
+    );
+    let started = false;
+    return {
+      update(done, total) {
+        if (!started) {
+          bar.start(total, done);
+          started = true;
+        } else bar.update(done);
+      },
+      stop() {
+        if (started) bar.stop();
+        started = false;
+      },
+    };
+  }
+  let lastQuarter = 0;
+  return {
+    update(done, total) {
+      const quarter = Math.floor((4 * done) / total);
+      if (done > 0 && quarter > lastQuarter) {
+        lastQuarter = quarter;
+        log.info(`ingest: ${done}/${total} chunks`);
+      }
+    },
+    stop() {},
+  };
+}
+
+export function renderIngestSummary(r: IngestResult): string {
+  const what = r.status === "up-to-date" ? "already up to date" : `ingested ${r.chunks} chunks in ${r.durationMs.toFixed(0)} ms`;
+  return `collection ${r.collection}: ${r.chunks} chunks, embedder ${r.embedder} (${r.dimension}-d), ${what}`;
+}
+
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+export async function runIngest(opts: IngestCommandOptions): Promise<number> {
+  const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
+  const kb = await loadKnowledgeBase(opts.kb);
+  const chunks = chunkKnowledgeBase(kb);
+  const hash = kbHash(kb);
+  const { embedder, reason } = await resolveEmbedder(opts.embedder);
+  log.info(`embedder: ${reason}`);
+
+  const controller = new AbortController();
+  let interrupted: keyof typeof SIGNAL_EXIT | undefined;
+  const onSignal = (signal: keyof typeof SIGNAL_EXIT) => () => {
+    if (interrupted !== undefined) {
+      // Second signal: give up on a clean stop (the exit handler still stops the local server).
+      process.exit(SIGNAL_EXIT[signal]);
+    }
+    interrupted = signal;
+    err(`retrace: ${signal} received, stopping the ingest (the previous collection stays current); press Ctrl-C again to force`);
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") };
+  for (const [s, h] of Object.entries(handlers)) process.on(s, h);
+
+  let store: ChromaStoreHandle | undefined;
+  const progress = progressReporter();
+  try {
+    const storeUrl = opts.store === "auto" ? undefined : opts.store;
+    if (storeUrl === undefined && (process.env.CHROMA_URL ?? "") === "") {
+      log.info(`Starting a local Chroma server (data ${opts.dataDir ?? defaultDataDir()})`);
+    }
+    store = await openStore({ ...(storeUrl !== undefined ? { url: storeUrl } : {}), ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}) });
+    log.info(`Chroma ${store.kind === "local" ? "local server" : "server"} ready at ${store.url}`);
+    controller.signal.throwIfAborted();
+    const result = await ingest({
+      client: store.client,
+      chunks,
+      embedder,
+      kbHash: hash,
+      batchSize,
+      signal: controller.signal,
+      onProgress: (done, total) => progress.update(done, total),
+    });
+    progress.stop();
+    if (result.removedStaging.length > 0) log.info(`Deleted ${result.removedStaging.length} stale staging collection(s) of interrupted ingests`);
+    if (opts.json) {
+      out(JSON.stringify({ version: 1, store: { url: store.url, kind: store.kind }, kbHash: hash, ...result }, null, 2));
+    } else {
+      out(renderIngestSummary(result));
+    }
+    return 0;
+  } catch (e) {
+    if (interrupted !== undefined) {
+      progress.stop();
+      err(`retrace: ingest interrupted by ${interrupted}; nothing was made current`);
+      return SIGNAL_EXIT[interrupted];
+    }
+    throw e;
+  } finally {
+    progress.stop();
+    await store?.close();
+    for (const [s, h] of Object.entries(handlers)) process.off(s, h);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command("ingest")
+    .description("Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)")
+    .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
+    .option("--store <auto|url>", "Chroma server: auto = CHROMA_URL if set, else a local server started on --data-dir", "auto")
+    .option("--embedder <auto|builtin|model>", "embedder: auto, builtin, or a transformers.js model id or folder", "auto")
+    .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
+    .option("--batch-size <n>", "chunks embedded and written per request", parsePositiveInt("--batch-size"), DEFAULT_BATCH_SIZE)
+    .option("--json", "print the result as JSON")
+    .action(
+      action(async (opts: IngestCommandOptions) => {
+        if (opts.store !== "auto" && !/^https?:\/\//.test(opts.store)) {
+          throw new InvalidArgumentError("--store", '"auto" or an http(s) URL', opts.store);
+        }
+        return runIngest(opts);
+      }),
+    );
+}
