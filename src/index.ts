@@ -1,0 +1,29 @@
+/**
+ * retrace's public API: the graph factory, the instrumented retrieve node
+ * (to embed in your own graphs), the trace collector, and the types.
+ */
+export { buildGraph, hasRetrieval, type BuildGraphOptions, type RetraceGraph } from "./graph/build.js";
+export { RetraceState, RetrievalAnnotation, appendTraces, type RetraceStateType, type RetraceUpdateType, type RetrievalStateType, type RetrievalUpdateType } from "./graph/state.js";
+export {
+  CONFIG_DEFAULTS,
+  cardLookup,
+  configurableFor,
+  ensureConfiguration,
+  type AnswerSettings,
+  type CardEntry,
+  type CardLookup,
+  type CardSource,
+  type ChatModelLike,
+  type RetraceConfigurable,
+  type RetraceConfiguration,
+  type RetrievalSettings,
+  type TunableConfig,
+} from "./graph/configuration.js";
+export { RetrievalTraceCollector, collectTraces, traceEventOfChunk, type CollectedTrace } from "./graph/collector.js";
+export { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent, retrieveNode, type RetrievalTraceEvent, type RetrieveNodeState, type RetrieveNodeUpdate } from "./nodes/retrieve.js";
+export { contextualize, contextualizeQuery, followUpReason, isFollowUp, FOLLOW_UP_MARKERS } from "./nodes/contextualize.js";
+export { generate, parseModelAnswer, REFUSAL_MARKER } from "./nodes/generate.js";
+export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason } from "./nodes/answerer.js";
+export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
+export type { Card, Chunk, EvalCase, KnowledgeBase, Locale } from "./kb/types.js";
+export type { Ranked, RetrievalMode, RetrievalTrace, RetrieveOptions, Retriever } from "./retrieval/types.js";

@@ -1,0 +1,92 @@
+/**
+ * Configuration: documented defaults, validation with typed errors, the card
+ * lookup, and what the graph factory binds.
+ */
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../../src/errors.js";
+import { CONFIG_DEFAULTS, cardLookup, configurableFor, ensureConfiguration, toCardLookup } from "../../src/graph/configuration.js";
+import type { KnowledgeBase } from "../../src/kb/types.js";
+import { HYBRID_DEFAULTS } from "../../src/retrieval/hybrid.js";
+import { MINI_KB } from "../helpers/fixtures.js";
+import { hybridFixture, RecordingRetrieverDouble } from "./helpers.js";
+
+let kb: KnowledgeBase;
+beforeAll(async () => {
+  kb = (await hybridFixture(MINI_KB)).kb;
+});
+
+describe("ensureConfiguration", () => {
+  it("applies the documented defaults; retrieval keys stay unset so the retriever's defaults apply", () => {
+    const c = ensureConfiguration({});
+    expect(c).toEqual({ minEvidence: 0.15, maxSentences: 3, rewriteWithModel: true, retriever: null, cards: new Map(), model: null, threadId: null });
+    expect(ensureConfiguration(undefined).minEvidence).toBe(CONFIG_DEFAULTS.minEvidence);
+    // The documented retrieval defaults (the configuration table) are what HybridRetriever applies.
+    expect(CONFIG_DEFAULTS).toMatchObject({ k: 5, denseK: 20, bm25K: 20, mode: "hybrid", rerank: false });
+    expect(HYBRID_DEFAULTS).toMatchObject({ k: 5, denseK: 20, bm25K: 20, mode: "hybrid", rerank: false });
+  });
+
+  it("reads set keys, explicit zero-like values included, and the thread id", () => {
+    const retriever = new RecordingRetrieverDouble([]);
+    const model = new FakeListChatModel({ responses: ["x"] });
+    const c = ensureConfiguration({
+      configurable: { k: 3, denseK: 7, bm25K: 9, mode: "dense", rerank: false, minEvidence: 0, maxSentences: 1, rewriteWithModel: false, retriever, model, cards: kb, thread_id: "abc" },
+    });
+    expect(c).toMatchObject({ k: 3, denseK: 7, bm25K: 9, mode: "dense", rerank: false, minEvidence: 0, maxSentences: 1, rewriteWithModel: false, threadId: "abc" });
+    expect(c.retriever).toBe(retriever);
+    expect(c.model).toBe(model);
+    expect([...c.cards.keys()].sort()).toEqual(["card-freeze", "es-congelar-tarjeta", "pt-chaves-pix", "refund-timelines"]);
+    expect(ensureConfiguration({ configurable: { thread_id: 7 } }).threadId).toBe("7");
+  });
+
+  it.each([
+    [{ k: 0 }, "Expected `k` to be a positive integer, got 0"],
+    [{ denseK: 2.5 }, "Expected `denseK` to be a positive integer, got 2.5"],
+    [{ bm25K: "20" }, 'Expected `bm25K` to be a positive integer, got "20"'],
+    [{ mode: "sparse" }, 'Expected `mode` to be one of hybrid, dense, bm25, got "sparse"'],
+    [{ rerank: "yes" }, 'Expected `rerank` to be a boolean, got "yes"'],
+    [{ minEvidence: 1.5 }, "Expected `minEvidence` to be a number in [0, 1], got 1.5"],
+    [{ maxSentences: 11 }, "Expected `maxSentences` to be an integer from 1 to 10, got 11"],
+    [{ retriever: { search: () => [] } }, "Expected `retriever` to be an object with a retrieve(query, options) method"],
+    [{ model: "gpt" }, "Expected `model` to be a chat model"],
+    [{ cards: 42 }, "Expected `cards` to be a card lookup (Map), a KnowledgeBase or an array of cards, got 42"],
+    [{ thread_id: {} }, "Expected `thread_id` to be a string"],
+  ])("rejects %j", (configurable, message) => {
+    expect(() => ensureConfiguration({ configurable })).toThrow(InvalidArgumentError);
+    expect(() => ensureConfiguration({ configurable })).toThrow(message);
+  });
+});
+
+describe("card lookup", () => {
+  it("is built from a KnowledgeBase or a card array, memoised per source, and validated when given as a Map", () => {
+    const a = toCardLookup(kb);
+    expect(toCardLookup(kb)).toBe(a);
+    const entry = a.get("refund-timelines")!;
+    expect(entry.card.title).toBe("How long refunds take");
+    expect(entry.chunks.map((c) => c.id)).toEqual(["refund-timelines#1", "refund-timelines#2"]);
+    expect([...cardLookup(kb.cards).keys()]).toEqual([...a.keys()]);
+    expect(toCardLookup(a)).toBe(a);
+    const bad = new Map([["x", { card: { id: "y" }, chunks: [] }]]);
+    expect(() => toCardLookup(bad)).toThrow('Expected `cards["x"]` to be a { card, chunks } entry keyed by its card id');
+  });
+});
+
+describe("configurableFor", () => {
+  it("binds the dependencies and only the defaults that were given", () => {
+    const retriever = new RecordingRetrieverDouble([]);
+    const c = configurableFor({ store: retriever, cards: kb, defaults: { k: 4 } });
+    expect(c.retriever).toBe(retriever);
+    expect(c.k).toBe(4);
+    expect("denseK" in c).toBe(false);
+    expect("model" in c).toBe(false);
+    expect(c.minEvidence).toBe(0.15);
+    const storeLess = configurableFor({ store: null, cards: kb });
+    expect("retriever" in storeLess).toBe(false);
+  });
+
+  it("rejects a missing store or cards at build time", () => {
+    expect(() => configurableFor({ store: undefined, cards: kb })).toThrow("Expected `store` to be a Retriever, or null for the store-less graph");
+    expect(() => configurableFor({ store: null, cards: null })).toThrow(InvalidArgumentError);
+    expect(() => configurableFor({ store: null, cards: kb, defaults: { rerank: 1 as never } })).toThrow("Expected `rerank` to be a boolean, got 1");
+  });
+});
