@@ -7,7 +7,6 @@
  * the embedding model unavailable; 130/143 interrupted (the previous
  * collection stays current).
  */
-import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
@@ -18,6 +17,7 @@ import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { DEFAULT_BATCH_SIZE, ingest, type IngestResult } from "../retrieval/ingest.js";
 import { action, err, out, parsePositiveInt } from "./io.js";
+import { progressReporter } from "./progress.js";
 
 export interface IngestCommandOptions {
   kb: string;
@@ -26,40 +26,6 @@ export interface IngestCommandOptions {
   dataDir?: string;
   batchSize?: number;
   json?: boolean;
-}
-
-/** Progress to stderr: a bar on a TTY, else a line at every quarter. */
-function progressReporter(): { update(done: number, total: number): void; stop(): void } {
-  if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar(
-      { stream: process.stderr, format: "ingest [{bar}] {percentage}% | {value}/{total} chunks | {duration_formatted}", hideCursor: true },
-      cliProgress.Presets.legacy,
-    );
-    let started = false;
-    return {
-      update(done, total) {
-        if (!started) {
-          bar.start(total, done);
-          started = true;
-        } else bar.update(done);
-      },
-      stop() {
-        if (started) bar.stop();
-        started = false;
-      },
-    };
-  }
-  let lastQuarter = 0;
-  return {
-    update(done, total) {
-      const quarter = Math.floor((4 * done) / total);
-      if (done > 0 && quarter > lastQuarter) {
-        lastQuarter = quarter;
-        log.info(`ingest: ${done}/${total} chunks`);
-      }
-    },
-    stop() {},
-  };
 }
 
 export function renderIngestSummary(r: IngestResult): string {
@@ -92,7 +58,7 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   for (const [s, h] of Object.entries(handlers)) process.on(s, h);
 
   let store: ChromaStoreHandle | undefined;
-  const progress = progressReporter();
+  const progress = progressReporter("ingest", "chunks");
   try {
     const storeUrl = opts.store === "auto" ? undefined : opts.store;
     if (storeUrl === undefined && (process.env.CHROMA_URL ?? "") === "") {

@@ -369,7 +369,9 @@ export interface ConnectChromaOptions {
   /** Server URL; default `process.env.CHROMA_URL`. */
   url?: string;
   headers?: Record<string, string>;
+  /** Default `process.env.CHROMA_TENANT`, else Chroma's default tenant. */
   tenant?: string;
+  /** Default `process.env.CHROMA_DATABASE`, else Chroma's default database. */
   database?: string;
   /** Give up on the heartbeat after this long; default 10 s. */
   heartbeatTimeoutMs?: number;
@@ -430,13 +432,16 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
     throw new ServiceUnavailableError("chroma", "No Chroma URL: pass one or set CHROMA_URL (or let retrace start a local server)");
   }
   const { host, port, ssl } = parseChromaUrl(url);
+  const nonEmpty = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
+  const tenant = options.tenant ?? nonEmpty(process.env.CHROMA_TENANT);
+  const database = options.database ?? nonEmpty(process.env.CHROMA_DATABASE);
   const client = new ChromaClient({
     host,
     port,
     ssl,
     headers: { ...authHeadersFromEnv(), ...options.headers },
-    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
-    ...(options.database !== undefined ? { database: options.database } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
+    ...(database !== undefined ? { database } : {}),
   });
   const timeoutMs = options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
