@@ -13,9 +13,8 @@
  *   "perTurn": { "en-refund-003#0": { "retrieval_hit_at_k": 1 } } }
  * ```
  */
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { writeFileAtomic } from "../atomic.js";
 import { z } from "zod";
 import { BaselineMismatchError, DataValidationError, type DataIssue } from "../errors.js";
 import { turnKey } from "./stats.js";
@@ -76,16 +75,7 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
  */
 export async function writeBaseline(path: string, report: Report, created: Date = new Date()): Promise<Baseline> {
   const baseline = baselineFromReport(report, created);
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  try {
-    await writeFile(tmp, `${JSON.stringify(baseline, null, 2)}\n`, { encoding: "utf8", flag: "wx" });
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
+  await writeFileAtomic(path, `${JSON.stringify(baseline, null, 2)}\n`);
   return baseline;
 }
 

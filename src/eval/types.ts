@@ -40,7 +40,7 @@ export interface Aggregate {
   ci95?: [number, number];
 }
 
-/** Where each gold card stood at each stage (1-based rank, null = absent). */
+/** Where each gold card stood at each stage: `{ goldId: { stage: rank } }` (1-based rank of its best chunk, null = absent). */
 export type GoldPositions = Record<string, Record<string, number | null>>;
 
 export interface TraceSummary {
