@@ -1,0 +1,135 @@
+/**
+ * `retrace trace CASE_ID [--turn N]`: the per-turn debugger. Runs the case's
+ * turns through the store-backed graph (earlier turns too: a follow-up needs
+ * them) and prints, for each turn: the user's text and the contextualized
+ * query, every stage's ranked list (dense, BM25, fused, reranked, parents)
+ * with scores and the gold cards marked, where each gold card stood at each
+ * stage and why it was or was not retrieved, the final top-k, the metrics,
+ * and the answer with its citations.
+ */
+import type { Command } from "commander";
+import { InvalidArgumentError } from "../errors.js";
+import { explainGold, type GoldExplanation } from "../eval/attribution.js";
+import { allEvaluators } from "../eval/evaluators.js";
+import { runSweep } from "../eval/runner.js";
+import { openSession } from "../eval/session.js";
+import type { TurnReport } from "../eval/types.js";
+import { buildGraph } from "../graph/build.js";
+import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
+import { resolveDataPaths } from "./check.js";
+import { addEvalOptions, type EvalOptions } from "./eval.js";
+import { action, out, parsePositiveInt } from "./io.js";
+
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir"> {
+  turn?: number;
+  top: number;
+  json?: boolean;
+}
+
+export interface TracedTurn {
+  report: TurnReport;
+  trace: RetrievalTrace | null;
+  explanations: GoldExplanation[];
+}
+
+const STAGES = ["dense", "bm25", "fused", "reranked", "parents"] as const;
+
+function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<string>, top: number): string[] {
+  const shown = ranked.slice(0, top);
+  const lines = [`  ${name} (${ranked.length} listed${ranked.length > shown.length ? `, top ${shown.length} shown` : ""}):`];
+  for (const r of shown) {
+    const card = r.parentId !== "" ? r.parentId : r.id;
+    lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}${gold.has(card) ? "   <- gold" : ""}`);
+  }
+  const hidden = ranked.slice(top).filter((r) => gold.has(r.parentId !== "" ? r.parentId : r.id));
+  for (const r of hidden) lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})`);
+  return lines;
+}
+
+export function renderTracedTurn(t: TracedTurn, total: number, top: number): string {
+  const r = t.report;
+  const lines: string[] = [];
+  lines.push(`=== ${r.caseId} turn ${r.turn} of ${total} (0-based; ${r.locale}, ${r.kind}, expect ${r.expect})`);
+  lines.push(`user:  ${JSON.stringify(r.user)}`);
+  if (t.trace === null) {
+    lines.push("retrieval: not run (store-less graph)");
+  } else {
+    const c = t.trace.config;
+    lines.push(`query: ${JSON.stringify(t.trace.query)}${t.trace.query !== r.user ? "  (contextualized)" : ""}`);
+    lines.push(
+      `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${c.fusion}(k=${c.rrfK}) rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
+    );
+    lines.push(`timings: ${Object.entries(t.trace.timingsMs).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(", ")}`);
+    lines.push(`gold:  ${r.gold.length === 0 ? "none (no-match turn: not scored)" : r.gold.join(", ")}`);
+    for (const e of t.explanations) lines.push(`  ${e.verdict === "retrieved" ? "HIT " : "MISS"} ${e.text}`);
+    const gold = new Set(r.gold);
+    for (const stage of STAGES) {
+      const ranked = t.trace.stages[stage];
+      if (ranked !== undefined) lines.push(...stageList(stage, ranked, gold, top));
+    }
+    lines.push(`final top-${t.trace.k}: [${t.trace.retrievedIds.join(", ")}]`);
+  }
+  const metrics = r.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
+  lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
+  const retrievalComment = r.results.find((x) => x.key === "retrieval_hit_at_k")?.comment;
+  if (retrievalComment !== undefined) lines.push(`  ${retrievalComment}`);
+  lines.push(`answer${r.refused ? " (refused)" : ""}: ${JSON.stringify(r.answer)}`);
+  lines.push(`cited: [${r.citedIds.join(", ")}]`);
+  return lines.join("\n");
+}
+
+async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
+  const paths = resolveDataPaths(o);
+  const session = await openSession({
+    kbDir: paths.kb,
+    casesFile: paths.cases,
+    store: o.store,
+    embedder: o.embedder,
+    reranker: o.rerank ?? null,
+    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+  });
+  try {
+    const c = session.cases.find((x) => x.id === caseId);
+    if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${paths.cases}`, caseId);
+    if (o.turn !== undefined && o.turn >= c.turns.length) throw new InvalidArgumentError("--turn", `a turn index below ${c.turns.length} (0-based)`, o.turn);
+    // Earlier turns run too: a follow-up is contextualized from them.
+    const upTo = { ...c, turns: c.turns.slice(0, (o.turn ?? c.turns.length - 1) + 1) };
+    const graph = buildGraph({
+      store: session.retriever,
+      cards: session.kb,
+      defaults: { k: o.k, denseK: o.denseK, bm25K: o.bm25K, mode: o.mode, rerank: session.reranker !== null },
+    });
+    const { turns, traces } = await runSweep({
+      graph,
+      cases: [upTo],
+      evaluators: allEvaluators({ k: o.k }),
+      knownIds: new Set(session.kb.byId.keys()),
+      storeBacked: session.retriever !== null,
+      concurrency: 1,
+    });
+    const traced: TracedTurn[] = turns
+      .filter((t) => o.turn === undefined || t.turn === o.turn)
+      .map((report) => {
+        const trace = traces.forTurn(c.id, report.turn) ?? null;
+        return { report, trace, explanations: trace === null ? [] : report.gold.map((g) => explainGold(trace, g)) };
+      });
+    if (o.json) {
+      out(JSON.stringify({ version: 1, case: { id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length }, turns: traced }, null, 2));
+    } else {
+      out(traced.map((t) => renderTracedTurn(t, c.turns.length, o.top)).join("\n\n"));
+    }
+    return 0;
+  } finally {
+    await session.close();
+  }
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command("trace")
+    .description("The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood")
+    .argument("<case-id>", "id of an eval case")
+    .option("--turn <n>", "only this turn (0-based; earlier turns still run for context)", (v) => parsePositiveInt("--turn")(String(Number(v) + 1)) - 1)
+    .option("--top <n>", "entries shown per stage (gold entries below it are always shown)", parsePositiveInt("--top"), 10);
+  addEvalOptions(cmd).action(action((caseId: string, o: TraceOptions) => traceCommand(caseId, o)));
+}

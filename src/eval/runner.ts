@@ -1,0 +1,138 @@
+/**
+ * The eval sweep: every case through the graph, turn by turn (one thread per
+ * case), retrieval traces collected through the graph's own callback events
+ * (the `retrieval_trace` custom event, via RetrievalTraceCollector — never by
+ * reading graph internals), evaluators applied per turn.
+ *
+ * Results are returned in dataset order whatever the concurrency, and each
+ * case runs on its own thread, so a run at concurrency 1 and at 8 produce
+ * identical turns.
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { InvalidArgumentError } from "../errors.js";
+import { RetrievalTraceCollector } from "../graph/collector.js";
+import type { EvalCase } from "../kb/types.js";
+import type { RetrievalTrace } from "../retrieval/types.js";
+import { runEvaluators, type EvaluatorSpec } from "./evaluators.js";
+import type { GoldPositions, TraceSummary, TurnArtifacts, TurnReport } from "./types.js";
+
+export const DEFAULT_CONCURRENCY = 4;
+
+/** What the runner needs of a compiled graph: one turn in, the turn's final state out. */
+export interface InvokableGraph {
+  invoke(input: Record<string, unknown>, config?: RunnableConfig): Promise<unknown>;
+}
+
+export interface SweepOptions {
+  graph: InvokableGraph;
+  cases: readonly EvalCase[];
+  evaluators: readonly EvaluatorSpec[];
+  /** Ids of every KB card (citation correctness checks existence). */
+  knownIds: ReadonlySet<string>;
+  /** True when the graph has a retrieval node: a turn without a collected trace is then an error. */
+  storeBacked: boolean;
+  concurrency?: number;
+  /** Extra `configurable` for every invocation (k, mode, ...). */
+  configurable?: Record<string, unknown>;
+  /** Thread ids are `<prefix><case id>`; a fresh prefix per run keeps checkpointed threads apart. */
+  threadPrefix?: string;
+  onCaseDone?: (done: number, total: number) => void;
+}
+
+interface TurnState {
+  answer?: unknown;
+  citedIds?: unknown;
+  refused?: unknown;
+  query?: unknown;
+}
+
+/**
+ * Where each gold card stood at each stage of a trace: `{ goldId: { stage: rank } }`,
+ * rank 1-based (for chunk-level stages, the rank of the card's best chunk),
+ * null when the card is absent from that stage's list.
+ */
+export function goldPositions(trace: RetrievalTrace, gold: readonly string[]): GoldPositions {
+  const firstRank: [string, Map<string, number>][] = [];
+  for (const [stage, ranked] of Object.entries(trace.stages)) {
+    if (ranked === undefined) continue;
+    const first = new Map<string, number>();
+    for (const r of ranked) {
+      const card = r.parentId !== "" ? r.parentId : r.id;
+      if (!first.has(card)) first.set(card, r.rank);
+    }
+    firstRank.push([stage, first]);
+  }
+  return Object.fromEntries(gold.map((g) => [g, Object.fromEntries(firstRank.map(([stage, first]) => [stage, first.get(g) ?? null]))]));
+}
+
+export function summarizeTrace(trace: RetrievalTrace, gold: readonly string[]): TraceSummary {
+  return { query: trace.query, k: trace.k, retrievedIds: trace.retrievedIds, goldPositions: goldPositions(trace, gold), timingsMs: trace.timingsMs };
+}
+
+async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTraceCollector): Promise<TurnReport[]> {
+  const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
+  const reports: TurnReport[] = [];
+  for (const [turn, t] of c.turns.entries()) {
+    const state = (await opts.graph.invoke(
+      { messages: [new HumanMessage(t.user)], locale: c.locale },
+      { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [collector] },
+    )) as TurnState;
+    const trace = collector.forTurn(threadId, turn);
+    if (opts.storeBacked && trace === undefined) {
+      throw new InvalidArgumentError("graph", `a graph whose retrieve node emits a retrieval_trace event for every turn (none for case ${c.id} turn ${turn})`, "no trace");
+    }
+    const retrievedIds = trace === undefined ? null : trace.retrievedIds;
+    const artifacts: TurnArtifacts = {
+      caseId: c.id,
+      turn,
+      locale: c.locale,
+      kind: c.kind,
+      gold: t.must_cite_one_of,
+      expect: t.expect,
+      retrievedIds,
+      citedIds: Array.isArray(state.citedIds) ? (state.citedIds as string[]) : [],
+      answer: typeof state.answer === "string" ? state.answer : "",
+      refused: state.refused === true,
+      knownIds: opts.knownIds,
+    };
+    const results = await runEvaluators(opts.evaluators, artifacts);
+    const report: TurnReport = {
+      caseId: c.id,
+      turn,
+      locale: c.locale,
+      kind: c.kind,
+      user: t.user,
+      gold: t.must_cite_one_of,
+      expect: t.expect,
+      retrievedIds,
+      citedIds: artifacts.citedIds,
+      refused: artifacts.refused,
+      answer: artifacts.answer,
+      results,
+    };
+    if (trace !== undefined) report.trace = summarizeTrace(trace, t.must_cite_one_of);
+    reports.push(report);
+  }
+  return reports;
+}
+
+/** Runs the sweep; turn reports come back in dataset order. */
+export async function runSweep(opts: SweepOptions): Promise<{ turns: TurnReport[]; traces: RetrievalTraceCollector }> {
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
+  const collector = new RetrievalTraceCollector();
+  const results: TurnReport[][] = new Array(opts.cases.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < opts.cases.length) {
+      const i = next++;
+      results[i] = await runCase(opts.cases[i]!, opts, collector);
+      done += 1;
+      opts.onCaseDone?.(done, opts.cases.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, worker));
+  return { turns: results.flat(), traces: collector };
+}

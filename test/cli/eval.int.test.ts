@@ -1,0 +1,145 @@
+/**
+ * `retrace eval` / `start` / `trace` end to end: the real bin, a real local
+ * Chroma started by the command itself (one data dir shared by the file, so
+ * the KB is ingested once), the real graph.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { chromaPids, tempDir } from "../helpers/chroma.js";
+import net from "node:net";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const store = () => ["--data-dir", path.join(dir, "chroma"), "--embedder", "builtin"];
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir("eval-cli"));
+});
+afterAll(async () => {
+  expect(chromaPids(dir)).toEqual([]); // every server the commands started is gone
+  await cleanup();
+});
+
+/** A loopback port with nothing listening on it. */
+async function deadPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+describe("retrace eval, store-less", () => {
+  it("reports retrieval as not measured and exits 0", async () => {
+    const r = await runCli(["eval", "--store", "none"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^hit@5\s+not measured \(no store\)/m);
+    expect(r.stdout).toMatch(/^refusal_correctness\s+\d\.\d{3} .*n=230/m);
+    expect(r.stdout).toContain("gate: PASS");
+    expect(r.stderr).toContain("Store-less run");
+  });
+
+  it("refuses a retrieval floor it cannot check: exit 2, naming the metric", async () => {
+    const r = await runCli(["eval", "--store", "none", "--min-recall", "0.5"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/`retrieval_recall_at_k` was not measured \(no store.*--min-recall/);
+  });
+});
+
+describe("retrace eval, store-backed", () => {
+  it("runs the sweep on a self-started Chroma and prints the splits with n", async () => {
+    const r = await runCli(["eval", ...store(), "--out", path.join(dir, "report.md"), "--junit", path.join(dir, "junit.xml")]);
+    expect(r.stderr).toMatch(/Chroma local server ready at http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.exitCode).toBe(0);
+    for (const header of [/^metric\s+all\s+golden\s+adversarial$/m, /^metric\s+en\s+es-419\s+pt-BR$/m]) expect(r.stdout).toMatch(header);
+    expect(r.stdout).toMatch(/^hit@5\s+\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] n=212\s/m);
+    expect(r.stdout).toMatch(/^recall@5 \(lower bound\)\s+\d\.\d{3} .* n=212/m);
+    expect(r.stdout).toContain("builtin-hashed-ngrams-384-v1 — built-in hashed character n-grams (lexical-fuzzy, not semantic");
+    const md = await readFile(path.join(dir, "report.md"), "utf8");
+    expect(md).toContain("# retrace report");
+    const junit = await readFile(path.join(dir, "junit.xml"), "utf8");
+    expect(junit.match(/<testcase /g)?.length).toBe(212);
+  }, 120_000);
+
+  it("exits 1 naming the failed floors", async () => {
+    const r = await runCli(["eval", ...store(), "--min-hit", "1", "--min-recall", "1"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/gate: FAIL/);
+    expect(r.stdout).toMatch(/\[floor\] retrieval_hit_at_k 0\.\d{3} \(n=212\) is below the floor 1\.000/);
+    expect(r.stdout).toMatch(/\[floor\] retrieval_recall_at_k 0\.\d{3} \(n=212\) is below the floor 1\.000/);
+  }, 120_000);
+
+  it("writes a baseline on request, passes against it, and exits 1 on a regression beyond the tolerance", async () => {
+    const file = path.join(dir, "baseline.json");
+    const made = await runCli(["eval", ...store(), "--baseline", file, "--update-baseline"]);
+    expect(made.exitCode).toBe(0);
+    const same = await runCli(["eval", ...store(), "--baseline", file]);
+    expect(same.exitCode).toBe(0);
+    expect(same.stdout).toContain("gate: PASS");
+
+    const baseline = JSON.parse(await readFile(file, "utf8"));
+    const ndcg = baseline.aggregates.retrieval_ndcg_at_k.mean as number;
+    expect(ndcg).toBeLessThan(0.9);
+    baseline.aggregates.retrieval_ndcg_at_k.mean = ndcg + 0.1; // the baseline claims more than this run gives
+    await writeFile(file, JSON.stringify(baseline));
+    const worse = await runCli(["eval", ...store(), "--baseline", file, "--max-drop", "0.02"]);
+    expect(worse.exitCode).toBe(1);
+    expect(worse.stdout).toMatch(/\[regression\] retrieval_ndcg_at_k/);
+    expect(worse.stdout).not.toMatch(/\[regression\] retrieval_hit_at_k/);
+
+    baseline.datasetHash = "0".repeat(64);
+    await writeFile(file, JSON.stringify(baseline));
+    const other = await runCli(["eval", ...store(), "--baseline", file]);
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toMatch(/Cannot compare with the baseline: its `datasetHash`/);
+  }, 240_000);
+
+  it("gives identical results at --concurrency 1 and 8", async () => {
+    const strip = (json: string) => {
+      const r = JSON.parse(json);
+      delete r.run.started;
+      delete r.run.durationMs;
+      for (const t of r.turns) if (t.trace) t.trace.timingsMs = {};
+      return r;
+    };
+    const one = await runCli(["eval", ...store(), "--json", "--concurrency", "1"]);
+    const eight = await runCli(["eval", ...store(), "--json", "--concurrency", "8"]);
+    expect(one.exitCode).toBe(0);
+    expect(eight.exitCode).toBe(0);
+    expect(strip(eight.stdout)).toEqual(strip(one.stdout));
+  }, 240_000);
+
+  it("exits 3 with a clear message when CHROMA_URL points where nothing listens, and claims no result", async () => {
+    const port = await deadPort();
+    const r = await runCli(["eval", "--embedder", "builtin"], { env: { CHROMA_URL: `http://127.0.0.1:${port}` } });
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`http://127.0.0.1:${port}`);
+    expect(r.stderr).not.toContain("PASS");
+  }, 60_000);
+});
+
+describe("retrace trace", () => {
+  it("shows every stage of every turn of a multi-turn case, with the gold positions", async () => {
+    const r = await runCli(["trace", "en-refund-009", ...store(), "--top", "3"]);
+    expect(r.exitCode).toBe(0);
+    const turns = r.stdout.split(/^=== /m).filter((s) => s.trim() !== "");
+    expect(turns.length).toBe(3);
+    for (const t of turns) {
+      for (const stage of ["dense", "bm25", "fused", "parents"]) expect(t).toMatch(new RegExp(`^  ${stage} \\(\\d+ listed`, "m"));
+      expect(t).toMatch(/^ {2}(HIT |MISS) refund-timelines: .*(in dense|absent in dense).*(after fusion).*(retrieved at rank \d|cut at k=5|not retrieved by any branch)/m);
+      expect(t).toMatch(/^final top-5: \[/m);
+      expect(t).toMatch(/^answer/m);
+    }
+    expect(turns[1]).toContain("(contextualized)");
+  }, 60_000);
+
+  it("exits 2 on an unknown case", async () => {
+    const r = await runCli(["trace", "no-such-case", "--store", "none"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('Expected `CASE_ID` to be the id of a case in kb/eval/cases.jsonl, got "no-such-case"');
+  });
+});

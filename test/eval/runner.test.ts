@@ -1,0 +1,140 @@
+/**
+ * The sweep runner over the real graph and a real HybridRetriever (BM25 +
+ * the built-in embedder over an in-memory dense index: the fast tier; the
+ * Chroma-backed sweep is in test/cli/eval.int.test.ts).
+ */
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { explainGold, ordinal } from "../../src/eval/attribution.js";
+import { allEvaluators } from "../../src/eval/evaluators.js";
+import { goldPositions, runSweep } from "../../src/eval/runner.js";
+import { loadData } from "../../src/eval/session.js";
+import type { TurnReport } from "../../src/eval/types.js";
+import { buildGraph } from "../../src/graph/build.js";
+import type { EvalCase, KnowledgeBase } from "../../src/kb/types.js";
+import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
+import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
+import { HybridRetriever } from "../../src/retrieval/hybrid.js";
+import type { Ranked, RetrievalTrace } from "../../src/retrieval/types.js";
+import { MINI_KB, SHIPPED_KB } from "../helpers/fixtures.js";
+
+async function setup(dir: string) {
+  const data = await loadData(dir, path.join(dir, "eval", "cases.jsonl"));
+  const embedder = new HashingEmbedder();
+  const dense = await InMemoryDenseIndex.fromChunks(data.chunks, embedder);
+  const retriever = new HybridRetriever({ chunks: data.chunks, embedder, dense });
+  return { ...data, retriever };
+}
+
+function sweep(kb: KnowledgeBase, cases: EvalCase[], retriever: HybridRetriever | null, concurrency: number) {
+  return runSweep({
+    graph: buildGraph({ store: retriever, cards: kb, defaults: { k: 3 } }),
+    cases,
+    evaluators: allEvaluators({ k: 3 }),
+    knownIds: new Set(kb.byId.keys()),
+    storeBacked: retriever !== null,
+    concurrency,
+  });
+}
+
+/** Timings differ between runs; everything else must not. */
+const withoutTimings = (turns: TurnReport[]) => turns.map((t) => ({ ...t, trace: t.trace && { ...t.trace, timingsMs: {} } }));
+
+describe("runSweep on the mini KB", () => {
+  let mini: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    mini = await setup(MINI_KB);
+  });
+
+  it("returns one report per turn in dataset order, with traces collected from the graph's events", async () => {
+    const { turns, traces } = await sweep(mini.kb, mini.cases, mini.retriever, 2);
+    expect(turns.map((t) => `${t.caseId}#${t.turn}`)).toEqual(["en-freeze-001#0", "en-freeze-001#1", "en-nomatch-001#0", "en-adv-001#0", "es-congelar-001#0", "pt-pix-001#0"]);
+    for (const t of turns) {
+      expect(t.retrievedIds).toEqual(traces.forTurn(t.caseId, t.turn)?.retrievedIds);
+      expect(t.retrievedIds!.length).toBeLessThanOrEqual(3);
+      expect(t.trace?.k).toBe(3);
+    }
+    // The follow-up's query carries the earlier subject (contextualize), and its trace records it.
+    expect(turns[1]!.trace!.query).toContain("lock my card");
+    // A no-match turn emits no retrieval keys; a gold-bearing one emits the triad.
+    const keys = (t: TurnReport) => t.results.map((r) => r.key);
+    expect(keys(turns[2]!)).not.toContain("retrieval_hit_at_k");
+    expect(keys(turns[0]!)).toEqual(expect.arrayContaining(["retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k"]));
+    // The adversarial turn carrying gold is scored.
+    expect(keys(turns[3]!)).toContain("retrieval_hit_at_k");
+  });
+
+  it("is store-less without a retriever: retrievedIds null, no retrieval keys", async () => {
+    const { turns, traces } = await sweep(mini.kb, mini.cases, null, 1);
+    expect(traces.all()).toEqual([]);
+    for (const t of turns) {
+      expect(t.retrievedIds).toBeNull();
+      expect(t.trace).toBeUndefined();
+      expect(t.results.map((r) => r.key).filter((k) => k.startsWith("retrieval_"))).toEqual([]);
+    }
+  });
+
+  it("rejects a non-positive concurrency", async () => {
+    await expect(sweep(mini.kb, mini.cases, mini.retriever, 0)).rejects.toThrow("Expected `concurrency` to be a positive integer, got 0");
+  });
+});
+
+describe("runSweep on the shipped eval set", () => {
+  it("gives identical results at concurrency 1 and 8", async () => {
+    const shipped = await setup(SHIPPED_KB);
+    const one = await sweep(shipped.kb, shipped.cases, shipped.retriever, 1);
+    const eight = await sweep(shipped.kb, shipped.cases, shipped.retriever, 8);
+    expect(one.turns.length).toBe(230);
+    expect(withoutTimings(eight.turns)).toEqual(withoutTimings(one.turns));
+  }, 120_000);
+});
+
+const r = (id: string, rank: number, parentId = id.split("#")[0]!): Ranked => ({ id, parentId, score: 1 / rank, rank });
+
+function trace(stages: RetrievalTrace["stages"], retrievedIds: string[]): RetrievalTrace {
+  return {
+    turn: 0,
+    query: "q",
+    k: 2,
+    config: { embedder: "e", denseK: 20, bm25K: 20, fusion: "rrf", rrfK: 60, rerank: null, mode: "hybrid" },
+    stages,
+    retrievedIds,
+    timingsMs: {},
+  };
+}
+
+describe("goldPositions and explainGold", () => {
+  // gold card g: chunk g#2 is 3rd in dense, absent from BM25, 3rd after fusion; card g is 3rd after parent dedup; k=2 cuts it.
+  const t = trace(
+    {
+      dense: [r("a#1", 1), r("b#1", 2), r("g#2", 3), r("g#1", 4)],
+      bm25: [r("b#1", 1), r("a#2", 2)],
+      fused: [r("b#1", 1), r("a#1", 2), r("g#2", 3), r("a#2", 4)],
+      parents: [r("b", 1), r("a", 2), r("g", 3)],
+    },
+    ["b", "a"],
+  );
+
+  it("gives each gold card's best rank per stage, null when absent", () => {
+    expect(goldPositions(t, ["g", "a", "zz"])).toEqual({
+      g: { dense: 3, bm25: null, fused: 3, parents: 3 },
+      a: { dense: 1, bm25: 2, fused: 2, parents: 2 },
+      zz: { dense: null, bm25: null, fused: null, parents: null },
+    });
+  });
+
+  it("says where a gold card was lost", () => {
+    expect(explainGold(t, "g")).toMatchObject({
+      verdict: "cut_at_k",
+      text: "g: 3rd in dense, absent in BM25 (2 listed), 3rd after fusion, 3rd card after parent dedup, cut at k=2",
+    });
+    expect(explainGold(t, "a").verdict).toBe("retrieved");
+    expect(explainGold(t, "a").text).toMatch(/retrieved at rank 2 of the top-2$/);
+    expect(explainGold(t, "zz")).toMatchObject({ verdict: "not_retrieved", text: expect.stringMatching(/not retrieved by any branch \(dense top-20, BM25 top-20\)$/) });
+  });
+
+  it("writes ordinals", () => {
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 40, 101, 111].map(ordinal)).toEqual(["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "40th", "101st", "111th"]);
+  });
+});
+
