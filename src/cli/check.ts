@@ -11,6 +11,7 @@ import { loadCases } from "../kb/cases.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
 import { summarize, type Summary } from "../kb/summary.js";
 import { LOCALES } from "../kb/types.js";
+import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/paraphrase.js";
 import { action, out } from "./io.js";
 
 export interface DataPaths {
@@ -26,7 +27,7 @@ export function resolveDataPaths(opts: { kb?: string; cases?: string }): DataPat
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
-export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string; dataset: string }): string {
+export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string; dataset: string }, overlap: OverlapStats): string {
   const lines: string[] = [];
   const t = s.kb.total;
   const per = LOCALES.map((l) => `${l} ${s.kb.byLocale[l]?.cards ?? 0}`).join(", ");
@@ -46,6 +47,9 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
   lines.push("");
   const cats = Object.entries(s.adversarialByCategory).map(([k, v]) => `${k} ${v}`).join(", ");
   lines.push(`Adversarial cases by category: ${cats === "" ? "none" : cats}`);
+  lines.push(
+    `Paraphrases: ${overlap.paraphrases} of ${overlap.goldBearingTurns} gold-bearing questions (${pct(overlap.share)}) share under ${pct(PARAPHRASE_THRESHOLD)} of their content words with their gold cards (median overlap ${pct(overlap.medianOverlap)})`,
+  );
   lines.push("multi-turn = cases with 2+ turns (share of cases); disjunctive = gold-bearing turns listing 2+ acceptable cards (share of gold-bearing turns)");
   lines.push("Integrity: OK (every card valid, every gold id names a card of the case's locale)");
   return lines.join("\n");
@@ -65,8 +69,9 @@ export function register(program: Command): void {
         const cases = await loadCases(paths.cases, kb);
         const summary = summarize(kb, cases);
         const hashes = { kb: kbHash(kb), dataset: datasetHash(cases) };
-        if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary }, null, 2));
-        else out(renderSummary(summary, paths, hashes));
+        const overlap = lexicalOverlapStats(kb, cases);
+        if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary, lexicalOverlap: { threshold: PARAPHRASE_THRESHOLD, ...overlap } }, null, 2));
+        else out(renderSummary(summary, paths, hashes, overlap));
       }),
     );
 }

@@ -37,6 +37,9 @@ describe("retrace check on the shipped data", () => {
     expect(s.dataset["all/all"].disjunctiveShare).toBeGreaterThanOrEqual(0.2);
     expect(s.dataset["all/all"].noMatchTurns).toBeGreaterThan(0);
     expect(s.dataset["all/adversarial"].goldBearingTurns).toBeGreaterThan(0);
+    // At least a third of the questions are paraphrases that share few content words with their card.
+    expect(s.lexicalOverlap.goldBearingTurns).toBe(s.dataset["all/all"].goldBearingTurns);
+    expect(s.lexicalOverlap.share).toBeGreaterThanOrEqual(1 / 3);
     expect(Object.keys(s.adversarialByCategory).sort()).toEqual(["bypass_limits_or_verification", "other_customer_data", "out_of_scope", "prompt_injection"]);
   });
 
