@@ -199,7 +199,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   const { run } = report;
   const lines: string[] = [];
   lines.push(
-    `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash}  kb=${run.kbHash}  ${(run.durationMs / 1000).toFixed(1)} s`,
+    `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}  ${(run.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);

@@ -66,6 +66,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   log.info(`embedder: ${resolved.reason}`);
   const rerank = await resolveReranker(opts.reranker ?? null);
   if (rerank.reranker !== null) log.info(`reranker: ${rerank.reason}`);
+  else if (opts.reranker !== undefined && opts.reranker !== null) log.warn(`reranker: ${rerank.reason}`);
 
   const url = opts.store === "auto" ? undefined : opts.store;
   let handle: ChromaStoreHandle | undefined;
