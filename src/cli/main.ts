@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { register as registerCheck } from "./check.js";
+import { register as registerCompare } from "./compare.js";
 import { register as registerEval } from "./eval.js";
 import { register as registerIngest } from "./ingest.js";
 import { isRetraceError } from "../errors.js";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   registerCheck(program);
+  registerCompare(program);
   registerEval(program);
   registerIngest(program);
   registerScore(program);

@@ -1,0 +1,68 @@
+/**
+ * Paired comparison of two runs of the same dataset (two report JSON files,
+ * or a baseline and a report): for each metric, the means over the turns both
+ * runs scored, the difference B − A, its bootstrap interval and the paired
+ * randomization-test p-value — so a change can be called significant or not.
+ */
+import { readFile } from "node:fs/promises";
+import { DataValidationError } from "../errors.js";
+import { parseBaseline } from "./baseline.js";
+import { METRICS } from "./metrics.js";
+import { SIGNIFICANCE_LEVEL } from "./report.js";
+import { compareReports, type PairedComparison, type PerTurnSource } from "./stats.js";
+import { REPORT_VERSION, type Report } from "./types.js";
+
+export interface RunSide {
+  file: string;
+  datasetHash: string;
+  k: number;
+  keys: string[];
+  source: PerTurnSource;
+}
+
+export interface KeyComparison extends PairedComparison {
+  key: string;
+  significant: boolean;
+}
+
+/** Reads a report JSON (`retrace eval --report-json` / `--json`) or a baseline file. */
+export async function readRunSide(file: string): Promise<RunSide> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, "utf8"));
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `expected a retrace report or baseline JSON file (${(e as Error).message})` }]);
+  }
+  const obj = data as Partial<Report> & { perTurn?: unknown };
+  if (typeof obj !== "object" || obj === null) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
+  if ("perTurn" in obj) {
+    const b = parseBaseline(data, file);
+    return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b };
+  }
+  if (obj.version !== REPORT_VERSION) throw new DataValidationError([{ file, field: "version", message: `expected report version ${REPORT_VERSION}, got ${JSON.stringify(obj.version)}` }]);
+  if (!Array.isArray(obj.turns)) throw new DataValidationError([{ file, field: "turns", message: "expected the per-turn results array of a report" }]);
+  if (typeof obj.run?.datasetHash !== "string" || typeof obj.run?.k !== "number")
+    throw new DataValidationError([{ file, field: "run", message: "expected `run.datasetHash` and `run.k`" }]);
+  return { file, datasetHash: obj.run.datasetHash, k: obj.run.k, keys: Object.keys(obj.aggregates ?? {}), source: obj as Report };
+}
+
+/** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */
+export function assertPairable(a: RunSide, b: RunSide): void {
+  if (a.datasetHash !== b.datasetHash)
+    throw new DataValidationError([{ file: b.file, field: "datasetHash", message: `cannot pair with ${a.file}: dataset ${b.datasetHash.slice(0, 12)} differs from ${a.datasetHash.slice(0, 12)}` }]);
+  if (a.k !== b.k) throw new DataValidationError([{ file: b.file, field: "k", message: `cannot pair with ${a.file}: k=${b.k} differs from k=${a.k}` }]);
+}
+
+/** One paired comparison per metric present in both runs (registry metrics first, then the others, by name). */
+export function compareRuns(a: RunSide, b: RunSide, opts: { seed?: number; samples?: number } = {}): KeyComparison[] {
+  assertPairable(a, b);
+  const shared = a.keys.filter((k) => b.keys.includes(k));
+  const registry = METRICS.map((m) => m.key);
+  const ordered = [...registry.filter((k) => shared.includes(k)), ...shared.filter((k) => !registry.includes(k)).sort()];
+  const out: KeyComparison[] = [];
+  for (const key of ordered) {
+    const c = compareReports(a.source, b.source, key, opts);
+    if (c !== null) out.push({ key, ...c, significant: c.pValue < SIGNIFICANCE_LEVEL });
+  }
+  return out;
+}

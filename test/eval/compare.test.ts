@@ -1,0 +1,77 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { baselineFromReport } from "../../src/eval/baseline.js";
+import { compareRuns, readRunSide } from "../../src/eval/compare.js";
+import { DataValidationError } from "../../src/errors.js";
+import { runCli } from "../helpers/cli.js";
+import { fixtureReport, ROWS } from "./report-fixture.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "retrace-compare-"));
+});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+async function write(name: string, data: unknown): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, JSON.stringify(data));
+  return file;
+}
+
+describe("compareRuns", () => {
+  it("pairs per-turn scores of two runs: identical runs differ by 0 with p = 1", async () => {
+    const report = await fixtureReport();
+    const a = await readRunSide(await write("a.json", report));
+    const b = await readRunSide(await write("b.json", baselineFromReport(report)));
+    const rows = compareRuns(a, b);
+    const hit = rows.find((r) => r.key === "retrieval_hit_at_k")!;
+    // The fixture scores hit@3 on 4 turns (2 empty-gold turns and the store-less turn have no key): 1, 1, 0, 1.
+    expect(hit).toMatchObject({ n: 4, meanA: 0.75, meanB: 0.75, diff: 0, pValue: 1, significant: false });
+    expect(rows[0]!.key).toBe("retrieval_hit_at_k"); // registry order first
+  });
+
+  it("reports B − A over the shared turns", async () => {
+    const before = await fixtureReport();
+    // In B, the miss (g2#1: gold c, retrieved d,e,f) becomes a hit at rank 1.
+    const after = await fixtureReport({}, ROWS.map((r) => (r.caseId === "g2" && r.turn === 1 ? { ...r, retrievedIds: ["c", "e", "f"] } : r)));
+    const rows = compareRuns(await readRunSide(await write("before.json", before)), await readRunSide(await write("after.json", after)));
+    const hit = rows.find((r) => r.key === "retrieval_hit_at_k")!;
+    expect(hit.n).toBe(4);
+    expect(hit.diff).toBeCloseTo(0.25, 12); // (1 − 0) / 4
+    // Exact sign-flip test over 4 pairs with one non-zero difference: p = 1 (every sign vector is as extreme).
+    expect(hit.pValue).toBe(1);
+  });
+
+  it("refuses to pair runs of different datasets or k, naming the file and field", async () => {
+    const a = await readRunSide(await write("x.json", await fixtureReport()));
+    const other = await readRunSide(await write("y.json", await fixtureReport({ datasetHash: "ds-9999" })));
+    const otherK = await readRunSide(await write("z.json", await fixtureReport({ k: 5 })));
+    expect(() => compareRuns(a, other)).toThrow(DataValidationError);
+    expect(() => compareRuns(a, other)).toThrow(/y\.json: field `datasetHash` cannot pair/);
+    expect(() => compareRuns(a, otherK)).toThrow(/z\.json: field `k` cannot pair with .*x\.json: k=5 differs from k=3/);
+  });
+
+  it("rejects a file that is not a report or a baseline", async () => {
+    await expect(readRunSide(await write("bad.json", { version: 7, turns: [] }))).rejects.toThrow(/bad\.json: field `version` expected report version 1, got 7/);
+    const notJson = path.join(dir, "not.json");
+    await writeFile(notJson, "{");
+    await expect(readRunSide(notJson)).rejects.toThrow(/not\.json: expected a retrace report or baseline JSON file/);
+  });
+});
+
+describe("retrace compare", () => {
+  it("prints one row per metric with n, means, difference, CI and p; exit 2 on unpairable runs", async () => {
+    const a = await write("cli-a.json", await fixtureReport());
+    const b = await write("cli-b.json", await fixtureReport());
+    const r = await runCli(["compare", a, b]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^hit@3\s+4\s+0\.750\s+0\.750\s+\+0\.000\s+\[\+0\.000, \+0\.000\]\s+1\.000\s+not significant$/m);
+    const c = await write("cli-c.json", await fixtureReport({ datasetHash: "ds-other" }));
+    const bad = await runCli(["compare", a, c]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stdout).toBe("");
+    expect(bad.stderr).toContain("field `datasetHash` cannot pair");
+  });
+});
