@@ -83,16 +83,38 @@ export function selectCases(cases: readonly EvalCase[], o: Pick<EvalOptions, "lo
   return cases.filter((c) => (ids.size === 0 || ids.has(c.id)) && (locales.size === 0 || locales.has(c.locale)));
 }
 
+/** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
+export function openSessionFor(
+  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir">,
+  onIngestProgress?: (done: number, total: number) => void,
+): Promise<Session> {
+  const paths = resolveDataPaths(o);
+  return openSession({
+    kbDir: paths.kb,
+    casesFile: paths.cases,
+    store: o.store,
+    embedder: o.embedder,
+    reranker: o.rerank ?? null,
+    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+    ...(onIngestProgress !== undefined ? { onIngestProgress } : {}),
+  });
+}
+
+/** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
+export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode">) {
+  return buildGraph({
+    store: session.retriever,
+    cards: session.kb,
+    defaults: { k: o.k, denseK: o.denseK, bm25K: o.bm25K, mode: o.mode, rerank: session.reranker !== null },
+  });
+}
+
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
 export async function runEval(o: EvalOptions, session: Session): Promise<{ report: Report; baseline: Baseline | null }> {
   const cases = selectCases(session.cases, o);
   const started = new Date();
   const t0 = performance.now();
-  const graph = buildGraph({
-    store: session.retriever,
-    cards: session.kb,
-    defaults: { k: o.k, denseK: o.denseK, bm25K: o.bm25K, mode: o.mode, rerank: session.reranker !== null },
-  });
+  const graph = graphFor(session, o);
   const evaluators = allEvaluators({ k: o.k });
   const progress = progressReporter("eval", "cases");
   let turns;
@@ -144,19 +166,10 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
 
 export async function evalCommand(o: EvalOptions): Promise<number> {
   checkEvalOptions(o);
-  const paths = resolveDataPaths(o);
   if (o.baseline !== undefined && !o.updateBaseline && !existsSync(o.baseline))
     throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with --update-baseline)", o.baseline);
   const ingestProgress = progressReporter("ingest", "chunks");
-  const session = await openSession({
-    kbDir: paths.kb,
-    casesFile: paths.cases,
-    store: o.store,
-    embedder: o.embedder,
-    reranker: o.rerank ?? null,
-    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
-    onIngestProgress: (d, t) => ingestProgress.update(d, t),
-  });
+  const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
   ingestProgress.stop();
   try {
     const { report } = await runEval(o, session);

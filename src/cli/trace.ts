@@ -12,12 +12,10 @@ import { InvalidArgumentError } from "../errors.js";
 import { explainGold, type GoldExplanation } from "../eval/attribution.js";
 import { allEvaluators } from "../eval/evaluators.js";
 import { runSweep } from "../eval/runner.js";
-import { openSession } from "../eval/session.js";
 import type { TurnReport } from "../eval/types.js";
-import { buildGraph } from "../graph/build.js";
 import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
-import { addEvalOptions, type EvalOptions } from "./eval.js";
+import { addEvalOptions, graphFor, openSessionFor, type EvalOptions } from "./eval.js";
 import { action, out, parsePositiveInt } from "./io.js";
 
 interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir"> {
@@ -79,28 +77,15 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
 }
 
 async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
-  const paths = resolveDataPaths(o);
-  const session = await openSession({
-    kbDir: paths.kb,
-    casesFile: paths.cases,
-    store: o.store,
-    embedder: o.embedder,
-    reranker: o.rerank ?? null,
-    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
-  });
+  const session = await openSessionFor(o);
   try {
     const c = session.cases.find((x) => x.id === caseId);
-    if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${paths.cases}`, caseId);
+    if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${resolveDataPaths(o).cases}`, caseId);
     if (o.turn !== undefined && o.turn >= c.turns.length) throw new InvalidArgumentError("--turn", `a turn index below ${c.turns.length} (0-based)`, o.turn);
     // Earlier turns run too: a follow-up is contextualized from them.
     const upTo = { ...c, turns: c.turns.slice(0, (o.turn ?? c.turns.length - 1) + 1) };
-    const graph = buildGraph({
-      store: session.retriever,
-      cards: session.kb,
-      defaults: { k: o.k, denseK: o.denseK, bm25K: o.bm25K, mode: o.mode, rerank: session.reranker !== null },
-    });
     const { turns, traces } = await runSweep({
-      graph,
+      graph: graphFor(session, o),
       cases: [upTo],
       evaluators: allEvaluators({ k: o.k }),
       knownIds: new Set(session.kb.byId.keys()),
