@@ -10,11 +10,38 @@ import os from "node:os";
 import path from "node:path";
 import type { Chunk, Locale } from "../../src/kb/types.js";
 import type { Embedder } from "../../src/retrieval/types.js";
+import type { ChromaClient } from "chromadb";
+import { afterAll, beforeAll, expect } from "vitest";
+import { connectChroma, startLocalChroma, type LocalChroma } from "../../src/retrieval/chroma-server.js";
 import { BIN, ROOT } from "./cli.js";
 
 export async function tempDir(prefix: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `retrace-${prefix}-`));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * One real local Chroma server for a whole test file: started in beforeAll
+ * on a temp data dir, stopped in afterAll, which also asserts that no Chroma
+ * process of that dir survives. Read the fields inside tests and hooks.
+ */
+export function useLocalChroma(prefix: string): { server: LocalChroma; client: ChromaClient; dir: string } {
+  const ctx = {} as { server: LocalChroma; client: ChromaClient; dir: string };
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const tmp = await tempDir(prefix);
+    ctx.dir = tmp.dir;
+    cleanup = tmp.cleanup;
+    ctx.server = await startLocalChroma({ dataDir: path.join(tmp.dir, "chroma") });
+    ctx.client = await connectChroma({ url: ctx.server.url });
+  });
+  afterAll(async () => {
+    await ctx.server?.stop();
+    const leftover = ctx.dir === undefined ? [] : chromaPids(ctx.dir);
+    await cleanup?.();
+    expect(leftover).toEqual([]); // no Chroma process of this file survives it
+  });
+  return ctx;
 }
 
 /** Pids of running `chromadb/dist/cli.mjs` processes whose command line mentions `dataDir` (all of them when omitted). */

@@ -3,16 +3,14 @@
  * a real Chroma server. The dense index is checked against hand-computed
  * cosines and, differentially, against the exact in-memory index.
  */
-import path from "node:path";
 import type { ChromaClient } from "chromadb";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../../src/errors.js";
 import { loadKnowledgeBase } from "../../src/kb/cards.js";
 import { chunkKnowledgeBase } from "../../src/kb/chunk.js";
 import { kbHash } from "../../src/kb/hash.js";
 import type { Chunk } from "../../src/kb/types.js";
-import { connectChroma, startLocalChroma, type LocalChroma } from "../../src/retrieval/chroma-server.js";
 import {
   ChromaDenseIndex,
   chunksHash,
@@ -28,7 +26,7 @@ import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
 import { COSINE_CONFIGURATION, ingest } from "../../src/retrieval/ingest.js";
 import { MINI_KB } from "../helpers/fixtures.js";
-import { chromaPids, chunk, TableEmbedderFake, tempDir } from "../helpers/chroma.js";
+import { chunk, TableEmbedderFake, useLocalChroma } from "../helpers/chroma.js";
 
 const KB_A = "a".repeat(64);
 const KB_B = "b".repeat(64);
@@ -88,21 +86,10 @@ describe("collectionName (pure)", () => {
   });
 });
 
-let server: LocalChroma;
+const local = useLocalChroma("chroma-store");
 let client: ChromaClient;
-let tmp: { dir: string; cleanup: () => Promise<void> };
-
-beforeAll(async () => {
-  tmp = await tempDir("chroma-store");
-  server = await startLocalChroma({ dataDir: path.join(tmp.dir, "chroma") });
-  client = await connectChroma({ url: server.url });
-});
-
-afterAll(async () => {
-  await server?.stop();
-  const leftover = chromaPids(tmp.dir);
-  await tmp?.cleanup();
-  expect(leftover).toEqual([]); // no Chroma process of this file survives it
+beforeAll(() => {
+  client = local.client;
 });
 
 describe("ChromaDenseIndex", () => {

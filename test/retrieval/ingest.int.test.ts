@@ -5,12 +5,10 @@
  * dimensions are a DimensionMismatchError.
  */
 import os from "node:os";
-import path from "node:path";
 import type { ChromaClient } from "chromadb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DimensionMismatchError, InvalidArgumentError } from "../../src/errors.js";
 import type { Chunk } from "../../src/kb/types.js";
-import { connectChroma, startLocalChroma, type LocalChroma } from "../../src/retrieval/chroma-server.js";
 import {
   ChromaDenseIndex,
   collectionName,
@@ -20,26 +18,15 @@ import {
   stagingCollectionName,
 } from "../../src/retrieval/chroma-store.js";
 import { COSINE_CONFIGURATION, ingest, removeStaleStaging } from "../../src/retrieval/ingest.js";
-import { chromaPids, chunk, deadPid, TableEmbedderFake, tempDir, WrongDimensionEmbedderFake } from "../helpers/chroma.js";
+import { chunk, deadPid, TableEmbedderFake, useLocalChroma, WrongDimensionEmbedderFake } from "../helpers/chroma.js";
 
 const KB_V1 = "1".repeat(64);
 const KB_V2 = "2".repeat(64);
 
-let server: LocalChroma;
+const local = useLocalChroma("ingest");
 let client: ChromaClient;
-let tmp: { dir: string; cleanup: () => Promise<void> };
-
-beforeAll(async () => {
-  tmp = await tempDir("ingest");
-  server = await startLocalChroma({ dataDir: path.join(tmp.dir, "chroma") });
-  client = await connectChroma({ url: server.url });
-});
-
-afterAll(async () => {
-  await server?.stop();
-  const leftover = chromaPids(tmp.dir);
-  await tmp?.cleanup();
-  expect(leftover).toEqual([]); // no Chroma process of this file survives it
+beforeAll(() => {
+  client = local.client;
 });
 
 /** 2-d vectors: text "t<i>" ↦ (cos, sin) of i·10°. */

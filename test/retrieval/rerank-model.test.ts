@@ -7,24 +7,23 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError, ModelUnavailableError } from "../../src/errors.js";
 import { CrossEncoderReranker, DEFAULT_RERANK_MODEL } from "../../src/retrieval/rerank-model.js";
 import {
   DEFAULT_WORDS,
   type TinyCrossEncoder,
-  guardFetch,
   idsOf,
   makeTinyBertEmbedder,
   makeTinyCrossEncoder,
 } from "../fixtures/models/make-tiny-models.js";
+import { useFetchGuard } from "../helpers/network.js";
 
 let root: string;
 let modelsDir: string;
 let single: TinyCrossEncoder;
 let binary: TinyCrossEncoder;
 const loaded: CrossEncoderReranker[] = [];
-let guard: ReturnType<typeof guardFetch>;
 
 async function load(opts: Parameters<typeof CrossEncoderReranker.load>[0] = {}): Promise<CrossEncoderReranker> {
   const r = await CrossEncoderReranker.load({ modelsDir, ...opts });
@@ -64,13 +63,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-beforeEach(() => {
-  guard = guardFetch();
-});
-afterEach(() => {
-  guard.restore();
-  expect(guard.remote).toEqual([]);
-});
+useFetchGuard();
 
 describe("CrossEncoderReranker", () => {
   it("loads the default cross-encoder id offline and scores one finite logit per text", async () => {

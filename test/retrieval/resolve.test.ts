@@ -5,20 +5,20 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { InvalidArgumentError, ModelUnavailableError } from "../../src/errors.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
 import { resolveEmbedder, resolveReranker } from "../../src/retrieval/embedders/resolve.js";
 import { DEFAULT_EMBEDDING_MODEL, TransformersEmbedder } from "../../src/retrieval/embedders/transformers.js";
 import { CrossEncoderReranker, DEFAULT_RERANK_MODEL } from "../../src/retrieval/rerank-model.js";
 import type { Embedder, Reranker } from "../../src/retrieval/types.js";
-import { guardFetch, makeTinyBertEmbedder, makeTinyCrossEncoder } from "../fixtures/models/make-tiny-models.js";
+import { makeTinyBertEmbedder, makeTinyCrossEncoder } from "../fixtures/models/make-tiny-models.js";
+import { useFetchGuard } from "../helpers/network.js";
 
 let root: string;
 let withModels: string;
 let emptyDir: string;
 const toDispose: (Embedder | Reranker | null)[] = [];
-let guard: ReturnType<typeof guardFetch>;
 
 function keep<T extends { embedder?: Embedder; reranker?: Reranker | null }>(r: T): T {
   toDispose.push(r.embedder ?? r.reranker ?? null);
@@ -41,13 +41,9 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-beforeEach(() => {
-  guard = guardFetch();
-});
+const guard = useFetchGuard();
 afterEach(() => {
-  guard.restore();
   vi.unstubAllEnvs();
-  expect(guard.remote).toEqual([]);
 });
 
 describe("resolveEmbedder", () => {

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DataValidationError, InvalidArgumentError, ModelUnavailableError } from "../../src/errors.js";
 import {
   DEFAULT_EMBEDDING_MODEL,
@@ -19,10 +19,10 @@ import {
 import {
   DEFAULT_WORDS,
   type TinyModel,
-  guardFetch,
   idsOf,
   makeTinyBertEmbedder,
 } from "../fixtures/models/make-tiny-models.js";
+import { useFetchGuard } from "../helpers/network.js";
 
 const H = 32;
 let root: string;
@@ -32,7 +32,6 @@ let clsModel: TinyModel;
 let meanModel: TinyModel;
 let plainModel: TinyModel;
 const loaded: TransformersEmbedder[] = [];
-let guard: ReturnType<typeof guardFetch>;
 
 async function load(opts: Parameters<typeof TransformersEmbedder.load>[0]): Promise<TransformersEmbedder> {
   const e = await TransformersEmbedder.load({ modelsDir, ...opts });
@@ -68,13 +67,9 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-beforeEach(() => {
-  guard = guardFetch();
-});
+const guard = useFetchGuard();
 afterEach(() => {
-  guard.restore();
   vi.unstubAllEnvs();
-  expect(guard.remote).toEqual([]);
 });
 
 describe("TransformersEmbedder: offline load of a generated model", () => {
