@@ -11,12 +11,11 @@ import { datasetHash, kbHash } from "../kb/hash.js";
 import type { Chunk, EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
-import { ChromaDenseIndex, openCurrentCollection } from "../retrieval/chroma-store.js";
+import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
 import { HybridRetriever, type HybridDefaults } from "../retrieval/hybrid.js";
 import { ingest, type IngestResult } from "../retrieval/ingest.js";
 import type { Embedder } from "../retrieval/types.js";
-import { ServiceUnavailableError } from "../errors.js";
 
 export interface SessionOptions {
   kbDir: string;
@@ -82,8 +81,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       ...(opts.onIngestProgress !== undefined ? { onProgress: opts.onIngestProgress } : {}),
     });
     log.info(`collection ${ingested.collection}: ${ingested.status === "up-to-date" ? "up to date" : `ingested ${ingested.chunks} chunks in ${ingested.durationMs.toFixed(0)} ms`}`);
-    const current = await openCurrentCollection(handle.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
-    if (current === null) throw new ServiceUnavailableError("chroma", `collection ${ingested.collection} is not available after ingest`);
+    const current = await requireCurrentCollection(handle.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
     const retriever = new HybridRetriever({
       chunks: data.chunks,
       embedder,

@@ -18,13 +18,13 @@
  * factory's graph has none of its own.
  */
 import path from "node:path";
-import { InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
 import { openStore } from "../retrieval/chroma-server.js";
-import { ChromaDenseIndex, openCurrentCollection } from "../retrieval/chroma-store.js";
+import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { InMemoryDenseIndex } from "../retrieval/dense.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { HybridRetriever } from "../retrieval/hybrid.js";
@@ -68,8 +68,7 @@ export async function createStudioGraph(env: NodeJS.ProcessEnv = process.env): P
     try {
       const hash = kbHash(kb);
       await ingest({ client: handle.client, chunks, embedder, kbHash: hash });
-      const current = await openCurrentCollection(handle.client, { kbHash: hash, embedder, fallbackToLatest: false });
-      if (current === null) throw new ServiceUnavailableError("chroma", `no collection for KB ${hash.slice(0, 12)} after ingest`);
+      const current = await requireCurrentCollection(handle.client, { kbHash: hash, embedder, fallbackToLatest: false });
       dense = new ChromaDenseIndex(current.collection);
     } catch (e) {
       await handle.close();

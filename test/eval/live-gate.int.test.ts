@@ -32,7 +32,7 @@ import { runSweep } from "../../src/eval/runner.js";
 import { loadData } from "../../src/eval/session.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { openStore, type ChromaStoreHandle } from "../../src/retrieval/chroma-server.js";
-import { ChromaDenseIndex, openCurrentCollection } from "../../src/retrieval/chroma-store.js";
+import { ChromaDenseIndex, requireCurrentCollection } from "../../src/retrieval/chroma-store.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { ingest } from "../../src/retrieval/ingest.js";
@@ -61,8 +61,7 @@ beforeAll(async () => {
   store = await openStore({ url: undefined, dataDir });
   const embedder = new HashingEmbedder();
   await ingest({ client: store.client, chunks: data.chunks, embedder, kbHash: data.hashes.kb });
-  const current = await openCurrentCollection(store.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
-  if (current === null) throw new Error("the ingested collection is not current");
+  const current = await requireCurrentCollection(store.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
   retriever = new HybridRetriever({ chunks: data.chunks, embedder, dense: new ChromaDenseIndex(current.collection) });
 });
 
