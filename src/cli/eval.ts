@@ -24,6 +24,7 @@ import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { openSession, type Session } from "../eval/session.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
+import { datasetHash } from "../kb/hash.js";
 import { isLocale, LOCALES, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
@@ -134,7 +135,8 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
   }
   const report = buildReport({
     run: {
-      datasetHash: session.hashes.dataset,
+      // A filtered run (--locale / --case) measured a different dataset: its hash says so, and a baseline of the full set is refused.
+      datasetHash: cases.length === session.cases.length ? session.hashes.dataset : datasetHash(cases),
       kbHash: session.hashes.kb,
       embedder: session.embedder?.id ?? null,
       ...(session.embedder !== null ? { embedderDescription: `${session.embedder.description}` } : {}),

@@ -90,6 +90,11 @@ describe("retrace eval, store-backed", () => {
     expect(worse.stdout).toMatch(/\[regression\] retrieval_ndcg_at_k/);
     expect(worse.stdout).not.toMatch(/\[regression\] retrieval_hit_at_k/);
 
+    // A filtered run measured another dataset: comparing it with the full-set baseline is refused.
+    const filtered = await runCli(["eval", ...store(), "--baseline", file, "--locale", "pt-BR"]);
+    expect(filtered.exitCode).toBe(2);
+    expect(filtered.stderr).toMatch(/Cannot compare with the baseline: its `datasetHash`/);
+
     baseline.datasetHash = "0".repeat(64);
     await writeFile(file, JSON.stringify(baseline));
     const other = await runCli(["eval", ...store(), "--baseline", file]);
