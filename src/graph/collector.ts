@@ -35,6 +35,8 @@ export class RetrievalTraceCollector extends BaseCallbackHandler {
   name = "RetrievalTraceCollector";
   override awaitHandlers = true;
   private readonly events: CollectedTrace[] = [];
+  /** The same traces indexed by thread, so a sweep's per-turn lookups stay O(turns of the thread). */
+  private readonly byThread = new Map<string | null, RetrievalTrace[]>();
 
   constructor() {
     super({ _awaitHandler: true });
@@ -50,16 +52,19 @@ export class RetrievalTraceCollector extends BaseCallbackHandler {
   /** Records one trace (used by `collectTraces`; callers may feed traces from elsewhere). */
   add(entry: CollectedTrace): void {
     this.events.push(entry);
+    const list = this.byThread.get(entry.threadId);
+    if (list === undefined) this.byThread.set(entry.threadId, [entry.trace]);
+    else list.push(entry.trace);
   }
 
   /** Every trace of a thread, in arrival order. */
   get(threadId: string | null): RetrievalTrace[] {
-    return this.events.filter((e) => e.threadId === threadId).map((e) => e.trace);
+    return [...(this.byThread.get(threadId) ?? [])];
   }
 
   /** The trace of a thread's turn (the latest, should the turn have been retrieved twice), or undefined. */
   forTurn(threadId: string | null, turn: number): RetrievalTrace | undefined {
-    const list = this.get(threadId);
+    const list = this.byThread.get(threadId) ?? [];
     for (let i = list.length - 1; i >= 0; i--) if (list[i]?.turn === turn) return list[i];
     return undefined;
   }
@@ -80,6 +85,7 @@ export class RetrievalTraceCollector extends BaseCallbackHandler {
 
   clear(): void {
     this.events.length = 0;
+    this.byThread.clear();
   }
 }
 
