@@ -53,12 +53,14 @@ describe("retrace check on the shipped data", () => {
 });
 
 describe("retrace check on broken copies of the shipped data", () => {
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => cleanup?.());
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(cleanups.splice(0).map((c) => c()));
+  });
 
   async function brokenCopy(edit: (dir: string) => Promise<void>) {
     const tmp = await copyKb(SHIPPED_KB);
-    cleanup = tmp.cleanup;
+    cleanups.push(tmp.cleanup);
     await edit(tmp.dir);
     const before = await snapshot(tmp.dir);
     const r = await runCli(["check", "--kb", tmp.dir], { cwd: tmp.dir });
