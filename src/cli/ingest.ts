@@ -15,7 +15,7 @@ import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
-import { DEFAULT_BATCH_SIZE, ingest, type IngestResult } from "../retrieval/ingest.js";
+import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
 import { action, err, out, parsePositiveInt } from "./io.js";
 import { progressReporter } from "./progress.js";
 
@@ -26,11 +26,6 @@ export interface IngestCommandOptions {
   dataDir?: string;
   batchSize?: number;
   json?: boolean;
-}
-
-export function renderIngestSummary(r: IngestResult): string {
-  const what = r.status === "up-to-date" ? "already up to date" : `ingested ${r.chunks} chunks in ${r.durationMs.toFixed(0)} ms`;
-  return `collection ${r.collection}: ${r.chunks} chunks, embedder ${r.embedder} (${r.dimension}-d), ${what}`;
 }
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -81,7 +76,7 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
     if (opts.json) {
       out(JSON.stringify({ version: 1, store: { url: store.url, kind: store.kind }, kbHash: hash, ...result }, null, 2));
     } else {
-      out(renderIngestSummary(result));
+      out(describeIngest(result));
     }
     return 0;
   } catch (e) {

@@ -13,8 +13,8 @@ import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
 import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
-import { HybridRetriever, type HybridDefaults } from "../retrieval/hybrid.js";
-import { ingest, type IngestResult } from "../retrieval/ingest.js";
+import { HybridRetriever } from "../retrieval/hybrid.js";
+import { describeIngest, ingest, type IngestResult } from "../retrieval/ingest.js";
 import type { Embedder } from "../retrieval/types.js";
 
 export interface SessionOptions {
@@ -28,8 +28,6 @@ export interface SessionOptions {
   reranker?: string | null;
   /** Local Chroma data folder (default `.retrace/chroma`). */
   dataDir?: string;
-  /** Retriever defaults (k, denseK, bm25K, mode, rerank...). */
-  retrieval?: Partial<Omit<HybridDefaults, "weights">>;
   onIngestProgress?: (done: number, total: number) => void;
 }
 
@@ -80,14 +78,13 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       kbHash: data.hashes.kb,
       ...(opts.onIngestProgress !== undefined ? { onProgress: opts.onIngestProgress } : {}),
     });
-    log.info(`collection ${ingested.collection}: ${ingested.status === "up-to-date" ? "up to date" : `ingested ${ingested.chunks} chunks in ${ingested.durationMs.toFixed(0)} ms`}`);
+    log.info(describeIngest(ingested));
     const current = await requireCurrentCollection(handle.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
     const retriever = new HybridRetriever({
       chunks: data.chunks,
       embedder,
       dense: new ChromaDenseIndex(current.collection),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
-      ...(opts.retrieval !== undefined ? { defaults: { ...opts.retrieval, rerank: opts.retrieval.rerank ?? rerank.reranker !== null } } : {}),
     });
     const h = handle;
     return {

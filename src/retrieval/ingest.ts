@@ -71,6 +71,12 @@ export interface IngestResult {
   replacedBecause?: string;
 }
 
+/** One line saying what an ingest did: `collection X: N chunks, embedder E (D-d), already up to date | ingested N chunks in T ms`. */
+export function describeIngest(r: IngestResult): string {
+  const what = r.status === "up-to-date" ? "already up to date" : `ingested ${r.chunks} chunks in ${r.durationMs.toFixed(0)} ms`;
+  return `collection ${r.collection}: ${r.chunks} chunks, embedder ${r.embedder} (${r.dimension}-d), ${what}`;
+}
+
 /** Staging collections that ingests of this process are filling right now. */
 const inFlight = new Set<string>();
 
