@@ -1,0 +1,79 @@
+/**
+ * The committed tune/holdout split of the eval cases (`<kb>/eval/split.json`).
+ *
+ * Anything fitted (answerer rules and thresholds, fusion weights, BM25
+ * parameters) may only be chosen on the `tune` part; answer-side figures are
+ * reported on the `holdout` part. The split is a committed file, never
+ * recomputed at run time, so adding cases cannot silently move old ones
+ * between parts.
+ *
+ * Format:
+ * ```json
+ * { "version": 1, "note": "how it was made", "tune": ["case-id", ...], "holdout": ["case-id", ...] }
+ * ```
+ * Every case of the dataset must be in exactly one part; an id that names no
+ * case is an error (so a typo cannot shrink a part unnoticed).
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { DataValidationError, type DataIssue } from "../errors.js";
+import type { EvalCase } from "./types.js";
+
+export const SPLIT_PARTS = ["tune", "holdout"] as const;
+export type SplitPart = (typeof SPLIT_PARTS)[number];
+
+export interface CaseSplit {
+  file: string;
+  /** Part of each case id. */
+  partOf: Map<string, SplitPart>;
+}
+
+/** Where the split of a KB lives: `<kbDir>/eval/split.json`. */
+export function defaultSplitFile(kbDir: string): string {
+  return path.join(kbDir, "eval", "split.json");
+}
+
+/** Parses and checks a split file against the cases; `null` when the file does not exist. */
+export async function loadSplit(file: string, cases: readonly EvalCase[]): Promise<CaseSplit | null> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  return parseSplit(text.replace(/^\uFEFF/, ""), file, cases);
+}
+
+export function parseSplit(text: string, file: string, cases: readonly EvalCase[]): CaseSplit {
+  const issues: DataIssue[] = [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
+  const obj = raw as Record<string, unknown>;
+  for (const key of Object.keys(obj))
+    if (!["version", "note", ...SPLIT_PARTS].includes(key)) issues.push({ file, field: key, message: `unknown field; expected only version, note, ${SPLIT_PARTS.join(", ")}` });
+  if (obj.version !== 1) issues.push({ file, field: "version", message: `expected 1, got ${JSON.stringify(obj.version)}` });
+  const known = new Set(cases.map((c) => c.id));
+  const partOf = new Map<string, SplitPart>();
+  for (const part of SPLIT_PARTS) {
+    const ids = obj[part];
+    if (!Array.isArray(ids) || ids.some((x) => typeof x !== "string")) {
+      issues.push({ file, field: part, message: "expected an array of case ids" });
+      continue;
+    }
+    ids.forEach((id: string, i) => {
+      if (!known.has(id)) issues.push({ file, field: `${part}[${i}]`, message: `unknown case id ${JSON.stringify(id)}` });
+      else if (partOf.has(id)) issues.push({ file, field: `${part}[${i}]`, message: `case ${JSON.stringify(id)} is already in part "${partOf.get(id)}"` });
+      else partOf.set(id, part);
+    });
+  }
+  if (issues.length === 0)
+    for (const c of cases) if (!partOf.has(c.id)) issues.push({ file, message: `case ${JSON.stringify(c.id)} (line ${c.line} of the cases file) is in no part; add it to "tune" or "holdout"` });
+  if (issues.length > 0) throw new DataValidationError(issues);
+  return { file, partOf };
+}
