@@ -21,7 +21,7 @@ import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
 import { gate, DEFAULT_MAX_DROP } from "../eval/gate.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
-import { openSession, type Session } from "../eval/session.js";
+import { openSystem, resolveStoreChoice, type RetraceSystem as Session } from "../system.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
@@ -63,7 +63,7 @@ export interface EvalOptions {
 
 /** Validates option combinations before anything runs (a floor on what will not be measured is an error). */
 export function checkEvalOptions(o: EvalOptions): void {
-  if (o.store !== "auto" && o.store !== "none" && !/^https?:\/\//.test(o.store)) throw new InvalidArgumentError("--store", '"auto", "none" or an http(s) URL', o.store);
+  resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
   for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", LOCALES.join(" | "), l);
   if (o.store === "none") {
@@ -90,7 +90,7 @@ export function openSessionFor(
   onIngestProgress?: (done: number, total: number) => void,
 ): Promise<Session> {
   const paths = resolveDataPaths(o);
-  return openSession({
+  return openSystem({
     kbDir: paths.kb,
     casesFile: paths.cases,
     store: o.store,
@@ -142,6 +142,7 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
       ...(session.embedder !== null ? { embedderDescription: `${session.embedder.description}` } : {}),
       k: o.k,
       store: session.store,
+      storeKind: session.storeKind,
       mode: session.retriever === null ? "none" : o.mode,
       rerank: session.reranker?.id ?? null,
       started: started.toISOString(),
@@ -196,7 +197,7 @@ const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 /** The options shared by `eval` and `start`. */
 export function addEvalOptions(cmd: Command): Command {
   return cmd
-    .option("--store <auto|url|none>", "auto: CHROMA_URL if set, else a local Chroma started (and stopped) by retrace; a URL; none: store-less (retrieval not measured)", "auto")
+    .option("--store <auto|local|url|memory|none>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index; none: store-less (retrieval not measured)", "auto")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
     .option("-k, --k <n>", "retrieval top-k: cards scored per turn", parsePositiveInt("-k"), 5)

@@ -18,6 +18,7 @@ import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
 import { action, err, out, parsePositiveInt } from "./io.js";
 import { progressReporter } from "./progress.js";
+import { resolveStoreChoice } from "../system.js";
 
 export interface IngestCommandOptions {
   kb: string;
@@ -55,11 +56,11 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   let store: ChromaStoreHandle | undefined;
   const progress = progressReporter("ingest", "chunks");
   try {
-    const storeUrl = opts.store === "auto" ? undefined : opts.store;
-    if (storeUrl === undefined && (process.env.CHROMA_URL ?? "") === "") {
-      log.info(`Starting a local Chroma server (data ${opts.dataDir ?? defaultDataDir()})`);
-    }
-    store = await openStore({ ...(storeUrl !== undefined ? { url: storeUrl } : {}), ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}) });
+    const choice = resolveStoreChoice(opts.store);
+    if (choice.kind === "memory" || choice.kind === "none")
+      throw new InvalidArgumentError("--store", "auto, local or a Chroma URL (ingest writes into a Chroma store)", opts.store);
+    if (choice.kind === "local") log.info(`Starting a local Chroma server (data ${opts.dataDir ?? defaultDataDir()})`);
+    store = await openStore({ ...(choice.url !== undefined ? { url: choice.url } : { local: true }), ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}) });
     log.info(`Chroma ${store.kind === "local" ? "local server" : "server"} ready at ${store.url}`);
     controller.signal.throwIfAborted();
     const result = await ingest({
@@ -98,17 +99,12 @@ export function register(program: Command): void {
     .command("ingest")
     .description("Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)")
     .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
-    .option("--store <auto|url>", "Chroma server: auto = CHROMA_URL if set, else a local server started on --data-dir", "auto")
+    .option("--store <auto|local|url>", "Chroma server: auto = CHROMA_URL if set, else local; local = a server started on --data-dir; or a Chroma URL", "auto")
     .option("--embedder <auto|builtin|model>", "embedder: auto, builtin, or a transformers.js model id or folder", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
     .option("--batch-size <n>", "chunks embedded and written per request", parsePositiveInt("--batch-size"), DEFAULT_BATCH_SIZE)
     .option("--json", "print the result as JSON")
     .action(
-      action(async (opts: IngestCommandOptions) => {
-        if (opts.store !== "auto" && !/^https?:\/\//.test(opts.store)) {
-          throw new InvalidArgumentError("--store", '"auto" or an http(s) URL', opts.store);
-        }
-        return runIngest(opts);
-      }),
+      action(async (opts: IngestCommandOptions) => runIngest(opts)),
     );
 }

@@ -74,8 +74,10 @@ export interface RunInfo {
   embedder: string | null;
   embedderDescription?: string;
   k: number;
-  /** "local" (self-started Chroma), a URL, or "none" (store-less). */
+  /** "local" (self-started Chroma), "memory", a URL, or "none" (store-less). */
   store: string;
+  /** What the store choice resolved to (docs/decisions/0006-one-composition-root-and-store-vocabulary.md); absent in reports written before it was recorded. */
+  storeKind?: "local" | "remote" | "memory" | "none";
   mode?: string;
   rerank?: string | null;
   started: string;

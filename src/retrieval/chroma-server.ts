@@ -490,6 +490,8 @@ export interface ChromaStoreHandle {
 export interface OpenStoreOptions {
   /** A Chroma URL; default CHROMA_URL; when neither is set, a local server is started. */
   url?: string;
+  /** Start a local server even when CHROMA_URL is set (the `local` store choice). */
+  local?: boolean;
   /** Data dir of the local server; default `<cwd>/.retrace/chroma`. */
   dataDir?: string;
   /** Port of the local server; default a free one. */
@@ -507,7 +509,7 @@ export function defaultDataDir(cwd: string = process.cwd()): string {
 /** CHROMA_URL (or `url`) when given, else a local server on `dataDir`. */
 export async function openStore(options: OpenStoreOptions = {}): Promise<ChromaStoreHandle> {
   const envUrl = process.env.CHROMA_URL ?? "";
-  const url = options.url ?? (envUrl === "" ? undefined : envUrl);
+  const url = options.url ?? (envUrl === "" || options.local === true ? undefined : envUrl);
   if (url !== undefined) {
     const client = await connectChroma({
       // Without an explicit URL connectChroma reads CHROMA_URL itself (and its error names the variable).

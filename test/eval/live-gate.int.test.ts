@@ -29,7 +29,7 @@ import { assertComparable, readBaseline } from "../../src/eval/baseline.js";
 import { allEvaluators } from "../../src/eval/evaluators.js";
 import { gate } from "../../src/eval/gate.js";
 import { runSweep } from "../../src/eval/runner.js";
-import { loadData } from "../../src/eval/session.js";
+import { loadData } from "../../src/system.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { openStore, type ChromaStoreHandle } from "../../src/retrieval/chroma-server.js";
 import { ChromaDenseIndex, requireCurrentCollection } from "../../src/retrieval/chroma-store.js";

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { lexicalOverlapStats, termOverlap } from "../../src/eval/paraphrase.js";
-import { loadData } from "../../src/eval/session.js";
+import { loadData } from "../../src/system.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 
 describe("termOverlap", () => {

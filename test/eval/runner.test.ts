@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { explainGold, ordinal } from "../../src/eval/attribution.js";
 import { allEvaluators } from "../../src/eval/evaluators.js";
 import { goldPositions, runSweep } from "../../src/eval/runner.js";
-import { loadData } from "../../src/eval/session.js";
+import { loadData } from "../../src/system.js";
 import type { TurnReport } from "../../src/eval/types.js";
 import { buildGraph } from "../../src/graph/build.js";
 import type { EvalCase, KnowledgeBase } from "../../src/kb/types.js";

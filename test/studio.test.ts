@@ -6,11 +6,11 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidArgumentError } from "../../src/errors.js";
-import { hasRetrieval } from "../../src/graph/build.js";
-import { createStudioGraph, studioStore } from "../../src/graph/studio.js";
-import { ROOT } from "../helpers/cli.js";
-import { MINI_KB } from "../helpers/fixtures.js";
+import { InvalidArgumentError } from "../src/errors.js";
+import { hasRetrieval } from "../src/graph/build.js";
+import { createStudioGraph, studioStore } from "../src/studio.js";
+import { ROOT } from "./helpers/cli.js";
+import { MINI_KB } from "./helpers/fixtures.js";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -22,7 +22,7 @@ describe("langgraph.json", () => {
     expect(config.node_version).toBe("20");
     const spec = config.graphs.retrace!;
     const [file, exportName] = spec.split(":") as [string, string];
-    expect(file).toBe("./src/graph/studio.ts");
+    expect(file).toBe("./src/studio.ts");
     const mod = (await import(path.join(ROOT, file))) as Record<string, unknown>;
     expect(typeof mod[exportName]).toBe("function");
   });
@@ -31,8 +31,12 @@ describe("langgraph.json", () => {
 describe("studio factory", () => {
   it("picks the store from the environment", () => {
     expect(studioStore({})).toBe("memory");
-    expect(studioStore({ CHROMA_URL: "http://127.0.0.1:8000" })).toBe("chroma");
+    expect(studioStore({ CHROMA_URL: "http://127.0.0.1:8000" })).toBe("http://127.0.0.1:8000");
     expect(studioStore({ CHROMA_URL: "http://127.0.0.1:8000", RETRACE_STORE: "none" })).toBe("none");
+    expect(studioStore({ CHROMA_URL: "http://127.0.0.1:8000", RETRACE_STORE: "local" })).toBe("local");
+    expect(studioStore({ RETRACE_STORE: "memory" })).toBe("memory");
+    // The old vocabulary is gone: one set of words for flags, env and docs.
+    expect(() => studioStore({ RETRACE_STORE: "chroma" })).toThrow(InvalidArgumentError);
     expect(() => studioStore({ RETRACE_STORE: "pinecone" })).toThrow(InvalidArgumentError);
   });
 
@@ -58,7 +62,7 @@ describe("studio factory", () => {
     vi.stubEnv("RETRACE_KB", MINI_KB);
     vi.stubEnv("RETRACE_STORE", "memory");
     vi.stubEnv("RETRACE_EMBEDDER", "builtin");
-    const mod = await import("../../src/graph/studio.js");
+    const mod = await import("../src/studio.js");
     const a = await mod.graph();
     const b = await mod.graph();
     expect(a).toBe(b);

@@ -1,0 +1,139 @@
+/**
+ * The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md):
+ * the one module that turns options into a running system — KB and cases
+ * (validated: the dataset-integrity check is always on), chunks, embedder,
+ * reranker, a dense index (a Chroma store with the KB ingested idempotently,
+ * or the exact in-process index), and the HybridRetriever over them. The CLI,
+ * the Studio entry (`src/studio.ts`) and library users all get their system
+ * here; `graph/`, `nodes/` and `eval/` receive what they need and never start
+ * processes.
+ *
+ * Store vocabulary (flags, `RETRACE_STORE`, docs, reports):
+ *   - `auto` (default): the `CHROMA_URL` server when set, else `local`;
+ *   - `local`: a Chroma server started by this process from node_modules,
+ *     stopped by `close()`;
+ *   - an `http(s)://` URL: that Chroma server;
+ *   - `memory`: the exact in-process dense index, nothing to start;
+ *   - `none`: store-less, no retriever (retrieval is "not measured").
+ */
+import { InvalidArgumentError } from "./errors.js";
+import { loadData, type LoadedData } from "./kb/load.js";
+import { log } from "./log.js";
+import { openStore, type ChromaStoreHandle } from "./retrieval/chroma-server.js";
+import { ChromaDenseIndex, requireCurrentCollection } from "./retrieval/chroma-store.js";
+import { InMemoryDenseIndex, type DenseIndex } from "./retrieval/dense.js";
+import { resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
+import { HybridRetriever } from "./retrieval/hybrid.js";
+import { describeIngest, ingest, type IngestResult } from "./retrieval/ingest.js";
+
+export { loadData, type LoadedData } from "./kb/load.js";
+
+/** `auto`, `local`, `memory`, `none`, or an http(s) URL of a Chroma server. */
+export type StoreChoice = "auto" | "local" | "memory" | "none" | (string & {});
+/** What a store choice resolved to; recorded in reports and baselines. */
+export type StoreKind = "local" | "remote" | "memory" | "none";
+
+export const STORE_CHOICES = ["auto", "local", "memory", "none"] as const;
+
+/**
+ * Checks a store choice and resolves `auto` against the environment.
+ * @throws InvalidArgumentError (exit 2) for anything but the vocabulary above.
+ */
+export function resolveStoreChoice(choice: string, env: NodeJS.ProcessEnv = process.env): { kind: StoreKind; url?: string } {
+  const envUrl = env.CHROMA_URL ?? "";
+  if (choice === "auto") return envUrl !== "" ? { kind: "remote", url: envUrl } : { kind: "local" };
+  if (choice === "local" || choice === "memory" || choice === "none") return { kind: choice };
+  if (/^https?:\/\//.test(choice)) return { kind: "remote", url: choice };
+  throw new InvalidArgumentError("store", `one of ${STORE_CHOICES.join(", ")} or an http(s) URL`, choice);
+}
+
+export interface SystemOptions {
+  kbDir: string;
+  /** The eval cases; null for none (a graph to serve rather than to evaluate). */
+  casesFile: string | null;
+  /** See the module comment; default `auto`. */
+  store?: StoreChoice;
+  /** Embedder spec: `auto` (default), `builtin`, or a transformers.js model id / folder. */
+  embedder?: string;
+  /** Cross-encoder spec, or null for no reranking (the default). */
+  reranker?: string | null;
+  /** Local Chroma data folder (default `.retrace/chroma`). */
+  dataDir?: string;
+  /** Environment to resolve `auto` against (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  onIngestProgress?: (done: number, total: number) => void;
+}
+
+export interface RetraceSystem extends LoadedData {
+  /** null when store-less. */
+  retriever: HybridRetriever | null;
+  embedder: { id: string; description: string; reason: string } | null;
+  reranker: { id: string; reason: string } | null;
+  /** `local`, `memory`, `none`, or the server URL (what reports print as the store). */
+  store: string;
+  storeKind: StoreKind;
+  /** The Chroma collection served from, when the store is Chroma. */
+  collection: string | null;
+  ingest: IngestResult | null;
+  /** Releases the store (stops a Chroma server this system started). Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/** Assembles a running system from options (see the module comment). */
+export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
+  const choice = resolveStoreChoice(opts.store ?? "auto", opts.env);
+  const data = await loadData(opts.kbDir, opts.casesFile);
+  if (choice.kind === "none") {
+    log.info("Store-less run: the graph has no retrieval node; retrieval metrics will be reported as not measured");
+    return { ...data, retriever: null, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, close: async () => {} };
+  }
+  const resolved = await resolveEmbedder(opts.embedder ?? "auto");
+  log.info(`embedder: ${resolved.reason}`);
+  const rerank = await resolveReranker(opts.reranker ?? null);
+  if (rerank.reranker !== null) log.info(`reranker: ${rerank.reason}`);
+  else if (opts.reranker !== undefined && opts.reranker !== null) log.warn(`reranker: ${rerank.reason}`);
+  const embedder = resolved.embedder;
+  const described = {
+    embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason },
+    reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason },
+  };
+  const retrieverOver = (dense: DenseIndex) =>
+    new HybridRetriever({ chunks: data.chunks, embedder, dense, ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}) });
+
+  if (choice.kind === "memory") {
+    const dense = await InMemoryDenseIndex.fromChunks(data.chunks, embedder);
+    return { ...data, ...described, retriever: retrieverOver(dense), store: "memory", storeKind: "memory", collection: null, ingest: null, close: async () => {} };
+  }
+
+  let handle: ChromaStoreHandle | undefined;
+  try {
+    handle = await openStore({
+      ...(choice.url !== undefined ? { url: choice.url } : { local: true }),
+      ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+    });
+    log.info(`Chroma ${handle.kind === "local" ? "local server" : "server"} ready at ${handle.url}`);
+    const ingested = await ingest({
+      client: handle.client,
+      chunks: data.chunks,
+      embedder,
+      kbHash: data.hashes.kb,
+      ...(opts.onIngestProgress !== undefined ? { onProgress: opts.onIngestProgress } : {}),
+    });
+    log.info(describeIngest(ingested));
+    const current = await requireCurrentCollection(handle.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
+    const h = handle;
+    return {
+      ...data,
+      ...described,
+      retriever: retrieverOver(new ChromaDenseIndex(current.collection)),
+      store: h.kind === "local" ? "local" : h.url,
+      storeKind: h.kind,
+      collection: current.name,
+      ingest: ingested,
+      close: () => h.close(),
+    };
+  } catch (e) {
+    await handle?.close();
+    throw e;
+  }
+}
