@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// The `retrace` command: runs the TypeScript CLI through tsx's loader.
-import { register } from "tsx/esm/api";
+// The `retrace` command: runs the compiled CLI (dist/, built by `npm run build`;
+// the published package ships it).
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-register();
-await import("../src/cli/run.ts");
+const entry = new URL("../dist/cli/run.js", import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  process.stderr.write("retrace: dist/ is missing; run `npm run build` in the retrace checkout first\n");
+  process.exitCode = 70;
+} else {
+  await import(entry.href);
+}
