@@ -1,7 +1,11 @@
 /**
- * Import rules of DESIGN.md §2: no circular imports; imports flow one way,
- * cli → eval → graph → nodes → retrieval → kb (errors.ts and log.ts from
- * anywhere); nothing under retrieval/ or kb/ imports LangGraph or LangChain.
+ * Import rules of docs/architecture.md §1: no circular imports; imports flow
+ * one way, cli → eval → graph → nodes → retrieval → kb (errors.ts and log.ts
+ * from anywhere); nothing under retrieval/ or kb/ imports LangGraph or
+ * LangChain; only the composition root (src/system.ts), the CLI and the
+ * retrieval layer itself touch the Chroma process module; the
+ * `retrace-eval/metrics` and `retrace-eval/retrieval` entries never reach
+ * LangChain, even indirectly.
  */
 const layers = ["kb", "retrieval", "nodes", "graph", "eval", "cli"];
 const forbiddenUpward = layers.flatMap((layer, i) =>
@@ -24,6 +28,20 @@ module.exports = {
       severity: "error",
       from: { path: "^src/(kb|retrieval)/" },
       to: { path: "node_modules/@langchain/" },
+    },
+    {
+      name: "no-chroma-process-below-the-composition-root",
+      comment: "graph/, nodes/ and eval/ receive their dependencies and never start processes (docs/decisions/0006-one-composition-root-and-store-vocabulary.md)",
+      severity: "error",
+      from: { path: "^src/(graph|nodes|eval)/" },
+      to: { path: "^src/retrieval/chroma-server\\.ts$" },
+    },
+    {
+      name: "framework-free-subpath-entries",
+      comment: "retrace-eval/metrics and retrace-eval/retrieval import no LangChain, directly or through other modules",
+      severity: "error",
+      from: { path: "^src/(metrics|retrieval)\\.ts$" },
+      to: { path: "node_modules/@langchain/", reachable: true },
     },
     {
       name: "no-test-code-in-src",

@@ -1,6 +1,10 @@
 /**
- * retrace's public API: the graph factory, the instrumented retrieve node
- * (to embed in your own graphs), the trace collector, and the types.
+ * retrace's public API (`retrace-eval`): the graph factory and state, the
+ * instrumented retrieve node (to embed in your own graphs) and the trace
+ * collector; the composition root; the evaluators, runner, aggregation,
+ * gate, baseline and report renderers; typed errors; and everything of the
+ * subpath entries `retrace-eval/metrics`, `retrace-eval/retrieval` and
+ * `retrace-eval/langchain`. See docs/architecture.md.
  */
 export { buildGraph, hasRetrieval, type BuildGraphOptions, type RetraceGraph } from "./graph/build.js";
 export { RetraceState, RetrievalAnnotation, appendTraces, type RetraceStateType, type RetraceUpdateType, type RetrievalStateType, type RetrievalUpdateType } from "./graph/state.js";
@@ -25,5 +29,54 @@ export { contextualize, contextualizeQuery, followUpReason, isFollowUp, FOLLOW_U
 export { generate, parseModelAnswer, REFUSAL_MARKER } from "./nodes/generate.js";
 export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason } from "./nodes/answerer.js";
 export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
-export type { Card, Chunk, EvalCase, KnowledgeBase, Locale } from "./kb/types.js";
-export type { Ranked, RetrievalMode, RetrievalTrace, RetrieveOptions, Retriever } from "./retrieval/types.js";
+
+// The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md).
+export { openSystem, resolveStoreChoice, STORE_CHOICES, type RetraceSystem, type StoreChoice, type StoreKind, type SystemOptions } from "./system.js";
+
+// Evaluation: evaluators in the {key, score, comment} shape, the runner, aggregation, gate, baseline, renderers.
+export {
+  allEvaluators,
+  citationCorrectnessEvaluator,
+  citationCoverageEvaluator,
+  defaultEvaluators,
+  groundednessEvaluator,
+  refusalEvaluator,
+  retrievalEvaluator,
+  runEvaluators,
+  CITATION_CORRECTNESS_KEY,
+  CITATION_COVERAGE_KEY,
+  GROUNDEDNESS_KEY,
+  REFUSAL_CORRECTNESS_KEY,
+  type AsyncEvaluator,
+  type EvaluatorSpec,
+  type Judge,
+  type JudgeVerdict,
+} from "./eval/evaluators.js";
+export { runSweep, summarizeTrace, goldPositions, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions } from "./eval/runner.js";
+export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/aggregate.js";
+export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate.js";
+export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/baseline.js";
+export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report.js";
+export { compareRuns, readRunSide, type KeyComparison, type RunSide } from "./eval/compare.js";
+export { explainGold, type GoldExplanation } from "./eval/attribution.js";
+export type { EvalResult, Evaluator, Report, TurnArtifacts } from "./eval/types.js";
+
+// Typed errors: each has a `code` and an `exitCode`.
+export {
+  BaselineMismatchError,
+  DataValidationError,
+  DimensionMismatchError,
+  InvalidArgumentError,
+  ModelUnavailableError,
+  NotMeasuredError,
+  RetraceError,
+  ServiceUnavailableError,
+  formatIssue,
+  isRetraceError,
+  type DataIssue,
+  type RetraceErrorCode,
+} from "./errors.js";
+
+export * from "./metrics.js";
+export * from "./retrieval.js";
+export * from "./langchain.js";

@@ -1,0 +1,43 @@
+/**
+ * `retrace-eval/metrics`: the pure metric functions, the trec_eval-exact
+ * scorer and the statistics, with no LangChain or LangGraph import at all
+ * (see docs/metrics.md for every formula and edge case).
+ */
+export { dedupeFirst, hitAtK, ndcgAtK, precisionAtK, recallAtK, reciprocalRankAtK, METRICS, TRIAD_KEYS, type Gold, type MetricSpec } from "./eval/metrics.js";
+export {
+  formatTrecText,
+  formatTrecRow,
+  formatTrecValue,
+  normalizeCutoffs,
+  parseQrels,
+  parseRun,
+  readQrels,
+  readRun,
+  scoreTrec,
+  toTrecJson,
+  trecMeasureNames,
+  trecRanking,
+  TREC_JSON_VERSION,
+  RELEVANCE_LEVEL,
+  type Qrels,
+  type Run,
+  type RunQuery,
+  type TrecCounts,
+  type TrecJson,
+  type TrecOptions,
+  type TrecScores,
+} from "./eval/trec.js";
+export {
+  bootstrapCI,
+  mean,
+  mulberry32,
+  pairedComparison,
+  permutationTest,
+  DEFAULT_ALPHA,
+  DEFAULT_SAMPLES,
+  DEFAULT_SEED,
+  type BootstrapOptions,
+  type PairedComparison,
+  type ResampleOptions,
+  type TwoSampleComparison,
+} from "./eval/stats.js";

@@ -1,0 +1,27 @@
+/**
+ * `retrace-eval/retrieval`: the hybrid retriever and each of its stages, the
+ * knowledge-base loaders and the Chroma store — no LangChain or LangGraph
+ * import (docs/architecture.md, "Retrieval").
+ */
+export { HybridRetriever, HYBRID_DEFAULTS, RETRIEVAL_MODES, type HybridDefaults, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
+export { BM25Index, BM25_B, BM25_K1, type BM25Document, type BM25Params, type BM25SearchOptions, type BM25Stats } from "./retrieval/bm25.js";
+export { analyze, analyzerFor, foldAccents, tokenize, type Analyzer } from "./retrieval/analyzer.js";
+export { HashingEmbedder, BUILTIN_DIMENSION, type HashingEmbedderOptions } from "./retrieval/embedders/builtin.js";
+export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANK_MODEL, locateModel, type TransformersEmbedderOptions } from "./retrieval/embedders/transformers.js";
+export { resolveEmbedder, resolveReranker, type ResolvedEmbedder, type ResolvedReranker } from "./retrieval/embedders/resolve.js";
+export { CrossEncoderReranker, type CrossEncoderRerankerOptions } from "./retrieval/rerank-model.js";
+export { cosineSimilarity, InMemoryDenseIndex, type DenseEntry, type DenseIndex, type DenseSearchOptions, type EmbeddableChunk } from "./retrieval/dense.js";
+export { ChromaDenseIndex, collectionName, requireCurrentCollection } from "./retrieval/chroma-store.js";
+export { openStore, startLocalChroma, connectChroma, defaultDataDir, type ChromaStoreHandle, type LocalChroma, type OpenStoreOptions } from "./retrieval/chroma-server.js";
+export { ingest, describeIngest, type IngestOptions, type IngestResult } from "./retrieval/ingest.js";
+export { reciprocalRankFusion, RRF_K, type FusionInput, type FusionOptions } from "./retrieval/fusion.js";
+export { applyRerank, rerankHead } from "./retrieval/rerank.js";
+export { dedupeParents, topK } from "./retrieval/parents.js";
+export type { Embedder, Ranked, RetrievalMode, RetrievalStages, RetrievalTrace, RetrievalTraceConfig, Reranker, RetrieveOptions, Retriever } from "./retrieval/types.js";
+export { loadKnowledgeBase, parseCard } from "./kb/cards.js";
+export { loadCases, parseCaseLine, validateCases } from "./kb/cases.js";
+export { chunkCard, chunkKnowledgeBase } from "./kb/chunk.js";
+export { datasetHash, kbHash } from "./kb/hash.js";
+export { loadData, type LoadedData } from "./kb/load.js";
+export { loadSplit, defaultSplitFile, type CaseSplit, type SplitPart } from "./kb/split.js";
+export type { Card, Chunk, EvalCase, EvalTurn, KnowledgeBase, Locale } from "./kb/types.js";
