@@ -158,12 +158,13 @@ export function modelUnavailable(model: string, where: { lookedIn: string[]; mis
 
 // ---------------------------------------------------------------- transformers.js environment
 
+/** @internal transformers.js is an optional peer dependency: its types stay out of the shipped declarations. */
 type TransformersModule = typeof import("@huggingface/transformers");
 
 let transformersModule: Promise<TransformersModule> | undefined;
 let defaultCacheDir: string | null | undefined;
 
-/** transformers.js, imported on first use (it loads onnxruntime; the built-in embedder never needs it). */
+/** @internal transformers.js, imported on first use (it loads onnxruntime; the built-in embedder never needs it). */
 export async function loadTransformers(): Promise<TransformersModule> {
   transformersModule ??= import("@huggingface/transformers").then((m) => {
     defaultCacheDir = m.env.cacheDir;
@@ -181,6 +182,7 @@ export interface TransformersEnvSettings {
 }
 
 /**
+ * @internal
  * Runs `fn` with transformers.js' global `env` set for one load: local files
  * from `modelsDir`, remote only when allowed, the file cache only when a
  * cacheDir is given or downloads are allowed. Loads are serialised because
