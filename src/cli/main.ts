@@ -6,6 +6,7 @@
  * error (printed with its stack and the hint to report it). No crash exits 1.
  */
 import { Command, CommanderError } from "commander";
+import { register as registerBaseline } from "./baseline.js";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompare } from "./compare.js";
 import { register as registerEval } from "./eval.js";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .version("0.1.0")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  registerBaseline(program);
   registerCheck(program);
   registerCompare(program);
   registerEval(program);
