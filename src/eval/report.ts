@@ -256,7 +256,9 @@ function gateLines(report: Report, paint: Paint): string[] {
   }
   if (g.tolerance !== undefined) lines.push(`  baseline tolerance: ${g.tolerance.maxDrop} (${g.tolerance.source})`);
   const passed = checks.filter((c) => c.verdict === "pass");
-  if (passed.length > 0) lines.push(`  passed checks (${passed.length}): ${passed.map((c) => `${c.option} ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}`).join("; ")}`);
+  const shown = passed.slice(0, 6).map((c) => `${c.option} ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}`);
+  if (passed.length > 6) shown.push(`… and ${passed.length - 6} more (every check is in the JSON report's gate.checks)`);
+  if (passed.length > 0) lines.push(`  passed checks (${passed.length}): ${shown.join("; ")}`);
   return lines;
 }
 
