@@ -19,6 +19,7 @@ import { FLOOR_OPTIONS } from "../eval/gate.js";
 import { parseReport } from "../eval/report-check.js";
 import type { Aggregate } from "../eval/types.js";
 import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
+import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";
 import { action, out } from "./io.js";
 
 /** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
@@ -76,9 +77,19 @@ export function evalCommandLine(intent: RunIntent, over: Partial<Record<"k" | "m
   return parts.join(" ");
 }
 
-/** The embedder id a spec resolves to when that is known without loading anything ("builtin"), else null. */
-function knownEmbedderId(spec: string): string | null {
-  return spec === "builtin" ? new HashingEmbedder().id : null;
+/**
+ * The id of the embedder `spec` will resolve to, found without loading a
+ * model: `builtin` → the built-in embedder's id; `auto` → the default
+ * model's id when its weights are on disk, else the built-in id (the same
+ * file lookup resolveEmbedder makes); a model id → that id.
+ */
+export async function predictEmbedderId(spec: string): Promise<string> {
+  if (spec === "builtin") return new HashingEmbedder().id;
+  if (spec === "auto") {
+    const location = await locateModel(DEFAULT_EMBEDDING_MODEL, { modelsDir: defaultModelsDir() });
+    return location.found ? modelIdOf(DEFAULT_EMBEDDING_MODEL) : new HashingEmbedder().id;
+  }
+  return modelIdOf(spec);
 }
 
 /**
@@ -86,10 +97,10 @@ function knownEmbedderId(spec: string): string | null {
  * with the run `intent` describes; the advice names the command that can.
  * Checks, in order: dataset (a `--locale`/`--case` subset of the baseline's
  * full set is named as such), k, mode, reranking on/off, and the embedder
- * when `--embedder builtin` (other embedder specs resolve when the model
- * loads; the gate checks them after the run).
+ * when `embedderId` (predictEmbedderId) is given. The reranker's id is only
+ * known once its model loads: the gate checks it again after the run.
  */
-export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, plan: RunPlan): void {
+export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, plan: RunPlan, embedderId: string | null = null): void {
   const file = intent.baselineFile;
   const recreate = `to replace it with this configuration's results instead, run \`${evalCommandLine(intent, { filters: null, update: "" })}\``;
   if (baseline.datasetHash !== plan.datasetHash) {
@@ -122,7 +133,7 @@ export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, pl
         ? `run without --rerank: \`${evalCommandLine(intent, { rerank: null })}\`, or ${recreate}`
         : `run \`${evalCommandLine(intent, { rerank: baseline.config.rerank })}\`, or ${recreate}`,
     );
-  const id = knownEmbedderId(intent.embedder);
+  const id = embedderId;
   if (id !== null && baseline.config.embedder !== id)
     throw new BaselineMismatchError(
       "config.embedder",

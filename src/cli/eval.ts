@@ -36,7 +36,7 @@ import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
-import { checkBaselineBeforeRun, defaultBaselineFile, type RunIntent } from "./baseline.js";
+import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { action, EXIT, out, parsePositiveInt, parseUnitFloat, useColor } from "./io.js";
 import { progressReporter } from "./progress.js";
 
@@ -160,7 +160,8 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
       baselineFile: file,
       baselineIsDefault: o.baseline === undefined,
     };
-    checkBaselineBeforeRun(baseline, intent, { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length });
+    const plan = { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length };
+    checkBaselineBeforeRun(baseline, intent, plan, await predictEmbedderId(o.embedder));
   }
   return { cases, datasetHash: datasetHashOfRun, baseline };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BaselineMismatchError } from "../../src/errors.js";
-import { checkBaselineBeforeRun, defaultBaselineFile, evalCommandLine, renderFloors, suggestFloors, type RunIntent } from "../../src/cli/baseline.js";
+import { checkBaselineBeforeRun, defaultBaselineFile, evalCommandLine, predictEmbedderId, renderFloors, suggestFloors, type RunIntent } from "../../src/cli/baseline.js";
 import { parseFloors } from "../../src/cli/eval.js";
 import { baselineFromReport } from "../../src/eval/baseline.js";
 import { fixtureReport } from "../eval/report-fixture.js";
@@ -34,7 +34,7 @@ describe("baseline file and command lines", () => {
 describe("checkBaselineBeforeRun", () => {
   it("accepts a baseline of the same dataset, k and configuration", async () => {
     const b = baselineFromReport(await fixtureReport({ embedder: "builtin-hashed-ngrams-384-v1" }));
-    expect(() => checkBaselineBeforeRun(b, intent(), plan)).not.toThrow();
+    expect(() => checkBaselineBeforeRun(b, intent(), plan, "builtin-hashed-ngrams-384-v1")).not.toThrow();
   });
 
   it("names a --locale/--case subset of the full set, and the command that compares the full run", async () => {
@@ -56,11 +56,16 @@ describe("checkBaselineBeforeRun", () => {
     expect(() => checkBaselineBeforeRun(b, intent({ mode: "bm25" }), plan)).toThrow("run `retrace eval --kb my-kb -k 3 --embedder builtin`");
     expect(() => checkBaselineBeforeRun(b, intent({ rerank: "auto" }), plan)).toThrow("run without --rerank: `retrace eval --kb my-kb -k 3 --embedder builtin`");
     // fixture embedder id is "builtin-hash-ngram-384", not the built-in embedder's id
-    const withBuiltin = () => checkBaselineBeforeRun(b, intent(), plan);
+    const withBuiltin = () => checkBaselineBeforeRun(b, intent(), plan, "builtin-hashed-ngrams-384-v1");
     expect(withBuiltin).toThrow("`config.embedder` is \"builtin-hash-ngram-384\" but this run's is \"builtin-hashed-ngrams-384-v1\"");
     expect(withBuiltin).toThrow("run `retrace eval --kb my-kb -k 3 --embedder builtin-hash-ngram-384`");
-    // a model spec is only known once loaded: left to the check after the run
+    // no predicted embedder id: left to the check after the run
     expect(() => checkBaselineBeforeRun(b, intent({ embedder: "auto" }), plan)).not.toThrow();
+  });
+
+  it("predicts the embedder id without loading a model", async () => {
+    expect(await predictEmbedderId("builtin")).toBe("builtin-hashed-ngrams-384-v1");
+    expect(await predictEmbedderId("Xenova/some-model")).toBe("Xenova/some-model");
   });
 });
 
