@@ -1,6 +1,6 @@
 /**
  * Shared plumbing of the CLI commands: where output goes, how errors become
- * exit codes (DESIGN.md §5), and option parsers that throw typed errors.
+ * exit codes (docs/gates-and-exit-codes.md), and option parsers that throw typed errors.
  */
 import { InvalidArgumentError as CommanderArgumentError } from "commander";
 import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
