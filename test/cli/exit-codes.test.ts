@@ -46,7 +46,7 @@ describe("exit 0 and store-less honesty", () => {
     for (const split of Object.values(report.splits) as Record<string, object>[]) for (const g of Object.values(split)) expect(g).toEqual({});
     expect(report.vacuousReasons.citation_coverage).toBe("no store: answered without retrieved context");
     expect(report.vacuousReasons.retrieval_hit_at_k).toBe("no store");
-  });
+  }, 120_000);
 });
 
 describe("exit 2: usage and data errors, found before anything runs", () => {
@@ -58,13 +58,13 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
       expect(r.stderr).toMatch(/was not measured \(no store/);
       expect(r.stderr).not.toContain("Store-less run"); // rejected before the run began
     }
-  });
+  }, 120_000);
 
   it("an unknown --case id, before any store starts", async () => {
     const r = await runCli(["eval", "--kb", MINI_KB, "--case", "no-such-case", "--embedder", "builtin"], { env: DEAD_STORE });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Expected `--case` to be the id of a case in the dataset, got "no-such-case"');
-  });
+  }, 120_000);
 
   it("a --locale subset against a full-set baseline, before any store starts, with the exact command to run", async () => {
     const kb = await loadKnowledgeBase(MINI_KB);
@@ -78,7 +78,7 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
     const k3 = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--baseline", file, "-k", "3"], { env: DEAD_STORE });
     expect(k3.exitCode).toBe(2);
     expect(k3.stderr).toContain(`its \`k\` is 5 but this run's is 3; compare at the baseline's k with \`retrace eval --kb ${MINI_KB} --embedder builtin --baseline ${file}\``);
-  });
+  }, 120_000);
 
   it("retrace compare on a report missing a turn's results names the file and the field", async () => {
     const report = JSON.parse(reportToJSON(await fixtureReport()));
@@ -89,7 +89,7 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${file}: field \`turns[2].results\` missing: the turn's evaluator results`);
     expect(r.stderr).not.toMatch(/TypeError|internal error/);
-  });
+  }, 120_000);
 });
 
 describe("exit 3 and exit 70", () => {
@@ -97,7 +97,7 @@ describe("exit 3 and exit 70", () => {
     const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "no-such/model"], { env: DEAD_STORE });
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain("Model `no-such/model` is not available locally");
-  });
+  }, 120_000);
 
   it("exit 70: an unexpected exception inside a command prints message, stack and the hint to report it", async () => {
     const file = path.join(dir, "INJECT_INTERNAL_FAULT.json");
@@ -112,5 +112,5 @@ describe("exit 3 and exit 70", () => {
     // Without the fault the same command succeeds: the 70 came from the injected exception.
     const ok = await runCli(["baseline", "floors", file, "--json"]);
     expect(ok.exitCode).toBe(0);
-  });
+  }, 120_000);
 });
