@@ -146,7 +146,11 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
   if (wantsBaseline(o)) {
     const file = baselineFileFor(o);
     if (!existsSync(file))
-      throw new InvalidArgumentError("--baseline", `an existing baseline file (create one with \`retrace eval${paths.kb !== "kb" ? ` --kb ${paths.kb}` : ""} --update-baseline\`)`, file);
+      throw new InvalidArgumentError(
+        "--baseline",
+        `an existing baseline file (create one with \`retrace eval${paths.kb !== "kb" ? ` --kb ${paths.kb}` : ""}${o.baseline !== undefined ? ` --baseline ${o.baseline}` : ""} --update-baseline\`)`,
+        file,
+      );
     baseline = await readBaseline(file);
     const intent: RunIntent = {
       kb: paths.kb,
