@@ -214,6 +214,22 @@ describe("renderMarkdown", () => {
   });
 });
 
+describe("gate rendering", () => {
+  it("markdown lists every check with its verdict; the table names the baseline tolerance and its source", async () => {
+    const r = await fixtureReport();
+    const { baselineFromReport } = await import("../../src/eval/baseline.js");
+    r.gate = gate(r, { minHit: { en: 0.9, "es-419": 0.5 } }, baselineFromReport(r));
+    const md = renderMarkdown(r);
+    expect(md).toContain("| check | scope | verdict | reason |");
+    expect(md).toContain("| --min-hit es-419=0.500 | es-419 | fail | retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500 |");
+    expect(md).toContain("| --min-hit en=0.900 | en | pass |");
+    expect(md).toContain("| --max-drop 0.000 | pt-BR | pass |");
+    const table = renderTable(r, { color: false });
+    expect(table).toContain("  baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))\n");
+    expect(table).toMatch(/passed checks \(17\): .*… and 11 more \(every check is in the JSON report's gate\.checks\)/);
+  });
+});
+
 describe("renderJUnit", () => {
   /** The <testsuite> element named `name`, with its body. */
   const suite = (xml: string, name: string) => new RegExp(`<testsuite name="${name.replace(/\./g, "\\.")}"[\\s\\S]*?</testsuite>`).exec(xml)?.[0] ?? "";
