@@ -41,14 +41,14 @@ describe("retrace eval, store-less", () => {
     expect(r.stdout).toMatch(/^citation_coverage\s+not measured \(no store: answered without retrieved context\)/m);
     expect(r.stdout).toContain("gate: PASS (no floor or baseline check was set)");
     expect(r.stderr).toContain("Store-less run");
-  });
+  }, 120_000);
 
   it("refuses a retrieval floor it cannot check: exit 2, naming the metric", async () => {
     const r = await runCli(["eval", "--store", "none", "--min-recall", "0.5"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/`retrieval_recall_at_k` was not measured \(no store.*--min-recall/);
-  });
+  }, 120_000);
 });
 
 describe("retrace eval, store-backed", () => {
