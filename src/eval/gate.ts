@@ -137,6 +137,19 @@ function scopeMean(turns: readonly TurnReport[], key: string, scope: string): { 
   return { mean: n === 0 ? null : sum / n, n };
 }
 
+/** Mean and n of `key` over per-turn scores (`caseId#turn` → key → score); null mean when n = 0. */
+function perTurnMean(perTurn: Readonly<Record<string, Readonly<Record<string, number>>>>, key: string): { mean: number | null; n: number } {
+  let sum = 0;
+  let n = 0;
+  for (const scores of Object.values(perTurn)) {
+    const s = scores[key];
+    if (s === undefined) continue;
+    sum += s;
+    n++;
+  }
+  return { mean: n === 0 ? null : sum / n, n };
+}
+
 /** Why `key` has no usable mean in this report, or null when it has one. */
 function notMeasuredReason(report: Report, key: string): string | null {
   if (report.vacuous.includes(key)) return report.vacuousReasons[key] ?? "not measured";
@@ -265,14 +278,7 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
           const s = baseline.perTurn[turnKey(t.caseId, t.turn)];
           if (s !== undefined) basePerTurn[turnKey(t.caseId, t.turn)] = s;
         }
-        const base =
-          scope === "all"
-            ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 }
-            : scopeMean(
-                inThis.map((t) => ({ ...t, results: Object.entries(basePerTurn[turnKey(t.caseId, t.turn)] ?? {}).map(([k2, score]) => ({ key: k2, score })) })),
-                key,
-                scope,
-              );
+        const base = scope === "all" ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
         if (cur.mean === null || base.mean === null) continue; // nothing to compare in this locale (e.g. no gold-bearing turn)
         const drop = base.mean - cur.mean;
         const passed = drop <= maxDrop + EPSILON;
