@@ -1,9 +1,17 @@
 /**
- * Every error class of retrace. Each carries a `code` from a closed union and,
- * where it applies, the offending value. The CLI maps `exitCode` to the
- * process exit code (DESIGN.md §5): 2 bad usage or invalid data, 3 a required
- * service or model is unavailable.
+ * Every error class of retrace. Each carries a string `code` from a closed
+ * union, the exit code the CLI maps it to, and, where it applies, the
+ * offending value. Errors are recognisable across copies of the package (two
+ * installed versions, a bundled copy): each instance carries the
+ * `Symbol.for("retrace.error")` marker, and `isRetraceError(e)` /
+ * `X.isInstance(e)` check the marker and the `code`, never only
+ * `instanceof`. Exit codes (docs/gates-and-exit-codes.md): 0 pass, 1 a gate
+ * failed, 2 bad usage or invalid data, 3 a required service or model is
+ * unavailable, 70 an internal error (a bug).
  */
+
+/** The global-registry symbol every retrace error carries (same symbol in every copy of the package). */
+export const RETRACE_ERROR_MARKER: unique symbol = Symbol.for("retrace.error") as never;
 
 export type RetraceErrorCode =
   | "INVALID_DATA"
@@ -12,14 +20,49 @@ export type RetraceErrorCode =
   | "MODEL_UNAVAILABLE"
   | "DIMENSION_MISMATCH"
   | "BASELINE_MISMATCH"
-  | "NOT_MEASURED";
+  | "NOT_MEASURED"
+  | "INTERNAL";
 
-export abstract class RetraceError extends Error {
+/** Process exit code of each error code: 2 usage or data, 3 service or model unavailable, 70 internal. */
+export const EXIT_CODE_OF: Readonly<Record<RetraceErrorCode, 2 | 3 | 70>> = {
+  INVALID_DATA: 2,
+  INVALID_ARGUMENT: 2,
+  DIMENSION_MISMATCH: 2,
+  BASELINE_MISMATCH: 2,
+  NOT_MEASURED: 2,
+  SERVICE_UNAVAILABLE: 3,
+  MODEL_UNAVAILABLE: 3,
+  INTERNAL: 70,
+};
+
+/** What `isRetraceError` guarantees about an error from any copy of retrace. */
+export interface RetraceErrorLike extends Error {
+  readonly code: RetraceErrorCode;
+  readonly exitCode: 2 | 3 | 70;
+  readonly [RETRACE_ERROR_MARKER]: true;
+}
+
+export abstract class RetraceError extends Error implements RetraceErrorLike {
   abstract readonly code: RetraceErrorCode;
-  abstract readonly exitCode: 2 | 3;
+  abstract readonly exitCode: 2 | 3 | 70;
+  readonly [RETRACE_ERROR_MARKER] = true as const;
+  /** Set on each concrete class: the `code` its instances carry (what `isInstance` matches). */
+  static readonly CODE: RetraceErrorCode | undefined = undefined;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
+  }
+
+  /**
+   * True when `e` is an error of this class from any copy of retrace: it
+   * carries the `Symbol.for("retrace.error")` marker and (on a concrete
+   * class) this class's `code`. `RetraceError.isInstance(e)` matches any
+   * retrace error.
+   */
+  static isInstance<T extends RetraceError>(this: abstract new (...args: never[]) => T, e: unknown): e is T {
+    if (!isRetraceError(e)) return false;
+    const code = (this as unknown as { CODE?: RetraceErrorCode }).CODE;
+    return code === undefined || e.code === code;
   }
 }
 
@@ -41,6 +84,7 @@ export function formatIssue(issue: DataIssue): string {
 
 /** Invalid knowledge-base cards, eval cases, qrels, run files, reports or baselines. */
 export class DataValidationError extends RetraceError {
+  static override readonly CODE = "INVALID_DATA" as const;
   readonly code = "INVALID_DATA" as const;
   readonly exitCode = 2 as const;
   readonly issues: DataIssue[];
@@ -54,6 +98,7 @@ export class DataValidationError extends RetraceError {
 
 /** A bad option or argument: `Expected \`k\` to be a positive integer, got 0`. */
 export class InvalidArgumentError extends RetraceError {
+  static override readonly CODE = "INVALID_ARGUMENT" as const;
   readonly code = "INVALID_ARGUMENT" as const;
   readonly exitCode = 2 as const;
   constructor(
@@ -67,6 +112,7 @@ export class InvalidArgumentError extends RetraceError {
 
 /** A required service (Chroma) cannot be reached or started. */
 export class ServiceUnavailableError extends RetraceError {
+  static override readonly CODE = "SERVICE_UNAVAILABLE" as const;
   readonly code = "SERVICE_UNAVAILABLE" as const;
   readonly exitCode = 3 as const;
   constructor(
@@ -80,6 +126,7 @@ export class ServiceUnavailableError extends RetraceError {
 
 /** A model's weights are not available locally (and downloads are not allowed). */
 export class ModelUnavailableError extends RetraceError {
+  static override readonly CODE = "MODEL_UNAVAILABLE" as const;
   readonly code = "MODEL_UNAVAILABLE" as const;
   readonly exitCode = 3 as const;
   constructor(
@@ -93,6 +140,7 @@ export class ModelUnavailableError extends RetraceError {
 
 /** Vectors whose dimension does not match the collection or the embedder. */
 export class DimensionMismatchError extends RetraceError {
+  static override readonly CODE = "DIMENSION_MISMATCH" as const;
   readonly code = "DIMENSION_MISMATCH" as const;
   readonly exitCode = 2 as const;
   constructor(
@@ -106,21 +154,23 @@ export class DimensionMismatchError extends RetraceError {
 
 /** A baseline that cannot be compared with this run (other dataset, other k, other config). */
 export class BaselineMismatchError extends RetraceError {
+  static override readonly CODE = "BASELINE_MISMATCH" as const;
   readonly code = "BASELINE_MISMATCH" as const;
   readonly exitCode = 2 as const;
   constructor(
     readonly field: string,
     readonly baselineValue: unknown,
     readonly runValue: unknown,
+    /** What to do instead, ideally the exact command (default: re-create the baseline). */
+    advice = "re-create the baseline with --update-baseline",
   ) {
-    super(
-      `Cannot compare with the baseline: its \`${field}\` is ${JSON.stringify(baselineValue)} but this run's is ${JSON.stringify(runValue)}; re-create the baseline with --update-baseline`,
-    );
+    super(`Cannot compare with the baseline: its \`${field}\` is ${JSON.stringify(baselineValue)} but this run's is ${JSON.stringify(runValue)}; ${advice}`);
   }
 }
 
 /** A floor or baseline comparison requested on a metric that this run did not measure. */
 export class NotMeasuredError extends RetraceError {
+  static override readonly CODE = "NOT_MEASURED" as const;
   readonly code = "NOT_MEASURED" as const;
   readonly exitCode = 2 as const;
   constructor(
@@ -131,6 +181,38 @@ export class NotMeasuredError extends RetraceError {
   }
 }
 
-export function isRetraceError(e: unknown): e is RetraceError {
-  return e instanceof RetraceError;
+/**
+ * An unexpected failure inside retrace (a bug, not bad input): exit 70. The
+ * CLI wraps any exception that is not a retrace error in one, prints the
+ * stack and asks for a report.
+ */
+export class InternalError extends RetraceError {
+  static override readonly CODE = "INTERNAL" as const;
+  readonly code = "INTERNAL" as const;
+  readonly exitCode = 70 as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+const CODES = new Set<string>(Object.keys(EXIT_CODE_OF));
+
+/**
+ * True when `e` is a retrace error from any copy of the package: it carries
+ * the `Symbol.for("retrace.error")` marker and a known string `code`.
+ * Works where `instanceof` does not (two installed copies of retrace).
+ */
+export function isRetraceError(e: unknown): e is RetraceErrorLike {
+  if (typeof e !== "object" || e === null) return false;
+  const o = e as Record<PropertyKey, unknown>;
+  return o[RETRACE_ERROR_MARKER] === true && typeof o.code === "string" && CODES.has(o.code);
+}
+
+/**
+ * The process exit code for any thrown value: a retrace error's code maps
+ * through EXIT_CODE_OF (2 or 3, 70 for INTERNAL); anything else is an
+ * internal error, 70. Never 1 (reserved for "a gate failed").
+ */
+export function exitCodeOf(e: unknown): 2 | 3 | 70 {
+  return isRetraceError(e) ? EXIT_CODE_OF[e.code] : 70;
 }

@@ -5,35 +5,45 @@
  * is the ADR's store-less path, where retrieval is reported as not measured
  * and any retrieval floor is an error.
  *
+ * Everything that can be checked without a store is checked before one is
+ * started or anything is ingested: options, the data, `--case` ids, floor
+ * scopes, and the baseline against the dataset, subset, k and configuration
+ * (docs/gates-and-exit-codes.md).
+ *
  * stdout: the report (table, or JSON with --json). stderr: progress and logs.
  * Exit 0 pass, 1 gate failed, 2 bad usage or invalid data, 3 store or model
- * unavailable.
+ * unavailable, 70 internal error.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import path from "node:path";
-import { Option, type Command } from "commander";
+import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { buildReport } from "../eval/aggregate.js";
 import { assertComparable, readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
 import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
-import { gate, DEFAULT_MAX_DROP } from "../eval/gate.js";
+import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, gate, DEFAULT_MAX_DROP, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
+import { storelessEvaluators } from "../eval/storeless.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
-import { openSystem, resolveStoreChoice, type RetraceSystem as Session } from "../system.js";
+import { loadData, openSystem, resolveStoreChoice, type RetraceSystem as Session } from "../system.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
+import { defaultSplitFile, loadSplit } from "../kb/split.js";
 import { isLocale, LOCALES, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
+import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { action, EXIT, out, parsePositiveInt, parseUnitFloat, useColor } from "./io.js";
 import { progressReporter } from "./progress.js";
 
-export const DEFAULT_BASELINE = path.join("kb", "eval", "baseline.json");
+/** The shipped KB's baseline; with --kb DIR the baseline is DIR/eval/baseline.json (see defaultBaselineFile). */
+export const DEFAULT_BASELINE = defaultBaselineFile("kb");
+
+type Floors = number | ScopedFloors;
 
 export interface EvalOptions {
   store: string;
@@ -47,10 +57,14 @@ export interface EvalOptions {
   rerank?: string;
   locale?: string[];
   case?: string[];
-  minRecall?: number;
-  minHit?: number;
+  minRecall?: Floors;
+  minHit?: Floors;
+  minNdcg?: Floors;
+  minMrr?: Floors;
   baseline?: string;
-  maxDrop: number;
+  /** Unset: 0 against a baseline of the same dataset, KB and configuration, else 0.02 (gate.ts). */
+  maxDrop?: number;
+  maxFlips?: number;
   updateBaseline?: boolean;
   json?: boolean;
   out?: string;
@@ -61,19 +75,99 @@ export interface EvalOptions {
   seed: number;
 }
 
-/** Validates option combinations before anything runs (a floor on what will not be measured is an error). */
+/** Whether the options ask for any comparison with a baseline (explicitly, or through --max-drop / --max-flips). */
+export function wantsBaseline(o: Pick<EvalOptions, "baseline" | "maxDrop" | "maxFlips" | "updateBaseline">): boolean {
+  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined);
+}
+
+/** Validates option combinations before anything runs (a floor or baseline on what will not be measured is an error). */
 export function checkEvalOptions(o: EvalOptions): void {
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
   for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", LOCALES.join(" | "), l);
   if (o.store === "none") {
-    if (o.minRecall !== undefined) throw new NotMeasuredError("retrieval_recall_at_k", `${NO_STORE}: --store none skips retrieval, so --min-recall cannot be checked`);
-    if (o.minHit !== undefined) throw new NotMeasuredError("retrieval_hit_at_k", `${NO_STORE}: --store none skips retrieval, so --min-hit cannot be checked`);
+    const why = `${NO_STORE}: --store none skips retrieval, and every retrieval and answer-side key depends on it`;
+    for (const { option, flag, key } of FLOOR_OPTIONS)
+      if (o[option] !== undefined) throw new NotMeasuredError(key, `${why}, so ${flag} cannot be checked`);
+    if (o.updateBaseline) throw new NotMeasuredError("retrieval_hit_at_k", `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`);
+    for (const [flag, v] of [["--baseline", o.baseline], ["--max-drop", o.maxDrop], ["--max-flips", o.maxFlips]] as const)
+      if (v !== undefined) throw new NotMeasuredError("retrieval_hit_at_k", `${why}, so ${flag} has nothing to compare`);
     if (o.rerank !== undefined) throw new InvalidArgumentError("--rerank", "unset with --store none (nothing is retrieved)", o.rerank);
   }
-  if (o.updateBaseline && o.store === "none") throw new NotMeasuredError("retrieval_hit_at_k", `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`);
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
+  if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
+    throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+}
+
+/** The baseline file the options name: --baseline, else `<kb>/eval/baseline.json`. */
+export function baselineFileFor(o: Pick<EvalOptions, "baseline" | "kb">): string {
+  return o.baseline ?? defaultBaselineFile(resolveDataPaths(o).kb);
+}
+
+/** What `retrace eval` checked before starting a store. */
+export interface EvalPlan {
+  cases: EvalCase[];
+  datasetHash: string;
+  baseline: Baseline | null;
+}
+
+/**
+ * Everything checkable without a store, before one starts: the data (KB and
+ * cases valid), `--case` ids, floor scopes (a locale of the selected cases,
+ * or tune/holdout only with a split file), and the baseline — read, and
+ * checked against the dataset, subset, k and configuration, with advice
+ * naming the right command. Throws typed errors (exit 2).
+ */
+export async function planEval(o: EvalOptions): Promise<EvalPlan> {
+  checkEvalOptions(o);
+  const paths = resolveDataPaths(o);
+  const data = await loadData(paths.kb, paths.cases);
+  const cases = selectCases(data.cases, o);
+  if (cases.length === 0) throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", { locale: o.locale ?? [], case: o.case ?? [] });
+  const needsSplit = FLOOR_OPTIONS.some(({ option }) => {
+    const v = o[option];
+    return v !== undefined && typeof v !== "number" && ("tune" in v || "holdout" in v);
+  });
+  const split = needsSplit ? await loadSplit(defaultSplitFile(paths.kb), data.cases) : null;
+  // Scope names against the locales of the selected cases (turn stubs carry what checkScope reads).
+  const stubs = cases.map((c) => ({ locale: c.locale, kind: c.kind, ...(split !== null ? { part: split.partOf.get(c.id) } : {}) }));
+  for (const { option, flag } of FLOOR_OPTIONS) {
+    const v = o[option];
+    if (v === undefined || typeof v === "number") continue;
+    for (const scope of Object.keys(v)) {
+      if ((scope === "tune" || scope === "holdout") && split === null)
+        throw new InvalidArgumentError(`${flag} scope "${scope}"`, `used with a tune/holdout split file (${defaultSplitFile(paths.kb)} does not exist)`, scope);
+      checkScope({ turns: stubs as never }, scope, flag);
+    }
+  }
+  const datasetHashOfRun = cases.length === data.cases.length ? data.hashes.dataset : datasetHash(cases);
+  let baseline: Baseline | null = null;
+  if (wantsBaseline(o)) {
+    const file = baselineFileFor(o);
+    if (!existsSync(file))
+      throw new InvalidArgumentError(
+        "--baseline",
+        `an existing baseline file (create one with \`retrace eval${paths.kb !== "kb" ? ` --kb ${paths.kb}` : ""}${o.baseline !== undefined ? ` --baseline ${o.baseline}` : ""} --update-baseline\`)`,
+        file,
+      );
+    baseline = await readBaseline(file);
+    const intent: RunIntent = {
+      kb: paths.kb,
+      ...(o.cases !== undefined ? { cases: o.cases } : {}),
+      k: o.k,
+      mode: o.mode,
+      embedder: o.embedder,
+      ...(o.rerank !== undefined ? { rerank: o.rerank } : {}),
+      ...(o.locale !== undefined ? { locale: o.locale } : {}),
+      ...(o.case !== undefined ? { case: o.case } : {}),
+      baselineFile: file,
+      baselineIsDefault: o.baseline === undefined,
+    };
+    const plan = { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length };
+    checkBaselineBeforeRun(baseline, intent, plan, await predictEmbedderId(o.embedder));
+  }
+  return { cases, datasetHash: datasetHashOfRun, baseline };
 }
 
 export function selectCases(cases: readonly EvalCase[], o: Pick<EvalOptions, "locale" | "case">): EvalCase[] {
@@ -111,12 +205,13 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
 }
 
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
-export async function runEval(o: EvalOptions, session: Session): Promise<{ report: Report; baseline: Baseline | null }> {
+export async function runEval(o: EvalOptions, session: Session, plan?: EvalPlan): Promise<{ report: Report; baseline: Baseline | null }> {
   const cases = selectCases(session.cases, o);
   const started = new Date();
   const t0 = performance.now();
   const graph = graphFor(session, o);
-  const evaluators = allEvaluators({ k: o.k });
+  // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storeless.ts).
+  const evaluators = session.retriever === null ? storelessEvaluators(allEvaluators({ k: o.k })) : allEvaluators({ k: o.k });
   const progress = progressReporter("eval", "cases");
   let turns;
   try {
@@ -152,37 +247,32 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
     evaluators,
     seed: o.seed,
   });
-  let baseline: Baseline | null = null;
-  if (o.baseline !== undefined && !o.updateBaseline) {
-    baseline = await readBaseline(o.baseline);
-    for (const note of assertComparable(baseline, report)) log.warn(note);
-  }
-  const thresholds = {
-    ...(o.minRecall !== undefined ? { minRecall: o.minRecall } : {}),
-    ...(o.minHit !== undefined ? { minHit: o.minHit } : {}),
-    maxDrop: o.maxDrop,
-    seed: o.seed,
-  };
+  let baseline: Baseline | null = plan?.baseline ?? null;
+  if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
+  if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
+  const thresholds: GateThresholds = { seed: o.seed };
+  for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
+  if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
+  if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
   report.gate = gate(report, thresholds, baseline ?? undefined);
   return { report, baseline };
 }
 
 export async function evalCommand(o: EvalOptions): Promise<number> {
-  checkEvalOptions(o);
-  if (o.baseline !== undefined && !o.updateBaseline && !existsSync(o.baseline))
-    throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with --update-baseline)", o.baseline);
+  const plan = await planEval(o); // before any store starts or anything is ingested
   const ingestProgress = progressReporter("ingest", "chunks");
   const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
   ingestProgress.stop();
   try {
-    const { report } = await runEval(o, session);
+    const { report } = await runEval(o, session, plan);
+    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
     if (o.json) out(reportToJSON(report));
     else out(renderTable(report, { color: useColor() }));
     if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
     if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
     if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
     if (o.updateBaseline) {
-      const file = o.baseline ?? DEFAULT_BASELINE;
+      const file = baselineFileFor(o);
       await writeBaseline(file, report);
       log.info(`baseline written to ${file}`);
     }
@@ -190,6 +280,38 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
   } finally {
     await session.close();
   }
+}
+
+/**
+ * `0.9` (scope all), `en=0.95,es-419=0.9,adversarial=0.8`, or both mixed
+ * (`0.9,en=0.95`): floors per scope, each in [0, 1]. Scope names are checked
+ * against the run before it starts (planEval).
+ */
+export function parseFloors(flag: string): (raw: string) => Floors {
+  const bad = (msg: string) => new CommanderArgumentError(`${flag}: ${msg}`);
+  return (raw: string): Floors => {
+    const items = raw.split(",").map((x) => x.trim());
+    const out: Record<string, number> = {};
+    for (const item of items) {
+      const m = /^(?:([A-Za-z][A-Za-z0-9-]*)=)?(.+)$/.exec(item);
+      const scope = m?.[1] ?? "all";
+      const x = Number(m?.[2]);
+      if (m === null || m[2]!.trim() === "" || !Number.isFinite(x) || x < 0 || x > 1)
+        throw bad(`expected a floor between 0 and 1 or SCOPE=FLOOR items (scopes ${FIXED_SCOPES.join(", ")} or a locale), got ${JSON.stringify(item)}`);
+      if (scope in out) throw bad(`scope ${scope} given twice`);
+      out[scope] = x;
+    }
+    const keys = Object.keys(out);
+    return keys.length === 1 && keys[0] === "all" ? (out.all as number) : out;
+  };
+}
+
+function parseCount(flag: string): (raw: string) => number {
+  return (raw: string) => {
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new CommanderArgumentError(new InvalidArgumentError(flag, "a non-negative integer", raw).message);
+    return n;
+  };
 }
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
@@ -208,11 +330,14 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")
     .option("--locale <locale>", "only cases of this locale (repeatable)", collect)
     .option("--case <id>", "only this case (repeatable)", collect)
-    .option("--min-recall <x>", "floor on mean recall@k (off by default)", parseUnitFloat("--min-recall"))
-    .option("--min-hit <x>", "floor on mean hit@k (off by default)", parseUnitFloat("--min-hit"))
-    .option("--baseline <file>", "compare with this baseline (and write it there with --update-baseline)")
-    .option("--max-drop <x>", "tolerated absolute drop of a triad mean against the baseline", parseUnitFloat("--max-drop"), DEFAULT_MAX_DROP)
-    .option("--update-baseline", `write the baseline from this run (to --baseline, default ${DEFAULT_BASELINE})`)
+    .option("--min-hit <floors>", "floor on mean hit@k: X (overall) or SCOPE=X,... with scopes all, golden, adversarial, tune, holdout or a locale (off by default)", parseFloors("--min-hit"))
+    .option("--min-recall <floors>", "floor on mean recall@k, same syntax (off by default)", parseFloors("--min-recall"))
+    .option("--min-ndcg <floors>", "floor on mean nDCG@k, same syntax (off by default)", parseFloors("--min-ndcg"))
+    .option("--min-mrr <floors>", "floor on mean MRR@k, same syntax (off by default)", parseFloors("--min-mrr"))
+    .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
+    .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, parseUnitFloat("--max-drop"))
+    .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", parseCount("--max-flips"))
+    .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
     .option("--json", "print the report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the report as markdown")
     .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")

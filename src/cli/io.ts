@@ -1,11 +1,31 @@
 /**
  * Shared plumbing of the CLI commands: where output goes, how errors become
- * exit codes (DESIGN.md §5), and option parsers that throw typed errors.
+ * exit codes (docs/gates-and-exit-codes.md), and option parsers that throw typed errors.
  */
 import { InvalidArgumentError as CommanderArgumentError } from "commander";
-import { InvalidArgumentError, isRetraceError } from "../errors.js";
+import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
 
-export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3 } as const;
+/** Exit codes of every command (docs/gates-and-exit-codes.md). */
+export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3, internal: 70 } as const;
+
+/** Where to report an internal error (exit 70). */
+export const REPORT_HINT = "This is a bug in retrace, not in your data: please report it with the command line and the stack above (see docs/gates-and-exit-codes.md).";
+
+/**
+ * Print a thrown value on stderr and return its exit code: a retrace error
+ * (recognised by its marker and code, from any copy of the package) prints
+ * its message and exits with its class's code (2 or 3); anything else is an
+ * internal error: message, stack and the hint to report it, exit 70.
+ */
+export function reportError(e: unknown): number {
+  if (isRetraceError(e) && e.code !== "INTERNAL") {
+    err(`retrace: ${e.message}`);
+    return exitCodeOf(e);
+  }
+  const stack = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
+  err(`retrace: internal error: ${e instanceof Error ? e.message : String(e)}\n${stack}\n${REPORT_HINT}`);
+  return EXIT.internal;
+}
 
 /** Result text to stdout. */
 export function out(text: string): void {
@@ -32,13 +52,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
       const code = await fn(...args);
       process.exitCode = code ?? EXIT.ok;
     } catch (e) {
-      if (isRetraceError(e)) {
-        err(`retrace: ${e.message}`);
-        process.exitCode = e.exitCode;
-      } else {
-        err(`retrace: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        process.exitCode = 1;
-      }
+      process.exitCode = reportError(e);
     }
   };
 }

@@ -1,16 +1,17 @@
 /**
  * The `retrace` command line. Each command lives in its own file and exports
  * `register(program)`. Result on stdout, progress on stderr, exit codes as in
- * DESIGN.md §5 (0 pass, 1 gate failed, 2 bad usage or invalid data, 3 a
- * required service or model is unavailable).
+ * docs/gates-and-exit-codes.md: 0 pass, 1 a gate failed, 2 bad usage or
+ * invalid data, 3 a required service or model is unavailable, 70 an internal
+ * error (printed with its stack and the hint to report it). No crash exits 1.
  */
 import { Command, CommanderError } from "commander";
+import { register as registerBaseline } from "./baseline.js";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompare } from "./compare.js";
 import { register as registerEval } from "./eval.js";
 import { register as registerIngest } from "./ingest.js";
-import { isRetraceError } from "../errors.js";
-import { EXIT, err } from "./io.js";
+import { EXIT, reportError } from "./io.js";
 import { register as registerScore } from "./score.js";
 import { register as registerTrace } from "./trace.js";
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .version("0.1.0")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  registerBaseline(program);
   registerCheck(program);
   registerCompare(program);
   registerEval(program);
@@ -39,13 +41,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    if (isRetraceError(e)) {
-      // Thrown outside an action (e.g. while commander parses): report it like an action would.
-      err(`retrace: ${e.message}`);
-      process.exitCode = e.exitCode;
-      return;
-    }
-    throw e;
+    // Thrown outside an action (e.g. while commander parses): a retrace error exits with its code, anything else 70.
+    process.exitCode = reportError(e);
   }
 }
-

@@ -1,5 +1,5 @@
 /**
- * The regression baseline (DESIGN.md §1.6): a versioned JSON file holding a
+ * The regression baseline (docs/gates-and-exit-codes.md): a versioned JSON file holding a
  * run's aggregates and per-turn scores, written only on explicit request
  * (`--update-baseline`), read back with validation, and compared with a new
  * run only when both measured the same thing (same eval cases, same k, same
@@ -9,9 +9,14 @@
  * ```json
  * { "version": 1, "created": "2025-01-01T00:00:00.000Z", "datasetHash": "…", "kbHash": "…", "k": 5,
  *   "config": { "embedder": "builtin-hash-ngram-384", "mode": "hybrid", "rerank": null },
+ *   "storeKind": "local",
  *   "aggregates": { "retrieval_hit_at_k": { "mean": 0.9, "n": 120, "ci95": [0.85, 0.95] } },
+ *   "splits": { "locale": { "en": { "retrieval_hit_at_k": { "mean": 0.95, "n": 40, "ci95": [0.9, 1] } } } },
  *   "perTurn": { "en-refund-003#0": { "retrieval_hit_at_k": 1 } } }
  * ```
+ * `storeKind` (local | remote | memory | none) and `splits` (the report's
+ * split aggregates, read by `retrace baseline floors`) are optional, so
+ * baselines written before them still load.
  */
 import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../atomic.js";
@@ -28,6 +33,15 @@ export interface BaselineConfig {
   rerank: string | null;
 }
 
+/** Kind of store a run used: a self-started local Chroma, a Chroma server at a URL, an in-process index, or none. */
+export type StoreKind = "local" | "remote" | "memory" | "none";
+
+/** The kind of a report's `run.store` ("local", "memory", "none", or a server URL → "remote"). */
+export function storeKindOf(store: string): StoreKind {
+  if (store === "local" || store === "memory" || store === "none") return store;
+  return "remote";
+}
+
 export interface Baseline {
   version: typeof BASELINE_VERSION;
   /** ISO-8601 time the baseline was written. */
@@ -36,7 +50,11 @@ export interface Baseline {
   kbHash: string;
   k: number;
   config: BaselineConfig;
+  /** Store kind of the run the baseline was made from (absent in older baselines). */
+  storeKind?: StoreKind;
   aggregates: Record<string, Aggregate>;
+  /** The report's split aggregates: split → group → key → aggregate (absent in older baselines). */
+  splits?: Record<string, Record<string, Record<string, Aggregate>>>;
   /** `caseId#turn` → key → score. */
   perTurn: Record<string, Record<string, number>>;
 }
@@ -61,8 +79,10 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
     kbHash: report.run.kbHash,
     k: report.run.k,
     config: configOf(report),
+    storeKind: storeKindOf(report.run.store),
     // A copy: the baseline must not alias (and later edits must not change) the report.
     aggregates: structuredClone(report.aggregates),
+    splits: structuredClone(report.splits) as Record<string, Record<string, Record<string, Aggregate>>>,
     perTurn,
   };
 }
@@ -86,7 +106,8 @@ const aggregateSchema = z
     n: z.number().int().positive(),
     ci95: z.tuple([unit, unit]).optional(),
   })
-  .strict();
+  // Other statistics an aggregate may carry (case counts, the interval's method) are kept as they are.
+  .passthrough();
 
 const baselineSchema = z
   .object({
@@ -102,7 +123,9 @@ const baselineSchema = z
         rerank: z.string().nullable(),
       })
       .strict(),
+    storeKind: z.enum(["local", "remote", "memory", "none"]).optional(),
     aggregates: z.record(aggregateSchema),
+    splits: z.record(z.record(z.record(aggregateSchema))).optional(),
     perTurn: z.record(z.record(unit)),
   })
   .strict();

@@ -247,11 +247,19 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
 function gateLines(report: Report, paint: Paint): string[] {
   const g = report.gate;
   if (g === null) return ["gate: not evaluated"];
-  if (g.passed) return [`gate: ${paint("green", "PASS")}`];
-  return [
-    `gate: ${paint("red", "FAIL")} (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`,
-    ...g.failures.map((f) => `  - [${f.kind}] ${f.reason}`),
-  ];
+  const checks = g.checks ?? [];
+  const lines: string[] = [];
+  if (g.passed) lines.push(`gate: ${paint("green", "PASS")}${g.checks !== undefined && checks.length === 0 ? " (no floor or baseline check was set)" : ""}`);
+  else {
+    lines.push(`gate: ${paint("red", "FAIL")} (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`);
+    lines.push(...g.failures.map((f) => `  - [${f.kind}] ${f.reason}`));
+  }
+  if (g.tolerance !== undefined) lines.push(`  baseline tolerance: ${g.tolerance.maxDrop} (${g.tolerance.source})`);
+  const passed = checks.filter((c) => c.verdict === "pass");
+  const shown = passed.slice(0, 6).map((c) => `${c.option} ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}`);
+  if (passed.length > 6) shown.push(`… and ${passed.length - 6} more (every check is in the JSON report's gate.checks)`);
+  if (passed.length > 0) lines.push(`  passed checks (${passed.length}): ${shown.join("; ")}`);
+  return lines;
 }
 
 // ---------------------------------------------------------------- markdown
@@ -373,10 +381,13 @@ export function renderMarkdown(report: Report): string {
   out.push("", "## Gate", "");
   const g = report.gate;
   if (g === null) out.push("Not evaluated.");
-  else if (g.passed) out.push("**PASS**");
+  else if (g.passed) out.push(g.checks !== undefined && g.checks.length === 0 ? "**PASS** (no floor or baseline check was set)" : "**PASS**");
   else {
     out.push(`**FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");
     for (const f of g.failures) out.push(`- \`${f.kind}\` ${md(f.reason)}`);
+  }
+  if (g !== null && (g.checks ?? []).length > 0) {
+    out.push("", ...mdTable(["check", "scope", "verdict", "reason"], (g.checks ?? []).map((c) => [md(c.option), md(c.scope), c.verdict, md(c.reason)])));
   }
 
   out.push("", "## Notes", "", `- ${RECALL_NOTE}`, `- ${ciMethod(report)}`, "- Turns are `caseId#turn`, turn 0-based.", "");
@@ -407,16 +418,41 @@ function attrs(a: Record<string, string | number>): string {
 }
 
 /**
- * JUnit XML: one <testcase> per gold-bearing turn (classname
- * `retrace.<locale>.<kind>`, name `caseId#turn: query`). A turn whose hit@k
- * is 0 fails, with the evaluator's comment as the message and the gold
- * positions as the body; a turn whose retrieval was not measured is
- * <skipped> with the reason.
+ * JUnit XML that mirrors the gate (docs/gates-and-exit-codes.md): a
+ * testcase fails exactly when the gate fails because of it, so a CI
+ * dashboard is red exactly when the exit code is 1.
+ *
+ * - Suite `retrace.gate`: one testcase per check the gate made (each floor
+ *   per scope, each baseline drop per scope, the flips count), failed when
+ *   its verdict is not "pass", with the gate's reason as the message.
+ * - Suite `retrace.turns`: one testcase per gold-bearing turn (classname
+ *   `retrace.<locale>.<kind>`, name `caseId#turn: query`). A turn fails only
+ *   when a failed `--max-flips` check counted it (its hit@k went 1 → 0). A
+ *   miss (hit@k = 0) that no check gates is reported in the testcase's
+ *   <system-out> (the evaluator's comment and where the gold went), not as a
+ *   failure. A turn whose retrieval was not measured is <skipped> with the
+ *   reason.
  */
 export function renderJUnit(report: Report): string {
   const k = report.run.k;
-  const cases: string[] = [];
-  let failures = 0;
+  const time = (report.run.durationMs / 1000).toFixed(3);
+  const g = report.gate;
+
+  const gateCases: string[] = [];
+  let gateFailures = 0;
+  for (const c of g?.checks ?? []) {
+    const a = { classname: `retrace.gate.${c.kind}`, name: `${c.option}: ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}` };
+    if (c.verdict === "pass") gateCases.push(`    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(c.reason)}</system-out>\n    </testcase>`);
+    else {
+      gateFailures++;
+      gateCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: c.reason, type: c.verdict === "not_measured" ? "not_measured" : c.kind })}/>\n    </testcase>`);
+    }
+  }
+
+  const flipsFailed = (g?.checks ?? []).some((c) => c.kind === "flips" && c.verdict !== "pass");
+  const flipped = new Set(flipsFailed ? (g?.flips ?? []).map((f) => turnId(f)) : []);
+  const turnCases: string[] = [];
+  let turnFailures = 0;
   let skipped = 0;
   for (const t of report.turns) {
     if (t.gold.length === 0) continue;
@@ -427,42 +463,51 @@ export function renderJUnit(report: Report): string {
     if (hit === undefined) {
       skipped++;
       const reason = report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result");
-      cases.push(`    <testcase${attrs(a)}>\n      <skipped${attrs({ message: vacuousText(reason) })}/>\n    </testcase>`);
+      turnCases.push(`    <testcase${attrs(a)}>\n      <skipped${attrs({ message: vacuousText(reason) })}/>\n    </testcase>`);
+      continue;
+    }
+    const body = [
+      `query: ${t.user}`,
+      `gold: ${ids(t.gold)}`,
+      `top${k}: ${ids(t.retrievedIds ?? [])}`,
+      ...(goldPositionsText(t) !== "" ? [`gold by stage: ${goldPositionsText(t)}`] : []),
+    ].join("\n");
+    if (flipped.has(turnId(t))) {
+      turnFailures++;
+      const message = `hit@${k} went from 1 (baseline) to 0: ${hit.comment ?? ""}`.trimEnd();
+      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message, type: "flips" })}>${xmlEscape(body)}</failure>\n    </testcase>`);
     } else if (hit.score === 0) {
-      failures++;
-      const message = hit.comment ?? `hit@${k}=0`;
-      const body = [
-        `query: ${t.user}`,
-        `gold: ${ids(t.gold)}`,
-        `top${k}: ${ids(t.retrievedIds ?? [])}`,
-        ...(goldPositionsText(t) !== "" ? [`gold by stage: ${goldPositionsText(t)}`] : []),
-      ].join("\n");
-      cases.push(
-        `    <testcase${attrs(a)}>\n      <failure${attrs({ message, type: `${HIT_KEY}` })}>${xmlEscape(body)}</failure>\n    </testcase>`,
-      );
+      turnCases.push(`    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(`miss (not gated): ${hit.comment ?? `hit@${k}=0`}\n${body}`)}</system-out>\n    </testcase>`);
     } else {
-      cases.push(`    <testcase${attrs(a)}/>`);
+      turnCases.push(`    <testcase${attrs(a)}/>`);
     }
   }
-  const tests = cases.length;
-  const counts = { tests, failures, errors: 0, skipped };
+
   const props = [
     ["datasetHash", report.run.datasetHash],
     ["kbHash", report.run.kbHash],
     ["embedder", report.run.embedder ?? "none"],
     ["k", String(k)],
     ["store", report.run.store],
-    ["gate", report.gate === null ? "not evaluated" : report.gate.passed ? "pass" : "fail"],
+    ["gate", g === null ? "not evaluated" : g.passed ? "pass" : "fail"],
+    ["missedTurns", String(missedTurns(report).length)],
   ]
     .map(([name, value]) => `      <property${attrs({ name: name as string, value: value as string })}/>`)
     .join("\n");
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites${attrs({ name: "retrace", ...counts, time: (report.run.durationMs / 1000).toFixed(3) })}>`,
-    `  <testsuite${attrs({ name: `retrace.retrieval.hit_at_${k}`, ...counts, timestamp: report.run.started, time: (report.run.durationMs / 1000).toFixed(3) })}>`,
+  const gateCounts = { tests: gateCases.length, failures: gateFailures, errors: 0, skipped: 0 };
+  const turnCounts = { tests: turnCases.length, failures: turnFailures, errors: 0, skipped };
+  const all = { tests: gateCases.length + turnCases.length, failures: gateFailures + turnFailures, errors: 0, skipped };
+  const suite = (name: string, counts: Record<string, number>, cases: string[]) => [
+    `  <testsuite${attrs({ name, ...counts, timestamp: report.run.started, time })}>`,
     `    <properties>\n${props}\n    </properties>`,
     ...cases,
     `  </testsuite>`,
+  ];
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites${attrs({ name: "retrace", ...all, time })}>`,
+    ...suite("retrace.gate", gateCounts, gateCases),
+    ...suite(`retrace.turns.hit_at_${k}`, turnCounts, turnCases),
     `</testsuites>`,
     "",
   ].join("\n");

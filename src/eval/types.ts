@@ -85,15 +85,54 @@ export interface RunInfo {
 }
 
 export interface GateFailure {
-  /** "floor" | "regression" | "not_measured" | "baseline_mismatch" */
-  kind: "floor" | "regression" | "not_measured" | "baseline_mismatch";
+  /** "floor" | "regression" | "flips" | "not_measured" | "baseline_mismatch" */
+  kind: "floor" | "regression" | "flips" | "not_measured" | "baseline_mismatch";
   key: string;
   reason: string;
+  /** Scope of a scoped check ("all", a locale, "golden", "adversarial", "tune", "holdout"); absent = "all". */
+  scope?: string;
+}
+
+/** One check the gate made, with its verdict (docs/gates-and-exit-codes.md). */
+export interface GateCheck {
+  /** floor: mean ≥ threshold; drop: baseline mean − mean ≤ threshold; flips: count of hit 1→0 turns ≤ threshold. */
+  kind: "floor" | "drop" | "flips";
+  key: string;
+  scope: string;
+  /** The CLI option the check comes from, e.g. `--min-hit en=0.950`. */
+  option: string;
+  threshold: number;
+  /** Mean (floor), drop (drop) or flip count (flips); null when not measured. */
+  observed: number | null;
+  n: number;
+  /** The baseline's mean over the same scope (drop checks). */
+  baseline?: number;
+  verdict: "pass" | "fail" | "not_measured";
+  reason: string;
+}
+
+/** A gold-bearing turn whose hit@k was 1 in the baseline and is 0 now. */
+export interface GateFlip {
+  caseId: string;
+  turn: number;
+  locale: string;
+  kind: string;
+  user: string;
+  gold: string[];
+  retrievedIds: string[];
+  /** Where each gold card is now, per stage (1-based rank; null = absent), from the trace summary. */
+  goldPositions?: GoldPositions;
 }
 
 export interface GateResult {
   passed: boolean;
   failures: GateFailure[];
+  /** Every floor and baseline check with its verdict (absent in reports written before gates recorded them). */
+  checks?: GateCheck[];
+  /** With a baseline: the tolerance of the drop checks and where it came from. */
+  tolerance?: { maxDrop: number; source: string };
+  /** With a baseline: every hit@k 1→0 turn (gated only with maxFlips). */
+  flips?: GateFlip[];
 }
 
 /**

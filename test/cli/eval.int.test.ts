@@ -32,21 +32,23 @@ async function deadPort(): Promise<number> {
 }
 
 describe("retrace eval, store-less", () => {
-  it("reports retrieval as not measured and exits 0", async () => {
+  it("reports retrieval and every answer-side key as not measured and exits 0", async () => {
     const r = await runCli(["eval", "--store", "none"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^hit@5\s+not measured \(no store\)/m);
-    expect(r.stdout).toMatch(/^refusal_correctness\s+\d\.\d{3} .*n=230/m);
-    expect(r.stdout).toContain("gate: PASS");
+    // the answerer refused every turn because nothing was retrieved: a side effect, not a measurement
+    expect(r.stdout).toMatch(/^refusal_correctness\s+not measured \(no store: answered without retrieved context\)/m);
+    expect(r.stdout).toMatch(/^citation_coverage\s+not measured \(no store: answered without retrieved context\)/m);
+    expect(r.stdout).toContain("gate: PASS (no floor or baseline check was set)");
     expect(r.stderr).toContain("Store-less run");
-  });
+  }, 120_000);
 
   it("refuses a retrieval floor it cannot check: exit 2, naming the metric", async () => {
     const r = await runCli(["eval", "--store", "none", "--min-recall", "0.5"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/`retrieval_recall_at_k` was not measured \(no store.*--min-recall/);
-  });
+  }, 120_000);
 });
 
 describe("retrace eval, store-backed", () => {
@@ -61,7 +63,8 @@ describe("retrace eval, store-backed", () => {
     const md = await readFile(path.join(dir, "report.md"), "utf8");
     expect(md).toContain("# retrace report");
     const junit = await readFile(path.join(dir, "junit.xml"), "utf8");
-    expect(junit.match(/<testcase /g)?.length).toBe(212);
+    expect(junit.match(/<testcase /g)?.length).toBe(212); // no floor or baseline: no gate check, one testcase per gold-bearing turn
+    expect(junit).not.toContain("<failure"); // the gate passed, so nothing is red; misses are in <system-out>
   }, 120_000);
 
   it("exits 1 naming the failed floors", async () => {

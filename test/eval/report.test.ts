@@ -154,7 +154,9 @@ describe("renderTable", () => {
     const out = renderTable(r, { color: false });
     expect(out).toContain("gate: FAIL (1 failure)\n  - [floor] retrieval_hit_at_k 0.750 (n=4) is below the floor 0.900\n");
     r.gate = gate(r, {});
-    expect(renderTable(r, { color: false })).toMatch(/gate: PASS\n$/);
+    expect(renderTable(r, { color: false })).toMatch(/gate: PASS \(no floor or baseline check was set\)\n$/);
+    r.gate = gate(r, { minHit: { en: 0.9 } });
+    expect(renderTable(r, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --min-hit en=0\.900 retrieval_hit_at_k\[en\]\n$/);
   });
 
   it("uses ANSI colour only when asked", async () => {
@@ -212,30 +214,70 @@ describe("renderMarkdown", () => {
   });
 });
 
-describe("renderJUnit", () => {
-  it("is well-formed, with one testcase per gold-bearing turn", async () => {
+describe("gate rendering", () => {
+  it("markdown lists every check with its verdict; the table names the baseline tolerance and its source", async () => {
     const r = await fixtureReport();
+    const { baselineFromReport } = await import("../../src/eval/baseline.js");
+    r.gate = gate(r, { minHit: { en: 0.9, "es-419": 0.5 } }, baselineFromReport(r));
+    const md = renderMarkdown(r);
+    expect(md).toContain("| check | scope | verdict | reason |");
+    expect(md).toContain("| --min-hit es-419=0.500 | es-419 | fail | retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500 |");
+    expect(md).toContain("| --min-hit en=0.900 | en | pass |");
+    expect(md).toContain("| --max-drop 0.000 | pt-BR | pass |");
+    const table = renderTable(r, { color: false });
+    expect(table).toContain("  baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))\n");
+    expect(table).toMatch(/passed checks \(17\): .*… and 11 more \(every check is in the JSON report's gate\.checks\)/);
+  });
+});
+
+describe("renderJUnit", () => {
+  /** The <testsuite> element named `name`, with its body. */
+  const suite = (xml: string, name: string) => new RegExp(`<testsuite name="${name.replace(/\./g, "\\.")}"[\\s\\S]*?</testsuite>`).exec(xml)?.[0] ?? "";
+
+  it("is well-formed: a gate suite (one testcase per check) and a turn suite (one per gold-bearing turn)", async () => {
+    const r = await fixtureReport();
+    r.gate = gate(r, { minHit: { all: 0.9, en: 0.9 } }); // all 0.75 fails, en 1.0 passes
     const xml = renderJUnit(r);
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites')).toBe(true);
     const names = checkXml(xml);
-    // Gold-bearing turns: g1#0, g1#1, g2#1, adv1#0, g3#0 → 5 testcases (g2#0 and adv1#1 have no gold).
-    expect(names.filter((n) => n === "testcase")).toHaveLength(5);
+    // 2 gate checks + gold-bearing turns g1#0, g1#1, g2#1, adv1#0, g3#0 → 7 testcases (g2#0 and adv1#1 have no gold).
+    expect(names.filter((n) => n === "testcase")).toHaveLength(7);
     expect(names.filter((n) => n === "failure")).toHaveLength(1);
     expect(names.filter((n) => n === "skipped")).toHaveLength(1);
     const suites = /<testsuites[^>]*>/.exec(xml)?.[0] ?? "";
-    expect([attr(suites, "tests"), attr(suites, "failures"), attr(suites, "skipped")]).toEqual(["5", "1", "1"]);
+    expect([attr(suites, "tests"), attr(suites, "failures"), attr(suites, "skipped")]).toEqual(["7", "1", "1"]);
+    const failure = /<failure[^>]*>/.exec(suite(xml, "retrace.gate"))?.[0] ?? "";
+    expect(attr(failure, "message")).toBe("retrieval_hit_at_k 0.750 (n=4) is below the floor 0.900");
   });
 
-  it("fails the turn whose hit@k is 0, with the evaluator's comment as the message, escaped", async () => {
-    const xml = renderJUnit(await fixtureReport());
-    const tc = /<testcase[^>]*g2#1[^>]*>/.exec(xml)?.[0] ?? "";
+  it("a passing gate has no <failure>: the missed turn goes to system-out, escaped", async () => {
+    const r = await fixtureReport();
+    r.gate = gate(r, {});
+    const xml = renderJUnit(r);
+    checkXml(xml);
+    expect(xml).not.toContain("<failure");
+    const tc = /<testcase[^>]*g2#1[^>]*>[\s\S]*?<\/testcase>/.exec(xml)?.[0] ?? "";
     expect(attr(tc, "name")).toBe("g2#1: reembolso &lt;b&gt;&amp;&quot;ya&quot;");
     expect(attr(tc, "classname")).toBe("retrace.es-419.golden");
-    const failure = /<failure[^>]*>/.exec(xml)?.[0] ?? "";
-    expect(attr(failure, "message")).toBe("hit=0 recall=0 ndcg=0 mrr=0 precision=0 gold=[c] top3=[d,e,f]");
-    expect(xml).toContain("query: reembolso &lt;b&gt;&amp;&quot;ya&quot;\n");
+    expect(tc).toContain("<system-out>miss (not gated): hit=0 recall=0 ndcg=0 mrr=0 precision=0 gold=[c] top3=[d,e,f]\nquery: reembolso &lt;b&gt;&amp;&quot;ya&quot;\n");
+    expect(xml).toContain('<property name="missedTurns" value="1"/>');
     // Not a single raw special character from the query survives.
     expect(xml).not.toContain('<b>&"');
+  });
+
+  it("a failed --max-flips check fails exactly the flipped turns and the check", async () => {
+    const r = await fixtureReport();
+    const { baselineFromReport } = await import("../../src/eval/baseline.js");
+    const b = baselineFromReport(r);
+    b.perTurn["g2#1"] = { ...b.perTurn["g2#1"], retrieval_hit_at_k: 1 };
+    r.gate = gate(r, { maxDrop: 1, maxFlips: 0 }, b);
+    const xml = renderJUnit(r);
+    checkXml(xml);
+    const failing = [...xml.matchAll(/<testcase([^>]*)>\s*<failure/g)].map((m) => attr(m[1] ?? "", "name"));
+    expect(failing).toEqual(["--max-flips 0: retrieval_hit_at_k", "g2#1: reembolso &lt;b&gt;&amp;&quot;ya&quot;"]);
+    // passing with one flip allowed: no failure anywhere
+    r.gate = gate(r, { maxDrop: 1, maxFlips: 1 }, b);
+    expect(renderJUnit(r)).not.toContain("<failure");
   });
 
   it("marks a turn whose retrieval did not run as skipped, not failed", async () => {

@@ -1,0 +1,242 @@
+/**
+ * Baselines that cannot be misused (docs/gates-and-exit-codes.md):
+ *
+ * - the default baseline path follows `--kb`: `<kb>/eval/baseline.json`;
+ * - `checkBaselineBeforeRun` compares a baseline with what a run WILL
+ *   measure (dataset, `--locale`/`--case` subset, k, mode, reranking,
+ *   embedder when it is known without loading a model) before Chroma starts
+ *   or anything is ingested, and its advice names the exact command to run;
+ * - `retrace baseline floors [FILE]` prints evidence-based floors (observed
+ *   minus slack: the lower bound of the recorded 95% interval, per scope,
+ *   rounded down to the step) as `--min-*` flags to paste.
+ */
+import path from "node:path";
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { BaselineMismatchError, DataValidationError, InvalidArgumentError } from "../errors.js";
+import { parseBaseline, type Baseline } from "../eval/baseline.js";
+import { FLOOR_OPTIONS } from "../eval/gate.js";
+import { parseReport } from "../eval/report-check.js";
+import type { Aggregate } from "../eval/types.js";
+import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
+import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";
+import { action, out } from "./io.js";
+
+/** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
+export function defaultBaselineFile(kbDir: string): string {
+  return path.join(kbDir, "eval", "baseline.json");
+}
+
+/** The options of `retrace eval` that decide what a baseline must match, and how to spell them again. */
+export interface RunIntent {
+  kb: string;
+  cases?: string;
+  k: number;
+  mode: string;
+  embedder: string;
+  rerank?: string;
+  locale?: string[];
+  case?: string[];
+  /** The baseline file (as given, or the default of the KB). */
+  baselineFile: string;
+  /** Whether the file is the KB's default (so the command need not name it). */
+  baselineIsDefault: boolean;
+}
+
+/** What the run will measure, known before anything starts. */
+export interface RunPlan {
+  /** datasetHash of the selected cases. */
+  datasetHash: string;
+  /** datasetHash of every case of the dataset. */
+  fullDatasetHash: string;
+  selected: number;
+  total: number;
+}
+
+const q = (s: string) => (/^[\w./:@=,+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The `retrace eval` command line for `intent` with some options replaced (undefined = drop). */
+export function evalCommandLine(intent: RunIntent, over: Partial<Record<"k" | "mode" | "embedder" | "rerank" | "filters" | "update", string | null>> = {}): string {
+  const parts = ["retrace", "eval"];
+  if (intent.kb !== "kb") parts.push("--kb", q(intent.kb));
+  if (intent.cases !== undefined) parts.push("--cases", q(intent.cases));
+  const k = over.k !== undefined ? over.k : String(intent.k);
+  if (k !== null && k !== "5") parts.push("-k", k);
+  const mode = over.mode !== undefined ? over.mode : intent.mode;
+  if (mode !== null && mode !== "hybrid") parts.push("--mode", q(mode));
+  const embedder = over.embedder !== undefined ? over.embedder : intent.embedder;
+  if (embedder !== null && embedder !== "auto") parts.push("--embedder", q(embedder));
+  const rerank = over.rerank !== undefined ? over.rerank : (intent.rerank ?? null);
+  if (rerank !== null) parts.push("--rerank", q(rerank));
+  if (over.filters !== null) {
+    for (const l of intent.locale ?? []) parts.push("--locale", q(l));
+    for (const c of intent.case ?? []) parts.push("--case", q(c));
+  }
+  if (!intent.baselineIsDefault) parts.push("--baseline", q(intent.baselineFile));
+  if (over.update !== undefined && over.update !== null) parts.push("--update-baseline");
+  return parts.join(" ");
+}
+
+/**
+ * The id of the embedder `spec` will resolve to, found without loading a
+ * model: `builtin` → the built-in embedder's id; `auto` → the default
+ * model's id when its weights are on disk, else the built-in id (the same
+ * file lookup resolveEmbedder makes); a model id → that id.
+ */
+export async function predictEmbedderId(spec: string): Promise<string> {
+  if (spec === "builtin") return new HashingEmbedder().id;
+  if (spec === "auto") {
+    const location = await locateModel(DEFAULT_EMBEDDING_MODEL, { modelsDir: defaultModelsDir() });
+    return location.found ? modelIdOf(DEFAULT_EMBEDDING_MODEL) : new HashingEmbedder().id;
+  }
+  return modelIdOf(spec);
+}
+
+/**
+ * Throws BaselineMismatchError (exit 2) when `baseline` cannot be compared
+ * with the run `intent` describes; the advice names the command that can.
+ * Checks, in order: dataset (a `--locale`/`--case` subset of the baseline's
+ * full set is named as such), k, mode, reranking on/off, and the embedder
+ * when `embedderId` (predictEmbedderId) is given. The reranker's id is only
+ * known once its model loads: the gate checks it again after the run.
+ */
+export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, plan: RunPlan, embedderId: string | null = null): void {
+  const file = intent.baselineFile;
+  const recreate = `to replace it with this configuration's results instead, run \`${evalCommandLine(intent, { filters: null, update: "" })}\``;
+  if (baseline.datasetHash !== plan.datasetHash) {
+    if (plan.selected < plan.total && baseline.datasetHash === plan.fullDatasetHash) {
+      throw new BaselineMismatchError(
+        "datasetHash",
+        baseline.datasetHash,
+        plan.datasetHash,
+        `${file} covers all ${plan.total} cases but --locale/--case selects ${plan.selected}; compare the full run with \`${evalCommandLine(intent, { filters: null })}\` (a baseline always covers the whole dataset)`,
+      );
+    }
+    throw new BaselineMismatchError(
+      "datasetHash",
+      baseline.datasetHash,
+      plan.datasetHash,
+      `${file} was written for other eval cases (the cases changed since); ${recreate}`,
+    );
+  }
+  if (baseline.k !== intent.k)
+    throw new BaselineMismatchError("k", baseline.k, intent.k, `compare at the baseline's k with \`${evalCommandLine(intent, { k: String(baseline.k) })}\`, or ${recreate}`);
+  if (baseline.config.mode !== null && baseline.config.mode !== intent.mode)
+    throw new BaselineMismatchError("config.mode", baseline.config.mode, intent.mode, `run \`${evalCommandLine(intent, { mode: baseline.config.mode })}\`, or ${recreate}`);
+  const rerankOn = intent.rerank !== undefined;
+  if ((baseline.config.rerank !== null) !== rerankOn)
+    throw new BaselineMismatchError(
+      "config.rerank",
+      baseline.config.rerank,
+      intent.rerank ?? null,
+      baseline.config.rerank === null
+        ? `run without --rerank: \`${evalCommandLine(intent, { rerank: null })}\`, or ${recreate}`
+        : `run \`${evalCommandLine(intent, { rerank: baseline.config.rerank })}\`, or ${recreate}`,
+    );
+  const id = embedderId;
+  if (id !== null && baseline.config.embedder !== id)
+    throw new BaselineMismatchError(
+      "config.embedder",
+      baseline.config.embedder,
+      id,
+      `run \`${evalCommandLine(intent, { embedder: baseline.config.embedder })}\`, or ${recreate}`,
+    );
+}
+
+// ---------------------------------------------------------------- retrace baseline floors
+
+export interface FloorSuggestion {
+  key: string;
+  flag: string;
+  /** scope → floor (lower bound of the 95% interval, rounded down to the step). */
+  floors: Record<string, number>;
+  /** Scopes left out and why (n < 2: no interval). */
+  skipped: Record<string, string>;
+}
+
+/** Round `x` down to a multiple of `step` (float-safe: 0.9 stays 0.9). */
+function floorTo(x: number, step: number): number {
+  const m = Math.floor(x / step + 1e-9);
+  return Number((m * step).toFixed(6));
+}
+
+/**
+ * Evidence-based floors from recorded aggregates: for each gateable metric
+ * and each scope (`all`, then each group of each split: kind, locale, part),
+ * the lower bound of the 95% interval, rounded down to `step` ("observed
+ * minus slack": a run as good as the recorded one passes with high
+ * probability, a real drop below the interval fails). A scope without an
+ * interval (n < 2) is skipped with the reason. Pure.
+ */
+export function suggestFloors(
+  aggregates: Record<string, Aggregate>,
+  splits: Record<string, Record<string, Record<string, Aggregate>>>,
+  step = 0.01,
+): FloorSuggestion[] {
+  const out: FloorSuggestion[] = [];
+  for (const { flag, key } of FLOOR_OPTIONS) {
+    const scopes: [string, Aggregate | undefined][] = [["all", aggregates[key]]];
+    for (const groups of Object.values(splits)) for (const [g, byKey] of Object.entries(groups)) scopes.push([g, byKey[key]]);
+    const s: FloorSuggestion = { key, flag, floors: {}, skipped: {} };
+    for (const [scope, agg] of scopes) {
+      if (agg === undefined) continue;
+      if (agg.ci95 === undefined) s.skipped[scope] = `n=${agg.n}: no interval`;
+      else s.floors[scope] = floorTo(Math.max(0, agg.ci95[0]), step);
+    }
+    if (Object.keys(s.floors).length > 0 || Object.keys(s.skipped).length > 0) out.push(s);
+  }
+  return out;
+}
+
+/** `--min-hit all=0.85,en=0.9` lines, one per metric. */
+export function renderFloors(s: FloorSuggestion[], source: string): string {
+  if (s.length === 0) return `${source} holds no retrieval aggregate to derive floors from (a store-less run?)`;
+  const lines = [`# evidence-based floors from ${source}: lower bound of each recorded 95% interval, rounded down`];
+  for (const x of s) {
+    const flags = Object.entries(x.floors).map(([scope, v]) => `${scope}=${v}`);
+    if (flags.length > 0) lines.push(`${x.flag} ${flags.join(",")}`);
+    for (const [scope, why] of Object.entries(x.skipped)) lines.push(`# ${x.flag}: scope ${scope} skipped (${why})`);
+  }
+  return lines.join("\n");
+}
+
+/** Reads a baseline or a report JSON; its aggregates and splits. */
+async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, "utf8"));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new DataValidationError([
+      { file, message: code === "ENOENT" ? "no such file (write a baseline with `retrace eval --update-baseline`)" : `expected a retrace baseline or report JSON file (${(e as Error).message})` },
+    ]);
+  }
+  if (typeof data === "object" && data !== null && "perTurn" in data) {
+    const b = parseBaseline(data, file);
+    return { aggregates: b.aggregates, splits: b.splits ?? {} };
+  }
+  const r = parseReport(data, file);
+  return { aggregates: r.aggregates, splits: r.splits as Record<string, Record<string, Record<string, Aggregate>>> };
+}
+
+export function register(program: Command): void {
+  const cmd = program.command("baseline").description("Work with a KB's regression baseline (<kb>/eval/baseline.json)");
+  cmd
+    .command("floors")
+    .description("Print evidence-based --min-* floors (lower bound of each recorded 95% interval, per scope) to paste into retrace eval")
+    .argument("[file]", "a baseline or report JSON (default <kb>/eval/baseline.json)")
+    .option("--kb <dir>", "knowledge-base folder whose baseline is read", "kb")
+    .option("--step <x>", "round floors down to a multiple of this", "0.01")
+    .option("--json", "print JSON")
+    .action(
+      action(async (file: string | undefined, o: { kb: string; step: string; json?: boolean }) => {
+        const step = Number(o.step);
+        if (!(step > 0 && step <= 1)) throw new InvalidArgumentError("--step", "a number in (0, 1]", o.step);
+        const source = file ?? defaultBaselineFile(o.kb);
+        const { aggregates, splits } = await readAggregates(source);
+        const s = suggestFloors(aggregates, splits, step);
+        if (o.json) out(JSON.stringify({ version: 1, source, step, floors: s }, null, 2));
+        else out(renderFloors(s, source));
+      }),
+    );
+}

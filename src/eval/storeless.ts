@@ -1,0 +1,42 @@
+/**
+ * The store-less path made honest (docs/gates-and-exit-codes.md): without a
+ * store the graph has no retrieval node, so every key whose value depends on
+ * retrieval is "not measured (no store)" — never a number. That is every
+ * retrieval metric, and every answer-side key of the default evaluators:
+ * citation coverage and correctness (nothing could be cited from retrieved
+ * cards), refusal correctness (the answerer refuses because nothing was
+ * retrieved, so a refusal is a side effect, not a decision) and groundedness
+ * (an answer produced without context has nothing to be grounded in).
+ *
+ * Only keys of evaluators that declare none of these keys (a user's own
+ * evaluator, e.g. on latency or answer format) are still scored.
+ */
+import { CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, NO_STORE, REFUSAL_CORRECTNESS_KEY, type EvaluatorSpec } from "./evaluators.js";
+import { METRICS } from "./metrics.js";
+
+/** Keys of the default evaluators whose value depends on retrieval. */
+export const RETRIEVAL_DEPENDENT_KEYS: readonly string[] = [
+  ...METRICS.map((m) => m.key),
+  CITATION_COVERAGE_KEY,
+  CITATION_CORRECTNESS_KEY,
+  REFUSAL_CORRECTNESS_KEY,
+  GROUNDEDNESS_KEY,
+];
+
+/** Reason of the answer-side keys of a store-less run (rendered "not measured (no store: ...)"). */
+export const NO_STORE_ANSWER = `${NO_STORE}: answered without retrieved context`;
+
+/**
+ * The evaluators of a store-less run: each evaluator that emits any
+ * retrieval-dependent key scores nothing and reports why ("no store" for the
+ * retrieval metrics, NO_STORE_ANSWER for answer-side keys); the others are
+ * returned unchanged. Inputs are not mutated.
+ */
+export function storelessEvaluators(specs: readonly EvaluatorSpec[]): EvaluatorSpec[] {
+  const retrievalKeys = new Set(METRICS.map((m) => m.key));
+  return specs.map((spec) => {
+    if (!spec.keys.some((k) => RETRIEVAL_DEPENDENT_KEYS.includes(k))) return spec;
+    const reason = spec.keys.every((k) => retrievalKeys.has(k)) ? NO_STORE : NO_STORE_ANSWER;
+    return { ...spec, evaluate: () => [], notMeasured: () => reason, whenEmpty: reason };
+  });
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { BaselineMismatchError } from "../../src/errors.js";
+import { checkBaselineBeforeRun, defaultBaselineFile, evalCommandLine, predictEmbedderId, renderFloors, suggestFloors, type RunIntent } from "../../src/cli/baseline.js";
+import { parseFloors } from "../../src/cli/eval.js";
+import { baselineFromReport } from "../../src/eval/baseline.js";
+import { fixtureReport } from "../eval/report-fixture.js";
+
+const intent = (over: Partial<RunIntent> = {}): RunIntent => ({
+  kb: "my-kb",
+  k: 3,
+  mode: "hybrid",
+  embedder: "builtin",
+  baselineFile: "my-kb/eval/baseline.json",
+  baselineIsDefault: true,
+  ...over,
+});
+const plan = { datasetHash: "ds-1111", fullDatasetHash: "ds-1111", selected: 4, total: 4 };
+
+describe("baseline file and command lines", () => {
+  it("the default baseline follows the KB", () => {
+    expect(defaultBaselineFile("my-kb")).toBe("my-kb/eval/baseline.json");
+    expect(defaultBaselineFile("kb")).toBe("kb/eval/baseline.json");
+  });
+
+  it("spells the eval command back with only the options that differ from the defaults", () => {
+    expect(evalCommandLine(intent({ kb: "kb", k: 5, embedder: "auto" }))).toBe("retrace eval");
+    expect(evalCommandLine(intent({ locale: ["en"], case: ["a b"] }))).toBe("retrace eval --kb my-kb -k 3 --embedder builtin --locale en --case 'a b'");
+    expect(evalCommandLine(intent({ locale: ["en"], baselineIsDefault: false, baselineFile: "b.json" }), { filters: null, update: "" })).toBe(
+      "retrace eval --kb my-kb -k 3 --embedder builtin --baseline b.json --update-baseline",
+    );
+  });
+});
+
+describe("checkBaselineBeforeRun", () => {
+  it("accepts a baseline of the same dataset, k and configuration", async () => {
+    const b = baselineFromReport(await fixtureReport({ embedder: "builtin-hashed-ngrams-384-v1" }));
+    expect(() => checkBaselineBeforeRun(b, intent(), plan, "builtin-hashed-ngrams-384-v1")).not.toThrow();
+  });
+
+  it("names a --locale/--case subset of the full set, and the command that compares the full run", async () => {
+    const b = baselineFromReport(await fixtureReport());
+    const sub = { datasetHash: "ds-sub", fullDatasetHash: "ds-1111", selected: 2, total: 4 };
+    expect(() => checkBaselineBeforeRun(b, intent({ locale: ["en"] }), sub)).toThrow(BaselineMismatchError);
+    expect(() => checkBaselineBeforeRun(b, intent({ locale: ["en"] }), sub)).toThrow(
+      "my-kb/eval/baseline.json covers all 4 cases but --locale/--case selects 2; compare the full run with `retrace eval --kb my-kb -k 3 --embedder builtin`",
+    );
+    // changed cases: re-create
+    expect(() => checkBaselineBeforeRun(b, intent(), { ...plan, datasetHash: "ds-new", fullDatasetHash: "ds-new" })).toThrow(
+      "was written for other eval cases (the cases changed since); to replace it with this configuration's results instead, run `retrace eval --kb my-kb -k 3 --embedder builtin --update-baseline`",
+    );
+  });
+
+  it("k, mode, reranking and the built-in embedder, each with the command that matches the baseline", async () => {
+    const b = baselineFromReport(await fixtureReport());
+    expect(() => checkBaselineBeforeRun(b, intent({ k: 5 }), plan)).toThrow("compare at the baseline's k with `retrace eval --kb my-kb -k 3 --embedder builtin`");
+    expect(() => checkBaselineBeforeRun(b, intent({ mode: "bm25" }), plan)).toThrow("run `retrace eval --kb my-kb -k 3 --embedder builtin`");
+    expect(() => checkBaselineBeforeRun(b, intent({ rerank: "auto" }), plan)).toThrow("run without --rerank: `retrace eval --kb my-kb -k 3 --embedder builtin`");
+    // fixture embedder id is "builtin-hash-ngram-384", not the built-in embedder's id
+    const withBuiltin = () => checkBaselineBeforeRun(b, intent(), plan, "builtin-hashed-ngrams-384-v1");
+    expect(withBuiltin).toThrow("`config.embedder` is \"builtin-hash-ngram-384\" but this run's is \"builtin-hashed-ngrams-384-v1\"");
+    expect(withBuiltin).toThrow("run `retrace eval --kb my-kb -k 3 --embedder builtin-hash-ngram-384`");
+    // no predicted embedder id: left to the check after the run
+    expect(() => checkBaselineBeforeRun(b, intent({ embedder: "auto" }), plan)).not.toThrow();
+  });
+
+  it("predicts the embedder id without loading a model", async () => {
+    expect(await predictEmbedderId("builtin")).toBe("builtin-hashed-ngrams-384-v1");
+    expect(await predictEmbedderId("Xenova/some-model")).toBe("Xenova/some-model");
+  });
+});
+
+describe("parseFloors", () => {
+  it("a bare number is the overall floor; SCOPE=X items are scoped; both mix", () => {
+    expect(parseFloors("--min-hit")("0.9")).toBe(0.9);
+    expect(parseFloors("--min-hit")("en=0.95,es-419=0.9,adversarial=0.8")).toEqual({ en: 0.95, "es-419": 0.9, adversarial: 0.8 });
+    expect(parseFloors("--min-hit")("0.9, pt-BR=0.85")).toEqual({ all: 0.9, "pt-BR": 0.85 });
+  });
+
+  it("rejects values outside [0, 1], empty items and repeated scopes", () => {
+    expect(() => parseFloors("--min-hit")("1.5")).toThrow(/--min-hit: expected a floor between 0 and 1/);
+    expect(() => parseFloors("--min-hit")("en=")).toThrow(/got "en="/);
+    expect(() => parseFloors("--min-hit")("en=0.9,en=0.8")).toThrow("--min-hit: scope en given twice");
+  });
+});
+
+describe("suggestFloors", () => {
+  it("is the lower bound of each recorded interval, rounded down to the step, per scope", () => {
+    const agg = (lo: number, n = 10) => ({ mean: lo + 0.05, n, ci95: [lo, lo + 0.1] as [number, number] });
+    const s = suggestFloors(
+      { retrieval_hit_at_k: agg(0.8567) },
+      { kind: { golden: { retrieval_hit_at_k: agg(0.9) } }, locale: { en: { retrieval_hit_at_k: agg(0.70001) }, "pt-BR": { retrieval_hit_at_k: { mean: 1, n: 1 } } } },
+    );
+    expect(s).toEqual([{ key: "retrieval_hit_at_k", flag: "--min-hit", floors: { all: 0.85, golden: 0.9, en: 0.7 }, skipped: { "pt-BR": "n=1: no interval" } }]);
+    expect(renderFloors(s, "b.json")).toContain("\n--min-hit all=0.85,golden=0.9,en=0.7\n# --min-hit: scope pt-BR skipped (n=1: no interval)");
+  });
+});

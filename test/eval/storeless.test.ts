@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { aggregateTurns } from "../../src/eval/aggregate.js";
+import { allEvaluators, runEvaluators, type EvaluatorSpec } from "../../src/eval/evaluators.js";
+import { NO_STORE_ANSWER, RETRIEVAL_DEPENDENT_KEYS, storelessEvaluators } from "../../src/eval/storeless.js";
+import { ROWS, turnReports } from "./report-fixture.js";
+
+describe("storelessEvaluators", () => {
+  it("scores nothing that depends on retrieval, with the reason, and keeps other evaluators", async () => {
+    const own: EvaluatorSpec = { name: "answer_length", keys: ["answer_length"], evaluate: (a) => [{ key: "answer_length", score: a.answer.length > 0 ? 1 : 0 }], whenEmpty: "no turns" };
+    const specs = storelessEvaluators([...allEvaluators({ k: 3 }), own]);
+    const turns = await turnReports(ROWS.map((r) => ({ ...r, retrievedIds: null })), specs);
+    for (const t of turns) expect(t.results.map((r) => r.key)).toEqual(["answer_length"]);
+    const agg = aggregateTurns(turns, { evaluators: specs });
+    expect(Object.keys(agg.aggregates)).toEqual(["answer_length"]);
+    expect([...agg.vacuous].sort()).toEqual([...RETRIEVAL_DEPENDENT_KEYS].sort());
+    expect(agg.vacuousReasons.retrieval_hit_at_k).toBe("no store");
+    for (const key of ["citation_coverage", "citation_correctness", "refusal_correctness", "groundedness"]) expect(agg.vacuousReasons[key]).toBe(NO_STORE_ANSWER);
+  });
+
+  it("the same artifacts through the plain evaluators would have produced refusal and coverage numbers", async () => {
+    // What the wrapper prevents: store-less artifacts still yield answer-side scores from the plain evaluators.
+    const results = await runEvaluators(allEvaluators({ k: 3 }), { ...ROWS[0]!, retrievedIds: null, answer: "x" });
+    expect(results.map((r) => r.key)).toEqual(["citation_coverage", "refusal_correctness"]);
+  });
+});
