@@ -4,36 +4,76 @@
  * docs/gates-and-exit-codes.md: 0 pass, 1 a gate failed, 2 bad usage or
  * invalid data, 3 a required service or model is unavailable, 70 an internal
  * error (printed with its stack and the hint to report it). No crash exits 1.
+ *
+ * Start-up stays fast because a command's module — and with it LangGraph,
+ * chromadb or transformers.js — is imported only when that command runs:
+ * `retrace --help` lists the commands from the table below without loading
+ * any of them (test/cli/lazy-imports.test.ts checks which modules load).
  */
 import { Command, CommanderError } from "commander";
-import { register as registerBaseline } from "./baseline.js";
-import { register as registerCheck } from "./check.js";
-import { register as registerCompare } from "./compare.js";
-import { register as registerEval } from "./eval.js";
-import { register as registerIngest } from "./ingest.js";
 import { EXIT, reportError } from "./io.js";
-import { register as registerScore } from "./score.js";
-import { register as registerTrace } from "./trace.js";
 
-export function buildProgram(): Command {
-  const program = new Command("retrace")
+type CommandModule = { register(program: Command): void };
+
+/** Every command: its one-line summary (shown by `retrace --help`) and the module that defines it. */
+export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  baseline: { summary: "Work with a KB's regression baseline (<kb>/eval/baseline.json)", load: () => import("./baseline.js") },
+  check: { summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts", load: () => import("./check.js") },
+  compare: {
+    summary: "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% CI and randomization-test p per metric",
+    load: () => import("./compare.js"),
+  },
+  eval: { summary: "Run every eval case through the agent graph and score retrieval per turn (store-backed by default)", load: () => import("./eval.js") },
+  ingest: {
+    summary: "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
+    load: () => import("./ingest.js"),
+  },
+  score: {
+    summary: "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
+    load: () => import("./score.js"),
+  },
+  start: {
+    summary: "The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep",
+    load: () => import("./eval.js"),
+  },
+  trace: { summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood", load: () => import("./trace.js") },
+};
+
+function baseProgram(): Command {
+  return new Command("retrace")
     .description("Score a LangGraph.js agent's retrieval per turn: hit@k, recall@k, nDCG@k with honest n.")
-    .version("0.1.0")
+    .version(VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  registerBaseline(program);
-  registerCheck(program);
-  registerCompare(program);
-  registerEval(program);
-  registerIngest(program);
-  registerScore(program);
-  registerTrace(program);
+}
+
+/** The package version, read from package.json at run time (the compiled CLI ships beside it). */
+const VERSION: string = await (async () => {
+  const { readFile } = await import("node:fs/promises");
+  const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
+})();
+
+/**
+ * The program for `argv`: the named command fully defined (its module
+ * loaded), every other command as a summary-only entry, so `--help` and
+ * "unknown command" work without loading anything heavy.
+ */
+export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
+  const program = baseProgram();
+  const args = argv.slice(2);
+  const first = args.find((a) => !a.startsWith("-"));
+  // `retrace help eval` shows eval's own help, so eval is the command to load.
+  const wanted = first === "help" ? args[args.indexOf("help") + 1] : first;
+  if (wanted !== undefined && Object.hasOwn(COMMANDS, wanted)) (await COMMANDS[wanted]!.load()).register(program);
+  const defined = new Set(program.commands.map((c) => c.name()));
+  for (const [name, { summary }] of Object.entries(COMMANDS)) if (!defined.has(name)) program.command(name).description(summary);
   return program;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
