@@ -22,6 +22,7 @@ import { gate, DEFAULT_MAX_DROP } from "../eval/gate.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { openSession, type Session } from "../eval/session.js";
+import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
@@ -59,6 +60,8 @@ export interface EvalOptions {
   concurrency: number;
   dataDir?: string;
   seed: number;
+  /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
+  resample?: ResampleUnit;
 }
 
 /** Validates option combinations before anything runs (a floor on what will not be measured is an error). */
@@ -110,6 +113,13 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
   });
 }
 
+/** Number of cards of each locale in the session's KB: the N of the chance levels (docs/statistics.md). */
+function cardsPerLocale(session: Session): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const card of session.kb.cards) counts[card.locale] = (counts[card.locale] ?? 0) + 1;
+  return counts;
+}
+
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
 export async function runEval(o: EvalOptions, session: Session): Promise<{ report: Report; baseline: Baseline | null }> {
   const cases = selectCases(session.cases, o);
@@ -150,6 +160,8 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
     turns,
     evaluators,
     seed: o.seed,
+    ...(o.resample !== undefined ? { resample: o.resample } : {}),
+    cardsPerLocale: cardsPerLocale(session),
   });
   let baseline: Baseline | null = null;
   if (o.baseline !== undefined && !o.updateBaseline) {
@@ -218,7 +230,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--report-json <file>", "also write the report as JSON")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--seed <n>", "seed of the bootstrap intervals and permutation tests", parsePositiveInt("--seed"), 42);
+    .option("--seed <n>", "seed of the bootstrap intervals and tests", parsePositiveInt("--seed"), 42)
+    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"));
 }
 
 export function register(program: Command): void {
