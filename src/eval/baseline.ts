@@ -85,6 +85,9 @@ const aggregateSchema = z
     mean: unit,
     n: z.number().int().positive(),
     ci95: z.tuple([unit, unit]).optional(),
+    // Cases among the n turns and chance level (docs/statistics.md).
+    nCases: z.number().int().positive().optional(),
+    chance: unit.optional(),
   })
   .strict();
 

@@ -16,7 +16,10 @@ import { fixtureReport, storelessReport } from "./report-fixture.js";
 const ANSI = /\x1b\[[0-9;]*m/;
 
 function fmtAgg(a: Aggregate): string {
-  return a.ci95 === undefined ? `${a.mean.toFixed(3)} (no CI) n=${a.n}` : `${a.mean.toFixed(3)} [${a.ci95[0].toFixed(3)}, ${a.ci95[1].toFixed(3)}] n=${a.n}`;
+  const ci = a.ci95 === undefined ? "(no CI)" : `[${a.ci95[0].toFixed(3)}, ${a.ci95[1].toFixed(3)}]`;
+  const cases = a.nCases === undefined ? "" : ` (${a.nCases} case${a.nCases === 1 ? "" : "s"})`;
+  const chance = a.chance === undefined ? "" : ` chance ${a.chance.toFixed(3)}`;
+  return `${a.mean.toFixed(3)} ${ci} n=${a.n}${cases}${chance}`;
 }
 
 /** Every aggregate of the report (overall and every split group) as the renderers must print it. */
@@ -130,7 +133,8 @@ describe("renderTable", () => {
 
   it("shows locale deltas with their p-values and verdicts", async () => {
     const out = renderTable(await fixtureReport(), { color: false });
-    expect(out).toMatch(/^ {2}hit@3 es-419 −1\.000 vs en \(0\.000 n=1 vs 1\.000 n=2\) p=\d\.\d{3} not significant$/m);
+    expect(out).toMatch(/^ {2}hit@3 locale es-419 −1\.000 vs en \(0\.000 n=1 \(1 case\) vs 1\.000 n=2 \(1 case\)\) p=1\.000 adj=1\.000 m=3 not significant$/m);
+    expect(out).toMatch(/^split deltas \(.*unit: case; Holm–Bonferroni within each metric.*adjusted p < 0\.05; intervals are unadjusted 95%\):$/m);
   });
 
   it("store-less: vacuous metrics read 'not measured (no store)' in every column, never a number", async () => {
@@ -175,12 +179,13 @@ describe("renderMarkdown", () => {
     r.gate = gate(r, { minHit: 0.9 });
     const md = renderMarkdown(r);
     expect(md).toContain("| hit@3 | 0.750 | [");
-    expect(md).toMatch(/^\| hit@3 \| 0\.750 \| \[\d\.\d{3}, \d\.\d{3}\] \| 4 \|$/m);
-    expect(md).toContain("| groundedness | not run: no judge configured |  | 0 |");
-    // Overall: one row per key with mean, interval and n in their own columns.
+    expect(md).toMatch(/^\| hit@3 \| 0\.750 \| \[\d\.\d{3}, \d\.\d{3}\] \| 4 \| 3 \|  \|$/m);
+    expect(md).toContain("| metric | mean | 95% CI (cases resampled) | n turns | n cases | chance |");
+    expect(md).toContain("| groundedness | not run: no judge configured |  | 0 | 0 |  |");
+    // Overall: one row per key with mean, interval, n turns and n cases in their own columns.
     for (const [key, a] of Object.entries(r.aggregates)) {
       const ci = a.ci95 === undefined ? "(no CI)" : `[${a.ci95[0].toFixed(3)}, ${a.ci95[1].toFixed(3)}]`;
-      expect(md).toContain(`| ${a.mean.toFixed(3)} | ${ci} | ${a.n} |`);
+      expect(md).toContain(`| ${a.mean.toFixed(3)} | ${ci} | ${a.n} | ${a.nCases} |`);
       expect(key).not.toBe("groundedness");
     }
     // Split cells use the same "mean [lo, hi] n=N" text as the table.
