@@ -425,29 +425,30 @@ export function percentilePValue(sorted: readonly number[]): number {
   const last = sorted[B - 1] as number;
   if (B === 1) return 1;
   const scale = B - 1;
-  // a: the largest p with Q(p) <= 0.
-  let a: number;
-  if (first > 0) a = 0;
-  else if (last <= 0) a = 1;
+  // In index units h = (B − 1)·p, so that integer crossings stay exact.
+  // hA: the largest h with Q <= 0.
+  let hA: number;
+  if (first > 0) hA = 0;
+  else if (last <= 0) hA = scale;
   else {
     let i = 0;
     while ((sorted[i + 1] as number) <= 0) i++;
     const xi = sorted[i] as number;
     const xj = sorted[i + 1] as number;
-    a = (i + (0 - xi) / (xj - xi)) / scale;
+    hA = i + (0 - xi) / (xj - xi);
   }
-  // b: the smallest p with Q(p) >= 0.
-  let b: number;
-  if (last < 0) b = 1;
-  else if (first >= 0) b = 0;
+  // hB: the smallest h with Q >= 0.
+  let hB: number;
+  if (last < 0) hB = scale;
+  else if (first >= 0) hB = 0;
   else {
     let j = B - 1;
     while ((sorted[j - 1] as number) >= 0) j--;
     const xi = sorted[j - 1] as number;
     const xj = sorted[j] as number;
-    b = (j - 1 + (0 - xi) / (xj - xi)) / scale;
+    hB = j - 1 + (0 - xi) / (xj - xi);
   }
-  const p = Math.min(1, 2 * Math.min(a, 1 - b));
+  const p = Math.min(1, (2 * Math.min(hA, scale - hB)) / scale);
   return Math.max(p, 1 / B);
 }
 
