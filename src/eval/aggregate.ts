@@ -57,7 +57,7 @@ export const DELTA_CORRECTION = "Holm–Bonferroni within each metric (all its s
 export interface AggregateOptions {
   /** The evaluators that produced the results: their keys are the ones that can be vacuous. */
   evaluators: readonly EvaluatorSpec[];
-  /** Bootstrap / permutation seed (default 42). */
+  /** Bootstrap seed (default 42). */
   seed?: number;
   /** Resamples per interval and per test (default 2,000). */
   samples?: number;

@@ -1,8 +1,17 @@
 /**
- * Small, seeded statistics for eval reports: a PRNG, a percentile bootstrap
- * interval of a mean, a paired sign-flip randomization test (baseline vs
- * current on the same turns) and a two-sample permutation test (one locale
- * vs another: different turns, so unpaired).
+ * Small, seeded statistics for eval reports (docs/statistics.md).
+ *
+ * What reports and `retrace compare` use: the cluster-aware bootstrap at the
+ * end of this file — `clusterMean` (interval of a turn-weighted mean),
+ * `bootstrapDelta` (two groups) and `pairedBootstrap` (two runs), resampling
+ * whole cases by default or single turns, each with the p-value inverted from
+ * its own percentile interval (`percentilePValue`), so an interval and its
+ * verdict never disagree.
+ *
+ * Turn-level building blocks kept for the gate's regression notes and the
+ * benchmarks: a percentile bootstrap interval of a mean of independent
+ * values, a paired sign-flip randomization test and a two-sample permutation
+ * test (these treat turns as independent).
  *
  * Everything is deterministic for a given seed: the same input gives the same
  * interval and the same p-value on every machine (no Math.random). Inputs are

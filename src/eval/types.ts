@@ -102,8 +102,9 @@ export interface GateResult {
 
 /**
  * Significance test of one split group against a reference group (extension
- * of DESIGN.md §3.5, so locale deltas are not merely indicative): a
- * two-sample permutation test, since the groups hold different turns.
+ * of the report, so split deltas are not merely indicative): a stratified
+ * case-level bootstrap of the difference, the p-value inverted from the same
+ * interval, Holm-adjusted within the key's family (docs/statistics.md).
  */
 export interface GroupDelta {
   key: string;
@@ -148,7 +149,7 @@ export interface Report {
   vacuousReasons: Record<string, string>;
   turns: TurnReport[];
   gate: GateResult | null;
-  /** Extension: per-locale deltas against the reference locale, with significance tests. */
+  /** Extension: per-split deltas (kind vs golden, locale vs the reference locale) with their tests (docs/statistics.md). */
   deltas?: GroupDelta[];
   /** Extension: how the ci95 intervals and p-values were resampled, so they can be reproduced (docs/statistics.md). */
   bootstrap?: {
