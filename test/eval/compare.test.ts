@@ -101,5 +101,13 @@ describe("retrace compare", () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stdout).toBe("");
     expect(bad.stderr).toContain("field `datasetHash` cannot pair");
-  });
+  }, 150_000); // three CLI processes: slow on a loaded 2-core machine
+
+  it("an unknown --resample unit is a usage error on both commands that take it (exit 2, before anything runs)", async () => {
+    for (const args of [["compare", "a.json", "b.json", "--resample", "cluster"], ["eval", "--resample", "cluster"]]) {
+      const bad = await runCli(args);
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr).toContain("Allowed choices are case, turn");
+    }
+  }, 120_000);
 });
