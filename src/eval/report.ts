@@ -162,6 +162,11 @@ function deltaVerdict(d: GroupDelta): string {
   return "not significant";
 }
 
+/** A delta's interval with explicit signs: `[−0.141, +0.006]`. */
+function fmtSignedCI(ci: [number, number] | undefined): string {
+  return ci === undefined ? "(no CI)" : `[${fmtSigned(ci[0])}, ${fmtSigned(ci[1])}]`;
+}
+
 function deltaCases(n: number | undefined): string {
   return n === undefined ? "" : ` (${n} case${n === 1 ? "" : "s"})`;
 }
@@ -171,7 +176,7 @@ function fmtPs(d: GroupDelta): string {
 }
 
 function deltaText(d: GroupDelta, k: number): string {
-  return `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} (${f3(d.meanGroup)} n=${d.nGroup}${deltaCases(d.nCasesGroup)} vs ${f3(d.meanReference)} n=${d.nReference}${deltaCases(d.nCasesReference)}) ${d.ci95 === undefined ? "" : `CI ${fmtCI(d.ci95)} `}${fmtPs(d)} ${deltaVerdict(d)}`;
+  return `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} (${f3(d.meanGroup)} n=${d.nGroup}${deltaCases(d.nCasesGroup)} vs ${f3(d.meanReference)} n=${d.nReference}${deltaCases(d.nCasesReference)}) ${d.ci95 === undefined ? "" : `CI ${fmtSignedCI(d.ci95)} `}${fmtPs(d)} ${deltaVerdict(d)}`;
 }
 
 function chanceWarnings(report: Report): string[] {
@@ -360,7 +365,7 @@ export function renderMarkdown(report: Report): string {
           md(d.group),
           md(d.reference),
           fmtSigned(d.diff),
-          md(fmtCI(d.ci95)),
+          md(fmtSignedCI(d.ci95)),
           `${d.nGroup} vs ${d.nReference}`,
           d.nCasesGroup === undefined ? "" : `${d.nCasesGroup} vs ${d.nCasesReference ?? ""}`,
           fmtP(d.pValue),

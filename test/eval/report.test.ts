@@ -277,3 +277,33 @@ describe("one report, many renderings", () => {
     expect(reportToJSON(r)).toContain('"n": 77');
   });
 });
+
+describe("delta verdicts (docs/statistics.md)", () => {
+  const base = { key: "retrieval_ndcg_at_k", split: "locale", reference: "en", nGroup: 53, nReference: 104, nCasesGroup: 20, nCasesReference: 39, familySize: 3 };
+  const deltas = [
+    // Unadjusted interval excludes 0 (raw p < 0.05) but the Holm-adjusted p does not pass: the row says why.
+    { ...base, group: "es-419", meanGroup: 0.698, meanReference: 0.803, diff: -0.105, ci95: [-0.204, -0.014] as [number, number], pValue: 0.021, pAdjusted: 0.063, significant: false },
+    { ...base, group: "pt-BR", meanGroup: 0.6, meanReference: 0.803, diff: -0.203, ci95: [-0.3, -0.1] as [number, number], pValue: 0.001, pAdjusted: 0.003, significant: true },
+    { ...base, group: "xx", meanGroup: 0.8, meanReference: 0.803, diff: -0.003, ci95: [-0.1, 0.09] as [number, number], pValue: 0.9, pAdjusted: 1, significant: false },
+  ];
+
+  it("table: raw p, adjusted p and family size; 'not significant after Holm' with the reason when the unadjusted CI excludes 0", async () => {
+    const r = await fixtureReport();
+    r.deltas = deltas;
+    const out = renderTable(r, { color: false });
+    expect(out).toContain(
+      "nDCG@3 locale es-419 −0.105 vs en (0.698 n=53 (20 cases) vs 0.803 n=104 (39 cases)) CI [−0.204, −0.014] p=0.021 adj=0.063 m=3 not significant after Holm (the unadjusted 95% CI excludes 0, raw p=0.021, but adjusted p=0.063 in a family of 3)",
+    );
+    expect(out).toMatch(/pt-BR −0\.203 .* CI \[−0\.300, −0\.100\] p=0\.001 adj=0\.003 m=3 significant$/m);
+    expect(out).toMatch(/xx −0\.003 .* CI \[−0\.100, \+0\.090\] p=0\.900 adj=1\.000 m=3 not significant$/m);
+  });
+
+  it("markdown: one column each for raw p, adjusted p and family size", async () => {
+    const r = await fixtureReport();
+    r.deltas = deltas;
+    const md = renderMarkdown(r);
+    expect(md).toContain("| metric | split | group | vs | diff | 95% CI | n turns | n cases | raw p | adjusted p | family size | verdict |");
+    expect(md).toContain("| nDCG@3 | locale | pt-BR | en | −0.203 | [−0.300, −0.100] | 53 vs 104 | 20 vs 39 | 0.001 | 0.003 | 3 | significant |");
+    expect(md).toContain("| 0.021 | 0.063 | 3 | not significant after Holm (the unadjusted 95% CI excludes 0, raw p=0.021, but adjusted p=0.063 in a family of 3) |");
+  });
+});
