@@ -65,8 +65,27 @@ export interface AggregateOptions {
   resample?: ResampleUnit;
   /** Locale the others are compared with (default "en" when present, else the first locale present). */
   referenceLocale?: string;
+  /**
+   * Further splits of the cases beyond kind and locale (e.g. tune / holdout):
+   * each gets its aggregates under `splits[name]`, chance levels, and deltas
+   * against its reference group in the same Holm family as the kind and
+   * locale deltas of each key. A turn whose case has no group is left out of
+   * that split.
+   */
+  extraSplits?: readonly ExtraSplit[];
   /** Cards per locale (N) and k, for the chance levels of the retrieval metrics; omitted → no chance levels. */
   chance?: { cardsPerLocale: Readonly<Record<string, number>>; k: number };
+}
+
+export interface ExtraSplit {
+  /** Key under `Report.splits`, e.g. "part"; not "kind" or "locale". */
+  name: string;
+  /** Group of a case, e.g. "tune" or "holdout"; undefined leaves the case out of this split. */
+  groupOf: (caseId: string) => string | undefined;
+  /** Canonical group order (others follow alphabetically). */
+  order?: readonly string[];
+  /** Group the others are compared with (default: the first group present). */
+  reference?: string;
 }
 
 interface Resample {
@@ -189,6 +208,21 @@ function groupBy(turns: readonly TurnReport[], field: "kind" | "locale", known: 
   return new Map(order.map((g) => [g, seen.get(g) as TurnReport[]]));
 }
 
+/** Groups of an extra split, in its canonical order; turns of cases without a group are left out. */
+function groupByCase(turns: readonly TurnReport[], split: ExtraSplit): Map<string, TurnReport[]> {
+  const seen = new Map<string, TurnReport[]>();
+  for (const t of turns) {
+    const g = split.groupOf(t.caseId);
+    if (g === undefined) continue;
+    const arr = seen.get(g);
+    if (arr === undefined) seen.set(g, [t]);
+    else arr.push(t);
+  }
+  const known = split.order ?? [];
+  const order = [...known.filter((g) => seen.has(g)), ...[...seen.keys()].filter((g) => !known.includes(g)).sort()];
+  return new Map(order.map((g) => [g, seen.get(g) as TurnReport[]]));
+}
+
 /**
  * Why each declared key had n = 0: the most frequent "not measured" reason
  * among the turns (ties: first seen), else the evaluator's `whenEmpty`.
@@ -307,17 +341,23 @@ export function aggregateTurns(turns: readonly TurnReport[], opts: AggregateOpti
   const locale: Record<string, Record<string, Aggregate>> = {};
   for (const [g, ts] of byLocale) locale[g] = summarizeAll(ts, order, resample, opts.chance);
 
+  const splits: Report["splits"] = { kind, locale };
+  const forDeltas: SplitForDeltas[] = [
+    { split: "kind", groups: byKind, reference: "golden" },
+    { split: "locale", groups: byLocale, reference: opts.referenceLocale ?? (byLocale.has("en") ? "en" : undefined) },
+  ];
+  for (const extra of opts.extraSplits ?? []) {
+    if (extra.name in splits) throw new InvalidArgumentError("extraSplits name", "a split name other than kind and locale, used once", extra.name);
+    const groups = groupByCase(turns, extra);
+    const out: Record<string, Record<string, Aggregate>> = {};
+    for (const [g, ts] of groups) out[g] = summarizeAll(ts, order, resample, opts.chance);
+    splits[extra.name] = out;
+    forDeltas.push({ split: extra.name, groups, reference: extra.reference });
+  }
+
   const { vacuous, vacuousReasons } = vacuousKeys(turns, opts.evaluators, aggregates);
-  const refLocale = opts.referenceLocale ?? (byLocale.has("en") ? "en" : undefined);
-  const deltas = splitDeltas(
-    [
-      { split: "kind", groups: byKind, reference: "golden" },
-      { split: "locale", groups: byLocale, reference: refLocale },
-    ],
-    TRIAD_KEYS,
-    resample,
-  );
-  return { aggregates, splits: { kind, locale }, vacuous, vacuousReasons, deltas, chanceWarnings: chanceWarnings(byLocale, opts.chance) };
+  const deltas = splitDeltas(forDeltas, TRIAD_KEYS, resample);
+  return { aggregates, splits, vacuous, vacuousReasons, deltas, chanceWarnings: chanceWarnings(byLocale, opts.chance) };
 }
 
 export interface BuildReportInput extends AggregateOptions {

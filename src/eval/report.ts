@@ -179,6 +179,11 @@ function deltaText(d: GroupDelta, k: number): string {
   return `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} (${f3(d.meanGroup)} n=${d.nGroup}${deltaCases(d.nCasesGroup)} vs ${f3(d.meanReference)} n=${d.nReference}${deltaCases(d.nCasesReference)}) ${d.ci95 === undefined ? "" : `CI ${fmtSignedCI(d.ci95)} `}${fmtPs(d)} ${deltaVerdict(d)}`;
 }
 
+/** Splits other than kind and locale (e.g. tune / holdout), in the report's order. */
+function extraSplits(report: Report): [string, Record<string, Record<string, Aggregate>>][] {
+  return Object.entries(report.splits).filter(([name]) => name !== "kind" && name !== "locale");
+}
+
 function chanceWarnings(report: Report): string[] {
   return report.chance?.warnings ?? [];
 }
@@ -241,6 +246,10 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   if (locales.length > 0) {
     lines.push("");
     lines.push(...splitGrid(report, "metric", locales, paint));
+  }
+  for (const [name, groups] of extraSplits(report)) {
+    lines.push("");
+    lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint));
   }
 
   const deltas = report.deltas ?? [];
@@ -353,6 +362,10 @@ export function renderMarkdown(report: Report): string {
   out.push(...mdSplit(report, Object.entries(report.splits.kind)));
   out.push("", "## By locale", "");
   out.push(...mdSplit(report, Object.entries(report.splits.locale)));
+  for (const [name, groups] of extraSplits(report)) {
+    out.push("", `## By ${md(name)}`, "");
+    out.push(...mdSplit(report, Object.entries(groups)));
+  }
   const deltas = report.deltas ?? [];
   if (deltas.length > 0) {
     out.push("", `Split deltas (${md(deltaMethod(report))}):`, "");

@@ -142,6 +142,8 @@ export interface Report {
   splits: {
     kind: Record<string, Record<string, Aggregate>>;
     locale: Record<string, Record<string, Aggregate>>;
+    /** Any further split of the cases (e.g. `part`: tune / holdout), same shape (docs/statistics.md). */
+    [split: string]: Record<string, Record<string, Aggregate>>;
   };
   /** Keys not measured in this run (DESIGN.md §3.5). */
   vacuous: string[];

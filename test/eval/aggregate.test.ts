@@ -199,3 +199,33 @@ describe("summarize / artifactsOf / buildReport", () => {
     expect(turns).toEqual(copy);
   });
 });
+
+describe("extra splits (e.g. tune / holdout)", () => {
+  const part = new Map([["g1", "tune"], ["adv1", "tune"], ["g2", "holdout"], ["g3", "holdout"]]);
+  const extraSplits = [{ name: "part", groupOf: (id: string) => part.get(id), order: ["tune", "holdout"], reference: "tune" }];
+
+  it("aggregates each group, and adds its deltas to each key's Holm family", async () => {
+    const evaluators = allEvaluators({ k: K });
+    const turns = await turnReports(ROWS, evaluators);
+    const a = aggregateTurns(turns, { evaluators, extraSplits });
+    expect(Object.keys(a.splits)).toEqual(["kind", "locale", "part"]);
+    expect(Object.keys(a.splits.part ?? {})).toEqual(["tune", "holdout"]);
+    // hit: tune g1#0 1, g1#1 1, adv1#0 1 → 1 (3 turns, 2 cases); holdout g2#1 0 → 0 (g3#0 not measured)
+    expect(a.splits.part?.tune?.retrieval_hit_at_k).toMatchObject({ mean: 1, n: 3, nCases: 2 });
+    expect(a.splits.part?.holdout?.retrieval_hit_at_k).toMatchObject({ mean: 0, n: 1, nCases: 1 });
+    const hit = a.deltas.filter((d) => d.key === "retrieval_hit_at_k");
+    expect(hit.map((d) => `${d.split}:${d.group}`)).toEqual(["kind:adversarial", "locale:es-419", "locale:pt-BR", "part:holdout"]);
+    for (const d of hit) expect(d.familySize).toBe(4);
+    expect(hit[3]).toMatchObject({ reference: "tune", diff: -1 });
+  });
+
+  it("is rendered as its own table in stdout and markdown; a clashing name is refused", async () => {
+    const evaluators = allEvaluators({ k: K });
+    const turns = await turnReports(ROWS, evaluators);
+    const r = buildReport({ run: runInfo(), turns, evaluators, extraSplits });
+    const { renderMarkdown, renderTable } = await import("../../src/eval/report.js");
+    expect(renderTable(r, { color: false })).toMatch(/^metric \(part\) +tune +holdout$/m);
+    expect(renderMarkdown(r)).toContain("## By part");
+    expect(() => aggregateTurns(turns, { evaluators, extraSplits: [{ name: "locale", groupOf: () => "x" }] })).toThrow(InvalidArgumentError);
+  });
+});
