@@ -414,7 +414,7 @@ export function percentileInterval(sorted: readonly number[], alpha: number = DE
 
 /**
  * Two-sided p-value obtained by inverting the percentile interval
- * (Efron & Tibshirani 1993, §15.4; docs/statistics.md): the smallest α at
+ * (Efron & Tibshirani 1993, ch. 15–16; docs/statistics.md): the smallest α at
  * which the (1 − α) percentile interval of the same sorted replicates
  * excludes 0. With Q the type-7 quantile function (continuous,
  * non-decreasing), a = max{p : Q(p) ≤ 0} and b = min{p : Q(p) ≥ 0},
