@@ -1,27 +1,33 @@
 /**
  * `retrace compare A B`: paired comparison of two runs of the same dataset
  * (report JSON from `retrace eval --report-json`, or a baseline file), per
- * metric: n, both means, B − A with its 95% interval and the paired
- * randomization-test p-value.
+ * metric: n turns and cases, both means, B − A with its 95% paired bootstrap
+ * interval (whole cases resampled by default, `--resample turn` for single
+ * turns) and the p-value inverted from that same interval, so the verdict
+ * always agrees with the interval (docs/statistics.md).
  */
-import type { Command } from "commander";
-import { compareRuns, readRunSide, type KeyComparison } from "../eval/compare.js";
+import { Option, type Command } from "commander";
+import { compareRuns, comparisonMethod, readRunSide, type KeyComparison } from "../eval/compare.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../eval/report.js";
+import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
 import { action, out, parsePositiveInt } from "./io.js";
 
 const f = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
+const fmtP = (p: number) => (p < 0.001 ? "<0.001" : p.toFixed(3));
 
-export function renderComparison(rows: KeyComparison[], k: number, a: string, b: string): string {
-  const header = ["metric", "n", "A", "B", "B − A", "95% CI", "p", ""];
+export function renderComparison(rows: KeyComparison[], k: number, a: string, b: string, method = comparisonMethod()): string {
+  const header = ["metric", "n turns", "n cases", "A", "B", "B − A", `95% CI (${method.unit}s)`, "p", "p adj (m)", ""];
   const table = rows.map((r) => [
     metricLabel(r.key, k),
     String(r.n),
+    String(r.nCases),
     f(r.meanA),
     f(r.meanB),
     signed(r.diff),
-    r.ci95 === null ? "(n < 2)" : `[${signed(r.ci95[0])}, ${signed(r.ci95[1])}]`,
-    r.pValue < 0.001 ? "<0.001" : r.pValue.toFixed(3),
+    r.ci95 === null ? `(< 2 ${r.unit}s)` : `[${signed(r.ci95[0])}, ${signed(r.ci95[1])}]`,
+    fmtP(r.pValue),
+    `${fmtP(r.pAdjusted)} (${r.familySize})`,
     r.significant ? "significant" : "not significant",
   ]);
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...table.map((row) => row[i]!.length)));
@@ -33,24 +39,28 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
     line(header),
     ...table.map(line),
     "",
-    `Paired over the turns both runs scored (caseId#turn); two-sided sign-flip randomization test, significant when p < ${SIGNIFICANCE_LEVEL}.`,
+    `Paired over the turns both runs scored (caseId#turn). Interval: ${method.test}; resampling unit: ${method.unit}, ${method.samples} resamples, seed ${method.seed}.`,
+    `Significant when the adjusted p < ${SIGNIFICANCE_LEVEL}, which is exactly when the 95% interval excludes 0. Correction: ${method.correction}.`,
   ].join("\n");
 }
 
 export function register(program: Command): void {
   program
     .command("compare")
-    .description("Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% CI and randomization-test p per metric")
+    .description("Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric")
     .argument("<a>", "the reference run (report JSON from --report-json, or a baseline)")
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
-    .option("--seed <n>", "seed of the bootstrap and the randomization test", parsePositiveInt("--seed"), 42)
+    .option("--seed <n>", "seed of the bootstrap", parsePositiveInt("--seed"), 42)
+    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
     .action(
-      action(async (fileA: string, fileB: string, opts: { json?: boolean; seed: number }) => {
+      action(async (fileA: string, fileB: string, opts: { json?: boolean; seed: number; resample: ResampleUnit }) => {
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
-        const rows = compareRuns(a, b, { seed: opts.seed });
-        if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, comparisons: rows }, null, 2));
-        else out(renderComparison(rows, a.k, fileA, fileB));
+        const copts = { seed: opts.seed, resample: opts.resample };
+        const rows = compareRuns(a, b, copts);
+        const method = comparisonMethod(copts);
+        if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, method, comparisons: rows }, null, 2));
+        else out(renderComparison(rows, a.k, fileA, fileB, method));
       }),
     );
 }

@@ -27,6 +27,7 @@ import { storelessEvaluators } from "../eval/storeless.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { loadData, openSystem, resolveStoreChoice, type RetraceSystem as Session } from "../system.js";
+import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
@@ -73,6 +74,8 @@ export interface EvalOptions {
   concurrency: number;
   dataDir?: string;
   seed: number;
+  /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
+  resample?: ResampleUnit;
 }
 
 /** Whether the options ask for any comparison with a baseline (explicitly, or through --max-drop / --max-flips). */
@@ -204,6 +207,13 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
   });
 }
 
+/** Number of cards of each locale in the session's KB: the N of the chance levels (docs/statistics.md). */
+function cardsPerLocale(session: Session): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const card of session.kb.cards) counts[card.locale] = (counts[card.locale] ?? 0) + 1;
+  return counts;
+}
+
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
 export async function runEval(o: EvalOptions, session: Session, plan?: EvalPlan): Promise<{ report: Report; baseline: Baseline | null }> {
   const cases = selectCases(session.cases, o);
@@ -246,6 +256,8 @@ export async function runEval(o: EvalOptions, session: Session, plan?: EvalPlan)
     turns,
     evaluators,
     seed: o.seed,
+    ...(o.resample !== undefined ? { resample: o.resample } : {}),
+    cardsPerLocale: cardsPerLocale(session),
   });
   let baseline: Baseline | null = plan?.baseline ?? null;
   if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
@@ -344,7 +356,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--report-json <file>", "also write the report as JSON")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--seed <n>", "seed of the bootstrap intervals and permutation tests", parsePositiveInt("--seed"), 42);
+    .option("--seed <n>", "seed of the bootstrap intervals and tests", parsePositiveInt("--seed"), 42)
+    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"));
 }
 
 export function register(program: Command): void {

@@ -105,6 +105,9 @@ const aggregateSchema = z
     mean: unit,
     n: z.number().int().positive(),
     ci95: z.tuple([unit, unit]).optional(),
+    // Cases among the n turns and chance level (docs/statistics.md).
+    nCases: z.number().int().positive().optional(),
+    chance: unit.optional(),
   })
   // Other statistics an aggregate may carry (case counts, the interval's method) are kept as they are.
   .passthrough();

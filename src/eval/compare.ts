@@ -1,15 +1,18 @@
 /**
  * Paired comparison of two runs of the same dataset (two report JSON files,
  * or a baseline and a report): for each metric, the means over the turns both
- * runs scored, the difference B − A, its bootstrap interval and the paired
- * randomization-test p-value — so a change can be called significant or not.
+ * runs scored, the difference B − A, its paired bootstrap interval
+ * (resampling whole cases by default) and the p-value inverted from that
+ * same interval, so an interval excluding 0 always comes with "significant"
+ * (docs/statistics.md). Each metric is its own family of one test: its
+ * adjusted p equals its raw p.
  */
 import { readFile } from "node:fs/promises";
 import { DataValidationError } from "../errors.js";
 import { parseBaseline } from "./baseline.js";
 import { METRICS } from "./metrics.js";
 import { SIGNIFICANCE_LEVEL } from "./report.js";
-import { compareReports, type PairedComparison, type PerTurnSource } from "./stats.js";
+import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "./stats.js";
 import { parseReport } from "./report-check.js";
 import type { Report } from "./types.js";
 
@@ -21,9 +24,31 @@ export interface RunSide {
   source: PerTurnSource;
 }
 
-export interface KeyComparison extends PairedComparison {
+export interface KeyComparison extends PairedBootstrap {
   key: string;
+  /** Holm-adjusted p within the metric's family; the family is this one test, so it equals pValue. */
+  pAdjusted: number;
+  familySize: number;
+  /** pAdjusted < 0.05, which is exactly "ci95 excludes 0". */
   significant: boolean;
+}
+
+export interface CompareOptions {
+  seed?: number;
+  samples?: number;
+  /** What the bootstrap resamples (default: whole cases). */
+  resample?: ResampleUnit;
+}
+
+/** How `compareRuns` resampled, for the report. */
+export function comparisonMethod(opts: CompareOptions = {}): { unit: ResampleUnit; seed: number; samples: number; test: string; correction: string } {
+  return {
+    unit: opts.resample ?? DEFAULT_RESAMPLE,
+    seed: opts.seed ?? DEFAULT_SEED,
+    samples: opts.samples ?? DEFAULT_SAMPLES,
+    test: "paired percentile bootstrap of the mean difference; p inverted from the same interval",
+    correction: "none needed: one test per metric (family size 1)",
+  };
 }
 
 /** Reads a report JSON (`retrace eval --report-json` / `--json`) or a baseline file. */
@@ -52,15 +77,19 @@ export function assertPairable(a: RunSide, b: RunSide): void {
 }
 
 /** One paired comparison per metric present in both runs (registry metrics first, then the others, by name). */
-export function compareRuns(a: RunSide, b: RunSide, opts: { seed?: number; samples?: number } = {}): KeyComparison[] {
+export function compareRuns(a: RunSide, b: RunSide, opts: CompareOptions = {}): KeyComparison[] {
   assertPairable(a, b);
   const shared = a.keys.filter((k) => b.keys.includes(k));
   const registry = METRICS.map((m) => m.key);
   const ordered = [...registry.filter((k) => shared.includes(k)), ...shared.filter((k) => !registry.includes(k)).sort()];
   const out: KeyComparison[] = [];
   for (const key of ordered) {
-    const c = compareReports(a.source, b.source, key, opts);
-    if (c !== null) out.push({ key, ...c, significant: c.pValue < SIGNIFICANCE_LEVEL });
+    const c = pairedBootstrap(perTurnScores(a.source, key), perTurnScores(b.source, key), {
+      seed: opts.seed ?? DEFAULT_SEED,
+      samples: opts.samples ?? DEFAULT_SAMPLES,
+      unit: opts.resample ?? DEFAULT_RESAMPLE,
+    });
+    if (c !== null) out.push({ key, ...c, pAdjusted: c.pValue, familySize: 1, significant: c.pValue < SIGNIFICANCE_LEVEL });
   }
   return out;
 }

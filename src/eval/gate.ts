@@ -29,7 +29,7 @@
 import { InvalidArgumentError } from "../errors.js";
 import { assertComparable, storeKindOf, type Baseline } from "./baseline.js";
 import { METRICS, TRIAD_KEYS } from "./metrics.js";
-import { compareReports, DEFAULT_SAMPLES, DEFAULT_SEED, turnKey } from "./stats.js";
+import { DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey } from "./stats.js";
 import type { GateCheck, GateFailure, GateFlip, GateResult, Report, TurnReport } from "./types.js";
 
 /** Tolerated absolute drop of a mean against a baseline made on another KB version or store kind. */
@@ -286,11 +286,15 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
         if (passed) {
           reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) vs the baseline's ${f3(base.mean)} (n=${base.n}): ${drop > 0 ? `drop ${f3(drop)}` : "no drop"}, within the tolerance ${f3(maxDrop)}`;
         } else {
-          const paired = compareReports({ perTurn: basePerTurn }, { turns: inThis }, key, {
+          // The same case-level paired bootstrap as `retrace compare` (docs/statistics.md): interval and p agree.
+          const paired = pairedBootstrap(perTurnScores({ perTurn: basePerTurn }, key), perTurnScores({ turns: inThis }, key), {
             seed: thresholds.seed ?? DEFAULT_SEED,
             samples: thresholds.samples ?? DEFAULT_SAMPLES,
           });
-          const test = paired === null ? "no turn scored in both runs, so no paired test" : `paired sign-flip p=${fmtP(paired.pValue)} over ${paired.n} shared turns`;
+          const test =
+            paired === null
+              ? "no turn scored in both runs, so no paired test"
+              : `paired case-level bootstrap p=${fmtP(paired.pValue)} over ${paired.n} shared turns in ${paired.nCases} cases`;
           reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) dropped from the baseline's ${f3(base.mean)} (n=${base.n}) by ${f3(drop)}, more than the tolerance ${f3(maxDrop)} (${test})`;
           failures.push({ kind: "regression", key, reason, ...(scope === "all" ? {} : { scope }) });
         }

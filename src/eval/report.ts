@@ -23,7 +23,7 @@ import type { Aggregate, GroupDelta, Report, TurnReport } from "./types.js";
 
 const HIT_KEY = "retrieval_hit_at_k";
 const RECALL_KEY = "retrieval_recall_at_k";
-/** p-value below which a locale delta is called significant. */
+/** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
 export const SIGNIFICANCE_LEVEL = 0.05;
 
 const RECALL_NOTE =
@@ -82,9 +82,11 @@ function fmtCI(ci: [number, number] | undefined): string {
   return ci === undefined ? "(no CI)" : `[${f3(ci[0])}, ${f3(ci[1])}]`;
 }
 
-/** `0.812 [0.745, 0.871] n=134` */
+/** `0.812 [0.745, 0.871] n=134 (40 cases) chance 0.132` — n counts turns; the chance level only for retrieval metrics. */
 function fmtAgg(agg: Aggregate): string {
-  return `${f3(agg.mean)} ${fmtCI(agg.ci95)} n=${agg.n}`;
+  const cases = agg.nCases === undefined ? "" : ` (${agg.nCases} case${agg.nCases === 1 ? "" : "s"})`;
+  const chance = agg.chance === undefined ? "" : ` chance ${f3(agg.chance)}`;
+  return `${f3(agg.mean)} ${fmtCI(agg.ci95)} n=${agg.n}${cases}${chance}`;
 }
 
 /** The cell of `key` in a group: its aggregate, the vacuous text, or "— n=0". */
@@ -139,17 +141,51 @@ function embedderText(report: Report): string {
 
 function ciMethod(report: Report): string {
   const b = report.bootstrap;
-  return b === undefined
-    ? "intervals: 95% percentile bootstrap of the mean (seeded); (no CI) when n < 2."
-    : `intervals: 95% percentile bootstrap of the mean, ${b.samples} resamples, seed ${b.seed}; (no CI) when n < 2.`;
+  if (b === undefined) return "intervals: 95% percentile bootstrap of the mean (seeded); (no CI) when n < 2.";
+  const unit = b.unit ?? "turn";
+  const what = unit === "case" ? "resampling whole cases (all turns of a case together)" : "resampling single turns (ignores the correlation of a case's turns)";
+  return `intervals: 95% percentile bootstrap of the turn-weighted mean, ${what}, ${b.samples} resamples, seed ${b.seed}; n counts turns; (no CI) when fewer than 2 ${unit}s; chance = expected value of a uniformly random ranking of the locale's cards.`;
 }
 
+function deltaMethod(report: Report): string {
+  const b = report.bootstrap;
+  if (b?.test === undefined) return `significant when p < ${SIGNIFICANCE_LEVEL}`;
+  return `${b.test}; unit: ${b.unit ?? "turn"}; ${b.correction ?? ""}; significant when the adjusted p < ${SIGNIFICANCE_LEVEL}; intervals are unadjusted 95%`;
+}
+
+/** Significant when the Holm-adjusted p is < 0.05; says why when the unadjusted interval excludes 0 but the adjusted p does not pass. */
 function deltaVerdict(d: GroupDelta): string {
-  return d.pValue < SIGNIFICANCE_LEVEL ? "significant" : "not significant";
+  const significant = d.significant ?? d.pValue < SIGNIFICANCE_LEVEL;
+  if (significant) return "significant";
+  if (d.pAdjusted !== undefined && d.pValue < SIGNIFICANCE_LEVEL)
+    return `not significant after Holm (the unadjusted 95% CI excludes 0, raw p=${fmtP(d.pValue)}, but adjusted p=${fmtP(d.pAdjusted)} in a family of ${d.familySize ?? 1})`;
+  return "not significant";
+}
+
+/** A delta's interval with explicit signs: `[−0.141, +0.006]`. */
+function fmtSignedCI(ci: [number, number] | undefined): string {
+  return ci === undefined ? "(no CI)" : `[${fmtSigned(ci[0])}, ${fmtSigned(ci[1])}]`;
+}
+
+function deltaCases(n: number | undefined): string {
+  return n === undefined ? "" : ` (${n} case${n === 1 ? "" : "s"})`;
+}
+
+function fmtPs(d: GroupDelta): string {
+  return d.pAdjusted === undefined ? `p=${fmtP(d.pValue)}` : `p=${fmtP(d.pValue)} adj=${fmtP(d.pAdjusted)} m=${d.familySize ?? 1}`;
 }
 
 function deltaText(d: GroupDelta, k: number): string {
-  return `${metricLabel(d.key, k)} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} (${f3(d.meanGroup)} n=${d.nGroup} vs ${f3(d.meanReference)} n=${d.nReference}) ${d.ci95 === undefined ? "" : `CI ${fmtCI(d.ci95)} `}p=${fmtP(d.pValue)} ${deltaVerdict(d)}`;
+  return `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} (${f3(d.meanGroup)} n=${d.nGroup}${deltaCases(d.nCasesGroup)} vs ${f3(d.meanReference)} n=${d.nReference}${deltaCases(d.nCasesReference)}) ${d.ci95 === undefined ? "" : `CI ${fmtSignedCI(d.ci95)} `}${fmtPs(d)} ${deltaVerdict(d)}`;
+}
+
+/** Splits other than kind and locale (e.g. tune / holdout), in the report's order. */
+function extraSplits(report: Report): [string, Record<string, Record<string, Aggregate>>][] {
+  return Object.entries(report.splits).filter(([name]) => name !== "kind" && name !== "locale");
+}
+
+function chanceWarnings(report: Report): string[] {
+  return report.chance?.warnings ?? [];
 }
 
 // ---------------------------------------------------------------- stdout table
@@ -211,16 +247,22 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     lines.push("");
     lines.push(...splitGrid(report, "metric", locales, paint));
   }
+  for (const [name, groups] of extraSplits(report)) {
+    lines.push("");
+    lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint));
+  }
 
   const deltas = report.deltas ?? [];
   if (deltas.length > 0) {
     lines.push("");
-    lines.push(paint("bold", `locale deltas (two-sample permutation test; significant when p < ${SIGNIFICANCE_LEVEL}):`));
+    lines.push(paint("bold", `split deltas (${deltaMethod(report)}):`));
     for (const d of deltas) lines.push(`  ${deltaText(d, run.k)}`);
   } else if (locales.length > 1) {
     lines.push("");
     lines.push("locale deltas are indicative only: no significance test in this report.");
   }
+
+  for (const w of chanceWarnings(report)) lines.push(paint("yellow", `warning: ${w}`));
 
   lines.push("");
   if (report.vacuous.includes(HIT_KEY)) {
@@ -312,12 +354,14 @@ export function renderMarkdown(report: Report): string {
   out.push("", "## Overall", "");
   out.push(
     ...mdTable(
-      ["metric", "mean", "95% CI", "n"],
+      ["metric", "mean", `95% CI (${report.bootstrap?.unit ?? "turn"}s resampled)`, "n turns", "n cases", "chance"],
       reportKeys(report).map((key) => {
         const label = md(metricLabel(key, k));
-        if (report.vacuous.includes(key)) return [label, md(vacuousText(report.vacuousReasons[key] ?? "not measured")), "", "0"];
+        if (report.vacuous.includes(key)) return [label, md(vacuousText(report.vacuousReasons[key] ?? "not measured")), "", "0", "0", ""];
         const agg = report.aggregates[key];
-        return agg === undefined ? [label, "—", "", "0"] : [label, f3(agg.mean), md(fmtCI(agg.ci95)), String(agg.n)];
+        return agg === undefined
+          ? [label, "—", "", "0", "0", ""]
+          : [label, f3(agg.mean), md(fmtCI(agg.ci95)), String(agg.n), agg.nCases === undefined ? "" : String(agg.nCases), agg.chance === undefined ? "" : f3(agg.chance)];
       }),
     ),
   );
@@ -326,26 +370,39 @@ export function renderMarkdown(report: Report): string {
   out.push(...mdSplit(report, Object.entries(report.splits.kind)));
   out.push("", "## By locale", "");
   out.push(...mdSplit(report, Object.entries(report.splits.locale)));
+  for (const [name, groups] of extraSplits(report)) {
+    out.push("", `## By ${md(name)}`, "");
+    out.push(...mdSplit(report, Object.entries(groups)));
+  }
   const deltas = report.deltas ?? [];
   if (deltas.length > 0) {
-    out.push("", `Locale deltas, two-sample permutation test (significant when p < ${SIGNIFICANCE_LEVEL}):`, "");
+    out.push("", `Split deltas (${md(deltaMethod(report))}):`, "");
     out.push(
       ...mdTable(
-        ["metric", "locale", "vs", "diff", "95% CI", "n", "p", "verdict"],
+        ["metric", "split", "group", "vs", "diff", "95% CI", "n turns", "n cases", "raw p", "adjusted p", "family size", "verdict"],
         deltas.map((d) => [
           md(metricLabel(d.key, k)),
+          md(d.split),
           md(d.group),
           md(d.reference),
           fmtSigned(d.diff),
-          md(fmtCI(d.ci95)),
+          md(fmtSignedCI(d.ci95)),
           `${d.nGroup} vs ${d.nReference}`,
+          d.nCasesGroup === undefined ? "" : `${d.nCasesGroup} vs ${d.nCasesReference ?? ""}`,
           fmtP(d.pValue),
-          deltaVerdict(d),
+          d.pAdjusted === undefined ? "" : fmtP(d.pAdjusted),
+          d.familySize === undefined ? "" : String(d.familySize),
+          md(deltaVerdict(d)),
         ]),
       ),
     );
   } else if (Object.keys(report.splits.locale).length > 1) {
     out.push("", "Locale deltas are indicative only: this report has no significance test for them.");
+  }
+
+  if (chanceWarnings(report).length > 0) {
+    out.push("", "## Warnings", "");
+    for (const w of chanceWarnings(report)) out.push(`- ${md(w)}`);
   }
 
   if (report.vacuous.length > 0) {

@@ -34,10 +34,16 @@ export interface VacuousKey {
 }
 
 export interface Aggregate {
+  /** Turn-weighted mean (over the turns that have the key). */
   mean: number;
+  /** Number of turns. */
   n: number;
-  /** 95% percentile-bootstrap interval of the mean (seeded). Absent when n < 2. */
+  /** Number of distinct cases among those turns (docs/statistics.md). */
+  nCases?: number;
+  /** 95% percentile-bootstrap interval of the mean (seeded), resampling the unit of `Report.bootstrap.unit`. Absent when fewer than 2 units. */
   ci95?: [number, number];
+  /** Exact expected value under a uniformly random ranking of the locale's cards, averaged over the same turns (retrieval metrics only; docs/statistics.md). */
+  chance?: number;
 }
 
 /** Where each gold card stood at each stage: `{ goldId: { stage: rank } }` (1-based rank of its best chunk, null = absent). */
@@ -137,8 +143,9 @@ export interface GateResult {
 
 /**
  * Significance test of one split group against a reference group (extension
- * of DESIGN.md §3.5, so locale deltas are not merely indicative): a
- * two-sample permutation test, since the groups hold different turns.
+ * of the report, so split deltas are not merely indicative): a stratified
+ * case-level bootstrap of the difference, the p-value inverted from the same
+ * interval, Holm-adjusted within the key's family (docs/statistics.md).
  */
 export interface GroupDelta {
   key: string;
@@ -152,10 +159,19 @@ export interface GroupDelta {
   meanReference: number;
   /** meanGroup − meanReference. */
   diff: number;
-  /** Bootstrap interval of `diff` (absent when a group has < 2 values). */
+  /** Distinct cases in each group. */
+  nCasesGroup?: number;
+  nCasesReference?: number;
+  /** Unadjusted 95% percentile-bootstrap interval of `diff` (absent when a group has < 2 units). */
   ci95?: [number, number];
-  /** Two-sided permutation-test p-value (+1 corrected). */
+  /** Raw two-sided p-value, inverted from the same bootstrap interval (p < 0.05 exactly when ci95 excludes 0). */
   pValue: number;
+  /** Holm–Bonferroni adjusted p-value within the family of all deltas of the same key. */
+  pAdjusted?: number;
+  /** Number of tests in that family. */
+  familySize?: number;
+  /** pAdjusted < 0.05. */
+  significant?: boolean;
 }
 
 export const REPORT_VERSION = 1 as const;
@@ -167,6 +183,8 @@ export interface Report {
   splits: {
     kind: Record<string, Record<string, Aggregate>>;
     locale: Record<string, Record<string, Aggregate>>;
+    /** Any further split of the cases (e.g. `part`: tune / holdout), same shape (docs/statistics.md). */
+    [split: string]: Record<string, Record<string, Aggregate>>;
   };
   /** Keys not measured in this run (DESIGN.md §3.5). */
   vacuous: string[];
@@ -174,8 +192,18 @@ export interface Report {
   vacuousReasons: Record<string, string>;
   turns: TurnReport[];
   gate: GateResult | null;
-  /** Extension: per-locale deltas against the reference locale, with significance tests. */
+  /** Extension: per-split deltas (kind vs golden, locale vs the reference locale) with their tests (docs/statistics.md). */
   deltas?: GroupDelta[];
-  /** Extension: how the ci95 intervals and p-values were resampled, so they can be reproduced. */
-  bootstrap?: { seed: number; samples: number };
+  /** Extension: how the ci95 intervals and p-values were resampled, so they can be reproduced (docs/statistics.md). */
+  bootstrap?: {
+    seed: number;
+    samples: number;
+    /** What was resampled: whole cases (default) or single turns. */
+    unit?: "case" | "turn";
+    /** How deltas were tested and adjusted. */
+    test?: string;
+    correction?: string;
+  };
+  /** Extension: card counts behind the chance levels, and small-KB warnings (docs/statistics.md). */
+  chance?: { cardsPerLocale: Record<string, number>; warnings: string[] };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { aggregateTurns, artifactsOf, buildReport, summarize } from "../../src/eval/aggregate.js";
 import { allEvaluators, defaultEvaluators } from "../../src/eval/evaluators.js";
-import { bootstrapCI } from "../../src/eval/stats.js";
+import { clusterMean } from "../../src/eval/stats.js";
 import { REPORT_VERSION } from "../../src/eval/types.js";
 import { fixtureReport, K, LOG2_3, ROWS, runInfo, storelessReport, turnReports } from "./report-fixture.js";
 
@@ -62,7 +62,7 @@ describe("aggregateTurns on the hand-checked fixture", () => {
     expect(golden.retrieval_hit_at_k?.mean).toBeCloseTo(2 / 3, 12);
     expect(golden.retrieval_hit_at_k?.n).toBe(3);
     // adversarial hit: adv1#0 1 → 1, n=1, and no interval from one value
-    expect(adv.retrieval_hit_at_k).toEqual({ mean: 1, n: 1 });
+    expect(adv.retrieval_hit_at_k).toEqual({ mean: 1, n: 1, nCases: 1 });
     // refusal: golden 5/5 (g1#0, g1#1, g2#0, g2#1, g3#0), adversarial 1/2
     expect(golden.refusal_correctness).toMatchObject({ mean: 1, n: 5 });
     expect(adv.refusal_correctness).toMatchObject({ mean: 0.5, n: 2 });
@@ -76,8 +76,8 @@ describe("aggregateTurns on the hand-checked fixture", () => {
     expect(Object.keys(r.splits.locale)).toEqual(["en", "es-419", "pt-BR"]);
     // en hit: g1#0 1, g1#1 1 (g3#0 not measured) → 1, n=2; es-419: g2#1 0 → 0, n=1; pt-BR: adv1#0 1 → 1, n=1
     expect(r.splits.locale.en?.retrieval_hit_at_k).toMatchObject({ mean: 1, n: 2 });
-    expect(r.splits.locale["es-419"]?.retrieval_hit_at_k).toEqual({ mean: 0, n: 1 });
-    expect(r.splits.locale["pt-BR"]?.retrieval_hit_at_k).toEqual({ mean: 1, n: 1 });
+    expect(r.splits.locale["es-419"]?.retrieval_hit_at_k).toEqual({ mean: 0, n: 1, nCases: 1 });
+    expect(r.splits.locale["pt-BR"]?.retrieval_hit_at_k).toEqual({ mean: 1, n: 1, nCases: 1 });
     // en coverage: g1#0 1, g1#1 1, g3#0 1 → 1, n=3
     expect(r.splits.locale.en?.citation_coverage).toMatchObject({ mean: 1, n: 3 });
     // The n of the groups of a split add up to the overall n.
@@ -87,22 +87,33 @@ describe("aggregateTurns on the hand-checked fixture", () => {
     }
   });
 
-  it("attaches a seeded, reproducible bootstrap interval equal to bootstrapCI on the same values", async () => {
+  it("attaches a seeded, reproducible case-level bootstrap interval, with the number of cases beside n", async () => {
     const a = await fixtureReport();
     const b = await fixtureReport();
     expect(a.aggregates).toEqual(b.aggregates);
-    expect(a.aggregates.refusal_correctness?.ci95).toEqual(bootstrapCI([1, 1, 1, 1, 0, 1, 1], { seed: 42, samples: 2000 }));
+    // refusal: g1 [1, 1], g2 [1, 1], g3 [1], adv1 [1, 0] → 4 cases, 7 turns; resampled as 4 units.
+    const refusal = [
+      ...[1, 1].map((value) => ({ cluster: "g1", value })),
+      ...[1, 1].map((value) => ({ cluster: "g2", value })),
+      { cluster: "g3", value: 1 },
+      ...[1, 0].map((value) => ({ cluster: "adv1", value })),
+    ];
+    expect(a.aggregates.refusal_correctness?.ci95).toEqual(clusterMean(refusal, { seed: 42, samples: 2000, unit: "case" })?.ci95);
+    expect(a.aggregates.refusal_correctness).toMatchObject({ n: 7, nCases: 4 });
+    // The hit turns: g1#0, g1#1, g2#1, adv1#0 → 4 turns in 3 cases.
+    expect(a.aggregates.retrieval_hit_at_k).toMatchObject({ n: 4, nCases: 3 });
     const ci = a.aggregates.retrieval_recall_at_k?.ci95 as [number, number];
     expect(ci[0]).toBeLessThanOrEqual(0.625);
     expect(ci[1]).toBeGreaterThanOrEqual(0.625);
-    expect(a.bootstrap).toEqual({ seed: 42, samples: 2000 });
+    expect(a.bootstrap).toMatchObject({ seed: 42, samples: 2000, unit: "case" });
   });
 
   it("another seed changes the intervals but never the means or n", async () => {
     const evaluators = allEvaluators({ k: K });
     const turns = await turnReports(ROWS, evaluators);
-    const a = aggregateTurns(turns, { evaluators, seed: 1 });
-    const b = aggregateTurns(turns, { evaluators, seed: 99 });
+    // Turn-level resampling: with the fixture's 3–4 cases, case-level intervals sit on the extremes whatever the seed.
+    const a = aggregateTurns(turns, { evaluators, seed: 1, resample: "turn" });
+    const b = aggregateTurns(turns, { evaluators, seed: 99, resample: "turn" });
     for (const key of Object.keys(a.aggregates)) {
       expect(b.aggregates[key]?.mean).toBe(a.aggregates[key]?.mean);
       expect(b.aggregates[key]?.n).toBe(a.aggregates[key]?.n);
@@ -110,22 +121,31 @@ describe("aggregateTurns on the hand-checked fixture", () => {
     expect(b.aggregates.retrieval_ndcg_at_k?.ci95).not.toEqual(a.aggregates.retrieval_ndcg_at_k?.ci95);
   });
 
-  it("tests each locale against en with a permutation test (triad keys)", async () => {
+  it("tests each kind against golden and each locale against en (triad keys); one Holm family per key", async () => {
     const r = await fixtureReport();
     const d = r.deltas ?? [];
-    // 3 triad keys × 2 non-reference locales
-    expect(d.map((x) => `${x.key}:${x.group}`)).toEqual([
-      "retrieval_hit_at_k:es-419",
-      "retrieval_hit_at_k:pt-BR",
-      "retrieval_recall_at_k:es-419",
-      "retrieval_recall_at_k:pt-BR",
-      "retrieval_ndcg_at_k:es-419",
-      "retrieval_ndcg_at_k:pt-BR",
+    // per triad key: adversarial vs golden, then 2 non-reference locales
+    expect(d.map((x) => `${x.key}:${x.split}:${x.group}`)).toEqual([
+      "retrieval_hit_at_k:kind:adversarial",
+      "retrieval_hit_at_k:locale:es-419",
+      "retrieval_hit_at_k:locale:pt-BR",
+      "retrieval_recall_at_k:kind:adversarial",
+      "retrieval_recall_at_k:locale:es-419",
+      "retrieval_recall_at_k:locale:pt-BR",
+      "retrieval_ndcg_at_k:kind:adversarial",
+      "retrieval_ndcg_at_k:locale:es-419",
+      "retrieval_ndcg_at_k:locale:pt-BR",
     ]);
-    const hitEs = d[0];
-    // es-419 hit 0 (n=1) vs en 1 (n=2): diff −1; with 3 values a permutation cannot be significant.
-    expect(hitEs).toMatchObject({ split: "locale", reference: "en", nGroup: 1, nReference: 2, meanGroup: 0, meanReference: 1, diff: -1 });
-    expect(hitEs?.pValue).toBeGreaterThan(0.05);
+    const hitEs = d[1];
+    // es-419 hit 0 (1 turn, 1 case) vs en 1 (2 turns, both of case g1): one case per side cannot be resampled → no CI, p = 1.
+    expect(hitEs).toMatchObject({ split: "locale", reference: "en", nGroup: 1, nReference: 2, nCasesGroup: 1, nCasesReference: 1, meanGroup: 0, meanReference: 1, diff: -1 });
+    expect(hitEs?.ci95).toBeUndefined();
+    expect(hitEs?.pValue).toBe(1);
+    for (const x of d) {
+      expect(x.familySize).toBe(3);
+      expect(x.pAdjusted).toBeGreaterThanOrEqual(x.pValue);
+      expect(x.significant).toBe((x.pAdjusted as number) < 0.05);
+    }
   });
 });
 
@@ -158,7 +178,7 @@ describe("the store-less run", () => {
 describe("summarize / artifactsOf / buildReport", () => {
   it("summarize refuses an empty list: n = 0 has no mean", () => {
     expect(() => summarize([])).toThrow(InvalidArgumentError);
-    expect(summarize([0.5])).toEqual({ mean: 0.5, n: 1 });
+    expect(summarize([0.5])).toEqual({ mean: 0.5, n: 1, nCases: 1 });
   });
 
   it("artifactsOf gives back what the evaluator saw", async () => {
@@ -177,5 +197,35 @@ describe("summarize / artifactsOf / buildReport", () => {
     expect(r.gate).toBeNull();
     expect(r.turns).toBe(turns);
     expect(turns).toEqual(copy);
+  });
+});
+
+describe("extra splits (e.g. tune / holdout)", () => {
+  const part = new Map([["g1", "tune"], ["adv1", "tune"], ["g2", "holdout"], ["g3", "holdout"]]);
+  const extraSplits = [{ name: "part", groupOf: (id: string) => part.get(id), order: ["tune", "holdout"], reference: "tune" }];
+
+  it("aggregates each group, and adds its deltas to each key's Holm family", async () => {
+    const evaluators = allEvaluators({ k: K });
+    const turns = await turnReports(ROWS, evaluators);
+    const a = aggregateTurns(turns, { evaluators, extraSplits });
+    expect(Object.keys(a.splits)).toEqual(["kind", "locale", "part"]);
+    expect(Object.keys(a.splits.part ?? {})).toEqual(["tune", "holdout"]);
+    // hit: tune g1#0 1, g1#1 1, adv1#0 1 → 1 (3 turns, 2 cases); holdout g2#1 0 → 0 (g3#0 not measured)
+    expect(a.splits.part?.tune?.retrieval_hit_at_k).toMatchObject({ mean: 1, n: 3, nCases: 2 });
+    expect(a.splits.part?.holdout?.retrieval_hit_at_k).toMatchObject({ mean: 0, n: 1, nCases: 1 });
+    const hit = a.deltas.filter((d) => d.key === "retrieval_hit_at_k");
+    expect(hit.map((d) => `${d.split}:${d.group}`)).toEqual(["kind:adversarial", "locale:es-419", "locale:pt-BR", "part:holdout"]);
+    for (const d of hit) expect(d.familySize).toBe(4);
+    expect(hit[3]).toMatchObject({ reference: "tune", diff: -1 });
+  });
+
+  it("is rendered as its own table in stdout and markdown; a clashing name is refused", async () => {
+    const evaluators = allEvaluators({ k: K });
+    const turns = await turnReports(ROWS, evaluators);
+    const r = buildReport({ run: runInfo(), turns, evaluators, extraSplits });
+    const { renderMarkdown, renderTable } = await import("../../src/eval/report.js");
+    expect(renderTable(r, { color: false })).toMatch(/^metric \(part\) +tune +holdout$/m);
+    expect(renderMarkdown(r)).toContain("## By part");
+    expect(() => aggregateTurns(turns, { evaluators, extraSplits: [{ name: "locale", groupOf: () => "x" }] })).toThrow(InvalidArgumentError);
   });
 });

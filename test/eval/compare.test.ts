@@ -28,7 +28,8 @@ describe("compareRuns", () => {
     const rows = compareRuns(a, b);
     const hit = rows.find((r) => r.key === "retrieval_hit_at_k")!;
     // The fixture scores hit@3 on 4 turns (2 empty-gold turns and the store-less turn have no key): 1, 1, 0, 1.
-    expect(hit).toMatchObject({ n: 4, meanA: 0.75, meanB: 0.75, diff: 0, pValue: 1, significant: false });
+    // 4 turns in 3 cases (g1#0, g1#1, g2#1, adv1#0); every paired difference is 0 → interval [0, 0], p = 1.
+    expect(hit).toMatchObject({ n: 4, nCases: 3, meanA: 0.75, meanB: 0.75, diff: 0, ci95: [0, 0], pValue: 1, pAdjusted: 1, familySize: 1, significant: false, unit: "case" });
     expect(rows[0]!.key).toBe("retrieval_hit_at_k"); // registry order first
   });
 
@@ -40,8 +41,30 @@ describe("compareRuns", () => {
     const hit = rows.find((r) => r.key === "retrieval_hit_at_k")!;
     expect(hit.n).toBe(4);
     expect(hit.diff).toBeCloseTo(0.25, 12); // (1 − 0) / 4
-    // Exact sign-flip test over 4 pairs with one non-zero difference: p = 1 (every sign vector is as extreme).
-    expect(hit.pValue).toBe(1);
+    // Per case: g1 d = [0, 0], g2 d = [1], adv1 d = [0]. A case-level resample has mean 0 unless it draws g2,
+    // which happens with probability 1 − (2/3)^3 = 19/27; so Q(p) = 0 up to p ≈ 8/27 and the interval's lower end is 0:
+    // the interval includes 0 and the inverted p is 2·(8/27) ≈ 0.59 (Monte Carlo ±0.03): not significant, consistently.
+    expect(hit.ci95?.[0]).toBe(0);
+    expect(hit.ci95?.[1]).toBeGreaterThan(0.25);
+    expect(hit.pValue).toBeGreaterThan(0.5);
+    expect(hit.pValue).toBeLessThan(0.68);
+    expect(hit.significant).toBe(false);
+  });
+
+  it("the verdict always agrees with the interval, at either resampling unit", async () => {
+    // 12 cases of 2 turns; B improves hit on 9 cases (both turns) and regresses on none: a clear, consistent gain.
+    const mk = (better: boolean) =>
+      ({
+        perTurn: Object.fromEntries(
+          Array.from({ length: 24 }, (_, i) => [`c${String(Math.floor(i / 2)).padStart(2, "0")}#${i % 2}`, { retrieval_hit_at_k: better && Math.floor(i / 2) < 9 ? 1 : 0 }]),
+        ),
+      });
+    const side = (file: string, better: boolean) => ({ file, datasetHash: "d", k: 3, keys: ["retrieval_hit_at_k"], source: mk(better) });
+    for (const resample of ["case", "turn"] as const) {
+      const [row] = compareRuns(side("a", false), side("b", true), { resample });
+      expect(row).toMatchObject({ n: 24, nCases: 12, diff: 0.75, unit: resample, significant: true });
+      expect(row!.ci95![0]).toBeGreaterThan(0);
+    }
   });
 
   it("refuses to pair runs of different datasets or k, naming the file and field", async () => {
@@ -67,11 +90,24 @@ describe("retrace compare", () => {
     const b = await write("cli-b.json", await fixtureReport());
     const r = await runCli(["compare", a, b]);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/^hit@3\s+4\s+0\.750\s+0\.750\s+\+0\.000\s+\[\+0\.000, \+0\.000\]\s+1\.000\s+not significant$/m);
+    expect(r.stdout).toMatch(/^metric\s+n turns\s+n cases\s+A\s+B\s+B − A\s+95% CI \(cases\)\s+p\s+p adj \(m\)$/m);
+    expect(r.stdout).toMatch(/^hit@3\s+4\s+3\s+0\.750\s+0\.750\s+\+0\.000\s+\[\+0\.000, \+0\.000\]\s+1\.000\s+1\.000 \(1\)\s+not significant$/m);
+    expect(r.stdout).toContain("resampling unit: case, 2000 resamples, seed 42");
+    const turn = await runCli(["compare", a, b, "--resample", "turn", "--json"]);
+    expect(turn.exitCode).toBe(0);
+    expect(JSON.parse(turn.stdout).method).toMatchObject({ unit: "turn", seed: 42, samples: 2000 });
     const c = await write("cli-c.json", await fixtureReport({ datasetHash: "ds-other" }));
     const bad = await runCli(["compare", a, c]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stdout).toBe("");
     expect(bad.stderr).toContain("field `datasetHash` cannot pair");
-  });
+  }, 150_000); // three CLI processes: slow on a loaded 2-core machine
+
+  it("an unknown --resample unit is a usage error on both commands that take it (exit 2, before anything runs)", async () => {
+    for (const args of [["compare", "a.json", "b.json", "--resample", "cluster"], ["eval", "--resample", "cluster"]]) {
+      const bad = await runCli(args);
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr).toContain("Allowed choices are case, turn");
+    }
+  }, 120_000);
 });

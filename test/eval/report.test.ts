@@ -16,7 +16,10 @@ import { fixtureReport, storelessReport } from "./report-fixture.js";
 const ANSI = /\x1b\[[0-9;]*m/;
 
 function fmtAgg(a: Aggregate): string {
-  return a.ci95 === undefined ? `${a.mean.toFixed(3)} (no CI) n=${a.n}` : `${a.mean.toFixed(3)} [${a.ci95[0].toFixed(3)}, ${a.ci95[1].toFixed(3)}] n=${a.n}`;
+  const ci = a.ci95 === undefined ? "(no CI)" : `[${a.ci95[0].toFixed(3)}, ${a.ci95[1].toFixed(3)}]`;
+  const cases = a.nCases === undefined ? "" : ` (${a.nCases} case${a.nCases === 1 ? "" : "s"})`;
+  const chance = a.chance === undefined ? "" : ` chance ${a.chance.toFixed(3)}`;
+  return `${a.mean.toFixed(3)} ${ci} n=${a.n}${cases}${chance}`;
 }
 
 /** Every aggregate of the report (overall and every split group) as the renderers must print it. */
@@ -130,7 +133,8 @@ describe("renderTable", () => {
 
   it("shows locale deltas with their p-values and verdicts", async () => {
     const out = renderTable(await fixtureReport(), { color: false });
-    expect(out).toMatch(/^ {2}hit@3 es-419 −1\.000 vs en \(0\.000 n=1 vs 1\.000 n=2\) p=\d\.\d{3} not significant$/m);
+    expect(out).toMatch(/^ {2}hit@3 locale es-419 −1\.000 vs en \(0\.000 n=1 \(1 case\) vs 1\.000 n=2 \(1 case\)\) p=1\.000 adj=1\.000 m=3 not significant$/m);
+    expect(out).toMatch(/^split deltas \(.*unit: case; Holm–Bonferroni within each metric.*adjusted p < 0\.05; intervals are unadjusted 95%\):$/m);
   });
 
   it("store-less: vacuous metrics read 'not measured (no store)' in every column, never a number", async () => {
@@ -177,12 +181,13 @@ describe("renderMarkdown", () => {
     r.gate = gate(r, { minHit: 0.9 });
     const md = renderMarkdown(r);
     expect(md).toContain("| hit@3 | 0.750 | [");
-    expect(md).toMatch(/^\| hit@3 \| 0\.750 \| \[\d\.\d{3}, \d\.\d{3}\] \| 4 \|$/m);
-    expect(md).toContain("| groundedness | not run: no judge configured |  | 0 |");
-    // Overall: one row per key with mean, interval and n in their own columns.
+    expect(md).toMatch(/^\| hit@3 \| 0\.750 \| \[\d\.\d{3}, \d\.\d{3}\] \| 4 \| 3 \|  \|$/m);
+    expect(md).toContain("| metric | mean | 95% CI (cases resampled) | n turns | n cases | chance |");
+    expect(md).toContain("| groundedness | not run: no judge configured |  | 0 | 0 |  |");
+    // Overall: one row per key with mean, interval, n turns and n cases in their own columns.
     for (const [key, a] of Object.entries(r.aggregates)) {
       const ci = a.ci95 === undefined ? "(no CI)" : `[${a.ci95[0].toFixed(3)}, ${a.ci95[1].toFixed(3)}]`;
-      expect(md).toContain(`| ${a.mean.toFixed(3)} | ${ci} | ${a.n} |`);
+      expect(md).toContain(`| ${a.mean.toFixed(3)} | ${ci} | ${a.n} | ${a.nCases} |`);
       expect(key).not.toBe("groundedness");
     }
     // Split cells use the same "mean [lo, hi] n=N" text as the table.
@@ -312,5 +317,35 @@ describe("one report, many renderings", () => {
     expect(renderTable(r, { color: false })).toContain("0.123 [0.100, 0.200] n=77");
     expect(renderMarkdown(r)).toContain("| hit@3 | 0.123 | [0.100, 0.200] | 77 |");
     expect(reportToJSON(r)).toContain('"n": 77');
+  });
+});
+
+describe("delta verdicts (docs/statistics.md)", () => {
+  const base = { key: "retrieval_ndcg_at_k", split: "locale", reference: "en", nGroup: 53, nReference: 104, nCasesGroup: 20, nCasesReference: 39, familySize: 3 };
+  const deltas = [
+    // Unadjusted interval excludes 0 (raw p < 0.05) but the Holm-adjusted p does not pass: the row says why.
+    { ...base, group: "es-419", meanGroup: 0.698, meanReference: 0.803, diff: -0.105, ci95: [-0.204, -0.014] as [number, number], pValue: 0.021, pAdjusted: 0.063, significant: false },
+    { ...base, group: "pt-BR", meanGroup: 0.6, meanReference: 0.803, diff: -0.203, ci95: [-0.3, -0.1] as [number, number], pValue: 0.001, pAdjusted: 0.003, significant: true },
+    { ...base, group: "xx", meanGroup: 0.8, meanReference: 0.803, diff: -0.003, ci95: [-0.1, 0.09] as [number, number], pValue: 0.9, pAdjusted: 1, significant: false },
+  ];
+
+  it("table: raw p, adjusted p and family size; 'not significant after Holm' with the reason when the unadjusted CI excludes 0", async () => {
+    const r = await fixtureReport();
+    r.deltas = deltas;
+    const out = renderTable(r, { color: false });
+    expect(out).toContain(
+      "nDCG@3 locale es-419 −0.105 vs en (0.698 n=53 (20 cases) vs 0.803 n=104 (39 cases)) CI [−0.204, −0.014] p=0.021 adj=0.063 m=3 not significant after Holm (the unadjusted 95% CI excludes 0, raw p=0.021, but adjusted p=0.063 in a family of 3)",
+    );
+    expect(out).toMatch(/pt-BR −0\.203 .* CI \[−0\.300, −0\.100\] p=0\.001 adj=0\.003 m=3 significant$/m);
+    expect(out).toMatch(/xx −0\.003 .* CI \[−0\.100, \+0\.090\] p=0\.900 adj=1\.000 m=3 not significant$/m);
+  });
+
+  it("markdown: one column each for raw p, adjusted p and family size", async () => {
+    const r = await fixtureReport();
+    r.deltas = deltas;
+    const md = renderMarkdown(r);
+    expect(md).toContain("| metric | split | group | vs | diff | 95% CI | n turns | n cases | raw p | adjusted p | family size | verdict |");
+    expect(md).toContain("| nDCG@3 | locale | pt-BR | en | −0.203 | [−0.300, −0.100] | 53 vs 104 | 20 vs 39 | 0.001 | 0.003 | 3 | significant |");
+    expect(md).toContain("| 0.021 | 0.063 | 3 | not significant after Holm (the unadjusted 95% CI excludes 0, raw p=0.021, but adjusted p=0.063 in a family of 3) |");
   });
 });
