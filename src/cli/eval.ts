@@ -20,6 +20,7 @@ import { assertComparable, readBaseline, writeBaseline, type Baseline } from "..
 import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
 import { gate, DEFAULT_MAX_DROP } from "../eval/gate.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
+import { RULE_BASED_ANSWERER } from "../eval/parts.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { openSession, type Session } from "../eval/session.js";
 import type { Report } from "../eval/types.js";
@@ -126,6 +127,7 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
       evaluators,
       knownIds: new Set(session.kb.byId.keys()),
       storeBacked: session.retriever !== null,
+      ...(session.split !== null ? { partOf: session.split.partOf } : {}),
       concurrency: o.concurrency,
       threadPrefix: `${randomBytes(3).toString("hex")}:`,
       onCaseDone: (done, total) => progress.update(done, total),
@@ -146,6 +148,8 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
       rerank: session.reranker?.id ?? null,
       started: started.toISOString(),
       durationMs: Math.round(performance.now() - t0),
+      answerer: RULE_BASED_ANSWERER,
+      split: session.split?.file ?? null,
     },
     turns,
     evaluators,

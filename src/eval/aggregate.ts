@@ -13,7 +13,10 @@
  * - a 95% percentile-bootstrap interval per aggregate, seeded (same input →
  *   same interval);
  * - per-locale deltas against a reference locale with a permutation test, so
- *   a locale gap can be called significant or not.
+ *   a locale gap can be called significant or not;
+ * - with a tune/holdout split, answer-side keys' headline figures (overall,
+ *   kind, locale) on the held-out turns only, and every key per part
+ *   (./parts.ts, docs/holdout.md).
  *
  * Pure and synchronous; inputs are never mutated.
  */
@@ -21,6 +24,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { CASE_KINDS, LOCALES } from "../kb/types.js";
 import type { EvaluatorSpec } from "./evaluators.js";
 import { TRIAD_KEYS } from "./metrics.js";
+import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, turnsOfPart, type AnswerSide } from "./parts.js";
 import { bootstrapCI, DEFAULT_SAMPLES, DEFAULT_SEED, permutationTest } from "./stats.js";
 import {
   REPORT_VERSION,
@@ -50,6 +54,7 @@ export interface Aggregation {
   vacuous: string[];
   vacuousReasons: Record<string, string>;
   deltas: GroupDelta[];
+  answerSide: AnswerSide;
 }
 
 /** The artifacts an evaluator saw for a reported turn (knownIds are not kept in reports). */
@@ -202,9 +207,11 @@ function localeDeltas(
 }
 
 /** Aggregate per-turn results: overall, per kind, per locale, vacuous keys and locale deltas (triad keys). */
-export function aggregateTurns(turns: readonly TurnReport[], opts: AggregateOptions): Aggregation {
+export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateOptions): Aggregation {
   const resample = { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES };
-  const order = keyOrder(turns, opts.evaluators);
+  const order = keyOrder(allTurns, opts.evaluators);
+  // With a split, answer-side results of tune turns stay out of the headline figures (./parts.ts).
+  const turns = headlineTurns(allTurns);
   const aggregates = summarizeAll(collect(turns, order), resample);
 
   const kind: Record<string, Record<string, Aggregate>> = {};
@@ -212,10 +219,16 @@ export function aggregateTurns(turns: readonly TurnReport[], opts: AggregateOpti
   const byLocale = groupBy(turns, "locale", LOCALES);
   const locale: Record<string, Record<string, Aggregate>> = {};
   for (const [g, ts] of byLocale) locale[g] = summarizeAll(collect(ts, order), resample);
+  const splits: Aggregation["splits"] = { kind, locale };
+  if (hasParts(allTurns)) {
+    splits.part = {};
+    for (const p of ["tune", "holdout"] as const) splits.part[p] = summarizeAll(collect(turnsOfPart(allTurns, p), order), resample);
+  }
 
-  const { vacuous, vacuousReasons } = vacuousKeys(turns, opts.evaluators, aggregates);
+  const { vacuous, vacuousReasons } = vacuousKeys(allTurns, opts.evaluators, aggregates);
+  for (const key of vacuous) if (splits.part?.tune?.[key] !== undefined) vacuousReasons[key] = NO_HOLDOUT_TURN;
   const deltas = localeDeltas(byLocale, TRIAD_KEYS, opts.referenceLocale, resample);
-  return { aggregates, splits: { kind, locale }, vacuous, vacuousReasons, deltas };
+  return { aggregates, splits, vacuous, vacuousReasons, deltas, answerSide: answerSideOf(allTurns, order) };
 }
 
 export interface BuildReportInput extends AggregateOptions {
@@ -237,6 +250,7 @@ export function buildReport(input: BuildReportInput): Report {
     turns: input.turns,
     gate: input.gate ?? null,
     deltas: agg.deltas,
+    answerSide: agg.answerSide,
     bootstrap: { seed: input.seed ?? DEFAULT_SEED, samples: input.samples ?? DEFAULT_SAMPLES },
   };
 }

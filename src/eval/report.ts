@@ -9,7 +9,11 @@
  * - a vacuous key is shown as "not measured (<reason>)" (or "not run: ...")
  *   instead of a number;
  * - recall@k is labelled a lower bound (gold is disjunctive);
- * - turns are identified as `caseId#turn`, turn 0-based (the baseline's key).
+ * - turns are identified as `caseId#turn`, turn 0-based (the baseline's key);
+ * - with a tune/holdout split, answer-side rows of the overall, kind and
+ *   locale tables are marked "(held-out)" (they are computed on the holdout
+ *   part only) and a per-part table follows; without one, a note says that
+ *   no held-out part exists (docs/holdout.md).
  */
 import {
   CITATION_CORRECTNESS_KEY,
@@ -19,6 +23,7 @@ import {
   REFUSAL_CORRECTNESS_KEY,
 } from "./evaluators.js";
 import { METRICS } from "./metrics.js";
+import { answererText, answerSideNote, PART_LABELS, rowLabel } from "./report-parts.js";
 import type { Aggregate, GroupDelta, Report, TurnReport } from "./types.js";
 
 const HIT_KEY = "retrieval_hit_at_k";
@@ -178,11 +183,11 @@ function grid(rows: { cells: string[]; style?: (keyof typeof ANSI | undefined)[]
   );
 }
 
-function splitGrid(report: Report, title: string, groups: [string, Record<string, Aggregate> | undefined][], paint: Paint): string[] {
+function splitGrid(report: Report, title: string, groups: [string, Record<string, Aggregate> | undefined][], paint: Paint, headline = true): string[] {
   const k = report.run.k;
   const header = { cells: [title, ...groups.map(([g]) => g)], style: [title, ...groups].map(() => "bold" as const) };
   const rows = reportKeys(report).map((key) => {
-    const cells = [metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key))];
+    const cells = [headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key))];
     const vac = report.vacuous.includes(key);
     return { cells, style: cells.map((_, i) => (i > 0 && vac ? ("yellow" as const) : undefined)) };
   });
@@ -202,6 +207,8 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}  ${(run.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
+  const answerer = answererText(report);
+  if (answerer !== null) lines.push(`answerer: ${answerer}`);
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
   lines.push("");
   const kinds = Object.entries(report.splits.kind);
@@ -210,6 +217,11 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   if (locales.length > 0) {
     lines.push("");
     lines.push(...splitGrid(report, "metric", locales, paint));
+  }
+  const parts = report.splits.part;
+  if (parts !== undefined) {
+    lines.push("");
+    lines.push(...splitGrid(report, "metric", PART_LABELS.map(([p, label]) => [label, parts[p]]), paint, false));
   }
 
   const deltas = report.deltas ?? [];
@@ -238,6 +250,8 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
 
   lines.push("");
   lines.push(paint("dim", `note: ${RECALL_NOTE}`));
+  const sideNote = answerSideNote(report);
+  if (sideNote !== null) lines.push(paint("dim", `note: ${sideNote}`));
   lines.push(paint("dim", `note: ${ciMethod(report)} turns are caseId#turn, turn 0-based.`));
   lines.push("");
   lines.push(...gateLines(report, paint));
@@ -270,11 +284,14 @@ function mdTable(header: string[], rows: string[][]): string[] {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)];
 }
 
-function mdSplit(report: Report, groups: [string, Record<string, Aggregate> | undefined][]): string[] {
+function mdSplit(report: Report, groups: [string, Record<string, Aggregate> | undefined][], headline = true): string[] {
   const k = report.run.k;
   return mdTable(
     ["metric", ...groups.map(([g]) => md(g))],
-    reportKeys(report).map((key) => [md(metricLabel(key, k)), ...groups.map(([, agg]) => md(cell(report, agg, key)))]),
+    reportKeys(report).map((key) => [
+      md(headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k)),
+      ...groups.map(([, agg]) => md(cell(report, agg, key))),
+    ]),
   );
 }
 
@@ -290,6 +307,7 @@ export function renderMarkdown(report: Report): string {
         ["dataset hash", `\`${md(run.datasetHash)}\``],
         ["KB hash", `\`${md(run.kbHash)}\``],
         ["embedder", md(embedderText(report))],
+        ...(answererText(report) !== null ? [["answerer", md(answererText(report) as string)]] : []),
         ["k", String(k)],
         ["store", md(run.store)],
         ...(run.mode !== undefined ? [["mode", md(run.mode)]] : []),
@@ -306,7 +324,7 @@ export function renderMarkdown(report: Report): string {
     ...mdTable(
       ["metric", "mean", "95% CI", "n"],
       reportKeys(report).map((key) => {
-        const label = md(metricLabel(key, k));
+        const label = md(rowLabel(report, key, metricLabel(key, k)));
         if (report.vacuous.includes(key)) return [label, md(vacuousText(report.vacuousReasons[key] ?? "not measured")), "", "0"];
         const agg = report.aggregates[key];
         return agg === undefined ? [label, "—", "", "0"] : [label, f3(agg.mean), md(fmtCI(agg.ci95)), String(agg.n)];
@@ -318,6 +336,11 @@ export function renderMarkdown(report: Report): string {
   out.push(...mdSplit(report, Object.entries(report.splits.kind)));
   out.push("", "## By locale", "");
   out.push(...mdSplit(report, Object.entries(report.splits.locale)));
+  const parts = report.splits.part;
+  if (parts !== undefined) {
+    out.push("", "## By part (tune / holdout)", "");
+    out.push(...mdSplit(report, PART_LABELS.map(([p, label]) => [label, parts[p]]), false));
+  }
   const deltas = report.deltas ?? [];
   if (deltas.length > 0) {
     out.push("", `Locale deltas, two-sample permutation test (significant when p < ${SIGNIFICANCE_LEVEL}):`, "");
@@ -379,7 +402,8 @@ export function renderMarkdown(report: Report): string {
     for (const f of g.failures) out.push(`- \`${f.kind}\` ${md(f.reason)}`);
   }
 
-  out.push("", "## Notes", "", `- ${RECALL_NOTE}`, `- ${ciMethod(report)}`, "- Turns are `caseId#turn`, turn 0-based.", "");
+  const sideNote = answerSideNote(report);
+  out.push("", "## Notes", "", `- ${RECALL_NOTE}`, ...(sideNote !== null ? [`- ${md(sideNote)}`] : []), `- ${ciMethod(report)}`, "- Turns are `caseId#turn`, turn 0-based.", "");
   return out.join("\n");
 }
 

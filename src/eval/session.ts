@@ -4,10 +4,12 @@
  * with the KB ingested (idempotently) behind a HybridRetriever; store-less,
  * no retriever at all (DESIGN.md §1.5).
  */
+import path from "node:path";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { loadCases } from "../kb/cases.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
+import { loadSplit, type CaseSplit } from "../kb/split.js";
 import type { Chunk, EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
@@ -36,6 +38,8 @@ export interface Session {
   cases: EvalCase[];
   chunks: Chunk[];
   hashes: { kb: string; dataset: string };
+  /** The committed tune/holdout split beside the cases file, or null (docs/holdout.md). */
+  split: CaseSplit | null;
   /** null when store-less. */
   retriever: HybridRetriever | null;
   embedder: { id: string; description: string; reason: string } | null;
@@ -47,10 +51,25 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function loadData(kbDir: string, casesFile: string): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; chunks: Chunk[]; hashes: { kb: string; dataset: string } }> {
+/** The split file of a cases file: `split.json` in the same folder. */
+export function splitFileFor(casesFile: string): string {
+  return path.join(path.dirname(casesFile), "split.json");
+}
+
+/**
+ * KB, cases and their tune/holdout split. The split is read from
+ * `split.json` beside the cases file (`<kb>/eval/split.json` for the default
+ * cases); null when there is none (docs/holdout.md).
+ */
+export async function loadData(
+  kbDir: string,
+  casesFile: string,
+): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; chunks: Chunk[]; hashes: { kb: string; dataset: string }; split: CaseSplit | null }> {
   const kb = await loadKnowledgeBase(kbDir);
   const cases = await loadCases(casesFile, kb);
-  return { kb, cases, chunks: chunkKnowledgeBase(kb), hashes: { kb: kbHash(kb), dataset: datasetHash(cases) } };
+  // Beside the cases file: equal to defaultSplitFile(kbDir) for the default `<kb>/eval/cases.jsonl`.
+  const split = await loadSplit(splitFileFor(casesFile), cases);
+  return { kb, cases, chunks: chunkKnowledgeBase(kb), hashes: { kb: kbHash(kb), dataset: datasetHash(cases) }, split };
 }
 
 export async function openSession(opts: SessionOptions): Promise<Session> {

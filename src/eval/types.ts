@@ -1,5 +1,7 @@
 /** Data contracts of the evaluation core (DESIGN.md §3.4, §3.5). Pure types. */
+import type { SplitPart } from "../kb/split.js";
 import type { CaseKind, Expect } from "../kb/types.js";
+import type { AnswerSide } from "./parts.js";
 
 export interface EvalResult {
   key: string;
@@ -65,6 +67,8 @@ export interface TurnReport {
   answer: string;
   results: EvalResult[];
   trace?: TraceSummary;
+  /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
+  part?: SplitPart;
 }
 
 export interface RunInfo {
@@ -80,6 +84,10 @@ export interface RunInfo {
   rerank?: string | null;
   started: string;
   durationMs: number;
+  /** Who answered: "rule-based, offline" (the default extractive answerer) or the chat model's name. */
+  answerer?: string;
+  /** The split file the turns' parts come from, or null when the KB has none (docs/holdout.md). */
+  split?: string | null;
 }
 
 export interface GateFailure {
@@ -126,6 +134,8 @@ export interface Report {
   splits: {
     kind: Record<string, Record<string, Aggregate>>;
     locale: Record<string, Record<string, Aggregate>>;
+    /** Extension: per part of the split (`tune`, `holdout`), every key; absent without a split (docs/holdout.md). */
+    part?: Record<string, Record<string, Aggregate>>;
   };
   /** Keys not measured in this run (DESIGN.md §3.5). */
   vacuous: string[];
@@ -137,4 +147,6 @@ export interface Report {
   deltas?: GroupDelta[];
   /** Extension: how the ci95 intervals and p-values were resampled, so they can be reproduced. */
   bootstrap?: { seed: number; samples: number };
+  /** Extension: where the answer-side headline figures come from (held-out turns, or all turns without a split). */
+  answerSide?: AnswerSide;
 }
