@@ -24,11 +24,12 @@ import { InvalidArgumentError } from "../errors.js";
 import { CASE_KINDS, LOCALES } from "../kb/types.js";
 import type { EvaluatorSpec } from "./evaluators.js";
 import { TRIAD_KEYS } from "./metrics.js";
-import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, turnsOfPart, type AnswerSide } from "./parts.js";
+import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, turnsOfPart } from "./parts.js";
 import { bootstrapCI, DEFAULT_SAMPLES, DEFAULT_SEED, permutationTest } from "./stats.js";
 import {
   REPORT_VERSION,
   type Aggregate,
+  type AnswerSide,
   type GateResult,
   type GroupDelta,
   type Report,

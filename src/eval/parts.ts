@@ -21,23 +21,13 @@
  */
 import type { SplitPart } from "../kb/split.js";
 import { METRICS } from "./metrics.js";
-import type { TurnReport } from "./types.js";
+import type { AnswerSide, TurnReport } from "./types.js";
 
 /** How the report names the default answerer (src/nodes/answerer.ts) when no chat model is configured. */
 export const RULE_BASED_ANSWERER = "rule-based, offline";
 
 /** Vacuous reason of an answer-side key when the run held no held-out turn scoring it. */
 export const NO_HOLDOUT_TURN = "no held-out turn in this run; the tune part's figure is in the part split";
-
-/** Where the answer-side headline figures come from. */
-export interface AnswerSide {
-  /** "holdout": headline answer-side figures are on held-out turns only; "all": no split, every turn. */
-  scope: "holdout" | "all";
-  /** The answer-side keys of the run (keys outside the retrieval metric registry), in key order. */
-  keys: string[];
-  /** Turns of each part in this run (0 and 0 without a split). */
-  turns: Record<SplitPart, number>;
-}
 
 const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 

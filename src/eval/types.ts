@@ -1,7 +1,6 @@
 /** Data contracts of the evaluation core (DESIGN.md §3.4, §3.5). Pure types. */
 import type { SplitPart } from "../kb/split.js";
 import type { CaseKind, Expect } from "../kb/types.js";
-import type { AnswerSide } from "./parts.js";
 
 export interface EvalResult {
   key: string;
@@ -123,6 +122,16 @@ export interface GroupDelta {
   ci95?: [number, number];
   /** Two-sided permutation-test p-value (+1 corrected). */
   pValue: number;
+}
+
+/** Where the answer-side headline figures come from (src/eval/parts.ts, docs/holdout.md). */
+export interface AnswerSide {
+  /** "holdout": headline answer-side figures are on held-out turns only; "all": no split, every turn. */
+  scope: "holdout" | "all";
+  /** The answer-side keys of the run (keys outside the retrieval metric registry), in key order. */
+  keys: string[];
+  /** Turns of each part in this run (0 and 0 without a split). */
+  turns: Record<SplitPart, number>;
 }
 
 export const REPORT_VERSION = 1 as const;
