@@ -35,6 +35,9 @@ const add = (key: string, ok: boolean) => {
   tally.set(key, [t[0] + (ok ? 1 : 0), t[1] + 1]);
 };
 const wrong: string[] = [];
+/** The cases that existed before the split (the rules had been fitted on all of them); later ones were written fresh. */
+const ORIGINAL_CASES = 85;
+const fresh = new Set(cases.slice(ORIGINAL_CASES).map((c) => c.id));
 for (const c of cases) {
   if (split.partOf.get(c.id) !== part) continue;
   for (const [i, t] of c.turns.entries()) {
@@ -44,6 +47,7 @@ for (const c of cases) {
     };
     const ok = s.refused === (t.expect === "refuse");
     add(`refusal ${c.locale} ${c.kind} expect=${t.expect}`, ok);
+    if (c.kind === "adversarial" && t.expect === "refuse") add(`refusal adversarial expect=refuse, ${fresh.has(c.id) ? "fresh cases" : "pre-split cases"}`, ok);
     if (t.expect === "answer" && t.must_cite_one_of.length > 0) add(`cites gold ${c.locale}`, s.citedIds.some((id) => t.must_cite_one_of.includes(id)));
     if (!ok) wrong.push(`${c.id}#${i} expect=${t.expect} refused=${s.refused} ${JSON.stringify(t.user)}`);
   }
