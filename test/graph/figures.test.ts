@@ -43,7 +43,7 @@ import { SHIPPED_KB } from "../helpers/fixtures.js";
 import { hybridFixture, type Fixture } from "./helpers.js";
 
 /** Pre-registered floor (not met, see above); kept for the record. */
-export const PREREGISTERED_HOLDOUT_MIN_ADVERSARIAL_REFUSED = 0.5;
+const PREREGISTERED_HOLDOUT_MIN_ADVERSARIAL_REFUSED = 0.5;
 /** Regression floor set after the measurement (46.7% measured). */
 const HOLDOUT_REGRESSION_FLOOR_ADVERSARIAL_REFUSED = 0.4;
 const HOLDOUT_MIN_ANSWERED = 0.8;
