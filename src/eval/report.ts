@@ -92,9 +92,14 @@ function fmtAgg(agg: Aggregate): string {
   return `${f3(agg.mean)} ${fmtCI(agg.ci95)} n=${agg.n}`;
 }
 
-/** The cell of `key` in a group: its aggregate, the vacuous text, or "— n=0". */
-function cell(report: Report, group: Record<string, Aggregate> | undefined, key: string): string {
+/**
+ * The cell of `key` in a group: its aggregate, the vacuous text, or "— n=0".
+ * In a part group (`partGroup`), a figure the group has is shown even when the
+ * headline key is vacuous (e.g. an answer-side key with no held-out turn).
+ */
+function cell(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): string {
   const reason = report.vacuousReasons[key];
+  if (partGroup && group?.[key] !== undefined) return fmtAgg(group[key]);
   if (report.vacuous.includes(key)) return vacuousText(reason ?? "not measured");
   const agg = group?.[key];
   return agg === undefined ? "— n=0" : fmtAgg(agg);
@@ -187,7 +192,7 @@ function splitGrid(report: Report, title: string, groups: [string, Record<string
   const k = report.run.k;
   const header = { cells: [title, ...groups.map(([g]) => g)], style: [title, ...groups].map(() => "bold" as const) };
   const rows = reportKeys(report).map((key) => {
-    const cells = [headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key))];
+    const cells = [headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key, !headline))];
     const vac = report.vacuous.includes(key);
     return { cells, style: cells.map((_, i) => (i > 0 && vac ? ("yellow" as const) : undefined)) };
   });
@@ -290,7 +295,7 @@ function mdSplit(report: Report, groups: [string, Record<string, Aggregate> | un
     ["metric", ...groups.map(([g]) => md(g))],
     reportKeys(report).map((key) => [
       md(headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k)),
-      ...groups.map(([, agg]) => md(cell(report, agg, key))),
+      ...groups.map(([, agg]) => md(cell(report, agg, key, !headline))),
     ]),
   );
 }

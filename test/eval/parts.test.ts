@@ -86,6 +86,10 @@ describe("buildReport with parts", () => {
     expect(r.vacuousReasons.refusal_correctness).toBe(NO_HOLDOUT_TURN);
     expect(r.splits.part!.tune!.refusal_correctness).toMatchObject({ mean: 6 / 7, n: 7 });
     expect(r.aggregates.retrieval_hit_at_k).toMatchObject({ mean: 3 / 4, n: 4 });
+    // The table says why the headline is missing and still shows the tune figure in the part table.
+    const table = renderTable(r, { color: false });
+    expect(table).toMatch(/^refusal_correctness \(held-out\)\s+not measured \(no held-out turn in this run/m);
+    expect(table).toMatch(/^refusal_correctness\s+0\.857 .* n=7\s+not measured \(no held-out turn/m);
   });
 
   it("without parts reports every key on every turn, as before, and says no held-out part exists", async () => {
