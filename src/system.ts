@@ -26,7 +26,7 @@ import { resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.
 import { HybridRetriever } from "./retrieval/hybrid.js";
 import { describeIngest, ingest, type IngestResult } from "./retrieval/ingest.js";
 
-export { loadData, type LoadedData } from "./kb/load.js";
+export { loadData, splitFileFor, type LoadedData } from "./kb/load.js";
 
 /** `auto`, `local`, `memory`, `none`, or an http(s) URL of a Chroma server. */
 export type StoreChoice = "auto" | "local" | "memory" | "none" | (string & {});

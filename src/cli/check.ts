@@ -9,9 +9,12 @@ import type { Command } from "commander";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { loadCases } from "../kb/cases.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
+import { loadSplit, type CaseSplit } from "../kb/split.js";
 import { summarize, type Summary } from "../kb/summary.js";
 import { LOCALES } from "../kb/types.js";
 import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/paraphrase.js";
+import { splitFileFor } from "../kb/load.js";
+import type { EvalCase } from "../kb/types.js";
 import { action, out } from "./io.js";
 
 export interface DataPaths {
@@ -55,6 +58,16 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
   return lines.join("\n");
 }
 
+/** Cases and turns per part of the split (docs/holdout.md), or null without a split file. */
+export function splitCounts(split: CaseSplit | null, cases: readonly EvalCase[]): { file: string; tune: { cases: number; turns: number }; holdout: { cases: number; turns: number } } | null {
+  if (split === null) return null;
+  const count = (part: string) => {
+    const cs = cases.filter((c) => split.partOf.get(c.id) === part);
+    return { cases: cs.length, turns: cs.reduce((n, c) => n + c.turns.length, 0) };
+  };
+  return { file: split.file, tune: count("tune"), holdout: count("holdout") };
+}
+
 export function register(program: Command): void {
   program
     .command("check")
@@ -70,8 +83,16 @@ export function register(program: Command): void {
         const summary = summarize(kb, cases);
         const hashes = { kb: kbHash(kb), dataset: datasetHash(cases) };
         const overlap = lexicalOverlapStats(kb, cases);
-        if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary, lexicalOverlap: { threshold: PARAPHRASE_THRESHOLD, ...overlap } }, null, 2));
-        else out(renderSummary(summary, paths, hashes, overlap));
+        const split = splitCounts(await loadSplit(splitFileFor(paths.cases), cases), cases);
+        if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary, lexicalOverlap: { threshold: PARAPHRASE_THRESHOLD, ...overlap }, split }, null, 2));
+        else
+          out(
+            `${renderSummary(summary, paths, hashes, overlap)}\n${
+              split === null
+                ? "Split: none (no split.json beside the cases; every figure is on data that may have been tuned on)"
+                : `Split ${split.file}: tune ${split.tune.cases} cases (${split.tune.turns} turns), holdout ${split.holdout.cases} cases (${split.holdout.turns} turns)`
+            }`,
+          );
       }),
     );
 }

@@ -25,13 +25,14 @@ import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
 import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, gate, DEFAULT_MAX_DROP, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
 import { storelessEvaluators } from "../eval/storeless.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
+import { RULE_BASED_ANSWERER } from "../eval/parts.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { loadData, openSystem, resolveStoreChoice, type RetraceSystem as Session } from "../system.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
-import { defaultSplitFile, loadSplit } from "../kb/split.js";
+import { splitFileFor } from "../kb/load.js";
 import { isLocale, LOCALES, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
@@ -128,11 +129,7 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
   const data = await loadData(paths.kb, paths.cases);
   const cases = selectCases(data.cases, o);
   if (cases.length === 0) throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", { locale: o.locale ?? [], case: o.case ?? [] });
-  const needsSplit = FLOOR_OPTIONS.some(({ option }) => {
-    const v = o[option];
-    return v !== undefined && typeof v !== "number" && ("tune" in v || "holdout" in v);
-  });
-  const split = needsSplit ? await loadSplit(defaultSplitFile(paths.kb), data.cases) : null;
+  const split = data.split; // split.json beside the cases file, validated with them
   // Scope names against the locales of the selected cases (turn stubs carry what checkScope reads).
   const stubs = cases.map((c) => ({ locale: c.locale, kind: c.kind, ...(split !== null ? { part: split.partOf.get(c.id) } : {}) }));
   for (const { option, flag } of FLOOR_OPTIONS) {
@@ -140,7 +137,7 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
     if (v === undefined || typeof v === "number") continue;
     for (const scope of Object.keys(v)) {
       if ((scope === "tune" || scope === "holdout") && split === null)
-        throw new InvalidArgumentError(`${flag} scope "${scope}"`, `used with a tune/holdout split file (${defaultSplitFile(paths.kb)} does not exist)`, scope);
+        throw new InvalidArgumentError(`${flag} scope "${scope}"`, `used with a tune/holdout split file (${splitFileFor(paths.cases)} does not exist)`, scope);
       checkScope({ turns: stubs as never }, scope, flag);
     }
   }
@@ -231,6 +228,7 @@ export async function runEval(o: EvalOptions, session: Session, plan?: EvalPlan)
       evaluators,
       knownIds: new Set(session.kb.byId.keys()),
       storeBacked: session.retriever !== null,
+      ...(session.split !== null ? { partOf: session.split.partOf } : {}),
       concurrency: o.concurrency,
       threadPrefix: `${randomBytes(3).toString("hex")}:`,
       onCaseDone: (done, total) => progress.update(done, total),
@@ -252,6 +250,8 @@ export async function runEval(o: EvalOptions, session: Session, plan?: EvalPlan)
       rerank: session.reranker?.id ?? null,
       started: started.toISOString(),
       durationMs: Math.round(performance.now() - t0),
+      answerer: RULE_BASED_ANSWERER,
+      split: session.split?.file ?? null,
     },
     turns,
     evaluators,

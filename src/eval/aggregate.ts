@@ -17,7 +17,10 @@
  * - deltas of each split group against the split's reference group (kind:
  *   golden; locale: en) for the triad keys, each with a bootstrap interval
  *   and the p-value inverted from it; all deltas of one key form one
- *   Holm–Bonferroni family (src/eval/holm.ts).
+ *   Holm–Bonferroni family (src/eval/holm.ts);
+ * - with a tune/holdout split, answer-side keys' headline figures (overall,
+ *   kind, locale) on the held-out turns only, and every key per part, the
+ *   part deltas in the same Holm family (./parts.ts, docs/holdout.md).
  *
  * Pure and synchronous; inputs are never mutated.
  */
@@ -26,6 +29,7 @@ import { CASE_KINDS, LOCALES } from "../kb/types.js";
 import { chanceLevel, smallKbWarning } from "./chance.js";
 import type { EvaluatorSpec } from "./evaluators.js";
 import { holmAdjust } from "./holm.js";
+import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN } from "./parts.js";
 import { TRIAD_KEYS } from "./metrics.js";
 import {
   bootstrapDelta,
@@ -39,6 +43,7 @@ import {
 import {
   REPORT_VERSION,
   type Aggregate,
+  type AnswerSide,
   type GateResult,
   type GroupDelta,
   type Report,
@@ -102,6 +107,8 @@ export interface Aggregation {
   deltas: GroupDelta[];
   /** Small-KB warnings (k at least a third of a locale's cards). */
   chanceWarnings: string[];
+  /** Which turns the answer-side headline figures come from (./parts.ts). */
+  answerSide: AnswerSide;
 }
 
 /** The artifacts an evaluator saw for a reported turn (knownIds are not kept in reports). */
@@ -329,9 +336,11 @@ function chanceWarnings(byLocale: Map<string, TurnReport[]>, chance: AggregateOp
 }
 
 /** Aggregate per-turn results: overall, per kind, per locale, vacuous keys, split deltas (triad keys) and chance levels. */
-export function aggregateTurns(turns: readonly TurnReport[], opts: AggregateOptions): Aggregation {
+export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateOptions): Aggregation {
   const resample: Resample = { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE };
-  const order = keyOrder(turns, opts.evaluators);
+  const order = keyOrder(allTurns, opts.evaluators);
+  // With a split, answer-side results of tune turns stay out of the headline figures (./parts.ts).
+  const turns = headlineTurns(allTurns);
   const aggregates = summarizeAll(turns, order, resample, opts.chance);
 
   const byKind = groupBy(turns, "kind", CASE_KINDS);
@@ -346,18 +355,25 @@ export function aggregateTurns(turns: readonly TurnReport[], opts: AggregateOpti
     { split: "kind", groups: byKind, reference: "golden" },
     { split: "locale", groups: byLocale, reference: opts.referenceLocale ?? (byLocale.has("en") ? "en" : undefined) },
   ];
-  for (const extra of opts.extraSplits ?? []) {
+  const extras: ExtraSplit[] = [...(opts.extraSplits ?? [])];
+  if (hasParts(allTurns) && !extras.some((e) => e.name === "part")) {
+    // The tune/holdout part is one more split of every turn (all keys, answer-side included), its delta in the same Holm family.
+    const partOfCase = new Map(allTurns.map((t) => [t.caseId, t.part] as const));
+    extras.push({ name: "part", groupOf: (caseId) => partOfCase.get(caseId), order: ["tune", "holdout"], reference: "tune" });
+  }
+  for (const extra of extras) {
     if (extra.name in splits) throw new InvalidArgumentError("extraSplits name", "a split name other than kind and locale, used once", extra.name);
-    const groups = groupByCase(turns, extra);
+    const groups = groupByCase(allTurns, extra);
     const out: Record<string, Record<string, Aggregate>> = {};
     for (const [g, ts] of groups) out[g] = summarizeAll(ts, order, resample, opts.chance);
     splits[extra.name] = out;
     forDeltas.push({ split: extra.name, groups, reference: extra.reference });
   }
 
-  const { vacuous, vacuousReasons } = vacuousKeys(turns, opts.evaluators, aggregates);
+  const { vacuous, vacuousReasons } = vacuousKeys(allTurns, opts.evaluators, aggregates);
+  for (const key of vacuous) if (splits.part?.tune?.[key] !== undefined) vacuousReasons[key] = NO_HOLDOUT_TURN;
   const deltas = splitDeltas(forDeltas, TRIAD_KEYS, resample);
-  return { aggregates, splits, vacuous, vacuousReasons, deltas, chanceWarnings: chanceWarnings(byLocale, opts.chance) };
+  return { aggregates, splits, vacuous, vacuousReasons, deltas, chanceWarnings: chanceWarnings(byLocale, opts.chance), answerSide: answerSideOf(allTurns, order) };
 }
 
 export interface BuildReportInput extends AggregateOptions {
@@ -390,5 +406,6 @@ export function buildReport(input: BuildReportInput): Report {
       correction: DELTA_CORRECTION,
     },
     ...(chance !== undefined ? { chance: { cardsPerLocale: { ...chance.cardsPerLocale }, warnings: agg.chanceWarnings } } : {}),
+    answerSide: agg.answerSide,
   };
 }

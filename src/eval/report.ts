@@ -9,7 +9,11 @@
  * - a vacuous key is shown as "not measured (<reason>)" (or "not run: ...")
  *   instead of a number;
  * - recall@k is labelled a lower bound (gold is disjunctive);
- * - turns are identified as `caseId#turn`, turn 0-based (the baseline's key).
+ * - turns are identified as `caseId#turn`, turn 0-based (the baseline's key);
+ * - with a tune/holdout split, answer-side rows of the overall, kind and
+ *   locale tables are marked "(held-out)" (they are computed on the holdout
+ *   part only) and a per-part table follows; without one, a note says that
+ *   no held-out part exists (docs/holdout.md).
  */
 import {
   CITATION_CORRECTNESS_KEY,
@@ -19,6 +23,7 @@ import {
   REFUSAL_CORRECTNESS_KEY,
 } from "./evaluators.js";
 import { METRICS } from "./metrics.js";
+import { answererText, answerSideNote, PART_LABELS, rowLabel } from "./report-parts.js";
 import type { Aggregate, GroupDelta, Report, TurnReport } from "./types.js";
 
 const HIT_KEY = "retrieval_hit_at_k";
@@ -89,9 +94,14 @@ function fmtAgg(agg: Aggregate): string {
   return `${f3(agg.mean)} ${fmtCI(agg.ci95)} n=${agg.n}${cases}${chance}`;
 }
 
-/** The cell of `key` in a group: its aggregate, the vacuous text, or "— n=0". */
-function cell(report: Report, group: Record<string, Aggregate> | undefined, key: string): string {
+/**
+ * The cell of `key` in a group: its aggregate, the vacuous text, or "— n=0".
+ * In a part group (`partGroup`), a figure the group has is shown even when the
+ * headline key is vacuous (e.g. an answer-side key with no held-out turn).
+ */
+function cell(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): string {
   const reason = report.vacuousReasons[key];
+  if (partGroup && group?.[key] !== undefined) return fmtAgg(group[key]);
   if (report.vacuous.includes(key)) return vacuousText(reason ?? "not measured");
   const agg = group?.[key];
   return agg === undefined ? "— n=0" : fmtAgg(agg);
@@ -181,7 +191,9 @@ function deltaText(d: GroupDelta, k: number): string {
 
 /** Splits other than kind and locale (e.g. tune / holdout), in the report's order. */
 function extraSplits(report: Report): [string, Record<string, Record<string, Aggregate>>][] {
-  return Object.entries(report.splits).filter(([name]) => name !== "kind" && name !== "locale");
+  return Object.entries(report.splits).filter(
+    (e): e is [string, Record<string, Record<string, Aggregate>>] => e[0] !== "kind" && e[0] !== "locale" && e[1] !== undefined,
+  );
 }
 
 function chanceWarnings(report: Report): string[] {
@@ -214,11 +226,11 @@ function grid(rows: { cells: string[]; style?: (keyof typeof ANSI | undefined)[]
   );
 }
 
-function splitGrid(report: Report, title: string, groups: [string, Record<string, Aggregate> | undefined][], paint: Paint): string[] {
+function splitGrid(report: Report, title: string, groups: [string, Record<string, Aggregate> | undefined][], paint: Paint, headline = true): string[] {
   const k = report.run.k;
   const header = { cells: [title, ...groups.map(([g]) => g)], style: [title, ...groups].map(() => "bold" as const) };
   const rows = reportKeys(report).map((key) => {
-    const cells = [metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key))];
+    const cells = [headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key, !headline))];
     const vac = report.vacuous.includes(key);
     return { cells, style: cells.map((_, i) => (i > 0 && vac ? ("yellow" as const) : undefined)) };
   });
@@ -238,6 +250,8 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}  ${(run.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
+  const answerer = answererText(report);
+  if (answerer !== null) lines.push(`answerer: ${answerer}`);
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
   lines.push("");
   const kinds = Object.entries(report.splits.kind);
@@ -249,7 +263,9 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   }
   for (const [name, groups] of extraSplits(report)) {
     lines.push("");
-    lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint));
+    // The tune/holdout part shows every key per part, answer-side included (docs/holdout.md).
+    if (name === "part") lines.push(...splitGrid(report, "metric", PART_LABELS.map(([p, label]) => [label, groups[p]]), paint, false));
+    else lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint));
   }
 
   const deltas = report.deltas ?? [];
@@ -280,6 +296,8 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
 
   lines.push("");
   lines.push(paint("dim", `note: ${RECALL_NOTE}`));
+  const sideNote = answerSideNote(report);
+  if (sideNote !== null) lines.push(paint("dim", `note: ${sideNote}`));
   lines.push(paint("dim", `note: ${ciMethod(report)} turns are caseId#turn, turn 0-based.`));
   lines.push("");
   lines.push(...gateLines(report, paint));
@@ -320,11 +338,14 @@ function mdTable(header: string[], rows: string[][]): string[] {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)];
 }
 
-function mdSplit(report: Report, groups: [string, Record<string, Aggregate> | undefined][]): string[] {
+function mdSplit(report: Report, groups: [string, Record<string, Aggregate> | undefined][], headline = true): string[] {
   const k = report.run.k;
   return mdTable(
     ["metric", ...groups.map(([g]) => md(g))],
-    reportKeys(report).map((key) => [md(metricLabel(key, k)), ...groups.map(([, agg]) => md(cell(report, agg, key)))]),
+    reportKeys(report).map((key) => [
+      md(headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k)),
+      ...groups.map(([, agg]) => md(cell(report, agg, key, !headline))),
+    ]),
   );
 }
 
@@ -340,6 +361,7 @@ export function renderMarkdown(report: Report): string {
         ["dataset hash", `\`${md(run.datasetHash)}\``],
         ["KB hash", `\`${md(run.kbHash)}\``],
         ["embedder", md(embedderText(report))],
+        ...(answererText(report) !== null ? [["answerer", md(answererText(report) as string)]] : []),
         ["k", String(k)],
         ["store", md(run.store)],
         ...(run.mode !== undefined ? [["mode", md(run.mode)]] : []),
@@ -356,7 +378,7 @@ export function renderMarkdown(report: Report): string {
     ...mdTable(
       ["metric", "mean", `95% CI (${report.bootstrap?.unit ?? "turn"}s resampled)`, "n turns", "n cases", "chance"],
       reportKeys(report).map((key) => {
-        const label = md(metricLabel(key, k));
+        const label = md(rowLabel(report, key, metricLabel(key, k)));
         if (report.vacuous.includes(key)) return [label, md(vacuousText(report.vacuousReasons[key] ?? "not measured")), "", "0", "0", ""];
         const agg = report.aggregates[key];
         return agg === undefined
@@ -371,8 +393,13 @@ export function renderMarkdown(report: Report): string {
   out.push("", "## By locale", "");
   out.push(...mdSplit(report, Object.entries(report.splits.locale)));
   for (const [name, groups] of extraSplits(report)) {
-    out.push("", `## By ${md(name)}`, "");
-    out.push(...mdSplit(report, Object.entries(groups)));
+    if (name === "part") {
+      out.push("", "## By part (tune / holdout)", "");
+      out.push(...mdSplit(report, PART_LABELS.map(([p, label]) => [label, groups[p]]), false));
+    } else {
+      out.push("", `## By ${md(name)}`, "");
+      out.push(...mdSplit(report, Object.entries(groups)));
+    }
   }
   const deltas = report.deltas ?? [];
   if (deltas.length > 0) {
@@ -447,7 +474,8 @@ export function renderMarkdown(report: Report): string {
     out.push("", ...mdTable(["check", "scope", "verdict", "reason"], (g.checks ?? []).map((c) => [md(c.option), md(c.scope), c.verdict, md(c.reason)])));
   }
 
-  out.push("", "## Notes", "", `- ${RECALL_NOTE}`, `- ${ciMethod(report)}`, "- Turns are `caseId#turn`, turn 0-based.", "");
+  const sideNote = answerSideNote(report);
+  out.push("", "## Notes", "", `- ${RECALL_NOTE}`, ...(sideNote !== null ? [`- ${md(sideNote)}`] : []), `- ${ciMethod(report)}`, "- Turns are `caseId#turn`, turn 0-based.", "");
   return out.join("\n");
 }
 

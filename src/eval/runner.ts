@@ -12,6 +12,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
 import { RetrievalTraceCollector } from "../graph/collector.js";
+import type { SplitPart } from "../kb/split.js";
 import type { EvalCase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { runEvaluators, type EvaluatorSpec } from "./evaluators.js";
@@ -38,6 +39,8 @@ export interface SweepOptions {
   /** Thread ids are `<prefix><case id>`; a fresh prefix per run keeps checkpointed threads apart. */
   threadPrefix?: string;
   onCaseDone?: (done: number, total: number) => void;
+  /** Part of each case id in the committed split (docs/holdout.md); each turn report then carries its `part`. */
+  partOf?: ReadonlyMap<string, SplitPart>;
 }
 
 interface TurnState {
@@ -112,6 +115,8 @@ async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTrac
       results,
     };
     if (trace !== undefined) report.trace = summarizeTrace(trace, t.must_cite_one_of);
+    const part = opts.partOf?.get(c.id);
+    if (part !== undefined) report.part = part;
     reports.push(report);
   }
   return reports;

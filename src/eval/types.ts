@@ -1,4 +1,5 @@
 /** Data contracts of the evaluation core (DESIGN.md §3.4, §3.5). Pure types. */
+import type { SplitPart } from "../kb/split.js";
 import type { CaseKind, Expect } from "../kb/types.js";
 
 export interface EvalResult {
@@ -71,6 +72,8 @@ export interface TurnReport {
   answer: string;
   results: EvalResult[];
   trace?: TraceSummary;
+  /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
+  part?: SplitPart;
 }
 
 export interface RunInfo {
@@ -88,6 +91,10 @@ export interface RunInfo {
   rerank?: string | null;
   started: string;
   durationMs: number;
+  /** Who answered: "rule-based, offline" (the default extractive answerer) or the chat model's name. */
+  answerer?: string;
+  /** The split file the turns' parts come from, or null when the KB has none (docs/holdout.md). */
+  split?: string | null;
 }
 
 export interface GateFailure {
@@ -174,6 +181,16 @@ export interface GroupDelta {
   significant?: boolean;
 }
 
+/** Where the answer-side headline figures come from (src/eval/parts.ts, docs/holdout.md). */
+export interface AnswerSide {
+  /** "holdout": headline answer-side figures are on held-out turns only; "all": no split, every turn. */
+  scope: "holdout" | "all";
+  /** The answer-side keys of the run (keys outside the retrieval metric registry), in key order. */
+  keys: string[];
+  /** Turns of each part in this run (0 and 0 without a split). */
+  turns: Record<SplitPart, number>;
+}
+
 export const REPORT_VERSION = 1 as const;
 
 export interface Report {
@@ -183,8 +200,10 @@ export interface Report {
   splits: {
     kind: Record<string, Record<string, Aggregate>>;
     locale: Record<string, Record<string, Aggregate>>;
-    /** Any further split of the cases (e.g. `part`: tune / holdout), same shape (docs/statistics.md). */
-    [split: string]: Record<string, Record<string, Aggregate>>;
+    /** Extension: per part of the split (`tune`, `holdout`), every key; absent without a split (docs/holdout.md). */
+    part?: Record<string, Record<string, Aggregate>>;
+    /** Any further split of the cases, same shape (docs/statistics.md). */
+    [split: string]: Record<string, Record<string, Aggregate>> | undefined;
   };
   /** Keys not measured in this run (DESIGN.md §3.5). */
   vacuous: string[];
@@ -206,4 +225,6 @@ export interface Report {
   };
   /** Extension: card counts behind the chance levels, and small-KB warnings (docs/statistics.md). */
   chance?: { cardsPerLocale: Record<string, number>; warnings: string[] };
+  /** Extension: where the answer-side headline figures come from (held-out turns, or all turns without a split). */
+  answerSide?: AnswerSide;
 }

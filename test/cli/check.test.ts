@@ -41,6 +41,12 @@ describe("retrace check on the shipped data", () => {
     expect(s.lexicalOverlap.goldBearingTurns).toBe(s.dataset["all/all"].goldBearingTurns);
     expect(s.lexicalOverlap.share).toBeGreaterThanOrEqual(1 / 3);
     expect(Object.keys(s.adversarialByCategory).sort()).toEqual(["bypass_limits_or_verification", "other_customer_data", "out_of_scope", "prompt_injection"]);
+    // The tune/holdout split covers every case and turn (docs/holdout.md); 417 turns counted in kb/eval/cases.jsonl.
+    expect(s.dataset["all/all"].turns).toBe(417);
+    expect(s.split.file).toBe(path.join("kb", "eval", "split.json"));
+    expect(s.split.tune.cases + s.split.holdout.cases).toBe(s.dataset["all/all"].cases);
+    expect(s.split.tune.turns + s.split.holdout.turns).toBe(417);
+    expect(s.split.holdout.turns).toBeGreaterThan(s.split.tune.turns);
   });
 
   it("prints the human summary with per-locale and per-kind rows", async () => {
@@ -49,6 +55,7 @@ describe("retrace check on the shipped data", () => {
     expect(r.stdout).toMatch(/^Knowledge base kb: 38 cards \(en 18, es-419 10, pt-BR 10\)/);
     for (const l of ["en", "es-419", "pt-BR", "all"]) for (const k of ["golden", "adversarial", "all"]) expect(r.stdout).toMatch(new RegExp(`^${l}\\s+${k}\\s+\\d+`, "m"));
     expect(r.stdout).toContain("Integrity: OK");
+    expect(r.stdout).toMatch(/^Split kb\/eval\/split\.json: tune \d+ cases \(\d+ turns\), holdout \d+ cases \(\d+ turns\)$/m);
   });
 });
 
@@ -109,6 +116,13 @@ describe("retrace check on broken copies of the shipped data", () => {
       await writeFile(file, lines.join("\n"));
     });
     expect(r.stderr).toMatch(new RegExp(`cases\\.jsonl:${lineNo}: field \`turns\\[\\d\\]\\.must_cite_one_of\\[\\d\\]\` gold card "pt-[a-z0-9-]+" is in locale pt-BR but the case is es-419`));
+  });
+
+  it("names the split file and field for a split id that names no case", async () => {
+    const r = await brokenCopy(async (dir) => {
+      await editFile(path.join(dir, "eval", "split.json"), (t) => t.replace(/"tune": \[\s*"[^"]+"/, '"tune": [\n    "no-such-case"'));
+    });
+    expect(r.stderr).toMatch(/split\.json.*`tune\[0\]` unknown case id "no-such-case"/);
   });
 
   it("names the line of a truncated JSON line", async () => {

@@ -224,8 +224,12 @@ describe("extra splits (e.g. tune / holdout)", () => {
     const turns = await turnReports(ROWS, evaluators);
     const r = buildReport({ run: runInfo(), turns, evaluators, extraSplits });
     const { renderMarkdown, renderTable } = await import("../../src/eval/report.js");
-    expect(renderTable(r, { color: false })).toMatch(/^metric \(part\) +tune +holdout$/m);
-    expect(renderMarkdown(r)).toContain("## By part");
+    // "part" is the tune/holdout split: its table labels the fitted part (docs/holdout.md); any other name is generic.
+    expect(renderTable(r, { color: false })).toMatch(/^metric +tune \(fitted on\) +holdout$/m);
+    expect(renderMarkdown(r)).toContain("## By part (tune / holdout)");
+    const cohorts = buildReport({ run: runInfo(), turns, evaluators, extraSplits: [{ ...extraSplits[0]!, name: "cohort" }] });
+    expect(renderTable(cohorts, { color: false })).toMatch(/^metric \(cohort\) +tune +holdout$/m);
+    expect(renderMarkdown(cohorts)).toContain("## By cohort");
     expect(() => aggregateTurns(turns, { evaluators, extraSplits: [{ name: "locale", groupOf: () => "x" }] })).toThrow(InvalidArgumentError);
   });
 });

@@ -5,15 +5,16 @@
  * (the conservative lower bound the ADR names) and hybrid.
  *
  * BM25-only runs too, for attribution. Floors are the values measured with
- * the built-in embedder on the shipped data (2026-11-29, `retrace eval
- * --embedder builtin --mode dense|bm25|hybrid`) minus a margin: 0.05 overall
- * (n=212), 0.10 per locale (n=104 / 53 / 55), so a real regression fails and
- * noise does not:
+ * the built-in embedder on the shipped data (2026-11-30, after the held-out
+ * cases of docs/holdout.md were added; `retrace eval --embedder builtin
+ * --mode dense|bm25|hybrid`) minus a margin, rounded down: 0.05 overall
+ * (n=365), 0.10 per locale (n=157 / 103 / 105), so a real regression fails
+ * and noise does not:
  *
  *   mode    measured hit@5  recall@5   floor hit@5  recall@5   measured hit@5 en / es-419 / pt-BR   floor
- *   dense   0.882           0.824      0.83         0.77       0.904 / 0.755 / 0.964                0.80 / 0.65 / 0.86
- *   bm25    0.934           0.880      0.88         0.83       0.942 / 0.868 / 0.982                0.84 / 0.76 / 0.88
- *   hybrid  0.962           0.916      0.91         0.86       0.962 / 0.943 / 0.982                0.86 / 0.84 / 0.88
+ *   dense   0.882           0.837      0.83         0.78       0.866 / 0.825 / 0.962                0.76 / 0.72 / 0.86
+ *   bm25    0.948           0.910      0.89         0.86       0.943 / 0.913 / 0.990                0.84 / 0.81 / 0.89
+ *   hybrid  0.962           0.926      0.91         0.87       0.955 / 0.942 / 0.990                0.85 / 0.84 / 0.89
  *
  * The same hybrid sweep is also compared with the committed baseline
  * (kb/eval/baseline.json, written by `retrace eval --embedder builtin
@@ -40,14 +41,14 @@ import type { RetrievalMode } from "../../src/retrieval/types.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";
 
 const FLOORS: Record<RetrievalMode, { minHit: number; minRecall: number }> = {
-  dense: { minHit: 0.83, minRecall: 0.77 },
-  bm25: { minHit: 0.88, minRecall: 0.83 },
-  hybrid: { minHit: 0.91, minRecall: 0.86 },
+  dense: { minHit: 0.83, minRecall: 0.78 },
+  bm25: { minHit: 0.89, minRecall: 0.86 },
+  hybrid: { minHit: 0.91, minRecall: 0.87 },
 };
 const LOCALE_HIT_FLOORS: Record<RetrievalMode, Record<string, number>> = {
-  dense: { en: 0.8, "es-419": 0.65, "pt-BR": 0.86 },
-  bm25: { en: 0.84, "es-419": 0.76, "pt-BR": 0.88 },
-  hybrid: { en: 0.86, "es-419": 0.84, "pt-BR": 0.88 },
+  dense: { en: 0.76, "es-419": 0.72, "pt-BR": 0.86 },
+  bm25: { en: 0.84, "es-419": 0.81, "pt-BR": 0.89 },
+  hybrid: { en: 0.85, "es-419": 0.84, "pt-BR": 0.89 },
 };
 
 let dataDir: string;
@@ -103,14 +104,14 @@ describe.each(["dense", "bm25", "hybrid"] as const)("live gate, %s retrieval", (
     const recall = report.aggregates.retrieval_recall_at_k!;
     const perLocale = Object.entries(report.splits.locale).map(([l, a]) => `${l} hit@5 ${a.retrieval_hit_at_k?.mean.toFixed(3)} (n=${a.retrieval_hit_at_k?.n})`);
     console.log(`live gate ${mode}: hit@5 ${hit.mean.toFixed(3)} recall@5 ${recall.mean.toFixed(3)} (n=${hit.n}); ${perLocale.join(", ")}`);
-    expect(hit.n).toBe(212);
+    expect(hit.n).toBe(365); // gold-bearing turns, as `retrace check` counts them
     const result = gate(report, FLOORS[mode]);
     expect(result.failures).toEqual([]);
     expect(result.passed).toBe(true);
     for (const [locale, floor] of Object.entries(LOCALE_HIT_FLOORS[mode])) {
       expect(report.splits.locale[locale]?.retrieval_hit_at_k?.mean, `${mode} hit@5 ${locale}`).toBeGreaterThanOrEqual(floor);
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("regression gate against the committed baseline", () => {
@@ -121,5 +122,5 @@ describe("regression gate against the committed baseline", () => {
     const result = gate(report, {}, baseline);
     expect(result.failures).toEqual([]);
     expect(result.passed).toBe(true);
-  }, 120_000);
+  }, 300_000);
 });

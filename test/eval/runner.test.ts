@@ -11,6 +11,7 @@ import { goldPositions, runSweep } from "../../src/eval/runner.js";
 import { loadData } from "../../src/system.js";
 import type { TurnReport } from "../../src/eval/types.js";
 import { buildGraph } from "../../src/graph/build.js";
+import type { SplitPart } from "../../src/kb/split.js";
 import type { EvalCase, KnowledgeBase } from "../../src/kb/types.js";
 import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
@@ -26,8 +27,9 @@ async function setup(dir: string) {
   return { ...data, retriever };
 }
 
-function sweep(kb: KnowledgeBase, cases: EvalCase[], retriever: HybridRetriever | null, concurrency: number) {
+function sweep(kb: KnowledgeBase, cases: EvalCase[], retriever: HybridRetriever | null, concurrency: number, partOf?: ReadonlyMap<string, SplitPart>) {
   return runSweep({
+    ...(partOf !== undefined ? { partOf } : {}),
     graph: buildGraph({ store: retriever, cards: kb, defaults: { k: 3 } }),
     cases,
     evaluators: allEvaluators({ k: 3 }),
@@ -74,18 +76,30 @@ describe("runSweep on the mini KB", () => {
     }
   });
 
+  it("leaves turns without a part when no split is given (the mini KB has no split.json)", async () => {
+    expect(mini.split).toBeNull();
+    const { turns } = await sweep(mini.kb, mini.cases, mini.retriever, 1);
+    for (const t of turns) expect(t.part).toBeUndefined();
+  });
+
   it("rejects a non-positive concurrency", async () => {
     await expect(sweep(mini.kb, mini.cases, mini.retriever, 0)).rejects.toThrow("Expected `concurrency` to be a positive integer, got 0");
   });
 });
 
 describe("runSweep on the shipped eval set", () => {
-  it("gives identical results at concurrency 1 and 8", async () => {
+  it("gives identical results at concurrency 1 and 8, each turn carrying its case's part of the split", async () => {
     const shipped = await setup(SHIPPED_KB);
-    const one = await sweep(shipped.kb, shipped.cases, shipped.retriever, 1);
-    const eight = await sweep(shipped.kb, shipped.cases, shipped.retriever, 8);
+    // The first 85 cases (the set before the held-out cases were added; 230 turns, counted by `retrace check`
+    // at that commit) keep this test as fast as before: determinism is the runner's property, not the data's.
+    const cases = shipped.cases.slice(0, 85);
+    const partOf = shipped.split!.partOf;
+    const one = await sweep(shipped.kb, cases, shipped.retriever, 1, partOf);
+    const eight = await sweep(shipped.kb, cases, shipped.retriever, 8, partOf);
     expect(one.turns.length).toBe(230);
     expect(withoutTimings(eight.turns)).toEqual(withoutTimings(one.turns));
+    for (const t of one.turns) expect(t.part).toBe(partOf.get(t.caseId));
+    expect(new Set(one.turns.map((t) => t.part))).toEqual(new Set(["tune", "holdout"]));
   }, 120_000);
 });
 
