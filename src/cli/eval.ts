@@ -19,6 +19,7 @@ import { buildReport } from "../eval/aggregate.js";
 import { assertComparable, readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
 import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
 import { gate, DEFAULT_MAX_DROP } from "../eval/gate.js";
+import { renderHtmlReport } from "../eval/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { openSession, type Session } from "../eval/session.js";
@@ -56,6 +57,7 @@ export interface EvalOptions {
   out?: string;
   junit?: string;
   reportJson?: string;
+  html?: string;
   concurrency: number;
   dataDir?: string;
   seed: number;
@@ -180,6 +182,7 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
     if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
     if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
     if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
+    if (o.html !== undefined) await writeFileAtomic(o.html, renderHtmlReport(report, { name: path.basename(o.html) }));
     if (o.updateBaseline) {
       const file = o.baseline ?? DEFAULT_BASELINE;
       await writeBaseline(file, report);
@@ -216,6 +219,7 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--out <file>", "also write the report as markdown")
     .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")
     .option("--report-json <file>", "also write the report as JSON")
+    .option("--html <file>", "also write the report as one self-contained HTML page (summary, stage funnel, turns, per-turn debugger; docs/html-report.md)")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--seed <n>", "seed of the bootstrap intervals and permutation tests", parsePositiveInt("--seed"), 42);

@@ -11,6 +11,7 @@ import { register as registerEval } from "./eval.js";
 import { register as registerIngest } from "./ingest.js";
 import { isRetraceError } from "../errors.js";
 import { EXIT, err } from "./io.js";
+import { register as registerReport } from "./report.js";
 import { register as registerScore } from "./score.js";
 import { register as registerTrace } from "./trace.js";
 
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerCompare(program);
   registerEval(program);
   registerIngest(program);
+  registerReport(program);
   registerScore(program);
   registerTrace(program);
   return program;

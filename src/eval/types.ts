@@ -49,6 +49,14 @@ export interface TraceSummary {
   retrievedIds: string[];
   goldPositions: GoldPositions;
   timingsMs: Record<string, number>;
+  /**
+   * Extension (docs/html-report.md): the head of each stage's ranked list,
+   * `[id, score]` in rank order (chunk ids for dense/bm25/fused/reranked, card
+   * ids for parents), at most STAGE_HEAD_LIMIT entries, scores to 4 significant digits.
+   */
+  stages?: Record<string, [string, number][]>;
+  /** Extension: the full length of each stage's list, before the head cut. */
+  stageSizes?: Record<string, number>;
 }
 
 export interface TurnReport {
