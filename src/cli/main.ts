@@ -8,6 +8,7 @@ import { Command, CommanderError } from "commander";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompare } from "./compare.js";
 import { register as registerEval } from "./eval.js";
+import { register as registerExport } from "./export.js";
 import { register as registerIngest } from "./ingest.js";
 import { isRetraceError } from "../errors.js";
 import { EXIT, err } from "./io.js";
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerCheck(program);
   registerCompare(program);
   registerEval(program);
+  registerExport(program);
   registerIngest(program);
   registerReport(program);
   registerScore(program);
