@@ -17,7 +17,8 @@ import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { buildReport } from "../eval/aggregate.js";
 import { assertComparable, readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
-import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
+import { allEvaluators, NO_STORE, type Judge } from "../eval/evaluators.js";
+import { openJudge } from "./judge.js";
 import { gate, DEFAULT_MAX_DROP } from "../eval/gate.js";
 import { renderHtmlReport } from "../eval/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
@@ -58,6 +59,8 @@ export interface EvalOptions {
   junit?: string;
   reportJson?: string;
   html?: string;
+  judge?: string;
+  judgeCache?: string;
   concurrency: number;
   dataDir?: string;
   seed: number;
@@ -113,12 +116,12 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
 }
 
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
-export async function runEval(o: EvalOptions, session: Session): Promise<{ report: Report; baseline: Baseline | null }> {
+export async function runEval(o: EvalOptions, session: Session, extra: { judge?: Judge } = {}): Promise<{ report: Report; baseline: Baseline | null }> {
   const cases = selectCases(session.cases, o);
   const started = new Date();
   const t0 = performance.now();
   const graph = graphFor(session, o);
-  const evaluators = allEvaluators({ k: o.k });
+  const evaluators = allEvaluators({ k: o.k, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
   const progress = progressReporter("eval", "cases");
   let turns;
   try {
@@ -176,7 +179,12 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
   const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
   ingestProgress.stop();
   try {
-    const { report } = await runEval(o, session);
+    const judge = o.judge === undefined ? undefined : await openJudge(o.judge, session, o.judgeCache);
+    const { report } = await runEval(o, session, judge === undefined ? {} : { judge: judge.judge });
+    if (judge !== undefined) {
+      report.judge = judge.cost();
+      log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached${report.judge.inputTokens !== null ? `, ${report.judge.inputTokens} input + ${report.judge.outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
+    }
     if (o.json) out(reportToJSON(report));
     else out(renderTable(report, { color: useColor() }));
     if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
@@ -220,6 +228,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")
     .option("--report-json <file>", "also write the report as JSON")
     .option("--html <file>", "also write the report as one self-contained HTML page (summary, stage funnel, turns, per-turn debugger; docs/html-report.md)")
+    .option("--judge <module>", "run the groundedness judge with the LangChain chat model this module exports (or a factory of one); docs/langchain-integration.md")
+    .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--seed <n>", "seed of the bootstrap intervals and permutation tests", parsePositiveInt("--seed"), 42);

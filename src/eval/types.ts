@@ -125,6 +125,23 @@ export interface GroupDelta {
   pValue: number;
 }
 
+/** Cost of the groundedness judge in a run (extension; docs/langchain-integration.md). */
+export interface JudgeCost {
+  /** The chat model's name (and model name when it has one): part of the cache key. */
+  model: string;
+  /** Version of the judge prompt: part of the cache key. */
+  prompt: string;
+  /** Calls made to the model in this run (cache misses). */
+  calls: number;
+  /** Verdicts read from the on-disk cache instead of calling the model. */
+  cached: number;
+  /** Summed token counts of the calls when the model reported them; null when it reported none. */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** Replies that held no readable score (those turns get no groundedness key). */
+  unparsable: number;
+}
+
 export const REPORT_VERSION = 1 as const;
 
 export interface Report {
@@ -145,4 +162,6 @@ export interface Report {
   deltas?: GroupDelta[];
   /** Extension: how the ci95 intervals and p-values were resampled, so they can be reproduced. */
   bootstrap?: { seed: number; samples: number };
+  /** Extension: what the groundedness judge cost (present only when `--judge` ran one). */
+  judge?: JudgeCost;
 }

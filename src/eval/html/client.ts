@@ -188,7 +188,7 @@ export const CLIENT_JS = String.raw`
     if (g.passed) return el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]);
     return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); }))]);
   }
-  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap"];
+  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge"];
   function summaryPanel(run, compact) {
     var r = run.report, box = el("div", { cls: "summary-block" });
     var splits = Object.keys(r.splits);
@@ -219,6 +219,12 @@ export const CLIENT_JS = String.raw`
     if (r.vacuous.length > 0) {
       box.appendChild(el("h3", { text: "Not measured" }));
       box.appendChild(el("ul", null, r.vacuous.map(function (k) { return el("li", { text: label(run, k) + ": " + (run.vacuousText[k] || "not measured") }); })));
+    }
+    if (r.judge) {
+      var j = r.judge;
+      box.appendChild(el("h3", { text: "Groundedness judge" }));
+      box.appendChild(el("p", { "data-section": "judge", text: "model " + j.model + ", prompt " + j.prompt + ": " + j.calls + " calls, " + j.cached + " cached, " +
+        (j.inputTokens === null ? "tokens not reported" : j.inputTokens + " input + " + (j.outputTokens === null ? 0 : j.outputTokens) + " output tokens") + (j.unparsable > 0 ? ", " + j.unparsable + " unparsable replies (no score)" : "") }));
     }
     box.appendChild(el("h3", { text: "Gate" }));
     box.appendChild(gateBlock(r));
