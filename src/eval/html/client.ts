@@ -191,6 +191,13 @@ export const CLIENT_JS = String.raw`
   var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge"];
   function summaryPanel(run, compact) {
     var r = run.report, box = el("div", { cls: "summary-block" });
+    if (!compact) {
+      var triad = TRIAD.filter(function (k) { return r.aggregates[k] && r.vacuous.indexOf(k) < 0; });
+      if (triad.length > 0) {
+        box.appendChild(el("h3", { text: "Triad by locale" }));
+        box.appendChild(el("div", { cls: "charts" }, triad.map(function (k) { return chart(run, k); })));
+      }
+    }
     var splits = Object.keys(r.splits);
     splits.forEach(function (split) {
       var groups = Object.keys(r.splits[split]).map(function (g) { return [g, r.splits[split][g], split]; });
@@ -200,11 +207,6 @@ export const CLIENT_JS = String.raw`
       box.appendChild(splitTable(run, split, groups));
     });
     if (compact) return box;
-    var triad = TRIAD.filter(function (k) { return r.aggregates[k] && r.vacuous.indexOf(k) < 0; });
-    if (triad.length > 0) {
-      box.appendChild(el("h3", { text: "Triad by locale" }));
-      box.appendChild(el("div", { cls: "charts" }, triad.map(function (k) { return chart(run, k); })));
-    }
     var deltas = r.deltas || [];
     if (deltas.length > 0) {
       box.appendChild(el("h3", { text: "Locale deltas (two-sample permutation test; significant when p < " + DATA.significance + ")" }));
@@ -349,11 +351,12 @@ export const CLIENT_JS = String.raw`
     t.gold.forEach(function (g) { gold[g] = true; });
     var isGold = function (id) { return gold[id] === true || gold[id.split("#")[0]] === true; };
     var list = function (stage, entries, size) {
+      var scored = entries.length > 0 && entries[0][1] !== null;
       var rows = entries.map(function (e, j) {
-        return el("tr", { cls: isGold(e[0]) ? "gold" : "" }, [el("td", { cls: "num", text: String(j + 1) }), el("td", { cls: isGold(e[0]) ? "goldmark" : "", text: (isGold(e[0]) ? "\u2605 " : "") + e[0] }), el("td", { cls: "num", text: e[1] === null ? "" : String(e[1]) })]);
+        return el("tr", { cls: isGold(e[0]) ? "gold" : "" }, [el("td", { cls: "num", text: String(j + 1) }), el("td", { cls: isGold(e[0]) ? "goldmark" : "", text: (isGold(e[0]) ? "\u2605 " : "") + e[0] }), scored ? el("td", { cls: "num", text: String(e[1]) }) : null]);
       });
       var cap = el("caption", { text: (STAGE_LABEL[stage] || stage) + (size > entries.length ? " (top " + entries.length + " of " + size + ")" : " (" + entries.length + ")") });
-      return el("table", { "data-list": stage }, [cap, el("thead", null, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "id" }), el("th", { text: "score" })])]), el("tbody", null, rows)]);
+      return el("table", { "data-list": stage }, [cap, el("thead", null, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "id" }), scored ? el("th", { text: "score" }) : null])]), el("tbody", null, rows)]);
     };
     var st = tr.stages || {};
     Object.keys(st).forEach(function (s) { box.appendChild(list(s, st[s], (tr.stageSizes || {})[s] || st[s].length)); });
