@@ -149,11 +149,7 @@ export const CLIENT_JS = String.raw`
     });
     return td;
   }
-  function reportKeys(run) {
-    var r = run.report, keys = [];
-    Object.keys(r.aggregates).concat(r.vacuous).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); });
-    return keys;
-  }
+  function reportKeys(run) { return run.keys; }
   function splitTable(run, split, groups) {
     var head = el("tr", null, [el("th", { text: "metric" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] }); })));
     var body = el("tbody");

@@ -4,7 +4,8 @@
  * from the Report object or from the pure pipeline view derived from it
  * (./funnel.ts); the page's script only lays them out.
  */
-import { GROUNDEDNESS_KEY } from "../evaluators.js";
+import { CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, REFUSAL_CORRECTNESS_KEY } from "../evaluators.js";
+import { METRICS } from "../metrics.js";
 import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../report.js";
 import type { Report } from "../types.js";
 import { pipelineView, type PipelineView } from "./funnel.js";
@@ -17,6 +18,8 @@ export interface RunPageData {
   view: PipelineView;
   /** key → display label (`hit@5`, `recall@5 (lower bound)`, ...). */
   labels: Record<string, string>;
+  /** Summary rows in the order every rendering lists them: the metric registry, then the other evaluators, then any other key. */
+  keys: string[];
   /** key → "not measured (no store)" / "not run: no judge configured". */
   vacuousText: Record<string, string>;
 }
@@ -28,12 +31,20 @@ function keysOf(report: Report): string[] {
   return [...keys];
 }
 
+const CANONICAL = [...METRICS.map((m) => m.key), CITATION_COVERAGE_KEY, CITATION_CORRECTNESS_KEY, REFUSAL_CORRECTNESS_KEY, GROUNDEDNESS_KEY];
+
+function summaryKeys(report: Report): string[] {
+  const present = [...Object.keys(report.aggregates), ...report.vacuous];
+  return [...CANONICAL.filter((k) => present.includes(k)), ...[...new Set(present)].filter((k) => !CANONICAL.includes(k))];
+}
+
 export function runPageData(report: Report, name: string): RunPageData {
   const labels = Object.fromEntries(keysOf(report).map((k) => [k, metricLabel(k, report.run.k)]));
   return {
     name,
     report,
     view: pipelineView(report),
+    keys: summaryKeys(report),
     labels,
     vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
   };
