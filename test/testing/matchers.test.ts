@@ -9,7 +9,6 @@ import { checkFloors, checkRetrieve, retraceMatchers, type RetraceMatchers } fro
 import { fixtureReport, storelessReport } from "../eval/report-fixture.js";
 
 declare module "vitest" {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface Assertion<T> extends RetraceMatchers<T> {}
 }
 expect.extend(retraceMatchers);
