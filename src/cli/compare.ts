@@ -6,8 +6,13 @@
  * turns) and the p-value inverted from that same interval, so the verdict
  * always agrees with the interval (docs/statistics.md).
  */
+import path from "node:path";
 import { Option, type Command } from "commander";
-import { compareRuns, comparisonMethod, readRunSide, type KeyComparison } from "../eval/compare.js";
+import { writeFileAtomic } from "../atomic.js";
+import { DataValidationError } from "../errors.js";
+import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../eval/compare.js";
+import { renderHtmlComparison } from "../eval/html/compare-page.js";
+import type { Report } from "../eval/types.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../eval/report.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
 import { action, out, parsePositiveInt } from "./io.js";
@@ -44,6 +49,14 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
   ].join("\n");
 }
 
+/** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
+function asReport(side: RunSide): Report {
+  const r = side.source as Partial<Report>;
+  if (!Array.isArray(r.turns) || r.splits === undefined)
+    throw new DataValidationError([{ file: side.file, field: "turns", message: "--html needs report JSON files (retrace eval --report-json); a baseline holds no per-turn artifacts" }]);
+  return side.source as Report;
+}
+
 export function register(program: Command): void {
   program
     .command("compare")
@@ -51,14 +64,19 @@ export function register(program: Command): void {
     .argument("<a>", "the reference run (report JSON from --report-json, or a baseline)")
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
+    .option("--html <file>", "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)")
     .option("--seed <n>", "seed of the bootstrap", parsePositiveInt("--seed"), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
     .action(
-      action(async (fileA: string, fileB: string, opts: { json?: boolean; seed: number; resample: ResampleUnit }) => {
+      action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; seed: number; resample: ResampleUnit }) => {
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
         const method = comparisonMethod(copts);
+        if (opts.html !== undefined) {
+          const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed });
+          await writeFileAtomic(opts.html, page);
+        }
         if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, method, comparisons: rows }, null, 2));
         else out(renderComparison(rows, a.k, fileA, fileB, method));
       }),

@@ -16,14 +16,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { buildReport } from "../eval/aggregate.js";
 import { assertComparable, readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
-import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
+import { allEvaluators, NO_STORE, type Judge } from "../eval/evaluators.js";
+import { openJudge } from "./judge.js";
 import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, gate, DEFAULT_MAX_DROP, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
 import { storelessEvaluators } from "../eval/storeless.js";
+import { renderHtmlReport } from "../eval/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { RULE_BASED_ANSWERER } from "../eval/parts.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
@@ -72,6 +75,9 @@ export interface EvalOptions {
   out?: string;
   junit?: string;
   reportJson?: string;
+  html?: string;
+  judge?: string;
+  judgeCache?: string;
   concurrency: number;
   dataDir?: string;
   seed: number;
@@ -212,13 +218,19 @@ function cardsPerLocale(session: Session): Record<string, number> {
 }
 
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
-export async function runEval(o: EvalOptions, session: Session, plan?: EvalPlan): Promise<{ report: Report; baseline: Baseline | null }> {
+export async function runEval(
+  o: EvalOptions,
+  session: Session,
+  plan?: EvalPlan,
+  extra: { judge?: Judge } = {},
+): Promise<{ report: Report; baseline: Baseline | null }> {
   const cases = selectCases(session.cases, o);
   const started = new Date();
   const t0 = performance.now();
   const graph = graphFor(session, o);
+  const all = allEvaluators({ k: o.k, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
   // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storeless.ts).
-  const evaluators = session.retriever === null ? storelessEvaluators(allEvaluators({ k: o.k })) : allEvaluators({ k: o.k });
+  const evaluators = session.retriever === null ? storelessEvaluators(all) : all;
   const progress = progressReporter("eval", "cases");
   let turns;
   try {
@@ -276,13 +288,19 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
   const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
   ingestProgress.stop();
   try {
-    const { report } = await runEval(o, session, plan);
+    const judge = o.judge === undefined ? undefined : await openJudge(o.judge, session, o.judgeCache);
+    const { report } = await runEval(o, session, plan, judge === undefined ? {} : { judge: judge.judge });
     if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+    if (judge !== undefined) {
+      report.judge = judge.cost();
+      log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached${report.judge.inputTokens !== null ? `, ${report.judge.inputTokens} input + ${report.judge.outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
+    }
     if (o.json) out(reportToJSON(report));
     else out(renderTable(report, { color: useColor() }));
     if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
     if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
     if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
+    if (o.html !== undefined) await writeFileAtomic(o.html, renderHtmlReport(report, { name: path.basename(o.html) }));
     if (o.updateBaseline) {
       const file = baselineFileFor(o);
       await writeBaseline(file, report);
@@ -354,6 +372,9 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--out <file>", "also write the report as markdown")
     .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")
     .option("--report-json <file>", "also write the report as JSON")
+    .option("--html <file>", "also write the report as one self-contained HTML page (summary, stage funnel, turns, per-turn debugger; docs/html-report.md)")
+    .option("--judge <module>", "run the groundedness judge with the LangChain chat model this module exports (or a factory of one); docs/langchain-integration.md")
+    .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--seed <n>", "seed of the bootstrap intervals and tests", parsePositiveInt("--seed"), 42)

@@ -23,11 +23,16 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% CI and randomization-test p per metric",
     load: () => import("./compare.js"),
   },
+  export: {
+    summary: "Write a saved report's retrieval as TREC run and qrels files (query id caseId#turn) for retrace score, trec_eval, ranx, ir_measures",
+    load: () => import("./export.js"),
+  },
   eval: { summary: "Run every eval case through the agent graph and score retrieval per turn (store-backed by default)", load: () => import("./eval.js") },
   ingest: {
     summary: "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
     load: () => import("./ingest.js"),
   },
+  report: { summary: "Render a saved report JSON (from --report-json) as HTML or markdown, without re-running the sweep", load: () => import("./report.js") },
   score: {
     summary: "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
     load: () => import("./score.js"),

@@ -16,6 +16,7 @@ import type { SplitPart } from "../kb/split.js";
 import type { EvalCase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { runEvaluators, type EvaluatorSpec } from "./evaluators.js";
+import { stageHeads } from "./stage-heads.js";
 import type { GoldPositions, TraceSummary, TurnArtifacts, TurnReport } from "./types.js";
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -70,7 +71,14 @@ export function goldPositions(trace: RetrievalTrace, gold: readonly string[]): G
 }
 
 export function summarizeTrace(trace: RetrievalTrace, gold: readonly string[]): TraceSummary {
-  return { query: trace.query, k: trace.k, retrievedIds: trace.retrievedIds, goldPositions: goldPositions(trace, gold), timingsMs: trace.timingsMs };
+  return {
+    query: trace.query,
+    k: trace.k,
+    retrievedIds: trace.retrievedIds,
+    goldPositions: goldPositions(trace, gold),
+    timingsMs: trace.timingsMs,
+    ...stageHeads(trace),
+  };
 }
 
 async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTraceCollector): Promise<TurnReport[]> {

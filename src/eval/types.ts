@@ -56,6 +56,14 @@ export interface TraceSummary {
   retrievedIds: string[];
   goldPositions: GoldPositions;
   timingsMs: Record<string, number>;
+  /**
+   * Extension (docs/html-report.md): the head of each stage's ranked list,
+   * `[id, score]` in rank order (chunk ids for dense/bm25/fused/reranked, card
+   * ids for parents), at most STAGE_HEAD_LIMIT entries, scores to 4 significant digits.
+   */
+  stages?: Record<string, [string, number][]>;
+  /** Extension: the full length of each stage's list, before the head cut. */
+  stageSizes?: Record<string, number>;
 }
 
 export interface TurnReport {
@@ -191,6 +199,23 @@ export interface AnswerSide {
   turns: Record<SplitPart, number>;
 }
 
+/** Cost of the groundedness judge in a run (extension; docs/langchain-integration.md). */
+export interface JudgeCost {
+  /** The chat model's name (and model name when it has one): part of the cache key. */
+  model: string;
+  /** Version of the judge prompt: part of the cache key. */
+  prompt: string;
+  /** Calls made to the model in this run (cache misses). */
+  calls: number;
+  /** Verdicts read from the on-disk cache instead of calling the model. */
+  cached: number;
+  /** Summed token counts of the calls when the model reported them; null when it reported none. */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** Replies that held no readable score (those turns get no groundedness key). */
+  unparsable: number;
+}
+
 export const REPORT_VERSION = 1 as const;
 
 export interface Report {
@@ -227,4 +252,6 @@ export interface Report {
   chance?: { cardsPerLocale: Record<string, number>; warnings: string[] };
   /** Extension: where the answer-side headline figures come from (held-out turns, or all turns without a split). */
   answerSide?: AnswerSide;
+  /** Extension: what the groundedness judge cost (present only when `--judge` ran one). */
+  judge?: JudgeCost;
 }

@@ -1,0 +1,58 @@
+/**
+ * `retrace report RUN.json --html OUT.html`: render a saved report JSON
+ * (`retrace eval --report-json`) again, without re-running anything
+ * (docs/html-report.md). Writes only the files asked for; stdout stays empty
+ * unless `--table` asks for the text table. Exit 0, or 2 when the file is not
+ * a retrace report.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Command } from "commander";
+import { writeFileAtomic } from "../atomic.js";
+import { DataValidationError, InvalidArgumentError } from "../errors.js";
+import { renderHtmlReport } from "../eval/html/report-page.js";
+import { renderMarkdown, renderTable } from "../eval/report.js";
+import { REPORT_VERSION, type Report } from "../eval/types.js";
+import { action, out, useColor } from "./io.js";
+
+/** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
+export async function readReport(file: string): Promise<Report> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, "utf8"));
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
+  }
+  const r = data as Partial<Report> | null;
+  if (typeof r !== "object" || r === null) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
+  if (r.version !== REPORT_VERSION) throw new DataValidationError([{ file, field: "version", message: `expected report version ${REPORT_VERSION}, got ${JSON.stringify(r.version)}` }]);
+  for (const field of ["run", "aggregates", "splits", "vacuousReasons"] as const)
+    if (typeof r[field] !== "object" || r[field] === null) throw new DataValidationError([{ file, field, message: "expected an object" }]);
+  for (const field of ["turns", "vacuous"] as const) if (!Array.isArray(r[field])) throw new DataValidationError([{ file, field, message: "expected an array" }]);
+  return r as Report;
+}
+
+export interface ReportOptions {
+  html?: string;
+  md?: string;
+  table?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command("report")
+    .description("Render a saved report JSON (from --report-json) as HTML or markdown, without re-running the sweep")
+    .argument("<report>", "report JSON written by retrace eval --report-json (or --json)")
+    .option("--html <file>", "write one self-contained HTML page (docs/html-report.md)")
+    .option("--md <file>", "write the markdown report")
+    .option("--table", "print the text table on stdout")
+    .action(
+      action(async (file: string, opts: ReportOptions) => {
+        if (opts.html === undefined && opts.md === undefined && !opts.table) throw new InvalidArgumentError("retrace report", "at least one of --html, --md, --table", "none");
+        const report = await readReport(file);
+        if (opts.html !== undefined) await writeFileAtomic(opts.html, renderHtmlReport(report, { name: path.basename(file) }));
+        if (opts.md !== undefined) await writeFileAtomic(opts.md, renderMarkdown(report));
+        if (opts.table) out(renderTable(report, { color: useColor() }));
+      }),
+    );
+}

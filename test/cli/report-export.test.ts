@@ -1,0 +1,90 @@
+/**
+ * `retrace report`, `retrace export --trec` and `compare --html` through the
+ * real bin, on the hand-checked report fixture: the HTML path writes only
+ * its file (stdout empty), and the TREC export round-trips through
+ * `retrace score` to the report's own means.
+ */
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reportToJSON } from "../../src/eval/report.js";
+import type { Report } from "../../src/eval/types.js";
+import { tempDir } from "../helpers/chroma.js";
+import { runCli } from "../helpers/cli.js";
+import { fixtureReport, storelessReport } from "../eval/report-fixture.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let report: Report;
+const file = (name: string) => path.join(dir, name);
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir("report-export"));
+  report = await fixtureReport();
+  await writeFile(file("run.json"), reportToJSON(report));
+  await writeFile(file("storeless.json"), reportToJSON(await storelessReport()));
+});
+afterAll(() => cleanup());
+
+describe("retrace report --html", () => {
+  it("writes one HTML file and nothing on stdout", async () => {
+    const r = await runCli(["report", file("run.json"), "--html", file("out.html")]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("");
+    const html = await readFile(file("out.html"), "utf8");
+    expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
+    // The fixture's query `reembolso <b>&"ya"` is embedded escaped, never as markup.
+    expect(html).not.toContain("<b>");
+    expect(html).toContain("reembolso \\u003cb\\u003e\\u0026\\\"ya\\\"");
+  });
+
+  it("exits 2 naming the file and field when it is not a report, writing nothing", async () => {
+    await writeFile(file("bad.json"), JSON.stringify({ version: 1, run: {} }));
+    const r = await runCli(["report", file("bad.json"), "--html", file("bad.html")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/bad\.json.*aggregates/);
+    expect(existsSync(file("bad.html"))).toBe(false);
+  });
+
+  it("compare --html refuses a baseline (no per-turn artifacts) with exit 2", async () => {
+    const baseline = path.join(path.dirname(new URL(import.meta.url).pathname), "../../kb/eval/baseline.json");
+    const r = await runCli(["compare", baseline, baseline, "--html", file("diff.html")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--html needs report JSON files/);
+    expect(existsSync(file("diff.html"))).toBe(false);
+  });
+});
+
+describe("retrace export --trec", () => {
+  it("writes run and qrels keyed caseId#turn that retrace score reads back to the report's means", async () => {
+    const ex = await runCli(["export", file("run.json"), "--trec", file("trec")]);
+    expect(ex.exitCode).toBe(0);
+    expect(ex.stdout).toBe("");
+    const run = await readFile(file("trec/run.txt"), "utf8");
+    const qrels = await readFile(file("trec/qrels.txt"), "utf8");
+    // g1#0 retrieved [c, a, d]; gold [a, b].
+    expect(run.split("\n").filter((l) => l.startsWith("g1#0 "))).toEqual(["g1#0 Q0 c 1 3 retrace", "g1#0 Q0 a 2 2 retrace", "g1#0 Q0 d 3 1 retrace"]);
+    expect(qrels.split("\n").filter((l) => l.startsWith("g1#0 "))).toEqual(["g1#0 0 a 1", "g1#0 0 b 1"]);
+    expect(qrels).not.toMatch(/^g2#0 /m); // no-match turn: no judgments
+    expect(run).not.toMatch(/^g3#0 /m); // retrieval did not run for it
+
+    const sc = await runCli(["score", "--qrels", file("trec/qrels.txt"), "--run", file("trec/run.txt"), "-k", "3", "--json"]);
+    expect(sc.exitCode).toBe(0);
+    const all = (JSON.parse(sc.stdout) as { all: Record<string, number> }).all;
+    const mean = (k: string) => report.aggregates[k]!.mean;
+    expect(all.success_3).toBeCloseTo(mean("retrieval_hit_at_k"), 12);
+    expect(all.recall_3).toBeCloseTo(mean("retrieval_recall_at_k"), 12);
+    expect(all.ndcg_cut_3).toBeCloseTo(mean("retrieval_ndcg_at_k"), 12);
+    expect(all.P_3).toBeCloseTo(mean("retrieval_precision_at_k"), 12);
+    expect(all.recip_rank).toBeCloseTo(mean("retrieval_mrr_at_k"), 12);
+    expect(sc.stderr).toMatch(/1 judged query with no results/); // g3#0: judged but not retrieved, left out as the report leaves it out
+  });
+
+  it("exits 2 for a store-less report (nothing was retrieved)", async () => {
+    const r = await runCli(["export", file("storeless.json"), "--trec", file("trec2")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/no turn has retrieved ids/);
+    expect(existsSync(file("trec2/run.txt"))).toBe(false);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The pipeline view behind the HTML report's funnel, curves and "lost at"
+ * column, on hand-made turns whose arithmetic is written next to them; and
+ * the JSON embedding and CSP of the page shell.
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { CLIENT_CSS, CLIENT_JS } from "../../src/eval/html/client.js";
+import { cutStage, recallCurves, stageFunnel } from "../../src/eval/html/funnel.js";
+import { contentSecurityPolicy, embedJson, renderPage } from "../../src/eval/html/page.js";
+import { roundScore, stageHeads } from "../../src/eval/stage-heads.js";
+import type { TurnReport } from "../../src/eval/types.js";
+
+function turn(id: string, gold: string[], positions: Record<string, Record<string, number | null>>, retrievedIds: string[], locale = "en"): TurnReport {
+  return {
+    caseId: id, turn: 0, locale, kind: "golden", user: id, gold, expect: "answer", retrievedIds, citedIds: [], refused: false, answer: "", results: [],
+    trace: { query: id, k: 2, retrievedIds, goldPositions: positions, timingsMs: {}, stageSizes: { dense: 4, bm25: 4, fused: 6, parents: 3 } },
+  };
+}
+const S = (dense: number | null, bm25: number | null, fused: number | null, parents: number | null) => ({ dense, bm25, fused, parents });
+
+// k = 2.
+// t1: gold a in both branches, fused 1, parents 1, final 1            → reached the top-k
+// t2: gold b only in BM25 (rank 3), fused 5, parents 3, not in top-2  → cut at k ("final")
+// t3: gold c in no branch                                              → "retrieval"
+// t4: gold [d, e]: d dense 2 / fused 2 / parents 2 / final 2; e absent → d reached; e "retrieval"
+const T = [
+  turn("t1", ["a"], { a: S(1, 1, 1, 1) }, ["a", "x"]),
+  turn("t2", ["b"], { b: S(null, 3, 5, 3) }, ["x", "y"]),
+  turn("t3", ["c"], { c: S(null, null, null, null) }, ["x", "y"], "es-419"),
+  turn("t4", ["d", "e"], { d: S(2, null, 2, 2), e: S(null, null, null, null) }, ["x", "d"], "es-419"),
+];
+
+describe("cutStage", () => {
+  it("names the stage that lost each gold card", () => {
+    expect(cutStage(T[0]!, "a")).toBeNull();
+    expect(cutStage(T[1]!, "b")).toBe("final");
+    expect(cutStage(T[2]!, "c")).toBe("retrieval");
+    expect(cutStage(T[3]!, "d")).toBeNull();
+    expect(cutStage(T[3]!, "e")).toBe("retrieval");
+    // Listed by a branch but missing after fusion: fusion lost it.
+    expect(cutStage(turn("t5", ["f"], { f: S(4, null, null, null) }, ["x"]), "f")).toBe("fused");
+    // No trace: nothing to say.
+    expect(cutStage({ ...T[0]!, trace: undefined }, "a")).toBeNull();
+  });
+});
+
+describe("stageFunnel", () => {
+  it("counts gold-bearing turns with any gold card in each stage's list", () => {
+    // dense: t1, t4 → 2; bm25: t1, t2 → 2; fused: t1, t2, t4 → 3; parents: same 3; final: t1, t4 → 2
+    expect(stageFunnel(T)).toEqual({
+      n: 4,
+      rows: [
+        { stage: "dense", turns: 2 },
+        { stage: "bm25", turns: 2 },
+        { stage: "fused", turns: 3 },
+        { stage: "parents", turns: 3 },
+        { stage: "final", turns: 2 },
+      ],
+    });
+  });
+  it("is empty without gold-bearing traced turns", () => {
+    expect(stageFunnel([{ ...T[0]!, gold: [] }])).toEqual({ n: 0, rows: [] });
+  });
+});
+
+describe("recallCurves", () => {
+  it("averages per-turn recall at each k over gold-bearing traced turns", () => {
+    const { maxK, curves } = recallCurves(T, 2);
+    expect(maxK).toBe(6); // the longest stage list (fused, 6)
+    const final = curves.find((c) => c.stage === "final")!.values;
+    // k=1: t1 1, t2 0, t3 0, t4 0 → 1/4. k=2: t1 1, t4 1/2 → 1.5/4 = 0.375; flat after.
+    expect(final.slice(0, 3)).toEqual([0.25, 0.375, 0.375]);
+    const fused = curves.find((c) => c.stage === "fused")!.values;
+    // k=1: 1/4; k=2: (1 + 0.5)/4; k=5: (1 + 1 + 0.5)/4 = 0.625
+    expect([fused[0], fused[1], fused[4]]).toEqual([0.25, 0.375, 0.625]);
+  });
+});
+
+describe("page shell", () => {
+  it("embeds JSON so no `</script>` or `<!--` can appear, and parses back to the same value", () => {
+    const value = { s: "</script><script>alert(1)</script><!-- & \u2028 >" };
+    const text = embedJson(value);
+    expect(text).not.toMatch(/[<>&\u2028]/);
+    expect(JSON.parse(text)).toEqual(value);
+  });
+  it("allows exactly the page's own script and style by their SHA-256", () => {
+    const hash = (s: string) => createHash("sha256").update(s).digest("base64");
+    const csp = contentSecurityPolicy(CLIENT_JS, CLIENT_CSS);
+    expect(csp).toContain(`script-src 'sha256-${hash(CLIENT_JS)}'`);
+    expect(csp).toContain(`style-src 'sha256-${hash(CLIENT_CSS)}'`);
+    expect(csp).toMatch(/^default-src 'none'/);
+    const html = renderPage("t <b>", { kind: "report" });
+    expect(html).toContain("<title>t &lt;b&gt;</title>");
+    expect(html).toContain(`<script>${CLIENT_JS}</script>`);
+  });
+});
+
+describe("stageHeads", () => {
+  it("keeps the head of each stage that ran, scores to 4 significant digits, and each list's full size", () => {
+    const r = (id: string, score: number, rank: number) => ({ id, parentId: id.split("#")[0]!, score, rank });
+    const heads = stageHeads(
+      { turn: 0, query: "q", k: 1, config: { embedder: "e", denseK: 3, bm25K: 3, fusion: "rrf", rrfK: 60, rerank: null, mode: "dense" }, stages: { dense: [r("a#1", 0.123456, 1), r("b#1", 0.1, 2), r("c#1", 0, 3)], fused: [], parents: [r("a", 0.0163934, 1)] }, retrievedIds: ["a"], timingsMs: {} },
+      2,
+    );
+    expect(heads).toEqual({ stages: { dense: [["a#1", 0.1235], ["b#1", 0.1]], fused: [], parents: [["a", 0.01639]] }, stageSizes: { dense: 3, fused: 0, parents: 1 } });
+    expect(roundScore(Number.NaN)).toBeNaN();
+  });
+});
