@@ -12,7 +12,8 @@ export type RetraceErrorCode =
   | "MODEL_UNAVAILABLE"
   | "DIMENSION_MISMATCH"
   | "BASELINE_MISMATCH"
-  | "NOT_MEASURED";
+  | "NOT_MEASURED"
+  | "INVALID_GRAPH";
 
 export abstract class RetraceError extends Error {
   abstract readonly code: RetraceErrorCode;
@@ -128,6 +129,19 @@ export class NotMeasuredError extends RetraceError {
     reason: string,
   ) {
     super(`\`${key}\` was not measured (${reason}); a floor or baseline on it cannot pass`);
+  }
+}
+
+/**
+ * A user graph that cannot be evaluated (docs/evaluate-your-graph.md): its
+ * file or export is missing, it is not a compiled graph or factory, building
+ * it threw, or its retrievers return documents with no card id.
+ */
+export class GraphInputError extends RetraceError {
+  readonly code = "INVALID_GRAPH" as const;
+  readonly exitCode = 2 as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
   }
 }
 
