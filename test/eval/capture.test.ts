@@ -20,7 +20,7 @@ import type { EvalCase } from "../../src/kb/types.js";
 
 /** A custom retriever returning a fixed list of documents (chunk-level: metadata.parentId) for any query. */
 class FixedRetriever extends BaseRetriever {
-  lc_namespace = ["test", "fixed"];
+  override lc_namespace = ["test", "fixed"];
   constructor(private readonly docs: Document[]) {
     super({});
   }
@@ -136,7 +136,7 @@ describe("RetrieverCapture in a real graph", () => {
 describe("runGraphSweep", () => {
   it("scores last / first / all top-level calls", async () => {
     class Alternating extends BaseRetriever {
-      lc_namespace = ["test"];
+      override lc_namespace = ["test"];
       n = 0;
       async _getRelevantDocuments(): Promise<Document[]> {
         this.n += 1;
