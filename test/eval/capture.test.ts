@@ -27,7 +27,7 @@ class FixedRetriever extends BaseRetriever {
   static override lc_name() {
     return "FixedRetriever";
   }
-  async _getRelevantDocuments(_q: string, _rm?: CallbackManagerForRetrieverRun): Promise<Document[]> {
+  override async _getRelevantDocuments(_q: string, _rm?: CallbackManagerForRetrieverRun): Promise<Document[]> {
     return this.docs;
   }
 }
@@ -138,7 +138,7 @@ describe("runGraphSweep", () => {
     class Alternating extends BaseRetriever {
       override lc_namespace = ["test"];
       n = 0;
-      async _getRelevantDocuments(): Promise<Document[]> {
+      override async _getRelevantDocuments(): Promise<Document[]> {
         this.n += 1;
         return this.n % 2 === 1 ? [chunk("a", 1), chunk("b", 1)] : [chunk("b", 2), chunk("c", 1)];
       }
