@@ -11,7 +11,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { Option, type Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
@@ -25,15 +24,18 @@ import { openSession, type Session } from "../eval/session.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
-import { isLocale, LOCALES, type EvalCase } from "../kb/types.js";
+import { isLocale, LOCALES } from "../kb/types.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
+import { addGraphOptions, evalGraphCommand, type GraphOptions } from "./eval-graph.js";
 import { action, EXIT, out, parsePositiveInt, parseUnitFloat, useColor } from "./io.js";
 import { progressReporter } from "./progress.js";
 
-export const DEFAULT_BASELINE = path.join("kb", "eval", "baseline.json");
+import { DEFAULT_BASELINE, selectCases } from "./select.js";
+
+export { DEFAULT_BASELINE, selectCases };
 
 export interface EvalOptions {
   store: string;
@@ -76,13 +78,6 @@ export function checkEvalOptions(o: EvalOptions): void {
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
 }
 
-export function selectCases(cases: readonly EvalCase[], o: Pick<EvalOptions, "locale" | "case">): EvalCase[] {
-  const ids = new Set(o.case ?? []);
-  const known = new Set(cases.map((c) => c.id));
-  for (const id of ids) if (!known.has(id)) throw new InvalidArgumentError("--case", "the id of a case in the dataset", id);
-  const locales = new Set(o.locale ?? []);
-  return cases.filter((c) => (ids.size === 0 || ids.has(c.id)) && (locales.size === 0 || locales.has(c.locale)));
-}
 
 /** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
 export function openSessionFor(
@@ -222,9 +217,11 @@ export function addEvalOptions(cmd: Command): Command {
 }
 
 export function register(program: Command): void {
-  addEvalOptions(
-    program.command("eval").description("Run every eval case through the agent graph and score retrieval per turn (store-backed by default)"),
-  ).action(action((o: EvalOptions) => evalCommand(o)));
+  addGraphOptions(
+    addEvalOptions(
+      program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)"),
+    ),
+  ).action(action((o: EvalOptions & GraphOptions) => (o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o))));
   addEvalOptions(
     program
       .command("start")

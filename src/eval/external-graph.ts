@@ -196,7 +196,8 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     const where = `case ${c.id} turn ${index}`;
     // Retrieval captured before a failure is not scored: the turn is an error.
     const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where) : null;
-    const retrievedIds = retrieval === null ? null : retrieval.retrievedIds;
+    // What is scored at k: the chosen call's cards, cut at k (the stages keep the full lists).
+    const retrievedIds = retrieval === null ? null : retrieval.retrievedIds.slice(0, opts.k);
     const s = (state ?? {}) as Record<string, unknown>;
     const artifacts: TurnArtifacts = {
       caseId: c.id,
@@ -230,9 +231,9 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     else if (retrieval === null) report.noRetrieval = true;
     if (retrieval !== null) {
       if (retrieval.trace !== undefined) {
-        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of), retrievedIds: retrieval.retrievedIds, timingsMs: {} };
+        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of), retrievedIds: retrievedIds ?? [], timingsMs: {} };
       } else {
-        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrieval.retrievedIds, goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of), timingsMs: {} };
+        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of), timingsMs: {} };
       }
       report.captured = {
         source: retrieval.source,
@@ -301,18 +302,6 @@ export function graphGateFailures(turns: readonly TurnReport[], opts: { maxError
       reason: `${none.length} turn${none.length === 1 ? "" : "s"} made no retriever run (no retrieval captured; allow with --allow-no-retrieval): ${none.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
     });
   return failures;
-}
-
-/** Turn-level note lines of a graph run, for the report renderers. */
-export function graphTurnNotes(turns: readonly TurnReport[]): string[] {
-  const lines: string[] = [];
-  const errors = turns.filter((t) => t.error !== undefined);
-  lines.push(`turn errors (graph run threw; not scored, not misses): ${errors.length}`);
-  for (const t of errors) lines.push(`  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.error)}`);
-  const none = turns.filter((t) => t.noRetrieval === true);
-  lines.push(`no retrieval captured (left out of retrieval means): ${none.length}`);
-  for (const t of none) lines.push(`  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.user)}`);
-  return lines;
 }
 
 export type { DocumentInterface };

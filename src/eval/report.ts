@@ -11,6 +11,7 @@
  * - recall@k is labelled a lower bound (gold is disjunctive);
  * - turns are identified as `caseId#turn`, turn 0-based (the baseline's key).
  */
+import { graphHeaderLines, graphTurnNotes } from "./graph-report.js";
 import {
   CITATION_CORRECTNESS_KEY,
   CITATION_COVERAGE_KEY,
@@ -202,6 +203,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}  ${(run.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
+  lines.push(...graphHeaderLines(report));
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
   lines.push("");
   const kinds = Object.entries(report.splits.kind);
@@ -236,6 +238,8 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     }
   }
 
+  const graphNotes = graphTurnNotes(report);
+  if (graphNotes.length > 0) lines.push("", ...graphNotes);
   lines.push("");
   lines.push(paint("dim", `note: ${RECALL_NOTE}`));
   lines.push(paint("dim", `note: ${ciMethod(report)} turns are caseId#turn, turn 0-based.`));
@@ -300,6 +304,8 @@ export function renderMarkdown(report: Report): string {
       ],
     ),
   );
+  const graphLines = [...graphHeaderLines(report), ...graphTurnNotes(report)];
+  if (graphLines.length > 0) out.push("", "```", ...graphLines, "```");
 
   out.push("", "## Overall", "");
   out.push(
