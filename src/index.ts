@@ -27,3 +27,42 @@ export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason }
 export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
 export type { Card, Chunk, EvalCase, KnowledgeBase, Locale } from "./kb/types.js";
 export type { Ranked, RetrievalMode, RetrievalTrace, RetrieveOptions, Retriever } from "./retrieval/types.js";
+
+// ---------------------------------------------------------------------------
+// Evaluate your own graph (docs/evaluate-your-graph.md): the retriever-run
+// capture handler and the graph sweep runner, usable from a test file
+// without the CLI.
+// ---------------------------------------------------------------------------
+export {
+  DEFAULT_ID_KEYS,
+  RETRIEVAL_CALLS,
+  RetrieverCapture,
+  capturedGoldPositions,
+  cardIdsOf,
+  describeIdKeys,
+  documentId,
+  selectRetrieval,
+  type CapturedRetrieval,
+  type CapturedRetrieverRun,
+  type CapturedStage,
+  type IdOptions,
+  type RetrievalCall,
+} from "./eval/capture.js";
+export {
+  DEFAULT_GRAPH_EXPORT,
+  capturedRetrievers,
+  defaultInput,
+  graphGateFailures,
+  isCompiledGraph,
+  loadGraph,
+  runGraphSweep,
+  type EvaluableGraph,
+  type GraphSweepOptions,
+  type GraphTurn,
+  type InputMapper,
+  type InputTurn,
+  type LoadedGraph,
+} from "./eval/external-graph.js";
+export { retrievalEvaluator } from "./eval/evaluators.js";
+export { loadCatalog, parseCatalog } from "./kb/catalog.js";
+export { GraphInputError } from "./errors.js";
