@@ -24,7 +24,7 @@ import { openSession, type Session } from "../eval/session.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
-import { isLocale, LOCALES } from "../kb/types.js";
+import { isLocale } from "../kb/types.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
@@ -67,7 +67,7 @@ export interface EvalOptions {
 export function checkEvalOptions(o: EvalOptions): void {
   if (o.store !== "auto" && o.store !== "none" && !/^https?:\/\//.test(o.store)) throw new InvalidArgumentError("--store", '"auto", "none" or an http(s) URL', o.store);
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
-  for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", LOCALES.join(" | "), l);
+  for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);
   if (o.store === "none") {
     if (o.minRecall !== undefined) throw new NotMeasuredError("retrieval_recall_at_k", `${NO_STORE}: --store none skips retrieval, so --min-recall cannot be checked`);
     if (o.minHit !== undefined) throw new NotMeasuredError("retrieval_hit_at_k", `${NO_STORE}: --store none skips retrieval, so --min-hit cannot be checked`);
