@@ -24,7 +24,7 @@ import { openSession, type Session } from "../eval/session.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
-import { isLocale } from "../kb/types.js";
+import { isLocale, tableLocaleFor } from "../kb/types.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
@@ -105,6 +105,12 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
   });
 }
 
+/** `{ genericLocales }` when some cases' locales have no built-in tables (docs/languages.md), else nothing. */
+function genericLocalesOf(cases: readonly { locale: string }[]): { genericLocales?: string[] } {
+  const generic = [...new Set(cases.map((c) => c.locale))].filter((l) => tableLocaleFor(l) === null).sort();
+  return generic.length > 0 ? { genericLocales: generic } : {};
+}
+
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
 export async function runEval(o: EvalOptions, session: Session): Promise<{ report: Report; baseline: Baseline | null }> {
   const cases = selectCases(session.cases, o);
@@ -139,6 +145,7 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
       store: session.store,
       mode: session.retriever === null ? "none" : o.mode,
       rerank: session.reranker?.id ?? null,
+      ...genericLocalesOf(cases),
       started: started.toISOString(),
       durationMs: Math.round(performance.now() - t0),
     },

@@ -7,11 +7,14 @@
 import { ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
 
-/** Header lines, empty for a run of retrace's own graph. */
+/** Header lines: the generic-rules locales of the built-in graph, and the `--graph` facts. */
 export function graphHeaderLines(report: Report): string[] {
+  const generic = report.run.genericLocales ?? [];
+  const genericLine = generic.length > 0 ? [`generic rules (no built-in follow-up, policy or refusal tables) for: ${generic.join(", ")}`] : [];
   const g = report.run.graph;
-  if (g === undefined) return [];
+  if (g === undefined) return genericLine;
   return [
+    ...genericLine,
     `graph: ${g.file}#${g.exportName}${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`,
     `captured retriever(s): ${g.retrievers.length === 0 ? "none" : g.retrievers.join(", ")}  id key: ${g.idKey}  retrieval call scored: ${g.retrievalCall}`,
   ];

@@ -4,7 +4,9 @@
  * with the KB ingested (idempotently) behind a HybridRetriever; store-less,
  * no retriever at all (DESIGN.md §1.5).
  */
+import path from "node:path";
 import { loadKnowledgeBase } from "../kb/cards.js";
+import { ANALYZER_CONFIG_FILE, applyAnalyzerConfigFile } from "../retrieval/analyzer.js";
 import { loadCases } from "../kb/cases.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
@@ -49,6 +51,8 @@ export interface Session {
 
 export async function loadData(kbDir: string, casesFile: string): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; chunks: Chunk[]; hashes: { kb: string; dataset: string } }> {
   const kb = await loadKnowledgeBase(kbDir);
+  // Per-locale analyzer overrides of this KB, if any (docs/languages.md).
+  applyAnalyzerConfigFile(path.join(kbDir, ANALYZER_CONFIG_FILE));
   const cases = await loadCases(casesFile, kb);
   return { kb, cases, chunks: chunkKnowledgeBase(kb), hashes: { kb: kbHash(kb), dataset: datasetHash(cases) } };
 }

@@ -103,6 +103,8 @@ export interface RunInfo {
   rerank?: string | null;
   /** Set on `--graph` runs. */
   graph?: GraphRunInfo;
+  /** Locales of the run for which the built-in graph has no tables and uses generic rules (docs/languages.md). */
+  genericLocales?: string[];
   started: string;
   durationMs: number;
 }
