@@ -4,11 +4,11 @@
  * locales stands in for the Markdown KB — one `id<TAB>locale` a line; blank
  * lines and lines starting with `#` are ignored. The integrity check (every
  * gold id names a catalog entry of the case's locale) and the chance levels
- * use it. Each entry becomes a body-less card.
+ * use it. Each entry becomes a body-less card. Ids may be any non-empty
+ * string without a tab (paths and URLs included).
  */
 import { readFile } from "node:fs/promises";
 import { DataValidationError, type DataIssue } from "../errors.js";
-import { CARD_ID_PATTERN } from "./cards.js";
 import { isLocale, type Card, type KnowledgeBase, type Locale } from "./types.js";
 
 /** Parses catalog text; every bad line is an issue naming file, line and field. */
@@ -26,7 +26,8 @@ export function parseCatalog(text: string, file: string): { kb: KnowledgeBase; i
       return;
     }
     const [id, locale] = [parts[0]!.trim(), parts[1]!.trim()];
-    if (!CARD_ID_PATTERN.test(id)) issues.push({ file, line, field: "id", message: `expected an id matching ${CARD_ID_PATTERN.source}, got ${JSON.stringify(id)}` });
+    // Any non-empty id: documents in a user's store may be keyed by paths or URLs (e.g. metadata.source).
+    if (id === "") issues.push({ file, line, field: "id", message: "expected a non-empty id before the tab" });
     else if (!isLocale(locale)) issues.push({ file, line, field: "locale", message: `expected a BCP-47 locale tag, got ${JSON.stringify(locale)}` });
     else if (firstLine.has(id)) issues.push({ file, line, field: "id", message: `duplicate id "${id}", first listed on line ${firstLine.get(id)}` });
     else {
