@@ -432,7 +432,12 @@ export function renderJUnit(report: Report): string {
     if (total !== undefined) a.time = (total / 1000).toFixed(3);
     if (hit === undefined) {
       skipped++;
-      const reason = report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result");
+      const reason =
+        t.error !== undefined
+          ? `not run: the graph run threw: ${t.error}`
+          : t.noRetrieval === true
+            ? "no retrieval captured"
+            : (report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result"));
       cases.push(`    <testcase${attrs(a)}>\n      <skipped${attrs({ message: vacuousText(reason) })}/>\n    </testcase>`);
     } else if (hit.score === 0) {
       failures++;
