@@ -37,5 +37,5 @@ describe("examples/chroma.ts", () => {
     });
     expect(checked).toBe(5);
     expect(r.exitCode).toBe(0);
-  });
+  }, 180_000);
 });

@@ -32,7 +32,7 @@ describe("examples evaluated with retrace eval --graph", () => {
     const checked = await expectTurnsMatch(report, readCases(CASES), 2, async (q) => cards(await retriever.invoke(q)));
     expect(checked).toBe(5);
     expect(r.exitCode).toBe(0);
-  });
+  }, 180_000);
 
   it("EnsembleRetriever(BM25, vector store): same check, and the trace shows each child as a stage", async () => {
     const r = await runCli(["eval", "--graph", "examples/ensemble.ts", "--kb", MINI_KB, "--json"], { env });
@@ -50,7 +50,7 @@ describe("examples evaluated with retrace eval --graph", () => {
     expect(t.exitCode).toBe(0);
     expect(t.stdout).toMatch(/card-freeze: \d+(st|nd|rd|th) in the BM25Retriever child, (\d+(st|nd|rd|th) in|absent from) the VectorStoreRetriever child.*after EnsembleRetriever/);
     expect(t.stdout).toContain("child BM25Retriever");
-  });
+  }, 240_000);
 });
 
 describe("--graph bad input", () => {
@@ -66,7 +66,7 @@ describe("--graph bad input", () => {
     const r = await runCli(["eval", "--graph", "missing.ts#agent", "--kb", MINI_KB], { env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--graph missing\.ts#agent: the file missing\.ts does not exist/);
-  });
+  }, 120_000);
 
   it.each([
     ["a missing export", () => "examples/custom-retriever.ts#nope", /custom-retriever\.ts#nope: the module has no export "nope"; it exports .*graph/],
@@ -86,5 +86,5 @@ describe("--graph bad input", () => {
     const r = await runCli(["eval", "--graph", "examples/custom-retriever.ts", "--kb", MINI_KB, "--id-key", "card"], { env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/case en-freeze-001 turn 0: document 1 .* tried card; metadata keys present: locale, parentId, section/);
-  });
+  }, 120_000);
 });

@@ -66,7 +66,7 @@ describe("BCP-47 locales", () => {
     expect(r.stdout).toContain("6 cards (de 3, ja 3)");
     expect(r.stdout).not.toMatch(/\ben\b|es-419|pt-BR/);
     expect(r.stdout).toContain("generic rules (no follow-up, policy or refusal tables) for de, ja");
-  });
+  }, 120_000);
 
   it("the built-in answerer refuses with generic (English) messages in a locale without tables", () => {
     const a = answerExtractively({ question: "x", query: "x", locale: "ja" as Locale, cards: new Map(), minEvidence: 1, maxSentences: 2 } as never);
