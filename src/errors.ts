@@ -21,6 +21,7 @@ export type RetraceErrorCode =
   | "DIMENSION_MISMATCH"
   | "BASELINE_MISMATCH"
   | "NOT_MEASURED"
+  | "INVALID_GRAPH"
   | "INTERNAL";
 
 /** Process exit code of each error code: 2 usage or data, 3 service or model unavailable, 70 internal. */
@@ -30,6 +31,7 @@ export const EXIT_CODE_OF: Readonly<Record<RetraceErrorCode, 2 | 3 | 70>> = {
   DIMENSION_MISMATCH: 2,
   BASELINE_MISMATCH: 2,
   NOT_MEASURED: 2,
+  INVALID_GRAPH: 2,
   SERVICE_UNAVAILABLE: 3,
   MODEL_UNAVAILABLE: 3,
   INTERNAL: 70,
@@ -178,6 +180,20 @@ export class NotMeasuredError extends RetraceError {
     reason: string,
   ) {
     super(`\`${key}\` was not measured (${reason}); a floor or baseline on it cannot pass`);
+  }
+}
+
+/**
+ * A user graph that cannot be evaluated (docs/evaluate-your-graph.md): its
+ * file or export is missing, it is not a compiled graph or factory, building
+ * it threw, or its retrievers return documents with no card id.
+ */
+export class GraphInputError extends RetraceError {
+  static override readonly CODE = "INVALID_GRAPH" as const;
+  readonly code = "INVALID_GRAPH" as const;
+  readonly exitCode = 2 as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
   }
 }
 

@@ -71,6 +71,9 @@ export {
   NotMeasuredError,
   RetraceError,
   ServiceUnavailableError,
+  GraphInputError,
+  InternalError,
+  exitCodeOf,
   formatIssue,
   isRetraceError,
   type DataIssue,
@@ -80,3 +83,44 @@ export {
 export * from "./metrics.js";
 export * from "./retrieval.js";
 export * from "./langchain.js";
+
+// ---------------------------------------------------------------------------
+// Evaluate your own graph (docs/evaluate-your-graph.md): the retriever-run
+// capture handler and the graph sweep runner, usable from a test file
+// without the CLI.
+// ---------------------------------------------------------------------------
+export {
+  DEFAULT_ID_KEYS,
+  RETRIEVAL_CALLS,
+  RetrieverCapture,
+  capturedGoldPositions,
+  cardIdsOf,
+  describeIdKeys,
+  documentId,
+  selectRetrieval,
+  type CapturedRetrieval,
+  type CapturedRetrieverRun,
+  type CapturedStage,
+  type IdOptions,
+  type RetrievalCall,
+} from "./eval/capture.js";
+export {
+  DEFAULT_GRAPH_EXPORT,
+  capturedRetrievers,
+  defaultInput,
+  graphGateFailures,
+  isCompiledGraph,
+  loadGraph,
+  runGraphSweep,
+  type EvaluableGraph,
+  type GraphSweepOptions,
+  type GraphTurn,
+  type InputMapper,
+  type InputTurn,
+  type LoadedGraph,
+} from "./eval/external-graph.js";
+export { loadCatalog, parseCatalog } from "./kb/catalog.js";
+
+// Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.
+export { BUILTIN_LOCALES, canonicalLocale, isLocale, languageOf, tableLocaleFor, toLocale, type BuiltinLocale } from "./kb/types.js";
+export { analyzerProfile, applyAnalyzerConfigFile, configureAnalyzers, validateAnalyzerConfig, type AnalyzerOverride, type AnalyzerProfile } from "./retrieval/analyzer.js";

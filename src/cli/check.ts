@@ -11,7 +11,7 @@ import { loadCases } from "../kb/cases.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
 import { loadSplit, type CaseSplit } from "../kb/split.js";
 import { summarize, type Summary } from "../kb/summary.js";
-import { LOCALES } from "../kb/types.js";
+import { tableLocaleFor } from "../kb/types.js";
 import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/paraphrase.js";
 import { splitFileFor } from "../kb/load.js";
 import type { EvalCase } from "../kb/types.js";
@@ -33,13 +33,14 @@ const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string; dataset: string }, overlap: OverlapStats): string {
   const lines: string[] = [];
   const t = s.kb.total;
-  const per = LOCALES.map((l) => `${l} ${s.kb.byLocale[l]?.cards ?? 0}`).join(", ");
+  const present = Object.keys(s.kb.byLocale);
+  const per = present.map((l) => `${l} ${s.kb.byLocale[l]?.cards ?? 0}`).join(", ");
   lines.push(`Knowledge base ${paths.kb}: ${t.cards} cards (${per}), ${t.chunks} chunks; ${t.minSections}-${t.maxSections} sections and ${t.minWords}-${t.maxWords} words per card; kb hash ${hashes.kb.slice(0, 12)}`);
   lines.push(`Eval cases ${paths.cases}: dataset hash ${hashes.dataset.slice(0, 12)}`);
   lines.push("");
   const header = ["locale", "kind", "cases", "turns", "gold-bearing", "no-match", "refuse", "multi-turn", "disjunctive"];
   const rows: string[][] = [header];
-  for (const locale of [...LOCALES, "all"])
+  for (const locale of [...present, "all"])
     for (const kind of ["golden", "adversarial", "all"]) {
       const c = s.dataset[`${locale}/${kind}`]!;
       rows.push([locale, kind, `${c.cases}`, `${c.turns}`, `${c.goldBearingTurns}`, `${c.noMatchTurns}`, `${c.refuseTurns}`,
@@ -54,6 +55,8 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
     `Paraphrases: ${overlap.paraphrases} of ${overlap.goldBearingTurns} gold-bearing questions (${pct(overlap.share)}) share under ${pct(PARAPHRASE_THRESHOLD)} of their content words with their gold cards (median overlap ${pct(overlap.medianOverlap)})`,
   );
   lines.push("multi-turn = cases with 2+ turns (share of cases); disjunctive = gold-bearing turns listing 2+ acceptable cards (share of gold-bearing turns)");
+  const generic = present.filter((l) => tableLocaleFor(l) === null);
+  if (generic.length > 0) lines.push(`Built-in graph: generic rules (no follow-up, policy or refusal tables) for ${generic.join(", ")}; see docs/languages.md`);
   lines.push("Integrity: OK (every card valid, every gold id names a card of the case's locale)");
   return lines.join("\n");
 }

@@ -36,17 +36,18 @@ import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
-import { isLocale, LOCALES, type EvalCase } from "../kb/types.js";
+import { isLocale, tableLocaleFor, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
+import { addGraphOptions, evalGraphCommand, type GraphOptions } from "./eval-graph.js";
 import { action, EXIT, out, parsePositiveInt, parseUnitFloat, useColor } from "./io.js";
 import { progressReporter } from "./progress.js";
+import { DEFAULT_BASELINE, selectCases } from "./select.js";
 
-/** The shipped KB's baseline; with --kb DIR the baseline is DIR/eval/baseline.json (see defaultBaselineFile). */
-export const DEFAULT_BASELINE = defaultBaselineFile("kb");
+export { DEFAULT_BASELINE, selectCases };
 
 type Floors = number | ScopedFloors;
 
@@ -94,7 +95,7 @@ export function wantsBaseline(o: Pick<EvalOptions, "baseline" | "maxDrop" | "max
 export function checkEvalOptions(o: EvalOptions): void {
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
-  for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", LOCALES.join(" | "), l);
+  for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);
   if (o.store === "none") {
     const why = `${NO_STORE}: --store none skips retrieval, and every retrieval and answer-side key depends on it`;
     for (const { option, flag, key } of FLOOR_OPTIONS)
@@ -176,13 +177,6 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
   return { cases, datasetHash: datasetHashOfRun, baseline };
 }
 
-export function selectCases(cases: readonly EvalCase[], o: Pick<EvalOptions, "locale" | "case">): EvalCase[] {
-  const ids = new Set(o.case ?? []);
-  const known = new Set(cases.map((c) => c.id));
-  for (const id of ids) if (!known.has(id)) throw new InvalidArgumentError("--case", "the id of a case in the dataset", id);
-  const locales = new Set(o.locale ?? []);
-  return cases.filter((c) => (ids.size === 0 || ids.has(c.id)) && (locales.size === 0 || locales.has(c.locale)));
-}
 
 /** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
 export function openSessionFor(
@@ -215,6 +209,12 @@ function cardsPerLocale(session: Session): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const card of session.kb.cards) counts[card.locale] = (counts[card.locale] ?? 0) + 1;
   return counts;
+}
+
+/** `{ genericLocales }` when some cases' locales have no built-in tables (docs/languages.md), else nothing. */
+function genericLocalesOf(cases: readonly { locale: string }[]): { genericLocales?: string[] } {
+  const generic = [...new Set(cases.map((c) => c.locale))].filter((l) => tableLocaleFor(l) === null).sort();
+  return generic.length > 0 ? { genericLocales: generic } : {};
 }
 
 /** Runs the sweep and returns the report (gate applied) — the part of `eval` that tests drive directly. */
@@ -260,6 +260,7 @@ export async function runEval(
       storeKind: session.storeKind,
       mode: session.retriever === null ? "none" : o.mode,
       rerank: session.reranker?.id ?? null,
+      ...genericLocalesOf(cases),
       started: started.toISOString(),
       durationMs: Math.round(performance.now() - t0),
       answerer: RULE_BASED_ANSWERER,
@@ -382,9 +383,11 @@ export function addEvalOptions(cmd: Command): Command {
 }
 
 export function register(program: Command): void {
-  addEvalOptions(
-    program.command("eval").description("Run every eval case through the agent graph and score retrieval per turn (store-backed by default)"),
-  ).action(action((o: EvalOptions) => evalCommand(o)));
+  addGraphOptions(
+    addEvalOptions(
+      program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)"),
+    ),
+  ).action(action((o: EvalOptions & GraphOptions) => (o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o))));
   addEvalOptions(
     program
       .command("start")

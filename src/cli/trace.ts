@@ -16,6 +16,8 @@ import type { TurnReport } from "../eval/types.js";
 import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
 import { addEvalOptions, graphFor, openSessionFor, type EvalOptions } from "./eval.js";
+import { addGraphOptions, loadGraphData, sweepGraph, type GraphOptions } from "./eval-graph.js";
+import { renderCapturedTurn } from "../eval/graph-report.js";
 import { action, out, parsePositiveInt } from "./io.js";
 
 interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir"> {
@@ -109,6 +111,28 @@ async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
   }
 }
 
+/** `retrace trace --graph FILE CASE`: the same view for your own graph (docs/evaluate-your-graph.md). */
+async function traceGraphCommand(caseId: string, o: TraceOptions & GraphOptions): Promise<number> {
+  const data = await loadGraphData(o);
+  const c = data.cases.find((x) => x.id === caseId);
+  if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${data.casesFile}`, caseId);
+  if (o.turn !== undefined && o.turn >= c.turns.length) throw new InvalidArgumentError("--turn", `a turn index below ${c.turns.length} (0-based)`, o.turn);
+  const upTo = { ...c, turns: c.turns.slice(0, (o.turn ?? c.turns.length - 1) + 1) };
+  const { turns } = await sweepGraph(o, [upTo], data.kb, 1);
+  const shown = turns.filter((t) => o.turn === undefined || t.report.turn === o.turn);
+  if (o.json) {
+    out(JSON.stringify({ version: 1, case: { id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length }, turns: shown.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })) }, null, 2));
+    return 0;
+  }
+  const text = shown.map((t) => {
+    const trace = t.retrieval?.trace;
+    if (trace === undefined) return renderCapturedTurn(t.report, c.turns.length, o.k, o.top);
+    return renderTracedTurn({ report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) }, c.turns.length, o.top);
+  });
+  out(text.join("\n\n"));
+  return 0;
+}
+
 export function register(program: Command): void {
   const cmd = program
     .command("trace")
@@ -116,5 +140,7 @@ export function register(program: Command): void {
     .argument("<case-id>", "id of an eval case")
     .option("--turn <n>", "only this turn (0-based; earlier turns still run for context)", (v) => parsePositiveInt("--turn")(String(Number(v) + 1)) - 1)
     .option("--top <n>", "entries shown per stage (gold entries below it are always shown)", parsePositiveInt("--top"), 10);
-  addEvalOptions(cmd).action(action((caseId: string, o: TraceOptions) => traceCommand(caseId, o)));
+  addGraphOptions(addEvalOptions(cmd)).action(
+    action((caseId: string, o: TraceOptions & GraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
+  );
 }

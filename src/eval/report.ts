@@ -15,6 +15,7 @@
  *   part only) and a per-part table follows; without one, a note says that
  *   no held-out part exists (docs/holdout.md).
  */
+import { graphHeaderLines, graphTurnNotes } from "./graph-report.js";
 import {
   CITATION_CORRECTNESS_KEY,
   CITATION_COVERAGE_KEY,
@@ -250,6 +251,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}  ${(run.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
+  lines.push(...graphHeaderLines(report));
   const answerer = answererText(report);
   if (answerer !== null) lines.push(`answerer: ${answerer}`);
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
@@ -294,6 +296,8 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     }
   }
 
+  const graphNotes = graphTurnNotes(report);
+  if (graphNotes.length > 0) lines.push("", ...graphNotes);
   lines.push("");
   lines.push(paint("dim", `note: ${RECALL_NOTE}`));
   const sideNote = answerSideNote(report);
@@ -372,6 +376,8 @@ export function renderMarkdown(report: Report): string {
       ],
     ),
   );
+  const graphLines = [...graphHeaderLines(report), ...graphTurnNotes(report)];
+  if (graphLines.length > 0) out.push("", "```", ...graphLines, "```");
 
   out.push("", "## Overall", "");
   out.push(
@@ -547,7 +553,12 @@ export function renderJUnit(report: Report): string {
     if (total !== undefined) a.time = (total / 1000).toFixed(3);
     if (hit === undefined) {
       skipped++;
-      const reason = report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result");
+      const reason =
+        t.error !== undefined
+          ? `not run: the graph run threw: ${t.error}`
+          : t.noRetrieval === true
+            ? "no retrieval captured"
+            : (report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result"));
       turnCases.push(`    <testcase${attrs(a)}>\n      <skipped${attrs({ message: vacuousText(reason) })}/>\n    </testcase>`);
       continue;
     }

@@ -82,6 +82,29 @@ export interface TurnReport {
   trace?: TraceSummary;
   /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
   part?: SplitPart;
+  /** `--graph` runs: the graph run of this turn threw (recorded, not scored, not a miss). */
+  error?: string;
+  /** `--graph` runs: the turn made no retriever run ("no retrieval captured"; left out of retrieval means). */
+  noRetrieval?: true;
+  /** `--graph` runs: the captured retriever stages (nested runs, then the scored run) and which scored runs had no child runs. */
+  captured?: { source: "retrace" | "callbacks"; retrievers: string[]; topLevelRuns: number; stages: { key: string; role: "child" | "final"; ids: string[]; error: string | null }[]; noChildRuns: string[] };
+}
+
+/** Header facts of a `--graph` run (docs/evaluate-your-graph.md). */
+export interface GraphRunInfo {
+  /** The graph file as given, and the export evaluated. */
+  file: string;
+  exportName: string;
+  /** Names of the scored top-level retrievers seen, sorted. */
+  retrievers: string[];
+  /** The id keys tried (`--id-key`, the default chain, or `--id-map`). */
+  idKey: string;
+  retrievalCall: "last" | "first" | "all";
+  /** Turns whose graph run threw, and turns with no retriever run. */
+  errors: number;
+  noRetrieval: number;
+  /** Where the KB ids came from: the `--kb` folder or the `--catalog` file. */
+  catalog?: string;
 }
 
 export interface RunInfo {
@@ -97,6 +120,10 @@ export interface RunInfo {
   storeKind?: "local" | "remote" | "memory" | "none";
   mode?: string;
   rerank?: string | null;
+  /** Set on `--graph` runs. */
+  graph?: GraphRunInfo;
+  /** Locales of the run for which the built-in graph has no tables and uses generic rules (docs/languages.md). */
+  genericLocales?: string[];
   started: string;
   durationMs: number;
   /** Who answered: "rule-based, offline" (the default extractive answerer) or the chat model's name. */
@@ -106,8 +133,7 @@ export interface RunInfo {
 }
 
 export interface GateFailure {
-  /** "floor" | "regression" | "flips" | "not_measured" | "baseline_mismatch" */
-  kind: "floor" | "regression" | "flips" | "not_measured" | "baseline_mismatch";
+  kind: "floor" | "regression" | "flips" | "not_measured" | "baseline_mismatch" | "turn_errors" | "no_retrieval";
   key: string;
   reason: string;
   /** Scope of a scoped check ("all", a locale, "golden", "adversarial", "tune", "holdout"); absent = "all". */

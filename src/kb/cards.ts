@@ -9,7 +9,13 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LineCounter, parseDocument, isMap, isScalar, isSeq } from "yaml";
 import { DataValidationError, type DataIssue } from "../errors.js";
-import { LOCALES, isLocale, type Card, type KnowledgeBase, type Locale } from "./types.js";
+import { canonicalLocale, isLocale, type Card, type KnowledgeBase, type Locale } from "./types.js";
+
+/** "; did you mean pt-BR?" when `value` is a BCP-47 tag in non-canonical form. */
+export function localeHint(value: unknown): string {
+  const canonical = typeof value === "string" ? canonicalLocale(value) : null;
+  return canonical !== null && canonical !== value ? ` (did you mean "${canonical}"?)` : "";
+}
 
 export const CARD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 const CARD_FIELDS = new Set(["id", "locale", "title", "tags"]);
@@ -61,8 +67,8 @@ export function parseCard(text: string, file: string, folderLocale?: string): { 
   else if (id.value !== baseName) issue(`expected \`id\` to equal the file name "${baseName}", got "${id.value}"`, id.line, "id");
 
   const locale = fields.get("locale");
-  if (!locale) issue(`missing required field; expected one of ${LOCALES.join(", ")}`, 2, "locale");
-  else if (!isLocale(locale.value)) issue(`expected \`locale\` to be one of ${LOCALES.join(", ")}, got ${JSON.stringify(locale.value)}`, locale.line, "locale");
+  if (!locale) issue("missing required field; expected a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", 2, "locale");
+  else if (!isLocale(locale.value)) issue(`expected \`locale\` to be a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)${localeHint(locale.value)}, got ${JSON.stringify(locale.value)}`, locale.line, "locale");
   else if (folderLocale !== undefined && locale.value !== folderLocale)
     issue(`expected \`locale\` to equal its folder "${folderLocale}", got "${locale.value}"`, locale.line, "locale");
 
@@ -141,12 +147,12 @@ export async function loadKnowledgeBase(kbDir: string): Promise<KnowledgeBase> {
   try {
     folders = (await readdir(cardsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
   } catch {
-    throw new DataValidationError([{ file: cardsDir, message: "expected a folder of cards, one sub-folder per locale (en, es-419, pt-BR)" }]);
+    throw new DataValidationError([{ file: cardsDir, message: "expected a folder of cards, one sub-folder per locale named by its BCP-47 tag (en, de, fr-CA, ja, …)" }]);
   }
   for (const folder of folders) {
     const dir = path.join(cardsDir, folder);
     if (!isLocale(folder)) {
-      issues.push({ file: dir, message: `unknown locale folder; expected one of ${LOCALES.join(", ")}` });
+      issues.push({ file: dir, message: `locale folder "${folder}" is not a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)${localeHint(folder)}` });
       continue;
     }
     const files = (await readdir(dir)).filter((f) => f.endsWith(".md")).sort();

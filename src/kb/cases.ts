@@ -9,7 +9,6 @@ import {
   ADVERSARIAL_CATEGORIES,
   CASE_KINDS,
   EXPECTS,
-  LOCALES,
   isLocale,
   type AdversarialCategory,
   type CaseKind,
@@ -18,6 +17,7 @@ import {
   type Expect,
   type KnowledgeBase,
 } from "./types.js";
+import { localeHint } from "./cards.js";
 
 export const CASE_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 const CASE_FIELDS = ["id", "locale", "kind", "category", "turns"] as const;
@@ -47,7 +47,7 @@ export function parseCaseLine(text: string, file: string, line: number): { case?
     if (!(CASE_FIELDS as readonly string[]).includes(key)) issue(key, `unknown field; expected only ${CASE_FIELDS.join(", ")}`);
 
   if (typeof obj.id !== "string" || !CASE_ID_PATTERN.test(obj.id)) issue("id", `expected \`id\` to match ${CASE_ID_PATTERN.source}, got ${show(obj.id)}`);
-  if (!isLocale(obj.locale)) issue("locale", `expected \`locale\` to be ${oneOf(LOCALES)}, got ${show(obj.locale)}`);
+  if (!isLocale(obj.locale)) issue("locale", `expected \`locale\` to be a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)${localeHint(obj.locale)}, got ${show(obj.locale)}`);
   if (!(CASE_KINDS as readonly unknown[]).includes(obj.kind)) issue("kind", `expected \`kind\` to be ${oneOf(CASE_KINDS)}, got ${show(obj.kind)}`);
   if (obj.category !== undefined) {
     if (obj.kind !== "adversarial") issue("category", `\`category\` is only allowed on adversarial cases, got it on a ${show(obj.kind)} case`);

@@ -1,7 +1,7 @@
 /** Counts that describe a KB and a dataset (what `retrace check` prints). */
 import { chunkKnowledgeBase, countWords } from "./chunk.js";
 import { splitSections } from "./cards.js";
-import { LOCALES, type EvalCase, type KnowledgeBase } from "./types.js";
+import type { EvalCase, KnowledgeBase, Locale } from "./types.js";
 
 export interface DatasetCounts {
   cases: number;
@@ -67,9 +67,15 @@ function countKb(kb: KnowledgeBase, locale?: string): KbCounts {
   };
 }
 
+/** The locales present in the KB or the cases, sorted (no fixed list: a KB may use any BCP-47 tags). */
+export function localesPresent(kb: KnowledgeBase, cases: readonly EvalCase[]): string[] {
+  return [...new Set([...kb.cards.map((c) => c.locale as string), ...cases.map((c) => c.locale as string)])].sort();
+}
+
 export function summarize(kb: KnowledgeBase, cases: readonly EvalCase[]): Summary {
   const dataset: Record<string, DatasetCounts> = {};
-  const locales = ["all", ...LOCALES];
+  const present = localesPresent(kb, cases);
+  const locales = ["all", ...present];
   for (const locale of locales)
     for (const kind of ["all", "golden", "adversarial"]) {
       const subset = cases.filter((c) => (locale === "all" || c.locale === locale) && (kind === "all" || c.kind === kind));
@@ -79,6 +85,6 @@ export function summarize(kb: KnowledgeBase, cases: readonly EvalCase[]): Summar
   for (const c of cases)
     if (c.kind === "adversarial") adversarialByCategory[c.category ?? "uncategorised"] = (adversarialByCategory[c.category ?? "uncategorised"] ?? 0) + 1;
   const byLocale: Record<string, KbCounts> = {};
-  for (const l of LOCALES) byLocale[l] = countKb(kb, l);
+  for (const l of present) byLocale[l] = countKb(kb, l as Locale);
   return { kb: { total: countKb(kb), byLocale }, dataset, adversarialByCategory };
 }

@@ -1,10 +1,51 @@
 /** Data contracts of the knowledge base and the eval cases (DESIGN.md §3.1, §3.2). */
 
-export const LOCALES = ["en", "es-419", "pt-BR"] as const;
-export type Locale = (typeof LOCALES)[number];
+/**
+ * A BCP-47 language tag in canonical form (`en`, `es-419`, `pt-BR`, `de`,
+ * `fr-CA`, `ja`, `zh-Hans`, …), see docs/languages.md. Branded so that only
+ * validated strings (`toLocale`, `isLocale`) are typed as locales; any
+ * language is representable, so supporting more languages never changes the type.
+ */
+export type Locale = BuiltinLocale | (string & { readonly __brand: "Locale" });
 
+/** The locales the built-in graph has hand-made tables for (follow-up markers, policy, refusals); others use generic rules. */
+export const BUILTIN_LOCALES = ["en", "es-419", "pt-BR"] as const;
+/** A locale with built-in tables; kept in `Locale` so literals like "en" type-check without `toLocale`. */
+export type BuiltinLocale = (typeof BUILTIN_LOCALES)[number];
+
+/** True for a locale the built-in graph has hand-made tables for. */
+export function isBuiltinLocale(x: unknown): x is BuiltinLocale {
+  return typeof x === "string" && (BUILTIN_LOCALES as readonly string[]).includes(x);
+}
+/** @deprecated the built-in table locales; a KB may use any BCP-47 tag (use `isLocale`). */
+export const LOCALES = BUILTIN_LOCALES;
+
+/** The canonical form of a BCP-47 tag (`Intl.getCanonicalLocales`), or null when `tag` is not one. */
+export function canonicalLocale(tag: string): string | null {
+  if (tag.trim() !== tag || tag === "") return null;
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `x` is a BCP-47 tag already in canonical form (`pt-BR`, not `pt-br` or `pt_BR`). */
 export function isLocale(x: unknown): x is Locale {
-  return typeof x === "string" && (LOCALES as readonly string[]).includes(x);
+  return typeof x === "string" && canonicalLocale(x) === x;
+}
+
+/** Validating constructor: the tag itself when canonical; throws a RangeError naming the canonical form or the bad tag otherwise. */
+export function toLocale(tag: string): Locale {
+  const canonical = canonicalLocale(tag);
+  if (canonical === null) throw new RangeError(`Expected a BCP-47 language tag (e.g. en, fr-CA, zh-Hans), got ${JSON.stringify(tag)}`);
+  if (canonical !== tag) throw new RangeError(`Expected the canonical BCP-47 form "${canonical}", got ${JSON.stringify(tag)}`);
+  return tag as Locale;
+}
+
+/** The primary language subtag: `pt-BR` → `pt`, `zh-Hans` → `zh`. */
+export function languageOf(locale: string): string {
+  return locale.split("-")[0]!.toLowerCase();
 }
 
 /** A knowledge-base card: `kb/cards/<locale>/<id>.md`. */
@@ -69,4 +110,16 @@ export interface EvalCase {
 export interface KnowledgeBase {
   cards: Card[];
   byId: Map<string, Card>;
+}
+
+/**
+ * The built-in table locale a locale uses: itself when built in, else the
+ * built-in locale of the same language (`es-MX` → `es-419`, `pt-PT` → `pt-BR`,
+ * `en-GB` → `en`), else null — the locale then uses the generic rules of the
+ * built-in graph (docs/languages.md).
+ */
+export function tableLocaleFor(locale: string): BuiltinLocale | null {
+  if (isBuiltinLocale(locale)) return locale;
+  const language = languageOf(locale);
+  return BUILTIN_LOCALES.find((b) => languageOf(b) === language) ?? null;
 }

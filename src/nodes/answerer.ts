@@ -23,7 +23,7 @@
  *   5. Citations: the ids of the cards the kept sentences come from, in
  *      order. A refusal cites nothing.
  */
-import type { Locale } from "../kb/types.js";
+import { tableLocaleFor, type Locale } from "../kb/types.js";
 import { analyze } from "../retrieval/analyzer.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import type { CardEntry, CardLookup } from "./configuration.js";
@@ -214,7 +214,8 @@ function unitsOf(cards: CardLookup, id: string): string[] {
 }
 
 function refusal(locale: Locale, reason: RefusalReason, evidence?: number): Answer {
-  return { answer: REFUSAL_MESSAGES[locale][reason], citedIds: [], refused: true, reason, ...(evidence !== undefined ? { evidence } : {}) };
+  // Generic rules for a language without a table: the English messages (docs/languages.md).
+  return { answer: REFUSAL_MESSAGES[tableLocaleFor(locale) ?? "en"][reason], citedIds: [], refused: true, reason, ...(evidence !== undefined ? { evidence } : {}) };
 }
 
 /** Runs the answerer. See the module comment for the steps. */

@@ -30,7 +30,7 @@
 import { SystemMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
-import { LOCALES, type Locale } from "../kb/types.js";
+import { LOCALES, tableLocaleFor, type Locale } from "../kb/types.js";
 import { analyze, tokenize } from "../retrieval/analyzer.js";
 import { ensureConfiguration } from "./configuration.js";
 import { currentTurnIndex, humanTexts, messageText, stateLocale, type ConversationState } from "./shared.js";
@@ -91,12 +91,17 @@ interface CompiledMarkers {
   topicSwitches: string[][];
 }
 
+/** Markers of a locale with no built-in table: none. */
+const GENERIC_MARKERS: FollowUpMarkers = { fillers: [], openers: [], references: [], referenceSuffixes: [], topicSwitches: [] };
+
 const compiled = new Map<Locale, CompiledMarkers>();
 
 function compile(locale: Locale): CompiledMarkers {
   let c = compiled.get(locale);
   if (c === undefined) {
-    const m = FOLLOW_UP_MARKERS[locale];
+    // Generic rules for a language without tables: no marker lists, only the "short message" rule (docs/languages.md).
+    const table = tableLocaleFor(locale);
+    const m = table === null ? GENERIC_MARKERS : FOLLOW_UP_MARKERS[table];
     c = {
       fillers: new Set(m.fillers.flatMap((f) => tokenize(f))),
       openers: m.openers.map((p) => tokenize(p)),

@@ -30,7 +30,7 @@
  * person's account, polite "on your end" bypasses, tax and product advice)
  * and the protocol are in docs/holdout.md.
  */
-import { LOCALES, type AdversarialCategory, type Locale } from "../kb/types.js";
+import { LOCALES, tableLocaleFor, type AdversarialCategory, type Locale } from "../kb/types.js";
 import { foldAccents } from "../retrieval/analyzer.js";
 
 export type PolicyCategory = AdversarialCategory;
@@ -197,7 +197,9 @@ export function normalizeForPolicy(text: string): string {
 /** The first rule `text` violates (rules of `locale`, or of every locale when undefined), or null. Pure. */
 export function checkPolicy(text: string, locale?: Locale): PolicyViolation | null {
   const norm = normalizeForPolicy(text);
-  const locales = locale === undefined ? LOCALES : [locale];
+  // Generic rules for a language without a table: every built-in table's rules (docs/languages.md).
+  const table = locale === undefined ? null : tableLocaleFor(locale);
+  const locales = table === null ? LOCALES : [table];
   for (const l of locales) {
     for (const rule of POLICY_RULES[l]) {
       if (rule.all.every((re) => re.test(norm))) return { category: rule.category, rule: rule.id, locale: l };

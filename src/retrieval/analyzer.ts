@@ -20,23 +20,57 @@
  *
  * Matching is on whole analysed terms only: "cat" never matches "category".
  */
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { newStemmer, type Stemmer } from "snowball-stemmers";
-import { InvalidArgumentError } from "../errors.js";
-import { LOCALES, isLocale, type Locale } from "../kb/types.js";
+import { algorithms, newStemmer, type Stemmer } from "snowball-stemmers";
+import { DataValidationError, InvalidArgumentError, type DataIssue } from "../errors.js";
+import { isLocale, languageOf, type Locale } from "../kb/types.js";
 
 /** `stopword` ships no types; only its word lists are used. */
-const stopwordLists = createRequire(import.meta.url)("stopword") as Record<"eng" | "spa" | "por", string[]>;
+const stopwordLists = createRequire(import.meta.url)("stopword") as Record<string, string[] | undefined>;
 
-/** Forms the `stopword` lists miss: English contraction fragments, common Spanish/Portuguese verb forms. */
-const EXTRA_STOP_WORDS: Record<Locale, readonly string[]> = {
+/** Forms the `stopword` lists miss: English contraction fragments, common Spanish/Portuguese verb forms (by language subtag). */
+const EXTRA_STOP_WORDS: Readonly<Record<string, readonly string[]>> = {
   en: ["why", "when", "does", "s", "t", "d", "ll", "m", "re", "ve", "don", "doesn", "didn", "isn", "aren", "wasn", "won", "can't", "cannot", "i'm"],
-  "es-419": ["es", "son", "está", "están", "estoy", "hay", "mis", "tus", "este", "esta", "esto", "estos", "estas", "ser", "fue", "era", "ha", "han", "he", "yo", "les", "unos", "unas", "tu"],
-  "pt-BR": ["é", "são", "está", "estão", "estou", "foi", "ser", "ter", "tem", "têm", "há", "lo", "la", "los", "las"],
+  es: ["es", "son", "está", "están", "estoy", "hay", "mis", "tus", "este", "esta", "esto", "estos", "estas", "ser", "fue", "era", "ha", "han", "he", "yo", "les", "unos", "unas", "tu"],
+  pt: ["é", "são", "está", "estão", "estou", "foi", "ser", "ter", "tem", "têm", "há", "lo", "la", "los", "las"],
 };
 
-const STEMMER_NAME: Record<Locale, string> = { en: "english", "es-419": "spanish", "pt-BR": "portuguese" };
-const STOP_LIST: Record<Locale, "eng" | "spa" | "por"> = { en: "eng", "es-419": "spa", "pt-BR": "por" };
+/** Snowball stemmer (from `snowball-stemmers`) by ISO 639-1 language subtag. */
+export const STEMMER_BY_LANGUAGE: Readonly<Record<string, string>> = {
+  ar: "arabic", hy: "armenian", eu: "basque", ca: "catalan", cs: "czech", da: "danish", nl: "dutch", en: "english",
+  fi: "finnish", fr: "french", de: "german", hu: "hungarian", it: "italian", ga: "irish", no: "norwegian", nb: "norwegian",
+  nn: "norwegian", pt: "portuguese", ro: "romanian", ru: "russian", es: "spanish", sl: "slovene", sv: "swedish", ta: "tamil", tr: "turkish",
+};
+
+/** `stopword` list (ISO 639-3 key) by ISO 639-1 language subtag. */
+export const STOP_LIST_BY_LANGUAGE: Readonly<Record<string, string>> = {
+  af: "afr", ar: "ara", bn: "ben", br: "bre", bg: "bul", ca: "cat", cs: "ces", da: "dan", de: "deu", el: "ell", en: "eng",
+  eo: "epo", et: "est", eu: "eus", fa: "fas", fi: "fin", fr: "fra", ga: "gle", gl: "glg", gu: "guj", ha: "hau", he: "heb",
+  hi: "hin", hr: "hrv", hu: "hun", hy: "hye", id: "ind", it: "ita", ja: "jpn", ko: "kor", ku: "kur", la: "lat", lv: "lav",
+  lt: "lit", mr: "mar", ms: "msa", my: "mya", nl: "nld", nb: "nob", no: "nob", pl: "pol", pt: "por", ro: "ron", ru: "rus",
+  sk: "slk", sl: "slv", so: "som", st: "sot", es: "spa", sw: "swa", sv: "swe", tl: "tgl", th: "tha", tr: "tur", uk: "ukr",
+  ur: "urd", vi: "vie", yo: "yor", zh: "zho", zu: "zul",
+};
+
+/** Per-locale analyzer overrides (docs/languages.md): stop words on/off, stemmer choice (a Snowball name, or "none"). */
+export interface AnalyzerOverride {
+  stopWords?: boolean;
+  stemmer?: string;
+}
+
+/** What an analyzer does for a locale, after defaults and overrides. */
+export interface AnalyzerProfile {
+  locale: string;
+  language: string;
+  /** Snowball algorithm, or null (no stemming). */
+  stemmer: string | null;
+  /** `stopword` list key, or null (none). */
+  stopList: string | null;
+  stopWords: boolean;
+  /** "regex" (runs of letters/marks/digits, accent-folded) or "segmenter" (Intl.Segmenter words, for languages without a stemmer). */
+  tokenizer: "regex" | "segmenter";
+}
 
 /** Token characters: letters, combining marks, digits (after NFKC + lowercase). */
 const TOKEN_RE = /[\p{L}\p{M}\p{N}]+/gu;
@@ -69,12 +103,12 @@ export function tokenize(text: string): string[] {
 }
 
 /** Restores the suffix accents the Snowball stemmer needs on an already-folded token. */
-function reaccentSuffix(locale: Locale, token: string): string {
-  if (locale === "es-419") {
+function reaccentSuffix(language: string, token: string): string {
+  if (language === "es") {
     if (token.length > 5 && /[cs]ion$/.test(token)) return `${token.slice(0, -3)}ión`;
     return token;
   }
-  if (locale === "pt-BR") {
+  if (language === "pt") {
     if (token.length > 4 && token.endsWith("coes")) return `${token.slice(0, -4)}ção`;
     if (token.length > 3 && token.endsWith("oes")) return `${token.slice(0, -3)}ão`;
     if (token.length > 3 && token.endsWith("cao")) return `${token.slice(0, -3)}ção`;
@@ -83,21 +117,63 @@ function reaccentSuffix(locale: Locale, token: string): string {
   return token;
 }
 
+const overrides = new Map<string, AnalyzerOverride>();
+
+/**
+ * The analysis a locale gets: the Snowball stemmer of its language subtag when
+ * the project ships one (tokens: runs of letters/marks/digits, accent-folded),
+ * else no stemming and Intl.Segmenter word segmentation (Chinese, Japanese,
+ * Korean, Thai, …); the `stopword` list of its language when there is one.
+ * Overrides (by exact tag, else by language subtag) switch stop words off or
+ * choose another stemmer ("none" for no stemming).
+ */
+export function analyzerProfile(locale: string): AnalyzerProfile {
+  const language = languageOf(locale);
+  const o = overrides.get(locale) ?? overrides.get(language) ?? {};
+  const stemmer = o.stemmer !== undefined ? (o.stemmer === "none" ? null : o.stemmer) : (STEMMER_BY_LANGUAGE[language] ?? null);
+  const stopList = STOP_LIST_BY_LANGUAGE[language] ?? null;
+  const tokenizer = (STEMMER_BY_LANGUAGE[language] ?? null) === null ? "segmenter" : "regex";
+  return { locale, language, stemmer, stopList, stopWords: o.stopWords ?? true, tokenizer };
+}
+
 /** Per-locale analyzer with a bounded memo of token → term (analysis is the hot path of BM25 build). */
 export class Analyzer {
   readonly locale: Locale;
-  private readonly stemmer: Stemmer;
+  readonly profile: AnalyzerProfile;
+  private readonly stemmer: Stemmer | null;
   private readonly stopWords: ReadonlySet<string>;
+  private readonly segmenter: Intl.Segmenter | null;
   private readonly memo = new Map<string, string | null>();
   private static readonly MEMO_LIMIT = 200_000;
 
   constructor(locale: Locale) {
-    if (!isLocale(locale)) throw new InvalidArgumentError("locale", `one of ${LOCALES.join(", ")}`, locale);
+    if (!isLocale(locale)) throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
     this.locale = locale;
-    this.stemmer = newStemmer(STEMMER_NAME[locale]);
-    const words = [...(stopwordLists[STOP_LIST[locale]] ?? []), ...EXTRA_STOP_WORDS[locale]];
+    this.profile = analyzerProfile(locale);
+    this.stemmer = this.profile.stemmer === null ? null : newStemmer(this.profile.stemmer);
+    this.segmenter = this.profile.tokenizer === "segmenter" ? new Intl.Segmenter(locale, { granularity: "word" }) : null;
+    const words = this.profile.stopWords ? [...(this.profile.stopList === null ? [] : (stopwordLists[this.profile.stopList] ?? [])), ...(EXTRA_STOP_WORDS[this.profile.language] ?? [])] : [];
     // Stop words go through the same normalisation and tokenisation as text, so "can't" → "can", "t".
-    this.stopWords = new Set(words.flatMap((w) => tokenize(w)));
+    this.stopWords = new Set(words.flatMap((w) => this.tokens(w).map((t) => this.fold(t))));
+  }
+
+  /** Accent folding applies to the regex path only (folding kana would drop dakuten: が → か). */
+  private fold(token: string): string {
+    return this.segmenter === null ? foldAccents(token) : token;
+  }
+
+  /** Normalised (not yet folded) tokens of `text`. */
+  private tokens(text: string): string[] {
+    const norm = normalizeText(text);
+    if (this.segmenter !== null) {
+      const out: string[] = [];
+      for (const seg of this.segmenter.segment(norm)) if (seg.isWordLike) out.push(seg.segment);
+      return out;
+    }
+    const out: string[] = [];
+    const re = new RegExp(TOKEN_RE); // own lastIndex: safe however calls interleave
+    for (let m = re.exec(norm); m !== null; m = re.exec(norm)) out.push(m[0]);
+    return out;
   }
 
   /** True when `token` (already tokenised) is a stop word of this locale. */
@@ -108,10 +184,8 @@ export class Analyzer {
   /** The analysed terms of `text`, in order, duplicates kept (term frequency matters). */
   analyze(text: string): string[] {
     const out: string[] = [];
-    const re = new RegExp(TOKEN_RE); // own lastIndex: safe however calls interleave
-    const norm = normalizeText(text);
-    for (let m = re.exec(norm); m !== null; m = re.exec(norm)) {
-      const term = this.term(m[0]);
+    for (const raw of this.tokens(text)) {
+      const term = this.term(raw);
       if (term !== null) out.push(term);
     }
     return out;
@@ -121,10 +195,10 @@ export class Analyzer {
   private term(raw: string): string | null {
     const cached = this.memo.get(raw);
     if (cached !== undefined) return cached;
-    const token = foldAccents(raw);
+    const token = this.fold(raw);
     let term: string | null = null;
     if (token.length > 0 && !this.stopWords.has(token)) {
-      term = foldAccents(this.stemmer.stem(reaccentSuffix(this.locale, token)));
+      term = this.stemmer === null ? token : this.fold(this.stemmer.stem(reaccentSuffix(this.profile.language, token)));
       if (term.length === 0) term = token;
     }
     // Bounded memo: once full, new tokens are analysed without being remembered (the
@@ -134,7 +208,7 @@ export class Analyzer {
   }
 }
 
-const analyzers = new Map<Locale, Analyzer>();
+const analyzers = new Map<string, Analyzer>();
 
 /** The shared analyzer of a locale. */
 export function analyzerFor(locale: Locale): Analyzer {
@@ -149,4 +223,63 @@ export function analyzerFor(locale: Locale): Analyzer {
 /** Analyses `text` with `locale`'s analyzer: the same function for documents and queries. */
 export function analyze(text: string, locale: Locale): string[] {
   return analyzerFor(locale).analyze(text);
+}
+
+/**
+ * Validates analyzer overrides `{ "<locale or language>": { stopWords?: boolean, stemmer?: "<snowball name>" | "none" } }`;
+ * returns the issues (naming `file` and the field).
+ */
+export function validateAnalyzerConfig(raw: unknown, file: string): { config: Record<string, AnalyzerOverride>; issues: DataIssue[] } {
+  const issues: DataIssue[] = [];
+  const config: Record<string, AnalyzerOverride> = {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { config, issues: [{ file, message: "expected a JSON object keyed by locale tag" }] };
+  const names = algorithms();
+  for (const [tag, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!isLocale(tag)) issues.push({ file, field: tag, message: `expected a canonical BCP-47 tag as key, got ${JSON.stringify(tag)}` });
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      issues.push({ file, field: tag, message: "expected an object { stopWords?, stemmer? }" });
+      continue;
+    }
+    const o: AnalyzerOverride = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (k === "stopWords") {
+        if (typeof v !== "boolean") issues.push({ file, field: `${tag}.stopWords`, message: `expected true or false, got ${JSON.stringify(v)}` });
+        else o.stopWords = v;
+      } else if (k === "stemmer") {
+        if (typeof v !== "string" || (v !== "none" && !names.includes(v)))
+          issues.push({ file, field: `${tag}.stemmer`, message: `expected "none" or one of ${names.join(", ")}, got ${JSON.stringify(v)}` });
+        else o.stemmer = v;
+      } else issues.push({ file, field: `${tag}.${k}`, message: "unknown field; expected only stopWords, stemmer" });
+    }
+    config[tag] = o;
+  }
+  return { config, issues };
+}
+
+/** Replaces the analyzer overrides (and drops cached analyzers). An empty object restores the defaults. */
+export function configureAnalyzers(config: Readonly<Record<string, AnalyzerOverride>>): void {
+  overrides.clear();
+  for (const [tag, o] of Object.entries(config)) overrides.set(tag, { ...o });
+  analyzers.clear();
+}
+
+/** The analyzer config file of a KB: `<kb>/analyzers.json` (docs/languages.md). */
+export const ANALYZER_CONFIG_FILE = "analyzers.json";
+
+/** Reads, validates and applies an analyzer config file when it exists; throws DataValidationError (exit 2) when it is invalid. Returns whether a file was applied. */
+export function applyAnalyzerConfigFile(file: string): boolean {
+  if (!existsSync(file)) {
+    configureAnalyzers({});
+    return false;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
+  }
+  const { config, issues } = validateAnalyzerConfig(raw, file);
+  if (issues.length > 0) throw new DataValidationError(issues);
+  configureAnalyzers(config);
+  return true;
 }

@@ -20,7 +20,7 @@
  * keeps the top N in a bounded heap.
  */
 import { InvalidArgumentError } from "../errors.js";
-import { LOCALES, isLocale, type Locale } from "../kb/types.js";
+import { isLocale, type Locale } from "../kb/types.js";
 import { analyzerFor } from "./analyzer.js";
 import { assertNonNegativeFinite, assertPositiveInteger, compareIds } from "./fusion.js";
 import type { Ranked } from "./types.js";
@@ -235,10 +235,8 @@ export class BM25Index {
       }
       builder.add(global, analyzerFor(d.locale).analyze(d.text));
     });
-    for (const locale of LOCALES) {
-      const builder = builders.get(locale);
-      if (builder !== undefined) this.partitions.set(locale, new Partition(builder));
-    }
+    // Partitions in a fixed (sorted) order, whatever locales the documents use.
+    for (const locale of [...builders.keys()].sort()) this.partitions.set(locale, new Partition(builders.get(locale)!));
   }
 
   /**
@@ -257,7 +255,7 @@ export class BM25Index {
       if (typeof d.id !== "string" || d.id.length === 0) throw new InvalidArgumentError(`docs[${i}].id`, "a non-empty string", d.id);
       if (seen.has(d.id)) throw new InvalidArgumentError("docs", "unique ids", d.id);
       seen.add(d.id);
-      if (!isLocale(d.locale)) throw new InvalidArgumentError(`docs[${i}].locale`, `one of ${LOCALES.join(", ")}`, d.locale);
+      if (!isLocale(d.locale)) throw new InvalidArgumentError(`docs[${i}].locale`, "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", d.locale);
       if (typeof d.text !== "string") throw new InvalidArgumentError(`docs[${i}].text`, "a string", d.text);
     });
     return new BM25Index(docs, k1, b);
@@ -299,7 +297,7 @@ export class BM25Index {
     assertPositiveInteger("topN", options.topN);
     const { topN, locale } = options;
     if (locale !== undefined && !isLocale(locale)) {
-      throw new InvalidArgumentError("locale", `one of ${LOCALES.join(", ")}`, locale);
+      throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
     }
     const heap = new TopHeap(topN, this.idOrder);
     const targets = locale === undefined ? [...this.partitions.values()] : [this.partitions.get(locale)].filter((p) => p !== undefined);

@@ -12,7 +12,7 @@
  * The branches run one after the other so that each timing is its own.
  */
 import { InvalidArgumentError } from "../errors.js";
-import { LOCALES, isLocale, type Chunk } from "../kb/types.js";
+import { isLocale, type Chunk } from "../kb/types.js";
 import { BM25Index, type BM25Params } from "./bm25.js";
 import type { DenseIndex } from "./dense.js";
 import {
@@ -159,7 +159,7 @@ export class HybridRetriever implements Retriever {
     assertBoolean("rerank", rerank);
     if (!Number.isInteger(turn) || turn < 0) throw new InvalidArgumentError("turn", "a non-negative integer", turn);
     if (locale !== undefined && !isLocale(locale)) {
-      throw new InvalidArgumentError("locale", `one of ${LOCALES.join(", ")}`, locale);
+      throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
     }
     const reranker = this.reranker;
     if (rerank && reranker === undefined) {

@@ -97,8 +97,9 @@ describe("loadKnowledgeBase", () => {
     const tmp = await copyKb();
     cleanup = tmp.cleanup;
     const { mkdir } = await import("node:fs/promises");
-    await mkdir(path.join(tmp.dir, "cards", "fr"));
-    expect((await issuesOf(loadKnowledgeBase(tmp.dir)))[0]?.message).toContain("unknown locale folder");
+    // Any BCP-47 tag is a locale folder; a name that is not one (or not canonical) is an error.
+    await mkdir(path.join(tmp.dir, "cards", "pt_BR"));
+    expect((await issuesOf(loadKnowledgeBase(tmp.dir)))[0]?.message).toContain('locale folder "pt_BR" is not a canonical BCP-47 language tag');
     expect((await issuesOf(loadKnowledgeBase(path.join(tmp.dir, "nowhere"))))[0]?.message).toContain("expected a folder of cards");
   });
 });

@@ -86,8 +86,8 @@ describe("analyze", () => {
     );
   });
 
-  it("rejects an unknown locale", () => {
-    expect(() => new Analyzer("fr" as Locale)).toThrow(InvalidArgumentError);
-    expect(() => analyze("x", "fr" as Locale)).toThrow(/Expected `locale` to be one of en, es-419, pt-BR, got "fr"/);
+  it("rejects a tag that is not a canonical BCP-47 locale", () => {
+    expect(() => new Analyzer("fr_FR" as Locale)).toThrow(InvalidArgumentError);
+    expect(() => analyze("x", "PT-br" as Locale)).toThrow(/Expected `locale` to be a canonical BCP-47 language tag .*, got "PT-br"/);
   });
 });

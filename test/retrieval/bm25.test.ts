@@ -105,11 +105,13 @@ describe("BM25Index: parameters", () => {
     expect(() => BM25Index.build(CORPUS, { k1: Number.NaN })).toThrow(/Expected `k1`/);
     expect(() => BM25Index.build(CORPUS, { b: 1.5 })).toThrow("Expected `b` to be a number in [0, 1], got 1.5");
     expect(() => BM25Index.build([doc("a#1", "x"), doc("a#1", "y")])).toThrow(/unique ids, got "a#1"/);
-    expect(() => BM25Index.build([doc("a#1", "x", "fr" as Locale)])).toThrow(InvalidArgumentError);
+    expect(() => BM25Index.build([doc("a#1", "x", "fr_FR" as Locale)])).toThrow(InvalidArgumentError);
     const idx = BM25Index.build(CORPUS);
     expect(() => idx.search("apple", { topN: 0 })).toThrow("Expected `topN` to be a positive integer, got 0");
     expect(() => idx.search("apple", { topN: 1.5 })).toThrow(InvalidArgumentError);
-    expect(() => idx.search("apple", { topN: 3, locale: "de" as Locale })).toThrow(InvalidArgumentError);
+    expect(() => idx.search("apple", { topN: 3, locale: "de_DE" as Locale })).toThrow(InvalidArgumentError);
+    // A valid locale with no documents has nothing to return.
+    expect(idx.search("apple", { topN: 3, locale: "de" as Locale })).toEqual([]);
   });
 });
 

@@ -194,7 +194,7 @@ describe("HybridRetriever", () => {
     await expect(retriever.retrieve("x", { denseK: -1 })).rejects.toThrow("Expected `denseK` to be a positive integer, got -1");
     await expect(retriever.retrieve("x", { bm25K: 2.5 })).rejects.toThrow("Expected `bm25K` to be a positive integer, got 2.5");
     await expect(retriever.retrieve("x", { mode: "sparse" as never })).rejects.toThrow(InvalidArgumentError);
-    await expect(retriever.retrieve("x", { locale: "fr" as Locale })).rejects.toThrow(InvalidArgumentError);
+    await expect(retriever.retrieve("x", { locale: "fr_FR" as Locale })).rejects.toThrow(InvalidArgumentError);
     await expect(retriever.retrieve("x", { rerank: true })).rejects.toThrow(
       "Expected `rerank` to be false when no reranker is configured, got true",
     );

@@ -1,0 +1,54 @@
+/** Report renderings of a `--graph` run: header facts, errored and retrieval-less turns listed and counted, the captured-turn trace view. */
+import { describe, expect, it } from "vitest";
+import { explainCapturedGold, graphHeaderLines, graphTurnNotes } from "../../src/eval/graph-report.js";
+import { renderJUnit, renderMarkdown, renderTable } from "../../src/eval/report.js";
+import { fixtureReport } from "./report-fixture.js";
+
+const graph = { file: "agent.ts", exportName: "graph", retrievers: ["EnsembleRetriever"], idKey: "parentId, doc_id, source, Document.id", retrievalCall: "last" as const, errors: 1, noRetrieval: 1 };
+
+async function graphReport() {
+  const r = await fixtureReport({ store: "graph", graph, genericLocales: ["ja"] });
+  // Mark two turns the way the graph runner does.
+  r.turns[0] = { ...r.turns[0]!, error: "model exploded", results: [], retrievedIds: null };
+  r.turns[1] = { ...r.turns[1]!, noRetrieval: true, results: [], retrievedIds: null };
+  return r;
+}
+
+describe("graph report lines", () => {
+  it("name the graph, retrievers, id key, call mode and the generic-rules locales; list errored and no-retrieval turns", async () => {
+    const r = await graphReport();
+    expect(graphHeaderLines(r)).toEqual([
+      "generic rules (no built-in follow-up, policy or refusal tables) for: ja",
+      "graph: agent.ts#graph",
+      "captured retriever(s): EnsembleRetriever  id key: parentId, doc_id, source, Document.id  retrieval call scored: last",
+    ]);
+    const notes = graphTurnNotes(r);
+    expect(notes[0]).toBe("turn errors (the graph run threw; not scored, not counted as misses): 1");
+    expect(notes[1]).toContain('"model exploded"');
+    expect(notes[2]).toBe("no retrieval captured (left out of retrieval means): 1");
+    const table = renderTable(r, { color: false });
+    for (const line of [...graphHeaderLines(r), ...notes]) expect(table).toContain(line);
+    expect(renderMarkdown(r)).toContain("graph: agent.ts#graph");
+    expect(renderJUnit(r)).toMatch(/not run: the graph run threw: model exploded/);
+  });
+
+  it("leave a built-in run's rendering alone", async () => {
+    const r = await fixtureReport();
+    expect(graphHeaderLines(r)).toEqual([]);
+    expect(graphTurnNotes(r)).toEqual([]);
+  });
+
+  it("explains a gold card stage by stage", () => {
+    const stages = [
+      { key: "BM25Retriever", role: "child" as const, ids: ["x", "g"], error: null },
+      { key: "VectorStoreRetriever", role: "child" as const, ids: ["y", "z", "w"], error: null },
+      { key: "EnsembleRetriever", role: "final" as const, ids: ["x", "y", "z", "w", "v", "u", "g"], error: null },
+    ];
+    expect(explainCapturedGold(stages, [], ["x", "y", "z", "w", "v"], "g", 5)).toBe(
+      "g: 2nd in the BM25Retriever child, absent from the VectorStoreRetriever child (3 listed), 7th after EnsembleRetriever, cut at k=5",
+    );
+    expect(explainCapturedGold([{ key: "Custom", role: "final", ids: ["g"], error: null }], ["Custom"], ["g"], "g", 5)).toBe(
+      "g: 1st after Custom (no child runs), retrieved at rank 1 of the top-5",
+    );
+  });
+});
