@@ -1,4 +1,5 @@
 /** Data contracts of the knowledge base and the eval cases (DESIGN.md §3.1, §3.2). */
+import type { CardFrontMatter, CaseLine, EvalTurn } from "./schemas.js";
 
 export const LOCALES = ["en", "es-419", "pt-BR"] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -7,11 +8,9 @@ export function isLocale(x: unknown): x is Locale {
   return typeof x === "string" && (LOCALES as readonly string[]).includes(x);
 }
 
-/** A knowledge-base card: `kb/cards/<locale>/<id>.md`. */
-export interface Card {
-  id: string;
+/** A knowledge-base card: `kb/cards/<locale>/<id>.md`; the front-matter fields come from CardFrontMatterSchema (src/kb/schemas.ts). */
+export interface Card extends Omit<CardFrontMatter, "locale" | "tags"> {
   locale: Locale;
-  title: string;
   tags: string[];
   /** Markdown body after the front matter. */
   body: string;
@@ -48,19 +47,12 @@ export const ADVERSARIAL_CATEGORIES = [
 ] as const;
 export type AdversarialCategory = (typeof ADVERSARIAL_CATEGORIES)[number];
 
-export interface EvalTurn {
-  user: string;
-  /** Disjunctive gold: citing any one of these card ids satisfies the turn. Empty = no-match turn. */
-  must_cite_one_of: string[];
-  expect: Expect;
-}
+/** One turn of a case, inferred from EvalTurnSchema (src/kb/schemas.ts). */
+export type { EvalTurn };
 
-export interface EvalCase {
-  id: string;
+/** A case, inferred from CaseLineSchema (src/kb/schemas.ts), plus the line it was read from. */
+export interface EvalCase extends Omit<CaseLine, "locale"> {
   locale: Locale;
-  kind: CaseKind;
-  /** Only on adversarial cases. */
-  category?: AdversarialCategory;
   turns: EvalTurn[];
   /** 1-based line in the JSONL file. */
   line: number;
