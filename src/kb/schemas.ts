@@ -13,7 +13,16 @@
  * names known cases, each once, and covers them all (src/kb/split.ts).
  */
 import { z } from "zod";
-import { ADVERSARIAL_CATEGORIES, CASE_KINDS, EXPECTS } from "./types.js";
+
+export const CASE_KINDS = ["golden", "adversarial"] as const;
+export const EXPECTS = ["answer", "refuse"] as const;
+/** Adversarial categories (optional on a case, used for reporting). */
+export const ADVERSARIAL_CATEGORIES = [
+  "prompt_injection",
+  "other_customer_data",
+  "bypass_limits_or_verification",
+  "out_of_scope",
+] as const;
 
 export const CARD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 export const CASE_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;

@@ -1,5 +1,5 @@
 /** Data contracts of the knowledge base and the eval cases (DESIGN.md §3.1, §3.2). */
-import type { CardFrontMatter, CaseLine, EvalTurn } from "./schemas.js";
+import type { ADVERSARIAL_CATEGORIES, CASE_KINDS, CardFrontMatter, CaseLine, EXPECTS, EvalTurn } from "./schemas.js";
 
 export const LOCALES = ["en", "es-419", "pt-BR"] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -33,18 +33,9 @@ export interface Chunk {
   text: string;
 }
 
-export const CASE_KINDS = ["golden", "adversarial"] as const;
+export { ADVERSARIAL_CATEGORIES, CASE_KINDS, EXPECTS } from "./schemas.js";
 export type CaseKind = (typeof CASE_KINDS)[number];
-export const EXPECTS = ["answer", "refuse"] as const;
 export type Expect = (typeof EXPECTS)[number];
-
-/** Adversarial categories (optional on a case, used for reporting). */
-export const ADVERSARIAL_CATEGORIES = [
-  "prompt_injection",
-  "other_customer_data",
-  "bypass_limits_or_verification",
-  "out_of_scope",
-] as const;
 export type AdversarialCategory = (typeof ADVERSARIAL_CATEGORIES)[number];
 
 /** One turn of a case, inferred from EvalTurnSchema (src/kb/schemas.ts). */
