@@ -117,6 +117,16 @@ function customMessage(issue: ZodIssue, input: unknown): string | undefined {
 }
 
 /**
+ * What the check behind `issue` expected: the schema's own message, else one
+ * derived from the issue (`a string`, `"a" or "b"`, …). A refinement's
+ * message is returned as it is.
+ */
+export function expectationOf(issue: ZodIssue, input: unknown): string {
+  if (issue.code === "custom") return issue.message;
+  return customMessage(issue, input) ?? derivedExpectation(issue);
+}
+
+/**
  * Map a ZodError (from `schema.safeParse(input)`) to DataIssues at `where`,
  * in zod's issue order. Pure; see the module comment for the message rules.
  */
@@ -140,7 +150,7 @@ export function zodIssuesToDataIssues(error: ZodError, input: unknown, where: Is
       push(issue.path, issue.message);
       continue;
     }
-    const expectation = customMessage(issue, input) ?? derivedExpectation(issue);
+    const expectation = expectationOf(issue, input);
     const value = valueAt(input, issue.path);
     push(issue.path, value === undefined ? `missing required field; expected ${expectation}` : `expected ${expectation}, got ${showValue(value)}`);
   }
