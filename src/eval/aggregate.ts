@@ -228,7 +228,7 @@ export interface BuildReportInput extends AggregateOptions {
 export function buildReport(input: BuildReportInput): Report {
   const agg = aggregateTurns(input.turns, input);
   return {
-    version: REPORT_VERSION,
+    schemaVersion: REPORT_VERSION,
     run: input.run,
     aggregates: agg.aggregates,
     splits: agg.splits,

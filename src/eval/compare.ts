@@ -10,7 +10,7 @@ import { parseBaseline } from "./baseline.js";
 import { METRICS } from "./metrics.js";
 import { SIGNIFICANCE_LEVEL } from "./report.js";
 import { compareReports, type PairedComparison, type PerTurnSource } from "./stats.js";
-import { REPORT_VERSION, type Report } from "./types.js";
+import { parseReportData } from "./schemas.js";
 
 export interface RunSide {
   file: string;
@@ -33,17 +33,14 @@ export async function readRunSide(file: string): Promise<RunSide> {
   } catch (e) {
     throw new DataValidationError([{ file, message: `expected a retrace report or baseline JSON file (${(e as Error).message})` }]);
   }
-  const obj = data as Partial<Report> & { perTurn?: unknown };
-  if (typeof obj !== "object" || obj === null) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
-  if ("perTurn" in obj) {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
+  if ("perTurn" in data) {
     const b = parseBaseline(data, file);
     return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b };
   }
-  if (obj.version !== REPORT_VERSION) throw new DataValidationError([{ file, field: "version", message: `expected report version ${REPORT_VERSION}, got ${JSON.stringify(obj.version)}` }]);
-  if (!Array.isArray(obj.turns)) throw new DataValidationError([{ file, field: "turns", message: "expected the per-turn results array of a report" }]);
-  if (typeof obj.run?.datasetHash !== "string" || typeof obj.run?.k !== "number")
-    throw new DataValidationError([{ file, field: "run", message: "expected `run.datasetHash` and `run.k`" }]);
-  return { file, datasetHash: obj.run.datasetHash, k: obj.run.k, keys: Object.keys(obj.aggregates ?? {}), source: obj as Report };
+  // ReportSchema (src/eval/schemas.ts), migrating an older schemaVersion.
+  const report = parseReportData(data, file);
+  return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report };
 }
 
 /** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */
