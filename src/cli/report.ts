@@ -12,7 +12,8 @@ import { writeFileAtomic } from "../atomic.js";
 import { DataValidationError, InvalidArgumentError } from "../errors.js";
 import { renderHtmlReport } from "../eval/html/report-page.js";
 import { renderMarkdown, renderTable } from "../eval/report.js";
-import { REPORT_VERSION, type Report } from "../eval/types.js";
+import { parseReport } from "../eval/report-check.js";
+import type { Report } from "../eval/types.js";
 import { action, out, useColor } from "./io.js";
 
 /** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
@@ -23,13 +24,7 @@ export async function readReport(file: string): Promise<Report> {
   } catch (e) {
     throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
   }
-  const r = data as Partial<Report> | null;
-  if (typeof r !== "object" || r === null) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
-  if (r.version !== REPORT_VERSION) throw new DataValidationError([{ file, field: "version", message: `expected report version ${REPORT_VERSION}, got ${JSON.stringify(r.version)}` }]);
-  for (const field of ["run", "aggregates", "splits", "vacuousReasons"] as const)
-    if (typeof r[field] !== "object" || r[field] === null) throw new DataValidationError([{ file, field, message: "expected an object" }]);
-  for (const field of ["turns", "vacuous"] as const) if (!Array.isArray(r[field])) throw new DataValidationError([{ file, field, message: "expected an array" }]);
-  return r as Report;
+  return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/schemas.ts)
 }
 
 export interface ReportOptions {

@@ -389,7 +389,7 @@ export function buildReport(input: BuildReportInput): Report {
   const chance = input.chance ?? (input.cardsPerLocale !== undefined ? { cardsPerLocale: input.cardsPerLocale, k: input.run.k } : undefined);
   const agg = aggregateTurns(input.turns, { ...input, ...(chance !== undefined ? { chance } : {}) });
   return {
-    version: REPORT_VERSION,
+    schemaVersion: REPORT_VERSION,
     run: input.run,
     aggregates: agg.aggregates,
     splits: agg.splits,

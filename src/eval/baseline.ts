@@ -5,9 +5,10 @@
  * run only when both measured the same thing (same eval cases, same k, same
  * retrieval configuration).
  *
- * File shape (version 1):
+ * File shape (schemaVersion 2, defined by BaselineSchema in src/eval/schemas.ts;
+ * version 1 files, which carried `"version": 1`, are migrated on read):
  * ```json
- * { "version": 1, "created": "2025-01-01T00:00:00.000Z", "datasetHash": "…", "kbHash": "…", "k": 5,
+ * { "schemaVersion": 2, "created": "2025-01-01T00:00:00.000Z", "datasetHash": "…", "kbHash": "…", "k": 5,
  *   "config": { "embedder": "builtin-hash-ngram-384", "mode": "hybrid", "rerank": null },
  *   "storeKind": "local",
  *   "aggregates": { "retrieval_hit_at_k": { "mean": 0.9, "n": 120, "ci95": [0.85, 0.95] } },
@@ -20,18 +21,17 @@
  */
 import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../atomic.js";
-import { z } from "zod";
-import { BaselineMismatchError, DataValidationError, type DataIssue } from "../errors.js";
+import { BaselineMismatchError, DataValidationError } from "../errors.js";
+import { BASELINE_SCHEMA_VERSION, parseBaselineData, type BaselineData } from "./schemas.js";
 import { turnKey } from "./stats.js";
 import type { Aggregate, Report } from "./types.js";
 
-export const BASELINE_VERSION = 1 as const;
+/** Current `schemaVersion` of baseline files (see docs/schema-versions.md). */
+export const BASELINE_VERSION = BASELINE_SCHEMA_VERSION;
 
-export interface BaselineConfig {
-  embedder: string | null;
-  mode: string | null;
-  rerank: string | null;
-}
+/** A baseline, inferred from BaselineSchema (src/eval/schemas.ts); `created` is the ISO-8601 time it was written, `perTurn` maps `caseId#turn` → key → score. */
+export type Baseline = BaselineData;
+export type BaselineConfig = Baseline["config"];
 
 /** Kind of store a run used: a self-started local Chroma, a Chroma server at a URL, an in-process index, or none. */
 export type StoreKind = "local" | "remote" | "memory" | "none";
@@ -40,23 +40,6 @@ export type StoreKind = "local" | "remote" | "memory" | "none";
 export function storeKindOf(store: string): StoreKind {
   if (store === "local" || store === "memory" || store === "none") return store;
   return "remote";
-}
-
-export interface Baseline {
-  version: typeof BASELINE_VERSION;
-  /** ISO-8601 time the baseline was written. */
-  created: string;
-  datasetHash: string;
-  kbHash: string;
-  k: number;
-  config: BaselineConfig;
-  /** Store kind of the run the baseline was made from (absent in older baselines). */
-  storeKind?: StoreKind;
-  aggregates: Record<string, Aggregate>;
-  /** The report's split aggregates: split → group → key → aggregate (absent in older baselines). */
-  splits?: Record<string, Record<string, Record<string, Aggregate>>>;
-  /** `caseId#turn` → key → score. */
-  perTurn: Record<string, Record<string, number>>;
 }
 
 function configOf(report: Report): BaselineConfig {
@@ -73,7 +56,7 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
     perTurn[turnKey(t.caseId, t.turn)] = scores;
   }
   return {
-    version: BASELINE_VERSION,
+    schemaVersion: BASELINE_VERSION,
     created: created.toISOString(),
     datasetHash: report.run.datasetHash,
     kbHash: report.run.kbHash,
@@ -99,63 +82,9 @@ export async function writeBaseline(path: string, report: Report, created: Date 
   return baseline;
 }
 
-const unit = z.number().finite();
-const aggregateSchema = z
-  .object({
-    mean: unit,
-    n: z.number().int().positive(),
-    ci95: z.tuple([unit, unit]).optional(),
-    // Cases among the n turns and chance level (docs/statistics.md).
-    nCases: z.number().int().positive().optional(),
-    chance: unit.optional(),
-  })
-  // Other statistics an aggregate may carry (case counts, the interval's method) are kept as they are.
-  .passthrough();
-
-const baselineSchema = z
-  .object({
-    version: z.literal(BASELINE_VERSION),
-    created: z.string().min(1),
-    datasetHash: z.string().min(1),
-    kbHash: z.string(),
-    k: z.number().int().positive(),
-    config: z
-      .object({
-        embedder: z.string().nullable(),
-        mode: z.string().nullable(),
-        rerank: z.string().nullable(),
-      })
-      .strict(),
-    storeKind: z.enum(["local", "remote", "memory", "none"]).optional(),
-    aggregates: z.record(aggregateSchema),
-    splits: z.record(z.record(z.record(aggregateSchema))).optional(),
-    perTurn: z.record(z.record(unit)),
-  })
-  .strict();
-
-function fieldPath(path: readonly (string | number)[]): string | undefined {
-  if (path.length === 0) return undefined;
-  let out = "";
-  for (const p of path) out += typeof p === "number" ? `[${p}]` : out === "" ? p : `.${p}`;
-  return out;
-}
-
-/** Validate a parsed baseline; throws DataValidationError naming `file` and each bad field. */
+/** Validate a parsed baseline (migrating an older schemaVersion); throws DataValidationError naming `file` and each bad field. */
 export function parseBaseline(data: unknown, file: string): Baseline {
-  const parsed = baselineSchema.safeParse(data);
-  if (!parsed.success) {
-    const issues: DataIssue[] = parsed.error.issues.map((i) => {
-      const issue: DataIssue = { file, message: i.message };
-      const field = fieldPath(i.path);
-      if (field !== undefined) issue.field = field;
-      if (i.path[0] === "version" && i.code === "invalid_literal") {
-        issue.message = `expected baseline version ${BASELINE_VERSION}, got ${JSON.stringify(i.received)}`;
-      }
-      return issue;
-    });
-    throw new DataValidationError(issues);
-  }
-  return parsed.data as Baseline;
+  return parseBaselineData(data, file);
 }
 
 /** Read and validate a baseline file (DataValidationError naming the file and the field). */

@@ -13,8 +13,7 @@ import { parseBaseline } from "./baseline.js";
 import { METRICS } from "./metrics.js";
 import { SIGNIFICANCE_LEVEL } from "./report.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "./stats.js";
-import { parseReport } from "./report-check.js";
-import type { Report } from "./types.js";
+import { parseReportData } from "./schemas.js";
 
 export interface RunSide {
   file: string;
@@ -59,13 +58,13 @@ export async function readRunSide(file: string): Promise<RunSide> {
   } catch (e) {
     throw new DataValidationError([{ file, message: `expected a retrace report or baseline JSON file (${(e as Error).message})` }]);
   }
-  const obj = data as Partial<Report> & { perTurn?: unknown };
-  if (typeof obj !== "object" || obj === null) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
-  if ("perTurn" in obj) {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
+  if ("perTurn" in data) {
     const b = parseBaseline(data, file);
     return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b };
   }
-  const report = parseReport(data, file); // every field compare reads, checked: file and field named, exit 2
+  // ReportSchema (src/eval/schemas.ts), migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
+  const report = parseReportData(data, file);
   return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report };
 }
 

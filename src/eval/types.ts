@@ -242,10 +242,11 @@ export interface JudgeCost {
   unparsable: number;
 }
 
-export const REPORT_VERSION = 1 as const;
+/** Current `schemaVersion` of the report JSON (ReportSchema in src/eval/schemas.ts; docs/schema-versions.md). */
+export const REPORT_VERSION = 2 as const;
 
 export interface Report {
-  version: typeof REPORT_VERSION;
+  schemaVersion: typeof REPORT_VERSION;
   run: RunInfo;
   aggregates: Record<string, Aggregate>;
   splits: {

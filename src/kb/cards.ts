@@ -9,6 +9,8 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LineCounter, parseDocument, isMap, isScalar, isSeq } from "yaml";
 import { DataValidationError, type DataIssue } from "../errors.js";
+import { parseWithSchema } from "./schema-issues.js";
+import { CARD_ID_PATTERN, CardFrontMatterSchema } from "./schemas.js";
 import { canonicalLocale, isLocale, type Card, type KnowledgeBase, type Locale } from "./types.js";
 
 /** "; did you mean pt-BR?" when `value` is a BCP-47 tag in non-canonical form. */
@@ -17,8 +19,7 @@ export function localeHint(value: unknown): string {
   return canonical !== null && canonical !== value ? ` (did you mean "${canonical}"?)` : "";
 }
 
-export const CARD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
-const CARD_FIELDS = new Set(["id", "locale", "title", "tags"]);
+export { CARD_ID_PATTERN };
 
 /** Parse one card's text. Returns the card, or the issues that prevent it. */
 export function parseCard(text: string, file: string, folderLocale?: string): { card?: Card; idLine?: number; issues: DataIssue[] } {
@@ -47,38 +48,23 @@ export function parseCard(text: string, file: string, folderLocale?: string): { 
     issue("expected the front matter to be a YAML mapping with `id`, `locale` and `title`", 2);
     return { issues };
   }
-  const fields = new Map<string, { value: unknown; line: number }>();
+  // Values and key lines of the mapping; the schema (src/kb/schemas.ts) checks the values.
+  const raw: Record<string, unknown> = {};
+  const lineOfKey = new Map<string, number>();
   for (const pair of doc.contents.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-    const line = lineOf(isScalar(pair.key) ? pair.key.range?.[0] : undefined);
-    if (!CARD_FIELDS.has(key)) {
-      issue(`unknown field; expected only ${[...CARD_FIELDS].map((f) => `\`${f}\``).join(", ")}`, line, key);
-      continue;
-    }
     const node = pair.value;
-    const value = isSeq(node) ? node.toJSON() : isScalar(node) ? node.value : node === null ? null : (node as { toJSON(): unknown }).toJSON();
-    fields.set(key, { value, line });
+    raw[key] = isSeq(node) ? node.toJSON() : isScalar(node) ? node.value : node === null ? null : (node as { toJSON(): unknown }).toJSON();
+    lineOfKey.set(key, lineOf(isScalar(pair.key) ? pair.key.range?.[0] : undefined));
   }
+  const parsed = parseWithSchema(CardFrontMatterSchema, raw, { file, line: (p) => lineOfKey.get(String(p[0])) ?? 2 });
+  issues.push(...parsed.issues);
+  // Cross-field rules: the id names the file, the locale its folder.
+  const fm = parsed.data;
   const baseName = path.basename(file, ".md");
-  const id = fields.get("id");
-  if (!id) issue("missing required field; expected the card id (equal to the file name)", 2, "id");
-  else if (typeof id.value !== "string" || !CARD_ID_PATTERN.test(id.value))
-    issue(`expected \`id\` to match ${CARD_ID_PATTERN.source}, got ${JSON.stringify(id.value)}`, id.line, "id");
-  else if (id.value !== baseName) issue(`expected \`id\` to equal the file name "${baseName}", got "${id.value}"`, id.line, "id");
-
-  const locale = fields.get("locale");
-  if (!locale) issue("missing required field; expected a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", 2, "locale");
-  else if (!isLocale(locale.value)) issue(`expected \`locale\` to be a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)${localeHint(locale.value)}, got ${JSON.stringify(locale.value)}`, locale.line, "locale");
-  else if (folderLocale !== undefined && locale.value !== folderLocale)
-    issue(`expected \`locale\` to equal its folder "${folderLocale}", got "${locale.value}"`, locale.line, "locale");
-
-  const title = fields.get("title");
-  if (!title) issue("missing required field; expected a non-empty title", 2, "title");
-  else if (typeof title.value !== "string" || title.value.trim() === "") issue(`expected \`title\` to be a non-empty string, got ${JSON.stringify(title.value)}`, title.line, "title");
-
-  const tags = fields.get("tags");
-  if (tags && !(Array.isArray(tags.value) && tags.value.every((t) => typeof t === "string")))
-    issue(`expected \`tags\` to be a list of strings, got ${JSON.stringify(tags.value)}`, tags.line, "tags");
+  if (fm !== undefined && fm.id !== baseName) issue(`expected \`id\` to equal the file name "${baseName}", got "${fm.id}"`, lineOfKey.get("id"), "id");
+  if (fm !== undefined && folderLocale !== undefined && fm.locale !== folderLocale)
+    issue(`expected \`locale\` to equal its folder "${folderLocale}", got "${fm.locale}"`, lineOfKey.get("locale"), "locale");
 
   const bodyStart = close + 1; // 0-based index of the first body line
   const body = lines.slice(bodyStart).join("\n");
@@ -93,14 +79,15 @@ export function parseCard(text: string, file: string, folderLocale?: string): { 
       if (section.text.trim() === "") issue(`section "${section.heading}" has no text`, bodyStart + section.line, "body");
     }
   }
-  if (issues.length > 0) return { issues };
+  if (issues.length > 0 || fm === undefined) return { issues };
   return {
-    idLine: id!.line,
+    idLine: lineOfKey.get("id") ?? 2,
     card: {
-      id: id!.value as string,
-      locale: locale!.value as Locale,
-      title: (title!.value as string).trim(),
-      tags: (tags?.value as string[] | undefined) ?? [],
+      id: fm.id,
+      // A well-formed tag equal to its folder, which the loader accepts only as a known locale.
+      locale: fm.locale as Locale,
+      title: fm.title.trim(),
+      tags: fm.tags ?? [],
       body,
       file,
     },

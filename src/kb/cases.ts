@@ -5,89 +5,30 @@
  */
 import { readFile } from "node:fs/promises";
 import { DataValidationError, type DataIssue } from "../errors.js";
-import {
-  ADVERSARIAL_CATEGORIES,
-  CASE_KINDS,
-  EXPECTS,
-  isLocale,
-  type AdversarialCategory,
-  type CaseKind,
-  type EvalCase,
-  type EvalTurn,
-  type Expect,
-  type KnowledgeBase,
-} from "./types.js";
-import { localeHint } from "./cards.js";
+import { parseWithSchema } from "./schema-issues.js";
+import { CASE_ID_PATTERN, CaseLineSchema, MAX_TURNS } from "./schemas.js";
+import type { EvalCase, KnowledgeBase, Locale } from "./types.js";
 
-export const CASE_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
-const CASE_FIELDS = ["id", "locale", "kind", "category", "turns"] as const;
-const TURN_FIELDS = ["user", "must_cite_one_of", "expect"] as const;
-export const MAX_TURNS = 4;
+export { CASE_ID_PATTERN, MAX_TURNS };
 
-const show = (v: unknown) => (v === undefined ? "nothing" : JSON.stringify(v));
-const oneOf = (xs: readonly string[]) => xs.map((x) => `"${x}"`).join(" or ");
-
-/** Parse one JSONL line into a case (structure only; card references are checked by `validateCases`). */
+/**
+ * Parse one JSONL line into a case: JSON, then CaseLineSchema (src/kb/schemas.ts).
+ * Card references and the locale are cross-checked by `validateCases`.
+ */
 export function parseCaseLine(text: string, file: string, line: number): { case?: EvalCase; issues: DataIssue[] } {
-  const issues: DataIssue[] = [];
-  const issue = (field: string | undefined, message: string) => issues.push({ file, line, field, message });
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    issue(undefined, `malformed JSON (${(e as Error).message}); expected one JSON object per line`);
-    return { issues };
+    return { issues: [{ file, line, field: undefined, message: `malformed JSON (${(e as Error).message}); expected one JSON object per line` }] };
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    issue(undefined, `expected a JSON object, got ${show(raw)}`);
-    return { issues };
-  }
-  const obj = raw as Record<string, unknown>;
-  for (const key of Object.keys(obj))
-    if (!(CASE_FIELDS as readonly string[]).includes(key)) issue(key, `unknown field; expected only ${CASE_FIELDS.join(", ")}`);
-
-  if (typeof obj.id !== "string" || !CASE_ID_PATTERN.test(obj.id)) issue("id", `expected \`id\` to match ${CASE_ID_PATTERN.source}, got ${show(obj.id)}`);
-  if (!isLocale(obj.locale)) issue("locale", `expected \`locale\` to be a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)${localeHint(obj.locale)}, got ${show(obj.locale)}`);
-  if (!(CASE_KINDS as readonly unknown[]).includes(obj.kind)) issue("kind", `expected \`kind\` to be ${oneOf(CASE_KINDS)}, got ${show(obj.kind)}`);
-  if (obj.category !== undefined) {
-    if (obj.kind !== "adversarial") issue("category", `\`category\` is only allowed on adversarial cases, got it on a ${show(obj.kind)} case`);
-    else if (!(ADVERSARIAL_CATEGORIES as readonly unknown[]).includes(obj.category))
-      issue("category", `expected \`category\` to be ${oneOf(ADVERSARIAL_CATEGORIES)}, got ${show(obj.category)}`);
-  }
-  const turns: EvalTurn[] = [];
-  if (!Array.isArray(obj.turns) || obj.turns.length === 0 || obj.turns.length > MAX_TURNS) {
-    issue("turns", `expected \`turns\` to be an array of 1 to ${MAX_TURNS} turns, got ${Array.isArray(obj.turns) ? `${obj.turns.length} turns` : show(obj.turns)}`);
-  } else {
-    obj.turns.forEach((t: unknown, i: number) => {
-      const at = `turns[${i}]`;
-      if (typeof t !== "object" || t === null || Array.isArray(t)) {
-        issue(at, `expected a turn object {user, must_cite_one_of, expect}, got ${show(t)}`);
-        return;
-      }
-      const turn = t as Record<string, unknown>;
-      for (const key of Object.keys(turn))
-        if (!(TURN_FIELDS as readonly string[]).includes(key)) issue(`${at}.${key}`, `unknown field; expected only ${TURN_FIELDS.join(", ")}`);
-      if (typeof turn.user !== "string" || turn.user.trim() === "") issue(`${at}.user`, `expected a non-empty string, got ${show(turn.user)}`);
-      const gold = turn.must_cite_one_of;
-      if (!Array.isArray(gold)) issue(`${at}.must_cite_one_of`, `expected an array of card ids ([] for a no-match turn), got ${show(gold)}`);
-      else {
-        gold.forEach((g, j) => {
-          if (typeof g !== "string" || g === "") issue(`${at}.must_cite_one_of[${j}]`, `expected a card id, got ${show(g)}`);
-        });
-        const seen = new Set<unknown>();
-        gold.forEach((g, j) => {
-          if (seen.has(g)) issue(`${at}.must_cite_one_of[${j}]`, `duplicate gold id ${show(g)}`);
-          seen.add(g);
-        });
-      }
-      if (!(EXPECTS as readonly unknown[]).includes(turn.expect)) issue(`${at}.expect`, `expected \`expect\` to be ${oneOf(EXPECTS)}, got ${show(turn.expect)}`);
-      turns.push({ user: turn.user as string, must_cite_one_of: (gold as string[]) ?? [], expect: turn.expect as Expect });
-    });
-  }
-  if (issues.length > 0) return { issues };
-  const evalCase: EvalCase = { id: obj.id as string, locale: obj.locale as EvalCase["locale"], kind: obj.kind as CaseKind, turns, line };
-  if (obj.category !== undefined) evalCase.category = obj.category as AdversarialCategory;
-  return { case: evalCase, issues };
+  const parsed = parseWithSchema(CaseLineSchema, raw, { file, line });
+  if (parsed.data === undefined) return { issues: parsed.issues };
+  const { category, ...rest } = parsed.data;
+  // The locale is a well-formed tag here; `validateCases` checks it is one of the KB's.
+  const evalCase: EvalCase = { ...rest, locale: rest.locale as Locale, line };
+  if (category !== undefined) evalCase.category = category;
+  return { case: evalCase, issues: [] };
 }
 
 /** Levenshtein distance, for "did you mean" suggestions on misspelt gold ids. */
@@ -115,11 +56,14 @@ function suggest(id: string, kb: KnowledgeBase): string {
   return best !== undefined && bestD <= Math.max(2, Math.floor(id.length / 4)) ? `; did you mean "${best}"?` : "";
 }
 
-/** Cross-checks against the KB and across cases: unique ids, gold ids that exist, gold in the case's locale. */
+/** Cross-checks against the KB and across cases: the case's locale is one of the KB's, unique ids, gold ids that exist, gold in the case's locale. */
 export function validateCases(cases: readonly EvalCase[], kb: KnowledgeBase, file: string): DataIssue[] {
   const issues: DataIssue[] = [];
   const firstLine = new Map<string, number>();
+  const kbLocales = [...new Set(kb.cards.map((card) => card.locale as string))].sort();
   for (const c of cases) {
+    if (kbLocales.length > 0 && !kbLocales.includes(c.locale))
+      issues.push({ file, line: c.line, field: "locale", message: `expected one of the KB's locales (${kbLocales.join(", ")}), got ${JSON.stringify(c.locale)}` });
     const prior = firstLine.get(c.id);
     if (prior !== undefined) issues.push({ file, line: c.line, field: "id", message: `duplicate case id "${c.id}", first used on line ${prior}` });
     else firstLine.set(c.id, c.line);

@@ -17,9 +17,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { DataValidationError, type DataIssue } from "../errors.js";
+import { parseWithSchema } from "./schema-issues.js";
+import { SPLIT_PARTS, SplitFileSchema } from "./schemas.js";
 import type { EvalCase } from "./types.js";
 
-export const SPLIT_PARTS = ["tune", "holdout"] as const;
+export { SPLIT_PARTS };
 export type SplitPart = (typeof SPLIT_PARTS)[number];
 
 export interface CaseSplit {
@@ -45,28 +47,25 @@ export async function loadSplit(file: string, cases: readonly EvalCase[]): Promi
   return parseSplit(text.replace(/^\uFEFF/, ""), file, cases);
 }
 
+/**
+ * Parses a split file: its shape by SplitFileSchema (src/kb/schemas.ts), then
+ * the cross-field rules against the cases: every id names a case, no case is
+ * in two parts, every case is in one part.
+ */
 export function parseSplit(text: string, file: string, cases: readonly EvalCase[]): CaseSplit {
-  const issues: DataIssue[] = [];
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
     throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
-  const obj = raw as Record<string, unknown>;
-  for (const key of Object.keys(obj))
-    if (!["version", "note", ...SPLIT_PARTS].includes(key)) issues.push({ file, field: key, message: `unknown field; expected only version, note, ${SPLIT_PARTS.join(", ")}` });
-  if (obj.version !== 1) issues.push({ file, field: "version", message: `expected 1, got ${JSON.stringify(obj.version)}` });
+  const parsed = parseWithSchema(SplitFileSchema, raw, { file });
+  if (parsed.data === undefined) throw new DataValidationError(parsed.issues);
+  const issues: DataIssue[] = [];
   const known = new Set(cases.map((c) => c.id));
   const partOf = new Map<string, SplitPart>();
   for (const part of SPLIT_PARTS) {
-    const ids = obj[part];
-    if (!Array.isArray(ids) || ids.some((x) => typeof x !== "string")) {
-      issues.push({ file, field: part, message: "expected an array of case ids" });
-      continue;
-    }
-    ids.forEach((id: string, i) => {
+    parsed.data[part].forEach((id, i) => {
       if (!known.has(id)) issues.push({ file, field: `${part}[${i}]`, message: `unknown case id ${JSON.stringify(id)}` });
       else if (partOf.has(id)) issues.push({ file, field: `${part}[${i}]`, message: `case ${JSON.stringify(id)} is already in part "${partOf.get(id)}"` });
       else partOf.set(id, part);

@@ -1,4 +1,5 @@
 /** Data contracts of the knowledge base and the eval cases (DESIGN.md §3.1, §3.2). */
+import { canonicalLocale, type ADVERSARIAL_CATEGORIES, type CASE_KINDS, type CardFrontMatter, type CaseLine, type EXPECTS, type EvalTurn } from "./schemas.js";
 
 /**
  * A BCP-47 language tag in canonical form (`en`, `es-419`, `pt-BR`, `de`,
@@ -20,15 +21,7 @@ export function isBuiltinLocale(x: unknown): x is BuiltinLocale {
 /** @deprecated the built-in table locales; a KB may use any BCP-47 tag (use `isLocale`). */
 export const LOCALES = BUILTIN_LOCALES;
 
-/** The canonical form of a BCP-47 tag (`Intl.getCanonicalLocales`), or null when `tag` is not one. */
-export function canonicalLocale(tag: string): string | null {
-  if (tag.trim() !== tag || tag === "") return null;
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
-  } catch {
-    return null;
-  }
-}
+export { canonicalLocale };
 
 /** True when `x` is a BCP-47 tag already in canonical form (`pt-BR`, not `pt-br` or `pt_BR`). */
 export function isLocale(x: unknown): x is Locale {
@@ -48,11 +41,9 @@ export function languageOf(locale: string): string {
   return locale.split("-")[0]!.toLowerCase();
 }
 
-/** A knowledge-base card: `kb/cards/<locale>/<id>.md`. */
-export interface Card {
-  id: string;
+/** A knowledge-base card: `kb/cards/<locale>/<id>.md`; the front-matter fields come from CardFrontMatterSchema (src/kb/schemas.ts). */
+export interface Card extends Omit<CardFrontMatter, "locale" | "tags"> {
   locale: Locale;
-  title: string;
   tags: string[];
   /** Markdown body after the front matter. */
   body: string;
@@ -75,33 +66,17 @@ export interface Chunk {
   text: string;
 }
 
-export const CASE_KINDS = ["golden", "adversarial"] as const;
+export { ADVERSARIAL_CATEGORIES, CASE_KINDS, EXPECTS } from "./schemas.js";
 export type CaseKind = (typeof CASE_KINDS)[number];
-export const EXPECTS = ["answer", "refuse"] as const;
 export type Expect = (typeof EXPECTS)[number];
-
-/** Adversarial categories (optional on a case, used for reporting). */
-export const ADVERSARIAL_CATEGORIES = [
-  "prompt_injection",
-  "other_customer_data",
-  "bypass_limits_or_verification",
-  "out_of_scope",
-] as const;
 export type AdversarialCategory = (typeof ADVERSARIAL_CATEGORIES)[number];
 
-export interface EvalTurn {
-  user: string;
-  /** Disjunctive gold: citing any one of these card ids satisfies the turn. Empty = no-match turn. */
-  must_cite_one_of: string[];
-  expect: Expect;
-}
+/** One turn of a case, inferred from EvalTurnSchema (src/kb/schemas.ts). */
+export type { EvalTurn };
 
-export interface EvalCase {
-  id: string;
+/** A case, inferred from CaseLineSchema (src/kb/schemas.ts), plus the line it was read from. */
+export interface EvalCase extends Omit<CaseLine, "locale"> {
   locale: Locale;
-  kind: CaseKind;
-  /** Only on adversarial cases. */
-  category?: AdversarialCategory;
   turns: EvalTurn[];
   /** 1-based line in the JSONL file. */
   line: number;

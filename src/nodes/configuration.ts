@@ -26,15 +26,26 @@
  * A value of the wrong type throws InvalidArgumentError naming the key.
  * `undefined` and `null` mean "not set".
  */
-import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import type { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
 import { chunkCard } from "../kb/chunk.js";
 import type { Card, Chunk, KnowledgeBase } from "../kb/types.js";
 import { HYBRID_DEFAULTS, RETRIEVAL_MODES } from "../retrieval/hybrid.js";
-import type { RetrievalMode, Retriever } from "../retrieval/types.js";
+import type { Retriever } from "../retrieval/types.js";
+import {
+  AnswerSettingsSchema,
+  ChatModelSchema,
+  ConfigurableSchema,
+  RetrievalSettingsSchema,
+  RetrieverSchema,
+  TunablesSchema,
+  parseConfig,
+  type ChatModelLike,
+} from "./configuration-schema.js";
 
 export { RETRIEVAL_MODES };
+export type { ChatModelLike };
 
 /**
  * Documented defaults. The retrieval ones (k, denseK, bm25K, mode, rerank)
@@ -60,21 +71,11 @@ export const CONFIG_DEFAULTS = Object.freeze({
   rewriteWithModel: true,
 });
 
-/** Retrieval settings forwarded to `retriever.retrieve()`; an unset key leaves the retriever's default. */
-export interface RetrievalSettings {
-  k?: number;
-  denseK?: number;
-  bm25K?: number;
-  mode?: RetrievalMode;
-  rerank?: boolean;
-}
+/** Retrieval settings forwarded to `retriever.retrieve()`; an unset key leaves the retriever's default. Inferred from RetrievalSettingsSchema. */
+export type RetrievalSettings = z.output<typeof RetrievalSettingsSchema>;
 
-/** Settings of the answer side (applied by the nodes, defaults in CONFIG_DEFAULTS). */
-export interface AnswerSettings {
-  minEvidence: number;
-  maxSentences: number;
-  rewriteWithModel: boolean;
-}
+/** Settings of the answer side (applied by the nodes, defaults in CONFIG_DEFAULTS), inferred from AnswerSettingsSchema with every key resolved. */
+export type AnswerSettings = { [K in keyof z.output<typeof AnswerSettingsSchema>]-?: NonNullable<z.output<typeof AnswerSettingsSchema>[K]> };
 
 export type TunableConfig = RetrievalSettings & AnswerSettings;
 
@@ -86,11 +87,6 @@ export interface CardEntry {
 
 /** Card id → card and chunks. */
 export type CardLookup = ReadonlyMap<string, CardEntry>;
-
-/** Anything that answers a list of messages with a message: every LangChain chat model, or a runnable around one. */
-export interface ChatModelLike {
-  invoke(input: BaseMessage[], options?: RunnableConfig): Promise<BaseMessage>;
-}
 
 /** The resolved configuration the nodes work with. */
 export interface RetraceConfiguration extends TunableConfig {
@@ -142,33 +138,9 @@ export function toCardLookup(source: unknown, name = "cards"): CardLookup {
   return lookup;
 }
 
-function positiveInteger(name: string, value: unknown): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new InvalidArgumentError(name, "a positive integer", value);
-  }
-  return value;
-}
-
-function boolean(name: string, value: unknown): boolean | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean") throw new InvalidArgumentError(name, "a boolean", value);
-  return value;
-}
-
-/** Validates the retrieval keys of `raw`; the result has only the keys that are set. */
+/** Validates the retrieval keys of `raw` (RetrievalSettingsSchema); the result has only the keys that are set. */
 export function resolveRetrievalSettings(raw: Record<string, unknown>): RetrievalSettings {
-  const mode = raw.mode ?? undefined;
-  if (mode !== undefined && !(RETRIEVAL_MODES as readonly unknown[]).includes(mode)) {
-    throw new InvalidArgumentError("mode", `one of ${RETRIEVAL_MODES.join(", ")}`, mode);
-  }
-  return retrievalSettingsOf({
-    k: positiveInteger("k", raw.k),
-    denseK: positiveInteger("denseK", raw.denseK),
-    bm25K: positiveInteger("bm25K", raw.bm25K),
-    mode: mode as RetrievalMode | undefined,
-    rerank: boolean("rerank", raw.rerank),
-  });
+  return retrievalSettingsOf(parseConfig(RetrievalSettingsSchema, raw));
 }
 
 /** The retrieval settings that are set in a resolved configuration (for `retriever.retrieve()`). */
@@ -188,50 +160,37 @@ export function retrievalSettingsOf(conf: RetrievalSettings): RetrievalSettings 
  * Used for `config.configurable` and for `buildGraph({ defaults })`.
  */
 export function resolveTunables(raw: Record<string, unknown>, base: AnswerSettings = CONFIG_DEFAULTS): TunableConfig {
-  const minEvidence = raw.minEvidence ?? base.minEvidence;
-  if (typeof minEvidence !== "number" || !Number.isFinite(minEvidence) || minEvidence < 0 || minEvidence > 1) {
-    throw new InvalidArgumentError("minEvidence", "a number in [0, 1]", minEvidence);
-  }
-  const maxSentences = positiveInteger("maxSentences", raw.maxSentences) ?? base.maxSentences;
-  if (maxSentences > 10) throw new InvalidArgumentError("maxSentences", "an integer from 1 to 10", maxSentences);
+  return tunablesOf(parseConfig(TunablesSchema, raw), base);
+}
+
+function tunablesOf(parsed: z.output<typeof TunablesSchema>, base: AnswerSettings): TunableConfig {
   return {
-    ...resolveRetrievalSettings(raw),
-    minEvidence,
-    maxSentences,
-    rewriteWithModel: boolean("rewriteWithModel", raw.rewriteWithModel) ?? base.rewriteWithModel,
+    ...retrievalSettingsOf(parsed),
+    minEvidence: parsed.minEvidence ?? base.minEvidence,
+    maxSentences: parsed.maxSentences ?? base.maxSentences,
+    rewriteWithModel: parsed.rewriteWithModel ?? base.rewriteWithModel,
   };
 }
 
-/** Validates a retriever-like value. */
+/** Validates a retriever-like value (RetrieverSchema). */
 export function toRetriever(value: unknown, name = "retriever"): Retriever | null {
-  if (value === undefined || value === null) return null;
-  if (typeof (value as Retriever).retrieve !== "function") {
-    throw new InvalidArgumentError(name, "an object with a retrieve(query, options) method", typeof value);
-  }
-  return value as Retriever;
+  return parseConfig(RetrieverSchema, value, name) ?? null;
 }
 
-/** Validates a chat-model-like value. */
+/** Validates a chat-model-like value (ChatModelSchema). */
 export function toChatModel(value: unknown, name = "model"): ChatModelLike | null {
-  if (value === undefined || value === null) return null;
-  if (typeof (value as ChatModelLike).invoke !== "function") {
-    throw new InvalidArgumentError(name, "a chat model (an object with an invoke(messages) method)", typeof value);
-  }
-  return value as ChatModelLike;
+  return parseConfig(ChatModelSchema, value, name) ?? null;
 }
 
-/** Reads and validates the configuration the nodes need from a runnable config. */
+/** Reads and validates the configuration the nodes need from a runnable config (ConfigurableSchema). */
 export function ensureConfiguration(config?: RunnableConfig): RetraceConfiguration {
   const raw = (config?.configurable ?? {}) as Record<string, unknown>;
-  const threadId = raw.thread_id;
-  if (threadId !== undefined && threadId !== null && typeof threadId !== "string" && typeof threadId !== "number") {
-    throw new InvalidArgumentError("thread_id", "a string", threadId);
-  }
+  const parsed = parseConfig(ConfigurableSchema, raw);
   return {
-    ...resolveTunables(raw),
-    retriever: toRetriever(raw.retriever),
-    cards: toCardLookup(raw.cards),
-    model: toChatModel(raw.model),
-    threadId: threadId === undefined || threadId === null ? null : String(threadId),
+    ...tunablesOf(parsed, CONFIG_DEFAULTS),
+    retriever: parsed.retriever ?? null,
+    cards: toCardLookup(parsed.cards),
+    model: parsed.model ?? null,
+    threadId: parsed.thread_id === undefined ? null : String(parsed.thread_id),
   };
 }

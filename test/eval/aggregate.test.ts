@@ -193,7 +193,7 @@ describe("summarize / artifactsOf / buildReport", () => {
     const turns = await turnReports(ROWS, evaluators);
     const copy = structuredClone(turns);
     const r = buildReport({ run: runInfo(), turns, evaluators });
-    expect(r.version).toBe(REPORT_VERSION);
+    expect(r.schemaVersion).toBe(REPORT_VERSION);
     expect(r.gate).toBeNull();
     expect(r.turns).toBe(turns);
     expect(turns).toEqual(copy);

@@ -1,9 +1,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BaselineMismatchError, DataValidationError } from "../../src/errors.js";
-import { assertComparable, baselineFromReport, readBaseline, writeBaseline } from "../../src/eval/baseline.js";
+import { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline } from "../../src/eval/baseline.js";
+import { migrateBaselineV1 } from "../../src/eval/schemas.js";
 import { fixtureReport } from "./report-fixture.js";
 
 let dir: string;
@@ -33,7 +35,7 @@ describe("baselineFromReport", () => {
     const report = await fixtureReport();
     const b = baselineFromReport(report, CREATED);
     expect(b).toMatchObject({
-      version: 1,
+      schemaVersion: 2,
       created: "2025-02-03T04:05:06.000Z",
       datasetHash: "ds-1111",
       kbHash: "kb-2222",
@@ -64,7 +66,7 @@ describe("writeBaseline / readBaseline", () => {
     expect(await readdir(dir)).toEqual(["baseline.json"]);
     expect(await readBaseline(path)).toEqual(written);
     expect(written).toEqual(baselineFromReport(report, CREATED));
-    expect(await readFile(path, "utf8")).toMatch(/^\{\n {2}"version": 1,/);
+    expect(await readFile(path, "utf8")).toMatch(/^\{\n {2}"schemaVersion": 2,/);
   });
 
   it("replaces an existing baseline atomically and creates missing directories", async () => {
@@ -93,21 +95,53 @@ describe("writeBaseline / readBaseline", () => {
     await expectDataError(readBaseline(path), undefined, /not valid JSON/);
 
     const good = baselineFromReport(await fixtureReport(), CREATED);
-    await writeFile(path, JSON.stringify({ ...good, version: 2 }));
-    await expectDataError(readBaseline(path), "version", /expected baseline version 1, got 2/);
+    await writeFile(path, JSON.stringify({ ...good, schemaVersion: 3 }));
+    await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 2 \(or 1, migrated on read\), got 3; it was written by a newer retrace/);
+    const { schemaVersion: _v, ...unversioned } = good;
+    await writeFile(path, JSON.stringify(unversioned));
+    await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 2 .*got none/);
 
     await writeFile(path, JSON.stringify({ ...good, k: "5" }));
-    await expectDataError(readBaseline(path), "k", /number/i);
+    await expectDataError(readBaseline(path), "k", /expected a number, got "5"/);
 
     const { datasetHash: _omit, ...missing } = good;
     await writeFile(path, JSON.stringify(missing));
-    await expectDataError(readBaseline(path), "datasetHash", /required/i);
+    await expectDataError(readBaseline(path), "datasetHash", /missing required field; expected a string/);
 
     await writeFile(path, JSON.stringify({ ...good, perTurn: { "g1#0": { retrieval_hit_at_k: "1" } } }));
     await expectDataError(readBaseline(path), "perTurn.g1#0.retrieval_hit_at_k", /number/i);
 
     await writeFile(path, JSON.stringify({ ...good, extra: true }));
-    await expectDataError(readBaseline(path), undefined, /extra/);
+    await expectDataError(readBaseline(path), "extra", /unknown field/);
+  });
+});
+
+describe("schemaVersion migration", () => {
+  // A baseline as 0.1.0 wrote it (`"version": 1`, no schemaVersion): a copy of the committed kb/eval/baseline.json of that release.
+  const V1_FIXTURE = fileURLToPath(new URL("../fixtures/schema/baseline-v1.json", import.meta.url));
+
+  it("migrates a version 1 baseline on read: schemaVersion 2, every other field unchanged", async () => {
+    const raw = JSON.parse(await readFile(V1_FIXTURE, "utf8")) as Record<string, unknown>;
+    expect(raw.version).toBe(1);
+    expect(raw).not.toHaveProperty("schemaVersion");
+    const b = await readBaseline(V1_FIXTURE);
+    expect(b.schemaVersion).toBe(2);
+    expect(b).not.toHaveProperty("version");
+    const { version: _v, ...rest } = raw;
+    expect({ ...b, schemaVersion: undefined }).toEqual({ ...rest, schemaVersion: undefined });
+    expect(b.config).toEqual({ embedder: "builtin-hashed-ngrams-384-v1", mode: "hybrid", rerank: null });
+  });
+
+  it("migrateBaselineV1 is pure and puts schemaVersion first", () => {
+    const v1 = { version: 1 as const, created: "c", datasetHash: "d", kbHash: "h", k: 5, config: { embedder: null, mode: null, rerank: null }, aggregates: {}, perTurn: {} };
+    const v2 = migrateBaselineV1(v1);
+    expect(Object.keys(v2)[0]).toBe("schemaVersion");
+    expect(v2).toEqual({ schemaVersion: 2, created: "c", datasetHash: "d", kbHash: "h", k: 5, config: { embedder: null, mode: null, rerank: null }, aggregates: {}, perTurn: {} });
+    expect(v1.version).toBe(1);
+  });
+
+  it("still validates a version 1 file field by field", () => {
+    expect(() => parseBaseline({ version: 1, created: "c" }, "old.json")).toThrow(/old\.json: field `datasetHash` missing required field/);
   });
 });
 

@@ -76,8 +76,22 @@ describe("compareRuns", () => {
     expect(() => compareRuns(a, otherK)).toThrow(/z\.json: field `k` cannot pair with .*x\.json: k=5 differs from k=3/);
   });
 
+  it("reads a version 1 report (`\"version\": 1`) by migrating it, and passes unknown sections through", async () => {
+    const { schemaVersion: _v, ...rest } = await fixtureReport();
+    const v1 = await readRunSide(await write("v1.json", { version: 1, ...rest, timings: { totalMs: 3 } }));
+    const v2 = await readRunSide(await write("v2.json", await fixtureReport()));
+    expect(v1.datasetHash).toBe(v2.datasetHash);
+    expect(v1.keys).toEqual(v2.keys);
+    expect((v1.source as unknown as Record<string, unknown>).schemaVersion).toBe(2);
+    expect((v1.source as unknown as Record<string, unknown>).timings).toEqual({ totalMs: 3 });
+    expect(compareRuns(v1, v2).every((c) => c.diff === 0)).toBe(true);
+  });
+
   it("rejects a file that is not a report or a baseline", async () => {
-    await expect(readRunSide(await write("bad.json", { version: 7, turns: [] }))).rejects.toThrow(/bad\.json: field `version` expected report version 1, got 7/);
+    await expect(readRunSide(await write("bad.json", { version: 7, turns: [] }))).rejects.toThrow(/bad\.json: field `schemaVersion` expected report schemaVersion 2 \(or 1, migrated on read\), got 7; it was written by a newer retrace/);
+    await expect(readRunSide(await write("nover.json", { turns: [] }))).rejects.toThrow(/nover\.json: field `schemaVersion` expected report schemaVersion 2 .*got none; is this a retrace report file\?/);
+    const { run: _run, ...noRun } = await fixtureReport();
+    await expect(readRunSide(await write("norun.json", noRun))).rejects.toThrow(/norun\.json: field `run` missing required field; expected an object/);
     const notJson = path.join(dir, "not.json");
     await writeFile(notJson, "{");
     await expect(readRunSide(notJson)).rejects.toThrow(/not\.json: expected a retrace report or baseline JSON file/);

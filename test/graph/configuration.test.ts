@@ -17,6 +17,11 @@ beforeAll(async () => {
 });
 
 describe("ensureConfiguration", () => {
+  it("treats null as unset and lets LangGraph's own keys pass through (ConfigurableSchema)", () => {
+    const c = ensureConfiguration({ configurable: { k: null, minEvidence: null, thread_id: null, checkpoint_ns: "x", __pregel_extra: 1 } });
+    expect(c).toEqual({ minEvidence: 0.15, maxSentences: 3, rewriteWithModel: true, retriever: null, cards: new Map(), model: null, threadId: null });
+  });
+
   it("applies the documented defaults; retrieval keys stay unset so the retriever's defaults apply", () => {
     const c = ensureConfiguration({});
     expect(c).toEqual({ minEvidence: 0.15, maxSentences: 3, rewriteWithModel: true, retriever: null, cards: new Map(), model: null, threadId: null });
@@ -47,6 +52,8 @@ describe("ensureConfiguration", () => {
     [{ rerank: "yes" }, 'Expected `rerank` to be a boolean, got "yes"'],
     [{ minEvidence: 1.5 }, "Expected `minEvidence` to be a number in [0, 1], got 1.5"],
     [{ maxSentences: 11 }, "Expected `maxSentences` to be an integer from 1 to 10, got 11"],
+    [{ maxSentences: 0 }, "Expected `maxSentences` to be an integer from 1 to 10, got 0"],
+    [{ minEvidence: -0.5 }, "Expected `minEvidence` to be a number in [0, 1], got -0.5"],
     [{ retriever: { search: () => [] } }, "Expected `retriever` to be an object with a retrieve(query, options) method"],
     [{ model: "gpt" }, "Expected `model` to be a chat model"],
     [{ cards: 42 }, "Expected `cards` to be a card lookup (Map), a KnowledgeBase or an array of cards, got 42"],

@@ -29,6 +29,19 @@ describe("parseCard", () => {
     expect(issues).toEqual([{ file: "kb/cards/en/a.md", line: 3, field: "locale", message: expect.stringContaining('folder "en"') }]);
   });
 
+  it("checks the front matter with CardFrontMatterSchema, each issue on its key's line", () => {
+    const { card: c, issues } = parseCard(card("id: a\nlocale: en_US\ntitle: 5\ntags: x"), "kb/cards/en/a.md", "en");
+    expect(c).toBeUndefined();
+    expect(issues).toEqual([
+      { file: "kb/cards/en/a.md", line: 3, field: "locale", message: 'expected a BCP-47 language tag (e.g. en, es-419, pt-BR), got "en_US"' },
+      { file: "kb/cards/en/a.md", line: 4, field: "title", message: "expected a non-empty title, got 5" },
+      { file: "kb/cards/en/a.md", line: 5, field: "tags", message: 'expected a list of strings, got "x"' },
+    ]);
+    expect(parseCard(card("locale: en\ntitle: T"), "kb/cards/en/a.md", "en").issues).toEqual([
+      { file: "kb/cards/en/a.md", line: 2, field: "id", message: "missing required field; expected the card id matching ^[a-z0-9][a-z0-9-]*$ (equal to the file name)" },
+    ]);
+  });
+
   it("rejects unknown fields", () => {
     const { issues } = parseCard(card("id: a\nlocale: en\ntitle: T\nauthor: me"), "kb/cards/en/a.md", "en");
     expect(issues).toEqual([{ file: "kb/cards/en/a.md", line: 5, field: "author", message: expect.stringContaining("unknown field") }]);

@@ -20,13 +20,16 @@ describe("parseCaseLine", () => {
     ["unknown case field", { ...good, notes: "x" }, "notes", "unknown field"],
     ["unknown turn field", { ...good, turns: [{ ...good.turns[0], gold: [] }] }, "turns[0].gold", "unknown field"],
     ["bad kind", { ...good, kind: "gold" }, "kind", '"golden" or "adversarial"'],
-    ["bad locale", { ...good, locale: "es_419" }, "locale", "a canonical BCP-47 language tag"],
+    ["bad locale", { ...good, locale: "es_419" }, "locale", 'expected `locale` to be a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans), got "es_419"'],
     ["non-canonical locale", { ...good, locale: "pt-br" }, "locale", 'did you mean "pt-BR"?'],
+    ["bad id", { ...good, id: 3 }, "id", "expected a case id matching ^[a-z0-9][a-z0-9-]*$, got 3"],
+    ["missing kind", (({ kind: _k, ...rest }) => rest)(good), "kind", 'missing required field; expected "golden" or "adversarial"'],
     ["bad expect", { ...good, turns: [{ ...good.turns[0], expect: "maybe" }] }, "turns[0].expect", '"answer" or "refuse"'],
     ["gold not an array", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: "card-freeze" }] }, "turns[0].must_cite_one_of", "array of card ids"],
     ["duplicate gold id", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: ["a", "a"] }] }, "turns[0].must_cite_one_of[1]", "duplicate"],
     ["empty question", { ...good, turns: [{ ...good.turns[0], user: " " }] }, "turns[0].user", "non-empty string"],
     ["too many turns", { ...good, turns: Array(5).fill(good.turns[0]) }, "turns", "1 to 4 turns"],
+    ["a gold id not a string", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: [7] }] }, "turns[0].must_cite_one_of[0]", "expected a card id, got 7"],
     ["category on a golden case", { ...good, category: "out_of_scope" }, "category", "only allowed on adversarial"],
     ["unknown category", { ...good, kind: "adversarial", category: "jailbreak" }, "category", '"prompt_injection"'],
   ])("rejects %s, naming the field", (_name, obj, field, message) => {
@@ -70,6 +73,11 @@ describe("loadCases", () => {
   it("rejects a case whose gold cites a card of another locale", async () => {
     const issues = await issuesAfter((t) => t.replace('"id": "es-congelar-001", "locale": "es-419"', '"id": "es-congelar-001", "locale": "pt-BR"'));
     expect(issues).toEqual([{ file: "cases.jsonl", line: 5, field: "turns[0].must_cite_one_of[0]", message: expect.stringContaining("is in locale es-419 but the case is pt-BR") }]);
+  });
+
+  it("rejects a well-formed locale tag that is not one of the KB's locales (cross-field rule)", async () => {
+    const issues = await issuesAfter((t) => t.replace('"id": "en-nomatch-001", "locale": "en"', '"id": "en-nomatch-001", "locale": "fr"'));
+    expect(issues).toEqual([{ file: "cases.jsonl", line: 2, field: "locale", message: `expected one of the KB's locales (en, es-419, pt-BR), got "fr"` }]);
   });
 
   it("rejects duplicate case ids, naming the first line", async () => {

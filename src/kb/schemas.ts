@@ -1,0 +1,132 @@
+/**
+ * The input formats of the knowledge base, each defined once as a zod
+ * schema; the TypeScript types are inferred from them (docs/schema-versions.md):
+ *
+ * - {@link CardFrontMatterSchema}: a card's YAML front matter;
+ * - {@link CaseLineSchema}: one line of `cases.jsonl`;
+ * - {@link SplitFileSchema}: the tune/holdout split file `eval/split.json`.
+ *
+ * Rules that need more than the value itself stay explicit checks after the
+ * parse: a card's id equals its file name and its locale its folder
+ * (src/kb/cards.ts); case ids are unique, gold ids name cards of the case's
+ * locale, and the case's locale is one of the KB's (src/kb/cases.ts); the split
+ * names known cases, each once, and covers them all (src/kb/split.ts).
+ */
+import { z } from "zod";
+
+export const CASE_KINDS = ["golden", "adversarial"] as const;
+export const EXPECTS = ["answer", "refuse"] as const;
+/** Adversarial categories (optional on a case, used for reporting). */
+export const ADVERSARIAL_CATEGORIES = [
+  "prompt_injection",
+  "other_customer_data",
+  "bypass_limits_or_verification",
+  "out_of_scope",
+] as const;
+
+export const CARD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+export const CASE_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+export const MAX_TURNS = 4;
+
+/** The canonical form of a BCP-47 tag (`Intl.getCanonicalLocales`), or null when `tag` is not one (docs/languages.md). */
+export function canonicalLocale(tag: string): string | null {
+  if (tag.trim() !== tag || tag === "") return null;
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** A string that states `expectation` for every failure of its own checks. */
+function expecting(expectation: string) {
+  return z.string({ message: expectation });
+}
+
+const LOCALE_EXPECTATION = "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)";
+
+/**
+ * A BCP-47 language tag in canonical form (`pt-BR`, not `pt-br` or `pt_BR`),
+ * checked with `Intl.getCanonicalLocales`; a non-canonical spelling of a valid
+ * tag is named in the message. Which tags a KB actually has is a cross-field
+ * rule (its locale folders), not the schema's.
+ */
+export const LocaleTagSchema = expecting(LOCALE_EXPECTATION).refine(
+  (s) => canonicalLocale(s) === s,
+  (s) => {
+    const canonical = canonicalLocale(s);
+    const hint = canonical !== null && canonical !== s ? ` (did you mean "${canonical}"?)` : "";
+    return { message: `expected \`locale\` to be ${LOCALE_EXPECTATION}${hint}, got ${JSON.stringify(s)}` };
+  },
+);
+
+const nonEmpty = (what: string) =>
+  expecting(what).refine(
+    (s) => s.trim() !== "",
+    (s) => ({ message: `expected ${what}, got ${JSON.stringify(s)}` }),
+  );
+
+const keysOf = (keys: readonly string[]) => `expected only ${keys.map((k) => `\`${k}\``).join(", ")}`;
+
+/** A card's front matter: `id`, `locale`, `title`, optional `tags`. */
+export const CardFrontMatterSchema = z
+  .object({
+    id: expecting(`the card id matching ${CARD_ID_PATTERN.source} (equal to the file name)`).regex(CARD_ID_PATTERN, {
+      message: `the card id matching ${CARD_ID_PATTERN.source} (equal to the file name)`,
+    }),
+    locale: LocaleTagSchema,
+    title: nonEmpty("a non-empty title"),
+    tags: z.array(z.string(), { message: "a list of strings" }).optional(),
+  })
+  .strict(keysOf(["id", "locale", "title", "tags"]));
+export type CardFrontMatter = z.infer<typeof CardFrontMatterSchema>;
+
+/** One turn of a case. */
+export const EvalTurnSchema = z
+  .object({
+    user: nonEmpty("a non-empty string"),
+    must_cite_one_of: z
+      .array(expecting("a card id").min(1, { message: "a card id" }), { message: "an array of card ids ([] for a no-match turn)" })
+      .superRefine((ids, ctx) => {
+        const seen = new Set<string>();
+        ids.forEach((g, j) => {
+          if (seen.has(g)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [j], message: `duplicate gold id ${JSON.stringify(g)}` });
+          seen.add(g);
+        });
+      }),
+    expect: z.enum(EXPECTS),
+  })
+  .strict(keysOf(["user", "must_cite_one_of", "expect"]));
+export type EvalTurn = z.infer<typeof EvalTurnSchema>;
+
+/** One line of `cases.jsonl` (the `line` of an EvalCase is added by the loader). */
+export const CaseLineSchema = z
+  .object({
+    id: expecting(`a case id matching ${CASE_ID_PATTERN.source}`).regex(CASE_ID_PATTERN, { message: `a case id matching ${CASE_ID_PATTERN.source}` }),
+    locale: LocaleTagSchema,
+    kind: z.enum(CASE_KINDS),
+    category: z.enum(ADVERSARIAL_CATEGORIES).optional(),
+    turns: z
+      .array(EvalTurnSchema, { message: `an array of 1 to ${MAX_TURNS} turns` })
+      .min(1, { message: `an array of 1 to ${MAX_TURNS} turns` })
+      .max(MAX_TURNS, { message: `an array of 1 to ${MAX_TURNS} turns` }),
+  })
+  .strict(keysOf(["id", "locale", "kind", "category", "turns"]))
+  .superRefine((c, ctx) => {
+    if (c.category !== undefined && c.kind !== "adversarial")
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["category"], message: `\`category\` is only allowed on adversarial cases, got it on a ${JSON.stringify(c.kind)} case` });
+  });
+export type CaseLine = z.infer<typeof CaseLineSchema>;
+
+export const SPLIT_PARTS = ["tune", "holdout"] as const;
+
+/** The committed tune/holdout split, `<kb>/eval/split.json`, version 1. */
+export const SplitFileSchema = z
+  .object({
+    version: z.literal(1),
+    note: z.string().optional(),
+    tune: z.array(z.string(), { message: "an array of case ids" }),
+    holdout: z.array(z.string(), { message: "an array of case ids" }),
+  })
+  .strict(keysOf(["version", "note", ...SPLIT_PARTS]));
+export type SplitFile = z.infer<typeof SplitFileSchema>;
