@@ -12,6 +12,9 @@
  * | `bm25K`           | positive integer              | retriever's own (20)        |
  * | `mode`            | "hybrid" \| "dense" \| "bm25" | retriever's own ("hybrid")  |
  * | `rerank`          | boolean                       | retriever's own (false)     |
+ * | `fusion`          | "rrf" \| "minmax" \| "zscore" \| "combmnz" | retriever's own |
+ * | `rrfK`            | finite number ≥ 0             | retriever's own (60)        |
+ * | `weights`         | { dense?, bm25? } finite ≥ 0  | retriever's own             |
  * | `minEvidence`     | number in [0, 1]              | 0.15                        |
  * | `maxSentences`    | integer 1-10                  | 3                           |
  * | `rewriteWithModel`| boolean                       | true                        |
@@ -31,8 +34,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
 import { chunkCard } from "../kb/chunk.js";
 import type { Card, Chunk, KnowledgeBase } from "../kb/types.js";
+import { FUSION_METHODS, isFusionMethod } from "../retrieval/fusion.js";
 import { HYBRID_DEFAULTS, RETRIEVAL_MODES } from "../retrieval/hybrid.js";
-import type { RetrievalMode, Retriever } from "../retrieval/types.js";
+import type { FusionMethodName, RetrievalMode, Retriever } from "../retrieval/types.js";
 
 export { RETRIEVAL_MODES };
 
@@ -67,6 +71,10 @@ export interface RetrievalSettings {
   bm25K?: number;
   mode?: RetrievalMode;
   rerank?: boolean;
+  /** Fusion method, RRF constant and branch weights (docs/fusion-and-tuning.md). */
+  fusion?: FusionMethodName;
+  rrfK?: number;
+  weights?: { dense?: number; bm25?: number };
 }
 
 /** Settings of the answer side (applied by the nodes, defaults in CONFIG_DEFAULTS). */
@@ -150,6 +158,22 @@ function positiveInteger(name: string, value: unknown): number | undefined {
   return value;
 }
 
+function nonNegative(name: string, value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(name, "a finite non-negative number", value);
+  return value;
+}
+
+function weightsOf(value: unknown): { dense?: number; bm25?: number } | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw new InvalidArgumentError("weights", "an object { dense?, bm25? }", value);
+  const w = value as Record<string, unknown>;
+  for (const key of Object.keys(w)) if (key !== "dense" && key !== "bm25") throw new InvalidArgumentError(`weights.${key}`, "dense or bm25", key);
+  const dense = nonNegative("weights.dense", w.dense);
+  const bm25 = nonNegative("weights.bm25", w.bm25);
+  return { ...(dense !== undefined ? { dense } : {}), ...(bm25 !== undefined ? { bm25 } : {}) };
+}
+
 function boolean(name: string, value: unknown): boolean | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "boolean") throw new InvalidArgumentError(name, "a boolean", value);
@@ -162,12 +186,17 @@ export function resolveRetrievalSettings(raw: Record<string, unknown>): Retrieva
   if (mode !== undefined && !(RETRIEVAL_MODES as readonly unknown[]).includes(mode)) {
     throw new InvalidArgumentError("mode", `one of ${RETRIEVAL_MODES.join(", ")}`, mode);
   }
+  const fusion = raw.fusion ?? undefined;
+  if (fusion !== undefined && !isFusionMethod(fusion)) throw new InvalidArgumentError("fusion", `one of ${FUSION_METHODS.join(", ")}`, fusion);
   return retrievalSettingsOf({
     k: positiveInteger("k", raw.k),
     denseK: positiveInteger("denseK", raw.denseK),
     bm25K: positiveInteger("bm25K", raw.bm25K),
     mode: mode as RetrievalMode | undefined,
     rerank: boolean("rerank", raw.rerank),
+    fusion: fusion as FusionMethodName | undefined,
+    rrfK: nonNegative("rrfK", raw.rrfK),
+    weights: weightsOf(raw.weights),
   });
 }
 
@@ -179,6 +208,9 @@ export function retrievalSettingsOf(conf: RetrievalSettings): RetrievalSettings 
   if (conf.bm25K !== undefined) out.bm25K = conf.bm25K;
   if (conf.mode !== undefined) out.mode = conf.mode;
   if (conf.rerank !== undefined) out.rerank = conf.rerank;
+  if (conf.fusion !== undefined) out.fusion = conf.fusion;
+  if (conf.rrfK !== undefined) out.rrfK = conf.rrfK;
+  if (conf.weights !== undefined) out.weights = { ...conf.weights };
   return out;
 }
 
