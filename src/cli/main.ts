@@ -5,6 +5,7 @@
  * required service or model is unavailable).
  */
 import { Command, CommanderError } from "commander";
+import { register as registerBeir } from "./beir.js";
 import { register as registerCheck } from "./check.js";
 import { register as registerCompare } from "./compare.js";
 import { register as registerEval } from "./eval.js";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .version("0.1.0")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  registerBeir(program);
   registerCheck(program);
   registerCompare(program);
   registerEval(program);
