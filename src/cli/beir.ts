@@ -38,7 +38,12 @@ import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve
 import { HYBRID_DEFAULTS, HybridRetriever } from "../retrieval/hybrid.js";
 import { describeIngest, ingest } from "../retrieval/ingest.js";
 import type { RetrievalMode } from "../retrieval/types.js";
+import { ndcgAtK } from "../eval/metrics.js";
+import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/tune.js";
+import { BM25Index } from "../retrieval/bm25.js";
+import type { Chunk } from "../kb/types.js";
 import { action, out, parsePositiveInt } from "./io.js";
+import { currentCandidate, tuneAndReport } from "./tune.js";
 import { progressReporter } from "./progress.js";
 
 export const BEIR_MODES = ["bm25", "dense", "hybrid", "hybrid+rerank"] as const;
@@ -163,6 +168,55 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * `retrace beir --tune`: the cross-validated search of retrace tune over the
+ * dataset's queries (each query its own group; one stratum). Depths stay at
+ * `--depth` (R@100 needs them); the metric is nDCG@10 with graded gains.
+ */
+async function beirTune(data: BeirDataset, retriever: HybridRetriever, chunks: readonly Chunk[], o: BeirOptions): Promise<number> {
+  const grid: Grid = {
+    fusion: ["rrf", "minmax", "zscore", "combmnz"],
+    alpha: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+    rrfK: [10, 60],
+    denseK: [o.depth],
+    bm25K: [o.depth],
+    bm25: [
+      { k1: 1.2, b: 0.75 },
+      { k1: 0.9, b: 0.4 },
+    ],
+  };
+  const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(chunks, p)]));
+  const units: TuneUnit[] = [];
+  const progress = progressReporter("tune: dense lists", "queries");
+  try {
+    let done = 0;
+    for (const q of data.queries) {
+      const trace = await retriever.retrieve(q.text, { mode: "dense", k: o.depth, denseK: o.depth, locale: "en" });
+      const gains = data.qrels.get(q.id) as Map<string, number>;
+      units.push({
+        group: q.id,
+        stratum: "en",
+        dense: trace.stages.dense ?? [],
+        bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: o.depth, locale: "en" })])),
+        evaluate: (fused) => ndcgAtK(fused.slice(0, 10).map((r) => r.id), gains, 10),
+      });
+      progress.update(++done, data.queries.length);
+    }
+  } finally {
+    progress.stop();
+  }
+  const groups = [...new Set(units.map((u) => u.group))].sort().map((id) => ({ id, stratum: "en" }));
+  const candidates = expandGrid(grid, currentCandidate(retriever, o.depth, o.depth));
+  return tuneAndReport(units, groups, candidates, {
+    folds: o.folds,
+    seed: o.seed,
+    ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}),
+    ...(o.json ? { json: true } : {}),
+    metric: "nDCG@10 with graded gains, per query",
+    source: `the ${data.queries.length} judged queries of ${data.dir}`,
+  });
+}
+
 export async function beirCommand(dir: string, o: BeirOptions): Promise<number> {
   if (o.store !== "auto" && !/^https?:\/\//.test(o.store)) throw new InvalidArgumentError("--store", '"auto" or an http(s) URL', o.store);
   const modes = parseModes(o.modes, o.rerank !== undefined);
@@ -170,10 +224,6 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   const retrievalConfig: RetrievalConfig = config?.retrieval ?? {};
   const data = await loadBeirDataset(dir);
   log.info(`BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`);
-  if (o.tune) {
-    const { beirTune } = await import("./tune.js");
-    return beirTune(data, o, retrievalConfig);
-  }
   const resolved = await resolveEmbedder(o.embedder);
   log.info(`embedder: ${resolved.reason}`);
   const rerank = await resolveReranker(o.rerank ?? null);
@@ -203,6 +253,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
     });
     const bm25Ms = performance.now() - tBm25;
     const ingestMs = performance.now() - t0;
+    if (o.tune) return await beirTune(data, retriever, chunks, o);
     const results: ModeResult[] = [];
     for (const mode of modes) {
       const p = progressReporter(mode, "queries");

@@ -14,6 +14,7 @@ import { isRetraceError } from "../errors.js";
 import { EXIT, err } from "./io.js";
 import { register as registerScore } from "./score.js";
 import { register as registerTrace } from "./trace.js";
+import { register as registerTune } from "./tune.js";
 
 export function buildProgram(): Command {
   const program = new Command("retrace")
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerIngest(program);
   registerScore(program);
   registerTrace(program);
+  registerTune(program);
   return program;
 }
 
