@@ -26,6 +26,7 @@ import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
 import { isLocale, LOCALES, type EvalCase } from "../kb/types.js";
+import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
@@ -59,6 +60,10 @@ export interface EvalOptions {
   concurrency: number;
   dataDir?: string;
   seed: number;
+  /** A retrieval configuration file (retrace tune's output; docs/fusion-and-tuning.md). */
+  config?: string;
+  /** Its `retrieval` part, read by evalCommand. */
+  retrievalConfig?: RetrievalConfig;
 }
 
 /** Validates option combinations before anything runs (a floor on what will not be measured is an error). */
@@ -86,7 +91,7 @@ export function selectCases(cases: readonly EvalCase[], o: Pick<EvalOptions, "lo
 
 /** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
 export function openSessionFor(
-  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir">,
+  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig">,
   onIngestProgress?: (done: number, total: number) => void,
 ): Promise<Session> {
   const paths = resolveDataPaths(o);
@@ -97,16 +102,28 @@ export function openSessionFor(
     embedder: o.embedder,
     reranker: o.rerank ?? null,
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+    ...(o.retrievalConfig?.bm25 !== undefined ? { bm25Params: o.retrievalConfig.bm25 } : {}),
     ...(onIngestProgress !== undefined ? { onIngestProgress } : {}),
   });
 }
 
 /** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
-export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode">) {
+export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig">) {
+  const c = o.retrievalConfig ?? {};
   return buildGraph({
     store: session.retriever,
     cards: session.kb,
-    defaults: { k: o.k, denseK: o.denseK, bm25K: o.bm25K, mode: o.mode, rerank: session.reranker !== null },
+    // A --config file's keys win over the command-line depths (docs/fusion-and-tuning.md).
+    defaults: {
+      k: o.k,
+      denseK: c.denseK ?? o.denseK,
+      bm25K: c.bm25K ?? o.bm25K,
+      mode: o.mode,
+      rerank: session.reranker !== null,
+      ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
+      ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
+      ...(c.weights !== undefined ? { weights: c.weights } : {}),
+    },
   });
 }
 
@@ -168,6 +185,11 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
 
 export async function evalCommand(o: EvalOptions): Promise<number> {
   checkEvalOptions(o);
+  if (o.config !== undefined) {
+    const file = await readConfigFile(o.config);
+    if (file.locales !== undefined) log.warn(`${o.config}: per-locale settings are not applied by retrace eval yet; using its "retrieval" part`);
+    o.retrievalConfig = file.retrieval;
+  }
   if (o.baseline !== undefined && !o.updateBaseline && !existsSync(o.baseline))
     throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with --update-baseline)", o.baseline);
   const ingestProgress = progressReporter("ingest", "chunks");
@@ -218,7 +240,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--report-json <file>", "also write the report as JSON")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--seed <n>", "seed of the bootstrap intervals and permutation tests", parsePositiveInt("--seed"), 42);
+    .option("--seed <n>", "seed of the bootstrap intervals and permutation tests", parsePositiveInt("--seed"), 42)
+    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");
 }
 
 export function register(program: Command): void {

@@ -12,13 +12,14 @@ import { InvalidArgumentError } from "../errors.js";
 import { explainGold, type GoldExplanation } from "../eval/attribution.js";
 import { allEvaluators } from "../eval/evaluators.js";
 import { runSweep } from "../eval/runner.js";
+import { readConfigFile } from "../eval/tune-config.js";
 import type { TurnReport } from "../eval/types.js";
 import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
 import { addEvalOptions, graphFor, openSessionFor, type EvalOptions } from "./eval.js";
 import { action, out, parsePositiveInt } from "./io.js";
 
-interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir"> {
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig"> {
   turn?: number;
   top: number;
   json?: boolean;
@@ -91,6 +92,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
 }
 
 async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
+  if (o.config !== undefined) o.retrievalConfig = (await readConfigFile(o.config)).retrieval;
   const session = await openSessionFor(o);
   try {
     const c = session.cases.find((x) => x.id === caseId);

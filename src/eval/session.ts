@@ -29,6 +29,8 @@ export interface SessionOptions {
   /** Local Chroma data folder (default `.retrace/chroma`). */
   dataDir?: string;
   onIngestProgress?: (done: number, total: number) => void;
+  /** BM25 k1/b of the retriever's index (a `--config` file's `retrieval.bm25`; docs/fusion-and-tuning.md). */
+  bm25Params?: { k1?: number; b?: number };
 }
 
 export interface Session {
@@ -84,6 +86,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       chunks: data.chunks,
       embedder,
       dense: new ChromaDenseIndex(current.collection),
+      ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
     });
     const h = handle;
