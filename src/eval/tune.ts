@@ -44,6 +44,8 @@ export interface TuneUnit {
   bm25: ReadonlyMap<string, readonly Ranked[]>;
   /** Score of a fused list (higher is better), or null when the unit has nothing to score. */
   evaluate(fused: readonly Ranked[]): number | null;
+  /** When set, both branches are cut here whatever the candidate's depths (BEIR queries keep `--depth`). */
+  depth?: number;
 }
 
 export const bm25Key = (p: { k1: number; b: number }) => `k1=${p.k1},b=${p.b}`;
@@ -103,8 +105,8 @@ export function scoreUnit(unit: TuneUnit, c: Candidate): number | null {
   if (bm25 === undefined) throw new InvalidArgumentError("bm25", `a BM25 list cached for ${bm25Key(c.bm25)}`, c.bm25);
   const fused = fuse(
     [
-      { name: "dense", ranked: unit.dense.slice(0, c.denseK), weight: c.weights.dense },
-      { name: "bm25", ranked: bm25.slice(0, c.bm25K), weight: c.weights.bm25 },
+      { name: "dense", ranked: unit.dense.slice(0, unit.depth ?? c.denseK), weight: c.weights.dense },
+      { name: "bm25", ranked: bm25.slice(0, unit.depth ?? c.bm25K), weight: c.weights.bm25 },
     ],
     { method: c.fusion, rrfK: c.rrfK },
   );
@@ -164,24 +166,30 @@ export function assignFolds(groups: ReadonlyArray<{ id: string; stratum: string 
   return folds;
 }
 
-function meanOver(row: readonly number[], idx: readonly number[]): number {
+/** Weighted mean of row[i] over idx (weight 1 each when `weights` is absent); NaN entries skipped. */
+function meanOver(row: readonly number[], idx: readonly number[], weights?: readonly number[]): number {
   let s = 0;
   let n = 0;
   for (const i of idx) {
     const v = row[i] as number;
     if (Number.isNaN(v)) continue;
-    s += v;
-    n++;
+    const w = weights?.[i] ?? 1;
+    s += w * v;
+    n += w;
   }
   return n === 0 ? Number.NaN : s / n;
 }
 
-/** Index of the best candidate on the given group indices (ties: lowest index). */
-export function bestCandidate(matrix: readonly (readonly number[])[], idx: readonly number[]): number {
+/**
+ * Index of the best candidate on the given group indices (ties: lowest
+ * index). `weights[i]` weighs group i in the mean (e.g. 1/size of its
+ * dataset, so two pooled datasets count equally); 1 each by default.
+ */
+export function bestCandidate(matrix: readonly (readonly number[])[], idx: readonly number[], weights?: readonly number[]): number {
   let best = 0;
   let bestScore = -Infinity;
   matrix.forEach((row, c) => {
-    const m = meanOver(row, idx);
+    const m = meanOver(row, idx, weights);
     if (m > bestScore) {
       bestScore = m;
       best = c;
@@ -214,7 +222,13 @@ export interface CvResult {
  * comment). `groups` lists each group with its stratum; `matrix` comes from
  * scoreMatrix with the same group order; candidate 0 is the current defaults.
  */
-export function crossValidate(matrix: readonly (readonly number[])[], groups: ReadonlyArray<{ id: string; stratum: string }>, k: number, seed: number): CvResult {
+export function crossValidate(
+  matrix: readonly (readonly number[])[],
+  groups: ReadonlyArray<{ id: string; stratum: string }>,
+  k: number,
+  seed: number,
+  weights?: readonly number[],
+): CvResult {
   const scored = groups.map((g, i) => ({ ...g, i })).filter((g) => !Number.isNaN(matrix[0]?.[g.i] ?? Number.NaN));
   const folds = assignFolds(scored, k, seed);
   const heldOut = new Map<string, number>();
@@ -223,7 +237,7 @@ export function crossValidate(matrix: readonly (readonly number[])[], groups: Re
   for (let f = 0; f < k; f++) {
     const train = scored.filter((g) => folds.get(g.id) !== f).map((g) => g.i);
     const test = scored.filter((g) => folds.get(g.id) === f);
-    const c = bestCandidate(matrix, train);
+    const c = bestCandidate(matrix, train, weights);
     chosenPerFold.push(String(c));
     for (const g of test) {
       heldOut.set(g.id, (matrix[c] as number[])[g.i] as number);
@@ -239,7 +253,11 @@ export function crossValidate(matrix: readonly (readonly number[])[], groups: Re
     defaultScore: mean(defaults),
     paired: pairedComparison(defaults, heldOut, { seed }),
     chosenPerFold,
-    final: bestCandidate(matrix, scored.map((g) => g.i)),
+    final: bestCandidate(
+      matrix,
+      scored.map((g) => g.i),
+      weights,
+    ),
     heldOut,
   };
 }
