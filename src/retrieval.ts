@@ -14,7 +14,22 @@ export { cosineSimilarity, InMemoryDenseIndex, type DenseEntry, type DenseIndex,
 export { ChromaDenseIndex, collectionName, requireCurrentCollection } from "./retrieval/chroma-store.js";
 export { openStore, startLocalChroma, connectChroma, defaultDataDir, type ChromaStoreHandle, type LocalChroma, type OpenStoreOptions } from "./retrieval/chroma-server.js";
 export { ingest, describeIngest, type IngestOptions, type IngestResult } from "./retrieval/ingest.js";
-export { reciprocalRankFusion, RRF_K, type FusionInput, type FusionOptions } from "./retrieval/fusion.js";
+export {
+  combMnzFusion,
+  fuse,
+  isFusionMethod,
+  minMaxFusion,
+  minMaxNormalize,
+  reciprocalRankFusion,
+  zScoreFusion,
+  zScoreNormalize,
+  FUSION_METHODS,
+  RRF_K,
+  type FuseOptions,
+  type FusionInput,
+  type FusionMethod,
+  type RrfOptions,
+} from "./retrieval/fusion.js";
 export { applyRerank, rerankHead } from "./retrieval/rerank.js";
 export { dedupeParents, topK } from "./retrieval/parents.js";
 export type { Embedder, Ranked, RetrievalMode, RetrievalStages, RetrievalTrace, RetrievalTraceConfig, Reranker, RetrieveOptions, Retriever } from "./retrieval/types.js";

@@ -62,6 +62,8 @@ export interface SystemOptions {
   /** Environment to resolve `auto` against (default `process.env`). */
   env?: NodeJS.ProcessEnv;
   onIngestProgress?: (done: number, total: number) => void;
+  /** BM25 k1/b of the retriever's index (a `--config` file's `retrieval.bm25`; docs/fusion-and-tuning.md). */
+  bm25Params?: { k1?: number; b?: number };
 }
 
 export interface RetraceSystem extends LoadedData {
@@ -98,7 +100,13 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
     reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason },
   };
   const retrieverOver = (dense: DenseIndex) =>
-    new HybridRetriever({ chunks: data.chunks, embedder, dense, ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}) });
+    new HybridRetriever({
+      chunks: data.chunks,
+      embedder,
+      dense,
+      ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
+      ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
+    });
 
   if (choice.kind === "memory") {
     const dense = await InMemoryDenseIndex.fromChunks(data.chunks, embedder);

@@ -37,6 +37,7 @@ import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
 import { isLocale, tableLocaleFor, type EvalCase } from "../kb/types.js";
+import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
@@ -84,6 +85,10 @@ export interface EvalOptions {
   seed: number;
   /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
   resample?: ResampleUnit;
+  /** A retrieval configuration file (retrace tune's output; docs/fusion-and-tuning.md). */
+  config?: string;
+  /** Its `retrieval` part, read by evalCommand. */
+  retrievalConfig?: RetrievalConfig;
 }
 
 /** Whether the options ask for any comparison with a baseline (explicitly, or through --max-drop / --max-flips). */
@@ -180,7 +185,7 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
 
 /** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
 export function openSessionFor(
-  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir">,
+  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig">,
   onIngestProgress?: (done: number, total: number) => void,
 ): Promise<Session> {
   const paths = resolveDataPaths(o);
@@ -191,16 +196,28 @@ export function openSessionFor(
     embedder: o.embedder,
     reranker: o.rerank ?? null,
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+    ...(o.retrievalConfig?.bm25 !== undefined ? { bm25Params: o.retrievalConfig.bm25 } : {}),
     ...(onIngestProgress !== undefined ? { onIngestProgress } : {}),
   });
 }
 
 /** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
-export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode">) {
+export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig">) {
+  const c = o.retrievalConfig ?? {};
   return buildGraph({
     store: session.retriever,
     cards: session.kb,
-    defaults: { k: o.k, denseK: o.denseK, bm25K: o.bm25K, mode: o.mode, rerank: session.reranker !== null },
+    // A --config file's keys win over the command-line depths (docs/fusion-and-tuning.md).
+    defaults: {
+      k: o.k,
+      denseK: c.denseK ?? o.denseK,
+      bm25K: c.bm25K ?? o.bm25K,
+      mode: o.mode,
+      rerank: session.reranker !== null,
+      ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
+      ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
+      ...(c.weights !== undefined ? { weights: c.weights } : {}),
+    },
   });
 }
 
@@ -284,6 +301,11 @@ export async function runEval(
 }
 
 export async function evalCommand(o: EvalOptions): Promise<number> {
+  if (o.config !== undefined) {
+    const file = await readConfigFile(o.config); // exit 2 naming a bad key, before anything starts
+    if (file.locales !== undefined) log.warn(`${o.config}: per-locale settings are not applied by retrace eval yet; using its "retrieval" part`);
+    o.retrievalConfig = file.retrieval;
+  }
   const plan = await planEval(o); // before any store starts or anything is ingested
   const ingestProgress = progressReporter("ingest", "chunks");
   const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
@@ -379,7 +401,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--seed <n>", "seed of the bootstrap intervals and tests", parsePositiveInt("--seed"), 42)
-    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"));
+    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
+    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");
 }
 
 export function register(program: Command): void {

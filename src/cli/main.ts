@@ -17,6 +17,10 @@ type CommandModule = { register(program: Command): void };
 
 /** Every command: its one-line summary (shown by `retrace --help`) and the module that defines it. */
 export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  beir: {
+    summary: "Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack",
+    load: () => import("./beir.js"),
+  },
   baseline: { summary: "Work with a KB's regression baseline (<kb>/eval/baseline.json)", load: () => import("./baseline.js") },
   check: { summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts", load: () => import("./check.js") },
   compare: {
@@ -40,6 +44,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   start: {
     summary: "The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep",
     load: () => import("./eval.js"),
+  },
+  tune: {
+    summary: "Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file",
+    load: () => import("./tune.js"),
   },
   trace: { summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood", load: () => import("./trace.js") },
 };

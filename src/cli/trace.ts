@@ -12,6 +12,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { explainGold, type GoldExplanation } from "../eval/attribution.js";
 import { allEvaluators } from "../eval/evaluators.js";
 import { runSweep } from "../eval/runner.js";
+import { readConfigFile } from "../eval/tune-config.js";
 import type { TurnReport } from "../eval/types.js";
 import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
@@ -20,7 +21,7 @@ import { addGraphOptions, loadGraphData, sweepGraph, type GraphOptions } from ".
 import { renderCapturedTurn } from "../eval/graph-report.js";
 import { action, out, parsePositiveInt } from "./io.js";
 
-interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir"> {
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig"> {
   turn?: number;
   top: number;
   json?: boolean;
@@ -34,15 +35,29 @@ export interface TracedTurn {
 
 const STAGES = ["dense", "bm25", "fused", "reranked", "parents"] as const;
 
+/** "   = dense #3 0.0159 + bm25 #1 0.0164": each list's rank and share of a fused score (fused entries only). */
+export function contributionText(r: Ranked): string {
+  const c = r.contributions;
+  if (c === undefined || c.length === 0) return "";
+  return `   = ${c.map((x) => `${x.list} #${x.rank} ${x.value.toFixed(4)}`).join(" + ")}`;
+}
+
+/** "rrf(k=60; dense 1, bm25 1)" or "minmax(dense 0.3, bm25 0.7)". */
+export function fusionText(c: RetrievalTrace["config"]): string {
+  const w = c.weights === undefined ? "" : `dense ${c.weights.dense}, bm25 ${c.weights.bm25}`;
+  if (c.fusion === "rrf") return `rrf(k=${c.rrfK}${w === "" ? "" : `; ${w}`})`;
+  return `${c.fusion}(${w})`;
+}
+
 function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<string>, top: number): string[] {
   const shown = ranked.slice(0, top);
   const lines = [`  ${name} (${ranked.length} listed${ranked.length > shown.length ? `, top ${shown.length} shown` : ""}):`];
   for (const r of shown) {
     const card = r.parentId !== "" ? r.parentId : r.id;
-    lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}${gold.has(card) ? "   <- gold" : ""}`);
+    lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}${gold.has(card) ? "   <- gold" : ""}${contributionText(r)}`);
   }
   const hidden = ranked.slice(top).filter((r) => gold.has(r.parentId !== "" ? r.parentId : r.id));
-  for (const r of hidden) lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})`);
+  for (const r of hidden) lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})${contributionText(r)}`);
   return lines;
 }
 
@@ -57,7 +72,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
     const c = t.trace.config;
     lines.push(`query: ${JSON.stringify(t.trace.query)}${t.trace.query !== r.user ? "  (contextualized)" : ""}`);
     lines.push(
-      `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${c.fusion}(k=${c.rrfK}) rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
+      `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${fusionText(c)}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""} rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
     );
     lines.push(`timings: ${Object.entries(t.trace.timingsMs).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(", ")}`);
     lines.push(`gold:  ${r.gold.length === 0 ? "none (no-match turn: not scored)" : r.gold.join(", ")}`);
@@ -79,6 +94,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
 }
 
 async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
+  if (o.config !== undefined) o.retrievalConfig = (await readConfigFile(o.config)).retrieval;
   const session = await openSessionFor(o);
   try {
     const c = session.cases.find((x) => x.id === caseId);

@@ -13,6 +13,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
 import { expectationOf, fieldPath, valueAt } from "../kb/schema-issues.js";
+import { FUSION_METHODS } from "../retrieval/fusion.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode, Retriever } from "../retrieval/types.js";
 
@@ -24,6 +25,8 @@ const positiveInteger = () => {
   return unset(z.number(m).int(m).min(1, m));
 };
 const boolean = () => unset(z.boolean({ message: "a boolean" }));
+const nonNegativeMessage = { message: "a finite non-negative number" };
+const nonNegative = () => unset(z.number(nonNegativeMessage).finite(nonNegativeMessage).min(0, nonNegativeMessage));
 
 /** Retrieval keys, forwarded to `retriever.retrieve()` only when set. */
 export const RetrievalSettingsSchema = z.object({
@@ -32,6 +35,14 @@ export const RetrievalSettingsSchema = z.object({
   bm25K: positiveInteger(),
   mode: unset(z.enum(RETRIEVAL_MODES as readonly RetrievalMode[] as [RetrievalMode, ...RetrievalMode[]], { message: `one of ${RETRIEVAL_MODES.join(", ")}` })),
   rerank: boolean(),
+  /** Fusion method, RRF constant and branch weights (docs/fusion-and-tuning.md). */
+  fusion: unset(z.enum(FUSION_METHODS, { message: `one of ${FUSION_METHODS.join(", ")}` })),
+  rrfK: nonNegative(),
+  weights: unset(
+    z
+      .object({ dense: nonNegative(), bm25: nonNegative() }, { message: "an object { dense?, bm25? }" })
+      .strict({ message: "dense or bm25" }),
+  ),
 });
 
 const unitInterval = { message: "a number in [0, 1]" };

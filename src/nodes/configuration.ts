@@ -12,6 +12,9 @@
  * | `bm25K`           | positive integer              | retriever's own (20)        |
  * | `mode`            | "hybrid" \| "dense" \| "bm25" | retriever's own ("hybrid")  |
  * | `rerank`          | boolean                       | retriever's own (false)     |
+ * | `fusion`          | "rrf" \| "minmax" \| "zscore" \| "combmnz" | retriever's own |
+ * | `rrfK`            | finite number ≥ 0             | retriever's own (60)        |
+ * | `weights`         | { dense?, bm25? } finite ≥ 0  | retriever's own             |
  * | `minEvidence`     | number in [0, 1]              | 0.15                        |
  * | `maxSentences`    | integer 1-10                  | 3                           |
  * | `rewriteWithModel`| boolean                       | true                        |
@@ -151,6 +154,9 @@ export function retrievalSettingsOf(conf: RetrievalSettings): RetrievalSettings 
   if (conf.bm25K !== undefined) out.bm25K = conf.bm25K;
   if (conf.mode !== undefined) out.mode = conf.mode;
   if (conf.rerank !== undefined) out.rerank = conf.rerank;
+  if (conf.fusion !== undefined) out.fusion = conf.fusion;
+  if (conf.rrfK !== undefined) out.rrfK = conf.rrfK;
+  if (conf.weights !== undefined) out.weights = { ...conf.weights };
   return out;
 }
 

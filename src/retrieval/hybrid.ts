@@ -1,7 +1,8 @@
 /**
  * The hybrid retriever (DESIGN.md §4, ADR-0022 shape):
  *
- *   query → (embed → dense top denseK) ‖ (BM25 top bm25K) → RRF (k = rrfK)
+ *   query → (embed → dense top denseK) ‖ (BM25 top bm25K) → fusion (rrf | minmax | zscore | combmnz,
+ *           per-list weights; docs/fusion-and-tuning.md)
  *         → optional cross-encoder rerank of the fused head → parent dedup → top-k card ids
  *
  * Every call returns the full RetrievalTrace (§3.3): each stage's ranked list,
@@ -16,12 +17,15 @@ import { isLocale, type Chunk } from "../kb/types.js";
 import { BM25Index, type BM25Params } from "./bm25.js";
 import type { DenseIndex } from "./dense.js";
 import {
+  FUSION_METHODS,
   RRF_K,
   assertNonNegativeFinite,
   assertPositiveInteger,
-  reciprocalRankFusion,
+  fuse,
+  isFusionMethod,
   renumber,
   type FusionInput,
+  type FusionMethod,
 } from "./fusion.js";
 import { dedupeParents, topK } from "./parents.js";
 import { rerankHead } from "./rerank.js";
@@ -45,14 +49,16 @@ export interface HybridDefaults {
   denseK: number;
   /** Chunks asked of BM25. */
   bm25K: number;
-  /** The RRF constant. */
+  /** How the two branches are fused in hybrid mode. */
+  fusion: FusionMethod;
+  /** The RRF constant (used when `fusion` is "rrf"). */
   rrfK: number;
   mode: RetrievalMode;
   /** Rerank the fused head with the cross-encoder (needs `reranker`). */
   rerank: boolean;
   /** How many fused chunks the cross-encoder rescored. */
   rerankHead: number;
-  /** RRF weight of each branch (0 allowed). */
+  /** Fusion weight of each branch (0 allowed); for min-max CombSUM, α = dense / (dense + bm25). */
   weights: { dense: number; bm25: number };
 }
 
@@ -60,6 +66,7 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
   k: 5,
   denseK: 20,
   bm25K: 20,
+  fusion: "rrf",
   rrfK: RRF_K,
   mode: "hybrid",
   rerank: false,
@@ -85,6 +92,10 @@ function assertMode(name: string, mode: unknown): asserts mode is RetrievalMode 
   }
 }
 
+function assertFusion(name: string, value: unknown): asserts value is FusionMethod {
+  if (!isFusionMethod(value)) throw new InvalidArgumentError(name, `one of ${FUSION_METHODS.join(", ")}`, value);
+}
+
 function assertBoolean(name: string, value: unknown): asserts value is boolean {
   if (typeof value !== "boolean") throw new InvalidArgumentError(name, "a boolean", value);
 }
@@ -108,6 +119,7 @@ export class HybridRetriever implements Retriever {
       k: d.k ?? HYBRID_DEFAULTS.k,
       denseK: d.denseK ?? HYBRID_DEFAULTS.denseK,
       bm25K: d.bm25K ?? HYBRID_DEFAULTS.bm25K,
+      fusion: d.fusion ?? HYBRID_DEFAULTS.fusion,
       rrfK: d.rrfK ?? HYBRID_DEFAULTS.rrfK,
       mode: d.mode ?? HYBRID_DEFAULTS.mode,
       rerank: d.rerank ?? HYBRID_DEFAULTS.rerank,
@@ -121,6 +133,7 @@ export class HybridRetriever implements Retriever {
     assertPositiveInteger("denseK", defaults.denseK);
     assertPositiveInteger("bm25K", defaults.bm25K);
     assertNonNegativeFinite("rrfK", defaults.rrfK);
+    assertFusion("fusion", defaults.fusion);
     assertMode("mode", defaults.mode);
     assertBoolean("rerank", defaults.rerank);
     assertPositiveInteger("rerankHead", defaults.rerankHead);
@@ -150,6 +163,9 @@ export class HybridRetriever implements Retriever {
     const bm25K = o.bm25K ?? this.defaults.bm25K;
     const mode = o.mode ?? this.defaults.mode;
     const rerank = o.rerank ?? this.defaults.rerank;
+    const fusion = o.fusion ?? this.defaults.fusion;
+    const rrfK = o.rrfK ?? this.defaults.rrfK;
+    const weights = { dense: o.weights?.dense ?? this.defaults.weights.dense, bm25: o.weights?.bm25 ?? this.defaults.weights.bm25 };
     const turn = o.turn ?? 0;
     const locale = o.locale;
     assertPositiveInteger("k", k);
@@ -157,6 +173,10 @@ export class HybridRetriever implements Retriever {
     assertPositiveInteger("bm25K", bm25K);
     assertMode("mode", mode);
     assertBoolean("rerank", rerank);
+    assertFusion("fusion", fusion);
+    assertNonNegativeFinite("rrfK", rrfK);
+    assertNonNegativeFinite("weights.dense", weights.dense);
+    assertNonNegativeFinite("weights.bm25", weights.bm25);
     if (!Number.isInteger(turn) || turn < 0) throw new InvalidArgumentError("turn", "a non-negative integer", turn);
     if (locale !== undefined && !isLocale(locale)) {
       throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
@@ -189,10 +209,10 @@ export class HybridRetriever implements Retriever {
     let fused: Ranked[];
     if (mode === "hybrid") {
       const lists: FusionInput[] = [
-        { name: "dense", ranked: dense ?? [], weight: this.defaults.weights.dense },
-        { name: "bm25", ranked: bm25 ?? [], weight: this.defaults.weights.bm25 },
+        { name: "dense", ranked: dense ?? [], weight: weights.dense },
+        { name: "bm25", ranked: bm25 ?? [], weight: weights.bm25 },
       ];
-      fused = reciprocalRankFusion(lists, { k: this.defaults.rrfK });
+      fused = fuse(lists, { method: fusion, rrfK });
     } else {
       fused = renumber((mode === "dense" ? dense : bm25) ?? []);
     }
@@ -229,10 +249,12 @@ export class HybridRetriever implements Retriever {
         embedder: this.embedder.id,
         denseK,
         bm25K,
-        fusion: "rrf",
-        rrfK: this.defaults.rrfK,
+        fusion,
+        rrfK,
         rerank: rerank && reranker !== undefined ? reranker.id : null,
         mode,
+        weights,
+        bm25Params: { k1: this.bm25.k1, b: this.bm25.b },
       },
       stages,
       retrievedIds,

@@ -7,7 +7,16 @@ export interface Ranked {
   parentId: string;
   score: number;
   rank: number;
+  /**
+   * Fused entries only: what each list gave this id (its rank and score there,
+   * the normalised value, the weight, and the share of the fused score). See
+   * docs/fusion-and-tuning.md.
+   */
+  contributions?: { list: string; rank: number; score: number; normalized: number; weight: number; value: number }[];
 }
+
+/** The fusion methods (src/retrieval/fusion.ts). */
+export type FusionMethodName = "rrf" | "minmax" | "zscore" | "combmnz";
 
 export type RetrievalMode = "hybrid" | "dense" | "bm25";
 
@@ -15,8 +24,14 @@ export interface RetrievalTraceConfig {
   embedder: string;
   denseK: number;
   bm25K: number;
-  fusion: "rrf";
+  /** Fusion method of the hybrid mode (docs/fusion-and-tuning.md). */
+  fusion: FusionMethodName;
+  /** The RRF constant (used by `rrf` only, recorded always). */
   rrfK: number;
+  /** Per-list fusion weights; absent in traces written before fusion methods existed. */
+  weights?: { dense: number; bm25: number };
+  /** BM25 parameters of the index; absent in old traces. */
+  bm25Params?: { k1: number; b: number };
   rerank: string | null;
   /** Extension of DESIGN.md §3.3: which branches ran (dense-only and BM25-only are for attribution). */
   mode: RetrievalMode;
@@ -68,6 +83,10 @@ export interface RetrieveOptions {
   bm25K?: number;
   mode?: RetrievalMode;
   rerank?: boolean;
+  /** Fusion method, RRF constant and per-list weights for this call (hybrid mode). */
+  fusion?: FusionMethodName;
+  rrfK?: number;
+  weights?: { dense?: number; bm25?: number };
   /** Turn index written into the trace. */
   turn?: number;
 }

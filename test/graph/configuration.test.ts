@@ -97,3 +97,13 @@ describe("configurableFor", () => {
     expect(() => configurableFor({ store: null, cards: kb, defaults: { rerank: 1 as never } })).toThrow("Expected `rerank` to be a boolean, got 1");
   });
 });
+
+describe("configurable: fusion keys", () => {
+  it("accepts fusion, rrfK and weights, and names a bad key", async () => {
+    const { resolveRetrievalSettings } = await import("../../src/nodes/configuration.js");
+    expect(resolveRetrievalSettings({ fusion: "zscore", rrfK: 10, weights: { bm25: 0.7 } })).toEqual({ fusion: "zscore", rrfK: 10, weights: { bm25: 0.7 } });
+    expect(() => resolveRetrievalSettings({ fusion: "borda" })).toThrow("`fusion`");
+    expect(() => resolveRetrievalSettings({ weights: { sparse: 1 } })).toThrow("weights.sparse");
+    expect(() => resolveRetrievalSettings({ rrfK: -1 })).toThrow("`rrfK`");
+  });
+});

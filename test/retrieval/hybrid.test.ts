@@ -6,7 +6,7 @@ import type { Chunk, Locale } from "../../src/kb/types.js";
 import { BM25Index } from "../../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
-import { RRF_K, reciprocalRankFusion } from "../../src/retrieval/fusion.js";
+import { RRF_K, minMaxFusion, reciprocalRankFusion } from "../../src/retrieval/fusion.js";
 import { HYBRID_DEFAULTS, HybridRetriever, type HybridRetrieverOptions } from "../../src/retrieval/hybrid.js";
 import { dedupeParents } from "../../src/retrieval/parents.js";
 import type { Embedder, Ranked, RetrievalTrace, Reranker } from "../../src/retrieval/types.js";
@@ -95,6 +95,8 @@ describe("HybridRetriever", () => {
       rrfK: RRF_K,
       rerank: null,
       mode: "hybrid",
+      weights: { dense: 1, bm25: 1 },
+      bm25Params: { k1: 1.2, b: 0.75 },
     });
     expectConsistent(trace);
     // The fused stage is RRF of the two recorded branches.
@@ -188,6 +190,21 @@ describe("HybridRetriever", () => {
     expect(trace.stages.bm25).toEqual(bm25.search("refund", { topN: 20 }));
   });
 
+  it("fuses with the method and weights asked per call, and records them with each list's contribution", async () => {
+    const { retriever } = await makeRetriever();
+    const trace = await retriever.retrieve("card fee", { fusion: "minmax", weights: { dense: 0.25, bm25: 0.75 } });
+    expect(trace.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.25, bm25: 0.75 } });
+    expect(trace.stages.fused).toEqual(
+      minMaxFusion([
+        { name: "dense", ranked: trace.stages.dense!, weight: 0.25 },
+        { name: "bm25", ranked: trace.stages.bm25!, weight: 0.75 },
+      ]),
+    );
+    const top = trace.stages.fused[0]!;
+    expect(top.contributions!.reduce((s, c) => s + c.value, 0)).toBeCloseTo(top.score, 12);
+    await expect(retriever.retrieve("x", { weights: { dense: -1 } })).rejects.toThrow("weights.dense");
+  });
+
   it("validates k, denseK, bm25K, mode and rerank", async () => {
     const { retriever } = await makeRetriever();
     await expect(retriever.retrieve("x", { k: 0 })).rejects.toThrow("Expected `k` to be a positive integer, got 0");
@@ -207,6 +224,7 @@ describe("HybridRetriever", () => {
     expect(make({ k: 0 })).toThrow("Expected `k` to be a positive integer, got 0");
     expect(make({ rerank: true })).toThrow(InvalidArgumentError);
     expect(make({ rrfK: -1 })).toThrow(InvalidArgumentError);
+    expect(make({ fusion: "borda" as never })).toThrow("Expected `fusion` to be one of rrf, minmax, zscore, combmnz");
     expect(make({ weights: { bm25: Number.NaN } })).toThrow(InvalidArgumentError);
     expect(() => new HybridRetriever({ chunks: [...CHUNKS, CHUNKS[0]!], embedder, dense })).toThrow(/unique chunk ids/);
   });

@@ -1,0 +1,51 @@
+/**
+ * `retrace tune` end to end on the mini KB with a real local Chroma: without
+ * a split it says it uses all cases; fewer cases than folds exits 2 saying how
+ * many are needed; with a split it uses only the tune part and writes a
+ * config file that the config schema accepts.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/eval/tune-config.js";
+import { tempDir } from "../helpers/chroma.js";
+import { runCli } from "../helpers/cli.js";
+import { copyKb } from "../helpers/fixtures.js";
+
+let kb: { dir: string; cleanup: () => Promise<void> };
+let tmp: { dir: string; cleanup: () => Promise<void> };
+const LOCAL = { CHROMA_URL: "" };
+
+beforeAll(async () => {
+  kb = await copyKb();
+  tmp = await tempDir("cli-tune");
+});
+afterAll(async () => {
+  await kb?.cleanup();
+  await tmp?.cleanup();
+});
+
+describe("retrace tune", () => {
+  it("without a split uses all cases and says so; too few cases for the folds exits 2", async () => {
+    const r = await runCli(["tune", "--kb", kb.dir, "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin", "--folds", "5"], { env: LOCAL });
+    expect(r.stderr).toMatch(/no tune\/holdout split at .*split\.json: tuning uses all 5 cases/);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/at least 5 cases with gold for 5-fold cross-validation \(got 4/);
+  }, 120_000);
+
+  it("with a split tunes on the tune part only and writes a valid config", async () => {
+    await writeFile(
+      path.join(kb.dir, "eval", "split.json"),
+      JSON.stringify({ version: 1, tune: ["en-freeze-001", "en-adv-001", "es-congelar-001", "pt-pix-001"], holdout: ["en-nomatch-001"] }),
+    );
+    const out = path.join(tmp.dir, "tuned.json");
+    const r = await runCli(["tune", "--kb", kb.dir, "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin", "--folds", "2", "--out", out], { env: LOCAL });
+    expect(r.stderr).not.toMatch(/unexpected error/);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/Tuned on the tune part of .*split\.json \(4 of 5 cases\): 4 groups with gold/);
+    expect(r.stdout).toMatch(/Cross-validated score of the tuning/);
+    const config = parseConfig(JSON.parse(await readFile(out, "utf8")), out);
+    expect(config.retrieval.fusion).toMatch(/^(rrf|minmax|zscore|combmnz)$/);
+    expect(config.tuned?.folds).toBe(2);
+  }, 120_000);
+});

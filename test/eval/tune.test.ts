@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../../src/errors.js";
+import { ndcgAtK } from "../../src/eval/metrics.js";
+import { DEFAULT_GRID, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/eval/tune.js";
+import type { Ranked } from "../../src/retrieval/types.js";
+
+const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
+const DEFAULTS: Candidate = { fusion: "rrf", rrfK: 60, weights: { dense: 1, bm25: 1 }, denseK: 20, bm25K: 20, bm25: { k1: 1.2, b: 0.75 } };
+
+describe("assignFolds", () => {
+  it("stratifies: each fold gets a near-equal share of every stratum, and is seeded", () => {
+    const groups = [...Array.from({ length: 10 }, (_, i) => ({ id: `en-${i}`, stratum: "en" })), ...Array.from({ length: 5 }, (_, i) => ({ id: `es-${i}`, stratum: "es-419" }))];
+    const folds = assignFolds(groups, 5, 42);
+    for (let f = 0; f < 5; f++) {
+      // es-419 first (sorted strata): 5 groups dealt to folds 0..4, then en's 10 to 0..4 twice → 1 es + 2 en each
+      expect(groups.filter((g) => g.stratum === "es-419" && folds.get(g.id) === f)).toHaveLength(1);
+      expect(groups.filter((g) => g.stratum === "en" && folds.get(g.id) === f)).toHaveLength(2);
+    }
+    expect(assignFolds(groups, 5, 42)).toEqual(folds);
+    expect([...assignFolds(groups, 5, 7)]).not.toEqual([...folds]);
+  });
+
+  it("says how many cases are needed when there are fewer than folds", () => {
+    expect(() => assignFolds([{ id: "a", stratum: "en" }], 5, 1)).toThrow(InvalidArgumentError);
+    expect(() => assignFolds([{ id: "a", stratum: "en" }], 5, 1)).toThrow(/at least 5 cases/);
+  });
+});
+
+describe("crossValidate", () => {
+  it("scores every group once with a candidate chosen without it", () => {
+    // 4 groups, 2 folds. Candidate 0 (defaults) scores 0.5 everywhere; candidate 1 scores 1 on g1..g3 and 0 on g4.
+    // Any training half contains at least one of g1..g3 → mean of candidate 1 on it is ≥ 0.5; it is chosen only when strictly
+    // better (ties keep the defaults). Held-out: whichever is chosen, the mean over groups is checked against the matrix.
+    const groups = ["g1", "g2", "g3", "g4"].map((id) => ({ id, stratum: "x" }));
+    const matrix = [
+      [0.5, 0.5, 0.5, 0.5],
+      [1, 1, 1, 0],
+    ];
+    const cv = crossValidate(matrix, groups, 2, 3);
+    expect(cv.n).toBe(4);
+    expect(cv.defaultScore).toBe(0.5);
+    const folds = assignFolds(groups, 2, 3);
+    let expected = 0;
+    for (let f = 0; f < 2; f++) {
+      const train = groups.map((g, i) => ({ g, i })).filter(({ g }) => folds.get(g.id) !== f).map(({ i }) => i);
+      const c = bestCandidate(matrix, train);
+      for (const [i, g] of groups.entries()) if (folds.get(g.id) === f) expected += matrix[c]![i]!;
+    }
+    expect(cv.cvScore).toBeCloseTo(expected / 4, 12);
+    expect(cv.final).toBe(1); // on all groups: 0.75 > 0.5
+  });
+
+  it("bestCandidate keeps the earlier candidate on a tie", () => {
+    expect(bestCandidate([[1, 0], [0, 1]], [0, 1])).toBe(0);
+  });
+});
+
+describe("candidates and units", () => {
+  it("puts the defaults first, varies rrfK for RRF only, and includes k1=0.9 b=0.4", () => {
+    const cands = expandGrid(DEFAULT_GRID, DEFAULTS);
+    expect(candidateKey(cands[0]!)).toBe(candidateKey(DEFAULTS));
+    expect(new Set(cands.map(candidateKey)).size).toBe(cands.length);
+    expect(cands.some((c) => c.bm25.k1 === 0.9 && c.bm25.b === 0.4)).toBe(true);
+    expect(new Set(cands.filter((c) => c.fusion !== "rrf").map((c) => c.rrfK))).toEqual(new Set([60]));
+  });
+
+  it("scores a unit by cutting, fusing and evaluating", () => {
+    // dense [a, b], bm25 [b, c]; minmax weights 0.2/0.8: a 0.2·1 = 0.2, b 0.2·0 + 0.8·1 = 0.8, c 0 → [b, a, c]
+    const unit: TuneUnit = {
+      group: "g",
+      stratum: "en",
+      dense: list(["a", 0.9], ["b", 0.1]),
+      bm25: new Map([[bm25Key({ k1: 1.2, b: 0.75 }), list(["b", 5], ["c", 1])]]),
+      evaluate: (fused) => ndcgAtK(fused.map((r) => r.id), ["b"], 1),
+    };
+    const mm: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.2, bm25: 0.8 } };
+    expect(scoreUnit(unit, mm)).toBe(1);
+    // dense only (bm25K cut keeps b; weight 0 on bm25): a first → nDCG@1 for b = 0
+    expect(scoreUnit(unit, { ...mm, weights: { dense: 1, bm25: 0 } })).toBe(0);
+    expect(scoreMatrix([unit], [mm], ["g"])).toEqual([[1]]);
+    expect(() => scoreUnit(unit, { ...mm, bm25: { k1: 0.9, b: 0.4 } })).toThrow(/cached/);
+  });
+});
