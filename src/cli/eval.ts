@@ -119,8 +119,9 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
   const evaluators = allEvaluators({ k: o.k });
   const progress = progressReporter("eval", "cases");
   let turns;
+  let turnTimings;
   try {
-    ({ turns } = await runSweep({
+    ({ turns, timings: turnTimings } = await runSweep({
       graph,
       cases,
       evaluators,
@@ -144,8 +145,6 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
       store: session.store,
       mode: session.retriever === null ? "none" : o.mode,
       rerank: session.reranker?.id ?? null,
-      started: started.toISOString(),
-      durationMs: Math.round(performance.now() - t0),
     },
     turns,
     evaluators,
@@ -163,6 +162,8 @@ export async function runEval(o: EvalOptions, session: Session): Promise<{ repor
     seed: o.seed,
   };
   report.gate = gate(report, thresholds, baseline ?? undefined);
+  // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
+  report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: turnTimings };
   return { report, baseline };
 }
 

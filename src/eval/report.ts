@@ -199,7 +199,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   const { run } = report;
   const lines: string[] = [];
   lines.push(
-    `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}  ${(run.durationMs / 1000).toFixed(1)} s`,
+    `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}${report.timings !== undefined ? `  ${(report.timings.durationMs / 1000).toFixed(1)} s` : ""}`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
@@ -294,8 +294,12 @@ export function renderMarkdown(report: Report): string {
         ["store", md(run.store)],
         ...(run.mode !== undefined ? [["mode", md(run.mode)]] : []),
         ...(run.rerank !== undefined ? [["rerank", md(run.rerank ?? "off")]] : []),
-        ["started", md(run.started)],
-        ["duration", `${(run.durationMs / 1000).toFixed(1)} s`],
+        ...(report.timings !== undefined
+          ? [
+              ["started", md(report.timings.started)],
+              ["duration", `${(report.timings.durationMs / 1000).toFixed(1)} s`],
+            ]
+          : []),
         ["turns", `${report.turns.length} (${md(kindCounts(report))}); gold-bearing ${goldBearing(report)}`],
       ],
     ),
@@ -421,7 +425,7 @@ export function renderJUnit(report: Report): string {
   for (const t of report.turns) {
     if (t.gold.length === 0) continue;
     const hit = t.results.find((r) => r.key === HIT_KEY);
-    const total = t.trace?.timingsMs.total;
+    const total = report.timings?.turns[turnId(t)]?.total;
     const a: Record<string, string | number> = { classname: `retrace.${t.locale}.${t.kind}`, name: `${turnId(t)}: ${t.user}` };
     if (total !== undefined) a.time = (total / 1000).toFixed(3);
     if (hit === undefined) {
@@ -446,6 +450,7 @@ export function renderJUnit(report: Report): string {
   }
   const tests = cases.length;
   const counts = { tests, failures, errors: 0, skipped };
+  const suiteTime: Record<string, string> = report.timings !== undefined ? { time: (report.timings.durationMs / 1000).toFixed(3) } : {};
   const props = [
     ["datasetHash", report.run.datasetHash],
     ["kbHash", report.run.kbHash],
@@ -458,8 +463,8 @@ export function renderJUnit(report: Report): string {
     .join("\n");
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites${attrs({ name: "retrace", ...counts, time: (report.run.durationMs / 1000).toFixed(3) })}>`,
-    `  <testsuite${attrs({ name: `retrace.retrieval.hit_at_${k}`, ...counts, timestamp: report.run.started, time: (report.run.durationMs / 1000).toFixed(3) })}>`,
+    `<testsuites${attrs({ name: "retrace", ...counts, ...suiteTime })}>`,
+    `  <testsuite${attrs({ name: `retrace.retrieval.hit_at_${k}`, ...counts, ...(report.timings !== undefined ? { timestamp: report.timings.started } : {}), ...suiteTime })}>`,
     `    <properties>\n${props}\n    </properties>`,
     ...cases,
     `  </testsuite>`,

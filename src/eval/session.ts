@@ -11,8 +11,9 @@ import { datasetHash, kbHash } from "../kb/hash.js";
 import type { Chunk, EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
-import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
+import { requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
+import { openExactDense } from "../retrieval/exact-dense.js";
 import { HybridRetriever } from "../retrieval/hybrid.js";
 import { describeIngest, ingest, type IngestResult } from "../retrieval/ingest.js";
 import type { Embedder } from "../retrieval/types.js";
@@ -83,7 +84,8 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     const retriever = new HybridRetriever({
       chunks: data.chunks,
       embedder,
-      dense: new ChromaDenseIndex(current.collection),
+      // Exact search over the stored vectors: the same ranking on every run (docs/determinism.md).
+      dense: await openExactDense(current),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
     });
     const h = handle;

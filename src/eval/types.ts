@@ -48,7 +48,6 @@ export interface TraceSummary {
   k: number;
   retrievedIds: string[];
   goldPositions: GoldPositions;
-  timingsMs: Record<string, number>;
 }
 
 export interface TurnReport {
@@ -78,8 +77,20 @@ export interface RunInfo {
   store: string;
   mode?: string;
   rerank?: string | null;
+}
+
+/**
+ * Every wall-clock figure of a run, kept in one section so that everything
+ * else in the report is a pure function of data, configuration and seed
+ * (docs/determinism.md). Comparisons and `retrace merge` ignore it by name.
+ */
+export interface Timings {
+  /** ISO time the sweep started. */
   started: string;
+  /** Wall time of the sweep, ms. */
   durationMs: number;
+  /** Per-stage retrieval timings (ms) of each turn, keyed `caseId#turn`. */
+  turns: Record<string, Record<string, number>>;
 }
 
 export interface GateFailure {
@@ -137,4 +148,6 @@ export interface Report {
   deltas?: GroupDelta[];
   /** Extension: how the ci95 intervals and p-values were resampled, so they can be reproduced. */
   bootstrap?: { seed: number; samples: number };
+  /** Wall-clock figures only (never compared): see `Timings`. */
+  timings?: Timings;
 }

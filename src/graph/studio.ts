@@ -24,7 +24,8 @@ import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
 import { openStore } from "../retrieval/chroma-server.js";
-import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
+import { requireCurrentCollection } from "../retrieval/chroma-store.js";
+import { openExactDense } from "../retrieval/exact-dense.js";
 import { InMemoryDenseIndex } from "../retrieval/dense.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { HybridRetriever } from "../retrieval/hybrid.js";
@@ -69,7 +70,7 @@ export async function createStudioGraph(env: NodeJS.ProcessEnv = process.env): P
       const hash = kbHash(kb);
       await ingest({ client: handle.client, chunks, embedder, kbHash: hash });
       const current = await requireCurrentCollection(handle.client, { kbHash: hash, embedder, fallbackToLatest: false });
-      dense = new ChromaDenseIndex(current.collection);
+      dense = await openExactDense(current); // docs/determinism.md
     } catch (e) {
       await handle.close();
       throw e;

@@ -88,8 +88,6 @@ async function sweep(mode: RetrievalMode) {
       store: "local",
       mode,
       rerank: null,
-      started: new Date().toISOString(),
-      durationMs: 0,
     },
     turns,
     evaluators,
