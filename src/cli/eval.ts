@@ -30,7 +30,8 @@ import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
-import { action, EXIT, out, parsePositiveInt, parseUnitFloat, useColor } from "./io.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
+import { action, EXIT, out, parsePositiveInt, parsePositiveNumber, parseUnitFloat, useColor } from "./io.js";
 import { progressReporter } from "./progress.js";
 
 export const DEFAULT_BASELINE = path.join("kb", "eval", "baseline.json");
@@ -59,6 +60,8 @@ export interface EvalOptions {
   concurrency: number;
   dataDir?: string;
   seed: number;
+  /** Chroma request deadline, seconds (docs/reliability.md). */
+  timeout?: number;
 }
 
 /** Validates option combinations before anything runs (a floor on what will not be measured is an error). */
@@ -86,7 +89,7 @@ export function selectCases(cases: readonly EvalCase[], o: Pick<EvalOptions, "lo
 
 /** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
 export function openSessionFor(
-  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir">,
+  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "timeout">,
   onIngestProgress?: (done: number, total: number) => void,
 ): Promise<Session> {
   const paths = resolveDataPaths(o);
@@ -98,6 +101,7 @@ export function openSessionFor(
     reranker: o.rerank ?? null,
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     ...(onIngestProgress !== undefined ? { onIngestProgress } : {}),
+    requestTimeoutMs: requestTimeoutMs(o.timeout),
   });
 }
 
@@ -219,6 +223,7 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--report-json <file>", "also write the report as JSON")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, parsePositiveNumber("--timeout", "seconds"))
     .option("--seed <n>", "seed of the bootstrap intervals and permutation tests", parsePositiveInt("--seed"), 42);
 }
 

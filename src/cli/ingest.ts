@@ -16,7 +16,8 @@ import { log } from "../log.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
-import { action, err, out, parsePositiveInt } from "./io.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
+import { action, err, out, parsePositiveInt, parsePositiveNumber } from "./io.js";
 import { progressReporter } from "./progress.js";
 
 export interface IngestCommandOptions {
@@ -26,6 +27,8 @@ export interface IngestCommandOptions {
   dataDir?: string;
   batchSize?: number;
   json?: boolean;
+  /** Chroma request deadline, seconds (docs/reliability.md). */
+  timeout?: number;
 }
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -59,7 +62,11 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
     if (storeUrl === undefined && (process.env.CHROMA_URL ?? "") === "") {
       log.info(`Starting a local Chroma server (data ${opts.dataDir ?? defaultDataDir()})`);
     }
-    store = await openStore({ ...(storeUrl !== undefined ? { url: storeUrl } : {}), ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}) });
+    store = await openStore({
+      ...(storeUrl !== undefined ? { url: storeUrl } : {}),
+      ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+      requestTimeoutMs: requestTimeoutMs(opts.timeout),
+    });
     log.info(`Chroma ${store.kind === "local" ? "local server" : "server"} ready at ${store.url}`);
     controller.signal.throwIfAborted();
     const result = await ingest({
@@ -103,6 +110,7 @@ export function register(program: Command): void {
     .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
     .option("--batch-size <n>", "chunks embedded and written per request", parsePositiveInt("--batch-size"), DEFAULT_BATCH_SIZE)
     .option("--json", "print the result as JSON")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, parsePositiveNumber("--timeout", "seconds"))
     .action(
       action(async (opts: IngestCommandOptions) => {
         if (opts.store !== "auto" && !/^https?:\/\//.test(opts.store)) {

@@ -4,17 +4,33 @@
  */
 import { InvalidArgumentError as CommanderArgumentError } from "commander";
 import { InvalidArgumentError, isRetraceError } from "../errors.js";
+import { redactSecrets } from "../redact.js";
 
-export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3 } as const;
+export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3, internal: 70 } as const;
 
-/** Result text to stdout. */
+/** Result text to stdout (secrets of the environment redacted: docs/reliability.md). */
 export function out(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  const t = redactSecrets(text);
+  process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 }
 
-/** Diagnostics to stderr. */
+/** Diagnostics to stderr (secrets redacted). */
 export function err(text: string): void {
-  process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+  const t = redactSecrets(text);
+  process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
+}
+
+/** `--verbose` on the command line (or RETRACE_VERBOSE=1): errors are shown with their stack and causes. */
+export function verbose(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): boolean {
+  return argv.includes("--verbose") || env.RETRACE_VERBOSE === "1";
+}
+
+function stackOf(e: unknown): string {
+  const parts: string[] = [];
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    parts.push(c instanceof Error ? (c.stack ?? c.message) : String(c));
+  }
+  return parts.join("\ncaused by: ");
 }
 
 /** True when stderr/stdout may carry ANSI colour (TTY and NO_COLOR unset). */
@@ -32,12 +48,15 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
       const code = await fn(...args);
       process.exitCode = code ?? EXIT.ok;
     } catch (e) {
+      // One plain message; the stack only with --verbose (docs/reliability.md).
       if (isRetraceError(e)) {
         err(`retrace: ${e.message}`);
+        if (verbose()) err(stackOf(e));
         process.exitCode = e.exitCode;
       } else {
-        err(`retrace: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        process.exitCode = 1;
+        err(`retrace: internal error: ${e instanceof Error ? e.message : String(e)}${verbose() ? "" : " (run with --verbose for the stack)"}`);
+        if (verbose()) err(stackOf(e));
+        process.exitCode = EXIT.internal;
       }
     }
   };
@@ -67,6 +86,13 @@ export function parseUnitFloat(name: string): (raw: string) => number {
   return optionParser(name, "a number between 0 and 1", (raw) => {
     const n = Number(raw);
     return raw.trim() !== "" && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+  });
+}
+
+export function parsePositiveNumber(name: string, unit: string): (raw: string) => number {
+  return optionParser(name, `a positive number of ${unit}`, (raw) => {
+    const n = Number(raw);
+    return raw.trim() !== "" && Number.isFinite(n) && n > 0 ? n : undefined;
   });
 }
 

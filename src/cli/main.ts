@@ -18,6 +18,7 @@ export function buildProgram(): Command {
   const program = new Command("retrace")
     .description("Score a LangGraph.js agent's retrieval per turn: hit@k, recall@k, nDCG@k with honest n.")
     .version("0.1.0")
+    .option("--verbose", "show the stack of an error (docs/reliability.md)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   registerCheck(program);

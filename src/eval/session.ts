@@ -30,6 +30,8 @@ export interface SessionOptions {
   /** Local Chroma data folder (default `.retrace/chroma`). */
   dataDir?: string;
   onIngestProgress?: (done: number, total: number) => void;
+  /** Deadline of every Chroma request, ms (docs/reliability.md). */
+  requestTimeoutMs?: number;
 }
 
 export interface Session {
@@ -69,7 +71,11 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const url = opts.store === "auto" ? undefined : opts.store;
   let handle: ChromaStoreHandle | undefined;
   try {
-    handle = await openStore({ ...(url !== undefined ? { url } : {}), ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}) });
+    handle = await openStore({
+      ...(url !== undefined ? { url } : {}),
+      ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+      ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+    });
     log.info(`Chroma ${handle.kind === "local" ? "local server" : "server"} ready at ${handle.url}`);
     const embedder: Embedder = resolved.embedder;
     const ingested = await ingest({
