@@ -87,11 +87,14 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     });
     log.info(describeIngest(ingested));
     const current = await requireCurrentCollection(handle.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
+    const dense = await openExactDense(current);
+    // The vectors are in memory now: a local server (and its data-dir lock) is not needed for the sweep (docs/reliability.md).
+    if (handle.kind === "local") await handle.close();
     const retriever = new HybridRetriever({
       chunks: data.chunks,
       embedder,
       // Exact search over the stored vectors: the same ranking on every run (docs/determinism.md).
-      dense: await openExactDense(current),
+      dense,
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
     });
     const h = handle;

@@ -16,6 +16,7 @@
  *   `***@`, and `redactSecrets` removes the token values of
  *   CHROMA_API_KEY / CHROMA_AUTH_TOKEN and the URL password from any text.
  */
+import net from "node:net";
 import type { ChromaClient } from "chromadb";
 import { InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import { redactSecrets } from "../redact.js";
@@ -56,6 +57,38 @@ function describeRequest(req: Request): string {
 
 type Fetch = (input: Request) => Promise<Response>;
 
+/** A Chroma request failure: `detail` says what happened to which request, without the URL. */
+export class ChromaRequestFailure extends ServiceUnavailableError {
+  constructor(
+    readonly displayUrl: string,
+    readonly detail: string,
+  ) {
+    super("chroma", `Chroma at ${displayUrl} ${detail}`);
+  }
+}
+
+/** Whether a TCP connection to the request's host is refused right now (names the cause chromadb hides). */
+function connectionRefused(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      resolve(false);
+      return;
+    }
+    const port = Number(u.port === "" ? (u.protocol === "https:" ? 443 : 80) : u.port);
+    const socket = net.connect({ host: u.hostname.replace(/^\[|\]$/g, ""), port });
+    const done = (refused: boolean) => {
+      socket.destroy();
+      resolve(refused);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once("connect", () => done(false));
+    socket.once("error", (e: NodeJS.ErrnoException) => done(e.code === "ECONNREFUSED"));
+  });
+}
+
 /**
  * Wraps `inner` (chromadb's own fetch wrapper, which maps 4xx answers to its
  * error classes) with a deadline per request and plain messages for
@@ -73,18 +106,16 @@ export function faultAwareFetch(displayUrl: string, timeoutMs: number, inner: Fe
       return new Response(bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (e) {
       if (timer.aborted) {
-        throw new ServiceUnavailableError(
-          "chroma",
-          `Chroma at ${displayUrl} did not answer ${what} within ${(timeoutMs / 1000).toFixed(1)} s (set a longer deadline with --timeout or ${TIMEOUT_ENV})`,
-        );
+        throw new ChromaRequestFailure(displayUrl, `did not answer ${what} within ${(timeoutMs / 1000).toFixed(1)} s (set a longer deadline with --timeout or ${TIMEOUT_ENV})`);
       }
       const name = e instanceof Error ? e.name : "";
       if (name === "ChromaServerError") {
         const detail = redactSecrets(e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").slice(0, 300);
-        throw new ServiceUnavailableError("chroma", `Chroma at ${displayUrl} answered ${what} with a server error (${detail})`);
+        throw new ChromaRequestFailure(displayUrl, `answered ${what} with a server error (${detail})`);
       }
       if (name === "ChromaConnectionError" || name === "TypeError" || name === "AbortError") {
-        throw new ServiceUnavailableError("chroma", `Chroma at ${displayUrl} failed during ${what}: the connection was refused or lost`);
+        const refused = await connectionRefused(input.url);
+        throw new ChromaRequestFailure(displayUrl, `failed during ${what}: ${refused ? "connection refused (ECONNREFUSED)" : "the connection was lost"}`);
       }
       throw e;
     }

@@ -28,7 +28,8 @@ import path from "node:path";
 import { ChromaClient } from "chromadb";
 import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
-import { installRequestDeadline, redactSecrets, redactUrl, requestTimeoutMs } from "./chroma-faults.js";
+import { acquireDirLock } from "./lock.js";
+import { ChromaRequestFailure, installRequestDeadline, redactSecrets, redactUrl, requestTimeoutMs } from "./chroma-faults.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 20_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
@@ -456,8 +457,8 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
     const auth = /unauthori[sz]ed|forbidden|401|403/i.test(`${why} ${e instanceof Error ? e.name : ""}`)
       ? " The server refused the credentials: check CHROMA_API_KEY / CHROMA_AUTH_TOKEN."
       : "";
-    const head = e instanceof ServiceUnavailableError ? why : `Cannot reach Chroma at ${shown} (${why})`;
-    throw new ServiceUnavailableError("chroma", `${head}. Is a Chroma server listening at ${shown}? ${hint}.${auth}`, { cause: e });
+    const head = `Cannot reach Chroma at ${shown} (${e instanceof ChromaRequestFailure ? e.detail : why})`;
+    throw new ServiceUnavailableError("chroma", `${head}: is a Chroma server listening at ${shown}? ${hint}.${auth}`, { cause: e });
   } finally {
     clearTimeout(timer);
   }
@@ -513,16 +514,24 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<ChromaS
     // The URL as shown (logs, reports): credentials redacted (docs/reliability.md).
     return { client, url: redactUrl(url), kind: "remote", close: async () => {} };
   }
-  const server = await startLocalChroma({
-    dataDir: options.dataDir ?? defaultDataDir(),
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
-  });
+  // One local server per data dir at a time, across processes (docs/reliability.md).
+  const dataDir = options.dataDir ?? defaultDataDir();
+  const lock = await acquireDirLock(dataDir);
+  let server: LocalChroma | undefined;
   try {
+    server = await startLocalChroma({
+      dataDir,
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+    });
     const client = await connectChroma({ url: server.url, ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
-    return { client, url: server.url, kind: "local", server, close: () => server.stop() };
+    const s = server;
+    let closing: Promise<void> | undefined;
+    const close = () => (closing ??= s.stop().finally(() => lock.release()));
+    return { client, url: server.url, kind: "local", server, close };
   } catch (e) {
-    await server.stop();
+    await server?.stop();
+    await lock.release();
     throw e;
   }
 }

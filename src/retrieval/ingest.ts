@@ -258,6 +258,15 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       await staging.modify({ name, metadata: toCollectionMetadata({ ...rest, complete: true, completedAt: Date.now() }) });
     } catch (e) {
       if (aside !== undefined && stillThere !== null) await stillThere.modify({ name }).catch(() => undefined);
+      // Lost the race to another process ingesting the same KB (docs/reliability.md): use its collection once verified.
+      const winner = await getCollectionOrNull(client, name).catch(() => null);
+      if (winner !== null && incompleteReason(readStoreMetadata(winner), expected) === null && (await winner.count()) === total) {
+        inFlight.delete(stagingName);
+        await deleteQuietly(client, stagingName);
+        log.info(`Another process made ${name} current first (verified: ${total} chunks, same chunk set); using it`);
+        options.onProgress?.(total, total);
+        return { ...base, status: "up-to-date", durationMs: performance.now() - started, removedStaging };
+      }
       throw e;
     }
     inFlight.delete(stagingName);

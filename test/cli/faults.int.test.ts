@@ -50,7 +50,7 @@ describe("Chroma faults", () => {
         env: withSecrets(`http://127.0.0.1:${silent.port}`),
         timeoutMs: 60_000,
       });
-      expectPlainFailure(r, new RegExp(`Chroma at http://\\*\\*\\*@127\\.0\\.0\\.1:${silent.port} did not answer GET /api/v2/heartbeat within 1\\.0 s`));
+      expectPlainFailure(r, new RegExp(`Cannot reach Chroma at http://\\*\\*\\*@127\\.0\\.0\\.1:${silent.port} \\(did not answer GET /api/v2/heartbeat within 1\\.0 s`));
       expect(await readdir(out.dir)).toEqual([]);
     } finally {
       await silent.close();
