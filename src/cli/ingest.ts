@@ -15,6 +15,7 @@ import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
+import { fingerprinted } from "../retrieval/fingerprint.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { action, err, out, parsePositiveInt, parsePositiveNumber } from "./io.js";
@@ -38,7 +39,10 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const kb = await loadKnowledgeBase(opts.kb);
   const chunks = chunkKnowledgeBase(kb);
   const hash = kbHash(kb);
-  const { embedder, reason } = await resolveEmbedder(opts.embedder);
+  const resolved = await resolveEmbedder(opts.embedder);
+  const reason = resolved.reason;
+  // The weights' fingerprint is part of the collection identity (docs/reliability.md).
+  const embedder = await fingerprinted(resolved.embedder);
   log.info(`embedder: ${reason}`);
 
   const controller = new AbortController();

@@ -14,6 +14,7 @@ import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js
 import { requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
 import { openExactDense } from "../retrieval/exact-dense.js";
+import { fingerprinted } from "../retrieval/fingerprint.js";
 import { HybridRetriever } from "../retrieval/hybrid.js";
 import { describeIngest, ingest, type IngestResult } from "../retrieval/ingest.js";
 import type { Embedder } from "../retrieval/types.js";
@@ -77,7 +78,8 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
     });
     log.info(`Chroma ${handle.kind === "local" ? "local server" : "server"} ready at ${handle.url}`);
-    const embedder: Embedder = resolved.embedder;
+    // The weights' fingerprint is part of the collection identity (docs/reliability.md).
+    const embedder: Embedder = await fingerprinted(resolved.embedder);
     const ingested = await ingest({
       client: handle.client,
       chunks: data.chunks,

@@ -26,6 +26,7 @@ import { log } from "../log.js";
 import { openStore } from "../retrieval/chroma-server.js";
 import { requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { openExactDense } from "../retrieval/exact-dense.js";
+import { fingerprinted } from "../retrieval/fingerprint.js";
 import { InMemoryDenseIndex } from "../retrieval/dense.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { HybridRetriever } from "../retrieval/hybrid.js";
@@ -59,7 +60,9 @@ export async function createStudioGraph(env: NodeJS.ProcessEnv = process.env): P
     return { graph: buildGraph({ store: null, cards: kb, checkpointer: false }), store, close: async () => {} };
   }
   const chunks = chunkKnowledgeBase(kb);
-  const { embedder, reason } = await resolveEmbedder(env.RETRACE_EMBEDDER ?? "auto");
+  const resolved = await resolveEmbedder(env.RETRACE_EMBEDDER ?? "auto");
+  const reason = resolved.reason;
+  const embedder = await fingerprinted(resolved.embedder); // weights in the collection identity (docs/reliability.md)
   log.info(`studio: embedder ${reason}`);
   let dense: DenseIndex;
   let close = async () => {};

@@ -34,6 +34,7 @@ import {
   type ChunkMetadata,
   type StoreMetadata,
 } from "./chroma-store.js";
+import { fingerprintOf } from "./fingerprint.js";
 import { assertPositiveInteger } from "./fusion.js";
 import type { Embedder } from "./types.js";
 
@@ -214,6 +215,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     startedAt: Date.now(),
     target: name,
     owner: ownerTag(),
+    ...(fingerprintOf(embedder) !== undefined ? { weights: fingerprintOf(embedder) } : {}),
   };
   inFlight.add(stagingName);
   let staging: Collection | undefined;
