@@ -194,7 +194,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     if (replacedBecause === undefined) {
       const count = await existing.count();
       if (count === total) {
-        options.onProgress?.(total, total);
+        // Nothing to write: no progress line (docs/reliability.md).
         return { ...base, status: "up-to-date", durationMs: performance.now() - started, removedStaging };
       }
       replacedBecause = `it holds ${count} records but its metadata says ${total}`;
