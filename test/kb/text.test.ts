@@ -58,3 +58,30 @@ describe("readTextFile", () => {
     await expect(readTextFileOrThrow(big, { maxBytes: 1_000 })).rejects.toMatchObject({ exitCode: 2 });
   });
 });
+
+describe("the KB and case loaders use it", () => {
+  it("latin-1 card → exit 2 naming file, line and offset; BOM on cases.jsonl accepted; a directory named *.md → exit 2", async () => {
+    const { copyKb, MINI_KB } = await import("../helpers/fixtures.js");
+    const { loadKnowledgeBase } = await import("../../src/kb/cards.js");
+    const { loadCases } = await import("../../src/kb/cases.js");
+    const kb = await copyKb(MINI_KB);
+    try {
+      const casesFile = path.join(kb.dir, "eval", "cases.jsonl");
+      const { readFile } = await import("node:fs/promises");
+      await writeFile(casesFile, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), await readFile(casesFile)]));
+      const loaded = await loadKnowledgeBase(kb.dir);
+      expect((await loadCases(casesFile, loaded)).length).toBeGreaterThan(0);
+
+      const card = path.join(kb.dir, "cards", "en", "card-freeze.md");
+      await writeFile(card, Buffer.concat([await readFile(card), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])]));
+      await mkdir(path.join(kb.dir, "cards", "en", "folder.md"));
+      const err = await loadKnowledgeBase(kb.dir).catch((e: unknown) => e);
+      expect(err).toMatchObject({ exitCode: 2 });
+      expect(String((err as Error).message)).toMatch(new RegExp(`${card.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:\\d+: invalid UTF-8 at byte offset \\d+`));
+      expect(String((err as Error).message)).toContain(`${path.join(kb.dir, "cards", "en", "folder.md")}: expected a regular text file, got a directory`);
+      await expect(loadKnowledgeBase(kb.dir, { maxCardBytes: 10 })).rejects.toThrow(/over the limit of 10 bytes/);
+    } finally {
+      await kb.cleanup();
+    }
+  });
+});
