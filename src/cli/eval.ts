@@ -21,7 +21,7 @@ import { allEvaluators, NO_STORE } from "../eval/evaluators.js";
 import { gate, DEFAULT_MAX_DROP } from "../eval/gate.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
-import { openSession, type Session } from "../eval/session.js";
+import { loadData, openSession, type Session } from "../eval/session.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
 import { datasetHash } from "../kb/hash.js";
@@ -175,6 +175,11 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
   checkEvalOptions(o);
   if (o.baseline !== undefined && !o.updateBaseline && !existsSync(o.baseline))
     throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with --update-baseline)", o.baseline);
+  if ((o.case?.length ?? 0) > 0) {
+    // An unknown --case is a usage error before any server starts or anything is ingested (docs/reliability.md).
+    const paths = resolveDataPaths(o);
+    selectCases((await loadData(paths.kb, paths.cases)).cases, o);
+  }
   const ingestProgress = progressReporter("ingest", "chunks");
   const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
   ingestProgress.stop();
