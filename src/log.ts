@@ -4,6 +4,8 @@
  * `RETRACE_LOG=silent|error|warn|info|debug` sets the level (default info;
  * tests set it to warn).
  */
+import { redactSecrets } from "./redact.js";
+
 const LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
@@ -13,7 +15,8 @@ function currentLevel(): number {
 }
 
 function write(level: LogLevel, msg: string): void {
-  if (LEVELS[level] <= currentLevel()) process.stderr.write(`${msg}\n`);
+  // Secrets of the environment (Chroma tokens, URL password) are never written: docs/reliability.md.
+  if (LEVELS[level] <= currentLevel()) process.stderr.write(`${redactSecrets(msg)}\n`);
 }
 
 export const log = {

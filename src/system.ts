@@ -20,7 +20,9 @@ import { InvalidArgumentError } from "./errors.js";
 import { loadData, type LoadedData } from "./kb/load.js";
 import { log } from "./log.js";
 import { openStore, type ChromaStoreHandle } from "./retrieval/chroma-server.js";
-import { ChromaDenseIndex, requireCurrentCollection } from "./retrieval/chroma-store.js";
+import { requireCurrentCollection } from "./retrieval/chroma-store.js";
+import { openExactDense } from "./retrieval/exact-dense.js";
+import { fingerprinted } from "./retrieval/fingerprint.js";
 import { InMemoryDenseIndex, type DenseIndex } from "./retrieval/dense.js";
 import { resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
 import { HybridRetriever } from "./retrieval/hybrid.js";
@@ -62,6 +64,8 @@ export interface SystemOptions {
   /** Environment to resolve `auto` against (default `process.env`). */
   env?: NodeJS.ProcessEnv;
   onIngestProgress?: (done: number, total: number) => void;
+  /** Deadline of every Chroma request, ms (docs/reliability.md). */
+  requestTimeoutMs?: number;
   /** BM25 k1/b of the retriever's index (a `--config` file's `retrieval.bm25`; docs/fusion-and-tuning.md). */
   bm25Params?: { k1?: number; b?: number };
 }
@@ -94,7 +98,8 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   const rerank = await resolveReranker(opts.reranker ?? null);
   if (rerank.reranker !== null) log.info(`reranker: ${rerank.reason}`);
   else if (opts.reranker !== undefined && opts.reranker !== null) log.warn(`reranker: ${rerank.reason}`);
-  const embedder = resolved.embedder;
+  // The weights' fingerprint is part of the collection identity (docs/reliability.md).
+  const embedder = await fingerprinted(resolved.embedder);
   const described = {
     embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason },
     reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason },
@@ -118,6 +123,7 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
     handle = await openStore({
       ...(choice.url !== undefined ? { url: choice.url } : { local: true }),
       ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+      ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
     });
     log.info(`Chroma ${handle.kind === "local" ? "local server" : "server"} ready at ${handle.url}`);
     const ingested = await ingest({
@@ -129,11 +135,15 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
     });
     log.info(describeIngest(ingested));
     const current = await requireCurrentCollection(handle.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
+    // Exact search over the stored vectors: the same ranking on every run (docs/determinism.md).
+    const dense = await openExactDense(current);
+    // The vectors are in memory now: a local server (and its data-dir lock) is not needed for the sweep (docs/reliability.md).
+    if (handle.kind === "local") await handle.close();
     const h = handle;
     return {
       ...data,
       ...described,
-      retriever: retrieverOver(new ChromaDenseIndex(current.collection)),
+      retriever: retrieverOver(dense),
       store: h.kind === "local" ? "local" : h.url,
       storeKind: h.kind,
       collection: current.name,

@@ -170,13 +170,13 @@ export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Repor
         noRetrieval: turns.filter((t) => t.noRetrieval === true).length,
         ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
       },
-      started: started.toISOString(),
-      durationMs: Math.round(performance.now() - t0),
     },
     turns,
     evaluators,
     seed: o.seed,
   });
+  // Wall-clock figures only in the `timings` section (docs/determinism.md).
+  report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };
   let baseline: Baseline | null = null;
   if (o.baseline !== undefined && !o.updateBaseline) {
     baseline = await readBaseline(o.baseline);

@@ -42,9 +42,10 @@ import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { addGraphOptions, evalGraphCommand, type GraphOptions } from "./eval-graph.js";
-import { action, EXIT, out, parsePositiveInt, parseUnitFloat, useColor } from "./io.js";
+import { action, EXIT, out, parsePositiveInt, parsePositiveNumber, parseUnitFloat, useColor } from "./io.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
 
@@ -89,6 +90,8 @@ export interface EvalOptions {
   config?: string;
   /** Its `retrieval` part, read by evalCommand. */
   retrievalConfig?: RetrievalConfig;
+  /** Chroma request deadline, seconds (docs/reliability.md). */
+  timeout?: number;
 }
 
 /** Whether the options ask for any comparison with a baseline (explicitly, or through --max-drop / --max-flips). */
@@ -185,7 +188,7 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
 
 /** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
 export function openSessionFor(
-  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig">,
+  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig" | "timeout">,
   onIngestProgress?: (done: number, total: number) => void,
 ): Promise<Session> {
   const paths = resolveDataPaths(o);
@@ -198,6 +201,7 @@ export function openSessionFor(
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     ...(o.retrievalConfig?.bm25 !== undefined ? { bm25Params: o.retrievalConfig.bm25 } : {}),
     ...(onIngestProgress !== undefined ? { onIngestProgress } : {}),
+    requestTimeoutMs: requestTimeoutMs(o.timeout),
   });
 }
 
@@ -250,8 +254,9 @@ export async function runEval(
   const evaluators = session.retriever === null ? storelessEvaluators(all) : all;
   const progress = progressReporter("eval", "cases");
   let turns;
+  let turnTimings;
   try {
-    ({ turns } = await runSweep({
+    ({ turns, timings: turnTimings } = await runSweep({
       graph,
       cases,
       evaluators,
@@ -278,8 +283,6 @@ export async function runEval(
       mode: session.retriever === null ? "none" : o.mode,
       rerank: session.reranker?.id ?? null,
       ...genericLocalesOf(cases),
-      started: started.toISOString(),
-      durationMs: Math.round(performance.now() - t0),
       answerer: RULE_BASED_ANSWERER,
       split: session.split?.file ?? null,
     },
@@ -297,6 +300,8 @@ export async function runEval(
   if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
   report.gate = gate(report, thresholds, baseline ?? undefined);
+  // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
+  report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: turnTimings };
   return { report, baseline };
 }
 
@@ -306,7 +311,7 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
     if (file.locales !== undefined) log.warn(`${o.config}: per-locale settings are not applied by retrace eval yet; using its "retrieval" part`);
     o.retrievalConfig = file.retrieval;
   }
-  const plan = await planEval(o); // before any store starts or anything is ingested
+  const plan = await planEval(o); // before any store starts or anything is ingested (unknown --case included)
   const ingestProgress = progressReporter("ingest", "chunks");
   const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
   ingestProgress.stop();
@@ -400,6 +405,7 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
     .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, parsePositiveNumber("--timeout", "seconds"))
     .option("--seed <n>", "seed of the bootstrap intervals and tests", parsePositiveInt("--seed"), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
     .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");

@@ -7,6 +7,7 @@
  * the embedding model unavailable; 130/143 interrupted (the previous
  * collection stays current).
  */
+import path from "node:path";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
@@ -14,9 +15,13 @@ import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
+import { collectionName } from "../retrieval/chroma-store.js";
+import { describeCollections, pruneCollections } from "../retrieval/collections.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
+import { fingerprinted } from "../retrieval/fingerprint.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
-import { action, err, out, parsePositiveInt } from "./io.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
+import { action, err, out, parsePositiveInt, parsePositiveNumber } from "./io.js";
 import { progressReporter } from "./progress.js";
 import { resolveStoreChoice } from "../system.js";
 
@@ -27,6 +32,12 @@ export interface IngestCommandOptions {
   dataDir?: string;
   batchSize?: number;
   json?: boolean;
+  /** Chroma request deadline, seconds (docs/reliability.md). */
+  timeout?: number;
+  /** List retrace's collections with their sizes instead of ingesting. */
+  list?: boolean;
+  /** Delete every retrace collection but the current one of this KB and embedder, instead of ingesting. */
+  prune?: boolean;
 }
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -36,7 +47,10 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const kb = await loadKnowledgeBase(opts.kb);
   const chunks = chunkKnowledgeBase(kb);
   const hash = kbHash(kb);
-  const { embedder, reason } = await resolveEmbedder(opts.embedder);
+  const resolved = await resolveEmbedder(opts.embedder);
+  const reason = resolved.reason;
+  // The weights' fingerprint is part of the collection identity (docs/reliability.md).
+  const embedder = await fingerprinted(resolved.embedder);
   log.info(`embedder: ${reason}`);
 
   const controller = new AbortController();
@@ -60,9 +74,14 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
     if (choice.kind === "memory" || choice.kind === "none")
       throw new InvalidArgumentError("--store", "auto, local or a Chroma URL (ingest writes into a Chroma store)", opts.store);
     if (choice.kind === "local") log.info(`Starting a local Chroma server (data ${opts.dataDir ?? defaultDataDir()})`);
-    store = await openStore({ ...(choice.url !== undefined ? { url: choice.url } : { local: true }), ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}) });
+    store = await openStore({
+      ...(choice.url !== undefined ? { url: choice.url } : { local: true }),
+      ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+      requestTimeoutMs: requestTimeoutMs(opts.timeout),
+    });
     log.info(`Chroma ${store.kind === "local" ? "local server" : "server"} ready at ${store.url}`);
     controller.signal.throwIfAborted();
+    if (opts.list === true || opts.prune === true) return await listOrPrune(store, collectionName(hash, embedder), opts);
     const result = await ingest({
       client: store.client,
       chunks,
@@ -75,7 +94,9 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
     progress.stop();
     if (result.removedStaging.length > 0) log.info(`Deleted ${result.removedStaging.length} stale staging collection(s) of interrupted ingests`);
     if (opts.json) {
-      out(JSON.stringify({ version: 1, store: { url: store.url, kind: store.kind }, kbHash: hash, ...result }, null, 2));
+      // A local server is stopped when the command exits: name its data dir, not its (dead) URL.
+      const where = store.kind === "local" ? { kind: store.kind, dataDir: path.resolve(opts.dataDir ?? defaultDataDir()) } : { kind: store.kind, url: store.url };
+      out(JSON.stringify({ version: 1, store: where, kbHash: hash, ...result }, null, 2));
     } else {
       out(describeIngest(result));
     }
@@ -94,6 +115,26 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   }
 }
 
+function fmtBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} kB`;
+}
+
+async function listOrPrune(store: ChromaStoreHandle, current: string, opts: IngestCommandOptions): Promise<number> {
+  const removed = opts.prune === true ? await pruneCollections(store.client, new Set([current])) : [];
+  for (const name of removed) log.info(`deleted collection ${name}`);
+  const rows = await describeCollections(store.client, current);
+  if (opts.json) {
+    out(JSON.stringify({ version: 1, current, ...(opts.prune === true ? { removed } : {}), collections: rows }, null, 2));
+    return 0;
+  }
+  if (opts.prune === true) out(`removed ${removed.length} collection(s); kept ${current}`);
+  for (const r of rows) {
+    out(`${r.name}  ${r.state}  ${r.records} records  ${fmtBytes(r.vectorBytes)} of vectors  kb ${r.kbHash?.slice(0, 12) ?? "?"}  embedder ${r.embedder ?? "?"}`);
+  }
+  if (rows.length === 0) out("no retrace collections");
+  return 0;
+}
+
 export function register(program: Command): void {
   program
     .command("ingest")
@@ -104,6 +145,9 @@ export function register(program: Command): void {
     .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
     .option("--batch-size <n>", "chunks embedded and written per request", parsePositiveInt("--batch-size"), DEFAULT_BATCH_SIZE)
     .option("--json", "print the result as JSON")
+    .option("--list", "list retrace's collections with their record counts and vector sizes (nothing is ingested)")
+    .option("--prune", "delete every retrace collection except the current one of --kb and --embedder (nothing is ingested)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, parsePositiveNumber("--timeout", "seconds"))
     .action(
       action(async (opts: IngestCommandOptions) => runIngest(opts)),
     );

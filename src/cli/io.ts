@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError as CommanderArgumentError } from "commander";
 import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
+import { redactSecrets } from "../redact.js";
 
 /** Exit codes of every command (docs/gates-and-exit-codes.md). */
 export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3, internal: 70 } as const;
@@ -14,27 +15,45 @@ export const REPORT_HINT = "This is a bug in retrace, not in your data: please r
 /**
  * Print a thrown value on stderr and return its exit code: a retrace error
  * (recognised by its marker and code, from any copy of the package) prints
- * its message and exits with its class's code (2 or 3); anything else is an
- * internal error: message, stack and the hint to report it, exit 70.
+ * one plain message (its stack and causes only with --verbose,
+ * docs/reliability.md) and exits with its class's code (2 or 3); anything
+ * else is an internal error: message, stack and the hint to report it, exit 70.
  */
 export function reportError(e: unknown): number {
   if (isRetraceError(e) && e.code !== "INTERNAL") {
     err(`retrace: ${e.message}`);
+    if (verbose()) err(stackOf(e));
     return exitCodeOf(e);
   }
-  const stack = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
-  err(`retrace: internal error: ${e instanceof Error ? e.message : String(e)}\n${stack}\n${REPORT_HINT}`);
+  err(`retrace: internal error: ${e instanceof Error ? e.message : String(e)}
+${stackOf(e)}
+${REPORT_HINT}`);
   return EXIT.internal;
 }
 
-/** Result text to stdout. */
+/** Result text to stdout (secrets of the environment redacted: docs/reliability.md). */
 export function out(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  const t = redactSecrets(text);
+  process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 }
 
-/** Diagnostics to stderr. */
+/** Diagnostics to stderr (secrets redacted). */
 export function err(text: string): void {
-  process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+  const t = redactSecrets(text);
+  process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
+}
+
+/** `--verbose` on the command line (or RETRACE_VERBOSE=1): errors are shown with their stack and causes. */
+export function verbose(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): boolean {
+  return argv.includes("--verbose") || env.RETRACE_VERBOSE === "1";
+}
+
+function stackOf(e: unknown): string {
+  const parts: string[] = [];
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    parts.push(c instanceof Error ? (c.stack ?? c.message) : String(c));
+  }
+  return parts.join("\ncaused by: ");
 }
 
 /** True when stderr/stdout may carry ANSI colour (TTY and NO_COLOR unset). */
@@ -81,6 +100,13 @@ export function parseUnitFloat(name: string): (raw: string) => number {
   return optionParser(name, "a number between 0 and 1", (raw) => {
     const n = Number(raw);
     return raw.trim() !== "" && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+  });
+}
+
+export function parsePositiveNumber(name: string, unit: string): (raw: string) => number {
+  return optionParser(name, `a positive number of ${unit}`, (raw) => {
+    const n = Number(raw);
+    return raw.trim() !== "" && Number.isFinite(n) && n > 0 ? n : undefined;
   });
 }
 

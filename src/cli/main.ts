@@ -56,6 +56,7 @@ function baseProgram(): Command {
   return new Command("retrace")
     .description("Score a LangGraph.js agent's retrieval per turn: hit@k, recall@k, nDCG@k with honest n.")
     .version(VERSION)
+    .option("--verbose", "show the stack of an error (docs/reliability.md)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
 }

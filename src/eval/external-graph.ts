@@ -231,9 +231,9 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     else if (retrieval === null) report.noRetrieval = true;
     if (retrieval !== null) {
       if (retrieval.trace !== undefined) {
-        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of), retrievedIds: retrievedIds ?? [], timingsMs: {} };
+        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of), retrievedIds: retrievedIds ?? [] };
       } else {
-        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of), timingsMs: {} };
+        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of) };
       }
       report.captured = {
         source: retrieval.source,

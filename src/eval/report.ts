@@ -248,7 +248,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   const { run } = report;
   const lines: string[] = [];
   lines.push(
-    `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}  ${(run.durationMs / 1000).toFixed(1)} s`,
+    `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}${report.timings !== undefined ? `  ${(report.timings.durationMs / 1000).toFixed(1)} s` : ""}`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
   lines.push(...graphHeaderLines(report));
@@ -370,8 +370,12 @@ export function renderMarkdown(report: Report): string {
         ["store", md(run.store)],
         ...(run.mode !== undefined ? [["mode", md(run.mode)]] : []),
         ...(run.rerank !== undefined ? [["rerank", md(run.rerank ?? "off")]] : []),
-        ["started", md(run.started)],
-        ["duration", `${(run.durationMs / 1000).toFixed(1)} s`],
+        ...(report.timings !== undefined
+          ? [
+              ["started", md(report.timings.started)],
+              ["duration", `${(report.timings.durationMs / 1000).toFixed(1)} s`],
+            ]
+          : []),
         ["turns", `${report.turns.length} (${md(kindCounts(report))}); gold-bearing ${goldBearing(report)}`],
       ],
     ),
@@ -526,7 +530,9 @@ function attrs(a: Record<string, string | number>): string {
  */
 export function renderJUnit(report: Report): string {
   const k = report.run.k;
-  const time = (report.run.durationMs / 1000).toFixed(3);
+  // Wall-clock figures come from the report's `timings` section (docs/determinism.md).
+  const suiteTime: Record<string, string> = report.timings !== undefined ? { time: (report.timings.durationMs / 1000).toFixed(3) } : {};
+  const timestamp: Record<string, string> = report.timings !== undefined ? { timestamp: report.timings.started } : {};
   const g = report.gate;
 
   const gateCases: string[] = [];
@@ -548,7 +554,7 @@ export function renderJUnit(report: Report): string {
   for (const t of report.turns) {
     if (t.gold.length === 0) continue;
     const hit = t.results.find((r) => r.key === HIT_KEY);
-    const total = t.trace?.timingsMs.total;
+    const total = report.timings?.turns[turnId(t)]?.total;
     const a: Record<string, string | number> = { classname: `retrace.${t.locale}.${t.kind}`, name: `${turnId(t)}: ${t.user}` };
     if (total !== undefined) a.time = (total / 1000).toFixed(3);
     if (hit === undefined) {
@@ -594,14 +600,14 @@ export function renderJUnit(report: Report): string {
   const turnCounts = { tests: turnCases.length, failures: turnFailures, errors: 0, skipped };
   const all = { tests: gateCases.length + turnCases.length, failures: gateFailures + turnFailures, errors: 0, skipped };
   const suite = (name: string, counts: Record<string, number>, cases: string[]) => [
-    `  <testsuite${attrs({ name, ...counts, timestamp: report.run.started, time })}>`,
+    `  <testsuite${attrs({ name, ...counts, ...timestamp, ...suiteTime })}>`,
     `    <properties>\n${props}\n    </properties>`,
     ...cases,
     `  </testsuite>`,
   ];
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites${attrs({ name: "retrace", ...all, time })}>`,
+    `<testsuites${attrs({ name: "retrace", ...all, ...suiteTime })}>`,
     ...suite("retrace.gate", gateCounts, gateCases),
     ...suite(`retrace.turns.hit_at_${k}`, turnCounts, turnCases),
     `</testsuites>`,

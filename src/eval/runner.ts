@@ -71,17 +71,11 @@ export function goldPositions(trace: RetrievalTrace, gold: readonly string[]): G
 }
 
 export function summarizeTrace(trace: RetrievalTrace, gold: readonly string[]): TraceSummary {
-  return {
-    query: trace.query,
-    k: trace.k,
-    retrievedIds: trace.retrievedIds,
-    goldPositions: goldPositions(trace, gold),
-    timingsMs: trace.timingsMs,
-    ...stageHeads(trace),
-  };
+  // Wall-clock timings stay out of the per-turn summary: they go to the report's `timings` section (docs/determinism.md).
+  return { query: trace.query, k: trace.k, retrievedIds: trace.retrievedIds, goldPositions: goldPositions(trace, gold), ...stageHeads(trace) };
 }
 
-async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTraceCollector): Promise<TurnReport[]> {
+async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTraceCollector, timings: Map<string, Record<string, number>>): Promise<TurnReport[]> {
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const reports: TurnReport[] = [];
   for (const [turn, t] of c.turns.entries()) {
@@ -122,7 +116,10 @@ async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTrac
       answer: artifacts.answer,
       results,
     };
-    if (trace !== undefined) report.trace = summarizeTrace(trace, t.must_cite_one_of);
+    if (trace !== undefined) {
+      report.trace = summarizeTrace(trace, t.must_cite_one_of);
+      timings.set(`${c.id}#${turn}`, trace.timingsMs);
+    }
     const part = opts.partOf?.get(c.id);
     if (part !== undefined) report.part = part;
     reports.push(report);
@@ -130,22 +127,34 @@ async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTrac
   return reports;
 }
 
-/** Runs the sweep; turn reports come back in dataset order. */
-export async function runSweep(opts: SweepOptions): Promise<{ turns: TurnReport[]; traces: RetrievalTraceCollector }> {
+/**
+ * Runs the sweep; turn reports come back in dataset order. Wall-clock stage
+ * timings are returned apart (`timings`, keyed `caseId#turn`, in dataset
+ * order), never inside the turn reports (docs/determinism.md).
+ */
+export async function runSweep(opts: SweepOptions): Promise<{ turns: TurnReport[]; traces: RetrievalTraceCollector; timings: Record<string, Record<string, number>> }> {
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
   const collector = new RetrievalTraceCollector();
   const results: TurnReport[][] = new Array(opts.cases.length);
+  const timings = new Map<string, Record<string, number>>();
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < opts.cases.length) {
       const i = next++;
-      results[i] = await runCase(opts.cases[i]!, opts, collector);
+      results[i] = await runCase(opts.cases[i]!, opts, collector, timings);
       done += 1;
       opts.onCaseDone?.(done, opts.cases.length);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, worker));
-  return { turns: results.flat(), traces: collector };
+  const turns = results.flat();
+  const ordered: Record<string, Record<string, number>> = {};
+  for (const t of turns) {
+    const id = `${t.caseId}#${t.turn}`;
+    const ms = timings.get(id);
+    if (ms !== undefined) ordered[id] = ms;
+  }
+  return { turns, traces: collector, timings: ordered };
 }

@@ -42,7 +42,6 @@ const TraceSummarySchema = z
     k: z.number().int(),
     retrievedIds: z.array(z.string()),
     goldPositions: z.record(z.record(z.number().nullable())),
-    timingsMs: z.record(z.number()),
   })
   .passthrough();
 
@@ -75,8 +74,6 @@ export const RunInfoSchema = z
     storeKind: z.enum(["local", "remote", "memory", "none"]).optional(),
     mode: z.string().optional(),
     rerank: z.string().nullable().optional(),
-    started: z.string(),
-    durationMs: z.number(),
   })
   .passthrough();
 
@@ -126,6 +123,8 @@ export const ReportSchema = z
     gate: GateResultSchema.nullable(),
     deltas: z.array(GroupDeltaSchema).optional(),
     bootstrap: z.object({ seed: z.number().int(), samples: z.number().int().positive() }).passthrough().optional(),
+    /** Wall-clock figures only, never compared (docs/determinism.md). */
+    timings: z.object({ started: z.string(), durationMs: z.number(), turns: z.record(z.record(z.number())) }).passthrough().optional(),
   })
   .passthrough();
 export type ReportData = z.infer<typeof ReportSchema>;

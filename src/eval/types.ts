@@ -55,7 +55,6 @@ export interface TraceSummary {
   k: number;
   retrievedIds: string[];
   goldPositions: GoldPositions;
-  timingsMs: Record<string, number>;
   /**
    * Extension (docs/html-report.md): the head of each stage's ranked list,
    * `[id, score]` in rank order (chunk ids for dense/bm25/fused/reranked, card
@@ -124,12 +123,24 @@ export interface RunInfo {
   graph?: GraphRunInfo;
   /** Locales of the run for which the built-in graph has no tables and uses generic rules (docs/languages.md). */
   genericLocales?: string[];
-  started: string;
-  durationMs: number;
   /** Who answered: "rule-based, offline" (the default extractive answerer) or the chat model's name. */
   answerer?: string;
   /** The split file the turns' parts come from, or null when the KB has none (docs/holdout.md). */
   split?: string | null;
+}
+
+/**
+ * Every wall-clock figure of a run, kept in one section so that everything
+ * else in the report is a pure function of data, configuration and seed
+ * (docs/determinism.md). Comparisons and `retrace merge` ignore it by name.
+ */
+export interface Timings {
+  /** ISO time the sweep started. */
+  started: string;
+  /** Wall time of the sweep, ms. */
+  durationMs: number;
+  /** Per-stage retrieval timings (ms) of each turn, keyed `caseId#turn`. */
+  turns: Record<string, Record<string, number>>;
 }
 
 export interface GateFailure {
@@ -281,4 +292,6 @@ export interface Report {
   answerSide?: AnswerSide;
   /** Extension: what the groundedness judge cost (present only when `--judge` ran one). */
   judge?: JudgeCost;
+  /** Wall-clock figures only (never compared): see `Timings`. */
+  timings?: Timings;
 }

@@ -5,12 +5,13 @@
  * Every problem is reported as a DataIssue naming file, line and field; all
  * problems of a KB are collected before throwing, so one run shows them all.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { LineCounter, parseDocument, isMap, isScalar, isSeq } from "yaml";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
 import { CARD_ID_PATTERN, CardFrontMatterSchema } from "./schemas.js";
+import { DEFAULT_MAX_CARD_BYTES, readTextFile } from "./text.js";
 import { canonicalLocale, isLocale, type Card, type KnowledgeBase, type Locale } from "./types.js";
 
 /** "; did you mean pt-BR?" when `value` is a BCP-47 tag in non-canonical form. */
@@ -125,7 +126,14 @@ export function splitSections(body: string): Section[] {
  * Read every card under `<kbDir>/cards/<locale>/*.md`. Throws one
  * DataValidationError listing every issue (duplicate ids across locales included).
  */
-export async function loadKnowledgeBase(kbDir: string): Promise<KnowledgeBase> {
+/** The card size limit: `RETRACE_MAX_CARD_BYTES` when set to a positive integer, else 1 MB. */
+export function maxCardBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.RETRACE_MAX_CARD_BYTES ?? "");
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_CARD_BYTES;
+}
+
+export async function loadKnowledgeBase(kbDir: string, options: { maxCardBytes?: number } = {}): Promise<KnowledgeBase> {
+  const maxCardBytes = options.maxCardBytes ?? maxCardBytesFromEnv();
   const cardsDir = path.join(kbDir, "cards");
   const issues: DataIssue[] = [];
   const cards: Card[] = [];
@@ -145,7 +153,13 @@ export async function loadKnowledgeBase(kbDir: string): Promise<KnowledgeBase> {
     const files = (await readdir(dir)).filter((f) => f.endsWith(".md")).sort();
     for (const f of files) {
       const file = path.join(dir, f);
-      const { card, idLine, issues: found } = parseCard(await readFile(file, "utf8"), file, folder);
+      // One strict loader for every input file (docs/reliability.md): UTF-8, regular files, a size limit.
+      const read = await readTextFile(file, { maxBytes: maxCardBytes, limitOption: "--max-card-bytes (or RETRACE_MAX_CARD_BYTES)" });
+      if ("issue" in read) {
+        issues.push(read.issue);
+        continue;
+      }
+      const { card, idLine, issues: found } = parseCard(read.text, file, folder);
       issues.push(...found);
       if (card) {
         cards.push(card);

@@ -3,7 +3,7 @@
  * JSON object a line. Every issue names file, line and field and says what
  * was expected. Blank lines are allowed and ignored.
  */
-import { readFile } from "node:fs/promises";
+import { readTextFile } from "./text.js";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
 import { CASE_ID_PATTERN, CaseLineSchema, MAX_TURNS } from "./schemas.js";
@@ -82,12 +82,10 @@ export function validateCases(cases: readonly EvalCase[], kb: KnowledgeBase, fil
 
 /** Read, parse and validate a cases file against a KB. Throws one DataValidationError listing every issue. */
 export async function loadCases(file: string, kb: KnowledgeBase): Promise<EvalCase[]> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `cannot read the cases file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }]);
-  }
+  // One strict loader for every input file (docs/reliability.md): UTF-8 (BOM stripped), regular files only.
+  const read = await readTextFile(file);
+  if ("issue" in read) throw new DataValidationError([{ ...read.issue, message: read.issue.message.replace(/^cannot read the file/, "cannot read the cases file") }]);
+  const text = read.text;
   const issues: DataIssue[] = [];
   const cases: EvalCase[] = [];
   text.split(/\r?\n/).forEach((lineText, i) => {

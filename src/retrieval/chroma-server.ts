@@ -28,6 +28,8 @@ import path from "node:path";
 import { ChromaClient } from "chromadb";
 import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
+import { acquireDirLock } from "./lock.js";
+import { ChromaRequestFailure, installRequestDeadline, redactSecrets, redactUrl, requestTimeoutMs } from "./chroma-faults.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 20_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
@@ -375,6 +377,8 @@ export interface ConnectChromaOptions {
   database?: string;
   /** Give up on the heartbeat after this long; default 10 s. */
   heartbeatTimeoutMs?: number;
+  /** Deadline of every request, ms (docs/reliability.md); default `requestTimeoutMs()` (RETRACE_CHROMA_TIMEOUT or 10 s). */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -394,34 +398,25 @@ export function authHeadersFromEnv(env: NodeJS.ProcessEnv = process.env): Record
   return headers;
 }
 
-function parseChromaUrl(raw: string): { host: string; port: number; ssl: boolean } {
+function parseChromaUrl(raw: string): { host: string; port: number; ssl: boolean; basic?: string } {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    throw new ServiceUnavailableError("chroma", `Expected the Chroma URL to be an http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(raw)}`);
+    throw new ServiceUnavailableError("chroma", `Expected the Chroma URL to be an http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(redactSecrets(raw))}`);
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new ServiceUnavailableError("chroma", `Expected the Chroma URL to use http or https, got ${JSON.stringify(raw)}`);
+    throw new ServiceUnavailableError("chroma", `Expected the Chroma URL to use http or https, got ${JSON.stringify(redactUrl(raw))}`);
   }
+  // user:password@ in the URL: HTTP basic auth (never shown: docs/reliability.md).
+  const basic =
+    u.username !== "" || u.password !== ""
+      ? Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")
+      : undefined;
   const ssl = u.protocol === "https:";
   const port = u.port === "" ? (ssl ? 443 : 80) : Number(u.port);
   // URL keeps the brackets of an IPv6 host, which is what the client's `${host}:${port}` needs.
-  return { host: u.hostname, port, ssl };
-}
-
-/**
- * chromadb's ChromaConnectionError carries no cause (and a message about
- * browsers and CORS); probe once more with fetch to name the real one.
- */
-async function connectionFailure(base: string): Promise<string> {
-  try {
-    const res = await fetch(`${base}/api/v2/heartbeat`, { signal: AbortSignal.timeout(2_000) });
-    return `connection failed, then the server answered HTTP ${res.status}`;
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    return `connection failed: ${cause?.code ?? cause?.message ?? (e instanceof Error ? e.message : String(e))}`;
-  }
+  return { host: u.hostname, port, ssl, ...(basic !== undefined ? { basic } : {}) };
 }
 
 /** A ChromaClient for `url` (default CHROMA_URL) that has answered a heartbeat. */
@@ -431,7 +426,8 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
   if (url === "") {
     throw new ServiceUnavailableError("chroma", "No Chroma URL: pass one or set CHROMA_URL (or let retrace start a local server)");
   }
-  const { host, port, ssl } = parseChromaUrl(url);
+  const { host, port, ssl, basic } = parseChromaUrl(url);
+  const shown = redactUrl(url);
   const nonEmpty = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
   const tenant = options.tenant ?? nonEmpty(process.env.CHROMA_TENANT);
   const database = options.database ?? nonEmpty(process.env.CHROMA_DATABASE);
@@ -439,10 +435,11 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
     host,
     port,
     ssl,
-    headers: { ...authHeadersFromEnv(), ...options.headers },
+    headers: { ...(basic !== undefined ? { authorization: `Basic ${basic}` } : {}), ...authHeadersFromEnv(), ...options.headers },
     ...(tenant !== undefined ? { tenant } : {}),
     ...(database !== undefined ? { database } : {}),
   });
+  installRequestDeadline(client, shown, options.requestTimeoutMs ?? requestTimeoutMs());
   const timeoutMs = options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -453,21 +450,15 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
       }),
     ]);
   } catch (e) {
-    const why =
-      e instanceof Error && e.name === "ChromaConnectionError"
-        ? await connectionFailure(`${ssl ? "https" : "http"}://${host}:${port}`)
-        : e instanceof Error
-          ? e.message
-          : String(e);
+    const why = redactSecrets(e instanceof Error ? e.message : String(e));
     const hint = fromEnv
       ? "unset CHROMA_URL to let retrace start a local one"
       : "omit the URL (and unset CHROMA_URL) to let retrace start a local one";
     const auth = /unauthori[sz]ed|forbidden|401|403/i.test(`${why} ${e instanceof Error ? e.name : ""}`)
       ? " The server refused the credentials: check CHROMA_API_KEY / CHROMA_AUTH_TOKEN."
       : "";
-    throw new ServiceUnavailableError("chroma", `Cannot reach Chroma at ${url} (${why}): is a Chroma server listening at ${url}? ${hint}.${auth}`, {
-      cause: e,
-    });
+    const head = `Cannot reach Chroma at ${shown} (${e instanceof ChromaRequestFailure ? e.detail : why})`;
+    throw new ServiceUnavailableError("chroma", `${head}: is a Chroma server listening at ${shown}? ${hint}.${auth}`, { cause: e });
   } finally {
     clearTimeout(timer);
   }
@@ -478,6 +469,7 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
 
 export interface ChromaStoreHandle {
   client: ChromaClient;
+  /** The server URL as shown: credentials redacted. */
   url: string;
   /** `local`: started by this process (stopped by close); `remote`: CHROMA_URL or an explicit URL. */
   kind: "local" | "remote";
@@ -500,6 +492,8 @@ export interface OpenStoreOptions {
   headers?: Record<string, string>;
   tenant?: string;
   database?: string;
+  /** Deadline of every Chroma request, ms (docs/reliability.md). */
+  requestTimeoutMs?: number;
 }
 
 export function defaultDataDir(cwd: string = process.cwd()): string {
@@ -517,19 +511,29 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<ChromaS
       ...(options.headers !== undefined ? { headers: options.headers } : {}),
       ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
       ...(options.database !== undefined ? { database: options.database } : {}),
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
-    return { client, url, kind: "remote", close: async () => {} };
+    // The URL as shown (logs, reports): credentials redacted (docs/reliability.md).
+    return { client, url: redactUrl(url), kind: "remote", close: async () => {} };
   }
-  const server = await startLocalChroma({
-    dataDir: options.dataDir ?? defaultDataDir(),
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
-  });
+  // One local server per data dir at a time, across processes (docs/reliability.md).
+  const dataDir = options.dataDir ?? defaultDataDir();
+  const lock = await acquireDirLock(dataDir);
+  let server: LocalChroma | undefined;
   try {
-    const client = await connectChroma({ url: server.url });
-    return { client, url: server.url, kind: "local", server, close: () => server.stop() };
+    server = await startLocalChroma({
+      dataDir,
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+    });
+    const client = await connectChroma({ url: server.url, ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
+    const s = server;
+    let closing: Promise<void> | undefined;
+    const close = () => (closing ??= s.stop().finally(() => lock.release()));
+    return { client, url: server.url, kind: "local", server, close };
   } catch (e) {
-    await server.stop();
+    await server?.stop();
+    await lock.release();
     throw e;
   }
 }

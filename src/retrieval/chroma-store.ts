@@ -21,6 +21,7 @@ import type { Chunk, Locale } from "../kb/types.js";
 import { isLocale } from "../kb/types.js";
 import { log } from "../log.js";
 import type { DenseIndex, DenseSearchOptions } from "./dense.js";
+import { fingerprintOf } from "./fingerprint.js";
 import { assertPositiveInteger, compareIds } from "./fusion.js";
 import type { Embedder, Ranked } from "./types.js";
 
@@ -50,6 +51,8 @@ export interface StoreMetadata {
   target?: string;
   /** On a staging collection: `<hostname>:<pid>` of the ingesting process (to tell stale from in use). */
   owner?: string;
+  /** Fingerprint of the embedder's weights (sha256 of its model files), when it has files (docs/reliability.md). */
+  weights?: string;
 }
 
 /** Per-record metadata (what `ChromaDenseIndex` reads back). */
@@ -83,7 +86,10 @@ export function collectionName(kbHash: string, embedder: Pick<Embedder, "id" | "
   const exact = part === embedder.id && part.length <= MAX_EMBEDDER_PART;
   if (part.length > MAX_EMBEDDER_PART) part = part.slice(0, MAX_EMBEDDER_PART).replace(/[-.]+$/, "");
   if (!exact) part = `${part === "" ? "embedder" : part}-${shortHash(embedder.id, 6)}`;
-  const name = `${COLLECTION_PREFIX}${kb.slice(0, 12)}-${part}-d${embedder.dimension}`;
+  // New weights under the same model id get a new collection (docs/reliability.md).
+  const fp = fingerprintOf(embedder);
+  const weights = fp === undefined ? "" : `-w${fp.toLowerCase().replace(/[^a-f0-9]/g, "").slice(0, 8)}`;
+  const name = `${COLLECTION_PREFIX}${kb.slice(0, 12)}-${part}${weights}-d${embedder.dimension}`;
   if (!CHROMA_NAME.test(name) || name.includes("..")) throw new InvalidArgumentError("collection name", "a valid Chroma name", name);
   return name;
 }
@@ -143,6 +149,8 @@ export function readStoreMetadata(collection: Pick<Collection, "metadata">): Sto
   if (target !== undefined) meta.target = target;
   const owner = str("owner");
   if (owner !== undefined) meta.owner = owner;
+  const weights = str("weights");
+  if (weights !== undefined) meta.weights = weights;
   return meta;
 }
 
@@ -166,6 +174,8 @@ export function incompleteReason(meta: StoreMetadata | null, expected: Expectati
   if (!meta.complete) return "it was never completed";
   if (meta.embedder !== expected.embedder.id) return `it holds vectors of embedder ${meta.embedder}`;
   if (meta.dimension !== expected.embedder.dimension) return `its dimension is ${meta.dimension}`;
+  const fp = fingerprintOf(expected.embedder);
+  if (fp !== undefined && meta.weights !== fp) return "it holds vectors of other weights of this embedder";
   if (expected.chunks !== undefined && meta.chunks !== expected.chunks) return `it holds ${meta.chunks} chunks, expected ${expected.chunks}`;
   if (expected.chunksHash !== undefined && meta.chunksHash !== expected.chunksHash) return "its chunks differ from the KB's";
   return null;

@@ -34,6 +34,7 @@ import {
   type ChunkMetadata,
   type StoreMetadata,
 } from "./chroma-store.js";
+import { fingerprintOf } from "./fingerprint.js";
 import { assertPositiveInteger } from "./fusion.js";
 import type { Embedder } from "./types.js";
 
@@ -193,7 +194,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     if (replacedBecause === undefined) {
       const count = await existing.count();
       if (count === total) {
-        options.onProgress?.(total, total);
+        // Nothing to write: no progress line (docs/reliability.md).
         return { ...base, status: "up-to-date", durationMs: performance.now() - started, removedStaging };
       }
       replacedBecause = `it holds ${count} records but its metadata says ${total}`;
@@ -214,6 +215,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     startedAt: Date.now(),
     target: name,
     owner: ownerTag(),
+    ...(fingerprintOf(embedder) !== undefined ? { weights: fingerprintOf(embedder) } : {}),
   };
   inFlight.add(stagingName);
   let staging: Collection | undefined;
@@ -258,6 +260,15 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       await staging.modify({ name, metadata: toCollectionMetadata({ ...rest, complete: true, completedAt: Date.now() }) });
     } catch (e) {
       if (aside !== undefined && stillThere !== null) await stillThere.modify({ name }).catch(() => undefined);
+      // Lost the race to another process ingesting the same KB (docs/reliability.md): use its collection once verified.
+      const winner = await getCollectionOrNull(client, name).catch(() => null);
+      if (winner !== null && incompleteReason(readStoreMetadata(winner), expected) === null && (await winner.count()) === total) {
+        inFlight.delete(stagingName);
+        await deleteQuietly(client, stagingName);
+        log.info(`Another process made ${name} current first (verified: ${total} chunks, same chunk set); using it`);
+        options.onProgress?.(total, total);
+        return { ...base, status: "up-to-date", durationMs: performance.now() - started, removedStaging };
+      }
       throw e;
     }
     inFlight.delete(stagingName);

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTinyBertEmbedder, makeTinyCrossEncoder } from "../fixtures/models/make-tiny-models.js";
 import { runCli } from "../helpers/cli.js";
+import { MINI_KB } from "../helpers/fixtures.js";
 import { chromaPids, tempDir } from "../helpers/chroma.js";
 
 let dir: string;
@@ -43,4 +44,22 @@ describe("retrace with local transformers.js models", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(path.join(modelsDir, "Xenova", "no-such-model"));
   }, 60_000);
+
+  it("re-ingests when the weights under the same model id change (the fingerprint is in the collection identity)", async () => {
+    const own = path.join(dir, "models-changing");
+    await makeTinyBertEmbedder(own, { org: "Xenova", name: "bge-small-en-v1.5", pooling: "cls", seed: 1 });
+    const env = { RETRACE_MODELS_DIR: own, RETRACE_CACHE_DIR: path.join(dir, "cache"), CHROMA_URL: "" };
+    const ingest = () => runCli(["ingest", "--kb", MINI_KB, "--embedder", "Xenova/bge-small-en-v1.5", "--data-dir", path.join(dir, "chroma-w"), "--json"], { env });
+    const first = await ingest();
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).status).toBe("ingested");
+    const again = await ingest();
+    expect(JSON.parse(again.stdout).status).toBe("up-to-date");
+    await makeTinyBertEmbedder(own, { org: "Xenova", name: "bge-small-en-v1.5", pooling: "cls", seed: 2 });
+    const changed = await ingest();
+    expect(changed.exitCode, changed.stderr).toBe(0);
+    expect(JSON.parse(changed.stdout).status).toBe("ingested");
+    expect(JSON.parse(changed.stdout).collection).not.toBe(JSON.parse(first.stdout).collection);
+    expect(JSON.parse(changed.stdout).collection).toMatch(/-w[0-9a-f]{8}-d\d+$/);
+  }, 180_000);
 });

@@ -89,8 +89,6 @@ async function sweep(mode: RetrievalMode) {
       store: "local",
       mode,
       rerank: null,
-      started: new Date().toISOString(),
-      durationMs: 0,
     },
     turns,
     evaluators,

@@ -14,7 +14,7 @@ import type { TurnReport } from "../../src/eval/types.js";
 function turn(id: string, gold: string[], positions: Record<string, Record<string, number | null>>, retrievedIds: string[], locale = "en"): TurnReport {
   return {
     caseId: id, turn: 0, locale, kind: "golden", user: id, gold, expect: "answer", retrievedIds, citedIds: [], refused: false, answer: "", results: [],
-    trace: { query: id, k: 2, retrievedIds, goldPositions: positions, timingsMs: {}, stageSizes: { dense: 4, bm25: 4, fused: 6, parents: 3 } },
+    trace: { query: id, k: 2, retrievedIds, goldPositions: positions, stageSizes: { dense: 4, bm25: 4, fused: 6, parents: 3 } },
   };
 }
 const S = (dense: number | null, bm25: number | null, fused: number | null, parents: number | null) => ({ dense, bm25, fused, parents });

@@ -52,6 +52,6 @@ export function runPageData(report: Report, name: string): RunPageData {
 
 /** The HTML report of one run. `name` is shown as its title (e.g. the report file). */
 export function renderHtmlReport(report: Report, opts: { name?: string } = {}): string {
-  const name = opts.name ?? `retrace report ${report.run.started}`;
+  const name = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
   return renderPage(`retrace: ${name}`, { kind: "report", significance: SIGNIFICANCE_LEVEL, run: runPageData(report, name) });
 }

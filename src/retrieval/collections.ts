@@ -1,0 +1,55 @@
+/**
+ * What retrace keeps in a Chroma database, and removing what is no longer
+ * used (`retrace ingest --list` / `--prune`, docs/reliability.md).
+ */
+import type { ChromaClient } from "chromadb";
+import { COLLECTION_PREFIX, isStagingName, listAllCollections, readStoreMetadata } from "./chroma-store.js";
+import { removeStaleStaging } from "./ingest.js";
+
+export interface CollectionInfo {
+  name: string;
+  /** `current`: the collection of the KB and embedder given; `complete`: another complete one; `staging`; `incomplete`. */
+  state: "current" | "complete" | "staging" | "incomplete";
+  kbHash: string | null;
+  embedder: string | null;
+  dimension: number | null;
+  records: number;
+  /** Estimated size of the stored vectors: records × dimension × 4 bytes (float32); text and index overhead not included. */
+  vectorBytes: number;
+}
+
+/** Every retrace collection (name prefix `retrace-`), sorted by name, with its record count. */
+export async function describeCollections(client: ChromaClient, currentName: string): Promise<CollectionInfo[]> {
+  const out: CollectionInfo[] = [];
+  for (const c of await listAllCollections(client)) {
+    if (!c.name.startsWith(COLLECTION_PREFIX)) continue;
+    const meta = readStoreMetadata(c);
+    const records = await c.count();
+    const state = isStagingName(c.name) ? "staging" : c.name === currentName && meta?.complete ? "current" : meta?.complete ? "complete" : "incomplete";
+    out.push({
+      name: c.name,
+      state,
+      kbHash: meta?.kbHash ?? null,
+      embedder: meta?.embedder ?? null,
+      dimension: meta?.dimension ?? null,
+      records,
+      vectorBytes: records * (meta?.dimension ?? 0) * 4,
+    });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Deletes every retrace collection except `keep` (the current collection of
+ * the KB and embedder in use) and staging collections still being filled by
+ * a live process. Returns the deleted names, sorted.
+ */
+export async function pruneCollections(client: ChromaClient, keep: ReadonlySet<string>): Promise<string[]> {
+  const removed = await removeStaleStaging(client);
+  for (const c of await listAllCollections(client)) {
+    if (!c.name.startsWith(COLLECTION_PREFIX) || isStagingName(c.name) || keep.has(c.name)) continue;
+    await client.deleteCollection({ name: c.name });
+    removed.push(c.name);
+  }
+  return removed.sort();
+}
