@@ -59,6 +59,8 @@ export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writ
 export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report.js";
 export { compareRuns, readRunSide, type KeyComparison, type RunSide } from "./eval/compare.js";
 export { explainGold, type GoldExplanation } from "./eval/attribution.js";
+export { renderHtmlReport } from "./eval/html/report-page.js";
+export { renderHtmlComparison } from "./eval/html/compare-page.js";
 export type { EvalResult, Evaluator, Report, TurnArtifacts } from "./eval/types.js";
 
 // Typed errors: each has a `code` and an `exitCode`.

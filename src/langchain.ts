@@ -1,2 +1,18 @@
-/** `retrace-eval/langchain`: retrace's parts as LangChain components (see src/adapters/langchain.ts). */
+/**
+ * `retrace-eval/langchain`: retrace's parts as LangChain components (src/adapters/langchain.ts), and its
+ * evaluators in the `(run, example) => {key, score, comment}` shape of LangSmith's `evaluate()`
+ * (src/eval/langsmith.ts; docs/langchain-integration.md).
+ */
 export { RetraceEmbeddings, RetraceRetriever, documentsOf, type RetraceEmbeddingsInput, type RetraceRetrieverInput } from "./adapters/langchain.js";
+export {
+  artifactsOf,
+  langsmithEvaluators,
+  langsmithMetric,
+  langsmithRetrievalEvaluators,
+  retrievedIdsOf,
+  toLangSmith,
+  type LangSmithEvaluator,
+  type LangSmithExampleLike,
+  type LangSmithResults,
+  type LangSmithRunLike,
+} from "./eval/langsmith.js";

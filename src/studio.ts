@@ -40,7 +40,7 @@ export interface StudioGraphHandle {
 export function studioStore(env: NodeJS.ProcessEnv = process.env): string {
   const raw = env.RETRACE_STORE ?? "";
   const choice = raw === "" ? "auto" : raw;
-  resolveStoreChoice(choice, env); // throws InvalidArgumentError for anything outside the vocabulary
+  resolveStoreChoice(choice, env, "RETRACE_STORE"); // throws InvalidArgumentError for anything outside the vocabulary
   if (choice === "auto") return (env.CHROMA_URL ?? "") !== "" ? (env.CHROMA_URL as string) : "memory";
   return choice;
 }

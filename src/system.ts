@@ -41,12 +41,12 @@ export const STORE_CHOICES = ["auto", "local", "memory", "none"] as const;
  * Checks a store choice and resolves `auto` against the environment.
  * @throws InvalidArgumentError (exit 2) for anything but the vocabulary above.
  */
-export function resolveStoreChoice(choice: string, env: NodeJS.ProcessEnv = process.env): { kind: StoreKind; url?: string } {
+export function resolveStoreChoice(choice: string, env: NodeJS.ProcessEnv = process.env, name = "--store"): { kind: StoreKind; url?: string } {
   const envUrl = env.CHROMA_URL ?? "";
   if (choice === "auto") return envUrl !== "" ? { kind: "remote", url: envUrl } : { kind: "local" };
   if (choice === "local" || choice === "memory" || choice === "none") return { kind: choice };
   if (/^https?:\/\//.test(choice)) return { kind: "remote", url: choice };
-  throw new InvalidArgumentError("store", `one of ${STORE_CHOICES.join(", ")} or an http(s) URL`, choice);
+  throw new InvalidArgumentError(name, `one of ${STORE_CHOICES.join(", ")} or an http(s) URL`, choice);
 }
 
 export interface SystemOptions {

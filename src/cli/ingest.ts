@@ -44,6 +44,10 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
+  // The store word first: a bad one is a usage error before anything is read or started.
+  const choice = resolveStoreChoice(opts.store);
+  if (choice.kind === "memory" || choice.kind === "none")
+    throw new InvalidArgumentError("--store", "auto, local or a Chroma URL (ingest writes into a Chroma store)", opts.store);
   const kb = await loadKnowledgeBase(opts.kb);
   const chunks = chunkKnowledgeBase(kb);
   const hash = kbHash(kb);
@@ -70,9 +74,6 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   let store: ChromaStoreHandle | undefined;
   const progress = progressReporter("ingest", "chunks");
   try {
-    const choice = resolveStoreChoice(opts.store);
-    if (choice.kind === "memory" || choice.kind === "none")
-      throw new InvalidArgumentError("--store", "auto, local or a Chroma URL (ingest writes into a Chroma store)", opts.store);
     if (choice.kind === "local") log.info(`Starting a local Chroma server (data ${opts.dataDir ?? defaultDataDir()})`);
     store = await openStore({
       ...(choice.url !== undefined ? { url: choice.url } : { local: true }),

@@ -24,14 +24,17 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   baseline: { summary: "Work with a KB's regression baseline (<kb>/eval/baseline.json)", load: () => import("./baseline.js") },
   check: { summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts", load: () => import("./check.js") },
   compare: {
-    summary: "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% CI and randomization-test p per metric",
+    summary: "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric",
     load: () => import("./compare.js"),
   },
   export: {
     summary: "Write a saved report's retrieval as TREC run and qrels files (query id caseId#turn) for retrace score, trec_eval, ranx, ir_measures",
     load: () => import("./export.js"),
   },
-  eval: { summary: "Run every eval case through the agent graph and score retrieval per turn (store-backed by default)", load: () => import("./eval.js") },
+  eval: {
+    summary: "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)",
+    load: () => import("./eval.js"),
+  },
   ingest: {
     summary: "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
     load: () => import("./ingest.js"),

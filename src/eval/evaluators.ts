@@ -1,5 +1,5 @@
 /**
- * Turn-level evaluators (DESIGN.md §3.4): each is a pure function from one
+ * Turn-level evaluators (docs/architecture.md §6): each is a pure function from one
  * turn's artifacts to `EvalResult[]` in the LangSmith / openevals shape
  * `{key, score, comment}`; `[]` contributes no keys (nothing measured is
  * never a vacuous 1.0). The comment states the numbers behind the score.
@@ -55,7 +55,7 @@ function fmt(x: number): string {
 }
 
 /**
- * Retrieval recall (the ADR-0023 triad plus MRR@k and P@k) over the ids the
+ * Retrieval recall (the metric triad of docs/decisions/0001-metric-contract.md plus MRR@k and P@k) over the ids the
  * retrieval node returned — never over cited ids.
  *
  * - empty gold (a no-match turn) → `[]`: no score keys;

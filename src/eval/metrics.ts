@@ -1,12 +1,12 @@
 /**
- * Retrieval metrics over ranked id lists (DESIGN.md §1.1, ADR-0023).
+ * Retrieval metrics over ranked id lists (docs/decisions/0001-metric-contract.md).
  *
  * Pure, synchronous, no I/O. Every metric:
  * - validates `k` (a positive integer, else `InvalidArgumentError`);
  * - deduplicates `ranked` by first occurrence BEFORE the cut, so a duplicate
  *   can neither count a gain twice nor hide a later card;
  * - returns `null` when gold holds no relevant id: nothing to measure is not 0
- *   and not a vacuous 1 (DESIGN.md §1.2);
+ *   and not a vacuous 1 (docs/decisions/0002-empty-gold-rule.md);
  * - never mutates its inputs.
  *
  * Gold is either a list / set of relevant ids (binary relevance, every id gain 1)
@@ -177,7 +177,7 @@ export function reciprocalRankAtK(ranked: readonly string[], gold: Gold, k: numb
 export interface MetricSpec {
   /** Short metric family name. */
   name: "hit" | "recall" | "ndcg" | "mrr" | "precision";
-  /** Output key (ADR-0023 names), e.g. `retrieval_hit_at_k`. */
+  /** Output key (docs/decisions/0001-metric-contract.md), e.g. `retrieval_hit_at_k`. */
   key: string;
   /** Part of the ADR's metric triad (hit, recall, nDCG). */
   triad: boolean;

@@ -1,5 +1,5 @@
 /**
- * Renderings of ONE Report (DESIGN.md §3.5): JSON, markdown, a compact stdout
+ * Renderings of ONE Report (docs/architecture.md §7): JSON, markdown, a compact stdout
  * table and JUnit XML. Nothing here computes a metric, a mean or an interval:
  * every number comes from the report object, so the renderings cannot
  * disagree with each other or with `--json`.

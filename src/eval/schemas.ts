@@ -58,7 +58,7 @@ export const TurnReportSchema = z
     citedIds: z.array(z.string()),
     refused: z.boolean(),
     answer: z.string(),
-    results: z.array(EvalResultSchema, { required_error: "missing: the turn's evaluator results (an array, [] when nothing was scored)" }),
+    results: z.array(EvalResultSchema, { required_error: "the turn's evaluator results (an array, [] when nothing was scored)" }),
     trace: TraceSummarySchema.optional(),
   })
   .passthrough();
@@ -171,7 +171,11 @@ export function migrateBaselineV1(v1: BaselineV1): BaselineData {
  */
 export function migrateReportV1(v1: Record<string, unknown>): Record<string, unknown> {
   const { version: _version, ...rest } = v1;
-  return { schemaVersion: 2, ...rest };
+  // Version 1 kept its wall-clock figures in `run`; version 2 has them in `timings` (docs/determinism.md).
+  const run = (typeof rest.run === "object" && rest.run !== null ? rest.run : {}) as Record<string, unknown>;
+  const { started, durationMs, ...runRest } = run;
+  const timings = typeof started === "string" && typeof durationMs === "number" ? { timings: { started, durationMs, turns: {} } } : {};
+  return { schemaVersion: 2, ...rest, run: runRest, ...timings };
 }
 
 /**

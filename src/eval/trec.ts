@@ -1,7 +1,7 @@
 /**
  * TREC qrels and run files, scored the way trec_eval scores them, for the
  * measures retrace reports: `success.k`, `recall.k`, `ndcg_cut.k`, `P.k`,
- * `recip_rank` (DESIGN.md §1.1; the values come from src/eval/metrics.ts).
+ * `recip_rank` (docs/decisions/0001-metric-contract.md; the values come from src/eval/metrics.ts).
  *
  * What trec_eval does, and what this module does the same way
  * (trec_eval 9.x/10.x: get_qrels.c, get_trec_results.c, form_res_rels.c,

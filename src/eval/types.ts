@@ -1,4 +1,4 @@
-/** Data contracts of the evaluation core (DESIGN.md §3.4, §3.5). Pure types. */
+/** Data contracts of the evaluation core (docs/architecture.md §6, §7). Pure types. */
 import type { SplitPart } from "../kb/split.js";
 import type { CaseKind, Expect } from "../kb/types.js";
 
@@ -268,7 +268,7 @@ export interface Report {
     /** Any further split of the cases, same shape (docs/statistics.md). */
     [split: string]: Record<string, Record<string, Aggregate>> | undefined;
   };
-  /** Keys not measured in this run (DESIGN.md §3.5). */
+  /** Keys not measured in this run (docs/architecture.md §7). */
   vacuous: string[];
   /** Why each vacuous key was not measured. */
   vacuousReasons: Record<string, string>;

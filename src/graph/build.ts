@@ -1,5 +1,5 @@
 /**
- * The graph factory (DESIGN.md §1.5). Only wiring: the nodes live in
+ * The graph factory (docs/decisions/0003-store-less-path.md). Only wiring: the nodes live in
  * src/nodes, the state in ./state.ts, the configuration in ./configuration.ts.
  *
  *   store-backed:  START → contextualize → retrieve → generate → END

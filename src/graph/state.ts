@@ -1,5 +1,5 @@
 /**
- * The agent's state, declared once (DESIGN.md §3.3). Every channel lists its
+ * The agent's state, declared once (docs/architecture.md §5). Every channel lists its
  * reducer (how a node's partial update is merged) and its default (the value
  * before any node wrote it). With a checkpointer, every channel persists per
  * thread across turns; the caller sends one turn at a time as
@@ -56,7 +56,7 @@ export const RetrievalAnnotation = Annotation.Root({
    */
   query: Annotation<string>({ reducer: replace, default: () => "" }),
   /**
-   * Every retrieval trace of the thread, one per retrieval (DESIGN.md §3.3):
+   * Every retrieval trace of the thread, one per retrieval (docs/architecture.md §5):
    * `retrievedIds` of each is what the evaluator scores for that turn.
    * Reducer: `appendTraces` (appends one trace or a list). Default `[]`.
    * Stays `[]` in the store-less graph.

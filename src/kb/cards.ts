@@ -1,5 +1,5 @@
 /**
- * Parse and validate knowledge-base cards (DESIGN.md §3.1):
+ * Parse and validate knowledge-base cards (docs/architecture.md §2.1):
  * `kb/cards/<locale>/<card-id>.md`, YAML front matter (`id`, `locale`, `title`,
  * optional `tags`) then a markdown body split at `## ` headings.
  * Every problem is reported as a DataIssue naming file, line and field; all

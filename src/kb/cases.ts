@@ -1,5 +1,5 @@
 /**
- * Parse and validate eval cases (DESIGN.md §3.2): `kb/eval/cases.jsonl`, one
+ * Parse and validate eval cases (docs/architecture.md §2.1): `kb/eval/cases.jsonl`, one
  * JSON object a line. Every issue names file, line and field and says what
  * was expected. Blank lines are allowed and ignored.
  */

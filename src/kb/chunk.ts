@@ -1,5 +1,5 @@
 /**
- * Chunk cards into retrievable sections (DESIGN.md §3.1): one chunk per `## `
+ * Chunk cards into retrievable sections (docs/architecture.md §2.1): one chunk per `## `
  * section, id `<card-id>#<n>` (n from 1), parent id `<card-id>`. A section
  * longer than MAX_CHUNK_WORDS is split further on paragraph boundaries.
  * Ids depend only on the card's own text, so they stay stable when other

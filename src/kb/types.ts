@@ -1,4 +1,4 @@
-/** Data contracts of the knowledge base and the eval cases (DESIGN.md §3.1, §3.2). */
+/** Data contracts of the knowledge base and the eval cases (docs/architecture.md §2.1). */
 import { canonicalLocale, type ADVERSARIAL_CATEGORIES, type CASE_KINDS, type CardFrontMatter, type CaseLine, type EXPECTS, type EvalTurn } from "./schemas.js";
 
 /**

@@ -41,7 +41,11 @@ export const RetrievalSettingsSchema = z.object({
   weights: unset(
     z
       .object({ dense: nonNegative(), bm25: nonNegative() }, { message: "an object { dense?, bm25? }" })
-      .strict({ message: "dense or bm25" }),
+      .passthrough()
+      .superRefine((w, ctx) => {
+        // An unknown branch is named by its own path (`weights.sparse`), as every other bad key is.
+        for (const key of Object.keys(w)) if (key !== "dense" && key !== "bm25") ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: "dense or bm25" });
+      }),
   ),
 });
 

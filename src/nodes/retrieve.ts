@@ -1,5 +1,5 @@
 /**
- * The instrumented `retrieve` node (DESIGN.md §3.3). Add it to any graph:
+ * The instrumented `retrieve` node (docs/architecture.md §5). Add it to any graph:
  *
  * ```ts
  * import { Annotation, StateGraph, START } from "@langchain/langgraph";

@@ -451,9 +451,8 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
     ]);
   } catch (e) {
     const why = redactSecrets(e instanceof Error ? e.message : String(e));
-    const hint = fromEnv
-      ? "unset CHROMA_URL to let retrace start a local one"
-      : "omit the URL (and unset CHROMA_URL) to let retrace start a local one";
+    // The store vocabulary of docs/decisions/0006-one-composition-root-and-store-vocabulary.md.
+    const hint = fromEnv ? "unset CHROMA_URL to let retrace start a local one" : "use --store local or unset CHROMA_URL to let retrace start a local one";
     const auth = /unauthori[sz]ed|forbidden|401|403/i.test(`${why} ${e instanceof Error ? e.name : ""}`)
       ? " The server refused the credentials: check CHROMA_API_KEY / CHROMA_AUTH_TOKEN."
       : "";

@@ -1,5 +1,5 @@
 /**
- * The hybrid retriever (DESIGN.md §4, ADR-0022 shape):
+ * The hybrid retriever (docs/architecture.md §4; docs/decisions/0004-fusion-keyed-by-id.md):
  *
  *   query → (embed → dense top denseK) ‖ (BM25 top bm25K) → fusion (rrf | minmax | zscore | combmnz,
  *           per-list weights; docs/fusion-and-tuning.md)

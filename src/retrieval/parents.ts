@@ -1,6 +1,6 @@
 /**
  * Parent dedup: from a ranked list of chunks to a ranked list of cards.
- * Card identity is the parent id (DESIGN.md §1.1); the first occurrence of a
+ * Card identity is the parent id (docs/decisions/0001-metric-contract.md); the first occurrence of a
  * card keeps its position, later chunks of the same card are dropped.
  */
 import { assertNonNegativeInteger } from "./fusion.js";

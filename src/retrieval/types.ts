@@ -1,4 +1,4 @@
-/** Data contracts of the retrieval pipeline (DESIGN.md §3.3, §4). No LangGraph here. */
+/** Data contracts of the retrieval pipeline (docs/architecture.md §4, §5). No LangGraph here. */
 import type { Locale } from "../kb/types.js";
 
 /** One entry of a ranked list. `rank` is 1-based; `id` is a chunk id, or a card id after parent dedup. */
@@ -33,7 +33,7 @@ export interface RetrievalTraceConfig {
   /** BM25 parameters of the index; absent in old traces. */
   bm25Params?: { k1: number; b: number };
   rerank: string | null;
-  /** Extension of DESIGN.md §3.3: which branches ran (dense-only and BM25-only are for attribution). */
+  /** Extension of the trace contract (docs/architecture.md §5): which branches ran (dense-only and BM25-only are for attribution). */
   mode: RetrievalMode;
 }
 

@@ -87,7 +87,7 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
     await writeFile(file, JSON.stringify(report));
     const r = await runCli(["compare", file, file]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`${file}: field \`turns[2].results\` missing: the turn's evaluator results`);
+    expect(r.stderr).toContain(`${file}: field \`turns[2].results\` missing required field; expected the turn's evaluator results`);
     expect(r.stderr).not.toMatch(/TypeError|internal error/);
   }, 120_000);
 });

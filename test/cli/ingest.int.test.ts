@@ -118,7 +118,7 @@ describe("retrace ingest with a remote store", () => {
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`retrace: Cannot reach Chroma at ${url}`);
-    expect(r.stderr).toContain(`is a Chroma server listening at ${url}? unset CHROMA_URL to let retrace start a local one`);
+    expect(r.stderr).toContain(`is a Chroma server listening at ${url}? use --store local or unset CHROMA_URL to let retrace start a local one`);
   });
 
   it("--store URL at a dead port → exit 3", async () => {

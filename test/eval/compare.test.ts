@@ -78,12 +78,12 @@ describe("compareRuns", () => {
 
   it("reads a version 1 report (`\"version\": 1`) by migrating it, and passes unknown sections through", async () => {
     const { schemaVersion: _v, ...rest } = await fixtureReport();
-    const v1 = await readRunSide(await write("v1.json", { version: 1, ...rest, timings: { totalMs: 3 } }));
+    const v1 = await readRunSide(await write("v1.json", { version: 1, ...rest, customSection: { totalMs: 3 } }));
     const v2 = await readRunSide(await write("v2.json", await fixtureReport()));
     expect(v1.datasetHash).toBe(v2.datasetHash);
     expect(v1.keys).toEqual(v2.keys);
     expect((v1.source as unknown as Record<string, unknown>).schemaVersion).toBe(2);
-    expect((v1.source as unknown as Record<string, unknown>).timings).toEqual({ totalMs: 3 });
+    expect((v1.source as unknown as Record<string, unknown>).customSection).toEqual({ totalMs: 3 });
     expect(compareRuns(v1, v2).every((c) => c.diff === 0)).toBe(true);
   });
 

@@ -50,6 +50,11 @@ beforeAll(async () => {
   const cases = await readFile(casesFile, "utf8");
   const hostileCase = { id: HOSTILE_CASE, locale: "es-419", kind: "golden", turns: [{ user: HOSTILE_USER, must_cite_one_of: ["es-tarjeta-hostil"], expect: "answer" }] };
   await writeFile(casesFile, `${cases.trimEnd()}\n${JSON.stringify(hostileCase)}\n`);
+  // Every case is in one part of the committed split (docs/holdout.md): the new one is held out.
+  const splitFile = path.join(kb, "eval", "split.json");
+  const split = JSON.parse(await readFile(splitFile, "utf8")) as { holdout: string[] };
+  split.holdout.push(HOSTILE_CASE);
+  await writeFile(splitFile, JSON.stringify(split));
 
   const common = ["eval", "--kb", kb, "--locale", "es-419", "--embedder", "builtin", "--data-dir", path.join(dir, "chroma")];
   const a = await runCli([...common, "--report-json", path.join(dir, "a.json"), "--html", path.join(dir, "a.html")], { env: { CHROMA_URL: "" } });
@@ -140,7 +145,9 @@ describe.skipIf(skipReason !== null)("retrace eval --html in Chromium", () => {
       expect({ cell: c, mean: c.mean, n: c.n }).toEqual({ cell: c, mean: agg.mean.toFixed(3), n: `n=${agg.n}` });
       checked++;
     }
-    const expectedCells = Object.keys(reportA.aggregates).length * (1 + Object.keys(reportA.splits.kind).length + Object.keys(reportA.splits.locale).length);
+    // Every aggregate of the report: overall, then each group of every split (kind, locale, part).
+    let expectedCells = Object.keys(reportA.aggregates).length;
+    for (const groups of Object.values(reportA.splits)) for (const group of Object.values(groups ?? {})) expectedCells += Object.keys(group).length;
     expect(checked).toBe(expectedCells);
     // The funnel's last row is the hit@k numerator, counted here from the JSON.
     const goldBearing = reportA.turns.filter((t) => t.gold.length > 0);

@@ -33,7 +33,7 @@ describe("parseCard", () => {
     const { card: c, issues } = parseCard(card("id: a\nlocale: en_US\ntitle: 5\ntags: x"), "kb/cards/en/a.md", "en");
     expect(c).toBeUndefined();
     expect(issues).toEqual([
-      { file: "kb/cards/en/a.md", line: 3, field: "locale", message: 'expected a BCP-47 language tag (e.g. en, es-419, pt-BR), got "en_US"' },
+      { file: "kb/cards/en/a.md", line: 3, field: "locale", message: 'expected `locale` to be a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans), got "en_US"' },
       { file: "kb/cards/en/a.md", line: 4, field: "title", message: "expected a non-empty title, got 5" },
       { file: "kb/cards/en/a.md", line: 5, field: "tags", message: 'expected a list of strings, got "x"' },
     ]);

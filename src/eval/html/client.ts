@@ -239,7 +239,7 @@ export const CLIENT_JS = String.raw`
     var run = r.run;
     return "k=" + run.k + "  store=" + run.store + (run.mode !== undefined ? "  mode=" + run.mode : "") + (run.rerank !== undefined ? "  rerank=" + (run.rerank === null ? "off" : run.rerank) : "") +
       "  embedder=" + (run.embedder === null ? "none" : run.embedder) + "  dataset=" + run.datasetHash.slice(0, 12) + "  kb=" + run.kbHash.slice(0, 12) +
-      "  started " + run.started + "  " + (run.durationMs / 1000).toFixed(1) + " s  turns=" + r.turns.length + " (gold-bearing " + r.turns.filter(function (t) { return t.gold.length > 0; }).length + ")";
+      (r.timings ? "  started " + r.timings.started + "  " + (r.timings.durationMs / 1000).toFixed(1) + " s" : "") + "  turns=" + r.turns.length + " (gold-bearing " + r.turns.filter(function (t) { return t.gold.length > 0; }).length + ")";
   }
 
   // ------------------------------------------------------------ stage funnel and recall curves
@@ -388,7 +388,8 @@ export const CLIENT_JS = String.raw`
     box.appendChild(el("h3", { text: "Metrics of this turn" }));
     box.appendChild(el("table", { cls: "metrics" }, [el("thead", null, [el("tr", null, [el("th", { text: "key" }), el("th", { text: "score" }), el("th", { text: "comment" })])]),
       el("tbody", null, t.results.map(function (res) { return el("tr", { "data-key": res.key }, [el("td", { text: label(run, res.key) }), el("td", { cls: "num", text: f3(res.score) }), el("td", { cls: "comment", text: res.comment || "" })]); }))]));
-    if (t.trace) box.appendChild(el("p", { cls: "note", text: "timings (ms): " + Object.keys(t.trace.timingsMs).map(function (k) { return k + " " + t.trace.timingsMs[k]; }).join(", ") }));
+    var tm = r.timings && r.timings.turns ? r.timings.turns[t.caseId + "#" + t.turn] : undefined;
+    if (tm) box.appendChild(el("p", { cls: "note", text: "timings (ms): " + Object.keys(tm).map(function (k) { return k + " " + tm[k]; }).join(", ") }));
     return box;
   }
 

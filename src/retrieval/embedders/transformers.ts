@@ -166,10 +166,24 @@ let defaultCacheDir: string | null | undefined;
 
 /** @internal transformers.js, imported on first use (it loads onnxruntime; the built-in embedder never needs it). */
 export async function loadTransformers(): Promise<TransformersModule> {
-  transformersModule ??= import("@huggingface/transformers").then((m) => {
-    defaultCacheDir = m.env.cacheDir;
-    return m;
-  });
+  transformersModule ??= import("@huggingface/transformers").then(
+    (m) => {
+      defaultCacheDir = m.env.cacheDir;
+      return m;
+    },
+    (e: unknown) => {
+      transformersModule = undefined;
+      // An optional peer dependency: absent unless the user added it (docs/decisions/0007-package-and-peer-dependencies.md).
+      if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND")
+        throw new ModelUnavailableError(
+          "@huggingface/transformers",
+          "model embedders and rerankers need @huggingface/transformers, an optional peer dependency that is not installed: " +
+            "run `ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm install @huggingface/transformers@^3.8.1`, or use the built-in embedder (--embedder builtin)",
+          { cause: e },
+        );
+      throw e;
+    },
+  );
   return transformersModule;
 }
 

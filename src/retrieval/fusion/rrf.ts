@@ -12,7 +12,7 @@
  */
 import { accumulate, assertNonNegativeFinite, type FusedRanked, type FusionInput } from "./common.js";
 
-/** The RRF constant of the original paper (and of ADR-0022). */
+/** The RRF constant of the original paper (docs/decisions/0004-fusion-keyed-by-id.md). */
 export const RRF_K = 60;
 
 export interface RrfOptions {
