@@ -1,0 +1,127 @@
+/** The JUnit XML rendering of a Report (docs/architecture.md §7, docs/gates-and-exit-codes.md). */
+import type { Report } from "../types.js";
+import { goldPositionsText, HIT_KEY, ids, missedTurns, turnId, vacuousText } from "./shared.js";
+
+/**
+ * Escape text for XML 1.0 attribute values and character data: `& < > " '`
+ * become entities, and characters XML 1.0 forbids (C0 controls other than
+ * tab/LF/CR, U+FFFE/U+FFFF, lone surrogates) are replaced with U+FFFD.
+ */
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+function attrs(a: Record<string, string | number>): string {
+  return Object.entries(a)
+    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
+    .join("");
+}
+
+/**
+ * JUnit XML that mirrors the gate (docs/gates-and-exit-codes.md): a
+ * testcase fails exactly when the gate fails because of it, so a CI
+ * dashboard is red exactly when the exit code is 1.
+ *
+ * - Suite `retrace.gate`: one testcase per check the gate made (each floor
+ *   per scope, each baseline drop per scope, the flips count), failed when
+ *   its verdict is not "pass", with the gate's reason as the message.
+ * - Suite `retrace.turns`: one testcase per gold-bearing turn (classname
+ *   `retrace.<locale>.<kind>`, name `caseId#turn: query`). A turn fails only
+ *   when a failed `--max-flips` check counted it (its hit@k went 1 → 0). A
+ *   miss (hit@k = 0) that no check gates is reported in the testcase's
+ *   <system-out> (the evaluator's comment and where the gold went), not as a
+ *   failure. A turn whose retrieval was not measured is <skipped> with the
+ *   reason.
+ */
+export function renderJUnit(report: Report): string {
+  const k = report.run.k;
+  // Wall-clock figures come from the report's `timings` section (docs/determinism.md).
+  const suiteTime: Record<string, string> = report.timings !== undefined ? { time: (report.timings.durationMs / 1000).toFixed(3) } : {};
+  const timestamp: Record<string, string> = report.timings !== undefined ? { timestamp: report.timings.started } : {};
+  const g = report.gate;
+
+  const gateCases: string[] = [];
+  let gateFailures = 0;
+  for (const c of g?.checks ?? []) {
+    const a = { classname: `retrace.gate.${c.kind}`, name: `${c.option}: ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}` };
+    if (c.verdict === "pass") gateCases.push(`    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(c.reason)}</system-out>\n    </testcase>`);
+    else {
+      gateFailures++;
+      gateCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: c.reason, type: c.verdict === "not_measured" ? "not_measured" : c.kind })}/>\n    </testcase>`);
+    }
+  }
+
+  const flipsFailed = (g?.checks ?? []).some((c) => c.kind === "flips" && c.verdict !== "pass");
+  const flipped = new Set(flipsFailed ? (g?.flips ?? []).map((f) => turnId(f)) : []);
+  const turnCases: string[] = [];
+  let turnFailures = 0;
+  let skipped = 0;
+  for (const t of report.turns) {
+    if (t.gold.length === 0) continue;
+    const hit = t.results.find((r) => r.key === HIT_KEY);
+    const total = report.timings?.turns[turnId(t)]?.total;
+    const a: Record<string, string | number> = { classname: `retrace.${t.locale}.${t.kind}`, name: `${turnId(t)}: ${t.user}` };
+    if (total !== undefined) a.time = (total / 1000).toFixed(3);
+    if (hit === undefined) {
+      skipped++;
+      const reason =
+        t.error !== undefined
+          ? `not run: the graph run threw: ${t.error}`
+          : t.noRetrieval === true
+            ? "no retrieval captured"
+            : (report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result"));
+      turnCases.push(`    <testcase${attrs(a)}>\n      <skipped${attrs({ message: vacuousText(reason) })}/>\n    </testcase>`);
+      continue;
+    }
+    const body = [
+      `query: ${t.user}`,
+      `gold: ${ids(t.gold)}`,
+      `top${k}: ${ids(t.retrievedIds ?? [])}`,
+      ...(goldPositionsText(t) !== "" ? [`gold by stage: ${goldPositionsText(t)}`] : []),
+    ].join("\n");
+    if (flipped.has(turnId(t))) {
+      turnFailures++;
+      const message = `hit@${k} went from 1 (baseline) to 0: ${hit.comment ?? ""}`.trimEnd();
+      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message, type: "flips" })}>${xmlEscape(body)}</failure>\n    </testcase>`);
+    } else if (hit.score === 0) {
+      turnCases.push(`    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(`miss (not gated): ${hit.comment ?? `hit@${k}=0`}\n${body}`)}</system-out>\n    </testcase>`);
+    } else {
+      turnCases.push(`    <testcase${attrs(a)}/>`);
+    }
+  }
+
+  const props = [
+    ["datasetHash", report.run.datasetHash],
+    ["kbHash", report.run.kbHash],
+    ["embedder", report.run.embedder ?? "none"],
+    ["k", String(k)],
+    ["store", report.run.store],
+    ["gate", g === null ? "not evaluated" : g.passed ? "pass" : "fail"],
+    ["missedTurns", String(missedTurns(report).length)],
+  ]
+    .map(([name, value]) => `      <property${attrs({ name: name as string, value: value as string })}/>`)
+    .join("\n");
+  const gateCounts = { tests: gateCases.length, failures: gateFailures, errors: 0, skipped: 0 };
+  const turnCounts = { tests: turnCases.length, failures: turnFailures, errors: 0, skipped };
+  const all = { tests: gateCases.length + turnCases.length, failures: gateFailures + turnFailures, errors: 0, skipped };
+  const suite = (name: string, counts: Record<string, number>, cases: string[]) => [
+    `  <testsuite${attrs({ name, ...counts, ...timestamp, ...suiteTime })}>`,
+    `    <properties>\n${props}\n    </properties>`,
+    ...cases,
+    `  </testsuite>`,
+  ];
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites${attrs({ name: "retrace", ...all, ...suiteTime })}>`,
+    ...suite("retrace.gate", gateCounts, gateCases),
+    ...suite(`retrace.turns.hit_at_${k}`, turnCounts, turnCases),
+    `</testsuites>`,
+    "",
+  ].join("\n");
+}
