@@ -3,7 +3,8 @@
  * one way, cli → eval → graph → nodes → retrieval → kb (errors.ts and log.ts
  * from anywhere); nothing under retrieval/ or kb/ imports LangGraph or
  * LangChain; only the composition root (src/system.ts), the CLI and the
- * retrieval layer itself touch the Chroma process module; the
+ * retrieval layer itself touch the Chroma modules (chroma-server.ts and the
+ * chroma-process.ts / chroma-client.ts it re-exports); the
  * `retrace-eval/metrics` and `retrace-eval/retrieval` entries never reach
  * LangChain, even indirectly.
  */
@@ -34,7 +35,7 @@ module.exports = {
       comment: "graph/, nodes/ and eval/ receive their dependencies and never start processes (docs/decisions/0006-one-composition-root-and-store-vocabulary.md)",
       severity: "error",
       from: { path: "^src/(graph|nodes|eval)/" },
-      to: { path: "^src/retrieval/chroma-server\\.ts$" },
+      to: { path: "^src/retrieval/chroma-(server|process|client)\\.ts$" },
     },
     {
       name: "framework-free-subpath-entries",

@@ -12,7 +12,8 @@ export { resolveEmbedder, resolveReranker, type ResolvedEmbedder, type ResolvedR
 export { CrossEncoderReranker, type CrossEncoderRerankerOptions } from "./retrieval/rerank-model.js";
 export { cosineSimilarity, InMemoryDenseIndex, type DenseEntry, type DenseIndex, type DenseSearchOptions, type EmbeddableChunk } from "./retrieval/dense.js";
 export { ChromaDenseIndex, collectionName, requireCurrentCollection } from "./retrieval/chroma-store.js";
-export { openStore, startLocalChroma, connectChroma, defaultDataDir, type ChromaStoreHandle, type LocalChroma, type OpenStoreOptions } from "./retrieval/chroma-server.js";
+export { openStore, connectChroma, defaultDataDir, type ChromaStoreHandle, type OpenStoreOptions } from "./retrieval/chroma-client.js";
+export { startLocalChroma, type LocalChroma } from "./retrieval/chroma-process.js";
 export { ingest, describeIngest, type IngestOptions, type IngestResult } from "./retrieval/ingest.js";
 export {
   combMnzFusion,
@@ -31,7 +32,7 @@ export {
   type RrfOptions,
 } from "./retrieval/fusion.js";
 export { applyRerank, rerankHead } from "./retrieval/rerank.js";
-export { dedupeParents, topK } from "./retrieval/parents.js";
+export { cardIdOf, dedupeParents, topK } from "./retrieval/parents.js";
 export type { Embedder, Ranked, RetrievalMode, RetrievalStages, RetrievalTrace, RetrievalTraceConfig, Reranker, RetrieveOptions, Retriever } from "./retrieval/types.js";
 export { loadKnowledgeBase, parseCard } from "./kb/cards.js";
 export { loadCases, parseCaseLine, validateCases } from "./kb/cases.js";

@@ -19,7 +19,7 @@
 import { InvalidArgumentError } from "./errors.js";
 import { loadData, type LoadedData } from "./kb/load.js";
 import { log } from "./log.js";
-import { openStore, type ChromaStoreHandle } from "./retrieval/chroma-server.js";
+import { openStore, type ChromaStoreHandle } from "./retrieval/chroma-client.js";
 import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { openExactDense } from "./retrieval/exact-dense.js";
 import { fingerprinted } from "./retrieval/fingerprint.js";

@@ -18,6 +18,7 @@ import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { Document } from "@langchain/core/documents";
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { BaseRetriever, type BaseRetrieverInput } from "@langchain/core/retrievers";
+import { cardIdOf } from "../retrieval/parents.js";
 import type { Embedder, Ranked, RetrievalTrace, RetrieveOptions, Retriever } from "../retrieval/types.js";
 
 /** The custom event name the retrieve node and `RetraceRetriever` dispatch. */
@@ -65,7 +66,7 @@ export function documentsOf(trace: RetrievalTrace, textOf: (chunkId: string) => 
   const chunkStage: readonly Ranked[] = trace.stages.reranked ?? trace.stages.fused;
   const bestChunk = new Map<string, Ranked>();
   for (const r of chunkStage) {
-    const card = r.parentId !== "" ? r.parentId : r.id;
+    const card = cardIdOf(r);
     if (!bestChunk.has(card)) bestChunk.set(card, r);
   }
   const parentById = new Map(trace.stages.parents.map((p) => [p.id, p] as const));

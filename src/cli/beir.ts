@@ -32,7 +32,7 @@ import {
 import { quantileSorted } from "../eval/stats.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
 import { log } from "../log.js";
-import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
+import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
 import { HYBRID_DEFAULTS, HybridRetriever } from "../retrieval/hybrid.js";

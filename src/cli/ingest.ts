@@ -14,7 +14,7 @@ import { loadKnowledgeBase } from "../kb/cards.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
-import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-server.js";
+import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { collectionName } from "../retrieval/chroma-store.js";
 import { describeCollections, pruneCollections } from "../retrieval/collections.js";
 import { resolveEmbedder } from "../retrieval/embedders/resolve.js";

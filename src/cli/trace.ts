@@ -14,6 +14,7 @@ import { allEvaluators } from "../eval/evaluators.js";
 import { runSweep } from "../eval/runner.js";
 import { readConfigFile } from "../eval/tune-config.js";
 import type { TurnReport } from "../eval/types.js";
+import { cardIdOf } from "../retrieval/parents.js";
 import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
 import { addEvalOptions, graphFor, openSessionFor, type EvalOptions } from "./eval.js";
@@ -53,10 +54,10 @@ function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<st
   const shown = ranked.slice(0, top);
   const lines = [`  ${name} (${ranked.length} listed${ranked.length > shown.length ? `, top ${shown.length} shown` : ""}):`];
   for (const r of shown) {
-    const card = r.parentId !== "" ? r.parentId : r.id;
+    const card = cardIdOf(r);
     lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}${gold.has(card) ? "   <- gold" : ""}${contributionText(r)}`);
   }
-  const hidden = ranked.slice(top).filter((r) => gold.has(r.parentId !== "" ? r.parentId : r.id));
+  const hidden = ranked.slice(top).filter((r) => gold.has(cardIdOf(r)));
   for (const r of hidden) lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})${contributionText(r)}`);
   return lines;
 }

@@ -59,8 +59,15 @@ function relevantGains(gold: Gold): Map<string, number> {
   return gains;
 }
 
-/** The top-k of `ranked` after first-occurrence dedup (fewer than k when the list is short). */
-function topK(ranked: readonly string[], k: number): string[] {
+/**
+ * The first `k` distinct ids of `ranked`: first-occurrence dedup, then the
+ * cut (fewer than k when the list is short). Not retrieval's `topK`
+ * (retrieval/parents.ts), which cuts `Ranked` entries without deduplicating:
+ * this one works on bare ids and dedups before the cut, as the metric contract
+ * requires (docs/decisions/0001-metric-contract.md), and keeps this module
+ * (the `retrace-eval/metrics` entry) free of any retrieval import.
+ */
+function firstDistinct(ranked: readonly string[], k: number): string[] {
   const seen = new Set<string>();
   const top: string[] = [];
   for (const id of ranked) {
@@ -90,7 +97,7 @@ export function hitAtK(ranked: readonly string[], gold: Gold, k: number): number
   checkK(k);
   const gains = relevantGains(gold);
   if (gains.size === 0) return null;
-  return hitsInTop(topK(ranked, k), gains) > 0 ? 1 : 0;
+  return hitsInTop(firstDistinct(ranked, k), gains) > 0 ? 1 : 0;
 }
 
 /**
@@ -106,7 +113,7 @@ export function recallAtK(ranked: readonly string[], gold: Gold, k: number): num
   checkK(k);
   const gains = relevantGains(gold);
   if (gains.size === 0) return null;
-  return hitsInTop(topK(ranked, k), gains) / gains.size;
+  return hitsInTop(firstDistinct(ranked, k), gains) / gains.size;
 }
 
 /**
@@ -126,7 +133,7 @@ export function ndcgAtK(ranked: readonly string[], gold: Gold, k: number): numbe
   checkK(k);
   const gains = relevantGains(gold);
   if (gains.size === 0) return null;
-  const top = topK(ranked, k);
+  const top = firstDistinct(ranked, k);
   let dcg = 0;
   for (let i = 0; i < top.length; i++) {
     const gain = gains.get(top[i] as string) ?? 0;
@@ -150,7 +157,7 @@ export function precisionAtK(ranked: readonly string[], gold: Gold, k: number): 
   checkK(k);
   const gains = relevantGains(gold);
   if (gains.size === 0) return null;
-  return hitsInTop(topK(ranked, k), gains) / k;
+  return hitsInTop(firstDistinct(ranked, k), gains) / k;
 }
 
 /**
@@ -167,7 +174,7 @@ export function reciprocalRankAtK(ranked: readonly string[], gold: Gold, k: numb
   checkK(k);
   const gains = relevantGains(gold);
   if (gains.size === 0) return null;
-  const top = topK(ranked, k);
+  const top = firstDistinct(ranked, k);
   for (let i = 0; i < top.length; i++) {
     if (gains.has(top[i] as string)) return 1 / (i + 1);
   }

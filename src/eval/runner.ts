@@ -14,6 +14,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { RetrievalTraceCollector } from "../graph/collector.js";
 import type { SplitPart } from "../kb/split.js";
 import type { EvalCase } from "../kb/types.js";
+import { cardIdOf } from "../retrieval/parents.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { runEvaluators, type EvaluatorSpec } from "./evaluators.js";
 import { stageHeads } from "./stage-heads.js";
@@ -62,7 +63,7 @@ export function goldPositions(trace: RetrievalTrace, gold: readonly string[]): G
     if (ranked === undefined) continue;
     const first = new Map<string, number>();
     for (const r of ranked) {
-      const card = r.parentId !== "" ? r.parentId : r.id;
+      const card = cardIdOf(r);
       if (!first.has(card)) first.set(card, r.rank);
     }
     firstRank.push([stage, first]);

@@ -7,6 +7,14 @@ import { assertNonNegativeInteger } from "./fusion.js";
 import type { Ranked } from "./types.js";
 
 /**
+ * The card an entry belongs to (docs/decisions/0001-metric-contract.md): its
+ * `parentId`, or its own `id` when `parentId` is empty.
+ */
+export function cardIdOf(r: { readonly id: string; readonly parentId: string }): string {
+  return r.parentId !== "" ? r.parentId : r.id;
+}
+
+/**
  * One entry per card, in order of first occurrence: `id` and `parentId` are the
  * card id (the entry's `parentId`, or its `id` when `parentId` is empty), the
  * score is that of the first occurrence, ranks are renumbered 1..n.
@@ -16,7 +24,7 @@ export function dedupeParents(ranked: readonly Ranked[]): Ranked[] {
   const seen = new Set<string>();
   const out: Ranked[] = [];
   for (const r of ranked) {
-    const card = r.parentId !== "" ? r.parentId : r.id;
+    const card = cardIdOf(r);
     if (seen.has(card)) continue;
     seen.add(card);
     out.push({ id: card, parentId: card, score: r.score, rank: out.length + 1 });

@@ -9,7 +9,7 @@
  * returned (no sigmoid/softmax): monotone either way, and the trace keeps the
  * model's own numbers.
  *
- * Loading follows the offline rules of `embedders/transformers.ts`: the model
+ * Loading follows the offline rules of `embedders/transformers-runtime.ts`: the model
  * folder (`<modelsDir>/<org>/<name>/` or a path) must hold config.json,
  * tokenizer.json, tokenizer_config.json and onnx/model.onnx (or
  * model_quantized.onnx); otherwise ModelUnavailableError, and no download is
@@ -28,7 +28,7 @@ import {
   modelIdOf,
   prepareLoad,
   withTransformersEnv,
-} from "./embedders/transformers.js";
+} from "./embedders/transformers-runtime.js";
 import type { Reranker } from "./types.js";
 
 export { DEFAULT_RERANK_MODEL };
