@@ -10,12 +10,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DataValidationError, InvalidArgumentError, ModelUnavailableError } from "../../src/errors.js";
-import {
-  DEFAULT_EMBEDDING_MODEL,
-  TransformersEmbedder,
-  loadTransformers,
-  resolvePooling,
-} from "../../src/retrieval/embedders/transformers.js";
+import { DEFAULT_EMBEDDING_MODEL, TransformersEmbedder, resolvePooling } from "../../src/retrieval/embedders/transformers.js";
+import { loadTransformers } from "../../src/retrieval/embedders/transformers-runtime.js";
 import {
   DEFAULT_WORDS,
   type TinyModel,

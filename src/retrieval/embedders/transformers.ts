@@ -3,7 +3,9 @@
  * loaded **offline** by default.
  *
  * Where a model is looked for, the offline checks and the transformers.js
- * environment: transformers-runtime.ts (its names are re-exported here).
+ * environment: transformers-runtime.ts (its public names are re-exported here;
+ * the `@internal` ones that touch transformers.js' own types are not, so the
+ * shipped declarations never name the optional peer).
  *
  * Pooling rule (which token vectors make the sentence vector), first match wins:
  *   1. the `pooling` option;
@@ -46,12 +48,10 @@ export {
   defaultModelsDir,
   isModelPath,
   loadFailed,
-  loadTransformers,
   locateModel,
   modelIdOf,
   modelUnavailable,
   prepareLoad,
-  withTransformersEnv,
   type LocalModelOptions,
   type ModelDtype,
   type ModelLocation,
