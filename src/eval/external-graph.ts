@@ -20,8 +20,8 @@ import { GraphInputError, InvalidArgumentError } from "../errors.js";
 import type { EvalCase, EvalTurn } from "../kb/types.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "./evaluators.js";
-import { summarizeTrace } from "./runner.js";
-import type { GateFailure, TurnArtifacts, TurnReport } from "./types.js";
+import { summarizeTrace, turnArtifacts, turnReport } from "./runner.js";
+import type { GateFailure, TurnReport } from "./types.js";
 
 export const DEFAULT_GRAPH_EXPORT = "graph";
 export const GRAPH_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
@@ -199,34 +199,13 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     // What is scored at k: the chosen call's cards, cut at k (the stages keep the full lists).
     const retrievedIds = retrieval === null ? null : retrieval.retrievedIds.slice(0, opts.k);
     const s = (state ?? {}) as Record<string, unknown>;
-    const artifacts: TurnArtifacts = {
-      caseId: c.id,
-      turn: index,
-      locale: c.locale,
-      kind: c.kind,
-      gold: t.must_cite_one_of,
-      expect: t.expect,
-      retrievedIds,
+    const artifacts = turnArtifacts(c, index, retrievedIds, {
       citedIds: Array.isArray(s.citedIds) ? (s.citedIds as string[]) : [],
       answer: error === undefined ? lastAnswer(state) : "",
       refused: s.refused === true,
       knownIds: opts.knownIds,
-    };
-    const results = error === undefined ? await runEvaluators(opts.evaluators, artifacts) : [];
-    const report: TurnReport = {
-      caseId: c.id,
-      turn: index,
-      locale: c.locale,
-      kind: c.kind,
-      user: t.user,
-      gold: t.must_cite_one_of,
-      expect: t.expect,
-      retrievedIds,
-      citedIds: artifacts.citedIds,
-      refused: artifacts.refused,
-      answer: artifacts.answer,
-      results,
-    };
+    });
+    const report = turnReport(c, artifacts, error === undefined ? await runEvaluators(opts.evaluators, artifacts) : []);
     if (error !== undefined) report.error = error;
     else if (retrieval === null) report.noRetrieval = true;
     if (retrieval !== null) {

@@ -13,12 +13,12 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
 import { RetrievalTraceCollector } from "../graph/collector.js";
 import type { SplitPart } from "../kb/split.js";
-import type { EvalCase } from "../kb/types.js";
+import type { EvalCase, EvalTurn } from "../kb/types.js";
 import { cardIdOf } from "../retrieval/parents.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { runEvaluators, type EvaluatorSpec } from "./evaluators.js";
 import { stageHeads } from "./stage-heads.js";
-import type { GoldPositions, TraceSummary, TurnArtifacts, TurnReport } from "./types.js";
+import type { EvalResult, GoldPositions, TraceSummary, TurnArtifacts, TurnReport } from "./types.js";
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -50,6 +50,35 @@ interface TurnState {
   citedIds?: unknown;
   refused?: unknown;
   query?: unknown;
+}
+
+/** One turn's artifacts for the evaluators: identity and gold from the case, what was retrieved, and the answer side. */
+export function turnArtifacts(
+  c: EvalCase,
+  turn: number,
+  retrievedIds: string[] | null,
+  answer: Pick<TurnArtifacts, "citedIds" | "answer" | "refused" | "knownIds">,
+): TurnArtifacts {
+  const t = c.turns[turn] as EvalTurn;
+  return { caseId: c.id, turn, locale: c.locale, kind: c.kind, gold: t.must_cite_one_of, expect: t.expect, retrievedIds, ...answer };
+}
+
+/** The report of one turn (before its trace, part and capture extras): its artifacts, the user's text and the results. */
+export function turnReport(c: EvalCase, a: TurnArtifacts, results: EvalResult[]): TurnReport {
+  return {
+    caseId: a.caseId,
+    turn: a.turn,
+    locale: a.locale,
+    kind: a.kind,
+    user: (c.turns[a.turn] as EvalTurn).user,
+    gold: a.gold,
+    expect: a.expect,
+    retrievedIds: a.retrievedIds,
+    citedIds: a.citedIds,
+    refused: a.refused,
+    answer: a.answer,
+    results,
+  };
 }
 
 /**
@@ -88,35 +117,13 @@ async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTrac
     if (opts.storeBacked && trace === undefined) {
       throw new InvalidArgumentError("graph", `a graph whose retrieve node emits a retrieval_trace event for every turn (none for case ${c.id} turn ${turn})`, "no trace");
     }
-    const retrievedIds = trace === undefined ? null : trace.retrievedIds;
-    const artifacts: TurnArtifacts = {
-      caseId: c.id,
-      turn,
-      locale: c.locale,
-      kind: c.kind,
-      gold: t.must_cite_one_of,
-      expect: t.expect,
-      retrievedIds,
+    const artifacts = turnArtifacts(c, turn, trace === undefined ? null : trace.retrievedIds, {
       citedIds: Array.isArray(state.citedIds) ? (state.citedIds as string[]) : [],
       answer: typeof state.answer === "string" ? state.answer : "",
       refused: state.refused === true,
       knownIds: opts.knownIds,
-    };
-    const results = await runEvaluators(opts.evaluators, artifacts);
-    const report: TurnReport = {
-      caseId: c.id,
-      turn,
-      locale: c.locale,
-      kind: c.kind,
-      user: t.user,
-      gold: t.must_cite_one_of,
-      expect: t.expect,
-      retrievedIds,
-      citedIds: artifacts.citedIds,
-      refused: artifacts.refused,
-      answer: artifacts.answer,
-      results,
-    };
+    });
+    const report = turnReport(c, artifacts, await runEvaluators(opts.evaluators, artifacts));
     if (trace !== undefined) {
       report.trace = summarizeTrace(trace, t.must_cite_one_of);
       timings.set(`${c.id}#${turn}`, trace.timingsMs);
