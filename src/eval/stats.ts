@@ -307,21 +307,6 @@ export function perTurnScores(source: PerTurnSource, key: string): Map<string, n
   return scores;
 }
 
-/**
- * Paired comparison of one key between a baseline (A) and the current run
- * (B), pairing per-turn scores by `caseId#turn`; turns present on one side
- * only are left out. `diff` = current − baseline. `null` when no turn has
- * the key on both sides.
- */
-export function compareReports(
-  baseline: PerTurnSource,
-  current: PerTurnSource,
-  key: string,
-  opts: BootstrapOptions = {},
-): PairedComparison | null {
-  return pairedComparison(perTurnScores(baseline, key), perTurnScores(current, key), opts);
-}
-
 // ---------------------------------------------------------------- cluster-aware bootstrap (docs/statistics.md)
 
 /** What a bootstrap resamples: whole cases (all turns of a case together) or single turns. */

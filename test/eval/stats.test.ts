@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import {
   bootstrapCI,
-  compareReports,
   mean,
   mulberry32,
   pairedComparison,
@@ -186,7 +185,7 @@ describe("permutationTest (two-sample, unpaired)", () => {
   });
 });
 
-describe("compareReports", () => {
+describe("perTurnScores + pairedComparison", () => {
   it("pairs per-turn scores by caseId#turn, from a report or a baseline's perTurn map", async () => {
     const report = await fixtureReport();
     // hit@3 per turn: g1#0 1, g1#1 1, g2#1 0, adv1#0 1 (g2#0, adv1#1 empty gold; g3#0 store-less).
@@ -194,11 +193,11 @@ describe("compareReports", () => {
       map([["g1#0", 1], ["g1#1", 1], ["g2#1", 0], ["adv1#0", 1]]),
     );
     const baseline = { perTurn: { "g1#0": { retrieval_hit_at_k: 1 }, "g1#1": { retrieval_hit_at_k: 1 }, "g2#1": { retrieval_hit_at_k: 1 }, "gone#0": { retrieval_hit_at_k: 1 } } };
-    const r = compareReports(baseline, report, "retrieval_hit_at_k");
+    const r = pairedComparison(perTurnScores(baseline, "retrieval_hit_at_k"), perTurnScores(report, "retrieval_hit_at_k"));
     // Shared turns: g1#0, g1#1, g2#1 → A = [1,1,1], B = [1,1,0]; d = [0,0,−1] → |Σ| = 1;
     // every sign vector reaches 1 → exact p = 1.
     expect(r).toMatchObject({ n: 3, meanA: 1, meanB: 2 / 3, pValue: 1, method: "exact" });
     expect(r?.diff).toBeCloseTo(-1 / 3, 12);
-    expect(compareReports(report, report, "no_such_key")).toBeNull();
+    expect(pairedComparison(perTurnScores(report, "no_such_key"), perTurnScores(report, "no_such_key"))).toBeNull();
   });
 });
