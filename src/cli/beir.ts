@@ -33,6 +33,7 @@ import { quantileSorted } from "../eval/stats.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
+import { resolveStoreChoice } from "../system.js";
 import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
 import { HYBRID_DEFAULTS, HybridRetriever } from "../retrieval/hybrid.js";
@@ -218,7 +219,10 @@ async function beirTune(data: BeirDataset, retriever: HybridRetriever, chunks: r
 }
 
 export async function beirCommand(dir: string, o: BeirOptions): Promise<number> {
-  if (o.store !== "auto" && !/^https?:\/\//.test(o.store)) throw new InvalidArgumentError("--store", '"auto" or an http(s) URL', o.store);
+  // The store vocabulary (docs/decisions/0006-one-composition-root-and-store-vocabulary.md); beir ingests into Chroma.
+  const choice = resolveStoreChoice(o.store);
+  if (choice.kind === "memory" || choice.kind === "none")
+    throw new InvalidArgumentError("--store", "auto, local or a Chroma URL (beir ingests the corpus into a Chroma store)", o.store);
   const modes = parseModes(o.modes, o.rerank !== undefined);
   const config = o.config !== undefined ? await readConfigFile(o.config) : null;
   const retrievalConfig: RetrievalConfig = config?.retrieval ?? {};
@@ -232,7 +236,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   let handle: ChromaStoreHandle | undefined;
   try {
     const t0 = performance.now();
-    handle = await openStore({ ...(o.store !== "auto" ? { url: o.store } : {}), ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}) });
+    handle = await openStore({ ...(choice.url !== undefined ? { url: choice.url } : { local: true }), ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}) });
     const progress = progressReporter("ingest", "documents");
     let ingested;
     try {
@@ -323,7 +327,7 @@ export function register(program: Command): void {
     .command("beir")
     .description("Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack")
     .argument("<dir>", "the dataset folder")
-    .option("--store <auto|url>", "auto: CHROMA_URL if set, else a local Chroma started (and stopped) by retrace; or a URL", "auto")
+    .option("--store <auto|local|url>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; or a Chroma URL", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--embedder <auto|builtin|model>", "dense embedder", "auto")
     .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")

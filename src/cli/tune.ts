@@ -22,6 +22,8 @@ import { BM25Index } from "../retrieval/bm25.js";
 import { HYBRID_DEFAULTS, type HybridRetriever } from "../retrieval/hybrid.js";
 import { dedupeParents, topK } from "../retrieval/parents.js";
 import { resolveDataPaths } from "./check.js";
+import { InvalidArgumentError } from "../errors.js";
+import { resolveStoreChoice } from "../system.js";
 import { graphFor, openSessionFor } from "./eval.js";
 import { action, out, parsePositiveInt } from "./io.js";
 import { progressReporter } from "./progress.js";
@@ -121,10 +123,12 @@ interface TuneOptions {
 
 export async function tuneCommand(o: TuneOptions): Promise<number> {
   const paths = resolveDataPaths(o);
+  // Tuning compares retrievals: a store-less session has none (a usage error, before anything starts).
+  if (resolveStoreChoice(o.store).kind === "none") throw new InvalidArgumentError("--store", "auto, local, memory or a Chroma URL (tune needs retrieval)", o.store);
   const session = await openSessionFor({ ...o, store: o.store });
   try {
     const retriever = session.retriever;
-    if (retriever === null) throw new Error("tune needs a store-backed session");
+    if (retriever === null) throw new Error("a store-backed session has a retriever");
     const split = await loadSplit(defaultSplitFile(paths.kb), session.cases);
     let cases = session.cases;
     let source: string;
@@ -191,7 +195,7 @@ export function register(program: Command): void {
   program
     .command("tune")
     .description("Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file")
-    .option("--store <auto|url>", "auto: CHROMA_URL if set, else a local Chroma started (and stopped) by retrace; or a URL", "auto")
+    .option("--store <auto|local|url|memory>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index", "auto")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
     .option("--embedder <auto|builtin|model>", "dense embedder", "auto")
