@@ -167,7 +167,7 @@ export async function run(): Promise<void> {
   }
   printTable(`BM25 (k1 = 1.2, b = 0.75 for all three)`, RESULT_COLUMNS, resultRows(bm25Results));
   print("ours: per-locale analyzers (NFKC, lowercase, accent folding, stop words, Snowball stemming); unrouted queries are analysed per locale and merged by score.");
-  print("LangChain: query lowercased and split on whitespace, documents not lowercased, substring counting, full corpus scan per query (STACK.md).");
+  print("LangChain: query lowercased and split on whitespace, documents not lowercased, substring counting, full corpus scan per query (its BM25Retriever as shipped).");
   print(`FTS5: in-memory table, tokenize '${FTS5_TOKENIZER}'; query = NFC + lowercase, runs of letters/marks/digits, each token double-quoted, joined with OR (duplicates kept, no stemming, no stop words).`);
 
   const find = (results: readonly SystemResult[], system: string, scope: "all" | "routed") => {

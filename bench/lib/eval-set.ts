@@ -6,7 +6,7 @@
  * turn's user text, a space, then this turn's text (one turn of context, no
  * more, the same for every system). Gold = the turn's `must_cite_one_of`
  * (card ids); turns with empty gold are not queries (they have nothing to
- * measure, DESIGN.md §1.2).
+ * measure; docs/metrics.md).
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
