@@ -255,8 +255,9 @@ export async function runEval(
   const progress = progressReporter("eval", "cases");
   let turns;
   let turnTimings;
+  let phases;
   try {
-    ({ turns, timings: turnTimings } = await runSweep({
+    ({ turns, timings: turnTimings, phases } = await runSweep({
       graph,
       cases,
       evaluators,
@@ -270,6 +271,7 @@ export async function runEval(
   } finally {
     progress.stop();
   }
+  const tReport = performance.now();
   const report = buildReport({
     run: {
       // A filtered run (--locale / --case) measured a different dataset: its hash says so, and a baseline of the full set is refused.
@@ -301,7 +303,13 @@ export async function runEval(
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
   report.gate = gate(report, thresholds, baseline ?? undefined);
   // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
-  report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: turnTimings };
+  const ms = (x: number) => Math.round(x * 10) / 10;
+  report.timings = {
+    started: started.toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    turns: turnTimings,
+    phases: { graph: ms(phases.graph), evaluate: ms(phases.evaluate), report: ms(performance.now() - tReport) },
+  };
   return { report, baseline };
 }
 

@@ -105,14 +105,28 @@ export function summarizeTrace(trace: RetrievalTrace, gold: readonly string[]): 
   return { query: trace.query, k: trace.k, retrievedIds: trace.retrievedIds, goldPositions: goldPositions(trace, gold), ...stageHeads(trace) };
 }
 
-async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTraceCollector, timings: Map<string, Record<string, number>>): Promise<TurnReport[]> {
+/** Wall time (ms) summed over the sweep's graph invocations and evaluator runs (the report's `timings.phases`). */
+export interface SweepPhases {
+  graph: number;
+  evaluate: number;
+}
+
+async function runCase(
+  c: EvalCase,
+  opts: SweepOptions,
+  collector: RetrievalTraceCollector,
+  timings: Map<string, Record<string, number>>,
+  phases: SweepPhases,
+): Promise<TurnReport[]> {
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const reports: TurnReport[] = [];
   for (const [turn, t] of c.turns.entries()) {
+    let t0 = performance.now();
     const state = (await opts.graph.invoke(
       { messages: [new HumanMessage(t.user)], locale: c.locale },
       { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [collector] },
     )) as TurnState;
+    phases.graph += performance.now() - t0;
     const trace = collector.forTurn(threadId, turn);
     if (opts.storeBacked && trace === undefined) {
       throw new InvalidArgumentError("graph", `a graph whose retrieve node emits a retrieval_trace event for every turn (none for case ${c.id} turn ${turn})`, "no trace");
@@ -123,7 +137,9 @@ async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTrac
       refused: state.refused === true,
       knownIds: opts.knownIds,
     });
+    t0 = performance.now();
     const report = turnReport(c, artifacts, await runEvaluators(opts.evaluators, artifacts));
+    phases.evaluate += performance.now() - t0;
     if (trace !== undefined) {
       report.trace = summarizeTrace(trace, t.must_cite_one_of);
       timings.set(`${c.id}#${turn}`, trace.timingsMs);
@@ -140,18 +156,21 @@ async function runCase(c: EvalCase, opts: SweepOptions, collector: RetrievalTrac
  * timings are returned apart (`timings`, keyed `caseId#turn`, in dataset
  * order), never inside the turn reports (docs/determinism.md).
  */
-export async function runSweep(opts: SweepOptions): Promise<{ turns: TurnReport[]; traces: RetrievalTraceCollector; timings: Record<string, Record<string, number>> }> {
+export async function runSweep(
+  opts: SweepOptions,
+): Promise<{ turns: TurnReport[]; traces: RetrievalTraceCollector; timings: Record<string, Record<string, number>>; phases: SweepPhases }> {
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
   const collector = new RetrievalTraceCollector();
   const results: TurnReport[][] = new Array(opts.cases.length);
   const timings = new Map<string, Record<string, number>>();
+  const phases: SweepPhases = { graph: 0, evaluate: 0 };
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < opts.cases.length) {
       const i = next++;
-      results[i] = await runCase(opts.cases[i]!, opts, collector, timings);
+      results[i] = await runCase(opts.cases[i]!, opts, collector, timings, phases);
       done += 1;
       opts.onCaseDone?.(done, opts.cases.length);
     }
@@ -164,5 +183,5 @@ export async function runSweep(opts: SweepOptions): Promise<{ turns: TurnReport[
     const ms = timings.get(id);
     if (ms !== undefined) ordered[id] = ms;
   }
-  return { turns, traces: collector, timings: ordered };
+  return { turns, traces: collector, timings: ordered, phases };
 }

@@ -141,6 +141,12 @@ export interface Timings {
   durationMs: number;
   /** Per-stage retrieval timings (ms) of each turn, keyed `caseId#turn`. */
   turns: Record<string, Record<string, number>>;
+  /**
+   * Where the sweep's wall time went, ms: `graph` = Σ graph invocations,
+   * `evaluate` = Σ evaluator runs, `report` = statistics and gate after the
+   * sweep. At concurrency > 1 the sums overlap and can exceed `durationMs`.
+   */
+  phases?: { graph: number; evaluate: number; report: number };
 }
 
 export interface GateFailure {

@@ -122,7 +122,13 @@ describe("retrace eval, store-backed", () => {
     const eight = await runCli(["eval", ...store(), "--json", "--concurrency", "8"]);
     expect(one.exitCode).toBe(0);
     expect(eight.exitCode).toBe(0);
-    expect(JSON.parse(one.stdout).timings.durationMs).toBeGreaterThan(0);
+    const timings = JSON.parse(one.stdout).timings as Report["timings"];
+    expect(timings!.durationMs).toBeGreaterThan(0);
+    // At concurrency 1 the phases are sequential parts of the sweep's wall time.
+    const { graph, evaluate, report } = timings!.phases!;
+    expect(graph).toBeGreaterThan(0);
+    expect(evaluate).toBeGreaterThan(0);
+    expect(graph + evaluate + report).toBeLessThanOrEqual(timings!.durationMs + 1);
     expect(strip(eight.stdout)).toBe(strip(one.stdout));
   }, 600_000);
 

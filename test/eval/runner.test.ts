@@ -103,6 +103,8 @@ describe("runSweep on the shipped eval set", () => {
     expect(JSON.stringify(eight.turns)).toBe(JSON.stringify(one.turns));
     expect(Object.keys(eight.timings)).toEqual(Object.keys(one.timings));
     expect(Object.keys(one.timings)).toHaveLength(230);
+    expect(one.phases.graph).toBeGreaterThan(0);
+    expect(one.phases.evaluate).toBeGreaterThan(0);
   }, 120_000);
 });
 
