@@ -16,9 +16,11 @@
  *   - `memory`: the exact in-process dense index, nothing to start;
  *   - `none`: store-less, no retriever (retrieval is "not measured").
  */
+import path from "node:path";
 import { InvalidArgumentError } from "./errors.js";
 import { loadData, type LoadedData } from "./kb/load.js";
 import { log } from "./log.js";
+import { ANALYZER_CONFIG_FILE, applyAnalyzerConfigFile } from "./retrieval/analyzer.js";
 import { openStore, type ChromaStoreHandle } from "./retrieval/chroma-client.js";
 import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { openExactDense } from "./retrieval/exact-dense.js";
@@ -89,6 +91,9 @@ export interface RetraceSystem extends LoadedData {
 export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   const choice = resolveStoreChoice(opts.store ?? "auto", opts.env);
   const data = await loadData(opts.kbDir, opts.casesFile);
+  // `<kb>/analyzers.json` (docs/languages.md): validated before anything starts, applied to BM25 and the answerer's term statistics.
+  const analyzerFile = path.join(opts.kbDir, ANALYZER_CONFIG_FILE);
+  if (applyAnalyzerConfigFile(analyzerFile)) log.info(`analyzers: ${analyzerFile} applied`);
   if (choice.kind === "none") {
     log.info("Store-less run: the graph has no retrieval node; retrieval metrics will be reported as not measured");
     return { ...data, retriever: null, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, close: async () => {} };

@@ -2,11 +2,13 @@
  * The composition root: one store vocabulary, and a system assembled from
  * options for every entry point (CLI, Studio, library users).
  */
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { InvalidArgumentError } from "../src/errors.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { DataValidationError, InvalidArgumentError } from "../src/errors.js";
+import { analyzerProfile, configureAnalyzers } from "../src/retrieval/analyzer.js";
 import { openSystem, resolveStoreChoice } from "../src/system.js";
-import { MINI_KB } from "./helpers/fixtures.js";
+import { copyKb, MINI_KB } from "./helpers/fixtures.js";
 
 const CASES = path.join(MINI_KB, "eval", "cases.jsonl");
 
@@ -52,5 +54,46 @@ describe("openSystem", () => {
 
   it("a bad store word fails before anything is loaded", async () => {
     await expect(openSystem({ kbDir: "/does/not/exist", casesFile: null, store: "chroma" })).rejects.toThrow(InvalidArgumentError);
+  });
+});
+
+describe("openSystem and <kb>/analyzers.json (docs/languages.md)", () => {
+  afterEach(() => configureAnalyzers({}));
+
+  it("applies the KB's analyzer overrides to the BM25 branch, and a KB without the file gets the defaults back", async () => {
+    const kb = await copyKb(MINI_KB);
+    try {
+      // Stemming is what lets "blocked withdrawal" find the card that says "blocks ... withdrawals": turn it off for en and the BM25 list changes.
+      const bm25Ids = async (kbDir: string) => {
+        const system = await openSystem({ kbDir, casesFile: null, store: "memory", embedder: "builtin" });
+        const trace = await system.retriever!.retrieve("blocked withdrawal", { k: 3, locale: "en", mode: "bm25" });
+        await system.close();
+        return { ids: trace.retrievedIds, stemmer: analyzerProfile("en").stemmer };
+      };
+      const stemmed = await bm25Ids(kb.dir);
+      expect(stemmed.stemmer).not.toBeNull();
+      expect(stemmed.ids).toContain("card-freeze");
+      await writeFile(path.join(kb.dir, "analyzers.json"), JSON.stringify({ en: { stemmer: "none" } }));
+      const unstemmed = await bm25Ids(kb.dir);
+      expect(unstemmed.stemmer).toBeNull();
+      expect(unstemmed.ids).not.toEqual(stemmed.ids);
+      // Another KB without the file: the defaults again, not the previous KB's overrides.
+      expect((await bm25Ids(MINI_KB)).stemmer).toBe(stemmed.stemmer);
+    } finally {
+      await kb.cleanup();
+    }
+  });
+
+  it("an invalid analyzers.json is a data error naming the file and field, before any store is opened", async () => {
+    const kb = await copyKb(MINI_KB);
+    try {
+      await writeFile(path.join(kb.dir, "analyzers.json"), JSON.stringify({ en: { stemmer: "klingon" } }));
+      // A remote store nobody listens on: reaching it would be a service error (exit 3), not this data error.
+      const opened = openSystem({ kbDir: kb.dir, casesFile: null, store: "http://127.0.0.1:9", embedder: "builtin" });
+      await expect(opened).rejects.toThrow(DataValidationError);
+      await expect(openSystem({ kbDir: kb.dir, casesFile: null, store: "http://127.0.0.1:9", embedder: "builtin" })).rejects.toThrow(/analyzers\.json.*en\.stemmer/s);
+    } finally {
+      await kb.cleanup();
+    }
   });
 });
