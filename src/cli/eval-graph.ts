@@ -90,6 +90,12 @@ export function addGraphOptions(cmd: Command): Command {
     .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
 }
 
+function countByLocale(cards: readonly { locale: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const c of cards) counts[c.locale] = (counts[c.locale] ?? 0) + 1;
+  return counts;
+}
+
 /** KB (or catalog) and cases for a graph run; exit 2 when neither exists. */
 export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "catalog">): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; kbLabel: string; casesFile: string }> {
   if (o.catalog !== undefined) {
@@ -174,6 +180,8 @@ export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Repor
     turns,
     evaluators,
     seed: o.seed,
+    // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
+    cardsPerLocale: countByLocale(data.kb.cards),
   });
   // Wall-clock figures only in the `timings` section (docs/determinism.md).
   report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };

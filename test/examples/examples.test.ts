@@ -53,6 +53,44 @@ describe("examples evaluated with retrace eval --graph", () => {
   }, 240_000);
 });
 
+describe("--graph with --catalog, --input and --id-map", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "retrace-graph-opts-"));
+    // The user's documents listed by id and locale instead of a KB folder: two more en entries than the mini KB has cards.
+    await writeFile(
+      path.join(dir, "catalog.tsv"),
+      ["card-freeze\ten", "refund-timelines\ten", "en-extra-1\ten", "en-extra-2\ten", "es-congelar-tarjeta\tes-419", "pt-chaves-pix\tpt-BR", ""].join("\n"),
+    );
+    // Every turn is asked as the same question, so the retrieved cards show the mapper was used.
+    await writeFile(path.join(dir, "input.mjs"), "export default (turn, c) => ({ messages: [{ role: 'user', content: 'how do I lock my card?' }] });\n");
+    // Swaps two ids, so the ids scored show the map was used (the default reads metadata.parentId).
+    await writeFile(
+      path.join(dir, "idmap.mjs"),
+      "export function toId(doc) { const id = doc.metadata.parentId; return id === 'card-freeze' ? 'refund-timelines' : id === 'refund-timelines' ? 'card-freeze' : id; }\n",
+    );
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("scores the mapped ids of the mapped inputs, with chance levels from the catalog's counts", async () => {
+    const r = await runCli(
+      ["eval", "--graph", "examples/custom-retriever.ts", "--catalog", path.join(dir, "catalog.tsv"), "--cases", CASES, "--input", path.join(dir, "input.mjs"), "--id-map", `${path.join(dir, "idmap.mjs")}#toId`, "--json", "-k", "2"],
+      { env },
+    );
+    expect(r.stderr).not.toMatch(/unexpected error/);
+    const report = JSON.parse(r.stdout);
+    expect(report.run.graph.catalog).toBe(path.join(dir, "catalog.tsv"));
+    expect(report.chance.cardsPerLocale).toEqual({ en: 4, "es-419": 1, "pt-BR": 1 });
+    const { retriever } = await import("../../examples/custom-retriever.js");
+    const swap = (id: string) => (id === "card-freeze" ? "refund-timelines" : id === "refund-timelines" ? "card-freeze" : id);
+    const expected = cards(await retriever.invoke("how do I lock my card?")).map(swap);
+    expect(expected[0]).toBe("refund-timelines");
+    // The mortgage turn, asked as "how do I lock my card?", now retrieves too; every turn gets the same (swapped) cards.
+    for (const t of report.turns) expect(t.retrievedIds).toEqual(expected.slice(0, 2));
+    expect(r.exitCode).toBe(0);
+  }, 180_000);
+});
+
 describe("--graph bad input", () => {
   let dir: string;
   beforeAll(async () => {
