@@ -28,14 +28,25 @@ export const CARD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 export const CASE_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 export const MAX_TURNS = 4;
 
+/** Tags seen so far and their canonical forms: locale checks sit on every turn's hot path, and the answer never changes. */
+const canonicalMemo = new Map<string, string | null>();
+const CANONICAL_MEMO_LIMIT = 10_000;
+
 /** The canonical form of a BCP-47 tag (`Intl.getCanonicalLocales`), or null when `tag` is not one (docs/languages.md). */
 export function canonicalLocale(tag: string): string | null {
-  if (tag.trim() !== tag || tag === "") return null;
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
-  } catch {
-    return null;
+  const known = canonicalMemo.get(tag);
+  if (known !== undefined || canonicalMemo.has(tag)) return known ?? null;
+  let canonical: string | null;
+  if (tag.trim() !== tag || tag === "") canonical = null;
+  else {
+    try {
+      canonical = Intl.getCanonicalLocales(tag)[0] ?? null;
+    } catch {
+      canonical = null;
+    }
   }
+  if (canonicalMemo.size < CANONICAL_MEMO_LIMIT) canonicalMemo.set(tag, canonical);
+  return canonical;
 }
 
 /** A string that states `expectation` for every failure of its own checks. */

@@ -104,7 +104,8 @@ interface LocaleStats {
 interface LookupStats {
   byLocale: Map<Locale, LocaleStats>;
   cardTerms: Map<string, Set<string>>;
-  units: Map<string, string[]>;
+  /** Each card's sentence units with their analysed terms, keyed `locale\0cardId` (analysed once, not once per turn). */
+  units: Map<string, { text: string; terms: Set<string> }[]>;
 }
 
 const statsCache = new WeakMap<CardLookup, LookupStats>();
@@ -202,13 +203,15 @@ export function evidenceScore(cards: CardLookup, locale: Locale, terms: Readonly
   return total === 0 ? 0 : found / total;
 }
 
-function unitsOf(cards: CardLookup, id: string): string[] {
+function unitsOf(cards: CardLookup, id: string, locale: Locale): { text: string; terms: Set<string> }[] {
   const stats = statsOf(cards);
-  let units = stats.units.get(id);
+  // Terms depend on the analysing locale (the turn's), so the memo is keyed by both.
+  const key = `${locale}\u0000${id}`;
+  let units = stats.units.get(key);
   if (units === undefined) {
     const entry = cards.get(id);
-    units = entry === undefined ? [] : sentenceUnits(entry);
-    stats.units.set(id, units);
+    units = entry === undefined ? [] : sentenceUnits(entry).map((text) => ({ text, terms: new Set(analyze(text, locale)) }));
+    stats.units.set(key, units);
   }
   return units;
 }
@@ -236,8 +239,7 @@ export function answerExtractively(input: AnswerInput): Answer {
 
   const candidates: (ExtractedSentence & { rank: number; position: number })[] = [];
   retrieved.forEach((cardId, rank) => {
-    unitsOf(input.cards, cardId).forEach((text, position) => {
-      const terms = new Set(analyze(text, locale));
+    unitsOf(input.cards, cardId, locale).forEach(({ text, terms }, position) => {
       let score = 0;
       for (const t of asked) if (terms.has(t)) score += termWeight(input.cards, locale, t);
       for (const t of queryTerms) if (!asked.has(t) && terms.has(t)) score += 0.5 * termWeight(input.cards, locale, t);
