@@ -90,6 +90,8 @@ export interface EvalOptions {
   config?: string;
   /** Its `retrieval` part, read by evalCommand. */
   retrievalConfig?: RetrievalConfig;
+  /** Its `locales` part: per-locale overrides applied to the turns of each locale. */
+  localeConfigs?: Record<string, RetrievalConfig>;
   /** Chroma request deadline, seconds (docs/reliability.md). */
   timeout?: number;
 }
@@ -206,8 +208,20 @@ export function openSessionFor(
 }
 
 /** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
-export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig">) {
+/** The graph-configuration keys of one config-file section (BM25 k1/b belong to the index, not to a call). */
+function settingsOfConfig(c: RetrievalConfig) {
+  return {
+    ...(c.denseK !== undefined ? { denseK: c.denseK } : {}),
+    ...(c.bm25K !== undefined ? { bm25K: c.bm25K } : {}),
+    ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
+    ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
+    ...(c.weights !== undefined ? { weights: c.weights } : {}),
+  };
+}
+
+export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig" | "localeConfigs">) {
   const c = o.retrievalConfig ?? {};
+  const locales = o.localeConfigs;
   return buildGraph({
     store: session.retriever,
     cards: session.kb,
@@ -221,6 +235,8 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
       ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
       ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
       ...(c.weights !== undefined ? { weights: c.weights } : {}),
+      // Per-locale sections override the keys above for their locale's turns (docs/fusion-and-tuning.md).
+      ...(locales !== undefined ? { locales: Object.fromEntries(Object.entries(locales).map(([tag, lc]) => [tag, settingsOfConfig(lc)])) } : {}),
     },
   });
 }
@@ -256,8 +272,9 @@ export async function runEval(
   let turns;
   let turnTimings;
   let phases;
+  let retrieval;
   try {
-    ({ turns, timings: turnTimings, phases } = await runSweep({
+    ({ turns, timings: turnTimings, phases, retrieval } = await runSweep({
       graph,
       cases,
       evaluators,
@@ -287,6 +304,7 @@ export async function runEval(
       ...genericLocalesOf(cases),
       answerer: RULE_BASED_ANSWERER,
       split: session.split?.file ?? null,
+      ...(session.retriever !== null ? { retrieval } : {}),
     },
     turns,
     evaluators,
@@ -316,8 +334,12 @@ export async function runEval(
 export async function evalCommand(o: EvalOptions): Promise<number> {
   if (o.config !== undefined) {
     const file = await readConfigFile(o.config); // exit 2 naming a bad key, before anything starts
-    if (file.locales !== undefined) log.warn(`${o.config}: per-locale settings are not applied by retrace eval yet; using its "retrieval" part`);
     o.retrievalConfig = file.retrieval;
+    if (file.locales !== undefined) {
+      o.localeConfigs = file.locales;
+      // k1/b belong to the one BM25 index the retriever builds: a per-locale value cannot be honoured (docs/fusion-and-tuning.md).
+      for (const [tag, c] of Object.entries(file.locales)) if (c.bm25 !== undefined) log.warn(`${o.config}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`);
+    }
   }
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown --case included)
   const ingestProgress = progressReporter("ingest", "chunks");

@@ -20,9 +20,10 @@ import { resolveDataPaths } from "./check.js";
 import { addEvalOptions, graphFor, openSessionFor, type EvalOptions } from "./eval.js";
 import { addGraphOptions, loadGraphData, sweepGraph, type GraphOptions } from "./eval-graph.js";
 import { renderCapturedTurn } from "../eval/graph-report.js";
+import { fusionText } from "../eval/render/shared.js";
 import { action, out, parsePositiveInt } from "./io.js";
 
-interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig"> {
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs"> {
   turn?: number;
   top: number;
   json?: boolean;
@@ -44,11 +45,7 @@ export function contributionText(r: Ranked): string {
 }
 
 /** "rrf(k=60; dense 1, bm25 1)" or "minmax(dense 0.3, bm25 0.7)". */
-export function fusionText(c: RetrievalTrace["config"]): string {
-  const w = c.weights === undefined ? "" : `dense ${c.weights.dense}, bm25 ${c.weights.bm25}`;
-  if (c.fusion === "rrf") return `rrf(k=${c.rrfK}${w === "" ? "" : `; ${w}`})`;
-  return `${c.fusion}(${w})`;
-}
+export { fusionText };
 
 function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<string>, top: number): string[] {
   const shown = ranked.slice(0, top);
@@ -95,7 +92,11 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
 }
 
 async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
-  if (o.config !== undefined) o.retrievalConfig = (await readConfigFile(o.config)).retrieval;
+  if (o.config !== undefined) {
+    const file = await readConfigFile(o.config);
+    o.retrievalConfig = file.retrieval;
+    if (file.locales !== undefined) o.localeConfigs = file.locales;
+  }
   const session = await openSessionFor(o);
   try {
     const c = session.cases.find((x) => x.id === caseId);

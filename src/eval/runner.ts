@@ -18,7 +18,7 @@ import { cardIdOf } from "../retrieval/parents.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { runEvaluators, type EvaluatorSpec } from "./evaluators.js";
 import { stageHeads } from "./stage-heads.js";
-import type { EvalResult, GoldPositions, TraceSummary, TurnArtifacts, TurnReport } from "./types.js";
+import type { EvalResult, GoldPositions, RetrievalRunConfig, TraceSummary, TurnArtifacts, TurnReport } from "./types.js";
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -117,6 +117,7 @@ async function runCase(
   collector: RetrievalTraceCollector,
   timings: Map<string, Record<string, number>>,
   phases: SweepPhases,
+  configs: Map<string, { locale: string; config: RetrievalRunConfig }>,
 ): Promise<TurnReport[]> {
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const reports: TurnReport[] = [];
@@ -143,6 +144,8 @@ async function runCase(
     if (trace !== undefined) {
       report.trace = summarizeTrace(trace, t.must_cite_one_of);
       timings.set(`${c.id}#${turn}`, trace.timingsMs);
+      const { embedder: _e, mode: _m, rerank: _r, ...config } = trace.config;
+      configs.set(`${c.id}#${turn}`, { locale: trace.locale ?? "*", config });
     }
     const part = opts.partOf?.get(c.id);
     if (part !== undefined) report.part = part;
@@ -158,19 +161,27 @@ async function runCase(
  */
 export async function runSweep(
   opts: SweepOptions,
-): Promise<{ turns: TurnReport[]; traces: RetrievalTraceCollector; timings: Record<string, Record<string, number>>; phases: SweepPhases }> {
+): Promise<{
+  turns: TurnReport[];
+  traces: RetrievalTraceCollector;
+  timings: Record<string, Record<string, number>>;
+  phases: SweepPhases;
+  /** Retrieval settings by locale (`*` without one), from the first traced turn of each in dataset order. */
+  retrieval: Record<string, RetrievalRunConfig>;
+}> {
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
   const collector = new RetrievalTraceCollector();
   const results: TurnReport[][] = new Array(opts.cases.length);
   const timings = new Map<string, Record<string, number>>();
   const phases: SweepPhases = { graph: 0, evaluate: 0 };
+  const configs = new Map<string, { locale: string; config: RetrievalRunConfig }>();
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < opts.cases.length) {
       const i = next++;
-      results[i] = await runCase(opts.cases[i]!, opts, collector, timings, phases);
+      results[i] = await runCase(opts.cases[i]!, opts, collector, timings, phases, configs);
       done += 1;
       opts.onCaseDone?.(done, opts.cases.length);
     }
@@ -178,10 +189,15 @@ export async function runSweep(
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, worker));
   const turns = results.flat();
   const ordered: Record<string, Record<string, number>> = {};
+  const byLocale = new Map<string, RetrievalRunConfig>();
   for (const t of turns) {
     const id = `${t.caseId}#${t.turn}`;
     const ms = timings.get(id);
     if (ms !== undefined) ordered[id] = ms;
+    const c = configs.get(id);
+    if (c !== undefined && !byLocale.has(c.locale)) byLocale.set(c.locale, c.config);
   }
-  return { turns, traces: collector, timings: ordered, phases };
+  // Dataset order picks each locale's config (never completion order); keys sorted for a stable report.
+  const retrieval = Object.fromEntries([...byLocale].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { turns, traces: collector, timings: ordered, phases, retrieval };
 }

@@ -16,6 +16,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { DataValidationError, type DataIssue } from "../errors.js";
+import { canonicalLocale } from "../kb/schemas.js";
 import { FUSION_METHODS } from "../retrieval/fusion.js";
 
 const finiteNonNegative = z.number().finite().min(0);
@@ -38,7 +39,14 @@ export const configFileSchema = z
   .object({
     version: z.literal(1),
     retrieval: retrievalConfigSchema.default({}),
-    locales: z.object({ en: retrievalConfigSchema, "es-419": retrievalConfigSchema, "pt-BR": retrievalConfigSchema }).partial().strict().optional(),
+    // Any canonical BCP-47 tag (docs/languages.md): a non-canonical key is named as the bad field.
+    locales: z
+      .record(z.string(), retrievalConfigSchema)
+      .superRefine((o, ctx) => {
+        for (const key of Object.keys(o))
+          if (canonicalLocale(key) !== key) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: "expected a canonical BCP-47 language tag as the key (e.g. en, es-419, pt-BR)" });
+      })
+      .optional(),
     tuned: z.record(z.unknown()).optional(),
   })
   .strict();

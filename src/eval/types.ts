@@ -1,4 +1,5 @@
 /** Data contracts of the evaluation core (docs/architecture.md §6, §7). Pure types. */
+import type { RetrievalTraceConfig } from "../retrieval/types.js";
 import type { SplitPart } from "../kb/split.js";
 import type { CaseKind, Expect } from "../kb/types.js";
 
@@ -127,7 +128,16 @@ export interface RunInfo {
   answerer?: string;
   /** The split file the turns' parts come from, or null when the KB has none (docs/holdout.md). */
   split?: string | null;
+  /**
+   * The retrieval settings the turns ran with, by locale (`*` for turns without
+   * one), as the retriever recorded them in the first such turn's trace
+   * (docs/fusion-and-tuning.md); absent for store-less and `--graph` runs.
+   */
+  retrieval?: Record<string, RetrievalRunConfig>;
 }
+
+/** The retrieval settings of a run: a trace's config without what `run` records elsewhere. */
+export type RetrievalRunConfig = Omit<RetrievalTraceConfig, "embedder" | "mode" | "rerank">;
 
 /**
  * Every wall-clock figure of a run, kept in one section so that everything

@@ -13,6 +13,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
 import { expectationOf, fieldPath, valueAt } from "../kb/schema-issues.js";
+import { canonicalLocale } from "../kb/schemas.js";
 import { FUSION_METHODS } from "../retrieval/fusion.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode, Retriever } from "../retrieval/types.js";
@@ -28,8 +29,8 @@ const boolean = () => unset(z.boolean({ message: "a boolean" }));
 const nonNegativeMessage = { message: "a finite non-negative number" };
 const nonNegative = () => unset(z.number(nonNegativeMessage).finite(nonNegativeMessage).min(0, nonNegativeMessage));
 
-/** Retrieval keys, forwarded to `retriever.retrieve()` only when set. */
-export const RetrievalSettingsSchema = z.object({
+/** The retrieval keys themselves (also the shape of one locale's overrides). */
+const RetrievalKeysSchema = z.object({
   k: positiveInteger(),
   denseK: positiveInteger(),
   bm25K: positiveInteger(),
@@ -45,6 +46,23 @@ export const RetrievalSettingsSchema = z.object({
       .superRefine((w, ctx) => {
         // An unknown branch is named by its own path (`weights.sparse`), as every other bad key is.
         for (const key of Object.keys(w)) if (key !== "dense" && key !== "bm25") ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: "dense or bm25" });
+      }),
+  ),
+});
+
+const LOCALE_KEY_MESSAGE = "canonical BCP-47 language tags as keys (e.g. en, es-419, pt-BR)";
+
+/**
+ * Retrieval keys, forwarded to `retriever.retrieve()` only when set, plus
+ * `locales`: per-locale overrides of the same keys, applied to the turns of
+ * that locale (an exact tag wins over its language subtag; docs/fusion-and-tuning.md).
+ */
+export const RetrievalSettingsSchema = RetrievalKeysSchema.extend({
+  locales: unset(
+    z
+      .record(z.string(), RetrievalKeysSchema.strict(), { message: "an object { <locale>: { retrieval keys } }" })
+      .superRefine((o, ctx) => {
+        for (const key of Object.keys(o)) if (canonicalLocale(key) !== key) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: LOCALE_KEY_MESSAGE });
       }),
   ),
 });

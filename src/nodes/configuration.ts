@@ -146,9 +146,10 @@ export function resolveRetrievalSettings(raw: Record<string, unknown>): Retrieva
   return retrievalSettingsOf(parseConfig(RetrievalSettingsSchema, raw));
 }
 
-/** The retrieval settings that are set in a resolved configuration (for `retriever.retrieve()`). */
+/** The retrieval settings that are set in a resolved configuration (per-locale overrides included, unresolved). */
 export function retrievalSettingsOf(conf: RetrievalSettings): RetrievalSettings {
   const out: RetrievalSettings = {};
+  if (conf.locales !== undefined) out.locales = Object.fromEntries(Object.entries(conf.locales).map(([tag, o]) => [tag, retrievalSettingsOf(o) as Omit<RetrievalSettings, "locales">]));
   if (conf.k !== undefined) out.k = conf.k;
   if (conf.denseK !== undefined) out.denseK = conf.denseK;
   if (conf.bm25K !== undefined) out.bm25K = conf.bm25K;
@@ -158,6 +159,22 @@ export function retrievalSettingsOf(conf: RetrievalSettings): RetrievalSettings 
   if (conf.rrfK !== undefined) out.rrfK = conf.rrfK;
   if (conf.weights !== undefined) out.weights = { ...conf.weights };
   return out;
+}
+
+/**
+ * The settings for one turn's `retriever.retrieve()`: the set keys, with the
+ * overrides of `locales[locale]` (else of its language subtag, `es` for
+ * `es-MX`) applied key by key (`weights` merged branch by branch). The
+ * result never carries `locales`. Without a locale, the base keys.
+ */
+export function retrievalSettingsFor(conf: RetrievalSettings, locale?: string): Omit<RetrievalSettings, "locales"> {
+  const { locales, ...base } = retrievalSettingsOf(conf);
+  const language = locale?.split("-")[0];
+  const over = locale === undefined ? undefined : (locales?.[locale] ?? (language !== undefined ? locales?.[language] : undefined));
+  if (over === undefined) return base;
+  const merged: Omit<RetrievalSettings, "locales"> = { ...base, ...over };
+  if (base.weights !== undefined && over.weights !== undefined) merged.weights = { ...base.weights, ...over.weights };
+  return merged;
 }
 
 /**

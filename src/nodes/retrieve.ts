@@ -25,9 +25,10 @@
  * as `RetrievalAnnotation` does).
  *
  * Configuration (`config.configurable`): `retriever` (required), `k`,
- * `denseK`, `bm25K`, `mode`, `rerank` (forwarded only when set, so the
- * retriever's own defaults apply otherwise: see ./configuration.ts),
- * `thread_id`.
+ * `denseK`, `bm25K`, `mode`, `rerank`, `fusion`, `rrfK`, `weights`
+ * (forwarded only when set, so the retriever's own defaults apply otherwise:
+ * see ./configuration.ts), `locales` (per-locale overrides of those keys for
+ * the turn's locale), `thread_id`.
  *
  * The ONE trace value returned by the retriever is written three ways:
  *   1. into state: `{ retrieval: [trace] }`;
@@ -43,7 +44,7 @@ import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { InvalidArgumentError } from "../errors.js";
 import type { RetrievalTrace, RetrieveOptions } from "../retrieval/types.js";
-import { ensureConfiguration, retrievalSettingsOf } from "./configuration.js";
+import { ensureConfiguration, retrievalSettingsFor } from "./configuration.js";
 import { currentTurnIndex, lastHumanText, stateLocale, type ConversationState } from "./shared.js";
 
 /** Name of the custom event (and `type` of the custom-stream payload) carrying a retrieval trace. */
@@ -87,9 +88,9 @@ export async function retrieveNode(state: RetrieveNodeState, config?: LangGraphR
   }
   const turn = typeof state.turn === "number" && Number.isInteger(state.turn) && state.turn >= 0 ? state.turn : Math.max(0, currentTurnIndex(state.messages));
   const locale = stateLocale(state);
-  // Only the retrieval keys that are set: the retriever keeps its own defaults for the others.
+  // Only the retrieval keys that are set (this locale's overrides applied): the retriever keeps its own defaults for the others.
   const options: RetrieveOptions = {
-    ...retrievalSettingsOf(conf),
+    ...retrievalSettingsFor(conf, locale),
     turn,
     ...(locale !== undefined ? { locale } : {}),
   };

@@ -107,3 +107,28 @@ describe("configurable: fusion keys", () => {
     expect(() => resolveRetrievalSettings({ rrfK: -1 })).toThrow("`rrfK`");
   });
 });
+
+describe("configurable: per-locale overrides (locales)", () => {
+  it("validates locales keys as canonical tags and their values as retrieval keys, naming the bad one", async () => {
+    const { resolveRetrievalSettings } = await import("../../src/nodes/configuration.js");
+    const ok = resolveRetrievalSettings({ fusion: "rrf", locales: { "es-419": { fusion: "minmax", weights: { dense: 0.2 } }, de: { bm25K: 50 } } });
+    expect(ok.locales).toEqual({ "es-419": { fusion: "minmax", weights: { dense: 0.2 } }, de: { bm25K: 50 } });
+    expect(() => resolveRetrievalSettings({ locales: { "pt-br": { k: 3 } } })).toThrow("locales.pt-br");
+    expect(() => resolveRetrievalSettings({ locales: { en: { fusion: "borda" } } })).toThrow("locales.en.fusion");
+    expect(() => resolveRetrievalSettings({ locales: { en: { locales: {} } } })).toThrow("locales.en");
+  });
+
+  it("retrievalSettingsFor: the exact tag wins over its language, weights merge branch by branch, other locales keep the base", async () => {
+    const { retrievalSettingsFor, resolveRetrievalSettings } = await import("../../src/nodes/configuration.js");
+    const conf = resolveRetrievalSettings({
+      fusion: "rrf",
+      denseK: 20,
+      weights: { dense: 1, bm25: 1 },
+      locales: { es: { fusion: "zscore" }, "es-419": { fusion: "minmax", weights: { dense: 0.2 } } },
+    });
+    expect(retrievalSettingsFor(conf, "es-419")).toEqual({ fusion: "minmax", denseK: 20, weights: { dense: 0.2, bm25: 1 } });
+    expect(retrievalSettingsFor(conf, "es-MX")).toEqual({ fusion: "zscore", denseK: 20, weights: { dense: 1, bm25: 1 } });
+    expect(retrievalSettingsFor(conf, "en")).toEqual({ fusion: "rrf", denseK: 20, weights: { dense: 1, bm25: 1 } });
+    expect(retrievalSettingsFor(conf)).toEqual({ fusion: "rrf", denseK: 20, weights: { dense: 1, bm25: 1 } });
+  });
+});

@@ -29,6 +29,17 @@ describe("retrieveNode (direct call)", () => {
     expect((written[0] as RetrievalTraceEvent).trace).toBe(update.retrieval[0]);
   });
 
+  it("applies the turn's locale section of `locales` and never forwards `locales` itself", async () => {
+    const retriever = new RecordingRetrieverDouble(["card-freeze"]);
+    const configurable = { retriever, fusion: "rrf", locales: { "pt-BR": { fusion: "minmax", bm25K: 50 } } };
+    await retrieveNode({ query: "pix", turn: 0, locale: "pt-BR" }, { configurable });
+    await retrieveNode({ query: "refund", turn: 0, locale: "en" }, { configurable });
+    expect(retriever.calls.map((c) => c.options)).toEqual([
+      { fusion: "minmax", bm25K: 50, turn: 0, locale: "pt-BR" },
+      { fusion: "rrf", turn: 0, locale: "en" },
+    ]);
+  });
+
   it("falls back to the last human message and to the human-message count for the turn", async () => {
     const retriever = new RecordingRetrieverDouble(["x"]);
     const messages = [new HumanMessage("first"), new AIMessage("a"), new HumanMessage("second question")];

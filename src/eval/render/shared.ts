@@ -12,7 +12,7 @@ import {
   REFUSAL_CORRECTNESS_KEY,
 } from "../evaluators.js";
 import { METRICS } from "../metrics.js";
-import type { Aggregate, GroupDelta, Report, TurnReport } from "../types.js";
+import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 
 export const HIT_KEY = "retrieval_hit_at_k";
 const RECALL_KEY = "retrieval_recall_at_k";
@@ -128,6 +128,30 @@ export function embedderText(report: Report): string {
   const { embedder, embedderDescription } = report.run;
   if (embedder === null) return "none (no retrieval ran)";
   return embedderDescription !== undefined ? `${embedder} — ${embedderDescription}` : embedder;
+}
+
+/** `rrf(k=60; dense 1, bm25 1)` / `minmax(dense 0.3, bm25 0.7)`: a fusion method with its parameters. */
+export function fusionText(c: Pick<RetrievalRunConfig, "fusion" | "rrfK" | "weights">): string {
+  const w = c.weights === undefined ? "" : `dense ${c.weights.dense}, bm25 ${c.weights.bm25}`;
+  if (c.fusion === "rrf") return `rrf(k=${c.rrfK}${w === "" ? "" : `; ${w}`})`;
+  return `${c.fusion}(${w})`;
+}
+
+/** One run config as text: `fusion=rrf(k=60; dense 1, bm25 1) denseK=20 bm25K=20 bm25(k1=1.2, b=0.75)`. */
+export function retrievalConfigText(c: RetrievalRunConfig): string {
+  return `fusion=${fusionText(c)} denseK=${c.denseK} bm25K=${c.bm25K}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""}`;
+}
+
+/**
+ * The run's retrieval settings (docs/fusion-and-tuning.md): one `[label, text]`
+ * row when every locale ran with the same settings, else one row per locale.
+ */
+export function retrievalRows(report: Report): [string, string][] {
+  const byLocale = Object.entries(report.run.retrieval ?? {});
+  if (byLocale.length === 0) return [];
+  const texts = byLocale.map(([locale, c]) => [locale, retrievalConfigText(c)] as [string, string]);
+  if (new Set(texts.map(([, t]) => t)).size === 1) return [["retrieval", texts[0]![1]]];
+  return texts.map(([locale, t]) => [`retrieval ${locale}`, t]);
 }
 
 export function ciMethod(report: Report): string {

@@ -9,6 +9,7 @@ import {
   deltaMethod,
   deltaVerdict,
   embedderText,
+  retrievalRows,
   extraSplits,
   f3,
   fmtP,
@@ -87,6 +88,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
     `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}${report.timings !== undefined ? `  ${(report.timings.durationMs / 1000).toFixed(1)} s` : ""}`,
   );
   lines.push(`embedder: ${embedderText(report)}`);
+  for (const [label, text] of retrievalRows(report)) lines.push(`${label}: ${text}`);
   lines.push(...graphHeaderLines(report));
   const answerer = answererText(report);
   if (answerer !== null) lines.push(`answerer: ${answerer}`);
