@@ -286,5 +286,37 @@ describe.each(BROWSERS)("in $label", (target) => {
       expect(page.events).toEqual([]);
       await page.close();
     });
+
+    it("lists the turns whose hit@k held but recall@k or nDCG@k moved by ≥ 0.2, biggest drop first, each opening both turn views", async () => {
+      // The rule of docs/html-report.md, restated on the JSON.
+      const inB = new Map(reportB.turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
+      const expected = reportA.turns
+        .map((t, i) => {
+          const u = inB.get(`${t.caseId}#${t.turn}`);
+          const sc = (x: TurnReport, k: string) => score(x, `retrieval_${k}_at_k`);
+          if (u === undefined || sc(t, "hit") === undefined || sc(t, "hit") !== sc(u, "hit")) return null;
+          const [ra, rb, na, nb] = [sc(t, "recall"), sc(u, "recall"), sc(t, "ndcg"), sc(u, "ndcg")];
+          if (ra === undefined || rb === undefined || na === undefined || nb === undefined) return null;
+          const [dr, dn] = [rb - ra, nb - na];
+          if (Math.abs(dr) < 0.2 - 1e-9 && Math.abs(dn) < 0.2 - 1e-9) return null;
+          return { id: `${t.caseId}#${t.turn}`, i, u, big: Math.abs(dn) > Math.abs(dr) ? dn : dr, recall: dr, ndcg: dn };
+        })
+        .filter((x) => x !== null)
+        .sort((x, y) => x.big - y.big || x.i - y.i);
+      expect(expected.length).toBeGreaterThan(0);
+      const signed = (d: number) => `${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(3)}`;
+      const page = await open("diff.html");
+      await page.click('button[data-tab="flips"]');
+      const rows = await page.evalAll("table.shifts tbody tr", (trs) =>
+        trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('[data-delta="recall"]')?.textContent, tr.querySelector('[data-delta="ndcg"]')?.textContent]),
+      );
+      expect(rows).toEqual(expected.map((x) => [x.id, signed(x.recall), signed(x.ndcg)]));
+      const first = expected[0]!;
+      await page.click(`table.shifts tbody tr[data-turn="${first.id}"]`);
+      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(expectedGoldRanks(reportA.turns[first.i]!));
+      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="b"]')).toEqual(expectedGoldRanks(first.u));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
   });
 });

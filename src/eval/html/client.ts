@@ -552,6 +552,23 @@ export const CLIENT_JS = String.raw`
       flipBox.appendChild(el("table", { cls: "turns flips" }, [el("thead", null, [el("tr", null, [["flip", "9%"], ["turn", "17%"], ["locale", "7%"], ["kind", "9%"], ["gold", "20%"], ["user text", "38%"]].map(function (h) { return el("th", { text: h[0], width: h[1] }); }))]), tb]));
       flipBox.appendChild(el("p", { cls: "note", text: DATA.flips.filter(function (f) { return f.direction === "hit\u2192miss"; }).length + " hit\u2192miss (listed first), " + DATA.flips.filter(function (f) { return f.direction === "miss\u2192hit"; }).length + " miss\u2192hit. Click a row to open both runs' turn views." }));
     }
+    var shifts = DATA.shifts || [];
+    flipBox.appendChild(el("h2", { text: "Turns whose hit@k held but recall@k or nDCG@k moved by \u2265 " + DATA.shiftThreshold + " (" + shifts.length + ")" }));
+    if (shifts.length === 0) flipBox.appendChild(el("p", { cls: "muted", text: "None." }));
+    else {
+      var sb = el("tbody");
+      shifts.forEach(function (f, j) {
+        var t = A.report.turns[f.a];
+        var big = Math.abs(f.ndcg) > Math.abs(f.recall) ? f.ndcg : f.recall;
+        var row = el("tr", { "data-shift": j, "data-turn": f.id }, [el("td", { text: f.hit === 1 ? "hit" : "miss" }), el("td", { text: f.id }), el("td", { text: t.locale }), el("td", { text: t.kind }),
+          el("td", { cls: "num " + (f.recall < 0 ? "miss" : f.recall > 0 ? "hit" : ""), "data-delta": "recall", text: signed(f.recall) }),
+          el("td", { cls: "num " + (f.ndcg < 0 ? "miss" : f.ndcg > 0 ? "hit" : ""), "data-delta": "ndcg", text: signed(f.ndcg) }), el("td", { text: t.user })]);
+        row.addEventListener("click", function () { openFlip({ id: f.id, direction: (big < 0 ? "drop" : "gain") + " (recall " + signed(f.recall) + ", nDCG " + signed(f.ndcg) + ")", a: f.a, b: f.b }); });
+        sb.appendChild(row);
+      });
+      flipBox.appendChild(el("table", { cls: "turns shifts" }, [el("thead", null, [el("tr", null, [["hit@k", "7%"], ["turn", "17%"], ["locale", "7%"], ["kind", "9%"], ["\u0394 recall", "8%"], ["\u0394 nDCG", "8%"], ["user text", "44%"]].map(function (h) { return el("th", { text: h[0], width: h[1] }); }))]), sb]));
+      flipBox.appendChild(el("p", { cls: "note", text: "B \u2212 A per turn; biggest drop first, biggest gain last (by the larger of the two changes). Flipped turns are listed above, not here. Click a row to open both runs' turn views." }));
+    }
     ui = frame("retrace compare \u2014 A: " + A.name + "  vs  B: " + B.name, "dataset " + A.report.run.datasetHash.slice(0, 12) + "  k=" + A.report.run.k, [
       { id: "summary", label: "Summaries", content: cmp },
       { id: "flips", label: "Flipped turns (" + DATA.flips.length + ")", content: flipBox },
