@@ -251,13 +251,15 @@ describe.each(BROWSERS)("in $label", (target) => {
       for (const [side, r] of [["a", reportA], ["b", reportB]] as const) {
         const shown = await page.text(`[data-run="${side}"] td[data-split="all"][data-key="retrieval_hit_at_k"] .mean`);
         expect(shown).toBe(r.aggregates.retrieval_hit_at_k!.mean.toFixed(3));
+        // The run line counts the whole run's turns (the page embeds only the turns it can open).
+        expect(await page.text(`[data-run="${side}"] .note`)).toContain(`turns=${r.turns.length} (gold-bearing ${r.turns.filter((t) => t.gold.length > 0).length})`);
       }
       await page.screenshot(shot("compare-summary.png"));
       expect(page.events).toEqual([]);
       await page.close();
     });
 
-    it("lists flipped turns hit→miss first, then miss→hit, and opens both runs' turn views side by side", async () => {
+    it("lists flipped turns hit→miss first, then miss→hit, and opens both runs' turn views side by side, each with its conversation so far", async () => {
       const inB = new Map(reportB.turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
       const lost: string[] = [];
       const gained: string[] = [];
@@ -275,12 +277,18 @@ describe.each(BROWSERS)("in $label", (target) => {
       expect(flips).toEqual([...lost.map((id) => `hit→miss ${id}`), ...gained.map((id) => `miss→hit ${id}`)]);
       await page.screenshot(shot("compare-flips.png"));
 
-      const id = lost[0] ?? gained[0]!;
+      // A later turn of a conversation when one flipped, to see the earlier turns shown.
+      const id = [...lost, ...gained].find((x) => !x.endsWith("#0")) ?? lost[0] ?? gained[0]!;
       await page.click(`table.flips tbody tr[data-turn="${id}"]`);
       const ta = reportA.turns.find((t) => `${t.caseId}#${t.turn}` === id)!;
       const tb = inB.get(id)!;
       expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(expectedGoldRanks(ta));
       expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="b"]')).toEqual(expectedGoldRanks(tb));
+      for (const [side, r, t] of [["a", reportA, ta], ["b", reportB, tb]] as const) {
+        const earlier = r.turns.filter((p) => p.caseId === t.caseId && p.turn < t.turn);
+        const msgs = await page.evalAll(`[data-panel="pair"] [data-run="${side}"] .convo .msg`, (ms) => ms.map((m) => m.textContent));
+        expect(msgs).toEqual([...earlier.flatMap((p) => [`user ${p.turn}${p.user}`, `agent${p.refused ? `(refused) ${p.answer}` : p.answer}`]), `user ${t.turn}${t.user}`]);
+      }
       await page.screenshot(shot("compare-turn.png"));
       expect((await stat(shot("compare-turn.png"))).size).toBeGreaterThan(10_000);
       expect(page.events).toEqual([]);

@@ -235,11 +235,11 @@ export const CLIENT_JS = String.raw`
     box.appendChild(el("p", { cls: "note", text: "Intervals: 95% percentile bootstrap of the mean" + (b ? ", " + b.samples + " resamples, seed " + b.seed : "") + "; (no CI) when n < 2. Turns are caseId#turn, turn 0-based." }));
     return box;
   }
-  function runLine(r) {
-    var run = r.run;
+  function runLine(page) {
+    var r = page.report, run = r.run;
     return "k=" + run.k + "  store=" + run.store + (run.mode !== undefined ? "  mode=" + run.mode : "") + (run.rerank !== undefined ? "  rerank=" + (run.rerank === null ? "off" : run.rerank) : "") +
       "  embedder=" + (run.embedder === null ? "none" : run.embedder) + "  dataset=" + run.datasetHash.slice(0, 12) + "  kb=" + run.kbHash.slice(0, 12) +
-      (r.timings ? "  started " + r.timings.started + "  " + (r.timings.durationMs / 1000).toFixed(1) + " s" : "") + "  turns=" + r.turns.length + " (gold-bearing " + r.turns.filter(function (t) { return t.gold.length > 0; }).length + ")";
+      (r.timings ? "  started " + r.timings.started + "  " + (r.timings.durationMs / 1000).toFixed(1) + " s" : "") + "  turns=" + page.turnCount + " (gold-bearing " + page.goldBearingCount + ")";
   }
 
   // ------------------------------------------------------------ stage funnel and recall curves
@@ -504,7 +504,7 @@ export const CLIENT_JS = String.raw`
       turnBox.appendChild(turnView(run, i));
       ui.show("turn");
     }
-    ui = frame("retrace report \u2014 " + run.name, runLine(run.report), [
+    ui = frame("retrace report \u2014 " + run.name, runLine(run), [
       { id: "summary", label: "Summary", content: summaryPanel(run, false) },
       { id: "funnel", label: "Stage funnel", content: funnelPanel(run) },
       { id: "turns", label: "Turns (" + run.report.turns.length + ")", content: turnsPanel(run, openTurn) },
@@ -525,8 +525,8 @@ export const CLIENT_JS = String.raw`
       }))]));
     cmp.appendChild(el("p", { cls: "note", text: "Paired over caseId#turn; interval: percentile bootstrap of the mean paired difference; p: two-sided sign-flip randomization test (seed " + DATA.seed + "), significant when p < " + DATA.significance + "." }));
     cmp.appendChild(el("div", { cls: "cols" }, [
-      el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A.report) }), summaryPanel(A, true)]),
-      el("div", { "data-run": "b" }, [el("h2", { text: "B: " + B.name }), el("p", { cls: "note", text: runLine(B.report) }), summaryPanel(B, true)])
+      el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A) }), summaryPanel(A, true)]),
+      el("div", { "data-run": "b" }, [el("h2", { text: "B: " + B.name }), el("p", { cls: "note", text: runLine(B) }), summaryPanel(B, true)])
     ]));
     var flipBox = el("div");
     var view = el("div");

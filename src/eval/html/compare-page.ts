@@ -10,7 +10,7 @@ import type { KeyComparison } from "../compare.js";
 import { SIGNIFICANCE_LEVEL } from "../report.js";
 import type { Report, TurnReport } from "../types.js";
 import { renderPage } from "./page.js";
-import { runPageData } from "./report-page.js";
+import { runPageData, type RunPageData } from "./report-page.js";
 
 const HIT_KEY = "retrieval_hit_at_k";
 const RECALL_KEY = "retrieval_recall_at_k";
@@ -101,16 +101,57 @@ export function flippedTurns(a: Report, b: Report): Flip[] {
   return [...lost, ...gained];
 }
 
+/**
+ * A run's page data holding only what the compare page's turn views need:
+ * the turns at `open` (indices into `report.turns`) in full, and the earlier
+ * turns of the same cases (the conversation so far) with only their user
+ * text, answer and refusal — no trace, scores or citations. Dataset order is
+ * kept; `index` maps an index in `report.turns` to its index in the kept list.
+ * Summary figures, counts and the funnel stay those of the whole run.
+ */
+function keptRun(report: Report, name: string, open: ReadonlySet<number>): { run: RunPageData; index: Map<number, number> } {
+  const full = runPageData(report, name);
+  const lastOpen = new Map<string, number>();
+  for (const i of open) {
+    const t = report.turns[i]!;
+    lastOpen.set(t.caseId, Math.max(lastOpen.get(t.caseId) ?? -1, t.turn));
+  }
+  const kept = report.turns.flatMap((t, i) => (open.has(i) || t.turn < (lastOpen.get(t.caseId) ?? -1) ? [i] : []));
+  const index = new Map(kept.map((i, j) => [i, j]));
+  const turns = kept.map((i): TurnReport => {
+    const t = report.turns[i]!;
+    if (open.has(i)) return t;
+    const { trace: _trace, ...rest } = t;
+    return { ...rest, retrievedIds: [], citedIds: [], results: [] };
+  });
+  const ids = new Set(kept.filter((i) => open.has(i)).map((i) => `${report.turns[i]!.caseId}#${report.turns[i]!.turn}`));
+  const timings = report.timings === undefined ? undefined : { ...report.timings, turns: Object.fromEntries(Object.entries(report.timings.turns).filter(([id]) => ids.has(id))) };
+  return {
+    run: { ...full, report: { ...report, turns, ...(timings === undefined ? {} : { timings }) }, view: { ...full.view, cuts: kept.map((i) => full.view.cuts[i]!) } },
+    index,
+  };
+}
+
+/**
+ * The compare page. To stay small it embeds, of each run's turns, only the
+ * flipped and shifted ones and their conversations (docs/html-report.md);
+ * everything else it shows comes from the aggregates and `comparisons`.
+ */
 export function renderHtmlComparison(a: { name: string; report: Report }, b: { name: string; report: Report }, comparisons: KeyComparison[], opts: { seed: number }): string {
+  const flips = flippedTurns(a.report, b.report);
+  const shifts = shiftedTurns(a.report, b.report);
+  const ka = keptRun(a.report, a.name, new Set([...flips, ...shifts].map((f) => f.a)));
+  const kb = keptRun(b.report, b.name, new Set([...flips, ...shifts].map((f) => f.b)));
+  const remap = <T extends { a: number; b: number }>(f: T): T => ({ ...f, a: ka.index.get(f.a)!, b: kb.index.get(f.b)! });
   return renderPage(`retrace compare: ${a.name} vs ${b.name}`, {
     kind: "compare",
     significance: SIGNIFICANCE_LEVEL,
     seed: opts.seed,
-    a: runPageData(a.report, a.name),
-    b: runPageData(b.report, b.name),
+    a: ka.run,
+    b: kb.run,
     comparisons,
-    flips: flippedTurns(a.report, b.report),
+    flips: flips.map(remap),
     shiftThreshold: SHIFT_THRESHOLD,
-    shifts: shiftedTurns(a.report, b.report),
+    shifts: shifts.map(remap),
   });
 }
