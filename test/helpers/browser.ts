@@ -1,20 +1,93 @@
 /**
- * Headless Chromium for the browser tests (Debian's package, driven by
- * playwright-core). One launch per test file. When no Chromium is installed
- * the tests are skipped and the reason is printed: the only allowed skip.
+ * Real browsers for the HTML report's tests (docs/html-report.md), behind one
+ * small driver so each scenario is written once and runs in every browser:
+ *
+ * - Chromium: Debian's package, driven by playwright-core (CDP);
+ * - Firefox: Debian's firefox-esr, driven by puppeteer-core over WebDriver BiDi.
+ *
+ * One launch per browser per test file. A browser whose executable is missing
+ * is skipped and the reason printed (never counted as a pass). Neither client
+ * downloads a browser: both are given the system executable.
  */
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { launch as launchPuppeteer } from "puppeteer-core";
 
-export const CHROMIUM_PATH = process.env.RETRACE_CHROMIUM ?? "/usr/bin/chromium";
+export type BrowserName = "chromium" | "firefox";
 
-/** null when Chromium can run here; otherwise the reason the browser tests are skipped. */
-export function browserSkipReason(): string | null {
-  if (existsSync(CHROMIUM_PATH)) return null;
-  return `browser tests skipped: no Chromium at ${CHROMIUM_PATH} (install Debian's package: apt-get install -y chromium, or set RETRACE_CHROMIUM)`;
+export interface BrowserTarget {
+  name: BrowserName;
+  /** How the tests name it: `Chromium (playwright-core)`. */
+  label: string;
+  executable: string;
+  /** null when the executable exists; otherwise why this browser's tests are skipped. */
+  skipReason: string | null;
 }
 
-const ARGS = [
+function target(name: BrowserName, label: string, executable: string, install: string, envVar: string): BrowserTarget {
+  return {
+    name,
+    label,
+    executable,
+    skipReason: existsSync(executable) ? null : `${label} browser tests skipped: no ${name} at ${executable} (install Debian's package: ${install}, or set ${envVar})`,
+  };
+}
+
+/** Every browser the HTML tests run in, in this order. */
+export const BROWSERS: readonly BrowserTarget[] = [
+  target("chromium", "Chromium (playwright-core)", process.env.RETRACE_CHROMIUM ?? "/usr/bin/chromium", "apt-get install -y chromium", "RETRACE_CHROMIUM"),
+  target("firefox", "Firefox (puppeteer-core, WebDriver BiDi)", process.env.RETRACE_FIREFOX ?? "/usr/bin/firefox-esr", "apt-get install -y firefox-esr", "RETRACE_FIREFOX"),
+];
+
+/** The few DOM members the in-page functions use (the project's tsconfig has no DOM lib). */
+export interface PageElement {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement> & ArrayLike<PageElement>;
+}
+
+/** One open page, the same calls in every browser. Selectors are CSS; a missing element throws. */
+export interface BrowserPage {
+  /**
+   * What must not happen, in arrival order: a request to anything but the file
+   * itself (data: URLs, which never leave the browser, excepted), a dialog
+   * (dismissed), an uncaught page error, a console error (Chromium reports CSP
+   * violations there, Firefox as page errors).
+   */
+  readonly events: string[];
+  /** Clicks the element (waits until it is visible, as a person would). */
+  click(selector: string): Promise<void>;
+  /** Picks the option with this value in a `<select>` (fires input and change). */
+  select(selector: string, value: string): Promise<void>;
+  /** Types into an input (fires input events). */
+  fill(selector: string, text: string): Promise<void>;
+  text(selector: string): Promise<string | null>;
+  attribute(selector: string, name: string): Promise<string | null>;
+  /** Runs `fn` in the page on every element matching `selector` (possibly none). */
+  evalAll<T>(selector: string, fn: (elements: PageElement[]) => T): Promise<T>;
+  /** Runs `fn` in the page. */
+  evaluate<T>(fn: () => T): Promise<T>;
+  /** A PNG of the 1280×800 viewport. */
+  screenshot(file: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BrowserDriver {
+  readonly target: BrowserTarget;
+  /** Opens `file` (an absolute path) from disk, offline, in a fresh 1280×800 page. */
+  open(file: string): Promise<BrowserPage>;
+  close(): Promise<void>;
+}
+
+const VIEWPORT = { width: 1280, height: 800 };
+
+function unexpectedRequest(url: string, file: string): boolean {
+  return url !== pathToFileURL(file).href && !url.startsWith("data:");
+}
+
+const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -25,7 +98,103 @@ const ARGS = [
   "--disable-sync",
 ];
 
-/** One Chromium for a test file (playwright gives it a fresh temporary profile); open pages with `newContext({ offline: true })`. */
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+async function launchChromium(t: BrowserTarget): Promise<BrowserDriver> {
+  const browser = await chromium.launch({ executablePath: t.executable, headless: true, args: CHROMIUM_ARGS });
+  return {
+    target: t,
+    async open(file) {
+      // A fresh context per page: its own storage, offline.
+      const context = await browser.newContext({ viewport: VIEWPORT, offline: true });
+      const page = await context.newPage();
+      const events: string[] = [];
+      page.on("request", (r) => {
+        if (unexpectedRequest(r.url(), file)) events.push(`request ${r.url()}`);
+      });
+      page.on("dialog", (d) => {
+        events.push(`dialog ${d.message()}`);
+        void d.dismiss();
+      });
+      page.on("pageerror", (e) => events.push(`pageerror ${e.message}`));
+      page.on("console", (m) => {
+        if (m.type() === "error") events.push(`console.error ${m.text()}`);
+      });
+      await page.goto(pathToFileURL(file).href);
+      return {
+        events,
+        click: (s) => page.click(s),
+        select: async (s, v) => void (await page.selectOption(s, v)),
+        fill: (s, v) => page.fill(s, v),
+        text: (s) => page.$eval(s, (e) => e.textContent),
+        attribute: (s, n) => page.$eval(s, (e, name) => e.getAttribute(name), n),
+        evalAll: (s, fn) => page.$$eval(s, fn as (elements: unknown[]) => never),
+        evaluate: (fn) => page.evaluate(fn),
+        screenshot: async (f) => void (await page.screenshot({ path: f })),
+        close: () => context.close(),
+      };
+    },
+    close: () => browser.close(),
+  };
+}
+
+/**
+ * Prefs on top of puppeteer's defaults (which already switch off updates,
+ * telemetry and safe browsing): no connectivity or captive-portal probes, and
+ * Firefox's own file:// origin policy back on (puppeteer relaxes it), so the
+ * page is tested as a person opening it from disk gets it.
+ */
+const FIREFOX_PREFS: Record<string, unknown> = {
+  "security.fileuri.strict_origin_policy": true,
+  "network.captive-portal-service.enabled": false,
+  "network.connectivity-service.enabled": false,
+  "browser.region.network.url": "",
+};
+
+async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
+  const browser = await launchPuppeteer({
+    browser: "firefox",
+    executablePath: t.executable,
+    protocol: "webDriverBiDi",
+    headless: true,
+    extraPrefsFirefox: FIREFOX_PREFS,
+  });
+  return {
+    target: t,
+    async open(file) {
+      const context = await browser.createBrowserContext();
+      const page = await context.newPage();
+      await page.setViewport(VIEWPORT);
+      await page.setOfflineMode(true);
+      const events: string[] = [];
+      page.on("request", (r) => {
+        if (unexpectedRequest(r.url(), file)) events.push(`request ${r.url()}`);
+      });
+      page.on("dialog", (d) => {
+        events.push(`dialog ${d.message()}`);
+        void d.dismiss();
+      });
+      page.on("pageerror", (e) => events.push(`pageerror ${e instanceof Error ? e.message : String(e)}`));
+      page.on("console", (m) => {
+        if (m.type() === "error") events.push(`console.error ${m.text()}`);
+      });
+      await page.goto(pathToFileURL(file).href);
+      return {
+        events,
+        click: (s) => page.locator(s).click(),
+        select: async (s, v) => void (await page.select(s, v)),
+        fill: (s, v) => page.locator(s).fill(v),
+        text: (s) => page.$eval(s, (e) => e.textContent),
+        attribute: (s, n) => page.$eval(s, (e, name) => e.getAttribute(name), n),
+        evalAll: (s, fn) => page.$$eval(s, fn as (elements: unknown[]) => never) as Promise<never>,
+        evaluate: (fn) => page.evaluate(fn) as Promise<never>,
+        screenshot: async (f) => void (await page.screenshot({ path: f as `${string}.png` })),
+        close: () => context.close(),
+      };
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** Launches `t` (its executable must exist: check `t.skipReason` first). */
+export function launchDriver(t: BrowserTarget): Promise<BrowserDriver> {
+  return t.name === "chromium" ? launchChromium(t) : launchFirefox(t);
 }

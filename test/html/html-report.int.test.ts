@@ -1,23 +1,24 @@
 /**
- * The HTML report and compare page in a real browser (Debian's Chromium via
- * playwright-core): two store-backed sweeps run by the real bin on a copy of
- * the shipped KB (es-419 cases only, plus one hostile card and case), each
- * page opened from disk, what it shows checked against the report JSON, and
- * screenshots written to the test's temp dir.
+ * The HTML report and compare page in real browsers — Debian's Chromium via
+ * playwright-core and Debian's firefox-esr via puppeteer-core over WebDriver
+ * BiDi (test/helpers/browser.ts): two store-backed sweeps run by the real bin
+ * on a copy of the shipped KB (es-419 cases only, plus one hostile card and
+ * case), each page opened from disk in each browser, what it shows checked
+ * against the report JSON, and screenshots written to the test's temp dir,
+ * one folder per browser.
  */
 import { existsSync } from "node:fs";
-import { cp, readFile, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report, TurnReport } from "../../src/eval/types.js";
-import { browserSkipReason, launchBrowser } from "../helpers/browser.js";
+import { BROWSERS, launchDriver, type BrowserDriver, type BrowserPage } from "../helpers/browser.js";
 import { chromaPids, tempDir } from "../helpers/chroma.js";
 import { runCli } from "../helpers/cli.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";
 
-const skipReason = browserSkipReason();
-if (skipReason !== null) process.stderr.write(`${skipReason}\n`);
+for (const b of BROWSERS) if (b.skipReason !== null) process.stderr.write(`${b.skipReason}\n`);
+const noBrowser = BROWSERS.every((b) => b.skipReason !== null);
 
 const HOSTILE_CASE = "es-hostil-001";
 // Every payload sets window.__pwned (or opens a dialog) if it ever runs.
@@ -35,14 +36,15 @@ const HOSTILE_CARD = [
 
 let dir: string;
 let cleanup: () => Promise<void>;
-let browser: Browser | undefined;
 let reportA: Report;
 let reportB: Report;
 const hit = (t: TurnReport) => t.results.find((r) => r.key === "retrieval_hit_at_k")?.score;
+const score = (t: TurnReport, key: string) => t.results.find((r) => r.key === key)?.score;
+const CSP_META = /<meta http-equiv="Content-Security-Policy" content="[^"]*">\n/;
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("html"));
-  if (skipReason !== null) return;
+  if (noBrowser) return;
   const kb = path.join(dir, "kb");
   await cp(SHIPPED_KB, kb, { recursive: true });
   await writeFile(path.join(kb, "cards", "es-419", "es-tarjeta-hostil.md"), HOSTILE_CARD);
@@ -65,13 +67,15 @@ beforeAll(async () => {
   const c = await runCli(["compare", path.join(dir, "a.json"), path.join(dir, "b.json"), "--html", path.join(dir, "diff.html"), "--json"]);
   expect(c.exitCode).toBe(0);
   await writeFile(path.join(dir, "compare.json"), c.stdout);
+  // The same page without its CSP meta tag (no other source of CSP for a file), to check that escaping alone holds.
+  const html = await readFile(path.join(dir, "a.html"), "utf8");
+  expect(html).toMatch(CSP_META);
+  await writeFile(path.join(dir, "a-nocsp.html"), html.replace(CSP_META, ""));
   reportA = JSON.parse(await readFile(path.join(dir, "a.json"), "utf8")) as Report;
   reportB = JSON.parse(await readFile(path.join(dir, "b.json"), "utf8")) as Report;
-  browser = await launchBrowser();
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
   expect(chromaPids(dir)).toEqual([]);
   // To look at the screenshots: RETRACE_KEEP_SCREENSHOTS=/some/dir npx vitest run test/html/html-report.int.test.ts
   const keep = process.env.RETRACE_KEEP_SCREENSHOTS;
@@ -79,32 +83,9 @@ afterAll(async () => {
   await cleanup();
 });
 
-interface Guarded {
-  page: Page;
-  /** Requests to anything but the file itself, dialogs opened, page errors. */
-  events: string[];
-  close: () => Promise<void>;
-}
-
-async function open(file: string, opts: { bypassCSP?: boolean } = {}): Promise<Guarded> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 800 }, offline: true, bypassCSP: opts.bypassCSP ?? false });
-  const page = await context.newPage();
-  const events: string[] = [];
-  page.on("request", (r) => {
-    if (r.url() !== `file://${file}`) events.push(`request ${r.url()}`);
-  });
-  page.on("dialog", (d) => {
-    events.push(`dialog ${d.message()}`);
-    void d.dismiss();
-  });
-  page.on("pageerror", (e) => events.push(`pageerror ${e.message}`));
-  await page.goto(`file://${file}`);
-  return { page, events, close: () => context.close() };
-}
-
 /** What the turn view shows in the gold table: `{ gold: { stage: "3" | "—" } }`. */
-async function shownGoldRanks(page: Page, scope: string): Promise<Record<string, Record<string, string>>> {
-  return page.$$eval(`${scope} table.goldranks tr[data-gold]`, (rows) =>
+async function shownGoldRanks(page: BrowserPage, scope: string): Promise<Record<string, Record<string, string>>> {
+  return page.evalAll(`${scope} table.goldranks tr[data-gold]`, (rows) =>
     Object.fromEntries(
       rows.map((tr) => [tr.getAttribute("data-gold"), Object.fromEntries([...tr.querySelectorAll("td[data-stage]")].map((td) => [td.getAttribute("data-stage"), td.textContent]))]),
     ),
@@ -122,7 +103,7 @@ function expectedGoldRanks(t: TurnReport): Record<string, Record<string, string>
   );
 }
 
-describe.skipIf(skipReason !== null)("retrace eval --html in Chromium", () => {
+describe.skipIf(noBrowser)("retrace eval --html: the file", () => {
   it("is one self-contained file: no external reference, a hash-based CSP, exactly the page's own two scripts", async () => {
     const html = await readFile(path.join(dir, "a.html"), "utf8");
     expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-[A-Za-z0-9+/=]+&#39;; style-src &#39;sha256-/);
@@ -132,130 +113,218 @@ describe.skipIf(skipReason !== null)("retrace eval --html in Chromium", () => {
     expect(html).not.toMatch(/<img/);
     expect((await stat(path.join(dir, "a.html"))).size).toBeLessThan(2_000_000);
   });
-
-  it("shows the summary numbers of the JSON report", async () => {
-    const { page, events, close } = await open(path.join(dir, "a.html"));
-    const cells = await page.$$eval("td[data-key][data-split][data-group]", (tds) =>
-      tds.map((td) => ({ key: td.getAttribute("data-key"), split: td.getAttribute("data-split"), group: td.getAttribute("data-group"), mean: td.querySelector(".mean")?.textContent ?? null, n: td.querySelector(".n")?.textContent ?? null })),
-    );
-    let checked = 0;
-    for (const c of cells) {
-      const agg = c.split === "all" ? reportA.aggregates[c.key!] : (reportA.splits as Record<string, Record<string, Record<string, { mean: number; n: number }>>>)[c.split!]?.[c.group!]?.[c.key!];
-      if (agg === undefined) continue;
-      expect({ cell: c, mean: c.mean, n: c.n }).toEqual({ cell: c, mean: agg.mean.toFixed(3), n: `n=${agg.n}` });
-      checked++;
-    }
-    // Every aggregate of the report: overall, then each group of every split (kind, locale, part).
-    let expectedCells = Object.keys(reportA.aggregates).length;
-    for (const groups of Object.values(reportA.splits)) for (const group of Object.values(groups ?? {})) expectedCells += Object.keys(group).length;
-    expect(checked).toBe(expectedCells);
-    // The funnel's last row is the hit@k numerator, counted here from the JSON.
-    const goldBearing = reportA.turns.filter((t) => t.gold.length > 0);
-    await page.click('button[data-tab="funnel"]');
-    const finalCell = await page.textContent('td[data-funnel="all:final"] .mean');
-    expect(finalCell).toBe(String(goldBearing.filter((t) => hit(t) === 1).length));
-    await page.screenshot({ path: path.join(dir, "funnel.png") });
-    await page.click('button[data-tab="summary"]');
-    await page.screenshot({ path: path.join(dir, "summary.png") });
-    expect(events).toEqual([]);
-    await close();
-  });
-
-  it("filters to the missed turns; a missed turn's view shows each gold card's rank at every stage as in the trace", async () => {
-    const { page, events, close } = await open(path.join(dir, "a.html"));
-    await page.click('button[data-tab="turns"]');
-    const missed = reportA.turns.filter((t) => hit(t) === 0);
-    expect(missed.length).toBeGreaterThan(0);
-    // Missed turns come first by default.
-    const firstRows = await page.$$eval("table.turns tbody tr", (trs) => trs.slice(0, 3).map((tr) => tr.getAttribute("data-outcome")));
-    expect(firstRows[0]).toBe("miss");
-    await page.selectOption('select[name="outcome"]', "miss");
-    const shown = await page.$$eval("table.turns tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-turn")));
-    expect(shown).toEqual(missed.map((t) => `${t.caseId}#${t.turn}`));
-    await page.screenshot({ path: path.join(dir, "turns-missed.png") });
-
-    await page.click(`table.turns tbody tr[data-turn="${shown[0]}"]`);
-    const t = missed[0]!;
-    expect(await page.textContent(".turnview .query")).toBe(t.trace!.query);
-    expect(await shownGoldRanks(page, ".turnview")).toEqual(expectedGoldRanks(t));
-    expect(await page.getAttribute(".turnview table.goldranks td[data-cut]", "data-cut")).not.toBe("");
-    await page.screenshot({ path: path.join(dir, "turn-missed.png") });
-    expect(events).toEqual([]);
-    await close();
-  });
-
-  for (const bypassCSP of [false, true]) {
-    it(`runs no script from the data${bypassCSP ? " even with the CSP bypassed (escaping alone holds)" : ""}`, async () => {
-      const { page, events, close } = await open(path.join(dir, "a.html"), { bypassCSP });
-      await page.click('button[data-tab="turns"]');
-      await page.fill('input[name="text"]', HOSTILE_CASE);
-      await page.click(`table.turns tbody tr[data-turn="${HOSTILE_CASE}#0"]`);
-      const t = reportA.turns.find((x) => x.caseId === HOSTILE_CASE)!;
-      expect(await page.textContent(".turnview .msg.current")).toBe(`user 0${HOSTILE_USER}`);
-      expect(await page.textContent(".turnview .answer")).toBe(t.answer === "" ? "(empty)" : t.answer);
-      expect(t.answer).toContain("onerror"); // the hostile card's text reached the answer, so it is on the page
-      expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
-      expect(await page.$$eval("img", (imgs) => imgs.length)).toBe(0);
-      expect(await page.$$eval("script", (s) => s.length)).toBe(2);
-      expect(events).toEqual([]);
-      if (!bypassCSP) await page.screenshot({ path: path.join(dir, "turn-hostile.png") });
-      await close();
-    });
-  }
-
-  it("wrote readable screenshots", async () => {
-    for (const f of ["summary.png", "funnel.png", "turns-missed.png", "turn-missed.png", "turn-hostile.png"]) {
-      expect(existsSync(path.join(dir, f))).toBe(true);
-      expect((await stat(path.join(dir, f))).size).toBeGreaterThan(10_000);
-    }
-  });
 });
 
-describe.skipIf(skipReason !== null)("retrace compare --html in Chromium", () => {
-  it("shows both runs' paired differences as `compare --json` computed them", async () => {
-    const cmp = JSON.parse(await readFile(path.join(dir, "compare.json"), "utf8")) as { comparisons: { key: string; meanA: number; meanB: number; diff: number }[] };
-    const { page, events, close } = await open(path.join(dir, "diff.html"));
-    const rows = await page.$$eval("table.comparison tbody tr", (trs) =>
-      trs.map((tr) => ({ key: tr.getAttribute("data-key"), a: tr.querySelector('[data-side="a"]')?.textContent, b: tr.querySelector('[data-side="b"]')?.textContent, diff: tr.querySelector('[data-side="diff"]')?.textContent })),
-    );
-    expect(rows).toEqual(cmp.comparisons.map((c) => ({ key: c.key, a: c.meanA.toFixed(3), b: c.meanB.toFixed(3), diff: `${c.diff >= 0 ? "+" : "−"}${Math.abs(c.diff).toFixed(3)}` })));
-    // Each side's summary shows its own report's hit@k.
-    for (const [side, r] of [["a", reportA], ["b", reportB]] as const) {
-      const shown = await page.textContent(`[data-run="${side}"] td[data-split="all"][data-key="retrieval_hit_at_k"] .mean`);
-      expect(shown).toBe(r.aggregates.retrieval_hit_at_k!.mean.toFixed(3));
-    }
-    await page.screenshot({ path: path.join(dir, "compare-summary.png") });
-    expect(events).toEqual([]);
-    await close();
+describe.each(BROWSERS)("in $label", (target) => {
+  let driver: BrowserDriver | undefined;
+  let shots: string;
+  const shot = (name: string) => path.join(shots, name);
+  const open = (file: string) => driver!.open(path.join(dir, file));
+
+  beforeAll(async () => {
+    if (target.skipReason !== null) return;
+    shots = path.join(dir, target.name);
+    await mkdir(shots, { recursive: true });
+    driver = await launchDriver(target);
+  }, 120_000);
+
+  afterAll(async () => {
+    await driver?.close();
   });
 
-  it("lists flipped turns hit→miss first, then miss→hit, and opens both runs' turn views side by side", async () => {
-    const inB = new Map(reportB.turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
-    const lost: string[] = [];
-    const gained: string[] = [];
-    for (const t of reportA.turns) {
-      const id = `${t.caseId}#${t.turn}`;
-      const other = inB.get(id);
-      if (other === undefined) continue;
-      if (hit(t) === 1 && hit(other) === 0) lost.push(id);
-      if (hit(t) === 0 && hit(other) === 1) gained.push(id);
-    }
-    expect(lost.length + gained.length).toBeGreaterThan(0);
-    const { page, events, close } = await open(path.join(dir, "diff.html"));
-    await page.click('button[data-tab="flips"]');
-    const flips = await page.$$eval("table.flips tbody tr", (trs) => trs.map((tr) => `${tr.getAttribute("data-direction")} ${tr.getAttribute("data-turn")}`));
-    expect(flips).toEqual([...lost.map((id) => `hit→miss ${id}`), ...gained.map((id) => `miss→hit ${id}`)]);
-    await page.screenshot({ path: path.join(dir, "compare-flips.png") });
+  describe.skipIf(target.skipReason !== null)("retrace eval --html", () => {
+    it("shows the summary numbers of the JSON report", async () => {
+      const page = await open("a.html");
+      const cells = await page.evalAll("td[data-key][data-split][data-group]", (tds) =>
+        tds.map((td) => ({ key: td.getAttribute("data-key"), split: td.getAttribute("data-split"), group: td.getAttribute("data-group"), mean: td.querySelector(".mean")?.textContent ?? null, n: td.querySelector(".n")?.textContent ?? null })),
+      );
+      let checked = 0;
+      for (const c of cells) {
+        const agg = c.split === "all" ? reportA.aggregates[c.key!] : (reportA.splits as Record<string, Record<string, Record<string, { mean: number; n: number }>>>)[c.split!]?.[c.group!]?.[c.key!];
+        if (agg === undefined) continue;
+        expect({ cell: c, mean: c.mean, n: c.n }).toEqual({ cell: c, mean: agg.mean.toFixed(3), n: `n=${agg.n}` });
+        checked++;
+      }
+      // Every aggregate of the report: overall, then each group of every split (kind, locale, part).
+      let expectedCells = Object.keys(reportA.aggregates).length;
+      for (const groups of Object.values(reportA.splits)) for (const group of Object.values(groups ?? {})) expectedCells += Object.keys(group).length;
+      expect(checked).toBe(expectedCells);
+      // The triad charts were drawn (inline SVG).
+      expect(await page.evalAll("svg[data-chart] circle", (c) => c.length)).toBeGreaterThan(0);
+      // The funnel's last row is the hit@k numerator, counted here from the JSON.
+      const goldBearing = reportA.turns.filter((t) => t.gold.length > 0);
+      await page.click('button[data-tab="funnel"]');
+      expect(await page.text('td[data-funnel="all:final"] .mean')).toBe(String(goldBearing.filter((t) => hit(t) === 1).length));
+      await page.screenshot(shot("funnel.png"));
+      await page.click('button[data-tab="summary"]');
+      await page.screenshot(shot("summary.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
 
-    const id = lost[0] ?? gained[0]!;
-    await page.click(`table.flips tbody tr[data-turn="${id}"]`);
-    const ta = reportA.turns.find((t) => `${t.caseId}#${t.turn}` === id)!;
-    const tb = inB.get(id)!;
-    expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(expectedGoldRanks(ta));
-    expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="b"]')).toEqual(expectedGoldRanks(tb));
-    await page.screenshot({ path: path.join(dir, "compare-turn.png") });
-    expect((await stat(path.join(dir, "compare-turn.png"))).size).toBeGreaterThan(10_000);
-    expect(events).toEqual([]);
-    await close();
+    it("filters to the missed turns, sorts by a clicked header; a missed turn's view shows each gold card's rank at every stage as in the trace", async () => {
+      const page = await open("a.html");
+      await page.click('button[data-tab="turns"]');
+      const rowIds = () => page.evalAll("table.turns tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-turn")));
+      const id = (t: TurnReport) => `${t.caseId}#${t.turn}`;
+      const missed = reportA.turns.filter((t) => hit(t) === 0);
+      expect(missed.length).toBeGreaterThan(0);
+      // Default order: missed turns first, then dataset order.
+      expect((await rowIds()).slice(0, missed.length)).toEqual(missed.map(id));
+      // Sorting by recall: ascending, then descending; ties (and unscored turns, shown as —) in dataset order.
+      const byRecall = (dir: 1 | -1) =>
+        reportA.turns
+          .map((t, i) => ({ t, i, r: score(t, "retrieval_recall_at_k") ?? -1 }))
+          .sort((x, y) => dir * (x.r - y.r) || x.i - y.i)
+          .map((x) => id(x.t));
+      await page.click('table.turns th[data-col="recall"]');
+      expect(await rowIds()).toEqual(byRecall(1));
+      await page.click('table.turns th[data-col="recall"]');
+      expect(await rowIds()).toEqual(byRecall(-1));
+      await page.select('select[name="outcome"]', "miss");
+      expect((await rowIds()).slice().sort()).toEqual(missed.map(id).sort());
+      await page.click('table.turns th[data-col="turn"]');
+      const shown = await rowIds();
+      expect(shown).toEqual(missed.map(id));
+      expect(await page.text('[data-field="count"]')).toBe(`${missed.length} of ${reportA.turns.length} turns`);
+      await page.screenshot(shot("turns-missed.png"));
+
+      await page.click(`table.turns tbody tr[data-turn="${shown[0]}"]`);
+      const t = missed[0]!;
+      expect(await page.text(".turnview .query")).toBe(t.trace!.query);
+      expect(await shownGoldRanks(page, ".turnview")).toEqual(expectedGoldRanks(t));
+      expect(await page.attribute(".turnview table.goldranks td[data-cut]", "data-cut")).not.toBe("");
+      await page.screenshot(shot("turn-missed.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    for (const csp of [true, false]) {
+      it(`runs no script from the data${csp ? "; the CSP blocks a script injected into the page" : " even without the CSP meta tag (escaping alone holds)"}`, async () => {
+        const page = await open(csp ? "a.html" : "a-nocsp.html");
+        await page.click('button[data-tab="turns"]');
+        await page.fill('input[name="text"]', HOSTILE_CASE);
+        await page.click(`table.turns tbody tr[data-turn="${HOSTILE_CASE}#0"]`);
+        const t = reportA.turns.find((x) => x.caseId === HOSTILE_CASE)!;
+        expect(await page.text(".turnview .msg.current")).toBe(`user 0${HOSTILE_USER}`);
+        expect(await page.text(".turnview .answer")).toBe(t.answer === "" ? "(empty)" : t.answer);
+        expect(t.answer).toContain("onerror"); // the hostile card's text reached the answer, so it is on the page
+        const pwned = () => page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned);
+        expect(await pwned()).toBeUndefined();
+        expect(await page.evalAll("img", (imgs) => imgs.length)).toBe(0);
+        expect(await page.evalAll("script", (s) => s.length)).toBe(2);
+        expect(page.events).toEqual([]);
+        if (csp) await page.screenshot(shot("turn-hostile.png"));
+        // Whether this browser enforces the page's CSP: a script element added to the DOM runs only without it.
+        await page.evaluate(() => {
+          const d = (globalThis as unknown as { document: { createElement(t: string): { textContent: string }; body: { appendChild(n: unknown): void } } }).document;
+          const s = d.createElement("script");
+          s.textContent = "window.__pwned = 'injected'";
+          d.body.appendChild(s);
+        });
+        expect(await pwned()).toBe(csp ? undefined : "injected");
+        if (csp) {
+          await expect.poll(() => page.events.length).toBeGreaterThan(0);
+          expect(page.events.join("\n")).toMatch(/Content.Security.Policy/i);
+        }
+        await page.close();
+      });
+    }
+
+    it("wrote readable screenshots", async () => {
+      for (const f of ["summary.png", "funnel.png", "turns-missed.png", "turn-missed.png", "turn-hostile.png"]) {
+        expect(existsSync(shot(f))).toBe(true);
+        expect((await stat(shot(f))).size).toBeGreaterThan(10_000);
+      }
+    });
+  });
+
+  describe.skipIf(target.skipReason !== null)("retrace compare --html", () => {
+    it("shows both runs' paired differences as `compare --json` computed them", async () => {
+      const cmp = JSON.parse(await readFile(path.join(dir, "compare.json"), "utf8")) as { comparisons: { key: string; meanA: number; meanB: number; diff: number }[] };
+      const page = await open("diff.html");
+      const rows = await page.evalAll("table.comparison tbody tr", (trs) =>
+        trs.map((tr) => ({ key: tr.getAttribute("data-key"), a: tr.querySelector('[data-side="a"]')?.textContent, b: tr.querySelector('[data-side="b"]')?.textContent, diff: tr.querySelector('[data-side="diff"]')?.textContent })),
+      );
+      expect(rows).toEqual(cmp.comparisons.map((c) => ({ key: c.key, a: c.meanA.toFixed(3), b: c.meanB.toFixed(3), diff: `${c.diff >= 0 ? "+" : "−"}${Math.abs(c.diff).toFixed(3)}` })));
+      // Each side's summary shows its own report's hit@k.
+      for (const [side, r] of [["a", reportA], ["b", reportB]] as const) {
+        const shown = await page.text(`[data-run="${side}"] td[data-split="all"][data-key="retrieval_hit_at_k"] .mean`);
+        expect(shown).toBe(r.aggregates.retrieval_hit_at_k!.mean.toFixed(3));
+        // The run line counts the whole run's turns (the page embeds only the turns it can open).
+        expect(await page.text(`[data-run="${side}"] .note`)).toContain(`turns=${r.turns.length} (gold-bearing ${r.turns.filter((t) => t.gold.length > 0).length})`);
+      }
+      await page.screenshot(shot("compare-summary.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("lists flipped turns hit→miss first, then miss→hit, and opens both runs' turn views side by side, each with its conversation so far", async () => {
+      const inB = new Map(reportB.turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
+      const lost: string[] = [];
+      const gained: string[] = [];
+      for (const t of reportA.turns) {
+        const id = `${t.caseId}#${t.turn}`;
+        const other = inB.get(id);
+        if (other === undefined) continue;
+        if (hit(t) === 1 && hit(other) === 0) lost.push(id);
+        if (hit(t) === 0 && hit(other) === 1) gained.push(id);
+      }
+      expect(lost.length + gained.length).toBeGreaterThan(0);
+      const page = await open("diff.html");
+      await page.click('button[data-tab="flips"]');
+      const flips = await page.evalAll("table.flips tbody tr", (trs) => trs.map((tr) => `${tr.getAttribute("data-direction")} ${tr.getAttribute("data-turn")}`));
+      expect(flips).toEqual([...lost.map((id) => `hit→miss ${id}`), ...gained.map((id) => `miss→hit ${id}`)]);
+      await page.screenshot(shot("compare-flips.png"));
+
+      // A later turn of a conversation when one flipped, to see the earlier turns shown.
+      const id = [...lost, ...gained].find((x) => !x.endsWith("#0")) ?? lost[0] ?? gained[0]!;
+      await page.click(`table.flips tbody tr[data-turn="${id}"]`);
+      const ta = reportA.turns.find((t) => `${t.caseId}#${t.turn}` === id)!;
+      const tb = inB.get(id)!;
+      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(expectedGoldRanks(ta));
+      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="b"]')).toEqual(expectedGoldRanks(tb));
+      for (const [side, r, t] of [["a", reportA, ta], ["b", reportB, tb]] as const) {
+        const earlier = r.turns.filter((p) => p.caseId === t.caseId && p.turn < t.turn);
+        const msgs = await page.evalAll(`[data-panel="pair"] [data-run="${side}"] .convo .msg`, (ms) => ms.map((m) => m.textContent));
+        expect(msgs).toEqual([...earlier.flatMap((p) => [`user ${p.turn}${p.user}`, `agent${p.refused ? `(refused) ${p.answer}` : p.answer}`]), `user ${t.turn}${t.user}`]);
+      }
+      await page.screenshot(shot("compare-turn.png"));
+      expect((await stat(shot("compare-turn.png"))).size).toBeGreaterThan(10_000);
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("lists the turns whose hit@k held but recall@k or nDCG@k moved by ≥ 0.2, biggest drop first, each opening both turn views", async () => {
+      // The rule of docs/html-report.md, restated on the JSON.
+      const inB = new Map(reportB.turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
+      const expected = reportA.turns
+        .map((t, i) => {
+          const u = inB.get(`${t.caseId}#${t.turn}`);
+          const sc = (x: TurnReport, k: string) => score(x, `retrieval_${k}_at_k`);
+          if (u === undefined || sc(t, "hit") === undefined || sc(t, "hit") !== sc(u, "hit")) return null;
+          const [ra, rb, na, nb] = [sc(t, "recall"), sc(u, "recall"), sc(t, "ndcg"), sc(u, "ndcg")];
+          if (ra === undefined || rb === undefined || na === undefined || nb === undefined) return null;
+          const [dr, dn] = [rb - ra, nb - na];
+          if (Math.abs(dr) < 0.2 - 1e-9 && Math.abs(dn) < 0.2 - 1e-9) return null;
+          return { id: `${t.caseId}#${t.turn}`, i, u, big: Math.abs(dn) > Math.abs(dr) ? dn : dr, recall: dr, ndcg: dn };
+        })
+        .filter((x) => x !== null)
+        .sort((x, y) => x.big - y.big || x.i - y.i);
+      expect(expected.length).toBeGreaterThan(0);
+      const signed = (d: number) => `${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(3)}`;
+      const page = await open("diff.html");
+      await page.click('button[data-tab="flips"]');
+      const rows = await page.evalAll("table.shifts tbody tr", (trs) =>
+        trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('[data-delta="recall"]')?.textContent, tr.querySelector('[data-delta="ndcg"]')?.textContent]),
+      );
+      expect(rows).toEqual(expected.map((x) => [x.id, signed(x.recall), signed(x.ndcg)]));
+      const first = expected[0]!;
+      await page.click(`table.shifts tbody tr[data-turn="${first.id}"]`);
+      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(expectedGoldRanks(reportA.turns[first.i]!));
+      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="b"]')).toEqual(expectedGoldRanks(first.u));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
   });
 });

@@ -235,11 +235,11 @@ export const CLIENT_JS = String.raw`
     box.appendChild(el("p", { cls: "note", text: "Intervals: 95% percentile bootstrap of the mean" + (b ? ", " + b.samples + " resamples, seed " + b.seed : "") + "; (no CI) when n < 2. Turns are caseId#turn, turn 0-based." }));
     return box;
   }
-  function runLine(r) {
-    var run = r.run;
+  function runLine(page) {
+    var r = page.report, run = r.run;
     return "k=" + run.k + "  store=" + run.store + (run.mode !== undefined ? "  mode=" + run.mode : "") + (run.rerank !== undefined ? "  rerank=" + (run.rerank === null ? "off" : run.rerank) : "") +
       "  embedder=" + (run.embedder === null ? "none" : run.embedder) + "  dataset=" + run.datasetHash.slice(0, 12) + "  kb=" + run.kbHash.slice(0, 12) +
-      (r.timings ? "  started " + r.timings.started + "  " + (r.timings.durationMs / 1000).toFixed(1) + " s" : "") + "  turns=" + r.turns.length + " (gold-bearing " + r.turns.filter(function (t) { return t.gold.length > 0; }).length + ")";
+      (r.timings ? "  started " + r.timings.started + "  " + (r.timings.durationMs / 1000).toFixed(1) + " s" : "") + "  turns=" + page.turnCount + " (gold-bearing " + page.goldBearingCount + ")";
   }
 
   // ------------------------------------------------------------ stage funnel and recall curves
@@ -504,7 +504,7 @@ export const CLIENT_JS = String.raw`
       turnBox.appendChild(turnView(run, i));
       ui.show("turn");
     }
-    ui = frame("retrace report \u2014 " + run.name, runLine(run.report), [
+    ui = frame("retrace report \u2014 " + run.name, runLine(run), [
       { id: "summary", label: "Summary", content: summaryPanel(run, false) },
       { id: "funnel", label: "Stage funnel", content: funnelPanel(run) },
       { id: "turns", label: "Turns (" + run.report.turns.length + ")", content: turnsPanel(run, openTurn) },
@@ -525,8 +525,8 @@ export const CLIENT_JS = String.raw`
       }))]));
     cmp.appendChild(el("p", { cls: "note", text: "Paired over caseId#turn; interval: percentile bootstrap of the mean paired difference; p: two-sided sign-flip randomization test (seed " + DATA.seed + "), significant when p < " + DATA.significance + "." }));
     cmp.appendChild(el("div", { cls: "cols" }, [
-      el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A.report) }), summaryPanel(A, true)]),
-      el("div", { "data-run": "b" }, [el("h2", { text: "B: " + B.name }), el("p", { cls: "note", text: runLine(B.report) }), summaryPanel(B, true)])
+      el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A) }), summaryPanel(A, true)]),
+      el("div", { "data-run": "b" }, [el("h2", { text: "B: " + B.name }), el("p", { cls: "note", text: runLine(B) }), summaryPanel(B, true)])
     ]));
     var flipBox = el("div");
     var view = el("div");
@@ -551,6 +551,23 @@ export const CLIENT_JS = String.raw`
       });
       flipBox.appendChild(el("table", { cls: "turns flips" }, [el("thead", null, [el("tr", null, [["flip", "9%"], ["turn", "17%"], ["locale", "7%"], ["kind", "9%"], ["gold", "20%"], ["user text", "38%"]].map(function (h) { return el("th", { text: h[0], width: h[1] }); }))]), tb]));
       flipBox.appendChild(el("p", { cls: "note", text: DATA.flips.filter(function (f) { return f.direction === "hit\u2192miss"; }).length + " hit\u2192miss (listed first), " + DATA.flips.filter(function (f) { return f.direction === "miss\u2192hit"; }).length + " miss\u2192hit. Click a row to open both runs' turn views." }));
+    }
+    var shifts = DATA.shifts || [];
+    flipBox.appendChild(el("h2", { text: "Turns whose hit@k held but recall@k or nDCG@k moved by \u2265 " + DATA.shiftThreshold + " (" + shifts.length + ")" }));
+    if (shifts.length === 0) flipBox.appendChild(el("p", { cls: "muted", text: "None." }));
+    else {
+      var sb = el("tbody");
+      shifts.forEach(function (f, j) {
+        var t = A.report.turns[f.a];
+        var big = Math.abs(f.ndcg) > Math.abs(f.recall) ? f.ndcg : f.recall;
+        var row = el("tr", { "data-shift": j, "data-turn": f.id }, [el("td", { text: f.hit === 1 ? "hit" : "miss" }), el("td", { text: f.id }), el("td", { text: t.locale }), el("td", { text: t.kind }),
+          el("td", { cls: "num " + (f.recall < 0 ? "miss" : f.recall > 0 ? "hit" : ""), "data-delta": "recall", text: signed(f.recall) }),
+          el("td", { cls: "num " + (f.ndcg < 0 ? "miss" : f.ndcg > 0 ? "hit" : ""), "data-delta": "ndcg", text: signed(f.ndcg) }), el("td", { text: t.user })]);
+        row.addEventListener("click", function () { openFlip({ id: f.id, direction: (big < 0 ? "drop" : "gain") + " (recall " + signed(f.recall) + ", nDCG " + signed(f.ndcg) + ")", a: f.a, b: f.b }); });
+        sb.appendChild(row);
+      });
+      flipBox.appendChild(el("table", { cls: "turns shifts" }, [el("thead", null, [el("tr", null, [["hit@k", "7%"], ["turn", "17%"], ["locale", "7%"], ["kind", "9%"], ["\u0394 recall", "8%"], ["\u0394 nDCG", "8%"], ["user text", "44%"]].map(function (h) { return el("th", { text: h[0], width: h[1] }); }))]), sb]));
+      flipBox.appendChild(el("p", { cls: "note", text: "B \u2212 A per turn; biggest drop first, biggest gain last (by the larger of the two changes). Flipped turns are listed above, not here. Click a row to open both runs' turn views." }));
     }
     ui = frame("retrace compare \u2014 A: " + A.name + "  vs  B: " + B.name, "dataset " + A.report.run.datasetHash.slice(0, 12) + "  k=" + A.report.run.k, [
       { id: "summary", label: "Summaries", content: cmp },

@@ -22,6 +22,9 @@ export interface RunPageData {
   keys: string[];
   /** key → "not measured (no store)" / "not run: no judge configured". */
   vacuousText: Record<string, string>;
+  /** Turns and gold-bearing turns of the run (the compare page embeds only some of its turns). */
+  turnCount: number;
+  goldBearingCount: number;
 }
 
 function keysOf(report: Report): string[] {
@@ -47,6 +50,8 @@ export function runPageData(report: Report, name: string): RunPageData {
     keys: summaryKeys(report),
     labels,
     vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
+    turnCount: report.turns.length,
+    goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
   };
 }
 
