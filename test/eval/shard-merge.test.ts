@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { applyGate, evaluatorsFor, reportOf } from "../../src/cli/eval-report.js";
 import { DataValidationError, isRetraceError } from "../../src/errors.js";
+import { baselineFromReport } from "../../src/eval/baseline.js";
 import { reportToJSON } from "../../src/eval/report.js";
 import { mergeShards, type ShardFile } from "../../src/eval/shard-merge.js";
 import { shardCases, shardSection } from "../../src/eval/shard.js";
@@ -105,6 +106,20 @@ describe("mergeShards", () => {
     expect(reportToJSON(withoutTimings(m))).toBe(reportToJSON(withoutTimings(full)));
     expect(m.gate?.passed).toBe(false); // the en nDCG floor of 0.99 fails on the merged turns, as it does unsharded
     expect(m.gate).toEqual(full.gate);
+  });
+
+  it("gives the unsharded gate against a baseline too (drops and flips)", async () => {
+    const full = await unsharded();
+    // A baseline that had hit@k = 1 on every gold-bearing turn: each miss of this run is a flip, and the hit mean a drop.
+    const baseline = baselineFromReport(full, new Date("2026-01-01T00:00:00Z"));
+    for (const scores of Object.values(baseline.perTurn)) if ("retrieval_hit_at_k" in scores) scores.retrieval_hit_at_k = 1;
+    baseline.aggregates.retrieval_hit_at_k!.mean = 1;
+    const withBaseline = { ...GATE, maxDrop: 0.01, maxFlips: 0 };
+    applyGate(full, withBaseline, SEED, baseline);
+    const m = merged(await shardFiles(3));
+    applyGate(m, withBaseline, SEED, baseline);
+    expect(full.gate?.failures.map((f) => f.kind)).toEqual(expect.arrayContaining(["regression", "flips"]));
+    expect(reportToJSON(withoutTimings(m))).toBe(reportToJSON(withoutTimings(full)));
   });
 
   it("combines the wall-clock sections: earliest start, summed durations, every turn", async () => {
