@@ -421,10 +421,20 @@ export function register(program: Command): void {
     addEvalOptions(
       program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)"),
     ),
-  ).action(action((o: EvalOptions & GraphOptions) => (checkShardOptions(o), o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o))));
+  ).action(
+    action((o: EvalOptions & GraphOptions) => {
+      checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
+      return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
+    }),
+  );
   addEvalOptions(
     program
       .command("start")
       .description("The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep"),
-  ).action(action((o: EvalOptions) => (checkShardOptions(o), evalCommand(o))));
+  ).action(
+    action((o: EvalOptions) => {
+      checkShardOptions(o);
+      return evalCommand(o);
+    }),
+  );
 }
