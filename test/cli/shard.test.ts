@@ -67,6 +67,10 @@ describe("retrace merge, store-less", () => {
     const strip = (json: string) => reportToJSON(withoutTimings(JSON.parse(json) as Report));
     expect(strip(merged.stdout)).toBe(strip(await readFile(path.join(dir, "full.json"), "utf8")));
     expect(JSON.parse(merged.stdout).vacuousReasons.retrieval_hit_at_k).toBe("no store");
+    // a partial report is not a source of floors
+    const floors = await runCli(["baseline", "floors", path.join(dir, "s1.json")]);
+    expect(floors.exitCode).toBe(2);
+    expect(floors.stderr).toContain(`${path.join(dir, "s1.json")}: field \`shard\` a partial report (shard 1/2)`);
   }, 120_000);
 
   it("refuses a file that is not a JSON report, naming it", async () => {
