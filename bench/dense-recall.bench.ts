@@ -34,6 +34,8 @@ import { ZipfCorpus } from "./lib/synthetic.js";
 import { fmtMs, print, printTable } from "./lib/report.js";
 
 const DEPTH = 20;
+/** Chroma request deadline of the bench: a 500-vector add into a 100,000-vector collection on a loaded 2-core machine can exceed the 10 s default. */
+const BENCH_REQUEST_TIMEOUT_MS = 120_000;
 
 function sizes(): number[] {
   const raw = process.env.RETRACE_BENCH_DENSE_SIZES;
@@ -72,7 +74,7 @@ export async function run(): Promise<void> {
     let server: LocalChroma | undefined;
     try {
       server = await startLocalChroma({ dataDir: dir });
-      let client = await connectChroma({ url: server.url });
+      let client = await connectChroma({ url: server.url, requestTimeoutMs: BENCH_REQUEST_TIMEOUT_MS });
       const t0 = performance.now();
       const res = await ingest({ client, chunks, embedder, kbHash: "a".repeat(64), batchSize: 500 });
       const ingestMs = performance.now() - t0;
@@ -114,7 +116,7 @@ export async function run(): Promise<void> {
       // Restart the server on the same data dir: is the HNSW answer the same?
       await server.stop();
       server = await startLocalChroma({ dataDir: dir });
-      client = await connectChroma({ url: server.url });
+      client = await connectChroma({ url: server.url, requestTimeoutMs: BENCH_REQUEST_TIMEOUT_MS });
       hnsw = await open();
       const f3 = await pass(queries, filtered);
       const u3 = await pass(queries, unfiltered);

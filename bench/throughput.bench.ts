@@ -54,7 +54,8 @@ function retrace(args: string[], dataDir: string): Measured {
   const t0 = performance.now();
   const r = spawnSync(cmd[0]!, cmd.slice(1), {
     cwd: REPO_ROOT,
-    env: { ...process.env, CHROMA_URL: "", NO_COLOR: "1", RETRACE_LOG: "warn" },
+    // A 120 s request deadline: at 100,000 chunks one add can exceed the 10 s default on a loaded 2-core machine.
+    env: { ...process.env, CHROMA_URL: "", NO_COLOR: "1", RETRACE_LOG: "warn", RETRACE_CHROMA_TIMEOUT: "120" },
     encoding: "utf8",
     maxBuffer: 1 << 30,
   });

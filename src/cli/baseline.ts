@@ -216,6 +216,8 @@ async function readAggregates(file: string): Promise<{ aggregates: Record<string
     return { aggregates: b.aggregates, splits: b.splits ?? {} };
   }
   const r = parseReport(data, file);
+  if (r.shard !== undefined)
+    throw new DataValidationError([{ file, field: "shard", message: `a partial report (shard ${r.shard.index}/${r.shard.count}): suggest floors from the report of \`retrace merge\` instead (docs/reliability.md)` }]);
   return { aggregates: r.aggregates, splits: r.splits as Record<string, Record<string, Record<string, Aggregate>>> };
 }
 

@@ -20,12 +20,11 @@ import path from "node:path";
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
-import { buildReport } from "../eval/aggregate.js";
-import { assertComparable, readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
-import { allEvaluators, NO_STORE, type Judge } from "../eval/evaluators.js";
+import { readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
+import { NO_STORE, type Judge } from "../eval/evaluators.js";
 import { openJudge } from "./judge.js";
-import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, gate, DEFAULT_MAX_DROP, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
-import { storelessEvaluators } from "../eval/storeless.js";
+import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type ScopedFloors } from "../eval/gate.js";
+import { shardCases, shardSection, type ShardSpec } from "../eval/shard.js";
 import { renderHtmlReport } from "../eval/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { RULE_BASED_ANSWERER } from "../eval/parts.js";
@@ -48,6 +47,8 @@ import { addGraphOptions, evalGraphCommand, type GraphOptions } from "./eval-gra
 import { action, EXIT, out, parsePositiveInt, parsePositiveNumber, parseUnitFloat, useColor } from "./io.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
+import { applyGate, evaluatorsFor, reportOf } from "./eval-report.js";
+import { checkShardOptions, parseShardOption, shardNote } from "./shard.js";
 
 export { DEFAULT_BASELINE, selectCases };
 
@@ -94,6 +95,8 @@ export interface EvalOptions {
   localeConfigs?: Record<string, RetrievalConfig>;
   /** Chroma request deadline, seconds (docs/reliability.md). */
   timeout?: number;
+  /** Run only this shard of the selected cases; its report is partial (docs/reliability.md, "Sharded sweeps"). */
+  shard?: ShardSpec;
 }
 
 /** Whether the options ask for any comparison with a baseline (explicitly, or through --max-drop / --max-flips). */
@@ -261,13 +264,12 @@ export async function runEval(
   plan?: EvalPlan,
   extra: { judge?: Judge } = {},
 ): Promise<{ report: Report; baseline: Baseline | null }> {
-  const cases = selectCases(session.cases, o);
+  const selected = selectCases(session.cases, o);
+  const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/shard.ts)
   const started = new Date();
   const t0 = performance.now();
   const graph = graphFor(session, o);
-  const all = allEvaluators({ k: o.k, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
-  // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storeless.ts).
-  const evaluators = session.retriever === null ? storelessEvaluators(all) : all;
+  const evaluators = evaluatorsFor({ k: o.k, storeBacked: session.retriever !== null, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
   const progress = progressReporter("eval", "cases");
   let turns;
   let turnTimings;
@@ -289,10 +291,11 @@ export async function runEval(
     progress.stop();
   }
   const tReport = performance.now();
-  const report = buildReport({
+  const hashOf = (cs: EvalCase[]) => (cs.length === session.cases.length ? session.hashes.dataset : datasetHash(cs));
+  const report = reportOf({
     run: {
       // A filtered run (--locale / --case) measured a different dataset: its hash says so, and a baseline of the full set is refused.
-      datasetHash: cases.length === session.cases.length ? session.hashes.dataset : datasetHash(cases),
+      datasetHash: hashOf(cases),
       kbHash: session.hashes.kb,
       embedder: session.embedder?.id ?? null,
       ...(session.embedder !== null ? { embedderDescription: `${session.embedder.description}` } : {}),
@@ -301,7 +304,7 @@ export async function runEval(
       storeKind: session.storeKind,
       mode: session.retriever === null ? "none" : o.mode,
       rerank: session.reranker?.id ?? null,
-      ...genericLocalesOf(cases),
+      ...genericLocalesOf(selected), // of the whole selection, so every shard of a run has the same header
       answerer: RULE_BASED_ANSWERER,
       split: session.split?.file ?? null,
       ...(session.retriever !== null ? { retrieval } : {}),
@@ -313,13 +316,14 @@ export async function runEval(
     cardsPerLocale: cardsPerLocale(session),
   });
   let baseline: Baseline | null = plan?.baseline ?? null;
-  if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
-  if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
-  const thresholds: GateThresholds = { seed: o.seed };
-  for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
-  if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
-  if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
-  report.gate = gate(report, thresholds, baseline ?? undefined);
+  if (o.shard !== undefined) {
+    // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
+    report.shard = shardSection(o.shard, selected, cases, hashOf(selected));
+    log.info(shardNote(report.shard));
+  } else {
+    if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
+    applyGate(report, o, o.seed, baseline);
+  }
   // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
   const ms = (x: number) => Math.round(x * 10) / 10;
   report.timings = {
@@ -394,7 +398,7 @@ export function parseFloors(flag: string): (raw: string) => Floors {
   };
 }
 
-function parseCount(flag: string): (raw: string) => number {
+export function parseCount(flag: string): (raw: string) => number {
   return (raw: string) => {
     const n = Number(raw);
     if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new CommanderArgumentError(new InvalidArgumentError(flag, "a non-negative integer", raw).message);
@@ -438,7 +442,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, parsePositiveNumber("--timeout", "seconds"))
     .option("--seed <n>", "seed of the bootstrap intervals and tests", parsePositiveInt("--seed"), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
-    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");
+    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k")
+    .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption);
 }
 
 export function register(program: Command): void {
@@ -446,10 +451,20 @@ export function register(program: Command): void {
     addEvalOptions(
       program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)"),
     ),
-  ).action(action((o: EvalOptions & GraphOptions) => (o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o))));
+  ).action(
+    action((o: EvalOptions & GraphOptions) => {
+      checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
+      return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
+    }),
+  );
   addEvalOptions(
     program
       .command("start")
       .description("The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep"),
-  ).action(action((o: EvalOptions) => evalCommand(o)));
+  ).action(
+    action((o: EvalOptions) => {
+      checkShardOptions(o);
+      return evalCommand(o);
+    }),
+  );
 }

@@ -39,6 +39,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
     load: () => import("./ingest.js"),
   },
+  merge: {
+    summary: "Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run",
+    load: () => import("./merge.js"),
+  },
   report: { summary: "Render a saved report JSON (from --report-json) as HTML or markdown, without re-running the sweep", load: () => import("./report.js") },
   score: {
     summary: "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",

@@ -108,6 +108,19 @@ const GroupDeltaSchema = z
   })
   .passthrough();
 
+/** The `shard` section of a partial report (`retrace eval --shard i/n`; src/eval/shard.ts). */
+export const ShardSchema = z
+  .object({
+    index: z.number().int().positive(),
+    count: z.number().int().positive(),
+    rule: z.string().min(1),
+    caseIds: z.array(z.string()),
+    turns: z.number().int().nonnegative(),
+    dataset: z.object({ datasetHash: z.string().min(1), caseIds: z.array(z.string()), turns: z.number().int().nonnegative() }).strict(),
+  })
+  .strict()
+  .refine((s) => s.index <= s.count, { message: "the shard index must not exceed the shard count", path: ["index"] });
+
 const splitGroups = z.record(z.record(AggregateSchema));
 
 /** The report JSON, schemaVersion 2. */
@@ -123,6 +136,8 @@ export const ReportSchema = z
     gate: GateResultSchema.nullable(),
     deltas: z.array(GroupDeltaSchema).optional(),
     bootstrap: z.object({ seed: z.number().int(), samples: z.number().int().positive() }).passthrough().optional(),
+    /** Present only on the partial report of one shard (docs/reliability.md). */
+    shard: ShardSchema.optional(),
     /** Wall-clock figures only, never compared (docs/determinism.md). */
     timings: z.object({ started: z.string(), durationMs: z.number(), turns: z.record(z.record(z.number())) }).passthrough().optional(),
   })

@@ -269,6 +269,25 @@ export interface JudgeCost {
   unparsable: number;
 }
 
+/**
+ * Marks a partial report written by `retrace eval --shard i/n` (src/eval/shard.ts,
+ * docs/reliability.md "Sharded sweeps"). Its aggregates cover this shard's
+ * turns only and its gate is not evaluated; `retrace merge` turns all n
+ * shards into the full report.
+ */
+export interface ShardInfo {
+  /** This shard, 1..count. */
+  index: number;
+  count: number;
+  /** The assignment rule (SHARD_RULE). */
+  rule: string;
+  /** This shard's case ids, in dataset order, and its number of turns. */
+  caseIds: string[];
+  turns: number;
+  /** The whole selection the shards split: the datasetHash an unsharded run reports, its case ids in dataset order, its turns. */
+  dataset: { datasetHash: string; caseIds: string[]; turns: number };
+}
+
 /** Current `schemaVersion` of the report JSON (ReportSchema in src/eval/schemas.ts; docs/schema-versions.md). */
 export const REPORT_VERSION = 2 as const;
 
@@ -308,6 +327,8 @@ export interface Report {
   answerSide?: AnswerSide;
   /** Extension: what the groundedness judge cost (present only when `--judge` ran one). */
   judge?: JudgeCost;
+  /** Extension: present only on the partial report of one shard (`retrace eval --shard i/n`). */
+  shard?: ShardInfo;
   /** Wall-clock figures only (never compared): see `Timings`. */
   timings?: Timings;
 }

@@ -180,7 +180,7 @@ export const CLIENT_JS = String.raw`
   }
   function gateBlock(r) {
     var g = r.gate;
-    if (!g) return el("p", { text: "gate: not evaluated" });
+    if (!g) return el("p", { text: r.shard ? "gate: not evaluated (partial report of shard " + r.shard.index + "/" + r.shard.count + "; the merged report gates)" : "gate: not evaluated" });
     if (g.passed) return el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]);
     return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); }))]);
   }

@@ -57,6 +57,8 @@ export function runPageData(report: Report, name: string): RunPageData {
 
 /** The HTML report of one run. `name` is shown as its title (e.g. the report file). */
 export function renderHtmlReport(report: Report, opts: { name?: string } = {}): string {
-  const name = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
+  const base = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
+  // A shard's page says it is partial wherever its name shows (docs/reliability.md, "Sharded sweeps").
+  const name = report.shard !== undefined ? `${base} (PARTIAL REPORT: shard ${report.shard.index}/${report.shard.count}, ${report.shard.caseIds.length} of ${report.shard.dataset.caseIds.length} cases)` : base;
   return renderPage(`retrace: ${name}`, { kind: "report", significance: SIGNIFICANCE_LEVEL, run: runPageData(report, name) });
 }

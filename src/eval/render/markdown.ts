@@ -19,6 +19,7 @@ import {
   goldBearing,
   goldPositionsText,
   HIT_KEY,
+  partialText,
   ids,
   kindCounts,
   metricLabel,
@@ -59,6 +60,7 @@ export function renderMarkdown(report: Report): string {
   const { run } = report;
   const k = run.k;
   const out: string[] = ["# retrace report", ""];
+  if (report.shard !== undefined) out.push(`> **${md(partialText(report.shard))}**`, "");
   out.push(
     ...mdTable(
       ["run", ""],
@@ -176,7 +178,7 @@ export function renderMarkdown(report: Report): string {
 
   out.push("", "## Gate", "");
   const g = report.gate;
-  if (g === null) out.push("Not evaluated.");
+  if (g === null) out.push(report.shard !== undefined ? "Not evaluated: a partial report of one shard; the merged report gates." : "Not evaluated.");
   else if (g.passed) out.push(g.checks !== undefined && g.checks.length === 0 ? "**PASS** (no floor or baseline check was set)" : "**PASS**");
   else {
     out.push(`**FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");

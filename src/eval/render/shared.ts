@@ -192,3 +192,8 @@ export function extraSplits(report: Report): [string, Record<string, Record<stri
 export function chanceWarnings(report: Report): string[] {
   return report.chance?.warnings ?? [];
 }
+
+/** The warning line of a partial report (`retrace eval --shard i/n`; docs/reliability.md, "Sharded sweeps"). */
+export function partialText(s: { index: number; count: number; caseIds: readonly string[]; turns: number; dataset: { caseIds: readonly string[]; turns: number } }): string {
+  return `PARTIAL REPORT: shard ${s.index}/${s.count} (${s.caseIds.length} of ${s.dataset.caseIds.length} cases, ${s.turns} of ${s.dataset.turns} turns); figures cover this shard only. Merge all ${s.count} shards with retrace merge.`;
+}

@@ -18,6 +18,7 @@ import {
   goldBearing,
   goldPositionsText,
   HIT_KEY,
+  partialText,
   ids,
   kindCounts,
   metricLabel,
@@ -87,6 +88,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   lines.push(
     `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}${report.timings !== undefined ? `  ${(report.timings.durationMs / 1000).toFixed(1)} s` : ""}`,
   );
+  if (report.shard !== undefined) lines.push(paint("yellow", partialText(report.shard)));
   lines.push(`embedder: ${embedderText(report)}`);
   for (const [label, text] of retrievalRows(report)) lines.push(`${label}: ${text}`);
   lines.push(...graphHeaderLines(report));
@@ -148,7 +150,7 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
 
 function gateLines(report: Report, paint: Paint): string[] {
   const g = report.gate;
-  if (g === null) return ["gate: not evaluated"];
+  if (g === null) return [report.shard !== undefined ? `gate: not evaluated (partial report of shard ${report.shard.index}/${report.shard.count}; the merged report gates)` : "gate: not evaluated"];
   const checks = g.checks ?? [];
   const lines: string[] = [];
   if (g.passed) lines.push(`gate: ${paint("green", "PASS")}${g.checks !== undefined && checks.length === 0 ? " (no floor or baseline check was set)" : ""}`);

@@ -1,0 +1,82 @@
+/**
+ * The parts of `retrace eval` that turn per-turn results into the report and
+ * its gate verdict, shared with `retrace merge` so a merged sharded run goes
+ * through the very same code as an unsharded one (docs/reliability.md,
+ * "Sharded sweeps"): which evaluators a run has (their keys order the
+ * report and say why a key was not measured), the report itself
+ * (`buildReport`), and the gate (floors, baseline drops and flips).
+ *
+ * Kept free of the graph, the store and LangChain, so `retrace merge` loads
+ * none of them.
+ */
+import { buildReport } from "../eval/aggregate.js";
+import { assertComparable, type Baseline } from "../eval/baseline.js";
+import { allEvaluators, type EvaluatorSpec, type Judge } from "../eval/evaluators.js";
+import { FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
+import { storelessEvaluators } from "../eval/storeless.js";
+import type { ResampleUnit } from "../eval/stats.js";
+import type { Report, RunInfo, TurnReport } from "../eval/types.js";
+import { log } from "../log.js";
+
+/**
+ * The evaluators of a run of retrace's own graph at cutoff `k`: every key
+ * of `allEvaluators`, all retrieval-dependent ones "not measured (no store)"
+ * when the run was store-less. `judge` is the groundedness judge when one
+ * was configured (a merge passes a stand-in: it only reads the specs' keys
+ * and reasons, never evaluates).
+ */
+export function evaluatorsFor(o: { k: number; storeBacked: boolean; judge?: Judge }): EvaluatorSpec[] {
+  const all = allEvaluators({ k: o.k, ...(o.judge !== undefined ? { judge: o.judge } : {}) });
+  // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storeless.ts).
+  return o.storeBacked ? all : storelessEvaluators(all);
+}
+
+/** What the report of a sweep is computed from (everything but the turns is a setting of the run). */
+export interface ReportInput {
+  run: RunInfo;
+  turns: TurnReport[];
+  evaluators: readonly EvaluatorSpec[];
+  seed: number;
+  samples?: number;
+  resample?: ResampleUnit;
+  /** Cards per locale of the KB: the chance levels' N. */
+  cardsPerLocale?: Record<string, number>;
+}
+
+/** The report of a sweep, its gate not yet applied (`gate: null`). */
+export function reportOf(i: ReportInput): Report {
+  return buildReport({
+    run: i.run,
+    turns: i.turns,
+    evaluators: i.evaluators,
+    seed: i.seed,
+    ...(i.samples !== undefined ? { samples: i.samples } : {}),
+    ...(i.resample !== undefined ? { resample: i.resample } : {}),
+    ...(i.cardsPerLocale !== undefined ? { cardsPerLocale: i.cardsPerLocale } : {}),
+  });
+}
+
+/** The gate options of `eval` and `merge`. */
+export interface GateOptions {
+  minRecall?: number | ScopedFloors;
+  minHit?: number | ScopedFloors;
+  minNdcg?: number | ScopedFloors;
+  minMrr?: number | ScopedFloors;
+  maxDrop?: number;
+  maxFlips?: number;
+}
+
+/**
+ * Sets `report.gate` from the gate options and the baseline (null: none),
+ * after warning about anything the baseline differs in that does not
+ * prevent the comparison (assertComparable throws on what does). `seed`
+ * seeds the paired test quoted in regression reasons: the run's bootstrap seed.
+ */
+export function applyGate(report: Report, o: GateOptions, seed: number, baseline: Baseline | null): void {
+  if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
+  const thresholds: GateThresholds = { seed };
+  for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
+  if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
+  if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  report.gate = gate(report, thresholds, baseline ?? undefined);
+}
