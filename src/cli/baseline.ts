@@ -11,7 +11,7 @@
  *   rounded down to the step) as `--min-*` flags to paste.
  */
 import path from "node:path";
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "../kb/text.js";
 import type { Command } from "commander";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
 import { parseBaseline, type Baseline } from "../eval/baseline.js";
@@ -203,14 +203,12 @@ export function renderFloors(s: FloorSuggestion[], source: string): string {
 
 /** Reads a baseline or a report JSON; its aggregates and splits. */
 async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
+  const text = await readTextFileOrThrow(file, { missing: "no such file (write a baseline with `retrace eval --update-baseline`)" });
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(file, "utf8"));
+    data = JSON.parse(text);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new DataValidationError([
-      { file, message: code === "ENOENT" ? "no such file (write a baseline with `retrace eval --update-baseline`)" : `expected a retrace baseline or report JSON file (${(e as Error).message})` },
-    ]);
+    throw new DataValidationError([{ file, message: `expected a retrace baseline or report JSON file (${(e as Error).message})` }]);
   }
   if (typeof data === "object" && data !== null && "perTurn" in data) {
     const b = parseBaseline(data, file);
