@@ -98,8 +98,12 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
     progress.stop();
     if (result.removedStaging.length > 0) log.info(`Deleted ${result.removedStaging.length} stale staging collection(s) of interrupted ingests`);
     if (opts.json) {
-      // A local server is stopped when the command exits: name its data dir, not its (dead) URL.
-      const where = store.kind === "local" ? { kind: store.kind, dataDir: path.resolve(opts.dataDir ?? defaultDataDir()) } : { kind: store.kind, url: store.url };
+      // What is true once this prints: a server this command started is stopped when it exits (no URL to
+      // reach it by: url null, state "stopped", its data dir); a remote one keeps running (its URL, redacted).
+      const where =
+        store.kind === "local"
+          ? { kind: store.kind, url: null, state: "stopped", dataDir: path.resolve(opts.dataDir ?? defaultDataDir()) }
+          : { kind: store.kind, url: store.url, state: "running" }; // already redacted by openStore
       out(JSON.stringify({ version: 1, store: where, kbHash: hash, ...result }, null, 2));
     } else {
       out(describeIngest(result));
