@@ -202,7 +202,7 @@ export function renderFloors(s: FloorSuggestion[], source: string): string {
 }
 
 /** Reads a baseline or a report JSON; its aggregates and splits. */
-async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
+export async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
   const text = await readTextFileOrThrow(file, { missing: "no such file (write a baseline with `retrace eval --update-baseline`)" });
   let data: unknown;
   try {
