@@ -13,7 +13,7 @@
  * `forEachTextLine` applies the same rules to a file streamed line by line
  * (TREC run and qrels files, which may be larger than memory should hold).
  */
-import { createReadStream, type Stats } from "node:fs";
+import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { DataValidationError, type DataIssue } from "../errors.js";
 
@@ -94,6 +94,11 @@ export async function readTextFile(file: string, options: ReadTextOptions = {}):
   } finally {
     await fh.close();
   }
+  return decodeStrict(file, bytes);
+}
+
+/** The bytes of `file` as text under the module's rules (BOM removed, strict UTF-8), or the issue naming the offset and line. */
+function decodeStrict(file: string, bytes: Uint8Array): { text: string } | { issue: DataIssue } {
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const body = bytes.subarray(bom);
   const bad = firstInvalidUtf8(body);
@@ -108,6 +113,20 @@ export async function readTextFile(file: string, options: ReadTextOptions = {}):
     };
   }
   return { text: decoder.decode(body) };
+}
+
+/** `readTextFileOrThrow` for synchronous callers (the analyzer config file of src/retrieval/analyzer.ts); no size limit. */
+export function readTextFileSyncOrThrow(file: string): string {
+  let st: Stats;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }]);
+  }
+  if (!st.isFile()) throw new DataValidationError([notRegular(file, st)]);
+  const r = decodeStrict(file, new Uint8Array(readFileSync(file)));
+  if ("issue" in r) throw new DataValidationError([r.issue]);
+  return r.text;
 }
 
 /** `readTextFile`, throwing a DataValidationError (exit 2) with the issue. */
