@@ -381,7 +381,7 @@ export function addEvalOptions(cmd: Command): Command {
 
 /** What a run retrieves with: data, store, embedder, depths, mode (eval, start and trace). */
 export function addRetrievalOptions(cmd: Command): Command {
-  return addMaxCardBytesOption(cmd
+  cmd
     .option("--store <auto|local|url|memory|none>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index; none: store-less (retrieval not measured)", "auto")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
@@ -393,7 +393,8 @@ export function addRetrievalOptions(cmd: Command): Command {
     .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))
-    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k"));
+    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");
+  return addMaxCardBytesOption(cmd);
 }
 
 /** What the sweep selects, gates on and writes (eval and start; not trace). */
@@ -422,7 +423,7 @@ export function addSweepOptions(cmd: Command): Command {
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--max-card-bytes", "--html", "--judge", "--judge-cache", "--resample"] as const;
+export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html", "--judge", "--judge-cache", "--resample"] as const;
 
 export function register(program: Command): void {
   addGraphOptions(
