@@ -68,6 +68,10 @@ export interface SystemOptions {
   onIngestProgress?: (done: number, total: number) => void;
   /** Deadline of every Chroma request, ms (docs/reliability.md). */
   requestTimeoutMs?: number;
+  /** Largest card file read, bytes (`--max-card-bytes`; default RETRACE_MAX_CARD_BYTES, else 1 MiB: src/kb/cards.ts). */
+  maxCardBytes?: number;
+  /** The KB and cases already loaded and validated (by the caller, before anything starts); else loaded here. */
+  data?: LoadedData;
   /** BM25 k1/b of the retriever's index (a `--config` file's `retrieval.bm25`; docs/fusion-and-tuning.md). */
   bm25Params?: { k1?: number; b?: number };
 }
@@ -90,7 +94,7 @@ export interface RetraceSystem extends LoadedData {
 /** Assembles a running system from options (see the module comment). */
 export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   const choice = resolveStoreChoice(opts.store ?? "auto", opts.env);
-  const data = await loadData(opts.kbDir, opts.casesFile);
+  const data = opts.data ?? (await loadData(opts.kbDir, opts.casesFile, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {}));
   // `<kb>/analyzers.json` (docs/languages.md): validated before anything starts, applied to BM25 and the answerer's term statistics.
   const analyzerFile = path.join(opts.kbDir, ANALYZER_CONFIG_FILE);
   if (applyAnalyzerConfigFile(analyzerFile)) log.info(`analyzers: ${analyzerFile} applied`);

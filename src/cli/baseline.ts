@@ -11,9 +11,9 @@
  *   rounded down to the step) as `--min-*` flags to paste.
  */
 import path from "node:path";
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "../kb/text.js";
 import type { Command } from "commander";
-import { BaselineMismatchError, DataValidationError, InvalidArgumentError } from "../errors.js";
+import { BaselineMismatchError, DataValidationError } from "../errors.js";
 import { parseBaseline, type Baseline } from "../eval/baseline.js";
 import { FLOOR_OPTIONS } from "../eval/gate.js";
 import { parseReport } from "../eval/report-check.js";
@@ -21,6 +21,7 @@ import type { Aggregate } from "../eval/types.js";
 import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
 import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";
 import { action, out } from "./io.js";
+import { numberOption } from "./options.js";
 
 /** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
 export function defaultBaselineFile(kbDir: string): string {
@@ -201,15 +202,13 @@ export function renderFloors(s: FloorSuggestion[], source: string): string {
 }
 
 /** Reads a baseline or a report JSON; its aggregates and splits. */
-async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
+export async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
+  const text = await readTextFileOrThrow(file, { missing: "no such file (write a baseline with `retrace eval --update-baseline`)" });
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(file, "utf8"));
+    data = JSON.parse(text);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new DataValidationError([
-      { file, message: code === "ENOENT" ? "no such file (write a baseline with `retrace eval --update-baseline`)" : `expected a retrace baseline or report JSON file (${(e as Error).message})` },
-    ]);
+    throw new DataValidationError([{ file, message: `expected a retrace baseline or report JSON file (${(e as Error).message})` }]);
   }
   if (typeof data === "object" && data !== null && "perTurn" in data) {
     const b = parseBaseline(data, file);
@@ -228,12 +227,11 @@ export function register(program: Command): void {
     .description("Print evidence-based --min-* floors (lower bound of each recorded 95% interval, per scope) to paste into retrace eval")
     .argument("[file]", "a baseline or report JSON (default <kb>/eval/baseline.json)")
     .option("--kb <dir>", "knowledge-base folder whose baseline is read", "kb")
-    .option("--step <x>", "round floors down to a multiple of this", "0.01")
+    .option("--step <x>", "round floors down to a multiple of this", numberOption("--step", { min: 0, minExclusive: true, max: 1 }), 0.01)
     .option("--json", "print JSON")
     .action(
-      action(async (file: string | undefined, o: { kb: string; step: string; json?: boolean }) => {
-        const step = Number(o.step);
-        if (!(step > 0 && step <= 1)) throw new InvalidArgumentError("--step", "a number in (0, 1]", o.step);
+      action(async (file: string | undefined, o: { kb: string; step: number; json?: boolean }) => {
+        const step = o.step;
         const source = file ?? defaultBaselineFile(o.kb);
         const { aggregates, splits } = await readAggregates(source);
         const s = suggestFloors(aggregates, splits, step);

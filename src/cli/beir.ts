@@ -43,7 +43,8 @@ import { ndcgAtK } from "../eval/metrics.js";
 import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/tune.js";
 import { BM25Index } from "../retrieval/bm25.js";
 import type { Chunk } from "../kb/types.js";
-import { action, out, parsePositiveInt } from "./io.js";
+import { action, out } from "./io.js";
+import { intOption, positiveIntOption, refuseInMode, seedOption } from "./options.js";
 import { currentCandidate, tuneAndReport } from "./tune.js";
 import { progressReporter } from "./progress.js";
 
@@ -323,7 +324,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("beir")
     .description("Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack")
     .argument("<dir>", "the dataset folder")
@@ -333,11 +334,15 @@ export function register(program: Command): void {
     .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
     .option("--config <file>", "retrieval configuration (as written by retrace tune)")
     .option("--modes <list>", "comma-separated modes: bm25, dense, hybrid, hybrid+rerank (default all that apply)")
-    .option("--depth <n>", "documents retrieved per query, and asked of each branch", parsePositiveInt("--depth"), 100)
+    .option("--depth <n>", "documents retrieved per query, and asked of each branch", positiveIntOption("--depth"), 100)
     .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
     .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
-    .option("--folds <n>", "folds of --tune", parsePositiveInt("--folds"), 5)
+    .option("--folds <n>", "folds of --tune", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), 5)
     .option("--json", "print JSON (with a version field) instead of the tables")
-    .option("--seed <n>", "seed of the bootstrap intervals and paired tests", parsePositiveInt("--seed"), 42)
+    .option("--seed <n>", "seed of the bootstrap intervals and paired tests", seedOption(), 42)
     .action(action((dir: string, o: BeirOptions) => beirCommand(dir, o)));
+  refuseInMode<BeirOptions>(cmd, [
+    { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--run-out", "--rerank"] },
+    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds"] },
+  ]);
 }

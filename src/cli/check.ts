@@ -16,6 +16,7 @@ import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "..
 import { splitFileFor } from "../kb/load.js";
 import type { EvalCase } from "../kb/types.js";
 import { action, out } from "./io.js";
+import { addMaxCardBytesOption } from "./options.js";
 
 export interface DataPaths {
   kb: string;
@@ -72,16 +73,17 @@ export function splitCounts(split: CaseSplit | null, cases: readonly EvalCase[])
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("check")
     .description("Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts")
     .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
-    .option("--json", "print the counts as JSON")
+    .option("--json", "print the counts as JSON");
+  addMaxCardBytesOption(cmd)
     .action(
-      action(async (opts: { kb?: string; cases?: string; json?: boolean }) => {
+      action(async (opts: { kb?: string; cases?: string; json?: boolean; maxCardBytes?: number }) => {
         const paths = resolveDataPaths(opts);
-        const kb = await loadKnowledgeBase(paths.kb);
+        const kb = await loadKnowledgeBase(paths.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
         const cases = await loadCases(paths.cases, kb);
         const summary = summarize(kb, cases);
         const hashes = { kb: kbHash(kb), dataset: datasetHash(cases) };

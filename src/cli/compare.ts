@@ -15,7 +15,8 @@ import { renderHtmlComparison } from "../eval/html/compare-page.js";
 import type { Report } from "../eval/types.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../eval/report.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
-import { action, out, parsePositiveInt } from "./io.js";
+import { action, out } from "./io.js";
+import { seedOption } from "./options.js";
 
 const f = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
@@ -65,7 +66,7 @@ export function register(program: Command): void {
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
     .option("--html <file>", "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)")
-    .option("--seed <n>", "seed of the bootstrap", parsePositiveInt("--seed"), 42)
+    .option("--seed <n>", "seed of the bootstrap", seedOption(), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
     .action(
       action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; seed: number; resample: ResampleUnit }) => {

@@ -33,6 +33,7 @@ import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
 import { EXIT, out, useColor } from "./io.js";
+import { countOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 
 export interface GraphOptions {
@@ -44,6 +45,8 @@ export interface GraphOptions {
   maxErrors: number;
   allowNoRetrieval?: boolean;
   catalog?: string;
+  /** `--max-card-bytes` (src/kb/cards.ts). */
+  maxCardBytes?: number;
 }
 
 /** The `eval` options a graph run uses (the others — store, embedder, mode — belong to retrace's own graph). */
@@ -71,23 +74,22 @@ export interface GraphEvalOptions extends GraphOptions {
   seed: number;
 }
 
-const parseNonNegativeInt = (name: string) => (raw: string) => {
-  const n = Number(raw);
-  if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError(name, "a non-negative integer", raw);
-  return n;
-};
+/** The options that mean something only with `--graph` (refused without it: src/cli/options.ts refuseInMode). */
+export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--allow-no-retrieval", "--catalog"] as const;
 
-/** The `--graph` options (added to `eval` and `trace`). */
-export function addGraphOptions(cmd: Command): Command {
-  return cmd
+/** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--allow-no-retrieval`, to `trace`). */
+export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
+  cmd
     .option("--graph <file[#export]>", "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)")
     .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)")
     .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, source, then Document.id)")
     .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
-    .addOption(new Option("--retrieval-call <which>", "with --graph: which top-level retriever call of a turn is scored").choices([...RETRIEVAL_CALLS]).default("last"))
-    .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates", parseNonNegativeInt("--max-errors"), 0)
-    .option("--allow-no-retrieval", "with --graph: a turn with no retriever run does not fail the gate (it is still listed and left out of the means)")
-    .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
+    .addOption(new Option("--retrieval-call <which>", "with --graph: which top-level retriever call of a turn is scored").choices([...RETRIEVAL_CALLS]).default("last"));
+  if (gate)
+    cmd
+      .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates", countOption("--max-errors"), 0)
+      .option("--allow-no-retrieval", "with --graph: a turn with no retriever run does not fail the gate (it is still listed and left out of the means)");
+  return cmd.option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
 }
 
 function countByLocale(cards: readonly { locale: string }[]): Record<string, number> {
@@ -97,7 +99,7 @@ function countByLocale(cards: readonly { locale: string }[]): Record<string, num
 }
 
 /** KB (or catalog) and cases for a graph run; exit 2 when neither exists. */
-export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "catalog">): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; kbLabel: string; casesFile: string }> {
+export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "catalog" | "maxCardBytes">): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; kbLabel: string; casesFile: string }> {
   if (o.catalog !== undefined) {
     if (o.cases === undefined) throw new InvalidArgumentError("--cases", "the cases file (required with --catalog)", undefined);
     const kb = await loadCatalog(o.catalog);
@@ -107,7 +109,7 @@ export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "
   if (!existsSync(path.join(kbDir, "cards")))
     throw new InvalidArgumentError("--kb or --catalog", "a KB folder with cards/<locale>/ or a catalog file (the integrity check is always on)", kbDir);
   const casesFile = o.cases ?? path.join(kbDir, "eval", "cases.jsonl");
-  const kb = await loadKnowledgeBase(kbDir);
+  const kb = await loadKnowledgeBase(kbDir, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
   return { kb, cases: await loadCases(casesFile, kb), kbLabel: kbDir, casesFile };
 }
 
@@ -143,7 +145,6 @@ export async function sweepGraph(o: Pick<GraphEvalOptions, "graph" | "input" | "
 
 /** The graph sweep and its report (gate applied); the part tests drive directly. */
 export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Report; baseline: Baseline | null }> {
-  if (o.store !== "auto") log.warn("--store is ignored with --graph: the graph brings its own store");
   const data = await loadGraphData(o);
   const cases = selectCases(data.cases, o);
   const started = new Date();

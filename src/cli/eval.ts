@@ -29,7 +29,7 @@ import { renderHtmlReport } from "../eval/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { RULE_BASED_ANSWERER } from "../eval/parts.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
-import { loadData, openSystem, resolveStoreChoice, type RetraceSystem as Session } from "../system.js";
+import { loadData, openSystem, resolveStoreChoice, type LoadedData, type RetraceSystem as Session } from "../system.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
@@ -43,8 +43,9 @@ import type { RetrievalMode } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
-import { addGraphOptions, evalGraphCommand, type GraphOptions } from "./eval-graph.js";
-import { action, EXIT, out, parsePositiveInt, parsePositiveNumber, parseUnitFloat, useColor } from "./io.js";
+import { addGraphOptions, evalGraphCommand, GRAPH_ONLY, type GraphOptions } from "./eval-graph.js";
+import { action, EXIT, out, useColor } from "./io.js";
+import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
 import { applyGate, evaluatorsFor, reportOf } from "./eval-report.js";
@@ -97,6 +98,8 @@ export interface EvalOptions {
   timeout?: number;
   /** Run only this shard of the selected cases; its report is partial (docs/reliability.md, "Sharded sweeps"). */
   shard?: ShardSpec;
+  /** `--max-card-bytes`: the card size limit, winning over RETRACE_MAX_CARD_BYTES (src/kb/cards.ts). */
+  maxCardBytes?: number;
 }
 
 /** Whether the options ask for any comparison with a baseline (explicitly, or through --max-drop / --max-flips). */
@@ -134,6 +137,8 @@ export interface EvalPlan {
   cases: EvalCase[];
   datasetHash: string;
   baseline: Baseline | null;
+  /** The KB and cases as validated here; the session reuses them. */
+  data: LoadedData;
 }
 
 /**
@@ -146,7 +151,7 @@ export interface EvalPlan {
 export async function planEval(o: EvalOptions): Promise<EvalPlan> {
   checkEvalOptions(o);
   const paths = resolveDataPaths(o);
-  const data = await loadData(paths.kb, paths.cases);
+  const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
   const cases = selectCases(data.cases, o);
   if (cases.length === 0) throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", { locale: o.locale ?? [], case: o.case ?? [] });
   const split = data.split; // split.json beside the cases file, validated with them
@@ -187,14 +192,15 @@ export async function planEval(o: EvalOptions): Promise<EvalPlan> {
     const plan = { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length };
     checkBaselineBeforeRun(baseline, intent, plan, await predictEmbedderId(o.embedder));
   }
-  return { cases, datasetHash: datasetHashOfRun, baseline };
+  return { cases, datasetHash: datasetHashOfRun, baseline, data };
 }
 
 
 /** Opens the session (KB, cases, store, embedder, reranker) the eval options describe. */
 export function openSessionFor(
-  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig" | "timeout">,
+  o: Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig" | "timeout" | "maxCardBytes">,
   onIngestProgress?: (done: number, total: number) => void,
+  data?: LoadedData,
 ): Promise<Session> {
   const paths = resolveDataPaths(o);
   return openSystem({
@@ -206,6 +212,8 @@ export function openSessionFor(
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     ...(o.retrievalConfig?.bm25 !== undefined ? { bm25Params: o.retrievalConfig.bm25 } : {}),
     ...(onIngestProgress !== undefined ? { onIngestProgress } : {}),
+    ...(o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {}),
+    ...(data !== undefined ? { data } : {}),
     requestTimeoutMs: requestTimeoutMs(o.timeout),
   });
 }
@@ -347,7 +355,7 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
   }
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown --case included)
   const ingestProgress = progressReporter("ingest", "chunks");
-  const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t));
+  const session = await openSessionFor(o, (d, t) => ingestProgress.update(d, t), plan.data);
   ingestProgress.stop();
   try {
     const judge = o.judge === undefined ? undefined : await openJudge(o.judge, session, o.judgeCache);
@@ -387,8 +395,8 @@ export function parseFloors(flag: string): (raw: string) => Floors {
     for (const item of items) {
       const m = /^(?:([A-Za-z][A-Za-z0-9-]*)=)?(.+)$/.exec(item);
       const scope = m?.[1] ?? "all";
-      const x = Number(m?.[2]);
-      if (m === null || m[2]!.trim() === "" || !Number.isFinite(x) || x < 0 || x > 1)
+      const x = m === null ? undefined : parseNumberIn(m[2] as string, { min: 0, max: 1 });
+      if (x === undefined)
         throw bad(`expected a floor between 0 and 1 or SCOPE=FLOOR items (scopes ${FIXED_SCOPES.join(", ")} or a locale), got ${JSON.stringify(item)}`);
       if (scope in out) throw bad(`scope ${scope} given twice`);
       out[scope] = x;
@@ -398,28 +406,34 @@ export function parseFloors(flag: string): (raw: string) => Floors {
   };
 }
 
-export function parseCount(flag: string): (raw: string) => number {
-  return (raw: string) => {
-    const n = Number(raw);
-    if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new CommanderArgumentError(new InvalidArgumentError(flag, "a non-negative integer", raw).message);
-    return n;
-  };
-}
-
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
-/** The options shared by `eval` and `start`. */
+/** The options shared by `eval` and `start`: what to retrieve with (as `trace`) plus what the sweep and its gate do. */
 export function addEvalOptions(cmd: Command): Command {
-  return cmd
+  return addSweepOptions(addRetrievalOptions(cmd));
+}
+
+/** What a run retrieves with: data, store, embedder, depths, mode (eval, start and trace). */
+export function addRetrievalOptions(cmd: Command): Command {
+  cmd
     .option("--store <auto|local|url|memory|none>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index; none: store-less (retrieval not measured)", "auto")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
-    .option("-k, --k <n>", "retrieval top-k: cards scored per turn", parsePositiveInt("-k"), 5)
-    .option("--dense-k <n>", "chunks asked of the dense index", parsePositiveInt("--dense-k"), 20)
-    .option("--bm25-k <n>", "chunks asked of BM25", parsePositiveInt("--bm25-k"), 20)
+    .option("-k, --k <n>", "retrieval top-k: cards scored per turn", positiveIntOption("-k"), 5)
+    .option("--dense-k <n>", "chunks asked of the dense index", positiveIntOption("--dense-k"), 20)
+    .option("--bm25-k <n>", "chunks asked of BM25", positiveIntOption("--bm25-k"), 20)
     .addOption(new Option("--mode <mode>", "retrieval branches").choices([...RETRIEVAL_MODES]).default("hybrid"))
     .option("--embedder <auto|builtin|model>", "auto: the transformers.js model when its weights are local, else the built-in one", "auto")
     .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")
+    .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))
+    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");
+  return addMaxCardBytesOption(cmd);
+}
+
+/** What the sweep selects, gates on and writes (eval and start; not trace). */
+export function addSweepOptions(cmd: Command): Command {
+  return cmd
     .option("--locale <locale>", "only cases of this locale (repeatable)", collect)
     .option("--case <id>", "only this case (repeatable)", collect)
     .option("--min-hit <floors>", "floor on mean hit@k: X (overall) or SCOPE=X,... with scopes all, golden, adversarial, tune, holdout or a locale (off by default)", parseFloors("--min-hit"))
@@ -427,8 +441,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--min-ndcg <floors>", "floor on mean nDCG@k, same syntax (off by default)", parseFloors("--min-ndcg"))
     .option("--min-mrr <floors>", "floor on mean MRR@k, same syntax (off by default)", parseFloors("--min-mrr"))
     .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
-    .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, parseUnitFloat("--max-drop"))
-    .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", parseCount("--max-flips"))
+    .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
+    .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
     .option("--json", "print the report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the report as markdown")
@@ -437,14 +451,14 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--html <file>", "also write the report as one self-contained HTML page (summary, stage funnel, turns, per-turn debugger; docs/html-report.md)")
     .option("--judge <module>", "run the groundedness judge with the LangChain chat model this module exports (or a factory of one); docs/langchain-integration.md")
     .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
-    .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", parsePositiveInt("--concurrency"), DEFAULT_CONCURRENCY)
-    .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, parsePositiveNumber("--timeout", "seconds"))
-    .option("--seed <n>", "seed of the bootstrap intervals and tests", parsePositiveInt("--seed"), 42)
+    .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", positiveIntOption("--concurrency"), DEFAULT_CONCURRENCY)
+    .option("--seed <n>", "seed of the bootstrap intervals and tests", seedOption(), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
-    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k")
     .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption);
 }
+
+/** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
+export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html", "--judge", "--judge-cache", "--resample"] as const;
 
 export function register(program: Command): void {
   addGraphOptions(
@@ -457,6 +471,10 @@ export function register(program: Command): void {
       return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
     }),
   );
+  refuseInMode<EvalOptions & GraphOptions>(program.commands.find((c) => c.name() === "eval") as Command, [
+    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+    { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+  ]);
   addEvalOptions(
     program
       .command("start")

@@ -21,7 +21,8 @@ import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { fingerprinted } from "../retrieval/fingerprint.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
-import { action, err, out, parsePositiveInt, parsePositiveNumber } from "./io.js";
+import { action, err, out } from "./io.js";
+import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { resolveStoreChoice } from "../system.js";
 
@@ -36,6 +37,8 @@ export interface IngestCommandOptions {
   timeout?: number;
   /** List retrace's collections with their sizes instead of ingesting. */
   list?: boolean;
+  /** `--max-card-bytes` (src/kb/cards.ts). */
+  maxCardBytes?: number;
   /** Delete every retrace collection but the current one of this KB and embedder, instead of ingesting. */
   prune?: boolean;
 }
@@ -48,7 +51,7 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const choice = resolveStoreChoice(opts.store);
   if (choice.kind === "memory" || choice.kind === "none")
     throw new InvalidArgumentError("--store", "auto, local or a Chroma URL (ingest writes into a Chroma store)", opts.store);
-  const kb = await loadKnowledgeBase(opts.kb);
+  const kb = await loadKnowledgeBase(opts.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
   const chunks = chunkKnowledgeBase(kb);
   const hash = kbHash(kb);
   const resolved = await resolveEmbedder(opts.embedder);
@@ -95,8 +98,12 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
     progress.stop();
     if (result.removedStaging.length > 0) log.info(`Deleted ${result.removedStaging.length} stale staging collection(s) of interrupted ingests`);
     if (opts.json) {
-      // A local server is stopped when the command exits: name its data dir, not its (dead) URL.
-      const where = store.kind === "local" ? { kind: store.kind, dataDir: path.resolve(opts.dataDir ?? defaultDataDir()) } : { kind: store.kind, url: store.url };
+      // What is true once this prints: a server this command started is stopped when it exits (no URL to
+      // reach it by: url null, state "stopped", its data dir); a remote one keeps running (its URL, redacted).
+      const where =
+        store.kind === "local"
+          ? { kind: store.kind, url: null, state: "stopped", dataDir: path.resolve(opts.dataDir ?? defaultDataDir()) }
+          : { kind: store.kind, url: store.url, state: "running" }; // already redacted by openStore
       out(JSON.stringify({ version: 1, store: where, kbHash: hash, ...result }, null, 2));
     } else {
       out(describeIngest(result));
@@ -137,18 +144,19 @@ async function listOrPrune(store: ChromaStoreHandle, current: string, opts: Inge
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("ingest")
     .description("Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)")
     .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
     .option("--store <auto|local|url>", "Chroma server: auto = CHROMA_URL if set, else local; local = a server started on --data-dir; or a Chroma URL", "auto")
     .option("--embedder <auto|builtin|model>", "embedder: auto, builtin, or a transformers.js model id or folder", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
-    .option("--batch-size <n>", "chunks embedded and written per request", parsePositiveInt("--batch-size"), DEFAULT_BATCH_SIZE)
+    .option("--batch-size <n>", "chunks embedded and written per request", positiveIntOption("--batch-size"), DEFAULT_BATCH_SIZE)
     .option("--json", "print the result as JSON")
     .option("--list", "list retrace's collections with their record counts and vector sizes (nothing is ingested)")
     .option("--prune", "delete every retrace collection except the current one of --kb and --embedder (nothing is ingested)")
-    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, parsePositiveNumber("--timeout", "seconds"))
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"));
+  addMaxCardBytesOption(cmd)
     .action(
       action(async (opts: IngestCommandOptions) => runIngest(opts)),
     );

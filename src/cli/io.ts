@@ -2,9 +2,9 @@
  * Shared plumbing of the CLI commands: where output goes, how errors become
  * exit codes (docs/gates-and-exit-codes.md), and option parsers that throw typed errors.
  */
-import { InvalidArgumentError as CommanderArgumentError } from "commander";
-import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
+import { exitCodeOf, isRetraceError } from "../errors.js";
 import { redactSecrets } from "../redact.js";
+import { intListOption, positiveIntOption, positiveNumberOption, probabilityOption } from "./options.js";
 
 /** Exit codes of every command (docs/gates-and-exit-codes.md). */
 export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3, internal: 70 } as const;
@@ -76,42 +76,24 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
   };
 }
 
-/**
- * Option parsers for commander. They throw commander's own InvalidArgumentError
- * (carrying retrace's message), so a bad value is reported like any usage
- * error: the message, the usage hint, exit 2.
+/*
+ * Option parsers for commander: the one family lives in ./options.ts (every
+ * error echoes the text typed and the true range); these names stay for the
+ * commands that import them from here.
  */
-function optionParser<T>(name: string, expected: string, parse: (raw: string) => T | undefined): (raw: string) => T {
-  return (raw: string): T => {
-    const v = parse(raw);
-    if (v === undefined) throw new CommanderArgumentError(new InvalidArgumentError(name, expected, raw).message);
-    return v;
-  };
-}
-
 export function parsePositiveInt(name: string): (raw: string) => number {
-  return optionParser(name, "a positive integer", (raw) => {
-    const n = Number(raw);
-    return raw.trim() !== "" && Number.isInteger(n) && n > 0 ? n : undefined;
-  });
+  return positiveIntOption(name);
 }
 
 export function parseUnitFloat(name: string): (raw: string) => number {
-  return optionParser(name, "a number between 0 and 1", (raw) => {
-    const n = Number(raw);
-    return raw.trim() !== "" && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
-  });
+  return probabilityOption(name);
 }
 
 export function parsePositiveNumber(name: string, unit: string): (raw: string) => number {
-  return optionParser(name, `a positive number of ${unit}`, (raw) => {
-    const n = Number(raw);
-    return raw.trim() !== "" && Number.isFinite(n) && n > 0 ? n : undefined;
-  });
+  return positiveNumberOption(name, unit);
 }
 
-/** `5,10` → [5, 10]; the error names the offending item. */
+/** `5,10` → [5, 10]; the error echoes the whole value. */
 export function parseIntList(name: string): (raw: string) => number[] {
-  const item = parsePositiveInt(name);
-  return (raw: string): number[] => raw.split(",").map((s) => item(s.trim()));
+  return intListOption(name, { min: 1 });
 }

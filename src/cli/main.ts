@@ -11,7 +11,8 @@
  * any of them (test/cli/lazy-imports.test.ts checks which modules load).
  */
 import { Command, CommanderError } from "commander";
-import { EXIT, reportError } from "./io.js";
+import { err, EXIT, reportError } from "./io.js";
+import { commandsTaking, unknownOptionOf } from "./options.js";
 
 type CommandModule = { register(program: Command): void };
 
@@ -100,9 +101,27 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (e instanceof CommanderError) {
       // --help and --version exit 0; usage errors exit 2 (commander already printed the message).
       process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (e.code === "commander.unknownOption") await hintUnknownOption(e.message);
       return;
     }
     // Thrown outside an action (e.g. while commander parses): a retrace error exits with its code, anything else 70.
     process.exitCode = reportError(e);
+  }
+}
+
+/**
+ * After `error: unknown option '--junit'`: the commands that do take it
+ * (every command module is loaded for this, on the error path only).
+ */
+async function hintUnknownOption(message: string): Promise<void> {
+  const flag = unknownOptionOf(message);
+  if (flag === null) return;
+  try {
+    const program = baseProgram();
+    for (const [name, { load }] of Object.entries(COMMANDS)) if (!program.commands.some((c) => c.name() === name)) (await load()).register(program);
+    const taking = commandsTaking(program, flag);
+    if (taking.length > 0) err(`(${flag} is an option of: ${taking.map((n) => `retrace ${n}`).join(", ")})`);
+  } catch {
+    // The hint is a courtesy: the usage error stands without it.
   }
 }

@@ -24,9 +24,10 @@ import { mergeShards, type ShardFile } from "../eval/shard-merge.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
-import { parseCount, parseFloors } from "./eval.js";
+import { parseFloors } from "./eval.js";
 import { applyGate, evaluatorsFor, reportOf, type GateOptions } from "./eval-report.js";
-import { action, EXIT, out, parseUnitFloat, useColor } from "./io.js";
+import { action, EXIT, out, useColor } from "./io.js";
+import { countOption, probabilityOption } from "./options.js";
 
 export interface MergeOptions extends GateOptions {
   kb: string;
@@ -110,8 +111,8 @@ export function register(program: Command): void {
     .option("--min-mrr <floors>", "floor on mean MRR@k, same syntax (off by default)", parseFloors("--min-mrr"))
     .option("--kb <dir>", "knowledge-base folder, for the default baseline <kb>/eval/baseline.json", "kb")
     .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
-    .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, as on retrace eval (default 0 or ${DEFAULT_MAX_DROP})`, parseUnitFloat("--max-drop"))
-    .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", parseCount("--max-flips"))
+    .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, as on retrace eval (default 0 or ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
+    .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
     .option("--update-baseline", "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)")
     .option("--json", "print the merged report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the merged report as markdown")

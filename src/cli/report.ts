@@ -5,7 +5,7 @@
  * unless `--table` asks for the text table. Exit 0, or 2 when the file is not
  * a retrace report.
  */
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "../kb/text.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
@@ -18,9 +18,10 @@ import { action, out, useColor } from "./io.js";
 
 /** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
 export async function readReport(file: string): Promise<Report> {
+  const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts): exit 2 naming the file
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(file, "utf8"));
+    data = JSON.parse(text);
   } catch (e) {
     throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
   }

@@ -10,7 +10,8 @@
 import type { Command } from "commander";
 import { formatTrecText, readQrels, readRun, scoreTrec, toTrecJson, type TrecScores } from "../eval/trec.js";
 import { log } from "../log.js";
-import { action, out, parseIntList } from "./io.js";
+import { action, out } from "./io.js";
+import { intListOption } from "./options.js";
 
 export interface ScoreOptions {
   qrels: string;
@@ -36,7 +37,7 @@ export function register(program: Command): void {
     .description("Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)")
     .requiredOption("--qrels <file>", "TREC qrels: `qid iter docno rel` per line (rel >= 1 is relevant)")
     .requiredOption("--run <file>", "TREC run: `qid Q0 docno rank score tag` per line (`-` reads stdin); ranked by score, ties by docno, as trec_eval")
-    .option("-k, --k <list>", "cutoffs, comma-separated", parseIntList("k"), [5, 10])
+    .option("-k, --k <list>", "cutoffs, comma-separated", intListOption("-k", { min: 1 }), [5, 10])
     .option("-c, --complete", "score judged queries that have no results as 0 and count them, as trec_eval -c")
     .option("--skip-empty", "judged queries with no relevant document get no score and are not counted (the empty-gold rule)")
     .option("--graded", "use the qrels relevance values as gains for ndcg_cut (default: binary gains)")

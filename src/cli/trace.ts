@@ -17,14 +17,17 @@ import type { TurnReport } from "../eval/types.js";
 import { cardIdOf } from "../retrieval/parents.js";
 import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
-import { addEvalOptions, graphFor, openSessionFor, type EvalOptions } from "./eval.js";
-import { addGraphOptions, loadGraphData, sweepGraph, type GraphOptions } from "./eval-graph.js";
+import { addRetrievalOptions, graphFor, openSessionFor, UNUSED_WITH_GRAPH, type EvalOptions } from "./eval.js";
+import { addGraphOptions, GRAPH_ONLY, loadGraphData, sweepGraph, type GraphOptions } from "./eval-graph.js";
+import { loadData, resolveStoreChoice } from "../system.js";
+import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "./options.js";
 import { renderCapturedTurn } from "../eval/graph-report.js";
 import { fusionText } from "../eval/render/shared.js";
-import { action, out, parsePositiveInt } from "./io.js";
+import { action, out } from "./io.js";
 
-interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs"> {
-  turn?: number;
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes"> {
+  /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
+  turn?: string;
   top: number;
   json?: boolean;
 }
@@ -91,19 +94,37 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
   return lines.join("\n");
 }
 
+/**
+ * The case `caseId` of `cases`, and `--turn` (as typed) parsed against its
+ * turn count: an integer from 0 to turns − 1. Exit 2 otherwise, echoing the
+ * text given and the true range.
+ */
+export function caseAndTurn<C extends { id: string; turns: readonly unknown[] }>(cases: readonly C[], caseId: string, turnText: string | undefined, casesFile: string): { c: C; turn: number | undefined } {
+  const c = cases.find((x) => x.id === caseId);
+  if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${casesFile}`, caseId);
+  if (turnText === undefined) return { c, turn: undefined };
+  const range = { min: 0, max: c.turns.length - 1, note: `0-based; case ${c.id} has ${c.turns.length} turn${c.turns.length === 1 ? "" : "s"}` };
+  const turn = parseIntIn(turnText, range);
+  if (turn === undefined) throw new InvalidArgumentError("--turn", rangeText("integer", range), turnText);
+  return { c, turn };
+}
+
 async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
+  resolveStoreChoice(o.store); // a bad --store is a usage error before anything is read
   if (o.config !== undefined) {
     const file = await readConfigFile(o.config);
     o.retrievalConfig = file.retrieval;
     if (file.locales !== undefined) o.localeConfigs = file.locales;
   }
-  const session = await openSessionFor(o);
+  // The case id and --turn are checked before any store starts or anything is ingested.
+  const paths = resolveDataPaths(o);
+  const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
+  caseAndTurn(data.cases, caseId, o.turn, paths.cases);
+  const session = await openSessionFor(o, undefined, data);
   try {
-    const c = session.cases.find((x) => x.id === caseId);
-    if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${resolveDataPaths(o).cases}`, caseId);
-    if (o.turn !== undefined && o.turn >= c.turns.length) throw new InvalidArgumentError("--turn", `a turn index below ${c.turns.length} (0-based)`, o.turn);
+    const { c, turn } = caseAndTurn(session.cases, caseId, o.turn, paths.cases);
     // Earlier turns run too: a follow-up is contextualized from them.
-    const upTo = { ...c, turns: c.turns.slice(0, (o.turn ?? c.turns.length - 1) + 1) };
+    const upTo = { ...c, turns: c.turns.slice(0, (turn ?? c.turns.length - 1) + 1) };
     const { turns, traces } = await runSweep({
       graph: graphFor(session, o),
       cases: [upTo],
@@ -113,7 +134,7 @@ async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
       concurrency: 1,
     });
     const traced: TracedTurn[] = turns
-      .filter((t) => o.turn === undefined || t.turn === o.turn)
+      .filter((t) => turn === undefined || t.turn === turn)
       .map((report) => {
         const trace = traces.forTurn(c.id, report.turn) ?? null;
         return { report, trace, explanations: trace === null ? [] : report.gold.map((g) => explainGold(trace, g)) };
@@ -132,12 +153,10 @@ async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
 /** `retrace trace --graph FILE CASE`: the same view for your own graph (docs/evaluate-your-graph.md). */
 async function traceGraphCommand(caseId: string, o: TraceOptions & GraphOptions): Promise<number> {
   const data = await loadGraphData(o);
-  const c = data.cases.find((x) => x.id === caseId);
-  if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${data.casesFile}`, caseId);
-  if (o.turn !== undefined && o.turn >= c.turns.length) throw new InvalidArgumentError("--turn", `a turn index below ${c.turns.length} (0-based)`, o.turn);
-  const upTo = { ...c, turns: c.turns.slice(0, (o.turn ?? c.turns.length - 1) + 1) };
+  const { c, turn } = caseAndTurn(data.cases, caseId, o.turn, data.casesFile);
+  const upTo = { ...c, turns: c.turns.slice(0, (turn ?? c.turns.length - 1) + 1) };
   const { turns } = await sweepGraph(o, [upTo], data.kb, 1);
-  const shown = turns.filter((t) => o.turn === undefined || t.report.turn === o.turn);
+  const shown = turns.filter((t) => turn === undefined || t.report.turn === turn);
   if (o.json) {
     out(JSON.stringify({ version: 1, case: { id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length }, turns: shown.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })) }, null, 2));
     return 0;
@@ -156,9 +175,16 @@ export function register(program: Command): void {
     .command("trace")
     .description("The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood")
     .argument("<case-id>", "id of an eval case")
-    .option("--turn <n>", "only this turn (0-based; earlier turns still run for context)", (v) => parsePositiveInt("--turn")(String(Number(v) + 1)) - 1)
-    .option("--top <n>", "entries shown per stage (gold entries below it are always shown)", parsePositiveInt("--top"), 10);
-  addGraphOptions(addEvalOptions(cmd)).action(
+    // Kept as typed: its range (0 to the case's turns − 1) is known once the case is (caseAndTurn).
+    .option("--turn <n>", "only this turn (0-based; earlier turns still run for context)")
+    .option("--top <n>", "entries shown per stage (gold entries below it are always shown)", positiveIntOption("--top"), 10)
+    .option("--json", "print the traced turns as JSON (with a version field)");
+  // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
+  addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
     action((caseId: string, o: TraceOptions & GraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
   );
+  refuseInMode<TraceOptions & GraphOptions>(cmd, [
+    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+    { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+  ]);
 }

@@ -25,7 +25,8 @@ import { resolveDataPaths } from "./check.js";
 import { InvalidArgumentError } from "../errors.js";
 import { resolveStoreChoice } from "../system.js";
 import { graphFor, openSessionFor } from "./eval.js";
-import { action, out, parsePositiveInt } from "./io.js";
+import { action, out } from "./io.js";
+import { addMaxCardBytesOption, intOption, positiveIntOption, seedOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 
 /** Per-locale configurations are searched only when every locale has at least this many cases with gold. */
@@ -119,6 +120,7 @@ interface TuneOptions {
   seed: number;
   out?: string;
   json?: boolean;
+  maxCardBytes?: number;
 }
 
 export async function tuneCommand(o: TuneOptions): Promise<number> {
@@ -192,7 +194,7 @@ export async function tuneCommand(o: TuneOptions): Promise<number> {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("tune")
     .description("Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file")
     .option("--store <auto|local|url|memory>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index", "auto")
@@ -200,10 +202,10 @@ export function register(program: Command): void {
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
     .option("--embedder <auto|builtin|model>", "dense embedder", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("-k, --k <n>", "cards scored per turn (nDCG@k)", parsePositiveInt("-k"), 5)
-    .option("--folds <n>", "cross-validation folds", parsePositiveInt("--folds"), 5)
-    .option("--seed <n>", "seed of the folds, intervals and tests", parsePositiveInt("--seed"), 42)
+    .option("-k, --k <n>", "cards scored per turn (nDCG@k)", positiveIntOption("-k"), 5)
+    .option("--folds <n>", "cross-validation folds", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), 5)
+    .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), 42)
     .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config)")
-    .option("--json", "print JSON instead of text")
-    .action(action((o: TuneOptions) => tuneCommand(o)));
+    .option("--json", "print JSON instead of text");
+  addMaxCardBytesOption(cmd).action(action((o: TuneOptions) => tuneCommand(o)));
 }

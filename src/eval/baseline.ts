@@ -19,7 +19,7 @@
  * split aggregates, read by `retrace baseline floors`) are optional, so
  * baselines written before them still load.
  */
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "../kb/text.js";
 import { writeFileAtomic } from "../atomic.js";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
 import { BASELINE_SCHEMA_VERSION, parseBaselineData, type BaselineData } from "./schemas.js";
@@ -89,15 +89,7 @@ export function parseBaseline(data: unknown, file: string): Baseline {
 
 /** Read and validate a baseline file (DataValidationError naming the file and the field). */
 export async function readBaseline(path: string): Promise<Baseline> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new DataValidationError([
-      { file: path, message: code === "ENOENT" ? "baseline file not found (create it with --update-baseline)" : `cannot read the baseline: ${String(e)}` },
-    ]);
-  }
+  const text = await readTextFileOrThrow(path, { missing: "baseline file not found (create it with --update-baseline)" }); // src/kb/text.ts
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "../kb/text.js";
 import path from "node:path";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import type { Chunk } from "../kb/types.js";
@@ -89,7 +89,7 @@ export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
 
   const corpus: BeirDocument[] = [];
   const docIds = new Set<string>();
-  for (const { line, row } of jsonlRows(await readFile(files.corpus, "utf8"), files.corpus, issues)) {
+  for (const { line, row } of jsonlRows(await readTextFileOrThrow(files.corpus), files.corpus, issues)) {
     const where = { file: files.corpus, line };
     const id = stringField(row, "_id", where, issues);
     const title = stringField(row, "title", where, issues, true);
@@ -102,7 +102,7 @@ export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
 
   const allQueries: Array<BeirQuery & { line: number }> = [];
   const queryIds = new Set<string>();
-  for (const { line, row } of jsonlRows(await readFile(files.queries, "utf8"), files.queries, issues)) {
+  for (const { line, row } of jsonlRows(await readTextFileOrThrow(files.queries), files.queries, issues)) {
     const where = { file: files.queries, line };
     const id = stringField(row, "_id", where, issues);
     const text = stringField(row, "text", where, issues);
@@ -113,8 +113,7 @@ export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
   }
 
   const qrels: Qrels = new Map();
-  (await readFile(files.qrels, "utf8")).split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.replace(/^\uFEFF/, "");
+  (await readTextFileOrThrow(files.qrels)).split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === "" || issues.length >= MAX_ISSUES) return;
     const cells = line.split("\t");
     if (i === 0 && cells[0] === "query-id") return;

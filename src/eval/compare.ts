@@ -7,7 +7,7 @@
  * (docs/statistics.md). Each metric is its own family of one test: its
  * adjusted p equals its raw p.
  */
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "../kb/text.js";
 import { DataValidationError } from "../errors.js";
 import { parseBaseline } from "./baseline.js";
 import { METRICS } from "./metrics.js";
@@ -52,9 +52,10 @@ export function comparisonMethod(opts: CompareOptions = {}): { unit: ResampleUni
 
 /** Reads a report JSON (`retrace eval --report-json` / `--json`) or a baseline file. */
 export async function readRunSide(file: string): Promise<RunSide> {
+  const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts)
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(file, "utf8"));
+    data = JSON.parse(text);
   } catch (e) {
     throw new DataValidationError([{ file, message: `expected a retrace report or baseline JSON file (${(e as Error).message})` }]);
   }

@@ -13,7 +13,7 @@
  * Every key is optional except `version`; an unset key keeps the default.
  * Unknown keys and out-of-range values are errors naming the key (exit 2).
  */
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "../kb/text.js";
 import { z } from "zod";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { canonicalLocale } from "../kb/schemas.js";
@@ -74,15 +74,10 @@ export function parseConfig(raw: unknown, file = "<config>"): ConfigFile {
 
 /** Reads and validates a config file (exit 2 on a missing file, bad JSON, unknown key or bad value). */
 export async function readConfigFile(file: string): Promise<ConfigFile> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `cannot read the config file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }]);
-  }
+  const text = await readTextFileOrThrow(file); // strict UTF-8, BOM removed, a regular file (src/kb/text.ts)
   let raw: unknown;
   try {
-    raw = JSON.parse(text.replace(/^\uFEFF/, ""));
+    raw = JSON.parse(text);
   } catch (e) {
     throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
   }

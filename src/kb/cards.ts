@@ -8,7 +8,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { LineCounter, parseDocument, isMap, isScalar, isSeq } from "yaml";
-import { DataValidationError, type DataIssue } from "../errors.js";
+import { DataValidationError, InvalidArgumentError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
 import { CARD_ID_PATTERN, CardFrontMatterSchema } from "./schemas.js";
 import { DEFAULT_MAX_CARD_BYTES, readTextFile } from "./text.js";
@@ -126,14 +126,38 @@ export function splitSections(body: string): Section[] {
  * Read every card under `<kbDir>/cards/<locale>/*.md`. Throws one
  * DataValidationError listing every issue (duplicate ids across locales included).
  */
-/** The card size limit: `RETRACE_MAX_CARD_BYTES` when set to a positive integer, else 1 MB. */
+/**
+ * The card size limit, bytes: `RETRACE_MAX_CARD_BYTES` when set, else
+ * DEFAULT_MAX_CARD_BYTES (1 MiB). Unset or empty means the default.
+ * @throws InvalidArgumentError (exit 2) when it is set to anything but a positive integer.
+ */
 export function maxCardBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.RETRACE_MAX_CARD_BYTES ?? "");
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_CARD_BYTES;
+  return cardLimit(undefined, env).bytes;
 }
 
+/** The limit and who set it: `--max-card-bytes` (the flag) wins over RETRACE_MAX_CARD_BYTES, which wins over the default. */
+export function cardLimit(flag: number | undefined, env: NodeJS.ProcessEnv = process.env): { bytes: number; source: string } {
+  if (flag !== undefined) {
+    if (!Number.isSafeInteger(flag) || flag <= 0) throw new InvalidArgumentError("--max-card-bytes", "a positive integer (bytes)", flag);
+    return { bytes: flag, source: "set by --max-card-bytes" };
+  }
+  const raw = (env.RETRACE_MAX_CARD_BYTES ?? "").trim();
+  if (raw === "") return { bytes: DEFAULT_MAX_CARD_BYTES, source: "the default" };
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("RETRACE_MAX_CARD_BYTES", "a positive integer (bytes)", env.RETRACE_MAX_CARD_BYTES);
+  return { bytes: n, source: "set by RETRACE_MAX_CARD_BYTES" };
+}
+
+/**
+ * Read every card under `<kbDir>/cards/<locale>/*.md`. Throws one
+ * DataValidationError listing every issue (duplicate ids across locales
+ * included). `maxCardBytes` (the `--max-card-bytes` flag) wins over
+ * RETRACE_MAX_CARD_BYTES; a larger card is an issue naming its size, the
+ * limit and both ways to raise it.
+ */
 export async function loadKnowledgeBase(kbDir: string, options: { maxCardBytes?: number } = {}): Promise<KnowledgeBase> {
-  const maxCardBytes = options.maxCardBytes ?? maxCardBytesFromEnv();
+  const limit = cardLimit(options.maxCardBytes);
+  const maxCardBytes = limit.bytes;
   const cardsDir = path.join(kbDir, "cards");
   const issues: DataIssue[] = [];
   const cards: Card[] = [];
@@ -154,7 +178,7 @@ export async function loadKnowledgeBase(kbDir: string, options: { maxCardBytes?:
     for (const f of files) {
       const file = path.join(dir, f);
       // One strict loader for every input file (docs/reliability.md): UTF-8, regular files, a size limit.
-      const read = await readTextFile(file, { maxBytes: maxCardBytes, limitOption: "--max-card-bytes (or RETRACE_MAX_CARD_BYTES)" });
+      const read = await readTextFile(file, { maxBytes: maxCardBytes, limitSource: limit.source, limitOption: "--max-card-bytes N or RETRACE_MAX_CARD_BYTES=N (the flag wins)" });
       if ("issue" in read) {
         issues.push(read.issue);
         continue;

@@ -7,7 +7,7 @@
  * use it. Each entry becomes a body-less card. Ids may be any non-empty
  * string without a tab (paths and URLs included).
  */
-import { readFile } from "node:fs/promises";
+import { readTextFileOrThrow } from "./text.js";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { isLocale, type Card, type KnowledgeBase, type Locale } from "./types.js";
 
@@ -43,12 +43,7 @@ export function parseCatalog(text: string, file: string): { kb: KnowledgeBase; i
 
 /** Reads and validates a catalog file; throws one DataValidationError listing every issue. */
 export async function loadCatalog(file: string): Promise<KnowledgeBase> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `cannot read the catalog (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }]);
-  }
+  const text = await readTextFileOrThrow(file); // strict UTF-8, BOM removed, a regular file (src/kb/text.ts)
   const { kb, issues } = parseCatalog(text, file);
   if (issues.length > 0) throw new DataValidationError(issues);
   return kb;

@@ -27,8 +27,8 @@ export function splitFileFor(casesFile: string): string {
 }
 
 /** `casesFile` null: a KB without eval cases (e.g. the Studio graph over a KB that ships none). */
-export async function loadData(kbDir: string, casesFile: string | null): Promise<LoadedData> {
-  const kb = await loadKnowledgeBase(kbDir);
+export async function loadData(kbDir: string, casesFile: string | null, options: { maxCardBytes?: number } = {}): Promise<LoadedData> {
+  const kb = await loadKnowledgeBase(kbDir, options);
   const cases = casesFile === null ? [] : await loadCases(casesFile, kb);
   const split = casesFile === null ? null : await loadSplit(splitFileFor(casesFile), cases);
   return { kb, cases, chunks: chunkKnowledgeBase(kb), hashes: { kb: kbHash(kb), dataset: datasetHash(cases) }, split };

@@ -14,8 +14,8 @@
  * Every case of the dataset must be in exactly one part; an id that names no
  * case is an error (so a typo cannot shrink a part unnoticed).
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { readTextFileIfExists } from "./text.js";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
 import { SPLIT_PARTS, SplitFileSchema } from "./schemas.js";
@@ -37,14 +37,9 @@ export function defaultSplitFile(kbDir: string): string {
 
 /** Parses and checks a split file against the cases; `null` when the file does not exist. */
 export async function loadSplit(file: string, cases: readonly EvalCase[]): Promise<CaseSplit | null> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
-  return parseSplit(text.replace(/^\uFEFF/, ""), file, cases);
+  // The one text loader (src/kb/text.ts): strict UTF-8, BOM removed, a regular file (exit 2 otherwise).
+  const text = await readTextFileIfExists(file);
+  return text === null ? null : parseSplit(text, file, cases);
 }
 
 /**

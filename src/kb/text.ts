@@ -9,7 +9,11 @@
  * - only regular files are read: a directory (also one named `*.md`), a
  *   symlink to a directory, a FIFO or a socket is an issue naming the path;
  * - a file larger than `maxBytes` is an issue (nothing of it is read).
+ *
+ * `forEachTextLine` applies the same rules to a file streamed line by line
+ * (TREC run and qrels files, which may be larger than memory should hold).
  */
+import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { DataValidationError, type DataIssue } from "../errors.js";
 
@@ -58,6 +62,10 @@ export interface ReadTextOptions {
   maxBytes?: number;
   /** Name of the option that raises the limit, for the message (e.g. `--max-card-bytes`). */
   limitOption?: string;
+  /** Who set the limit, for the message ("the default", "set by --max-card-bytes"). */
+  limitSource?: string;
+  /** The message when the file does not exist (default: "cannot read the file (ENOENT)"). */
+  missing?: string;
 }
 
 /**
@@ -69,15 +77,15 @@ export async function readTextFile(file: string, options: ReadTextOptions = {}):
   try {
     st = await stat(file); // follows symlinks: a link to a directory is a directory
   } catch (e) {
-    return { issue: { file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` } };
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && options.missing !== undefined) return { issue: { file, message: options.missing } };
+    return { issue: { file, message: `cannot read the file (${code ?? (e as Error).message})` } };
   }
-  if (!st.isFile()) {
-    const kind = st.isDirectory() ? "a directory" : "not a regular file";
-    return { issue: { file, message: `expected a regular text file, got ${kind}` } };
-  }
+  if (!st.isFile()) return { issue: notRegular(file, st) };
   if (options.maxBytes !== undefined && st.size > options.maxBytes) {
     const raise = options.limitOption !== undefined ? `; raise the limit with ${options.limitOption}` : "";
-    return { issue: { file, message: `the file is ${st.size} bytes, over the limit of ${options.maxBytes} bytes${raise}` } };
+    const source = options.limitSource !== undefined ? ` (${options.limitSource})` : "";
+    return { issue: { file, message: `the file is ${st.size} bytes, over the limit of ${options.maxBytes} bytes${source}${raise}` } };
   }
   const fh = await open(file, "r");
   let bytes: Uint8Array;
@@ -86,6 +94,11 @@ export async function readTextFile(file: string, options: ReadTextOptions = {}):
   } finally {
     await fh.close();
   }
+  return decodeStrict(file, bytes);
+}
+
+/** The bytes of `file` as text under the module's rules (BOM removed, strict UTF-8), or the issue naming the offset and line. */
+function decodeStrict(file: string, bytes: Uint8Array): { text: string } | { issue: DataIssue } {
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const body = bytes.subarray(bom);
   const bad = firstInvalidUtf8(body);
@@ -102,9 +115,116 @@ export async function readTextFile(file: string, options: ReadTextOptions = {}):
   return { text: decoder.decode(body) };
 }
 
+/** `readTextFileOrThrow` for synchronous callers (the analyzer config file of src/retrieval/analyzer.ts); no size limit. */
+export function readTextFileSyncOrThrow(file: string): string {
+  let st: Stats;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }]);
+  }
+  if (!st.isFile()) throw new DataValidationError([notRegular(file, st)]);
+  const r = decodeStrict(file, new Uint8Array(readFileSync(file)));
+  if ("issue" in r) throw new DataValidationError([r.issue]);
+  return r.text;
+}
+
 /** `readTextFile`, throwing a DataValidationError (exit 2) with the issue. */
 export async function readTextFileOrThrow(file: string, options: ReadTextOptions = {}): Promise<string> {
   const r = await readTextFile(file, options);
   if ("issue" in r) throw new DataValidationError([r.issue]);
   return r.text;
+}
+
+function notRegular(file: string, st: Stats): DataIssue {
+  return { file, message: `expected a regular text file, got ${st.isDirectory() ? "a directory" : "not a regular file"}` };
+}
+
+/** `readTextFileOrThrow`, but null when the file does not exist (an optional input such as a split file). */
+export async function readTextFileIfExists(file: string, options: ReadTextOptions = {}): Promise<string | null> {
+  try {
+    await stat(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+  }
+  return readTextFileOrThrow(file, options);
+}
+
+/** Length of an incomplete UTF-8 sequence at the end of `b` (0 to 3 bytes), kept for the next chunk. */
+function incompleteTail(b: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, b.length); back++) {
+    const x = b[b.length - back] as number;
+    if ((x & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const need = x >= 0xf0 ? 4 : x >= 0xe0 ? 3 : x >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+/**
+ * Streams `file` (or stdin for `-`) line by line into `onLine` under the
+ * rules of readTextFile: a regular file (stdin excepted), strict UTF-8 (an
+ * invalid sequence is a DataValidationError naming the byte offset and the
+ * line), a leading BOM removed; lines split on LF (a CR before it is left to
+ * the caller, as readTextFile's callers split on /\r?\n/). Holds one chunk
+ * in memory; stops early when `stop()` says so.
+ * @throws DataValidationError (exit 2) naming the file.
+ */
+export async function forEachTextLine(file: string, onLine: (line: string) => void, stop: () => boolean = () => false): Promise<void> {
+  if (file !== "-") {
+    const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
+    if (r instanceof Error) throw new DataValidationError([{ file, message: `cannot read the file (${(r as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : ((r as NodeJS.ErrnoException).code ?? r.message)})` }]);
+    if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
+  }
+  const stream = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }); // the BOM's bytes are skipped below
+  let pending = new Uint8Array(0);
+  let consumed = 0; // bytes of the file before `pending`
+  let lines = 1; // line number at `consumed`
+  let rest = "";
+  let first = true;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const buf = new Uint8Array(pending.length + chunk.length);
+      buf.set(pending, 0);
+      buf.set(chunk, pending.length);
+      let skip = 0;
+      if (first && buf.length >= 3) {
+        first = false;
+        if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) skip = 3;
+      }
+      const cut = buf.length - incompleteTail(buf);
+      const whole = buf.subarray(skip, cut);
+      const bad = firstInvalidUtf8(whole);
+      if (bad >= 0) {
+        const at = consumed + skip + bad;
+        throw new DataValidationError([
+          { file, line: lines + lineAt(whole, bad) - 1, message: `invalid UTF-8 at byte offset ${at} (byte 0x${(whole[bad] as number).toString(16).padStart(2, "0")}); save the file as UTF-8` },
+        ]);
+      }
+      lines += lineAt(whole, whole.length) - 1;
+      consumed += cut;
+      pending = buf.slice(cut);
+      const s = rest + text.decode(whole, { stream: true });
+      let start = 0;
+      let nl = s.indexOf("\n", start);
+      while (nl !== -1) {
+        onLine(s.slice(start, nl));
+        start = nl + 1;
+        nl = s.indexOf("\n", start);
+      }
+      rest = s.slice(start);
+      if (stop()) {
+        if (file !== "-") (stream as { destroy(): void }).destroy();
+        return;
+      }
+    }
+  } catch (e) {
+    if (e instanceof DataValidationError) throw e;
+    throw new DataValidationError([{ file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }]);
+  }
+  if (pending.length > 0) {
+    throw new DataValidationError([{ file, line: lines, message: `invalid UTF-8 at byte offset ${consumed} (byte 0x${(pending[0] as number).toString(16).padStart(2, "0")}: a sequence cut short by the end of the file); save the file as UTF-8` }]);
+  }
+  if (rest !== "") onLine(rest);
 }

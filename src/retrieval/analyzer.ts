@@ -20,7 +20,8 @@
  *
  * Matching is on whole analysed terms only: "cat" never matches "category".
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readTextFileSyncOrThrow } from "../kb/text.js";
 import { createRequire } from "node:module";
 import { algorithms, newStemmer, type Stemmer } from "snowball-stemmers";
 import { DataValidationError, InvalidArgumentError, type DataIssue } from "../errors.js";
@@ -272,9 +273,10 @@ export function applyAnalyzerConfigFile(file: string): boolean {
     configureAnalyzers({});
     return false;
   }
+  const text = readTextFileSyncOrThrow(file); // the one text loader's rules (src/kb/text.ts)
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(text);
   } catch (e) {
     throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
   }

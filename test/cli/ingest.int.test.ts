@@ -57,6 +57,9 @@ describe("retrace ingest with a local store", () => {
     const second = await runCli(ingestArgs(dataDir), { env: LOCAL });
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toBe(`collection ${expectedCollection}: ${chunkCount} chunks, embedder builtin-hashed-ngrams-384-v1 (384-d), already up to date\n`);
+    // Nothing was written: no "N/N chunks" progress line before "already up to date" (the first run printed them).
+    expect(first.stderr).toMatch(new RegExp(`ingest: ${chunkCount}/${chunkCount} chunks`));
+    expect(second.stderr).not.toMatch(/ingest: \d+\/\d+ chunks/);
     expect(chromaPids(dataDir)).toEqual([]);
   });
 
@@ -66,7 +69,8 @@ describe("retrace ingest with a local store", () => {
     expect(r.exitCode).toBe(0);
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(j).toMatchObject({ version: 1, status: "ingested", collection: expectedCollection, chunks: chunkCount, dimension: 384 });
-    expect(j.store).toMatchObject({ kind: "local" });
+    // The server this command started is stopped by the time the JSON is read: no URL to reach it by.
+    expect(j.store).toEqual({ kind: "local", url: null, state: "stopped", dataDir: path.resolve(dataDir) });
     expect(chromaPids(dataDir)).toEqual([]);
   });
 
@@ -105,11 +109,19 @@ describe("retrace ingest with a remote store", () => {
   it("CHROMA_URL: ingests into that server and leaves it running", async () => {
     const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json"], { env: { CHROMA_URL: server.url } });
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: "ingested", store: { kind: "remote", url: server.url } });
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: "ingested", store: { kind: "remote", url: server.url, state: "running" } });
     expect(r.stderr).not.toContain("Starting a local Chroma server");
     expect(await client.heartbeat()).toBeGreaterThan(0);
     const col = await client.getCollection({ name: expectedCollection, embeddingFunction: null as never });
     expect(await col.count()).toBe(chunkCount);
+  });
+
+  it("--store URL with credentials: --json names the server by its redacted URL, never the password", async () => {
+    const withAuth = server.url.replace("http://", "http://someone:pa55word-xyz@");
+    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json", "--store", withAuth], { env: { CHROMA_URL: "" } });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).store).toEqual({ kind: "remote", url: server.url.replace("http://", "http://***@").replace(/\/$/, ""), state: "running" });
+    expect(r.stdout + r.stderr).not.toContain("pa55word-xyz");
   });
 
   it("CHROMA_URL at a dead port → exit 3 and a clear message", async () => {

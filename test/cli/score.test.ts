@@ -134,12 +134,12 @@ describe("retrace score", () => {
 
     const missing = await score("--qrels", "mini.qrels", "--run", "nope.run");
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toBe("retrace: 1 data error:\nnope.run: Cannot read the file: no such file\n");
+    expect(missing.stderr).toBe("retrace: 1 data error:\nnope.run: cannot read the file (no such file)\n");
 
     const badK = await score("--qrels", "mini.qrels", "--run", "mini.run", "-k", "5,0");
     expect(badK.exitCode).toBe(2);
     expect(badK.stdout).toBe("");
-    expect(badK.stderr).toContain('Expected `k` to be a positive integer, got "0"');
+    expect(badK.stderr).toContain('Expected `-k` to be a comma-separated list of positive integers, got "5,0"');
 
     const noRun = await score("--qrels", "mini.qrels");
     expect(noRun.exitCode).toBe(2);

@@ -177,7 +177,7 @@ describe("parsing", () => {
     it("a missing file is a data error naming it", async () => {
       const missing = path.join(dir, "nope.qrels");
       await expect(readQrels(missing)).rejects.toThrow(DataValidationError);
-      await expect(readQrels(missing)).rejects.toThrow(`${missing}: Cannot read the file: no such file`);
+      await expect(readQrels(missing)).rejects.toThrow(`${missing}: cannot read the file (no such file)`);
     });
   });
 });

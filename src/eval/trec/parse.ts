@@ -7,9 +7,8 @@
  * held in memory, as trec_eval holds it: about 75 bytes a line). Scoring
  * (score.ts) and formatting (format.ts) are pure functions.
  */
-import { createReadStream } from "node:fs";
-import type { Readable } from "node:stream";
 import { DataValidationError, type DataIssue } from "../../errors.js";
+import { forEachTextLine } from "../../kb/text.js";
 
 /** How many data issues are collected before parsing gives up. */
 const MAX_ISSUES = 50;
@@ -175,36 +174,12 @@ function splitLines(text: string): string[] {
 }
 
 /**
- * Stream `file` (or stdin for `-`) line by line into `onLine`, in large chunks,
- * without holding the file in memory. Stops early when `stop()` says so.
- * A file that cannot be read becomes a DataValidationError naming it.
+ * Stream `file` (or stdin for `-`) line by line into `onLine`, through the one
+ * text loader's rules (src/kb/text.ts forEachTextLine: regular file, strict
+ * UTF-8 with offset and line, BOM removed). Stops early when `stop()` says so.
  */
 export async function forEachLine(file: string, onLine: (line: string) => void, stop: () => boolean = () => false): Promise<void> {
-  const stream: Readable = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-  stream.setEncoding("utf8");
-  let rest = "";
-  try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      const text = rest + chunk;
-      let start = 0;
-      let nl = text.indexOf("\n", start);
-      while (nl !== -1) {
-        onLine(text.slice(start, nl));
-        start = nl + 1;
-        nl = text.indexOf("\n", start);
-      }
-      rest = text.slice(start);
-      if (stop()) {
-        if (file !== "-") stream.destroy();
-        return;
-      }
-    }
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : e instanceof Error ? e.message : String(e);
-    throw new DataValidationError([{ file, message: `Cannot read the file: ${why}` }]);
-  }
-  if (rest !== "") onLine(rest);
+  await forEachTextLine(file, onLine, stop);
 }
 
 /** Read and validate a qrels file, streaming. */

@@ -1,0 +1,192 @@
+/**
+ * Options mean what they say (docs/gates-and-exit-codes.md, "Options"):
+ *
+ * - one family of numeric option parsers, used by every numeric option of
+ *   every command: the error echoes the exact text the user typed and states
+ *   the true range (``Expected `--turn` to be an integer from 0 to 12 (the
+ *   case has 13 turns), got "-3"``);
+ * - `refuseInMode`: an option a command defines but does not use in one of
+ *   its modes (e.g. `--rerank` with `eval --graph`) is a usage error, exit 2;
+ * - `commandsTaking`: which commands define an option, for the hint after
+ *   commander's `error: unknown option '--junit'`.
+ *
+ * The parsers are pure: `(raw) => value`, throwing commander's
+ * InvalidArgumentError (so commander prints it as a usage error, exit 2)
+ * whose message is retrace's InvalidArgumentError message. `checkIntRange`
+ * is the same check for a bound known only later (a case's turn count); it
+ * throws retrace's InvalidArgumentError (exit 2).
+ */
+import { InvalidArgumentError as CommanderArgumentError, type Command } from "commander";
+import { InvalidArgumentError } from "../errors.js";
+
+/** An inclusive range; an absent bound is unbounded on that side. `note` is appended in parentheses to the range text. */
+export interface Range {
+  min?: number;
+  max?: number;
+  /** A strict lower bound (`> min`) instead of `>= min` (finite numbers only). */
+  minExclusive?: boolean;
+  /** Unit named after the range ("seconds", "bytes"). */
+  unit?: string;
+  /** Why the range is what it is ("the case has 13 turns"). */
+  note?: string;
+}
+
+/** Largest seed the bootstrap's PRNG distinguishes (mulberry32 takes the seed modulo 2^32; src/eval/stats.ts). */
+export const MAX_SEED = 2 ** 32 - 1;
+
+const INTEGER = /^[+-]?\d+$/;
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The text of a range: "an integer from 0 to 12", "an integer ≥ 1",
+ * "a number from 0 to 1", "a number > 0 (seconds)". Edge cases: no bounds
+ * → "an integer" / "a finite number"; `note` and `unit` are appended in
+ * parentheses, unit first.
+ */
+export function rangeText(kind: "integer" | "number", r: Range = {}): string {
+  const what = kind === "integer" ? "an integer" : r.min === undefined && r.max === undefined ? "a finite number" : "a number";
+  const low = r.min === undefined ? "" : `${r.minExclusive ? ">" : "≥"} ${r.min}`;
+  let text: string;
+  if (kind === "integer" && r.max === undefined && (r.min === 1 || r.min === 0)) text = r.min === 1 ? "a positive integer" : "a non-negative integer";
+  else if (r.min !== undefined && r.max !== undefined) text = r.minExclusive ? `${what} > ${r.min} and ≤ ${r.max}` : `${what} from ${r.min} to ${r.max}`;
+  else if (r.min !== undefined) text = `${what} ${low}`;
+  else if (r.max !== undefined) text = `${what} ≤ ${r.max}`;
+  else text = what;
+  const notes = [r.unit, r.note].filter((x): x is string => x !== undefined && x !== "");
+  return notes.length > 0 ? `${text} (${notes.join("; ")})` : text;
+}
+
+function inRange(n: number, r: Range): boolean {
+  if (r.min !== undefined && (r.minExclusive ? n <= r.min : n < r.min)) return false;
+  return r.max === undefined || n <= r.max;
+}
+
+/** The integer `raw` spells (decimal digits, optional sign; no `1e3`, `0x10` or `3.0`) if it lies in `r`, else undefined. */
+export function parseIntIn(raw: string, r: Range = {}): number | undefined {
+  const t = raw.trim();
+  if (!INTEGER.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isSafeInteger(n) && inRange(n, r) ? n : undefined;
+}
+
+/** The finite decimal number `raw` spells (`0.5`, `.5`, `1e-3`; no `Infinity`, `0x10` or an empty string) if it lies in `r`, else undefined. */
+export function parseNumberIn(raw: string, r: Range = {}): number | undefined {
+  const t = raw.trim();
+  if (!DECIMAL.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) && inRange(n, r) ? n : undefined;
+}
+
+const usageError = (flag: string, expected: string, raw: string) => new CommanderArgumentError(new InvalidArgumentError(flag, expected, raw).message);
+
+/** `--flag <n>`: an integer in `r` (see parseIntIn); the error echoes `raw` and the range. */
+export function intOption(flag: string, r: Range = {}): (raw: string) => number {
+  return (raw) => {
+    const n = parseIntIn(raw, r);
+    if (n === undefined) throw usageError(flag, rangeText("integer", r), raw);
+    return n;
+  };
+}
+
+/** `--flag <x>`: a finite number in `r` (see parseNumberIn). */
+export function numberOption(flag: string, r: Range = {}): (raw: string) => number {
+  return (raw) => {
+    const n = parseNumberIn(raw, r);
+    if (n === undefined) throw usageError(flag, rangeText("number", r), raw);
+    return n;
+  };
+}
+
+/** An integer ≥ 1 (counts of things that cannot be zero: k, folds, concurrency, batch size). */
+export const positiveIntOption = (flag: string, r: Omit<Range, "min"> = {}) => intOption(flag, { ...r, min: 1 });
+/** An integer ≥ 0 (tolerated counts: --max-flips, --max-errors). */
+export const countOption = (flag: string, r: Omit<Range, "min"> = {}) => intOption(flag, { ...r, min: 0 });
+/** A number from 0 to 1 (floors, tolerances, rounding steps). */
+export const probabilityOption = (flag: string, note?: string) => numberOption(flag, { min: 0, max: 1, ...(note !== undefined ? { note } : {}) });
+/** A number > 0 in `unit` (durations). */
+export const positiveNumberOption = (flag: string, unit: string) => numberOption(flag, { min: 0, minExclusive: true, unit });
+/** A PRNG seed: an integer from 0 to 2^32 − 1 (MAX_SEED). */
+export const seedOption = (flag = "--seed") => intOption(flag, { min: 0, max: MAX_SEED });
+
+/** `5,10` → [5, 10], each item an integer in `r`; the error names the offending item and the whole value. */
+export function intListOption(flag: string, r: Range = {}): (raw: string) => number[] {
+  return (raw) =>
+    raw.split(",").map((s) => {
+      const n = parseIntIn(s, r);
+      if (n === undefined) throw usageError(flag, `a comma-separated list of ${listItemText(r)}`, raw);
+      return n;
+    });
+}
+
+/** "positive integers", "integers from 1 to 100" (rangeText in the plural). */
+function listItemText(r: Range): string {
+  return rangeText("integer", r)
+    .replace(/^an? /, "")
+    .replace(/integer/, "integers");
+}
+
+/**
+ * The range check of an already-parsed integer whose bound is known only
+ * later (the turn count of a case). Throws retrace's InvalidArgumentError
+ * (exit 2) echoing `raw` (the user's text; default `String(n)`).
+ */
+export function checkIntRange(flag: string, n: number, r: Range, raw: string = String(n)): number {
+  if (!Number.isInteger(n) || !inRange(n, r)) throw new InvalidArgumentError(flag, rangeText("integer", r), raw);
+  return n;
+}
+
+/** A mode of a command and the options it does not use (long flags, e.g. "--rerank"). */
+export interface ModeRule<O> {
+  /** When the rule applies (the parsed options of the command). */
+  when: (o: O) => boolean;
+  /** The mode's name in the message: "with --graph", "without --graph". */
+  mode: string;
+  unused: readonly string[];
+}
+
+/**
+ * Adds a pre-action check to `cmd`: an option given on the command line
+ * (not a default, not the environment) that the active mode does not use is
+ * a usage error `error: option '--rerank' is not used with --graph`, exit 2.
+ */
+export function refuseInMode<O>(cmd: Command, rules: readonly ModeRule<O>[]): Command {
+  return cmd.hook("preAction", (_self, actionCmd) => {
+    const o = actionCmd.opts() as O;
+    for (const rule of rules) {
+      if (!rule.when(o)) continue;
+      for (const flag of rule.unused) {
+        const opt = actionCmd.options.find((x) => x.long === flag);
+        if (opt !== undefined && actionCmd.getOptionValueSource(opt.attributeName()) === "cli")
+          actionCmd.error(`error: option '${flag}' is not used ${rule.mode}`, { exitCode: 2, code: "retrace.unusedOption" });
+      }
+    }
+  });
+}
+
+/** The flag of commander's `error: unknown option '--junit'` (a `--flag=value` form reduced to `--flag`), or null. */
+export function unknownOptionOf(message: string): string | null {
+  const m = /unknown option '([^']+)'/.exec(message);
+  return m === null ? null : (m[1] as string).replace(/=.*$/, "");
+}
+
+/** Full names ("eval", "baseline floors") of the commands under `program` that define `flag` (long or short), sorted. */
+export function commandsTaking(program: Command, flag: string): string[] {
+  const found: string[] = [];
+  const walk = (cmd: Command, prefix: string) => {
+    for (const sub of cmd.commands) {
+      const name = prefix === "" ? sub.name() : `${prefix} ${sub.name()}`;
+      if (sub.options.some((o) => o.long === flag || o.short === flag)) found.push(name);
+      walk(sub, name);
+    }
+  };
+  walk(program, "");
+  return found.sort();
+}
+
+/** The env variable of the card size limit; `--max-card-bytes` wins over it (src/kb/cards.ts). */
+export const MAX_CARD_BYTES_ENV = "RETRACE_MAX_CARD_BYTES";
+
+/** `--max-card-bytes <n>` on every command that loads the KB (parsed value: `maxCardBytes`). */
+export function addMaxCardBytesOption(cmd: Command): Command {
+  return cmd.option("--max-card-bytes <n>", `largest card file read, bytes (default 1048576 = 1 MiB, or ${MAX_CARD_BYTES_ENV}; the flag wins)`, positiveIntOption("--max-card-bytes"));
+}
