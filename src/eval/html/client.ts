@@ -596,11 +596,20 @@ export const CLIENT_JS = String.raw`
     var bin = atob(b64);
     var bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var text = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(text).text().then(function (json) { return JSON.parse(json); });
+    var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+    var utf8 = new TextDecoder("utf-8", { fatal: true });
+    var parts = [];
+    function pump() {
+      return reader.read().then(function (r) {
+        if (r.done) { parts.push(utf8.decode()); return JSON.parse(parts.join("")); }
+        parts.push(utf8.decode(r.value, { stream: true }));
+        return pump();
+      });
+    }
+    return pump();
   }
   function start() {
-    if (typeof DecompressionStream !== "function" || typeof Blob !== "function" || typeof Response !== "function" || typeof Blob.prototype.stream !== "function") {
+    if (typeof DecompressionStream !== "function" || typeof Blob !== "function" || typeof TextDecoder !== "function" || typeof Blob.prototype.stream !== "function") {
       setState("unsupported", TOO_OLD);
       return;
     }
