@@ -1,8 +1,9 @@
 /**
  * The inline stylesheet and script of retrace's HTML pages
- * (docs/html-report.md). The script reads the page's JSON data element and
- * builds the DOM with createElement/textContent only: no innerHTML, no
- * inline handlers, no network. Kept as plain ES2017 in a string (no
+ * (docs/html-report.md). The script unpacks the page's data element (JSON,
+ * gzip, base64) with the browser's DecompressionStream — or says the browser
+ * is too old — and builds the DOM with createElement/textContent only: no
+ * innerHTML, no inline handlers, no network. Kept as plain ES2017 in a string (no
  * template substitutions) so its SHA-256 in the page's CSP is that of the
  * exact text shipped.
  */
