@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportToJSON } from "../../src/eval/report.js";
 import type { Report } from "../../src/eval/types.js";
@@ -34,9 +35,12 @@ describe("retrace report --html", () => {
     expect(r.stdout).toBe("");
     const html = await readFile(file("out.html"), "utf8");
     expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
-    // The fixture's query `reembolso <b>&"ya"` is embedded escaped, never as markup.
+    // The fixture's query `reembolso <b>&"ya"` is in the compressed data (gzip in base64), never in the markup.
     expect(html).not.toContain("<b>");
-    expect(html).toContain("reembolso \\u003cb\\u003e\\u0026\\\"ya\\\"");
+    expect(html).not.toContain("reembolso");
+    const b64 = /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([A-Za-z0-9+/=]*)<\/script>/.exec(html)?.[1];
+    expect(b64).toBeDefined();
+    expect(gunzipSync(Buffer.from(b64!, "base64")).toString("utf8")).toContain('reembolso <b>&\\"ya\\"');
   });
 
   it("exits 2 naming the file and field when it is not a report, writing nothing", async () => {

@@ -74,14 +74,26 @@ export interface BrowserPage {
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  /** Script text run in the page before any of its own scripts (outside the page's CSP), e.g. to remove an API. */
+  initScript?: string;
+}
+
 export interface BrowserDriver {
   readonly target: BrowserTarget;
-  /** Opens `file` (an absolute path) from disk, offline, in a fresh 1280×800 page. */
-  open(file: string): Promise<BrowserPage>;
+  /**
+   * Opens `file` (an absolute path) from disk, offline, in a fresh 1280×800
+   * page, and waits until the page has left its loading state (`#app`'s
+   * `data-state` is no longer `loading`: the embedded data was unpacked and
+   * drawn, or the page said why not).
+   */
+  open(file: string, opts?: OpenOptions): Promise<BrowserPage>;
   close(): Promise<void>;
 }
 
 const VIEWPORT = { width: 1280, height: 800 };
+/** Matches once the page script has unpacked and drawn its data, or given up (src/eval/html/client.ts). */
+const SETTLED = '#app:not([data-state="loading"])';
 
 function unexpectedRequest(url: string, file: string): boolean {
   return url !== pathToFileURL(file).href && !url.startsWith("data:");
@@ -102,10 +114,11 @@ async function launchChromium(t: BrowserTarget): Promise<BrowserDriver> {
   const browser = await chromium.launch({ executablePath: t.executable, headless: true, args: CHROMIUM_ARGS });
   return {
     target: t,
-    async open(file) {
+    async open(file, opts = {}) {
       // A fresh context per page: its own storage, offline.
       const context = await browser.newContext({ viewport: VIEWPORT, offline: true });
       const page = await context.newPage();
+      if (opts.initScript !== undefined) await page.addInitScript({ content: opts.initScript });
       const events: string[] = [];
       page.on("request", (r) => {
         if (unexpectedRequest(r.url(), file)) events.push(`request ${r.url()}`);
@@ -119,6 +132,7 @@ async function launchChromium(t: BrowserTarget): Promise<BrowserDriver> {
         if (m.type() === "error") events.push(`console.error ${m.text()}`);
       });
       await page.goto(pathToFileURL(file).href);
+      await page.waitForSelector(SETTLED, { state: "attached" });
       return {
         events,
         click: (s) => page.click(s),
@@ -159,11 +173,12 @@ async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
   });
   return {
     target: t,
-    async open(file) {
+    async open(file, opts = {}) {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
       await page.setViewport(VIEWPORT);
       await page.setOfflineMode(true);
+      if (opts.initScript !== undefined) await page.evaluateOnNewDocument(opts.initScript);
       const events: string[] = [];
       page.on("request", (r) => {
         if (unexpectedRequest(r.url(), file)) events.push(`request ${r.url()}`);
@@ -177,6 +192,7 @@ async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
         if (m.type() === "error") events.push(`console.error ${m.text()}`);
       });
       await page.goto(pathToFileURL(file).href);
+      await page.waitForSelector(SETTLED);
       return {
         events,
         click: (s) => page.locator(s).click(),

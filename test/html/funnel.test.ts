@@ -1,13 +1,14 @@
 /**
  * The pipeline view behind the HTML report's funnel, curves and "lost at"
  * column, on hand-made turns whose arithmetic is written next to them; and
- * the JSON embedding and CSP of the page shell.
+ * the compressed data embedding and CSP of the page shell.
  */
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { CLIENT_CSS, CLIENT_JS } from "../../src/eval/html/client.js";
 import { cutStage, recallCurves, stageFunnel } from "../../src/eval/html/funnel.js";
-import { contentSecurityPolicy, embedJson, renderPage } from "../../src/eval/html/page.js";
+import { contentSecurityPolicy, embedData, renderPage } from "../../src/eval/html/page.js";
 import { roundScore, stageHeads } from "../../src/eval/stage-heads.js";
 import type { TurnReport } from "../../src/eval/types.js";
 
@@ -78,11 +79,28 @@ describe("recallCurves", () => {
 });
 
 describe("page shell", () => {
-  it("embeds JSON so no `</script>` or `<!--` can appear, and parses back to the same value", () => {
-    const value = { s: "</script><script>alert(1)</script><!-- & \u2028 >" };
-    const text = embedJson(value);
-    expect(text).not.toMatch(/[<>&\u2028]/);
-    expect(JSON.parse(text)).toEqual(value);
+  it("embeds the data as gzip in base64: no character of markup, a fixed header, and it unpacks to the same value", () => {
+    const value = { s: "</script><script>alert(1)</script><!-- & \u2028 > ñ 🙂", n: [1, 0.5, null] };
+    const text = embedData(value);
+    expect(text).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    const gz = Buffer.from(text, "base64");
+    // RFC 1952: ID1 ID2 = 1f 8b, CM 8 (deflate), FLG 0 (no name/comment/extra), MTIME 0, XFL 2 (max compression), OS 255 (unknown).
+    expect([...gz.subarray(0, 10)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 255]);
+    expect(JSON.parse(gunzipSync(gz).toString("utf8"))).toEqual(value);
+    // Same value, same bytes; a different value, different bytes.
+    expect(embedData(structuredClone(value))).toBe(text);
+    expect(embedData({ ...value, s: "x" })).not.toBe(text);
+  });
+  it("renders the same page for the same data, with the data in one non-executable element", () => {
+    const data = { kind: "report", turns: Array.from({ length: 200 }, (_, i) => ({ id: `case-${i}`, user: `"><img src=x onerror=alert(${i})>` })) };
+    const html = renderPage("t", data);
+    expect(renderPage("t", JSON.parse(JSON.stringify(data)))).toBe(html);
+    const m = /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([^<]*)<\/script>/.exec(html);
+    expect(m).not.toBeNull();
+    expect(JSON.parse(gunzipSync(Buffer.from(m![1]!, "base64")).toString("utf8"))).toEqual(data);
+    expect(html).not.toContain("onerror");
+    // Compression pays: the page's data is far smaller than its JSON.
+    expect(m![1]!.length).toBeLessThan(JSON.stringify(data).length / 5);
   });
   it("allows exactly the page's own script and style by their SHA-256", () => {
     const hash = (s: string) => createHash("sha256").update(s).digest("base64");

@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report, TurnReport } from "../../src/eval/types.js";
 import { BROWSERS, launchDriver, type BrowserDriver, type BrowserPage } from "../helpers/browser.js";
@@ -41,6 +42,15 @@ let reportB: Report;
 const hit = (t: TurnReport) => t.results.find((r) => r.key === "retrieval_hit_at_k")?.score;
 const score = (t: TurnReport, key: string) => t.results.find((r) => r.key === key)?.score;
 const CSP_META = /<meta http-equiv="Content-Security-Policy" content="[^"]*">\n/;
+const DATA_ELEMENT = /(<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">)([^<]*)(<\/script>)/;
+
+/** The page file's embedded data: the gzip bytes (after base64 decoding) and the JSON they hold, decoded here in Node. */
+async function embedded(file: string): Promise<{ gz: Buffer; data: Record<string, unknown> }> {
+  const m = DATA_ELEMENT.exec(await readFile(path.join(dir, file), "utf8"));
+  expect(m).not.toBeNull();
+  const gz = Buffer.from(m![2]!, "base64");
+  return { gz, data: JSON.parse(gunzipSync(gz).toString("utf8")) as Record<string, unknown> };
+}
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("html"));
@@ -71,6 +81,8 @@ beforeAll(async () => {
   const html = await readFile(path.join(dir, "a.html"), "utf8");
   expect(html).toMatch(CSP_META);
   await writeFile(path.join(dir, "a-nocsp.html"), html.replace(CSP_META, ""));
+  // The same page with its embedded data cut short (a damaged file).
+  await writeFile(path.join(dir, "a-damaged.html"), html.replace(DATA_ELEMENT, (_, open: string, b64: string, close: string) => `${open}${b64.slice(0, 4000)}${close}`));
   reportA = JSON.parse(await readFile(path.join(dir, "a.json"), "utf8")) as Report;
   reportB = JSON.parse(await readFile(path.join(dir, "b.json"), "utf8")) as Report;
 }, 300_000);
@@ -112,6 +124,26 @@ describe.skipIf(noBrowser)("retrace eval --html: the file", () => {
     expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
     expect(html).not.toMatch(/<img/);
     expect((await stat(path.join(dir, "a.html"))).size).toBeLessThan(2_000_000);
+  });
+
+  it("embeds its data as gzip in base64 (fixed header), decoding to the report JSON; the same report gives the same bytes", async () => {
+    for (const file of ["a.html", "diff.html"]) {
+      const { gz } = await embedded(file);
+      // RFC 1952 magic 1f 8b, CM 8 (deflate), no flags, MTIME 0, OS 255 (unknown): nothing of when or where it was written.
+      expect([...gz.subarray(0, 10)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 255]);
+    }
+    const { data } = await embedded("a.html");
+    expect(data.kind).toBe("report");
+    expect((data.run as { report: Report }).report).toEqual(reportA);
+    const { data: cmp } = await embedded("diff.html");
+    expect(cmp.kind).toBe("compare");
+    expect((cmp.a as { report: Report }).report.aggregates).toEqual(reportA.aggregates);
+    // Same input, identical bytes: the saved report rendered twice.
+    const pages = [path.join(dir, "r1.html"), path.join(dir, "r2.html")];
+    for (const out of pages) expect((await runCli(["report", path.join(dir, "a.json"), "--html", out])).exitCode).toBe(0);
+    const [r1, r2] = await Promise.all(pages.map((f) => readFile(f)));
+    expect(r1!.length).toBeGreaterThan(10_000);
+    expect(r1!.equals(r2!)).toBe(true);
   });
 });
 
@@ -197,6 +229,32 @@ describe.each(BROWSERS)("in $label", (target) => {
       await page.screenshot(shot("turn-missed.png"));
       expect(page.events).toEqual([]);
       await page.close();
+    });
+
+    it("shows the numbers of its embedded data (decoded here from the file)", async () => {
+      const { data } = await embedded("a.html");
+      const hitAgg = (data.run as { report: Report }).report.aggregates.retrieval_hit_at_k!;
+      const page = await open("a.html");
+      expect(await page.attribute("#app", "data-state")).toBe("ready");
+      expect(await page.text('td[data-split="all"][data-key="retrieval_hit_at_k"] .mean')).toBe(hitAgg.mean.toFixed(3));
+      expect(await page.text('td[data-split="all"][data-key="retrieval_hit_at_k"] .n')).toBe(`n=${hitAgg.n}`);
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("says plainly that the browser is too old when it has no DecompressionStream, and that a damaged file is damaged", async () => {
+      const page = await driver!.open(path.join(dir, "a.html"), { initScript: "delete window.DecompressionStream;" });
+      expect(await page.attribute("#app", "data-state")).toBe("unsupported");
+      expect(await page.text("#app p.fatal")).toMatch(/^This browser is too old to open this report: .*DecompressionStream.*Chromium 80 or later, Firefox 113 or later/);
+      expect(await page.evalAll("nav.tabs button, table", (e) => e.length)).toBe(0);
+      expect(page.events).toEqual([]);
+      await page.screenshot(shot("too-old.png"));
+      await page.close();
+      const damaged = await open("a-damaged.html");
+      expect(await damaged.attribute("#app", "data-state")).toBe("error");
+      expect(await damaged.text("#app p.fatal")).toMatch(/could not be unpacked .*damaged/);
+      expect(damaged.events).toEqual([]);
+      await damaged.close();
     });
 
     for (const csp of [true, false]) {

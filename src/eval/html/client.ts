@@ -1,8 +1,9 @@
 /**
  * The inline stylesheet and script of retrace's HTML pages
- * (docs/html-report.md). The script reads the page's JSON data element and
- * builds the DOM with createElement/textContent only: no innerHTML, no
- * inline handlers, no network. Kept as plain ES2017 in a string (no
+ * (docs/html-report.md). The script unpacks the page's data element (JSON,
+ * gzip, base64) with the browser's DecompressionStream — or says the browser
+ * is too old — and builds the DOM with createElement/textContent only: no
+ * innerHTML, no inline handlers, no network. Kept as plain ES2017 in a string (no
  * template substitutions) so its SHA-256 in the page's CSP is that of the
  * exact text shipped.
  */
@@ -31,6 +32,8 @@ td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
 .vac { color:#8a6d00; font-style:italic; }
 .muted { color:var(--muted); }
 .note { color:var(--muted); font-size:12px; margin:2px 0; max-width:1100px; }
+#app[data-state=loading] > p { margin:24px 18px; }
+p.fatal { margin:24px 18px; font-size:15px; font-weight:600; color:var(--miss); max-width:760px; }
 .hit { color:var(--hit); font-weight:600; }
 .miss { color:var(--miss); font-weight:600; }
 .charts { display:flex; flex-wrap:wrap; gap:14px; }
@@ -90,7 +93,7 @@ export const CLIENT_JS = String.raw`
   var STAGE_LABEL = { dense: "dense", bm25: "BM25", fused: "fused", reranked: "reranked", parents: "parents", final: "final top-k" };
   var STAGE_COLOR = { dense: "#2457c5", bm25: "#b3541e", fused: "#6a3d9a", reranked: "#1a7f37", parents: "#7a7a00", final: "#c62828" };
   var CUT_LABEL = { retrieval: "not retrieved (no branch listed it)", fused: "fusion", reranked: "rerank", parents: "parent dedup", final: "cut at k" };
-  var DATA = JSON.parse(document.getElementById("retrace-data").textContent);
+  var DATA; // set by start() once the embedded data is unpacked
 
   // ------------------------------------------------------------ DOM helpers (text only)
   function el(tag, props, children) {
@@ -470,6 +473,7 @@ export const CLIENT_JS = String.raw`
   // ------------------------------------------------------------ page frame
   function frame(title, sub, tabs) {
     var app = document.getElementById("app");
+    app.textContent = "";
     var nav = el("nav", { cls: "tabs" });
     var main = el("main");
     var panels = {};
@@ -576,6 +580,50 @@ export const CLIENT_JS = String.raw`
     ]);
   }
 
-  if (DATA.kind === "compare") comparePage(); else reportPage();
+  // ------------------------------------------------------------ start: unpack the data, then draw
+  // The data element holds the page's JSON, gzip-compressed, in base64 (docs/html-report.md, "Size").
+  // It is decoded with the browser's own DecompressionStream and read with JSON.parse: never as HTML.
+  var TOO_OLD = "This browser is too old to open this report: the report's data is compressed, and this browser has no DecompressionStream to unpack it. Open the file in Chromium 80 or later, Firefox 113 or later, or Safari 16.4 or later.";
+  function setState(state, message) {
+    var app = document.getElementById("app");
+    if (message !== undefined) {
+      app.textContent = "";
+      app.appendChild(el("p", { cls: "fatal", role: "alert", text: message }));
+    }
+    app.setAttribute("data-state", state);
+  }
+  function unpack() {
+    var b64 = document.getElementById("retrace-data").textContent.replace(/\s+/g, "");
+    var bin = atob(b64);
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+    var utf8 = new TextDecoder("utf-8", { fatal: true });
+    var parts = [];
+    function pump() {
+      return reader.read().then(function (r) {
+        if (r.done) { parts.push(utf8.decode()); return JSON.parse(parts.join("")); }
+        parts.push(utf8.decode(r.value, { stream: true }));
+        return pump();
+      });
+    }
+    return pump();
+  }
+  function start() {
+    if (typeof DecompressionStream !== "function" || typeof Blob !== "function" || typeof TextDecoder !== "function" || typeof Blob.prototype.stream !== "function") {
+      setState("unsupported", TOO_OLD);
+      return;
+    }
+    var unpacked;
+    try { unpacked = unpack(); } catch (e) { unpacked = Promise.reject(e); }
+    unpacked.then(function (data) {
+      DATA = data;
+      if (DATA.kind === "compare") comparePage(); else reportPage();
+      setState("ready");
+    }, function (e) {
+      setState("error", "This report's embedded data could not be unpacked (" + String(e && e.message ? e.message : e) + "): the file may be truncated or damaged. Write it again with retrace.");
+    });
+  }
+  start();
 })();
 `;

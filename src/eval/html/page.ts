@@ -1,12 +1,15 @@
 /**
  * The shell every HTML page of retrace shares (docs/html-report.md): one
- * self-contained document, the data embedded as JSON in a
- * `<script type="application/json">` (never parsed as HTML: `<`, `>`, `&`,
- * U+2028 and U+2029 are written as \u escapes), one inline script and one
- * inline style allowed by a Content-Security-Policy that lists their SHA-256
- * hashes and nothing else (no network, no other script, no inline handler).
+ * self-contained document, the data embedded as gzip-compressed JSON in
+ * base64 in a non-executable `<script type="application/octet-stream">`
+ * (base64 has no `<`, `>` or `&`, so the HTML parser never sees markup from
+ * the data; the page unpacks it with the browser's DecompressionStream and
+ * JSON.parse, never as HTML), one inline script and one inline style allowed
+ * by a Content-Security-Policy that lists their SHA-256 hashes and nothing
+ * else (no network, no other script, no inline handler).
  */
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { CLIENT_CSS, CLIENT_JS } from "./client.js";
 
 /** Escapes text for HTML character data and attribute values. */
@@ -14,18 +17,30 @@ export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
+/** The zlib level of every page's embedded data (the maximum; fixed so the same data gives the same bytes). */
+export const PAGE_GZIP_LEVEL = 9;
+
 /**
- * JSON safe inside a `<script type="application/json">` element: the HTML
- * parser can never see `</script>` or `<!--` in it, and JSON.parse of the
- * element's text gives back exactly `value`.
+ * The RFC 1952 OS byte written into every page's gzip header: 255, "unknown".
+ * zlib writes the build platform's code there (3 on Unix, other values on
+ * macOS and Windows), which would make the same data give different pages.
  */
-export function embedJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/>/g, "\\u003e")
-    .replace(/&/g, "\\u0026")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
+export const GZIP_OS_UNKNOWN = 0xff;
+
+/**
+ * `value` as JSON (UTF-8), gzip-compressed at PAGE_GZIP_LEVEL, in base64: the
+ * text of the page's data element. The gzip header carries no file name, no
+ * comment, modification time 0 and OS byte GZIP_OS_UNKNOWN, so the same
+ * value always gives the same text with the same zlib build (docs/html-report.md,
+ * "Size"). Base64's alphabet (`A–Z a–z 0–9 + / =`) holds no character the
+ * HTML parser treats as markup.
+ */
+export function embedData(value: unknown): string {
+  const gz = gzipSync(Buffer.from(JSON.stringify(value), "utf8"), { level: PAGE_GZIP_LEVEL });
+  // Header: ID1 ID2 CM FLG MTIME(4 bytes, little-endian) XFL OS. zlib's default header has FLG 0 and MTIME 0.
+  if (gz[3] !== 0 || gz.readUInt32LE(4) !== 0) throw new Error("zlib wrote a gzip header with flags or a modification time");
+  gz[9] = GZIP_OS_UNKNOWN;
+  return gz.toString("base64");
 }
 
 function sha256(text: string): string {
@@ -58,8 +73,8 @@ export function renderPage(title: string, data: unknown): string {
     "</head>",
     "<body>",
     '<noscript><p>This report is drawn by its own inline script; enable JavaScript for this file.</p></noscript>',
-    '<div id="app"></div>',
-    `<script type="application/json" id="retrace-data">${embedJson(data)}</script>`,
+    '<div id="app" data-state="loading"><p class="note">Unpacking the report\u2026</p></div>',
+    `<script type="application/octet-stream" id="retrace-data" data-encoding="gzip+base64">${embedData(data)}</script>`,
     `<script>${CLIENT_JS}</script>`,
     "</body>",
     "</html>",
