@@ -33,7 +33,7 @@ import { quantileSorted } from "../eval/stats.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
-import { resolveStoreChoice } from "../system.js";
+import { lsaStateDir, resolveStoreChoice } from "../system.js";
 import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
 import { HYBRID_DEFAULTS, HybridRetriever } from "../retrieval/hybrid.js";
@@ -228,11 +228,11 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   const retrievalConfig: RetrievalConfig = config?.retrieval ?? {};
   const data = await loadBeirDataset(dir);
   log.info(`BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`);
-  const resolved = await resolveEmbedder(o.embedder);
+  const chunks = beirChunks(data.corpus);
+  const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks, stateDir: lsaStateDir(o.dataDir) } });
   log.info(`embedder: ${resolved.reason}`);
   const rerank = await resolveReranker(o.rerank ?? null);
   if (o.rerank !== undefined && rerank.reranker === null) throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", o.rerank);
-  const chunks = beirChunks(data.corpus);
   let handle: ChromaStoreHandle | undefined;
   try {
     const t0 = performance.now();
@@ -329,7 +329,7 @@ export function register(program: Command): void {
     .argument("<dir>", "the dataset folder")
     .option("--store <auto|local|url>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; or a Chroma URL", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--embedder <auto|builtin|model>", "dense embedder", "auto")
+    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA, fitted on the corpus)", "auto")
     .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
     .option("--config <file>", "retrieval configuration (as written by retrace tune)")
     .option("--modes <list>", "comma-separated modes: bm25, dense, hybrid, hybrid+rerank (default all that apply)")

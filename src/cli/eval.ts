@@ -384,7 +384,7 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--dense-k <n>", "chunks asked of the dense index", parsePositiveInt("--dense-k"), 20)
     .option("--bm25-k <n>", "chunks asked of BM25", parsePositiveInt("--bm25-k"), 20)
     .addOption(new Option("--mode <mode>", "retrieval branches").choices([...RETRIEVAL_MODES]).default("hybrid"))
-    .option("--embedder <auto|builtin|model>", "auto: the transformers.js model when its weights are local, else the built-in one", "auto")
+    .option("--embedder <auto|builtin|lsa|model>", "auto: the transformers.js model when its weights are local, else the built-in one; lsa: corpus-fit LSA", "auto")
     .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")
     .option("--locale <locale>", "only cases of this locale (repeatable)", collect)
     .option("--case <id>", "only this case (repeatable)", collect)

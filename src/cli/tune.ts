@@ -198,7 +198,7 @@ export function register(program: Command): void {
     .option("--store <auto|local|url|memory>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index", "auto")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
-    .option("--embedder <auto|builtin|model>", "dense embedder", "auto")
+    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA)", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("-k, --k <n>", "cards scored per turn (nDCG@k)", parsePositiveInt("-k"), 5)
     .option("--folds <n>", "cross-validation folds", parsePositiveInt("--folds"), 5)

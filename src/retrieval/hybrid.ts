@@ -193,7 +193,7 @@ export class HybridRetriever implements Retriever {
 
     if (mode !== "bm25") {
       let t = performance.now();
-      const vector = await this.embedder.embedQuery(query);
+      const vector = await this.embedder.embedQuery(query, locale === undefined ? undefined : { locale });
       timingsMs.embed = since(t);
       t = performance.now();
       dense = await this.dense.search(vector, { topN: denseK, ...searchOptions });

@@ -11,6 +11,10 @@
  *     error, never a silent fallback. With `allowRemote`, a missing model is
  *     downloaded first; if that fails too, the built-in one is used.
  *   - `builtin`: always the built-in `HashingEmbedder`.
+ *   - `lsa`: the corpus-fit LSA embedder (./lsa.ts), fitted on `corpus.chunks`
+ *     (its state loaded from / saved to `corpus.stateDir` when given); an
+ *     InvalidArgumentError when no corpus is given (only a command that has
+ *     the chunks can fit it).
  *   - anything else: a model id or folder path, loaded with transformers.js;
  *     missing weights are a ModelUnavailableError (exit 3).
  *
@@ -24,6 +28,7 @@ import { InvalidArgumentError, ModelUnavailableError } from "../../errors.js";
 import { CrossEncoderReranker } from "../rerank-model.js";
 import type { Embedder, Reranker } from "../types.js";
 import { HashingEmbedder } from "./builtin.js";
+import { loadOrFitLsa, type LsaChunk } from "./lsa.js";
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_RERANK_MODEL,
@@ -33,7 +38,7 @@ import {
   locateModel,
 } from "./transformers.js";
 
-export type EmbedderSpec = "auto" | "builtin" | (string & {});
+export type EmbedderSpec = "auto" | "builtin" | "lsa" | (string & {});
 export type RerankerSpec = "auto" | "none" | "off" | (string & {}) | null;
 
 export interface ResolveOptions {
@@ -45,6 +50,8 @@ export interface ResolveOptions {
   allowRemote?: boolean;
   /** Texts per model call for transformers models. */
   batchSize?: number;
+  /** The chunks the `lsa` embedder is fitted on, and the folder its fitted state is saved in (none: not saved). */
+  corpus?: { chunks: readonly LsaChunk[]; stateDir?: string };
 }
 
 export interface ResolvedEmbedder {
@@ -61,7 +68,7 @@ export interface ResolvedReranker {
 
 function checkSpec(name: string, spec: unknown): asserts spec is string {
   if (typeof spec !== "string" || spec.trim() === "") {
-    throw new InvalidArgumentError(name, '"auto", "builtin" or a model id', spec);
+    throw new InvalidArgumentError(name, '"auto", "builtin", "lsa" or a model id', spec);
   }
 }
 
@@ -78,6 +85,13 @@ function describeLoaded(e: TransformersEmbedder): string {
   return `${e.id} (transformers.js, ${e.dimension}-d, ${e.pooling} pooling from ${e.poolingSource}, ${e.dtype})`;
 }
 
+async function resolveLsa(options: ResolveOptions, why: string): Promise<ResolvedEmbedder> {
+  if (options.corpus === undefined) throw new InvalidArgumentError("embedder", "lsa only where the chunks to fit it on are known (ingest, eval, trace, beir)", "lsa");
+  const r = await loadOrFitLsa(options.corpus.chunks, options.corpus.stateDir !== undefined ? { dir: options.corpus.stateDir } : {});
+  const where = r.file === null ? "fitted in memory, not saved" : r.status === "loaded" ? `state loaded from ${r.file}` : `${r.status}, state saved to ${r.file}`;
+  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}` };
+}
+
 /** Picks the embedder for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
 export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: ResolveOptions = {}): Promise<ResolvedEmbedder> {
   checkSpec("embedder", spec);
@@ -85,6 +99,7 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
     const embedder = new HashingEmbedder();
     return { embedder, reason: `${embedder.id}: the built-in embedder was requested (lexical-fuzzy, not semantic)` };
   }
+  if (spec === "lsa") return resolveLsa(options, "requested");
   if (spec !== "auto") {
     const embedder = await TransformersEmbedder.load({ ...modelOptions(options), model: spec });
     return { embedder, reason: `${describeLoaded(embedder)}: requested, loaded from ${embedder.modelDir ?? "the download cache"}` };
