@@ -185,7 +185,7 @@ export async function run(): Promise<void> {
       `  ${name.padEnd(34)} ${kbLocales.map((l) => `${l.slice(3)} ${kbMean((u) => scoreUnit(u, c) ?? 0, us, (u) => u.stratum === l).toFixed(4)}`).join("  ")}  ` +
         (cranGroups.length === 0 ? "" : `cran ${kbMean((u) => scoreUnit(u, c) ?? 0, us, (u) => u.stratum === "cran").toFixed(4)} / ${mean(cranGroups.map((g) => scoreUnit(rec.get(g.id) as TuneUnit, c) ?? 0)).toFixed(4)}`),
     );
-  line("bm25 alone", perEmbedder[0]!.units, perEmbedder[0]!.recall, only("bm25"));
+  for (const bm25 of DEFAULT_GRID.bm25) line(`bm25 alone (${bm25Key(bm25)})`, perEmbedder[0]!.units, perEmbedder[0]!.recall, { ...only("bm25"), bm25 });
   for (const e of perEmbedder) {
     line(`${e.name} dense alone`, e.units, e.recall, only("dense"));
     line(`${e.name} hybrid rrf(k=60) equal`, e.units, e.recall, current);

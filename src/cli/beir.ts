@@ -36,7 +36,7 @@ import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js
 import { lsaStateDir, resolveStoreChoice } from "../system.js";
 import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
-import { HYBRID_DEFAULTS, HybridRetriever } from "../retrieval/hybrid.js";
+import { HYBRID_DEFAULTS, HybridRetriever, hybridDefaultsFor, type HybridDefaults } from "../retrieval/hybrid.js";
 import { describeIngest, ingest } from "../retrieval/ingest.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { ndcgAtK } from "../eval/metrics.js";
@@ -72,12 +72,12 @@ export interface ModeResult {
   timing: { queries: number; totalMs: number; qps: number; p50Ms: number; p95Ms: number };
 }
 
-/** Retrieval settings of a config file applied to the retriever (everything the BEIR run uses but the depths). */
-export function retrieverDefaults(config: RetrievalConfig) {
+/** Retrieval settings of a config file applied to the retriever (everything the BEIR run uses but the depths); unset keys: `base` (the embedder's defaults, hybridDefaultsFor). */
+export function retrieverDefaults(config: RetrievalConfig, base: Readonly<HybridDefaults> = HYBRID_DEFAULTS) {
   return {
-    fusion: config.fusion ?? HYBRID_DEFAULTS.fusion,
-    rrfK: config.rrfK ?? HYBRID_DEFAULTS.rrfK,
-    weights: { dense: config.weights?.dense ?? HYBRID_DEFAULTS.weights.dense, bm25: config.weights?.bm25 ?? HYBRID_DEFAULTS.weights.bm25 },
+    fusion: config.fusion ?? base.fusion,
+    rrfK: config.rrfK ?? base.rrfK,
+    weights: { dense: config.weights?.dense ?? base.weights.dense, bm25: config.weights?.bm25 ?? base.weights.bm25 },
   };
 }
 
@@ -253,7 +253,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
       dense: new ChromaDenseIndex(current.collection),
       ...(retrievalConfig.bm25 !== undefined ? { bm25Params: retrievalConfig.bm25 } : {}),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
-      defaults: { ...retrieverDefaults(retrievalConfig), k: o.depth, denseK: o.depth, bm25K: o.depth },
+      defaults: { ...retrieverDefaults(retrievalConfig, hybridDefaultsFor(resolved.embedder.id).defaults), k: o.depth, denseK: o.depth, bm25K: o.depth },
     });
     const bm25Ms = performance.now() - tBm25;
     const ingestMs = performance.now() - t0;

@@ -58,8 +58,9 @@ export interface EvalOptions {
   kb?: string;
   cases?: string;
   k: number;
-  denseK: number;
-  bm25K: number;
+  /** Unset: the retriever's default for its embedder (hybridDefaultsFor). */
+  denseK?: number;
+  bm25K?: number;
   mode: RetrievalMode;
   embedder: string;
   rerank?: string;
@@ -214,8 +215,8 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
     // A --config file's keys win over the command-line depths (docs/fusion-and-tuning.md).
     defaults: {
       k: o.k,
-      denseK: c.denseK ?? o.denseK,
-      bm25K: c.bm25K ?? o.bm25K,
+      ...((c.denseK ?? o.denseK) !== undefined ? { denseK: c.denseK ?? o.denseK } : {}),
+      ...((c.bm25K ?? o.bm25K) !== undefined ? { bm25K: c.bm25K ?? o.bm25K } : {}),
       mode: o.mode,
       rerank: session.reranker !== null,
       ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
@@ -381,8 +382,8 @@ export function addEvalOptions(cmd: Command): Command {
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
     .option("-k, --k <n>", "retrieval top-k: cards scored per turn", parsePositiveInt("-k"), 5)
-    .option("--dense-k <n>", "chunks asked of the dense index", parsePositiveInt("--dense-k"), 20)
-    .option("--bm25-k <n>", "chunks asked of BM25", parsePositiveInt("--bm25-k"), 20)
+    .option("--dense-k <n>", "chunks asked of the dense index (default 20)", parsePositiveInt("--dense-k"))
+    .option("--bm25-k <n>", "chunks asked of BM25 (default 20; 50 with the LSA embedder)", parsePositiveInt("--bm25-k"))
     .addOption(new Option("--mode <mode>", "retrieval branches").choices([...RETRIEVAL_MODES]).default("hybrid"))
     .option("--embedder <auto|builtin|lsa|model>", "auto: the transformers.js model when its weights are local, else the built-in one; lsa: corpus-fit LSA", "auto")
     .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")

@@ -19,7 +19,7 @@ import { defaultSplitFile, loadSplit } from "../kb/split.js";
 import type { Locale } from "../kb/types.js";
 import { log } from "../log.js";
 import { BM25Index } from "../retrieval/bm25.js";
-import { HYBRID_DEFAULTS, type HybridRetriever } from "../retrieval/hybrid.js";
+import type { HybridRetriever } from "../retrieval/hybrid.js";
 import { dedupeParents, topK } from "../retrieval/parents.js";
 import { resolveDataPaths } from "./check.js";
 import { InvalidArgumentError } from "../errors.js";
@@ -177,7 +177,7 @@ export async function tuneCommand(o: TuneOptions): Promise<number> {
     const groupIds = [...new Set(units.map((u) => u.group))].sort();
     const stratumOf = new Map(units.map((u) => [u.group, u.stratum]));
     const groups = groupIds.map((id) => ({ id, stratum: stratumOf.get(id) as string }));
-    const candidates = expandGrid(grid, currentCandidate(retriever, HYBRID_DEFAULTS.denseK, HYBRID_DEFAULTS.bm25K));
+    const candidates = expandGrid(grid, currentCandidate(retriever, retriever.defaults.denseK, retriever.defaults.bm25K));
     return await tuneAndReport(units, groups, candidates, {
       folds: o.folds,
       seed: o.seed,

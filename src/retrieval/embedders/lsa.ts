@@ -282,6 +282,17 @@ export class LsaEmbedder implements Embedder {
   }
 }
 
+/**
+ * The embedder id without the fit hash (`lsa-128-<hash>-v1` → `lsa-128-v1`);
+ * any other id unchanged. A KB edit refits the LSA embedder and changes its
+ * id, yet the run still uses the same embedder: baselines compare families
+ * (docs/fusion-and-tuning.md).
+ */
+export function embedderFamily(id: string): string {
+  const m = /^lsa-(\d+)-[0-9a-f]{12}-v(\d+)$/.exec(id);
+  return m === null ? id : `lsa-${m[1]}-v${m[2]}`;
+}
+
 /** File name of the state fitted on `corpusKey` with `params`: `lsa-<sha256(corpusKey, params, format) first 24 hex>.lsa`. */
 export function lsaStateFile(dir: string, corpusKey: string, params: LsaParams): string {
   const key = createHash("sha256").update(JSON.stringify([LSA_FORMAT, corpusKey, params])).digest("hex").slice(0, 24);

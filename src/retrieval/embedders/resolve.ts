@@ -6,10 +6,12 @@
  * Embedder spec:
  *   - `auto` (default): the transformers model `Xenova/bge-small-en-v1.5` when
  *     its weights are present in the models directory (`modelsDir`, else
- *     `$RETRACE_MODELS_DIR`, else `<cwd>/models`), else the built-in
+ *     `$RETRACE_MODELS_DIR`, else `<cwd>/models`), else the corpus-fit LSA
+ *     embedder fitted on `corpus` (docs/fusion-and-tuning.md: it won the
+ *     choice of the shipped default), else — no corpus given — the built-in
  *     `HashingEmbedder`. Weights that are present but fail to load are an
  *     error, never a silent fallback. With `allowRemote`, a missing model is
- *     downloaded first; if that fails too, the built-in one is used.
+ *     downloaded first; if that fails too, the weight-free one is used.
  *   - `builtin`: always the built-in `HashingEmbedder`.
  *   - `lsa`: the corpus-fit LSA embedder (./lsa.ts), fitted on `corpus.chunks`
  *     (its state loaded from / saved to `corpus.stateDir` when given); an
@@ -118,20 +120,21 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
     } catch (e) {
       // Present-but-broken weights are an error; only a failed download falls back.
       if (location.found || !(e instanceof ModelUnavailableError)) throw e;
-      const embedder = new HashingEmbedder();
-      return {
-        embedder,
-        reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`,
-      };
+      return weightFree(options, `auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`);
     }
   }
+  return weightFree(
+    options,
+    `auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); ` +
+      `put them there or set ${MODELS_DIR_ENV} for a pretrained model`,
+  );
+}
+
+/** The weight-free embedder of `auto`: LSA fitted on the corpus when one is given, else the built-in hashed n-grams. */
+async function weightFree(options: ResolveOptions, why: string): Promise<ResolvedEmbedder> {
+  if (options.corpus !== undefined) return resolveLsa(options, why);
   const embedder = new HashingEmbedder();
-  return {
-    embedder,
-    reason:
-      `${embedder.id} (built-in, lexical-fuzzy, not semantic): auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ` +
-      `${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); put them there or set ${MODELS_DIR_ENV} for semantic embeddings`,
-  };
+  return { embedder, reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): ${why}; no corpus given to fit the LSA embedder on` };
 }
 
 /** Picks the reranker for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */

@@ -6,6 +6,10 @@ import { analyze } from "../../../src/retrieval/analyzer.js";
 import { gaussianColumns, orthonormalize, randomizedSvd, symmetricEigen, type CsrMatrix } from "../../../src/retrieval/embedders/lsa-math.js";
 import { LsaEmbedder, fitLsa, loadOrFitLsa, serializeLsa, type LsaChunk } from "../../../src/retrieval/embedders/lsa.js";
 import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
+import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
+import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
+import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS } from "../../../src/retrieval/hybrid.js";
+import { embedderFamily } from "../../../src/retrieval/embedders/lsa.js";
 
 function csr(rows: number[][]): CsrMatrix {
   const indptr = [0];
@@ -198,5 +202,29 @@ describe("LSA embedder", () => {
     expect(r.reason).toMatch(/corpus-fit LSA.*fitted, state saved to/);
     expect((await resolveEmbedder("lsa", { corpus: { chunks: CORPUS, stateDir: dir } })).reason).toMatch(/state loaded from/);
     await expect(resolveEmbedder("lsa")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", exitCode: 2 });
+  });
+
+  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (min-max 0.9/0.1, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
+    const chunks = CORPUS.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
+    const lsa = new LsaEmbedder(fitLsa(CORPUS, { dimension: 3 }));
+    const r = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa) });
+    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "minmax", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 } });
+    expect(LSA_HYBRID_DEFAULTS).toEqual(r.defaults);
+    expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
+    const t = await r.retrieve("lost card", { locale: "en" });
+    expect(t.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    // given defaults and BM25 parameters win
+    const given = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa), defaults: { fusion: "rrf" }, bm25Params: { k1: 1.2 } });
+    expect(given.defaults.fusion).toBe("rrf");
+    expect([given.bm25.k1, given.bm25.b]).toEqual([1.2, 0.4]);
+    const hashed = new HashingEmbedder();
+    const h = new HybridRetriever({ chunks, embedder: hashed, dense: await InMemoryDenseIndex.fromChunks(chunks, hashed) });
+    expect(h.defaults).toEqual(HYBRID_DEFAULTS);
+    expect([h.bm25.k1, h.bm25.b]).toEqual([1.2, 0.75]);
+  });
+
+  it("embedderFamily drops the fit hash of an LSA id only", () => {
+    expect(embedderFamily("lsa-128-916eee2dd175-v1")).toBe("lsa-128-v1");
+    expect(embedderFamily("builtin-hashed-ngrams-384-v1")).toBe("builtin-hashed-ngrams-384-v1");
   });
 });
