@@ -34,7 +34,8 @@ import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { lsaStateDir, resolveStoreChoice } from "../system.js";
-import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
+import { requireCurrentCollection } from "../retrieval/chroma-store.js";
+import { openExactDense } from "../retrieval/exact-dense.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
 import { HYBRID_DEFAULTS, HybridRetriever, hybridDefaultsFor, type HybridDefaults } from "../retrieval/hybrid.js";
 import { describeIngest, ingest } from "../retrieval/ingest.js";
@@ -88,6 +89,7 @@ export async function runMode(
   mode: BeirMode,
   depth: number,
   onProgress?: (done: number, total: number) => void,
+  hybridDepths: { denseK?: number; bm25K?: number } = {},
 ): Promise<{ ranked: Map<string, string[]>; latenciesMs: number[]; totalMs: number }> {
   const ranked = new Map<string, string[]>();
   const latenciesMs: number[] = [];
@@ -97,7 +99,10 @@ export async function runMode(
   onProgress?.(0, data.queries.length);
   for (const q of data.queries) {
     const t = performance.now();
-    const trace = await retriever.retrieve(q.text, { mode: base, k: depth, denseK: depth, bm25K: depth, locale: "en", rerank: mode === "hybrid+rerank" });
+    // Hybrid branches take a --config file's denseK/bm25K when it sets them; single-branch modes always --depth.
+    const denseK = base === "hybrid" ? (hybridDepths.denseK ?? depth) : depth;
+    const bm25K = base === "hybrid" ? (hybridDepths.bm25K ?? depth) : depth;
+    const trace = await retriever.retrieve(q.text, { mode: base, k: depth, denseK, bm25K, locale: "en", rerank: mode === "hybrid+rerank" });
     latenciesMs.push(performance.now() - t);
     ranked.set(q.id, trace.retrievedIds);
     onProgress?.(++done, data.queries.length);
@@ -250,7 +255,8 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
     const retriever = new HybridRetriever({
       chunks,
       embedder: resolved.embedder,
-      dense: new ChromaDenseIndex(current.collection),
+      // Exact search over the stored vectors, as retrace eval does (docs/determinism.md): the same ranking on every run.
+      dense: await openExactDense(current),
       ...(retrievalConfig.bm25 !== undefined ? { bm25Params: retrievalConfig.bm25 } : {}),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
       defaults: { ...retrieverDefaults(retrievalConfig, hybridDefaultsFor(resolved.embedder.id).defaults), k: o.depth, denseK: o.depth, bm25K: o.depth },
@@ -263,7 +269,10 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
       const p = progressReporter(mode, "queries");
       let r;
       try {
-        r = await runMode(retriever, data, mode, o.depth, (d, t) => p.update(d, t));
+        r = await runMode(retriever, data, mode, o.depth, (d, t) => p.update(d, t), {
+          ...(retrievalConfig.denseK !== undefined ? { denseK: retrievalConfig.denseK } : {}),
+          ...(retrievalConfig.bm25K !== undefined ? { bm25K: retrievalConfig.bm25K } : {}),
+        });
       } finally {
         p.stop();
       }
@@ -276,7 +285,11 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
     }
     const totalMs = performance.now() - t0;
     const d = retriever.defaults;
-    const settings = `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}; BM25 k1=${retriever.bm25.k1} b=${retriever.bm25.b}; depth ${o.depth} per branch`;
+    const hybridDepth =
+      retrievalConfig.denseK !== undefined || retrievalConfig.bm25K !== undefined
+        ? `depth ${o.depth} (hybrid branches: dense ${retrievalConfig.denseK ?? o.depth}, bm25 ${retrievalConfig.bm25K ?? o.depth})`
+        : `depth ${o.depth} per branch`;
+    const settings = `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}; BM25 k1=${retriever.bm25.k1} b=${retriever.bm25.b}; ${hybridDepth}; exact dense search`;
     if (o.json) {
       out(
         JSON.stringify(
@@ -285,7 +298,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
             dataset: { dir, documents: data.corpus.length, queries: data.queries.length, corpusHash: data.corpusHash },
             embedder: resolved.embedder.id,
             collection: current.name,
-            settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b }, depth: o.depth, config: o.config ?? null },
+            settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b }, depth: o.depth, hybridDenseK: retrievalConfig.denseK ?? o.depth, hybridBm25K: retrievalConfig.bm25K ?? o.depth, denseSearch: "exact", config: o.config ?? null },
             seed: o.seed,
             modes: results.map((r) => ({
               mode: r.mode,
@@ -333,7 +346,7 @@ export function register(program: Command): void {
     .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
     .option("--config <file>", "retrieval configuration (as written by retrace tune)")
     .option("--modes <list>", "comma-separated modes: bm25, dense, hybrid, hybrid+rerank (default all that apply)")
-    .option("--depth <n>", "documents retrieved per query, and asked of each branch", parsePositiveInt("--depth"), 100)
+    .option("--depth <n>", "documents retrieved per query, and asked of each branch (hybrid: a --config file's denseK/bm25K win)", parsePositiveInt("--depth"), 100)
     .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
     .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
     .option("--folds <n>", "folds of --tune", parsePositiveInt("--folds"), 5)
