@@ -2,7 +2,8 @@
  * `retrace beir` at 5,000 documents (docs/fusion-and-tuning.md): a seeded
  * synthetic BEIR folder (Zipf corpus of bench/lib/synthetic.ts, 200 queries,
  * each judged relevant to the document it was drawn next to) run through the
- * real command — a fresh local Chroma, ingest, bm25, dense and hybrid — in a
+ * real command — a fresh local Chroma, ingest (with `auto`, the LSA fit),
+ * bm25, dense and hybrid, shipped defaults — in a
  * child process; prints the command's own wall-time line and the total.
  * Target: ingest + all modes under a minute on this machine (printed, never
  * asserted).
@@ -17,6 +18,8 @@ import { ZipfCorpus } from "./lib/synthetic.js";
 
 const DOCS = 5000;
 const QUERIES = 200;
+/** The embedder spec (`BEIR_SCALE_EMBEDDER`, default `auto`: the shipped default, LSA without model weights). */
+const EMBEDDER = process.env.BEIR_SCALE_EMBEDDER ?? "auto";
 
 export async function run(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), "retrace-beir-scale-"));
@@ -31,7 +34,7 @@ export async function run(): Promise<void> {
     writeFileSync(path.join(data, "queries.jsonl"), qs.map((q) => JSON.stringify({ _id: q.id, text: q.doc.text.split(/\s+/).slice(0, 6).join(" ") })).join("\n"));
     writeFileSync(path.join(data, "qrels", "test.tsv"), `query-id\tcorpus-id\tscore\n${qs.map((q) => `${q.id}\t${q.doc.parentId}\t1`).join("\n")}\n`);
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "bin", "retrace.mjs"), "beir", data, "--embedder", "builtin", "--data-dir", path.join(dir, "chroma")], {
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "bin", "retrace.mjs"), "beir", data, "--embedder", EMBEDDER, "--data-dir", path.join(dir, "chroma")], {
       cwd: REPO_ROOT,
       env: { ...process.env, CHROMA_URL: "", NO_COLOR: "1", RETRACE_LOG: "warn" },
       encoding: "utf8",

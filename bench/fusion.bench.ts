@@ -3,7 +3,8 @@
  * eval set (every gold-bearing turn, routed by locale; nDCG@5 over cards)
  * and on Cranfield (nDCG@10 with graded gains, R@100):
  *
- *   BM25, dense (built-in hashed n-grams, exact cosine in memory), hybrid
+ *   BM25, dense (built-in hashed n-grams, then the corpus-fit LSA embedder
+ *   fitted on the set's chunks; exact cosine in memory), hybrid
  *   under each fusion method with equal weights, "tuned" — the
  *   cross-validated figure of retrace tune's search (each query scored by the
  *   configuration chosen on the other folds; folds by case, stratified by
@@ -28,9 +29,10 @@ import { BM25Index } from "../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../src/retrieval/dense.js";
 import { HashingEmbedder } from "../src/retrieval/embedders/builtin.js";
 import { FUSION_METHODS, fuse } from "../src/retrieval/fusion.js";
-import { HYBRID_DEFAULTS } from "../src/retrieval/hybrid.js";
+import { HYBRID_DEFAULTS, hybridDefaultsFor } from "../src/retrieval/hybrid.js";
+import { LsaEmbedder, fitLsa } from "../src/retrieval/embedders/lsa.js";
 import { dedupeParents } from "../src/retrieval/parents.js";
-import type { Ranked } from "../src/retrieval/types.js";
+import type { Embedder, Ranked } from "../src/retrieval/types.js";
 import { CRANFIELD_DIR } from "./cranfield.bench.js";
 import { loadEvalSet } from "./lib/eval-set.js";
 import { Fts5Index } from "./lib/fts5.js";
@@ -73,15 +75,14 @@ function score(s: Setup, q: Query, rankedIds: readonly string[]): { ndcg: number
 
 const idsOf = (s: Setup, ranked: readonly Ranked[]) => (s.cards ? dedupeParents(ranked).map((r) => r.id) : ranked.map((r) => r.id));
 
-async function measure(s: Setup): Promise<void> {
-  const embedder = new HashingEmbedder();
+async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<void> {
   const dense = await InMemoryDenseIndex.fromChunks(s.chunks, embedder);
   const indexes = new Map(DEFAULT_GRID.bm25.map((p) => [bm25Key(p), BM25Index.build(s.chunks, p)]));
   const shipped = bm25Key({ k1: 1.2, b: 0.75 });
   const lists = new Map<string, { dense: Ranked[]; bm25: Map<string, Ranked[]> }>();
   for (const q of s.queries) {
     const opt = s.routed ? { locale: q.locale } : {};
-    const d = await dense.search(await embedder.embedQuery(q.text), { topN: s.depth, ...opt });
+    const d = await dense.search(await embedder.embedQuery(q.text, { locale: q.locale }), { topN: s.depth, ...opt });
     lists.set(q.id, { dense: d, bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: s.depth, ...opt })])) });
   }
   const rows: Row[] = [];
@@ -92,11 +93,25 @@ async function measure(s: Setup): Promise<void> {
       rows.push({ system, perQuery });
     })();
   await row("BM25 (k1 1.2, b 0.75)", (q) => idsOf(s, lists.get(q.id)!.bm25.get(shipped)!));
-  await row("dense (built-in hashed n-grams)", (q) => idsOf(s, lists.get(q.id)!.dense));
+  await row(`dense (${embedder.id})`, (q) => idsOf(s, lists.get(q.id)!.dense));
   for (const method of FUSION_METHODS) {
-    await row(`hybrid ${method}, equal weights${method === HYBRID_DEFAULTS.fusion ? " (shipped default)" : ""}`, (q) => {
+    await row(`hybrid ${method}, equal weights`, (q) => {
       const l = lists.get(q.id)!;
       return idsOf(s, fuse([{ name: "dense", ranked: l.dense }, { name: "bm25", ranked: l.bm25.get(shipped)! }], { method, rrfK: HYBRID_DEFAULTS.rrfK }));
+    });
+  }
+
+  // The shipped default for this embedder (hybridDefaultsFor): fusion, weights, depths (BEIR: both at the depth) and BM25 k1/b.
+  {
+    const base = hybridDefaultsFor(embedder.id);
+    const d = base.defaults;
+    const bm25 = BM25Index.build(s.chunks, base.bm25);
+    await row(`hybrid shipped default (${d.fusion} ${d.weights.dense}/${d.weights.bm25}, k1 ${base.bm25.k1} b ${base.bm25.b})`, (q) => {
+      const l = lists.get(q.id)!;
+      const opt = s.routed ? { locale: q.locale } : {};
+      const dk = s.cards ? d.denseK : s.depth;
+      const bk = s.cards ? d.bm25K : s.depth;
+      return idsOf(s, fuse([{ name: "dense", ranked: l.dense.slice(0, dk), weight: d.weights.dense }, { name: "bm25", ranked: bm25.search(q.text, { topN: bk, ...opt }), weight: d.weights.bm25 }], { method: d.fusion, rrfK: d.rrfK }));
     });
   }
 
@@ -124,6 +139,7 @@ async function measure(s: Setup): Promise<void> {
   });
   void scoreUnit;
 
+  if (peers) {
   const fts = new Fts5Index(s.chunks, s.cards ? "unicode61 remove_diacritics 2" : "porter unicode61");
   try {
     await row(`SQLite FTS5 bm25()`, (q) => {
@@ -144,6 +160,7 @@ async function measure(s: Setup): Promise<void> {
     const docs = await byLocale.get(s.routed ? q.locale : "*")!.invoke(q.text);
     return s.cards ? parentsOf(docs) : docs.map((d) => String(d.metadata.chunkId));
   });
+  }
 
   const locales = s.routed ? [...new Set(s.queries.map((q) => q.locale))].sort() : [];
   const ci = (xs: number[]) => {
@@ -152,7 +169,7 @@ async function measure(s: Setup): Promise<void> {
   };
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   printTable(
-    `${s.name}: nDCG@${s.k}${s.recallDepth !== undefined ? ` and R@${s.recallDepth}` : ""}, depth ${s.depth} per branch (95% bootstrap CI over queries, seed ${SEED})`,
+    `${s.name}, embedder ${embedder.id}: nDCG@${s.k}${s.recallDepth !== undefined ? ` and R@${s.recallDepth}` : ""}, depth ${s.depth} per branch (95% bootstrap CI over queries, seed ${SEED})`,
     [
       { header: "system" },
       { header: "n", align: "right" },
@@ -176,9 +193,15 @@ async function measure(s: Setup): Promise<void> {
   print(`tuned: chosen per fold: ${cv.chosenPerFold.map((c) => { const x = candidates[Number(c)]!; return `${x.fusion} ${x.weights.dense}/${x.weights.bm25}`; }).join(", ")}`);
 }
 
+/** Each setup with the built-in hashed n-grams (plus the FTS5 and LangChain peers) and with the corpus-fit LSA embedder fitted on its chunks. */
+async function both(s: Setup): Promise<void> {
+  await measure(s, new HashingEmbedder(), true);
+  await measure(s, new LsaEmbedder(fitLsa(s.chunks)), false);
+}
+
 export async function run(): Promise<void> {
   const evalSet = await loadEvalSet();
-  await measure({
+  await both({
     name: "Shipped eval set (all cases; every gold-bearing turn, routed by locale)",
     chunks: evalSet.chunks,
     queries: evalSet.queries.filter((q) => q.gold.length > 0).map((q) => ({ id: `${q.caseId}#${q.turn}`, group: q.caseId, locale: q.locale, text: q.text, gold: q.gold })),
@@ -192,7 +215,7 @@ export async function run(): Promise<void> {
     return;
   }
   const data = await loadBeirDataset(CRANFIELD_DIR);
-  await measure({
+  await both({
     name: "Cranfield (225 queries)",
     chunks: beirChunks(data.corpus),
     queries: data.queries.map((q) => ({ id: q.id, group: q.id, locale: "en", text: q.text, gold: data.qrels.get(q.id)! })),

@@ -21,7 +21,7 @@ import { InvalidArgumentError } from "./errors.js";
 import { loadData, type LoadedData } from "./kb/load.js";
 import { log } from "./log.js";
 import { ANALYZER_CONFIG_FILE, applyAnalyzerConfigFile } from "./retrieval/analyzer.js";
-import { openStore, type ChromaStoreHandle } from "./retrieval/chroma-client.js";
+import { defaultDataDir, openStore, type ChromaStoreHandle } from "./retrieval/chroma-client.js";
 import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { openExactDense } from "./retrieval/exact-dense.js";
 import { fingerprinted } from "./retrieval/fingerprint.js";
@@ -57,7 +57,7 @@ export interface SystemOptions {
   casesFile: string | null;
   /** See the module comment; default `auto`. */
   store?: StoreChoice;
-  /** Embedder spec: `auto` (default), `builtin`, or a transformers.js model id / folder. */
+  /** Embedder spec: `auto` (default), `builtin`, `lsa` (corpus-fit, fitted on the KB's chunks), or a transformers.js model id / folder. */
   embedder?: string;
   /** Cross-encoder spec, or null for no reranking (the default). */
   reranker?: string | null;
@@ -91,6 +91,16 @@ export interface RetraceSystem extends LoadedData {
   close(): Promise<void>;
 }
 
+/**
+ * Where the fitted state of the corpus-fit LSA embedder is saved: `<data dir>/lsa`
+ * (data dir: `dataDir`, else `.retrace/chroma`), for a local and a remote
+ * store alike (the state is too large for Chroma collection metadata; a
+ * missing file is refitted to the same bytes, docs/fusion-and-tuning.md).
+ */
+export function lsaStateDir(dataDir?: string): string {
+  return path.join(dataDir ?? defaultDataDir(), "lsa");
+}
+
 /** Assembles a running system from options (see the module comment). */
 export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   const choice = resolveStoreChoice(opts.store ?? "auto", opts.env);
@@ -102,7 +112,9 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
     log.info("Store-less run: the graph has no retrieval node; retrieval metrics will be reported as not measured");
     return { ...data, retriever: null, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, close: async () => {} };
   }
-  const resolved = await resolveEmbedder(opts.embedder ?? "auto");
+  // The lsa embedder is fitted on the KB's chunks; its state lives in the local data dir (docs/fusion-and-tuning.md).
+  const stateDir = choice.kind === "memory" ? undefined : lsaStateDir(opts.dataDir);
+  const resolved = await resolveEmbedder(opts.embedder ?? "auto", { corpus: { chunks: data.chunks, ...(stateDir !== undefined ? { stateDir } : {}) } });
   log.info(`embedder: ${resolved.reason}`);
   const rerank = await resolveReranker(opts.reranker ?? null);
   if (rerank.reranker !== null) log.info(`reranker: ${rerank.reason}`);

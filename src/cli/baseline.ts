@@ -81,14 +81,19 @@ export function evalCommandLine(intent: RunIntent, over: Partial<Record<"k" | "m
 /**
  * The id of the embedder `spec` will resolve to, found without loading a
  * model: `builtin` → the built-in embedder's id; `auto` → the default
- * model's id when its weights are on disk, else the built-in id (the same
- * file lookup resolveEmbedder makes); a model id → that id.
+ * model's id when its weights are on disk, else null (the LSA embedder's id
+ * is known only after its fit; the same file lookup resolveEmbedder makes);
+ * `lsa` → null;
+ * a model id → that id.
  */
-export async function predictEmbedderId(spec: string): Promise<string> {
+export async function predictEmbedderId(spec: string): Promise<string | null> {
   if (spec === "builtin") return new HashingEmbedder().id;
+  // The LSA id carries the hash of a fit on the chunks: known only after the fit (the gate checks it after the run).
+  if (spec === "lsa") return null;
   if (spec === "auto") {
     const location = await locateModel(DEFAULT_EMBEDDING_MODEL, { modelsDir: defaultModelsDir() });
-    return location.found ? modelIdOf(DEFAULT_EMBEDDING_MODEL) : new HashingEmbedder().id;
+    // No weights: auto fits the LSA embedder, whose id is known only after the fit.
+    return location.found ? modelIdOf(DEFAULT_EMBEDDING_MODEL) : null;
   }
   return modelIdOf(spec);
 }

@@ -33,10 +33,11 @@ import { quantileSorted } from "../eval/stats.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
-import { resolveStoreChoice } from "../system.js";
-import { ChromaDenseIndex, requireCurrentCollection } from "../retrieval/chroma-store.js";
+import { lsaStateDir, resolveStoreChoice } from "../system.js";
+import { requireCurrentCollection } from "../retrieval/chroma-store.js";
+import { openExactDense } from "../retrieval/exact-dense.js";
 import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
-import { HYBRID_DEFAULTS, HybridRetriever } from "../retrieval/hybrid.js";
+import { HYBRID_DEFAULTS, HybridRetriever, hybridDefaultsFor, type HybridDefaults } from "../retrieval/hybrid.js";
 import { describeIngest, ingest } from "../retrieval/ingest.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { ndcgAtK } from "../eval/metrics.js";
@@ -73,12 +74,12 @@ export interface ModeResult {
   timing: { queries: number; totalMs: number; qps: number; p50Ms: number; p95Ms: number };
 }
 
-/** Retrieval settings of a config file applied to the retriever (everything the BEIR run uses but the depths). */
-export function retrieverDefaults(config: RetrievalConfig) {
+/** Retrieval settings of a config file applied to the retriever (everything the BEIR run uses but the depths); unset keys: `base` (the embedder's defaults, hybridDefaultsFor). */
+export function retrieverDefaults(config: RetrievalConfig, base: Readonly<HybridDefaults> = HYBRID_DEFAULTS) {
   return {
-    fusion: config.fusion ?? HYBRID_DEFAULTS.fusion,
-    rrfK: config.rrfK ?? HYBRID_DEFAULTS.rrfK,
-    weights: { dense: config.weights?.dense ?? HYBRID_DEFAULTS.weights.dense, bm25: config.weights?.bm25 ?? HYBRID_DEFAULTS.weights.bm25 },
+    fusion: config.fusion ?? base.fusion,
+    rrfK: config.rrfK ?? base.rrfK,
+    weights: { dense: config.weights?.dense ?? base.weights.dense, bm25: config.weights?.bm25 ?? base.weights.bm25 },
   };
 }
 
@@ -89,6 +90,7 @@ export async function runMode(
   mode: BeirMode,
   depth: number,
   onProgress?: (done: number, total: number) => void,
+  hybridDepths: { denseK?: number; bm25K?: number } = {},
 ): Promise<{ ranked: Map<string, string[]>; latenciesMs: number[]; totalMs: number }> {
   const ranked = new Map<string, string[]>();
   const latenciesMs: number[] = [];
@@ -98,7 +100,10 @@ export async function runMode(
   onProgress?.(0, data.queries.length);
   for (const q of data.queries) {
     const t = performance.now();
-    const trace = await retriever.retrieve(q.text, { mode: base, k: depth, denseK: depth, bm25K: depth, locale: "en", rerank: mode === "hybrid+rerank" });
+    // Hybrid branches take a --config file's denseK/bm25K when it sets them; single-branch modes always --depth.
+    const denseK = base === "hybrid" ? (hybridDepths.denseK ?? depth) : depth;
+    const bm25K = base === "hybrid" ? (hybridDepths.bm25K ?? depth) : depth;
+    const trace = await retriever.retrieve(q.text, { mode: base, k: depth, denseK, bm25K, locale: "en", rerank: mode === "hybrid+rerank" });
     latenciesMs.push(performance.now() - t);
     ranked.set(q.id, trace.retrievedIds);
     onProgress?.(++done, data.queries.length);
@@ -229,11 +234,11 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   const retrievalConfig: RetrievalConfig = config?.retrieval ?? {};
   const data = await loadBeirDataset(dir);
   log.info(`BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`);
-  const resolved = await resolveEmbedder(o.embedder);
+  const chunks = beirChunks(data.corpus);
+  const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks, stateDir: lsaStateDir(o.dataDir) } });
   log.info(`embedder: ${resolved.reason}`);
   const rerank = await resolveReranker(o.rerank ?? null);
   if (o.rerank !== undefined && rerank.reranker === null) throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", o.rerank);
-  const chunks = beirChunks(data.corpus);
   let handle: ChromaStoreHandle | undefined;
   try {
     const t0 = performance.now();
@@ -251,10 +256,11 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
     const retriever = new HybridRetriever({
       chunks,
       embedder: resolved.embedder,
-      dense: new ChromaDenseIndex(current.collection),
+      // Exact search over the stored vectors, as retrace eval does (docs/determinism.md): the same ranking on every run.
+      dense: await openExactDense(current),
       ...(retrievalConfig.bm25 !== undefined ? { bm25Params: retrievalConfig.bm25 } : {}),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
-      defaults: { ...retrieverDefaults(retrievalConfig), k: o.depth, denseK: o.depth, bm25K: o.depth },
+      defaults: { ...retrieverDefaults(retrievalConfig, hybridDefaultsFor(resolved.embedder.id).defaults), k: o.depth, denseK: o.depth, bm25K: o.depth },
     });
     const bm25Ms = performance.now() - tBm25;
     const ingestMs = performance.now() - t0;
@@ -264,7 +270,10 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
       const p = progressReporter(mode, "queries");
       let r;
       try {
-        r = await runMode(retriever, data, mode, o.depth, (d, t) => p.update(d, t));
+        r = await runMode(retriever, data, mode, o.depth, (d, t) => p.update(d, t), {
+          ...(retrievalConfig.denseK !== undefined ? { denseK: retrievalConfig.denseK } : {}),
+          ...(retrievalConfig.bm25K !== undefined ? { bm25K: retrievalConfig.bm25K } : {}),
+        });
       } finally {
         p.stop();
       }
@@ -277,7 +286,11 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
     }
     const totalMs = performance.now() - t0;
     const d = retriever.defaults;
-    const settings = `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}; BM25 k1=${retriever.bm25.k1} b=${retriever.bm25.b}; depth ${o.depth} per branch`;
+    const hybridDepth =
+      retrievalConfig.denseK !== undefined || retrievalConfig.bm25K !== undefined
+        ? `depth ${o.depth} (hybrid branches: dense ${retrievalConfig.denseK ?? o.depth}, bm25 ${retrievalConfig.bm25K ?? o.depth})`
+        : `depth ${o.depth} per branch`;
+    const settings = `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}; BM25 k1=${retriever.bm25.k1} b=${retriever.bm25.b}; ${hybridDepth}; exact dense search`;
     if (o.json) {
       out(
         JSON.stringify(
@@ -286,7 +299,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
             dataset: { dir, documents: data.corpus.length, queries: data.queries.length, corpusHash: data.corpusHash },
             embedder: resolved.embedder.id,
             collection: current.name,
-            settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b }, depth: o.depth, config: o.config ?? null },
+            settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b }, depth: o.depth, hybridDenseK: retrievalConfig.denseK ?? o.depth, hybridBm25K: retrievalConfig.bm25K ?? o.depth, denseSearch: "exact", config: o.config ?? null },
             seed: o.seed,
             modes: results.map((r) => ({
               mode: r.mode,
@@ -330,11 +343,11 @@ export function register(program: Command): void {
     .argument("<dir>", "the dataset folder")
     .option("--store <auto|local|url>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; or a Chroma URL", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--embedder <auto|builtin|model>", "dense embedder", "auto")
+    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA, fitted on the corpus)", "auto")
     .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
     .option("--config <file>", "retrieval configuration (as written by retrace tune)")
     .option("--modes <list>", "comma-separated modes: bm25, dense, hybrid, hybrid+rerank (default all that apply)")
-    .option("--depth <n>", "documents retrieved per query, and asked of each branch", positiveIntOption("--depth"), 100)
+    .option("--depth <n>", "documents retrieved per query, and asked of each branch (hybrid: a --config file's denseK/bm25K win)", positiveIntOption("--depth"), 100)
     .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
     .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
     .option("--folds <n>", "folds of --tune", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), 5)

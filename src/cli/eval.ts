@@ -60,8 +60,9 @@ export interface EvalOptions {
   kb?: string;
   cases?: string;
   k: number;
-  denseK: number;
-  bm25K: number;
+  /** Unset: the retriever's default for its embedder (hybridDefaultsFor). */
+  denseK?: number;
+  bm25K?: number;
   mode: RetrievalMode;
   embedder: string;
   rerank?: string;
@@ -239,8 +240,8 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
     // A --config file's keys win over the command-line depths (docs/fusion-and-tuning.md).
     defaults: {
       k: o.k,
-      denseK: c.denseK ?? o.denseK,
-      bm25K: c.bm25K ?? o.bm25K,
+      ...((c.denseK ?? o.denseK) !== undefined ? { denseK: c.denseK ?? o.denseK } : {}),
+      ...((c.bm25K ?? o.bm25K) !== undefined ? { bm25K: c.bm25K ?? o.bm25K } : {}),
       mode: o.mode,
       rerank: session.reranker !== null,
       ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
@@ -420,10 +421,10 @@ export function addRetrievalOptions(cmd: Command): Command {
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
     .option("-k, --k <n>", "retrieval top-k: cards scored per turn", positiveIntOption("-k"), 5)
-    .option("--dense-k <n>", "chunks asked of the dense index", positiveIntOption("--dense-k"), 20)
-    .option("--bm25-k <n>", "chunks asked of BM25", positiveIntOption("--bm25-k"), 20)
+    .option("--dense-k <n>", "chunks asked of the dense index (default 20)", positiveIntOption("--dense-k"))
+    .option("--bm25-k <n>", "chunks asked of BM25 (default 20; 50 with the LSA embedder)", positiveIntOption("--bm25-k"))
     .addOption(new Option("--mode <mode>", "retrieval branches").choices([...RETRIEVAL_MODES]).default("hybrid"))
-    .option("--embedder <auto|builtin|model>", "auto: the transformers.js model when its weights are local, else the built-in one", "auto")
+    .option("--embedder <auto|builtin|lsa|model>", "auto: the transformers.js model when its weights are local, else the corpus-fit LSA embedder; builtin: hashed character n-grams; lsa: corpus-fit LSA", "auto")
     .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))

@@ -24,7 +24,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../re
 import { action, err, out } from "./io.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption } from "./options.js";
 import { progressReporter } from "./progress.js";
-import { resolveStoreChoice } from "../system.js";
+import { lsaStateDir, resolveStoreChoice } from "../system.js";
 
 export interface IngestCommandOptions {
   kb: string;
@@ -54,7 +54,7 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const kb = await loadKnowledgeBase(opts.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
   const chunks = chunkKnowledgeBase(kb);
   const hash = kbHash(kb);
-  const resolved = await resolveEmbedder(opts.embedder);
+  const resolved = await resolveEmbedder(opts.embedder, { corpus: { chunks, stateDir: lsaStateDir(opts.dataDir) } });
   const reason = resolved.reason;
   // The weights' fingerprint is part of the collection identity (docs/reliability.md).
   const embedder = await fingerprinted(resolved.embedder);
@@ -149,7 +149,7 @@ export function register(program: Command): void {
     .description("Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)")
     .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
     .option("--store <auto|local|url>", "Chroma server: auto = CHROMA_URL if set, else local; local = a server started on --data-dir; or a Chroma URL", "auto")
-    .option("--embedder <auto|builtin|model>", "embedder: auto, builtin, or a transformers.js model id or folder", "auto")
+    .option("--embedder <auto|builtin|lsa|model>", "embedder: auto, builtin, lsa (corpus-fit LSA), or a transformers.js model id or folder", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
     .option("--batch-size <n>", "chunks embedded and written per request", positiveIntOption("--batch-size"), DEFAULT_BATCH_SIZE)
     .option("--json", "print the result as JSON")

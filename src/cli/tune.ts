@@ -19,7 +19,7 @@ import { defaultSplitFile, loadSplit } from "../kb/split.js";
 import type { Locale } from "../kb/types.js";
 import { log } from "../log.js";
 import { BM25Index } from "../retrieval/bm25.js";
-import { HYBRID_DEFAULTS, type HybridRetriever } from "../retrieval/hybrid.js";
+import type { HybridRetriever } from "../retrieval/hybrid.js";
 import { dedupeParents, topK } from "../retrieval/parents.js";
 import { resolveDataPaths } from "./check.js";
 import { InvalidArgumentError } from "../errors.js";
@@ -179,7 +179,7 @@ export async function tuneCommand(o: TuneOptions): Promise<number> {
     const groupIds = [...new Set(units.map((u) => u.group))].sort();
     const stratumOf = new Map(units.map((u) => [u.group, u.stratum]));
     const groups = groupIds.map((id) => ({ id, stratum: stratumOf.get(id) as string }));
-    const candidates = expandGrid(grid, currentCandidate(retriever, HYBRID_DEFAULTS.denseK, HYBRID_DEFAULTS.bm25K));
+    const candidates = expandGrid(grid, currentCandidate(retriever, retriever.defaults.denseK, retriever.defaults.bm25K));
     return await tuneAndReport(units, groups, candidates, {
       folds: o.folds,
       seed: o.seed,
@@ -200,7 +200,7 @@ export function register(program: Command): void {
     .option("--store <auto|local|url|memory>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index", "auto")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
-    .option("--embedder <auto|builtin|model>", "dense embedder", "auto")
+    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA)", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("-k, --k <n>", "cards scored per turn (nDCG@k)", positiveIntOption("-k"), 5)
     .option("--folds <n>", "cross-validation folds", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), 5)

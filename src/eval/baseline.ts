@@ -20,6 +20,7 @@
  * baselines written before them still load.
  */
 import { readTextFileOrThrow } from "../kb/text.js";
+import { embedderFamily } from "../retrieval/embedders/lsa.js";
 import { writeFileAtomic } from "../atomic.js";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
 import { BASELINE_SCHEMA_VERSION, parseBaselineData, type BaselineData } from "./schemas.js";
@@ -104,11 +105,16 @@ export async function readBaseline(path: string): Promise<Baseline> {
  * the same thing, checked in this order: `datasetHash` (other eval cases:
  * other turns, other gold), `k` (scores at another cutoff), then the
  * retrieval configuration `config.embedder`, `config.mode`, `config.rerank`
- * (a comparison would measure the configuration change, not a regression).
+ * (a comparison would measure the configuration change, not a regression;
+ * a corpus-fit embedder is compared by `embedderFamily`, without its fit hash).
  * A different `kbHash` is allowed — a KB edit is exactly what a regression
  * check should catch — and returned as a note for the caller to show
  * (this function does no I/O, so the gate that calls it stays pure).
  */
+function sameEmbedder(a: string | null, b: string | null): boolean {
+  return a === b || (a !== null && b !== null && embedderFamily(a) === embedderFamily(b));
+}
+
 export function assertComparable(baseline: Baseline, report: Report): string[] {
   if (baseline.datasetHash !== report.run.datasetHash) {
     throw new BaselineMismatchError("datasetHash", baseline.datasetHash, report.run.datasetHash);
@@ -116,7 +122,9 @@ export function assertComparable(baseline: Baseline, report: Report): string[] {
   if (baseline.k !== report.run.k) throw new BaselineMismatchError("k", baseline.k, report.run.k);
   const cfg = configOf(report);
   for (const field of ["embedder", "mode", "rerank"] as const) {
-    if (baseline.config[field] !== cfg[field]) {
+    // A corpus-fit embedder refitted after a KB edit is the same embedder (its family).
+    const same = field === "embedder" ? sameEmbedder(baseline.config.embedder, cfg.embedder) : baseline.config[field] === cfg[field];
+    if (!same) {
       throw new BaselineMismatchError(`config.${field}`, baseline.config[field], cfg[field]);
     }
   }

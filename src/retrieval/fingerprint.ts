@@ -96,8 +96,8 @@ export function withFingerprint(inner: Embedder, fingerprint: string): Fingerpri
     dimension: inner.dimension,
     description: inner.description,
     fingerprint,
-    embedDocuments: (texts) => inner.embedDocuments(texts),
-    embedQuery: (text) => inner.embedQuery(text),
+    embedDocuments: (texts, options) => inner.embedDocuments(texts, options),
+    embedQuery: (text, options) => inner.embedQuery(text, options),
   };
 }
 

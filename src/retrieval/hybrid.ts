@@ -14,7 +14,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { isLocale, type Chunk } from "../kb/types.js";
-import { BM25Index, type BM25Params } from "./bm25.js";
+import { BM25Index, BM25_B, BM25_K1, type BM25Params } from "./bm25.js";
 import type { DenseIndex } from "./dense.js";
 import {
   FUSION_METHODS,
@@ -74,12 +74,43 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
   weights: Object.freeze({ dense: 1, bm25: 1 }),
 });
 
+/**
+ * The shipped defaults over the corpus-fit LSA embedder (docs/fusion-and-tuning.md,
+ * "Choosing the shipped default"): min-max CombSUM, weights dense 0.9 /
+ * BM25 0.1, top 20 dense and top 50 BM25 chunks, with BM25 k1 0.9, b 0.4
+ * (`LSA_HYBRID_BM25`, Anserini's). Chosen by pooled 5-fold cross-validation
+ * over the eval set's tune part and Cranfield (bench/choose-default.ts) among
+ * both weight-free embedders, then confirmed on the holdout part. They are
+ * tied to the embedder: a dense weight of 0.9 over the hashed n-grams (a
+ * weaker, lexical copy of BM25) would lose to BM25 alone.
+ */
+export const LSA_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
+  ...HYBRID_DEFAULTS,
+  bm25K: 50,
+  fusion: "minmax",
+  weights: Object.freeze({ dense: 0.9, bm25: 0.1 }),
+});
+
+/** BM25 k1 and b of the index a HybridRetriever over the LSA embedder builds when none are given. */
+export const LSA_HYBRID_BM25: Readonly<{ k1: number; b: number }> = Object.freeze({ k1: 0.9, b: 0.4 });
+
+/**
+ * The defaults a HybridRetriever over an embedder with this id starts from:
+ * LSA_HYBRID_DEFAULTS and LSA_HYBRID_BM25 for the corpus-fit LSA embedder
+ * (id `lsa-…`); HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every other
+ * embedder (the built-in hashed n-grams, transformers models). Computable
+ * without labels: it reads the embedder id only.
+ */
+export function hybridDefaultsFor(embedderId: string): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
+  return /^lsa-\d+-/.test(embedderId) ? { defaults: LSA_HYBRID_DEFAULTS, bm25: LSA_HYBRID_BM25 } : { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };
+}
+
 export interface HybridRetrieverOptions {
   /** The chunks behind both indexes: BM25 is built from them (unless given) and the reranker reads their text. */
   chunks: readonly Chunk[];
   embedder: Embedder;
   dense: DenseIndex;
-  /** A prebuilt BM25 index over the same chunks; built from `chunks` with `bm25Params` when absent. */
+  /** A prebuilt BM25 index over the same chunks; built from `chunks` with `bm25Params` (unset keys: the embedder's, `hybridDefaultsFor`) when absent. */
   bm25?: BM25Index;
   bm25Params?: BM25Params;
   reranker?: Reranker;
@@ -115,18 +146,20 @@ export class HybridRetriever implements Retriever {
 
   constructor(options: HybridRetrieverOptions) {
     const d = options.defaults ?? {};
+    // The embedder decides the base defaults (hybridDefaultsFor); the given ones win.
+    const base = hybridDefaultsFor(options.embedder.id);
     const defaults: HybridDefaults = {
-      k: d.k ?? HYBRID_DEFAULTS.k,
-      denseK: d.denseK ?? HYBRID_DEFAULTS.denseK,
-      bm25K: d.bm25K ?? HYBRID_DEFAULTS.bm25K,
-      fusion: d.fusion ?? HYBRID_DEFAULTS.fusion,
-      rrfK: d.rrfK ?? HYBRID_DEFAULTS.rrfK,
-      mode: d.mode ?? HYBRID_DEFAULTS.mode,
-      rerank: d.rerank ?? HYBRID_DEFAULTS.rerank,
-      rerankHead: d.rerankHead ?? HYBRID_DEFAULTS.rerankHead,
+      k: d.k ?? base.defaults.k,
+      denseK: d.denseK ?? base.defaults.denseK,
+      bm25K: d.bm25K ?? base.defaults.bm25K,
+      fusion: d.fusion ?? base.defaults.fusion,
+      rrfK: d.rrfK ?? base.defaults.rrfK,
+      mode: d.mode ?? base.defaults.mode,
+      rerank: d.rerank ?? base.defaults.rerank,
+      rerankHead: d.rerankHead ?? base.defaults.rerankHead,
       weights: {
-        dense: d.weights?.dense ?? HYBRID_DEFAULTS.weights.dense,
-        bm25: d.weights?.bm25 ?? HYBRID_DEFAULTS.weights.bm25,
+        dense: d.weights?.dense ?? base.defaults.weights.dense,
+        bm25: d.weights?.bm25 ?? base.defaults.weights.bm25,
       },
     };
     assertPositiveInteger("k", defaults.k);
@@ -151,7 +184,7 @@ export class HybridRetriever implements Retriever {
       if (this.textById.has(c.id)) throw new InvalidArgumentError("chunks", "unique chunk ids", c.id);
       this.textById.set(c.id, c.text);
     }
-    this.bm25 = options.bm25 ?? BM25Index.build(options.chunks, options.bm25Params);
+    this.bm25 = options.bm25 ?? BM25Index.build(options.chunks, { k1: options.bm25Params?.k1 ?? base.bm25.k1, b: options.bm25Params?.b ?? base.bm25.b });
   }
 
   async retrieve(query: string, options?: RetrieveOptions): Promise<RetrievalTrace> {
@@ -193,7 +226,7 @@ export class HybridRetriever implements Retriever {
 
     if (mode !== "bm25") {
       let t = performance.now();
-      const vector = await this.embedder.embedQuery(query);
+      const vector = await this.embedder.embedQuery(query, locale === undefined ? undefined : { locale });
       timingsMs.embed = since(t);
       t = performance.now();
       dense = await this.dense.search(vector, { topN: denseK, ...searchOptions });

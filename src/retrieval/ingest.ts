@@ -230,7 +230,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     for (let start = 0; start < total; start += batchSize) {
       signal?.throwIfAborted();
       const batch = chunks.slice(start, start + batchSize);
-      const vectors = await embedder.embedDocuments(batch.map((c) => c.text));
+      const vectors = await embedder.embedDocuments(batch.map((c) => c.text), { locales: batch.map((c) => c.locale) });
       checkVectors(vectors, batch.length, embedder, start);
       signal?.throwIfAborted();
       const metadatas: ChunkMetadata[] = batch.map((c) => ({ parentId: c.parentId, locale: c.locale, title: c.title, section: c.section }));

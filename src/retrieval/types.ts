@@ -65,8 +65,14 @@ export interface Embedder {
   readonly dimension: number;
   /** Human description for reports (the built-in one says it is lexical-fuzzy, not semantic). */
   readonly description: string;
-  embedDocuments(texts: string[]): Promise<number[][]>;
-  embedQuery(text: string): Promise<number[]>;
+  /**
+   * One vector per text. `locales` (one per text), when given, is each text's
+   * locale; embedders that analyse text per locale (the LSA embedder) use it,
+   * others ignore it.
+   */
+  embedDocuments(texts: string[], options?: { locales?: readonly Locale[] }): Promise<number[][]>;
+  /** The query's vector; `locale`, when given, is the query's locale (used as in embedDocuments). */
+  embedQuery(text: string, options?: { locale?: Locale }): Promise<number[]>;
 }
 
 export interface Reranker {

@@ -3,7 +3,7 @@
  * tiny BEIR folder; a re-run reuses the collection; bad input exits 2 naming
  * file, line and field before any store is started.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -50,6 +50,23 @@ describe("retrace beir", () => {
     const json = JSON.parse(second.stdout) as { version: number; modes: Array<{ mode: string; n: number; mean: Record<string, number> }> };
     expect(json.version).toBe(1);
     expect(json.modes.map((m) => [m.mode, m.n, m.mean["ndcg@10"]])).toEqual([["bm25", 2, 1]]);
+  }, 120_000);
+
+  it("--embedder lsa fits on the corpus (state in <data dir>/lsa); the hybrid branches take a --config file's denseK/bm25K", async () => {
+    const conf = path.join(tmp.dir, "depths.json");
+    await writeFile(conf, JSON.stringify({ version: 1, retrieval: { denseK: 1, bm25K: 1 } }));
+    const dataDir = path.join(tmp.dir, "chroma-lsa");
+    const runs = path.join(tmp.dir, "runs-lsa");
+    const r = await runCli(["beir", data, "--data-dir", dataDir, "--run-out", runs, "--embedder", "lsa", "--modes", "dense,hybrid", "--config", conf], { env: LOCAL });
+    expect(r.stderr).not.toMatch(/unexpected error/);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^Embedder: lsa-\d+-[0-9a-f]{12}-v1 \(corpus-fit LSA/m);
+    expect(r.stdout).toContain("hybrid branches: dense 1, bm25 1");
+    expect((await readdir(path.join(dataDir, "lsa"))).filter((f) => f.endsWith(".lsa"))).toHaveLength(1);
+    // dense alone lists the whole corpus (depth 100 > 4 documents); hybrid fuses one document from each branch
+    const perQuery = (text: string) => text.trim().split("\n").filter((l) => l.startsWith("1 ")).length;
+    expect(perQuery(await readFile(path.join(runs, "dense.trec"), "utf8"))).toBe(4);
+    expect(perQuery(await readFile(path.join(runs, "hybrid.trec"), "utf8"))).toBeLessThanOrEqual(2);
   }, 120_000);
 
   it("exits 2 naming file, line and field for a malformed dataset, and the key for a bad config", async () => {

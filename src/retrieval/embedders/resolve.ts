@@ -6,11 +6,17 @@
  * Embedder spec:
  *   - `auto` (default): the transformers model `Xenova/bge-small-en-v1.5` when
  *     its weights are present in the models directory (`modelsDir`, else
- *     `$RETRACE_MODELS_DIR`, else `<cwd>/models`), else the built-in
+ *     `$RETRACE_MODELS_DIR`, else `<cwd>/models`), else the corpus-fit LSA
+ *     embedder fitted on `corpus` (docs/fusion-and-tuning.md: it won the
+ *     choice of the shipped default), else — no corpus given — the built-in
  *     `HashingEmbedder`. Weights that are present but fail to load are an
  *     error, never a silent fallback. With `allowRemote`, a missing model is
- *     downloaded first; if that fails too, the built-in one is used.
+ *     downloaded first; if that fails too, the weight-free one is used.
  *   - `builtin`: always the built-in `HashingEmbedder`.
+ *   - `lsa`: the corpus-fit LSA embedder (./lsa.ts), fitted on `corpus.chunks`
+ *     (its state loaded from / saved to `corpus.stateDir` when given); an
+ *     InvalidArgumentError when no corpus is given (only a command that has
+ *     the chunks can fit it).
  *   - anything else: a model id or folder path, loaded with transformers.js;
  *     missing weights are a ModelUnavailableError (exit 3).
  *
@@ -24,6 +30,7 @@ import { InvalidArgumentError, ModelUnavailableError } from "../../errors.js";
 import { CrossEncoderReranker } from "../rerank-model.js";
 import type { Embedder, Reranker } from "../types.js";
 import { HashingEmbedder } from "./builtin.js";
+import { loadOrFitLsa, type LsaChunk } from "./lsa.js";
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_RERANK_MODEL,
@@ -33,7 +40,7 @@ import {
   locateModel,
 } from "./transformers.js";
 
-export type EmbedderSpec = "auto" | "builtin" | (string & {});
+export type EmbedderSpec = "auto" | "builtin" | "lsa" | (string & {});
 export type RerankerSpec = "auto" | "none" | "off" | (string & {}) | null;
 
 export interface ResolveOptions {
@@ -45,6 +52,8 @@ export interface ResolveOptions {
   allowRemote?: boolean;
   /** Texts per model call for transformers models. */
   batchSize?: number;
+  /** The chunks the `lsa` embedder is fitted on, and the folder its fitted state is saved in (none: not saved). */
+  corpus?: { chunks: readonly LsaChunk[]; stateDir?: string };
 }
 
 export interface ResolvedEmbedder {
@@ -61,7 +70,7 @@ export interface ResolvedReranker {
 
 function checkSpec(name: string, spec: unknown): asserts spec is string {
   if (typeof spec !== "string" || spec.trim() === "") {
-    throw new InvalidArgumentError(name, '"auto", "builtin" or a model id', spec);
+    throw new InvalidArgumentError(name, '"auto", "builtin", "lsa" or a model id', spec);
   }
 }
 
@@ -78,6 +87,13 @@ function describeLoaded(e: TransformersEmbedder): string {
   return `${e.id} (transformers.js, ${e.dimension}-d, ${e.pooling} pooling from ${e.poolingSource}, ${e.dtype})`;
 }
 
+async function resolveLsa(options: ResolveOptions, why: string): Promise<ResolvedEmbedder> {
+  if (options.corpus === undefined) throw new InvalidArgumentError("embedder", "lsa only where the chunks to fit it on are known (ingest, eval, trace, beir)", "lsa");
+  const r = await loadOrFitLsa(options.corpus.chunks, options.corpus.stateDir !== undefined ? { dir: options.corpus.stateDir } : {});
+  const where = r.file === null ? "fitted in memory, not saved" : r.status === "loaded" ? `state loaded from ${r.file}` : `${r.status}, state saved to ${r.file}`;
+  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}` };
+}
+
 /** Picks the embedder for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
 export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: ResolveOptions = {}): Promise<ResolvedEmbedder> {
   checkSpec("embedder", spec);
@@ -85,6 +101,7 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
     const embedder = new HashingEmbedder();
     return { embedder, reason: `${embedder.id}: the built-in embedder was requested (lexical-fuzzy, not semantic)` };
   }
+  if (spec === "lsa") return resolveLsa(options, "requested");
   if (spec !== "auto") {
     const embedder = await TransformersEmbedder.load({ ...modelOptions(options), model: spec });
     return { embedder, reason: `${describeLoaded(embedder)}: requested, loaded from ${embedder.modelDir ?? "the download cache"}` };
@@ -103,20 +120,21 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
     } catch (e) {
       // Present-but-broken weights are an error; only a failed download falls back.
       if (location.found || !(e instanceof ModelUnavailableError)) throw e;
-      const embedder = new HashingEmbedder();
-      return {
-        embedder,
-        reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`,
-      };
+      return weightFree(options, `auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`);
     }
   }
+  return weightFree(
+    options,
+    `auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); ` +
+      `put them there or set ${MODELS_DIR_ENV} for a pretrained model`,
+  );
+}
+
+/** The weight-free embedder of `auto`: LSA fitted on the corpus when one is given, else the built-in hashed n-grams. */
+async function weightFree(options: ResolveOptions, why: string): Promise<ResolvedEmbedder> {
+  if (options.corpus !== undefined) return resolveLsa(options, why);
   const embedder = new HashingEmbedder();
-  return {
-    embedder,
-    reason:
-      `${embedder.id} (built-in, lexical-fuzzy, not semantic): auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ` +
-      `${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); put them there or set ${MODELS_DIR_ENV} for semantic embeddings`,
-  };
+  return { embedder, reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): ${why}; no corpus given to fit the LSA embedder on` };
 }
 
 /** Picks the reranker for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */

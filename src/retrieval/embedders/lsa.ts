@@ -1,0 +1,344 @@
+/**
+ * A corpus-fit latent semantic embedder (LSA; Deerwester et al. 1990), no
+ * model weights: fitted on the collection's own chunks when they are
+ * ingested (docs/fusion-and-tuning.md, "The LSA embedder").
+ *
+ * Fit, on the chunks sorted by id:
+ *   1. terms = the locale analyzer of each chunk (src/retrieval/analyzer.ts:
+ *      NFKC, lowercase, accent folding, stop words, Snowball stems);
+ *      vocabulary = terms in at least `minDf` chunks (all terms if none is),
+ *      sorted by code unit;
+ *   2. A (chunks × terms): a_dt = (1 + ln tf_dt) · idf_t with
+ *      idf_t = ln((1 + N) / (1 + df_t)) + 1, each row L2-normalised;
+ *   3. A ≈ U_k Σ_k V_kᵀ by the seeded randomized SVD of lsa-math.ts
+ *      (k = `dimension`, capped at the rank found).
+ * Embedding of any text (a chunk at ingest, a query at search time) with its
+ * locale: x = its TF-IDF row as in 2 (terms outside the vocabulary ignored),
+ * e = x · V_k · Σ_k^p, L2-normalised. p = `scaling`: −1 is the textbook
+ * fold-in q·V_k·Σ_k⁻¹ (a training chunk folds in to its own row of U_k);
+ * 0 (the default) compares in the space of U_k Σ_k, Deerwester's
+ * document–document similarity. Documents and queries go through the same
+ * map. A text without a vocabulary term embeds to the first latent axis e_1.
+ * Without a locale the text is analysed by every locale of the fit and each
+ * term's tf is its largest count among them.
+ *
+ * Semantic only in the corpus's own co-occurrence sense: it can match terms
+ * that co-occur across the KB, not synonyms it never saw.
+ *
+ * Identity: the fitted state serialises to fixed bytes (format below); the
+ * embedder id is `lsa-<k>-<first 12 hex of sha256(bytes)>-v1`, so the
+ * dimension and the fit hash name the Chroma collection. The state file is
+ * written to the local data dir; a missing or unreadable one is refitted,
+ * byte-identical (same chunks, parameters and seed).
+ *
+ * State file: "RETRACE-LSA\n", u32 LE length of a UTF-8 JSON header
+ * ({format, params, corpusKey, docs, locales, rank, terms}), the header, then
+ * idf (float64 LE × terms), Σ (float64 LE × rank), V (float32 LE, terms × rank,
+ * row-major). V is rounded to float32 right after the fit and only the rounded
+ * values are ever used, so a loaded state embeds exactly like a fresh fit.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { InvalidArgumentError } from "../../errors.js";
+import type { Locale } from "../../kb/types.js";
+import { isLocale } from "../../kb/types.js";
+import { analyze } from "../analyzer.js";
+import type { Embedder } from "../types.js";
+import { randomizedSvd, type CsrMatrix } from "./lsa-math.js";
+
+export const LSA_FORMAT = 1;
+const MAGIC = "RETRACE-LSA\n";
+
+export interface LsaParams {
+  /** Latent dimensions k; default 128 (capped at the rank of the TF-IDF matrix). */
+  dimension: number;
+  /** A term enters the vocabulary when it occurs in at least this many chunks; default 2. */
+  minDf: number;
+  /** Σ exponent p of the embedding x·V_k·Σ_k^p; default 0 (see the module comment). */
+  scaling: number;
+  /** Randomized SVD: oversampling (default 10), power iterations (default 2), seed (default 42). */
+  oversample: number;
+  powerIterations: number;
+  seed: number;
+}
+
+export const LSA_DEFAULTS: Readonly<LsaParams> = { dimension: 128, minDf: 2, scaling: 0, oversample: 10, powerIterations: 2, seed: 42 };
+
+/** What the fit needs of a chunk. */
+export interface LsaChunk {
+  id: string;
+  locale: Locale;
+  text: string;
+}
+
+export interface LsaState {
+  params: LsaParams;
+  /** sha256 of the fit corpus (ids, locales, texts, sorted by id). */
+  corpusKey: string;
+  docs: number;
+  locales: Locale[];
+  terms: string[];
+  idf: Float64Array;
+  sigma: Float64Array;
+  /** terms × rank, row-major, float32-rounded. */
+  v: Float32Array;
+}
+
+function checkParams(p: Partial<LsaParams> | undefined): LsaParams {
+  const params = { ...LSA_DEFAULTS, ...(p ?? {}) };
+  const posInt = (k: keyof LsaParams, min: number) => {
+    const x = params[k];
+    if (!Number.isInteger(x) || x < min) throw new InvalidArgumentError(`lsa.${k}`, `an integer of at least ${min}`, x);
+  };
+  posInt("dimension", 1);
+  posInt("minDf", 1);
+  posInt("oversample", 0);
+  posInt("powerIterations", 0);
+  if (!Number.isInteger(params.seed) || params.seed < 0 || params.seed > 0xffffffff) throw new InvalidArgumentError("lsa.seed", "an integer in 0..2^32-1", params.seed);
+  if (!Number.isFinite(params.scaling) || params.scaling < -1 || params.scaling > 1) throw new InvalidArgumentError("lsa.scaling", "a number in [-1, 1]", params.scaling);
+  return params;
+}
+
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** sha256 over the chunks sorted by id: JSON [id, locale, text] each, NUL-separated. */
+export function lsaCorpusKey(chunks: readonly LsaChunk[]): string {
+  const h = createHash("sha256");
+  for (const c of [...chunks].sort((a, b) => byCodeUnit(a.id, b.id))) h.update(JSON.stringify([c.id, c.locale, c.text])).update("\u0000");
+  return h.digest("hex");
+}
+
+function termCounts(text: string, locales: readonly Locale[]): Map<string, number> {
+  let best = new Map<string, number>();
+  locales.forEach((locale, i) => {
+    const counts = new Map<string, number>();
+    for (const t of analyze(text, locale)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    if (i === 0) best = counts;
+    else for (const [t, n] of counts) if (n > (best.get(t) ?? 0)) best.set(t, n);
+  });
+  return best;
+}
+
+/** The L2-normalised TF-IDF row of `counts` over `index` (term → column): sorted column indices and values. */
+function tfidfRow(counts: Map<string, number>, index: Map<string, number>, idf: Float64Array): { cols: number[]; vals: number[] } {
+  const tf = new Map<number, number>();
+  for (const [t, n] of counts) {
+    const j = index.get(t);
+    if (j !== undefined) tf.set(j, n);
+  }
+  const cols = [...tf.keys()].sort((a, b) => a - b);
+  const vals = cols.map((j) => (1 + Math.log(tf.get(j) as number)) * (idf[j] as number));
+  let norm = 0;
+  for (const v of vals) norm += v * v;
+  norm = Math.sqrt(norm);
+  return { cols, vals: norm > 0 ? vals.map((v) => v / norm) : vals };
+}
+
+/** Fits the LSA state on `chunks` (see the module comment). Pure and deterministic: same chunks (any order) and params → same state. */
+export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>): LsaState {
+  const p = checkParams(params);
+  if (chunks.length === 0) throw new InvalidArgumentError("chunks", "a non-empty list of chunks to fit LSA on", []);
+  const sorted = [...chunks].sort((a, b) => byCodeUnit(a.id, b.id));
+  for (const c of sorted) if (!isLocale(c.locale)) throw new InvalidArgumentError(`locale of ${c.id}`, "a canonical BCP-47 tag", c.locale);
+  const counts = sorted.map((c) => termCounts(c.text, [c.locale]));
+  const df = new Map<string, number>();
+  for (const m of counts) for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  let terms = [...df.keys()].filter((t) => (df.get(t) as number) >= p.minDf);
+  if (terms.length === 0) terms = [...df.keys()];
+  if (terms.length === 0) throw new InvalidArgumentError("chunks", "text with at least one indexable term", "no term in any chunk");
+  terms.sort(byCodeUnit);
+  const n = sorted.length;
+  const idf = Float64Array.from(terms, (t) => Math.log((1 + n) / (1 + (df.get(t) as number))) + 1);
+  const index = new Map(terms.map((t, j) => [t, j]));
+  const indptr = new Int32Array(n + 1);
+  const indices: number[] = [];
+  const values: number[] = [];
+  counts.forEach((m, i) => {
+    const row = tfidfRow(m, index, idf);
+    indices.push(...row.cols);
+    values.push(...row.vals);
+    indptr[i + 1] = indices.length;
+  });
+  const a: CsrMatrix = { rows: n, cols: terms.length, indptr, indices: Int32Array.from(indices), values: Float64Array.from(values) };
+  const svd = randomizedSvd(a, { k: p.dimension, oversample: p.oversample, powerIterations: p.powerIterations, seed: p.seed });
+  const r = svd.values.length;
+  const v = new Float32Array(terms.length * r);
+  for (let c = 0; c < r; c++) {
+    const col = svd.v[c] as Float64Array;
+    for (let t = 0; t < terms.length; t++) v[t * r + c] = col[t] as number;
+  }
+  const locales = [...new Set(sorted.map((c) => c.locale))].sort(byCodeUnit);
+  return { params: p, corpusKey: lsaCorpusKey(sorted), docs: n, locales, terms, idf, sigma: svd.values, v };
+}
+
+/** The state as bytes (format in the module comment); a pure function of the state. */
+export function serializeLsa(s: LsaState): Buffer {
+  const rank = s.sigma.length;
+  const header = Buffer.from(
+    JSON.stringify({ format: LSA_FORMAT, params: s.params, corpusKey: s.corpusKey, docs: s.docs, locales: s.locales, rank, terms: s.terms }),
+    "utf8",
+  );
+  const magic = Buffer.from(MAGIC, "utf8");
+  const body = Buffer.alloc(4 + header.length + 8 * s.idf.length + 8 * rank + 4 * s.v.length);
+  let o = 0;
+  o = body.writeUInt32LE(header.length, o);
+  o += header.copy(body, o);
+  for (const x of s.idf) o = body.writeDoubleLE(x, o);
+  for (const x of s.sigma) o = body.writeDoubleLE(x, o);
+  for (const x of s.v) o = body.writeFloatLE(x, o);
+  return Buffer.concat([magic, body]);
+}
+
+/** Parses a state file's bytes; throws InvalidArgumentError naming `file` when they are not one. */
+export function parseLsa(bytes: Buffer, file = "LSA state"): LsaState {
+  const bad = (why: string) => new InvalidArgumentError(file, "an LSA state file written by retrace", why);
+  const magic = Buffer.from(MAGIC, "utf8");
+  if (bytes.length < magic.length + 4 || !bytes.subarray(0, magic.length).equals(magic)) throw bad("wrong magic");
+  let o = magic.length;
+  const hlen = bytes.readUInt32LE(o);
+  o += 4;
+  if (o + hlen > bytes.length) throw bad("truncated header");
+  let h: { format: number; params: LsaParams; corpusKey: string; docs: number; locales: Locale[]; rank: number; terms: string[] };
+  try {
+    h = JSON.parse(bytes.subarray(o, o + hlen).toString("utf8"));
+  } catch {
+    throw bad("header is not JSON");
+  }
+  o += hlen;
+  if (h.format !== LSA_FORMAT || !Array.isArray(h.terms) || !Number.isInteger(h.rank)) throw bad(`format ${String(h.format)}`);
+  const m = h.terms.length;
+  if (bytes.length !== o + 8 * m + 8 * h.rank + 4 * m * h.rank) throw bad("wrong length");
+  const idf = new Float64Array(m);
+  for (let i = 0; i < m; i++, o += 8) idf[i] = bytes.readDoubleLE(o);
+  const sigma = new Float64Array(h.rank);
+  for (let i = 0; i < h.rank; i++, o += 8) sigma[i] = bytes.readDoubleLE(o);
+  const v = new Float32Array(m * h.rank);
+  for (let i = 0; i < v.length; i++, o += 4) v[i] = bytes.readFloatLE(o);
+  return { params: checkParams(h.params), corpusKey: h.corpusKey, docs: h.docs, locales: h.locales, terms: h.terms, idf, sigma, v };
+}
+
+/** The LSA embedder over a fitted state (see the module comment). Synchronous inside; batch-invariant. */
+export class LsaEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimension: number;
+  readonly description: string;
+  /** sha256 (hex) of the serialised state. */
+  readonly fitHash: string;
+  readonly state: LsaState;
+  private readonly index: Map<string, number>;
+  private readonly scale: Float64Array;
+
+  constructor(state: LsaState, bytes: Buffer = serializeLsa(state)) {
+    this.state = state;
+    this.fitHash = createHash("sha256").update(bytes).digest("hex");
+    this.dimension = state.sigma.length;
+    this.id = `lsa-${this.dimension}-${this.fitHash.slice(0, 12)}-v1`;
+    this.description =
+      `corpus-fit LSA (TF-IDF → ${this.dimension}-d truncated SVD of ${state.docs} chunks, ${state.terms.length} terms; ` +
+      "co-occurrence semantics of this corpus only; no model weights)";
+    this.index = new Map(state.terms.map((t, j) => [t, j]));
+    this.scale = Float64Array.from(state.sigma, (s) => (state.params.scaling === 0 ? 1 : s ** state.params.scaling));
+  }
+
+  /** x · V_k · Σ_k^p of one text before normalisation (x its L2-normalised TF-IDF row), analysed with `locale` (else every locale of the fit). */
+  project(text: string, locale?: Locale): Float64Array {
+    if (typeof text !== "string") throw new InvalidArgumentError("text", "a string", text);
+    if (locale !== undefined && !isLocale(locale)) throw new InvalidArgumentError("locale", "a canonical BCP-47 tag", locale);
+    const r = this.dimension;
+    const row = tfidfRow(termCounts(text, locale !== undefined ? [locale] : this.state.locales), this.index, this.state.idf);
+    const e = new Float64Array(r);
+    const v = this.state.v;
+    row.cols.forEach((t, i) => {
+      const x = row.vals[i] as number;
+      for (let c = 0; c < r; c++) e[c] = (e[c] as number) + x * (v[t * r + c] as number);
+    });
+    for (let c = 0; c < r; c++) e[c] = (e[c] as number) * (this.scale[c] as number);
+    return e;
+  }
+
+  /** The embedding of one text: `project` L2-normalised; the first latent axis when it has no vocabulary term. */
+  embed(text: string, locale?: Locale): number[] {
+    const e = this.project(text, locale);
+    let norm = 0;
+    for (const x of e) norm += x * x;
+    norm = Math.sqrt(norm);
+    if (norm === 0) {
+      const out = new Array<number>(e.length).fill(0);
+      out[0] = 1;
+      return out;
+    }
+    return Array.from(e, (x) => x / norm);
+  }
+
+  async embedDocuments(texts: string[], options?: { locales?: readonly Locale[] }): Promise<number[][]> {
+    const locales = options?.locales;
+    if (locales !== undefined && locales.length !== texts.length) throw new InvalidArgumentError("locales", `${texts.length} locales (one per text)`, locales.length);
+    return texts.map((t, i) => this.embed(t, locales?.[i]));
+  }
+
+  async embedQuery(text: string, options?: { locale?: Locale }): Promise<number[]> {
+    return this.embed(text, options?.locale);
+  }
+}
+
+/**
+ * The embedder id without the fit hash (`lsa-128-<hash>-v1` → `lsa-128-v1`);
+ * any other id unchanged. A KB edit refits the LSA embedder and changes its
+ * id, yet the run still uses the same embedder: baselines compare families
+ * (docs/fusion-and-tuning.md).
+ */
+export function embedderFamily(id: string): string {
+  const m = /^lsa-(\d+)-[0-9a-f]{12}-v(\d+)$/.exec(id);
+  return m === null ? id : `lsa-${m[1]}-v${m[2]}`;
+}
+
+/** File name of the state fitted on `corpusKey` with `params`: `lsa-<sha256(corpusKey, params, format) first 24 hex>.lsa`. */
+export function lsaStateFile(dir: string, corpusKey: string, params: LsaParams): string {
+  const key = createHash("sha256").update(JSON.stringify([LSA_FORMAT, corpusKey, params])).digest("hex").slice(0, 24);
+  return path.join(dir, `lsa-${key}.lsa`);
+}
+
+export interface LsaLoadResult {
+  embedder: LsaEmbedder;
+  /** `loaded`: the saved state was read; `fitted`: none was saved; `refitted`: the saved one was unreadable or did not match. */
+  status: "loaded" | "fitted" | "refitted";
+  /** The state file, or null when `dir` was not given (nothing saved). */
+  file: string | null;
+}
+
+/**
+ * The LSA embedder for `chunks`: the state saved in `dir` when it is there
+ * and matches (same corpus and parameters), else a fresh fit, written to
+ * `dir` atomically (temporary file + rename). Without `dir` nothing is read
+ * or written. A refit gives the same bytes, so the same id and collection.
+ */
+export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?: string; params?: Partial<LsaParams> } = {}): Promise<LsaLoadResult> {
+  const params = checkParams(options.params);
+  if (options.dir === undefined) return { embedder: new LsaEmbedder(fitLsa(chunks, params)), status: "fitted", file: null };
+  const corpusKey = lsaCorpusKey(chunks);
+  const file = lsaStateFile(options.dir, corpusKey, params);
+  let existed = false;
+  try {
+    const bytes = await readFile(file);
+    existed = true;
+    const state = parseLsa(bytes, file);
+    if (state.corpusKey === corpusKey && JSON.stringify(state.params) === JSON.stringify(params)) {
+      return { embedder: new LsaEmbedder(state, bytes), status: "loaded", file };
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") existed = true;
+  }
+  const state = fitLsa(chunks, params);
+  const bytes = serializeLsa(state);
+  await mkdir(options.dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    await writeFile(tmp, bytes, { flag: "wx" });
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  return { embedder: new LsaEmbedder(state, bytes), status: existed ? "refitted" : "fitted", file };
+}

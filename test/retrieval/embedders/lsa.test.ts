@@ -1,0 +1,230 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { analyze } from "../../../src/retrieval/analyzer.js";
+import { gaussianColumns, orthonormalize, randomizedSvd, symmetricEigen, type CsrMatrix } from "../../../src/retrieval/embedders/lsa-math.js";
+import { LsaEmbedder, fitLsa, loadOrFitLsa, serializeLsa, type LsaChunk } from "../../../src/retrieval/embedders/lsa.js";
+import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
+import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
+import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
+import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS } from "../../../src/retrieval/hybrid.js";
+import { embedderFamily } from "../../../src/retrieval/embedders/lsa.js";
+
+function csr(rows: number[][]): CsrMatrix {
+  const indptr = [0];
+  const indices: number[] = [];
+  const values: number[] = [];
+  for (const r of rows) {
+    r.forEach((x, j) => {
+      if (x !== 0) {
+        indices.push(j);
+        values.push(x);
+      }
+    });
+    indptr.push(indices.length);
+  }
+  return { rows: rows.length, cols: rows[0]!.length, indptr: Int32Array.from(indptr), indices: Int32Array.from(indices), values: Float64Array.from(values) };
+}
+
+const CORPUS: LsaChunk[] = [
+  { id: "d1", locale: "en", text: "The card was blocked after a lost wallet; block the card now." },
+  { id: "d2", locale: "en", text: "A lost card can be frozen in the app, then a replacement card is sent." },
+  { id: "d3", locale: "en", text: "Refunds for a disputed payment take five business days." },
+  { id: "d4", locale: "en", text: "Dispute a card payment in the app; the refund arrives in days." },
+  { id: "d5", locale: "es-419", text: "La tarjeta perdida se bloquea en la app y enviamos una tarjeta nueva." },
+  { id: "d6", locale: "es-419", text: "El reembolso de un pago disputado tarda cinco días hábiles." },
+  { id: "d7", locale: "es-419", text: "Bloquea la tarjeta y pide el reembolso del pago en la app." },
+];
+
+describe("lsa-math", () => {
+  it("symmetricEigen: [[2,1],[1,2]] has eigenvalues 3 and 1 with eigenvectors (1,1)/√2 and (1,−1)/√2", () => {
+    const { values, vectors } = symmetricEigen(Float64Array.from([2, 1, 1, 2]), 2);
+    expect(values[0]).toBeCloseTo(3, 12);
+    expect(values[1]).toBeCloseTo(1, 12);
+    expect(Math.abs(vectors[0]![0]!)).toBeCloseTo(Math.SQRT1_2, 12);
+    expect(vectors[0]![0]! * vectors[0]![1]!).toBeCloseTo(0.5, 12);
+    expect(vectors[1]![0]! * vectors[1]![1]!).toBeCloseTo(-0.5, 12);
+  });
+
+  it("orthonormalize: a column in the span of earlier ones becomes zero; the others are orthonormal", () => {
+    const cols = orthonormalize([Float64Array.from([3, 4, 0]), Float64Array.from([6, 8, 0]), Float64Array.from([1, 0, 1])]);
+    expect([...cols[0]!]).toEqual([0.6, 0.8, 0]);
+    expect([...cols[1]!]).toEqual([0, 0, 0]);
+    // (1,0,1) − 0.6·(0.6,0.8,0) = (0.64, −0.48, 1); norm √(0.4096+0.2304+1) = √1.64
+    const n = Math.sqrt(1.64);
+    expect(cols[2]![0]).toBeCloseTo(0.64 / n, 12);
+    expect(cols[2]![1]).toBeCloseTo(-0.48 / n, 12);
+    expect(cols[2]![2]).toBeCloseTo(1 / n, 12);
+  });
+
+  it("randomizedSvd of [[2,0],[1,1],[0,2]]: AᵀA = [[5,1],[1,5]], so σ = √6, 2 and v = (1,1)/√2, (1,−1)/√2", () => {
+    const svd = randomizedSvd(csr([[2, 0], [1, 1], [0, 2]]), { k: 2, seed: 7 });
+    expect(svd.values.length).toBe(2);
+    expect(svd.values[0]).toBeCloseTo(Math.sqrt(6), 10);
+    expect(svd.values[1]).toBeCloseTo(2, 10);
+    // sign convention: the largest-magnitude entry positive, the lower index on a tie
+    expect(svd.v[0]![0]).toBeCloseTo(Math.SQRT1_2, 10);
+    expect(svd.v[0]![1]).toBeCloseTo(Math.SQRT1_2, 10);
+    expect(svd.v[1]![0]).toBeCloseTo(Math.SQRT1_2, 10);
+    expect(svd.v[1]![1]).toBeCloseTo(-Math.SQRT1_2, 10);
+  });
+
+  it("randomizedSvd drops zero singular values of a rank-deficient matrix (rank 1 of 3 × 3)", () => {
+    // [[1,2,2],[2,4,4],[0,0,0]] = (1,2,0)ᵀ(1,2,2): σ1 = √5 · 3
+    const svd = randomizedSvd(csr([[1, 2, 2], [2, 4, 4], [0, 0, 0]]), { k: 3, seed: 1 });
+    expect(svd.values.length).toBe(1);
+    expect(svd.values[0]).toBeCloseTo(3 * Math.sqrt(5), 10);
+    expect(svd.v[0]![1]).toBeCloseTo(2 / 3, 10);
+  });
+
+  it("the Gaussian test matrix is the same for the same seed and differs for another", () => {
+    const a = gaussianColumns(5, 3, 42);
+    expect(gaussianColumns(5, 3, 42)).toEqual(a);
+    expect(gaussianColumns(5, 3, 43)).not.toEqual(a);
+    const all = a.flatMap((c) => [...c]);
+    expect(all.every((x) => Number.isFinite(x))).toBe(true);
+  });
+});
+
+describe("LSA embedder", () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  it("is deterministic: the same chunks in any order and seed give identical bytes, id and vectors", async () => {
+    const a = fitLsa(CORPUS, { dimension: 4 });
+    const b = fitLsa([...CORPUS].reverse(), { dimension: 4 });
+    expect(serializeLsa(b).equals(serializeLsa(a))).toBe(true);
+    const ea = new LsaEmbedder(a);
+    const eb = new LsaEmbedder(b);
+    expect(eb.id).toBe(ea.id);
+    expect(ea.id).toMatch(/^lsa-4-[0-9a-f]{12}-v1$/);
+    expect(await eb.embedQuery("lost card", { locale: "en" })).toEqual(await ea.embedQuery("lost card", { locale: "en" }));
+    const other = new LsaEmbedder(fitLsa(CORPUS, { dimension: 4, seed: 43 }));
+    expect(other.id).not.toBe(ea.id);
+  });
+
+  it("vocabulary and idf follow the formula: minDf 2 keeps 'card' (df 3 of 7): idf = ln(8/4) + 1", () => {
+    const s = fitLsa(CORPUS, { dimension: 3 });
+    const card = analyze("card", "en")[0]!;
+    const j = s.terms.indexOf(card);
+    expect(j).toBeGreaterThanOrEqual(0);
+    expect(s.idf[j]).toBeCloseTo(Math.log(8 / 4) + 1, 12);
+    // "wallet" occurs in one chunk only: below minDf
+    expect(s.terms).not.toContain(analyze("wallet", "en")[0]);
+    expect([...s.terms]).toEqual([...s.terms].sort());
+  });
+
+  it("at full rank, fold-in with p = −1 returns each training chunk's own row of U: UᵀU = I and U Σ Vᵀ = A", () => {
+    const s = fitLsa(CORPUS, { dimension: 50, scaling: -1, minDf: 1 });
+    const e = new LsaEmbedder(s);
+    const r = e.dimension;
+    expect(r).toBeLessThanOrEqual(CORPUS.length);
+    const u = CORPUS.map((c) => e.project(c.text, c.locale));
+    for (let a = 0; a < r; a++) {
+      for (let b = 0; b < r; b++) {
+        let d = 0;
+        for (const row of u) d += row[a]! * row[b]!;
+        expect(d).toBeCloseTo(a === b ? 1 : 0, 5);
+      }
+    }
+    // Reconstruct each chunk's TF-IDF row from the formula and compare with U Σ Vᵀ.
+    CORPUS.forEach((c, i) => {
+      const tf = new Map<string, number>();
+      for (const t of analyze(c.text, c.locale)) tf.set(t, (tf.get(t) ?? 0) + 1);
+      const x = s.terms.map((t, j) => (tf.has(t) ? (1 + Math.log(tf.get(t)!)) * s.idf[j]! : 0));
+      const norm = Math.hypot(...x);
+      s.terms.forEach((_, j) => {
+        let rec = 0;
+        for (let c2 = 0; c2 < r; c2++) rec += u[i]![c2]! * s.sigma[c2]! * s.v[j * r + c2]!;
+        expect(rec).toBeCloseTo(x[j]! / norm, 5);
+      });
+    });
+  });
+
+  it("embeddings are unit vectors; a text with no vocabulary term is the first latent axis; the locale changes the analysis", async () => {
+    const e = new LsaEmbedder(fitLsa(CORPUS, { dimension: 4 }));
+    const v = await e.embedQuery("refund of a card payment", { locale: "en" });
+    expect(Math.hypot(...v)).toBeCloseTo(1, 12);
+    expect(await e.embedQuery("zzz qqq", { locale: "en" })).toEqual([1, 0, 0, 0]);
+    // "tarjetas" stems to the Spanish "tarjet" only under es-419
+    expect(await e.embedQuery("tarjetas", { locale: "es-419" })).not.toEqual([1, 0, 0, 0]);
+    const docs = await e.embedDocuments(["lost card", "tarjeta perdida"], { locales: ["en", "es-419"] });
+    expect(docs[0]).toEqual(await e.embedQuery("lost card", { locale: "en" }));
+    await expect(e.embedDocuments(["a", "b"], { locales: ["en"] })).rejects.toThrow(/locales/);
+  });
+
+  it("the related document outranks an unrelated one for a query sharing only co-occurring terms", async () => {
+    const e = new LsaEmbedder(fitLsa(CORPUS, { dimension: 2 }));
+    const q = await e.embedQuery("dispute", { locale: "en" });
+    const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+    const [refund, blocked] = await e.embedDocuments([CORPUS[2]!.text, CORPUS[0]!.text], { locales: ["en", "en"] });
+    expect(cos(q, refund!)).toBeGreaterThan(cos(q, blocked!));
+  });
+
+  it("loadOrFitLsa saves the state, loads it back, and refits a missing or corrupt file to the same bytes", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-lsa-"));
+    dirs.push(dir);
+    const first = await loadOrFitLsa(CORPUS, { dir, params: { dimension: 3 } });
+    expect(first.status).toBe("fitted");
+    const bytes = await readFile(first.file!);
+    const again = await loadOrFitLsa([...CORPUS].reverse(), { dir, params: { dimension: 3 } });
+    expect(again.status).toBe("loaded");
+    expect(again.embedder.id).toBe(first.embedder.id);
+    await rm(first.file!);
+    const refit = await loadOrFitLsa(CORPUS, { dir, params: { dimension: 3 } });
+    expect(refit.status).toBe("fitted");
+    expect((await readFile(first.file!)).equals(bytes)).toBe(true);
+    await writeFile(first.file!, "not a state");
+    const repaired = await loadOrFitLsa(CORPUS, { dir, params: { dimension: 3 } });
+    expect(repaired.status).toBe("refitted");
+    expect(repaired.embedder.id).toBe(first.embedder.id);
+    expect((await readFile(first.file!)).equals(bytes)).toBe(true);
+    // another corpus gets another file and another id
+    const other = await loadOrFitLsa(CORPUS.slice(1), { dir, params: { dimension: 3 } });
+    expect(other.file).not.toBe(first.file);
+    expect(other.embedder.id).not.toBe(first.embedder.id);
+  });
+
+  it("rejects bad parameters naming the key", () => {
+    expect(() => fitLsa(CORPUS, { dimension: 0 })).toThrow(/lsa\.dimension/);
+    expect(() => fitLsa(CORPUS, { scaling: 2 })).toThrow(/lsa\.scaling/);
+    expect(() => fitLsa([], {})).toThrow(/chunks/);
+  });
+
+  it("resolveEmbedder('lsa') fits on the corpus given (state saved in stateDir) and is a usage error without one", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-lsa-"));
+    dirs.push(dir);
+    const r = await resolveEmbedder("lsa", { corpus: { chunks: CORPUS, stateDir: dir } });
+    expect(r.embedder).toBeInstanceOf(LsaEmbedder);
+    expect(r.reason).toMatch(/corpus-fit LSA.*fitted, state saved to/);
+    expect((await resolveEmbedder("lsa", { corpus: { chunks: CORPUS, stateDir: dir } })).reason).toMatch(/state loaded from/);
+    await expect(resolveEmbedder("lsa")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", exitCode: 2 });
+  });
+
+  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (min-max 0.9/0.1, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
+    const chunks = CORPUS.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
+    const lsa = new LsaEmbedder(fitLsa(CORPUS, { dimension: 3 }));
+    const r = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa) });
+    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "minmax", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 } });
+    expect(LSA_HYBRID_DEFAULTS).toEqual(r.defaults);
+    expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
+    const t = await r.retrieve("lost card", { locale: "en" });
+    expect(t.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    // given defaults and BM25 parameters win
+    const given = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa), defaults: { fusion: "rrf" }, bm25Params: { k1: 1.2 } });
+    expect(given.defaults.fusion).toBe("rrf");
+    expect([given.bm25.k1, given.bm25.b]).toEqual([1.2, 0.4]);
+    const hashed = new HashingEmbedder();
+    const h = new HybridRetriever({ chunks, embedder: hashed, dense: await InMemoryDenseIndex.fromChunks(chunks, hashed) });
+    expect(h.defaults).toEqual(HYBRID_DEFAULTS);
+    expect([h.bm25.k1, h.bm25.b]).toEqual([1.2, 0.75]);
+  });
+
+  it("embedderFamily drops the fit hash of an LSA id only", () => {
+    expect(embedderFamily("lsa-128-916eee2dd175-v1")).toBe("lsa-128-v1");
+    expect(embedderFamily("builtin-hashed-ngrams-384-v1")).toBe("builtin-hashed-ngrams-384-v1");
+  });
+});
