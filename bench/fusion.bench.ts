@@ -103,7 +103,7 @@ async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<vo
 
   // The shipped default for this embedder (hybridDefaultsFor): fusion, weights, depths (BEIR: both at the depth) and BM25 k1/b.
   {
-    const base = hybridDefaultsFor(embedder.id);
+    const base = hybridDefaultsFor(embedder);
     const d = base.defaults;
     const bm25 = BM25Index.build(s.chunks, base.bm25);
     await row(`hybrid shipped default (${d.fusion} ${d.weights.dense}/${d.weights.bm25}, k1 ${base.bm25.k1} b ${base.bm25.b})`, (q) => {

@@ -260,7 +260,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
       dense: await openExactDense(current),
       ...(retrievalConfig.bm25 !== undefined ? { bm25Params: retrievalConfig.bm25 } : {}),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
-      defaults: { ...retrieverDefaults(retrievalConfig, hybridDefaultsFor(resolved.embedder.id).defaults), k: o.depth, denseK: o.depth, bm25K: o.depth },
+      defaults: { ...retrieverDefaults(retrievalConfig, hybridDefaultsFor(resolved.embedder).defaults), k: o.depth, denseK: o.depth, bm25K: o.depth },
     });
     const bm25Ms = performance.now() - tBm25;
     const ingestMs = performance.now() - t0;

@@ -76,13 +76,15 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
 
 /**
  * The shipped defaults over the corpus-fit LSA embedder (docs/fusion-and-tuning.md,
- * "Choosing the shipped default"): min-max CombSUM, weights dense 0.9 /
- * BM25 0.1, top 20 dense and top 50 BM25 chunks, with BM25 k1 0.9, b 0.4
- * (`LSA_HYBRID_BM25`, Anserini's). Chosen by pooled 5-fold cross-validation
- * over the eval set's tune part and Cranfield (bench/choose-default.ts) among
- * both weight-free embedders, then confirmed on the holdout part. They are
- * tied to the embedder: a dense weight of 0.9 over the hashed n-grams (a
- * weaker, lexical copy of BM25) would lose to BM25 alone.
+ * "Choosing the shipped default"): min-max CombSUM, top 20 dense and top 50
+ * BM25 chunks, with BM25 k1 0.9, b 0.4 (`LSA_HYBRID_BM25`, Anserini's),
+ * chosen by pooled 5-fold cross-validation over the eval set's tune part and
+ * Cranfield (bench/choose-default.ts). The weights here (dense 0.9 / BM25
+ * 0.1, the CV choice) are the upper end: a HybridRetriever sets the dense
+ * weight from the fitted embedder's latent share (`lsaDenseWeight`,
+ * `hybridDefaultsFor`). They are tied to the embedder: a dense weight of 0.9
+ * over the hashed n-grams (a weaker, lexical copy of BM25) would lose to
+ * BM25 alone.
  */
 export const LSA_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
   ...HYBRID_DEFAULTS,
@@ -94,15 +96,37 @@ export const LSA_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
 /** BM25 k1 and b of the index a HybridRetriever over the LSA embedder builds when none are given. */
 export const LSA_HYBRID_BM25: Readonly<{ k1: number; b: number }> = Object.freeze({ k1: 0.9, b: 0.4 });
 
+/** Bounds of the LSA default dense weight (`lsaDenseWeight`). */
+export const LSA_DENSE_WEIGHT_RANGE: Readonly<{ min: number; max: number }> = Object.freeze({ min: 0.1, max: 0.9 });
+
 /**
- * The defaults a HybridRetriever over an embedder with this id starts from:
- * LSA_HYBRID_DEFAULTS and LSA_HYBRID_BM25 for the corpus-fit LSA embedder
- * (id `lsa-…`); HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every other
- * embedder (the built-in hashed n-grams, transformers models). Computable
- * without labels: it reads the embedder id only.
+ * The dense weight α of the min-max fusion over an LSA embedder: its
+ * `latentShare` (the share of the corpus's TF-IDF energy the latent axes
+ * keep) clamped to [0.1, 0.9] and rounded to 0.01; BM25 weighs 1 − α. No
+ * labels are read: a latent space that explains most of the corpus's term
+ * structure is trusted most (the shipped KB: 0.90), one that explains little
+ * least (Cranfield 0.43; a random-word corpus 0.10, where BM25 alone is
+ * near perfect). 0.9 when the share is unknown.
  */
-export function hybridDefaultsFor(embedderId: string): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
-  return /^lsa-\d+-/.test(embedderId) ? { defaults: LSA_HYBRID_DEFAULTS, bm25: LSA_HYBRID_BM25 } : { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };
+export function lsaDenseWeight(latentShare?: number): number {
+  if (latentShare === undefined || !Number.isFinite(latentShare)) return LSA_DENSE_WEIGHT_RANGE.max;
+  const a = Math.min(LSA_DENSE_WEIGHT_RANGE.max, Math.max(LSA_DENSE_WEIGHT_RANGE.min, latentShare));
+  return Math.round(a * 100) / 100;
+}
+
+/**
+ * The defaults a HybridRetriever over this embedder starts from: for the
+ * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS with the dense
+ * weight of `lsaDenseWeight(embedder.latentShare)` and LSA_HYBRID_BM25;
+ * HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every other embedder
+ * (the built-in hashed n-grams, transformers models). Computable without
+ * labels: it reads the embedder's id and latent share only.
+ */
+export function hybridDefaultsFor(embedder: { id: string; latentShare?: number }): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
+  if (!/^lsa-\d+-/.test(embedder.id)) return { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };
+  const dense = lsaDenseWeight(embedder.latentShare);
+  const weights = Object.freeze({ dense, bm25: Math.round((1 - dense) * 100) / 100 });
+  return { defaults: Object.freeze({ ...LSA_HYBRID_DEFAULTS, weights }), bm25: LSA_HYBRID_BM25 };
 }
 
 export interface HybridRetrieverOptions {
@@ -147,7 +171,7 @@ export class HybridRetriever implements Retriever {
   constructor(options: HybridRetrieverOptions) {
     const d = options.defaults ?? {};
     // The embedder decides the base defaults (hybridDefaultsFor); the given ones win.
-    const base = hybridDefaultsFor(options.embedder.id);
+    const base = hybridDefaultsFor(options.embedder);
     const defaults: HybridDefaults = {
       k: d.k ?? base.defaults.k,
       denseK: d.denseK ?? base.defaults.denseK,

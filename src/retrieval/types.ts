@@ -66,6 +66,12 @@ export interface Embedder {
   /** Human description for reports (the built-in one says it is lexical-fuzzy, not semantic). */
   readonly description: string;
   /**
+   * Corpus-fit embedders only (the LSA embedder): the share of the corpus
+   * matrix's energy, ‖A_k‖²_F / ‖A‖²_F in [0, 1], that the latent space keeps.
+   * The hybrid retriever's default dense weight follows it (docs/fusion-and-tuning.md).
+   */
+  readonly latentShare?: number;
+  /**
    * One vector per text. `locales` (one per text), when given, is each text's
    * locale; embedders that analyse text per locale (the LSA embedder) use it,
    * others ignore it.

@@ -225,6 +225,14 @@ export class LsaEmbedder implements Embedder {
   readonly description: string;
   /** sha256 (hex) of the serialised state. */
   readonly fitHash: string;
+  /**
+   * Σ σ_i² / N: the share of the TF-IDF matrix's energy the k latent axes
+   * keep. Rows are L2-normalised, so ‖A‖²_F is the number of chunks with a
+   * vocabulary term (≤ N: the share is a lower bound when some have none).
+   * Near 1 when k is close to the corpus's rank (a small KB), small when the
+   * corpus has little co-occurrence structure (random words).
+   */
+  readonly latentShare: number;
   readonly state: LsaState;
   private readonly index: Map<string, number>;
   private readonly scale: Float64Array;
@@ -233,6 +241,9 @@ export class LsaEmbedder implements Embedder {
     this.state = state;
     this.fitHash = createHash("sha256").update(bytes).digest("hex");
     this.dimension = state.sigma.length;
+    let energy = 0;
+    for (const x of state.sigma) energy += x * x;
+    this.latentShare = Math.min(1, energy / Math.max(1, state.docs));
     this.id = `lsa-${this.dimension}-${this.fitHash.slice(0, 12)}-v1`;
     this.description =
       `corpus-fit LSA (TF-IDF → ${this.dimension}-d truncated SVD of ${state.docs} chunks, ${state.terms.length} terms; ` +

@@ -8,7 +8,7 @@ import { LsaEmbedder, fitLsa, loadOrFitLsa, serializeLsa, type LsaChunk } from "
 import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
 import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
-import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS } from "../../../src/retrieval/hybrid.js";
+import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS, lsaDenseWeight } from "../../../src/retrieval/hybrid.js";
 import { embedderFamily } from "../../../src/retrieval/embedders/lsa.js";
 
 function csr(rows: number[][]): CsrMatrix {
@@ -204,15 +204,40 @@ describe("LSA embedder", () => {
     await expect(resolveEmbedder("lsa")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", exitCode: 2 });
   });
 
-  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (min-max 0.9/0.1, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
+  it("lsaDenseWeight: the latent share clamped to [0.1, 0.9], to 0.01; 0.9 when unknown", () => {
+    expect(lsaDenseWeight(0.4336)).toBe(0.43);
+    expect(lsaDenseWeight(0.1023)).toBe(0.1);
+    expect(lsaDenseWeight(0.02)).toBe(0.1);
+    expect(lsaDenseWeight(0.9008)).toBe(0.9);
+    expect(lsaDenseWeight(1)).toBe(0.9);
+    expect(lsaDenseWeight(undefined)).toBe(0.9);
+    expect(lsaDenseWeight(Number.NaN)).toBe(0.9);
+  });
+
+  it("latentShare is 1 at full rank and below 1 when axes are dropped", () => {
+    // Rows are L2-normalised, so keeping every singular value keeps all of ‖A‖²_F = N.
+    const full = new LsaEmbedder(fitLsa(CORPUS, { dimension: 64 }));
+    expect(full.latentShare).toBeCloseTo(1, 6);
+    const one = new LsaEmbedder(fitLsa(CORPUS, { dimension: 1 }));
+    expect(one.latentShare).toBeGreaterThan(0);
+    expect(one.latentShare).toBeLessThan(0.9);
+  });
+
+  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (min-max, dense weight from the latent share, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
     const chunks = CORPUS.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
-    const lsa = new LsaEmbedder(fitLsa(CORPUS, { dimension: 3 }));
+    // Full rank: the latent space keeps all the energy, so the dense weight is the upper bound 0.9.
+    const lsa = new LsaEmbedder(fitLsa(CORPUS, { dimension: 64 }));
     const r = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa) });
     expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "minmax", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 } });
     expect(LSA_HYBRID_DEFAULTS).toEqual(r.defaults);
     expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
     const t = await r.retrieve("lost card", { locale: "en" });
     expect(t.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    // One latent axis keeps less of the corpus: a lower dense weight, BM25 the rest.
+    const thin = new LsaEmbedder(fitLsa(CORPUS, { dimension: 1 }));
+    const rThin = new HybridRetriever({ chunks, embedder: thin, dense: await InMemoryDenseIndex.fromChunks(chunks, thin) });
+    expect(rThin.defaults.weights.dense).toBeLessThan(0.9);
+    expect(rThin.defaults.weights.dense + rThin.defaults.weights.bm25).toBeCloseTo(1, 10);
     // given defaults and BM25 parameters win
     const given = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa), defaults: { fusion: "rrf" }, bm25Params: { k1: 1.2 } });
     expect(given.defaults.fusion).toBe("rrf");
