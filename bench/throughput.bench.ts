@@ -122,7 +122,7 @@ async function sweep(chunks: number, turns: number): Promise<void> {
     const sweepMs = report.timings.durationMs;
     const n = report.turns.length;
     const retrievalMs = Object.values(report.timings.turns).reduce((s, t) => s + (t.total ?? 0), 0);
-    const chunkCount = Number(/(\d+) chunks/.exec(ing.stdout + ing.stderr)?.[1] ?? NaN);
+    const chunkCount = Number(/"chunks":\s*(\d+)/.exec(ing.stdout)?.[1] ?? NaN);
     print(`Sweep: ${n} turns (${cases} cases) over ${Number.isFinite(chunkCount) ? chunkCount : "?"} chunks (${cards} synthetic cards + the shipped KB), built-in embedder, local Chroma, --concurrency 1.`);
     printTable("", [{ header: "figure" }, { header: "value", align: "right" }, { header: "target" }], [
       ["ingest (process wall)", `${(ing.wallMs / 1000).toFixed(1)} s`, ""],
@@ -151,7 +151,7 @@ async function ingestAtScale(chunks: number): Promise<void> {
   try {
     const ing = retrace(["ingest", "--kb", kb.dir, "--embedder", "builtin", "--json"], data);
     if (ing.status !== 0) return print(`retrace ingest failed (exit ${ing.status}): ${ing.stderr.slice(-2000)}`);
-    const chunkCount = Number(/(\d+) chunks/.exec(ing.stdout + ing.stderr)?.[1] ?? NaN);
+    const chunkCount = Number(/"chunks":\s*(\d+)/.exec(ing.stdout)?.[1] ?? NaN);
     print(`Ingest: ${Number.isFinite(chunkCount) ? chunkCount : "?"} chunks (${cards} synthetic cards + the shipped KB), built-in embedder, fresh local Chroma.`);
     printTable("", [{ header: "figure" }, { header: "value", align: "right" }], [
       ["ingest process wall (KB load, Chroma start, embed, add, swap, stop)", `${(ing.wallMs / 1000).toFixed(1)} s`],

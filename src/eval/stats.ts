@@ -19,6 +19,9 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import type { Report } from "./types.js";
+import { mulberry32 } from "../random.js";
+
+export { mulberry32 };
 
 /** Default seed of every resampling procedure in retrace. */
 export const DEFAULT_SEED = 42;
@@ -35,20 +38,6 @@ export const EXACT_SIGN_FLIP_MAX_N = 12;
 /** Relative tolerance when comparing a resampled statistic with the observed one (float noise). */
 const TIE_EPSILON = 1e-9;
 
-/**
- * mulberry32: a tiny, fast 32-bit PRNG with good statistical quality for
- * resampling. Returns a function yielding floats in [0, 1).
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface ResampleOptions {
   /** PRNG seed (default 42). */

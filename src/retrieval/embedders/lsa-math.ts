@@ -13,6 +13,7 @@
  * the same bits on every run, at any concurrency (nothing is parallel).
  * Dense matrices are stored as arrays of columns (`Float64Array` each).
  */
+import { mulberry32 } from "../../random.js";
 
 /** Compressed sparse rows: row i's entries are `indices/values[indptr[i] .. indptr[i+1])`, column indices ascending. */
 export interface CsrMatrix {
@@ -25,18 +26,6 @@ export interface CsrMatrix {
 
 /** A dense matrix as its columns; every column has the same length (the row count). */
 export type Columns = Float64Array[];
-
-/** mulberry32: 32-bit seeded PRNG, floats in [0, 1). Same sequence for the same seed everywhere. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A rows × cols matrix of independent standard normal draws, filled column
