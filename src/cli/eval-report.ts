@@ -9,6 +9,8 @@
  * Kept free of the graph, the store and LangChain, so `retrace merge` loads
  * none of them.
  */
+import path from "node:path";
+import { writeFileAtomic } from "../atomic.js";
 import { buildReport } from "../eval/aggregate.js";
 import { assertComparable, type Baseline } from "../eval/baseline.js";
 import { allEvaluators, type EvaluatorSpec, type Judge } from "../eval/evaluators.js";
@@ -16,7 +18,10 @@ import { FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../
 import { storelessEvaluators } from "../eval/storeless.js";
 import type { ResampleUnit } from "../eval/stats.js";
 import type { Report, RunInfo, TurnReport } from "../eval/types.js";
+import { renderHtmlReport } from "../eval/html/report-page.js";
+import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { log } from "../log.js";
+import { out, useColor } from "./io.js";
 
 /**
  * The evaluators of a run of retrace's own graph at cutoff `k`: every key
@@ -80,3 +85,28 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
   report.gate = gate(report, thresholds, baseline ?? undefined);
 }
+
+/** Where a finished report goes: stdout as JSON (`--json`) or the table, and each file option given. */
+export interface ReportOutputs {
+  json?: boolean;
+  /** Markdown. */
+  out?: string;
+  junit?: string;
+  reportJson?: string;
+  html?: string;
+}
+
+/**
+ * Prints the report and writes every requested file (atomically), the same for
+ * `retrace eval` and `retrace merge`. Called only once the report is complete:
+ * a failed run writes none of them (docs/reliability.md).
+ */
+export async function emitReport(report: Report, o: ReportOutputs): Promise<void> {
+  if (o.json === true) out(reportToJSON(report));
+  else out(renderTable(report, { color: useColor() }));
+  if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
+  if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
+  if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
+  if (o.html !== undefined) await writeFileAtomic(o.html, renderHtmlReport(report, { name: path.basename(o.html) }));
+}
+

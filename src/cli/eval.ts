@@ -16,17 +16,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
-import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
 import { NO_STORE, type Judge } from "../eval/evaluators.js";
 import { openJudge } from "./judge.js";
 import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type ScopedFloors } from "../eval/gate.js";
 import { shardCases, shardSection, type ShardSpec } from "../eval/shard.js";
-import { renderHtmlReport } from "../eval/html/report-page.js";
-import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { RULE_BASED_ANSWERER } from "../eval/parts.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { loadData, openSystem, resolveStoreChoice, type LoadedData, type RetraceSystem as Session } from "../system.js";
@@ -44,11 +40,11 @@ import { resolveDataPaths } from "./check.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { addGraphOptions, evalGraphCommand, GRAPH_ONLY, type GraphOptions } from "./eval-graph.js";
-import { action, EXIT, out, useColor } from "./io.js";
+import { action, EXIT } from "./io.js";
 import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
-import { applyGate, evaluatorsFor, reportOf } from "./eval-report.js";
+import { applyGate, emitReport, evaluatorsFor, reportOf } from "./eval-report.js";
 import { checkShardOptions, parseShardOption, shardNote } from "./shard.js";
 
 export { DEFAULT_BASELINE, selectCases };
@@ -366,12 +362,7 @@ export async function evalCommand(o: EvalOptions): Promise<number> {
       report.judge = judge.cost();
       log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached${report.judge.inputTokens !== null ? `, ${report.judge.inputTokens} input + ${report.judge.outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
     }
-    if (o.json) out(reportToJSON(report));
-    else out(renderTable(report, { color: useColor() }));
-    if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
-    if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
-    if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
-    if (o.html !== undefined) await writeFileAtomic(o.html, renderHtmlReport(report, { name: path.basename(o.html) }));
+    await emitReport(report, o);
     if (o.updateBaseline) {
       const file = baselineFileFor(o);
       await writeBaseline(file, report);

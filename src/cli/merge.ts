@@ -12,21 +12,17 @@
  * failed, 2 bad usage or shards that do not belong together.
  */
 import { existsSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../atomic.js";
 import { DataValidationError, InternalError, InvalidArgumentError } from "../errors.js";
 import { readBaseline, storeKindOf, writeBaseline, type Baseline } from "../eval/baseline.js";
 import { DEFAULT_MAX_DROP } from "../eval/gate.js";
-import { renderHtmlReport } from "../eval/html/report-page.js";
-import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { mergeShards, type ShardFile } from "../eval/shard-merge.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { parseFloors } from "./eval.js";
-import { applyGate, evaluatorsFor, reportOf, type GateOptions } from "./eval-report.js";
-import { action, EXIT, out, useColor } from "./io.js";
+import { applyGate, emitReport, evaluatorsFor, reportOf, type GateOptions } from "./eval-report.js";
+import { action, EXIT } from "./io.js";
 import { countOption, probabilityOption } from "./options.js";
 
 export interface MergeOptions extends GateOptions {
@@ -87,12 +83,7 @@ export async function mergeCommand(files: string[], o: MergeOptions): Promise<nu
   if (merged.judge !== undefined) report.judge = merged.judge;
   log.info(`merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`);
   if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
-  if (o.json) out(reportToJSON(report));
-  else out(renderTable(report, { color: useColor() }));
-  if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
-  if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
-  if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
-  if (o.html !== undefined) await writeFileAtomic(o.html, renderHtmlReport(report, { name: path.basename(o.html) }));
+  await emitReport(report, o);
   if (o.updateBaseline) {
     await writeBaseline(baselineFile, report);
     log.info(`baseline written to ${baselineFile}`);
