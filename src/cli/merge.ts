@@ -21,19 +21,14 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { parseFloors } from "./eval.js";
-import { applyGate, emitReport, evaluatorsFor, reportOf, type GateOptions } from "./eval-report.js";
+import { applyGate, emitReport, evaluatorsFor, reportOf, type GateOptions, type ReportOutputs } from "./eval-report.js";
 import { action, EXIT } from "./io.js";
 import { countOption, probabilityOption } from "./options.js";
 
-export interface MergeOptions extends GateOptions {
+export interface MergeOptions extends GateOptions, ReportOutputs {
   kb: string;
   baseline?: string;
   updateBaseline?: boolean;
-  json?: boolean;
-  out?: string;
-  junit?: string;
-  reportJson?: string;
-  html?: string;
 }
 
 /** Reads each shard file (strict UTF-8, JSON); exit 2 naming the file when it is neither. */
