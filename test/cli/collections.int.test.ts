@@ -27,7 +27,7 @@ describe("retrace ingest --list / --prune", () => {
     expect((await run(MINI_KB)).exitCode).toBe(0);
     const second = await run(other.dir, "--json");
     expect(second.exitCode, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout).store).toEqual({ kind: "local", dataDir: path.resolve(dataDir) }); // not the URL of a stopped server
+    expect(JSON.parse(second.stdout).store).toEqual({ kind: "local", url: null, state: "stopped", dataDir: path.resolve(dataDir) }); // not the URL of a stopped server
 
     const listed = await run(MINI_KB, "--list", "--json");
     expect(listed.exitCode, listed.stderr).toBe(0);
