@@ -45,7 +45,8 @@ import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/tune.js";
 import { BM25Index } from "../retrieval/bm25.js";
 import type { Chunk } from "../kb/types.js";
 import { action, out } from "./io.js";
-import { intOption, positiveIntOption, refuseInMode, seedOption } from "./options.js";
+import { intOption, positiveIntOption, positiveNumberOption, refuseInMode, seedOption } from "./options.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { currentCandidate, tuneAndReport } from "./tune.js";
 import { progressReporter } from "./progress.js";
 
@@ -65,6 +66,8 @@ export interface BeirOptions {
   json?: boolean;
   tune?: boolean;
   folds: number;
+  /** Chroma request deadline, seconds (docs/reliability.md). */
+  timeout?: number;
 }
 
 export interface ModeResult {
@@ -242,7 +245,11 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   let handle: ChromaStoreHandle | undefined;
   try {
     const t0 = performance.now();
-    handle = await openStore({ ...(choice.url !== undefined ? { url: choice.url } : { local: true }), ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}) });
+    handle = await openStore({
+      ...(choice.url !== undefined ? { url: choice.url } : { local: true }),
+      ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+      requestTimeoutMs: requestTimeoutMs(o.timeout),
+    });
     const progress = progressReporter("ingest", "documents");
     let ingested;
     try {
@@ -343,6 +350,7 @@ export function register(program: Command): void {
     .argument("<dir>", "the dataset folder")
     .option("--store <auto|local|url>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; or a Chroma URL", "auto")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))
     .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA, fitted on the corpus)", "auto")
     .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
     .option("--config <file>", "retrieval configuration (as written by retrace tune)")

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/chroma.js";
+import { startSilentServer } from "../helpers/chroma-proxy.js";
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 let data: string;
@@ -83,5 +84,16 @@ describe("retrace beir", () => {
     const c = await runCli(["beir", data, "--config", conf], { env: LOCAL });
     expect(c.exitCode).toBe(2);
     expect(c.stderr).toMatch(/field `retrieval\.rrfK`/);
+  }, 60_000);
+
+  it("--timeout bounds every Chroma request: a server that never answers is exit 3 after the deadline", async () => {
+    const silent = await startSilentServer();
+    try {
+      const r = await runCli(["beir", data, "--store", `http://127.0.0.1:${silent.port}`, "--timeout", "1"], { env: LOCAL });
+      expect(r.exitCode).toBe(3);
+      expect(r.stderr).toMatch(/did not answer GET \/api\/v2\/heartbeat within 1\.0 s/);
+    } finally {
+      await silent.close();
+    }
   }, 60_000);
 });
