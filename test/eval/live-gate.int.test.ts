@@ -16,10 +16,11 @@
  *   bm25    0.948           0.910      0.89         0.86       0.943 / 0.913 / 0.990                0.84 / 0.81 / 0.89
  *   hybrid  0.962           0.926      0.91         0.87       0.955 / 0.942 / 0.990                0.85 / 0.84 / 0.89
  *
- * The same hybrid sweep is also compared with the committed baseline
- * (kb/eval/baseline.json, written by `retrace eval --embedder builtin
- * --update-baseline`) with the CLI's default tolerance: a triad mean may not
- * drop by more than 0.02.
+ * The committed baseline (kb/eval/baseline.json, written by `retrace eval
+ * --update-baseline` with the default embedder: `auto`, i.e. the corpus-fit
+ * LSA embedder when no model weights are present) is compared with a hybrid
+ * sweep over that embedder, exact dense search and the retriever's own
+ * defaults, as `retrace eval` runs it, with the CLI's default tolerance.
  */
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +36,8 @@ import { buildGraph } from "../../src/graph/build.js";
 import { openStore, type ChromaStoreHandle } from "../../src/retrieval/chroma-server.js";
 import { ChromaDenseIndex, requireCurrentCollection } from "../../src/retrieval/chroma-store.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
+import { resolveEmbedder } from "../../src/retrieval/embedders/resolve.js";
+import { openExactDense } from "../../src/retrieval/exact-dense.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { ingest } from "../../src/retrieval/ingest.js";
 import type { RetrievalMode } from "../../src/retrieval/types.js";
@@ -55,6 +58,8 @@ let dataDir: string;
 let store: ChromaStoreHandle;
 let data: Awaited<ReturnType<typeof loadData>>;
 let retriever: HybridRetriever;
+/** The default embedder's retriever (LSA fitted on the KB, exact dense search), as `retrace eval` builds it. */
+let lsaRetriever: HybridRetriever;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "retrace-live-gate-"));
@@ -64,6 +69,10 @@ beforeAll(async () => {
   await ingest({ client: store.client, chunks: data.chunks, embedder, kbHash: data.hashes.kb });
   const current = await requireCurrentCollection(store.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
   retriever = new HybridRetriever({ chunks: data.chunks, embedder, dense: new ChromaDenseIndex(current.collection) });
+  const lsa = (await resolveEmbedder("lsa", { corpus: { chunks: data.chunks, stateDir: path.join(dataDir, "lsa") } })).embedder;
+  await ingest({ client: store.client, chunks: data.chunks, embedder: lsa, kbHash: data.hashes.kb });
+  const lsaCurrent = await requireCurrentCollection(store.client, { kbHash: data.hashes.kb, embedder: lsa, fallbackToLatest: false });
+  lsaRetriever = new HybridRetriever({ chunks: data.chunks, embedder: lsa, dense: await openExactDense(lsaCurrent) });
 });
 
 afterAll(async () => {
@@ -71,10 +80,10 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function sweep(mode: RetrievalMode) {
+async function sweep(mode: RetrievalMode, over: HybridRetriever = retriever) {
   const evaluators = allEvaluators({ k: 5 });
   const { turns } = await runSweep({
-    graph: buildGraph({ store: retriever, cards: data.kb, defaults: { k: 5, mode } }),
+    graph: buildGraph({ store: over, cards: data.kb, defaults: { k: 5, mode } }),
     cases: data.cases,
     evaluators,
     knownIds: new Set(data.kb.byId.keys()),
@@ -84,7 +93,7 @@ async function sweep(mode: RetrievalMode) {
     run: {
       datasetHash: data.hashes.dataset,
       kbHash: data.hashes.kb,
-      embedder: retriever.embedder.id,
+      embedder: over.embedder.id,
       k: 5,
       store: "local",
       mode,
@@ -115,7 +124,8 @@ describe.each(["dense", "bm25", "hybrid"] as const)("live gate, %s retrieval", (
 describe("regression gate against the committed baseline", () => {
   it("the hybrid sweep does not regress beyond the tolerance", async () => {
     const baseline = await readBaseline(path.join(SHIPPED_KB, "eval", "baseline.json"));
-    const report = await sweep("hybrid");
+    const report = await sweep("hybrid", lsaRetriever);
+    expect(baseline.config.embedder).toMatch(/^lsa-128-/);
     expect(assertComparable(baseline, report)).toEqual([]); // same dataset, KB, k and retrieval config
     const result = gate(report, {}, baseline);
     expect(result.failures).toEqual([]);
