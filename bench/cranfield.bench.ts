@@ -21,7 +21,7 @@ import { Document } from "@langchain/core/documents";
 import { hitAtK, ndcgAtK, recallAtK } from "../src/eval/metrics.js";
 import { log } from "../src/log.js";
 import { BM25Index } from "../src/retrieval/bm25.js";
-import { loadBeir, missingBeirFiles, type BeirQuery } from "./lib/beir.js";
+import { BEIR_FILES, loadBeirDataset, type BeirQuery } from "../src/eval/beir.js";
 import { REPO_ROOT } from "./lib/eval-set.js";
 import { Fts5Index } from "./lib/fts5.js";
 import { comparePaired } from "./lib/quality.js";
@@ -106,13 +106,14 @@ async function evaluate(
 }
 
 export async function run(): Promise<void> {
-  const missing = missingBeirFiles(CRANFIELD_DIR);
+  const missing = Object.values(BEIR_FILES).filter((f) => !existsSync(path.join(CRANFIELD_DIR, f)));
   if (missing.length > 0) {
     print(`Cranfield not found at ${CRANFIELD_DIR} (missing ${missing.join(", ")}); skipping this benchmark.`);
     print("Put the BEIR-layout copy (corpus.jsonl, queries.jsonl, qrels/test.tsv) at ../shared/datasets/cranfield relative to the repository.");
     return;
   }
-  const data = await loadBeir(CRANFIELD_DIR);
+  // The same reader as `retrace beir` (src/eval/beir.ts): its queries are the judged ones, in file order.
+  const data = await loadBeirDataset(CRANFIELD_DIR);
   const judged = data.queries.filter((q) => [...(data.qrels.get(q.id)?.values() ?? [])].some((g) => g > 0));
   const bodies = data.corpus.map((d) => ({ id: d.id, parentId: d.id, locale: "en" as const, text: `${d.title} ${d.text}` }));
   print(
