@@ -24,6 +24,7 @@ import { capturedRetrievers, graphGateFailures, loadFunction, loadGraph, runGrap
 import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import type { Report } from "../eval/types.js";
+import { cardsPerLocale } from "../eval/chance.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { loadCases } from "../kb/cases.js";
@@ -90,12 +91,6 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
       .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates", countOption("--max-errors"), 0)
       .option("--allow-no-retrieval", "with --graph: a turn with no retriever run does not fail the gate (it is still listed and left out of the means)");
   return cmd.option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
-}
-
-function countByLocale(cards: readonly { locale: string }[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const c of cards) counts[c.locale] = (counts[c.locale] ?? 0) + 1;
-  return counts;
 }
 
 /** KB (or catalog) and cases for a graph run; exit 2 when neither exists. */
@@ -182,7 +177,7 @@ export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Repor
     evaluators,
     seed: o.seed,
     // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
-    cardsPerLocale: countByLocale(data.kb.cards),
+    cardsPerLocale: cardsPerLocale(data.kb.cards),
   });
   // Wall-clock figures only in the `timings` section (docs/determinism.md).
   report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };

@@ -44,6 +44,7 @@ import { action, EXIT } from "./io.js";
 import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
+import { cardsPerLocale } from "../eval/chance.js";
 import { applyGate, emitReport, evaluatorsFor, reportOf } from "./eval-report.js";
 import { checkShardOptions, parseShardOption, shardNote } from "./shard.js";
 
@@ -249,12 +250,6 @@ export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" |
   });
 }
 
-/** Number of cards of each locale in the session's KB: the N of the chance levels (docs/statistics.md). */
-function cardsPerLocale(session: Session): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const card of session.kb.cards) counts[card.locale] = (counts[card.locale] ?? 0) + 1;
-  return counts;
-}
 
 /** `{ genericLocales }` when some cases' locales have no built-in tables (docs/languages.md), else nothing. */
 function genericLocalesOf(cases: readonly { locale: string }[]): { genericLocales?: string[] } {
@@ -318,7 +313,8 @@ export async function runEval(
     evaluators,
     seed: o.seed,
     ...(o.resample !== undefined ? { resample: o.resample } : {}),
-    cardsPerLocale: cardsPerLocale(session),
+    // The KB's cards per locale: the N of the chance levels (docs/statistics.md).
+    cardsPerLocale: cardsPerLocale(session.kb.cards),
   });
   let baseline: Baseline | null = plan?.baseline ?? null;
   if (o.shard !== undefined) {

@@ -103,3 +103,10 @@ export function smallKbWarning(locale: string, N: number, k: number): string | n
   if (k * 3 < N) return null;
   return `k=${k} is at least a third of the ${N} ${locale} cards: a random ranking already scores hit@${k} = ${chanceHit(N, 1, k).toFixed(3)} for a one-card gold; read every ${locale} figure against its chance level`;
 }
+
+/** N of the chance levels: the number of cards (or catalog entries) of each locale. */
+export function cardsPerLocale(cards: readonly { locale: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const c of cards) counts[c.locale] = (counts[c.locale] ?? 0) + 1;
+  return counts;
+}
