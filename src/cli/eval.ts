@@ -45,14 +45,15 @@ import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, p
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
 import { cardsPerLocale } from "../eval/chance.js";
-import { applyGate, emitReport, evaluatorsFor, reportOf } from "./eval-report.js";
+import { applyGate, emitReport, evaluatorsFor, reportOf, type ReportOutputs } from "./eval-report.js";
 import { checkShardOptions, parseShardOption, shardNote } from "./shard.js";
 
 export { DEFAULT_BASELINE, selectCases };
 
 type Floors = number | ScopedFloors;
 
-export interface EvalOptions {
+/** `eval` / `start` options; the output ones (`--json`, `--out`, `--junit`, `--report-json`, `--html`) are ReportOutputs. */
+export interface EvalOptions extends ReportOutputs {
   store: string;
   kb?: string;
   cases?: string;
@@ -74,11 +75,6 @@ export interface EvalOptions {
   maxDrop?: number;
   maxFlips?: number;
   updateBaseline?: boolean;
-  json?: boolean;
-  out?: string;
-  junit?: string;
-  reportJson?: string;
-  html?: string;
   judge?: string;
   judgeCache?: string;
   concurrency: number;
