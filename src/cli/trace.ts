@@ -48,7 +48,6 @@ export function contributionText(r: Ranked): string {
 }
 
 /** "rrf(k=60; dense 1, bm25 1)" or "minmax(dense 0.3, bm25 0.7)". */
-export { fusionText };
 
 function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<string>, top: number): string[] {
   const shown = ranked.slice(0, top);
