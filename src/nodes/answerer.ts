@@ -122,6 +122,17 @@ function plain(text: string): string {
 
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
 
+/** One sentence segmenter per locale (building one costs far more than segmenting a card; `segment` keeps no state). */
+const sentenceSegmenters = new Map<string, Intl.Segmenter>();
+function sentenceSegmenter(locale: string): Intl.Segmenter {
+  let s = sentenceSegmenters.get(locale);
+  if (s === undefined) {
+    s = new Intl.Segmenter(locale, { granularity: "sentence" });
+    sentenceSegmenters.set(locale, s);
+  }
+  return s;
+}
+
 /**
  * The sentence units of a card: its chunks' section text (the title and
  * heading lines that start each chunk's text are skipped), prose split into
@@ -129,7 +140,7 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
  * sentence before it when that one ends with a colon.
  */
 export function sentenceUnits(entry: CardEntry): string[] {
-  const segmenter = new Intl.Segmenter(entry.card.locale, { granularity: "sentence" });
+  const segmenter = sentenceSegmenter(entry.card.locale);
   const units: string[] = [];
   for (const chunk of entry.chunks) {
     const lines = chunk.text.split("\n");

@@ -38,8 +38,19 @@ export interface StoredVector {
 interface Partition {
   ids: string[];
   parents: string[];
-  /** Unit-normalised rows (zero rows stay zero), row-major, float32. */
+  /** Unit-normalised rows (zero rows stay zero), row-major, float32, in shared memory (see `share`). */
   matrix: Float32Array;
+}
+
+/**
+ * An exact index as plain data whose matrices live in shared memory: posted
+ * to a worker thread (src/eval/parallel.ts), it rebuilds the same index there
+ * (`ExactDenseIndex.fromShared`) without copying the vectors.
+ */
+export interface SharedExactDense {
+  name: string;
+  dimension: number;
+  partitions: { locale: Locale; ids: string[]; parents: string[]; matrix: Float32Array }[];
 }
 
 /**
@@ -52,8 +63,13 @@ interface Partition {
 export class ExactDenseIndex implements DenseIndex {
   readonly name: string;
   readonly dimension: number;
-  readonly size: number;
+  private count = 0;
   private readonly partitions = new Map<Locale, Partition>();
+
+  /** Number of vectors. */
+  get size(): number {
+    return this.count;
+  }
 
   constructor(vectors: readonly StoredVector[], options: { dimension: number; name?: string }) {
     assertPositiveInteger("dimension", options.dimension);
@@ -71,11 +87,11 @@ export class ExactDenseIndex implements DenseIndex {
       list.push(v);
       byLocale.set(v.locale, list);
     }
-    this.size = seen.size;
+    this.count = seen.size;
     for (const [locale, list] of [...byLocale].sort((a, b) => compareIds(a[0], b[0]))) {
       // Rows in id order: the layout (and so float summation order) never depends on fetch order.
       list.sort((a, b) => compareIds(a.id, b.id));
-      const matrix = new Float32Array(list.length * d);
+      const matrix = new Float32Array(new SharedArrayBuffer(list.length * d * Float32Array.BYTES_PER_ELEMENT));
       list.forEach((v, row) => {
         let norm = 0;
         for (let i = 0; i < d; i++) {
@@ -88,6 +104,28 @@ export class ExactDenseIndex implements DenseIndex {
       });
       this.partitions.set(locale, { ids: list.map((v) => v.id), parents: list.map((v) => v.parentId), matrix });
     }
+  }
+
+  /** This index as plain data over its shared matrices (nothing copied; see SharedExactDense). */
+  share(): SharedExactDense {
+    return { name: this.name, dimension: this.dimension, partitions: [...this.partitions].map(([locale, p]) => ({ locale, ...p })) };
+  }
+
+  /** The index `share()` described, over the same shared matrices: the same rankings as the original. */
+  static fromShared(shared: SharedExactDense): ExactDenseIndex {
+    const index = new ExactDenseIndex([], { dimension: shared.dimension, name: shared.name });
+    for (const p of shared.partitions) {
+      if (p.ids.length !== p.parents.length || p.matrix.length !== p.ids.length * shared.dimension) {
+        throw new InvalidArgumentError(`shared partition ${p.locale}`, `ids, parents and a ${shared.dimension}-column matrix of the same rows`, {
+          ids: p.ids.length,
+          parents: p.parents.length,
+          values: p.matrix.length,
+        });
+      }
+      index.partitions.set(p.locale, { ids: p.ids, parents: p.parents, matrix: p.matrix });
+      index.count += p.ids.length;
+    }
+    return index;
   }
 
   async search(vector: number[], options: DenseSearchOptions): Promise<Ranked[]> {
@@ -114,14 +152,28 @@ export class ExactDenseIndex implements DenseIndex {
     // Bounded selection: keep the best topN (score desc, id asc) seen so far.
     const best: { score: number; id: string; parentId: string }[] = [];
     const worse = (a: { score: number; id: string }, b: { score: number; id: string }) => a.score < b.score || (a.score === b.score && a.id > b.id);
+    // A sparse query (the built-in embedder's hashed n-grams fill a fraction of the dimensions) is scanned on
+    // its non-zero dimensions only, in ascending order. That gives the same bits as the full sum: a skipped term
+    // is ±0, x + (±0) = x for any x ≠ 0, the running sum starts at +0 and never becomes −0 (+0 + −0 = +0; a
+    // product of two finite float32-range values never underflows to −0 in float64).
+    const nonZero: number[] = [];
+    for (let i = 0; i < d; i++) if (q[i] !== 0) nonZero.push(i);
+    const sparse = nonZero.length * 2 < d;
+    const dims = Int32Array.from(nonZero);
+    const qDims = Float64Array.from(nonZero, (i) => q[i] as number);
     for (const p of parts) {
       const m = p.matrix;
       for (let row = 0; row < p.ids.length; row++) {
         let dot = 0;
         const base = row * d;
-        for (let i = 0; i < d; i++) dot += (m[base + i] as number) * (q[i] as number);
+        if (sparse) for (let j = 0; j < dims.length; j++) dot += (m[base + (dims[j] as number)] as number) * (qDims[j] as number);
+        else for (let i = 0; i < d; i++) dot += (m[base + i] as number) * (q[i] as number);
+        // Most rows lose to the current topN-th: test before allocating a candidate.
+        if (best.length === topN) {
+          const last = best[topN - 1]!;
+          if (dot < last.score || (dot === last.score && (p.ids[row] as string) > last.id)) continue;
+        }
         const cand = { score: dot, id: p.ids[row] as string, parentId: p.parents[row] as string };
-        if (best.length === topN && !worse(best[best.length - 1]!, cand)) continue;
         // insertion into the sorted list (topN is small: tens)
         let at = best.length;
         while (at > 0 && worse(best[at - 1]!, cand)) at--;

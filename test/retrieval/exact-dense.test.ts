@@ -69,4 +69,52 @@ describe("ExactDenseIndex", () => {
     expect(() => index.searchSync([1, 2], { topN: 1 })).toThrow(/dimension 16/);
     expect(() => new ExactDenseIndex([{ id: "x", parentId: "x", locale: "en", vector: [NaN, 1] }], { dimension: 2 })).toThrow(/finite/);
   });
+
+  it("scores a sparse query with exactly the bits of the full float64 dot product over the float32-stored rows", () => {
+    const d = 64;
+    const rows = randomVectors(300, d, 21);
+    const idx = new ExactDenseIndex(rows, { dimension: d });
+    // What the index documents: rows unit-normalised and stored as float32; the query normalised in float64; Σ over all i ascending.
+    const stored = rows.map((r) => {
+      const norm = Math.sqrt(Array.from(r.vector).reduce((s, x) => s + x * x, 0));
+      return { id: r.id, locale: r.locale, v: Array.from(r.vector, (x) => Math.fround(x / norm)) };
+    });
+    const rand = mulberry32(5);
+    for (const nonZero of [1, 7, d / 2 - 1, d / 2, d]) {
+      for (let trial = 0; trial < 5; trial++) {
+        const q = Array.from({ length: d }, () => 0);
+        const dims = [...Array(d).keys()].sort(() => rand() - 0.5).slice(0, nonZero);
+        for (const i of dims) q[i] = rand() * 2 - 1;
+        const qn = Math.sqrt(q.reduce((s, x) => s + x * x, 0));
+        const want = stored
+          .filter((r) => r.locale === "en")
+          .map((r) => {
+            let dot = 0;
+            for (let i = 0; i < d; i++) dot += r.v[i]! * (q[i]! / qn);
+            return { id: r.id, score: dot };
+          })
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+          .slice(0, 15);
+        const got = idx.searchSync(q, { topN: 15, locale: "en" });
+        expect(got.map((h) => [h.id, h.score])).toEqual(want.map((h) => [h.id, h.score]));
+      }
+    }
+  });
+
+  it("is rebuilt from its shared matrices (no copy) with the same rankings", () => {
+    const shared = index.share();
+    for (const p of shared.partitions) expect(p.matrix.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const copy = ExactDenseIndex.fromShared(structuredClone(shared));
+    expect(copy.size).toBe(index.size);
+    for (const q of queries) expect(copy.searchSync(q, { topN: 20 })).toEqual(index.searchSync(q, { topN: 20 }));
+    // The clone shares memory with the original: a write through one is seen by the other.
+    const first = shared.partitions[0]!;
+    const cloned = structuredClone(shared).partitions[0]!;
+    const before = first.matrix[0]!;
+    cloned.matrix[0] = 0.5;
+    expect(first.matrix[0]).toBe(0.5);
+    first.matrix[0] = before;
+    const bad = { ...shared, partitions: [{ ...first, ids: first.ids.slice(1) }] };
+    expect(() => ExactDenseIndex.fromShared(bad)).toThrow(/shared partition/);
+  });
 });
