@@ -31,7 +31,7 @@ export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason }
 export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
 
 // The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md).
-export { openSystem, resolveStoreChoice, STORE_CHOICES, type RetraceSystem, type StoreChoice, type StoreKind, type SystemOptions } from "./system.js";
+export { openSystem, resolveStoreChoice, STORE_CHOICES, type RetraceSystem, type RetrieverRecipe, type StoreChoice, type StoreKind, type SystemOptions } from "./system.js";
 
 // Evaluation: evaluators in the {key, score, comment} shape, the runner, aggregation, gate, baseline, renderers.
 export {
@@ -52,7 +52,7 @@ export {
   type Judge,
   type JudgeVerdict,
 } from "./eval/evaluators.js";
-export { runSweep, summarizeTrace, goldPositions, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions } from "./eval/runner.js";
+export { runSweep, summarizeTrace, goldPositions, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./eval/runner.js";
 export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/aggregate.js";
 export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate.js";
 export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/baseline.js";

@@ -19,11 +19,12 @@
 import path from "node:path";
 import { InvalidArgumentError } from "./errors.js";
 import { loadData, type LoadedData } from "./kb/load.js";
+import type { Chunk } from "./kb/types.js";
 import { log } from "./log.js";
 import { ANALYZER_CONFIG_FILE, applyAnalyzerConfigFile } from "./retrieval/analyzer.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "./retrieval/chroma-client.js";
 import { requireCurrentCollection } from "./retrieval/chroma-store.js";
-import { openExactDense } from "./retrieval/exact-dense.js";
+import { ExactDenseIndex, openExactDense, type SharedExactDense } from "./retrieval/exact-dense.js";
 import { fingerprinted } from "./retrieval/fingerprint.js";
 import { InMemoryDenseIndex, type DenseIndex } from "./retrieval/dense.js";
 import { resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
@@ -87,8 +88,52 @@ export interface RetraceSystem extends LoadedData {
   /** The Chroma collection served from, when the store is Chroma. */
   collection: string | null;
   ingest: IngestResult | null;
+  /** How to open the same retriever in a worker thread (`openRetriever`); null when store-less. */
+  retrieverRecipe: RetrieverRecipe | null;
   /** Releases the store (stops a Chroma server this system started). Safe to call more than once. */
   close(): Promise<void>;
+}
+
+/**
+ * What opens a system's retriever again elsewhere (a worker thread of a
+ * parallel sweep, src/eval/parallel.ts): the specs it was opened with and its
+ * dense index over shared memory. Plain data (structured-cloneable).
+ */
+export interface RetrieverRecipe {
+  kbDir: string;
+  /** The embedder spec given (`auto`, `lsa`, a model id...) and the fingerprinted id it resolved to. */
+  embedder: string;
+  embedderId: string;
+  /** Where the LSA embedder's fitted state is (absent for the memory store: refitted, same bytes). */
+  stateDir?: string;
+  reranker: string | null;
+  bm25Params?: { k1?: number; b?: number };
+  /** The exact index's shared matrices; null for the memory store (its index is rebuilt from the chunks). */
+  dense: SharedExactDense | null;
+}
+
+/**
+ * The retriever a recipe describes, over `chunks` (the chunks of the system
+ * that wrote the recipe): the same analyzers, embedder (its id is checked),
+ * reranker, BM25 parameters and dense vectors, so every query ranks as in the
+ * original system.
+ */
+export async function openRetriever(recipe: RetrieverRecipe, chunks: readonly Chunk[]): Promise<HybridRetriever> {
+  applyAnalyzerConfigFile(path.join(recipe.kbDir, ANALYZER_CONFIG_FILE));
+  const resolved = await resolveEmbedder(recipe.embedder, { corpus: { chunks, ...(recipe.stateDir !== undefined ? { stateDir: recipe.stateDir } : {}) } });
+  const embedder = await fingerprinted(resolved.embedder);
+  if (embedder.id !== recipe.embedderId) {
+    throw new InvalidArgumentError("embedder", `the embedder the sweep was opened with (${recipe.embedderId})`, embedder.id);
+  }
+  const rerank = await resolveReranker(recipe.reranker);
+  const dense: DenseIndex = recipe.dense !== null ? ExactDenseIndex.fromShared(recipe.dense) : await InMemoryDenseIndex.fromChunks(chunks, embedder);
+  return new HybridRetriever({
+    chunks,
+    embedder,
+    dense,
+    ...(recipe.bm25Params !== undefined ? { bm25Params: recipe.bm25Params } : {}),
+    ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
+  });
 }
 
 /**
@@ -110,7 +155,7 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   if (applyAnalyzerConfigFile(analyzerFile)) log.info(`analyzers: ${analyzerFile} applied`);
   if (choice.kind === "none") {
     log.info("Store-less run: the graph has no retrieval node; retrieval metrics will be reported as not measured");
-    return { ...data, retriever: null, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, close: async () => {} };
+    return { ...data, retriever: null, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, retrieverRecipe: null, close: async () => {} };
   }
   // The lsa embedder is fitted on the KB's chunks; its state lives in the local data dir (docs/fusion-and-tuning.md).
   const stateDir = choice.kind === "memory" ? undefined : lsaStateDir(opts.dataDir);
@@ -125,6 +170,15 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
     embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason },
     reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason },
   };
+  const recipeFor = (dense: ExactDenseIndex | null): RetrieverRecipe => ({
+    kbDir: opts.kbDir,
+    embedder: opts.embedder ?? "auto",
+    embedderId: embedder.id,
+    ...(stateDir !== undefined ? { stateDir } : {}),
+    reranker: opts.reranker ?? null,
+    ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
+    dense: dense === null ? null : dense.share(),
+  });
   const retrieverOver = (dense: DenseIndex) =>
     new HybridRetriever({
       chunks: data.chunks,
@@ -136,7 +190,7 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
 
   if (choice.kind === "memory") {
     const dense = await InMemoryDenseIndex.fromChunks(data.chunks, embedder);
-    return { ...data, ...described, retriever: retrieverOver(dense), store: "memory", storeKind: "memory", collection: null, ingest: null, close: async () => {} };
+    return { ...data, ...described, retriever: retrieverOver(dense), store: "memory", storeKind: "memory", collection: null, ingest: null, retrieverRecipe: recipeFor(null), close: async () => {} };
   }
 
   let handle: ChromaStoreHandle | undefined;
@@ -169,6 +223,7 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
       storeKind: h.kind,
       collection: current.name,
       ingest: ingested,
+      retrieverRecipe: recipeFor(dense),
       close: () => h.close(),
     };
   } catch (e) {

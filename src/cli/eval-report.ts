@@ -13,28 +13,14 @@ import path from "node:path";
 import { writeFileAtomic } from "../atomic.js";
 import { buildReport } from "../eval/aggregate.js";
 import { assertComparable, type Baseline } from "../eval/baseline.js";
-import { allEvaluators, type EvaluatorSpec, type Judge } from "../eval/evaluators.js";
+import type { EvaluatorSpec } from "../eval/evaluators.js";
 import { FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
-import { storelessEvaluators } from "../eval/storeless.js";
 import type { ResampleUnit } from "../eval/stats.js";
 import type { Report, RunInfo, TurnReport } from "../eval/types.js";
 import { renderHtmlReport } from "../eval/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
 import { log } from "../log.js";
 import { out, useColor } from "./io.js";
-
-/**
- * The evaluators of a run of retrace's own graph at cutoff `k`: every key
- * of `allEvaluators`, all retrieval-dependent ones "not measured (no store)"
- * when the run was store-less. `judge` is the groundedness judge when one
- * was configured (a merge passes a stand-in: it only reads the specs' keys
- * and reasons, never evaluates).
- */
-export function evaluatorsFor(o: { k: number; storeBacked: boolean; judge?: Judge }): EvaluatorSpec[] {
-  const all = allEvaluators({ k: o.k, ...(o.judge !== undefined ? { judge: o.judge } : {}) });
-  // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storeless.ts).
-  return o.storeBacked ? all : storelessEvaluators(all);
-}
 
 /** What the report of a sweep is computed from (everything but the turns is a setting of the run). */
 export interface ReportInput {

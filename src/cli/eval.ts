@@ -16,6 +16,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
@@ -24,11 +25,13 @@ import { openJudge } from "./judge.js";
 import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type ScopedFloors } from "../eval/gate.js";
 import { shardCases, shardSection, type ShardSpec } from "../eval/shard.js";
 import { RULE_BASED_ANSWERER } from "../eval/parts.js";
+import { runSweepInWorkers } from "../eval/parallel.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { loadData, openSystem, resolveStoreChoice, type LoadedData, type RetraceSystem as Session } from "../system.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
 import type { Report } from "../eval/types.js";
 import { buildGraph } from "../graph/build.js";
+import type { TunableConfig } from "../graph/configuration.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
 import { isLocale, tableLocaleFor, type EvalCase } from "../kb/types.js";
@@ -41,12 +44,13 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../re
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { addGraphOptions, evalGraphCommand, GRAPH_ONLY, type GraphOptions } from "./eval-graph.js";
 import { action, EXIT } from "./io.js";
-import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption } from "./options.js";
+import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption, workersOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
 import { cardsPerLocale } from "../eval/chance.js";
-import { applyGate, emitReport, evaluatorsFor, reportOf, type ReportOutputs } from "./eval-report.js";
+import { applyGate, emitReport, reportOf, type ReportOutputs } from "./eval-report.js";
 import { checkShardOptions, parseShardOption, shardNote } from "./shard.js";
+import { evaluatorsFor } from "../eval/storeless.js";
 
 export { DEFAULT_BASELINE, selectCases };
 
@@ -78,6 +82,8 @@ export interface EvalOptions extends ReportOutputs {
   judge?: string;
   judgeCache?: string;
   concurrency: number;
+  /** Worker threads of the sweep (`--workers`; 1: the sweep runs in this thread). */
+  workers?: number;
   dataDir?: string;
   seed: number;
   /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
@@ -115,6 +121,8 @@ export function checkEvalOptions(o: EvalOptions): void {
       if (v !== undefined) throw new NotMeasuredError("retrieval_hit_at_k", `${why}, so ${flag} has nothing to compare`);
     if (o.rerank !== undefined) throw new InvalidArgumentError("--rerank", "unset with --store none (nothing is retrieved)", o.rerank);
   }
+  if ((o.workers ?? 1) > 1 && o.judge !== undefined)
+    throw new InvalidArgumentError("--workers", "1 with --judge (the judge's chat model lives in this thread)", o.workers);
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
@@ -212,7 +220,6 @@ export function openSessionFor(
   });
 }
 
-/** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
 /** The graph-configuration keys of one config-file section (BM25 k1/b belong to the index, not to a call). */
 function settingsOfConfig(c: RetrievalConfig) {
   return {
@@ -224,26 +231,30 @@ function settingsOfConfig(c: RetrievalConfig) {
   };
 }
 
-export function graphFor(session: Session, o: Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig" | "localeConfigs">) {
+/** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
+export function graphFor(session: Session, o: GraphSettingsOptions, checkpointer?: BaseCheckpointSaver) {
+  return buildGraph({ store: session.retriever, cards: session.kb, defaults: graphDefaultsFor(session, o), ...(checkpointer !== undefined ? { checkpointer } : {}) });
+}
+
+type GraphSettingsOptions = Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig" | "localeConfigs">;
+
+/** The graph's configuration defaults for these options (plain data: a worker thread builds the same graph from them). */
+export function graphDefaultsFor(session: Pick<Session, "reranker">, o: GraphSettingsOptions): Partial<TunableConfig> {
   const c = o.retrievalConfig ?? {};
   const locales = o.localeConfigs;
-  return buildGraph({
-    store: session.retriever,
-    cards: session.kb,
-    // A --config file's keys win over the command-line depths (docs/fusion-and-tuning.md).
-    defaults: {
-      k: o.k,
-      ...((c.denseK ?? o.denseK) !== undefined ? { denseK: c.denseK ?? o.denseK } : {}),
-      ...((c.bm25K ?? o.bm25K) !== undefined ? { bm25K: c.bm25K ?? o.bm25K } : {}),
-      mode: o.mode,
-      rerank: session.reranker !== null,
-      ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
-      ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
-      ...(c.weights !== undefined ? { weights: c.weights } : {}),
-      // Per-locale sections override the keys above for their locale's turns (docs/fusion-and-tuning.md).
-      ...(locales !== undefined ? { locales: Object.fromEntries(Object.entries(locales).map(([tag, lc]) => [tag, settingsOfConfig(lc)])) } : {}),
-    },
-  });
+  // A --config file's keys win over the command-line depths (docs/fusion-and-tuning.md).
+  return {
+    k: o.k,
+    ...((c.denseK ?? o.denseK) !== undefined ? { denseK: c.denseK ?? o.denseK } : {}),
+    ...((c.bm25K ?? o.bm25K) !== undefined ? { bm25K: c.bm25K ?? o.bm25K } : {}),
+    mode: o.mode,
+    rerank: session.reranker !== null,
+    ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
+    ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
+    ...(c.weights !== undefined ? { weights: c.weights } : {}),
+    // Per-locale sections override the keys above for their locale's turns (docs/fusion-and-tuning.md).
+    ...(locales !== undefined ? { locales: Object.fromEntries(Object.entries(locales).map(([tag, lc]) => [tag, settingsOfConfig(lc)])) } : {}),
+  };
 }
 
 
@@ -264,7 +275,9 @@ export async function runEval(
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/shard.ts)
   const started = new Date();
   const t0 = performance.now();
-  const graph = graphFor(session, o);
+  // The sweep's own checkpointer: each case's thread is deleted from it once the case is done.
+  const checkpointer = new MemorySaver();
+  const graph = graphFor(session, o, checkpointer);
   const evaluators = evaluatorsFor({ k: o.k, storeBacked: session.retriever !== null, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
   const progress = progressReporter("eval", "cases");
   let turns;
@@ -272,17 +285,48 @@ export async function runEval(
   let phases;
   let retrieval;
   try {
-    ({ turns, timings: turnTimings, phases, retrieval } = await runSweep({
+    const onCaseDone = (done: number, total: number) => progress.update(done, total);
+    const threadPrefix = `${randomBytes(3).toString("hex")}:`;
+    const local = {
       graph,
-      cases,
       evaluators,
       knownIds: new Set(session.kb.byId.keys()),
       storeBacked: session.retriever !== null,
+      // retrace's own graph returns each turn's trace in state: no callback handler per turn (docs/throughput.md).
+      traceSource: "state" as const,
       ...(session.split !== null ? { partOf: session.split.partOf } : {}),
-      concurrency: o.concurrency,
-      threadPrefix: `${randomBytes(3).toString("hex")}:`,
-      onCaseDone: (done, total) => progress.update(done, total),
-    }));
+      threadPrefix,
+      releaseThread: (id: string) => checkpointer.deleteThread(id),
+      // One checkpoint per turn, not per step: the same turns (docs/throughput.md).
+      durability: "exit" as const,
+    };
+    const workers = o.workers ?? 1;
+    const sweep =
+      workers > 1
+        ? // The same cases through the same graph on this thread and worker threads (src/eval/parallel.ts): the same turns, in dataset order.
+          await runSweepInWorkers({
+            init: {
+              recipe: session.retrieverRecipe,
+              chunks: session.chunks,
+              kb: session.kb,
+              cases,
+              defaults: graphDefaultsFor(session, o),
+              k: o.k,
+              knownIds: [...local.knownIds],
+              partOf: session.split !== null ? [...session.split.partOf] : null,
+              threadPrefix,
+              traceSource: local.traceSource,
+              durability: local.durability,
+              traces: false,
+            },
+            threads: workers,
+            concurrency: o.concurrency,
+            local,
+            onCaseDone,
+          })
+        : await runSweep({ ...local, cases, concurrency: o.concurrency, onCaseDone });
+    ({ turns, timings: turnTimings, phases, retrieval } = sweep);
+    if (workers > 1) log.info(`sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`);
   } finally {
     progress.stop();
   }
@@ -435,14 +479,15 @@ export function addSweepOptions(cmd: Command): Command {
     .option("--html <file>", "also write the report as one self-contained HTML page (summary, stage funnel, turns, per-turn debugger; docs/html-report.md)")
     .option("--judge <module>", "run the groundedness judge with the LangChain chat model this module exports (or a factory of one); docs/langchain-integration.md")
     .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
-    .option("--concurrency <n>", "cases run in parallel (results are identical at any value)", positiveIntOption("--concurrency"), DEFAULT_CONCURRENCY)
+    .option("--concurrency <n>", "cases in flight per thread (results are identical at any value)", positiveIntOption("--concurrency"), DEFAULT_CONCURRENCY)
+    .option("--workers <n|auto>", "worker threads running cases in parallel, each on its own core (auto: one per available core; results are identical at any value; docs/throughput.md)", workersOption(), 1)
     .option("--seed <n>", "seed of the bootstrap intervals and tests", seedOption(), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
     .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption);
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html", "--judge", "--judge-cache", "--resample"] as const;
+export const UNUSED_WITH_GRAPH = ["--workers", "--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html", "--judge", "--judge-cache", "--resample"] as const;
 
 export function register(program: Command): void {
   addGraphOptions(

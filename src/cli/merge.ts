@@ -21,9 +21,10 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { parseFloors } from "./eval.js";
-import { applyGate, emitReport, evaluatorsFor, reportOf, type GateOptions, type ReportOutputs } from "./eval-report.js";
+import { applyGate, emitReport, reportOf, type GateOptions, type ReportOutputs } from "./eval-report.js";
 import { action, EXIT } from "./io.js";
 import { countOption, probabilityOption } from "./options.js";
+import { evaluatorsFor } from "../eval/storeless.js";
 
 export interface MergeOptions extends GateOptions, ReportOutputs {
   kb: string;

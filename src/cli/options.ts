@@ -16,6 +16,7 @@
  * is the same check for a bound known only later (a case's turn count); it
  * throws retrace's InvalidArgumentError (exit 2).
  */
+import { availableParallelism } from "node:os";
 import { InvalidArgumentError as CommanderArgumentError, type Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
 
@@ -93,6 +94,16 @@ export function numberOption(flag: string, r: Range = {}): (raw: string) => numb
   return (raw) => {
     const n = parseNumberIn(raw, r);
     if (n === undefined) throw usageError(flag, rangeText("number", r), raw);
+    return n;
+  };
+}
+
+/** `--workers`: `auto` (this machine's available parallelism) or an integer from 1 to 64. */
+export function workersOption(flag = "--workers"): (raw: string) => number {
+  return (raw) => {
+    if (raw.trim() === "auto") return Math.min(64, availableParallelism());
+    const n = parseIntIn(raw, { min: 1, max: 64 });
+    if (n === undefined) throw usageError(flag, `auto or ${rangeText("integer", { min: 1, max: 64 })}`, raw);
     return n;
   };
 }

@@ -130,6 +130,8 @@ async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
       evaluators: allEvaluators({ k: o.k }),
       knownIds: new Set(session.kb.byId.keys()),
       storeBacked: session.retriever !== null,
+      traceSource: "state",
+      durability: "exit",
       concurrency: 1,
     });
     const traced: TracedTurn[] = turns

@@ -153,6 +153,8 @@ export async function tuneCommand(o: TuneOptions): Promise<number> {
         evaluators: allEvaluators({ k: o.k }),
         knownIds: new Set(session.kb.byId.keys()),
         storeBacked: true,
+        traceSource: "state",
+        durability: "exit",
         concurrency: 1,
         onCaseDone: (d, t) => progress.update(d, t),
       });

@@ -11,7 +11,7 @@
  * Only keys of evaluators that declare none of these keys (a user's own
  * evaluator, e.g. on latency or answer format) are still scored.
  */
-import { CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, NO_STORE, REFUSAL_CORRECTNESS_KEY, type EvaluatorSpec } from "./evaluators.js";
+import { allEvaluators, CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, NO_STORE, REFUSAL_CORRECTNESS_KEY, type EvaluatorSpec, type Judge } from "./evaluators.js";
 import { METRICS } from "./metrics.js";
 
 /** Keys of the default evaluators whose value depends on retrieval. */
@@ -39,4 +39,17 @@ export function storelessEvaluators(specs: readonly EvaluatorSpec[]): EvaluatorS
     const reason = spec.keys.every((k) => retrievalKeys.has(k)) ? NO_STORE : NO_STORE_ANSWER;
     return { ...spec, evaluate: () => [], notMeasured: () => reason, whenEmpty: reason };
   });
+}
+
+/**
+ * The evaluators of a run of retrace's own graph at cutoff `k`: every key
+ * of `allEvaluators`, all retrieval-dependent ones "not measured (no store)"
+ * when the run was store-less. `judge` is the groundedness judge when one
+ * was configured (a merge passes a stand-in: it only reads the specs' keys
+ * and reasons, never evaluates).
+ */
+export function evaluatorsFor(o: { k: number; storeBacked: boolean; judge?: Judge }): EvaluatorSpec[] {
+  const all = allEvaluators({ k: o.k, ...(o.judge !== undefined ? { judge: o.judge } : {}) });
+  // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storeless.ts).
+  return o.storeBacked ? all : storelessEvaluators(all);
 }

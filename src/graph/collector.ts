@@ -27,8 +27,8 @@ export type { RetrievalTraceEvent };
 export interface CollectedTrace {
   threadId: string | null;
   trace: RetrievalTrace;
-  /** `callback` (custom event) or `stream` (custom stream chunk). */
-  source: "callback" | "stream";
+  /** `callback` (custom event), `stream` (custom stream chunk) or `state` (the `retrieval` channel of a returned state). */
+  source: "callback" | "stream" | "state";
 }
 
 export class RetrievalTraceCollector extends BaseCallbackHandler {

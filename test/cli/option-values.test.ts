@@ -45,6 +45,37 @@ describe("numeric option errors", () => {
   });
 });
 
+describe("eval --workers", () => {
+  it("takes auto or an integer from 1 to 64, echoing anything else", async () => {
+    for (const raw of ["0", "65", "two", "1.5"]) {
+      const r = await runCli(["eval", "--kb", MINI_KB, "--workers", raw], { cwd: dir, env: DEAD_STORE });
+      expect(r.exitCode, raw).toBe(2);
+      expect(r.stderr).toContain(`Expected \`--workers\` to be auto or an integer from 1 to 64, got "${raw}"`);
+    }
+  });
+
+  it("is refused with --judge (exit 2, before any store starts) and with --graph", async () => {
+    const judge = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--workers", "2", "--judge", "./no-such-judge.mjs"], { cwd: dir, env: DEAD_STORE });
+    expect(judge.exitCode).toBe(2);
+    expect(judge.stderr).toContain('Expected `--workers` to be 1 with --judge');
+    expect(judge.stderr).not.toMatch(/127\.0\.0\.1:9/);
+    const graph = await runCli(["eval", "--graph", "./no-such-graph.mjs", "--catalog", "c.jsonl", "--workers", "2"], { cwd: dir });
+    expect(graph.exitCode).toBe(2);
+    expect(graph.stderr).toContain("option '--workers' is not used with --graph");
+  });
+
+  it("runs a store-less sweep on 2 threads with the single thread's report", async () => {
+    const run = (workers: string) => runCli(["eval", "--kb", MINI_KB, "--store", "none", "--json", "--workers", workers], { cwd: dir });
+    const one = await run("1");
+    const two = await run("auto");
+    expect(one.exitCode, one.stderr).toBe(0);
+    expect(two.exitCode, two.stderr).toBe(0);
+    const strip = (out: string) => JSON.stringify({ ...JSON.parse(out), timings: null });
+    expect(strip(two.stdout)).toBe(strip(one.stdout));
+    expect(JSON.parse(one.stdout).turns.length).toBeGreaterThan(0);
+  });
+});
+
 describe("an unknown case id is refused before any store starts or anything is ingested", () => {
   it("trace (remote store unreachable; a local store's data dir never created)", async () => {
     const remote = await runCli(["trace", "no-such-case", "--kb", MINI_KB, "--embedder", "builtin"], { env: DEAD_STORE });

@@ -4,9 +4,10 @@
  * approximate HNSW search used to change results: the shipped KB plus 2,000
  * synthetic cards (8,000+ chunks). Two runs of the real CLI, kept lean:
  *   A: data dir A (fresh ingest), --concurrency 1
- *   B: data dir B (a second, independent ingest of the same chunks), --concurrency 8
+ *   B: data dir B (a second, independent ingest of the same chunks), --concurrency 8,
+ *      --workers 2 (this thread and a worker thread over the shared vectors)
  * Two HNSW graphs built from the same chunks answer differently (see the
- * dense-recall bench), and concurrency must change nothing either.
+ * dense-recall bench), and concurrency and worker threads must change nothing either.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,14 +33,15 @@ describe("eval at 8,000+ chunks", () => {
     await tmp?.cleanup();
   });
 
-  it("gives byte-identical reports across runs, ingests and concurrency", async () => {
-    const run = (dataDir: string, concurrency: number) =>
-      runCli(["eval", "--kb", kb.dir, "--embedder", "builtin", "--data-dir", path.join(tmp.dir, dataDir), "--json", "--concurrency", String(concurrency)], {
-        timeoutMs: 400_000,
-      });
-    const a1 = await run("A", 1);
+  it("gives byte-identical reports across runs, ingests, concurrency and worker threads", async () => {
+    const run = (dataDir: string, concurrency: number, workers: number) =>
+      runCli(
+        ["eval", "--kb", kb.dir, "--embedder", "builtin", "--data-dir", path.join(tmp.dir, dataDir), "--json", "--concurrency", String(concurrency), "--workers", String(workers)],
+        { timeoutMs: 400_000 },
+      );
+    const a1 = await run("A", 1, 1);
     expect(a1.exitCode, a1.stderr).toBe(0);
-    const b8 = await run("B", 8);
+    const b8 = await run("B", 8, 2);
     expect(b8.exitCode, b8.stderr).toBe(0);
 
     const chunks = Number(/collection \S+: (\d+) chunks/.exec(a1.stderr)?.[1]);

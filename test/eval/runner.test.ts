@@ -4,6 +4,7 @@
  * Chroma-backed sweep is in test/cli/eval.int.test.ts).
  */
 import path from "node:path";
+import { MemorySaver } from "@langchain/langgraph";
 import { beforeAll, describe, expect, it } from "vitest";
 import { explainGold, ordinal } from "../../src/eval/attribution.js";
 import { allEvaluators } from "../../src/eval/evaluators.js";
@@ -79,6 +80,61 @@ describe("runSweep on the mini KB", () => {
     expect(mini.split).toBeNull();
     const { turns } = await sweep(mini.kb, mini.cases, mini.retriever, 1);
     for (const t of turns) expect(t.part).toBeUndefined();
+  });
+
+  it("reads each turn's trace from the returned state exactly as from the graph's events", async () => {
+    const opts = {
+      graph: buildGraph({ store: mini.retriever, cards: mini.kb, defaults: { k: 3 } }),
+      cases: mini.cases,
+      evaluators: allEvaluators({ k: 3 }),
+      knownIds: new Set(mini.kb.byId.keys()),
+      storeBacked: true,
+      concurrency: 2,
+    };
+    const events = await runSweep(opts);
+    const state = await runSweep({ ...opts, traceSource: "state" });
+    expect(state.turns.length).toBe(6);
+    expect(JSON.stringify(state.turns)).toBe(JSON.stringify(events.turns));
+    expect(state.retrieval).toEqual(events.retrieval);
+    expect(state.traces.all().map((t) => t.source)).toEqual(Array(6).fill("state"));
+    expect(events.traces.all().map((t) => t.source)).toEqual(Array(6).fill("callback"));
+    expect(state.traces.all().map((t) => t.trace.retrievedIds)).toEqual(events.traces.all().map((t) => t.trace.retrievedIds));
+  });
+
+  it("gives the same turns with durability exit, and releases each case's thread once the case is done", async () => {
+    const run = async (durability: "exit" | undefined, release: boolean) => {
+      const saver = new MemorySaver();
+      const released: string[] = [];
+      const result = await runSweep({
+        graph: buildGraph({ store: mini.retriever, cards: mini.kb, defaults: { k: 3 }, checkpointer: saver }),
+        cases: mini.cases,
+        evaluators: allEvaluators({ k: 3 }),
+        knownIds: new Set(mini.kb.byId.keys()),
+        storeBacked: true,
+        concurrency: 1,
+        traceSource: "state",
+        threadPrefix: "t:",
+        ...(durability !== undefined ? { durability } : {}),
+        ...(release ? { releaseThread: async (id: string) => (released.push(id), saver.deleteThread(id)) } : {}),
+      });
+      const kept = await Promise.all(mini.cases.map(async (c) => (await saver.getTuple({ configurable: { thread_id: `t:${c.id}` } })) !== undefined));
+      return { result, released, kept };
+    };
+    const plain = await run(undefined, false);
+    const lean = await run("exit", true);
+    expect(JSON.stringify(lean.result.turns)).toBe(JSON.stringify(plain.result.turns));
+    // The follow-up turn still sees the first turn's state (the conversation carries over with one checkpoint per turn).
+    expect(lean.result.turns[1]!.trace!.query).toContain("lock my card");
+    expect(lean.released).toEqual(mini.cases.map((c) => `t:${c.id}`));
+    expect(lean.kept).toEqual(mini.cases.map(() => false));
+    expect(plain.kept).toEqual(mini.cases.map(() => true));
+  });
+
+  it("rejects a store-backed graph whose returned state holds no trace for the turn", async () => {
+    const graph = { invoke: async () => ({ answer: "", citedIds: [], refused: true, retrieval: [] }) };
+    await expect(
+      runSweep({ graph, cases: mini.cases.slice(0, 1), evaluators: allEvaluators({ k: 3 }), knownIds: new Set(), storeBacked: true, traceSource: "state" }),
+    ).rejects.toThrow("a graph whose returned state holds this turn's trace in its `retrieval` channel (none for case en-freeze-001 turn 0)");
   });
 
   it("rejects a non-positive concurrency", async () => {

@@ -5,7 +5,7 @@
  * and every refusal names the file and what differs (exit 2).
  */
 import { describe, expect, it } from "vitest";
-import { applyGate, evaluatorsFor, reportOf } from "../../src/cli/eval-report.js";
+import { applyGate, reportOf } from "../../src/cli/eval-report.js";
 import { DataValidationError, isRetraceError } from "../../src/errors.js";
 import { baselineFromReport } from "../../src/eval/baseline.js";
 import { reportToJSON } from "../../src/eval/report.js";
@@ -14,6 +14,7 @@ import { shardCases, shardSection } from "../../src/eval/shard.js";
 import { withoutTimings } from "../../src/eval/timings.js";
 import type { Report, TurnReport } from "../../src/eval/types.js";
 import { K, runInfo, turnReports } from "./report-fixture.js";
+import { evaluatorsFor } from "../../src/eval/storeless.js";
 
 const LOC = ["en", "es-419", "pt-BR"] as const;
 const IDS = ["a", "b", "c", "d", "e", "f", "g", "h"];

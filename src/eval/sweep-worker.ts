@@ -1,0 +1,48 @@
+/**
+ * Entry of a sweep worker thread (started by src/eval/parallel.ts): opens the
+ * retriever its init describes, builds the graph, says `ready`, then runs each
+ * case index it is sent with `runCase` and posts the result back.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { MemorySaver } from "@langchain/langgraph";
+import { buildGraph } from "../graph/build.js";
+import { openRetriever } from "../system.js";
+import { serializeError, type SweepWorkerInit, type WorkerMessage } from "./parallel.js";
+import { runCase } from "./runner.js";
+import { evaluatorsFor } from "./storeless.js";
+
+const port = parentPort;
+if (port === null) throw new Error("src/eval/sweep-worker.ts runs in a worker thread (src/eval/parallel.ts starts it)");
+const init = workerData as SweepWorkerInit;
+const post = (m: WorkerMessage) => port.postMessage(m);
+
+try {
+  const retriever = init.recipe === null ? null : await openRetriever(init.recipe, init.chunks);
+  // As in the single-thread sweep (src/cli/eval.ts): a checkpointer of its own, each finished case's thread deleted.
+  const checkpointer = new MemorySaver();
+  const options = {
+    graph: buildGraph({ store: retriever, cards: init.kb, defaults: init.defaults, checkpointer }),
+    releaseThread: (id: string) => checkpointer.deleteThread(id),
+    durability: init.durability,
+    evaluators: evaluatorsFor({ k: init.k, storeBacked: retriever !== null }),
+    knownIds: new Set(init.knownIds),
+    storeBacked: retriever !== null,
+    threadPrefix: init.threadPrefix,
+    traceSource: init.traceSource,
+    ...(init.partOf !== null ? { partOf: new Map(init.partOf) } : {}),
+  };
+  port.on("message", (m: { type: "run"; index: number }) => {
+    const c = init.cases[m.index];
+    if (c === undefined) {
+      post({ type: "failed", index: m.index, error: serializeError(new Error(`no case at index ${m.index}`)) });
+      return;
+    }
+    runCase(c, options).then(
+      (result) => post({ type: "done", index: m.index, result: init.traces ? result : { ...result, traces: [] } }),
+      (e: unknown) => post({ type: "failed", index: m.index, error: serializeError(e) }),
+    );
+  });
+  post({ type: "ready" });
+} catch (e) {
+  post({ type: "failed", index: null, error: serializeError(e) });
+}
