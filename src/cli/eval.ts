@@ -480,7 +480,7 @@ export function addSweepOptions(cmd: Command): Command {
     .option("--judge <module>", "run the groundedness judge with the LangChain chat model this module exports (or a factory of one); docs/langchain-integration.md")
     .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
     .option("--concurrency <n>", "cases in flight per thread (results are identical at any value)", positiveIntOption("--concurrency"), DEFAULT_CONCURRENCY)
-    .option("--workers <n|auto>", "worker threads running cases in parallel, each on its own core (auto: one per available core; results are identical at any value; docs/throughput.md)", workersOption(), 1)
+    .option("--workers <n|auto>", "threads running cases: this one and N − 1 worker threads over the same vectors, for long sweeps on several cores (auto: one per available core; results are identical at any value; docs/throughput.md)", workersOption(), 1)
     .option("--seed <n>", "seed of the bootstrap intervals and tests", seedOption(), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
     .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption);
