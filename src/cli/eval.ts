@@ -299,6 +299,8 @@ export async function runEval(
       releaseThread: (id: string) => checkpointer.deleteThread(id),
       // One checkpoint per turn, not per step: the same turns (docs/throughput.md).
       durability: "exit" as const,
+      // The turn reports carry what the report needs of each trace; the full traces are not kept.
+      keepTraces: false,
     };
     const workers = o.workers ?? 1;
     const sweep =
@@ -317,7 +319,7 @@ export async function runEval(
               threadPrefix,
               traceSource: local.traceSource,
               durability: local.durability,
-              traces: false,
+              traces: local.keepTraces,
             },
             threads: workers,
             concurrency: o.concurrency,

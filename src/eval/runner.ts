@@ -69,6 +69,8 @@ export interface SweepOptions {
    * resumes from (docs/throughput.md). Default: the graph's own (`async`).
    */
   durability?: "exit" | "async" | "sync";
+  /** False: the result's `traces` stays empty (the turn reports keep their trace summaries); saves memory on long sweeps. Default true. */
+  keepTraces?: boolean;
 }
 
 /** How the sweep gets each turn's retrieval trace (see the module comment). */
@@ -166,7 +168,7 @@ export interface CaseResult {
 }
 
 /** What running one case needs of the sweep options. */
-export type CaseRunOptions = Pick<SweepOptions, "graph" | "evaluators" | "knownIds" | "storeBacked" | "configurable" | "threadPrefix" | "partOf" | "traceSource" | "releaseThread" | "durability">;
+export type CaseRunOptions = Pick<SweepOptions, "graph" | "evaluators" | "knownIds" | "storeBacked" | "configurable" | "threadPrefix" | "partOf" | "traceSource" | "releaseThread" | "durability" | "keepTraces">;
 
 /** Runs one case through the graph, turn by turn on its own thread, and scores each turn. */
 export async function runCase(c: EvalCase, opts: CaseRunOptions): Promise<CaseResult> {
@@ -214,7 +216,7 @@ export async function runCase(c: EvalCase, opts: CaseRunOptions): Promise<CaseRe
     result.reports.push(report);
   }
   await opts.releaseThread?.(threadId);
-  result.traces = collector.all();
+  if (opts.keepTraces !== false) result.traces = collector.all();
   return result;
 }
 

@@ -24,6 +24,7 @@ try {
     graph: buildGraph({ store: retriever, cards: init.kb, defaults: init.defaults, checkpointer }),
     releaseThread: (id: string) => checkpointer.deleteThread(id),
     durability: init.durability,
+    keepTraces: init.traces,
     evaluators: evaluatorsFor({ k: init.k, storeBacked: retriever !== null }),
     knownIds: new Set(init.knownIds),
     storeBacked: retriever !== null,
@@ -38,7 +39,7 @@ try {
       return;
     }
     runCase(c, options).then(
-      (result) => post({ type: "done", index: m.index, result: init.traces ? result : { ...result, traces: [] } }),
+      (result) => post({ type: "done", index: m.index, result }),
       (e: unknown) => post({ type: "failed", index: m.index, error: serializeError(e) }),
     );
   });

@@ -101,7 +101,7 @@ describe("runSweep on the mini KB", () => {
     expect(state.traces.all().map((t) => t.trace.retrievedIds)).toEqual(events.traces.all().map((t) => t.trace.retrievedIds));
   });
 
-  it("gives the same turns with durability exit, and releases each case's thread once the case is done", async () => {
+  it("gives the same turns with durability exit, releasing each case's thread once the case is done and keeping no full traces", async () => {
     const run = async (durability: "exit" | undefined, release: boolean) => {
       const saver = new MemorySaver();
       const released: string[] = [];
@@ -115,7 +115,7 @@ describe("runSweep on the mini KB", () => {
         traceSource: "state",
         threadPrefix: "t:",
         ...(durability !== undefined ? { durability } : {}),
-        ...(release ? { releaseThread: async (id: string) => (released.push(id), saver.deleteThread(id)) } : {}),
+        ...(release ? { releaseThread: async (id: string) => (released.push(id), saver.deleteThread(id)), keepTraces: false } : {}),
       });
       const kept = await Promise.all(mini.cases.map(async (c) => (await saver.getTuple({ configurable: { thread_id: `t:${c.id}` } })) !== undefined));
       return { result, released, kept };
@@ -128,6 +128,9 @@ describe("runSweep on the mini KB", () => {
     expect(lean.released).toEqual(mini.cases.map((c) => `t:${c.id}`));
     expect(lean.kept).toEqual(mini.cases.map(() => false));
     expect(plain.kept).toEqual(mini.cases.map(() => true));
+    // keepTraces: false drops the full traces, not the reports' trace summaries.
+    expect(lean.result.traces.all()).toEqual([]);
+    expect(plain.result.traces.all()).toHaveLength(6);
   });
 
   it("rejects a store-backed graph whose returned state holds no trace for the turn", async () => {
