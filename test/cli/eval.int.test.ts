@@ -132,6 +132,18 @@ describe("retrace eval, store-backed", () => {
     expect(strip(eight.stdout)).toBe(strip(one.stdout));
   }, 600_000);
 
+  it("gives the same report on 2 threads with the default (LSA) embedder, whose fitted state the worker reads back", async () => {
+    const strip = (json: string) => reportToJSON(withoutTimings(JSON.parse(json) as Report));
+    const lsa = ["--data-dir", path.join(dir, "chroma-lsa")];
+    const one = await runCli(["eval", ...lsa, "--json", "--workers", "1"]);
+    const two = await runCli(["eval", ...lsa, "--json", "--workers", "2"]);
+    expect(one.exitCode, one.stderr).toBe(0);
+    expect(two.exitCode, two.stderr).toBe(0);
+    expect(JSON.parse(one.stdout).run.embedder).toMatch(/^lsa-/);
+    expect(two.stderr).toMatch(/sweep: \d+ cases? on the main thread, \d+ cases? on worker 1/);
+    expect(strip(two.stdout)).toBe(strip(one.stdout));
+  }, 600_000);
+
   it("exits 3 with a clear message when CHROMA_URL points where nothing listens, and claims no result", async () => {
     const port = await deadPort();
     const r = await runCli(["eval", "--embedder", "builtin"], { env: { CHROMA_URL: `http://127.0.0.1:${port}` } });
