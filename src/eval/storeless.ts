@@ -50,6 +50,6 @@ export function storelessEvaluators(specs: readonly EvaluatorSpec[]): EvaluatorS
  */
 export function evaluatorsFor(o: { k: number; storeBacked: boolean; judge?: Judge }): EvaluatorSpec[] {
   const all = allEvaluators({ k: o.k, ...(o.judge !== undefined ? { judge: o.judge } : {}) });
-  // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storeless.ts).
+  // Store-less: every retrieval-dependent key is "not measured (no store)", never a number (storelessEvaluators above).
   return o.storeBacked ? all : storelessEvaluators(all);
 }
