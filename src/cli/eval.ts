@@ -16,7 +16,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
@@ -25,7 +24,7 @@ import { openJudge } from "./judge.js";
 import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type ScopedFloors } from "../eval/gate.js";
 import { shardCases, shardSection, type ShardSpec } from "../eval/shard.js";
 import { RULE_BASED_ANSWERER } from "../eval/parts.js";
-import { runSweepInWorkers } from "../eval/parallel.js";
+import { ownGraphCaseOptions, runSweepInWorkers } from "../eval/parallel.js";
 import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
 import { loadData, openSystem, resolveStoreChoice, type LoadedData, type RetraceSystem as Session } from "../system.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
@@ -232,8 +231,8 @@ function settingsOfConfig(c: RetrievalConfig) {
 }
 
 /** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
-export function graphFor(session: Session, o: GraphSettingsOptions, checkpointer?: BaseCheckpointSaver) {
-  return buildGraph({ store: session.retriever, cards: session.kb, defaults: graphDefaultsFor(session, o), ...(checkpointer !== undefined ? { checkpointer } : {}) });
+export function graphFor(session: Session, o: GraphSettingsOptions) {
+  return buildGraph({ store: session.retriever, cards: session.kb, defaults: graphDefaultsFor(session, o) });
 }
 
 type GraphSettingsOptions = Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig" | "localeConfigs">;
@@ -275,9 +274,6 @@ export async function runEval(
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/shard.ts)
   const started = new Date();
   const t0 = performance.now();
-  // The sweep's own checkpointer: each case's thread is deleted from it once the case is done.
-  const checkpointer = new MemorySaver();
-  const graph = graphFor(session, o, checkpointer);
   const evaluators = evaluatorsFor({ k: o.k, storeBacked: session.retriever !== null, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
   const progress = progressReporter("eval", "cases");
   let turns;
@@ -287,21 +283,19 @@ export async function runEval(
   try {
     const onCaseDone = (done: number, total: number) => progress.update(done, total);
     const threadPrefix = `${randomBytes(3).toString("hex")}:`;
-    const local = {
-      graph,
+    const defaults = graphDefaultsFor(session, o);
+    const knownIds = new Set(session.kb.byId.keys());
+    // The turn reports carry what the report needs of each trace; the full traces are not kept.
+    const local = ownGraphCaseOptions({
+      retriever: session.retriever,
+      kb: session.kb,
+      defaults,
       evaluators,
-      knownIds: new Set(session.kb.byId.keys()),
-      storeBacked: session.retriever !== null,
-      // retrace's own graph returns each turn's trace in state: no callback handler per turn (docs/throughput.md).
-      traceSource: "state" as const,
+      knownIds,
       ...(session.split !== null ? { partOf: session.split.partOf } : {}),
       threadPrefix,
-      releaseThread: (id: string) => checkpointer.deleteThread(id),
-      // One checkpoint per turn, not per step: the same turns (docs/throughput.md).
-      durability: "exit" as const,
-      // The turn reports carry what the report needs of each trace; the full traces are not kept.
       keepTraces: false,
-    };
+    });
     const workers = o.workers ?? 1;
     const sweep =
       workers > 1
@@ -312,14 +306,12 @@ export async function runEval(
               chunks: session.chunks,
               kb: session.kb,
               cases,
-              defaults: graphDefaultsFor(session, o),
+              defaults,
               k: o.k,
-              knownIds: [...local.knownIds],
+              knownIds: [...knownIds],
               partOf: session.split !== null ? [...session.split.partOf] : null,
               threadPrefix,
-              traceSource: local.traceSource,
-              durability: local.durability,
-              traces: local.keepTraces,
+              traces: false,
             },
             threads: workers,
             concurrency: o.concurrency,

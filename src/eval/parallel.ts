@@ -21,11 +21,54 @@
 import { Worker } from "node:worker_threads";
 import * as errors from "../errors.js";
 import { InternalError, RETRACE_ERROR_MARKER } from "../errors.js";
+import { MemorySaver } from "@langchain/langgraph";
+import { buildGraph } from "../graph/build.js";
 import type { TunableConfig } from "../graph/configuration.js";
 import type { SplitPart } from "../kb/split.js";
 import type { Chunk, EvalCase, KnowledgeBase } from "../kb/types.js";
+import type { Retriever } from "../retrieval/types.js";
 import type { RetrieverRecipe } from "../system.js";
-import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type SweepLane, type SweepResult, type TraceSource } from "./runner.js";
+import type { EvaluatorSpec } from "./evaluators.js";
+import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type SweepLane, type SweepResult } from "./runner.js";
+
+/** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
+export interface OwnGraphSweep {
+  /** null: the store-less graph. */
+  retriever: Retriever | null;
+  kb: KnowledgeBase;
+  /** The graph's configuration defaults (`buildGraph({ defaults })`). */
+  defaults: Partial<TunableConfig>;
+  evaluators: readonly EvaluatorSpec[];
+  knownIds: ReadonlySet<string>;
+  partOf?: ReadonlyMap<string, SplitPart>;
+  threadPrefix: string;
+  /** Whether case results carry the full traces (SweepOptions.keepTraces). */
+  keepTraces: boolean;
+}
+
+/**
+ * One thread's options for a sweep of retrace's own graph, the main thread's
+ * and each worker's alike: the graph over `retriever` with a MemorySaver of
+ * its own, each finished case's thread deleted from it, traces read from the
+ * returned state, one checkpoint per turn (docs/throughput.md).
+ */
+export function ownGraphCaseOptions(s: OwnGraphSweep): CaseRunOptions {
+  const checkpointer = new MemorySaver();
+  return {
+    graph: buildGraph({ store: s.retriever, cards: s.kb, defaults: s.defaults, checkpointer }),
+    evaluators: s.evaluators,
+    knownIds: s.knownIds,
+    storeBacked: s.retriever !== null,
+    // retrace's own graph returns each turn's trace in state: no callback handler per turn.
+    traceSource: "state",
+    // One checkpoint per turn, not per step: the same turns.
+    durability: "exit",
+    releaseThread: (id) => checkpointer.deleteThread(id),
+    keepTraces: s.keepTraces,
+    threadPrefix: s.threadPrefix,
+    ...(s.partOf !== undefined ? { partOf: s.partOf } : {}),
+  };
+}
 
 /** What every worker is started with (plain data, cloned once per worker; the dense matrices are shared, not cloned). */
 export interface SweepWorkerInit {
@@ -41,9 +84,6 @@ export interface SweepWorkerInit {
   knownIds: readonly string[];
   partOf: readonly (readonly [string, SplitPart])[] | null;
   threadPrefix: string;
-  traceSource: TraceSource;
-  /** The sweep's `durability` (SweepOptions). */
-  durability: "exit" | "async" | "sync";
   /** Whether results carry the collected traces (a sweep's `traces`); eval reads only the turn reports. */
   traces: boolean;
 }
@@ -167,7 +207,7 @@ export interface ParallelSweepOptions {
   threads: number;
   /** Cases in flight per thread (≥ 1). */
   concurrency: number;
-  /** This thread's share: its graph and evaluators (the same the workers build from `init`). */
+  /** This thread's share (`ownGraphCaseOptions`, as each worker builds its own from `init`). */
   local: CaseRunOptions;
   onCaseDone?: (done: number, total: number) => void;
 }

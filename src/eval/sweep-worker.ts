@@ -4,10 +4,8 @@
  * case index it is sent with `runCase` and posts the result back.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { MemorySaver } from "@langchain/langgraph";
-import { buildGraph } from "../graph/build.js";
 import { openRetriever } from "../system.js";
-import { serializeError, type SweepWorkerInit, type WorkerMessage } from "./parallel.js";
+import { ownGraphCaseOptions, serializeError, type SweepWorkerInit, type WorkerMessage } from "./parallel.js";
 import { runCase } from "./runner.js";
 import { evaluatorsFor } from "./storeless.js";
 
@@ -18,20 +16,17 @@ const post = (m: WorkerMessage) => port.postMessage(m);
 
 try {
   const retriever = init.recipe === null ? null : await openRetriever(init.recipe, init.chunks);
-  // As in the single-thread sweep (src/cli/eval.ts): a checkpointer of its own, each finished case's thread deleted.
-  const checkpointer = new MemorySaver();
-  const options = {
-    graph: buildGraph({ store: retriever, cards: init.kb, defaults: init.defaults, checkpointer }),
-    releaseThread: (id: string) => checkpointer.deleteThread(id),
-    durability: init.durability,
-    keepTraces: init.traces,
+  // The same options the main thread runs its share with (ownGraphCaseOptions).
+  const options = ownGraphCaseOptions({
+    retriever,
+    kb: init.kb,
+    defaults: init.defaults,
     evaluators: evaluatorsFor({ k: init.k, storeBacked: retriever !== null }),
     knownIds: new Set(init.knownIds),
-    storeBacked: retriever !== null,
-    threadPrefix: init.threadPrefix,
-    traceSource: init.traceSource,
     ...(init.partOf !== null ? { partOf: new Map(init.partOf) } : {}),
-  };
+    threadPrefix: init.threadPrefix,
+    keepTraces: init.traces,
+  });
   port.on("message", (m: { type: "run"; index: number }) => {
     const c = init.cases[m.index];
     if (c === undefined) {

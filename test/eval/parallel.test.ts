@@ -8,7 +8,7 @@ import path from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, exitCodeOf, InvalidArgumentError } from "../../src/errors.js";
-import { reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/eval/parallel.js";
+import { ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/eval/parallel.js";
 import { runSweep, type CaseRunOptions } from "../../src/eval/runner.js";
 import { evaluatorsFor } from "../../src/eval/storeless.js";
 import { buildGraph } from "../../src/graph/build.js";
@@ -40,10 +40,9 @@ describe("runSweepInWorkers", () => {
     knownIds: [...sys.kb.byId.keys()],
     partOf: [...sys.split!.partOf],
     threadPrefix: "p:",
-    traceSource: "state",
-    durability: "exit",
     traces: true,
   });
+  // The single-thread reference, written out here; the parallel runs take this thread's share from ownGraphCaseOptions, as eval does.
   const localFor = (retriever: Retriever): CaseRunOptions => {
     const checkpointer = new MemorySaver();
     return {
@@ -59,13 +58,25 @@ describe("runSweepInWorkers", () => {
     };
   };
 
+  const shareFor = (retriever: Retriever) =>
+    ownGraphCaseOptions({
+      retriever,
+      kb: sys.kb,
+      defaults,
+      evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
+      knownIds: new Set(sys.kb.byId.keys()),
+      partOf: sys.split!.partOf,
+      threadPrefix: "p:",
+      keepTraces: true,
+    });
+
   it("gives the single-thread sweep's turns at 2 and 3 threads (workers rebuild the memory store's index)", async () => {
     const local = localFor(sys.retriever!);
     const single = await runSweep({ ...local, cases: cases(), concurrency: 1 });
     expect(single.turns.length).toBeGreaterThan(80);
     const done: number[] = [];
     for (const threads of [2, 3]) {
-      const multi = await runSweepInWorkers({ init: initFor(sys.retrieverRecipe), threads, concurrency: 2, local: localFor(sys.retriever!), onCaseDone: (d) => done.push(d) });
+      const multi = await runSweepInWorkers({ init: initFor(sys.retrieverRecipe), threads, concurrency: 2, local: shareFor(sys.retriever!), onCaseDone: (d) => done.push(d) });
       expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
       expect(multi.retrieval).toEqual(single.retrieval);
       expect(Object.keys(multi.timings)).toEqual(Object.keys(single.timings));
@@ -77,7 +88,7 @@ describe("runSweepInWorkers", () => {
 
   it("puts every thread to work on a sweep long enough to outlast a worker's start", async () => {
     const all = sys.cases;
-    const multi = await runSweepInWorkers({ init: { ...initFor(sys.retrieverRecipe), cases: all, traces: false }, threads: 2, concurrency: 1, local: localFor(sys.retriever!) });
+    const multi = await runSweepInWorkers({ init: { ...initFor(sys.retrieverRecipe), cases: all, traces: false }, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) });
     expect(multi.casesByThread.length).toBe(2);
     expect(multi.casesByThread[0]! + multi.casesByThread[1]!).toBe(all.length);
     // The worker ran cases: this thread yields between cases, so the worker's messages are not starved.
@@ -94,13 +105,13 @@ describe("runSweepInWorkers", () => {
     );
     const retriever = new HybridRetriever({ chunks: sys.chunks, embedder, dense: exact });
     const single = await runSweep({ ...localFor(retriever), cases: cases(), concurrency: 1 });
-    const multi = await runSweepInWorkers({ init: { ...initFor({ ...sys.retrieverRecipe!, dense: exact.share() }), traces: false }, threads: 2, concurrency: 1, local: localFor(retriever) });
+    const multi = await runSweepInWorkers({ init: { ...initFor({ ...sys.retrieverRecipe!, dense: exact.share() }), traces: false }, threads: 2, concurrency: 1, local: shareFor(retriever) });
     expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
   }, 120_000);
 
   it("fails with the worker's own error class, code and exit code when a worker cannot open the retriever", async () => {
     const init = initFor({ ...sys.retrieverRecipe!, embedderId: "not-the-embedder-of-this-run" });
-    const err = await runSweepInWorkers({ init, threads: 2, concurrency: 1, local: localFor(sys.retriever!) }).then(
+    const err = await runSweepInWorkers({ init, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -111,7 +122,7 @@ describe("runSweepInWorkers", () => {
   }, 60_000);
 
   it("rejects a non-positive thread count", async () => {
-    await expect(runSweepInWorkers({ init: initFor(sys.retrieverRecipe), threads: 0, concurrency: 1, local: localFor(sys.retriever!) })).rejects.toThrow(
+    await expect(runSweepInWorkers({ init: initFor(sys.retrieverRecipe), threads: 0, concurrency: 1, local: shareFor(sys.retriever!) })).rejects.toThrow(
       "Expected `threads` to be a positive integer, got 0",
     );
   });
