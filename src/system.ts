@@ -44,7 +44,7 @@ export const STORE_CHOICES = ["auto", "local", "memory", "none"] as const;
  * Checks a store choice and resolves `auto` against the environment.
  * @throws InvalidArgumentError (exit 2) for anything but the vocabulary above.
  */
-export function resolveStoreChoice(choice: string, env: NodeJS.ProcessEnv = process.env, name = "--store"): { kind: StoreKind; url?: string } {
+export function resolveStoreChoice(choice: string, env: Record<string, string | undefined> = process.env, name = "--store"): { kind: StoreKind; url?: string } {
   const envUrl = env.CHROMA_URL ?? "";
   if (choice === "auto") return envUrl !== "" ? { kind: "remote", url: envUrl } : { kind: "local" };
   if (choice === "local" || choice === "memory" || choice === "none") return { kind: choice };
@@ -65,7 +65,7 @@ export interface SystemOptions {
   /** Local Chroma data folder (default `.retrace/chroma`). */
   dataDir?: string;
   /** Environment to resolve `auto` against (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   onIngestProgress?: (done: number, total: number) => void;
   /** Deadline of every Chroma request, ms (docs/reliability.md). */
   requestTimeoutMs?: number;

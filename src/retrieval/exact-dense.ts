@@ -16,10 +16,10 @@
  * chunks of 384 dimensions. Cost: N·d multiply-adds per query over the
  * locale's partition.
  */
-import type { Collection } from "chromadb";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import type { Locale } from "../kb/types.js";
 import { isLocale } from "../kb/types.js";
+import type { ChromaCollection } from "./chroma-types.js";
 import type { DenseIndex, DenseSearchOptions } from "./dense.js";
 import { assertPositiveInteger, compareIds } from "./fusion.js";
 import type { Ranked } from "./types.js";
@@ -192,7 +192,7 @@ export class ExactDenseIndex implements DenseIndex {
  * a store that returns fewer or more records is a ServiceUnavailableError.
  */
 export async function loadExactDenseIndex(
-  collection: Pick<Collection, "get" | "name">,
+  collection: Pick<ChromaCollection, "get" | "name">,
   options: { dimension: number; expectedCount?: number; pageSize?: number },
 ): Promise<ExactDenseIndex> {
   const pageSize = options.pageSize ?? EXACT_LOAD_PAGE;
@@ -227,6 +227,6 @@ export async function loadExactDenseIndex(
  * back into an `ExactDenseIndex` (count checked against the collection
  * metadata). See docs/determinism.md for why not Chroma's HNSW query.
  */
-export function openExactDense(current: { collection: Pick<Collection, "get" | "name">; metadata: { dimension: number; chunks: number } }): Promise<ExactDenseIndex> {
+export function openExactDense(current: { collection: Pick<ChromaCollection, "get" | "name">; metadata: { dimension: number; chunks: number } }): Promise<ExactDenseIndex> {
   return loadExactDenseIndex(current.collection, { dimension: current.metadata.dimension, expectedCount: current.metadata.chunks });
 }

@@ -173,7 +173,7 @@ export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>)
 }
 
 /** The state as bytes (format in the module comment); a pure function of the state. */
-export function serializeLsa(s: LsaState): Buffer {
+export function serializeLsa(s: LsaState): Uint8Array {
   const rank = s.sigma.length;
   const header = Buffer.from(
     JSON.stringify({ format: LSA_FORMAT, params: s.params, corpusKey: s.corpusKey, docs: s.docs, locales: s.locales, rank, terms: s.terms }),
@@ -191,7 +191,8 @@ export function serializeLsa(s: LsaState): Buffer {
 }
 
 /** Parses a state file's bytes; throws InvalidArgumentError naming `file` when they are not one. */
-export function parseLsa(bytes: Buffer, file = "LSA state"): LsaState {
+export function parseLsa(data: Uint8Array, file = "LSA state"): LsaState {
+  const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const bad = (why: string) => new InvalidArgumentError(file, "an LSA state file written by retrace", why);
   const magic = Buffer.from(MAGIC, "utf8");
   if (bytes.length < magic.length + 4 || !bytes.subarray(0, magic.length).equals(magic)) throw bad("wrong magic");
@@ -237,7 +238,7 @@ export class LsaEmbedder implements Embedder {
   private readonly index: Map<string, number>;
   private readonly scale: Float64Array;
 
-  constructor(state: LsaState, bytes: Buffer = serializeLsa(state)) {
+  constructor(state: LsaState, bytes: Uint8Array = serializeLsa(state)) {
     this.state = state;
     this.fitHash = createHash("sha256").update(bytes).digest("hex");
     this.dimension = state.sigma.length;

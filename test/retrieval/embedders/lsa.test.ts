@@ -96,7 +96,7 @@ describe("LSA embedder", () => {
   it("is deterministic: the same chunks in any order and seed give identical bytes, id and vectors", async () => {
     const a = fitLsa(CORPUS, { dimension: 4 });
     const b = fitLsa([...CORPUS].reverse(), { dimension: 4 });
-    expect(serializeLsa(b).equals(serializeLsa(a))).toBe(true);
+    expect(serializeLsa(b)).toEqual(serializeLsa(a));
     const ea = new LsaEmbedder(a);
     const eb = new LsaEmbedder(b);
     expect(eb.id).toBe(ea.id);
