@@ -17,7 +17,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import type { Chunk, Locale } from "../kb/types.js";
-import { isLocale } from "../kb/types.js";
+import { LOCALE_EXPECTED, isLocale } from "../kb/types.js";
 import { log } from "../log.js";
 import type { ChromaClientLike, ChromaCollection, ChromaMetadataInput } from "./chroma-types.js";
 import type { DenseIndex, DenseSearchOptions } from "./dense.js";
@@ -308,7 +308,7 @@ export class ChromaDenseIndex implements DenseIndex {
   async search(vector: number[], options: DenseSearchOptions): Promise<Ranked[]> {
     assertPositiveInteger("topN", options.topN);
     if (options.locale !== undefined && !isLocale(options.locale)) {
-      throw new InvalidArgumentError("locale", "en, es-419 or pt-BR", options.locale);
+      throw new InvalidArgumentError("locale", LOCALE_EXPECTED, options.locale);
     }
     if (this.dimension !== undefined && vector.length !== this.dimension) {
       throw new DimensionMismatchError(this.dimension, vector.length, `queries of ${this.name}`);

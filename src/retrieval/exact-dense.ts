@@ -18,7 +18,7 @@
  */
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import type { Locale } from "../kb/types.js";
-import { isLocale } from "../kb/types.js";
+import { LOCALE_EXPECTED, isLocale } from "../kb/types.js";
 import type { ChromaCollection } from "./chroma-types.js";
 import type { DenseIndex, DenseSearchOptions } from "./dense.js";
 import { assertPositiveInteger, compareIds } from "./fusion.js";
@@ -81,7 +81,7 @@ export class ExactDenseIndex implements DenseIndex {
     for (const v of vectors) {
       if (seen.has(v.id)) throw new InvalidArgumentError("vectors", "unique ids", v.id);
       seen.add(v.id);
-      if (!isLocale(v.locale)) throw new InvalidArgumentError(`locale of ${v.id}`, "en, es-419 or pt-BR", v.locale);
+      if (!isLocale(v.locale)) throw new InvalidArgumentError(`locale of ${v.id}`, LOCALE_EXPECTED, v.locale);
       if (v.vector.length !== d) throw new DimensionMismatchError(d, v.vector.length, `stored vector ${v.id}`);
       const list = byLocale.get(v.locale) ?? [];
       list.push(v);
@@ -135,7 +135,7 @@ export class ExactDenseIndex implements DenseIndex {
   searchSync(vector: readonly number[], options: DenseSearchOptions): Ranked[] {
     assertPositiveInteger("topN", options.topN);
     if (options.locale !== undefined && !isLocale(options.locale)) {
-      throw new InvalidArgumentError("locale", "en, es-419 or pt-BR", options.locale);
+      throw new InvalidArgumentError("locale", LOCALE_EXPECTED, options.locale);
     }
     const d = this.dimension;
     if (vector.length !== d) throw new DimensionMismatchError(d, vector.length, `queries of ${this.name}`);
