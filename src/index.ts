@@ -69,6 +69,7 @@ export {
   DataValidationError,
   DimensionMismatchError,
   InvalidArgumentError,
+  MissingPeerError,
   ModelUnavailableError,
   NotMeasuredError,
   RetraceError,

@@ -57,7 +57,7 @@ export async function createStudioGraph(env: Record<string, string | undefined> 
     env,
     ...(env.RETRACE_DATA_DIR !== undefined ? { dataDir: env.RETRACE_DATA_DIR } : {}),
   });
-  log.info(`studio: store ${system.store}${system.embedder !== null ? `, embedder ${system.embedder.reason}` : ""}`);
+  log.info(`studio: store ${system.store}${system.embedder !== null ? `, embedder ${system.embedder.summary}` : ""}`);
   return { graph: buildGraph({ store: system.retriever, cards: system.kb, checkpointer: false }), store: system.storeKind, close: () => system.close() };
 }
 

@@ -27,7 +27,7 @@ import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { ExactDenseIndex, openExactDense, type SharedExactDense } from "./retrieval/exact-dense.js";
 import { fingerprinted } from "./retrieval/fingerprint.js";
 import { InMemoryDenseIndex, type DenseIndex } from "./retrieval/dense.js";
-import { resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
+import { logChoice, resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
 import { HybridRetriever } from "./retrieval/hybrid.js";
 import { describeIngest, ingest, type IngestResult } from "./retrieval/ingest.js";
 
@@ -80,8 +80,9 @@ export interface SystemOptions {
 export interface RetraceSystem extends LoadedData {
   /** null when store-less. */
   retriever: HybridRetriever | null;
-  embedder: { id: string; description: string; reason: string } | null;
-  reranker: { id: string; reason: string } | null;
+  /** `reason`: which embedder and why, in full; `summary`: the same in one short line (src/retrieval/embedders/resolve.ts). */
+  embedder: { id: string; description: string; reason: string; summary: string } | null;
+  reranker: { id: string; reason: string; summary: string } | null;
   /** `local`, `memory`, `none`, or the server URL (what reports print as the store). */
   store: string;
   storeKind: StoreKind;
@@ -160,15 +161,15 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   // The lsa embedder is fitted on the KB's chunks; its state lives in the local data dir (docs/fusion-and-tuning.md).
   const stateDir = choice.kind === "memory" ? undefined : lsaStateDir(opts.dataDir);
   const resolved = await resolveEmbedder(opts.embedder ?? "auto", { corpus: { chunks: data.chunks, ...(stateDir !== undefined ? { stateDir } : {}) } });
-  log.info(`embedder: ${resolved.reason}`);
+  logChoice("embedder", resolved);
   const rerank = await resolveReranker(opts.reranker ?? null);
-  if (rerank.reranker !== null) log.info(`reranker: ${rerank.reason}`);
-  else if (opts.reranker !== undefined && opts.reranker !== null) log.warn(`reranker: ${rerank.reason}`);
+  if (rerank.reranker !== null) logChoice("reranker", rerank);
+  else if (opts.reranker !== undefined && opts.reranker !== null) logChoice("reranker", rerank, "warn");
   // The weights' fingerprint is part of the collection identity (docs/reliability.md).
   const embedder = await fingerprinted(resolved.embedder);
   const described = {
-    embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason },
-    reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason },
+    embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason, summary: resolved.summary },
+    reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason, summary: rerank.summary },
   };
   const recipeFor = (dense: ExactDenseIndex | null): RetrieverRecipe => ({
     kbDir: opts.kbDir,
