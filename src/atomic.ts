@@ -1,22 +1,352 @@
 /**
- * Atomic file writes: the data goes to a temporary file in the target's
- * directory, which is then renamed over the target, so a reader sees the old
- * file or the new one, never half of one. The temporary file is removed if
- * anything fails. Importable from every layer, like errors.ts and log.ts.
+ * Writing into what the user names (docs/reliability.md, "Outputs"). Importable
+ * from every layer, like errors.ts and log.ts.
+ *
+ * - A regular file, or a path that does not exist yet, is written
+ *   atomically: the data goes to a temporary file in the target's directory,
+ *   which is then renamed over the target, so a reader sees the old file or
+ *   the new one, never half of one. The temporary file is removed if
+ *   anything fails; an existing file keeps its permission bits.
+ * - A symlink is followed to its final target (realpath semantics, a
+ *   dangling link included: its target path is created); the target is
+ *   written as above and the link stays a link.
+ * - A character or block device, a FIFO or a socket is written by streaming
+ *   into it (opened for writing without creating or truncating anything),
+ *   never replaced; so are `-`, `/dev/stdout`, `/dev/stderr` and
+ *   `/dev/fd/N` (`/proc/self/fd/N`), which write to that file descriptor.
+ * - Any failure (no space left, permission denied, a directory as target, a
+ *   reader that went away) is an `OutputWriteError`: exit 3,
+ *   `could not write <path>: no space left on device`.
+ *
+ * `checkWritable(path, option)` is the preflight for output options: called
+ * before a run starts, it is a usage error (exit 2) naming the option and
+ * the path when the path cannot be written.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { constants, type Stats } from "node:fs";
+import { access, chmod, lstat, mkdir, open, readlink, realpath, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
+import { write as writeFd, fstat as fstatFd } from "node:fs";
+import net from "node:net";
+import { basename, dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { InvalidArgumentError, isRetraceError, ServiceUnavailableError } from "./errors.js";
 
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
-  const dir = dirname(path);
+const writeToFd = promisify(writeFd);
+const fstatOf = promisify(fstatFd);
+
+/** What a failed write said, in words (`no space left on device`), by errno code. */
+const REASONS: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  EISDIR: "is a directory",
+  ENOTDIR: "a component of the path is not a directory",
+  ENOENT: "no such file or directory",
+  ELOOP: "too many levels of symbolic links",
+  ENAMETOOLONG: "file name too long",
+  EPIPE: "the reader closed the pipe (EPIPE)",
+  ECONNRESET: "the reader closed the connection",
+  ECONNREFUSED: "nothing is listening on the socket",
+  ENXIO: "no such device or address",
+  EBADF: "the file descriptor is not open for writing",
+  EFBIG: "file too large",
+  EIO: "input/output error",
+};
+
+function errnoCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** `no space left on device` for an ENOSPC error; the error's message for an unknown code. */
+export function describeWriteFailure(e: unknown): string {
+  const code = errnoCode(e);
+  if (code !== undefined && REASONS[code] !== undefined) return REASONS[code];
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * A file retrace was asked to write could not be written (disk full,
+ * permission denied, a directory, a reader that went away): exit 3, like
+ * any unavailable resource, with `could not write <path>: <reason>`.
+ */
+export class OutputWriteError extends ServiceUnavailableError {
+  /** The errno code (`ENOSPC`), when the system gave one. */
+  readonly errno: string | undefined;
+  constructor(
+    /** The path as the user named it. */
+    readonly path: string,
+    cause: unknown,
+    /** Where the path led (a symlink's target), when that differs. */
+    readonly target?: string,
+  ) {
+    const via = target !== undefined && target !== path ? ` (→ ${target})` : "";
+    super("filesystem", `could not write ${path}${via}: ${describeWriteFailure(cause)}`, { cause });
+    this.errno = errnoCode(cause);
+  }
+}
+
+function errnoError(code: string, path: string): NodeJS.ErrnoException {
+  const e = new Error(`${code}: ${REASONS[code] ?? code}, ${path}`) as NodeJS.ErrnoException;
+  e.code = code;
+  e.path = path;
+  return e;
+}
+
+/** Where a write goes once symlinks are followed. */
+type Target =
+  | { kind: "fd"; fd: number; path: string }
+  | { kind: "stream"; path: string }
+  | { kind: "socket"; path: string }
+  | { kind: "file"; path: string; stats?: Stats };
+
+/** `-`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` (or this process's pid): the file descriptor, else undefined. */
+export function fdOfPath(p: string): number | undefined {
+  if (p === "-" || p === "/dev/stdout") return 1;
+  if (p === "/dev/stderr") return 2;
+  const m = /^\/(?:dev|proc\/(?:self|thread-self|(\d+)))\/fd\/(\d+)$/.exec(p);
+  if (m === null || (m[1] !== undefined && Number(m[1]) !== process.pid)) return undefined;
+  return Number(m[2]);
+}
+
+const MAX_SYMLINKS = 40;
+
+/**
+ * Follows `path` to what a write must go into: symlinks resolved one hop at a
+ * time (relative targets against the link's real directory), so a dangling
+ * link gives its target path. A directory is EISDIR; a link cycle ELOOP.
+ */
+async function resolveTarget(path: string): Promise<Target> {
+  let p = path;
+  for (let hops = 0; ; hops++) {
+    const fd = fdOfPath(p);
+    if (fd !== undefined) return { kind: "fd", fd, path: p };
+    if (hops > MAX_SYMLINKS) throw errnoError("ELOOP", path);
+    let st: Stats;
+    try {
+      st = await lstat(p);
+    } catch (e) {
+      // A new path (its folders are created by the write; a file among them fails it there).
+      if (errnoCode(e) === "ENOENT" || errnoCode(e) === "ENOTDIR") return { kind: "file", path: p };
+      throw e;
+    }
+    if (st.isSymbolicLink()) {
+      p = resolve(await realpath(dirname(p)), await readlink(p));
+      continue;
+    }
+    if (st.isDirectory()) throw errnoError("EISDIR", p);
+    if (st.isFile()) return { kind: "file", path: p, stats: st };
+    if (st.isSocket()) return { kind: "socket", path: p };
+    return { kind: "stream", path: p }; // character or block device, FIFO
+  }
+}
+
+async function writeAtomically(target: string, bytes: Buffer, existing: Stats | undefined): Promise<void> {
+  const dir = dirname(target);
   await mkdir(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    await writeFile(tmp, data, { encoding: "utf8", flag: "wx" });
-    await rename(tmp, path);
+    await writeFile(tmp, bytes, { flag: "wx" });
+    if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
+    await rename(tmp, target);
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
+  }
+}
+
+/** Writes all of `bytes` to an open descriptor (current position; short writes continued). */
+async function writeAll(fd: number, bytes: Buffer): Promise<void> {
+  for (let off = 0; off < bytes.length; ) {
+    const { bytesWritten } = await writeToFd(fd, bytes, off, bytes.length - off, null);
+    off += bytesWritten;
+  }
+}
+
+/** stdout / stderr through their Node streams (so the order with other output is kept); other descriptors directly. */
+async function writeToDescriptor(fd: number, bytes: Buffer): Promise<void> {
+  const stream = fd === 1 ? process.stdout : fd === 2 ? process.stderr : undefined;
+  if (stream === undefined) {
+    await fstatOf(fd); // EBADF when it is not open
+    await writeAll(fd, bytes);
+    return;
+  }
+  await new Promise<void>((done, fail) => {
+    const onError = (e: Error) => fail(e);
+    stream.once("error", onError);
+    stream.write(bytes, (e) => {
+      stream.off("error", onError);
+      if (e) fail(e);
+      else done();
+    });
+  });
+}
+
+/** Streams into a device or FIFO: opened write-only, never created or truncated (a FIFO waits for its reader). */
+async function writeIntoNode(path: string, bytes: Buffer): Promise<void> {
+  const handle = await open(path, constants.O_WRONLY | constants.O_NOCTTY);
+  try {
+    const st = await handle.stat();
+    if (st.isFile()) {
+      // Replaced by a regular file since we looked: write it atomically, as any file.
+      await handle.close();
+      await writeAtomically(path, bytes, st);
+      return;
+    }
+    await writeAll(handle.fd, bytes);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** Writes into a Unix socket: connects, sends the bytes, closes. */
+function writeIntoSocket(path: string, bytes: Buffer): Promise<void> {
+  return new Promise((done, fail) => {
+    const socket = net.connect({ path });
+    socket.once("error", fail);
+    socket.once("connect", () => socket.end(bytes));
+    socket.once("finish", () => {
+      socket.destroy();
+      done();
+    });
+  });
+}
+
+/**
+ * Writes `data` into `path` (see the module comment): a regular file or a
+ * new path atomically, a symlink's final target atomically (the link kept),
+ * a device, FIFO, socket or `-` / `/dev/stdout` by streaming into it.
+ * @throws OutputWriteError (exit 3) when the write fails; InvalidArgumentError (exit 2) for an empty path.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  if (path === "") throw new InvalidArgumentError("path", "a file path", path);
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  let target: Target | undefined;
+  try {
+    target = await resolveTarget(path);
+    switch (target.kind) {
+      case "fd":
+        return await writeToDescriptor(target.fd, bytes);
+      case "stream":
+        return await writeIntoNode(target.path, bytes);
+      case "socket":
+        return await writeIntoSocket(target.path, bytes);
+      case "file":
+        return await writeAtomically(target.path, bytes, target.stats);
+    }
+  } catch (e) {
+    if (isRetraceError(e)) throw e;
+    throw new OutputWriteError(path, e, target?.path ?? (e as NodeJS.ErrnoException).path);
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+/** Why the process may not write the file or node `p` (access W_OK), or undefined when it may. */
+async function denied(p: string): Promise<string | undefined> {
+  try {
+    await access(p, constants.W_OK);
+    return undefined;
+  } catch (e) {
+    return describeWriteFailure(e);
+  }
+}
+
+/**
+ * Why a file cannot be created in `dir`, or undefined when it can: a probe
+ * file is created exclusively and removed at once (access() would say yes
+ * to root everywhere, also where the file system refuses).
+ */
+async function cannotCreateIn(dir: string): Promise<string | undefined> {
+  const probe = join(dir, `.retrace-probe.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    await writeFile(probe, "", { flag: "wx" });
+  } catch (e) {
+    return describeWriteFailure(e);
+  }
+  await rm(probe, { force: true });
+  return undefined;
+}
+
+/** The file system of `dir` has no free block for this process. */
+async function full(dir: string): Promise<boolean> {
+  try {
+    const s = await statfs(dir);
+    const root = typeof process.getuid === "function" && process.getuid() === 0;
+    return s.blocks > 0 && (root ? s.bfree : s.bavail) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The nearest existing ancestor of `p` (itself included) and its stats. */
+async function nearestExisting(p: string): Promise<{ path: string; stats: Stats }> {
+  for (let q = p; ; q = dirname(q)) {
+    try {
+      return { path: q, stats: await stat(q) };
+    } catch (e) {
+      if (dirname(q) === q || (errnoCode(e) !== "ENOENT" && errnoCode(e) !== "ENOTDIR")) throw e;
+    }
+  }
+}
+
+/**
+ * Preflight of an output option, before a run starts (nothing is written;
+ * an empty probe file is created in the directory and removed at once):
+ * throws InvalidArgumentError (exit 2) naming `option` and `path` when the
+ * path is empty, is (or leads through symlinks to) a directory, is a file or
+ * node the process may not write, or is a new path whose nearest existing
+ * directory is not writable or not a directory (missing folders in between
+ * are created by the write), or when its file system has no free space left.
+ * Symlinks are followed (a dangling one to its target path); `-`,
+ * `/dev/stdout` and `/dev/fd/N` pass when that descriptor is open.
+ */
+export async function checkWritable(path: string, option: string): Promise<void> {
+  const refuse = (why: string): never => {
+    throw new InvalidArgumentError(option, `a path retrace can write (${why})`, path);
+  };
+  if (path === "") throw new InvalidArgumentError(option, "a file path", path);
+  let target: Target;
+  try {
+    target = await resolveTarget(path);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === "EISDIR") return refuse(`${(e as NodeJS.ErrnoException).path ?? path} is a directory`);
+    return refuse(describeWriteFailure(e));
+  }
+  const via = target.path !== path && target.kind !== "fd" ? `${target.path}: ` : "";
+  switch (target.kind) {
+    case "fd":
+      try {
+        await fstatOf(target.fd);
+      } catch {
+        refuse(`file descriptor ${target.fd} is not open`);
+      }
+      return;
+    case "stream":
+    case "socket": {
+      const why = await denied(target.path);
+      if (why !== undefined) refuse(`${via}${why}`);
+      return;
+    }
+    case "file": {
+      if (target.stats !== undefined) {
+        const why = await denied(target.path);
+        if (why !== undefined) refuse(`${via}${why}`);
+      }
+      let ancestor: { path: string; stats: Stats };
+      try {
+        ancestor = await nearestExisting(dirname(target.path));
+      } catch (e) {
+        return refuse(`${via}${describeWriteFailure(e)}`);
+      }
+      if (!ancestor.stats.isDirectory()) refuse(`${ancestor.path} is not a directory`);
+      const why = await cannotCreateIn(ancestor.path);
+      if (why !== undefined) refuse(`cannot create a file in ${ancestor.path}: ${why}`);
+      if (await full(ancestor.path)) refuse(`no space left on device at ${ancestor.path}`);
+      return;
+    }
   }
 }
