@@ -1,0 +1,84 @@
+/**
+ * Output options write into what the user names (docs/reliability.md,
+ * "Outputs"), through the real bin on a saved report (`retrace report
+ * --md/--html`, no Chroma): a FIFO gets the bytes and stays a FIFO, a
+ * symlink's target is written and the link stays a link, `-` and
+ * /dev/stdout are stdout, /dev/full is exit 3 with one message and nothing
+ * on stdout.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { lstat, readFile, readlink, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderMarkdown, reportToJSON } from "../../src/eval/report.js";
+import type { Report } from "../../src/eval/types.js";
+import { tempDir } from "../helpers/chroma.js";
+import { runCli } from "../helpers/cli.js";
+import { fixtureReport } from "../eval/report-fixture.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let report: Report;
+let markdown: string;
+const at = (name: string) => path.join(dir, name);
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir("outputs"));
+  report = await fixtureReport();
+  markdown = renderMarkdown(report);
+  await writeFile(at("run.json"), reportToJSON(report));
+});
+afterAll(() => cleanup());
+
+describe("retrace report --md/--html into what the user names", () => {
+  it("a FIFO: the reader gets the markdown, the FIFO stays a FIFO", async () => {
+    expect(spawnSync("mkfifo", [at("md.fifo")]).status).toBe(0);
+    const reader = spawn("cat", [at("md.fifo")], { stdio: ["ignore", "pipe", "inherit"] });
+    let read = "";
+    reader.stdout.setEncoding("utf8");
+    reader.stdout.on("data", (d: string) => (read += d));
+    const closed = new Promise((r) => reader.on("close", r));
+    const r = await runCli(["report", at("run.json"), "--md", at("md.fifo")]);
+    await closed;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(read).toBe(markdown);
+    expect((await lstat(at("md.fifo"))).isFIFO()).toBe(true);
+  });
+
+  it("a symlink and a dangling symlink: the targets are written, the links stay links", async () => {
+    await writeFile(at("real.md"), "old");
+    await symlink("real.md", at("link.md"));
+    await symlink(at("not-yet.html"), at("dangling.html"));
+    const r = await runCli(["report", at("run.json"), "--md", at("link.md"), "--html", at("dangling.html")]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((await lstat(at("link.md"))).isSymbolicLink()).toBe(true);
+    expect(await readlink(at("link.md"))).toBe("real.md");
+    expect(await readFile(at("real.md"), "utf8")).toBe(markdown);
+    expect((await lstat(at("dangling.html"))).isSymbolicLink()).toBe(true);
+    expect((await readFile(at("not-yet.html"), "utf8")).startsWith("<!DOCTYPE html>")).toBe(true);
+  });
+
+  it("`-` and /dev/stdout write the markdown on stdout", async () => {
+    for (const name of ["-", "/dev/stdout"]) {
+      const r = await runCli(["report", at("run.json"), "--md", name]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toBe(markdown);
+    }
+  });
+
+  it("/dev/full: exit 3, `could not write /dev/full: no space left on device`, nothing on stdout, the device untouched", async () => {
+    const r = await runCli(["report", at("run.json"), "--md", "/dev/full"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe("retrace: could not write /dev/full: no space left on device");
+    expect((await lstat("/dev/full")).isCharacterDevice()).toBe(true);
+  });
+
+  it("a directory: exit 3 naming it", async () => {
+    const r = await runCli(["report", at("run.json"), "--md", dir]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe(`retrace: could not write ${dir}: is a directory`);
+  });
+});
