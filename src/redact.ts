@@ -1,8 +1,33 @@
 /**
  * Credentials never leak (docs/reliability.md): the one place that knows
- * which strings of the environment are secret, used by every output path
- * (logs, CLI errors, URLs in reports).
+ * which strings are secret, used by every output path (logs, CLI errors,
+ * URLs in reports, error text recorded in reports).
+ *
+ * Two kinds of redaction, both applied by `redactSecrets`:
+ * - **known values**: the tokens of the environment variables retrace reads
+ *   (CHROMA_API_KEY, CHROMA_AUTH_TOKEN), the password of CHROMA_URL, and
+ *   every credential this process itself sent (registered by the Chroma
+ *   client: a `--store http://user:pass@host` URL's password, `user:pass`
+ *   and its base64 as sent in `Authorization: Basic …`, header token
+ *   values), each also in its URL-encoded, URL-decoded and JSON-escaped forms;
+ * - **shapes**: the value of an `Authorization` / `Proxy-Authorization`
+ *   header with its scheme (`Basic …`, `Bearer …`, …), of `x-chroma-token`,
+ *   `x-api-key` and `api-key` headers — in any case, written as text
+ *   (`name: value`), as JSON (`"name":"value"`, also escaped inside a JSON
+ *   string) or as `name=value`; a `Basic <base64>` whose base64 decodes to
+ *   `user:password`; and the `user:password@` of any URL.
+ *
+ * Everything redacted becomes `***`.
  */
+
+/** What a redacted value is replaced by. */
+export const REDACTED = "***";
+
+/** Values shorter than this are not treated as secrets (they would redact ordinary text). */
+const MIN_SECRET_LENGTH = 3;
+
+/** Request headers whose values are credentials. */
+export const SECRET_HEADERS: readonly string[] = ["authorization", "proxy-authorization", "x-chroma-token", "x-api-key", "api-key"];
 
 /** `url` with any `user:password@` shown as `***@` (and no trailing slash); unparsable text is returned as `<invalid URL>`. */
 export function redactUrl(url: string): string {
@@ -15,23 +40,125 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** The secrets of this environment: token values and any password/user in CHROMA_URL (non-empty ones). */
-export function secretsOf(env: NodeJS.ProcessEnv = process.env): string[] {
-  const out = [env.CHROMA_API_KEY, env.CHROMA_AUTH_TOKEN];
+function safeDecode(s: string): string {
   try {
-    const u = new URL(env.CHROMA_URL ?? "");
-    out.push(decodeURIComponent(u.password), u.password);
-    if (u.password !== "") out.push(`${u.username}:${u.password}`);
+    return decodeURIComponent(s);
   } catch {
-    // no URL, no secret in it
+    return s;
   }
-  return [...new Set(out.filter((s): s is string => s !== undefined && s.length >= 3))];
 }
 
-/** `text` with every secret of `env` replaced by `***`. */
-export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env): string {
+const base64 = (s: string) => Buffer.from(s, "utf8").toString("base64").replace(/=+$/, "");
+
+/**
+ * The secret strings of a URL's userinfo: the password (as written and
+ * URL-decoded), `user:password` in both forms, and the base64 of each pair
+ * (what HTTP basic auth sends; without `=` padding, so padded and unpadded
+ * forms both match). A URL without a password gives only the base64 of
+ * `user:` (basic auth sends that too); no URL, nothing.
+ */
+export function urlCredentials(url: string | undefined): string[] {
+  if (url === undefined || url === "") return [];
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  if (u.username === "" && u.password === "") return [];
+  const pairs = new Set([`${u.username}:${u.password}`, `${safeDecode(u.username)}:${safeDecode(u.password)}`]);
+  const out: string[] = [];
+  if (u.password !== "") out.push(u.password, safeDecode(u.password), ...pairs);
+  for (const p of pairs) out.push(base64(p));
+  return out;
+}
+
+const registered = new Set<string>();
+
+/**
+ * Remember credentials this process sends (a header value, a token): from
+ * now on `redactSecrets` removes them from every text. Values shorter than
+ * 3 characters are ignored.
+ */
+export function registerSecret(...values: ReadonlyArray<string | undefined>): void {
+  for (const v of values) if (v !== undefined && v.length >= MIN_SECRET_LENGTH) registered.add(v);
+}
+
+/** Registers the credentials of `url`'s `user:password@` (see urlCredentials). */
+export function registerUrlCredentials(url: string): void {
+  registerSecret(...urlCredentials(url));
+}
+
+/** Registers the values of the credential headers among `headers` (the part after the scheme, e.g. the base64 of `Basic …`). */
+export function registerHeaderSecrets(headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!SECRET_HEADERS.includes(name.toLowerCase())) continue;
+    // `Basic <credentials>`: the credentials (the scheme stays readable); a bare token as it is.
+    const m = /^\s*[A-Za-z][\w-]*\s+(\S+)\s*$/.exec(value);
+    registerSecret(m?.[1] ?? value);
+  }
+}
+
+/** Forgets every registered secret (tests). */
+export function clearRegisteredSecrets(): void {
+  registered.clear();
+}
+
+/**
+ * The secrets known to this process, longest first: the token values of
+ * CHROMA_API_KEY and CHROMA_AUTH_TOKEN, the credentials of CHROMA_URL
+ * (urlCredentials), and every registered secret; each also URL-encoded and
+ * JSON-escaped where that differs. Values shorter than 3 characters are left out.
+ */
+export function secretsOf(env: Record<string, string | undefined> = process.env): string[] {
+  const base = [env.CHROMA_API_KEY, env.CHROMA_AUTH_TOKEN, ...urlCredentials(env.CHROMA_URL), ...registered];
+  const out = new Set<string>();
+  for (const s of base) {
+    if (s === undefined || s.length < MIN_SECRET_LENGTH) continue;
+    out.add(s);
+    out.add(encodeURIComponent(s));
+    out.add(JSON.stringify(s).slice(1, -1));
+  }
+  return [...out].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+}
+
+// The value of a credential header: stops at whitespace, quotes, a backslash (escaped quote) and JSON/list punctuation.
+const VALUE = String.raw`[^\s"'\\,;{}\[\]()<>]+`;
+// `name`, `"name"`, `'name'` or `\"name\"` (inside a JSON string), then `:`, `=` or `=>`, then an optional opening quote.
+const headerPrefix = (names: string) => String.raw`((?<![\w-])(?:${names})(?:\\?["'])?\s*(?:=>|[:=])\s*(?:\\?["'])?)`;
+const AUTH_SCHEMES = "basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256";
+/** `Authorization: <scheme> <credentials>`: the credentials are redacted, the scheme kept. */
+const AUTHORIZATION_HEADER = new RegExp(`${headerPrefix("proxy-authorization|authorization")}(${AUTH_SCHEMES})(\\s+)${VALUE}`, "gi");
+/** An `Authorization:` value without a scheme: redacted when it looks like a token (8+ characters with a digit or punctuation), not prose. */
+const BARE_AUTHORIZATION = new RegExp(`${headerPrefix("proxy-authorization|authorization")}(?!(?:${AUTH_SCHEMES})\\s)(?=[^\\s"'\\\\,;{}\\[\\]()<>]*[0-9._~+/=-])[^\\s"'\\\\,;{}\\[\\]()<>]{8,}`, "gi");
+/** `x-chroma-token: <token>` and the other token headers: any value. */
+const TOKEN_HEADER = new RegExp(`${headerPrefix("x-chroma-token|x-api-key|api-key")}${VALUE}`, "gi");
+/** `Basic <base64>` anywhere: redacted when the base64 decodes to `user:password`. */
+const BASIC = /(?<![\w-])(basic\s+)([A-Za-z0-9+/]{4,}={0,2})(?![\w+/=])/gi;
+/** `Bearer <token>` anywhere: a token of at least 8 characters with a digit or punctuation (not a word of prose). */
+const BEARER = /(?<![\w-])(bearer\s+)((?=[A-Za-z0-9._~+/-]*[0-9._~+/-])[A-Za-z0-9._~+/-]{8,}=*)/gi;
+/** The `user:password@` of a URL (`scheme://…@`). */
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
+
+function decodesToCredentials(b64: string): boolean {
+  const text = Buffer.from(b64, "base64").toString("utf8");
+  return text.includes(":") && !/[\u0000-\u001f\u007f\ufffd]/.test(text);
+}
+
+/**
+ * `text` with every secret replaced by `***`: the known values of
+ * `secretsOf(env)` (environment, CHROMA_URL, registered credentials), then
+ * the credential shapes (authorization and token headers in text or JSON,
+ * `Basic <base64 of user:password>`, `Bearer <token>`, URL userinfo).
+ */
+export function redactSecrets(text: string, env: Record<string, string | undefined> = process.env): string {
   let t = text;
-  for (const s of secretsOf(env)) t = t.split(s).join("***");
-  return t;
+  for (const s of secretsOf(env)) if (t.includes(s)) t = t.split(s).join(REDACTED);
+  return t
+    .replace(AUTHORIZATION_HEADER, (_m, prefix: string, scheme: string, space: string) => `${prefix}${scheme}${space}${REDACTED}`)
+    .replace(BARE_AUTHORIZATION, (_m, prefix: string) => `${prefix}${REDACTED}`)
+    .replace(TOKEN_HEADER, (_m, prefix: string) => `${prefix}${REDACTED}`)
+    .replace(BASIC, (m, prefix: string, b64: string) => (decodesToCredentials(b64) ? `${prefix}${REDACTED}` : m))
+    .replace(BEARER, (_m, prefix: string) => `${prefix}${REDACTED}`)
+    .replace(URL_USERINFO, `$1${REDACTED}@`);
 }
-

@@ -32,6 +32,7 @@ import { datasetHash, kbHash } from "../kb/hash.js";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
+import { redactSecrets } from "../redact.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
 import { EXIT, out, outputWidth, outText, useColor } from "./io.js";
 import { countOption } from "./options.js";
@@ -150,6 +151,12 @@ export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Repor
     swept = await sweepGraph(o, cases, data.kb, o.concurrency, (d, t) => progress.update(d, t));
   } finally {
     progress.stop();
+  }
+  // Error text of the user's graph can echo credentials (a server's 5xx body with the request headers):
+  // redacted before it reaches any output, the report files included (docs/reliability.md).
+  for (const { report: t } of swept.turns) {
+    if (t.error !== undefined) t.error = redactSecrets(t.error);
+    for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redactSecrets(st.error);
   }
   const turns = swept.turns.map((t) => t.report);
   const evaluators = [retrievalEvaluator({ k: o.k })];

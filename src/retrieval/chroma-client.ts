@@ -7,6 +7,7 @@ import path from "node:path";
 import { ChromaClient } from "chromadb";
 import { ServiceUnavailableError } from "../errors.js";
 import { acquireDirLock } from "./lock.js";
+import { registerHeaderSecrets, registerUrlCredentials } from "../redact.js";
 import { ChromaRequestFailure, installRequestDeadline, redactSecrets, redactUrl, requestTimeoutMs } from "./chroma-faults.js";
 import { startLocalChroma, type LocalChroma } from "./chroma-process.js";
 import type { ChromaClientLike } from "./chroma-types.js";
@@ -80,11 +81,15 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
   const nonEmpty = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
   const tenant = options.tenant ?? nonEmpty(process.env.CHROMA_TENANT);
   const database = options.database ?? nonEmpty(process.env.CHROMA_DATABASE);
+  const headers: Record<string, string> = { ...(basic !== undefined ? { authorization: `Basic ${basic}` } : {}), ...authHeadersFromEnv(), ...options.headers };
+  // Every credential this process sends is redacted from all output from now on, in every encoding (docs/reliability.md).
+  registerUrlCredentials(url);
+  registerHeaderSecrets(headers);
   const chroma = new ChromaClient({
     host,
     port,
     ssl,
-    headers: { ...(basic !== undefined ? { authorization: `Basic ${basic}` } : {}), ...authHeadersFromEnv(), ...options.headers },
+    headers,
     ...(tenant !== undefined ? { tenant } : {}),
     ...(database !== undefined ? { database } : {}),
   });

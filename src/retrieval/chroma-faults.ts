@@ -13,8 +13,11 @@
  *   never shown. 4xx answers keep chromadb's error classes (not-found and
  *   already-exists are handled by the callers).
  * - Credentials never leak: URLs are shown with `user:password@` replaced by
- *   `***@`, and `redactSecrets` removes the token values of
- *   CHROMA_API_KEY / CHROMA_AUTH_TOKEN and the URL password from any text.
+ *   `***@`, and `redactSecrets` (src/redact.ts) removes from any text, a
+ *   server's error body echoing the request headers included, the token
+ *   values of CHROMA_API_KEY / CHROMA_AUTH_TOKEN, every credential the
+ *   client sent (URL password, `Basic` base64) and any authorization or
+ *   token header value; the detail is redacted before it is shortened.
  */
 import net from "node:net";
 import type { ChromaClient } from "chromadb";

@@ -1,0 +1,172 @@
+/**
+ * Nothing secret, in any encoding (docs/reliability.md, "Credentials never
+ * leak"), through the real bin: a Chroma stand-in on 127.0.0.1 answers 500
+ * with a body that echoes every request header it received (as text lines
+ * or as JSON). With `--store http://user:pass123@…` and a token in the
+ * environment variable retrace sends, the run is exit 3, and neither the
+ * password, nor the base64 of `user:pass123` (what basic auth sends), nor
+ * the token appears on stdout, stderr (with --verbose: stacks and causes
+ * included) or in any file; the redaction marker does.
+ */
+import { existsSync } from "node:fs";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type net from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/chroma.js";
+import { runCli } from "../helpers/cli.js";
+import { MINI_KB } from "../helpers/fixtures.js";
+
+const PASSWORD = "pass123";
+const BASIC = Buffer.from(`user:${PASSWORD}`).toString("base64"); // dXNlcjpwYXNzMTIz
+const TOKEN = "tok-Hx83pQ2";
+const SECRETS = [PASSWORD, BASIC, BASIC.replace(/=+$/, ""), TOKEN];
+
+interface EchoServer {
+  url: (auth?: string) => string;
+  seen: http.IncomingHttpHeaders[];
+  close(): Promise<void>;
+}
+
+/**
+ * Answers 500 with `{"error": "...", "message": <every request header>}`,
+ * credential headers first; `heartbeat: true` answers the heartbeat with 200
+ * first, so the failure comes from a later request.
+ */
+async function startEchoServer(format: "text" | "json", opts: { heartbeat?: boolean } = {}): Promise<EchoServer> {
+  const seen: http.IncomingHttpHeaders[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.headers);
+    req.resume();
+    if (opts.heartbeat === true && req.url?.endsWith("/heartbeat")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ "nanosecond heartbeat": 1 }));
+      return;
+    }
+    const first = ["authorization", "x-chroma-token"];
+    const names = Object.keys(req.headers).sort((a, b) => Number(first.includes(b)) - Number(first.includes(a)) || (a < b ? -1 : 1));
+    const echoed =
+      format === "text"
+        ? `request headers: ${names.map((n) => `${n}: ${String(req.headers[n])}`).join("\n")}`
+        : `request headers ${JSON.stringify(Object.fromEntries(names.map((n) => [n, req.headers[n]])))}`;
+    res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: "InternalError", message: echoed }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: (auth) => `http://${auth === undefined ? "" : `${auth}@`}127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let out: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  out = await tempDir("redaction");
+});
+afterAll(() => out.cleanup());
+
+/** No CHROMA_* of the machine running the tests leaks into the runs. */
+const cleanEnv = { CHROMA_URL: undefined, CHROMA_API_KEY: undefined, CHROMA_AUTH_TOKEN: undefined, CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: undefined, RETRACE_STORE: undefined };
+
+async function expectNothingSecret(r: { exitCode: number | null; stdout: string; stderr: string }, files: string[]): Promise<void> {
+  expect(r.exitCode, r.stderr).toBe(3);
+  expect(r.stdout).toBe("");
+  const texts = [r.stdout, r.stderr, ...(await Promise.all(files.filter((f) => existsSync(f)).map((f) => readFile(f, "utf8"))))];
+  for (const t of texts) for (const s of SECRETS) expect(t).not.toContain(s);
+  expect(r.stderr).toContain("***");
+  expect(r.stderr).toMatch(/server error/);
+}
+
+describe("credentials are redacted from a server's echo of the request headers", () => {
+  it("ingest --store http://user:pass123@… with CHROMA_API_KEY, a text echo of a failed heartbeat", async () => {
+    const server = await startEchoServer("text");
+    try {
+      const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(`user:${PASSWORD}`), "--verbose"], {
+        env: { ...cleanEnv, CHROMA_API_KEY: TOKEN },
+        timeoutMs: 60_000,
+      });
+      // The server did receive the credentials it echoes.
+      expect(server.seen[0]?.authorization).toBe(`Basic ${BASIC}`);
+      expect(server.seen[0]?.["x-chroma-token"]).toBe(TOKEN);
+      await expectNothingSecret(r, []);
+      expect(r.stderr).toContain("authorization: Basic ***");
+      expect(r.stderr).toContain("x-chroma-token: ***");
+      expect(r.stderr).toContain("http://***@127.0.0.1:");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("eval --store with outputs, CHROMA_AUTH_TOKEN sent as x-chroma-token, a JSON echo after the heartbeat: no file written, none leaks", async () => {
+    const server = await startEchoServer("json", { heartbeat: true });
+    const files = ["r.json", "r.md", "r.xml", "r.html"].map((f) => path.join(out.dir, f));
+    try {
+      const r = await runCli(
+        ["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(`user:${PASSWORD}`), "--report-json", files[0]!, "--out", files[1]!, "--junit", files[2]!, "--html", files[3]!, "--verbose"],
+        { env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN, CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: "X-Chroma-Token" }, timeoutMs: 60_000 },
+      );
+      expect(server.seen.length).toBeGreaterThan(1);
+      expect(server.seen.at(-1)?.authorization).toBe(`Basic ${BASIC}`);
+      expect(server.seen.at(-1)?.["x-chroma-token"]).toBe(TOKEN);
+      await expectNothingSecret(r, files);
+      expect(r.stderr).toContain('"authorization":"Basic ***"');
+      for (const f of files) expect(existsSync(f)).toBe(false);
+      expect((await readdir(out.dir)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("eval --store http://127.0.0.1:… with CHROMA_AUTH_TOKEN sent as a bearer token", async () => {
+    const server = await startEchoServer("text");
+    try {
+      const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(), "--verbose"], {
+        env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN },
+        timeoutMs: 60_000,
+      });
+      expect(server.seen[0]?.authorization).toBe(`Bearer ${TOKEN}`);
+      await expectNothingSecret(r, []);
+      expect(r.stderr).toContain("authorization: Bearer ***");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("error text of a user's graph is redacted in every report file", () => {
+  it("eval --graph whose runs throw with echoed credentials: report JSON, markdown and JUnit carry the marker, not the secrets", async () => {
+    // A duck-typed compiled graph (invoke, stream, channels, nodes) whose every run throws what a server echoed.
+    const graph = path.join(out.dir, "leaky-graph.mjs");
+    await writeFile(
+      graph,
+      `const b64 = Buffer.from("user:${PASSWORD}").toString("base64");
+export const graph = {
+  channels: { messages: {} }, nodes: {}, checkpointer: false, async *stream() {},
+  async invoke() {
+    throw new Error("vector store said 500: " + JSON.stringify({ authorization: "Basic " + b64, "x-chroma-token": process.env.CHROMA_API_KEY, url: process.env.CHROMA_URL }) + " password ${PASSWORD}");
+  },
+};
+`,
+    );
+    const files = ["g.json", "g.md", "g.xml"].map((f) => path.join(out.dir, f));
+    const r = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--report-json", files[0]!, "--out", files[1]!, "--junit", files[2]!, "--verbose"], {
+      env: { ...cleanEnv, CHROMA_URL: `http://user:${PASSWORD}@127.0.0.1:9`, CHROMA_API_KEY: TOKEN },
+      timeoutMs: 60_000,
+    });
+    expect(r.exitCode, r.stderr).toBe(1); // every turn threw: the gate fails, the files are written
+    for (const t of [r.stdout, r.stderr]) for (const s of SECRETS) expect(t).not.toContain(s);
+    for (const f of files) {
+      const text = await readFile(f, "utf8");
+      for (const s of SECRETS) expect(text, f).not.toContain(s);
+      expect(text, f).toContain("vector store said 500");
+      expect(text, f).toContain("***");
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Nothing secret, in any encoding (docs/reliability.md, "Credentials never
+ * leak"): known values (environment, CHROMA_URL, credentials this process
+ * sent) in every form, and the shapes of credentials (authorization and
+ * token headers as text or JSON, Basic base64, Bearer tokens, URL userinfo).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { clearRegisteredSecrets, redactSecrets, redactUrl, registerHeaderSecrets, registerUrlCredentials, secretsOf, urlCredentials } from "../src/redact.js";
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+afterEach(() => clearRegisteredSecrets());
+
+describe("known secrets", () => {
+  it("CHROMA_URL's password, user:password and its base64 (padded or not), raw and URL-decoded", () => {
+    const env = { CHROMA_URL: "http://us%40er:p%40ss123@h:8000" };
+    const text = [`pw p%40ss123 and p@ss123`, `pair us@er:p@ss123`, `basic ${b64("us@er:p@ss123")}`, `raw-pair ${b64("us%40er:p%40ss123")}`].join(" | ");
+    const out = redactSecrets(text, env);
+    expect(out).not.toMatch(/ss123|cjpw|OnBAc3MxMjM|czEyMw/);
+    expect(out).toContain("***");
+  });
+
+  it("token values of CHROMA_API_KEY and CHROMA_AUTH_TOKEN, also URL-encoded and JSON-escaped", () => {
+    const env = { CHROMA_API_KEY: 'k/ey "q" 42', CHROMA_AUTH_TOKEN: "tok-1234" };
+    const out = redactSecrets(`a k/ey "q" 42 b ${encodeURIComponent('k/ey "q" 42')} c ${JSON.stringify('k/ey "q" 42')} d tok-1234`, env);
+    expect(out).not.toContain("42");
+    expect(out).not.toContain("tok-1234");
+  });
+
+  it("credentials this process sent: a --store URL (not in the environment) and header values", () => {
+    registerUrlCredentials("http://user:pass123@127.0.0.1:9");
+    registerHeaderSecrets({ authorization: "Bearer zz-top-secret", "x-chroma-token": "abc-token", accept: "application/json" });
+    const out = redactSecrets("pass123 user:pass123 dXNlcjpwYXNzMTIz zz-top-secret abc-token application/json", {});
+    expect(out).toBe("*** *** *** *** *** application/json");
+  });
+
+  it("urlCredentials: nothing for a URL without userinfo or no URL", () => {
+    expect(urlCredentials("http://h:1")).toEqual([]);
+    expect(urlCredentials(undefined)).toEqual([]);
+    expect(urlCredentials("not a url")).toEqual([]);
+    expect(urlCredentials("http://user:pw-1@h")).toEqual(expect.arrayContaining(["pw-1", "user:pw-1", b64("user:pw-1")]));
+  });
+
+  it("secretsOf leaves out values shorter than 3 characters and lists longer ones first", () => {
+    const s = secretsOf({ CHROMA_API_KEY: "ab", CHROMA_AUTH_TOKEN: "abcdef", CHROMA_URL: "http://u:abcdefgh@h" });
+    expect(s).not.toContain("ab");
+    expect(s.indexOf("u:abcdefgh")).toBeLessThan(s.indexOf("abcdef"));
+  });
+});
+
+describe("credential shapes, without knowing the value", () => {
+  const r = (t: string) => redactSecrets(t, {});
+
+  it("Authorization headers in any case, as text, JSON, escaped JSON, Python repr and name=value", () => {
+    expect(r("authorization: Basic dXNlcjpwYXNzMTIz")).toBe("authorization: Basic ***");
+    expect(r("AUTHORIZATION: bearer abc.def-ghi")).toBe("AUTHORIZATION: bearer ***");
+    expect(r('{"host":"x","Authorization":"Basic Zm9vOmJhcg==","accept":"*/*"}')).toBe('{"host":"x","Authorization":"Basic ***","accept":"*/*"}');
+    expect(r('message: "{\\"authorization\\":\\"Token t0k3n\\"}"')).toBe('message: "{\\"authorization\\":\\"Token ***\\"}"');
+    expect(r("{'proxy-authorization': 'Basic Zm9vOmJhcg=='}")).toBe("{'proxy-authorization': 'Basic ***'}");
+    expect(r("authorization=Bearer%20x")).toBe("authorization=***");
+    expect(r("Authorization: abcd1234efgh")).toBe("Authorization: ***");
+  });
+
+  it("token headers: x-chroma-token, x-api-key, api-key", () => {
+    expect(r("X-Chroma-Token: s3cr3t")).toBe("X-Chroma-Token: ***");
+    expect(r('{"x-chroma-token":"s3cr3t","x-api-key":"k","api-key":"v"}')).toBe('{"x-chroma-token":"***","x-api-key":"***","api-key":"***"}');
+  });
+
+  it("`Basic <base64 of user:password>` and `Bearer <token>` anywhere", () => {
+    expect(r(`sent Basic ${b64("admin:hunter2")} to the server`)).toBe("sent Basic *** to the server");
+    expect(r("sent Bearer eyJhbGciOiJIUzI1NiJ9.e30.x to the server")).toBe("sent Bearer *** to the server");
+  });
+
+  it("URL userinfo anywhere", () => {
+    expect(r("GET http://bob:pw@host:8000/api failed; also https://tok@x.io")).toBe("GET http://***@host:8000/api failed; also https://***@x.io");
+    expect(redactUrl("http://bob:pw@host:8000/")).toBe("http://***@host:8000");
+  });
+
+  it("leaves prose alone", () => {
+    const prose = "Authorization: how do I reset it? Basic plan, Bearer token, api keys, http://host:8000/x, email bob@example.com";
+    expect(r(prose)).toBe(prose);
+  });
+});
