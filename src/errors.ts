@@ -101,6 +101,12 @@ export class DataValidationError extends RetraceError {
   }
 }
 
+/** `value` as JSON, its white space (but the plain space) and format characters escaped (`"\u00a0\u200b"`), so invisible characters show. */
+function shownValue(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.replace(/(?! )[\p{White_Space}\p{Cf}]/gu, (c) => c.split("").map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""));
+}
+
 /** A bad option or argument: `Expected \`k\` to be a positive integer, got 0`. */
 export class InvalidArgumentError extends RetraceError {
   static override readonly CODE = "INVALID_ARGUMENT" as const;
@@ -111,7 +117,7 @@ export class InvalidArgumentError extends RetraceError {
     readonly expected: string,
     readonly value: unknown,
   ) {
-    super(`Expected \`${argument}\` to be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
+    super(`Expected \`${argument}\` to be ${expected}, got ${shownValue(value)}`);
   }
 }
 

@@ -73,10 +73,32 @@ export const LocaleTagSchema = expecting(LOCALE_EXPECTATION).refine(
   },
 );
 
+/** Unicode white space (`\p{White_Space}`: NBSP, ideographic space, …) and format characters (`\p{Cf}`: zero-width space, ZWJ, word joiner, BOM, soft hyphen, …). */
+const BLANK_TEXT = /^[\p{White_Space}\p{Cf}]*$/u;
+const INVISIBLE = /(?! )[\p{White_Space}\p{Cf}]/gu;
+
+/**
+ * True when `s` is empty once Unicode white space and format characters are
+ * left out: `""`, `"  "`, `"\u00a0\u200b"`, `"\ufeff"`. A query, a turn's
+ * question or a title made only of these is empty (docs/reliability.md).
+ */
+export function isBlankText(s: string): boolean {
+  return BLANK_TEXT.test(s);
+}
+
+/** `s` as a JSON string with its white space (but the plain space) and format characters escaped (`"\u00a0\u200b"`), so they show in a message. */
+export function showText(s: string): string {
+  const escape = (c: string) => c.split("").map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+  return JSON.stringify(s).replace(INVISIBLE, escape);
+}
+
+/** What a query must be (the retriever's and the retrieve node's check). */
+export const NON_BLANK_QUERY = "a non-empty query (not only white space or invisible format characters such as NBSP or zero-width spaces)";
+
 const nonEmpty = (what: string) =>
   expecting(what).refine(
-    (s) => s.trim() !== "",
-    (s) => ({ message: `expected ${what}, got ${JSON.stringify(s)}` }),
+    (s) => !isBlankText(s),
+    (s) => ({ message: `expected ${what}, got ${s === "" ? '""' : `${showText(s)} (only white space or invisible format characters)`}` }),
   );
 
 const keysOf = (keys: readonly string[]) => `expected only ${keys.map((k) => `\`${k}\``).join(", ")}`;

@@ -30,7 +30,7 @@
 import { SystemMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
-import { LOCALES, tableLocaleFor, type Locale } from "../kb/types.js";
+import { LOCALES, isBlankText, tableLocaleFor, type Locale } from "../kb/types.js";
 import { analyze, tokenize } from "../retrieval/analyzer.js";
 import { ensureConfiguration } from "./configuration.js";
 import { currentTurnIndex, humanTexts, messageText, stateLocale, type ConversationState } from "./shared.js";
@@ -172,7 +172,7 @@ function clip(text: string, max: number): string {
 export function contextualizeQuery(text: string, previousQuery: string | undefined, locale?: Locale): { query: string; followUp: FollowUpReason } {
   const current = text.trim();
   const previous = (previousQuery ?? "").trim();
-  if (previous === "") return { query: current, followUp: null };
+  if (isBlankText(previous)) return { query: current, followUp: null };
   const reason = followUpReason(current, locale);
   if (reason === null) return { query: current, followUp: null };
   return { query: `${current} ${clip(previous, MAX_CARRIED_CHARS)}`.trim(), followUp: reason };
@@ -199,14 +199,14 @@ export async function contextualize(state: ContextualizeState, config?: Runnable
   const turn = currentTurnIndex(state.messages);
   const texts = humanTexts(state.messages);
   const text = texts[texts.length - 1];
-  if (text === undefined || text.trim() === "") {
-    throw new InvalidArgumentError("messages", "a conversation with a non-empty human message (the turn's question)", text ?? null);
+  if (text === undefined || isBlankText(text)) {
+    throw new InvalidArgumentError("messages", "a conversation with a non-empty human message (the turn's question; not only white space or invisible format characters)", text ?? null);
   }
   const locale = stateLocale(state);
   if (conf.model !== null && conf.rewriteWithModel && texts.length > 1) {
     const reply = await conf.model.invoke([new SystemMessage(REWRITE_PROMPT), ...(state.messages ?? [])], config);
     const rewritten = messageText(reply).trim().replace(/^["'“”«]+|["'“”»]+$/g, "").trim();
-    if (rewritten !== "") return { query: rewritten, turn };
+    if (!isBlankText(rewritten)) return { query: rewritten, turn };
   }
   // The previous turn's query (kept by the checkpointer); without one (no
   // checkpointer, history passed in by the caller) the previous human message.

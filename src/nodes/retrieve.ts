@@ -43,6 +43,7 @@
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { InvalidArgumentError } from "../errors.js";
+import { isBlankText } from "../kb/types.js";
 import type { RetrievalTrace, RetrieveOptions } from "../retrieval/types.js";
 import { ensureConfiguration, retrievalSettingsFor } from "./configuration.js";
 import { currentTurnIndex, lastHumanText, stateLocale, type ConversationState } from "./shared.js";
@@ -82,9 +83,10 @@ export async function retrieveNode(state: RetrieveNodeState, config?: LangGraphR
   if (conf.retriever === null) {
     throw new InvalidArgumentError("retriever", "a Retriever in config.configurable.retriever (the retrieve node needs one)", null);
   }
-  const query = (state.query ?? "").trim() !== "" ? (state.query as string) : (lastHumanText(state.messages) ?? "");
-  if (query.trim() === "") {
-    throw new InvalidArgumentError("query", "a non-empty query (state.query, or a human message in state.messages)", query);
+  // Blank = only Unicode white space and format characters (NBSP, zero-width space, ZWJ, BOM).
+  const query = !isBlankText(state.query ?? "") ? (state.query as string) : (lastHumanText(state.messages) ?? "");
+  if (isBlankText(query)) {
+    throw new InvalidArgumentError("query", "a non-empty query (state.query, or a human message in state.messages; not only white space or invisible format characters)", query);
   }
   const turn = typeof state.turn === "number" && Number.isInteger(state.turn) && state.turn >= 0 ? state.turn : Math.max(0, currentTurnIndex(state.messages));
   const locale = stateLocale(state);

@@ -13,7 +13,7 @@
  * The branches run one after the other so that each timing is its own.
  */
 import { InvalidArgumentError } from "../errors.js";
-import { LOCALE_EXPECTED, isLocale, type Chunk } from "../kb/types.js";
+import { LOCALE_EXPECTED, NON_BLANK_QUERY, isBlankText, isLocale, type Chunk } from "../kb/types.js";
 import { BM25Index, BM25_B, BM25_K1, type BM25Params } from "./bm25.js";
 import type { DenseIndex } from "./dense.js";
 import {
@@ -220,6 +220,8 @@ export class HybridRetriever implements Retriever {
   async retrieve(query: string, options?: RetrieveOptions): Promise<RetrievalTrace> {
     const start = performance.now();
     if (typeof query !== "string") throw new InvalidArgumentError("query", "a string", query);
+    // Blank after Unicode white space and format characters (NBSP, zero-width space, ZWJ, BOM): nothing to retrieve for.
+    if (isBlankText(query)) throw new InvalidArgumentError("query", NON_BLANK_QUERY, query);
     const o = options ?? {};
     const k = o.k ?? this.defaults.k;
     const denseK = o.denseK ?? this.defaults.denseK;
