@@ -238,7 +238,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     }
   } catch (e) {
     if (isRetraceError(e)) throw e;
-    throw new OutputWriteError(path, e, target?.path ?? (e as NodeJS.ErrnoException).path);
+    throw new OutputWriteError(path, e, target?.path ?? (e as { path?: string } | null)?.path);
   }
 }
 
