@@ -28,27 +28,43 @@
  * Identity: the fitted state serialises to fixed bytes (format below); the
  * embedder id is `lsa-<k>-<first 12 hex of sha256(bytes)>-v1`, so the
  * dimension and the fit hash name the Chroma collection. The state file is
- * written to the local data dir; a missing or unreadable one is refitted,
- * byte-identical (same chunks, parameters and seed).
+ * written to the local data dir; a missing, unreadable, corrupt or
+ * older-format one is refitted, byte-identical (same chunks, parameters and
+ * seed), so the id never changes because of the file.
  *
- * State file: "RETRACE-LSA\n", u32 LE length of a UTF-8 JSON header
- * ({format, params, corpusKey, docs, locales, rank, terms}), the header, then
- * idf (float64 LE × terms), Σ (float64 LE × rank), V (float32 LE, terms × rank,
- * row-major). V is rounded to float32 right after the fit and only the rounded
- * values are ever used, so a loaded state embeds exactly like a fresh fit.
+ * State (the bytes the id hashes, state format 1): "RETRACE-LSA\n", u32 LE
+ * length of a UTF-8 JSON header ({format, params, corpusKey, docs, locales,
+ * rank, terms}), the header, then idf (float64 LE × terms), Σ (float64 LE ×
+ * rank), V (float32 LE, terms × rank, row-major). V is rounded to float32
+ * right after the fit and only the rounded values are ever used, so a loaded
+ * state embeds exactly like a fresh fit.
+ *
+ * State file (file format 2): the state bytes, then the checksum trailer
+ * "\nRETRACE-LSA-SHA256 2\n" and the 32-byte sha256 of the state bytes. A
+ * file whose checksum does not match is corrupt (one warning line, refitted);
+ * a file of format 1 (the state bytes alone, no checksum) is stale (one info
+ * line, refitted). The trailer is outside the hashed bytes, so the embedder
+ * ids of format-1 files stay the same.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { OutputWriteError } from "../../atomic.js";
 import { InvalidArgumentError } from "../../errors.js";
 import type { Locale } from "../../kb/types.js";
+import { log } from "../../log.js";
 import { isLocale } from "../../kb/types.js";
 import { analyze } from "../analyzer.js";
 import type { Embedder } from "../types.js";
 import { randomizedSvd, type CsrMatrix } from "./lsa-math.js";
 
+/** Format of the state bytes (their header's `format`; the embedder id hashes them). */
 export const LSA_FORMAT = 1;
+/** Format of the state file: the state bytes plus a sha256 trailer (see the module comment). */
+export const LSA_FILE_FORMAT = 2;
 const MAGIC = "RETRACE-LSA\n";
+const CHECKSUM_MARK = Buffer.from(`\nRETRACE-LSA-SHA256 ${LSA_FILE_FORMAT}\n`, "latin1");
+const SHA256_BYTES = 32;
 
 export interface LsaParams {
   /** Latent dimensions k; default 128 (capped at the rank of the TF-IDF matrix). */
@@ -219,6 +235,41 @@ export function parseLsa(data: Uint8Array, file = "LSA state"): LsaState {
   return { params: checkParams(h.params), corpusKey: h.corpusKey, docs: h.docs, locales: h.locales, terms: h.terms, idf, sigma, v };
 }
 
+/** The bytes of a state file (file format 2): the state bytes, the checksum mark, sha256 of the state bytes. */
+export function lsaFileBytes(stateBytes: Uint8Array): Buffer {
+  return Buffer.concat([stateBytes, CHECKSUM_MARK, createHash("sha256").update(stateBytes).digest()]);
+}
+
+/** What a state file holds: a verified state (`ok`), a format-1 file without checksum (`old`), or bytes that are not an intact state file (`corrupt`). */
+export type LsaFileContent = { kind: "ok"; state: LsaState; stateBytes: Buffer } | { kind: "old" } | { kind: "corrupt"; why: string };
+
+/** Reads a state file's bytes, verifying the checksum before anything is parsed (see the module comment). */
+export function readLsaFile(data: Uint8Array, file = "LSA state"): LsaFileContent {
+  const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const end = bytes.length - SHA256_BYTES;
+  const markAt = end - CHECKSUM_MARK.length;
+  if (markAt >= 0 && bytes.subarray(markAt, end).equals(CHECKSUM_MARK)) {
+    const stateBytes = bytes.subarray(0, markAt);
+    if (!createHash("sha256").update(stateBytes).digest().equals(bytes.subarray(end))) return { kind: "corrupt", why: "checksum mismatch" };
+    try {
+      return { kind: "ok", state: parseLsa(stateBytes, file), stateBytes };
+    } catch (e) {
+      return { kind: "corrupt", why: e instanceof Error ? e.message : String(e) };
+    }
+  }
+  try {
+    parseLsa(bytes, file);
+    return { kind: "old" };
+  } catch {
+    return { kind: "corrupt", why: "no checksum trailer: truncated or not an LSA state file" };
+  }
+}
+
+/** The id of the LSA embedder whose state bytes are `stateBytes` (rank `rank`): `lsa-<rank>-<first 12 hex of their sha256>-v1`. */
+export function lsaEmbedderId(stateBytes: Uint8Array, rank: number): string {
+  return `lsa-${rank}-${createHash("sha256").update(stateBytes).digest("hex").slice(0, 12)}-v1`;
+}
+
 /** The LSA embedder over a fitted state (see the module comment). Synchronous inside; batch-invariant. */
 export class LsaEmbedder implements Embedder {
   readonly id: string;
@@ -245,7 +296,7 @@ export class LsaEmbedder implements Embedder {
     let energy = 0;
     for (const x of state.sigma) energy += x * x;
     this.latentShare = Math.min(1, energy / Math.max(1, state.docs));
-    this.id = `lsa-${this.dimension}-${this.fitHash.slice(0, 12)}-v1`;
+    this.id = `lsa-${this.dimension}-${this.fitHash.slice(0, 12)}-v1`; // = lsaEmbedderId(bytes, dimension)
     this.description =
       `corpus-fit LSA (TF-IDF → ${this.dimension}-d truncated SVD of ${state.docs} chunks, ${state.terms.length} terms; ` +
       "co-occurrence semantics of this corpus only; no model weights)";
@@ -313,44 +364,129 @@ export function lsaStateFile(dir: string, corpusKey: string, params: LsaParams):
 
 export interface LsaLoadResult {
   embedder: LsaEmbedder;
-  /** `loaded`: the saved state was read; `fitted`: none was saved; `refitted`: the saved one was unreadable or did not match. */
+  /** `loaded`: the saved state was read; `fitted`: none was saved; `refitted`: the saved one was unreadable, corrupt, of an older format or did not match. */
   status: "loaded" | "fitted" | "refitted";
   /** The state file, or null when `dir` was not given (nothing saved). */
   file: string | null;
+  /** Why a saved state was refitted (`corrupt (checksum mismatch)`, `no checksum (older format)`, …); absent otherwise. */
+  refitReason?: string;
 }
 
 /**
- * The LSA embedder for `chunks`: the state saved in `dir` when it is there
- * and matches (same corpus and parameters), else a fresh fit, written to
- * `dir` atomically (temporary file + rename). Without `dir` nothing is read
- * or written. A refit gives the same bytes, so the same id and collection.
+ * The LSA embedder for `chunks`: the state saved in `dir` when it is there,
+ * intact (its checksum matches) and matches (same corpus and parameters),
+ * else a fresh fit, written to `dir` atomically (temporary file + rename).
+ * A corrupt file is reported in one warning line, a format-1 file (no
+ * checksum) in one info line; both are refitted. Without `dir` nothing is
+ * read or written. A refit gives the same bytes, so the same id and
+ * collection.
+ * @throws OutputWriteError (exit 3) when the state cannot be saved.
  */
 export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?: string; params?: Partial<LsaParams> } = {}): Promise<LsaLoadResult> {
   const params = checkParams(options.params);
   if (options.dir === undefined) return { embedder: new LsaEmbedder(fitLsa(chunks, params)), status: "fitted", file: null };
   const corpusKey = lsaCorpusKey(chunks);
   const file = lsaStateFile(options.dir, corpusKey, params);
-  let existed = false;
+  let refitReason: string | undefined;
   try {
-    const bytes = await readFile(file);
-    existed = true;
-    const state = parseLsa(bytes, file);
-    if (state.corpusKey === corpusKey && JSON.stringify(state.params) === JSON.stringify(params)) {
-      return { embedder: new LsaEmbedder(state, bytes), status: "loaded", file };
+    const content = readLsaFile(await readFile(file), file);
+    if (content.kind === "ok") {
+      const { state } = content;
+      if (state.corpusKey === corpusKey && JSON.stringify(state.params) === JSON.stringify(params)) {
+        return { embedder: new LsaEmbedder(state, content.stateBytes), status: "loaded", file };
+      }
+      refitReason = "fitted on another corpus or with other parameters";
+    } else if (content.kind === "old") {
+      refitReason = "no checksum (older format)";
+      log.info(`state file ${file} has no checksum (written by an older retrace); refitting`);
+    } else {
+      refitReason = `corrupt (${content.why})`;
+      log.warn(`state file ${file} is corrupt (${content.why}); refitting`);
     }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") existed = true;
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      refitReason = `unreadable (${e instanceof Error ? e.message : String(e)})`;
+      log.warn(`state file ${file} is unreadable (${e instanceof Error ? e.message : String(e)}); refitting`);
+    }
   }
   const state = fitLsa(chunks, params);
   const bytes = serializeLsa(state);
-  await mkdir(options.dir, { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
-    await writeFile(tmp, bytes, { flag: "wx" });
+    await mkdir(options.dir, { recursive: true });
+    await writeFile(tmp, lsaFileBytes(bytes), { flag: "wx" });
     await rename(tmp, file);
   } catch (e) {
-    await rm(tmp, { force: true });
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw new OutputWriteError(file, e);
+  }
+  return {
+    embedder: new LsaEmbedder(state, bytes),
+    status: refitReason !== undefined ? "refitted" : "fitted",
+    file,
+    ...(refitReason !== undefined ? { refitReason } : {}),
+  };
+}
+
+/** Name of a state file's temporary file while it is written: `<state file>.<pid>.<8 hex>.tmp`. */
+const TMP_NAME = /^lsa-[0-9a-f]{24}\.lsa\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export interface LsaPruneResult {
+  /** Files removed (absolute paths, sorted). */
+  removed: string[];
+  /** Their total size. */
+  bytes: number;
+}
+
+/**
+ * Removes the LSA state files in `dir` that no collection uses any more:
+ * an intact state whose embedder id is not in `keep`, a corrupt or
+ * format-1 file (it would be refitted anyway), and the temporary file of a
+ * write whose process is gone. A removed state that is needed again is
+ * refitted to the same bytes.
+ */
+export async function pruneLsaStates(dir: string, keep: ReadonlySet<string>): Promise<LsaPruneResult> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { removed: [], bytes: 0 };
     throw e;
   }
-  return { embedder: new LsaEmbedder(state, bytes), status: existed ? "refitted" : "fitted", file };
+  const removed: string[] = [];
+  let bytes = 0;
+  for (const name of names.sort()) {
+    const file = path.join(dir, name);
+    const tmp = TMP_NAME.exec(name);
+    let stale: boolean;
+    if (tmp !== null) stale = !processAlive(Number(tmp[1]));
+    else if (/^lsa-[0-9a-f]{24}\.lsa$/.test(name)) {
+      let content: LsaFileContent;
+      try {
+        content = readLsaFile(await readFile(file), file);
+      } catch {
+        continue; // unreadable (a folder, no permission): not ours to judge
+      }
+      stale = content.kind !== "ok" || !keep.has(lsaEmbedderId(content.stateBytes, content.state.sigma.length));
+    } else continue;
+    if (!stale) continue;
+    try {
+      const size = (await stat(file)).size;
+      await rm(file, { force: true });
+      removed.push(file);
+      bytes += size;
+    } catch (e) {
+      log.debug(`Could not remove ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return { removed, bytes };
 }
