@@ -22,9 +22,10 @@
  *     which covers a parent killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
@@ -35,8 +36,10 @@ export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 export const HEARTBEAT_POLL_MS = 100;
 /** How often the child's watchdog checks that its parent is still alive. */
 export const WATCHDOG_POLL_MS = 250;
-/** Most of the server's output kept for error messages (the tail is kept). */
-const OUTPUT_LIMIT = 16_384;
+/** Most of the server's output kept (the tail is kept); a start failure writes it to a log file. */
+const OUTPUT_LIMIT = 1_048_576;
+/** Where a start failure's full server output goes: this file in the data dir (else in the temp dir). */
+export const START_LOG_FILE = "retrace-chroma-start.log";
 
 export interface LocalChroma {
   /** `http://127.0.0.1:<port>` */
@@ -198,14 +201,76 @@ async function heartbeatOk(url: string, timeoutMs: number): Promise<boolean> {
   }
 }
 
-function startFailure(message: string, output: string, dataDir: string, cause?: unknown): ServiceUnavailableError {
-  const tail = output.trim() === "" ? "(no output)" : output.trim().split("\n").slice(-15).join("\n");
+/** Lines of a Rust backtrace or a stack trace: never a cause. */
+const TRACE_LINE = /^\s*(\d+: |at |note: (Some details|run with)|stack backtrace:)/;
+
+/**
+ * The line of the server's output that says why it failed, the most
+ * specific one: a quoted `message: "…"` of an error (sqlite's `database disk
+ * image is malformed`), else a line naming a known cause (malformed,
+ * corrupt, permission denied, no space, read-only, address in use), else
+ * the message of a Rust panic (the line after `panicked at`), else a line
+ * with `error` / `Error:` (not the generic `fatal runtime error`), else the
+ * last line that is not part of a backtrace (`lastLine`). Undefined for no
+ * output.
+ */
+export function causeOf(output: string): { cause: string; line: string; lastLine?: true } | undefined {
+  const lines = output
+    .replace(ANSI, "")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  const useful = lines.filter((l) => !TRACE_LINE.test(l));
+  if (useful.length === 0) return undefined;
+  const quoted = (l: string) => /message: "([^"]+)"/.exec(l)?.[1];
+  const known = /malformed|corrupt|not a database|permission denied|no space|read-only|disk i\/o|is not available|address already in use|no such file/i;
+  const generic = /^fatal runtime error: failed to initiate panic/;
+  for (const l of useful) {
+    const q = quoted(l);
+    if (q !== undefined) return { cause: q, line: l };
+  }
+  const knownLine = useful.find((l) => known.test(l) && !generic.test(l));
+  if (knownLine !== undefined) return { cause: knownLine, line: knownLine };
+  const panic = lines.findIndex((l) => /panicked at/.test(l));
+  const afterPanic = panic >= 0 ? lines[panic + 1] : undefined;
+  if (afterPanic !== undefined && !TRACE_LINE.test(afterPanic)) return { cause: afterPanic, line: afterPanic };
+  const errorLine = useful.find((l) => /\berror\b|Error:/i.test(l) && !generic.test(l));
+  if (errorLine !== undefined) return { cause: errorLine, line: errorLine };
+  const last = useful[useful.length - 1] as string;
+  return { cause: last, line: last, lastLine: true };
+}
+
+/** Writes the server's output to `<data dir>/retrace-chroma-start.log` (else the temp dir); the path, or undefined when neither could be written. */
+function saveStartLog(output: string, dataDir: string): string | undefined {
+  for (const dir of [dataDir, os.tmpdir()]) {
+    const file = path.join(dir, dir === dataDir ? START_LOG_FILE : `retrace-chroma-start-${process.pid}.log`);
+    try {
+      writeFileSync(file, output);
+      return file;
+    } catch {
+      // try the next place
+    }
+  }
+  return undefined;
+}
+
+function startFailure(message: string, output: string, dataDir: string, cause?: unknown, exited = false): ServiceUnavailableError {
+  // The last line of a server that died is its last word; of one still running (no heartbeat), a banner line.
+  const candidate = causeOf(output);
+  const found = candidate?.lastLine === true && !exited ? undefined : candidate;
+  const damaged = found !== undefined && /malformed|not a database|corrupt/i.test(found.cause);
+  // The first line names the cause; the server's own line and where its full output went follow.
+  const first = found === undefined || message.includes(found.cause) ? message : `${found.cause}; ${message}`;
+  const logFile = output.trim() === "" ? undefined : saveStartLog(output, dataDir);
+  const said = found !== undefined && found.line !== found.cause ? `Server said: ${found.line}\n` : "";
+  const where = output.trim() === "" ? "Server output: (none)\n" : logFile !== undefined ? `Full server output: ${logFile}\n` : "";
+  const todo = damaged
+    ? `What to do: the Chroma database ${path.join(dataDir, "chroma.sqlite3")} is damaged; restore the data dir from a backup, or move ${dataDir} aside and run \`retrace ingest\` again (it rebuilds retrace's collections).`
+    : "What to do: free the port or omit --port, check that `npm ci` installed chromadb and its server binding " +
+      "(chromadb-js-bindings-*), or point CHROMA_URL at a running Chroma server.";
   return new ServiceUnavailableError(
     "chroma",
-    `Could not start a local Chroma server (data dir ${dataDir}): ${message}.\n` +
-      `Server output:\n${tail}\n` +
-      "What to do: free the port or omit --port, check that `npm ci` installed chromadb and its server binding " +
-      "(chromadb-js-bindings-*), or point CHROMA_URL at a running Chroma server.",
+    `Could not start a local Chroma server (data dir ${dataDir}): ${first}.\n${said}${where}${todo}`,
     cause === undefined ? undefined : { cause },
   );
 }
@@ -242,7 +307,7 @@ export async function startLocalChroma(options: StartLocalChromaOptions): Promis
       log.debug(`port ${port} was taken before Chroma could bind it; trying another`);
       continue;
     }
-    throw result.error;
+    throw result.failure();
   }
 }
 
@@ -252,7 +317,7 @@ async function spawnServer(o: {
   port: number;
   startupTimeoutMs: number;
   stopTimeoutMs: number;
-}): Promise<{ server: LocalChroma } | { error: ServiceUnavailableError; portTaken: boolean }> {
+}): Promise<{ server: LocalChroma } | { failure: () => ServiceUnavailableError; portTaken: boolean }> {
   const { dataDir, port } = o;
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
@@ -346,7 +411,8 @@ async function spawnServer(o: {
             ? `the server exited during startup (exit code ${child.exitCode ?? "none"}, signal ${child.signalCode ?? "none"})`
             : `no heartbeat from ${url} within ${o.startupTimeoutMs} ms`;
     await tracked.stop();
-    return { error: startFailure(reason, output, dataDir, spawnError), portTaken: taken };
+    // Built only when thrown: a port lost to a race is retried, and writes no log.
+    return { failure: () => startFailure(reason, output, dataDir, spawnError, exited && !taken), portTaken: taken };
   }
   setRef(false);
   log.debug(`Chroma server started at ${url} (pid ${child.pid}, data ${dataDir}) in ${Date.now() - started} ms`);
