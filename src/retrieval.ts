@@ -14,6 +14,7 @@ export { CrossEncoderReranker, type CrossEncoderRerankerOptions } from "./retrie
 export { cosineSimilarity, InMemoryDenseIndex, type DenseEntry, type DenseIndex, type DenseSearchOptions, type EmbeddableChunk } from "./retrieval/dense.js";
 export { ChromaDenseIndex, collectionName, requireCurrentCollection } from "./retrieval/chroma-store.js";
 export { openStore, connectChroma, defaultDataDir, type ChromaStoreHandle, type OpenStoreOptions } from "./retrieval/chroma-client.js";
+export type { SweepResult } from "./retrieval/chroma-segments.js";
 export { startLocalChroma, type LocalChroma } from "./retrieval/chroma-process.js";
 export type {
   ChromaClientLike,

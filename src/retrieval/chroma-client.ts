@@ -6,10 +6,12 @@
 import path from "node:path";
 import { ChromaClient } from "chromadb";
 import { ServiceUnavailableError } from "../errors.js";
+import { log } from "../log.js";
 import { acquireDirLock } from "./lock.js";
 import { registerHeaderSecrets, registerUrlCredentials } from "../redact.js";
 import { ChromaRequestFailure, installRequestDeadline, redactSecrets, redactUrl, requestTimeoutMs } from "./chroma-faults.js";
 import { startLocalChroma, type LocalChroma } from "./chroma-process.js";
+import { sweepSegmentFolders, type SweepResult } from "./chroma-segments.js";
 import type { ChromaClientLike } from "./chroma-types.js";
 
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -131,7 +133,13 @@ export interface ChromaStoreHandle {
   kind: "local" | "remote";
   /** The local server, when kind is `local`. */
   server?: LocalChroma;
-  /** Stops the local server; nothing for a remote one. Safe to call more than once. */
+  /**
+   * Removes the segment folders of deleted collections from a local
+   * server's data dir now (chroma-segments.ts; `close()` does it too, after
+   * the server stopped); nothing for a remote one. Call it between requests.
+   */
+  reclaimSpace(): Promise<SweepResult>;
+  /** Stops the local server, then removes the segment folders of deleted collections; nothing for a remote one. Safe to call more than once. */
   close(): Promise<void>;
 }
 
@@ -170,7 +178,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<ChromaS
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     // The URL as shown (logs, reports): credentials redacted (docs/reliability.md).
-    return { client, url: redactUrl(url), kind: "remote", close: async () => {} };
+    const nothing: SweepResult = { removed: [], bytes: 0, skipped: "a remote store" };
+    return { client, url: redactUrl(url), kind: "remote", reclaimSpace: async () => nothing, close: async () => {} };
   }
   // One local server per data dir at a time, across processes (docs/reliability.md).
   const dataDir = options.dataDir ?? defaultDataDir();
@@ -185,8 +194,10 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<ChromaS
     const client = await connectChroma({ url: server.url, ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
     const s = server;
     let closing: Promise<void> | undefined;
-    const close = () => (closing ??= s.stop().finally(() => lock.release()));
-    return { client, url: server.url, kind: "local", server, close };
+    // After the stop nothing writes the database: the safest moment to read its live segments.
+    const sweep = () => sweepSegmentFolders(s.dataDir).then(() => undefined, (e: unknown) => log.debug(`segment sweep failed: ${String(e)}`));
+    const close = () => (closing ??= s.stop().then(sweep).finally(() => lock.release()));
+    return { client, url: server.url, kind: "local", server, reclaimSpace: () => sweepSegmentFolders(s.dataDir), close };
   } catch (e) {
     await server?.stop();
     await lock.release();

@@ -4,6 +4,8 @@
  */
 import { COLLECTION_PREFIX, isStagingName, listAllCollections, readStoreMetadata } from "./chroma-store.js";
 import type { ChromaClientLike } from "./chroma-types.js";
+import type { SweepResult } from "./chroma-segments.js";
+import { pruneLsaStates } from "./embedders/lsa.js";
 import { removeStaleStaging } from "./ingest.js";
 
 export interface CollectionInfo {
@@ -52,4 +54,50 @@ export async function pruneCollections(client: ChromaClientLike, keep: ReadonlyS
     removed.push(c.name);
   }
   return removed.sort();
+}
+
+/** What `pruneStore` removed and the disk space it gave back. */
+export interface StorePruneResult {
+  /** Collections deleted, sorted. */
+  removed: string[];
+  /** Bytes freed on this machine: segment folders of deleted collections plus LSA state files (sum of file sizes). */
+  reclaimedBytes: number;
+  /** Segment folders removed from a local data dir (empty for a remote store). */
+  segmentFolders: string[];
+  segmentBytes: number;
+  /** LSA state files removed. */
+  lsaStates: string[];
+  lsaBytes: number;
+}
+
+/**
+ * `pruneCollections`, then the disk space: the segment folders of every
+ * deleted collection (a local store's `reclaimSpace`), and the LSA state
+ * files in `lsaDir` whose embedder no remaining collection uses, nor
+ * `keepEmbedders` (the embedder in use).
+ */
+export async function pruneStore(
+  store: { client: ChromaClientLike; reclaimSpace(): Promise<SweepResult> },
+  keep: ReadonlySet<string>,
+  options: { lsaDir?: string; keepEmbedders?: ReadonlySet<string> } = {},
+): Promise<StorePruneResult> {
+  const removed = await pruneCollections(store.client, keep);
+  const swept = await store.reclaimSpace();
+  let lsa = { removed: [] as string[], bytes: 0 };
+  if (options.lsaDir !== undefined) {
+    const used = new Set(options.keepEmbedders ?? []);
+    for (const c of await listAllCollections(store.client)) {
+      const embedder = readStoreMetadata(c)?.embedder;
+      if (c.name.startsWith(COLLECTION_PREFIX) && embedder !== undefined) used.add(embedder);
+    }
+    lsa = await pruneLsaStates(options.lsaDir, used);
+  }
+  return {
+    removed,
+    reclaimedBytes: swept.bytes + lsa.bytes,
+    segmentFolders: swept.removed,
+    segmentBytes: swept.bytes,
+    lsaStates: lsa.removed,
+    lsaBytes: lsa.bytes,
+  };
 }
