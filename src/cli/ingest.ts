@@ -16,7 +16,7 @@ import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { collectionName } from "../retrieval/chroma-store.js";
-import { describeCollections, pruneCollections } from "../retrieval/collections.js";
+import { describeCollections, pruneStore } from "../retrieval/collections.js";
 import { logChoice, resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { fingerprinted } from "../retrieval/fingerprint.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
@@ -84,7 +84,7 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
     });
     log.info(`Chroma ${store.kind === "local" ? "local server" : "server"} ready at ${store.url}`);
     controller.signal.throwIfAborted();
-    if (opts.list === true || opts.prune === true) return await listOrPrune(store, collectionName(hash, embedder), opts);
+    if (opts.list === true || opts.prune === true) return await listOrPrune(store, collectionName(hash, embedder), embedder.id, opts);
     const result = await ingest({
       client: store.client,
       chunks,
@@ -126,15 +126,25 @@ function fmtBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} kB`;
 }
 
-async function listOrPrune(store: ChromaStoreHandle, current: string, opts: IngestCommandOptions): Promise<number> {
-  const removed = opts.prune === true ? await pruneCollections(store.client, new Set([current])) : [];
+async function listOrPrune(store: ChromaStoreHandle, current: string, embedderId: string, opts: IngestCommandOptions): Promise<number> {
+  // Pruning also frees the disk: segment folders of the deleted collections, LSA states no collection uses (docs/reliability.md).
+  const pruned = opts.prune === true ? await pruneStore(store, new Set([current]), { lsaDir: lsaStateDir(opts.dataDir), keepEmbedders: new Set([embedderId]) }) : undefined;
+  const removed = pruned?.removed ?? [];
   for (const name of removed) log.info(`deleted collection ${name}`);
+  for (const f of [...(pruned?.segmentFolders ?? []), ...(pruned?.lsaStates ?? [])]) log.info(`removed ${f}`);
   const rows = await describeCollections(store.client, current);
   if (opts.json) {
-    out(JSON.stringify({ version: 1, current, ...(opts.prune === true ? { removed } : {}), collections: rows }, null, 2));
+    const reclaimed =
+      pruned === undefined
+        ? {}
+        : { reclaimed: { bytes: pruned.reclaimedBytes, segmentFolders: pruned.segmentFolders, segmentBytes: pruned.segmentBytes, lsaStates: pruned.lsaStates, lsaBytes: pruned.lsaBytes } };
+    out(JSON.stringify({ version: 1, current, ...(opts.prune === true ? { removed } : {}), ...reclaimed, collections: rows }, null, 2));
     return 0;
   }
-  if (opts.prune === true) outText(`removed ${removed.length} collection(s); kept ${current}`);
+  if (pruned !== undefined) {
+    const what = `${pruned.segmentFolders.length} segment folder(s), ${pruned.lsaStates.length} LSA state(s)`;
+    outText(`removed ${removed.length} collection(s); kept ${current}; reclaimed ${fmtBytes(pruned.reclaimedBytes)} (${pruned.reclaimedBytes} bytes: ${what})`);
+  }
   for (const r of rows) {
     outText(`${r.name}  ${r.state}  ${r.records} records  ${fmtBytes(r.vectorBytes)} of vectors  kb ${r.kbHash?.slice(0, 12) ?? "?"}  embedder ${r.embedder ?? "?"}`);
   }
@@ -153,7 +163,7 @@ export function register(program: Command): void {
     .option("--batch-size <n>", "chunks embedded and written per request", positiveIntOption("--batch-size"), DEFAULT_BATCH_SIZE)
     .option("--json", "print the result as JSON")
     .option("--list", "list retrace's collections with their record counts and vector sizes (nothing is ingested)")
-    .option("--prune", "delete every retrace collection except the current one of --kb and --embedder (nothing is ingested)")
+    .option("--prune", "delete every retrace collection except the current one of --kb and --embedder, with their segment folders and unused LSA states (nothing is ingested)")
     .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"));
   addMaxCardBytesOption(cmd)
     .action(
