@@ -19,8 +19,48 @@ const forbiddenUpward = layers.flatMap((layer, i) =>
   })),
 );
 
+/**
+ * src/eval/ is split by job (docs/architecture.md §1.1). Each entry: a folder
+ * and the eval folders it may NOT import. measures (metric functions,
+ * evaluators, judges) and stats (bootstrap, Holm, chance levels) know
+ * numbers, not reports; report (the Report schema, aggregation, renderers,
+ * HTML) knows both; sweep (running graphs turn by turn) produces report
+ * lines; gate (baseline, gate, compare, shards) and ir (trec_eval scoring,
+ * BEIR, tune) read reports. Nothing in eval/ imports the composition root.
+ */
+const EVAL_JOBS = {
+  measures: ["stats", "report", "sweep", "gate", "ir"],
+  stats: ["measures", "report", "sweep", "gate", "ir"],
+  report: ["sweep", "gate", "ir"],
+  sweep: ["gate", "ir"],
+  gate: ["sweep", "ir"],
+  ir: ["sweep", "gate"],
+};
+const evalJobRules = Object.entries(EVAL_JOBS).map(([job, forbidden]) => ({
+  name: `eval-${job}-must-not-import-${forbidden.join("-")}`,
+  comment: `src/eval/${job}/ may not import src/eval/{${forbidden.join(",")}}/ (docs/architecture.md §1.1)`,
+  severity: "error",
+  from: { path: `^src/eval/${job}/` },
+  to: { path: `^src/eval/(${forbidden.join("|")})/` },
+}));
+
 module.exports = {
   forbidden: [
+    ...evalJobRules,
+    {
+      name: "eval-files-live-in-a-job-folder",
+      comment: "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir)",
+      severity: "error",
+      from: { path: "^src/eval/[^/]+\\.ts$" },
+      to: {},
+    },
+    {
+      name: "no-composition-root-below-cli",
+      comment: "the layers receive their dependencies; only the CLI (and the entries outside the layers) import src/system.ts",
+      severity: "error",
+      from: { path: "^src/(kb|retrieval|nodes|graph|eval)/" },
+      to: { path: "^src/system\\.ts$" },
+    },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
     ...forbiddenUpward,
     {

@@ -51,17 +51,19 @@ export {
   type EvaluatorSpec,
   type Judge,
   type JudgeVerdict,
-} from "./eval/evaluators.js";
-export { runSweep, summarizeTrace, goldPositions, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./eval/runner.js";
-export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/aggregate.js";
-export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate.js";
-export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/baseline.js";
-export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report.js";
-export { compareRuns, readRunSide, type KeyComparison, type RunSide } from "./eval/compare.js";
-export { explainGold, type GoldExplanation } from "./eval/attribution.js";
-export { renderHtmlReport } from "./eval/html/report-page.js";
-export { renderHtmlComparison } from "./eval/html/compare-page.js";
-export type { EvalResult, Evaluator, Report, TurnArtifacts } from "./eval/types.js";
+} from "./eval/measures/evaluators.js";
+export { goldPositions, summarizeTrace } from "./eval/report/trace-summary.js";
+export { runSweep, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./eval/sweep/runner.js";
+export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/report/aggregate.js";
+export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate/gate.js";
+export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/gate/baseline.js";
+export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
+export { compareRuns, readRunSide, type KeyComparison, type RunSide } from "./eval/gate/compare.js";
+export { explainGold, type GoldExplanation } from "./eval/report/attribution.js";
+export { renderHtmlReport } from "./eval/report/html/report-page.js";
+export { renderHtmlComparison } from "./eval/gate/compare-page.js";
+export type { Report } from "./eval/report/types.js";
+export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
 
 // Typed errors: each has a `code` and an `exitCode`.
 export {
@@ -105,7 +107,7 @@ export {
   type CapturedStage,
   type IdOptions,
   type RetrievalCall,
-} from "./eval/capture.js";
+} from "./eval/sweep/capture.js";
 export {
   DEFAULT_GRAPH_EXPORT,
   capturedRetrievers,
@@ -120,7 +122,7 @@ export {
   type InputMapper,
   type InputTurn,
   type LoadedGraph,
-} from "./eval/external-graph.js";
+} from "./eval/sweep/external-graph.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.

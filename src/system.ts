@@ -96,7 +96,7 @@ export interface RetraceSystem extends LoadedData {
 
 /**
  * What opens a system's retriever again elsewhere (a worker thread of a
- * parallel sweep, src/eval/parallel.ts): the specs it was opened with and its
+ * parallel sweep, src/eval/sweep/parallel.ts): the specs it was opened with and its
  * dense index over shared memory. Plain data (structured-cloneable).
  */
 export interface RetrieverRecipe {
@@ -118,6 +118,14 @@ export interface RetrieverRecipe {
  * reranker, BM25 parameters and dense vectors, so every query ranks as in the
  * original system.
  */
+/**
+ * The entry module of a sweep worker thread (src/sweep-worker.ts), handed to
+ * the parallel sweep (`runSweepInWorkers({ workerEntry })`) so that eval/
+ * never imports this root: the compiled `.js` beside this module, or the
+ * `.ts` source when retrace runs from TypeScript (tests, `npm run retrace`).
+ */
+export const SWEEP_WORKER_ENTRY: URL = new URL(import.meta.url.endsWith(".ts") ? "./sweep-worker.ts" : "./sweep-worker.js", import.meta.url);
+
 export async function openRetriever(recipe: RetrieverRecipe, chunks: readonly Chunk[]): Promise<HybridRetriever> {
   applyAnalyzerConfigFile(path.join(recipe.kbDir, ANALYZER_CONFIG_FILE));
   const resolved = await resolveEmbedder(recipe.embedder, { corpus: { chunks, ...(recipe.stateDir !== undefined ? { stateDir: recipe.stateDir } : {}) } });

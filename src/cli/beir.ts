@@ -28,9 +28,9 @@ import {
   toRun,
   type BeirDataset,
   type BeirScores,
-} from "../eval/beir.js";
-import { quantileSorted } from "../eval/stats.js";
-import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
+} from "../eval/ir/beir.js";
+import { quantileSorted } from "../eval/stats/bootstrap.js";
+import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
 import { log } from "../log.js";
 import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { lsaStateDir, resolveStoreChoice } from "../system.js";
@@ -40,8 +40,8 @@ import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve
 import { HYBRID_DEFAULTS, HybridRetriever, hybridDefaultsFor, type HybridDefaults } from "../retrieval/hybrid.js";
 import { describeIngest, ingest } from "../retrieval/ingest.js";
 import type { RetrievalMode } from "../retrieval/types.js";
-import { ndcgAtK } from "../eval/metrics.js";
-import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/tune.js";
+import { ndcgAtK } from "../eval/measures/metrics.js";
+import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.js";
 import { BM25Index } from "../retrieval/bm25.js";
 import type { Chunk } from "../kb/types.js";
 import { action, out } from "./io.js";

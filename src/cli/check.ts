@@ -12,7 +12,7 @@ import { datasetHash, kbHash } from "../kb/hash.js";
 import { loadSplit, type CaseSplit } from "../kb/split.js";
 import { summarize, type Summary } from "../kb/summary.js";
 import { tableLocaleFor } from "../kb/types.js";
-import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/paraphrase.js";
+import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/measures/paraphrase.js";
 import { splitFileFor } from "../kb/load.js";
 import type { EvalCase } from "../kb/types.js";
 import { action, out } from "./io.js";

@@ -10,11 +10,11 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { DataValidationError } from "../errors.js";
-import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../eval/compare.js";
-import { renderHtmlComparison } from "../eval/html/compare-page.js";
-import type { Report } from "../eval/types.js";
-import { metricLabel, SIGNIFICANCE_LEVEL } from "../eval/report.js";
-import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
+import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../eval/gate/compare.js";
+import { renderHtmlComparison } from "../eval/gate/compare-page.js";
+import type { Report } from "../eval/report/types.js";
+import { metricLabel, SIGNIFICANCE_LEVEL } from "../eval/report/render.js";
+import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats/bootstrap.js";
 import { action, out } from "./io.js";
 import { seedOption } from "./options.js";
 

@@ -11,14 +11,14 @@
  */
 import path from "node:path";
 import { writeFileAtomic } from "../atomic.js";
-import { buildReport } from "../eval/aggregate.js";
-import { assertComparable, type Baseline } from "../eval/baseline.js";
-import type { EvaluatorSpec } from "../eval/evaluators.js";
-import { FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../eval/gate.js";
-import type { ResampleUnit } from "../eval/stats.js";
-import type { Report, RunInfo, TurnReport } from "../eval/types.js";
-import { renderHtmlReport } from "../eval/html/report-page.js";
-import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report.js";
+import { buildReport } from "../eval/report/aggregate.js";
+import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
+import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
+import { FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../eval/gate/gate.js";
+import type { ResampleUnit } from "../eval/stats/bootstrap.js";
+import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
+import { renderHtmlReport } from "../eval/report/html/report-page.js";
+import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
 import { log } from "../log.js";
 import { out, useColor } from "./io.js";
 

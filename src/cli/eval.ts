@@ -18,23 +18,23 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
-import { readBaseline, writeBaseline, type Baseline } from "../eval/baseline.js";
-import { NO_STORE, type Judge } from "../eval/evaluators.js";
+import { readBaseline, writeBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { NO_STORE, type Judge } from "../eval/measures/evaluators.js";
 import { openJudge } from "./judge.js";
-import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type ScopedFloors } from "../eval/gate.js";
-import { shardCases, shardSection, type ShardSpec } from "../eval/shard.js";
-import { RULE_BASED_ANSWERER } from "../eval/parts.js";
-import { ownGraphCaseOptions, runSweepInWorkers } from "../eval/parallel.js";
-import { DEFAULT_CONCURRENCY, runSweep } from "../eval/runner.js";
-import { loadData, openSystem, resolveStoreChoice, type LoadedData, type RetraceSystem as Session } from "../system.js";
-import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats.js";
-import type { Report } from "../eval/types.js";
+import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type ScopedFloors } from "../eval/gate/gate.js";
+import { shardCases, shardSection, type ShardSpec } from "../eval/gate/shard.js";
+import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
+import { ownGraphCaseOptions, runSweepInWorkers } from "../eval/sweep/parallel.js";
+import { DEFAULT_CONCURRENCY, runSweep } from "../eval/sweep/runner.js";
+import { loadData, openSystem, resolveStoreChoice, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem as Session } from "../system.js";
+import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats/bootstrap.js";
+import type { Report } from "../eval/report/types.js";
 import { buildGraph } from "../graph/build.js";
 import type { TunableConfig } from "../graph/configuration.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
 import { isLocale, tableLocaleFor, type EvalCase } from "../kb/types.js";
-import { readConfigFile, type RetrievalConfig } from "../eval/tune-config.js";
+import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
 import { log } from "../log.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
@@ -46,10 +46,10 @@ import { action, EXIT } from "./io.js";
 import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption, workersOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
-import { cardsPerLocale } from "../eval/chance.js";
+import { cardsPerLocale } from "../eval/stats/chance.js";
 import { applyGate, emitReport, reportOf, type ReportOutputs } from "./eval-report.js";
 import { checkShardOptions, parseShardOption, shardNote } from "./shard.js";
-import { evaluatorsFor } from "../eval/storeless.js";
+import { evaluatorsFor } from "../eval/sweep/storeless.js";
 
 export { DEFAULT_BASELINE, selectCases };
 
@@ -271,7 +271,7 @@ export async function runEval(
   extra: { judge?: Judge } = {},
 ): Promise<{ report: Report; baseline: Baseline | null }> {
   const selected = selectCases(session.cases, o);
-  const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/shard.ts)
+  const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/gate/shard.ts)
   const started = new Date();
   const t0 = performance.now();
   const evaluators = evaluatorsFor({ k: o.k, storeBacked: session.retriever !== null, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
@@ -299,8 +299,9 @@ export async function runEval(
     const workers = o.workers ?? 1;
     const sweep =
       workers > 1
-        ? // The same cases through the same graph on this thread and worker threads (src/eval/parallel.ts): the same turns, in dataset order.
+        ? // The same cases through the same graph on this thread and worker threads (src/eval/sweep/parallel.ts): the same turns, in dataset order.
           await runSweepInWorkers({
+            workerEntry: SWEEP_WORKER_ENTRY,
             init: {
               recipe: session.retrieverRecipe,
               chunks: session.chunks,

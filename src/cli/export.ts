@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { DataValidationError } from "../errors.js";
-import { DEFAULT_RUN_TAG, trecFiles } from "../eval/trec-export.js";
+import { DEFAULT_RUN_TAG, trecFiles } from "../eval/ir/trec-export.js";
 import { log } from "../log.js";
 import { action } from "./io.js";
 import { readReport } from "./report.js";

@@ -3,8 +3,8 @@
  * wrapped as the groundedness judge over the session's cards, with its
  * on-disk cache (docs/langchain-integration.md).
  */
-import { loadJudgeModel } from "../eval/judge-module.js";
-import { chatModelJudge } from "../eval/judge.js";
+import { loadJudgeModel } from "../eval/measures/judge-module.js";
+import { chatModelJudge } from "../eval/measures/judge.js";
 import type { RetraceSystem as Session } from "../system.js";
 
 export async function openJudge(spec: string, session: Pick<Session, "kb" | "cases">, cacheDir: string | undefined) {

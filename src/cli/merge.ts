@@ -2,7 +2,7 @@
  * `retrace merge shard-*.json`: the partial reports of `retrace eval --shard
  * i/n` (all n of them) back into the report an unsharded run writes, and its
  * gate verdict (docs/reliability.md, "Sharded sweeps"). The shards are
- * verified to belong together (src/eval/shard-merge.ts); every aggregate,
+ * verified to belong together (src/eval/gate/shard-merge.ts); every aggregate,
  * interval, p-value and chance level is recomputed from the merged per-turn
  * scores by the code `retrace eval` uses (./eval-report.ts), and the gate is
  * applied there: floors, a baseline, drops and flips, as on `eval`. Only
@@ -14,9 +14,9 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { DataValidationError, InternalError, InvalidArgumentError } from "../errors.js";
-import { readBaseline, storeKindOf, writeBaseline, type Baseline } from "../eval/baseline.js";
-import { DEFAULT_MAX_DROP } from "../eval/gate.js";
-import { mergeShards, type ShardFile } from "../eval/shard-merge.js";
+import { readBaseline, storeKindOf, writeBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { DEFAULT_MAX_DROP } from "../eval/gate/gate.js";
+import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
@@ -24,7 +24,7 @@ import { parseFloors } from "./eval.js";
 import { applyGate, emitReport, reportOf, type GateOptions, type ReportOutputs } from "./eval-report.js";
 import { action, EXIT } from "./io.js";
 import { countOption, probabilityOption } from "./options.js";
-import { evaluatorsFor } from "../eval/storeless.js";
+import { evaluatorsFor } from "../eval/sweep/storeless.js";
 
 export interface MergeOptions extends GateOptions, ReportOutputs {
   kb: string;

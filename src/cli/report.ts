@@ -10,10 +10,10 @@ import path from "node:path";
 import type { Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { DataValidationError, InvalidArgumentError } from "../errors.js";
-import { renderHtmlReport } from "../eval/html/report-page.js";
-import { renderMarkdown, renderTable } from "../eval/report.js";
-import { parseReport } from "../eval/report-check.js";
-import type { Report } from "../eval/types.js";
+import { renderHtmlReport } from "../eval/report/html/report-page.js";
+import { renderMarkdown, renderTable } from "../eval/report/render.js";
+import { parseReport } from "../eval/report/report-check.js";
+import type { Report } from "../eval/report/types.js";
 import { action, out, useColor } from "./io.js";
 
 /** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
@@ -25,7 +25,7 @@ export async function readReport(file: string): Promise<Report> {
   } catch (e) {
     throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
   }
-  return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/schemas.ts)
+  return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/report/schemas.ts)
 }
 
 export interface ReportOptions {

@@ -6,9 +6,9 @@
  */
 import { InvalidArgumentError as CommanderArgumentError } from "commander";
 import { InvalidArgumentError } from "../errors.js";
-import { FLOOR_OPTIONS } from "../eval/gate.js";
-import { parseShardSpec, type ShardSpec } from "../eval/shard.js";
-import type { ShardInfo } from "../eval/types.js";
+import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
+import { parseShardSpec, type ShardSpec } from "../eval/gate/shard.js";
+import type { ShardInfo } from "../eval/report/types.js";
 
 /** Commander parser of `--shard i/n`: a bad value is a usage error (exit 2) echoing the value and the valid range. */
 export function parseShardOption(raw: string): ShardSpec {

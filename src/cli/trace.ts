@@ -9,11 +9,11 @@
  */
 import type { Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
-import { explainGold, type GoldExplanation } from "../eval/attribution.js";
-import { allEvaluators } from "../eval/evaluators.js";
-import { runSweep } from "../eval/runner.js";
-import { readConfigFile } from "../eval/tune-config.js";
-import type { TurnReport } from "../eval/types.js";
+import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
+import { allEvaluators } from "../eval/measures/evaluators.js";
+import { runSweep } from "../eval/sweep/runner.js";
+import { readConfigFile } from "../eval/ir/tune-config.js";
+import type { TurnReport } from "../eval/report/types.js";
 import { cardIdOf } from "../retrieval/parents.js";
 import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
 import { resolveDataPaths } from "./check.js";
@@ -21,8 +21,8 @@ import { addRetrievalOptions, graphFor, openSessionFor, UNUSED_WITH_GRAPH, type 
 import { addGraphOptions, GRAPH_ONLY, loadGraphData, sweepGraph, type GraphOptions } from "./eval-graph.js";
 import { loadData, resolveStoreChoice } from "../system.js";
 import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "./options.js";
-import { renderCapturedTurn } from "../eval/graph-report.js";
-import { fusionText } from "../eval/render/shared.js";
+import { renderCapturedTurn } from "../eval/report/graph-report.js";
+import { fusionText } from "../eval/report/render/shared.js";
 import { action, out } from "./io.js";
 
 interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes"> {

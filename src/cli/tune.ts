@@ -10,11 +10,11 @@
  */
 import type { Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
-import { allEvaluators } from "../eval/evaluators.js";
-import { ndcgAtK } from "../eval/metrics.js";
-import { runSweep } from "../eval/runner.js";
-import { configToJSON, type ConfigFile } from "../eval/tune-config.js";
-import { DEFAULT_GRID, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, type Candidate, type Grid, type TuneUnit } from "../eval/tune.js";
+import { allEvaluators } from "../eval/measures/evaluators.js";
+import { ndcgAtK } from "../eval/measures/metrics.js";
+import { runSweep } from "../eval/sweep/runner.js";
+import { configToJSON, type ConfigFile } from "../eval/ir/tune-config.js";
+import { DEFAULT_GRID, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, type Candidate, type Grid, type TuneUnit } from "../eval/ir/tune.js";
 import { defaultSplitFile, loadSplit } from "../kb/split.js";
 import type { Locale } from "../kb/types.js";
 import { log } from "../log.js";

@@ -14,9 +14,9 @@
  * trace, and whether it was never listed or cut at k. The checks are pure
  * functions (`checkRetrieve`, `checkFloors`) usable without a test runner.
  */
-import { explainGold } from "../eval/attribution.js";
-import { metricLabel, vacuousText } from "../eval/report.js";
-import type { Aggregate, Report, TraceSummary, TurnReport } from "../eval/types.js";
+import { explainGold } from "../eval/report/attribution.js";
+import { metricLabel, vacuousText } from "../eval/report/render.js";
+import type { Aggregate, Report, TraceSummary, TurnReport } from "../eval/report/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 
 /** A retrieval result to check: a full trace, a report's trace summary, a report turn, or plain ranked ids. */

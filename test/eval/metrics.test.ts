@@ -11,7 +11,7 @@ import {
   reciprocalRankAtK,
   TRIAD_KEYS,
   type Gold,
-} from "../../src/eval/metrics.js";
+} from "../../src/eval/measures/metrics.js";
 
 const L2_3 = Math.log2(3); // discount of rank 2
 const L2_5 = Math.log2(5); // discount of rank 4
