@@ -248,3 +248,12 @@ export async function runEvaluators(specs: readonly EvaluatorSpec[], a: TurnArti
   }
   return out;
 }
+
+/**
+ * The report's one key order: the keys of the default evaluators (allEvaluators), in its order — the
+ * metric registry's keys, then citation coverage, citation correctness, refusal correctness,
+ * groundedness. Every rendering lists keys in this order (render/shared.ts `reportKeys`, which the
+ * HTML page receives); every one of them depends on retrieval (sweep/storeless.ts). Keys do not
+ * depend on k.
+ */
+export const CANONICAL_KEYS: readonly string[] = Object.freeze(allEvaluators({ k: 1 }).flatMap((spec) => spec.keys));

@@ -11,17 +11,11 @@
  * Only keys of evaluators that declare none of these keys (a user's own
  * evaluator, e.g. on latency or answer format) are still scored.
  */
-import { allEvaluators, CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, NO_STORE, REFUSAL_CORRECTNESS_KEY, type EvaluatorSpec, type Judge } from "../measures/evaluators.js";
+import { allEvaluators, CANONICAL_KEYS, NO_STORE, type EvaluatorSpec, type Judge } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 
-/** Keys of the default evaluators whose value depends on retrieval. */
-export const RETRIEVAL_DEPENDENT_KEYS: readonly string[] = [
-  ...METRICS.map((m) => m.key),
-  CITATION_COVERAGE_KEY,
-  CITATION_CORRECTNESS_KEY,
-  REFUSAL_CORRECTNESS_KEY,
-  GROUNDEDNESS_KEY,
-];
+/** Keys of the default evaluators whose value depends on retrieval: all of them (see above). */
+export const RETRIEVAL_DEPENDENT_KEYS: readonly string[] = CANONICAL_KEYS;
 
 /** Reason of the answer-side keys of a store-less run (rendered "not measured (no store: ...)"). */
 export const NO_STORE_ANSWER = `${NO_STORE}: answered without retrieved context`;

@@ -4,9 +4,9 @@
  * from the Report object or from the pure pipeline view derived from it
  * (./funnel.ts); the page's script only lays them out.
  */
-import { CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, REFUSAL_CORRECTNESS_KEY } from "../../measures/evaluators.js";
-import { METRICS } from "../../measures/metrics.js";
+import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
+import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
 import { pipelineView, type PipelineView } from "./funnel.js";
 import { renderPage } from "./page.js";
@@ -34,20 +34,13 @@ function keysOf(report: Report): string[] {
   return [...keys];
 }
 
-const CANONICAL = [...METRICS.map((m) => m.key), CITATION_COVERAGE_KEY, CITATION_CORRECTNESS_KEY, REFUSAL_CORRECTNESS_KEY, GROUNDEDNESS_KEY];
-
-function summaryKeys(report: Report): string[] {
-  const present = [...Object.keys(report.aggregates), ...report.vacuous];
-  return [...CANONICAL.filter((k) => present.includes(k)), ...[...new Set(present)].filter((k) => !CANONICAL.includes(k))];
-}
-
 export function runPageData(report: Report, name: string): RunPageData {
   const labels = Object.fromEntries(keysOf(report).map((k) => [k, metricLabel(k, report.run.k)]));
   return {
     name,
     report,
     view: pipelineView(report),
-    keys: summaryKeys(report),
+    keys: reportKeys(report),
     labels,
     vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
     turnCount: report.turns.length,

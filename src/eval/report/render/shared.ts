@@ -4,13 +4,7 @@
  * missed turns, and the run, interval and delta texts. Each renderer lives
  * in its own file next to this one; src/eval/report/render.ts re-exports the renderers.
  */
-import {
-  CITATION_CORRECTNESS_KEY,
-  CITATION_COVERAGE_KEY,
-  GROUNDEDNESS_KEY,
-  NOT_RUN_PREFIX,
-  REFUSAL_CORRECTNESS_KEY,
-} from "../../measures/evaluators.js";
+import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
 import { METRICS } from "../../measures/metrics.js";
 import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 
@@ -22,16 +16,7 @@ export const SIGNIFICANCE_LEVEL = 0.05;
 export const RECALL_NOTE =
   "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn), so 1 of 2 acceptable cards scores 0.5; hit@k is the primary signal.";
 
-/** Keys in the order every rendering lists them: the metric registry, then the other evaluators' keys. */
-const CANONICAL_KEYS: readonly string[] = [
-  ...METRICS.map((m) => m.key),
-  CITATION_COVERAGE_KEY,
-  CITATION_CORRECTNESS_KEY,
-  REFUSAL_CORRECTNESS_KEY,
-  GROUNDEDNESS_KEY,
-];
-
-/** Canonical key order first, then any other key in the order the report lists it. */
+/** The keys of a report in the order every rendering lists them: CANONICAL_KEYS first, then any other key in the order the report lists it. */
 export function reportKeys(report: Report): string[] {
   const present = [...Object.keys(report.aggregates), ...report.vacuous];
   const ordered = CANONICAL_KEYS.filter((k) => present.includes(k));
