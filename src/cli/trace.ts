@@ -22,6 +22,7 @@ import { addGraphOptions, GRAPH_ONLY, loadGraphData, sweepGraph, type GraphOptio
 import { loadData, resolveStoreChoice } from "../system.js";
 import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "./options.js";
 import { renderCapturedTurn } from "../eval/report/graph-report.js";
+import { TRACE_STAGES } from "../eval/report/stages.js";
 import { fusionText } from "../eval/report/render/shared.js";
 import { action, out } from "./io.js";
 
@@ -37,8 +38,6 @@ export interface TracedTurn {
   trace: RetrievalTrace | null;
   explanations: GoldExplanation[];
 }
-
-const STAGES = ["dense", "bm25", "fused", "reranked", "parents"] as const;
 
 /** "   = dense #3 0.0159 + bm25 #1 0.0164": each list's rank and share of a fused score (fused entries only). */
 export function contributionText(r: Ranked): string {
@@ -78,7 +77,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
     lines.push(`gold:  ${r.gold.length === 0 ? "none (no-match turn: not scored)" : r.gold.join(", ")}`);
     for (const e of t.explanations) lines.push(`  ${e.verdict === "retrieved" ? "HIT " : "MISS"} ${e.text}`);
     const gold = new Set(r.gold);
-    for (const stage of STAGES) {
+    for (const stage of TRACE_STAGES) {
       const ranked = t.trace.stages[stage];
       if (ranked !== undefined) lines.push(...stageList(stage, ranked, gold, top));
     }

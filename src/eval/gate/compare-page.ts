@@ -10,7 +10,7 @@ import type { KeyComparison } from "./compare.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import type { Report, TurnReport } from "../report/types.js";
 import { renderPage } from "../report/html/page.js";
-import { runPageData, type RunPageData } from "../report/html/report-page.js";
+import { registryPageData, runPageData, type RunPageData } from "../report/html/report-page.js";
 
 const HIT_KEY = "retrieval_hit_at_k";
 const RECALL_KEY = "retrieval_recall_at_k";
@@ -146,6 +146,7 @@ export function renderHtmlComparison(a: { name: string; report: Report }, b: { n
   return renderPage(`retrace compare: ${a.name} vs ${b.name}`, {
     kind: "compare",
     significance: SIGNIFICANCE_LEVEL,
+    registry: registryPageData(),
     seed: opts.seed,
     a: ka.run,
     b: kb.run,

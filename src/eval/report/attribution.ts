@@ -4,15 +4,11 @@
  * after parent dedup: in the top-5" or "... cut at k=5". Pure.
  */
 import type { RetrievalTrace } from "../../retrieval/types.js";
+import { stageSpec } from "./stages.js";
 import { goldPositions } from "./trace-summary.js";
 
-const STAGE_LABEL: Record<string, string> = {
-  dense: "in dense",
-  bm25: "in BM25",
-  fused: "after fusion",
-  reranked: "after rerank",
-  parents: "card after parent dedup",
-};
+/** "in dense", "after fusion" (the stage registry's `position`), or the stage's own name. */
+const position = (stage: string) => stageSpec(stage)?.position ?? stage;
 
 /** 1 → "1st", 2 → "2nd", 11 → "11th", 23 → "23rd". */
 export function ordinal(n: number): string {
@@ -37,7 +33,7 @@ export function explainGold(trace: RetrievalTrace, gold: string): GoldExplanatio
   const positions = goldPositions(trace, [gold])[gold] ?? {};
   const stageLen = (stage: string) => (trace.stages as unknown as Record<string, unknown[] | undefined>)[stage]?.length ?? 0;
   const parts = Object.entries(positions).map(([stage, rank]) =>
-    rank === null ? `absent ${STAGE_LABEL[stage] ?? stage} (${stageLen(stage)} listed)` : `${ordinal(rank)} ${STAGE_LABEL[stage] ?? stage}`,
+    rank === null ? `absent ${position(stage)} (${stageLen(stage)} listed)` : `${ordinal(rank)} ${position(stage)}`,
   );
   const finalRank = trace.retrievedIds.indexOf(gold);
   const parentRank = positions.parents ?? null;

@@ -90,10 +90,9 @@ export const CLIENT_JS = String.raw`
   var SVGNS = "http://www.w3.org/2000/svg";
   var HIT = "retrieval_hit_at_k", RECALL = "retrieval_recall_at_k", NDCG = "retrieval_ndcg_at_k";
   var TRIAD = [HIT, RECALL, NDCG];
-  var STAGE_LABEL = { dense: "dense", bm25: "BM25", fused: "fused", reranked: "reranked", parents: "parents", final: "final top-k" };
-  var STAGE_COLOR = { dense: "#2457c5", bm25: "#b3541e", fused: "#6a3d9a", reranked: "#1a7f37", parents: "#7a7a00", final: "#c62828" };
-  var CUT_LABEL = { retrieval: "not retrieved (no branch listed it)", fused: "fusion", reranked: "rerank", parents: "parent dedup", final: "cut at k" };
   var DATA; // set by start() once the embedded data is unpacked
+  // The stage registry (src/eval/report/stages.ts), from DATA.registry.stages: set by start().
+  var STAGE_LABEL, STAGE_COLOR, CUT_LABEL, TRACE_STAGES, BRANCH;
 
   // ------------------------------------------------------------ DOM helpers (text only)
   function el(tag, props, children) {
@@ -267,7 +266,7 @@ export const CLIENT_JS = String.raw`
         var row = g[1].rows.filter(function (r) { return r.stage === stage; })[0];
         if (!row) return el("td", { cls: "num muted", text: "\u2014" });
         var prev = si > 0 ? g[1].rows.filter(function (r) { return r.stage === stages[si - 1]; })[0] : null;
-        var lost = prev && stage !== "bm25" ? prev.turns - row.turns : 0;
+        var lost = prev && !(BRANCH[stage] && BRANCH[stages[si - 1]]) ? prev.turns - row.turns : 0; // two branches run side by side: nothing is lost between them
         return el("td", { cls: "num", "data-funnel": g[0] + ":" + stage }, [el("span", { cls: "mean", text: String(row.turns) }), el("span", { cls: "ci", text: (g[1].n ? (100 * row.turns / g[1].n).toFixed(1) : "0") + "%" + (lost > 0 ? "  \u2212" + lost + " vs " + (STAGE_LABEL[stages[si - 1]] || stages[si - 1]) : "") })]);
       })));
     }));
@@ -333,7 +332,7 @@ export const CLIENT_JS = String.raw`
     var t = run.report.turns[i], tr = t.trace, cuts = run.view.cuts[i] || {};
     if (t.gold.length === 0) return el("p", { cls: "muted", text: "No gold for this turn (a no-match turn): nothing to place." });
     if (!tr) return el("p", { cls: "vac", text: "No retrieval trace for this turn (" + (run.vacuousText[HIT] || "retrieval not measured") + ")." });
-    var stages = ["dense", "bm25", "fused", "reranked", "parents"].filter(function (s) { return tr.goldPositions[t.gold[0]] && s in tr.goldPositions[t.gold[0]]; }).concat(["final"]);
+    var stages = TRACE_STAGES.filter(function (s) { return tr.goldPositions[t.gold[0]] && s in tr.goldPositions[t.gold[0]]; }).concat(["final"]);
     var head = el("tr", null, [el("th", { text: "gold card" })].concat(stages.map(function (s) { return el("th", { cls: "num", text: STAGE_LABEL[s] || s }); })).concat([el("th", { text: "lost at" })]));
     var body = el("tbody", null, t.gold.map(function (g) {
       var pos = tr.goldPositions[g] || {}, fi = tr.retrievedIds.indexOf(g);
@@ -618,6 +617,8 @@ export const CLIENT_JS = String.raw`
     try { unpacked = unpack(); } catch (e) { unpacked = Promise.reject(e); }
     unpacked.then(function (data) {
       DATA = data;
+      var stages = DATA.registry.stages;
+      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; CUT_LABEL = stages.lostAt; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
       if (DATA.kind === "compare") comparePage(); else reportPage();
       setState("ready");
     }, function (e) {

@@ -5,11 +5,12 @@
  * (gold-bearing turns with a gold card in each stage's list) and recall@k
  * curves per stage. Pure; nothing here reads a file or the clock.
  */
+import { STAGES } from "../stages.js";
 import type { Report, TurnReport } from "../types.js";
 
-/** Pipeline order. `final` is the scored top-k (the turn's `retrievedIds`). */
-export const PIPELINE_STAGES = ["dense", "bm25", "fused", "reranked", "parents", "final"] as const;
-const BRANCHES = new Set(["dense", "bm25"]);
+/** Pipeline order (the stage registry's). `final` is the scored top-k (the turn's `retrievedIds`). */
+export const PIPELINE_STAGES: readonly string[] = Object.freeze(STAGES.map((s) => s.id));
+const BRANCHES: ReadonlySet<string> = new Set(STAGES.filter((s) => s.branch).map((s) => s.id));
 
 /** Largest k drawn on the recall curves (stage lists are usually 20–40 long). */
 export const MAX_CURVE_K = 50;

@@ -8,6 +8,7 @@ import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
 import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
+import { stagePageData, type StagePageData } from "../stages.js";
 import { pipelineView, type PipelineView } from "./funnel.js";
 import { renderPage } from "./page.js";
 
@@ -34,6 +35,15 @@ function keysOf(report: Report): string[] {
   return [...keys];
 }
 
+/** The registries the page script reads, so that it names no stage itself: every page's data carries them as `registry`. */
+export interface RegistryPageData {
+  stages: StagePageData;
+}
+
+export function registryPageData(): RegistryPageData {
+  return { stages: stagePageData() };
+}
+
 export function runPageData(report: Report, name: string): RunPageData {
   const labels = Object.fromEntries(keysOf(report).map((k) => [k, metricLabel(k, report.run.k)]));
   return {
@@ -53,5 +63,5 @@ export function renderHtmlReport(report: Report, opts: { name?: string } = {}): 
   const base = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
   // A shard's page says it is partial wherever its name shows (docs/reliability.md, "Sharded sweeps").
   const name = report.shard !== undefined ? `${base} (PARTIAL REPORT: shard ${report.shard.index}/${report.shard.count}, ${report.shard.caseIds.length} of ${report.shard.dataset.caseIds.length} cases)` : base;
-  return renderPage(`retrace: ${name}`, { kind: "report", significance: SIGNIFICANCE_LEVEL, run: runPageData(report, name) });
+  return renderPage(`retrace: ${name}`, { kind: "report", significance: SIGNIFICANCE_LEVEL, registry: registryPageData(), run: runPageData(report, name) });
 }
