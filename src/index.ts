@@ -127,4 +127,4 @@ export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.
 export { BUILTIN_LOCALES, canonicalLocale, isLocale, languageOf, tableLocaleFor, toLocale, type BuiltinLocale } from "./kb/types.js";
-export { analyzerProfile, applyAnalyzerConfigFile, configureAnalyzers, validateAnalyzerConfig, type AnalyzerOverride, type AnalyzerProfile } from "./retrieval/analyzer.js";
+export { analyzerProfile, validateAnalyzerConfig, type AnalyzerOverride, type AnalyzerProfile } from "./retrieval/analyzer.js";

@@ -7,6 +7,7 @@
  * src/system.ts, outside the layers, so eval/ never imports the root.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { createAnalyzers } from "./retrieval/analyzer.js";
 import { openRetriever, type RetrieverRecipe } from "./system.js";
 import { ownGraphCaseOptions, serializeError, type SweepWorkerInit, type WorkerMessage } from "./eval/sweep/parallel.js";
 import { runCase } from "./eval/sweep/runner.js";
@@ -23,6 +24,7 @@ try {
   const options = ownGraphCaseOptions({
     retriever,
     kb: init.kb,
+    analyzers: retriever?.analyzers ?? createAnalyzers(init.analyzers),
     defaults: init.defaults,
     evaluators: evaluatorsFor({ k: init.k, storeBacked: retriever !== null }),
     knownIds: new Set(init.knownIds),

@@ -2,8 +2,10 @@
  * The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md):
  * the one module that turns options into a running system — KB and cases
  * (validated: the dataset-integrity check is always on), chunks, embedder,
- * reranker, a dense index (a Chroma store with the KB ingested idempotently,
- * or the exact in-process index), and the HybridRetriever over them. The CLI,
+ * reranker, the KB's analyzers (`<kb>/analyzers.json`, held by the system, its
+ * retriever and embedder: never process-global), a dense index (a Chroma
+ * store with the KB ingested idempotently, or the exact in-process index),
+ * and the HybridRetriever over them. The CLI,
  * the Studio entry (`src/studio.ts`) and library users all get their system
  * here; `graph/`, `nodes/` and `eval/` receive what they need and never start
  * processes.
@@ -21,7 +23,7 @@ import { InvalidArgumentError } from "./errors.js";
 import { loadData, type LoadedData } from "./kb/load.js";
 import type { Chunk } from "./kb/types.js";
 import { log } from "./log.js";
-import { ANALYZER_CONFIG_FILE, applyAnalyzerConfigFile } from "./retrieval/analyzer.js";
+import { createAnalyzers, loadKbAnalyzers, type AnalyzerConfig, type Analyzers } from "./retrieval/analyzer.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "./retrieval/chroma-client.js";
 import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { ExactDenseIndex, openExactDense, type SharedExactDense } from "./retrieval/exact-dense.js";
@@ -80,6 +82,13 @@ export interface SystemOptions {
 export interface RetraceSystem extends LoadedData {
   /** null when store-less. */
   retriever: HybridRetriever | null;
+  /**
+   * The KB's analyzers (`<kb>/analyzers.json`, else the default profile):
+   * those of the retriever's BM25 index and LSA embedder; give them to
+   * `buildGraph({ analyzers })` for the answerer and follow-up detection
+   * (a graph over `retriever` takes them from it by default).
+   */
+  analyzers: Analyzers;
   embedder: { id: string; description: string; reason: string } | null;
   reranker: { id: string; reason: string } | null;
   /** `local`, `memory`, `none`, or the server URL (what reports print as the store). */
@@ -108,6 +117,8 @@ export interface RetrieverRecipe {
   stateDir?: string;
   reranker: string | null;
   bm25Params?: { k1?: number; b?: number };
+  /** The analyzer overrides of the KB (`<kb>/analyzers.json`; `{}`: the default profile), rebuilt with `createAnalyzers`. */
+  analyzers: AnalyzerConfig;
   /** The exact index's shared matrices; null for the memory store (its index is rebuilt from the chunks). */
   dense: SharedExactDense | null;
 }
@@ -127,8 +138,8 @@ export interface RetrieverRecipe {
 export const SWEEP_WORKER_ENTRY: URL = new URL(import.meta.url.endsWith(".ts") ? "./sweep-worker.ts" : "./sweep-worker.js", import.meta.url);
 
 export async function openRetriever(recipe: RetrieverRecipe, chunks: readonly Chunk[]): Promise<HybridRetriever> {
-  applyAnalyzerConfigFile(path.join(recipe.kbDir, ANALYZER_CONFIG_FILE));
-  const resolved = await resolveEmbedder(recipe.embedder, { corpus: { chunks, ...(recipe.stateDir !== undefined ? { stateDir: recipe.stateDir } : {}) } });
+  const analyzers = createAnalyzers(recipe.analyzers);
+  const resolved = await resolveEmbedder(recipe.embedder, { corpus: { chunks, analyzers, ...(recipe.stateDir !== undefined ? { stateDir: recipe.stateDir } : {}) } });
   const embedder = await fingerprinted(resolved.embedder);
   if (embedder.id !== recipe.embedderId) {
     throw new InvalidArgumentError("embedder", `the embedder the sweep was opened with (${recipe.embedderId})`, embedder.id);
@@ -139,6 +150,7 @@ export async function openRetriever(recipe: RetrieverRecipe, chunks: readonly Ch
     chunks,
     embedder,
     dense,
+    analyzers,
     ...(recipe.bm25Params !== undefined ? { bm25Params: recipe.bm25Params } : {}),
     ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
   });
@@ -158,16 +170,16 @@ export function lsaStateDir(dataDir?: string): string {
 export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   const choice = resolveStoreChoice(opts.store ?? "auto", opts.env);
   const data = opts.data ?? (await loadData(opts.kbDir, opts.casesFile, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {}));
-  // `<kb>/analyzers.json` (docs/languages.md): validated before anything starts, applied to BM25 and the answerer's term statistics.
-  const analyzerFile = path.join(opts.kbDir, ANALYZER_CONFIG_FILE);
-  if (applyAnalyzerConfigFile(analyzerFile)) log.info(`analyzers: ${analyzerFile} applied`);
+  // `<kb>/analyzers.json` (docs/languages.md): validated before anything starts; this system's BM25, LSA embedder and graph analyse with them.
+  const { analyzers, file: analyzerFile } = loadKbAnalyzers(opts.kbDir);
+  if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
   if (choice.kind === "none") {
     log.info("Store-less run: the graph has no retrieval node; retrieval metrics will be reported as not measured");
-    return { ...data, retriever: null, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, retrieverRecipe: null, close: async () => {} };
+    return { ...data, retriever: null, analyzers, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, retrieverRecipe: null, close: async () => {} };
   }
   // The lsa embedder is fitted on the KB's chunks; its state lives in the local data dir (docs/fusion-and-tuning.md).
   const stateDir = choice.kind === "memory" ? undefined : lsaStateDir(opts.dataDir);
-  const resolved = await resolveEmbedder(opts.embedder ?? "auto", { corpus: { chunks: data.chunks, ...(stateDir !== undefined ? { stateDir } : {}) } });
+  const resolved = await resolveEmbedder(opts.embedder ?? "auto", { corpus: { chunks: data.chunks, analyzers, ...(stateDir !== undefined ? { stateDir } : {}) } });
   log.info(`embedder: ${resolved.reason}`);
   const rerank = await resolveReranker(opts.reranker ?? null);
   if (rerank.reranker !== null) log.info(`reranker: ${rerank.reason}`);
@@ -185,6 +197,7 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
     ...(stateDir !== undefined ? { stateDir } : {}),
     reranker: opts.reranker ?? null,
     ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
+    analyzers: analyzers.overrides,
     dense: dense === null ? null : dense.share(),
   });
   const retrieverOver = (dense: DenseIndex) =>
@@ -192,13 +205,14 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
       chunks: data.chunks,
       embedder,
       dense,
+      analyzers,
       ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
     });
 
   if (choice.kind === "memory") {
     const dense = await InMemoryDenseIndex.fromChunks(data.chunks, embedder);
-    return { ...data, ...described, retriever: retrieverOver(dense), store: "memory", storeKind: "memory", collection: null, ingest: null, retrieverRecipe: recipeFor(null), close: async () => {} };
+    return { ...data, ...described, retriever: retrieverOver(dense), analyzers, store: "memory", storeKind: "memory", collection: null, ingest: null, retrieverRecipe: recipeFor(null), close: async () => {} };
   }
 
   let handle: ChromaStoreHandle | undefined;
@@ -227,6 +241,7 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
       ...data,
       ...described,
       retriever: retrieverOver(dense),
+      analyzers,
       store: h.kind === "local" ? "local" : h.url,
       storeKind: h.kind,
       collection: current.name,

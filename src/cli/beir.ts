@@ -42,6 +42,7 @@ import { describeIngest, ingest } from "../retrieval/ingest.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.js";
+import { DEFAULT_ANALYZERS } from "../retrieval/analyzer.js";
 import { BM25Index } from "../retrieval/bm25.js";
 import type { Chunk } from "../kb/types.js";
 import { action, out } from "./io.js";
@@ -195,7 +196,7 @@ async function beirTune(data: BeirDataset, retriever: HybridRetriever, chunks: r
       { k1: 0.9, b: 0.4 },
     ],
   };
-  const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(chunks, p)]));
+  const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(chunks, p, retriever.analyzers)]));
   const units: TuneUnit[] = [];
   const progress = progressReporter("tune: dense lists", "queries");
   try {
@@ -238,7 +239,9 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   const data = await loadBeirDataset(dir);
   log.info(`BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`);
   const chunks = beirChunks(data.corpus);
-  const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks, stateDir: lsaStateDir(o.dataDir) } });
+  // A BEIR corpus has no analyzers.json: its BM25 index and LSA embedder analyse with the default profile.
+  const analyzers = DEFAULT_ANALYZERS;
+  const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks, stateDir: lsaStateDir(o.dataDir), analyzers } });
   log.info(`embedder: ${resolved.reason}`);
   const rerank = await resolveReranker(o.rerank ?? null);
   if (o.rerank !== undefined && rerank.reranker === null) throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", o.rerank);
@@ -265,6 +268,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
       embedder: resolved.embedder,
       // Exact search over the stored vectors, as retrace eval does (docs/determinism.md): the same ranking on every run.
       dense: await openExactDense(current),
+      analyzers,
       ...(retrievalConfig.bm25 !== undefined ? { bm25Params: retrievalConfig.bm25 } : {}),
       ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
       defaults: { ...retrieverDefaults(retrievalConfig, hybridDefaultsFor(resolved.embedder).defaults), k: o.depth, denseK: o.depth, bm25K: o.depth },

@@ -232,7 +232,7 @@ function settingsOfConfig(c: RetrievalConfig) {
 
 /** The agent graph over the session's retriever (none when store-less), with the options' retrieval settings. */
 export function graphFor(session: Session, o: GraphSettingsOptions) {
-  return buildGraph({ store: session.retriever, cards: session.kb, defaults: graphDefaultsFor(session, o) });
+  return buildGraph({ store: session.retriever, cards: session.kb, analyzers: session.analyzers, defaults: graphDefaultsFor(session, o) });
 }
 
 type GraphSettingsOptions = Pick<EvalOptions, "k" | "denseK" | "bm25K" | "mode" | "retrievalConfig" | "localeConfigs">;
@@ -289,6 +289,7 @@ export async function runEval(
     const local = ownGraphCaseOptions({
       retriever: session.retriever,
       kb: session.kb,
+      analyzers: session.analyzers,
       defaults,
       evaluators,
       knownIds,
@@ -306,6 +307,7 @@ export async function runEval(
               recipe: session.retrieverRecipe,
               chunks: session.chunks,
               kb: session.kb,
+              analyzers: session.analyzers.overrides,
               cases,
               defaults,
               k: o.k,

@@ -162,7 +162,8 @@ export async function tuneCommand(o: TuneOptions): Promise<number> {
       progress.stop();
     }
     const grid: Grid = DEFAULT_GRID;
-    const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(session.chunks, p)]));
+    // The grid's indexes analyse as the session's retriever does (the KB's analyzers.json).
+    const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(session.chunks, p, session.analyzers)]));
     const units: TuneUnit[] = [];
     for (const t of sweep.turns) {
       if (t.gold.length === 0) continue;

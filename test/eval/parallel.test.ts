@@ -34,6 +34,7 @@ describe("runSweepInWorkers", () => {
     recipe,
     chunks: sys.chunks,
     kb: sys.kb,
+    analyzers: sys.analyzers.overrides,
     cases: cases(),
     defaults,
     k: 5,
@@ -62,6 +63,7 @@ describe("runSweepInWorkers", () => {
     ownGraphCaseOptions({
       retriever,
       kb: sys.kb,
+      analyzers: sys.analyzers,
       defaults,
       evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
       knownIds: new Set(sys.kb.byId.keys()),

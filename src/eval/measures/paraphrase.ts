@@ -1,14 +1,14 @@
 /**
  * How lexically close each gold-bearing question is to the cards it needs:
- * the share of the question's content terms (the locale's analyzer: stop
- * words out, Snowball stems, accents folded) that occur anywhere in its gold
- * cards. A turn whose share is below PARAPHRASE_THRESHOLD counts as a
- * paraphrase — it shares few content words with its card, so lexical
- * retrieval cannot simply match it.
+ * the share of the question's content terms (the locale's analyzer, from the
+ * analyzer set given: stop words out, Snowball stems, accents folded) that
+ * occur anywhere in its gold cards. A turn whose share is below
+ * PARAPHRASE_THRESHOLD counts as a paraphrase — it shares few content words
+ * with its card, so lexical retrieval cannot simply match it.
  */
 import { chunkCard } from "../../kb/chunk.js";
 import type { EvalCase, KnowledgeBase } from "../../kb/types.js";
-import { analyze } from "../../retrieval/analyzer.js";
+import { DEFAULT_ANALYZERS, type Analyzers } from "../../retrieval/analyzer.js";
 
 export const PARAPHRASE_THRESHOLD = 0.5;
 
@@ -22,21 +22,26 @@ export interface OverlapStats {
 }
 
 /** Share of `question`'s distinct content terms found in `cardTerms` (1 when the question has no content term). */
-export function termOverlap(question: string, locale: EvalCase["locale"], cardTerms: ReadonlySet<string>): number {
-  const terms = new Set(analyze(question, locale));
+export function termOverlap(question: string, locale: EvalCase["locale"], cardTerms: ReadonlySet<string>, analyzers: Analyzers = DEFAULT_ANALYZERS): number {
+  const terms = new Set(analyzers.analyze(question, locale));
   if (terms.size === 0) return 1;
   let found = 0;
   for (const t of terms) if (cardTerms.has(t)) found += 1;
   return found / terms.size;
 }
 
-export function lexicalOverlapStats(kb: KnowledgeBase, cases: readonly EvalCase[], threshold: number = PARAPHRASE_THRESHOLD): OverlapStats {
+export function lexicalOverlapStats(
+  kb: KnowledgeBase,
+  cases: readonly EvalCase[],
+  threshold: number = PARAPHRASE_THRESHOLD,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): OverlapStats {
   const termsOf = new Map<string, Set<string>>();
   const cardTerms = (id: string): Set<string> => {
     let set = termsOf.get(id);
     if (set === undefined) {
       const card = kb.byId.get(id);
-      set = new Set(card === undefined ? [] : chunkCard(card).flatMap((c) => analyze(c.text, card.locale)));
+      set = new Set(card === undefined ? [] : chunkCard(card).flatMap((c) => analyzers.analyze(c.text, card.locale)));
       termsOf.set(id, set);
     }
     return set;
@@ -46,7 +51,7 @@ export function lexicalOverlapStats(kb: KnowledgeBase, cases: readonly EvalCase[
     for (const t of c.turns) {
       if (t.must_cite_one_of.length === 0) continue;
       const union = new Set(t.must_cite_one_of.flatMap((g) => [...cardTerms(g)]));
-      overlaps.push(termOverlap(t.user, c.locale, union));
+      overlaps.push(termOverlap(t.user, c.locale, union, analyzers));
     }
   const paraphrases = overlaps.filter((o) => o < threshold).length;
   const sorted = [...overlaps].sort((a, b) => a - b);

@@ -26,6 +26,7 @@ import { buildGraph } from "../../graph/build.js";
 import type { TunableConfig } from "../../graph/configuration.js";
 import type { SplitPart } from "../../kb/split.js";
 import type { Chunk, EvalCase, KnowledgeBase } from "../../kb/types.js";
+import type { AnalyzerConfig, Analyzers } from "../../retrieval/analyzer.js";
 import type { Retriever } from "../../retrieval/types.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
 import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type SweepLane, type SweepResult } from "./runner.js";
@@ -35,6 +36,8 @@ export interface OwnGraphSweep {
   /** null: the store-less graph. */
   retriever: Retriever | null;
   kb: KnowledgeBase;
+  /** The analyzers of the graph's answerer and follow-up detection (the KB's). */
+  analyzers: Analyzers;
   /** The graph's configuration defaults (`buildGraph({ defaults })`). */
   defaults: Partial<TunableConfig>;
   evaluators: readonly EvaluatorSpec[];
@@ -54,7 +57,7 @@ export interface OwnGraphSweep {
 export function ownGraphCaseOptions(s: OwnGraphSweep): CaseRunOptions {
   const checkpointer = new MemorySaver();
   return {
-    graph: buildGraph({ store: s.retriever, cards: s.kb, defaults: s.defaults, checkpointer }),
+    graph: buildGraph({ store: s.retriever, cards: s.kb, analyzers: s.analyzers, defaults: s.defaults, checkpointer }),
     evaluators: s.evaluators,
     knownIds: s.knownIds,
     storeBacked: s.retriever !== null,
@@ -75,6 +78,8 @@ export interface SweepWorkerInit<Recipe = unknown> {
   recipe: Recipe | null;
   chunks: readonly Chunk[];
   kb: KnowledgeBase;
+  /** The analyzer overrides of the graph (`Analyzers.overrides`, rebuilt with `createAnalyzers`; the recipe carries the retriever's). */
+  analyzers: AnalyzerConfig;
   cases: readonly EvalCase[];
   /** The graph's configuration defaults (`buildGraph({ defaults })`). */
   defaults: Partial<TunableConfig>;
