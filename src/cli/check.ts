@@ -1,6 +1,7 @@
 /**
- * `retrace check`: the dataset-integrity gate. Parses and validates the KB and
- * the eval cases, prints counts per locale and kind, exits 0 only when all is
+ * `retrace check`: the dataset-integrity gate. Parses and validates the KB, its
+ * `analyzers.json` and the eval cases, prints counts per locale and kind (the
+ * paraphrase share with the KB's analyzers), exits 0 only when all is
  * valid (2 otherwise, every issue on stderr naming file, line and field).
  * Reads only; writes nothing.
  */
@@ -14,6 +15,7 @@ import { summarize, type Summary } from "../kb/summary.js";
 import { tableLocaleFor } from "../kb/types.js";
 import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/measures/paraphrase.js";
 import { splitFileFor } from "../kb/load.js";
+import { loadKbAnalyzers } from "../retrieval/analyzer.js";
 import type { EvalCase } from "../kb/types.js";
 import { action, out } from "./io.js";
 import { addMaxCardBytesOption } from "./options.js";
@@ -85,9 +87,11 @@ export function register(program: Command): void {
         const paths = resolveDataPaths(opts);
         const kb = await loadKnowledgeBase(paths.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
         const cases = await loadCases(paths.cases, kb);
+        // `<kb>/analyzers.json` is validated with the rest, and the paraphrase measure analyses as the KB's BM25 does (docs/languages.md).
+        const { analyzers } = loadKbAnalyzers(paths.kb);
         const summary = summarize(kb, cases);
         const hashes = { kb: kbHash(kb), dataset: datasetHash(cases) };
-        const overlap = lexicalOverlapStats(kb, cases);
+        const overlap = lexicalOverlapStats(kb, cases, PARAPHRASE_THRESHOLD, analyzers);
         const split = splitCounts(await loadSplit(splitFileFor(paths.cases), cases), cases);
         if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary, lexicalOverlap: { threshold: PARAPHRASE_THRESHOLD, ...overlap }, split }, null, 2));
         else

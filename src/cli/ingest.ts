@@ -14,6 +14,7 @@ import { loadKnowledgeBase } from "../kb/cards.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { kbHash } from "../kb/hash.js";
 import { log } from "../log.js";
+import { loadKbAnalyzers } from "../retrieval/analyzer.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { collectionName } from "../retrieval/chroma-store.js";
 import { describeCollections, pruneCollections } from "../retrieval/collections.js";
@@ -54,7 +55,10 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const kb = await loadKnowledgeBase(opts.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
   const chunks = chunkKnowledgeBase(kb);
   const hash = kbHash(kb);
-  const resolved = await resolveEmbedder(opts.embedder, { corpus: { chunks, stateDir: lsaStateDir(opts.dataDir) } });
+  // The LSA embedder is fitted with the KB's analyzers (`<kb>/analyzers.json`), as `retrace eval` fits it: the same state and collection.
+  const { analyzers, file: analyzerFile } = loadKbAnalyzers(opts.kb);
+  if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
+  const resolved = await resolveEmbedder(opts.embedder, { corpus: { chunks, stateDir: lsaStateDir(opts.dataDir), analyzers } });
   const reason = resolved.reason;
   // The weights' fingerprint is part of the collection identity (docs/reliability.md).
   const embedder = await fingerprinted(resolved.embedder);
