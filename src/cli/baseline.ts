@@ -16,7 +16,7 @@ import type { Command } from "commander";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
 import { parseBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
-import { parseReport } from "../eval/report/report-check.js";
+import { parseReport } from "../eval/report/schemas.js";
 import type { Aggregate } from "../eval/report/types.js";
 import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
 import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";

@@ -12,7 +12,7 @@ import { writeFileAtomic } from "../atomic.js";
 import { DataValidationError, InvalidArgumentError } from "../errors.js";
 import { renderHtmlReport } from "../eval/report/html/report-page.js";
 import { renderMarkdown, renderTable } from "../eval/report/render.js";
-import { parseReport } from "../eval/report/report-check.js";
+import { parseReport } from "../eval/report/schemas.js";
 import type { Report } from "../eval/report/types.js";
 import { action, out, useColor } from "./io.js";
 

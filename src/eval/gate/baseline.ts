@@ -23,12 +23,11 @@ import { readTextFileOrThrow } from "../../kb/text.js";
 import { embedderFamily } from "../../retrieval/embedders/lsa.js";
 import { writeFileAtomic } from "../../atomic.js";
 import { BaselineMismatchError, DataValidationError } from "../../errors.js";
-import { BASELINE_SCHEMA_VERSION, parseBaselineData, type BaselineData } from "../report/schemas.js";
+import { BASELINE_VERSION, parseBaselineData, type BaselineData } from "../report/schemas.js";
 import { turnKey } from "../stats/bootstrap.js";
 import type { Aggregate, Report } from "../report/types.js";
 
-/** Current `schemaVersion` of baseline files (see docs/schema-versions.md). */
-export const BASELINE_VERSION = BASELINE_SCHEMA_VERSION;
+export { BASELINE_VERSION };
 
 /** A baseline, inferred from BaselineSchema (src/eval/report/schemas.ts); `created` is the ISO-8601 time it was written, `perTurn` maps `caseId#turn` → key → score. */
 export type Baseline = BaselineData;

@@ -13,7 +13,7 @@ import { parseBaseline } from "./baseline.js";
 import { METRICS } from "../measures/metrics.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "../stats/bootstrap.js";
-import { parseReportData } from "../report/schemas.js";
+import { parseReport } from "../report/schemas.js";
 
 export interface RunSide {
   file: string;
@@ -65,7 +65,7 @@ export async function readRunSide(file: string): Promise<RunSide> {
     return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b };
   }
   // ReportSchema (src/eval/report/schemas.ts), migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
-  const report = parseReportData(data, file);
+  const report = parseReport(data, file);
   return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report };
 }
 

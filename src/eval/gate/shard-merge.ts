@@ -22,7 +22,7 @@
  * Pure; inputs are never mutated.
  */
 import { DataValidationError, type DataIssue } from "../../errors.js";
-import { parseReport } from "../report/report-check.js";
+import { parseReport } from "../report/schemas.js";
 import { assignShards } from "./shard.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
 import type { JudgeCost, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
