@@ -21,9 +21,9 @@ const forbiddenUpward = layers.flatMap((layer, i) =>
 
 /**
  * src/eval/ is split by job (docs/architecture.md §1.1). Each entry: a folder
- * and the eval folders it may NOT import. measures (metric functions,
- * evaluators, judges) and stats (bootstrap, Holm, chance levels) know
- * numbers, not reports; report (the Report schema, aggregation, renderers,
+ * and the eval folders it may NOT import. measures (metric functions and
+ * their registry and chance levels, evaluators, judges) and stats
+ * (bootstrap, Holm) know numbers, not reports; report (the Report schema, aggregation, renderers,
  * HTML) knows both; sweep (running graphs turn by turn) produces report
  * lines; gate (baseline, gate, compare, shards) and ir (trec_eval scoring,
  * BEIR, tune) read reports. Nothing in eval/ imports the composition root.

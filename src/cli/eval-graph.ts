@@ -21,10 +21,10 @@ import { assertComparable, readBaseline, writeBaseline, type Baseline } from "..
 import { describeIdKeys, RETRIEVAL_CALLS, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
 import { retrievalEvaluator } from "../eval/measures/evaluators.js";
 import { capturedRetrievers, graphGateFailures, loadFunction, loadGraph, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
-import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../eval/gate/gate.js";
+import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
 import type { Report } from "../eval/report/types.js";
-import { cardsPerLocale } from "../eval/stats/chance.js";
+import { cardsPerLocale } from "../eval/measures/chance.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { loadCases } from "../kb/cases.js";
@@ -51,17 +51,13 @@ export interface GraphOptions {
 }
 
 /** The `eval` options a graph run uses (the others — store, embedder, mode — belong to retrace's own graph). */
-export interface GraphEvalOptions extends GraphOptions {
+export interface GraphEvalOptions extends GraphOptions, FloorThresholds {
   store: string;
   kb?: string;
   cases?: string;
   k: number;
   locale?: string[];
   case?: string[];
-  minRecall?: number | ScopedFloors;
-  minHit?: number | ScopedFloors;
-  minNdcg?: number | ScopedFloors;
-  minMrr?: number | ScopedFloors;
   baseline?: string;
   /** Unset: DEFAULT_MAX_DROP (0.02) — a user's graph may not be deterministic, so never the 0 of retrace's own pipeline. */
   maxDrop?: number;

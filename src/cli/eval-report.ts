@@ -14,7 +14,7 @@ import { writeFileAtomic } from "../atomic.js";
 import { buildReport } from "../eval/report/aggregate.js";
 import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
-import { FLOOR_OPTIONS, gate, type GateThresholds, type ScopedFloors } from "../eval/gate/gate.js";
+import { FLOOR_OPTIONS, gate, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
 import { renderHtmlReport } from "../eval/report/html/report-page.js";
@@ -48,11 +48,7 @@ export function reportOf(i: ReportInput): Report {
 }
 
 /** The gate options of `eval` and `merge`. */
-export interface GateOptions {
-  minRecall?: number | ScopedFloors;
-  minHit?: number | ScopedFloors;
-  minNdcg?: number | ScopedFloors;
-  minMrr?: number | ScopedFloors;
+export interface GateOptions extends FloorThresholds {
   maxDrop?: number;
   maxFlips?: number;
 }

@@ -21,7 +21,7 @@ import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { readBaseline, writeBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { NO_STORE, type Judge } from "../eval/measures/evaluators.js";
 import { openJudge } from "./judge.js";
-import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type ScopedFloors } from "../eval/gate/gate.js";
+import { checkScope, FIXED_SCOPES, FLOOR_OPTIONS, DEFAULT_MAX_DROP, type FloorThresholds, type ScopedFloors } from "../eval/gate/gate.js";
 import { shardCases, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
 import { ownGraphCaseOptions, runSweepInWorkers } from "../eval/sweep/parallel.js";
@@ -46,7 +46,8 @@ import { action, EXIT } from "./io.js";
 import { addMaxCardBytesOption, countOption, parseNumberIn, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption, workersOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
-import { cardsPerLocale } from "../eval/stats/chance.js";
+import { cardsPerLocale } from "../eval/measures/chance.js";
+import { HIT_KEY } from "../eval/measures/metrics.js";
 import { applyGate, emitReport, reportOf, type ReportOutputs } from "./eval-report.js";
 import { checkShardOptions, parseShardOption, shardNote } from "./shard.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
@@ -56,7 +57,7 @@ export { DEFAULT_BASELINE, selectCases };
 type Floors = number | ScopedFloors;
 
 /** `eval` / `start` options; the output ones (`--json`, `--out`, `--junit`, `--report-json`, `--html`) are ReportOutputs. */
-export interface EvalOptions extends ReportOutputs {
+export interface EvalOptions extends ReportOutputs, FloorThresholds {
   store: string;
   kb?: string;
   cases?: string;
@@ -69,10 +70,6 @@ export interface EvalOptions extends ReportOutputs {
   rerank?: string;
   locale?: string[];
   case?: string[];
-  minRecall?: Floors;
-  minHit?: Floors;
-  minNdcg?: Floors;
-  minMrr?: Floors;
   baseline?: string;
   /** Unset: 0 against a baseline of the same dataset, KB and configuration, else 0.02 (gate.ts). */
   maxDrop?: number;
@@ -115,9 +112,9 @@ export function checkEvalOptions(o: EvalOptions): void {
     const why = `${NO_STORE}: --store none skips retrieval, and every retrieval and answer-side key depends on it`;
     for (const { option, flag, key } of FLOOR_OPTIONS)
       if (o[option] !== undefined) throw new NotMeasuredError(key, `${why}, so ${flag} cannot be checked`);
-    if (o.updateBaseline) throw new NotMeasuredError("retrieval_hit_at_k", `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`);
+    if (o.updateBaseline) throw new NotMeasuredError(HIT_KEY, `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`);
     for (const [flag, v] of [["--baseline", o.baseline], ["--max-drop", o.maxDrop], ["--max-flips", o.maxFlips]] as const)
-      if (v !== undefined) throw new NotMeasuredError("retrieval_hit_at_k", `${why}, so ${flag} has nothing to compare`);
+      if (v !== undefined) throw new NotMeasuredError(HIT_KEY, `${why}, so ${flag} has nothing to compare`);
     if (o.rerank !== undefined) throw new InvalidArgumentError("--rerank", "unset with --store none (nothing is retrieved)", o.rerank);
   }
   if ((o.workers ?? 1) > 1 && o.judge !== undefined)
@@ -458,13 +455,10 @@ export function addRetrievalOptions(cmd: Command): Command {
 
 /** What the sweep selects, gates on and writes (eval and start; not trace). */
 export function addSweepOptions(cmd: Command): Command {
-  return cmd
-    .option("--locale <locale>", "only cases of this locale (repeatable)", collect)
-    .option("--case <id>", "only this case (repeatable)", collect)
-    .option("--min-hit <floors>", "floor on mean hit@k: X (overall) or SCOPE=X,... with scopes all, golden, adversarial, tune, holdout or a locale (off by default)", parseFloors("--min-hit"))
-    .option("--min-recall <floors>", "floor on mean recall@k, same syntax (off by default)", parseFloors("--min-recall"))
-    .option("--min-ndcg <floors>", "floor on mean nDCG@k, same syntax (off by default)", parseFloors("--min-ndcg"))
-    .option("--min-mrr <floors>", "floor on mean MRR@k, same syntax (off by default)", parseFloors("--min-mrr"))
+  return addFloorOptions(
+    cmd.option("--locale <locale>", "only cases of this locale (repeatable)", collect).option("--case <id>", "only this case (repeatable)", collect),
+    "with scopes all, golden, adversarial, tune, holdout or a locale",
+  )
     .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
     .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
     .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
@@ -481,6 +475,19 @@ export function addSweepOptions(cmd: Command): Command {
     .option("--seed <n>", "seed of the bootstrap intervals and tests", seedOption(), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
     .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption);
+}
+
+/**
+ * `--min-hit`, `--min-recall`, ...: one option per floor of the metric
+ * registry (FLOOR_OPTIONS), in its order; `syntax` ends the first one's help
+ * (how scopes are written).
+ */
+export function addFloorOptions(cmd: Command, syntax: string): Command {
+  FLOOR_OPTIONS.forEach(({ flag, label }, i) => {
+    const help = i === 0 ? `floor on mean ${label}: X (overall) or SCOPE=X,... ${syntax} (off by default)` : `floor on mean ${label}, same syntax (off by default)`;
+    cmd.option(`${flag} <floors>`, help, parseFloors(flag));
+  });
+  return cmd;
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */

@@ -11,6 +11,7 @@ import type { Command } from "commander";
 import { writeFileAtomic } from "../atomic.js";
 import { DataValidationError } from "../errors.js";
 import { DEFAULT_RUN_TAG, trecFiles } from "../eval/ir/trec-export.js";
+import { HIT_KEY } from "../eval/measures/metrics.js";
 import { log } from "../log.js";
 import { action } from "./io.js";
 import { readReport } from "./report.js";
@@ -26,7 +27,7 @@ export function register(program: Command): void {
       action(async (file: string, opts: { trec: string; tag: string }) => {
         const report = await readReport(file);
         const files = trecFiles(report, { tag: opts.tag });
-        if (files.queries === 0) throw new DataValidationError([{ file, field: "turns", message: `no turn has retrieved ids (retrieval ${report.vacuousReasons.retrieval_hit_at_k ?? "not measured"}): nothing to export` }]);
+        if (files.queries === 0) throw new DataValidationError([{ file, field: "turns", message: `no turn has retrieved ids (retrieval ${report.vacuousReasons[HIT_KEY] ?? "not measured"}): nothing to export` }]);
         await mkdir(opts.trec, { recursive: true });
         await writeFileAtomic(path.join(opts.trec, "run.txt"), files.run);
         await writeFileAtomic(path.join(opts.trec, "qrels.txt"), files.qrels);

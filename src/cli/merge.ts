@@ -20,7 +20,7 @@ import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
-import { parseFloors } from "./eval.js";
+import { addFloorOptions } from "./eval.js";
 import { applyGate, emitReport, reportOf, type GateOptions, type ReportOutputs } from "./eval-report.js";
 import { action, EXIT } from "./io.js";
 import { countOption, probabilityOption } from "./options.js";
@@ -88,14 +88,11 @@ export async function mergeCommand(files: string[], o: MergeOptions): Promise<nu
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("merge")
     .description("Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run")
-    .argument("<shards...>", "every shard report of one run (written by retrace eval --shard i/n --report-json, or --json)")
-    .option("--min-hit <floors>", "floor on mean hit@k: X (overall) or SCOPE=X,... as on retrace eval (off by default)", parseFloors("--min-hit"))
-    .option("--min-recall <floors>", "floor on mean recall@k, same syntax (off by default)", parseFloors("--min-recall"))
-    .option("--min-ndcg <floors>", "floor on mean nDCG@k, same syntax (off by default)", parseFloors("--min-ndcg"))
-    .option("--min-mrr <floors>", "floor on mean MRR@k, same syntax (off by default)", parseFloors("--min-mrr"))
+    .argument("<shards...>", "every shard report of one run (written by retrace eval --shard i/n --report-json, or --json)");
+  addFloorOptions(cmd, "as on retrace eval")
     .option("--kb <dir>", "knowledge-base folder, for the default baseline <kb>/eval/baseline.json", "kb")
     .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
     .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, as on retrace eval (default 0 or ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))

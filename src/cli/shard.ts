@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError as CommanderArgumentError } from "commander";
 import { InvalidArgumentError } from "../errors.js";
-import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
+import { FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
 import { parseShardSpec, type ShardSpec } from "../eval/gate/shard.js";
 import type { ShardInfo } from "../eval/report/types.js";
 
@@ -20,17 +20,13 @@ export function parseShardOption(raw: string): ShardSpec {
 }
 
 /** The options of `eval` / `start` that `--shard` constrains. */
-export interface ShardedRunOptions {
+export interface ShardedRunOptions extends Partial<Record<FloorOption, unknown>> {
   shard?: ShardSpec;
   graph?: string;
   updateBaseline?: boolean;
   baseline?: string;
   maxDrop?: number;
   maxFlips?: number;
-  minHit?: unknown;
-  minRecall?: unknown;
-  minNdcg?: unknown;
-  minMrr?: unknown;
 }
 
 /**

@@ -23,7 +23,7 @@ import { loadData, resolveStoreChoice } from "../system.js";
 import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "./options.js";
 import { renderCapturedTurn } from "../eval/report/graph-report.js";
 import { TRACE_STAGES } from "../eval/report/stages.js";
-import { fusionText } from "../eval/report/render/shared.js";
+import { fusionText, HIT_KEY } from "../eval/report/render/shared.js";
 import { action, out } from "./io.js";
 
 interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes"> {
@@ -85,7 +85,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
   }
   const metrics = r.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
-  const retrievalComment = r.results.find((x) => x.key === "retrieval_hit_at_k")?.comment;
+  const retrievalComment = r.results.find((x) => x.key === HIT_KEY)?.comment;
   if (retrievalComment !== undefined) lines.push(`  ${retrievalComment}`);
   lines.push(`answer${r.refused ? " (refused)" : ""}: ${JSON.stringify(r.answer)}`);
   lines.push(`cited: [${r.citedIds.join(", ")}]`);

@@ -7,14 +7,14 @@
  * by at least SHIFT_THRESHOLD; each row opens both runs' turn views.
  */
 import type { KeyComparison } from "./compare.js";
+import { HIT_KEY, metricKey } from "../measures/metrics.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import type { Report, TurnReport } from "../report/types.js";
 import { renderPage } from "../report/html/page.js";
 import { registryPageData, runPageData, type RunPageData } from "../report/html/report-page.js";
 
-const HIT_KEY = "retrieval_hit_at_k";
-const RECALL_KEY = "retrieval_recall_at_k";
-const NDCG_KEY = "retrieval_ndcg_at_k";
+const RECALL_KEY = metricKey("recall");
+const NDCG_KEY = metricKey("ndcg");
 
 /** The smallest |B − A| of recall@k or nDCG@k for which a turn whose hit@k held is listed as shifted (docs/html-report.md). */
 export const SHIFT_THRESHOLD = 0.2;

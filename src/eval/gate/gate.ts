@@ -28,7 +28,7 @@
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { assertComparable, storeKindOf, type Baseline } from "./baseline.js";
-import { METRICS, TRIAD_KEYS } from "../measures/metrics.js";
+import { HIT_KEY, METRICS, metricSpec, type FloorOption } from "../measures/metrics.js";
 import { DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey } from "../stats/bootstrap.js";
 import type { GateCheck, GateFailure, GateFlip, GateResult, Report, TurnReport } from "../report/types.js";
 
@@ -38,18 +38,17 @@ export const DEFAULT_MAX_DROP = 0.02;
 /** Float slack so that a drop of exactly `maxDrop` passes despite rounding (0.9 − 0.88 ≠ 0.02 in binary). */
 const EPSILON = 1e-9;
 
-const HIT_KEY = "retrieval_hit_at_k";
-const MRR_KEY = "retrieval_mrr_at_k";
+/**
+ * Floor options and the metric key each gates, in the order checks are made
+ * and listed: the registry's metrics that declare a `floor`.
+ */
+export const FLOOR_OPTIONS: readonly { option: FloorOption; flag: string; key: string; label: string }[] = Object.freeze(
+  METRICS.flatMap((m) => (m.floor === undefined ? [] : [{ ...m.floor, key: m.key, label: m.label }])),
+);
 
-/** Floor options and the metric key each gates, in the order checks are made and listed. */
-export const FLOOR_OPTIONS = [
-  { option: "minHit", flag: "--min-hit", key: "retrieval_hit_at_k" },
-  { option: "minRecall", flag: "--min-recall", key: "retrieval_recall_at_k" },
-  { option: "minNdcg", flag: "--min-ndcg", key: "retrieval_ndcg_at_k" },
-  { option: "minMrr", flag: "--min-mrr", key: "retrieval_mrr_at_k" },
-] as const;
-
-export type FloorOption = (typeof FLOOR_OPTIONS)[number]["option"];
+export type { FloorOption };
+/** A floor per option (`minHit`, ...): a number (scope `all`) or a floor per scope. Unset = off. */
+export type FloorThresholds = { [O in FloorOption]?: number | ScopedFloors };
 
 /** Scopes that are not locales. */
 export const FIXED_SCOPES = ["all", "golden", "adversarial", "tune", "holdout"] as const;
@@ -57,12 +56,8 @@ export const FIXED_SCOPES = ["all", "golden", "adversarial", "tune", "holdout"] 
 /** `{ all: 0.9 }`, `{ en: 0.95, adversarial: 0.8 }`: floor per scope. */
 export type ScopedFloors = Readonly<Record<string, number>>;
 
-export interface GateThresholds {
-  /** Floor on hit@k: a number (scope `all`) or a floor per scope. Unset = off. */
-  minHit?: number | ScopedFloors;
-  minRecall?: number | ScopedFloors;
-  minNdcg?: number | ScopedFloors;
-  minMrr?: number | ScopedFloors;
+/** Floors (`minHit`, `minRecall`, ...: one per FLOOR_OPTIONS entry), drops and flips. */
+export interface GateThresholds extends FloorThresholds {
   /** Tolerated absolute drop of each mean against the baseline, overall and per locale (default: see module doc). */
   maxDrop?: number;
   /** Tolerated number of hit@k 1→0 turns against the baseline (unset = not gated; needs a baseline). */
@@ -79,7 +74,7 @@ function checkUnit(name: string, v: unknown): void {
 
 const f3 = (x: number) => x.toFixed(3);
 const fmtP = (p: number) => (p < 0.001 ? "<0.001" : p.toFixed(3));
-const label = (key: string) => METRICS.find((m) => m.key === key)?.label ?? key;
+const label = (key: string) => metricSpec(key)?.label ?? key;
 /** `retrieval_hit_at_k` for scope all, `retrieval_hit_at_k[en]` otherwise. */
 const scoped = (key: string, scope: string) => (scope === "all" ? key : `${key}[${scope}]`);
 
@@ -253,7 +248,8 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
       thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --max-drop" } : defaultMaxDrop(baseline, report);
     result.tolerance = tolerance;
     const maxDrop = tolerance.maxDrop;
-    const keys = [...TRIAD_KEYS, ...(baseline.aggregates[MRR_KEY] !== undefined && report.aggregates[MRR_KEY] !== undefined ? [MRR_KEY] : [])];
+    // The registry's drop checks: `always`, or `if-both` when the baseline and the run both have the key.
+    const keys = METRICS.filter((m) => m.drop === "always" || (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined)).map((m) => m.key);
     const scopes = ["all", ...localesOf(report)];
     const opt = `--max-drop ${f3(maxDrop)}`;
     for (const key of keys) {

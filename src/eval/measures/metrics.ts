@@ -14,6 +14,7 @@
  * (trec_eval's relevance_level 1 on integer judgments).
  */
 import { InvalidArgumentError } from "../../errors.js";
+import { chanceHit, chanceMrr, chanceNdcg, chancePrecision, chanceRecall } from "./chance.js";
 
 /** Relevant ids, as a list, a set, or a map id → graded gain (gain > 0 = relevant). */
 export type Gold = readonly string[] | ReadonlySet<string> | ReadonlyMap<string, number>;
@@ -181,29 +182,77 @@ export function reciprocalRankAtK(ranked: readonly string[], gold: Gold, k: numb
   return 0;
 }
 
+/** trec_eval's measure a metric equals, as `retrace score` computes and prints it (src/eval/ir/trec/score.ts). */
+export interface TrecMeasure {
+  /** trec_eval's name: `success`, `recall`, `ndcg_cut`, `recip_rank`, `P`. */
+  name: string;
+  /**
+   * true: computed at each cutoff and printed `name_k` (`success_5`); false:
+   * over the whole ranking, no cutoff (`recip_rank`: the metric with k ≥ the
+   * list length).
+   */
+  cut: boolean;
+  /** Its place in trec_eval's print order (the order of trec_eval's measure table); `retrace score` sorts by it. */
+  printOrder: number;
+  /** With `retrace score --graded` it reads the qrels' relevance values as gains (trec_eval's ndcg_cut); otherwise binary relevance. */
+  graded: boolean;
+}
+
+/**
+ * One metric of the registry (METRICS): everything the rest of retrace knows
+ * about it, declared once. The retrieval evaluator, aggregation, chance
+ * levels, the gate and its CLI options, every rendering (the HTML page gets
+ * it in its data), baselines, compare and `retrace score` read it here.
+ */
 export interface MetricSpec {
-  /** Short metric family name. */
-  name: "hit" | "recall" | "ndcg" | "mrr" | "precision";
+  /** Short metric family name (the retrieval evaluator's comment: `hit=1 recall=0.50 ...`). */
+  name: MetricName;
   /** Output key (docs/decisions/0001-metric-contract.md), e.g. `retrieval_hit_at_k`. */
   key: string;
-  /** Part of the ADR's metric triad (hit, recall, nDCG). */
+  /** Part of the ADR's metric triad (hit, recall, nDCG): its split deltas are reported. */
   triad: boolean;
-  /** trec_eval's name for this measure at cutoff k, e.g. `success_5`, `ndcg_cut_10`, `recip_rank`. */
-  trecName(k: number): string;
   /** Human label, e.g. `hit@k`. */
   label: string;
+  /** Depends on the cutoff k: renderings show its label with the run's k (`hit@5`). */
+  kDependent: boolean;
+  /** Said after its label in renderings (`recall@5 (lower bound)`), when the number needs it. */
+  caveat?: string;
+  /** Higher is better: floors are minimums and a drop against a baseline is a regression (every retrace metric). */
+  direction: "higher";
+  /** trec_eval's equivalent measure (docs/decisions/0001-metric-contract.md: every metric matches trec_eval). */
+  trec: TrecMeasure;
+  /** trec_eval's name for this measure at cutoff k, e.g. `success_5`, `ndcg_cut_10`, `recip_rank` (from `trec`). */
+  trecName(k: number): string;
+  /** Its expected value under a uniformly random ranking of N cards, g of them gold, at cutoff k (./chance.ts). */
+  chance: (N: number, g: number, k: number) => number;
+  /** The CI gate's floor on its mean (`retrace eval --min-hit`), if it has one. */
+  floor?: { option: FloorOption; flag: string };
+  /**
+   * The gate's drop check against a baseline: `always` (a baseline without it
+   * is a mismatch), `if-both` (checked when the baseline and the run both have
+   * it) or `never`.
+   */
+  drop: "always" | "if-both" | "never";
   fn: (ranked: readonly string[], gold: Gold, k: number) => number | null;
   description: string;
 }
 
-/** The one registry of retrieval metrics; the triad first, in the ADR's order. */
-export const METRICS: readonly MetricSpec[] = Object.freeze([
+/** What a metric declares: its MetricSpec but `trecName` (derived from `trec`), its name and floor option as written. */
+type MetricDeclaration = Omit<MetricSpec, "name" | "trecName" | "floor"> & { name: string; floor?: { option: string; flag: string } };
+
+/** Each metric declared once; METRICS adds what follows from the declaration. The triad first, in the ADR's order. */
+const DECLARED = [
   {
     name: "hit",
     key: "retrieval_hit_at_k",
     triad: true,
-    trecName: (k: number) => `success_${k}`,
     label: "hit@k",
+    kDependent: true,
+    direction: "higher",
+    trec: { name: "success", cut: true, printOrder: 5, graded: false },
+    chance: chanceHit,
+    floor: { option: "minHit", flag: "--min-hit" },
+    drop: "always",
     fn: hitAtK,
     description: "1 if at least one gold card is in the top-k retrieved, else 0 (primary signal: gold is disjunctive)",
   },
@@ -211,8 +260,14 @@ export const METRICS: readonly MetricSpec[] = Object.freeze([
     name: "recall",
     key: "retrieval_recall_at_k",
     triad: true,
-    trecName: (k: number) => `recall_${k}`,
     label: "recall@k",
+    kDependent: true,
+    caveat: "lower bound",
+    direction: "higher",
+    trec: { name: "recall", cut: true, printOrder: 3, graded: false },
+    chance: chanceRecall,
+    floor: { option: "minRecall", flag: "--min-recall" },
+    drop: "always",
     fn: recallAtK,
     description: "|gold ∩ top-k| / |gold|; a conservative lower bound under disjunctive gold",
   },
@@ -220,8 +275,13 @@ export const METRICS: readonly MetricSpec[] = Object.freeze([
     name: "ndcg",
     key: "retrieval_ndcg_at_k",
     triad: true,
-    trecName: (k: number) => `ndcg_cut_${k}`,
     label: "nDCG@k",
+    kDependent: true,
+    direction: "higher",
+    trec: { name: "ndcg_cut", cut: true, printOrder: 4, graded: true },
+    chance: chanceNdcg,
+    floor: { option: "minNdcg", flag: "--min-ndcg" },
+    drop: "always",
     fn: ndcgAtK,
     description: "binary-gain nDCG over the top-k, ideal ranking with min(|gold|, k) hits, discount log2(rank+1)",
   },
@@ -229,9 +289,14 @@ export const METRICS: readonly MetricSpec[] = Object.freeze([
     name: "mrr",
     key: "retrieval_mrr_at_k",
     triad: false,
-    // trec_eval's recip_rank has no cutoff.
-    trecName: (_k: number) => "recip_rank",
     label: "MRR@k",
+    kDependent: true,
+    direction: "higher",
+    // trec_eval's recip_rank has no cutoff.
+    trec: { name: "recip_rank", cut: false, printOrder: 1, graded: false },
+    chance: chanceMrr,
+    floor: { option: "minMrr", flag: "--min-mrr" },
+    drop: "if-both",
     fn: reciprocalRankAtK,
     description: "1/rank of the first gold card within the top-k, else 0",
   },
@@ -239,12 +304,50 @@ export const METRICS: readonly MetricSpec[] = Object.freeze([
     name: "precision",
     key: "retrieval_precision_at_k",
     triad: false,
-    trecName: (k: number) => `P_${k}`,
     label: "P@k",
+    kDependent: true,
+    direction: "higher",
+    trec: { name: "P", cut: true, printOrder: 2, graded: false },
+    chance: chancePrecision,
+    drop: "never",
     fn: precisionAtK,
     description: "|gold ∩ top-k| / k (divides by k even when fewer were retrieved)",
   },
-] satisfies MetricSpec[]);
+] as const satisfies readonly MetricDeclaration[];
+
+/** `hit`, `recall`, `ndcg`, `mrr`, `precision`: the registry's metric names. */
+export type MetricName = (typeof DECLARED)[number]["name"];
+/** `minHit`, ...: the GateThresholds / CLI option of each metric with a floor. */
+export type FloorOption = Extract<(typeof DECLARED)[number], { floor: unknown }>["floor"]["option"];
+
+/** The one registry of retrieval metrics; the triad first, in the ADR's order. */
+export const METRICS: readonly MetricSpec[] = Object.freeze(
+  DECLARED.map(
+    (d): MetricSpec => ({
+      ...d,
+      trecName: (k: number) => (d.trec.cut ? `${d.trec.name}_${k}` : d.trec.name),
+    }),
+  ),
+);
 
 /** Keys of the ADR's metric triad, in order: hit, recall, nDCG. */
 export const TRIAD_KEYS: readonly string[] = Object.freeze(METRICS.filter((m) => m.triad).map((m) => m.key));
+
+/** The output key of the metric named `name`. */
+export function metricKey(name: MetricName): string {
+  return (METRICS.find((m) => m.name === name) as MetricSpec).key;
+}
+
+/** The registry's entry for `key`, or undefined when the key is not a retrieval metric. */
+export function metricSpec(key: string): MetricSpec | undefined {
+  return METRICS.find((m) => m.key === key);
+}
+
+/** hit@k's key: the primary signal (missed turns, flips, "retrieval not measured"). */
+export const HIT_KEY = metricKey("hit");
+
+/** The chance level of one turn for `key` (its metric's `chance`), or null when the key has no chance level (not a retrieval metric). */
+export function chanceLevel(key: string, N: number, g: number, k: number): number | null {
+  const spec = metricSpec(key);
+  return spec === undefined ? null : spec.chance(N, g, k);
+}

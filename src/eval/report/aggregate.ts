@@ -26,11 +26,11 @@
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { CASE_KINDS, LOCALES } from "../../kb/types.js";
-import { chanceLevel, smallKbWarning } from "../stats/chance.js";
+import { smallKbWarning } from "../measures/chance.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
 import { holmAdjust } from "../stats/holm.js";
 import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN } from "./parts.js";
-import { TRIAD_KEYS } from "../measures/metrics.js";
+import { chanceLevel, TRIAD_KEYS } from "../measures/metrics.js";
 import {
   bootstrapDelta,
   clusterMean,

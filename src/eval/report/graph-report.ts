@@ -4,6 +4,7 @@
  * mode, the turns that threw or made no retriever run, and the
  * `retrace trace --graph` view of a captured turn. Pure.
  */
+import { HIT_KEY } from "../measures/metrics.js";
 import { ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
 
@@ -88,7 +89,7 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
   }
   const metrics = t.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
-  const comment = t.results.find((x) => x.key === "retrieval_hit_at_k")?.comment;
+  const comment = t.results.find((x) => x.key === HIT_KEY)?.comment;
   if (comment !== undefined) lines.push(`  ${comment}`);
   lines.push(`answer: ${JSON.stringify(t.answer)}`);
   return lines.join("\n");

@@ -1,12 +1,14 @@
 /**
  * A run scored against qrels the way trec_eval scores them, for the measures
  * retrace reports: `success.k`, `recall.k`, `ndcg_cut.k`, `P.k`, `recip_rank`
- * (docs/decisions/0001-metric-contract.md; the values come from src/eval/measures/metrics.ts).
+ * (docs/decisions/0001-metric-contract.md). Which measures, their names, print
+ * order and gains, and their values all come from the metric registry
+ * (`METRICS[i].trec` and `.fn`, src/eval/measures/metrics.ts).
  * What it does as trec_eval does, and where it deliberately differs, is in
  * the module comment of src/eval/ir/trec.ts. Pure functions: no I/O.
  */
 import { DataValidationError, InvalidArgumentError } from "../../../errors.js";
-import { dedupeFirst, hitAtK, ndcgAtK, precisionAtK, recallAtK, reciprocalRankAtK } from "../../measures/metrics.js";
+import { dedupeFirst, METRICS, type MetricSpec } from "../../measures/metrics.js";
 import type { Qrels, Run, RunQuery } from "./parse.js";
 
 /** trec_eval's relevance_level default: rel ≥ 1 is relevant. */
@@ -108,9 +110,12 @@ export function normalizeCutoffs(ks: readonly number[]): number[] {
   return [...new Set(ks)].sort((a, b) => a - b);
 }
 
-/** Measure names for the cutoffs, in trec_eval's print order (measures.c). */
+/** The registry's metrics in trec_eval's print order (measures.c). */
+const BY_PRINT_ORDER: readonly MetricSpec[] = [...METRICS].sort((a, b) => a.trec.printOrder - b.trec.printOrder);
+
+/** Measure names for the cutoffs, in trec_eval's print order (measures.c): recip_rank, P_k..., recall_k..., ndcg_cut_k..., success_k.... */
 export function trecMeasureNames(ks: readonly number[]): string[] {
-  return ["recip_rank", ...ks.map((k) => `P_${k}`), ...ks.map((k) => `recall_${k}`), ...ks.map((k) => `ndcg_cut_${k}`), ...ks.map((k) => `success_${k}`)];
+  return BY_PRINT_ORDER.flatMap((m) => (m.trec.cut ? ks.map((k) => m.trecName(k)) : [m.trec.name]));
 }
 
 function zeros(measures: readonly string[]): Record<string, number> {
@@ -171,15 +176,13 @@ export function scoreTrec(qrels: Qrels, run: Run, options: TrecOptions, files: {
         counts.queriesWithDuplicates++;
       }
       values = {};
-      // trec's recip_rank is not cut: reciprocal rank over the whole (deduplicated) ranking. Only the prefix
-      // up to the first relevant document matters, so the metric gets just that.
-      const first = ranked.findIndex((d) => relevant.has(d));
-      values.recip_rank = first === -1 ? 0 : (reciprocalRankAtK(ranked.slice(0, first + 1), relevant, first + 1) as number);
       const head = ranked.slice(0, ks[ks.length - 1]); // every cut measure only looks at the top max(k)
-      for (const k of ks) values[`P_${k}`] = precisionAtK(head, relevant, k) as number;
-      for (const k of ks) values[`recall_${k}`] = recallAtK(head, relevant, k) as number;
-      for (const k of ks) values[`ndcg_cut_${k}`] = ndcgAtK(head, graded ? gains : relevant, k) as number;
-      for (const k of ks) values[`success_${k}`] = hitAtK(head, relevant, k) as number;
+      for (const m of BY_PRINT_ORDER) {
+        const gold = graded && m.trec.graded ? gains : relevant;
+        // An uncut measure (recip_rank) is the metric over the whole (deduplicated) ranking: k = its length.
+        if (!m.trec.cut) values[m.trec.name] = m.fn(ranked, gold, ranked.length) as number;
+        else for (const k of ks) values[m.trecName(k)] = m.fn(head, gold, k) as number;
+      }
     }
     for (const m of measures) sums[m] = (sums[m] as number) + (values[m] as number);
     perQuery.push({ qid, values });

@@ -88,10 +88,10 @@ export const CLIENT_JS = String.raw`
 (function () {
   "use strict";
   var SVGNS = "http://www.w3.org/2000/svg";
-  var HIT = "retrieval_hit_at_k", RECALL = "retrieval_recall_at_k", NDCG = "retrieval_ndcg_at_k";
-  var TRIAD = [HIT, RECALL, NDCG];
   var DATA; // set by start() once the embedded data is unpacked
-  // The stage registry (src/eval/report/stages.ts), from DATA.registry.stages: set by start().
+  // The metric registry's keys (src/eval/measures/metrics.ts) and the stage registry (src/eval/report/stages.ts),
+  // from DATA.registry: set by start().
+  var HIT, RECALL, NDCG, TRIAD;
   var STAGE_LABEL, STAGE_COLOR, CUT_LABEL, TRACE_STAGES, BRANCH;
 
   // ------------------------------------------------------------ DOM helpers (text only)
@@ -617,7 +617,8 @@ export const CLIENT_JS = String.raw`
     try { unpacked = unpack(); } catch (e) { unpacked = Promise.reject(e); }
     unpacked.then(function (data) {
       DATA = data;
-      var stages = DATA.registry.stages;
+      var metrics = DATA.registry.metrics, stages = DATA.registry.stages;
+      HIT = metrics.key.hit; RECALL = metrics.key.recall; NDCG = metrics.key.ndcg; TRIAD = metrics.triad;
       STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; CUT_LABEL = stages.lostAt; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
       if (DATA.kind === "compare") comparePage(); else reportPage();
       setState("ready");

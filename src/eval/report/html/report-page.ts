@@ -5,6 +5,7 @@
  * (./funnel.ts); the page's script only lays them out.
  */
 import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
+import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
 import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
@@ -35,13 +36,16 @@ function keysOf(report: Report): string[] {
   return [...keys];
 }
 
-/** The registries the page script reads, so that it names no stage itself: every page's data carries them as `registry`. */
+/** The registries the page script reads, so that it names no metric key or stage itself: every page's data carries them as `registry`. */
 export interface RegistryPageData {
+  /** The metric registry (src/eval/measures/metrics.ts): each metric's key by name, and the triad's keys. */
+  metrics: { key: Record<MetricName, string>; triad: string[] };
   stages: StagePageData;
 }
 
 export function registryPageData(): RegistryPageData {
-  return { stages: stagePageData() };
+  const key = Object.fromEntries(METRICS.map((m) => [m.name, m.key])) as Record<MetricName, string>;
+  return { metrics: { key, triad: [...TRIAD_KEYS] }, stages: stagePageData() };
 }
 
 export function runPageData(report: Report, name: string): RunPageData {

@@ -5,11 +5,10 @@
  * in its own file next to this one; src/eval/report/render.ts re-exports the renderers.
  */
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
-import { METRICS } from "../../measures/metrics.js";
+import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
 import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 
-export const HIT_KEY = "retrieval_hit_at_k";
-const RECALL_KEY = "retrieval_recall_at_k";
+export { HIT_KEY };
 /** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
 export const SIGNIFICANCE_LEVEL = 0.05;
 
@@ -24,12 +23,12 @@ export function reportKeys(report: Report): string[] {
   return ordered;
 }
 
-/** `hit@5`, `recall@5 (lower bound)`, `nDCG@5`; other keys as they are. */
+/** `hit@5`, `recall@5 (lower bound)`, `nDCG@5` (the registry's label, k and caveat); other keys as they are. */
 export function metricLabel(key: string, k: number): string {
-  const spec = METRICS.find((m) => m.key === key);
+  const spec = metricSpec(key);
   if (spec === undefined) return key;
-  const label = spec.label.replace(/@k$/, `@${k}`);
-  return key === RECALL_KEY ? `${label} (lower bound)` : label;
+  const label = spec.kDependent ? spec.label.replace(/@k$/, `@${k}`) : spec.label;
+  return spec.caveat !== undefined ? `${label} (${spec.caveat})` : label;
 }
 
 /** "not measured (no store)", or the reason itself when it says "not run: ...". */

@@ -9,7 +9,9 @@
  * Notation: K = min(k, N) ranks are filled; under a uniform random
  * permutation each rank holds a gold card with probability g/N.
  *
- * Pure functions; N, g and k are counts (no units).
+ * Pure functions; N, g and k are counts (no units). Each metric of the
+ * registry (./metrics.ts) names its chance function in its `chance` field;
+ * `chanceLevel` there looks one up by key.
  */
 import { InvalidArgumentError } from "../../errors.js";
 
@@ -75,21 +77,6 @@ export function chanceMrr(N: number, g: number, k: number): number {
   let e = 0;
   for (let r = 1; r <= Math.min(k, N); r++) e += (missFirst(N, g, r - 1) * g) / (N - r + 1) / r;
   return e;
-}
-
-/** Chance level per metric key (the keys of src/eval/measures/metrics.ts). */
-export const CHANCE_FUNCTIONS: Readonly<Record<string, (N: number, g: number, k: number) => number>> = Object.freeze({
-  retrieval_hit_at_k: chanceHit,
-  retrieval_recall_at_k: chanceRecall,
-  retrieval_ndcg_at_k: chanceNdcg,
-  retrieval_mrr_at_k: chanceMrr,
-  retrieval_precision_at_k: chancePrecision,
-});
-
-/** The chance level of one turn for `key`, or null when the key has no chance level (not a retrieval metric). */
-export function chanceLevel(key: string, N: number, g: number, k: number): number | null {
-  const fn = CHANCE_FUNCTIONS[key];
-  return fn === undefined ? null : fn(N, g, k);
 }
 
 /** Fraction of a locale's cards at or above which a warning is printed (k ≥ N/3). */
