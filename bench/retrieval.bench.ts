@@ -29,6 +29,7 @@ import { BM25Retriever } from "@langchain/community/retrievers/bm25";
 import { Chroma } from "@langchain/community/vectorstores/chroma";
 import type { Document } from "@langchain/core/documents";
 import type { BaseRetriever } from "@langchain/core/retrievers";
+import type { ChromaClient } from "chromadb";
 import { kbHash } from "../src/kb/hash.js";
 import { LOCALES, type Chunk, type Locale } from "../src/kb/types.js";
 import { log } from "../src/log.js";
@@ -233,7 +234,8 @@ export async function run(): Promise<void> {
 
     t = performance.now();
     const lcStore = new Chroma(lcEmbeddings, {
-      index: client,
+      // connectChroma's client is chromadb's ChromaClient, typed as the part of it retrace uses.
+      index: client as unknown as ChromaClient,
       collectionName: "bench-langchain-chunks",
       collectionMetadata: { "hnsw:space": "cosine" },
     });

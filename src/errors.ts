@@ -6,8 +6,9 @@
  * `Symbol.for("retrace.error")` marker, and `isRetraceError(e)` /
  * `X.isInstance(e)` check the marker and the `code`, never only
  * `instanceof`. Exit codes (docs/gates-and-exit-codes.md): 0 pass, 1 a gate
- * failed, 2 bad usage or invalid data, 3 a required service or model is
- * unavailable, 70 an internal error (a bug).
+ * failed, 2 bad usage or invalid data (a missing optional peer dependency
+ * included), 3 a required service or model is unavailable, 70 an internal
+ * error (a bug).
  */
 
 /** The global-registry symbol every retrace error carries (same symbol in every copy of the package). */
@@ -22,6 +23,7 @@ export type RetraceErrorCode =
   | "BASELINE_MISMATCH"
   | "NOT_MEASURED"
   | "INVALID_GRAPH"
+  | "MISSING_PEER"
   | "INTERNAL";
 
 /** Process exit code of each error code: 2 usage or data, 3 service or model unavailable, 70 internal. */
@@ -32,6 +34,7 @@ export const EXIT_CODE_OF: Readonly<Record<RetraceErrorCode, 2 | 3 | 70>> = {
   BASELINE_MISMATCH: 2,
   NOT_MEASURED: 2,
   INVALID_GRAPH: 2,
+  MISSING_PEER: 2,
   SERVICE_UNAVAILABLE: 3,
   MODEL_UNAVAILABLE: 3,
   INTERNAL: 70,
@@ -193,6 +196,29 @@ export class GraphInputError extends RetraceError {
   readonly code = "INVALID_GRAPH" as const;
   readonly exitCode = 2 as const;
   constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * A feature was asked for whose optional peer dependency is not installed
+ * (docs/decisions/0007-package-and-peer-dependencies.md): `tsx` to load a
+ * TypeScript `--graph` module, `@huggingface/transformers` for a model
+ * embedder or reranker. Exit 2, like any usage problem: the message ends with
+ * the exact command that installs the peer (`install`).
+ */
+export class MissingPeerError extends RetraceError {
+  static override readonly CODE = "MISSING_PEER" as const;
+  readonly code = "MISSING_PEER" as const;
+  readonly exitCode = 2 as const;
+  constructor(
+    /** The package name, e.g. `tsx`. */
+    readonly peer: string,
+    /** The shell command that installs it, e.g. `npm install -D tsx`. */
+    readonly install: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

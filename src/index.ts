@@ -71,6 +71,7 @@ export {
   DataValidationError,
   DimensionMismatchError,
   InvalidArgumentError,
+  MissingPeerError,
   ModelUnavailableError,
   NotMeasuredError,
   RetraceError,

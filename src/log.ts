@@ -2,14 +2,20 @@
  * The one logger of retrace. Library code never writes to stdout: progress and
  * diagnostics go to stderr through here, so stdout stays the result.
  * `RETRACE_LOG=silent|error|warn|info|debug` sets the level (default info;
- * tests set it to warn).
+ * tests set it to warn); `--verbose` or `RETRACE_VERBOSE=1` makes it debug.
  */
 import { redactSecrets } from "./redact.js";
 
 const LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
+/** `--verbose` on the command line or RETRACE_VERBOSE=1: stacks of errors (src/cli/io.ts) and debug lines (the embedder's search path). */
+export function verboseRequested(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): boolean {
+  return argv.includes("--verbose") || env.RETRACE_VERBOSE === "1";
+}
+
 function currentLevel(): number {
+  if (verboseRequested()) return LEVELS.debug;
   const raw = process.env.RETRACE_LOG as LogLevel | undefined;
   return raw !== undefined && raw in LEVELS ? LEVELS[raw] : LEVELS.info;
 }

@@ -28,6 +28,16 @@ export { cosineSimilarity, InMemoryDenseIndex, type DenseEntry, type DenseIndex,
 export { ChromaDenseIndex, collectionName, requireCurrentCollection } from "./retrieval/chroma-store.js";
 export { openStore, connectChroma, defaultDataDir, type ChromaStoreHandle, type OpenStoreOptions } from "./retrieval/chroma-client.js";
 export { startLocalChroma, type LocalChroma } from "./retrieval/chroma-process.js";
+export type {
+  ChromaClientLike,
+  ChromaCollection,
+  ChromaGetResult,
+  ChromaInclude,
+  ChromaMetadataInput,
+  ChromaMetadataValue,
+  ChromaQueryResult,
+  ChromaWhere,
+} from "./retrieval/chroma-types.js";
 export { ingest, describeIngest, type IngestOptions, type IngestResult } from "./retrieval/ingest.js";
 export {
   combMnzFusion,

@@ -37,7 +37,7 @@ export interface StudioGraphHandle {
  * `CHROMA_URL` means `memory` rather than `local`: a dev server should not
  * spawn database processes unless told to (`RETRACE_STORE=local`).
  */
-export function studioStore(env: NodeJS.ProcessEnv = process.env): string {
+export function studioStore(env: Record<string, string | undefined> = process.env): string {
   const raw = env.RETRACE_STORE ?? "";
   const choice = raw === "" ? "auto" : raw;
   resolveStoreChoice(choice, env, "RETRACE_STORE"); // throws InvalidArgumentError for anything outside the vocabulary
@@ -46,7 +46,7 @@ export function studioStore(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Builds the Studio graph from the environment (see the module comment). */
-export async function createStudioGraph(env: NodeJS.ProcessEnv = process.env): Promise<StudioGraphHandle> {
+export async function createStudioGraph(env: Record<string, string | undefined> = process.env): Promise<StudioGraphHandle> {
   const kbDir = path.resolve(env.RETRACE_KB ?? "kb");
   const casesFile = path.join(kbDir, "eval", "cases.jsonl");
   const system = await openSystem({
@@ -57,7 +57,7 @@ export async function createStudioGraph(env: NodeJS.ProcessEnv = process.env): P
     env,
     ...(env.RETRACE_DATA_DIR !== undefined ? { dataDir: env.RETRACE_DATA_DIR } : {}),
   });
-  log.info(`studio: store ${system.store}${system.embedder !== null ? `, embedder ${system.embedder.reason}` : ""}`);
+  log.info(`studio: store ${system.store}${system.embedder !== null ? `, embedder ${system.embedder.summary}` : ""}`);
   return { graph: buildGraph({ store: system.retriever, cards: system.kb, analyzers: system.analyzers, checkpointer: false }), store: system.storeKind, close: () => system.close() };
 }
 

@@ -29,7 +29,7 @@ import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { ExactDenseIndex, openExactDense, type SharedExactDense } from "./retrieval/exact-dense.js";
 import { fingerprinted } from "./retrieval/fingerprint.js";
 import { InMemoryDenseIndex, type DenseIndex } from "./retrieval/dense.js";
-import { resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
+import { logChoice, resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
 import { HybridRetriever } from "./retrieval/hybrid.js";
 import { describeIngest, ingest, type IngestResult } from "./retrieval/ingest.js";
 
@@ -46,7 +46,7 @@ export const STORE_CHOICES = ["auto", "local", "memory", "none"] as const;
  * Checks a store choice and resolves `auto` against the environment.
  * @throws InvalidArgumentError (exit 2) for anything but the vocabulary above.
  */
-export function resolveStoreChoice(choice: string, env: NodeJS.ProcessEnv = process.env, name = "--store"): { kind: StoreKind; url?: string } {
+export function resolveStoreChoice(choice: string, env: Record<string, string | undefined> = process.env, name = "--store"): { kind: StoreKind; url?: string } {
   const envUrl = env.CHROMA_URL ?? "";
   if (choice === "auto") return envUrl !== "" ? { kind: "remote", url: envUrl } : { kind: "local" };
   if (choice === "local" || choice === "memory" || choice === "none") return { kind: choice };
@@ -67,7 +67,7 @@ export interface SystemOptions {
   /** Local Chroma data folder (default `.retrace/chroma`). */
   dataDir?: string;
   /** Environment to resolve `auto` against (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   onIngestProgress?: (done: number, total: number) => void;
   /** Deadline of every Chroma request, ms (docs/reliability.md). */
   requestTimeoutMs?: number;
@@ -89,8 +89,9 @@ export interface RetraceSystem extends LoadedData {
    * (a graph over `retriever` takes them from it by default).
    */
   analyzers: Analyzers;
-  embedder: { id: string; description: string; reason: string } | null;
-  reranker: { id: string; reason: string } | null;
+  /** `reason`: which embedder and why, in full; `summary`: the same in one short line (src/retrieval/embedders/resolve.ts). */
+  embedder: { id: string; description: string; reason: string; summary: string } | null;
+  reranker: { id: string; reason: string; summary: string } | null;
   /** `local`, `memory`, `none`, or the server URL (what reports print as the store). */
   store: string;
   storeKind: StoreKind;
@@ -124,12 +125,6 @@ export interface RetrieverRecipe {
 }
 
 /**
- * The retriever a recipe describes, over `chunks` (the chunks of the system
- * that wrote the recipe): the same analyzers, embedder (its id is checked),
- * reranker, BM25 parameters and dense vectors, so every query ranks as in the
- * original system.
- */
-/**
  * The entry module of a sweep worker thread (src/sweep-worker.ts), handed to
  * the parallel sweep (`runSweepInWorkers({ workerEntry })`) so that eval/
  * never imports this root: the compiled `.js` beside this module, or the
@@ -137,6 +132,12 @@ export interface RetrieverRecipe {
  */
 export const SWEEP_WORKER_ENTRY: URL = new URL(import.meta.url.endsWith(".ts") ? "./sweep-worker.ts" : "./sweep-worker.js", import.meta.url);
 
+/**
+ * The retriever a recipe describes, over `chunks` (the chunks of the system
+ * that wrote the recipe): the same analyzers, embedder (its id is checked),
+ * reranker, BM25 parameters and dense vectors, so every query ranks as in the
+ * original system.
+ */
 export async function openRetriever(recipe: RetrieverRecipe, chunks: readonly Chunk[]): Promise<HybridRetriever> {
   const analyzers = createAnalyzers(recipe.analyzers);
   const resolved = await resolveEmbedder(recipe.embedder, { corpus: { chunks, analyzers, ...(recipe.stateDir !== undefined ? { stateDir: recipe.stateDir } : {}) } });
@@ -180,15 +181,15 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   // The lsa embedder is fitted on the KB's chunks; its state lives in the local data dir (docs/fusion-and-tuning.md).
   const stateDir = choice.kind === "memory" ? undefined : lsaStateDir(opts.dataDir);
   const resolved = await resolveEmbedder(opts.embedder ?? "auto", { corpus: { chunks: data.chunks, analyzers, ...(stateDir !== undefined ? { stateDir } : {}) } });
-  log.info(`embedder: ${resolved.reason}`);
+  logChoice("embedder", resolved);
   const rerank = await resolveReranker(opts.reranker ?? null);
-  if (rerank.reranker !== null) log.info(`reranker: ${rerank.reason}`);
-  else if (opts.reranker !== undefined && opts.reranker !== null) log.warn(`reranker: ${rerank.reason}`);
+  if (rerank.reranker !== null) logChoice("reranker", rerank);
+  else if (opts.reranker !== undefined && opts.reranker !== null) logChoice("reranker", rerank, "warn");
   // The weights' fingerprint is part of the collection identity (docs/reliability.md).
   const embedder = await fingerprinted(resolved.embedder);
   const described = {
-    embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason },
-    reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason },
+    embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason, summary: resolved.summary },
+    reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason, summary: rerank.summary },
   };
   const recipeFor = (dense: ExactDenseIndex | null): RetrieverRecipe => ({
     kbDir: opts.kbDir,

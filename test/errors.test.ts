@@ -7,6 +7,7 @@ import {
   InternalError,
   InvalidArgumentError,
   isRetraceError,
+  MissingPeerError,
   ModelUnavailableError,
   NotMeasuredError,
   RETRACE_ERROR_MARKER,
@@ -29,6 +30,7 @@ describe("typed errors", () => {
       [new ModelUnavailableError("m", "missing"), "MODEL_UNAVAILABLE", 3],
       [new BaselineMismatchError("k", 5, 3), "BASELINE_MISMATCH", 2],
       [new NotMeasuredError("retrieval_hit_at_k", "no store"), "NOT_MEASURED", 2],
+      [new MissingPeerError("tsx", "npm install -D tsx", "needs tsx"), "MISSING_PEER", 2],
       [new InternalError("bug"), "INTERNAL", 70],
     ];
     for (const [e, code, exit] of cases) {

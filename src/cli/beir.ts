@@ -36,7 +36,7 @@ import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js
 import { lsaStateDir, resolveStoreChoice } from "../system.js";
 import { requireCurrentCollection } from "../retrieval/chroma-store.js";
 import { openExactDense } from "../retrieval/exact-dense.js";
-import { resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
+import { logChoice, resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
 import { HYBRID_DEFAULTS, HybridRetriever, hybridDefaultsFor, type HybridDefaults } from "../retrieval/hybrid.js";
 import { describeIngest, ingest } from "../retrieval/ingest.js";
 import type { RetrievalMode } from "../retrieval/types.js";
@@ -45,7 +45,7 @@ import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.j
 import { DEFAULT_ANALYZERS } from "../retrieval/analyzer.js";
 import { BM25Index } from "../retrieval/bm25.js";
 import type { Chunk } from "../kb/types.js";
-import { action, out } from "./io.js";
+import { action, out, outText } from "./io.js";
 import { intOption, positiveIntOption, positiveNumberOption, refuseInMode, seedOption } from "./options.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { currentCandidate, tuneAndReport } from "./tune.js";
@@ -242,7 +242,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   // A BEIR corpus has no analyzers.json: its BM25 index and LSA embedder analyse with the default profile.
   const analyzers = DEFAULT_ANALYZERS;
   const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks, stateDir: lsaStateDir(o.dataDir), analyzers } });
-  log.info(`embedder: ${resolved.reason}`);
+  logChoice("embedder", resolved);
   const rerank = await resolveReranker(o.rerank ?? null);
   if (o.rerank !== undefined && rerank.reranker === null) throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", o.rerank);
   let handle: ChromaStoreHandle | undefined;
@@ -326,7 +326,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
         ),
       );
     } else {
-      out(
+      outText(
         renderBeir(
           data,
           results,
@@ -339,7 +339,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
           o.seed,
         ),
       );
-      out(`Wall time: ingest + BM25 index ${(ingestMs / 1000).toFixed(1)} s; ingest + all modes ${(totalMs / 1000).toFixed(1)} s.`);
+      outText(`Wall time: ingest + BM25 index ${(ingestMs / 1000).toFixed(1)} s; ingest + all modes ${(totalMs / 1000).toFixed(1)} s.`);
     }
     return 0;
   } finally {

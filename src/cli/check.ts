@@ -17,7 +17,7 @@ import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "..
 import { splitFileFor } from "../kb/load.js";
 import { loadKbAnalyzers } from "../retrieval/analyzer.js";
 import type { EvalCase } from "../kb/types.js";
-import { action, out } from "./io.js";
+import { action, out, outText } from "./io.js";
 import { addMaxCardBytesOption } from "./options.js";
 
 export interface DataPaths {
@@ -95,7 +95,7 @@ export function register(program: Command): void {
         const split = splitCounts(await loadSplit(splitFileFor(paths.cases), cases), cases);
         if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary, lexicalOverlap: { threshold: PARAPHRASE_THRESHOLD, ...overlap }, split }, null, 2));
         else
-          out(
+          outText(
             `${renderSummary(summary, paths, hashes, overlap)}\n${
               split === null
                 ? "Split: none (no split.json beside the cases; every figure is on data that may have been tuned on)"

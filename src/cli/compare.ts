@@ -15,7 +15,7 @@ import { renderHtmlComparison } from "../eval/gate/compare-page.js";
 import type { Report } from "../eval/report/types.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../eval/report/render.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats/bootstrap.js";
-import { action, out } from "./io.js";
+import { action, out, outText } from "./io.js";
 import { seedOption } from "./options.js";
 
 const f = (x: number) => x.toFixed(3);
@@ -79,7 +79,7 @@ export function register(program: Command): void {
           await writeFileAtomic(opts.html, page);
         }
         if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, method, comparisons: rows }, null, 2));
-        else out(renderComparison(rows, a.k, fileA, fileB, method));
+        else outText(renderComparison(rows, a.k, fileA, fileB, method));
       }),
     );
 }

@@ -33,7 +33,7 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { DEFAULT_BASELINE, selectCases } from "./select.js";
-import { EXIT, out, useColor } from "./io.js";
+import { EXIT, out, outputWidth, outText, useColor } from "./io.js";
 import { countOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 
@@ -198,7 +198,7 @@ export async function evalGraphCommand(o: GraphEvalOptions): Promise<number> {
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
   const { report } = await runGraphEval(o);
   if (o.json) out(reportToJSON(report));
-  else out(renderTable(report, { color: useColor() }));
+  else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
   if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
   if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
   if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));

@@ -20,7 +20,7 @@ import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
 import { renderHtmlReport } from "../eval/report/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
 import { log } from "../log.js";
-import { out, useColor } from "./io.js";
+import { out, outputWidth, outText, useColor } from "./io.js";
 
 /** What the report of a sweep is computed from (everything but the turns is a setting of the run). */
 export interface ReportInput {
@@ -85,7 +85,7 @@ export interface ReportOutputs {
  */
 export async function emitReport(report: Report, o: ReportOutputs): Promise<void> {
   if (o.json === true) out(reportToJSON(report));
-  else out(renderTable(report, { color: useColor() }));
+  else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
   if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
   if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
   if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));

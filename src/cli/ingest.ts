@@ -18,11 +18,11 @@ import { loadKbAnalyzers } from "../retrieval/analyzer.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { collectionName } from "../retrieval/chroma-store.js";
 import { describeCollections, pruneCollections } from "../retrieval/collections.js";
-import { resolveEmbedder } from "../retrieval/embedders/resolve.js";
+import { logChoice, resolveEmbedder } from "../retrieval/embedders/resolve.js";
 import { fingerprinted } from "../retrieval/fingerprint.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
-import { action, err, out } from "./io.js";
+import { action, err, out, outText } from "./io.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 import { lsaStateDir, resolveStoreChoice } from "../system.js";
@@ -59,10 +59,9 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const { analyzers, file: analyzerFile } = loadKbAnalyzers(opts.kb);
   if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
   const resolved = await resolveEmbedder(opts.embedder, { corpus: { chunks, stateDir: lsaStateDir(opts.dataDir), analyzers } });
-  const reason = resolved.reason;
   // The weights' fingerprint is part of the collection identity (docs/reliability.md).
   const embedder = await fingerprinted(resolved.embedder);
-  log.info(`embedder: ${reason}`);
+  logChoice("embedder", resolved);
 
   const controller = new AbortController();
   let interrupted: keyof typeof SIGNAL_EXIT | undefined;
@@ -110,7 +109,7 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
           : { kind: store.kind, url: store.url, state: "running" }; // already redacted by openStore
       out(JSON.stringify({ version: 1, store: where, kbHash: hash, ...result }, null, 2));
     } else {
-      out(describeIngest(result));
+      outText(describeIngest(result));
     }
     return 0;
   } catch (e) {
@@ -139,11 +138,11 @@ async function listOrPrune(store: ChromaStoreHandle, current: string, opts: Inge
     out(JSON.stringify({ version: 1, current, ...(opts.prune === true ? { removed } : {}), collections: rows }, null, 2));
     return 0;
   }
-  if (opts.prune === true) out(`removed ${removed.length} collection(s); kept ${current}`);
+  if (opts.prune === true) outText(`removed ${removed.length} collection(s); kept ${current}`);
   for (const r of rows) {
-    out(`${r.name}  ${r.state}  ${r.records} records  ${fmtBytes(r.vectorBytes)} of vectors  kb ${r.kbHash?.slice(0, 12) ?? "?"}  embedder ${r.embedder ?? "?"}`);
+    outText(`${r.name}  ${r.state}  ${r.records} records  ${fmtBytes(r.vectorBytes)} of vectors  kb ${r.kbHash?.slice(0, 12) ?? "?"}  embedder ${r.embedder ?? "?"}`);
   }
-  if (rows.length === 0) out("no retrace collections");
+  if (rows.length === 0) outText("no retrace collections");
   return 0;
 }
 

@@ -2,9 +2,11 @@
  * Shared plumbing of the CLI commands: where output goes, how errors become
  * exit codes (docs/gates-and-exit-codes.md), and option parsers that throw typed errors.
  */
-import { exitCodeOf, isRetraceError } from "../errors.js";
+import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
+import { fitText } from "../eval/report/render/wrap.js";
+import { verboseRequested } from "../log.js";
 import { redactSecrets } from "../redact.js";
-import { intListOption, positiveIntOption, positiveNumberOption, probabilityOption } from "./options.js";
+import { intListOption, MIN_WIDTH, parseWidth, positiveIntOption, positiveNumberOption, probabilityOption, WIDTH_RANGE_TEXT } from "./options.js";
 
 /** Exit codes of every command (docs/gates-and-exit-codes.md). */
 export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3, internal: 70 } as const;
@@ -37,15 +39,59 @@ export function out(text: string): void {
   process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 }
 
+/** Width when stdout is not a terminal (a pipe, a file, CI). */
+export const DEFAULT_WIDTH = 80;
+/** The environment form of `--width`. */
+export const WIDTH_ENV = "RETRACE_WIDTH";
+
+let chosenWidth: number | undefined;
+
+/**
+ * The columns text output must fit (docs/gates-and-exit-codes.md, "Terminal
+ * width"): `--width N` (`option`), else RETRACE_WIDTH, else the terminal's
+ * width when stdout is a terminal (at least 40), else 80. 0: no limit. An
+ * invalid RETRACE_WIDTH is a usage error (exit 2).
+ */
+export function resolveWidth(option: number | undefined, env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
+  if (option !== undefined) return option;
+  const raw = env[WIDTH_ENV];
+  if (raw !== undefined && raw !== "") {
+    const n = parseWidth(raw);
+    if (n === undefined) throw new InvalidArgumentError(WIDTH_ENV, WIDTH_RANGE_TEXT, raw);
+    return n;
+  }
+  if (stream.isTTY === true && typeof stream.columns === "number" && stream.columns > 0) return Math.max(MIN_WIDTH, stream.columns);
+  return DEFAULT_WIDTH;
+}
+
+/** Fixes the width for this process (src/cli/main.ts, before a command runs: the global `--width` and RETRACE_WIDTH checked up front). */
+export function setOutputWidth(width: number): void {
+  chosenWidth = width;
+}
+
+/** The width text output fits (resolveWidth, fixed once a command starts). */
+export function outputWidth(): number {
+  return chosenWidth ?? resolveWidth(undefined);
+}
+
+/**
+ * Human-readable text to stdout, every line at most outputWidth() columns
+ * (wrapped at spaces, continuation lines indented; src/eval/render/wrap.ts).
+ * JSON and machine formats (trec_eval text) go through `out` unchanged.
+ */
+export function outText(text: string): void {
+  out(fitText(redactSecrets(text), outputWidth()));
+}
+
 /** Diagnostics to stderr (secrets redacted). */
 export function err(text: string): void {
   const t = redactSecrets(text);
   process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
 }
 
-/** `--verbose` on the command line (or RETRACE_VERBOSE=1): errors are shown with their stack and causes. */
+/** `--verbose` on the command line (or RETRACE_VERBOSE=1): errors are shown with their stack and causes, and debug lines are logged (src/log.ts). */
 export function verbose(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): boolean {
-  return argv.includes("--verbose") || env.RETRACE_VERBOSE === "1";
+  return verboseRequested(argv, env);
 }
 
 function stackOf(e: unknown): string {

@@ -11,8 +11,8 @@
  * any of them (test/cli/lazy-imports.test.ts checks which modules load).
  */
 import { Command, CommanderError } from "commander";
-import { err, EXIT, reportError } from "./io.js";
-import { commandsTaking, unknownOptionOf } from "./options.js";
+import { err, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
+import { commandsTaking, unknownOptionOf, widthOption } from "./options.js";
 
 type CommandModule = { register(program: Command): void };
 
@@ -60,13 +60,81 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   trace: { summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood", load: () => import("./trace.js") },
 };
 
+/** The program options that take a value (so the word after them is not the command's name). */
+const GLOBAL_VALUE_OPTIONS = new Set(["--width"]);
+
 function baseProgram(): Command {
-  return new Command("retrace")
+  const program = new Command("retrace")
     .description("Score a LangGraph.js agent's retrieval per turn: hit@k, recall@k, nDCG@k with honest n.")
     .version(VERSION)
-    .option("--verbose", "show the stack of an error (docs/reliability.md)")
+    .option("--verbose", "show the stack of an error and debug lines such as the embedder's model search path (docs/reliability.md)")
+    .option(
+      "--width <columns>",
+      `wrap text output at this many columns; 0: no limit (default: ${WIDTH_ENV}, else the terminal's width, 80 when stdout is not a terminal)`,
+      widthOption(),
+    )
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  // The width is fixed before any command runs (an invalid RETRACE_WIDTH is exit 2 before anything starts).
+  program.hook("preAction", () => setOutputWidth(resolveWidth(program.opts<{ width?: number }>().width)));
+  // A misspelt command: commander's own suggestion misses longer slips (`evaluate` is 4 edits from `eval`).
+  program.on("command:*", (operands: string[]) => {
+    const word = operands[0] ?? "";
+    const similar = suggestCommands(word, Object.keys(COMMANDS));
+    const hint = similar.length === 0 ? "" : ` (did you mean ${similar.length === 1 ? similar[0] : `one of ${similar.join(", ")}`}?)`;
+    program.error(`error: unknown command '${word}'${hint}`, { exitCode: EXIT.usage, code: "commander.unknownCommand" });
+  });
+  return program;
+}
+
+/** The first word of `args` that is not an option or a program option's value: the command's name. */
+export function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (GLOBAL_VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith("-")) return a;
+  }
+  return undefined;
+}
+
+/** Optimal string alignment distance (Damerau–Levenshtein with adjacent transpositions), as commander's suggestions use. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The commands `word` is probably a slip for: those within 3 edits (and
+ * sharing more than 40% of the letters, commander's rule), or that `word`
+ * starts with (at least their first 4 letters: `evaluate` → eval,
+ * `ingestion` → ingest) or that start with `word` (at least 2 letters). Only
+ * the closest are kept; sorted by name.
+ */
+export function suggestCommands(word: string, names: readonly string[]): string[] {
+  const w = word.toLowerCase();
+  if (w.length < 2) return [];
+  const scored = names.flatMap((name) => {
+    const distance = editDistance(w, name);
+    const length = Math.max(w.length, name.length);
+    if (distance <= 3 && (length - distance) / length > 0.4) return [{ name, score: distance }];
+    const prefix = Math.min(4, name.length);
+    if (w.startsWith(name.slice(0, prefix)) || name.startsWith(w)) return [{ name, score: 4 }];
+    return [];
+  });
+  const best = Math.min(...scored.map((s) => s.score));
+  return scored
+    .filter((s) => s.score === best)
+    .map((s) => s.name)
+    .sort();
 }
 
 /** The package version, read from package.json at run time (the compiled CLI ships beside it). */
@@ -84,7 +152,7 @@ const VERSION: string = await (async () => {
 export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
   const program = baseProgram();
   const args = argv.slice(2);
-  const first = args.find((a) => !a.startsWith("-"));
+  const first = commandWord(args);
   // `retrace help eval` shows eval's own help, so eval is the command to load.
   const wanted = first === "help" ? args[args.indexOf("help") + 1] : first;
   if (wanted !== undefined && Object.hasOwn(COMMANDS, wanted)) (await COMMANDS[wanted]!.load()).register(program);

@@ -119,6 +119,27 @@ export const positiveNumberOption = (flag: string, unit: string) => numberOption
 /** A PRNG seed: an integer from 0 to 2^32 − 1 (MAX_SEED). */
 export const seedOption = (flag = "--seed") => intOption(flag, { min: 0, max: MAX_SEED });
 
+/** The narrowest `--width` (below it a table's label column alone fills the line). */
+export const MIN_WIDTH = 40;
+const MAX_WIDTH = 1000;
+/** What `--width` and RETRACE_WIDTH accept. */
+export const WIDTH_RANGE_TEXT = `0 (no limit) or an integer from ${MIN_WIDTH} to ${MAX_WIDTH} (columns)`;
+
+/** A width in columns: 0 (no limit) or an integer from MIN_WIDTH to 1000; undefined for anything else. */
+export function parseWidth(raw: string): number | undefined {
+  const n = parseIntIn(raw, { min: 0, max: MAX_WIDTH });
+  return n === undefined || (n > 0 && n < MIN_WIDTH) ? undefined : n;
+}
+
+/** `--width <columns>` (the global option of src/cli/main.ts): see parseWidth. */
+export function widthOption(flag = "--width"): (raw: string) => number {
+  return (raw) => {
+    const n = parseWidth(raw);
+    if (n === undefined) throw usageError(flag, WIDTH_RANGE_TEXT, raw);
+    return n;
+  };
+}
+
 /** `5,10` → [5, 10], each item an integer in `r`; the error names the offending item and the whole value. */
 export function intListOption(flag: string, r: Range = {}): (raw: string) => number[] {
   return (raw) =>

@@ -14,7 +14,7 @@ import { renderHtmlReport } from "../eval/report/html/report-page.js";
 import { renderMarkdown, renderTable } from "../eval/report/render.js";
 import { parseReport } from "../eval/report/schemas.js";
 import type { Report } from "../eval/report/types.js";
-import { action, out, useColor } from "./io.js";
+import { action, outputWidth, outText, useColor } from "./io.js";
 
 /** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
 export async function readReport(file: string): Promise<Report> {
@@ -48,7 +48,7 @@ export function register(program: Command): void {
         const report = await readReport(file);
         if (opts.html !== undefined) await writeFileAtomic(opts.html, renderHtmlReport(report, { name: path.basename(file) }));
         if (opts.md !== undefined) await writeFileAtomic(opts.md, renderMarkdown(report));
-        if (opts.table) out(renderTable(report, { color: useColor() }));
+        if (opts.table) outText(renderTable(report, { color: useColor(), width: outputWidth() }));
       }),
     );
 }

@@ -24,7 +24,7 @@ import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "./option
 import { renderCapturedTurn } from "../eval/report/graph-report.js";
 import { TRACE_STAGES } from "../eval/report/stages.js";
 import { fusionText, HIT_KEY } from "../eval/report/render/shared.js";
-import { action, out } from "./io.js";
+import { action, out, outText } from "./io.js";
 
 interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes"> {
   /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
@@ -142,7 +142,7 @@ async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
     if (o.json) {
       out(JSON.stringify({ version: 1, case: { id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length }, turns: traced }, null, 2));
     } else {
-      out(traced.map((t) => renderTracedTurn(t, c.turns.length, o.top)).join("\n\n"));
+      outText(traced.map((t) => renderTracedTurn(t, c.turns.length, o.top)).join("\n\n"));
     }
     return 0;
   } finally {
@@ -166,7 +166,7 @@ async function traceGraphCommand(caseId: string, o: TraceOptions & GraphOptions)
     if (trace === undefined) return renderCapturedTurn(t.report, c.turns.length, o.k, o.top);
     return renderTracedTurn({ report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) }, c.turns.length, o.top);
   });
-  out(text.join("\n\n"));
+  outText(text.join("\n\n"));
   return 0;
 }
 

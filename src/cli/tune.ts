@@ -25,7 +25,7 @@ import { resolveDataPaths } from "./check.js";
 import { InvalidArgumentError } from "../errors.js";
 import { resolveStoreChoice } from "../system.js";
 import { graphFor, openSessionFor } from "./eval.js";
-import { action, out } from "./io.js";
+import { action, out, outText } from "./io.js";
 import { addMaxCardBytesOption, intOption, positiveIntOption, seedOption } from "./options.js";
 import { progressReporter } from "./progress.js";
 
@@ -89,7 +89,7 @@ export async function tuneAndReport(units: readonly TuneUnit[], groups: Readonly
     return 0;
   }
   const p = cv.paired;
-  out(
+  outText(
     [
       `Tuned on ${o.source}: ${cv.n} groups with gold, ${candidates.length} configurations, ${o.folds}-fold cross-validation (seed ${o.seed}).`,
       `Metric: ${o.metric}.`,

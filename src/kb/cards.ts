@@ -123,20 +123,12 @@ export function splitSections(body: string): Section[] {
 }
 
 /**
- * Read every card under `<kbDir>/cards/<locale>/*.md`. Throws one
- * DataValidationError listing every issue (duplicate ids across locales included).
+ * The card size limit, bytes, and who set it: `--max-card-bytes` (the flag)
+ * wins over RETRACE_MAX_CARD_BYTES, which wins over DEFAULT_MAX_CARD_BYTES
+ * (1 MiB); unset or empty means the default.
+ * @throws InvalidArgumentError (exit 2) when either is set to anything but a positive integer.
  */
-/**
- * The card size limit, bytes: `RETRACE_MAX_CARD_BYTES` when set, else
- * DEFAULT_MAX_CARD_BYTES (1 MiB). Unset or empty means the default.
- * @throws InvalidArgumentError (exit 2) when it is set to anything but a positive integer.
- */
-export function maxCardBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  return cardLimit(undefined, env).bytes;
-}
-
-/** The limit and who set it: `--max-card-bytes` (the flag) wins over RETRACE_MAX_CARD_BYTES, which wins over the default. */
-export function cardLimit(flag: number | undefined, env: NodeJS.ProcessEnv = process.env): { bytes: number; source: string } {
+export function cardLimit(flag: number | undefined, env: Record<string, string | undefined> = process.env): { bytes: number; source: string } {
   if (flag !== undefined) {
     if (!Number.isSafeInteger(flag) || flag <= 0) throw new InvalidArgumentError("--max-card-bytes", "a positive integer (bytes)", flag);
     return { bytes: flag, source: "set by --max-card-bytes" };

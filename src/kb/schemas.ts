@@ -54,7 +54,9 @@ function expecting(expectation: string) {
   return z.string({ message: expectation });
 }
 
-const LOCALE_EXPECTATION = "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)";
+/** What a locale must be, as error messages say it: any canonical BCP-47 tag (docs/languages.md). */
+export const LOCALE_EXPECTED = "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)";
+const LOCALE_EXPECTATION = LOCALE_EXPECTED;
 
 /**
  * A BCP-47 language tag in canonical form (`pt-BR`, not `pt-br` or `pt_BR`),

@@ -1,5 +1,5 @@
 /** Data contracts of the knowledge base and the eval cases (docs/architecture.md §2.1). */
-import { canonicalLocale, type ADVERSARIAL_CATEGORIES, type CASE_KINDS, type CardFrontMatter, type CaseLine, type EXPECTS, type EvalTurn } from "./schemas.js";
+import { LOCALE_EXPECTED, canonicalLocale, type ADVERSARIAL_CATEGORIES, type CASE_KINDS, type CardFrontMatter, type CaseLine, type EXPECTS, type EvalTurn } from "./schemas.js";
 
 /**
  * A BCP-47 language tag in canonical form (`en`, `es-419`, `pt-BR`, `de`,
@@ -21,7 +21,7 @@ export function isBuiltinLocale(x: unknown): x is BuiltinLocale {
 /** @deprecated the built-in table locales; a KB may use any BCP-47 tag (use `isLocale`). */
 export const LOCALES = BUILTIN_LOCALES;
 
-export { canonicalLocale };
+export { LOCALE_EXPECTED, canonicalLocale };
 
 /** True when `x` is a BCP-47 tag already in canonical form (`pt-BR`, not `pt-br` or `pt_BR`). */
 export function isLocale(x: unknown): x is Locale {

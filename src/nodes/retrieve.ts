@@ -3,7 +3,7 @@
  *
  * ```ts
  * import { Annotation, StateGraph, START } from "@langchain/langgraph";
- * import { RetrievalAnnotation, retrieveNode } from "retrace";
+ * import { RetrievalAnnotation, retrieveNode } from "retrace-eval";
  *
  * const MyState = Annotation.Root({ ...RetrievalAnnotation.spec, answer: Annotation<string> });
  * const graph = new StateGraph(MyState)

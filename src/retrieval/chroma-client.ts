@@ -9,6 +9,7 @@ import { ServiceUnavailableError } from "../errors.js";
 import { acquireDirLock } from "./lock.js";
 import { ChromaRequestFailure, installRequestDeadline, redactSecrets, redactUrl, requestTimeoutMs } from "./chroma-faults.js";
 import { startLocalChroma, type LocalChroma } from "./chroma-process.js";
+import type { ChromaClientLike } from "./chroma-types.js";
 
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
 
@@ -31,7 +32,7 @@ export interface ConnectChromaOptions {
  * `CHROMA_AUTH_TOKEN` → `Authorization: Bearer …` (or `x-chroma-token` when
  * `CHROMA_AUTH_TOKEN_TRANSPORT_HEADER` is `X-Chroma-Token`, as on the server).
  */
-export function authHeadersFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function authHeadersFromEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {
   const headers: Record<string, string> = {};
   const apiKey = env.CHROMA_API_KEY ?? "";
   const token = env.CHROMA_AUTH_TOKEN ?? "";
@@ -64,8 +65,11 @@ function parseChromaUrl(raw: string): { host: string; port: number; ssl: boolean
   return { host: u.hostname, port, ssl, ...(basic !== undefined ? { basic } : {}) };
 }
 
-/** A ChromaClient for `url` (default CHROMA_URL) that has answered a heartbeat. */
-export async function connectChroma(options: ConnectChromaOptions = {}): Promise<ChromaClient> {
+/**
+ * A client for `url` (default CHROMA_URL) that has answered a heartbeat: chromadb's `ChromaClient`,
+ * typed as the part of it retrace uses (`ChromaClientLike`, src/retrieval/chroma-types.ts).
+ */
+export async function connectChroma(options: ConnectChromaOptions = {}): Promise<ChromaClientLike> {
   const fromEnv = options.url === undefined;
   const url = options.url ?? process.env.CHROMA_URL ?? "";
   if (url === "") {
@@ -76,7 +80,7 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
   const nonEmpty = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
   const tenant = options.tenant ?? nonEmpty(process.env.CHROMA_TENANT);
   const database = options.database ?? nonEmpty(process.env.CHROMA_DATABASE);
-  const client = new ChromaClient({
+  const chroma = new ChromaClient({
     host,
     port,
     ssl,
@@ -84,7 +88,9 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
     ...(tenant !== undefined ? { tenant } : {}),
     ...(database !== undefined ? { database } : {}),
   });
-  installRequestDeadline(client, shown, options.requestTimeoutMs ?? requestTimeoutMs());
+  installRequestDeadline(chroma, shown, options.requestTimeoutMs ?? requestTimeoutMs());
+  // No cast: the compiler checks here that chromadb's client has what ChromaClientLike promises.
+  const client: ChromaClientLike = chroma;
   const timeoutMs = options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -112,7 +118,8 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
 // ---------------------------------------------------------------------------
 
 export interface ChromaStoreHandle {
-  client: ChromaClient;
+  /** chromadb's `ChromaClient`, typed as the part of it retrace uses. */
+  client: ChromaClientLike;
   /** The server URL as shown: credentials redacted. */
   url: string;
   /** `local`: started by this process (stopped by close); `remote`: CHROMA_URL or an explicit URL. */

@@ -15,11 +15,11 @@
  * found when the KB changed and its new ingest has not completed (yet).
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { ChromaClient, Collection, Metadata } from "chromadb";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import type { Chunk, Locale } from "../kb/types.js";
-import { isLocale } from "../kb/types.js";
+import { LOCALE_EXPECTED, isLocale } from "../kb/types.js";
 import { log } from "../log.js";
+import type { ChromaClientLike, ChromaCollection, ChromaMetadataInput } from "./chroma-types.js";
 import type { DenseIndex, DenseSearchOptions } from "./dense.js";
 import { fingerprintOf } from "./fingerprint.js";
 import { assertPositiveInteger, compareIds } from "./fusion.js";
@@ -119,7 +119,7 @@ export function chunksHash(chunks: readonly Chunk[]): string {
 }
 
 /** The retrace metadata of a collection, or null when it is not one of ours (or is malformed). */
-export function readStoreMetadata(collection: Pick<Collection, "metadata">): StoreMetadata | null {
+export function readStoreMetadata(collection: Pick<ChromaCollection, "metadata">): StoreMetadata | null {
   const m = collection.metadata as Record<string, unknown> | undefined | null;
   if (m === undefined || m === null || typeof m.retrace !== "number") return null;
   const str = (k: string) => (typeof m[k] === "string" ? (m[k] as string) : undefined);
@@ -155,8 +155,8 @@ export function readStoreMetadata(collection: Pick<Collection, "metadata">): Sto
 }
 
 /** StoreMetadata as Chroma collection metadata (no undefined values). */
-export function toCollectionMetadata(meta: StoreMetadata): Metadata {
-  const out: Metadata = {};
+export function toCollectionMetadata(meta: StoreMetadata): ChromaMetadataInput {
+  const out: ChromaMetadataInput = {};
   for (const [k, v] of Object.entries(meta)) if (v !== undefined) out[k] = v as string | number | boolean;
   return out;
 }
@@ -182,8 +182,8 @@ export function incompleteReason(meta: StoreMetadata | null, expected: Expectati
 }
 
 /** Every collection of the database (listCollections pages by 100). */
-export async function listAllCollections(client: ChromaClient): Promise<Collection[]> {
-  const all: Collection[] = [];
+export async function listAllCollections(client: ChromaClientLike): Promise<ChromaCollection[]> {
+  const all: ChromaCollection[] = [];
   const limit = 100;
   for (let offset = 0; ; offset += limit) {
     const page = await client.listCollections({ limit, offset });
@@ -197,10 +197,10 @@ function isNotFound(e: unknown): boolean {
 }
 
 /** The collection named `name`, or null when there is none. */
-export async function getCollectionOrNull(client: ChromaClient, name: string): Promise<Collection | null> {
+export async function getCollectionOrNull(client: ChromaClientLike, name: string): Promise<ChromaCollection | null> {
   try {
     // embeddingFunction null: we always supply vectors (no @chroma-core/default-embed lookup).
-    return await client.getCollection({ name, embeddingFunction: null as never });
+    return await client.getCollection({ name, embeddingFunction: null });
   } catch (e) {
     if (isNotFound(e)) return null;
     throw e;
@@ -216,7 +216,7 @@ export function asDimensionMismatch(e: unknown, context: string): DimensionMisma
 }
 
 export interface CurrentCollection {
-  collection: Collection;
+  collection: ChromaCollection;
   name: string;
   metadata: StoreMetadata;
   /** True when it is the collection of the requested KB; false when it is the latest complete one of an older KB. */
@@ -237,7 +237,7 @@ export interface OpenCurrentOptions {
  * warning that it was built from another KB; else null.
  * A collection of the right name but another dimension → DimensionMismatchError.
  */
-export async function openCurrentCollection(client: ChromaClient, options: OpenCurrentOptions): Promise<CurrentCollection | null> {
+export async function openCurrentCollection(client: ChromaClientLike, options: OpenCurrentOptions): Promise<CurrentCollection | null> {
   const name = collectionName(options.kbHash, options.embedder);
   const own = await getCollectionOrNull(client, name);
   if (own !== null) {
@@ -250,7 +250,7 @@ export async function openCurrentCollection(client: ChromaClient, options: OpenC
     }
   }
   if (!(options.fallbackToLatest ?? true)) return null;
-  let best: { collection: Collection; meta: StoreMetadata } | null = null;
+  let best: { collection: ChromaCollection; meta: StoreMetadata } | null = null;
   for (const c of await listAllCollections(client)) {
     if (!c.name.startsWith(COLLECTION_PREFIX) || isStagingName(c.name)) continue;
     const meta = readStoreMetadata(c);
@@ -269,7 +269,7 @@ export async function openCurrentCollection(client: ChromaClient, options: OpenC
 }
 
 /** `openCurrentCollection`, or ServiceUnavailableError (exit 3) telling to run `retrace ingest`. */
-export async function requireCurrentCollection(client: ChromaClient, options: OpenCurrentOptions): Promise<CurrentCollection> {
+export async function requireCurrentCollection(client: ChromaClientLike, options: OpenCurrentOptions): Promise<CurrentCollection> {
   const current = await openCurrentCollection(client, options);
   if (current === null) {
     throw new ServiceUnavailableError(
@@ -298,7 +298,7 @@ export class ChromaDenseIndex implements DenseIndex {
   readonly dimension: number | undefined;
 
   constructor(
-    readonly collection: Collection,
+    readonly collection: ChromaCollection,
     options?: { dimension?: number },
   ) {
     this.name = `chroma:${collection.name}`;
@@ -308,7 +308,7 @@ export class ChromaDenseIndex implements DenseIndex {
   async search(vector: number[], options: DenseSearchOptions): Promise<Ranked[]> {
     assertPositiveInteger("topN", options.topN);
     if (options.locale !== undefined && !isLocale(options.locale)) {
-      throw new InvalidArgumentError("locale", "en, es-419 or pt-BR", options.locale);
+      throw new InvalidArgumentError("locale", LOCALE_EXPECTED, options.locale);
     }
     if (this.dimension !== undefined && vector.length !== this.dimension) {
       throw new DimensionMismatchError(this.dimension, vector.length, `queries of ${this.name}`);

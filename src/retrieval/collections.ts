@@ -2,8 +2,8 @@
  * What retrace keeps in a Chroma database, and removing what is no longer
  * used (`retrace ingest --list` / `--prune`, docs/reliability.md).
  */
-import type { ChromaClient } from "chromadb";
 import { COLLECTION_PREFIX, isStagingName, listAllCollections, readStoreMetadata } from "./chroma-store.js";
+import type { ChromaClientLike } from "./chroma-types.js";
 import { removeStaleStaging } from "./ingest.js";
 
 export interface CollectionInfo {
@@ -19,7 +19,7 @@ export interface CollectionInfo {
 }
 
 /** Every retrace collection (name prefix `retrace-`), sorted by name, with its record count. */
-export async function describeCollections(client: ChromaClient, currentName: string): Promise<CollectionInfo[]> {
+export async function describeCollections(client: ChromaClientLike, currentName: string): Promise<CollectionInfo[]> {
   const out: CollectionInfo[] = [];
   for (const c of await listAllCollections(client)) {
     if (!c.name.startsWith(COLLECTION_PREFIX)) continue;
@@ -44,7 +44,7 @@ export async function describeCollections(client: ChromaClient, currentName: str
  * the KB and embedder in use) and staging collections still being filled by
  * a live process. Returns the deleted names, sorted.
  */
-export async function pruneCollections(client: ChromaClient, keep: ReadonlySet<string>): Promise<string[]> {
+export async function pruneCollections(client: ChromaClientLike, keep: ReadonlySet<string>): Promise<string[]> {
   const removed = await removeStaleStaging(client);
   for (const c of await listAllCollections(client)) {
     if (!c.name.startsWith(COLLECTION_PREFIX) || isStagingName(c.name) || keep.has(c.name)) continue;

@@ -5,7 +5,7 @@
  */
 import { DimensionMismatchError, InvalidArgumentError } from "../errors.js";
 import type { Locale } from "../kb/types.js";
-import { isLocale } from "../kb/types.js";
+import { LOCALE_EXPECTED, isLocale } from "../kb/types.js";
 import { assertPositiveInteger, compareIds } from "./fusion.js";
 import type { Embedder, Ranked } from "./types.js";
 
@@ -86,7 +86,7 @@ export class InMemoryDenseIndex implements DenseIndex {
     entries.forEach((e, row) => {
       if (seen.has(e.id)) throw new InvalidArgumentError("entries", "unique ids", e.id);
       seen.add(e.id);
-      if (!isLocale(e.locale)) throw new InvalidArgumentError(`entries[${row}].locale`, "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", e.locale);
+      if (!isLocale(e.locale)) throw new InvalidArgumentError(`entries[${row}].locale`, LOCALE_EXPECTED, e.locale);
       if (e.vector.length !== dimension) {
         throw new DimensionMismatchError(dimension, e.vector.length, `in-memory entry ${e.id}`);
       }
@@ -138,7 +138,7 @@ export class InMemoryDenseIndex implements DenseIndex {
   searchSync(vector: readonly number[], options: DenseSearchOptions): Ranked[] {
     assertPositiveInteger("topN", options.topN);
     if (options.locale !== undefined && !isLocale(options.locale)) {
-      throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", options.locale);
+      throw new InvalidArgumentError("locale", LOCALE_EXPECTED, options.locale);
     }
     const d = this.dimension;
     if (vector.length !== d) throw new DimensionMismatchError(d, vector.length, `query of ${this.name}`);

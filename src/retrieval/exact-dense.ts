@@ -16,10 +16,10 @@
  * chunks of 384 dimensions. Cost: N·d multiply-adds per query over the
  * locale's partition.
  */
-import type { Collection } from "chromadb";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import type { Locale } from "../kb/types.js";
-import { isLocale } from "../kb/types.js";
+import { LOCALE_EXPECTED, isLocale } from "../kb/types.js";
+import type { ChromaCollection } from "./chroma-types.js";
 import type { DenseIndex, DenseSearchOptions } from "./dense.js";
 import { assertPositiveInteger, compareIds } from "./fusion.js";
 import type { Ranked } from "./types.js";
@@ -81,7 +81,7 @@ export class ExactDenseIndex implements DenseIndex {
     for (const v of vectors) {
       if (seen.has(v.id)) throw new InvalidArgumentError("vectors", "unique ids", v.id);
       seen.add(v.id);
-      if (!isLocale(v.locale)) throw new InvalidArgumentError(`locale of ${v.id}`, "en, es-419 or pt-BR", v.locale);
+      if (!isLocale(v.locale)) throw new InvalidArgumentError(`locale of ${v.id}`, LOCALE_EXPECTED, v.locale);
       if (v.vector.length !== d) throw new DimensionMismatchError(d, v.vector.length, `stored vector ${v.id}`);
       const list = byLocale.get(v.locale) ?? [];
       list.push(v);
@@ -135,7 +135,7 @@ export class ExactDenseIndex implements DenseIndex {
   searchSync(vector: readonly number[], options: DenseSearchOptions): Ranked[] {
     assertPositiveInteger("topN", options.topN);
     if (options.locale !== undefined && !isLocale(options.locale)) {
-      throw new InvalidArgumentError("locale", "en, es-419 or pt-BR", options.locale);
+      throw new InvalidArgumentError("locale", LOCALE_EXPECTED, options.locale);
     }
     const d = this.dimension;
     if (vector.length !== d) throw new DimensionMismatchError(d, vector.length, `queries of ${this.name}`);
@@ -192,7 +192,7 @@ export class ExactDenseIndex implements DenseIndex {
  * a store that returns fewer or more records is a ServiceUnavailableError.
  */
 export async function loadExactDenseIndex(
-  collection: Pick<Collection, "get" | "name">,
+  collection: Pick<ChromaCollection, "get" | "name">,
   options: { dimension: number; expectedCount?: number; pageSize?: number },
 ): Promise<ExactDenseIndex> {
   const pageSize = options.pageSize ?? EXACT_LOAD_PAGE;
@@ -227,6 +227,6 @@ export async function loadExactDenseIndex(
  * back into an `ExactDenseIndex` (count checked against the collection
  * metadata). See docs/determinism.md for why not Chroma's HNSW query.
  */
-export function openExactDense(current: { collection: Pick<Collection, "get" | "name">; metadata: { dimension: number; chunks: number } }): Promise<ExactDenseIndex> {
+export function openExactDense(current: { collection: Pick<ChromaCollection, "get" | "name">; metadata: { dimension: number; chunks: number } }): Promise<ExactDenseIndex> {
   return loadExactDenseIndex(current.collection, { dimension: current.metadata.dimension, expectedCount: current.metadata.chunks });
 }

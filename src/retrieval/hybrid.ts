@@ -5,7 +5,7 @@
  *           per-list weights; docs/fusion-and-tuning.md)
  *         → optional cross-encoder rerank of the fused head → parent dedup → top-k card ids
  *
- * Every call returns the full RetrievalTrace (§3.3): each stage's ranked list,
+ * Every call returns the full RetrievalTrace (docs/architecture.md §5): each stage's ranked list,
  * the resolved configuration, and per-stage timings in milliseconds (`embed`,
  * `dense`, `bm25`, `fusion`, `rerank`, `parents`, `total`; a stage that did not
  * run has no key). Modes: "hybrid" (both branches fused), "dense" (fused = the
@@ -13,7 +13,7 @@
  * The branches run one after the other so that each timing is its own.
  */
 import { InvalidArgumentError } from "../errors.js";
-import { isLocale, type Chunk } from "../kb/types.js";
+import { LOCALE_EXPECTED, isLocale, type Chunk } from "../kb/types.js";
 import type { Analyzers } from "./analyzer.js";
 import { BM25Index, BM25_B, BM25_K1, type BM25Params } from "./bm25.js";
 import type { DenseIndex } from "./dense.js";
@@ -162,6 +162,24 @@ function assertBoolean(name: string, value: unknown): asserts value is boolean {
   if (typeof value !== "boolean") throw new InvalidArgumentError(name, "a boolean", value);
 }
 
+/** The settings a retrieval runs with, checked the same way as defaults and per call. */
+type CheckedSettings = Pick<HybridDefaults, "k" | "denseK" | "bm25K" | "rrfK" | "fusion" | "mode" | "rerank" | "weights"> & { rerankHead?: number };
+
+/** Throws InvalidArgumentError naming the first setting out of range (rerank needs a reranker). */
+function assertSettings(s: CheckedSettings, hasReranker: boolean): void {
+  assertPositiveInteger("k", s.k);
+  assertPositiveInteger("denseK", s.denseK);
+  assertPositiveInteger("bm25K", s.bm25K);
+  assertNonNegativeFinite("rrfK", s.rrfK);
+  assertFusion("fusion", s.fusion);
+  assertMode("mode", s.mode);
+  assertBoolean("rerank", s.rerank);
+  if (s.rerankHead !== undefined) assertPositiveInteger("rerankHead", s.rerankHead);
+  assertNonNegativeFinite("weights.dense", s.weights.dense);
+  assertNonNegativeFinite("weights.bm25", s.weights.bm25);
+  if (s.rerank && !hasReranker) throw new InvalidArgumentError("rerank", "false when no reranker is configured", true);
+}
+
 /** Milliseconds since `start`, to the microsecond. */
 function since(start: number): number {
   return Math.round((performance.now() - start) * 1000) / 1000;
@@ -193,19 +211,7 @@ export class HybridRetriever implements Retriever {
         bm25: d.weights?.bm25 ?? base.defaults.weights.bm25,
       },
     };
-    assertPositiveInteger("k", defaults.k);
-    assertPositiveInteger("denseK", defaults.denseK);
-    assertPositiveInteger("bm25K", defaults.bm25K);
-    assertNonNegativeFinite("rrfK", defaults.rrfK);
-    assertFusion("fusion", defaults.fusion);
-    assertMode("mode", defaults.mode);
-    assertBoolean("rerank", defaults.rerank);
-    assertPositiveInteger("rerankHead", defaults.rerankHead);
-    assertNonNegativeFinite("weights.dense", defaults.weights.dense);
-    assertNonNegativeFinite("weights.bm25", defaults.weights.bm25);
-    if (defaults.rerank && options.reranker === undefined) {
-      throw new InvalidArgumentError("rerank", "false when no reranker is configured", true);
-    }
+    assertSettings(defaults, options.reranker !== undefined);
     this.defaults = Object.freeze({ ...defaults, weights: Object.freeze({ ...defaults.weights }) });
     this.embedder = options.embedder;
     this.dense = options.dense;
@@ -240,23 +246,10 @@ export class HybridRetriever implements Retriever {
     const weights = { dense: o.weights?.dense ?? this.defaults.weights.dense, bm25: o.weights?.bm25 ?? this.defaults.weights.bm25 };
     const turn = o.turn ?? 0;
     const locale = o.locale;
-    assertPositiveInteger("k", k);
-    assertPositiveInteger("denseK", denseK);
-    assertPositiveInteger("bm25K", bm25K);
-    assertMode("mode", mode);
-    assertBoolean("rerank", rerank);
-    assertFusion("fusion", fusion);
-    assertNonNegativeFinite("rrfK", rrfK);
-    assertNonNegativeFinite("weights.dense", weights.dense);
-    assertNonNegativeFinite("weights.bm25", weights.bm25);
-    if (!Number.isInteger(turn) || turn < 0) throw new InvalidArgumentError("turn", "a non-negative integer", turn);
-    if (locale !== undefined && !isLocale(locale)) {
-      throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
-    }
     const reranker = this.reranker;
-    if (rerank && reranker === undefined) {
-      throw new InvalidArgumentError("rerank", "false when no reranker is configured", true);
-    }
+    assertSettings({ k, denseK, bm25K, rrfK, fusion, mode, rerank, weights }, reranker !== undefined);
+    if (!Number.isInteger(turn) || turn < 0) throw new InvalidArgumentError("turn", "a non-negative integer", turn);
+    if (locale !== undefined && !isLocale(locale)) throw new InvalidArgumentError("locale", LOCALE_EXPECTED, locale);
 
     const timingsMs: Record<string, number> = {};
     const searchOptions = locale === undefined ? {} : { locale };

@@ -14,7 +14,6 @@
  *   stale when its owner process is gone).
  */
 import { hostname } from "node:os";
-import type { ChromaClient, Collection } from "chromadb";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import type { Chunk } from "../kb/types.js";
 import { log } from "../log.js";
@@ -34,6 +33,7 @@ import {
   type ChunkMetadata,
   type StoreMetadata,
 } from "./chroma-store.js";
+import type { ChromaClientLike, ChromaCollection } from "./chroma-types.js";
 import { fingerprintOf } from "./fingerprint.js";
 import { assertPositiveInteger } from "./fusion.js";
 import type { Embedder } from "./types.js";
@@ -45,7 +45,7 @@ export const FOREIGN_STAGING_TTL_MS = 60 * 60 * 1000;
 export const COSINE_CONFIGURATION = { hnsw: { space: "cosine" as const } };
 
 export interface IngestOptions {
-  client: ChromaClient;
+  client: ChromaClientLike;
   chunks: readonly Chunk[];
   embedder: Embedder;
   /** Content hash of the KB the chunks come from (names the collection). */
@@ -95,7 +95,7 @@ function processAlive(pid: number): boolean {
 }
 
 /** Why a staging collection is still in use, or null when it is stale. */
-function stagingInUse(c: Collection, now: number): string | null {
+function stagingInUse(c: ChromaCollection, now: number): string | null {
   if (inFlight.has(c.name)) return "an ingest of this process is filling it";
   const meta = readStoreMetadata(c);
   const owner = meta?.owner;
@@ -114,7 +114,7 @@ function stagingInUse(c: Collection, now: number): string | null {
  * process is gone (same host), older than an hour (other hosts), or without
  * an owner. Returns the deleted names.
  */
-export async function removeStaleStaging(client: ChromaClient): Promise<string[]> {
+export async function removeStaleStaging(client: ChromaClientLike): Promise<string[]> {
   const removed: string[] = [];
   const now = Date.now();
   for (const c of await listAllCollections(client)) {
@@ -162,7 +162,7 @@ function checkVectors(vectors: number[][], expectedCount: number, embedder: Embe
   });
 }
 
-async function deleteQuietly(client: ChromaClient, name: string): Promise<void> {
+async function deleteQuietly(client: ChromaClientLike, name: string): Promise<void> {
   try {
     await client.deleteCollection({ name });
   } catch (e) {
@@ -218,7 +218,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     ...(fingerprintOf(embedder) !== undefined ? { weights: fingerprintOf(embedder) } : {}),
   };
   inFlight.add(stagingName);
-  let staging: Collection | undefined;
+  let staging: ChromaCollection | undefined;
   try {
     staging = await client.createCollection({
       name: stagingName,

@@ -4,7 +4,7 @@
  *
  * ```ts
  * import { expect } from "vitest";
- * import { retraceMatchers } from "retrace/testing";
+ * import { retraceMatchers } from "retrace-eval/testing";
  * expect.extend(retraceMatchers);
  * expect(trace).toRetrieve(["card-freeze"], { k: 5 });
  * expect(report).toMeetFloors({ retrieval_hit_at_k: 0.9 }, { split: "locale" });

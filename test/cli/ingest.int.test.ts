@@ -4,7 +4,7 @@
  * after SIGINT, after a failure), or a remote one through CHROMA_URL.
  */
 import path from "node:path";
-import type { ChromaClient } from "chromadb";
+import type { ChromaClientLike } from "../../src/retrieval/chroma-types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKnowledgeBase } from "../../src/kb/cards.js";
 import { chunkKnowledgeBase } from "../../src/kb/chunk.js";
@@ -17,7 +17,7 @@ import { MINI_KB } from "../helpers/fixtures.js";
 import { chromaPids, spawnCli, tempDir, waitFor } from "../helpers/chroma.js";
 
 let server: LocalChroma;
-let client: ChromaClient;
+let client: ChromaClientLike;
 let tmp: { dir: string; cleanup: () => Promise<void> };
 let chunkCount: number;
 let expectedCollection: string;

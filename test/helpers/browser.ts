@@ -81,6 +81,8 @@ export interface OpenOptions {
 
 export interface BrowserDriver {
   readonly target: BrowserTarget;
+  /** The driven browser's own version string (`Chromium 156.0…`, `firefox/153.8.0esr`), printed by the tests. */
+  readonly version: string;
   /**
    * Opens `file` (an absolute path) from disk, offline, in a fresh 1280×800
    * page, and waits until the page has left its loading state (`#app`'s
@@ -114,6 +116,7 @@ async function launchChromium(t: BrowserTarget): Promise<BrowserDriver> {
   const browser = await chromium.launch({ executablePath: t.executable, headless: true, args: CHROMIUM_ARGS });
   return {
     target: t,
+    version: `Chromium ${browser.version()}`,
     async open(file, opts = {}) {
       // A fresh context per page: its own storage, offline.
       const context = await browser.newContext({ viewport: VIEWPORT, offline: true });
@@ -170,13 +173,24 @@ async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
     protocol: "webDriverBiDi",
     headless: true,
     extraPrefsFirefox: FIREFOX_PREFS,
+    // Sized at launch, not emulated: puppeteer's setViewport (and a non-null
+    // defaultViewport, which calls it for every new page) sends
+    // emulation.setScreenOrientationOverride, which Firefox ESR's WebDriver
+    // BiDi does not know (140 ESR: "unknown command"). The headless screen is
+    // set to the viewport's size and kiosk mode fills it with the page (a
+    // plain --width/--height window keeps ~86 px of toolbars: 1280×714);
+    // test/html/html-report.int.test.ts checks the page sees 1280×800.
+    defaultViewport: null,
+    args: ["--kiosk"],
+    env: { ...process.env, MOZ_HEADLESS_WIDTH: String(VIEWPORT.width), MOZ_HEADLESS_HEIGHT: String(VIEWPORT.height) },
   });
+  const version = await browser.version();
   return {
     target: t,
+    version,
     async open(file, opts = {}) {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
-      await page.setViewport(VIEWPORT);
       await page.setOfflineMode(true);
       if (opts.initScript !== undefined) await page.evaluateOnNewDocument(opts.initScript);
       const events: string[] = [];
@@ -210,7 +224,14 @@ async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
   };
 }
 
-/** Launches `t` (its executable must exist: check `t.skipReason` first). */
-export function launchDriver(t: BrowserTarget): Promise<BrowserDriver> {
-  return t.name === "chromium" ? launchChromium(t) : launchFirefox(t);
+/**
+ * Launches `t` (its executable must exist: check `t.skipReason` first) and
+ * prints which version was driven, so a CI log shows the browsers it tested.
+ * A browser that is installed but cannot be driven throws: its tests fail,
+ * they are never skipped.
+ */
+export async function launchDriver(t: BrowserTarget): Promise<BrowserDriver> {
+  const driver = t.name === "chromium" ? await launchChromium(t) : await launchFirefox(t);
+  process.stdout.write(`browser tests drive ${t.label}: ${driver.version} (${t.executable})\n`);
+  return driver;
 }

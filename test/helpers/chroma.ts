@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Chunk, Locale } from "../../src/kb/types.js";
 import type { Embedder } from "../../src/retrieval/types.js";
-import type { ChromaClient } from "chromadb";
+import type { ChromaClientLike } from "../../src/retrieval/chroma-types.js";
 import { afterAll, beforeAll, expect } from "vitest";
 import { connectChroma, startLocalChroma, type LocalChroma } from "../../src/retrieval/chroma-server.js";
 import { BIN, ROOT } from "./cli.js";
@@ -25,8 +25,8 @@ export async function tempDir(prefix: string): Promise<{ dir: string; cleanup: (
  * on a temp data dir, stopped in afterAll, which also asserts that no Chroma
  * process of that dir survives. Read the fields inside tests and hooks.
  */
-export function useLocalChroma(prefix: string): { server: LocalChroma; client: ChromaClient; dir: string } {
-  const ctx = {} as { server: LocalChroma; client: ChromaClient; dir: string };
+export function useLocalChroma(prefix: string): { server: LocalChroma; client: ChromaClientLike; dir: string } {
+  const ctx = {} as { server: LocalChroma; client: ChromaClientLike; dir: string };
   let cleanup: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const tmp = await tempDir(prefix);

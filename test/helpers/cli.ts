@@ -13,11 +13,16 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<CliResult> {
+/** `bin`: another copy of bin/retrace.mjs (e.g. one where an optional peer cannot be resolved); default the checkout's. */
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number; bin?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
       cwd: opts.cwd ?? ROOT,
-      env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "info", ...opts.env },
+      // RETRACE_WIDTH=0: no wrapping, so tests can match a table row on one line (test/cli/terminal-output.test.ts checks the wrapped forms).
+      env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "info", RETRACE_WIDTH: "0", ...opts.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

@@ -165,6 +165,16 @@ describe.each(BROWSERS)("in $label", (target) => {
   });
 
   describe.skipIf(target.skipReason !== null)("retrace eval --html", () => {
+    it("lays the page out at 1280×800 (the window sized at launch, no viewport emulation)", async () => {
+      const page = await open("a.html");
+      const size = await page.evaluate(() => {
+        const w = globalThis as unknown as { innerWidth: number; innerHeight: number };
+        return [w.innerWidth, w.innerHeight];
+      });
+      expect(size).toEqual([1280, 800]);
+      await page.close();
+    });
+
     it("shows the summary numbers of the JSON report", async () => {
       const page = await open("a.html");
       const cells = await page.evalAll("td[data-key][data-split][data-group]", (tds) =>

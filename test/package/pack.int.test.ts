@@ -3,28 +3,43 @@
  * `npm install` of the tarball into an empty project that brings its own
  * @langchain/core and @langchain/langgraph, from a registry on 127.0.0.1 that
  * serves this repository's locked packages out of the npm cache (no network;
- * test/helpers/local-registry.ts). Then a plain .mjs uses it with no
- * TypeScript loader, a .ts consumer type-checks with `tsc --strict` under
- * NodeNext and Bundler resolution, and the installed bin runs.
+ * test/helpers/local-registry.ts). The install prints no npm warning. Then a
+ * plain .mjs uses it with no TypeScript loader; with TypeScript's default
+ * checks (`strict`, `skipLibCheck` false, @types/node installed) a file
+ * importing every entry point and a .ts consumer type-check under NodeNext and
+ * Bundler resolution; every code block of README.md and docs/ that imports
+ * the package is compiled, and run when marked `<!-- snippet: run -->`
+ * (test/helpers/doc-snippets.ts); and the installed bin runs.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/cli.js";
+import { docSnippets } from "../helpers/doc-snippets.js";
 import { startLocalRegistry, type LocalRegistry } from "../helpers/local-registry.js";
 
 const rootPkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
   name: string;
   version: string;
+  exports: Record<string, string | { types?: string; default: string }>;
+  peerDependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
 let tmp: string;
 let consumer: string;
 let registry: LocalRegistry;
 let installLog = "";
+
+/** Every entry point a consumer can import (package.json `exports`, but not ./package.json). */
+const entryPoints = Object.keys(rootPkg.exports)
+  .filter((k) => k !== "./package.json")
+  .map((k) => (k === "." ? rootPkg.name : `${rootPkg.name}/${k.slice(2)}`));
+/** The code blocks of README.md and docs/ that import the package (a bad snippet marker fails here, at collection). */
+const snippets = docSnippets(ROOT);
+const hasJsSnippet = snippets.some((s) => !s.file.endsWith(".ts"));
 
 /** The environment of npm and node children, without the npm_config_* that `npm test` exports. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -77,10 +92,20 @@ beforeAll(async () => {
         "@langchain/langgraph": dev["@langchain/langgraph"],
         typescript: dev.typescript,
         "@types/node": dev["@types/node"],
+        // For the LangSmith block of docs/langchain-integration.md (also a dependency of @langchain/core).
+        langsmith: dev.langsmith,
       },
     }),
   );
   for (const f of ["use.mjs", "graph.ts"]) await cp(path.join(ROOT, "test", "package", "consumer", f), path.join(consumer, f));
+  // One namespace import per entry point: tsc then checks every declaration file each one reaches.
+  await writeFile(
+    path.join(consumer, "entries.ts"),
+    `${entryPoints.map((e, i) => `import * as entry${i} from "${e}";`).join("\n")}\n` +
+      `export const exported: number[] = [${entryPoints.map((_, i) => `entry${i}`).join(", ")}].map((m) => Object.keys(m).length);\n`,
+  );
+  await mkdir(path.join(consumer, "snippets"));
+  for (const s of snippets) await writeFile(path.join(consumer, s.file), s.source);
   const install = await runAsync(
     "npm",
     ["install", "--no-audit", "--no-fund", "--registry", registry.url, "--cache", path.join(tmp, "npm-cache"), "--fetch-retries", "0"],
@@ -94,6 +119,52 @@ afterAll(async () => {
   await registry?.close();
   if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
 });
+
+type Resolution = "NodeNext" | "Bundler";
+interface TscError {
+  /** As tsc prints it, relative to the consumer ("" for an error of no file). */
+  file: string;
+  text: string;
+}
+const typeChecks = new Map<Resolution, { status: number | null; errors: TscError[]; output: string }>();
+
+/**
+ * The consumer's `tsc` over graph.ts and entries.ts (and, under NodeNext, the
+ * doc snippets, emitted to out/ so the runnable ones can run), with
+ * TypeScript's default checks: strict, skipLibCheck and types not set (so
+ * every declaration file is checked, and @types/node is picked up as it is
+ * installed). Run once per resolution; the tests read its errors by file.
+ */
+function typeCheck(resolution: Resolution) {
+  const done = typeChecks.get(resolution);
+  if (done !== undefined) return done;
+  const files = ["graph.ts", "entries.ts", ...(resolution === "NodeNext" ? snippets.map((s) => s.file) : [])];
+  const compilerOptions = {
+    strict: true,
+    target: "ES2022",
+    module: resolution === "NodeNext" ? "NodeNext" : "ESNext",
+    moduleResolution: resolution,
+    ...(resolution === "NodeNext" ? { outDir: "out", rootDir: "." } : { noEmit: true }),
+    ...(hasJsSnippet && resolution === "NodeNext" ? { allowJs: true, checkJs: true } : {}),
+  };
+  writeFileSync(path.join(consumer, `tsconfig.${resolution}.json`), JSON.stringify({ compilerOptions, files }));
+  const r = run(process.execPath, [path.join(consumer, "node_modules", "typescript", "bin", "tsc"), "-p", `tsconfig.${resolution}.json`, "--pretty", "false"], consumer);
+  const output = r.stdout + r.stderr;
+  const errors: TscError[] = [];
+  for (const line of output.split("\n")) {
+    const m = /^(?:(.+?)\(\d+,\d+\): )?error TS\d+/.exec(line);
+    if (m !== null) errors.push({ file: m[1] ?? "", text: line });
+    else if (line.startsWith(" ") && errors.length > 0) errors[errors.length - 1]!.text += `\n${line}`;
+  }
+  const result = { status: r.status, errors, output };
+  typeChecks.set(resolution, result);
+  return result;
+}
+
+/** Module specifiers a declaration file imports (static, re-exported, or in an `import("…")` type). */
+function declarationImports(text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm)].map((m) => m[1]!);
+}
 
 describe("the packed package in a fresh project", () => {
   it("installs with one copy of LangChain's packages (peer dependencies) and without the optional transformers.js", async () => {
@@ -121,30 +192,65 @@ describe("the packed package in a fresh project", () => {
     expect(got).toMatchObject({ hit: 1, recall: 1, ndcg: 1, rootExportsRetrieveNode: "function", rootExportsOpenSystem: "function" });
   });
 
+  it("installs without any npm warning (the published manifest has no install-time script)", () => {
+    expect(installLog.split("\n").filter((line) => /^npm warn/i.test(line.trim()))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(path.join(consumer, "node_modules", rootPkg.name, "package.json"), "utf8")) as { scripts?: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall", "prepare"]) expect(manifest.scripts?.[script], script).toBeUndefined();
+  });
+
+  it("the declarations of the entry points reach no third-party module but the peers and zod", () => {
+    // A module without complete types of its own (chromadb: its .d.ts imports a package it does not
+    // install) fails a consumer's skipLibCheck-false build; retrace wraps such types behind its own.
+    const installed = path.join(consumer, "node_modules", rootPkg.name);
+    const allowed = /^(?:@langchain\/core(?:\/|$)|@langchain\/langgraph(?:\/|$)|zod(?:\/|$))/;
+    const seen = new Set<string>();
+    const stack = Object.values(rootPkg.exports).flatMap((t) => (typeof t === "object" && t.types !== undefined ? [path.join(installed, t.types)] : []));
+    const foreign: string[] = [];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const spec of declarationImports(readFileSync(file, "utf8"))) {
+        if (spec.startsWith(".")) stack.push(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".d.ts")));
+        else if (!allowed.test(spec)) foreign.push(`${path.relative(installed, file)} imports "${spec}"`);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(10);
+    expect(foreign).toEqual([]);
+  });
+
   for (const resolution of ["NodeNext", "Bundler"] as const) {
-    it(`a .ts consumer adding the retrieve node to its own StateGraph type-checks with tsc --strict (moduleResolution ${resolution})`, async () => {
-      const tsconfig = {
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: "ES2022",
-          module: resolution === "NodeNext" ? "NodeNext" : "ESNext",
-          moduleResolution: resolution,
-          types: ["node"],
-          skipLibCheck: false,
-        },
-        files: ["graph.ts"],
-      };
-      await writeFile(path.join(consumer, `tsconfig.${resolution}.json`), JSON.stringify(tsconfig));
-      const r = run(process.execPath, [path.join(consumer, "node_modules", "typescript", "bin", "tsc"), "-p", `tsconfig.${resolution}.json`], consumer);
-      // Every error must come from a third party's declarations, never from ours or the consumer's code:
-      // chromadb 3.5.0's own chromadb.d.ts imports '@hey-api/client-fetch', which it does not install
-      // (consumers with the usual `skipLibCheck: true` never see it).
-      const errors = (r.stdout + r.stderr).split("\n").filter((line) => /error TS\d+/.test(line));
-      expect(errors.filter((line) => !line.startsWith("node_modules/chromadb/"))).toEqual([]);
-      expect(r.status === 0 || errors.length > 0).toBe(true);
+    it(`a file importing every entry point and a .ts consumer adding the retrieve node to its own StateGraph type-check with tsc --strict, skipLibCheck false (moduleResolution ${resolution})`, () => {
+      const { status, errors, output } = typeCheck(resolution);
+      // Errors of the doc snippets are their own tests' (below); any other error, in our declarations,
+      // a third party's or the consumer's code, fails here.
+      expect(errors.filter((e) => !e.file.startsWith("snippets/")).map((e) => e.text)).toEqual([]);
+      if (errors.length === 0) expect(status, output).toBe(0);
     }, 300_000); // type-checks LangChain's declarations too (skipLibCheck off)
   }
+
+  describe("code blocks of README.md and docs/ that import the package (test/helpers/doc-snippets.ts)", () => {
+    it("are found, and at least one is a complete program that runs", () => {
+      expect(snippets.length).toBeGreaterThanOrEqual(4);
+      expect(snippets.some((s) => s.mode === "run")).toBe(true);
+    });
+
+    for (const s of snippets) {
+      const what = s.mode === "fragment" ? "its imports of the package type-check (a fragment)" : "type-checks with tsc --strict (NodeNext)";
+      it(`${s.doc}:${s.line}: ${what}`, () => {
+        const { errors } = typeCheck("NodeNext");
+        expect(errors.filter((e) => e.file === s.file).map((e) => e.text)).toEqual([]);
+      }, 300_000);
+      if (s.mode === "run") {
+        it(`${s.doc}:${s.line}: runs and exits 0`, () => {
+          typeCheck("NodeNext"); // emits out/
+          const r = run(process.execPath, [path.join("out", s.file.replace(/\.ts$/, ".js"))], consumer);
+          expect(r.stderr).toBe("");
+          expect(r.status).toBe(0);
+        }, 300_000);
+      }
+    }
+  });
 
   it("the installed bin runs the compiled CLI", () => {
     const r = run(path.join(consumer, "node_modules", ".bin", "retrace"), ["--help"], consumer);

@@ -3,7 +3,7 @@
  * a real Chroma server. The dense index is checked against hand-computed
  * cosines and, differentially, against the exact in-memory index.
  */
-import type { ChromaClient } from "chromadb";
+import type { ChromaClientLike } from "../../src/retrieval/chroma-types.js";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../../src/errors.js";
@@ -87,7 +87,7 @@ describe("collectionName (pure)", () => {
 });
 
 const local = useLocalChroma("chroma-store");
-let client: ChromaClient;
+let client: ChromaClientLike;
 beforeAll(() => {
   client = local.client;
 });

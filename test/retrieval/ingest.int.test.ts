@@ -5,7 +5,7 @@
  * dimensions are a DimensionMismatchError.
  */
 import os from "node:os";
-import type { ChromaClient } from "chromadb";
+import type { ChromaClientLike } from "../../src/retrieval/chroma-types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DimensionMismatchError, InvalidArgumentError } from "../../src/errors.js";
 import type { Chunk } from "../../src/kb/types.js";
@@ -24,7 +24,7 @@ const KB_V1 = "1".repeat(64);
 const KB_V2 = "2".repeat(64);
 
 const local = useLocalChroma("ingest");
-let client: ChromaClient;
+let client: ChromaClientLike;
 beforeAll(() => {
   client = local.client;
 });

@@ -48,10 +48,11 @@ afterEach(() => {
 
 describe("resolveEmbedder", () => {
   it("auto picks the transformers model when its weights are under modelsDir", async () => {
-    const { embedder, reason } = keep(await resolveEmbedder("auto", { modelsDir: withModels }));
+    const { embedder, reason, summary } = keep(await resolveEmbedder("auto", { modelsDir: withModels }));
     expect(embedder).toBeInstanceOf(TransformersEmbedder);
     expect(embedder.id).toBe(DEFAULT_EMBEDDING_MODEL);
     expect(embedder.dimension).toBe(24);
+    expect(summary).toBe(`${DEFAULT_EMBEDDING_MODEL} (default; transformers.js, weights found, --verbose for the folder)`);
     expect(reason).toContain(DEFAULT_EMBEDDING_MODEL);
     expect(reason).toContain("auto");
     expect(reason).toContain(`its weights are in ${join(withModels, "Xenova", "bge-small-en-v1.5")}`);
@@ -59,8 +60,11 @@ describe("resolveEmbedder", () => {
   });
 
   it("auto falls back to the built-in embedder when the weights are absent, and says why", async () => {
-    const { embedder, reason } = await resolveEmbedder("auto", { modelsDir: emptyDir });
+    const { embedder, reason, summary } = await resolveEmbedder("auto", { modelsDir: emptyDir });
     expect(embedder).toBeInstanceOf(HashingEmbedder);
+    // One short line; the folders searched only in the reason (logged with --verbose).
+    expect(summary).toBe(`${embedder.id} (default, built-in; no corpus to fit LSA on; no transformer weights found, --verbose for the search path)`);
+    expect(summary).not.toContain(emptyDir);
     expect(reason).toContain(embedder.id);
     expect(reason).toContain("not semantic");
     expect(reason).toContain(`no ${DEFAULT_EMBEDDING_MODEL} weights in ${join(emptyDir, "Xenova", "bge-small-en-v1.5")}`);
@@ -78,9 +82,10 @@ describe("resolveEmbedder", () => {
   });
 
   it("auto with allowRemote tries the download, and falls back to built-in when it fails", async () => {
-    const { embedder, reason } = await resolveEmbedder("auto", { modelsDir: emptyDir, allowRemote: true, cacheDir: join(root, "cache") });
+    const { embedder, reason, summary } = await resolveEmbedder("auto", { modelsDir: emptyDir, allowRemote: true, cacheDir: join(root, "cache") });
     expect(embedder).toBeInstanceOf(HashingEmbedder);
     expect(reason).toContain("could not be downloaded");
+    expect(summary).toContain("no transformer weights found and the download failed, --verbose for why");
     expect(guard.remote.some((u) => u.startsWith(`https://huggingface.co/${DEFAULT_EMBEDDING_MODEL}/`))).toBe(true);
     guard.remote.length = 0; // expected here; afterEach asserts no other test fetched
   });
@@ -93,15 +98,17 @@ describe("resolveEmbedder", () => {
   });
 
   it("builtin is always the built-in embedder, even with weights present", async () => {
-    const { embedder, reason } = await resolveEmbedder("builtin", { modelsDir: withModels });
+    const { embedder, reason, summary } = await resolveEmbedder("builtin", { modelsDir: withModels });
     expect(embedder).toBeInstanceOf(HashingEmbedder);
     expect(reason).toContain("built-in embedder was requested");
+    expect(summary).toBe(`${embedder.id} (requested; built-in, lexical-fuzzy, not semantic)`);
   });
 
   it("a model id loads that model, or fails with ModelUnavailableError (exit 3)", async () => {
-    const { embedder, reason } = keep(await resolveEmbedder("tiny/other", { modelsDir: withModels }));
+    const { embedder, reason, summary } = keep(await resolveEmbedder("tiny/other", { modelsDir: withModels }));
     expect(embedder.id).toBe("tiny/other");
     expect(embedder.dimension).toBe(12);
+    expect(summary).toBe("tiny/other (requested; transformers.js, 12-d)");
     expect(reason).toContain("requested");
     expect(reason).toContain(join(withModels, "tiny", "other"));
     const err = await resolveEmbedder("tiny/missing", { modelsDir: withModels }).catch((e: unknown) => e);
@@ -130,8 +137,10 @@ describe("resolveReranker", () => {
     expect(present.reranker).toBeInstanceOf(CrossEncoderReranker);
     expect(present.reranker?.id).toBe(DEFAULT_RERANK_MODEL);
     expect(present.reason).toContain(join(withModels, "Xenova", "ms-marco-MiniLM-L-6-v2"));
+    expect(present.summary).toBe(`${DEFAULT_RERANK_MODEL} (auto; cross-encoder, weights found, --verbose for the folder)`);
     const absent = await resolveReranker("auto", { modelsDir: emptyDir });
     expect(absent.reranker).toBeNull();
+    expect(absent.summary).toBe(`none (auto; no ${DEFAULT_RERANK_MODEL} weights found, --verbose for the search path)`);
     expect(absent.reason).toContain(`no ${DEFAULT_RERANK_MODEL} weights in ${join(emptyDir, "Xenova", "ms-marco-MiniLM-L-6-v2")}`);
   });
 

@@ -18,6 +18,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import type { EvalCase, EvalTurn } from "../../kb/types.js";
+import { missingPeerError } from "../../peers.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { turnArtifacts, turnReport } from "./runner.js";
@@ -50,7 +51,10 @@ export function parseModuleSpec(spec: string, defaultExport: string): { file: st
   return { file: spec.slice(0, hash), exportName: exportName === "" ? defaultExport : exportName };
 }
 
-/** Imports a .ts/.mts/.js/.mjs module; TypeScript through tsx when the running loader cannot. */
+/**
+ * Imports a .ts/.mts/.js/.mjs module; TypeScript through tsx when the running
+ * loader cannot (a MissingPeerError, exit 2, when tsx is not installed).
+ */
 async function importModule(file: string, option: string, exportName: string): Promise<Record<string, unknown>> {
   const abs = path.resolve(file);
   if (!existsSync(abs)) throw new GraphInputError(`${option} ${file}#${exportName}: the file ${file} does not exist`);
@@ -62,7 +66,13 @@ async function importModule(file: string, option: string, exportName: string): P
     return (await import(url)) as Record<string, unknown>;
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code === "ERR_UNKNOWN_FILE_EXTENSION" && (ext === ".ts" || ext === ".mts")) {
-      const { tsImport } = await import("tsx/esm/api");
+      let tsImport: typeof import("tsx/esm/api").tsImport;
+      try {
+        ({ tsImport } = await import("tsx/esm/api"));
+      } catch (e2) {
+        // tsx is an optional peer: without it a TypeScript module is a usage problem (exit 2) with the install command.
+        throw missingPeerError("tsx", `${option} ${file} is TypeScript and needs`, e2, "or pass the module compiled to .js/.mjs") ?? e2;
+      }
       try {
         return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
       } catch (e2) {

@@ -177,7 +177,7 @@ export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>,
 }
 
 /** The state as bytes (format in the module comment); a pure function of the state. */
-export function serializeLsa(s: LsaState): Buffer {
+export function serializeLsa(s: LsaState): Uint8Array {
   const rank = s.sigma.length;
   const header = Buffer.from(
     JSON.stringify({ format: LSA_FORMAT, params: s.params, corpusKey: s.corpusKey, docs: s.docs, locales: s.locales, rank, terms: s.terms }),
@@ -195,7 +195,8 @@ export function serializeLsa(s: LsaState): Buffer {
 }
 
 /** Parses a state file's bytes; throws InvalidArgumentError naming `file` when they are not one. */
-export function parseLsa(bytes: Buffer, file = "LSA state"): LsaState {
+export function parseLsa(data: Uint8Array, file = "LSA state"): LsaState {
+  const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const bad = (why: string) => new InvalidArgumentError(file, "an LSA state file written by retrace", why);
   const magic = Buffer.from(MAGIC, "utf8");
   if (bytes.length < magic.length + 4 || !bytes.subarray(0, magic.length).equals(magic)) throw bad("wrong magic");
@@ -244,7 +245,7 @@ export class LsaEmbedder implements Embedder {
   private readonly scale: Float64Array;
 
   /** The embedder over `state`, analysing texts with `analyzers`: those the state was fitted with (default: the default profile). */
-  constructor(state: LsaState, bytes: Buffer = serializeLsa(state), analyzers: Analyzers = DEFAULT_ANALYZERS) {
+  constructor(state: LsaState, bytes: Uint8Array = serializeLsa(state), analyzers: Analyzers = DEFAULT_ANALYZERS) {
     this.state = state;
     this.analyzers = analyzers;
     this.fitHash = createHash("sha256").update(bytes).digest("hex");

@@ -1,7 +1,10 @@
 /**
- * Which embedder (and reranker) a run uses, and why: the `reason` is printed
- * by the CLI on stderr and carried into the report, so a reader knows whether
- * the dense branch was semantic or the built-in lexical fallback.
+ * Which embedder (and reranker) a run uses, and why, so a reader knows whether
+ * the dense branch was semantic or a weight-free fallback: `summary` is the
+ * one short line the CLI prints on stderr (`embedder: lsa-128-… (default; no
+ * transformer weights found, --verbose for the search path)`), `reason` the
+ * full account (every folder searched, the files missing, where the state was
+ * saved), logged at debug level (`--verbose` or `RETRACE_LOG=debug`).
  *
  * Embedder spec:
  *   - `auto` (default): the transformers model `Xenova/bge-small-en-v1.5` when
@@ -18,7 +21,8 @@
  *     InvalidArgumentError when no corpus is given (only a command that has
  *     the chunks can fit it).
  *   - anything else: a model id or folder path, loaded with transformers.js;
- *     missing weights are a ModelUnavailableError (exit 3).
+ *     missing weights are a ModelUnavailableError (exit 3), a missing
+ *     transformers.js (an optional peer) a MissingPeerError (exit 2).
  *
  * Reranker spec:
  *   - `null`, `none` or `off` (default): no reranker.
@@ -26,7 +30,8 @@
  *     weights are present locally, else none.
  *   - anything else: a model id or folder path (ModelUnavailableError if missing).
  */
-import { InvalidArgumentError, ModelUnavailableError } from "../../errors.js";
+import { InvalidArgumentError, MissingPeerError, ModelUnavailableError } from "../../errors.js";
+import { log } from "../../log.js";
 import type { Analyzers } from "../analyzer.js";
 import { CrossEncoderReranker } from "../rerank-model.js";
 import type { Embedder, Reranker } from "../types.js";
@@ -63,15 +68,33 @@ export interface ResolveOptions {
 
 export interface ResolvedEmbedder {
   embedder: Embedder;
-  /** One sentence: which embedder and why. */
+  /** One sentence: which embedder and why, with every folder searched and file missing. */
   reason: string;
+  /** One short line: the embedder's id and why in a few words (`lsa-128-… (default; no transformer weights found, …)`). */
+  summary: string;
 }
 
 export interface ResolvedReranker {
   /** null: reranking off. */
   reranker: Reranker | null;
+  /** One sentence: which reranker (or none) and why, with the folders searched. */
   reason: string;
+  /** One short line: the reranker's id (or `none`) and why in a few words. */
+  summary: string;
 }
+
+/**
+ * @internal Logs a choice on stderr: its one-line `summary` (at `level`,
+ * default info) and, at debug level (`--verbose`, `RETRACE_LOG=debug`), the full `reason`.
+ */
+export function logChoice(what: "embedder" | "reranker", r: { summary: string; reason: string }, level: "info" | "warn" = "info"): void {
+  log[level](`${what}: ${r.summary}`);
+  log.debug(`${what}: ${r.reason}`);
+}
+
+/** The hints of a summary whose `reason` names folders: where to see them. */
+const SEARCH_PATH_HINT = "--verbose for the search path";
+const FOLDER_HINT = "--verbose for the folder";
 
 function checkSpec(name: string, spec: unknown): asserts spec is string {
   if (typeof spec !== "string" || spec.trim() === "") {
@@ -92,14 +115,14 @@ function describeLoaded(e: TransformersEmbedder): string {
   return `${e.id} (transformers.js, ${e.dimension}-d, ${e.pooling} pooling from ${e.poolingSource}, ${e.dtype})`;
 }
 
-async function resolveLsa(options: ResolveOptions, why: string): Promise<ResolvedEmbedder> {
+async function resolveLsa(options: ResolveOptions, why: string, short: string): Promise<ResolvedEmbedder> {
   if (options.corpus === undefined) throw new InvalidArgumentError("embedder", "lsa only where the chunks to fit it on are known (ingest, eval, trace, beir)", "lsa");
   const r = await loadOrFitLsa(options.corpus.chunks, {
     ...(options.corpus.stateDir !== undefined ? { dir: options.corpus.stateDir } : {}),
     ...(options.corpus.analyzers !== undefined ? { analyzers: options.corpus.analyzers } : {}),
   });
   const where = r.file === null ? "fitted in memory, not saved" : r.status === "loaded" ? `state loaded from ${r.file}` : `${r.status}, state saved to ${r.file}`;
-  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}` };
+  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`, summary: `${r.embedder.id} (${short})` };
 }
 
 /** Picks the embedder for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
@@ -107,12 +130,20 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
   checkSpec("embedder", spec);
   if (spec === "builtin") {
     const embedder = new HashingEmbedder();
-    return { embedder, reason: `${embedder.id}: the built-in embedder was requested (lexical-fuzzy, not semantic)` };
+    return {
+      embedder,
+      reason: `${embedder.id}: the built-in embedder was requested (lexical-fuzzy, not semantic)`,
+      summary: `${embedder.id} (requested; built-in, lexical-fuzzy, not semantic)`,
+    };
   }
-  if (spec === "lsa") return resolveLsa(options, "requested");
+  if (spec === "lsa") return resolveLsa(options, "requested", "requested; corpus-fit LSA");
   if (spec !== "auto") {
     const embedder = await TransformersEmbedder.load({ ...modelOptions(options), model: spec });
-    return { embedder, reason: `${describeLoaded(embedder)}: requested, loaded from ${embedder.modelDir ?? "the download cache"}` };
+    return {
+      embedder,
+      reason: `${describeLoaded(embedder)}: requested, loaded from ${embedder.modelDir ?? "the download cache"}`,
+      summary: `${embedder.id} (requested; transformers.js, ${embedder.dimension}-d)`,
+    };
   }
 
   const modelsDir = options.modelsDir ?? defaultModelsDir();
@@ -124,36 +155,53 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
     try {
       const embedder = await TransformersEmbedder.load({ ...modelOptions(options), modelsDir, model: DEFAULT_EMBEDDING_MODEL });
       const where = location.found ? `its weights are in ${location.dir}` : "its weights were downloaded";
-      return { embedder, reason: `${describeLoaded(embedder)}: auto, ${where}` };
+      return {
+        embedder,
+        reason: `${describeLoaded(embedder)}: auto, ${where}`,
+        summary: `${embedder.id} (default; transformers.js, ${location.found ? `weights found, ${FOLDER_HINT}` : "weights downloaded"})`,
+      };
     } catch (e) {
-      // Present-but-broken weights are an error; only a failed download falls back.
-      if (location.found || !(e instanceof ModelUnavailableError)) throw e;
-      return weightFree(options, `auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`);
+      // Present-but-broken weights (or no transformers.js to load them) are an error; only a failed download falls back.
+      if (location.found || !(e instanceof ModelUnavailableError || MissingPeerError.isInstance(e))) throw e;
+      return weightFree(
+        options,
+        `auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`,
+        "no transformer weights found and the download failed, --verbose for why",
+      );
     }
   }
   return weightFree(
     options,
     `auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); ` +
       `put them there or set ${MODELS_DIR_ENV} for a pretrained model`,
+    `no transformer weights found, ${SEARCH_PATH_HINT}`,
   );
 }
 
 /** The weight-free embedder of `auto`: LSA fitted on the corpus when one is given, else the built-in hashed n-grams. */
-async function weightFree(options: ResolveOptions, why: string): Promise<ResolvedEmbedder> {
-  if (options.corpus !== undefined) return resolveLsa(options, why);
+async function weightFree(options: ResolveOptions, why: string, short: string): Promise<ResolvedEmbedder> {
+  if (options.corpus !== undefined) return resolveLsa(options, why, `default; ${short}`);
   const embedder = new HashingEmbedder();
-  return { embedder, reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): ${why}; no corpus given to fit the LSA embedder on` };
+  return {
+    embedder,
+    reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): ${why}; no corpus given to fit the LSA embedder on`,
+    summary: `${embedder.id} (default, built-in; no corpus to fit LSA on; ${short})`,
+  };
 }
 
 /** Picks the reranker for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
 export async function resolveReranker(spec: RerankerSpec = null, options: ResolveOptions = {}): Promise<ResolvedReranker> {
   if (spec === null || spec === "none" || spec === "off") {
-    return { reranker: null, reason: "no reranker (off by default)" };
+    return { reranker: null, reason: "no reranker (off by default)", summary: "none (off by default)" };
   }
   checkSpec("reranker", spec);
   if (spec !== "auto") {
     const reranker = await CrossEncoderReranker.load({ ...modelOptions(options), model: spec });
-    return { reranker, reason: `${reranker.id} (cross-encoder): requested, loaded from ${reranker.modelDir ?? "the download cache"}` };
+    return {
+      reranker,
+      reason: `${reranker.id} (cross-encoder): requested, loaded from ${reranker.modelDir ?? "the download cache"}`,
+      summary: `${reranker.id} (requested; cross-encoder)`,
+    };
   }
   const modelsDir = options.modelsDir ?? defaultModelsDir();
   const location = await locateModel(DEFAULT_RERANK_MODEL, {
@@ -164,8 +212,9 @@ export async function resolveReranker(spec: RerankerSpec = null, options: Resolv
     return {
       reranker: null,
       reason: `no reranker: auto, no ${DEFAULT_RERANK_MODEL} weights in ${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")})`,
+      summary: `none (auto; no ${DEFAULT_RERANK_MODEL} weights found, ${SEARCH_PATH_HINT})`,
     };
   }
   const reranker = await CrossEncoderReranker.load({ ...modelOptions(options), modelsDir, model: DEFAULT_RERANK_MODEL });
-  return { reranker, reason: `${reranker.id} (cross-encoder): auto, its weights are in ${location.dir}` };
+  return { reranker, reason: `${reranker.id} (cross-encoder): auto, its weights are in ${location.dir}`, summary: `${reranker.id} (auto; cross-encoder, weights found, ${FOLDER_HINT})` };
 }

@@ -24,6 +24,7 @@
 import { access } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError, ModelUnavailableError, isRetraceError } from "../../errors.js";
+import { missingPeerError } from "../../peers.js";
 
 /** The cross-encoder `auto` reranking uses when its weights are present. */
 export const DEFAULT_RERANK_MODEL = "Xenova/ms-marco-MiniLM-L-6-v2";
@@ -152,14 +153,15 @@ export async function loadTransformers(): Promise<TransformersModule> {
     (e: unknown) => {
       transformersModule = undefined;
       // An optional peer dependency: absent unless the user added it (docs/decisions/0007-package-and-peer-dependencies.md).
-      if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND")
-        throw new ModelUnavailableError(
+      // Missing, it is a usage problem (MissingPeerError, exit 2) with the command that installs it.
+      throw (
+        missingPeerError(
           "@huggingface/transformers",
-          "model embedders and rerankers need @huggingface/transformers, an optional peer dependency that is not installed: " +
-            "run `ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm install @huggingface/transformers@^3.8.1`, or use the built-in embedder (--embedder builtin)",
-          { cause: e },
-        );
-      throw e;
+          "model embedders and rerankers (--embedder MODEL, --rerank) need",
+          e,
+          "or use a weight-free embedder (--embedder lsa or --embedder builtin) without --rerank",
+        ) ?? e
+      );
     },
   );
   return transformersModule;

@@ -1,5 +1,7 @@
 // A TypeScript consumer: the README's "retrieve node in your own graph"
-// snippet, type-checked with `tsc --strict` against the shipped .d.ts files.
+// program as a library function, type-checked with `tsc --strict` against the
+// shipped .d.ts files (the README's block itself is compiled and run from the
+// markdown: test/helpers/doc-snippets.ts).
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import {
   HashingEmbedder,

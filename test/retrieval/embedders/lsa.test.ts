@@ -96,7 +96,7 @@ describe("LSA embedder", () => {
   it("is deterministic: the same chunks in any order and seed give identical bytes, id and vectors", async () => {
     const a = fitLsa(CORPUS, { dimension: 4 });
     const b = fitLsa([...CORPUS].reverse(), { dimension: 4 });
-    expect(serializeLsa(b).equals(serializeLsa(a))).toBe(true);
+    expect(serializeLsa(b)).toEqual(serializeLsa(a));
     const ea = new LsaEmbedder(a);
     const eb = new LsaEmbedder(b);
     expect(eb.id).toBe(ea.id);
@@ -200,8 +200,14 @@ describe("LSA embedder", () => {
     const r = await resolveEmbedder("lsa", { corpus: { chunks: CORPUS, stateDir: dir } });
     expect(r.embedder).toBeInstanceOf(LsaEmbedder);
     expect(r.reason).toMatch(/corpus-fit LSA.*fitted, state saved to/);
+    expect(r.summary).toBe(`${r.embedder.id} (requested; corpus-fit LSA)`);
     expect((await resolveEmbedder("lsa", { corpus: { chunks: CORPUS, stateDir: dir } })).reason).toMatch(/state loaded from/);
     await expect(resolveEmbedder("lsa")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", exitCode: 2 });
+    // auto without model weights: the same LSA embedder, the why in one short line, the search path only in the reason.
+    const auto = await resolveEmbedder("auto", { modelsDir: path.join(dir, "no-models"), corpus: { chunks: CORPUS, stateDir: dir } });
+    expect(auto.embedder).toBeInstanceOf(LsaEmbedder);
+    expect(auto.summary).toBe(`${auto.embedder.id} (default; no transformer weights found, --verbose for the search path)`);
+    expect(auto.reason).toContain(path.join(dir, "no-models", "Xenova", "bge-small-en-v1.5"));
   });
 
   it("lsaDenseWeight: the latent share clamped to [0.1, 0.9], to 0.01; 0.9 when unknown", () => {

@@ -65,11 +65,17 @@ function fmtAgg(agg: Aggregate): string {
  * headline key is vacuous (e.g. an answer-side key with no held-out turn).
  */
 export function cell(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): string {
-  const reason = report.vacuousReasons[key];
-  if (partGroup && group?.[key] !== undefined) return fmtAgg(group[key]);
-  if (report.vacuous.includes(key)) return vacuousText(reason ?? "not measured");
-  const agg = group?.[key];
-  return agg === undefined ? "— n=0" : fmtAgg(agg);
+  const agg = cellAggregate(report, group, key, partGroup);
+  if (agg !== undefined) return fmtAgg(agg);
+  if (report.vacuous.includes(key)) return vacuousText(report.vacuousReasons[key] ?? "not measured");
+  return "— n=0";
+}
+
+/** The aggregate `cell` shows for `key` in a group, or undefined when it shows a text (not measured, "— n=0"). */
+export function cellAggregate(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): Aggregate | undefined {
+  if (partGroup && group?.[key] !== undefined) return group[key];
+  if (report.vacuous.includes(key)) return undefined;
+  return group?.[key];
 }
 
 export function turnId(t: Pick<TurnReport, "caseId" | "turn">): string {

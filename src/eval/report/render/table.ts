@@ -1,9 +1,15 @@
-/** The compact stdout table of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
+/**
+ * The compact stdout table of a Report (docs/architecture.md §7); conventions
+ * in src/eval/report/render.ts. Given a `width` (the CLI passes the terminal's), every
+ * line fits it: a split table wider than that is stacked (one block per group,
+ * its figures in columns) and any longer line is wrapped at spaces (./wrap.ts).
+ */
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, GroupDelta, Report } from "../types.js";
 import {
   cell,
+  cellAggregate,
   chanceWarnings,
   ciMethod,
   deltaMethod,
@@ -12,6 +18,7 @@ import {
   retrievalRows,
   extraSplits,
   f3,
+  fmtCI,
   fmtP,
   fmtSigned,
   fmtSignedCI,
@@ -28,6 +35,7 @@ import {
   turnId,
   vacuousText,
 } from "./shared.js";
+import { fitText, visibleLength, wrapLine } from "./wrap.js";
 
 function deltaCases(n: number | undefined): string {
   return n === undefined ? "" : ` (${n} case${n === 1 ? "" : "s"})`;
@@ -65,7 +73,13 @@ function grid(rows: { cells: string[]; style?: (keyof typeof ANSI | undefined)[]
   );
 }
 
-function splitGrid(report: Report, title: string, groups: [string, Record<string, Aggregate> | undefined][], paint: Paint, headline = true): string[] {
+type Groups = [string, Record<string, Aggregate> | undefined][];
+
+/**
+ * A split's table: a row per key, a column per group. When `width` is given
+ * and that is wider, the stacked form (`stackedGrid`) instead.
+ */
+function splitGrid(report: Report, title: string, groups: Groups, paint: Paint, headline = true, width?: number): string[] {
   const k = report.run.k;
   const header = { cells: [title, ...groups.map(([g]) => g)], style: [title, ...groups].map(() => "bold" as const) };
   const rows = reportKeys(report).map((key) => {
@@ -73,16 +87,80 @@ function splitGrid(report: Report, title: string, groups: [string, Record<string
     const vac = report.vacuous.includes(key);
     return { cells, style: cells.map((_, i) => (i > 0 && vac ? ("yellow" as const) : undefined)) };
   });
-  return grid([header, ...rows], paint);
+  const wide = grid([header, ...rows], paint);
+  if (width === undefined || wide.every((l) => visibleLength(l) <= width)) return wide;
+  return stackedGrid(report, title, groups, paint, headline, width);
+}
+
+/**
+ * The narrow form of a split's table: one block per group, headed
+ * `metric [group]`, each figure of a cell in its own column (mean, 95% CI, n,
+ * cases, chance; a column no row has is left out). A text cell (not
+ * measured, "— n=0") spans those columns, wrapped under itself. Nothing of
+ * the wide form is lost: the same keys, groups and figures.
+ */
+function stackedGrid(report: Report, title: string, groups: Groups, paint: Paint, headline: boolean, width: number): string[] {
+  const k = report.run.k;
+  const keys = reportKeys(report);
+  const labels = keys.map((key) => (headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k)));
+  const names = ["mean", "95% CI", "n", "cases", "chance"];
+  const out: string[] = [];
+  for (const [g, [name, agg]] of groups.entries()) {
+    if (g > 0) out.push("");
+    const cells = keys.map((key) => {
+      const a = cellAggregate(report, agg, key, !headline);
+      if (a === undefined) return cell(report, agg, key, !headline);
+      return [f3(a.mean), fmtCI(a.ci95), String(a.n), a.nCases === undefined ? "" : String(a.nCases), a.chance === undefined ? "" : f3(a.chance)];
+    });
+    const shown = names.map((_, c) => c < 3 || cells.some((x) => Array.isArray(x) && x[c] !== ""));
+    const pick = (xs: string[]) => xs.filter((_, c) => shown[c]);
+    const head = `${title} [${name}]`;
+    const labelWidth = Math.max(visibleLength(head), ...labels.map(visibleLength));
+    const figureRows = cells.filter((x): x is string[] => Array.isArray(x));
+    const colWidths = pick(names).map((n, c) => Math.max(n.length, ...figureRows.map((x) => visibleLength(pick(x)[c]!))));
+    const pad = (s: string, w: number) => s + " ".repeat(Math.max(0, w - visibleLength(s)));
+    // Padded on the visible text, then painted; the last column is not padded (no trailing spaces).
+    const line = (label: string, xs: string[], style?: keyof typeof ANSI) =>
+      [
+        pad(label, labelWidth),
+        ...xs.map((x, c) => {
+          const padded = c === xs.length - 1 ? x : pad(x, colWidths[c]!);
+          return style === undefined ? padded : paint(style, padded);
+        }),
+      ]
+        .join("  ")
+        .trimEnd();
+    out.push(line(paint("bold", head), pick(names), "bold"));
+    for (const [i, key] of keys.entries()) {
+      const x = cells[i]!;
+      const style = report.vacuous.includes(key) ? ("yellow" as const) : undefined;
+      if (Array.isArray(x)) {
+        out.push(line(labels[i]!, pick(x), style));
+        continue;
+      }
+      // A text cell: spans the figure columns, wrapped under itself while that leaves room for a few words.
+      const indent = labelWidth + 2;
+      const room = width - indent;
+      const pieces = room >= 20 ? wrapLine(x, room, 0) : [x];
+      const paintText = (t: string) => (style === undefined ? t : paint(style, t));
+      out.push(`${pad(labels[i]!, labelWidth)}  ${paintText(pieces[0]!)}`);
+      for (const p of pieces.slice(1)) out.push(`${" ".repeat(indent)}${paintText(p)}`);
+    }
+  }
+  return out;
 }
 
 /**
  * Compact stdout summary: run line and embedder, overall + golden/adversarial,
  * per locale, locale deltas with their tests, missed turns, notes, gate.
  * Colour only when `color` is true (the caller applies NO_COLOR / TTY rules).
+ * `width` (columns; 0 or absent: no limit): no line is wider (colour codes
+ * not counted). The same report and width always give the same text.
  */
-export function renderTable(report: Report, opts: { color: boolean }): string {
+export function renderTable(report: Report, opts: { color: boolean; width?: number }): string {
   const paint = painter(opts.color);
+  // 0 (or no width): no limit, the wide tables as they are.
+  const width = opts.width !== undefined && opts.width > 0 && Number.isFinite(opts.width) ? opts.width : undefined;
   const { run } = report;
   const lines: string[] = [];
   lines.push(
@@ -97,17 +175,17 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
   lines.push("");
   const kinds = Object.entries(report.splits.kind);
-  lines.push(...splitGrid(report, "metric", [["all", report.aggregates], ...kinds], paint));
+  lines.push(...splitGrid(report, "metric", [["all", report.aggregates], ...kinds], paint, true, width));
   const locales = Object.entries(report.splits.locale);
   if (locales.length > 0) {
     lines.push("");
-    lines.push(...splitGrid(report, "metric", locales, paint));
+    lines.push(...splitGrid(report, "metric", locales, paint, true, width));
   }
   for (const [name, groups] of extraSplits(report)) {
     lines.push("");
     // The tune/holdout part shows every key per part, answer-side included (docs/holdout.md).
-    if (name === "part") lines.push(...splitGrid(report, "metric", PART_LABELS.map(([p, label]) => [label, groups[p]]), paint, false));
-    else lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint));
+    if (name === "part") lines.push(...splitGrid(report, "metric", PART_LABELS.map(([p, label]) => [label, groups[p]]), paint, false, width));
+    else lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint, true, width));
   }
 
   const deltas = report.deltas ?? [];
@@ -145,7 +223,8 @@ export function renderTable(report: Report, opts: { color: boolean }): string {
   lines.push(paint("dim", `note: ${ciMethod(report)} turns are caseId#turn, turn 0-based.`));
   lines.push("");
   lines.push(...gateLines(report, paint));
-  return `${lines.join("\n")}\n`;
+  const text = `${lines.join("\n")}\n`;
+  return width === undefined ? text : fitText(text, width);
 }
 
 function gateLines(report: Report, paint: Paint): string[] {
