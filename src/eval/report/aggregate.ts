@@ -12,7 +12,7 @@
  *   the case kind, so an adversarial turn carrying gold counts;
  * - a 95% percentile-bootstrap interval per aggregate, seeded, resampling
  *   whole cases by default (`resample: "turn"` resamples single turns);
- * - the chance level of each retrieval metric (src/eval/stats/chance.ts) when the
+ * - the chance level of each retrieval metric (src/eval/measures/chance.ts) when the
  *   card count of each locale is given;
  * - deltas of each split group against the split's reference group (kind:
  *   golden; locale: en) for the triad keys, each with a bootstrap interval
