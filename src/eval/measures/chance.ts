@@ -87,7 +87,7 @@ export const SMALL_KB_FRACTION = 1 / 3;
  * null. The chance hit@k quoted is for a one-card gold set.
  */
 export function smallKbWarning(locale: string, N: number, k: number): string | null {
-  if (k * 3 < N) return null;
+  if (k < N * SMALL_KB_FRACTION) return null;
   return `k=${k} is at least a third of the ${N} ${locale} cards: a random ranking already scores hit@${k} = ${chanceHit(N, 1, k).toFixed(3)} for a one-card gold; read every ${locale} figure against its chance level`;
 }
 
