@@ -32,13 +32,8 @@ import {
 import { quantileSorted } from "../eval/stats/bootstrap.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
 import { log } from "../log.js";
-import { openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
-import { lsaStateDir, resolveStoreChoice } from "../system.js";
-import { requireCurrentCollection } from "../retrieval/chroma-store.js";
-import { openExactDense } from "../retrieval/exact-dense.js";
-import { logChoice, resolveEmbedder, resolveReranker } from "../retrieval/embedders/resolve.js";
-import { HYBRID_DEFAULTS, HybridRetriever, hybridDefaultsFor, type HybridDefaults } from "../retrieval/hybrid.js";
-import { describeIngest, ingest } from "../retrieval/ingest.js";
+import { buildRetriever, lsaStateDir, openIngestedDense, resolveStoreChoice, type IngestedDense } from "../system.js";
+import type { HybridRetriever, HybridRetrieverOptions } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.js";
@@ -78,12 +73,12 @@ export interface ModeResult {
   timing: { queries: number; totalMs: number; qps: number; p50Ms: number; p95Ms: number };
 }
 
-/** Retrieval settings of a config file applied to the retriever (everything the BEIR run uses but the depths); unset keys: `base` (the embedder's defaults, hybridDefaultsFor). */
-export function retrieverDefaults(config: RetrievalConfig, base: Readonly<HybridDefaults> = HYBRID_DEFAULTS) {
+/** The fusion settings of a config file (method, RRF k, weights) as retriever defaults; unset keys stay unset (the embedder's, hybridDefaultsFor). */
+export function fusionSettingsOf(config: RetrievalConfig): Pick<NonNullable<HybridRetrieverOptions["defaults"]>, "fusion" | "rrfK" | "weights"> {
   return {
-    fusion: config.fusion ?? base.fusion,
-    rrfK: config.rrfK ?? base.rrfK,
-    weights: { dense: config.weights?.dense ?? base.weights.dense, bm25: config.weights?.bm25 ?? base.weights.bm25 },
+    ...(config.fusion !== undefined ? { fusion: config.fusion } : {}),
+    ...(config.rrfK !== undefined ? { rrfK: config.rrfK } : {}),
+    ...(config.weights !== undefined ? { weights: config.weights } : {}),
   };
 }
 
@@ -239,40 +234,45 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
   const data = await loadBeirDataset(dir);
   log.info(`BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`);
   const chunks = beirChunks(data.corpus);
-  // A BEIR corpus has no analyzers.json: its BM25 index and LSA embedder analyse with the default profile.
-  const analyzers = DEFAULT_ANALYZERS;
-  const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks, stateDir: lsaStateDir(o.dataDir), analyzers } });
-  logChoice("embedder", resolved);
-  const rerank = await resolveReranker(o.rerank ?? null);
-  if (o.rerank !== undefined && rerank.reranker === null) throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", o.rerank);
-  let handle: ChromaStoreHandle | undefined;
+  // The composition root's retriever factory; the dense index is the corpus ingested into Chroma, its vectors read back for exact search, as retrace eval does (docs/determinism.md).
+  let opened: IngestedDense | undefined;
+  let t0 = 0;
+  let tBm25 = 0;
   try {
-    const t0 = performance.now();
-    handle = await openStore({
-      ...(choice.url !== undefined ? { url: choice.url } : { local: true }),
-      ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
-      requestTimeoutMs: requestTimeoutMs(o.timeout),
-    });
-    const progress = progressReporter("ingest", "documents");
-    let ingested;
-    try {
-      ingested = await ingest({ client: handle.client, chunks, embedder: resolved.embedder, kbHash: data.corpusHash, onProgress: (d, t) => progress.update(d, t) });
-    } finally {
-      progress.stop();
-    }
-    log.info(describeIngest(ingested));
-    const current = await requireCurrentCollection(handle.client, { kbHash: data.corpusHash, embedder: resolved.embedder, fallbackToLatest: false });
-    const tBm25 = performance.now();
-    const retriever = new HybridRetriever({
+    const built = await buildRetriever({
       chunks,
-      embedder: resolved.embedder,
-      // Exact search over the stored vectors, as retrace eval does (docs/determinism.md): the same ranking on every run.
-      dense: await openExactDense(current),
-      analyzers,
+      // A BEIR corpus has no analyzers.json: its BM25 index and LSA embedder analyse with the default profile.
+      analyzers: DEFAULT_ANALYZERS,
+      embedder: o.embedder,
+      stateDir: lsaStateDir(o.dataDir),
+      reranker: o.rerank ?? null,
+      requireReranker: true,
       ...(retrievalConfig.bm25 !== undefined ? { bm25Params: retrievalConfig.bm25 } : {}),
-      ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
-      defaults: { ...retrieverDefaults(retrievalConfig, hybridDefaultsFor(resolved.embedder).defaults), k: o.depth, denseK: o.depth, bm25K: o.depth },
+      // A --config file's fusion, RRF k and weights (unset: the embedder's, hybridDefaultsFor); every depth --depth.
+      defaults: { ...fusionSettingsOf(retrievalConfig), k: o.depth, denseK: o.depth, bm25K: o.depth },
+      dense: async (embedder) => {
+        t0 = performance.now();
+        const progress = progressReporter("ingest", "documents");
+        try {
+          opened = await openIngestedDense({
+            ...(choice.url !== undefined ? { url: choice.url } : {}),
+            ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+            requestTimeoutMs: requestTimeoutMs(o.timeout),
+            chunks,
+            embedder,
+            kbHash: data.corpusHash,
+            onIngestProgress: (d, t) => progress.update(d, t),
+          });
+        } finally {
+          progress.stop();
+        }
+        tBm25 = performance.now();
+        return opened.dense;
+      },
     });
+    const { retriever } = built;
+    const { embedder } = built.embedder;
+    const { ingested, collection } = opened as IngestedDense;
     const bm25Ms = performance.now() - tBm25;
     const ingestMs = performance.now() - t0;
     if (o.tune) return await beirTune(data, retriever, chunks, o);
@@ -308,8 +308,8 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
           {
             version: 1,
             dataset: { dir, documents: data.corpus.length, queries: data.queries.length, corpusHash: data.corpusHash },
-            embedder: resolved.embedder.id,
-            collection: current.name,
+            embedder: embedder.id,
+            collection: collection,
             settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b }, depth: o.depth, hybridDenseK: retrievalConfig.denseK ?? o.depth, hybridBm25K: retrievalConfig.bm25K ?? o.depth, denseSearch: "exact", config: o.config ?? null },
             seed: o.seed,
             modes: results.map((r) => ({
@@ -332,7 +332,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
           results,
           [
             `BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries (${results[0]?.scores.n ?? 0} with a positive judgment scored)`,
-            `Embedder: ${resolved.embedder.id} (${resolved.embedder.description}); collection ${current.name} (${ingested.status})`,
+            `Embedder: ${embedder.id} (${embedder.description}); collection ${collection} (${ingested.status})`,
             `Hybrid settings: ${settings}${o.config !== undefined ? ` (from ${o.config})` : " (shipped defaults)"}`,
             `Scored with retrace's trec_eval-exact scorer: ndcg_cut_10 with graded gains, recall_100, success_10, recip_rank of the run cut at 10; -c.`,
           ],
@@ -343,7 +343,7 @@ export async function beirCommand(dir: string, o: BeirOptions): Promise<number> 
     }
     return 0;
   } finally {
-    await handle?.close();
+    await opened?.close();
   }
 }
 

@@ -18,14 +18,12 @@ import { loadKbAnalyzers } from "../retrieval/analyzer.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { collectionName } from "../retrieval/chroma-store.js";
 import { describeCollections, pruneCollections } from "../retrieval/collections.js";
-import { logChoice, resolveEmbedder } from "../retrieval/embedders/resolve.js";
-import { fingerprinted } from "../retrieval/fingerprint.js";
 import { DEFAULT_BATCH_SIZE, describeIngest, ingest } from "../retrieval/ingest.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeoutMs, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { action, err, out, outText } from "./io.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption } from "./options.js";
 import { progressReporter } from "./progress.js";
-import { lsaStateDir, resolveStoreChoice } from "../system.js";
+import { lsaStateDir, openEmbedder, resolveStoreChoice } from "../system.js";
 
 export interface IngestCommandOptions {
   kb: string;
@@ -55,13 +53,10 @@ export async function runIngest(opts: IngestCommandOptions): Promise<number> {
   const kb = await loadKnowledgeBase(opts.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
   const chunks = chunkKnowledgeBase(kb);
   const hash = kbHash(kb);
-  // The LSA embedder is fitted with the KB's analyzers (`<kb>/analyzers.json`), as `retrace eval` fits it: the same state and collection.
+  // The embedder of the composition root's factory; the LSA embedder is fitted with the KB's analyzers (`<kb>/analyzers.json`), as `retrace eval` fits it: the same state and collection (and a model's weights fingerprinted).
   const { analyzers, file: analyzerFile } = loadKbAnalyzers(opts.kb);
   if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
-  const resolved = await resolveEmbedder(opts.embedder, { corpus: { chunks, stateDir: lsaStateDir(opts.dataDir), analyzers } });
-  // The weights' fingerprint is part of the collection identity (docs/reliability.md).
-  const embedder = await fingerprinted(resolved.embedder);
-  logChoice("embedder", resolved);
+  const { embedder } = await openEmbedder({ embedder: opts.embedder, chunks, analyzers, stateDir: lsaStateDir(opts.dataDir) });
 
   const controller = new AbortController();
   let interrupted: keyof typeof SIGNAL_EXIT | undefined;
