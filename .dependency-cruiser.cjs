@@ -1,18 +1,19 @@
 /**
  * Import rules of docs/architecture.md §1: no circular imports; imports flow
- * one way, cli → eval → graph → nodes → retrieval → kb (errors.ts and log.ts
- * from anywhere); nothing under retrieval/ or kb/ imports LangGraph or
- * LangChain; only the composition root (src/system.ts), the CLI and the
- * retrieval layer itself touch the Chroma modules (chroma-server.ts and the
+ * one way, cli → app → eval → graph → nodes → retrieval → kb (errors.ts and
+ * log.ts from anywhere); only app/ and cli/ import the composition root
+ * (src/system.ts); nothing under retrieval/ or kb/ imports LangGraph or
+ * LangChain; only the composition root, app/, the CLI and the retrieval
+ * layer itself touch the Chroma modules (chroma-server.ts and the
  * chroma-process.ts / chroma-client.ts it re-exports); the
  * `retrace-eval/metrics` and `retrace-eval/retrieval` entries never reach
  * LangChain, even indirectly.
  */
-const layers = ["kb", "retrieval", "nodes", "graph", "eval", "cli"];
+const layers = ["kb", "retrieval", "nodes", "graph", "eval", "app", "cli"];
 const forbiddenUpward = layers.flatMap((layer, i) =>
   layers.slice(i + 1).map((higher) => ({
     name: `${layer}-must-not-import-${higher}`,
-    comment: `src/${layer} sits below src/${higher} (cli → eval → graph → nodes → retrieval → kb)`,
+    comment: `src/${layer} sits below src/${higher} (cli → app → eval → graph → nodes → retrieval → kb)`,
     severity: "error",
     from: { path: `^src/${layer}/` },
     to: { path: `^src/${higher}/` },
@@ -55,8 +56,8 @@ module.exports = {
       to: {},
     },
     {
-      name: "no-composition-root-below-cli",
-      comment: "the layers receive their dependencies; only the CLI (and the entries outside the layers) import src/system.ts",
+      name: "no-composition-root-below-app",
+      comment: "the layers below app/ receive their dependencies; only app/ and cli/ (and the entries outside the layers) import src/system.ts",
       severity: "error",
       from: { path: "^src/(kb|retrieval|nodes|graph|eval)/" },
       to: { path: "^src/system\\.ts$" },

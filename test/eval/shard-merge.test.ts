@@ -1,11 +1,11 @@
 /**
  * `retrace merge`'s core (src/eval/gate/shard-merge.ts): shard reports made from a
  * synthetic run merge back into the unsharded report, byte for byte apart
- * from `timings`, through the report code eval uses (src/cli/eval-report.ts);
+ * from `timings`, through the report code eval uses (src/app/report.ts);
  * and every refusal names the file and what differs (exit 2).
  */
 import { describe, expect, it } from "vitest";
-import { applyGate, reportOf } from "../../src/cli/eval-report.js";
+import { applyGate, reportOf } from "../../src/app/report.js";
 import { DataValidationError, isRetraceError } from "../../src/errors.js";
 import { baselineFromReport } from "../../src/eval/gate/baseline.js";
 import { reportToJSON } from "../../src/eval/report/render.js";

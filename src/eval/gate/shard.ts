@@ -115,3 +115,8 @@ export function shardSection(
     dataset: { datasetHash: selectionHash, caseIds: selection.map((c) => c.id), turns: turns(selection) },
   };
 }
+
+/** One log line saying what a shard ran and that its report is partial. */
+export function shardNote(s: ShardInfo): string {
+  return `shard ${s.index}/${s.count}: ${s.caseIds.length} of ${s.dataset.caseIds.length} cases, ${s.turns} of ${s.dataset.turns} turns; partial report, gate not evaluated (retrace merge the ${s.count} shard reports to gate)`;
+}

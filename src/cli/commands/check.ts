@@ -1,35 +1,17 @@
 /**
- * `retrace check`: the dataset-integrity gate. Parses and validates the KB, its
- * `analyzers.json` and the eval cases, prints counts per locale and kind (the
- * paraphrase share with the KB's analyzers), exits 0 only when all is
- * valid (2 otherwise, every issue on stderr naming file, line and field).
- * Reads only; writes nothing.
+ * `retrace check`: the dataset-integrity gate (src/app/check.ts) printed:
+ * counts per locale and kind (the paraphrase share with the KB's analyzers),
+ * the split's parts; exit 0 only when all is valid (2 otherwise, every issue
+ * on stderr naming file, line and field). Reads only; writes nothing.
  */
-import path from "node:path";
 import type { Command } from "commander";
-import { loadKnowledgeBase } from "../kb/cards.js";
-import { loadCases } from "../kb/cases.js";
-import { datasetHash, kbHash } from "../kb/hash.js";
-import { loadSplit, type CaseSplit } from "../kb/split.js";
-import { summarize, type Summary } from "../kb/summary.js";
-import { tableLocaleFor } from "../kb/types.js";
-import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/measures/paraphrase.js";
-import { splitFileFor } from "../kb/load.js";
-import { loadKbAnalyzers } from "../retrieval/analyzer.js";
-import type { EvalCase } from "../kb/types.js";
-import { action, out, outText } from "./io.js";
-import { addMaxCardBytesOption } from "./options.js";
-
-export interface DataPaths {
-  kb: string;
-  cases: string;
-}
-
-/** `--kb DIR` (default `kb`) and `--cases FILE` (default `<kb>/eval/cases.jsonl`). */
-export function resolveDataPaths(opts: { kb?: string; cases?: string }): DataPaths {
-  const kb = opts.kb ?? "kb";
-  return { kb, cases: opts.cases ?? path.join(kb, "eval", "cases.jsonl") };
-}
+import { checkData } from "../../app/check.js";
+import type { DataPaths } from "../../app/data.js";
+import { PARAPHRASE_THRESHOLD, type OverlapStats } from "../../eval/measures/paraphrase.js";
+import type { Summary } from "../../kb/summary.js";
+import { tableLocaleFor } from "../../kb/types.js";
+import { action, out, outText } from "../io.js";
+import { addMaxCardBytesOption } from "../options.js";
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
@@ -64,16 +46,6 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
   return lines.join("\n");
 }
 
-/** Cases and turns per part of the split (docs/holdout.md), or null without a split file. */
-export function splitCounts(split: CaseSplit | null, cases: readonly EvalCase[]): { file: string; tune: { cases: number; turns: number }; holdout: { cases: number; turns: number } } | null {
-  if (split === null) return null;
-  const count = (part: string) => {
-    const cs = cases.filter((c) => split.partOf.get(c.id) === part);
-    return { cases: cs.length, turns: cs.reduce((n, c) => n + c.turns.length, 0) };
-  };
-  return { file: split.file, tune: count("tune"), holdout: count("holdout") };
-}
-
 export function register(program: Command): void {
   const cmd = program
     .command("check")
@@ -84,15 +56,7 @@ export function register(program: Command): void {
   addMaxCardBytesOption(cmd)
     .action(
       action(async (opts: { kb?: string; cases?: string; json?: boolean; maxCardBytes?: number }) => {
-        const paths = resolveDataPaths(opts);
-        const kb = await loadKnowledgeBase(paths.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
-        const cases = await loadCases(paths.cases, kb);
-        // `<kb>/analyzers.json` is validated with the rest, and the paraphrase measure analyses as the KB's BM25 does (docs/languages.md).
-        const { analyzers } = loadKbAnalyzers(paths.kb);
-        const summary = summarize(kb, cases);
-        const hashes = { kb: kbHash(kb), dataset: datasetHash(cases) };
-        const overlap = lexicalOverlapStats(kb, cases, PARAPHRASE_THRESHOLD, analyzers);
-        const split = splitCounts(await loadSplit(splitFileFor(paths.cases), cases), cases);
+        const { paths, hashes, summary, overlap, split } = await checkData(opts);
         if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary, lexicalOverlap: { threshold: PARAPHRASE_THRESHOLD, ...overlap }, split }, null, 2));
         else
           outText(

@@ -8,13 +8,13 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../atomic.js";
-import { DataValidationError } from "../errors.js";
-import { DEFAULT_RUN_TAG, trecFiles } from "../eval/ir/trec-export.js";
-import { HIT_KEY } from "../eval/measures/metrics.js";
-import { log } from "../log.js";
-import { action } from "./io.js";
-import { readReport } from "./report.js";
+import { writeFileAtomic } from "../../atomic.js";
+import { DataValidationError } from "../../errors.js";
+import { DEFAULT_RUN_TAG, trecFiles } from "../../eval/ir/trec-export.js";
+import { HIT_KEY } from "../../eval/measures/metrics.js";
+import { log } from "../../log.js";
+import { action } from "../io.js";
+import { readReport } from "../../app/report.js";
 
 export function register(program: Command): void {
   program

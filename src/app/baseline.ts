@@ -6,13 +6,13 @@
  *   measure (dataset, `--locale`/`--case` subset, k, mode, reranking,
  *   embedder when it is known without loading a model) before Chroma starts
  *   or anything is ingested, and its advice names the exact command to run;
- * - `retrace baseline floors [FILE]` prints evidence-based floors (observed
- *   minus slack: the lower bound of the recorded 95% interval, per scope,
- *   rounded down to the step) as `--min-*` flags to paste.
+ * - `suggestFloors` (`retrace baseline floors [FILE]`) gives evidence-based
+ *   floors (observed minus slack: the lower bound of the recorded 95%
+ *   interval, per scope, rounded down to the step) from a baseline or report
+ *   file (`readAggregates`).
  */
 import path from "node:path";
 import { readTextFileOrThrow } from "../kb/text.js";
-import type { Command } from "commander";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
 import { parseBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
@@ -20,8 +20,6 @@ import { parseReport } from "../eval/report/schemas.js";
 import type { Aggregate } from "../eval/report/types.js";
 import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
 import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";
-import { action, out } from "./io.js";
-import { numberOption } from "./options.js";
 
 /** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
 export function defaultBaselineFile(kbDir: string): string {
@@ -194,18 +192,6 @@ export function suggestFloors(
   return out;
 }
 
-/** `--min-hit all=0.85,en=0.9` lines, one per metric. */
-export function renderFloors(s: FloorSuggestion[], source: string): string {
-  if (s.length === 0) return `${source} holds no retrieval aggregate to derive floors from (a store-less run?)`;
-  const lines = [`# evidence-based floors from ${source}: lower bound of each recorded 95% interval, rounded down`];
-  for (const x of s) {
-    const flags = Object.entries(x.floors).map(([scope, v]) => `${scope}=${v}`);
-    if (flags.length > 0) lines.push(`${x.flag} ${flags.join(",")}`);
-    for (const [scope, why] of Object.entries(x.skipped)) lines.push(`# ${x.flag}: scope ${scope} skipped (${why})`);
-  }
-  return lines.join("\n");
-}
-
 /** Reads a baseline or a report JSON; its aggregates and splits. */
 export async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
   const text = await readTextFileOrThrow(file, { missing: "no such file (write a baseline with `retrace eval --update-baseline`)" });
@@ -225,23 +211,3 @@ export async function readAggregates(file: string): Promise<{ aggregates: Record
   return { aggregates: r.aggregates, splits: r.splits as Record<string, Record<string, Record<string, Aggregate>>> };
 }
 
-export function register(program: Command): void {
-  const cmd = program.command("baseline").description("Work with a KB's regression baseline (<kb>/eval/baseline.json)");
-  cmd
-    .command("floors")
-    .description("Print evidence-based --min-* floors (lower bound of each recorded 95% interval, per scope) to paste into retrace eval")
-    .argument("[file]", "a baseline or report JSON (default <kb>/eval/baseline.json)")
-    .option("--kb <dir>", "knowledge-base folder whose baseline is read", "kb")
-    .option("--step <x>", "round floors down to a multiple of this", numberOption("--step", { min: 0, minExclusive: true, max: 1 }), 0.01)
-    .option("--json", "print JSON")
-    .action(
-      action(async (file: string | undefined, o: { kb: string; step: number; json?: boolean }) => {
-        const step = o.step;
-        const source = file ?? defaultBaselineFile(o.kb);
-        const { aggregates, splits } = await readAggregates(source);
-        const s = suggestFloors(aggregates, splits, step);
-        if (o.json) out(JSON.stringify({ version: 1, source, step, floors: s }, null, 2));
-        else out(renderFloors(s, source));
-      }),
-    );
-}

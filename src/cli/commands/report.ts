@@ -5,28 +5,14 @@
  * unless `--table` asks for the text table. Exit 0, or 2 when the file is not
  * a retrace report.
  */
-import { readTextFileOrThrow } from "../kb/text.js";
 import path from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../atomic.js";
-import { DataValidationError, InvalidArgumentError } from "../errors.js";
-import { renderHtmlReport } from "../eval/report/html/report-page.js";
-import { renderMarkdown, renderTable } from "../eval/report/render.js";
-import { parseReport } from "../eval/report/schemas.js";
-import type { Report } from "../eval/report/types.js";
-import { action, outputWidth, outText, useColor } from "./io.js";
-
-/** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
-export async function readReport(file: string): Promise<Report> {
-  const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts): exit 2 naming the file
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
-  }
-  return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/report/schemas.ts)
-}
+import { writeFileAtomic } from "../../atomic.js";
+import { InvalidArgumentError } from "../../errors.js";
+import { renderHtmlReport } from "../../eval/report/html/report-page.js";
+import { renderMarkdown, renderTable } from "../../eval/report/render.js";
+import { readReport } from "../../app/report.js";
+import { action, outputWidth, outText, useColor } from "../io.js";
 
 export interface ReportOptions {
   html?: string;

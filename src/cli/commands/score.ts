@@ -8,10 +8,10 @@
  * is printed on stdout then). Reads only; writes nothing.
  */
 import type { Command } from "commander";
-import { formatTrecText, readQrels, readRun, scoreTrec, toTrecJson, type TrecScores } from "../eval/ir/trec.js";
-import { log } from "../log.js";
-import { action, out } from "./io.js";
-import { intListOption } from "./options.js";
+import { formatTrecText, readQrels, readRun, scoreTrec, toTrecJson, type TrecScores } from "../../eval/ir/trec.js";
+import { log } from "../../log.js";
+import { action, out } from "../io.js";
+import { intListOption } from "../options.js";
 
 export interface ScoreOptions {
   qrels: string;

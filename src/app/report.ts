@@ -1,26 +1,24 @@
 /**
- * The parts of `retrace eval` that turn per-turn results into the report and
- * its gate verdict, shared with `retrace merge` so a merged sharded run goes
+ * The report-and-gate step every run ends with, the same for `retrace eval`,
+ * `retrace eval --graph` and `retrace merge`, so a merged sharded run goes
  * through the very same code as an unsharded one (docs/reliability.md,
- * "Sharded sweeps"): which evaluators a run has (their keys order the
- * report and say why a key was not measured), the report itself
- * (`buildReport`), and the gate (floors, baseline drops and flips).
+ * "Sharded sweeps"): the report of a sweep's per-turn results (`reportOf`,
+ * `buildReport`), its gate (`applyGate`: floors, baseline drops and flips),
+ * and a saved report read back (`readReport`).
  *
  * Kept free of the graph, the store and LangChain, so `retrace merge` loads
  * none of them.
  */
-import path from "node:path";
-import { writeFileAtomic } from "../atomic.js";
-import { buildReport } from "../eval/report/aggregate.js";
+import { DataValidationError } from "../errors.js";
 import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
-import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { FLOOR_OPTIONS, gate, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
-import type { ResampleUnit } from "../eval/stats/bootstrap.js";
+import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
+import { buildReport } from "../eval/report/aggregate.js";
+import { parseReport } from "../eval/report/schemas.js";
 import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
-import { renderHtmlReport } from "../eval/report/html/report-page.js";
-import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
+import type { ResampleUnit } from "../eval/stats/bootstrap.js";
+import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
-import { out, outputWidth, outText, useColor } from "./io.js";
 
 /** What the report of a sweep is computed from (everything but the turns is a setting of the run). */
 export interface ReportInput {
@@ -47,10 +45,15 @@ export function reportOf(i: ReportInput): Report {
   });
 }
 
-/** The gate options of `eval` and `merge`. */
+/** The gate options of `eval` and `merge`: floors (`minHit`, … one per FLOOR_OPTIONS entry), drops and flips. */
 export interface GateOptions extends FloorThresholds {
   maxDrop?: number;
   maxFlips?: number;
+}
+
+/** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
+export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips"> & { baseline?: string; updateBaseline?: boolean }): boolean {
+  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined);
 }
 
 /**
@@ -68,27 +71,14 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
   report.gate = gate(report, thresholds, baseline ?? undefined);
 }
 
-/** Where a finished report goes: stdout as JSON (`--json`) or the table, and each file option given. */
-export interface ReportOutputs {
-  json?: boolean;
-  /** Markdown. */
-  out?: string;
-  junit?: string;
-  reportJson?: string;
-  html?: string;
+/** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
+export async function readReport(file: string): Promise<Report> {
+  const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts): exit 2 naming the file
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
+  }
+  return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/report/schemas.ts)
 }
-
-/**
- * Prints the report and writes every requested file (atomically), the same for
- * `retrace eval` and `retrace merge`. Called only once the report is complete:
- * a failed run writes none of them (docs/reliability.md).
- */
-export async function emitReport(report: Report, o: ReportOutputs): Promise<void> {
-  if (o.json === true) out(reportToJSON(report));
-  else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
-  if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
-  if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
-  if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
-  if (o.html !== undefined) await writeFileAtomic(o.html, renderHtmlReport(report, { name: path.basename(o.html) }));
-}
-

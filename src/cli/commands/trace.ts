@@ -1,42 +1,31 @@
 /**
- * `retrace trace CASE_ID [--turn N]`: the per-turn debugger. Runs the case's
- * turns through the store-backed graph (earlier turns too: a follow-up needs
- * them) and prints, for each turn: the user's text and the contextualized
- * query, every stage's ranked list (dense, BM25, fused, reranked, parents)
- * with scores and the gold cards marked, where each gold card stood at each
- * stage and why it was or was not retrieved, the final top-k, the metrics,
- * and the answer with its citations.
+ * `retrace trace CASE_ID [--turn N]`: the per-turn debugger (src/app/trace.ts)
+ * printed: for each turn, the user's text and the contextualized query, every
+ * stage's ranked list (dense, BM25, fused, reranked, parents) with scores and
+ * the gold cards marked, where each gold card stood at each stage and why it
+ * was or was not retrieved, the final top-k, the metrics, and the answer with
+ * its citations. `--graph FILE` shows the same for your own graph.
  */
 import type { Command } from "commander";
-import { InvalidArgumentError } from "../errors.js";
-import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
-import { allEvaluators } from "../eval/measures/evaluators.js";
-import { runSweep } from "../eval/sweep/runner.js";
-import { readConfigFile } from "../eval/ir/tune-config.js";
-import type { TurnReport } from "../eval/report/types.js";
-import { cardIdOf } from "../retrieval/parents.js";
-import type { Ranked, RetrievalTrace } from "../retrieval/types.js";
-import { resolveDataPaths } from "./check.js";
-import { addRetrievalOptions, graphFor, openSessionFor, UNUSED_WITH_GRAPH, type EvalOptions } from "./eval.js";
-import { addGraphOptions, GRAPH_ONLY, loadGraphData, sweepGraph, type GraphOptions } from "./eval-graph.js";
-import { loadData, resolveStoreChoice } from "../system.js";
-import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "./options.js";
-import { renderCapturedTurn } from "../eval/report/graph-report.js";
-import { TRACE_STAGES } from "../eval/report/stages.js";
-import { fusionText, HIT_KEY } from "../eval/report/render/shared.js";
-import { action, out, outText } from "./io.js";
+import { EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
+import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
+import { planTrace, traceCase, traceGraphCase, type TracedTurn } from "../../app/trace.js";
+import { InvalidArgumentError } from "../../errors.js";
+import { explainGold } from "../../eval/report/attribution.js";
+import { renderCapturedTurn } from "../../eval/report/graph-report.js";
+import { fusionText, HIT_KEY } from "../../eval/report/render/shared.js";
+import { TRACE_STAGES } from "../../eval/report/stages.js";
+import { cardIdOf } from "../../retrieval/parents.js";
+import type { Ranked } from "../../retrieval/types.js";
+import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, UNUSED_WITH_GRAPH } from "../eval-options.js";
+import { action, out, outText } from "../io.js";
+import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
 
-interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes"> {
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "timeout" | "maxCardBytes"> {
   /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
   turn?: string;
   top: number;
   json?: boolean;
-}
-
-export interface TracedTurn {
-  report: TurnReport;
-  trace: RetrievalTrace | null;
-  explanations: GoldExplanation[];
 }
 
 /** "   = dense #3 0.0159 + bm25 #1 0.0164": each list's rank and share of a fused score (fused entries only). */
@@ -108,63 +97,31 @@ export function caseAndTurn<C extends { id: string; turns: readonly unknown[] }>
 }
 
 async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
-  resolveStoreChoice(o.store); // a bad --store is a usage error before anything is read
-  if (o.config !== undefined) {
-    const file = await readConfigFile(o.config);
-    o.retrievalConfig = file.retrieval;
-    if (file.locales !== undefined) o.localeConfigs = file.locales;
-  }
-  // The case id and --turn are checked before any store starts or anything is ingested.
-  const paths = resolveDataPaths(o);
-  const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
-  caseAndTurn(data.cases, caseId, o.turn, paths.cases);
-  const session = await openSessionFor(o, undefined, data);
-  try {
-    const { c, turn } = caseAndTurn(session.cases, caseId, o.turn, paths.cases);
-    // Earlier turns run too: a follow-up is contextualized from them.
-    const upTo = { ...c, turns: c.turns.slice(0, (turn ?? c.turns.length - 1) + 1) };
-    const { turns, traces } = await runSweep({
-      graph: graphFor(session, o),
-      cases: [upTo],
-      evaluators: allEvaluators({ k: o.k }),
-      knownIds: new Set(session.kb.byId.keys()),
-      storeBacked: session.retriever !== null,
-      traceSource: "state",
-      durability: "exit",
-      concurrency: 1,
-    });
-    const traced: TracedTurn[] = turns
-      .filter((t) => turn === undefined || t.turn === turn)
-      .map((report) => {
-        const trace = traces.forTurn(c.id, report.turn) ?? null;
-        return { report, trace, explanations: trace === null ? [] : report.gold.map((g) => explainGold(trace, g)) };
-      });
-    if (o.json) {
-      out(JSON.stringify({ version: 1, case: { id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length }, turns: traced }, null, 2));
-    } else {
-      outText(traced.map((t) => renderTracedTurn(t, c.turns.length, o.top)).join("\n\n"));
-    }
-    return 0;
-  } finally {
-    await session.close();
-  }
+  // The store word, the config file, the case id and --turn are checked before any store starts or anything is ingested.
+  const { turn: turnText, ...options } = o;
+  const plan = await planTrace(options);
+  const { turn } = caseAndTurn(plan.data.cases, caseId, turnText, plan.casesFile);
+  const traced = await traceCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, plan);
+  if (o.json) out(JSON.stringify({ version: 1, ...traced }, null, 2));
+  else outText(traced.turns.map((t) => renderTracedTurn(t, traced.case.turns, o.top)).join("\n\n"));
+  return 0;
 }
 
 /** `retrace trace --graph FILE CASE`: the same view for your own graph (docs/evaluate-your-graph.md). */
-async function traceGraphCommand(caseId: string, o: TraceOptions & GraphOptions): Promise<number> {
-  const data = await loadGraphData(o);
-  const { c, turn } = caseAndTurn(data.cases, caseId, o.turn, data.casesFile);
-  const upTo = { ...c, turns: c.turns.slice(0, (turn ?? c.turns.length - 1) + 1) };
-  const { turns } = await sweepGraph(o, [upTo], data.kb, 1);
-  const shown = turns.filter((t) => turn === undefined || t.report.turn === turn);
+async function traceGraphCommand(caseId: string, o: TraceOptions & ExternalGraphOptions): Promise<number> {
+  const { turn: turnText, ...options } = o;
+  const data = await loadGraphData(options);
+  const { turn } = caseAndTurn(data.cases, caseId, turnText, data.casesFile);
+  const traced = await traceGraphCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, data);
+  const total = traced.case.turns;
   if (o.json) {
-    out(JSON.stringify({ version: 1, case: { id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length }, turns: shown.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })) }, null, 2));
+    out(JSON.stringify({ version: 1, case: traced.case, turns: traced.turns.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })) }, null, 2));
     return 0;
   }
-  const text = shown.map((t) => {
+  const text = traced.turns.map((t) => {
     const trace = t.retrieval?.trace;
-    if (trace === undefined) return renderCapturedTurn(t.report, c.turns.length, o.k, o.top);
-    return renderTracedTurn({ report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) }, c.turns.length, o.top);
+    if (trace === undefined) return renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top);
+    return renderTracedTurn({ report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) }, total, o.top);
   });
   outText(text.join("\n\n"));
   return 0;
@@ -181,9 +138,9 @@ export function register(program: Command): void {
     .option("--json", "print the traced turns as JSON (with a version field)");
   // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
   addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
-    action((caseId: string, o: TraceOptions & GraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
+    action((caseId: string, o: TraceOptions & ExternalGraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
   );
-  refuseInMode<TraceOptions & GraphOptions>(cmd, [
+  refuseInMode<TraceOptions & ExternalGraphOptions>(cmd, [
     { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
     { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
   ]);

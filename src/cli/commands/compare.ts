@@ -8,15 +8,15 @@
  */
 import path from "node:path";
 import { Option, type Command } from "commander";
-import { writeFileAtomic } from "../atomic.js";
-import { DataValidationError } from "../errors.js";
-import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../eval/gate/compare.js";
-import { renderHtmlComparison } from "../eval/gate/compare-page.js";
-import type { Report } from "../eval/report/types.js";
-import { metricLabel, SIGNIFICANCE_LEVEL } from "../eval/report/render.js";
-import { RESAMPLE_UNITS, type ResampleUnit } from "../eval/stats/bootstrap.js";
-import { action, out, outText } from "./io.js";
-import { seedOption } from "./options.js";
+import { writeFileAtomic } from "../../atomic.js";
+import { DataValidationError } from "../../errors.js";
+import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../../eval/gate/compare.js";
+import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
+import type { Report } from "../../eval/report/types.js";
+import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
+import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
+import { action, out, outText } from "../io.js";
+import { seedOption } from "../options.js";
 
 const f = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
