@@ -7,6 +7,12 @@
  * Exit 0 done or already up to date; 2 bad usage or invalid KB; 3 Chroma or
  * the embedding model unavailable; 130/143 interrupted (the previous
  * collection stays current).
+ *
+ * Ctrl-C (SIGINT) or SIGTERM stops the ingest cleanly: the process ends by
+ * itself with exit 130 / 143 (process.exitCode, never process.exit:
+ * docs/architecture.md §8). A second signal gives up on the clean stop: the
+ * signal is re-raised with its default action, as src/retrieval/chroma-process.ts
+ * does (a local server is still stopped by its exit handler and watchdog).
  */
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
@@ -32,8 +38,13 @@ export async function ingestCommand(opts: IngestCommandOptions): Promise<number>
   };
   const onSignal = (signal: StopSignal) => () => {
     if (interrupted !== undefined) {
-      // Second signal: give up on a clean stop (the exit handler still stops the local server).
-      process.exit(SIGNAL_EXIT[signal]);
+      // Second signal: give up on a clean stop. The process ends with the signal's status: this
+      // listener steps aside and the signal is re-raised (any other listener, e.g. the local
+      // server's in chroma-process.ts, then stops that server first).
+      removeHandlers();
+      process.exitCode = SIGNAL_EXIT[signal];
+      process.kill(process.pid, signal);
+      return;
     }
     interrupted = signal;
     err(`retrace: ${signal} received, stopping the ingest (the previous collection stays current); press Ctrl-C again to force`);
