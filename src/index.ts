@@ -1,8 +1,10 @@
 /**
  * retrace's public API (`retrace-eval`): the graph factory and state, the
  * instrumented retrieve node (to embed in your own graphs) and the trace
- * collector; the composition root; the evaluators, runner, aggregation,
- * gate, baseline and report renderers; typed errors; and everything of the
+ * collector; the composition root; the use-cases the `retrace` commands run
+ * (an eval, a trace, a tune, a merge, BEIR, ingest, check); the evaluators,
+ * runner, aggregation, gate, baseline and report renderers; typed errors;
+ * and everything of the
  * subpath entries `retrace-eval/metrics`, `retrace-eval/retrieval` and
  * `retrace-eval/langchain`. See docs/architecture.md.
  */
@@ -31,7 +33,37 @@ export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason }
 export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
 
 // The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md).
-export { openSystem, resolveStoreChoice, STORE_CHOICES, type RetraceSystem, type RetrieverRecipe, type StoreChoice, type StoreKind, type SystemOptions } from "./system.js";
+export {
+  buildRetriever,
+  openSystem,
+  resolveStoreChoice,
+  STORE_CHOICES,
+  type BuiltRetriever,
+  type EmbedderChoice,
+  type OpenedEmbedder,
+  type RetraceSystem,
+  type RetrieverRecipe,
+  type RetrieverSpec,
+  type StoreChoice,
+  type StoreKind,
+  type SystemOptions,
+} from "./system.js";
+
+// Use-cases (src/app/): what the `retrace` commands run, as functions of plain options that return
+// their results, print nothing (log lines and the progress you ask for go to stderr) and throw typed errors.
+export { runEval, sweepEval, openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
+export { planEval, baselineFileFor, EVAL_DEFAULTS, type EvalOptions, type EvalPlan } from "./app/eval-plan.js";
+export { runGraphEval, loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
+export { traceCase, traceGraphCase, planTrace, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions, type TracedTurn, type TracePlan } from "./app/trace.js";
+export { runTune, type CrossValidationSettings, type TuneOptions, type TuneOutcome } from "./app/tune.js";
+export { mergeShardReports, type MergeOptions } from "./app/merge.js";
+export { runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type ModeResult } from "./app/beir.js";
+export { ingestKb, type IngestKbOptions, type IngestKbOutcome, type IngestStore } from "./app/ingest.js";
+export { checkData, type DataCheck, type SplitCounts } from "./app/check.js";
+export type { DataPaths } from "./app/data.js";
+export { applyGate, readReport, reportOf, type GateOptions, type ReportInput } from "./app/report.js";
+export { suggestFloors, type FloorSuggestion } from "./app/baseline.js";
+export type { Progress, ProgressFactory, UseCaseHooks } from "./app/progress.js";
 
 // Evaluation: evaluators in the {key, score, comment} shape, the runner, aggregation, gate, baseline, renderers.
 export {
