@@ -4,7 +4,7 @@
  * `final`, the scored top-k, each with what the renderings call it. Read by
  * the miss attribution (./attribution.ts), the HTML report's funnel
  * (./html/funnel.ts) and page script (it receives `stagePageData()` in the
- * page data), and `retrace trace` (src/cli/trace.ts). Adding a stage to
+ * page data), and `retrace trace` (src/cli/commands/trace.ts). Adding a stage to
  * `RetrievalStages` without an entry here is a compile error.
  */
 import type { RetrievalStages } from "../../retrieval/types.js";
