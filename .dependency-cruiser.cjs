@@ -1,26 +1,67 @@
 /**
  * Import rules of docs/architecture.md §1: no circular imports; imports flow
- * one way, cli → eval → graph → nodes → retrieval → kb (errors.ts and log.ts
- * from anywhere); nothing under retrieval/ or kb/ imports LangGraph or
- * LangChain; only the composition root (src/system.ts), the CLI and the
- * retrieval layer itself touch the Chroma modules (chroma-server.ts and the
+ * one way, cli → app → eval → graph → nodes → retrieval → kb (errors.ts and
+ * log.ts from anywhere); only app/ and cli/ import the composition root
+ * (src/system.ts); nothing under retrieval/ or kb/ imports LangGraph or
+ * LangChain; only the composition root, app/, the CLI and the retrieval
+ * layer itself touch the Chroma modules (chroma-server.ts and the
  * chroma-process.ts / chroma-client.ts it re-exports); the
  * `retrace-eval/metrics` and `retrace-eval/retrieval` entries never reach
  * LangChain, even indirectly.
  */
-const layers = ["kb", "retrieval", "nodes", "graph", "eval", "cli"];
+const layers = ["kb", "retrieval", "nodes", "graph", "eval", "app", "cli"];
 const forbiddenUpward = layers.flatMap((layer, i) =>
   layers.slice(i + 1).map((higher) => ({
     name: `${layer}-must-not-import-${higher}`,
-    comment: `src/${layer} sits below src/${higher} (cli → eval → graph → nodes → retrieval → kb)`,
+    comment: `src/${layer} sits below src/${higher} (cli → app → eval → graph → nodes → retrieval → kb)`,
     severity: "error",
     from: { path: `^src/${layer}/` },
     to: { path: `^src/${higher}/` },
   })),
 );
 
+/**
+ * src/eval/ is split by job (docs/architecture.md §1.1). Each entry: a folder
+ * and the eval folders it may NOT import. measures (metric functions and
+ * their registry and chance levels, evaluators, judges) and stats
+ * (bootstrap, Holm) know numbers, not reports; report (the Report schema, aggregation, renderers,
+ * HTML) knows both; sweep (running graphs turn by turn) produces report
+ * lines; gate (baseline, gate, compare, shards) and ir (trec_eval scoring,
+ * BEIR, tune) read reports. Nothing in eval/ imports the composition root.
+ */
+const EVAL_JOBS = {
+  measures: ["stats", "report", "sweep", "gate", "ir"],
+  stats: ["measures", "report", "sweep", "gate", "ir"],
+  report: ["sweep", "gate", "ir"],
+  sweep: ["gate", "ir"],
+  gate: ["sweep", "ir"],
+  ir: ["sweep", "gate"],
+};
+const evalJobRules = Object.entries(EVAL_JOBS).map(([job, forbidden]) => ({
+  name: `eval-${job}-must-not-import-${forbidden.join("-")}`,
+  comment: `src/eval/${job}/ may not import src/eval/{${forbidden.join(",")}}/ (docs/architecture.md §1.1)`,
+  severity: "error",
+  from: { path: `^src/eval/${job}/` },
+  to: { path: `^src/eval/(${forbidden.join("|")})/` },
+}));
+
 module.exports = {
   forbidden: [
+    ...evalJobRules,
+    {
+      name: "eval-files-live-in-a-job-folder",
+      comment: "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir)",
+      severity: "error",
+      from: { path: "^src/eval/[^/]+\\.ts$" },
+      to: {},
+    },
+    {
+      name: "no-composition-root-below-app",
+      comment: "the layers below app/ receive their dependencies; only app/ and cli/ (and the entries outside the layers) import src/system.ts",
+      severity: "error",
+      from: { path: "^src/(kb|retrieval|nodes|graph|eval)/" },
+      to: { path: "^src/system\\.ts$" },
+    },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
     ...forbiddenUpward,
     {

@@ -19,7 +19,7 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { mulberry32 } from "../src/eval/stats.js";
+import { mulberry32 } from "../src/eval/stats/bootstrap.js";
 import { loadKnowledgeBase } from "../src/kb/cards.js";
 import { loadCases } from "../src/kb/cases.js";
 import { defaultSplitFile, parseSplit } from "../src/kb/split.js";

@@ -24,8 +24,8 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { mulberry32 } from "../src/eval/stats.js";
-import { formatTrecText, readQrels, readRun, scoreTrec } from "../src/eval/trec.js";
+import { mulberry32 } from "../src/eval/stats/bootstrap.js";
+import { formatTrecText, readQrels, readRun, scoreTrec } from "../src/eval/ir/trec.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(ROOT, "bin", "retrace.mjs");

@@ -39,7 +39,7 @@ import { ChromaDenseIndex, getCollectionOrNull } from "../src/retrieval/chroma-s
 import { HashingEmbedder } from "../src/retrieval/embedders/builtin.js";
 import { HybridRetriever } from "../src/retrieval/hybrid.js";
 import { ingest } from "../src/retrieval/ingest.js";
-import { dedupeFirst } from "../src/eval/metrics.js";
+import { dedupeFirst } from "../src/eval/measures/metrics.js";
 import { loadEvalSet, type EvalQuery } from "./lib/eval-set.js";
 import { Fts5Index } from "./lib/fts5.js";
 import { EmbedderAsLangChain, chunksToDocuments, parentsOf } from "./lib/langchain.js";
@@ -131,7 +131,7 @@ export async function run(): Promise<void> {
   const localeCounts = LOCALES.map((l) => `${l} ${queries.filter((q) => q.locale === l).length}`).join(", ");
   print(`Corpus: ${chunks.length} chunks of ${kb.cards.length} cards (kb/cards). Queries: ${queries.length} gold-bearing turns of ${cases} cases (${localeCounts}).`);
   print("Query text: the turn's user text; after the first turn, the previous turn's user text + \" \" + this turn's text.");
-  print(`Every system returns ${DEPTH} chunks; chunk → card id (parentId), first occurrence kept, then cut at ${K}; hit@${K}, nDCG@${K} (binary gain) from src/eval/metrics.ts.`);
+  print(`Every system returns ${DEPTH} chunks; chunk → card id (parentId), first occurrence kept, then cut at ${K}; hit@${K}, nDCG@${K} (binary gain) from src/eval/measures/metrics.ts.`);
   print(`Scopes: "all" = whole multilingual corpus, no locale; "routed" = the case's locale only.`);
   print(`Latency: 1 untimed warm-up pass, then timed passes (each call on its own); median / p95 over all timed calls, ms.`);
 

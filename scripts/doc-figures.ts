@@ -38,15 +38,16 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
-import { caseAndTurn } from "../src/cli/trace.js";
-import { checkBaselineBeforeRun } from "../src/cli/baseline.js";
-import { baselineFromReport, readBaseline, type Baseline } from "../src/eval/baseline.js";
-import { smallKbWarning, chanceHit } from "../src/eval/chance.js";
-import { gate } from "../src/eval/gate.js";
-import { metricLabel, retrievalConfigText } from "../src/eval/render/shared.js";
-import { parseReport } from "../src/eval/report-check.js";
-import { turnKey } from "../src/eval/stats.js";
-import type { Aggregate, Report, TurnReport } from "../src/eval/types.js";
+import { checkBaselineBeforeRun } from "../src/app/baseline.js";
+import { caseAndTurn } from "../src/cli/commands/trace.js";
+import { baselineFromReport, readBaseline, type Baseline } from "../src/eval/gate/baseline.js";
+import { smallKbWarning, chanceHit } from "../src/eval/measures/chance.js";
+import { HIT_KEY } from "../src/eval/measures/metrics.js";
+import { gate } from "../src/eval/gate/gate.js";
+import { metricLabel, retrievalConfigText } from "../src/eval/report/render/shared.js";
+import { parseReport } from "../src/eval/report/schemas.js";
+import { turnKey } from "../src/eval/stats/bootstrap.js";
+import type { Aggregate, Report, TurnReport } from "../src/eval/report/types.js";
 import { datasetHash } from "../src/kb/hash.js";
 import { loadData, type LoadedData } from "../src/kb/load.js";
 
@@ -82,7 +83,6 @@ export interface Problem {
   message: string;
 }
 
-const HIT_KEY = "retrieval_hit_at_k";
 const KB_DIR = "kb";
 const CASES_FILE = "kb/eval/cases.jsonl";
 const BASELINE_FILE = "kb/eval/baseline.json";

@@ -1,8 +1,10 @@
 /**
  * retrace's public API (`retrace-eval`): the graph factory and state, the
  * instrumented retrieve node (to embed in your own graphs) and the trace
- * collector; the composition root; the evaluators, runner, aggregation,
- * gate, baseline and report renderers; typed errors; and everything of the
+ * collector; the composition root; the use-cases the `retrace` commands run
+ * (an eval, a trace, a tune, a merge, BEIR, ingest, check); the evaluators,
+ * runner, aggregation, gate, baseline and report renderers; typed errors;
+ * and everything of the
  * subpath entries `retrace-eval/metrics`, `retrace-eval/retrieval` and
  * `retrace-eval/langchain`. See docs/architecture.md.
  */
@@ -31,7 +33,37 @@ export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason }
 export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
 
 // The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md).
-export { openSystem, resolveStoreChoice, STORE_CHOICES, type RetraceSystem, type RetrieverRecipe, type StoreChoice, type StoreKind, type SystemOptions } from "./system.js";
+export {
+  buildRetriever,
+  openSystem,
+  resolveStoreChoice,
+  STORE_CHOICES,
+  type BuiltRetriever,
+  type EmbedderChoice,
+  type OpenedEmbedder,
+  type RetraceSystem,
+  type RetrieverRecipe,
+  type RetrieverSpec,
+  type StoreChoice,
+  type StoreKind,
+  type SystemOptions,
+} from "./system.js";
+
+// Use-cases (src/app/): what the `retrace` commands run, as functions of plain options that return
+// their results, print nothing (log lines and the progress you ask for go to stderr) and throw typed errors.
+export { runEval, sweepEval, openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
+export { planEval, baselineFileFor, EVAL_DEFAULTS, type EvalOptions, type EvalPlan } from "./app/eval-plan.js";
+export { runGraphEval, loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
+export { traceCase, traceGraphCase, planTrace, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions, type TracedTurn, type TracePlan } from "./app/trace.js";
+export { runTune, type CrossValidationSettings, type TuneOptions, type TuneOutcome } from "./app/tune.js";
+export { mergeShardReports, type MergeOptions } from "./app/merge.js";
+export { runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type ModeResult } from "./app/beir.js";
+export { ingestKb, type IngestKbOptions, type IngestKbOutcome, type IngestStore } from "./app/ingest.js";
+export { checkData, type DataCheck, type SplitCounts } from "./app/check.js";
+export type { DataPaths } from "./app/data.js";
+export { applyGate, readReport, reportOf, type GateOptions, type ReportInput } from "./app/report.js";
+export { suggestFloors, type FloorSuggestion } from "./app/baseline.js";
+export type { Progress, ProgressFactory, UseCaseHooks } from "./app/progress.js";
 
 // Evaluation: evaluators in the {key, score, comment} shape, the runner, aggregation, gate, baseline, renderers.
 export {
@@ -51,17 +83,19 @@ export {
   type EvaluatorSpec,
   type Judge,
   type JudgeVerdict,
-} from "./eval/evaluators.js";
-export { runSweep, summarizeTrace, goldPositions, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./eval/runner.js";
-export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/aggregate.js";
-export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate.js";
-export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/baseline.js";
-export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report.js";
-export { compareRuns, readRunSide, type KeyComparison, type RunSide } from "./eval/compare.js";
-export { explainGold, type GoldExplanation } from "./eval/attribution.js";
-export { renderHtmlReport } from "./eval/html/report-page.js";
-export { renderHtmlComparison } from "./eval/html/compare-page.js";
-export type { EvalResult, Evaluator, Report, TurnArtifacts } from "./eval/types.js";
+} from "./eval/measures/evaluators.js";
+export { goldPositions, summarizeTrace } from "./eval/report/trace-summary.js";
+export { runSweep, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./eval/sweep/runner.js";
+export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/report/aggregate.js";
+export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate/gate.js";
+export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/gate/baseline.js";
+export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
+export { compareRuns, readRunSide, type KeyComparison, type RunSide } from "./eval/gate/compare.js";
+export { explainGold, type GoldExplanation } from "./eval/report/attribution.js";
+export { renderHtmlReport } from "./eval/report/html/report-page.js";
+export { renderHtmlComparison } from "./eval/gate/compare-page.js";
+export type { Report } from "./eval/report/types.js";
+export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
 
 // Typed errors: each has a `code` and an `exitCode`.
 export {
@@ -106,7 +140,7 @@ export {
   type CapturedStage,
   type IdOptions,
   type RetrievalCall,
-} from "./eval/capture.js";
+} from "./eval/sweep/capture.js";
 export {
   DEFAULT_GRAPH_EXPORT,
   capturedRetrievers,
@@ -121,9 +155,9 @@ export {
   type InputMapper,
   type InputTurn,
   type LoadedGraph,
-} from "./eval/external-graph.js";
+} from "./eval/sweep/external-graph.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.
 export { BUILTIN_LOCALES, canonicalLocale, isLocale, languageOf, tableLocaleFor, toLocale, type BuiltinLocale } from "./kb/types.js";
-export { analyzerProfile, applyAnalyzerConfigFile, configureAnalyzers, validateAnalyzerConfig, type AnalyzerOverride, type AnalyzerProfile } from "./retrieval/analyzer.js";
+export { analyzerProfile, validateAnalyzerConfig, type AnalyzerOverride, type AnalyzerProfile } from "./retrieval/analyzer.js";

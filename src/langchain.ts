@@ -1,7 +1,7 @@
 /**
  * `retrace-eval/langchain`: retrace's parts as LangChain components (src/adapters/langchain.ts), and its
  * evaluators in the `(run, example) => {key, score, comment}` shape of LangSmith's `evaluate()`
- * (src/eval/langsmith.ts; docs/langchain-integration.md).
+ * (src/eval/measures/langsmith.ts; docs/langchain-integration.md).
  */
 export { RetraceEmbeddings, RetraceRetriever, documentsOf, type RetraceEmbeddingsInput, type RetraceRetrieverInput } from "./adapters/langchain.js";
 export {
@@ -15,4 +15,4 @@ export {
   type LangSmithExampleLike,
   type LangSmithResults,
   type LangSmithRunLike,
-} from "./eval/langsmith.js";
+} from "./eval/measures/langsmith.js";

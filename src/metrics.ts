@@ -3,7 +3,21 @@
  * scorer and the statistics, with no LangChain or LangGraph import at all
  * (see docs/metrics.md for every formula and edge case).
  */
-export { dedupeFirst, hitAtK, ndcgAtK, precisionAtK, recallAtK, reciprocalRankAtK, METRICS, TRIAD_KEYS, type Gold, type MetricSpec } from "./eval/metrics.js";
+export {
+  dedupeFirst,
+  hitAtK,
+  ndcgAtK,
+  precisionAtK,
+  recallAtK,
+  reciprocalRankAtK,
+  METRICS,
+  TRIAD_KEYS,
+  type FloorOption,
+  type Gold,
+  type MetricName,
+  type MetricSpec,
+  type TrecMeasure,
+} from "./eval/measures/metrics.js";
 export {
   formatTrecText,
   formatTrecRow,
@@ -26,7 +40,7 @@ export {
   type TrecJson,
   type TrecOptions,
   type TrecScores,
-} from "./eval/trec.js";
+} from "./eval/ir/trec.js";
 export {
   bootstrapCI,
   mean,
@@ -40,4 +54,4 @@ export {
   type PairedComparison,
   type ResampleOptions,
   type TwoSampleComparison,
-} from "./eval/stats.js";
+} from "./eval/stats/bootstrap.js";

@@ -1,5 +1,5 @@
 /**
- * The one seeded PRNG of retrace: the bootstrap (src/eval/stats.ts), the
+ * The one seeded PRNG of retrace: the bootstrap (src/eval/stats/bootstrap.ts), the
  * randomized SVD of the LSA embedder (src/retrieval/embedders/lsa-math.ts)
  * and the seeded fold and shard assignments draw from it, so a seed means
  * the same sequence everywhere (docs/determinism.md).

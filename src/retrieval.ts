@@ -5,7 +5,20 @@
  */
 export { HybridRetriever, HYBRID_DEFAULTS, LSA_HYBRID_BM25, LSA_HYBRID_DEFAULTS, hybridDefaultsFor, LSA_DENSE_WEIGHT_RANGE, lsaDenseWeight, RETRIEVAL_MODES, type HybridDefaults, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
 export { BM25Index, BM25_B, BM25_K1, type BM25Document, type BM25Params, type BM25SearchOptions, type BM25Stats } from "./retrieval/bm25.js";
-export { analyze, analyzerFor, foldAccents, tokenize, type Analyzer } from "./retrieval/analyzer.js";
+export {
+  analyze,
+  analyzerFor,
+  createAnalyzers,
+  foldAccents,
+  loadKbAnalyzers,
+  readAnalyzerConfigFile,
+  tokenize,
+  ANALYZER_CONFIG_FILE,
+  DEFAULT_ANALYZERS,
+  type Analyzer,
+  type AnalyzerConfig,
+  type Analyzers,
+} from "./retrieval/analyzer.js";
 export { HashingEmbedder, BUILTIN_DIMENSION, type HashingEmbedderOptions } from "./retrieval/embedders/builtin.js";
 export { LsaEmbedder, LSA_DEFAULTS, fitLsa, loadOrFitLsa, type LsaChunk, type LsaLoadResult, type LsaParams, type LsaState } from "./retrieval/embedders/lsa.js";
 export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANK_MODEL, locateModel, type TransformersEmbedderOptions } from "./retrieval/embedders/transformers.js";

@@ -58,7 +58,7 @@ export async function createStudioGraph(env: Record<string, string | undefined> 
     ...(env.RETRACE_DATA_DIR !== undefined ? { dataDir: env.RETRACE_DATA_DIR } : {}),
   });
   log.info(`studio: store ${system.store}${system.embedder !== null ? `, embedder ${system.embedder.summary}` : ""}`);
-  return { graph: buildGraph({ store: system.retriever, cards: system.kb, checkpointer: false }), store: system.storeKind, close: () => system.close() };
+  return { graph: buildGraph({ store: system.retriever, cards: system.kb, analyzers: system.analyzers, checkpointer: false }), store: system.storeKind, close: () => system.close() };
 }
 
 let pending: Promise<StudioGraphHandle> | undefined;

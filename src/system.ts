@@ -2,11 +2,20 @@
  * The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md):
  * the one module that turns options into a running system — KB and cases
  * (validated: the dataset-integrity check is always on), chunks, embedder,
- * reranker, a dense index (a Chroma store with the KB ingested idempotently,
- * or the exact in-process index), and the HybridRetriever over them. The CLI,
+ * reranker, the KB's analyzers (`<kb>/analyzers.json`, held by the system, its
+ * retriever and embedder: never process-global), a dense index (a Chroma
+ * store with the KB ingested idempotently, or the exact in-process index),
+ * and the HybridRetriever over them. The CLI,
  * the Studio entry (`src/studio.ts`) and library users all get their system
  * here; `graph/`, `nodes/` and `eval/` receive what they need and never start
  * processes.
+ *
+ * One retriever factory: `buildRetriever` turns an embedder spec, a reranker
+ * spec, the chunks and their analyzers into a HybridRetriever (`openEmbedder`
+ * is its embedder half: resolve, fingerprint, say which). `openSystem`, a
+ * worker thread's `openRetriever`, `retrace beir` and `retrace ingest` all go
+ * through it; `openIngestedDense` is the Chroma path of a dense index
+ * (ingest, then the stored vectors read back into an exact index).
  *
  * Store vocabulary (flags, `RETRACE_STORE`, docs, reports):
  *   - `auto` (default): the `CHROMA_URL` server when set, else `local`;
@@ -21,15 +30,16 @@ import { InvalidArgumentError } from "./errors.js";
 import { loadData, type LoadedData } from "./kb/load.js";
 import type { Chunk } from "./kb/types.js";
 import { log } from "./log.js";
-import { ANALYZER_CONFIG_FILE, applyAnalyzerConfigFile } from "./retrieval/analyzer.js";
+import { createAnalyzers, loadKbAnalyzers, type AnalyzerConfig, type Analyzers } from "./retrieval/analyzer.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "./retrieval/chroma-client.js";
 import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { ExactDenseIndex, openExactDense, type SharedExactDense } from "./retrieval/exact-dense.js";
 import { fingerprinted } from "./retrieval/fingerprint.js";
 import { InMemoryDenseIndex, type DenseIndex } from "./retrieval/dense.js";
-import { logChoice, resolveEmbedder, resolveReranker } from "./retrieval/embedders/resolve.js";
-import { HybridRetriever } from "./retrieval/hybrid.js";
+import { logChoice, resolveEmbedder, resolveReranker, type ResolvedReranker } from "./retrieval/embedders/resolve.js";
+import { HybridRetriever, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
 import { describeIngest, ingest, type IngestResult } from "./retrieval/ingest.js";
+import type { Embedder } from "./retrieval/types.js";
 
 export { loadData, splitFileFor, type LoadedData } from "./kb/load.js";
 
@@ -80,6 +90,13 @@ export interface SystemOptions {
 export interface RetraceSystem extends LoadedData {
   /** null when store-less. */
   retriever: HybridRetriever | null;
+  /**
+   * The KB's analyzers (`<kb>/analyzers.json`, else the default profile):
+   * those of the retriever's BM25 index and LSA embedder; give them to
+   * `buildGraph({ analyzers })` for the answerer and follow-up detection
+   * (a graph over `retriever` takes them from it by default).
+   */
+  analyzers: Analyzers;
   /** `reason`: which embedder and why, in full; `summary`: the same in one short line (src/retrieval/embedders/resolve.ts). */
   embedder: { id: string; description: string; reason: string; summary: string } | null;
   reranker: { id: string; reason: string; summary: string } | null;
@@ -97,7 +114,7 @@ export interface RetraceSystem extends LoadedData {
 
 /**
  * What opens a system's retriever again elsewhere (a worker thread of a
- * parallel sweep, src/eval/parallel.ts): the specs it was opened with and its
+ * parallel sweep, src/eval/sweep/parallel.ts): the specs it was opened with and its
  * dense index over shared memory. Plain data (structured-cloneable).
  */
 export interface RetrieverRecipe {
@@ -109,9 +126,19 @@ export interface RetrieverRecipe {
   stateDir?: string;
   reranker: string | null;
   bm25Params?: { k1?: number; b?: number };
+  /** The analyzer overrides of the KB (`<kb>/analyzers.json`; `{}`: the default profile), rebuilt with `createAnalyzers`. */
+  analyzers: AnalyzerConfig;
   /** The exact index's shared matrices; null for the memory store (its index is rebuilt from the chunks). */
   dense: SharedExactDense | null;
 }
+
+/**
+ * The entry module of a sweep worker thread (src/sweep-worker.ts), handed to
+ * the parallel sweep (`runSweepInWorkers({ workerEntry })`) so that eval/
+ * never imports this root: the compiled `.js` beside this module, or the
+ * `.ts` source when retrace runs from TypeScript (tests, `npm run retrace`).
+ */
+export const SWEEP_WORKER_ENTRY: URL = new URL(import.meta.url.endsWith(".ts") ? "./sweep-worker.ts" : "./sweep-worker.js", import.meta.url);
 
 /**
  * The retriever a recipe describes, over `chunks` (the chunks of the system
@@ -120,21 +147,178 @@ export interface RetrieverRecipe {
  * original system.
  */
 export async function openRetriever(recipe: RetrieverRecipe, chunks: readonly Chunk[]): Promise<HybridRetriever> {
-  applyAnalyzerConfigFile(path.join(recipe.kbDir, ANALYZER_CONFIG_FILE));
-  const resolved = await resolveEmbedder(recipe.embedder, { corpus: { chunks, ...(recipe.stateDir !== undefined ? { stateDir: recipe.stateDir } : {}) } });
-  const embedder = await fingerprinted(resolved.embedder);
-  if (embedder.id !== recipe.embedderId) {
-    throw new InvalidArgumentError("embedder", `the embedder the sweep was opened with (${recipe.embedderId})`, embedder.id);
-  }
-  const rerank = await resolveReranker(recipe.reranker);
-  const dense: DenseIndex = recipe.dense !== null ? ExactDenseIndex.fromShared(recipe.dense) : await InMemoryDenseIndex.fromChunks(chunks, embedder);
-  return new HybridRetriever({
+  const { retriever } = await buildRetriever({
     chunks,
-    embedder,
-    dense,
+    analyzers: createAnalyzers(recipe.analyzers),
+    embedder: recipe.embedder,
+    embedderId: recipe.embedderId,
+    ...(recipe.stateDir !== undefined ? { stateDir: recipe.stateDir } : {}),
+    reranker: recipe.reranker,
     ...(recipe.bm25Params !== undefined ? { bm25Params: recipe.bm25Params } : {}),
-    ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
+    // The exact index's matrices in shared memory; the memory store's index is rebuilt from the chunks (the same vectors).
+    ...(recipe.dense !== null ? { dense: async () => ExactDenseIndex.fromShared(recipe.dense as SharedExactDense) } : {}),
+    log: false, // the main thread said which embedder and reranker the sweep uses
   });
+  return retriever;
+}
+
+/** An embedder spec resolved over a corpus: the embedder (carrying the fingerprint of its weights when it loads them from a folder) and why it was chosen. */
+export interface OpenedEmbedder {
+  embedder: Embedder;
+  /** Which embedder and why, in full (logged at debug level). */
+  reason: string;
+  /** The same in one short line (logged at info level). */
+  summary: string;
+}
+
+/** What `openEmbedder` resolves: a spec over the chunks it may be fitted on. */
+export interface EmbedderChoice {
+  /** `auto`, `builtin`, `lsa` (corpus-fit, fitted on `chunks`), or a transformers.js model id or folder. */
+  embedder: string;
+  /** The chunks the `lsa` embedder is fitted on (every chunk of the KB or corpus). */
+  chunks: readonly Chunk[];
+  /** The analyzers the `lsa` embedder analyses with (the KB's: `loadKbAnalyzers`). */
+  analyzers: Analyzers;
+  /** Where the `lsa` embedder's fitted state is saved (`lsaStateDir`); absent: fitted in memory, not saved. */
+  stateDir?: string;
+  /** Log the choice on stderr (`embedder: …`); default true. */
+  log?: boolean;
+}
+
+/**
+ * The embedder half of the retriever factory: resolves the spec
+ * (`resolveEmbedder`), logs which embedder and why, and wraps a model loaded
+ * from a folder with the fingerprint of its weights, which is part of the
+ * collection identity (docs/reliability.md). `retrace ingest` embeds with it.
+ */
+export async function openEmbedder(o: EmbedderChoice): Promise<OpenedEmbedder> {
+  const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks: o.chunks, analyzers: o.analyzers, ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}) } });
+  if (o.log !== false) logChoice("embedder", resolved);
+  return { embedder: await fingerprinted(resolved.embedder), reason: resolved.reason, summary: resolved.summary };
+}
+
+/** What the one retriever factory builds a HybridRetriever from (plain specs, as the CLI and a RetrieverRecipe give them). */
+export interface RetrieverSpec extends EmbedderChoice {
+  /** The id the embedder must resolve to (a worker thread reopening a system's retriever); another id is an InvalidArgumentError. */
+  embedderId?: string;
+  /** Cross-encoder spec (`auto`, a model id or folder), or null / absent for no reranking. */
+  reranker?: string | null;
+  /**
+   * A reranker asked for but not found (`auto` without local weights) is an
+   * InvalidArgumentError naming `--rerank` (default: a warning, and no
+   * reranking).
+   */
+  requireReranker?: boolean;
+  /** BM25 k1/b of the retriever's index (unset keys: the embedder's, `hybridDefaultsFor`). */
+  bm25Params?: { k1?: number; b?: number };
+  /** The retriever's defaults (unset keys: the embedder's, `hybridDefaultsFor`). */
+  defaults?: HybridRetrieverOptions["defaults"];
+  /**
+   * The dense index over the chunks for the resolved embedder (the Chroma
+   * path: `openIngestedDense`); default: the chunks embedded into an
+   * in-process `InMemoryDenseIndex`.
+   */
+  dense?: (embedder: Embedder) => Promise<DenseIndex>;
+}
+
+/** A retriever and what its specs resolved to. */
+export interface BuiltRetriever {
+  retriever: HybridRetriever;
+  embedder: OpenedEmbedder;
+  reranker: ResolvedReranker;
+}
+
+/**
+ * The one retriever factory: the embedder (`openEmbedder`), the reranker
+ * (`resolveReranker`; the choice logged, a missing one a warning or, with
+ * `requireReranker`, an error), the dense index (`dense`, else in memory) and
+ * the HybridRetriever over them with the chunks' BM25 index. Nothing is
+ * started before both models are resolved.
+ */
+export async function buildRetriever(spec: RetrieverSpec): Promise<BuiltRetriever> {
+  const embedder = await openEmbedder(spec);
+  if (spec.embedderId !== undefined && embedder.embedder.id !== spec.embedderId) {
+    throw new InvalidArgumentError("embedder", `the embedder the sweep was opened with (${spec.embedderId})`, embedder.embedder.id);
+  }
+  const asked = spec.reranker !== undefined && spec.reranker !== null;
+  const rerank = await resolveReranker(spec.reranker ?? null);
+  if (rerank.reranker === null && asked && spec.requireReranker === true) throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", spec.reranker);
+  if (spec.log !== false) {
+    if (rerank.reranker !== null) logChoice("reranker", rerank);
+    else if (asked) logChoice("reranker", rerank, "warn");
+  }
+  const dense = spec.dense !== undefined ? await spec.dense(embedder.embedder) : await InMemoryDenseIndex.fromChunks(spec.chunks, embedder.embedder);
+  const retriever = new HybridRetriever({
+    chunks: spec.chunks,
+    embedder: embedder.embedder,
+    dense,
+    analyzers: spec.analyzers,
+    ...(spec.bm25Params !== undefined ? { bm25Params: spec.bm25Params } : {}),
+    ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
+    ...(spec.defaults !== undefined ? { defaults: spec.defaults } : {}),
+  });
+  return { retriever, embedder, reranker: rerank };
+}
+
+/** A Chroma store holding the chunks, and their vectors in an exact in-process index. */
+export interface IngestedDense {
+  /** Exact search over the stored vectors: the same ranking on every run (docs/determinism.md). */
+  dense: ExactDenseIndex;
+  ingested: IngestResult;
+  /** The current collection's name. */
+  collection: string;
+  /** `local`, or the server's URL (credentials redacted). */
+  store: string;
+  storeKind: "local" | "remote";
+  /** Releases the store (a local server is already stopped once the vectors are read). Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * The Chroma path of a dense index: opens the store (the server at `url`,
+ * else a local server started on `dataDir` under its lock), ingests the
+ * chunks (atomic and idempotent: a collection of the same chunks and
+ * embedder is reused), opens the current collection and reads its stored
+ * vectors back into an `ExactDenseIndex`. A local server is stopped as soon
+ * as the vectors are in memory (docs/reliability.md); on failure nothing is
+ * left open.
+ */
+export async function openIngestedDense(o: {
+  url?: string;
+  dataDir?: string;
+  requestTimeoutMs?: number;
+  chunks: readonly Chunk[];
+  embedder: Embedder;
+  /** The content hash of what the chunks come from (a KB's `kbHash`, a BEIR corpus's hash): part of the collection name. */
+  kbHash: string;
+  onIngestProgress?: (done: number, total: number) => void;
+}): Promise<IngestedDense> {
+  let handle: ChromaStoreHandle | undefined;
+  try {
+    handle = await openStore({
+      ...(o.url !== undefined ? { url: o.url } : { local: true }),
+      ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    });
+    log.info(`Chroma ${handle.kind === "local" ? "local server" : "server"} ready at ${handle.url}`);
+    const ingested = await ingest({
+      client: handle.client,
+      chunks: o.chunks,
+      embedder: o.embedder,
+      kbHash: o.kbHash,
+      ...(o.onIngestProgress !== undefined ? { onProgress: o.onIngestProgress } : {}),
+    });
+    log.info(describeIngest(ingested));
+    const current = await requireCurrentCollection(handle.client, { kbHash: o.kbHash, embedder: o.embedder, fallbackToLatest: false });
+    const dense = await openExactDense(current);
+    // The vectors are in memory now: a local server (and its data-dir lock) is not needed any more (docs/reliability.md).
+    if (handle.kind === "local") await handle.close();
+    const h = handle;
+    return { dense, ingested, collection: current.name, store: h.kind === "local" ? "local" : h.url, storeKind: h.kind, close: () => h.close() };
+  } catch (e) {
+    await handle?.close();
+    throw e;
+  }
 }
 
 /**
@@ -151,84 +335,66 @@ export function lsaStateDir(dataDir?: string): string {
 export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   const choice = resolveStoreChoice(opts.store ?? "auto", opts.env);
   const data = opts.data ?? (await loadData(opts.kbDir, opts.casesFile, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {}));
-  // `<kb>/analyzers.json` (docs/languages.md): validated before anything starts, applied to BM25 and the answerer's term statistics.
-  const analyzerFile = path.join(opts.kbDir, ANALYZER_CONFIG_FILE);
-  if (applyAnalyzerConfigFile(analyzerFile)) log.info(`analyzers: ${analyzerFile} applied`);
+  // `<kb>/analyzers.json` (docs/languages.md): validated before anything starts; this system's BM25, LSA embedder and graph analyse with them.
+  const { analyzers, file: analyzerFile } = loadKbAnalyzers(opts.kbDir);
+  if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
   if (choice.kind === "none") {
     log.info("Store-less run: the graph has no retrieval node; retrieval metrics will be reported as not measured");
-    return { ...data, retriever: null, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, retrieverRecipe: null, close: async () => {} };
+    return { ...data, retriever: null, analyzers, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, retrieverRecipe: null, close: async () => {} };
   }
   // The lsa embedder is fitted on the KB's chunks; its state lives in the local data dir (docs/fusion-and-tuning.md).
   const stateDir = choice.kind === "memory" ? undefined : lsaStateDir(opts.dataDir);
-  const resolved = await resolveEmbedder(opts.embedder ?? "auto", { corpus: { chunks: data.chunks, ...(stateDir !== undefined ? { stateDir } : {}) } });
-  logChoice("embedder", resolved);
-  const rerank = await resolveReranker(opts.reranker ?? null);
-  if (rerank.reranker !== null) logChoice("reranker", rerank);
-  else if (opts.reranker !== undefined && opts.reranker !== null) logChoice("reranker", rerank, "warn");
-  // The weights' fingerprint is part of the collection identity (docs/reliability.md).
-  const embedder = await fingerprinted(resolved.embedder);
-  const described = {
-    embedder: { id: embedder.id, description: embedder.description, reason: resolved.reason, summary: resolved.summary },
-    reranker: rerank.reranker === null ? null : { id: rerank.reranker.id, reason: rerank.reason, summary: rerank.summary },
-  };
-  const recipeFor = (dense: ExactDenseIndex | null): RetrieverRecipe => ({
-    kbDir: opts.kbDir,
-    embedder: opts.embedder ?? "auto",
-    embedderId: embedder.id,
-    ...(stateDir !== undefined ? { stateDir } : {}),
-    reranker: opts.reranker ?? null,
-    ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
-    dense: dense === null ? null : dense.share(),
-  });
-  const retrieverOver = (dense: DenseIndex) =>
-    new HybridRetriever({
-      chunks: data.chunks,
-      embedder,
-      dense,
-      ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
-      ...(rerank.reranker !== null ? { reranker: rerank.reranker } : {}),
-    });
-
-  if (choice.kind === "memory") {
-    const dense = await InMemoryDenseIndex.fromChunks(data.chunks, embedder);
-    return { ...data, ...described, retriever: retrieverOver(dense), store: "memory", storeKind: "memory", collection: null, ingest: null, retrieverRecipe: recipeFor(null), close: async () => {} };
-  }
-
-  let handle: ChromaStoreHandle | undefined;
+  let opened: IngestedDense | undefined;
   try {
-    handle = await openStore({
-      ...(choice.url !== undefined ? { url: choice.url } : { local: true }),
-      ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
-      ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
-    });
-    log.info(`Chroma ${handle.kind === "local" ? "local server" : "server"} ready at ${handle.url}`);
-    const ingested = await ingest({
-      client: handle.client,
+    const built = await buildRetriever({
       chunks: data.chunks,
-      embedder,
-      kbHash: data.hashes.kb,
-      ...(opts.onIngestProgress !== undefined ? { onProgress: opts.onIngestProgress } : {}),
+      analyzers,
+      embedder: opts.embedder ?? "auto",
+      ...(stateDir !== undefined ? { stateDir } : {}),
+      reranker: opts.reranker ?? null,
+      ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
+      // memory: the chunks embedded in process; a Chroma store: ingested, then its stored vectors read back.
+      ...(choice.kind !== "memory"
+        ? {
+            dense: async (embedder: Embedder) => {
+              opened = await openIngestedDense({
+                ...(choice.url !== undefined ? { url: choice.url } : {}),
+                ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+                ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+                chunks: data.chunks,
+                embedder,
+                kbHash: data.hashes.kb,
+                ...(opts.onIngestProgress !== undefined ? { onIngestProgress: opts.onIngestProgress } : {}),
+              });
+              return opened.dense;
+            },
+          }
+        : {}),
     });
-    log.info(describeIngest(ingested));
-    const current = await requireCurrentCollection(handle.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
-    // Exact search over the stored vectors: the same ranking on every run (docs/determinism.md).
-    const dense = await openExactDense(current);
-    // The vectors are in memory now: a local server (and its data-dir lock) is not needed for the sweep (docs/reliability.md).
-    if (handle.kind === "local") await handle.close();
-    const h = handle;
-    return {
-      ...data,
-      ...described,
-      retriever: retrieverOver(dense),
-      store: h.kind === "local" ? "local" : h.url,
-      storeKind: h.kind,
-      collection: current.name,
-      ingest: ingested,
-      retrieverRecipe: recipeFor(dense),
-      close: () => h.close(),
+    const { embedder, reranker } = built;
+    const recipe: RetrieverRecipe = {
+      kbDir: opts.kbDir,
+      embedder: opts.embedder ?? "auto",
+      embedderId: embedder.embedder.id,
+      ...(stateDir !== undefined ? { stateDir } : {}),
+      reranker: opts.reranker ?? null,
+      ...(opts.bm25Params !== undefined ? { bm25Params: opts.bm25Params } : {}),
+      analyzers: analyzers.overrides,
+      dense: opened === undefined ? null : opened.dense.share(),
     };
+    const common = {
+      ...data,
+      retriever: built.retriever,
+      analyzers,
+      embedder: { id: embedder.embedder.id, description: embedder.embedder.description, reason: embedder.reason, summary: embedder.summary },
+      reranker: reranker.reranker === null ? null : { id: reranker.reranker.id, reason: reranker.reason, summary: reranker.summary },
+      retrieverRecipe: recipe,
+    };
+    if (opened === undefined) return { ...common, store: "memory", storeKind: "memory", collection: null, ingest: null, close: async () => {} };
+    const store = opened;
+    return { ...common, store: store.store, storeKind: store.storeKind, collection: store.collection, ingest: store.ingested, close: () => store.close() };
   } catch (e) {
-    await handle?.close();
+    await opened?.close();
     throw e;
   }
 }

@@ -4,9 +4,8 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DataValidationError, InvalidArgumentError } from "../src/errors.js";
-import { analyzerProfile, configureAnalyzers } from "../src/retrieval/analyzer.js";
 import { openSystem, resolveStoreChoice } from "../src/system.js";
 import { copyKb, MINI_KB } from "./helpers/fixtures.js";
 
@@ -58,8 +57,6 @@ describe("openSystem", () => {
 });
 
 describe("openSystem and <kb>/analyzers.json (docs/languages.md)", () => {
-  afterEach(() => configureAnalyzers({}));
-
   it("applies the KB's analyzer overrides to the BM25 branch, and a KB without the file gets the defaults back", async () => {
     const kb = await copyKb(MINI_KB);
     try {
@@ -68,7 +65,9 @@ describe("openSystem and <kb>/analyzers.json (docs/languages.md)", () => {
         const system = await openSystem({ kbDir, casesFile: null, store: "memory", embedder: "builtin" });
         const trace = await system.retriever!.retrieve("blocked withdrawal", { k: 3, locale: "en", mode: "bm25" });
         await system.close();
-        return { ids: trace.retrievedIds, stemmer: analyzerProfile("en").stemmer };
+        expect(system.retriever!.analyzers).toBe(system.analyzers);
+        expect(system.retrieverRecipe!.analyzers).toEqual(system.analyzers.overrides);
+        return { ids: trace.retrievedIds, stemmer: system.analyzers.profile("en").stemmer };
       };
       const stemmed = await bm25Ids(kb.dir);
       expect(stemmed.stemmer).not.toBeNull();

@@ -3,10 +3,10 @@
  * system: the system's ranked chunk list is mapped to parent card ids, those
  * are deduplicated by first occurrence (`dedupeFirst`) BEFORE the cut, then
  * hit@k and nDCG@k (binary gain) are computed with the project's metric
- * functions (src/eval/metrics.ts).
+ * functions (src/eval/measures/metrics.ts).
  */
-import { dedupeFirst, hitAtK, ndcgAtK, type Gold } from "../../src/eval/metrics.js";
-import { pairedComparison, turnKey, type PairedComparison } from "../../src/eval/stats.js";
+import { dedupeFirst, hitAtK, ndcgAtK, type Gold } from "../../src/eval/measures/metrics.js";
+import { pairedComparison, turnKey, type PairedComparison } from "../../src/eval/stats/bootstrap.js";
 
 export interface ScoredQuery {
   caseId: string;
@@ -70,7 +70,7 @@ export function scoreRankings(queries: readonly ScoredQuery[], rankedParents: re
   return { n: allHit.length, hit: meanOf(allHit), ndcg: meanOf(allNdcg), byLocale, hits, ndcgs };
 }
 
-/** Paired sign-flip test of B − A on per-query scores (seeded, from src/eval/stats.ts). */
+/** Paired sign-flip test of B − A on per-query scores (seeded, from src/eval/stats/bootstrap.ts). */
 export function comparePaired(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): PairedComparison | null {
   return pairedComparison(a, b, { seed: 42, samples: 10_000 });
 }

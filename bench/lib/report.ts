@@ -2,7 +2,7 @@
  * Bench output helpers: latency summaries and plain aligned tables on stdout.
  * Figures go to stdout (they are the result); progress goes to stderr via `log`.
  */
-import { quantileSorted } from "../../src/eval/stats.js";
+import { quantileSorted } from "../../src/eval/stats/bootstrap.js";
 
 export interface LatencySummary {
   /** Number of timed calls. */
@@ -12,7 +12,7 @@ export interface LatencySummary {
   meanMs: number;
 }
 
-/** Median, p95 (type-7 quantiles, as src/eval/stats.ts) and mean of latency samples in ms. */
+/** Median, p95 (type-7 quantiles, as src/eval/stats/bootstrap.ts) and mean of latency samples in ms. */
 export function summarizeLatency(samplesMs: readonly number[]): LatencySummary {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const sum = sorted.reduce((s, x) => s + x, 0);

@@ -12,7 +12,7 @@
  * The vocabulary, the chunks and the queries each come from their own
  * mulberry32 stream: the same seeds give the same corpus on every machine.
  */
-import { mulberry32 } from "../../src/eval/stats.js";
+import { mulberry32 } from "../../src/eval/stats/bootstrap.js";
 
 export const STOP_WORDS_AT_TOP = [
   "the", "of", "and", "to", "a", "in", "is", "that", "for", "it",

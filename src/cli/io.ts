@@ -1,12 +1,12 @@
 /**
  * Shared plumbing of the CLI commands: where output goes, how errors become
- * exit codes (docs/gates-and-exit-codes.md), and option parsers that throw typed errors.
+ * exit codes (docs/gates-and-exit-codes.md). The option parsers are in ./options.ts.
  */
 import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
-import { fitText } from "../eval/render/wrap.js";
+import { fitText } from "../eval/report/render/wrap.js";
 import { verboseRequested } from "../log.js";
 import { redactSecrets } from "../redact.js";
-import { intListOption, MIN_WIDTH, parseWidth, positiveIntOption, positiveNumberOption, probabilityOption, WIDTH_RANGE_TEXT } from "./options.js";
+import { MIN_WIDTH, parseWidth, WIDTH_RANGE_TEXT } from "./options.js";
 
 /** Exit codes of every command (docs/gates-and-exit-codes.md). */
 export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3, internal: 70 } as const;
@@ -120,26 +120,4 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
       process.exitCode = reportError(e);
     }
   };
-}
-
-/*
- * Option parsers for commander: the one family lives in ./options.ts (every
- * error echoes the text typed and the true range); these names stay for the
- * commands that import them from here.
- */
-export function parsePositiveInt(name: string): (raw: string) => number {
-  return positiveIntOption(name);
-}
-
-export function parseUnitFloat(name: string): (raw: string) => number {
-  return probabilityOption(name);
-}
-
-export function parsePositiveNumber(name: string, unit: string): (raw: string) => number {
-  return positiveNumberOption(name, unit);
-}
-
-/** `5,10` → [5, 10]; the error echoes the whole value. */
-export function parseIntList(name: string): (raw: string) => number[] {
-  return intListOption(name, { min: 1 });
 }

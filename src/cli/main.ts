@@ -1,6 +1,8 @@
 /**
- * The `retrace` command line. Each command lives in its own file and exports
- * `register(program)`. Result on stdout, progress on stderr, exit codes as in
+ * The `retrace` command line. Each command lives in its own file under
+ * ./commands/ and exports `register(program)`; it parses options, calls its
+ * use-case (src/app/), prints the result and returns the exit code. Result
+ * on stdout, progress on stderr, exit codes as in
  * docs/gates-and-exit-codes.md: 0 pass, 1 a gate failed, 2 bad usage or
  * invalid data, 3 a required service or model is unavailable, 70 an internal
  * error (printed with its stack and the hint to report it). No crash exits 1.
@@ -20,44 +22,44 @@ type CommandModule = { register(program: Command): void };
 export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   beir: {
     summary: "Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack",
-    load: () => import("./beir.js"),
+    load: () => import("./commands/beir.js"),
   },
-  baseline: { summary: "Work with a KB's regression baseline (<kb>/eval/baseline.json)", load: () => import("./baseline.js") },
-  check: { summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts", load: () => import("./check.js") },
+  baseline: { summary: "Work with a KB's regression baseline (<kb>/eval/baseline.json)", load: () => import("./commands/baseline.js") },
+  check: { summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts", load: () => import("./commands/check.js") },
   compare: {
     summary: "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric",
-    load: () => import("./compare.js"),
+    load: () => import("./commands/compare.js"),
   },
   export: {
     summary: "Write a saved report's retrieval as TREC run and qrels files (query id caseId#turn) for retrace score, trec_eval, ranx, ir_measures",
-    load: () => import("./export.js"),
+    load: () => import("./commands/export.js"),
   },
   eval: {
     summary: "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)",
-    load: () => import("./eval.js"),
+    load: () => import("./commands/eval.js"),
   },
   ingest: {
     summary: "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
-    load: () => import("./ingest.js"),
+    load: () => import("./commands/ingest.js"),
   },
   merge: {
     summary: "Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run",
-    load: () => import("./merge.js"),
+    load: () => import("./commands/merge.js"),
   },
-  report: { summary: "Render a saved report JSON (from --report-json) as HTML or markdown, without re-running the sweep", load: () => import("./report.js") },
+  report: { summary: "Render a saved report JSON (from --report-json) as HTML or markdown, without re-running the sweep", load: () => import("./commands/report.js") },
   score: {
     summary: "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
-    load: () => import("./score.js"),
+    load: () => import("./commands/score.js"),
   },
   start: {
     summary: "The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep",
-    load: () => import("./eval.js"),
+    load: () => import("./commands/eval.js"),
   },
   tune: {
     summary: "Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file",
-    load: () => import("./tune.js"),
+    load: () => import("./commands/tune.js"),
   },
-  trace: { summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood", load: () => import("./trace.js") },
+  trace: { summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood", load: () => import("./commands/trace.js") },
 };
 
 /** The program options that take a value (so the word after them is not the command's name). */

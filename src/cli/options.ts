@@ -32,7 +32,7 @@ export interface Range {
   note?: string;
 }
 
-/** Largest seed the bootstrap's PRNG distinguishes (mulberry32 takes the seed modulo 2^32; src/eval/stats.ts). */
+/** Largest seed the bootstrap's PRNG distinguishes (mulberry32 takes the seed modulo 2^32; src/eval/stats/bootstrap.ts). */
 export const MAX_SEED = 2 ** 32 - 1;
 
 const INTEGER = /^[+-]?\d+$/;

@@ -7,6 +7,7 @@ import { main } from "./main.js";
 // "a gate failed" (docs/gates-and-exit-codes.md).
 const crash = (e: unknown) => {
   process.exitCode = reportError(e);
+  // The one process.exit (docs/architecture.md §8): after an uncaught failure the process is in an unknown state, so it must not run on.
   process.exit();
 };
 process.on("uncaughtException", crash);

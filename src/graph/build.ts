@@ -16,6 +16,7 @@
  * `{ messages: [new HumanMessage(text)], locale }`.
  */
 import { END, MemorySaver, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import type { Analyzers } from "../retrieval/analyzer.js";
 import type { Retriever } from "../retrieval/types.js";
 import { contextualize } from "../nodes/contextualize.js";
 import { generate } from "../nodes/generate.js";
@@ -30,6 +31,12 @@ export interface BuildGraphOptions {
   cards: CardSource;
   /** A LangChain chat model replacing the extractive answerer (and rewriting follow-up queries). */
   model?: ChatModelLike | null;
+  /**
+   * The analyzers of the answerer's term statistics and of follow-up
+   * detection (`system.analyzers`: the KB's `analyzers.json`). Default: the
+   * store's when it has them (a HybridRetriever's), else the default profile.
+   */
+  analyzers?: Analyzers;
   /** Default: a new MemorySaver. `false`: no checkpointer (each invocation carries the whole conversation). */
   checkpointer?: BaseCheckpointSaver | false;
   /** Overrides of the configuration defaults (k, denseK, bm25K, mode, rerank, minEvidence, maxSentences, rewriteWithModel). */

@@ -3,7 +3,7 @@
  * documented defaults (retrieval: k=5, denseK=20, bm25K=20, mode="hybrid",
  * rerank=false, applied by the retriever when unset; answer: minEvidence=0.15,
  * maxSentences=3, rewriteWithModel=true) and the dependencies (`retriever`,
- * `cards`, `model`, `thread_id`).
+ * `cards`, `model`, `analyzers`, `thread_id`).
  *
  * The nodes read it themselves (src/nodes/configuration.ts, one layer below,
  * so the exported retrieve node works in any graph); this module re-exports
@@ -20,6 +20,7 @@ import {
   ensureConfiguration,
   resolveRetrievalSettings,
   resolveTunables,
+  toAnalyzers,
   toCardLookup,
   toChatModel,
   toRetriever,
@@ -32,6 +33,7 @@ import {
   type RetrievalSettings,
   type TunableConfig,
 } from "../nodes/configuration.js";
+import type { Analyzers } from "../retrieval/analyzer.js";
 import type { Retriever } from "../retrieval/types.js";
 
 export { CONFIG_DEFAULTS, RETRIEVAL_MODES, cardLookup, ensureConfiguration, resolveRetrievalSettings, resolveTunables, toCardLookup };
@@ -42,6 +44,7 @@ export interface RetraceConfigurable extends RetrievalSettings, Partial<AnswerSe
   retriever?: Retriever;
   cards: CardLookup;
   model?: ChatModelLike;
+  analyzers?: Analyzers;
 }
 
 /**
@@ -53,6 +56,7 @@ export function configurableFor(options: {
   store: unknown;
   cards: unknown;
   model?: unknown;
+  analyzers?: unknown;
   defaults?: Partial<TunableConfig>;
 }): RetraceConfigurable {
   if (options.store === undefined) {
@@ -64,6 +68,7 @@ export function configurableFor(options: {
   }
   const cards = toCardLookup(options.cards);
   const model = toChatModel(options.model);
+  const analyzers = toAnalyzers(options.analyzers);
   const defaults = options.defaults ?? {};
   if (typeof defaults !== "object" || defaults === null) throw new InvalidArgumentError("defaults", "an object", defaults);
   const tunables = resolveTunables(defaults as Record<string, unknown>);
@@ -72,5 +77,6 @@ export function configurableFor(options: {
     cards,
     ...(retriever !== null ? { retriever } : {}),
     ...(model !== null ? { model } : {}),
+    ...(analyzers !== null ? { analyzers } : {}),
   };
 }

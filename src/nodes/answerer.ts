@@ -24,7 +24,7 @@
  *      order. A refusal cites nothing.
  */
 import { tableLocaleFor, type Locale } from "../kb/types.js";
-import { analyze } from "../retrieval/analyzer.js";
+import { DEFAULT_ANALYZERS, type Analyzers } from "../retrieval/analyzer.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import type { CardEntry, CardLookup } from "./configuration.js";
 import { checkPolicy, type PolicyCategory } from "./policy.js";
@@ -45,6 +45,8 @@ export interface AnswerInput {
   cards: CardLookup;
   minEvidence: number;
   maxSentences: number;
+  /** The analyzers terms come from (the KB's; default: the default profile). */
+  analyzers?: Analyzers;
 }
 
 export interface ExtractedSentence {
@@ -94,7 +96,7 @@ export const REFUSAL_MESSAGES: Readonly<Record<Locale, Readonly<Record<RefusalRe
 };
 
 // ---------------------------------------------------------------------------
-// Term statistics of a card lookup (memoised per lookup object).
+// Term statistics of a card lookup (memoised per analyzer set and lookup object).
 
 interface LocaleStats {
   cards: number;
@@ -108,7 +110,7 @@ interface LookupStats {
   units: Map<string, { text: string; terms: Set<string> }[]>;
 }
 
-const statsCache = new WeakMap<CardLookup, LookupStats>();
+const statsCache = new WeakMap<Analyzers, WeakMap<CardLookup, LookupStats>>();
 
 /** Markdown emphasis and code marks removed, whitespace collapsed. */
 function plain(text: string): string {
@@ -166,14 +168,19 @@ export function sentenceUnits(entry: CardEntry): string[] {
   return units;
 }
 
-function statsOf(cards: CardLookup): LookupStats {
-  let stats = statsCache.get(cards);
+function statsOf(cards: CardLookup, analyzers: Analyzers): LookupStats {
+  let byLookup = statsCache.get(analyzers);
+  if (byLookup === undefined) {
+    byLookup = new WeakMap();
+    statsCache.set(analyzers, byLookup);
+  }
+  let stats = byLookup.get(cards);
   if (stats !== undefined) return stats;
   stats = { byLocale: new Map(), cardTerms: new Map(), units: new Map() };
   for (const [id, entry] of cards) {
     const locale = entry.card.locale;
     const text = [entry.card.title, entry.card.tags.join(" "), ...entry.chunks.map((c) => c.text)].join("\n");
-    const terms = new Set(analyze(text, locale));
+    const terms = new Set(analyzers.analyze(text, locale));
     stats.cardTerms.set(id, terms);
     let ls = stats.byLocale.get(locale);
     if (ls === undefined) {
@@ -183,45 +190,45 @@ function statsOf(cards: CardLookup): LookupStats {
     ls.cards++;
     for (const t of terms) ls.df.set(t, (ls.df.get(t) ?? 0) + 1);
   }
-  statsCache.set(cards, stats);
+  byLookup.set(cards, stats);
   return stats;
 }
 
-/** BM25's IDF of a term among the cards of a locale: ln(1 + (N − df + 0.5) / (df + 0.5)); always > 0. */
-export function termWeight(cards: CardLookup, locale: Locale, term: string): number {
-  const ls = statsOf(cards).byLocale.get(locale);
+/** BM25's IDF of a term among the cards of a locale (analysed with `analyzers`): ln(1 + (N − df + 0.5) / (df + 0.5)); always > 0. */
+export function termWeight(cards: CardLookup, locale: Locale, term: string, analyzers: Analyzers = DEFAULT_ANALYZERS): number {
+  const ls = statsOf(cards, analyzers).byLocale.get(locale);
   const n = ls?.cards ?? 0;
   const df = ls?.df.get(term) ?? 0;
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
 /**
- * IDF-weighted share of `terms` present in the given cards' text, in [0, 1];
- * 0 when there are no terms or no (known) cards.
+ * IDF-weighted share of `terms` present in the given cards' text (analysed
+ * with `analyzers`), in [0, 1]; 0 when there are no terms or no (known) cards.
  */
-export function evidenceScore(cards: CardLookup, locale: Locale, terms: ReadonlySet<string>, cardIds: readonly string[]): number {
+export function evidenceScore(cards: CardLookup, locale: Locale, terms: ReadonlySet<string>, cardIds: readonly string[], analyzers: Analyzers = DEFAULT_ANALYZERS): number {
   if (terms.size === 0) return 0;
-  const stats = statsOf(cards);
+  const stats = statsOf(cards, analyzers);
   const present = new Set<string>();
   for (const id of cardIds) for (const t of stats.cardTerms.get(id) ?? []) present.add(t);
   let found = 0;
   let total = 0;
   for (const t of terms) {
-    const w = termWeight(cards, locale, t);
+    const w = termWeight(cards, locale, t, analyzers);
     total += w;
     if (present.has(t)) found += w;
   }
   return total === 0 ? 0 : found / total;
 }
 
-function unitsOf(cards: CardLookup, id: string, locale: Locale): { text: string; terms: Set<string> }[] {
-  const stats = statsOf(cards);
+function unitsOf(cards: CardLookup, id: string, locale: Locale, analyzers: Analyzers): { text: string; terms: Set<string> }[] {
+  const stats = statsOf(cards, analyzers);
   // Terms depend on the analysing locale (the turn's), so the memo is keyed by both.
   const key = `${locale}\u0000${id}`;
   let units = stats.units.get(key);
   if (units === undefined) {
     const entry = cards.get(id);
-    units = entry === undefined ? [] : sentenceUnits(entry).map((text) => ({ text, terms: new Set(analyze(text, locale)) }));
+    units = entry === undefined ? [] : sentenceUnits(entry).map((text) => ({ text, terms: new Set(analyzers.analyze(text, locale)) }));
     stats.units.set(key, units);
   }
   return units;
@@ -242,18 +249,19 @@ export function answerExtractively(input: AnswerInput): Answer {
   if (input.trace === undefined) return refusal(locale, "no_retrieval");
   if (retrieved.length === 0) return refusal(locale, "weak_evidence", 0);
 
-  const questionTerms = new Set(analyze(input.question, locale));
-  const queryTerms = new Set(analyze(input.query, locale));
+  const analyzers = input.analyzers ?? DEFAULT_ANALYZERS;
+  const questionTerms = new Set(analyzers.analyze(input.question, locale));
+  const queryTerms = new Set(analyzers.analyze(input.query, locale));
   const asked = questionTerms.size > 0 ? questionTerms : queryTerms;
-  const evidence = evidenceScore(input.cards, locale, asked, retrieved);
+  const evidence = evidenceScore(input.cards, locale, asked, retrieved, analyzers);
   if (evidence < input.minEvidence) return refusal(locale, "weak_evidence", evidence);
 
   const candidates: (ExtractedSentence & { rank: number; position: number })[] = [];
   retrieved.forEach((cardId, rank) => {
-    unitsOf(input.cards, cardId, locale).forEach(({ text, terms }, position) => {
+    unitsOf(input.cards, cardId, locale, analyzers).forEach(({ text, terms }, position) => {
       let score = 0;
-      for (const t of asked) if (terms.has(t)) score += termWeight(input.cards, locale, t);
-      for (const t of queryTerms) if (!asked.has(t) && terms.has(t)) score += 0.5 * termWeight(input.cards, locale, t);
+      for (const t of asked) if (terms.has(t)) score += termWeight(input.cards, locale, t, analyzers);
+      for (const t of queryTerms) if (!asked.has(t) && terms.has(t)) score += 0.5 * termWeight(input.cards, locale, t, analyzers);
       if (score > 0) candidates.push({ cardId, text, score, rank, position });
     });
   });

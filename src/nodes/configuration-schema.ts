@@ -16,6 +16,7 @@ import { expectationOf, fieldPath, valueAt } from "../kb/schema-issues.js";
 import { canonicalLocale } from "../kb/schemas.js";
 import { FUSION_METHODS } from "../retrieval/fusion.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
+import type { Analyzers } from "../retrieval/analyzer.js";
 import type { RetrievalMode, Retriever } from "../retrieval/types.js";
 
 /** `null` → `undefined`, then `schema` or nothing. */
@@ -85,11 +86,13 @@ export interface ChatModelLike {
 }
 
 export const RETRIEVER_EXPECTATION = "an object with a retrieve(query, options) method";
+export const ANALYZERS_EXPECTATION = "an analyzer set (createAnalyzers(overrides): an object with an analyze(text, locale) method)";
 export const CHAT_MODEL_EXPECTATION = "a chat model (an object with an invoke(messages) method)";
 
 const hasMethod = (name: string) => (v: unknown) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[name] === "function";
 export const RetrieverSchema = unset(z.custom<Retriever>(hasMethod("retrieve"), { message: RETRIEVER_EXPECTATION }));
 export const ChatModelSchema = unset(z.custom<ChatModelLike>(hasMethod("invoke"), { message: CHAT_MODEL_EXPECTATION }));
+export const AnalyzersSchema = unset(z.custom<Analyzers>((v) => hasMethod("analyze")(v) && hasMethod("profile")(v), { message: ANALYZERS_EXPECTATION }));
 
 /**
  * Everything the nodes read from `config.configurable`. `cards` is any
@@ -98,6 +101,7 @@ export const ChatModelSchema = unset(z.custom<ChatModelLike>(hasMethod("invoke")
 export const ConfigurableSchema = TunablesSchema.extend({
   retriever: RetrieverSchema,
   model: ChatModelSchema,
+  analyzers: AnalyzersSchema,
   cards: z.unknown(),
   thread_id: unset(z.union([z.string(), z.number()], { errorMap: () => ({ message: "a string" }) })),
 });

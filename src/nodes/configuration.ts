@@ -21,7 +21,13 @@
  * | `retriever`       | Retriever (`retrieve()`)      | none (retrieve node throws) |
  * | `cards`           | CardLookup, KnowledgeBase, Card[] | none (empty lookup)   |
  * | `model`           | chat model (`invoke()`)       | none (extractive answerer)  |
+ * | `analyzers`       | Analyzers (`createAnalyzers`) | the retriever's, else default profile |
  * | `thread_id`       | string                        | none                        |
+ *
+ * `analyzers` are what the answerer's term statistics and follow-up
+ * detection analyse text with; unset, those of the retriever when it has
+ * them (a HybridRetriever's: its BM25 index's), so the answer side matches
+ * the BM25 branch.
  *
  * The retrieval keys are forwarded to `retriever.retrieve()` only when set,
  * so a retriever keeps the defaults it was built with; HybridRetriever's are
@@ -35,8 +41,10 @@ import { InvalidArgumentError } from "../errors.js";
 import { chunkCard } from "../kb/chunk.js";
 import type { Card, Chunk, KnowledgeBase } from "../kb/types.js";
 import { HYBRID_DEFAULTS, RETRIEVAL_MODES } from "../retrieval/hybrid.js";
+import { DEFAULT_ANALYZERS, type Analyzers } from "../retrieval/analyzer.js";
 import type { Retriever } from "../retrieval/types.js";
 import {
+  AnalyzersSchema,
   AnswerSettingsSchema,
   ChatModelSchema,
   ConfigurableSchema,
@@ -96,6 +104,7 @@ export interface RetraceConfiguration extends TunableConfig {
   retriever: Retriever | null;
   cards: CardLookup;
   model: ChatModelLike | null;
+  analyzers: Analyzers;
   threadId: string | null;
 }
 
@@ -200,9 +209,20 @@ export function toRetriever(value: unknown, name = "retriever"): Retriever | nul
   return parseConfig(RetrieverSchema, value, name) ?? null;
 }
 
+/** Validates an analyzer set (AnalyzersSchema); null when unset. */
+export function toAnalyzers(value: unknown, name = "analyzers"): Analyzers | null {
+  return parseConfig(AnalyzersSchema, value, name) ?? null;
+}
+
 /** Validates a chat-model-like value (ChatModelSchema). */
 export function toChatModel(value: unknown, name = "model"): ChatModelLike | null {
   return parseConfig(ChatModelSchema, value, name) ?? null;
+}
+
+/** The analyzers a retriever carries (a HybridRetriever's `analyzers`), or undefined. */
+function analyzersOf(retriever: Retriever | undefined): Analyzers | undefined {
+  const a = (retriever as { analyzers?: unknown } | undefined)?.analyzers;
+  return AnalyzersSchema.safeParse(a).success ? (a as Analyzers | undefined) : undefined;
 }
 
 /** Reads and validates the configuration the nodes need from a runnable config (ConfigurableSchema). */
@@ -214,6 +234,7 @@ export function ensureConfiguration(config?: RunnableConfig): RetraceConfigurati
     retriever: parsed.retriever ?? null,
     cards: toCardLookup(parsed.cards),
     model: parsed.model ?? null,
+    analyzers: parsed.analyzers ?? analyzersOf(parsed.retriever) ?? DEFAULT_ANALYZERS,
     threadId: parsed.thread_id === undefined ? null : String(parsed.thread_id),
   };
 }

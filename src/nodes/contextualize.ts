@@ -31,7 +31,7 @@ import { SystemMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
 import { LOCALES, isBlankText, tableLocaleFor, type Locale } from "../kb/types.js";
-import { analyze, tokenize } from "../retrieval/analyzer.js";
+import { DEFAULT_ANALYZERS, tokenize, type Analyzers } from "../retrieval/analyzer.js";
 import { ensureConfiguration } from "./configuration.js";
 import { currentTurnIndex, humanTexts, messageText, stateLocale, type ConversationState } from "./shared.js";
 
@@ -129,9 +129,10 @@ export type FollowUpReason = "opener" | "reference" | "short" | null;
 
 /**
  * Whether `text` continues the previous turn, by the markers of `locale`
- * (every locale's markers when undefined). Pure.
+ * (every locale's markers when undefined); shortness is judged in terms of
+ * `analyzers` (the KB's; default: the default profile). Pure.
  */
-export function followUpReason(text: string, locale?: Locale): FollowUpReason {
+export function followUpReason(text: string, locale?: Locale, analyzers: Analyzers = DEFAULT_ANALYZERS): FollowUpReason {
   const tokens = tokenize(text);
   const locales = locale === undefined ? LOCALES : [locale];
   for (const l of locales) if (compile(l).topicSwitches.some((p) => contains(tokens, p))) return null;
@@ -147,13 +148,13 @@ export function followUpReason(text: string, locale?: Locale): FollowUpReason {
     if (tokens.some((t) => m.referenceSuffixes.some((x) => t.length > x.length + 1 && t.endsWith(x)))) return "reference";
   }
   // Without a locale, the English analyzer judges shortness (stop words of the other locales then count as terms).
-  const terms = new Set(analyze(text, locale ?? "en"));
+  const terms = new Set(analyzers.analyze(text, locale ?? "en"));
   if (terms.size <= MAX_FOLLOW_UP_TERMS) return "short";
   return null;
 }
 
-export function isFollowUp(text: string, locale?: Locale): boolean {
-  return followUpReason(text, locale) !== null;
+export function isFollowUp(text: string, locale?: Locale, analyzers: Analyzers = DEFAULT_ANALYZERS): boolean {
+  return followUpReason(text, locale, analyzers) !== null;
 }
 
 /** Cuts `text` to at most `max` characters at a word boundary. */
@@ -169,11 +170,16 @@ function clip(text: string, max: number): string {
  * follow-up with a previous query, `text` followed by the previous query
  * (cut to MAX_CARRIED_CHARS). Pure.
  */
-export function contextualizeQuery(text: string, previousQuery: string | undefined, locale?: Locale): { query: string; followUp: FollowUpReason } {
+export function contextualizeQuery(
+  text: string,
+  previousQuery: string | undefined,
+  locale?: Locale,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): { query: string; followUp: FollowUpReason } {
   const current = text.trim();
   const previous = (previousQuery ?? "").trim();
   if (isBlankText(previous)) return { query: current, followUp: null };
-  const reason = followUpReason(current, locale);
+  const reason = followUpReason(current, locale, analyzers);
   if (reason === null) return { query: current, followUp: null };
   return { query: `${current} ${clip(previous, MAX_CARRIED_CHARS)}`.trim(), followUp: reason };
 }
@@ -211,5 +217,5 @@ export async function contextualize(state: ContextualizeState, config?: Runnable
   // The previous turn's query (kept by the checkpointer); without one (no
   // checkpointer, history passed in by the caller) the previous human message.
   const previous = (state.query ?? "") !== "" ? state.query : texts[texts.length - 2];
-  return { query: contextualizeQuery(text, previous, locale).query, turn };
+  return { query: contextualizeQuery(text, previous, locale, conf.analyzers).query, turn };
 }

@@ -125,6 +125,7 @@ export async function generate(state: GenerateState, config?: RunnableConfig): P
     cards: conf.cards,
     minEvidence: conf.minEvidence,
     maxSentences: conf.maxSentences,
+    analyzers: conf.analyzers,
   });
   return {
     answer: result.answer,

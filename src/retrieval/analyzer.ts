@@ -21,6 +21,7 @@
  * Matching is on whole analysed terms only: "cat" never matches "category".
  */
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { readTextFileSyncOrThrow } from "../kb/text.js";
 import { createRequire } from "node:module";
 import { algorithms, newStemmer, type Stemmer } from "snowball-stemmers";
@@ -118,19 +119,27 @@ function reaccentSuffix(language: string, token: string): string {
   return token;
 }
 
-const overrides = new Map<string, AnalyzerOverride>();
+/**
+ * Per-locale analyzer overrides keyed by locale tag or language subtag
+ * (`<kb>/analyzers.json`, docs/languages.md). Plain data: a worker thread
+ * builds the same analyzers from it.
+ */
+export type AnalyzerConfig = Readonly<Record<string, Readonly<AnalyzerOverride>>>;
+
+const NO_OVERRIDES: AnalyzerConfig = Object.freeze({});
 
 /**
  * The analysis a locale gets: the Snowball stemmer of its language subtag when
  * the project ships one (tokens: runs of letters/marks/digits, accent-folded),
  * else no stemming and Intl.Segmenter word segmentation (Chinese, Japanese,
  * Korean, Thai, …); the `stopword` list of its language when there is one.
- * Overrides (by exact tag, else by language subtag) switch stop words off or
- * choose another stemmer ("none" for no stemming).
+ * `overrides` (by exact tag, else by language subtag) switch stop words off or
+ * choose another stemmer ("none" for no stemming). Pure: without overrides,
+ * the default profile.
  */
-export function analyzerProfile(locale: string): AnalyzerProfile {
+export function analyzerProfile(locale: string, overrides: AnalyzerConfig = NO_OVERRIDES): AnalyzerProfile {
   const language = languageOf(locale);
-  const o = overrides.get(locale) ?? overrides.get(language) ?? {};
+  const o = (Object.hasOwn(overrides, locale) ? overrides[locale] : undefined) ?? (Object.hasOwn(overrides, language) ? overrides[language] : undefined) ?? {};
   const stemmer = o.stemmer !== undefined ? (o.stemmer === "none" ? null : o.stemmer) : (STEMMER_BY_LANGUAGE[language] ?? null);
   const stopList = STOP_LIST_BY_LANGUAGE[language] ?? null;
   const tokenizer = (STEMMER_BY_LANGUAGE[language] ?? null) === null ? "segmenter" : "regex";
@@ -140,17 +149,18 @@ export function analyzerProfile(locale: string): AnalyzerProfile {
 /** Per-locale analyzer with a bounded memo of token → term (analysis is the hot path of BM25 build). */
 export class Analyzer {
   readonly locale: Locale;
-  readonly profile: AnalyzerProfile;
+  readonly profile: Readonly<AnalyzerProfile>;
   private readonly stemmer: Stemmer | null;
   private readonly stopWords: ReadonlySet<string>;
   private readonly segmenter: Intl.Segmenter | null;
   private readonly memo = new Map<string, string | null>();
   private static readonly MEMO_LIMIT = 200_000;
 
-  constructor(locale: Locale) {
+  /** The analyzer of `locale` after `overrides` (none: the default profile). */
+  constructor(locale: Locale, overrides: AnalyzerConfig = NO_OVERRIDES) {
     if (!isLocale(locale)) throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
     this.locale = locale;
-    this.profile = analyzerProfile(locale);
+    this.profile = Object.freeze(analyzerProfile(locale, overrides));
     this.stemmer = this.profile.stemmer === null ? null : newStemmer(this.profile.stemmer);
     this.segmenter = this.profile.tokenizer === "segmenter" ? new Intl.Segmenter(locale, { granularity: "word" }) : null;
     const words = this.profile.stopWords ? [...(this.profile.stopList === null ? [] : (stopwordLists[this.profile.stopList] ?? [])), ...(EXTRA_STOP_WORDS[this.profile.language] ?? [])] : [];
@@ -209,21 +219,81 @@ export class Analyzer {
   }
 }
 
-const analyzers = new Map<string, Analyzer>();
-
-/** The shared analyzer of a locale. */
-export function analyzerFor(locale: Locale): Analyzer {
-  let a = analyzers.get(locale);
-  if (a === undefined) {
-    a = new Analyzer(locale);
-    analyzers.set(locale, a);
-  }
-  return a;
+/**
+ * A per-locale analyzer set built from overrides (`createAnalyzers`): what
+ * BM25, the LSA embedder, the answerer, follow-up detection and the
+ * paraphrase measure analyse text with. Its settings never change after it is
+ * built; each index, retriever or graph holds the set it was given, so two
+ * systems over KBs with different `analyzers.json` in one process each
+ * analyse with their own.
+ */
+export interface Analyzers {
+  /** The overrides it was built from (frozen plain data: `createAnalyzers(a.overrides)` builds an equal set, e.g. in a worker thread). */
+  readonly overrides: AnalyzerConfig;
+  /** What the analyzer of `locale` does. */
+  profile(locale: string): AnalyzerProfile;
+  /** The analyzer of `locale` (built once per set and locale). */
+  analyzerFor(locale: Locale): Analyzer;
+  /** The analysed terms of `text` with `locale`'s analyzer: the same function for documents and queries. */
+  analyze(text: string, locale: Locale): string[];
 }
 
-/** Analyses `text` with `locale`'s analyzer: the same function for documents and queries. */
+class AnalyzerSet implements Analyzers {
+  readonly overrides: AnalyzerConfig;
+  /** A cache of analyzers built from the fixed overrides, not configuration. */
+  private readonly byLocale = new Map<string, Analyzer>();
+
+  constructor(overrides: AnalyzerConfig) {
+    this.overrides = Object.freeze(Object.fromEntries(Object.entries(overrides).map(([tag, o]) => [tag, Object.freeze({ ...o })])));
+  }
+
+  profile(locale: string): AnalyzerProfile {
+    return analyzerProfile(locale, this.overrides);
+  }
+
+  analyzerFor(locale: Locale): Analyzer {
+    let a = this.byLocale.get(locale);
+    if (a === undefined) {
+      a = new Analyzer(locale, this.overrides);
+      this.byLocale.set(locale, a);
+    }
+    return a;
+  }
+
+  analyze(text: string, locale: Locale): string[] {
+    return this.analyzerFor(locale).analyze(text);
+  }
+}
+
+/** The default profile of every locale (no overrides): what a component given no analyzers uses. */
+export const DEFAULT_ANALYZERS: Analyzers = new AnalyzerSet(NO_OVERRIDES);
+
+/**
+ * The analyzers of every locale after `overrides` (the shape of
+ * `<kb>/analyzers.json`: `{ "<locale or language>": { stopWords?, stemmer? } }`);
+ * none or `{}` gives DEFAULT_ANALYZERS. The overrides are validated
+ * (DataValidationError naming the field, exit 2) and copied: changing the
+ * object afterwards changes nothing.
+ */
+export function createAnalyzers(overrides: AnalyzerConfig = NO_OVERRIDES): Analyzers {
+  const { config, issues } = validateAnalyzerConfig(overrides, "analyzer overrides");
+  if (issues.length > 0) throw new DataValidationError(issues);
+  return Object.keys(config).length === 0 ? DEFAULT_ANALYZERS : new AnalyzerSet(config);
+}
+
+/** True when `a` analyses with the default profile of every locale (no overrides). */
+export function isDefaultAnalyzers(a: Analyzers): boolean {
+  return Object.keys(a.overrides).length === 0;
+}
+
+/** The default-profile analyzer of a locale (no overrides; see `createAnalyzers` for a KB's). */
+export function analyzerFor(locale: Locale): Analyzer {
+  return DEFAULT_ANALYZERS.analyzerFor(locale);
+}
+
+/** Analyses `text` with `locale`'s default-profile analyzer: the same function for documents and queries. */
 export function analyze(text: string, locale: Locale): string[] {
-  return analyzerFor(locale).analyze(text);
+  return DEFAULT_ANALYZERS.analyze(text, locale);
 }
 
 /**
@@ -257,22 +327,12 @@ export function validateAnalyzerConfig(raw: unknown, file: string): { config: Re
   return { config, issues };
 }
 
-/** Replaces the analyzer overrides (and drops cached analyzers). An empty object restores the defaults. */
-export function configureAnalyzers(config: Readonly<Record<string, AnalyzerOverride>>): void {
-  overrides.clear();
-  for (const [tag, o] of Object.entries(config)) overrides.set(tag, { ...o });
-  analyzers.clear();
-}
-
 /** The analyzer config file of a KB: `<kb>/analyzers.json` (docs/languages.md). */
 export const ANALYZER_CONFIG_FILE = "analyzers.json";
 
-/** Reads, validates and applies an analyzer config file when it exists; throws DataValidationError (exit 2) when it is invalid. Returns whether a file was applied. */
-export function applyAnalyzerConfigFile(file: string): boolean {
-  if (!existsSync(file)) {
-    configureAnalyzers({});
-    return false;
-  }
+/** Reads and validates an analyzer config file: its overrides, or null when there is no such file; throws DataValidationError (exit 2) when it is invalid. */
+export function readAnalyzerConfigFile(file: string): AnalyzerConfig | null {
+  if (!existsSync(file)) return null;
   const text = readTextFileSyncOrThrow(file); // the one text loader's rules (src/kb/text.ts)
   let raw: unknown;
   try {
@@ -282,6 +342,16 @@ export function applyAnalyzerConfigFile(file: string): boolean {
   }
   const { config, issues } = validateAnalyzerConfig(raw, file);
   if (issues.length > 0) throw new DataValidationError(issues);
-  configureAnalyzers(config);
-  return true;
+  return config;
+}
+
+/**
+ * The analyzers of the KB in `kbDir`: built from `<kb>/analyzers.json` when
+ * it exists (validated: DataValidationError, exit 2), else the defaults;
+ * `file` is the file read, or null.
+ */
+export function loadKbAnalyzers(kbDir: string): { analyzers: Analyzers; file: string | null } {
+  const file = path.join(kbDir, ANALYZER_CONFIG_FILE);
+  const config = readAnalyzerConfigFile(file);
+  return config === null ? { analyzers: DEFAULT_ANALYZERS, file: null } : { analyzers: createAnalyzers(config), file };
 }

@@ -9,7 +9,8 @@
  * in the query counts twice (as duplicate clauses do in Lucene). Defaults
  * k1 = 1.2, b = 0.75; explicit 0 is respected.
  *
- * Each document is analysed with its own locale's analyzer (analyzer.ts). A
+ * Each document is analysed with its own locale's analyzer (analyzer.ts), from
+ * the analyzer set the index is built with (default: DEFAULT_ANALYZERS). A
  * query with a locale is analysed with that analyzer and searches only that
  * partition; a query without locale is analysed once per locale and searched
  * in every partition, and the hits are merged by score (ties by id).
@@ -21,7 +22,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { isLocale, type Locale } from "../kb/types.js";
-import { analyzerFor } from "./analyzer.js";
+import { DEFAULT_ANALYZERS, type Analyzers } from "./analyzer.js";
 import { assertNonNegativeFinite, assertPositiveInteger, compareIds } from "./fusion.js";
 import type { Ranked } from "./types.js";
 
@@ -210,15 +211,18 @@ class Partition {
 export class BM25Index {
   readonly k1: number;
   readonly b: number;
+  /** The analyzers documents were indexed with; queries go through the same ones. */
+  readonly analyzers: Analyzers;
   private readonly ids: string[];
   private readonly parentIds: string[];
   /** Position of each document in id order: integer tie-break equal to `compareIds`. */
   private readonly idOrder: Uint32Array;
   private readonly partitions = new Map<Locale, Partition>();
 
-  private constructor(docs: readonly BM25Document[], k1: number, b: number) {
+  private constructor(docs: readonly BM25Document[], k1: number, b: number, analyzers: Analyzers) {
     this.k1 = k1;
     this.b = b;
+    this.analyzers = analyzers;
     this.ids = docs.map((d) => d.id);
     this.parentIds = docs.map((d) => d.parentId);
     const order = this.ids.map((_, i) => i).sort((x, y) => compareIds(this.ids[x] as string, this.ids[y] as string));
@@ -233,17 +237,19 @@ export class BM25Index {
         builder = new PartitionBuilder(d.locale);
         builders.set(d.locale, builder);
       }
-      builder.add(global, analyzerFor(d.locale).analyze(d.text));
+      builder.add(global, analyzers.analyze(d.text, d.locale));
     });
     // Partitions in a fixed (sorted) order, whatever locales the documents use.
     for (const locale of [...builders.keys()].sort()) this.partitions.set(locale, new Partition(builders.get(locale)!));
   }
 
   /**
-   * Builds the index. Throws InvalidArgumentError for duplicate ids, an unknown
-   * locale, a non-string text, k1 not finite ≥ 0, or b outside [0, 1].
+   * Builds the index, analysing with `analyzers` (a KB's: `createAnalyzers`;
+   * default: the default profile). Throws InvalidArgumentError for duplicate
+   * ids, an unknown locale, a non-string text, k1 not finite ≥ 0, or b
+   * outside [0, 1].
    */
-  static build(docs: readonly BM25Document[], params?: BM25Params): BM25Index {
+  static build(docs: readonly BM25Document[], params?: BM25Params, analyzers: Analyzers = DEFAULT_ANALYZERS): BM25Index {
     const k1 = params?.k1 ?? BM25_K1;
     const b = params?.b ?? BM25_B;
     assertNonNegativeFinite("k1", k1);
@@ -258,7 +264,7 @@ export class BM25Index {
       if (!isLocale(d.locale)) throw new InvalidArgumentError(`docs[${i}].locale`, "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", d.locale);
       if (typeof d.text !== "string") throw new InvalidArgumentError(`docs[${i}].text`, "a string", d.text);
     });
-    return new BM25Index(docs, k1, b);
+    return new BM25Index(docs, k1, b, analyzers);
   }
 
   /** Number of indexed documents (chunks). */
@@ -302,7 +308,7 @@ export class BM25Index {
     const heap = new TopHeap(topN, this.idOrder);
     const targets = locale === undefined ? [...this.partitions.values()] : [this.partitions.get(locale)].filter((p) => p !== undefined);
     for (const p of targets) {
-      const terms = analyzerFor(p.locale).analyze(query);
+      const terms = this.analyzers.analyze(query, p.locale);
       if (terms.length === 0) continue;
       for (const hit of p.score(terms, this.k1, this.b)) heap.offer(hit.global, hit.score);
     }

@@ -135,6 +135,8 @@ const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 type HandledSignal = (typeof SIGNALS)[number];
 const SIGNAL_EXIT: Record<HandledSignal, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 let installed = false;
+/** A signal is stopping the servers (until the handlers are uninstalled). */
+let stoppingOnSignal = false;
 
 function onExit(): void {
   // Synchronous only: ask every live server to shut down; each does so on its own.
@@ -151,6 +153,9 @@ function onSignal(signal: HandledSignal): void {
   // Another listener (e.g. a command that aborts its work, then closes the store) owns the
   // shutdown; the exit handler and the child's watchdog still stop the server when we end.
   if (process.listenerCount(signal) > 1) return;
+  // A signal re-raised while the servers are being stopped (a command forcing its exit) is the same stop.
+  if (stoppingOnSignal) return;
+  stoppingOnSignal = true;
   log.info(`${signal} received: stopping the local Chroma server`);
   const all = [...live].map((t) => t.stop());
   void Promise.allSettled(all).then(() => {
@@ -174,6 +179,7 @@ function installHandlers(): void {
 function uninstallHandlers(): void {
   if (!installed) return;
   installed = false;
+  stoppingOnSignal = false;
   process.off("exit", onExit);
   for (const [s, h] of signalHandlers) process.off(s, h);
 }

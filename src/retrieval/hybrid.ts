@@ -14,6 +14,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { LOCALE_EXPECTED, NON_BLANK_QUERY, isBlankText, isLocale, type Chunk } from "../kb/types.js";
+import type { Analyzers } from "./analyzer.js";
 import { BM25Index, BM25_B, BM25_K1, type BM25Params } from "./bm25.js";
 import type { DenseIndex } from "./dense.js";
 import {
@@ -137,6 +138,12 @@ export interface HybridRetrieverOptions {
   /** A prebuilt BM25 index over the same chunks; built from `chunks` with `bm25Params` (unset keys: the embedder's, `hybridDefaultsFor`) when absent. */
   bm25?: BM25Index;
   bm25Params?: BM25Params;
+  /**
+   * The analyzers the BM25 index is built with (a KB's `<kb>/analyzers.json`:
+   * `loadKbAnalyzers`, `createAnalyzers`); default: the default profile. With a
+   * prebuilt `bm25`, its own (giving different ones is an error).
+   */
+  analyzers?: Analyzers;
   reranker?: Reranker;
   defaults?: Partial<Omit<HybridDefaults, "weights">> & { weights?: Partial<HybridDefaults["weights"]> };
 }
@@ -214,7 +221,15 @@ export class HybridRetriever implements Retriever {
       if (this.textById.has(c.id)) throw new InvalidArgumentError("chunks", "unique chunk ids", c.id);
       this.textById.set(c.id, c.text);
     }
-    this.bm25 = options.bm25 ?? BM25Index.build(options.chunks, { k1: options.bm25Params?.k1 ?? base.bm25.k1, b: options.bm25Params?.b ?? base.bm25.b });
+    if (options.bm25 !== undefined && options.analyzers !== undefined && options.analyzers !== options.bm25.analyzers) {
+      throw new InvalidArgumentError("analyzers", "the analyzers the given bm25 index was built with (or none)", options.analyzers.overrides);
+    }
+    this.bm25 = options.bm25 ?? BM25Index.build(options.chunks, { k1: options.bm25Params?.k1 ?? base.bm25.k1, b: options.bm25Params?.b ?? base.bm25.b }, options.analyzers);
+  }
+
+  /** The analyzers of the BM25 branch (its index's). */
+  get analyzers(): Analyzers {
+    return this.bm25.analyzers;
   }
 
   async retrieve(query: string, options?: RetrieveOptions): Promise<RetrievalTrace> {

@@ -14,9 +14,10 @@
  * trace, and whether it was never listed or cut at k. The checks are pure
  * functions (`checkRetrieve`, `checkFloors`) usable without a test runner.
  */
-import { explainGold } from "../eval/attribution.js";
-import { metricLabel, vacuousText } from "../eval/report.js";
-import type { Aggregate, Report, TraceSummary, TurnReport } from "../eval/types.js";
+import { HIT_KEY } from "../eval/measures/metrics.js";
+import { explainGold } from "../eval/report/attribution.js";
+import { metricLabel, vacuousText } from "../eval/report/render.js";
+import type { Aggregate, Report, TraceSummary, TurnReport } from "../eval/report/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 
 /** A retrieval result to check: a full trace, a report's trace summary, a report turn, or plain ranked ids. */
@@ -123,7 +124,7 @@ export function checkFloors(report: Report, floors: Floors, opts: FloorOptions =
   }
   const pass = failures.length === 0;
   if (pass) return { pass, message: `expected the report not to meet the floors, but:\n  ${ok.join("\n  ")}` };
-  const missed = report.turns.filter((t) => t.results.some((r) => r.key === "retrieval_hit_at_k" && r.score === 0));
+  const missed = report.turns.filter((t) => t.results.some((r) => r.key === HIT_KEY && r.score === 0));
   const show = opts.showMissed ?? 5;
   const lines = ["expected the report to meet the floors:", ...failures.map((f) => `  ${f}`)];
   if (missed.length > 0) {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { BaselineMismatchError } from "../../src/errors.js";
-import { checkBaselineBeforeRun, defaultBaselineFile, evalCommandLine, predictEmbedderId, renderFloors, suggestFloors, type RunIntent } from "../../src/cli/baseline.js";
-import { parseFloors } from "../../src/cli/eval.js";
-import { baselineFromReport } from "../../src/eval/baseline.js";
+import { checkBaselineBeforeRun, defaultBaselineFile, evalCommandLine, predictEmbedderId, suggestFloors, type RunIntent } from "../../src/app/baseline.js";
+import { renderFloors } from "../../src/cli/commands/baseline.js";
+import { parseFloors } from "../../src/cli/floor-options.js";
+import { baselineFromReport } from "../../src/eval/gate/baseline.js";
 import { fixtureReport } from "../eval/report-fixture.js";
 
 const intent = (over: Partial<RunIntent> = {}): RunIntent => ({

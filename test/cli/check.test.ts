@@ -138,6 +138,34 @@ describe("retrace check on broken copies of the shipped data", () => {
     });
     expect(r.stderr).toMatch(new RegExp(`cases\\.jsonl:${lineNo}: malformed JSON`));
   });
+
+  it("names the file and field of a bad analyzers.json", async () => {
+    const r = await brokenCopy(async (dir) => {
+      await writeFile(path.join(dir, "analyzers.json"), JSON.stringify({ en: { stemmer: "klingon" } }));
+    });
+    expect(r.stderr).toMatch(/analyzers\.json.*en\.stemmer/);
+  });
+});
+
+describe("retrace check and the KB's analyzers.json", () => {
+  it("measures paraphrases with the KB's analyzers", async () => {
+    const tmp = await copyKb(SHIPPED_KB);
+    try {
+      const overlap = async () => {
+        const r = await runCli(["check", "--kb", tmp.dir, "--json"], { cwd: tmp.dir });
+        expect(r.exitCode).toBe(0);
+        return JSON.parse(r.stdout).lexicalOverlap;
+      };
+      const stemmed = await overlap();
+      // Without stemming, "blocked" no longer meets "blocks": fewer questions share their card's words.
+      await writeFile(path.join(tmp.dir, "analyzers.json"), JSON.stringify({ en: { stemmer: "none" } }));
+      const unstemmed = await overlap();
+      expect(unstemmed.goldBearingTurns).toBe(stemmed.goldBearingTurns);
+      expect(unstemmed.paraphrases).toBeGreaterThan(stemmed.paraphrases);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
 });
 
 describe("retrace check usage", () => {

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Report } from "../../src/eval/types.js";
+import type { Report } from "../../src/eval/report/types.js";
 import { chromaPids, tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";

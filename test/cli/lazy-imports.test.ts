@@ -55,7 +55,7 @@ describe("lazy command loading", () => {
     const r = await resolvedBy(["eval", "--help"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("--store");
-    expect(r.modules.some((m) => m.includes("/dist/cli/eval.js"))).toBe(true);
+    expect(r.modules.some((m) => m.includes("/dist/cli/commands/eval.js"))).toBe(true);
   });
 });
 

@@ -12,9 +12,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { reportToJSON } from "../../src/eval/report.js";
-import { withoutTimings } from "../../src/eval/timings.js";
-import type { Report } from "../../src/eval/types.js";
+import { reportToJSON } from "../../src/eval/report/render.js";
+import { withoutTimings } from "../../src/eval/report/timings.js";
+import type { Report } from "../../src/eval/report/types.js";
 import { useLocalChroma } from "../helpers/chroma.js";
 import { runCli, type CliResult } from "../helpers/cli.js";
 

@@ -8,9 +8,9 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reportToJSON } from "../../src/eval/report.js";
-import { withoutTimings } from "../../src/eval/timings.js";
-import type { Report } from "../../src/eval/types.js";
+import { reportToJSON } from "../../src/eval/report/render.js";
+import { withoutTimings } from "../../src/eval/report/timings.js";
+import type { Report } from "../../src/eval/report/types.js";
 import { tempDir } from "../helpers/chroma.js";
 import { runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";

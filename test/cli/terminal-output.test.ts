@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveWidth } from "../../src/cli/io.js";
 import { commandWord, COMMANDS, suggestCommands } from "../../src/cli/main.js";
-import type { Aggregate, Report } from "../../src/eval/types.js";
+import type { Aggregate, Report } from "../../src/eval/report/types.js";
 import { tempDir } from "../helpers/chroma.js";
 import { runCli } from "../helpers/cli.js";
 

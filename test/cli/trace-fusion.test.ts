@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { contributionText } from "../../src/cli/trace.js";
-import { fusionText } from "../../src/eval/render/shared.js";
+import { contributionText } from "../../src/cli/commands/trace.js";
+import { fusionText } from "../../src/eval/report/render/shared.js";
 import { reciprocalRankFusion } from "../../src/retrieval/fusion.js";
 
 describe("retrace trace: fusion rendering", () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
-import { aggregateTurns, artifactsOf, buildReport, summarize } from "../../src/eval/aggregate.js";
-import { allEvaluators, defaultEvaluators } from "../../src/eval/evaluators.js";
-import { clusterMean } from "../../src/eval/stats.js";
-import { REPORT_VERSION } from "../../src/eval/types.js";
+import { aggregateTurns, artifactsOf, buildReport, summarize } from "../../src/eval/report/aggregate.js";
+import { allEvaluators, defaultEvaluators } from "../../src/eval/measures/evaluators.js";
+import { clusterMean } from "../../src/eval/stats/bootstrap.js";
+import { REPORT_VERSION } from "../../src/eval/report/types.js";
 import { fixtureReport, K, LOG2_3, ROWS, runInfo, storelessReport, turnReports } from "./report-fixture.js";
 
 // See report-fixture.ts for the per-turn scores. Scored turns per key:
@@ -223,7 +223,7 @@ describe("extra splits (e.g. tune / holdout)", () => {
     const evaluators = allEvaluators({ k: K });
     const turns = await turnReports(ROWS, evaluators);
     const r = buildReport({ run: runInfo(), turns, evaluators, extraSplits });
-    const { renderMarkdown, renderTable } = await import("../../src/eval/report.js");
+    const { renderMarkdown, renderTable } = await import("../../src/eval/report/render.js");
     // "part" is the tune/holdout split: its table labels the fitted part (docs/holdout.md); any other name is generic.
     expect(renderTable(r, { color: false })).toMatch(/^metric +tune \(fitted on\) +holdout$/m);
     expect(renderMarkdown(r)).toContain("## By part (tune / holdout)");

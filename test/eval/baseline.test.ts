@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BaselineMismatchError, DataValidationError } from "../../src/errors.js";
-import { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline } from "../../src/eval/baseline.js";
-import { migrateBaselineV1 } from "../../src/eval/schemas.js";
+import { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline } from "../../src/eval/gate/baseline.js";
+import { migrateBaselineV1 } from "../../src/eval/report/schemas.js";
 import { fixtureReport } from "./report-fixture.js";
 
 let dir: string;

@@ -12,9 +12,9 @@ import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langcha
 import { EnsembleRetriever } from "@langchain/classic/retrievers/ensemble";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { cardIdsOf, documentId, RetrieverCapture, selectRetrieval } from "../../src/eval/capture.js";
-import { retrievalEvaluator } from "../../src/eval/evaluators.js";
-import { graphGateFailures, runGraphSweep } from "../../src/eval/external-graph.js";
+import { cardIdsOf, documentId, RetrieverCapture, selectRetrieval } from "../../src/eval/sweep/capture.js";
+import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
+import { graphGateFailures, runGraphSweep } from "../../src/eval/sweep/external-graph.js";
 import { GraphInputError } from "../../src/errors.js";
 import type { EvalCase } from "../../src/kb/types.js";
 

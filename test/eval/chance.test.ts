@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
-import { buildReport } from "../../src/eval/aggregate.js";
-import { chanceHit, chanceLevel, chanceMrr, chanceNdcg, chancePrecision, chanceRecall, smallKbWarning } from "../../src/eval/chance.js";
-import { allEvaluators } from "../../src/eval/evaluators.js";
-import { METRICS } from "../../src/eval/metrics.js";
-import { renderMarkdown, renderTable } from "../../src/eval/report.js";
+import { buildReport } from "../../src/eval/report/aggregate.js";
+import { chanceHit, chanceMrr, chanceNdcg, chancePrecision, chanceRecall, smallKbWarning } from "../../src/eval/measures/chance.js";
+import { allEvaluators } from "../../src/eval/measures/evaluators.js";
+import { chanceLevel, METRICS } from "../../src/eval/measures/metrics.js";
+import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
 import { K, ROWS, runInfo, turnReports } from "./report-fixture.js";
 
 const L3 = Math.log2(3);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
-import { holmAdjust } from "../../src/eval/holm.js";
+import { holmAdjust } from "../../src/eval/stats/holm.js";
 import {
   bootstrapDelta,
   caseOfTurnKey,
@@ -11,7 +11,7 @@ import {
   percentilePValue,
   quantileSorted,
   type ClusteredValue,
-} from "../../src/eval/stats.js";
+} from "../../src/eval/stats/bootstrap.js";
 
 const cv = (cluster: string, ...values: number[]): ClusteredValue[] => values.map((value) => ({ cluster, value }));
 

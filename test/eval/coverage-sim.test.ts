@@ -25,7 +25,7 @@
  * ≈ 2.33 makes the turn-level interval about 1/√2.33 ≈ 0.65 of the width it needs).
  */
 import { describe, expect, it } from "vitest";
-import { clusterMean, mulberry32, type ClusteredValue } from "../../src/eval/stats.js";
+import { clusterMean, mulberry32, type ClusteredValue } from "../../src/eval/stats/bootstrap.js";
 
 const REPLICATIONS = 1000;
 const CASES = 80;

@@ -13,8 +13,8 @@ import {
   runEvaluators,
   type EvaluatorSpec,
   type Judge,
-} from "../../src/eval/evaluators.js";
-import type { EvalResult, TurnArtifacts } from "../../src/eval/types.js";
+} from "../../src/eval/measures/evaluators.js";
+import type { EvalResult, TurnArtifacts } from "../../src/eval/measures/types.js";
 
 const L2_3 = Math.log2(3);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { BaselineMismatchError, InvalidArgumentError } from "../../src/errors.js";
-import { baselineFromReport, type Baseline } from "../../src/eval/baseline.js";
-import { DEFAULT_MAX_DROP, defaultMaxDrop, gate } from "../../src/eval/gate.js";
-import type { Report } from "../../src/eval/types.js";
+import { baselineFromReport, type Baseline } from "../../src/eval/gate/baseline.js";
+import { DEFAULT_MAX_DROP, defaultMaxDrop, gate } from "../../src/eval/gate/gate.js";
+import type { Report } from "../../src/eval/report/types.js";
 import { fixtureReport, storelessReport } from "./report-fixture.js";
 
 // The fixture report (report-fixture.ts): hit@3 0.75 (n=4), recall@3 0.625 (n=4), nDCG@3 ≈ 0.504 (n=4).

@@ -1,7 +1,7 @@
 /** Report renderings of a `--graph` run: header facts, errored and retrieval-less turns listed and counted, the captured-turn trace view. */
 import { describe, expect, it } from "vitest";
-import { explainCapturedGold, graphHeaderLines, graphTurnNotes } from "../../src/eval/graph-report.js";
-import { renderJUnit, renderMarkdown, renderTable } from "../../src/eval/report.js";
+import { explainCapturedGold, graphHeaderLines, graphTurnNotes } from "../../src/eval/report/graph-report.js";
+import { renderJUnit, renderMarkdown, renderTable } from "../../src/eval/report/render.js";
 import { fixtureReport } from "./report-fixture.js";
 
 const graph = { file: "agent.ts", exportName: "graph", retrievers: ["EnsembleRetriever"], idKey: "parentId, doc_id, source, Document.id", retrievalCall: "last" as const, errors: 1, noRetrieval: 1 };

@@ -8,10 +8,10 @@ import path from "node:path";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import type { BaseMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { groundednessEvaluator, runEvaluators } from "../../src/eval/evaluators.js";
-import { loadJudgeModel } from "../../src/eval/judge-module.js";
-import { chatModelJudge, JUDGE_SYSTEM_PROMPT, parseVerdict } from "../../src/eval/judge.js";
-import type { TurnArtifacts } from "../../src/eval/types.js";
+import { groundednessEvaluator, runEvaluators } from "../../src/eval/measures/evaluators.js";
+import { loadJudgeModel } from "../../src/eval/measures/judge-module.js";
+import { chatModelJudge, JUDGE_SYSTEM_PROMPT, parseVerdict } from "../../src/eval/measures/judge.js";
+import type { TurnArtifacts } from "../../src/eval/measures/types.js";
 import { tempDir } from "../helpers/chroma.js";
 import { ROOT } from "../helpers/cli.js";
 

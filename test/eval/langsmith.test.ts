@@ -7,7 +7,7 @@
 import { evaluate } from "langsmith/evaluation";
 import { Client } from "langsmith";
 import { describe, expect, it } from "vitest";
-import { langsmithEvaluators, langsmithMetric, langsmithRetrievalEvaluators, retrievedIdsOf } from "../../src/eval/langsmith.js";
+import { langsmithEvaluators, langsmithMetric, langsmithRetrievalEvaluators, retrievedIdsOf } from "../../src/eval/measures/langsmith.js";
 import { useFetchGuard } from "../helpers/network.js";
 
 useFetchGuard();

@@ -3,15 +3,18 @@ import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import {
   dedupeFirst,
+  HIT_KEY,
   hitAtK,
+  metricKey,
   METRICS,
+  metricSpec,
   ndcgAtK,
   precisionAtK,
   recallAtK,
   reciprocalRankAtK,
   TRIAD_KEYS,
   type Gold,
-} from "../../src/eval/metrics.js";
+} from "../../src/eval/measures/metrics.js";
 
 const L2_3 = Math.log2(3); // discount of rank 2
 const L2_5 = Math.log2(5); // discount of rank 4
@@ -177,6 +180,25 @@ describe("registry", () => {
       expect(m.description.length).toBeGreaterThan(10);
       expect(m.label).toMatch(/@k$/);
     }
+  });
+
+  it("declares each metric once: its trec_eval measure, floor option and drop check follow from the entry", () => {
+    for (const m of METRICS) {
+      expect(m.key).toBe(`retrieval_${m.name}_at_k`);
+      expect(m.kDependent).toBe(true);
+      expect(m.direction).toBe("higher");
+      expect(m.trecName(7)).toBe(m.trec.cut ? `${m.trec.name}_7` : m.trec.name);
+      // Commander derives the option name from the flag: --min-hit → minHit.
+      if (m.floor !== undefined) expect(m.floor.option).toBe(m.floor.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()));
+      if (m.triad) expect(m.drop).toBe("always");
+    }
+    expect(METRICS.flatMap((m) => (m.floor === undefined ? [] : [m.floor.flag]))).toEqual(["--min-hit", "--min-recall", "--min-ndcg", "--min-mrr"]);
+    expect(new Set(METRICS.map((m) => m.trec.printOrder)).size).toBe(METRICS.length);
+    expect(METRICS.filter((m) => m.trec.graded).map((m) => m.trec.name)).toEqual(["ndcg_cut"]);
+    expect(HIT_KEY).toBe("retrieval_hit_at_k");
+    expect(metricKey("ndcg")).toBe("retrieval_ndcg_at_k");
+    expect(metricSpec("retrieval_mrr_at_k")?.trecName(5)).toBe("recip_rank");
+    expect(metricSpec("refusal_correctness")).toBeUndefined();
   });
 });
 

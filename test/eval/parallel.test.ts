@@ -1,5 +1,5 @@
 /**
- * The sweep over worker threads (src/eval/parallel.ts): real worker threads
+ * The sweep over worker threads (src/eval/sweep/parallel.ts): real worker threads
  * running the real graph over the same retriever; the turns must equal the
  * single-thread sweep's, whatever thread ran each case. Failures in a worker
  * come back as the same retrace error class and exit code.
@@ -8,14 +8,14 @@ import path from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, exitCodeOf, InvalidArgumentError } from "../../src/errors.js";
-import { ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/eval/parallel.js";
-import { runSweep, type CaseRunOptions } from "../../src/eval/runner.js";
-import { evaluatorsFor } from "../../src/eval/storeless.js";
+import { ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/eval/sweep/parallel.js";
+import { runSweep, type CaseRunOptions } from "../../src/eval/sweep/runner.js";
+import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { ExactDenseIndex } from "../../src/retrieval/exact-dense.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import type { Retriever } from "../../src/retrieval/types.js";
-import { openSystem, type RetraceSystem } from "../../src/system.js";
+import { openSystem, SWEEP_WORKER_ENTRY, type RetraceSystem } from "../../src/system.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";
 
 const defaults = { k: 5, mode: "hybrid" as const, rerank: false };
@@ -34,6 +34,7 @@ describe("runSweepInWorkers", () => {
     recipe,
     chunks: sys.chunks,
     kb: sys.kb,
+    analyzers: sys.analyzers.overrides,
     cases: cases(),
     defaults,
     k: 5,
@@ -62,6 +63,7 @@ describe("runSweepInWorkers", () => {
     ownGraphCaseOptions({
       retriever,
       kb: sys.kb,
+      analyzers: sys.analyzers,
       defaults,
       evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
       knownIds: new Set(sys.kb.byId.keys()),
@@ -76,7 +78,7 @@ describe("runSweepInWorkers", () => {
     expect(single.turns.length).toBeGreaterThan(80);
     const done: number[] = [];
     for (const threads of [2, 3]) {
-      const multi = await runSweepInWorkers({ init: initFor(sys.retrieverRecipe), threads, concurrency: 2, local: shareFor(sys.retriever!), onCaseDone: (d) => done.push(d) });
+      const multi = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: initFor(sys.retrieverRecipe), threads, concurrency: 2, local: shareFor(sys.retriever!), onCaseDone: (d) => done.push(d) });
       expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
       expect(multi.retrieval).toEqual(single.retrieval);
       expect(Object.keys(multi.timings)).toEqual(Object.keys(single.timings));
@@ -88,7 +90,7 @@ describe("runSweepInWorkers", () => {
 
   it("puts every thread to work on a sweep long enough to outlast a worker's start", async () => {
     const all = sys.cases;
-    const multi = await runSweepInWorkers({ init: { ...initFor(sys.retrieverRecipe), cases: all, traces: false }, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) });
+    const multi = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: { ...initFor(sys.retrieverRecipe), cases: all, traces: false }, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) });
     expect(multi.casesByThread.length).toBe(2);
     expect(multi.casesByThread[0]! + multi.casesByThread[1]!).toBe(all.length);
     // The worker ran cases: this thread yields between cases, so the worker's messages are not starved.
@@ -105,13 +107,13 @@ describe("runSweepInWorkers", () => {
     );
     const retriever = new HybridRetriever({ chunks: sys.chunks, embedder, dense: exact });
     const single = await runSweep({ ...localFor(retriever), cases: cases(), concurrency: 1 });
-    const multi = await runSweepInWorkers({ init: { ...initFor({ ...sys.retrieverRecipe!, dense: exact.share() }), traces: false }, threads: 2, concurrency: 1, local: shareFor(retriever) });
+    const multi = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: { ...initFor({ ...sys.retrieverRecipe!, dense: exact.share() }), traces: false }, threads: 2, concurrency: 1, local: shareFor(retriever) });
     expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
   }, 120_000);
 
   it("fails with the worker's own error class, code and exit code when a worker cannot open the retriever", async () => {
     const init = initFor({ ...sys.retrieverRecipe!, embedderId: "not-the-embedder-of-this-run" });
-    const err = await runSweepInWorkers({ init, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) }).then(
+    const err = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -122,7 +124,7 @@ describe("runSweepInWorkers", () => {
   }, 60_000);
 
   it("rejects a non-positive thread count", async () => {
-    await expect(runSweepInWorkers({ init: initFor(sys.retrieverRecipe), threads: 0, concurrency: 1, local: shareFor(sys.retriever!) })).rejects.toThrow(
+    await expect(runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: initFor(sys.retrieverRecipe), threads: 0, concurrency: 1, local: shareFor(sys.retriever!) })).rejects.toThrow(
       "Expected `threads` to be a positive integer, got 0",
     );
   });

@@ -17,11 +17,11 @@
  * coverage 2/2, correctness 2/3; retrieval uses every turn: hit 3/4.
  */
 import { describe, expect, it } from "vitest";
-import { buildReport } from "../../src/eval/aggregate.js";
-import { allEvaluators } from "../../src/eval/evaluators.js";
-import { answerSideOf, headlineTurns, isAnswerSideKey, NO_HOLDOUT_TURN, RULE_BASED_ANSWERER } from "../../src/eval/parts.js";
-import { renderMarkdown, renderTable } from "../../src/eval/report.js";
-import type { TurnReport } from "../../src/eval/types.js";
+import { buildReport } from "../../src/eval/report/aggregate.js";
+import { allEvaluators } from "../../src/eval/measures/evaluators.js";
+import { answerSideOf, headlineTurns, isAnswerSideKey, NO_HOLDOUT_TURN, RULE_BASED_ANSWERER } from "../../src/eval/report/parts.js";
+import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
+import type { TurnReport } from "../../src/eval/report/types.js";
 import type { SplitPart } from "../../src/kb/split.js";
 import { K, ROWS, runInfo, turnReports } from "./report-fixture.js";
 

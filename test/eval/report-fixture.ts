@@ -21,9 +21,10 @@
  *  7  g3#0      en      golden       [a]     null       [a]     answer  no
  *     retrieval did not run for this turn: no retrieval keys (not a 0), no correctness; coverage 1; refusal 1
  */
-import { buildReport } from "../../src/eval/aggregate.js";
-import { allEvaluators, runEvaluators, type EvaluatorSpec } from "../../src/eval/evaluators.js";
-import type { Report, RunInfo, TurnArtifacts, TurnReport } from "../../src/eval/types.js";
+import { buildReport } from "../../src/eval/report/aggregate.js";
+import { allEvaluators, runEvaluators, type EvaluatorSpec } from "../../src/eval/measures/evaluators.js";
+import type { Report, RunInfo, TurnReport } from "../../src/eval/report/types.js";
+import type { TurnArtifacts } from "../../src/eval/measures/types.js";
 
 export const K = 3;
 export const KNOWN_IDS: ReadonlySet<string> = new Set(["a", "b", "c", "d", "e", "f", "g", "h", "x"]);

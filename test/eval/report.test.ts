@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gate } from "../../src/eval/gate.js";
+import { gate } from "../../src/eval/gate/gate.js";
 import {
   metricLabel,
   missedTurns,
@@ -9,8 +9,8 @@ import {
   reportToJSON,
   vacuousText,
   xmlEscape,
-} from "../../src/eval/report.js";
-import type { Aggregate, Report } from "../../src/eval/types.js";
+} from "../../src/eval/report/render.js";
+import type { Aggregate, Report } from "../../src/eval/report/types.js";
 import { fixtureReport, storelessReport } from "./report-fixture.js";
 
 const ANSI = /\x1b\[[0-9;]*m/;
@@ -222,7 +222,7 @@ describe("renderMarkdown", () => {
 describe("gate rendering", () => {
   it("markdown lists every check with its verdict; the table names the baseline tolerance and its source", async () => {
     const r = await fixtureReport();
-    const { baselineFromReport } = await import("../../src/eval/baseline.js");
+    const { baselineFromReport } = await import("../../src/eval/gate/baseline.js");
     r.gate = gate(r, { minHit: { en: 0.9, "es-419": 0.5 } }, baselineFromReport(r));
     const md = renderMarkdown(r);
     expect(md).toContain("| check | scope | verdict | reason |");
@@ -272,7 +272,7 @@ describe("renderJUnit", () => {
 
   it("a failed --max-flips check fails exactly the flipped turns and the check", async () => {
     const r = await fixtureReport();
-    const { baselineFromReport } = await import("../../src/eval/baseline.js");
+    const { baselineFromReport } = await import("../../src/eval/gate/baseline.js");
     const b = baselineFromReport(r);
     b.perTurn["g2#1"] = { ...b.perTurn["g2#1"], retrieval_hit_at_k: 1 };
     r.gate = gate(r, { maxDrop: 1, maxFlips: 0 }, b);

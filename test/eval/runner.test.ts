@@ -6,11 +6,12 @@
 import path from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { beforeAll, describe, expect, it } from "vitest";
-import { explainGold, ordinal } from "../../src/eval/attribution.js";
-import { allEvaluators } from "../../src/eval/evaluators.js";
-import { goldPositions, runSweep } from "../../src/eval/runner.js";
+import { explainGold, ordinal } from "../../src/eval/report/attribution.js";
+import { allEvaluators } from "../../src/eval/measures/evaluators.js";
+import { runSweep } from "../../src/eval/sweep/runner.js";
+import { goldPositions } from "../../src/eval/report/trace-summary.js";
 import { loadData } from "../../src/system.js";
-import type { TurnReport } from "../../src/eval/types.js";
+import type { TurnReport } from "../../src/eval/report/types.js";
 import { buildGraph } from "../../src/graph/build.js";
 import type { SplitPart } from "../../src/kb/split.js";
 import type { EvalCase, KnowledgeBase } from "../../src/kb/types.js";

@@ -1,20 +1,20 @@
 /**
- * `retrace merge`'s core (src/eval/shard-merge.ts): shard reports made from a
+ * `retrace merge`'s core (src/eval/gate/shard-merge.ts): shard reports made from a
  * synthetic run merge back into the unsharded report, byte for byte apart
- * from `timings`, through the report code eval uses (src/cli/eval-report.ts);
+ * from `timings`, through the report code eval uses (src/app/report.ts);
  * and every refusal names the file and what differs (exit 2).
  */
 import { describe, expect, it } from "vitest";
-import { applyGate, reportOf } from "../../src/cli/eval-report.js";
+import { applyGate, reportOf } from "../../src/app/report.js";
 import { DataValidationError, isRetraceError } from "../../src/errors.js";
-import { baselineFromReport } from "../../src/eval/baseline.js";
-import { reportToJSON } from "../../src/eval/report.js";
-import { mergeShards, type ShardFile } from "../../src/eval/shard-merge.js";
-import { shardCases, shardSection } from "../../src/eval/shard.js";
-import { withoutTimings } from "../../src/eval/timings.js";
-import type { Report, TurnReport } from "../../src/eval/types.js";
+import { baselineFromReport } from "../../src/eval/gate/baseline.js";
+import { reportToJSON } from "../../src/eval/report/render.js";
+import { mergeShards, type ShardFile } from "../../src/eval/gate/shard-merge.js";
+import { shardCases, shardSection } from "../../src/eval/gate/shard.js";
+import { withoutTimings } from "../../src/eval/report/timings.js";
+import type { Report, TurnReport } from "../../src/eval/report/types.js";
 import { K, runInfo, turnReports } from "./report-fixture.js";
-import { evaluatorsFor } from "../../src/eval/storeless.js";
+import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 
 const LOC = ["en", "es-419", "pt-BR"] as const;
 const IDS = ["a", "b", "c", "d", "e", "f", "g", "h"];

@@ -1,12 +1,12 @@
 /**
- * The shard assignment (src/eval/shard.ts, docs/reliability.md "Sharded
+ * The shard assignment (src/eval/gate/shard.ts, docs/reliability.md "Sharded
  * sweeps"): `--shard i/n` parsing, and the rule — cases sorted by (turns
  * desc, id), each to the least-loaded shard, ties to the lowest index.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isRetraceError } from "../../src/errors.js";
-import { assignShards, parseShardSpec, SHARD_RULE, shardCases, shardSection } from "../../src/eval/shard.js";
+import { assignShards, parseShardSpec, SHARD_RULE, shardCases, shardSection } from "../../src/eval/gate/shard.js";
 
 describe("parseShardSpec", () => {
   it("reads i/n", () => {

@@ -9,7 +9,7 @@ import {
   permutationTest,
   perTurnScores,
   quantileSorted,
-} from "../../src/eval/stats.js";
+} from "../../src/eval/stats/bootstrap.js";
 import { fixtureReport } from "./report-fixture.js";
 
 describe("mulberry32", () => {

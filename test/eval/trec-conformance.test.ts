@@ -15,7 +15,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatTrecText, parseQrels, parseRun, scoreTrec, type TrecScores } from "../../src/eval/trec.js";
+import { formatTrecText, parseQrels, parseRun, scoreTrec, type TrecScores } from "../../src/eval/ir/trec.js";
 
 const DIR = path.join(import.meta.dirname, "..", "fixtures", "trec_eval-tests");
 const IMPLEMENTED = /^(recip_rank|P_\d+|recall_\d+|ndcg_cut_\d+|success_\d+)$/;

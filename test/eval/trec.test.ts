@@ -20,7 +20,7 @@ import {
   trecRanking,
   type Qrels,
   type Run,
-} from "../../src/eval/trec.js";
+} from "../../src/eval/ir/trec.js";
 import { ROOT } from "../helpers/cli.js";
 
 const FIX = path.join(ROOT, "test", "fixtures", "trec");
@@ -401,7 +401,7 @@ describe("trec_eval's own test data (query 302 of test/qrels.test and test/resul
  * sort by sim desc / docno desc, rel -1 for unjudged; m_success, m_recall,
  * m_P, m_ndcg_cut, m_recip_rank: one pass over the ranking, closing each
  * cutoff when the rank reaches it; the ideal DCG walks the relevance levels
- * from the top), written independently of src/eval/metrics.ts. Runs without
+ * from the top), written independently of src/eval/measures/metrics.ts. Runs without
  * duplicate documents, as trec_eval requires.
  */
 function trecEvalReference(judged: Map<string, number>, results: Array<[string, number]>, cutoffs: number[]): Record<string, number> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
-import { ndcgAtK } from "../../src/eval/metrics.js";
-import { DEFAULT_GRID, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/eval/tune.js";
+import { ndcgAtK } from "../../src/eval/measures/metrics.js";
+import { DEFAULT_GRID, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/eval/ir/tune.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
 const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));

@@ -5,9 +5,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderTable } from "../../src/eval/report.js";
-import { fitText, visibleLength, wrapLine } from "../../src/eval/render/wrap.js";
-import type { Aggregate } from "../../src/eval/types.js";
+import { renderTable } from "../../src/eval/report/render.js";
+import { fitText, visibleLength, wrapLine } from "../../src/eval/report/render/wrap.js";
+import type { Aggregate } from "../../src/eval/report/types.js";
 import { fixtureReport, storelessReport } from "./report-fixture.js";
 
 const ANSI = /\x1b\[[0-9;]*m/g;

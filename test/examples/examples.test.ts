@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 import { cards, expectTurnsMatch, readCases } from "./helpers.js";
-import { loadGraph } from "../../src/eval/external-graph.js";
+import { loadGraph } from "../../src/eval/sweep/external-graph.js";
 import { GraphInputError } from "../../src/errors.js";
 
 const CASES = path.join(MINI_KB, "eval", "cases.jsonl");

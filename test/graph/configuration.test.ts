@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { CONFIG_DEFAULTS, cardLookup, configurableFor, ensureConfiguration, toCardLookup } from "../../src/graph/configuration.js";
 import type { KnowledgeBase } from "../../src/kb/types.js";
+import { DEFAULT_ANALYZERS } from "../../src/retrieval/analyzer.js";
 import { HYBRID_DEFAULTS } from "../../src/retrieval/hybrid.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 import { hybridFixture, RecordingRetrieverDouble } from "./helpers.js";
@@ -19,12 +20,12 @@ beforeAll(async () => {
 describe("ensureConfiguration", () => {
   it("treats null as unset and lets LangGraph's own keys pass through (ConfigurableSchema)", () => {
     const c = ensureConfiguration({ configurable: { k: null, minEvidence: null, thread_id: null, checkpoint_ns: "x", __pregel_extra: 1 } });
-    expect(c).toEqual({ minEvidence: 0.15, maxSentences: 3, rewriteWithModel: true, retriever: null, cards: new Map(), model: null, threadId: null });
+    expect(c).toEqual({ minEvidence: 0.15, maxSentences: 3, rewriteWithModel: true, retriever: null, cards: new Map(), model: null, analyzers: DEFAULT_ANALYZERS, threadId: null });
   });
 
   it("applies the documented defaults; retrieval keys stay unset so the retriever's defaults apply", () => {
     const c = ensureConfiguration({});
-    expect(c).toEqual({ minEvidence: 0.15, maxSentences: 3, rewriteWithModel: true, retriever: null, cards: new Map(), model: null, threadId: null });
+    expect(c).toEqual({ minEvidence: 0.15, maxSentences: 3, rewriteWithModel: true, retriever: null, cards: new Map(), model: null, analyzers: DEFAULT_ANALYZERS, threadId: null });
     expect(ensureConfiguration(undefined).minEvidence).toBe(CONFIG_DEFAULTS.minEvidence);
     // The documented retrieval defaults (the configuration table) are what HybridRetriever applies.
     expect(CONFIG_DEFAULTS).toMatchObject({ k: 5, denseK: 20, bm25K: 20, mode: "hybrid", rerank: false });
@@ -56,6 +57,7 @@ describe("ensureConfiguration", () => {
     [{ minEvidence: -0.5 }, "Expected `minEvidence` to be a number in [0, 1], got -0.5"],
     [{ retriever: { search: () => [] } }, "Expected `retriever` to be an object with a retrieve(query, options) method"],
     [{ model: "gpt" }, "Expected `model` to be a chat model"],
+    [{ analyzers: { en: { stemmer: "none" } } }, "Expected `analyzers` to be an analyzer set (createAnalyzers(overrides)"],
     [{ cards: 42 }, "Expected `cards` to be a card lookup (Map), a KnowledgeBase or an array of cards, got 42"],
     [{ thread_id: {} }, "Expected `thread_id` to be a string"],
   ])("rejects %j", (configurable, message) => {

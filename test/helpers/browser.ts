@@ -94,7 +94,7 @@ export interface BrowserDriver {
 }
 
 const VIEWPORT = { width: 1280, height: 800 };
-/** Matches once the page script has unpacked and drawn its data, or given up (src/eval/html/client.ts). */
+/** Matches once the page script has unpacked and drawn its data, or given up (src/eval/report/html/client.ts). */
 const SETTLED = '#app:not([data-state="loading"])';
 
 function unexpectedRequest(url: string, file: string): boolean {

@@ -6,7 +6,7 @@
  */
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { mulberry32 } from "../../src/eval/stats.js";
+import { mulberry32 } from "../../src/eval/stats/bootstrap.js";
 import { LOCALES } from "../../src/kb/types.js";
 import { copyKb, SHIPPED_KB } from "./fixtures.js";
 

@@ -4,8 +4,8 @@
  * hand-made turns with the arithmetic next to them.
  */
 import { describe, expect, it } from "vitest";
-import { SHIFT_THRESHOLD, shiftedTurns } from "../../src/eval/html/compare-page.js";
-import type { TurnReport } from "../../src/eval/types.js";
+import { SHIFT_THRESHOLD, shiftedTurns } from "../../src/eval/gate/compare-page.js";
+import type { TurnReport } from "../../src/eval/report/types.js";
 
 function turn(caseId: string, scores: { hit: number; recall: number; ndcg: number } | null): TurnReport {
   const results =

@@ -6,11 +6,11 @@
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { CLIENT_CSS, CLIENT_JS } from "../../src/eval/html/client.js";
-import { cutStage, recallCurves, stageFunnel } from "../../src/eval/html/funnel.js";
-import { contentSecurityPolicy, embedData, renderPage } from "../../src/eval/html/page.js";
-import { roundScore, stageHeads } from "../../src/eval/stage-heads.js";
-import type { TurnReport } from "../../src/eval/types.js";
+import { CLIENT_CSS, CLIENT_JS } from "../../src/eval/report/html/client.js";
+import { cutStage, recallCurves, stageFunnel } from "../../src/eval/report/html/funnel.js";
+import { contentSecurityPolicy, embedData, renderPage } from "../../src/eval/report/html/page.js";
+import { roundScore, stageHeads } from "../../src/eval/report/trace-summary.js";
+import type { TurnReport } from "../../src/eval/report/types.js";
 
 function turn(id: string, gold: string[], positions: Record<string, Record<string, number | null>>, retrievedIds: string[], locale = "en"): TurnReport {
   return {

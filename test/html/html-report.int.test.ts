@@ -12,7 +12,7 @@ import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Report, TurnReport } from "../../src/eval/types.js";
+import type { Report, TurnReport } from "../../src/eval/report/types.js";
 import { BROWSERS, launchDriver, type BrowserDriver, type BrowserPage } from "../helpers/browser.js";
 import { chromaPids, tempDir } from "../helpers/chroma.js";
 import { runCli } from "../helpers/cli.js";

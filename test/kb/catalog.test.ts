@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadGraphData } from "../../src/cli/eval-graph.js";
+import { loadGraphData } from "../../src/app/graph-eval.js";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { parseCatalog } from "../../src/kb/catalog.js";
 

@@ -10,7 +10,7 @@ import { loadKnowledgeBase } from "../../src/kb/cards.js";
 import { loadCases } from "../../src/kb/cases.js";
 import { chunkKnowledgeBase } from "../../src/kb/chunk.js";
 import { canonicalLocale, isLocale, tableLocaleFor, toLocale, type Locale } from "../../src/kb/types.js";
-import { analyze, analyzerProfile, applyAnalyzerConfigFile, configureAnalyzers, validateAnalyzerConfig } from "../../src/retrieval/analyzer.js";
+import { analyze, analyzerProfile, createAnalyzers, readAnalyzerConfigFile, validateAnalyzerConfig } from "../../src/retrieval/analyzer.js";
 import { BM25Index } from "../../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
@@ -75,16 +75,17 @@ describe("BCP-47 locales", () => {
   });
 
   it("per-locale overrides switch stop words off and choose the stemmer; bad config names the field", () => {
-    try {
-      configureAnalyzers({ de: { stopWords: false, stemmer: "none" } });
-      expect(analyze("die Karten", "de" as Locale)).toEqual(["die", "karten"]);
-    } finally {
-      configureAnalyzers({});
-    }
+    const overridden = createAnalyzers({ de: { stopWords: false, stemmer: "none" } });
+    expect(overridden.analyze("die Karten", "de" as Locale)).toEqual(["die", "karten"]);
+    expect(overridden.profile("de-AT")).toMatchObject({ stemmer: null, stopWords: false });
+    expect(analyzerProfile("de", { de: { stemmer: "none" } }).stemmer).toBeNull();
+    // The default profile is untouched by any set built with overrides.
     expect(analyze("die Karten", "de" as Locale)).toEqual(["kart"]);
+    expect(analyzerProfile("de").stemmer).toBe("german");
     const { issues } = validateAnalyzerConfig({ de: { stemmer: "klingon", stopwords: true } }, "kb/analyzers.json");
     expect(issues.map((i) => i.field)).toEqual(["de.stemmer", "de.stopwords"]);
-    expect(() => applyAnalyzerConfigFile(path.join(KB, "eval", "cases.jsonl"))).toThrow(DataValidationError);
-    expect(applyAnalyzerConfigFile(path.join(KB, "no-such-file.json"))).toBe(false);
+    expect(() => createAnalyzers({ de: { stemmer: "klingon" } })).toThrow(DataValidationError);
+    expect(() => readAnalyzerConfigFile(path.join(KB, "eval", "cases.jsonl"))).toThrow(DataValidationError);
+    expect(readAnalyzerConfigFile(path.join(KB, "no-such-file.json"))).toBeNull();
   });
 });

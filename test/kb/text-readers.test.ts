@@ -9,17 +9,17 @@ import os from "node:os";
 import path from "node:path";
 import { mkdtemp } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readAggregates } from "../../src/cli/baseline.js";
-import { readReport } from "../../src/cli/report.js";
-import { readBaseline } from "../../src/eval/baseline.js";
-import { loadBeirDataset } from "../../src/eval/beir.js";
-import { readRunSide } from "../../src/eval/compare.js";
-import { readQrels, readRun } from "../../src/eval/trec.js";
-import { readConfigFile } from "../../src/eval/tune-config.js";
+import { readAggregates } from "../../src/app/baseline.js";
+import { readReport } from "../../src/app/report.js";
+import { readBaseline } from "../../src/eval/gate/baseline.js";
+import { loadBeirDataset } from "../../src/eval/ir/beir.js";
+import { readRunSide } from "../../src/eval/gate/compare.js";
+import { readQrels, readRun } from "../../src/eval/ir/trec.js";
+import { readConfigFile } from "../../src/eval/ir/tune-config.js";
 import { loadCatalog } from "../../src/kb/catalog.js";
 import { loadSplit } from "../../src/kb/split.js";
 import { forEachTextLine } from "../../src/kb/text.js";
-import { applyAnalyzerConfigFile } from "../../src/retrieval/analyzer.js";
+import { readAnalyzerConfigFile } from "../../src/retrieval/analyzer.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -54,7 +54,7 @@ const READERS: Array<{ name: string; first: string; second: string; read: (file:
   { name: "report or baseline (retrace compare readRunSide)", first: "{", second: '"x": "', read: (f) => readRunSide(f) },
   { name: "baseline or report (retrace baseline floors)", first: "{", second: '"x": "', read: (f) => readAggregates(f) },
   { name: "config file (readConfigFile)", first: "{", second: '"x": "', read: (f) => readConfigFile(f) },
-  { name: "analyzer config (applyAnalyzerConfigFile)", first: "{", second: '"x": "', read: async (f) => applyAnalyzerConfigFile(f) },
+  { name: "analyzer config (readAnalyzerConfigFile)", first: "{", second: '"x": "', read: async (f) => readAnalyzerConfigFile(f) },
 ];
 
 describe.each(READERS)("$name", ({ name, first, second, read }) => {

@@ -1,6 +1,6 @@
 /** ExactDenseIndex: exact cosine, id tie-break, locale partitions, independent of input order. */
 import { describe, expect, it } from "vitest";
-import { mulberry32 } from "../../src/eval/stats.js";
+import { mulberry32 } from "../../src/eval/stats/bootstrap.js";
 import { LOCALES, type Locale } from "../../src/kb/types.js";
 import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
 import { ExactDenseIndex, type StoredVector } from "../../src/retrieval/exact-dense.js";

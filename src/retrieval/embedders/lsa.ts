@@ -5,7 +5,9 @@
  *
  * Fit, on the chunks sorted by id:
  *   1. terms = the locale analyzer of each chunk (src/retrieval/analyzer.ts:
- *      NFKC, lowercase, accent folding, stop words, Snowball stems);
+ *      NFKC, lowercase, accent folding, stop words, Snowball stems), from the
+ *      analyzer set given (a KB's `analyzers.json`; default: the default
+ *      profile), which the embedder keeps for the texts it embeds;
  *      vocabulary = terms in at least `minDf` chunks (all terms if none is),
  *      sorted by code unit;
  *   2. A (chunks × terms): a_dt = (1 + ln tf_dt) · idf_t with
@@ -28,9 +30,11 @@
  * Identity: the fitted state serialises to fixed bytes (format below); the
  * embedder id is `lsa-<k>-<first 12 hex of sha256(bytes)>-v1`, so the
  * dimension and the fit hash name the Chroma collection. The state file is
- * written to the local data dir; a missing, unreadable, corrupt or
- * older-format one is refitted, byte-identical (same chunks, parameters and
- * seed), so the id never changes because of the file.
+ * written to the local data dir under a name keyed by the corpus, the
+ * parameters and (when not the defaults) the analyzer overrides; a missing,
+ * unreadable, corrupt or older-format one is refitted, byte-identical (same
+ * chunks, parameters, analyzers and seed), so the id never changes because
+ * of the file.
  *
  * State (the bytes the id hashes, state format 1): "RETRACE-LSA\n", u32 LE
  * length of a UTF-8 JSON header ({format, params, corpusKey, docs, locales,
@@ -54,7 +58,7 @@ import { InvalidArgumentError } from "../../errors.js";
 import type { Locale } from "../../kb/types.js";
 import { log } from "../../log.js";
 import { isLocale } from "../../kb/types.js";
-import { analyze } from "../analyzer.js";
+import { DEFAULT_ANALYZERS, isDefaultAnalyzers, type Analyzers } from "../analyzer.js";
 import type { Embedder } from "../types.js";
 import { randomizedSvd, type CsrMatrix } from "./lsa-math.js";
 
@@ -125,11 +129,11 @@ export function lsaCorpusKey(chunks: readonly LsaChunk[]): string {
   return h.digest("hex");
 }
 
-function termCounts(text: string, locales: readonly Locale[]): Map<string, number> {
+function termCounts(text: string, locales: readonly Locale[], analyzers: Analyzers): Map<string, number> {
   let best = new Map<string, number>();
   locales.forEach((locale, i) => {
     const counts = new Map<string, number>();
-    for (const t of analyze(text, locale)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const t of analyzers.analyze(text, locale)) counts.set(t, (counts.get(t) ?? 0) + 1);
     if (i === 0) best = counts;
     else for (const [t, n] of counts) if (n > (best.get(t) ?? 0)) best.set(t, n);
   });
@@ -151,13 +155,13 @@ function tfidfRow(counts: Map<string, number>, index: Map<string, number>, idf: 
   return { cols, vals: norm > 0 ? vals.map((v) => v / norm) : vals };
 }
 
-/** Fits the LSA state on `chunks` (see the module comment). Pure and deterministic: same chunks (any order) and params → same state. */
-export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>): LsaState {
+/** Fits the LSA state on `chunks` analysed with `analyzers` (see the module comment). Pure and deterministic: same chunks (any order), params and analyzers → same state. */
+export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>, analyzers: Analyzers = DEFAULT_ANALYZERS): LsaState {
   const p = checkParams(params);
   if (chunks.length === 0) throw new InvalidArgumentError("chunks", "a non-empty list of chunks to fit LSA on", []);
   const sorted = [...chunks].sort((a, b) => byCodeUnit(a.id, b.id));
   for (const c of sorted) if (!isLocale(c.locale)) throw new InvalidArgumentError(`locale of ${c.id}`, "a canonical BCP-47 tag", c.locale);
-  const counts = sorted.map((c) => termCounts(c.text, [c.locale]));
+  const counts = sorted.map((c) => termCounts(c.text, [c.locale], analyzers));
   const df = new Map<string, number>();
   for (const m of counts) for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   let terms = [...df.keys()].filter((t) => (df.get(t) as number) >= p.minDf);
@@ -286,11 +290,15 @@ export class LsaEmbedder implements Embedder {
    */
   readonly latentShare: number;
   readonly state: LsaState;
+  /** The analyzers texts are analysed with (those the state was fitted with). */
+  readonly analyzers: Analyzers;
   private readonly index: Map<string, number>;
   private readonly scale: Float64Array;
 
-  constructor(state: LsaState, bytes: Uint8Array = serializeLsa(state)) {
+  /** The embedder over `state`, analysing texts with `analyzers`: those the state was fitted with (default: the default profile). */
+  constructor(state: LsaState, bytes: Uint8Array = serializeLsa(state), analyzers: Analyzers = DEFAULT_ANALYZERS) {
     this.state = state;
+    this.analyzers = analyzers;
     this.fitHash = createHash("sha256").update(bytes).digest("hex");
     this.dimension = state.sigma.length;
     let energy = 0;
@@ -309,7 +317,7 @@ export class LsaEmbedder implements Embedder {
     if (typeof text !== "string") throw new InvalidArgumentError("text", "a string", text);
     if (locale !== undefined && !isLocale(locale)) throw new InvalidArgumentError("locale", "a canonical BCP-47 tag", locale);
     const r = this.dimension;
-    const row = tfidfRow(termCounts(text, locale !== undefined ? [locale] : this.state.locales), this.index, this.state.idf);
+    const row = tfidfRow(termCounts(text, locale !== undefined ? [locale] : this.state.locales, this.analyzers), this.index, this.state.idf);
     const e = new Float64Array(r);
     const v = this.state.v;
     row.cols.forEach((t, i) => {
@@ -356,9 +364,20 @@ export function embedderFamily(id: string): string {
   return m === null ? id : `lsa-${m[1]}-v${m[2]}`;
 }
 
-/** File name of the state fitted on `corpusKey` with `params`: `lsa-<sha256(corpusKey, params, format) first 24 hex>.lsa`. */
-export function lsaStateFile(dir: string, corpusKey: string, params: LsaParams): string {
-  const key = createHash("sha256").update(JSON.stringify([LSA_FORMAT, corpusKey, params])).digest("hex").slice(0, 24);
+/**
+ * File name of the state fitted on `corpusKey` with `params` and `analyzers`:
+ * `lsa-<sha256(format, corpusKey, params[, overrides]) first 24 hex>.lsa`, the
+ * analyzer overrides (sorted by tag) entering the key only when there are any,
+ * so a fit with the default profile keeps its name and a fit with other
+ * analyzers is never loaded for it.
+ */
+export function lsaStateFile(dir: string, corpusKey: string, params: LsaParams, analyzers: Analyzers = DEFAULT_ANALYZERS): string {
+  const parts: unknown[] = [LSA_FORMAT, corpusKey, params];
+  if (!isDefaultAnalyzers(analyzers)) {
+    const tags = Object.keys(analyzers.overrides).sort(byCodeUnit);
+    parts.push(tags.map((tag) => [tag, analyzers.overrides[tag]?.stopWords ?? null, analyzers.overrides[tag]?.stemmer ?? null]));
+  }
+  const key = createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 24);
   return path.join(dir, `lsa-${key}.lsa`);
 }
 
@@ -373,8 +392,9 @@ export interface LsaLoadResult {
 }
 
 /**
- * The LSA embedder for `chunks`: the state saved in `dir` when it is there,
- * intact (its checksum matches) and matches (same corpus and parameters),
+ * The LSA embedder for `chunks` analysed with `analyzers` (default: the
+ * default profile): the state saved in `dir` when it is there, intact (its
+ * checksum matches) and matches (same corpus, parameters and analyzers),
  * else a fresh fit, written to `dir` atomically (temporary file + rename).
  * A corrupt file is reported in one warning line, a format-1 file (no
  * checksum) in one info line; both are refitted. Without `dir` nothing is
@@ -382,18 +402,19 @@ export interface LsaLoadResult {
  * collection.
  * @throws OutputWriteError (exit 3) when the state cannot be saved.
  */
-export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?: string; params?: Partial<LsaParams> } = {}): Promise<LsaLoadResult> {
+export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?: string; params?: Partial<LsaParams>; analyzers?: Analyzers } = {}): Promise<LsaLoadResult> {
   const params = checkParams(options.params);
-  if (options.dir === undefined) return { embedder: new LsaEmbedder(fitLsa(chunks, params)), status: "fitted", file: null };
+  const analyzers = options.analyzers ?? DEFAULT_ANALYZERS;
+  if (options.dir === undefined) return { embedder: new LsaEmbedder(fitLsa(chunks, params, analyzers), undefined, analyzers), status: "fitted", file: null };
   const corpusKey = lsaCorpusKey(chunks);
-  const file = lsaStateFile(options.dir, corpusKey, params);
+  const file = lsaStateFile(options.dir, corpusKey, params, analyzers);
   let refitReason: string | undefined;
   try {
     const content = readLsaFile(await readFile(file), file);
     if (content.kind === "ok") {
       const { state } = content;
       if (state.corpusKey === corpusKey && JSON.stringify(state.params) === JSON.stringify(params)) {
-        return { embedder: new LsaEmbedder(state, content.stateBytes), status: "loaded", file };
+        return { embedder: new LsaEmbedder(state, content.stateBytes, analyzers), status: "loaded", file };
       }
       refitReason = "fitted on another corpus or with other parameters";
     } else if (content.kind === "old") {
@@ -409,7 +430,7 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
       log.warn(`state file ${file} is unreadable (${e instanceof Error ? e.message : String(e)}); refitting`);
     }
   }
-  const state = fitLsa(chunks, params);
+  const state = fitLsa(chunks, params, analyzers);
   const bytes = serializeLsa(state);
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
@@ -421,7 +442,7 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
     throw new OutputWriteError(file, e);
   }
   return {
-    embedder: new LsaEmbedder(state, bytes),
+    embedder: new LsaEmbedder(state, bytes, analyzers),
     status: refitReason !== undefined ? "refitted" : "fitted",
     file,
     ...(refitReason !== undefined ? { refitReason } : {}),

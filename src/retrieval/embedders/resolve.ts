@@ -32,6 +32,7 @@
  */
 import { InvalidArgumentError, MissingPeerError, ModelUnavailableError } from "../../errors.js";
 import { log } from "../../log.js";
+import type { Analyzers } from "../analyzer.js";
 import { CrossEncoderReranker } from "../rerank-model.js";
 import type { Embedder, Reranker } from "../types.js";
 import { HashingEmbedder } from "./builtin.js";
@@ -57,8 +58,12 @@ export interface ResolveOptions {
   allowRemote?: boolean;
   /** Texts per model call for transformers models. */
   batchSize?: number;
-  /** The chunks the `lsa` embedder is fitted on, and the folder its fitted state is saved in (none: not saved). */
-  corpus?: { chunks: readonly LsaChunk[]; stateDir?: string };
+  /**
+   * The chunks the `lsa` embedder is fitted on, the folder its fitted state is
+   * saved in (none: not saved), and the analyzers it analyses with (the KB's;
+   * default: the default profile).
+   */
+  corpus?: { chunks: readonly LsaChunk[]; stateDir?: string; analyzers?: Analyzers };
 }
 
 export interface ResolvedEmbedder {
@@ -112,7 +117,10 @@ function describeLoaded(e: TransformersEmbedder): string {
 
 async function resolveLsa(options: ResolveOptions, why: string, short: string): Promise<ResolvedEmbedder> {
   if (options.corpus === undefined) throw new InvalidArgumentError("embedder", "lsa only where the chunks to fit it on are known (ingest, eval, trace, beir)", "lsa");
-  const r = await loadOrFitLsa(options.corpus.chunks, options.corpus.stateDir !== undefined ? { dir: options.corpus.stateDir } : {});
+  const r = await loadOrFitLsa(options.corpus.chunks, {
+    ...(options.corpus.stateDir !== undefined ? { dir: options.corpus.stateDir } : {}),
+    ...(options.corpus.analyzers !== undefined ? { analyzers: options.corpus.analyzers } : {}),
+  });
   const where = r.file === null ? "fitted in memory, not saved" : r.status === "loaded" ? `state loaded from ${r.file}` : `${r.status}, state saved to ${r.file}`;
   return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`, summary: `${r.embedder.id} (${short})` };
 }

@@ -1,0 +1,213 @@
+/**
+ * Baselines that cannot be misused (docs/gates-and-exit-codes.md):
+ *
+ * - the default baseline path follows `--kb`: `<kb>/eval/baseline.json`;
+ * - `checkBaselineBeforeRun` compares a baseline with what a run WILL
+ *   measure (dataset, `--locale`/`--case` subset, k, mode, reranking,
+ *   embedder when it is known without loading a model) before Chroma starts
+ *   or anything is ingested, and its advice names the exact command to run;
+ * - `suggestFloors` (`retrace baseline floors [FILE]`) gives evidence-based
+ *   floors (observed minus slack: the lower bound of the recorded 95%
+ *   interval, per scope, rounded down to the step) from a baseline or report
+ *   file (`readAggregates`).
+ */
+import path from "node:path";
+import { readTextFileOrThrow } from "../kb/text.js";
+import { BaselineMismatchError, DataValidationError } from "../errors.js";
+import { parseBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
+import { parseReport } from "../eval/report/schemas.js";
+import type { Aggregate } from "../eval/report/types.js";
+import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
+import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";
+
+/** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
+export function defaultBaselineFile(kbDir: string): string {
+  return path.join(kbDir, "eval", "baseline.json");
+}
+
+/** The options of `retrace eval` that decide what a baseline must match, and how to spell them again. */
+export interface RunIntent {
+  kb: string;
+  cases?: string;
+  k: number;
+  mode: string;
+  embedder: string;
+  rerank?: string;
+  locale?: string[];
+  case?: string[];
+  /** The baseline file (as given, or the default of the KB). */
+  baselineFile: string;
+  /** Whether the file is the KB's default (so the command need not name it). */
+  baselineIsDefault: boolean;
+}
+
+/** What the run will measure, known before anything starts. */
+export interface RunPlan {
+  /** datasetHash of the selected cases. */
+  datasetHash: string;
+  /** datasetHash of every case of the dataset. */
+  fullDatasetHash: string;
+  selected: number;
+  total: number;
+}
+
+const q = (s: string) => (/^[\w./:@=,+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The `retrace eval` command line for `intent` with some options replaced (undefined = drop). */
+export function evalCommandLine(intent: RunIntent, over: Partial<Record<"k" | "mode" | "embedder" | "rerank" | "filters" | "update", string | null>> = {}): string {
+  const parts = ["retrace", "eval"];
+  if (intent.kb !== "kb") parts.push("--kb", q(intent.kb));
+  if (intent.cases !== undefined) parts.push("--cases", q(intent.cases));
+  const k = over.k !== undefined ? over.k : String(intent.k);
+  if (k !== null && k !== "5") parts.push("-k", k);
+  const mode = over.mode !== undefined ? over.mode : intent.mode;
+  if (mode !== null && mode !== "hybrid") parts.push("--mode", q(mode));
+  const embedder = over.embedder !== undefined ? over.embedder : intent.embedder;
+  if (embedder !== null && embedder !== "auto") parts.push("--embedder", q(embedder));
+  const rerank = over.rerank !== undefined ? over.rerank : (intent.rerank ?? null);
+  if (rerank !== null) parts.push("--rerank", q(rerank));
+  if (over.filters !== null) {
+    for (const l of intent.locale ?? []) parts.push("--locale", q(l));
+    for (const c of intent.case ?? []) parts.push("--case", q(c));
+  }
+  if (!intent.baselineIsDefault) parts.push("--baseline", q(intent.baselineFile));
+  if (over.update !== undefined && over.update !== null) parts.push("--update-baseline");
+  return parts.join(" ");
+}
+
+/**
+ * The id of the embedder `spec` will resolve to, found without loading a
+ * model: `builtin` → the built-in embedder's id; `auto` → the default
+ * model's id when its weights are on disk, else null (the LSA embedder's id
+ * is known only after its fit; the same file lookup resolveEmbedder makes);
+ * `lsa` → null;
+ * a model id → that id.
+ */
+export async function predictEmbedderId(spec: string): Promise<string | null> {
+  if (spec === "builtin") return new HashingEmbedder().id;
+  // The LSA id carries the hash of a fit on the chunks: known only after the fit (the gate checks it after the run).
+  if (spec === "lsa") return null;
+  if (spec === "auto") {
+    const location = await locateModel(DEFAULT_EMBEDDING_MODEL, { modelsDir: defaultModelsDir() });
+    // No weights: auto fits the LSA embedder, whose id is known only after the fit.
+    return location.found ? modelIdOf(DEFAULT_EMBEDDING_MODEL) : null;
+  }
+  return modelIdOf(spec);
+}
+
+/**
+ * Throws BaselineMismatchError (exit 2) when `baseline` cannot be compared
+ * with the run `intent` describes; the advice names the command that can.
+ * Checks, in order: dataset (a `--locale`/`--case` subset of the baseline's
+ * full set is named as such), k, mode, reranking on/off, and the embedder
+ * when `embedderId` (predictEmbedderId) is given. The reranker's id is only
+ * known once its model loads: the gate checks it again after the run.
+ */
+export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, plan: RunPlan, embedderId: string | null = null): void {
+  const file = intent.baselineFile;
+  const recreate = `to replace it with this configuration's results instead, run \`${evalCommandLine(intent, { filters: null, update: "" })}\``;
+  if (baseline.datasetHash !== plan.datasetHash) {
+    if (plan.selected < plan.total && baseline.datasetHash === plan.fullDatasetHash) {
+      throw new BaselineMismatchError(
+        "datasetHash",
+        baseline.datasetHash,
+        plan.datasetHash,
+        `${file} covers all ${plan.total} cases but --locale/--case selects ${plan.selected}; compare the full run with \`${evalCommandLine(intent, { filters: null })}\` (a baseline always covers the whole dataset)`,
+      );
+    }
+    throw new BaselineMismatchError(
+      "datasetHash",
+      baseline.datasetHash,
+      plan.datasetHash,
+      `${file} was written for other eval cases (the cases changed since); ${recreate}`,
+    );
+  }
+  if (baseline.k !== intent.k)
+    throw new BaselineMismatchError("k", baseline.k, intent.k, `compare at the baseline's k with \`${evalCommandLine(intent, { k: String(baseline.k) })}\`, or ${recreate}`);
+  if (baseline.config.mode !== null && baseline.config.mode !== intent.mode)
+    throw new BaselineMismatchError("config.mode", baseline.config.mode, intent.mode, `run \`${evalCommandLine(intent, { mode: baseline.config.mode })}\`, or ${recreate}`);
+  const rerankOn = intent.rerank !== undefined;
+  if ((baseline.config.rerank !== null) !== rerankOn)
+    throw new BaselineMismatchError(
+      "config.rerank",
+      baseline.config.rerank,
+      intent.rerank ?? null,
+      baseline.config.rerank === null
+        ? `run without --rerank: \`${evalCommandLine(intent, { rerank: null })}\`, or ${recreate}`
+        : `run \`${evalCommandLine(intent, { rerank: baseline.config.rerank })}\`, or ${recreate}`,
+    );
+  const id = embedderId;
+  if (id !== null && baseline.config.embedder !== id)
+    throw new BaselineMismatchError(
+      "config.embedder",
+      baseline.config.embedder,
+      id,
+      `run \`${evalCommandLine(intent, { embedder: baseline.config.embedder })}\`, or ${recreate}`,
+    );
+}
+
+// ---------------------------------------------------------------- retrace baseline floors
+
+export interface FloorSuggestion {
+  key: string;
+  flag: string;
+  /** scope → floor (lower bound of the 95% interval, rounded down to the step). */
+  floors: Record<string, number>;
+  /** Scopes left out and why (n < 2: no interval). */
+  skipped: Record<string, string>;
+}
+
+/** Round `x` down to a multiple of `step` (float-safe: 0.9 stays 0.9). */
+function floorTo(x: number, step: number): number {
+  const m = Math.floor(x / step + 1e-9);
+  return Number((m * step).toFixed(6));
+}
+
+/**
+ * Evidence-based floors from recorded aggregates: for each gateable metric
+ * and each scope (`all`, then each group of each split: kind, locale, part),
+ * the lower bound of the 95% interval, rounded down to `step` ("observed
+ * minus slack": a run as good as the recorded one passes with high
+ * probability, a real drop below the interval fails). A scope without an
+ * interval (n < 2) is skipped with the reason. Pure.
+ */
+export function suggestFloors(
+  aggregates: Record<string, Aggregate>,
+  splits: Record<string, Record<string, Record<string, Aggregate>>>,
+  step = 0.01,
+): FloorSuggestion[] {
+  const out: FloorSuggestion[] = [];
+  for (const { flag, key } of FLOOR_OPTIONS) {
+    const scopes: [string, Aggregate | undefined][] = [["all", aggregates[key]]];
+    for (const groups of Object.values(splits)) for (const [g, byKey] of Object.entries(groups)) scopes.push([g, byKey[key]]);
+    const s: FloorSuggestion = { key, flag, floors: {}, skipped: {} };
+    for (const [scope, agg] of scopes) {
+      if (agg === undefined) continue;
+      if (agg.ci95 === undefined) s.skipped[scope] = `n=${agg.n}: no interval`;
+      else s.floors[scope] = floorTo(Math.max(0, agg.ci95[0]), step);
+    }
+    if (Object.keys(s.floors).length > 0 || Object.keys(s.skipped).length > 0) out.push(s);
+  }
+  return out;
+}
+
+/** Reads a baseline or a report JSON; its aggregates and splits. */
+export async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
+  const text = await readTextFileOrThrow(file, { missing: "no such file (write a baseline with `retrace eval --update-baseline`)" });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `expected a retrace baseline or report JSON file (${(e as Error).message})` }]);
+  }
+  if (typeof data === "object" && data !== null && "perTurn" in data) {
+    const b = parseBaseline(data, file);
+    return { aggregates: b.aggregates, splits: b.splits ?? {} };
+  }
+  const r = parseReport(data, file);
+  if (r.shard !== undefined)
+    throw new DataValidationError([{ file, field: "shard", message: `a partial report (shard ${r.shard.index}/${r.shard.count}): suggest floors from the report of \`retrace merge\` instead (docs/reliability.md)` }]);
+  return { aggregates: r.aggregates, splits: r.splits as Record<string, Record<string, Record<string, Aggregate>>> };
+}
+

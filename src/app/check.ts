@@ -1,0 +1,58 @@
+/**
+ * Use-case: the dataset-integrity gate (`retrace check`, `checkData`).
+ * Parses and validates the KB, its `analyzers.json` and the eval cases, and
+ * counts them per locale and kind, with the paraphrase share measured with
+ * the KB's analyzers and the tune/holdout split's parts. Reads only; a
+ * problem is a DataValidationError naming file, line and field.
+ */
+import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/measures/paraphrase.js";
+import { loadKnowledgeBase } from "../kb/cards.js";
+import { loadCases } from "../kb/cases.js";
+import { datasetHash, kbHash } from "../kb/hash.js";
+import { splitFileFor } from "../kb/load.js";
+import { loadSplit, type CaseSplit } from "../kb/split.js";
+import { summarize, type Summary } from "../kb/summary.js";
+import type { EvalCase } from "../kb/types.js";
+import { loadKbAnalyzers } from "../retrieval/analyzer.js";
+import { resolveDataPaths, type DataPaths } from "./data.js";
+
+/** Cases and turns per part of the split (docs/holdout.md). */
+export interface SplitCounts {
+  file: string;
+  tune: { cases: number; turns: number };
+  holdout: { cases: number; turns: number };
+}
+
+/** A valid dataset's counts. */
+export interface DataCheck {
+  paths: DataPaths;
+  hashes: { kb: string; dataset: string };
+  summary: Summary;
+  overlap: OverlapStats;
+  /** null without a split file. */
+  split: SplitCounts | null;
+}
+
+/** Cases and turns per part of the split, or null without a split file. */
+export function splitCounts(split: CaseSplit | null, cases: readonly EvalCase[]): SplitCounts | null {
+  if (split === null) return null;
+  const count = (part: string) => {
+    const cs = cases.filter((c) => split.partOf.get(c.id) === part);
+    return { cases: cs.length, turns: cs.reduce((n, c) => n + c.turns.length, 0) };
+  };
+  return { file: split.file, tune: count("tune"), holdout: count("holdout") };
+}
+
+/** Validates the KB (`kb`, default `kb`), its analyzers.json and the cases (`cases`, default `<kb>/eval/cases.jsonl`), and counts them. */
+export async function checkData(opts: { kb?: string; cases?: string; maxCardBytes?: number }): Promise<DataCheck> {
+  const paths = resolveDataPaths(opts);
+  const kb = await loadKnowledgeBase(paths.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
+  const cases = await loadCases(paths.cases, kb);
+  // `<kb>/analyzers.json` is validated with the rest, and the paraphrase measure analyses as the KB's BM25 does (docs/languages.md).
+  const { analyzers } = loadKbAnalyzers(paths.kb);
+  const summary = summarize(kb, cases);
+  const hashes = { kb: kbHash(kb), dataset: datasetHash(cases) };
+  const overlap = lexicalOverlapStats(kb, cases, PARAPHRASE_THRESHOLD, analyzers);
+  const split = splitCounts(await loadSplit(splitFileFor(paths.cases), cases), cases);
+  return { paths, hashes, summary, overlap, split };
+}

@@ -1,0 +1,229 @@
+/**
+ * The options of an eval of retrace's own graph, their defaults, and
+ * everything checked before a store starts or anything is ingested
+ * (`planEval`): option combinations, the data, case ids, floor scopes, and
+ * the baseline against the dataset, subset, k and configuration
+ * (docs/gates-and-exit-codes.md). Typed errors (exit 2), nothing printed.
+ */
+import { existsSync } from "node:fs";
+import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
+import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { checkScope, FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
+import type { ShardSpec } from "../eval/gate/shard.js";
+import type { RetrievalConfig } from "../eval/ir/tune-config.js";
+import { NO_STORE } from "../eval/measures/evaluators.js";
+import { HIT_KEY } from "../eval/measures/metrics.js";
+import type { ResampleUnit } from "../eval/stats/bootstrap.js";
+import { DEFAULT_CONCURRENCY } from "../eval/sweep/runner.js";
+import { datasetHash } from "../kb/hash.js";
+import { splitFileFor } from "../kb/load.js";
+import { isLocale, type EvalCase } from "../kb/types.js";
+import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
+import type { RetrievalMode } from "../retrieval/types.js";
+import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
+import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
+import { resolveDataPaths, selectCases } from "./data.js";
+import { wantsBaseline, type GateOptions } from "./report.js";
+
+/** The defaults of the eval options (the CLI's too). */
+export const EVAL_DEFAULTS = { store: "auto", k: 5, mode: "hybrid", embedder: "auto", concurrency: DEFAULT_CONCURRENCY, seed: 42 } as const satisfies Partial<EvalOptions>;
+
+/** What an eval runs: data, store, embedder, depths, mode, case selection, gate, baseline (the CLI's `eval` / `start` options, without the output ones). */
+export interface EvalOptions extends GateOptions {
+  /** `auto` (default), `local`, `memory`, `none` or a Chroma URL (src/system.ts). */
+  store?: string;
+  /** The KB folder (default `kb`). */
+  kb?: string;
+  /** The cases file (default `<kb>/eval/cases.jsonl`). */
+  cases?: string;
+  /** Cards scored per turn (default 5). */
+  k?: number;
+  /** Unset: the retriever's default for its embedder (hybridDefaultsFor). */
+  denseK?: number;
+  bm25K?: number;
+  /** Default `hybrid`. */
+  mode?: RetrievalMode;
+  /** `auto` (default), `builtin`, `lsa`, or a transformers.js model id or folder. */
+  embedder?: string;
+  /** A cross-encoder spec; unset: no reranking. */
+  rerank?: string;
+  /** Only cases of these locales. */
+  locale?: string[];
+  /** Only these cases. */
+  case?: string[];
+  /** The baseline file (default `<kb>/eval/baseline.json` when a drop or flip tolerance is set). */
+  baseline?: string;
+  /** The run writes the baseline rather than comparing with one (the caller writes it: `writeBaseline`). */
+  updateBaseline?: boolean;
+  /** A module exporting the judge's LangChain chat model (docs/langchain-integration.md). */
+  judge?: string;
+  /** Where judge verdicts are cached (unset: not cached). */
+  judgeCache?: string;
+  /** Cases in flight per thread (default DEFAULT_CONCURRENCY; results are identical at any value). */
+  concurrency?: number;
+  /** Worker threads of the sweep (1, the default: the sweep runs in this thread). */
+  workers?: number;
+  /** The local Chroma's data folder (default `.retrace/chroma`). */
+  dataDir?: string;
+  /** Seed of the bootstrap intervals and tests (default 42). */
+  seed?: number;
+  /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
+  resample?: ResampleUnit;
+  /** A retrieval configuration file (retrace tune's output; docs/fusion-and-tuning.md); read, it sets `retrievalConfig` and `localeConfigs`. */
+  config?: string;
+  /** A configuration's `retrieval` part. */
+  retrievalConfig?: RetrievalConfig;
+  /** A configuration's `locales` part: per-locale overrides applied to the turns of each locale. */
+  localeConfigs?: Record<string, RetrievalConfig>;
+  /** Chroma request deadline, seconds (docs/reliability.md). */
+  timeout?: number;
+  /** Run only this shard of the selected cases; its report is partial (docs/reliability.md, "Sharded sweeps"). */
+  shard?: ShardSpec;
+  /** The card size limit, winning over RETRACE_MAX_CARD_BYTES (src/kb/cards.ts). */
+  maxCardBytes?: number;
+}
+
+/** Eval options with their defaults applied (`withEvalDefaults`). */
+export type ResolvedEvalOptions = EvalOptions & Required<Pick<EvalOptions, keyof typeof EVAL_DEFAULTS>>;
+
+/** The options with EVAL_DEFAULTS in place of unset keys. */
+export function withEvalDefaults<O extends EvalOptions>(o: O): O & ResolvedEvalOptions {
+  return {
+    ...o,
+    store: o.store ?? EVAL_DEFAULTS.store,
+    k: o.k ?? EVAL_DEFAULTS.k,
+    mode: o.mode ?? EVAL_DEFAULTS.mode,
+    embedder: o.embedder ?? EVAL_DEFAULTS.embedder,
+    concurrency: o.concurrency ?? EVAL_DEFAULTS.concurrency,
+    seed: o.seed ?? EVAL_DEFAULTS.seed,
+  };
+}
+
+/** The options of an eval that a shard constrains. */
+export interface ShardedRunOptions extends Partial<Record<FloorOption, unknown>> {
+  shard?: ShardSpec;
+  graph?: string;
+  updateBaseline?: boolean;
+  baseline?: string;
+  maxDrop?: number;
+  maxFlips?: number;
+}
+
+/**
+ * Throws InvalidArgumentError (exit 2, before anything starts) when a shard
+ * comes with an option that gates or writes a baseline (they act on the
+ * whole run: they belong to the merge), or with a graph of your own
+ * (sharding runs retrace's own graph only).
+ */
+export function checkShardOptions(o: ShardedRunOptions): void {
+  if (o.shard === undefined) return;
+  const given = `--shard ${o.shard.index}/${o.shard.count}`;
+  if (o.graph !== undefined) throw new InvalidArgumentError("--shard", "used without --graph (sharded sweeps run retrace's own graph)", given);
+  const gating = [
+    ...FLOOR_OPTIONS.filter(({ option }) => o[option] !== undefined).map(({ flag }) => flag),
+    ...(o.baseline !== undefined ? ["--baseline"] : []),
+    ...(o.maxDrop !== undefined ? ["--max-drop"] : []),
+    ...(o.maxFlips !== undefined ? ["--max-flips"] : []),
+    ...(o.updateBaseline === true ? ["--update-baseline"] : []),
+  ];
+  if (gating.length > 0)
+    throw new InvalidArgumentError(
+      gating.join(", "),
+      "given to `retrace merge`, not to a shard (a shard's report is partial and is not gated; the merged report is)",
+      `${gating.join(" ")} with ${given}`,
+    );
+}
+
+/** Validates option combinations before anything runs (a floor or baseline on what will not be measured is an error). */
+export function checkEvalOptions(options: EvalOptions): void {
+  const o = withEvalDefaults(options);
+  checkShardOptions(o);
+  resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
+  if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
+  for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);
+  if (o.store === "none") {
+    const why = `${NO_STORE}: --store none skips retrieval, and every retrieval and answer-side key depends on it`;
+    for (const { option, flag, key } of FLOOR_OPTIONS)
+      if (o[option] !== undefined) throw new NotMeasuredError(key, `${why}, so ${flag} cannot be checked`);
+    if (o.updateBaseline) throw new NotMeasuredError(HIT_KEY, `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`);
+    for (const [flag, v] of [["--baseline", o.baseline], ["--max-drop", o.maxDrop], ["--max-flips", o.maxFlips]] as const)
+      if (v !== undefined) throw new NotMeasuredError(HIT_KEY, `${why}, so ${flag} has nothing to compare`);
+    if (o.rerank !== undefined) throw new InvalidArgumentError("--rerank", "unset with --store none (nothing is retrieved)", o.rerank);
+  }
+  if ((o.workers ?? 1) > 1 && o.judge !== undefined)
+    throw new InvalidArgumentError("--workers", "1 with --judge (the judge's chat model lives in this thread)", o.workers);
+  if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
+    throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
+  if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
+    throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+}
+
+/** The baseline file the options name: `baseline`, else `<kb>/eval/baseline.json`. */
+export function baselineFileFor(o: Pick<EvalOptions, "baseline" | "kb">): string {
+  return o.baseline ?? defaultBaselineFile(resolveDataPaths(o).kb);
+}
+
+/** What an eval checked before starting a store. */
+export interface EvalPlan {
+  cases: EvalCase[];
+  datasetHash: string;
+  baseline: Baseline | null;
+  /** The KB and cases as validated here; the system reuses them. */
+  data: LoadedData;
+}
+
+/**
+ * Everything checkable without a store, before one starts: the data (KB and
+ * cases valid), case ids, floor scopes (a locale of the selected cases, or
+ * tune/holdout only with a split file), and the baseline — read, and
+ * checked against the dataset, subset, k and configuration, with advice
+ * naming the right command. Throws typed errors (exit 2).
+ */
+export async function planEval(options: EvalOptions): Promise<EvalPlan> {
+  const o = withEvalDefaults(options);
+  checkEvalOptions(o);
+  const paths = resolveDataPaths(o);
+  const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
+  const cases = selectCases(data.cases, o);
+  if (cases.length === 0) throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", { locale: o.locale ?? [], case: o.case ?? [] });
+  const split = data.split; // split.json beside the cases file, validated with them
+  // Scope names against the locales of the selected cases (turn stubs carry what checkScope reads).
+  const stubs = cases.map((c) => ({ locale: c.locale, kind: c.kind, ...(split !== null ? { part: split.partOf.get(c.id) } : {}) }));
+  for (const { option, flag } of FLOOR_OPTIONS) {
+    const v = o[option];
+    if (v === undefined || typeof v === "number") continue;
+    for (const scope of Object.keys(v)) {
+      if ((scope === "tune" || scope === "holdout") && split === null)
+        throw new InvalidArgumentError(`${flag} scope "${scope}"`, `used with a tune/holdout split file (${splitFileFor(paths.cases)} does not exist)`, scope);
+      checkScope({ turns: stubs as never }, scope, flag);
+    }
+  }
+  const datasetHashOfRun = cases.length === data.cases.length ? data.hashes.dataset : datasetHash(cases);
+  let baseline: Baseline | null = null;
+  if (wantsBaseline(o)) {
+    const file = baselineFileFor(o);
+    if (!existsSync(file))
+      throw new InvalidArgumentError(
+        "--baseline",
+        `an existing baseline file (create one with \`retrace eval${paths.kb !== "kb" ? ` --kb ${paths.kb}` : ""}${o.baseline !== undefined ? ` --baseline ${o.baseline}` : ""} --update-baseline\`)`,
+        file,
+      );
+    baseline = await readBaseline(file);
+    const intent: RunIntent = {
+      kb: paths.kb,
+      ...(o.cases !== undefined ? { cases: o.cases } : {}),
+      k: o.k,
+      mode: o.mode,
+      embedder: o.embedder,
+      ...(o.rerank !== undefined ? { rerank: o.rerank } : {}),
+      ...(o.locale !== undefined ? { locale: o.locale } : {}),
+      ...(o.case !== undefined ? { case: o.case } : {}),
+      baselineFile: file,
+      baselineIsDefault: o.baseline === undefined,
+    };
+    const plan = { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length };
+    checkBaselineBeforeRun(baseline, intent, plan, await predictEmbedderId(o.embedder));
+  }
+  return { cases, datasetHash: datasetHashOfRun, baseline, data };
+}
+

@@ -1,0 +1,256 @@
+/**
+ * Use-case: an eval sweep of retrace's own graph (`retrace eval`, `retrace
+ * start`, and `runEval` for library users). Store-backed by default
+ * (CHROMA_URL, else a local Chroma started and stopped here, with the KB
+ * ingested idempotently); `store: "none"` is the store-less path, where
+ * retrieval is reported as not measured and any retrieval floor is an error.
+ *
+ * Everything that can be checked without a store is checked before one is
+ * started or anything is ingested (`planEval`, ./eval-plan.ts): options, the data, case ids,
+ * floor scopes, and the baseline against the dataset, subset, k and
+ * configuration (docs/gates-and-exit-codes.md). Errors are typed (src/errors.ts);
+ * nothing is printed but log lines and progress on stderr.
+ *
+ * `runEval(options)` is the whole use-case; its steps are exported for the
+ * commands that share them: `planEval`, `openEvalSystem`, `graphFor`,
+ * `sweepEval`.
+ */
+import { randomBytes } from "node:crypto";
+import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { shardCases, shardNote, shardSection } from "../eval/gate/shard.js";
+import type { RetrievalConfig } from "../eval/ir/tune-config.js";
+import { cardsPerLocale } from "../eval/measures/chance.js";
+import type { Judge } from "../eval/measures/evaluators.js";
+import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
+import type { Report } from "../eval/report/types.js";
+import { ownGraphCaseOptions, runSweepInWorkers } from "../eval/sweep/parallel.js";
+import { runSweep } from "../eval/sweep/runner.js";
+import { evaluatorsFor } from "../eval/sweep/storeless.js";
+import { buildGraph } from "../graph/build.js";
+import type { TunableConfig } from "../graph/configuration.js";
+import { datasetHash } from "../kb/hash.js";
+import { tableLocaleFor, type EvalCase } from "../kb/types.js";
+import { log } from "../log.js";
+import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
+import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
+import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
+import { baselineFileFor, EVAL_DEFAULTS, planEval, withEvalDefaults, type EvalOptions, type EvalPlan } from "./eval-plan.js";
+import { openJudge } from "./judge.js";
+import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
+import { applyGate, reportOf, wantsBaseline } from "./report.js";
+
+/** The options `openEvalSystem` reads. */
+export type SystemSettings = Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig" | "timeout" | "maxCardBytes">;
+
+/** Opens the system (KB, cases, store, embedder, reranker: src/system.ts) the options describe; `data`: the KB and cases already loaded by `planEval`. */
+export function openEvalSystem(o: SystemSettings, onIngestProgress?: (done: number, total: number) => void, data?: LoadedData): Promise<RetraceSystem> {
+  const paths = resolveDataPaths(o);
+  return openSystem({
+    kbDir: paths.kb,
+    casesFile: paths.cases,
+    store: o.store ?? EVAL_DEFAULTS.store,
+    embedder: o.embedder ?? EVAL_DEFAULTS.embedder,
+    reranker: o.rerank ?? null,
+    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+    ...(o.retrievalConfig?.bm25 !== undefined ? { bm25Params: o.retrievalConfig.bm25 } : {}),
+    ...(onIngestProgress !== undefined ? { onIngestProgress } : {}),
+    ...(o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {}),
+    ...(data !== undefined ? { data } : {}),
+    requestTimeoutMs: requestTimeoutMs(o.timeout),
+  });
+}
+
+/** The graph-configuration keys of one config-file section (BM25 k1/b belong to the index, not to a call). */
+function settingsOfConfig(c: RetrievalConfig) {
+  return {
+    ...(c.denseK !== undefined ? { denseK: c.denseK } : {}),
+    ...(c.bm25K !== undefined ? { bm25K: c.bm25K } : {}),
+    ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
+    ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
+    ...(c.weights !== undefined ? { weights: c.weights } : {}),
+  };
+}
+
+/** The options the graph's retrieval settings come from. */
+export type GraphSettings = Required<Pick<EvalOptions, "k" | "mode">> & Pick<EvalOptions, "denseK" | "bm25K" | "retrievalConfig" | "localeConfigs">;
+
+/** The agent graph over the system's retriever (none when store-less), with the options' retrieval settings. */
+export function graphFor(system: RetraceSystem, o: GraphSettings) {
+  return buildGraph({ store: system.retriever, cards: system.kb, analyzers: system.analyzers, defaults: graphDefaultsFor(system, o) });
+}
+
+/** The graph's configuration defaults for these options (plain data: a worker thread builds the same graph from them). */
+export function graphDefaultsFor(system: Pick<RetraceSystem, "reranker">, o: GraphSettings): Partial<TunableConfig> {
+  const c = o.retrievalConfig ?? {};
+  const locales = o.localeConfigs;
+  // A config file's keys win over the depths given as options (docs/fusion-and-tuning.md).
+  return {
+    k: o.k,
+    ...((c.denseK ?? o.denseK) !== undefined ? { denseK: c.denseK ?? o.denseK } : {}),
+    ...((c.bm25K ?? o.bm25K) !== undefined ? { bm25K: c.bm25K ?? o.bm25K } : {}),
+    mode: o.mode,
+    rerank: system.reranker !== null,
+    ...(c.fusion !== undefined ? { fusion: c.fusion } : {}),
+    ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
+    ...(c.weights !== undefined ? { weights: c.weights } : {}),
+    // Per-locale sections override the keys above for their locale's turns (docs/fusion-and-tuning.md).
+    ...(locales !== undefined ? { locales: Object.fromEntries(Object.entries(locales).map(([tag, lc]) => [tag, settingsOfConfig(lc)])) } : {}),
+  };
+}
+
+/** `{ genericLocales }` when some cases' locales have no built-in tables (docs/languages.md), else nothing. */
+function genericLocalesOf(cases: readonly { locale: string }[]): { genericLocales?: string[] } {
+  const generic = [...new Set(cases.map((c) => c.locale))].filter((l) => tableLocaleFor(l) === null).sort();
+  return generic.length > 0 ? { genericLocales: generic } : {};
+}
+
+/** An eval's report (gate applied unless it is a shard's) and the baseline it was compared with. */
+export interface EvalOutcome {
+  report: Report;
+  baseline: Baseline | null;
+}
+
+/**
+ * Runs the sweep over an open system and returns the report (gate applied;
+ * a shard's report is partial and ungated). `plan`: what `planEval` checked
+ * (its baseline is used; without it the baseline is read here).
+ */
+export async function sweepEval(
+  options: EvalOptions,
+  system: RetraceSystem,
+  plan?: EvalPlan,
+  extra: { judge?: Judge } & UseCaseHooks = {},
+): Promise<EvalOutcome> {
+  const o = withEvalDefaults(options);
+  const selected = selectCases(system.cases, o);
+  const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/gate/shard.ts)
+  const started = new Date();
+  const t0 = performance.now();
+  const evaluators = evaluatorsFor({ k: o.k, storeBacked: system.retriever !== null, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
+  const progress = (extra.progress ?? NO_PROGRESS)("eval", "cases");
+  let turns;
+  let turnTimings;
+  let phases;
+  let retrieval;
+  try {
+    const onCaseDone = (done: number, total: number) => progress.update(done, total);
+    const threadPrefix = `${randomBytes(3).toString("hex")}:`;
+    const defaults = graphDefaultsFor(system, o);
+    const knownIds = new Set(system.kb.byId.keys());
+    // The turn reports carry what the report needs of each trace; the full traces are not kept.
+    const local = ownGraphCaseOptions({
+      retriever: system.retriever,
+      kb: system.kb,
+      analyzers: system.analyzers,
+      defaults,
+      evaluators,
+      knownIds,
+      ...(system.split !== null ? { partOf: system.split.partOf } : {}),
+      threadPrefix,
+      keepTraces: false,
+    });
+    const workers = o.workers ?? 1;
+    const sweep =
+      workers > 1
+        ? // The same cases through the same graph on this thread and worker threads (src/eval/sweep/parallel.ts): the same turns, in dataset order.
+          await runSweepInWorkers({
+            workerEntry: SWEEP_WORKER_ENTRY,
+            init: {
+              recipe: system.retrieverRecipe,
+              chunks: system.chunks,
+              kb: system.kb,
+              analyzers: system.analyzers.overrides,
+              cases,
+              defaults,
+              k: o.k,
+              knownIds: [...knownIds],
+              partOf: system.split !== null ? [...system.split.partOf] : null,
+              threadPrefix,
+              traces: false,
+            },
+            threads: workers,
+            concurrency: o.concurrency,
+            local,
+            onCaseDone,
+          })
+        : await runSweep({ ...local, cases, concurrency: o.concurrency, onCaseDone });
+    ({ turns, timings: turnTimings, phases, retrieval } = sweep);
+    if (workers > 1) log.info(`sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`);
+  } finally {
+    progress.stop();
+  }
+  const tReport = performance.now();
+  const hashOf = (cs: EvalCase[]) => (cs.length === system.cases.length ? system.hashes.dataset : datasetHash(cs));
+  const report = reportOf({
+    run: {
+      // A filtered run (locale / case selection) measured a different dataset: its hash says so, and a baseline of the full set is refused.
+      datasetHash: hashOf(cases),
+      kbHash: system.hashes.kb,
+      embedder: system.embedder?.id ?? null,
+      ...(system.embedder !== null ? { embedderDescription: `${system.embedder.description}` } : {}),
+      k: o.k,
+      store: system.store,
+      storeKind: system.storeKind,
+      mode: system.retriever === null ? "none" : o.mode,
+      rerank: system.reranker?.id ?? null,
+      ...genericLocalesOf(selected), // of the whole selection, so every shard of a run has the same header
+      answerer: RULE_BASED_ANSWERER,
+      split: system.split?.file ?? null,
+      ...(system.retriever !== null ? { retrieval } : {}),
+    },
+    turns,
+    evaluators,
+    seed: o.seed,
+    ...(o.resample !== undefined ? { resample: o.resample } : {}),
+    // The KB's cards per locale: the N of the chance levels (docs/statistics.md).
+    cardsPerLocale: cardsPerLocale(system.kb.cards),
+  });
+  let baseline: Baseline | null = plan?.baseline ?? null;
+  if (o.shard !== undefined) {
+    // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
+    report.shard = shardSection(o.shard, selected, cases, hashOf(selected));
+    log.info(shardNote(report.shard));
+  } else {
+    if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
+    applyGate(report, o, o.seed, baseline);
+  }
+  // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
+  const ms = (x: number) => Math.round(x * 10) / 10;
+  report.timings = {
+    started: started.toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    turns: turnTimings,
+    phases: { graph: ms(phases.graph), evaluate: ms(phases.evaluate), report: ms(performance.now() - tReport) },
+  };
+  return { report, baseline };
+}
+
+/**
+ * The whole eval: reads the configuration file (`config`), checks
+ * everything checkable before a store starts (`planEval`), opens the system,
+ * opens the judge (`judge`), runs the sweep and closes the system. Returns
+ * the report (its gate applied: `report.gate.passed`) and the baseline it
+ * was compared with; writes nothing (`updateBaseline`: write it with
+ * `writeBaseline(baselineFileFor(options), report)`).
+ */
+export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+  const o = { ...withEvalDefaults(options), ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
+  const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
+  const progress = hooks.progress ?? NO_PROGRESS;
+  const ingestProgress = progress("ingest", "chunks");
+  const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);
+  ingestProgress.stop();
+  try {
+    const judge = o.judge === undefined ? undefined : await openJudge(o.judge, system, o.judgeCache);
+    const outcome = await sweepEval(o, system, plan, { ...(judge !== undefined ? { judge: judge.judge } : {}), progress });
+    const { report } = outcome;
+    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+    if (judge !== undefined) {
+      report.judge = judge.cost();
+      log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached${report.judge.inputTokens !== null ? `, ${report.judge.inputTokens} input + ${report.judge.outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
+    }
+    return outcome;
+  } finally {
+    await system.close();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Use-case: the partial reports of a sharded eval (`retrace eval --shard
+ * i/n`, all n of them) back into the report an unsharded run writes, and its
+ * gate verdict (`retrace merge`, `mergeShardReports` for library users;
+ * docs/reliability.md, "Sharded sweeps"). The shards are verified to belong
+ * together (src/eval/gate/shard-merge.ts); every aggregate, interval,
+ * p-value and chance level is recomputed from the merged per-turn scores by
+ * the report-and-gate step eval uses (./report.ts), and the gate is applied
+ * there: floors, a baseline, drops and flips, as on eval. Only `timings`,
+ * the wall-clock section, differs from an unsharded run's.
+ */
+import { existsSync } from "node:fs";
+import { DataValidationError, InternalError, InvalidArgumentError } from "../errors.js";
+import { readBaseline, storeKindOf, type Baseline } from "../eval/gate/baseline.js";
+import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
+import { evaluatorsFor } from "../eval/sweep/storeless.js";
+import { readTextFileOrThrow } from "../kb/text.js";
+import { log } from "../log.js";
+import { defaultBaselineFile } from "./baseline.js";
+import type { EvalOutcome } from "./eval.js";
+import { applyGate, reportOf, wantsBaseline, type GateOptions } from "./report.js";
+
+/** The options of a merge: the gate's, and the baseline's file. */
+export interface MergeOptions extends GateOptions {
+  /** The KB folder, for the default baseline `<kb>/eval/baseline.json` (default `kb`). */
+  kb?: string;
+  baseline?: string;
+  /** The merge writes the baseline rather than comparing with one (the caller writes it: `writeBaseline(mergeBaselineFile(options), report)`). */
+  updateBaseline?: boolean;
+}
+
+/** Reads each shard file (strict UTF-8, JSON); exit 2 naming the file when it is neither. */
+export async function readShardFiles(files: readonly string[]): Promise<ShardFile[]> {
+  return Promise.all(
+    files.map(async (file) => {
+      const text = await readTextFileOrThrow(file);
+      try {
+        return { file, data: JSON.parse(text) as unknown };
+      } catch (e) {
+        throw new DataValidationError([{ file, message: `expected a shard report JSON written by retrace eval --shard i/n (${(e as Error).message})` }]);
+      }
+    }),
+  );
+}
+
+/** The baseline file a merge compares with or writes: `baseline`, else `<kb>/eval/baseline.json`. */
+export function mergeBaselineFile(o: Pick<MergeOptions, "baseline" | "kb">): string {
+  return o.baseline ?? defaultBaselineFile(o.kb ?? "kb");
+}
+
+/** Merges the shard report files into the report of the whole run, its gate applied. Writes nothing. */
+export async function mergeShardReports(files: readonly string[], o: MergeOptions = {}): Promise<EvalOutcome> {
+  if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
+    throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+  const baselineFile = mergeBaselineFile(o);
+  let baseline: Baseline | null = null;
+  if (wantsBaseline(o)) {
+    if (!existsSync(baselineFile)) throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with `retrace eval --update-baseline`, or `retrace merge … --update-baseline`)", baselineFile);
+    baseline = await readBaseline(baselineFile);
+  }
+  const merged = mergeShards(await readShardFiles(files));
+  const storeBacked = (merged.run.storeKind ?? storeKindOf(merged.run.store)) !== "none";
+  // A merge never judges: the shards' groundedness scores are in their turns; the stand-in only gives the evaluator its shape.
+  const judge = merged.judge !== undefined ? () => Promise.reject(new InternalError("retrace merge does not call the judge")) : undefined;
+  const evaluators = evaluatorsFor({ k: merged.run.k, storeBacked, ...(judge !== undefined ? { judge } : {}) });
+  const report = reportOf({
+    run: merged.run,
+    turns: merged.turns,
+    evaluators,
+    seed: merged.bootstrap.seed,
+    samples: merged.bootstrap.samples,
+    resample: merged.bootstrap.unit,
+    ...(merged.cardsPerLocale !== undefined ? { cardsPerLocale: merged.cardsPerLocale } : {}),
+  });
+  applyGate(report, o, merged.bootstrap.seed, baseline);
+  if (merged.timings !== undefined) report.timings = merged.timings;
+  if (merged.judge !== undefined) report.judge = merged.judge;
+  log.info(`merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`);
+  if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+  return { report, baseline };
+}

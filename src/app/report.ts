@@ -1,0 +1,84 @@
+/**
+ * The report-and-gate step every run ends with, the same for `retrace eval`,
+ * `retrace eval --graph` and `retrace merge`, so a merged sharded run goes
+ * through the very same code as an unsharded one (docs/reliability.md,
+ * "Sharded sweeps"): the report of a sweep's per-turn results (`reportOf`,
+ * `buildReport`), its gate (`applyGate`: floors, baseline drops and flips),
+ * and a saved report read back (`readReport`).
+ *
+ * Kept free of the graph, the store and LangChain, so `retrace merge` loads
+ * none of them.
+ */
+import { DataValidationError } from "../errors.js";
+import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
+import { FLOOR_OPTIONS, gate, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
+import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
+import { buildReport } from "../eval/report/aggregate.js";
+import { parseReport } from "../eval/report/schemas.js";
+import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
+import type { ResampleUnit } from "../eval/stats/bootstrap.js";
+import { readTextFileOrThrow } from "../kb/text.js";
+import { log } from "../log.js";
+
+/** What the report of a sweep is computed from (everything but the turns is a setting of the run). */
+export interface ReportInput {
+  run: RunInfo;
+  turns: TurnReport[];
+  evaluators: readonly EvaluatorSpec[];
+  seed: number;
+  samples?: number;
+  resample?: ResampleUnit;
+  /** Cards per locale of the KB: the chance levels' N. */
+  cardsPerLocale?: Record<string, number>;
+}
+
+/** The report of a sweep, its gate not yet applied (`gate: null`). */
+export function reportOf(i: ReportInput): Report {
+  return buildReport({
+    run: i.run,
+    turns: i.turns,
+    evaluators: i.evaluators,
+    seed: i.seed,
+    ...(i.samples !== undefined ? { samples: i.samples } : {}),
+    ...(i.resample !== undefined ? { resample: i.resample } : {}),
+    ...(i.cardsPerLocale !== undefined ? { cardsPerLocale: i.cardsPerLocale } : {}),
+  });
+}
+
+/** The gate options of `eval` and `merge`: floors (`minHit`, … one per FLOOR_OPTIONS entry), drops and flips. */
+export interface GateOptions extends FloorThresholds {
+  maxDrop?: number;
+  maxFlips?: number;
+}
+
+/** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
+export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips"> & { baseline?: string; updateBaseline?: boolean }): boolean {
+  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined);
+}
+
+/**
+ * Sets `report.gate` from the gate options and the baseline (null: none),
+ * after warning about anything the baseline differs in that does not
+ * prevent the comparison (assertComparable throws on what does). `seed`
+ * seeds the paired test quoted in regression reasons: the run's bootstrap seed.
+ */
+export function applyGate(report: Report, o: GateOptions, seed: number, baseline: Baseline | null): void {
+  if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
+  const thresholds: GateThresholds = { seed };
+  for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
+  if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
+  if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  report.gate = gate(report, thresholds, baseline ?? undefined);
+}
+
+/** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
+export async function readReport(file: string): Promise<Report> {
+  const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts): exit 2 naming the file
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
+  }
+  return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/report/schemas.ts)
+}

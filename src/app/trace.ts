@@ -1,0 +1,120 @@
+/**
+ * Use-case: the per-turn debugger (`retrace trace CASE_ID [--turn N]`,
+ * `traceCase` for library users). Runs one case's turns through the
+ * store-backed graph (earlier turns too: a follow-up needs them) and returns,
+ * for each turn, its report line, the retrieval trace (every stage's ranked
+ * list) and where each gold card stood at each stage and why it was or was
+ * not retrieved. `traceGraphCase` does the same for a graph of your own
+ * (`--graph`), from its captured retriever runs. The case id and turn are
+ * checked before any store starts.
+ */
+import { InvalidArgumentError } from "../errors.js";
+import { allEvaluators } from "../eval/measures/evaluators.js";
+import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
+import type { TurnReport } from "../eval/report/types.js";
+import type { GraphTurn } from "../eval/sweep/external-graph.js";
+import { runSweep } from "../eval/sweep/runner.js";
+import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import type { RetrievalTrace } from "../retrieval/types.js";
+import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
+import { readRetrievalConfig, resolveDataPaths } from "./data.js";
+import { graphFor, openEvalSystem, type SystemSettings } from "./eval.js";
+import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
+import { loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
+
+/** What a trace retrieves with: the retrieval options of an eval. */
+export type TraceCaseOptions = Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes"> & {
+  /** Only this turn (0-based; earlier turns still run for context); unset: every turn. */
+  turn?: number;
+};
+
+/** One traced turn: its report line, its retrieval trace (null when store-less) and an explanation per gold card. */
+export interface TracedTurn {
+  report: TurnReport;
+  trace: RetrievalTrace | null;
+  explanations: GoldExplanation[];
+}
+
+/** The traced case. */
+export interface CaseTrace<T = TracedTurn> {
+  case: { id: string; locale: string; kind: string; turns: number };
+  turns: T[];
+}
+
+/** The case `caseId` of `cases` and its turns up to `turn` (all when unset); typed errors for an unknown id or a turn out of range. */
+export function caseUpTo(cases: readonly EvalCase[], caseId: string, turn: number | undefined, casesFile: string): { c: EvalCase; upTo: EvalCase } {
+  const c = cases.find((x) => x.id === caseId);
+  if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${casesFile}`, caseId);
+  if (turn !== undefined && !(Number.isInteger(turn) && turn >= 0 && turn < c.turns.length))
+    throw new InvalidArgumentError("--turn", `an integer from 0 to ${c.turns.length - 1} (0-based; case ${c.id} has ${c.turns.length} turn${c.turns.length === 1 ? "" : "s"})`, turn);
+  return { c, upTo: { ...c, turns: c.turns.slice(0, (turn ?? c.turns.length - 1) + 1) } };
+}
+
+const caseHeader = (c: EvalCase) => ({ id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length });
+
+/** What `planTrace` read: the options with their config file applied, the KB and cases. */
+export interface TracePlan {
+  options: TraceCaseOptions;
+  data: LoadedData;
+  casesFile: string;
+}
+
+/** What a trace checks before a store starts: the store word, the config file, and the data (its case ids are what `traceCase` accepts). */
+export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
+  resolveStoreChoice(options.store ?? EVAL_DEFAULTS.store); // a bad store is a usage error before anything is read
+  const o = { ...options, ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
+  const paths = resolveDataPaths(o);
+  const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
+  return { options: o, data, casesFile: paths.cases };
+}
+
+/** Traces case `caseId` through retrace's own graph over the system the options describe (`plan`: what `planTrace` read). */
+export async function traceCase(caseId: string, options: TraceCaseOptions, plan?: TracePlan): Promise<CaseTrace> {
+  const { options: o, data, casesFile } = plan ?? (await planTrace(options));
+  const turn = options.turn;
+  caseUpTo(data.cases, caseId, turn, casesFile); // before any store starts or anything is ingested
+  const k = o.k ?? EVAL_DEFAULTS.k;
+  const system = await openEvalSystem(o satisfies SystemSettings, undefined, data);
+  try {
+    const { c, upTo } = caseUpTo(system.cases, caseId, turn, casesFile);
+    // Earlier turns run too: a follow-up is contextualized from them.
+    const { turns, traces } = await runSweep({
+      graph: graphFor(system, { ...o, k, mode: o.mode ?? EVAL_DEFAULTS.mode }),
+      cases: [upTo],
+      evaluators: allEvaluators({ k }),
+      knownIds: new Set(system.kb.byId.keys()),
+      storeBacked: system.retriever !== null,
+      traceSource: "state",
+      durability: "exit",
+      concurrency: 1,
+    });
+    const traced: TracedTurn[] = turns
+      .filter((t) => turn === undefined || t.turn === turn)
+      .map((report) => {
+        const trace = traces.forTurn(c.id, report.turn) ?? null;
+        return { report, trace, explanations: trace === null ? [] : report.gold.map((g) => explainGold(trace, g)) };
+      });
+    return { case: caseHeader(c), turns: traced };
+  } finally {
+    await system.close();
+  }
+}
+
+/** The options of a trace of your own graph. */
+export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
+
+/**
+ * Traces case `caseId` through a graph of your own (docs/evaluate-your-graph.md):
+ * each turn's report line and captured retrieval. `data`: the KB (or catalog)
+ * and cases already loaded (`loadGraphData`).
+ */
+export async function traceGraphCase(
+  caseId: string,
+  o: GraphTraceOptions,
+  data?: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
+): Promise<CaseTrace<GraphTurn>> {
+  const loaded = data ?? (await loadGraphData(o));
+  const { c, upTo } = caseUpTo(loaded.cases, caseId, o.turn, loaded.casesFile);
+  const { turns } = await sweepGraph(o, [upTo], loaded.kb, 1);
+  return { case: caseHeader(c), turns: turns.filter((t) => o.turn === undefined || t.report.turn === o.turn) };
+}

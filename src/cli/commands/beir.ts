@@ -1,0 +1,143 @@
+/**
+ * `retrace beir DIR`: a BEIR-layout dataset benchmarked through the real
+ * retrieval stack (src/app/beir.ts; docs/fusion-and-tuning.md), printed:
+ * per mode nDCG@10 (graded gains), R@100, MRR@10, success@10, each with n and
+ * a bootstrap interval over queries, paired tests between modes, and
+ * queries/s and p50/p95 latency per mode; `--run-out DIR` keeps each mode's
+ * TREC run. `--tune` cross-validates the hybrid settings instead (printed as
+ * `retrace tune` prints).
+ *
+ * stdout: the result (table, or JSON with --json). stderr: progress and logs.
+ * Exit 0; 2 bad dataset, config or option; 3 Chroma or model unavailable.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import { BEIR_DEPTH, runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type ModeResult } from "../../app/beir.js";
+import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { DEFAULT_FOLDS } from "../../app/tune.js";
+import { BEIR_MEASURES, compareModes, type BeirDataset } from "../../eval/ir/beir.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
+import { action, out, outText } from "../io.js";
+import { intOption, positiveIntOption, positiveNumberOption, refuseInMode, seedOption } from "../options.js";
+import { progressReporter } from "../progress.js";
+import { printTuning } from "./tune.js";
+
+/** The options as parsed: `--modes` is a comma-separated list. */
+type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean };
+
+const f4 = (x: number) => x.toFixed(4);
+const ci = (c: [number, number] | null) => (c === null ? "" : ` [${f4(c[0])}, ${f4(c[1])}]`);
+const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
+
+function table(headers: string[], rows: string[][], right: (i: number) => boolean): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => (right(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
+  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+/** The text report: quality (deterministic for the same data, config and seed), then speed (measured, varies run to run). */
+export function renderBeir(data: BeirDataset, results: readonly ModeResult[], header: string[], seed: number): string {
+  const lines = [...header, ""];
+  lines.push(
+    table(
+      ["mode", "n", ...BEIR_MEASURES.map((m) => `${m} [95% CI]`)],
+      results.map((r) => [r.mode, String(r.scores.n), ...BEIR_MEASURES.map((m) => `${f4(r.scores.mean[m])}${ci(r.scores.ci95[m])}`)]),
+      (i) => i > 0,
+    ),
+  );
+  lines.push("", `Intervals: percentile bootstrap over queries (2,000 resamples, seed ${seed}). Paired tests (B − A, sign-flip randomization over queries, seed ${seed}, unadjusted):`);
+  for (let i = 0; i < results.length; i++) {
+    for (let j = i + 1; j < results.length; j++) {
+      const a = results[i] as ModeResult;
+      const b = results[j] as ModeResult;
+      const parts = (["ndcg@10", "recall@100"] as const).map((m) => {
+        const c = compareModes(a.scores, b.scores, m, seed);
+        return c === null ? `${m} n/a` : `Δ${m} ${signed(c.diff)}${ci(c.ci95)} p=${c.pValue.toFixed(4)}`;
+      });
+      lines.push(`  ${b.mode} − ${a.mode}: ${parts.join("; ")}`);
+    }
+  }
+  lines.push("", "Speed (this machine, this run; sequential queries):");
+  lines.push(
+    table(
+      ["mode", "queries", "queries/s", "p50 ms", "p95 ms"],
+      results.map((r) => [r.mode, String(r.timing.queries), r.timing.qps.toFixed(1), r.timing.p50Ms.toFixed(2), r.timing.p95Ms.toFixed(2)]),
+      (i) => i > 0,
+    ),
+  );
+  lines.push(`Documents: ${data.corpus.length}; judged queries run: ${data.queries.length}.`);
+  return `${lines.join("\n")}\n`;
+}
+
+export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<number> {
+  const options: BeirOptions = { ...o, modes: o.modes?.split(",").map((m) => m.trim()).filter((m) => m !== "") };
+  if (o.tune) return printTuning(await tuneBeir(dir, options, { progress: progressReporter }), { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}) });
+  const r = await runBeir(dir, options, { progress: progressReporter });
+  if (o.json) out(beirJson(dir, r, o.config));
+  else {
+    outText(renderBeir(r.data, r.results, beirHeader(dir, r, o.config), r.seed));
+    outText(`Wall time: ingest + BM25 index ${(r.timing.ingestAndIndexMs / 1000).toFixed(1)} s; ingest + all modes ${(r.timing.totalMs / 1000).toFixed(1)} s.`);
+  }
+  return 0;
+}
+
+/** The settings line: fusion, BM25 parameters, depths. */
+function settingsText(r: BeirOutcome): string {
+  const { settings: d, retrievalConfig: c, depth } = r;
+  const hybridDepth =
+    c.denseK !== undefined || c.bm25K !== undefined ? `depth ${depth} (hybrid branches: dense ${c.denseK ?? depth}, bm25 ${c.bm25K ?? depth})` : `depth ${depth} per branch`;
+  return `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}; BM25 k1=${d.bm25.k1} b=${d.bm25.b}; ${hybridDepth}; exact dense search`;
+}
+
+function beirHeader(dir: string, r: BeirOutcome, config: string | undefined): string[] {
+  const { data } = r;
+  return [
+    `BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries (${r.results[0]?.scores.n ?? 0} with a positive judgment scored)`,
+    `Embedder: ${r.embedder.id} (${r.embedder.description}); collection ${r.collection} (${r.ingestStatus})`,
+    `Hybrid settings: ${settingsText(r)}${config !== undefined ? ` (from ${config})` : " (shipped defaults)"}`,
+    `Scored with retrace's trec_eval-exact scorer: ndcg_cut_10 with graded gains, recall_100, success_10, recip_rank of the run cut at 10; -c.`,
+  ];
+}
+
+function beirJson(dir: string, r: BeirOutcome, config: string | undefined): string {
+  const { data, settings: d, retrievalConfig: c, depth } = r;
+  return JSON.stringify(
+    {
+      version: 1,
+      dataset: { dir, documents: data.corpus.length, queries: data.queries.length, corpusHash: data.corpusHash },
+      embedder: r.embedder.id,
+      collection: r.collection,
+      settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: d.bm25, depth, hybridDenseK: c.denseK ?? depth, hybridBm25K: c.bm25K ?? depth, denseSearch: "exact", config: config ?? null },
+      seed: r.seed,
+      modes: r.results.map((m) => ({ mode: m.mode, n: m.scores.n, mean: m.scores.mean, ci95: m.scores.ci95, timing: m.timing })),
+      timing: r.timing,
+    },
+    null,
+    2,
+  );
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command("beir")
+    .description("Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack")
+    .argument("<dir>", "the dataset folder")
+    .option("--store <auto|local|url>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; or a Chroma URL", EVAL_DEFAULTS.store)
+    .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))
+    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA, fitted on the corpus)", EVAL_DEFAULTS.embedder)
+    .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
+    .option("--config <file>", "retrieval configuration (as written by retrace tune)")
+    .option("--modes <list>", "comma-separated modes: bm25, dense, hybrid, hybrid+rerank (default all that apply)")
+    .option("--depth <n>", "documents retrieved per query, and asked of each branch (hybrid: a --config file's denseK/bm25K win)", positiveIntOption("--depth"), BEIR_DEPTH)
+    .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
+    .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
+    .option("--folds <n>", "folds of --tune", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
+    .option("--json", "print JSON (with a version field) instead of the tables")
+    .option("--seed <n>", "seed of the bootstrap intervals and paired tests", seedOption(), EVAL_DEFAULTS.seed)
+    .action(action((dir: string, o: BeirCommandOptions) => beirCommand(dir, o)));
+  refuseInMode<BeirCommandOptions>(cmd, [
+    { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--run-out", "--rerank"] },
+    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds"] },
+  ]);
+}

@@ -1,0 +1,71 @@
+/**
+ * `retrace check`: the dataset-integrity gate (src/app/check.ts) printed:
+ * counts per locale and kind (the paraphrase share with the KB's analyzers),
+ * the split's parts; exit 0 only when all is valid (2 otherwise, every issue
+ * on stderr naming file, line and field). Reads only; writes nothing.
+ */
+import type { Command } from "commander";
+import { checkData } from "../../app/check.js";
+import type { DataPaths } from "../../app/data.js";
+import { PARAPHRASE_THRESHOLD, type OverlapStats } from "../../eval/measures/paraphrase.js";
+import type { Summary } from "../../kb/summary.js";
+import { tableLocaleFor } from "../../kb/types.js";
+import { action, out, outText } from "../io.js";
+import { addMaxCardBytesOption } from "../options.js";
+
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+
+export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string; dataset: string }, overlap: OverlapStats): string {
+  const lines: string[] = [];
+  const t = s.kb.total;
+  const present = Object.keys(s.kb.byLocale);
+  const per = present.map((l) => `${l} ${s.kb.byLocale[l]?.cards ?? 0}`).join(", ");
+  lines.push(`Knowledge base ${paths.kb}: ${t.cards} cards (${per}), ${t.chunks} chunks; ${t.minSections}-${t.maxSections} sections and ${t.minWords}-${t.maxWords} words per card; kb hash ${hashes.kb.slice(0, 12)}`);
+  lines.push(`Eval cases ${paths.cases}: dataset hash ${hashes.dataset.slice(0, 12)}`);
+  lines.push("");
+  const header = ["locale", "kind", "cases", "turns", "gold-bearing", "no-match", "refuse", "multi-turn", "disjunctive"];
+  const rows: string[][] = [header];
+  for (const locale of [...present, "all"])
+    for (const kind of ["golden", "adversarial", "all"]) {
+      const c = s.dataset[`${locale}/${kind}`]!;
+      rows.push([locale, kind, `${c.cases}`, `${c.turns}`, `${c.goldBearingTurns}`, `${c.noMatchTurns}`, `${c.refuseTurns}`,
+        `${c.multiTurnCases} (${pct(c.multiTurnShare)})`, `${c.disjunctiveTurns} (${pct(c.disjunctiveShare)})`]);
+    }
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) lines.push(r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+  lines.push("");
+  const cats = Object.entries(s.adversarialByCategory).map(([k, v]) => `${k} ${v}`).join(", ");
+  lines.push(`Adversarial cases by category: ${cats === "" ? "none" : cats}`);
+  lines.push(
+    `Paraphrases: ${overlap.paraphrases} of ${overlap.goldBearingTurns} gold-bearing questions (${pct(overlap.share)}) share under ${pct(PARAPHRASE_THRESHOLD)} of their content words with their gold cards (median overlap ${pct(overlap.medianOverlap)})`,
+  );
+  lines.push("multi-turn = cases with 2+ turns (share of cases); disjunctive = gold-bearing turns listing 2+ acceptable cards (share of gold-bearing turns)");
+  const generic = present.filter((l) => tableLocaleFor(l) === null);
+  if (generic.length > 0) lines.push(`Built-in graph: generic rules (no follow-up, policy or refusal tables) for ${generic.join(", ")}; see docs/languages.md`);
+  lines.push("Integrity: OK (every card valid, every gold id names a card of the case's locale)");
+  return lines.join("\n");
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command("check")
+    .description("Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts")
+    .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
+    .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
+    .option("--json", "print the counts as JSON");
+  addMaxCardBytesOption(cmd)
+    .action(
+      action(async (opts: { kb?: string; cases?: string; json?: boolean; maxCardBytes?: number }) => {
+        const { paths, hashes, summary, overlap, split } = await checkData(opts);
+        if (opts.json) out(JSON.stringify({ version: 1, valid: true, paths, hashes, ...summary, lexicalOverlap: { threshold: PARAPHRASE_THRESHOLD, ...overlap }, split }, null, 2));
+        else
+          outText(
+            `${renderSummary(summary, paths, hashes, overlap)}\n${
+              split === null
+                ? "Split: none (no split.json beside the cases; every figure is on data that may have been tuned on)"
+                : `Split ${split.file}: tune ${split.tune.cases} cases (${split.tune.turns} turns), holdout ${split.holdout.cases} cases (${split.holdout.turns} turns)`
+            }`,
+          );
+      }),
+    );
+}

@@ -1,0 +1,80 @@
+/**
+ * `retrace eval` (and `retrace start`, which is `npm start`): the eval sweep
+ * of retrace's own graph (src/app/eval.ts), or of yours with `--graph`
+ * (src/app/graph-eval.ts). This file parses the options, prints the report
+ * and writes the files asked for, and turns the gate into the exit code.
+ *
+ * stdout: the report (table, or JSON with --json). stderr: progress and logs.
+ * Exit 0 pass, 1 gate failed, 2 bad usage or invalid data, 3 store or model
+ * unavailable, 70 internal error.
+ */
+import type { Command } from "commander";
+import { DEFAULT_BASELINE } from "../../app/data.js";
+import { runEval } from "../../app/eval.js";
+import { baselineFileFor, checkShardOptions, type EvalOptions } from "../../app/eval-plan.js";
+import { runGraphEval, type GraphEvalOptions } from "../../app/graph-eval.js";
+import { writeBaseline } from "../../eval/gate/baseline.js";
+import type { Report } from "../../eval/report/types.js";
+import { log } from "../../log.js";
+import { emitReport, type ReportOutputs } from "../emit.js";
+import { addEvalOptions, addGraphOptions, GRAPH_ONLY, UNUSED_WITH_GRAPH } from "../eval-options.js";
+import { action, EXIT } from "../io.js";
+import { refuseInMode } from "../options.js";
+import { progressReporter } from "../progress.js";
+
+/** `eval` / `start` options as parsed (commander fills the defaults). */
+type EvalCommandOptions = EvalOptions & ReportOutputs;
+/** `eval --graph` options as parsed. */
+type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson">;
+
+/** The exit code of a finished run: 1 when its gate failed, else 0. */
+const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
+
+export async function evalCommand(o: EvalCommandOptions): Promise<number> {
+  const { report } = await runEval(o, { progress: progressReporter });
+  await emitReport(report, o);
+  if (o.updateBaseline) {
+    const file = baselineFileFor(o);
+    await writeBaseline(file, report);
+    log.info(`baseline written to ${file}`);
+  }
+  return exitOf(report);
+}
+
+export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> {
+  const { report } = await runGraphEval(o, { progress: progressReporter });
+  await emitReport(report, o);
+  if (o.updateBaseline) {
+    const file = o.baseline ?? DEFAULT_BASELINE;
+    await writeBaseline(file, report);
+    log.info(`baseline written to ${file}`);
+  }
+  return exitOf(report);
+}
+
+export function register(program: Command): void {
+  addGraphOptions(
+    addEvalOptions(
+      program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)"),
+    ),
+  ).action(
+    action((o: EvalCommandOptions & GraphCommandOptions) => {
+      checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
+      return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
+    }),
+  );
+  refuseInMode<EvalCommandOptions & GraphCommandOptions>(program.commands.find((c) => c.name() === "eval") as Command, [
+    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+    { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+  ]);
+  addEvalOptions(
+    program
+      .command("start")
+      .description("The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep"),
+  ).action(
+    action((o: EvalCommandOptions) => {
+      checkShardOptions(o);
+      return evalCommand(o);
+    }),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * `retrace export REPORT.json --trec DIR`: write a saved sweep's retrieval as
+ * TREC files, DIR/run.txt and DIR/qrels.txt, query ids `caseId#turn`
+ * (docs/langchain-integration.md). Then e.g.
+ * `retrace score --qrels DIR/qrels.txt --run DIR/run.txt -k 5`.
+ * Nothing on stdout; one summary line on stderr. Exit 0, or 2 on a bad file.
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Command } from "commander";
+import { writeFileAtomic } from "../../atomic.js";
+import { DataValidationError } from "../../errors.js";
+import { DEFAULT_RUN_TAG, trecFiles } from "../../eval/ir/trec-export.js";
+import { HIT_KEY } from "../../eval/measures/metrics.js";
+import { log } from "../../log.js";
+import { action } from "../io.js";
+import { readReport } from "../../app/report.js";
+
+export function register(program: Command): void {
+  program
+    .command("export")
+    .description("Write a saved report's retrieval as TREC run and qrels files (query id caseId#turn) for retrace score, trec_eval, ranx, ir_measures")
+    .argument("<report>", "report JSON written by retrace eval --report-json (or --json)")
+    .requiredOption("--trec <dir>", "folder to write run.txt and qrels.txt into (created if missing)")
+    .option("--tag <tag>", "run tag (6th column of the run file)", DEFAULT_RUN_TAG)
+    .action(
+      action(async (file: string, opts: { trec: string; tag: string }) => {
+        const report = await readReport(file);
+        const files = trecFiles(report, { tag: opts.tag });
+        if (files.queries === 0) throw new DataValidationError([{ file, field: "turns", message: `no turn has retrieved ids (retrieval ${report.vacuousReasons[HIT_KEY] ?? "not measured"}): nothing to export` }]);
+        await mkdir(opts.trec, { recursive: true });
+        await writeFileAtomic(path.join(opts.trec, "run.txt"), files.run);
+        await writeFileAtomic(path.join(opts.trec, "qrels.txt"), files.qrels);
+        log.info(`wrote ${path.join(opts.trec, "run.txt")} (${files.queries} queries) and qrels.txt (${files.judged} judged queries)`);
+      }),
+    );
+}

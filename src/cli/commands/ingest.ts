@@ -1,0 +1,114 @@
+/**
+ * `retrace ingest`: embed the KB's chunks into Chroma (src/app/ingest.ts;
+ * atomic, idempotent), or list / prune retrace's collections. Starts a local
+ * Chroma server on `--data-dir` unless `--store URL` or CHROMA_URL names
+ * one, and stops it before exiting. One summary line on stdout (JSON with
+ * `--json`); progress on stderr.
+ * Exit 0 done or already up to date; 2 bad usage or invalid KB; 3 Chroma or
+ * the embedding model unavailable; 130/143 interrupted (the previous
+ * collection stays current).
+ *
+ * Ctrl-C (SIGINT) or SIGTERM stops the ingest cleanly: the process ends by
+ * itself with exit 130 / 143 (process.exitCode, never process.exit:
+ * docs/architecture.md §8). A second signal gives up on the clean stop: the
+ * signal is re-raised with its default action, as src/retrieval/chroma-process.ts
+ * does (a local server is still stopped by its exit handler and watchdog).
+ */
+import type { Command } from "commander";
+import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { ingestKb, type IngestKbOptions, type IngestKbOutcome } from "../../app/ingest.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
+import { DEFAULT_BATCH_SIZE, describeIngest } from "../../retrieval/ingest.js";
+import { action, err, out, outText } from "../io.js";
+import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption } from "../options.js";
+import { progressReporter } from "../progress.js";
+
+/** The options as parsed. */
+type IngestCommandOptions = IngestKbOptions & { kb: string; store: string; embedder: string; json?: boolean };
+
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+type StopSignal = keyof typeof SIGNAL_EXIT;
+
+export async function ingestCommand(opts: IngestCommandOptions): Promise<number> {
+  const controller = new AbortController();
+  let interrupted: StopSignal | undefined;
+  const handlers = {} as Record<StopSignal, () => void>;
+  const removeHandlers = () => {
+    for (const [s, h] of Object.entries(handlers)) process.off(s, h);
+  };
+  const onSignal = (signal: StopSignal) => () => {
+    if (interrupted !== undefined) {
+      // Second signal: give up on a clean stop. The process ends with the signal's status: this
+      // listener steps aside and the signal is re-raised (any other listener, e.g. the local
+      // server's in chroma-process.ts, then stops that server first).
+      removeHandlers();
+      process.exitCode = SIGNAL_EXIT[signal];
+      process.kill(process.pid, signal);
+      return;
+    }
+    interrupted = signal;
+    err(`retrace: ${signal} received, stopping the ingest (the previous collection stays current); press Ctrl-C again to force`);
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  handlers.SIGINT = onSignal("SIGINT");
+  handlers.SIGTERM = onSignal("SIGTERM");
+  for (const [s, h] of Object.entries(handlers)) process.on(s, h);
+  try {
+    return print(await ingestKb(opts, { progress: progressReporter, signal: controller.signal }), opts.json === true);
+  } catch (e) {
+    if (interrupted !== undefined) {
+      err(`retrace: ingest interrupted by ${interrupted}; nothing was made current`);
+      return SIGNAL_EXIT[interrupted];
+    }
+    throw e;
+  } finally {
+    removeHandlers();
+  }
+}
+
+function print(r: IngestKbOutcome, json: boolean): number {
+  if (r.kind === "ingested") {
+    if (json) out(JSON.stringify({ version: 1, store: r.store, kbHash: r.kbHash, ...r.result }, null, 2));
+    else outText(describeIngest(r.result));
+    return 0;
+  }
+  if (json) {
+    const p = r.pruned;
+    const reclaimed = p === undefined ? {} : { reclaimed: { bytes: p.reclaimedBytes, segmentFolders: p.segmentFolders, segmentBytes: p.segmentBytes, lsaStates: p.lsaStates, lsaBytes: p.lsaBytes } };
+    out(JSON.stringify({ version: 1, current: r.current, ...(r.removed !== undefined ? { removed: r.removed } : {}), ...reclaimed, collections: r.collections }, null, 2));
+    return 0;
+  }
+  if (r.pruned !== undefined) {
+    const p = r.pruned;
+    const what = `${p.segmentFolders.length} segment folder(s), ${p.lsaStates.length} LSA state(s)`;
+    outText(`removed ${p.removed.length} collection(s); kept ${r.current}; reclaimed ${fmtBytes(p.reclaimedBytes)} (${p.reclaimedBytes} bytes: ${what})`);
+  }
+  for (const c of r.collections) {
+    outText(`${c.name}  ${c.state}  ${c.records} records  ${fmtBytes(c.vectorBytes)} of vectors  kb ${c.kbHash?.slice(0, 12) ?? "?"}  embedder ${c.embedder ?? "?"}`);
+  }
+  if (r.collections.length === 0) outText("no retrace collections");
+  return 0;
+}
+
+function fmtBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} kB`;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command("ingest")
+    .description("Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)")
+    .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
+    .option("--store <auto|local|url>", "Chroma server: auto = CHROMA_URL if set, else local; local = a server started on --data-dir; or a Chroma URL", EVAL_DEFAULTS.store)
+    .option("--embedder <auto|builtin|lsa|model>", "embedder: auto, builtin, lsa (corpus-fit LSA), or a transformers.js model id or folder", EVAL_DEFAULTS.embedder)
+    .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
+    .option("--batch-size <n>", "chunks embedded and written per request", positiveIntOption("--batch-size"), DEFAULT_BATCH_SIZE)
+    .option("--json", "print the result as JSON")
+    .option("--list", "list retrace's collections with their record counts and vector sizes (nothing is ingested)")
+    .option("--prune", "delete every retrace collection except the current one of --kb and --embedder, with their segment folders and unused LSA states (nothing is ingested)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"));
+  addMaxCardBytesOption(cmd)
+    .action(
+      action(async (opts: IngestCommandOptions) => ingestCommand(opts)),
+    );
+}

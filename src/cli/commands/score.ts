@@ -1,0 +1,59 @@
+/**
+ * `retrace score --qrels FILE --run FILE`: score a TREC run against TREC qrels
+ * with trec_eval's definitions of success.k, recall.k, ndcg_cut.k, P.k and
+ * recip_rank, printed in trec_eval's layout (`%-22s\t%s\t%6.4f`), so scripts
+ * that parse trec_eval's output read this unchanged. `--json` prints the same
+ * numbers as JSON. Warnings (queries left out, duplicates, skipped empty
+ * queries) go to stderr. Exit 0, or 2 on bad usage or invalid files (nothing
+ * is printed on stdout then). Reads only; writes nothing.
+ */
+import type { Command } from "commander";
+import { formatTrecText, readQrels, readRun, scoreTrec, toTrecJson, type TrecScores } from "../../eval/ir/trec.js";
+import { log } from "../../log.js";
+import { action, out } from "../io.js";
+import { intListOption } from "../options.js";
+
+export interface ScoreOptions {
+  qrels: string;
+  run: string;
+  k: number[];
+  complete?: boolean;
+  skipEmpty?: boolean;
+  graded?: boolean;
+  json?: boolean;
+  query?: boolean;
+}
+
+/** Read both files (streaming) and score them; the in-process path the CLI and the benchmark share. */
+export async function scoreFiles(opts: Pick<ScoreOptions, "qrels" | "run" | "k" | "complete" | "skipEmpty" | "graded">): Promise<TrecScores> {
+  const qrels = await readQrels(opts.qrels);
+  const run = await readRun(opts.run);
+  return scoreTrec(qrels, run, { ks: opts.k, complete: opts.complete, skipEmpty: opts.skipEmpty, graded: opts.graded }, { qrels: opts.qrels, run: opts.run });
+}
+
+export function register(program: Command): void {
+  program
+    .command("score")
+    .description("Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)")
+    .requiredOption("--qrels <file>", "TREC qrels: `qid iter docno rel` per line (rel >= 1 is relevant)")
+    .requiredOption("--run <file>", "TREC run: `qid Q0 docno rank score tag` per line (`-` reads stdin); ranked by score, ties by docno, as trec_eval")
+    .option("-k, --k <list>", "cutoffs, comma-separated", intListOption("-k", { min: 1 }), [5, 10])
+    .option("-c, --complete", "score judged queries that have no results as 0 and count them, as trec_eval -c")
+    .option("--skip-empty", "judged queries with no relevant document get no score and are not counted (the empty-gold rule)")
+    .option("--graded", "use the qrels relevance values as gains for ndcg_cut (default: binary gains)")
+    .option("--json", "print JSON {version, measures, perQuery, all, numQueries, warnings}")
+    .option("-q, --query", "also print each query's values before the `all` rows, as trec_eval -q")
+    .addHelpText(
+      "after",
+      "\nOutput rows are `measure<TAB>qid<TAB>value` with trec_eval's padding and %6.4f values.\n" +
+        "Unlike trec_eval, a duplicate document is kept once (first in trec order) instead of stopping the run, and a\n" +
+        "judged query without results is left out with a warning; -c scores it as 0, as trec_eval -c does.",
+    )
+    .action(
+      action(async (opts: ScoreOptions) => {
+        const scores = await scoreFiles(opts);
+        for (const w of scores.warnings) log.warn(w);
+        out(opts.json ? JSON.stringify(toTrecJson(scores), null, 2) : formatTrecText(scores, { perQuery: opts.query ?? false }));
+      }),
+    );
+}

@@ -1,0 +1,147 @@
+/**
+ * `retrace trace CASE_ID [--turn N]`: the per-turn debugger (src/app/trace.ts)
+ * printed: for each turn, the user's text and the contextualized query, every
+ * stage's ranked list (dense, BM25, fused, reranked, parents) with scores and
+ * the gold cards marked, where each gold card stood at each stage and why it
+ * was or was not retrieved, the final top-k, the metrics, and the answer with
+ * its citations. `--graph FILE` shows the same for your own graph.
+ */
+import type { Command } from "commander";
+import { EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
+import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
+import { planTrace, traceCase, traceGraphCase, type TracedTurn } from "../../app/trace.js";
+import { InvalidArgumentError } from "../../errors.js";
+import { explainGold } from "../../eval/report/attribution.js";
+import { renderCapturedTurn } from "../../eval/report/graph-report.js";
+import { fusionText, HIT_KEY } from "../../eval/report/render/shared.js";
+import { TRACE_STAGES } from "../../eval/report/stages.js";
+import { cardIdOf } from "../../retrieval/parents.js";
+import type { Ranked } from "../../retrieval/types.js";
+import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, UNUSED_WITH_GRAPH } from "../eval-options.js";
+import { action, out, outText } from "../io.js";
+import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
+
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "timeout" | "maxCardBytes"> {
+  /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
+  turn?: string;
+  top: number;
+  json?: boolean;
+}
+
+/** "   = dense #3 0.0159 + bm25 #1 0.0164": each list's rank and share of a fused score (fused entries only). */
+export function contributionText(r: Ranked): string {
+  const c = r.contributions;
+  if (c === undefined || c.length === 0) return "";
+  return `   = ${c.map((x) => `${x.list} #${x.rank} ${x.value.toFixed(4)}`).join(" + ")}`;
+}
+
+/** "rrf(k=60; dense 1, bm25 1)" or "minmax(dense 0.3, bm25 0.7)". */
+
+function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<string>, top: number): string[] {
+  const shown = ranked.slice(0, top);
+  const lines = [`  ${name} (${ranked.length} listed${ranked.length > shown.length ? `, top ${shown.length} shown` : ""}):`];
+  for (const r of shown) {
+    const card = cardIdOf(r);
+    lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}${gold.has(card) ? "   <- gold" : ""}${contributionText(r)}`);
+  }
+  const hidden = ranked.slice(top).filter((r) => gold.has(cardIdOf(r)));
+  for (const r of hidden) lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})${contributionText(r)}`);
+  return lines;
+}
+
+export function renderTracedTurn(t: TracedTurn, total: number, top: number): string {
+  const r = t.report;
+  const lines: string[] = [];
+  lines.push(`=== ${r.caseId} turn ${r.turn} of ${total} (0-based; ${r.locale}, ${r.kind}, expect ${r.expect})`);
+  lines.push(`user:  ${JSON.stringify(r.user)}`);
+  if (t.trace === null) {
+    lines.push("retrieval: not run (store-less graph)");
+  } else {
+    const c = t.trace.config;
+    lines.push(`query: ${JSON.stringify(t.trace.query)}${t.trace.query !== r.user ? "  (contextualized)" : ""}`);
+    lines.push(
+      `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${fusionText(c)}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""} rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
+    );
+    lines.push(`timings: ${Object.entries(t.trace.timingsMs).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(", ")}`);
+    lines.push(`gold:  ${r.gold.length === 0 ? "none (no-match turn: not scored)" : r.gold.join(", ")}`);
+    for (const e of t.explanations) lines.push(`  ${e.verdict === "retrieved" ? "HIT " : "MISS"} ${e.text}`);
+    const gold = new Set(r.gold);
+    for (const stage of TRACE_STAGES) {
+      const ranked = t.trace.stages[stage];
+      if (ranked !== undefined) lines.push(...stageList(stage, ranked, gold, top));
+    }
+    lines.push(`final top-${t.trace.k}: [${t.trace.retrievedIds.join(", ")}]`);
+  }
+  const metrics = r.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
+  lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
+  const retrievalComment = r.results.find((x) => x.key === HIT_KEY)?.comment;
+  if (retrievalComment !== undefined) lines.push(`  ${retrievalComment}`);
+  lines.push(`answer${r.refused ? " (refused)" : ""}: ${JSON.stringify(r.answer)}`);
+  lines.push(`cited: [${r.citedIds.join(", ")}]`);
+  return lines.join("\n");
+}
+
+/**
+ * The case `caseId` of `cases`, and `--turn` (as typed) parsed against its
+ * turn count: an integer from 0 to turns − 1. Exit 2 otherwise, echoing the
+ * text given and the true range.
+ */
+export function caseAndTurn<C extends { id: string; turns: readonly unknown[] }>(cases: readonly C[], caseId: string, turnText: string | undefined, casesFile: string): { c: C; turn: number | undefined } {
+  const c = cases.find((x) => x.id === caseId);
+  if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${casesFile}`, caseId);
+  if (turnText === undefined) return { c, turn: undefined };
+  const range = { min: 0, max: c.turns.length - 1, note: `0-based; case ${c.id} has ${c.turns.length} turn${c.turns.length === 1 ? "" : "s"}` };
+  const turn = parseIntIn(turnText, range);
+  if (turn === undefined) throw new InvalidArgumentError("--turn", rangeText("integer", range), turnText);
+  return { c, turn };
+}
+
+async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
+  // The store word, the config file, the case id and --turn are checked before any store starts or anything is ingested.
+  const { turn: turnText, ...options } = o;
+  const plan = await planTrace(options);
+  const { turn } = caseAndTurn(plan.data.cases, caseId, turnText, plan.casesFile);
+  const traced = await traceCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, plan);
+  if (o.json) out(JSON.stringify({ version: 1, ...traced }, null, 2));
+  else outText(traced.turns.map((t) => renderTracedTurn(t, traced.case.turns, o.top)).join("\n\n"));
+  return 0;
+}
+
+/** `retrace trace --graph FILE CASE`: the same view for your own graph (docs/evaluate-your-graph.md). */
+async function traceGraphCommand(caseId: string, o: TraceOptions & ExternalGraphOptions): Promise<number> {
+  const { turn: turnText, ...options } = o;
+  const data = await loadGraphData(options);
+  const { turn } = caseAndTurn(data.cases, caseId, turnText, data.casesFile);
+  const traced = await traceGraphCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, data);
+  const total = traced.case.turns;
+  if (o.json) {
+    out(JSON.stringify({ version: 1, case: traced.case, turns: traced.turns.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })) }, null, 2));
+    return 0;
+  }
+  const text = traced.turns.map((t) => {
+    const trace = t.retrieval?.trace;
+    if (trace === undefined) return renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top);
+    return renderTracedTurn({ report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) }, total, o.top);
+  });
+  outText(text.join("\n\n"));
+  return 0;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command("trace")
+    .description("The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood")
+    .argument("<case-id>", "id of an eval case")
+    // Kept as typed: its range (0 to the case's turns − 1) is known once the case is (caseAndTurn).
+    .option("--turn <n>", "only this turn (0-based; earlier turns still run for context)")
+    .option("--top <n>", "entries shown per stage (gold entries below it are always shown)", positiveIntOption("--top"), 10)
+    .option("--json", "print the traced turns as JSON (with a version field)");
+  // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
+  addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
+    action((caseId: string, o: TraceOptions & ExternalGraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
+  );
+  refuseInMode<TraceOptions & ExternalGraphOptions>(cmd, [
+    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+    { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+  ]);
+}

@@ -1,0 +1,68 @@
+/**
+ * `retrace tune`: the cross-validated search of fusion method, weights, RRF
+ * k, depths and BM25 k1/b on the eval cases' tune part (src/app/tune.ts),
+ * printed, and its configuration file written (`--out`), which `retrace
+ * eval --config` and `retrace beir --config` read; `printTuning` does the
+ * same for `retrace beir --tune` (docs/fusion-and-tuning.md). Progress on
+ * stderr; result on stdout.
+ */
+import type { Command } from "commander";
+import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { DEFAULT_FOLDS, runTune, type TuneOptions, type TuneOutcome } from "../../app/tune.js";
+import { writeFileAtomic } from "../../atomic.js";
+import { configToJSON } from "../../eval/ir/tune-config.js";
+import { candidateKey, type Candidate } from "../../eval/ir/tune.js";
+import { action, out, outText } from "../io.js";
+import { addMaxCardBytesOption, intOption, positiveIntOption, seedOption } from "../options.js";
+import { progressReporter } from "../progress.js";
+
+/** Where a tuning goes: the configuration file (`--out`) and JSON instead of text (`--json`). */
+export interface TuningOutputs {
+  out?: string;
+  json?: boolean;
+}
+
+/** Writes the configuration file (with `out`) and prints the tuning: JSON, or the text account. */
+export async function printTuning(t: TuneOutcome, o: TuningOutputs): Promise<number> {
+  const { cv, candidates, config } = t;
+  if (o.out !== undefined) await writeFileAtomic(o.out, configToJSON(config));
+  if (o.json) {
+    out(JSON.stringify({ version: 1, config, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } }, null, 2));
+    return 0;
+  }
+  const p = cv.paired;
+  const final = candidates[cv.final] as Candidate;
+  outText(
+    [
+      `Tuned on ${t.source}: ${cv.n} groups with gold, ${candidates.length} configurations, ${t.folds}-fold cross-validation (seed ${t.seed}).`,
+      `Metric: ${t.metric}.`,
+      `Current defaults: ${candidateKey(candidates[0] as Candidate)} → ${cv.defaultScore.toFixed(4)} (nothing fitted).`,
+      `Cross-validated score of the tuning (each group scored by the configuration chosen on the other folds): ${cv.cvScore.toFixed(4)}`,
+      p === null
+        ? "Paired test: n/a"
+        : `Paired, tuned − defaults over groups: ${p.diff >= 0 ? "+" : ""}${p.diff.toFixed(4)}${p.ci95 === null ? "" : ` [${p.ci95[0].toFixed(4)}, ${p.ci95[1].toFixed(4)}]`} p=${p.pValue.toFixed(4)} (sign-flip randomization, ${p.method}; bootstrap CI over groups, seed ${t.seed})`,
+      `Chosen per fold: ${cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)).join(" | ")}`,
+      `Written configuration (best on all ${cv.n} groups; its in-sample score is not a held-out figure and is not shown): ${candidateKey(final)}`,
+      t.perLocaleNote,
+      o.out !== undefined ? `Config file: ${o.out}` : "No --out given: the configuration was not written.",
+    ].join("\n"),
+  );
+  return 0;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command("tune")
+    .description("Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file")
+    .option("--store <auto|local|url|memory>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index", EVAL_DEFAULTS.store)
+    .option("--kb <dir>", "knowledge-base folder", "kb")
+    .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
+    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA)", EVAL_DEFAULTS.embedder)
+    .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
+    .option("-k, --k <n>", "cards scored per turn (nDCG@k)", positiveIntOption("-k"), EVAL_DEFAULTS.k)
+    .option("--folds <n>", "cross-validation folds", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
+    .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
+    .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config)")
+    .option("--json", "print JSON instead of text");
+  addMaxCardBytesOption(cmd).action(action(async (o: TuneOptions & TuningOutputs) => printTuning(await runTune(o, { progress: progressReporter }), o)));
+}

@@ -1,0 +1,88 @@
+/**
+ * The options of the commands that run an eval or a trace: what a run
+ * retrieves with (`eval`, `start`, `trace`), what the sweep selects, gates on
+ * and writes (`eval`, `start`), and the `--graph` options (`eval`, `trace`),
+ * with the lists of options each mode does not use (refused: src/cli/options.ts
+ * refuseInMode). Their defaults are the use-cases' (EVAL_DEFAULTS,
+ * src/app/eval-plan.ts).
+ */
+import { Option, type Command } from "commander";
+import { EVAL_DEFAULTS } from "../app/eval-plan.js";
+import { DEFAULT_MAX_DROP } from "../eval/gate/gate.js";
+import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
+import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
+import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
+import { addFloorOptions } from "./floor-options.js";
+import { addMaxCardBytesOption, countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption } from "./options.js";
+import { parseShardOption } from "./shard.js";
+
+const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+
+/** The options shared by `eval` and `start`: what to retrieve with (as `trace`) plus what the sweep and its gate do. */
+export function addEvalOptions(cmd: Command): Command {
+  return addSweepOptions(addRetrievalOptions(cmd));
+}
+
+/** What a run retrieves with: data, store, embedder, depths, mode (eval, start and trace). */
+export function addRetrievalOptions(cmd: Command): Command {
+  cmd
+    .option("--store <auto|local|url|memory|none>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index; none: store-less (retrieval not measured)", EVAL_DEFAULTS.store)
+    .option("--kb <dir>", "knowledge-base folder", "kb")
+    .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
+    .option("-k, --k <n>", "retrieval top-k: cards scored per turn", positiveIntOption("-k"), EVAL_DEFAULTS.k)
+    .option("--dense-k <n>", "chunks asked of the dense index (default 20)", positiveIntOption("--dense-k"))
+    .option("--bm25-k <n>", "chunks asked of BM25 (default 20; 50 with the LSA embedder)", positiveIntOption("--bm25-k"))
+    .addOption(new Option("--mode <mode>", "retrieval branches").choices([...RETRIEVAL_MODES]).default(EVAL_DEFAULTS.mode))
+    .option("--embedder <auto|builtin|lsa|model>", "auto: the transformers.js model when its weights are local, else the corpus-fit LSA embedder; builtin: hashed character n-grams; lsa: corpus-fit LSA", EVAL_DEFAULTS.embedder)
+    .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")
+    .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
+    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))
+    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");
+  return addMaxCardBytesOption(cmd);
+}
+
+/** What the sweep selects, gates on and writes (eval and start; not trace). */
+export function addSweepOptions(cmd: Command): Command {
+  return addFloorOptions(
+    cmd.option("--locale <locale>", "only cases of this locale (repeatable)", collect).option("--case <id>", "only this case (repeatable)", collect),
+    "with scopes all, golden, adversarial, tune, holdout or a locale",
+  )
+    .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
+    .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
+    .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
+    .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
+    .option("--json", "print the report as JSON (with a version field) instead of the table")
+    .option("--out <file>", "also write the report as markdown")
+    .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")
+    .option("--report-json <file>", "also write the report as JSON")
+    .option("--html <file>", "also write the report as one self-contained HTML page (summary, stage funnel, turns, per-turn debugger; docs/html-report.md)")
+    .option("--judge <module>", "run the groundedness judge with the LangChain chat model this module exports (or a factory of one); docs/langchain-integration.md")
+    .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
+    .option("--concurrency <n>", "cases in flight per thread (results are identical at any value)", positiveIntOption("--concurrency"), EVAL_DEFAULTS.concurrency)
+    .option("--workers <n|auto>", "threads running cases: this one and N − 1 worker threads over the same vectors, for long sweeps on several cores (auto: one per available core; results are identical at any value; docs/throughput.md)", workersOption(), 1)
+    .option("--seed <n>", "seed of the bootstrap intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
+    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
+    .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption);
+}
+
+/** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
+export const UNUSED_WITH_GRAPH = ["--workers", "--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html", "--judge", "--judge-cache", "--resample"] as const;
+
+/** The options that mean something only with `--graph` (refused without it: refuseInMode). */
+export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--allow-no-retrieval", "--catalog"] as const;
+
+/** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--allow-no-retrieval`, to `trace`). */
+export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
+  cmd
+    .option("--graph <file[#export]>", "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)")
+    .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)")
+    .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, source, then Document.id)")
+    .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
+    .addOption(new Option("--retrieval-call <which>", "with --graph: which top-level retriever call of a turn is scored").choices([...RETRIEVAL_CALLS]).default("last"));
+  if (gate)
+    cmd
+      .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates", countOption("--max-errors"), 0)
+      .option("--allow-no-retrieval", "with --graph: a turn with no retriever run does not fail the gate (it is still listed and left out of the means)");
+  return cmd.option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
+}

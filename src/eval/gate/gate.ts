@@ -1,0 +1,323 @@
+/**
+ * The CI gate (docs/gates-and-exit-codes.md): a pure function of a report,
+ * thresholds and an optional baseline → `{passed, failures[], checks[]}`.
+ * No I/O; the same input gives the same result.
+ *
+ * - **Floors** on hit@k, recall@k, nDCG@k and MRR@k, each overall (scope
+ *   `all`) and/or per scope: `golden`, `adversarial`, `tune`, `holdout`, or
+ *   a locale present in the run. The scope mean is the mean of the key over
+ *   the turns of the scope that carry it (the report's turn-weighted mean);
+ *   a floor passes when mean ≥ floor (1e-9 float slack). Off unless set.
+ * - **Drops against a baseline** on each triad key (and MRR when both have
+ *   it), overall and per locale: fails when baseline mean − mean > maxDrop.
+ *   The baseline's locale means are taken over its per-turn scores of the
+ *   same turns (same datasetHash, so the same turns). Default maxDrop: 0 when
+ *   the baseline was made on the same dataset, KB, k, configuration and
+ *   store kind (the pipeline is deterministic: any drop is a change), else
+ *   0.02 (DEFAULT_MAX_DROP), and the result says which.
+ * - **Flips** (`maxFlips`): turns whose hit@k went 1 → 0 against the
+ *   baseline, listed with case, turn, locale and where the gold went (the
+ *   trace summary's goldPositions); fails when there are more than maxFlips.
+ * - A floor or baseline check on a key this run did not measure (vacuous or
+ *   n = 0 in the scope) is a "not_measured" failure, never a pass.
+ * - A baseline for other cases / k / retrieval config throws
+ *   BaselineMismatchError; a baseline lacking a triad key the run measured
+ *   is a "baseline_mismatch" failure. Bad thresholds, an unknown scope, a
+ *   `tune`/`holdout` floor on a report without part information, or
+ *   maxFlips without a baseline throw InvalidArgumentError (exit 2).
+ */
+import { InvalidArgumentError } from "../../errors.js";
+import { assertComparable, storeKindOf, type Baseline } from "./baseline.js";
+import { HIT_KEY, METRICS, metricSpec, type FloorOption } from "../measures/metrics.js";
+import { DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey } from "../stats/bootstrap.js";
+import type { GateCheck, GateFailure, GateFlip, GateResult, Report, TurnReport } from "../report/types.js";
+
+/** Tolerated absolute drop of a mean against a baseline made on another KB version or store kind. */
+export const DEFAULT_MAX_DROP = 0.02;
+
+/** Float slack so that a drop of exactly `maxDrop` passes despite rounding (0.9 − 0.88 ≠ 0.02 in binary). */
+const EPSILON = 1e-9;
+
+/**
+ * Floor options and the metric key each gates, in the order checks are made
+ * and listed: the registry's metrics that declare a `floor`.
+ */
+export const FLOOR_OPTIONS: readonly { option: FloorOption; flag: string; key: string; label: string }[] = Object.freeze(
+  METRICS.flatMap((m) => (m.floor === undefined ? [] : [{ ...m.floor, key: m.key, label: m.label }])),
+);
+
+export type { FloorOption };
+/** A floor per option (`minHit`, ...): a number (scope `all`) or a floor per scope. Unset = off. */
+export type FloorThresholds = { [O in FloorOption]?: number | ScopedFloors };
+
+/** Scopes that are not locales. */
+export const FIXED_SCOPES = ["all", "golden", "adversarial", "tune", "holdout"] as const;
+
+/** `{ all: 0.9 }`, `{ en: 0.95, adversarial: 0.8 }`: floor per scope. */
+export type ScopedFloors = Readonly<Record<string, number>>;
+
+/** Floors (`minHit`, `minRecall`, ...: one per FLOOR_OPTIONS entry), drops and flips. */
+export interface GateThresholds extends FloorThresholds {
+  /** Tolerated absolute drop of each mean against the baseline, overall and per locale (default: see module doc). */
+  maxDrop?: number;
+  /** Tolerated number of hit@k 1→0 turns against the baseline (unset = not gated; needs a baseline). */
+  maxFlips?: number;
+  /** Seed / resamples of the paired test quoted in regression reasons (defaults 42 / 2,000). */
+  seed?: number;
+  samples?: number;
+}
+
+function checkUnit(name: string, v: unknown): void {
+  if (v === undefined) return;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) throw new InvalidArgumentError(name, "a number between 0 and 1", v);
+}
+
+const f3 = (x: number) => x.toFixed(3);
+const fmtP = (p: number) => (p < 0.001 ? "<0.001" : p.toFixed(3));
+const label = (key: string) => metricSpec(key)?.label ?? key;
+/** `retrieval_hit_at_k` for scope all, `retrieval_hit_at_k[en]` otherwise. */
+const scoped = (key: string, scope: string) => (scope === "all" ? key : `${key}[${scope}]`);
+
+/** The part (tune / holdout) a reported turn belongs to, when the report carries it. */
+function partOf(t: TurnReport): string | undefined {
+  const p = (t as TurnReport & { part?: unknown }).part;
+  return typeof p === "string" ? p : undefined;
+}
+
+/** Whether turn `t` belongs to `scope` (already validated). */
+function inScope(t: TurnReport, scope: string): boolean {
+  if (scope === "all") return true;
+  if (scope === "golden" || scope === "adversarial") return t.kind === scope;
+  if (scope === "tune" || scope === "holdout") return partOf(t) === scope;
+  return t.locale === scope;
+}
+
+/** Locales of the run's turns, in first-seen order. */
+export function localesOf(report: Pick<Report, "turns">): string[] {
+  const seen: string[] = [];
+  for (const t of report.turns) if (!seen.includes(t.locale)) seen.push(t.locale);
+  return seen;
+}
+
+/**
+ * Throws InvalidArgumentError unless `scope` is `all`, `golden`,
+ * `adversarial`, a locale of the run, or `tune`/`holdout` on a report whose
+ * turns carry their part.
+ */
+export function checkScope(report: Pick<Report, "turns">, scope: string, flag: string): void {
+  const locales = localesOf(report);
+  if ((FIXED_SCOPES as readonly string[]).includes(scope)) {
+    if ((scope === "tune" || scope === "holdout") && !report.turns.some((t) => partOf(t) !== undefined))
+      throw new InvalidArgumentError(
+        `${flag} scope "${scope}"`,
+        "used on a report whose turns carry their tune/holdout part (a KB with eval/split.json)",
+        "a report without part information",
+      );
+    return;
+  }
+  if (!locales.includes(scope)) throw new InvalidArgumentError(`${flag} scope`, `one of ${[...FIXED_SCOPES, ...locales].join(", ")}`, scope);
+}
+
+/** Mean and n of `key` over the turns of `scope` that carry it; null mean when n = 0. */
+function scopeMean(turns: readonly TurnReport[], key: string, scope: string): { mean: number | null; n: number } {
+  let sum = 0;
+  let n = 0;
+  for (const t of turns) {
+    if (!inScope(t, scope)) continue;
+    const r = t.results.find((x) => x.key === key);
+    if (r === undefined) continue;
+    sum += r.score;
+    n++;
+  }
+  return { mean: n === 0 ? null : sum / n, n };
+}
+
+/** Mean and n of `key` over per-turn scores (`caseId#turn` → key → score); null mean when n = 0. */
+function perTurnMean(perTurn: Readonly<Record<string, Readonly<Record<string, number>>>>, key: string): { mean: number | null; n: number } {
+  let sum = 0;
+  let n = 0;
+  for (const scores of Object.values(perTurn)) {
+    const s = scores[key];
+    if (s === undefined) continue;
+    sum += s;
+    n++;
+  }
+  return { mean: n === 0 ? null : sum / n, n };
+}
+
+/** Why `key` has no usable mean in this report, or null when it has one. */
+function notMeasuredReason(report: Report, key: string): string | null {
+  if (report.vacuous.includes(key)) return report.vacuousReasons[key] ?? "not measured";
+  const agg = report.aggregates[key];
+  if (agg === undefined || agg.n === 0) return "n=0";
+  return null;
+}
+
+function normalizeFloors(flag: string, option: string, v: number | ScopedFloors | undefined): [string, number][] {
+  if (v === undefined) return [];
+  if (typeof v === "number") {
+    checkUnit(option, v);
+    return [["all", v]];
+  }
+  return Object.entries(v).map(([scope, x]) => {
+    checkUnit(`${flag} ${scope}`, x);
+    return [scope, x];
+  });
+}
+
+/**
+ * The default tolerance of drop checks: 0 when the baseline measured the same
+ * dataset, KB, k, configuration and store kind as the report (the pipeline is
+ * deterministic, so any drop is a change), else DEFAULT_MAX_DROP. Call after
+ * assertComparable (dataset, k and configuration already equal).
+ */
+export function defaultMaxDrop(baseline: Baseline, report: Report): { maxDrop: number; source: string } {
+  const why: string[] = [];
+  if (baseline.kbHash !== report.run.kbHash) why.push("another KB version");
+  const kind = storeKindOf(report.run.store);
+  // A baseline written before store kinds were recorded is taken as the same kind.
+  if (baseline.storeKind !== undefined && baseline.storeKind !== kind) why.push(`another store kind (${baseline.storeKind}, now ${kind})`);
+  if (why.length === 0) return { maxDrop: 0, source: "default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline)" };
+  return { maxDrop: DEFAULT_MAX_DROP, source: `default ${DEFAULT_MAX_DROP}: the baseline was made with ${why.join(" and ")}` };
+}
+
+/** Turns whose hit@k was 1 in the baseline and is 0 in the report, in report order. */
+export function hitFlips(report: Report, baseline: Baseline): GateFlip[] {
+  const flips: GateFlip[] = [];
+  for (const t of report.turns) {
+    const now = t.results.find((r) => r.key === HIT_KEY)?.score;
+    const before = baseline.perTurn[turnKey(t.caseId, t.turn)]?.[HIT_KEY];
+    if (now !== 0 || before !== 1) continue;
+    const flip: GateFlip = { caseId: t.caseId, turn: t.turn, locale: t.locale, kind: t.kind, user: t.user, gold: t.gold, retrievedIds: t.retrievedIds ?? [] };
+    if (t.trace !== undefined) flip.goldPositions = t.trace.goldPositions;
+    flips.push(flip);
+  }
+  return flips;
+}
+
+/** `caseId#turn (locale): gold [a] now dense 7, bm25 —, fused 9` */
+export function flipText(f: GateFlip): string {
+  const where =
+    f.goldPositions === undefined
+      ? "no trace"
+      : Object.entries(f.goldPositions)
+          .map(([id, stages]) => `${id}: ${Object.entries(stages).map(([s, r]) => `${s} ${r ?? "—"}`).join(", ")}`)
+          .join("; ");
+  return `${f.caseId}#${f.turn} (${f.locale}, ${f.kind}) gold=[${f.gold.join(", ")}] top=[${f.retrievedIds.join(", ")}] now ${where}`;
+}
+
+function check(c: Omit<GateCheck, "verdict"> & { verdict?: GateCheck["verdict"] }, passed: boolean): GateCheck {
+  return { ...c, verdict: c.verdict ?? (passed ? "pass" : "fail") };
+}
+
+export function gate(report: Report, thresholds: GateThresholds = {}, baseline?: Baseline): GateResult {
+  checkUnit("maxDrop", thresholds.maxDrop);
+  if (thresholds.maxFlips !== undefined && !(Number.isInteger(thresholds.maxFlips) && thresholds.maxFlips >= 0))
+    throw new InvalidArgumentError("maxFlips", "a non-negative integer", thresholds.maxFlips);
+  if (thresholds.maxFlips !== undefined && baseline === undefined)
+    throw new InvalidArgumentError("--max-flips", "used with a baseline (flips are counted against it)", "no baseline");
+  const failures: GateFailure[] = [];
+  const checks: GateCheck[] = [];
+
+  for (const { option, flag, key } of FLOOR_OPTIONS) {
+    const floors = normalizeFloors(flag, option, thresholds[option]);
+    for (const [scope] of floors) checkScope(report, scope, flag);
+    for (const [scope, floor] of floors) {
+      const opt = scope === "all" ? `${flag} ${f3(floor)}` : `${flag} ${scope}=${f3(floor)}`;
+      const why = notMeasuredReason(report, key);
+      const { mean, n } = scopeMean(report.turns, key, scope);
+      if (why !== null || mean === null) {
+        const reason = `${scoped(key, scope)} was not measured (${why ?? `n=0 in scope ${scope}`}); the floor ${f3(floor)} (${scope === "all" ? option : opt}) cannot pass`;
+        failures.push({ kind: "not_measured", key, reason, ...(scope === "all" ? {} : { scope }) });
+        checks.push(check({ kind: "floor", key, scope, option: opt, threshold: floor, observed: null, n: 0, verdict: "not_measured", reason }, false));
+        continue;
+      }
+      const passed = mean >= floor - EPSILON;
+      const reason = passed
+        ? `${scoped(key, scope)} ${f3(mean)} (n=${n}) is at or above the floor ${f3(floor)}`
+        : `${scoped(key, scope)} ${f3(mean)} (n=${n}) is below the floor ${f3(floor)}`;
+      if (!passed) failures.push({ kind: "floor", key, reason, ...(scope === "all" ? {} : { scope }) });
+      checks.push(check({ kind: "floor", key, scope, option: opt, threshold: floor, observed: mean, n, reason }, passed));
+    }
+  }
+
+  const result: GateResult = { passed: true, failures, checks };
+  if (baseline !== undefined) {
+    assertComparable(baseline, report);
+    const tolerance =
+      thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --max-drop" } : defaultMaxDrop(baseline, report);
+    result.tolerance = tolerance;
+    const maxDrop = tolerance.maxDrop;
+    // The registry's drop checks: `always`, or `if-both` when the baseline and the run both have the key.
+    const keys = METRICS.filter((m) => m.drop === "always" || (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined)).map((m) => m.key);
+    const scopes = ["all", ...localesOf(report)];
+    const opt = `--max-drop ${f3(maxDrop)}`;
+    for (const key of keys) {
+      const why = notMeasuredReason(report, key);
+      if (why !== null) {
+        const reason = `${key} was not measured (${why}); the baseline comparison cannot pass`;
+        failures.push({ kind: "not_measured", key, reason });
+        checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "not_measured", reason }, false));
+        continue;
+      }
+      if (baseline.aggregates[key] === undefined) {
+        const reason = `the baseline has no ${key} (${label(key)}) to compare with; re-create it with --update-baseline`;
+        failures.push({ kind: "baseline_mismatch", key, reason });
+        checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "fail", reason }, false));
+        continue;
+      }
+      for (const scope of scopes) {
+        const cur = scopeMean(report.turns, key, scope);
+        const inThis = report.turns.filter((t) => inScope(t, scope));
+        const basePerTurn: Record<string, Record<string, number>> = {};
+        for (const t of inThis) {
+          const s = baseline.perTurn[turnKey(t.caseId, t.turn)];
+          if (s !== undefined) basePerTurn[turnKey(t.caseId, t.turn)] = s;
+        }
+        const base = scope === "all" ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
+        if (cur.mean === null || base.mean === null) continue; // nothing to compare in this locale (e.g. no gold-bearing turn)
+        const drop = base.mean - cur.mean;
+        const passed = drop <= maxDrop + EPSILON;
+        let reason: string;
+        if (passed) {
+          reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) vs the baseline's ${f3(base.mean)} (n=${base.n}): ${drop > 0 ? `drop ${f3(drop)}` : "no drop"}, within the tolerance ${f3(maxDrop)}`;
+        } else {
+          // The same case-level paired bootstrap as `retrace compare` (docs/statistics.md): interval and p agree.
+          const paired = pairedBootstrap(perTurnScores({ perTurn: basePerTurn }, key), perTurnScores({ turns: inThis }, key), {
+            seed: thresholds.seed ?? DEFAULT_SEED,
+            samples: thresholds.samples ?? DEFAULT_SAMPLES,
+          });
+          const test =
+            paired === null
+              ? "no turn scored in both runs, so no paired test"
+              : `paired case-level bootstrap p=${fmtP(paired.pValue)} over ${paired.n} shared turns in ${paired.nCases} cases`;
+          reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) dropped from the baseline's ${f3(base.mean)} (n=${base.n}) by ${f3(drop)}, more than the tolerance ${f3(maxDrop)} (${test})`;
+          failures.push({ kind: "regression", key, reason, ...(scope === "all" ? {} : { scope }) });
+        }
+        checks.push(check({ kind: "drop", key, scope, option: opt, threshold: maxDrop, observed: drop, n: cur.n, baseline: base.mean, reason }, passed));
+      }
+    }
+
+    const flips = hitFlips(report, baseline);
+    result.flips = flips;
+    if (thresholds.maxFlips !== undefined) {
+      const max = thresholds.maxFlips;
+      const why = notMeasuredReason(report, HIT_KEY);
+      const o = `--max-flips ${max}`;
+      if (why !== null) {
+        const reason = `${HIT_KEY} was not measured (${why}); flips against the baseline cannot be counted`;
+        failures.push({ kind: "not_measured", key: HIT_KEY, reason });
+        checks.push(check({ kind: "flips", key: HIT_KEY, scope: "all", option: o, threshold: max, observed: null, n: 0, verdict: "not_measured", reason }, false));
+      } else {
+        const n = report.turns.filter((t) => t.results.some((r) => r.key === HIT_KEY)).length;
+        const passed = flips.length <= max;
+        const head = `${flips.length} turn${flips.length === 1 ? "" : "s"} went from hit 1 to 0 against the baseline (at most ${max} allowed)`;
+        const reason = flips.length === 0 ? head : `${head}: ${flips.map(flipText).join(" | ")}`;
+        if (!passed) failures.push({ kind: "flips", key: HIT_KEY, reason });
+        checks.push(check({ kind: "flips", key: HIT_KEY, scope: "all", option: o, threshold: max, observed: flips.length, n, reason }, passed));
+      }
+    }
+  }
+  result.passed = failures.length === 0;
+  return result;
+}

@@ -1,0 +1,318 @@
+/**
+ * `retrace merge`'s checks and the merged inputs of the report
+ * (docs/reliability.md, "Sharded sweeps"). Given the partial reports of
+ * `retrace eval --shard i/n`, it verifies that they are the n shards of one
+ * run and returns what the report is recomputed from: the run header with
+ * the whole selection's dataset hash, every turn in dataset order (the turn
+ * objects exactly as written), the bootstrap settings and card counts. The
+ * aggregates, intervals, p-values and chance levels are NOT merged: the
+ * caller recomputes them with the same `buildReport` an unsharded run uses.
+ *
+ * Refused (DataValidationError, exit 2, naming the file and the field):
+ * a report without a `shard` section; shards of different shard counts,
+ * assignment rules, selections (dataset hash, case ids, turn counts), run
+ * headers (KB, embedder, k, store kind, mode, rerank, ...), bootstrap
+ * settings (seed, samples, unit), card counts or judges; a shard given
+ * twice; a missing shard; a case in two shards; a shard whose turns are not
+ * its cases' turns; a shard whose cases are not the ones the rule assigns it.
+ *
+ * `timings` is the only wall-clock section; it is combined (earliest start,
+ * summed durations, every turn's stage timings) and never compared.
+ *
+ * Pure; inputs are never mutated.
+ */
+import { DataValidationError, type DataIssue } from "../../errors.js";
+import { parseReport } from "../report/schemas.js";
+import { assignShards } from "./shard.js";
+import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
+import type { JudgeCost, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
+
+/** One shard report as read from disk: its file name and its parsed JSON. */
+export interface ShardFile {
+  file: string;
+  data: unknown;
+}
+
+/** What the full report is recomputed from. */
+export interface MergedShards {
+  /** The shards' common run header, with the whole selection's `datasetHash`. */
+  run: RunInfo;
+  /** Every turn of every shard, in dataset order (case order of the selection, then turn index). */
+  turns: TurnReport[];
+  bootstrap: { seed: number; samples: number; unit: "case" | "turn" };
+  /** Cards per locale behind the chance levels (absent when the shards have none). */
+  cardsPerLocale?: Record<string, number>;
+  /** The judges' costs summed over the shards (absent when no shard ran a judge). */
+  judge?: JudgeCost;
+  /** The shards' wall-clock sections combined. */
+  timings?: Timings;
+  /** Number of shards merged. */
+  count: number;
+}
+
+const fail = (issues: DataIssue[]): never => {
+  throw new DataValidationError(issues);
+};
+
+const show = (v: unknown) => (v === undefined ? "absent" : (JSON.stringify(v) ?? String(v)));
+
+/** Dotted path of the first field where `a` and `b` differ (object keys in sorted order), or null when they are equal. */
+export function firstDifference(a: unknown, b: unknown, at = ""): { field: string; a: unknown; b: unknown } | null {
+  if (Object.is(a, b)) return null;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return { field: `${at}.length`.replace(/^\./, ""), a: a.length, b: b.length };
+    for (let i = 0; i < a.length; i++) {
+      const d = firstDifference(a[i], b[i], `${at}[${i}]`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const k of keys) {
+      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at === "" ? k : `${at}.${k}`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  return { field: at, a, b };
+}
+
+interface Shard {
+  file: string;
+  raw: Record<string, unknown>;
+  report: Report;
+  shard: ShardInfo;
+}
+
+/** The identity every shard must share with the first: what was run, how, and on which selection. */
+function identity(s: Shard): Record<string, unknown> {
+  // `retrieval` is per locale and a shard holds only some locales' turns: checked locale by locale in mergeRetrieval.
+  const { datasetHash: _ownHash, retrieval: _retrieval, ...run } = s.raw.run as Record<string, unknown>;
+  const judge = s.report.judge;
+  return {
+    schemaVersion: s.report.schemaVersion,
+    shard: { count: s.shard.count, rule: s.shard.rule, dataset: s.shard.dataset },
+    run,
+    bootstrap: s.raw.bootstrap,
+    chance: (s.raw.chance as { cardsPerLocale?: unknown } | undefined)?.cardsPerLocale,
+    judge: judge === undefined ? undefined : { model: judge.model, prompt: judge.prompt },
+  };
+}
+
+const FIELD_NAMES: Record<string, string> = {
+  "shard.count": "shard count",
+  "shard.rule": "assignment rule",
+  "shard.dataset": "case selection (dataset hash, case ids or turns)",
+  run: "run configuration",
+  bootstrap: "bootstrap settings",
+  chance: "card counts",
+  judge: "judge",
+};
+
+function fieldName(field: string): string {
+  for (const [prefix, name] of Object.entries(FIELD_NAMES)) if (field === prefix || field.startsWith(`${prefix}.`) || field.startsWith(`${prefix}[`)) return name;
+  return field;
+}
+
+/** Reads each file's report and its `shard` section (a non-shard report is refused). */
+function readShards(files: readonly ShardFile[]): Shard[] {
+  if (files.length === 0) fail([{ file: "retrace merge", message: "no shard report given" }]);
+  return files.map(({ file, data }) => {
+    const report = parseReport(data, file); // ReportSchema: fields and the shard section checked, exit 2 naming the field
+    if (report.shard === undefined)
+      fail([{ file, field: "shard", message: "not a shard report (no `shard` section): retrace merge takes the reports written by `retrace eval --shard i/n`" }]);
+    if (report.schemaVersion !== 2 || (data as Record<string, unknown>).schemaVersion !== 2)
+      fail([{ file, field: "schemaVersion", message: "a shard report is written with schemaVersion 2" }]);
+    return { file, raw: data as Record<string, unknown>, report, shard: report.shard as ShardInfo };
+  });
+}
+
+/** Every shard agrees with the first on identity(); each index given once; none missing. */
+function checkSet(shards: readonly Shard[]): void {
+  const first = shards[0]!;
+  const ref = identity(first);
+  for (const s of shards.slice(1)) {
+    const d = firstDifference(identity(s), ref);
+    if (d !== null)
+      fail([
+        {
+          file: s.file,
+          field: d.field,
+          message: `differs from ${first.file}: ${show(d.a)} here, ${show(d.b)} there. The shards of one merge must come from one run's configuration (${fieldName(d.field)} differs)`,
+        },
+      ]);
+  }
+  const byIndex = new Map<number, Shard>();
+  for (const s of shards) {
+    const other = byIndex.get(s.shard.index);
+    if (other !== undefined) fail([{ file: s.file, field: "shard.index", message: `shard ${s.shard.index}/${s.shard.count} is given twice (also ${other.file})` }]);
+    byIndex.set(s.shard.index, s);
+  }
+  const count = first.shard.count;
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
+  if (missing.length > 0)
+    fail([
+      {
+        file: "retrace merge",
+        message: `missing shard${missing.length === 1 ? "" : "s"} ${missing.map((i) => `${i}/${count}`).join(", ")} (given: ${[...byIndex.keys()]
+          .sort((a, b) => a - b)
+          .map((i) => `${i}/${count} ${byIndex.get(i)!.file}`)
+          .join(", ")}); every shard of a run must be merged`,
+      },
+    ]);
+}
+
+/** Each shard's turns are exactly its cases' turns, 0..m−1 each, in its case order; no case is in two shards. Returns each case's turns. */
+function collectTurns(shards: readonly Shard[]): Map<string, { file: string; turns: TurnReport[] }> {
+  const dataset = shards[0]!.shard.dataset;
+  const inDataset = new Set(dataset.caseIds);
+  const byCase = new Map<string, { file: string; turns: TurnReport[] }>();
+  for (const s of shards) {
+    for (const [i, id] of s.shard.caseIds.entries()) {
+      if (!inDataset.has(id)) fail([{ file: s.file, field: `shard.caseIds[${i}]`, message: `case ${show(id)} is not in the selection the shards split` }]);
+      const other = byCase.get(id);
+      if (other !== undefined) fail([{ file: s.file, field: `shard.caseIds[${i}]`, message: `case ${show(id)} is also in ${other.file}: shards must not overlap` }]);
+      byCase.set(id, { file: s.file, turns: [] });
+    }
+    const rawTurns = s.raw.turns as TurnReport[];
+    for (const [i, t] of rawTurns.entries()) {
+      const entry = byCase.get(t.caseId);
+      if (entry === undefined || entry.file !== s.file)
+        fail([{ file: s.file, field: `turns[${i}].caseId`, message: `turn of case ${show(t.caseId)}, which is not one of this shard's cases (shard.caseIds)` }]);
+      const e = entry!;
+      if (t.turn !== e.turns.length) fail([{ file: s.file, field: `turns[${i}].turn`, message: `expected turn ${e.turns.length} of case ${show(t.caseId)}, got ${t.turn}` }]);
+      e.turns.push(t);
+    }
+    const count = s.shard.caseIds.reduce((n, id) => n + (byCase.get(id)?.turns.length ?? 0), 0);
+    if (count !== s.shard.turns || count !== rawTurns.length)
+      fail([{ file: s.file, field: "shard.turns", message: `the shard says ${s.shard.turns} turns but its report holds ${rawTurns.length}` }]);
+    for (const [i, id] of s.shard.caseIds.entries())
+      if (byCase.get(id)!.turns.length === 0) fail([{ file: s.file, field: `shard.caseIds[${i}]`, message: `case ${show(id)} has no turn in this report` }]);
+  }
+  return byCase;
+}
+
+/** The rule, recomputed from the merged turn counts, assigns each shard exactly the cases it ran. */
+function checkAssignment(shards: readonly Shard[], byCase: Map<string, { turns: TurnReport[] }>): void {
+  const dataset = shards[0]!.shard.dataset;
+  const total = [...byCase.values()].reduce((n, c) => n + c.turns.length, 0);
+  if (total !== dataset.turns)
+    fail([{ file: shards[0]!.file, field: "shard.dataset.turns", message: `the selection has ${dataset.turns} turns but the shards hold ${total} together` }]);
+  const count = shards[0]!.shard.count;
+  const shardOf = assignShards(
+    dataset.caseIds.map((id) => ({ id, turns: byCase.get(id)!.turns.length })),
+    count,
+  );
+  for (const s of shards) {
+    const expected = dataset.caseIds.filter((_, i) => shardOf[i] === s.shard.index);
+    const d = firstDifference(s.shard.caseIds, expected);
+    if (d !== null)
+      fail([
+        {
+          file: s.file,
+          field: "shard.caseIds",
+          message: `shard ${s.shard.index}/${count} ran ${show(s.shard.caseIds.slice(0, 5))}${s.shard.caseIds.length > 5 ? "…" : ""} but the assignment rule gives it ${show(expected.slice(0, 5))}${expected.length > 5 ? "…" : ""} (first difference at ${d.field})`,
+        },
+      ]);
+  }
+}
+
+function sumJudge(shards: readonly Shard[]): JudgeCost | undefined {
+  const costs = shards.map((s) => s.report.judge);
+  if (costs.every((c) => c === undefined)) return undefined;
+  const all = costs as JudgeCost[];
+  const sum = (f: (c: JudgeCost) => number) => all.reduce((n, c) => n + f(c), 0);
+  const sumOrNull = (f: (c: JudgeCost) => number | null) => (all.some((c) => f(c) === null) ? null : all.reduce((n, c) => n + (f(c) as number), 0));
+  return {
+    model: all[0]!.model,
+    prompt: all[0]!.prompt,
+    calls: sum((c) => c.calls),
+    cached: sum((c) => c.cached),
+    inputTokens: sumOrNull((c) => c.inputTokens),
+    outputTokens: sumOrNull((c) => c.outputTokens),
+    unparsable: sum((c) => c.unparsable),
+  };
+}
+
+/**
+ * The union of the shards' `run.retrieval` (settings per locale): a locale's
+ * settings must be the same in every shard that ran turns of it. Keys sorted,
+ * as an unsharded run writes them.
+ */
+function mergeRetrieval(shards: readonly Shard[]): Record<string, RetrievalRunConfig> | undefined {
+  const merged = new Map<string, { config: RetrievalRunConfig; file: string }>();
+  let any = false;
+  for (const s of shards) {
+    const own = (s.raw.run as { retrieval?: Record<string, RetrievalRunConfig> }).retrieval;
+    if (own === undefined) continue;
+    any = true;
+    for (const [locale, config] of Object.entries(own)) {
+      const seen = merged.get(locale);
+      if (seen === undefined) merged.set(locale, { config, file: s.file });
+      else if (JSON.stringify(seen.config) !== JSON.stringify(config))
+        fail([
+          {
+            file: s.file,
+            field: `run.retrieval.${locale}`,
+            message: `differs from ${seen.file}: the shards of one merge must come from one run's configuration (retrieval settings of ${locale} differ)`,
+          },
+        ]);
+    }
+  }
+  if (!any) return undefined;
+  return Object.fromEntries([...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([locale, { config }]) => [locale, config]));
+}
+
+/** Earliest start, summed sweep durations (compute time over all shards), every turn's stage timings in merged turn order. */
+function combineTimings(shards: readonly Shard[], turns: readonly TurnReport[]): Timings | undefined {
+  const all = shards.map((s) => s.report.timings).filter((t): t is Timings => t !== undefined);
+  if (all.length === 0) return undefined;
+  const started = all.map((t) => t.started).sort()[0]!;
+  const durationMs = all.reduce((n, t) => n + t.durationMs, 0);
+  const perTurn = new Map<string, Record<string, number>>();
+  for (const t of all) for (const [id, ms] of Object.entries(t.turns)) perTurn.set(id, ms);
+  const ordered: Record<string, Record<string, number>> = {};
+  for (const t of turns) {
+    const id = `${t.caseId}#${t.turn}`;
+    const ms = perTurn.get(id);
+    if (ms !== undefined) ordered[id] = ms;
+  }
+  const withPhases = all.filter((t) => t.phases !== undefined);
+  const phases =
+    withPhases.length === all.length
+      ? withPhases.reduce((p, t) => ({ graph: p.graph + t.phases!.graph, evaluate: p.evaluate + t.phases!.evaluate, report: p.report + t.phases!.report }), { graph: 0, evaluate: 0, report: 0 })
+      : undefined;
+  return { started, durationMs, turns: ordered, ...(phases !== undefined ? { phases } : {}) };
+}
+
+/**
+ * Verifies that `files` are all the shards of one run and returns what the
+ * full report is recomputed from. Throws DataValidationError (exit 2) naming
+ * the file and the field on any refusal listed in the module comment.
+ */
+export function mergeShards(files: readonly ShardFile[]): MergedShards {
+  const shards = readShards(files);
+  checkSet(shards);
+  const byCase = collectTurns(shards);
+  checkAssignment(shards, byCase);
+  const first = shards[0]!;
+  const dataset = first.shard.dataset;
+  const turns = dataset.caseIds.flatMap((id) => byCase.get(id)!.turns);
+  const retrieval = mergeRetrieval(shards);
+  // Spread keeps the key order; datasetHash is the whole selection's, retrieval the union over the shards.
+  const run = { ...(first.raw.run as RunInfo), datasetHash: dataset.datasetHash, ...(retrieval !== undefined ? { retrieval } : {}) };
+  const bootstrap = first.report.bootstrap;
+  const chance = first.report.chance;
+  const judge = sumJudge(shards);
+  const timings = combineTimings(shards, turns);
+  return {
+    run,
+    turns,
+    bootstrap: { seed: bootstrap?.seed ?? DEFAULT_SEED, samples: bootstrap?.samples ?? DEFAULT_SAMPLES, unit: bootstrap?.unit ?? DEFAULT_RESAMPLE },
+    ...(chance !== undefined ? { cardsPerLocale: { ...chance.cardsPerLocale } } : {}),
+    ...(judge !== undefined ? { judge } : {}),
+    ...(timings !== undefined ? { timings } : {}),
+    count: first.shard.count,
+  };
+}

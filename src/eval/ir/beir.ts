@@ -1,0 +1,217 @@
+/**
+ * BEIR-layout datasets (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`)
+ * for `retrace beir` (docs/fusion-and-tuning.md): a validating loader (every
+ * problem named by file, line and field; exit 2), the documents as chunks for
+ * the real ingest, and the scoring of a run with the trec_eval-exact scorer
+ * (src/eval/ir/trec.ts) with graded qrels as nDCG gains.
+ *
+ * Measures, each per judged query with at least one positive judgment:
+ * nDCG@10 (`ndcg_cut_10`, graded gains), R@100 (`recall_100`), success@10
+ * (`success_10`) and MRR@10 (trec's `recip_rank` of the run cut at 10).
+ * A judged query without results scores 0 (trec_eval -c).
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readTextFileOrThrow } from "../../kb/text.js";
+import path from "node:path";
+import { DataValidationError, type DataIssue } from "../../errors.js";
+import type { Chunk } from "../../kb/types.js";
+import { bootstrapCI, pairedComparison, type PairedComparison } from "../stats/bootstrap.js";
+import { scoreTrec, type Qrels, type Run } from "./trec.js";
+
+export interface BeirDocument {
+  id: string;
+  title: string;
+  text: string;
+}
+
+export interface BeirQuery {
+  id: string;
+  text: string;
+}
+
+export interface BeirDataset {
+  dir: string;
+  corpus: BeirDocument[];
+  /** Queries that have at least one judgment, in file order. */
+  queries: BeirQuery[];
+  qrels: Qrels;
+  /** sha256 of the corpus (ids, titles, texts in file order): names the Chroma collection. */
+  corpusHash: string;
+}
+
+export const BEIR_FILES = { corpus: "corpus.jsonl", queries: "queries.jsonl", qrels: path.join("qrels", "test.tsv") } as const;
+const MAX_ISSUES = 50;
+
+function jsonlRows(text: string, file: string, issues: DataIssue[]): Array<{ line: number; row: Record<string, unknown> }> {
+  const rows: Array<{ line: number; row: Record<string, unknown> }> = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = i === 0 ? raw.replace(/^\uFEFF/, "") : raw;
+    if (line.trim() === "" || issues.length >= MAX_ISSUES) return;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch (e) {
+      issues.push({ file, line: i + 1, message: `not JSON (${(e as Error).message})` });
+      return;
+    }
+    if (typeof row !== "object" || row === null || Array.isArray(row)) {
+      issues.push({ file, line: i + 1, message: "expected a JSON object" });
+      return;
+    }
+    rows.push({ line: i + 1, row: row as Record<string, unknown> });
+  });
+  return rows;
+}
+
+function stringField(row: Record<string, unknown>, key: string, where: { file: string; line: number }, issues: DataIssue[], optional = false): string | undefined {
+  const v = row[key];
+  if (typeof v === "string" && (key !== "_id" || v !== "")) return v;
+  if (typeof v === "number" && Number.isFinite(v) && key === "_id") return String(v);
+  if (v === undefined && optional) return "";
+  issues.push({ ...where, field: key, message: `expected ${key === "_id" ? "a non-empty string id" : "a string"}, got ${JSON.stringify(v) ?? "nothing"}` });
+  return undefined;
+}
+
+/**
+ * Reads and validates a BEIR folder. Errors (all collected, up to 50, then one
+ * DataValidationError, exit 2): a missing file; a line that is not a JSON
+ * object; `_id` or `text` missing or not a string (`title` may be absent);
+ * a duplicate `_id`; a qrels line without three tab-separated fields, a
+ * `score` that is not an integer, or a `query-id` / `corpus-id` that names no
+ * query / document. The header line `query-id corpus-id score` is skipped.
+ */
+export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
+  const files = { corpus: path.join(dir, BEIR_FILES.corpus), queries: path.join(dir, BEIR_FILES.queries), qrels: path.join(dir, BEIR_FILES.qrels) };
+  const missing = Object.values(files).filter((f) => !existsSync(f));
+  if (missing.length > 0) throw new DataValidationError(missing.map((file) => ({ file, message: "missing (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)" })));
+  const issues: DataIssue[] = [];
+
+  const corpus: BeirDocument[] = [];
+  const docIds = new Set<string>();
+  for (const { line, row } of jsonlRows(await readTextFileOrThrow(files.corpus), files.corpus, issues)) {
+    const where = { file: files.corpus, line };
+    const id = stringField(row, "_id", where, issues);
+    const title = stringField(row, "title", where, issues, true);
+    const text = stringField(row, "text", where, issues);
+    if (id === undefined || title === undefined || text === undefined) continue;
+    if (docIds.has(id)) issues.push({ ...where, field: "_id", message: `duplicate document id ${JSON.stringify(id)}` });
+    docIds.add(id);
+    corpus.push({ id, title, text });
+  }
+
+  const allQueries: Array<BeirQuery & { line: number }> = [];
+  const queryIds = new Set<string>();
+  for (const { line, row } of jsonlRows(await readTextFileOrThrow(files.queries), files.queries, issues)) {
+    const where = { file: files.queries, line };
+    const id = stringField(row, "_id", where, issues);
+    const text = stringField(row, "text", where, issues);
+    if (id === undefined || text === undefined) continue;
+    if (queryIds.has(id)) issues.push({ ...where, field: "_id", message: `duplicate query id ${JSON.stringify(id)}` });
+    queryIds.add(id);
+    allQueries.push({ id, text, line });
+  }
+
+  const qrels: Qrels = new Map();
+  (await readTextFileOrThrow(files.qrels)).split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === "" || issues.length >= MAX_ISSUES) return;
+    const cells = line.split("\t");
+    if (i === 0 && cells[0] === "query-id") return;
+    const where = { file: files.qrels, line: i + 1 };
+    if (cells.length !== 3) {
+      issues.push({ ...where, message: `expected 3 tab-separated fields (query-id, corpus-id, score), got ${cells.length}` });
+      return;
+    }
+    const [qid, did, score] = cells as [string, string, string];
+    if (!queryIds.has(qid)) issues.push({ ...where, field: "query-id", message: `no query with id ${JSON.stringify(qid)} in ${BEIR_FILES.queries}` });
+    if (!docIds.has(did)) issues.push({ ...where, field: "corpus-id", message: `no document with id ${JSON.stringify(did)} in ${BEIR_FILES.corpus}` });
+    if (!/^-?\d+$/.test(score.trim())) issues.push({ ...where, field: "score", message: `expected an integer grade, got ${JSON.stringify(score)}` });
+    else {
+      let m = qrels.get(qid);
+      if (m === undefined) {
+        m = new Map();
+        qrels.set(qid, m);
+      }
+      m.set(did, Number(score.trim()));
+    }
+  });
+  if (issues.length > 0) throw new DataValidationError(issues);
+  if (qrels.size === 0) throw new DataValidationError([{ file: files.qrels, message: "no judgments" }]);
+
+  const h = createHash("sha256");
+  for (const d of corpus) h.update(JSON.stringify([d.id, d.title, d.text])).update("\u0000");
+  return { dir, corpus, queries: allQueries.filter((q) => qrels.has(q.id)).map(({ id, text }) => ({ id, text })), qrels, corpusHash: h.digest("hex") };
+}
+
+/** The documents as chunks of the retrieval stack: one chunk a document, its own parent, English, text = title + " " + text. */
+export function beirChunks(corpus: readonly BeirDocument[]): Chunk[] {
+  return corpus.map((d) => ({ id: d.id, parentId: d.id, locale: "en", title: d.title, section: "", text: d.title === "" ? d.text : `${d.title} ${d.text}` }));
+}
+
+export const BEIR_MEASURES = ["ndcg@10", "recall@100", "mrr@10", "success@10"] as const;
+export type BeirMeasure = (typeof BEIR_MEASURES)[number];
+
+export interface BeirScores {
+  /** Queries scored (judged, with at least one positive judgment). */
+  n: number;
+  mean: Record<BeirMeasure, number>;
+  ci95: Record<BeirMeasure, [number, number] | null>;
+  perQuery: Record<BeirMeasure, Map<string, number>>;
+}
+
+/** Keeps each query's first `depth` documents (file order). */
+export function cutRun(run: Run, depth: number): Run {
+  const queries = new Map<string, { docnos: string[]; scores: number[] }>();
+  for (const [qid, q] of run.queries) queries.set(qid, { docnos: q.docnos.slice(0, depth), scores: q.scores.slice(0, depth) });
+  return { queries, runId: run.runId };
+}
+
+/**
+ * Scores a run on the four BEIR measures with the trec_eval-exact scorer
+ * (graded gains, -c, queries without a positive judgment skipped), plus a
+ * percentile bootstrap interval over queries (seeded) for each mean.
+ * The run must list each query's documents in rank order with strictly
+ * decreasing scores (as `toTrecRun` writes them), so trec order = our order.
+ */
+export function scoreBeirRun(qrels: Qrels, run: Run, opts: { seed: number; samples?: number }): BeirScores {
+  const full = scoreTrec(qrels, run, { ks: [10, 100], complete: true, skipEmpty: true, graded: true });
+  const at10 = scoreTrec(qrels, cutRun(run, 10), { ks: [10], complete: true, skipEmpty: true, graded: true });
+  const perQuery: BeirScores["perQuery"] = { "ndcg@10": new Map(), "recall@100": new Map(), "mrr@10": new Map(), "success@10": new Map() };
+  for (const q of full.perQuery) {
+    perQuery["ndcg@10"].set(q.qid, q.values.ndcg_cut_10 as number);
+    perQuery["recall@100"].set(q.qid, q.values.recall_100 as number);
+    perQuery["success@10"].set(q.qid, q.values.success_10 as number);
+  }
+  for (const q of at10.perQuery) perQuery["mrr@10"].set(q.qid, q.values.recip_rank as number);
+  const mean = {} as Record<BeirMeasure, number>;
+  const ci95 = {} as Record<BeirMeasure, [number, number] | null>;
+  for (const m of BEIR_MEASURES) {
+    const values = [...perQuery[m].entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
+    mean[m] = values.length === 0 ? 0 : values.reduce((s, v) => s + v, 0) / values.length;
+    ci95[m] = bootstrapCI(values, { seed: opts.seed, ...(opts.samples !== undefined ? { samples: opts.samples } : {}) });
+  }
+  return { n: full.numQueries, mean, ci95, perQuery };
+}
+
+/** Paired comparison (B − A) of two modes on one measure: sign-flip randomization test and bootstrap CI over queries. */
+export function compareModes(a: BeirScores, b: BeirScores, measure: BeirMeasure, seed: number): PairedComparison | null {
+  return pairedComparison(a.perQuery[measure], b.perQuery[measure], { seed });
+}
+
+/**
+ * A run from ranked id lists: each query's ids in rank order, score
+ * `depth − rank + 1` (strictly decreasing, so trec_eval ranks them exactly in
+ * retrace's order, ties already broken by id), tag `runId`.
+ */
+export function toRun(ranked: ReadonlyMap<string, readonly string[]>, runId: string): Run {
+  const queries = new Map<string, { docnos: string[]; scores: number[] }>();
+  for (const [qid, ids] of ranked) queries.set(qid, { docnos: [...ids], scores: ids.map((_, i) => ids.length - i) });
+  return { queries, runId };
+}
+
+/** The TREC run file text (`qid Q0 docno rank score tag`), queries in the order given. */
+export function formatTrecRun(run: Run): string {
+  const lines: string[] = [];
+  for (const [qid, q] of run.queries) q.docnos.forEach((d, i) => lines.push(`${qid} Q0 ${d} ${i + 1} ${q.scores[i]} ${run.runId ?? "retrace"}`));
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,259 @@
+/**
+ * Turn-level evaluators (docs/architecture.md §6): each is a pure function from one
+ * turn's artifacts to `EvalResult[]` in the LangSmith / openevals shape
+ * `{key, score, comment}`; `[]` contributes no keys (nothing measured is
+ * never a vacuous 1.0). The comment states the numbers behind the score.
+ *
+ * Each evaluator comes with a descriptor (`EvaluatorSpec`) telling the
+ * aggregator which keys it can emit and, when a run produced none of them,
+ * why: "no store" (the retrieval node did not run), "no judge configured", ...
+ *
+ * Metric arithmetic lives in ./metrics.ts; nothing here recomputes it.
+ */
+import { InvalidArgumentError } from "../../errors.js";
+import { dedupeFirst, METRICS } from "./metrics.js";
+import type { EvalResult, Evaluator, TurnArtifacts } from "./types.js";
+
+/** An evaluator that needs I/O (a judge model). */
+export type AsyncEvaluator = (a: TurnArtifacts) => Promise<EvalResult[]>;
+
+export interface EvaluatorSpec {
+  /** Short name, e.g. `retrieval`. */
+  name: string;
+  /** Every key this evaluator can emit. */
+  keys: string[];
+  evaluate: Evaluator | AsyncEvaluator;
+  /**
+   * Why this turn could not be measured at all (e.g. "no store"), or null
+   * when it could. A turn that merely has nothing to score (empty gold,
+   * nothing cited) is not "not measured": it returns null here and `[]`
+   * from `evaluate`.
+   */
+  notMeasured?: (a: TurnArtifacts) => string | null;
+  /** Reason reported when no turn of a run produced this evaluator's keys and none was "not measured". */
+  whenEmpty: string;
+}
+
+/** Vacuous reason of retrieval keys in a store-less run (rendered "not measured (no store)"). */
+export const NO_STORE = "no store";
+/** Reasons starting with this prefix are rendered as-is ("not run: ..."), others as "not measured (reason)". */
+export const NOT_RUN_PREFIX = "not run";
+/** Vacuous reason of groundedness without a judge. */
+export const NO_JUDGE = `${NOT_RUN_PREFIX}: no judge configured`;
+
+export const CITATION_COVERAGE_KEY = "citation_coverage";
+export const CITATION_CORRECTNESS_KEY = "citation_correctness";
+export const REFUSAL_CORRECTNESS_KEY = "refusal_correctness";
+export const GROUNDEDNESS_KEY = "groundedness";
+
+function list(ids: readonly string[]): string {
+  return `[${ids.join(",")}]`;
+}
+
+function fmt(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(2);
+}
+
+/**
+ * Retrieval recall (the metric triad of docs/decisions/0001-metric-contract.md plus MRR@k and P@k) over the ids the
+ * retrieval node returned — never over cited ids.
+ *
+ * - empty gold (a no-match turn) → `[]`: no score keys;
+ * - `retrievedIds === null` (store-less: the node did not run) → `[]`, and
+ *   `notMeasured` says "no store";
+ * - otherwise one result per metric of the registry, all with the same
+ *   comment, e.g. `hit=1 recall=0.50 ndcg=0.63 mrr=0.50 precision=0.33 gold=[a,b] top3=[c,a,d]`.
+ *
+ * `k` is the configured retrieval top-k; `retrievedIds` longer than k are cut
+ * (after first-occurrence dedup, as the metrics do).
+ */
+export function retrievalEvaluator(opts: { k: number }): EvaluatorSpec {
+  const { k } = opts;
+  if (!Number.isInteger(k) || k <= 0) throw new InvalidArgumentError("k", "a positive integer", k);
+  const evaluate: Evaluator = (a) => {
+    if (a.retrievedIds === null || a.gold.length === 0) return [];
+    const ranked = a.retrievedIds;
+    const scores = METRICS.map((m) => ({ key: m.key, name: m.name, score: m.fn(ranked, a.gold, k) }));
+    const top = dedupeFirst(ranked).slice(0, k);
+    const parts = scores.filter((s) => s.score !== null).map((s) => `${s.name}=${fmt(s.score as number)}`);
+    const comment = `${parts.join(" ")} gold=${list(dedupeFirst(a.gold))} top${k}=${list(top)}`;
+    const results: EvalResult[] = [];
+    for (const s of scores) if (s.score !== null) results.push({ key: s.key, score: s.score, comment });
+    return results;
+  };
+  return {
+    name: "retrieval",
+    keys: METRICS.map((m) => m.key),
+    evaluate,
+    notMeasured: (a) => (a.retrievedIds === null ? NO_STORE : null),
+    whenEmpty: "no gold-bearing turns",
+  };
+}
+
+/**
+ * Citation coverage: 1 when the answer cites at least one gold card, else 0.
+ *
+ * Rule for empty gold: no key (the refusal evaluator covers no-match turns).
+ * Also no key when the turn expects a refusal: a refusal should cite nothing,
+ * and whether it refused is refusal correctness's question.
+ */
+export function citationCoverageEvaluator(): EvaluatorSpec {
+  const evaluate: Evaluator = (a) => {
+    if (a.gold.length === 0 || a.expect === "refuse") return [];
+    const gold = new Set(a.gold);
+    const cited = dedupeFirst(a.citedIds);
+    const hits = cited.filter((id) => gold.has(id));
+    const score = hits.length > 0 ? 1 : 0;
+    return [
+      {
+        key: CITATION_COVERAGE_KEY,
+        score,
+        comment: `coverage=${score} cited=${list(cited)} gold=${list(dedupeFirst(a.gold))}${hits.length > 0 ? ` matched=${list(hits)}` : ""}`,
+      },
+    ];
+  };
+  return { name: "citation_coverage", keys: [CITATION_COVERAGE_KEY], evaluate, whenEmpty: "no gold-bearing turn expected an answer" };
+}
+
+/**
+ * Citation correctness, all-or-nothing per turn: 1 when EVERY cited id is
+ * correct, else 0. A cited id is correct when it exists (is in `knownIds`,
+ * when the artifacts carry them) and was retrieved this turn (is in
+ * `retrievedIds`). All-or-nothing because one invented or unretrieved
+ * citation is enough to make an answer untrustworthy; the comment gives the
+ * fraction and lists the bad ids with why.
+ *
+ * No key when nothing was cited. When `retrievedIds` is null (store-less)
+ * "retrieved this turn" cannot be checked: not measured ("no store").
+ * Duplicate citations count once.
+ */
+export function citationCorrectnessEvaluator(): EvaluatorSpec {
+  const evaluate: Evaluator = (a) => {
+    if (a.retrievedIds === null) return [];
+    const cited = dedupeFirst(a.citedIds);
+    if (cited.length === 0) return [];
+    const retrieved = new Set(a.retrievedIds);
+    const unknown: string[] = [];
+    const notRetrieved: string[] = [];
+    for (const id of cited) {
+      if (a.knownIds !== undefined && !a.knownIds.has(id)) unknown.push(id);
+      else if (!retrieved.has(id)) notRetrieved.push(id);
+    }
+    const bad = unknown.length + notRetrieved.length;
+    const score = bad === 0 ? 1 : 0;
+    const detail = [
+      unknown.length > 0 ? `unknown=${list(unknown)}` : "",
+      notRetrieved.length > 0 ? `not_retrieved=${list(notRetrieved)}` : "",
+    ].filter((s) => s !== "");
+    return [
+      {
+        key: CITATION_CORRECTNESS_KEY,
+        score,
+        comment: `correct=${cited.length - bad}/${cited.length} cited=${list(cited)}${detail.length > 0 ? ` ${detail.join(" ")}` : ""}`,
+      },
+    ];
+  };
+  return {
+    name: "citation_correctness",
+    keys: [CITATION_CORRECTNESS_KEY],
+    evaluate,
+    notMeasured: (a) => (a.retrievedIds === null ? NO_STORE : null),
+    whenEmpty: "nothing was cited",
+  };
+}
+
+/** Refusal correctness: 1 iff `refused === (expect === "refuse")`. Always emitted, on every turn. */
+export function refusalEvaluator(): EvaluatorSpec {
+  const evaluate: Evaluator = (a) => {
+    const expected = a.expect === "refuse";
+    const score = a.refused === expected ? 1 : 0;
+    return [{ key: REFUSAL_CORRECTNESS_KEY, score, comment: `expected=${a.expect} refused=${a.refused}` }];
+  };
+  return { name: "refusal_correctness", keys: [REFUSAL_CORRECTNESS_KEY], evaluate, whenEmpty: "no turns" };
+}
+
+/** A judge's verdict: a score in [0, 1] and why, or null when the turn has nothing to judge. */
+export interface JudgeVerdict {
+  score: number;
+  comment?: string;
+}
+
+/**
+ * A groundedness judge (e.g. an LLM asked whether every claim of the answer
+ * is supported by the retrieved cards). It receives the whole artifacts;
+ * fetching card texts is its business.
+ */
+export type Judge = (a: TurnArtifacts) => Promise<JudgeVerdict | null> | JudgeVerdict | null;
+
+/**
+ * The judge-backed groundedness slot. Without a judge it never scores: every
+ * turn is "not run: no judge configured" and the report lists the key as not
+ * run — no fake score. With a judge, turns that refused or have an empty
+ * answer are skipped (nothing to ground); otherwise the judge's score is
+ * emitted (a score outside [0, 1] is a misconfigured judge and throws
+ * InvalidArgumentError).
+ */
+export function groundednessEvaluator(opts: { judge?: Judge } = {}): EvaluatorSpec {
+  const judge = opts.judge;
+  if (judge === undefined) {
+    return {
+      name: "groundedness",
+      keys: [GROUNDEDNESS_KEY],
+      evaluate: () => [],
+      notMeasured: () => NO_JUDGE,
+      whenEmpty: NO_JUDGE,
+    };
+  }
+  const evaluate: AsyncEvaluator = async (a) => {
+    if (a.refused || a.answer.trim() === "") return [];
+    const verdict = await judge(a);
+    if (verdict === null) return [];
+    if (typeof verdict.score !== "number" || !(verdict.score >= 0 && verdict.score <= 1)) {
+      throw new InvalidArgumentError("judge score", "a number between 0 and 1", verdict.score);
+    }
+    const result: EvalResult = { key: GROUNDEDNESS_KEY, score: verdict.score };
+    if (verdict.comment !== undefined) result.comment = verdict.comment;
+    return [result];
+  };
+  return { name: "groundedness", keys: [GROUNDEDNESS_KEY], evaluate, whenEmpty: "no answered turns" };
+}
+
+/** The deterministic evaluators: retrieval (triad + MRR + P), citation coverage, citation correctness, refusal. */
+export function defaultEvaluators(opts: { k: number }): EvaluatorSpec[] {
+  return [retrievalEvaluator(opts), citationCoverageEvaluator(), citationCorrectnessEvaluator(), refusalEvaluator()];
+}
+
+/** The deterministic evaluators plus the groundedness slot (listed as not run when no judge is given). */
+export function allEvaluators(opts: { k: number; judge?: Judge }): EvaluatorSpec[] {
+  return [...defaultEvaluators(opts), groundednessEvaluator(opts.judge !== undefined ? { judge: opts.judge } : {})];
+}
+
+/**
+ * Run every evaluator on one turn, in order, and concatenate the results.
+ * Throws InvalidArgumentError when two evaluators emit the same key or an
+ * evaluator emits a key it did not declare, or a score that is not finite.
+ */
+export async function runEvaluators(specs: readonly EvaluatorSpec[], a: TurnArtifacts): Promise<EvalResult[]> {
+  const out: EvalResult[] = [];
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    const results = await spec.evaluate(a);
+    for (const r of results) {
+      if (!spec.keys.includes(r.key)) throw new InvalidArgumentError(`key of evaluator ${spec.name}`, `one of ${spec.keys.join(", ")}`, r.key);
+      if (seen.has(r.key)) throw new InvalidArgumentError("evaluator keys", "unique across evaluators", r.key);
+      if (!Number.isFinite(r.score)) throw new InvalidArgumentError(`score of ${r.key}`, "a finite number", r.score);
+      seen.add(r.key);
+      out.push(r);
+    }
+  }
+  return out;
+}
+
+/**
+ * The report's one key order: the keys of the default evaluators (allEvaluators), in its order — the
+ * metric registry's keys, then citation coverage, citation correctness, refusal correctness,
+ * groundedness. Every rendering lists keys in this order (render/shared.ts `reportKeys`, which the
+ * HTML page receives); every one of them depends on retrieval (sweep/storeless.ts). Keys do not
+ * depend on k.
+ */
+export const CANONICAL_KEYS: readonly string[] = Object.freeze(allEvaluators({ k: 1 }).flatMap((spec) => spec.keys));

@@ -1,0 +1,353 @@
+/**
+ * Retrieval metrics over ranked id lists (docs/decisions/0001-metric-contract.md).
+ *
+ * Pure, synchronous, no I/O. Every metric:
+ * - validates `k` (a positive integer, else `InvalidArgumentError`);
+ * - deduplicates `ranked` by first occurrence BEFORE the cut, so a duplicate
+ *   can neither count a gain twice nor hide a later card;
+ * - returns `null` when gold holds no relevant id: nothing to measure is not 0
+ *   and not a vacuous 1 (docs/decisions/0002-empty-gold-rule.md);
+ * - never mutates its inputs.
+ *
+ * Gold is either a list / set of relevant ids (binary relevance, every id gain 1)
+ * or a map id → graded gain, where an id is relevant when its gain is > 0
+ * (trec_eval's relevance_level 1 on integer judgments).
+ */
+import { InvalidArgumentError } from "../../errors.js";
+import { chanceHit, chanceMrr, chanceNdcg, chancePrecision, chanceRecall } from "./chance.js";
+
+/** Relevant ids, as a list, a set, or a map id → graded gain (gain > 0 = relevant). */
+export type Gold = readonly string[] | ReadonlySet<string> | ReadonlyMap<string, number>;
+
+/**
+ * Deduplicate ids keeping the first occurrence of each, in order.
+ * `[a, b, a, c, b]` → `[a, b, c]`. Returns a new array; the input is untouched.
+ */
+export function dedupeFirst(ids: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const outIds: string[] = [];
+  for (const id of ids) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    outIds.push(id);
+  }
+  return outIds;
+}
+
+function checkK(k: number): void {
+  if (typeof k !== "number" || !Number.isInteger(k) || k <= 0) {
+    throw new InvalidArgumentError("k", "a positive integer", k);
+  }
+}
+
+function isGainMap(gold: Gold): gold is ReadonlyMap<string, number> {
+  return !Array.isArray(gold) && typeof (gold as { get?: unknown }).get === "function";
+}
+
+/** Gold as a map id → gain, relevant ids only (gain > 0). Lists and sets give gain 1. */
+function relevantGains(gold: Gold): Map<string, number> {
+  const gains = new Map<string, number>();
+  if (isGainMap(gold)) {
+    for (const [id, gain] of gold) {
+      if (typeof gain !== "number" || Number.isNaN(gain) || !Number.isFinite(gain)) {
+        throw new InvalidArgumentError(`gold gain of "${id}"`, "a finite number", gain);
+      }
+      if (gain > 0) gains.set(id, gain);
+    }
+    return gains;
+  }
+  for (const id of gold as Iterable<string>) gains.set(id, 1);
+  return gains;
+}
+
+/**
+ * The first `k` distinct ids of `ranked`: first-occurrence dedup, then the
+ * cut (fewer than k when the list is short). Not retrieval's `topK`
+ * (retrieval/parents.ts), which cuts `Ranked` entries without deduplicating:
+ * this one works on bare ids and dedups before the cut, as the metric contract
+ * requires (docs/decisions/0001-metric-contract.md), and keeps this module
+ * (the `retrace-eval/metrics` entry) free of any retrieval import.
+ */
+function firstDistinct(ranked: readonly string[], k: number): string[] {
+  const seen = new Set<string>();
+  const top: string[] = [];
+  for (const id of ranked) {
+    if (top.length >= k) break;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    top.push(id);
+  }
+  return top;
+}
+
+function hitsInTop(top: readonly string[], gains: ReadonlyMap<string, number>): number {
+  let hits = 0;
+  for (const id of top) if (gains.has(id)) hits++;
+  return hits;
+}
+
+/**
+ * hit@k (trec_eval `success.k`): 1 when at least one relevant id is among the
+ * first k distinct ranked ids, else 0.
+ *
+ * Edge cases: no relevant gold → null; k larger than the list → the whole
+ * (deduplicated) list is the top-k; duplicates are dropped before the cut.
+ * Example: gold {a,b}, ranked [c,a,a,d,b], k=3 → top3 = [c,a,d] → 1.
+ */
+export function hitAtK(ranked: readonly string[], gold: Gold, k: number): number | null {
+  checkK(k);
+  const gains = relevantGains(gold);
+  if (gains.size === 0) return null;
+  return hitsInTop(firstDistinct(ranked, k), gains) > 0 ? 1 : 0;
+}
+
+/**
+ * recall@k (trec_eval `recall.k`): |relevant ∩ top-k| / |relevant|.
+ *
+ * Under disjunctive gold this is a conservative lower bound (1 of 2 acceptable
+ * cards scores 0.5). When k < |relevant| the maximum reachable is k/|relevant|,
+ * as in trec_eval. Edge cases: no relevant gold → null; k larger than the list
+ * → the whole deduplicated list; duplicates are dropped before the cut.
+ * Example: gold {a,b}, ranked [c,a,a,d,b], k=3 → 1/2 = 0.5.
+ */
+export function recallAtK(ranked: readonly string[], gold: Gold, k: number): number | null {
+  checkK(k);
+  const gains = relevantGains(gold);
+  if (gains.size === 0) return null;
+  return hitsInTop(firstDistinct(ranked, k), gains) / gains.size;
+}
+
+/**
+ * nDCG@k (trec_eval `ndcg_cut.k`): DCG@k / IDCG@k with
+ * DCG@k = Σ_{r=1..k} gain(id_r) / log2(r + 1), r the 1-based rank among distinct ids,
+ * gain = 1 for a relevant id of a list/set gold, the map's value for a map gold
+ * (ids with gain ≤ 0 or absent contribute 0), and IDCG@k the DCG of the relevant
+ * gains sorted descending and cut at k (so it holds min(|relevant|, k) terms and
+ * the score never exceeds 1).
+ *
+ * Edge cases: no relevant gold → null; k larger than the list → the whole
+ * deduplicated list; duplicates are dropped before the cut.
+ * Example: gold {a,b}, ranked [c,a,a,d,b], k=3 → top3 = [c,a,d]:
+ * DCG = 1/log2(3); IDCG = 1/log2(2) + 1/log2(3) → (1/log2 3)/(1 + 1/log2 3) ≈ 0.3869.
+ */
+export function ndcgAtK(ranked: readonly string[], gold: Gold, k: number): number | null {
+  checkK(k);
+  const gains = relevantGains(gold);
+  if (gains.size === 0) return null;
+  const top = firstDistinct(ranked, k);
+  let dcg = 0;
+  for (let i = 0; i < top.length; i++) {
+    const gain = gains.get(top[i] as string) ?? 0;
+    if (gain > 0) dcg += gain / Math.log2(i + 2);
+  }
+  const ideal = [...gains.values()].sort((x, y) => y - x);
+  const cut = Math.min(ideal.length, k);
+  let idcg = 0;
+  for (let i = 0; i < cut; i++) idcg += (ideal[i] as number) / Math.log2(i + 2);
+  return dcg / idcg;
+}
+
+/**
+ * precision@k (trec_eval `P.k`): |relevant ∩ top-k| / k. Divides by k even when
+ * fewer than k ids were retrieved, as trec_eval does (a short list is not rewarded).
+ *
+ * Edge cases: no relevant gold → null; duplicates are dropped before the cut.
+ * Example: gold {a,b}, ranked [c,a,a,d,b], k=3 → 1/3.
+ */
+export function precisionAtK(ranked: readonly string[], gold: Gold, k: number): number | null {
+  checkK(k);
+  const gains = relevantGains(gold);
+  if (gains.size === 0) return null;
+  return hitsInTop(firstDistinct(ranked, k), gains) / k;
+}
+
+/**
+ * Reciprocal rank cut at k (MRR@k when averaged): 1 / r where r is the 1-based
+ * rank (among distinct ids) of the first relevant id within the top-k; 0 when
+ * no relevant id is in the top-k. trec_eval's `recip_rank` is the same with no
+ * cut (k = ∞), so it equals this with k ≥ the list length.
+ *
+ * Edge cases: no relevant gold → null; duplicates are dropped before the cut,
+ * so [c,c,a] ranks `a` second.
+ * Example: gold {a,b}, ranked [c,a,a,d,b], k=3 → 1/2.
+ */
+export function reciprocalRankAtK(ranked: readonly string[], gold: Gold, k: number): number | null {
+  checkK(k);
+  const gains = relevantGains(gold);
+  if (gains.size === 0) return null;
+  const top = firstDistinct(ranked, k);
+  for (let i = 0; i < top.length; i++) {
+    if (gains.has(top[i] as string)) return 1 / (i + 1);
+  }
+  return 0;
+}
+
+/** trec_eval's measure a metric equals, as `retrace score` computes and prints it (src/eval/ir/trec/score.ts). */
+export interface TrecMeasure {
+  /** trec_eval's name: `success`, `recall`, `ndcg_cut`, `recip_rank`, `P`. */
+  name: string;
+  /**
+   * true: computed at each cutoff and printed `name_k` (`success_5`); false:
+   * over the whole ranking, no cutoff (`recip_rank`: the metric with k ≥ the
+   * list length).
+   */
+  cut: boolean;
+  /** Its place in trec_eval's print order (the order of trec_eval's measure table); `retrace score` sorts by it. */
+  printOrder: number;
+  /** With `retrace score --graded` it reads the qrels' relevance values as gains (trec_eval's ndcg_cut); otherwise binary relevance. */
+  graded: boolean;
+}
+
+/**
+ * One metric of the registry (METRICS): everything the rest of retrace knows
+ * about it, declared once. The retrieval evaluator, aggregation, chance
+ * levels, the gate and its CLI options, every rendering (the HTML page gets
+ * it in its data), baselines, compare and `retrace score` read it here.
+ */
+export interface MetricSpec {
+  /** Short metric family name (the retrieval evaluator's comment: `hit=1 recall=0.50 ...`). */
+  name: MetricName;
+  /** Output key (docs/decisions/0001-metric-contract.md), e.g. `retrieval_hit_at_k`. */
+  key: string;
+  /** Part of the ADR's metric triad (hit, recall, nDCG): its split deltas are reported. */
+  triad: boolean;
+  /** Human label, e.g. `hit@k`. */
+  label: string;
+  /** Depends on the cutoff k: renderings show its label with the run's k (`hit@5`). */
+  kDependent: boolean;
+  /** Said after its label in renderings (`recall@5 (lower bound)`), when the number needs it. */
+  caveat?: string;
+  /** Higher is better: floors are minimums and a drop against a baseline is a regression (every retrace metric). */
+  direction: "higher";
+  /** trec_eval's equivalent measure (docs/decisions/0001-metric-contract.md: every metric matches trec_eval). */
+  trec: TrecMeasure;
+  /** trec_eval's name for this measure at cutoff k, e.g. `success_5`, `ndcg_cut_10`, `recip_rank` (from `trec`). */
+  trecName(k: number): string;
+  /** Its expected value under a uniformly random ranking of N cards, g of them gold, at cutoff k (./chance.ts). */
+  chance: (N: number, g: number, k: number) => number;
+  /** The CI gate's floor on its mean (`retrace eval --min-hit`), if it has one. */
+  floor?: { option: FloorOption; flag: string };
+  /**
+   * The gate's drop check against a baseline: `always` (a baseline without it
+   * is a mismatch), `if-both` (checked when the baseline and the run both have
+   * it) or `never`.
+   */
+  drop: "always" | "if-both" | "never";
+  fn: (ranked: readonly string[], gold: Gold, k: number) => number | null;
+  description: string;
+}
+
+/** What a metric declares: its MetricSpec but `trecName` (derived from `trec`), its name and floor option as written. */
+type MetricDeclaration = Omit<MetricSpec, "name" | "trecName" | "floor"> & { name: string; floor?: { option: string; flag: string } };
+
+/** Each metric declared once; METRICS adds what follows from the declaration. The triad first, in the ADR's order. */
+const DECLARED = [
+  {
+    name: "hit",
+    key: "retrieval_hit_at_k",
+    triad: true,
+    label: "hit@k",
+    kDependent: true,
+    direction: "higher",
+    trec: { name: "success", cut: true, printOrder: 5, graded: false },
+    chance: chanceHit,
+    floor: { option: "minHit", flag: "--min-hit" },
+    drop: "always",
+    fn: hitAtK,
+    description: "1 if at least one gold card is in the top-k retrieved, else 0 (primary signal: gold is disjunctive)",
+  },
+  {
+    name: "recall",
+    key: "retrieval_recall_at_k",
+    triad: true,
+    label: "recall@k",
+    kDependent: true,
+    caveat: "lower bound",
+    direction: "higher",
+    trec: { name: "recall", cut: true, printOrder: 3, graded: false },
+    chance: chanceRecall,
+    floor: { option: "minRecall", flag: "--min-recall" },
+    drop: "always",
+    fn: recallAtK,
+    description: "|gold ∩ top-k| / |gold|; a conservative lower bound under disjunctive gold",
+  },
+  {
+    name: "ndcg",
+    key: "retrieval_ndcg_at_k",
+    triad: true,
+    label: "nDCG@k",
+    kDependent: true,
+    direction: "higher",
+    trec: { name: "ndcg_cut", cut: true, printOrder: 4, graded: true },
+    chance: chanceNdcg,
+    floor: { option: "minNdcg", flag: "--min-ndcg" },
+    drop: "always",
+    fn: ndcgAtK,
+    description: "binary-gain nDCG over the top-k, ideal ranking with min(|gold|, k) hits, discount log2(rank+1)",
+  },
+  {
+    name: "mrr",
+    key: "retrieval_mrr_at_k",
+    triad: false,
+    label: "MRR@k",
+    kDependent: true,
+    direction: "higher",
+    // trec_eval's recip_rank has no cutoff.
+    trec: { name: "recip_rank", cut: false, printOrder: 1, graded: false },
+    chance: chanceMrr,
+    floor: { option: "minMrr", flag: "--min-mrr" },
+    drop: "if-both",
+    fn: reciprocalRankAtK,
+    description: "1/rank of the first gold card within the top-k, else 0",
+  },
+  {
+    name: "precision",
+    key: "retrieval_precision_at_k",
+    triad: false,
+    label: "P@k",
+    kDependent: true,
+    direction: "higher",
+    trec: { name: "P", cut: true, printOrder: 2, graded: false },
+    chance: chancePrecision,
+    drop: "never",
+    fn: precisionAtK,
+    description: "|gold ∩ top-k| / k (divides by k even when fewer were retrieved)",
+  },
+] as const satisfies readonly MetricDeclaration[];
+
+/** `hit`, `recall`, `ndcg`, `mrr`, `precision`: the registry's metric names. */
+export type MetricName = (typeof DECLARED)[number]["name"];
+/** `minHit`, ...: the GateThresholds / CLI option of each metric with a floor. */
+export type FloorOption = Extract<(typeof DECLARED)[number], { floor: unknown }>["floor"]["option"];
+
+/** The one registry of retrieval metrics; the triad first, in the ADR's order. */
+export const METRICS: readonly MetricSpec[] = Object.freeze(
+  DECLARED.map(
+    (d): MetricSpec => ({
+      ...d,
+      trecName: (k: number) => (d.trec.cut ? `${d.trec.name}_${k}` : d.trec.name),
+    }),
+  ),
+);
+
+/** Keys of the ADR's metric triad, in order: hit, recall, nDCG. */
+export const TRIAD_KEYS: readonly string[] = Object.freeze(METRICS.filter((m) => m.triad).map((m) => m.key));
+
+/** The output key of the metric named `name`. */
+export function metricKey(name: MetricName): string {
+  return (METRICS.find((m) => m.name === name) as MetricSpec).key;
+}
+
+/** The registry's entry for `key`, or undefined when the key is not a retrieval metric. */
+export function metricSpec(key: string): MetricSpec | undefined {
+  return METRICS.find((m) => m.key === key);
+}
+
+/** hit@k's key: the primary signal (missed turns, flips, "retrieval not measured"). */
+export const HIT_KEY = metricKey("hit");
+
+/** The chance level of one turn for `key` (its metric's `chance`), or null when the key has no chance level (not a retrieval metric). */
+export function chanceLevel(key: string, N: number, g: number, k: number): number | null {
+  const spec = metricSpec(key);
+  return spec === undefined ? null : spec.chance(N, g, k);
+}

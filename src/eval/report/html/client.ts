@@ -1,0 +1,631 @@
+/**
+ * The inline stylesheet and script of retrace's HTML pages
+ * (docs/html-report.md). The script unpacks the page's data element (JSON,
+ * gzip, base64) with the browser's DecompressionStream — or says the browser
+ * is too old — and builds the DOM with createElement/textContent only: no
+ * innerHTML, no inline handlers, no network. Kept as plain ES2017 in a string (no
+ * template substitutions) so its SHA-256 in the page's CSP is that of the
+ * exact text shipped.
+ */
+
+export const CLIENT_CSS = String.raw`
+:root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --bg:#ffffff; --soft:#f4f6f9; --hit:#1a7f37; --miss:#c62828; --gold:#a15c00; --goldbg:#fff4d6; --accent:#2457c5; }
+* { box-sizing: border-box; }
+body { margin:0; font: 13px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color:var(--fg); background:var(--bg); }
+header.top { padding:10px 18px 0; border-bottom:1px solid var(--line); background:var(--soft); }
+header.top h1 { font-size:17px; margin:0 0 2px; }
+header.top .runline { color:var(--muted); font-size:12px; margin-bottom:6px; overflow-wrap:anywhere; }
+nav.tabs { display:flex; gap:2px; }
+nav.tabs button { border:1px solid var(--line); border-bottom:none; background:#e9ecf2; padding:6px 14px; font:inherit; cursor:pointer; border-radius:6px 6px 0 0; color:var(--fg); }
+nav.tabs button.active { background:var(--bg); font-weight:600; position:relative; top:1px; }
+main { padding:12px 18px 40px; }
+section.panel { display:none; }
+section.panel.active { display:block; }
+h2 { font-size:15px; margin:16px 0 6px; }
+h3 { font-size:13px; margin:12px 0 4px; }
+table { border-collapse:collapse; margin:4px 0 8px; }
+th, td { border:1px solid var(--line); padding:3px 7px; text-align:left; vertical-align:top; }
+th { background:var(--soft); font-weight:600; }
+td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+.mean { font-weight:600; font-variant-numeric:tabular-nums; }
+.ci, .n, .extra { color:var(--muted); font-size:11px; font-variant-numeric:tabular-nums; display:block; }
+.vac { color:#8a6d00; font-style:italic; }
+.muted { color:var(--muted); }
+.note { color:var(--muted); font-size:12px; margin:2px 0; max-width:1100px; }
+#app[data-state=loading] > p { margin:24px 18px; }
+p.fatal { margin:24px 18px; font-size:15px; font-weight:600; color:var(--miss); max-width:760px; }
+.hit { color:var(--hit); font-weight:600; }
+.miss { color:var(--miss); font-weight:600; }
+.charts { display:flex; flex-wrap:wrap; gap:14px; }
+.chart { border:1px solid var(--line); border-radius:6px; padding:6px 8px; background:#fff; }
+.chart .title { font-weight:600; font-size:12px; margin-bottom:2px; }
+svg text { font: 11px system-ui, sans-serif; fill: var(--fg); }
+svg .axis { stroke:#9aa3b2; stroke-width:1; }
+svg .grid { stroke:#e6e9ef; stroke-width:1; }
+svg .ci { stroke:var(--accent); stroke-width:3; stroke-linecap:round; opacity:.45; }
+svg .dot { fill:var(--accent); }
+svg .bar { fill:#7d9be0; }
+svg .barlabel { font-size:11px; }
+.filters { display:flex; gap:10px; align-items:center; flex-wrap:wrap; margin:6px 0; }
+.filters label { color:var(--muted); }
+.filters select, .filters input { font:inherit; padding:3px 5px; }
+.filters input[type=search] { width:260px; }
+table.turns { width:100%; table-layout:fixed; }
+table.turns th { cursor:pointer; user-select:none; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+table.turns th.sorted::after { content:" \25BE"; }
+table.turns th.sorted.asc::after { content:" \25B4"; }
+table.turns td { white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+table.turns tbody tr { cursor:pointer; }
+table.turns tbody tr:hover { background:#eef3ff; }
+button.link { border:none; background:none; color:var(--accent); cursor:pointer; font:inherit; padding:0; text-decoration:underline; }
+.turnhead { display:flex; gap:12px; align-items:baseline; flex-wrap:wrap; }
+.turnhead h2 { margin:4px 0; }
+.badge { border-radius:10px; padding:1px 8px; font-size:11px; font-weight:600; border:1px solid var(--line); background:var(--soft); }
+.badge.miss { background:#fde8e8; border-color:#f1b5b5; }
+.badge.hit { background:#e3f4e8; border-color:#a9dcb7; }
+.convo { border-left:3px solid var(--line); padding-left:10px; max-width:1100px; }
+.msg { margin:4px 0; white-space:pre-wrap; overflow-wrap:anywhere; }
+.msg .who { font-weight:600; color:var(--muted); margin-right:6px; }
+.msg.current { background:#eef3ff; padding:3px 6px; border-radius:4px; }
+.query { font-family: ui-monospace, "DejaVu Sans Mono", monospace; background:var(--soft); padding:4px 8px; border-radius:4px; white-space:pre-wrap; overflow-wrap:anywhere; max-width:1100px; }
+.stages { display:flex; flex-wrap:wrap; gap:10px; align-items:flex-start; }
+.stages table { font-size:12px; }
+.stages caption { text-align:left; font-weight:600; padding:2px 0; }
+tr.gold td { background:var(--goldbg); }
+td.goldmark { color:var(--gold); font-weight:700; }
+td.cut { color:var(--miss); font-weight:600; }
+.answer { white-space:pre-wrap; overflow-wrap:anywhere; max-width:1100px; background:var(--soft); padding:6px 8px; border-radius:4px; }
+.cols { display:grid; grid-template-columns: 1fr 1fr; gap:16px; }
+.cols > div { min-width:0; }
+.cols .stages table { font-size:11px; }
+td.comment { font-size:11px; color:var(--muted); overflow-wrap:anywhere; max-width:640px; }
+details pre { white-space:pre-wrap; overflow-wrap:anywhere; font-size:11px; }
+.legend { display:flex; gap:12px; flex-wrap:wrap; font-size:12px; margin:2px 0 6px; }
+.legend span.sw { display:inline-block; width:12px; height:3px; margin-right:4px; vertical-align:middle; }
+`;
+
+export const CLIENT_JS = String.raw`
+(function () {
+  "use strict";
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var DATA; // set by start() once the embedded data is unpacked
+  // The metric registry's keys (src/eval/measures/metrics.ts) and the stage registry (src/eval/report/stages.ts),
+  // from DATA.registry: set by start().
+  var HIT, RECALL, NDCG, TRIAD;
+  var STAGE_LABEL, STAGE_COLOR, CUT_LABEL, TRACE_STAGES, BRANCH;
+
+  // ------------------------------------------------------------ DOM helpers (text only)
+  function el(tag, props, children) {
+    var e = document.createElement(tag);
+    if (props) for (var k in props) {
+      if (!Object.prototype.hasOwnProperty.call(props, k)) continue;
+      var v = props[k];
+      if (v === undefined || v === null) continue;
+      if (k === "text") e.textContent = String(v);
+      else if (k === "cls") e.className = v;
+      else if (k.indexOf("on") === 0) throw new Error("no inline handlers");
+      else e.setAttribute(k, String(v));
+    }
+    if (children) for (var i = 0; i < children.length; i++) {
+      var c = children[i];
+      if (c === null || c === undefined || c === false) continue;
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    }
+    return e;
+  }
+  function svg(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) if (Object.prototype.hasOwnProperty.call(attrs, k)) e.setAttribute(k, String(attrs[k]));
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+  function f3(x) { return x.toFixed(3); }
+  function signed(x) { return (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(3); }
+  function fmtP(p) { return p < 0.001 ? "<0.001" : p.toFixed(3); }
+  function turnId(t) { return t.caseId + "#" + t.turn; }
+  function score(t, key) { for (var i = 0; i < t.results.length; i++) if (t.results[i].key === key) return t.results[i].score; return undefined; }
+  function outcome(t) {
+    var h = score(t, HIT);
+    if (h === 0) return "miss";
+    if (h === 1) return "hit";
+    return t.gold.length === 0 ? "no gold" : "not measured";
+  }
+  function label(run, key) { return run.labels[key] || key; }
+  function isPair(v) { return Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "number"; }
+
+  // ------------------------------------------------------------ summary
+  function aggCell(run, agg, key, split, group) {
+    var td = el("td", { "data-key": key, "data-split": split, "data-group": group, cls: "num" });
+    var r = run.report;
+    if (r.vacuous.indexOf(key) >= 0) { td.appendChild(el("span", { cls: "vac", text: run.vacuousText[key] || "not measured" })); td.className = ""; return td; }
+    if (!agg) { td.appendChild(el("span", { cls: "muted", text: "\u2014 n=0" })); return td; }
+    td.appendChild(el("span", { cls: "mean", text: f3(agg.mean) }));
+    td.appendChild(el("span", { cls: "ci", text: agg.ci95 ? "[" + f3(agg.ci95[0]) + ", " + f3(agg.ci95[1]) + "]" : "(no CI)" }));
+    td.appendChild(el("span", { cls: "n", text: "n=" + agg.n }));
+    // Fields other engineers' reports may add (case-level intervals, chance levels, ...): shown by name.
+    Object.keys(agg).sort().forEach(function (f) {
+      if (f === "mean" || f === "n" || f === "ci95") return;
+      var v = agg[f];
+      var s = isPair(v) ? f + " [" + f3(v[0]) + ", " + f3(v[1]) + "]" : typeof v === "number" ? f + " " + (Number.isInteger(v) ? String(v) : f3(v)) : typeof v === "string" ? f + " " + v : null;
+      if (s !== null) td.appendChild(el("span", { cls: "extra", text: s }));
+    });
+    return td;
+  }
+  function reportKeys(run) { return run.keys; }
+  function splitTable(run, split, groups) {
+    var head = el("tr", null, [el("th", { text: "metric" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] }); })));
+    var body = el("tbody");
+    reportKeys(run).forEach(function (key) {
+      body.appendChild(el("tr", null, [el("th", { text: label(run, key) })].concat(groups.map(function (g) { return aggCell(run, g[1] ? g[1][key] : undefined, key, g[2], g[0]); }))));
+    });
+    return el("table", { cls: "summary", "data-split": split }, [el("thead", null, [head]), body]);
+  }
+  function chart(run, key) {
+    var r = run.report, locs = Object.keys(r.splits.locale || {});
+    var rows = [["all", r.aggregates[key]]].concat(locs.map(function (l) { return [l, r.splits.locale[l][key]]; })).filter(function (x) { return x[1]; });
+    var W = 360, L = 70, R = 110, rowH = 24, top = 6, H = top + rows.length * rowH + 22;
+    var s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "data-chart": key });
+    s.appendChild(svg("title", {}, label(run, key) + " by locale, mean with 95% interval"));
+    var x = function (v) { return L + v * (W - L - R); };
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {
+      s.appendChild(svg("line", { x1: x(t), x2: x(t), y1: top, y2: H - 18, "class": "grid" }));
+      s.appendChild(svg("text", { x: x(t), y: H - 5, "text-anchor": "middle" }, t.toFixed(2)));
+    });
+    rows.forEach(function (row, i) {
+      var y = top + i * rowH + rowH / 2, a = row[1];
+      s.appendChild(svg("text", { x: 4, y: y + 4 }, row[0]));
+      if (a.ci95) s.appendChild(svg("line", { x1: x(a.ci95[0]), x2: x(a.ci95[1]), y1: y, y2: y, "class": "ci" }));
+      s.appendChild(svg("circle", { cx: x(a.mean), cy: y, r: 4, "class": "dot" }));
+      s.appendChild(svg("text", { x: W - R + 8, y: y + 4 }, f3(a.mean) + "  n=" + a.n));
+    });
+    return el("div", { cls: "chart" }, [el("div", { cls: "title", text: label(run, key) + " by locale (95% interval)" }), s]);
+  }
+  function gateBlock(r) {
+    var g = r.gate;
+    if (!g) return el("p", { text: r.shard ? "gate: not evaluated (partial report of shard " + r.shard.index + "/" + r.shard.count + "; the merged report gates)" : "gate: not evaluated" });
+    if (g.passed) return el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]);
+    return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); }))]);
+  }
+  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge"];
+  function summaryPanel(run, compact) {
+    var r = run.report, box = el("div", { cls: "summary-block" });
+    if (!compact) {
+      var triad = TRIAD.filter(function (k) { return r.aggregates[k] && r.vacuous.indexOf(k) < 0; });
+      if (triad.length > 0) {
+        box.appendChild(el("h3", { text: "Triad by locale" }));
+        box.appendChild(el("div", { cls: "charts" }, triad.map(function (k) { return chart(run, k); })));
+      }
+    }
+    var splits = Object.keys(r.splits);
+    splits.forEach(function (split) {
+      var groups = Object.keys(r.splits[split]).map(function (g) { return [g, r.splits[split][g], split]; });
+      if (split === "kind") groups.unshift(["all", r.aggregates, "all"]);
+      if (groups.length === 0) return;
+      box.appendChild(el("h3", { text: "By " + split }));
+      box.appendChild(splitTable(run, split, groups));
+    });
+    if (compact) return box;
+    var deltas = r.deltas || [];
+    if (deltas.length > 0) {
+      box.appendChild(el("h3", { text: "Locale deltas (two-sample permutation test; significant when p < " + DATA.significance + ")" }));
+      box.appendChild(el("table", null, [
+        el("thead", null, [el("tr", null, ["metric", "locale", "vs", "diff", "95% CI", "n", "p", "verdict"].map(function (h) { return el("th", { text: h }); }))]),
+        el("tbody", null, deltas.map(function (d) {
+          return el("tr", null, [el("td", { text: label(run, d.key) }), el("td", { text: d.group }), el("td", { text: d.reference }), el("td", { cls: "num", text: signed(d.diff) }),
+            el("td", { cls: "num", text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(no CI)" }), el("td", { cls: "num", text: d.nGroup + " vs " + d.nReference }),
+            el("td", { cls: "num", text: fmtP(d.pValue) }), el("td", { text: d.pValue < DATA.significance ? "significant" : "not significant" })]);
+        }))]));
+    }
+    if (r.vacuous.length > 0) {
+      box.appendChild(el("h3", { text: "Not measured" }));
+      box.appendChild(el("ul", null, r.vacuous.map(function (k) { return el("li", { text: label(run, k) + ": " + (run.vacuousText[k] || "not measured") }); })));
+    }
+    if (r.judge) {
+      var j = r.judge;
+      box.appendChild(el("h3", { text: "Groundedness judge" }));
+      box.appendChild(el("p", { "data-section": "judge", text: "model " + j.model + ", prompt " + j.prompt + ": " + j.calls + " calls, " + j.cached + " cached, " +
+        (j.inputTokens === null ? "tokens not reported" : j.inputTokens + " input + " + (j.outputTokens === null ? 0 : j.outputTokens) + " output tokens") + (j.unparsable > 0 ? ", " + j.unparsable + " unparsable replies (no score)" : "") }));
+    }
+    box.appendChild(el("h3", { text: "Gate" }));
+    box.appendChild(gateBlock(r));
+    Object.keys(r).forEach(function (k) {
+      if (KNOWN_TOP.indexOf(k) >= 0) return;
+      box.appendChild(el("details", { "data-section": k }, [el("summary", { text: "Report section: " + k }), el("pre", { text: JSON.stringify(r[k], null, 2) })]));
+    });
+    box.appendChild(el("p", { cls: "note", text: "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn); hit@k is the primary signal." }));
+    var b = r.bootstrap;
+    box.appendChild(el("p", { cls: "note", text: "Intervals: 95% percentile bootstrap of the mean" + (b ? ", " + b.samples + " resamples, seed " + b.seed : "") + "; (no CI) when n < 2. Turns are caseId#turn, turn 0-based." }));
+    return box;
+  }
+  function runLine(page) {
+    var r = page.report, run = r.run;
+    return "k=" + run.k + "  store=" + run.store + (run.mode !== undefined ? "  mode=" + run.mode : "") + (run.rerank !== undefined ? "  rerank=" + (run.rerank === null ? "off" : run.rerank) : "") +
+      "  embedder=" + (run.embedder === null ? "none" : run.embedder) + "  dataset=" + run.datasetHash.slice(0, 12) + "  kb=" + run.kbHash.slice(0, 12) +
+      (r.timings ? "  started " + r.timings.started + "  " + (r.timings.durationMs / 1000).toFixed(1) + " s" : "") + "  turns=" + page.turnCount + " (gold-bearing " + page.goldBearingCount + ")";
+  }
+
+  // ------------------------------------------------------------ stage funnel and recall curves
+  function funnelSvg(f) {
+    var W = 520, L = 90, rowH = 22, H = f.rows.length * rowH + 8;
+    var s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" });
+    s.appendChild(svg("title", {}, "gold-bearing turns with a gold card in each stage's list"));
+    f.rows.forEach(function (row, i) {
+      var y = 4 + i * rowH, w = f.n === 0 ? 0 : (row.turns / f.n) * (W - L - 120);
+      s.appendChild(svg("text", { x: 4, y: y + 14 }, STAGE_LABEL[row.stage] || row.stage));
+      s.appendChild(svg("rect", { x: L, y: y + 3, width: Math.max(w, 1), height: rowH - 7, "class": "bar" }));
+      s.appendChild(svg("text", { x: L + w + 6, y: y + 14, "class": "barlabel" }, row.turns + " / " + f.n + " (" + (100 * row.turns / f.n).toFixed(1) + "%)"));
+    });
+    return s;
+  }
+  function funnelTable(run) {
+    var v = run.view, groups = [["all", v.funnel.all]].concat(Object.keys(v.funnel.locale).map(function (l) { return [l, v.funnel.locale[l]]; }));
+    var stages = v.funnel.all.rows.map(function (r) { return r.stage; });
+    var head = el("tr", null, [el("th", { text: "stage" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] + " (n=" + g[1].n + ")" }); })));
+    var body = el("tbody", null, stages.map(function (stage, si) {
+      return el("tr", null, [el("th", { text: STAGE_LABEL[stage] || stage })].concat(groups.map(function (g) {
+        var row = g[1].rows.filter(function (r) { return r.stage === stage; })[0];
+        if (!row) return el("td", { cls: "num muted", text: "\u2014" });
+        var prev = si > 0 ? g[1].rows.filter(function (r) { return r.stage === stages[si - 1]; })[0] : null;
+        var lost = prev && !(BRANCH[stage] && BRANCH[stages[si - 1]]) ? prev.turns - row.turns : 0; // two branches run side by side: nothing is lost between them
+        return el("td", { cls: "num", "data-funnel": g[0] + ":" + stage }, [el("span", { cls: "mean", text: String(row.turns) }), el("span", { cls: "ci", text: (g[1].n ? (100 * row.turns / g[1].n).toFixed(1) : "0") + "%" + (lost > 0 ? "  \u2212" + lost + " vs " + (STAGE_LABEL[stages[si - 1]] || stages[si - 1]) : "") })]);
+      })));
+    }));
+    return el("table", { cls: "funnel" }, [el("thead", null, [head]), body]);
+  }
+  function curvesSvg(c, runK) {
+    var W = 620, H = 300, L = 44, R = 12, T = 10, B = 34;
+    var s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" });
+    s.appendChild(svg("title", {}, "recall@k per stage"));
+    var x = function (k) { return L + ((k - 1) / Math.max(1, c.maxK - 1)) * (W - L - R); };
+    var y = function (v) { return T + (1 - v) * (H - T - B); };
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {
+      s.appendChild(svg("line", { x1: L, x2: W - R, y1: y(t), y2: y(t), "class": "grid" }));
+      s.appendChild(svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end" }, t.toFixed(2)));
+    });
+    var step = c.maxK > 20 ? 5 : c.maxK > 10 ? 2 : 1;
+    for (var k = 1; k <= c.maxK; k++) if (k === 1 || k % step === 0) s.appendChild(svg("text", { x: x(k), y: H - B + 16, "text-anchor": "middle" }, k));
+    s.appendChild(svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "k (list positions of the stage)"));
+    s.appendChild(svg("line", { x1: x(runK), x2: x(runK), y1: T, y2: H - B, "class": "axis", "stroke-dasharray": "4 3" }));
+    c.curves.forEach(function (cv) {
+      var pts = cv.values.map(function (v, i) { return x(i + 1).toFixed(1) + "," + y(v).toFixed(1); }).join(" ");
+      s.appendChild(svg("polyline", { points: pts, fill: "none", stroke: STAGE_COLOR[cv.stage] || "#333", "stroke-width": 2 }));
+    });
+    return s;
+  }
+  function legend(curves) {
+    return el("div", { cls: "legend" }, curves.map(function (cv) {
+      return el("span", null, [swatch(cv.stage), (STAGE_LABEL[cv.stage] || cv.stage)]);
+    }));
+  }
+  function swatch(stage) {
+    var s = svg("svg", { width: 14, height: 8 });
+    s.appendChild(svg("line", { x1: 0, x2: 14, y1: 4, y2: 4, stroke: STAGE_COLOR[stage] || "#333", "stroke-width": 3 }));
+    return s;
+  }
+  function funnelPanel(run) {
+    var v = run.view, box = el("div");
+    if (v.funnel.all.n === 0) { box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." })); return box; }
+    box.appendChild(el("h2", { text: "Stage funnel: gold-bearing turns with a gold card in each stage's list" }));
+    box.appendChild(el("p", { cls: "note", text: "dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@" + run.report.run.k + " scores." }));
+    box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales (n=" + v.funnel.all.n + ")" }), funnelSvg(v.funnel.all)])]));
+    box.appendChild(funnelTable(run));
+    box.appendChild(el("h2", { text: "recall@k per stage, k = 1.." + v.curves.all.maxK }));
+    var sel = el("select", { "aria-label": "locale of the curves" }, [el("option", { value: "all", text: "all locales" })].concat(Object.keys(v.curves.locale).map(function (l) { return el("option", { value: l, text: l }); })));
+    var holder = el("div", { cls: "chart" });
+    var draw = function () {
+      var c = sel.value === "all" ? v.curves.all : v.curves.locale[sel.value];
+      holder.textContent = "";
+      holder.appendChild(legend(c.curves));
+      holder.appendChild(curvesSvg(c, run.report.run.k));
+    };
+    sel.addEventListener("change", draw);
+    draw();
+    box.appendChild(el("div", { cls: "filters" }, [el("label", { text: "locale" }), sel]));
+    box.appendChild(holder);
+    box.appendChild(el("p", { cls: "note", text: "Ranks at chunk stages (dense, BM25, fused, reranked) are the rank of the card's best chunk, so k counts chunks there and cards at parents and final. The dashed line is the run's k." }));
+    return box;
+  }
+
+  // ------------------------------------------------------------ turn view
+  function rankText(v) { return v === null || v === undefined ? "\u2014" : String(v); }
+  function goldTable(run, i) {
+    var t = run.report.turns[i], tr = t.trace, cuts = run.view.cuts[i] || {};
+    if (t.gold.length === 0) return el("p", { cls: "muted", text: "No gold for this turn (a no-match turn): nothing to place." });
+    if (!tr) return el("p", { cls: "vac", text: "No retrieval trace for this turn (" + (run.vacuousText[HIT] || "retrieval not measured") + ")." });
+    var stages = TRACE_STAGES.filter(function (s) { return tr.goldPositions[t.gold[0]] && s in tr.goldPositions[t.gold[0]]; }).concat(["final"]);
+    var head = el("tr", null, [el("th", { text: "gold card" })].concat(stages.map(function (s) { return el("th", { cls: "num", text: STAGE_LABEL[s] || s }); })).concat([el("th", { text: "lost at" })]));
+    var body = el("tbody", null, t.gold.map(function (g) {
+      var pos = tr.goldPositions[g] || {}, fi = tr.retrievedIds.indexOf(g);
+      var cells = stages.map(function (s) { var v = s === "final" ? (fi >= 0 ? fi + 1 : null) : pos[s]; return el("td", { cls: "num", "data-stage": s, text: rankText(v) }); });
+      var cut = cuts[g];
+      return el("tr", { "data-gold": g }, [el("td", { cls: "goldmark", text: "\u2605 " + g })].concat(cells).concat([el("td", { cls: cut ? "cut" : "hit", "data-cut": cut || "", text: cut ? (CUT_LABEL[cut] || cut) : "in the top-" + t.trace.k })]));
+    }));
+    return el("table", { cls: "goldranks" }, [el("thead", null, [head]), body]);
+  }
+  function stageLists(run, i) {
+    var t = run.report.turns[i], tr = t.trace, box = el("div", { cls: "stages" });
+    if (!tr) return box;
+    var gold = {};
+    t.gold.forEach(function (g) { gold[g] = true; });
+    var isGold = function (id) { return gold[id] === true || gold[id.split("#")[0]] === true; };
+    var list = function (stage, entries, size) {
+      var scored = entries.length > 0 && entries[0][1] !== null;
+      var rows = entries.map(function (e, j) {
+        return el("tr", { cls: isGold(e[0]) ? "gold" : "" }, [el("td", { cls: "num", text: String(j + 1) }), el("td", { cls: isGold(e[0]) ? "goldmark" : "", text: (isGold(e[0]) ? "\u2605 " : "") + e[0] }), scored ? el("td", { cls: "num", text: String(e[1]) }) : null]);
+      });
+      var cap = el("caption", { text: (STAGE_LABEL[stage] || stage) + (size > entries.length ? " (top " + entries.length + " of " + size + ")" : " (" + entries.length + ")") });
+      return el("table", { "data-list": stage }, [cap, el("thead", null, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "id" }), scored ? el("th", { text: "score" }) : null])]), el("tbody", null, rows)]);
+    };
+    var st = tr.stages || {};
+    Object.keys(st).forEach(function (s) { box.appendChild(list(s, st[s], (tr.stageSizes || {})[s] || st[s].length)); });
+    box.appendChild(list("final", tr.retrievedIds.map(function (id) { return [id, null]; }), tr.retrievedIds.length));
+    if (Object.keys(st).length === 0) box.appendChild(el("p", { cls: "note", text: "This report has no per-stage lists (written before they were recorded); gold ranks above are exact." }));
+    return box;
+  }
+  function turnView(run, i) {
+    var r = run.report, t = r.turns[i], box = el("div", { cls: "turnview", "data-turn": turnId(t) });
+    var oc = outcome(t);
+    box.appendChild(el("div", { cls: "turnhead" }, [el("h2", { text: turnId(t) }), el("span", { cls: "badge " + (oc === "miss" ? "miss" : oc === "hit" ? "hit" : ""), text: oc }),
+      el("span", { cls: "muted", text: t.locale + " \u00b7 " + t.kind + " \u00b7 expect " + t.expect })]));
+    box.appendChild(el("h3", { text: "Conversation so far" }));
+    var convo = el("div", { cls: "convo" });
+    r.turns.forEach(function (p) {
+      if (p.caseId !== t.caseId || p.turn >= t.turn) return;
+      convo.appendChild(el("div", { cls: "msg" }, [el("span", { cls: "who", text: "user " + p.turn }), p.user]));
+      convo.appendChild(el("div", { cls: "msg" }, [el("span", { cls: "who", text: "agent" }), p.refused ? "(refused) " + p.answer : p.answer]));
+    });
+    convo.appendChild(el("div", { cls: "msg current" }, [el("span", { cls: "who", text: "user " + t.turn }), t.user]));
+    box.appendChild(convo);
+    box.appendChild(el("h3", { text: "Contextualized query (what retrieval searched for)" }));
+    box.appendChild(el("div", { cls: "query", "data-field": "query", text: t.trace ? t.trace.query : "\u2014 (no retrieval ran)" }));
+    box.appendChild(el("h3", { text: "Gold cards: rank at every stage" }));
+    box.appendChild(goldTable(run, i));
+    box.appendChild(el("h3", { text: "Ranked lists per stage (\u2605 gold)" }));
+    box.appendChild(stageLists(run, i));
+    box.appendChild(el("h3", { text: "Answer" + (t.refused ? " (refused)" : "") }));
+    box.appendChild(el("div", { cls: "answer", "data-field": "answer", text: t.answer === "" ? "(empty)" : t.answer }));
+    var gold = {};
+    t.gold.forEach(function (g) { gold[g] = true; });
+    box.appendChild(el("p", null, ["Citations: "].concat(t.citedIds.length === 0 ? [el("span", { cls: "muted", text: "none" })] : t.citedIds.map(function (c, j) { return el("span", { cls: gold[c] ? "goldmark" : "", text: (j > 0 ? ", " : "") + (gold[c] ? "\u2605 " : "") + c }); }))));
+    box.appendChild(el("h3", { text: "Metrics of this turn" }));
+    box.appendChild(el("table", { cls: "metrics" }, [el("thead", null, [el("tr", null, [el("th", { text: "key" }), el("th", { text: "score" }), el("th", { text: "comment" })])]),
+      el("tbody", null, t.results.map(function (res) { return el("tr", { "data-key": res.key }, [el("td", { text: label(run, res.key) }), el("td", { cls: "num", text: f3(res.score) }), el("td", { cls: "comment", text: res.comment || "" })]); }))]));
+    var tm = r.timings && r.timings.turns ? r.timings.turns[t.caseId + "#" + t.turn] : undefined;
+    if (tm) box.appendChild(el("p", { cls: "note", text: "timings (ms): " + Object.keys(tm).map(function (k) { return k + " " + tm[k]; }).join(", ") }));
+    return box;
+  }
+
+  // ------------------------------------------------------------ turns table
+  var COLS = [
+    { id: "turn", label: "turn", width: "15%", value: function (t, i) { return i; }, text: function (t) { return turnId(t); } },
+    { id: "locale", label: "locale", width: "6%", value: function (t) { return t.locale; } },
+    { id: "kind", label: "kind", width: "8%", value: function (t) { return t.kind; } },
+    { id: "outcome", label: "hit/miss", width: "8%", value: function (t) { return { miss: 0, hit: 1, "not measured": 2, "no gold": 3 }[outcome(t)]; }, text: outcome },
+    { id: "recall", label: "recall", width: "6%", num: true, value: function (t) { var s = score(t, RECALL); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, RECALL); return s === undefined ? "\u2014" : f3(s); } },
+    { id: "ndcg", label: "nDCG", width: "6%", num: true, value: function (t) { var s = score(t, NDCG); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, NDCG); return s === undefined ? "\u2014" : f3(s); } },
+    { id: "gold", label: "gold", width: "17%", value: function (t) { return t.gold.join(","); } },
+    { id: "user", label: "user text", width: "34%", value: function (t) { return t.user; } }
+  ];
+  function turnsPanel(run, openTurn) {
+    var r = run.report, box = el("div");
+    var uniq = function (f) { var seen = []; r.turns.forEach(function (t) { var v = f(t); if (seen.indexOf(v) < 0) seen.push(v); }); return seen; };
+    var opt = function (v, text) { return el("option", { value: v, text: text || v }); };
+    var fLocale = el("select", { name: "locale", "aria-label": "locale" }, [opt("", "all locales")].concat(uniq(function (t) { return t.locale; }).map(function (v) { return opt(v); })));
+    var fKind = el("select", { name: "kind", "aria-label": "kind" }, [opt("", "all kinds")].concat(uniq(function (t) { return t.kind; }).map(function (v) { return opt(v); })));
+    var fOut = el("select", { name: "outcome", "aria-label": "hit or miss" }, [opt("", "hit and miss"), opt("miss", "missed only"), opt("hit", "hit only"), opt("no gold", "no gold"), opt("not measured", "not measured")]);
+    var fText = el("input", { type: "search", name: "text", placeholder: "case id or text", "aria-label": "case id or text" });
+    var count = el("span", { cls: "muted", "data-field": "count" });
+    box.appendChild(el("div", { cls: "filters" }, [el("label", { text: "filter" }), fLocale, fKind, fOut, fText, count]));
+    var sort = { col: "outcome", asc: true };
+    var ths = COLS.map(function (c) { var th = el("th", { "data-col": c.id, cls: c.num ? "num" : "", text: c.label, width: c.width }); return th; });
+    var tbody = el("tbody");
+    var table = el("table", { cls: "turns" }, [el("thead", null, [el("tr", null, ths)]), tbody]);
+    box.appendChild(table);
+    box.appendChild(el("p", { cls: "note", text: "Click a row to open the turn. Default order: missed turns first, then dataset order; click a header to sort." }));
+    function draw() {
+      var q = fText.value.trim().toLowerCase();
+      var idx = [];
+      r.turns.forEach(function (t, i) {
+        if (fLocale.value && t.locale !== fLocale.value) return;
+        if (fKind.value && t.kind !== fKind.value) return;
+        if (fOut.value && outcome(t) !== fOut.value) return;
+        if (q && turnId(t).toLowerCase().indexOf(q) < 0 && t.user.toLowerCase().indexOf(q) < 0) return;
+        idx.push(i);
+      });
+      var col = COLS.filter(function (c) { return c.id === sort.col; })[0];
+      idx.sort(function (a, b) {
+        var va = col.value(r.turns[a], a), vb = col.value(r.turns[b], b);
+        var d = va < vb ? -1 : va > vb ? 1 : 0;
+        if (!sort.asc) d = -d;
+        return d !== 0 ? d : a - b;
+      });
+      tbody.textContent = "";
+      idx.forEach(function (i) {
+        var t = r.turns[i];
+        tbody.appendChild(el("tr", { "data-i": i, "data-turn": turnId(t), "data-outcome": outcome(t) }, COLS.map(function (c) {
+          var text = c.text ? c.text(t) : String(c.value(t, i));
+          var cls = (c.num ? "num " : "") + (c.id === "outcome" ? (text === "miss" ? "miss" : text === "hit" ? "hit" : "muted") : "");
+          return el("td", { cls: cls, text: text, title: c.id === "user" || c.id === "gold" ? text : null });
+        })));
+      });
+      count.textContent = idx.length + " of " + r.turns.length + " turns";
+      ths.forEach(function (th) { th.className = (th.getAttribute("data-col") === sort.col ? "sorted" + (sort.asc ? " asc" : "") : ""); });
+    }
+    [fLocale, fKind, fOut].forEach(function (s) { s.addEventListener("change", draw); });
+    fText.addEventListener("input", draw);
+    ths.forEach(function (th) {
+      th.addEventListener("click", function () {
+        var c = th.getAttribute("data-col");
+        if (sort.col === c) sort.asc = !sort.asc; else { sort.col = c; sort.asc = true; }
+        draw();
+      });
+    });
+    tbody.addEventListener("click", function (ev) {
+      var n = ev.target;
+      while (n && n !== tbody && !(n.getAttribute && n.getAttribute("data-i") !== null)) n = n.parentNode;
+      if (n && n !== tbody) openTurn(Number(n.getAttribute("data-i")));
+    });
+    draw();
+    return box;
+  }
+
+  // ------------------------------------------------------------ page frame
+  function frame(title, sub, tabs) {
+    var app = document.getElementById("app");
+    app.textContent = "";
+    var nav = el("nav", { cls: "tabs" });
+    var main = el("main");
+    var panels = {};
+    tabs.forEach(function (tb) {
+      var b = el("button", { type: "button", "data-tab": tb.id, text: tb.label });
+      var p = el("section", { cls: "panel", id: "panel-" + tb.id, "data-panel": tb.id });
+      if (tb.content) p.appendChild(tb.content);
+      b.addEventListener("click", function () { show(tb.id); });
+      nav.appendChild(b);
+      main.appendChild(p);
+      panels[tb.id] = { button: b, panel: p };
+    });
+    function show(id) {
+      Object.keys(panels).forEach(function (k) { panels[k].button.className = k === id ? "active" : ""; panels[k].panel.className = "panel" + (k === id ? " active" : ""); });
+      window.scrollTo(0, 0);
+    }
+    app.appendChild(el("header", { cls: "top" }, [el("h1", { text: title }), el("div", { cls: "runline", text: sub }), nav]));
+    app.appendChild(main);
+    show(tabs[0].id);
+    return { panels: panels, show: show };
+  }
+
+  function reportPage() {
+    var run = DATA.run;
+    var turnBox = el("div", null, [el("p", { cls: "muted", text: "Pick a turn in the Turns tab." })]);
+    var ui;
+    function openTurn(i) {
+      turnBox.textContent = "";
+      var back = el("button", { type: "button", cls: "link", text: "\u2190 back to turns" });
+      back.addEventListener("click", function () { ui.show("turns"); });
+      turnBox.appendChild(back);
+      turnBox.appendChild(turnView(run, i));
+      ui.show("turn");
+    }
+    ui = frame("retrace report \u2014 " + run.name, runLine(run), [
+      { id: "summary", label: "Summary", content: summaryPanel(run, false) },
+      { id: "funnel", label: "Stage funnel", content: funnelPanel(run) },
+      { id: "turns", label: "Turns (" + run.report.turns.length + ")", content: turnsPanel(run, openTurn) },
+      { id: "turn", label: "Turn view", content: turnBox }
+    ]);
+  }
+
+  function comparePage() {
+    var A = DATA.a, B = DATA.b;
+    var cmp = el("div");
+    cmp.appendChild(el("h2", { text: "Paired differences (B \u2212 A) over the turns both runs scored" }));
+    cmp.appendChild(el("table", { cls: "comparison" }, [
+      el("thead", null, [el("tr", null, ["metric", "n", "A", "B", "B \u2212 A", "95% CI", "p", ""].map(function (h) { return el("th", { cls: h === "metric" || h === "" ? "" : "num", text: h }); }))]),
+      el("tbody", null, DATA.comparisons.map(function (c) {
+        return el("tr", { "data-key": c.key }, [el("th", { text: label(A, c.key) }), el("td", { cls: "num", text: String(c.n) }), el("td", { cls: "num", "data-side": "a", text: f3(c.meanA) }), el("td", { cls: "num", "data-side": "b", text: f3(c.meanB) }),
+          el("td", { cls: "num " + (c.diff < 0 ? "miss" : c.diff > 0 ? "hit" : ""), "data-side": "diff", text: signed(c.diff) }),
+          el("td", { cls: "num", text: c.ci95 ? "[" + signed(c.ci95[0]) + ", " + signed(c.ci95[1]) + "]" : "(n < 2)" }), el("td", { cls: "num", text: fmtP(c.pValue) }), el("td", { text: c.significant ? "significant" : "not significant" })]);
+      }))]));
+    cmp.appendChild(el("p", { cls: "note", text: "Paired over caseId#turn; interval: percentile bootstrap of the mean paired difference; p: two-sided sign-flip randomization test (seed " + DATA.seed + "), significant when p < " + DATA.significance + "." }));
+    cmp.appendChild(el("div", { cls: "cols" }, [
+      el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A) }), summaryPanel(A, true)]),
+      el("div", { "data-run": "b" }, [el("h2", { text: "B: " + B.name }), el("p", { cls: "note", text: runLine(B) }), summaryPanel(B, true)])
+    ]));
+    var flipBox = el("div");
+    var view = el("div");
+    var ui;
+    function openFlip(f) {
+      view.textContent = "";
+      var back = el("button", { type: "button", cls: "link", text: "\u2190 back to flipped turns" });
+      back.addEventListener("click", function () { ui.show("flips"); });
+      view.appendChild(back);
+      view.appendChild(el("h2", { text: f.id + "  " + f.direction }));
+      view.appendChild(el("div", { cls: "cols" }, [el("div", { "data-run": "a" }, [el("h3", { text: "A: " + A.name }), turnView(A, f.a)]), el("div", { "data-run": "b" }, [el("h3", { text: "B: " + B.name }), turnView(B, f.b)])]));
+      ui.show("pair");
+    }
+    if (DATA.flips.length === 0) flipBox.appendChild(el("p", { text: "No turn flipped between hit and miss." }));
+    else {
+      var tb = el("tbody");
+      DATA.flips.forEach(function (f, j) {
+        var t = A.report.turns[f.a];
+        var row = el("tr", { "data-flip": j, "data-turn": f.id, "data-direction": f.direction }, [el("td", { cls: f.direction === "hit\u2192miss" ? "miss" : "hit", text: f.direction }), el("td", { text: f.id }), el("td", { text: t.locale }), el("td", { text: t.kind }), el("td", { text: t.gold.join(", ") }), el("td", { text: t.user })]);
+        row.addEventListener("click", function () { openFlip(f); });
+        tb.appendChild(row);
+      });
+      flipBox.appendChild(el("table", { cls: "turns flips" }, [el("thead", null, [el("tr", null, [["flip", "9%"], ["turn", "17%"], ["locale", "7%"], ["kind", "9%"], ["gold", "20%"], ["user text", "38%"]].map(function (h) { return el("th", { text: h[0], width: h[1] }); }))]), tb]));
+      flipBox.appendChild(el("p", { cls: "note", text: DATA.flips.filter(function (f) { return f.direction === "hit\u2192miss"; }).length + " hit\u2192miss (listed first), " + DATA.flips.filter(function (f) { return f.direction === "miss\u2192hit"; }).length + " miss\u2192hit. Click a row to open both runs' turn views." }));
+    }
+    var shifts = DATA.shifts || [];
+    flipBox.appendChild(el("h2", { text: "Turns whose hit@k held but recall@k or nDCG@k moved by \u2265 " + DATA.shiftThreshold + " (" + shifts.length + ")" }));
+    if (shifts.length === 0) flipBox.appendChild(el("p", { cls: "muted", text: "None." }));
+    else {
+      var sb = el("tbody");
+      shifts.forEach(function (f, j) {
+        var t = A.report.turns[f.a];
+        var big = Math.abs(f.ndcg) > Math.abs(f.recall) ? f.ndcg : f.recall;
+        var row = el("tr", { "data-shift": j, "data-turn": f.id }, [el("td", { text: f.hit === 1 ? "hit" : "miss" }), el("td", { text: f.id }), el("td", { text: t.locale }), el("td", { text: t.kind }),
+          el("td", { cls: "num " + (f.recall < 0 ? "miss" : f.recall > 0 ? "hit" : ""), "data-delta": "recall", text: signed(f.recall) }),
+          el("td", { cls: "num " + (f.ndcg < 0 ? "miss" : f.ndcg > 0 ? "hit" : ""), "data-delta": "ndcg", text: signed(f.ndcg) }), el("td", { text: t.user })]);
+        row.addEventListener("click", function () { openFlip({ id: f.id, direction: (big < 0 ? "drop" : "gain") + " (recall " + signed(f.recall) + ", nDCG " + signed(f.ndcg) + ")", a: f.a, b: f.b }); });
+        sb.appendChild(row);
+      });
+      flipBox.appendChild(el("table", { cls: "turns shifts" }, [el("thead", null, [el("tr", null, [["hit@k", "7%"], ["turn", "17%"], ["locale", "7%"], ["kind", "9%"], ["\u0394 recall", "8%"], ["\u0394 nDCG", "8%"], ["user text", "44%"]].map(function (h) { return el("th", { text: h[0], width: h[1] }); }))]), sb]));
+      flipBox.appendChild(el("p", { cls: "note", text: "B \u2212 A per turn; biggest drop first, biggest gain last (by the larger of the two changes). Flipped turns are listed above, not here. Click a row to open both runs' turn views." }));
+    }
+    ui = frame("retrace compare \u2014 A: " + A.name + "  vs  B: " + B.name, "dataset " + A.report.run.datasetHash.slice(0, 12) + "  k=" + A.report.run.k, [
+      { id: "summary", label: "Summaries", content: cmp },
+      { id: "flips", label: "Flipped turns (" + DATA.flips.length + ")", content: flipBox },
+      { id: "pair", label: "Turn A | B", content: view }
+    ]);
+  }
+
+  // ------------------------------------------------------------ start: unpack the data, then draw
+  // The data element holds the page's JSON, gzip-compressed, in base64 (docs/html-report.md, "Size").
+  // It is decoded with the browser's own DecompressionStream and read with JSON.parse: never as HTML.
+  var TOO_OLD = "This browser is too old to open this report: the report's data is compressed, and this browser has no DecompressionStream to unpack it. Open the file in Chromium 80 or later, Firefox 113 or later, or Safari 16.4 or later.";
+  function setState(state, message) {
+    var app = document.getElementById("app");
+    if (message !== undefined) {
+      app.textContent = "";
+      app.appendChild(el("p", { cls: "fatal", role: "alert", text: message }));
+    }
+    app.setAttribute("data-state", state);
+  }
+  function unpack() {
+    var b64 = document.getElementById("retrace-data").textContent.replace(/\s+/g, "");
+    var bin = atob(b64);
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+    var utf8 = new TextDecoder("utf-8", { fatal: true });
+    var parts = [];
+    function pump() {
+      return reader.read().then(function (r) {
+        if (r.done) { parts.push(utf8.decode()); return JSON.parse(parts.join("")); }
+        parts.push(utf8.decode(r.value, { stream: true }));
+        return pump();
+      });
+    }
+    return pump();
+  }
+  function start() {
+    if (typeof DecompressionStream !== "function" || typeof Blob !== "function" || typeof TextDecoder !== "function" || typeof Blob.prototype.stream !== "function") {
+      setState("unsupported", TOO_OLD);
+      return;
+    }
+    var unpacked;
+    try { unpacked = unpack(); } catch (e) { unpacked = Promise.reject(e); }
+    unpacked.then(function (data) {
+      DATA = data;
+      var metrics = DATA.registry.metrics, stages = DATA.registry.stages;
+      HIT = metrics.key.hit; RECALL = metrics.key.recall; NDCG = metrics.key.ndcg; TRIAD = metrics.triad;
+      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; CUT_LABEL = stages.lostAt; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
+      if (DATA.kind === "compare") comparePage(); else reportPage();
+      setState("ready");
+    }, function (e) {
+      setState("error", "This report's embedded data could not be unpacked (" + String(e && e.message ? e.message : e) + "): the file may be truncated or damaged. Write it again with retrace.");
+    });
+  }
+  start();
+})();
+`;

@@ -1,0 +1,71 @@
+/**
+ * `retrace eval --html` / `retrace report --html`: the report as one
+ * self-contained HTML page (docs/html-report.md). Every number shown comes
+ * from the Report object or from the pure pipeline view derived from it
+ * (./funnel.ts); the page's script only lays them out.
+ */
+import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
+import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
+import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
+import { reportKeys } from "../render/shared.js";
+import type { Report } from "../types.js";
+import { stagePageData, type StagePageData } from "../stages.js";
+import { pipelineView, type PipelineView } from "./funnel.js";
+import { renderPage } from "./page.js";
+
+/** What the page script receives for one run. */
+export interface RunPageData {
+  name: string;
+  report: Report;
+  view: PipelineView;
+  /** key → display label (`hit@5`, `recall@5 (lower bound)`, ...). */
+  labels: Record<string, string>;
+  /** Summary rows in the order every rendering lists them: the metric registry, then the other evaluators, then any other key. */
+  keys: string[];
+  /** key → "not measured (no store)" / "not run: no judge configured". */
+  vacuousText: Record<string, string>;
+  /** Turns and gold-bearing turns of the run (the compare page embeds only some of its turns). */
+  turnCount: number;
+  goldBearingCount: number;
+}
+
+function keysOf(report: Report): string[] {
+  const keys = new Set<string>([...Object.keys(report.aggregates), ...report.vacuous, GROUNDEDNESS_KEY]);
+  for (const t of report.turns) for (const r of t.results) keys.add(r.key);
+  for (const split of Object.values(report.splits)) for (const group of Object.values(split ?? {})) for (const k of Object.keys(group)) keys.add(k);
+  return [...keys];
+}
+
+/** The registries the page script reads, so that it names no metric key or stage itself: every page's data carries them as `registry`. */
+export interface RegistryPageData {
+  /** The metric registry (src/eval/measures/metrics.ts): each metric's key by name, and the triad's keys. */
+  metrics: { key: Record<MetricName, string>; triad: string[] };
+  stages: StagePageData;
+}
+
+export function registryPageData(): RegistryPageData {
+  const key = Object.fromEntries(METRICS.map((m) => [m.name, m.key])) as Record<MetricName, string>;
+  return { metrics: { key, triad: [...TRIAD_KEYS] }, stages: stagePageData() };
+}
+
+export function runPageData(report: Report, name: string): RunPageData {
+  const labels = Object.fromEntries(keysOf(report).map((k) => [k, metricLabel(k, report.run.k)]));
+  return {
+    name,
+    report,
+    view: pipelineView(report),
+    keys: reportKeys(report),
+    labels,
+    vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
+    turnCount: report.turns.length,
+    goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
+  };
+}
+
+/** The HTML report of one run. `name` is shown as its title (e.g. the report file). */
+export function renderHtmlReport(report: Report, opts: { name?: string } = {}): string {
+  const base = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
+  // A shard's page says it is partial wherever its name shows (docs/reliability.md, "Sharded sweeps").
+  const name = report.shard !== undefined ? `${base} (PARTIAL REPORT: shard ${report.shard.index}/${report.shard.count}, ${report.shard.caseIds.length} of ${report.shard.dataset.caseIds.length} cases)` : base;
+  return renderPage(`retrace: ${name}`, { kind: "report", significance: SIGNIFICANCE_LEVEL, registry: registryPageData(), run: runPageData(report, name) });
+}

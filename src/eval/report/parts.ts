@@ -1,0 +1,67 @@
+/**
+ * The tune/holdout parts of a report (docs/holdout.md).
+ *
+ * The committed split (`<kb>/eval/split.json`, src/kb/split.ts) puts every
+ * case in `tune` (what the answerer's rules and thresholds may be fitted on)
+ * or `holdout` (never used for fitting). Each reported turn carries its part.
+ *
+ * Keys are of two sides:
+ *   - retrieval keys: the metric registry's (`retrieval_hit_at_k`, ...).
+ *     Nothing answer-side is fitted to them; they are reported on every
+ *     turn (overall, per kind, per locale) and per part;
+ *   - answer-side keys: every other key (citation coverage and correctness,
+ *     refusal correctness, groundedness, any user evaluator's). When the run
+ *     has a split, the headline figures of these keys (overall, per kind,
+ *     per locale) are computed on the `holdout` turns only; the per-part
+ *     split still shows the `tune` figures, labelled as the fitted part.
+ * Without a split every key is reported on every turn, as before, and the
+ * report says that no held-out part exists.
+ *
+ * Pure functions; inputs are never mutated.
+ */
+import type { SplitPart } from "../../kb/split.js";
+import { METRICS } from "../measures/metrics.js";
+import type { AnswerSide, TurnReport } from "./types.js";
+
+/** How the report names the default answerer (src/nodes/answerer.ts) when no chat model is configured. */
+export const RULE_BASED_ANSWERER = "rule-based, offline";
+
+/** Vacuous reason of an answer-side key when the run held no held-out turn scoring it. */
+export const NO_HOLDOUT_TURN = "no held-out turn in this run; the tune part's figure is in the part split";
+
+const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
+
+/** True for every key that is not a retrieval metric of the registry. */
+export function isAnswerSideKey(key: string): boolean {
+  return !RETRIEVAL_KEYS.has(key);
+}
+
+/** True when at least one turn carries a part (the run had a split). */
+export function hasParts(turns: readonly TurnReport[]): boolean {
+  return turns.some((t) => t.part !== undefined);
+}
+
+/** The turns of one part, in input order. */
+export function turnsOfPart(turns: readonly TurnReport[], part: SplitPart): TurnReport[] {
+  return turns.filter((t) => t.part === part);
+}
+
+/**
+ * The view the headline aggregates are computed on: without parts, the turns
+ * themselves; with parts, every turn, but a turn outside `holdout` keeps only
+ * its retrieval results (its answer-side results are left to the part split).
+ */
+export function headlineTurns(turns: readonly TurnReport[]): readonly TurnReport[] {
+  if (!hasParts(turns)) return turns;
+  return turns.map((t) => (t.part === "holdout" ? t : { ...t, results: t.results.filter((r) => !isAnswerSideKey(r.key)) }));
+}
+
+/** The answer-side description of a run whose keys are `keyOrder`. */
+export function answerSideOf(turns: readonly TurnReport[], keyOrder: readonly string[]): AnswerSide {
+  const parted = hasParts(turns);
+  return {
+    scope: parted ? "holdout" : "all",
+    keys: keyOrder.filter(isAnswerSideKey),
+    turns: { tune: parted ? turnsOfPart(turns, "tune").length : 0, holdout: parted ? turnsOfPart(turns, "holdout").length : 0 },
+  };
+}

@@ -1,0 +1,194 @@
+/** The markdown rendering of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
+import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
+import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
+import type { Aggregate, Report } from "../types.js";
+import {
+  cell,
+  chanceWarnings,
+  ciMethod,
+  deltaMethod,
+  deltaVerdict,
+  embedderText,
+  retrievalRows,
+  extraSplits,
+  f3,
+  fmtCI,
+  fmtP,
+  fmtSigned,
+  fmtSignedCI,
+  goldBearing,
+  goldPositionsText,
+  HIT_KEY,
+  partialText,
+  ids,
+  kindCounts,
+  metricLabel,
+  missedTurns,
+  RECALL_NOTE,
+  reportKeys,
+  turnId,
+  vacuousText,
+} from "./shared.js";
+
+/** Escape text for a markdown table cell: pipes, newlines and HTML-significant characters. */
+function md(s: string): string {
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/\|/g, "\\|")
+    .replace(/\r?\n/g, " ");
+}
+
+function mdTable(header: string[], rows: string[][]): string[] {
+  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)];
+}
+
+function mdSplit(report: Report, groups: [string, Record<string, Aggregate> | undefined][], headline = true): string[] {
+  const k = report.run.k;
+  return mdTable(
+    ["metric", ...groups.map(([g]) => md(g))],
+    reportKeys(report).map((key) => [
+      md(headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k)),
+      ...groups.map(([, agg]) => md(cell(report, agg, key, !headline))),
+    ]),
+  );
+}
+
+/** The report as a markdown document (for PR comments and CI summaries). */
+export function renderMarkdown(report: Report): string {
+  const { run } = report;
+  const k = run.k;
+  const out: string[] = ["# retrace report", ""];
+  if (report.shard !== undefined) out.push(`> **${md(partialText(report.shard))}**`, "");
+  out.push(
+    ...mdTable(
+      ["run", ""],
+      [
+        ["dataset hash", `\`${md(run.datasetHash)}\``],
+        ["KB hash", `\`${md(run.kbHash)}\``],
+        ["embedder", md(embedderText(report))],
+        ...retrievalRows(report).map(([label, text]) => [label, md(text)]),
+        ...(answererText(report) !== null ? [["answerer", md(answererText(report) as string)]] : []),
+        ["k", String(k)],
+        ["store", md(run.store)],
+        ...(run.mode !== undefined ? [["mode", md(run.mode)]] : []),
+        ...(run.rerank !== undefined ? [["rerank", md(run.rerank ?? "off")]] : []),
+        ...(report.timings !== undefined
+          ? [
+              ["started", md(report.timings.started)],
+              ["duration", `${(report.timings.durationMs / 1000).toFixed(1)} s`],
+            ]
+          : []),
+        ["turns", `${report.turns.length} (${md(kindCounts(report))}); gold-bearing ${goldBearing(report)}`],
+      ],
+    ),
+  );
+  const graphLines = [...graphHeaderLines(report), ...graphTurnNotes(report)];
+  if (graphLines.length > 0) out.push("", "```", ...graphLines, "```");
+
+  out.push("", "## Overall", "");
+  out.push(
+    ...mdTable(
+      ["metric", "mean", `95% CI (${report.bootstrap?.unit ?? "turn"}s resampled)`, "n turns", "n cases", "chance"],
+      reportKeys(report).map((key) => {
+        const label = md(rowLabel(report, key, metricLabel(key, k)));
+        if (report.vacuous.includes(key)) return [label, md(vacuousText(report.vacuousReasons[key] ?? "not measured")), "", "0", "0", ""];
+        const agg = report.aggregates[key];
+        return agg === undefined
+          ? [label, "—", "", "0", "0", ""]
+          : [label, f3(agg.mean), md(fmtCI(agg.ci95)), String(agg.n), agg.nCases === undefined ? "" : String(agg.nCases), agg.chance === undefined ? "" : f3(agg.chance)];
+      }),
+    ),
+  );
+
+  out.push("", "## By kind", "");
+  out.push(...mdSplit(report, Object.entries(report.splits.kind)));
+  out.push("", "## By locale", "");
+  out.push(...mdSplit(report, Object.entries(report.splits.locale)));
+  for (const [name, groups] of extraSplits(report)) {
+    if (name === "part") {
+      out.push("", "## By part (tune / holdout)", "");
+      out.push(...mdSplit(report, PART_LABELS.map(([p, label]) => [label, groups[p]]), false));
+    } else {
+      out.push("", `## By ${md(name)}`, "");
+      out.push(...mdSplit(report, Object.entries(groups)));
+    }
+  }
+  const deltas = report.deltas ?? [];
+  if (deltas.length > 0) {
+    out.push("", `Split deltas (${md(deltaMethod(report))}):`, "");
+    out.push(
+      ...mdTable(
+        ["metric", "split", "group", "vs", "diff", "95% CI", "n turns", "n cases", "raw p", "adjusted p", "family size", "verdict"],
+        deltas.map((d) => [
+          md(metricLabel(d.key, k)),
+          md(d.split),
+          md(d.group),
+          md(d.reference),
+          fmtSigned(d.diff),
+          md(fmtSignedCI(d.ci95)),
+          `${d.nGroup} vs ${d.nReference}`,
+          d.nCasesGroup === undefined ? "" : `${d.nCasesGroup} vs ${d.nCasesReference ?? ""}`,
+          fmtP(d.pValue),
+          d.pAdjusted === undefined ? "" : fmtP(d.pAdjusted),
+          d.familySize === undefined ? "" : String(d.familySize),
+          md(deltaVerdict(d)),
+        ]),
+      ),
+    );
+  } else if (Object.keys(report.splits.locale).length > 1) {
+    out.push("", "Locale deltas are indicative only: this report has no significance test for them.");
+  }
+
+  if (chanceWarnings(report).length > 0) {
+    out.push("", "## Warnings", "");
+    for (const w of chanceWarnings(report)) out.push(`- ${md(w)}`);
+  }
+
+  if (report.vacuous.length > 0) {
+    out.push("", "## Not measured", "");
+    for (const key of report.vacuous) out.push(`- \`${key}\`: ${md(vacuousText(report.vacuousReasons[key] ?? "not measured"))}`);
+  }
+
+  out.push("", "## Missed turns", "");
+  if (report.vacuous.includes(HIT_KEY)) {
+    out.push(`Retrieval was ${md(vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured"))}.`);
+  } else {
+    const missed = missedTurns(report);
+    if (missed.length === 0) out.push(`None: every gold-bearing turn had a gold card in the top-${k}.`);
+    else {
+      out.push(`${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} with no gold card in the top-${k}:`, "");
+      out.push(
+        ...mdTable(
+          ["turn", "locale", "kind", "query", "gold", `top-${k}`, "gold by stage"],
+          missed.map((t) => [
+            `\`${md(turnId(t))}\``,
+            md(t.locale),
+            md(t.kind),
+            md(t.user),
+            md(ids(t.gold)),
+            md(ids(t.retrievedIds ?? [])),
+            md(goldPositionsText(t)),
+          ]),
+        ),
+      );
+    }
+  }
+
+  out.push("", "## Gate", "");
+  const g = report.gate;
+  if (g === null) out.push(report.shard !== undefined ? "Not evaluated: a partial report of one shard; the merged report gates." : "Not evaluated.");
+  else if (g.passed) out.push(g.checks !== undefined && g.checks.length === 0 ? "**PASS** (no floor or baseline check was set)" : "**PASS**");
+  else {
+    out.push(`**FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");
+    for (const f of g.failures) out.push(`- \`${f.kind}\` ${md(f.reason)}`);
+  }
+  if (g !== null && (g.checks ?? []).length > 0) {
+    out.push("", ...mdTable(["check", "scope", "verdict", "reason"], (g.checks ?? []).map((c) => [md(c.option), md(c.scope), c.verdict, md(c.reason)])));
+  }
+
+  const sideNote = answerSideNote(report);
+  out.push("", "## Notes", "", `- ${RECALL_NOTE}`, ...(sideNote !== null ? [`- ${md(sideNote)}`] : []), `- ${ciMethod(report)}`, "- Turns are `caseId#turn`, turn 0-based.", "");
+  return out.join("\n");
+}

@@ -1,0 +1,189 @@
+/**
+ * Helpers shared by the renderings of a Report (docs/architecture.md §7):
+ * key order, labels, number formats, the cell of a key in a group, turn ids,
+ * missed turns, and the run, interval and delta texts. Each renderer lives
+ * in its own file next to this one; src/eval/report/render.ts re-exports the renderers.
+ */
+import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
+import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
+import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
+
+export { HIT_KEY };
+/** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
+export const SIGNIFICANCE_LEVEL = 0.05;
+
+export const RECALL_NOTE =
+  "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn), so 1 of 2 acceptable cards scores 0.5; hit@k is the primary signal.";
+
+/** The keys of a report in the order every rendering lists them: CANONICAL_KEYS first, then any other key in the order the report lists it. */
+export function reportKeys(report: Report): string[] {
+  const present = [...Object.keys(report.aggregates), ...report.vacuous];
+  const ordered = CANONICAL_KEYS.filter((k) => present.includes(k));
+  for (const k of present) if (!ordered.includes(k)) ordered.push(k);
+  return ordered;
+}
+
+/** `hit@5`, `recall@5 (lower bound)`, `nDCG@5` (the registry's label, k and caveat); other keys as they are. */
+export function metricLabel(key: string, k: number): string {
+  const spec = metricSpec(key);
+  if (spec === undefined) return key;
+  const label = spec.kDependent ? spec.label.replace(/@k$/, `@${k}`) : spec.label;
+  return spec.caveat !== undefined ? `${label} (${spec.caveat})` : label;
+}
+
+/** "not measured (no store)", or the reason itself when it says "not run: ...". */
+export function vacuousText(reason: string): string {
+  return reason.startsWith(NOT_RUN_PREFIX) ? reason : `not measured (${reason})`;
+}
+
+export function f3(x: number): string {
+  return x.toFixed(3);
+}
+
+export function fmtSigned(x: number): string {
+  return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
+}
+
+export function fmtP(p: number): string {
+  return p < 0.001 ? "<0.001" : p.toFixed(3);
+}
+
+export function fmtCI(ci: [number, number] | undefined): string {
+  return ci === undefined ? "(no CI)" : `[${f3(ci[0])}, ${f3(ci[1])}]`;
+}
+
+/** `0.812 [0.745, 0.871] n=134 (40 cases) chance 0.132` — n counts turns; the chance level only for retrieval metrics. */
+function fmtAgg(agg: Aggregate): string {
+  const cases = agg.nCases === undefined ? "" : ` (${agg.nCases} case${agg.nCases === 1 ? "" : "s"})`;
+  const chance = agg.chance === undefined ? "" : ` chance ${f3(agg.chance)}`;
+  return `${f3(agg.mean)} ${fmtCI(agg.ci95)} n=${agg.n}${cases}${chance}`;
+}
+
+/**
+ * The cell of `key` in a group: its aggregate, the vacuous text, or "— n=0".
+ * In a part group (`partGroup`), a figure the group has is shown even when the
+ * headline key is vacuous (e.g. an answer-side key with no held-out turn).
+ */
+export function cell(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): string {
+  const agg = cellAggregate(report, group, key, partGroup);
+  if (agg !== undefined) return fmtAgg(agg);
+  if (report.vacuous.includes(key)) return vacuousText(report.vacuousReasons[key] ?? "not measured");
+  return "— n=0";
+}
+
+/** The aggregate `cell` shows for `key` in a group, or undefined when it shows a text (not measured, "— n=0"). */
+export function cellAggregate(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): Aggregate | undefined {
+  if (partGroup && group?.[key] !== undefined) return group[key];
+  if (report.vacuous.includes(key)) return undefined;
+  return group?.[key];
+}
+
+export function turnId(t: Pick<TurnReport, "caseId" | "turn">): string {
+  return `${t.caseId}#${t.turn}`;
+}
+
+function score(t: TurnReport, key: string): number | undefined {
+  return t.results.find((r) => r.key === key)?.score;
+}
+
+/** Gold-bearing turns whose hit@k is 0: no gold card in the top-k. */
+export function missedTurns(report: Report): TurnReport[] {
+  return report.turns.filter((t) => score(t, HIT_KEY) === 0);
+}
+
+export function ids(xs: readonly string[]): string {
+  return `[${xs.join(", ")}]`;
+}
+
+/** `duplicate-charges: dense 7, bm25 —, fused 9` per gold card, from the trace summary. */
+export function goldPositionsText(t: TurnReport): string {
+  const pos = t.trace?.goldPositions;
+  if (pos === undefined) return "";
+  return Object.entries(pos)
+    .map(([id, stages]) => `${id}: ${Object.entries(stages).map(([stage, rank]) => `${stage} ${rank ?? "—"}`).join(", ")}`)
+    .join("; ");
+}
+
+export function kindCounts(report: Report): string {
+  const counts = new Map<string, number>();
+  for (const t of report.turns) counts.set(t.kind, (counts.get(t.kind) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
+}
+
+export function goldBearing(report: Report): number {
+  return report.turns.filter((t) => t.gold.length > 0).length;
+}
+
+export function embedderText(report: Report): string {
+  const { embedder, embedderDescription } = report.run;
+  if (embedder === null) return "none (no retrieval ran)";
+  return embedderDescription !== undefined ? `${embedder} — ${embedderDescription}` : embedder;
+}
+
+/** `rrf(k=60; dense 1, bm25 1)` / `minmax(dense 0.3, bm25 0.7)`: a fusion method with its parameters. */
+export function fusionText(c: Pick<RetrievalRunConfig, "fusion" | "rrfK" | "weights">): string {
+  const w = c.weights === undefined ? "" : `dense ${c.weights.dense}, bm25 ${c.weights.bm25}`;
+  if (c.fusion === "rrf") return `rrf(k=${c.rrfK}${w === "" ? "" : `; ${w}`})`;
+  return `${c.fusion}(${w})`;
+}
+
+/** One run config as text: `fusion=rrf(k=60; dense 1, bm25 1) denseK=20 bm25K=20 bm25(k1=1.2, b=0.75)`. */
+export function retrievalConfigText(c: RetrievalRunConfig): string {
+  return `fusion=${fusionText(c)} denseK=${c.denseK} bm25K=${c.bm25K}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""}`;
+}
+
+/**
+ * The run's retrieval settings (docs/fusion-and-tuning.md): one `[label, text]`
+ * row when every locale ran with the same settings, else one row per locale.
+ */
+export function retrievalRows(report: Report): [string, string][] {
+  const byLocale = Object.entries(report.run.retrieval ?? {});
+  if (byLocale.length === 0) return [];
+  const texts = byLocale.map(([locale, c]) => [locale, retrievalConfigText(c)] as [string, string]);
+  if (new Set(texts.map(([, t]) => t)).size === 1) return [["retrieval", texts[0]![1]]];
+  return texts.map(([locale, t]) => [`retrieval ${locale}`, t]);
+}
+
+export function ciMethod(report: Report): string {
+  const b = report.bootstrap;
+  if (b === undefined) return "intervals: 95% percentile bootstrap of the mean (seeded); (no CI) when n < 2.";
+  const unit = b.unit ?? "turn";
+  const what = unit === "case" ? "resampling whole cases (all turns of a case together)" : "resampling single turns (ignores the correlation of a case's turns)";
+  return `intervals: 95% percentile bootstrap of the turn-weighted mean, ${what}, ${b.samples} resamples, seed ${b.seed}; n counts turns; (no CI) when fewer than 2 ${unit}s; chance = expected value of a uniformly random ranking of the locale's cards.`;
+}
+
+export function deltaMethod(report: Report): string {
+  const b = report.bootstrap;
+  if (b?.test === undefined) return `significant when p < ${SIGNIFICANCE_LEVEL}`;
+  return `${b.test}; unit: ${b.unit ?? "turn"}; ${b.correction ?? ""}; significant when the adjusted p < ${SIGNIFICANCE_LEVEL}; intervals are unadjusted 95%`;
+}
+
+/** Significant when the Holm-adjusted p is < 0.05; says why when the unadjusted interval excludes 0 but the adjusted p does not pass. */
+export function deltaVerdict(d: GroupDelta): string {
+  const significant = d.significant ?? d.pValue < SIGNIFICANCE_LEVEL;
+  if (significant) return "significant";
+  if (d.pAdjusted !== undefined && d.pValue < SIGNIFICANCE_LEVEL)
+    return `not significant after Holm (the unadjusted 95% CI excludes 0, raw p=${fmtP(d.pValue)}, but adjusted p=${fmtP(d.pAdjusted)} in a family of ${d.familySize ?? 1})`;
+  return "not significant";
+}
+
+/** A delta's interval with explicit signs: `[−0.141, +0.006]`. */
+export function fmtSignedCI(ci: [number, number] | undefined): string {
+  return ci === undefined ? "(no CI)" : `[${fmtSigned(ci[0])}, ${fmtSigned(ci[1])}]`;
+}
+
+/** Splits other than kind and locale (e.g. tune / holdout), in the report's order. */
+export function extraSplits(report: Report): [string, Record<string, Record<string, Aggregate>>][] {
+  return Object.entries(report.splits).filter(
+    (e): e is [string, Record<string, Record<string, Aggregate>>] => e[0] !== "kind" && e[0] !== "locale" && e[1] !== undefined,
+  );
+}
+
+export function chanceWarnings(report: Report): string[] {
+  return report.chance?.warnings ?? [];
+}
+
+/** The warning line of a partial report (`retrace eval --shard i/n`; docs/reliability.md, "Sharded sweeps"). */
+export function partialText(s: { index: number; count: number; caseIds: readonly string[]; turns: number; dataset: { caseIds: readonly string[]; turns: number } }): string {
+  return `PARTIAL REPORT: shard ${s.index}/${s.count} (${s.caseIds.length} of ${s.dataset.caseIds.length} cases, ${s.turns} of ${s.dataset.turns} turns); figures cover this shard only. Merge all ${s.count} shards with retrace merge.`;
+}

@@ -1,0 +1,246 @@
+/**
+ * The compact stdout table of a Report (docs/architecture.md §7); conventions
+ * in src/eval/report/render.ts. Given a `width` (the CLI passes the terminal's), every
+ * line fits it: a split table wider than that is stacked (one block per group,
+ * its figures in columns) and any longer line is wrapped at spaces (./wrap.ts).
+ */
+import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
+import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
+import type { Aggregate, GroupDelta, Report } from "../types.js";
+import {
+  cell,
+  cellAggregate,
+  chanceWarnings,
+  ciMethod,
+  deltaMethod,
+  deltaVerdict,
+  embedderText,
+  retrievalRows,
+  extraSplits,
+  f3,
+  fmtCI,
+  fmtP,
+  fmtSigned,
+  fmtSignedCI,
+  goldBearing,
+  goldPositionsText,
+  HIT_KEY,
+  partialText,
+  ids,
+  kindCounts,
+  metricLabel,
+  missedTurns,
+  RECALL_NOTE,
+  reportKeys,
+  turnId,
+  vacuousText,
+} from "./shared.js";
+import { fitText, visibleLength, wrapLine } from "./wrap.js";
+
+function deltaCases(n: number | undefined): string {
+  return n === undefined ? "" : ` (${n} case${n === 1 ? "" : "s"})`;
+}
+
+function fmtPs(d: GroupDelta): string {
+  return d.pAdjusted === undefined ? `p=${fmtP(d.pValue)}` : `p=${fmtP(d.pValue)} adj=${fmtP(d.pAdjusted)} m=${d.familySize ?? 1}`;
+}
+
+function deltaText(d: GroupDelta, k: number): string {
+  return `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} (${f3(d.meanGroup)} n=${d.nGroup}${deltaCases(d.nCasesGroup)} vs ${f3(d.meanReference)} n=${d.nReference}${deltaCases(d.nCasesReference)}) ${d.ci95 === undefined ? "" : `CI ${fmtSignedCI(d.ci95)} `}${fmtPs(d)} ${deltaVerdict(d)}`;
+}
+
+const ANSI = { bold: "\x1b[1m", dim: "\x1b[2m", red: "\x1b[31m", green: "\x1b[32m", yellow: "\x1b[33m", reset: "\x1b[0m" } as const;
+
+type Paint = (style: keyof typeof ANSI, s: string) => string;
+
+function painter(color: boolean): Paint {
+  return color ? (style, s) => `${ANSI[style]}${s}${ANSI.reset}` : (_style, s) => s;
+}
+
+/** Columns padded on the visible text, then painted (so colour codes do not break alignment). */
+function grid(rows: { cells: string[]; style?: (keyof typeof ANSI | undefined)[] }[], paint: Paint): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.cells.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  return rows.map((r) =>
+    r.cells
+      .map((c, i) => {
+        const padded = i === r.cells.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - [...c].length);
+        const style = r.style?.[i];
+        return style === undefined ? padded : paint(style, padded);
+      })
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+type Groups = [string, Record<string, Aggregate> | undefined][];
+
+/**
+ * A split's table: a row per key, a column per group. When `width` is given
+ * and that is wider, the stacked form (`stackedGrid`) instead.
+ */
+function splitGrid(report: Report, title: string, groups: Groups, paint: Paint, headline = true, width?: number): string[] {
+  const k = report.run.k;
+  const header = { cells: [title, ...groups.map(([g]) => g)], style: [title, ...groups].map(() => "bold" as const) };
+  const rows = reportKeys(report).map((key) => {
+    const cells = [headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key, !headline))];
+    const vac = report.vacuous.includes(key);
+    return { cells, style: cells.map((_, i) => (i > 0 && vac ? ("yellow" as const) : undefined)) };
+  });
+  const wide = grid([header, ...rows], paint);
+  if (width === undefined || wide.every((l) => visibleLength(l) <= width)) return wide;
+  return stackedGrid(report, title, groups, paint, headline, width);
+}
+
+/**
+ * The narrow form of a split's table: one block per group, headed
+ * `metric [group]`, each figure of a cell in its own column (mean, 95% CI, n,
+ * cases, chance; a column no row has is left out). A text cell (not
+ * measured, "— n=0") spans those columns, wrapped under itself. Nothing of
+ * the wide form is lost: the same keys, groups and figures.
+ */
+function stackedGrid(report: Report, title: string, groups: Groups, paint: Paint, headline: boolean, width: number): string[] {
+  const k = report.run.k;
+  const keys = reportKeys(report);
+  const labels = keys.map((key) => (headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k)));
+  const names = ["mean", "95% CI", "n", "cases", "chance"];
+  const out: string[] = [];
+  for (const [g, [name, agg]] of groups.entries()) {
+    if (g > 0) out.push("");
+    const cells = keys.map((key) => {
+      const a = cellAggregate(report, agg, key, !headline);
+      if (a === undefined) return cell(report, agg, key, !headline);
+      return [f3(a.mean), fmtCI(a.ci95), String(a.n), a.nCases === undefined ? "" : String(a.nCases), a.chance === undefined ? "" : f3(a.chance)];
+    });
+    const shown = names.map((_, c) => c < 3 || cells.some((x) => Array.isArray(x) && x[c] !== ""));
+    const pick = (xs: string[]) => xs.filter((_, c) => shown[c]);
+    const head = `${title} [${name}]`;
+    const labelWidth = Math.max(visibleLength(head), ...labels.map(visibleLength));
+    const figureRows = cells.filter((x): x is string[] => Array.isArray(x));
+    const colWidths = pick(names).map((n, c) => Math.max(n.length, ...figureRows.map((x) => visibleLength(pick(x)[c]!))));
+    const pad = (s: string, w: number) => s + " ".repeat(Math.max(0, w - visibleLength(s)));
+    // Padded on the visible text, then painted; the last column is not padded (no trailing spaces).
+    const line = (label: string, xs: string[], style?: keyof typeof ANSI) =>
+      [
+        pad(label, labelWidth),
+        ...xs.map((x, c) => {
+          const padded = c === xs.length - 1 ? x : pad(x, colWidths[c]!);
+          return style === undefined ? padded : paint(style, padded);
+        }),
+      ]
+        .join("  ")
+        .trimEnd();
+    out.push(line(paint("bold", head), pick(names), "bold"));
+    for (const [i, key] of keys.entries()) {
+      const x = cells[i]!;
+      const style = report.vacuous.includes(key) ? ("yellow" as const) : undefined;
+      if (Array.isArray(x)) {
+        out.push(line(labels[i]!, pick(x), style));
+        continue;
+      }
+      // A text cell: spans the figure columns, wrapped under itself while that leaves room for a few words.
+      const indent = labelWidth + 2;
+      const room = width - indent;
+      const pieces = room >= 20 ? wrapLine(x, room, 0) : [x];
+      const paintText = (t: string) => (style === undefined ? t : paint(style, t));
+      out.push(`${pad(labels[i]!, labelWidth)}  ${paintText(pieces[0]!)}`);
+      for (const p of pieces.slice(1)) out.push(`${" ".repeat(indent)}${paintText(p)}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Compact stdout summary: run line and embedder, overall + golden/adversarial,
+ * per locale, locale deltas with their tests, missed turns, notes, gate.
+ * Colour only when `color` is true (the caller applies NO_COLOR / TTY rules).
+ * `width` (columns; 0 or absent: no limit): no line is wider (colour codes
+ * not counted). The same report and width always give the same text.
+ */
+export function renderTable(report: Report, opts: { color: boolean; width?: number }): string {
+  const paint = painter(opts.color);
+  // 0 (or no width): no limit, the wide tables as they are.
+  const width = opts.width !== undefined && opts.width > 0 && Number.isFinite(opts.width) ? opts.width : undefined;
+  const { run } = report;
+  const lines: string[] = [];
+  lines.push(
+    `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}${report.timings !== undefined ? `  ${(report.timings.durationMs / 1000).toFixed(1)} s` : ""}`,
+  );
+  if (report.shard !== undefined) lines.push(paint("yellow", partialText(report.shard)));
+  lines.push(`embedder: ${embedderText(report)}`);
+  for (const [label, text] of retrievalRows(report)) lines.push(`${label}: ${text}`);
+  lines.push(...graphHeaderLines(report));
+  const answerer = answererText(report);
+  if (answerer !== null) lines.push(`answerer: ${answerer}`);
+  lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
+  lines.push("");
+  const kinds = Object.entries(report.splits.kind);
+  lines.push(...splitGrid(report, "metric", [["all", report.aggregates], ...kinds], paint, true, width));
+  const locales = Object.entries(report.splits.locale);
+  if (locales.length > 0) {
+    lines.push("");
+    lines.push(...splitGrid(report, "metric", locales, paint, true, width));
+  }
+  for (const [name, groups] of extraSplits(report)) {
+    lines.push("");
+    // The tune/holdout part shows every key per part, answer-side included (docs/holdout.md).
+    if (name === "part") lines.push(...splitGrid(report, "metric", PART_LABELS.map(([p, label]) => [label, groups[p]]), paint, false, width));
+    else lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint, true, width));
+  }
+
+  const deltas = report.deltas ?? [];
+  if (deltas.length > 0) {
+    lines.push("");
+    lines.push(paint("bold", `split deltas (${deltaMethod(report)}):`));
+    for (const d of deltas) lines.push(`  ${deltaText(d, run.k)}`);
+  } else if (locales.length > 1) {
+    lines.push("");
+    lines.push("locale deltas are indicative only: no significance test in this report.");
+  }
+
+  for (const w of chanceWarnings(report)) lines.push(paint("yellow", `warning: ${w}`));
+
+  lines.push("");
+  if (report.vacuous.includes(HIT_KEY)) {
+    lines.push(`missed turns: ${vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured")}`);
+  } else {
+    const missed = missedTurns(report);
+    lines.push(paint("bold", `missed turns (no gold card in the top-${run.k}): ${missed.length}`));
+    for (const t of missed) {
+      lines.push(`  ${paint("red", turnId(t))} ${t.locale} ${t.kind}  ${JSON.stringify(t.user)}`);
+      lines.push(`    gold=${ids(t.gold)} top${run.k}=${ids(t.retrievedIds ?? [])}`);
+      const where = goldPositionsText(t);
+      if (where !== "") lines.push(`    gold by stage: ${where}`);
+    }
+  }
+
+  const graphNotes = graphTurnNotes(report);
+  if (graphNotes.length > 0) lines.push("", ...graphNotes);
+  lines.push("");
+  lines.push(paint("dim", `note: ${RECALL_NOTE}`));
+  const sideNote = answerSideNote(report);
+  if (sideNote !== null) lines.push(paint("dim", `note: ${sideNote}`));
+  lines.push(paint("dim", `note: ${ciMethod(report)} turns are caseId#turn, turn 0-based.`));
+  lines.push("");
+  lines.push(...gateLines(report, paint));
+  const text = `${lines.join("\n")}\n`;
+  return width === undefined ? text : fitText(text, width);
+}
+
+function gateLines(report: Report, paint: Paint): string[] {
+  const g = report.gate;
+  if (g === null) return [report.shard !== undefined ? `gate: not evaluated (partial report of shard ${report.shard.index}/${report.shard.count}; the merged report gates)` : "gate: not evaluated"];
+  const checks = g.checks ?? [];
+  const lines: string[] = [];
+  if (g.passed) lines.push(`gate: ${paint("green", "PASS")}${g.checks !== undefined && checks.length === 0 ? " (no floor or baseline check was set)" : ""}`);
+  else {
+    lines.push(`gate: ${paint("red", "FAIL")} (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`);
+    lines.push(...g.failures.map((f) => `  - [${f.kind}] ${f.reason}`));
+  }
+  if (g.tolerance !== undefined) lines.push(`  baseline tolerance: ${g.tolerance.maxDrop} (${g.tolerance.source})`);
+  const passed = checks.filter((c) => c.verdict === "pass");
+  const shown = passed.slice(0, 6).map((c) => `${c.option} ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}`);
+  if (passed.length > 6) shown.push(`… and ${passed.length - 6} more (every check is in the JSON report's gate.checks)`);
+  if (passed.length > 0) lines.push(`  passed checks (${passed.length}): ${shown.join("; ")}`);
+  return lines;
+}

@@ -1,0 +1,523 @@
+/**
+ * The output formats of the evaluation, each defined once as a zod schema:
+ * the report JSON (`retrace eval --json` / `--report-json`) and the
+ * regression baseline (`--update-baseline`). The report's TypeScript types
+ * (`Report`, `TurnReport`, `RunInfo`, …; re-exported by ./types.ts) are
+ * inferred from these schemas, so the documentation of a field, its type and
+ * its validation are written once, here. Both formats carry `schemaVersion`;
+ * files of an older version are migrated on read, files of an unknown
+ * version are refused with exit 2, naming the version needed and the one
+ * found. Versions and migrations are listed in docs/schema-versions.md.
+ *
+ * The report schema describes every field retrace writes (a test parses a
+ * full report and gets every field back) and lets unknown fields through, so
+ * a report that gained a section still reads; the baseline is strict at the
+ * top level.
+ *
+ * Each object type is named by an interface that extends the schema's
+ * inferred type (nothing is declared twice), and the schema is exported
+ * typed by that interface, so the types that contain it (and the API
+ * report) name it instead of spelling it out.
+ */
+import { z } from "zod";
+import { DataValidationError, type DataIssue } from "../../errors.js";
+import { parseWithSchema } from "../../kb/schema-issues.js";
+import { CASE_KINDS, EXPECTS, SPLIT_PARTS } from "../../kb/schemas.js";
+import { FUSION_METHODS } from "../../retrieval/fusion.js";
+import type { EvalResult, JudgeCost } from "../measures/types.js";
+
+/** Current `schemaVersion` of the report JSON (docs/schema-versions.md). Version 1 files (`"version": 1`) are migrated on read. */
+export const REPORT_VERSION = 2 as const;
+/** Current `schemaVersion` of baseline files (docs/schema-versions.md). Version 1 files (`"version": 1`) are migrated on read. */
+export const BASELINE_VERSION = 2 as const;
+
+const finite = z.number().finite();
+const count = z.number().int().nonnegative();
+const interval = z.tuple([finite, finite]);
+/** What a store choice resolved to (docs/decisions/0006-one-composition-root-and-store-vocabulary.md). */
+const storeKind = z.enum(["local", "remote", "memory", "none"]);
+
+const aggregateObject = z
+  .object({
+    /** Turn-weighted mean (over the turns that have the key). */
+    mean: finite,
+    /** Number of turns. */
+    n: z.number().int().positive(),
+    /** 95% percentile-bootstrap interval of the mean (seeded), resampling the unit of `Report.bootstrap.unit`. Absent when fewer than 2 units. */
+    ci95: interval.optional(),
+    /** Number of distinct cases among those turns (docs/statistics.md). */
+    nCases: z.number().int().positive().optional(),
+    /** Exact expected value under a uniformly random ranking of the locale's cards, averaged over the same turns (retrieval metrics only; docs/statistics.md). */
+    chance: finite.optional(),
+  })
+  .strict();
+/** One aggregated key: mean over n turns, optional 95% bootstrap interval, case count and chance level (docs/statistics.md). */
+export interface Aggregate extends z.output<typeof aggregateObject> {}
+export const AggregateSchema: z.ZodType<Aggregate> = aggregateObject;
+
+// The evaluator contract stays hand-written (src/eval/measures/types.ts: users write evaluators against it); the schema checks a report's copy of it.
+const EvalResultSchema: z.ZodType<EvalResult> = z.object({ key: z.string(), score: finite, comment: z.string().optional() });
+
+const JudgeCostSchema: z.ZodType<JudgeCost> = z.object({
+  model: z.string(),
+  prompt: z.string(),
+  calls: count,
+  cached: count,
+  inputTokens: count.nullable(),
+  outputTokens: count.nullable(),
+  unparsable: count,
+});
+
+/** Where each gold card stood at each stage: `{ goldId: { stage: rank } }` (1-based rank of its best chunk, null = absent). */
+const GoldPositionsSchema = z.record(z.record(z.number().nullable()));
+export type GoldPositions = z.output<typeof GoldPositionsSchema>;
+
+const traceSummaryObject = z.object({
+  query: z.string(),
+  k: z.number().int(),
+  retrievedIds: z.array(z.string()),
+  goldPositions: GoldPositionsSchema,
+  /**
+   * Extension (docs/html-report.md): the head of each stage's ranked list,
+   * `[id, score]` in rank order (chunk ids for dense/bm25/fused/reranked, card
+   * ids for parents), at most STAGE_HEAD_LIMIT entries, scores to 4 significant digits.
+   */
+  stages: z.record(z.array(z.tuple([z.string(), z.number()]))).optional(),
+  /** Extension: the full length of each stage's list, before the head cut. */
+  stageSizes: z.record(count).optional(),
+});
+/** A turn's retrieval trace, summarized for the report (src/eval/report/trace-summary.ts). */
+export interface TraceSummary extends z.output<typeof traceSummaryObject> {}
+const TraceSummarySchema: z.ZodType<TraceSummary> = traceSummaryObject;
+
+const turnReportObject = z.object({
+  caseId: z.string(),
+  /** 0-based turn index within the case. */
+  turn: count,
+  locale: z.string(),
+  kind: z.enum(CASE_KINDS),
+  user: z.string(),
+  gold: z.array(z.string()),
+  expect: z.enum(EXPECTS),
+  /** The retrieved card ids in rank order; null when no retrieval ran (store-less). */
+  retrievedIds: z.array(z.string()).nullable(),
+  citedIds: z.array(z.string()),
+  refused: z.boolean(),
+  answer: z.string(),
+  results: z.array(EvalResultSchema, { required_error: "the turn's evaluator results (an array, [] when nothing was scored)" }),
+  trace: TraceSummarySchema.optional(),
+  /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
+  part: z.enum(SPLIT_PARTS).optional(),
+  /** `--graph` runs: the graph run of this turn threw (recorded, not scored, not a miss). */
+  error: z.string().optional(),
+  /** `--graph` runs: the turn made no retriever run ("no retrieval captured"; left out of retrieval means). */
+  noRetrieval: z.literal(true).optional(),
+  /** `--graph` runs: the captured retriever stages (nested runs, then the scored run) and which scored runs had no child runs. */
+  captured: z
+    .object({
+      source: z.enum(["retrace", "callbacks"]),
+      retrievers: z.array(z.string()),
+      topLevelRuns: count,
+      stages: z.array(z.object({ key: z.string(), role: z.enum(["child", "final"]), ids: z.array(z.string()), error: z.string().nullable() })),
+      noChildRuns: z.array(z.string()),
+    })
+    .optional(),
+});
+/** One turn of the sweep: what was asked, retrieved, cited and answered, and the evaluator results. */
+export interface TurnReport extends z.output<typeof turnReportObject> {}
+export const TurnReportSchema: z.ZodType<TurnReport> = turnReportObject;
+
+const graphRunInfoObject = z.object({
+  /** The graph file as given, and the export evaluated. */
+  file: z.string(),
+  exportName: z.string(),
+  /** Names of the scored top-level retrievers seen, sorted. */
+  retrievers: z.array(z.string()),
+  /** The id keys tried (`--id-key`, the default chain, or `--id-map`). */
+  idKey: z.string(),
+  retrievalCall: z.enum(["last", "first", "all"]),
+  /** Turns whose graph run threw, and turns with no retriever run. */
+  errors: count,
+  noRetrieval: count,
+  /** Where the KB ids came from: the `--kb` folder or the `--catalog` file. */
+  catalog: z.string().optional(),
+});
+/** Header facts of a `--graph` run (docs/evaluate-your-graph.md). */
+export interface GraphRunInfo extends z.output<typeof graphRunInfoObject> {}
+const GraphRunInfoSchema: z.ZodType<GraphRunInfo> = graphRunInfoObject;
+
+const retrievalRunConfigObject = z.object({
+  denseK: z.number().int(),
+  bm25K: z.number().int(),
+  /** Fusion method of the hybrid mode (docs/fusion-and-tuning.md). */
+  fusion: z.enum(FUSION_METHODS),
+  /** The RRF constant (used by `rrf` only, recorded always). */
+  rrfK: z.number(),
+  /** Per-list fusion weights; absent in traces written before fusion methods existed. */
+  weights: z.object({ dense: z.number(), bm25: z.number() }).optional(),
+  /** BM25 parameters of the index; absent in old traces. */
+  bm25Params: z.object({ k1: z.number(), b: z.number() }).optional(),
+});
+/** The retrieval settings of a run: a trace's config (`RetrievalTraceConfig`) without what `run` records elsewhere (embedder, mode, rerank). */
+export interface RetrievalRunConfig extends z.output<typeof retrievalRunConfigObject> {}
+const RetrievalRunConfigSchema: z.ZodType<RetrievalRunConfig> = retrievalRunConfigObject;
+
+const runInfoObject = z.object({
+  datasetHash: z.string().min(1),
+  kbHash: z.string(),
+  /** Embedder id, or null when no retrieval ran. */
+  embedder: z.string().nullable(),
+  embedderDescription: z.string().optional(),
+  k: z.number().int().positive(),
+  /** "local" (self-started Chroma), "memory", a URL, or "none" (store-less). */
+  store: z.string(),
+  /** What the store choice resolved to (docs/decisions/0006-one-composition-root-and-store-vocabulary.md); absent in reports written before it was recorded. */
+  storeKind: storeKind.optional(),
+  mode: z.string().optional(),
+  rerank: z.string().nullable().optional(),
+  /** Set on `--graph` runs. */
+  graph: GraphRunInfoSchema.optional(),
+  /** Locales of the run for which the built-in graph has no tables and uses generic rules (docs/languages.md). */
+  genericLocales: z.array(z.string()).optional(),
+  /** Who answered: "rule-based, offline" (the default extractive answerer) or the chat model's name. */
+  answerer: z.string().optional(),
+  /** The split file the turns' parts come from, or null when the KB has none (docs/holdout.md). */
+  split: z.string().nullable().optional(),
+  /**
+   * The retrieval settings the turns ran with, by locale (`*` for turns without
+   * one), as the retriever recorded them in the first such turn's trace
+   * (docs/fusion-and-tuning.md); absent for store-less and `--graph` runs.
+   */
+  retrieval: z.record(RetrievalRunConfigSchema).optional(),
+});
+/** What was run, on which data, with which configuration (the report's `run` header). */
+export interface RunInfo extends z.output<typeof runInfoObject> {}
+export const RunInfoSchema: z.ZodType<RunInfo> = runInfoObject;
+
+const timingsObject = z.object({
+  /** ISO time the sweep started. */
+  started: z.string(),
+  /** Wall time of the sweep, ms. */
+  durationMs: z.number(),
+  /** Per-stage retrieval timings (ms) of each turn, keyed `caseId#turn`. */
+  turns: z.record(z.record(z.number())),
+  /**
+   * Where the sweep's wall time went, ms: `graph` = Σ graph invocations,
+   * `evaluate` = Σ evaluator runs, `report` = statistics and gate after the
+   * sweep. At concurrency > 1 the sums overlap and can exceed `durationMs`.
+   */
+  phases: z.object({ graph: z.number(), evaluate: z.number(), report: z.number() }).optional(),
+});
+/**
+ * Every wall-clock figure of a run, kept in one section so that everything
+ * else in the report is a pure function of data, configuration and seed
+ * (docs/determinism.md). Comparisons and `retrace merge` ignore it by name.
+ */
+export interface Timings extends z.output<typeof timingsObject> {}
+const TimingsSchema: z.ZodType<Timings> = timingsObject;
+
+const gateFailureObject = z.object({
+  kind: z.enum(["floor", "regression", "flips", "not_measured", "baseline_mismatch", "turn_errors", "no_retrieval"]),
+  key: z.string(),
+  reason: z.string(),
+  /** Scope of a scoped check ("all", a locale, "golden", "adversarial", "tune", "holdout"); absent = "all". */
+  scope: z.string().optional(),
+});
+/** Why the gate failed: one entry per failed check or refusal. */
+export interface GateFailure extends z.output<typeof gateFailureObject> {}
+const GateFailureSchema: z.ZodType<GateFailure> = gateFailureObject;
+
+const gateCheckObject = z.object({
+  /** floor: mean ≥ threshold; drop: baseline mean − mean ≤ threshold; flips: count of hit 1→0 turns ≤ threshold. */
+  kind: z.enum(["floor", "drop", "flips"]),
+  key: z.string(),
+  scope: z.string(),
+  /** The CLI option the check comes from, e.g. `--min-hit en=0.950`. */
+  option: z.string(),
+  threshold: z.number(),
+  /** Mean (floor), drop (drop) or flip count (flips); null when not measured. */
+  observed: z.number().nullable(),
+  n: count,
+  /** The baseline's mean over the same scope (drop checks). */
+  baseline: z.number().optional(),
+  verdict: z.enum(["pass", "fail", "not_measured"]),
+  reason: z.string(),
+});
+/** One check the gate made, with its verdict (docs/gates-and-exit-codes.md). */
+export interface GateCheck extends z.output<typeof gateCheckObject> {}
+const GateCheckSchema: z.ZodType<GateCheck> = gateCheckObject;
+
+const gateFlipObject = z.object({
+  caseId: z.string(),
+  turn: count,
+  locale: z.string(),
+  kind: z.string(),
+  user: z.string(),
+  gold: z.array(z.string()),
+  retrievedIds: z.array(z.string()),
+  /** Where each gold card is now, per stage (1-based rank; null = absent), from the trace summary. */
+  goldPositions: GoldPositionsSchema.optional(),
+});
+/** A gold-bearing turn whose hit@k was 1 in the baseline and is 0 now. */
+export interface GateFlip extends z.output<typeof gateFlipObject> {}
+const GateFlipSchema: z.ZodType<GateFlip> = gateFlipObject;
+
+const gateResultObject = z.object({
+  passed: z.boolean(),
+  failures: z.array(GateFailureSchema),
+  /** Every floor and baseline check with its verdict (absent in reports written before gates recorded them). */
+  checks: z.array(GateCheckSchema).optional(),
+  /** With a baseline: the tolerance of the drop checks and where it came from. */
+  tolerance: z.object({ maxDrop: z.number(), source: z.string() }).optional(),
+  /** With a baseline: every hit@k 1→0 turn (gated only with maxFlips). */
+  flips: z.array(GateFlipSchema).optional(),
+});
+/** The gate's verdict (docs/gates-and-exit-codes.md). */
+export interface GateResult extends z.output<typeof gateResultObject> {}
+export const GateResultSchema: z.ZodType<GateResult> = gateResultObject;
+
+const groupDeltaObject = z.object({
+  key: z.string(),
+  /** Split dimension, e.g. "locale". */
+  split: z.string(),
+  group: z.string(),
+  reference: z.string(),
+  nGroup: z.number().int(),
+  nReference: z.number().int(),
+  meanGroup: finite,
+  meanReference: finite,
+  /** meanGroup − meanReference. */
+  diff: finite,
+  /** Distinct cases in each group. */
+  nCasesGroup: count.optional(),
+  nCasesReference: count.optional(),
+  /** Unadjusted 95% percentile-bootstrap interval of `diff` (absent when a group has < 2 units). */
+  ci95: interval.optional(),
+  /** Raw two-sided p-value, inverted from the same bootstrap interval (p < 0.05 exactly when ci95 excludes 0). */
+  pValue: finite,
+  /** Holm–Bonferroni adjusted p-value within the family of all deltas of the same key. */
+  pAdjusted: finite.optional(),
+  /** Number of tests in that family. */
+  familySize: count.optional(),
+  /** pAdjusted < 0.05. */
+  significant: z.boolean().optional(),
+});
+/**
+ * Significance test of one split group against a reference group (extension
+ * of the report, so split deltas are not merely indicative): a stratified
+ * case-level bootstrap of the difference, the p-value inverted from the same
+ * interval, Holm-adjusted within the key's family (docs/statistics.md).
+ */
+export interface GroupDelta extends z.output<typeof groupDeltaObject> {}
+const GroupDeltaSchema: z.ZodType<GroupDelta> = groupDeltaObject;
+
+const answerSideObject = z.object({
+  /** "holdout": headline answer-side figures are on held-out turns only; "all": no split, every turn. */
+  scope: z.enum(["holdout", "all"]),
+  /** The answer-side keys of the run (keys outside the retrieval metric registry), in key order. */
+  keys: z.array(z.string()),
+  /** Turns of each part in this run (0 and 0 without a split). */
+  turns: z.object({ tune: count, holdout: count }),
+});
+/** Where the answer-side headline figures come from (src/eval/report/parts.ts, docs/holdout.md). */
+export interface AnswerSide extends z.output<typeof answerSideObject> {}
+const AnswerSideSchema: z.ZodType<AnswerSide> = answerSideObject;
+
+const shardObject = z
+  .object({
+    /** This shard, 1..count. */
+    index: z.number().int().positive(),
+    count: z.number().int().positive(),
+    /** The assignment rule (SHARD_RULE). */
+    rule: z.string().min(1),
+    /** This shard's case ids, in dataset order, and its number of turns. */
+    caseIds: z.array(z.string()),
+    turns: count,
+    /** The whole selection the shards split: the datasetHash an unsharded run reports, its case ids in dataset order, its turns. */
+    dataset: z.object({ datasetHash: z.string().min(1), caseIds: z.array(z.string()), turns: count }).strict(),
+  })
+  .strict()
+  .refine((s) => s.index <= s.count, { message: "the shard index must not exceed the shard count", path: ["index"] });
+/**
+ * Marks a partial report written by `retrace eval --shard i/n` (src/eval/gate/shard.ts,
+ * docs/reliability.md "Sharded sweeps"). Its aggregates cover this shard's
+ * turns only and its gate is not evaluated; `retrace merge` turns all n
+ * shards into the full report.
+ */
+export interface ShardInfo extends z.output<typeof shardObject> {}
+export const ShardSchema: z.ZodType<ShardInfo> = shardObject;
+
+/** Split groups: group → key → aggregate. */
+const splitGroups = z.record(z.record(AggregateSchema));
+
+const reportObject = z.object({
+  schemaVersion: z.literal(REPORT_VERSION),
+  run: RunInfoSchema,
+  aggregates: z.record(AggregateSchema),
+  splits: z
+    .object({
+      kind: splitGroups,
+      locale: splitGroups,
+      /** Extension: per part of the split (`tune`, `holdout`), every key; absent without a split (docs/holdout.md). */
+      part: splitGroups.optional(),
+    })
+    // Any further split of the cases, same shape (docs/statistics.md); a split a report does not have reads as undefined.
+    .catchall(splitGroups.optional()),
+  /** Keys not measured in this run (docs/architecture.md §7). */
+  vacuous: z.array(z.string()),
+  /** Why each vacuous key was not measured. */
+  vacuousReasons: z.record(z.string()),
+  turns: z.array(TurnReportSchema),
+  gate: GateResultSchema.nullable(),
+  /** Extension: per-split deltas (kind vs golden, locale vs the reference locale) with their tests (docs/statistics.md). */
+  deltas: z.array(GroupDeltaSchema).optional(),
+  /** Extension: how the ci95 intervals and p-values were resampled, so they can be reproduced (docs/statistics.md). */
+  bootstrap: z
+    .object({
+      seed: z.number().int(),
+      samples: z.number().int().positive(),
+      /** What was resampled: whole cases (default) or single turns. */
+      unit: z.enum(["case", "turn"]).optional(),
+      /** How deltas were tested and adjusted. */
+      test: z.string().optional(),
+      correction: z.string().optional(),
+    })
+    .optional(),
+  /** Extension: card counts behind the chance levels, and small-KB warnings (docs/statistics.md). */
+  chance: z.object({ cardsPerLocale: z.record(count), warnings: z.array(z.string()) }).optional(),
+  /** Extension: where the answer-side headline figures come from (held-out turns, or all turns without a split). */
+  answerSide: AnswerSideSchema.optional(),
+  /** Extension: what the groundedness judge cost (present only when `--judge` ran one). */
+  judge: JudgeCostSchema.optional(),
+  /** Extension: present only on the partial report of one shard (`retrace eval --shard i/n`; docs/reliability.md). */
+  shard: ShardSchema.optional(),
+  /** Wall-clock figures only (never compared): see `Timings` (docs/determinism.md). */
+  timings: TimingsSchema.optional(),
+});
+/** The report JSON, schemaVersion 2 (docs/architecture.md §7): one object, built by `buildReport`, from which every rendering is made. */
+export interface Report extends z.output<typeof reportObject> {}
+export const ReportSchema: z.ZodType<Report> = reportObject;
+
+const baselineFields = {
+  created: z.string().min(1),
+  datasetHash: z.string().min(1),
+  kbHash: z.string(),
+  k: z.number().int().positive(),
+  config: z
+    .object({
+      embedder: z.string().nullable(),
+      mode: z.string().nullable(),
+      rerank: z.string().nullable(),
+    })
+    .strict(),
+  /** Store kind of the run the baseline was made from (absent in baselines written before it was recorded). */
+  storeKind: storeKind.optional(),
+  aggregates: z.record(aggregateObject),
+  /** The report's split aggregates: split → group → key → aggregate (absent in older baselines). */
+  splits: z.record(z.record(z.record(aggregateObject))).optional(),
+  /** `caseId#turn` → key → score. */
+  perTurn: z.record(z.record(finite)),
+};
+
+/** The baseline JSON, schemaVersion 2. */
+export const BaselineSchema = z.object({ schemaVersion: z.literal(BASELINE_VERSION), ...baselineFields }).strict();
+export type BaselineData = z.infer<typeof BaselineSchema>;
+
+/** The baseline JSON as written before `schemaVersion` (0.1.0): `"version": 1`, otherwise the same fields. */
+export const BaselineV1Schema = z.object({ version: z.literal(1), ...baselineFields }).strict();
+export type BaselineV1 = z.infer<typeof BaselineV1Schema>;
+
+/** Baseline 1 → 2: `version: 1` becomes `schemaVersion: 2`; every other field is kept as it is. Pure. */
+export function migrateBaselineV1(v1: BaselineV1): BaselineData {
+  const { version: _version, ...rest } = v1;
+  return { schemaVersion: 2, ...rest };
+}
+
+/**
+ * Report 1 → 2: `version: 1` becomes `schemaVersion: 2` (first key, as
+ * written by retrace); every other field is kept as it is. Pure; the result
+ * is then checked by ReportSchema.
+ */
+export function migrateReportV1(v1: Record<string, unknown>): Record<string, unknown> {
+  const { version: _version, ...rest } = v1;
+  // Version 1 kept its wall-clock figures in `run`; version 2 has them in `timings` (docs/determinism.md).
+  const run = (typeof rest.run === "object" && rest.run !== null ? rest.run : {}) as Record<string, unknown>;
+  const { started, durationMs, ...runRest } = run;
+  const timings = typeof started === "string" && typeof durationMs === "number" ? { timings: { started, durationMs, turns: {} } } : {};
+  return { schemaVersion: 2, ...rest, run: runRest, ...timings };
+}
+
+/**
+ * The schema version a parsed JSON file declares: `schemaVersion`, or 1 for
+ * the files of 0.1.0, which carried `"version": 1` instead; undefined when it
+ * declares neither.
+ */
+export function declaredVersion(data: unknown): unknown {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return undefined;
+  const o = data as Record<string, unknown>;
+  if ("schemaVersion" in o) return o.schemaVersion;
+  if (o.version === 1) return 1;
+  return o.version;
+}
+
+function versionError(file: string, what: string, current: number, found: unknown): DataValidationError {
+  const hint =
+    typeof found === "number" && found > current
+      ? "; it was written by a newer retrace, upgrade to read it"
+      : found === undefined
+        ? `; is this a retrace ${what} file?`
+        : "";
+  return new DataValidationError([
+    { file, field: "schemaVersion", message: `expected ${what} schemaVersion ${current} (or 1, migrated on read), got ${found === undefined ? "none" : JSON.stringify(found)}${hint}` },
+  ]);
+}
+
+function orThrow<T>(r: { data: T; issues: [] } | { data?: undefined; issues: DataIssue[] }): T {
+  if (r.data === undefined) throw new DataValidationError(r.issues);
+  return r.data;
+}
+
+/** Validate a parsed baseline of any known version, migrating it to the current one; DataValidationError (exit 2) otherwise. */
+export function parseBaselineData(data: unknown, file: string): BaselineData {
+  const version = declaredVersion(data);
+  if (version === BASELINE_VERSION) return orThrow(parseWithSchema(BaselineSchema, data, { file }));
+  if (version === 1) return migrateBaselineV1(orThrow(parseWithSchema(BaselineV1Schema, data, { file })));
+  throw versionError(file, "baseline", BASELINE_VERSION, version);
+}
+
+/**
+ * Throws DataValidationError (exit 2, naming the file and each bad field)
+ * unless `data` matches `schema`; the caller then keeps `data` itself, not
+ * zod's output, which rebuilds every object in the schema's key order and
+ * leaves out the keys the schema does not declare. Sound for schemas that
+ * only check (no transform, default or coercion): the `ZodType<T, _, T>`
+ * parameter asks for input type = output type.
+ */
+function assertMatches<T>(schema: z.ZodType<T, z.ZodTypeDef, T>, data: unknown, file: string): asserts data is T {
+  orThrow(parseWithSchema(schema, data, { file }));
+}
+
+/**
+ * A report JSON read back from disk (`retrace eval --report-json` / `--json`)
+ * before `retrace report`, `retrace compare`, `retrace merge`, the gate or
+ * `retrace baseline floors` use it: validated by ReportSchema (a version 1
+ * file migrated first), so a missing or malformed field is a
+ * DataValidationError naming the file and the field (e.g.
+ * `turns[3].results`), exit 2 — never a TypeError deep inside a statistic
+ * (docs/gates-and-exit-codes.md). The report comes back as it was read: key
+ * order and fields the schema does not know are kept, so a report rendered
+ * again from its file has the bytes it was written with.
+ */
+export function parseReport(data: unknown, file: string): Report {
+  const version = declaredVersion(data);
+  if (version === REPORT_VERSION) {
+    assertMatches(ReportSchema, data, file);
+    return data;
+  }
+  if (version === 1) {
+    const migrated = migrateReportV1(data as Record<string, unknown>);
+    assertMatches(ReportSchema, migrated, file);
+    return migrated;
+  }
+  throw versionError(file, "report", REPORT_VERSION, version);
+}

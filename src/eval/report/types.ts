@@ -1,0 +1,27 @@
+/**
+ * Data contracts of the report (docs/architecture.md §7): the types, each
+ * inferred from its zod schema in ./schemas.ts (where the fields are
+ * documented), and the one report version constant defined there. The
+ * evaluator contract (EvalResult, TurnArtifacts, Evaluator, JudgeCost) is in
+ * ../measures/types.ts.
+ */
+export { REPORT_VERSION } from "./schemas.js";
+export type {
+  Aggregate,
+  AnswerSide,
+  GateCheck,
+  GateFailure,
+  GateFlip,
+  GateResult,
+  GoldPositions,
+  GraphRunInfo,
+  GroupDelta,
+  Report,
+  RetrievalRunConfig,
+  RunInfo,
+  ShardInfo,
+  Timings,
+  TraceSummary,
+  TurnReport,
+} from "./schemas.js";
+export type { JudgeCost } from "../measures/types.js";

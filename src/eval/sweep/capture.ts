@@ -1,0 +1,320 @@
+/**
+ * Retrieval capture for any LangGraph.js / LangChain agent (docs/evaluate-your-graph.md).
+ *
+ * `RetrieverCapture` is a LangChain callback handler: pass one per graph
+ * invocation in `callbacks` and it records every retriever run of that
+ * invocation — `handleRetrieverStart/End/Error` with run id, parent run id,
+ * name, tags, query and the returned documents in order — wherever the
+ * retriever runs (a node, a tool, a subgraph). It also records the parent of
+ * every other run (chains, tools, models), so it can tell a top-level
+ * retriever run from one nested inside another retriever (an
+ * EnsembleRetriever's children). retrace's own `retrieval_trace` custom event
+ * is recorded too; when present it is preferred (it carries the stage
+ * breakdown of retrace's hybrid retriever).
+ *
+ * The pure part — documents to card ids, choosing the scored call, building
+ * stages — lives below the handler and is exported for tests.
+ */
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { DocumentInterface } from "@langchain/core/documents";
+import type { Serialized } from "@langchain/core/load/serializable";
+import { GraphInputError } from "../../errors.js";
+import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent } from "../../nodes/retrieve.js";
+import type { RetrievalTrace } from "../../retrieval/types.js";
+
+/** One retriever run seen by the handler. */
+export interface CapturedRetrieverRun {
+  runId: string;
+  /** The run's direct parent (any run type), or null. */
+  parentRunId: string | null;
+  /** The nearest enclosing retriever run, or null for a top-level retriever run. */
+  retrieverParentRunId: string | null;
+  /** Run name, else the retriever's class name. */
+  name: string;
+  tags: string[];
+  query: string;
+  /** 0-based start order within the capture. */
+  order: number;
+  /** Returned documents in order; null while running or after an error. */
+  documents: DocumentInterface[] | null;
+  /** Error message when the run failed. */
+  error: string | null;
+}
+
+/** Start order of retriever runs; every other run only records its parent. */
+export class RetrieverCapture extends BaseCallbackHandler {
+  name = "RetrieverCapture";
+  override awaitHandlers = true;
+  private readonly parents = new Map<string, string | null>();
+  private readonly retrieverRuns = new Map<string, CapturedRetrieverRun>();
+  private readonly traceEvents: RetrievalTrace[] = [];
+
+  constructor() {
+    super({ _awaitHandler: true });
+  }
+
+  private link(runId: string, parentRunId: string | undefined): void {
+    this.parents.set(runId, parentRunId ?? null);
+  }
+
+  override handleChainStart(_c: Serialized, _i: unknown, runId: string, _t?: string, _tags?: string[], _m?: Record<string, unknown>, _n?: string, parentRunId?: string): void {
+    this.link(runId, parentRunId);
+  }
+
+  override handleToolStart(_t: Serialized, _i: string, runId: string, parentRunId?: string): void {
+    this.link(runId, parentRunId);
+  }
+
+  override handleLLMStart(_l: Serialized, _p: string[], runId: string, parentRunId?: string): void {
+    this.link(runId, parentRunId);
+  }
+
+  override handleChatModelStart(_l: Serialized, _m: unknown[][], runId: string, parentRunId?: string): void {
+    this.link(runId, parentRunId);
+  }
+
+  override handleRetrieverStart(retriever: Serialized, query: string, runId: string, parentRunId?: string, tags?: string[], _metadata?: Record<string, unknown>, name?: string): void {
+    this.link(runId, parentRunId);
+    let retrieverParent: string | null = null;
+    const seen = new Set<string>();
+    for (let p = parentRunId ?? null; p !== null && !seen.has(p); p = this.parents.get(p) ?? null) {
+      seen.add(p);
+      if (this.retrieverRuns.has(p)) {
+        retrieverParent = p;
+        break;
+      }
+    }
+    const className = Array.isArray(retriever?.id) ? retriever.id[retriever.id.length - 1] : undefined;
+    this.retrieverRuns.set(runId, {
+      runId,
+      parentRunId: parentRunId ?? null,
+      retrieverParentRunId: retrieverParent,
+      name: name ?? className ?? "retriever",
+      tags: [...(tags ?? [])],
+      query,
+      order: this.retrieverRuns.size,
+      documents: null,
+      error: null,
+    });
+  }
+
+  override handleRetrieverEnd(documents: DocumentInterface[], runId: string): void {
+    const run = this.retrieverRuns.get(runId);
+    if (run !== undefined) run.documents = [...documents];
+  }
+
+  override handleRetrieverError(err: Error, runId: string): void {
+    const run = this.retrieverRuns.get(runId);
+    if (run !== undefined) run.error = err?.message ?? String(err);
+  }
+
+  override handleCustomEvent(eventName: string, data: unknown): void {
+    if (eventName === RETRIEVAL_TRACE_EVENT && isRetrievalTraceEvent(data)) this.traceEvents.push(data.trace);
+  }
+
+  /** Every retriever run, in start order. */
+  runs(): CapturedRetrieverRun[] {
+    return [...this.retrieverRuns.values()].sort((a, b) => a.order - b.order);
+  }
+
+  /** Retriever runs not nested in another retriever run: the scoring candidates, in start order. */
+  topLevel(): CapturedRetrieverRun[] {
+    return this.runs().filter((r) => r.retrieverParentRunId === null);
+  }
+
+  /** Retriever runs directly nested in `runId`, in start order. */
+  childrenOf(runId: string): CapturedRetrieverRun[] {
+    return this.runs().filter((r) => r.retrieverParentRunId === runId);
+  }
+
+  /** retrace's own `retrieval_trace` events, in arrival order. */
+  retraceTraces(): RetrievalTrace[] {
+    return [...this.traceEvents];
+  }
+}
+
+// ------------------------------------------------------------------ documents → card ids
+
+/** Metadata keys tried, in order, when no `--id-key` is given; then `Document.id`. */
+export const DEFAULT_ID_KEYS = ["parentId", "doc_id", "source"] as const;
+
+/** How a document maps to a card id. */
+export interface IdOptions {
+  /** One metadata field to read (replaces the default chain). */
+  idKey?: string;
+  /** A user function; its result wins whenever it is a non-empty string. */
+  idMap?: (doc: DocumentInterface) => string | null | undefined;
+}
+
+/** The keys tried, for messages and the report header: `parentId, doc_id, source, Document.id`. */
+export function describeIdKeys(opts: IdOptions): string {
+  if (opts.idMap !== undefined) return "--id-map";
+  return opts.idKey !== undefined ? opts.idKey : [...DEFAULT_ID_KEYS, "Document.id"].join(", ");
+}
+
+function asId(v: unknown): string | null {
+  if (typeof v === "string" && v !== "") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/**
+ * The card id of one document: `idMap(doc)` when given; else
+ * `metadata[idKey]` when `idKey` is given; else the first of
+ * `metadata.parentId`, `metadata.doc_id`, `metadata.source`, `doc.id` that is
+ * a non-empty string (or a finite number, stringified). `source` is taken as
+ * the exact string (no path or extension stripping). null when none applies.
+ */
+export function documentId(doc: DocumentInterface, opts: IdOptions = {}): string | null {
+  if (opts.idMap !== undefined) return asId(opts.idMap(doc));
+  const meta = (doc.metadata ?? {}) as Record<string, unknown>;
+  if (opts.idKey !== undefined) return asId(meta[opts.idKey]);
+  for (const key of DEFAULT_ID_KEYS) {
+    const id = asId(meta[key]);
+    if (id !== null) return id;
+  }
+  return asId(doc.id);
+}
+
+/**
+ * Card ids of a ranked document list: each document mapped by `documentId`,
+ * then deduplicated by first occurrence (chunks of one card collapse to the
+ * rank of its best chunk, as retrace's own parent dedup does).
+ * Throws GraphInputError (exit 2) on the first document with no id, naming the
+ * keys tried and the metadata keys present; `where` says which turn.
+ */
+export function cardIdsOf(docs: readonly DocumentInterface[], opts: IdOptions, where: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  docs.forEach((doc, i) => {
+    const id = documentId(doc, opts);
+    if (id === null) {
+      const keys = Object.keys(doc.metadata ?? {}).sort();
+      throw new GraphInputError(
+        `${where}: document ${i + 1} of a retriever run has no card id; tried ${describeIdKeys(opts)}; metadata keys present: ${keys.length === 0 ? "none" : keys.join(", ")}${doc.id !== undefined ? "" : "; no Document.id"}. Use --id-key FIELD or --id-map MODULE.`,
+      );
+    }
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push(id);
+    }
+  });
+  return out;
+}
+
+// ------------------------------------------------------------------ what is scored
+
+export const RETRIEVAL_CALLS = ["last", "first", "all"] as const;
+export type RetrievalCall = (typeof RETRIEVAL_CALLS)[number];
+
+/** One stage of a captured retrieval: a nested retriever run, or the top-level run itself. */
+export interface CapturedStage {
+  /** Unique key within the turn, e.g. `BM25Retriever`, `EnsembleRetriever`, `VectorStoreRetriever#2`. */
+  key: string;
+  /** "child" (nested run) or "final" (a scored top-level run). */
+  role: "child" | "final";
+  name: string;
+  tags: string[];
+  /** Card ids in rank order (first occurrence). */
+  ids: string[];
+  error: string | null;
+}
+
+/** What one turn's capture gives the evaluator. */
+export interface CapturedRetrieval {
+  /** "retrace" (a retrieval_trace event) or "callbacks" (retriever runs). */
+  source: "retrace" | "callbacks";
+  query: string;
+  /** Card ids scored, in rank order. */
+  retrievedIds: string[];
+  /** Names of the scored top-level runs. */
+  retrievers: string[];
+  /** Number of top-level retriever runs in the turn (scored or not). */
+  topLevelRuns: number;
+  stages: CapturedStage[];
+  /** Names of scored runs that have no child retriever runs. */
+  noChildRuns: string[];
+  /** retrace's own trace, when source is "retrace". */
+  trace?: RetrievalTrace;
+}
+
+/** Concatenation of id lists, first occurrence wins. */
+function concatFirst(lists: readonly (readonly string[])[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const l of lists) for (const id of l) if (!seen.has(id)) (seen.add(id), out.push(id));
+  return out;
+}
+
+function pick<T>(xs: readonly T[], call: RetrievalCall): T[] {
+  if (xs.length === 0) return [];
+  if (call === "first") return [xs[0]!];
+  if (call === "last") return [xs[xs.length - 1]!];
+  return [...xs];
+}
+
+/**
+ * The retrieval of one turn, from its capture: retrace's own trace events when
+ * any (chosen by `call` the same way), else the top-level retriever runs that
+ * completed, ordered by start: `last` (default) scores the last one, `first`
+ * the first, `all` the concatenation in start order (first occurrence wins).
+ * Nested runs of each scored run become `child` stages (all descendants, in
+ * start order), and the scored run itself the `final` stage.
+ * Returns null when the turn made no retriever run at all.
+ */
+export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, ids: IdOptions, where: string): CapturedRetrieval | null {
+  const traces = capture.retraceTraces();
+  if (traces.length > 0) {
+    const chosen = pick(traces, call);
+    const last = chosen[chosen.length - 1]!;
+    return {
+      source: "retrace",
+      query: chosen.map((t) => t.query).join(" | "),
+      retrievedIds: concatFirst(chosen.map((t) => t.retrievedIds)),
+      retrievers: ["retrace retrieve node"],
+      topLevelRuns: traces.length,
+      stages: [],
+      noChildRuns: [],
+      trace: last,
+    };
+  }
+  const top = capture.topLevel();
+  if (top.length === 0) return null;
+  const scored = pick(top, call);
+  const stages: CapturedStage[] = [];
+  const used = new Map<string, number>();
+  const keyOf = (name: string) => {
+    const n = (used.get(name) ?? 0) + 1;
+    used.set(name, n);
+    return n === 1 ? name : `${name}#${n}`;
+  };
+  const descendants = (runId: string): CapturedRetrieverRun[] =>
+    capture.childrenOf(runId).flatMap((c) => [c, ...descendants(c.runId)]).sort((a, b) => a.order - b.order);
+  const noChildRuns: string[] = [];
+  const finals: string[][] = [];
+  for (const run of scored) {
+    const kids = descendants(run.runId);
+    if (kids.length === 0) noChildRuns.push(run.name);
+    for (const k of kids)
+      stages.push({ key: keyOf(k.name), role: "child", name: k.name, tags: k.tags, ids: k.documents === null ? [] : cardIdsOf(k.documents, ids, where), error: k.error });
+    const finalIds = run.documents === null ? [] : cardIdsOf(run.documents, ids, where);
+    stages.push({ key: keyOf(run.name), role: "final", name: run.name, tags: run.tags, ids: finalIds, error: run.error });
+    finals.push(finalIds);
+  }
+  return {
+    source: "callbacks",
+    query: scored.map((r) => r.query).join(" | "),
+    retrievedIds: concatFirst(finals),
+    retrievers: scored.map((r) => r.name),
+    topLevelRuns: top.length,
+    stages,
+    noChildRuns,
+  };
+}
+
+/** Where each gold card stood at each captured stage: `{ gold: { stageKey: rank|null } }`, rank 1-based. */
+export function capturedGoldPositions(stages: readonly CapturedStage[], gold: readonly string[]): Record<string, Record<string, number | null>> {
+  return Object.fromEntries(
+    gold.map((g) => [g, Object.fromEntries(stages.map((s) => [s.key, s.ids.includes(g) ? s.ids.indexOf(g) + 1 : null]))]),
+  );
+}

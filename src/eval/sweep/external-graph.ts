@@ -1,0 +1,297 @@
+/**
+ * Evaluate any LangGraph.js graph (docs/evaluate-your-graph.md): load it from
+ * a module (`file.ts#exportName`, a compiled graph or a possibly async
+ * factory), drive each case turn by turn on its own thread, capture every
+ * retriever run with `RetrieverCapture`, map documents to card ids and score
+ * the chosen call per turn.
+ *
+ * A turn whose run throws is recorded as an error (not a miss); a turn with no
+ * retriever run is "no retrieval captured" (left out of retrieval means); both
+ * are counted and fail the gate unless allowed (`graphGateFailures`).
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { DocumentInterface } from "@langchain/core/documents";
+import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { MemorySaver } from "@langchain/langgraph";
+import { GraphInputError, InvalidArgumentError } from "../../errors.js";
+import type { EvalCase, EvalTurn } from "../../kb/types.js";
+import { missingPeerError } from "../../peers.js";
+import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type IdOptions, type RetrievalCall } from "./capture.js";
+import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
+import { turnArtifacts, turnReport } from "./runner.js";
+import { summarizeTrace } from "../report/trace-summary.js";
+import type { GateFailure, TurnReport } from "../report/types.js";
+
+export const DEFAULT_GRAPH_EXPORT = "graph";
+export const GRAPH_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
+
+/** What the runner needs of a compiled graph. */
+export interface EvaluableGraph {
+  invoke(input: unknown, config?: RunnableConfig): Promise<unknown>;
+  checkpointer?: unknown;
+  channels?: Record<string, unknown>;
+}
+
+/** A turn handed to an `--input` mapper. */
+export interface InputTurn extends EvalTurn {
+  /** 0-based turn index. */
+  index: number;
+}
+
+export type InputMapper = (turn: InputTurn, evalCase: EvalCase) => unknown;
+
+/** `./agent.ts#myGraph` → file and export name (default `graph`). */
+export function parseModuleSpec(spec: string, defaultExport: string): { file: string; exportName: string } {
+  const hash = spec.lastIndexOf("#");
+  if (hash < 0) return { file: spec, exportName: defaultExport };
+  const exportName = spec.slice(hash + 1);
+  return { file: spec.slice(0, hash), exportName: exportName === "" ? defaultExport : exportName };
+}
+
+/**
+ * Imports a .ts/.mts/.js/.mjs module; TypeScript through tsx when the running
+ * loader cannot (a MissingPeerError, exit 2, when tsx is not installed).
+ */
+async function importModule(file: string, option: string, exportName: string): Promise<Record<string, unknown>> {
+  const abs = path.resolve(file);
+  if (!existsSync(abs)) throw new GraphInputError(`${option} ${file}#${exportName}: the file ${file} does not exist`);
+  const ext = path.extname(abs);
+  if (!(GRAPH_EXTENSIONS as readonly string[]).includes(ext))
+    throw new GraphInputError(`${option} ${file}#${exportName}: expected a ${GRAPH_EXTENSIONS.join(", ")} file, got "${ext}"`);
+  const url = pathToFileURL(abs).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code === "ERR_UNKNOWN_FILE_EXTENSION" && (ext === ".ts" || ext === ".mts")) {
+      let tsImport: typeof import("tsx/esm/api").tsImport;
+      try {
+        ({ tsImport } = await import("tsx/esm/api"));
+      } catch (e2) {
+        // tsx is an optional peer: without it a TypeScript module is a usage problem (exit 2) with the install command.
+        throw missingPeerError("tsx", `${option} ${file} is TypeScript and needs`, e2, "or pass the module compiled to .js/.mjs") ?? e2;
+      }
+      try {
+        return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+      } catch (e2) {
+        throw new GraphInputError(`${option} ${file}#${exportName}: the module threw while loading: ${(e2 as Error)?.message ?? String(e2)}`, { cause: e2 });
+      }
+    }
+    throw new GraphInputError(`${option} ${file}#${exportName}: the module threw while loading: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  }
+}
+
+/** True for a compiled LangGraph graph (a Pregel instance: invoke, stream, channels, nodes). */
+export function isCompiledGraph(x: unknown): x is EvaluableGraph {
+  if (typeof x !== "object" || x === null) return false;
+  const g = x as Record<string, unknown>;
+  return typeof g.invoke === "function" && typeof g.stream === "function" && typeof g.channels === "object" && g.channels !== null && typeof g.nodes === "object";
+}
+
+export interface LoadedGraph {
+  graph: EvaluableGraph;
+  file: string;
+  exportName: string;
+  /** True when the runner added an in-memory checkpointer. */
+  addedCheckpointer: boolean;
+}
+
+/**
+ * Loads `file[#export]`: the export must be a compiled graph or a (possibly
+ * async) factory returning one. Adds a `MemorySaver` checkpointer when the
+ * graph has none (each case needs its thread's history across turns).
+ * Every failure is a GraphInputError (exit 2) naming the file and the export.
+ */
+export async function loadGraph(spec: string): Promise<LoadedGraph> {
+  const { file, exportName } = parseModuleSpec(spec, DEFAULT_GRAPH_EXPORT);
+  const where = `--graph ${file}#${exportName}`;
+  const mod = await importModule(file, "--graph", exportName);
+  if (!(exportName in mod) || mod[exportName] === undefined) {
+    const names = Object.keys(mod).sort();
+    throw new GraphInputError(`${where}: the module has no export "${exportName}"; it exports ${names.length === 0 ? "nothing" : names.join(", ")}`);
+  }
+  let value: unknown = mod[exportName];
+  if (typeof value === "function" && !isCompiledGraph(value)) {
+    try {
+      value = await (value as () => unknown)();
+    } catch (e) {
+      throw new GraphInputError(`${where}: the factory threw while building the graph: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    }
+  }
+  if (!isCompiledGraph(value)) {
+    const hint =
+      typeof value === "object" && value !== null && typeof (value as { compile?: unknown }).compile === "function"
+        ? " (a StateGraph that is not compiled: export graph.compile())"
+        : "";
+    throw new GraphInputError(`${where}: expected a compiled LangGraph graph or a factory returning one, got ${value === null ? "null" : typeof value}${hint}`);
+  }
+  const graph = value;
+  let addedCheckpointer = false;
+  if (graph.checkpointer === undefined || graph.checkpointer === null) {
+    graph.checkpointer = new MemorySaver();
+    addedCheckpointer = true;
+  }
+  return { graph, file, exportName, addedCheckpointer };
+}
+
+/** Loads a function export (`--input`, `--id-map`): `file[#name]`, default export `default`. */
+export async function loadFunction<F extends (...args: never[]) => unknown>(spec: string, option: string): Promise<F> {
+  const { file, exportName } = parseModuleSpec(spec, "default");
+  const mod = await importModule(file, option, exportName);
+  const fn = mod[exportName];
+  if (typeof fn !== "function") throw new GraphInputError(`${option} ${file}#${exportName}: expected the export "${exportName}" to be a function, got ${typeof fn}`);
+  return fn as F;
+}
+
+export interface GraphSweepOptions extends IdOptions {
+  graph: EvaluableGraph;
+  cases: readonly EvalCase[];
+  evaluators: readonly EvaluatorSpec[];
+  /** Ids of every KB card (or catalog entry). */
+  knownIds: ReadonlySet<string>;
+  /** k written into the turn summaries (the evaluators carry their own k). */
+  k: number;
+  /** Maps a turn to the graph input; default `{ messages: [HumanMessage(turn.user)] }`. */
+  input?: InputMapper;
+  /** Which top-level retriever call is scored (default "last"). */
+  retrievalCall?: RetrievalCall;
+  concurrency?: number;
+  /** Thread ids are `<prefix><case id>`. */
+  threadPrefix?: string;
+  /** Extra `configurable` for every invocation. */
+  configurable?: Record<string, unknown>;
+  onCaseDone?: (done: number, total: number) => void;
+}
+
+/** One turn of a graph sweep: the report plus the raw capture (for `retrace trace`). */
+export interface GraphTurn {
+  report: TurnReport;
+  retrieval: CapturedRetrieval | null;
+}
+
+function lastAnswer(state: unknown): string {
+  const s = (state ?? {}) as Record<string, unknown>;
+  if (typeof s.answer === "string") return s.answer;
+  const messages = Array.isArray(s.messages) ? (s.messages as BaseMessage[]) : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m !== undefined && isAIMessage(m)) return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+  }
+  return "";
+}
+
+/** Default input: the turn as a human message on the `messages` channel. */
+export function defaultInput(turn: InputTurn): unknown {
+  return { messages: [new HumanMessage(turn.user)] };
+}
+
+async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[]> {
+  const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
+  const out: GraphTurn[] = [];
+  const mapInput = opts.input ?? defaultInput;
+  const ids: IdOptions = { ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}), ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}) };
+  for (const [index, t] of c.turns.entries()) {
+    const capture = new RetrieverCapture();
+    let state: unknown = undefined;
+    let error: string | undefined;
+    try {
+      state = await opts.graph.invoke(mapInput({ ...t, index }, c), {
+        configurable: { ...opts.configurable, thread_id: threadId },
+        callbacks: [capture],
+      });
+    } catch (e) {
+      error = (e as Error)?.message ?? String(e);
+    }
+    const where = `case ${c.id} turn ${index}`;
+    // Retrieval captured before a failure is not scored: the turn is an error.
+    const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where) : null;
+    // What is scored at k: the chosen call's cards, cut at k (the stages keep the full lists).
+    const retrievedIds = retrieval === null ? null : retrieval.retrievedIds.slice(0, opts.k);
+    const s = (state ?? {}) as Record<string, unknown>;
+    const artifacts = turnArtifacts(c, index, retrievedIds, {
+      citedIds: Array.isArray(s.citedIds) ? (s.citedIds as string[]) : [],
+      answer: error === undefined ? lastAnswer(state) : "",
+      refused: s.refused === true,
+      knownIds: opts.knownIds,
+    });
+    const report = turnReport(c, artifacts, error === undefined ? await runEvaluators(opts.evaluators, artifacts) : []);
+    if (error !== undefined) report.error = error;
+    else if (retrieval === null) report.noRetrieval = true;
+    if (retrieval !== null) {
+      if (retrieval.trace !== undefined) {
+        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of), retrievedIds: retrievedIds ?? [] };
+      } else {
+        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of) };
+      }
+      report.captured = {
+        source: retrieval.source,
+        retrievers: retrieval.retrievers,
+        topLevelRuns: retrieval.topLevelRuns,
+        stages: retrieval.stages.map((st) => ({ key: st.key, role: st.role, ids: st.ids, error: st.error })),
+        noChildRuns: retrieval.noChildRuns,
+      };
+    }
+    out.push({ report, retrieval });
+  }
+  return out;
+}
+
+/**
+ * Runs every case through the graph (cases in parallel up to `concurrency`,
+ * turns of a case in order on one thread). Turns come back in dataset order
+ * whatever the concurrency.
+ */
+export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[]> {
+  const concurrency = opts.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
+  if (opts.input === undefined && opts.graph.channels !== undefined && !("messages" in opts.graph.channels))
+    throw new GraphInputError(
+      `the graph has no "messages" channel (channels: ${Object.keys(opts.graph.channels).filter((k) => !k.startsWith("__") && !k.startsWith("branch:")).sort().join(", ")}); give --input MODULE exporting (turn, case) => input`,
+    );
+  const results: GraphTurn[][] = new Array(opts.cases.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < opts.cases.length) {
+      const i = next++;
+      results[i] = await runCase(opts.cases[i]!, opts);
+      done += 1;
+      opts.onCaseDone?.(done, opts.cases.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, worker));
+  return results.flat();
+}
+
+/** Sorted names of the scored retrievers seen across a sweep. */
+export function capturedRetrievers(turns: readonly GraphTurn[]): string[] {
+  return [...new Set(turns.flatMap((t) => t.retrieval?.retrievers ?? []))].sort();
+}
+
+/**
+ * Gate failures of a graph sweep: more errored turns than `maxErrors`
+ * (default 0), and any "no retrieval captured" turn unless allowed. Pure.
+ */
+export function graphGateFailures(turns: readonly TurnReport[], opts: { maxErrors?: number; allowNoRetrieval?: boolean }): GateFailure[] {
+  const failures: GateFailure[] = [];
+  const errors = turns.filter((t) => t.error !== undefined);
+  const maxErrors = opts.maxErrors ?? 0;
+  if (errors.length > maxErrors)
+    failures.push({
+      kind: "turn_errors",
+      key: "turn_errors",
+      reason: `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
+    });
+  const none = turns.filter((t) => t.noRetrieval === true);
+  if (none.length > 0 && opts.allowNoRetrieval !== true)
+    failures.push({
+      kind: "no_retrieval",
+      key: "no_retrieval",
+      reason: `${none.length} turn${none.length === 1 ? "" : "s"} made no retriever run (no retrieval captured; allow with --allow-no-retrieval): ${none.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
+    });
+  return failures;
+}
+
+export type { DocumentInterface };

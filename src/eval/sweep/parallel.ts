@@ -1,0 +1,248 @@
+/**
+ * A sweep over several threads (`retrace eval --workers N`, docs/throughput.md).
+ *
+ * One thread runs one graph invocation at a time: LangGraph's per-invocation
+ * work, the nodes and the in-process retrieval all share it, so async
+ * `--concurrency` interleaves cases but never uses a second core. Here this
+ * thread runs cases as the single-thread sweep does while N − 1 worker
+ * threads each open the same retriever (`openRetriever`: the same analyzers,
+ * embedder, BM25 parameters, and the exact dense index's matrices over
+ * shared memory, not copied), build the same graph from the same defaults,
+ * and run the cases sent to them with the same `runCase`. Every thread takes
+ * the next case not yet taken (`sweepCases`); results are assembled in
+ * dataset order. Every case runs on its own thread id from a fresh state, so
+ * which thread ran it cannot change its result: reports are identical at any
+ * number of workers (test/eval/parallel.test.ts).
+ *
+ * A failure in a worker (a case that throws, a worker that cannot start)
+ * rejects the sweep with the error rebuilt in this thread: its class, code
+ * and exit code survive the thread boundary.
+ */
+import { Worker } from "node:worker_threads";
+import * as errors from "../../errors.js";
+import { InternalError, RETRACE_ERROR_MARKER } from "../../errors.js";
+import { MemorySaver } from "@langchain/langgraph";
+import { buildGraph } from "../../graph/build.js";
+import type { TunableConfig } from "../../graph/configuration.js";
+import type { SplitPart } from "../../kb/split.js";
+import type { Chunk, EvalCase, KnowledgeBase } from "../../kb/types.js";
+import type { AnalyzerConfig, Analyzers } from "../../retrieval/analyzer.js";
+import type { Retriever } from "../../retrieval/types.js";
+import type { EvaluatorSpec } from "../measures/evaluators.js";
+import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type SweepLane, type SweepResult } from "./runner.js";
+
+/** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
+export interface OwnGraphSweep {
+  /** null: the store-less graph. */
+  retriever: Retriever | null;
+  kb: KnowledgeBase;
+  /** The analyzers of the graph's answerer and follow-up detection (the KB's). */
+  analyzers: Analyzers;
+  /** The graph's configuration defaults (`buildGraph({ defaults })`). */
+  defaults: Partial<TunableConfig>;
+  evaluators: readonly EvaluatorSpec[];
+  knownIds: ReadonlySet<string>;
+  partOf?: ReadonlyMap<string, SplitPart>;
+  threadPrefix: string;
+  /** Whether case results carry the full traces (SweepOptions.keepTraces). */
+  keepTraces: boolean;
+}
+
+/**
+ * One thread's options for a sweep of retrace's own graph, the main thread's
+ * and each worker's alike: the graph over `retriever` with a MemorySaver of
+ * its own, each finished case's thread deleted from it, traces read from the
+ * returned state, one checkpoint per turn (docs/throughput.md).
+ */
+export function ownGraphCaseOptions(s: OwnGraphSweep): CaseRunOptions {
+  const checkpointer = new MemorySaver();
+  return {
+    graph: buildGraph({ store: s.retriever, cards: s.kb, analyzers: s.analyzers, defaults: s.defaults, checkpointer }),
+    evaluators: s.evaluators,
+    knownIds: s.knownIds,
+    storeBacked: s.retriever !== null,
+    // retrace's own graph returns each turn's trace in state: no callback handler per turn.
+    traceSource: "state",
+    // One checkpoint per turn, not per step: the same turns.
+    durability: "exit",
+    releaseThread: (id) => checkpointer.deleteThread(id),
+    keepTraces: s.keepTraces,
+    threadPrefix: s.threadPrefix,
+    ...(s.partOf !== undefined ? { partOf: s.partOf } : {}),
+  };
+}
+
+/** What every worker is started with (plain data, cloned once per worker; the dense matrices are shared, not cloned). */
+export interface SweepWorkerInit<Recipe = unknown> {
+  /** How the worker opens its retriever (the composition root's RetrieverRecipe, plain data); null: the store-less graph. */
+  recipe: Recipe | null;
+  chunks: readonly Chunk[];
+  kb: KnowledgeBase;
+  /** The analyzer overrides of the graph (`Analyzers.overrides`, rebuilt with `createAnalyzers`; the recipe carries the retriever's). */
+  analyzers: AnalyzerConfig;
+  cases: readonly EvalCase[];
+  /** The graph's configuration defaults (`buildGraph({ defaults })`). */
+  defaults: Partial<TunableConfig>;
+  /** Cutoff of the evaluators. */
+  k: number;
+  knownIds: readonly string[];
+  partOf: readonly (readonly [string, SplitPart])[] | null;
+  threadPrefix: string;
+  /** Whether results carry the collected traces (a sweep's `traces`); eval reads only the turn reports. */
+  traces: boolean;
+}
+
+/** Messages from a worker. */
+export type WorkerMessage =
+  | { type: "ready" }
+  | { type: "done"; index: number; result: CaseResult }
+  | { type: "failed"; index: number | null; error: SerializedError };
+
+/** An error as it crosses a thread boundary. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string;
+  /** Own enumerable fields (a retrace error's `code`, `exitCode`, `issues`...), as JSON-safe data. */
+  fields: Record<string, unknown>;
+}
+
+export function serializeError(e: unknown): SerializedError {
+  if (!(e instanceof Error)) return { name: "Error", message: String(e), fields: {} };
+  let fields: Record<string, unknown> = {};
+  try {
+    fields = JSON.parse(JSON.stringify({ ...e })) as Record<string, unknown>;
+  } catch {
+    fields = {};
+  }
+  return { name: e.name, message: e.message, ...(e.stack !== undefined ? { stack: e.stack } : {}), fields };
+}
+
+/**
+ * The error a worker reported, rebuilt here: an instance of the same retrace
+ * error class (so `exitCodeOf`, `instanceof` and `isInstance` answer as for
+ * the original), else a plain Error with the same name, message and stack.
+ */
+export function reviveError(s: SerializedError): Error {
+  const cls = (errors as Record<string, unknown>)[s.name];
+  const isRetraceClass = typeof cls === "function" && (cls as { prototype: unknown }).prototype instanceof errors.RetraceError;
+  const e = (isRetraceClass ? Object.create((cls as { prototype: object }).prototype) : new Error(s.message)) as Error & Record<PropertyKey, unknown>;
+  Object.assign(e, s.fields);
+  Object.defineProperty(e, "message", { value: s.message, writable: true, configurable: true });
+  Object.defineProperty(e, "name", { value: s.name, writable: true, configurable: true });
+  if (s.stack !== undefined) Object.defineProperty(e, "stack", { value: s.stack, writable: true, configurable: true });
+  if (isRetraceClass) e[RETRACE_ERROR_MARKER] = true;
+  return e;
+}
+
+/**
+ * A worker thread running `entry` (injected by the caller: the composition
+ * root's SWEEP_WORKER_ENTRY): a compiled `.js` module directly, or, when
+ * retrace runs from its TypeScript source (tests, `npm run retrace`), a `.ts`
+ * entry loaded through tsx's module hooks registered in the worker.
+ */
+function startWorker(entry: URL, init: SweepWorkerInit): Worker {
+  if (!entry.pathname.endsWith(".ts")) return new Worker(entry, { workerData: init });
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
+  return new Worker(boot, { eval: true, workerData: init });
+}
+
+interface Pending {
+  resolve: (r: CaseResult) => void;
+  reject: (e: Error) => void;
+}
+
+/** One worker thread and the cases it is running. */
+class SweepWorker {
+  readonly pending = new Map<number, Pending>();
+  private readonly worker: Worker;
+  private failure: Error | null = null;
+  readonly ready: Promise<void>;
+
+  constructor(entry: URL, init: SweepWorkerInit, readonly id: number) {
+    this.worker = startWorker(entry, init);
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.worker.on("message", (m: WorkerMessage) => {
+        if (m.type === "ready") resolve();
+        else if (m.type === "done") this.settle(m.index, (p) => p.resolve(m.result));
+        else if (m.index === null) reject(this.fail(reviveError(m.error)));
+        else this.settle(m.index, (p) => p.reject(reviveError(m.error)));
+      });
+      this.worker.on("error", (e) => reject(this.fail(e instanceof Error ? e : new InternalError(String(e)))));
+      this.worker.on("exit", (code) => reject(this.fail(new InternalError(`sweep worker ${id} exited (code ${code}) with ${this.pending.size} case(s) unfinished`))));
+    });
+    // A startup failure is reported through `ready` and every pending case; never an unhandled rejection.
+    this.ready.catch(() => {});
+  }
+
+  run(index: number): Promise<CaseResult> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return new Promise<CaseResult>((resolve, reject) => {
+      this.pending.set(index, { resolve, reject });
+      this.worker.postMessage({ type: "run", index });
+    });
+  }
+
+  terminate(): Promise<number> {
+    this.worker.removeAllListeners("exit");
+    return this.worker.terminate();
+  }
+
+  private settle(index: number, f: (p: Pending) => void): void {
+    const p = this.pending.get(index);
+    if (p === undefined) return;
+    this.pending.delete(index);
+    f(p);
+  }
+
+  /** The first failure of this worker: every pending case is rejected with it. */
+  private fail(e: Error): Error {
+    if (this.failure === null) this.failure = e;
+    for (const p of this.pending.values()) p.reject(this.failure);
+    this.pending.clear();
+    return this.failure;
+  }
+}
+
+export interface ParallelSweepOptions {
+  init: SweepWorkerInit;
+  /** The worker threads' entry module (the composition root's SWEEP_WORKER_ENTRY): it opens the retriever `init.recipe` describes. */
+  workerEntry: URL;
+  /** Threads running cases (≥ 1): this one (running `local`) and `threads − 1` workers. */
+  threads: number;
+  /** Cases in flight per thread (≥ 1). */
+  concurrency: number;
+  /** This thread's share (`ownGraphCaseOptions`, as each worker builds its own from `init`). */
+  local: CaseRunOptions;
+  onCaseDone?: (done: number, total: number) => void;
+}
+
+/**
+ * The sweep of `init.cases` over `threads` threads: this one starts at once,
+ * the workers join as soon as they have opened their retriever, and every
+ * thread takes the next case until none is left. The same result as
+ * `runSweep` over the same graph and cases (timings and phases aside: they
+ * are wall clock, and `phases` sums all threads' time).
+ */
+export async function runSweepInWorkers(opts: ParallelSweepOptions): Promise<SweepResult> {
+  for (const [name, n] of [["threads", opts.threads], ["concurrency", opts.concurrency]] as const) {
+    if (!Number.isInteger(n) || n < 1) throw new errors.InvalidArgumentError(name, "a positive integer", n);
+  }
+  const cases = opts.init.cases;
+  // No worker for a sweep this thread alone can cover: one case per lane at most.
+  const workers = Math.max(0, Math.min(opts.threads, Math.ceil(cases.length / opts.concurrency)) - 1);
+  const pool = Array.from({ length: workers }, (_, i) => new SweepWorker(opts.workerEntry, opts.init, i + 1));
+  const lanes: SweepLane[] = [];
+  for (let c = 0; c < opts.concurrency; c++) {
+    // A turn of retrace's graph can run on microtasks alone (in-process retrieval): yield to the event loop
+    // before each case, or the workers' messages (ready, results) would wait until this thread ran out of cases.
+    lanes.push({ run: (i) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => runCase(cases[i]!, opts.local)) });
+    for (const w of pool) lanes.push({ ready: w.ready, run: (i) => w.run(i), thread: w.id });
+  }
+  try {
+    return await sweepCases(cases, lanes, opts.onCaseDone);
+  } finally {
+    await Promise.all(pool.map((w) => w.terminate()));
+  }
+}

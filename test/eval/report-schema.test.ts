@@ -1,0 +1,84 @@
+/**
+ * The report's one definition (src/eval/report/schemas.ts): `Report` is
+ * inferred from `ReportSchema`, so the schema must declare every field
+ * retrace writes, and a report read back must be the report that was
+ * written — same fields, same key order (`retrace report`, `retrace compare`,
+ * `retrace merge` render it again).
+ */
+import { describe, expect, it } from "vitest";
+import { DataValidationError } from "../../src/errors.js";
+import { baselineFromReport } from "../../src/eval/gate/baseline.js";
+import { gate } from "../../src/eval/gate/gate.js";
+import { reportToJSON } from "../../src/eval/report/render.js";
+import { parseReport, REPORT_VERSION, ReportSchema } from "../../src/eval/report/schemas.js";
+import type { Report } from "../../src/eval/report/types.js";
+import { fixtureReport, ROWS } from "./report-fixture.js";
+
+/** The fixture report with every optional section and field retrace can write filled in. */
+async function fullReport(): Promise<Report> {
+  const before = await fixtureReport();
+  const report = await fixtureReport(
+    {
+      storeKind: "local",
+      genericLocales: ["pt-BR"],
+      answerer: "rule-based, offline",
+      split: "kb/eval/split.json",
+      retrieval: { en: { denseK: 20, bm25K: 50, fusion: "minmax", rrfK: 60, weights: { dense: 0.9, bm25: 0.1 }, bm25Params: { k1: 0.9, b: 0.4 } } },
+      graph: { file: "agent.ts", exportName: "graph", retrievers: ["kb"], idKey: "id", retrievalCall: "last", errors: 1, noRetrieval: 1, catalog: "catalog.json" },
+    },
+    // g1#0 now misses: a hit@k flip against `before`.
+    ROWS.map((r) => (r.caseId === "g1" && r.turn === 0 ? { ...r, retrievedIds: ["c", "d", "f"] } : r)),
+  );
+  report.gate = gate(report, { minHit: 0.5, maxFlips: 0 }, baselineFromReport(before));
+  const [t0, t1, t2] = report.turns;
+  t0!.part = "tune";
+  t0!.trace!.stages = { fused: [["a#0", 0.5]], parents: [["a", 0.5]] };
+  t0!.trace!.stageSizes = { fused: 12, parents: 4 };
+  t1!.captured = { source: "callbacks", retrievers: ["kb"], topLevelRuns: 1, stages: [{ key: "kb", role: "final", ids: ["b"], error: null }], noChildRuns: ["kb"] };
+  t2!.error = "graph threw";
+  t2!.noRetrieval = true;
+  report.splits.extra = { x: report.aggregates };
+  report.chance = { cardsPerLocale: { en: 3, "es-419": 3, "pt-BR": 3 }, warnings: [] };
+  report.judge = { model: "m", prompt: "v1", calls: 2, cached: 1, inputTokens: null, outputTokens: 7, unparsable: 0 };
+  report.shard = { index: 1, count: 2, rule: "rule", caseIds: ["g1"], turns: 2, dataset: { datasetHash: "ds", caseIds: ["g1", "g2"], turns: 4 } };
+  report.timings = { ...report.timings!, phases: { graph: 1, evaluate: 2, report: 3 } };
+  return report;
+}
+
+describe("ReportSchema", () => {
+  it("declares every field retrace writes: parsing a full report through zod (which drops undeclared keys) gives the same report", async () => {
+    const report = await fullReport();
+    expect(report.gate!.checks!.length).toBeGreaterThan(0);
+    expect(report.gate!.flips!.length).toBeGreaterThan(0);
+    expect(report.gate!.tolerance).toBeDefined();
+    const json: unknown = JSON.parse(reportToJSON(report));
+    expect(ReportSchema.parse(json)).toStrictEqual(json);
+  });
+
+  it("refuses a malformed section it used to let through, naming the field", async () => {
+    const json = JSON.parse(reportToJSON(await fullReport())) as Record<string, Record<string, unknown>>;
+    json.judge!.calls = "two";
+    expect(() => parseReport(json, "run.json")).toThrow(DataValidationError);
+    expect(() => parseReport(json, "run.json")).toThrow(/run\.json: field `judge\.calls` expected a number, got "two"/);
+  });
+});
+
+describe("parseReport", () => {
+  it("returns the report as written: key order and unknown fields kept, so it renders to the same bytes", async () => {
+    const report = await fullReport();
+    const text = reportToJSON(report);
+    expect(reportToJSON(parseReport(JSON.parse(text), "run.json"))).toBe(text);
+    // A section and a turn field the schema does not know, in the middle: kept where they were.
+    const { turns, ...rest } = JSON.parse(text) as Record<string, unknown>;
+    const odd = { ...rest, customSection: { a: 1 }, turns: (turns as Record<string, unknown>[]).map((t) => ({ note: "x", ...t })) };
+    const oddText = JSON.stringify(odd, null, 2) + "\n";
+    expect(reportToJSON(parseReport(JSON.parse(oddText), "odd.json"))).toBe(oddText);
+  });
+
+  it("migrates a version 1 report to the current schemaVersion, first key", async () => {
+    const { schemaVersion: _v, ...rest } = JSON.parse(reportToJSON(await fixtureReport())) as Record<string, unknown>;
+    const r = parseReport({ version: 1, ...rest }, "v1.json");
+    expect(r.schemaVersion).toBe(REPORT_VERSION);
+    expect(Object.keys(r)[0]).toBe("schemaVersion");
+  });
+});
