@@ -106,6 +106,8 @@ export {
   type CapturedRetrieval,
   type CapturedRetrieverRun,
   type CapturedStage,
+  type DocumentIdOptions,
+  type DocumentLike,
   type IdOptions,
   type RetrievalCall,
 } from "./eval/sweep/capture.js";

@@ -79,7 +79,7 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
   cmd
     .option("--graph <file[#export]>", "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)")
     .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)")
-    .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, source, then Document.id)")
+    .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id)")
     .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
     .addOption(new Option("--retrieval-call <which>", "with --graph: which top-level retriever call of a turn is scored").choices([...RETRIEVAL_CALLS]).default("last"));
   if (gate)

@@ -67,7 +67,7 @@ const oneCase = (gold: string[], turns = 1): EvalCase => ({
 });
 
 describe("document ids", () => {
-  it("tries parentId, doc_id, source, then Document.id; --id-key replaces the chain; --id-map wins", () => {
+  it("tries parentId, doc_id, id, source, then Document.id; --id-key replaces the chain; --id-map wins", () => {
     expect(documentId(new Document({ pageContent: "x", metadata: { source: "s", doc_id: "d" } }))).toBe("d");
     expect(documentId(new Document({ pageContent: "x", metadata: { source: "kb/a.md" } }))).toBe("kb/a.md");
     expect(documentId(new Document({ pageContent: "x", metadata: {}, id: "doc-7" }))).toBe("doc-7");
@@ -82,7 +82,7 @@ describe("document ids", () => {
   it("throws naming the keys tried and the metadata keys present", () => {
     const bad = new Document({ pageContent: "x", metadata: { title: "t", url: "u" } });
     expect(() => cardIdsOf([chunk("a", 1), bad], {}, "case c1 turn 0")).toThrowError(GraphInputError);
-    expect(() => cardIdsOf([bad], {}, "case c1 turn 0")).toThrowError(/case c1 turn 0: document 1 .*tried parentId, doc_id, source, Document\.id; metadata keys present: title, url/);
+    expect(() => cardIdsOf([bad], {}, "case c1 turn 0")).toThrowError(/case c1 turn 0: document 1 .*tried metadata\.parentId, metadata\.doc_id, metadata\.id, metadata\.source, Document\.id; metadata keys present: title, url/);
   });
 });
 

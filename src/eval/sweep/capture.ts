@@ -18,7 +18,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { Serialized } from "@langchain/core/load/serializable";
-import { GraphInputError } from "../../errors.js";
+import { cardIdsOf, type DocumentIdOptions } from "../measures/doc-id.js";
 import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent } from "../../nodes/retrieve.js";
 import type { RetrievalTrace } from "../../retrieval/types.js";
 
@@ -135,72 +135,11 @@ export class RetrieverCapture extends BaseCallbackHandler {
 
 // ------------------------------------------------------------------ documents → card ids
 
-/** Metadata keys tried, in order, when no `--id-key` is given; then `Document.id`. */
-export const DEFAULT_ID_KEYS = ["parentId", "doc_id", "source"] as const;
+// The one document-id rule (src/eval/measures/doc-id.ts), shared with the LangSmith evaluators and the Vitest matchers.
+export { DEFAULT_ID_KEYS, cardIdsOf, describeIdKeys, documentId, idKeysTried, missingIdMessage, type DocumentIdOptions, type DocumentLike } from "../measures/doc-id.js";
 
-/** How a document maps to a card id. */
-export interface IdOptions {
-  /** One metadata field to read (replaces the default chain). */
-  idKey?: string;
-  /** A user function; its result wins whenever it is a non-empty string. */
-  idMap?: (doc: DocumentInterface) => string | null | undefined;
-}
-
-/** The keys tried, for messages and the report header: `parentId, doc_id, source, Document.id`. */
-export function describeIdKeys(opts: IdOptions): string {
-  if (opts.idMap !== undefined) return "--id-map";
-  return opts.idKey !== undefined ? opts.idKey : [...DEFAULT_ID_KEYS, "Document.id"].join(", ");
-}
-
-function asId(v: unknown): string | null {
-  if (typeof v === "string" && v !== "") return v;
-  if (typeof v === "number" && Number.isFinite(v)) return String(v);
-  return null;
-}
-
-/**
- * The card id of one document: `idMap(doc)` when given; else
- * `metadata[idKey]` when `idKey` is given; else the first of
- * `metadata.parentId`, `metadata.doc_id`, `metadata.source`, `doc.id` that is
- * a non-empty string (or a finite number, stringified). `source` is taken as
- * the exact string (no path or extension stripping). null when none applies.
- */
-export function documentId(doc: DocumentInterface, opts: IdOptions = {}): string | null {
-  if (opts.idMap !== undefined) return asId(opts.idMap(doc));
-  const meta = (doc.metadata ?? {}) as Record<string, unknown>;
-  if (opts.idKey !== undefined) return asId(meta[opts.idKey]);
-  for (const key of DEFAULT_ID_KEYS) {
-    const id = asId(meta[key]);
-    if (id !== null) return id;
-  }
-  return asId(doc.id);
-}
-
-/**
- * Card ids of a ranked document list: each document mapped by `documentId`,
- * then deduplicated by first occurrence (chunks of one card collapse to the
- * rank of its best chunk, as retrace's own parent dedup does).
- * Throws GraphInputError (exit 2) on the first document with no id, naming the
- * keys tried and the metadata keys present; `where` says which turn.
- */
-export function cardIdsOf(docs: readonly DocumentInterface[], opts: IdOptions, where: string): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  docs.forEach((doc, i) => {
-    const id = documentId(doc, opts);
-    if (id === null) {
-      const keys = Object.keys(doc.metadata ?? {}).sort();
-      throw new GraphInputError(
-        `${where}: document ${i + 1} of a retriever run has no card id; tried ${describeIdKeys(opts)}; metadata keys present: ${keys.length === 0 ? "none" : keys.join(", ")}${doc.id !== undefined ? "" : "; no Document.id"}. Use --id-key FIELD or --id-map MODULE.`,
-      );
-    }
-    if (!seen.has(id)) {
-      seen.add(id);
-      out.push(id);
-    }
-  });
-  return out;
-}
+/** How a retrieved LangChain document maps to a card id (`--id-key` / `--id-map`). */
+export interface IdOptions extends DocumentIdOptions<DocumentInterface> {}
 
 // ------------------------------------------------------------------ what is scored
 
