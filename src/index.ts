@@ -102,6 +102,7 @@ export {
   cardIdsOf,
   describeIdKeys,
   documentId,
+  retrievalSteps,
   selectRetrieval,
   type CapturedRetrieval,
   type CapturedRetrieverRun,
@@ -126,6 +127,7 @@ export {
   type InputTurn,
   type LoadedGraph,
 } from "./eval/sweep/external-graph.js";
+export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.

@@ -7,8 +7,9 @@
  * resolves gold against; with neither, the command refuses to run.
  *
  * Exit 0 pass, 1 gate failed (floors, baseline, turn errors beyond
- * --max-errors, turns with no retrieval unless --allow-no-retrieval),
- * 2 bad usage, bad data or a graph that cannot be loaded.
+ * --max-errors, gold-bearing turns with no retrieval beyond
+ * --max-no-retrieval), 2 bad usage, bad data, a graph that cannot be loaded
+ * or a run most of whose retrieved ids name no card (src/eval/sweep/graph-checks.ts).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -21,6 +22,8 @@ import { assertComparable, readBaseline, writeBaseline, type Baseline } from "..
 import { describeIdKeys, RETRIEVAL_CALLS, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
 import { retrievalEvaluator } from "../eval/measures/evaluators.js";
 import { capturedRetrievers, graphGateFailures, loadFunction, loadGraph, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
+import { ALLOW_NO_RETRIEVAL_DEPRECATED, checkKnownIds, graphRunFacts } from "../eval/sweep/graph-checks.js";
+import { graphWarnings } from "../eval/report/graph-report.js";
 import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
 import type { Report } from "../eval/report/types.js";
@@ -44,6 +47,8 @@ export interface GraphOptions {
   idMap?: string;
   retrievalCall: RetrievalCall;
   maxErrors: number;
+  maxNoRetrieval?: number;
+  /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */
   allowNoRetrieval?: boolean;
   catalog?: string;
   /** `--max-card-bytes` (src/kb/cards.ts). */
@@ -72,7 +77,7 @@ export interface GraphEvalOptions extends GraphOptions, FloorThresholds {
 }
 
 /** The options that mean something only with `--graph` (refused without it: src/cli/options.ts refuseInMode). */
-export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--allow-no-retrieval", "--catalog"] as const;
+export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog"] as const;
 
 /** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--allow-no-retrieval`, to `trace`). */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
@@ -81,11 +86,12 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
     .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)")
     .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id)")
     .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
-    .addOption(new Option("--retrieval-call <which>", "with --graph: which top-level retriever call of a turn is scored").choices([...RETRIEVAL_CALLS]).default("last"));
+    .addOption(new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are scored: last = the last step (all calls overlapping in time), first = the first step, all = every call").choices([...RETRIEVAL_CALLS]).default("last"));
   if (gate)
     cmd
       .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates", countOption("--max-errors"), 0)
-      .option("--allow-no-retrieval", "with --graph: a turn with no retriever run does not fail the gate (it is still listed and left out of the means)");
+      .option("--max-no-retrieval <n>", "with --graph: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
+      .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
   return cmd.option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
 }
 
@@ -150,6 +156,9 @@ export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Repor
   const turns = swept.turns.map((t) => t.report);
   const evaluators = [retrievalEvaluator({ k: o.k })];
   const graphId = `${swept.file}#${swept.exportName}`;
+  // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
+  const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale);
+  checkKnownIds(facts, { graph: `--graph ${graphId}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
   const report = buildReport({
     run: {
       datasetHash: cases.length === data.cases.length ? datasetHash(data.cases) : datasetHash(cases),
@@ -167,6 +176,7 @@ export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Repor
         errors: turns.filter((t) => t.error !== undefined).length,
         noRetrieval: turns.filter((t) => t.noRetrieval === true).length,
         ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
+        ...facts,
       },
     },
     turns,
@@ -186,7 +196,7 @@ export async function runGraphEval(o: GraphEvalOptions): Promise<{ report: Repor
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
   const g = gate(report, thresholds, baseline ?? undefined);
-  const failures = [...g.failures, ...graphGateFailures(turns, { maxErrors: o.maxErrors, allowNoRetrieval: o.allowNoRetrieval === true })];
+  const failures = [...g.failures, ...graphGateFailures(turns, { maxErrors: o.maxErrors, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) })];
   report.gate = { ...g, passed: failures.length === 0, failures };
   return { report, baseline };
 }
@@ -196,7 +206,9 @@ export async function evalGraphCommand(o: GraphEvalOptions): Promise<number> {
     throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with --update-baseline)", o.baseline);
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
+  if (o.allowNoRetrieval) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
   const { report } = await runGraphEval(o);
+  if (o.json) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
   if (o.json) out(reportToJSON(report));
   else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
   if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
