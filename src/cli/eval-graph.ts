@@ -79,7 +79,7 @@ export interface GraphEvalOptions extends GraphOptions, FloorThresholds {
 /** The options that mean something only with `--graph` (refused without it: src/cli/options.ts refuseInMode). */
 export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog"] as const;
 
-/** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--allow-no-retrieval`, to `trace`). */
+/** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--max-no-retrieval`/`--allow-no-retrieval`, to `trace`). */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
   cmd
     .option("--graph <file[#export]>", "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)")
