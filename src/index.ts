@@ -134,10 +134,13 @@ export {
   cardIdsOf,
   describeIdKeys,
   documentId,
+  retrievalSteps,
   selectRetrieval,
   type CapturedRetrieval,
   type CapturedRetrieverRun,
   type CapturedStage,
+  type DocumentIdOptions,
+  type DocumentLike,
   type IdOptions,
   type RetrievalCall,
 } from "./eval/sweep/capture.js";
@@ -156,6 +159,7 @@ export {
   type InputTurn,
   type LoadedGraph,
 } from "./eval/sweep/external-graph.js";
+export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.

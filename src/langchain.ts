@@ -13,6 +13,9 @@ export {
   toLangSmith,
   type LangSmithEvaluator,
   type LangSmithExampleLike,
+  type LangSmithOptions,
   type LangSmithResults,
   type LangSmithRunLike,
 } from "./eval/measures/langsmith.js";
+// The one document-id rule the evaluators apply to `run.outputs.documents` (src/eval/measures/doc-id.ts; docs/evaluate-your-graph.md).
+export { DEFAULT_ID_KEYS, cardIdsOf, describeIdKeys, documentId, type DocumentIdOptions, type DocumentLike } from "./eval/measures/doc-id.js";

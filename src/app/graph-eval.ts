@@ -8,7 +8,9 @@
  * neither, the run is refused.
  *
  * The gate fails on floors, baseline drops and flips, turn errors beyond
- * `maxErrors`, and turns with no retrieval unless `allowNoRetrieval`.
+ * `maxErrors`, and gold-bearing turns with no retrieval beyond
+ * `maxNoRetrieval`; a run most of whose retrieved ids name no card is
+ * refused (src/eval/sweep/graph-checks.ts).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -17,6 +19,7 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import { InvalidArgumentError } from "../errors.js";
 import { assertComparable, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type GateThresholds } from "../eval/gate/gate.js";
+import { checkKnownIds, graphRunFacts } from "../eval/sweep/graph-checks.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import { retrievalEvaluator } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
@@ -41,11 +44,11 @@ export interface ExternalGraphOptions {
   graph?: string;
   /** A module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel). */
   input?: string;
-  /** The metadata field holding the card id (default: parentId, doc_id, source, then Document.id). */
+  /** The metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id; src/eval/measures/doc-id.ts). */
   idKey?: string;
   /** A module whose function (document) => id maps a retrieved document to a card id. */
   idMap?: string;
-  /** Which top-level retriever call of a turn is scored (default `last`). */
+  /** Which retriever calls of a turn are scored: `last` (default) the last step (calls overlapping in time), `first` the first step, `all` every call. */
   retrievalCall?: RetrievalCall;
   /** `id<TAB>locale` a line, standing in for the KB when the documents live in your own store. */
   catalog?: string;
@@ -67,8 +70,8 @@ export interface GraphEvalOptions extends ExternalGraphOptions, GateOptions {
   updateBaseline?: boolean;
   /** Turns whose graph run throws that the gate tolerates (default 0). */
   maxErrors?: number;
-  /** A turn with no retriever run does not fail the gate (it is still listed and left out of the means). */
-  allowNoRetrieval?: boolean;
+  /** Gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated). */
+  maxNoRetrieval?: number;
   concurrency?: number;
   seed?: number;
 }
@@ -163,6 +166,9 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const turns = swept.turns.map((t) => t.report);
   const evaluators = [retrievalEvaluator({ k })];
   const graphId = `${swept.file}#${swept.exportName}`;
+  // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
+  const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale);
+  checkKnownIds(facts, { graph: `--graph ${graphId}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
   const report = buildReport({
     run: {
       datasetHash: cases.length === data.cases.length ? datasetHash(data.cases) : datasetHash(cases),
@@ -180,6 +186,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
         errors: turns.filter((t) => t.error !== undefined).length,
         noRetrieval: turns.filter((t) => t.noRetrieval === true).length,
         ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
+        ...facts,
       },
     },
     turns,
@@ -199,7 +206,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
   const g = gate(report, thresholds, baseline ?? undefined);
-  const failures = [...g.failures, ...graphGateFailures(turns, { maxErrors: o.maxErrors ?? 0, allowNoRetrieval: o.allowNoRetrieval === true })];
+  const failures = [...g.failures, ...graphGateFailures(turns, { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) })];
   report.gate = { ...g, passed: failures.length === 0, failures };
   return { report, baseline };
 }

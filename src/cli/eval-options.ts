@@ -70,19 +70,20 @@ export function addSweepOptions(cmd: Command): Command {
 export const UNUSED_WITH_GRAPH = ["--workers", "--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html", "--judge", "--judge-cache", "--resample"] as const;
 
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */
-export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--allow-no-retrieval", "--catalog"] as const;
+export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog"] as const;
 
-/** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--allow-no-retrieval`, to `trace`). */
+/** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--max-no-retrieval`/`--allow-no-retrieval`, to `trace`). */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
   cmd
     .option("--graph <file[#export]>", "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)")
     .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)")
-    .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, source, then Document.id)")
+    .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id)")
     .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
-    .addOption(new Option("--retrieval-call <which>", "with --graph: which top-level retriever call of a turn is scored").choices([...RETRIEVAL_CALLS]).default("last"));
+    .addOption(new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are scored: last = the last step (all calls overlapping in time), first = the first step, all = every call").choices([...RETRIEVAL_CALLS]).default("last"));
   if (gate)
     cmd
       .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates", countOption("--max-errors"), 0)
-      .option("--allow-no-retrieval", "with --graph: a turn with no retriever run does not fail the gate (it is still listed and left out of the means)");
+      .option("--max-no-retrieval <n>", "with --graph: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
+      .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
   return cmd.option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
 }

@@ -7,23 +7,32 @@
  * import { retraceMatchers } from "retrace-eval/testing";
  * expect.extend(retraceMatchers);
  * expect(trace).toRetrieve(["card-freeze"], { k: 5 });
+ * expect(await retriever.invoke("lock my card")).toRetrieve(["card-freeze"], { k: 5 }); // LangChain Documents
  * expect(report).toMeetFloors({ retrieval_hit_at_k: 0.9 }, { split: "locale" });
  * ```
  *
  * Failure messages say where the gold went: its rank at every stage of the
  * trace, and whether it was never listed or cut at k. The checks are pure
  * functions (`checkRetrieve`, `checkFloors`) usable without a test runner.
+ * LangChain Documents map to card ids by the same rule as `retrace eval
+ * --graph` and the LangSmith evaluators (src/eval/measures/doc-id.ts;
+ * `idKey` / `idMap` in the options).
  */
+import { cardIdsOf, type DocumentLike, type DocumentIdOptions } from "../eval/measures/doc-id.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
 import { explainGold } from "../eval/report/attribution.js";
 import { metricLabel, vacuousText } from "../eval/report/render.js";
 import type { Aggregate, Report, TraceSummary, TurnReport } from "../eval/report/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 
-/** A retrieval result to check: a full trace, a report's trace summary, a report turn, or plain ranked ids. */
-export type Retrieved = RetrievalTrace | TraceSummary | TurnReport | readonly string[];
+/**
+ * A retrieval result to check: a full trace, a report's trace summary, a
+ * report turn, plain ranked ids, or ranked documents (LangChain Documents,
+ * mapped to card ids by the document-id rule).
+ */
+export type Retrieved = RetrievalTrace | TraceSummary | TurnReport | readonly string[] | readonly DocumentLike[];
 
-export interface RetrieveOptions {
+export interface RetrieveOptions extends DocumentIdOptions {
   /** Cut (default: the trace's own k, else the list's length). */
   k?: number;
   /** Pass when ANY listed card is in the top-k (disjunctive gold, as hit@k); default: every card must be. */
@@ -39,8 +48,11 @@ function isTrace(x: unknown): x is RetrievalTrace {
   return typeof x === "object" && x !== null && "stages" in x && "config" in x && Array.isArray((x as RetrievalTrace).retrievedIds);
 }
 
-function rankedIds(x: Retrieved): string[] {
-  if (Array.isArray(x)) return [...(x as readonly string[])];
+function rankedIds(x: Retrieved, ids: DocumentIdOptions = {}): string[] {
+  if (Array.isArray(x)) {
+    const xs = x as readonly unknown[];
+    return xs.every((e) => typeof e === "string") ? [...(xs as string[])] : cardIdsOf(xs as DocumentLike[], ids, "toRetrieve");
+  }
   const r = x as Partial<TurnReport & TraceSummary>;
   if (Array.isArray(r.retrievedIds)) return r.retrievedIds;
   if (r.trace !== undefined) return r.trace.retrievedIds;
@@ -54,10 +66,9 @@ function traceK(x: Retrieved): number | undefined {
 }
 
 /** Where one card stood at each stage, in words, from whatever the value carries. */
-function whereWent(x: Retrieved, id: string, k: number): string {
+function whereWent(x: Retrieved, id: string, k: number, ranked: readonly string[]): string {
   if (isTrace(x)) return explainGold(x, id).text;
-  const ids = rankedIds(x);
-  const final = ids.indexOf(id);
+  const final = ranked.indexOf(id);
   const summary = Array.isArray(x) ? undefined : "goldPositions" in (x as object) ? (x as TraceSummary) : (x as TurnReport).trace;
   const stages = summary?.goldPositions[id];
   const parts = stages === undefined ? [] : Object.entries(stages).map(([s, r]) => `${s} ${r ?? "—"}`);
@@ -67,14 +78,15 @@ function whereWent(x: Retrieved, id: string, k: number): string {
 
 /** Are the cards `ids` in the top-k of `x`? The message explains each card's path through the stages. */
 export function checkRetrieve(x: Retrieved, ids: readonly string[], opts: RetrieveOptions = {}): CheckResult {
-  const ranked = [...new Set(rankedIds(x))];
+  const listed = rankedIds(x, opts);
+  const ranked = [...new Set(listed)];
   const k = opts.k ?? traceK(x) ?? ranked.length;
   const top = ranked.slice(0, k);
   const inTop = ids.filter((id) => top.includes(id));
   const pass = opts.any ? inTop.length > 0 : inTop.length === ids.length;
   const want = opts.any ? `any of [${ids.join(", ")}]` : `[${ids.join(", ")}]`;
   const lines = [`expected the top-${k} [${top.join(", ")}] ${pass ? "not " : ""}to contain ${want}`];
-  for (const id of ids) lines.push(`  ${whereWent(x, id, k)}`);
+  for (const id of ids) lines.push(`  ${whereWent(x, id, k, listed)}`);
   return { pass, message: lines.join("\n") };
 }
 
@@ -137,6 +149,8 @@ export function checkFloors(report: Report, floors: Floors, opts: FloorOptions =
 interface MatcherContext {
   isNot?: boolean;
 }
+
+export type { DocumentIdOptions, DocumentLike } from "../eval/measures/doc-id.js";
 
 /** Pass to `expect.extend(...)`. */
 export const retraceMatchers = {

@@ -8,11 +8,11 @@ import { BaseRetriever } from "@langchain/core/retrievers";
 import type { CallbackManagerForRetrieverRun } from "@langchain/core/callbacks/manager";
 import { tool } from "@langchain/core/tools";
 import { AIMessage } from "@langchain/core/messages";
-import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, MessagesAnnotation, Send, START, StateGraph } from "@langchain/langgraph";
 import { EnsembleRetriever } from "@langchain/classic/retrievers/ensemble";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { cardIdsOf, documentId, RetrieverCapture, selectRetrieval } from "../../src/eval/sweep/capture.js";
+import { cardIdsOf, documentId, RetrieverCapture, retrievalSteps, selectRetrieval, type CapturedRetrieverRun } from "../../src/eval/sweep/capture.js";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { graphGateFailures, runGraphSweep } from "../../src/eval/sweep/external-graph.js";
 import { GraphInputError } from "../../src/errors.js";
@@ -67,7 +67,7 @@ const oneCase = (gold: string[], turns = 1): EvalCase => ({
 });
 
 describe("document ids", () => {
-  it("tries parentId, doc_id, source, then Document.id; --id-key replaces the chain; --id-map wins", () => {
+  it("tries parentId, doc_id, id, source, then Document.id; --id-key replaces the chain; --id-map wins", () => {
     expect(documentId(new Document({ pageContent: "x", metadata: { source: "s", doc_id: "d" } }))).toBe("d");
     expect(documentId(new Document({ pageContent: "x", metadata: { source: "kb/a.md" } }))).toBe("kb/a.md");
     expect(documentId(new Document({ pageContent: "x", metadata: {}, id: "doc-7" }))).toBe("doc-7");
@@ -82,7 +82,7 @@ describe("document ids", () => {
   it("throws naming the keys tried and the metadata keys present", () => {
     const bad = new Document({ pageContent: "x", metadata: { title: "t", url: "u" } });
     expect(() => cardIdsOf([chunk("a", 1), bad], {}, "case c1 turn 0")).toThrowError(GraphInputError);
-    expect(() => cardIdsOf([bad], {}, "case c1 turn 0")).toThrowError(/case c1 turn 0: document 1 .*tried parentId, doc_id, source, Document\.id; metadata keys present: title, url/);
+    expect(() => cardIdsOf([bad], {}, "case c1 turn 0")).toThrowError(/case c1 turn 0: document 1 .*tried metadata\.parentId, metadata\.doc_id, metadata\.id, metadata\.source, Document\.id; metadata keys present: title, url/);
   });
 });
 
@@ -158,7 +158,7 @@ describe("runGraphSweep", () => {
     expect((await run("first")).results.find((r) => r.key === "retrieval_hit_at_k")?.score).toBe(0);
   });
 
-  it("records a throwing turn as an error and a retrieval-less turn as no retrieval; the gate counts both", async () => {
+  it("records a throwing turn as an error and judges a retrieval-less turn by its gold; the gate counts errors, and no-retrieval misses when asked", async () => {
     let calls = 0;
     const graph = new StateGraph(MessagesAnnotation)
       .addNode("agent", async () => {
@@ -168,14 +168,71 @@ describe("runGraphSweep", () => {
       })
       .addEdge(START, "agent")
       .compile();
-    const turns = await runGraphSweep({ graph, cases: [oneCase(["a"], 2)], evaluators: [retrievalEvaluator({ k: 5 })], knownIds: new Set(), k: 5 });
+    const cases = [oneCase(["a"], 2), { ...oneCase([], 1), id: "c2" }];
+    const turns = await runGraphSweep({ graph, cases, evaluators: [retrievalEvaluator({ k: 5 })], knownIds: new Set(), k: 5 });
     expect(turns[0]!.report.error).toBe("model exploded");
     expect(turns[0]!.report.results).toEqual([]);
-    expect(turns[1]!.report.noRetrieval).toBe(true);
-    expect(turns[1]!.report.retrievedIds).toBeNull();
+    // Gold-bearing, no retriever run: a miss (every retrieval metric 0), labelled "no retrieval".
+    const miss = turns[1]!.report;
+    expect(miss.noRetrieval).toBe(true);
+    expect(miss.retrievedIds).toEqual([]);
+    expect(miss.results.map((r) => [r.key, r.score])).toEqual([
+      ["retrieval_hit_at_k", 0],
+      ["retrieval_recall_at_k", 0],
+      ["retrieval_ndcg_at_k", 0],
+      ["retrieval_mrr_at_k", 0],
+      ["retrieval_precision_at_k", 0],
+    ]);
+    expect(miss.results[0]!.comment).toMatch(/^no retrieval \(the turn made no retriever run\): hit=0 /);
+    // Empty gold, no retriever run: fine (none needed), nothing scored.
+    expect(turns[2]!.report).toMatchObject({ noRetrieval: true, retrievedIds: [], results: [] });
     const reports = turns.map((t) => t.report);
-    expect(graphGateFailures(reports, {}).map((f) => f.kind)).toEqual(["turn_errors", "no_retrieval"]);
-    expect(graphGateFailures(reports, { maxErrors: 1, allowNoRetrieval: true })).toEqual([]);
+    expect(graphGateFailures(reports, {}).map((f) => f.kind)).toEqual(["turn_errors"]);
+    expect(graphGateFailures(reports, { maxErrors: 1 })).toEqual([]);
+    expect(graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 0 })).toEqual([
+      { kind: "no_retrieval", key: "no_retrieval", reason: "1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --max-no-retrieval): c1#1" },
+    ]);
+    expect(graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 1 })).toEqual([]);
+    // Deprecated: no effect either way.
+    expect(graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 0, allowNoRetrieval: true }).map((f) => f.kind)).toEqual(["no_retrieval"]);
+  });
+
+  it("scores the last retrieval step by default: parallel calls (a Send() fan-out) are one step, all its calls scored in start order", async () => {
+    const Fan = Annotation.Root({ ...MessagesAnnotation.spec, q: Annotation<string>() });
+    class QueryRetriever extends BaseRetriever {
+      override lc_namespace = ["test"];
+      static override lc_name() {
+        return "QueryRetriever";
+      }
+      override async _getRelevantDocuments(q: string): Promise<Document[]> {
+        return [chunk(`${q}-1`, 1), chunk("shared", 1), chunk(`${q}-2`, 1)];
+      }
+    }
+    const r = new QueryRetriever();
+    // A sequential call first (step 1), then a fan-out of three parallel calls (step 2).
+    const graph = new StateGraph(Fan)
+      .addNode("first", async (_s, config) => {
+        await r.invoke("pre", config);
+        return {};
+      })
+      .addNode("search", async (s, config) => {
+        await r.invoke(s.q, config);
+        return {};
+      })
+      .addEdge(START, "first")
+      .addConditionalEdges("first", () => ["a", "b", "c"].map((q) => new Send("search", { q })))
+      .addEdge("search", END)
+      .compile();
+    const run = async (call: "last" | "first" | "all") => {
+      const [t] = await runGraphSweep({ graph, cases: [oneCase(["b-1"])], evaluators: [retrievalEvaluator({ k: 10 })], knownIds: new Set(), k: 10, retrievalCall: call });
+      return t!.report;
+    };
+    const last = await run("last");
+    expect(last.retrievedIds).toEqual(["a-1", "shared", "a-2", "b-1", "b-2", "c-1", "c-2"]);
+    expect(last.captured).toMatchObject({ topLevelRuns: 4, steps: 2, retrievers: ["QueryRetriever", "QueryRetriever", "QueryRetriever"] });
+    expect(last.results.find((x) => x.key === "retrieval_hit_at_k")?.score).toBe(1);
+    expect((await run("first")).retrievedIds).toEqual(["pre-1", "shared", "pre-2"]);
+    expect((await run("all")).retrievedIds).toEqual(["pre-1", "shared", "pre-2", "a-1", "a-2", "b-1", "b-2", "c-1", "c-2"]);
   });
 
   it("keeps the thread's history across turns (an in-memory checkpointer is added by loadGraph; here compiled with one)", async () => {
@@ -202,5 +259,32 @@ describe("runGraphSweep", () => {
     await expect(runGraphSweep({ graph, cases: [oneCase(["a"])], evaluators: [], knownIds: new Set(), k: 5 })).rejects.toThrow(/no "messages" channel .*hits, question/);
     const turns = await runGraphSweep({ graph, cases: [oneCase(["a"])], evaluators: [], knownIds: new Set(), k: 5, input: (t) => ({ question: t.user }) });
     expect(turns[0]!.report.retrievedIds).toEqual(["a"]);
+  });
+});
+
+describe("retrievalSteps", () => {
+  const run = (order: number, startSeq: number, endSeq: number | null): CapturedRetrieverRun => ({
+    runId: `r${order}`,
+    parentRunId: null,
+    retrieverParentRunId: null,
+    name: "R",
+    tags: [],
+    query: "q",
+    order,
+    startSeq,
+    endSeq,
+    documents: [],
+    error: null,
+  });
+  it("groups runs that overlap in time (interval union) and keeps sequential runs apart", () => {
+    const steps = (rs: CapturedRetrieverRun[]) => retrievalSteps(rs).map((s) => s.map((r) => r.order));
+    // sequential: a ends before b starts
+    expect(steps([run(0, 0, 1), run(1, 2, 3)])).toEqual([[0], [1]]);
+    // parallel: all start before any ends
+    expect(steps([run(0, 0, 3), run(1, 1, 4), run(2, 2, 5)])).toEqual([[0, 1, 2]]);
+    // chained overlap: b overlaps a, c overlaps b only → one step; d after all → its own
+    expect(steps([run(0, 0, 2), run(1, 1, 4), run(2, 3, 5), run(3, 6, 7)])).toEqual([[0, 1, 2], [3]]);
+    // a run that never ended overlaps everything after it
+    expect(steps([run(0, 0, null), run(1, 5, 6)])).toEqual([[0, 1]]);
   });
 });

@@ -32,6 +32,27 @@ describe("graph report lines", () => {
     expect(renderJUnit(r)).toMatch(/not run: the graph run threw: model exploded/);
   });
 
+  it("JUnit: a gate failure no check stands for (turn errors, no retrieval) is a failed testcase, and so is each turn it counted", async () => {
+    const r = await graphReport();
+    r.turns[1] = { ...r.turns[1]!, results: [{ key: "retrieval_hit_at_k", score: 0, comment: "no retrieval (the turn made no retriever run): hit=0" }], retrievedIds: [] };
+    r.gate = {
+      passed: false,
+      checks: [],
+      failures: [
+        { kind: "turn_errors", key: "turn_errors", reason: "1 turn threw (allowed: 0, --max-errors): q1#0" },
+        { kind: "no_retrieval", key: "no_retrieval", reason: "1 gold-bearing turn made no retriever run" },
+      ],
+    };
+    const xml = renderJUnit(r);
+    expect(xml).toContain('<testcase classname="retrace.gate.turn_errors" name="--max-errors: turn_errors">\n      <failure message="1 turn threw (allowed: 0, --max-errors): q1#0" type="turn_errors"/>');
+    expect(xml).toContain('<testcase classname="retrace.gate.no_retrieval" name="--max-no-retrieval: no_retrieval">');
+    expect(xml).toContain('<failure message="the graph run threw: model exploded" type="turn_errors"/>');
+    expect(xml).toMatch(/<failure message="no retrieval \(the turn made no retriever run\): hit=0" type="no_retrieval">/);
+    const failures = (xml.match(/<failure /g) ?? []).length;
+    expect(failures).toBe(4);
+    expect(xml).toMatch(new RegExp(`<testsuites [^>]*failures="${failures}"`));
+  });
+
   it("leave a built-in run's rendering alone", async () => {
     const r = await fixtureReport();
     expect(graphHeaderLines(r)).toEqual([]);

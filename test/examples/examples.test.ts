@@ -123,6 +123,6 @@ describe("--graph bad input", () => {
   it("exits 2 when documents carry none of the id keys, naming the keys tried and those present", async () => {
     const r = await runCli(["eval", "--graph", "examples/custom-retriever.ts", "--kb", MINI_KB, "--id-key", "card"], { env });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/case en-freeze-001 turn 0: document 1 .* tried card; metadata keys present: locale, parentId, section/);
+    expect(r.stderr).toMatch(/case en-freeze-001 turn 0: document 1 .* tried metadata.card; metadata keys present: locale, parentId, section/);
   }, 120_000);
 });

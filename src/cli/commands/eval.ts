@@ -14,6 +14,8 @@ import { runEval } from "../../app/eval.js";
 import { baselineFileFor, checkShardOptions, type EvalOptions } from "../../app/eval-plan.js";
 import { runGraphEval, type GraphEvalOptions } from "../../app/graph-eval.js";
 import { writeBaseline } from "../../eval/gate/baseline.js";
+import { graphWarnings } from "../../eval/report/graph-report.js";
+import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
 import { log } from "../../log.js";
 import { emitReport, type ReportOutputs } from "../emit.js";
@@ -25,7 +27,7 @@ import { progressReporter } from "../progress.js";
 /** `eval` / `start` options as parsed (commander fills the defaults). */
 type EvalCommandOptions = EvalOptions & ReportOutputs;
 /** `eval --graph` options as parsed. */
-type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson">;
+type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson"> & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean };
 
 /** The exit code of a finished run: 1 when its gate failed, else 0. */
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
@@ -42,7 +44,9 @@ export async function evalCommand(o: EvalCommandOptions): Promise<number> {
 }
 
 export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> {
+  if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
   const { report } = await runGraphEval(o, { progress: progressReporter });
+  if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
   await emitReport(report, o);
   if (o.updateBaseline) {
     const file = o.baseline ?? DEFAULT_BASELINE;

@@ -8,29 +8,97 @@ import { HIT_KEY } from "../measures/metrics.js";
 import { ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
 
+/** The label of a `--graph` turn that made no retriever run, in every view (text, markdown, JSON comments, JUnit, HTML). */
+export const NO_RETRIEVAL = "no retrieval";
+
+/** What `--retrieval-call` scores, in words (src/eval/sweep/capture.ts). */
+export function retrievalCallText(call: "last" | "first" | "all"): string {
+  return call === "all" ? "every call" : `the ${call} step (all its calls; calls overlapping in time are one step)`;
+}
+
 /** Header lines: the generic-rules locales of the built-in graph, and the `--graph` facts. */
 export function graphHeaderLines(report: Report): string[] {
   const generic = report.run.genericLocales ?? [];
   const genericLine = generic.length > 0 ? [`generic rules (no built-in follow-up, policy or refusal tables) for: ${generic.join(", ")}`] : [];
   const g = report.run.graph;
   if (g === undefined) return genericLine;
-  return [
+  const lines = [
     ...genericLine,
     `graph: ${g.file}#${g.exportName}${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`,
     `captured retriever(s): ${g.retrievers.length === 0 ? "none" : g.retrievers.join(", ")}  id key: ${g.idKey}  retrieval call scored: ${g.retrievalCall}`,
   ];
+  // Reports written before the step and unknown-id rules lack these facts.
+  if (g.multiCallTurns !== undefined && g.retrievalTurns !== undefined)
+    lines.push(
+      `retriever calls: ${g.multiCallTurns} of ${g.retrievalTurns} turn${g.retrievalTurns === 1 ? "" : "s"} with a retrieval made several (${g.parallelCallTurns ?? 0} with calls in parallel, ${g.multiStepTurns ?? 0} with several steps); scored per turn: ${retrievalCallText(g.retrievalCall)}`,
+    );
+  if (g.scoredIds !== undefined && g.unknownIds !== undefined)
+    lines.push(
+      `scored ids: ${g.scoredIds} in the top-${report.run.k} lists, ${g.unknownIds} naming no card of the ${g.catalog !== undefined ? "catalog" : "KB"}${g.unknownIds > 0 && (g.unknownExamples ?? []).length > 0 ? ` (e.g. ${(g.unknownExamples ?? []).join(", ")})` : ""}`,
+    );
+  return lines;
 }
 
-/** The errored and retrieval-less turns of a `--graph` run, listed and counted; empty otherwise. */
+/**
+ * Warnings of a `--graph` run: every retrieval empty, ids naming no card
+ * (fewer than the refusal threshold), locales whose turns retrieved none of
+ * their cards (left out when every retrieval was empty). Empty otherwise.
+ */
+export function graphWarnings(report: Report): string[] {
+  const g = report.run.graph;
+  if (g === undefined) return [];
+  const out: string[] = [];
+  const allEmpty = (g.retrievalTurns ?? 0) > 0 && g.emptyRetrievalTurns === g.retrievalTurns;
+  if (allEmpty)
+    out.push(
+      `every retrieval returned nothing: all ${g.retrievalTurns} turn${g.retrievalTurns === 1 ? "" : "s"} that called a retriever got an empty list, so every gold-bearing turn scores 0 (is the store empty, or filtered by a wrong user or tenant id in the graph's configuration?)`,
+    );
+  if ((g.unknownIds ?? 0) > 0)
+    out.push(
+      `${g.unknownIds} of the ${g.scoredIds ?? 0} scored ids name no card of the ${g.catalog !== undefined ? "catalog" : "KB"} (e.g. ${(g.unknownExamples ?? []).join(", ")}); they count as misses. If they are your cards under another id, use --id-key or --id-map; if your store holds documents the KB does not list, list them in a --catalog file.`,
+    );
+  if (!allEmpty)
+    for (const locale of g.localesWithoutCards ?? [])
+    out.push(`locale ${locale}: its turns called a retriever but retrieved no card of ${locale} (does the store hold that locale's documents?)`);
+  return out;
+}
+
+/** The retrieval facts of one turn of a `--graph` run, for its turn lines: "no retrieval", unknown ids, several calls. "" otherwise. */
+export function graphTurnTag(report: Report, t: TurnReport): string {
+  if (report.run.graph === undefined) return "";
+  const parts: string[] = [];
+  if (t.noRetrieval === true) parts.push(`${NO_RETRIEVAL} (the turn made no retriever run)`);
+  const c = t.captured;
+  if (c !== undefined) {
+    if ((c.unknownIds ?? []).length > 0) parts.push(`unknown ids: ${c.unknownIds!.length} [${c.unknownIds!.join(", ")}]`);
+    if (c.topLevelRuns > 1) {
+      const steps = c.steps ?? c.topLevelRuns;
+      parts.push(`retriever calls: ${c.topLevelRuns} in ${steps} step${steps === 1 ? "" : "s"}, ${c.retrievers.length} scored`);
+    }
+  }
+  return parts.join("; ");
+}
+
+/** The errored and retrieval-less turns of a `--graph` run, listed and counted, then its warnings; empty otherwise. */
 export function graphTurnNotes(report: Report): string[] {
-  if (report.run.graph === undefined) return [];
+  const g = report.run.graph;
+  if (g === undefined) return [];
   const lines: string[] = [];
   const errors = report.turns.filter((t) => t.error !== undefined);
   lines.push(`turn errors (the graph run threw; not scored, not counted as misses): ${errors.length}`);
   for (const t of errors) lines.push(`  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.error)}`);
   const none = report.turns.filter((t) => t.noRetrieval === true);
-  lines.push(`no retrieval captured (left out of retrieval means): ${none.length}`);
-  for (const t of none) lines.push(`  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.user)}`);
+  const list = (ts: readonly TurnReport[]) => ts.map((t) => `  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.user)}`);
+  if (g.noRetrievalMisses === undefined) {
+    // A report written before no-retrieval turns were judged by their gold.
+    lines.push(`no retrieval captured (left out of retrieval means): ${none.length}`, ...list(none));
+  } else {
+    const missed = none.filter((t) => t.gold.length > 0);
+    const fine = none.filter((t) => t.gold.length === 0);
+    lines.push(`${NO_RETRIEVAL} on a gold-bearing turn (scored as a miss: hit, recall, nDCG 0): ${missed.length}`, ...list(missed));
+    lines.push(`${NO_RETRIEVAL}, none needed (empty gold): ${fine.length}`, ...list(fine));
+  }
+  for (const w of graphWarnings(report)) lines.push(`warning: ${w}`);
   return lines;
 }
 
@@ -69,9 +137,15 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
   lines.push(`user:  ${JSON.stringify(t.user)}`);
   const c = t.captured;
   if (t.error !== undefined) lines.push(`error: the graph run threw: ${t.error}`);
-  else if (c === undefined) lines.push("retrieval: no retrieval captured (the turn made no retriever run)");
+  else if (c === undefined)
+    lines.push(
+      `retrieval: ${NO_RETRIEVAL} (the turn made no retriever run)${t.noRetrieval !== true ? "" : t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed"}`,
+    );
   else {
-    lines.push(`retrieval: captured from retriever callbacks: ${c.retrievers.join(", ")} (${c.topLevelRuns} top-level call${c.topLevelRuns === 1 ? "" : "s"} in the turn)`);
+    const steps = c.steps ?? c.topLevelRuns;
+    const calls = `${c.topLevelRuns} top-level call${c.topLevelRuns === 1 ? "" : "s"} in the turn${c.steps !== undefined && c.topLevelRuns > 1 ? `, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); ${c.retrievers.length} scored` : ""}`;
+    lines.push(`retrieval: captured from retriever callbacks: ${c.retrievers.join(", ")} (${calls})`);
+    if ((c.unknownIds ?? []).length > 0) lines.push(`  unknown ids (no card of the KB or catalog; misses): ${c.unknownIds!.join(", ")}`);
     if (c.noChildRuns.length > 0) lines.push(`  no child runs: ${c.noChildRuns.join(", ")} (its inner searches emit no retriever runs; no stages to show)`);
     lines.push(`query: ${JSON.stringify(t.trace?.query ?? "")}`);
     lines.push(`gold:  ${t.gold.length === 0 ? "none (no-match turn: not scored)" : t.gold.join(", ")}`);

@@ -110,16 +110,28 @@ const turnReportObject = z.object({
   part: z.enum(SPLIT_PARTS).optional(),
   /** `--graph` runs: the graph run of this turn threw (recorded, not scored, not a miss). */
   error: z.string().optional(),
-  /** `--graph` runs: the turn made no retriever run ("no retrieval captured"; left out of retrieval means). */
+  /**
+   * `--graph` runs: the turn made no retriever run ("no retrieval"). Judged by
+   * the gold (docs/evaluate-your-graph.md): with empty gold it is fine (no
+   * retrieval, none needed); a gold-bearing turn is scored as a miss
+   * (`retrievedIds: []`, hit/recall/nDCG 0). Reports written before that rule
+   * left such turns out of the means (`retrievedIds: null`, no results).
+   */
   noRetrieval: z.literal(true).optional(),
   /** `--graph` runs: the captured retriever stages (nested runs, then the scored run) and which scored runs had no child runs. */
   captured: z
     .object({
       source: z.enum(["retrace", "callbacks"]),
+      /** Names of the scored top-level runs, in start order (one per scored call). */
       retrievers: z.array(z.string()),
+      /** Top-level retriever calls of the turn, scored or not. */
       topLevelRuns: count,
+      /** Retrieval steps they formed (calls overlapping in time are one step); absent in reports written before steps. */
+      steps: count.optional(),
       stages: z.array(z.object({ key: z.string(), role: z.enum(["child", "final"]), ids: z.array(z.string()), error: z.string().nullable() })),
       noChildRuns: z.array(z.string()),
+      /** Ids of the scored top-k that name no KB card or catalog entry; absent when the run had no ids to check against. */
+      unknownIds: z.array(z.string()).optional(),
     })
     .optional(),
 });
@@ -139,6 +151,26 @@ const graphRunInfoObject = z.object({
   /** Turns whose graph run threw, and turns with no retriever run. */
   errors: count,
   noRetrieval: count,
+  /**
+   * The facts below were added with the no-retrieval, step and unknown-id
+   * rules (docs/evaluate-your-graph.md); absent in older reports.
+   * The no-retrieval turns split by gold: gold-bearing (scored as misses) and empty gold (none needed).
+   */
+  noRetrievalMisses: count.optional(),
+  noRetrievalNoneNeeded: count.optional(),
+  /** Turns with more than one top-level retriever call; of them, those with calls in parallel (overlapping in time) and those with several steps. */
+  multiCallTurns: count.optional(),
+  parallelCallTurns: count.optional(),
+  multiStepTurns: count.optional(),
+  /** Turns that made a retriever call, and those whose scored list was empty. */
+  retrievalTurns: count.optional(),
+  emptyRetrievalTurns: count.optional(),
+  /** Ids in the scored top-k lists over the run, those naming no KB card or catalog entry, and up to 5 of the latter. */
+  scoredIds: count.optional(),
+  unknownIds: count.optional(),
+  unknownExamples: z.array(z.string()).optional(),
+  /** Locales whose turns made retriever calls but retrieved no card of that locale. */
+  localesWithoutCards: z.array(z.string()).optional(),
   /** Where the KB ids came from: the `--kb` folder or the `--catalog` file. */
   catalog: z.string().optional(),
 });

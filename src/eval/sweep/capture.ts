@@ -18,7 +18,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { Serialized } from "@langchain/core/load/serializable";
-import { GraphInputError } from "../../errors.js";
+import { cardIdsOf, type DocumentIdOptions } from "../measures/doc-id.js";
 import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent } from "../../nodes/retrieve.js";
 import type { RetrievalTrace } from "../../retrieval/types.js";
 
@@ -35,6 +35,10 @@ export interface CapturedRetrieverRun {
   query: string;
   /** 0-based start order within the capture. */
   order: number;
+  /** Position of the run's start among the capture's retriever events (starts, ends, errors), 0-based. */
+  startSeq: number;
+  /** Position of its end or error among the same events; null while running. */
+  endSeq: number | null;
   /** Returned documents in order; null while running or after an error. */
   documents: DocumentInterface[] | null;
   /** Error message when the run failed. */
@@ -48,6 +52,8 @@ export class RetrieverCapture extends BaseCallbackHandler {
   private readonly parents = new Map<string, string | null>();
   private readonly retrieverRuns = new Map<string, CapturedRetrieverRun>();
   private readonly traceEvents: RetrievalTrace[] = [];
+  /** Retriever events seen so far: the clock that tells overlapping runs apart (`retrievalSteps`). */
+  private seq = 0;
 
   constructor() {
     super({ _awaitHandler: true });
@@ -93,6 +99,8 @@ export class RetrieverCapture extends BaseCallbackHandler {
       tags: [...(tags ?? [])],
       query,
       order: this.retrieverRuns.size,
+      startSeq: this.seq++,
+      endSeq: null,
       documents: null,
       error: null,
     });
@@ -100,12 +108,16 @@ export class RetrieverCapture extends BaseCallbackHandler {
 
   override handleRetrieverEnd(documents: DocumentInterface[], runId: string): void {
     const run = this.retrieverRuns.get(runId);
-    if (run !== undefined) run.documents = [...documents];
+    if (run === undefined) return;
+    run.documents = [...documents];
+    run.endSeq = this.seq++;
   }
 
   override handleRetrieverError(err: Error, runId: string): void {
     const run = this.retrieverRuns.get(runId);
-    if (run !== undefined) run.error = err?.message ?? String(err);
+    if (run === undefined) return;
+    run.error = err?.message ?? String(err);
+    run.endSeq = this.seq++;
   }
 
   override handleCustomEvent(eventName: string, data: unknown): void {
@@ -135,77 +147,47 @@ export class RetrieverCapture extends BaseCallbackHandler {
 
 // ------------------------------------------------------------------ documents → card ids
 
-/** Metadata keys tried, in order, when no `--id-key` is given; then `Document.id`. */
-export const DEFAULT_ID_KEYS = ["parentId", "doc_id", "source"] as const;
+// The one document-id rule (src/eval/measures/doc-id.ts), shared with the LangSmith evaluators and the Vitest matchers.
+export { DEFAULT_ID_KEYS, cardIdsOf, describeIdKeys, documentId, idKeysTried, missingIdMessage, type DocumentIdOptions, type DocumentLike } from "../measures/doc-id.js";
 
-/** How a document maps to a card id. */
-export interface IdOptions {
-  /** One metadata field to read (replaces the default chain). */
-  idKey?: string;
-  /** A user function; its result wins whenever it is a non-empty string. */
-  idMap?: (doc: DocumentInterface) => string | null | undefined;
-}
-
-/** The keys tried, for messages and the report header: `parentId, doc_id, source, Document.id`. */
-export function describeIdKeys(opts: IdOptions): string {
-  if (opts.idMap !== undefined) return "--id-map";
-  return opts.idKey !== undefined ? opts.idKey : [...DEFAULT_ID_KEYS, "Document.id"].join(", ");
-}
-
-function asId(v: unknown): string | null {
-  if (typeof v === "string" && v !== "") return v;
-  if (typeof v === "number" && Number.isFinite(v)) return String(v);
-  return null;
-}
-
-/**
- * The card id of one document: `idMap(doc)` when given; else
- * `metadata[idKey]` when `idKey` is given; else the first of
- * `metadata.parentId`, `metadata.doc_id`, `metadata.source`, `doc.id` that is
- * a non-empty string (or a finite number, stringified). `source` is taken as
- * the exact string (no path or extension stripping). null when none applies.
- */
-export function documentId(doc: DocumentInterface, opts: IdOptions = {}): string | null {
-  if (opts.idMap !== undefined) return asId(opts.idMap(doc));
-  const meta = (doc.metadata ?? {}) as Record<string, unknown>;
-  if (opts.idKey !== undefined) return asId(meta[opts.idKey]);
-  for (const key of DEFAULT_ID_KEYS) {
-    const id = asId(meta[key]);
-    if (id !== null) return id;
-  }
-  return asId(doc.id);
-}
-
-/**
- * Card ids of a ranked document list: each document mapped by `documentId`,
- * then deduplicated by first occurrence (chunks of one card collapse to the
- * rank of its best chunk, as retrace's own parent dedup does).
- * Throws GraphInputError (exit 2) on the first document with no id, naming the
- * keys tried and the metadata keys present; `where` says which turn.
- */
-export function cardIdsOf(docs: readonly DocumentInterface[], opts: IdOptions, where: string): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  docs.forEach((doc, i) => {
-    const id = documentId(doc, opts);
-    if (id === null) {
-      const keys = Object.keys(doc.metadata ?? {}).sort();
-      throw new GraphInputError(
-        `${where}: document ${i + 1} of a retriever run has no card id; tried ${describeIdKeys(opts)}; metadata keys present: ${keys.length === 0 ? "none" : keys.join(", ")}${doc.id !== undefined ? "" : "; no Document.id"}. Use --id-key FIELD or --id-map MODULE.`,
-      );
-    }
-    if (!seen.has(id)) {
-      seen.add(id);
-      out.push(id);
-    }
-  });
-  return out;
-}
+/** How a retrieved LangChain document maps to a card id (`--id-key` / `--id-map`). */
+export interface IdOptions extends DocumentIdOptions<DocumentInterface> {}
 
 // ------------------------------------------------------------------ what is scored
 
+/**
+ * Which top-level retriever calls of a turn are scored: `last` (default) the
+ * last retrieval **step**, `first` the first step, `all` every call. A step
+ * is a group of calls that overlap in time (`retrievalSteps`): the parallel
+ * calls of a `Send()` fan-out are one step; sequential calls are one step each.
+ */
 export const RETRIEVAL_CALLS = ["last", "first", "all"] as const;
 export type RetrievalCall = (typeof RETRIEVAL_CALLS)[number];
+
+/**
+ * Top-level retriever runs grouped into retrieval steps, in start order:
+ * a run that starts before every run of the current step has ended joins it
+ * (the union of overlapping intervals); a run that starts after they all
+ * ended opens the next step. Time is the order of the capture's retriever
+ * events, so the grouping does not depend on the machine's speed. A run that
+ * never ended overlaps everything after it.
+ */
+export function retrievalSteps(runs: readonly CapturedRetrieverRun[]): CapturedRetrieverRun[][] {
+  const steps: CapturedRetrieverRun[][] = [];
+  let end = -1; // the latest end of the current step's runs
+  for (const run of [...runs].sort((a, b) => a.startSeq - b.startSeq)) {
+    const runEnd = run.endSeq ?? Number.POSITIVE_INFINITY;
+    const current = steps[steps.length - 1];
+    if (current !== undefined && run.startSeq < end) {
+      current.push(run);
+      end = Math.max(end, runEnd);
+    } else {
+      steps.push([run]);
+      end = runEnd;
+    }
+  }
+  return steps;
+}
 
 /** One stage of a captured retrieval: a nested retriever run, or the top-level run itself. */
 export interface CapturedStage {
@@ -231,6 +213,8 @@ export interface CapturedRetrieval {
   retrievers: string[];
   /** Number of top-level retriever runs in the turn (scored or not). */
   topLevelRuns: number;
+  /** Number of retrieval steps they form (calls overlapping in time are one step; `retrievalSteps`). */
+  steps: number;
   stages: CapturedStage[];
   /** Names of scored runs that have no child retriever runs. */
   noChildRuns: string[];
@@ -255,12 +239,15 @@ function pick<T>(xs: readonly T[], call: RetrievalCall): T[] {
 
 /**
  * The retrieval of one turn, from its capture: retrace's own trace events when
- * any (chosen by `call` the same way), else the top-level retriever runs that
- * completed, ordered by start: `last` (default) scores the last one, `first`
- * the first, `all` the concatenation in start order (first occurrence wins).
- * Nested runs of each scored run become `child` stages (all descendants, in
- * start order), and the scored run itself the `final` stage.
- * Returns null when the turn made no retriever run at all.
+ * any (one event per retrieve-node run: `last` the last, `first` the first,
+ * `all` all), else the top-level retriever runs grouped into steps
+ * (`retrievalSteps`): `last` (default) scores every call of the last step,
+ * `first` every call of the first step, `all` every call; the scored calls'
+ * lists are concatenated in start order, first occurrence of an id wins. A
+ * turn whose calls ran one after another scores the same as before steps
+ * existed (each call is its own step). Nested runs of each scored run become
+ * `child` stages (all descendants, in start order), and the scored run itself
+ * the `final` stage. Returns null when the turn made no retriever run at all.
  */
 export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, ids: IdOptions, where: string): CapturedRetrieval | null {
   const traces = capture.retraceTraces();
@@ -273,6 +260,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
       retrievedIds: concatFirst(chosen.map((t) => t.retrievedIds)),
       retrievers: ["retrace retrieve node"],
       topLevelRuns: traces.length,
+      steps: traces.length,
       stages: [],
       noChildRuns: [],
       trace: last,
@@ -280,7 +268,8 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
   }
   const top = capture.topLevel();
   if (top.length === 0) return null;
-  const scored = pick(top, call);
+  const steps = retrievalSteps(top);
+  const scored = call === "all" ? top : pick(steps, call).flat();
   const stages: CapturedStage[] = [];
   const used = new Map<string, number>();
   const keyOf = (name: string) => {
@@ -307,6 +296,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
     retrievedIds: concatFirst(finals),
     retrievers: scored.map((r) => r.name),
     topLevelRuns: top.length,
+    steps: steps.length,
     stages,
     noChildRuns,
   };

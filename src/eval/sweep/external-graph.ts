@@ -5,9 +5,11 @@
  * retriever run with `RetrieverCapture`, map documents to card ids and score
  * the chosen call per turn.
  *
- * A turn whose run throws is recorded as an error (not a miss); a turn with no
- * retriever run is "no retrieval captured" (left out of retrieval means); both
- * are counted and fail the gate unless allowed (`graphGateFailures`).
+ * A turn whose run throws is recorded as an error (not a miss). A turn with no
+ * retriever run is "no retrieval", judged by its gold: with empty gold it is
+ * fine (none needed), a gold-bearing one is scored as a miss (hit, recall,
+ * nDCG 0) and labelled so. Both are counted (./graph-checks.ts:
+ * `graphRunFacts`, `graphGateFailures`).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -21,9 +23,12 @@ import type { EvalCase, EvalTurn } from "../../kb/types.js";
 import { missingPeerError } from "../../peers.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
+import { METRICS } from "../measures/metrics.js";
 import { turnArtifacts, turnReport } from "./runner.js";
 import { summarizeTrace } from "../report/trace-summary.js";
-import type { GateFailure, TurnReport } from "../report/types.js";
+import { NO_RETRIEVAL } from "../report/graph-report.js";
+import type { TurnReport } from "../report/types.js";
+export { graphGateFailures, type GraphGateOptions } from "./graph-checks.js";
 
 export const DEFAULT_GRAPH_EXPORT = "graph";
 export const GRAPH_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
@@ -149,13 +154,13 @@ export interface GraphSweepOptions extends IdOptions {
   graph: EvaluableGraph;
   cases: readonly EvalCase[];
   evaluators: readonly EvaluatorSpec[];
-  /** Ids of every KB card (or catalog entry). */
+  /** Ids of every KB card (or catalog entry): a scored id outside them is recorded per turn (`captured.unknownIds`; none recorded when empty). */
   knownIds: ReadonlySet<string>;
   /** k written into the turn summaries (the evaluators carry their own k). */
   k: number;
   /** Maps a turn to the graph input; default `{ messages: [HumanMessage(turn.user)] }`. */
   input?: InputMapper;
-  /** Which top-level retriever call is scored (default "last"). */
+  /** Which top-level retriever calls are scored (default "last": the last step, all its calls; ./capture.ts). */
   retrievalCall?: RetrievalCall;
   concurrency?: number;
   /** Thread ids are `<prefix><case id>`. */
@@ -187,6 +192,8 @@ export function defaultInput(turn: InputTurn): unknown {
   return { messages: [new HumanMessage(turn.user)] };
 }
 
+const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
+
 async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[]> {
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const out: GraphTurn[] = [];
@@ -207,8 +214,9 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     const where = `case ${c.id} turn ${index}`;
     // Retrieval captured before a failure is not scored: the turn is an error.
     const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where) : null;
-    // What is scored at k: the chosen call's cards, cut at k (the stages keep the full lists).
-    const retrievedIds = retrieval === null ? null : retrieval.retrievedIds.slice(0, opts.k);
+    const noRetrieval = error === undefined && retrieval === null;
+    // What is scored at k: the chosen calls' cards, cut at k (the stages keep the full lists); a turn with no retriever run retrieved nothing.
+    const retrievedIds = retrieval !== null ? retrieval.retrievedIds.slice(0, opts.k) : noRetrieval ? [] : null;
     const s = (state ?? {}) as Record<string, unknown>;
     const artifacts = turnArtifacts(c, index, retrievedIds, {
       citedIds: Array.isArray(s.citedIds) ? (s.citedIds as string[]) : [],
@@ -216,9 +224,12 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
       refused: s.refused === true,
       knownIds: opts.knownIds,
     });
-    const report = turnReport(c, artifacts, error === undefined ? await runEvaluators(opts.evaluators, artifacts) : []);
+    let results = error === undefined ? await runEvaluators(opts.evaluators, artifacts) : [];
+    // A gold-bearing turn with no retrieval is a miss, and says why in every view that shows the comment.
+    if (noRetrieval) results = results.map((r) => (RETRIEVAL_KEYS.has(r.key) ? { ...r, comment: `${NO_RETRIEVAL} (the turn made no retriever run): ${r.comment ?? ""}`.trimEnd() } : r));
+    const report = turnReport(c, artifacts, results);
     if (error !== undefined) report.error = error;
-    else if (retrieval === null) report.noRetrieval = true;
+    else if (noRetrieval) report.noRetrieval = true;
     if (retrieval !== null) {
       if (retrieval.trace !== undefined) {
         report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of), retrievedIds: retrievedIds ?? [] };
@@ -229,8 +240,10 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
         source: retrieval.source,
         retrievers: retrieval.retrievers,
         topLevelRuns: retrieval.topLevelRuns,
+        steps: retrieval.steps,
         stages: retrieval.stages.map((st) => ({ key: st.key, role: st.role, ids: st.ids, error: st.error })),
         noChildRuns: retrieval.noChildRuns,
+        ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
       };
     }
     out.push({ report, retrieval });
@@ -268,30 +281,6 @@ export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[
 /** Sorted names of the scored retrievers seen across a sweep. */
 export function capturedRetrievers(turns: readonly GraphTurn[]): string[] {
   return [...new Set(turns.flatMap((t) => t.retrieval?.retrievers ?? []))].sort();
-}
-
-/**
- * Gate failures of a graph sweep: more errored turns than `maxErrors`
- * (default 0), and any "no retrieval captured" turn unless allowed. Pure.
- */
-export function graphGateFailures(turns: readonly TurnReport[], opts: { maxErrors?: number; allowNoRetrieval?: boolean }): GateFailure[] {
-  const failures: GateFailure[] = [];
-  const errors = turns.filter((t) => t.error !== undefined);
-  const maxErrors = opts.maxErrors ?? 0;
-  if (errors.length > maxErrors)
-    failures.push({
-      kind: "turn_errors",
-      key: "turn_errors",
-      reason: `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
-    });
-  const none = turns.filter((t) => t.noRetrieval === true);
-  if (none.length > 0 && opts.allowNoRetrieval !== true)
-    failures.push({
-      kind: "no_retrieval",
-      key: "no_retrieval",
-      reason: `${none.length} turn${none.length === 1 ? "" : "s"} made no retriever run (no retrieval captured; allow with --allow-no-retrieval): ${none.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
-    });
-  return failures;
 }
 
 export type { DocumentInterface };

@@ -130,6 +130,8 @@ export const CLIENT_JS = String.raw`
     if (h === 1) return "hit";
     return t.gold.length === 0 ? "no gold" : "not measured";
   }
+  // A --graph turn that made no retriever run says so wherever its outcome shows (a gold-bearing one is a miss).
+  function outcomeText(t) { return t.noRetrieval ? outcome(t) + " \u00b7 no retrieval" : outcome(t); }
   function label(run, key) { return run.labels[key] || key; }
   function isPair(v) { return Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "number"; }
 
@@ -365,7 +367,7 @@ export const CLIENT_JS = String.raw`
   function turnView(run, i) {
     var r = run.report, t = r.turns[i], box = el("div", { cls: "turnview", "data-turn": turnId(t) });
     var oc = outcome(t);
-    box.appendChild(el("div", { cls: "turnhead" }, [el("h2", { text: turnId(t) }), el("span", { cls: "badge " + (oc === "miss" ? "miss" : oc === "hit" ? "hit" : ""), text: oc }),
+    box.appendChild(el("div", { cls: "turnhead" }, [el("h2", { text: turnId(t) }), el("span", { cls: "badge " + (oc === "miss" ? "miss" : oc === "hit" ? "hit" : ""), text: outcomeText(t) }),
       el("span", { cls: "muted", text: t.locale + " \u00b7 " + t.kind + " \u00b7 expect " + t.expect })]));
     box.appendChild(el("h3", { text: "Conversation so far" }));
     var convo = el("div", { cls: "convo" });
@@ -377,7 +379,7 @@ export const CLIENT_JS = String.raw`
     convo.appendChild(el("div", { cls: "msg current" }, [el("span", { cls: "who", text: "user " + t.turn }), t.user]));
     box.appendChild(convo);
     box.appendChild(el("h3", { text: "Contextualized query (what retrieval searched for)" }));
-    box.appendChild(el("div", { cls: "query", "data-field": "query", text: t.trace ? t.trace.query : "\u2014 (no retrieval ran)" }));
+    box.appendChild(el("div", { cls: "query", "data-field": "query", text: t.trace ? t.trace.query : t.noRetrieval ? "\u2014 (no retrieval: the turn made no retriever run)" : "\u2014 (no retrieval ran)" }));
     box.appendChild(el("h3", { text: "Gold cards: rank at every stage" }));
     box.appendChild(goldTable(run, i));
     box.appendChild(el("h3", { text: "Ranked lists per stage (\u2605 gold)" }));
@@ -400,7 +402,7 @@ export const CLIENT_JS = String.raw`
     { id: "turn", label: "turn", width: "15%", value: function (t, i) { return i; }, text: function (t) { return turnId(t); } },
     { id: "locale", label: "locale", width: "6%", value: function (t) { return t.locale; } },
     { id: "kind", label: "kind", width: "8%", value: function (t) { return t.kind; } },
-    { id: "outcome", label: "hit/miss", width: "8%", value: function (t) { return { miss: 0, hit: 1, "not measured": 2, "no gold": 3 }[outcome(t)]; }, text: outcome },
+    { id: "outcome", label: "hit/miss", width: "8%", value: function (t) { return { miss: 0, hit: 1, "not measured": 2, "no gold": 3 }[outcome(t)]; }, text: outcomeText },
     { id: "recall", label: "recall", width: "6%", num: true, value: function (t) { var s = score(t, RECALL); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, RECALL); return s === undefined ? "\u2014" : f3(s); } },
     { id: "ndcg", label: "nDCG", width: "6%", num: true, value: function (t) { var s = score(t, NDCG); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, NDCG); return s === undefined ? "\u2014" : f3(s); } },
     { id: "gold", label: "gold", width: "17%", value: function (t) { return t.gold.join(","); } },
@@ -444,7 +446,7 @@ export const CLIENT_JS = String.raw`
         var t = r.turns[i];
         tbody.appendChild(el("tr", { "data-i": i, "data-turn": turnId(t), "data-outcome": outcome(t) }, COLS.map(function (c) {
           var text = c.text ? c.text(t) : String(c.value(t, i));
-          var cls = (c.num ? "num " : "") + (c.id === "outcome" ? (text === "miss" ? "miss" : text === "hit" ? "hit" : "muted") : "");
+          var oc = outcome(t), cls = (c.num ? "num " : "") + (c.id === "outcome" ? (oc === "miss" ? "miss" : oc === "hit" ? "hit" : "muted") : "");
           return el("td", { cls: cls, text: text, title: c.id === "user" || c.id === "gold" ? text : null });
         })));
       });

@@ -1,5 +1,6 @@
 /** The JUnit XML rendering of a Report (docs/architecture.md §7, docs/gates-and-exit-codes.md). */
-import type { Report } from "../types.js";
+import { graphWarnings } from "../graph-report.js";
+import type { GateFailure, Report } from "../types.js";
 import { goldPositionsText, HIT_KEY, ids, missedTurns, turnId, vacuousText } from "./shared.js";
 
 /**
@@ -30,14 +31,19 @@ function attrs(a: Record<string, string | number>): string {
  *
  * - Suite `retrace.gate`: one testcase per check the gate made (each floor
  *   per scope, each baseline drop per scope, the flips count), failed when
- *   its verdict is not "pass", with the gate's reason as the message.
- * - Suite `retrace.turns`: one testcase per gold-bearing turn (classname
- *   `retrace.<locale>.<kind>`, name `caseId#turn: query`). A turn fails only
- *   when a failed `--max-flips` check counted it (its hit@k went 1 → 0). A
- *   miss (hit@k = 0) that no check gates is reported in the testcase's
- *   <system-out> (the evaluator's comment and where the gold went), not as a
- *   failure. A turn whose retrieval was not measured is <skipped> with the
- *   reason.
+ *   its verdict is not "pass", with the gate's reason as the message; then
+ *   one failed testcase per gate failure no check stands for (`--graph`
+ *   runs: errored turns beyond `--max-errors`, gold-bearing turns with no
+ *   retrieval beyond `--max-no-retrieval`). Every gate failure is a <failure>.
+ * - Suite `retrace.turns`: one testcase per gold-bearing turn, and per
+ *   errored turn (classname `retrace.<locale>.<kind>`, name
+ *   `caseId#turn: query`). A turn fails when a failed gate counted it: its
+ *   hit@k went 1 → 0 under a failed `--max-flips`, it threw under a failed
+ *   `--max-errors`, it made no retriever run under a failed
+ *   `--max-no-retrieval`. A miss (hit@k = 0) that no check gates is reported
+ *   in the testcase's <system-out> (the evaluator's comment and where the
+ *   gold went), not as a failure. A turn whose retrieval was not measured (or
+ *   that threw within `--max-errors`) is <skipped> with the reason.
  */
 export function renderJUnit(report: Report): string {
   const k = report.run.k;
@@ -57,17 +63,34 @@ export function renderJUnit(report: Report): string {
     }
   }
 
+  // Gate failures that no check stands for (src/eval/sweep/graph-checks.ts: turn errors, no retrieval): a failed testcase each.
+  const checkReasons = new Set((g?.checks ?? []).filter((c) => c.verdict !== "pass").map((c) => c.reason));
+  const unchecked: GateFailure[] = (g?.failures ?? []).filter((f) => !checkReasons.has(f.reason));
+  for (const f of unchecked) {
+    gateFailures++;
+    const option = f.kind === "turn_errors" ? "--max-errors" : f.kind === "no_retrieval" ? "--max-no-retrieval" : f.kind;
+    const a = { classname: `retrace.gate.${f.kind}`, name: `${option}: ${f.scope === undefined || f.scope === "all" ? f.key : `${f.key}[${f.scope}]`}` };
+    gateCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: f.reason, type: f.kind })}/>\n    </testcase>`);
+  }
+  const errorsFailed = unchecked.some((f) => f.kind === "turn_errors");
+  const noRetrievalFailed = unchecked.some((f) => f.kind === "no_retrieval");
+
   const flipsFailed = (g?.checks ?? []).some((c) => c.kind === "flips" && c.verdict !== "pass");
   const flipped = new Set(flipsFailed ? (g?.flips ?? []).map((f) => turnId(f)) : []);
   const turnCases: string[] = [];
   let turnFailures = 0;
   let skipped = 0;
   for (const t of report.turns) {
-    if (t.gold.length === 0) continue;
+    if (t.gold.length === 0 && t.error === undefined) continue;
     const hit = t.results.find((r) => r.key === HIT_KEY);
     const total = report.timings?.turns[turnId(t)]?.total;
     const a: Record<string, string | number> = { classname: `retrace.${t.locale}.${t.kind}`, name: `${turnId(t)}: ${t.user}` };
     if (total !== undefined) a.time = (total / 1000).toFixed(3);
+    if (t.error !== undefined && errorsFailed) {
+      turnFailures++;
+      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: `the graph run threw: ${t.error}`, type: "turn_errors" })}/>\n    </testcase>`);
+      continue;
+    }
     if (hit === undefined) {
       skipped++;
       const reason =
@@ -85,7 +108,10 @@ export function renderJUnit(report: Report): string {
       `top${k}: ${ids(t.retrievedIds ?? [])}`,
       ...(goldPositionsText(t) !== "" ? [`gold by stage: ${goldPositionsText(t)}`] : []),
     ].join("\n");
-    if (flipped.has(turnId(t))) {
+    if (t.noRetrieval === true && noRetrievalFailed) {
+      turnFailures++;
+      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: hit.comment ?? "no retrieval", type: "no_retrieval" })}>${xmlEscape(body)}</failure>\n    </testcase>`);
+    } else if (flipped.has(turnId(t))) {
       turnFailures++;
       const message = `hit@${k} went from 1 (baseline) to 0: ${hit.comment ?? ""}`.trimEnd();
       turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message, type: "flips" })}>${xmlEscape(body)}</failure>\n    </testcase>`);
@@ -104,6 +130,8 @@ export function renderJUnit(report: Report): string {
     ["store", report.run.store],
     ["gate", g === null ? "not evaluated" : g.passed ? "pass" : "fail"],
     ["missedTurns", String(missedTurns(report).length)],
+    // --graph runs: what the run could not score right (every retrieval empty, ids naming no card, locales without their cards).
+    ...graphWarnings(report).map((w) => ["warning", w]),
   ]
     .map(([name, value]) => `      <property${attrs({ name: name as string, value: value as string })}/>`)
     .join("\n");

@@ -1,5 +1,5 @@
 /** The markdown rendering of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
-import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
+import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, Report } from "../types.js";
 import {
@@ -159,9 +159,11 @@ export function renderMarkdown(report: Report): string {
     if (missed.length === 0) out.push(`None: every gold-bearing turn had a gold card in the top-${k}.`);
     else {
       out.push(`${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} with no gold card in the top-${k}:`, "");
+      // --graph runs add a column: "no retrieval", unknown ids, several retriever calls.
+      const graph = run.graph !== undefined;
       out.push(
         ...mdTable(
-          ["turn", "locale", "kind", "query", "gold", `top-${k}`, "gold by stage"],
+          ["turn", "locale", "kind", "query", "gold", `top-${k}`, "gold by stage", ...(graph ? ["retrieval"] : [])],
           missed.map((t) => [
             `\`${md(turnId(t))}\``,
             md(t.locale),
@@ -170,6 +172,7 @@ export function renderMarkdown(report: Report): string {
             md(ids(t.gold)),
             md(ids(t.retrievedIds ?? [])),
             md(goldPositionsText(t)),
+            ...(graph ? [md(graphTurnTag(report, t))] : []),
           ]),
         ),
       );

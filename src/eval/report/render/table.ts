@@ -4,7 +4,7 @@
  * line fits it: a split table wider than that is stacked (one block per group,
  * its figures in columns) and any longer line is wrapped at spaces (./wrap.ts).
  */
-import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
+import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, GroupDelta, Report } from "../types.js";
 import {
@@ -209,6 +209,8 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
     for (const t of missed) {
       lines.push(`  ${paint("red", turnId(t))} ${t.locale} ${t.kind}  ${JSON.stringify(t.user)}`);
       lines.push(`    gold=${ids(t.gold)} top${run.k}=${ids(t.retrievedIds ?? [])}`);
+      const tag = graphTurnTag(report, t); // --graph runs: "no retrieval", unknown ids, several calls
+      if (tag !== "") lines.push(`    retrieval: ${tag}`);
       const where = goldPositionsText(t);
       if (where !== "") lines.push(`    gold by stage: ${where}`);
     }

@@ -1,0 +1,149 @@
+/**
+ * What a `--graph` run scored, and what it refuses (docs/evaluate-your-graph.md,
+ * "What is scored and reported"). Pure functions of the turn reports:
+ *
+ * - `graphRunFacts`: the run-level counts the report records in `run.graph`:
+ *   no-retrieval turns split by gold, turns with several retriever calls
+ *   (in parallel, in several steps), ids of the scored lists and those that
+ *   name no KB card or catalog entry, empty retrievals, locales whose turns
+ *   retrieved no card of their locale;
+ * - `checkKnownIds`: the refusal (exit 2) of a run most of whose scored ids
+ *   name no card — the documents' ids are not card ids, so every number
+ *   would be a miss for the wrong reason;
+ * - `graphGateFailures`: the gate failures of a graph sweep (errored turns,
+ *   gold-bearing turns with no retrieval).
+ */
+import { GraphInputError } from "../../errors.js";
+import type { GateFailure, GraphRunInfo, TurnReport } from "../report/types.js";
+
+/** A run stops (exit 2) when more than this share of the ids in its scored top-k lists name no KB card or catalog entry. */
+export const UNKNOWN_ID_LIMIT = 0.5;
+/** How many unknown ids the report and the refusal quote. */
+export const UNKNOWN_EXAMPLES = 5;
+
+/** The run-level facts of a graph sweep (recorded in `run.graph`). */
+export type GraphRunFacts = Required<
+  Pick<
+    GraphRunInfo,
+    | "noRetrievalMisses"
+    | "noRetrievalNoneNeeded"
+    | "multiCallTurns"
+    | "parallelCallTurns"
+    | "multiStepTurns"
+    | "retrievalTurns"
+    | "emptyRetrievalTurns"
+    | "scoredIds"
+    | "unknownIds"
+    | "unknownExamples"
+    | "localesWithoutCards"
+  >
+>;
+
+/**
+ * Run-level facts of a graph sweep. `localeOf(id)` is the locale of a KB card
+ * or catalog entry (undefined for an id of neither): a locale is listed in
+ * `localesWithoutCards` when its turns made retriever calls and none of the
+ * ids they scored is a card of that locale (e.g. a store that holds only the
+ * `en` documents). Unknown ids are those the sweep recorded per turn
+ * (`captured.unknownIds`), counted with repetition across turns; the
+ * examples are the first distinct ones in turn order.
+ */
+export function graphRunFacts(turns: readonly TurnReport[], localeOf: (id: string) => string | undefined): GraphRunFacts {
+  const withRetrieval = turns.filter((t) => t.captured !== undefined);
+  const none = turns.filter((t) => t.noRetrieval === true);
+  const multi = withRetrieval.filter((t) => t.captured!.topLevelRuns > 1);
+  const examples: string[] = [];
+  let scoredIds = 0;
+  let unknownIds = 0;
+  const ownCards = new Map<string, number>();
+  for (const t of withRetrieval) {
+    const ids = t.retrievedIds ?? [];
+    scoredIds += ids.length;
+    const unknown = t.captured!.unknownIds ?? [];
+    unknownIds += unknown.length;
+    for (const id of unknown) if (examples.length < UNKNOWN_EXAMPLES && !examples.includes(id)) examples.push(id);
+    ownCards.set(t.locale, (ownCards.get(t.locale) ?? 0) + ids.filter((id) => localeOf(id) === t.locale).length);
+  }
+  return {
+    noRetrievalMisses: none.filter((t) => t.gold.length > 0).length,
+    noRetrievalNoneNeeded: none.filter((t) => t.gold.length === 0).length,
+    multiCallTurns: multi.length,
+    parallelCallTurns: multi.filter((t) => (t.captured!.steps ?? t.captured!.topLevelRuns) < t.captured!.topLevelRuns).length,
+    multiStepTurns: multi.filter((t) => (t.captured!.steps ?? t.captured!.topLevelRuns) > 1).length,
+    retrievalTurns: withRetrieval.length,
+    emptyRetrievalTurns: withRetrieval.filter((t) => (t.retrievedIds ?? []).length === 0).length,
+    scoredIds,
+    unknownIds,
+    unknownExamples: examples,
+    localesWithoutCards: [...ownCards].filter(([, n]) => n === 0).map(([locale]) => locale),
+  };
+}
+
+/** True when an id looks like a file path or a URL (what LangChain's document loaders put in `metadata.source`). */
+function looksLikePath(id: string): boolean {
+  return /[\\/]/.test(id) || /\.[A-Za-z0-9]{1,5}$/.test(id);
+}
+
+/**
+ * Refuses a run most of whose scored ids name no card: throws GraphInputError
+ * (exit 2) when unknown ids are more than UNKNOWN_ID_LIMIT of the ids in the
+ * scored top-k lists over the run, naming up to UNKNOWN_EXAMPLES of them, the
+ * id keys that were read (`idKeys`, e.g. `describeIdKeys(...)`), where the
+ * card ids come from (`ids`: the KB folder or the catalog file), and the
+ * `--id-key` / `--id-map` that would fix them.
+ */
+export function checkKnownIds(facts: Pick<GraphRunFacts, "scoredIds" | "unknownIds" | "unknownExamples">, where: { graph: string; idKeys: string; ids: string }): void {
+  if (facts.scoredIds === 0 || facts.unknownIds / facts.scoredIds <= UNKNOWN_ID_LIMIT) return;
+  const pct = Math.round((100 * facts.unknownIds) / facts.scoredIds);
+  const paths = facts.unknownExamples.some(looksLikePath)
+    ? " They look like file paths or URLs: LangChain's document loaders set metadata.source to the file the document came from, which is not a card id."
+    : "";
+  throw new GraphInputError(
+    `${where.graph}: ${facts.unknownIds} of the ${facts.scoredIds} ids retrieved in the scored top-k lists (${pct}%, more than ${UNKNOWN_ID_LIMIT * 100}%) name no card of ${where.ids}, so every score would be a miss for the wrong reason; ` +
+      `e.g. ${facts.unknownExamples.map((id) => JSON.stringify(id)).join(", ")}. The ids were read from ${where.idKeys}.${paths} ` +
+      "Name the metadata field that holds the card id with --id-key FIELD, or map each document to its card id with --id-map MODULE (a function (document) => id, e.g. the file name without its extension); " +
+      "or, when your store holds documents the KB does not list, list them all in a --catalog file.",
+  );
+}
+
+/** The warning `--allow-no-retrieval` prints (it is accepted, deprecated, and has no effect). */
+export const ALLOW_NO_RETRIEVAL_DEPRECATED =
+  "--allow-no-retrieval is deprecated and has no effect: a turn with empty gold and no retrieval passes (no retrieval, none needed), and a gold-bearing turn with no retrieval is scored as a miss; gate their number with --max-no-retrieval N";
+
+export interface GraphGateOptions {
+  /** Errored turns the gate tolerates (default 0, `--max-errors`). */
+  maxErrors?: number;
+  /** Gold-bearing turns with no retrieval the gate tolerates (`--max-no-retrieval`; unset: not gated, they count as misses). */
+  maxNoRetrieval?: number;
+  /**
+   * @deprecated No effect: a turn with empty gold and no retrieval passes, and a
+   * gold-bearing one is scored as a miss (gate their number with `maxNoRetrieval`).
+   */
+  allowNoRetrieval?: boolean;
+}
+
+/**
+ * Gate failures of a graph sweep: more errored turns than `maxErrors`
+ * (default 0); more gold-bearing turns with no retrieval than
+ * `maxNoRetrieval`, when set. A turn with empty gold and no retrieval never
+ * fails the gate (no retrieval, none needed). Pure.
+ */
+export function graphGateFailures(turns: readonly TurnReport[], opts: GraphGateOptions): GateFailure[] {
+  const failures: GateFailure[] = [];
+  const errors = turns.filter((t) => t.error !== undefined);
+  const maxErrors = opts.maxErrors ?? 0;
+  if (errors.length > maxErrors)
+    failures.push({
+      kind: "turn_errors",
+      key: "turn_errors",
+      reason: `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
+    });
+  const missed = turns.filter((t) => t.noRetrieval === true && t.gold.length > 0);
+  if (opts.maxNoRetrieval !== undefined && missed.length > opts.maxNoRetrieval)
+    failures.push({
+      kind: "no_retrieval",
+      key: "no_retrieval",
+      reason: `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} made no retriever run (no retrieval; scored as misses; allowed: ${opts.maxNoRetrieval}, --max-no-retrieval): ${missed.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
+    });
+  return failures;
+}
