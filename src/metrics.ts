@@ -22,7 +22,6 @@ export {
   formatTrecText,
   formatTrecRow,
   formatTrecValue,
-  normalizeCutoffs,
   parseQrels,
   parseRun,
   readQrels,
@@ -44,7 +43,6 @@ export {
 export {
   bootstrapCI,
   mean,
-  mulberry32,
   pairedComparison,
   permutationTest,
   DEFAULT_ALPHA,

@@ -1,7 +1,9 @@
 /**
  * The local Chroma server process: start one from `node_modules` and never
  * leave one behind. (Connecting to a server and opening the store:
- * chroma-client.ts.)
+ * chroma-client.ts.) Over 400 lines because starting, watching and stopping
+ * one process (signals, exit hooks, start-failure causes) is one lifecycle
+ * whose parts share its private state.
  *
  * A local server is `node <chromadb>/dist/cli.mjs run --host 127.0.0.1 --path DIR --port P`
  * (the native server runs inside that node process; never through `npx`,

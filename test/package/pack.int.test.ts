@@ -163,7 +163,9 @@ function typeCheck(resolution: Resolution) {
 
 /** Module specifiers a declaration file imports (static, re-exported, or in an `import("…")` type). */
 function declarationImports(text: string): string[] {
-  return [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm)].map((m) => m[1]!);
+  // Comments first: a doc comment's example (`import { expect } from "vitest"`) is not an import.
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  return [...code.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm)].map((m) => m[1]!);
 }
 
 describe("the packed package in a fresh project", () => {

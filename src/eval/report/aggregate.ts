@@ -1,5 +1,8 @@
 /**
- * Aggregation of per-turn results into the report's numbers (docs/statistics.md):
+ * Aggregation of per-turn results into the report's numbers (docs/statistics.md).
+ * Over 400 lines because `buildReport` assembles every section of the report
+ * from one pass (means, splits, chance, deltas, answer side) and splitting it
+ * would pass half-built reports between files:
  *
  * - the mean of each key is taken over the turns where the key is PRESENT
  *   (turn-weighted), always with its `n` (turns) and the number of cases

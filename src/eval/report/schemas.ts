@@ -8,6 +8,8 @@
  * files of an older version are migrated on read, files of an unknown
  * version are refused with exit 2, naming the version needed and the one
  * found. Versions and migrations are listed in docs/schema-versions.md.
+ * Over 400 lines because it is the whole report format, field by field with
+ * its documentation: one schema, one file.
  *
  * The report schema describes every field retrace writes (a test parses a
  * full report and gets every field back) and lets unknown fields through, so

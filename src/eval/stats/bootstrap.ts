@@ -1,5 +1,7 @@
 /**
- * Small, seeded statistics for eval reports (docs/statistics.md).
+ * Small, seeded statistics for eval reports (docs/statistics.md). Over 400
+ * lines because the turn-level and the cluster-aware bootstraps share the
+ * seeded resampling and percentile helpers below; each function is short.
  *
  * What reports and `retrace compare` use: the cluster-aware bootstrap at the
  * end of this file — `clusterMean` (interval of a turn-weighted mean),

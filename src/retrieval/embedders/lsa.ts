@@ -27,6 +27,10 @@
  * Semantic only in the corpus's own co-occurrence sense: it can match terms
  * that co-occur across the KB, not synonyms it never saw.
  *
+ * Over 400 lines because the fit, the byte format the id hashes, the state
+ * file (checksum, load or refit, prune) and the embedder share that format;
+ * the linear algebra itself is in lsa-math.ts.
+ *
  * Identity: the fitted state serialises to fixed bytes (format below); the
  * embedder id is `lsa-<k>-<first 12 hex of sha256(bytes)>-v1`, so the
  * dimension and the fit hash name the Chroma collection. The state file is
