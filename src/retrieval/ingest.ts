@@ -17,6 +17,7 @@ import { hostname } from "node:os";
 import { DimensionMismatchError, InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import type { Chunk } from "../kb/types.js";
 import { log } from "../log.js";
+import { processAlive } from "./lock.js";
 import {
   asDimensionMismatch,
   chunksHash,
@@ -83,15 +84,6 @@ const inFlight = new Set<string>();
 
 function ownerTag(): string {
   return `${hostname()}:${process.pid}`;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Why a staging collection is still in use, or null when it is stale. */

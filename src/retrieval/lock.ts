@@ -36,7 +36,8 @@ export interface DirLock {
   release(): Promise<void>;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid runs on this machine (signal 0; EPERM: it runs as another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -66,7 +67,7 @@ async function readHolder(file: string): Promise<LockHolder | null | "missing"> 
 
 /** Whether `holder` is gone: same host and its pid is not alive. Locks of other hosts are never judged stale. */
 export function isStale(holder: LockHolder, host: string = hostname()): boolean {
-  return holder.host === host && holder.pid !== process.pid && !alive(holder.pid);
+  return holder.host === host && holder.pid !== process.pid && !processAlive(holder.pid);
 }
 
 function waitMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {

@@ -61,6 +61,7 @@ import { OutputWriteError } from "../../atomic.js";
 import { InvalidArgumentError } from "../../errors.js";
 import type { Locale } from "../../kb/types.js";
 import { log } from "../../log.js";
+import { processAlive } from "../lock.js";
 import { isLocale } from "../../kb/types.js";
 import { DEFAULT_ANALYZERS, isDefaultAnalyzers, type Analyzers } from "../analyzer.js";
 import type { Embedder } from "../types.js";
@@ -455,15 +456,6 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
 
 /** Name of a state file's temporary file while it is written: `<state file>.<pid>.<8 hex>.tmp`. */
 const TMP_NAME = /^lsa-[0-9a-f]{24}\.lsa\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export interface LsaPruneResult {
   /** Files removed (absolute paths, sorted). */
