@@ -6,7 +6,7 @@
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
-import type { EvalCase } from "../kb/types.js";
+import { isLocale, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 
 export interface DataPaths {
@@ -20,8 +20,21 @@ export function resolveDataPaths(opts: { kb?: string; cases?: string }): DataPat
   return { kb, cases: opts.cases ?? path.join(kb, "eval", "cases.jsonl") };
 }
 
-/** The baseline `eval --graph --update-baseline` writes when no `--baseline` is given. */
-export const DEFAULT_BASELINE = path.join("kb", "eval", "baseline.json");
+/** Throws InvalidArgumentError (exit 2) naming `--locale` unless every value is a canonical BCP-47 tag (`EN` is not: `en` is). */
+export function checkLocaleOptions(locales: readonly string[] | undefined): void {
+  for (const l of locales ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);
+}
+
+/**
+ * `selectCases`, refusing an empty selection (a `--locale` no case has, e.g.
+ * `fr` on an en/de KB): InvalidArgumentError naming `--locale/--case`. The
+ * same check for retrace's graph and for `--graph`, before anything runs.
+ */
+export function selectRunCases(cases: readonly EvalCase[], o: { locale?: string[]; case?: string[] }): EvalCase[] {
+  const selected = selectCases(cases, o);
+  if (selected.length === 0) throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", { locale: o.locale ?? [], case: o.case ?? [] });
+  return selected;
+}
 
 /** The cases of the given locales and ids (none given: all), in dataset order; an unknown id is an InvalidArgumentError naming `--case`. */
 export function selectCases(cases: readonly EvalCase[], o: { locale?: string[]; case?: string[] }): EvalCase[] {

@@ -17,12 +17,12 @@ import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { DEFAULT_CONCURRENCY } from "../eval/sweep/runner.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
-import { isLocale, type EvalCase } from "../kb/types.js";
+import type { EvalCase } from "../kb/types.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
-import { resolveDataPaths, selectCases } from "./data.js";
+import { checkLocaleOptions, resolveDataPaths, selectRunCases } from "./data.js";
 import { wantsBaseline, type GateOptions } from "./report.js";
 
 /** The defaults of the eval options (the CLI's too). */
@@ -102,28 +102,30 @@ export function withEvalDefaults<O extends EvalOptions>(o: O): O & ResolvedEvalO
 /** The options of an eval that a shard constrains. */
 export interface ShardedRunOptions extends Partial<Record<FloorOption, unknown>> {
   shard?: ShardSpec;
-  graph?: string;
   updateBaseline?: boolean;
   baseline?: string;
   maxDrop?: number;
   maxFlips?: number;
+  /** `--graph` gates. */
+  maxErrors?: number;
+  maxNoRetrieval?: number;
 }
 
 /**
  * Throws InvalidArgumentError (exit 2, before anything starts) when a shard
- * comes with an option that gates or writes a baseline (they act on the
- * whole run: they belong to the merge), or with a graph of your own
- * (sharding runs retrace's own graph only).
+ * comes with an option that gates or writes a baseline: they act on the
+ * whole run, so they belong to the merge (retrace's graph and `--graph` alike).
  */
 export function checkShardOptions(o: ShardedRunOptions): void {
   if (o.shard === undefined) return;
   const given = `--shard ${o.shard.index}/${o.shard.count}`;
-  if (o.graph !== undefined) throw new InvalidArgumentError("--shard", "used without --graph (sharded sweeps run retrace's own graph)", given);
   const gating = [
     ...FLOOR_OPTIONS.filter(({ option }) => o[option] !== undefined).map(({ flag }) => flag),
     ...(o.baseline !== undefined ? ["--baseline"] : []),
     ...(o.maxDrop !== undefined ? ["--max-drop"] : []),
     ...(o.maxFlips !== undefined ? ["--max-flips"] : []),
+    ...(o.maxErrors !== undefined ? ["--max-errors"] : []),
+    ...(o.maxNoRetrieval !== undefined ? ["--max-no-retrieval"] : []),
     ...(o.updateBaseline === true ? ["--update-baseline"] : []),
   ];
   if (gating.length > 0)
@@ -140,7 +142,7 @@ export function checkEvalOptions(options: EvalOptions): void {
   checkShardOptions(o);
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
-  for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);
+  checkLocaleOptions(o.locale);
   if (o.store === "none") {
     const why = `${NO_STORE}: --store none skips retrieval, and every retrieval and answer-side key depends on it`;
     for (const { option, flag, key } of FLOOR_OPTIONS)
@@ -184,8 +186,7 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
   checkEvalOptions(o);
   const paths = resolveDataPaths(o);
   const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
-  const cases = selectCases(data.cases, o);
-  if (cases.length === 0) throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", { locale: o.locale ?? [], case: o.case ?? [] });
+  const cases = selectRunCases(data.cases, o);
   const split = data.split; // split.json beside the cases file, validated with them
   // Scope names against the locales of the selected cases (turn stubs carry what checkScope reads).
   const stubs = cases.map((c) => ({ locale: c.locale, kind: c.kind, ...(split !== null ? { part: split.partOf.get(c.id) } : {}) }));

@@ -7,36 +7,52 @@
  * a line) gives the ids the integrity check resolves gold against; with
  * neither, the run is refused.
  *
+ * The same rules as retrace's own graph (src/app/eval-plan.ts), checked
+ * before the graph module is loaded: `--locale` / `--case` against the data,
+ * the baseline at `<kb>/eval/baseline.json` unless `--baseline` names one (a
+ * drop or flip tolerance without a baseline file is exit 2), the baseline
+ * against the dataset, k, the graph and how it is scored. The graph is
+ * identified by its module relative to the project root plus the export, and
+ * a sha256 of the module file is recorded (docs/evaluate-your-graph.md,
+ * "Baselines").
+ *
  * The gate fails on floors, baseline drops and flips, turn errors beyond
  * `maxErrors`, and gold-bearing turns with no retrieval beyond
  * `maxNoRetrieval`; a run most of whose retrieved ids name no card is
- * refused (src/eval/sweep/graph-checks.ts).
+ * refused (src/eval/sweep/graph-checks.ts). A shard (`shard`) runs whole
+ * cases and writes a partial, ungated report for `retrace merge`.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { DocumentInterface } from "@langchain/core/documents";
-import { InvalidArgumentError } from "../errors.js";
-import { assertComparable, readBaseline, type Baseline } from "../eval/gate/baseline.js";
-import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type GateThresholds } from "../eval/gate/gate.js";
-import { checkKnownIds, graphRunFacts } from "../eval/sweep/graph-checks.js";
+import { BaselineMismatchError, DataValidationError, GraphInputError, InvalidArgumentError } from "../errors.js";
+import { assertComparable, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
+import { checkKnownIds, graphRunFacts, graphRunInfo, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
-import { retrievalEvaluator } from "../eval/measures/evaluators.js";
+import { groundednessEvaluator, retrievalEvaluator, type EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
+import type { Report } from "../eval/report/types.js";
+import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
-import { capturedRetrievers, graphGateFailures, loadFunction, loadGraph, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
+import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { loadCases } from "../kb/cases.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
+import { readTextFileOrThrow } from "../kb/text.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { redactSecrets } from "../redact.js";
-import { selectCases } from "./data.js";
+import { defaultBaselineFile } from "./baseline.js";
+import { checkLocaleOptions, selectRunCases } from "./data.js";
 import type { EvalOutcome } from "./eval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
+import { openJudge } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import type { GateOptions } from "./report.js";
+import { applyGate, wantsBaseline, type GateOptions } from "./report.js";
 
 /** How a graph of your own is loaded, driven and read (`eval --graph`, `trace --graph`). */
 export interface ExternalGraphOptions {
@@ -54,6 +70,13 @@ export interface ExternalGraphOptions {
   catalog?: string;
   /** The card size limit (src/kb/cards.ts). */
   maxCardBytes?: number;
+  /**
+   * `configurable` handed to the graph on every turn, merged under retrace's
+   * `thread_id` (one thread per case: retrace's wins): an object, or (the
+   * CLI's `--configurable`) a JSON object literal or the path of a .json file
+   * holding one. Recorded in the report as a hash and its keys, not its values.
+   */
+  configurable?: string | Record<string, unknown>;
 }
 
 /** The options of a graph eval (the store, embedder and mode belong to retrace's own graph). */
@@ -74,7 +97,98 @@ export interface GraphEvalOptions extends ExternalGraphOptions, GateOptions {
   maxNoRetrieval?: number;
   concurrency?: number;
   seed?: number;
+  /** Run only this shard of the selected cases; its report is partial and ungated (`retrace merge` gates; docs/reliability.md). */
+  shard?: ShardSpec;
+  /** A module exporting the judge's LangChain chat model: grades the graph's final answer against the retrieved cards of the KB (docs/langchain-integration.md). */
+  judge?: string;
+  /** Where judge verdicts are cached (unset: not cached). */
+  judgeCache?: string;
+  /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
+  resample?: ResampleUnit;
 }
+
+/** `path` relative to the project root (the working directory), `/` separators: the same for `g.mjs`, `./g.mjs` and its absolute path. */
+export function projectPath(file: string, root: string = process.cwd()): string {
+  return path.relative(root, path.resolve(root, file)).split(path.sep).join("/");
+}
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+/** sha256 of a module file named by `file[#export]`; GraphInputError (exit 2) naming the option when the file does not exist. */
+async function moduleFileHash(spec: string, option: string, defaultExport: string): Promise<string> {
+  const { file, exportName } = parseModuleSpec(spec, defaultExport);
+  if (!existsSync(path.resolve(file))) throw new GraphInputError(`${option} ${file}#${exportName}: the file ${file} does not exist`);
+  return sha256(await readFile(path.resolve(file)));
+}
+
+/** What identifies a graph: its module relative to the project root, the export, and a sha256 of the module file (its own bytes, not its imports). */
+export interface GraphModuleIdentity {
+  file: string;
+  exportName: string;
+  moduleHash: string;
+}
+
+/** The identity of the graph `spec` names (`file[#export]`), read without loading it. */
+export async function graphModuleIdentity(spec: string): Promise<GraphModuleIdentity> {
+  const { file, exportName } = parseModuleSpec(spec, DEFAULT_GRAPH_EXPORT);
+  return { file: projectPath(file), exportName, moduleHash: await moduleFileHash(spec, "--graph", DEFAULT_GRAPH_EXPORT) };
+}
+
+/** JSON with object keys sorted at every level: the text a configurable is hashed by. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (typeof v === "object" && v !== null)
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(v) ?? "null";
+}
+
+/** A `--configurable` read and checked: the object, and what the report records of it. */
+export interface ParsedConfigurable {
+  value: Record<string, unknown>;
+  /** sha256 of its canonical JSON, and its top-level keys, sorted. */
+  record: { hash: string; keys: string[] };
+}
+
+const CONFIGURABLE_EXPECTED = 'a JSON object (e.g. {"user_id": "u1"}) or the path of a .json file holding one';
+
+/**
+ * Reads `--configurable`: an object (library users), a JSON object literal
+ * (text starting with `{`), or the path of a .json file holding one. Anything
+ * else — not valid JSON, an array, a string, a number, a missing file — is an
+ * InvalidArgumentError (exit 2) naming `--configurable`; a file's bad JSON is a
+ * DataValidationError naming the file. A `thread_id` in it is replaced by
+ * retrace's (one thread per case), with a warning.
+ */
+export async function parseConfigurable(given: string | Record<string, unknown>): Promise<ParsedConfigurable> {
+  let value: unknown = given;
+  if (typeof given === "string") {
+    const text = given.trim();
+    if (text.startsWith("{")) {
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        throw new InvalidArgumentError("--configurable", `${CONFIGURABLE_EXPECTED} (${(e as Error).message})`, given);
+      }
+    } else {
+      if (!existsSync(given)) throw new InvalidArgumentError("--configurable", CONFIGURABLE_EXPECTED, given);
+      const body = await readTextFileOrThrow(given);
+      try {
+        value = JSON.parse(body);
+      } catch (e) {
+        throw new DataValidationError([{ file: given, message: `expected a JSON object for --configurable (${(e as Error).message})` }]);
+      }
+    }
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new InvalidArgumentError("--configurable", CONFIGURABLE_EXPECTED, Array.isArray(value) ? "an array" : value === null ? "null" : typeof value);
+  const obj = value as Record<string, unknown>;
+  if ("thread_id" in obj) log.warn("--configurable: its thread_id is replaced by retrace's own (one thread per case, so each case's turns share their history)");
+  return { value: obj, record: { hash: sha256(canonicalJson(obj)), keys: Object.keys(obj).sort() } };
+}
+
 
 /** KB (or catalog) and cases for a graph run; exit 2 when neither exists. */
 export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "catalog" | "maxCardBytes">): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; kbLabel: string; casesFile: string }> {
@@ -98,16 +212,18 @@ export async function idOptionsFor(o: Pick<ExternalGraphOptions, "idKey" | "idMa
   return o.idKey !== undefined ? { idKey: o.idKey } : {};
 }
 
-/** Loads everything a graph run needs and runs the sweep over `cases`. */
+/** Loads everything a graph run needs and runs the sweep over `cases` (`extra`: a configurable already read, evaluators other than retrieval's). */
 export async function sweepGraph(
-  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k">,
+  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable">,
   cases: readonly EvalCase[],
   kb: KnowledgeBase,
   concurrency: number,
   onCaseDone?: (d: number, t: number) => void,
+  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[] } = {},
 ): Promise<{ turns: GraphTurn[]; file: string; exportName: string; ids: IdOptions }> {
   if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
+  const configurable = extra.configurable ?? (o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined);
   const ids = await idOptionsFor(o);
   const input = o.input !== undefined ? await loadFunction<InputMapper>(o.input, "--input") : undefined;
   const loaded = await loadGraph(o.graph);
@@ -115,7 +231,7 @@ export async function sweepGraph(
   const turns = await runGraphSweep({
     graph: loaded.graph,
     cases,
-    evaluators: [retrievalEvaluator({ k })],
+    evaluators: extra.evaluators ?? [retrievalEvaluator({ k })],
     knownIds: new Set(kb.byId.keys()),
     k,
     ...ids,
@@ -123,37 +239,121 @@ export async function sweepGraph(
     retrievalCall: o.retrievalCall ?? "last",
     concurrency,
     threadPrefix: `${randomBytes(3).toString("hex")}:`,
+    ...(configurable !== undefined ? { configurable: configurable.value } : {}),
     ...(onCaseDone !== undefined ? { onCaseDone } : {}),
   });
-  return { turns, file: loaded.file, exportName: loaded.exportName, ids };
+  return { turns, file: projectPath(loaded.file), exportName: loaded.exportName, ids };
 }
 
-/** Option combinations a graph eval refuses before anything loads: a missing baseline file, a baseline written from a filtered run. */
-export function checkGraphEvalOptions(o: Pick<GraphEvalOptions, "baseline" | "updateBaseline" | "locale" | "case">): void {
-  if (o.baseline !== undefined && !o.updateBaseline && !existsSync(o.baseline))
-    throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with --update-baseline)", o.baseline);
+/** The baseline file a graph eval reads (with `--max-drop` / `--max-flips` / `--baseline`) or writes (`--update-baseline`): `baseline`, else `<kb>/eval/baseline.json` — as for retrace's own graph. */
+export function graphBaselineFile(o: Pick<GraphEvalOptions, "baseline" | "kb">): string {
+  return o.baseline ?? defaultBaselineFile(o.kb ?? "kb");
+}
+
+/** `retrace eval --graph SPEC [--kb KB] [--baseline FILE] …` for messages. */
+function graphCommandLine(o: GraphEvalOptions, extra: string): string {
+  const parts = ["retrace", "eval", "--graph", o.graph ?? "FILE"];
+  if (o.catalog !== undefined) parts.push("--catalog", o.catalog);
+  if (o.kb !== undefined && o.kb !== "kb") parts.push("--kb", o.kb);
+  if (o.cases !== undefined) parts.push("--cases", o.cases);
+  if (o.baseline !== undefined) parts.push("--baseline", o.baseline);
+  return [...parts, extra].join(" ");
+}
+
+/**
+ * Option combinations a graph eval refuses before anything loads (the same
+ * rules as retrace's graph: src/app/eval-plan.ts): a `--locale` that is not a
+ * canonical tag, a baseline written from a filtered run or with a tolerance
+ * to compare with, a drop or flip tolerance (or `--baseline`) with no baseline
+ * file, `--judge` with a catalog (no card text to grade against).
+ */
+export function checkGraphEvalOptions(o: GraphEvalOptions): void {
+  checkLocaleOptions(o.locale);
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
+  if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
+    throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+  if (o.shard !== undefined && (o.updateBaseline || wantsBaseline(o)))
+    throw new InvalidArgumentError("--shard", "used without --baseline/--max-drop/--max-flips/--update-baseline (a shard's report is partial; `retrace merge` gates)", `--shard ${o.shard.index}/${o.shard.count}`);
+  if (wantsBaseline(o)) {
+    const file = graphBaselineFile(o);
+    if (!existsSync(file)) throw new InvalidArgumentError("--baseline", `an existing baseline file (create one with \`${graphCommandLine(o, "--update-baseline")}\`)`, file);
+  }
+  if (o.judge !== undefined && o.catalog !== undefined)
+    throw new InvalidArgumentError("--judge", "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)", o.judge);
+}
+
+/**
+ * Throws BaselineMismatchError (exit 2) when `baseline` cannot be compared with
+ * the run about to start: other cases (a `--locale`/`--case` subset named as
+ * such), another k, another graph (module relative to the project root and
+ * export), or another scoring (retrieval-call mode, id keys, id map). Checked
+ * before the graph module is loaded; the notes (graph module or configurable
+ * changed) are printed after the run, with the gate.
+ */
+function checkGraphBaselineBeforeRun(baseline: Baseline, file: string, o: GraphEvalOptions, run: Report["run"], selection: { datasetHash: string; full: string; selected: number; total: number }): void {
+  const recreate = `to replace it with this graph's results instead, run \`${graphCommandLine(o, "--update-baseline")}\``;
+  if (baseline.datasetHash !== selection.datasetHash) {
+    if (selection.selected < selection.total && baseline.datasetHash === selection.full)
+      throw new BaselineMismatchError("datasetHash", baseline.datasetHash, selection.datasetHash, `${file} covers all ${selection.total} cases but --locale/--case selects ${selection.selected}; compare the full run (a baseline always covers the whole dataset)`);
+    throw new BaselineMismatchError("datasetHash", baseline.datasetHash, selection.datasetHash, `${file} was written for other eval cases (the cases changed since); ${recreate}`);
+  }
+  if (baseline.config.embedder === null || !baseline.config.embedder.startsWith(GRAPH_PREFIX))
+    throw new BaselineMismatchError("config.embedder", baseline.config.embedder, run.embedder, `${file} was written by retrace's own graph, not a --graph run; give your graph's baseline with --baseline FILE, or ${recreate}`);
+  if (normalizeGraphId(baseline.config.embedder) !== run.embedder)
+    throw new BaselineMismatchError("config.embedder", normalizeGraphId(baseline.config.embedder), run.embedder, `${file} was written for another graph module or export; ${recreate}`);
+  assertComparable(baseline, { run } as Report); // k, the scoring (retrieval-call mode, id keys, id map): throws on a difference
 }
 
 /**
  * The graph sweep and its report, gate applied: floors, the baseline's
- * drops and flips, turn errors and turns without retrieval. Writes nothing
- * (`updateBaseline`: write it with `writeBaseline`).
+ * drops and flips, turn errors and turns without retrieval. A shard's report
+ * is partial and not gated. Writes nothing (`updateBaseline`: write it with
+ * `writeBaseline(graphBaselineFile(options), report)`).
  */
 export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
   checkGraphEvalOptions(o);
+  if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
   const seed = o.seed ?? EVAL_DEFAULTS.seed;
   const retrievalCall = o.retrievalCall ?? "last";
   const data = await loadGraphData(o);
-  const cases = selectCases(data.cases, o);
+  const selected = selectRunCases(data.cases, o); // unknown case ids, a locale no case has: exit 2 before the graph loads
+  const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // whole cases, balanced by turns (src/eval/gate/shard.ts)
+  const hashOf = (cs: readonly EvalCase[]) => (cs.length === data.cases.length ? datasetHash(data.cases) : datasetHash([...cs]));
+  // What identifies the graph and its scoring, read before the module loads.
+  const module = await graphModuleIdentity(o.graph);
+  const configurable = o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined;
+  const idMapHash = o.idMap !== undefined ? await moduleFileHash(o.idMap, "--id-map", "default") : undefined;
+  const identity: GraphRunIdentity = {
+    file: module.file,
+    exportName: module.exportName,
+    moduleHash: module.moduleHash,
+    idKey: describeIdKeys(o.idMap !== undefined ? { idMap: () => null } : o.idKey !== undefined ? { idKey: o.idKey } : {}),
+    retrievalCall,
+    ...(o.catalog !== undefined ? { catalog: projectPath(o.catalog) } : {}),
+    ...(idMapHash !== undefined ? { idMapHash } : {}),
+    ...(configurable !== undefined ? { configurable: configurable.record } : {}),
+  };
+  const embedder = `${GRAPH_PREFIX}${module.file}#${module.exportName}`;
+  let baseline: Baseline | null = null;
+  if (wantsBaseline(o)) {
+    const file = graphBaselineFile(o);
+    baseline = await readBaseline(file);
+    const stub = { datasetHash: hashOf(cases), kbHash: kbHash(data.kb), embedder, k, store: "graph", graph: graphRunInfo(identity, [], [], graphRunFacts([], () => undefined)) };
+    checkGraphBaselineBeforeRun(baseline, file, o, stub, { datasetHash: hashOf(cases), full: datasetHash(data.cases), selected: cases.length, total: data.cases.length });
+  }
+  const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache);
+  const evaluators: EvaluatorSpec[] = [retrievalEvaluator({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];
   const started = new Date();
   const t0 = performance.now();
   const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
   let swept;
   try {
-    swept = await sweepGraph(o, cases, data.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, (d, t) => progress.update(d, t));
+    swept = await sweepGraph(o, cases, data.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, (d, t) => progress.update(d, t), {
+      ...(configurable !== undefined ? { configurable } : {}),
+      evaluators,
+    });
   } finally {
     progress.stop();
   }
@@ -164,49 +364,40 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redactSecrets(st.error);
   }
   const turns = swept.turns.map((t) => t.report);
-  const evaluators = [retrievalEvaluator({ k })];
-  const graphId = `${swept.file}#${swept.exportName}`;
   // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
   const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale);
-  checkKnownIds(facts, { graph: `--graph ${graphId}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
+  checkKnownIds(facts, { graph: `--graph ${module.file}#${module.exportName}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
   const report = buildReport({
     run: {
-      datasetHash: cases.length === data.cases.length ? datasetHash(data.cases) : datasetHash(cases),
+      datasetHash: hashOf(cases),
       kbHash: kbHash(data.kb),
-      embedder: `graph:${graphId}`,
+      embedder,
       embedderDescription: "the graph's own retriever(s), captured from its retriever runs",
       k,
       store: "graph",
-      graph: {
-        file: swept.file,
-        exportName: swept.exportName,
-        retrievers: capturedRetrievers(swept.turns),
-        idKey: describeIdKeys(swept.ids),
-        retrievalCall,
-        errors: turns.filter((t) => t.error !== undefined).length,
-        noRetrieval: turns.filter((t) => t.noRetrieval === true).length,
-        ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
-        ...facts,
-      },
+      storeKind: "graph",
+      graph: graphRunInfo(identity, turns, capturedRetrievers(swept.turns), facts),
     },
     turns,
     evaluators,
     seed,
+    ...(o.resample !== undefined ? { resample: o.resample } : {}),
     // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
     cardsPerLocale: cardsPerLocale(data.kb.cards),
   });
-  // Wall-clock figures only in the `timings` section (docs/determinism.md).
-  report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };
-  let baseline: Baseline | null = null;
-  if (o.baseline !== undefined && !o.updateBaseline) {
-    baseline = await readBaseline(o.baseline);
-    for (const note of assertComparable(baseline, report)) log.warn(note);
+  if (o.shard !== undefined) {
+    // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
+    report.shard = shardSection(o.shard, selected, cases, hashOf(selected));
+    log.info(shardNote(report.shard));
+  } else {
+    applyGate(report, o, seed, baseline);
+    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
   }
-  const thresholds: GateThresholds = { maxDrop: o.maxDrop ?? DEFAULT_MAX_DROP, seed };
-  for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
-  if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
-  const g = gate(report, thresholds, baseline ?? undefined);
-  const failures = [...g.failures, ...graphGateFailures(turns, { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) })];
-  report.gate = { ...g, passed: failures.length === 0, failures };
+  // Wall-clock figures only in the `timings` section (docs/determinism.md); then the judge's cost (the key order `retrace merge` writes).
+  report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };
+  if (judge !== undefined) {
+    report.judge = judge.cost();
+    log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached`);
+  }
   return { report, baseline };
 }

@@ -6,13 +6,17 @@
  * together (src/eval/gate/shard-merge.ts); every aggregate, interval,
  * p-value and chance level is recomputed from the merged per-turn scores by
  * the report-and-gate step eval uses (./report.ts), and the gate is applied
- * there: floors, a baseline, drops and flips, as on eval. Only `timings`,
+ * there: floors, a baseline, drops and flips, as on eval (and, for the shards
+ * of a `--graph` run, its errored and no-retrieval turns, with the run's
+ * `run.graph` counts recomputed over all turns). Only `timings`,
  * the wall-clock section, differs from an unsharded run's.
  */
 import { existsSync } from "node:fs";
 import { DataValidationError, InternalError, InvalidArgumentError } from "../errors.js";
 import { readBaseline, storeKindOf, type Baseline } from "../eval/gate/baseline.js";
 import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
+import { groundednessEvaluator, retrievalEvaluator } from "../eval/measures/evaluators.js";
+import { graphRunFacts, graphRunIdentityOf, graphRunInfo } from "../eval/sweep/graph-checks.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
@@ -59,12 +63,30 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     baseline = await readBaseline(baselineFile);
   }
   const merged = mergeShards(await readShardFiles(files));
+  if (merged.run.graph === undefined)
+    for (const [flag, v] of [["--max-errors", o.maxErrors], ["--max-no-retrieval", o.maxNoRetrieval]] as const)
+      if (v !== undefined) throw new InvalidArgumentError(flag, "used on the shards of a --graph run (retrace's own graph stops at the first turn that throws; every turn retrieves)", v);
   const storeBacked = (merged.run.storeKind ?? storeKindOf(merged.run.store)) !== "none";
   // A merge never judges: the shards' groundedness scores are in their turns; the stand-in only gives the evaluator its shape.
   const judge = merged.judge !== undefined ? () => Promise.reject(new InternalError("retrace merge does not call the judge")) : undefined;
-  const evaluators = evaluatorsFor({ k: merged.run.k, storeBacked, ...(judge !== undefined ? { judge } : {}) });
+  // A --graph run is scored by the retrieval evaluator (and the judge when it ran one), as `retrace eval --graph` does (src/app/graph-eval.ts).
+  const evaluators =
+    merged.run.graph !== undefined
+      ? [retrievalEvaluator({ k: merged.run.k }), ...(judge !== undefined ? [groundednessEvaluator({ judge })] : [])]
+      : evaluatorsFor({ k: merged.run.k, storeBacked, ...(judge !== undefined ? { judge } : {}) });
+  // A --graph run's header counts are recomputed over every turn (the shards' are their own); one builder for eval and merge, so the bytes agree.
+  const run =
+    merged.run.graph !== undefined && merged.graph !== undefined
+      ? {
+          ...merged.run,
+          graph: graphRunInfo(graphRunIdentityOf(merged.run.graph), merged.turns, merged.graph.retrievers, {
+            ...graphRunFacts(merged.turns, () => undefined),
+            localesWithoutCards: merged.graph.localesWithoutCards,
+          }),
+        }
+      : merged.run;
   const report = reportOf({
-    run: merged.run,
+    run,
     turns: merged.turns,
     evaluators,
     seed: merged.bootstrap.seed,

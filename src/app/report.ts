@@ -3,7 +3,8 @@
  * `retrace eval --graph` and `retrace merge`, so a merged sharded run goes
  * through the very same code as an unsharded one (docs/reliability.md,
  * "Sharded sweeps"): the report of a sweep's per-turn results (`reportOf`,
- * `buildReport`), its gate (`applyGate`: floors, baseline drops and flips),
+ * `buildReport`), its gate (`applyGate`: floors, baseline drops and flips;
+ * a `--graph` run's errored and no-retrieval turns),
  * and a saved report read back (`readReport`).
  *
  * Kept free of the graph, the store and LangChain, so `retrace merge` loads
@@ -17,6 +18,7 @@ import { buildReport } from "../eval/report/aggregate.js";
 import { parseReport } from "../eval/report/schemas.js";
 import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
+import { graphGateChecks } from "../eval/sweep/graph-checks.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 
@@ -45,10 +47,14 @@ export function reportOf(i: ReportInput): Report {
   });
 }
 
-/** The gate options of `eval` and `merge`: floors (`minHit`, … one per FLOOR_OPTIONS entry), drops and flips. */
+/** The gate options of `eval` and `merge`: floors (`minHit`, … one per FLOOR_OPTIONS entry), drops and flips, and the gates of `--graph` runs. */
 export interface GateOptions extends FloorThresholds {
   maxDrop?: number;
   maxFlips?: number;
+  /** `--graph` runs: turns whose graph run threw that the gate tolerates (default 0). */
+  maxErrors?: number;
+  /** `--graph` runs: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated). */
+  maxNoRetrieval?: number;
 }
 
 /** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
@@ -68,7 +74,15 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
-  report.gate = gate(report, thresholds, baseline ?? undefined);
+  const g = gate(report, thresholds, baseline ?? undefined);
+  if (report.run.graph === undefined) {
+    report.gate = g;
+    return;
+  }
+  // A --graph run's own checks (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval.
+  const own = graphGateChecks(report.turns, { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) });
+  const failures = [...g.failures, ...own.failures];
+  report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...own.checks] };
 }
 
 /** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */

@@ -14,7 +14,7 @@ import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import { addFloorOptions } from "./floor-options.js";
-import { addMaxCardBytesOption, countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption } from "./options.js";
+import { addMaxCardBytesOption, countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption, type ModeRule } from "./options.js";
 import { parseShardOption } from "./shard.js";
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
@@ -67,10 +67,26 @@ export function addSweepOptions(cmd: Command): Command {
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--workers", "--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html", "--judge", "--judge-cache", "--resample"] as const;
+export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html"] as const;
+
+/**
+ * The refusals of `eval --graph`, each with its true reason: retrace's
+ * retrieval options (the graph brings its own store and retriever), and
+ * `--workers` (the graph module is loaded into this thread, and a graph's
+ * nodes and retrievers cannot be handed to worker threads; its sweep waits on
+ * I/O, so `--concurrency` gives the speed-up instead).
+ */
+export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
+  { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+  {
+    when: (o) => o.graph !== undefined,
+    mode: "with --graph (your graph module is loaded into this one thread and cannot be shared with worker threads; a graph sweep waits on I/O, so raise --concurrency instead)",
+    unused: ["--workers"],
+  },
+];
 
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */
-export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog"] as const;
+export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog"] as const;
 
 /** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--max-no-retrieval`/`--allow-no-retrieval`, to `trace`). */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
@@ -79,10 +95,11 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
     .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)")
     .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id)")
     .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
-    .addOption(new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are scored: last = the last step (all calls overlapping in time), first = the first step, all = every call").choices([...RETRIEVAL_CALLS]).default("last"));
+    .addOption(new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are scored: last = the last step (all calls overlapping in time), first = the first step, all = every call").choices([...RETRIEVAL_CALLS]).default("last"))
+    .option("--configurable <json|file>", "with --graph: `configurable` for your graph on every turn, a JSON object or a .json file holding one; merged under retrace's thread_id (one thread per case: retrace's thread_id wins); recorded in the report as a hash and its keys");
   if (gate)
     cmd
-      .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates", countOption("--max-errors"), 0)
+      .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates (default 0)", countOption("--max-errors"))
       .option("--max-no-retrieval <n>", "with --graph: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
       .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
   return cmd.option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");

@@ -8,7 +8,7 @@ import path from "node:path";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 import { cards, expectTurnsMatch, readCases } from "./helpers.js";
 import { loadGraph } from "../../src/eval/sweep/external-graph.js";
@@ -79,7 +79,8 @@ describe("--graph with --catalog, --input and --id-map", () => {
     );
     expect(r.stderr).not.toMatch(/unexpected error/);
     const report = JSON.parse(r.stdout);
-    expect(report.run.graph.catalog).toBe(path.join(dir, "catalog.tsv"));
+    // Recorded relative to the project root (the working directory), never absolute (docs/evaluate-your-graph.md).
+    expect(report.run.graph.catalog).toBe(path.relative(ROOT, path.join(dir, "catalog.tsv")).split(path.sep).join("/"));
     expect(report.chance.cardsPerLocale).toEqual({ en: 4, "es-419": 1, "pt-BR": 1 });
     const { retriever } = await import("../../examples/custom-retriever.js");
     const swap = (id: string) => (id === "card-freeze" ? "refund-timelines" : id === "refund-timelines" ? "card-freeze" : id);

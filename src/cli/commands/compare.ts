@@ -10,7 +10,8 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { writeFileAtomic } from "../../atomic.js";
 import { DataValidationError } from "../../errors.js";
-import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../../eval/gate/compare.js";
+import { compareRuns, comparisonMethod, pairingNotes, readRunSide, type KeyComparison, type RunSide } from "../../eval/gate/compare.js";
+import { log } from "../../log.js";
 import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
 import type { Report } from "../../eval/report/types.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
@@ -73,6 +74,7 @@ export function register(program: Command): void {
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
+        for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
         const method = comparisonMethod(copts);
         if (opts.html !== undefined) {
           const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed });

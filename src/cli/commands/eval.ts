@@ -9,17 +9,16 @@
  * unavailable, 70 internal error.
  */
 import type { Command } from "commander";
-import { DEFAULT_BASELINE } from "../../app/data.js";
 import { runEval } from "../../app/eval.js";
 import { baselineFileFor, checkShardOptions, type EvalOptions } from "../../app/eval-plan.js";
-import { runGraphEval, type GraphEvalOptions } from "../../app/graph-eval.js";
+import { graphBaselineFile, runGraphEval, type GraphEvalOptions } from "../../app/graph-eval.js";
 import { writeBaseline } from "../../eval/gate/baseline.js";
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
 import { log } from "../../log.js";
 import { emitReport, type ReportOutputs } from "../emit.js";
-import { addEvalOptions, addGraphOptions, GRAPH_ONLY, UNUSED_WITH_GRAPH } from "../eval-options.js";
+import { addEvalOptions, addGraphOptions, GRAPH_ONLY, GRAPH_REFUSALS } from "../eval-options.js";
 import { action, EXIT } from "../io.js";
 import { refuseInMode } from "../options.js";
 import { progressReporter } from "../progress.js";
@@ -49,7 +48,7 @@ export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> 
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
   await emitReport(report, o);
   if (o.updateBaseline) {
-    const file = o.baseline ?? DEFAULT_BASELINE;
+    const file = graphBaselineFile(o); // follows --kb, as for retrace's own graph
     await writeBaseline(file, report);
     log.info(`baseline written to ${file}`);
   }
@@ -63,12 +62,12 @@ export function register(program: Command): void {
     ),
   ).action(
     action((o: EvalCommandOptions & GraphCommandOptions) => {
-      checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
+      checkShardOptions(o); // --shard with a gate option: exit 2 before anything starts
       return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
     }),
   );
   refuseInMode<EvalCommandOptions & GraphCommandOptions>(program.commands.find((c) => c.name() === "eval") as Command, [
-    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+    ...GRAPH_REFUSALS,
     { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
   ]);
   addEvalOptions(

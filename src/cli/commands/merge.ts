@@ -41,6 +41,8 @@ export function register(program: Command): void {
     .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, as on retrace eval (default 0 or ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
     .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
     .option("--update-baseline", "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)")
+    .option("--max-errors <n>", "shards of a --graph run: turns whose graph run threw that the gate tolerates (default 0)", countOption("--max-errors"))
+    .option("--max-no-retrieval <n>", "shards of a --graph run: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
     .option("--json", "print the merged report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the merged report as markdown")
     .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")

@@ -15,15 +15,20 @@
  *   "splits": { "locale": { "en": { "retrieval_hit_at_k": { "mean": 0.95, "n": 40, "ci95": [0.9, 1] } } } },
  *   "perTurn": { "en-refund-003#0": { "retrieval_hit_at_k": 1 } } }
  * ```
- * `storeKind` (local | remote | memory | none) and `splits` (the report's
+ * `storeKind` (local | remote | memory | none | graph) and `splits` (the report's
  * split aggregates, read by `retrace baseline floors`) are optional, so
- * baselines written before them still load.
+ * baselines written before them still load. A `--graph` run's baseline also
+ * records how it was scored and what ran (`graph`: module, export, module
+ * hash, retrieval-call mode, id keys or id-map hash, configurable hash;
+ * BaselineGraphSchema): absent in baselines of retrace's own graph and in
+ * older ones.
  */
+import path from "node:path";
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { embedderFamily } from "../../retrieval/embedders/lsa.js";
 import { writeFileAtomic } from "../../atomic.js";
 import { BaselineMismatchError, DataValidationError } from "../../errors.js";
-import { BASELINE_VERSION, parseBaselineData, type BaselineData } from "../report/schemas.js";
+import { BASELINE_VERSION, parseBaselineData, type BaselineData, type BaselineGraph } from "../report/schemas.js";
 import { turnKey } from "../stats/bootstrap.js";
 import type { Aggregate, Report } from "../report/types.js";
 
@@ -33,13 +38,28 @@ export { BASELINE_VERSION };
 export type Baseline = BaselineData;
 export type BaselineConfig = Baseline["config"];
 
-/** Kind of store a run used: a self-started local Chroma, a Chroma server at a URL, an in-process index, or none. */
-export type StoreKind = "local" | "remote" | "memory" | "none";
+/** Kind of store a run used: a self-started local Chroma, a Chroma server at a URL, an in-process index, none, or a `--graph` run's own (`graph`). */
+export type StoreKind = "local" | "remote" | "memory" | "none" | "graph";
 
-/** The kind of a report's `run.store` ("local", "memory", "none", or a server URL → "remote"). */
+/** The kind of a report's `run.store` ("local", "memory", "none", "graph" (a `--graph` run), or a server URL → "remote"). */
 export function storeKindOf(store: string): StoreKind {
-  if (store === "local" || store === "memory" || store === "none") return store;
+  if (store === "local" || store === "memory" || store === "none" || store === "graph") return store;
   return "remote";
+}
+
+/** How a `--graph` report was scored and what ran, as its baseline records it; undefined for other runs and for reports written before the module hash. */
+export function graphScoringOf(report: Pick<Report, "run">): BaselineGraph | undefined {
+  const g = report.run.graph;
+  if (g === undefined || g.moduleHash === undefined) return undefined;
+  return {
+    module: g.file,
+    exportName: g.exportName,
+    moduleHash: g.moduleHash,
+    retrievalCall: g.retrievalCall,
+    idKey: g.idKey,
+    idMapHash: g.idMapHash ?? null,
+    configurableHash: g.configurable?.hash ?? null,
+  };
 }
 
 function configOf(report: Report): BaselineConfig {
@@ -62,7 +82,8 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
     kbHash: report.run.kbHash,
     k: report.run.k,
     config: configOf(report),
-    storeKind: storeKindOf(report.run.store),
+    storeKind: report.run.storeKind ?? storeKindOf(report.run.store),
+    ...(graphScoringOf(report) !== undefined ? { graph: graphScoringOf(report) } : {}),
     // A copy: the baseline must not alias (and later edits must not change) the report.
     aggregates: structuredClone(report.aggregates),
     splits: structuredClone(report.splits) as Record<string, Record<string, Record<string, Aggregate>>>,
@@ -111,8 +132,88 @@ export async function readBaseline(path: string): Promise<Baseline> {
  * (this function does no I/O, so the gate that calls it stays pure).
  */
 function sameEmbedder(a: string | null, b: string | null): boolean {
+  if (a !== null && b !== null && a.startsWith(GRAPH_PREFIX) && b.startsWith(GRAPH_PREFIX)) return normalizeGraphId(a) === normalizeGraphId(b);
   return a === b || (a !== null && b !== null && embedderFamily(a) === embedderFamily(b));
 }
+
+/** The `embedder` of a `--graph` run: `graph:<module relative to the project root>#<export>`. */
+export const GRAPH_PREFIX = "graph:";
+
+/**
+ * `graph:./g.mjs#graph`, `graph:g.mjs#graph` and `graph:/abs/root/g.mjs#graph`
+ * (a baseline written before the module path was normalized, as typed) →
+ * `graph:g.mjs#graph`: the module relative to `root` (default the working
+ * directory), `/` separators. No I/O.
+ */
+export function normalizeGraphId(id: string, root: string = process.cwd()): string {
+  const body = id.slice(GRAPH_PREFIX.length);
+  const hash = body.lastIndexOf("#");
+  const file = hash < 0 ? body : body.slice(0, hash);
+  const rel = path.relative(root, path.resolve(root, file)).split(path.sep).join("/");
+  return `${GRAPH_PREFIX}${rel}${hash < 0 ? "" : body.slice(hash)}`;
+}
+
+const short = (h: string | null) => (h === null ? "none" : `sha256 ${h.slice(0, 12)}`);
+
+/** One difference in how two `--graph` runs were scored: the field, both values, and why a comparison would be wrong. */
+export interface ScoringDifference {
+  field: "graph.retrievalCall" | "graph.idKey" | "graph.idMapHash";
+  before: string | null;
+  now: string | null;
+  why: string;
+}
+
+const callText = (c: string) => (c === "all" ? "every retrieval call" : `the ${c} retrieval step`);
+
+/**
+ * How two `--graph` runs' scorings differ (pure): `refusals` — the
+ * retrieval-call mode or the id mapping (id keys, id-map module) differs, so a
+ * comparison would measure the scoring change, not the graph — and `notes` for
+ * what ran differently (the module's content: "graph module changed since the
+ * baseline"; the `--configurable`). `what` names the two sides.
+ */
+export function graphScoringDifferences(before: BaselineGraph, now: BaselineGraph, what = { before: "the baseline", now: "this run" }): { refusals: ScoringDifference[]; notes: string[] } {
+  const refusals: ScoringDifference[] = [];
+  if (before.retrievalCall !== now.retrievalCall)
+    refusals.push({
+      field: "graph.retrievalCall",
+      before: before.retrievalCall,
+      now: now.retrievalCall,
+      why: `${what.before} scored ${callText(before.retrievalCall)} of each turn and ${what.now} ${callText(now.retrievalCall)}: a comparison would measure the scoring change, not a regression; use --retrieval-call ${before.retrievalCall}, or re-create the baseline with --update-baseline`,
+    });
+  if (before.idKey !== now.idKey)
+    refusals.push({
+      field: "graph.idKey",
+      before: before.idKey,
+      now: now.idKey,
+      why: `${what.before} read card ids from ${before.idKey} and ${what.now} from ${now.idKey}: a comparison would measure the id mapping, not a regression; use the same --id-key / --id-map, or re-create the baseline with --update-baseline`,
+    });
+  else if (before.idMapHash !== now.idMapHash)
+    refusals.push({
+      field: "graph.idMapHash",
+      before: before.idMapHash,
+      now: now.idMapHash,
+      why: `the --id-map module differs (${short(before.idMapHash)} in ${what.before}, ${short(now.idMapHash)} in ${what.now}): a comparison would measure the id mapping, not a regression; re-create the baseline with --update-baseline`,
+    });
+  const notes: string[] = [];
+  if (before.moduleHash !== now.moduleHash && before.module === now.module && before.exportName === now.exportName)
+    notes.push(`graph module changed since the baseline (${before.module}: ${short(before.moduleHash)} in ${what.before}, ${short(now.moduleHash)} in ${what.now}); comparing anyway`);
+  if (before.configurableHash !== now.configurableHash)
+    notes.push(`--configurable differs (${short(before.configurableHash)} in ${what.before}, ${short(now.configurableHash)} in ${what.now}); comparing anyway`);
+  return { refusals, notes };
+}
+
+/** graphScoringDifferences for the gate: throws BaselineMismatchError (exit 2) on the first refusal, else returns the notes. */
+export function checkGraphScoring(before: BaselineGraph, now: BaselineGraph): string[] {
+  const { refusals, notes } = graphScoringDifferences(before, now);
+  const r = refusals[0];
+  if (r !== undefined) throw new BaselineMismatchError(r.field, r.before, r.now, r.why);
+  return notes;
+}
+
+/** The note for a `--graph` run compared with a graph baseline that does not record its scoring (written before it was). */
+export const GRAPH_SCORING_MISSING =
+  "the baseline does not record how it was scored (retrieval-call mode, id keys or id-map hash, configurable hash, graph module hash: it was written before they were recorded); comparing as before, without checking them — re-create it with --update-baseline to record them";
 
 export function assertComparable(baseline: Baseline, report: Report): string[] {
   if (baseline.datasetHash !== report.run.datasetHash) {
@@ -128,6 +229,11 @@ export function assertComparable(baseline: Baseline, report: Report): string[] {
     }
   }
   const notes: string[] = [];
+  const scoring = graphScoringOf(report);
+  if (scoring !== undefined) {
+    if (baseline.graph === undefined) notes.push(GRAPH_SCORING_MISSING);
+    else notes.push(...checkGraphScoring(baseline.graph, scoring));
+  }
   if (baseline.kbHash !== report.run.kbHash) {
     notes.push(`the baseline was made with another knowledge base (kbHash ${baseline.kbHash}, now ${report.run.kbHash}); comparing anyway`);
   }

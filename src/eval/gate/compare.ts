@@ -5,11 +5,14 @@
  * (resampling whole cases by default) and the p-value inverted from that
  * same interval, so an interval excluding 0 always comes with "significant"
  * (docs/statistics.md). Each metric is its own family of one test: its
- * adjusted p equals its raw p.
+ * adjusted p equals its raw p. Two `--graph` runs scored differently
+ * (retrieval-call mode, id keys, id map) are not paired: the difference would
+ * measure the scoring (docs/evaluate-your-graph.md, "Baselines").
  */
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { DataValidationError } from "../../errors.js";
-import { parseBaseline } from "./baseline.js";
+import { GRAPH_PREFIX, graphScoringDifferences, graphScoringOf, parseBaseline } from "./baseline.js";
+import type { BaselineGraph } from "../report/schemas.js";
 import { METRICS } from "../measures/metrics.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "../stats/bootstrap.js";
@@ -21,6 +24,8 @@ export interface RunSide {
   k: number;
   keys: string[];
   source: PerTurnSource;
+  /** `--graph` runs: how the run was scored and what ran (null: a graph run that does not record it; undefined: not a graph run). */
+  graph?: BaselineGraph | null;
 }
 
 export interface KeyComparison extends PairedBootstrap {
@@ -62,11 +67,13 @@ export async function readRunSide(file: string): Promise<RunSide> {
   if (typeof data !== "object" || data === null || Array.isArray(data)) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
   if ("perTurn" in data) {
     const b = parseBaseline(data, file);
-    return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b };
+    const graph = b.graph ?? (b.config.embedder?.startsWith(GRAPH_PREFIX) === true ? null : undefined);
+    return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b, ...(graph !== undefined ? { graph } : {}) };
   }
   // ReportSchema (src/eval/report/schemas.ts), migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
   const report = parseReport(data, file);
-  return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report };
+  const graph = graphScoringOf(report) ?? (report.run.graph !== undefined ? null : undefined);
+  return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report, ...(graph !== undefined ? { graph } : {}) };
 }
 
 /** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */
@@ -74,6 +81,23 @@ export function assertPairable(a: RunSide, b: RunSide): void {
   if (a.datasetHash !== b.datasetHash)
     throw new DataValidationError([{ file: b.file, field: "datasetHash", message: `cannot pair with ${a.file}: dataset ${b.datasetHash.slice(0, 12)} differs from ${a.datasetHash.slice(0, 12)}` }]);
   if (a.k !== b.k) throw new DataValidationError([{ file: b.file, field: "k", message: `cannot pair with ${a.file}: k=${b.k} differs from k=${a.k}` }]);
+  if (a.graph != null && b.graph != null) {
+    const r = graphScoringDifferences(a.graph, b.graph, { before: a.file, now: b.file }).refusals[0];
+    if (r !== undefined) throw new DataValidationError([{ file: b.file, field: r.field, message: `cannot pair with ${a.file}: ${JSON.stringify(r.now)} here, ${JSON.stringify(r.before)} there; ${r.why}` }]);
+  }
+}
+
+/**
+ * What the comparison of two pairable runs should say but does not refuse:
+ * a `--graph` module changed between them ("graph module changed since the
+ * baseline"), another `--configurable`, or a graph run that does not record
+ * how it was scored.
+ */
+export function pairingNotes(a: RunSide, b: RunSide): string[] {
+  if (a.graph === undefined || b.graph === undefined) return [];
+  if (a.graph === null || b.graph === null)
+    return [`${a.graph === null ? a.file : b.file} does not record how it was scored (retrieval-call mode, id keys or id-map hash, configurable hash, graph module hash: written before they were recorded); comparing as before`];
+  return graphScoringDifferences(a.graph, b.graph, { before: a.file, now: b.file }).notes;
 }
 
 /** One paired comparison per metric present in both runs (registry metrics first, then the others, by name). */

@@ -14,7 +14,8 @@
  *   same turns (same datasetHash, so the same turns). Default maxDrop: 0 when
  *   the baseline was made on the same dataset, KB, k, configuration and
  *   store kind (the pipeline is deterministic: any drop is a change), else
- *   0.02 (DEFAULT_MAX_DROP), and the result says which.
+ *   0.02 (DEFAULT_MAX_DROP), and the result says which; a `--graph` run's
+ *   default is always DEFAULT_MAX_DROP (a graph of your own may not be deterministic).
  * - **Flips** (`maxFlips`): turns whose hit@k went 1 → 0 against the
  *   baseline, listed with case, turn, locale and where the gold went (the
  *   trace summary's goldPositions); fails when there are more than maxFlips.
@@ -172,9 +173,11 @@ function normalizeFloors(flag: string, option: string, v: number | ScopedFloors 
  * assertComparable (dataset, k and configuration already equal).
  */
 export function defaultMaxDrop(baseline: Baseline, report: Report): { maxDrop: number; source: string } {
+  // A graph of your own may call a model or a store that is not deterministic: never the 0 of retrace's pipeline.
+  if (report.run.graph !== undefined) return { maxDrop: DEFAULT_MAX_DROP, source: `default ${DEFAULT_MAX_DROP}: a --graph run (your graph may not be deterministic; set --max-drop to change it)` };
   const why: string[] = [];
   if (baseline.kbHash !== report.run.kbHash) why.push("another KB version");
-  const kind = storeKindOf(report.run.store);
+  const kind = report.run.storeKind ?? storeKindOf(report.run.store);
   // A baseline written before store kinds were recorded is taken as the same kind.
   if (baseline.storeKind !== undefined && baseline.storeKind !== kind) why.push(`another store kind (${baseline.storeKind}, now ${kind})`);
   if (why.length === 0) return { maxDrop: 0, source: "default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline)" };

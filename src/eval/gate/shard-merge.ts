@@ -8,6 +8,10 @@
  * aggregates, intervals, p-values and chance levels are NOT merged: the
  * caller recomputes them with the same `buildReport` an unsharded run uses.
  *
+ * A `--graph` run's shards are compared on their graph's identity and
+ * scoring (module, export, module hash, id keys, retrieval-call mode, catalog,
+ * id map, configurable); its counts are per shard and recomputed.
+ *
  * Refused (DataValidationError, exit 2, naming the file and the field):
  * a report without a `shard` section; shards of different shard counts,
  * assignment rules, selections (dataset hash, case ids, turn counts), run
@@ -22,7 +26,7 @@
  * Pure; inputs are never mutated.
  */
 import { DataValidationError, type DataIssue } from "../../errors.js";
-import { parseReport } from "../report/schemas.js";
+import { GRAPH_IDENTITY_KEYS, parseReport } from "../report/schemas.js";
 import { assignShards } from "./shard.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
 import type { JudgeCost, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
@@ -48,6 +52,14 @@ export interface MergedShards {
   timings?: Timings;
   /** Number of shards merged. */
   count: number;
+  /**
+   * `--graph` runs: what the shards' `run.graph` headers give the merged one
+   * beyond their shared identity: the scored retrievers (union, sorted) and
+   * the locales whose turns retrieved no card of their locale in every shard
+   * that ran such turns (in the order of the merged turns). The counts are
+   * recomputed from the turns.
+   */
+  graph?: { retrievers: string[]; localesWithoutCards: string[] };
 }
 
 const fail = (issues: DataIssue[]): never => {
@@ -88,12 +100,14 @@ interface Shard {
 /** The identity every shard must share with the first: what was run, how, and on which selection. */
 function identity(s: Shard): Record<string, unknown> {
   // `retrieval` is per locale and a shard holds only some locales' turns: checked locale by locale in mergeRetrieval.
-  const { datasetHash: _ownHash, retrieval: _retrieval, ...run } = s.raw.run as Record<string, unknown>;
+  // A --graph run's `run.graph` counts are per shard (recomputed from the merged turns): only its identity and scoring are compared.
+  const { datasetHash: _ownHash, retrieval: _retrieval, graph, ...run } = s.raw.run as Record<string, unknown>;
   const judge = s.report.judge;
+  const graphIdentity = graph === undefined ? {} : { graph: Object.fromEntries(GRAPH_IDENTITY_KEYS.map((k) => [k, (graph as Record<string, unknown>)[k]])) };
   return {
     schemaVersion: s.report.schemaVersion,
     shard: { count: s.shard.count, rule: s.shard.rule, dataset: s.shard.dataset },
-    run,
+    run: { ...run, ...graphIdentity },
     bootstrap: s.raw.bootstrap,
     chance: (s.raw.chance as { cardsPerLocale?: unknown } | undefined)?.cardsPerLocale,
     judge: judge === undefined ? undefined : { model: judge.model, prompt: judge.prompt },
@@ -286,6 +300,22 @@ function combineTimings(shards: readonly Shard[], turns: readonly TurnReport[]):
   return { started, durationMs, turns: ordered, ...(phases !== undefined ? { phases } : {}) };
 }
 
+/** MergedShards.graph of `--graph` shards (their turns in `byCase`); undefined for other runs. */
+function mergeGraphFacts(shards: readonly Shard[], turns: readonly TurnReport[]): MergedShards["graph"] {
+  const graphs = shards.map((s) => s.report.run.graph);
+  if (graphs.some((g) => g === undefined)) return undefined;
+  const retrievers = [...new Set(graphs.flatMap((g) => g!.retrievers))].sort();
+  // A locale has no card of its own in the merged run when no shard that retrieved for its turns found one.
+  const found = new Set<string>();
+  shards.forEach((s, i) => {
+    const listed = new Set(graphs[i]!.localesWithoutCards ?? []);
+    for (const t of s.report.turns) if (t.captured !== undefined && !listed.has(t.locale)) found.add(t.locale);
+  });
+  const localesWithoutCards: string[] = [];
+  for (const t of turns) if (t.captured !== undefined && !found.has(t.locale) && !localesWithoutCards.includes(t.locale)) localesWithoutCards.push(t.locale);
+  return { retrievers, localesWithoutCards };
+}
+
 /**
  * Verifies that `files` are all the shards of one run and returns what the
  * full report is recomputed from. Throws DataValidationError (exit 2) naming
@@ -306,6 +336,7 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
   const chance = first.report.chance;
   const judge = sumJudge(shards);
   const timings = combineTimings(shards, turns);
+  const graph = mergeGraphFacts(shards, turns);
   return {
     run,
     turns,
@@ -314,5 +345,6 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
     ...(judge !== undefined ? { judge } : {}),
     ...(timings !== undefined ? { timings } : {}),
     count: first.shard.count,
+    ...(graph !== undefined ? { graph } : {}),
   };
 }

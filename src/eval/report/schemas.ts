@@ -36,8 +36,8 @@ export const BASELINE_VERSION = 2 as const;
 const finite = z.number().finite();
 const count = z.number().int().nonnegative();
 const interval = z.tuple([finite, finite]);
-/** What a store choice resolved to (docs/decisions/0006-one-composition-root-and-store-vocabulary.md). */
-const storeKind = z.enum(["local", "remote", "memory", "none"]);
+/** What a store choice resolved to (docs/decisions/0006-one-composition-root-and-store-vocabulary.md); `graph`: a `--graph` run, whose graph brings its own store. */
+const storeKind = z.enum(["local", "remote", "memory", "none", "graph"]);
 
 const aggregateObject = z
   .object({
@@ -142,9 +142,15 @@ export interface TurnReport extends z.output<typeof turnReportObject> {}
 export const TurnReportSchema: z.ZodType<TurnReport> = turnReportObject;
 
 const graphRunInfoObject = z.object({
-  /** The graph file as given, and the export evaluated. */
+  /**
+   * The graph module, relative to the project root (the working directory; `/`
+   * separators), so `graph.mjs`, `./graph.mjs` and its absolute path are one
+   * graph (reports written before it kept the path as typed); and the export evaluated.
+   */
   file: z.string(),
   exportName: z.string(),
+  /** sha256 of the graph module file (its own bytes, not its imports); absent in older reports. */
+  moduleHash: z.string().optional(),
   /** Names of the scored top-level retrievers seen, sorted. */
   retrievers: z.array(z.string()),
   /** The id keys tried (`--id-key`, the default chain, or `--id-map`). */
@@ -175,7 +181,22 @@ const graphRunInfoObject = z.object({
   localesWithoutCards: z.array(z.string()).optional(),
   /** Where the KB ids came from: the `--kb` folder or the `--catalog` file. */
   catalog: z.string().optional(),
+  /** sha256 of the `--id-map` module file, when one mapped the documents to card ids. */
+  idMapHash: z.string().optional(),
+  /**
+   * `--configurable`: the sha256 of its canonical JSON (keys sorted) and its
+   * top-level keys, sorted; the values are not recorded (they may hold user
+   * ids or keys). Absent when none was given.
+   */
+  configurable: z.object({ hash: z.string(), keys: z.array(z.string()) }).optional(),
 });
+/**
+ * The keys of `run.graph` that identify a `--graph` run and how it was scored
+ * (the rest are counts over its turns): the shards of one run agree on them,
+ * and `retrace merge` recomputes the others from the merged turns.
+ */
+export const GRAPH_IDENTITY_KEYS = ["file", "exportName", "moduleHash", "idKey", "retrievalCall", "catalog", "idMapHash", "configurable"] as const satisfies readonly (keyof z.output<typeof graphRunInfoObject>)[];
+
 /** Header facts of a `--graph` run (docs/evaluate-your-graph.md). */
 export interface GraphRunInfo extends z.output<typeof graphRunInfoObject> {}
 const GraphRunInfoSchema: z.ZodType<GraphRunInfo> = graphRunInfoObject;
@@ -262,8 +283,12 @@ export interface GateFailure extends z.output<typeof gateFailureObject> {}
 const GateFailureSchema: z.ZodType<GateFailure> = gateFailureObject;
 
 const gateCheckObject = z.object({
-  /** floor: mean ≥ threshold; drop: baseline mean − mean ≤ threshold; flips: count of hit 1→0 turns ≤ threshold. */
-  kind: z.enum(["floor", "drop", "flips"]),
+  /**
+   * floor: mean ≥ threshold; drop: baseline mean − mean ≤ threshold; flips: count of hit 1→0 turns ≤ threshold;
+   * `--graph` runs: turn_errors: turns whose graph run threw ≤ threshold (`--max-errors`), no_retrieval:
+   * gold-bearing turns with no retriever run ≤ threshold (`--max-no-retrieval`).
+   */
+  kind: z.enum(["floor", "drop", "flips", "turn_errors", "no_retrieval"]),
   key: z.string(),
   scope: z.string(),
   /** The CLI option the check comes from, e.g. `--min-hit en=0.950`. */
@@ -432,6 +457,30 @@ const reportObject = z.object({
 export interface Report extends z.output<typeof reportObject> {}
 export const ReportSchema: z.ZodType<Report> = reportObject;
 
+/**
+ * How a `--graph` baseline was scored (a comparison across a different
+ * `retrievalCall` or `idKey` / `idMapHash` is refused: it would measure the
+ * scoring change, not the graph) and what ran (a different `moduleHash` or
+ * `configurableHash` is reported as a note: that is what a regression check is for).
+ */
+export const BaselineGraphSchema = z
+  .object({
+    /** The module relative to the project root, and the export. */
+    module: z.string(),
+    exportName: z.string(),
+    /** sha256 of the module file. */
+    moduleHash: z.string(),
+    retrievalCall: z.enum(["last", "first", "all"]),
+    /** The id keys tried (`describeIdKeys`), or `idMap (--id-map)`. */
+    idKey: z.string(),
+    /** sha256 of the `--id-map` module file, or null. */
+    idMapHash: z.string().nullable(),
+    /** sha256 of the canonical JSON of `--configurable`, or null. */
+    configurableHash: z.string().nullable(),
+  })
+  .strict();
+export type BaselineGraph = z.infer<typeof BaselineGraphSchema>;
+
 const baselineFields = {
   created: z.string().min(1),
   datasetHash: z.string().min(1),
@@ -446,6 +495,8 @@ const baselineFields = {
     .strict(),
   /** Store kind of the run the baseline was made from (absent in baselines written before it was recorded). */
   storeKind: storeKind.optional(),
+  /** `--graph` runs: how the run was scored and what ran (absent in baselines of retrace's own graph and in those written before it was recorded). */
+  graph: BaselineGraphSchema.optional(),
   aggregates: z.record(aggregateObject),
   /** The report's split aggregates: split → group → key → aggregate (absent in older baselines). */
   splits: z.record(z.record(z.record(aggregateObject))).optional(),

@@ -10,11 +10,12 @@
  * - `checkKnownIds`: the refusal (exit 2) of a run most of whose scored ids
  *   name no card — the documents' ids are not card ids, so every number
  *   would be a miss for the wrong reason;
- * - `graphGateFailures`: the gate failures of a graph sweep (errored turns,
- *   gold-bearing turns with no retrieval).
+ * - `graphGateChecks` / `graphGateFailures`: the gate checks of a graph sweep
+ *   (errored turns, gold-bearing turns with no retrieval) and their failures.
  */
 import { GraphInputError } from "../../errors.js";
-import type { GateFailure, GraphRunInfo, TurnReport } from "../report/types.js";
+import { GRAPH_IDENTITY_KEYS } from "../report/schemas.js";
+import type { GateCheck, GateFailure, GraphRunInfo, TurnReport } from "../report/types.js";
 
 /** A run stops (exit 2) when more than this share of the ids in its scored top-k lists name no KB card or catalog entry. */
 export const UNKNOWN_ID_LIMIT = 0.5;
@@ -123,27 +124,70 @@ export interface GraphGateOptions {
 }
 
 /**
- * Gate failures of a graph sweep: more errored turns than `maxErrors`
- * (default 0); more gold-bearing turns with no retrieval than
- * `maxNoRetrieval`, when set. A turn with empty gold and no retrieval never
- * fails the gate (no retrieval, none needed). Pure.
+ * The gate checks of a graph sweep, each with its verdict (they are listed in
+ * the report's `gate.checks` like floors and drops, so a run gated only by
+ * them does not read as "no check was set"): errored turns at most
+ * `maxErrors` (default 0: always checked); gold-bearing turns with no
+ * retrieval at most `maxNoRetrieval`, when set. A turn with empty gold and no
+ * retrieval never fails the gate (no retrieval, none needed). Pure.
  */
-export function graphGateFailures(turns: readonly TurnReport[], opts: GraphGateOptions): GateFailure[] {
+export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOptions): { checks: GateCheck[]; failures: GateFailure[] } {
+  const checks: GateCheck[] = [];
   const failures: GateFailure[] = [];
   const errors = turns.filter((t) => t.error !== undefined);
   const maxErrors = opts.maxErrors ?? 0;
-  if (errors.length > maxErrors)
-    failures.push({
-      kind: "turn_errors",
-      key: "turn_errors",
-      reason: `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
-    });
-  const missed = turns.filter((t) => t.noRetrieval === true && t.gold.length > 0);
-  if (opts.maxNoRetrieval !== undefined && missed.length > opts.maxNoRetrieval)
-    failures.push({
-      kind: "no_retrieval",
-      key: "no_retrieval",
-      reason: `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} made no retriever run (no retrieval; scored as misses; allowed: ${opts.maxNoRetrieval}, --max-no-retrieval): ${missed.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
-    });
-  return failures;
+  const errorsPassed = errors.length <= maxErrors;
+  const errorsReason = errorsPassed
+    ? `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors)`
+    : `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
+  checks.push({ kind: "turn_errors", key: "turn_errors", scope: "all", option: `--max-errors ${maxErrors}`, threshold: maxErrors, observed: errors.length, n: turns.length, verdict: errorsPassed ? "pass" : "fail", reason: errorsReason });
+  if (!errorsPassed) failures.push({ kind: "turn_errors", key: "turn_errors", reason: errorsReason });
+  if (opts.maxNoRetrieval !== undefined) {
+    const missed = turns.filter((t) => t.noRetrieval === true && t.gold.length > 0);
+    const gold = turns.filter((t) => t.gold.length > 0 && t.error === undefined).length;
+    const passed = missed.length <= opts.maxNoRetrieval;
+    const head = `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} made no retriever run (no retrieval; scored as misses; allowed: ${opts.maxNoRetrieval}, --max-no-retrieval)`;
+    const reason = missed.length === 0 ? head : `${head}: ${missed.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
+    checks.push({ kind: "no_retrieval", key: "no_retrieval", scope: "all", option: `--max-no-retrieval ${opts.maxNoRetrieval}`, threshold: opts.maxNoRetrieval, observed: missed.length, n: gold, verdict: passed ? "pass" : "fail", reason });
+    if (!passed) failures.push({ kind: "no_retrieval", key: "no_retrieval", reason });
+  }
+  return { checks, failures };
+}
+
+/** The failures of graphGateChecks (errored turns beyond `maxErrors`, gold-bearing turns with no retrieval beyond `maxNoRetrieval`). Pure. */
+export function graphGateFailures(turns: readonly TurnReport[], opts: GraphGateOptions): GateFailure[] {
+  return graphGateChecks(turns, opts).failures;
+}
+
+/** What identifies a `--graph` run and how it was scored: the run-level part of `run.graph` that every shard of a run shares. */
+export type GraphRunIdentity = Pick<GraphRunInfo, (typeof GRAPH_IDENTITY_KEYS)[number]>;
+
+/** The GraphRunIdentity part of a `run.graph` header (GRAPH_IDENTITY_KEYS). */
+export function graphRunIdentityOf(g: GraphRunInfo): GraphRunIdentity {
+  const out: Record<string, unknown> = {};
+  for (const k of GRAPH_IDENTITY_KEYS) if (g[k] !== undefined) out[k] = g[k];
+  return out as unknown as GraphRunIdentity;
+}
+
+/**
+ * The `run.graph` header of a graph run: its identity, the scored retrievers
+ * (sorted), the error and no-retrieval counts and the run facts. One key order
+ * for `retrace eval --graph` and `retrace merge` of its shards, so both write
+ * the same bytes. Pure.
+ */
+export function graphRunInfo(identity: GraphRunIdentity, turns: readonly TurnReport[], retrievers: readonly string[], facts: GraphRunFacts): GraphRunInfo {
+  return {
+    file: identity.file,
+    exportName: identity.exportName,
+    ...(identity.moduleHash !== undefined ? { moduleHash: identity.moduleHash } : {}),
+    retrievers: [...retrievers].sort(),
+    idKey: identity.idKey,
+    retrievalCall: identity.retrievalCall,
+    errors: turns.filter((t) => t.error !== undefined).length,
+    noRetrieval: turns.filter((t) => t.noRetrieval === true).length,
+    ...(identity.catalog !== undefined ? { catalog: identity.catalog } : {}),
+    ...(identity.idMapHash !== undefined ? { idMapHash: identity.idMapHash } : {}),
+    ...(identity.configurable !== undefined ? { configurable: identity.configurable } : {}),
+    ...facts,
+  };
 }

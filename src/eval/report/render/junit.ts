@@ -72,8 +72,9 @@ export function renderJUnit(report: Report): string {
     const a = { classname: `retrace.gate.${f.kind}`, name: `${option}: ${f.scope === undefined || f.scope === "all" ? f.key : `${f.key}[${f.scope}]`}` };
     gateCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: f.reason, type: f.kind })}/>\n    </testcase>`);
   }
-  const errorsFailed = unchecked.some((f) => f.kind === "turn_errors");
-  const noRetrievalFailed = unchecked.some((f) => f.kind === "no_retrieval");
+  // A failed --max-errors / --max-no-retrieval (a check of its own since they are listed in gate.checks, or a bare failure of an older report) fails the turns it counted.
+  const errorsFailed = (g?.failures ?? []).some((f) => f.kind === "turn_errors");
+  const noRetrievalFailed = (g?.failures ?? []).some((f) => f.kind === "no_retrieval");
 
   const flipsFailed = (g?.checks ?? []).some((c) => c.kind === "flips" && c.verdict !== "pass");
   const flipped = new Set(flipsFailed ? (g?.flips ?? []).map((f) => turnId(f)) : []);

@@ -1,0 +1,128 @@
+/**
+ * The gate and baseline of `--graph` runs (docs/evaluate-your-graph.md,
+ * "Baselines"), without the CLI: the graph's identity (module relative to the
+ * project root), the scoring a baseline records and the refusals / notes of a
+ * comparison, the default tolerance, `--max-errors` / `--max-no-retrieval`
+ * as gate checks, and JUnit marking the turns such a check counted.
+ */
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { applyGate } from "../../src/app/report.js";
+import { BaselineMismatchError } from "../../src/errors.js";
+import { assertComparable, baselineFromReport, GRAPH_SCORING_MISSING, graphScoringDifferences, normalizeGraphId, storeKindOf } from "../../src/eval/gate/baseline.js";
+import { DEFAULT_MAX_DROP, defaultMaxDrop } from "../../src/eval/gate/gate.js";
+import { renderJUnit, renderTable } from "../../src/eval/report/render.js";
+import type { BaselineGraph } from "../../src/eval/report/schemas.js";
+import type { GraphRunInfo, Report } from "../../src/eval/report/types.js";
+import { graphGateChecks } from "../../src/eval/sweep/graph-checks.js";
+import { fixtureReport } from "./report-fixture.js";
+
+const HASH_A = "a".repeat(64);
+const HASH_B = "b".repeat(64);
+const graphInfo = (over: Partial<GraphRunInfo> = {}): GraphRunInfo => ({
+  file: "agent.mjs",
+  exportName: "graph",
+  moduleHash: HASH_A,
+  retrievers: ["R"],
+  idKey: "metadata.parentId",
+  retrievalCall: "last",
+  errors: 0,
+  noRetrieval: 0,
+  ...over,
+});
+const graphReport = (over: Partial<GraphRunInfo> = {}) => fixtureReport({ store: "graph", storeKind: "graph", embedder: "graph:agent.mjs#graph", graph: graphInfo(over) });
+
+describe("the graph's identity", () => {
+  it("graph.mjs, ./graph.mjs and its absolute path under the root are one id; another module is another", () => {
+    const root = path.resolve("/project/root");
+    const ids = ["graph:graph.mjs#graph", "graph:./graph.mjs#graph", `graph:${path.join(root, "graph.mjs")}#graph`].map((id) => normalizeGraphId(id, root));
+    expect(new Set(ids)).toEqual(new Set(["graph:graph.mjs#graph"]));
+    expect(normalizeGraphId("graph:src/../agents/a.ts#g", root)).toBe("graph:agents/a.ts#g");
+    expect(normalizeGraphId("graph:other.mjs#graph", root)).not.toBe(ids[0]);
+  });
+
+  it("a graph run's store kind is graph, never remote", async () => {
+    expect(storeKindOf("graph")).toBe("graph");
+    const b = baselineFromReport(await graphReport());
+    expect(b.storeKind).toBe("graph");
+    expect(b.graph).toEqual({ module: "agent.mjs", exportName: "graph", moduleHash: HASH_A, retrievalCall: "last", idKey: "metadata.parentId", idMapHash: null, configurableHash: null });
+  });
+});
+
+describe("comparing with a graph baseline", () => {
+  const scoring = (over: Partial<BaselineGraph> = {}): BaselineGraph => ({
+    module: "agent.mjs",
+    exportName: "graph",
+    moduleHash: HASH_A,
+    retrievalCall: "last",
+    idKey: "metadata.parentId",
+    idMapHash: null,
+    configurableHash: null,
+    ...over,
+  });
+
+  it("refuses another retrieval-call mode, id key or id map, naming the field; notes a changed module or configurable", () => {
+    expect(graphScoringDifferences(scoring(), scoring({ retrievalCall: "all" })).refusals.map((r) => r.field)).toEqual(["graph.retrievalCall"]);
+    expect(graphScoringDifferences(scoring(), scoring({ idKey: "metadata.source" })).refusals.map((r) => r.field)).toEqual(["graph.idKey"]);
+    expect(graphScoringDifferences(scoring({ idKey: "idMap (--id-map)", idMapHash: HASH_A }), scoring({ idKey: "idMap (--id-map)", idMapHash: HASH_B })).refusals.map((r) => r.field)).toEqual(["graph.idMapHash"]);
+    const same = graphScoringDifferences(scoring(), scoring({ moduleHash: HASH_B, configurableHash: HASH_A }));
+    expect(same.refusals).toEqual([]);
+    expect(same.notes[0]).toBe("graph module changed since the baseline (agent.mjs: sha256 aaaaaaaaaaaa in the baseline, sha256 bbbbbbbbbbbb in this run); comparing anyway");
+    expect(same.notes[1]).toMatch(/^--configurable differs \(none in the baseline, sha256 aaaaaaaaaaaa in this run\)/);
+    expect(graphScoringDifferences(scoring(), scoring())).toEqual({ refusals: [], notes: [] });
+  });
+
+  it("the gate throws BaselineMismatchError (exit 2) for a scoring change, and says what an old baseline is missing", async () => {
+    const baseline = baselineFromReport(await graphReport());
+    const other = await graphReport({ retrievalCall: "all" });
+    expect(() => assertComparable(baseline, other)).toThrow(BaselineMismatchError);
+    expect(() => assertComparable(baseline, other)).toThrow(/`graph\.retrievalCall` is "last" but this run's is "all"/);
+    const edited = await graphReport({ moduleHash: HASH_B });
+    expect(assertComparable(baseline, edited)).toEqual([expect.stringMatching(/^graph module changed since the baseline/)]);
+    const { graph: _graph, ...old } = baseline; // written before the scoring was recorded
+    expect(assertComparable(old, other)).toEqual([GRAPH_SCORING_MISSING]);
+  });
+
+  it("the default tolerance of a graph run is DEFAULT_MAX_DROP (a graph may not be deterministic), and says so", async () => {
+    const r = await graphReport();
+    expect(defaultMaxDrop(baselineFromReport(r), r)).toEqual({ maxDrop: DEFAULT_MAX_DROP, source: expect.stringMatching(/^default 0\.02: a --graph run/) });
+    const own = await fixtureReport();
+    expect(defaultMaxDrop(baselineFromReport(own), own).maxDrop).toBe(0);
+  });
+});
+
+describe("--max-errors and --max-no-retrieval are gate checks", () => {
+  async function withBadTurns(): Promise<Report> {
+    const r = await graphReport();
+    r.turns[0] = { ...r.turns[0]!, error: "model exploded", results: [], retrievedIds: null };
+    r.turns[1] = { ...r.turns[1]!, noRetrieval: true };
+    return r;
+  }
+
+  it("each is a check with its verdict; --max-errors 0 is always checked", async () => {
+    const r = await withBadTurns();
+    const gold = r.turns[1]!.gold.length > 0;
+    const { checks, failures } = graphGateChecks(r.turns, { maxErrors: 1, maxNoRetrieval: 0 });
+    expect(checks.map((c) => [c.kind, c.option, c.observed, c.verdict])).toEqual([
+      ["turn_errors", "--max-errors 1", 1, "pass"],
+      ["no_retrieval", "--max-no-retrieval 0", gold ? 1 : 0, gold ? "fail" : "pass"],
+    ]);
+    expect(failures.map((f) => f.kind)).toEqual(gold ? ["no_retrieval"] : []);
+    expect(graphGateChecks([], {}).checks.map((c) => c.option)).toEqual(["--max-errors 0"]);
+  });
+
+  it("applyGate lists them, so a run gated only by them is not 'no check was set'; JUnit fails the turns a failed check counted", async () => {
+    const r = await withBadTurns();
+    applyGate(r, {}, 42, null);
+    expect(r.gate?.passed).toBe(false);
+    expect(r.gate?.checks?.map((c) => c.option)).toEqual(["--max-errors 0"]);
+    expect(renderTable(r, { color: false })).not.toMatch(/no floor or baseline check was set/);
+    const xml = renderJUnit(r);
+    expect(xml).toContain('<testcase classname="retrace.gate.turn_errors" name="--max-errors 0: turn_errors">');
+    expect(xml).toContain('<failure message="the graph run threw: model exploded" type="turn_errors"/>');
+    const ok = await graphReport();
+    applyGate(ok, {}, 42, null);
+    expect(ok.gate?.passed).toBe(true);
+    expect(renderTable(ok, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --max-errors 0 turn_errors/);
+  });
+});
