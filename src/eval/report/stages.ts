@@ -46,6 +46,22 @@ export const STAGES: readonly StageSpec[] = Object.freeze(Object.entries(DECLARE
 /** The stages of a retrieval trace (all but `final`), in pipeline order. */
 export const TRACE_STAGES: readonly (keyof RetrievalStages)[] = Object.freeze(STAGES.filter((s) => s.id !== "final").map((s) => s.id as keyof RetrievalStages));
 
+/** The retrieval branches (dense, BM25): lists made side by side. */
+export const BRANCH_STAGES: ReadonlySet<string> = new Set(STAGES.filter((s) => s.branch).map((s) => s.id));
+
+/**
+ * What the funnel and recall curves of a turn captured from a user's graph
+ * (`--graph`, docs/evaluate-your-graph.md) group its lists into: `child`,
+ * any child run of a scored retriever call; `scored`, the scored calls' own
+ * lists joined in start order (first occurrence wins: the list the top-k is
+ * cut from); then `final`, the scored top-k, as in the registry above. Not
+ * stages of retrace's trace: its funnel rows only.
+ */
+export const CAPTURED_STAGES: readonly { id: "child" | "scored"; label: string; color: string }[] = Object.freeze([
+  { id: "child", label: "child runs", color: "#2457c5" },
+  { id: "scored", label: "scored calls", color: "#6a3d9a" },
+]);
+
 /** Where a gold card that no branch listed was lost (the funnel's `retrieval` cut). */
 export const LOST_IN_RETRIEVAL = "not retrieved (no branch listed it)";
 
@@ -71,8 +87,8 @@ export function stagePageData(): StagePageData {
   for (const s of STAGES) if (s.lostAt !== undefined) lostAt[s.id] = s.lostAt;
   return {
     trace: [...TRACE_STAGES],
-    label: Object.fromEntries(STAGES.map((s) => [s.id, s.label])),
-    color: Object.fromEntries(STAGES.map((s) => [s.id, s.color])),
+    label: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.label])),
+    color: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.color])),
     branch: Object.fromEntries(STAGES.filter((s) => s.branch).map((s) => [s.id, true])),
     lostAt,
   };
