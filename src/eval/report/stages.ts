@@ -19,7 +19,7 @@ export interface StageSpec {
   /** What follows an ordinal in a miss attribution: "3rd in dense", "7th after fusion". `final` has none (the attribution gives the final rank itself). */
   position?: string;
   /**
-   * The turn view's "lost at" text when a gold card left the pipeline here:
+   * The "lost at" words (../attribution.ts lostAtText) when a gold card left the pipeline here:
    * "fusion", "cut at k". The branches have none: a card that no branch
    * listed is lost at `retrieval` (LOST_IN_RETRIEVAL).
    */
@@ -78,18 +78,13 @@ export interface StagePageData {
   color: Record<string, string>;
   /** stage → true for the retrieval branches. */
   branch: Record<string, boolean>;
-  /** cut stage (`retrieval`, `fused`, ..., `final`) → "lost at" text. */
-  lostAt: Record<string, string>;
 }
 
 export function stagePageData(): StagePageData {
-  const lostAt: Record<string, string> = { retrieval: LOST_IN_RETRIEVAL };
-  for (const s of STAGES) if (s.lostAt !== undefined) lostAt[s.id] = s.lostAt;
   return {
     trace: [...TRACE_STAGES],
     label: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.label])),
     color: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.color])),
     branch: Object.fromEntries(STAGES.filter((s) => s.branch).map((s) => [s.id, true])),
-    lostAt,
   };
 }
