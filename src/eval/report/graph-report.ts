@@ -108,6 +108,8 @@ export interface StageView {
   role: "child" | "final";
   ids: string[];
   error: string | null;
+  /** The 1-based retrieval step of the call the list belongs to; absent in reports written before steps were recorded per list. */
+  step?: number;
 }
 
 /**
@@ -154,7 +156,8 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
     const gold = new Set(t.gold);
     for (const s of c.stages) {
       const shown = s.ids.slice(0, top);
-      lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
+      const step = s.step !== undefined && steps > 1 ? `step ${s.step} of ${steps}, ` : "";
+      lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${step}${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
       s.ids.forEach((id, i) => {
         if (i < top || gold.has(id)) lines.push(`    ${String(i + 1).padStart(3)}  ${id}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`);
       });
