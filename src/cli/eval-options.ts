@@ -67,7 +67,7 @@ export function addSweepOptions(cmd: Command): Command {
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config", "--html"] as const;
+export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config"] as const;
 
 /**
  * The refusals of `eval --graph`, each with its true reason: retrace's

@@ -7,10 +7,10 @@ import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { CLIENT_CSS, CLIENT_JS } from "../../src/eval/report/html/client.js";
-import { cutStage, recallCurves, stageFunnel } from "../../src/eval/report/html/funnel.js";
+import { cutStage, lostAtOf, pipelineView, recallCurves, stageFunnel } from "../../src/eval/report/html/funnel.js";
 import { contentSecurityPolicy, embedData, renderPage } from "../../src/eval/report/html/page.js";
 import { roundScore, stageHeads } from "../../src/eval/report/trace-summary.js";
-import type { TurnReport } from "../../src/eval/report/types.js";
+import type { Report, TurnReport } from "../../src/eval/report/types.js";
 
 function turn(id: string, gold: string[], positions: Record<string, Record<string, number | null>>, retrievedIds: string[], locale = "en"): TurnReport {
   return {
@@ -123,5 +123,52 @@ describe("stageHeads", () => {
     );
     expect(heads).toEqual({ stages: { dense: [["a#1", 0.1235], ["b#1", 0.1]], fused: [], parents: [["a", 0.01639]] }, stageSizes: { dense: 3, fused: 0, parents: 1 } });
     expect(roundScore(Number.NaN)).toBeNaN();
+  });
+});
+
+describe("a --graph run's turns (captured retriever calls)", () => {
+  // k = 1. Three calls in one step; turn c1: gold g listed 2nd by the first call → cut at k; turn c2: gold h in no list → not retrieved;
+  // turn c3: no retriever run (gold-bearing) → "no retrieval"; turn c4: only a child run listed gold m → dropped by its call.
+  const captured = (id: string, gold: string[], stages: { key: string; role: "child" | "final"; ids: string[] }[], retrievedIds: string[]): TurnReport => ({
+    caseId: id, turn: 0, locale: "en", kind: "golden", user: id, gold, expect: "answer", retrievedIds, citedIds: [], refused: false, answer: "", results: [],
+    trace: { query: id, k: 1, retrievedIds, goldPositions: {} },
+    captured: { source: "callbacks", retrievers: stages.filter((s) => s.role === "final").map((s) => s.key), topLevelRuns: 3, steps: 1, stages: stages.map((s) => ({ ...s, error: null, step: 1 })), noChildRuns: [] },
+  });
+  const c1 = captured("c1", ["g"], [{ key: "R", role: "final", ids: ["x", "g"] }, { key: "R#2", role: "final", ids: ["x"] }, { key: "R#3", role: "final", ids: [] }], ["x"]);
+  const c2 = captured("c2", ["h"], [{ key: "R", role: "final", ids: [] }, { key: "R#2", role: "final", ids: ["x"] }, { key: "R#3", role: "final", ids: [] }], ["x"]);
+  const c3: TurnReport = { ...c1, caseId: "c3", gold: ["g"], trace: undefined, captured: undefined, noRetrieval: true, retrievedIds: [] };
+  const c4 = captured("c4", ["m"], [{ key: "Child", role: "child", ids: ["y", "m"] }, { key: "Merge", role: "final", ids: ["y"] }], ["y"]);
+
+  it("tells not retrieved from cut at k by the captured lists, and labels a turn with no retriever run", () => {
+    expect(cutStage(c1, "g")).toBe("final");
+    expect(cutStage(c2, "h")).toBe("retrieval");
+    expect(cutStage(c3, "g")).toBe("retrieval");
+    expect(cutStage(c4, "m")).toBe("Merge");
+    expect([c1, c2, c3, c4].map((t) => lostAtOf(t, t.gold[0]!)?.text)).toEqual([
+      "cut at k",
+      "not retrieved (no retriever call listed it)",
+      "no retrieval",
+      "not retrieved: dropped by Merge (only its child runs listed it)",
+    ]);
+  });
+
+  it("counts child runs, the joined scored lists and the final top-k in the funnel; a no-retrieval turn counts in n only", () => {
+    // child: c4 (m in Child); scored: c1 (g in R) → 1 (c4's m is in no call's own list); final: none.
+    expect(stageFunnel([c1, c2, c3, c4])).toEqual({ n: 4, rows: [{ stage: "child", turns: 1 }, { stage: "scored", turns: 1 }, { stage: "final", turns: 0 }] });
+    // Curves reach the longest joined list (c1: [x, g] → 2); scored recall@2 = (1 + 0 + 0 + 0) / 4.
+    const { maxK, curves } = recallCurves([c1, c2, c3, c4], 1);
+    expect(maxK).toBe(2);
+    expect(curves.find((c) => c.stage === "scored")!.values).toEqual([0, 0.25]);
+  });
+
+  it("words the funnel of a --graph run without dense or BM25", () => {
+    const report = { run: { k: 1, graph: { retrievalCall: "last" } }, turns: [c1, c2] } as unknown as Report;
+    const view = pipelineView(report);
+    expect(view.kind).toBe("captured");
+    expect(`${view.text.funnel} ${view.text.curves}`).not.toMatch(/dense|BM25|fused|branch/);
+    expect(view.cuts).toEqual([{ g: { at: "final", text: "cut at k" } }, { h: { at: "retrieval", text: "not retrieved (no retriever call listed it)" } }]);
+    const builtIn = pipelineView({ ...report, run: { k: 1 }, turns: [T[1]!] } as unknown as Report);
+    expect(builtIn.kind).toBe("pipeline");
+    expect(builtIn.text.funnel).toBe("dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@1 scores.");
   });
 });

@@ -26,7 +26,7 @@ import { progressReporter } from "../progress.js";
 /** `eval` / `start` options as parsed (commander fills the defaults). */
 type EvalCommandOptions = EvalOptions & ReportOutputs;
 /** `eval --graph` options as parsed. */
-type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson"> & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean };
+type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson" | "html"> & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean };
 
 /** The exit code of a finished run: 1 when its gate failed, else 0. */
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);

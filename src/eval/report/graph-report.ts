@@ -5,7 +5,7 @@
  * `retrace trace --graph` view of a captured turn. Pure.
  */
 import { HIT_KEY } from "../measures/metrics.js";
-import { ordinal } from "./attribution.js";
+import { capturedChains, CUT_AT_K, lostAt, lostAtText, NOT_RETRIEVED, ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
 
 /** The label of a `--graph` turn that made no retriever run, in every view (text, markdown, JSON comments, JUnit, HTML). */
@@ -108,6 +108,8 @@ export interface StageView {
   role: "child" | "final";
   ids: string[];
   error: string | null;
+  /** The 1-based retrieval step of the call the list belongs to; absent in reports written before steps were recorded per list. */
+  step?: number;
 }
 
 /**
@@ -125,8 +127,8 @@ export function explainCapturedGold(stages: readonly StageView[], noChildRuns: r
     return rank < 0 ? `absent after ${s.key}${children} (${s.ids.length} listed)` : `${ordinal(rank + 1)} after ${s.key}${children}`;
   });
   const pos = retrievedIds.slice(0, k).indexOf(gold);
-  const inFinal = stages.some((s) => s.role === "final" && s.ids.includes(gold));
-  const tail = pos >= 0 ? `retrieved at rank ${pos + 1} of the top-${k}` : inFinal ? `cut at k=${k}` : "not retrieved";
+  const cut = lostAt(capturedChains(stages, gold), pos >= 0);
+  const tail = cut === null ? `retrieved at rank ${pos + 1} of the top-${k}` : cut === CUT_AT_K ? `cut at k=${k}` : cut === NOT_RETRIEVED ? "not retrieved" : lostAtText(cut, true);
   return `${gold}: ${[...parts, tail].join(", ")}`;
 }
 
@@ -154,7 +156,8 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
     const gold = new Set(t.gold);
     for (const s of c.stages) {
       const shown = s.ids.slice(0, top);
-      lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
+      const step = s.step !== undefined && steps > 1 ? `step ${s.step} of ${steps}, ` : "";
+      lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${step}${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
       s.ids.forEach((id, i) => {
         if (i < top || gold.has(id)) lines.push(`    ${String(i + 1).padStart(3)}  ${id}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`);
       });

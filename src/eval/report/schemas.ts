@@ -92,6 +92,16 @@ const traceSummaryObject = z.object({
 export interface TraceSummary extends z.output<typeof traceSummaryObject> {}
 const TraceSummarySchema: z.ZodType<TraceSummary> = traceSummaryObject;
 
+/** One captured list of a `--graph` turn: a retriever call's child run, or the call itself (`final`). */
+const CapturedListSchema = z.object({
+  key: z.string(),
+  role: z.enum(["child", "final"]),
+  ids: z.array(z.string()),
+  error: z.string().nullable(),
+  /** The 1-based retrieval step of its call (calls overlapping in time are one step); absent in reports written before steps were recorded per list. */
+  step: z.number().int().positive().optional(),
+});
+
 const turnReportObject = z.object({
   caseId: z.string(),
   /** 0-based turn index within the case. */
@@ -130,7 +140,9 @@ const turnReportObject = z.object({
       topLevelRuns: count,
       /** Retrieval steps they formed (calls overlapping in time are one step); absent in reports written before steps. */
       steps: count.optional(),
-      stages: z.array(z.object({ key: z.string(), role: z.enum(["child", "final"]), ids: z.array(z.string()), error: z.string().nullable() })),
+      stages: z.array(CapturedListSchema),
+      /** The calls not scored (other steps, with `--retrieval-call` last or first), as `stages`; absent when every call was scored and in reports written before they were recorded. */
+      unscored: z.array(CapturedListSchema).optional(),
       noChildRuns: z.array(z.string()),
       /** Ids of the scored top-k that name no KB card or catalog entry; absent when the run had no ids to check against. */
       unknownIds: z.array(z.string()).optional(),

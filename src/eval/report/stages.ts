@@ -19,7 +19,7 @@ export interface StageSpec {
   /** What follows an ordinal in a miss attribution: "3rd in dense", "7th after fusion". `final` has none (the attribution gives the final rank itself). */
   position?: string;
   /**
-   * The turn view's "lost at" text when a gold card left the pipeline here:
+   * The "lost at" words (../attribution.ts lostAtText) when a gold card left the pipeline here:
    * "fusion", "cut at k". The branches have none: a card that no branch
    * listed is lost at `retrieval` (LOST_IN_RETRIEVAL).
    */
@@ -46,6 +46,22 @@ export const STAGES: readonly StageSpec[] = Object.freeze(Object.entries(DECLARE
 /** The stages of a retrieval trace (all but `final`), in pipeline order. */
 export const TRACE_STAGES: readonly (keyof RetrievalStages)[] = Object.freeze(STAGES.filter((s) => s.id !== "final").map((s) => s.id as keyof RetrievalStages));
 
+/** The retrieval branches (dense, BM25): lists made side by side. */
+export const BRANCH_STAGES: ReadonlySet<string> = new Set(STAGES.filter((s) => s.branch).map((s) => s.id));
+
+/**
+ * What the funnel and recall curves of a turn captured from a user's graph
+ * (`--graph`, docs/evaluate-your-graph.md) group its lists into: `child`,
+ * any child run of a scored retriever call; `scored`, the scored calls' own
+ * lists joined in start order (first occurrence wins: the list the top-k is
+ * cut from); then `final`, the scored top-k, as in the registry above. Not
+ * stages of retrace's trace: its funnel rows only.
+ */
+export const CAPTURED_STAGES: readonly { id: "child" | "scored"; label: string; color: string }[] = Object.freeze([
+  { id: "child", label: "child runs", color: "#2457c5" },
+  { id: "scored", label: "scored calls", color: "#6a3d9a" },
+]);
+
 /** Where a gold card that no branch listed was lost (the funnel's `retrieval` cut). */
 export const LOST_IN_RETRIEVAL = "not retrieved (no branch listed it)";
 
@@ -62,18 +78,13 @@ export interface StagePageData {
   color: Record<string, string>;
   /** stage → true for the retrieval branches. */
   branch: Record<string, boolean>;
-  /** cut stage (`retrieval`, `fused`, ..., `final`) → "lost at" text. */
-  lostAt: Record<string, string>;
 }
 
 export function stagePageData(): StagePageData {
-  const lostAt: Record<string, string> = { retrieval: LOST_IN_RETRIEVAL };
-  for (const s of STAGES) if (s.lostAt !== undefined) lostAt[s.id] = s.lostAt;
   return {
     trace: [...TRACE_STAGES],
-    label: Object.fromEntries(STAGES.map((s) => [s.id, s.label])),
-    color: Object.fromEntries(STAGES.map((s) => [s.id, s.color])),
+    label: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.label])),
+    color: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.color])),
     branch: Object.fromEntries(STAGES.filter((s) => s.branch).map((s) => [s.id, true])),
-    lostAt,
   };
 }

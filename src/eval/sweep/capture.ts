@@ -200,6 +200,8 @@ export interface CapturedStage {
   /** Card ids in rank order (first occurrence). */
   ids: string[];
   error: string | null;
+  /** The 1-based retrieval step of the top-level call the list belongs to (`retrievalSteps`). */
+  step?: number;
 }
 
 /** What one turn's capture gives the evaluator. */
@@ -216,6 +218,13 @@ export interface CapturedRetrieval {
   /** Number of retrieval steps they form (calls overlapping in time are one step; `retrievalSteps`). */
   steps: number;
   stages: CapturedStage[];
+  /**
+   * The calls that were not scored (other steps, with `--retrieval-call`
+   * `last` or `first`): their child runs' lists, then each call's own, as in
+   * `stages`; their keys continue the numbering of the scored ones. Shown by
+   * the HTML turn view, never scored.
+   */
+  unscored: CapturedStage[];
   /** Names of scored runs that have no child retriever runs. */
   noChildRuns: string[];
   /** retrace's own trace, when source is "retrace". */
@@ -262,6 +271,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
       topLevelRuns: traces.length,
       steps: traces.length,
       stages: [],
+      unscored: [],
       noChildRuns: [],
       trace: last,
     };
@@ -279,17 +289,24 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
   };
   const descendants = (runId: string): CapturedRetrieverRun[] =>
     capture.childrenOf(runId).flatMap((c) => [c, ...descendants(c.runId)]).sort((a, b) => a.order - b.order);
+  const stepOf = new Map<string, number>();
+  steps.forEach((runs, i) => runs.forEach((r) => stepOf.set(r.runId, i + 1)));
+  // A call's child runs (all descendants, in start order), then the call itself, each list with the call's step.
+  const listsOf = (run: CapturedRetrieverRun): CapturedStage[] => {
+    const step = stepOf.get(run.runId)!;
+    const kids = descendants(run.runId).map((k): CapturedStage => ({ key: keyOf(k.name), role: "child", name: k.name, tags: k.tags, ids: k.documents === null ? [] : cardIdsOf(k.documents, ids, where), error: k.error, step }));
+    return [...kids, { key: keyOf(run.name), role: "final", name: run.name, tags: run.tags, ids: run.documents === null ? [] : cardIdsOf(run.documents, ids, where), error: run.error, step }];
+  };
   const noChildRuns: string[] = [];
   const finals: string[][] = [];
   for (const run of scored) {
-    const kids = descendants(run.runId);
-    if (kids.length === 0) noChildRuns.push(run.name);
-    for (const k of kids)
-      stages.push({ key: keyOf(k.name), role: "child", name: k.name, tags: k.tags, ids: k.documents === null ? [] : cardIdsOf(k.documents, ids, where), error: k.error });
-    const finalIds = run.documents === null ? [] : cardIdsOf(run.documents, ids, where);
-    stages.push({ key: keyOf(run.name), role: "final", name: run.name, tags: run.tags, ids: finalIds, error: run.error });
-    finals.push(finalIds);
+    const lists = listsOf(run);
+    if (lists.length === 1) noChildRuns.push(run.name);
+    stages.push(...lists);
+    finals.push(lists[lists.length - 1]!.ids);
   }
+  const scoredRuns = new Set(scored.map((r) => r.runId));
+  const unscored = top.filter((r) => !scoredRuns.has(r.runId)).flatMap(listsOf);
   return {
     source: "callbacks",
     query: scored.map((r) => r.query).join(" | "),
@@ -298,6 +315,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
     topLevelRuns: top.length,
     steps: steps.length,
     stages,
+    unscored,
     noChildRuns,
   };
 }

@@ -21,7 +21,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import type { EvalCase, EvalTurn } from "../../kb/types.js";
 import { missingPeerError } from "../../peers.js";
-import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type IdOptions, type RetrievalCall } from "./capture.js";
+import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { turnArtifacts, turnReport } from "./runner.js";
@@ -194,6 +194,9 @@ export function defaultInput(turn: InputTurn): unknown {
 
 const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 
+/** A captured list as the report keeps it (the HTML turn view shows it under its step). */
+const capturedList = (st: CapturedStage) => ({ key: st.key, role: st.role, ids: st.ids, error: st.error, ...(st.step !== undefined ? { step: st.step } : {}) });
+
 async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[]> {
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const out: GraphTurn[] = [];
@@ -241,7 +244,8 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
         retrievers: retrieval.retrievers,
         topLevelRuns: retrieval.topLevelRuns,
         steps: retrieval.steps,
-        stages: retrieval.stages.map((st) => ({ key: st.key, role: st.role, ids: st.ids, error: st.error })),
+        stages: retrieval.stages.map(capturedList),
+        ...(retrieval.unscored.length > 0 ? { unscored: retrieval.unscored.map(capturedList) } : {}),
         noChildRuns: retrieval.noChildRuns,
         ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
       };

@@ -81,6 +81,12 @@ td.cut { color:var(--miss); font-weight:600; }
 .cols .stages table { font-size:11px; }
 td.comment { font-size:11px; color:var(--muted); overflow-wrap:anywhere; max-width:640px; }
 details pre { white-space:pre-wrap; overflow-wrap:anywhere; font-size:11px; }
+pre.notes { white-space:pre-wrap; overflow-wrap:anywhere; font-size:12px; background:var(--soft); padding:6px 8px; border-radius:4px; max-width:1100px; }
+.step { border-left:3px solid var(--line); padding:2px 0 4px 10px; margin:6px 0; }
+.step.scored { border-left-color:var(--accent); }
+.step.unscored { opacity:.8; }
+.step h4 { font-size:12px; margin:2px 0 4px; }
+td.unknown { color:var(--miss); }
 .legend { display:flex; gap:12px; flex-wrap:wrap; font-size:12px; margin:2px 0 6px; }
 .legend span.sw { display:inline-block; width:12px; height:3px; margin-right:4px; vertical-align:middle; }
 `;
@@ -93,7 +99,7 @@ export const CLIENT_JS = String.raw`
   // The metric registry's keys (src/eval/measures/metrics.ts) and the stage registry (src/eval/report/stages.ts),
   // from DATA.registry: set by start().
   var HIT, RECALL, NDCG, TRIAD;
-  var STAGE_LABEL, STAGE_COLOR, CUT_LABEL, TRACE_STAGES, BRANCH;
+  var STAGE_LABEL, STAGE_COLOR, TRACE_STAGES, BRANCH;
 
   // ------------------------------------------------------------ DOM helpers (text only)
   function el(tag, props, children) {
@@ -126,13 +132,20 @@ export const CLIENT_JS = String.raw`
   function turnId(t) { return t.caseId + "#" + t.turn; }
   function score(t, key) { for (var i = 0; i < t.results.length; i++) if (t.results[i].key === key) return t.results[i].score; return undefined; }
   function outcome(t) {
+    if (t.error !== undefined) return "error";
     var h = score(t, HIT);
     if (h === 0) return "miss";
     if (h === 1) return "hit";
     return t.gold.length === 0 ? "no gold" : "not measured";
   }
   // A --graph turn that made no retriever run says so wherever its outcome shows (a gold-bearing one is a miss).
-  function outcomeText(t) { return t.noRetrieval ? outcome(t) + " \u00b7 no retrieval" : outcome(t); }
+  // Unknown ids (naming no card of the KB or catalog) are counted there too.
+  function outcomeText(t) {
+    var u = t.captured && t.captured.unknownIds ? t.captured.unknownIds.length : 0;
+    return outcome(t) + (t.noRetrieval ? " \u00b7 no retrieval" : "") + (u > 0 ? " \u00b7 " + u + " unknown id" + (u === 1 ? "" : "s") : "");
+  }
+  // The lists of a turn captured from a user's graph's retriever runs (--graph), or null (retrace's own trace).
+  function capturedOf(t) { return t.captured && t.captured.source === "callbacks" ? t.captured : null; }
   function label(run, key) { return run.labels[key] || key; }
   function isPair(v) { return Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "number"; }
 
@@ -229,6 +242,10 @@ export const CLIENT_JS = String.raw`
       box.appendChild(el("p", { "data-section": "judge", text: "model " + j.model + ", prompt " + j.prompt + ": " + j.calls + " calls, " + j.cached + " cached, " +
         (j.inputTokens === null ? "tokens not reported" : j.inputTokens + " input + " + (j.outputTokens === null ? 0 : j.outputTokens) + " output tokens") + (j.unparsable > 0 ? ", " + j.unparsable + " unparsable replies (no score)" : "") }));
     }
+    if (run.graph) {
+      box.appendChild(el("h3", { text: "Your graph's turns: errors, no retrieval, warnings" }));
+      box.appendChild(el("pre", { cls: "notes", "data-section": "graph-notes", text: run.graph.notes.join("\n") }));
+    }
     box.appendChild(el("h3", { text: "Gate" }));
     box.appendChild(gateBlock(r));
     Object.keys(r).forEach(function (k) {
@@ -309,7 +326,7 @@ export const CLIENT_JS = String.raw`
     var v = run.view, box = el("div");
     if (v.funnel.all.n === 0) { box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." })); return box; }
     box.appendChild(el("h2", { text: "Stage funnel: gold-bearing turns with a gold card in each stage's list" }));
-    box.appendChild(el("p", { cls: "note", text: "dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@" + run.report.run.k + " scores." }));
+    box.appendChild(el("p", { cls: "note", "data-field": "funnel-note", text: v.text.funnel }));
     box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales (n=" + v.funnel.all.n + ")" }), funnelSvg(v.funnel.all)])]));
     box.appendChild(funnelTable(run));
     box.appendChild(el("h2", { text: "recall@k per stage, k = 1.." + v.curves.all.maxK }));
@@ -325,23 +342,31 @@ export const CLIENT_JS = String.raw`
     draw();
     box.appendChild(el("div", { cls: "filters" }, [el("label", { text: "locale" }), sel]));
     box.appendChild(holder);
-    box.appendChild(el("p", { cls: "note", text: "Ranks at chunk stages (dense, BM25, fused, reranked) are the rank of the card's best chunk, so k counts chunks there and cards at parents and final. The dashed line is the run's k." }));
+    box.appendChild(el("p", { cls: "note", "data-field": "curves-note", text: v.text.curves }));
     return box;
   }
 
   // ------------------------------------------------------------ turn view
   function rankText(v) { return v === null || v === undefined ? "\u2014" : String(v); }
   function goldTable(run, i) {
-    var t = run.report.turns[i], tr = t.trace, cuts = run.view.cuts[i] || {};
+    var t = run.report.turns[i], tr = t.trace, cuts = run.view.cuts[i] || {}, cap = capturedOf(t);
+    if (t.error !== undefined) return el("p", { cls: "miss", text: "Not scored: the graph run threw (see the error above); neither a hit nor a miss." });
     if (t.gold.length === 0) return el("p", { cls: "muted", text: "No gold for this turn (a no-match turn): nothing to place." });
-    if (!tr) return el("p", { cls: "vac", text: "No retrieval trace for this turn (" + (run.vacuousText[HIT] || "retrieval not measured") + ")." });
-    var stages = TRACE_STAGES.filter(function (s) { return tr.goldPositions[t.gold[0]] && s in tr.goldPositions[t.gold[0]]; }).concat(["final"]);
-    var head = el("tr", null, [el("th", { text: "gold card" })].concat(stages.map(function (s) { return el("th", { cls: "num", text: STAGE_LABEL[s] || s }); })).concat([el("th", { text: "lost at" })]));
+    if (!tr && !t.noRetrieval) return el("p", { cls: "vac", text: "No retrieval trace for this turn (" + (run.vacuousText[HIT] || "retrieval not measured") + ")." });
+    // Columns: retrace's stages present, or each captured list of a --graph turn (child runs, then the call), then the final top-k.
+    var stages = t.noRetrieval ? ["final"] : cap ? cap.stages.map(function (s) { return s.key; }).concat(["final"]) : TRACE_STAGES.filter(function (s) { return tr.goldPositions[t.gold[0]] && s in tr.goldPositions[t.gold[0]]; }).concat(["final"]);
+    var roleOf = {};
+    if (cap) cap.stages.forEach(function (s) { roleOf[s.key] = s; });
+    var head = el("tr", null, [el("th", { text: "gold card" })].concat(stages.map(function (s) {
+      var c = roleOf[s];
+      return el("th", { cls: "num", title: c && c.step !== undefined ? "step " + c.step : null, text: c ? s + (c.role === "child" ? " (child run)" : "") : STAGE_LABEL[s] || s });
+    })).concat([el("th", { text: "lost at" })]));
+    var k = tr ? tr.k : run.report.run.k;
     var body = el("tbody", null, t.gold.map(function (g) {
-      var pos = tr.goldPositions[g] || {}, fi = tr.retrievedIds.indexOf(g);
+      var pos = tr ? tr.goldPositions[g] || {} : {}, fi = tr ? tr.retrievedIds.indexOf(g) : -1;
       var cells = stages.map(function (s) { var v = s === "final" ? (fi >= 0 ? fi + 1 : null) : pos[s]; return el("td", { cls: "num", "data-stage": s, text: rankText(v) }); });
       var cut = cuts[g];
-      return el("tr", { "data-gold": g }, [el("td", { cls: "goldmark", text: "\u2605 " + g })].concat(cells).concat([el("td", { cls: cut ? "cut" : "hit", "data-cut": cut || "", text: cut ? (CUT_LABEL[cut] || cut) : "in the top-" + t.trace.k })]));
+      return el("tr", { "data-gold": g }, [el("td", { cls: "goldmark", text: "\u2605 " + g })].concat(cells).concat([el("td", { cls: cut ? "cut" : "hit", "data-cut": cut ? cut.at : "", text: cut ? cut.text : "in the top-" + k })]));
     }));
     return el("table", { cls: "goldranks" }, [el("thead", null, [head]), body]);
   }
@@ -359,17 +384,60 @@ export const CLIENT_JS = String.raw`
       var cap = el("caption", { text: (STAGE_LABEL[stage] || stage) + (size > entries.length ? " (top " + entries.length + " of " + size + ")" : " (" + entries.length + ")") });
       return el("table", { "data-list": stage }, [cap, el("thead", null, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "id" }), scored ? el("th", { text: "score" }) : null])]), el("tbody", null, rows)]);
     };
+    var cap = capturedOf(t);
+    if (cap) return capturedLists(t, cap, isGold, list);
     var st = tr.stages || {};
     Object.keys(st).forEach(function (s) { box.appendChild(list(s, st[s], (tr.stageSizes || {})[s] || st[s].length)); });
     box.appendChild(list("final", tr.retrievedIds.map(function (id) { return [id, null]; }), tr.retrievedIds.length));
     if (Object.keys(st).length === 0) box.appendChild(el("p", { cls: "note", text: "This report has no per-stage lists (written before they were recorded); gold ranks above are exact." }));
     return box;
   }
+  // A --graph turn's lists: every top-level retriever call grouped by retrieval step (calls overlapping in time are one step),
+  // each call's child runs before it, the steps --retrieval-call scored marked; then the final top-k.
+  function capturedLists(t, cap, isGold, list) {
+    var box = el("div", { cls: "calls" });
+    var unknown = {};
+    (cap.unknownIds || []).forEach(function (id) { unknown[id] = true; });
+    var all = cap.stages.map(function (s) { return { s: s, scored: true }; }).concat((cap.unscored || []).map(function (s) { return { s: s, scored: false }; }));
+    var stepOf = function (x) { return x.s.step === undefined ? 0 : x.s.step; };
+    var steps = [];
+    all.forEach(function (x) { if (steps.indexOf(stepOf(x)) < 0) steps.push(stepOf(x)); });
+    steps.sort(function (a, b) { return a - b; });
+    steps.forEach(function (n) {
+      var inStep = all.filter(function (x) { return stepOf(x) === n; });
+      var scored = inStep.some(function (x) { return x.scored; });
+      var calls = inStep.filter(function (x) { return x.s.role === "final"; }).length;
+      var head = (n === 0 ? "Scored calls" : "Step " + n + " of " + (cap.steps === undefined ? steps.length : cap.steps) + (scored ? ": scored" : ": not scored")) +
+        " (" + calls + " call" + (calls === 1 ? "" : "s") + (calls > 1 ? " overlapping in time" : "") + ")";
+      var tables = inStep.map(function (x) {
+        var s = x.s;
+        var rows = s.ids.map(function (id, j) {
+          var g = isGold(id), u = unknown[id] === true;
+          return el("tr", { cls: g ? "gold" : "" }, [el("td", { cls: "num", text: String(j + 1) }), el("td", { cls: g ? "goldmark" : u ? "unknown" : "", title: u ? "names no card of the KB or catalog" : null, text: (g ? "\u2605 " : "") + id + (u ? " ?" : "") })]);
+        });
+        var cap2 = s.key + (s.role === "child" ? " (child run)" : "") + " (" + s.ids.length + ")" + (s.error !== null ? " failed: " + s.error : "");
+        return el("table", { "data-list": s.key, "data-role": s.role, "data-scored": x.scored ? "true" : "false" }, [el("caption", { text: cap2 }), el("thead", null, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "id" })])]), el("tbody", null, rows)]);
+      });
+      box.appendChild(el("div", { cls: "step " + (scored ? "scored" : "unscored"), "data-step": n, "data-scored": scored ? "true" : "false" }, [el("h4", { text: head }), el("div", { cls: "stages" }, tables)]));
+    });
+    box.appendChild(el("div", { cls: "stages" }, [list("final", t.trace.retrievedIds.map(function (id) { return [id, null]; }), t.trace.retrievedIds.length)]));
+    if (cap.noChildRuns.length > 0) box.appendChild(el("p", { cls: "note", text: "No child runs: " + cap.noChildRuns.join(", ") + " (their inner searches emit no retriever runs; no stages to show)." }));
+    if ((cap.unknownIds || []).length > 0) box.appendChild(el("p", { cls: "note", "data-field": "unknown-ids", text: "Unknown ids (no card of the KB or catalog; misses): " + cap.unknownIds.join(", ") }));
+    return box;
+  }
   function turnView(run, i) {
     var r = run.report, t = r.turns[i], box = el("div", { cls: "turnview", "data-turn": turnId(t) });
     var oc = outcome(t);
-    box.appendChild(el("div", { cls: "turnhead" }, [el("h2", { text: turnId(t) }), el("span", { cls: "badge " + (oc === "miss" ? "miss" : oc === "hit" ? "hit" : ""), text: outcomeText(t) }),
+    box.appendChild(el("div", { cls: "turnhead" }, [el("h2", { text: turnId(t) }), el("span", { cls: "badge " + (oc === "miss" || oc === "error" ? "miss" : oc === "hit" ? "hit" : ""), text: outcomeText(t) }),
       el("span", { cls: "muted", text: t.locale + " \u00b7 " + t.kind + " \u00b7 expect " + t.expect })]));
+    var cap = capturedOf(t);
+    if (t.error !== undefined) box.appendChild(el("p", { cls: "miss", "data-field": "error", text: "error: the graph run threw: " + t.error }));
+    else if (t.noRetrieval) box.appendChild(el("p", { "data-field": "retrieval", text: "retrieval: no retrieval (the turn made no retriever run)" + (t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed") }));
+    else if (cap) {
+      var steps = cap.steps === undefined ? cap.topLevelRuns : cap.steps;
+      box.appendChild(el("p", { "data-field": "retrieval", text: "retrieval: captured from retriever callbacks: " + cap.topLevelRuns + " top-level call" + (cap.topLevelRuns === 1 ? "" : "s") + " in " + steps + " step" + (steps === 1 ? "" : "s") +
+        " (calls overlapping in time are one step); scored: " + cap.retrievers.length + " (" + cap.retrievers.join(", ") + ")" + ((cap.unknownIds || []).length > 0 ? "; unknown ids in the top-k: " + cap.unknownIds.length : "") }));
+    }
     box.appendChild(el("h3", { text: "Conversation so far" }));
     var convo = el("div", { cls: "convo" });
     r.turns.forEach(function (p) {
@@ -380,11 +448,13 @@ export const CLIENT_JS = String.raw`
     convo.appendChild(el("div", { cls: "msg current" }, [el("span", { cls: "who", text: "user " + t.turn }), t.user]));
     box.appendChild(convo);
     box.appendChild(el("h3", { text: "Contextualized query (what retrieval searched for)" }));
-    box.appendChild(el("div", { cls: "query", "data-field": "query", text: t.trace ? t.trace.query : t.noRetrieval ? "\u2014 (no retrieval: the turn made no retriever run)" : "\u2014 (no retrieval ran)" }));
+    box.appendChild(el("div", { cls: "query", "data-field": "query", text: t.trace ? t.trace.query : t.noRetrieval ? "\u2014 (no retrieval: the turn made no retriever run)" : t.error !== undefined ? "\u2014 (the graph run threw: its retrieval is not scored)" : "\u2014 (no retrieval ran)" }));
     box.appendChild(el("h3", { text: "Gold cards: rank at every stage" }));
     box.appendChild(goldTable(run, i));
-    box.appendChild(el("h3", { text: "Ranked lists per stage (\u2605 gold)" }));
-    box.appendChild(stageLists(run, i));
+    if (t.trace) {
+      box.appendChild(el("h3", { text: cap ? "Retriever calls by step (\u2605 gold; ? an id naming no card)" : "Ranked lists per stage (\u2605 gold)" }));
+      box.appendChild(stageLists(run, i));
+    }
     box.appendChild(el("h3", { text: "Answer" + (t.refused ? " (refused)" : "") }));
     box.appendChild(el("div", { cls: "answer", "data-field": "answer", text: t.answer === "" ? "(empty)" : t.answer }));
     var gold = {};
@@ -403,7 +473,7 @@ export const CLIENT_JS = String.raw`
     { id: "turn", label: "turn", width: "15%", value: function (t, i) { return i; }, text: function (t) { return turnId(t); } },
     { id: "locale", label: "locale", width: "6%", value: function (t) { return t.locale; } },
     { id: "kind", label: "kind", width: "8%", value: function (t) { return t.kind; } },
-    { id: "outcome", label: "hit/miss", width: "8%", value: function (t) { return { miss: 0, hit: 1, "not measured": 2, "no gold": 3 }[outcome(t)]; }, text: outcomeText },
+    { id: "outcome", label: "hit/miss", width: "8%", value: function (t) { return { miss: 0, error: 0.5, hit: 1, "not measured": 2, "no gold": 3 }[outcome(t)]; }, text: outcomeText },
     { id: "recall", label: "recall", width: "6%", num: true, value: function (t) { var s = score(t, RECALL); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, RECALL); return s === undefined ? "\u2014" : f3(s); } },
     { id: "ndcg", label: "nDCG", width: "6%", num: true, value: function (t) { var s = score(t, NDCG); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, NDCG); return s === undefined ? "\u2014" : f3(s); } },
     { id: "gold", label: "gold", width: "17%", value: function (t) { return t.gold.join(","); } },
@@ -415,7 +485,7 @@ export const CLIENT_JS = String.raw`
     var opt = function (v, text) { return el("option", { value: v, text: text || v }); };
     var fLocale = el("select", { name: "locale", "aria-label": "locale" }, [opt("", "all locales")].concat(uniq(function (t) { return t.locale; }).map(function (v) { return opt(v); })));
     var fKind = el("select", { name: "kind", "aria-label": "kind" }, [opt("", "all kinds")].concat(uniq(function (t) { return t.kind; }).map(function (v) { return opt(v); })));
-    var fOut = el("select", { name: "outcome", "aria-label": "hit or miss" }, [opt("", "hit and miss"), opt("miss", "missed only"), opt("hit", "hit only"), opt("no gold", "no gold"), opt("not measured", "not measured")]);
+    var fOut = el("select", { name: "outcome", "aria-label": "hit or miss" }, [opt("", "hit and miss"), opt("miss", "missed only"), opt("hit", "hit only"), opt("no gold", "no gold"), opt("not measured", "not measured"), opt("error", "error (graph threw)")]);
     var fText = el("input", { type: "search", name: "text", placeholder: "case id or text", "aria-label": "case id or text" });
     var count = el("span", { cls: "muted", "data-field": "count" });
     box.appendChild(el("div", { cls: "filters" }, [el("label", { text: "filter" }), fLocale, fKind, fOut, fText, count]));
@@ -447,7 +517,7 @@ export const CLIENT_JS = String.raw`
         var t = r.turns[i];
         tbody.appendChild(el("tr", { "data-i": i, "data-turn": turnId(t), "data-outcome": outcome(t) }, COLS.map(function (c) {
           var text = c.text ? c.text(t) : String(c.value(t, i));
-          var oc = outcome(t), cls = (c.num ? "num " : "") + (c.id === "outcome" ? (oc === "miss" ? "miss" : oc === "hit" ? "hit" : "muted") : "");
+          var oc = outcome(t), cls = (c.num ? "num " : "") + (c.id === "outcome" ? (oc === "miss" || oc === "error" ? "miss" : oc === "hit" ? "hit" : "muted") : "");
           return el("td", { cls: cls, text: text, title: c.id === "user" || c.id === "gold" ? text : null });
         })));
       });
@@ -473,7 +543,7 @@ export const CLIENT_JS = String.raw`
   }
 
   // ------------------------------------------------------------ page frame
-  function frame(title, sub, tabs) {
+  function frame(title, sub, tabs, extra) {
     var app = document.getElementById("app");
     app.textContent = "";
     var nav = el("nav", { cls: "tabs" });
@@ -492,7 +562,8 @@ export const CLIENT_JS = String.raw`
       Object.keys(panels).forEach(function (k) { panels[k].button.className = k === id ? "active" : ""; panels[k].panel.className = "panel" + (k === id ? " active" : ""); });
       window.scrollTo(0, 0);
     }
-    app.appendChild(el("header", { cls: "top" }, [el("h1", { text: title }), el("div", { cls: "runline", text: sub }), nav]));
+    var lines = (extra || []).map(function (l) { return el("div", { cls: "runline", "data-field": "graph", text: l }); });
+    app.appendChild(el("header", { cls: "top" }, [el("h1", { text: title }), el("div", { cls: "runline", text: sub })].concat(lines).concat([nav])));
     app.appendChild(main);
     show(tabs[0].id);
     return { panels: panels, show: show };
@@ -515,7 +586,7 @@ export const CLIENT_JS = String.raw`
       { id: "funnel", label: "Stage funnel", content: funnelPanel(run) },
       { id: "turns", label: "Turns (" + run.report.turns.length + ")", content: turnsPanel(run, openTurn) },
       { id: "turn", label: "Turn view", content: turnBox }
-    ]);
+    ], run.graph ? run.graph.header : []);
   }
 
   function comparePage() {
@@ -622,7 +693,7 @@ export const CLIENT_JS = String.raw`
       DATA = data;
       var metrics = DATA.registry.metrics, stages = DATA.registry.stages;
       HIT = metrics.key.hit; RECALL = metrics.key.recall; NDCG = metrics.key.ndcg; TRIAD = metrics.triad;
-      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; CUT_LABEL = stages.lostAt; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
+      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
       if (DATA.kind === "compare") comparePage(); else reportPage();
       setState("ready");
     }, function (e) {

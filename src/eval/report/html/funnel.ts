@@ -1,44 +1,98 @@
 /**
- * Where gold goes through the pipeline, derived from the report's per-turn
+ * Where gold goes through the retrieval, derived from the report's per-turn
  * trace summaries (goldPositions + retrievedIds) for the HTML report
- * (docs/html-report.md): the stage that cut each gold card, the stage funnel
- * (gold-bearing turns with a gold card in each stage's list) and recall@k
- * curves per stage. Pure; nothing here reads a file or the clock.
+ * (docs/html-report.md): the stage that lost each gold card (the one rule of
+ * ../attribution.ts), the stage funnel (gold-bearing turns with a gold card
+ * in each stage's list) and recall@k curves per stage. A turn of retrace's
+ * graph is read through the stage registry (dense, BM25, fused, ...); a turn
+ * captured from a user's graph's retriever runs (`--graph`) through its
+ * captured lists, grouped as child runs, scored calls and the final top-k
+ * (CAPTURED_STAGES). Pure; nothing here reads a file or the clock.
  */
-import { STAGES } from "../stages.js";
+import { capturedChains, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain } from "../attribution.js";
+import { NO_RETRIEVAL, retrievalCallText } from "../graph-report.js";
+import { CAPTURED_STAGES, STAGES } from "../stages.js";
 import type { Report, TurnReport } from "../types.js";
 
 /** Pipeline order (the stage registry's). `final` is the scored top-k (the turn's `retrievedIds`). */
 export const PIPELINE_STAGES: readonly string[] = Object.freeze(STAGES.map((s) => s.id));
-const BRANCHES: ReadonlySet<string> = new Set(STAGES.filter((s) => s.branch).map((s) => s.id));
+/** Every funnel row in order: retrace's stages, then a captured turn's groups, then `final`. */
+const ROW_ORDER: readonly string[] = Object.freeze([...PIPELINE_STAGES.filter((s) => s !== "final"), ...CAPTURED_STAGES.map((s) => s.id), "final"]);
 
 /** Largest k drawn on the recall curves (stage lists are usually 20–40 long). */
 export const MAX_CURVE_K = 50;
 
-/** Rank of one gold card at each stage of one turn (1-based; null = absent), `final` included. */
+/** A turn whose lists were captured from a user's graph's retriever runs (not retrace's own trace). */
+function capturedLists(t: TurnReport): NonNullable<TurnReport["captured"]>["stages"] | null {
+  return t.captured !== undefined && t.captured.source === "callbacks" ? t.captured.stages : null;
+}
+
+/** The scored calls' own lists joined in start order, first occurrence wins: what the top-k of a captured turn is cut from. */
+function scoredCandidates(stages: NonNullable<TurnReport["captured"]>["stages"]): string[] {
+  const seen = new Set<string>();
+  for (const s of stages) if (s.role === "final") for (const id of s.ids) seen.add(id);
+  return [...seen];
+}
+
+const rankIn = (ids: readonly string[], id: string) => (ids.includes(id) ? ids.indexOf(id) + 1 : null);
+
+/**
+ * Rank of one gold card at each stage of one turn (1-based; null = absent),
+ * `final` included. A captured turn gives `child` (its best rank in any child
+ * run's list, when the turn has child runs), `scored` (in the joined scored
+ * lists) and `final`; a gold-bearing turn with no retrieval gives `scored` and
+ * `final` null. null when the turn has no trace (not measured, or an error).
+ */
 export function goldRanks(t: TurnReport, gold: string): Record<string, number | null> | null {
+  if (t.noRetrieval === true) return { scored: null, final: null };
   const tr = t.trace;
   if (tr === undefined) return null;
-  const pos = tr.goldPositions[gold] ?? {};
   const idx = tr.retrievedIds.indexOf(gold);
-  return { ...pos, final: idx >= 0 ? idx + 1 : null };
+  const final = idx >= 0 ? idx + 1 : null;
+  const lists = capturedLists(t);
+  if (lists === null) return { ...(tr.goldPositions[gold] ?? {}), final };
+  const kids = lists.filter((s) => s.role === "child").map((s) => rankIn(s.ids, gold));
+  const ranks: Record<string, number | null> = {};
+  if (kids.length > 0) ranks.child = kids.reduce<number | null>((best, r) => (r !== null && (best === null || r < best) ? r : best), null);
+  return { ...ranks, scored: rankIn(scoredCandidates(lists), gold), final };
+}
+
+/** The full length of each stage's list of a turn (what the recall curves extend to). */
+function stageSizesOf(t: TurnReport): Record<string, number> {
+  const lists = capturedLists(t);
+  if (lists === null) return t.trace?.stageSizes ?? {};
+  const kids = lists.filter((s) => s.role === "child").map((s) => s.ids.length);
+  return { ...(kids.length > 0 ? { child: Math.max(...kids) } : {}), scored: scoredCandidates(lists).length };
 }
 
 /**
- * The stage that lost `gold` on turn `t`: null when it reached the top-k (or
- * the turn has no trace); `"retrieval"` when no branch (dense, BM25) listed
- * it; otherwise the first stage after the branches whose list no longer holds
- * it (`"parents"` is possible only if dedup dropped it; `"final"` means it was
- * a listed card but cut at k).
+ * The stage that lost `gold` on turn `t`, by the one rule (lostAt,
+ * ../attribution.ts): null when it reached the top-k (or the turn has no
+ * trace); `"retrieval"` when no list held it (and for a gold-bearing turn
+ * with no retrieval); `"final"` when a scored list held it below k (cut at
+ * k); otherwise the stage that dropped it (`"fused"` when fusion lost a
+ * branch's card; a captured call's key when only its child runs listed it).
  */
 export function cutStage(t: TurnReport, gold: string): string | null {
-  const ranks = goldRanks(t, gold);
-  if (ranks === null || ranks.final !== null) return null;
-  const stages = PIPELINE_STAGES.filter((s) => s in ranks);
-  const branches = stages.filter((s) => BRANCHES.has(s));
-  if (branches.length > 0 && branches.every((s) => ranks[s] === null)) return "retrieval";
-  for (const s of stages) if (!BRANCHES.has(s) && ranks[s] === null) return s === "fused" && branches.length === 0 ? "retrieval" : s;
-  return "final";
+  if (t.noRetrieval === true) return NOT_RETRIEVED;
+  const tr = t.trace;
+  if (tr === undefined) return null;
+  const inTopK = tr.retrievedIds.includes(gold);
+  const lists = capturedLists(t);
+  return lostAt(lists === null ? [pipelineChain(tr.goldPositions[gold] ?? {})] : capturedChains(lists, gold), inTopK);
+}
+
+/** A missed gold card's cut stage and its "lost at" words. */
+export interface LostAt {
+  at: string;
+  text: string;
+}
+
+/** cutStage with its words: "cut at k", "not retrieved (…)", "no retrieval" for a turn that made no retriever run. */
+export function lostAtOf(t: TurnReport, gold: string): LostAt | null {
+  const at = cutStage(t, gold);
+  if (at === null) return null;
+  return { at, text: t.noRetrieval === true ? NO_RETRIEVAL : lostAtText(at, capturedLists(t) !== null) };
 }
 
 export interface FunnelRow {
@@ -48,20 +102,20 @@ export interface FunnelRow {
 }
 
 export interface Funnel {
-  /** Gold-bearing turns with a trace (the denominator). */
+  /** Gold-bearing turns with a trace, and gold-bearing `--graph` turns with no retrieval (the denominator). */
   n: number;
   rows: FunnelRow[];
 }
 
 function traced(turns: readonly TurnReport[]): TurnReport[] {
-  return turns.filter((t) => t.gold.length > 0 && t.trace !== undefined);
+  return turns.filter((t) => t.gold.length > 0 && (t.trace !== undefined || t.noRetrieval === true));
 }
 
-/** Stages present in any of the turns, in pipeline order. */
+/** Stages present in any of the turns, in row order. */
 function stagesOf(turns: readonly TurnReport[]): string[] {
   const seen = new Set<string>(["final"]);
-  for (const t of turns) for (const g of t.gold) for (const s of Object.keys(t.trace?.goldPositions[g] ?? {})) seen.add(s);
-  return PIPELINE_STAGES.filter((s) => seen.has(s));
+  for (const t of turns) for (const g of t.gold) for (const s of Object.keys(goldRanks(t, g) ?? {})) seen.add(s);
+  return ROW_ORDER.filter((s) => seen.has(s));
 }
 
 /**
@@ -99,7 +153,7 @@ export function recallCurves(turns: readonly TurnReport[], runK: number): { maxK
   const ts = traced(turns);
   if (ts.length === 0) return { maxK: 0, curves: [] };
   let maxK = runK;
-  for (const t of ts) for (const n of Object.values(t.trace?.stageSizes ?? {})) maxK = Math.max(maxK, n);
+  for (const t of ts) for (const n of Object.values(stageSizesOf(t))) maxK = Math.max(maxK, n);
   maxK = Math.min(maxK, MAX_CURVE_K);
   const curves = stagesOf(ts).map((stage) => {
     const values: number[] = [];
@@ -121,21 +175,44 @@ export function recallCurves(turns: readonly TurnReport[], runK: number): { maxK
 
 /** Everything the HTML pages draw beyond the report itself: funnels and curves overall and per locale, cut stages per turn. */
 export interface PipelineView {
+  /** `pipeline`: retrace's stages; `captured`: a `--graph` run's retriever calls (its funnel text names no branch the graph may not have). */
+  kind: "pipeline" | "captured";
+  /** The notes under the funnel and under the curves. */
+  text: { funnel: string; curves: string };
   funnel: { all: Funnel; locale: Record<string, Funnel> };
   curves: { all: { maxK: number; curves: RecallCurve[] }; locale: Record<string, { maxK: number; curves: RecallCurve[] }> };
-  /** `cuts[i][gold]` = cutStage(report.turns[i], gold), for gold-bearing traced turns. */
-  cuts: Record<string, string | null>[];
+  /** `cuts[i][gold]` = lostAtOf(report.turns[i], gold): null when the card reached the top-k or the turn has no trace. */
+  cuts: Record<string, LostAt | null>[];
+}
+
+/** The funnel and curve notes of a report: retrace's pipeline keeps its words; a `--graph` run's name only what was captured. */
+function viewText(report: Report, kind: PipelineView["kind"]): PipelineView["text"] {
+  const k = report.run.k;
+  if (kind === "pipeline")
+    return {
+      funnel: `dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@${k} scores.`,
+      curves: "Ranks at chunk stages (dense, BM25, fused, reranked) are the rank of the card's best chunk, so k counts chunks there and cards at parents and final. The dashed line is the run's k.",
+    };
+  const call = report.run.graph?.retrievalCall ?? "last";
+  return {
+    funnel: `Rows are the lists captured from your graph's retriever runs: child runs (lists of retrievers nested in a scored call, when there are any), scored calls (the scored calls' own lists joined in start order, first occurrence wins: the list the top-k is cut from; scored per turn: ${retrievalCallText(call)}), and final top-k, what hit@${k} scores. A drop between two rows is the gold lost there. Gold-bearing turns that made no retriever run count in n and in no row.`,
+    curves: `Ranks are card positions: at scored calls in the joined list (past the dashed line, what a larger k would have scored), at child runs the best rank in any child run's list. The dashed line is the run's k.`,
+  };
 }
 
 export function pipelineView(report: Report): PipelineView {
   const locales = [...new Set(report.turns.map((t) => t.locale))];
   const byLocale = (l: string) => report.turns.filter((t) => t.locale === l);
+  // A --graph run is read through its captured calls unless its graph ran retrace's own retrieve node (whose trace has retrace's stages).
+  const kind = report.run.graph !== undefined && !report.turns.some((t) => t.captured?.source === "retrace") ? "captured" : "pipeline";
   return {
+    kind,
+    text: viewText(report, kind),
     funnel: { all: stageFunnel(report.turns), locale: Object.fromEntries(locales.map((l) => [l, stageFunnel(byLocale(l))])) },
     curves: {
       all: recallCurves(report.turns, report.run.k),
       locale: Object.fromEntries(locales.map((l) => [l, recallCurves(byLocale(l), report.run.k)])),
     },
-    cuts: report.turns.map((t) => Object.fromEntries(t.gold.map((g) => [g, cutStage(t, g)]))),
+    cuts: report.turns.map((t) => Object.fromEntries(t.gold.map((g) => [g, lostAtOf(t, g)]))),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
+import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
 import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
 import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
@@ -27,6 +28,13 @@ export interface RunPageData {
   /** Turns and gold-bearing turns of the run (the compare page embeds only some of its turns). */
   turnCount: number;
   goldBearingCount: number;
+  /**
+   * A `--graph` run's facts, worded as the table and markdown word them
+   * (../graph-report.ts): `header`, the graph, its captured retrievers, id key
+   * and retrieval-call mode, multi-call and unknown-id counts; `notes`, the
+   * errored and retrieval-less turns listed and counted, and the warnings.
+   */
+  graph?: { header: string[]; notes: string[] };
 }
 
 function keysOf(report: Report): string[] {
@@ -59,6 +67,7 @@ export function runPageData(report: Report, name: string): RunPageData {
     vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
     turnCount: report.turns.length,
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
+    ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
   };
 }
 
