@@ -18,7 +18,8 @@ import path from "node:path";
 import type { DocumentInterface } from "@langchain/core/documents";
 import { InvalidArgumentError } from "../errors.js";
 import { assertComparable, readBaseline, type Baseline } from "../eval/gate/baseline.js";
-import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type GateThresholds } from "../eval/gate/gate.js";
+import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, gatedTurns, type GateThresholds } from "../eval/gate/gate.js";
+import { readQuarantine } from "../eval/gate/quarantine.js";
 import { checkKnownIds, graphRunFacts } from "../eval/sweep/graph-checks.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import { retrievalEvaluator } from "../eval/measures/evaluators.js";
@@ -27,7 +28,7 @@ import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/swee
 import { capturedRetrievers, graphGateFailures, loadFunction, loadGraph, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
-import { loadCases } from "../kb/cases.js";
+import { caseIndexOf, loadCases } from "../kb/cases.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
@@ -148,6 +149,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const retrievalCall = o.retrievalCall ?? "last";
   const data = await loadGraphData(o);
   const cases = selectCases(data.cases, o);
+  const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
   const started = new Date();
   const t0 = performance.now();
   const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
@@ -205,8 +207,9 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const thresholds: GateThresholds = { maxDrop: o.maxDrop ?? DEFAULT_MAX_DROP, seed };
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  if (quarantine !== undefined) thresholds.quarantine = quarantine;
   const g = gate(report, thresholds, baseline ?? undefined);
-  const failures = [...g.failures, ...graphGateFailures(turns, { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) })];
+  const failures = [...g.failures, ...graphGateFailures(gatedTurns(report, quarantine), { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) })];
   report.gate = { ...g, passed: failures.length === 0, failures };
   return { report, baseline };
 }

@@ -12,6 +12,7 @@
 import { DataValidationError } from "../errors.js";
 import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
 import { FLOOR_OPTIONS, gate, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
+import type { Quarantine } from "../eval/gate/quarantine.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
 import { parseReport } from "../eval/report/schemas.js";
@@ -49,6 +50,8 @@ export function reportOf(i: ReportInput): Report {
 export interface GateOptions extends FloorThresholds {
   maxDrop?: number;
   maxFlips?: number;
+  /** A quarantine file: `caseId#turn reason` lines the gate leaves out (src/eval/gate/quarantine.ts, docs/ci.md). */
+  quarantine?: string;
 }
 
 /** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
@@ -61,13 +64,15 @@ export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips"> & { b
  * after warning about anything the baseline differs in that does not
  * prevent the comparison (assertComparable throws on what does). `seed`
  * seeds the paired test quoted in regression reasons: the run's bootstrap seed.
+ * `quarantine`: the parsed `o.quarantine` file (read before the run starts).
  */
-export function applyGate(report: Report, o: GateOptions, seed: number, baseline: Baseline | null): void {
+export function applyGate(report: Report, o: GateOptions, seed: number, baseline: Baseline | null, quarantine?: Quarantine): void {
   if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
   const thresholds: GateThresholds = { seed };
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  if (quarantine !== undefined) thresholds.quarantine = quarantine;
   report.gate = gate(report, thresholds, baseline ?? undefined);
 }
 

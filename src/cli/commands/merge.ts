@@ -40,6 +40,8 @@ export function register(program: Command): void {
     .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
     .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, as on retrace eval (default 0 or ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
     .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
+    .option("--cases <file>", "the cases file of the run (default <kb>/eval/cases.jsonl): --quarantine entries are checked against it, GitHub annotations point into it")
+    .option("--quarantine <file>", "turns the gate leaves out, `caseId#turn reason` a line, as on retrace eval (docs/ci.md)")
     .option("--update-baseline", "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)")
     .option("--json", "print the merged report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the merged report as markdown")
