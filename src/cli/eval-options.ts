@@ -14,6 +14,7 @@ import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import { addFloorOptions } from "./floor-options.js";
+import { addGithubOptions } from "./github.js";
 import { addMaxCardBytesOption, countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption } from "./options.js";
 import { parseShardOption } from "./shard.js";
 
@@ -44,6 +45,7 @@ export function addRetrievalOptions(cmd: Command): Command {
 
 /** What the sweep selects, gates on and writes (eval and start; not trace). */
 export function addSweepOptions(cmd: Command): Command {
+  addGithubOptions(cmd);
   return addFloorOptions(
     cmd.option("--locale <locale>", "only cases of this locale (repeatable)", collect).option("--case <id>", "only this case (repeatable)", collect),
     "with scopes all, golden, adversarial, tune, holdout or a locale",

@@ -17,6 +17,7 @@ import { DataValidationError } from "../../errors.js";
 import { compareRuns, comparisonMethod, readRunSide, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
 import { differenceValue, runDifferences, type RunDifference } from "../../eval/gate/run-diff.js";
 import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
+import { renderPrComment } from "../../eval/gate/pr-comment.js";
 import type { Report } from "../../eval/report/types.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
@@ -91,10 +92,9 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
 }
 
 /** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
-function asReport(side: RunSide): Report {
+function asReport(side: RunSide, message = "--html needs report JSON files (retrace eval --report-json); a baseline holds no per-turn artifacts"): Report {
   const r = side.source as Partial<Report>;
-  if (!Array.isArray(r.turns) || r.splits === undefined)
-    throw new DataValidationError([{ file: side.file, field: "turns", message: "--html needs report JSON files (retrace eval --report-json); a baseline holds no per-turn artifacts" }]);
+  if (!Array.isArray(r.turns) || r.splits === undefined) throw new DataValidationError([{ file: side.file, field: "turns", message }]);
   return side.source as Report;
 }
 
@@ -106,11 +106,16 @@ export function register(program: Command): void {
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
     .option("--html <file>", "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)")
+    .option("--pr-comment <file>", "also write a concise pull-request comment body about B against A (needs B to be a report JSON; docs/ci.md)")
     .option("--seed <n>", "seed of the bootstrap", seedOption(), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
     .action(
-      action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; seed: number; resample: ResampleUnit }) => {
+      action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; prComment?: string; seed: number; resample: ResampleUnit }) => {
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
+        if (opts.prComment !== undefined) {
+          const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --report-json); a baseline holds no per-turn artifacts");
+          if (a.data !== undefined) await writeFileAtomic(opts.prComment, renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }));
+        }
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
         const method = comparisonMethod(copts);
