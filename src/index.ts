@@ -90,7 +90,12 @@ export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Agg
 export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate/gate.js";
 export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/gate/baseline.js";
 export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
-export { compareRuns, readRunSide, type KeyComparison, type RunSide } from "./eval/gate/compare.js";
+export { compareRuns, readRunSide, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "./eval/gate/compare.js";
+export { runDifferences, type RunDifference } from "./eval/gate/run-diff.js";
+export { parseQuarantine, readQuarantine, type Quarantine, type QuarantineEntry } from "./eval/gate/quarantine.js";
+export { annotationLines, workflowCommand, type AnnotationTarget } from "./eval/gate/github.js";
+export { renderPrComment, type PrCommentOptions } from "./eval/gate/pr-comment.js";
+export { caseIndexOf, readCaseIndex, type CaseIndex } from "./kb/cases.js";
 export { explainGold, type GoldExplanation } from "./eval/report/attribution.js";
 export { renderHtmlReport } from "./eval/report/html/report-page.js";
 export { renderHtmlComparison } from "./eval/gate/compare-page.js";

@@ -9,12 +9,14 @@ import { existsSync } from "node:fs";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { checkScope, FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
+import { readQuarantine, type Quarantine } from "../eval/gate/quarantine.js";
 import type { ShardSpec } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../eval/ir/tune-config.js";
 import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { DEFAULT_CONCURRENCY } from "../eval/sweep/runner.js";
+import { caseIndexOf } from "../kb/cases.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
 import type { EvalCase } from "../kb/types.js";
@@ -109,6 +111,7 @@ export interface ShardedRunOptions extends Partial<Record<FloorOption, unknown>>
   /** `--graph` gates. */
   maxErrors?: number;
   maxNoRetrieval?: number;
+  quarantine?: string;
 }
 
 /**
@@ -126,6 +129,7 @@ export function checkShardOptions(o: ShardedRunOptions): void {
     ...(o.maxFlips !== undefined ? ["--max-flips"] : []),
     ...(o.maxErrors !== undefined ? ["--max-errors"] : []),
     ...(o.maxNoRetrieval !== undefined ? ["--max-no-retrieval"] : []),
+    ...(o.quarantine !== undefined ? ["--quarantine"] : []),
     ...(o.updateBaseline === true ? ["--update-baseline"] : []),
   ];
   if (gating.length > 0)
@@ -172,6 +176,8 @@ export interface EvalPlan {
   baseline: Baseline | null;
   /** The KB and cases as validated here; the system reuses them. */
   data: LoadedData;
+  /** The `--quarantine` file, read and checked against the cases. */
+  quarantine?: Quarantine;
 }
 
 /**
@@ -225,6 +231,8 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
     const plan = { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length };
     checkBaselineBeforeRun(baseline, intent, plan, await predictEmbedderId(o.embedder));
   }
-  return { cases, datasetHash: datasetHashOfRun, baseline, data };
+  // The quarantine file, checked against every case of the cases file (not only the selected ones): exit 2 naming file and line.
+  const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined;
+  return { cases, datasetHash: datasetHashOfRun, baseline, data, ...(quarantine !== undefined ? { quarantine } : {}) };
 }
 

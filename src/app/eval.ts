@@ -37,6 +37,8 @@ import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
 import { baselineFileFor, EVAL_DEFAULTS, planEval, withEvalDefaults, type EvalOptions, type EvalPlan } from "./eval-plan.js";
 import { openJudge } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
+import { readQuarantine } from "../eval/gate/quarantine.js";
+import { caseIndexOf } from "../kb/cases.js";
 import { applyGate, reportOf, wantsBaseline } from "./report.js";
 
 /** The options `openEvalSystem` reads. */
@@ -212,7 +214,8 @@ export async function sweepEval(
     log.info(shardNote(report.shard));
   } else {
     if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
-    applyGate(report, o, o.seed, baseline);
+    const quarantine = plan?.quarantine ?? (o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(system.cases)) : undefined);
+    applyGate(report, o, o.seed, baseline, quarantine);
   }
   // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
   const ms = (x: number) => Math.round(x * 10) / 10;

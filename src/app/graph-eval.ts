@@ -31,6 +31,7 @@ import { BaselineMismatchError, DataValidationError, GraphInputError, InvalidArg
 import { assertComparable, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import { checkKnownIds, graphRunFacts, graphRunInfo, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
+import { readQuarantine } from "../eval/gate/quarantine.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import { groundednessEvaluator, retrievalEvaluator, type EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
@@ -40,7 +41,7 @@ import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/swee
 import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
-import { loadCases } from "../kb/cases.js";
+import { caseIndexOf, loadCases } from "../kb/cases.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
@@ -345,6 +346,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   }
   const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache);
   const evaluators: EvaluatorSpec[] = [retrievalEvaluator({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];
+  const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
   const started = new Date();
   const t0 = performance.now();
   const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
@@ -390,7 +392,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     report.shard = shardSection(o.shard, selected, cases, hashOf(selected));
     log.info(shardNote(report.shard));
   } else {
-    applyGate(report, o, seed, baseline);
+    applyGate(report, o, seed, baseline, quarantine);
     if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
   }
   // Wall-clock figures only in the `timings` section (docs/determinism.md); then the judge's cost (the key order `retrace merge` writes).

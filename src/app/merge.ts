@@ -12,11 +12,14 @@
  * the wall-clock section, differs from an unsharded run's.
  */
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { DataValidationError, InternalError, InvalidArgumentError } from "../errors.js";
 import { readBaseline, storeKindOf, type Baseline } from "../eval/gate/baseline.js";
+import { readQuarantine } from "../eval/gate/quarantine.js";
 import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
 import { groundednessEvaluator, retrievalEvaluator } from "../eval/measures/evaluators.js";
 import { graphRunFacts, graphRunIdentityOf, graphRunInfo } from "../eval/sweep/graph-checks.js";
+import { readCaseIndex } from "../kb/cases.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
@@ -31,6 +34,13 @@ export interface MergeOptions extends GateOptions {
   baseline?: string;
   /** The merge writes the baseline rather than comparing with one (the caller writes it: `writeBaseline(mergeBaselineFile(options), report)`). */
   updateBaseline?: boolean;
+  /** The cases file the run used (default `<kb>/eval/cases.jsonl`): where `quarantine` entries are checked and GitHub annotations point. */
+  cases?: string;
+}
+
+/** The cases file of a merge: `cases`, else `<kb>/eval/cases.jsonl`. */
+export function mergeCasesFile(o: Pick<MergeOptions, "cases" | "kb">): string {
+  return o.cases ?? path.join(o.kb ?? "kb", "eval", "cases.jsonl");
 }
 
 /** Reads each shard file (strict UTF-8, JSON); exit 2 naming the file when it is neither. */
@@ -62,6 +72,8 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     if (!existsSync(baselineFile)) throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with `retrace eval --update-baseline`, or `retrace merge … --update-baseline`)", baselineFile);
     baseline = await readBaseline(baselineFile);
   }
+  // Checked against the cases file before the shards are read (exit 2 naming the quarantine file and line).
+  const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, await readCaseIndex(mergeCasesFile(o))) : undefined;
   const merged = mergeShards(await readShardFiles(files));
   if (merged.run.graph === undefined)
     for (const [flag, v] of [["--max-errors", o.maxErrors], ["--max-no-retrieval", o.maxNoRetrieval]] as const)
@@ -94,7 +106,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     resample: merged.bootstrap.unit,
     ...(merged.cardsPerLocale !== undefined ? { cardsPerLocale: merged.cardsPerLocale } : {}),
   });
-  applyGate(report, o, merged.bootstrap.seed, baseline);
+  applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
   if (merged.timings !== undefined) report.timings = merged.timings;
   if (merged.judge !== undefined) report.judge = merged.judge;
   log.info(`merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`);

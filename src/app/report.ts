@@ -12,7 +12,8 @@
  */
 import { DataValidationError } from "../errors.js";
 import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
-import { FLOOR_OPTIONS, gate, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
+import { FLOOR_OPTIONS, gate, gatedTurns, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
+import type { Quarantine } from "../eval/gate/quarantine.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
 import { parseReport } from "../eval/report/schemas.js";
@@ -55,6 +56,8 @@ export interface GateOptions extends FloorThresholds {
   maxErrors?: number;
   /** `--graph` runs: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated). */
   maxNoRetrieval?: number;
+  /** A quarantine file: `caseId#turn reason` lines the gate leaves out (src/eval/gate/quarantine.ts, docs/ci.md). */
+  quarantine?: string;
 }
 
 /** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
@@ -67,20 +70,22 @@ export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips"> & { b
  * after warning about anything the baseline differs in that does not
  * prevent the comparison (assertComparable throws on what does). `seed`
  * seeds the paired test quoted in regression reasons: the run's bootstrap seed.
+ * `quarantine`: the parsed `o.quarantine` file (read before the run starts).
  */
-export function applyGate(report: Report, o: GateOptions, seed: number, baseline: Baseline | null): void {
+export function applyGate(report: Report, o: GateOptions, seed: number, baseline: Baseline | null, quarantine?: Quarantine): void {
   if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
   const thresholds: GateThresholds = { seed };
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  if (quarantine !== undefined) thresholds.quarantine = quarantine;
   const g = gate(report, thresholds, baseline ?? undefined);
   if (report.run.graph === undefined) {
     report.gate = g;
     return;
   }
-  // A --graph run's own checks (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval.
-  const own = graphGateChecks(report.turns, { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) });
+  // A --graph run's own checks (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval, quarantined turns left out.
+  const own = graphGateChecks(gatedTurns(report, quarantine), { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) });
   const failures = [...g.failures, ...own.failures];
   report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...own.checks] };
 }

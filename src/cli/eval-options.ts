@@ -14,6 +14,7 @@ import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import { addFloorOptions } from "./floor-options.js";
+import { addGithubOptions } from "./github.js";
 import { addMaxCardBytesOption, countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption, type ModeRule } from "./options.js";
 import { parseShardOption } from "./shard.js";
 
@@ -44,6 +45,7 @@ export function addRetrievalOptions(cmd: Command): Command {
 
 /** What the sweep selects, gates on and writes (eval and start; not trace). */
 export function addSweepOptions(cmd: Command): Command {
+  addGithubOptions(cmd);
   return addFloorOptions(
     cmd.option("--locale <locale>", "only cases of this locale (repeatable)", collect).option("--case <id>", "only this case (repeatable)", collect),
     "with scopes all, golden, adversarial, tune, holdout or a locale",
@@ -51,6 +53,7 @@ export function addSweepOptions(cmd: Command): Command {
     .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
     .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
     .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
+    .option("--quarantine <file>", "turns the gate leaves out, `caseId#turn reason` a line: they stay in the report (docs/ci.md)")
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
     .option("--json", "print the report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the report as markdown")

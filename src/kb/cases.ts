@@ -99,3 +99,31 @@ export async function loadCases(file: string, kb: KnowledgeBase): Promise<EvalCa
   if (issues.length > 0) throw new DataValidationError(issues);
   return cases;
 }
+
+/** Where each case is: its 1-based line in the cases file and its number of turns (GitHub annotations, quarantine checks). */
+export type CaseIndex = ReadonlyMap<string, { line: number; turns: number }>;
+
+/** The index of already loaded cases (each keeps its line). */
+export function caseIndexOf(cases: readonly EvalCase[]): CaseIndex {
+  return new Map(cases.map((c) => [c.id, { line: c.line, turns: c.turns.length }]));
+}
+
+/**
+ * The index of a cases file read on its own, without a KB (`retrace merge`
+ * has no KB loaded): each line parsed with CaseLineSchema, gold ids not
+ * cross-checked. A malformed line is an error naming file and line (exit 2).
+ */
+export async function readCaseIndex(file: string): Promise<CaseIndex> {
+  const read = await readTextFile(file);
+  if ("issue" in read) throw new DataValidationError([{ ...read.issue, message: read.issue.message.replace(/^cannot read the file/, "cannot read the cases file") }]);
+  const issues: DataIssue[] = [];
+  const index = new Map<string, { line: number; turns: number }>();
+  read.text.split(/\r?\n/).forEach((lineText, i) => {
+    if (lineText.trim() === "") return;
+    const { case: c, issues: found } = parseCaseLine(lineText, file, i + 1);
+    issues.push(...found);
+    if (c !== undefined && !index.has(c.id)) index.set(c.id, { line: c.line, turns: c.turns.length });
+  });
+  if (issues.length > 0) throw new DataValidationError(issues);
+  return index;
+}

@@ -5,14 +5,20 @@
  * interval (whole cases resampled by default, `--resample turn` for single
  * turns) and the p-value inverted from that same interval, so the verdict
  * always agrees with the interval (docs/statistics.md).
+ *
+ * Before the table: every run property that differs (src/eval/gate/run-diff.ts);
+ * after it: the turns whose hit@k flipped, both directions (docs/ci.md).
+ * Answer-side rows are paired over the held-out turns, as `eval` reports them.
  */
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { writeFileAtomic } from "../../atomic.js";
 import { DataValidationError } from "../../errors.js";
-import { compareRuns, comparisonMethod, pairingNotes, readRunSide, type KeyComparison, type RunSide } from "../../eval/gate/compare.js";
+import { compareRuns, comparisonMethod, pairingNotes, readRunSide, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
+import { differenceValue, runDifferences, type RunDifference } from "../../eval/gate/run-diff.js";
 import { log } from "../../log.js";
 import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
+import { renderPrComment } from "../../eval/gate/pr-comment.js";
 import type { Report } from "../../eval/report/types.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
@@ -23,10 +29,40 @@ const f = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
 const fmtP = (p: number) => (p < 0.001 ? "<0.001" : p.toFixed(3));
 
-export function renderComparison(rows: KeyComparison[], k: number, a: string, b: string, method = comparisonMethod()): string {
+/** Flips listed in the text output before "and N more". */
+export const FLIPS_SHOWN = 50;
+
+/** The header lines naming what differs between the runs. */
+export function differenceLines(diffs: readonly RunDifference[]): string[] {
+  const settings = diffs.filter((d) => !d.outcome);
+  const outcomes = diffs.filter((d) => d.outcome);
+  if (diffs.length === 0) return ["Runs differ in: nothing recorded (same data, configuration and seed)"];
+  const row = (d: RunDifference) => `  ${d.name}: A ${differenceValue(d.a)} → B ${differenceValue(d.b)}`;
+  return [
+    ...(settings.length > 0 ? [`Runs differ in (${settings.length}):`, ...settings.map(row)] : ["Runs differ in: no setting"]),
+    ...(outcomes.length > 0 ? [`Run outcomes that differ (${outcomes.length}):`, ...outcomes.map(row)] : []),
+  ];
+}
+
+/** The flip section: counts both ways, then the turns (case, turn, locale), at most FLIPS_SHOWN a direction. */
+export function flipLines(flips: readonly TurnFlip[], k: number): string[] {
+  const lost = flips.filter((f) => f.direction === "hit→miss");
+  const gained = flips.filter((f) => f.direction === "miss→hit");
+  const out = [`hit@${k} flips: ${lost.length} hit→miss, ${gained.length} miss→hit (turns scored in both runs)`];
+  for (const [label, list] of [["hit→miss", lost], ["miss→hit", gained]] as const) {
+    if (list.length === 0) continue;
+    out.push(`  ${label}:`);
+    for (const f of list.slice(0, FLIPS_SHOWN)) out.push(`    ${f.caseId}  turn ${f.turn}${f.locale !== undefined ? `  ${f.locale}` : ""}`);
+    if (list.length > FLIPS_SHOWN) out.push(`    … and ${list.length - FLIPS_SHOWN} more (every flip is in --json)`);
+  }
+  return out;
+}
+
+export function renderComparison(rows: KeyComparison[], k: number, a: string, b: string, method = comparisonMethod(), extra: { diffs?: readonly RunDifference[]; flips?: readonly TurnFlip[] } = {}): string {
+  const held = rows.filter((r) => r.turns === "holdout");
   const header = ["metric", "n turns", "n cases", "A", "B", "B − A", `95% CI (${method.unit}s)`, "p", "p adj (m)", ""];
   const table = rows.map((r) => [
-    metricLabel(r.key, k),
+    r.turns === "holdout" ? `${metricLabel(r.key, k)} (held-out)` : metricLabel(r.key, k),
     String(r.n),
     String(r.nCases),
     f(r.meanA),
@@ -42,20 +78,24 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
   return [
     `A: ${a}`,
     `B: ${b}`,
+    ...(extra.diffs !== undefined ? differenceLines(extra.diffs) : []),
     "",
     line(header),
     ...table.map(line),
     "",
+    ...(extra.flips !== undefined ? [...flipLines(extra.flips, k), ""] : []),
+    ...(held.length > 0
+      ? [`Rows marked (held-out) are answer-side keys paired over the held-out turns only, as retrace eval reports them (docs/holdout.md); retrieval rows over every shared turn.`]
+      : []),
     `Paired over the turns both runs scored (caseId#turn). Interval: ${method.test}; resampling unit: ${method.unit}, ${method.samples} resamples, seed ${method.seed}.`,
     `Significant when the adjusted p < ${SIGNIFICANCE_LEVEL}, which is exactly when the 95% interval excludes 0. Correction: ${method.correction}.`,
   ].join("\n");
 }
 
 /** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
-function asReport(side: RunSide): Report {
+function asReport(side: RunSide, message = "--html needs report JSON files (retrace eval --report-json); a baseline holds no per-turn artifacts"): Report {
   const r = side.source as Partial<Report>;
-  if (!Array.isArray(r.turns) || r.splits === undefined)
-    throw new DataValidationError([{ file: side.file, field: "turns", message: "--html needs report JSON files (retrace eval --report-json); a baseline holds no per-turn artifacts" }]);
+  if (!Array.isArray(r.turns) || r.splits === undefined) throw new DataValidationError([{ file: side.file, field: "turns", message }]);
   return side.source as Report;
 }
 
@@ -67,21 +107,30 @@ export function register(program: Command): void {
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
     .option("--html <file>", "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)")
+    .option("--pr-comment <file>", "also write a concise pull-request comment body about B against A (needs B to be a report JSON; docs/ci.md)")
     .option("--seed <n>", "seed of the bootstrap", seedOption(), 42)
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
     .action(
-      action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; seed: number; resample: ResampleUnit }) => {
+      action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; prComment?: string; seed: number; resample: ResampleUnit }) => {
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
+        if (opts.prComment !== undefined) {
+          const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --report-json); a baseline holds no per-turn artifacts");
+          if (a.data !== undefined) await writeFileAtomic(opts.prComment, renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }));
+        }
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
         for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
         const method = comparisonMethod(copts);
+        const diffs = a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [];
+        const flips = turnFlips(a, b);
         if (opts.html !== undefined) {
           const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed });
           await writeFileAtomic(opts.html, page);
         }
-        if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, method, comparisons: rows }, null, 2));
-        else outText(renderComparison(rows, a.k, fileA, fileB, method));
+        const flipCounts = { hitToMiss: flips.filter((f) => f.direction === "hit→miss").length, missToHit: flips.filter((f) => f.direction === "miss→hit").length };
+        if (opts.json)
+          out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, differences: diffs, method, comparisons: rows, flips: { ...flipCounts, turns: flips } }, null, 2));
+        else outText(renderComparison(rows, a.k, fileA, fileB, method, { diffs, flips }));
       }),
     );
 }

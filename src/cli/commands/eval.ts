@@ -10,30 +10,34 @@
  */
 import type { Command } from "commander";
 import { runEval } from "../../app/eval.js";
-import { baselineFileFor, checkShardOptions, type EvalOptions } from "../../app/eval-plan.js";
+import { baselineFileFor, checkShardOptions, EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
 import { graphBaselineFile, runGraphEval, type GraphEvalOptions } from "../../app/graph-eval.js";
 import { writeBaseline } from "../../eval/gate/baseline.js";
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
 import { log } from "../../log.js";
+import { resolveDataPaths } from "../../app/data.js";
 import { emitReport, type ReportOutputs } from "../emit.js";
+import { prepareGithub, type GithubOptions } from "../github.js";
 import { addEvalOptions, addGraphOptions, GRAPH_ONLY, GRAPH_REFUSALS } from "../eval-options.js";
 import { action, EXIT } from "../io.js";
 import { refuseInMode } from "../options.js";
 import { progressReporter } from "../progress.js";
 
 /** `eval` / `start` options as parsed (commander fills the defaults). */
-type EvalCommandOptions = EvalOptions & ReportOutputs;
+type EvalCommandOptions = EvalOptions & ReportOutputs & GithubOptions;
 /** `eval --graph` options as parsed. */
-type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson" | "html"> & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean };
+type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson" | "html"> & GithubOptions & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean };
 
 /** The exit code of a finished run: 1 when its gate failed, else 0. */
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
 
 export async function evalCommand(o: EvalCommandOptions): Promise<number> {
-  const { report } = await runEval(o, { progress: progressReporter });
+  const github = await prepareGithub(o, resolveDataPaths(o).cases);
+  const { report, baseline } = await runEval(o, { progress: progressReporter });
   await emitReport(report, o);
+  await github.emit(report, baseline !== null ? { file: baselineFileFor(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, "retrace eval");
   if (o.updateBaseline) {
     const file = baselineFileFor(o);
     await writeBaseline(file, report);
@@ -44,9 +48,11 @@ export async function evalCommand(o: EvalCommandOptions): Promise<number> {
 
 export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> {
   if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
-  const { report } = await runGraphEval(o, { progress: progressReporter });
+  const github = await prepareGithub(o, resolveDataPaths(o).cases);
+  const { report, baseline } = await runGraphEval(o, { progress: progressReporter });
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
   await emitReport(report, o);
+  await github.emit(report, baseline !== null && o.baseline !== undefined ? { file: o.baseline, data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, `retrace eval --graph ${o.graph ?? ""}`);
   if (o.updateBaseline) {
     const file = graphBaselineFile(o); // follows --kb, as for retrace's own graph
     await writeBaseline(file, report);

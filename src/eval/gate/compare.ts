@@ -8,15 +8,29 @@
  * adjusted p equals its raw p. Two `--graph` runs scored differently
  * (retrieval-call mode, id keys, id map) are not paired: the difference would
  * measure the scoring (docs/evaluate-your-graph.md, "Baselines").
+ *
+ * Answer-side keys (every key outside the retrieval registry: citation,
+ * refusal, groundedness, …) follow the held-out rule of `retrace eval`
+ * (src/eval/report/parts.ts, docs/holdout.md): when a report side carries
+ * the tune/holdout parts, their rows are paired over the `holdout` turns only
+ * (`turns: "holdout"`), so their n is eval's; retrieval rows are on every
+ * turn. A baseline file carries no parts: against a report the report's
+ * parts decide; between two baselines every turn counts (`turns: "all"`).
+ *
+ * `turnFlips` lists the turns whose hit@k differs between the runs (the
+ * compare page's flips: hit→miss first, then miss→hit, in dataset order) for
+ * the text and JSON outputs.
  */
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { DataValidationError } from "../../errors.js";
-import { GRAPH_PREFIX, graphScoringDifferences, graphScoringOf, parseBaseline } from "./baseline.js";
+import { GRAPH_PREFIX, graphScoringDifferences, graphScoringOf, parseBaseline, type Baseline } from "./baseline.js";
 import type { BaselineGraph } from "../report/schemas.js";
-import { METRICS } from "../measures/metrics.js";
+import { HIT_KEY, METRICS } from "../measures/metrics.js";
+import { isAnswerSideKey } from "../report/parts.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
-import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "../stats/bootstrap.js";
+import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "../stats/bootstrap.js";
 import { parseReport } from "../report/schemas.js";
+import type { Report } from "../report/types.js";
 
 export interface RunSide {
   file: string;
@@ -26,6 +40,8 @@ export interface RunSide {
   source: PerTurnSource;
   /** `--graph` runs: how the run was scored and what ran (null: a graph run that does not record it; undefined: not a graph run). */
   graph?: BaselineGraph | null;
+  /** The parsed file: a report, or a baseline (`perTurn`); set by readRunSide. Without it the side has no parts and no locales. */
+  data?: Report | Baseline;
 }
 
 export interface KeyComparison extends PairedBootstrap {
@@ -35,6 +51,19 @@ export interface KeyComparison extends PairedBootstrap {
   familySize: number;
   /** pAdjusted < 0.05, which is exactly "ci95 excludes 0". */
   significant: boolean;
+  /** The turns paired: every shared turn, or (answer-side keys of a run with a split) the held-out ones only. */
+  turns: "all" | "holdout";
+}
+
+/** A turn whose hit@k differs between the two runs. */
+export interface TurnFlip {
+  /** `caseId#turn` */
+  id: string;
+  caseId: string;
+  turn: number;
+  /** The turn's locale, from a report side (absent between two baselines, which do not record it). */
+  locale?: string;
+  direction: "hit→miss" | "miss→hit";
 }
 
 export interface CompareOptions {
@@ -68,12 +97,12 @@ export async function readRunSide(file: string): Promise<RunSide> {
   if ("perTurn" in data) {
     const b = parseBaseline(data, file);
     const graph = b.graph ?? (b.config.embedder?.startsWith(GRAPH_PREFIX) === true ? null : undefined);
-    return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b, ...(graph !== undefined ? { graph } : {}) };
+    return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b, data: b, ...(graph !== undefined ? { graph } : {}) };
   }
   // ReportSchema (src/eval/report/schemas.ts), migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
   const report = parseReport(data, file);
   const graph = graphScoringOf(report) ?? (report.run.graph !== undefined ? null : undefined);
-  return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report, ...(graph !== undefined ? { graph } : {}) };
+  return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report, data: report, ...(graph !== undefined ? { graph } : {}) };
 }
 
 /** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */
@@ -107,13 +136,61 @@ export function compareRuns(a: RunSide, b: RunSide, opts: CompareOptions = {}): 
   const registry = METRICS.map((m) => m.key);
   const ordered = [...registry.filter((k) => shared.includes(k)), ...shared.filter((k) => !registry.includes(k)).sort()];
   const out: KeyComparison[] = [];
+  const heldOut = heldOutTurns(a, b);
   for (const key of ordered) {
-    const c = pairedBootstrap(perTurnScores(a.source, key), perTurnScores(b.source, key), {
+    const restrict = heldOut !== null && isAnswerSideKey(key);
+    const only = (m: Map<string, number>) => (restrict ? new Map([...m].filter(([id]) => heldOut.has(id))) : m);
+    const c = pairedBootstrap(only(perTurnScores(a.source, key)), only(perTurnScores(b.source, key)), {
       seed: opts.seed ?? DEFAULT_SEED,
       samples: opts.samples ?? DEFAULT_SAMPLES,
       unit: opts.resample ?? DEFAULT_RESAMPLE,
     });
-    if (c !== null) out.push({ key, ...c, pAdjusted: c.pValue, familySize: 1, significant: c.pValue < SIGNIFICANCE_LEVEL });
+    if (c !== null) out.push({ key, ...c, pAdjusted: c.pValue, familySize: 1, significant: c.pValue < SIGNIFICANCE_LEVEL, turns: restrict ? "holdout" : "all" });
   }
   return out;
+}
+
+/** The sides that are full reports, A first. */
+function reportsOf(a: RunSide, b: RunSide): Report[] {
+  return [a.data, b.data].filter((d): d is Report => d !== undefined && !("perTurn" in d));
+}
+
+/**
+ * The held-out turns (`caseId#turn`) answer-side rows are paired over: those
+ * in the `holdout` part of every report side that carries parts; null when
+ * no side does (no split, or two baselines).
+ */
+export function heldOutTurns(a: RunSide, b: RunSide): Set<string> | null {
+  const parted = reportsOf(a, b).filter((d) => d.turns.some((t) => t.part !== undefined));
+  if (parted.length === 0) return null;
+  const sets = parted.map((r) => new Set(r.turns.filter((t) => t.part === "holdout").map((t) => turnKey(t.caseId, t.turn))));
+  return new Set([...sets[0]!].filter((id) => sets.every((s) => s.has(id))));
+}
+
+/**
+ * Turns scored in both runs whose hit@k differs: hit→miss (A 1, B 0) first,
+ * then miss→hit, each in the order of the first report side (A's when both
+ * are reports or both baselines). The same turns, in the same order, as the
+ * compare page's flips (./compare-page.ts flippedTurns).
+ */
+export function turnFlips(a: RunSide, b: RunSide): TurnFlip[] {
+  const ha = perTurnScores(a.source, HIT_KEY);
+  const hb = perTurnScores(b.source, HIT_KEY);
+  const reports = reportsOf(a, b);
+  const locale = new Map<string, string>();
+  for (const r of reports) for (const t of r.turns) if (!locale.has(turnKey(t.caseId, t.turn))) locale.set(turnKey(t.caseId, t.turn), t.locale);
+  const order = reports.length > 0 ? reports[0]!.turns.map((t) => turnKey(t.caseId, t.turn)) : [...ha.keys()];
+  const lost: TurnFlip[] = [];
+  const gained: TurnFlip[] = [];
+  for (const id of order) {
+    const x = ha.get(id);
+    const y = hb.get(id);
+    if (x === undefined || y === undefined || x === y) continue;
+    const cut = id.lastIndexOf("#");
+    const l = locale.get(id);
+    const flip: TurnFlip = { id, caseId: id.slice(0, cut), turn: Number(id.slice(cut + 1)), ...(l !== undefined ? { locale: l } : {}), direction: x === 1 && y === 0 ? "hit→miss" : "miss→hit" };
+    if (x === 1 && y === 0) lost.push(flip);
+    else if (x === 0 && y === 1) gained.push(flip);
+  }
+  return [...lost, ...gained];
 }

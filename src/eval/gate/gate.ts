@@ -19,6 +19,11 @@
  * - **Flips** (`maxFlips`): turns whose hit@k went 1 → 0 against the
  *   baseline, listed with case, turn, locale and where the gold went (the
  *   trace summary's goldPositions); fails when there are more than maxFlips.
+ * - **Quarantine** (`quarantine`, `--quarantine FILE`, ./quarantine.ts):
+ *   the listed turns stay in the report but every check above reads the
+ *   run without them: floor means over the remaining turns of the scope,
+ *   drops between both sides' means over the remaining turns, flips among
+ *   them. `result.quarantine` lists the turns left out.
  * - A floor or baseline check on a key this run did not measure (vacuous or
  *   n = 0 in the scope) is a "not_measured" failure, never a pass.
  * - A baseline for other cases / k / retrieval config throws
@@ -29,6 +34,7 @@
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { assertComparable, storeKindOf, type Baseline } from "./baseline.js";
+import { quarantinedTurns, type Quarantine } from "./quarantine.js";
 import { HIT_KEY, METRICS, metricSpec, type FloorOption } from "../measures/metrics.js";
 import { DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey } from "../stats/bootstrap.js";
 import type { GateCheck, GateFailure, GateFlip, GateResult, Report, TurnReport } from "../report/types.js";
@@ -66,6 +72,14 @@ export interface GateThresholds extends FloorThresholds {
   /** Seed / resamples of the paired test quoted in regression reasons (defaults 42 / 2,000). */
   seed?: number;
   samples?: number;
+  /** Turns the gate leaves out (`--quarantine FILE`); they stay in the report. */
+  quarantine?: Quarantine;
+}
+
+/** The report's turns the gate reads: all of them but the quarantined ones. */
+export function gatedTurns(report: Pick<Report, "turns">, quarantine: Quarantine | undefined): TurnReport[] {
+  const q = quarantinedTurns(quarantine);
+  return q.size === 0 ? [...report.turns] : report.turns.filter((t) => !q.has(turnKey(t.caseId, t.turn)));
 }
 
 function checkUnit(name: string, v: unknown): void {
@@ -221,10 +235,14 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
     throw new InvalidArgumentError("--max-flips", "used with a baseline (flips are counted against it)", "no baseline");
   const failures: GateFailure[] = [];
   const checks: GateCheck[] = [];
+  // Quarantined turns are out of every check (module doc); `full` keeps them for scope names and the list of what was left out.
+  const full = report;
+  const q = quarantinedTurns(thresholds.quarantine);
+  if (q.size > 0) report = { ...report, turns: gatedTurns(report, thresholds.quarantine) };
 
   for (const { option, flag, key } of FLOOR_OPTIONS) {
     const floors = normalizeFloors(flag, option, thresholds[option]);
-    for (const [scope] of floors) checkScope(report, scope, flag);
+    for (const [scope] of floors) checkScope(full, scope, flag);
     for (const [scope, floor] of floors) {
       const opt = scope === "all" ? `${flag} ${f3(floor)}` : `${flag} ${scope}=${f3(floor)}`;
       const why = notMeasuredReason(report, key);
@@ -245,15 +263,24 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
   }
 
   const result: GateResult = { passed: true, failures, checks };
+  if (thresholds.quarantine !== undefined) {
+    const left = full.turns.filter((t) => q.has(turnKey(t.caseId, t.turn)));
+    result.quarantine = {
+      file: thresholds.quarantine.file,
+      listed: thresholds.quarantine.entries.length,
+      count: left.length,
+      turns: left.map((t) => ({ caseId: t.caseId, turn: t.turn, locale: t.locale, reason: q.get(turnKey(t.caseId, t.turn)) as string })),
+    };
+  }
   if (baseline !== undefined) {
-    assertComparable(baseline, report);
+    assertComparable(baseline, full);
     const tolerance =
       thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --max-drop" } : defaultMaxDrop(baseline, report);
     result.tolerance = tolerance;
     const maxDrop = tolerance.maxDrop;
     // The registry's drop checks: `always`, or `if-both` when the baseline and the run both have the key.
     const keys = METRICS.filter((m) => m.drop === "always" || (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined)).map((m) => m.key);
-    const scopes = ["all", ...localesOf(report)];
+    const scopes = ["all", ...localesOf(full)];
     const opt = `--max-drop ${f3(maxDrop)}`;
     for (const key of keys) {
       const why = notMeasuredReason(report, key);
@@ -277,7 +304,8 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
           const s = baseline.perTurn[turnKey(t.caseId, t.turn)];
           if (s !== undefined) basePerTurn[turnKey(t.caseId, t.turn)] = s;
         }
-        const base = scope === "all" ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
+        // Scope all: the baseline's own mean, unless turns are quarantined (then both sides over the remaining turns).
+        const base = scope === "all" && q.size === 0 ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
         if (cur.mean === null || base.mean === null) continue; // nothing to compare in this locale (e.g. no gold-bearing turn)
         const drop = base.mean - cur.mean;
         const passed = drop <= maxDrop + EPSILON;

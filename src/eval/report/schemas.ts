@@ -340,8 +340,21 @@ const gateResultObject = z.object({
   checks: z.array(GateCheckSchema).optional(),
   /** With a baseline: the tolerance of the drop checks and where it came from. */
   tolerance: z.object({ maxDrop: z.number(), source: z.string() }).optional(),
-  /** With a baseline: every hit@k 1→0 turn (gated only with maxFlips). */
+  /** With a baseline: every hit@k 1→0 turn (gated only with maxFlips), quarantined turns left out. */
   flips: z.array(GateFlipSchema).optional(),
+  /**
+   * With `--quarantine FILE`: the turns of this run the gate left out (they
+   * stay in the report and its aggregates; docs/ci.md). `listed` counts the
+   * file's entries, `count` those that are turns of this run.
+   */
+  quarantine: z
+    .object({
+      file: z.string(),
+      listed: count,
+      count: count,
+      turns: z.array(z.object({ caseId: z.string(), turn: count, locale: z.string(), reason: z.string() })),
+    })
+    .optional(),
 });
 /** The gate's verdict (docs/gates-and-exit-codes.md). */
 export interface GateResult extends z.output<typeof gateResultObject> {}

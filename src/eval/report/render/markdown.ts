@@ -20,6 +20,7 @@ import {
   goldPositionsText,
   HIT_KEY,
   partialText,
+  quarantineText,
   ids,
   kindCounts,
   metricLabel,
@@ -187,6 +188,8 @@ export function renderMarkdown(report: Report): string {
     out.push(`**FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");
     for (const f of g.failures) out.push(`- \`${f.kind}\` ${md(f.reason)}`);
   }
+  const quarantined = quarantineText(report);
+  if (quarantined !== null) out.push("", md(quarantined));
   if (g !== null && (g.checks ?? []).length > 0) {
     out.push("", ...mdTable(["check", "scope", "verdict", "reason"], (g.checks ?? []).map((c) => [md(c.option), md(c.scope), c.verdict, md(c.reason)])));
   }

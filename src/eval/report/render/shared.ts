@@ -187,3 +187,11 @@ export function chanceWarnings(report: Report): string[] {
 export function partialText(s: { index: number; count: number; caseIds: readonly string[]; turns: number; dataset: { caseIds: readonly string[]; turns: number } }): string {
   return `PARTIAL REPORT: shard ${s.index}/${s.count} (${s.caseIds.length} of ${s.dataset.caseIds.length} cases, ${s.turns} of ${s.dataset.turns} turns); figures cover this shard only. Merge all ${s.count} shards with retrace merge.`;
 }
+
+/** The gate's quarantine line: how many turns it left out and from which file; null without `--quarantine`. */
+export function quarantineText(report: Report): string | null {
+  const q = report.gate?.quarantine;
+  if (q === undefined) return null;
+  const of = q.listed === q.count ? "" : ` (${q.listed} listed, ${q.listed - q.count} not in this run)`;
+  return `quarantined: ${q.count} turn${q.count === 1 ? "" : "s"} left out of the gate${of}, from ${q.file}; they stay in the report`;
+}

@@ -34,6 +34,7 @@ import {
   reportKeys,
   turnId,
   vacuousText,
+  quarantineText,
 } from "./shared.js";
 import { fitText, visibleLength, wrapLine } from "./wrap.js";
 
@@ -240,6 +241,8 @@ function gateLines(report: Report, paint: Paint): string[] {
     lines.push(...g.failures.map((f) => `  - [${f.kind}] ${f.reason}`));
   }
   if (g.tolerance !== undefined) lines.push(`  baseline tolerance: ${g.tolerance.maxDrop} (${g.tolerance.source})`);
+  const quarantined = quarantineText(report);
+  if (quarantined !== null) lines.push(`  ${quarantined}`);
   const passed = checks.filter((c) => c.verdict === "pass");
   const shown = passed.slice(0, 6).map((c) => `${c.option} ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}`);
   if (passed.length > 6) shown.push(`… and ${passed.length - 6} more (every check is in the JSON report's gate.checks)`);

@@ -1,0 +1,99 @@
+/**
+ * GitHub-native output of `retrace eval` (with or without `--graph`) and
+ * `retrace merge` (docs/ci.md). On when `GITHUB_ACTIONS=true` (GitHub sets
+ * it in every job) or with `--github`; `--no-github` turns it off.
+ *
+ * - the markdown report is appended to the file `$GITHUB_STEP_SUMMARY`
+ *   names (the concise PR comment instead when the report is over GitHub's
+ *   1 MiB summary limit);
+ * - each gate failure and each hit→miss flip against the baseline becomes an
+ *   `::error file=…,line=…::` workflow command at the case's line in the
+ *   cases file (src/eval/gate/github.ts). They go to stdout, where GitHub
+ *   reads workflow commands; with `--json` they go to stderr instead, so
+ *   stdout stays one JSON document (the runner reads workflow commands from
+ *   both streams);
+ * - `--pr-comment FILE` writes the comment body (src/eval/gate/pr-comment.ts),
+ *   GitHub on or off.
+ *
+ * Checked before the run (`prepareGithub`): the comment's folder exists, and
+ * with GitHub output on, the cases file the annotations point into is read.
+ */
+import { existsSync, statSync } from "node:fs";
+import { appendFile } from "node:fs/promises";
+import path from "node:path";
+import type { Command } from "commander";
+import { writeFileAtomic } from "../atomic.js";
+import { InvalidArgumentError } from "../errors.js";
+import type { Baseline } from "../eval/gate/baseline.js";
+import { annotationLines } from "../eval/gate/github.js";
+import { renderPrComment } from "../eval/gate/pr-comment.js";
+import { renderMarkdown } from "../eval/report/render.js";
+import type { Report } from "../eval/report/types.js";
+import { readCaseIndex, type CaseIndex } from "../kb/cases.js";
+import { log } from "../log.js";
+import { err, out } from "./io.js";
+
+/** GitHub refuses a step summary over 1 MiB. */
+export const STEP_SUMMARY_LIMIT = 1024 * 1024;
+
+export interface GithubOptions {
+  /** true: `--github`; false: `--no-github`; undefined: on when GITHUB_ACTIONS=true. */
+  github?: boolean;
+  /** Write the pull-request comment body here. */
+  prComment?: string;
+  /** Stdout carries JSON: annotations go to stderr. */
+  json?: boolean;
+}
+
+/** `--github`, `--no-github` and `--pr-comment` (merge; eval and start get them from addSweepOptions). */
+export function addGithubOptions(cmd: Command): Command {
+  return cmd
+    .option("--github", "GitHub output: the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (on by default when GITHUB_ACTIONS=true; docs/ci.md)")
+    .option("--no-github", "no GitHub output, even when GITHUB_ACTIONS=true")
+    .option("--pr-comment <file>", "also write a concise pull-request comment body (markdown: gate, deltas against the baseline, flips, stage funnel; under GitHub's 65,536-character limit)");
+}
+
+/** Whether GitHub output is on: the option, else `GITHUB_ACTIONS=true`. */
+export function githubOn(o: Pick<GithubOptions, "github">, env: NodeJS.ProcessEnv = process.env): boolean {
+  return o.github ?? env.GITHUB_ACTIONS === "true";
+}
+
+/** The cases file as GitHub names it in `file=`: relative to `$GITHUB_WORKSPACE` (else the working folder), `/`-separated. */
+export function annotationPath(file: string, env: NodeJS.ProcessEnv = process.env): string {
+  const root = env.GITHUB_WORKSPACE ?? process.cwd();
+  return path.relative(root, path.resolve(file)).split(path.sep).join("/");
+}
+
+/** The GitHub outputs of one command, prepared before its run. */
+export interface GithubEmitter {
+  emit(report: Report, baseline: { file: string; data: Baseline } | null, seed: number, title: string): Promise<void>;
+}
+
+function checkWritableFolder(flag: string, file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(flag, "a file in an existing folder", file);
+}
+
+/** Checks the options and reads the case lines (GitHub output on) before the run: exit 2 on a bad path or cases file. */
+export async function prepareGithub(o: GithubOptions, casesFile: string, env: NodeJS.ProcessEnv = process.env): Promise<GithubEmitter> {
+  const on = githubOn(o, env);
+  if (o.prComment !== undefined) checkWritableFolder("--pr-comment", o.prComment);
+  const summary = env.GITHUB_STEP_SUMMARY;
+  if (on && summary !== undefined && summary !== "") checkWritableFolder("GITHUB_STEP_SUMMARY", summary);
+  const index: CaseIndex | null = on ? await readCaseIndex(casesFile) : null;
+  return {
+    async emit(report, baseline, seed, title) {
+      const comment = () => renderPrComment(report, { reference: baseline, seed, title });
+      if (o.prComment !== undefined) await writeFileAtomic(o.prComment, comment());
+      if (!on || index === null) return;
+      if (summary !== undefined && summary !== "") {
+        let text = renderMarkdown(report);
+        if (Buffer.byteLength(text) > STEP_SUMMARY_LIMIT - 1024)
+          text = `${comment()}\n> The full markdown report (${Buffer.byteLength(text)} bytes) is over GitHub's 1 MiB step-summary limit: write it with --out or --html and upload it as an artifact.\n`;
+        await appendFile(summary, `${text}\n`);
+      } else log.info("GitHub output: GITHUB_STEP_SUMMARY is not set, so no step summary was written");
+      const lines = annotationLines(report, { casesFile: annotationPath(casesFile, env), index });
+      if (lines.length > 0) (o.json === true ? err : out)(lines.join("\n"));
+    },
+  };
+}

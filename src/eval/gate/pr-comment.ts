@@ -1,0 +1,199 @@
+/**
+ * The pull-request comment of a run (`--pr-comment FILE`, docs/ci.md): a
+ * concise markdown body — the gate verdict and its failures, the metric
+ * deltas against the baseline with their paired intervals (./compare.ts,
+ * answer-side rows on the held-out turns), the hit@k flips both ways, the
+ * stage funnel (and its change when the reference is a report), and the
+ * turns whose recall@k or nDCG@k moved most while hit@k held.
+ *
+ * Every list is cut with "… and N more", every quoted text is shortened, and
+ * the body as a whole is kept under MAX_COMMENT_CHARS (GitHub refuses a
+ * comment over 65,536 characters), whatever the size of the run. Pure and
+ * deterministic: the same report and baseline give the same body.
+ */
+import type { Baseline } from "./baseline.js";
+import { compareRuns, heldOutTurns, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "./compare.js";
+import { SHIFT_THRESHOLD } from "./compare-page.js";
+import { HIT_KEY, metricKey } from "../measures/metrics.js";
+import { stageFunnel, type Funnel } from "../report/html/funnel.js";
+import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "../report/render/shared.js";
+import { stageSpec } from "../report/stages.js";
+import { perTurnScores, turnKey } from "../stats/bootstrap.js";
+import type { Report } from "../report/types.js";
+
+/** GitHub's limit on an issue or pull-request comment body, in characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+/** The body is kept under this many characters (a margin under the limit for a marker a workflow may add). */
+export const MAX_COMMENT_CHARS = 60_000;
+
+/** How many entries each list shows before "… and N more". */
+export const COMMENT_LIST_LIMITS = { failures: 10, flips: 20, moved: 10 } as const;
+
+const RECALL_KEY = metricKey("recall");
+const NDCG_KEY = metricKey("ndcg");
+
+export interface PrCommentOptions {
+  /** The reference run: the baseline the gate compared with, or a report (its stage funnel is then compared too); null = none. */
+  reference: { file: string; data: Baseline | Report } | null;
+  /** Seed of the paired bootstrap (the run's). */
+  seed: number;
+  /** How the comment names the run (e.g. `retrace eval`, the report file). */
+  title?: string;
+}
+
+/** Text for a markdown table cell or list item: one line, pipes and angle brackets escaped, at most `max` characters. */
+function md(s: string, max = 160): string {
+  const one = s.replace(/\r?\n/g, " ");
+  const cut = one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|");
+}
+
+function more(n: number, what: string): string[] {
+  return n > 0 ? [`- … and ${n} more ${what}`] : [];
+}
+
+function sideOf(file: string, data: Baseline | Report): RunSide {
+  if ("perTurn" in data) return { file, datasetHash: data.datasetHash, k: data.k, keys: Object.keys(data.aggregates), source: data, data };
+  return { file, datasetHash: data.run.datasetHash, k: data.run.k, keys: Object.keys(data.aggregates), source: data, data };
+}
+
+interface Moved {
+  id: string;
+  locale: string;
+  hit: number;
+  recall: number;
+  ndcg: number;
+}
+
+/** Turns whose hit@k held but whose recall@k or nDCG@k moved by ≥ SHIFT_THRESHOLD, the largest change first (ties in report order). */
+function movedTurns(ref: RunSide, report: Report): Moved[] {
+  const get = (key: string) => perTurnScores(ref.source, key);
+  const [h, r, n] = [get(HIT_KEY), get(RECALL_KEY), get(NDCG_KEY)];
+  const out: (Moved & { size: number; order: number })[] = [];
+  report.turns.forEach((t, order) => {
+    const id = turnKey(t.caseId, t.turn);
+    const score = (key: string) => t.results.find((x) => x.key === key)?.score;
+    const [hb, rb, nb, ha, ra, na] = [score(HIT_KEY), score(RECALL_KEY), score(NDCG_KEY), h.get(id), r.get(id), n.get(id)];
+    if (hb === undefined || rb === undefined || nb === undefined || ha === undefined || ra === undefined || na === undefined || ha !== hb) return;
+    const recall = rb - ra;
+    const ndcg = nb - na;
+    const size = Math.max(Math.abs(recall), Math.abs(ndcg));
+    if (size < SHIFT_THRESHOLD - 1e-9) return;
+    out.push({ id, locale: t.locale, hit: hb, recall, ndcg, size, order });
+  });
+  return out.sort((x, y) => y.size - x.size || x.order - y.order).map(({ size: _s, order: _o, ...m }) => m);
+}
+
+function verdictLines(report: Report): string[] {
+  const g = report.gate;
+  if (g === null) return [report.shard !== undefined ? "**Gate: not evaluated** (a partial report of one shard; the merged report gates)" : "**Gate: not evaluated**"];
+  const lines: string[] = [];
+  if (g.passed) lines.push(`**Gate: ✅ PASS**${(g.checks ?? []).length === 0 ? " (no floor or baseline check was set)" : ` (${(g.checks ?? []).length} checks)`}`);
+  else {
+    lines.push(`**Gate: ❌ FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");
+    for (const f of g.failures.slice(0, COMMENT_LIST_LIMITS.failures)) lines.push(`- \`${f.kind}\` ${md(f.reason, 300)}`);
+    lines.push(...more(g.failures.length - COMMENT_LIST_LIMITS.failures, "failures (the report's gate.failures)"));
+  }
+  if (g.tolerance !== undefined) lines.push("", `Baseline tolerance: ${g.tolerance.maxDrop} (${md(g.tolerance.source)}).`);
+  const q = quarantineText(report);
+  if (q !== null) lines.push("", md(q, 300));
+  return lines;
+}
+
+function metricLines(report: Report, rows: KeyComparison[] | null): string[] {
+  const k = report.run.k;
+  if (rows === null) {
+    const lines = ["| metric | mean | 95% CI | n turns |", "|---|---|---|---|"];
+    for (const key of reportKeys(report)) {
+      const a = report.aggregates[key];
+      if (a !== undefined) lines.push(`| ${md(metricLabel(key, k))} | ${f3(a.mean)} | ${fmtCI(a.ci95)} | ${a.n} |`);
+    }
+    return ["### Metrics", "", "No reference run: no deltas (give `--baseline` to compare).", "", ...lines];
+  }
+  const unit = rows[0]?.unit ?? "case";
+  const lines = [`| metric | reference | this run | Δ | 95% CI (${unit}s) | p | n turns |`, "|---|---|---|---|---|---|---|"];
+  for (const r of rows) {
+    const ci = r.ci95 === null ? `(< 2 ${r.unit}s)` : `[${fmtSigned(r.ci95[0])}, ${fmtSigned(r.ci95[1])}]`;
+    const label = `${metricLabel(r.key, k)}${r.turns === "holdout" ? " (held-out)" : ""}`;
+    lines.push(`| ${md(label)} | ${f3(r.meanA)} | ${f3(r.meanB)} | ${r.significant ? "**" : ""}${fmtSigned(r.diff)}${r.significant ? "**" : ""} | ${ci} | ${fmtP(r.pValue)} | ${r.n} |`);
+  }
+  return ["### Metrics against the reference", "", ...lines, "", "Paired over the turns both runs scored; **bold**: the 95% interval excludes 0. Answer-side rows (held-out) are on the held-out turns, as `retrace eval` reports them."];
+}
+
+function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
+  const k = report.run.k;
+  const q = new Set((report.gate?.quarantine?.turns ?? []).map((t) => turnKey(t.caseId, t.turn)));
+  const byId = new Map(report.turns.map((t) => [turnKey(t.caseId, t.turn), t]));
+  const lost = flips.filter((f) => f.direction === "hit→miss");
+  const gained = flips.filter((f) => f.direction === "miss→hit");
+  const lines = [`### ${metricLabel(HIT_KEY, k)} flips: ${lost.length} hit→miss, ${gained.length} miss→hit`];
+  for (const [label, list] of [["hit→miss", lost], ["miss→hit", gained]] as const) {
+    if (list.length === 0) continue;
+    lines.push("", `**${label}**`, "");
+    for (const f of list.slice(0, COMMENT_LIST_LIMITS.flips)) {
+      const t = byId.get(f.id);
+      const detail = t === undefined ? "" : ` — “${md(t.user, 80)}” gold [${md(t.gold.join(", "), 80)}] top [${md((t.retrievedIds ?? []).join(", "), 120)}]`;
+      lines.push(`- \`${md(f.id, 120)}\` (${f.locale ?? "?"})${q.has(f.id) ? " *(quarantined)*" : ""}${detail}`);
+    }
+    lines.push(...more(list.length - COMMENT_LIST_LIMITS.flips, `${label} turns (\`retrace compare --json\` lists them all)`));
+  }
+  return lines;
+}
+
+function funnelLines(report: Report, reference: Report | null): string[] {
+  const now = stageFunnel(report.turns);
+  if (now.n === 0) return [];
+  const before: Funnel | null = reference !== null ? stageFunnel(reference.turns) : null;
+  const share = (n: number, of: number) => (of === 0 ? "—" : `${((100 * n) / of).toFixed(1)}%`);
+  const label = (s: string) => stageSpec(s)?.label ?? s;
+  if (before === null || before.n === 0) {
+    const lines = ["| stage | gold-bearing turns with gold | share |", "|---|---|---|"];
+    for (const r of now.rows) lines.push(`| ${md(label(r.stage))} | ${r.turns} / ${now.n} | ${share(r.turns, now.n)} |`);
+    return ["### Stage funnel", "", ...lines, "", "No reference report: the funnel's change needs one (`retrace compare A.json B.json --pr-comment FILE`)."];
+  }
+  const lines = ["| stage | reference | this run | Δ turns |", "|---|---|---|---|"];
+  const stages = [...new Set([...before.rows.map((r) => r.stage), ...now.rows.map((r) => r.stage)])];
+  for (const s of stages) {
+    const a = before.rows.find((r) => r.stage === s)?.turns;
+    const b = now.rows.find((r) => r.stage === s)?.turns;
+    const d = a !== undefined && b !== undefined ? `${b - a >= 0 ? "+" : "−"}${Math.abs(b - a)}` : "—";
+    lines.push(`| ${md(label(s))} | ${a === undefined ? "—" : `${a} / ${before.n} (${share(a, before.n)})`} | ${b === undefined ? "—" : `${b} / ${now.n} (${share(b, now.n)})`} | ${d} |`);
+  }
+  return ["### Stage funnel change", "", ...lines];
+}
+
+function movedLines(moved: Moved[], k: number): string[] {
+  if (moved.length === 0) return [];
+  const lines = [`### Turns that moved most (${metricLabel(HIT_KEY, k)} held; |Δ recall| or |Δ nDCG| ≥ ${SHIFT_THRESHOLD})`, "", "| turn | locale | hit | Δ recall | Δ nDCG |", "|---|---|---|---|---|"];
+  for (const m of moved.slice(0, COMMENT_LIST_LIMITS.moved)) lines.push(`| \`${md(m.id, 120)}\` | ${md(m.locale)} | ${m.hit} | ${fmtSigned(m.recall)} | ${fmtSigned(m.ndcg)} |`);
+  if (moved.length > COMMENT_LIST_LIMITS.moved) lines.push("", `… and ${moved.length - COMMENT_LIST_LIMITS.moved} more turns that moved.`);
+  return lines;
+}
+
+/** The comment body (markdown), under MAX_COMMENT_CHARS. */
+export function renderPrComment(report: Report, o: PrCommentOptions): string {
+  const ref = o.reference;
+  const refSide = ref !== null ? sideOf(ref.file, ref.data) : null;
+  const mine = sideOf("this run", report);
+  const rows = refSide !== null ? compareRuns(refSide, mine, { seed: o.seed }) : null;
+  const held = refSide !== null ? heldOutTurns(refSide, mine) : null;
+  const refReport = ref !== null && !("perTurn" in ref.data) ? ref.data : null;
+  const parts: string[][] = [
+    [`## ${md(o.title ?? "retrace")}`, "", ...verdictLines(report)],
+    metricLines(report, rows),
+    refSide !== null ? flipLinesOf(turnFlips(refSide, mine), report) : [],
+    funnelLines(report, refReport),
+    refSide !== null ? movedLines(movedTurns(refSide, report), report.run.k) : [],
+    [
+      `<sub>${md(report.run.embedder ?? "no retrieval")} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${ref !== null ? ` · reference ${md(ref.file, 120)}` : ""}${held !== null ? ` · ${held.size} held-out turns` : ""}</sub>`,
+    ],
+  ];
+  let body = `${parts.filter((p) => p.length > 0).map((p) => p.join("\n")).join("\n\n")}\n`;
+  if (body.length > MAX_COMMENT_CHARS) {
+    // Only reachable with very long ids; the lists are already cut. Cut at a line and say so.
+    const note = "\n\n… (comment cut to stay under GitHub's size limit; the full report is in the step summary and the report artifact)\n";
+    const cut = body.lastIndexOf("\n", MAX_COMMENT_CHARS - note.length);
+    body = `${body.slice(0, cut)}${note}`;
+  }
+  return body;
+}
