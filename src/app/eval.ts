@@ -227,8 +227,8 @@ export async function sweepEval(
 
 /**
  * The whole eval: reads the configuration file (`config`), checks
- * everything checkable before a store starts (`planEval`), opens the system,
- * opens the judge (`judge`), runs the sweep and closes the system. Returns
+ * everything checkable before a store starts (`planEval`), loads the judge
+ * module (`judge`), opens the system, runs the sweep and closes the system. Returns
  * the report (its gate applied: `report.gate.passed`) and the baseline it
  * was compared with; writes nothing (`updateBaseline`: write it with
  * `writeBaseline(baselineFileFor(options), report)`).
@@ -236,12 +236,13 @@ export async function sweepEval(
 export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
   const o = { ...withEvalDefaults(options), ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
+  // The judge module is loaded and checked before any store starts too: a bad --judge is exit 2 without a Chroma start.
+  const judge = o.judge === undefined ? undefined : await openJudge(o.judge, plan.data, o.judgeCache);
   const progress = hooks.progress ?? NO_PROGRESS;
   const ingestProgress = progress("ingest", "chunks");
   const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);
   ingestProgress.stop();
   try {
-    const judge = o.judge === undefined ? undefined : await openJudge(o.judge, system, o.judgeCache);
     const outcome = await sweepEval(o, system, plan, { ...(judge !== undefined ? { judge: judge.judge } : {}), progress });
     const { report } = outcome;
     if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);

@@ -8,7 +8,6 @@
  */
 import path from "node:path";
 import { Option, type Command } from "commander";
-import { writeFileAtomic } from "../../atomic.js";
 import { DataValidationError } from "../../errors.js";
 import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../../eval/gate/compare.js";
 import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
@@ -17,6 +16,7 @@ import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
 import { action, out, outText } from "../io.js";
 import { seedOption } from "../options.js";
+import { checkOutputs, writeOutputs } from "../../output-set.js";
 
 const f = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
@@ -70,13 +70,14 @@ export function register(program: Command): void {
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
     .action(
       action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; seed: number; resample: ResampleUnit }) => {
+        if (opts.html !== undefined) await checkOutputs([{ option: "--html", path: opts.html }]); // before anything is read (exit 2)
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
         const method = comparisonMethod(copts);
         if (opts.html !== undefined) {
           const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed });
-          await writeFileAtomic(opts.html, page);
+          await writeOutputs([{ option: "--html", path: opts.html, data: page }]);
         }
         if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, method, comparisons: rows }, null, 2));
         else outText(renderComparison(rows, a.k, fileA, fileB, method));

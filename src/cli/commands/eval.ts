@@ -13,12 +13,11 @@ import { DEFAULT_BASELINE } from "../../app/data.js";
 import { runEval } from "../../app/eval.js";
 import { baselineFileFor, checkShardOptions, type EvalOptions } from "../../app/eval-plan.js";
 import { runGraphEval, type GraphEvalOptions } from "../../app/graph-eval.js";
-import { writeBaseline } from "../../eval/gate/baseline.js";
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
 import { log } from "../../log.js";
-import { emitReport, type ReportOutputs } from "../emit.js";
+import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { addEvalOptions, addGraphOptions, GRAPH_ONLY, UNUSED_WITH_GRAPH } from "../eval-options.js";
 import { action, EXIT } from "../io.js";
 import { refuseInMode } from "../options.js";
@@ -33,26 +32,22 @@ type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out"
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
 
 export async function evalCommand(o: EvalCommandOptions): Promise<number> {
+  const baselineFile = o.updateBaseline ? baselineFileFor(o) : undefined;
+  await checkReportOutputs(o, baselineFile); // every output path, before a store starts (exit 2)
   const { report } = await runEval(o, { progress: progressReporter });
-  await emitReport(report, o);
-  if (o.updateBaseline) {
-    const file = baselineFileFor(o);
-    await writeBaseline(file, report);
-    log.info(`baseline written to ${file}`);
-  }
+  await emitReport(report, o, baselineFile); // the files (and baseline) together, then stdout
+  if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return exitOf(report);
 }
 
 export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> {
   if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
+  const baselineFile = o.updateBaseline ? (o.baseline ?? DEFAULT_BASELINE) : undefined;
+  await checkReportOutputs(o, baselineFile); // every output path, before the graph is loaded (exit 2)
   const { report } = await runGraphEval(o, { progress: progressReporter });
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
-  await emitReport(report, o);
-  if (o.updateBaseline) {
-    const file = o.baseline ?? DEFAULT_BASELINE;
-    await writeBaseline(file, report);
-    log.info(`baseline written to ${file}`);
-  }
+  await emitReport(report, o, baselineFile);
+  if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return exitOf(report);
 }
 

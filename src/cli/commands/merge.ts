@@ -9,10 +9,9 @@
  */
 import type { Command } from "commander";
 import { mergeBaselineFile, mergeShardReports, type MergeOptions } from "../../app/merge.js";
-import { writeBaseline } from "../../eval/gate/baseline.js";
 import { DEFAULT_MAX_DROP } from "../../eval/gate/gate.js";
 import { log } from "../../log.js";
-import { emitReport, type ReportOutputs } from "../emit.js";
+import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { addFloorOptions } from "../floor-options.js";
 import { action, EXIT } from "../io.js";
 import { countOption, probabilityOption } from "../options.js";
@@ -20,13 +19,11 @@ import { countOption, probabilityOption } from "../options.js";
 type MergeCommandOptions = MergeOptions & ReportOutputs;
 
 export async function mergeCommand(files: string[], o: MergeCommandOptions): Promise<number> {
+  const baselineFile = o.updateBaseline ? mergeBaselineFile(o) : undefined;
+  await checkReportOutputs(o, baselineFile); // every output path, before a shard is read (exit 2)
   const { report } = await mergeShardReports(files, o);
-  await emitReport(report, o);
-  if (o.updateBaseline) {
-    const file = mergeBaselineFile(o);
-    await writeBaseline(file, report);
-    log.info(`baseline written to ${file}`);
-  }
+  await emitReport(report, o, baselineFile);
+  if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok;
 }
 
