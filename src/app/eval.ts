@@ -247,8 +247,14 @@ export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): P
     const { report } = outcome;
     if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
     if (judge !== undefined) {
-      report.judge = judge.cost();
-      log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached${report.judge.inputTokens !== null ? `, ${report.judge.inputTokens} input + ${report.judge.outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
+      const cost = judge.cost();
+      const { calls, cached, inputTokens, outputTokens, ...info } = cost;
+      // The judge's model, prompt and unparsable count in `judge`; what this run cost (it depends on the cache) in `timings`, kept last (docs/determinism.md).
+      const { timings } = report;
+      delete report.timings;
+      report.judge = info;
+      if (timings !== undefined) report.timings = { ...timings, judge: { calls, cached, inputTokens, outputTokens } };
+      log.info(`judge ${cost.model}: ${calls} calls, ${cached} cached${inputTokens !== null ? `, ${inputTokens} input + ${outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
     }
     return outcome;
   } finally {
