@@ -32,7 +32,7 @@ import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { checkWritable, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
+import { checkWritable, errnoCode, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
 import { InvalidArgumentError, isRetraceError } from "./errors.js";
 
 /** An output a run was asked to write: the option that named it and the path as given. */
@@ -115,7 +115,10 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
         continue;
       }
       const dir = dirname(target.path);
-      const first = await mkdir(dir, { recursive: true });
+      const first = await mkdir(dir, { recursive: true }).catch((e: unknown) => {
+        // mkdir -p says EEXIST when a component of the path is a regular file: that is ENOTDIR to the user.
+        throw errnoCode(e) === "EEXIST" ? Object.assign(new Error(`ENOTDIR: not a directory, ${dir}`), { code: "ENOTDIR", path: dir }) : e;
+      });
       if (first !== undefined) folders.push(...createdFolders(first, dir));
       const tmp = join(dir, `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
       staged.push({ output, target: target.path, tmp });
