@@ -21,6 +21,12 @@
  * `checkWritable(path, option)` is the preflight for output options: called
  * before a run starts, it is a usage error (exit 2) naming the option and
  * the path when the path cannot be written.
+ *
+ * A command's outputs go through ./output-set.ts (`checkOutputs` before the
+ * run, `writeOutputs` after it: all files of the run or none), which builds
+ * on the targets and writers exported here; `writeFileAtomic` is for a
+ * single file written on its own (a baseline by `writeBaseline`, a judge
+ * verdict in its cache).
  */
 import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
