@@ -21,6 +21,12 @@
  * `checkWritable(path, option)` is the preflight for output options: called
  * before a run starts, it is a usage error (exit 2) naming the option and
  * the path when the path cannot be written.
+ *
+ * A command's outputs go through ./output-set.ts (`checkOutputs` before the
+ * run, `writeOutputs` after it: all files of the run or none), which builds
+ * on the targets and writers exported here; `writeFileAtomic` is for a
+ * single file written on its own (a baseline by `writeBaseline`, a judge
+ * verdict in its cache).
  */
 import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
@@ -55,7 +61,8 @@ const REASONS: Readonly<Record<string, string>> = {
   EIO: "input/output error",
 };
 
-function errnoCode(e: unknown): string | undefined {
+/** The errno code of a failed system call (`ENOSPC`), if it has one. */
+export function errnoCode(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;
 }
@@ -96,7 +103,7 @@ function errnoError(code: string, path: string): NodeJS.ErrnoException {
 }
 
 /** Where a write goes once symlinks are followed. */
-type Target =
+export type Target =
   | { kind: "fd"; fd: number; path: string }
   | { kind: "stream"; path: string }
   | { kind: "socket"; path: string }
@@ -118,7 +125,7 @@ const MAX_SYMLINKS = 40;
  * time (relative targets against the link's real directory), so a dangling
  * link gives its target path. A directory is EISDIR; a link cycle ELOOP.
  */
-async function resolveTarget(path: string): Promise<Target> {
+export async function resolveTarget(path: string): Promise<Target> {
   let p = path;
   for (let hops = 0; ; hops++) {
     const fd = fdOfPath(p);
@@ -166,7 +173,7 @@ async function writeAll(fd: number, bytes: Buffer): Promise<void> {
 }
 
 /** stdout / stderr through their Node streams (so the order with other output is kept); other descriptors directly. */
-async function writeToDescriptor(fd: number, bytes: Buffer): Promise<void> {
+export async function writeToDescriptor(fd: number, bytes: Buffer): Promise<void> {
   const stream = fd === 1 ? process.stdout : fd === 2 ? process.stderr : undefined;
   if (stream === undefined) {
     await fstatOf(fd); // EBADF when it is not open
@@ -185,7 +192,7 @@ async function writeToDescriptor(fd: number, bytes: Buffer): Promise<void> {
 }
 
 /** Streams into a device or FIFO: opened write-only, never created or truncated (a FIFO waits for its reader). */
-async function writeIntoNode(path: string, bytes: Buffer): Promise<void> {
+export async function writeIntoNode(path: string, bytes: Buffer): Promise<void> {
   const handle = await open(path, constants.O_WRONLY | constants.O_NOCTTY);
   try {
     const st = await handle.stat();
@@ -202,7 +209,7 @@ async function writeIntoNode(path: string, bytes: Buffer): Promise<void> {
 }
 
 /** Writes into a Unix socket: connects, sends the bytes, closes. */
-function writeIntoSocket(path: string, bytes: Buffer): Promise<void> {
+export function writeIntoSocket(path: string, bytes: Buffer): Promise<void> {
   return new Promise((done, fail) => {
     const socket = net.connect({ path });
     socket.once("error", fail);

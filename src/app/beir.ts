@@ -6,15 +6,14 @@
  * composition root's factory; then every judged query runs through the
  * HybridRetriever in each mode (bm25, dense, hybrid with the current or
  * config-file settings, and hybrid+rerank with a reranker). Each mode's
- * ranking is written as a TREC run (`runOut`) and scored with retrace's
- * trec_eval-exact scorer: nDCG@10 (graded gains), R@100, MRR@10,
- * success@10, each with n and a bootstrap interval over queries, with
- * queries/s and p50/p95 latency. `tuneBeir` cross-validates the hybrid
+ * ranking is scored with retrace's trec_eval-exact scorer: nDCG@10 (graded
+ * gains), R@100, MRR@10, success@10, each with n and a bootstrap interval
+ * over queries, with queries/s and p50/p95 latency; with `runOut`, every
+ * mode's TREC run is written there once all modes have run (their paths
+ * checked before anything starts; all files or none: src/output-set.ts). `tuneBeir` cross-validates the hybrid
  * settings on the dataset's queries instead (as `retrace tune` does).
  */
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError } from "../errors.js";
 import { beirChunks, formatTrecRun, loadBeirDataset, scoreBeirRun, toRun, type BeirDataset, type BeirScores } from "../eval/ir/beir.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
@@ -22,6 +21,7 @@ import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.j
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { quantileSorted } from "../eval/stats/bootstrap.js";
 import { log } from "../log.js";
+import { checkOutputs, writeOutputs, type Output } from "../output-set.js";
 import { DEFAULT_ANALYZERS } from "../retrieval/analyzer.js";
 import { BM25Index } from "../retrieval/bm25.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
@@ -212,8 +212,13 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
   const depth = o.depth ?? BEIR_DEPTH;
   const seed = o.seed ?? EVAL_DEFAULTS.seed;
   const progress = hooks.progress ?? NO_PROGRESS;
+  // The run files' paths, checked before anything is read or a store starts (exit 2); written together at the end.
+  const runFiles = o.runOut === undefined ? [] : modes.map((mode) => ({ option: "--run-out", path: path.join(o.runOut as string, `${mode}.trec`) }));
+  await checkOutputs(runFiles);
   const { data, retrievalConfig } = await readBeirInputs(dir, o);
   const opened = await openBeirRetriever(data, retrievalConfig, o, url, progress);
+  const runs: Output[] = [];
+  let outcome: BeirOutcome;
   try {
     const { retriever } = opened.built;
     const results: ModeResult[] = [];
@@ -229,16 +234,14 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
         p.stop();
       }
       const run = toRun(r.ranked, `retrace-${mode}`);
-      if (o.runOut !== undefined) {
-        await mkdir(o.runOut, { recursive: true });
-        await writeFileAtomic(path.join(o.runOut, `${mode}.trec`), formatTrecRun(run));
-      }
+      const file = runFiles[results.length];
+      if (file !== undefined) runs.push({ ...file, data: formatTrecRun(run) });
       results.push({ mode, scores: scoreBeirRun(data.qrels, run, { seed }), ranked: r.ranked, timing: timingOf(r.latenciesMs, r.totalMs) });
     }
     const totalMs = performance.now() - opened.t0;
     const d = retriever.defaults;
     const { embedder } = opened.built.embedder;
-    return {
+    outcome = {
       data,
       embedder: { id: embedder.id, description: embedder.description },
       collection: opened.store.collection,
@@ -253,6 +256,8 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
   } finally {
     await opened.store.close();
   }
+  await writeOutputs(runs); // every mode's run file or none (src/output-set.ts)
+  return outcome;
 }
 
 /**

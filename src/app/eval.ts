@@ -35,7 +35,7 @@ import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
 import { baselineFileFor, EVAL_DEFAULTS, planEval, withEvalDefaults, type EvalOptions, type EvalPlan } from "./eval-plan.js";
-import { openJudge } from "./judge.js";
+import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { caseIndexOf } from "../kb/cases.js";
@@ -230,8 +230,8 @@ export async function sweepEval(
 
 /**
  * The whole eval: reads the configuration file (`config`), checks
- * everything checkable before a store starts (`planEval`), opens the system,
- * opens the judge (`judge`), runs the sweep and closes the system. Returns
+ * everything checkable before a store starts (`planEval`), loads the judge
+ * module (`judge`), opens the system, runs the sweep and closes the system. Returns
  * the report (its gate applied: `report.gate.passed`) and the baseline it
  * was compared with; writes nothing (`updateBaseline`: write it with
  * `writeBaseline(baselineFileFor(options), report)`).
@@ -239,19 +239,17 @@ export async function sweepEval(
 export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
   const o = { ...withEvalDefaults(options), ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
+  // The judge module is loaded and checked before any store starts too: a bad --judge is exit 2 without a Chroma start.
+  const judge = o.judge === undefined ? undefined : await openJudge(o.judge, plan.data, o.judgeCache);
   const progress = hooks.progress ?? NO_PROGRESS;
   const ingestProgress = progress("ingest", "chunks");
   const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);
   ingestProgress.stop();
   try {
-    const judge = o.judge === undefined ? undefined : await openJudge(o.judge, system, o.judgeCache);
     const outcome = await sweepEval(o, system, plan, { ...(judge !== undefined ? { judge: judge.judge } : {}), progress });
     const { report } = outcome;
     if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
-    if (judge !== undefined) {
-      report.judge = judge.cost();
-      log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached${report.judge.inputTokens !== null ? `, ${report.judge.inputTokens} input + ${report.judge.outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
-    }
+    if (judge !== undefined) recordJudgeCost(report, judge.cost());
     return outcome;
   } finally {
     await system.close();

@@ -51,7 +51,7 @@ import { defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
 import type { EvalOutcome } from "./eval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
-import { openJudge } from "./judge.js";
+import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { applyGate, wantsBaseline, type GateOptions } from "./report.js";
 
@@ -397,9 +397,6 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   }
   // Wall-clock figures only in the `timings` section (docs/determinism.md); then the judge's cost (the key order `retrace merge` writes).
   report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };
-  if (judge !== undefined) {
-    report.judge = judge.cost();
-    log.info(`judge ${report.judge.model}: ${report.judge.calls} calls, ${report.judge.cached} cached`);
-  }
+  if (judge !== undefined) recordJudgeCost(report, judge.cost());
   return { report, baseline };
 }

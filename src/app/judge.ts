@@ -1,15 +1,33 @@
 /**
  * The groundedness judge of an eval (`judge` option, `retrace eval --judge
  * MODULE`): the chat model from the user's module, wrapped as the judge over
- * the system's cards, with its on-disk cache (docs/langchain-integration.md).
+ * the data's cards, with its on-disk cache (docs/langchain-integration.md).
+ * Needs only the KB and cases, so `runEval` opens it before any store starts.
  */
 import { loadJudgeModel } from "../eval/measures/judge-module.js";
 import { chatModelJudge } from "../eval/measures/judge.js";
-import type { RetraceSystem } from "../system.js";
+import type { JudgeCost } from "../eval/measures/types.js";
+import type { Report } from "../eval/report/types.js";
+import { log } from "../log.js";
+import type { LoadedData } from "../system.js";
 
-export async function openJudge(spec: string, system: Pick<RetraceSystem, "kb" | "cases">, cacheDir: string | undefined) {
+export async function openJudge(spec: string, data: Pick<LoadedData, "kb" | "cases">, cacheDir: string | undefined) {
   const model = await loadJudgeModel(spec);
   const questions = new Map<string, string>();
-  for (const c of system.cases) c.turns.forEach((t, i) => questions.set(`${c.id}#${i}`, t.user));
-  return chatModelJudge({ model, cards: system.kb.byId, questions, ...(cacheDir !== undefined ? { cacheDir } : {}) });
+  for (const c of data.cases) c.turns.forEach((t, i) => questions.set(`${c.id}#${i}`, t.user));
+  return chatModelJudge({ model, cards: data.kb.byId, questions, ...(cacheDir !== undefined ? { cacheDir } : {}) });
+}
+
+/**
+ * Puts the judge's cost into a finished report: its model, prompt and
+ * unparsable count in `judge`; what this run cost (it depends on the cache)
+ * in `timings.judge`, `timings` kept last (docs/determinism.md). Logs one line.
+ */
+export function recordJudgeCost(report: Report, cost: JudgeCost): void {
+  const { calls, cached, inputTokens, outputTokens, ...info } = cost;
+  const { timings } = report;
+  delete report.timings;
+  report.judge = info;
+  if (timings !== undefined) report.timings = { ...timings, judge: { calls, cached, inputTokens, outputTokens } };
+  log.info(`judge ${cost.model}: ${calls} calls, ${cached} cached${inputTokens !== null ? `, ${inputTokens} input + ${outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
 }

@@ -109,6 +109,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
   applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
   if (merged.timings !== undefined) report.timings = merged.timings;
   if (merged.judge !== undefined) report.judge = merged.judge;
+  if (merged.timings !== undefined) report.timings = merged.timings; // last, as an unsharded run writes it
   log.info(`merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`);
   if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
   return { report, baseline };

@@ -1,13 +1,20 @@
 /**
  * Where a finished report goes, the same for `retrace eval` (with or without
- * `--graph`) and `retrace merge`: stdout as JSON (`--json`) or the table, and
- * each file option given, written atomically.
+ * `--graph`) and `retrace merge`: each file option given (and the baseline of
+ * `--update-baseline`), written together as one output set
+ * (src/output-set.ts), then stdout as JSON (`--json`) or the table.
+ *
+ * `checkReportOutputs` is the preflight a command calls before its run
+ * starts; `emitReport` is called only once the report is complete. So a run
+ * that fails — before the sweep, during it, or while writing — writes none
+ * of its files and prints nothing on stdout (docs/reliability.md).
  */
 import path from "node:path";
-import { writeFileAtomic } from "../atomic.js";
+import { baselineFromReport, baselineToJSON } from "../eval/gate/baseline.js";
 import { renderHtmlReport } from "../eval/report/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
 import type { Report } from "../eval/report/types.js";
+import { checkOutputs, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
 import { out, outputWidth, outText, useColor } from "./io.js";
 
 /** The output options: `--json`, `--out` (markdown), `--junit`, `--report-json`, `--html`. */
@@ -20,15 +27,47 @@ export interface ReportOutputs {
   html?: string;
 }
 
+/** How each file option is rendered, in the order the files are written. */
+const RENDERERS: readonly { key: "out" | "junit" | "reportJson" | "html"; option: string; render: (r: Report, file: string) => string }[] = [
+  { key: "out", option: "--out", render: (r) => renderMarkdown(r) },
+  { key: "junit", option: "--junit", render: (r) => renderJUnit(r) },
+  { key: "reportJson", option: "--report-json", render: (r) => reportToJSON(r) },
+  { key: "html", option: "--html", render: (r, file) => renderHtmlReport(r, { name: path.basename(file) }) },
+];
+
+/** The option that names the baseline a run writes. */
+const BASELINE_OPTION = "--update-baseline";
+
+/** The files a report run writes: each file option given, and `baselineFile` (the `--update-baseline` target) when set. */
+export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): OutputSpec[] {
+  const files: OutputSpec[] = [];
+  for (const { key, option } of RENDERERS) {
+    const file = o[key];
+    if (file !== undefined) files.push({ option, path: file });
+  }
+  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile });
+  return files;
+}
+
+/** The preflight of a report run's files, before anything starts: exit 2 naming the option and the path (src/output-set.ts). */
+export function checkReportOutputs(o: ReportOutputs, baselineFile?: string): Promise<void> {
+  return checkOutputs(reportOutputFiles(o, baselineFile));
+}
+
 /**
- * Prints the report and writes every requested file. Called only once the
- * report is complete: a failed run writes none of them (docs/reliability.md).
+ * Writes every requested file (and the baseline to `baselineFile` when set)
+ * as one output set, then prints the report on stdout. Called only once the
+ * report is complete; a write that fails (exit 3) leaves every file of the
+ * set unwritten and prints nothing.
  */
-export async function emitReport(report: Report, o: ReportOutputs): Promise<void> {
+export async function emitReport(report: Report, o: ReportOutputs, baselineFile?: string): Promise<void> {
+  const files: Output[] = [];
+  for (const { key, option, render } of RENDERERS) {
+    const file = o[key];
+    if (file !== undefined) files.push({ option, path: file, data: render(report, file) });
+  }
+  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile, data: baselineToJSON(baselineFromReport(report)) });
+  await writeOutputs(files);
   if (o.json === true) out(reportToJSON(report));
   else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
-  if (o.out !== undefined) await writeFileAtomic(o.out, renderMarkdown(report));
-  if (o.junit !== undefined) await writeFileAtomic(o.junit, renderJUnit(report));
-  if (o.reportJson !== undefined) await writeFileAtomic(o.reportJson, reportToJSON(report));
-  if (o.html !== undefined) await writeFileAtomic(o.html, renderHtmlReport(report, { name: path.basename(o.html) }));
 }

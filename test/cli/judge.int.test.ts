@@ -2,15 +2,31 @@
  * `retrace eval --judge MODULE` end to end: the real bin, a real local Chroma
  * (started by the command), the mini KB, and a scripted fake chat model
  * (test/fixtures/judge/scripted-judge.mjs). The first run calls the model
- * once per answered turn; the re-run reads every verdict from the cache.
+ * once per answered turn; the re-run reads every verdict from the cache and
+ * its report is byte-identical outside `timings`, where the judge's cost
+ * lives. A missing judge module is exit 2 before any store is asked.
  */
 import { readFile } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withoutTimings } from "../../src/eval/report/timings.js";
 import type { Report } from "../../src/eval/report/types.js";
 import { chromaPids, tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
+
+/** A loopback port nothing listens on: bound, then closed. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -35,13 +51,35 @@ describe("retrace eval --judge", () => {
     expect(g(r1)).toEqual([["es-congelar-001#0", 1], ["pt-pix-001#0", 0.5]]);
     expect(r1.aggregates.groundedness).toMatchObject({ mean: 0.75, n: 2 });
     expect(r1.vacuous).not.toContain("groundedness");
-    expect(r1.judge).toEqual({ model: "FakeListChatModel", prompt: "groundedness-v1", calls: 2, cached: 0, inputTokens: null, outputTokens: null, unparsable: 0 });
+    // What the verdicts depend on in `judge`; what this run cost (it depends on the cache) in `timings.judge` (docs/determinism.md).
+    expect(r1.judge).toEqual({ model: "FakeListChatModel", prompt: "groundedness-v1", unparsable: 0 });
+    expect(r1.timings?.judge).toEqual({ calls: 2, cached: 0, inputTokens: null, outputTokens: null });
     expect(first.stdout).toMatch(/^groundedness\s+0\.750/m);
+    expect(first.stderr).toMatch(/judge FakeListChatModel: 2 calls, 0 cached, tokens not reported/);
 
     const again = await runCli(args("second.json"), { env: { CHROMA_URL: "" } });
     expect(again.exitCode).toBe(0);
-    const r2 = JSON.parse(await readFile(path.join(dir, "second.json"), "utf8")) as Report;
+    const text2 = await readFile(path.join(dir, "second.json"), "utf8");
+    const r2 = JSON.parse(text2) as Report;
     expect(g(r2)).toEqual(g(r1));
-    expect(r2.judge).toMatchObject({ calls: 0, cached: 2 });
+    expect(r2.timings?.judge).toEqual({ calls: 0, cached: 2, inputTokens: null, outputTokens: null });
+    // The cached re-run is byte-identical to the first run outside `timings` (jq 'del(.timings)' a.json; the key order is the file's).
+    const text1 = await readFile(path.join(dir, "first.json"), "utf8");
+    const outsideTimings = (text: string) => JSON.stringify(withoutTimings(JSON.parse(text) as Report), null, 2);
+    expect(outsideTimings(text2)).toBe(outsideTimings(text1));
+    expect(text2).not.toBe(text1); // the timings (and the judge's cost in them) do differ
+    expect(Object.keys(r2).at(-1)).toBe("timings");
   }, 180_000);
+
+  it("refuses a --judge module that does not exist with exit 2 before any store starts (a closed port is never asked)", async () => {
+    const closed = await closedPort();
+    const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", `http://127.0.0.1:${closed}`, "--judge", "./nope.mjs"]);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe('retrace: Expected `--judge` to be a module file exporting a LangChain chat model or a factory of one, got "./nope.mjs"');
+    // The same command with a judge that loads reaches the store: exit 3, so the 2 above came from the judge check.
+    const reached = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", `http://127.0.0.1:${closed}`, "--judge", path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs"), "--judge-cache", path.join(dir, "unused-cache")]);
+    expect(reached.exitCode, reached.stderr).toBe(3);
+    expect(reached.stderr).toMatch(/Cannot reach Chroma at http:\/\/127\.0\.0\.1:\d+/);
+  }, 60_000);
 });

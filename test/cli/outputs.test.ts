@@ -3,11 +3,12 @@
  * "Outputs"), through the real bin on a saved report (`retrace report
  * --md/--html`, no Chroma): a FIFO gets the bytes and stays a FIFO, a
  * symlink's target is written and the link stays a link, `-` and
- * /dev/stdout are stdout, /dev/full is exit 3 with one message and nothing
- * on stdout.
+ * /dev/stdout are stdout, /dev/full is exit 3 with one message, nothing on
+ * stdout and the other file not written; a directory is refused (exit 2)
+ * before the report is read.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { lstat, readFile, readlink, symlink, writeFile } from "node:fs/promises";
+import { lstat, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderMarkdown, reportToJSON } from "../../src/eval/report/render.js";
@@ -75,10 +76,20 @@ describe("retrace report --md/--html into what the user names", () => {
     expect((await lstat("/dev/full")).isCharacterDevice()).toBe(true);
   });
 
-  it("a directory: exit 3 naming it", async () => {
-    const r = await runCli(["report", at("run.json"), "--md", dir]);
+  it("a directory: exit 2 before anything is read, naming the option and the path; the other output is not written", async () => {
+    const r = await runCli(["report", at("run.json"), "--html", at("never.html"), "--md", dir]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe(`retrace: Expected \`--md\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`);
+    await expect(lstat(at("never.html"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("/dev/full beside a file: exit 3, the file not written, no temporary file left, nothing on stdout", async () => {
+    const r = await runCli(["report", at("run.json"), "--html", at("held-back.html"), "--md", "/dev/full", "--table"]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
-    expect(r.stderr.trim()).toBe(`retrace: could not write ${dir}: is a directory`);
+    expect(r.stderr.trim()).toBe("retrace: could not write /dev/full: no space left on device");
+    await expect(lstat(at("held-back.html"))).rejects.toThrow(/ENOENT/);
+    expect((await readdir(dir)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 });

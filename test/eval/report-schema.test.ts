@@ -5,6 +5,8 @@
  * written — same fields, same key order (`retrace report`, `retrace compare`,
  * `retrace merge` render it again).
  */
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DataValidationError } from "../../src/errors.js";
 import { baselineFromReport } from "../../src/eval/gate/baseline.js";
@@ -39,9 +41,9 @@ async function fullReport(): Promise<Report> {
   t2!.noRetrieval = true;
   report.splits.extra = { x: report.aggregates };
   report.chance = { cardsPerLocale: { en: 3, "es-419": 3, "pt-BR": 3 }, warnings: [] };
-  report.judge = { model: "m", prompt: "v1", calls: 2, cached: 1, inputTokens: null, outputTokens: 7, unparsable: 0 };
+  report.judge = { model: "m", prompt: "v1", unparsable: 0 };
   report.shard = { index: 1, count: 2, rule: "rule", caseIds: ["g1"], turns: 2, dataset: { datasetHash: "ds", caseIds: ["g1", "g2"], turns: 4 } };
-  report.timings = { ...report.timings!, phases: { graph: 1, evaluate: 2, report: 3 } };
+  report.timings = { ...report.timings!, phases: { graph: 1, evaluate: 2, report: 3 }, judge: { calls: 2, cached: 1, inputTokens: null, outputTokens: 7 } };
   return report;
 }
 
@@ -57,9 +59,12 @@ describe("ReportSchema", () => {
 
   it("refuses a malformed section it used to let through, naming the field", async () => {
     const json = JSON.parse(reportToJSON(await fullReport())) as Record<string, Record<string, unknown>>;
-    json.judge!.calls = "two";
+    json.judge!.unparsable = "two";
     expect(() => parseReport(json, "run.json")).toThrow(DataValidationError);
-    expect(() => parseReport(json, "run.json")).toThrow(/run\.json: field `judge\.calls` expected a number, got "two"/);
+    expect(() => parseReport(json, "run.json")).toThrow(/run\.json: field `judge\.unparsable` expected a number, got "two"/);
+    const usage = JSON.parse(reportToJSON(await fullReport())) as { timings: { judge: Record<string, unknown> } };
+    usage.timings.judge.calls = -1;
+    expect(() => parseReport(usage, "run.json")).toThrow(/run\.json: field `timings\.judge\.calls`/);
   });
 });
 
@@ -73,6 +78,30 @@ describe("parseReport", () => {
     const odd = { ...rest, customSection: { a: 1 }, turns: (turns as Record<string, unknown>[]).map((t) => ({ note: "x", ...t })) };
     const oddText = JSON.stringify(odd, null, 2) + "\n";
     expect(reportToJSON(parseReport(JSON.parse(oddText), "odd.json"))).toBe(oddText);
+  });
+
+  it("migrates a version 2 report written by retrace 0.2.0 with --judge: the judge's counters move into timings, everything else is kept", async () => {
+    // test/fixtures/schema/report-v2-judge.json: `retrace eval --kb test/fixtures/kb-mini --store memory --embedder builtin --concurrency 1
+    // --judge test/fixtures/judge/scripted-judge.mjs --report-json …` as schemaVersion 2 wrote it (the judge section after timings, with its counters).
+    const text = await readFile(fileURLToPath(new URL("../fixtures/schema/report-v2-judge.json", import.meta.url)), "utf8");
+    const v2 = JSON.parse(text) as Record<string, Record<string, unknown>>;
+    expect(v2.schemaVersion).toBe(2);
+    expect(v2.judge).toEqual({ model: "FakeListChatModel", prompt: "groundedness-v1", calls: 2, cached: 0, inputTokens: null, outputTokens: null, unparsable: 0 });
+    const r = parseReport(v2, "v2.json");
+    expect(r.schemaVersion).toBe(REPORT_VERSION);
+    expect(Object.keys(r)[0]).toBe("schemaVersion");
+    expect(r.judge).toEqual({ model: "FakeListChatModel", prompt: "groundedness-v1", unparsable: 0 });
+    expect(r.timings!.judge).toEqual({ calls: 2, cached: 0, inputTokens: null, outputTokens: null });
+    expect(r.timings!.started).toBe(v2.timings!.started);
+    // Nothing else changed: the turns, aggregates and run header are the file's.
+    const { judge: _j1, timings: _t1, schemaVersion: _s1, ...restOld } = v2;
+    const { judge: _j2, timings: _t2, schemaVersion: _s2, ...restNew } = r as unknown as Record<string, unknown>;
+    expect(restNew).toStrictEqual(restOld);
+    expect(v2.judge!.calls).toBe(2); // the input is not mutated
+  });
+
+  it("refuses a report of a version it does not know, naming both versions", () => {
+    expect(() => parseReport({ schemaVersion: 4, turns: [] }, "new.json")).toThrow(/new\.json: field `schemaVersion` expected report schemaVersion 3 \(or 1 or 2, migrated on read\), got 4; it was written by a newer retrace/);
   });
 
   it("migrates a version 1 report to the current schemaVersion, first key", async () => {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
 import { BROWSERS, launchDriver, type BrowserDriver, type BrowserPage } from "../helpers/browser.js";
 import { chromaPids, tempDir } from "../helpers/chroma.js";
-import { runCli } from "../helpers/cli.js";
+import { ROOT, runCli } from "../helpers/cli.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";
 
 for (const b of BROWSERS) if (b.skipReason !== null) process.stderr.write(`${b.skipReason}\n`);
@@ -83,6 +83,9 @@ beforeAll(async () => {
   await writeFile(path.join(dir, "a-nocsp.html"), html.replace(CSP_META, ""));
   // The same page with its embedded data cut short (a damaged file).
   await writeFile(path.join(dir, "a-damaged.html"), html.replace(DATA_ELEMENT, (_, open: string, b64: string, close: string) => `${open}${b64.slice(0, 4000)}${close}`));
+  // A report written with schemaVersion 2 by an eval with --judge (test/fixtures/schema/report-v2-judge.json), rendered again: migrated on read.
+  const judged = await runCli(["report", path.join(ROOT, "test", "fixtures", "schema", "report-v2-judge.json"), "--html", path.join(dir, "judged.html")]);
+  expect(judged.exitCode, judged.stderr).toBe(0);
   reportA = JSON.parse(await readFile(path.join(dir, "a.json"), "utf8")) as Report;
   reportB = JSON.parse(await readFile(path.join(dir, "b.json"), "utf8")) as Report;
 }, 300_000);
@@ -172,6 +175,13 @@ describe.each(BROWSERS)("in $label", (target) => {
         return [w.innerWidth, w.innerHeight];
       });
       expect(size).toEqual([1280, 800]);
+      await page.close();
+    });
+
+    it("shows the judge's model and prompt, and this run's cost from timings.judge (a schemaVersion 2 report, migrated by retrace report)", async () => {
+      const page = await open("judged.html");
+      expect(await page.text('[data-section="judge"]')).toBe("model FakeListChatModel, prompt groundedness-v1: 2 calls, 0 cached, tokens not reported");
+      expect(page.events).toEqual([]);
       await page.close();
     });
 

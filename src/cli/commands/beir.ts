@@ -20,7 +20,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-
 import { action, out, outText } from "../io.js";
 import { intOption, positiveIntOption, positiveNumberOption, refuseInMode, seedOption } from "../options.js";
 import { progressReporter } from "../progress.js";
-import { printTuning } from "./tune.js";
+import { checkTuningOutputs, printTuning } from "./tune.js";
 
 /** The options as parsed: `--modes` is a comma-separated list. */
 type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean };
@@ -71,7 +71,11 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
 
 export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<number> {
   const options: BeirOptions = { ...o, modes: o.modes?.split(",").map((m) => m.trim()).filter((m) => m !== "") };
-  if (o.tune) return printTuning(await tuneBeir(dir, options, { progress: progressReporter }), { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}) });
+  if (o.tune) {
+    const outputs = { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}) };
+    await checkTuningOutputs(outputs, "--run-out"); // before a store starts (exit 2)
+    return printTuning(await tuneBeir(dir, options, { progress: progressReporter }), outputs, "--run-out");
+  }
   const r = await runBeir(dir, options, { progress: progressReporter });
   if (o.json) out(beirJson(dir, r, o.config));
   else {

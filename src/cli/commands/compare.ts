@@ -12,7 +12,6 @@
  */
 import path from "node:path";
 import { Option, type Command } from "commander";
-import { writeFileAtomic } from "../../atomic.js";
 import { DataValidationError } from "../../errors.js";
 import { compareRuns, comparisonMethod, pairingNotes, readRunSide, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
 import { differenceValue, runDifferences, type RunDifference } from "../../eval/gate/run-diff.js";
@@ -24,6 +23,7 @@ import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
 import { action, out, outText } from "../io.js";
 import { seedOption } from "../options.js";
+import { checkOutputs, writeOutputs } from "../../output-set.js";
 
 const f = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
@@ -112,21 +112,25 @@ export function register(program: Command): void {
     .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
     .action(
       action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; prComment?: string; seed: number; resample: ResampleUnit }) => {
+        const outputs = [...(opts.html !== undefined ? [{ option: "--html", path: opts.html }] : []), ...(opts.prComment !== undefined ? [{ option: "--pr-comment", path: opts.prComment }] : [])];
+        await checkOutputs(outputs); // before anything is read (exit 2)
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
-        if (opts.prComment !== undefined) {
-          const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --report-json); a baseline holds no per-turn artifacts");
-          if (a.data !== undefined) await writeFileAtomic(opts.prComment, renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }));
-        }
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
         for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
         const method = comparisonMethod(copts);
         const diffs = a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [];
         const flips = turnFlips(a, b);
+        const files = [];
         if (opts.html !== undefined) {
           const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed });
-          await writeFileAtomic(opts.html, page);
+          files.push({ option: "--html", path: opts.html, data: page });
         }
+        if (opts.prComment !== undefined && a.data !== undefined) {
+          const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --report-json); a baseline holds no per-turn artifacts");
+          files.push({ option: "--pr-comment", path: opts.prComment, data: renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }) });
+        }
+        await writeOutputs(files); // all or none, then stdout
         const flipCounts = { hitToMiss: flips.filter((f) => f.direction === "hit→miss").length, missToHit: flips.filter((f) => f.direction === "miss→hit").length };
         if (opts.json)
           out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, differences: diffs, method, comparisons: rows, flips: { ...flipCounts, turns: flips } }, null, 2));

@@ -12,13 +12,12 @@ import type { Command } from "commander";
 import { runEval } from "../../app/eval.js";
 import { baselineFileFor, checkShardOptions, EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
 import { graphBaselineFile, runGraphEval, type GraphEvalOptions } from "../../app/graph-eval.js";
-import { writeBaseline } from "../../eval/gate/baseline.js";
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
 import { log } from "../../log.js";
 import { resolveDataPaths } from "../../app/data.js";
-import { emitReport, type ReportOutputs } from "../emit.js";
+import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { prepareGithub, type GithubOptions } from "../github.js";
 import { addEvalOptions, addGraphOptions, GRAPH_ONLY, GRAPH_REFUSALS } from "../eval-options.js";
 import { action, EXIT } from "../io.js";
@@ -34,30 +33,26 @@ type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out"
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
 
 export async function evalCommand(o: EvalCommandOptions): Promise<number> {
+  const baselineFile = o.updateBaseline ? baselineFileFor(o) : undefined;
+  await checkReportOutputs(o, baselineFile); // every output path, before a store starts (exit 2)
   const github = await prepareGithub(o, resolveDataPaths(o).cases);
   const { report, baseline } = await runEval(o, { progress: progressReporter });
-  await emitReport(report, o);
+  await emitReport(report, o, baselineFile); // the files (and baseline) together, then stdout
   await github.emit(report, baseline !== null ? { file: baselineFileFor(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, "retrace eval");
-  if (o.updateBaseline) {
-    const file = baselineFileFor(o);
-    await writeBaseline(file, report);
-    log.info(`baseline written to ${file}`);
-  }
+  if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return exitOf(report);
 }
 
 export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> {
   if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
+  const baselineFile = o.updateBaseline ? graphBaselineFile(o) : undefined; // follows --kb, as for retrace's own graph
+  await checkReportOutputs(o, baselineFile); // every output path, before the graph is loaded (exit 2)
   const github = await prepareGithub(o, resolveDataPaths(o).cases);
   const { report, baseline } = await runGraphEval(o, { progress: progressReporter });
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
-  await emitReport(report, o);
-  await github.emit(report, baseline !== null && o.baseline !== undefined ? { file: o.baseline, data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, `retrace eval --graph ${o.graph ?? ""}`);
-  if (o.updateBaseline) {
-    const file = graphBaselineFile(o); // follows --kb, as for retrace's own graph
-    await writeBaseline(file, report);
-    log.info(`baseline written to ${file}`);
-  }
+  await emitReport(report, o, baselineFile); // the files (and baseline) together, then stdout
+  await github.emit(report, baseline !== null ? { file: o.baseline ?? graphBaselineFile(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, `retrace eval --graph ${o.graph ?? ""}`);
+  if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return exitOf(report);
 }
 

@@ -5,14 +5,13 @@
  * `retrace score --qrels DIR/qrels.txt --run DIR/run.txt -k 5`.
  * Nothing on stdout; one summary line on stderr. Exit 0, or 2 on a bad file.
  */
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../../atomic.js";
 import { DataValidationError } from "../../errors.js";
 import { DEFAULT_RUN_TAG, trecFiles } from "../../eval/ir/trec-export.js";
 import { HIT_KEY } from "../../eval/measures/metrics.js";
 import { log } from "../../log.js";
+import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { action } from "../io.js";
 import { readReport } from "../../app/report.js";
 
@@ -25,12 +24,14 @@ export function register(program: Command): void {
     .option("--tag <tag>", "run tag (6th column of the run file)", DEFAULT_RUN_TAG)
     .action(
       action(async (file: string, opts: { trec: string; tag: string }) => {
+        const runFile = path.join(opts.trec, "run.txt");
+        const qrelsFile = path.join(opts.trec, "qrels.txt");
+        await checkOutputs([{ option: "--trec", path: runFile }, { option: "--trec", path: qrelsFile }]); // before the report is read (exit 2)
         const report = await readReport(file);
         const files = trecFiles(report, { tag: opts.tag });
         if (files.queries === 0) throw new DataValidationError([{ file, field: "turns", message: `no turn has retrieved ids (retrieval ${report.vacuousReasons[HIT_KEY] ?? "not measured"}): nothing to export` }]);
-        await mkdir(opts.trec, { recursive: true });
-        await writeFileAtomic(path.join(opts.trec, "run.txt"), files.run);
-        await writeFileAtomic(path.join(opts.trec, "qrels.txt"), files.qrels);
+        // Both files or neither (src/output-set.ts); the folder is created if missing.
+        await writeOutputs([{ option: "--trec", path: runFile, data: files.run }, { option: "--trec", path: qrelsFile, data: files.qrels }]);
         log.info(`wrote ${path.join(opts.trec, "run.txt")} (${files.queries} queries) and qrels.txt (${files.judged} judged queries)`);
       }),
     );

@@ -10,10 +10,9 @@
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { mergeBaselineFile, mergeCasesFile, mergeShardReports, type MergeOptions } from "../../app/merge.js";
-import { writeBaseline } from "../../eval/gate/baseline.js";
 import { DEFAULT_MAX_DROP } from "../../eval/gate/gate.js";
 import { log } from "../../log.js";
-import { emitReport, type ReportOutputs } from "../emit.js";
+import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { addGithubOptions, prepareGithub, type GithubOptions } from "../github.js";
 import { addFloorOptions } from "../floor-options.js";
 import { action, EXIT } from "../io.js";
@@ -22,15 +21,13 @@ import { countOption, probabilityOption } from "../options.js";
 type MergeCommandOptions = MergeOptions & ReportOutputs & GithubOptions;
 
 export async function mergeCommand(files: string[], o: MergeCommandOptions): Promise<number> {
+  const baselineFile = o.updateBaseline ? mergeBaselineFile(o) : undefined;
+  await checkReportOutputs(o, baselineFile); // every output path, before a shard is read (exit 2)
   const github = await prepareGithub(o, mergeCasesFile(o));
   const { report, baseline } = await mergeShardReports(files, o);
-  await emitReport(report, o);
+  await emitReport(report, o, baselineFile);
   await github.emit(report, baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null, report.bootstrap?.seed ?? EVAL_DEFAULTS.seed, "retrace merge");
-  if (o.updateBaseline) {
-    const file = mergeBaselineFile(o);
-    await writeBaseline(file, report);
-    log.info(`baseline written to ${file}`);
-  }
+  if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok;
 }
 

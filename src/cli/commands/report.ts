@@ -7,10 +7,11 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../../atomic.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { renderHtmlReport } from "../../eval/report/html/report-page.js";
 import { renderMarkdown, renderTable } from "../../eval/report/render.js";
+import type { Report } from "../../eval/report/types.js";
+import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { readReport } from "../../app/report.js";
 import { action, outputWidth, outText, useColor } from "../io.js";
 
@@ -31,9 +32,13 @@ export function register(program: Command): void {
     .action(
       action(async (file: string, opts: ReportOptions) => {
         if (opts.html === undefined && opts.md === undefined && !opts.table) throw new InvalidArgumentError("retrace report", "at least one of --html, --md, --table", "none");
+        const files = [
+          ...(opts.html !== undefined ? [{ option: "--html", path: opts.html, render: (r: Report) => renderHtmlReport(r, { name: path.basename(file) }) }] : []),
+          ...(opts.md !== undefined ? [{ option: "--md", path: opts.md, render: (r: Report) => renderMarkdown(r) }] : []),
+        ];
+        await checkOutputs(files); // before the report is read (exit 2)
         const report = await readReport(file);
-        if (opts.html !== undefined) await writeFileAtomic(opts.html, renderHtmlReport(report, { name: path.basename(file) }));
-        if (opts.md !== undefined) await writeFileAtomic(opts.md, renderMarkdown(report));
+        await writeOutputs(files.map((f) => ({ option: f.option, path: f.path, data: f.render(report) }))); // together, then stdout
         if (opts.table) outText(renderTable(report, { color: useColor(), width: outputWidth() }));
       }),
     );

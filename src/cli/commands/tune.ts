@@ -9,8 +9,8 @@
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { DEFAULT_FOLDS, runTune, type TuneOptions, type TuneOutcome } from "../../app/tune.js";
-import { writeFileAtomic } from "../../atomic.js";
 import { configToJSON } from "../../eval/ir/tune-config.js";
+import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { candidateKey, type Candidate } from "../../eval/ir/tune.js";
 import { action, out, outText } from "../io.js";
 import { addMaxCardBytesOption, intOption, positiveIntOption, seedOption } from "../options.js";
@@ -22,10 +22,15 @@ export interface TuningOutputs {
   json?: boolean;
 }
 
-/** Writes the configuration file (with `out`) and prints the tuning: JSON, or the text account. */
-export async function printTuning(t: TuneOutcome, o: TuningOutputs): Promise<number> {
+/** The preflight of a tuning's configuration file (`--out`, or `option` naming it), before anything starts: exit 2 naming the option and the path. */
+export function checkTuningOutputs(o: TuningOutputs, option = "--out"): Promise<void> {
+  return checkOutputs(o.out !== undefined ? [{ option, path: o.out }] : []);
+}
+
+/** Writes the configuration file (with `out`; `option` names it in messages), then prints the tuning: JSON, or the text account. */
+export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--out"): Promise<number> {
   const { cv, candidates, config } = t;
-  if (o.out !== undefined) await writeFileAtomic(o.out, configToJSON(config));
+  if (o.out !== undefined) await writeOutputs([{ option, path: o.out, data: configToJSON(config) }]);
   if (o.json) {
     out(JSON.stringify({ version: 1, config, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } }, null, 2));
     return 0;
@@ -64,5 +69,10 @@ export function register(program: Command): void {
     .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
     .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config)")
     .option("--json", "print JSON instead of text");
-  addMaxCardBytesOption(cmd).action(action(async (o: TuneOptions & TuningOutputs) => printTuning(await runTune(o, { progress: progressReporter }), o)));
+  addMaxCardBytesOption(cmd).action(
+    action(async (o: TuneOptions & TuningOutputs) => {
+      await checkTuningOutputs(o); // --out before a store starts (exit 2)
+      return printTuning(await runTune(o, { progress: progressReporter }), o);
+    }),
+  );
 }

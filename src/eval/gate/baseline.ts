@@ -99,8 +99,13 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
  */
 export async function writeBaseline(path: string, report: Report, created: Date = new Date()): Promise<Baseline> {
   const baseline = baselineFromReport(report, created);
-  await writeFileAtomic(path, `${JSON.stringify(baseline, null, 2)}\n`);
+  await writeFileAtomic(path, baselineToJSON(baseline));
   return baseline;
+}
+
+/** A baseline as its file holds it (2-space JSON and a final newline). */
+export function baselineToJSON(baseline: Baseline): string {
+  return `${JSON.stringify(baseline, null, 2)}\n`;
 }
 
 /** Validate a parsed baseline (migrating an older schemaVersion); throws DataValidationError naming `file` and each bad field. */

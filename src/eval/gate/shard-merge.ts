@@ -20,16 +20,17 @@
  * twice; a missing shard; a case in two shards; a shard whose turns are not
  * its cases' turns; a shard whose cases are not the ones the rule assigns it.
  *
- * `timings` is the only wall-clock section; it is combined (earliest start,
- * summed durations, every turn's stage timings) and never compared.
+ * `timings` is the only run-dependent section; it is combined (earliest
+ * start, summed durations, every turn's stage timings, the judge's summed
+ * calls, cache hits and tokens) and never compared.
  *
  * Pure; inputs are never mutated.
  */
 import { DataValidationError, type DataIssue } from "../../errors.js";
-import { GRAPH_IDENTITY_KEYS, parseReport } from "../report/schemas.js";
+import { GRAPH_IDENTITY_KEYS, parseReport, REPORT_VERSION } from "../report/schemas.js";
 import { assignShards } from "./shard.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
-import type { JudgeCost, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
+import type { JudgeInfo, JudgeUsage, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
 
 /** One shard report as read from disk: its file name and its parsed JSON. */
 export interface ShardFile {
@@ -46,8 +47,8 @@ export interface MergedShards {
   bootstrap: { seed: number; samples: number; unit: "case" | "turn" };
   /** Cards per locale behind the chance levels (absent when the shards have none). */
   cardsPerLocale?: Record<string, number>;
-  /** The judges' costs summed over the shards (absent when no shard ran a judge). */
-  judge?: JudgeCost;
+  /** The shards' judge (absent when no shard ran one): model, prompt, unparsable replies summed; the summed cost is in `timings.judge`. */
+  judge?: JudgeInfo;
   /** The shards' wall-clock sections combined. */
   timings?: Timings;
   /** Number of shards merged. */
@@ -136,8 +137,10 @@ function readShards(files: readonly ShardFile[]): Shard[] {
     const report = parseReport(data, file); // ReportSchema: fields and the shard section checked, exit 2 naming the field
     if (report.shard === undefined)
       fail([{ file, field: "shard", message: "not a shard report (no `shard` section): retrace merge takes the reports written by `retrace eval --shard i/n`" }]);
-    if (report.schemaVersion !== 2 || (data as Record<string, unknown>).schemaVersion !== 2)
-      fail([{ file, field: "schemaVersion", message: "a shard report is written with schemaVersion 2" }]);
+    // Shards came with schemaVersion 2; a version 2 shard is migrated on read (its judge counters into timings) and merges with version 3 ones.
+    const written = (data as Record<string, unknown>).schemaVersion;
+    if (report.schemaVersion !== REPORT_VERSION || (written !== 2 && written !== REPORT_VERSION))
+      fail([{ file, field: "schemaVersion", message: `a shard report is written with schemaVersion 2 or ${REPORT_VERSION}` }]);
     return { file, raw: data as Record<string, unknown>, report, shard: report.shard as ShardInfo };
   });
 }
@@ -232,21 +235,20 @@ function checkAssignment(shards: readonly Shard[], byCase: Map<string, { turns: 
   }
 }
 
-function sumJudge(shards: readonly Shard[]): JudgeCost | undefined {
-  const costs = shards.map((s) => s.report.judge);
-  if (costs.every((c) => c === undefined)) return undefined;
-  const all = costs as JudgeCost[];
-  const sum = (f: (c: JudgeCost) => number) => all.reduce((n, c) => n + f(c), 0);
-  const sumOrNull = (f: (c: JudgeCost) => number | null) => (all.some((c) => f(c) === null) ? null : all.reduce((n, c) => n + (f(c) as number), 0));
-  return {
-    model: all[0]!.model,
-    prompt: all[0]!.prompt,
-    calls: sum((c) => c.calls),
-    cached: sum((c) => c.cached),
-    inputTokens: sumOrNull((c) => c.inputTokens),
-    outputTokens: sumOrNull((c) => c.outputTokens),
-    unparsable: sum((c) => c.unparsable),
-  };
+/** The shards' judge section: model and prompt (the same in every shard: checked by identity), unparsable replies summed. */
+function sumJudge(shards: readonly Shard[]): JudgeInfo | undefined {
+  const all = shards.map((s) => s.report.judge).filter((c): c is JudgeInfo => c !== undefined);
+  if (all.length === 0) return undefined;
+  return { model: all[0]!.model, prompt: all[0]!.prompt, unparsable: all.reduce((n, c) => n + c.unparsable, 0) };
+}
+
+/** The judge's cost summed over the shards (`timings.judge`): calls, cache hits, and tokens (null when any shard's model reported none). */
+function sumJudgeUsage(all: readonly Timings[]): JudgeUsage | undefined {
+  const usage = all.map((t) => t.judge).filter((u): u is JudgeUsage => u !== undefined);
+  if (usage.length === 0) return undefined;
+  const sum = (f: (c: JudgeUsage) => number) => usage.reduce((n, c) => n + f(c), 0);
+  const sumOrNull = (f: (c: JudgeUsage) => number | null) => (usage.some((c) => f(c) === null) ? null : usage.reduce((n, c) => n + (f(c) as number), 0));
+  return { calls: sum((c) => c.calls), cached: sum((c) => c.cached), inputTokens: sumOrNull((c) => c.inputTokens), outputTokens: sumOrNull((c) => c.outputTokens) };
 }
 
 /**
@@ -297,7 +299,8 @@ function combineTimings(shards: readonly Shard[], turns: readonly TurnReport[]):
     withPhases.length === all.length
       ? withPhases.reduce((p, t) => ({ graph: p.graph + t.phases!.graph, evaluate: p.evaluate + t.phases!.evaluate, report: p.report + t.phases!.report }), { graph: 0, evaluate: 0, report: 0 })
       : undefined;
-  return { started, durationMs, turns: ordered, ...(phases !== undefined ? { phases } : {}) };
+  const judge = sumJudgeUsage(all);
+  return { started, durationMs, turns: ordered, ...(phases !== undefined ? { phases } : {}), ...(judge !== undefined ? { judge } : {}) };
 }
 
 /** MergedShards.graph of `--graph` shards (their turns in `byCase`); undefined for other runs. */

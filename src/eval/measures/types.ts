@@ -27,12 +27,26 @@ export interface TurnArtifacts {
 /** An evaluator maps one turn's artifacts to results; `[]` contributes no keys. */
 export type Evaluator = (a: TurnArtifacts) => EvalResult[];
 
-/** Cost of the groundedness judge in a run (extension; docs/langchain-integration.md). */
-export interface JudgeCost {
+/**
+ * The groundedness judge of a run as its report's `judge` section holds it:
+ * what the verdicts depend on (model and prompt), and how many of them had no
+ * readable score. The same on a cached re-run (docs/determinism.md).
+ */
+export interface JudgeInfo {
   /** The chat model's name (and model name when it has one): part of the cache key. */
   model: string;
   /** Version of the judge prompt: part of the cache key. */
   prompt: string;
+  /** Replies that held no readable score (those turns get no groundedness key). */
+  unparsable: number;
+}
+
+/**
+ * What the judge cost in one run, kept in the report's `timings.judge`: it
+ * depends on the cache's state when the run started, not only on the data,
+ * the configuration and the seed (docs/determinism.md).
+ */
+export interface JudgeUsage {
   /** Calls made to the model in this run (cache misses). */
   calls: number;
   /** Verdicts read from the on-disk cache instead of calling the model. */
@@ -40,6 +54,7 @@ export interface JudgeCost {
   /** Summed token counts of the calls when the model reported them; null when it reported none. */
   inputTokens: number | null;
   outputTokens: number | null;
-  /** Replies that held no readable score (those turns get no groundedness key). */
-  unparsable: number;
 }
+
+/** Cost of the groundedness judge in a run (extension; docs/langchain-integration.md): the report's `judge` section and `timings.judge` together. */
+export interface JudgeCost extends JudgeInfo, JudgeUsage {}

@@ -26,10 +26,10 @@ import { DataValidationError, type DataIssue } from "../../errors.js";
 import { parseWithSchema } from "../../kb/schema-issues.js";
 import { CASE_KINDS, EXPECTS, SPLIT_PARTS } from "../../kb/schemas.js";
 import { FUSION_METHODS } from "../../retrieval/fusion.js";
-import type { EvalResult, JudgeCost } from "../measures/types.js";
+import type { EvalResult, JudgeInfo, JudgeUsage } from "../measures/types.js";
 
-/** Current `schemaVersion` of the report JSON (docs/schema-versions.md). Version 1 files (`"version": 1`) are migrated on read. */
-export const REPORT_VERSION = 2 as const;
+/** Current `schemaVersion` of the report JSON (docs/schema-versions.md). Version 1 (`"version": 1`) and version 2 files are migrated on read. */
+export const REPORT_VERSION = 3 as const;
 /** Current `schemaVersion` of baseline files (docs/schema-versions.md). Version 1 files (`"version": 1`) are migrated on read. */
 export const BASELINE_VERSION = 2 as const;
 
@@ -60,14 +60,18 @@ export const AggregateSchema: z.ZodType<Aggregate> = aggregateObject;
 // The evaluator contract stays hand-written (src/eval/measures/types.ts: users write evaluators against it); the schema checks a report's copy of it.
 const EvalResultSchema: z.ZodType<EvalResult> = z.object({ key: z.string(), score: finite, comment: z.string().optional() });
 
-const JudgeCostSchema: z.ZodType<JudgeCost> = z.object({
+const JudgeInfoSchema: z.ZodType<JudgeInfo> = z.object({
   model: z.string(),
   prompt: z.string(),
+  unparsable: count,
+});
+
+/** The run-dependent counters of the judge (`timings.judge`; in the `judge` section up to schemaVersion 2). */
+const JudgeUsageSchema: z.ZodType<JudgeUsage> = z.object({
   calls: count,
   cached: count,
   inputTokens: count.nullable(),
   outputTokens: count.nullable(),
-  unparsable: count,
 });
 
 /** Where each gold card stood at each stage: `{ goldId: { stage: rank } }` (1-based rank of its best chunk, null = absent). */
@@ -274,10 +278,13 @@ const timingsObject = z.object({
    * sweep. At concurrency > 1 the sums overlap and can exceed `durationMs`.
    */
   phases: z.object({ graph: z.number(), evaluate: z.number(), report: z.number() }).optional(),
+  /** What the groundedness judge cost in this run (calls, cache hits, tokens): depends on the cache, so it lives here (present only when `--judge` ran one). */
+  judge: JudgeUsageSchema.optional(),
 });
 /**
- * Every wall-clock figure of a run, kept in one section so that everything
- * else in the report is a pure function of data, configuration and seed
+ * Every run-dependent figure of a run — wall-clock times, and the judge's
+ * calls, cache hits and tokens — kept in one section so that everything else
+ * in the report is a pure function of data, configuration and seed
  * (docs/determinism.md). Comparisons and `retrace merge` ignore it by name.
  */
 export interface Timings extends z.output<typeof timingsObject> {}
@@ -471,14 +478,14 @@ const reportObject = z.object({
   chance: z.object({ cardsPerLocale: z.record(count), warnings: z.array(z.string()) }).optional(),
   /** Extension: where the answer-side headline figures come from (held-out turns, or all turns without a split). */
   answerSide: AnswerSideSchema.optional(),
-  /** Extension: what the groundedness judge cost (present only when `--judge` ran one). */
-  judge: JudgeCostSchema.optional(),
+  /** Extension: the groundedness judge (model, prompt, unparsable replies; present only when `--judge` ran one). What it cost is in `timings.judge`. */
+  judge: JudgeInfoSchema.optional(),
   /** Extension: present only on the partial report of one shard (`retrace eval --shard i/n`; docs/reliability.md). */
   shard: ShardSchema.optional(),
   /** Wall-clock figures only (never compared): see `Timings` (docs/determinism.md). */
   timings: TimingsSchema.optional(),
 });
-/** The report JSON, schemaVersion 2 (docs/architecture.md §7): one object, built by `buildReport`, from which every rendering is made. */
+/** The report JSON, schemaVersion 3 (docs/architecture.md §7): one object, built by `buildReport`, from which every rendering is made. */
 export interface Report extends z.output<typeof reportObject> {}
 export const ReportSchema: z.ZodType<Report> = reportObject;
 
@@ -558,6 +565,26 @@ export function migrateReportV1(v1: Record<string, unknown>): Record<string, unk
 }
 
 /**
+ * Report 2 → 3: the judge's run-dependent counters (`calls`, `cached`,
+ * `inputTokens`, `outputTokens`) move from the `judge` section into
+ * `timings.judge` (docs/determinism.md); `model`, `prompt` and `unparsable`
+ * stay. Every other field and the key order are kept. A version 2 report
+ * without a `timings` section keeps no counters (retrace always wrote one).
+ * Pure; the result is then checked by ReportSchema.
+ */
+export function migrateReportV2(v2: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...v2, schemaVersion: 3 };
+  const judge = v2.judge;
+  if (typeof judge !== "object" || judge === null || Array.isArray(judge)) return out;
+  const { calls, cached, inputTokens, outputTokens, ...info } = judge as Record<string, unknown>;
+  out.judge = info;
+  const timings = v2.timings;
+  if (typeof timings === "object" && timings !== null && !Array.isArray(timings) && calls !== undefined)
+    out.timings = { ...(timings as Record<string, unknown>), judge: { calls, cached, inputTokens, outputTokens } };
+  return out;
+}
+
+/**
  * The schema version a parsed JSON file declares: `schemaVersion`, or 1 for
  * the files of 0.1.0, which carried `"version": 1` instead; undefined when it
  * declares neither.
@@ -570,7 +597,7 @@ export function declaredVersion(data: unknown): unknown {
   return o.version;
 }
 
-function versionError(file: string, what: string, current: number, found: unknown): DataValidationError {
+function versionError(file: string, what: string, current: number, found: unknown, older: string): DataValidationError {
   const hint =
     typeof found === "number" && found > current
       ? "; it was written by a newer retrace, upgrade to read it"
@@ -578,7 +605,7 @@ function versionError(file: string, what: string, current: number, found: unknow
         ? `; is this a retrace ${what} file?`
         : "";
   return new DataValidationError([
-    { file, field: "schemaVersion", message: `expected ${what} schemaVersion ${current} (or 1, migrated on read), got ${found === undefined ? "none" : JSON.stringify(found)}${hint}` },
+    { file, field: "schemaVersion", message: `expected ${what} schemaVersion ${current} (or ${older}, migrated on read), got ${found === undefined ? "none" : JSON.stringify(found)}${hint}` },
   ]);
 }
 
@@ -592,7 +619,7 @@ export function parseBaselineData(data: unknown, file: string): BaselineData {
   const version = declaredVersion(data);
   if (version === BASELINE_VERSION) return orThrow(parseWithSchema(BaselineSchema, data, { file }));
   if (version === 1) return migrateBaselineV1(orThrow(parseWithSchema(BaselineV1Schema, data, { file })));
-  throw versionError(file, "baseline", BASELINE_VERSION, version);
+  throw versionError(file, "baseline", BASELINE_VERSION, version, "1");
 }
 
 /**
@@ -611,7 +638,7 @@ function assertMatches<T>(schema: z.ZodType<T, z.ZodTypeDef, T>, data: unknown, 
  * A report JSON read back from disk (`retrace eval --report-json` / `--json`)
  * before `retrace report`, `retrace compare`, `retrace merge`, the gate or
  * `retrace baseline floors` use it: validated by ReportSchema (a version 1
- * file migrated first), so a missing or malformed field is a
+ * or 2 file migrated first), so a missing or malformed field is a
  * DataValidationError naming the file and the field (e.g.
  * `turns[3].results`), exit 2 — never a TypeError deep inside a statistic
  * (docs/gates-and-exit-codes.md). The report comes back as it was read: key
@@ -624,10 +651,11 @@ export function parseReport(data: unknown, file: string): Report {
     assertMatches(ReportSchema, data, file);
     return data;
   }
-  if (version === 1) {
-    const migrated = migrateReportV1(data as Record<string, unknown>);
+  if (version === 1 || version === 2) {
+    const v2 = version === 1 ? migrateReportV1(data as Record<string, unknown>) : (data as Record<string, unknown>);
+    const migrated = migrateReportV2(v2);
     assertMatches(ReportSchema, migrated, file);
     return migrated;
   }
-  throw versionError(file, "report", REPORT_VERSION, version);
+  throw versionError(file, "report", REPORT_VERSION, version, "1 or 2");
 }

@@ -2,7 +2,9 @@
  * Data contracts of the report (docs/architecture.md §7): the types, each
  * inferred from its zod schema in ./schemas.ts (where the fields are
  * documented), and the one report version constant defined there. The
- * evaluator contract (EvalResult, TurnArtifacts, Evaluator, JudgeCost) is in
+ * evaluator contract (EvalResult, TurnArtifacts, Evaluator) and the judge's
+ * cost (JudgeCost = JudgeInfo, the report's `judge`, + JudgeUsage, its
+ * `timings.judge`) is in
  * ../measures/types.ts.
  */
 export { REPORT_VERSION } from "./schemas.js";
@@ -24,4 +26,4 @@ export type {
   TraceSummary,
   TurnReport,
 } from "./schemas.js";
-export type { JudgeCost } from "../measures/types.js";
+export type { JudgeCost, JudgeInfo, JudgeUsage } from "../measures/types.js";

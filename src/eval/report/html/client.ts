@@ -237,10 +237,11 @@ export const CLIENT_JS = String.raw`
       box.appendChild(el("ul", null, r.vacuous.map(function (k) { return el("li", { text: label(run, k) + ": " + (run.vacuousText[k] || "not measured") }); })));
     }
     if (r.judge) {
-      var j = r.judge;
+      var j = r.judge, u = r.timings && r.timings.judge; // the cost of this run is run-dependent: in timings (docs/determinism.md)
       box.appendChild(el("h3", { text: "Groundedness judge" }));
-      box.appendChild(el("p", { "data-section": "judge", text: "model " + j.model + ", prompt " + j.prompt + ": " + j.calls + " calls, " + j.cached + " cached, " +
-        (j.inputTokens === null ? "tokens not reported" : j.inputTokens + " input + " + (j.outputTokens === null ? 0 : j.outputTokens) + " output tokens") + (j.unparsable > 0 ? ", " + j.unparsable + " unparsable replies (no score)" : "") }));
+      box.appendChild(el("p", { "data-section": "judge", text: "model " + j.model + ", prompt " + j.prompt + ": " +
+        (u ? u.calls + " calls, " + u.cached + " cached, " + (u.inputTokens === null ? "tokens not reported" : u.inputTokens + " input + " + (u.outputTokens === null ? 0 : u.outputTokens) + " output tokens") : "cost not recorded") +
+        (j.unparsable > 0 ? ", " + j.unparsable + " unparsable replies (no score)" : "") }));
     }
     if (run.graph) {
       box.appendChild(el("h3", { text: "Your graph's turns: errors, no retrieval, warnings" }));

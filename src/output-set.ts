@@ -1,0 +1,150 @@
+/**
+ * A run's outputs, checked before the run and written together after it
+ * (docs/reliability.md, "Outputs"). Importable from every layer, like
+ * atomic.ts, on whose targets it builds.
+ *
+ * `checkOutputs` is the preflight a command calls before anything starts
+ * (store, graph, sweep): each output option's path must be writable
+ * (`checkWritable`: exit 2 naming the option and the path), and no two
+ * options may name the same file.
+ *
+ * `writeOutputs` writes every output of the finished run, all or none of the
+ * files:
+ *
+ * 1. **stage** — each regular file (a new path, or a symlink's final target)
+ *    is written to a temporary file in its target's folder (missing folders
+ *    created);
+ * 2. **stream** — each device, FIFO, socket and `-` / `/dev/stdout` /
+ *    `/dev/fd/N` gets its bytes, in the order given: these cannot be staged,
+ *    so they are written at publish time;
+ * 3. **publish** — each temporary file is renamed over its target.
+ *
+ * A failure in step 1 or 2 (no space left, a reader that went away) removes
+ * every temporary file and every folder the set created, renames nothing and
+ * throws `OutputWriteError` (exit 3, `could not write <path>: no space left
+ * on device`): none of the run's files is written. What a stream received
+ * before the failure cannot be taken back. Step 3 only renames within a
+ * folder; should a rename still fail (the folder removed meanwhile), the
+ * files renamed before it stay published and the other temporary files are
+ * removed.
+ */
+import { randomBytes } from "node:crypto";
+import type { Stats } from "node:fs";
+import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { checkWritable, errnoCode, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
+import { InvalidArgumentError, isRetraceError } from "./errors.js";
+
+/** An output a run was asked to write: the option that named it and the path as given. */
+export interface OutputSpec {
+  /** The option as typed (`--report-json`), for messages. */
+  option: string;
+  path: string;
+}
+
+/** An output with its content, ready to be written. */
+export interface Output extends OutputSpec {
+  data: string | Uint8Array;
+}
+
+/**
+ * The preflight of a run's outputs, before anything starts: each path is
+ * checked by `checkWritable` (an empty path, a directory, a path under a
+ * regular file, a folder where no file can be created, a full file system:
+ * InvalidArgumentError, exit 2, naming the option and the path), and two
+ * options that lead to the same regular file are refused (one would
+ * silently replace the other). Writes nothing (checkWritable's probe file
+ * is removed at once).
+ */
+export async function checkOutputs(outputs: readonly OutputSpec[]): Promise<void> {
+  const files = new Map<string, string>();
+  for (const o of outputs) {
+    await checkWritable(o.path, o.option);
+    const target = await resolveTarget(o.path); // checkWritable resolved it already: cannot fail here but for a race
+    if (target.kind !== "file") continue; // several options may stream into stdout or one pipe
+    const key = resolve(target.path);
+    const first = files.get(key);
+    if (first !== undefined) throw new InvalidArgumentError(o.option, `a file no other output option names (${first} writes ${key} too)`, o.path);
+    files.set(key, o.option);
+  }
+}
+
+/** The folders between `first` (created by mkdir) and `dir`, outermost first. */
+function createdFolders(first: string, dir: string): string[] {
+  const chain: string[] = [];
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    chain.unshift(d);
+    if (d === resolve(first) || dirname(d) === d) return chain;
+  }
+}
+
+interface Staged {
+  output: Output;
+  target: string;
+  tmp: string;
+}
+
+/** Removes the temporary files, then the folders the set created (innermost first, only while empty). */
+async function cleanUp(staged: readonly Staged[], folders: readonly string[]): Promise<void> {
+  await Promise.all(staged.map((s) => rm(s.tmp, { force: true })));
+  for (const d of [...folders].reverse()) await rmdir(d).catch(() => {});
+}
+
+const bytesOf = (data: string | Uint8Array) => (typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+
+/**
+ * Writes every output of a finished run (see the module comment): files
+ * staged, streams written, then the files published together; on a failure
+ * before publishing, none of the files is written and no temporary file is
+ * left.
+ * @throws OutputWriteError (exit 3) when an output cannot be written; InvalidArgumentError (exit 2) for an empty path.
+ */
+export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
+  for (const o of outputs) if (o.path === "") throw new InvalidArgumentError(o.option, "a file path", o.path);
+  const staged: Staged[] = [];
+  const folders: string[] = [];
+  const streams: { output: Output; target: Exclude<Target, { kind: "file" }> }[] = [];
+  let current: { output: Output; target?: string } | undefined;
+  try {
+    for (const output of outputs) {
+      current = { output };
+      const target = await resolveTarget(output.path);
+      current.target = target.path;
+      if (target.kind !== "file") {
+        streams.push({ output, target });
+        continue;
+      }
+      const dir = dirname(target.path);
+      const first = await mkdir(dir, { recursive: true }).catch((e: unknown) => {
+        // mkdir -p says EEXIST when a component of the path is a regular file: that is ENOTDIR to the user.
+        throw errnoCode(e) === "EEXIST" ? Object.assign(new Error(`ENOTDIR: not a directory, ${dir}`), { code: "ENOTDIR", path: dir }) : e;
+      });
+      if (first !== undefined) folders.push(...createdFolders(first, dir));
+      const tmp = join(dir, `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+      staged.push({ output, target: target.path, tmp });
+      await writeFile(tmp, bytesOf(output.data), { flag: "wx" });
+      const existing: Stats | undefined = target.stats;
+      if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
+    }
+    for (const { output, target } of streams) {
+      current = { output, target: target.path };
+      const bytes = bytesOf(output.data);
+      if (target.kind === "fd") await writeToDescriptor(target.fd, bytes);
+      else if (target.kind === "socket") await writeIntoSocket(target.path, bytes);
+      else await writeIntoNode(target.path, bytes);
+    }
+  } catch (e) {
+    await cleanUp(staged, folders);
+    if (isRetraceError(e)) throw e;
+    throw new OutputWriteError(current?.output.path ?? "", e, current?.target ?? (e as { path?: string } | null)?.path);
+  }
+  for (let i = 0; i < staged.length; i++) {
+    const s = staged[i] as Staged;
+    try {
+      await rename(s.tmp, s.target);
+    } catch (e) {
+      await cleanUp(staged.slice(i), []);
+      throw new OutputWriteError(s.output.path, e, s.target);
+    }
+  }
+}
