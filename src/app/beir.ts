@@ -16,7 +16,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError } from "../errors.js";
-import { beirChunks, formatTrecRun, loadBeirDataset, scoreBeirRun, toRun, type BeirDataset, type BeirScores } from "../eval/ir/beir.js";
+import { beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../eval/ir/beir.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
 import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
@@ -84,7 +84,24 @@ export interface BeirOutcome {
   depth: number;
   seed: number;
   results: ModeResult[];
+  /** Each fused mode run (hybrid, hybrid+rerank) against the better of bm25 and dense per measure, when both stages ran (the headline). */
+  margins: FusedMargin[];
   timing: { ingestAndIndexMs: number; bm25BuildMs: number; totalMs: number };
+}
+
+/** A fused mode's margin over its best stage (`marginOverBestStage`). */
+export interface FusedMargin {
+  mode: BeirMode;
+  byMeasure: Record<MarginMeasure, StageMargin | null>;
+}
+
+/** The margin of every fused mode over the better stage, per measure (empty unless bm25 and dense both ran). */
+export function fusedMargins(results: readonly ModeResult[], seed: number): FusedMargin[] {
+  const of = (m: BeirMode) => results.find((r) => r.mode === m)?.scores;
+  const bm25 = of("bm25");
+  const dense = of("dense");
+  if (bm25 === undefined || dense === undefined) return [];
+  return results.filter((r) => r.mode === "hybrid" || r.mode === "hybrid+rerank").map((r) => ({ mode: r.mode, byMeasure: marginOverBestStage({ bm25, dense }, r.scores, seed) }));
 }
 
 /** The fusion settings of a config file (method, RRF k, weights) as retriever defaults; unset keys stay unset (the embedder's, hybridDefaultsFor). */
@@ -248,6 +265,7 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
       depth,
       seed,
       results,
+      margins: fusedMargins(results, seed),
       timing: { ingestAndIndexMs: opened.ingestMs, bm25BuildMs: opened.bm25Ms, totalMs },
     };
   } finally {
