@@ -95,7 +95,12 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
   if (o.json) out(beirJson(dir, r, o.config));
   else {
     outText(renderBeir(r.data, r.results, beirHeader(dir, r, o.config), r.seed, r.margins));
-    outText(`Wall time: ingest + BM25 index ${(r.timing.ingestAndIndexMs / 1000).toFixed(1)} s; ingest + all modes ${(r.timing.totalMs / 1000).toFixed(1)} s.`);
+    const t = r.timing;
+    const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const fit = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder" }[t.embedder.kind];
+    outText(
+      `Wall time: ${fit}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}; store write ${sec(t.storeWriteMs)} (${r.ingestStatus === "ingested" ? "embed + write" : "up to date"}); ingest (embedder included) + BM25 index ${sec(t.ingestAndIndexMs)}; ingest + all modes ${sec(t.totalMs)}.`,
+    );
   }
   return 0;
 }

@@ -241,6 +241,20 @@ const timingsObject = z.object({
    * sweep. At concurrency > 1 the sums overlap and can exceed `durationMs`.
    */
   phases: z.object({ graph: z.number(), evaluate: z.number(), report: z.number() }).optional(),
+  /**
+   * Before the sweep, ms (retrace's own graph; absent for `--graph`, whose
+   * retriever is the user's): `embedder` = making the embedder ready
+   * (`lsa-fit`: the corpus-fit LSA fitted; `lsa-load`: its saved state read;
+   * `model-load`; `none`: built-in), `store` = the ingest into Chroma
+   * (embedding the chunks and writing them; `up-to-date`: only the check),
+   * null for the memory store.
+   */
+  setup: z
+    .object({
+      embedder: z.object({ kind: z.enum(["lsa-fit", "lsa-load", "model-load", "none"]), ms: z.number() }),
+      store: z.object({ status: z.enum(["ingested", "up-to-date"]), writeMs: z.number() }).nullable(),
+    })
+    .optional(),
 });
 /**
  * Every wall-clock figure of a run, kept in one section so that everything
