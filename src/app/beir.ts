@@ -18,7 +18,7 @@ import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError } from "../errors.js";
 import { beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../eval/ir/beir.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
-import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.js";
+import { DEFAULT_GRID, bm25Key, expandGrid, gridAround, type Grid, type TuneUnit } from "../eval/ir/tune.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { quantileSorted } from "../eval/stats/bootstrap.js";
 import { log } from "../log.js";
@@ -287,17 +287,9 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
   const opened = await openBeirRetriever(data, retrievalConfig, o, url, progress);
   try {
     const { retriever } = opened.built;
-    const grid: Grid = {
-      fusion: ["rrf", "minmax", "zscore", "combmnz"],
-      alpha: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
-      rrfK: [10, 60],
-      denseK: [depth],
-      bm25K: [depth],
-      bm25: [
-        { k1: 1.2, b: 0.75 },
-        { k1: 0.9, b: 0.4 },
-      ],
-    };
+    // The one grid of retrace tune (DEFAULT_GRID, with the defaults' neighbourhood), depths fixed at the run's depth (R@100 needs them).
+    const current = currentCandidate(retriever, depth, depth);
+    const grid: Grid = { ...gridAround(DEFAULT_GRID, current), denseK: [depth], bm25K: [depth] };
     const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(opened.chunks, p, retriever.analyzers)]));
     const units: TuneUnit[] = [];
     const p = progress("tune: dense lists", "queries");
@@ -319,7 +311,7 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
       p.stop();
     }
     const groups = [...new Set(units.map((u) => u.group))].sort().map((id) => ({ id, stratum: "en" }));
-    const candidates = expandGrid(grid, currentCandidate(retriever, depth, depth));
+    const candidates = expandGrid(grid, current);
     return crossValidateCandidates(
       units,
       groups,

@@ -23,7 +23,7 @@ import { progressReporter } from "../progress.js";
 import { printTuning } from "./tune.js";
 
 /** The options as parsed: `--modes` is a comma-separated list. */
-type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean };
+type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean; keepDefaults?: boolean };
 
 const f4 = (x: number) => x.toFixed(4);
 const ci = (c: [number, number] | null) => (c === null ? "" : ` [${f4(c[0])}, ${f4(c[1])}]`);
@@ -90,7 +90,7 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
 
 export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<number> {
   const options: BeirOptions = { ...o, modes: o.modes?.split(",").map((m) => m.trim()).filter((m) => m !== "") };
-  if (o.tune) return printTuning(await tuneBeir(dir, options, { progress: progressReporter }), { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}) });
+  if (o.tune) return printTuning(await tuneBeir(dir, options, { progress: progressReporter }), { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}), ...(o.keepDefaults ? { keepDefaults: true } : {}) });
   const r = await runBeir(dir, options, { progress: progressReporter });
   if (o.json) out(beirJson(dir, r, o.config));
   else {
@@ -169,11 +169,12 @@ export function register(program: Command): void {
     .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
     .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
     .option("--folds <n>", "folds of --tune", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
+    .option("--keep-defaults", "with --tune and --run-out: when the tuning does not clearly beat the defaults, write no tuned-config.json")
     .option("--json", "print JSON (with a version field) instead of the tables")
     .option("--seed <n>", "seed of the bootstrap intervals and paired tests", seedOption(), EVAL_DEFAULTS.seed)
     .action(action((dir: string, o: BeirCommandOptions) => beirCommand(dir, o)));
   refuseInMode<BeirCommandOptions>(cmd, [
-    { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--run-out", "--rerank"] },
-    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds"] },
+    { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--rerank"] },
+    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds", "--keep-defaults"] },
   ]);
 }
