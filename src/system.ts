@@ -98,7 +98,7 @@ export interface RetraceSystem extends LoadedData {
    */
   analyzers: Analyzers;
   /** `reason`: which embedder and why, in full; `summary`: the same in one short line (src/retrieval/embedders/resolve.ts). */
-  embedder: { id: string; description: string; reason: string; summary: string } | null;
+  embedder: { id: string; description: string; reason: string; summary: string; setup: EmbedderSetup } | null;
   reranker: { id: string; reason: string; summary: string } | null;
   /** `local`, `memory`, `none`, or the server URL (what reports print as the store). */
   store: string;
@@ -169,6 +169,21 @@ export interface OpenedEmbedder {
   reason: string;
   /** The same in one short line (logged at info level). */
   summary: string;
+  /** How long it took to get the embedder ready (wall clock; reported in `timings`). */
+  setup: EmbedderSetup;
+}
+
+/**
+ * How an embedder was made ready and how long it took (wall clock, ms):
+ * `lsa-fit` (the corpus-fit LSA embedder fitted, or refitted, on the chunks),
+ * `lsa-load` (its saved state read), `model-load` (a transformers.js model
+ * loaded), `none` (the built-in embedder: nothing to prepare). Apart from the
+ * store's write time (an ingest's `durationMs`: embedding the chunks and
+ * writing them), so a slow ingest says which part was slow.
+ */
+export interface EmbedderSetup {
+  kind: "lsa-fit" | "lsa-load" | "model-load" | "none";
+  ms: number;
 }
 
 /** What `openEmbedder` resolves: a spec over the chunks it may be fitted on. */
@@ -192,9 +207,11 @@ export interface EmbedderChoice {
  * collection identity (docs/reliability.md). `retrace ingest` embeds with it.
  */
 export async function openEmbedder(o: EmbedderChoice): Promise<OpenedEmbedder> {
+  const t0 = performance.now();
   const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks: o.chunks, analyzers: o.analyzers, ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}) } });
+  const ms = Math.round((performance.now() - t0) * 10) / 10;
   if (o.log !== false) logChoice("embedder", resolved);
-  return { embedder: await fingerprinted(resolved.embedder), reason: resolved.reason, summary: resolved.summary };
+  return { embedder: await fingerprinted(resolved.embedder), reason: resolved.reason, summary: resolved.summary, setup: { kind: resolved.setup, ms } };
 }
 
 /** What the one retriever factory builds a HybridRetriever from (plain specs, as the CLI and a RetrieverRecipe give them). */
@@ -386,7 +403,7 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
       ...data,
       retriever: built.retriever,
       analyzers,
-      embedder: { id: embedder.embedder.id, description: embedder.embedder.description, reason: embedder.reason, summary: embedder.summary },
+      embedder: { id: embedder.embedder.id, description: embedder.embedder.description, reason: embedder.reason, summary: embedder.summary, setup: embedder.setup },
       reranker: reranker.reranker === null ? null : { id: reranker.reranker.id, reason: reranker.reason, summary: reranker.summary },
       retrieverRecipe: recipe,
     };

@@ -15,9 +15,9 @@
  */
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
-import { beirChunks, formatTrecRun, loadBeirDataset, scoreBeirRun, toRun, type BeirDataset, type BeirScores } from "../eval/ir/beir.js";
+import { beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../eval/ir/beir.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
-import { bm25Key, expandGrid, type Grid, type TuneUnit } from "../eval/ir/tune.js";
+import { DEFAULT_GRID, bm25Key, expandGrid, gridAround, type Grid, type TuneUnit } from "../eval/ir/tune.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { quantileSorted } from "../eval/stats/bootstrap.js";
 import { log } from "../log.js";
@@ -27,7 +27,7 @@ import { BM25Index } from "../retrieval/bm25.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import type { HybridRetriever, HybridRetrieverOptions } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
-import { buildRetriever, lsaStateDir, openIngestedDense, resolveStoreChoice, type IngestedDense } from "../system.js";
+import { buildRetriever, lsaStateDir, openIngestedDense, resolveStoreChoice, type EmbedderSetup, type IngestedDense } from "../system.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import { NO_PROGRESS, type ProgressFactory, type UseCaseHooks } from "./progress.js";
 import { crossValidateCandidates, currentCandidate, DEFAULT_FOLDS, type TuneOutcome } from "./tune.js";
@@ -84,7 +84,25 @@ export interface BeirOutcome {
   depth: number;
   seed: number;
   results: ModeResult[];
-  timing: { ingestAndIndexMs: number; bm25BuildMs: number; totalMs: number };
+  /** Each fused mode run (hybrid, hybrid+rerank) against the better of bm25 and dense per measure, when both stages ran (the headline). */
+  margins: FusedMargin[];
+  /** Wall clock (ms): the embedder's fit or load (`embedder`, apart from the store), the store's write (embed + write, or the up-to-date check), ingest + BM25 index, all. */
+  timing: { embedder: EmbedderSetup; storeWriteMs: number; ingestAndIndexMs: number; bm25BuildMs: number; totalMs: number };
+}
+
+/** A fused mode's margin over its best stage (`marginOverBestStage`). */
+export interface FusedMargin {
+  mode: BeirMode;
+  byMeasure: Record<MarginMeasure, StageMargin | null>;
+}
+
+/** The margin of every fused mode over the better stage, per measure (empty unless bm25 and dense both ran). */
+export function fusedMargins(results: readonly ModeResult[], seed: number): FusedMargin[] {
+  const of = (m: BeirMode) => results.find((r) => r.mode === m)?.scores;
+  const bm25 = of("bm25");
+  const dense = of("dense");
+  if (bm25 === undefined || dense === undefined) return [];
+  return results.filter((r) => r.mode === "hybrid" || r.mode === "hybrid+rerank").map((r) => ({ mode: r.mode, byMeasure: marginOverBestStage({ bm25, dense }, r.scores, seed) }));
 }
 
 /** The fusion settings of a config file (method, RRF k, weights) as retriever defaults; unset keys stay unset (the embedder's, hybridDefaultsFor). */
@@ -168,7 +186,8 @@ async function openBeirRetriever(data: BeirDataset, retrievalConfig: RetrievalCo
   const depth = o.depth ?? BEIR_DEPTH;
   const chunks = beirChunks(data.corpus);
   let opened: IngestedDense | undefined;
-  let t0 = 0;
+  // From before the embedder is resolved: "ingest + BM25 index" includes an LSA fit (reported apart too: timing.embedder).
+  const t0 = performance.now();
   let tBm25 = 0;
   const built = await buildRetriever({
     chunks,
@@ -182,7 +201,6 @@ async function openBeirRetriever(data: BeirDataset, retrievalConfig: RetrievalCo
     // A config file's fusion, RRF k and weights (unset: the embedder's, hybridDefaultsFor); every depth the run's.
     defaults: { ...fusionSettingsOf(retrievalConfig), k: depth, denseK: depth, bm25K: depth },
     dense: async (embedder) => {
-      t0 = performance.now();
       const p = progress("ingest", "documents");
       try {
         opened = await openIngestedDense({
@@ -251,7 +269,8 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
       depth,
       seed,
       results,
-      timing: { ingestAndIndexMs: opened.ingestMs, bm25BuildMs: opened.bm25Ms, totalMs },
+      margins: fusedMargins(results, seed),
+      timing: { embedder: opened.built.embedder.setup, storeWriteMs: opened.store.ingested.durationMs, ingestAndIndexMs: opened.ingestMs, bm25BuildMs: opened.bm25Ms, totalMs },
     };
   } finally {
     await opened.store.close();
@@ -273,17 +292,9 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
   const opened = await openBeirRetriever(data, retrievalConfig, o, url, progress);
   try {
     const { retriever } = opened.built;
-    const grid: Grid = {
-      fusion: ["rrf", "minmax", "zscore", "combmnz"],
-      alpha: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
-      rrfK: [10, 60],
-      denseK: [depth],
-      bm25K: [depth],
-      bm25: [
-        { k1: 1.2, b: 0.75 },
-        { k1: 0.9, b: 0.4 },
-      ],
-    };
+    // The one grid of retrace tune (DEFAULT_GRID, with the defaults' neighbourhood), depths fixed at the run's depth (R@100 needs them).
+    const current = currentCandidate(retriever, depth, depth);
+    const grid: Grid = { ...gridAround(DEFAULT_GRID, current), denseK: [depth], bm25K: [depth] };
     const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(opened.chunks, p, retriever.analyzers)]));
     const units: TuneUnit[] = [];
     const p = progress("tune: dense lists", "queries");
@@ -305,7 +316,7 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
       p.stop();
     }
     const groups = [...new Set(units.map((u) => u.group))].sort().map((id) => ({ id, stratum: "en" }));
-    const candidates = expandGrid(grid, currentCandidate(retriever, depth, depth));
+    const candidates = expandGrid(grid, current);
     return crossValidateCandidates(
       units,
       groups,

@@ -224,6 +224,10 @@ export async function sweepEval(
     durationMs: Math.round(performance.now() - t0),
     turns: turnTimings,
     phases: { graph: ms(phases.graph), evaluate: ms(phases.evaluate), report: ms(performance.now() - tReport) },
+    // The embedder's fit (or load) apart from the store's write (docs/determinism.md: wall clock lives here only).
+    ...(system.embedder !== null
+      ? { setup: { embedder: { kind: system.embedder.setup.kind, ms: ms(system.embedder.setup.ms) }, store: system.ingest === null ? null : { status: system.ingest.status, writeMs: ms(system.ingest.durationMs) } } }
+      : {}),
   };
   return { report, baseline };
 }

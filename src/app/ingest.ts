@@ -19,7 +19,7 @@ import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import { collectionName } from "../retrieval/chroma-store.js";
 import { describeCollections, pruneStore, type CollectionInfo, type StorePruneResult } from "../retrieval/collections.js";
 import { DEFAULT_BATCH_SIZE, ingest, type IngestResult } from "../retrieval/ingest.js";
-import { lsaStateDir, openEmbedder, resolveStoreChoice } from "../system.js";
+import { lsaStateDir, openEmbedder, resolveStoreChoice, type EmbedderSetup } from "../system.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 
 export interface IngestKbOptions {
@@ -47,7 +47,7 @@ export interface IngestKbOptions {
 export type IngestStore = { kind: "local"; url: null; state: "stopped"; dataDir: string } | { kind: "remote"; url: string; state: "running" };
 
 export type IngestKbOutcome =
-  | { kind: "ingested"; store: IngestStore; kbHash: string; result: IngestResult }
+  | { kind: "ingested"; store: IngestStore; kbHash: string; result: IngestResult; embedderSetup: EmbedderSetup }
   | { kind: "collections"; current: string; removed?: string[]; pruned?: StorePruneResult; collections: CollectionInfo[] };
 
 /** Ingests the KB (or lists / prunes collections: `list`, `prune`). Throws a typed error; an abort through `signal` rejects with its reason. */
@@ -65,7 +65,7 @@ export async function ingestKb(opts: IngestKbOptions, hooks: UseCaseHooks & { si
   // The embedder of the composition root's factory; the LSA embedder is fitted with the KB's analyzers (`<kb>/analyzers.json`), as an eval fits it: the same state and collection (and a model's weights fingerprinted).
   const { analyzers, file: analyzerFile } = loadKbAnalyzers(kbDir);
   if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
-  const { embedder } = await openEmbedder({ embedder: opts.embedder ?? "auto", chunks, analyzers, stateDir: lsaStateDir(opts.dataDir) });
+  const { embedder, setup: embedderSetup } = await openEmbedder({ embedder: opts.embedder ?? "auto", chunks, analyzers, stateDir: lsaStateDir(opts.dataDir) });
 
   let handle: ChromaStoreHandle | undefined;
   const progress = (hooks.progress ?? NO_PROGRESS)("ingest", "chunks");
@@ -95,7 +95,7 @@ export async function ingestKb(opts: IngestKbOptions, hooks: UseCaseHooks & { si
       handle.kind === "local"
         ? { kind: "local", url: null, state: "stopped", dataDir: path.resolve(opts.dataDir ?? defaultDataDir()) }
         : { kind: "remote", url: handle.url, state: "running" }; // already redacted by openStore
-    return { kind: "ingested", store: where, kbHash: hash, result };
+    return { kind: "ingested", store: where, kbHash: hash, result, embedderSetup };
   } finally {
     progress.stop();
     await handle?.close();

@@ -12,7 +12,8 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import type { ConfigFile } from "../eval/ir/tune-config.js";
-import { DEFAULT_GRID, bm25Key, crossValidate, expandGrid, scoreMatrix, type Candidate, type Grid, type TuneUnit } from "../eval/ir/tune.js";
+import type { PairedComparison } from "../eval/stats/bootstrap.js";
+import { DEFAULT_GRID, bm25Key, crossValidate, expandGrid, gridAround, scoreMatrix, type Candidate, type Grid, type TuneUnit } from "../eval/ir/tune.js";
 import { allEvaluators } from "../eval/measures/evaluators.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { runSweep } from "../eval/sweep/runner.js";
@@ -34,6 +35,40 @@ export const DEFAULT_FOLDS = 5;
 /** Per-locale configurations are searched only when every locale has at least this many cases with gold. */
 export const MIN_CASES_PER_LOCALE = 30;
 
+/**
+ * The tuned configuration replaces the defaults only when its
+ * cross-validated score beats theirs by at least this much (the paired mean
+ * difference over groups, nDCG) **and** the paired 95% bootstrap interval of
+ * that difference lies above 0. Otherwise `retrace tune` says so and writes
+ * the defaults (or nothing, `--keep-defaults`): a search over a few hundred
+ * configurations on a few dozen cases finds one that looks better by chance,
+ * and the cross-validated score is the honest estimate of what it is worth
+ * (docs/fusion-and-tuning.md).
+ */
+export const TUNE_MIN_GAIN = 0.005;
+
+/** Whether the tuned configuration was adopted, and why (one sentence with the numbers). */
+export interface TuneDecision {
+  adopted: boolean;
+  reason: string;
+  minGain: number;
+}
+
+/** The adoption rule (TUNE_MIN_GAIN): gain ≥ minGain and the interval's lower end > 0. */
+export function tuneDecision(paired: PairedComparison | null, minGain: number = TUNE_MIN_GAIN): TuneDecision {
+  if (paired === null) return { adopted: false, reason: "no paired comparison (fewer than 2 groups): the defaults are kept", minGain };
+  const f = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
+  const diff = `${f(paired.diff)}${paired.ci95 === null ? " (no interval)" : ` [${f(paired.ci95[0])}, ${f(paired.ci95[1])}]`}`;
+  const adopted = paired.diff >= minGain && paired.ci95 !== null && paired.ci95[0] > 0;
+  return {
+    adopted,
+    reason: adopted
+      ? `the tuning beats the defaults by ${diff} cross-validated (≥ ${minGain} with the 95% interval above 0): the tuned configuration is written`
+      : `the tuning does not beat the defaults by ≥ ${minGain} with the 95% interval above 0 (cross-validated, tuned − defaults ${diff}): the defaults are kept`,
+    minGain,
+  };
+}
+
 /** What a cross-validated selection is run and described with. */
 export interface CrossValidationSettings {
   folds: number;
@@ -52,6 +87,8 @@ export interface TuneOutcome extends CrossValidationSettings {
   candidates: Candidate[];
   /** Why one configuration for all locales is written. */
   perLocaleNote: string;
+  /** Tuned or defaults (TUNE_MIN_GAIN); `config` holds the defaults when not adopted. */
+  decision: TuneDecision;
 }
 
 /** The candidate the retriever applies today (candidate 0 of every search). */
@@ -78,7 +115,9 @@ export function crossValidateCandidates(
     p.stop();
   }
   const cv = crossValidate(matrix, groups, o.folds, o.seed);
-  const final = candidates[cv.final] as Candidate;
+  const decision = tuneDecision(cv.paired);
+  // Never a worse file silently: without a clear cross-validated gain the defaults (candidate 0) are what is written.
+  const final = candidates[decision.adopted ? cv.final : 0] as Candidate;
   const strata = new Map<string, number>();
   for (const g of groups) strata.set(g.stratum, (strata.get(g.stratum) ?? 0) + 1);
   const perLocaleNote =
@@ -100,9 +139,12 @@ export function crossValidateCandidates(
       defaultsScore: round(cv.defaultScore),
       pairedDiff: cv.paired === null ? null : round(cv.paired.diff),
       pairedP: cv.paired === null ? null : round(cv.paired.pValue),
+      pairedCi95: cv.paired?.ci95 === null || cv.paired === null ? null : cv.paired.ci95.map(round),
+      written: decision.adopted ? "tuned" : "defaults",
+      decision: decision.reason,
     },
   };
-  return { ...o, config, cv, candidates: [...candidates], perLocaleNote };
+  return { ...o, config, cv, candidates: [...candidates], perLocaleNote, decision };
 }
 
 /** The options of a tuning over a KB's eval cases. */
@@ -169,7 +211,9 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
     } finally {
       p.stop();
     }
-    const grid: Grid = DEFAULT_GRID;
+    const current = currentCandidate(retriever, retriever.defaults.denseK, retriever.defaults.bm25K);
+    // The grid covers the defaults' neighbourhood whatever the embedder (gridAround).
+    const grid: Grid = gridAround(DEFAULT_GRID, current);
     // The grid's indexes analyse as the system's retriever does (the KB's analyzers.json).
     const indexes = new Map(grid.bm25.map((b) => [bm25Key(b), BM25Index.build(system.chunks, b, system.analyzers)]));
     const units: TuneUnit[] = [];
@@ -190,7 +234,7 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
     const groupIds = [...new Set(units.map((u) => u.group))].sort();
     const stratumOf = new Map(units.map((u) => [u.group, u.stratum]));
     const groups = groupIds.map((id) => ({ id, stratum: stratumOf.get(id) as string }));
-    const candidates = expandGrid(grid, currentCandidate(retriever, retriever.defaults.denseK, retriever.defaults.bm25K));
+    const candidates = expandGrid(grid, current);
     return crossValidateCandidates(
       units,
       groups,

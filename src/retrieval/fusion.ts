@@ -9,12 +9,14 @@
  * | `minmax`  | Σ w_l · (s − min_l)/(max_l − min_l)                        | scores      |
  * | `zscore`  | Σ w_l · (s − μ_l)/σ_l                                      | scores      |
  * | `combmnz` | |{l : w_l > 0, d ∈ l}| · Σ w_l · (s − min_l)/(max_l − min_l) | scores    |
+ * | `adaptive`| Σ w_l·e^{β·c_l} · (s − min_l)/(max_l − min_l), c_l = head confidence | scores |
  *
  * All are pure: keyed by chunk id, ties broken by id ascending, inputs never
  * mutated, and every fused entry carries each list's contribution.
  */
 import { InvalidArgumentError } from "../errors.js";
 import type { FusedRanked, FusionInput } from "./fusion/common.js";
+import { adaptiveFusion } from "./fusion/adaptive.js";
 import { combMnzFusion } from "./fusion/combmnz.js";
 import { minMaxFusion } from "./fusion/minmax.js";
 import { RRF_K, reciprocalRankFusion } from "./fusion/rrf.js";
@@ -31,12 +33,13 @@ export {
   type FusedRanked,
   type FusionInput,
 } from "./fusion/common.js";
+export { ADAPTIVE_BETA, ADAPTIVE_TOP, adaptiveFusion, adaptiveWeights, headConfidence, type AdaptiveOptions } from "./fusion/adaptive.js";
 export { combMnzFusion } from "./fusion/combmnz.js";
 export { minMaxFusion, minMaxNormalize } from "./fusion/minmax.js";
 export { RRF_K, reciprocalRankFusion, type RrfOptions } from "./fusion/rrf.js";
 export { zScoreFusion, zScoreNormalize } from "./fusion/zscore.js";
 
-export const FUSION_METHODS = ["rrf", "minmax", "zscore", "combmnz"] as const;
+export const FUSION_METHODS = ["rrf", "minmax", "zscore", "combmnz", "adaptive"] as const;
 export type FusionMethod = (typeof FUSION_METHODS)[number];
 
 export function isFusionMethod(x: unknown): x is FusionMethod {
@@ -60,6 +63,8 @@ export function fuse(lists: readonly FusionInput[], options: FuseOptions): Fused
       return zScoreFusion(lists);
     case "combmnz":
       return combMnzFusion(lists);
+    case "adaptive":
+      return adaptiveFusion(lists);
     default:
       throw new InvalidArgumentError("fusion", `one of ${FUSION_METHODS.join(", ")}`, options.method);
   }

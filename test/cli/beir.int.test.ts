@@ -42,6 +42,10 @@ describe("retrace beir", () => {
     expect(first.stdout).toMatch(/^bm25 +2 +1\.0000/m); // both queries' gold first in BM25 on this toy set
     expect(first.stdout).toMatch(/^hybrid +2 /m);
     expect(first.stdout).toMatch(/hybrid − bm25: Δndcg@10/);
+    // The headline (first line): hybrid − the better stage per measure; BM25 is perfect on nDCG@10 here, so it is the best stage.
+    const [headNdcg, headRecall] = first.stdout.split("\n");
+    expect(headNdcg).toMatch(/^hybrid − best stage \(bm25\): nDCG@10 [+-]\d\.\d{4}( \[\S+, \S+\])? p=\d\.\d{4}$/);
+    expect(headRecall).toMatch(/^hybrid − best stage \((bm25|dense)\): R@100 [+-]\d\.\d{4}( \[\S+, \S+\])? p=\d\.\d{4}$/);
     expect(first.stdout).toMatch(/\(ingested\)/);
     const run = await readFile(path.join(tmp.dir, "runs", "bm25.trec"), "utf8");
     expect(run.split("\n")[0]).toMatch(/^1 Q0 d1 1 \d+ retrace-bm25$/);
@@ -51,6 +55,7 @@ describe("retrace beir", () => {
     const json = JSON.parse(second.stdout) as { version: number; modes: Array<{ mode: string; n: number; mean: Record<string, number> }> };
     expect(json.version).toBe(1);
     expect(json.modes.map((m) => [m.mode, m.n, m.mean["ndcg@10"]])).toEqual([["bm25", 2, 1]]);
+    expect((json as unknown as { marginOverBestStage: unknown }).marginOverBestStage).toEqual({}); // no fused mode run: no margin
   }, 120_000);
 
   it("--embedder lsa fits on the corpus (state in <data dir>/lsa); the hybrid branches take a --config file's denseK/bm25K", async () => {

@@ -49,14 +49,16 @@ describe("retrace ingest with a local store", () => {
     expect(first.stderr).toContain("Starting a local Chroma server");
     expect(first.exitCode).toBe(0);
     const line = new RegExp(
-      `^collection ${expectedCollection}: ${chunkCount} chunks, embedder builtin-hashed-ngrams-384-v1 \\(384-d\\), ingested ${chunkCount} chunks in \\d+ ms\\n$`,
+      `^collection ${expectedCollection}: ${chunkCount} chunks, embedder builtin-hashed-ngrams-384-v1 \\(384-d\\), ingested ${chunkCount} chunks in \\d+ ms; timings: built-in embedder, nothing to prepare, store write \\d+\\.\\d\\d s \\(embed \\+ write\\)\\n$`,
     );
     expect(first.stdout).toMatch(line);
     expect(chromaPids(dataDir)).toEqual([]);
 
     const second = await runCli(ingestArgs(dataDir), { env: LOCAL });
     expect(second.exitCode).toBe(0);
-    expect(second.stdout).toBe(`collection ${expectedCollection}: ${chunkCount} chunks, embedder builtin-hashed-ngrams-384-v1 (384-d), already up to date\n`);
+    expect(second.stdout).toMatch(
+      new RegExp(`^collection ${expectedCollection}: ${chunkCount} chunks, embedder builtin-hashed-ngrams-384-v1 \\(384-d\\), already up to date; timings: built-in embedder, nothing to prepare, store up to date \\(checked in \\d+\\.\\d\\d s\\)\\n$`),
+    );
     // Nothing was written: no "N/N chunks" progress line before "already up to date" (the first run printed them).
     expect(first.stderr).toMatch(new RegExp(`ingest: ${chunkCount}/${chunkCount} chunks`));
     expect(second.stderr).not.toMatch(/ingest: \d+\/\d+ chunks/);
@@ -72,6 +74,25 @@ describe("retrace ingest with a local store", () => {
     // The server this command started is stopped by the time the JSON is read: no URL to reach it by.
     expect(j.store).toEqual({ kind: "local", url: null, state: "stopped", dataDir: path.resolve(dataDir) });
     expect(chromaPids(dataDir)).toEqual([]);
+  });
+
+  it("--json reports the LSA fit apart from the store's write in `timings`; a rerun loads the saved state", async () => {
+    const dataDir = path.join(tmp.dir, "lsa-timings");
+    const args = ["ingest", "--kb", MINI_KB, "--embedder", "lsa", "--data-dir", dataDir, "--json"];
+    type Timings = { embedder: { kind: string; ms: number }; store: { status: string; writeMs: number } };
+    const first = await runCli(args, { env: LOCAL });
+    expect(first.exitCode).toBe(0);
+    const t1 = (JSON.parse(first.stdout) as { timings: Timings }).timings;
+    expect(t1.embedder.kind).toBe("lsa-fit");
+    expect(t1.embedder.ms).toBeGreaterThan(0);
+    expect(t1.store.status).toBe("ingested");
+    expect(t1.store.writeMs).toBeGreaterThan(0);
+    const second = await runCli(args, { env: LOCAL });
+    const t2 = (JSON.parse(second.stdout) as { timings: Timings }).timings;
+    expect(t2.embedder.kind).toBe("lsa-load");
+    expect(t2.store.status).toBe("up-to-date");
+    const text = await runCli(args.slice(0, -1), { env: LOCAL });
+    expect(text.stdout).toMatch(/already up to date; timings: LSA state loaded \d+\.\d\d s, store up to date \(checked in \d+\.\d\d s\)\n$/);
   });
 
   it("SIGINT once the server is up: exits 130, nothing made current, no server left; the next run ingests", async () => {

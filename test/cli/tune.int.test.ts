@@ -68,4 +68,31 @@ describe("retrace tune", () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/locales\.es-mx/);
   }, 120_000);
+
+  it("on the shipped KB never writes a configuration whose cross-validated score is below the defaults'; --keep-defaults writes nothing then", async () => {
+    const out = path.join(tmp.dir, "shipped.json");
+    const args = ["tune", "--kb", "kb", "--store", "memory", "--out", out, "--json"];
+    const r = await runCli(args, { env: LOCAL, timeoutMs: 420_000 });
+    expect(r.stderr).not.toMatch(/unexpected error/);
+    expect(r.exitCode).toBe(0);
+    type Out = { config: { retrieval: Record<string, unknown>; tuned: { cvScore: number; defaultsScore: number; written: string } }; decision: { adopted: boolean; written: string; minGain: number } };
+    const j = JSON.parse(r.stdout) as Out;
+    const file = parseConfig(JSON.parse(await readFile(out, "utf8")), out);
+    expect(file.retrieval).toEqual(j.config.retrieval);
+    if (j.decision.adopted) {
+      // Adopted only with a clear cross-validated gain.
+      expect(j.config.tuned.cvScore).toBeGreaterThanOrEqual(j.config.tuned.defaultsScore + j.decision.minGain - 1e-6);
+      expect(j.decision.written).toBe("tuned");
+    } else {
+      // Otherwise the file holds the shipped defaults of the LSA embedder on this KB (min-max, latent-share weight, 20/50, k1 0.9 b 0.4).
+      expect(j.decision.written).toBe("defaults");
+      expect(file.retrieval).toMatchObject({ fusion: "minmax", denseK: 20, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } });
+      const keep = path.join(tmp.dir, "kept.json");
+      const k = await runCli(["tune", "--kb", "kb", "--store", "memory", "--out", keep, "--keep-defaults"], { env: LOCAL, timeoutMs: 420_000 });
+      expect(k.exitCode).toBe(0);
+      expect(k.stdout).toMatch(/Decision: the tuning does not beat the defaults by ≥ 0\.005/);
+      expect(k.stdout).toMatch(/--keep-defaults: nothing written to/);
+      await expect(readFile(keep, "utf8")).rejects.toThrow(/ENOENT/);
+    }
+  }, 900_000);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DataValidationError } from "../../src/errors.js";
-import { beirChunks, cutRun, formatTrecRun, loadBeirDataset, scoreBeirRun, toRun } from "../../src/eval/ir/beir.js";
+import { beirChunks, cutRun, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirScores } from "../../src/eval/ir/beir.js";
 import { configFor, parseConfig } from "../../src/eval/ir/tune-config.js";
 
 const dirs: string[] = [];
@@ -114,5 +114,41 @@ describe("config file", () => {
     expect(() => parseConfig({ version: 1, retrieval: { bm25: { b: 1.5 } } }, "c.json")).toThrow(/field `retrieval\.bm25\.b`/);
     expect(() => parseConfig({ version: 1, retrieval: { weights: { dense: -1 } } }, "c.json")).toThrow(/field `retrieval\.weights\.dense`/);
     expect(() => parseConfig({ version: 2 }, "c.json")).toThrow(/field `version`/);
+  });
+});
+
+describe("marginOverBestStage", () => {
+  /** Scores with the given per-query nDCG@10 and R@100 (the other measures unused). */
+  function scores(ndcg: number[], recall: number[]): BeirScores {
+    const m = (xs: number[]) => new Map(xs.map((x, i) => [`q${i}`, x]));
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    return {
+      n: ndcg.length,
+      mean: { "ndcg@10": mean(ndcg), "recall@100": mean(recall), "mrr@10": 0, "success@10": 0 },
+      ci95: { "ndcg@10": null, "recall@100": null, "mrr@10": null, "success@10": null },
+      perQuery: { "ndcg@10": m(ndcg), "recall@100": m(recall), "mrr@10": new Map(), "success@10": new Map() },
+    };
+  }
+
+  it("picks the better stage per measure and pairs the fused mode with it", () => {
+    // nDCG@10: bm25 mean 0.5, dense 0.3 → bm25 best; hybrid − bm25 = (0.6−0.4 + 0.6−0.6)/2 = +0.1.
+    // R@100: bm25 mean 0.5, dense 0.8 → dense best; hybrid − dense = (0.7−0.8 + 0.7−0.8)/2 = −0.1.
+    const bm25 = scores([0.4, 0.6], [0.5, 0.5]);
+    const dense = scores([0.2, 0.4], [0.8, 0.8]);
+    const hybrid = scores([0.6, 0.6], [0.7, 0.7]);
+    const r = marginOverBestStage({ bm25, dense }, hybrid, 1);
+    expect(r["ndcg@10"]?.bestStage).toBe("bm25");
+    expect(r["ndcg@10"]?.comparison.diff).toBeCloseTo(0.1, 12);
+    expect(r["ndcg@10"]?.comparison.meanA).toBeCloseTo(0.5, 12);
+    expect(r["recall@100"]?.bestStage).toBe("dense");
+    expect(r["recall@100"]?.comparison.diff).toBeCloseTo(-0.1, 12);
+    // Two queries, both differences −0.1: the exact sign-flip test has 4 sign vectors, 2 as extreme → p = 0.5.
+    expect(r["recall@100"]?.comparison.pValue).toBeCloseTo(0.5, 12);
+  });
+
+  it("a tie between the stages goes to bm25; a missing stage is not measured", () => {
+    const s = scores([0.5, 0.5], [0.5, 0.5]);
+    expect(marginOverBestStage({ bm25: s, dense: s }, s, 1)["ndcg@10"]?.bestStage).toBe("bm25");
+    expect(marginOverBestStage({ bm25: s }, s, 1)).toEqual({ "ndcg@10": null, "recall@100": null });
   });
 });

@@ -96,6 +96,15 @@ describe("labels and vacuous text", () => {
 });
 
 describe("renderTable", () => {
+  it("prints the embedder's fit apart from the store's write from timings.setup, and nothing without it", async () => {
+    const r = await fixtureReport();
+    expect(renderTable(r, { color: false })).not.toMatch(/^setup:/m);
+    r.timings = { ...r.timings!, setup: { embedder: { kind: "lsa-fit", ms: 1510 }, store: { status: "ingested", writeMs: 250 } } };
+    expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA fit 1\.51 s; store write 0\.25 s \(ingested: embed \+ write\)$/m);
+    r.timings = { ...r.timings, setup: { embedder: { kind: "lsa-load", ms: 20 }, store: null } };
+    expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA state loaded 0\.02 s; no store write \(memory\)$/m);
+  });
+
   it("shows every aggregate (overall, golden/adversarial, each locale) with its n and interval", async () => {
     const r = await fixtureReport();
     const out = renderTable(r, { color: false });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { ndcgAtK } from "../../src/eval/measures/metrics.js";
-import { DEFAULT_GRID, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/eval/ir/tune.js";
+import { DEFAULT_GRID, alphaOf, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, gridAround, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/eval/ir/tune.js";
+import { TUNE_MIN_GAIN, tuneDecision } from "../../src/app/tune.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
 const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
@@ -79,5 +80,42 @@ describe("candidates and units", () => {
     expect(scoreUnit(unit, { ...mm, weights: { dense: 1, bm25: 0 } })).toBe(0);
     expect(scoreMatrix([unit], [mm], ["g"])).toEqual([[1]]);
     expect(() => scoreUnit(unit, { ...mm, bm25: { k1: 0.9, b: 0.4 } })).toThrow(/cached/);
+  });
+});
+
+describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
+  it("adds α ± 0.05 around a default at the upper end, inside (0, 1)", () => {
+    const lsa: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 } };
+    const g = gridAround(DEFAULT_GRID, lsa);
+    expect(g.alpha).toEqual([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]);
+    // RRF 1/1 (the built-in embedder's default): α = 0.5, neighbours 0.45 and 0.55.
+    expect(gridAround(DEFAULT_GRID, DEFAULTS).alpha).toEqual([0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9]);
+    // α = 0.97: 1.02 is dropped, 0.92 and 0.97 added.
+    expect(gridAround(DEFAULT_GRID, { ...lsa, weights: { dense: 0.97, bm25: 0.03 } }).alpha.slice(-3)).toEqual([0.9, 0.92, 0.97]);
+    expect(alphaOf({ weights: { dense: 1, bm25: 4 } })).toBeCloseTo(0.2, 12);
+    expect(alphaOf({ weights: { dense: 0, bm25: 0 } })).toBe(0.5);
+  });
+
+  it("every grid α up to 0.9 and the default's neighbours are candidates", () => {
+    const lsa: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 } };
+    const minmaxAlphas = new Set(expandGrid(gridAround(DEFAULT_GRID, lsa), lsa).filter((c) => c.fusion === "minmax").map((c) => c.weights.dense));
+    for (const a of [0.1, 0.5, 0.85, 0.9, 0.95]) expect(minmaxAlphas.has(a)).toBe(true);
+  });
+});
+
+describe("tuneDecision: never a worse file silently", () => {
+  const paired = (diff: number, lo: number, hi: number) => ({ n: 50, meanA: 0.8, meanB: 0.8 + diff, diff, ci95: [lo, hi] as [number, number], pValue: 0.01, method: "sampled" as const });
+
+  it("adopts only a gain ≥ TUNE_MIN_GAIN whose interval lies above 0", () => {
+    expect(TUNE_MIN_GAIN).toBe(0.005);
+    expect(tuneDecision(paired(0.02, 0.004, 0.036)).adopted).toBe(true);
+    // The issue's case: CV 0.8075 vs defaults 0.8201 (−0.0126): kept, with the numbers in the reason.
+    const worse = tuneDecision(paired(-0.0126, -0.03, 0.006));
+    expect(worse.adopted).toBe(false);
+    expect(worse.reason).toMatch(/does not beat the defaults by ≥ 0\.005 .*-0\.0126 \[-0\.0300, \+0\.0060\]\): the defaults are kept/);
+    // A gain whose interval reaches 0, and a significant gain below the margin: kept.
+    expect(tuneDecision(paired(0.02, -0.001, 0.04)).adopted).toBe(false);
+    expect(tuneDecision(paired(0.004, 0.001, 0.007)).adopted).toBe(false);
+    expect(tuneDecision(null).adopted).toBe(false);
   });
 });

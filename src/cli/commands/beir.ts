@@ -12,10 +12,10 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { BEIR_DEPTH, runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type ModeResult } from "../../app/beir.js";
+import { BEIR_DEPTH, runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type FusedMargin, type ModeResult } from "../../app/beir.js";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { DEFAULT_FOLDS } from "../../app/tune.js";
-import { BEIR_MEASURES, compareModes, type BeirDataset } from "../../eval/ir/beir.js";
+import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../eval/ir/beir.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { action, out, outText } from "../io.js";
 import { intOption, positiveIntOption, positiveNumberOption, refuseInMode, seedOption } from "../options.js";
@@ -23,7 +23,7 @@ import { progressReporter } from "../progress.js";
 import { checkTuningOutputs, printTuning } from "./tune.js";
 
 /** The options as parsed: `--modes` is a comma-separated list. */
-type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean };
+type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean; keepDefaults?: boolean };
 
 const f4 = (x: number) => x.toFixed(4);
 const ci = (c: [number, number] | null) => (c === null ? "" : ` [${f4(c[0])}, ${f4(c[1])}]`);
@@ -35,9 +35,28 @@ function table(headers: string[], rows: string[][], right: (i: number) => boolea
   return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
+const MEASURE_LABEL = { "ndcg@10": "nDCG@10", "recall@100": "R@100" } as const;
+
+/**
+ * The headline: each fused mode − the better of bm25 and dense, one line per
+ * measure (paired over queries; the stages' means are in the table below), e.g.
+ * `hybrid − best stage (dense): nDCG@10 +0.0039 [-0.0123, 0.0207] p=0.6292`.
+ */
+export function marginLines(margins: readonly FusedMargin[]): string[] {
+  return margins.flatMap((f) =>
+    MARGIN_MEASURES.map((m) => {
+      const x = f.byMeasure[m];
+      if (x === null) return `${f.mode} − best stage: ${MEASURE_LABEL[m]} n/a`;
+      const c = x.comparison;
+      return `${f.mode} − best stage (${x.bestStage}): ${MEASURE_LABEL[m]} ${signed(c.diff)}${ci(c.ci95)} p=${c.pValue.toFixed(4)}`;
+    }),
+  );
+}
+
 /** The text report: quality (deterministic for the same data, config and seed), then speed (measured, varies run to run). */
-export function renderBeir(data: BeirDataset, results: readonly ModeResult[], header: string[], seed: number): string {
-  const lines = [...header, ""];
+export function renderBeir(data: BeirDataset, results: readonly ModeResult[], header: string[], seed: number, margins: readonly FusedMargin[] = []): string {
+  // The headline first: the fused mode's margin over its best stage (paired over queries).
+  const lines = [...marginLines(margins), ...header, ""];
   lines.push(
     table(
       ["mode", "n", ...BEIR_MEASURES.map((m) => `${m} [95% CI]`)],
@@ -72,15 +91,20 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
 export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<number> {
   const options: BeirOptions = { ...o, modes: o.modes?.split(",").map((m) => m.trim()).filter((m) => m !== "") };
   if (o.tune) {
-    const outputs = { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}) };
+    const outputs = { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}), ...(o.keepDefaults ? { keepDefaults: true } : {}) };
     await checkTuningOutputs(outputs, "--run-out"); // before a store starts (exit 2)
     return printTuning(await tuneBeir(dir, options, { progress: progressReporter }), outputs, "--run-out");
   }
   const r = await runBeir(dir, options, { progress: progressReporter });
   if (o.json) out(beirJson(dir, r, o.config));
   else {
-    outText(renderBeir(r.data, r.results, beirHeader(dir, r, o.config), r.seed));
-    outText(`Wall time: ingest + BM25 index ${(r.timing.ingestAndIndexMs / 1000).toFixed(1)} s; ingest + all modes ${(r.timing.totalMs / 1000).toFixed(1)} s.`);
+    outText(renderBeir(r.data, r.results, beirHeader(dir, r, o.config), r.seed, r.margins));
+    const t = r.timing;
+    const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const fit = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder" }[t.embedder.kind];
+    outText(
+      `Wall time: ${fit}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}; store write ${sec(t.storeWriteMs)} (${r.ingestStatus === "ingested" ? "embed + write" : "up to date"}); ingest (embedder included) + BM25 index ${sec(t.ingestAndIndexMs)}; ingest + all modes ${sec(t.totalMs)}.`,
+    );
   }
   return 0;
 }
@@ -113,6 +137,18 @@ function beirJson(dir: string, r: BeirOutcome, config: string | undefined): stri
       collection: r.collection,
       settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: d.bm25, depth, hybridDenseK: c.denseK ?? depth, hybridBm25K: c.bm25K ?? depth, denseSearch: "exact", config: config ?? null },
       seed: r.seed,
+      // The headline: fused − the better stage per measure (paired over queries; null when not measurable).
+      marginOverBestStage: Object.fromEntries(
+        r.margins.map((f) => [
+          f.mode,
+          Object.fromEntries(
+            MARGIN_MEASURES.map((m) => {
+              const x = f.byMeasure[m];
+              return [m, x === null ? null : { bestStage: x.bestStage, bestStageMean: x.comparison.meanA, fusedMean: x.comparison.meanB, diff: x.comparison.diff, ci95: x.comparison.ci95, pValue: x.comparison.pValue, n: x.comparison.n, test: `paired sign-flip randomization (${x.comparison.method}), bootstrap CI over queries, seed ${r.seed}, unadjusted` }];
+            }),
+          ),
+        ]),
+      ),
       modes: r.results.map((m) => ({ mode: m.mode, n: m.scores.n, mean: m.scores.mean, ci95: m.scores.ci95, timing: m.timing })),
       timing: r.timing,
     },
@@ -137,11 +173,12 @@ export function register(program: Command): void {
     .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
     .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
     .option("--folds <n>", "folds of --tune", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
+    .option("--keep-defaults", "with --tune and --run-out: when the tuning does not clearly beat the defaults, write no tuned-config.json")
     .option("--json", "print JSON (with a version field) instead of the tables")
     .option("--seed <n>", "seed of the bootstrap intervals and paired tests", seedOption(), EVAL_DEFAULTS.seed)
     .action(action((dir: string, o: BeirCommandOptions) => beirCommand(dir, o)));
   refuseInMode<BeirCommandOptions>(cmd, [
-    { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--run-out", "--rerank"] },
-    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds"] },
+    { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--rerank"] },
+    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds", "--keep-defaults"] },
   ]);
 }

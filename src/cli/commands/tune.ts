@@ -20,6 +20,8 @@ import { progressReporter } from "../progress.js";
 export interface TuningOutputs {
   out?: string;
   json?: boolean;
+  /** When the tuning is not adopted (TUNE_MIN_GAIN), write nothing rather than the defaults. */
+  keepDefaults?: boolean;
 }
 
 /** The preflight of a tuning's configuration file (`--out`, or `option` naming it), before anything starts: exit 2 naming the option and the path. */
@@ -29,14 +31,23 @@ export function checkTuningOutputs(o: TuningOutputs, option = "--out"): Promise<
 
 /** Writes the configuration file (with `out`; `option` names it in messages), then prints the tuning: JSON, or the text account. */
 export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--out"): Promise<number> {
-  const { cv, candidates, config } = t;
-  if (o.out !== undefined) await writeOutputs([{ option, path: o.out, data: configToJSON(config) }]);
+  const { cv, candidates, config, decision } = t;
+  // Not adopted: the file holds the defaults, or (--keep-defaults) nothing is written.
+  const write = o.out !== undefined && (decision.adopted || o.keepDefaults !== true);
+  if (write) await writeOutputs([{ option, path: o.out as string, data: configToJSON(config) }]);
+  const written = o.out === undefined ? null : !write ? "nothing" : decision.adopted ? "tuned" : "defaults";
   if (o.json) {
-    out(JSON.stringify({ version: 1, config, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } }, null, 2));
+    out(
+      JSON.stringify(
+        { version: 1, config, decision: { ...decision, written }, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   const p = cv.paired;
-  const final = candidates[cv.final] as Candidate;
+  const final = candidates[decision.adopted ? cv.final : 0] as Candidate;
   outText(
     [
       `Tuned on ${t.source}: ${cv.n} groups with gold, ${candidates.length} configurations, ${t.folds}-fold cross-validation (seed ${t.seed}).`,
@@ -47,9 +58,14 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--
         ? "Paired test: n/a"
         : `Paired, tuned − defaults over groups: ${p.diff >= 0 ? "+" : ""}${p.diff.toFixed(4)}${p.ci95 === null ? "" : ` [${p.ci95[0].toFixed(4)}, ${p.ci95[1].toFixed(4)}]`} p=${p.pValue.toFixed(4)} (sign-flip randomization, ${p.method}; bootstrap CI over groups, seed ${t.seed})`,
       `Chosen per fold: ${cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)).join(" | ")}`,
-      `Written configuration (best on all ${cv.n} groups; its in-sample score is not a held-out figure and is not shown): ${candidateKey(final)}`,
+      `Best on all ${cv.n} groups (its in-sample score is not a held-out figure and is not shown): ${candidateKey(candidates[cv.final] as Candidate)}`,
+      `Decision: ${decision.reason}.`,
       t.perLocaleNote,
-      o.out !== undefined ? `Config file: ${o.out}` : "No --out given: the configuration was not written.",
+      o.out === undefined
+        ? "No --out given: nothing was written."
+        : !write
+          ? `--keep-defaults: nothing written to ${o.out} (the shipped defaults stay in force).`
+          : `Config file: ${o.out} (${decision.adopted ? "the tuned configuration" : `the defaults: ${candidateKey(final)}`}).`,
     ].join("\n"),
   );
   return 0;
@@ -67,7 +83,8 @@ export function register(program: Command): void {
     .option("-k, --k <n>", "cards scored per turn (nDCG@k)", positiveIntOption("-k"), EVAL_DEFAULTS.k)
     .option("--folds <n>", "cross-validation folds", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
     .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
-    .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config)")
+    .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config); the defaults when the tuning does not clearly beat them")
+    .option("--keep-defaults", "when the tuning does not clearly beat the defaults, write nothing to --out (instead of the defaults)")
     .option("--json", "print JSON instead of text");
   addMaxCardBytesOption(cmd).action(
     action(async (o: TuneOptions & TuningOutputs) => {

@@ -215,3 +215,46 @@ export function formatTrecRun(run: Run): string {
   for (const [qid, q] of run.queries) q.docnos.forEach((d, i) => lines.push(`${qid} Q0 ${d} ${i + 1} ${q.scores[i]} ${run.runId ?? "retrace"}`));
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
+
+/** The measures the margin over the best stage is reported on (the issue's targets: nDCG@10, and R@100 for a first stage). */
+export const MARGIN_MEASURES = ["ndcg@10", "recall@100"] as const;
+export type MarginMeasure = (typeof MARGIN_MEASURES)[number];
+
+/** A fused mode against the better of its two stages on one measure. */
+export interface StageMargin {
+  /** The stage with the higher mean on this measure (bm25 on a tie: the cheaper one). */
+  bestStage: "bm25" | "dense";
+  /** fused − bestStage, paired over queries: diff, bootstrap interval, sign-flip p. */
+  comparison: PairedComparison;
+}
+
+/**
+ * The margin of a fused mode over its best stage, per measure: the stage
+ * (bm25 or dense) with the higher mean on that measure, and the paired
+ * comparison fused − that stage over queries (sign-flip randomization test,
+ * bootstrap interval; seeded). The best stage is chosen per measure (dense
+ * can be the better stage on R@100 and BM25 on nDCG@10). Null for a measure
+ * when either stage or the fused mode is missing or nothing is paired.
+ *
+ * The interval does not account for choosing the better stage on the same
+ * queries (that choice favours the stage, so the margin is, if anything,
+ * understated).
+ */
+export function marginOverBestStage(
+  stages: { bm25?: BeirScores; dense?: BeirScores },
+  fused: BeirScores,
+  seed: number,
+): Record<MarginMeasure, StageMargin | null> {
+  const out = {} as Record<MarginMeasure, StageMargin | null>;
+  for (const m of MARGIN_MEASURES) {
+    const { bm25, dense } = stages;
+    if (bm25 === undefined || dense === undefined) {
+      out[m] = null;
+      continue;
+    }
+    const bestStage = dense.mean[m] > bm25.mean[m] ? "dense" : "bm25";
+    const comparison = compareModes(bestStage === "dense" ? dense : bm25, fused, m, seed);
+    out[m] = comparison === null ? null : { bestStage, comparison };
+  }
+  return out;
+}

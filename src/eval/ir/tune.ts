@@ -61,9 +61,21 @@ export interface Grid {
   bm25: ReadonlyArray<{ k1: number; b: number }>;
 }
 
+/**
+ * The dense weights α searched (BM25 weight 1 − α), the one list `retrace
+ * tune` and `retrace beir --tune` share: 0.1 … 0.9 in steps of 0.1, then the
+ * defaults' own neighbourhood is added by `gridAround` (α ± 0.05, in (0, 1)),
+ * so a default at the upper end (the LSA default on the shipped KB is 0.9)
+ * has candidates on both sides of it.
+ */
+export const TUNE_ALPHAS: readonly number[] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+/** The step of the neighbours `gridAround` adds on each side of the defaults' α. */
+export const ALPHA_NEIGHBOUR_STEP = 0.05;
+
 export const DEFAULT_GRID: Grid = {
   fusion: ["rrf", "minmax", "zscore", "combmnz"],
-  alpha: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+  alpha: TUNE_ALPHAS,
   rrfK: [10, 60],
   denseK: [20, 50],
   bm25K: [20, 50],
@@ -72,6 +84,25 @@ export const DEFAULT_GRID: Grid = {
     { k1: 0.9, b: 0.4 },
   ],
 };
+
+/** The dense share α = dense / (dense + bm25) of a candidate's weights (0.5 when both are 0). */
+export function alphaOf(c: Pick<Candidate, "weights">): number {
+  const sum = c.weights.dense + c.weights.bm25;
+  return sum > 0 ? c.weights.dense / sum : 0.5;
+}
+
+/**
+ * `grid` with the defaults' neighbourhood added to its α list: the defaults'
+ * own α and α ± ALPHA_NEIGHBOUR_STEP, kept inside (0, 1) and rounded to 0.01;
+ * sorted, duplicates removed. (The defaults themselves are candidate 0 of
+ * `expandGrid` whatever the grid.)
+ */
+export function gridAround(grid: Grid, defaults: Candidate): Grid {
+  const a = alphaOf(defaults);
+  const near = [a - ALPHA_NEIGHBOUR_STEP, a, a + ALPHA_NEIGHBOUR_STEP].map((x) => Math.round(x * 100) / 100).filter((x) => x > 0 && x < 1);
+  const alpha = [...new Set([...grid.alpha, ...near])].sort((x, y) => x - y);
+  return { ...grid, alpha };
+}
 
 /** Canonical text of a candidate (used for ties and in reports). */
 export function candidateKey(c: Candidate): string {

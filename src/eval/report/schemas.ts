@@ -280,6 +280,20 @@ const timingsObject = z.object({
   phases: z.object({ graph: z.number(), evaluate: z.number(), report: z.number() }).optional(),
   /** What the groundedness judge cost in this run (calls, cache hits, tokens): depends on the cache, so it lives here (present only when `--judge` ran one). */
   judge: JudgeUsageSchema.optional(),
+  /**
+   * Before the sweep, ms (retrace's own graph; absent for `--graph`, whose
+   * retriever is the user's): `embedder` = making the embedder ready
+   * (`lsa-fit`: the corpus-fit LSA fitted; `lsa-load`: its saved state read;
+   * `model-load`; `none`: built-in), `store` = the ingest into Chroma
+   * (embedding the chunks and writing them; `up-to-date`: only the check),
+   * null for the memory store.
+   */
+  setup: z
+    .object({
+      embedder: z.object({ kind: z.enum(["lsa-fit", "lsa-load", "model-load", "none"]), ms: z.number() }),
+      store: z.object({ status: z.enum(["ingested", "up-to-date"]), writeMs: z.number() }).nullable(),
+    })
+    .optional(),
 });
 /**
  * Every run-dependent figure of a run — wall-clock times, and the judge's

@@ -72,6 +72,8 @@ export interface ResolvedEmbedder {
   reason: string;
   /** One short line: the embedder's id and why in a few words (`lsa-128-… (default; no transformer weights found, …)`). */
   summary: string;
+  /** What made it ready: `lsa-fit` (fitted or refitted on the corpus), `lsa-load` (its saved state read), `model-load` (transformers.js weights), `none` (built-in). */
+  setup: "lsa-fit" | "lsa-load" | "model-load" | "none";
 }
 
 export interface ResolvedReranker {
@@ -122,7 +124,7 @@ async function resolveLsa(options: ResolveOptions, why: string, short: string): 
     ...(options.corpus.analyzers !== undefined ? { analyzers: options.corpus.analyzers } : {}),
   });
   const where = r.file === null ? "fitted in memory, not saved" : r.status === "loaded" ? `state loaded from ${r.file}` : `${r.status}, state saved to ${r.file}`;
-  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`, summary: `${r.embedder.id} (${short})` };
+  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`, summary: `${r.embedder.id} (${short})`, setup: r.status === "loaded" ? "lsa-load" : "lsa-fit" };
 }
 
 /** Picks the embedder for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
@@ -134,6 +136,7 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
       embedder,
       reason: `${embedder.id}: the built-in embedder was requested (lexical-fuzzy, not semantic)`,
       summary: `${embedder.id} (requested; built-in, lexical-fuzzy, not semantic)`,
+      setup: "none",
     };
   }
   if (spec === "lsa") return resolveLsa(options, "requested", "requested; corpus-fit LSA");
@@ -143,6 +146,7 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
       embedder,
       reason: `${describeLoaded(embedder)}: requested, loaded from ${embedder.modelDir ?? "the download cache"}`,
       summary: `${embedder.id} (requested; transformers.js, ${embedder.dimension}-d)`,
+      setup: "model-load",
     };
   }
 
@@ -159,6 +163,7 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
         embedder,
         reason: `${describeLoaded(embedder)}: auto, ${where}`,
         summary: `${embedder.id} (default; transformers.js, ${location.found ? `weights found, ${FOLDER_HINT}` : "weights downloaded"})`,
+        setup: "model-load",
       };
     } catch (e) {
       // Present-but-broken weights (or no transformers.js to load them) are an error; only a failed download falls back.
@@ -186,6 +191,7 @@ async function weightFree(options: ResolveOptions, why: string, short: string): 
     embedder,
     reason: `${embedder.id} (built-in, lexical-fuzzy, not semantic): ${why}; no corpus given to fit the LSA embedder on`,
     summary: `${embedder.id} (default, built-in; no corpus to fit LSA on; ${short})`,
+    setup: "none",
   };
 }
 

@@ -158,6 +158,17 @@ function stackedGrid(report: Report, title: string, groups: Groups, paint: Paint
  * `width` (columns; 0 or absent: no limit): no line is wider (colour codes
  * not counted). The same report and width always give the same text.
  */
+const SETUP_WORDS = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in, nothing to prepare" } as const;
+
+/** The embedder's fit (or load) and the store's write, from `timings.setup` (wall clock): `LSA fit 0.41 s; store write 1.20 s (ingested)`. Null without it. */
+export function setupText(report: Report): string | null {
+  const s = report.timings?.setup;
+  if (s === undefined) return null;
+  const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const store = s.store === null ? "no store write (memory)" : s.store.status === "ingested" ? `store write ${sec(s.store.writeMs)} (ingested: embed + write)` : `store up to date (checked in ${sec(s.store.writeMs)})`;
+  return `${SETUP_WORDS[s.embedder.kind]}${s.embedder.kind === "none" ? "" : ` ${sec(s.embedder.ms)}`}; ${store}`;
+}
+
 export function renderTable(report: Report, opts: { color: boolean; width?: number }): string {
   const paint = painter(opts.color);
   // 0 (or no width): no limit, the wide tables as they are.
@@ -169,6 +180,8 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   );
   if (report.shard !== undefined) lines.push(paint("yellow", partialText(report.shard)));
   lines.push(`embedder: ${embedderText(report)}`);
+  const setup = setupText(report);
+  if (setup !== null) lines.push(`setup: ${setup}`);
   for (const [label, text] of retrievalRows(report)) lines.push(`${label}: ${text}`);
   lines.push(...graphHeaderLines(report));
   const answerer = answererText(report);
