@@ -17,13 +17,13 @@ import { pathToFileURL } from "node:url";
 import { DataValidationError, GraphInputError, InternalError, InvalidArgumentError, type DataIssue } from "../errors.js";
 import { loadBeirCorpus } from "../eval/ir/beir.js";
 import { DEFAULT_QUERY_SETTINGS, CorpusStats, STRATEGIES, generatorName, rngFor, type Strategy, type SynthDoc } from "../eval/ir/synthetic.js";
-import { cardSchedule, synthCase, usableChunks, type CaseSettings, type SynthCase } from "../eval/ir/synthetic-cases.js";
+import { beirDocs, cardSchedule, synthCase, usableChunks, type CaseSettings, type SynthCase } from "../eval/ir/synthetic-cases.js";
 import { syntheticVerdict } from "../eval/measures/synthetic-reference.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { parseCaseLine, validateCases } from "../kb/cases.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { MAX_TURNS, isBlankText } from "../kb/schemas.js";
-import type { EvalCase, KnowledgeBase, Locale } from "../kb/types.js";
+import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { DEFAULT_ANALYZERS, loadKbAnalyzers, type Analyzers } from "../retrieval/analyzer.js";
 
 export interface SynthOptions {
@@ -84,11 +84,6 @@ function kbDocs(kb: KnowledgeBase): SynthDoc[] {
     byCard.set(c.parentId, list);
   }
   return [...kb.cards].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((card) => ({ card: card.id, locale: card.locale, title: card.title, chunks: byCard.get(card.id) ?? [] }));
-}
-
-/** The documents of a BEIR corpus as one-chunk English cards (file order). */
-export function beirDocs(corpus: ReadonlyArray<{ id: string; title: string; text: string }>): SynthDoc[] {
-  return corpus.map((d) => ({ card: d.id, locale: "en" as Locale, title: d.title, chunks: [{ id: d.id, section: "", text: d.title === "" ? d.text : `${d.title} ${d.text}` }] }));
 }
 
 function checkStrategy(s: string | undefined): Strategy {

@@ -27,7 +27,7 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs): Promise<num
   const { cv, candidates, config } = t;
   if (o.out !== undefined) await writeFileAtomic(o.out, configToJSON(config));
   if (o.json) {
-    out(JSON.stringify({ version: 1, config, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } }, null, 2));
+    out(JSON.stringify({ version: 1, ...(t.warning !== undefined ? { warning: t.warning } : {}), config, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } }, null, 2));
     return 0;
   }
   const p = cv.paired;
@@ -45,6 +45,7 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs): Promise<num
       `Written configuration (best on all ${cv.n} groups; its in-sample score is not a held-out figure and is not shown): ${candidateKey(final)}`,
       t.perLocaleNote,
       o.out !== undefined ? `Config file: ${o.out}` : "No --out given: the configuration was not written.",
+      ...(t.warning !== undefined ? [`warning: ${t.warning}`] : []),
     ].join("\n"),
   );
   return 0;
@@ -63,6 +64,7 @@ export function register(program: Command): void {
     .option("--folds <n>", "cross-validation folds", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
     .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
     .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config)")
-    .option("--json", "print JSON instead of text");
+    .option("--json", "print JSON instead of text")
+    .option("--allow-synthetic", "tune even when every case is synthetic (refused otherwise; the warning goes into the output and the config's provenance)");
   addMaxCardBytesOption(cmd).action(action(async (o: TuneOptions & TuningOutputs) => printTuning(await runTune(o, { progress: progressReporter }), o)));
 }

@@ -16,7 +16,10 @@
  */
 import { MAX_TURNS } from "../../kb/schemas.js";
 import { tableLocaleFor, type Locale } from "../../kb/types.js";
-import { GENERATOR_VERSION, generatorName, knownItemTerms, rngFor, type CorpusStats, type QuerySettings, type SynthDoc } from "./synthetic.js";
+import { DEFAULT_ANALYZERS } from "../../retrieval/analyzer.js";
+import type { BeirDataset, BeirQuery } from "./beir.js";
+import { CorpusStats, GENERATOR_VERSION, generatorName, knownItemTerms, rngFor, type QuerySettings, type SynthDoc } from "./synthetic.js";
+import type { Qrels } from "./trec.js";
 
 /** Question templates per built-in locale: `first` for a fresh question, `follow` for an elliptical follow-up; `{q}` is the terms. */
 export const TEMPLATES: Readonly<Record<string, { first: readonly string[]; follow: readonly string[] }>> = Object.freeze({
@@ -142,4 +145,26 @@ export function cardSchedule(cards: readonly SynthDoc[], n: number | undefined, 
     out.push(...round.slice(0, n - out.length));
   }
   return out;
+}
+
+/** The documents of a BEIR corpus as one-chunk English cards (file order; text = title + " " + text, as retrace beir indexes them). */
+export function beirDocs(corpus: ReadonlyArray<{ id: string; title: string; text: string }>): SynthDoc[] {
+  return corpus.map((d) => ({ card: d.id, locale: "en" as Locale, title: d.title, chunks: [{ id: d.id, section: "", text: d.title === "" ? d.text : `${d.title} ${d.text}` }] }));
+}
+
+/** N synthetic known-item queries of a BEIR corpus (ids `syn-1`…, bare keywords), each with its source document as the one relevant document. */
+export function syntheticQueries(data: Pick<BeirDataset, "corpus">, n: number, seed: number, settings: QuerySettings): { queries: BeirQuery[]; qrels: Qrels } {
+  const docs = beirDocs(data.corpus);
+  const stats = new CorpusStats(docs, DEFAULT_ANALYZERS);
+  const usable = docs.filter((d) => usableChunks(stats, d, settings.minTerms).length > 0);
+  const queries: BeirQuery[] = [];
+  const qrels: Qrels = new Map();
+  for (const [i, doc] of cardSchedule(usable, n, seed).entries()) {
+    const terms = knownItemTerms(stats, doc.card, settings, rngFor(seed, `${i}\u0000${doc.card}`));
+    if (terms === null) continue;
+    const id = `syn-${i + 1}`;
+    queries.push({ id, text: terms.join(" ") });
+    qrels.set(id, new Map([[doc.card, 1]]));
+  }
+  return { queries, qrels };
 }
