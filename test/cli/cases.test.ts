@@ -69,6 +69,21 @@ describe("retrace cases import", () => {
     }
   }, 300_000);
 
+  it("runs cases to label through a user's graph (--graph) too: they retrieve, score nothing and are listed", async () => {
+    const file = path.join(dir, "graph-chat.jsonl");
+    await writeFile(file, `${JSON.stringify({ messages: [{ role: "user", content: "how do I lock my card?" }], locale: "en" })}\n`);
+    const cases = path.join(dir, "graph-imported.jsonl");
+    expect((await runCli(["cases", "import", file, "--out", cases])).exitCode).toBe(0);
+    const graph = path.join(ROOT, "test", "fixtures", "graphs", "fanout-agent.mjs");
+    const r = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--cases", cases, "-k", "3", "--json"], { timeoutMs: 300_000 });
+    expect(r.exitCode).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.turns).toHaveLength(1);
+    expect(report.turns[0].toLabel).toBe(true);
+    expect(report.turns[0].results).toEqual([]);
+    expect(report.turns[0].retrievedIds.length).toBeGreaterThan(0);
+  }, 300_000);
+
   it("groups LangSmith root runs into conversations by the metadata thread key and orders them by start_time", async () => {
     const file = path.join(dir, "runs.json");
     await writeFile(file, JSON.stringify(RUNS));
@@ -176,5 +191,10 @@ describe("the guard rails", () => {
     const tune = await runCli(["tune", "--kb", MINI_KB, "--cases", syn, "--store", "memory", "--embedder", "builtin"], { timeoutMs: 300_000 });
     expect(tune.exitCode).toBe(2);
     expect(tune.stderr).toMatch(/--allow-synthetic/);
+    const conf = path.join(dir, "synthetic-tuned.json");
+    const allowed = await runCli(["tune", "--kb", MINI_KB, "--cases", syn, "--store", "memory", "--embedder", "builtin", "--folds", "2", "--allow-synthetic", "--out", conf], { timeoutMs: 300_000 });
+    expect(allowed.exitCode).toBe(0);
+    expect(allowed.stdout).toMatch(/warning: tuned on synthetic known-item queries only/);
+    expect(JSON.parse(await readFile(conf, "utf8")).tuned.warning).toMatch(/misorder lexical and semantic retrieval/);
   }, 600_000);
 });

@@ -56,7 +56,9 @@ export async function synthCommand(o: SynthCommandOptions): Promise<number> {
 }
 
 export function register(program: Command): void {
-  const cmd = program.command("cases").description("Cases for your own data: import conversations to label, or synthesize known-item cases");
+  const cmd = program
+    .command("cases")
+    .description("Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus");
   cmd
     .command("import")
     .description("Turn conversations (chat-message JSONL, or LangSmith root runs as listRuns returns them) into cases to label")
