@@ -48,7 +48,8 @@ for (const c of cases) {
     const ok = s.refused === (t.expect === "refuse");
     add(`refusal ${c.locale} ${c.kind} expect=${t.expect}`, ok);
     if (c.kind === "adversarial" && t.expect === "refuse") add(`refusal adversarial expect=refuse, ${fresh.has(c.id) ? "fresh cases" : "pre-split cases"}`, ok);
-    if (t.expect === "answer" && t.must_cite_one_of.length > 0) add(`cites gold ${c.locale}`, s.citedIds.some((id) => t.must_cite_one_of.includes(id)));
+    const gold = t.must_cite_one_of ?? [];
+    if (t.expect === "answer" && gold.length > 0) add(`cites gold ${c.locale}`, s.citedIds.some((id) => gold.includes(id)));
     if (!ok) wrong.push(`${c.id}#${i} expect=${t.expect} refused=${s.refused} ${JSON.stringify(t.user)}`);
   }
 }

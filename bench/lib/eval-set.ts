@@ -42,7 +42,7 @@ export async function loadEvalSet(root: string = REPO_ROOT): Promise<EvalSet> {
   const queries: EvalQuery[] = [];
   for (const c of cases) {
     c.turns.forEach((t, i) => {
-      if (t.must_cite_one_of.length === 0) return;
+      if (t.must_cite_one_of === undefined || t.must_cite_one_of.length === 0) return;
       const prev = i > 0 ? c.turns[i - 1] : undefined;
       queries.push({
         caseId: c.id,
@@ -50,7 +50,7 @@ export async function loadEvalSet(root: string = REPO_ROOT): Promise<EvalSet> {
         locale: c.locale,
         kind: c.kind,
         text: prev === undefined ? t.user : `${prev.user} ${t.user}`,
-        gold: [...t.must_cite_one_of],
+        gold: [...(t.must_cite_one_of ?? [])],
       });
     });
   }

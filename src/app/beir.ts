@@ -17,6 +17,8 @@ import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
 import { beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../eval/ir/beir.js";
 import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
+import { DEFAULT_QUERY_SETTINGS } from "../eval/ir/synthetic.js";
+import { syntheticQueries } from "../eval/ir/synthetic-cases.js";
 import { DEFAULT_GRID, bm25Key, expandGrid, gridAround, type Grid, type TuneUnit } from "../eval/ir/tune.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { quantileSorted } from "../eval/stats/bootstrap.js";
@@ -58,6 +60,8 @@ export interface BeirOptions {
   folds?: number;
   /** Chroma request deadline, seconds (docs/reliability.md). */
   timeout?: number;
+  /** `tuneBeir` on N synthetic known-item queries instead of the judged ones (`--tune --synthetic N --allow-synthetic`; docs/synthetic-cases.md). */
+  tuneOnSynthetic?: number;
 }
 
 /** The default depth (R@100 needs 100). */
@@ -164,7 +168,7 @@ export function checkModes(modes: readonly string[] | undefined, rerank: boolean
 }
 
 /** The store word: a Chroma store (the corpus is ingested into one). */
-function chromaChoice(store: string): { url?: string } {
+export function chromaChoice(store: string): { url?: string } {
   // The store vocabulary (docs/decisions/0006-one-composition-root-and-store-vocabulary.md); beir ingests into Chroma.
   const choice = resolveStoreChoice(store);
   if (choice.kind === "memory" || choice.kind === "none")
@@ -182,7 +186,7 @@ async function readBeirInputs(dir: string, o: BeirOptions): Promise<{ data: Beir
 }
 
 /** The corpus's retriever through the composition root's factory, over its vectors ingested into Chroma and read back for exact search (as retrace eval does: docs/determinism.md). */
-async function openBeirRetriever(data: BeirDataset, retrievalConfig: RetrievalConfig, o: BeirOptions, url: { url?: string }, progress: ProgressFactory) {
+export async function openBeirRetriever(data: BeirDataset, retrievalConfig: RetrievalConfig, o: BeirOptions, url: { url?: string }, progress: ProgressFactory) {
   const depth = o.depth ?? BEIR_DEPTH;
   const chunks = beirChunks(data.corpus);
   let opened: IngestedDense | undefined;
@@ -288,7 +292,8 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const depth = o.depth ?? BEIR_DEPTH;
   const progress = hooks.progress ?? NO_PROGRESS;
-  const { data, retrievalConfig } = await readBeirInputs(dir, o);
+  const { data: read, retrievalConfig } = await readBeirInputs(dir, o);
+  const data = o.tuneOnSynthetic === undefined ? read : { ...read, ...syntheticQueries(read, o.tuneOnSynthetic, o.seed ?? EVAL_DEFAULTS.seed, DEFAULT_QUERY_SETTINGS) };
   const opened = await openBeirRetriever(data, retrievalConfig, o, url, progress);
   try {
     const { retriever } = opened.built;

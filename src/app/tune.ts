@@ -28,6 +28,7 @@ import { resolveDataPaths } from "./data.js";
 import { graphFor, openEvalSystem } from "./eval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import { NO_PROGRESS, type ProgressFactory, type UseCaseHooks } from "./progress.js";
+import { syntheticTuningGuard, withSyntheticWarning } from "./synthetic-guard.js";
 
 /** Cross-validation folds unless told otherwise. */
 export const DEFAULT_FOLDS = 5;
@@ -89,6 +90,8 @@ export interface TuneOutcome extends CrossValidationSettings {
   perLocaleNote: string;
   /** Tuned or defaults (TUNE_MIN_GAIN); `config` holds the defaults when not adopted. */
   decision: TuneDecision;
+  /** Set when the tuning ran on synthetic cases only (`--allow-synthetic`; src/app/synthetic-guard.ts). */
+  warning?: string;
 }
 
 /** The candidate the retriever applies today (candidate 0 of every search). */
@@ -163,6 +166,8 @@ export interface TuneOptions {
   /** Seed of the folds, intervals and tests (default 42). */
   seed?: number;
   maxCardBytes?: number;
+  /** Tune even when every case is synthetic (refused otherwise, exit 2; docs/synthetic-cases.md#guard-rails). */
+  allowSynthetic?: boolean;
 }
 
 /**
@@ -192,6 +197,9 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
       source = `the tune part of ${split.file} (${cases.length} of ${system.cases.length} cases)`;
       log.info(`tuning on the tune part of ${split.file}: ${cases.length} cases`);
     }
+    // Synthetic-only cases misorder lexical and semantic retrieval: refused unless allowed (then the warning travels with the config).
+    const syntheticWarning = syntheticTuningGuard(cases, o.allowSynthetic === true, "retrace tune");
+    if (syntheticWarning !== null) log.warn(syntheticWarning);
     const depth = Math.max(...DEFAULT_GRID.denseK, ...DEFAULT_GRID.bm25K);
     // One sweep through the real graph at the largest depths: each turn's (contextualized) query and dense list.
     const p = progress("tune: sweep", "cases");
@@ -235,7 +243,7 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
     const stratumOf = new Map(units.map((u) => [u.group, u.stratum]));
     const groups = groupIds.map((id) => ({ id, stratum: stratumOf.get(id) as string }));
     const candidates = expandGrid(grid, current);
-    return crossValidateCandidates(
+    const outcome = crossValidateCandidates(
       units,
       groups,
       candidates,
@@ -247,6 +255,7 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
       },
       progress,
     );
+    return withSyntheticWarning(outcome, syntheticWarning);
   } finally {
     await system.close();
   }

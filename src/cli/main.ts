@@ -25,6 +25,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: () => import("./commands/beir.js"),
   },
   baseline: { summary: "Work with a KB's regression baseline (<kb>/eval/baseline.json)", load: () => import("./commands/baseline.js") },
+  cases: {
+    summary: "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
+    load: () => import("./commands/cases.js"),
+  },
   check: { summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts", load: () => import("./commands/check.js") },
   compare: {
     summary: "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric",

@@ -68,7 +68,7 @@ export function validateCases(cases: readonly EvalCase[], kb: KnowledgeBase, fil
     if (prior !== undefined) issues.push({ file, line: c.line, field: "id", message: `duplicate case id "${c.id}", first used on line ${prior}` });
     else firstLine.set(c.id, c.line);
     c.turns.forEach((t, i) =>
-      t.must_cite_one_of.forEach((g, j) => {
+      (t.must_cite_one_of ?? []).forEach((g, j) => {
         const field = `turns[${i}].must_cite_one_of[${j}]`;
         const card = kb.byId.get(g);
         if (!card) issues.push({ file, line: c.line, field, message: `gold id "${g}" names no card in the KB${suggest(g, kb)}` });

@@ -14,7 +14,11 @@
  */
 import { z } from "zod";
 
-export const CASE_KINDS = ["golden", "adversarial"] as const;
+/**
+ * `synthetic`: made by `retrace cases synth` (docs/synthetic-cases.md); a split of
+ * its own in every report, never mixed into the headline figures when real cases are present.
+ */
+export const CASE_KINDS = ["golden", "adversarial", "synthetic"] as const;
 export const EXPECTS = ["answer", "refuse"] as const;
 /** Adversarial categories (optional on a case, used for reporting). */
 export const ADVERSARIAL_CATEGORIES = [
@@ -116,7 +120,12 @@ export const CardFrontMatterSchema = z
   .strict(keysOf(["id", "locale", "title", "tags"]));
 export type CardFrontMatter = z.infer<typeof CardFrontMatterSchema>;
 
-/** One turn of a case. */
+/**
+ * One turn of a case. A turn without `must_cite_one_of` and `expect` is a turn
+ * **to label** (an imported conversation, `retrace cases import`): it runs
+ * through the graph but scores nothing. `standalone`: the turn's question
+ * written out in full (a follow-up's oracle rewrite), optional.
+ */
 export const EvalTurnSchema = z
   .object({
     user: nonEmpty("a non-empty string"),
@@ -128,11 +137,37 @@ export const EvalTurnSchema = z
           if (seen.has(g)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [j], message: `duplicate gold id ${JSON.stringify(g)}` });
           seen.add(g);
         });
-      }),
-    expect: z.enum(EXPECTS),
+      })
+      .optional(),
+    expect: z.enum(EXPECTS).optional(),
+    standalone: nonEmpty("a non-empty standalone query").optional(),
   })
-  .strict(keysOf(["user", "must_cite_one_of", "expect"]));
+  .strict(keysOf(["user", "must_cite_one_of", "expect", "standalone"]))
+  .superRefine((t, ctx) => {
+    if ((t.must_cite_one_of === undefined) !== (t.expect === undefined)) {
+      const missing = t.must_cite_one_of === undefined ? "must_cite_one_of" : "expect";
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [missing],
+        message: `expected \`must_cite_one_of\` and \`expect\` together (a labelled turn) or neither (a turn to label), got no \`${missing}\``,
+      });
+    }
+  });
 export type EvalTurn = z.infer<typeof EvalTurnSchema>;
+
+/** Where a synthetic case came from (`retrace cases synth`; docs/synthetic-cases.md). */
+export const CaseOriginSchema = z
+  .object({
+    generator: nonEmpty("the generator's name"),
+    version: nonEmpty("the generator's version"),
+    seed: z.number({ message: "an integer seed" }).int({ message: "an integer seed" }),
+    card: nonEmpty("the source card id"),
+    chunk: nonEmpty("the source chunk id of the first turn"),
+    /** The chunk each turn was built from (a topic-shift turn names another card's chunk). */
+    chunks: z.array(z.string(), { message: "an array of chunk ids, one per turn" }).optional(),
+  })
+  .strict(keysOf(["generator", "version", "seed", "card", "chunk", "chunks"]));
+export type CaseOrigin = z.infer<typeof CaseOriginSchema>;
 
 /** One line of `cases.jsonl` (the `line` of an EvalCase is added by the loader). */
 export const CaseLineSchema = z
@@ -141,15 +176,22 @@ export const CaseLineSchema = z
     locale: LocaleTagSchema,
     kind: z.enum(CASE_KINDS),
     category: z.enum(ADVERSARIAL_CATEGORIES).optional(),
+    origin: CaseOriginSchema.optional(),
     turns: z
       .array(EvalTurnSchema, { message: `an array of 1 to ${MAX_TURNS} turns` })
       .min(1, { message: `an array of 1 to ${MAX_TURNS} turns` })
       .max(MAX_TURNS, { message: `an array of 1 to ${MAX_TURNS} turns` }),
   })
-  .strict(keysOf(["id", "locale", "kind", "category", "turns"]))
+  .strict(keysOf(["id", "locale", "kind", "category", "origin", "turns"]))
   .superRefine((c, ctx) => {
     if (c.category !== undefined && c.kind !== "adversarial")
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["category"], message: `\`category\` is only allowed on adversarial cases, got it on a ${JSON.stringify(c.kind)} case` });
+    if (c.kind === "synthetic" && c.origin === undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["origin"], message: "expected `origin` ({generator, version, seed, card, chunk}) on a synthetic case" });
+    if (c.kind !== "synthetic" && c.origin !== undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["origin"], message: `\`origin\` is only allowed on synthetic cases, got it on a ${JSON.stringify(c.kind)} case` });
+    if (c.origin?.chunks !== undefined && c.origin.chunks.length !== c.turns.length)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["origin", "chunks"], message: `expected one chunk id per turn (${c.turns.length}), got ${c.origin.chunks.length}` });
   });
 export type CaseLine = z.infer<typeof CaseLineSchema>;
 

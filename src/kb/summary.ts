@@ -8,6 +8,8 @@ export interface DatasetCounts {
   turns: number;
   goldBearingTurns: number;
   noMatchTurns: number;
+  /** Turns without `must_cite_one_of` and `expect` (imported, to label): they score nothing. */
+  toLabelTurns: number;
   refuseTurns: number;
   multiTurnCases: number;
   /** multiTurnCases / cases (0 when there are no cases). */
@@ -36,14 +38,16 @@ export interface Summary {
 
 export function countCases(cases: readonly EvalCase[]): DatasetCounts {
   const turns = cases.flatMap((c) => c.turns);
-  const gold = turns.filter((t) => t.must_cite_one_of.length > 0);
+  const gold = turns.filter((t) => (t.must_cite_one_of ?? []).length > 0);
+  const toLabel = turns.filter((t) => t.must_cite_one_of === undefined).length;
   const multi = cases.filter((c) => c.turns.length > 1).length;
-  const disjunctive = gold.filter((t) => t.must_cite_one_of.length >= 2).length;
+  const disjunctive = gold.filter((t) => (t.must_cite_one_of ?? []).length >= 2).length;
   return {
     cases: cases.length,
     turns: turns.length,
     goldBearingTurns: gold.length,
-    noMatchTurns: turns.length - gold.length,
+    noMatchTurns: turns.length - gold.length - toLabel,
+    toLabelTurns: toLabel,
     refuseTurns: turns.filter((t) => t.expect === "refuse").length,
     multiTurnCases: multi,
     multiTurnShare: cases.length === 0 ? 0 : multi / cases.length,
@@ -77,7 +81,7 @@ export function summarize(kb: KnowledgeBase, cases: readonly EvalCase[]): Summar
   const present = localesPresent(kb, cases);
   const locales = ["all", ...present];
   for (const locale of locales)
-    for (const kind of ["all", "golden", "adversarial"]) {
+    for (const kind of ["all", "golden", "adversarial", "synthetic"]) {
       const subset = cases.filter((c) => (locale === "all" || c.locale === locale) && (kind === "all" || c.kind === kind));
       dataset[`${locale}/${kind}`] = countCases(subset);
     }

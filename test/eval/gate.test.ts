@@ -215,7 +215,7 @@ describe("gate: scoped floors", () => {
   it("rejects a scope that is neither fixed nor a locale of the run, naming the valid ones", async () => {
     const report = await fixtureReport();
     expect(() => gate(report, { minHit: { fr: 0.5 } })).toThrow(InvalidArgumentError);
-    expect(() => gate(report, { minHit: { fr: 0.5 } })).toThrow(/all, golden, adversarial, tune, holdout, en, es-419, pt-BR, got "fr"/);
+    expect(() => gate(report, { minHit: { fr: 0.5 } })).toThrow(/all, golden, adversarial, synthetic, tune, holdout, en, es-419, pt-BR, got "fr"/);
   });
 
   it("a tune/holdout floor needs the report's part information; with it, each part is its own scope", async () => {

@@ -83,7 +83,7 @@ describe("store-backed graph over a real Chroma", () => {
       const trace = final.retrieval[i]!;
       expect(trace.query.startsWith(turn.user)).toBe(true);
       expect(trace.query.length).toBeGreaterThan(turn.user.length);
-      expect(turn.must_cite_one_of.some((g) => trace.retrievedIds.includes(g))).toBe(true);
+      expect(turn.must_cite_one_of!.some((g) => trace.retrievedIds.includes(g))).toBe(true);
     }
     // And the answers cite it.
     expect(results[0]!.state.citedIds).toContain("card-freeze");

@@ -18,12 +18,14 @@ import { DEFAULT_FOLDS } from "../../app/tune.js";
 import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../eval/ir/beir.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { action, out, outText } from "../io.js";
-import { intOption, positiveIntOption, positiveNumberOption, refuseInMode, seedOption } from "../options.js";
+import { intOption, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption } from "../options.js";
+import { refuseSyntheticTuning, withSyntheticWarning } from "../../app/synthetic-guard.js";
+import { syntheticCommand, type SyntheticFlags } from "./beir-synthetic.js";
 import { progressReporter } from "../progress.js";
 import { checkTuningOutputs, printTuning } from "./tune.js";
 
 /** The options as parsed: `--modes` is a comma-separated list. */
-type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean; keepDefaults?: boolean };
+type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean; keepDefaults?: boolean } & SyntheticFlags;
 
 const f4 = (x: number) => x.toFixed(4);
 const ci = (c: [number, number] | null) => (c === null ? "" : ` [${f4(c[0])}, ${f4(c[1])}]`);
@@ -90,10 +92,14 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
 
 export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<number> {
   const options: BeirOptions = { ...o, modes: o.modes?.split(",").map((m) => m.trim()).filter((m) => m !== "") };
+  // --synthetic: the family measured on synthetic and real queries (src/app/beir-synthetic.ts); with --tune, the guard rail.
+  if (o.synthetic !== undefined && o.tune !== true) return syntheticCommand(dir, options, o);
+  const warning = o.synthetic !== undefined ? refuseSyntheticTuning(o.allowSynthetic === true, "retrace beir --tune --synthetic") : null;
+  if (warning !== null) options.tuneOnSynthetic = o.synthetic;
   if (o.tune) {
     const outputs = { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}), ...(o.keepDefaults ? { keepDefaults: true } : {}) };
     await checkTuningOutputs(outputs, "--run-out"); // before a store starts (exit 2)
-    return printTuning(await tuneBeir(dir, options, { progress: progressReporter }), outputs, "--run-out");
+    return printTuning(withSyntheticWarning(await tuneBeir(dir, options, { progress: progressReporter }), warning), outputs, "--run-out");
   }
   const r = await runBeir(dir, options, { progress: progressReporter });
   if (o.json) out(beirJson(dir, r, o.config));
@@ -176,6 +182,10 @@ export function register(program: Command): void {
     .option("--keep-defaults", "with --tune and --run-out: when the tuning does not clearly beat the defaults, write no tuned-config.json")
     .option("--json", "print JSON (with a version field) instead of the tables")
     .option("--seed <n>", "seed of the bootstrap intervals and paired tests", seedOption(), EVAL_DEFAULTS.seed)
+    .option("--synthetic <n>", "score the 12-variant family on N synthetic known-item queries and on the real qrels, and print Kendall's τ-b between the two orders (docs/synthetic-cases.md)", positiveIntOption("--synthetic"))
+    .option("--strategy <list>", "with --synthetic: comma-separated term models (naive, title, neighbours, mismatch)")
+    .option("--noise <p>", "with --synthetic: known-item noise (share of terms drawn from the collection)", probabilityOption("--noise"))
+    .option("--allow-synthetic", "let --tune run on synthetic queries (refused otherwise: they misorder lexical and semantic retrieval)")
     .action(action((dir: string, o: BeirCommandOptions) => beirCommand(dir, o)));
   refuseInMode<BeirCommandOptions>(cmd, [
     { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--rerank"] },

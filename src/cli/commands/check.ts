@@ -26,7 +26,7 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
   const header = ["locale", "kind", "cases", "turns", "gold-bearing", "no-match", "refuse", "multi-turn", "disjunctive"];
   const rows: string[][] = [header];
   for (const locale of [...present, "all"])
-    for (const kind of ["golden", "adversarial", "all"]) {
+    for (const kind of ["golden", "adversarial", ...(s.dataset["all/synthetic"]!.cases > 0 ? ["synthetic"] : []), "all"]) {
       const c = s.dataset[`${locale}/${kind}`]!;
       rows.push([locale, kind, `${c.cases}`, `${c.turns}`, `${c.goldBearingTurns}`, `${c.noMatchTurns}`, `${c.refuseTurns}`,
         `${c.multiTurnCases} (${pct(c.multiTurnShare)})`, `${c.disjunctiveTurns} (${pct(c.disjunctiveShare)})`]);
@@ -39,6 +39,10 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
   lines.push(
     `Paraphrases: ${overlap.paraphrases} of ${overlap.goldBearingTurns} gold-bearing questions (${pct(overlap.share)}) share under ${pct(PARAPHRASE_THRESHOLD)} of their content words with their gold cards (median overlap ${pct(overlap.medianOverlap)})`,
   );
+  const toLabel = s.dataset["all/all"]!.toLabelTurns;
+  if (toLabel > 0) lines.push(`To label: ${toLabel} turn${toLabel === 1 ? "" : "s"} without must_cite_one_of (imported; they run and score nothing until labelled)`);
+  const synthetic = s.dataset["all/synthetic"]!.cases;
+  if (synthetic > 0) lines.push(`Synthetic: ${synthetic} case${synthetic === 1 ? "" : "s"} from retrace cases synth, reported as a split of their own (docs/synthetic-cases.md)`);
   lines.push("multi-turn = cases with 2+ turns (share of cases); disjunctive = gold-bearing turns listing 2+ acceptable cards (share of gold-bearing turns)");
   const generic = present.filter((l) => tableLocaleFor(l) === null);
   if (generic.length > 0) lines.push(`Built-in graph: generic rules (no follow-up, policy or refusal tables) for ${generic.join(", ")}; see docs/languages.md`);

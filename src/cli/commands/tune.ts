@@ -39,7 +39,7 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--
   if (o.json) {
     out(
       JSON.stringify(
-        { version: 1, config, decision: { ...decision, written }, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } },
+        { version: 1, ...(t.warning !== undefined ? { warning: t.warning } : {}), config, decision: { ...decision, written }, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } },
         null,
         2,
       ),
@@ -66,6 +66,7 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--
         : !write
           ? `--keep-defaults: nothing written to ${o.out} (the shipped defaults stay in force).`
           : `Config file: ${o.out} (${decision.adopted ? "the tuned configuration" : `the defaults: ${candidateKey(final)}`}).`,
+      ...(t.warning !== undefined ? [`warning: ${t.warning}`] : []),
     ].join("\n"),
   );
   return 0;
@@ -85,7 +86,8 @@ export function register(program: Command): void {
     .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
     .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config); the defaults when the tuning does not clearly beat them")
     .option("--keep-defaults", "when the tuning does not clearly beat the defaults, write nothing to --out (instead of the defaults)")
-    .option("--json", "print JSON instead of text");
+    .option("--json", "print JSON instead of text")
+    .option("--allow-synthetic", "tune even when every case is synthetic (refused otherwise; the warning goes into the output and the config's provenance)");
   addMaxCardBytesOption(cmd).action(
     action(async (o: TuneOptions & TuningOutputs) => {
       await checkTuningOutputs(o); // --out before a store starts (exit 2)

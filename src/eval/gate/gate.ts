@@ -38,6 +38,7 @@ import { quarantinedTurns, type Quarantine } from "./quarantine.js";
 import { HIT_KEY, METRICS, metricSpec, type FloorOption } from "../measures/metrics.js";
 import { DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey } from "../stats/bootstrap.js";
 import type { GateCheck, GateFailure, GateFlip, GateResult, Report, TurnReport } from "../report/types.js";
+import { withoutSynthetic } from "../report/parts.js";
 
 /** Tolerated absolute drop of a mean against a baseline made on another KB version or store kind. */
 export const DEFAULT_MAX_DROP = 0.02;
@@ -58,7 +59,7 @@ export type { FloorOption };
 export type FloorThresholds = { [O in FloorOption]?: number | ScopedFloors };
 
 /** Scopes that are not locales. */
-export const FIXED_SCOPES = ["all", "golden", "adversarial", "tune", "holdout"] as const;
+export const FIXED_SCOPES = ["all", "golden", "adversarial", "synthetic", "tune", "holdout"] as const;
 
 /** `{ all: 0.9 }`, `{ en: 0.95, adversarial: 0.8 }`: floor per scope. */
 export type ScopedFloors = Readonly<Record<string, number>>;
@@ -102,7 +103,7 @@ function partOf(t: TurnReport): string | undefined {
 /** Whether turn `t` belongs to `scope` (already validated). */
 function inScope(t: TurnReport, scope: string): boolean {
   if (scope === "all") return true;
-  if (scope === "golden" || scope === "adversarial") return t.kind === scope;
+  if (scope === "golden" || scope === "adversarial" || scope === "synthetic") return t.kind === scope;
   if (scope === "tune" || scope === "holdout") return partOf(t) === scope;
   return t.locale === scope;
 }
@@ -137,7 +138,8 @@ export function checkScope(report: Pick<Report, "turns">, scope: string, flag: s
 function scopeMean(turns: readonly TurnReport[], key: string, scope: string): { mean: number | null; n: number } {
   let sum = 0;
   let n = 0;
-  for (const t of turns) {
+  // Scope all is the headline's turns: synthetic ones only when no real turn is present (src/eval/report/parts.ts).
+  for (const t of scope === "all" ? withoutSynthetic(turns) : turns) {
     if (!inScope(t, scope)) continue;
     const r = t.results.find((x) => x.key === key);
     if (r === undefined) continue;
@@ -298,7 +300,7 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
       }
       for (const scope of scopes) {
         const cur = scopeMean(report.turns, key, scope);
-        const inThis = report.turns.filter((t) => inScope(t, scope));
+        const inThis = (scope === "all" ? withoutSynthetic(report.turns) : report.turns).filter((t) => inScope(t, scope));
         const basePerTurn: Record<string, Record<string, number>> = {};
         for (const t of inThis) {
           const s = baseline.perTurn[turnKey(t.caseId, t.turn)];

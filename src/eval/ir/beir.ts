@@ -73,6 +73,44 @@ function stringField(row: Record<string, unknown>, key: string, where: { file: s
   return undefined;
 }
 
+/** The documents of a corpus.jsonl (issues collected: not JSON, `_id`/`text` missing or not strings, duplicate ids). */
+async function readCorpus(file: string, issues: DataIssue[]): Promise<BeirDocument[]> {
+  const corpus: BeirDocument[] = [];
+  const docIds = new Set<string>();
+  for (const { line, row } of jsonlRows(await readTextFileOrThrow(file), file, issues)) {
+    const where = { file, line };
+    const id = stringField(row, "_id", where, issues);
+    const title = stringField(row, "title", where, issues, true);
+    const text = stringField(row, "text", where, issues);
+    if (id === undefined || title === undefined || text === undefined) continue;
+    if (docIds.has(id)) issues.push({ ...where, field: "_id", message: `duplicate document id ${JSON.stringify(id)}` });
+    docIds.add(id);
+    corpus.push({ id, title, text });
+  }
+  return corpus;
+}
+
+/** Whether a BEIR folder has its queries and qrels (without them only the corpus can be used: `retrace beir --synthetic`, `retrace cases synth --beir`). */
+export function hasJudgments(dir: string): boolean {
+  return existsSync(path.join(dir, BEIR_FILES.queries)) && existsSync(path.join(dir, BEIR_FILES.qrels));
+}
+
+/** A BEIR folder's corpus alone (corpus.jsonl validated as by loadBeirDataset; no queries or qrels needed). `qrels` is empty, `queries` too. */
+export async function loadBeirCorpus(dir: string): Promise<BeirDataset> {
+  const file = path.join(dir, BEIR_FILES.corpus);
+  if (!existsSync(file)) throw new DataValidationError([{ file, message: "missing (a BEIR folder has corpus.jsonl)" }]);
+  const issues: DataIssue[] = [];
+  const corpus = await readCorpus(file, issues);
+  if (issues.length > 0) throw new DataValidationError(issues);
+  return { dir, corpus, queries: [], qrels: new Map(), corpusHash: corpusHashOf(corpus) };
+}
+
+function corpusHashOf(corpus: readonly BeirDocument[]): string {
+  const h = createHash("sha256");
+  for (const d of corpus) h.update(JSON.stringify([d.id, d.title, d.text])).update("\u0000");
+  return h.digest("hex");
+}
+
 /**
  * Reads and validates a BEIR folder. Errors (all collected, up to 50, then one
  * DataValidationError, exit 2): a missing file; a line that is not a JSON
@@ -87,18 +125,8 @@ export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
   if (missing.length > 0) throw new DataValidationError(missing.map((file) => ({ file, message: "missing (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)" })));
   const issues: DataIssue[] = [];
 
-  const corpus: BeirDocument[] = [];
-  const docIds = new Set<string>();
-  for (const { line, row } of jsonlRows(await readTextFileOrThrow(files.corpus), files.corpus, issues)) {
-    const where = { file: files.corpus, line };
-    const id = stringField(row, "_id", where, issues);
-    const title = stringField(row, "title", where, issues, true);
-    const text = stringField(row, "text", where, issues);
-    if (id === undefined || title === undefined || text === undefined) continue;
-    if (docIds.has(id)) issues.push({ ...where, field: "_id", message: `duplicate document id ${JSON.stringify(id)}` });
-    docIds.add(id);
-    corpus.push({ id, title, text });
-  }
+  const corpus = await readCorpus(files.corpus, issues);
+  const docIds = new Set(corpus.map((d) => d.id));
 
   const allQueries: Array<BeirQuery & { line: number }> = [];
   const queryIds = new Set<string>();
@@ -138,9 +166,7 @@ export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
   if (issues.length > 0) throw new DataValidationError(issues);
   if (qrels.size === 0) throw new DataValidationError([{ file: files.qrels, message: "no judgments" }]);
 
-  const h = createHash("sha256");
-  for (const d of corpus) h.update(JSON.stringify([d.id, d.title, d.text])).update("\u0000");
-  return { dir, corpus, queries: allQueries.filter((q) => qrels.has(q.id)).map(({ id, text }) => ({ id, text })), qrels, corpusHash: h.digest("hex") };
+  return { dir, corpus, queries: allQueries.filter((q) => qrels.has(q.id)).map(({ id, text }) => ({ id, text })), qrels, corpusHash: corpusHashOf(corpus) };
 }
 
 /** The documents as chunks of the retrieval stack: one chunk a document, its own parent, English, text = title + " " + text. */

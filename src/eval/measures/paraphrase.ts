@@ -49,7 +49,7 @@ export function lexicalOverlapStats(
   const overlaps: number[] = [];
   for (const c of cases)
     for (const t of c.turns) {
-      if (t.must_cite_one_of.length === 0) continue;
+      if (t.must_cite_one_of === undefined || t.must_cite_one_of.length === 0) continue;
       const union = new Set(t.must_cite_one_of.flatMap((g) => [...cardTerms(g)]));
       overlaps.push(termOverlap(t.user, c.locale, union, analyzers));
     }

@@ -32,7 +32,7 @@ import { CASE_KINDS, LOCALES } from "../../kb/types.js";
 import { smallKbWarning } from "../measures/chance.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
 import { holmAdjust } from "../stats/holm.js";
-import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN } from "./parts.js";
+import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, withoutSynthetic } from "./parts.js";
 import { chanceLevel, TRIAD_KEYS } from "../measures/metrics.js";
 import {
   bootstrapDelta,
@@ -343,10 +343,12 @@ export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateO
   const resample: Resample = { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE };
   const order = keyOrder(allTurns, opts.evaluators);
   // With a split, answer-side results of tune turns stay out of the headline figures (./parts.ts).
-  const turns = headlineTurns(allTurns);
+  const parted = headlineTurns(allTurns);
+  // Synthetic cases are a split of their own, never mixed into the headline (or the locale split) when real cases are present.
+  const turns = withoutSynthetic(parted);
   const aggregates = summarizeAll(turns, order, resample, opts.chance);
 
-  const byKind = groupBy(turns, "kind", CASE_KINDS);
+  const byKind = groupBy(parted, "kind", CASE_KINDS);
   const kind: Record<string, Record<string, Aggregate>> = {};
   for (const [g, ts] of byKind) kind[g] = summarizeAll(ts, order, resample, opts.chance);
   const byLocale = groupBy(turns, "locale", LOCALES);

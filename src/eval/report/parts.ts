@@ -65,3 +65,18 @@ export function answerSideOf(turns: readonly TurnReport[], keyOrder: readonly st
     turns: { tune: parted ? turnsOfPart(turns, "tune").length : 0, holdout: parted ? turnsOfPart(turns, "holdout").length : 0 },
   };
 }
+
+/**
+ * The turns the headline figures are computed from, as far as case kinds go:
+ * synthetic turns (`retrace cases synth`) are a split of their own and stay
+ * out of the headline whenever a real (golden or adversarial) turn is present;
+ * a run of synthetic cases only has them as its headline (docs/synthetic-cases.md).
+ */
+export function withoutSynthetic<T extends Pick<TurnReport, "kind">>(turns: readonly T[]): readonly T[] {
+  return turns.some((t) => t.kind !== "synthetic") ? turns.filter((t) => t.kind !== "synthetic") : turns;
+}
+
+/** True when every turn is synthetic (and there is at least one). */
+export function allSynthetic(turns: readonly Pick<TurnReport, "kind">[]): boolean {
+  return turns.length > 0 && turns.every((t) => t.kind === "synthetic");
+}

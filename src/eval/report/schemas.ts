@@ -134,6 +134,10 @@ const turnReportObject = z.object({
    * left such turns out of the means (`retrievedIds: null`, no results).
    */
   noRetrieval: z.literal(true).optional(),
+  /** A turn to label: its case line gives no `must_cite_one_of` and no `expect` (imported, docs/synthetic-cases.md); it ran and scored nothing (`gold` [] and `expect` "answer" are placeholders). */
+  toLabel: z.literal(true).optional(),
+  /** A synthetic case's generator (`origin` of its case line; docs/synthetic-cases.md). */
+  origin: z.object({ generator: z.string(), version: z.string() }).optional(),
   /** `--graph` runs: the captured retriever stages (nested runs, then the scored run) and which scored runs had no child runs. */
   captured: z
     .object({

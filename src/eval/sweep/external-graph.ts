@@ -19,7 +19,7 @@ import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/mes
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
-import type { EvalCase, EvalTurn } from "../../kb/types.js";
+import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
 import { missingPeerError } from "../../peers.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
@@ -227,7 +227,8 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
       refused: s.refused === true,
       knownIds: opts.knownIds,
     });
-    let results = error === undefined ? await runEvaluators(opts.evaluators, artifacts) : [];
+    // A turn to label (no gold, no expect) runs but scores nothing (docs/synthetic-cases.md#importing-conversations).
+    let results = error === undefined && !isToLabel(t) ? await runEvaluators(opts.evaluators, artifacts) : [];
     // A gold-bearing turn with no retrieval is a miss, and says why in every view that shows the comment.
     if (noRetrieval) results = results.map((r) => (RETRIEVAL_KEYS.has(r.key) ? { ...r, comment: `${NO_RETRIEVAL} (the turn made no retriever run): ${r.comment ?? ""}`.trimEnd() } : r));
     const report = turnReport(c, artifacts, results);
@@ -235,9 +236,9 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     else if (noRetrieval) report.noRetrieval = true;
     if (retrieval !== null) {
       if (retrieval.trace !== undefined) {
-        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of), retrievedIds: retrievedIds ?? [] };
+        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of ?? []), retrievedIds: retrievedIds ?? [] };
       } else {
-        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of) };
+        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of ?? []) };
       }
       report.captured = {
         source: retrieval.source,

@@ -23,7 +23,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../../errors.js";
 import { RetrievalTraceCollector, type CollectedTrace } from "../../graph/collector.js";
 import type { SplitPart } from "../../kb/split.js";
-import type { EvalCase, EvalTurn } from "../../kb/types.js";
+import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
 import type { RetrievalTrace } from "../../retrieval/types.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { summarizeTrace } from "../report/trace-summary.js";
@@ -102,7 +102,7 @@ export function turnArtifacts(
   answer: Pick<TurnArtifacts, "citedIds" | "answer" | "refused" | "knownIds">,
 ): TurnArtifacts {
   const t = c.turns[turn] as EvalTurn;
-  return { caseId: c.id, turn, locale: c.locale, kind: c.kind, gold: t.must_cite_one_of, expect: t.expect, retrievedIds, ...answer };
+  return { caseId: c.id, turn, locale: c.locale, kind: c.kind, gold: t.must_cite_one_of ?? [], expect: t.expect ?? "answer", retrievedIds, ...answer };
 }
 
 /** The report of one turn (before its trace, part and capture extras): its artifacts, the user's text and the results. */
@@ -120,6 +120,8 @@ export function turnReport(c: EvalCase, a: TurnArtifacts, results: EvalResult[])
     refused: a.refused,
     answer: a.answer,
     results,
+    ...(isToLabel(c.turns[a.turn] as EvalTurn) ? { toLabel: true as const } : {}),
+    ...(c.origin !== undefined ? { origin: { generator: c.origin.generator, version: c.origin.version } } : {}),
   };
 }
 
@@ -179,10 +181,11 @@ export async function runCase(c: EvalCase, opts: CaseRunOptions): Promise<CaseRe
       knownIds: opts.knownIds,
     });
     t0 = performance.now();
-    const report = turnReport(c, artifacts, await runEvaluators(opts.evaluators, artifacts));
+    // A turn to label (no gold, no expect) runs but scores nothing (docs/synthetic-cases.md#importing-conversations).
+    const report = turnReport(c, artifacts, isToLabel(t) ? [] : await runEvaluators(opts.evaluators, artifacts));
     result.phases.evaluate += performance.now() - t0;
     if (trace !== undefined) {
-      report.trace = summarizeTrace(trace, t.must_cite_one_of);
+      report.trace = summarizeTrace(trace, t.must_cite_one_of ?? []);
       result.timings.push([`${c.id}#${turn}`, trace.timingsMs]);
       const { embedder: _e, mode: _m, rerank: _r, ...config } = trace.config;
       result.configs.push([`${c.id}#${turn}`, { locale: trace.locale ?? "*", config }]);

@@ -29,6 +29,8 @@ import {
   reportKeys,
   turnId,
   vacuousText,
+  syntheticNotes,
+  toLabelTurns,
 } from "./shared.js";
 
 /** Escape text for a markdown table cell: pipes, newlines and HTML-significant characters. */
@@ -152,6 +154,13 @@ export function renderMarkdown(report: Report): string {
     for (const key of report.vacuous) out.push(`- \`${key}\`: ${md(vacuousText(report.vacuousReasons[key] ?? "not measured"))}`);
   }
 
+  const synthetic = syntheticNotes(report);
+  if (synthetic.length > 0) out.push("", "## Synthetic cases only", "", ...synthetic.map((n) => `> **Warning:** ${md(n)}`));
+  const toLabel = toLabelTurns(report);
+  if (toLabel.length > 0) {
+    out.push("", "## Turns to label", "", `${toLabel.length} turn${toLabel.length === 1 ? "" : "s"} without \`must_cite_one_of\` (imported): they ran and scored nothing.`, "");
+    out.push(...mdTable(["turn", "locale", "query"], toLabel.map((t) => [`\`${md(turnId(t))}\``, md(t.locale), md(t.user)])));
+  }
   out.push("", "## Missed turns", "");
   if (report.vacuous.includes(HIT_KEY)) {
     out.push(`Retrieval was ${md(vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured"))}.`);

@@ -7,6 +7,8 @@
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
 import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
 import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
+import { syntheticVerdict } from "../../measures/synthetic-reference.js";
+import { allSynthetic } from "../parts.js";
 
 export { HIT_KEY };
 /** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
@@ -194,4 +196,27 @@ export function quarantineText(report: Report): string | null {
   if (q === undefined) return null;
   const of = q.listed === q.count ? "" : ` (${q.listed} listed, ${q.listed - q.count} not in this run)`;
   return `quarantined: ${q.count} turn${q.count === 1 ? "" : "s"} left out of the gate${of}, from ${q.file}; they stay in the report`;
+}
+
+/** Turns to label (imported, no `must_cite_one_of`): they ran and scored nothing (docs/synthetic-cases.md#importing-conversations). */
+export function toLabelTurns(report: Report): TurnReport[] {
+  return report.turns.filter((t) => t.toLabel === true);
+}
+
+/**
+ * The guard rail of a run whose cases are all synthetic: per generator, what
+ * its τ on the reference collection says these figures can judge; null when
+ * a real case is present (synthetic turns are then only a split of their own).
+ */
+export function syntheticNotes(report: Report): string[] {
+  if (!allSynthetic(report.turns)) return [];
+  const seen = new Map<string, { generator: string; version: string }>();
+  for (const t of report.turns) {
+    const o = t.origin ?? { generator: "unknown", version: "unknown" };
+    seen.set(`${o.generator}@${o.version}`, o);
+  }
+  return [...seen.keys()].sort().map((k) => {
+    const o = seen.get(k) as { generator: string; version: string };
+    return syntheticVerdict(o.generator, o.version);
+  });
 }

@@ -35,6 +35,8 @@ import {
   turnId,
   vacuousText,
   quarantineText,
+  syntheticNotes,
+  toLabelTurns,
 } from "./shared.js";
 import { fitText, visibleLength, wrapLine } from "./wrap.js";
 
@@ -230,8 +232,14 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
     }
   }
 
+  const toLabel = toLabelTurns(report);
+  if (toLabel.length > 0) {
+    lines.push("", paint("bold", `turns to label (no must_cite_one_of; they ran and scored nothing): ${toLabel.length}`));
+    for (const t of toLabel) lines.push(`  ${turnId(t)} ${t.locale}  ${JSON.stringify(t.user)}`);
+  }
   const graphNotes = graphTurnNotes(report);
   if (graphNotes.length > 0) lines.push("", ...graphNotes);
+  for (const n of syntheticNotes(report)) lines.push(paint("yellow", `warning: ${n}`));
   lines.push("");
   lines.push(paint("dim", `note: ${RECALL_NOTE}`));
   const sideNote = answerSideNote(report);

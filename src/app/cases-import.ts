@@ -1,0 +1,138 @@
+/**
+ * Use-case: `retrace cases import FILE` (`importCases`): conversations from
+ * chat-message JSONL or LangSmith root runs (src/kb/conversations.ts) turned
+ * into cases to label, one JSON line each (docs/synthetic-cases.md#importing-conversations).
+ * A record that is not a conversation is a DataValidationError naming
+ * file, line and field (exit 2), and nothing is written. With `into`, the
+ * cases of that file are kept as they are and only new ids are appended.
+ * The imported text is written as it is: personal data stays personal data.
+ */
+import { DataValidationError, InvalidArgumentError, type DataIssue } from "../errors.js";
+import { chatConversation, conversationCase, readRootRun, recordShape, threadConversations, type Conversation, type ImportedCase, type RootRun } from "../kb/conversations.js";
+import { canonicalLocale, MAX_TURNS } from "../kb/schemas.js";
+import { readTextFileOrThrow } from "../kb/text.js";
+
+export interface ImportOptions {
+  /** The locale of conversations that name none (a `locale` field, or LangSmith `extra.metadata.locale`, wins). */
+  locale?: string;
+  /** An existing cases file: its lines are kept, conversations whose id it has are skipped. */
+  into?: string;
+}
+
+export interface ImportOutcome {
+  /** The cases file text to write (the `into` file's text first, when given). */
+  text: string;
+  /** The new cases, in order. */
+  cases: ImportedCase[];
+  counts: {
+    conversations: number;
+    turns: number;
+    /** Same id as a case already imported in this run or present in `into`. */
+    duplicates: number;
+    /** Conversations longer than MAX_TURNS user turns (their first MAX_TURNS were kept). */
+    truncated: number;
+    /** LangSmith child runs (`parent_run_id` set), left out. */
+    childRuns: number;
+  };
+}
+
+type Located = { where: Conversation["where"]; record: unknown };
+
+/** The records of a file: a JSON array (one record an element) or JSON lines. */
+function records(text: string, file: string, issues: DataIssue[]): Located[] {
+  const body = text.replace(/^\uFEFF/, "");
+  if (body.trimStart().startsWith("[")) {
+    let arr: unknown;
+    try {
+      arr = JSON.parse(body);
+    } catch (e) {
+      issues.push({ file, message: `malformed JSON (${(e as Error).message}); expected a JSON array of runs or one JSON object a line` });
+      return [];
+    }
+    return (arr as unknown[]).map((record, i) => ({ where: { file, field: `[${i}]` }, record }));
+  }
+  const out: Located[] = [];
+  body.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      out.push({ where: { file, line: i + 1 }, record: JSON.parse(line) });
+    } catch (e) {
+      issues.push({ file, line: i + 1, message: `malformed JSON (${(e as Error).message}); expected one conversation a line` });
+    }
+  });
+  return out;
+}
+
+/** Ids of the cases of an existing file (read leniently: only `id` matters; `retrace check` validates the rest). */
+function knownIds(text: string, file: string): Set<string> {
+  const ids = new Set<string>();
+  const issues: DataIssue[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      const v = JSON.parse(line) as { id?: unknown };
+      if (typeof v.id === "string") ids.add(v.id);
+      else issues.push({ file, line: i + 1, field: "id", message: "expected a case with a string id" });
+    } catch (e) {
+      issues.push({ file, line: i + 1, message: `malformed JSON (${(e as Error).message}); expected a cases file (one JSON object a line)` });
+    }
+  });
+  if (issues.length > 0) throw new DataValidationError(issues);
+  return ids;
+}
+
+/** Reads `file`, checks every record, and returns the cases file text; throws before anything is written. */
+export async function importCases(file: string, o: ImportOptions = {}): Promise<ImportOutcome> {
+  if (o.locale !== undefined && canonicalLocale(o.locale) !== o.locale)
+    throw new InvalidArgumentError("--locale", "a canonical BCP-47 tag (e.g. en, es-419, pt-BR)", o.locale);
+  const intoText = o.into !== undefined ? await readTextFileOrThrow(o.into) : "";
+  const existing = o.into !== undefined ? knownIds(intoText, o.into) : new Set<string>();
+  const issues: DataIssue[] = [];
+  const located = records(await readTextFileOrThrow(file), file, issues);
+  const conversations: Conversation[] = [];
+  const runs: RootRun[] = [];
+  let childRuns = 0;
+  for (const { where, record } of located) {
+    const shape = recordShape(record);
+    if (shape === null) {
+      issues.push({ ...where, message: 'not a conversation: expected {"messages": [{"role": "user", "content": …}, …]} or a LangSmith run (with inputs.messages)' });
+      continue;
+    }
+    if (shape === "chat") {
+      const c = chatConversation(record as Record<string, unknown>, where, issues);
+      if (c !== null) conversations.push(c);
+    } else {
+      const r = readRootRun(record as Record<string, unknown>, where, issues);
+      if (r === "child") childRuns++;
+      else if (r !== null) runs.push(r);
+    }
+  }
+  conversations.push(...threadConversations(runs, issues));
+  for (const c of conversations)
+    if (c.locale === undefined && o.locale === undefined)
+      issues.push({ ...c.where, field: "locale", message: "expected a locale: pass --locale TAG or give the conversation a `locale` field (LangSmith: extra.metadata.locale)" });
+  if (issues.length > 0) throw new DataValidationError(issues.slice(0, 50));
+  if (conversations.length === 0) throw new DataValidationError([{ file, message: "no conversations found" }]);
+
+  const cases: ImportedCase[] = [];
+  const seen = new Set(existing);
+  let duplicates = 0;
+  let truncated = 0;
+  for (const c of conversations) {
+    const ic = conversationCase(c, (c.locale ?? o.locale) as string);
+    if (c.turns.length > MAX_TURNS) truncated++;
+    if (seen.has(ic.id)) {
+      duplicates++;
+      continue;
+    }
+    seen.add(ic.id);
+    cases.push(ic);
+  }
+  const lines = cases.map((c) => JSON.stringify(c));
+  const head = intoText === "" || intoText.endsWith("\n") ? intoText : `${intoText}\n`;
+  return {
+    text: head + (lines.length > 0 ? `${lines.join("\n")}\n` : ""),
+    cases,
+    counts: { conversations: conversations.length, turns: cases.reduce((n, c) => n + c.turns.length, 0), duplicates, truncated, childRuns },
+  };
+}

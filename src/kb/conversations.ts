@@ -1,0 +1,284 @@
+/**
+ * Conversations read from a user's logs and traces, turned into cases to
+ * label (`retrace cases import`; docs/synthetic-cases.md#importing-conversations).
+ * Two shapes, detected per record:
+ *
+ * - **chat messages**: `{"messages": [{"role": …, "content": …}, …], "locale"?: …}`,
+ *   OpenAI roles (`user`, `assistant`, `system`, `developer`, `tool`,
+ *   `function`) or LangChain ones (`human`, `ai`, `system`, `tool`), and
+ *   serialized LangChain messages (below); the user messages become the turns;
+ * - **LangSmith root runs** as the SDK's `Client.listRuns` returns them (the
+ *   `Run` type of `langsmith/schemas`): a JSON array or one run a line.
+ *   Child runs (`parent_run_id` set) are left out. Root runs are grouped into
+ *   conversations by the thread key of `extra.metadata` (`thread_id`, then
+ *   `session_id`, then `conversation_id`, as LangSmith's threads view
+ *   groups them; the run-level `session_id` is the tracing project and is
+ *   never read), ordered by `start_time` (then `dotted_order`, then `id`);
+ *   a run without a thread key is a conversation of its own. A run's turn is
+ *   the last human message of `inputs.messages` (also nested `[[…]]`).
+ *
+ * A message is `{role, content}`, `{type: "human", content}` or
+ * `{type, data: {content}}` (LangChain's message dicts), or the serialized
+ * constructor form `{lc: 1, type: "constructor", id: [..., "HumanMessage"],
+ * kwargs: {content}}`. Content is a string or an array of content parts, of
+ * which the text parts (`"…"`, `{type: "text" | "input_text", text}`) are
+ * joined with a line break; other parts (images, tool calls) are left out.
+ *
+ * Turns have no gold: `must_cite_one_of` and `expect` are absent, so they run
+ * and score nothing until labelled (src/kb/schemas.ts). Case ids are
+ * `conv-` + 16 hex digits of sha256 over the locale and the user turns, so
+ * importing the same conversation again gives the same id.
+ */
+import { createHash } from "node:crypto";
+import type { DataIssue } from "../errors.js";
+import { MAX_TURNS, canonicalLocale, isBlankText } from "./schemas.js";
+
+/** A conversation read from a file: where it starts, its locale (if it names one) and its user turns, in order. */
+export interface Conversation {
+  /** Where it came from, for messages: `file:line` or `file[i]`. */
+  where: { file: string; line?: number; field?: string };
+  source: "chat" | "langsmith";
+  /** LangSmith: the thread key's value (absent for a run without one). */
+  thread?: string;
+  locale?: string;
+  turns: string[];
+}
+
+/** An imported case line (turns to label). */
+export interface ImportedCase {
+  id: string;
+  locale: string;
+  kind: "golden";
+  turns: { user: string }[];
+}
+
+type Json = Record<string, unknown>;
+const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** The thread keys of `extra.metadata`, in the order they are looked for. */
+export const THREAD_KEYS = ["thread_id", "session_id", "conversation_id"] as const;
+
+type Role = "user" | "assistant" | "system" | "tool";
+
+const ROLE_OF: Readonly<Record<string, Role>> = {
+  user: "user",
+  human: "user",
+  assistant: "assistant",
+  ai: "assistant",
+  system: "system",
+  developer: "system",
+  tool: "tool",
+  function: "tool",
+};
+
+const CLASS_ROLE: Readonly<Record<string, Role>> = {
+  HumanMessage: "user",
+  HumanMessageChunk: "user",
+  AIMessage: "assistant",
+  AIMessageChunk: "assistant",
+  SystemMessage: "system",
+  SystemMessageChunk: "system",
+  ToolMessage: "tool",
+  ToolMessageChunk: "tool",
+  FunctionMessage: "tool",
+  FunctionMessageChunk: "tool",
+};
+
+/** The text of a message content: a string, or the text parts of a content-part array joined by "\n"; null when it holds no text. */
+export function contentText(content: unknown): string | null | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts: string[] = [];
+  for (const part of content) {
+    if (typeof part === "string") texts.push(part);
+    else if (isObject(part) && (part.type === "text" || part.type === "input_text") && typeof part.text === "string") texts.push(part.text);
+  }
+  return texts.length === 0 ? null : texts.join("\n");
+}
+
+/** A message's role and content, or a reason why it is not a message. */
+export function readMessage(m: unknown): { role: Role; content: unknown } | { error: string } {
+  if (!isObject(m)) return { error: `expected a message object, got ${JSON.stringify(m) ?? typeof m}` };
+  if (m.lc === 1 && m.type === "constructor" && Array.isArray(m.id)) {
+    const cls = String(m.id[m.id.length - 1]);
+    const kwargs = isObject(m.kwargs) ? m.kwargs : {};
+    const role = cls === "ChatMessage" || cls === "ChatMessageChunk" ? ROLE_OF[String(kwargs.role)] : CLASS_ROLE[cls];
+    if (role === undefined) return { error: `expected a LangChain message class (HumanMessage, AIMessage, …), got ${JSON.stringify(cls)}` };
+    return { role, content: kwargs.content };
+  }
+  if (typeof m.role === "string") {
+    const role = ROLE_OF[m.role];
+    if (role === undefined) return { error: `expected a role among ${Object.keys(ROLE_OF).join(", ")}, got ${JSON.stringify(m.role)}` };
+    return { role, content: m.content };
+  }
+  if (typeof m.type === "string") {
+    const role = ROLE_OF[m.type];
+    if (role === undefined) return { error: `expected a message type among human, ai, system, tool, got ${JSON.stringify(m.type)}` };
+    return { role, content: isObject(m.data) && "content" in m.data ? m.data.content : m.content };
+  }
+  return { error: "expected a message with a `role` (user, assistant, …), a `type` (human, ai, …) or LangChain's serialized form" };
+}
+
+/** A record's shape: a chat conversation, a LangSmith run, or neither. */
+export function recordShape(r: unknown): "chat" | "langsmith" | null {
+  if (!isObject(r)) return null;
+  if (Array.isArray(r.messages)) return "chat";
+  if (isObject(r.inputs) && ("run_type" in r || "parent_run_id" in r || "start_time" in r || "trace_id" in r)) return "langsmith";
+  return null;
+}
+
+function localeOf(value: unknown, where: Conversation["where"], field: string, issues: DataIssue[]): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || canonicalLocale(value) !== value) {
+    const c = typeof value === "string" ? canonicalLocale(value) : null;
+    issues.push({ ...where, field, message: `expected a canonical BCP-47 tag${c !== null && c !== value ? ` (did you mean "${c}"?)` : ""}, got ${JSON.stringify(value)}` });
+    return undefined;
+  }
+  return value;
+}
+
+const fieldAt = (where: Conversation["where"], f: string) => (where.field === undefined ? f : `${where.field}.${f}`);
+
+/** A chat record's conversation: its user messages in order (assistant, system and tool messages are context, not turns). */
+export function chatConversation(r: Json, where: Conversation["where"], issues: DataIssue[]): Conversation | null {
+  const before = issues.length;
+  const turns: string[] = [];
+  (r.messages as unknown[]).forEach((m, i) => {
+    const msg = readMessage(m);
+    if ("error" in msg) {
+      issues.push({ ...where, field: fieldAt(where, `messages[${i}]`), message: msg.error });
+      return;
+    }
+    if (msg.role !== "user") return;
+    const text = contentText(msg.content);
+    if (text === undefined) issues.push({ ...where, field: fieldAt(where, `messages[${i}].content`), message: `expected a string or an array of content parts, got ${JSON.stringify(msg.content) ?? "nothing"}` });
+    else if (text !== null && !isBlankText(text)) turns.push(text);
+  });
+  if (issues.length > before) return null;
+  if (turns.length === 0) {
+    issues.push({ ...where, field: fieldAt(where, "messages"), message: "expected at least one user message with text; this conversation has none" });
+    return null;
+  }
+  const locale = localeOf(r.locale, where, fieldAt(where, "locale"), issues);
+  return { where, source: "chat", turns, ...(locale !== undefined ? { locale } : {}) };
+}
+
+/** `inputs.messages` of a run, flattened one level when nested (`[[…]]`, as LangChain chat-model runs record them). */
+function runMessages(inputs: Json): unknown[] | undefined {
+  const m = inputs.messages;
+  if (!Array.isArray(m)) return undefined;
+  return m.length > 0 && m.every((x) => Array.isArray(x)) ? (m as unknown[][]).flat() : m;
+}
+
+/** One root run read: its thread key, start, and the text of its last human message. */
+export interface RootRun {
+  where: Conversation["where"];
+  id: string;
+  thread?: string;
+  start: number;
+  dottedOrder: string;
+  locale?: string;
+  text: string;
+}
+
+function startOf(v: unknown): number | null {
+  if (typeof v === "number" && Number.isFinite(v)) return v;
+  if (typeof v !== "string") return null;
+  // The API writes ISO times without a zone: they are UTC.
+  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** A LangSmith root run (or null: a child run, counted by the caller; or invalid, with issues). */
+export function readRootRun(r: Json, where: Conversation["where"], issues: DataIssue[]): RootRun | "child" | null {
+  if (r.parent_run_id !== undefined && r.parent_run_id !== null) return "child";
+  const inputs = r.inputs as Json;
+  const messages = runMessages(inputs);
+  if (messages === undefined) {
+    issues.push({ ...where, field: fieldAt(where, "inputs.messages"), message: "expected the run's chat messages (a list); this root run has none, so it is not a conversation turn" });
+    return null;
+  }
+  let text: string | null = null;
+  for (let i = messages.length - 1; i >= 0 && text === null; i--) {
+    const msg = readMessage(messages[i]);
+    if ("error" in msg) {
+      issues.push({ ...where, field: fieldAt(where, `inputs.messages[${i}]`), message: msg.error });
+      return null;
+    }
+    if (msg.role !== "user") continue;
+    const t = contentText(msg.content);
+    if (t === undefined) {
+      issues.push({ ...where, field: fieldAt(where, `inputs.messages[${i}].content`), message: `expected a string or an array of content parts, got ${JSON.stringify(msg.content) ?? "nothing"}` });
+      return null;
+    }
+    if (t !== null && !isBlankText(t)) text = t;
+  }
+  if (text === null) {
+    issues.push({ ...where, field: fieldAt(where, "inputs.messages"), message: "expected a human message with text; this run has none" });
+    return null;
+  }
+  const start = startOf(r.start_time);
+  if (start === null) {
+    issues.push({ ...where, field: fieldAt(where, "start_time"), message: `expected an ISO time or epoch milliseconds, got ${JSON.stringify(r.start_time) ?? "nothing"}` });
+    return null;
+  }
+  const metadata = isObject(r.extra) && isObject(r.extra.metadata) ? r.extra.metadata : {};
+  let thread: string | undefined;
+  for (const k of THREAD_KEYS) {
+    const v = metadata[k];
+    if ((typeof v === "string" && v !== "") || typeof v === "number") {
+      thread = `${k}:${v}`;
+      break;
+    }
+  }
+  const locale = localeOf(metadata.locale ?? inputs.locale, where, metadata.locale !== undefined ? fieldAt(where, "extra.metadata.locale") : fieldAt(where, "inputs.locale"), issues);
+  return {
+    where,
+    id: typeof r.id === "string" ? r.id : "",
+    ...(thread !== undefined ? { thread } : {}),
+    start,
+    dottedOrder: typeof r.dotted_order === "string" ? r.dotted_order : "",
+    ...(locale !== undefined ? { locale } : {}),
+    text,
+  };
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Root runs grouped into conversations by thread (ordered by start, dotted order, id); conversations in the order of their first run. */
+export function threadConversations(runs: readonly RootRun[], issues: DataIssue[]): Conversation[] {
+  const byThread = new Map<string, RootRun[]>();
+  runs.forEach((r, i) => {
+    const key = r.thread ?? `run:${r.id === "" ? i : r.id}`;
+    const list = byThread.get(key);
+    if (list === undefined) byThread.set(key, [r]);
+    else list.push(r);
+  });
+  const out: Array<{ first: RootRun; conv: Conversation }> = [];
+  for (const list of byThread.values()) {
+    list.sort((a, b) => a.start - b.start || cmp(a.dottedOrder, b.dottedOrder) || cmp(a.id, b.id));
+    const first = list[0] as RootRun;
+    const locales = [...new Set(list.flatMap((r) => (r.locale !== undefined ? [r.locale] : [])))];
+    if (locales.length > 1) {
+      issues.push({ ...first.where, field: "extra.metadata.locale", message: `expected one locale per conversation, got ${locales.join(", ")} in thread ${first.thread ?? first.id}` });
+      continue;
+    }
+    out.push({
+      first,
+      conv: { where: first.where, source: "langsmith", ...(first.thread !== undefined ? { thread: first.thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text) },
+    });
+  }
+  out.sort((a, b) => a.first.start - b.first.start || cmp(a.first.dottedOrder, b.first.dottedOrder) || cmp(a.first.id, b.first.id));
+  return out.map((x) => x.conv);
+}
+
+/** The stable id of a conversation: `conv-` + 16 hex digits of sha256 over its locale and user turns. */
+export function conversationId(locale: string, turns: readonly string[]): string {
+  return `conv-${createHash("sha256").update(JSON.stringify([locale, turns])).digest("hex").slice(0, 16)}`;
+}
+
+/** The case of a conversation: its first MAX_TURNS user turns, no gold (turns to label). */
+export function conversationCase(conv: Conversation, locale: string): ImportedCase {
+  const turns = conv.turns.slice(0, MAX_TURNS);
+  return { id: conversationId(locale, turns), locale, kind: "golden", turns: turns.map((user) => ({ user })) };
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import type { DataIssue } from "../../src/errors.js";
+import { chatConversation, contentText, conversationId, readMessage, readRootRun, threadConversations, type RootRun } from "../../src/kb/conversations.js";
+
+const where = { file: "runs.json", line: 1 };
+
+function run(over: Record<string, unknown>): Record<string, unknown> {
+  return { id: "r", name: "agent", run_type: "chain", parent_run_id: null, start_time: "2025-01-01T10:00:00.000000", inputs: { messages: [] }, ...over };
+}
+
+describe("messages in their three serialized shapes", () => {
+  it("reads role/content dicts with OpenAI and LangChain roles, type dicts and the lc constructor form", () => {
+    expect(readMessage({ role: "user", content: "a" })).toEqual({ role: "user", content: "a" });
+    expect(readMessage({ role: "human", content: "a" })).toEqual({ role: "user", content: "a" });
+    expect(readMessage({ role: "ai", content: "b" })).toEqual({ role: "assistant", content: "b" });
+    expect(readMessage({ type: "human", data: { content: "c" } })).toEqual({ role: "user", content: "c" });
+    expect(readMessage({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "d" } })).toEqual({ role: "user", content: "d" });
+    expect(readMessage({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "AIMessage"], kwargs: { content: "e" } })).toEqual({ role: "assistant", content: "e" });
+    expect(readMessage({ role: "robot", content: "x" })).toHaveProperty("error");
+    expect(readMessage("hello")).toHaveProperty("error");
+  });
+
+  it("joins the text parts of a content array and leaves images out", () => {
+    expect(contentText([{ type: "text", text: "one" }, { type: "image_url", image_url: { url: "x" } }, "two"])).toBe("one\ntwo");
+    expect(contentText([{ type: "image_url" }])).toBeNull();
+    expect(contentText(42)).toBeUndefined();
+  });
+});
+
+describe("chat conversations", () => {
+  it("keeps the user messages in order as turns", () => {
+    const issues: DataIssue[] = [];
+    const c = chatConversation({ messages: [{ role: "system", content: "s" }, { role: "user", content: "q1" }, { role: "assistant", content: "a" }, { role: "user", content: [{ type: "text", text: "q2" }] }], locale: "en" }, where, issues);
+    expect(issues).toEqual([]);
+    expect(c?.turns).toEqual(["q1", "q2"]);
+    expect(c?.locale).toBe("en");
+  });
+
+  it("names the field of a bad message and refuses a conversation without a user message", () => {
+    const issues: DataIssue[] = [];
+    expect(chatConversation({ messages: [{ role: "user", content: "q" }, { role: "bot", content: "a" }] }, where, issues)).toBeNull();
+    expect(issues[0]).toMatchObject({ file: "runs.json", line: 1, field: "messages[1]" });
+    const more: DataIssue[] = [];
+    expect(chatConversation({ messages: [{ role: "assistant", content: "hi" }] }, where, more)).toBeNull();
+    expect(more[0]?.message).toMatch(/at least one user message/);
+    const locale: DataIssue[] = [];
+    chatConversation({ messages: [{ role: "user", content: "q" }], locale: "pt-br" }, where, locale);
+    expect(locale[0]?.message).toMatch(/did you mean "pt-BR"/);
+  });
+});
+
+describe("LangSmith root runs", () => {
+  it("takes the last human message of inputs.messages, nested or not, and skips child runs", () => {
+    const issues: DataIssue[] = [];
+    const r = readRootRun(
+      run({ inputs: { messages: [[{ lc: 1, type: "constructor", id: ["x", "HumanMessage"], kwargs: { content: "first" } }, { type: "ai", content: "reply" }, { role: "user", content: "second" }, { type: "ai", content: "r2" }]] } }),
+      where,
+      issues,
+    );
+    expect(issues).toEqual([]);
+    expect((r as RootRun).text).toBe("second");
+    expect(readRootRun(run({ parent_run_id: "p" }), where, issues)).toBe("child");
+  });
+
+  it("groups by the thread key in extra.metadata, never by the run-level session_id (the tracing project), ordered by start_time", () => {
+    const issues: DataIssue[] = [];
+    const rows = [
+      run({ id: "3", session_id: "project-1", start_time: "2025-01-01T10:05:00", extra: { metadata: { thread_id: "t1" } }, inputs: { messages: [{ role: "user", content: "t1 second" }] } }),
+      run({ id: "1", session_id: "project-1", start_time: "2025-01-01T10:00:00", extra: { metadata: { thread_id: "t1" } }, inputs: { messages: [{ role: "user", content: "t1 first" }] } }),
+      run({ id: "2", session_id: "project-1", start_time: "2025-01-01T10:01:00", extra: { metadata: { conversation_id: "c9" } }, inputs: { messages: [{ role: "user", content: "c9 only" }] } }),
+      run({ id: "4", session_id: "project-1", start_time: 1735725900000, extra: { metadata: { session_id: "s5" } }, inputs: { messages: [{ role: "user", content: "s5 only" }] } }),
+    ].map((r) => readRootRun(r, where, issues) as RootRun);
+    expect(issues).toEqual([]);
+    const convs = threadConversations(rows, issues);
+    // Three threads, not one (all runs share the project's session_id), in the order of their first run.
+    expect(convs.map((c) => c.turns)).toEqual([["t1 first", "t1 second"], ["c9 only"], ["s5 only"]]);
+  });
+
+  it("refuses a root run without chat messages, naming the field", () => {
+    const issues: DataIssue[] = [];
+    expect(readRootRun(run({ inputs: { question: "q" } }), where, issues)).toBeNull();
+    expect(issues[0]).toMatchObject({ field: "inputs.messages" });
+  });
+});
+
+describe("case ids", () => {
+  it("are a stable hash of locale and turns", () => {
+    expect(conversationId("en", ["a", "b"])).toBe(conversationId("en", ["a", "b"]));
+    expect(conversationId("en", ["a", "b"])).not.toBe(conversationId("es-419", ["a", "b"]));
+    expect(conversationId("en", ["a", "b"])).toMatch(/^conv-[0-9a-f]{16}$/);
+  });
+});
