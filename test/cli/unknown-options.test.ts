@@ -18,6 +18,7 @@ import { runCli } from "../helpers/cli.js";
 const PREFIX: Record<string, string[]> = {
   baseline: ["baseline", "floors"],
   beir: ["beir", "dataset"],
+  cases: ["cases", "synth"],
   check: ["check"],
   compare: ["compare", "a.json", "b.json"],
   eval: ["eval"],
@@ -35,6 +36,7 @@ const PREFIX: Record<string, string[]> = {
 const FOREIGN: Record<string, [flag: string, value?: string]> = {
   baseline: ["--junit", "x.xml"],
   beir: ["--junit", "x.xml"],
+  cases: ["--junit", "x.xml"],
   check: ["--junit", "x.xml"],
   compare: ["--junit", "x.xml"],
   eval: ["--turn", "1"],
@@ -98,6 +100,11 @@ function helpFlags(cmd: Command): string[] {
   return flags;
 }
 
+/** The command words of a PREFIX entry: the command, and the subcommand of a command group (`baseline floors`, `cases synth`). */
+function commandWords(name: string): string[] {
+  return PREFIX[name]!.filter((w, i) => i === 0 || (name === "baseline" && w === "floors") || (name === "cases" && w === "synth"));
+}
+
 function commandIn(program: Command, words: readonly string[]): Command {
   let cmd = program;
   for (const w of words) cmd = cmd.commands.find((c) => c.name() === w) as Command;
@@ -108,7 +115,7 @@ function commandIn(program: Command, words: readonly string[]): Command {
 async function parse(name: string, args: string[]): Promise<{ code: string; message: string } | null> {
   const argv = ["node", "retrace", ...args];
   const program = await buildProgram(argv);
-  const words = PREFIX[name]!.filter((w, i) => i === 0 || (name === "baseline" && w === "floors"));
+  const words = commandWords(name);
   let ran = false;
   commandIn(program, words).action(() => {
     ran = true;
@@ -130,7 +137,7 @@ describe("every command accepts every option its --help lists", () => {
   for (const name of Object.keys(PREFIX)) {
     it(name, async () => {
       const program = await buildProgram(["node", "retrace", name]);
-      const words = PREFIX[name]!.filter((w, i) => i === 0 || (name === "baseline" && w === "floors"));
+      const words = commandWords(name);
       const cmd = commandIn(program, words);
       const flags = helpFlags(cmd);
       expect(flags.length).toBeGreaterThan(0);
