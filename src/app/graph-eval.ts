@@ -19,7 +19,8 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import { InvalidArgumentError } from "../errors.js";
 import { assertComparable, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { DEFAULT_MAX_DROP, FLOOR_OPTIONS, gate, type GateThresholds } from "../eval/gate/gate.js";
-import { checkKnownIds, graphRunFacts } from "../eval/sweep/graph-checks.js";
+import { checkKnownIds, graphRunFacts, stateLimitBytes } from "../eval/sweep/graph-checks.js";
+import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import { retrievalEvaluator } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
@@ -54,6 +55,10 @@ export interface ExternalGraphOptions {
   catalog?: string;
   /** The card size limit (src/kb/cards.ts). */
   maxCardBytes?: number;
+  /** Per-turn deadline, seconds (default DEFAULT_TURN_TIMEOUT_S = 120): a turn still running then is an error turn (docs/reliability.md). */
+  turnTimeout?: number;
+  /** State size above which a turn is listed in the report, MB (default DEFAULT_MAX_STATE_MB = 16; never fails the turn). */
+  maxStateMb?: number;
 }
 
 /** The options of a graph eval (the store, embedder and mode belong to retrace's own graph). */
@@ -100,7 +105,7 @@ export async function idOptionsFor(o: Pick<ExternalGraphOptions, "idKey" | "idMa
 
 /** Loads everything a graph run needs and runs the sweep over `cases`. */
 export async function sweepGraph(
-  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k">,
+  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "turnTimeout">,
   cases: readonly EvalCase[],
   kb: KnowledgeBase,
   concurrency: number,
@@ -122,6 +127,7 @@ export async function sweepGraph(
     ...(input !== undefined ? { input } : {}),
     retrievalCall: o.retrievalCall ?? "last",
     concurrency,
+    turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
     threadPrefix: `${randomBytes(3).toString("hex")}:`,
     ...(onCaseDone !== undefined ? { onCaseDone } : {}),
   });
@@ -167,7 +173,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const evaluators = [retrievalEvaluator({ k })];
   const graphId = `${swept.file}#${swept.exportName}`;
   // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
-  const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale);
+  const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale, stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB));
   checkKnownIds(facts, { graph: `--graph ${graphId}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
   const report = buildReport({
     run: {
@@ -186,6 +192,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
         errors: turns.filter((t) => t.error !== undefined).length,
         noRetrieval: turns.filter((t) => t.noRetrieval === true).length,
         ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
+        turnTimeoutSeconds: o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S,
         ...facts,
       },
     },

@@ -110,8 +110,14 @@ const turnReportObject = z.object({
   trace: TraceSummarySchema.optional(),
   /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
   part: z.enum(SPLIT_PARTS).optional(),
-  /** `--graph` runs: the graph run of this turn threw (recorded, not scored, not a miss). */
+  /** `--graph` runs: the graph run of this turn threw, or was given up (`givenUp`); recorded, not scored, not a miss. */
   error: z.string().optional(),
+  /**
+   * `--graph` runs, with `error`: the turn was given up (docs/reliability.md):
+   * `deadline` it exceeded `--turn-timeout`, `stalled` the event loop drained
+   * while it was pending, `not_run` an earlier turn of its case was given up.
+   */
+  givenUp: z.enum(["deadline", "stalled", "not_run"]).optional(),
   /**
    * `--graph` runs: the turn made no retriever run ("no retrieval"). Judged by
    * the gold (docs/evaluate-your-graph.md): with empty gold it is fine (no
@@ -120,6 +126,12 @@ const turnReportObject = z.object({
    * left such turns out of the means (`retrievedIds: null`, no results).
    */
   noRetrieval: z.literal(true).optional(),
+  /**
+   * `--graph` runs: about the size in bytes of the turn's final state values
+   * serialized as JSON (src/eval/sweep/turn-guard.ts `stateSize`); absent for
+   * errored turns and in reports written before it was measured.
+   */
+  stateBytes: count.optional(),
   /** `--graph` runs: the captured retriever stages (nested runs, then the scored run) and which scored runs had no child runs. */
   captured: z
     .object({
@@ -130,7 +142,9 @@ const turnReportObject = z.object({
       topLevelRuns: count,
       /** Retrieval steps they formed (calls overlapping in time are one step); absent in reports written before steps. */
       steps: count.optional(),
-      stages: z.array(z.object({ key: z.string(), role: z.enum(["child", "final"]), ids: z.array(z.string()), error: z.string().nullable() })),
+      /** `step`: the retrieval step (1-based) of the scored call the stage belongs to; absent in reports written before it was recorded. */
+      stages: z.array(z.object({ key: z.string(), role: z.enum(["child", "final"]), ids: z.array(z.string()), error: z.string().nullable(), step: z.number().int().positive().optional() })),
+      /** Stage keys of the scored runs that had no child runs. */
       noChildRuns: z.array(z.string()),
       /** Ids of the scored top-k that name no KB card or catalog entry; absent when the run had no ids to check against. */
       unknownIds: z.array(z.string()).optional(),
@@ -175,6 +189,15 @@ const graphRunInfoObject = z.object({
   localesWithoutCards: z.array(z.string()).optional(),
   /** Where the KB ids came from: the `--kb` folder or the `--catalog` file. */
   catalog: z.string().optional(),
+  /**
+   * The safeguards (docs/reliability.md); absent in reports written before them:
+   * the per-turn deadline (`--turn-timeout`, seconds), the state size limit
+   * (`--max-state-mb`, in bytes), the largest state of a turn and the turns above the limit.
+   */
+  turnTimeoutSeconds: z.number().positive().optional(),
+  maxStateBytes: count.optional(),
+  largestStateBytes: count.optional(),
+  largeStateTurns: count.optional(),
 });
 /** Header facts of a `--graph` run (docs/evaluate-your-graph.md). */
 export interface GraphRunInfo extends z.output<typeof graphRunInfoObject> {}

@@ -200,6 +200,8 @@ export interface CapturedStage {
   /** Card ids in rank order (first occurrence). */
   ids: string[];
   error: string | null;
+  /** The retrieval step (1-based, `retrievalSteps`) of the scored call the stage belongs to; calls of one step ran in parallel. */
+  step?: number;
 }
 
 /** What one turn's capture gives the evaluator. */
@@ -216,7 +218,7 @@ export interface CapturedRetrieval {
   /** Number of retrieval steps they form (calls overlapping in time are one step; `retrievalSteps`). */
   steps: number;
   stages: CapturedStage[];
-  /** Names of scored runs that have no child retriever runs. */
+  /** Stage keys of scored runs that have no child retriever runs. */
   noChildRuns: string[];
   /** retrace's own trace, when source is "retrace". */
   trace?: RetrievalTrace;
@@ -281,13 +283,16 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
     capture.childrenOf(runId).flatMap((c) => [c, ...descendants(c.runId)]).sort((a, b) => a.order - b.order);
   const noChildRuns: string[] = [];
   const finals: string[][] = [];
+  const stepOf = new Map(steps.flatMap((s, i) => s.map((r) => [r.runId, i + 1] as const)));
   for (const run of scored) {
     const kids = descendants(run.runId);
-    if (kids.length === 0) noChildRuns.push(run.name);
-    for (const k of kids)
-      stages.push({ key: keyOf(k.name), role: "child", name: k.name, tags: k.tags, ids: k.documents === null ? [] : cardIdsOf(k.documents, ids, where), error: k.error });
+    const step = stepOf.get(run.runId)!;
+    const kidStages = kids.map((k): CapturedStage => ({ key: keyOf(k.name), role: "child", name: k.name, tags: k.tags, ids: k.documents === null ? [] : cardIdsOf(k.documents, ids, where), error: k.error, step }));
     const finalIds = run.documents === null ? [] : cardIdsOf(run.documents, ids, where);
-    stages.push({ key: keyOf(run.name), role: "final", name: run.name, tags: run.tags, ids: finalIds, error: run.error });
+    const finalKey = keyOf(run.name);
+    // Named by its stage key (`VectorStoreRetriever#2`), so each scored call is told apart.
+    if (kids.length === 0) noChildRuns.push(finalKey);
+    stages.push(...kidStages, { key: finalKey, role: "final", name: run.name, tags: run.tags, ids: finalIds, error: run.error, step });
     finals.push(finalIds);
   }
   return {
