@@ -115,9 +115,9 @@ const turnReportObject = z.object({
   /**
    * `--graph` runs, with `error`: the turn was given up (docs/reliability.md):
    * `deadline` it exceeded `--turn-timeout`, `stalled` the event loop drained
-   * while it was pending, `not_run` an earlier turn of its case was given up.
+   * while it was pending.
    */
-  givenUp: z.enum(["deadline", "stalled", "not_run"]).optional(),
+  givenUp: z.enum(["deadline", "stalled"]).optional(),
   /**
    * `--graph` runs: the turn made no retriever run ("no retrieval"). Judged by
    * the gold (docs/evaluate-your-graph.md): with empty gold it is fine (no

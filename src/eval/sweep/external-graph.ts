@@ -6,8 +6,7 @@
  * the chosen call per turn.
  *
  * A turn whose run throws is recorded as an error (not a miss), and so is a
- * turn given up at its deadline or stalled (./turn-guard.ts; the case's later
- * turns are then not run). A turn with no
+ * turn given up at its deadline or stalled (./turn-guard.ts). A turn with no
  * retriever run is "no retrieval", judged by its gold: with empty gold it is
  * fine (none needed), a gold-bearing one is scored as a miss (hit, recall,
  * nDCG 0) and labelled so. Both are counted (./graph-checks.ts:
@@ -201,11 +200,6 @@ export function defaultInput(turn: InputTurn): unknown {
 
 const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 
-/** A case's turns after a stuck one (given up: its run may still be going on the case's thread) are not run. */
-function notRunMessage(stuckTurn: number): string {
-  return `not run: turn ${stuckTurn} of this case was given up (its run may still be going on the case's thread)`;
-}
-
 /** What running one case needs besides the sweep options. */
 interface CaseContext {
   guard: TurnGuard;
@@ -219,31 +213,22 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
   const out: GraphTurn[] = [];
   const mapInput = opts.input ?? defaultInput;
   const ids: IdOptions = { ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}), ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}) };
-  let stuckTurn: number | null = null;
   for (const [index, t] of c.turns.entries()) {
     const where = `case ${c.id} turn ${index}`;
     const capture = new RetrieverCapture();
     let state: unknown = undefined;
     let error: string | undefined;
     let givenUp: TurnReport["givenUp"];
-    if (stuckTurn !== null) {
-      error = notRunMessage(stuckTurn);
-      givenUp = "not_run";
-    }
-    else {
-      const input = mapInput({ ...t, index }, c);
-      const outcome = await invokeTurn((config) => opts.graph.invoke(input, config), { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [capture] }, {
-        timeoutMs: ctx.timeoutMs,
-        guard: ctx.guard,
-        where,
-      });
-      if (outcome.kind === "done") state = outcome.state;
-      else error = outcome.error;
-      if (outcome.kind === "stuck") {
-        stuckTurn = index;
-        givenUp = outcome.why;
-      }
-    }
+    const input = mapInput({ ...t, index }, c);
+    const outcome = await invokeTurn((config) => opts.graph.invoke(input, config), { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [capture] }, {
+      timeoutMs: ctx.timeoutMs,
+      guard: ctx.guard,
+      where,
+    });
+    if (outcome.kind === "done") state = outcome.state;
+    else error = outcome.error;
+    // Given up (deadline, stalled): an error turn like one that threw; the case goes on with its next turn.
+    if (outcome.kind === "stuck") givenUp = outcome.why;
     // Retrieval captured before a failure is not scored: the turn is an error.
     const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where) : null;
     const noRetrieval = error === undefined && retrieval === null;
@@ -302,8 +287,8 @@ function isMemorySaver(x: unknown): x is MemorySaver {
  * stop at the first failure), turns of a case in order on one thread. Turns
  * come back in dataset order whatever the concurrency. Each turn runs under
  * the deadline `turnTimeoutMs` and the stall guard (./turn-guard.ts); a turn
- * given up is an error turn, and the case's later turns are error turns
- * "not run". A finished case's thread is deleted from an in-memory
+ * given up is an error turn, as one that threw, and the case goes on with
+ * its next turn (LangGraph stopped the aborted run). A finished case's thread is deleted from an in-memory
  * checkpointer (`MemorySaver`, the one retrace adds or your own); a
  * persistent checkpointer keeps its threads.
  */

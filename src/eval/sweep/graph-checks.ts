@@ -156,7 +156,7 @@ export function graphGateFailures(turns: readonly TurnReport[], opts: GraphGateO
     failures.push({
       kind: "turn_errors",
       key: "turn_errors",
-      reason: `${errors.length} turn${errors.length === 1 ? "" : "s"} ${errors.some((t) => t.givenUp !== undefined) ? "threw or were given up (--turn-timeout)" : "threw"} (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
+      reason: `${errors.length} turn${errors.length === 1 ? "" : "s"} ${errors.some((t) => t.givenUp !== undefined) ? `threw or ${errors.length === 1 ? "was" : "were"} given up (deadline or stall)` : "threw"} (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`,
     });
   const missed = turns.filter((t) => t.noRetrieval === true && t.gold.length > 0);
   if (opts.maxNoRetrieval !== undefined && missed.length > opts.maxNoRetrieval)

@@ -29,7 +29,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export type TurnOutcome =
   | { kind: "done"; state: unknown }
   | { kind: "threw"; error: string }
-  /** Given up: the deadline passed, or the event loop drained while it was pending. Its run may still be going; the case's later turns are not run. */
+  /** Given up: the deadline passed, or the event loop drained while it was pending. Its run was aborted; a node that ignores the signal may still be awaiting. */
   | { kind: "stuck"; why: "deadline" | "stalled"; error: string };
 
 /** Seconds as written in messages: `120 s`, `0.5 s`. */
@@ -90,7 +90,7 @@ export class TurnGuard {
  * and the stall guard. The run gets an AbortSignal that is aborted when the
  * turn is given up, so LangGraph stops scheduling its nodes; the turn
  * settles at the deadline even when a node ignores the signal (its promise
- * is left behind, and the case's remaining turns are not run).
+ * is left behind: the run itself has stopped, so no later write reaches the thread).
  */
 export async function invokeTurn(
   invoke: (config: RunnableConfig) => Promise<unknown>,
