@@ -184,9 +184,10 @@ export function stateSize(value: unknown): number {
       bytes += 2;
       for (const x of v) stack.push(x);
     } else {
-      bytes += 2;
-      for (const k of Object.keys(v)) {
-        bytes += Buffer.byteLength(k, "utf8") + 4;
+      const keys = Object.keys(v);
+      bytes += 2 + Math.max(0, keys.length - 1); // braces and commas
+      for (const k of keys) {
+        bytes += Buffer.byteLength(k, "utf8") + 3; // "key":
         stack.push((v as Record<string, unknown>)[k]);
       }
     }
