@@ -23,11 +23,11 @@ import { deadlineMessage, STALLED_MESSAGE, stateSize } from "../../src/eval/swee
 import type { EvalCase } from "../../src/kb/types.js";
 
 class ListRetriever extends BaseRetriever {
-  lc_namespace = ["test", "retrievers"];
+  override lc_namespace = ["test", "retrievers"];
   constructor(private readonly docs: Document[]) {
     super({});
   }
-  async _getRelevantDocuments(): Promise<Document[]> {
+  override async _getRelevantDocuments(): Promise<Document[]> {
     return this.docs;
   }
 }
@@ -48,7 +48,7 @@ function graphWith(before: (q: string, config: RunnableConfig) => Promise<void>,
   return (checkpointer !== undefined ? g.compile({ checkpointer }) : g.compile()) as unknown as EvaluableGraph;
 }
 
-const oneTurn = (id: string, user: string): EvalCase => ({ id, locale: "en", kind: "golden", turns: [{ user, must_cite_one_of: ["card-freeze"], expect: "answer" }] });
+const oneTurn = (id: string, user: string): EvalCase => ({ id, line: 1, locale: "en", kind: "golden", turns: [{ user, must_cite_one_of: ["card-freeze"], expect: "answer" }] });
 
 function sweep(graph: EvaluableGraph, cases: EvalCase[], over: Partial<GraphSweepOptions> = {}) {
   if (graph.checkpointer === undefined) graph.checkpointer = new MemorySaver();
@@ -67,7 +67,7 @@ describe("the per-turn deadline", () => {
       }
     });
     const cases: EvalCase[] = [
-      { id: "c1", locale: "en", kind: "golden", turns: [{ user: "hang", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "then freeze", must_cite_one_of: ["card-freeze"], expect: "answer" }] },
+      { id: "c1", line: 1, locale: "en", kind: "golden", turns: [{ user: "hang", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "then freeze", must_cite_one_of: ["card-freeze"], expect: "answer" }] },
       oneTurn("c2", "freeze"),
     ];
     const turns = await sweep(graph, cases, { turnTimeoutMs: 200, concurrency: 1 });
@@ -129,11 +129,13 @@ describe("threads of finished cases", () => {
       events.push(`turn ${String(config.configurable?.thread_id)} (threads held: ${Object.keys(saver.storage).join(",")})`);
     }, saver);
     const cases: EvalCase[] = [
-      { id: "a", locale: "en", kind: "golden", turns: [{ user: "freeze", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "again", must_cite_one_of: ["card-freeze"], expect: "answer" }] },
+      { id: "a", line: 1, locale: "en", kind: "golden", turns: [{ user: "freeze", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "again", must_cite_one_of: ["card-freeze"], expect: "answer" }] },
       oneTurn("b", "freeze"),
     ];
     await sweep(graph, cases, { concurrency: 1, threadPrefix: "p:" });
-    expect(events).toEqual(["turn p:a (threads held: p:a)", "turn p:a (threads held: p:a)", "delete p:a", "turn p:b (threads held: p:b)", "delete p:b"]);
+    // One checkpoint per turn, written when the turn ends (durability "exit"): case a's first turn sees no thread,
+    // its second its own; case b starts with a's thread already gone.
+    expect(events).toEqual(["turn p:a (threads held: )", "turn p:a (threads held: p:a)", "delete p:a", "turn p:b (threads held: )", "delete p:b"]);
     expect(Object.keys(saver.storage)).toEqual([]);
     expect(Object.keys(saver.writes)).toEqual([]);
   });

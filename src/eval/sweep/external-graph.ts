@@ -220,7 +220,10 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
     let error: string | undefined;
     let givenUp: TurnReport["givenUp"];
     const input = mapInput({ ...t, index }, c);
-    const outcome = await invokeTurn((config) => opts.graph.invoke(input, config), { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [capture] }, {
+    // durability "exit": one checkpoint when the turn ends, not one per step — the same nodes on the same state, about half
+    // LangGraph's cost per invocation (docs/throughput.md), and an aborted turn leaves nothing half-written on the thread.
+    const config: RunnableConfig & { durability: "exit" } = { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [capture], durability: "exit" };
+    const outcome = await invokeTurn((c) => opts.graph.invoke(input, c), config, {
       timeoutMs: ctx.timeoutMs,
       guard: ctx.guard,
       where,
