@@ -8,6 +8,8 @@
  *    cases at --concurrency 1, 2, 4, 8, 16. Printed: wall time, turns/s,
  *    speed-up over concurrency 1 and its efficiency (speed-up / concurrency),
  *    and whether the turn reports are identical to those at concurrency 1.
+ *    Also printed: the cost of a turn outside the wait (the same sweep with
+ *    no wait), which caps the speed-up on one core at (wait + cost) / cost.
  *    Target: near-linear speed-up up to 16, identical reports (printed,
  *    never asserted).
  * 2. Memory: `bigState`, whose state carries RETRACE_BENCH_STATE_MB MB
@@ -71,6 +73,13 @@ async function concurrency(): Promise<void> {
     const speedup = baseMs / ms;
     rows.push([String(c), (ms / 1000).toFixed(2), (turns.length / (ms / 1000)).toFixed(1), speedup.toFixed(2), `${((100 * speedup) / c).toFixed(0)}%`, reports === baseReports ? "yes" : "NO"]);
   }
+  // The cost of a turn outside the wait (LangGraph, capture, scoring) caps the speed-up at (wait + cost) / cost.
+  process.env.SLOW_MS = "0";
+  const t0 = performance.now();
+  const bare = await run(1);
+  const costMs = (performance.now() - t0) / bare.length;
+  process.env.SLOW_MS = String(SLOW_MS);
+  print(`\ncost of a turn outside the ${SLOW_MS} ms wait (SLOW_MS=0, concurrency 1): ${costMs.toFixed(1)} ms → speed-up ceiling on one core about ${((SLOW_MS + costMs) / costMs).toFixed(1)}`);
   printTable(
     `Concurrency: ${n} two-turn cases (${2 * n} turns), a node waiting ${SLOW_MS} ms per turn (ideal at concurrency 1: ${((2 * n * SLOW_MS) / 1000).toFixed(1)} s)`,
     [{ header: "concurrency", align: "right" }, { header: "wall s", align: "right" }, { header: "turns/s", align: "right" }, { header: "speed-up", align: "right" }, { header: "efficiency", align: "right" }, { header: "same turns as at 1" }],
