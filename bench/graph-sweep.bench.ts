@@ -5,7 +5,8 @@
  * 1. Concurrency: `slowGraph`, whose search node waits 50 ms per turn as a
  *    node awaiting an LLM would (I/O-bound), loaded with `loadGraph` and run
  *    by `runGraphSweep` over RETRACE_BENCH_GRAPH_CASES (default 64) two-turn
- *    cases at --concurrency 1, 2, 4, 8, 16. Printed: wall time, turns/s,
+ *    cases at --concurrency 1, 2, 4, 8, 16 (RETRACE_BENCH_GRAPH_CASES=0
+ *    skips it; RETRACE_BENCH_GRAPH_WAIT_MS sets the wait). Printed: wall time, turns/s,
  *    speed-up over concurrency 1 and its efficiency (speed-up / concurrency),
  *    and whether the turn reports are identical to those at concurrency 1.
  *    Also printed: the cost of a turn outside the wait (the same sweep with
@@ -15,7 +16,8 @@
  * 2. Memory: `bigState`, whose state carries RETRACE_BENCH_STATE_MB MB
  *    (default 5) on every turn, through `retrace eval --graph` over
  *    RETRACE_BENCH_STATE_CASES (default 180) two-turn cases, each run its own
- *    process under /usr/bin/time for the peak RSS, at --concurrency 1 and 4.
+ *    process under /usr/bin/time for the peak RSS, at --concurrency 1 and 4
+ *    (RETRACE_BENCH_STATE_CONCURRENCY, e.g. "1"; RETRACE_BENCH_STATE_CASES=0 skips it).
  *    Finished cases' threads are deleted, so memory is bounded by the cases
  *    in flight, not the cases run. Target: < 1 GB at --concurrency 1.
  */
@@ -32,7 +34,8 @@ import { print, printTable } from "./lib/report.js";
 
 const GRAPH = path.join(REPO_ROOT, "test", "fixtures", "graphs", "misbehaving-agent.mjs");
 const MINI_KB = path.join(REPO_ROOT, "test", "fixtures", "kb-mini");
-const SLOW_MS = 50;
+/** The wait of the slow node per turn, ms (RETRACE_BENCH_GRAPH_WAIT_MS, default 50). */
+const SLOW_MS = Number(process.env.RETRACE_BENCH_GRAPH_WAIT_MS ?? 50);
 
 function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -53,6 +56,7 @@ function cases(n: number): EvalCase[] {
 
 async function concurrency(): Promise<void> {
   const n = envInt("RETRACE_BENCH_GRAPH_CASES", 64);
+  if (n === 0) return;
   process.env.SLOW_MS = String(SLOW_MS); // read by the fixture when it loads
   const { graph } = await loadGraph(`${GRAPH}#slowGraph`);
   const all = cases(n);
@@ -109,9 +113,10 @@ async function memory(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), "retrace-bench-graph-"));
   try {
     const file = path.join(dir, "cases.jsonl");
-    await writeFile(file, `${cases(n).map((c) => JSON.stringify(c)).join("\n")}\n`);
+    // The case file's fields (`line` is the loader's, not the file's).
+    await writeFile(file, `${cases(n).map(({ line: _l, ...c }) => JSON.stringify(c)).join("\n")}\n`);
     const rows: string[][] = [];
-    for (const c of [1, 4]) {
+    for (const c of (process.env.RETRACE_BENCH_STATE_CONCURRENCY ?? "1,4").split(",").map(Number)) {
       const r = retrace(["eval", "--graph", `${GRAPH}#bigState`, "--kb", MINI_KB, "--cases", file, "-k", "3", "--concurrency", String(c), "--max-state-mb", "64"], { BIG_STATE_MB: String(mb) });
       if (r.status !== 0) throw new Error(`retrace eval exited ${r.status}: ${r.stderr.slice(-2000)}`);
       rows.push([String(c), (r.wallMs / 1000).toFixed(1), r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`]);
