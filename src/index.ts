@@ -164,7 +164,8 @@ export {
   type InputTurn,
   type LoadedGraph,
 } from "./eval/sweep/external-graph.js";
-export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
+export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, stateLimitBytes, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
+export { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S, stateSize } from "./eval/sweep/turn-guard.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.

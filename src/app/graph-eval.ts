@@ -30,8 +30,9 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import { BaselineMismatchError, DataValidationError, GraphInputError, InvalidArgumentError } from "../errors.js";
 import { assertComparable, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
-import { checkKnownIds, graphRunFacts, graphRunInfo, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
+import { checkKnownIds, graphRunFacts, graphRunInfo, stateLimitBytes, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
+import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import { groundednessEvaluator, retrievalEvaluator, type EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
@@ -78,6 +79,10 @@ export interface ExternalGraphOptions {
    * holding one. Recorded in the report as a hash and its keys, not its values.
    */
   configurable?: string | Record<string, unknown>;
+  /** Per-turn deadline, seconds (default DEFAULT_TURN_TIMEOUT_S = 120): a turn still running then is an error turn (docs/reliability.md). */
+  turnTimeout?: number;
+  /** State size above which a turn is listed in the report, MB (default DEFAULT_MAX_STATE_MB = 16; never fails the turn). */
+  maxStateMb?: number;
 }
 
 /** The options of a graph eval (the store, embedder and mode belong to retrace's own graph). */
@@ -215,7 +220,7 @@ export async function idOptionsFor(o: Pick<ExternalGraphOptions, "idKey" | "idMa
 
 /** Loads everything a graph run needs and runs the sweep over `cases` (`extra`: a configurable already read, evaluators other than retrieval's). */
 export async function sweepGraph(
-  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable">,
+  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable" | "turnTimeout">,
   cases: readonly EvalCase[],
   kb: KnowledgeBase,
   concurrency: number,
@@ -239,6 +244,7 @@ export async function sweepGraph(
     ...(input !== undefined ? { input } : {}),
     retrievalCall: o.retrievalCall ?? "last",
     concurrency,
+    turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
     threadPrefix: `${randomBytes(3).toString("hex")}:`,
     ...(configurable !== undefined ? { configurable: configurable.value } : {}),
     ...(onCaseDone !== undefined ? { onCaseDone } : {}),
@@ -335,6 +341,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     ...(o.catalog !== undefined ? { catalog: projectPath(o.catalog) } : {}),
     ...(idMapHash !== undefined ? { idMapHash } : {}),
     ...(configurable !== undefined ? { configurable: configurable.record } : {}),
+    turnTimeoutSeconds: o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S,
   };
   const embedder = `${GRAPH_PREFIX}${module.file}#${module.exportName}`;
   let baseline: Baseline | null = null;
@@ -367,7 +374,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   }
   const turns = swept.turns.map((t) => t.report);
   // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
-  const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale);
+  const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale, stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB));
   checkKnownIds(facts, { graph: `--graph ${module.file}#${module.exportName}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
   const report = buildReport({
     run: {

@@ -92,7 +92,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
       ? {
           ...merged.run,
           graph: graphRunInfo(graphRunIdentityOf(merged.run.graph), merged.turns, merged.graph.retrievers, {
-            ...graphRunFacts(merged.turns, () => undefined),
+            ...graphRunFacts(merged.turns, () => undefined, ...(merged.run.graph.maxStateBytes !== undefined ? [merged.run.graph.maxStateBytes] : [])),
             localesWithoutCards: merged.graph.localesWithoutCards,
           }),
         }

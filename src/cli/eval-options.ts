@@ -11,6 +11,7 @@ import { EVAL_DEFAULTS } from "../app/eval-plan.js";
 import { DEFAULT_MAX_DROP } from "../eval/gate/gate.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
+import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import { addFloorOptions } from "./floor-options.js";
@@ -89,7 +90,7 @@ export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
 ];
 
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */
-export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog"] as const;
+export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog", "--turn-timeout", "--max-state-mb"] as const;
 
 /** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--max-no-retrieval`/`--allow-no-retrieval`, to `trace`). */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
@@ -105,5 +106,8 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
       .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates (default 0)", countOption("--max-errors"))
       .option("--max-no-retrieval <n>", "with --graph: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
       .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
-  return cmd.option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
+  return cmd
+    .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store")
+    .option("--turn-timeout <seconds>", "with --graph: deadline of each turn; a turn still running then is an error turn and the sweep goes on (docs/reliability.md)", positiveNumberOption("--turn-timeout", "seconds"), DEFAULT_TURN_TIMEOUT_S)
+    .option("--max-state-mb <n>", "with --graph: a turn whose state (serialized) exceeds this many MB is listed in the report (never failed)", positiveNumberOption("--max-state-mb", "MB"), DEFAULT_MAX_STATE_MB);
 }

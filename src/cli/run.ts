@@ -1,6 +1,10 @@
 /** Process entry point of the `retrace` command (bin/retrace.mjs and `npm start` load this file). */
 import { reportError } from "./io.js";
 import { main } from "./main.js";
+import { log } from "../log.js";
+
+/** How long the process may outlive its command (pending work of a user's graph) before it exits anyway. */
+const EXIT_GRACE_MS = 1000;
 
 // A failure that escapes every command (a stray rejected promise, a throw in a timer) is an
 // internal error: message, stack, the hint to report it, exit 70 — never 1, which means
@@ -14,3 +18,12 @@ process.on("uncaughtException", crash);
 process.on("unhandledRejection", crash);
 
 await main();
+
+// The command is done and its output written. Work a `--graph` left behind (a turn given up at its deadline still
+// awaiting a 24-day timer, a connection its factory opened) must not hold the process: if anything still keeps it
+// alive after a grace period, it exits with the command's code (docs/reliability.md). The timer is unref'd, so a
+// process with nothing pending ends at once, as before.
+setTimeout(() => {
+  log.info("retrace: done; not waiting for work the graph left pending (a timer, an open connection, a turn given up at its deadline)");
+  process.exit();
+}, EXIT_GRACE_MS).unref();

@@ -23,7 +23,7 @@ describe("graph report lines", () => {
       "captured retriever(s): EnsembleRetriever  id key: parentId, doc_id, source, Document.id  retrieval call scored: last",
     ]);
     const notes = graphTurnNotes(r);
-    expect(notes[0]).toBe("turn errors (the graph run threw; not scored, not counted as misses): 1");
+    expect(notes[0]).toBe("turn errors (the graph run threw, or was given up at the --turn-timeout deadline or stalled; not scored, not counted as misses): 1");
     expect(notes[1]).toContain('"model exploded"');
     expect(notes[2]).toBe("no retrieval captured (left out of retrieval means): 1");
     const table = renderTable(r, { color: false });
@@ -70,6 +70,29 @@ describe("graph report lines", () => {
     );
     expect(explainCapturedGold([{ key: "Custom", role: "final", ids: ["g"], error: null }], ["Custom"], ["g"], "g", 5)).toBe(
       "g: 1st after Custom (no child runs), retrieved at rank 1 of the top-5",
+    );
+  });
+
+  it("words the calls of one retrieval step as parallel calls, not as a sequence; names each step when there are several", () => {
+    // A Send() fan-out: three calls that overlapped in time (step 1), none of them "after" another.
+    const fanout = [
+      { key: "VectorStoreRetriever", role: "final" as const, ids: ["a", "b"], error: null, step: 1 },
+      { key: "VectorStoreRetriever#2", role: "final" as const, ids: ["g"], error: null, step: 1 },
+      { key: "VectorStoreRetriever#3", role: "final" as const, ids: ["c"], error: null, step: 1 },
+    ];
+    const bare = ["VectorStoreRetriever", "VectorStoreRetriever#2", "VectorStoreRetriever#3"];
+    expect(explainCapturedGold(fanout, bare, ["a", "b", "g", "c"], "g", 5)).toBe(
+      "g: step 1, 3 parallel calls (no child runs): absent from VectorStoreRetriever (2 listed), 1st from VectorStoreRetriever#2, absent from VectorStoreRetriever#3 (1 listed); retrieved at rank 3 of the top-5",
+    );
+    // Two sequential steps, the second a fan-out of two calls with a child stage each.
+    const steps = [
+      { key: "R", role: "final" as const, ids: ["x"], error: null, step: 1 },
+      { key: "BM25", role: "child" as const, ids: ["g"], error: null, step: 2 },
+      { key: "R#2", role: "final" as const, ids: ["y", "g"], error: null, step: 2 },
+      { key: "R#3", role: "final" as const, ids: ["z"], error: null, step: 2 },
+    ];
+    expect(explainCapturedGold(steps, ["R", "R#3"], ["y", "g", "z"], "g", 1)).toBe(
+      "g: step 1: absent after R (no child runs) (1 listed); step 2, 2 parallel calls: 1st in the BM25 child, 2nd from R#2, absent from R#3 (no child runs) (1 listed); cut at k=1",
     );
   });
 });

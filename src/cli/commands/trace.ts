@@ -13,6 +13,7 @@ import { planTrace, traceCase, traceGraphCase, type TracedTurn } from "../../app
 import { InvalidArgumentError } from "../../errors.js";
 import { explainGold } from "../../eval/report/attribution.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
+import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
 import { fusionText, HIT_KEY } from "../../eval/report/render/shared.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
@@ -120,7 +121,7 @@ async function traceGraphCommand(caseId: string, o: TraceOptions & ExternalGraph
   }
   const text = traced.turns.map((t) => {
     const trace = t.retrieval?.trace;
-    if (trace === undefined) return renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top);
+    if (trace === undefined) return renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top, stateLimitBytes(o.maxStateMb));
     return renderTracedTurn({ report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) }, total, o.top);
   });
   outText(text.join("\n\n"));

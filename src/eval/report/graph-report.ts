@@ -16,6 +16,25 @@ export function retrievalCallText(call: "last" | "first" | "all"): string {
   return call === "all" ? "every call" : `the ${call} step (all its calls; calls overlapping in time are one step)`;
 }
 
+/** An errored turn's error in words: a given-up turn's message says what happened; any other is the graph's own error. */
+export function turnErrorText(t: Pick<TurnReport, "error" | "givenUp">): string {
+  return t.givenUp !== undefined ? (t.error ?? "") : `the graph run threw: ${t.error ?? ""}`;
+}
+
+/** Bytes as MB (2^20 bytes), one decimal: `5.2 MB`. */
+export function mb(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MB`;
+}
+
+/** Turns whose state exceeded the report's `--max-state-mb` limit. */
+function largeStateTurnsOf(report: Report): TurnReport[] {
+  const limit = report.run.graph?.maxStateBytes;
+  return limit === undefined ? [] : report.turns.filter((t) => (t.stateBytes ?? 0) > limit);
+}
+
+/** How many turns a warning names before "and N more". */
+const LISTED = 10;
+
 /** Header lines: the generic-rules locales of the built-in graph, and the `--graph` facts. */
 export function graphHeaderLines(report: Report): string[] {
   const generic = report.run.genericLocales ?? [];
@@ -31,6 +50,10 @@ export function graphHeaderLines(report: Report): string[] {
   if (g.multiCallTurns !== undefined && g.retrievalTurns !== undefined)
     lines.push(
       `retriever calls: ${g.multiCallTurns} of ${g.retrievalTurns} turn${g.retrievalTurns === 1 ? "" : "s"} with a retrieval made several (${g.parallelCallTurns ?? 0} with calls in parallel, ${g.multiStepTurns ?? 0} with several steps); scored per turn: ${retrievalCallText(g.retrievalCall)}`,
+    );
+  if (g.turnTimeoutSeconds !== undefined && g.maxStateBytes !== undefined)
+    lines.push(
+      `safeguards: turn deadline ${g.turnTimeoutSeconds} s (--turn-timeout); largest state of a turn ${mb(g.largestStateBytes ?? 0)}, limit ${mb(g.maxStateBytes)} (--max-state-mb)`,
     );
   if (g.scoredIds !== undefined && g.unknownIds !== undefined)
     lines.push(
@@ -57,6 +80,13 @@ export function graphWarnings(report: Report): string[] {
     out.push(
       `${g.unknownIds} of the ${g.scoredIds ?? 0} scored ids name no card of the ${g.catalog !== undefined ? "catalog" : "KB"} (e.g. ${(g.unknownExamples ?? []).join(", ")}); they count as misses. If they are your cards under another id, use --id-key or --id-map; if your store holds documents the KB does not list, list them in a --catalog file.`,
     );
+  const large = largeStateTurnsOf(report);
+  if (large.length > 0) {
+    const named = large.slice(0, LISTED).map((t) => `${t.caseId}#${t.turn} ${mb(t.stateBytes ?? 0)}`);
+    out.push(
+      `${large.length} turn${large.length === 1 ? "" : "s"} carried a state above the ${mb(g.maxStateBytes ?? 0)} limit (--max-state-mb): ${named.join(", ")}${large.length > LISTED ? `, and ${large.length - LISTED} more` : ""}. Each case in flight holds its thread's checkpoints until the case ends, so memory grows with state size × --concurrency.`,
+    );
+  }
   if (!allEmpty)
     for (const locale of g.localesWithoutCards ?? [])
     out.push(`locale ${locale}: its turns called a retriever but retrieved no card of ${locale} (does the store hold that locale's documents?)`);
@@ -73,9 +103,11 @@ export function graphTurnTag(report: Report, t: TurnReport): string {
     if ((c.unknownIds ?? []).length > 0) parts.push(`unknown ids: ${c.unknownIds!.length} [${c.unknownIds!.join(", ")}]`);
     if (c.topLevelRuns > 1) {
       const steps = c.steps ?? c.topLevelRuns;
-      parts.push(`retriever calls: ${c.topLevelRuns} in ${steps} step${steps === 1 ? "" : "s"}, ${c.retrievers.length} scored`);
+      parts.push(`retriever calls: ${c.topLevelRuns} in ${steps} step${steps === 1 ? "" : "s"}${steps < c.topLevelRuns ? " (some in parallel)" : ""}, ${c.retrievers.length} scored`);
     }
   }
+  const limit = report.run.graph.maxStateBytes;
+  if (limit !== undefined && (t.stateBytes ?? 0) > limit) parts.push(`state ${mb(t.stateBytes!)} above the ${mb(limit)} limit (--max-state-mb)`);
   return parts.join("; ");
 }
 
@@ -85,7 +117,7 @@ export function graphTurnNotes(report: Report): string[] {
   if (g === undefined) return [];
   const lines: string[] = [];
   const errors = report.turns.filter((t) => t.error !== undefined);
-  lines.push(`turn errors (the graph run threw; not scored, not counted as misses): ${errors.length}`);
+  lines.push(`turn errors (the graph run threw, or was given up at the --turn-timeout deadline or stalled; not scored, not counted as misses): ${errors.length}`);
   for (const t of errors) lines.push(`  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.error)}`);
   const none = report.turns.filter((t) => t.noRetrieval === true);
   const list = (ts: readonly TurnReport[]) => ts.map((t) => `  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.user)}`);
@@ -102,7 +134,7 @@ export function graphTurnNotes(report: Report): string[] {
   return lines;
 }
 
-/** A captured stage as rendered: nested child run or scored run. */
+/** A captured stage as rendered: nested child run or scored run, and the retrieval step of its scored call (1-based). */
 export interface StageView {
   key: string;
   role: "child" | "final";
@@ -113,18 +145,77 @@ export interface StageView {
 }
 
 /**
+ * The stages grouped by retrieval step, in order; stages without a step
+ * (reports written before steps were recorded) are one group per scored run,
+ * as then written.
+ */
+function stepGroups(stages: readonly StageView[]): { step: number | null; stages: StageView[] }[] {
+  const groups: { step: number | null; stages: StageView[] }[] = [];
+  let open: StageView[] = [];
+  for (const s of stages) {
+    if (s.step !== undefined) {
+      const last = groups[groups.length - 1];
+      if (last !== undefined && last.step === s.step) last.stages.push(s);
+      else groups.push({ step: s.step, stages: [s] });
+      continue;
+    }
+    open.push(s);
+    if (s.role === "final") {
+      groups.push({ step: null, stages: open });
+      open = [];
+    }
+  }
+  if (open.length > 0) groups.push({ step: null, stages: open });
+  return groups;
+}
+
+/** Scored calls of each step (its `final` stages), by step. */
+function callsPerStep(stages: readonly StageView[]): Map<number, number> {
+  const n = new Map<number, number>();
+  for (const s of stages) if (s.role === "final" && s.step !== undefined) n.set(s.step, (n.get(s.step) ?? 0) + 1);
+  return n;
+}
+
+/**
  * Where one gold card stood at each captured stage, in words:
  * "gold: 2nd in the BM25Retriever child, absent from the VectorStoreRetriever
  * child (4 listed), 7th after EnsembleRetriever: cut at k=5". `noChildRuns`
- * names scored runs whose children emitted no runs ("no child runs").
+ * names (by stage key) scored runs whose children emitted no runs ("no child
+ * runs"). Calls that ran in parallel (one retrieval step) are worded as the
+ * calls of one step, not as a sequence: "step 1, 3 parallel calls: 1st from
+ * KeywordRetriever, absent from KeywordRetriever#2 (1 listed), …"; with
+ * several steps each is named ("step 2: …").
  */
 export function explainCapturedGold(stages: readonly StageView[], noChildRuns: readonly string[], retrievedIds: readonly string[], gold: string, k: number): string {
-  const parts = stages.map((s) => {
+  const groups = stepGroups(stages);
+  const steps = groups.filter((g) => g.step !== null).length;
+  const child = (s: StageView) => {
     const rank = s.ids.indexOf(gold);
-    if (s.error !== null) return `${s.role === "child" ? `the ${s.key} child` : s.key} failed (${s.error})`;
-    if (s.role === "child") return rank < 0 ? `absent from the ${s.key} child (${s.ids.length} listed)` : `${ordinal(rank + 1)} in the ${s.key} child`;
-    const children = noChildRuns.includes(s.key) ? " (no child runs)" : "";
-    return rank < 0 ? `absent after ${s.key}${children} (${s.ids.length} listed)` : `${ordinal(rank + 1)} after ${s.key}${children}`;
+    if (s.error !== null) return `the ${s.key} child failed (${s.error})`;
+    return rank < 0 ? `absent from the ${s.key} child (${s.ids.length} listed)` : `${ordinal(rank + 1)} in the ${s.key} child`;
+  };
+  const parts = groups.map(({ step, stages: group }) => {
+    const finals = group.filter((s) => s.role === "final");
+    if (step !== null && finals.length > 1) {
+      // Parallel calls of one step: each call's list, none "after" another.
+      const allBare = finals.every((s) => noChildRuns.includes(s.key));
+      const words = group.map((s) => {
+        if (s.role === "child") return child(s);
+        if (s.error !== null) return `${s.key} failed (${s.error})`;
+        const rank = s.ids.indexOf(gold);
+        const bare = !allBare && noChildRuns.includes(s.key) ? " (no child runs)" : "";
+        return rank < 0 ? `absent from ${s.key}${bare} (${s.ids.length} listed)` : `${ordinal(rank + 1)} from ${s.key}${bare}`;
+      });
+      return `step ${step}, ${finals.length} parallel calls${allBare ? " (no child runs)" : ""}: ${words.join(", ")};`;
+    }
+    const words = group.map((s) => {
+      if (s.role === "child") return child(s);
+      if (s.error !== null) return `${s.key} failed (${s.error})`;
+      const rank = s.ids.indexOf(gold);
+      const children = noChildRuns.includes(s.key) ? " (no child runs)" : "";
+      return rank < 0 ? `absent after ${s.key}${children} (${s.ids.length} listed)` : `${ordinal(rank + 1)} after ${s.key}${children}`;
+    });
+    return `${step !== null && steps > 1 ? `step ${step}: ` : ""}${words.join(", ")}${step !== null && steps > 1 ? ";" : ","}`;
   });
   const pos = retrievedIds.slice(0, k).indexOf(gold);
   const cut = lostAt(capturedChains(stages, gold), pos >= 0);
@@ -133,31 +224,52 @@ export function explainCapturedGold(stages: readonly StageView[], noChildRuns: r
 }
 
 /** `retrace trace --graph` rendering of one turn captured from retriever callbacks. */
-export function renderCapturedTurn(t: TurnReport, total: number, k: number, top: number): string {
+export function renderCapturedTurn(t: TurnReport, total: number, k: number, top: number, maxStateBytes?: number): string {
   const lines: string[] = [];
   lines.push(`=== ${t.caseId} turn ${t.turn} of ${total} (0-based; ${t.locale}, ${t.kind}, expect ${t.expect})`);
   lines.push(`user:  ${JSON.stringify(t.user)}`);
   const c = t.captured;
-  if (t.error !== undefined) lines.push(`error: the graph run threw: ${t.error}`);
+  if (t.error !== undefined) lines.push(`error: ${turnErrorText(t)}`);
   else if (c === undefined)
     lines.push(
       `retrieval: ${NO_RETRIEVAL} (the turn made no retriever run)${t.noRetrieval !== true ? "" : t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed"}`,
     );
   else {
     const steps = c.steps ?? c.topLevelRuns;
-    const calls = `${c.topLevelRuns} top-level call${c.topLevelRuns === 1 ? "" : "s"} in the turn${c.steps !== undefined && c.topLevelRuns > 1 ? `, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); ${c.retrievers.length} scored` : ""}`;
-    lines.push(`retrieval: captured from retriever callbacks: ${c.retrievers.join(", ")} (${calls})`);
+    const perStep = callsPerStep(c.stages);
+    const finals = c.stages.filter((s) => s.role === "final");
+    if (c.steps !== undefined && c.topLevelRuns > 1 && finals.length > 0 && finals.every((s) => s.step !== undefined)) {
+      // The scored calls by step, by their stage keys: the calls of one step ran in parallel, not one after another.
+      const byStep = [...perStep.keys()].map((step) => {
+        const keys = finals.filter((s) => s.step === step).map((s) => s.key);
+        return `step ${step}: ${keys.join(", ")}${keys.length > 1 ? ` (${keys.length} calls in parallel)` : ""}`;
+      });
+      lines.push(
+        `retrieval: captured from retriever callbacks: ${c.topLevelRuns} top-level calls in the turn, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); scored: ${byStep.join("; ")}`,
+      );
+    } else {
+      const calls = `${c.topLevelRuns} top-level call${c.topLevelRuns === 1 ? "" : "s"} in the turn${c.steps !== undefined && c.topLevelRuns > 1 ? `, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); ${c.retrievers.length} scored` : ""}`;
+      lines.push(`retrieval: captured from retriever callbacks: ${c.retrievers.join(", ")} (${calls})`);
+    }
     if ((c.unknownIds ?? []).length > 0) lines.push(`  unknown ids (no card of the KB or catalog; misses): ${c.unknownIds!.join(", ")}`);
-    if (c.noChildRuns.length > 0) lines.push(`  no child runs: ${c.noChildRuns.join(", ")} (its inner searches emit no retriever runs; no stages to show)`);
+    if (c.noChildRuns.length > 0)
+      lines.push(`  no child runs: ${c.noChildRuns.join(", ")} (${c.noChildRuns.length === 1 ? "its" : "their"} inner searches emit no retriever runs; no stages to show)`);
     lines.push(`query: ${JSON.stringify(t.trace?.query ?? "")}`);
     lines.push(`gold:  ${t.gold.length === 0 ? "none (no-match turn: not scored)" : t.gold.join(", ")}`);
     const retrieved = t.retrievedIds ?? [];
     for (const g of t.gold) lines.push(`  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k)}`);
     const gold = new Set(t.gold);
+    const callIndex = new Map<number, number>();
     for (const s of c.stages) {
       const shown = s.ids.slice(0, top);
-      const step = s.step !== undefined && steps > 1 ? `step ${s.step} of ${steps}, ` : "";
-      lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${step}${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
+      let call = "";
+      if (s.step !== undefined && (perStep.get(s.step) ?? 0) > 1) {
+        // A child stage comes before its scored call: both carry the call's number.
+        const i = (callIndex.get(s.step) ?? 0) + 1;
+        if (s.role === "final") callIndex.set(s.step, i);
+        call = `, step ${s.step}, parallel call ${i} of ${perStep.get(s.step)}`;
+      } else if (s.step !== undefined && steps > 1) call = `, step ${s.step}`;
+      lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""}${call})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
       s.ids.forEach((id, i) => {
         if (i < top || gold.has(id)) lines.push(`    ${String(i + 1).padStart(3)}  ${id}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`);
       });
@@ -169,5 +281,6 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
   const comment = t.results.find((x) => x.key === HIT_KEY)?.comment;
   if (comment !== undefined) lines.push(`  ${comment}`);
   lines.push(`answer: ${JSON.stringify(t.answer)}`);
+  if (maxStateBytes !== undefined && (t.stateBytes ?? 0) > maxStateBytes) lines.push(`state: ${mb(t.stateBytes!)}, above the ${mb(maxStateBytes)} limit (--max-state-mb)`);
   return lines.join("\n");
 }

@@ -124,8 +124,14 @@ const turnReportObject = z.object({
   trace: TraceSummarySchema.optional(),
   /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
   part: z.enum(SPLIT_PARTS).optional(),
-  /** `--graph` runs: the graph run of this turn threw (recorded, not scored, not a miss). */
+  /** `--graph` runs: the graph run of this turn threw, or was given up (`givenUp`); recorded, not scored, not a miss. */
   error: z.string().optional(),
+  /**
+   * `--graph` runs, with `error`: the turn was given up (docs/reliability.md):
+   * `deadline` it exceeded `--turn-timeout`, `stalled` the event loop drained
+   * while it was pending.
+   */
+  givenUp: z.enum(["deadline", "stalled"]).optional(),
   /**
    * `--graph` runs: the turn made no retriever run ("no retrieval"). Judged by
    * the gold (docs/evaluate-your-graph.md): with empty gold it is fine (no
@@ -138,6 +144,12 @@ const turnReportObject = z.object({
   toLabel: z.literal(true).optional(),
   /** A synthetic case's generator (`origin` of its case line; docs/synthetic-cases.md). */
   origin: z.object({ generator: z.string(), version: z.string() }).optional(),
+  /**
+   * `--graph` runs: about the size in bytes of the turn's final state values
+   * serialized as JSON (src/eval/sweep/turn-guard.ts `stateSize`); absent for
+   * errored turns and in reports written before it was measured.
+   */
+  stateBytes: count.optional(),
   /** `--graph` runs: the captured retriever stages (nested runs, then the scored run) and which scored runs had no child runs. */
   captured: z
     .object({
@@ -209,13 +221,22 @@ const graphRunInfoObject = z.object({
    * ids or keys). Absent when none was given.
    */
   configurable: z.object({ hash: z.string(), keys: z.array(z.string()) }).optional(),
+  /**
+   * The safeguards (docs/reliability.md); absent in reports written before them:
+   * the per-turn deadline (`--turn-timeout`, seconds), the state size limit
+   * (`--max-state-mb`, in bytes), the largest state of a turn and the turns above the limit.
+   */
+  turnTimeoutSeconds: z.number().positive().optional(),
+  maxStateBytes: count.optional(),
+  largestStateBytes: count.optional(),
+  largeStateTurns: count.optional(),
 });
 /**
  * The keys of `run.graph` that identify a `--graph` run and how it was scored
  * (the rest are counts over its turns): the shards of one run agree on them,
  * and `retrace merge` recomputes the others from the merged turns.
  */
-export const GRAPH_IDENTITY_KEYS = ["file", "exportName", "moduleHash", "idKey", "retrievalCall", "catalog", "idMapHash", "configurable"] as const satisfies readonly (keyof z.output<typeof graphRunInfoObject>)[];
+export const GRAPH_IDENTITY_KEYS = ["file", "exportName", "moduleHash", "idKey", "retrievalCall", "catalog", "idMapHash", "configurable", "turnTimeoutSeconds"] as const satisfies readonly (keyof z.output<typeof graphRunInfoObject>)[];
 
 /** Header facts of a `--graph` run (docs/evaluate-your-graph.md). */
 export interface GraphRunInfo extends z.output<typeof graphRunInfoObject> {}

@@ -200,7 +200,7 @@ export interface CapturedStage {
   /** Card ids in rank order (first occurrence). */
   ids: string[];
   error: string | null;
-  /** The 1-based retrieval step of the top-level call the list belongs to (`retrievalSteps`). */
+  /** The retrieval step (1-based, `retrievalSteps`) of the scored call the stage belongs to; calls of one step ran in parallel. */
   step?: number;
 }
 
@@ -225,7 +225,7 @@ export interface CapturedRetrieval {
    * the HTML turn view, never scored.
    */
   unscored: CapturedStage[];
-  /** Names of scored runs that have no child retriever runs. */
+  /** Stage keys of scored runs that have no child retriever runs. */
   noChildRuns: string[];
   /** retrace's own trace, when source is "retrace". */
   trace?: RetrievalTrace;
@@ -301,7 +301,8 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
   const finals: string[][] = [];
   for (const run of scored) {
     const lists = listsOf(run);
-    if (lists.length === 1) noChildRuns.push(run.name);
+    // Named by its stage key (`VectorStoreRetriever#2`), so each scored call is told apart.
+    if (lists.length === 1) noChildRuns.push(lists[0]!.key);
     stages.push(...lists);
     finals.push(lists[lists.length - 1]!.ids);
   }

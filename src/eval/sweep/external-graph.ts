@@ -5,7 +5,8 @@
  * retriever run with `RetrieverCapture`, map documents to card ids and score
  * the chosen call per turn.
  *
- * A turn whose run throws is recorded as an error (not a miss). A turn with no
+ * A turn whose run throws is recorded as an error (not a miss), and so is a
+ * turn given up at its deadline or stalled (./turn-guard.ts). A turn with no
  * retriever run is "no retrieval", judged by its gold: with empty gold it is
  * fine (none needed), a gold-bearing one is scored as a miss (hit, recall,
  * nDCG 0) and labelled so. Both are counted (./graph-checks.ts:
@@ -24,7 +25,9 @@ import { missingPeerError } from "../../peers.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
-import { turnArtifacts, turnReport } from "./runner.js";
+import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./runner.js";
+import { DEFAULT_TURN_TIMEOUT_S, invokeTurn, STALLED_MESSAGE, stateSize, TurnGuard } from "./turn-guard.js";
+import { log } from "../../log.js";
 import { summarizeTrace } from "../report/trace-summary.js";
 import { NO_RETRIEVAL } from "../report/graph-report.js";
 import type { TurnReport } from "../report/types.js";
@@ -162,7 +165,10 @@ export interface GraphSweepOptions extends IdOptions {
   input?: InputMapper;
   /** Which top-level retriever calls are scored (default "last": the last step, all its calls; ./capture.ts). */
   retrievalCall?: RetrievalCall;
+  /** Cases in flight (default DEFAULT_CONCURRENCY, as the built-in sweep). */
   concurrency?: number;
+  /** Per-turn deadline, ms (default DEFAULT_TURN_TIMEOUT_S × 1000; `--turn-timeout`): a turn still running then is given up (./turn-guard.ts). */
+  turnTimeoutMs?: number;
   /** Thread ids are `<prefix><case id>`. */
   threadPrefix?: string;
   /** Extra `configurable` for every invocation. */
@@ -197,24 +203,38 @@ const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 /** A captured list as the report keeps it (the HTML turn view shows it under its step). */
 const capturedList = (st: CapturedStage) => ({ key: st.key, role: st.role, ids: st.ids, error: st.error, ...(st.step !== undefined ? { step: st.step } : {}) });
 
-async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[]> {
+/** What running one case needs besides the sweep options. */
+interface CaseContext {
+  guard: TurnGuard;
+  timeoutMs: number;
+  /** Deletes a finished case's thread from the checkpointer (an in-memory one), or nothing. */
+  release: (threadId: string) => Promise<void>;
+}
+
+async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const out: GraphTurn[] = [];
   const mapInput = opts.input ?? defaultInput;
   const ids: IdOptions = { ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}), ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}) };
   for (const [index, t] of c.turns.entries()) {
+    const where = `case ${c.id} turn ${index}`;
     const capture = new RetrieverCapture();
     let state: unknown = undefined;
     let error: string | undefined;
-    try {
-      state = await opts.graph.invoke(mapInput({ ...t, index }, c), {
-        configurable: { ...opts.configurable, thread_id: threadId },
-        callbacks: [capture],
-      });
-    } catch (e) {
-      error = (e as Error)?.message ?? String(e);
-    }
-    const where = `case ${c.id} turn ${index}`;
+    let givenUp: TurnReport["givenUp"];
+    const input = mapInput({ ...t, index }, c);
+    // durability "exit": one checkpoint when the turn ends, not one per step — the same nodes on the same state, about half
+    // LangGraph's cost per invocation (docs/throughput.md), and an aborted turn leaves nothing half-written on the thread.
+    const config: RunnableConfig & { durability: "exit" } = { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [capture], durability: "exit" };
+    const outcome = await invokeTurn((c) => opts.graph.invoke(input, c), config, {
+      timeoutMs: ctx.timeoutMs,
+      guard: ctx.guard,
+      where,
+    });
+    if (outcome.kind === "done") state = outcome.state;
+    else error = outcome.error;
+    // Given up (deadline, stalled): an error turn like one that threw; the case goes on with its next turn.
+    if (outcome.kind === "stuck") givenUp = outcome.why;
     // Retrieval captured before a failure is not scored: the turn is an error.
     const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where) : null;
     const noRetrieval = error === undefined && retrieval === null;
@@ -232,8 +252,14 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     // A gold-bearing turn with no retrieval is a miss, and says why in every view that shows the comment.
     if (noRetrieval) results = results.map((r) => (RETRIEVAL_KEYS.has(r.key) ? { ...r, comment: `${NO_RETRIEVAL} (the turn made no retriever run): ${r.comment ?? ""}`.trimEnd() } : r));
     const report = turnReport(c, artifacts, results);
-    if (error !== undefined) report.error = error;
-    else if (noRetrieval) report.noRetrieval = true;
+    if (error !== undefined) {
+      report.error = error;
+      if (givenUp !== undefined) report.givenUp = givenUp;
+    } else {
+      if (noRetrieval) report.noRetrieval = true;
+      // The turn's state size, for the report's --max-state-mb check (./graph-checks.ts).
+      report.stateBytes = stateSize(state);
+    }
     if (retrieval !== null) {
       if (retrieval.trace !== undefined) {
         report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of ?? []), retrievedIds: retrievedIds ?? [] };
@@ -253,33 +279,46 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions): Promise<GraphTurn[
     }
     out.push({ report, retrieval });
   }
+  // A sweep never returns to a thread: its checkpoints go (memory bounded by the cases in flight, not the cases run).
+  await ctx.release(threadId);
   return out;
 }
 
+/** True for LangGraph's in-memory checkpointer (whose finished threads a sweep deletes). */
+function isMemorySaver(x: unknown): x is MemorySaver {
+  return x instanceof MemorySaver || (typeof x === "object" && x !== null && x.constructor?.name === "MemorySaver" && typeof (x as MemorySaver).deleteThread === "function");
+}
+
 /**
- * Runs every case through the graph (cases in parallel up to `concurrency`,
- * turns of a case in order on one thread). Turns come back in dataset order
- * whatever the concurrency.
+ * Runs every case through the graph: cases in parallel up to `concurrency`
+ * (default DEFAULT_CONCURRENCY) on the built-in sweep's queue (`runQueue`:
+ * stop at the first failure), turns of a case in order on one thread. Turns
+ * come back in dataset order whatever the concurrency. Each turn runs under
+ * the deadline `turnTimeoutMs` and the stall guard (./turn-guard.ts); a turn
+ * given up is an error turn, as one that threw, and the case goes on with
+ * its next turn (LangGraph stopped the aborted run). A finished case's thread is deleted from an in-memory
+ * checkpointer (`MemorySaver`, the one retrace adds or your own); a
+ * persistent checkpointer keeps its threads.
  */
 export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[]> {
-  const concurrency = opts.concurrency ?? 4;
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
+  const timeoutMs = opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_S * 1000;
+  if (!(typeof timeoutMs === "number" && timeoutMs > 0)) throw new InvalidArgumentError("turnTimeoutMs", "a positive number of milliseconds", timeoutMs);
   if (opts.input === undefined && opts.graph.channels !== undefined && !("messages" in opts.graph.channels))
     throw new GraphInputError(
       `the graph has no "messages" channel (channels: ${Object.keys(opts.graph.channels).filter((k) => !k.startsWith("__") && !k.startsWith("branch:")).sort().join(", ")}); give --input MODULE exporting (turn, case) => input`,
     );
-  const results: GraphTurn[][] = new Array(opts.cases.length);
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < opts.cases.length) {
-      const i = next++;
-      results[i] = await runCase(opts.cases[i]!, opts);
-      done += 1;
-      opts.onCaseDone?.(done, opts.cases.length);
-    }
+  const saver = opts.graph.checkpointer;
+  const ctx: CaseContext = {
+    guard: new TurnGuard((where) => log.warn(`${where}: ${STALLED_MESSAGE}; recorded as an error turn, the sweep goes on`)),
+    timeoutMs,
+    release: isMemorySaver(saver) ? (id) => saver.deleteThread(id) : async () => {},
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, worker));
+  const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, (_, i) => i);
+  const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, opts, ctx), {
+    ...(opts.onCaseDone !== undefined ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) } : {}),
+  });
   return results.flat();
 }
 

@@ -6,7 +6,8 @@
  *   no-retrieval turns split by gold, turns with several retriever calls
  *   (in parallel, in several steps), ids of the scored lists and those that
  *   name no KB card or catalog entry, empty retrievals, locales whose turns
- *   retrieved no card of their locale;
+ *   retrieved no card of their locale; the largest state of a turn and the
+ *   turns whose state exceeded `--max-state-mb` (reported, never failed);
  * - `checkKnownIds`: the refusal (exit 2) of a run most of whose scored ids
  *   name no card — the documents' ids are not card ids, so every number
  *   would be a miss for the wrong reason;
@@ -16,6 +17,7 @@
 import { GraphInputError } from "../../errors.js";
 import { GRAPH_IDENTITY_KEYS } from "../report/schemas.js";
 import type { GateCheck, GateFailure, GraphRunInfo, TurnReport } from "../report/types.js";
+import { DEFAULT_MAX_STATE_MB } from "./turn-guard.js";
 
 /** A run stops (exit 2) when more than this share of the ids in its scored top-k lists name no KB card or catalog entry. */
 export const UNKNOWN_ID_LIMIT = 0.5;
@@ -37,8 +39,21 @@ export type GraphRunFacts = Required<
     | "unknownIds"
     | "unknownExamples"
     | "localesWithoutCards"
+    | "maxStateBytes"
+    | "largestStateBytes"
+    | "largeStateTurns"
   >
 >;
+
+/** `--max-state-mb` in bytes (1 MB = 2^20 bytes). */
+export function stateLimitBytes(maxStateMb: number = DEFAULT_MAX_STATE_MB): number {
+  return Math.round(maxStateMb * 2 ** 20);
+}
+
+/** Turns whose state exceeded `maxStateBytes` (`stateBytes`, measured per turn by the sweep), in dataset order. */
+export function largeStateTurns(turns: readonly TurnReport[], maxStateBytes: number): TurnReport[] {
+  return turns.filter((t) => (t.stateBytes ?? 0) > maxStateBytes);
+}
 
 /**
  * Run-level facts of a graph sweep. `localeOf(id)` is the locale of a KB card
@@ -47,9 +62,11 @@ export type GraphRunFacts = Required<
  * ids they scored is a card of that locale (e.g. a store that holds only the
  * `en` documents). Unknown ids are those the sweep recorded per turn
  * (`captured.unknownIds`), counted with repetition across turns; the
- * examples are the first distinct ones in turn order.
+ * examples are the first distinct ones in turn order. `maxStateBytes`: the
+ * state size above which a turn is counted in `largeStateTurns` (default
+ * DEFAULT_MAX_STATE_MB).
  */
-export function graphRunFacts(turns: readonly TurnReport[], localeOf: (id: string) => string | undefined): GraphRunFacts {
+export function graphRunFacts(turns: readonly TurnReport[], localeOf: (id: string) => string | undefined, maxStateBytes: number = stateLimitBytes()): GraphRunFacts {
   const withRetrieval = turns.filter((t) => t.captured !== undefined);
   const none = turns.filter((t) => t.noRetrieval === true);
   const multi = withRetrieval.filter((t) => t.captured!.topLevelRuns > 1);
@@ -77,6 +94,9 @@ export function graphRunFacts(turns: readonly TurnReport[], localeOf: (id: strin
     unknownIds,
     unknownExamples: examples,
     localesWithoutCards: [...ownCards].filter(([, n]) => n === 0).map(([locale]) => locale),
+    maxStateBytes,
+    largestStateBytes: turns.reduce((m, t) => Math.max(m, t.stateBytes ?? 0), 0),
+    largeStateTurns: largeStateTurns(turns, maxStateBytes).length,
   };
 }
 
@@ -139,7 +159,7 @@ export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOpt
   const errorsPassed = errors.length <= maxErrors;
   const errorsReason = errorsPassed
     ? `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors)`
-    : `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
+    : `${errors.length} turn${errors.length === 1 ? "" : "s"} ${errors.some((t) => t.givenUp !== undefined) ? `threw or ${errors.length === 1 ? "was" : "were"} given up (deadline or stall)` : "threw"} (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
   checks.push({ kind: "turn_errors", key: "turn_errors", scope: "all", option: `--max-errors ${maxErrors}`, threshold: maxErrors, observed: errors.length, n: turns.length, verdict: errorsPassed ? "pass" : "fail", reason: errorsReason });
   if (!errorsPassed) failures.push({ kind: "turn_errors", key: "turn_errors", reason: errorsReason });
   if (opts.maxNoRetrieval !== undefined) {
@@ -188,6 +208,7 @@ export function graphRunInfo(identity: GraphRunIdentity, turns: readonly TurnRep
     ...(identity.catalog !== undefined ? { catalog: identity.catalog } : {}),
     ...(identity.idMapHash !== undefined ? { idMapHash: identity.idMapHash } : {}),
     ...(identity.configurable !== undefined ? { configurable: identity.configurable } : {}),
+    ...(identity.turnTimeoutSeconds !== undefined ? { turnTimeoutSeconds: identity.turnTimeoutSeconds } : {}),
     ...facts,
   };
 }

@@ -220,6 +220,42 @@ export interface SweepLane {
 }
 
 /**
+ * The case queue of every sweep (retrace's own graph here, a graph of your
+ * own in ./external-graph.ts): items 0…count − 1, each lane taking the next
+ * item not yet taken until none is left (a lane starts once its `ready`
+ * resolves). Stop at the first failure: once a run throws, no lane starts
+ * another item and the queue rejects with that error. Results in index order.
+ */
+export async function runQueue<T, L>(
+  count: number,
+  lanes: readonly L[],
+  run: (index: number, lane: L) => Promise<T>,
+  o: { ready?: (lane: L) => Promise<void> | undefined; onDone?: (done: number, total: number, lane: L) => void } = {},
+): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  const drain = async (lane: L) => {
+    try {
+      const ready = o.ready?.(lane);
+      if (ready !== undefined) await ready;
+      while (next < count && !failed) {
+        const i = next++;
+        results[i] = await run(i, lane);
+        done += 1;
+        o.onDone?.(done, count, lane);
+      }
+    } catch (e) {
+      failed = true; // no lane starts another item once one has failed
+      throw e;
+    }
+  };
+  await Promise.all(lanes.map(drain));
+  return results;
+}
+
+/**
  * The sweep over `cases`: every lane takes the next case not yet taken until
  * none is left (a lane with `ready` starts once it resolves), so a lane that
  * starts late or runs slowly simply takes fewer cases. Whatever lane ran a
@@ -227,27 +263,14 @@ export interface SweepLane {
  * dataset order.
  */
 export async function sweepCases(cases: readonly EvalCase[], lanes: readonly SweepLane[], onCaseDone?: (done: number, total: number) => void): Promise<SweepResult> {
-  const results: CaseResult[] = new Array(cases.length);
-  let next = 0;
-  let done = 0;
-  let failed = false;
   const casesByThread = Array.from({ length: Math.max(0, ...lanes.map((l) => l.thread ?? 0)) + 1 }, () => 0);
-  const drain = async (lane: SweepLane) => {
-    try {
-      if (lane.ready !== undefined) await lane.ready;
-      while (next < cases.length && !failed) {
-        const i = next++;
-        results[i] = await lane.run(i);
-        casesByThread[lane.thread ?? 0]! += 1;
-        done += 1;
-        onCaseDone?.(done, cases.length);
-      }
-    } catch (e) {
-      failed = true; // no lane starts another case once one has failed
-      throw e;
-    }
-  };
-  await Promise.all(lanes.map(drain));
+  const results = await runQueue(cases.length, lanes, (i, lane) => lane.run(i), {
+    ready: (lane) => lane.ready,
+    onDone: (done, total, lane) => {
+      casesByThread[lane.thread ?? 0]! += 1;
+      onCaseDone?.(done, total);
+    },
+  });
   const collector = new RetrievalTraceCollector();
   const phases: SweepPhases = { graph: 0, evaluate: 0 };
   const ordered: Record<string, Record<string, number>> = {};

@@ -1,5 +1,5 @@
 /** The JUnit XML rendering of a Report (docs/architecture.md §7, docs/gates-and-exit-codes.md). */
-import { graphWarnings } from "../graph-report.js";
+import { graphWarnings, turnErrorText } from "../graph-report.js";
 import type { GateFailure, Report } from "../types.js";
 import { goldPositionsText, HIT_KEY, ids, missedTurns, turnId, vacuousText } from "./shared.js";
 
@@ -89,14 +89,14 @@ export function renderJUnit(report: Report): string {
     if (total !== undefined) a.time = (total / 1000).toFixed(3);
     if (t.error !== undefined && errorsFailed) {
       turnFailures++;
-      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: `the graph run threw: ${t.error}`, type: "turn_errors" })}/>\n    </testcase>`);
+      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: turnErrorText(t), type: "turn_errors" })}/>\n    </testcase>`);
       continue;
     }
     if (hit === undefined) {
       skipped++;
       const reason =
         t.error !== undefined
-          ? `not run: the graph run threw: ${t.error}`
+          ? `not run: ${turnErrorText(t)}`
           : t.noRetrieval === true
             ? "no retrieval captured"
             : (report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result"));
