@@ -130,8 +130,14 @@ export const EvalTurnSchema = z
         });
       }),
     expect: z.enum(EXPECTS),
+    /**
+     * Optional: the self-contained question a perfect rewrite of `user` would
+     * produce from the conversation so far (the "oracle" query of the query
+     * attribution, docs/query-attribution.md). Never blank when given.
+     */
+    standalone: nonEmpty("a non-empty standalone question (the self-contained rewrite of `user`)").optional(),
   })
-  .strict(keysOf(["user", "must_cite_one_of", "expect"]));
+  .strict(keysOf(["user", "must_cite_one_of", "expect", "standalone"]));
 export type EvalTurn = z.infer<typeof EvalTurnSchema>;
 
 /** One line of `cases.jsonl` (the `line` of an EvalCase is added by the loader). */
