@@ -81,6 +81,10 @@ export interface EvalOptions extends GateOptions {
   shard?: ShardSpec;
   /** The card size limit, winning over RETRACE_MAX_CARD_BYTES (src/kb/cards.ts). */
   maxCardBytes?: number;
+  /** Counterfactual retrieval for the query attribution (docs/query-attribution.md); default true, false = `--no-counterfactual`. */
+  counterfactual?: boolean;
+  /** Earlier turns the contextualizer may use (`--history N`); unset: every earlier turn, as the graph's default. */
+  history?: number;
 }
 
 /** Eval options with their defaults applied (`withEvalDefaults`). */

@@ -30,6 +30,8 @@ export interface ReportInput {
   resample?: ResampleUnit;
   /** Cards per locale of the KB: the chance levels' N. */
   cardsPerLocale?: Record<string, number>;
+  /** Whether counterfactual retrieval ran (the report's `queryAttribution` section); unset: no section. */
+  counterfactual?: { enabled: boolean; reason?: string };
 }
 
 /** The report of a sweep, its gate not yet applied (`gate: null`). */
@@ -42,6 +44,7 @@ export function reportOf(i: ReportInput): Report {
     ...(i.samples !== undefined ? { samples: i.samples } : {}),
     ...(i.resample !== undefined ? { resample: i.resample } : {}),
     ...(i.cardsPerLocale !== undefined ? { cardsPerLocale: i.cardsPerLocale } : {}),
+    ...(i.counterfactual !== undefined ? { counterfactual: i.counterfactual } : {}),
   });
 }
 

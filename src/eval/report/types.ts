@@ -9,6 +9,8 @@ export { REPORT_VERSION } from "./schemas.js";
 export type {
   Aggregate,
   AnswerSide,
+  FunnelReport,
+  FunnelStage,
   GateCheck,
   GateFailure,
   GateFlip,
@@ -16,12 +18,14 @@ export type {
   GoldPositions,
   GraphRunInfo,
   GroupDelta,
+  QueryAttributionReport,
   Report,
   RetrievalRunConfig,
   RunInfo,
   ShardInfo,
   Timings,
   TraceSummary,
+  TurnQueriesReport,
   TurnReport,
 } from "./schemas.js";
 export type { JudgeCost } from "../measures/types.js";
