@@ -13,6 +13,7 @@ import type { ShardSpec } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../eval/ir/tune-config.js";
 import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
+import { FUNNEL_STAGES } from "../eval/report/funnel-stats.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { DEFAULT_CONCURRENCY } from "../eval/sweep/runner.js";
 import { datasetHash } from "../kb/hash.js";
@@ -142,6 +143,10 @@ export function checkShardOptions(o: ShardedRunOptions): void {
 export function checkEvalOptions(options: EvalOptions): void {
   const o = withEvalDefaults(options);
   checkShardOptions(o);
+  // Stage names before anything runs (the registry's); the run's own stages are checked again on its report (src/eval/gate/stage-gate.ts).
+  for (const [flag, t] of [["--min-stage", o.minStage], ["--max-stage-drop", o.maxStageDrop]] as const)
+    for (const stage of Object.keys(t ?? {}))
+      if (!FUNNEL_STAGES.some((s) => s.id === stage)) throw new InvalidArgumentError(flag, `one of the funnel's stages (${FUNNEL_STAGES.map((s) => s.id).join(", ")})`, stage);
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
   for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);

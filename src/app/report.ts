@@ -52,11 +52,14 @@ export function reportOf(i: ReportInput): Report {
 export interface GateOptions extends FloorThresholds {
   maxDrop?: number;
   maxFlips?: number;
+  /** Stage floors (`--min-stage STAGE=VALUE`) and drops against the baseline (`--max-stage-drop STAGE=VALUE`); src/eval/gate/stage-gate.ts. */
+  minStage?: Record<string, number>;
+  maxStageDrop?: Record<string, number>;
 }
 
 /** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
-export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips"> & { baseline?: string; updateBaseline?: boolean }): boolean {
-  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined);
+export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips" | "maxStageDrop"> & { baseline?: string; updateBaseline?: boolean }): boolean {
+  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined || o.maxStageDrop !== undefined);
 }
 
 /**
@@ -71,6 +74,8 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  if (o.minStage !== undefined) thresholds.minStage = o.minStage;
+  if (o.maxStageDrop !== undefined) thresholds.maxStageDrop = o.maxStageDrop;
   report.gate = gate(report, thresholds, baseline ?? undefined);
 }
 

@@ -17,6 +17,7 @@ import { writeBaseline } from "../../eval/gate/baseline.js";
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
+import { InvalidArgumentError } from "../../errors.js";
 import { log } from "../../log.js";
 import { emitReport, type ReportOutputs } from "../emit.js";
 import { addEvalOptions, addGraphOptions, GRAPH_ONLY, UNUSED_WITH_GRAPH } from "../eval-options.js";
@@ -64,6 +65,13 @@ export function register(program: Command): void {
   ).action(
     action((o: EvalCommandOptions & GraphCommandOptions) => {
       checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
+      const cmd = program.commands.find((c) => c.name() === "eval") as Command;
+      if (o.graph !== undefined && o.counterfactual === true && cmd.getOptionValueSource("counterfactual") === "cli")
+        throw new InvalidArgumentError(
+          "--counterfactual",
+          "used without --graph for now: counterfactual retrieval (query attribution) is not yet implemented for --graph (issue 23; docs/query-attribution.md), and a --graph report says it was off",
+          "--counterfactual with --graph",
+        );
       return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
     }),
   );

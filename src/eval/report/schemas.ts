@@ -529,8 +529,6 @@ const baselineFields = {
   perTurn: z.record(z.record(finite)),
   /** The report's stage funnel, for `--max-stage-drop` (absent in older baselines). */
   funnel: z.array(funnelStageObject).optional(),
-  /** `caseId#turn` → stage → 1 when a gold card was still present there, else 0 (gold-bearing turns with a trace; absent in older baselines). */
-  perTurnStages: z.record(z.record(z.number().int().min(0).max(1))).optional(),
 };
 
 /** The baseline JSON, schemaVersion 2. */
