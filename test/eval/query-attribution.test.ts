@@ -67,7 +67,7 @@ describe("query attribution over the shipped KB (memory store, LSA embedder)", (
       counterfactual: opts.counterfactual,
     });
     const { turns } = await runSweep({ ...local, cases: sys.cases.filter((c) => ids.includes(c.id)), concurrency: 2 });
-    return new Map(turns.map((t) => [`${t.caseId}#${t.turn}`, t] as const));
+    return new Map<string, TurnReport>(turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
   };
   const attribution = (m: Map<string, TurnReport>, id: string) => m.get(id)?.queries?.attribution;
 

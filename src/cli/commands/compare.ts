@@ -10,7 +10,8 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { writeFileAtomic } from "../../atomic.js";
 import { DataValidationError } from "../../errors.js";
-import { compareRuns, comparisonMethod, readRunSide, type KeyComparison, type RunSide } from "../../eval/gate/compare.js";
+import { compareFunnels, compareRuns, comparisonMethod, readRunSide, type FunnelComparison, type KeyComparison, type RunSide } from "../../eval/gate/compare.js";
+import type { FunnelStage } from "../../eval/report/types.js";
 import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
 import type { Report } from "../../eval/report/types.js";
 import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
@@ -50,6 +51,20 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
   ].join("\n");
 }
 
+/** Both funnels and the paired difference per stage ("the reranker now drops 4% more gold", with its interval). */
+export function renderFunnelComparison(fc: FunnelComparison | null, method = comparisonMethod()): string {
+  if (fc === null) return "\nstage funnel: not compared (a baseline file holds no per-turn stages; compare report JSON files)";
+  const share = (rows: FunnelStage[], stage: string) => {
+    const r = rows.find((x) => x.stage === stage);
+    return r === undefined ? "—" : `${f(r.share)} [${r.ci95 === undefined ? "—" : `${f(r.ci95[0])}, ${f(r.ci95[1])}`}] n=${r.n}`;
+  };
+  const header = ["stage", "A (95% CI)", "B (95% CI)", "n paired", "B − A", `95% CI (${method.unit}s)`, "p"];
+  const table = fc.diff.map((d) => [d.label, share(fc.a, d.stage), share(fc.b, d.stage), String(d.n), signed(d.diff), d.ci95 === null ? "—" : `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]`, fmtP(d.pValue)]);
+  const widths = header.map((_, i) => Math.max(header[i]!.length, ...table.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  return ["", "stage funnel (share of gold-bearing turns whose gold is still present; paired over the turns both runs measured):", line(header), ...table.map(line)].join("\n");
+}
+
 /** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
 function asReport(side: RunSide): Report {
   const r = side.source as Partial<Report>;
@@ -73,13 +88,14 @@ export function register(program: Command): void {
         const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
+        const funnels = compareFunnels(a, b, copts);
         const method = comparisonMethod(copts);
         if (opts.html !== undefined) {
           const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed });
           await writeFileAtomic(opts.html, page);
         }
-        if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, method, comparisons: rows }, null, 2));
-        else outText(renderComparison(rows, a.k, fileA, fileB, method));
+        if (opts.json) out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, method, comparisons: rows, ...(funnels !== null ? { funnels } : {}) }, null, 2));
+        else outText(`${renderComparison(rows, a.k, fileA, fileB, method)}\n${renderFunnelComparison(funnels, method)}`);
       }),
     );
 }

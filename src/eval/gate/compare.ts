@@ -14,6 +14,8 @@ import { METRICS } from "../measures/metrics.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "../stats/bootstrap.js";
 import { parseReport } from "../report/schemas.js";
+import { funnelDiff, funnelStages, perTurnStages, type FunnelStageDiff } from "../report/funnel-stats.js";
+import type { FunnelStage, TurnReport } from "../report/types.js";
 
 export interface RunSide {
   file: string;
@@ -92,4 +94,22 @@ export function compareRuns(a: RunSide, b: RunSide, opts: CompareOptions = {}): 
     if (c !== null) out.push({ key, ...c, pAdjusted: c.pValue, familySize: 1, significant: c.pValue < SIGNIFICANCE_LEVEL });
   }
   return out;
+}
+
+/** Both runs' stage funnels and the paired difference per stage (null when a side is a baseline: it holds no per-turn stages). */
+export interface FunnelComparison {
+  a: FunnelStage[];
+  b: FunnelStage[];
+  /** B − A per stage measured in both, over the turns both measured, with the paired interval. */
+  diff: FunnelStageDiff[];
+}
+
+/** The stage funnels of two report runs and their paired differences (docs/metrics.md, "Stage funnel"); null unless both sides are reports. */
+export function compareFunnels(a: RunSide, b: RunSide, opts: CompareOptions = {}): FunnelComparison | null {
+  assertPairable(a, b);
+  if (!("turns" in a.source) || !("turns" in b.source)) return null;
+  const ta = a.source.turns as TurnReport[];
+  const tb = b.source.turns as TurnReport[];
+  const o = { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, resample: opts.resample ?? DEFAULT_RESAMPLE };
+  return { a: funnelStages(ta, o), b: funnelStages(tb, o), diff: funnelDiff(perTurnStages(ta), perTurnStages(tb), o) };
 }
