@@ -139,6 +139,14 @@ export function checkShardOptions(o: ShardedRunOptions): void {
     );
 }
 
+/** The funnel stages a run with these options will measure: no `query` without counterfactual retrieval, no `reranked` without --rerank, one branch in a one-branch mode, none store-less. */
+function expectedStages(o: ResolvedEvalOptions): string[] {
+  if (o.store === "none") return [];
+  return FUNNEL_STAGES.map((s) => s.id).filter(
+    (id) => !(id === "query" && o.counterfactual === false) && !(id === "reranked" && o.rerank === undefined) && !(id === "bm25" && o.mode === "dense") && !(id === "dense" && o.mode === "bm25"),
+  );
+}
+
 /** Validates option combinations before anything runs (a floor or baseline on what will not be measured is an error). */
 export function checkEvalOptions(options: EvalOptions): void {
   const o = withEvalDefaults(options);
@@ -146,7 +154,7 @@ export function checkEvalOptions(options: EvalOptions): void {
   // Stage names before anything runs (the registry's); the run's own stages are checked again on its report (src/eval/gate/stage-gate.ts).
   for (const [flag, t] of [["--min-stage", o.minStage], ["--max-stage-drop", o.maxStageDrop]] as const)
     for (const stage of Object.keys(t ?? {}))
-      if (!FUNNEL_STAGES.some((s) => s.id === stage)) throw new InvalidArgumentError(flag, `one of the funnel's stages (${FUNNEL_STAGES.map((s) => s.id).join(", ")})`, stage);
+      if (!expectedStages(o).includes(stage)) throw new InvalidArgumentError(flag, `one of the stages this run will have (${expectedStages(o).join(", ")})`, stage);
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
   for (const l of o.locale ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);
