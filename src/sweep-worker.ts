@@ -31,6 +31,7 @@ try {
     ...(init.partOf !== null ? { partOf: new Map(init.partOf) } : {}),
     threadPrefix: init.threadPrefix,
     keepTraces: init.traces,
+    counterfactual: init.counterfactual,
   });
   port.on("message", (m: { type: "run"; index: number }) => {
     const c = init.cases[m.index];

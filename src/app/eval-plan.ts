@@ -14,6 +14,7 @@ import type { ShardSpec } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../eval/ir/tune-config.js";
 import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
+import { FUNNEL_STAGES } from "../eval/report/funnel-stats.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { DEFAULT_CONCURRENCY } from "../eval/sweep/runner.js";
 import { caseIndexOf } from "../kb/cases.js";
@@ -83,6 +84,10 @@ export interface EvalOptions extends GateOptions {
   shard?: ShardSpec;
   /** The card size limit, winning over RETRACE_MAX_CARD_BYTES (src/kb/cards.ts). */
   maxCardBytes?: number;
+  /** Counterfactual retrieval for the query attribution (docs/query-attribution.md); default true, false = `--no-counterfactual`. */
+  counterfactual?: boolean;
+  /** Earlier turns the contextualizer may use (`--history N`); unset: every earlier turn, as the graph's default. */
+  history?: number;
 }
 
 /** Eval options with their defaults applied (`withEvalDefaults`). */
@@ -140,10 +145,22 @@ export function checkShardOptions(o: ShardedRunOptions): void {
     );
 }
 
+/** The funnel stages a run with these options will measure: no `query` without counterfactual retrieval, no `reranked` without --rerank, one branch in a one-branch mode, none store-less. */
+function expectedStages(o: ResolvedEvalOptions): string[] {
+  if (o.store === "none") return [];
+  return FUNNEL_STAGES.map((s) => s.id).filter(
+    (id) => !(id === "query" && o.counterfactual === false) && !(id === "reranked" && o.rerank === undefined) && !(id === "bm25" && o.mode === "dense") && !(id === "dense" && o.mode === "bm25"),
+  );
+}
+
 /** Validates option combinations before anything runs (a floor or baseline on what will not be measured is an error). */
 export function checkEvalOptions(options: EvalOptions): void {
   const o = withEvalDefaults(options);
   checkShardOptions(o);
+  // Stage names before anything runs (the registry's); the run's own stages are checked again on its report (src/eval/gate/stage-gate.ts).
+  for (const [flag, t] of [["--min-stage", o.minStage], ["--max-stage-drop", o.maxStageDrop]] as const)
+    for (const stage of Object.keys(t ?? {}))
+      if (!expectedStages(o).includes(stage)) throw new InvalidArgumentError(flag, `one of the stages this run will have (${expectedStages(o).join(", ")})`, stage);
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
   if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
   checkLocaleOptions(o.locale);

@@ -74,7 +74,7 @@ function settingsOfConfig(c: RetrievalConfig) {
 }
 
 /** The options the graph's retrieval settings come from. */
-export type GraphSettings = Required<Pick<EvalOptions, "k" | "mode">> & Pick<EvalOptions, "denseK" | "bm25K" | "retrievalConfig" | "localeConfigs">;
+export type GraphSettings = Required<Pick<EvalOptions, "k" | "mode">> & Pick<EvalOptions, "denseK" | "bm25K" | "retrievalConfig" | "localeConfigs" | "history">;
 
 /** The agent graph over the system's retriever (none when store-less), with the options' retrieval settings. */
 export function graphFor(system: RetraceSystem, o: GraphSettings) {
@@ -97,7 +97,15 @@ export function graphDefaultsFor(system: Pick<RetraceSystem, "reranker">, o: Gra
     ...(c.weights !== undefined ? { weights: c.weights } : {}),
     // Per-locale sections override the keys above for their locale's turns (docs/fusion-and-tuning.md).
     ...(locales !== undefined ? { locales: Object.fromEntries(Object.entries(locales).map(([tag, lc]) => [tag, settingsOfConfig(lc)])) } : {}),
+    ...(o.history !== undefined ? { historyTurns: o.history } : {}),
   };
+}
+
+/** Whether the sweep runs counterfactual retrieval, and why not (the report says it; docs/query-attribution.md). */
+export function counterfactualOf(o: Pick<EvalOptions, "counterfactual">, storeBacked: boolean): { enabled: boolean; reason?: string } {
+  if (o.counterfactual === false) return { enabled: false, reason: "turned off (--no-counterfactual)" };
+  if (!storeBacked) return { enabled: false, reason: "store-less run (no retrieval)" };
+  return { enabled: true };
 }
 
 /** `{ genericLocales }` when some cases' locales have no built-in tables (docs/languages.md), else nothing. */
@@ -139,6 +147,7 @@ export async function sweepEval(
     const threadPrefix = `${randomBytes(3).toString("hex")}:`;
     const defaults = graphDefaultsFor(system, o);
     const knownIds = new Set(system.kb.byId.keys());
+    const counterfactual = counterfactualOf(o, system.retriever !== null).enabled;
     // The turn reports carry what the report needs of each trace; the full traces are not kept.
     const local = ownGraphCaseOptions({
       retriever: system.retriever,
@@ -150,6 +159,7 @@ export async function sweepEval(
       ...(system.split !== null ? { partOf: system.split.partOf } : {}),
       threadPrefix,
       keepTraces: false,
+      counterfactual,
     });
     const workers = o.workers ?? 1;
     const sweep =
@@ -169,6 +179,7 @@ export async function sweepEval(
               partOf: system.split !== null ? [...system.split.partOf] : null,
               threadPrefix,
               traces: false,
+              counterfactual,
             },
             threads: workers,
             concurrency: o.concurrency,
@@ -206,6 +217,7 @@ export async function sweepEval(
     ...(o.resample !== undefined ? { resample: o.resample } : {}),
     // The KB's cards per locale: the N of the chance levels (docs/statistics.md).
     cardsPerLocale: cardsPerLocale(system.kb.cards),
+    counterfactual: counterfactualOf(o, system.retriever !== null),
   });
   let baseline: Baseline | null = plan?.baseline ?? null;
   if (o.shard !== undefined) {

@@ -105,6 +105,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     samples: merged.bootstrap.samples,
     resample: merged.bootstrap.unit,
     ...(merged.cardsPerLocale !== undefined ? { cardsPerLocale: merged.cardsPerLocale } : {}),
+    ...(merged.counterfactual !== undefined ? { counterfactual: merged.counterfactual } : {}),
   });
   applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
   if (merged.timings !== undefined) report.timings = merged.timings;

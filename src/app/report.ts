@@ -33,6 +33,8 @@ export interface ReportInput {
   resample?: ResampleUnit;
   /** Cards per locale of the KB: the chance levels' N. */
   cardsPerLocale?: Record<string, number>;
+  /** Whether counterfactual retrieval ran (the report's `queryAttribution` section); unset: no section. */
+  counterfactual?: { enabled: boolean; reason?: string };
 }
 
 /** The report of a sweep, its gate not yet applied (`gate: null`). */
@@ -45,6 +47,7 @@ export function reportOf(i: ReportInput): Report {
     ...(i.samples !== undefined ? { samples: i.samples } : {}),
     ...(i.resample !== undefined ? { resample: i.resample } : {}),
     ...(i.cardsPerLocale !== undefined ? { cardsPerLocale: i.cardsPerLocale } : {}),
+    ...(i.counterfactual !== undefined ? { counterfactual: i.counterfactual } : {}),
   });
 }
 
@@ -58,11 +61,14 @@ export interface GateOptions extends FloorThresholds {
   maxNoRetrieval?: number;
   /** A quarantine file: `caseId#turn reason` lines the gate leaves out (src/eval/gate/quarantine.ts, docs/ci.md). */
   quarantine?: string;
+  /** Stage floors (`--min-stage STAGE=VALUE`) and drops against the baseline (`--max-stage-drop STAGE=VALUE`); src/eval/gate/stage-gate.ts. */
+  minStage?: Record<string, number>;
+  maxStageDrop?: Record<string, number>;
 }
 
 /** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
-export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips"> & { baseline?: string; updateBaseline?: boolean }): boolean {
-  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined);
+export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips" | "maxStageDrop"> & { baseline?: string; updateBaseline?: boolean }): boolean {
+  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined || o.maxStageDrop !== undefined);
 }
 
 /**
@@ -78,6 +84,8 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  if (o.minStage !== undefined) thresholds.minStage = o.minStage;
+  if (o.maxStageDrop !== undefined) thresholds.maxStageDrop = o.maxStageDrop;
   if (quarantine !== undefined) thresholds.quarantine = quarantine;
   const g = gate(report, thresholds, baseline ?? undefined);
   if (report.run.graph === undefined) {

@@ -18,7 +18,8 @@ import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths } from "./data.js";
-import { graphFor, openEvalSystem, type SystemSettings } from "./eval.js";
+import { graphDefaultsFor, graphFor, openEvalSystem, type SystemSettings } from "./eval.js";
+import { ownCounterfactual } from "../eval/sweep/parallel.js";
 import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
 import { loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
 
@@ -78,8 +79,11 @@ export async function traceCase(caseId: string, options: TraceCaseOptions, plan?
   try {
     const { c, upTo } = caseUpTo(system.cases, caseId, turn, casesFile);
     // Earlier turns run too: a follow-up is contextualized from them.
+    const settings = { ...o, k, mode: o.mode ?? EVAL_DEFAULTS.mode };
     const { turns, traces } = await runSweep({
-      graph: graphFor(system, { ...o, k, mode: o.mode ?? EVAL_DEFAULTS.mode }),
+      graph: graphFor(system, settings),
+      // The three queries side by side (docs/query-attribution.md): the raw message and the standalone oracle retrieved as the graph's query was.
+      ...(system.retriever !== null ? { counterfactual: ownCounterfactual(system.retriever, graphDefaultsFor(system, settings)) } : {}),
       cases: [upTo],
       evaluators: allEvaluators({ k }),
       knownIds: new Set(system.kb.byId.keys()),

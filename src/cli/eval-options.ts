@@ -6,7 +6,8 @@
  * refuseInMode). Their defaults are the use-cases' (EVAL_DEFAULTS,
  * src/app/eval-plan.ts).
  */
-import { Option, type Command } from "commander";
+import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
+import { InvalidArgumentError } from "../errors.js";
 import { EVAL_DEFAULTS } from "../app/eval-plan.js";
 import { DEFAULT_MAX_DROP } from "../eval/gate/gate.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
@@ -20,6 +21,16 @@ import { addMaxCardBytesOption, countOption, positiveIntOption, positiveNumberOp
 import { parseShardOption } from "./shard.js";
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+
+/** `STAGE=VALUE`, repeatable, into `{ stage: value }`; the value in [0, 1]. Which stages exist is checked against the run (exit 2 listing them). */
+function stageOption(flag: string) {
+  return (v: string, prev: Record<string, number> | undefined): Record<string, number> => {
+    const m = /^([a-z0-9_-]+)=(.+)$/i.exec(v.trim());
+    const x = m === null ? NaN : Number(m[2]);
+    if (m === null || !Number.isFinite(x) || x < 0 || x > 1) throw new CommanderArgumentError(new InvalidArgumentError(flag, "STAGE=VALUE with VALUE between 0 and 1 (e.g. fused=0.9)", v).message);
+    return { ...(prev ?? {}), [m[1] as string]: x };
+  };
+}
 
 /** The options shared by `eval` and `start`: what to retrieve with (as `trace`) plus what the sweep and its gate do. */
 export function addEvalOptions(cmd: Command): Command {
@@ -55,6 +66,10 @@ export function addSweepOptions(cmd: Command): Command {
     .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
     .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
     .option("--quarantine <file>", "turns the gate leaves out, `caseId#turn reason` a line: they stay in the report (docs/ci.md)")
+    .option("--min-stage <stage=x>", "floor on the share of gold-bearing turns whose gold is still present at a stage of the funnel (query, dense, bm25, fused, reranked, parents, final; repeatable; off by default)", stageOption("--min-stage"))
+    .option("--max-stage-drop <stage=x>", "tolerated drop of a stage's share against the baseline (repeatable; off by default)", stageOption("--max-stage-drop"))
+    .option("--no-counterfactual", "do not also retrieve each gold-bearing turn with its raw message and standalone question (no query attribution; docs/query-attribution.md)")
+    .option("--history <n>", "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)", countOption("--history"))
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
     .option("--json", "print the report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the report as markdown")
@@ -71,7 +86,7 @@ export function addSweepOptions(cmd: Command): Command {
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config"] as const;
+export const UNUSED_WITH_GRAPH = ["--history", "--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config"] as const;
 
 /**
  * The refusals of `eval --graph`, each with its true reason: retrace's
@@ -106,6 +121,7 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
       .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates (default 0)", countOption("--max-errors"))
       .option("--max-no-retrieval <n>", "with --graph: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
       .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
+  if (gate) cmd.option("--counterfactual", "with --graph: re-invoke the captured retriever with each turn's raw message and standalone question (not yet implemented for --graph: refused, exit 2; docs/query-attribution.md)");
   return cmd
     .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store")
     .option("--turn-timeout <seconds>", "with --graph: deadline of each turn; a turn still running then is an error turn and the sweep goes on (docs/reliability.md)", positiveNumberOption("--turn-timeout", "seconds"), DEFAULT_TURN_TIMEOUT_S)

@@ -14,11 +14,11 @@ export function kbHash(kb: KnowledgeBase): string {
   return sha256(cards.map((c) => JSON.stringify([c.id, c.locale, c.title, c.tags, c.body.trim()])));
 }
 
-/** Hash of the cases' content (ids, locales, kinds, turns and gold), independent of blank lines and key order. */
+/** Hash of the cases' content (ids, locales, kinds, turns, gold and, where a turn has one, its `standalone` question), independent of blank lines and key order; a dataset without `standalone` hashes as before it existed. */
 export function datasetHash(cases: readonly EvalCase[]): string {
   return sha256(
     cases.map((c) =>
-      JSON.stringify([c.id, c.locale, c.kind, c.category ?? null, c.turns.map((t) => [t.user, t.must_cite_one_of, t.expect])]),
+      JSON.stringify([c.id, c.locale, c.kind, c.category ?? null, c.turns.map((t) => (t.standalone === undefined ? [t.user, t.must_cite_one_of, t.expect] : [t.user, t.must_cite_one_of, t.expect, t.standalone]))]),
     ),
   );
 }

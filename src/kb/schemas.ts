@@ -140,7 +140,12 @@ export const EvalTurnSchema = z
       })
       .optional(),
     expect: z.enum(EXPECTS).optional(),
-    standalone: nonEmpty("a non-empty standalone query").optional(),
+    /**
+     * Optional: the self-contained question a perfect rewrite of `user` would
+     * produce from the conversation so far (the "oracle" query of the query
+     * attribution, docs/query-attribution.md). Never blank when given.
+     */
+    standalone: nonEmpty("a non-empty standalone question (the self-contained rewrite of `user`)").optional(),
   })
   .strict(keysOf(["user", "must_cite_one_of", "expect", "standalone"]))
   .superRefine((t, ctx) => {

@@ -78,7 +78,15 @@ export const AnswerSettingsSchema = z.object({
   rewriteWithModel: boolean(),
 });
 
-export const TunablesSchema = RetrievalSettingsSchema.merge(AnswerSettingsSchema).passthrough();
+const historyMessage = { message: "a non-negative integer (earlier turns the contextualizer may use)" };
+
+/** How the contextualize node builds the query; unset: every earlier turn (the previous turn's query carried, docs/query-attribution.md). */
+export const ContextSettingsSchema = z.object({
+  /** Earlier turns the contextualizer may use: 0 retrieves with the raw message, N rebuilds the query from the last N turns only. */
+  historyTurns: unset(z.number(historyMessage).int(historyMessage).min(0, historyMessage)),
+});
+
+export const TunablesSchema = RetrievalSettingsSchema.merge(AnswerSettingsSchema).merge(ContextSettingsSchema).passthrough();
 
 /** Anything that answers a list of messages with a message: every LangChain chat model, or a runnable around one. */
 export interface ChatModelLike {

@@ -46,6 +46,7 @@ import type { Retriever } from "../retrieval/types.js";
 import {
   AnalyzersSchema,
   AnswerSettingsSchema,
+  ContextSettingsSchema,
   ChatModelSchema,
   ConfigurableSchema,
   RetrievalSettingsSchema,
@@ -88,7 +89,10 @@ export type RetrievalSettings = z.output<typeof RetrievalSettingsSchema>;
 /** Settings of the answer side (applied by the nodes, defaults in CONFIG_DEFAULTS), inferred from AnswerSettingsSchema with every key resolved. */
 export type AnswerSettings = { [K in keyof z.output<typeof AnswerSettingsSchema>]-?: NonNullable<z.output<typeof AnswerSettingsSchema>[K]> };
 
-export type TunableConfig = RetrievalSettings & AnswerSettings;
+/** The contextualizer's settings (unset: every earlier turn). */
+export type ContextSettings = z.output<typeof ContextSettingsSchema>;
+
+export type TunableConfig = RetrievalSettings & AnswerSettings & ContextSettings;
 
 /** A card and its chunks (section texts), as the answerer and the model prompt read them. */
 export interface CardEntry {
@@ -201,6 +205,7 @@ function tunablesOf(parsed: z.output<typeof TunablesSchema>, base: AnswerSetting
     minEvidence: parsed.minEvidence ?? base.minEvidence,
     maxSentences: parsed.maxSentences ?? base.maxSentences,
     rewriteWithModel: parsed.rewriteWithModel ?? base.rewriteWithModel,
+    ...(parsed.historyTurns !== undefined ? { historyTurns: parsed.historyTurns } : {}),
   };
 }
 

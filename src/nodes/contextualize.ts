@@ -22,18 +22,23 @@
  * unless it announces a new topic ("different thing:", "por cierto",
  * "outra coisa"), or there is no previous query (the first turn).
  *
+ * `historyTurns` (configuration; `retrace eval --history N`) bounds what the
+ * query may use: unset, every earlier turn (the previous turn's query is
+ * carried, itself carrying the one before); N, the query is rebuilt from the
+ * last N earlier messages only; 0, the raw message is the query.
+ *
  * When a chat model is configured (`model`, with `rewriteWithModel` true, the
  * default) and the conversation has earlier turns, the model rewrites the
  * question as a standalone query in the user's language instead; an empty
  * reply falls back to the rules.
  */
-import { SystemMessage } from "@langchain/core/messages";
+import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
 import { LOCALES, isBlankText, tableLocaleFor, type Locale } from "../kb/types.js";
 import { DEFAULT_ANALYZERS, tokenize, type Analyzers } from "../retrieval/analyzer.js";
 import { ensureConfiguration } from "./configuration.js";
-import { currentTurnIndex, humanTexts, messageText, stateLocale, type ConversationState } from "./shared.js";
+import { currentTurnIndex, humanTexts, isHuman, messageText, stateLocale, type ConversationState } from "./shared.js";
 
 /** A message with at most this many content terms (analyzer stems, stop words removed) counts as a follow-up. */
 export const MAX_FOLLOW_UP_TERMS = 2;
@@ -209,13 +214,30 @@ export async function contextualize(state: ContextualizeState, config?: Runnable
     throw new InvalidArgumentError("messages", "a conversation with a non-empty human message (the turn's question; not only white space or invisible format characters)", text ?? null);
   }
   const locale = stateLocale(state);
-  if (conf.model !== null && conf.rewriteWithModel && texts.length > 1) {
-    const reply = await conf.model.invoke([new SystemMessage(REWRITE_PROMPT), ...(state.messages ?? [])], config);
+  const window = conf.historyTurns;
+  const earlier = window === undefined ? texts.length - 1 : Math.min(window, texts.length - 1);
+  if (conf.model !== null && conf.rewriteWithModel && earlier > 0) {
+    const reply = await conf.model.invoke([new SystemMessage(REWRITE_PROMPT), ...lastTurns(state.messages ?? [], earlier + 1)], config);
     const rewritten = messageText(reply).trim().replace(/^["'“”«]+|["'“”»]+$/g, "").trim();
     if (!isBlankText(rewritten)) return { query: rewritten, turn };
+  }
+  if (window !== undefined) {
+    // A window of N earlier turns: the query is rebuilt from those turns alone (0: the raw message).
+    let previous: string | undefined;
+    for (const earlierText of texts.slice(texts.length - 1 - earlier, texts.length - 1)) previous = contextualizeQuery(earlierText, previous, locale, conf.analyzers).query;
+    return { query: contextualizeQuery(text, previous, locale, conf.analyzers).query, turn };
   }
   // The previous turn's query (kept by the checkpointer); without one (no
   // checkpointer, history passed in by the caller) the previous human message.
   const previous = (state.query ?? "") !== "" ? state.query : texts[texts.length - 2];
   return { query: contextualizeQuery(text, previous, locale, conf.analyzers).query, turn };
+}
+
+/** The messages from the `humans`-th last human message on (the model sees only the window's turns). */
+function lastTurns(messages: readonly BaseMessage[], humans: number): BaseMessage[] {
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (isHuman(messages[i] as BaseMessage) && ++seen === humans) return messages.slice(i);
+  }
+  return [...messages];
 }

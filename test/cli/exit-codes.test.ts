@@ -34,7 +34,7 @@ describe("exit 0 and store-less honesty", () => {
     const r = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--report-json", json]);
     expect(r.exitCode).toBe(0);
     const rows = r.stdout.split("\n").filter((l) => /^(hit|recall|nDCG|MRR|P)@5|^(citation_coverage|citation_correctness|refusal_correctness|groundedness)\s/.test(l));
-    expect(rows.length).toBe(2 * 9); // 9 keys, in the kind table and the locale table
+    expect(rows.length).toBe(3 * 9); // 9 keys, in the kind, locale and turn-position tables
     for (const row of rows) {
       expect(row).toMatch(/not measured \(no store/);
       expect(row).not.toMatch(/\d\.\d{3}|n=\d/);

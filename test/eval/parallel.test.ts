@@ -8,7 +8,7 @@ import path from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, exitCodeOf, InvalidArgumentError } from "../../src/errors.js";
-import { ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/eval/sweep/parallel.js";
+import { ownCounterfactual, ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/eval/sweep/parallel.js";
 import { runSweep, type CaseRunOptions } from "../../src/eval/sweep/runner.js";
 import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 import { buildGraph } from "../../src/graph/build.js";
@@ -42,6 +42,8 @@ describe("runSweepInWorkers", () => {
     partOf: [...sys.split!.partOf],
     threadPrefix: "p:",
     traces: true,
+    // Counterfactual retrieval runs in the workers too (docs/query-attribution.md): the same attributions at any thread count.
+    counterfactual: true,
   });
   // The single-thread reference, written out here; the parallel runs take this thread's share from ownGraphCaseOptions, as eval does.
   const localFor = (retriever: Retriever): CaseRunOptions => {
@@ -56,6 +58,7 @@ describe("runSweepInWorkers", () => {
       threadPrefix: "p:",
       releaseThread: (id) => checkpointer.deleteThread(id),
       durability: "exit",
+      counterfactual: ownCounterfactual(retriever, defaults),
     };
   };
 
@@ -70,12 +73,16 @@ describe("runSweepInWorkers", () => {
       partOf: sys.split!.partOf,
       threadPrefix: "p:",
       keepTraces: true,
+      counterfactual: true,
     });
 
   it("gives the single-thread sweep's turns at 2 and 3 threads (workers rebuild the memory store's index)", async () => {
     const local = localFor(sys.retriever!);
     const single = await runSweep({ ...local, cases: cases(), concurrency: 1 });
     expect(single.turns.length).toBeGreaterThan(80);
+    // Every gold-bearing turn is attributed; some follow-ups were retrieved with their standalone oracle.
+    expect(single.turns.filter((t) => t.gold.length > 0).every((t) => t.queries !== undefined)).toBe(true);
+    expect(single.turns.some((t) => t.queries?.standalone !== undefined)).toBe(true);
     const done: number[] = [];
     for (const threads of [2, 3]) {
       const multi = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: initFor(sys.retrieverRecipe), threads, concurrency: 2, local: shareFor(sys.retriever!), onCaseDone: (d) => done.push(d) });

@@ -32,10 +32,20 @@ describe("parseCaseLine", () => {
     ["a gold id not a string", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: [7] }] }, "turns[0].must_cite_one_of[0]", "expected a card id, got 7"],
     ["category on a golden case", { ...good, category: "out_of_scope" }, "category", "only allowed on adversarial"],
     ["unknown category", { ...good, kind: "adversarial", category: "jailbreak" }, "category", '"prompt_injection"'],
+    ["blank standalone", { ...good, turns: [{ ...good.turns[0], standalone: "\u00a0 " }] }, "turns[0].standalone", "non-empty standalone question"],
+    ["empty standalone", { ...good, turns: [{ ...good.turns[0], standalone: "" }] }, "turns[0].standalone", 'got ""'],
+    ["standalone not a string", { ...good, turns: [{ ...good.turns[0], standalone: 3 }] }, "turns[0].standalone", "non-empty standalone question"],
   ])("rejects %s, naming the field", (_name, obj, field, message) => {
     const { case: c, issues } = line(obj);
     expect(c).toBeUndefined();
     expect(issues).toEqual([{ file: "cases.jsonl", line: 7, field, message: expect.stringContaining(message) }]);
+  });
+
+  it("keeps a turn's optional standalone question", () => {
+    const { case: c, issues } = line({ ...good, turns: [good.turns[0], { ...good.turns[0], user: "and that?", standalone: "How do I freeze my card?" }] });
+    expect(issues).toEqual([]);
+    expect(c?.turns[1]?.standalone).toBe("How do I freeze my card?");
+    expect(c?.turns[0]?.standalone).toBeUndefined();
   });
 
   it("rejects malformed JSON (a truncated line) with the line number", () => {
@@ -109,5 +119,17 @@ describe("datasetHash", () => {
     expect(datasetHash(moved)).toBe(datasetHash(cases));
     const edited = cases.map((c, i) => (i === 0 ? { ...c, turns: [{ ...c.turns[0]!, expect: "refuse" as const }] } : c));
     expect(datasetHash(edited)).not.toBe(datasetHash(cases));
+  });
+
+  it("sees a standalone question, and a dataset without any hashes as before standalone existed", async () => {
+    const kb = await loadKnowledgeBase(MINI_KB);
+    const cases = await loadCases(path.join(MINI_KB, "eval", "cases.jsonl"), kb);
+    const withOracle = cases.map((c, i) => (i === 0 ? { ...c, turns: [{ ...c.turns[0]!, standalone: "a standalone question" }] } : c));
+    expect(datasetHash(withOracle)).not.toBe(datasetHash(cases));
+    // The pre-standalone formula, written out: a KB without `standalone` keeps its hash (and its baselines).
+    const { createHash } = await import("node:crypto");
+    const h = createHash("sha256");
+    for (const c of cases) h.update(JSON.stringify([c.id, c.locale, c.kind, c.category ?? null, c.turns.map((t) => [t.user, t.must_cite_one_of, t.expect])])).update("\u0000");
+    expect(datasetHash(cases)).toBe(h.digest("hex"));
   });
 });

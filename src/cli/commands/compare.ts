@@ -13,8 +13,9 @@
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { DataValidationError } from "../../errors.js";
-import { compareRuns, comparisonMethod, pairingNotes, readRunSide, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
+import { compareFunnels, compareRuns, comparisonMethod, pairingNotes, readRunSide, turnFlips, type FunnelComparison, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
 import { differenceValue, runDifferences, type RunDifference } from "../../eval/gate/run-diff.js";
+import type { FunnelStage } from "../../eval/report/types.js";
 import { log } from "../../log.js";
 import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
 import { renderPrComment } from "../../eval/gate/pr-comment.js";
@@ -92,6 +93,20 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
   ].join("\n");
 }
 
+/** Both funnels and the paired difference per stage ("the reranker now drops 4% more gold", with its interval). */
+export function renderFunnelComparison(fc: FunnelComparison | null, method = comparisonMethod()): string {
+  if (fc === null) return "\nstage funnel: not compared (a baseline file holds no per-turn stages; compare report JSON files)";
+  const share = (rows: FunnelStage[], stage: string) => {
+    const r = rows.find((x) => x.stage === stage);
+    return r === undefined ? "—" : `${f(r.share)} [${r.ci95 === undefined ? "—" : `${f(r.ci95[0])}, ${f(r.ci95[1])}`}] n=${r.n}`;
+  };
+  const header = ["stage", "A (95% CI)", "B (95% CI)", "n paired", "B − A", `95% CI (${method.unit}s)`, "p"];
+  const table = fc.diff.map((d) => [d.label, share(fc.a, d.stage), share(fc.b, d.stage), String(d.n), signed(d.diff), d.ci95 === null ? "—" : `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]`, fmtP(d.pValue)]);
+  const widths = header.map((_, i) => Math.max(header[i]!.length, ...table.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  return ["", "stage funnel (share of gold-bearing turns whose gold is still present; paired over the turns both runs measured):", line(header), ...table.map(line)].join("\n");
+}
+
 /** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
 function asReport(side: RunSide, message = "--html needs report JSON files (retrace eval --report-json); a baseline holds no per-turn artifacts"): Report {
   const r = side.source as Partial<Report>;
@@ -118,6 +133,7 @@ export function register(program: Command): void {
         const copts = { seed: opts.seed, resample: opts.resample };
         const rows = compareRuns(a, b, copts);
         for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
+        const funnels = compareFunnels(a, b, copts);
         const method = comparisonMethod(copts);
         const diffs = a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [];
         const flips = turnFlips(a, b);
@@ -133,8 +149,8 @@ export function register(program: Command): void {
         await writeOutputs(files); // all or none, then stdout
         const flipCounts = { hitToMiss: flips.filter((f) => f.direction === "hit→miss").length, missToHit: flips.filter((f) => f.direction === "miss→hit").length };
         if (opts.json)
-          out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, differences: diffs, method, comparisons: rows, flips: { ...flipCounts, turns: flips } }, null, 2));
-        else outText(renderComparison(rows, a.k, fileA, fileB, method, { diffs, flips }));
+          out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, differences: diffs, method, comparisons: rows, flips: { ...flipCounts, turns: flips }, ...(funnels !== null ? { funnels } : {}) }, null, 2));
+        else outText(`${renderComparison(rows, a.k, fileA, fileB, method, { diffs, flips })}\n${renderFunnelComparison(funnels, method)}`);
       }),
     );
 }

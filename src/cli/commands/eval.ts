@@ -15,6 +15,7 @@ import { graphBaselineFile, runGraphEval, type GraphEvalOptions } from "../../ap
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
+import { InvalidArgumentError } from "../../errors.js";
 import { log } from "../../log.js";
 import { resolveDataPaths } from "../../app/data.js";
 import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
@@ -63,7 +64,14 @@ export function register(program: Command): void {
     ),
   ).action(
     action((o: EvalCommandOptions & GraphCommandOptions) => {
-      checkShardOptions(o); // --shard with a gate option: exit 2 before anything starts
+      checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
+      const cmd = program.commands.find((c) => c.name() === "eval") as Command;
+      if (o.graph !== undefined && o.counterfactual === true && cmd.getOptionValueSource("counterfactual") === "cli")
+        throw new InvalidArgumentError(
+          "--counterfactual",
+          "used without --graph for now: counterfactual retrieval (query attribution) is not yet implemented for --graph (issue 23; docs/query-attribution.md), and a --graph report says it was off",
+          "--counterfactual with --graph",
+        );
       return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
     }),
   );

@@ -15,6 +15,7 @@ import { explainGold } from "../../eval/report/attribution.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
 import { fusionText, HIT_KEY } from "../../eval/report/render/shared.js";
+import { ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type Attribution } from "../../eval/report/query-attribution.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
@@ -50,6 +51,21 @@ function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<st
   return lines;
 }
 
+/** The three queries of a gold-bearing turn side by side, each with its rank of the best gold card and hit@k (docs/query-attribution.md). */
+export function queriesLines(r: TracedTurn["report"], k: number): string[] {
+  const q = r.queries;
+  if (q === undefined) return [];
+  const rows = QUERY_VARIANTS.flatMap((v) => {
+    const o = q[v];
+    return o === undefined ? [] : [[QUERY_VARIANT_LABELS[v], `rank ${o.rank ?? "—"}`, `hit@${k} ${o.scores[HIT_KEY] ?? 0}`, JSON.stringify(o.query)]];
+  });
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => (row[i] as string).length)));
+  return [
+    `queries: ${ATTRIBUTION_LABELS[q.attribution as Attribution]} (rank = best gold card's rank in the card list, — = not listed)`,
+    ...rows.map((row) => `  ${row.map((c, i) => (i < 3 ? c.padEnd(widths[i] as number) : c)).join("  ")}`),
+  ];
+}
+
 export function renderTracedTurn(t: TracedTurn, total: number, top: number): string {
   const r = t.report;
   const lines: string[] = [];
@@ -60,6 +76,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
   } else {
     const c = t.trace.config;
     lines.push(`query: ${JSON.stringify(t.trace.query)}${t.trace.query !== r.user ? "  (contextualized)" : ""}`);
+    lines.push(...queriesLines(r, t.trace.k));
     lines.push(
       `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${fusionText(c)}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""} rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
     );

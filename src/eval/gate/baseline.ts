@@ -88,6 +88,8 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
     aggregates: structuredClone(report.aggregates),
     splits: structuredClone(report.splits) as Record<string, Record<string, Record<string, Aggregate>>>,
     perTurn,
+    // The stage shares, for `--max-stage-drop` (docs/gates-and-exit-codes.md).
+    ...(report.funnel !== undefined ? { funnel: structuredClone(report.funnel.stages) } : {}),
   };
 }
 

@@ -30,7 +30,8 @@ import { isAnswerSideKey } from "../report/parts.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "../stats/bootstrap.js";
 import { parseReport } from "../report/schemas.js";
-import type { Report } from "../report/types.js";
+import { funnelDiff, funnelStages, perTurnStages, type FunnelStageDiff } from "../report/funnel-stats.js";
+import type { FunnelStage, Report, TurnReport } from "../report/types.js";
 
 export interface RunSide {
   file: string;
@@ -193,4 +194,22 @@ export function turnFlips(a: RunSide, b: RunSide): TurnFlip[] {
     else if (x === 0 && y === 1) gained.push(flip);
   }
   return [...lost, ...gained];
+}
+
+/** Both runs' stage funnels and the paired difference per stage (null when a side is a baseline: it holds no per-turn stages). */
+export interface FunnelComparison {
+  a: FunnelStage[];
+  b: FunnelStage[];
+  /** B − A per stage measured in both, over the turns both measured, with the paired interval. */
+  diff: FunnelStageDiff[];
+}
+
+/** The stage funnels of two report runs and their paired differences (docs/metrics.md, "Stage funnel"); null unless both sides are reports. */
+export function compareFunnels(a: RunSide, b: RunSide, opts: CompareOptions = {}): FunnelComparison | null {
+  assertPairable(a, b);
+  if (!("turns" in a.source) || !("turns" in b.source)) return null;
+  const ta = a.source.turns as TurnReport[];
+  const tb = b.source.turns as TurnReport[];
+  const o = { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, resample: opts.resample ?? DEFAULT_RESAMPLE };
+  return { a: funnelStages(ta, o), b: funnelStages(tb, o), diff: funnelDiff(perTurnStages(ta), perTurnStages(tb), o) };
 }

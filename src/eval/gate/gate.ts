@@ -37,6 +37,7 @@ import { assertComparable, storeKindOf, type Baseline } from "./baseline.js";
 import { quarantinedTurns, type Quarantine } from "./quarantine.js";
 import { HIT_KEY, METRICS, metricSpec, type FloorOption } from "../measures/metrics.js";
 import { DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey } from "../stats/bootstrap.js";
+import { stageGate, type StageThresholds } from "./stage-gate.js";
 import type { GateCheck, GateFailure, GateFlip, GateResult, Report, TurnReport } from "../report/types.js";
 import { withoutSynthetic } from "../report/parts.js";
 
@@ -70,6 +71,9 @@ export interface GateThresholds extends FloorThresholds {
   maxDrop?: number;
   /** Tolerated number of hit@k 1→0 turns against the baseline (unset = not gated; needs a baseline). */
   maxFlips?: number;
+  /** Stage floors and drops (`--min-stage`, `--max-stage-drop`: ./stage-gate.ts); unset = off. */
+  minStage?: StageThresholds;
+  maxStageDrop?: StageThresholds;
   /** Seed / resamples of the paired test quoted in regression reasons (defaults 42 / 2,000). */
   seed?: number;
   samples?: number;
@@ -350,6 +354,11 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
         checks.push(check({ kind: "flips", key: HIT_KEY, scope: "all", option: o, threshold: max, observed: flips.length, n, reason }, passed));
       }
     }
+  }
+  if (thresholds.minStage !== undefined || thresholds.maxStageDrop !== undefined) {
+    const stages = stageGate(report, { ...(thresholds.minStage !== undefined ? { minStage: thresholds.minStage } : {}), ...(thresholds.maxStageDrop !== undefined ? { maxStageDrop: thresholds.maxStageDrop } : {}) }, baseline);
+    failures.push(...stages.failures);
+    checks.push(...stages.checks);
   }
   result.passed = failures.length === 0;
   return result;

@@ -51,6 +51,8 @@ export interface MergedShards {
   judge?: JudgeInfo;
   /** The shards' wall-clock sections combined. */
   timings?: Timings;
+  /** Whether the shards ran counterfactual retrieval (the same in every shard: part of their identity); absent when they have no query attribution. */
+  counterfactual?: { enabled: boolean; reason?: string };
   /** Number of shards merged. */
   count: number;
   /**
@@ -112,7 +114,14 @@ function identity(s: Shard): Record<string, unknown> {
     bootstrap: s.raw.bootstrap,
     chance: (s.raw.chance as { cardsPerLocale?: unknown } | undefined)?.cardsPerLocale,
     judge: judge === undefined ? undefined : { model: judge.model, prompt: judge.prompt },
+    counterfactual: counterfactualOf(s),
   };
+}
+
+/** Whether a shard ran counterfactual retrieval (and why not): its `queryAttribution` header; undefined when it has no such section. */
+function counterfactualOf(s: Shard): { enabled: boolean; reason?: string } | undefined {
+  const qa = s.report.queryAttribution;
+  return qa === undefined ? undefined : { enabled: qa.enabled, ...(qa.reason !== undefined ? { reason: qa.reason } : {}) };
 }
 
 const FIELD_NAMES: Record<string, string> = {
@@ -347,6 +356,7 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
     ...(chance !== undefined ? { cardsPerLocale: { ...chance.cardsPerLocale } } : {}),
     ...(judge !== undefined ? { judge } : {}),
     ...(timings !== undefined ? { timings } : {}),
+    ...(counterfactualOf(first) !== undefined ? { counterfactual: counterfactualOf(first)! } : {}),
     count: first.shard.count,
     ...(graph !== undefined ? { graph } : {}),
   };

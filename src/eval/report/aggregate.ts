@@ -33,6 +33,8 @@ import { smallKbWarning } from "../measures/chance.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
 import { holmAdjust } from "../stats/holm.js";
 import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, withoutSynthetic } from "./parts.js";
+import { funnelOf, turnSplits } from "./funnel-stats.js";
+import { queryAttributionOf } from "./query-attribution.js";
 import { chanceLevel, TRIAD_KEYS } from "../measures/metrics.js";
 import {
   bootstrapDelta,
@@ -375,6 +377,11 @@ export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateO
     forDeltas.push({ split: extra.name, groups, reference: extra.reference });
   }
 
+  // Turn position (1, 2, 3, 4+): a split of turns, not of cases (a case has turns in several groups), so no deltas against a reference.
+  const position: Record<string, Record<string, Aggregate>> = {};
+  for (const [g, ts] of turnSplits(turns).position as Map<string, TurnReport[]>) position[g] = summarizeAll(ts, order, resample, opts.chance);
+  splits.position = position;
+
   const { vacuous, vacuousReasons } = vacuousKeys(allTurns, opts.evaluators, aggregates);
   for (const key of vacuous) if (splits.part?.tune?.[key] !== undefined) vacuousReasons[key] = NO_HOLDOUT_TURN;
   const deltas = splitDeltas(forDeltas, TRIAD_KEYS, resample);
@@ -387,6 +394,8 @@ export interface BuildReportInput extends AggregateOptions {
   gate?: GateResult | null;
   /** Cards per locale in the KB: gives every retrieval metric its chance level at `run.k` (unless `chance` is given). */
   cardsPerLocale?: Readonly<Record<string, number>>;
+  /** Whether counterfactual retrieval ran (and why not): gives the report its `queryAttribution` section (docs/query-attribution.md). Unset: no section. */
+  counterfactual?: { enabled: boolean; reason?: string };
 }
 
 /** Assemble the one Report object every rendering is made from. */
@@ -412,5 +421,16 @@ export function buildReport(input: BuildReportInput): Report {
     },
     ...(chance !== undefined ? { chance: { cardsPerLocale: { ...chance.cardsPerLocale }, warnings: agg.chanceWarnings } } : {}),
     answerSide: agg.answerSide,
+    ...(input.counterfactual !== undefined ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) } : {}),
+    ...withFunnel(input.turns, resampleOf(input)),
   };
+}
+
+function resampleOf(input: BuildReportInput): { seed: number; samples: number; resample: ResampleUnit } {
+  return { seed: input.seed ?? DEFAULT_SEED, samples: input.samples ?? DEFAULT_SAMPLES, resample: input.resample ?? DEFAULT_RESAMPLE };
+}
+
+function withFunnel(turns: readonly TurnReport[], opts: { seed: number; samples: number; resample: ResampleUnit }): { funnel?: NonNullable<Report["funnel"]> } {
+  const funnel = funnelOf(turns, opts);
+  return funnel === undefined ? {} : { funnel };
 }

@@ -106,6 +106,28 @@ const CapturedListSchema = z.object({
   step: z.number().int().positive().optional(),
 });
 
+const queryOutcomeObject = z.object({
+  query: z.string(),
+  /** 1-based rank of the best-ranked gold card in the list retrieved for this query (beyond k when known), null when absent. */
+  rank: z.number().int().positive().nullable(),
+  /** Every retrieval metric at k for this query (`retrieval_hit_at_k`, ...). */
+  scores: z.record(finite),
+});
+
+const turnQueriesObject = z.object({
+  /** One of ATTRIBUTIONS (src/eval/report/query-attribution.ts; precedence in docs/query-attribution.md). */
+  attribution: z.enum(["ok", "rewrite_rescued_it", "rewrite_not_needed", "rewrite_lost_it", "retriever_lost_it"]),
+  /** The query the graph retrieved with (the turn's own scores come from it). */
+  graph: queryOutcomeObject,
+  /** The raw user message, retrieved with the same settings (counterfactual; never changes the turn's scores). */
+  raw: queryOutcomeObject,
+  /** The case's `standalone` oracle, when the turn has one (counterfactual). */
+  standalone: queryOutcomeObject.optional(),
+});
+/** The three queries of a gold-bearing turn and its attribution (docs/query-attribution.md). */
+export interface TurnQueriesReport extends z.output<typeof turnQueriesObject> {}
+const TurnQueriesSchema: z.ZodType<TurnQueriesReport> = turnQueriesObject;
+
 const turnReportObject = z.object({
   caseId: z.string(),
   /** 0-based turn index within the case. */
@@ -122,6 +144,8 @@ const turnReportObject = z.object({
   answer: z.string(),
   results: z.array(EvalResultSchema, { required_error: "the turn's evaluator results (an array, [] when nothing was scored)" }),
   trace: TraceSummarySchema.optional(),
+  /** Query attribution of a gold-bearing turn (absent when counterfactual retrieval was off or the turn has no gold; docs/query-attribution.md). */
+  queries: TurnQueriesSchema.optional(),
   /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
   part: z.enum(SPLIT_PARTS).optional(),
   /** `--graph` runs: the graph run of this turn threw, or was given up (`givenUp`); recorded, not scored, not a miss. */
@@ -477,6 +501,54 @@ const shardObject = z
 export interface ShardInfo extends z.output<typeof shardObject> {}
 export const ShardSchema: z.ZodType<ShardInfo> = shardObject;
 
+const attributionCountsObject = z.record(count);
+
+const queryAttributionObject = z.object({
+  /** False when counterfactual retrieval was off (`--no-counterfactual`, a store-less run, or `--graph` without `--counterfactual`). */
+  enabled: z.boolean(),
+  /** Why it was off. */
+  reason: z.string().optional(),
+  /** Gold-bearing turns attributed, and of them those with a `standalone` oracle. */
+  turns: count,
+  withStandalone: count,
+  /** Attribution → turns, in ATTRIBUTIONS order. */
+  counts: attributionCountsObject,
+  /** split → group → attribution counts (position, kind, locale, part). */
+  splits: z.record(z.record(attributionCountsObject)),
+  /** query variant (graph, raw, standalone) → metric key → aggregate over the attributed turns that have that query. */
+  means: z.record(z.record(AggregateSchema)),
+});
+/** The report's query-attribution section (docs/query-attribution.md). */
+export interface QueryAttributionReport extends z.output<typeof queryAttributionObject> {}
+const QueryAttributionSchema: z.ZodType<QueryAttributionReport> = queryAttributionObject;
+
+const funnelStageObject = z.object({
+  /** A stage id of the stage registry (`query`, `dense`, `bm25`, `fused`, `reranked`, `parents`, `final`). */
+  stage: z.string(),
+  label: z.string(),
+  /** Gold-bearing turns where the stage was measured, and of them those with a gold card still present. */
+  n: count,
+  present: count,
+  nCases: count,
+  /** present / n. */
+  share: finite,
+  /** 95% percentile-bootstrap interval of the share, resampling `Report.bootstrap.unit` (cases by default). */
+  ci95: interval.optional(),
+});
+/** One stage of the funnel as a statistic (docs/metrics.md, "Stage funnel"). */
+export interface FunnelStage extends z.output<typeof funnelStageObject> {}
+const FunnelStageSchema: z.ZodType<FunnelStage> = funnelStageObject;
+
+const funnelObject = z.object({
+  /** Every stage this run measured, in pipeline order. */
+  stages: z.array(FunnelStageSchema),
+  /** split → group → stages (position, kind, locale, part). */
+  splits: z.record(z.record(z.array(FunnelStageSchema))),
+});
+/** The stage funnel with intervals (src/eval/report/funnel-stats.ts). */
+export interface FunnelReport extends z.output<typeof funnelObject> {}
+export const FunnelSchema: z.ZodType<FunnelReport> = funnelObject;
+
 /** Split groups: group → key → aggregate. */
 const splitGroups = z.record(z.record(AggregateSchema));
 
@@ -517,6 +589,10 @@ const reportObject = z.object({
   chance: z.object({ cardsPerLocale: z.record(count), warnings: z.array(z.string()) }).optional(),
   /** Extension: where the answer-side headline figures come from (held-out turns, or all turns without a split). */
   answerSide: AnswerSideSchema.optional(),
+  /** Extension: query attribution (docs/query-attribution.md); absent in reports written before it. */
+  queryAttribution: QueryAttributionSchema.optional(),
+  /** Extension: the stage funnel with case-level intervals (docs/metrics.md); absent when no turn had a trace. */
+  funnel: FunnelSchema.optional(),
   /** Extension: the groundedness judge (model, prompt, unparsable replies; present only when `--judge` ran one). What it cost is in `timings.judge`. */
   judge: JudgeInfoSchema.optional(),
   /** Extension: present only on the partial report of one shard (`retrace eval --shard i/n`; docs/reliability.md). */
@@ -573,6 +649,8 @@ const baselineFields = {
   splits: z.record(z.record(z.record(aggregateObject))).optional(),
   /** `caseId#turn` → key → score. */
   perTurn: z.record(z.record(finite)),
+  /** The report's stage funnel, for `--max-stage-drop` (absent in older baselines). */
+  funnel: z.array(funnelStageObject).optional(),
 };
 
 /** The baseline JSON, schemaVersion 2. */

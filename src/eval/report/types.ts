@@ -11,6 +11,8 @@ export { REPORT_VERSION } from "./schemas.js";
 export type {
   Aggregate,
   AnswerSide,
+  FunnelReport,
+  FunnelStage,
   GateCheck,
   GateFailure,
   GateFlip,
@@ -18,12 +20,14 @@ export type {
   GoldPositions,
   GraphRunInfo,
   GroupDelta,
+  QueryAttributionReport,
   Report,
   RetrievalRunConfig,
   RunInfo,
   ShardInfo,
   Timings,
   TraceSummary,
+  TurnQueriesReport,
   TurnReport,
 } from "./schemas.js";
 export type { JudgeCost, JudgeInfo, JudgeUsage } from "../measures/types.js";

@@ -25,11 +25,13 @@ import { MemorySaver } from "@langchain/langgraph";
 import { buildGraph } from "../../graph/build.js";
 import type { TunableConfig } from "../../graph/configuration.js";
 import type { SplitPart } from "../../kb/split.js";
-import type { Chunk, EvalCase, KnowledgeBase } from "../../kb/types.js";
+import type { Chunk, EvalCase, KnowledgeBase, Locale } from "../../kb/types.js";
+import { resolveRetrievalSettings } from "../../graph/configuration.js";
+import { retrievalSettingsFor } from "../../nodes/configuration.js";
 import type { AnalyzerConfig, Analyzers } from "../../retrieval/analyzer.js";
 import type { Retriever } from "../../retrieval/types.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
-import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type SweepLane, type SweepResult } from "./runner.js";
+import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type CounterfactualRetrieve, type SweepLane, type SweepResult } from "./runner.js";
 
 /** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
 export interface OwnGraphSweep {
@@ -46,6 +48,23 @@ export interface OwnGraphSweep {
   threadPrefix: string;
   /** Whether case results carry the full traces (SweepOptions.keepTraces). */
   keepTraces: boolean;
+  /** Whether gold-bearing turns are also retrieved with the raw message and the `standalone` oracle (docs/query-attribution.md). Needs a retriever. */
+  counterfactual?: boolean;
+}
+
+/**
+ * Counterfactual retrieval over the graph's own retriever with the graph's
+ * own settings for the turn's locale (what the retrieve node forwards: the
+ * defaults' retrieval keys, per-locale overrides applied), so an alternative
+ * query is retrieved exactly as the graph's query was. Deterministic.
+ */
+export function ownCounterfactual(retriever: Retriever, defaults: Partial<TunableConfig>): CounterfactualRetrieve {
+  const settings = resolveRetrievalSettings(defaults as Record<string, unknown>);
+  return async (query, { locale, turn }) => {
+    const trace = await retriever.retrieve(query, { ...retrievalSettingsFor(settings, locale), turn, locale: locale as Locale });
+    const parents = trace.stages.parents;
+    return parents.length > 0 ? parents.map((r) => r.id) : trace.retrievedIds;
+  };
 }
 
 /**
@@ -69,6 +88,7 @@ export function ownGraphCaseOptions(s: OwnGraphSweep): CaseRunOptions {
     keepTraces: s.keepTraces,
     threadPrefix: s.threadPrefix,
     ...(s.partOf !== undefined ? { partOf: s.partOf } : {}),
+    ...(s.counterfactual === true && s.retriever !== null ? { counterfactual: ownCounterfactual(s.retriever, s.defaults) } : {}),
   };
 }
 
@@ -90,6 +110,8 @@ export interface SweepWorkerInit<Recipe = unknown> {
   threadPrefix: string;
   /** Whether results carry the collected traces (a sweep's `traces`); eval reads only the turn reports. */
   traces: boolean;
+  /** Counterfactual retrieval on (OwnGraphSweep.counterfactual): the workers run it too, the same way. */
+  counterfactual: boolean;
 }
 
 /** Messages from a worker. */

@@ -26,6 +26,7 @@ import type { SplitPart } from "../../kb/split.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
 import type { RetrievalTrace } from "../../retrieval/types.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
+import { attributeTurn, type TurnQueries } from "../report/query-attribution.js";
 import { summarizeTrace } from "../report/trace-summary.js";
 import type { RetrievalRunConfig, TurnReport } from "../report/types.js";
 import type { EvalResult, TurnArtifacts } from "../measures/types.js";
@@ -71,7 +72,19 @@ export interface SweepOptions {
   durability?: "exit" | "async" | "sync";
   /** False: the result's `traces` stays empty (the turn reports keep their trace summaries); saves memory on long sweeps. Default true. */
   keepTraces?: boolean;
+  /**
+   * Counterfactual retrieval (docs/query-attribution.md): retrieves with an
+   * alternative query (the raw user message, the case's `standalone` oracle)
+   * with the settings the graph's own retrieval used. Given, every
+   * gold-bearing turn with a trace gets its query attribution
+   * (`TurnReport.queries`); its own scores never change. Must be
+   * deterministic and side-effect free.
+   */
+  counterfactual?: CounterfactualRetrieve;
 }
+
+/** Retrieval with an alternative query: the card ids in rank order (the full list, at least the top k). */
+export type CounterfactualRetrieve = (query: string, turn: { locale: string; turn: number; caseId: string }) => Promise<string[]>;
 
 /** How the sweep gets each turn's retrieval trace (see the module comment). */
 export type TraceSource = "events" | "state";
@@ -146,7 +159,29 @@ export interface CaseResult {
 }
 
 /** What running one case needs of the sweep options. */
-export type CaseRunOptions = Pick<SweepOptions, "graph" | "evaluators" | "knownIds" | "storeBacked" | "configurable" | "threadPrefix" | "partOf" | "traceSource" | "releaseThread" | "durability" | "keepTraces">;
+export type CaseRunOptions = Pick<
+  SweepOptions,
+  "graph" | "evaluators" | "knownIds" | "storeBacked" | "configurable" | "threadPrefix" | "partOf" | "traceSource" | "releaseThread" | "durability" | "keepTraces" | "counterfactual"
+>;
+
+/** Card ids of a trace in rank order: the parents list (full depth) when the trace has one, else the scored top-k. */
+function rankedCards(trace: RetrievalTrace): string[] {
+  const parents = trace.stages.parents;
+  return parents !== undefined && parents.length > 0 ? parents.map((r) => r.id) : trace.retrievedIds;
+}
+
+/** The turn's query attribution: the graph's own trace, and the raw message and the oracle retrieved counterfactually (a query equal to the graph's reuses its list). */
+async function turnQueries(c: EvalCase, turn: number, trace: RetrievalTrace, retrieve: CounterfactualRetrieve): Promise<TurnQueries | null> {
+  const t = c.turns[turn] as EvalTurn;
+  const gold = t.must_cite_one_of ?? []; // a turn to label has none
+  if (gold.length === 0) return null;
+  const own = rankedCards(trace);
+  const ctx = { locale: c.locale as string, turn, caseId: c.id };
+  const run = async (query: string) => ({ query, ranked: query === trace.query ? own : await retrieve(query, ctx) });
+  const raw = await run(t.user);
+  const standalone = t.standalone !== undefined ? await run(t.standalone) : undefined;
+  return attributeTurn({ graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) }, gold, trace.k);
+}
 
 /** Runs one case through the graph, turn by turn on its own thread, and scores each turn. */
 export async function runCase(c: EvalCase, opts: CaseRunOptions): Promise<CaseResult> {
@@ -186,6 +221,10 @@ export async function runCase(c: EvalCase, opts: CaseRunOptions): Promise<CaseRe
     result.phases.evaluate += performance.now() - t0;
     if (trace !== undefined) {
       report.trace = summarizeTrace(trace, t.must_cite_one_of ?? []);
+      if (opts.counterfactual !== undefined) {
+        const queries = await turnQueries(c, turn, trace, opts.counterfactual);
+        if (queries !== null) report.queries = queries;
+      }
       result.timings.push([`${c.id}#${turn}`, trace.timingsMs]);
       const { embedder: _e, mode: _m, rerank: _r, ...config } = trace.config;
       result.configs.push([`${c.id}#${turn}`, { locale: trace.locale ?? "*", config }]);

@@ -1,4 +1,5 @@
 /** The markdown rendering of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
+import { attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, Report } from "../types.js";
@@ -118,6 +119,17 @@ export function renderMarkdown(report: Report): string {
       out.push(...mdSplit(report, Object.entries(groups)));
     }
   }
+  const off = attributionOffText(report);
+  if (off !== null) out.push("", "## Query attribution", "", md(off));
+  for (const [title, t] of [
+    ["## Query attribution", attributionTable(report)],
+    ["### Each query's means", queryMeansTable(report)],
+    ["## Stage funnel", funnelTable(report)],
+  ] as const) {
+    if (t === null) continue;
+    out.push("", title, "", ...mdTable(t.header.map(md), t.rows.map((r) => r.map(md))));
+  }
+  if (report.funnel !== undefined) out.push("", md(conversationNote(report)));
   const deltas = report.deltas ?? [];
   if (deltas.length > 0) {
     out.push("", `Split deltas (${md(deltaMethod(report))}):`, "");

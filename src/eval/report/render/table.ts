@@ -4,6 +4,7 @@
  * line fits it: a split table wider than that is stacked (one block per group,
  * its figures in columns) and any longer line is wrapped at spaces (./wrap.ts).
  */
+import { attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, GroupDelta, Report } from "../types.js";
@@ -216,6 +217,8 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
 
   for (const w of chanceWarnings(report)) lines.push(paint("yellow", `warning: ${w}`));
 
+  lines.push(...conversationLines(report, paint));
+
   lines.push("");
   if (report.vacuous.includes(HIT_KEY)) {
     lines.push(`missed turns: ${vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured")}`);
@@ -249,6 +252,24 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   lines.push(...gateLines(report, paint));
   const text = `${lines.join("\n")}\n`;
   return width === undefined ? text : fitText(text, width);
+}
+
+/** The query attribution and the stage funnel (./conversation.ts), as grids. */
+function conversationLines(report: Report, paint: Paint): string[] {
+  const out: string[] = [];
+  const off = attributionOffText(report);
+  if (off !== null) out.push("", `query attribution: ${off}`);
+  for (const [title, t] of [
+    ["query attribution (gold-bearing turns; docs/query-attribution.md):", attributionTable(report)],
+    ["each query's means over the attributed turns:", queryMeansTable(report)],
+    ["stage funnel:", funnelTable(report)],
+  ] as const) {
+    if (t === null) continue;
+    out.push("", paint("bold", title));
+    out.push(...grid([{ cells: t.header, style: t.header.map(() => "bold" as const) }, ...t.rows.map((cells) => ({ cells }))], paint));
+  }
+  if (report.funnel !== undefined) out.push(paint("dim", `note: ${conversationNote(report)}`));
+  return out;
 }
 
 function gateLines(report: Report, paint: Paint): string[] {

@@ -1,0 +1,160 @@
+/**
+ * The stage funnel as statistics (docs/metrics.md, "Stage funnel"): per
+ * stage, the share of gold-bearing turns whose gold is still present there,
+ * with a seeded bootstrap interval resampling whole cases (by default), overall
+ * and per split (turn position, kind, locale, part); and the turn-position
+ * groups every report splits by. Pure and synchronous.
+ *
+ * Presence of a gold-bearing turn at a stage:
+ *   - `query`: the query did not lose it (its attribution is not `rewrite lost
+ *     it`; measured only on turns with a query attribution);
+ *   - `dense`, `bm25`, `fused`, `reranked`, `parents`: some gold card is in
+ *     that stage's list (the trace summary's goldPositions; measured on turns
+ *     whose trace ran that stage);
+ *   - `final`: hit@k is 1 (measured on every turn with a hit@k score).
+ */
+import { HIT_KEY } from "../measures/metrics.js";
+import { clusterMean, DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, turnKey, type ClusteredValue, type ResampleUnit } from "../stats/bootstrap.js";
+import { STAGES, TRACE_STAGES } from "./stages.js";
+import type { FunnelReport, FunnelStage, TurnReport } from "./types.js";
+
+/** The funnel's stages in pipeline order: the query, then the stage registry's (docs/architecture.md §9). */
+export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.freeze([{ id: "query", label: "query" }, ...STAGES.map((s) => ({ id: s.id as string, label: s.label }))]);
+
+/** The turn-position groups: 1, 2, 3, then 4+ (`turn` is 0-based). */
+export const TURN_POSITIONS = ["1", "2", "3", "4+"] as const;
+export function turnPosition(turn: number): string {
+  return turn >= 3 ? "4+" : String(turn + 1);
+}
+
+/** Stage → 1 (gold still present) or 0 for one turn; stages not measured on it are absent; null for a turn without gold. */
+export function stagePresence(t: TurnReport): Record<string, 0 | 1> | null {
+  if (t.gold.length === 0) return null;
+  const out: Record<string, 0 | 1> = {};
+  if (t.queries !== undefined) out.query = t.queries.attribution === "rewrite_lost_it" ? 0 : 1;
+  if (t.trace !== undefined) {
+    const positions = Object.values(t.trace.goldPositions);
+    for (const stage of TRACE_STAGES) {
+      if (!positions.some((p) => stage in p)) continue;
+      out[stage] = positions.some((p) => p[stage] !== null && p[stage] !== undefined) ? 1 : 0;
+    }
+  }
+  const hit = t.results.find((r) => r.key === HIT_KEY);
+  if (hit !== undefined) out.final = hit.score > 0 ? 1 : 0;
+  return Object.keys(out).length === 0 ? null : out;
+}
+
+/** `caseId#turn` → stage → presence, over the gold-bearing turns (a baseline's `perTurnStages`). */
+export function perTurnStages(turns: readonly TurnReport[]): Record<string, Record<string, 0 | 1>> {
+  const out: Record<string, Record<string, 0 | 1>> = {};
+  for (const t of turns) {
+    const p = stagePresence(t);
+    if (p !== null) out[turnKey(t.caseId, t.turn)] = p;
+  }
+  return out;
+}
+
+export interface FunnelOptions {
+  seed?: number;
+  samples?: number;
+  resample?: ResampleUnit;
+}
+
+/** The funnel rows of `turns`: every stage measured on at least one of them, in pipeline order. */
+export function funnelStages(turns: readonly TurnReport[], opts: FunnelOptions = {}): FunnelStage[] {
+  const byStage = new Map<string, ClusteredValue[]>();
+  for (const t of turns) {
+    const p = stagePresence(t);
+    if (p === null) continue;
+    for (const [stage, v] of Object.entries(p)) {
+      let arr = byStage.get(stage);
+      if (arr === undefined) byStage.set(stage, (arr = []));
+      arr.push({ cluster: t.caseId, value: v });
+    }
+  }
+  const rows: FunnelStage[] = [];
+  for (const { id, label } of FUNNEL_STAGES) {
+    const values = byStage.get(id);
+    if (values === undefined || values.length === 0) continue;
+    const m = clusterMean(values, { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE });
+    if (m === null) continue;
+    const present = values.reduce((s, v) => s + v.value, 0);
+    const row: FunnelStage = { stage: id, label, n: values.length, present, nCases: m.nCases, share: m.mean };
+    if (m.ci95 !== null) row.ci95 = m.ci95;
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The split groups of a set of turns (turn position always; kind, locale and part when present), each in a canonical order. */
+export function turnSplits(turns: readonly TurnReport[]): Record<string, Map<string, TurnReport[]>> {
+  const groups = (of: (t: TurnReport) => string | undefined, order: readonly string[]) => {
+    const m = new Map<string, TurnReport[]>();
+    for (const t of turns) {
+      const g = of(t);
+      if (g === undefined) continue;
+      const arr = m.get(g);
+      if (arr === undefined) m.set(g, [t]);
+      else arr.push(t);
+    }
+    const keys = [...order.filter((g) => m.has(g)), ...[...m.keys()].filter((g) => !order.includes(g)).sort()];
+    return new Map(keys.map((g) => [g, m.get(g) as TurnReport[]]));
+  };
+  const out: Record<string, Map<string, TurnReport[]>> = {
+    position: groups((t) => turnPosition(t.turn), TURN_POSITIONS),
+    kind: groups((t) => t.kind, ["golden", "adversarial"]),
+    locale: groups((t) => t.locale, []),
+  };
+  const part = groups((t) => t.part, ["tune", "holdout"]);
+  if (part.size > 0) out.part = part;
+  return out;
+}
+
+/** The report's funnel section, or undefined when no turn measured any stage. */
+export function funnelOf(turns: readonly TurnReport[], opts: FunnelOptions = {}): FunnelReport | undefined {
+  const stages = funnelStages(turns, opts);
+  if (stages.length === 0) return undefined;
+  const splits: FunnelReport["splits"] = {};
+  for (const [split, groups] of Object.entries(turnSplits(turns))) {
+    const out: Record<string, FunnelStage[]> = {};
+    for (const [g, ts] of groups) {
+      const rows = funnelStages(ts, opts);
+      if (rows.length > 0) out[g] = rows;
+    }
+    splits[split] = out;
+  }
+  return { stages, splits };
+}
+
+/** One stage of two runs compared on the turns both measured (B − A), with the paired case-level interval. */
+export interface FunnelStageDiff {
+  stage: string;
+  label: string;
+  n: number;
+  nCases: number;
+  shareA: number;
+  shareB: number;
+  diff: number;
+  ci95: [number, number] | null;
+  pValue: number;
+}
+
+/** Per stage measured in both runs, the paired difference of the shares over the turns both measured. */
+export function funnelDiff(
+  a: Readonly<Record<string, Readonly<Record<string, number>>>>,
+  b: Readonly<Record<string, Readonly<Record<string, number>>>>,
+  opts: FunnelOptions = {},
+): FunnelStageDiff[] {
+  const out: FunnelStageDiff[] = [];
+  for (const { id, label } of FUNNEL_STAGES) {
+    const of = (src: Readonly<Record<string, Readonly<Record<string, number>>>>) => {
+      const m = new Map<string, number>();
+      for (const [key, stages] of Object.entries(src)) if (stages[id] !== undefined) m.set(key, stages[id] as number);
+      return m;
+    };
+    const p = pairedBootstrap(of(a), of(b), { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE });
+    if (p === null) continue;
+    out.push({ stage: id, label, n: p.n, nCases: p.nCases, shareA: p.meanA, shareB: p.meanB, diff: p.diff, ci95: p.ci95, pValue: p.pValue });
+  }
+  return out;
+}
