@@ -180,7 +180,8 @@ export function suggestFloors(
   const out: FloorSuggestion[] = [];
   for (const { flag, key } of FLOOR_OPTIONS) {
     const scopes: [string, Aggregate | undefined][] = [["all", aggregates[key]]];
-    for (const groups of Object.values(splits)) for (const [g, byKey] of Object.entries(groups)) scopes.push([g, byKey[key]]);
+    // Every split but the turn position (1, 2, 3, 4+), which is a view, not a gate scope (src/eval/gate/gate.ts).
+    for (const [split, groups] of Object.entries(splits)) if (split !== "position") for (const [g, byKey] of Object.entries(groups)) scopes.push([g, byKey[key]]);
     const s: FloorSuggestion = { key, flag, floors: {}, skipped: {} };
     for (const [scope, agg] of scopes) {
       if (agg === undefined) continue;

@@ -26,7 +26,8 @@ const file = (name: string) => path.join(local.dir, name);
 
 const json = async (name: string) => reportToJSON(withoutTimings(JSON.parse(await readFile(file(name), "utf8")) as Report));
 /** The table with its one wall-clock figure (the sweep's duration, first line) blanked. */
-const table = (r: CliResult) => r.stdout.replace(/^(retrace .*?)\s+\d+\.\d s$/m, "$1");
+// The table without its wall-clock lines: the header's duration, and the setup line (each shard prepared its own embedder and store; a merge has none).
+const table = (r: CliResult) => r.stdout.replace(/^(retrace .*?)\s+\d+\.\d s$/m, "$1").replace(/^setup: .*\n/m, "");
 const gateText = (r: CliResult) => r.stdout.slice(r.stdout.indexOf("\ngate: "));
 
 async function runShards(n: number): Promise<CliResult[]> {

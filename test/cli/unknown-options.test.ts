@@ -130,7 +130,7 @@ async function parse(name: string, args: string[]): Promise<{ code: string; mess
 }
 
 /** Options whose value is not a number (the default "1" fits every other one). */
-const VALUES: Record<string, string> = { "--shard": "1/2" };
+const VALUES: Record<string, string> = { "--shard": "1/2", "--min-stage": "final=0.5", "--max-stage-drop": "final=0.05" };
 const valueFor = (o: Option): string[] => (o.required || o.optional ? [VALUES[o.long ?? ""] ?? o.argChoices?.[0] ?? "1"] : []);
 
 describe("every command accepts every option its --help lists", () => {

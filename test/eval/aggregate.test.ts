@@ -208,7 +208,7 @@ describe("extra splits (e.g. tune / holdout)", () => {
     const evaluators = allEvaluators({ k: K });
     const turns = await turnReports(ROWS, evaluators);
     const a = aggregateTurns(turns, { evaluators, extraSplits });
-    expect(Object.keys(a.splits)).toEqual(["kind", "locale", "part"]);
+    expect(Object.keys(a.splits)).toEqual(["kind", "locale", "part", "position"]);
     expect(Object.keys(a.splits.part ?? {})).toEqual(["tune", "holdout"]);
     // hit: tune g1#0 1, g1#1 1, adv1#0 1 → 1 (3 turns, 2 cases); holdout g2#1 0 → 0 (g3#0 not measured)
     expect(a.splits.part?.tune?.retrieval_hit_at_k).toMatchObject({ mean: 1, n: 3, nCases: 2 });

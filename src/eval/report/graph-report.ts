@@ -220,7 +220,7 @@ export function explainCapturedGold(stages: readonly StageView[], noChildRuns: r
   const pos = retrievedIds.slice(0, k).indexOf(gold);
   const cut = lostAt(capturedChains(stages, gold), pos >= 0);
   const tail = cut === null ? `retrieved at rank ${pos + 1} of the top-${k}` : cut === CUT_AT_K ? `cut at k=${k}` : cut === NOT_RETRIEVED ? "not retrieved" : lostAtText(cut, true);
-  return `${gold}: ${[...parts, tail].join(", ")}`;
+  return `${gold}: ${[...parts, tail].join(" ")}`;
 }
 
 /** `retrace trace --graph` rendering of one turn captured from retriever callbacks. */
