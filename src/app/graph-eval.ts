@@ -247,22 +247,22 @@ export async function sweepGraph(
   const runs: GraphTurn[][] = [];
   // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.
   for (let r = 0; r < repeat; r++) {
-  const turns = await runGraphSweep({
-    graph: loaded.graph,
-    cases,
-    evaluators: extra.evaluators ?? [retrievalEvaluator({ k })],
-    knownIds: new Set(kb.byId.keys()),
-    k,
-    ...ids,
-    ...(input !== undefined ? { input } : {}),
-    retrievalCall: o.retrievalCall ?? "last",
-    concurrency,
-    turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
-    threadPrefix: repeat === 1 ? `${prefix}:` : `${prefix}:r${r + 1}:`,
-    ...(configurable !== undefined ? { configurable: configurable.value } : {}),
-    ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
-  });
-  runs.push(turns);
+    const turns = await runGraphSweep({
+      graph: loaded.graph,
+      cases,
+      evaluators: extra.evaluators ?? [retrievalEvaluator({ k })],
+      knownIds: new Set(kb.byId.keys()),
+      k,
+      ...ids,
+      ...(input !== undefined ? { input } : {}),
+      retrievalCall: o.retrievalCall ?? "last",
+      concurrency,
+      turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
+      threadPrefix: repeat === 1 ? `${prefix}:` : `${prefix}:r${r + 1}:`,
+      ...(configurable !== undefined ? { configurable: configurable.value } : {}),
+      ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
+    });
+    runs.push(turns);
   }
   return { turns: runs[0] ?? [], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids };
 }

@@ -40,7 +40,7 @@ describe("repeat statistics", () => {
   });
 
   it("two-stage bootstrap: the mean of repeat means, seeded and independent of case order; repeats resampled widen the interval", () => {
-    const values = Array.from({ length: 30 }, (_, i) => ({ cluster: `c${i % 15}`, values: Array.from({ length: 8 }, (_, r) => ((i * 7 + r * 3) % 10 < 7 ? 1 : 0)) }));
+    const values = Array.from({ length: 30 }, (_, i) => ({ cluster: `c${i % 15}`, values: Array.from({ length: 8 }, (_, r): number => ((i * 7 + r * 3) % 10 < 7 ? 1 : 0)) }));
     const a = twoStageMean(values, { seed: 3 })!;
     const b = twoStageMean([...values].reverse(), { seed: 3 })!;
     const total = values.flatMap((v) => v.values).reduce((s, x) => s + x, 0);
