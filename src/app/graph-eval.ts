@@ -39,6 +39,8 @@ import { buildReport } from "../eval/report/aggregate.js";
 import type { Report } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
+import { combineRepeats } from "../eval/sweep/repeats.js";
+import { repeatsNote } from "../eval/report/render/shared.js";
 import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
@@ -111,6 +113,12 @@ export interface GraphEvalOptions extends ExternalGraphOptions, GateOptions {
   judgeCache?: string;
   /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
   resample?: ResampleUnit;
+  /**
+   * Runs every case this many times (default 1), each repeat on fresh threads:
+   * per-turn means over the repeats, flaky turns, two-stage intervals and
+   * variance shares in the report's `repeats` section (docs/ci.md, "Repeats and flaky turns").
+   */
+  repeat?: number;
 }
 
 /** `path` relative to the project root (the working directory), `/` separators: the same for `g.mjs`, `./g.mjs` and its absolute path. */
@@ -225,8 +233,8 @@ export async function sweepGraph(
   kb: KnowledgeBase,
   concurrency: number,
   onCaseDone?: (d: number, t: number) => void,
-  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[] } = {},
-): Promise<{ turns: GraphTurn[]; file: string; exportName: string; ids: IdOptions }> {
+  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number } = {},
+): Promise<{ turns: GraphTurn[]; runs: GraphTurn[][]; file: string; exportName: string; ids: IdOptions }> {
   if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
   const configurable = extra.configurable ?? (o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined);
@@ -234,22 +242,29 @@ export async function sweepGraph(
   const input = o.input !== undefined ? await loadFunction<InputMapper>(o.input, "--input") : undefined;
   const loaded = await loadGraph(o.graph);
   if (loaded.addedCheckpointer) log.info(`graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`);
-  const turns = await runGraphSweep({
-    graph: loaded.graph,
-    cases,
-    evaluators: extra.evaluators ?? [retrievalEvaluator({ k })],
-    knownIds: new Set(kb.byId.keys()),
-    k,
-    ...ids,
-    ...(input !== undefined ? { input } : {}),
-    retrievalCall: o.retrievalCall ?? "last",
-    concurrency,
-    turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
-    threadPrefix: `${randomBytes(3).toString("hex")}:`,
-    ...(configurable !== undefined ? { configurable: configurable.value } : {}),
-    ...(onCaseDone !== undefined ? { onCaseDone } : {}),
-  });
-  return { turns, file: projectPath(loaded.file), exportName: loaded.exportName, ids };
+  const repeat = extra.repeat ?? 1;
+  const prefix = randomBytes(3).toString("hex");
+  const runs: GraphTurn[][] = [];
+  // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.
+  for (let r = 0; r < repeat; r++) {
+    const turns = await runGraphSweep({
+      graph: loaded.graph,
+      cases,
+      evaluators: extra.evaluators ?? [retrievalEvaluator({ k })],
+      knownIds: new Set(kb.byId.keys()),
+      k,
+      ...ids,
+      ...(input !== undefined ? { input } : {}),
+      retrievalCall: o.retrievalCall ?? "last",
+      concurrency,
+      turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
+      threadPrefix: repeat === 1 ? `${prefix}:` : `${prefix}:r${r + 1}:`,
+      ...(configurable !== undefined ? { configurable: configurable.value } : {}),
+      ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
+    });
+    runs.push(turns);
+  }
+  return { turns: runs[0] ?? [], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids };
 }
 
 /** The baseline file a graph eval reads (with `--max-drop` / `--max-flips` / `--baseline`) or writes (`--update-baseline`): `baseline`, else `<kb>/eval/baseline.json` — as for retrace's own graph. */
@@ -286,6 +301,16 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
     const file = graphBaselineFile(o);
     if (!existsSync(file)) throw new InvalidArgumentError("--baseline", `an existing baseline file (create one with \`${graphCommandLine(o, "--update-baseline")}\`)`, file);
   }
+  const repeat = o.repeat ?? 1;
+  if (!Number.isInteger(repeat) || repeat < 1) throw new InvalidArgumentError("--repeat", "a positive integer", o.repeat);
+  if (o.shard !== undefined && repeat > 1)
+    throw new InvalidArgumentError(
+      "--shard",
+      "used without --repeat (`retrace merge` does not combine the repeats section — per-turn repeat values, flaky turns, two-stage intervals — of shard reports yet; run the repeats unsharded)",
+      `--shard ${o.shard.index}/${o.shard.count} --repeat ${repeat}`,
+    );
+  if (o.maxFlaky !== undefined && repeat < 2)
+    throw new InvalidArgumentError("--max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--max-flaky ${o.maxFlaky} with ${repeat} run`);
   if (o.judge !== undefined && o.catalog !== undefined)
     throw new InvalidArgumentError("--judge", "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)", o.judge);
 }
@@ -362,17 +387,20 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     swept = await sweepGraph(o, cases, data.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, (d, t) => progress.update(d, t), {
       ...(configurable !== undefined ? { configurable } : {}),
       evaluators,
+      repeat: o.repeat ?? 1,
     });
   } finally {
     progress.stop();
   }
   // Error text of the user's graph can echo credentials (a server's 5xx body with the request headers):
   // redacted before it reaches any output, the report files included (docs/reliability.md).
-  for (const { report: t } of swept.turns) {
+  for (const { report: t } of swept.runs.flat()) {
     if (t.error !== undefined) t.error = redactSecrets(t.error);
     for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redactSecrets(st.error);
   }
-  const turns = swept.turns.map((t) => t.report);
+  // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
+  const combined = swept.runs.length >= 2 ? combineRepeats(swept.runs.map((r) => r.map((t) => t.report)), { seed }) : undefined;
+  const turns = combined?.turns ?? swept.turns.map((t) => t.report);
   // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
   const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale, stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB));
   checkKnownIds(facts, { graph: `--graph ${module.file}#${module.exportName}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
@@ -385,7 +413,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
       k,
       store: "graph",
       storeKind: "graph",
-      graph: graphRunInfo(identity, turns, capturedRetrievers(swept.turns), facts),
+      graph: graphRunInfo(identity, turns, capturedRetrievers(swept.runs.flat()), facts),
     },
     turns,
     evaluators,
@@ -394,6 +422,15 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
     cardsPerLocale: cardsPerLocale(data.kb.cards),
   });
+  if (combined !== undefined) {
+    report.repeats = combined.section;
+    // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
+    for (const [key, m] of Object.entries(combined.section.metrics)) {
+      const agg = report.aggregates[key];
+      if (agg !== undefined && m.ci95 !== undefined) agg.ci95 = m.ci95;
+    }
+    log.info(repeatsNote(combined.section));
+  }
   if (o.shard !== undefined) {
     // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
     report.shard = shardSection(o.shard, selected, cases, hashOf(selected));

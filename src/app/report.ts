@@ -10,7 +10,7 @@
  * Kept free of the graph, the store and LangChain, so `retrace merge` loads
  * none of them.
  */
-import { DataValidationError } from "../errors.js";
+import { DataValidationError, InvalidArgumentError } from "../errors.js";
 import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
 import { FLOOR_OPTIONS, gate, gatedTurns, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
 import type { Quarantine } from "../eval/gate/quarantine.js";
@@ -59,6 +59,8 @@ export interface GateOptions extends FloorThresholds {
   maxErrors?: number;
   /** `--graph` runs: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated). */
   maxNoRetrieval?: number;
+  /** `--graph` runs with `--repeat N`: flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated). */
+  maxFlaky?: number;
   /** A quarantine file: `caseId#turn reason` lines the gate leaves out (src/eval/gate/quarantine.ts, docs/ci.md). */
   quarantine?: string;
   /** Stage floors (`--min-stage STAGE=VALUE`) and drops against the baseline (`--max-stage-drop STAGE=VALUE`); src/eval/gate/stage-gate.ts. */
@@ -93,9 +95,21 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
     return;
   }
   // A --graph run's own checks (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval, quarantined turns left out.
-  const own = graphGateChecks(gatedTurns(report, quarantine), { maxErrors: o.maxErrors ?? 0, ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}) });
+  const gated = gatedTurns(report, quarantine);
+  const own = graphGateChecks(gated, {
+    maxErrors: o.maxErrors ?? 0,
+    ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}),
+    ...(o.maxFlaky !== undefined ? { maxFlaky: o.maxFlaky, flaky: gatedFlaky(report, gated) } : {}),
+  });
   const failures = [...g.failures, ...own.failures];
   report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...own.checks] };
+}
+
+/** The report's flaky turns (`repeats.flaky`) among the gated turns (quarantined ones left out); a --max-flaky without a repeats section cannot be checked: exit 2. */
+function gatedFlaky(report: Report, gated: readonly TurnReport[]): NonNullable<Report["repeats"]>["flaky"] {
+  if (report.repeats === undefined) throw new InvalidArgumentError("--max-flaky", "a run with --repeat N, N ≥ 2 (the report has no repeats section)", "a report without repeats");
+  const keep = new Set(gated.map((t) => `${t.caseId}#${t.turn}`));
+  return report.repeats.flaky.filter((f) => keep.has(`${f.caseId}#${f.turn}`));
 }
 
 /** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */

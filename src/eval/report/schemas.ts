@@ -354,7 +354,7 @@ export interface Timings extends z.output<typeof timingsObject> {}
 const TimingsSchema: z.ZodType<Timings> = timingsObject;
 
 const gateFailureObject = z.object({
-  kind: z.enum(["floor", "regression", "flips", "not_measured", "baseline_mismatch", "turn_errors", "no_retrieval"]),
+  kind: z.enum(["floor", "regression", "flips", "not_measured", "baseline_mismatch", "turn_errors", "no_retrieval", "flaky"]),
   key: z.string(),
   reason: z.string(),
   /** Scope of a scoped check ("all", a locale, "golden", "adversarial", "tune", "holdout"); absent = "all". */
@@ -368,9 +368,10 @@ const gateCheckObject = z.object({
   /**
    * floor: mean ≥ threshold; drop: baseline mean − mean ≤ threshold; flips: count of hit 1→0 turns ≤ threshold;
    * `--graph` runs: turn_errors: turns whose graph run threw ≤ threshold (`--max-errors`), no_retrieval:
-   * gold-bearing turns with no retriever run ≤ threshold (`--max-no-retrieval`).
+   * gold-bearing turns with no retriever run ≤ threshold (`--max-no-retrieval`), flaky: turns hit in some
+   * repeats and missed in others ≤ threshold (`--max-flaky`, with `--repeat`).
    */
-  kind: z.enum(["floor", "drop", "flips", "turn_errors", "no_retrieval"]),
+  kind: z.enum(["floor", "drop", "flips", "turn_errors", "no_retrieval", "flaky"]),
   key: z.string(),
   scope: z.string(),
   /** The CLI option the check comes from, e.g. `--min-hit en=0.950`. */
@@ -552,6 +553,35 @@ export const FunnelSchema: z.ZodType<FunnelReport> = funnelObject;
 /** Split groups: group → key → aggregate. */
 const splitGroups = z.record(z.record(AggregateSchema));
 
+const repeatsObject = z.object({
+  /** Repeats per case (`--repeat N`), each on a fresh thread. */
+  n: z.number().int().min(2),
+  /** Every turn scored the same in every repeat (a deterministic graph): the aggregates are a single run's. */
+  identical: z.boolean(),
+  /** Gold-bearing turns hit in some repeats and missed in others, in dataset order, with their hit rate over the repeats. */
+  flaky: z.array(z.object({ caseId: z.string(), turn: count, hits: count, n: count, rate: finite })),
+  /** Turns that errored in at least one repeat (reported as error turns). */
+  errorTurns: count,
+  /**
+   * Per key: the mean over turns of each turn's mean over repeats, its 95%
+   * two-stage bootstrap interval (cases, then repeats within each case;
+   * src/eval/stats/repeats.ts) — the interval the key's overall aggregate
+   * carries — and the within-case (repeat) and between-case shares of the
+   * variance of the turn × repeat values.
+   */
+  metrics: z.record(
+    z.object({
+      mean: finite,
+      n: count,
+      ci95: interval.optional(),
+      withinShare: finite,
+      betweenShare: finite,
+    }),
+  ),
+});
+/** A `--repeat N` run's repeat statistics (docs/ci.md, "Repeats and flaky turns"). */
+export interface RepeatsSection extends z.output<typeof repeatsObject> {}
+
 const reportObject = z.object({
   schemaVersion: z.literal(REPORT_VERSION),
   run: RunInfoSchema,
@@ -595,6 +625,8 @@ const reportObject = z.object({
   funnel: FunnelSchema.optional(),
   /** Extension: the groundedness judge (model, prompt, unparsable replies; present only when `--judge` ran one). What it cost is in `timings.judge`. */
   judge: JudgeInfoSchema.optional(),
+  /** Extension: present only with `--repeat N` (N ≥ 2) on a `--graph` run: flaky turns, two-stage intervals, variance shares. */
+  repeats: repeatsObject.optional(),
   /** Extension: present only on the partial report of one shard (`retrace eval --shard i/n`; docs/reliability.md). */
   shard: ShardSchema.optional(),
   /** Wall-clock figures only (never compared): see `Timings` (docs/determinism.md). */

@@ -21,6 +21,7 @@ export type {
   GraphRunInfo,
   GroupDelta,
   QueryAttributionReport,
+  RepeatsSection,
   Report,
   RetrievalRunConfig,
   RunInfo,

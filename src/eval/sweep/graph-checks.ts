@@ -136,6 +136,9 @@ export interface GraphGateOptions {
   maxErrors?: number;
   /** Gold-bearing turns with no retrieval the gate tolerates (`--max-no-retrieval`; unset: not gated, they count as misses). */
   maxNoRetrieval?: number;
+  /** Flaky turns (`--repeat`: hit in some repeats, missed in others) tolerated; with `flaky`, the run's flaky turns (quarantined ones left out). */
+  maxFlaky?: number;
+  flaky?: readonly { caseId: string; turn: number; hits: number; n: number; rate: number }[];
   /**
    * @deprecated No effect: a turn with empty gold and no retrieval passes, and a
    * gold-bearing one is scored as a miss (gate their number with `maxNoRetrieval`).
@@ -148,7 +151,8 @@ export interface GraphGateOptions {
  * the report's `gate.checks` like floors and drops, so a run gated only by
  * them does not read as "no check was set"): errored turns at most
  * `maxErrors` (default 0: always checked); gold-bearing turns with no
- * retrieval at most `maxNoRetrieval`, when set. A turn with empty gold and no
+ * retrieval at most `maxNoRetrieval`, when set; flaky turns (`flaky`, with
+ * `--repeat`) at most `maxFlaky`, when set. A turn with empty gold and no
  * retrieval never fails the gate (no retrieval, none needed). Pure.
  */
 export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOptions): { checks: GateCheck[]; failures: GateFailure[] } {
@@ -170,6 +174,15 @@ export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOpt
     const reason = missed.length === 0 ? head : `${head}: ${missed.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
     checks.push({ kind: "no_retrieval", key: "no_retrieval", scope: "all", option: `--max-no-retrieval ${opts.maxNoRetrieval}`, threshold: opts.maxNoRetrieval, observed: missed.length, n: gold, verdict: passed ? "pass" : "fail", reason });
     if (!passed) failures.push({ kind: "no_retrieval", key: "no_retrieval", reason });
+  }
+  if (opts.maxFlaky !== undefined) {
+    const flaky = opts.flaky ?? [];
+    const passed = flaky.length <= opts.maxFlaky;
+    const head = `${flaky.length} flaky turn${flaky.length === 1 ? "" : "s"} (hit in some repeats, missed in others; allowed: ${opts.maxFlaky}, --max-flaky)`;
+    const reason = flaky.length === 0 ? head : `${head}: ${flaky.map((f) => `${f.caseId}#${f.turn} ${f.hits}/${f.n}`).join(", ")}`;
+    const gold = turns.filter((t) => t.gold.length > 0 && t.error === undefined).length;
+    checks.push({ kind: "flaky", key: "flaky", scope: "all", option: `--max-flaky ${opts.maxFlaky}`, threshold: opts.maxFlaky, observed: flaky.length, n: gold, verdict: passed ? "pass" : "fail", reason });
+    if (!passed) failures.push({ kind: "flaky", key: "flaky", reason });
   }
   return { checks, failures };
 }

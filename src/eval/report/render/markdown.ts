@@ -22,6 +22,7 @@ import {
   HIT_KEY,
   partialText,
   quarantineText,
+  repeatsLines,
   ids,
   kindCounts,
   metricLabel,
@@ -105,6 +106,14 @@ export function renderMarkdown(report: Report): string {
       }),
     ),
   );
+
+  const repeats = repeatsLines(report);
+  if (repeats !== null) {
+    out.push("", "## Repeats", "", md(repeats.note));
+    if (repeats.metrics.length > 0)
+      out.push("", ...mdTable(["metric", "mean over repeats", "95% CI (two-stage: cases, then repeats)", "variance within case / between cases"], repeats.metrics.map((r) => r.map(md))));
+    if (repeats.flaky.length > 0) out.push("", "Flaky turns:", "", ...repeats.flaky.map((f) => `- ${md(f)}`));
+  }
 
   out.push("", "## By kind", "");
   out.push(...mdSplit(report, Object.entries(report.splits.kind)));

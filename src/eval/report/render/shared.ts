@@ -220,3 +220,32 @@ export function syntheticNotes(report: Report): string[] {
     return syntheticVerdict(o.generator, o.version);
   });
 }
+
+/** How many flaky turns the text and markdown list before pointing at the JSON report. */
+export const FLAKY_SHOWN = 20;
+
+/** One line on a `--repeat N` run: identical repeats, or the flaky-turn count; null without repeats. */
+export function repeatsNote(s: NonNullable<Report["repeats"]>): string {
+  if (s.identical) return `repeats: the ${s.n} repeats were identical (every turn scored the same in each); the figures are a single run's`;
+  const errors = s.errorTurns > 0 ? `; ${s.errorTurns} turn${s.errorTurns === 1 ? "" : "s"} errored in at least one repeat (error turns)` : "";
+  return `repeats: ${s.n} per case, each on fresh threads; per-turn scores are means over the repeats; ${s.flaky.length} flaky turn${s.flaky.length === 1 ? "" : "s"} (hit in some repeats, missed in others)${errors}`;
+}
+
+/**
+ * The repeats block of the text and markdown reports: the note, each key's
+ * mean with its two-stage interval and the variance shares, and the flaky
+ * turns with their hit rate (the first FLAKY_SHOWN). Empty without repeats.
+ */
+export function repeatsLines(report: Report): { note: string; metrics: [string, string, string, string][]; flaky: string[] } | null {
+  const s = report.repeats;
+  if (s === undefined) return null;
+  const metrics: [string, string, string, string][] = reportKeys(report)
+    .filter((key) => s.metrics[key] !== undefined)
+    .map((key) => {
+      const m = s.metrics[key]!;
+      return [metricLabel(key, report.run.k), f3(m.mean), fmtCI(m.ci95), `${(m.withinShare * 100).toFixed(0)}% / ${(m.betweenShare * 100).toFixed(0)}%`];
+    });
+  const flaky = s.flaky.slice(0, FLAKY_SHOWN).map((f) => `${f.caseId}#${f.turn} hit in ${f.hits}/${f.n} repeats (rate ${f.rate.toFixed(2)})`);
+  if (s.flaky.length > FLAKY_SHOWN) flaky.push(`… and ${s.flaky.length - FLAKY_SHOWN} more (every flaky turn is in the JSON report's repeats.flaky)`);
+  return { note: repeatsNote(s), metrics, flaky };
+}

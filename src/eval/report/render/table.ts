@@ -36,6 +36,7 @@ import {
   turnId,
   vacuousText,
   quarantineText,
+  repeatsLines,
   syntheticNotes,
   toLabelTurns,
 } from "./shared.js";
@@ -216,6 +217,19 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   }
 
   for (const w of chanceWarnings(report)) lines.push(paint("yellow", `warning: ${w}`));
+
+  const repeats = repeatsLines(report);
+  if (repeats !== null) {
+    lines.push("", paint("bold", repeats.note));
+    if (repeats.metrics.length > 0) {
+      lines.push("  two-stage 95% intervals (cases resampled, then repeats within each case); variance share within case (repeats) / between cases:");
+      for (const [label, mean, ci, shares] of repeats.metrics) lines.push(`  ${label}: ${mean} ${ci}  ${shares}`);
+    }
+    if (repeats.flaky.length > 0) {
+      lines.push(paint("bold", "  flaky turns:"));
+      for (const f of repeats.flaky) lines.push(`    ${f}`);
+    }
+  }
 
   lines.push(...conversationLines(report, paint));
 
