@@ -83,7 +83,7 @@ async function concurrency(): Promise<void> {
   const bare = await run(1);
   const costMs = (performance.now() - t0) / bare.length;
   process.env.SLOW_MS = String(SLOW_MS);
-  print(`\ncost of a turn outside the ${SLOW_MS} ms wait (SLOW_MS=0, concurrency 1): ${costMs.toFixed(1)} ms → speed-up ceiling on one core about ${((SLOW_MS + costMs) / costMs).toFixed(1)}`);
+  print(`\ncost of a turn outside the ${SLOW_MS} ms wait (SLOW_MS=0, concurrency 1): ${costMs.toFixed(1)} ms (wall time, not all of it CPU: an upper bound of what a turn computes)`);
   printTable(
     `Concurrency: ${n} two-turn cases (${2 * n} turns), a node waiting ${SLOW_MS} ms per turn (ideal at concurrency 1: ${((2 * n * SLOW_MS) / 1000).toFixed(1)} s)`,
     [{ header: "concurrency", align: "right" }, { header: "wall s", align: "right" }, { header: "turns/s", align: "right" }, { header: "speed-up", align: "right" }, { header: "efficiency", align: "right" }, { header: "same turns as at 1" }],
