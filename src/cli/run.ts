@@ -23,7 +23,14 @@ await main();
 // awaiting a 24-day timer, a connection its factory opened) must not hold the process: if anything still keeps it
 // alive after a grace period, it exits with the command's code (docs/reliability.md). The timer is unref'd, so a
 // process with nothing pending ends at once, as before.
-setTimeout(() => {
+// Never before stdout and stderr are flushed: a slow reader of a piped report must get every byte.
+function exitWhenFlushed(): void {
+  const pending = [process.stdout, process.stderr].find((s) => s.writableLength > 0);
+  if (pending !== undefined) {
+    pending.once("drain", exitWhenFlushed); // the pending write itself keeps the process alive until then
+    return;
+  }
   log.info("retrace: done; not waiting for work the graph left pending (a timer, an open connection, a turn given up at its deadline)");
   process.exit();
-}, EXIT_GRACE_MS).unref();
+}
+setTimeout(exitWhenFlushed, EXIT_GRACE_MS).unref();
