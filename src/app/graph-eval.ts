@@ -27,7 +27,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { DocumentInterface } from "@langchain/core/documents";
-import { BaselineMismatchError, DataValidationError, GraphInputError, InvalidArgumentError } from "../errors.js";
+import { BaselineMismatchError, DataValidationError, InvalidArgumentError } from "../errors.js";
 import { assertComparable, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import { checkKnownIds, graphRunFacts, graphRunInfo, stateLimitBytes, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
@@ -41,7 +41,7 @@ import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
 import { combineRepeats } from "../eval/sweep/repeats.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
-import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
+import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, moduleFilePath, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { caseIndexOf, loadCases } from "../kb/cases.js";
@@ -128,11 +128,10 @@ export function projectPath(file: string, root: string = process.cwd()): string 
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
-/** sha256 of a module file named by `file[#export]`; GraphInputError (exit 2) naming the option when the file does not exist. */
+/** sha256 of a module file named by `file[#export]`, checked as loading it checks it (moduleFilePath: exit 2 naming the option). */
 async function moduleFileHash(spec: string, option: string, defaultExport: string): Promise<string> {
   const { file, exportName } = parseModuleSpec(spec, defaultExport);
-  if (!existsSync(path.resolve(file))) throw new GraphInputError(`${option} ${file}#${exportName}: the file ${file} does not exist`);
-  return sha256(await readFile(path.resolve(file)));
+  return sha256(await readFile(moduleFilePath(file, option, exportName)));
 }
 
 /** What identifies a graph: its module relative to the project root, the export, and a sha256 of the module file (its own bytes, not its imports). */

@@ -60,15 +60,27 @@ export function parseModuleSpec(spec: string, defaultExport: string): { file: st
 }
 
 /**
- * Imports a .ts/.mts/.js/.mjs module; TypeScript through tsx when the running
- * loader cannot (a MissingPeerError, exit 2, when tsx is not installed).
+ * The absolute path of a module option's file (`--graph`, `--input`,
+ * `--id-map`), checked without loading it: GraphInputError (exit 2) naming the
+ * option and export when the file does not exist or is not a
+ * .ts/.mts/.js/.mjs file.
  */
-async function importModule(file: string, option: string, exportName: string): Promise<Record<string, unknown>> {
+export function moduleFilePath(file: string, option: string, exportName: string): string {
   const abs = path.resolve(file);
   if (!existsSync(abs)) throw new GraphInputError(`${option} ${file}#${exportName}: the file ${file} does not exist`);
   const ext = path.extname(abs);
   if (!(GRAPH_EXTENSIONS as readonly string[]).includes(ext))
     throw new GraphInputError(`${option} ${file}#${exportName}: expected a ${GRAPH_EXTENSIONS.join(", ")} file, got "${ext}"`);
+  return abs;
+}
+
+/**
+ * Imports a .ts/.mts/.js/.mjs module; TypeScript through tsx when the running
+ * loader cannot (a MissingPeerError, exit 2, when tsx is not installed).
+ */
+async function importModule(file: string, option: string, exportName: string): Promise<Record<string, unknown>> {
+  const abs = moduleFilePath(file, option, exportName);
+  const ext = path.extname(abs);
   const url = pathToFileURL(abs).href;
   try {
     return (await import(url)) as Record<string, unknown>;
