@@ -67,15 +67,20 @@ export function validateCases(cases: readonly EvalCase[], kb: KnowledgeBase, fil
     const prior = firstLine.get(c.id);
     if (prior !== undefined) issues.push({ file, line: c.line, field: "id", message: `duplicate case id "${c.id}", first used on line ${prior}` });
     else firstLine.set(c.id, c.line);
-    c.turns.forEach((t, i) =>
-      (t.must_cite_one_of ?? []).forEach((g, j) => {
-        const field = `turns[${i}].must_cite_one_of[${j}]`;
+    c.turns.forEach((t, i) => {
+      const named: Array<[string, string, string]> = [
+        ...(t.must_cite_one_of ?? []).map((g, j): [string, string, string] => [g, `turns[${i}].must_cite_one_of[${j}]`, "gold"]),
+        ...Object.keys(t.relevant ?? {}).map((g): [string, string, string] => [g, `turns[${i}].relevant.${g}`, "graded"]),
+        ...(t.judged ?? []).map((g, j): [string, string, string] => [g, `turns[${i}].judged[${j}]`, "judged"]),
+        ...Object.keys(t.suggested ?? {}).map((g): [string, string, string] => [g, `turns[${i}].suggested.${g}`, "suggested"]),
+      ];
+      for (const [g, field, what] of named) {
         const card = kb.byId.get(g);
-        if (!card) issues.push({ file, line: c.line, field, message: `gold id "${g}" names no card in the KB${suggest(g, kb)}` });
+        if (!card) issues.push({ file, line: c.line, field, message: `${what} id "${g}" names no card in the KB${suggest(g, kb)}` });
         else if (card.locale !== c.locale)
-          issues.push({ file, line: c.line, field, message: `gold card "${g}" is in locale ${card.locale} but the case is ${c.locale}; cases cite cards of their own locale` });
-      }),
-    );
+          issues.push({ file, line: c.line, field, message: `${what} card "${g}" is in locale ${card.locale} but the case is ${c.locale}; cases cite cards of their own locale` });
+      }
+    });
   }
   return issues;
 }

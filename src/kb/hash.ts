@@ -14,11 +14,22 @@ export function kbHash(kb: KnowledgeBase): string {
   return sha256(cards.map((c) => JSON.stringify([c.id, c.locale, c.title, c.tags, c.body.trim()])));
 }
 
-/** Hash of the cases' content (ids, locales, kinds, turns, gold and, where a turn has one, its `standalone` question), independent of blank lines and key order; a dataset without `standalone` hashes as before it existed. */
+/** What of a turn a dataset hash covers: question and gold, then each optional field the turn has (`standalone`, graded `relevant`, `judged`, in sorted key order), so a dataset without them hashes as before they existed; the judge's `suggested` grades are never scored and left out. */
+function turnContent(t: EvalCase["turns"][number]): unknown[] {
+  const parts: unknown[] = [t.user, t.must_cite_one_of, t.expect];
+  if (t.standalone !== undefined) parts.push(t.standalone);
+  if (t.relevant !== undefined || t.judged !== undefined) {
+    const grades = Object.entries(t.relevant ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    parts.push({ relevant: grades, judged: [...(t.judged ?? [])].sort() });
+  }
+  return parts;
+}
+
+/** Hash of the cases' content (ids, locales, kinds, turns, gold and, where a turn has them, its `standalone` question and graded judgments), independent of blank lines and key order; a dataset without the optional fields hashes as before they existed. */
 export function datasetHash(cases: readonly EvalCase[]): string {
   return sha256(
     cases.map((c) =>
-      JSON.stringify([c.id, c.locale, c.kind, c.category ?? null, c.turns.map((t) => (t.standalone === undefined ? [t.user, t.must_cite_one_of, t.expect] : [t.user, t.must_cite_one_of, t.expect, t.standalone]))]),
+      JSON.stringify([c.id, c.locale, c.kind, c.category ?? null, c.turns.map(turnContent)]),
     ),
   );
 }

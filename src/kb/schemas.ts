@@ -120,10 +120,37 @@ export const CardFrontMatterSchema = z
   .strict(keysOf(["id", "locale", "title", "tags"]));
 export type CardFrontMatter = z.infer<typeof CardFrontMatterSchema>;
 
+/** The highest relevance grade a turn's `relevant` may give (TREC's 0–3 scale, as UMBRELA and TREC RAG use). */
+export const MAX_GRADE = 3;
+
+/** A map card id → integer grade 0…MAX_GRADE. */
+function GradesSchema(what: string) {
+  const grade = z
+    .number({ message: `a ${what}: an integer 0 to ${MAX_GRADE}` })
+    .int({ message: `a ${what}: an integer 0 to ${MAX_GRADE}` })
+    .min(0, { message: `a ${what}: an integer 0 to ${MAX_GRADE}` })
+    .max(MAX_GRADE, { message: `a ${what}: an integer 0 to ${MAX_GRADE}` });
+  return z.record(expecting("a card id"), grade, { message: `an object mapping card ids to a ${what} (0 to ${MAX_GRADE})` });
+}
+
+/** A list of distinct card ids. */
+function cardIdList(what: string) {
+  return z
+    .array(expecting("a card id").min(1, { message: "a card id" }), { message: `an array of card ids (${what})` })
+    .superRefine((ids, ctx) => {
+      const seen = new Set<string>();
+      ids.forEach((g, j) => {
+        if (seen.has(g)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [j], message: `duplicate card id ${JSON.stringify(g)}` });
+        seen.add(g);
+      });
+    });
+}
+
 /**
- * One turn of a case. A turn without `must_cite_one_of` and `expect` is a turn
- * **to label** (an imported conversation, `retrace cases import`): it runs
- * through the graph but scores nothing. `standalone`: the turn's question
+ * One turn of a case. A turn without `must_cite_one_of`, `expect` and
+ * `relevant` is a turn **to label** (an imported conversation, `retrace cases
+ * import`): it runs through the graph but scores nothing. A turn with
+ * `relevant` but no `must_cite_one_of` is scored for nDCG only. `standalone`: the turn's question
  * written out in full (a follow-up's oracle rewrite), optional.
  */
 export const EvalTurnSchema = z
@@ -146,8 +173,19 @@ export const EvalTurnSchema = z
      * attribution, docs/query-attribution.md). Never blank when given.
      */
     standalone: nonEmpty("a non-empty standalone question (the self-contained rewrite of `user`)").optional(),
+    /**
+     * Optional graded relevance, apart from the citation contract
+     * (docs/metrics.md): card id → grade 0 (not relevant) … 3 (perfectly
+     * relevant). nDCG uses these gains when present; hit@k and recall@k keep
+     * reading `must_cite_one_of`.
+     */
+    relevant: GradesSchema("grade").optional(),
+    /** Optional: the card ids a person judged for this turn (any grade, 0 included); judged@k reads it (docs/metrics.md). */
+    judged: cardIdList("judged").optional(),
+    /** Optional: the grades a judge suggested when the turn was labelled (`retrace label --judge`); kept for `retrace label --agreement`, never scored. */
+    suggested: GradesSchema("suggested grade").optional(),
   })
-  .strict(keysOf(["user", "must_cite_one_of", "expect", "standalone"]))
+  .strict(keysOf(["user", "must_cite_one_of", "expect", "standalone", "relevant", "judged", "suggested"]))
   .superRefine((t, ctx) => {
     if ((t.must_cite_one_of === undefined) !== (t.expect === undefined)) {
       const missing = t.must_cite_one_of === undefined ? "must_cite_one_of" : "expect";

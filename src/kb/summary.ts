@@ -1,14 +1,14 @@
 /** Counts that describe a KB and a dataset (what `retrace check` prints). */
 import { chunkKnowledgeBase, countWords } from "./chunk.js";
 import { splitSections } from "./cards.js";
-import type { EvalCase, KnowledgeBase, Locale } from "./types.js";
+import { isToLabel, type EvalCase, type KnowledgeBase, type Locale } from "./types.js";
 
 export interface DatasetCounts {
   cases: number;
   turns: number;
   goldBearingTurns: number;
   noMatchTurns: number;
-  /** Turns without `must_cite_one_of` and `expect` (imported, to label): they score nothing. */
+  /** Turns without `must_cite_one_of`, `expect` and `relevant` (imported, to label): they score nothing. */
   toLabelTurns: number;
   refuseTurns: number;
   multiTurnCases: number;
@@ -39,7 +39,7 @@ export interface Summary {
 export function countCases(cases: readonly EvalCase[]): DatasetCounts {
   const turns = cases.flatMap((c) => c.turns);
   const gold = turns.filter((t) => (t.must_cite_one_of ?? []).length > 0);
-  const toLabel = turns.filter((t) => t.must_cite_one_of === undefined).length;
+  const toLabel = turns.filter(isToLabel).length;
   const multi = cases.filter((c) => c.turns.length > 1).length;
   const disjunctive = gold.filter((t) => (t.must_cite_one_of ?? []).length >= 2).length;
   return {

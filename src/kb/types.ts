@@ -74,9 +74,9 @@ export type AdversarialCategory = (typeof ADVERSARIAL_CATEGORIES)[number];
 /** One turn of a case, inferred from EvalTurnSchema (src/kb/schemas.ts). */
 export type { EvalTurn };
 
-/** A turn to label: no `must_cite_one_of` (and no `expect`), as `retrace cases import` writes them. It runs, scores nothing and is listed "to label". */
-export function isToLabel(t: Pick<EvalTurn, "must_cite_one_of">): boolean {
-  return t.must_cite_one_of === undefined;
+/** A turn to label: no `must_cite_one_of` (and no `expect`) and no graded `relevant`, as `retrace cases import` writes them. It runs, scores nothing and is listed "to label". */
+export function isToLabel(t: Pick<EvalTurn, "must_cite_one_of" | "relevant">): boolean {
+  return t.must_cite_one_of === undefined && t.relevant === undefined;
 }
 
 /** A case, inferred from CaseLineSchema (src/kb/schemas.ts), plus the line it was read from. */

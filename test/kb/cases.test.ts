@@ -4,6 +4,7 @@ import { DataValidationError, type DataIssue } from "../../src/errors.js";
 import { loadKnowledgeBase } from "../../src/kb/cards.js";
 import { loadCases, parseCaseLine } from "../../src/kb/cases.js";
 import { datasetHash } from "../../src/kb/hash.js";
+import { isToLabel } from "../../src/kb/types.js";
 import { copyKb, editFile, MINI_KB } from "../helpers/fixtures.js";
 
 const good = { id: "en-x-001", locale: "en", kind: "golden", turns: [{ user: "q", must_cite_one_of: ["card-freeze"], expect: "answer" }] };
@@ -35,6 +36,11 @@ describe("parseCaseLine", () => {
     ["blank standalone", { ...good, turns: [{ ...good.turns[0], standalone: "\u00a0 " }] }, "turns[0].standalone", "non-empty standalone question"],
     ["empty standalone", { ...good, turns: [{ ...good.turns[0], standalone: "" }] }, "turns[0].standalone", 'got ""'],
     ["standalone not a string", { ...good, turns: [{ ...good.turns[0], standalone: 3 }] }, "turns[0].standalone", "non-empty standalone question"],
+    ["a grade above 3", { ...good, turns: [{ ...good.turns[0], relevant: { "card-freeze": 4 } }] }, "turns[0].relevant.card-freeze", "a grade: an integer 0 to 3"],
+    ["a fractional grade", { ...good, turns: [{ ...good.turns[0], relevant: { "card-freeze": 1.5 } }] }, "turns[0].relevant.card-freeze", "a grade: an integer 0 to 3"],
+    ["relevant as a list", { ...good, turns: [{ ...good.turns[0], relevant: ["card-freeze"] }] }, "turns[0].relevant", "an object mapping card ids to a grade"],
+    ["a duplicate judged id", { ...good, turns: [{ ...good.turns[0], judged: ["card-freeze", "card-freeze"] }] }, "turns[0].judged[1]", "duplicate card id"],
+    ["a negative suggested grade", { ...good, turns: [{ ...good.turns[0], suggested: { "card-freeze": -1 } }] }, "turns[0].suggested.card-freeze", "a suggested grade: an integer 0 to 3"],
   ])("rejects %s, naming the field", (_name, obj, field, message) => {
     const { case: c, issues } = line(obj);
     expect(c).toBeUndefined();
@@ -46,6 +52,15 @@ describe("parseCaseLine", () => {
     expect(issues).toEqual([]);
     expect(c?.turns[1]?.standalone).toBe("How do I freeze my card?");
     expect(c?.turns[0]?.standalone).toBeUndefined();
+  });
+
+  it("keeps graded relevance, judged ids and suggested grades; a turn with only `relevant` is labelled (nDCG only), not to label", () => {
+    const graded = { user: "how long?", relevant: { "card-freeze": 2, "refund-timelines": 0 }, judged: ["card-freeze", "refund-timelines"], suggested: { "card-freeze": 3 } };
+    const { case: c, issues } = line({ ...good, turns: [good.turns[0], graded] });
+    expect(issues).toEqual([]);
+    expect(c?.turns[1]).toEqual(graded);
+    expect(isToLabel(c!.turns[1]!)).toBe(false);
+    expect(isToLabel({ must_cite_one_of: undefined, relevant: undefined })).toBe(true);
   });
 
   it("rejects malformed JSON (a truncated line) with the line number", () => {
@@ -68,6 +83,21 @@ describe("loadCases", () => {
     expect(e).toBeInstanceOf(DataValidationError);
     return (e as DataValidationError).issues.map((i) => ({ ...i, file: path.basename(i.file) }));
   }
+
+  it("names the field of a graded, judged or suggested id that is no card of the case's locale", async () => {
+    const issues = await issuesAfter((text) => {
+      const lines = text.split("\n");
+      const first = JSON.parse(lines[0]!) as { turns: Array<Record<string, unknown>> };
+      first.turns[0] = { ...first.turns[0], relevant: { "no-such-card": 1 }, judged: ["es-congelar-tarjeta"], suggested: { "card-frezee": 2 } };
+      lines[0] = JSON.stringify(first);
+      return lines.join("\n");
+    });
+    expect(issues).toEqual([
+      { file: "cases.jsonl", line: 1, field: "turns[0].relevant.no-such-card", message: expect.stringContaining('graded id "no-such-card" names no card in the KB') },
+      { file: "cases.jsonl", line: 1, field: "turns[0].judged[0]", message: expect.stringContaining('judged card "es-congelar-tarjeta" is in locale es-419') },
+      { file: "cases.jsonl", line: 1, field: "turns[0].suggested.card-frezee", message: expect.stringContaining('did you mean "card-freeze"?') },
+    ]);
+  });
 
   it("loads the mini fixture, skipping blank lines, with 1-based line numbers", async () => {
     const kb = await loadKnowledgeBase(MINI_KB);
@@ -119,6 +149,16 @@ describe("datasetHash", () => {
     expect(datasetHash(moved)).toBe(datasetHash(cases));
     const edited = cases.map((c, i) => (i === 0 ? { ...c, turns: [{ ...c.turns[0]!, expect: "refuse" as const }] } : c));
     expect(datasetHash(edited)).not.toBe(datasetHash(cases));
+  });
+
+  it("hashes graded judgments (they change nDCG) but not a judge's suggestions", async () => {
+    const kb = await loadKnowledgeBase(MINI_KB);
+    const cases = await loadCases(path.join(MINI_KB, "eval", "cases.jsonl"), kb);
+    const withTurn = (extra: object) => cases.map((c, i) => (i === 0 ? { ...c, turns: c.turns.map((t, j) => (j === 0 ? { ...t, ...extra } : t)) } : c));
+    expect(datasetHash(withTurn({ relevant: { "card-freeze": 2 } }))).not.toBe(datasetHash(cases));
+    expect(datasetHash(withTurn({ relevant: { "card-freeze": 2 } }))).not.toBe(datasetHash(withTurn({ relevant: { "card-freeze": 1 } })));
+    expect(datasetHash(withTurn({ judged: ["card-freeze"] }))).not.toBe(datasetHash(cases));
+    expect(datasetHash(withTurn({ suggested: { "card-freeze": 2 } }))).toBe(datasetHash(cases));
   });
 
   it("sees a standalone question, and a dataset without any hashes as before standalone existed", async () => {
