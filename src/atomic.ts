@@ -300,6 +300,25 @@ async function nearestExisting(p: string): Promise<{ path: string; stats: Stats 
 }
 
 /**
+ * The preflight of a file retrace appends to (GitHub's `$GITHUB_STEP_SUMMARY`):
+ * an existing file, FIFO or device must be writable; a new path is checked as
+ * `checkWritable` checks it (its folder can take a new file).
+ * @throws InvalidArgumentError (exit 2) naming `option` and the path.
+ */
+export async function checkAppendable(path: string, option: string): Promise<void> {
+  let target: Target;
+  try {
+    target = await resolveTarget(path);
+  } catch {
+    return checkWritable(path, option); // says why (a loop, a directory, …)
+  }
+  if (target.kind !== "file" || target.stats === undefined) return checkWritable(path, option);
+  if (target.stats.isDirectory()) throw new InvalidArgumentError(option, `a path retrace can append to (${target.path} is a directory)`, path);
+  const why = await denied(target.path);
+  if (why !== undefined) throw new InvalidArgumentError(option, `a path retrace can append to (${why})`, path);
+}
+
+/**
  * Preflight of an output option, before a run starts (nothing is written;
  * an empty probe file is created in the directory and removed at once):
  * throws InvalidArgumentError (exit 2) naming `option` and `path` when the

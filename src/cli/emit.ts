@@ -25,6 +25,8 @@ export interface ReportOutputs {
   junit?: string;
   reportJson?: string;
   html?: string;
+  /** `--pr-comment`: preflighted with the others (so no two options name one file); written by the GitHub emitter (src/cli/github.ts). */
+  prComment?: string;
 }
 
 /** How each file option is rendered, in the order the files are written. */
@@ -51,7 +53,8 @@ export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): Outp
 
 /** The preflight of a report run's files, before anything starts: exit 2 naming the option and the path (src/output-set.ts). */
 export function checkReportOutputs(o: ReportOutputs, baselineFile?: string): Promise<void> {
-  return checkOutputs(reportOutputFiles(o, baselineFile));
+  const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--pr-comment", path: o.prComment }] : [];
+  return checkOutputs([...reportOutputFiles(o, baselineFile), ...comment]);
 }
 
 /**

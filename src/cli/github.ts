@@ -15,15 +15,15 @@
  * - `--pr-comment FILE` writes the comment body (src/eval/gate/pr-comment.ts),
  *   GitHub on or off.
  *
- * Checked before the run (`prepareGithub`): the comment's folder exists, and
- * with GitHub output on, the cases file the annotations point into is read.
+ * Checked before the run (`prepareGithub`): the comment's path can be
+ * written (and `checkReportOutputs` refuses it when another output names the
+ * same file), the step summary can be appended to, and with GitHub output on,
+ * the cases file the annotations point into is read.
  */
-import { existsSync, statSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../atomic.js";
-import { InvalidArgumentError } from "../errors.js";
+import { checkAppendable, checkWritable, writeFileAtomic } from "../atomic.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import { annotationLines } from "../eval/gate/github.js";
 import { renderPrComment } from "../eval/gate/pr-comment.js";
@@ -69,17 +69,12 @@ export interface GithubEmitter {
   emit(report: Report, baseline: { file: string; data: Baseline } | null, seed: number, title: string): Promise<void>;
 }
 
-function checkWritableFolder(flag: string, file: string): void {
-  const dir = path.dirname(path.resolve(file));
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(flag, "a file in an existing folder", file);
-}
-
 /** Checks the options and reads the case lines (GitHub output on) before the run: exit 2 on a bad path or cases file. */
 export async function prepareGithub(o: GithubOptions, casesFile: string, env: NodeJS.ProcessEnv = process.env): Promise<GithubEmitter> {
   const on = githubOn(o, env);
-  if (o.prComment !== undefined) checkWritableFolder("--pr-comment", o.prComment);
+  if (o.prComment !== undefined) await checkWritable(o.prComment, "--pr-comment");
   const summary = env.GITHUB_STEP_SUMMARY;
-  if (on && summary !== undefined && summary !== "") checkWritableFolder("GITHUB_STEP_SUMMARY", summary);
+  if (on && summary !== undefined && summary !== "") await checkAppendable(summary, "GITHUB_STEP_SUMMARY");
   const index: CaseIndex | null = on ? await readCaseIndex(casesFile) : null;
   return {
     async emit(report, baseline, seed, title) {

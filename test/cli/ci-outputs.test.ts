@@ -5,7 +5,7 @@
  * built-in graph does (test/cli/github-workflow.test.ts covers the built-in
  * path through the example workflow).
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +69,29 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
   const CASES = path.join(FIXTURES, "fanout-cases.jsonl");
   const base = ["eval", "--graph", path.join(FIXTURES, "fanout-agent.mjs"), "--kb", MINI_KB, "--cases", CASES, "-k", "3"];
   // en-skipped-001#0 makes no retrieval (a miss); en-error-001#0 throws (a turn error).
+
+  it("checks the comment and summary paths before the graph loads, and appends to a summary through its symlink", async () => {
+    const same = path.join(dir, "same.md");
+    const twice = await runCli([...base, "--out", same, "--pr-comment", same]);
+    expect(twice.exitCode).toBe(2);
+    expect(twice.stderr).toMatch(/--pr-comment.*--out writes .*same\.md too/s);
+    expect(twice.stderr).not.toContain("case"); // refused before the sweep: no case ran
+    await expect(readFile(same, "utf8")).rejects.toThrow(/ENOENT/);
+
+    const folder = await runCli([...base, "--github"], { env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: dir } });
+    expect(folder.exitCode).toBe(2);
+    expect(folder.stderr).toContain("GITHUB_STEP_SUMMARY");
+    expect(folder.stderr).toContain("is a directory");
+
+    const real = path.join(dir, "summary-target.md");
+    await writeFile(real, "earlier step\n");
+    const link = path.join(dir, "summary-link.md");
+    await symlink(real, link);
+    const r = await runCli([...base, "--github"], { env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: link, GITHUB_WORKSPACE: ROOT } });
+    expect(r.exitCode, r.stderr).toBe(1); // the fixture's erroring turn fails the default gate
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readFile(real, "utf8")).toMatch(/^earlier step\n# retrace report/);
+  }, 300_000);
 
   it("annotates the flip at its case's line, writes summary and comment; quarantining the two turns passes the gate", async () => {
     const baseline = path.join(dir, "graph-baseline.json");
