@@ -4,6 +4,9 @@
  * the data's cards, with its on-disk cache (docs/langchain-integration.md).
  * Needs only the KB and cases, so `runEval` opens it before any store starts.
  */
+import path from "node:path";
+import { checkWritable } from "../atomic.js";
+import { InvalidArgumentError } from "../errors.js";
 import { loadJudgeModel } from "../eval/measures/judge-module.js";
 import { chatModelJudge } from "../eval/measures/judge.js";
 import type { JudgeCost } from "../eval/measures/types.js";
@@ -12,6 +15,12 @@ import { log } from "../log.js";
 import type { LoadedData } from "../system.js";
 
 export async function openJudge(spec: string, data: Pick<LoadedData, "kb" | "cases">, cacheDir: string | undefined) {
+  // Checked before the judge loads and the sweep starts: a file where the folder should be, or a folder no file can be created in, is exit 2 naming --judge-cache.
+  if (cacheDir !== undefined)
+    await checkWritable(path.join(cacheDir, "entry.json"), "--judge-cache").catch((e: unknown) => {
+      if (!(e instanceof InvalidArgumentError)) throw e;
+      throw new InvalidArgumentError("--judge-cache", `a folder retrace can write verdicts into (${e.expected.replace(/^a path retrace can write \((.*)\)$/s, "$1")})`, cacheDir);
+    });
   const model = await loadJudgeModel(spec);
   const questions = new Map<string, string>();
   for (const c of data.cases) c.turns.forEach((t, i) => questions.set(`${c.id}#${i}`, t.user));

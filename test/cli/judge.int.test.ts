@@ -6,7 +6,7 @@
  * its report is byte-identical outside `timings`, where the judge's cost
  * lives. A missing judge module is exit 2 before any store is asked.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,5 +81,16 @@ describe("retrace eval --judge", () => {
     const reached = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", `http://127.0.0.1:${closed}`, "--judge", path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs"), "--judge-cache", path.join(dir, "unused-cache")]);
     expect(reached.exitCode, reached.stderr).toBe(3);
     expect(reached.stderr).toMatch(/Cannot reach Chroma at http:\/\/127\.0\.0\.1:\d+/);
+  }, 60_000);
+
+  it("refuses a --judge-cache that is a file, exit 2 naming the option, before the judge loads or a store starts", async () => {
+    const file = path.join(dir, "cache-is-a-file");
+    await writeFile(file, "not a folder\n");
+    const closed = await closedPort();
+    const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", `http://127.0.0.1:${closed}`, "--judge", path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs"), "--judge-cache", file]);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toContain("`--judge-cache` to be a folder retrace can write verdicts into");
+    expect(r.stderr).toContain(file);
+    expect(await readFile(file, "utf8")).toBe("not a folder\n");
   }, 60_000);
 });

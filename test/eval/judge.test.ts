@@ -4,10 +4,11 @@
  * by (model, prompt, inputs) and the cost it reports; and `--judge MODULE`
  * loading.
  */
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import type { BaseMessage } from "@langchain/core/messages";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { groundednessEvaluator, runEvaluators } from "../../src/eval/measures/evaluators.js";
 import { loadJudgeModel } from "../../src/eval/measures/judge-module.js";
 import { chatModelJudge, JUDGE_SYSTEM_PROMPT, parseVerdict } from "../../src/eval/measures/judge.js";
@@ -65,6 +66,28 @@ describe("chatModelJudge with a scripted fake chat model", () => {
     expect(again.cost()).toMatchObject({ calls: 0, cached: 2, unparsable: 1 });
     // A different answer is a different input: not cached, so the (failing) model is called → exit 3.
     await expect(runEvaluators([ev2], turn(0, "Call us."))).rejects.toMatchObject({ exitCode: 3 });
+  });
+
+  it("never uses a corrupt or foreign cache entry: it warns naming the file, asks the model and rewrites the entry", async () => {
+    const cacheDir = path.join(dir, "cache-corrupt");
+    const seed = chatModelJudge({ model: new FakeListChatModel({ responses: ['{"score": 1}'] }), cards, questions, cacheDir });
+    await seed.judge(turn(0, "Tap Card, then Freeze."));
+    const [entry] = await readdir(cacheDir);
+    const file = path.join(cacheDir, entry!);
+    const warnings: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (warnings.push(String(chunk)), true));
+    try {
+      for (const corrupt of ['{"model": "FakeListChatModel", "prompt": "groundedness-v1", "verd', '{"model": "FakeListChatModel", "prompt": "groundedness-v1", "verdict": {"score": 7}}', '{"model": "OtherModel", "prompt": "groundedness-v1", "verdict": {"score": 1}}']) {
+        await writeFile(file, corrupt);
+        const j = chatModelJudge({ model: new FakeListChatModel({ responses: ['{"score": 0, "reason": "asked again"}'] }), cards, questions, cacheDir });
+        expect(await j.judge(turn(0, "Tap Card, then Freeze."))).toEqual({ score: 0, comment: "asked again" });
+        expect(j.cost()).toMatchObject({ calls: 1, cached: 0 });
+        expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ verdict: { score: 0 } });
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(warnings.filter((w) => w.includes(`judge cache: ignoring ${file}`))).toHaveLength(3);
   });
 
   it("sums the tokens a model reports", async () => {

@@ -11,6 +11,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { writeFileAtomic } from "../../atomic.js";
+import { log } from "../../log.js";
 import { ServiceUnavailableError } from "../../errors.js";
 import type { JudgeVerdict } from "./evaluators.js";
 import type { JudgeCost } from "./types.js";
@@ -83,6 +84,37 @@ export interface ChatModelJudgeOptions {
 }
 
 /**
+ * A cached verdict, or undefined when there is none to use: no entry yet, or
+ * an entry that is not what this judge writes (unreadable, truncated JSON,
+ * another model or prompt, a score outside 0…1). A corrupt entry is never
+ * used: a warning names the file and the model is asked again, which
+ * rewrites it (docs/reliability.md).
+ */
+async function readCachedVerdict(file: string, model: string): Promise<JudgeVerdict | null | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") log.warn(`judge cache: cannot read ${file} (${(e as Error).message}); asking the model again`);
+    return undefined;
+  }
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    entry = undefined;
+  }
+  const e = entry as { model?: unknown; prompt?: unknown; verdict?: unknown } | undefined;
+  const v = e?.verdict as { score?: unknown; comment?: unknown } | null | undefined;
+  const verdictOk = v === null || (typeof v === "object" && v !== undefined && typeof v.score === "number" && v.score >= 0 && v.score <= 1 && (v.comment === undefined || typeof v.comment === "string"));
+  if (e === undefined || typeof e !== "object" || e.model !== model || e.prompt !== JUDGE_PROMPT_VERSION || !verdictOk) {
+    log.warn(`judge cache: ignoring ${file}, which is not a verdict of ${model} with prompt ${JUDGE_PROMPT_VERSION} (corrupt or foreign); asking the model again`);
+    return undefined;
+  }
+  return v as JudgeVerdict | null;
+}
+
+/**
  * A Judge for `groundednessEvaluator`, over a chat model. Each verdict is
  * cached under sha256(model id, prompt version, system prompt, user prompt).
  * A model that throws is a service failure (ServiceUnavailableError, exit 3).
@@ -99,13 +131,11 @@ export function chatModelJudge(opts: ChatModelJudgeOptions): { judge: (a: TurnAr
     const key = createHash("sha256").update(JSON.stringify([id, JUDGE_PROMPT_VERSION, JUDGE_SYSTEM_PROMPT, user])).digest("hex");
     const file = opts.cacheDir === undefined ? undefined : path.join(opts.cacheDir, `${key}.json`);
     if (file !== undefined) {
-      try {
-        const hit = JSON.parse(await readFile(file, "utf8")) as { verdict: JudgeVerdict | null };
+      const hit = await readCachedVerdict(file, id);
+      if (hit !== undefined) {
         cost.cached++;
-        if (hit.verdict === null) cost.unparsable++;
-        return hit.verdict;
-      } catch {
-        // not cached yet (or unreadable): ask the model
+        if (hit === null) cost.unparsable++;
+        return hit;
       }
     }
     let reply;
