@@ -30,7 +30,7 @@ import { DEFAULT_ANALYZERS } from "../src/retrieval/analyzer.js";
 import { BM25Index } from "../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../src/retrieval/dense.js";
 import { loadOrFitLsa } from "../src/retrieval/embedders/lsa.js";
-import { SIGNALS_BETA, SIGNALS_GAMMA, SIGNALS_SHIFT, fuse, signalsFusion } from "../src/retrieval/fusion.js";
+import { SIGNALS_BETA, SIGNALS_GAMMA, SIGNALS_SHIFT, fuse, headConfidence, signalsFusion, signalsWeight } from "../src/retrieval/fusion.js";
 import { LSA_HYBRID_BM25, lsaDenseWeight } from "../src/retrieval/hybrid.js";
 import type { Ranked } from "../src/retrieval/types.js";
 import { REPO_ROOT } from "./lib/eval-set.js";
@@ -70,6 +70,44 @@ const f4 = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
 const cmp = (a: Map<string, number>, b: Map<string, number>) => {
   const c = pairedComparison(a, b, { seed: 42 });
   return c === null ? "n/a" : `${f4(c.diff)} [${c.ci95?.map((x) => x.toFixed(4)).join(", ")}] p=${c.pValue.toFixed(4)}`;
+};
+
+/** Spearman's ρ (average ranks for ties). */
+function spearman(x: readonly number[], y: readonly number[]): number {
+  const ranks = (a: readonly number[]) => {
+    const idx = a.map((v, i) => [v, i] as const).sort((p, q) => p[0] - q[0]);
+    const r = new Array<number>(a.length);
+    for (let i = 0; i < idx.length; ) {
+      let j = i;
+      while (j + 1 < idx.length && idx[j + 1]![0] === idx[i]![0]) j++;
+      for (let k = i; k <= j; k++) r[idx[k]![1]] = (i + j) / 2;
+      i = j + 1;
+    }
+    return r;
+  };
+  const rx = ranks(x);
+  const ry = ranks(y);
+  const mx = rx.reduce((s, v) => s + v, 0) / rx.length;
+  const my = ry.reduce((s, v) => s + v, 0) / ry.length;
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  rx.forEach((_, i) => {
+    a += (rx[i]! - mx) * (ry[i]! - my);
+    b += (rx[i]! - mx) ** 2;
+    c += (ry[i]! - my) ** 2;
+  });
+  return a / Math.sqrt(b * c);
+}
+/** (s₁ − s₂)/(s₁ − s_n) over the top n scores; 0 when flat or shorter than 2. */
+const topGap = (r: readonly Ranked[], n = 10) => {
+  const s = r.slice(0, n).map((x) => x.score);
+  const range = (s[0] ?? 0) - (s[s.length - 1] ?? 0);
+  return s.length < 2 || !(range > 0) ? 0 : ((s[0] as number) - (s[1] as number)) / range;
+};
+const overlapAt = (a: readonly Ranked[], b: readonly Ranked[], n: number) => {
+  const head = new Set(a.slice(0, n).map((x) => x.id));
+  return b.slice(0, n).filter((x) => head.has(x.id)).length / n;
 };
 
 function score(v: Variant, system: (q: Q) => readonly { id: string }[]): { ndcg: Map<string, number>; r100: Map<string, number> } {
@@ -124,6 +162,27 @@ export async function run(): Promise<void> {
       { name: "sim: BM25 weak (dropout 0.5)", alpha: full.alpha, qs: full.out.map((q) => ({ ...q, bm25: bm25Of(d5(q.text)) })) },
       { name: "sim: BM25 weak (dropout 0.7)", alpha: full.alpha, qs: full.out.map((q) => ({ ...q, bm25: bm25Of(d7(q.text)) })) },
     ];
+    // Which query-time signals say, per query, which branch wins? (Cranfield; Spearman ρ with nDCG@10 dense − BM25.)
+    {
+      const de = score(cran, (q) => q.dense);
+      const bm = score(cran, (q) => q.bm25);
+      const diff = cran.qs.map((q) => (de.ndcg.get(q.id) as number) - (bm.ndcg.get(q.id) as number));
+      const terms = cran.qs.map((q) => DEFAULT_ANALYZERS.analyze(full.out.find((o) => o.id === q.id)!.text, "en"));
+      const signals: Array<[string, number[]]> = [
+        ["head confidence, dense", cran.qs.map((q) => headConfidence(q.dense.map((r) => r.score)))],
+        ["head confidence, BM25", cran.qs.map((q) => headConfidence(q.bm25.map((r) => r.score)))],
+        ["head confidence, dense − BM25", cran.qs.map((q) => headConfidence(q.dense.map((r) => r.score)) - headConfidence(q.bm25.map((r) => r.score)))],
+        ["top-score gap, dense", cran.qs.map((q) => topGap(q.dense))],
+        ["top-score gap, BM25", cran.qs.map((q) => topGap(q.bm25))],
+        ["overlap of the top 10", cran.qs.map((q) => overlapAt(q.dense, q.bm25, 10))],
+        ["overlap of the top 20", cran.qs.map((q) => overlapAt(q.dense, q.bm25, 20))],
+        ["query length (analysed terms)", terms.map((t) => t.length)],
+        ["share of query terms BM25 knows", terms.map((t) => (t.length === 0 ? 0 : t.filter((x) => bm25.documentFrequency(x, "en") > 0).length / t.length))],
+        ["BM25 top score per query term", cran.qs.map((q, i) => (q.bm25[0]?.score ?? 0) / Math.max(1, terms[i]!.length))],
+      ];
+      console.log("Signals vs the per-query winner on Cranfield (Spearman ρ with nDCG@10 dense − BM25):");
+      for (const [name, xs] of signals) console.log(`  ${name.padEnd(34)} ρ ${f4(spearman(xs, diff))}`);
+    }
     console.log(`Cranfield: ${data.queries.length} queries; latent share ${full.share.toFixed(4)} → α ${full.alpha}; k=32: ${weak.share.toFixed(4)} → α ${weak.alpha}`);
 
     // Every θ on every variant (per query), then 5-fold CV over Cranfield's queries only.
@@ -157,6 +216,8 @@ export async function run(): Promise<void> {
     });
     console.log(`5-fold CV over Cranfield's queries (seed 42), chosen per fold: ${chosen.join("; ")}`);
     console.log(`Fitted on all of Cranfield: δ ${GRID[allBest]!.join(", ")} (shipped SIGNALS_*: ${SIGNALS_SHIFT}, ${SIGNALS_BETA}, ${SIGNALS_GAMMA})`);
+    const at = (t: Theta) => mean(grid[0]![GRID.findIndex((g) => g[0] === t[0] && g[1] === t[1] && g[2] === t[2])]!.ndcg).toFixed(4);
+    console.log(`In-sample on Cranfield (for the ablation only): δ β γ = 0.4 2 −2: ${at([0.4, 2, -2])}; δ only (0.4 0 0): ${at([0.4, 0, 0])}; β γ only (0 2 −2): ${at([0, 2, -2])}`);
 
     variants.forEach((v, vi) => {
       const bm = score(v, (q) => q.bm25);
@@ -173,6 +234,8 @@ export async function run(): Promise<void> {
       console.log(`  signals − best stage (${bestN[0]}): nDCG@10 ${cmp(bestN[1].ndcg, c.ndcg)}`);
       console.log(`  signals − best stage (${bestR[0]}): R@100 ${cmp(bestR[1].r100, c.r100)}`);
       console.log(`  signals − shipped minmax: nDCG@10 ${cmp(mm.ndcg, c.ndcg)}; R@100 ${cmp(mm.r100, c.r100)}`);
+      const ws = v.qs.map((q) => signalsWeight(lists(v, q)));
+      console.log(`  mean over queries: overlap@10 ${(ws.reduce((a, w) => a + w.overlap, 0) / ws.length).toFixed(3)}, confidence dense ${(ws.reduce((a, w) => a + w.confidenceDense, 0) / ws.length).toFixed(3)} / BM25 ${(ws.reduce((a, w) => a + w.confidenceBm25, 0) / ws.length).toFixed(3)}, α_q ${(ws.reduce((a, w) => a + w.dense, 0) / ws.length).toFixed(3)} (shipped constants)`);
       console.log(`  shipped minmax − best stage: nDCG@10 ${f4(mean(mm.ndcg) - mean(bestN[1].ndcg))}; R@100 ${f4(mean(mm.r100) - mean(bestR[1].r100))}`);
     });
   } finally {
