@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fuse, minMaxFusion, signalsFusion, signalsWeight, SIGNALS_BETA, SIGNALS_GAMMA, SIGNALS_SHIFT } from "../../src/retrieval/fusion.js";
 import { RetrievalSettingsSchema } from "../../src/nodes/configuration-schema.js";
+import type { Chunk } from "../../src/kb/types.js";
+import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
+import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
+import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
 const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
@@ -75,5 +79,33 @@ describe("signalsFusion", () => {
 
   it("is accepted as a configurable fusion name", () => {
     expect(RetrievalSettingsSchema.safeParse({ fusion: "signals" }).success).toBe(true);
+  });
+});
+
+describe("HybridRetriever with fusion: \"signals\"", () => {
+  const chunks: Chunk[] = [
+    ["card-freeze", "Freezing your card blocks new card payments and ATM withdrawals."],
+    ["fees", "Out-of-network ATM withdrawals cost a fee of 2.50."],
+    ["refunds", "A merchant refund reaches your balance in 3 to 5 business days."],
+    ["lost-card", "If your card is lost or stolen, freeze it and order a replacement."],
+  ].map(([id, text]) => ({ id: `${id}#1`, parentId: id as string, locale: "en", title: id as string, section: "s", text: text as string }));
+
+  it("fuses the real branches with the per-query weight the trace's contributions carry", async () => {
+    const embedder = new HashingEmbedder();
+    const dense = await InMemoryDenseIndex.fromChunks(chunks, embedder);
+    const retriever = new HybridRetriever({ chunks, embedder, dense, defaults: { fusion: "signals", weights: { dense: 0.3, bm25: 0.7 } } });
+    const trace = await retriever.retrieve("freeze my card", { locale: "en" });
+    expect(trace.config.fusion).toBe("signals");
+    const lists = [
+      { name: "dense", ranked: trace.stages.dense ?? [], weight: 0.3 },
+      { name: "bm25", ranked: trace.stages.bm25 ?? [], weight: 0.7 },
+    ];
+    const w = signalsWeight(lists);
+    expect(trace.stages.fused.map((r) => r.id)).toEqual(signalsFusion(lists).map((r) => r.id));
+    const first = (trace.stages.fused[0] as { contributions: { list: string; weight: number }[] }).contributions;
+    for (const c of first) expect(c.weight).toBeCloseTo(c.list === "dense" ? w.dense : 1 - w.dense, 12);
+    // A per-call fusion override reaches the same code path.
+    const perCall = await retriever.retrieve("freeze my card", { locale: "en", fusion: "minmax" });
+    expect(perCall.config.fusion).toBe("minmax");
   });
 });
