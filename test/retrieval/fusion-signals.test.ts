@@ -52,7 +52,16 @@ describe("signalsWeight (label-free per-query dense weight)", () => {
 
   it("refuses lists that are not one dense and one bm25 list", () => {
     expect(() => signalsWeight([{ name: "dense", ranked: dense }])).toThrow(/two lists named dense and bm25/);
-    expect(() => signalsFusion([{ name: "a", ranked: dense }, { name: "bm25", ranked: bm25 }])).toThrow(/two lists named dense and bm25/);
+    expect(() => signalsWeight([{ name: "dense", ranked: dense }, { name: "dense", ranked: bm25 }])).toThrow(/two lists named dense and bm25/);
+  });
+
+  it("fuses any lists that are not one dense and one bm25 list by min-max CombSUM", () => {
+    const other = [
+      { name: "a", ranked: dense, weight: 0.3 },
+      { name: "bm25", ranked: bm25, weight: 0.7 },
+    ];
+    expect(signalsFusion(other)).toEqual(minMaxFusion(other));
+    expect(signalsFusion([{ name: "dense", ranked: dense }])).toEqual(minMaxFusion([{ name: "dense", ranked: dense }]));
     expect(() => signalsWeight(lists(-1, 1))).toThrow(/weight of dense/);
   });
 });

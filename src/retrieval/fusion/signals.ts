@@ -16,13 +16,17 @@
  * it is. The three constants δ, β, γ were fitted on Cranfield only, by 5-fold
  * cross-validation over queries (bench/query-weighting.ts).
  *
+ * Lists that are not exactly one `dense` and one `bm25` list (a single
+ * branch, three lists, other names) carry no pair to weigh: `signalsFusion`
+ * is then min-max CombSUM with the given weights (`signalsWeight` refuses them).
+ *
  * Pure, keyed by id, ties by id, inputs never mutated; each contribution's
  * `weight` is the per-query weight, so contributions add up to the fused score.
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { headConfidence } from "./adaptive.js";
 import { accumulate, assertNonNegativeFinite, bestEntries, type FusedRanked, type FusionInput } from "./common.js";
-import { minMaxNormalize } from "./minmax.js";
+import { minMaxFusion, minMaxNormalize } from "./minmax.js";
 
 /** δ: added to the collection-level dense weight before the per-query terms (fitted on Cranfield). */
 export const SIGNALS_SHIFT = 0.4;
@@ -53,9 +57,14 @@ export interface SignalsWeight {
   dense: number;
 }
 
+/** True when `lists` are exactly one list named `dense` and one named `bm25`. */
+export function isDenseBm25Pair(lists: readonly FusionInput[]): boolean {
+  return lists.length === 2 && lists.some((l) => l.name === "dense") && lists.some((l) => l.name === "bm25");
+}
+
 function listNamed(lists: readonly FusionInput[], name: string): FusionInput {
   const l = lists.filter((x) => x.name === name);
-  if (lists.length !== 2 || l.length !== 1) {
+  if (!isDenseBm25Pair(lists) || l.length !== 1) {
     throw new InvalidArgumentError("lists", "exactly two lists named dense and bm25 (signals fusion)", lists.map((x) => x.name).join(","));
   }
   return l[0] as FusionInput;
@@ -90,11 +99,13 @@ export function signalsWeight(lists: readonly FusionInput[], options: SignalsOpt
 }
 
 /**
- * Signal-weighted min-max CombSUM over a dense and a BM25 list. Throws
- * InvalidArgumentError unless there are exactly two lists named `dense` and
- * `bm25`, and for a negative or non-finite weight, a non-finite score or a bad rank.
+ * Signal-weighted min-max CombSUM over a dense and a BM25 list (any other
+ * lists: min-max CombSUM, see the module comment). Throws
+ * InvalidArgumentError for a negative or non-finite weight, a non-finite
+ * score or a bad rank.
  */
 export function signalsFusion(lists: readonly FusionInput[], options: SignalsOptions = {}): FusedRanked[] {
+  if (!isDenseBm25Pair(lists)) return minMaxFusion(lists);
   const w = signalsWeight(lists, options);
   return accumulate(
     lists.map((l) => ({ ...l, weight: l.name === "dense" ? w.dense : 1 - w.dense })),
