@@ -12,7 +12,7 @@
  * | `bm25K`           | positive integer              | retriever's own (20)        |
  * | `mode`            | "hybrid" \| "dense" \| "bm25" | retriever's own ("hybrid")  |
  * | `rerank`          | boolean                       | retriever's own (false)     |
- * | `fusion`          | "rrf" \| "minmax" \| "zscore" \| "combmnz" \| "adaptive" | retriever's own |
+ * | `fusion`          | "rrf" \| "minmax" \| "zscore" \| "combmnz" \| "adaptive" \| "signals" | retriever's own |
  * | `rrfK`            | finite number ≥ 0             | retriever's own (60)        |
  * | `weights`         | { dense?, bm25? } finite ≥ 0  | retriever's own             |
  * | `minEvidence`     | number in [0, 1]              | 0.15                        |

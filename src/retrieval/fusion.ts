@@ -10,6 +10,7 @@
  * | `zscore`  | Σ w_l · (s − μ_l)/σ_l                                      | scores      |
  * | `combmnz` | |{l : w_l > 0, d ∈ l}| · Σ w_l · (s − min_l)/(max_l − min_l) | scores    |
  * | `adaptive`| Σ w_l·e^{β·c_l} · (s − min_l)/(max_l − min_l), c_l = head confidence | scores |
+ * | `signals` | α_q·minmax_dense + (1 − α_q)·minmax_bm25, α_q from confidence and overlap | scores |
  *
  * All are pure: keyed by chunk id, ties broken by id ascending, inputs never
  * mutated, and every fused entry carries each list's contribution.
@@ -20,6 +21,7 @@ import { adaptiveFusion } from "./fusion/adaptive.js";
 import { combMnzFusion } from "./fusion/combmnz.js";
 import { minMaxFusion } from "./fusion/minmax.js";
 import { RRF_K, reciprocalRankFusion } from "./fusion/rrf.js";
+import { signalsFusion } from "./fusion/signals.js";
 import { zScoreFusion } from "./fusion/zscore.js";
 
 export {
@@ -37,9 +39,20 @@ export { ADAPTIVE_BETA, ADAPTIVE_TOP, adaptiveFusion, adaptiveWeights, headConfi
 export { combMnzFusion } from "./fusion/combmnz.js";
 export { minMaxFusion, minMaxNormalize } from "./fusion/minmax.js";
 export { RRF_K, reciprocalRankFusion, type RrfOptions } from "./fusion/rrf.js";
+export {
+  SIGNALS_BETA,
+  SIGNALS_GAMMA,
+  SIGNALS_RANGE,
+  SIGNALS_SHIFT,
+  SIGNALS_TOP,
+  signalsFusion,
+  signalsWeight,
+  type SignalsOptions,
+  type SignalsWeight,
+} from "./fusion/signals.js";
 export { zScoreFusion, zScoreNormalize } from "./fusion/zscore.js";
 
-export const FUSION_METHODS = ["rrf", "minmax", "zscore", "combmnz", "adaptive"] as const;
+export const FUSION_METHODS = ["rrf", "minmax", "zscore", "combmnz", "adaptive", "signals"] as const;
 export type FusionMethod = (typeof FUSION_METHODS)[number];
 
 export function isFusionMethod(x: unknown): x is FusionMethod {
@@ -65,6 +78,8 @@ export function fuse(lists: readonly FusionInput[], options: FuseOptions): Fused
       return combMnzFusion(lists);
     case "adaptive":
       return adaptiveFusion(lists);
+    case "signals":
+      return signalsFusion(lists);
     default:
       throw new InvalidArgumentError("fusion", `one of ${FUSION_METHODS.join(", ")}`, options.method);
   }

@@ -16,7 +16,7 @@ export interface Ranked {
 }
 
 /** The fusion methods (src/retrieval/fusion.ts). */
-export type FusionMethodName = "rrf" | "minmax" | "zscore" | "combmnz" | "adaptive";
+export type FusionMethodName = "rrf" | "minmax" | "zscore" | "combmnz" | "adaptive" | "signals";
 
 export type RetrievalMode = "hybrid" | "dense" | "bm25";
 
