@@ -24,7 +24,7 @@ import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
 import { loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
 
 /** What a trace retrieves with: the retrieval options of an eval. */
-export type TraceCaseOptions = Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes"> & {
+export type TraceCaseOptions = Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes" | "history"> & {
   /** Only this turn (0-based; earlier turns still run for context); unset: every turn. */
   turn?: number;
 };

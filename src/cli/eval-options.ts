@@ -69,7 +69,7 @@ export function addSweepOptions(cmd: Command): Command {
     .option("--min-stage <stage=x>", "floor on the share of gold-bearing turns whose gold is still present at a stage of the funnel (query, dense, bm25, fused, reranked, parents, final; repeatable; off by default)", stageOption("--min-stage"))
     .option("--max-stage-drop <stage=x>", "tolerated drop of a stage's share against the baseline (repeatable; off by default)", stageOption("--max-stage-drop"))
     .option("--no-counterfactual", "do not also retrieve each gold-bearing turn with its raw message and standalone question (no query attribution; docs/query-attribution.md)")
-    .option("--history <n>", "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)", countOption("--history"))
+    .option("--history <n>", HISTORY_HELP, countOption("--history"))
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
     .option("--json", "print the report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the report as markdown")
@@ -86,7 +86,17 @@ export function addSweepOptions(cmd: Command): Command {
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--history", "--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config"] as const;
+export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config"] as const;
+
+/** `--history N` with `--graph` (eval and trace): the window is a setting of retrace's contextualizer, a node your graph does not run. */
+export const HISTORY_REFUSAL: ModeRule<{ graph?: string }> = {
+  when: (o) => o.graph !== undefined,
+  mode: "with --graph (it sets how many earlier turns retrace's own contextualizer may use; your graph builds its query with its own steps, which retrace does not configure)",
+  unused: ["--history"],
+};
+
+/** `--history <n>` (eval, start and trace): earlier turns the built-in contextualizer may use. */
+export const HISTORY_HELP = "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)";
 
 /**
  * The refusals of `eval --graph`, each with its true reason: retrace's
@@ -97,6 +107,7 @@ export const UNUSED_WITH_GRAPH = ["--history", "--store", "--dense-k", "--bm25-k
  */
 export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
   { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+  HISTORY_REFUSAL,
   {
     when: (o) => o.graph !== undefined,
     mode: "with --graph (your graph module is loaded into this one thread and cannot be shared with worker threads; a graph sweep waits on I/O, so raise --concurrency instead)",

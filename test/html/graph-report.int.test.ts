@@ -39,6 +39,7 @@ const FANOUT_CASES = [
   line("en-skipped-001", "en", "joke aside, how do I freeze my card?", ["card-freeze"]),
   line("en-error-001", "en", "explode the lock on my card", ["card-freeze"]),
 ];
+const HOSTILE_REASON = `turned off <img src=x onerror="window.__pwned='reason'"></script><script>window.__pwned='reason2'</script>`;
 const STEPS_CASES = [line("en-steps-001", "en", "how do I lock my card?", ["card-freeze"]), line("en-explode-001", "en", "explode my card", ["card-freeze"])];
 const DATA_ELEMENT = /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([^<]*)<\/script>/;
 const CSP_META = /<meta http-equiv="Content-Security-Policy" content="[^"]*">\n/;
@@ -78,6 +79,23 @@ beforeAll(async () => {
   await writeFile(at("steps-nocsp.html"), html.replace(CSP_META, ""));
   fanout = JSON.parse(await readFile(at("fanout.json"), "utf8")) as Report;
   steps = JSON.parse(await readFile(at("steps.json"), "utf8")) as Report;
+  // The shapes a --graph run fills once its counterfactual retrieval runs (`--graph --counterfactual`): the same
+  // `queryAttribution` section and per-turn `queries` as retrace's own graph. Written into copies of the report
+  // here, rendered by `retrace report`: one off with a reason (hostile text), one on with one attributed turn.
+  const cut = turnOf(fanout, "en-cut-001#0");
+  const off = { ...fanout, queryAttribution: { enabled: false, reason: HOSTILE_REASON, turns: 0, withStandalone: 0, counts: {}, splits: {}, means: {} } };
+  const zero = { ok: 0, rewrite_rescued_it: 0, rewrite_not_needed: 0, rewrite_lost_it: 0, retriever_lost_it: 0 };
+  const outcome = (query: string, rank: number | null, hit: number) => ({ query, rank, scores: { retrieval_hit_at_k: hit } });
+  const on = {
+    ...fanout,
+    turns: fanout.turns.map((t) => (t === cut ? { ...t, queries: { attribution: "rewrite_lost_it", graph: outcome(`${t.user} (condensed)`, 2, 0), raw: outcome(t.user, 1, 1), standalone: outcome(HOSTILE_REASON, 1, 1) } } : t)),
+    queryAttribution: { enabled: true, turns: 1, withStandalone: 1, counts: { ...zero, rewrite_lost_it: 1 }, splits: { position: { "1": { ...zero, rewrite_lost_it: 1 } } }, means: { graph: { retrieval_hit_at_k: { mean: 0, n: 1, nCases: 1 } } } },
+  };
+  for (const [name, r] of [["attr-off", off], ["attr-on", on]] as const) {
+    await writeFile(at(`${name}.json`), JSON.stringify(r));
+    const x = await runCli(["report", at(`${name}.json`), "--html", at(`${name}.html`)]);
+    expect(x.exitCode, x.stderr).toBe(0);
+  }
 }, 120_000);
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -213,6 +231,49 @@ describe.each(BROWSERS)("in $label", (target) => {
       expect(await page.text('.turnview [data-field="unknown-ids"]')).toBe(`Unknown ids (no card of the KB or catalog; misses): ${HOSTILE_ID}`);
       expect(page.events).toEqual([]);
       await page.close();
+    });
+
+    it("says query attribution was off with the report's reason (Conversation tab, turn view), and draws the funnel statistics the report has", async () => {
+      const page = await open("fanout.html");
+      await page.click('button[data-tab="conversation"]');
+      // Today's --graph reports have no queryAttribution section: the page gives the words of the text and markdown reports.
+      const offText = fanout.queryAttribution === undefined ? "off: counterfactual retrieval is not yet implemented for --graph (docs/query-attribution.md)" : `off: ${fanout.queryAttribution.reason ?? ""}`;
+      expect(fanout.queryAttribution?.enabled ?? false).toBe(false);
+      expect(await page.text('[data-field="attribution-off"]')).toBe(`Query attribution ${offText}`);
+      expect(await page.evalAll("table.attribution", (t) => t.length)).toBe(0);
+      await openTurn(page, "en-cut-001#0");
+      expect(await page.text('.turnview [data-field="queries-off"]')).toBe(`Query attribution ${offText}`);
+      // The funnel statistics: whatever stages the report measured, with their intervals.
+      await page.click('button[data-tab="funnel"]');
+      const f = fanout.funnel;
+      if (f === undefined) expect(await page.text('[data-panel="funnel"] [data-section="funnel-stats"] p.vac')).toMatch(/No stage funnel statistics/);
+      else {
+        const shown = await page.evalAll('[data-panel="funnel"] table.funnelstats td[data-funnel-stat^="all:"]', (tds) => tds.map((td) => [td.getAttribute("data-funnel-stat"), td.querySelector(".mean")?.textContent, td.querySelector(".n")?.textContent]));
+        expect(shown).toEqual(f.stages.map((s) => [`all:${s.stage}`, s.share.toFixed(3), `n=${s.n}`]));
+      }
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("draws a --graph report's query attribution from the same data shape as retrace's own graph (off with a reason; on: counts and the three queries)", async () => {
+      const off = await open("attr-off.html");
+      await off.click('button[data-tab="conversation"]');
+      expect(await off.text('[data-field="attribution-off"]')).toBe(`Query attribution off: ${HOSTILE_REASON}`);
+      expect(await off.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(off.events).toEqual([]);
+      await off.close();
+      const on = await open("attr-on.html");
+      await on.click('button[data-tab="conversation"]');
+      const rows = await on.evalAll("table.attribution tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-group"), tr.querySelector('[data-attr="n"]')?.textContent, tr.querySelector('[data-attr="rewrite_lost_it"]')?.textContent]));
+      expect(rows).toEqual([["all", "1", "1"], ["1", "1", "1"]]);
+      await openTurn(on, "en-cut-001#0");
+      const t = turnOf(fanout, "en-cut-001#0");
+      const shown = await on.evalAll(".turnview [data-section=queries] [data-query]", (ds) => ds.map((d) => [d.getAttribute("data-query"), d.querySelector('[data-field="text"]')?.textContent, d.querySelector('[data-field="rank"]')?.textContent]));
+      expect(shown).toEqual([["raw", t.user, "1"], ["standalone", HOSTILE_REASON, "1"], ["graph", `${t.user} (condensed)`, "2"]]);
+      expect(await on.text('.turnview [data-field="attribution"]')).toBe("rewrite lost it");
+      expect(await on.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(on.events).toEqual([]);
+      await on.close();
     });
 
     for (const csp of [true, false]) {

@@ -24,6 +24,9 @@ const noBrowser = BROWSERS.every((b) => b.skipReason !== null);
 const HOSTILE_CASE = "es-hostil-001";
 // Every payload sets window.__pwned (or opens a dialog) if it ever runs.
 const HOSTILE_USER = `<script>window.__pwned='case'</script> ¿cómo congelo la tarjeta hostil? "><img src=x onerror="window.__pwned='img'"> </script><script>alert(1)</script>`;
+// A hostile follow-up whose standalone (oracle) question is markup too: both reach the turn view's three queries.
+const HOSTILE_FOLLOWUP = `¿y cómo la descongelo? <img src=x onerror="window.__pwned='followup'"><script>window.__pwned='followup2'</script>`;
+const HOSTILE_STANDALONE = `¿Cómo descongelo la tarjeta hostil? </script><script>window.__pwned='standalone'</script><svg onload="window.__pwned='svg'">`;
 const HOSTILE_CARD = [
   "---",
   "id: es-tarjeta-hostil",
@@ -60,7 +63,11 @@ beforeAll(async () => {
   await writeFile(path.join(kb, "cards", "es-419", "es-tarjeta-hostil.md"), HOSTILE_CARD);
   const casesFile = path.join(kb, "eval", "cases.jsonl");
   const cases = await readFile(casesFile, "utf8");
-  const hostileCase = { id: HOSTILE_CASE, locale: "es-419", kind: "golden", turns: [{ user: HOSTILE_USER, must_cite_one_of: ["es-tarjeta-hostil"], expect: "answer" }] };
+  const hostileCase = { id: HOSTILE_CASE, locale: "es-419", kind: "golden", turns: [
+      { user: HOSTILE_USER, must_cite_one_of: ["es-tarjeta-hostil"], expect: "answer" },
+      { user: HOSTILE_FOLLOWUP, standalone: HOSTILE_STANDALONE, must_cite_one_of: ["es-tarjeta-hostil"], expect: "answer" },
+    ],
+  };
   await writeFile(casesFile, `${cases.trimEnd()}\n${JSON.stringify(hostileCase)}\n`);
   // Every case is in one part of the committed split (docs/holdout.md): the new one is held out.
   const splitFile = path.join(kb, "eval", "split.json");
@@ -309,8 +316,113 @@ describe.each(BROWSERS)("in $label", (target) => {
       });
     }
 
+    it("shows the query attribution counts overall and per turn position, and each query's means, as the JSON has them", async () => {
+      const qa = reportA.queryAttribution!;
+      expect(qa.enabled).toBe(true);
+      expect(qa.turns).toBeGreaterThan(0);
+      const page = await open("a.html");
+      await page.click('button[data-tab="conversation"]');
+      const rows = await page.evalAll('table.attribution[data-split="position"] tbody tr', (trs) =>
+        trs.map((tr) => [tr.getAttribute("data-group"), tr.querySelector("th")?.textContent, Object.fromEntries([...tr.querySelectorAll("td[data-attr]")].map((td) => [td.getAttribute("data-attr"), td.textContent]))]),
+      );
+      const counts = (c: Record<string, number>) => ({ n: String(Object.values(c).reduce((x, y) => x + y, 0)), ...Object.fromEntries(Object.entries(c).map(([a, v]) => [a, String(v)])) });
+      const positions = Object.keys(qa.splits.position!);
+      expect(positions).toEqual(["1", "2", "3", "4+"].filter((g) => reportA.turns.some((t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g)));
+      expect(rows).toEqual([["all", "all", counts(qa.counts)], ...positions.map((g) => [g, `turn ${g}`, counts(qa.splits.position![g]!)])]);
+      // The counts are the turns' own attributions, counted here from the JSON.
+      for (const g of positions) {
+        const ts = reportA.turns.filter((t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g);
+        expect(rows.find((r) => r[0] === g)![2]).toMatchObject({ n: String(ts.length), rewrite_lost_it: String(ts.filter((t) => t.queries!.attribution === "rewrite_lost_it").length) });
+      }
+      // Each query's hit@k mean, interval and n.
+      const means = await page.evalAll("table.querymeans tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-query"), tr.querySelector('td[data-key="retrieval_hit_at_k"]')?.textContent]));
+      const ci = (c: [number, number] | undefined) => (c === undefined ? "(no CI)" : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`);
+      expect(means).toEqual(["graph", "raw", "standalone"].filter((v) => qa.means[v] !== undefined).map((v) => { const a = qa.means[v]!.retrieval_hit_at_k!; return [v, `${a.mean.toFixed(3)}${ci(a.ci95)}n=${a.n}`]; }));
+      await page.screenshot(shot("conversation.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("shows every metric by turn position (turn 1, 2, 3, 4+) with n and intervals, and the stage funnel with its intervals overall and per split", async () => {
+      const page = await open("a.html");
+      await page.click('button[data-tab="conversation"]');
+      const position = reportA.splits.position!;
+      const heads = await page.evalAll('[data-panel="conversation"] table.summary[data-split="position"] thead th', (ths) => ths.map((th) => th.textContent));
+      expect(heads).toEqual(["metric", ...Object.keys(position).map((g) => `turn ${g}`)]);
+      const cells = await page.evalAll('[data-panel="conversation"] td[data-split="position"][data-key="retrieval_hit_at_k"]', (tds) =>
+        tds.map((td) => [td.getAttribute("data-group"), td.querySelector(".mean")?.textContent, td.querySelector(".ci")?.textContent, td.querySelector(".n")?.textContent]),
+      );
+      const ci = (c: [number, number] | undefined) => (c === undefined ? "(no CI)" : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`);
+      expect(cells).toEqual(Object.entries(position).map(([g, keys]) => [g, keys.retrieval_hit_at_k!.mean.toFixed(3), ci(keys.retrieval_hit_at_k!.ci95), `n=${keys.retrieval_hit_at_k!.n}`]));
+      // The funnel with intervals, by turn position, in the Conversation tab and (the default split) in the funnel tab.
+      const f = reportA.funnel!;
+      const stat = (scope: string) =>
+        page.evalAll(`${scope} table.funnelstats td[data-funnel-stat]`, (tds) => tds.map((td) => [td.getAttribute("data-funnel-stat"), td.querySelector(".mean")?.textContent ?? td.textContent, td.querySelector(".ci")?.textContent ?? null, td.querySelector(".n")?.textContent ?? null]));
+      const expected = (split: string) => {
+        const groups: [string, typeof f.stages][] = [["all", f.stages], ...Object.entries(f.splits[split] ?? {})];
+        return f.stages.flatMap((s) =>
+          groups.map(([g, rows]) => {
+            const r = rows.find((x) => x.stage === s.stage);
+            return r === undefined ? [`${g}:${s.stage}`, "—", null, null] : [`${g}:${s.stage}`, r.share.toFixed(3), ci(r.ci95), `n=${r.n}`];
+          }),
+        );
+      };
+      expect(f.stages.map((s) => s.stage)).toEqual(["query", "dense", "bm25", "fused", "parents", "final"]);
+      expect(Object.keys(f.splits.position!).length).toBeGreaterThan(1);
+      expect(await stat('[data-panel="conversation"]')).toEqual(expected("position"));
+      await page.click('button[data-tab="funnel"]');
+      expect(await stat('[data-panel="funnel"]')).toEqual(expected("position"));
+      await page.select('select[name="funnel-split"]', "kind");
+      expect(await stat('[data-panel="funnel"]')).toEqual(expected("kind"));
+      // final top-k is hit@k: its share is the hit@k mean, its interval the same bootstrap's.
+      const final = f.stages.find((s) => s.stage === "final")!;
+      expect(final.share).toBeCloseTo(reportA.aggregates.retrieval_hit_at_k!.mean, 12);
+      await page.screenshot(shot("funnel-stats.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("shows a follow-up's three queries side by side (raw message, standalone oracle, the graph's query), each with its rank of the gold, and the attribution", async () => {
+      // A follow-up with an oracle whose rewrite changed the query, preferring one where the three ranks differ.
+      const candidates = reportA.turns.filter((t) => t.turn > 0 && t.queries?.standalone !== undefined && t.queries.graph.query !== t.user && t.caseId !== HOSTILE_CASE);
+      expect(candidates.length).toBeGreaterThan(0);
+      const t = candidates.find((x) => new Set([x.queries!.graph.rank, x.queries!.raw.rank, x.queries!.standalone!.rank]).size > 1) ?? candidates[0]!;
+      const page = await open("a.html");
+      await page.click('button[data-tab="turns"]');
+      await page.fill('input[name="text"]', t.caseId);
+      await page.click(`table.turns tbody tr[data-turn="${t.caseId}#${t.turn}"]`);
+      const shown = await page.evalAll(".turnview [data-section=queries] [data-query]", (ds) =>
+        ds.map((d) => [d.getAttribute("data-query"), d.querySelector('[data-field="text"]')?.textContent, d.querySelector('[data-field="rank"]')?.textContent, d.querySelector('[data-field="hit"]')?.textContent]),
+      );
+      const q = t.queries!;
+      const rank = (r: number | null) => (r === null ? "—" : String(r));
+      expect(shown).toEqual((["raw", "standalone", "graph"] as const).map((v) => [v, q[v]!.query, rank(q[v]!.rank), q[v]!.scores.retrieval_hit_at_k! > 0 ? "hit" : "miss"]));
+      expect(q.standalone!.query).toBe(JSON.parse((await readFile(path.join(dir, "kb", "eval", "cases.jsonl"), "utf8")).split("\n").find((l) => l.includes(`"${t.caseId}"`))!).turns[t.turn].standalone);
+      const labels: Record<string, string> = { ok: "ok", rewrite_rescued_it: "rewrite rescued it", rewrite_not_needed: "rewrite not needed", rewrite_lost_it: "rewrite lost it", retriever_lost_it: "retriever lost it" };
+      expect(await page.text('.turnview [data-field="attribution"]')).toBe(labels[q.attribution]);
+      await page.screenshot(shot("turn-queries.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("keeps a hostile follow-up's raw message and standalone question inert text in the three queries", async () => {
+      const t = reportA.turns.find((x) => x.caseId === HOSTILE_CASE && x.turn === 1)!;
+      expect(t.queries?.standalone?.query).toBe(HOSTILE_STANDALONE);
+      const page = await open("a-nocsp.html"); // escaping alone, without the CSP
+      await page.click('button[data-tab="turns"]');
+      await page.fill('input[name="text"]', HOSTILE_CASE);
+      await page.click(`table.turns tbody tr[data-turn="${HOSTILE_CASE}#1"]`);
+      expect(await page.text('.turnview [data-query="raw"] [data-field="text"]')).toBe(HOSTILE_FOLLOWUP);
+      expect(await page.text('.turnview [data-query="standalone"] [data-field="text"]')).toBe(HOSTILE_STANDALONE);
+      expect(await page.text('.turnview [data-query="graph"] [data-field="text"]')).toBe(t.queries!.graph.query);
+      expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(await page.evalAll("img, svg[onload], script", (e) => e.length)).toBe(2); // the page's own two scripts
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
     it("wrote readable screenshots", async () => {
-      for (const f of ["summary.png", "funnel.png", "turns-missed.png", "turn-missed.png", "turn-hostile.png"]) {
+      for (const f of ["summary.png", "funnel.png", "turns-missed.png", "turn-missed.png", "turn-hostile.png", "conversation.png", "funnel-stats.png", "turn-queries.png"]) {
         expect(existsSync(shot(f))).toBe(true);
         expect((await stat(shot(f))).size).toBeGreaterThan(10_000);
       }
@@ -333,6 +445,32 @@ describe.each(BROWSERS)("in $label", (target) => {
         expect(await page.text(`[data-run="${side}"] .note`)).toContain(`turns=${r.turns.length} (gold-bearing ${r.turns.filter((t) => t.gold.length > 0).length})`);
       }
       await page.screenshot(shot("compare-summary.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("shows both runs' stage funnels with intervals and the paired difference per stage, as `compare --json` computed them", async () => {
+      type Row = { stage: string; share: number; n: number; ci95?: [number, number] };
+      const cmp = JSON.parse(await readFile(path.join(dir, "compare.json"), "utf8")) as {
+        funnels: { a: Row[]; b: Row[]; diff: { stage: string; n: number; diff: number; ci95: [number, number] | null; pValue: number }[] };
+        method: { unit: string };
+      };
+      expect(cmp.funnels.diff.length).toBeGreaterThan(0);
+      const page = await open("diff.html");
+      const rows = await page.evalAll("table.funnelcompare tbody tr", (trs) =>
+        trs.map((tr) => [tr.getAttribute("data-stage"), tr.querySelector('[data-side="a"]')?.textContent, tr.querySelector('[data-side="b"]')?.textContent, tr.querySelector('[data-field="n"]')?.textContent, tr.querySelector('[data-side="diff"]')?.textContent, tr.querySelector('[data-field="ci"]')?.textContent]),
+      );
+      const signed = (d: number) => `${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(3)}`;
+      const side = (rows: Row[], stage: string) => {
+        const r = rows.find((x) => x.stage === stage);
+        return r === undefined ? "—" : `${r.share.toFixed(3)}${r.ci95 === undefined ? "(no CI)" : `[${r.ci95[0].toFixed(3)}, ${r.ci95[1].toFixed(3)}]`}n=${r.n}`;
+      };
+      expect(rows).toEqual(cmp.funnels.diff.map((d) => [d.stage, side(cmp.funnels.a, d.stage), side(cmp.funnels.b, d.stage), String(d.n), signed(d.diff), d.ci95 === null ? "(n < 2)" : `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]`]));
+      // B runs BM25 only: it has no dense stage, and its funnel differs from A's somewhere.
+      expect(cmp.funnels.diff.map((d) => d.stage)).not.toContain("dense");
+      expect(cmp.funnels.diff.some((d) => d.diff !== 0)).toBe(true);
+      expect(await page.text('[data-section="funnel-compare"] p.note')).toContain(`resampling ${cmp.method.unit}s`);
+      await page.screenshot(shot("compare-funnel.png"));
       expect(page.events).toEqual([]);
       await page.close();
     });

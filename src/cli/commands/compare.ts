@@ -139,7 +139,7 @@ export function register(program: Command): void {
         const flips = turnFlips(a, b);
         const files = [];
         if (opts.html !== undefined) {
-          const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed });
+          const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed, resample: opts.resample, ...(funnels !== null ? { funnels } : {}) });
           files.push({ option: "--html", path: opts.html, data: page });
         }
         if (opts.prComment !== undefined && a.data !== undefined) {

@@ -4,7 +4,8 @@
  * stage's ranked list (dense, BM25, fused, reranked, parents) with scores and
  * the gold cards marked, where each gold card stood at each stage and why it
  * was or was not retrieved, the final top-k, the metrics, and the answer with
- * its citations. `--graph FILE` shows the same for your own graph.
+ * its citations. `--history N` bounds the contextualizer's window as in
+ * `eval`. `--graph FILE` shows the same for your own graph.
  */
 import type { Command } from "commander";
 import { EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
@@ -19,11 +20,11 @@ import { ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type Attribut
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
-import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, UNUSED_WITH_GRAPH } from "../eval-options.js";
+import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, HISTORY_HELP, HISTORY_REFUSAL, UNUSED_WITH_GRAPH } from "../eval-options.js";
 import { action, out, outText } from "../io.js";
-import { parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
+import { countOption, parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
 
-interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "timeout" | "maxCardBytes"> {
+interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "timeout" | "maxCardBytes" | "history"> {
   /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
   turn?: string;
   top: number;
@@ -153,7 +154,8 @@ export function register(program: Command): void {
     // Kept as typed: its range (0 to the case's turns − 1) is known once the case is (caseAndTurn).
     .option("--turn <n>", "only this turn (0-based; earlier turns still run for context)")
     .option("--top <n>", "entries shown per stage (gold entries below it are always shown)", positiveIntOption("--top"), 10)
-    .option("--json", "print the traced turns as JSON (with a version field)");
+    .option("--json", "print the traced turns as JSON (with a version field)")
+    .option("--history <n>", HISTORY_HELP, countOption("--history"));
   // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
   addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
     action((caseId: string, o: TraceOptions & ExternalGraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
@@ -161,5 +163,6 @@ export function register(program: Command): void {
   refuseInMode<TraceOptions & ExternalGraphOptions>(cmd, [
     { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
     { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+    HISTORY_REFUSAL,
   ]);
 }

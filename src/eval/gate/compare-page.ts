@@ -4,12 +4,16 @@
  * p-value, all from ../compare.ts), both runs' summaries, and the turns whose
  * hit@k flipped — hit→miss first, then miss→hit, each in dataset order — and,
  * below them, the turns whose hit@k held but whose recall@k or nDCG@k moved
- * by at least SHIFT_THRESHOLD; each row opens both runs' turn views.
+ * by at least SHIFT_THRESHOLD; each row opens both runs' turn views. With
+ * `funnels` (../compare.ts compareFunnels) it also shows both runs' stage
+ * funnels with their intervals and the paired difference per stage.
  */
-import type { KeyComparison } from "./compare.js";
+import type { FunnelComparison, KeyComparison } from "./compare.js";
 import { HIT_KEY, metricKey } from "../measures/metrics.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import type { Report, TurnReport } from "../report/types.js";
+import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, type ResampleUnit } from "../stats/bootstrap.js";
+import { funnelDiff, funnelStages, perTurnStages } from "../report/funnel-stats.js";
 import { renderPage } from "../report/html/page.js";
 import { registryPageData, runPageData, type RunPageData } from "../report/html/report-page.js";
 
@@ -132,12 +136,29 @@ function keptRun(report: Report, name: string, open: ReadonlySet<number>): { run
   };
 }
 
+/** Both reports' stage funnels and the paired difference per stage (what compareFunnels gives for two report files). */
+function reportFunnels(a: Report, b: Report, o: { seed: number; resample: ResampleUnit }): FunnelComparison {
+  const opts = { seed: o.seed, samples: DEFAULT_SAMPLES, resample: o.resample };
+  return { a: funnelStages(a.turns, opts), b: funnelStages(b.turns, opts), diff: funnelDiff(perTurnStages(a.turns), perTurnStages(b.turns), opts) };
+}
+
 /**
  * The compare page. To stay small it embeds, of each run's turns, only the
  * flipped and shifted ones and their conversations (docs/html-report.md);
  * everything else it shows comes from the aggregates and `comparisons`.
  */
-export function renderHtmlComparison(a: { name: string; report: Report }, b: { name: string; report: Report }, comparisons: KeyComparison[], opts: { seed: number }): string {
+export function renderHtmlComparison(
+  a: { name: string; report: Report },
+  b: { name: string; report: Report },
+  comparisons: KeyComparison[],
+  opts: {
+    seed: number;
+    /** Both stage funnels and the paired difference per stage, as compareFunnels gave them; absent: computed here from the two reports with the same seed and unit. */
+    funnels?: FunnelComparison;
+    /** What the paired bootstrap resampled (default: cases). */
+    resample?: ResampleUnit;
+  },
+): string {
   const flips = flippedTurns(a.report, b.report);
   const shifts = shiftedTurns(a.report, b.report);
   const ka = keptRun(a.report, a.name, new Set([...flips, ...shifts].map((f) => f.a)));
@@ -154,5 +175,7 @@ export function renderHtmlComparison(a: { name: string; report: Report }, b: { n
     flips: flips.map(remap),
     shiftThreshold: SHIFT_THRESHOLD,
     shifts: shifts.map(remap),
+    funnels: opts.funnels ?? reportFunnels(a.report, b.report, { seed: opts.seed, resample: opts.resample ?? DEFAULT_RESAMPLE }),
+    resample: opts.resample ?? DEFAULT_RESAMPLE,
   });
 }

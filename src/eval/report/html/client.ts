@@ -87,6 +87,11 @@ pre.notes { white-space:pre-wrap; overflow-wrap:anywhere; font-size:12px; backgr
 .step.unscored { opacity:.8; }
 .step h4 { font-size:12px; margin:2px 0 4px; }
 td.unknown { color:var(--miss); }
+.queries3 { display:grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap:10px; max-width:1100px; }
+.queries3 > div { border:1px solid var(--line); border-radius:6px; padding:4px 8px; min-width:0; }
+.queries3 h4 { font-size:12px; margin:2px 0 4px; }
+.queries3 .query { max-width:none; }
+.queries3 .rank { margin:4px 0 0; font-variant-numeric:tabular-nums; }
 .legend { display:flex; gap:12px; flex-wrap:wrap; font-size:12px; margin:2px 0 6px; }
 .legend span.sw { display:inline-block; width:12px; height:3px; margin-right:4px; vertical-align:middle; }
 `;
@@ -100,6 +105,8 @@ export const CLIENT_JS = String.raw`
   // from DATA.registry: set by start().
   var HIT, RECALL, NDCG, TRIAD;
   var STAGE_LABEL, STAGE_COLOR, TRACE_STAGES, BRANCH;
+  // The query attribution's labels and the three queries' names (src/eval/report/query-attribution.ts).
+  var ATTR_ORDER, ATTR_LABEL, QUERY_ORDER, QUERY_SIDE, QUERY_LABEL;
 
   // ------------------------------------------------------------ DOM helpers (text only)
   function el(tag, props, children) {
@@ -168,8 +175,10 @@ export const CLIENT_JS = String.raw`
     return td;
   }
   function reportKeys(run) { return run.keys; }
+  function groupLabel(split, g) { return split === "position" ? "turn " + g : g; }
+  function ciText(c) { return c ? "[" + f3(c[0]) + ", " + f3(c[1]) + "]" : "(no CI)"; }
   function splitTable(run, split, groups) {
-    var head = el("tr", null, [el("th", { text: "metric" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] }); })));
+    var head = el("tr", null, [el("th", { text: "metric" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: groupLabel(split, g[0]) }); })));
     var body = el("tbody");
     reportKeys(run).forEach(function (key) {
       body.appendChild(el("tr", null, [el("th", { text: label(run, key) })].concat(groups.map(function (g) { return aggCell(run, g[1] ? g[1][key] : undefined, key, g[2], g[0]); }))));
@@ -202,7 +211,7 @@ export const CLIENT_JS = String.raw`
     if (g.passed) return el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]);
     return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); }))]);
   }
-  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge"];
+  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "queryAttribution", "funnel"];
   function summaryPanel(run, compact) {
     var r = run.report, box = el("div", { cls: "summary-block" });
     if (!compact) {
@@ -212,12 +221,13 @@ export const CLIENT_JS = String.raw`
         box.appendChild(el("div", { cls: "charts" }, triad.map(function (k) { return chart(run, k); })));
       }
     }
-    var splits = Object.keys(r.splits);
+    // The report page shows the turn-position split in its Conversation tab; the compare page's compact summaries keep it here.
+    var splits = Object.keys(r.splits).filter(function (split) { return compact || split !== "position"; });
     splits.forEach(function (split) {
       var groups = Object.keys(r.splits[split]).map(function (g) { return [g, r.splits[split][g], split]; });
       if (split === "kind") groups.unshift(["all", r.aggregates, "all"]);
       if (groups.length === 0) return;
-      box.appendChild(el("h3", { text: "By " + split }));
+      box.appendChild(el("h3", { text: split === "position" ? "By turn position" : "By " + split }));
       box.appendChild(splitTable(run, split, groups));
     });
     if (compact) return box;
@@ -325,8 +335,10 @@ export const CLIENT_JS = String.raw`
   }
   function funnelPanel(run) {
     var v = run.view, box = el("div");
+    box.appendChild(el("h2", { text: "Stage funnel with 95% intervals: share of gold-bearing turns whose gold is still present" }));
+    box.appendChild(funnelStatsBlock(run, null));
     if (v.funnel.all.n === 0) { box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." })); return box; }
-    box.appendChild(el("h2", { text: "Stage funnel: gold-bearing turns with a gold card in each stage's list" }));
+    box.appendChild(el("h2", { text: "Stage funnel (counts): gold-bearing turns with a gold card in each stage's list" }));
     box.appendChild(el("p", { cls: "note", "data-field": "funnel-note", text: v.text.funnel }));
     box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales (n=" + v.funnel.all.n + ")" }), funnelSvg(v.funnel.all)])]));
     box.appendChild(funnelTable(run));
@@ -344,6 +356,121 @@ export const CLIENT_JS = String.raw`
     box.appendChild(el("div", { cls: "filters" }, [el("label", { text: "locale" }), sel]));
     box.appendChild(holder);
     box.appendChild(el("p", { cls: "note", "data-field": "curves-note", text: v.text.curves }));
+    return box;
+  }
+
+  // ------------------------------------------------------------ the funnel as statistics (report.funnel: src/eval/report/funnel-stats.ts)
+  // One cell: the share of gold-bearing turns whose gold is still present at the stage, its 95% interval, present / n.
+  function funnelStatCell(s, id) {
+    if (!s) return el("td", { cls: "num muted", "data-funnel-stat": id, text: "\u2014" });
+    return el("td", { cls: "num", "data-funnel-stat": id }, [el("span", { cls: "mean", text: f3(s.share) }), el("span", { cls: "ci", text: ciText(s.ci95) }),
+      el("span", { cls: "n", text: "n=" + s.n }), el("span", { cls: "extra", text: s.present + " present, " + s.nCases + " cases" })]);
+  }
+  // Overall, then every group of one split of report.funnel.splits (position, kind, locale, part).
+  function funnelStatTable(f, split) {
+    var groups = [["all", "all", f.stages]];
+    var by = f.splits[split] || {};
+    Object.keys(by).forEach(function (g) { groups.push([g, groupLabel(split, g), by[g]]); });
+    var find = function (rows, stage) { return rows.filter(function (x) { return x.stage === stage; })[0]; };
+    var head = el("tr", null, [el("th", { text: "stage" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[1] }); })));
+    var body = el("tbody", null, f.stages.map(function (s) {
+      return el("tr", { "data-stage": s.stage }, [el("th", { text: STAGE_LABEL[s.stage] || s.label })].concat(groups.map(function (g) { return funnelStatCell(find(g[2], s.stage), g[0] + ":" + s.stage); })));
+    }));
+    return el("table", { cls: "funnelstats", "data-split": split }, [el("thead", null, [head]), body]);
+  }
+  // The funnel with intervals and a choice of split; fixed draws one split with no choice (the Conversation tab's turn positions).
+  function funnelStatsBlock(run, fixed) {
+    var f = run.report.funnel, box = el("div", { "data-section": "funnel-stats" });
+    if (!f) { box.appendChild(el("p", { cls: "vac", text: "No stage funnel statistics: no gold-bearing turn of this run measured a stage." })); return box; }
+    var holder = el("div");
+    var splits = Object.keys(f.splits);
+    if (fixed) holder.appendChild(funnelStatTable(f, fixed));
+    else {
+      var sel = el("select", { name: "funnel-split", "aria-label": "split of the funnel" }, splits.map(function (x) { return el("option", { value: x, text: x === "position" ? "by turn position" : "by " + x }); }));
+      var draw = function () { holder.textContent = ""; holder.appendChild(funnelStatTable(f, sel.value)); };
+      sel.addEventListener("change", draw);
+      if (splits.length > 0) { box.appendChild(el("div", { cls: "filters" }, [el("label", { text: "split" }), sel])); draw(); }
+      else holder.appendChild(funnelStatTable(f, ""));
+    }
+    box.appendChild(holder);
+    box.appendChild(el("p", { cls: "note", "data-field": "funnel-stats-note", text: run.conversation.note + " query = the turn's query did not lose the gold (its attribution is not \u201crewrite lost it\u201d; measured on attributed turns); final top-k = hit@" + run.report.run.k + "." }));
+    return box;
+  }
+
+  // ------------------------------------------------------------ conversation: query attribution and turn positions
+  function attributionTable(rows, split) {
+    var head = el("tr", null, [el("th", { text: "turns" }), el("th", { cls: "num", text: "n" })].concat(ATTR_ORDER.map(function (a) { return el("th", { cls: "num", text: ATTR_LABEL[a] }); })));
+    var body = el("tbody", null, rows.map(function (row) {
+      var c = row[2], n = 0;
+      ATTR_ORDER.forEach(function (a) { n += c[a] || 0; });
+      return el("tr", { "data-split": row[3] || split, "data-group": row[0] }, [el("th", { text: row[1] }), el("td", { cls: "num", "data-attr": "n", text: String(n) })].concat(ATTR_ORDER.map(function (a) {
+        return el("td", { cls: "num" + (a === "rewrite_lost_it" && (c[a] || 0) > 0 ? " miss" : ""), "data-attr": a, text: String(c[a] || 0) });
+      })));
+    }));
+    return el("table", { cls: "attribution", "data-split": split }, [el("thead", null, [head]), body]);
+  }
+  function queryMeansTable(run, qa) {
+    var keys = run.keys.filter(function (k) { return qa.means.graph && qa.means.graph[k]; });
+    var head = el("tr", null, [el("th", { text: "query" })].concat(keys.map(function (k) { return el("th", { cls: "num", text: label(run, k) }); })));
+    var body = el("tbody", null, QUERY_ORDER.filter(function (v) { return qa.means[v]; }).map(function (v) {
+      return el("tr", { "data-query": v }, [el("th", { text: QUERY_LABEL[v] })].concat(keys.map(function (k) {
+        var a = qa.means[v][k];
+        if (!a) return el("td", { cls: "num muted", "data-key": k, text: "\u2014" });
+        return el("td", { cls: "num", "data-key": k }, [el("span", { cls: "mean", text: f3(a.mean) }), el("span", { cls: "ci", text: ciText(a.ci95) }), el("span", { cls: "n", text: "n=" + a.n })]);
+      })));
+    }));
+    return el("table", { cls: "querymeans" }, [el("thead", null, [head]), body]);
+  }
+  function conversationPanel(run) {
+    var r = run.report, qa = r.queryAttribution, box = el("div");
+    box.appendChild(el("h2", { text: "Query attribution: did the rewrite or the retriever lose the gold?" }));
+    if (run.conversation.attributionOff !== null) box.appendChild(el("p", { cls: "vac", "data-field": "attribution-off", text: "Query attribution " + run.conversation.attributionOff }));
+    else if (!qa) box.appendChild(el("p", { cls: "muted", "data-field": "attribution-off", text: "This report has no query attribution (written before it was recorded)." }));
+    else {
+      box.appendChild(el("p", { cls: "note", "data-field": "attribution-turns", text: qa.turns + " gold-bearing turns attributed, " + qa.withStandalone + " of them with a standalone (oracle) question. Each turn's gold was also retrieved with the raw user message and the oracle; those retrievals never change the turn's own scores." }));
+      var pos = qa.splits.position || {};
+      box.appendChild(attributionTable([["all", "all", qa.counts, "all"]].concat(Object.keys(pos).map(function (g) { return [g, "turn " + g, pos[g]]; })), "position"));
+      Object.keys(qa.splits).forEach(function (split) {
+        if (split === "position") return;
+        var groups = qa.splits[split];
+        if (Object.keys(groups).length === 0) return;
+        box.appendChild(el("h3", { text: "Attribution by " + split }));
+        box.appendChild(attributionTable(Object.keys(groups).map(function (g) { return [g, g, groups[g]]; }), split));
+      });
+      box.appendChild(el("h3", { text: "Each query's means over the attributed turns" }));
+      box.appendChild(queryMeansTable(run, qa));
+      box.appendChild(el("p", { cls: "note", text: "ok: the graph's query was the raw message and hit; rewrite rescued it: the raw message misses, the graph's query hits; rewrite not needed: both hit; rewrite lost it: the graph's query misses and the oracle (or, without one, the raw message) hits; retriever lost it: every query misses (docs/query-attribution.md)." }));
+    }
+    var posSplit = r.splits.position;
+    box.appendChild(el("h2", { text: "Every metric by turn position" }));
+    if (posSplit && Object.keys(posSplit).length > 0) {
+      box.appendChild(splitTable(run, "position", Object.keys(posSplit).map(function (g) { return [g, posSplit[g], "position"]; })));
+      box.appendChild(el("p", { cls: "note", text: "Turn 1 is each case's first turn; turn 4+ = turns 4 and later. n counts turns; intervals: 95% percentile bootstrap resampling " + ((r.bootstrap && r.bootstrap.unit) || "case") + "s." }));
+    } else box.appendChild(el("p", { cls: "muted", text: "This report has no turn-position split (written before it was recorded)." }));
+    box.appendChild(el("h2", { text: "Stage funnel by turn position (95% intervals)" }));
+    box.appendChild(funnelStatsBlock(run, "position"));
+    return box;
+  }
+
+  // The three queries of a turn side by side, each with its rank of the gold, and the turn's attribution.
+  function queriesBlock(run, t) {
+    var q = t.queries, box = el("div", { "data-section": "queries" });
+    if (!q) {
+      var why = t.gold.length === 0 ? "No gold for this turn: no query attribution." : run.conversation.attributionOff !== null ? "Query attribution " + run.conversation.attributionOff : !t.trace ? "No query attribution: the turn has no retrieval trace." : "No query attribution for this turn.";
+      box.appendChild(el("p", { cls: "muted", "data-field": "queries-off", text: why }));
+      return box;
+    }
+    var lost = q.attribution === "rewrite_lost_it" || q.attribution === "retriever_lost_it";
+    box.appendChild(el("p", null, ["attribution: ", el("span", { cls: "badge " + (lost ? "miss" : "hit"), "data-field": "attribution", "data-attribution": q.attribution, text: ATTR_LABEL[q.attribution] || q.attribution })]));
+    box.appendChild(el("div", { cls: "queries3" }, QUERY_SIDE.map(function (v) {
+      var o = q[v];
+      if (!o) return el("div", { "data-query": v }, [el("h4", { text: QUERY_LABEL[v] }), el("p", { cls: "muted", "data-field": "text", text: "(the case gives no standalone question for this turn; the raw message stands in for it)" })]);
+      var h = o.scores[HIT];
+      return el("div", { "data-query": v }, [el("h4", { text: QUERY_LABEL[v] }), el("div", { cls: "query", "data-field": "text", text: o.query }),
+        el("p", { cls: "rank" }, ["rank of the gold: ", el("span", { cls: o.rank === null ? "miss" : "mean", "data-field": "rank", text: rankText(o.rank) }), "  \u00b7  hit@" + run.report.run.k + ": ",
+          el("span", { cls: h > 0 ? "hit" : "miss", "data-field": "hit", text: h === undefined ? "\u2014" : h > 0 ? "hit" : "miss" })])]);
+    })));
+    box.appendChild(el("p", { cls: "note", text: "rank = the best-ranked gold card's 1-based rank in the card list retrieved for that query (\u2014 = not listed); hit when it is within the top " + run.report.run.k + "." }));
     return box;
   }
 
@@ -450,6 +577,8 @@ export const CLIENT_JS = String.raw`
     box.appendChild(convo);
     box.appendChild(el("h3", { text: "Contextualized query (what retrieval searched for)" }));
     box.appendChild(el("div", { cls: "query", "data-field": "query", text: t.trace ? t.trace.query : t.noRetrieval ? "\u2014 (no retrieval: the turn made no retriever run)" : t.error !== undefined ? "\u2014 (the graph run threw: its retrieval is not scored)" : "\u2014 (no retrieval ran)" }));
+    box.appendChild(el("h3", { text: "The three queries: raw message, standalone (oracle), the graph's query" }));
+    box.appendChild(queriesBlock(run, t));
     box.appendChild(el("h3", { text: "Gold cards: rank at every stage" }));
     box.appendChild(goldTable(run, i));
     if (t.trace) {
@@ -584,12 +713,33 @@ export const CLIENT_JS = String.raw`
     }
     ui = frame("retrace report \u2014 " + run.name, runLine(run), [
       { id: "summary", label: "Summary", content: summaryPanel(run, false) },
+      { id: "conversation", label: "Conversation", content: conversationPanel(run) },
       { id: "funnel", label: "Stage funnel", content: funnelPanel(run) },
       { id: "turns", label: "Turns (" + run.report.turns.length + ")", content: turnsPanel(run, openTurn) },
       { id: "turn", label: "Turn view", content: turnBox }
     ], run.graph ? run.graph.header : []);
   }
 
+  // Both runs' stage funnels (share, 95% interval, n) and the paired difference per stage (src/eval/gate/compare.ts compareFunnels).
+  function funnelCompare(fc) {
+    var box = el("div", { "data-section": "funnel-compare" });
+    box.appendChild(el("h2", { text: "Stage funnel: A, B and the paired difference per stage (B \u2212 A)" }));
+    if (!fc || fc.diff.length === 0) { box.appendChild(el("p", { cls: "muted", "data-field": "funnel-compare-off", text: "Stage funnel: not compared (no stage was measured in both runs)." })); return box; }
+    var side = function (rows, stage, s) {
+      var x = rows.filter(function (r) { return r.stage === stage; })[0];
+      if (!x) return el("td", { cls: "num muted", "data-side": s, text: "\u2014" });
+      return el("td", { cls: "num", "data-side": s }, [el("span", { cls: "mean", text: f3(x.share) }), el("span", { cls: "ci", text: ciText(x.ci95) }), el("span", { cls: "n", text: "n=" + x.n })]);
+    };
+    box.appendChild(el("table", { cls: "funnelcompare" }, [
+      el("thead", null, [el("tr", null, ["stage", "A", "B", "n paired", "B \u2212 A", "95% CI", "p"].map(function (h) { return el("th", { cls: h === "stage" ? "" : "num", text: h }); }))]),
+      el("tbody", null, fc.diff.map(function (d) {
+        return el("tr", { "data-stage": d.stage }, [el("th", { text: STAGE_LABEL[d.stage] || d.label }), side(fc.a, d.stage, "a"), side(fc.b, d.stage, "b"), el("td", { cls: "num", "data-field": "n", text: String(d.n) }),
+          el("td", { cls: "num " + (d.diff < 0 ? "miss" : d.diff > 0 ? "hit" : ""), "data-side": "diff", text: signed(d.diff) }),
+          el("td", { cls: "num", "data-field": "ci", text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(n < 2)" }), el("td", { cls: "num", "data-field": "p", text: fmtP(d.pValue) })]);
+      }))]));
+    box.appendChild(el("p", { cls: "note", text: "Share = gold-bearing turns whose gold is still present at the stage; A and B each over their own turns, with 95% intervals. B \u2212 A is paired over the turns both runs measured (caseId#turn): percentile bootstrap resampling " + DATA.resample + "s (seed " + DATA.seed + "), p inverted from the same interval." }));
+    return box;
+  }
   function comparePage() {
     var A = DATA.a, B = DATA.b;
     var cmp = el("div");
@@ -602,6 +752,7 @@ export const CLIENT_JS = String.raw`
           el("td", { cls: "num", text: c.ci95 ? "[" + signed(c.ci95[0]) + ", " + signed(c.ci95[1]) + "]" : "(n < 2)" }), el("td", { cls: "num", text: fmtP(c.pValue) }), el("td", { text: c.significant ? "significant" : "not significant" })]);
       }))]));
     cmp.appendChild(el("p", { cls: "note", text: "Paired over caseId#turn; interval: percentile bootstrap of the mean paired difference; p: two-sided sign-flip randomization test (seed " + DATA.seed + "), significant when p < " + DATA.significance + "." }));
+    cmp.appendChild(funnelCompare(DATA.funnels));
     cmp.appendChild(el("div", { cls: "cols" }, [
       el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A) }), summaryPanel(A, true)]),
       el("div", { "data-run": "b" }, [el("h2", { text: "B: " + B.name }), el("p", { cls: "note", text: runLine(B) }), summaryPanel(B, true)])
@@ -695,6 +846,8 @@ export const CLIENT_JS = String.raw`
       var metrics = DATA.registry.metrics, stages = DATA.registry.stages;
       HIT = metrics.key.hit; RECALL = metrics.key.recall; NDCG = metrics.key.ndcg; TRIAD = metrics.triad;
       STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
+      ATTR_ORDER = DATA.registry.attribution.order; ATTR_LABEL = DATA.registry.attribution.label;
+      QUERY_ORDER = DATA.registry.queries.order; QUERY_SIDE = DATA.registry.queries.sideBySide; QUERY_LABEL = DATA.registry.queries.label;
       if (DATA.kind === "compare") comparePage(); else reportPage();
       setState("ready");
     }, function (e) {

@@ -7,7 +7,9 @@
 import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
+import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant } from "../query-attribution.js";
 import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
+import { attributionOffText, conversationNote } from "../render/conversation.js";
 import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
 import { stagePageData, type StagePageData } from "../stages.js";
@@ -35,6 +37,13 @@ export interface RunPageData {
    * errored and retrieval-less turns listed and counted, and the warnings.
    */
   graph?: { header: string[]; notes: string[] };
+  /**
+   * The conversation view's words, as the table and markdown word them
+   * (../render/conversation.ts): `attributionOff`, why the run has no query
+   * attribution (null when it has one, or when an older report simply has no
+   * section); `note`, the unit line under the funnel and attribution tables.
+   */
+  conversation: { attributionOff: string | null; note: string };
 }
 
 function keysOf(report: Report): string[] {
@@ -49,11 +58,23 @@ export interface RegistryPageData {
   /** The metric registry (src/eval/measures/metrics.ts): each metric's key by name, and the triad's keys. */
   metrics: { key: Record<MetricName, string>; triad: string[] };
   stages: StagePageData;
+  /** The query attribution (../query-attribution.ts): its labels in report order, and the three queries' names in order. */
+  attribution: { order: string[]; label: Record<string, string> };
+  /** `order`: report order (the means table); `sideBySide`: the turn view's columns, raw message, oracle, then the graph's query. */
+  queries: { order: string[]; sideBySide: string[]; label: Record<string, string> };
 }
+
+/** The turn view's order of the three queries: what the user typed, what a perfect rewrite would be, what the graph retrieved with. */
+const QUERY_SIDE_BY_SIDE: readonly QueryVariant[] = ["raw", "standalone", "graph"];
 
 export function registryPageData(): RegistryPageData {
   const key = Object.fromEntries(METRICS.map((m) => [m.name, m.key])) as Record<MetricName, string>;
-  return { metrics: { key, triad: [...TRIAD_KEYS] }, stages: stagePageData() };
+  return {
+    metrics: { key, triad: [...TRIAD_KEYS] },
+    stages: stagePageData(),
+    attribution: { order: [...ATTRIBUTIONS], label: { ...ATTRIBUTION_LABELS } },
+    queries: { order: [...QUERY_VARIANTS], sideBySide: [...QUERY_SIDE_BY_SIDE], label: { ...QUERY_VARIANT_LABELS } },
+  };
 }
 
 export function runPageData(report: Report, name: string): RunPageData {
@@ -68,6 +89,7 @@ export function runPageData(report: Report, name: string): RunPageData {
     turnCount: report.turns.length,
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
     ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
+    conversation: { attributionOff: attributionOffText(report), note: conversationNote(report) },
   };
 }
 
