@@ -63,6 +63,10 @@ export interface BrowserPage {
   select(selector: string, value: string): Promise<void>;
   /** Types into an input (fires input events). */
   fill(selector: string, text: string): Promise<void>;
+  /** Presses one key on the page's keyboard (`0`, `c`, `/`, `Escape`, `Enter`), as a person would. */
+  press(key: string): Promise<void>;
+  /** Reloads the page (its storage kept) and waits until it has settled again, as `open` does. */
+  reload(): Promise<void>;
   text(selector: string): Promise<string | null>;
   attribute(selector: string, name: string): Promise<string | null>;
   /** Runs `fn` in the page on every element matching `selector` (possibly none). */
@@ -141,6 +145,11 @@ async function launchChromium(t: BrowserTarget): Promise<BrowserDriver> {
         click: (s) => page.click(s),
         select: async (s, v) => void (await page.selectOption(s, v)),
         fill: (s, v) => page.fill(s, v),
+        press: (k) => page.keyboard.press(k),
+        reload: async () => {
+          await page.reload();
+          await page.waitForSelector(SETTLED, { state: "attached" });
+        },
         text: (s) => page.$eval(s, (e) => e.textContent),
         attribute: (s, n) => page.$eval(s, (e, name) => e.getAttribute(name), n),
         evalAll: (s, fn) => page.$$eval(s, fn as (elements: unknown[]) => never),
@@ -212,6 +221,11 @@ async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
         click: (s) => page.locator(s).click(),
         select: async (s, v) => void (await page.select(s, v)),
         fill: (s, v) => page.locator(s).fill(v),
+        press: (k) => page.keyboard.press(k as Parameters<typeof page.keyboard.press>[0]),
+        reload: async () => {
+          await page.reload();
+          await page.waitForSelector(SETTLED);
+        },
         text: (s) => page.$eval(s, (e) => e.textContent),
         attribute: (s, n) => page.$eval(s, (e, name) => e.getAttribute(name), n),
         evalAll: (s, fn) => page.$$eval(s, fn as (elements: unknown[]) => never) as Promise<never>,
