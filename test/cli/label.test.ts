@@ -8,8 +8,18 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/chroma.js";
-import { runCli } from "../helpers/cli.js";
+import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
+import { gunzipSync } from "node:zlib";
+import type { LabelPageData } from "../../src/eval/label/pool.js";
+
+const DATA_ELEMENT = /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([^<]*)<\/script>/;
+async function pageData(file: string): Promise<LabelPageData> {
+  const m = DATA_ELEMENT.exec(await readFile(file, "utf8"));
+  expect(m).not.toBeNull();
+  return JSON.parse(gunzipSync(Buffer.from(m![1]!, "base64")).toString("utf8")) as LabelPageData;
+}
+const KB_AGENT = path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs");
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -102,4 +112,40 @@ describe("retrace label options", () => {
     expect(mergeWithHtml.exitCode).toBe(2);
     expect(mergeWithHtml.stderr).toMatch(/'--html' is not used with --merge/);
   });
+});
+
+describe("retrace label with --graph", () => {
+  it("pools your graph's scored list next to retrace's bm25 (--pool bm25,graph)", async () => {
+    const cases = path.join(dir, "graph-cases.jsonl");
+    await writeFile(cases, jsonl(toLabel));
+    const html = path.join(dir, "graph.html");
+    const r = await runCli(["label", cases, "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin", "--graph", KB_AGENT, "--pool", "bm25,graph", "--depth", "3", "--html", html]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const data = await pageData(html);
+    expect(data.systems).toEqual(["bm25", "graph"]);
+    const pool = data.cases[0]!.turns[0]!.pool;
+    // kb-agent ranks by word overlap with the card's text: card-freeze shares "how" and "card" with "how do I lock my card?".
+    expect(pool.find((p) => p.id === "card-freeze")?.ranks.graph).toBeDefined();
+    expect(pool.some((p) => p.ranks.bm25 !== undefined)).toBe(true);
+    for (const p of pool) expect(Math.max(...Object.values(p.ranks))).toBeLessThanOrEqual(3);
+  }, 120_000);
+
+  it("takes the passages from the graph's documents with --catalog (--pool graph alone)", async () => {
+    const cases = path.join(dir, "catalog-cases.jsonl");
+    await writeFile(cases, jsonl(toLabel));
+    const catalog = path.join(dir, "catalog.tsv");
+    await writeFile(catalog, "card-freeze\ten\nrefund-timelines\ten\nes-congelar-tarjeta\tes-419\npt-chaves-pix\tpt-BR\n");
+    const html = path.join(dir, "catalog.html");
+    const r = await runCli(["label", cases, "--catalog", catalog, "--graph", KB_AGENT, "--pool", "graph", "--html", html]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const data = await pageData(html);
+    const freeze = data.cases[0]!.turns[0]!.pool.find((p) => p.id === "card-freeze")!;
+    expect(freeze.title).toBe("card-freeze"); // a catalog has ids, not titles
+    const passage = freeze.passage.map((s) => s[0]).join("");
+    // The page content kb-agent's retriever returned for the card (its title and body: test/fixtures/kb-mini/cards/en/card-freeze.md).
+    const card = await readFile(path.join(MINI_KB, "cards", "en", "card-freeze.md"), "utf8");
+    expect(passage.length).toBeGreaterThan(0);
+    expect(card).toContain(passage.split("\n").filter((l) => l.trim() !== "").at(-1)!.trim());
+    expect(freeze.passage.filter((s) => s[1]).map((s) => s[0].toLowerCase())).toContain("card");
+  }, 120_000);
 });
