@@ -108,6 +108,9 @@ describe("retrace label options", () => {
     const catalogMixed = await runCli(["label", cases, "--catalog", "c.tsv", "--graph", "g.mjs", "--pool", "bm25,graph", "--html", path.join(dir, "p.html")]);
     expect(catalogMixed.exitCode).toBe(2);
     expect(catalogMixed.stderr).toMatch(/graph alone with --catalog/);
+    const storeUnused = await runCli(["label", cases, "--catalog", "c.tsv", "--graph", "g.mjs", "--pool", "graph", "--store", "memory", "--html", path.join(dir, "p.html")]);
+    expect(storeUnused.exitCode).toBe(2);
+    expect(storeUnused.stderr).toMatch(/'--store' is not used with --pool graph alone/);
     const mergeWithHtml = await runCli(["label", "--merge", cases, "--into", cases, "--html", "x.html"]);
     expect(mergeWithHtml.exitCode).toBe(2);
     expect(mergeWithHtml.stderr).toMatch(/'--html' is not used with --merge/);

@@ -153,6 +153,26 @@ for (const target of BROWSERS) {
       expect(report.aggregates.retrieval_hit_at_k!.n).toBe(3);
     }, 240_000);
 
+    it("keeps hostile text inert by escaping alone (the page without its CSP meta tag)", async () => {
+      const html = await readFile(path.join(dir, "label.html"), "utf8");
+      const csp = /<meta http-equiv="Content-Security-Policy" content="[^"]*">\n/;
+      expect(html).toMatch(csp);
+      const nocsp = path.join(dir, `label-nocsp-${target.name}.html`);
+      await writeFile(nocsp, html.replace(csp, ""));
+      const page = await driver.open(nocsp);
+      expect(await page.attribute("#app", "data-state")).toBe("ready");
+      let text = "";
+      for (let turn = 0; turn < 4; turn++) {
+        text += (await page.text("#turn")) ?? "";
+        await page.press("n");
+      }
+      expect(text).toContain(HOSTILE_USER);
+      expect(await page.evalAll("#turn img, #turn script", (els) => els.length)).toBe(0);
+      expect(await pwned(page)).toBeNull();
+      expect(page.events).toEqual([]);
+      await page.close();
+    }, 60_000);
+
     it("shows the judge's suggestions until confirmed, and its kappa equals label --agreement's", async () => {
       const page = await driver.open(path.join(dir, "label-judge.html"));
       expect(await page.evalAll("[data-suggested]", (els) => els.length)).toBeGreaterThan(0);

@@ -135,5 +135,10 @@ export function register(program: Command): void {
     { when: (o) => o.merge === undefined && o.agreement === undefined, mode: "without --merge", unused: ["--into"] },
     { when: (o) => o.merge === undefined && o.agreement === undefined, mode: "without --agreement", unused: ["--json"] },
     { when: (o) => o.merge === undefined && o.agreement === undefined && o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+    {
+      when: (o) => o.pool !== undefined && o.pool.split(",").every((s) => s.trim() === "graph"),
+      mode: "with --pool graph alone (retrace's own systems, which these options set up, are not pooled)",
+      unused: ["--store", "--embedder", "--data-dir", "--timeout"],
+    },
   ]);
 }
