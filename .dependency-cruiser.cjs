@@ -36,6 +36,7 @@ const EVAL_JOBS = {
   sweep: ["gate", "ir"],
   gate: ["sweep", "ir"],
   ir: ["sweep", "gate"],
+  label: ["sweep", "gate", "ir"],
 };
 const evalJobRules = Object.entries(EVAL_JOBS).map(([job, forbidden]) => ({
   name: `eval-${job}-must-not-import-${forbidden.join("-")}`,
@@ -50,7 +51,7 @@ module.exports = {
     ...evalJobRules,
     {
       name: "eval-files-live-in-a-job-folder",
-      comment: "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir)",
+      comment: "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir, label)",
       severity: "error",
       from: { path: "^src/eval/[^/]+\\.ts$" },
       to: {},

@@ -232,7 +232,7 @@ export async function sweepGraph(
   kb: KnowledgeBase,
   concurrency: number,
   onCaseDone?: (d: number, t: number) => void,
-  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number } = {},
+  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number; captureTexts?: boolean } = {},
 ): Promise<{ turns: GraphTurn[]; runs: GraphTurn[][]; file: string; exportName: string; ids: IdOptions }> {
   if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
@@ -260,6 +260,7 @@ export async function sweepGraph(
       threadPrefix: repeat === 1 ? `${prefix}:` : `${prefix}:r${r + 1}:`,
       ...(configurable !== undefined ? { configurable: configurable.value } : {}),
       ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
+      ...(extra.captureTexts === true ? { captureTexts: true } : {}),
     });
     runs.push(turns);
   }

@@ -46,6 +46,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
     load: () => import("./commands/ingest.js"),
   },
+  label: {
+    summary: "Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person",
+    load: () => import("./commands/label.js"),
+  },
   merge: {
     summary: "Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run",
     load: () => import("./commands/merge.js"),

@@ -24,6 +24,7 @@ const PREFIX: Record<string, string[]> = {
   eval: ["eval"],
   export: ["export", "r.json", "--trec", "out"],
   ingest: ["ingest"],
+  label: ["label", "cases.jsonl"],
   merge: ["merge", "shard-1.json"],
   report: ["report", "r.json"],
   score: ["score", "--qrels", "q.txt", "--run", "r.txt"],
@@ -42,6 +43,7 @@ const FOREIGN: Record<string, [flag: string, value?: string]> = {
   eval: ["--turn", "1"],
   export: ["--junit", "x.xml"],
   ingest: ["--junit", "x.xml"],
+  label: ["--junit", "x.xml"],
   merge: ["--turn", "1"],
   report: ["--junit", "x.xml"],
   score: ["--junit", "x.xml"],
@@ -54,7 +56,7 @@ const FOREIGN: Record<string, [flag: string, value?: string]> = {
 const TAKEN_BY: Record<string, string> = {
   "--junit": "retrace eval, retrace merge, retrace start",
   "--turn": "retrace trace",
-  "--graph": "retrace eval, retrace trace",
+  "--graph": "retrace eval, retrace label, retrace trace",
   "--min-hit": "retrace eval, retrace merge, retrace start",
 };
 

@@ -10,6 +10,7 @@
  * downloads a browser: both are given the system executable.
  */
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { launch as launchPuppeteer } from "puppeteer-core";
@@ -63,6 +64,10 @@ export interface BrowserPage {
   select(selector: string, value: string): Promise<void>;
   /** Types into an input (fires input events). */
   fill(selector: string, text: string): Promise<void>;
+  /** Presses one key on the page's keyboard (`0`, `c`, `/`, `Escape`, `Enter`), as a person would. */
+  press(key: string): Promise<void>;
+  /** Reloads the page (its storage kept) and waits until it has settled again, as `open` does. */
+  reload(): Promise<void>;
   text(selector: string): Promise<string | null>;
   attribute(selector: string, name: string): Promise<string | null>;
   /** Runs `fn` in the page on every element matching `selector` (possibly none). */
@@ -112,15 +117,22 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-async function launchChromium(t: BrowserTarget): Promise<BrowserDriver> {
+/** What a launch may be given: `downloadDir`, where the pages' downloads are saved (under their suggested names); default: none saved. */
+export interface LaunchOptions {
+  downloadDir?: string;
+}
+
+async function launchChromium(t: BrowserTarget, lo: LaunchOptions = {}): Promise<BrowserDriver> {
   const browser = await chromium.launch({ executablePath: t.executable, headless: true, args: CHROMIUM_ARGS });
   return {
     target: t,
     version: `Chromium ${browser.version()}`,
     async open(file, opts = {}) {
       // A fresh context per page: its own storage, offline.
-      const context = await browser.newContext({ viewport: VIEWPORT, offline: true });
+      const context = await browser.newContext({ viewport: VIEWPORT, offline: true, acceptDownloads: lo.downloadDir !== undefined });
       const page = await context.newPage();
+      const dir = lo.downloadDir;
+      if (dir !== undefined) page.on("download", (d) => void d.saveAs(path.join(dir, d.suggestedFilename())));
       if (opts.initScript !== undefined) await page.addInitScript({ content: opts.initScript });
       const events: string[] = [];
       page.on("request", (r) => {
@@ -141,6 +153,11 @@ async function launchChromium(t: BrowserTarget): Promise<BrowserDriver> {
         click: (s) => page.click(s),
         select: async (s, v) => void (await page.selectOption(s, v)),
         fill: (s, v) => page.fill(s, v),
+        press: (k) => page.keyboard.press(k),
+        reload: async () => {
+          await page.reload();
+          await page.waitForSelector(SETTLED, { state: "attached" });
+        },
         text: (s) => page.$eval(s, (e) => e.textContent),
         attribute: (s, n) => page.$eval(s, (e, name) => e.getAttribute(name), n),
         evalAll: (s, fn) => page.$$eval(s, fn as (elements: unknown[]) => never),
@@ -166,13 +183,20 @@ const FIREFOX_PREFS: Record<string, unknown> = {
   "browser.region.network.url": "",
 };
 
-async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
+async function launchFirefox(t: BrowserTarget, lo: LaunchOptions = {}): Promise<BrowserDriver> {
   const browser = await launchPuppeteer({
     browser: "firefox",
     executablePath: t.executable,
     protocol: "webDriverBiDi",
     headless: true,
-    extraPrefsFirefox: FIREFOX_PREFS,
+    // Downloads go to downloadDir, never to the user's own Downloads folder (none: they are refused).
+    extraPrefsFirefox: {
+      ...FIREFOX_PREFS,
+      "browser.download.folderList": 2,
+      "browser.download.dir": lo.downloadDir ?? "/nonexistent-retrace-downloads",
+      "browser.download.useDownloadDir": true,
+      "browser.download.always_ask_before_handling_new_types": false,
+    },
     // Sized at launch, not emulated: puppeteer's setViewport (and a non-null
     // defaultViewport, which calls it for every new page) sends
     // emulation.setScreenOrientationOverride, which Firefox ESR's WebDriver
@@ -212,6 +236,11 @@ async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
         click: (s) => page.locator(s).click(),
         select: async (s, v) => void (await page.select(s, v)),
         fill: (s, v) => page.locator(s).fill(v),
+        press: (k) => page.keyboard.press(k as Parameters<typeof page.keyboard.press>[0]),
+        reload: async () => {
+          await page.reload();
+          await page.waitForSelector(SETTLED);
+        },
         text: (s) => page.$eval(s, (e) => e.textContent),
         attribute: (s, n) => page.$eval(s, (e, name) => e.getAttribute(name), n),
         evalAll: (s, fn) => page.$$eval(s, fn as (elements: unknown[]) => never) as Promise<never>,
@@ -230,8 +259,8 @@ async function launchFirefox(t: BrowserTarget): Promise<BrowserDriver> {
  * A browser that is installed but cannot be driven throws: its tests fail,
  * they are never skipped.
  */
-export async function launchDriver(t: BrowserTarget): Promise<BrowserDriver> {
-  const driver = t.name === "chromium" ? await launchChromium(t) : await launchFirefox(t);
+export async function launchDriver(t: BrowserTarget, lo: LaunchOptions = {}): Promise<BrowserDriver> {
+  const driver = t.name === "chromium" ? await launchChromium(t, lo) : await launchFirefox(t, lo);
   process.stdout.write(`browser tests drive ${t.label}: ${driver.version} (${t.executable})\n`);
   return driver;
 }

@@ -18,7 +18,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { Serialized } from "@langchain/core/load/serializable";
-import { cardIdsOf, type DocumentIdOptions } from "../measures/doc-id.js";
+import { cardIdsOf, documentId, type DocumentIdOptions } from "../measures/doc-id.js";
 import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent } from "../../nodes/retrieve.js";
 import type { RetrievalTrace } from "../../retrieval/types.js";
 
@@ -229,6 +229,25 @@ export interface CapturedRetrieval {
   noChildRuns: string[];
   /** retrace's own trace, when source is "retrace". */
   trace?: RetrievalTrace;
+  /**
+   * With `selectRetrieval(..., { texts: true })` only (`retrace label`): the
+   * page content of each scored document, by card id, in rank order (a card
+   * returned as several documents has several texts). Never in a report.
+   */
+  texts?: Record<string, string[]>;
+}
+
+/** The page contents of the documents of `runs`, by card id (first-seen order of documents). */
+function textsOf(runs: readonly CapturedRetrieverRun[], ids: IdOptions): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const run of runs)
+    for (const doc of run.documents ?? []) {
+      const id = documentId(doc, ids);
+      if (id === null || typeof doc.pageContent !== "string") continue;
+      const list = (out[id] ??= []);
+      if (!list.includes(doc.pageContent)) list.push(doc.pageContent);
+    }
+  return out;
 }
 
 /** Concatenation of id lists, first occurrence wins. */
@@ -258,12 +277,14 @@ function pick<T>(xs: readonly T[], call: RetrievalCall): T[] {
  * `child` stages (all descendants, in start order), and the scored run itself
  * the `final` stage. Returns null when the turn made no retriever run at all.
  */
-export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, ids: IdOptions, where: string): CapturedRetrieval | null {
+export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, ids: IdOptions, where: string, opts: { texts?: boolean } = {}): CapturedRetrieval | null {
   const traces = capture.retraceTraces();
   if (traces.length > 0) {
     const chosen = pick(traces, call);
     const last = chosen[chosen.length - 1]!;
     return {
+      // retrace's own retrieve node: the documents of any retriever runs of the turn (its LangChain adapter's), if any.
+      ...(opts.texts === true ? { texts: textsOf(capture.runs(), ids) } : {}),
       source: "retrace",
       query: chosen.map((t) => t.query).join(" | "),
       retrievedIds: concatFirst(chosen.map((t) => t.retrievedIds)),
@@ -318,6 +339,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
     stages,
     unscored,
     noChildRuns,
+    ...(opts.texts === true ? { texts: textsOf(scored, ids) } : {}),
   };
 }
 

@@ -186,6 +186,8 @@ export interface GraphSweepOptions extends IdOptions {
   /** Extra `configurable` for every invocation. */
   configurable?: Record<string, unknown>;
   onCaseDone?: (done: number, total: number) => void;
+  /** Keep the page content of the scored documents (`CapturedRetrieval.texts`; `retrace label --catalog`). Default false. */
+  captureTexts?: boolean;
 }
 
 /** One turn of a graph sweep: the report plus the raw capture (for `retrace trace`). */
@@ -248,7 +250,7 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
     // Given up (deadline, stalled): an error turn like one that threw; the case goes on with its next turn.
     if (outcome.kind === "stuck") givenUp = outcome.why;
     // Retrieval captured before a failure is not scored: the turn is an error.
-    const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where) : null;
+    const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where, { texts: opts.captureTexts === true }) : null;
     const noRetrieval = error === undefined && retrieval === null;
     // What is scored at k: the chosen calls' cards, cut at k (the stages keep the full lists); a turn with no retriever run retrieved nothing.
     const retrievedIds = retrieval !== null ? retrieval.retrievedIds.slice(0, opts.k) : noRetrieval ? [] : null;

@@ -59,23 +59,43 @@ export function contentSecurityPolicy(script: string, style: string): string {
   ].join("; ");
 }
 
-/** A complete page: `data` is what the client script renders (`data.kind` selects the page). */
-export function renderPage(title: string, data: unknown): string {
+/** The inline script and style of a page, and what it says where scripts are off. */
+export interface PageAssets {
+  script: string;
+  style: string;
+  noscript: string;
+  loading: string;
+}
+
+/** The report and compare pages' assets (./client.ts). */
+export const REPORT_ASSETS: PageAssets = {
+  script: CLIENT_JS,
+  style: CLIENT_CSS,
+  noscript: "This report is drawn by its own inline script; enable JavaScript for this file.",
+  loading: "Unpacking the report\u2026",
+};
+
+/**
+ * A complete page: `data` is what the client script renders (`data.kind`
+ * selects the page); `assets`, the script and style (default the report's),
+ * both pinned by the page's CSP.
+ */
+export function renderPage(title: string, data: unknown, assets: PageAssets = REPORT_ASSETS): string {
   return [
     "<!DOCTYPE html>",
     '<html lang="en">',
     "<head>",
     '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(CLIENT_JS, CLIENT_CSS))}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(assets.script, assets.style))}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(title)}</title>`,
-    `<style>${CLIENT_CSS}</style>`,
+    `<style>${assets.style}</style>`,
     "</head>",
     "<body>",
-    '<noscript><p>This report is drawn by its own inline script; enable JavaScript for this file.</p></noscript>',
-    '<div id="app" data-state="loading"><p class="note">Unpacking the report\u2026</p></div>',
+    `<noscript><p>${escapeHtml(assets.noscript)}</p></noscript>`,
+    `<div id="app" data-state="loading"><p class="note">${escapeHtml(assets.loading)}</p></div>`,
     `<script type="application/octet-stream" id="retrace-data" data-encoding="gzip+base64">${embedData(data)}</script>`,
-    `<script>${CLIENT_JS}</script>`,
+    `<script>${assets.script}</script>`,
     "</body>",
     "</html>",
     "",

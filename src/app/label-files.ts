@@ -1,0 +1,61 @@
+/**
+ * Use-cases over a labelling page's export (docs/labelling.md):
+ * `mergeLabelFiles` (`retrace label --merge EXPORTED --into CASES`: the pure
+ * merge of src/eval/label/merge.ts over the two files) and `labelAgreement`
+ * (`retrace label --agreement EXPORTED`: Cohen's κ, unweighted, between the
+ * judge's suggested grades and the person's grades of the same cards).
+ */
+import { DataValidationError, type DataIssue } from "../errors.js";
+import { gradesOf, mergeLabels, type MergeOutcome } from "../eval/label/merge.js";
+import { cohenKappa, type KappaResult } from "../eval/stats/kappa.js";
+import { parseCaseLine } from "../kb/cases.js";
+import { readTextFileOrThrow } from "../kb/text.js";
+
+/** The merged cases text (nothing written here: the command writes it, src/output-set.ts). */
+export async function mergeLabelFiles(exported: string, into: string): Promise<MergeOutcome> {
+  const [e, i] = await Promise.all([readTextFileOrThrow(exported), readTextFileOrThrow(into)]);
+  return mergeLabels(e, exported, i, into);
+}
+
+export interface AgreementOutcome extends KappaResult {
+  /** Turns that carry both suggestions and the person's grades. */
+  turns: number;
+  /** Cards the judge suggested a grade for that the person did not grade (left out). */
+  unconfirmed: number;
+}
+
+/**
+ * κ between `suggested` (the judge) and the person's grades (`relevant`, and
+ * `judged` cards without a grade as 0) over the cards of each turn that carry
+ * both. Exit 2 naming file, line and field for a bad line, or when no card
+ * carries both (nothing to measure).
+ */
+export async function labelAgreement(file: string): Promise<AgreementOutcome> {
+  const text = await readTextFileOrThrow(file);
+  const issues: DataIssue[] = [];
+  const judge: number[] = [];
+  const human: number[] = [];
+  let turns = 0;
+  let unconfirmed = 0;
+  text.split("\n").forEach((raw, i) => {
+    const line = raw.replace(/\r$/, "");
+    if (line.trim() === "") return;
+    const parsed = parseCaseLine(line, file, i + 1);
+    if (parsed.case === undefined) return void issues.push(...parsed.issues);
+    for (const t of parsed.case.turns) {
+      if (t.suggested === undefined) continue;
+      const grades = gradesOf(t);
+      let both = 0;
+      for (const [id, s] of Object.entries(t.suggested)) {
+        const g = grades.get(id);
+        if (g === undefined) unconfirmed++;
+        else (judge.push(s), human.push(g), both++);
+      }
+      if (both > 0) turns++;
+    }
+  });
+  if (issues.length > 0) throw new DataValidationError(issues);
+  if (judge.length === 0)
+    throw new DataValidationError([{ file, message: "no card carries both a judge's suggested grade and a person's grade (export a page written with --judge after grading some suggested cards)" }]);
+  return { ...cohenKappa(judge, human), turns, unconfirmed };
+}

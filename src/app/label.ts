@@ -1,0 +1,221 @@
+/**
+ * Use-case: `retrace label CASES --html label.html` (docs/labelling.md): the
+ * labelling page of a cases file. For each turn of the selected cases, the
+ * pool — the union of the top `depth` cards of the systems named by `pool`:
+ * retrace's own graph in `bm25`, `dense` and `hybrid` mode (the store and
+ * embedder an eval uses, `openEvalSystem`), and `graph`, the user's graph
+ * (`--graph`) with its scored retriever call captured — each card with its
+ * best-matching passage (a chunk of the KB, or the page content of a
+ * captured document), the query's terms marked, and which systems ranked it
+ * where; with `judge`, a suggested grade per pooled card.
+ *
+ * `planLabel` checks everything that can be checked before a store or a
+ * graph starts (options, data, case selection, the judge module).
+ */
+import { InvalidArgumentError } from "../errors.js";
+import { bestPassage, DEFAULT_DEPTH, DEFAULT_POOL, markTerms, poolHash, poolOf, POOL_SYSTEMS, queryTerms, type LabelCase, type LabelPageData, type PoolSystem } from "../eval/label/pool.js";
+import { runSweep } from "../eval/sweep/runner.js";
+import { loadCases } from "../kb/cases.js";
+import { loadCatalog } from "../kb/catalog.js";
+import { readTextFileOrThrow } from "../kb/text.js";
+import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import type { RetrievalMode } from "../retrieval/types.js";
+import { loadData, resolveStoreChoice } from "../system.js";
+import { checkLocaleOptions, selectRunCases } from "./data.js";
+import { graphFor, openEvalSystem } from "./eval.js";
+import { EVAL_DEFAULTS } from "./eval-plan.js";
+import { sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
+import { openRelevanceJudge, type RelevanceJudge } from "./label-judge.js";
+
+export interface LabelOptions extends Pick<ExternalGraphOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "configurable" | "turnTimeout" | "catalog" | "maxCardBytes"> {
+  /** The cases file to label (e.g. `retrace cases import`'s output). */
+  cases: string;
+  /** The KB folder (default `kb`); not with `catalog`. */
+  kb?: string;
+  /** The systems pooled (default DEFAULT_POOL: bm25, dense, hybrid); `graph` needs `graph`. */
+  pool?: readonly string[];
+  /** Cards taken from each system's list (default DEFAULT_DEPTH). */
+  depth?: number;
+  /** A judge module (the `eval --judge` interface): a suggested grade per pooled card. */
+  judge?: string;
+  case?: string[];
+  locale?: string[];
+  /** retrace's own graph: the store, embedder, Chroma data folder and request deadline (as `retrace eval`). */
+  store?: string;
+  embedder?: string;
+  dataDir?: string;
+  timeout?: number;
+  /** Cases in flight of the graph sweep (default EVAL_DEFAULTS.concurrency). */
+  concurrency?: number;
+  /** The name the page's export downloads as (default `<cases file name>.labelled.jsonl`). */
+  exportName?: string;
+}
+
+/** What `planLabel` read and checked. */
+export interface LabelPlan {
+  options: LabelOptions;
+  systems: PoolSystem[];
+  depth: number;
+  kb: KnowledgeBase;
+  /** Chunks of the KB by card id (none with a catalog). */
+  chunkTexts: Map<string, string[]>;
+  cases: EvalCase[];
+  /** The selected cases' lines as parsed JSON, by case id (what the export writes back). */
+  originals: Map<string, Record<string, unknown>>;
+  judge: RelevanceJudge | null;
+}
+
+const isPoolSystem = (s: string): s is PoolSystem => (POOL_SYSTEMS as readonly string[]).includes(s);
+const OWN_MODES: readonly RetrievalMode[] = ["bm25", "dense", "hybrid"];
+
+/** The pooled systems, checked (known names, no repeats, `graph` iff `--graph`, a catalog only with the graph alone). */
+export function poolSystems(o: Pick<LabelOptions, "pool" | "graph" | "catalog">): PoolSystem[] {
+  const given = o.pool ?? DEFAULT_POOL;
+  if (given.length === 0) throw new InvalidArgumentError("--pool", `a comma-separated list of ${POOL_SYSTEMS.join(", ")}`, given.join(","));
+  const out: PoolSystem[] = [];
+  for (const s of given) {
+    if (!isPoolSystem(s)) throw new InvalidArgumentError("--pool", `a comma-separated list of ${POOL_SYSTEMS.join(", ")}`, given.join(","));
+    if (out.includes(s)) throw new InvalidArgumentError("--pool", "each system once", given.join(","));
+    out.push(s);
+  }
+  if (out.includes("graph") && o.graph === undefined) throw new InvalidArgumentError("--pool", "graph only with --graph FILE[#export] (the graph whose retrieved lists are pooled)", given.join(","));
+  if (!out.includes("graph") && o.graph !== undefined) throw new InvalidArgumentError("--graph", "graph in --pool too (e.g. --pool bm25,dense,hybrid,graph): the graph is run only to pool its lists", o.graph);
+  if (o.catalog !== undefined && out.some((s) => s !== "graph"))
+    throw new InvalidArgumentError("--pool", "graph alone with --catalog (bm25, dense and hybrid retrieve over a KB's cards; a catalog lists ids without texts)", given.join(","));
+  return out;
+}
+
+/** Reads and checks everything before a store or graph starts. */
+export async function planLabel(o: LabelOptions): Promise<LabelPlan> {
+  const systems = poolSystems(o);
+  const depth = o.depth ?? DEFAULT_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1) throw new InvalidArgumentError("--depth", "a positive integer", depth);
+  checkLocaleOptions(o.locale);
+  if (systems.some((s) => s !== "graph")) resolveStoreChoice(o.store ?? EVAL_DEFAULTS.store);
+  let kb: KnowledgeBase;
+  let cases: EvalCase[];
+  const chunkTexts = new Map<string, string[]>();
+  if (o.catalog !== undefined) {
+    if (o.kb !== undefined) throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${o.kb} / ${o.catalog}`);
+    kb = await loadCatalog(o.catalog);
+    cases = await loadCases(o.cases, kb);
+  } else {
+    const data = await loadData(o.kb ?? "kb", o.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
+    kb = data.kb;
+    cases = data.cases;
+    for (const ch of data.chunks) {
+      const list = chunkTexts.get(ch.parentId) ?? [];
+      list.push(ch.text);
+      chunkTexts.set(ch.parentId, list);
+    }
+  }
+  const selected = selectRunCases(cases, o);
+  const lines = (await readTextFileOrThrow(o.cases)).split("\n");
+  const originals = new Map(selected.map((c) => [c.id, JSON.parse(lines[c.line - 1]!) as Record<string, unknown>]));
+  const judge = o.judge !== undefined ? await openRelevanceJudge(o.judge) : null;
+  return { options: o, systems, depth, kb, chunkTexts, cases: selected, originals, judge };
+}
+
+/** What each system retrieved for one turn, and the texts a graph returned. */
+interface TurnLists {
+  query?: string;
+  lists: Partial<Record<PoolSystem, string[]>>;
+  texts: Map<string, string[]>;
+}
+
+const turnKey = (caseId: string, turn: number) => `${caseId}#${turn}`;
+
+/** Runs retrace's own graph in each of `modes` over the cases (k = depth) and records each turn's list and query. */
+async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: Map<string, TurnLists>): Promise<void> {
+  const o = plan.options;
+  const system = await openEvalSystem({
+    kb: o.kb ?? "kb",
+    cases: o.cases,
+    ...(o.store !== undefined ? { store: o.store } : {}),
+    ...(o.embedder !== undefined ? { embedder: o.embedder } : {}),
+    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+    ...(o.timeout !== undefined ? { timeout: o.timeout } : {}),
+    ...(o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {}),
+  });
+  try {
+    if (system.retriever === null) throw new InvalidArgumentError("--store", "a store that retrieves (not none): the pool is what the systems retrieve", o.store);
+    for (const mode of modes) {
+      const { traces } = await runSweep({
+        graph: graphFor(system, { k: plan.depth, mode }),
+        cases: plan.cases,
+        evaluators: [],
+        knownIds: new Set(system.kb.byId.keys()),
+        storeBacked: true,
+        traceSource: "state",
+        durability: "exit",
+        concurrency: 1,
+        threadPrefix: `${mode}:`,
+      });
+      for (const c of plan.cases)
+        c.turns.forEach((_, i) => {
+          const trace = traces.forTurn(`${mode}:${c.id}`, i);
+          const entry = into.get(turnKey(c.id, i))!;
+          entry.lists[mode] = trace?.retrievedIds ?? [];
+          entry.query ??= trace?.query;
+        });
+    }
+  } finally {
+    await system.close();
+  }
+}
+
+/** Runs the user's graph over the cases (k = depth) and records each turn's scored list, query and documents' texts. */
+async function graphLists(plan: LabelPlan, into: Map<string, TurnLists>): Promise<void> {
+  const o = plan.options;
+  const { turns } = await sweepGraph({ ...o, k: plan.depth }, plan.cases, plan.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, undefined, { captureTexts: true });
+  for (const t of turns) {
+    const entry = into.get(turnKey(t.report.caseId, t.report.turn))!;
+    entry.lists.graph = (t.retrieval?.retrievedIds ?? []).slice(0, plan.depth);
+    if (t.retrieval !== null) entry.query ??= t.retrieval.query;
+    for (const [id, texts] of Object.entries(t.retrieval?.texts ?? {})) {
+      const list = entry.texts.get(id) ?? [];
+      for (const x of texts) if (!list.includes(x)) list.push(x);
+      entry.texts.set(id, list);
+    }
+  }
+}
+
+/** The labelling page's data: pools, passages, suggestions. */
+export async function buildLabelData(plan: LabelPlan): Promise<LabelPageData> {
+  const o = plan.options;
+  const lists = new Map<string, TurnLists>();
+  for (const c of plan.cases) c.turns.forEach((_, i) => lists.set(turnKey(c.id, i), { lists: {}, texts: new Map() }));
+  const modes = OWN_MODES.filter((m) => plan.systems.includes(m));
+  if (modes.length > 0) await ownLists(plan, modes, lists);
+  if (plan.systems.includes("graph")) await graphLists(plan, lists);
+  const cases: LabelCase[] = [];
+  for (const c of plan.cases) {
+    const turns = [];
+    for (const [i, t] of c.turns.entries()) {
+      const entry = lists.get(turnKey(c.id, i))!;
+      const query = entry.query ?? t.user;
+      const terms = queryTerms(query);
+      const pool = [];
+      for (const p of poolOf(entry.lists, plan.systems, plan.depth)) {
+        const texts = [...(plan.chunkTexts.get(p.id) ?? []), ...(entry.texts.get(p.id) ?? [])];
+        const text = bestPassage(texts, terms) ?? "";
+        const title = plan.kb.byId.get(p.id)?.title ?? p.id;
+        const suggested = plan.judge !== null ? await plan.judge.grade(c.turns.slice(0, i).map((x) => x.user), t.user, title, text) : null;
+        pool.push({ id: p.id, title, ranks: p.ranks, passage: markTerms(text, terms), ...(suggested !== null ? { suggested } : {}) });
+      }
+      turns.push({ user: t.user, ...(query !== t.user ? { query } : {}), pool });
+    }
+    cases.push({ id: c.id, locale: c.locale, kind: c.kind, original: plan.originals.get(c.id)!, turns });
+  }
+  const base = o.cases.split(/[\\/]/).pop() ?? "cases.jsonl";
+  return {
+    kind: "label",
+    title: `${base} (${cases.length} case${cases.length === 1 ? "" : "s"})`,
+    poolHash: poolHash(cases, plan.systems, plan.depth),
+    systems: plan.systems,
+    depth: plan.depth,
+    judge: plan.judge?.name ?? null,
+    exportName: o.exportName ?? `${base.replace(/\.jsonl$/, "")}.labelled.jsonl`,
+    cases,
+  };
+}
