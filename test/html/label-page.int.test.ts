@@ -98,13 +98,13 @@ for (const target of BROWSERS) {
       // Hostile text stays text: shown as typed, never run.
       expect(await page.text("nav.cases")).toContain("conv-");
       const all: string[] = [];
-      // Turn by turn: c (the first card citeable), 2 (it is highly relevant), 0 for every other card; the last turn (mortgages) is a refusal: r.
+      // Turn by turn: c (the first card citeable; not on the third turn, which stays graded relevance only), 2 (it is highly relevant), 0 for every other card; the last turn (mortgages) is a refusal: r.
       for (let turn = 0; turn < 4; turn++) {
         const n = await cardCount(page);
         expect(n).toBeGreaterThan(0);
         all.push((await page.text("#turn"))!);
-        if (turn < 3) await page.press("c");
-        else await page.press("r");
+        if (turn < 2) await page.press("c");
+        else if (turn === 3) await page.press("r");
         await page.press(turn < 3 ? "2" : "0");
         for (let i = 1; i < n; i++) await page.press("0");
         if (turn < 3) await page.press("n");
@@ -126,12 +126,15 @@ for (const target of BROWSERS) {
       const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l) as { id: string; turns: { must_cite_one_of?: string[]; expect?: string; relevant?: Record<string, number>; judged?: string[] }[] });
       expect(lines).toHaveLength(3);
       const turns = lines.flatMap((l) => l.turns);
-      expect(turns.map((t) => t.expect)).toEqual(["answer", "answer", "answer", "refuse"]);
-      for (const t of turns.slice(0, 3)) {
+      expect(turns.map((t) => t.expect)).toEqual(["answer", "answer", undefined, "refuse"]);
+      for (const t of turns.slice(0, 2)) {
         expect(t.must_cite_one_of).toHaveLength(1);
         expect(t.relevant).toEqual({ [t.must_cite_one_of![0]!]: 2 });
         expect(t.judged![0]).toBe(t.must_cite_one_of![0]);
       }
+      // Graded relevant, nothing citeable: relevance only (no citation contract, no expect), scored for nDCG only.
+      expect(turns[2]!.must_cite_one_of).toBeUndefined();
+      expect(turns[2]!.relevant).toEqual({ [turns[2]!.judged![0]!]: 2 });
       expect(turns[3]!.must_cite_one_of).toEqual([]);
       await page.close();
 
@@ -150,7 +153,8 @@ for (const target of BROWSERS) {
       expect(check.exitCode, check.stderr + check.stdout).toBe(0);
       const post = await runCli(evalArgs);
       const report = JSON.parse(post.stdout) as { aggregates: Record<string, { n: number }> };
-      expect(report.aggregates.retrieval_hit_at_k!.n).toBe(3);
+      expect(report.aggregates.retrieval_hit_at_k!.n).toBe(2); // the two turns with a citeable card
+      expect(report.aggregates.retrieval_ndcg_at_k!.n).toBe(3); // and the relevance-only turn
     }, 240_000);
 
     it("keeps hostile text inert by escaping alone (the page without its CSP meta tag)", async () => {

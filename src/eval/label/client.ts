@@ -153,11 +153,14 @@ export const LABEL_JS = String.raw`
     Object.keys(s.g).sort().forEach(function (id) { if (order.indexOf(id) < 0) order.push(id); });
     var out = {};
     Object.keys(orig).forEach(function (k) { if (k !== "relevant" && k !== "judged" && k !== "suggested" && k !== "must_cite_one_of" && k !== "expect") out[k] = orig[k]; });
-    out.must_cite_one_of = order.filter(function (id) { return s.c.indexOf(id) >= 0; });
-    s.c.forEach(function (id) { if (out.must_cite_one_of.indexOf(id) < 0) out.must_cite_one_of.push(id); });
-    out.expect = s.r ? "refuse" : "answer";
     var rel = {}, any = false, judged = [];
     order.forEach(function (id) { if (own(s.g, id)) { judged.push(id); if (s.g[id] > 0) { rel[id] = s.g[id]; any = true; } } });
+    // Relevant cards but none citeable (and not a refusal): graded relevance only, scored for nDCG only (docs/labelling.md).
+    if (s.c.length > 0 || s.r || !any) {
+      out.must_cite_one_of = order.filter(function (id) { return s.c.indexOf(id) >= 0; });
+      s.c.forEach(function (id) { if (out.must_cite_one_of.indexOf(id) < 0) out.must_cite_one_of.push(id); });
+      out.expect = s.r ? "refuse" : "answer";
+    }
     if (any) out.relevant = rel;
     if (judged.length > 0) out.judged = judged;
     if (DATA.judge !== null) {
