@@ -13,6 +13,7 @@ import { Document } from "@langchain/core/documents";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { BaseRetriever } from "@langchain/core/retrievers";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
@@ -65,7 +66,7 @@ function condenseGraph(retriever: TermRetriever, drop = false) {
       if (s.query.includes("crash")) throw new Error("node crashed");
       if (s.query.includes("skip")) return { messages: [new AIMessage("no search")] };
       if (s.query.includes("manual")) {
-        const cm = await CallbackManager.configure(config.callbacks);
+        const cm = await CallbackManager.configure((config as RunnableConfig).callbacks);
         const run = await cm?.handleRetrieverStart({ lc: 1, type: "not_implemented", id: ["ManualSearch"] }, s.query);
         await run?.handleRetrieverEnd([new Document({ pageContent: "x", metadata: { card: "fees" } })]);
         return { messages: [new AIMessage("manual")] };
