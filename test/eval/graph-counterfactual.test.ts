@@ -166,6 +166,49 @@ describe("eval --graph --counterfactual in process", () => {
   });
 });
 
+describe("concurrent cases", () => {
+  it("each turn's own retriever instance is the one invoked again, at any concurrency, with the same attributions", async () => {
+    /** A retriever made per turn, remembering its case; it answers after a delay that depends on the query, so calls of different cases interleave. */
+    class SlowRetriever extends TermRetriever {
+      constructor(readonly caseTag: string) {
+        super(CARDS);
+      }
+      override async _getRelevantDocuments(query: string): Promise<Document[]> {
+        await new Promise((r) => setTimeout(r, (query.length * 7) % 23));
+        return super._getRelevantDocuments(query);
+      }
+    }
+    const made: SlowRetriever[] = [];
+    const graph = () => {
+      const g = new StateGraph(State)
+        .addNode("condense", async (s) => ({ query: s.messages.filter((m) => m instanceof HumanMessage).map((m) => String(m.content)).join(" ") }))
+        .addNode("search", async (s, config) => {
+          const r = new SlowRetriever(String((config as RunnableConfig).configurable?.thread_id));
+          made.push(r);
+          await r.invoke(s.query, config);
+          return { messages: [new AIMessage("ok")] };
+        })
+        .addEdge(START, "condense")
+        .addEdge("condense", "search")
+        .addEdge("search", END);
+      return g.compile({ checkpointer: new MemorySaver() }) as unknown as EvaluableGraph;
+    };
+    const cases: EvalCase[] = Array.from({ length: 6 }, (_, i) => ({ ...FREEZE, id: `c${i}`, turns: FREEZE.turns.map((t) => ({ ...t, user: `${t.user}${" ".repeat(i)}` })) }));
+    const serial = await sweep(graph(), cases, { counterfactual: true, concurrency: 1, threadPrefix: "t:" });
+    made.length = 0;
+    const parallel = await sweep(graph(), cases, { counterfactual: true, concurrency: 6, threadPrefix: "t:" });
+    expect(parallel.map((t) => t.report)).toEqual(serial.map((t) => t.report));
+    // Every instance got its own turn's query first, then only that case's raw message and oracle.
+    for (const r of made) {
+      const c = cases.find((x) => `t:${x.id}` === r.caseTag)!;
+      const users = c.turns.map((t) => t.user);
+      const allowed = new Set([...users, ...c.turns.flatMap((t) => (t.standalone !== undefined ? [t.standalone] : [])), ...users.map((_, i) => users.slice(0, i + 1).join(" "))]);
+      expect(r.calls.every((q) => allowed.has(q)), `${r.caseTag}: ${r.calls.join(" / ")}`).toBe(true);
+    }
+    expect(made.reduce((n, r) => n + r.calls.length, 0)).toBe(6 * (3 + 2));
+  });
+});
+
 describe("recordRetrieverInvocations", () => {
   it("tells the innermost running instance, shares one wrap between recorders, and restores invoke when the last one is released", async () => {
     const original = BaseRetriever.prototype.invoke;
