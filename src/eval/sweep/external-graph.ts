@@ -11,6 +11,11 @@
  * fine (none needed), a gold-bearing one is scored as a miss (hit, recall,
  * nDCG 0) and labelled so. Both are counted (./graph-checks.ts:
  * `graphRunFacts`, `graphGateFailures`).
+ *
+ * With `counterfactual`, each gold-bearing turn is also attributed after it is
+ * scored: the scored call's retriever is invoked again with the raw message
+ * and the `standalone` question (./graph-counterfactual.ts; the instance
+ * recorded by ./retriever-instances.ts while the sweep runs).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
