@@ -15,10 +15,12 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { BaseRetriever } from "@langchain/core/retrievers";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { runGraphSweep, type EvaluableGraph, type GraphSweepOptions } from "../../src/eval/sweep/external-graph.js";
-import { recordRetrieverInvocations } from "../../src/eval/sweep/retriever-instances.js";
+import { baseRetrieversFor, recordRetrieverInvocations } from "../../src/eval/sweep/retriever-instances.js";
 import type { EvalCase } from "../../src/kb/types.js";
 
 const words = (s: string) => new Set(s.toLowerCase().match(/[a-z]{3,}/g) ?? []);
@@ -243,5 +245,31 @@ describe("recordRetrieverInvocations", () => {
     expect(BaseRetriever.prototype.invoke).toBe(wrapped);
     b.release();
     expect(BaseRetriever.prototype.invoke).toBe(original);
+  });
+
+  it("baseRetrieversFor: the module's ESM build, and its CommonJS build once loaded; a retriever of either is recorded", async () => {
+    const agent = path.resolve("test/fixtures/graphs/condense-agent.mjs");
+    const req = createRequire(agent);
+    const cjsFile = req.resolve("@langchain/core/retrievers");
+    const loaded = req.cache[cjsFile] !== undefined;
+    const before = await baseRetrieversFor(agent);
+    const { BaseRetriever: CjsBase } = req("@langchain/core/retrievers") as { BaseRetriever: typeof BaseRetriever };
+    expect(CjsBase).not.toBe(BaseRetriever); // two builds, two classes
+    const after = await baseRetrieversFor(agent);
+    expect(before.includes(CjsBase)).toBe(loaded);
+    expect(after.includes(CjsBase)).toBe(true);
+    const rec = recordRetrieverInvocations(after);
+    try {
+      class FromCjs extends CjsBase {
+        override lc_namespace = ["test"];
+        override async _getRelevantDocuments() {
+          return [new Document({ pageContent: rec.current() === this ? "seen" : "not seen" })];
+        }
+      }
+      expect((await new FromCjs().invoke("q"))[0]?.pageContent).toBe("seen");
+    } finally {
+      rec.release();
+    }
+    expect(await baseRetrieversFor(path.join("/", "nowhere", "g.mjs"))).toEqual([]);
   });
 });

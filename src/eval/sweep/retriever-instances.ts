@@ -103,10 +103,11 @@ export function recordRetrieverInvocations(bases: readonly unknown[] = []): Retr
 
 /**
  * The BaseRetriever classes a graph module at `moduleFile` resolves:
- * `@langchain/core/retrievers` as its own folder resolves it, in both builds
- * (ESM `import`, CommonJS `require`), since a module may load either. Empty
- * when the module's folder does not resolve @langchain/core (its retrievers
- * then come from retrace's own copy, which is always recorded).
+ * `@langchain/core/retrievers` as its own folder resolves it — the ESM build
+ * (`import`), and the CommonJS build (`require`) when it is already loaded
+ * (call this after loading the module). Empty when the module's folder does
+ * not resolve @langchain/core (its retrievers then come from retrace's own
+ * copy, which is always recorded).
  */
 export async function baseRetrieversFor(moduleFile: string): Promise<unknown[]> {
   const out: unknown[] = [];
@@ -118,7 +119,9 @@ export async function baseRetrieversFor(moduleFile: string): Promise<unknown[]> 
     return out;
   }
   try {
-    out.push((req("@langchain/core/retrievers") as { BaseRetriever?: unknown }).BaseRetriever);
+    // The CommonJS build only when something already loaded it (a CommonJS graph module, loaded before this is called): never load a copy for nothing.
+    const cjs = req.resolve("@langchain/core/retrievers");
+    if (req.cache[cjs] !== undefined) out.push((req(cjs) as { BaseRetriever?: unknown }).BaseRetriever);
   } catch {
     // no CommonJS build: the ESM one below
   }
