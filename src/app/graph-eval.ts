@@ -41,6 +41,7 @@ import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
 import { combineRepeats } from "../eval/sweep/repeats.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
+import { baseRetrieversFor } from "../eval/sweep/retriever-instances.js";
 import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, moduleFilePath, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
@@ -85,6 +86,14 @@ export interface ExternalGraphOptions {
   turnTimeout?: number;
   /** State size above which a turn is listed in the report, MB (default DEFAULT_MAX_STATE_MB = 16; never fails the turn). */
   maxStateMb?: number;
+  /**
+   * Query attribution (`--counterfactual`; docs/query-attribution.md): after
+   * each gold-bearing turn, the scored call's retriever is invoked again with
+   * the raw message and the case's `standalone` question. Extra retriever
+   * calls (the report counts them); the retriever must be side-effect free.
+   * Default off (the report says so).
+   */
+  counterfactual?: boolean;
 }
 
 /** The options of a graph eval (the store, embedder and mode belong to retrace's own graph). */
@@ -227,7 +236,7 @@ export async function idOptionsFor(o: Pick<ExternalGraphOptions, "idKey" | "idMa
 
 /** Loads everything a graph run needs and runs the sweep over `cases` (`extra`: a configurable already read, evaluators other than retrieval's). */
 export async function sweepGraph(
-  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable" | "turnTimeout">,
+  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable" | "turnTimeout" | "counterfactual">,
   cases: readonly EvalCase[],
   kb: KnowledgeBase,
   concurrency: number,
@@ -242,6 +251,8 @@ export async function sweepGraph(
   const loaded = await loadGraph(o.graph);
   if (loaded.addedCheckpointer) log.info(`graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`);
   const repeat = extra.repeat ?? 1;
+  // Counterfactual retrieval records which retriever ran each call: the BaseRetriever classes of the @langchain/core the module resolves.
+  const retrieverBases = o.counterfactual === true ? await baseRetrieversFor(loaded.file) : [];
   const prefix = randomBytes(3).toString("hex");
   const runs: GraphTurn[][] = [];
   // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.
@@ -259,12 +270,22 @@ export async function sweepGraph(
       turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
       threadPrefix: repeat === 1 ? `${prefix}:` : `${prefix}:r${r + 1}:`,
       ...(configurable !== undefined ? { configurable: configurable.value } : {}),
+      ...(o.counterfactual === true ? { counterfactual: true, retrieverBases } : {}),
       ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
       ...(extra.captureTexts === true ? { captureTexts: true } : {}),
     });
     runs.push(turns);
   }
   return { turns: runs[0] ?? [], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids };
+}
+
+/** Why a `--graph` run's report has no query attribution, when it has none: the one reason text (docs/query-attribution.md). */
+export const GRAPH_COUNTERFACTUAL_OFF =
+  "not asked for: a --graph run attributes queries only with --counterfactual, which invokes your retriever again with each gold-bearing turn's raw message and standalone question (extra retriever calls; the retriever must be side-effect free)";
+
+/** Whether a graph run does counterfactual retrieval, and why not (the report's `queryAttribution` header). */
+export function graphCounterfactualOf(o: Pick<ExternalGraphOptions, "counterfactual">): { enabled: boolean; reason?: string } {
+  return o.counterfactual === true ? { enabled: true } : { enabled: false, reason: GRAPH_COUNTERFACTUAL_OFF };
 }
 
 /** The baseline file a graph eval reads (with `--max-drop` / `--max-flips` / `--baseline`) or writes (`--update-baseline`): `baseline`, else `<kb>/eval/baseline.json` — as for retrace's own graph. */
@@ -308,6 +329,12 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
       "--shard",
       "used without --repeat (`retrace merge` does not combine the repeats section — per-turn repeat values, flaky turns, two-stage intervals — of shard reports yet; run the repeats unsharded)",
       `--shard ${o.shard.index}/${o.shard.count} --repeat ${repeat}`,
+    );
+  if (o.counterfactual === true && repeat > 1)
+    throw new InvalidArgumentError(
+      "--counterfactual",
+      "used without --repeat (a turn's query attribution compares three lists of one run, while with --repeat its scores are means over the repeats — a flaky turn hits in some and misses in others — so one attribution cannot stand for them; attribute a single run)",
+      `--counterfactual --repeat ${repeat}`,
     );
   if (o.maxFlaky !== undefined && repeat < 2)
     throw new InvalidArgumentError("--max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--max-flaky ${o.maxFlaky} with ${repeat} run`);
@@ -397,6 +424,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   for (const { report: t } of swept.runs.flat()) {
     if (t.error !== undefined) t.error = redactSecrets(t.error);
     for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redactSecrets(st.error);
+    if (t.queriesOff !== undefined) t.queriesOff.detail = redactSecrets(t.queriesOff.detail);
   }
   // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
   const combined = swept.runs.length >= 2 ? combineRepeats(swept.runs.map((r) => r.map((t) => t.report)), { seed }) : undefined;
@@ -421,6 +449,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     ...(o.resample !== undefined ? { resample: o.resample } : {}),
     // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
     cardsPerLocale: cardsPerLocale(data.kb.cards),
+    counterfactual: graphCounterfactualOf(o),
   });
   if (combined !== undefined) {
     report.repeats = combined.section;

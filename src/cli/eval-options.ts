@@ -138,7 +138,10 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
       .option("--repeat <n>", "with --graph: run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares (docs/ci.md)", positiveIntOption("--repeat"), 1)
       .option("--max-flaky <n>", "with --graph and --repeat: flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated)", countOption("--max-flaky"))
       .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
-  if (gate) cmd.option("--counterfactual", "with --graph: re-invoke the captured retriever with each turn's raw message and standalone question (not yet implemented for --graph: refused, exit 2; docs/query-attribution.md)");
+  cmd.option(
+    "--counterfactual",
+    "with --graph: query attribution — after each gold-bearing turn, invoke the scored retriever again with the raw message and the standalone question (extra retriever calls, counted in the report; the retriever must be side-effect free; not with --repeat; docs/query-attribution.md)",
+  );
   return cmd
     .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store")
     .option("--turn-timeout <seconds>", "with --graph: deadline of each turn; a turn still running then is an error turn and the sweep goes on (docs/reliability.md)", positiveNumberOption("--turn-timeout", "seconds"), DEFAULT_TURN_TIMEOUT_S)

@@ -15,7 +15,6 @@ import { graphBaselineFile, runGraphEval, type GraphEvalOptions } from "../../ap
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
-import { InvalidArgumentError } from "../../errors.js";
 import { log } from "../../log.js";
 import { resolveDataPaths } from "../../app/data.js";
 import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
@@ -66,13 +65,9 @@ export function register(program: Command): void {
     action((o: EvalCommandOptions & GraphCommandOptions) => {
       checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
       const cmd = program.commands.find((c) => c.name() === "eval") as Command;
-      if (o.graph !== undefined && o.counterfactual === true && cmd.getOptionValueSource("counterfactual") === "cli")
-        throw new InvalidArgumentError(
-          "--counterfactual",
-          "used without --graph for now: counterfactual retrieval (query attribution) is not yet implemented for --graph (issue 23; docs/query-attribution.md), and a --graph report says it was off",
-          "--counterfactual with --graph",
-        );
-      return o.graph !== undefined ? evalGraphCommand(o) : evalCommand(o);
+      // `--no-counterfactual` makes retrace's own graph default to on; a --graph run attributes queries only when --counterfactual is typed.
+      if (o.graph !== undefined) return evalGraphCommand({ ...o, counterfactual: o.counterfactual === true && cmd.getOptionValueSource("counterfactual") === "cli" });
+      return evalCommand(o);
     }),
   );
   refuseInMode<EvalCommandOptions & GraphCommandOptions>(program.commands.find((c) => c.name() === "eval") as Command, [

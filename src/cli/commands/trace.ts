@@ -16,7 +16,7 @@ import { explainGold } from "../../eval/report/attribution.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
 import { fusionText, HIT_KEY } from "../../eval/report/render/shared.js";
-import { ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type Attribution } from "../../eval/report/query-attribution.js";
+import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
@@ -50,21 +50,6 @@ function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<st
   const hidden = ranked.slice(top).filter((r) => gold.has(cardIdOf(r)));
   for (const r of hidden) lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})${contributionText(r)}`);
   return lines;
-}
-
-/** The three queries of a gold-bearing turn side by side, each with its rank of the best gold card and hit@k (docs/query-attribution.md). */
-export function queriesLines(r: TracedTurn["report"], k: number): string[] {
-  const q = r.queries;
-  if (q === undefined) return [];
-  const rows = QUERY_VARIANTS.flatMap((v) => {
-    const o = q[v];
-    return o === undefined ? [] : [[QUERY_VARIANT_LABELS[v], `rank ${o.rank ?? "—"}`, `hit@${k} ${o.scores[HIT_KEY] ?? 0}`, JSON.stringify(o.query)]];
-  });
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => (row[i] as string).length)));
-  return [
-    `queries: ${ATTRIBUTION_LABELS[q.attribution as Attribution]} (rank = best gold card's rank in the card list, — = not listed)`,
-    ...rows.map((row) => `  ${row.map((c, i) => (i < 3 ? c.padEnd(widths[i] as number) : c)).join("  ")}`),
-  ];
 }
 
 export function renderTracedTurn(t: TracedTurn, total: number, top: number): string {
@@ -164,5 +149,6 @@ export function register(program: Command): void {
     { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
     { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
     HISTORY_REFUSAL,
+    { when: (o) => o.graph === undefined, mode: "without --graph (retrace's own trace always shows the three queries)", unused: ["--counterfactual"] },
   ]);
 }

@@ -5,6 +5,7 @@
  * `retrace trace --graph` view of a captured turn. Pure.
  */
 import { HIT_KEY } from "../measures/metrics.js";
+import { queriesLines } from "./render/conversation.js";
 import { capturedChains, CUT_AT_K, lostAt, lostAtText, NOT_RETRIEVED, ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
 
@@ -234,6 +235,7 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
     lines.push(
       `retrieval: ${NO_RETRIEVAL} (the turn made no retriever run)${t.noRetrieval !== true ? "" : t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed"}`,
     );
+  if (c === undefined) lines.push(...queriesLines(t, k));
   else {
     const steps = c.steps ?? c.topLevelRuns;
     const perStep = callsPerStep(c.stages);
@@ -255,6 +257,7 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
     if (c.noChildRuns.length > 0)
       lines.push(`  no child runs: ${c.noChildRuns.join(", ")} (${c.noChildRuns.length === 1 ? "its" : "their"} inner searches emit no retriever runs; no stages to show)`);
     lines.push(`query: ${JSON.stringify(t.trace?.query ?? "")}`);
+    lines.push(...queriesLines(t, k)); // --counterfactual: the three queries side by side, or why not
     lines.push(`gold:  ${t.gold.length === 0 ? "none (no-match turn: not scored)" : t.gold.join(", ")}`);
     const retrieved = t.retrievedIds ?? [];
     for (const g of t.gold) lines.push(`  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k)}`);

@@ -33,6 +33,18 @@ export const ATTRIBUTION_LABELS: Readonly<Record<Attribution, string>> = Object.
   retriever_lost_it: "retriever lost it",
 });
 
+/** Why a gold-bearing turn of a `--graph --counterfactual` run has no attribution (`TurnReport.queriesOff`), in the order reports list them. */
+export const UNATTRIBUTED_REASONS = ["turn_error", "no_retrieval", "not_reinvocable", "retriever_error", "given_up"] as const;
+export type UnattributedReason = (typeof UNATTRIBUTED_REASONS)[number];
+
+export const UNATTRIBUTED_LABELS: Readonly<Record<UnattributedReason, string>> = Object.freeze({
+  turn_error: "turn error",
+  no_retrieval: "no retrieval",
+  not_reinvocable: "retriever not re-invocable",
+  retriever_error: "re-invoking threw",
+  given_up: "deadline or stall",
+});
+
 /** The three queries of a turn. */
 export const QUERY_VARIANTS = ["graph", "raw", "standalone"] as const;
 export type QueryVariant = (typeof QUERY_VARIANTS)[number];
@@ -155,6 +167,13 @@ export function queryAttributionOf(turns: readonly TurnReport[], opts: Attributi
     }
     if (Object.keys(out).length > 0) means[variant] = out;
   }
+  // --graph --counterfactual: the turns left unattributed by reason, and the extra retriever calls (from the turns, so a merge recomputes them).
+  const unattributed: Record<string, number> = {};
+  for (const r of UNATTRIBUTED_REASONS) {
+    const n = turns.filter((t) => t.queriesOff?.reason === r).length;
+    if (n > 0) unattributed[r] = n;
+  }
+  const withCalls = turns.filter((t) => t.counterfactualCalls !== undefined);
   return {
     enabled: opts.enabled,
     ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
@@ -163,5 +182,7 @@ export function queryAttributionOf(turns: readonly TurnReport[], opts: Attributi
     counts: attributionCounts(attributed),
     splits,
     means,
+    ...(Object.keys(unattributed).length > 0 ? { unattributed } : {}),
+    ...(withCalls.length > 0 ? { retrieverCalls: withCalls.reduce((s, t) => s + (t.counterfactualCalls ?? 0), 0) } : {}),
   };
 }

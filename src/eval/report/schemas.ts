@@ -146,6 +146,16 @@ const turnReportObject = z.object({
   trace: TraceSummarySchema.optional(),
   /** Query attribution of a gold-bearing turn (absent when counterfactual retrieval was off or the turn has no gold; docs/query-attribution.md). */
   queries: TurnQueriesSchema.optional(),
+  /**
+   * `--graph --counterfactual`: why this gold-bearing turn has no `queries`
+   * (docs/query-attribution.md): `turn_error` the turn itself failed,
+   * `no_retrieval` it made no retriever run, `not_reinvocable` its scored call
+   * cannot be re-invoked, `retriever_error` re-invoking it threw, `given_up`
+   * the counterfactual calls passed the turn deadline or stalled; `detail` says more.
+   */
+  queriesOff: z.object({ reason: z.enum(["turn_error", "no_retrieval", "not_reinvocable", "retriever_error", "given_up"]), detail: z.string() }).optional(),
+  /** `--graph --counterfactual`: the extra retriever calls made for this turn's counterfactual queries (0 when each query equalled the graph's). */
+  counterfactualCalls: count.optional(),
   /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
   part: z.enum(SPLIT_PARTS).optional(),
   /** `--graph` runs: the graph run of this turn threw, or was given up (`givenUp`); recorded, not scored, not a miss. */
@@ -518,6 +528,10 @@ const queryAttributionObject = z.object({
   splits: z.record(z.record(attributionCountsObject)),
   /** query variant (graph, raw, standalone) → metric key → aggregate over the attributed turns that have that query. */
   means: z.record(z.record(AggregateSchema)),
+  /** `--graph --counterfactual`: gold-bearing turns left unattributed, by reason (`TurnReport.queriesOff`); absent when none. */
+  unattributed: z.record(count).optional(),
+  /** `--graph --counterfactual`: the extra retriever calls made (the sum of the turns' `counterfactualCalls`); absent on retrace's own graph. */
+  retrieverCalls: count.optional(),
 });
 /** The report's query-attribution section (docs/query-attribution.md). */
 export interface QueryAttributionReport extends z.output<typeof queryAttributionObject> {}

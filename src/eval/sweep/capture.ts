@@ -54,9 +54,18 @@ export class RetrieverCapture extends BaseCallbackHandler {
   private readonly traceEvents: RetrievalTrace[] = [];
   /** Retriever events seen so far: the clock that tells overlapping runs apart (`retrievalSteps`). */
   private seq = 0;
+  /** The instance that ran each retriever run, when a recorder tells it (`--graph --counterfactual`; ./retriever-instances.ts). */
+  private readonly instances = new Map<string, object>();
+  private readonly currentRetriever: (() => object | undefined) | undefined;
 
-  constructor() {
+  /**
+   * `retrievers`: a recorder of the retriever instance whose `invoke` is
+   * running (./retriever-instances.ts); given, each run's instance is kept
+   * (`instanceOf`), so the scored call can be re-invoked with another query.
+   */
+  constructor(opts: { retrievers?: { current(): object | undefined } } = {}) {
     super({ _awaitHandler: true });
+    this.currentRetriever = opts.retrievers === undefined ? undefined : () => opts.retrievers!.current();
   }
 
   private link(runId: string, parentRunId: string | undefined): void {
@@ -91,6 +100,9 @@ export class RetrieverCapture extends BaseCallbackHandler {
       }
     }
     const className = Array.isArray(retriever?.id) ? retriever.id[retriever.id.length - 1] : undefined;
+    // Awaited by LangChain inside the run's own invoke (awaitHandlers): the recorder's store is this run's instance.
+    const instance = this.currentRetriever?.();
+    if (instance !== undefined) this.instances.set(runId, instance);
     this.retrieverRuns.set(runId, {
       runId,
       parentRunId: parentRunId ?? null,
@@ -137,6 +149,11 @@ export class RetrieverCapture extends BaseCallbackHandler {
   /** Retriever runs directly nested in `runId`, in start order. */
   childrenOf(runId: string): CapturedRetrieverRun[] {
     return this.runs().filter((r) => r.retrieverParentRunId === runId);
+  }
+
+  /** The retriever instance that ran `runId`, when a recorder was given and saw it (a BaseRetriever's `invoke`); else undefined. */
+  instanceOf(runId: string): object | undefined {
+    return this.instances.get(runId);
   }
 
   /** retrace's own `retrieval_trace` events, in arrival order. */
@@ -213,6 +230,8 @@ export interface CapturedRetrieval {
   retrievedIds: string[];
   /** Names of the scored top-level runs. */
   retrievers: string[];
+  /** Run ids of the scored top-level runs, in start order (empty for retrace's own trace events). */
+  scoredRunIds: string[];
   /** Number of top-level retriever runs in the turn (scored or not). */
   topLevelRuns: number;
   /** Number of retrieval steps they form (calls overlapping in time are one step; `retrievalSteps`). */
@@ -289,6 +308,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
       query: chosen.map((t) => t.query).join(" | "),
       retrievedIds: concatFirst(chosen.map((t) => t.retrievedIds)),
       retrievers: ["retrace retrieve node"],
+      scoredRunIds: [],
       topLevelRuns: traces.length,
       steps: traces.length,
       stages: [],
@@ -334,6 +354,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
     query: scored.map((r) => r.query).join(" | "),
     retrievedIds: concatFirst(finals),
     retrievers: scored.map((r) => r.name),
+    scoredRunIds: scored.map((r) => r.runId),
     topLevelRuns: top.length,
     steps: steps.length,
     stages,

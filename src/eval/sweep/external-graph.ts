@@ -11,6 +11,11 @@
  * fine (none needed), a gold-bearing one is scored as a miss (hit, recall,
  * nDCG 0) and labelled so. Both are counted (./graph-checks.ts:
  * `graphRunFacts`, `graphGateFailures`).
+ *
+ * With `counterfactual`, each gold-bearing turn is also attributed after it is
+ * scored: the scored call's retriever is invoked again with the raw message
+ * and the `standalone` question (./graph-counterfactual.ts; the instance
+ * recorded by ./retriever-instances.ts while the sweep runs).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -27,6 +32,8 @@ import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./runner.js";
 import { DEFAULT_TURN_TIMEOUT_S, invokeTurn, STALLED_MESSAGE, stateSize, TurnGuard } from "./turn-guard.js";
+import { graphTurnQueries } from "./graph-counterfactual.js";
+import { recordRetrieverInvocations, type RetrieverRecorder } from "./retriever-instances.js";
 import { log } from "../../log.js";
 import { summarizeTrace } from "../report/trace-summary.js";
 import { NO_RETRIEVAL } from "../report/graph-report.js";
@@ -185,6 +192,21 @@ export interface GraphSweepOptions extends IdOptions {
   threadPrefix?: string;
   /** Extra `configurable` for every invocation. */
   configurable?: Record<string, unknown>;
+  /**
+   * Query attribution (docs/query-attribution.md, "`--graph`"): after each
+   * gold-bearing turn, the scored call's retriever is invoked again with the
+   * raw message and the `standalone` question (./graph-counterfactual.ts);
+   * the turn gets `queries` (or `queriesOff`, why not) and
+   * `counterfactualCalls`, its own scores unchanged. Costs extra retriever
+   * calls; the retriever must be side-effect free. Default off.
+   */
+  counterfactual?: boolean;
+  /**
+   * With `counterfactual`: the BaseRetriever classes whose instances are
+   * recorded besides retrace's own @langchain/core copy (`baseRetrieversFor(moduleFile)`:
+   * the copies the graph module resolves). Default: retrace's own only.
+   */
+  retrieverBases?: readonly unknown[];
   onCaseDone?: (done: number, total: number) => void;
   /** Keep the page content of the scored documents (`CapturedRetrieval.texts`; `retrace label --catalog`). Default false. */
   captureTexts?: boolean;
@@ -223,6 +245,8 @@ interface CaseContext {
   timeoutMs: number;
   /** Deletes a finished case's thread from the checkpointer (an in-memory one), or nothing. */
   release: (threadId: string) => Promise<void>;
+  /** With counterfactual retrieval: which retriever instance ran each captured run. */
+  retrievers?: RetrieverRecorder;
 }
 
 async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
@@ -232,14 +256,15 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
   const ids: IdOptions = { ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}), ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}) };
   for (const [index, t] of c.turns.entries()) {
     const where = `case ${c.id} turn ${index}`;
-    const capture = new RetrieverCapture();
+    const capture = new RetrieverCapture(ctx.retrievers !== undefined ? { retrievers: ctx.retrievers } : {});
     let state: unknown = undefined;
     let error: string | undefined;
     let givenUp: TurnReport["givenUp"];
     const input = mapInput({ ...t, index }, c);
     // durability "exit": one checkpoint when the turn ends, not one per step — the same nodes on the same state, about half
     // LangGraph's cost per invocation (docs/throughput.md), and an aborted turn leaves nothing half-written on the thread.
-    const config: RunnableConfig & { durability: "exit" } = { configurable: { ...opts.configurable, thread_id: threadId }, callbacks: [capture], durability: "exit" };
+    const configurable = { ...opts.configurable, thread_id: threadId };
+    const config: RunnableConfig & { durability: "exit" } = { configurable, callbacks: [capture], durability: "exit" };
     const outcome = await invokeTurn((c) => opts.graph.invoke(input, c), config, {
       timeoutMs: ctx.timeoutMs,
       guard: ctx.guard,
@@ -291,6 +316,15 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
         ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
       };
     }
+    // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).
+    if (ctx.retrievers !== undefined && !isToLabel(t)) {
+      const cf = await graphTurnQueries(t, retrieval, capture, error, { ids, k: opts.k, timeoutMs: ctx.timeoutMs, guard: ctx.guard, configurable, where });
+      if (cf !== null) {
+        if (cf.queries !== undefined) report.queries = cf.queries;
+        if (cf.off !== undefined) report.queriesOff = cf.off;
+        report.counterfactualCalls = cf.calls;
+      }
+    }
     out.push({ report, retrieval });
   }
   // A sweep never returns to a thread: its checkpoints go (memory bounded by the cases in flight, not the cases run).
@@ -330,10 +364,16 @@ export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[
     release: isMemorySaver(saver) ? (id) => saver.deleteThread(id) : async () => {},
   };
   const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, (_, i) => i);
-  const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, opts, ctx), {
-    ...(opts.onCaseDone !== undefined ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) } : {}),
-  });
-  return results.flat();
+  // Counterfactual retrieval needs each scored call's instance: recorded only while this sweep runs (./retriever-instances.ts).
+  if (opts.counterfactual === true) ctx.retrievers = recordRetrieverInvocations(opts.retrieverBases ?? []);
+  try {
+    const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, opts, ctx), {
+      ...(opts.onCaseDone !== undefined ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) } : {}),
+    });
+    return results.flat();
+  } finally {
+    ctx.retrievers?.release();
+  }
 }
 
 /** Sorted names of the scored retrievers seen across a sweep. */

@@ -6,18 +6,49 @@
  * docs/metrics.md ("Stage funnel"). Pure.
  */
 import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
-import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS } from "../query-attribution.js";
-import type { FunnelStage, Report } from "../types.js";
+import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, UNATTRIBUTED_LABELS, UNATTRIBUTED_REASONS, type Attribution } from "../query-attribution.js";
+import type { FunnelStage, Report, TurnReport } from "../types.js";
 
 const f3 = (x: number) => x.toFixed(3);
 const ci = (c: [number, number] | undefined) => (c === undefined ? "—" : `[${f3(c[0])}, ${f3(c[1])}]`);
 
-/** Why a report has no attribution: off (with its reason), or a `--graph` run (not yet implemented), or an older report. */
+/** Why a report has no attribution: off (with its reason), or a `--graph` report written before `--counterfactual` existed. */
 export function attributionOffText(report: Report): string | null {
   const qa = report.queryAttribution;
   if (qa !== undefined) return qa.enabled ? null : `off: ${qa.reason ?? "counterfactual retrieval did not run"}`;
-  if (report.run.graph !== undefined) return "off: counterfactual retrieval is not yet implemented for --graph (docs/query-attribution.md)";
+  if (report.run.graph !== undefined) return "off: this --graph run did not ask for it (--counterfactual; docs/query-attribution.md)";
   return null;
+}
+
+/**
+ * `--graph --counterfactual`: the extra retriever calls made and the
+ * gold-bearing turns left unattributed, by reason
+ * ("counterfactual retriever calls: 12; not attributed: no retrieval 1"); null otherwise.
+ */
+export function attributionCostText(report: Report): string | null {
+  const qa = report.queryAttribution;
+  if (qa === undefined || !qa.enabled || (qa.retrieverCalls === undefined && qa.unattributed === undefined)) return null;
+  const parts: string[] = [];
+  if (qa.retrieverCalls !== undefined) parts.push(`counterfactual retriever calls: ${qa.retrieverCalls}`);
+  const off = UNATTRIBUTED_REASONS.filter((r) => (qa.unattributed?.[r] ?? 0) > 0).map((r) => `${UNATTRIBUTED_LABELS[r]} ${qa.unattributed![r]}`);
+  parts.push(`gold-bearing turns not attributed: ${off.length === 0 ? "none" : off.join(", ")}`);
+  return parts.join("; ");
+}
+
+/** The three queries of a gold-bearing turn side by side, each with its rank of the best gold card and hit@k, or why the turn has no attribution (docs/query-attribution.md). */
+export function queriesLines(r: Pick<TurnReport, "queries" | "queriesOff">, k: number): string[] {
+  if (r.queriesOff !== undefined) return [`queries: not attributed (${UNATTRIBUTED_LABELS[r.queriesOff.reason]}): ${r.queriesOff.detail}`];
+  const q = r.queries;
+  if (q === undefined) return [];
+  const rows = QUERY_VARIANTS.flatMap((v) => {
+    const o = q[v];
+    return o === undefined ? [] : [[QUERY_VARIANT_LABELS[v], `rank ${o.rank ?? "—"}`, `hit@${k} ${o.scores[HIT_KEY] ?? 0}`, JSON.stringify(o.query)]];
+  });
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => (row[i] as string).length)));
+  return [
+    `queries: ${ATTRIBUTION_LABELS[q.attribution as Attribution]} (rank = best gold card's rank in the card list, — = not listed)`,
+    ...rows.map((row) => `  ${row.map((c, i) => (i < 3 ? c.padEnd(widths[i] as number) : c)).join("  ")}`),
+  ];
 }
 
 /** A table (header, rows) of the attribution counts: overall, then per turn position. */

@@ -1,5 +1,5 @@
 /** The markdown rendering of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
-import { attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
+import { attributionCostText, attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, Report } from "../types.js";
@@ -137,6 +137,8 @@ export function renderMarkdown(report: Report): string {
   ] as const) {
     if (t === null) continue;
     out.push("", title, "", ...mdTable(t.header.map(md), t.rows.map((r) => r.map(md))));
+    const cost = title === "## Query attribution" ? attributionCostText(report) : null; // --graph --counterfactual
+    if (cost !== null) out.push("", md(cost));
   }
   if (report.funnel !== undefined) out.push("", md(conversationNote(report)));
   const deltas = report.deltas ?? [];

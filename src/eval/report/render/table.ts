@@ -4,7 +4,7 @@
  * line fits it: a split table wider than that is stacked (one block per group,
  * its figures in columns) and any longer line is wrapped at spaces (./wrap.ts).
  */
-import { attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
+import { attributionCostText, attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, GroupDelta, Report } from "../types.js";
@@ -273,6 +273,7 @@ function conversationLines(report: Report, paint: Paint): string[] {
   const out: string[] = [];
   const off = attributionOffText(report);
   if (off !== null) out.push("", `query attribution: ${off}`);
+  const cost = attributionCostText(report); // --graph --counterfactual: extra calls and unattributed turns
   for (const [title, t] of [
     ["query attribution (gold-bearing turns; docs/query-attribution.md):", attributionTable(report)],
     ["each query's means over the attributed turns:", queryMeansTable(report)],
@@ -281,6 +282,7 @@ function conversationLines(report: Report, paint: Paint): string[] {
     if (t === null) continue;
     out.push("", paint("bold", title));
     out.push(...grid([{ cells: t.header, style: t.header.map(() => "bold" as const) }, ...t.rows.map((cells) => ({ cells }))], paint));
+    if (cost !== null && title.startsWith("query attribution")) out.push(cost);
   }
   if (report.funnel !== undefined) out.push(paint("dim", `note: ${conversationNote(report)}`));
   return out;
