@@ -70,7 +70,10 @@ describe("combineRepeats", () => {
     expect(c.section.errorTurns).toBe(1);
     expect(c.turns[0]!.results[0]!.score).toBeCloseTo(2 / 3, 12);
     expect(c.turns[0]!.results[0]!.comment).toMatch(/^mean over 3 repeats 0\.667 \(1\.000, 0\.000, 1\.000\)/);
-    expect(c.turns[1]).toBe(runs[0]![1]); // the same in every repeat: unchanged
+    // The same in every repeat: its results unchanged; in a run whose repeats differed it carries its scores per repeat too.
+    expect(c.turns[1]).toEqual({ ...runs[0]![1], repeatScores: { [HIT]: [1, 1, 1] } });
+    expect(c.turns[0]!.repeatScores).toEqual({ [HIT]: [1, 0, 1] });
+    expect(c.turns[2]!.repeatScores).toBeUndefined();
     expect(c.turns[2]!.error).toBe("boom");
     expect(c.section.metrics[HIT]!.n).toBe(2); // the errored turn is not in the two-stage statistics
   });
