@@ -7,7 +7,13 @@
  * returns the gold with probability 0.7 per call
  * (test/fixtures/graphs/flaky-agent.mjs, seeded through --configurable).
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { mergeShardReports } from "../../src/app/merge.js";
+import { writeBaseline } from "../../src/eval/gate/baseline.js";
+import { reportToJSON } from "../../src/eval/report/render/json.js";
 import { runGraphEval } from "../../src/app/graph-eval.js";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
@@ -135,9 +141,40 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     expect((await run(7, { maxFlaky: 40 })).report.gate!.passed).toBe(true);
   }, 120_000);
 
-  it("refuses --max-flaky without repeats and --shard with --repeat (exit 2 errors, before the graph loads)", async () => {
+  it("refuses --max-flaky without repeats and --repeat 0 (exit 2 errors, before the graph loads)", async () => {
     await expect(runGraphEval({ graph: AGENT, kb: KB, maxFlaky: 1 })).rejects.toThrow(/--max-flaky.*--repeat N, N ≥ 2/s);
-    await expect(runGraphEval({ graph: AGENT, kb: KB, repeat: 2, shard: { index: 1, count: 2 } })).rejects.toThrow(/retrace merge. does not combine the repeats section/);
     await expect(runGraphEval({ graph: AGENT, kb: KB, repeat: 0 })).rejects.toThrow(InvalidArgumentError);
   });
+
+  it("--repeat with --shard, then retrace merge: the unsharded run's report byte for byte outside timings, its gate included", async () => {
+    // Graph seed 2, p 0.97, 2 repeats: shard 1/2's repeats are all identical (its turns carry no per-repeat scores), shard 2/2's are not.
+    const dir = await mkdtemp(path.join(tmpdir(), "retrace-repeat-shards-"));
+    try {
+      const o = { graph: FLAKY, kb: KB, cases: FLAKY_CASES, repeat: 2, configurable: { seed: 2, p: 0.97 } };
+      const baselineFile = path.join(dir, "baseline.json");
+      await writeBaseline(baselineFile, (await runGraphEval({ ...o, configurable: { seed: 5, p: 0.97 } })).report);
+      const gateOptions = { baseline: baselineFile, maxDrop: 0.05, maxFlaky: 3 };
+      const whole = (await runGraphEval({ ...o, ...gateOptions })).report;
+      const files: string[] = [];
+      const shards: Report[] = [];
+      for (const index of [1, 2]) {
+        const r = (await runGraphEval({ ...o, shard: { index, count: 2 } })).report;
+        shards.push(r);
+        files.push(path.join(dir, `shard-${index}.json`));
+        await writeFile(files[index - 1]!, reportToJSON(r));
+      }
+      expect(shards.map((r) => r.repeats!.identical)).toEqual([true, false]);
+      expect(whole.repeats!.identical).toBe(false);
+      expect(whole.gate!.dropTest!.method).toBe("repeat-bootstrap");
+      const merged = (await mergeShardReports(files, { kb: KB, cases: FLAKY_CASES, ...gateOptions })).report;
+      const noTimings = (r: Report) => reportToJSON({ ...r, timings: undefined } as Report);
+      expect(noTimings(merged)).toBe(noTimings(whole));
+      // Shards of another repeat count do not merge (exit 2 naming the field).
+      const other = (await runGraphEval({ ...o, repeat: 3, shard: { index: 2, count: 2 } })).report;
+      await writeFile(files[1]!, reportToJSON(other));
+      await expect(mergeShardReports(files, { kb: KB, cases: FLAKY_CASES })).rejects.toThrow(/number of repeats \(--repeat\) differs/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
