@@ -53,7 +53,7 @@ import { redactSecrets } from "../redact.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
 import type { EvalOutcome } from "./eval.js";
-import { EVAL_DEFAULTS } from "./eval-plan.js";
+import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
 import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { applyGate, wantsBaseline, type GateOptions } from "./report.js";
@@ -300,10 +300,7 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
     const file = graphBaselineFile(o);
     if (!existsSync(file)) throw new InvalidArgumentError("--baseline", `an existing baseline file (create one with \`${graphCommandLine(o, "--update-baseline")}\`)`, file);
   }
-  const repeat = o.repeat ?? 1;
-  if (!Number.isInteger(repeat) || repeat < 1) throw new InvalidArgumentError("--repeat", "a positive integer", o.repeat);
-  if (o.maxFlaky !== undefined && repeat < 2)
-    throw new InvalidArgumentError("--max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--max-flaky ${o.maxFlaky} with ${repeat} run`);
+  checkRepeatOptions(o.repeat, o.maxFlaky);
   if (o.judge !== undefined && o.catalog !== undefined)
     throw new InvalidArgumentError("--judge", "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)", o.judge);
 }

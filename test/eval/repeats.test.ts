@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import { mergeShardReports } from "../../src/app/merge.js";
 import { writeBaseline } from "../../src/eval/gate/baseline.js";
 import { reportToJSON } from "../../src/eval/report/render/json.js";
+import { runEval } from "../../src/app/eval.js";
 import { runGraphEval } from "../../src/app/graph-eval.js";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
@@ -139,6 +140,24 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     const check = gated.checks!.find((c) => c.kind === "flaky")!;
     expect(check).toMatchObject({ option: "--max-flaky 0", observed: s.flaky.length, verdict: "fail" });
     expect((await run(7, { maxFlaky: 40 })).report.gate!.passed).toBe(true);
+  }, 120_000);
+
+  it("retrace's own graph (in-process store): --repeat 3 runs it three times, says once that the repeats were identical, and reports a single run's numbers; --max-flaky gates", async () => {
+    const o = { kb: KB, store: "memory", embedder: "builtin", counterfactual: false };
+    const one = (await runEval(o)).report;
+    const updates: [string, number, number][] = [];
+    const progress = (phase: string) => ({ update: (d: number, t: number) => void updates.push([phase, d, t]), stop: () => undefined });
+    const three = (await runEval({ ...o, repeat: 3, maxFlaky: 0 }, { progress })).report;
+    // It ran: every case three times (the progress counts 3 × the cases).
+    const cases = new Set(one.turns.map((t) => t.caseId)).size;
+    expect(updates.filter(([p]) => p === "eval").at(-1)).toEqual(["eval", 3 * cases, 3 * cases]);
+    expect(three.repeats).toEqual({ n: 3, identical: true, flaky: [], errorTurns: 0, metrics: {} });
+    const { gate: gate3, ...rest3 } = strip(three);
+    const { gate: _g1, ...rest1 } = strip(one);
+    expect(rest3).toEqual(rest1);
+    expect(gate3!.checks!.map((c) => [c.kind, c.verdict, c.observed])).toEqual([["flaky", "pass", 0]]);
+    expect(renderTable(three, { color: false }).match(/the 3 repeats were identical/g)).toHaveLength(1);
+    await expect(runEval({ ...o, maxFlaky: 0 })).rejects.toThrow(/--max-flaky.*--repeat N, N ≥ 2/s);
   }, 120_000);
 
   it("refuses --max-flaky without repeats and --repeat 0 (exit 2 errors, before the graph loads)", async () => {
