@@ -82,6 +82,14 @@ export interface EvalOptions extends GateOptions {
   timeout?: number;
   /** Run only this shard of the selected cases; its report is partial (docs/reliability.md, "Sharded sweeps"). */
   shard?: ShardSpec;
+  /**
+   * Runs every case this many times (default 1), each repeat on fresh
+   * threads, and combines them as `eval --graph --repeat` does
+   * (src/eval/sweep/repeats.ts; docs/ci.md, "Repeats and flaky turns").
+   * retrace's graph is deterministic: the report says once that the repeats
+   * were identical, and its aggregates are a single run's.
+   */
+  repeat?: number;
   /** The card size limit, winning over RETRACE_MAX_CARD_BYTES (src/kb/cards.ts). */
   maxCardBytes?: number;
   /** Counterfactual retrieval for the query attribution (docs/query-attribution.md); default true, false = `--no-counterfactual`. */
@@ -116,6 +124,8 @@ export interface ShardedRunOptions extends Partial<Record<FloorOption, unknown>>
   /** `--graph` gates. */
   maxErrors?: number;
   maxNoRetrieval?: number;
+  /** `--repeat` runs' flaky-turn gate. */
+  maxFlaky?: number;
   quarantine?: string;
 }
 
@@ -134,6 +144,7 @@ export function checkShardOptions(o: ShardedRunOptions): void {
     ...(o.maxFlips !== undefined ? ["--max-flips"] : []),
     ...(o.maxErrors !== undefined ? ["--max-errors"] : []),
     ...(o.maxNoRetrieval !== undefined ? ["--max-no-retrieval"] : []),
+    ...(o.maxFlaky !== undefined ? ["--max-flaky"] : []),
     ...(o.quarantine !== undefined ? ["--quarantine"] : []),
     ...(o.updateBaseline === true ? ["--update-baseline"] : []),
   ];
@@ -173,12 +184,21 @@ export function checkEvalOptions(options: EvalOptions): void {
       if (v !== undefined) throw new NotMeasuredError(HIT_KEY, `${why}, so ${flag} has nothing to compare`);
     if (o.rerank !== undefined) throw new InvalidArgumentError("--rerank", "unset with --store none (nothing is retrieved)", o.rerank);
   }
+  checkRepeatOptions(o.repeat, o.maxFlaky);
   if ((o.workers ?? 1) > 1 && o.judge !== undefined)
     throw new InvalidArgumentError("--workers", "1 with --judge (the judge's chat model lives in this thread)", o.workers);
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
     throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+}
+
+/** `--repeat` a positive integer; `--max-flaky` only with `--repeat N`, N ≥ 2 (InvalidArgumentError, exit 2). The same rule for retrace's graph and `--graph`. */
+export function checkRepeatOptions(repeat: number | undefined, maxFlaky: number | undefined): void {
+  const n = repeat ?? 1;
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("--repeat", "a positive integer", repeat);
+  if (maxFlaky !== undefined && n < 2)
+    throw new InvalidArgumentError("--max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--max-flaky ${maxFlaky} with ${n} run`);
 }
 
 /** The baseline file the options name: `baseline`, else `<kb>/eval/baseline.json`. */

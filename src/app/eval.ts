@@ -16,6 +16,7 @@
  * `sweepEval`.
  */
 import { randomBytes } from "node:crypto";
+import { InternalError } from "../errors.js";
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../eval/ir/tune-config.js";
@@ -25,6 +26,8 @@ import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
 import type { Report } from "../eval/report/types.js";
 import { ownGraphCaseOptions, runSweepInWorkers } from "../eval/sweep/parallel.js";
 import { runSweep } from "../eval/sweep/runner.js";
+import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
+import { repeatsNote } from "../eval/report/render/shared.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
 import { buildGraph } from "../graph/build.js";
 import type { TunableConfig } from "../graph/configuration.js";
@@ -142,56 +145,68 @@ export async function sweepEval(
   let turnTimings;
   let phases;
   let retrieval;
+  const repeat = o.repeat ?? 1;
+  const runs: Awaited<ReturnType<typeof runSweep>>["turns"][] = [];
   try {
-    const onCaseDone = (done: number, total: number) => progress.update(done, total);
-    const threadPrefix = `${randomBytes(3).toString("hex")}:`;
-    const defaults = graphDefaultsFor(system, o);
-    const knownIds = new Set(system.kb.byId.keys());
-    const counterfactual = counterfactualOf(o, system.retriever !== null).enabled;
-    // The turn reports carry what the report needs of each trace; the full traces are not kept.
-    const local = ownGraphCaseOptions({
-      retriever: system.retriever,
-      kb: system.kb,
-      analyzers: system.analyzers,
-      defaults,
-      evaluators,
-      knownIds,
-      ...(system.split !== null ? { partOf: system.split.partOf } : {}),
-      threadPrefix,
-      keepTraces: false,
-      counterfactual,
-    });
-    const workers = o.workers ?? 1;
-    const sweep =
-      workers > 1
-        ? // The same cases through the same graph on this thread and worker threads (src/eval/sweep/parallel.ts): the same turns, in dataset order.
-          await runSweepInWorkers({
-            workerEntry: SWEEP_WORKER_ENTRY,
-            init: {
-              recipe: system.retrieverRecipe,
-              chunks: system.chunks,
-              kb: system.kb,
-              analyzers: system.analyzers.overrides,
-              cases,
-              defaults,
-              k: o.k,
-              knownIds: [...knownIds],
-              partOf: system.split !== null ? [...system.split.partOf] : null,
-              threadPrefix,
-              traces: false,
-              counterfactual,
-            },
-            threads: workers,
-            concurrency: o.concurrency,
-            local,
-            onCaseDone,
-          })
-        : await runSweep({ ...local, cases, concurrency: o.concurrency, onCaseDone });
-    ({ turns, timings: turnTimings, phases, retrieval } = sweep);
-    if (workers > 1) log.info(`sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`);
+    // `--repeat N`: the same sweep N times, one after the other, each repeat on threads of its own (as `eval --graph --repeat`).
+    for (let r = 0; r < repeat; r++) {
+      const onCaseDone = (done: number, total: number) => progress.update(r * total + done, repeat * total);
+      const threadPrefix = `${randomBytes(3).toString("hex")}:${repeat === 1 ? "" : `r${r + 1}:`}`;
+      const defaults = graphDefaultsFor(system, o);
+      const knownIds = new Set(system.kb.byId.keys());
+      const counterfactual = counterfactualOf(o, system.retriever !== null).enabled;
+      // The turn reports carry what the report needs of each trace; the full traces are not kept.
+      const local = ownGraphCaseOptions({
+        retriever: system.retriever,
+        kb: system.kb,
+        analyzers: system.analyzers,
+        defaults,
+        evaluators,
+        knownIds,
+        ...(system.split !== null ? { partOf: system.split.partOf } : {}),
+        threadPrefix,
+        keepTraces: false,
+        counterfactual,
+      });
+      const workers = o.workers ?? 1;
+      const sweep =
+        workers > 1
+          ? // The same cases through the same graph on this thread and worker threads (src/eval/sweep/parallel.ts): the same turns, in dataset order.
+            await runSweepInWorkers({
+              workerEntry: SWEEP_WORKER_ENTRY,
+              init: {
+                recipe: system.retrieverRecipe,
+                chunks: system.chunks,
+                kb: system.kb,
+                analyzers: system.analyzers.overrides,
+                cases,
+                defaults,
+                k: o.k,
+                knownIds: [...knownIds],
+                partOf: system.split !== null ? [...system.split.partOf] : null,
+                threadPrefix,
+                traces: false,
+                counterfactual,
+              },
+              threads: workers,
+              concurrency: o.concurrency,
+              local,
+              onCaseDone,
+            })
+          : await runSweep({ ...local, cases, concurrency: o.concurrency, onCaseDone });
+      runs.push(sweep.turns);
+      if (r === 0) ({ turns, timings: turnTimings, phases, retrieval } = sweep);
+      // Wall clock of every repeat (the turn timings stay the first repeat's).
+      else if (phases !== undefined) phases = { graph: phases.graph + sweep.phases.graph, evaluate: phases.evaluate + sweep.phases.evaluate };
+      if (workers > 1) log.info(`sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`);
+    }
   } finally {
     progress.stop();
   }
+  if (turns === undefined || turnTimings === undefined || phases === undefined) throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
+  // With repeats: one turn per turn, its scores the means over the repeats; identical repeats (this graph is deterministic) give the first repeat's turns.
+  const combined = runs.length >= 2 ? combineRepeats(runs, { seed: o.seed }) : undefined;
+  if (combined !== undefined) turns = combined.turns;
   const tReport = performance.now();
   const hashOf = (cs: EvalCase[]) => (cs.length === system.cases.length ? system.hashes.dataset : datasetHash(cs));
   const report = reportOf({
@@ -219,6 +234,10 @@ export async function sweepEval(
     cardsPerLocale: cardsPerLocale(system.kb.cards),
     counterfactual: counterfactualOf(o, system.retriever !== null),
   });
+  if (combined !== undefined) {
+    attachRepeats(report, combined.section);
+    log.info(repeatsNote(combined.section));
+  }
   let baseline: Baseline | null = plan?.baseline ?? null;
   if (o.shard !== undefined) {
     // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.

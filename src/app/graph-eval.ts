@@ -39,7 +39,7 @@ import { buildReport } from "../eval/report/aggregate.js";
 import type { Report } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
-import { combineRepeats } from "../eval/sweep/repeats.js";
+import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import { baseRetrieversFor } from "../eval/sweep/retriever-instances.js";
 import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, moduleFilePath, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
@@ -54,7 +54,7 @@ import { redactSecrets } from "../redact.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
 import type { EvalOutcome } from "./eval.js";
-import { EVAL_DEFAULTS } from "./eval-plan.js";
+import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
 import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { applyGate, wantsBaseline, type GateOptions } from "./report.js";
@@ -322,22 +322,14 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
     const file = graphBaselineFile(o);
     if (!existsSync(file)) throw new InvalidArgumentError("--baseline", `an existing baseline file (create one with \`${graphCommandLine(o, "--update-baseline")}\`)`, file);
   }
+  checkRepeatOptions(o.repeat, o.maxFlaky);
   const repeat = o.repeat ?? 1;
-  if (!Number.isInteger(repeat) || repeat < 1) throw new InvalidArgumentError("--repeat", "a positive integer", o.repeat);
-  if (o.shard !== undefined && repeat > 1)
-    throw new InvalidArgumentError(
-      "--shard",
-      "used without --repeat (`retrace merge` does not combine the repeats section — per-turn repeat values, flaky turns, two-stage intervals — of shard reports yet; run the repeats unsharded)",
-      `--shard ${o.shard.index}/${o.shard.count} --repeat ${repeat}`,
-    );
   if (o.counterfactual === true && repeat > 1)
     throw new InvalidArgumentError(
       "--counterfactual",
       "used without --repeat (a turn's query attribution compares three lists of one run, while with --repeat its scores are means over the repeats — a flaky turn hits in some and misses in others — so one attribution cannot stand for them; attribute a single run)",
       `--counterfactual --repeat ${repeat}`,
     );
-  if (o.maxFlaky !== undefined && repeat < 2)
-    throw new InvalidArgumentError("--max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--max-flaky ${o.maxFlaky} with ${repeat} run`);
   if (o.judge !== undefined && o.catalog !== undefined)
     throw new InvalidArgumentError("--judge", "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)", o.judge);
 }
@@ -452,12 +444,8 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     counterfactual: graphCounterfactualOf(o),
   });
   if (combined !== undefined) {
-    report.repeats = combined.section;
     // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
-    for (const [key, m] of Object.entries(combined.section.metrics)) {
-      const agg = report.aggregates[key];
-      if (agg !== undefined && m.ci95 !== undefined) agg.ci95 = m.ci95;
-    }
+    attachRepeats(report, combined.section);
     log.info(repeatsNote(combined.section));
   }
   if (o.shard !== undefined) {

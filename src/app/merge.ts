@@ -19,6 +19,7 @@ import { readQuarantine } from "../eval/gate/quarantine.js";
 import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
 import { groundednessEvaluator, retrievalEvaluator } from "../eval/measures/evaluators.js";
 import { graphRunFacts, graphRunIdentityOf, graphRunInfo } from "../eval/sweep/graph-checks.js";
+import { attachRepeats, repeatsSection } from "../eval/sweep/repeats.js";
 import { readCaseIndex } from "../kb/cases.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
 import { readTextFileOrThrow } from "../kb/text.js";
@@ -97,9 +98,18 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
           }),
         }
       : merged.run;
+  // `--repeat N` shards: a shard whose repeats were all identical wrote its turns without their scores per repeat; in a
+  // run whose repeats differed they carry them (src/eval/sweep/repeats.ts), so they are restored: n times the score.
+  const rep = merged.repeats;
+  const turns =
+    rep === undefined || rep.identical
+      ? merged.turns
+      : merged.turns.map((t) =>
+          t.repeatScores !== undefined || t.error !== undefined || t.results.length === 0 ? t : { ...t, repeatScores: Object.fromEntries(t.results.map((r) => [r.key, Array<number>(rep.n).fill(r.score)])) },
+        );
   const report = reportOf({
     run,
-    turns: merged.turns,
+    turns,
     evaluators,
     seed: merged.bootstrap.seed,
     samples: merged.bootstrap.samples,
@@ -107,6 +117,8 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     ...(merged.cardsPerLocale !== undefined ? { cardsPerLocale: merged.cardsPerLocale } : {}),
     ...(merged.counterfactual !== undefined ? { counterfactual: merged.counterfactual } : {}),
   });
+  // The repeats section recomputed over every turn, as the unsharded run computes it (flaky turns, two-stage intervals).
+  if (rep !== undefined) attachRepeats(report, repeatsSection(turns, { ...rep, seed: merged.bootstrap.seed, samples: merged.bootstrap.samples }));
   applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
   if (merged.timings !== undefined) report.timings = merged.timings;
   if (merged.judge !== undefined) report.judge = merged.judge;

@@ -59,7 +59,7 @@ export interface GateOptions extends FloorThresholds {
   maxErrors?: number;
   /** `--graph` runs: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated). */
   maxNoRetrieval?: number;
-  /** `--graph` runs with `--repeat N`: flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated). */
+  /** Runs with `--repeat N` (N ≥ 2): flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated). */
   maxFlaky?: number;
   /** A quarantine file: `caseId#turn reason` lines the gate leaves out (src/eval/gate/quarantine.ts, docs/ci.md). */
   quarantine?: string;
@@ -91,7 +91,15 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
   if (quarantine !== undefined) thresholds.quarantine = quarantine;
   const g = gate(report, thresholds, baseline ?? undefined);
   if (report.run.graph === undefined) {
-    report.gate = g;
+    if (o.maxFlaky === undefined) {
+      report.gate = g;
+      return;
+    }
+    // retrace's own graph with --repeat: the flaky-turn check alone (its turns never error; every turn retrieves).
+    const own = graphGateChecks(gatedTurns(report, quarantine), { maxFlaky: o.maxFlaky, flaky: gatedFlaky(report, gatedTurns(report, quarantine)) });
+    const flakyChecks = own.checks.filter((c) => c.kind === "flaky");
+    const failures = [...g.failures, ...own.failures.filter((f) => f.kind === "flaky")];
+    report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...flakyChecks] };
     return;
   }
   // A --graph run's own checks (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval, quarantined turns left out.

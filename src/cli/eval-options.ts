@@ -118,10 +118,6 @@ export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */
 export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog", "--turn-timeout", "--max-state-mb"] as const;
 
-/** `--repeat` / `--max-flaky`: refused without `--graph`, because retrace's own graph is deterministic (every repeat would score the same). */
-export const REPEAT_OPTIONS = ["--repeat", "--max-flaky"] as const;
-export const REPEAT_REFUSAL = "without --graph (retrace's own graph is deterministic: every repeat would score every turn the same, so there is nothing to repeat; they are for graphs of your own)";
-
 /** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--max-no-retrieval`/`--allow-no-retrieval`, to `trace`). */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
   cmd
@@ -135,8 +131,8 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
     cmd
       .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates (default 0)", countOption("--max-errors"))
       .option("--max-no-retrieval <n>", "with --graph: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
-      .option("--repeat <n>", "with --graph: run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares (docs/ci.md)", positiveIntOption("--repeat"), 1)
-      .option("--max-flaky <n>", "with --graph and --repeat: flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated)", countOption("--max-flaky"))
+      .option("--repeat <n>", "run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical", positiveIntOption("--repeat"), 1)
+      .option("--max-flaky <n>", "with --repeat: flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated)", countOption("--max-flaky"))
       .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
   cmd.option(
     "--counterfactual",

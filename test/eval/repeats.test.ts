@@ -7,7 +7,14 @@
  * returns the gold with probability 0.7 per call
  * (test/fixtures/graphs/flaky-agent.mjs, seeded through --configurable).
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { mergeShardReports } from "../../src/app/merge.js";
+import { writeBaseline } from "../../src/eval/gate/baseline.js";
+import { reportToJSON } from "../../src/eval/report/render/json.js";
+import { runEval } from "../../src/app/eval.js";
 import { runGraphEval } from "../../src/app/graph-eval.js";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
@@ -70,7 +77,10 @@ describe("combineRepeats", () => {
     expect(c.section.errorTurns).toBe(1);
     expect(c.turns[0]!.results[0]!.score).toBeCloseTo(2 / 3, 12);
     expect(c.turns[0]!.results[0]!.comment).toMatch(/^mean over 3 repeats 0\.667 \(1\.000, 0\.000, 1\.000\)/);
-    expect(c.turns[1]).toBe(runs[0]![1]); // the same in every repeat: unchanged
+    // The same in every repeat: its results unchanged; in a run whose repeats differed it carries its scores per repeat too.
+    expect(c.turns[1]).toEqual({ ...runs[0]![1], repeatScores: { [HIT]: [1, 1, 1] } });
+    expect(c.turns[0]!.repeatScores).toEqual({ [HIT]: [1, 0, 1] });
+    expect(c.turns[2]!.repeatScores).toBeUndefined();
     expect(c.turns[2]!.error).toBe("boom");
     expect(c.section.metrics[HIT]!.n).toBe(2); // the errored turn is not in the two-stage statistics
   });
@@ -132,9 +142,58 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     expect((await run(7, { maxFlaky: 40 })).report.gate!.passed).toBe(true);
   }, 120_000);
 
-  it("refuses --max-flaky without repeats and --shard with --repeat (exit 2 errors, before the graph loads)", async () => {
+  it("retrace's own graph (in-process store): --repeat 3 runs it three times, says once that the repeats were identical, and reports a single run's numbers; --max-flaky gates", async () => {
+    const o = { kb: KB, store: "memory", embedder: "builtin", counterfactual: false };
+    const one = (await runEval(o)).report;
+    const updates: [string, number, number][] = [];
+    const progress = (phase: string) => ({ update: (d: number, t: number) => void updates.push([phase, d, t]), stop: () => undefined });
+    const three = (await runEval({ ...o, repeat: 3, maxFlaky: 0 }, { progress })).report;
+    // It ran: every case three times (the progress counts 3 × the cases).
+    const cases = new Set(one.turns.map((t) => t.caseId)).size;
+    expect(updates.filter(([p]) => p === "eval").at(-1)).toEqual(["eval", 3 * cases, 3 * cases]);
+    expect(three.repeats).toEqual({ n: 3, identical: true, flaky: [], errorTurns: 0, metrics: {} });
+    const { gate: gate3, ...rest3 } = strip(three);
+    const { gate: _g1, ...rest1 } = strip(one);
+    expect(rest3).toEqual(rest1);
+    expect(gate3!.checks!.map((c) => [c.kind, c.verdict, c.observed])).toEqual([["flaky", "pass", 0]]);
+    expect(renderTable(three, { color: false }).match(/the 3 repeats were identical/g)).toHaveLength(1);
+    await expect(runEval({ ...o, maxFlaky: 0 })).rejects.toThrow(/--max-flaky.*--repeat N, N ≥ 2/s);
+  }, 120_000);
+
+  it("refuses --max-flaky without repeats and --repeat 0 (exit 2 errors, before the graph loads)", async () => {
     await expect(runGraphEval({ graph: AGENT, kb: KB, maxFlaky: 1 })).rejects.toThrow(/--max-flaky.*--repeat N, N ≥ 2/s);
-    await expect(runGraphEval({ graph: AGENT, kb: KB, repeat: 2, shard: { index: 1, count: 2 } })).rejects.toThrow(/retrace merge. does not combine the repeats section/);
     await expect(runGraphEval({ graph: AGENT, kb: KB, repeat: 0 })).rejects.toThrow(InvalidArgumentError);
   });
+
+  it("--repeat with --shard, then retrace merge: the unsharded run's report byte for byte outside timings, its gate included", async () => {
+    // Graph seed 2, p 0.97, 2 repeats: shard 1/2's repeats are all identical (its turns carry no per-repeat scores), shard 2/2's are not.
+    const dir = await mkdtemp(path.join(tmpdir(), "retrace-repeat-shards-"));
+    try {
+      const o = { graph: FLAKY, kb: KB, cases: FLAKY_CASES, repeat: 2, configurable: { seed: 2, p: 0.97 } };
+      const baselineFile = path.join(dir, "baseline.json");
+      await writeBaseline(baselineFile, (await runGraphEval({ ...o, configurable: { seed: 5, p: 0.97 } })).report);
+      const gateOptions = { baseline: baselineFile, maxDrop: 0.05, maxFlaky: 3 };
+      const whole = (await runGraphEval({ ...o, ...gateOptions })).report;
+      const files: string[] = [];
+      const shards: Report[] = [];
+      for (const index of [1, 2]) {
+        const r = (await runGraphEval({ ...o, shard: { index, count: 2 } })).report;
+        shards.push(r);
+        files.push(path.join(dir, `shard-${index}.json`));
+        await writeFile(files[index - 1]!, reportToJSON(r));
+      }
+      expect(shards.map((r) => r.repeats!.identical)).toEqual([true, false]);
+      expect(whole.repeats!.identical).toBe(false);
+      expect(whole.gate!.dropTest!.method).toBe("repeat-bootstrap");
+      const merged = (await mergeShardReports(files, { kb: KB, cases: FLAKY_CASES, ...gateOptions })).report;
+      const noTimings = (r: Report) => reportToJSON({ ...r, timings: undefined } as Report);
+      expect(noTimings(merged)).toBe(noTimings(whole));
+      // Shards of another repeat count do not merge (exit 2 naming the field).
+      const other = (await runGraphEval({ ...o, repeat: 3, shard: { index: 2, count: 2 } })).report;
+      await writeFile(files[1]!, reportToJSON(other));
+      await expect(mergeShardReports(files, { kb: KB, cases: FLAKY_CASES })).rejects.toThrow(/number of repeats \(--repeat\) differs/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -19,7 +19,7 @@ import { log } from "../../log.js";
 import { resolveDataPaths } from "../../app/data.js";
 import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { prepareGithub, type GithubOptions } from "../github.js";
-import { addEvalOptions, addGraphOptions, GRAPH_ONLY, GRAPH_REFUSALS, REPEAT_OPTIONS, REPEAT_REFUSAL } from "../eval-options.js";
+import { addEvalOptions, addGraphOptions, GRAPH_ONLY, GRAPH_REFUSALS } from "../eval-options.js";
 import { action, EXIT } from "../io.js";
 import { refuseInMode } from "../options.js";
 import { progressReporter } from "../progress.js";
@@ -73,7 +73,6 @@ export function register(program: Command): void {
   refuseInMode<EvalCommandOptions & GraphCommandOptions>(program.commands.find((c) => c.name() === "eval") as Command, [
     ...GRAPH_REFUSALS,
     { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
-    { when: (o) => o.graph === undefined, mode: REPEAT_REFUSAL, unused: REPEAT_OPTIONS },
   ]);
   addEvalOptions(
     program

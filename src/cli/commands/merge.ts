@@ -46,6 +46,7 @@ export function register(program: Command): void {
     .option("--update-baseline", "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)")
     .option("--max-errors <n>", "shards of a --graph run: turns whose graph run threw that the gate tolerates (default 0)", countOption("--max-errors"))
     .option("--max-no-retrieval <n>", "shards of a --graph run: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
+    .option("--max-flaky <n>", "shards of a --repeat run: flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated)", countOption("--max-flaky"))
     .option("--json", "print the merged report as JSON (with a version field) instead of the table")
     .option("--out <file>", "also write the merged report as markdown")
     .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")

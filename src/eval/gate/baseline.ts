@@ -21,7 +21,9 @@
  * records how it was scored and what ran (`graph`: module, export, module
  * hash, retrieval-call mode, id keys or id-map hash, configurable hash;
  * BaselineGraphSchema): absent in baselines of retrace's own graph and in
- * older ones.
+ * older ones. A `--repeat N` run's baseline records its repeats (`repeats`:
+ * n, identical, and each turn's scores per repeat when they differed), what
+ * the gate's interval-aware drop test resamples.
  */
 import path from "node:path";
 import { readTextFileOrThrow } from "../../kb/text.js";
@@ -90,7 +92,17 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
     perTurn,
     // The stage shares, for `--max-stage-drop` (docs/gates-and-exit-codes.md).
     ...(report.funnel !== undefined ? { funnel: structuredClone(report.funnel.stages) } : {}),
+    // A `--repeat N` run: what the gate's interval-aware test resamples (docs/statistics.md, "Baseline gates with repeats").
+    ...(report.repeats !== undefined ? { repeats: repeatsOf(report, report.repeats) } : {}),
   };
+}
+
+/** The baseline's `repeats`: n, identical, and (when the repeats differed) each turn's scores per repeat. */
+function repeatsOf(report: Report, section: NonNullable<Report["repeats"]>): NonNullable<Baseline["repeats"]> {
+  if (section.identical) return { n: section.n, identical: true };
+  const perTurn: Record<string, Record<string, number[]>> = {};
+  for (const t of report.turns) if (t.repeatScores !== undefined) perTurn[turnKey(t.caseId, t.turn)] = structuredClone(t.repeatScores);
+  return { n: section.n, identical: false, perTurn };
 }
 
 /**

@@ -16,6 +16,13 @@
  *   store kind (the pipeline is deterministic: any drop is a change), else
  *   0.02 (DEFAULT_MAX_DROP), and the result says which; a `--graph` run's
  *   default is always DEFAULT_MAX_DROP (a graph of your own may not be deterministic).
+ *   With repeats that differed (`--repeat N`, a graph that is not
+ *   deterministic), a drop check is interval-aware: it fails only when the
+ *   one-sided 95% lower bound of the drop (REPEAT_GATE_LEVEL; a bootstrap of
+ *   the repeats within each case, cases fixed, the baseline's repeats too when
+ *   it recorded them: src/eval/stats/repeats.ts `repeatDropBound`) exceeds
+ *   maxDrop; `result.dropTest` says which test decided (docs/statistics.md,
+ *   "Baseline gates with repeats").
  * - **Flips** (`maxFlips`): turns whose hit@k went 1 → 0 against the
  *   baseline, listed with case, turn, locale and where the gold went (the
  *   trace summary's goldPositions); fails when there are more than maxFlips.
@@ -37,6 +44,7 @@ import { assertComparable, storeKindOf, type Baseline } from "./baseline.js";
 import { quarantinedTurns, type Quarantine } from "./quarantine.js";
 import { HIT_KEY, METRICS, metricSpec, type FloorOption } from "../measures/metrics.js";
 import { DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey } from "../stats/bootstrap.js";
+import { repeatDropBound, type PairedRepeats } from "../stats/repeats.js";
 import { stageGate, type StageThresholds } from "./stage-gate.js";
 import type { GateCheck, GateFailure, GateFlip, GateResult, Report, TurnReport } from "../report/types.js";
 import { withoutSynthetic } from "../report/parts.js";
@@ -229,6 +237,75 @@ export function flipText(f: GateFlip): string {
   return `${f.caseId}#${f.turn} (${f.locale}, ${f.kind}) gold=[${f.gold.join(", ")}] top=[${f.retrievedIds.join(", ")}] now ${where}`;
 }
 
+/** Confidence level of the interval-aware drop test: one-sided 95% (docs/statistics.md, "Baseline gates with repeats"). */
+export const REPEAT_GATE_LEVEL = 0.95;
+
+interface DropTest {
+  record: NonNullable<GateResult["dropTest"]>;
+  seed: number;
+  samples: number;
+}
+
+/**
+ * Which test the drop checks use (docs/statistics.md, "Baseline gates with
+ * repeats"): the interval-aware one when this run's repeats differed (its
+ * turns carry `repeatScores`), else the point comparison of means, as
+ * without repeats. The baseline's own repeats, when it recorded them, are
+ * resampled too; a baseline without them counts as fixed numbers (said in the
+ * description).
+ */
+function dropTestOf(report: Report, baseline: Baseline, thresholds: GateThresholds): DropTest {
+  const seed = thresholds.seed ?? DEFAULT_SEED;
+  const samples = thresholds.samples ?? DEFAULT_SAMPLES;
+  const r = report.repeats;
+  if (r === undefined || r.identical) {
+    const why = r === undefined ? "a run without --repeat" : `the ${r.n} repeats were identical`;
+    return { seed, samples, record: { method: "point", description: `point means (${why}): fails when the baseline's mean minus this run's exceeds the tolerance` } };
+  }
+  const pct = Math.round(REPEAT_GATE_LEVEL * 100);
+  const base =
+    baseline.repeats?.perTurn !== undefined
+      ? `the baseline's ${baseline.repeats.n} repeats and this run's ${r.n} resampled within each case, each run on its own`
+      : baseline.repeats !== undefined
+        ? `this run's ${r.n} repeats resampled within each case; the baseline's ${baseline.repeats.n} repeats were identical, its means fixed`
+        : `this run's ${r.n} repeats resampled within each case; the baseline was written without --repeat, so its means count as fixed (its own run-to-run noise is not measured: write it with --repeat for the full test)`;
+  return {
+    seed,
+    samples,
+    record: {
+      method: "repeat-bootstrap",
+      level: REPEAT_GATE_LEVEL,
+      description: `one-sided ${pct}% repeat bootstrap of the drop (cases fixed; ${base}; ${samples} resamples, seed ${seed}): fails only when the lower bound of the drop exceeds the tolerance`,
+    },
+  };
+}
+
+/** A drop check by the interval-aware test over the scope's turns scored in both runs; null when none is. */
+function repeatDropCheck(key: string, scope: string, turns: readonly TurnReport[], baseline: Baseline, maxDrop: number, test: DropTest): Omit<GateCheck, "option"> | null {
+  const paired: PairedRepeats[] = [];
+  for (const t of turns) {
+    const tk = turnKey(t.caseId, t.turn);
+    const now = t.results.find((x) => x.key === key)?.score;
+    const before = baseline.perTurn[tk]?.[key];
+    if (now === undefined || before === undefined) continue;
+    paired.push({ cluster: t.caseId, run: t.repeatScores?.[key] ?? [now], base: baseline.repeats?.perTurn?.[tk]?.[key] ?? [before] });
+  }
+  const b = repeatDropBound(paired, { seed: test.seed, samples: test.samples, alpha: 1 - REPEAT_GATE_LEVEL });
+  if (b === null) return null;
+  const passed = b.lower <= maxDrop + EPSILON;
+  const pct = Math.round(b.level * 100);
+  const head = `${scoped(key, scope)} ${f3(meanOf(paired.map((p) => p.run)))} vs the baseline's ${f3(meanOf(paired.map((p) => p.base)))}: ${b.drop > 0 ? `drop ${f3(b.drop)}` : "no drop"} over ${b.n} shared turns in ${b.nCases} cases (${b.repeats.run} repeats now, ${b.repeats.base} in the baseline); one-sided ${pct}% lower bound of the drop ${f3(b.lower)}`;
+  const reason = passed ? `${head}, within the tolerance ${f3(maxDrop)}` : `${head}, above the tolerance ${f3(maxDrop)}: a regression beyond the graph's run-to-run noise`;
+  return { kind: "drop", key, scope, threshold: maxDrop, observed: b.drop, n: b.n, baseline: meanOf(paired.map((p) => p.base)), bound: b.lower, verdict: passed ? "pass" : "fail", reason };
+}
+
+/** The mean over turns of each turn's mean. */
+function meanOf(perTurn: readonly (readonly number[])[]): number {
+  let s = 0;
+  for (const v of perTurn) s += v.reduce((a, b) => a + b, 0) / v.length;
+  return s / perTurn.length;
+}
+
 function check(c: Omit<GateCheck, "verdict"> & { verdict?: GateCheck["verdict"] }, passed: boolean): GateCheck {
   return { ...c, verdict: c.verdict ?? (passed ? "pass" : "fail") };
 }
@@ -288,6 +365,9 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
     const keys = METRICS.filter((m) => m.drop === "always" || (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined)).map((m) => m.key);
     const scopes = ["all", ...localesOf(full)];
     const opt = `--max-drop ${f3(maxDrop)}`;
+    const test = dropTestOf(report, baseline, thresholds);
+    // Recorded for runs with repeats (a run without them compares point means, as it always has).
+    if (report.repeats !== undefined) result.dropTest = test.record;
     for (const key of keys) {
       const why = notMeasuredReason(report, key);
       if (why !== null) {
@@ -314,6 +394,15 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
         const base = scope === "all" && q.size === 0 ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
         if (cur.mean === null || base.mean === null) continue; // nothing to compare in this locale (e.g. no gold-bearing turn)
         const drop = base.mean - cur.mean;
+        if (test.record.method === "repeat-bootstrap") {
+          // The interval-aware test (docs/statistics.md, "Baseline gates with repeats"): both sides over the turns scored in both.
+          const c = repeatDropCheck(key, scope, inThis, baseline, maxDrop, test);
+          if (c !== null) {
+            if (c.verdict === "fail") failures.push({ kind: "regression", key, reason: c.reason, ...(scope === "all" ? {} : { scope }) });
+            checks.push({ ...c, option: opt });
+            continue;
+          }
+        }
         const passed = drop <= maxDrop + EPSILON;
         let reason: string;
         if (passed) {

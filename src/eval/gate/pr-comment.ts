@@ -95,6 +95,7 @@ function verdictLines(report: Report): string[] {
     lines.push(...more(g.failures.length - COMMENT_LIST_LIMITS.failures, "failures (the report's gate.failures)"));
   }
   if (g.tolerance !== undefined) lines.push("", `Baseline tolerance: ${g.tolerance.maxDrop} (${md(g.tolerance.source)}).`);
+  if (g.dropTest !== undefined) lines.push("", `Baseline drop test: ${md(g.dropTest.description, 400)}.`);
   const q = quarantineText(report);
   if (q !== null) lines.push("", md(q, 300));
   return lines;

@@ -16,7 +16,7 @@
  * a report without a `shard` section; shards of different shard counts,
  * assignment rules, selections (dataset hash, case ids, turn counts), run
  * headers (KB, embedder, k, store kind, mode, rerank, ...), bootstrap
- * settings (seed, samples, unit), card counts or judges; a shard given
+ * settings (seed, samples, unit), card counts, judges or repeats; a shard given
  * twice; a missing shard; a case in two shards; a shard whose turns are not
  * its cases' turns; a shard whose cases are not the ones the rule assigns it.
  *
@@ -63,6 +63,13 @@ export interface MergedShards {
    * recomputed from the turns.
    */
   graph?: { retrievers: string[]; localesWithoutCards: string[] };
+  /**
+   * `--repeat N` shards: the repeats per case, whether every shard's repeats
+   * were identical, and the turns that errored in a repeat (summed). The
+   * section's flaky turns and intervals are recomputed from the turns'
+   * `repeatScores` (src/eval/sweep/repeats.ts `repeatsSection`).
+   */
+  repeats?: { n: number; identical: boolean; errorTurns: number };
 }
 
 const fail = (issues: DataIssue[]): never => {
@@ -115,6 +122,8 @@ function identity(s: Shard): Record<string, unknown> {
     chance: (s.raw.chance as { cardsPerLocale?: unknown } | undefined)?.cardsPerLocale,
     judge: judge === undefined ? undefined : { model: judge.model, prompt: judge.prompt },
     counterfactual: counterfactualOf(s),
+    // `--repeat N`: every shard ran the same number of repeats (or none).
+    repeats: s.report.repeats?.n,
   };
 }
 
@@ -132,6 +141,7 @@ const FIELD_NAMES: Record<string, string> = {
   bootstrap: "bootstrap settings",
   chance: "card counts",
   judge: "judge",
+  repeats: "number of repeats (--repeat)",
 };
 
 function fieldName(field: string): string {
@@ -349,6 +359,11 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
   const judge = sumJudge(shards);
   const timings = combineTimings(shards, turns);
   const graph = mergeGraphFacts(shards, turns);
+  const sections = shards.map((s) => s.report.repeats);
+  const repeats =
+    sections[0] === undefined
+      ? undefined
+      : { n: sections[0].n, identical: sections.every((r) => r!.identical), errorTurns: sections.reduce((n, r) => n + r!.errorTurns, 0) };
   return {
     run,
     turns,
@@ -359,5 +374,6 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
     ...(counterfactualOf(first) !== undefined ? { counterfactual: counterfactualOf(first)! } : {}),
     count: first.shard.count,
     ...(graph !== undefined ? { graph } : {}),
+    ...(repeats !== undefined ? { repeats } : {}),
   };
 }

@@ -184,6 +184,13 @@ const turnReportObject = z.object({
    * errored turns and in reports written before it was measured.
    */
   stateBytes: count.optional(),
+  /**
+   * `--repeat N` runs whose repeats differed: per key, the turn's score in
+   * each repeat (repeat 1 first; `results` carry their mean). What the
+   * repeats section, the baseline gate's interval-aware test and `retrace
+   * merge` are computed from (docs/ci.md, "Repeats and flaky turns").
+   */
+  repeatScores: z.record(z.array(finite)).optional(),
   /** `--graph` runs: the captured retriever stages (nested runs, then the scored run) and which scored runs had no child runs. */
   captured: z
     .object({
@@ -392,6 +399,12 @@ const gateCheckObject = z.object({
   n: count,
   /** The baseline's mean over the same scope (drop checks). */
   baseline: z.number().optional(),
+  /**
+   * Drop checks of the interval-aware test (a `--repeat` run; `dropTest`):
+   * the one-sided lower bound of the drop at the test's level; the check
+   * fails when it exceeds the threshold.
+   */
+  bound: z.number().optional(),
   verdict: z.enum(["pass", "fail", "not_measured"]),
   reason: z.string(),
 });
@@ -421,6 +434,14 @@ const gateResultObject = z.object({
   checks: z.array(GateCheckSchema).optional(),
   /** With a baseline: the tolerance of the drop checks and where it came from. */
   tolerance: z.object({ maxDrop: z.number(), source: z.string() }).optional(),
+  /**
+   * With a baseline: how the drop checks decided (docs/statistics.md,
+   * "Baseline gates with repeats"): `point` compares the means (a run
+   * without repeats, or whose repeats were identical); `repeat-bootstrap`
+   * fails only when the one-sided lower bound of the drop, at `level`, exceeds
+   * the tolerance. `description` says it in words, as the gate output prints it.
+   */
+  dropTest: z.object({ method: z.enum(["point", "repeat-bootstrap"]), level: z.number().optional(), description: z.string() }).optional(),
   /** With a baseline: every hit@k 1→0 turn (gated only with maxFlips), quarantined turns left out. */
   flips: z.array(GateFlipSchema).optional(),
   /**
@@ -697,6 +718,17 @@ const baselineFields = {
   perTurn: z.record(z.record(finite)),
   /** The report's stage funnel, for `--max-stage-drop` (absent in older baselines). */
   funnel: z.array(funnelStageObject).optional(),
+  /**
+   * Written from a `--repeat N` run (absent otherwise and in older
+   * baselines): the repeats per turn, whether they were identical, and, when
+   * they differed, each turn's score per repeat (`caseId#turn` → key →
+   * scores, repeat 1 first) — what the gate's interval-aware test resamples
+   * (docs/statistics.md, "Baseline gates with repeats").
+   */
+  repeats: z
+    .object({ n: z.number().int().min(2), identical: z.boolean(), perTurn: z.record(z.record(z.array(finite).min(1))).optional() })
+    .strict()
+    .optional(),
 };
 
 /** The baseline JSON, schemaVersion 2. */

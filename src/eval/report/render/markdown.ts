@@ -220,6 +220,7 @@ export function renderMarkdown(report: Report): string {
     out.push(`**FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");
     for (const f of g.failures) out.push(`- \`${f.kind}\` ${md(f.reason)}`);
   }
+  if (g?.dropTest !== undefined) out.push("", `Baseline drop test: ${md(g.dropTest.description)}.`);
   const quarantined = quarantineText(report);
   if (quarantined !== null) out.push("", md(quarantined));
   if (g !== null && (g.checks ?? []).length > 0) {

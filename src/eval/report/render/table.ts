@@ -299,6 +299,7 @@ function gateLines(report: Report, paint: Paint): string[] {
     lines.push(...g.failures.map((f) => `  - [${f.kind}] ${f.reason}`));
   }
   if (g.tolerance !== undefined) lines.push(`  baseline tolerance: ${g.tolerance.maxDrop} (${g.tolerance.source})`);
+  if (g.dropTest !== undefined) lines.push(`  baseline drop test: ${g.dropTest.description}`);
   const quarantined = quarantineText(report);
   if (quarantined !== null) lines.push(`  ${quarantined}`);
   const passed = checks.filter((c) => c.verdict === "pass");
