@@ -66,7 +66,7 @@ const lists = (q: Q) => [
 const systems: Array<[string, System]> = [
   ["bm25", (q) => q.bm25.map((r) => r.id)],
   ["dense", (q) => q.dense.map((r) => r.id)],
-  ["minmax (shipped default)", (q) => fuse(lists(q), { method: "minmax" }).map((r) => r.id)],
+  ["minmax (previous default)", (q) => fuse(lists(q), { method: "minmax" }).map((r) => r.id)],
   ...BETAS.map((b): [string, System] => [`adaptive β=${b}`, (q) => adaptiveFusion(lists(q), { beta: b }).map((r) => r.id)]),
 ];
 const per = new Map<string, { ndcg: Map<string, number>; r100: Map<string, number> }>();
@@ -115,6 +115,6 @@ const fmt = (c: ReturnType<typeof pairedComparison>) => (c === null ? "n/a" : `$
 console.log(`\n5-fold CV over queries (seed 42): β per fold ${chosen.join(", ")}`);
 console.log(`  adaptive (CV)              nDCG@10 ${mean(cvNdcg).toFixed(4)}  R@100 ${mean(cvR100).toFixed(4)}`);
 const ref = (name: string) => per.get(name)!;
-for (const other of ["minmax (shipped default)", "dense", "bm25"]) {
+for (const other of ["minmax (previous default)", "dense", "bm25"]) {
   console.log(`  CV − ${other}: nDCG@10 ${fmt(pairedComparison(ref(other).ndcg, cvNdcg, { seed: 42 }))}; R@100 ${fmt(pairedComparison(ref(other).r100, cvR100, { seed: 42 }))}`);
 }

@@ -229,14 +229,14 @@ export async function run(): Promise<void> {
       console.log(`\n${v.name}${vi === 0 ? " (CV: held-out folds)" : " (simulation; each query scored with its fold's constants)"}`);
       console.log(`  bm25                 nDCG@10 ${mean(bm.ndcg).toFixed(4)}  R@100 ${mean(bm.r100).toFixed(4)}`);
       console.log(`  dense                nDCG@10 ${mean(de.ndcg).toFixed(4)}  R@100 ${mean(de.r100).toFixed(4)}`);
-      console.log(`  minmax α=${v.alpha.toFixed(2)} (shipped) nDCG@10 ${mean(mm.ndcg).toFixed(4)}  R@100 ${mean(mm.r100).toFixed(4)}`);
+      console.log(`  minmax α=${v.alpha.toFixed(2)} (previous default) nDCG@10 ${mean(mm.ndcg).toFixed(4)}  R@100 ${mean(mm.r100).toFixed(4)}`);
       console.log(`  signals (CV)         nDCG@10 ${mean(c.ndcg).toFixed(4)}  R@100 ${mean(c.r100).toFixed(4)}`);
       console.log(`  signals − best stage (${bestN[0]}): nDCG@10 ${cmp(bestN[1].ndcg, c.ndcg)}`);
       console.log(`  signals − best stage (${bestR[0]}): R@100 ${cmp(bestR[1].r100, c.r100)}`);
-      console.log(`  signals − shipped minmax: nDCG@10 ${cmp(mm.ndcg, c.ndcg)}; R@100 ${cmp(mm.r100, c.r100)}`);
+      console.log(`  signals − previous default (minmax): nDCG@10 ${cmp(mm.ndcg, c.ndcg)}; R@100 ${cmp(mm.r100, c.r100)}`);
       const ws = v.qs.map((q) => signalsWeight(lists(v, q)));
       console.log(`  mean over queries: overlap@10 ${(ws.reduce((a, w) => a + w.overlap, 0) / ws.length).toFixed(3)}, confidence dense ${(ws.reduce((a, w) => a + w.confidenceDense, 0) / ws.length).toFixed(3)} / BM25 ${(ws.reduce((a, w) => a + w.confidenceBm25, 0) / ws.length).toFixed(3)}, α_q ${(ws.reduce((a, w) => a + w.dense, 0) / ws.length).toFixed(3)} (shipped constants)`);
-      console.log(`  shipped minmax − best stage: nDCG@10 ${f4(mean(mm.ndcg) - mean(bestN[1].ndcg))}; R@100 ${f4(mean(mm.r100) - mean(bestR[1].r100))}`);
+      console.log(`  previous default (minmax) − best stage: nDCG@10 ${f4(mean(mm.ndcg) - mean(bestN[1].ndcg))}; R@100 ${f4(mean(mm.r100) - mean(bestR[1].r100))}`);
     });
   } finally {
     rmSync(stateDir, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 /**
  * The hybrid retriever (docs/architecture.md §4; docs/decisions/0004-fusion-keyed-by-id.md):
  *
- *   query → (embed → dense top denseK) ‖ (BM25 top bm25K) → fusion (rrf | minmax | zscore | combmnz,
- *           per-list weights; docs/fusion-and-tuning.md)
+ *   query → (embed → dense top denseK) ‖ (BM25 top bm25K) → fusion (rrf | minmax | zscore | combmnz |
+ *           adaptive | signals, per-list weights; docs/fusion-and-tuning.md)
  *         → optional cross-encoder rerank of the fused head → parent dedup → top-k card ids
  *
  * Every call returns the full RetrievalTrace (docs/architecture.md §5): each stage's ranked list,
@@ -77,20 +77,25 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
 
 /**
  * The shipped defaults over the corpus-fit LSA embedder (docs/fusion-and-tuning.md,
- * "Choosing the shipped default"): min-max CombSUM, top 20 dense and top 50
- * BM25 chunks, with BM25 k1 0.9, b 0.4 (`LSA_HYBRID_BM25`, Anserini's),
- * chosen by pooled 5-fold cross-validation over the eval set's tune part and
- * Cranfield (bench/choose-default.ts). The weights here (dense 0.9 / BM25
- * 0.1, the CV choice) are the upper end: a HybridRetriever sets the dense
- * weight from the fitted embedder's latent share (`lsaDenseWeight`,
- * `hybridDefaultsFor`). They are tied to the embedder: a dense weight of 0.9
- * over the hashed n-grams (a weaker, lexical copy of BM25) would lose to
- * BM25 alone.
+ * "Choosing the shipped default" and "Label-free per-query weighting"):
+ * the label-free per-query fusion `signals` (min-max CombSUM whose dense
+ * weight is set per query from the collection-level weight, δ, head
+ * confidence and top-10 overlap; constants fitted on Cranfield), top 20 dense
+ * and top 50 BM25 chunks, with BM25 k1 0.9, b 0.4 (`LSA_HYBRID_BM25`,
+ * Anserini's), depths and BM25 chosen by pooled 5-fold cross-validation over
+ * the eval set's tune part and Cranfield (bench/choose-default.ts). The
+ * previous default, plain min-max with the same weights, stays selectable
+ * (`fusion: "minmax"`). The weights here (dense 0.9 / BM25 0.1, the CV
+ * choice) are the upper end: a HybridRetriever sets the collection-level
+ * dense weight from the fitted embedder's latent share (`lsaDenseWeight`,
+ * `hybridDefaultsFor`). They are tied to the embedder: a dense weight of
+ * 0.9 over the hashed n-grams (a weaker, lexical copy of BM25) would lose to
+ * BM25 alone, so every other embedder keeps HYBRID_DEFAULTS (RRF).
  */
 export const LSA_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
   ...HYBRID_DEFAULTS,
   bm25K: 50,
-  fusion: "minmax",
+  fusion: "signals",
   weights: Object.freeze({ dense: 0.9, bm25: 0.1 }),
 });
 
@@ -101,7 +106,8 @@ export const LSA_HYBRID_BM25: Readonly<{ k1: number; b: number }> = Object.freez
 export const LSA_DENSE_WEIGHT_RANGE: Readonly<{ min: number; max: number }> = Object.freeze({ min: 0.1, max: 0.9 });
 
 /**
- * The dense weight α of the min-max fusion over an LSA embedder: its
+ * The collection-level dense weight α of the fusion over an LSA embedder
+ * (the `signals` default shifts it and moves it per query): its
  * `latentShare` (the share of the corpus's TF-IDF energy the latent axes
  * keep) clamped to [0.1, 0.9] and rounded to 0.01; BM25 weighs 1 − α. No
  * labels are read: a latent space that explains most of the corpus's term
@@ -117,7 +123,7 @@ export function lsaDenseWeight(latentShare?: number): number {
 
 /**
  * The defaults a HybridRetriever over this embedder starts from: for the
- * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS with the dense
+ * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS (`signals` fusion) with the dense
  * weight of `lsaDenseWeight(embedder.latentShare)` and LSA_HYBRID_BM25;
  * HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every other embedder
  * (the built-in hashed n-grams, transformers models). Computable without

@@ -101,6 +101,18 @@ describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
     const minmaxAlphas = new Set(expandGrid(gridAround(DEFAULT_GRID, lsa), lsa).filter((c) => c.fusion === "minmax").map((c) => c.weights.dense));
     for (const a of [0.1, 0.5, 0.85, 0.9, 0.95]) expect(minmaxAlphas.has(a)).toBe(true);
   });
+
+  it("a default method outside the grid (the LSA default, signals) is searched over every α; a method in it is not repeated", () => {
+    const signals: Candidate = { ...DEFAULTS, fusion: "signals", weights: { dense: 0.9, bm25: 0.1 } };
+    const g = gridAround(DEFAULT_GRID, signals);
+    expect(g.fusion).toEqual(["rrf", "minmax", "zscore", "combmnz", "signals"]);
+    expect(DEFAULT_GRID.fusion).not.toContain("signals");
+    const cands = expandGrid(g, signals);
+    expect(cands[0]).toEqual(signals);
+    const signalsAlphas = new Set(cands.filter((c) => c.fusion === "signals").map((c) => c.weights.dense));
+    for (const a of [0.1, 0.5, 0.85, 0.9, 0.95]) expect(signalsAlphas.has(a)).toBe(true);
+    expect(gridAround(DEFAULT_GRID, { ...signals, fusion: "minmax" }).fusion).toEqual(DEFAULT_GRID.fusion);
+  });
 });
 
 describe("tuneDecision: never a worse file silently", () => {

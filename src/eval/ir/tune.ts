@@ -92,16 +92,19 @@ export function alphaOf(c: Pick<Candidate, "weights">): number {
 }
 
 /**
- * `grid` with the defaults' neighbourhood added to its α list: the defaults'
- * own α and α ± ALPHA_NEIGHBOUR_STEP, kept inside (0, 1) and rounded to 0.01;
- * sorted, duplicates removed. (The defaults themselves are candidate 0 of
+ * `grid` with the defaults' neighbourhood added: to its α list the defaults'
+ * own α and α ± ALPHA_NEIGHBOUR_STEP, kept inside (0, 1) and rounded to 0.01,
+ * sorted, duplicates removed; to its fusion list the defaults' own method
+ * when the grid lacks it (the LSA default `signals`), so that method is
+ * searched over every α too. (The defaults themselves are candidate 0 of
  * `expandGrid` whatever the grid.)
  */
 export function gridAround(grid: Grid, defaults: Candidate): Grid {
   const a = alphaOf(defaults);
   const near = [a - ALPHA_NEIGHBOUR_STEP, a, a + ALPHA_NEIGHBOUR_STEP].map((x) => Math.round(x * 100) / 100).filter((x) => x > 0 && x < 1);
   const alpha = [...new Set([...grid.alpha, ...near])].sort((x, y) => x - y);
-  return { ...grid, alpha };
+  const fusion = grid.fusion.includes(defaults.fusion) ? grid.fusion : [...grid.fusion, defaults.fusion];
+  return { ...grid, fusion, alpha };
 }
 
 /** Canonical text of a candidate (used for ties and in reports). */

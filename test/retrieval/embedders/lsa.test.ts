@@ -229,16 +229,16 @@ describe("LSA embedder", () => {
     expect(one.latentShare).toBeLessThan(0.9);
   });
 
-  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (min-max, dense weight from the latent share, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
+  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (signals fusion, dense weight from the latent share, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
     const chunks = CORPUS.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
     // Full rank: the latent space keeps all the energy, so the dense weight is the upper bound 0.9.
     const lsa = new LsaEmbedder(fitLsa(CORPUS, { dimension: 64 }));
     const r = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa) });
-    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "minmax", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 } });
+    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "signals", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 } });
     expect(LSA_HYBRID_DEFAULTS).toEqual(r.defaults);
     expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
     const t = await r.retrieve("lost card", { locale: "en" });
-    expect(t.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    expect(t.config).toMatchObject({ fusion: "signals", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
     // One latent axis keeps less of the corpus: a lower dense weight, BM25 the rest.
     const thin = new LsaEmbedder(fitLsa(CORPUS, { dimension: 1 }));
     const rThin = new HybridRetriever({ chunks, embedder: thin, dense: await InMemoryDenseIndex.fromChunks(chunks, thin) });
