@@ -56,7 +56,7 @@ import type { EvalOutcome } from "./eval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import { applyGate, wantsBaseline, type GateOptions } from "./report.js";
+import { applyGate, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
 
 /** How a graph of your own is loaded, driven and read (`eval --graph`, `trace --graph`). */
 export interface ExternalGraphOptions {
@@ -430,6 +430,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     }
     log.info(repeatsNote(combined.section));
   }
+  warnAboutJudgments(report);
   if (o.shard !== undefined) {
     // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
     report.shard = shardSection(o.shard, selected, cases, hashOf(selected));

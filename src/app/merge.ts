@@ -25,7 +25,7 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import type { EvalOutcome } from "./eval.js";
-import { applyGate, reportOf, wantsBaseline, type GateOptions } from "./report.js";
+import { applyGate, reportOf, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
 
 /** The options of a merge: the gate's, and the baseline's file. */
 export interface MergeOptions extends GateOptions {
@@ -107,6 +107,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     ...(merged.cardsPerLocale !== undefined ? { cardsPerLocale: merged.cardsPerLocale } : {}),
     ...(merged.counterfactual !== undefined ? { counterfactual: merged.counterfactual } : {}),
   });
+  warnAboutJudgments(report);
   applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
   if (merged.timings !== undefined) report.timings = merged.timings;
   if (merged.judge !== undefined) report.judge = merged.judge;

@@ -7,7 +7,7 @@
 import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
-import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
+import { judgmentLines, metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
 import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
 import { stagePageData, type StagePageData } from "../stages.js";
@@ -35,6 +35,8 @@ export interface RunPageData {
    * errored and retrieval-less turns listed and counted, and the warnings.
    */
   graph?: { header: string[]; notes: string[] };
+  /** Which nDCG the run used, judged@k and the turns with unjudged cards, worded as the table words them (render/shared.ts `judgmentLines`); absent when no turn carries judgments. */
+  judgments?: string[];
 }
 
 function keysOf(report: Report): string[] {
@@ -68,7 +70,13 @@ export function runPageData(report: Report, name: string): RunPageData {
     turnCount: report.turns.length,
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
     ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
+    ...judgmentsOfPage(report),
   };
+}
+
+function judgmentsOfPage(report: Report): { judgments?: string[] } {
+  const { summary, holes } = judgmentLines(report);
+  return summary.length === 0 ? {} : { judgments: [...summary, ...holes.map((h) => `  ${h}`)] };
 }
 
 /** The HTML report of one run. `name` is shown as its title (e.g. the report file). */
