@@ -34,7 +34,7 @@ import { checkKnownIds, graphRunFacts, graphRunInfo, stateLimitBytes, type Graph
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
-import { groundednessEvaluator, retrievalEvaluator, type EvaluatorSpec } from "../eval/measures/evaluators.js";
+import { groundednessEvaluator, retrievalSideEvaluators, type EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
 import type { Report } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
@@ -249,7 +249,7 @@ export async function sweepGraph(
     const turns = await runGraphSweep({
       graph: loaded.graph,
       cases,
-      evaluators: extra.evaluators ?? [retrievalEvaluator({ k })],
+      evaluators: extra.evaluators ?? retrievalSideEvaluators({ k }),
       knownIds: new Set(kb.byId.keys()),
       k,
       ...ids,
@@ -376,7 +376,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     checkGraphBaselineBeforeRun(baseline, file, o, stub, { datasetHash: hashOf(cases), full: datasetHash(data.cases), selected: cases.length, total: data.cases.length });
   }
   const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache);
-  const evaluators: EvaluatorSpec[] = [retrievalEvaluator({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];
+  const evaluators: EvaluatorSpec[] = [...retrievalSideEvaluators({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];
   const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
   const started = new Date();
   const t0 = performance.now();

@@ -285,9 +285,14 @@ export function judgedEvaluator(opts: { k: number }): EvaluatorSpec {
   };
 }
 
+/** The retrieval-side evaluators: the retrieval metrics and judged@k (what a `--graph` run is scored with, the judge aside). */
+export function retrievalSideEvaluators(opts: { k: number }): EvaluatorSpec[] {
+  return [retrievalEvaluator(opts), judgedEvaluator(opts)];
+}
+
 /** The deterministic evaluators: retrieval (triad + MRR + P), judged@k (turns with judgments only), citation coverage, citation correctness, refusal. */
 export function defaultEvaluators(opts: { k: number }): EvaluatorSpec[] {
-  return [retrievalEvaluator(opts), judgedEvaluator(opts), citationCoverageEvaluator(), citationCorrectnessEvaluator(), refusalEvaluator()];
+  return [...retrievalSideEvaluators(opts), citationCoverageEvaluator(), citationCorrectnessEvaluator(), refusalEvaluator()];
 }
 
 /** The deterministic evaluators plus the groundedness slot (listed as not run when no judge is given). */
