@@ -166,6 +166,9 @@ describe("graded nDCG and judged@k through every path", () => {
     expect(scoreOf(turnOf(report, "en-graded-001#0"), "judged_at_k")).toBe(1);
     expect(scoreOf(turnOf(report, "en-graded-001#1"), "judged_at_k")).toBeCloseTo(2 / 3, 12);
     expect(scoreOf(turnOf(report, "en-judged-001#0"), "judged_at_k")).toBeCloseTo(1 / 3, 12);
+    // Query attribution (on by default) scores the graph's own query with the same graded gains: its nDCG@3 is the turn's.
+    const graded = turnOf(report, "en-graded-001#0") as Turn & { queries?: { graph: { scores: Record<string, number> } } };
+    expect(graded.queries?.graph.scores.retrieval_ndcg_at_k).toBe(scoreOf(graded, "retrieval_ndcg_at_k"));
     // The relevance-only turn's answer side is not scored: refusal correctness on the 3 contract turns only.
     expect(report.aggregates.refusal_correctness?.n).toBe(3);
     expect(report.vacuous).not.toContain("judged_at_k");

@@ -190,7 +190,7 @@ async function turnQueries(c: EvalCase, turn: number, trace: RetrievalTrace, ret
   const run = async (query: string) => ({ query, ranked: query === trace.query ? own : await retrieve(query, ctx) });
   const raw = await run(t.user);
   const standalone = t.standalone !== undefined ? await run(t.standalone) : undefined;
-  return attributeTurn({ graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) }, gold, trace.k);
+  return attributeTurn({ graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) }, gold, trace.k, t.relevant);
 }
 
 /** Runs one case through the graph, turn by turn on its own thread, and scores each turn. */
