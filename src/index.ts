@@ -79,8 +79,10 @@ export {
   citationCoverageEvaluator,
   defaultEvaluators,
   groundednessEvaluator,
+  judgedEvaluator,
   refusalEvaluator,
   retrievalEvaluator,
+  retrievalSideEvaluators,
   runEvaluators,
   CITATION_CORRECTNESS_KEY,
   CITATION_COVERAGE_KEY,
@@ -106,7 +108,7 @@ export { caseIndexOf, readCaseIndex, type CaseIndex } from "./kb/cases.js";
 export { explainGold, type GoldExplanation } from "./eval/report/attribution.js";
 export { renderHtmlReport } from "./eval/report/html/report-page.js";
 export { renderHtmlComparison } from "./eval/gate/compare-page.js";
-export type { Report } from "./eval/report/types.js";
+export type { JudgmentHole, JudgmentsSection, Report } from "./eval/report/types.js";
 export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
 
 // Typed errors: each has a `code` and an `exitCode`.

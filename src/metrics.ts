@@ -5,11 +5,15 @@
  */
 export {
   dedupeFirst,
+  gradedGold,
   hitAtK,
+  judgedAtK,
   ndcgAtK,
   precisionAtK,
   recallAtK,
   reciprocalRankAtK,
+  unjudgedAtK,
+  JUDGED,
   METRICS,
   TRIAD_KEYS,
   type FloorOption,

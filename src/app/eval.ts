@@ -42,7 +42,7 @@ import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { caseIndexOf } from "../kb/cases.js";
-import { applyGate, reportOf, wantsBaseline } from "./report.js";
+import { applyGate, reportOf, wantsBaseline, warnAboutJudgments } from "./report.js";
 
 /** The options `openEvalSystem` reads. */
 export type SystemSettings = Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig" | "timeout" | "maxCardBytes">;
@@ -238,6 +238,7 @@ export async function sweepEval(
     attachRepeats(report, combined.section);
     log.info(repeatsNote(combined.section));
   }
+  warnAboutJudgments(report);
   let baseline: Baseline | null = plan?.baseline ?? null;
   if (o.shard !== undefined) {
     // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.

@@ -34,7 +34,7 @@ import { checkKnownIds, graphRunFacts, graphRunInfo, stateLimitBytes, type Graph
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
-import { groundednessEvaluator, retrievalEvaluator, type EvaluatorSpec } from "../eval/measures/evaluators.js";
+import { groundednessEvaluator, retrievalSideEvaluators, type EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
 import type { Report } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
@@ -57,7 +57,7 @@ import type { EvalOutcome } from "./eval.js";
 import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
 import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import { applyGate, wantsBaseline, type GateOptions } from "./report.js";
+import { applyGate, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
 
 /** How a graph of your own is loaded, driven and read (`eval --graph`, `trace --graph`). */
 export interface ExternalGraphOptions {
@@ -260,7 +260,7 @@ export async function sweepGraph(
     const turns = await runGraphSweep({
       graph: loaded.graph,
       cases,
-      evaluators: extra.evaluators ?? [retrievalEvaluator({ k })],
+      evaluators: extra.evaluators ?? retrievalSideEvaluators({ k }),
       knownIds: new Set(kb.byId.keys()),
       k,
       ...ids,
@@ -396,7 +396,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     checkGraphBaselineBeforeRun(baseline, file, o, stub, { datasetHash: hashOf(cases), full: datasetHash(data.cases), selected: cases.length, total: data.cases.length });
   }
   const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache);
-  const evaluators: EvaluatorSpec[] = [retrievalEvaluator({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];
+  const evaluators: EvaluatorSpec[] = [...retrievalSideEvaluators({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];
   const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
   const started = new Date();
   const t0 = performance.now();
@@ -448,6 +448,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     attachRepeats(report, combined.section);
     log.info(repeatsNote(combined.section));
   }
+  warnAboutJudgments(report);
   if (o.shard !== undefined) {
     // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
     report.shard = shardSection(o.shard, selected, cases, hashOf(selected));

@@ -17,7 +17,7 @@ import { DataValidationError, InternalError, InvalidArgumentError } from "../err
 import { readBaseline, storeKindOf, type Baseline } from "../eval/gate/baseline.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
-import { groundednessEvaluator, retrievalEvaluator } from "../eval/measures/evaluators.js";
+import { groundednessEvaluator, retrievalSideEvaluators } from "../eval/measures/evaluators.js";
 import { graphRunFacts, graphRunIdentityOf, graphRunInfo } from "../eval/sweep/graph-checks.js";
 import { attachRepeats, repeatsSection } from "../eval/sweep/repeats.js";
 import { readCaseIndex } from "../kb/cases.js";
@@ -26,7 +26,7 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import type { EvalOutcome } from "./eval.js";
-import { applyGate, reportOf, wantsBaseline, type GateOptions } from "./report.js";
+import { applyGate, reportOf, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
 
 /** The options of a merge: the gate's, and the baseline's file. */
 export interface MergeOptions extends GateOptions {
@@ -82,10 +82,10 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
   const storeBacked = (merged.run.storeKind ?? storeKindOf(merged.run.store)) !== "none";
   // A merge never judges: the shards' groundedness scores are in their turns; the stand-in only gives the evaluator its shape.
   const judge = merged.judge !== undefined ? () => Promise.reject(new InternalError("retrace merge does not call the judge")) : undefined;
-  // A --graph run is scored by the retrieval evaluator (and the judge when it ran one), as `retrace eval --graph` does (src/app/graph-eval.ts).
+  // A --graph run is scored by the retrieval-side evaluators (and the judge when it ran one), as `retrace eval --graph` does (src/app/graph-eval.ts).
   const evaluators =
     merged.run.graph !== undefined
-      ? [retrievalEvaluator({ k: merged.run.k }), ...(judge !== undefined ? [groundednessEvaluator({ judge })] : [])]
+      ? [...retrievalSideEvaluators({ k: merged.run.k }), ...(judge !== undefined ? [groundednessEvaluator({ judge })] : [])]
       : evaluatorsFor({ k: merged.run.k, storeBacked, ...(judge !== undefined ? { judge } : {}) });
   // A --graph run's header counts are recomputed over every turn (the shards' are their own); one builder for eval and merge, so the bytes agree.
   const run =
@@ -119,6 +119,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
   });
   // The repeats section recomputed over every turn, as the unsharded run computes it (flaky turns, two-stage intervals).
   if (rep !== undefined) attachRepeats(report, repeatsSection(turns, { ...rep, seed: merged.bootstrap.seed, samples: merged.bootstrap.samples }));
+  warnAboutJudgments(report);
   applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
   if (merged.timings !== undefined) report.timings = merged.timings;
   if (merged.judge !== undefined) report.judge = merged.judge;

@@ -16,6 +16,7 @@ import { FLOOR_OPTIONS, gate, gatedTurns, type FloorThresholds, type GateThresho
 import type { Quarantine } from "../eval/gate/quarantine.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
+import { judgmentWarning } from "../eval/report/judgments.js";
 import { parseReport } from "../eval/report/schemas.js";
 import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
@@ -49,6 +50,17 @@ export function reportOf(i: ReportInput): Report {
     ...(i.cardsPerLocale !== undefined ? { cardsPerLocale: i.cardsPerLocale } : {}),
     ...(i.counterfactual !== undefined ? { counterfactual: i.counterfactual } : {}),
   });
+}
+
+/**
+ * Warns on stderr when the run's judged@k is below its warning level
+ * (docs/metrics.md, "judged@k"), naming the turns with unjudged cards, so new
+ * retrieval results get labelled instead of silently counted as misses.
+ * Every run that builds a report calls it: `eval`, `eval --graph`, `merge`.
+ */
+export function warnAboutJudgments(report: Report): void {
+  const warning = judgmentWarning(report);
+  if (warning !== null) log.warn(warning);
 }
 
 /** The gate options of `eval` and `merge`: floors (`minHit`, … one per FLOOR_OPTIONS entry), drops and flips, and the gates of `--graph` runs. */

@@ -201,6 +201,7 @@ describe("defaultEvaluators / allEvaluators / runEvaluators", () => {
   it("defaultEvaluators are the deterministic ones; allEvaluators adds the groundedness slot", () => {
     expect(defaultEvaluators({ k: 5 }).map((s) => s.name)).toEqual([
       "retrieval",
+      "judged",
       "citation_coverage",
       "citation_correctness",
       "refusal_correctness",

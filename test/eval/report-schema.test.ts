@@ -39,6 +39,10 @@ async function fullReport(): Promise<Report> {
   t1!.captured = { source: "callbacks", retrievers: ["kb"], topLevelRuns: 1, stages: [{ key: "kb", role: "final", ids: ["b"], error: null }], noChildRuns: ["kb"] };
   t2!.error = "graph threw";
   t2!.noRetrieval = true;
+  t1!.relevant = { b: 2, c: 0 };
+  t1!.judged = ["b"];
+  t1!.relevanceOnly = true;
+  report.judgments = { gradedTurns: 1, relevanceOnlyTurns: 1, judgedTurns: 1, warnBelow: 0.8, holes: [{ caseId: t1!.caseId, turn: t1!.turn, judged: 0.5, unjudged: ["x"] }] };
   report.splits.extra = { x: report.aggregates };
   report.chance = { cardsPerLocale: { en: 3, "es-419": 3, "pt-BR": 3 }, warnings: [] };
   report.judge = { model: "m", prompt: "v1", unparsable: 0 };

@@ -12,9 +12,18 @@ describe("storelessEvaluators", () => {
     for (const t of turns) expect(t.results.map((r) => r.key)).toEqual(["answer_length"]);
     const agg = aggregateTurns(turns, { evaluators: specs });
     expect(Object.keys(agg.aggregates)).toEqual(["answer_length"]);
-    expect([...agg.vacuous].sort()).toEqual([...RETRIEVAL_DEPENDENT_KEYS].sort());
+    // judged@k concerns turns with judgments only: none here, so it is absent rather than vacuous.
+    expect([...agg.vacuous].sort()).toEqual(RETRIEVAL_DEPENDENT_KEYS.filter((k) => k !== "judged_at_k").sort());
     expect(agg.vacuousReasons.retrieval_hit_at_k).toBe("no store");
     for (const key of ["citation_coverage", "citation_correctness", "refusal_correctness", "groundedness"]) expect(agg.vacuousReasons[key]).toBe(NO_STORE_ANSWER);
+  });
+
+  it("a store-less run whose turns carry judgments lists judged@k as not measured (no store)", async () => {
+    const specs = storelessEvaluators(allEvaluators({ k: 3 }));
+    const turns = (await turnReports(ROWS.map((r) => ({ ...r, retrievedIds: null })), specs)).map((t, i) => (i === 0 ? { ...t, judged: ["card-freeze"] } : t));
+    const agg = aggregateTurns(turns, { evaluators: specs });
+    expect(agg.vacuous).toContain("judged_at_k");
+    expect(agg.vacuousReasons.judged_at_k).toBe("no store");
   });
 
   it("the same artifacts through the plain evaluators would have produced refusal and coverage numbers", async () => {

@@ -15,7 +15,7 @@ import { InvalidArgumentError } from "../../errors.js";
 import { explainGold } from "../../eval/report/attribution.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
-import { fusionText, HIT_KEY } from "../../eval/report/render/shared.js";
+import { fusionText, retrievalComment, traceJudgmentLines } from "../../eval/report/render/shared.js";
 import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
@@ -67,7 +67,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
       `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${fusionText(c)}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""} rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
     );
     lines.push(`timings: ${Object.entries(t.trace.timingsMs).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(", ")}`);
-    lines.push(`gold:  ${r.gold.length === 0 ? "none (no-match turn: not scored)" : r.gold.join(", ")}`);
+    lines.push(...traceJudgmentLines(r));
     for (const e of t.explanations) lines.push(`  ${e.verdict === "retrieved" ? "HIT " : "MISS"} ${e.text}`);
     const gold = new Set(r.gold);
     for (const stage of TRACE_STAGES) {
@@ -78,8 +78,8 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
   }
   const metrics = r.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
-  const retrievalComment = r.results.find((x) => x.key === HIT_KEY)?.comment;
-  if (retrievalComment !== undefined) lines.push(`  ${retrievalComment}`);
+  const comment = retrievalComment(r); // a relevance-only turn's comes from its nDCG@k
+  if (comment !== undefined) lines.push(`  ${comment}`);
   lines.push(`answer${r.refused ? " (refused)" : ""}: ${JSON.stringify(r.answer)}`);
   lines.push(`cited: [${r.citedIds.join(", ")}]`);
   return lines.join("\n");

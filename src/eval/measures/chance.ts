@@ -68,6 +68,25 @@ export function chanceNdcg(N: number, g: number, k: number): number {
 }
 
 /**
+ * E[nDCG@k] with graded gains (a turn's `relevant`, docs/metrics.md): under a
+ * uniform random permutation each rank holds any given card with probability
+ * 1/N, so E[DCG] = (Σ gains / N)·Σ_{r=1}^{K} 1/log2(r + 1); IDCG is the DCG of
+ * the gains sorted descending, cut at k. Gains ≤ 0 are not relevant and left
+ * out. With every gain 1 this is `chanceNdcg`. Example: N=4, gains [3,1],
+ * k=2 → (4/4)(1 + 1/log2 3) / (3 + 1/log2 3) ≈ 0.4492.
+ */
+export function chanceNdcgGraded(N: number, gains: readonly number[], k: number): number {
+  const positive = gains.filter((x) => x > 0).sort((a, b) => b - a);
+  check(N, positive.length, k);
+  let dcg = 0;
+  for (let r = 1; r <= Math.min(k, N); r++) dcg += 1 / Math.log2(r + 1);
+  let idcg = 0;
+  for (let r = 1; r <= Math.min(positive.length, k); r++) idcg += (positive[r - 1] as number) / Math.log2(r + 1);
+  const total = positive.reduce((a, b) => a + b, 0);
+  return ((total / N) * dcg) / idcg;
+}
+
+/**
  * E[RR@k] = Σ_{r=1}^{K} (1/r)·P(first gold at rank r), with
  * P(first gold at r) = [C(N − g, r − 1)/C(N, r − 1)]·g/(N − r + 1).
  * Example: N=3, g=1, k=3 → (1 + 1/2 + 1/3)/3 ≈ 0.6111.

@@ -11,7 +11,7 @@
  * Metric arithmetic lives in ./metrics.ts; nothing here recomputes it.
  */
 import { InvalidArgumentError } from "../../errors.js";
-import { dedupeFirst, METRICS } from "./metrics.js";
+import { dedupeFirst, gradedGold, JUDGED, judgedAtK, METRICS, unjudgedAtK, type Gold } from "./metrics.js";
 import type { EvalResult, Evaluator, TurnArtifacts } from "./types.js";
 
 /** An evaluator that needs I/O (a judge model). */
@@ -32,6 +32,12 @@ export interface EvaluatorSpec {
   notMeasured?: (a: TurnArtifacts) => string | null;
   /** Reason reported when no turn of a run produced this evaluator's keys and none was "not measured". */
   whenEmpty: string;
+  /**
+   * The turns this evaluator concerns at all (e.g. judged@k: turns that carry
+   * judgments). Given, a run with no such turn does not list its keys as
+   * vacuous: they are simply absent. Omitted: every turn.
+   */
+  appliesTo?: (a: TurnArtifacts) => boolean;
 }
 
 /** Vacuous reason of retrieval keys in a store-less run (rendered "not measured (no store)"). */
@@ -54,15 +60,29 @@ function fmt(x: number): string {
   return Number.isInteger(x) ? String(x) : x.toFixed(2);
 }
 
+/** `{a:3,b:1}`: a turn's graded relevance in a comment, in key order. */
+function gradesText(relevant: Readonly<Record<string, number>>): string {
+  return `{${Object.entries(relevant).map(([id, g]) => `${id}:${g}`).join(",")}}`;
+}
+
 /**
  * Retrieval recall (the metric triad of docs/decisions/0001-metric-contract.md plus MRR@k and P@k) over the ids the
  * retrieval node returned — never over cited ids.
  *
- * - empty gold (a no-match turn) → `[]`: no score keys;
+ * - empty gold (a no-match turn) and no graded `relevant` → `[]`: no score keys;
  * - `retrievedIds === null` (store-less: the node did not run) → `[]`, and
  *   `notMeasured` says "no store";
- * - otherwise one result per metric of the registry, all with the same
- *   comment, e.g. `hit=1 recall=0.50 ndcg=0.63 mrr=0.50 precision=0.33 gold=[a,b] top3=[c,a,d]`.
+ * - otherwise one result per metric of the registry that has something
+ *   relevant to score, all with the same comment, e.g.
+ *   `hit=1 recall=0.50 ndcg=0.63 mrr=0.50 precision=0.33 gold=[a,b] top3=[c,a,d]`.
+ *
+ * Relevance apart from the citation contract (docs/metrics.md): when the turn
+ * carries graded `relevant`, the graded metric of the registry (nDCG@k,
+ * `trec.graded`) uses its grades as gains, exactly as trec_eval's ndcg_cut
+ * (and `retrace score --graded`) does; every other metric keeps reading the
+ * contract `gold`. A turn with `relevant` but no contract therefore gets
+ * nDCG@k only; a graded turn whose grades are all 0 gets no nDCG@k (nothing
+ * relevant). The comment then says `ndcg=0.80 (graded)` and lists `relevant={a:3,b:1}`.
  *
  * `k` is the configured retrieval top-k; `retrievedIds` longer than k are cut
  * (after first-occurrence dedup, as the metrics do).
@@ -71,12 +91,16 @@ export function retrievalEvaluator(opts: { k: number }): EvaluatorSpec {
   const { k } = opts;
   if (!Number.isInteger(k) || k <= 0) throw new InvalidArgumentError("k", "a positive integer", k);
   const evaluate: Evaluator = (a) => {
-    if (a.retrievedIds === null || a.gold.length === 0) return [];
+    const relevant = a.relevant;
+    if (a.retrievedIds === null || (a.gold.length === 0 && relevant === undefined)) return [];
     const ranked = a.retrievedIds;
-    const scores = METRICS.map((m) => ({ key: m.key, name: m.name, score: m.fn(ranked, a.gold, k) }));
+    const graded = relevant !== undefined ? gradedGold(relevant) : undefined;
+    const goldOf = (m: (typeof METRICS)[number]): Gold => (m.trec.graded && graded !== undefined ? graded : a.gold);
+    const scores = METRICS.map((m) => ({ key: m.key, name: m.name, graded: m.trec.graded && graded !== undefined, score: m.fn(ranked, goldOf(m), k) }));
     const top = dedupeFirst(ranked).slice(0, k);
-    const parts = scores.filter((s) => s.score !== null).map((s) => `${s.name}=${fmt(s.score as number)}`);
-    const comment = `${parts.join(" ")} gold=${list(dedupeFirst(a.gold))} top${k}=${list(top)}`;
+    const parts = scores.filter((s) => s.score !== null).map((s) => `${s.name}=${fmt(s.score as number)}${s.graded ? " (graded)" : ""}`);
+    const judgments = [a.gold.length > 0 || relevant === undefined ? `gold=${list(dedupeFirst(a.gold))}` : "", relevant !== undefined ? `relevant=${gradesText(relevant)}` : ""].filter((x) => x !== "");
+    const comment = `${parts.join(" ")} ${judgments.join(" ")} top${k}=${list(top)}`;
     const results: EvalResult[] = [];
     for (const s of scores) if (s.score !== null) results.push({ key: s.key, score: s.score, comment });
     return results;
@@ -93,8 +117,8 @@ export function retrievalEvaluator(opts: { k: number }): EvaluatorSpec {
 /**
  * Citation coverage: 1 when the answer cites at least one gold card, else 0.
  *
- * Rule for empty gold: no key (the refusal evaluator covers no-match turns).
- * Also no key when the turn expects a refusal: a refusal should cite nothing,
+ * Rule for empty gold: no key (the refusal evaluator covers no-match turns;
+ * a relevance-only turn has no contract). Also no key when the turn expects a refusal: a refusal should cite nothing,
  * and whether it refused is refusal correctness's question.
  */
 export function citationCoverageEvaluator(): EvaluatorSpec {
@@ -123,13 +147,14 @@ export function citationCoverageEvaluator(): EvaluatorSpec {
  * citation is enough to make an answer untrustworthy; the comment gives the
  * fraction and lists the bad ids with why.
  *
- * No key when nothing was cited. When `retrievedIds` is null (store-less)
+ * No key when nothing was cited, nor on a relevance-only turn (no contract:
+ * its answer side is not scored). When `retrievedIds` is null (store-less)
  * "retrieved this turn" cannot be checked: not measured ("no store").
  * Duplicate citations count once.
  */
 export function citationCorrectnessEvaluator(): EvaluatorSpec {
   const evaluate: Evaluator = (a) => {
-    if (a.retrievedIds === null) return [];
+    if (a.retrievedIds === null || a.relevanceOnly === true) return [];
     const cited = dedupeFirst(a.citedIds);
     if (cited.length === 0) return [];
     const retrieved = new Set(a.retrievedIds);
@@ -162,9 +187,10 @@ export function citationCorrectnessEvaluator(): EvaluatorSpec {
   };
 }
 
-/** Refusal correctness: 1 iff `refused === (expect === "refuse")`. Always emitted, on every turn. */
+/** Refusal correctness: 1 iff `refused === (expect === "refuse")`. Emitted on every turn but a relevance-only one (no `expect` to check against). */
 export function refusalEvaluator(): EvaluatorSpec {
   const evaluate: Evaluator = (a) => {
+    if (a.relevanceOnly === true) return [];
     const expected = a.expect === "refuse";
     const score = a.refused === expected ? 1 : 0;
     return [{ key: REFUSAL_CORRECTNESS_KEY, score, comment: `expected=${a.expect} refused=${a.refused}` }];
@@ -190,7 +216,8 @@ export type Judge = (a: TurnArtifacts) => Promise<JudgeVerdict | null> | JudgeVe
  * turn is "not run: no judge configured" and the report lists the key as not
  * run — no fake score. With a judge, turns that refused or have an empty
  * answer are skipped (nothing to ground); otherwise the judge's score is
- * emitted (a score outside [0, 1] is a misconfigured judge and throws
+ * emitted (relevance-only turns are not judged: their answer side is not
+ * scored; a score outside [0, 1] is a misconfigured judge and throws
  * InvalidArgumentError).
  */
 export function groundednessEvaluator(opts: { judge?: Judge } = {}): EvaluatorSpec {
@@ -205,7 +232,7 @@ export function groundednessEvaluator(opts: { judge?: Judge } = {}): EvaluatorSp
     };
   }
   const evaluate: AsyncEvaluator = async (a) => {
-    if (a.refused || a.answer.trim() === "") return [];
+    if (a.refused || a.answer.trim() === "" || a.relevanceOnly === true) return [];
     const verdict = await judge(a);
     if (verdict === null) return [];
     if (typeof verdict.score !== "number" || !(verdict.score >= 0 && verdict.score <= 1)) {
@@ -218,9 +245,54 @@ export function groundednessEvaluator(opts: { judge?: Judge } = {}): EvaluatorSp
   return { name: "groundedness", keys: [GROUNDEDNESS_KEY], evaluate, whenEmpty: "no answered turns" };
 }
 
-/** The deterministic evaluators: retrieval (triad + MRR + P), citation coverage, citation correctness, refusal. */
+/** Whether a turn carries judgments beyond its contract (`judged` or graded `relevant`): judged@k is measured on it. */
+export function carriesJudgments(a: Pick<TurnArtifacts, "judged" | "relevant">): boolean {
+  return a.judged !== undefined || a.relevant !== undefined;
+}
+
+/** A turn's judged set: `judged` ∪ keys(`relevant`) ∪ `gold` (the contract's cards are judged relevant), first occurrence order. */
+export function judgedSet(a: Pick<TurnArtifacts, "judged" | "relevant" | "gold">): string[] {
+  return dedupeFirst([...(a.judged ?? []), ...Object.keys(a.relevant ?? {}), ...a.gold]);
+}
+
+/**
+ * judged@k (docs/metrics.md): on a turn that carries judgments (`judged` or
+ * `relevant`), the share of its top-k retrieved cards in its judged set
+ * (`judged` ∪ keys of `relevant`, grade 0 included ∪ `must_cite_one_of`).
+ * Emits nothing on turns without judgments (so a run without any has no
+ * judged@k at all, not a vacuous one), when retrieval did not run
+ * (store-less), or when nothing was retrieved. Comment:
+ * `judged=0.60 unjudged=[d,e] top5=[a,b,c,d,e]`.
+ */
+export function judgedEvaluator(opts: { k: number }): EvaluatorSpec {
+  const { k } = opts;
+  if (!Number.isInteger(k) || k <= 0) throw new InvalidArgumentError("k", "a positive integer", k);
+  const evaluate: Evaluator = (a) => {
+    if (a.retrievedIds === null || !carriesJudgments(a)) return [];
+    const judged = judgedSet(a);
+    const score = judgedAtK(a.retrievedIds, judged, k);
+    if (score === null) return [];
+    const unjudged = unjudgedAtK(a.retrievedIds, judged, k);
+    return [{ key: JUDGED.key, score, comment: `judged=${fmt(score)} unjudged=${list(unjudged)} top${k}=${list(dedupeFirst(a.retrievedIds).slice(0, k))}` }];
+  };
+  return {
+    name: "judged",
+    keys: [JUDGED.key],
+    evaluate,
+    notMeasured: (a) => (a.retrievedIds === null ? NO_STORE : null),
+    whenEmpty: "no turn with judgments retrieved anything",
+    appliesTo: carriesJudgments,
+  };
+}
+
+/** The retrieval-side evaluators: the retrieval metrics and judged@k (what a `--graph` run is scored with, the judge aside). */
+export function retrievalSideEvaluators(opts: { k: number }): EvaluatorSpec[] {
+  return [retrievalEvaluator(opts), judgedEvaluator(opts)];
+}
+
+/** The deterministic evaluators: retrieval (triad + MRR + P), judged@k (turns with judgments only), citation coverage, citation correctness, refusal. */
 export function defaultEvaluators(opts: { k: number }): EvaluatorSpec[] {
-  return [retrievalEvaluator(opts), citationCoverageEvaluator(), citationCorrectnessEvaluator(), refusalEvaluator()];
+  return [...retrievalSideEvaluators(opts), citationCoverageEvaluator(), citationCorrectnessEvaluator(), refusalEvaluator()];
 }
 
 /** The deterministic evaluators plus the groundedness slot (listed as not run when no judge is given). */
@@ -251,7 +323,7 @@ export async function runEvaluators(specs: readonly EvaluatorSpec[], a: TurnArti
 
 /**
  * The report's one key order: the keys of the default evaluators (allEvaluators), in its order — the
- * metric registry's keys, then citation coverage, citation correctness, refusal correctness,
+ * metric registry's keys, judged@k, then citation coverage, citation correctness, refusal correctness,
  * groundedness. Every rendering lists keys in this order (render/shared.ts `reportKeys`, which the
  * HTML page receives); every one of them depends on retrieval (sweep/storeless.ts). Keys do not
  * depend on k.

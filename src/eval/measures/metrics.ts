@@ -14,7 +14,7 @@
  * (trec_eval's relevance_level 1 on integer judgments).
  */
 import { InvalidArgumentError } from "../../errors.js";
-import { chanceHit, chanceMrr, chanceNdcg, chancePrecision, chanceRecall } from "./chance.js";
+import { chanceHit, chanceMrr, chanceNdcg, chanceNdcgGraded, chancePrecision, chanceRecall } from "./chance.js";
 
 /** Relevant ids, as a list, a set, or a map id → graded gain (gain > 0 = relevant). */
 export type Gold = readonly string[] | ReadonlySet<string> | ReadonlyMap<string, number>;
@@ -181,6 +181,67 @@ export function reciprocalRankAtK(ranked: readonly string[], gold: Gold, k: numb
   }
   return 0;
 }
+
+/**
+ * judged@k (ir_measures' `Judged@k`, with one departure): the share of the
+ * first k distinct ranked ids that carry a judgment, |top-k ∩ judged| / |top-k|.
+ * It says how much of what was retrieved anyone ever labelled, so an unjudged
+ * card scored as irrelevant is visible (docs/metrics.md, "judged@k").
+ *
+ * Departure: ir_measures divides by k (as P@k); this divides by the cards
+ * actually in the top-k, so a short list with every card judged scores 1 (a
+ * short list has no hole to label). The two agree whenever k or more distinct
+ * ids were retrieved.
+ *
+ * Edge cases: nothing retrieved (empty top-k) → null (nothing to judge);
+ * duplicates are dropped before the cut; k larger than the list → the whole
+ * deduplicated list. Example: judged {a,c}, ranked [c,a,a,d,b], k=3 → top3 =
+ * [c,a,d] → 2/3.
+ */
+export function judgedAtK(ranked: readonly string[], judged: Iterable<string>, k: number): number | null {
+  checkK(k);
+  const top = firstDistinct(ranked, k);
+  if (top.length === 0) return null;
+  const set = new Set(judged);
+  let n = 0;
+  for (const id of top) if (set.has(id)) n++;
+  return n / top.length;
+}
+
+/** The first k distinct ranked ids that carry no judgment, in rank order (what judged@k counts as holes). */
+export function unjudgedAtK(ranked: readonly string[], judged: Iterable<string>, k: number): string[] {
+  checkK(k);
+  const set = new Set(judged);
+  return firstDistinct(ranked, k).filter((id) => !set.has(id));
+}
+
+/**
+ * A turn's graded relevance (`relevant`: card id → grade 0–3) as the gold of a
+ * graded metric: a map id → gain, gain = grade, as trec_eval's ndcg_cut reads
+ * qrels (grade ≤ 0 not relevant). Returns a new map, in key order.
+ */
+export function gradedGold(relevant: Readonly<Record<string, number>>): Map<string, number> {
+  return new Map(Object.entries(relevant));
+}
+
+/**
+ * judged@k's declaration: not a retrieval-quality metric of METRICS (no
+ * floor, no trec_eval measure, no chance level, never a regression), but a
+ * measure of how complete the judgments are; it is reported wherever a turn
+ * carries judgments (docs/metrics.md).
+ */
+export const JUDGED = Object.freeze({
+  key: "judged_at_k",
+  label: "judged@k",
+  kDependent: true,
+  /**
+   * A run whose judged@k is below this level gets a warning naming the turns
+   * with unjudged cards in their top-k (docs/metrics.md, "judged@k"): one
+   * unjudged card in five retrieved passes, two do not.
+   */
+  warnBelow: 0.8,
+  description: "share of the top-k retrieved cards that carry a judgment (judged ∪ relevant ∪ must_cite_one_of)",
+} as const);
 
 /** trec_eval's measure a metric equals, as `retrace score` computes and prints it (src/eval/ir/trec/score.ts). */
 export interface TrecMeasure {
@@ -350,4 +411,22 @@ export const HIT_KEY = metricKey("hit");
 export function chanceLevel(key: string, N: number, g: number, k: number): number | null {
   const spec = metricSpec(key);
   return spec === undefined ? null : spec.chance(N, g, k);
+}
+
+/**
+ * The chance level of one turn for `key` at cutoff k over N cards: a graded
+ * metric (`trec.graded`, nDCG) of a turn with graded `relevant` uses its gains
+ * (`chanceNdcgGraded`), every other metric the turn's g distinct gold cards
+ * (at most N). Null when the key has no chance level or the turn has nothing
+ * relevant for it.
+ */
+export function turnChanceLevel(key: string, N: number, turn: { gold: readonly string[]; relevant?: Readonly<Record<string, number>> | undefined }, k: number): number | null {
+  const spec = metricSpec(key);
+  if (spec === undefined) return null;
+  if (spec.trec.graded && turn.relevant !== undefined) {
+    const gains = Object.values(turn.relevant).filter((x) => x > 0);
+    return gains.length === 0 ? null : chanceNdcgGraded(N, gains, k);
+  }
+  const g = Math.min(new Set(turn.gold).size, N);
+  return g === 0 ? null : spec.chance(N, g, k);
 }

@@ -13,8 +13,24 @@ export interface TurnArtifacts {
   turn: number;
   locale: string;
   kind: CaseKind;
+  /** The citation contract (`must_cite_one_of`): hit@k, recall@k, MRR@k, P@k and the answer side read it; [] for a no-match turn or a turn without a contract. */
   gold: string[];
   expect: Expect;
+  /**
+   * Optional graded relevance (the case turn's `relevant`: card id → grade
+   * 0–3): when present, nDCG@k uses these gains (trec_eval's ndcg_cut) instead
+   * of binary gains over `gold` (docs/metrics.md).
+   */
+  relevant?: Record<string, number>;
+  /** Optional card ids a person judged for the turn (the case turn's `judged`); with `relevant` and `gold` they make the judged set of judged@k. */
+  judged?: string[];
+  /**
+   * True for a turn with graded `relevant` but no citation contract (no
+   * `must_cite_one_of` or `expect`): it is scored for nDCG only; hit@k,
+   * recall@k and the answer side emit nothing (`gold` [] and `expect`
+   * "answer" are placeholders).
+   */
+  relevanceOnly?: true;
   /** null = the retrieval node did not run (store-less). */
   retrievedIds: string[] | null;
   citedIds: string[];

@@ -35,7 +35,8 @@ import { holmAdjust } from "../stats/holm.js";
 import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, withoutSynthetic } from "./parts.js";
 import { funnelOf, turnSplits } from "./funnel-stats.js";
 import { queryAttributionOf } from "./query-attribution.js";
-import { chanceLevel, TRIAD_KEYS } from "../measures/metrics.js";
+import { TRIAD_KEYS, turnChanceLevel } from "../measures/metrics.js";
+import { judgmentsOf } from "./judgments.js";
 import {
   bootstrapDelta,
   clusterMean,
@@ -130,6 +131,9 @@ export function artifactsOf(t: TurnReport, knownIds?: ReadonlySet<string>): Turn
     answer: t.answer,
     refused: t.refused,
   };
+  if (t.relevant !== undefined) a.relevant = t.relevant;
+  if (t.judged !== undefined) a.judged = t.judged;
+  if (t.relevanceOnly === true) a.relevanceOnly = true;
   if (knownIds !== undefined) a.knownIds = knownIds;
   return a;
 }
@@ -177,8 +181,8 @@ function splitChance(turns: readonly TurnReport[], key: string, chance: Aggregat
     if (!t.results.some((r) => r.key === key)) continue;
     const N = chance.cardsPerLocale[t.locale];
     if (N === undefined) return undefined;
-    const g = new Set(t.gold).size;
-    const c = chanceLevel(key, N, Math.min(g, N), chance.k);
+    // A graded turn's nDCG@k has the chance level of its gains (turnChanceLevel).
+    const c = turnChanceLevel(key, N, t, chance.k);
     if (c === null) return undefined;
     sum += c;
     n++;
@@ -249,6 +253,9 @@ function vacuousKeys(
   for (const spec of evaluators) {
     const missing = spec.keys.filter((k) => aggregates[k] === undefined && !vacuous.includes(k));
     if (missing.length === 0) continue;
+    // An evaluator that concerns some turns only (judged@k: turns with judgments) is absent, not vacuous, when the run has none.
+    const applies = spec.appliesTo;
+    if (applies !== undefined && !turns.some((t) => applies(artifactsOf(t)))) continue;
     let reason = spec.whenEmpty;
     if (spec.notMeasured !== undefined) {
       const counts = new Map<string, number>();
@@ -423,7 +430,13 @@ export function buildReport(input: BuildReportInput): Report {
     answerSide: agg.answerSide,
     ...(input.counterfactual !== undefined ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) } : {}),
     ...withFunnel(input.turns, resampleOf(input)),
+    ...withJudgments(input.turns, input.run.k),
   };
+}
+
+function withJudgments(turns: readonly TurnReport[], k: number): { judgments?: NonNullable<Report["judgments"]> } {
+  const judgments = judgmentsOf(turns, k);
+  return judgments === undefined ? {} : { judgments };
 }
 
 function resampleOf(input: BuildReportInput): { seed: number; samples: number; resample: ResampleUnit } {

@@ -4,8 +4,8 @@
  * mode, the turns that threw or made no retriever run, and the
  * `retrace trace --graph` view of a captured turn. Pure.
  */
-import { HIT_KEY } from "../measures/metrics.js";
 import { queriesLines } from "./render/conversation.js";
+import { retrievalComment, traceJudgmentLines } from "./render/shared.js";
 import { capturedChains, CUT_AT_K, lostAt, lostAtText, NOT_RETRIEVED, ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
 
@@ -258,7 +258,7 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
       lines.push(`  no child runs: ${c.noChildRuns.join(", ")} (${c.noChildRuns.length === 1 ? "its" : "their"} inner searches emit no retriever runs; no stages to show)`);
     lines.push(`query: ${JSON.stringify(t.trace?.query ?? "")}`);
     lines.push(...queriesLines(t, k)); // --counterfactual: the three queries side by side, or why not
-    lines.push(`gold:  ${t.gold.length === 0 ? "none (no-match turn: not scored)" : t.gold.join(", ")}`);
+    lines.push(...traceJudgmentLines(t));
     const retrieved = t.retrievedIds ?? [];
     for (const g of t.gold) lines.push(`  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k)}`);
     const gold = new Set(t.gold);
@@ -281,7 +281,7 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
   }
   const metrics = t.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
-  const comment = t.results.find((x) => x.key === HIT_KEY)?.comment;
+  const comment = retrievalComment(t); // a relevance-only turn's comes from its nDCG@k
   if (comment !== undefined) lines.push(`  ${comment}`);
   lines.push(`answer: ${JSON.stringify(t.answer)}`);
   if (maxStateBytes !== undefined && (t.stateBytes ?? 0) > maxStateBytes) lines.push(`state: ${mb(t.stateBytes!)}, above the ${mb(maxStateBytes)} limit (--max-state-mb)`);

@@ -6,7 +6,7 @@
  * or `holdout` (never used for fitting). Each reported turn carries its part.
  *
  * Keys are of two sides:
- *   - retrieval keys: the metric registry's (`retrieval_hit_at_k`, ...).
+ *   - retrieval keys: the metric registry's (`retrieval_hit_at_k`, ...) and judged@k.
  *     Nothing answer-side is fitted to them; they are reported on every
  *     turn (overall, per kind, per locale) and per part;
  *   - answer-side keys: every other key (citation coverage and correctness,
@@ -20,7 +20,7 @@
  * Pure functions; inputs are never mutated.
  */
 import type { SplitPart } from "../../kb/split.js";
-import { METRICS } from "../measures/metrics.js";
+import { JUDGED, METRICS } from "../measures/metrics.js";
 import type { AnswerSide, TurnReport } from "./types.js";
 
 /** How the report names the default answerer (src/nodes/answerer.ts) when no chat model is configured. */
@@ -29,9 +29,10 @@ export const RULE_BASED_ANSWERER = "rule-based, offline";
 /** Vacuous reason of an answer-side key when the run held no held-out turn scoring it. */
 export const NO_HOLDOUT_TURN = "no held-out turn in this run; the tune part's figure is in the part split";
 
-const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
+/** The registry's retrieval metrics, and judged@k (what was retrieved against what was judged: nothing answer-side is fitted to it). */
+const RETRIEVAL_KEYS: ReadonlySet<string> = new Set([...METRICS.map((m) => m.key), JUDGED.key]);
 
-/** True for every key that is not a retrieval metric of the registry. */
+/** True for every key that is not a retrieval metric of the registry (nor judged@k). */
 export function isAnswerSideKey(key: string): boolean {
   return !RETRIEVAL_KEYS.has(key);
 }

@@ -15,7 +15,7 @@
  *   4. `rewrite_rescued_it` — G hits, R misses;
  *   5. `rewrite_not_needed` — G hits, R hits.
  */
-import { METRICS, HIT_KEY, dedupeFirst } from "../measures/metrics.js";
+import { METRICS, HIT_KEY, dedupeFirst, gradedGold } from "../measures/metrics.js";
 import { clusterMean, DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, type ClusteredValue, type ResampleUnit } from "../stats/bootstrap.js";
 import { turnSplits } from "./funnel-stats.js";
 import type { Aggregate, QueryAttributionReport, TurnReport } from "./types.js";
@@ -74,14 +74,19 @@ export interface TurnQueries {
   standalone?: QueryOutcome;
 }
 
-/** The outcome of one query against `gold` at cutoff `k`. Gold must be non-empty. */
-export function queryOutcome(run: QueryRun, gold: readonly string[], k: number): QueryOutcome {
+/**
+ * The outcome of one query against `gold` at cutoff `k`. Gold must be
+ * non-empty. With the turn's graded `relevant`, the graded metric (nDCG@k)
+ * uses its gains, as the turn's own score does (docs/metrics.md).
+ */
+export function queryOutcome(run: QueryRun, gold: readonly string[], k: number, relevant?: Readonly<Record<string, number>>): QueryOutcome {
   const ranked = dedupeFirst(run.ranked);
   const goldSet = new Set(gold);
   const at = ranked.findIndex((id) => goldSet.has(id));
   const scores: Record<string, number> = {};
+  const graded = relevant !== undefined ? gradedGold(relevant) : undefined;
   for (const m of METRICS) {
-    const s = m.fn(ranked, gold, k);
+    const s = m.fn(ranked, m.trec.graded && graded !== undefined ? graded : gold, k);
     if (s !== null) scores[m.key] = s;
   }
   return { query: run.query, rank: at < 0 ? null : at + 1, scores };
@@ -101,12 +106,17 @@ export function attributionOf(graph: QueryOutcome, raw: QueryOutcome, standalone
   return R ? "rewrite_not_needed" : "rewrite_rescued_it";
 }
 
-/** The query attribution of one gold-bearing turn from its three ranked lists; null for a turn without gold. */
-export function attributeTurn(runs: { graph: QueryRun; raw: QueryRun; standalone?: QueryRun }, gold: readonly string[], k: number): TurnQueries | null {
+/** The query attribution of one gold-bearing turn from its three ranked lists (nDCG@k graded with the turn's `relevant`, when given); null for a turn without gold. */
+export function attributeTurn(
+  runs: { graph: QueryRun; raw: QueryRun; standalone?: QueryRun },
+  gold: readonly string[],
+  k: number,
+  relevant?: Readonly<Record<string, number>>,
+): TurnQueries | null {
   if (gold.length === 0) return null;
-  const graph = queryOutcome(runs.graph, gold, k);
-  const raw = queryOutcome(runs.raw, gold, k);
-  const standalone = runs.standalone === undefined ? undefined : queryOutcome(runs.standalone, gold, k);
+  const graph = queryOutcome(runs.graph, gold, k, relevant);
+  const raw = queryOutcome(runs.raw, gold, k, relevant);
+  const standalone = runs.standalone === undefined ? undefined : queryOutcome(runs.standalone, gold, k, relevant);
   return { attribution: attributionOf(graph, raw, standalone), graph, raw, ...(standalone !== undefined ? { standalone } : {}) };
 }
 

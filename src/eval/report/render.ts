@@ -18,5 +18,5 @@
 export { reportToJSON } from "./render/json.js";
 export { renderJUnit, xmlEscape } from "./render/junit.js";
 export { renderMarkdown } from "./render/markdown.js";
-export { metricLabel, missedTurns, SIGNIFICANCE_LEVEL, vacuousText } from "./render/shared.js";
+export { judgmentLines, metricLabel, missedTurns, SIGNIFICANCE_LEVEL, vacuousText } from "./render/shared.js";
 export { renderTable } from "./render/table.js";

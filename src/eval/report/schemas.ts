@@ -178,6 +178,12 @@ const turnReportObject = z.object({
   toLabel: z.literal(true).optional(),
   /** A synthetic case's generator (`origin` of its case line; docs/synthetic-cases.md). */
   origin: z.object({ generator: z.string(), version: z.string() }).optional(),
+  /** The case turn's graded relevance (card id → grade 0–3), when it has one: its nDCG@k used these gains (docs/metrics.md). */
+  relevant: z.record(z.number().int().min(0)).optional(),
+  /** The card ids the case turn lists as judged, when it has them (judged@k, docs/metrics.md). */
+  judged: z.array(z.string()).optional(),
+  /** A turn with graded `relevant` and no citation contract: scored for nDCG@k (and judged@k) only (`gold` [] and `expect` "answer" are placeholders). */
+  relevanceOnly: z.literal(true).optional(),
   /**
    * `--graph` runs: about the size in bytes of the turn's final state values
    * serialized as JSON (src/eval/sweep/turn-guard.ts `stateSize`); absent for
@@ -585,6 +591,33 @@ const funnelObject = z.object({
 export interface FunnelReport extends z.output<typeof funnelObject> {}
 export const FunnelSchema: z.ZodType<FunnelReport> = funnelObject;
 
+const judgmentHoleObject = z.object({
+  caseId: z.string(),
+  turn: count,
+  /** The turn's judged@k. */
+  judged: finite,
+  /** Its top-k cards without a judgment, in rank order. */
+  unjudged: z.array(z.string()),
+});
+/** A turn whose top-k holds cards nobody judged (docs/metrics.md, "judged@k"). */
+export interface JudgmentHole extends z.output<typeof judgmentHoleObject> {}
+
+const judgmentsObject = z.object({
+  /** Turns whose nDCG@k was scored with graded gains (the case turn's `relevant`); every other turn's nDCG@k is binary over `must_cite_one_of`. */
+  gradedTurns: count,
+  /** Of the graded turns, those without a citation contract: scored for nDCG@k only. */
+  relevanceOnlyTurns: count,
+  /** Turns that carry judgments (`judged` or `relevant`): the turns judged@k is measured on. */
+  judgedTurns: count,
+  /** The judged@k below which a run is warned about (docs/metrics.md). */
+  warnBelow: finite,
+  /** Turns with unjudged cards in their top-k, in report order. */
+  holes: z.array(judgmentHoleObject),
+});
+/** Which nDCG a run used and how complete its judgments are (docs/metrics.md); present when a turn carries `relevant` or `judged`. */
+export interface JudgmentsSection extends z.output<typeof judgmentsObject> {}
+const JudgmentsSchema: z.ZodType<JudgmentsSection> = judgmentsObject;
+
 /** Split groups: group → key → aggregate. */
 const splitGroups = z.record(z.record(AggregateSchema));
 
@@ -658,6 +691,8 @@ const reportObject = z.object({
   queryAttribution: QueryAttributionSchema.optional(),
   /** Extension: the stage funnel with case-level intervals (docs/metrics.md); absent when no turn had a trace. */
   funnel: FunnelSchema.optional(),
+  /** Extension: graded relevance and judged@k (docs/metrics.md): present only when a turn carries `relevant` or `judged`. */
+  judgments: JudgmentsSchema.optional(),
   /** Extension: the groundedness judge (model, prompt, unparsable replies; present only when `--judge` ran one). What it cost is in `timings.judge`. */
   judge: JudgeInfoSchema.optional(),
   /** Extension: present only with `--repeat N` (N ≥ 2) on a `--graph` run: flaky turns, two-stage intervals, variance shares. */

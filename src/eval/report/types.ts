@@ -20,6 +20,8 @@ export type {
   GoldPositions,
   GraphRunInfo,
   GroupDelta,
+  JudgmentHole,
+  JudgmentsSection,
   QueryAttributionReport,
   RepeatsSection,
   Report,

@@ -107,7 +107,16 @@ function stateTraceOf(state: TurnState, turn: number): RetrievalTrace | undefine
   return undefined;
 }
 
-/** One turn's artifacts for the evaluators: identity and gold from the case, what was retrieved, and the answer side. */
+/** The case turn's judgments beyond its contract, as artifacts and turn reports carry them: graded `relevant`, `judged`, and whether the turn is relevance-only (docs/metrics.md). */
+function judgmentsOfTurn(t: EvalTurn): { relevant?: Record<string, number>; judged?: string[]; relevanceOnly?: true } {
+  return {
+    ...(t.relevant !== undefined ? { relevant: { ...t.relevant } } : {}),
+    ...(t.judged !== undefined ? { judged: [...t.judged] } : {}),
+    ...(t.relevant !== undefined && t.must_cite_one_of === undefined ? { relevanceOnly: true as const } : {}),
+  };
+}
+
+/** One turn's artifacts for the evaluators: identity, gold and graded judgments from the case, what was retrieved, and the answer side. */
 export function turnArtifacts(
   c: EvalCase,
   turn: number,
@@ -115,7 +124,7 @@ export function turnArtifacts(
   answer: Pick<TurnArtifacts, "citedIds" | "answer" | "refused" | "knownIds">,
 ): TurnArtifacts {
   const t = c.turns[turn] as EvalTurn;
-  return { caseId: c.id, turn, locale: c.locale, kind: c.kind, gold: t.must_cite_one_of ?? [], expect: t.expect ?? "answer", retrievedIds, ...answer };
+  return { caseId: c.id, turn, locale: c.locale, kind: c.kind, gold: t.must_cite_one_of ?? [], expect: t.expect ?? "answer", retrievedIds, ...answer, ...judgmentsOfTurn(t) };
 }
 
 /** The report of one turn (before its trace, part and capture extras): its artifacts, the user's text and the results. */
@@ -135,6 +144,7 @@ export function turnReport(c: EvalCase, a: TurnArtifacts, results: EvalResult[])
     results,
     ...(isToLabel(c.turns[a.turn] as EvalTurn) ? { toLabel: true as const } : {}),
     ...(c.origin !== undefined ? { origin: { generator: c.origin.generator, version: c.origin.version } } : {}),
+    ...judgmentsOfTurn(c.turns[a.turn] as EvalTurn),
   };
 }
 
@@ -180,7 +190,7 @@ async function turnQueries(c: EvalCase, turn: number, trace: RetrievalTrace, ret
   const run = async (query: string) => ({ query, ranked: query === trace.query ? own : await retrieve(query, ctx) });
   const raw = await run(t.user);
   const standalone = t.standalone !== undefined ? await run(t.standalone) : undefined;
-  return attributeTurn({ graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) }, gold, trace.k);
+  return attributeTurn({ graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) }, gold, trace.k, t.relevant);
 }
 
 /** Runs one case through the graph, turn by turn on its own thread, and scores each turn. */

@@ -211,7 +211,7 @@ export const CLIENT_JS = String.raw`
     if (g.passed) return el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]);
     return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); }))]);
   }
-  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "queryAttribution", "funnel"];
+  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "judgments", "queryAttribution", "funnel"];
   function summaryPanel(run, compact) {
     var r = run.report, box = el("div", { cls: "summary-block" });
     if (!compact) {
@@ -252,6 +252,10 @@ export const CLIENT_JS = String.raw`
       box.appendChild(el("p", { "data-section": "judge", text: "model " + j.model + ", prompt " + j.prompt + ": " +
         (u ? u.calls + " calls, " + u.cached + " cached, " + (u.inputTokens === null ? "tokens not reported" : u.inputTokens + " input + " + (u.outputTokens === null ? 0 : u.outputTokens) + " output tokens") : "cost not recorded") +
         (j.unparsable > 0 ? ", " + j.unparsable + " unparsable replies (no score)" : "") }));
+    }
+    if (run.judgments) {
+      box.appendChild(el("h3", { text: "Judgments: graded nDCG and judged@k" }));
+      box.appendChild(el("pre", { cls: "notes", "data-section": "judgments", text: run.judgments.join("\n") }));
     }
     if (run.graph) {
       box.appendChild(el("h3", { text: "Your graph's turns: errors, no retrieval, warnings" }));

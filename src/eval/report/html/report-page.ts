@@ -8,7 +8,7 @@ import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
 import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant } from "../query-attribution.js";
-import { metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
+import { judgmentLines, metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
 import { attributionOffText, conversationNote } from "../render/conversation.js";
 import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
@@ -44,6 +44,8 @@ export interface RunPageData {
    * section); `note`, the unit line under the funnel and attribution tables.
    */
   conversation: { attributionOff: string | null; note: string };
+  /** Which nDCG the run used, judged@k and the turns with unjudged cards, worded as the table words them (render/shared.ts `judgmentLines`); absent when no turn carries judgments. */
+  judgments?: string[];
 }
 
 function keysOf(report: Report): string[] {
@@ -90,7 +92,13 @@ export function runPageData(report: Report, name: string): RunPageData {
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
     ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
     conversation: { attributionOff: attributionOffText(report), note: conversationNote(report) },
+    ...judgmentsOfPage(report),
   };
+}
+
+function judgmentsOfPage(report: Report): { judgments?: string[] } {
+  const { summary, holes } = judgmentLines(report);
+  return summary.length === 0 ? {} : { judgments: [...summary, ...holes.map((h) => `  ${h}`)] };
 }
 
 /** The HTML report of one run. `name` is shown as its title (e.g. the report file). */

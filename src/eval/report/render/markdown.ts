@@ -33,6 +33,7 @@ import {
   vacuousText,
   syntheticNotes,
   toLabelTurns,
+  judgmentLines,
 } from "./shared.js";
 
 /** Escape text for a markdown table cell: pipes, newlines and HTML-significant characters. */
@@ -183,6 +184,11 @@ export function renderMarkdown(report: Report): string {
   if (toLabel.length > 0) {
     out.push("", "## Turns to label", "", `${toLabel.length} turn${toLabel.length === 1 ? "" : "s"} without \`must_cite_one_of\` (imported): they ran and scored nothing.`, "");
     out.push(...mdTable(["turn", "locale", "query"], toLabel.map((t) => [`\`${md(turnId(t))}\``, md(t.locale), md(t.user)])));
+  }
+  const judgments = judgmentLines(report);
+  if (judgments.summary.length > 0) {
+    out.push("", "## Judgments", "", ...judgments.summary.map((l) => `- ${md(l)}`));
+    if (judgments.holes.length > 0) out.push("", "Turns with unjudged cards in the top-k:", "", ...judgments.holes.map((h) => `- ${md(h)}`));
   }
   out.push("", "## Missed turns", "");
   if (report.vacuous.includes(HIT_KEY)) {

@@ -5,7 +5,8 @@
  * in its own file next to this one; src/eval/report/render.ts re-exports the renderers.
  */
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
-import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
+import { HIT_KEY, JUDGED, METRICS, metricSpec } from "../../measures/metrics.js";
+import { gradedNdcgText } from "../judgments.js";
 import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 import { syntheticVerdict } from "../../measures/synthetic-reference.js";
 import { allSynthetic } from "../parts.js";
@@ -25,8 +26,9 @@ export function reportKeys(report: Report): string[] {
   return ordered;
 }
 
-/** `hit@5`, `recall@5 (lower bound)`, `nDCG@5` (the registry's label, k and caveat); other keys as they are. */
+/** `hit@5`, `recall@5 (lower bound)`, `nDCG@5` (the registry's label, k and caveat), `judged@5`; other keys as they are. */
 export function metricLabel(key: string, k: number): string {
+  if (key === JUDGED.key) return JUDGED.label.replace(/@k$/, `@${k}`);
   const spec = metricSpec(key);
   if (spec === undefined) return key;
   const label = spec.kDependent ? spec.label.replace(/@k$/, `@${k}`) : spec.label;
@@ -248,4 +250,47 @@ export function repeatsLines(report: Report): { note: string; metrics: [string, 
   const flaky = s.flaky.slice(0, FLAKY_SHOWN).map((f) => `${f.caseId}#${f.turn} hit in ${f.hits}/${f.n} repeats (rate ${f.rate.toFixed(2)})`);
   if (s.flaky.length > FLAKY_SHOWN) flaky.push(`… and ${s.flaky.length - FLAKY_SHOWN} more (every flaky turn is in the JSON report's repeats.flaky)`);
   return { note: repeatsNote(s), metrics, flaky };
+}
+
+/**
+ * What the report says about graded relevance and judged@k (docs/metrics.md),
+ * as plain lines: which nDCG the run used, judged@k with its n and the
+ * warning level, then one line per turn with unjudged cards in its top-k.
+ * Empty when no turn carries `relevant` or `judged`.
+ */
+export function judgmentLines(report: Report): { summary: string[]; holes: string[] } {
+  const j = report.judgments;
+  if (j === undefined) return { summary: [], holes: [] };
+  const summary: string[] = [];
+  const graded = gradedNdcgText(report);
+  if (graded !== null) summary.push(graded);
+  const label = metricLabel(JUDGED.key, report.run.k);
+  const agg = report.aggregates[JUDGED.key];
+  const level = `warning level ${j.warnBelow}`;
+  summary.push(
+    agg === undefined
+      ? `${label}: not measured on the ${j.judgedTurns} turn${j.judgedTurns === 1 ? "" : "s"} with judgments (nothing retrieved)`
+      : `${label}: ${f3(agg.mean)} n=${agg.n} of ${j.judgedTurns} turn${j.judgedTurns === 1 ? "" : "s"} with judgments (${level}${agg.mean < j.warnBelow ? ", BELOW" : ""}); ${j.holes.length} turn${j.holes.length === 1 ? "" : "s"} with unjudged cards in the top-${report.run.k}`,
+  );
+  const holes = j.holes.map((h) => `${turnId(h)} judged ${f3(h.judged)} unjudged ${ids(h.unjudged)}`);
+  return { summary, holes };
+}
+
+/**
+ * A traced turn's judgments as `retrace trace` prints them: the gold line
+ * (the citation contract), then the graded `relevant` (nDCG's gains) and
+ * `judged` lines when the turn has them.
+ */
+export function traceJudgmentLines(t: Pick<TurnReport, "gold" | "relevant" | "judged" | "relevanceOnly">): string[] {
+  const none = t.relevanceOnly === true ? "none (relevance-only turn: scored for nDCG only)" : "none (no-match turn: not scored)";
+  const lines = [`gold:  ${t.gold.length === 0 ? none : t.gold.join(", ")}`];
+  if (t.relevant !== undefined) lines.push(`relevant (graded: nDCG's gains): ${Object.entries(t.relevant).map(([id, g]) => `${id}=${g}`).join(", ")}`);
+  if (t.judged !== undefined) lines.push(`judged: ${t.judged.join(", ")}`);
+  return lines;
+}
+
+/** The comment of a turn's retrieval metrics (the hit@k result's; a relevance-only turn's nDCG@k's), or undefined when none was scored. */
+export function retrievalComment(t: Pick<TurnReport, "results">): string | undefined {
+  const keys = new Set(METRICS.map((m) => m.key));
+  return (t.results.find((x) => x.key === HIT_KEY) ?? t.results.find((x) => keys.has(x.key)))?.comment;
 }

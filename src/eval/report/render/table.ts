@@ -39,6 +39,7 @@ import {
   repeatsLines,
   syntheticNotes,
   toLabelTurns,
+  judgmentLines,
 } from "./shared.js";
 import { fitText, visibleLength, wrapLine } from "./wrap.js";
 
@@ -253,6 +254,11 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   if (toLabel.length > 0) {
     lines.push("", paint("bold", `turns to label (no must_cite_one_of; they ran and scored nothing): ${toLabel.length}`));
     for (const t of toLabel) lines.push(`  ${turnId(t)} ${t.locale}  ${JSON.stringify(t.user)}`);
+  }
+  const judgments = judgmentLines(report);
+  if (judgments.summary.length > 0) {
+    lines.push("", paint("bold", "judgments:"), ...judgments.summary.map((l) => `  ${l}`));
+    for (const h of judgments.holes) lines.push(`    ${h}`);
   }
   const graphNotes = graphTurnNotes(report);
   if (graphNotes.length > 0) lines.push("", ...graphNotes);
