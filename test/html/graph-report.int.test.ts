@@ -86,10 +86,19 @@ beforeAll(async () => {
   const off = { ...fanout, queryAttribution: { enabled: false, reason: HOSTILE_REASON, turns: 0, withStandalone: 0, counts: {}, splits: {}, means: {} } };
   const zero = { ok: 0, rewrite_rescued_it: 0, rewrite_not_needed: 0, rewrite_lost_it: 0, retriever_lost_it: 0 };
   const outcome = (query: string, rank: number | null, hit: number) => ({ query, rank, scores: { retrieval_hit_at_k: hit } });
+  const skipped = turnOf(fanout, "en-skipped-001#0");
   const on = {
     ...fanout,
-    turns: fanout.turns.map((t) => (t === cut ? { ...t, queries: { attribution: "rewrite_lost_it", graph: outcome(`${t.user} (condensed)`, 2, 0), raw: outcome(t.user, 1, 1), standalone: outcome(HOSTILE_REASON, 1, 1) } } : t)),
-    queryAttribution: { enabled: true, turns: 1, withStandalone: 1, counts: { ...zero, rewrite_lost_it: 1 }, splits: { position: { "1": { ...zero, rewrite_lost_it: 1 } } }, means: { graph: { retrieval_hit_at_k: { mean: 0, n: 1, nCases: 1 } } } },
+    turns: fanout.turns.map((t) =>
+      t === cut
+        ? { ...t, queries: { attribution: "rewrite_lost_it", graph: outcome(`${t.user} (condensed)`, 2, 0), raw: outcome(t.user, 1, 1), standalone: outcome(HOSTILE_REASON, 1, 1) }, counterfactualCalls: 2 }
+        : t === skipped
+          ? { ...t, queriesOff: { reason: "no_retrieval", detail: HOSTILE_REASON } }
+          : t,
+    ),
+    queryAttribution: { enabled: true, turns: 1, withStandalone: 1, counts: { ...zero, rewrite_lost_it: 1 }, splits: { position: { "1": { ...zero, rewrite_lost_it: 1 } } }, means: { graph: { retrieval_hit_at_k: { mean: 0, n: 1, nCases: 1 } } }, retrieverCalls: 2, unattributed: { no_retrieval: 1 } },
+    // A --repeat run's gate says how baseline drops were tested; the page says it as the table does.
+    gate: { ...fanout.gate!, dropTest: { method: "repeat-bootstrap", level: 0.95, description: DROP_TEST } },
   };
   for (const [name, r] of [["attr-off", off], ["attr-on", on]] as const) {
     await writeFile(at(`${name}.json`), JSON.stringify(r));
@@ -99,6 +108,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const DROP_TEST = "one-sided 95% repeat bootstrap of each drop (a written test description)";
 
 describe.skipIf(noBrowser)("retrace eval --graph --html: the file", () => {
   it("embeds the report JSON, and `retrace report` of that JSON gives the same page (only the name shown differs)", async () => {
@@ -271,6 +282,12 @@ describe.each(BROWSERS)("in $label", (target) => {
       const shown = await on.evalAll(".turnview [data-section=queries] [data-query]", (ds) => ds.map((d) => [d.getAttribute("data-query"), d.querySelector('[data-field="text"]')?.textContent, d.querySelector('[data-field="rank"]')?.textContent]));
       expect(shown).toEqual([["raw", t.user, "1"], ["standalone", HOSTILE_REASON, "1"], ["graph", `${t.user} (condensed)`, "2"]]);
       expect(await on.text('.turnview [data-field="attribution"]')).toBe("rewrite lost it");
+      // The extra calls and the unattributed turns (--graph --counterfactual), a turn it could not attribute and why, and the drop test of the gate.
+      await on.click('button[data-tab="conversation"]');
+      expect(await on.text('[data-field="attribution-cost"]')).toBe("counterfactual retriever calls: 2; gold-bearing turns not attributed: no retrieval 1");
+      await openTurn(on, "en-skipped-001#0");
+      expect(await on.text('.turnview [data-field="queries-off"]')).toBe(`Not attributed (no retrieval): ${HOSTILE_REASON}`);
+      expect(await on.text('[data-field="drop-test"]')).toBe(`baseline drop test: ${DROP_TEST}`);
       expect(await on.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
       expect(on.events).toEqual([]);
       await on.close();

@@ -106,7 +106,7 @@ export const CLIENT_JS = String.raw`
   var HIT, RECALL, NDCG, TRIAD;
   var STAGE_LABEL, STAGE_COLOR, TRACE_STAGES, BRANCH;
   // The query attribution's labels and the three queries' names (src/eval/report/query-attribution.ts).
-  var ATTR_ORDER, ATTR_LABEL, QUERY_ORDER, QUERY_SIDE, QUERY_LABEL;
+  var ATTR_ORDER, ATTR_LABEL, QUERY_ORDER, QUERY_SIDE, QUERY_LABEL, QUERY_UNATTRIBUTED;
 
   // ------------------------------------------------------------ DOM helpers (text only)
   function el(tag, props, children) {
@@ -208,8 +208,10 @@ export const CLIENT_JS = String.raw`
   function gateBlock(r) {
     var g = r.gate;
     if (!g) return el("p", { text: r.shard ? "gate: not evaluated (partial report of shard " + r.shard.index + "/" + r.shard.count + "; the merged report gates)" : "gate: not evaluated" });
-    if (g.passed) return el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]);
-    return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); }))]);
+    // With --repeat, how baseline drops were tested (a one-sided interval test, docs/statistics.md), as the table and markdown say it.
+    var dropTest = g.dropTest ? el("p", { cls: "note", "data-field": "drop-test", text: "baseline drop test: " + g.dropTest.description }) : null;
+    if (g.passed) return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]), dropTest]);
+    return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); })), dropTest]);
   }
   var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "judgments", "queryAttribution", "funnel"];
   function summaryPanel(run, compact) {
@@ -432,6 +434,7 @@ export const CLIENT_JS = String.raw`
     else if (!qa) box.appendChild(el("p", { cls: "muted", "data-field": "attribution-off", text: "This report has no query attribution (written before it was recorded)." }));
     else {
       box.appendChild(el("p", { cls: "note", "data-field": "attribution-turns", text: qa.turns + " gold-bearing turns attributed, " + qa.withStandalone + " of them with a standalone (oracle) question. Each turn's gold was also retrieved with the raw user message and the oracle; those retrievals never change the turn's own scores." }));
+      if (run.conversation.cost !== null) box.appendChild(el("p", { cls: "note", "data-field": "attribution-cost", text: run.conversation.cost }));
       var pos = qa.splits.position || {};
       box.appendChild(attributionTable([["all", "all", qa.counts, "all"]].concat(Object.keys(pos).map(function (g) { return [g, "turn " + g, pos[g]]; })), "position"));
       Object.keys(qa.splits).forEach(function (split) {
@@ -459,6 +462,11 @@ export const CLIENT_JS = String.raw`
   // The three queries of a turn side by side, each with its rank of the gold, and the turn's attribution.
   function queriesBlock(run, t) {
     var q = t.queries, box = el("div", { "data-section": "queries" });
+    if (t.queriesOff) {
+      // --graph --counterfactual: a gold-bearing turn the re-invocation could not attribute, and why.
+      box.appendChild(el("p", { cls: "vac", "data-field": "queries-off", "data-reason": t.queriesOff.reason, text: "Not attributed (" + (QUERY_UNATTRIBUTED[t.queriesOff.reason] || t.queriesOff.reason) + "): " + t.queriesOff.detail }));
+      return box;
+    }
     if (!q) {
       var why = t.gold.length === 0 ? "No gold for this turn: no query attribution." : run.conversation.attributionOff !== null ? "Query attribution " + run.conversation.attributionOff : !t.trace ? "No query attribution: the turn has no retrieval trace." : "No query attribution for this turn.";
       box.appendChild(el("p", { cls: "muted", "data-field": "queries-off", text: why }));
@@ -851,7 +859,7 @@ export const CLIENT_JS = String.raw`
       HIT = metrics.key.hit; RECALL = metrics.key.recall; NDCG = metrics.key.ndcg; TRIAD = metrics.triad;
       STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
       ATTR_ORDER = DATA.registry.attribution.order; ATTR_LABEL = DATA.registry.attribution.label;
-      QUERY_ORDER = DATA.registry.queries.order; QUERY_SIDE = DATA.registry.queries.sideBySide; QUERY_LABEL = DATA.registry.queries.label;
+      QUERY_ORDER = DATA.registry.queries.order; QUERY_SIDE = DATA.registry.queries.sideBySide; QUERY_LABEL = DATA.registry.queries.label; QUERY_UNATTRIBUTED = DATA.registry.queries.unattributed;
       if (DATA.kind === "compare") comparePage(); else reportPage();
       setState("ready");
     }, function (e) {

@@ -7,9 +7,9 @@
 import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
-import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant } from "../query-attribution.js";
+import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant, UNATTRIBUTED_LABELS } from "../query-attribution.js";
 import { judgmentLines, metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
-import { attributionOffText, conversationNote } from "../render/conversation.js";
+import { attributionCostText, attributionOffText, conversationNote } from "../render/conversation.js";
 import { reportKeys } from "../render/shared.js";
 import type { Report } from "../types.js";
 import { stagePageData, type StagePageData } from "../stages.js";
@@ -43,7 +43,7 @@ export interface RunPageData {
    * attribution (null when it has one, or when an older report simply has no
    * section); `note`, the unit line under the funnel and attribution tables.
    */
-  conversation: { attributionOff: string | null; note: string };
+  conversation: { attributionOff: string | null; note: string; cost: string | null };
   /** Which nDCG the run used, judged@k and the turns with unjudged cards, worded as the table words them (render/shared.ts `judgmentLines`); absent when no turn carries judgments. */
   judgments?: string[];
 }
@@ -63,7 +63,7 @@ export interface RegistryPageData {
   /** The query attribution (../query-attribution.ts): its labels in report order, and the three queries' names in order. */
   attribution: { order: string[]; label: Record<string, string> };
   /** `order`: report order (the means table); `sideBySide`: the turn view's columns, raw message, oracle, then the graph's query. */
-  queries: { order: string[]; sideBySide: string[]; label: Record<string, string> };
+  queries: { order: string[]; sideBySide: string[]; label: Record<string, string>; unattributed: Record<string, string> };
 }
 
 /** The turn view's order of the three queries: what the user typed, what a perfect rewrite would be, what the graph retrieved with. */
@@ -75,7 +75,7 @@ export function registryPageData(): RegistryPageData {
     metrics: { key, triad: [...TRIAD_KEYS] },
     stages: stagePageData(),
     attribution: { order: [...ATTRIBUTIONS], label: { ...ATTRIBUTION_LABELS } },
-    queries: { order: [...QUERY_VARIANTS], sideBySide: [...QUERY_SIDE_BY_SIDE], label: { ...QUERY_VARIANT_LABELS } },
+    queries: { order: [...QUERY_VARIANTS], sideBySide: [...QUERY_SIDE_BY_SIDE], label: { ...QUERY_VARIANT_LABELS }, unattributed: { ...UNATTRIBUTED_LABELS } },
   };
 }
 
@@ -91,7 +91,7 @@ export function runPageData(report: Report, name: string): RunPageData {
     turnCount: report.turns.length,
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
     ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
-    conversation: { attributionOff: attributionOffText(report), note: conversationNote(report) },
+    conversation: { attributionOff: attributionOffText(report), note: conversationNote(report), cost: attributionCostText(report) },
     ...judgmentsOfPage(report),
   };
 }
