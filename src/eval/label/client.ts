@@ -8,6 +8,7 @@
  * is kept in localStorage under a key holding the page's pool hash; Export
  * downloads the labelled cases as a data: URL (nothing leaves the browser).
  */
+import { UNPACK_JS } from "../report/html/unpack.js";
 
 export const LABEL_CSS = String.raw`
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --bg:#ffffff; --soft:#f4f6f9; --accent:#2457c5; --ok:#1a7f37; --warn:#a15c00; }
@@ -365,24 +366,7 @@ export const LABEL_JS = String.raw`
     if (message !== undefined) { app.textContent = ""; app.appendChild(el("p", { cls: "fatal", role: "alert", text: message })); }
     app.setAttribute("data-state", state);
   }
-  function unpack() {
-    var b64 = document.getElementById("retrace-data").textContent.replace(/\s+/g, "");
-    var bin = atob(b64);
-    var bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
-    var utf8 = new TextDecoder("utf-8", { fatal: true });
-    var parts = [];
-    function pump() {
-      return reader.read().then(function (r) {
-        if (r.done) { parts.push(utf8.decode()); return JSON.parse(parts.join("")); }
-        parts.push(utf8.decode(r.value, { stream: true }));
-        return pump();
-      });
-    }
-    return pump();
-  }
-  function start() {
+${UNPACK_JS}  function start() {
     if (typeof DecompressionStream !== "function" || typeof Blob !== "function" || typeof TextDecoder !== "function" || typeof Blob.prototype.stream !== "function") { setState("unsupported", TOO_OLD); return; }
     var unpacked;
     try { unpacked = unpack(); } catch (e) { unpacked = Promise.reject(e); }

@@ -3,11 +3,13 @@
  * (docs/html-report.md). The script unpacks the page's data element (JSON,
  * gzip, base64) with the browser's DecompressionStream — or says the browser
  * is too old — and builds the DOM with createElement/textContent only: no
- * innerHTML, no inline handlers, no network. Kept as plain ES2017 in a string (no
- * template substitutions) so its SHA-256 in the page's CSP is that of the
- * exact text shipped. Over 400 lines because the page script is one string
+ * innerHTML, no inline handlers, no network. Kept as plain ES2017 in a string
+ * (its one substitution, UNPACK_JS, is a constant string shared with the
+ * labelling page) so its SHA-256 in the page's CSP is that of the exact text
+ * shipped. Over 400 lines because the page script is one string
  * whose hash the CSP pins: it cannot be split into modules.
  */
+import { UNPACK_JS } from "./unpack.js";
 
 export const CLIENT_CSS = String.raw`
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --bg:#ffffff; --soft:#f4f6f9; --hit:#1a7f37; --miss:#c62828; --gold:#a15c00; --goldbg:#fff4d6; --accent:#2457c5; }
@@ -829,24 +831,7 @@ export const CLIENT_JS = String.raw`
     }
     app.setAttribute("data-state", state);
   }
-  function unpack() {
-    var b64 = document.getElementById("retrace-data").textContent.replace(/\s+/g, "");
-    var bin = atob(b64);
-    var bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
-    var utf8 = new TextDecoder("utf-8", { fatal: true });
-    var parts = [];
-    function pump() {
-      return reader.read().then(function (r) {
-        if (r.done) { parts.push(utf8.decode()); return JSON.parse(parts.join("")); }
-        parts.push(utf8.decode(r.value, { stream: true }));
-        return pump();
-      });
-    }
-    return pump();
-  }
-  function start() {
+${UNPACK_JS}  function start() {
     if (typeof DecompressionStream !== "function" || typeof Blob !== "function" || typeof TextDecoder !== "function" || typeof Blob.prototype.stream !== "function") {
       setState("unsupported", TOO_OLD);
       return;
