@@ -8,7 +8,7 @@
  * is kept in localStorage under a key holding the page's pool hash; Export
  * downloads the labelled cases as a data: URL (nothing leaves the browser).
  */
-import { UNPACK_JS } from "../report/html/unpack.js";
+import { EL_JS, UNPACK_JS } from "../report/html/page-js.js";
 
 export const LABEL_CSS = String.raw`
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --bg:#ffffff; --soft:#f4f6f9; --accent:#2457c5; --ok:#1a7f37; --warn:#a15c00; }
@@ -61,25 +61,7 @@ export const LABEL_JS = String.raw`
   var pos = { c: 0, t: 0, p: 0 };
   var GRADE_TEXT = ["not relevant", "relevant", "highly relevant", "perfectly relevant"];
 
-  function el(tag, props, children) {
-    var e = document.createElement(tag);
-    if (props) for (var k in props) {
-      if (!Object.prototype.hasOwnProperty.call(props, k)) continue;
-      var v = props[k];
-      if (v === undefined || v === null) continue;
-      if (k === "text") e.textContent = String(v);
-      else if (k === "cls") e.className = v;
-      else if (k.indexOf("on") === 0) throw new Error("no inline handlers");
-      else e.setAttribute(k, String(v));
-    }
-    if (children) for (var i = 0; i < children.length; i++) {
-      var c = children[i];
-      if (c === null || c === undefined || c === false) continue;
-      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
-    }
-    return e;
-  }
-  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
+${EL_JS}  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
   function own(o, k) { return Object.prototype.hasOwnProperty.call(o, k); }
 
   // ------------------------------------------------------------ state: the person's work, kept in localStorage

@@ -4,12 +4,12 @@
  * gzip, base64) with the browser's DecompressionStream — or says the browser
  * is too old — and builds the DOM with createElement/textContent only: no
  * innerHTML, no inline handlers, no network. Kept as plain ES2017 in a string
- * (its one substitution, UNPACK_JS, is a constant string shared with the
- * labelling page) so its SHA-256 in the page's CSP is that of the exact text
+ * (its substitutions, EL_JS and UNPACK_JS, are constant strings shared
+ * with the labelling page) so its SHA-256 in the page's CSP is that of the exact text
  * shipped. Over 400 lines because the page script is one string
  * whose hash the CSP pins: it cannot be split into modules.
  */
-import { UNPACK_JS } from "./unpack.js";
+import { EL_JS, UNPACK_JS } from "./page-js.js";
 
 export const CLIENT_CSS = String.raw`
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --bg:#ffffff; --soft:#f4f6f9; --hit:#1a7f37; --miss:#c62828; --gold:#a15c00; --goldbg:#fff4d6; --accent:#2457c5; }
@@ -111,25 +111,7 @@ export const CLIENT_JS = String.raw`
   var ATTR_ORDER, ATTR_LABEL, QUERY_ORDER, QUERY_SIDE, QUERY_LABEL, QUERY_UNATTRIBUTED;
 
   // ------------------------------------------------------------ DOM helpers (text only)
-  function el(tag, props, children) {
-    var e = document.createElement(tag);
-    if (props) for (var k in props) {
-      if (!Object.prototype.hasOwnProperty.call(props, k)) continue;
-      var v = props[k];
-      if (v === undefined || v === null) continue;
-      if (k === "text") e.textContent = String(v);
-      else if (k === "cls") e.className = v;
-      else if (k.indexOf("on") === 0) throw new Error("no inline handlers");
-      else e.setAttribute(k, String(v));
-    }
-    if (children) for (var i = 0; i < children.length; i++) {
-      var c = children[i];
-      if (c === null || c === undefined || c === false) continue;
-      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
-    }
-    return e;
-  }
-  function svg(tag, attrs, text) {
+${EL_JS}  function svg(tag, attrs, text) {
     var e = document.createElementNS(SVGNS, tag);
     for (var k in attrs) if (Object.prototype.hasOwnProperty.call(attrs, k)) e.setAttribute(k, String(attrs[k]));
     if (text !== undefined) e.textContent = String(text);
