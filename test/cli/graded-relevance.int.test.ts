@@ -16,39 +16,17 @@
  * metric code; the rankings are asserted first, so a change in retrieval
  * shows as such.
  */
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, runCli } from "../helpers/cli.js";
-import { MINI_KB } from "../helpers/fixtures.js";
+import { GRADED_CASES, writeGradedKb } from "../helpers/fixtures.js";
 
 const GRAPH = path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs");
 
-const REPLACE_CARD = `---
-id: card-replace
-locale: en
-title: Replace a lost card
-tags: [cards]
----
-## Order a new card
-Open the app, tap Card, then Replace card. A new card reaches you in five working days; the lost card stops working at once.
-`;
-
-// Hand-made cases: a graded turn with a contract, a relevance-only turn, a contract turn with `judged`, a plain turn.
-const CASES = [
-  {
-    id: "en-graded-001",
-    locale: "en",
-    kind: "golden",
-    turns: [
-      { user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer", relevant: { "card-freeze": 3, "card-replace": 1, "refund-timelines": 0 } },
-      { user: "and will my refund still arrive?", relevant: { "refund-timelines": 3, "card-freeze": 1 } },
-    ],
-  },
-  { id: "en-judged-001", locale: "en", kind: "golden", turns: [{ user: "I lost my card, how do I replace it?", must_cite_one_of: ["card-replace"], expect: "answer", judged: ["card-replace"] }] },
-  { id: "en-plain-001", locale: "en", kind: "golden", turns: [{ user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }] },
-];
+// Hand-made cases: the graded ones (a graded turn with a contract, a relevance-only turn, a contract turn with `judged`) and a plain turn.
+const CASES = [...GRADED_CASES, { id: "en-plain-001", locale: "en", kind: "golden", turns: [{ user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }] }];
 
 type Result = { key: string; score: number; comment?: string };
 type Turn = { caseId: string; turn: number; retrievedIds: string[] | null; results: Result[]; relevant?: Record<string, number>; judged?: string[]; relevanceOnly?: true };
@@ -76,12 +54,7 @@ let cases: string;
 let catalog: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-graded-"));
-  kb = path.join(dir, "kb");
-  await cp(MINI_KB, kb, { recursive: true });
-  await rm(path.join(kb, "eval", "baseline.json"), { force: true });
-  await writeFile(path.join(kb, "cards", "en", "card-replace.md"), REPLACE_CARD);
-  cases = path.join(dir, "cases.jsonl");
-  await writeFile(cases, CASES.map((c) => JSON.stringify(c)).join("\n") + "\n");
+  ({ kb, cases } = await writeGradedKb(dir, CASES));
   catalog = path.join(dir, "catalog.tsv");
   await writeFile(catalog, ["card-freeze\ten", "refund-timelines\ten", "card-replace\ten", "es-congelar-tarjeta\tes-419", "pt-chaves-pix\tpt-BR", ""].join("\n"));
 }, 60_000);

@@ -16,3 +16,39 @@ export async function copyKb(from: string = MINI_KB): Promise<{ dir: string; cle
 export async function editFile(file: string, edit: (text: string) => string): Promise<void> {
   await writeFile(file, edit(await readFile(file, "utf8")));
 }
+
+/** A third English card for the graded-relevance data (so a top-3 over kb-mini can hold a card no one judged). */
+const REPLACE_CARD = `---
+id: card-replace
+locale: en
+title: Replace a lost card
+tags: [cards]
+---
+## Order a new card
+Open the app, tap Card, then Replace card. A new card reaches you in five working days; the lost card stops working at once.
+`;
+
+/** Hand-made graded cases (docs/metrics.md): a graded turn with a contract, a relevance-only turn, a contract turn with `judged`. */
+export const GRADED_CASES = [
+  {
+    id: "en-graded-001",
+    locale: "en",
+    kind: "golden",
+    turns: [
+      { user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer", relevant: { "card-freeze": 3, "card-replace": 1, "refund-timelines": 0 } },
+      { user: "and will my refund still arrive?", relevant: { "refund-timelines": 3, "card-freeze": 1 } },
+    ],
+  },
+  { id: "en-judged-001", locale: "en", kind: "golden", turns: [{ user: "I lost my card, how do I replace it?", must_cite_one_of: ["card-replace"], expect: "answer", judged: ["card-replace"] }] },
+];
+
+/** kb-mini copied to `dir/kb` (without its baseline) with card-replace added, and `cases` written to `dir/cases.jsonl`. */
+export async function writeGradedKb(dir: string, cases: readonly object[]): Promise<{ kb: string; cases: string }> {
+  const kb = path.join(dir, "kb");
+  await cp(MINI_KB, kb, { recursive: true });
+  await rm(path.join(kb, "eval", "baseline.json"), { force: true });
+  await writeFile(path.join(kb, "cards", "en", "card-replace.md"), REPLACE_CARD);
+  const file = path.join(dir, "cases.jsonl");
+  await writeFile(file, cases.map((c) => JSON.stringify(c)).join("\n") + "\n");
+  return { kb, cases: file };
+}

@@ -8,50 +8,24 @@
  * the graded turn's nDCG@3 in the turn table — the hand-computed 0.797, not
  * the binary 0.631.
  */
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSERS, launchDriver, type BrowserDriver } from "../helpers/browser.js";
 import { ROOT, runCli } from "../helpers/cli.js";
-import { MINI_KB } from "../helpers/fixtures.js";
+import { GRADED_CASES, writeGradedKb } from "../helpers/fixtures.js";
 
 for (const b of BROWSERS) if (b.skipReason !== null) process.stderr.write(`${b.skipReason}\n`);
 const noBrowser = BROWSERS.every((b) => b.skipReason !== null);
 
 const GRAPH = path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs");
-const REPLACE_CARD = `---
-id: card-replace
-locale: en
-title: Replace a lost card
-tags: [cards]
----
-## Order a new card
-Open the app, tap Card, then Replace card. A new card reaches you in five working days; the lost card stops working at once.
-`;
-const CASES = [
-  {
-    id: "en-graded-001",
-    locale: "en",
-    kind: "golden",
-    turns: [
-      { user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer", relevant: { "card-freeze": 3, "card-replace": 1, "refund-timelines": 0 } },
-      { user: "and will my refund still arrive?", relevant: { "refund-timelines": 3, "card-freeze": 1 } },
-    ],
-  },
-  { id: "en-judged-001", locale: "en", kind: "golden", turns: [{ user: "I lost my card, how do I replace it?", must_cite_one_of: ["card-replace"], expect: "answer", judged: ["card-replace"] }] },
-];
-
 let dir: string;
 let judged: { mean: number; n: number };
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-graded-html-"));
   if (noBrowser) return;
-  const kb = path.join(dir, "kb");
-  await cp(MINI_KB, kb, { recursive: true });
-  await writeFile(path.join(kb, "cards", "en", "card-replace.md"), REPLACE_CARD);
-  const cases = path.join(dir, "cases.jsonl");
-  await writeFile(cases, CASES.map((c) => JSON.stringify(c)).join("\n") + "\n");
+  const { kb, cases } = await writeGradedKb(dir, GRADED_CASES);
   const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--cases", cases, "-k", "3", "--json", "--html", path.join(dir, "graded.html")], { env: { KB_AGENT_KB: kb } });
   expect(r.stderr).not.toMatch(/unexpected error/);
   expect(r.exitCode).toBe(0);
