@@ -13,8 +13,7 @@ import { reportToJSON } from "../../src/eval/report/render.js";
 import { withoutTimings } from "../../src/eval/report/timings.js";
 import type { Report } from "../../src/eval/report/types.js";
 import { runCli } from "../helpers/cli.js";
-import { chromaPids, tempDir } from "../helpers/chroma.js";
-import net from "node:net";
+import { chromaPids, closedPort, tempDir } from "../helpers/chroma.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -28,14 +27,6 @@ afterAll(async () => {
   await cleanup();
 });
 
-/** A loopback port with nothing listening on it. */
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 describe("retrace eval, store-less", () => {
   it("reports retrieval and every answer-side key as not measured and exits 0", async () => {
@@ -145,7 +136,7 @@ describe("retrace eval, store-backed", () => {
   }, 600_000);
 
   it("exits 3 with a clear message when CHROMA_URL points where nothing listens, and claims no result", async () => {
-    const port = await deadPort();
+    const port = await closedPort();
     const r = await runCli(["eval", "--embedder", "builtin"], { env: { CHROMA_URL: `http://127.0.0.1:${port}` } });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");

@@ -7,26 +7,14 @@
  * lives. A missing judge module is exit 2 before any store is asked.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withoutTimings } from "../../src/eval/report/timings.js";
 import type { Report } from "../../src/eval/report/types.js";
-import { chromaPids, tempDir } from "../helpers/chroma.js";
+import { chromaPids, closedPort, tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 
-/** A loopback port nothing listens on: bound, then closed. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let dir: string;
 let cleanup: () => Promise<void>;

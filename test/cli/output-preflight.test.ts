@@ -16,11 +16,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { lstat, mkdir, readdir, writeFile } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportToJSON } from "../../src/eval/report/render.js";
-import { tempDir } from "../helpers/chroma.js";
+import { closedPort, tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 import { fixtureReport } from "../eval/report-fixture.js";
@@ -35,17 +34,6 @@ const EVAL = ["eval", "--kb", MINI_KB, "--store", "memory", "--embedder", "built
 const GRAPHS = path.join(ROOT, "test", "fixtures", "graphs");
 const GRAPH_EVAL = ["eval", "--graph", path.join(GRAPHS, "fanout-agent.mjs"), "--kb", MINI_KB, "--cases", path.join(GRAPHS, "fanout-cases.jsonl"), "-k", "3", "--case", "en-lock-001", "--case", "es-lock-001"];
 
-/** A loopback port nothing listens on: bound, then closed. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const exists = (p: string) => lstat(p).then(() => true, () => false);
 /** Every entry under `d`, temporary files included. */

@@ -96,6 +96,18 @@ export function portAcceptsConnections(port: number): Promise<boolean> {
   });
 }
 
+/** A loopback port nothing listens on: bound, then closed (a store URL that refuses connections). */
+export function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** The pid of a process that has exited (for "owner is gone" staging collections). */
 export async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
