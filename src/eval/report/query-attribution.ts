@@ -18,10 +18,12 @@
 import { METRICS, HIT_KEY, dedupeFirst, gradedGold } from "../measures/metrics.js";
 import { clusterMean, DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, type ClusteredValue, type ResampleUnit } from "../stats/bootstrap.js";
 import { turnSplits } from "./funnel-stats.js";
+import { ATTRIBUTIONS, UNATTRIBUTED_REASONS } from "./schemas.js";
 import type { Aggregate, QueryAttributionReport, TurnReport } from "./types.js";
 
-/** The attributions, in the order reports list them. */
-export const ATTRIBUTIONS = ["ok", "rewrite_rescued_it", "rewrite_not_needed", "rewrite_lost_it", "retriever_lost_it"] as const;
+/** The attributions and the reasons a turn has none, defined once with the report schema. */
+export { ATTRIBUTIONS, UNATTRIBUTED_REASONS };
+
 export type Attribution = (typeof ATTRIBUTIONS)[number];
 
 /** How renderings name each attribution. */
@@ -33,8 +35,6 @@ export const ATTRIBUTION_LABELS: Readonly<Record<Attribution, string>> = Object.
   retriever_lost_it: "retriever lost it",
 });
 
-/** Why a gold-bearing turn of a `--graph --counterfactual` run has no attribution (`TurnReport.queriesOff`), in the order reports list them. */
-export const UNATTRIBUTED_REASONS = ["turn_error", "no_retrieval", "not_reinvocable", "retriever_error", "given_up"] as const;
 export type UnattributedReason = (typeof UNATTRIBUTED_REASONS)[number];
 
 export const UNATTRIBUTED_LABELS: Readonly<Record<UnattributedReason, string>> = Object.freeze({

@@ -28,6 +28,11 @@ import { CASE_KINDS, EXPECTS, SPLIT_PARTS } from "../../kb/schemas.js";
 import { FUSION_METHODS } from "../../retrieval/fusion.js";
 import type { EvalResult, JudgeInfo, JudgeUsage } from "../measures/types.js";
 
+/** The attributions of a gold-bearing turn, in the order reports list them (src/eval/report/query-attribution.ts labels them; docs/query-attribution.md). */
+export const ATTRIBUTIONS = ["ok", "rewrite_rescued_it", "rewrite_not_needed", "rewrite_lost_it", "retriever_lost_it"] as const;
+/** Why a gold-bearing turn of a `--graph --counterfactual` run has no attribution (`TurnReport.queriesOff`), in the order reports list them. */
+export const UNATTRIBUTED_REASONS = ["turn_error", "no_retrieval", "not_reinvocable", "retriever_error", "given_up"] as const;
+
 /** Current `schemaVersion` of the report JSON (docs/schema-versions.md). Version 1 (`"version": 1`) and version 2 files are migrated on read. */
 export const REPORT_VERSION = 3 as const;
 /** Current `schemaVersion` of baseline files (docs/schema-versions.md). Version 1 files (`"version": 1`) are migrated on read. */
@@ -116,7 +121,7 @@ const queryOutcomeObject = z.object({
 
 const turnQueriesObject = z.object({
   /** One of ATTRIBUTIONS (src/eval/report/query-attribution.ts; precedence in docs/query-attribution.md). */
-  attribution: z.enum(["ok", "rewrite_rescued_it", "rewrite_not_needed", "rewrite_lost_it", "retriever_lost_it"]),
+  attribution: z.enum(ATTRIBUTIONS),
   /** The query the graph retrieved with (the turn's own scores come from it). */
   graph: queryOutcomeObject,
   /** The raw user message, retrieved with the same settings (counterfactual; never changes the turn's scores). */
@@ -153,7 +158,7 @@ const turnReportObject = z.object({
    * cannot be re-invoked, `retriever_error` re-invoking it threw, `given_up`
    * the counterfactual calls passed the turn deadline or stalled; `detail` says more.
    */
-  queriesOff: z.object({ reason: z.enum(["turn_error", "no_retrieval", "not_reinvocable", "retriever_error", "given_up"]), detail: z.string() }).optional(),
+  queriesOff: z.object({ reason: z.enum(UNATTRIBUTED_REASONS), detail: z.string() }).optional(),
   /** `--graph --counterfactual`: the extra retriever calls made for this turn's counterfactual queries (0 when each query equalled the graph's). */
   counterfactualCalls: count.optional(),
   /** Part of the committed split the turn's case is in; absent when the KB has no split (docs/holdout.md). */
