@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkWritable, fdOfPath, OutputWriteError, writeFileAtomic } from "../src/atomic.js";
 import { exitCodeOf, InvalidArgumentError } from "../src/errors.js";
 import { tempDir } from "./helpers/chroma.js";
+import { IS_ROOT, mountSmallTmpfs, unmountTmpfs } from "./helpers/fixtures.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
 const at = (...p: string[]) => path.join(dir, ...p);
-const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("atomic"));
@@ -228,7 +228,7 @@ describe("writeFileAtomic: FIFOs, sockets and descriptors are streamed into", ()
 describe("writeFileAtomic: device nodes made with mknod (root only)", () => {
   // mknod needs root (CAP_MKNOD) and a file system mounted without nodev.
   const made = (() => {
-    if (!isRoot) return "not running as root";
+    if (!IS_ROOT) return "not running as root";
     return undefined;
   })();
 
@@ -270,12 +270,7 @@ describe("writeFileAtomic: device nodes made with mknod (root only)", () => {
 describe("writeFileAtomic: a full file system (tmpfs, root only)", () => {
   it("ENOSPC on the atomic path: exit 3, the old file intact, the temporary file removed", async (ctx) => {
     const mnt = at("small");
-    await mkdir(mnt, { recursive: true });
-    const m = isRoot ? spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt]) : undefined;
-    if (m?.status !== 0) {
-      console.log(`skipped: tmpfs test: ${isRoot ? `mount failed: ${m?.stderr.toString().trim()}` : "not running as root"}`);
-      ctx.skip();
-    }
+    await mountSmallTmpfs(mnt, "64k", ctx);
     try {
       await writeFile(path.join(mnt, "report.json"), "old report");
       const e = await failure(writeFileAtomic(path.join(mnt, "report.json"), "w".repeat(200_000)));
@@ -284,7 +279,7 @@ describe("writeFileAtomic: a full file system (tmpfs, root only)", () => {
       expect(await readFile(path.join(mnt, "report.json"), "utf8")).toBe("old report");
       expect(await leftovers(mnt)).toEqual([]);
     } finally {
-      spawnSync("umount", [mnt]);
+      unmountTmpfs(mnt);
     }
   });
 });
@@ -332,7 +327,7 @@ describe("checkWritable: the exit-2 preflight of an output option", () => {
   });
 
   it("refuses a read-only file and folder (not as root)", async (ctx) => {
-    if (isRoot) {
+    if (IS_ROOT) {
       console.log("skipped: permission bits do not stop root (the /proc case covers an unwritable folder)");
       ctx.skip();
     }

@@ -14,11 +14,11 @@ import { OutputWriteError } from "../src/atomic.js";
 import { exitCodeOf, InvalidArgumentError } from "../src/errors.js";
 import { checkOutputs, writeOutputs } from "../src/output-set.js";
 import { tempDir } from "./helpers/chroma.js";
+import { mountSmallTmpfs, unmountTmpfs } from "./helpers/fixtures.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
 const at = (...p: string[]) => path.join(dir, ...p);
-const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("output-set"));
@@ -114,12 +114,7 @@ describe("writeOutputs", () => {
 describe("writeOutputs: a full file system (tmpfs, root only)", () => {
   it("ENOSPC while staging: exit 3, the other outputs (on another file system too) unwritten, old file intact, no temporary file", async (ctx) => {
     const mnt = at("small");
-    await mkdir(mnt, { recursive: true });
-    const m = isRoot ? spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt]) : undefined;
-    if (m?.status !== 0) {
-      console.log(`skipped: tmpfs test: ${isRoot ? `mount failed: ${m?.stderr.toString().trim()}` : "not running as root"}`);
-      ctx.skip();
-    }
+    await mountSmallTmpfs(mnt, "64k", ctx);
     try {
       const other = at("beside-small");
       await mkdir(other);
@@ -137,7 +132,7 @@ describe("writeOutputs: a full file system (tmpfs, root only)", () => {
       expect(await tree(mnt)).toEqual(["report.json"]);
       expect(await tree(other)).toEqual([]);
     } finally {
-      spawnSync("umount", [mnt]);
+      unmountTmpfs(mnt);
     }
   });
 });

@@ -14,21 +14,19 @@
  *   other outputs are not written, no temporary file is left, stdout stays
  *   empty.
  */
-import { spawnSync } from "node:child_process";
 import { lstat, mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportToJSON } from "../../src/eval/report/render.js";
 import { closedPort, tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
-import { MINI_KB } from "../helpers/fixtures.js";
+import { MINI_KB, mountSmallTmpfs, unmountTmpfs } from "../helpers/fixtures.js";
 import { fixtureReport } from "../eval/report-fixture.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
 let closed: number;
 const at = (...p: string[]) => path.join(dir, ...p);
-const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
 const EVAL = ["eval", "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin"];
 const GRAPHS = path.join(ROOT, "test", "fixtures", "graphs");
@@ -100,12 +98,7 @@ describe("retrace eval: a write that fails at the end (exit 3) writes none of th
 
   it("a full tmpfs (root only): exit 3, no space left, the files on the other file system not written", async (ctx) => {
     const mnt = at("small");
-    await mkdir(mnt);
-    const m = isRoot ? spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt]) : undefined;
-    if (m?.status !== 0) {
-      console.log(`skipped: tmpfs test: ${isRoot ? `mount failed: ${m?.stderr.toString().trim()}` : "not running as root"}`);
-      ctx.skip();
-    }
+    await mountSmallTmpfs(mnt, "64k", ctx);
     try {
       const d = at("beside-tmpfs");
       await mkdir(d);
@@ -118,7 +111,7 @@ describe("retrace eval: a write that fails at the end (exit 3) writes none of th
       expect(await tree(d)).toEqual([]);
       expect(await tree(mnt)).toEqual(["r.json"]);
     } finally {
-      spawnSync("umount", [mnt]);
+      unmountTmpfs(mnt);
     }
   });
 });
@@ -152,12 +145,7 @@ describe("retrace eval --graph: the same, before the graph is loaded", () => {
 
   it("a full tmpfs (root only): exit 3, the other outputs not written", async (ctx) => {
     const mnt = at("small-graph");
-    await mkdir(mnt);
-    const m = isRoot ? spawnSync("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", mnt]) : undefined;
-    if (m?.status !== 0) {
-      console.log(`skipped: tmpfs test: ${isRoot ? `mount failed: ${m?.stderr.toString().trim()}` : "not running as root"}`);
-      ctx.skip();
-    }
+    await mountSmallTmpfs(mnt, "4k", ctx);
     try {
       const d = at("beside-small-graph");
       await mkdir(d);
@@ -169,7 +157,7 @@ describe("retrace eval --graph: the same, before the graph is loaded", () => {
       expect(await tree(d)).toEqual([]);
       expect(await tree(mnt)).toEqual([]);
     } finally {
-      spawnSync("umount", [mnt]);
+      unmountTmpfs(mnt);
     }
   });
 });

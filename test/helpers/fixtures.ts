@@ -1,7 +1,9 @@
 /** Copy a fixture KB into a temp dir so a test can mutate it (one fixture per kind of bad input). */
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { TestContext } from "vitest";
 import { ROOT } from "./cli.js";
 
 export const MINI_KB = path.join(ROOT, "test", "fixtures", "kb-mini");
@@ -51,4 +53,25 @@ export async function writeGradedKb(dir: string, cases: readonly object[]): Prom
   const file = path.join(dir, "cases.jsonl");
   await writeFile(file, cases.map((c) => JSON.stringify(c)).join("\n") + "\n");
   return { kb, cases: file };
+}
+
+/** True when the tests run as root (mounting a tmpfs needs it; a read-only folder does not stop root). */
+export const IS_ROOT = typeof process.getuid === "function" && process.getuid() === 0;
+
+/**
+ * Mounts a tmpfs of `size` (e.g. "64k") at `mnt` (created first), for a
+ * full-file-system test; unmount it with `unmountTmpfs` in a `finally`. Not
+ * root, or a mount that fails: the test is skipped, its reason printed.
+ */
+export async function mountSmallTmpfs(mnt: string, size: string, ctx: Pick<TestContext, "skip">): Promise<void> {
+  await mkdir(mnt, { recursive: true });
+  const m = IS_ROOT ? spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", mnt]) : undefined;
+  if (m?.status !== 0) {
+    console.log(`skipped: tmpfs test: ${IS_ROOT ? `mount failed: ${m?.stderr.toString().trim()}` : "not running as root"}`);
+    ctx.skip();
+  }
+}
+
+export function unmountTmpfs(mnt: string): void {
+  spawnSync("umount", [mnt]);
 }
