@@ -97,7 +97,7 @@ export interface TuneOutcome extends CrossValidationSettings {
 /** The candidate the retriever applies today (candidate 0 of every search). */
 export function currentCandidate(retriever: HybridRetriever, denseK: number, bm25K: number): Candidate {
   const d = retriever.defaults;
-  return { fusion: d.fusion, rrfK: d.rrfK, weights: { ...d.weights }, denseK, bm25K, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b } };
+  return { fusion: d.fusion, rrfK: d.rrfK, weights: { ...d.weights }, signalsShift: d.signalsShift, denseK, bm25K, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b } };
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;

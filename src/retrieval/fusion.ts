@@ -42,6 +42,7 @@ export { RRF_K, reciprocalRankFusion, type RrfOptions } from "./fusion/rrf.js";
 export {
   SIGNALS_BETA,
   SIGNALS_GAMMA,
+  SIGNALS_LAMBDA,
   SIGNALS_RANGE,
   SIGNALS_SHIFT,
   SIGNALS_TOP,
@@ -63,6 +64,8 @@ export interface FuseOptions {
   method: FusionMethod;
   /** The RRF constant (used by `rrf` only); default RRF_K. */
   rrfK?: number;
+  /** δ of `signals` (used by `signals` only); default SIGNALS_SHIFT. */
+  shift?: number;
 }
 
 /** Fuses `lists` with the named method (see the table above). Throws InvalidArgumentError for an unknown method. */
@@ -79,7 +82,7 @@ export function fuse(lists: readonly FusionInput[], options: FuseOptions): Fused
     case "adaptive":
       return adaptiveFusion(lists);
     case "signals":
-      return signalsFusion(lists);
+      return signalsFusion(lists, options.shift === undefined ? {} : { shift: options.shift });
     default:
       throw new InvalidArgumentError("fusion", `one of ${FUSION_METHODS.join(", ")}`, options.method);
   }

@@ -25,6 +25,8 @@ import {
   fuse,
   isFusionMethod,
   renumber,
+  SIGNALS_LAMBDA,
+  SIGNALS_SHIFT,
   type FusionInput,
   type FusionMethod,
 } from "./fusion.js";
@@ -61,6 +63,8 @@ export interface HybridDefaults {
   rerankHead: number;
   /** Fusion weight of each branch (0 allowed); for min-max CombSUM, α = dense / (dense + bm25). */
   weights: { dense: number; bm25: number };
+  /** δ of the `signals` fusion (used when `fusion` is "signals"): over LSA `signalsShiftFor(κ)`, else SIGNALS_SHIFT. */
+  signalsShift: number;
 }
 
 export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
@@ -71,6 +75,7 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
   rrfK: RRF_K,
   mode: "hybrid",
   rerank: false,
+  signalsShift: SIGNALS_SHIFT,
   rerankHead: 20,
   weights: Object.freeze({ dense: 1, bm25: 1 }),
 });
@@ -122,6 +127,18 @@ export function lsaDenseWeight(latentShare?: number): number {
 }
 
 /**
+ * δ of the `signals` fusion over an embedder whose chance-corrected latent
+ * share is `structure` (κ, `LsaEmbedder.structure`): λ·max(0, κ) rounded to
+ * 0.01 (λ = SIGNALS_LAMBDA, fitted on Cranfield; docs/fusion-and-tuning.md,
+ * "Label-free per-query weighting"). A latent space that keeps no more than
+ * chance (κ ≤ 0) gets no shift; SIGNALS_SHIFT when κ is unknown.
+ */
+export function signalsShiftFor(structure: number | undefined, lambda: number = SIGNALS_LAMBDA): number {
+  if (structure === undefined || !Number.isFinite(structure)) return SIGNALS_SHIFT;
+  return Math.round(lambda * Math.max(0, structure) * 100) / 100;
+}
+
+/**
  * The defaults a HybridRetriever over this embedder starts from: for the
  * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS (`signals` fusion) with the dense
  * weight of `lsaDenseWeight(embedder.latentShare)` and LSA_HYBRID_BM25;
@@ -129,11 +146,11 @@ export function lsaDenseWeight(latentShare?: number): number {
  * (the built-in hashed n-grams, transformers models). Computable without
  * labels: it reads the embedder's id and latent share only.
  */
-export function hybridDefaultsFor(embedder: { id: string; latentShare?: number }): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
+export function hybridDefaultsFor(embedder: { id: string; latentShare?: number; structure?: number }): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
   if (!/^lsa-\d+-/.test(embedder.id)) return { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };
   const dense = lsaDenseWeight(embedder.latentShare);
   const weights = Object.freeze({ dense, bm25: Math.round((1 - dense) * 100) / 100 });
-  return { defaults: Object.freeze({ ...LSA_HYBRID_DEFAULTS, weights }), bm25: LSA_HYBRID_BM25 };
+  return { defaults: Object.freeze({ ...LSA_HYBRID_DEFAULTS, weights, signalsShift: signalsShiftFor(embedder.structure) }), bm25: LSA_HYBRID_BM25 };
 }
 
 export interface HybridRetrieverOptions {
@@ -212,6 +229,7 @@ export class HybridRetriever implements Retriever {
       mode: d.mode ?? base.defaults.mode,
       rerank: d.rerank ?? base.defaults.rerank,
       rerankHead: d.rerankHead ?? base.defaults.rerankHead,
+      signalsShift: d.signalsShift ?? base.defaults.signalsShift,
       weights: {
         dense: d.weights?.dense ?? base.defaults.weights.dense,
         bm25: d.weights?.bm25 ?? base.defaults.weights.bm25,
@@ -285,7 +303,7 @@ export class HybridRetriever implements Retriever {
         { name: "dense", ranked: dense ?? [], weight: weights.dense },
         { name: "bm25", ranked: bm25 ?? [], weight: weights.bm25 },
       ];
-      fused = fuse(lists, { method: fusion, rrfK });
+      fused = fuse(lists, { method: fusion, rrfK, shift: this.defaults.signalsShift });
     } else {
       fused = renumber((mode === "dense" ? dense : bm25) ?? []);
     }
@@ -327,6 +345,7 @@ export class HybridRetriever implements Retriever {
         rerank: rerank && reranker !== undefined ? reranker.id : null,
         mode,
         weights,
+        ...(fusion === "signals" ? { signalsShift: this.defaults.signalsShift } : {}),
         bm25Params: { k1: this.bm25.k1, b: this.bm25.b },
       },
       stages,

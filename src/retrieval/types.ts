@@ -30,6 +30,8 @@ export interface RetrievalTraceConfig {
   rrfK: number;
   /** Per-list fusion weights; absent in traces written before fusion methods existed. */
   weights?: { dense: number; bm25: number };
+  /** δ of the `signals` fusion (docs/fusion-and-tuning.md); present when `fusion` is "signals" (absent in traces written before it was recorded). */
+  signalsShift?: number;
   /** BM25 parameters of the index; absent in old traces. */
   bm25Params?: { k1: number; b: number };
   rerank: string | null;
@@ -71,6 +73,12 @@ export interface Embedder {
    * The hybrid retriever's default dense weight follows it (docs/fusion-and-tuning.md).
    */
   readonly latentShare?: number;
+  /**
+   * Corpus-fit embedders only: the latent share corrected for chance, κ =
+   * (share − chance)/(1 − chance), chance = the share of the same fit on the
+   * corpus's words dealt at random. The `signals` fusion's shift follows it.
+   */
+  readonly structure?: number;
   /**
    * One vector per text. `locales` (one per text), when given, is each text's
    * locale; embedders that analyse text per locale (the LSA embedder) use it,

@@ -50,6 +50,7 @@ const PROPERTY_NAMES: Readonly<Record<string, string>> = {
   "run.retrieval.*.bm25K": "BM25 k",
   "run.retrieval.*.fusion": "fusion method",
   "run.retrieval.*.rrfK": "RRF k",
+  "run.retrieval.*.signalsShift": "signals shift δ",
   "run.retrieval.*.weights.dense": "fusion weight of dense",
   "run.retrieval.*.weights.bm25": "fusion weight of BM25",
   "run.retrieval.*.bm25Params.k1": "BM25 k1",

@@ -28,6 +28,8 @@ export interface Candidate {
   fusion: FusionMethod;
   rrfK: number;
   weights: { dense: number; bm25: number };
+  /** δ of `signals` (the retriever's own, `HybridDefaults.signalsShift`); every signals candidate of a search shares the defaults' one. */
+  signalsShift?: number;
   denseK: number;
   bm25K: number;
   bm25: { k1: number; b: number };
@@ -123,7 +125,15 @@ export function expandGrid(grid: Grid, first: Candidate): Candidate[] {
         for (const fusion of grid.fusion)
           for (const alpha of grid.alpha)
             for (const rrfK of fusion === "rrf" ? grid.rrfK : [first.rrfK]) {
-              const c: Candidate = { fusion, rrfK, weights: { dense: alpha, bm25: Math.round((1 - alpha) * 1e9) / 1e9 }, denseK, bm25K, bm25 };
+              const c: Candidate = {
+                fusion,
+                rrfK,
+                weights: { dense: alpha, bm25: Math.round((1 - alpha) * 1e9) / 1e9 },
+                ...(first.signalsShift !== undefined ? { signalsShift: first.signalsShift } : {}),
+                denseK,
+                bm25K,
+                bm25,
+              };
               const key = candidateKey(c);
               if (!seen.has(key)) {
                 seen.add(key);
@@ -142,7 +152,7 @@ export function scoreUnit(unit: TuneUnit, c: Candidate): number | null {
       { name: "dense", ranked: unit.dense.slice(0, unit.depth ?? c.denseK), weight: c.weights.dense },
       { name: "bm25", ranked: bm25.slice(0, unit.depth ?? c.bm25K), weight: c.weights.bm25 },
     ],
-    { method: c.fusion, rrfK: c.rrfK },
+    { method: c.fusion, rrfK: c.rrfK, ...(c.signalsShift !== undefined ? { shift: c.signalsShift } : {}) },
   );
   return unit.evaluate(fused);
 }

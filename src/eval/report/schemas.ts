@@ -303,6 +303,8 @@ const retrievalRunConfigObject = z.object({
   rrfK: z.number(),
   /** Per-list fusion weights; absent in traces written before fusion methods existed. */
   weights: z.object({ dense: z.number(), bm25: z.number() }).optional(),
+  /** δ of the `signals` fusion; present when `fusion` is "signals" (absent in reports written before it was recorded). */
+  signalsShift: z.number().optional(),
   /** BM25 parameters of the index; absent in old traces. */
   bm25Params: z.object({ k1: z.number(), b: z.number() }).optional(),
 });

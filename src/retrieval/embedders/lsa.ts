@@ -47,12 +47,14 @@
  * right after the fit and only the rounded values are ever used, so a loaded
  * state embeds exactly like a fresh fit.
  *
- * State file (file format 2): the state bytes, then the checksum trailer
- * "\nRETRACE-LSA-SHA256 2\n" and the 32-byte sha256 of the state bytes. A
- * file whose checksum does not match is corrupt (one warning line, refitted);
- * a file of format 1 (the state bytes alone, no checksum) is stale (one info
- * line, refitted). The trailer is outside the hashed bytes, so the embedder
- * ids of format-1 files stay the same.
+ * State file (file format 3): the state bytes, the chance section
+ * "\nRETRACE-LSA-CHANCE\n" + the chance share (float64 LE; `fitLsa`), then
+ * the checksum trailer "\nRETRACE-LSA-SHA256 3\n" and the 32-byte sha256 of
+ * everything before it. A file whose checksum does not match is corrupt (one
+ * warning line, refitted); a file of format 1 (the state bytes alone, no
+ * checksum) or 2 (no chance section) is stale (one info line, refitted). The
+ * sections are outside the hashed state bytes, so the embedder ids of older
+ * files stay the same.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -62,6 +64,7 @@ import { InvalidArgumentError } from "../../errors.js";
 import type { Locale } from "../../kb/types.js";
 import { log } from "../../log.js";
 import { processAlive } from "../lock.js";
+import { mulberry32 } from "../../random.js";
 import { isLocale } from "../../kb/types.js";
 import { DEFAULT_ANALYZERS, isDefaultAnalyzers, type Analyzers } from "../analyzer.js";
 import type { Embedder } from "../types.js";
@@ -70,9 +73,13 @@ import { randomizedSvd, type CsrMatrix } from "./lsa-math.js";
 /** Format of the state bytes (their header's `format`; the embedder id hashes them). */
 export const LSA_FORMAT = 1;
 /** Format of the state file: the state bytes plus a sha256 trailer (see the module comment). */
-export const LSA_FILE_FORMAT = 2;
+export const LSA_FILE_FORMAT = 3;
 const MAGIC = "RETRACE-LSA\n";
 const CHECKSUM_MARK = Buffer.from(`\nRETRACE-LSA-SHA256 ${LSA_FILE_FORMAT}\n`, "latin1");
+/** The trailer of a format-2 file (no chance baseline): stale, refitted. */
+const CHECKSUM_MARK_2 = Buffer.from("\nRETRACE-LSA-SHA256 2\n", "latin1");
+/** Starts the chance-baseline section (format 3): the mark, then the chance share as float64 LE. */
+const CHANCE_MARK = Buffer.from("\nRETRACE-LSA-CHANCE\n", "latin1");
 const SHA256_BYTES = 32;
 
 export interface LsaParams {
@@ -108,6 +115,12 @@ export interface LsaState {
   sigma: Float64Array;
   /** terms × rank, row-major, float32-rounded. */
   v: Float32Array;
+  /**
+   * The latent share of the same fit on a shuffled copy of the corpus (see
+   * `fitLsa`): what k axes keep by chance. Not part of the state bytes (the
+   * embedder id does not change with it); kept in the state file's own section.
+   */
+  chanceShare?: number;
 }
 
 function checkParams(p: Partial<LsaParams> | undefined): LsaParams {
@@ -160,20 +173,15 @@ function tfidfRow(counts: Map<string, number>, index: Map<string, number>, idf: 
   return { cols, vals: norm > 0 ? vals.map((v) => v / norm) : vals };
 }
 
-/** Fits the LSA state on `chunks` analysed with `analyzers` (see the module comment). Pure and deterministic: same chunks (any order), params and analyzers → same state. */
-export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>, analyzers: Analyzers = DEFAULT_ANALYZERS): LsaState {
-  const p = checkParams(params);
-  if (chunks.length === 0) throw new InvalidArgumentError("chunks", "a non-empty list of chunks to fit LSA on", []);
-  const sorted = [...chunks].sort((a, b) => byCodeUnit(a.id, b.id));
-  for (const c of sorted) if (!isLocale(c.locale)) throw new InvalidArgumentError(`locale of ${c.id}`, "a canonical BCP-47 tag", c.locale);
-  const counts = sorted.map((c) => termCounts(c.text, [c.locale], analyzers));
+/** The TF-IDF matrix of step 2 over per-chunk term counts (rows in the given order), with its sorted vocabulary and idf. */
+function tfidfMatrix(counts: readonly Map<string, number>[], minDf: number): { a: CsrMatrix; terms: string[]; idf: Float64Array } {
   const df = new Map<string, number>();
   for (const m of counts) for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  let terms = [...df.keys()].filter((t) => (df.get(t) as number) >= p.minDf);
+  let terms = [...df.keys()].filter((t) => (df.get(t) as number) >= minDf);
   if (terms.length === 0) terms = [...df.keys()];
   if (terms.length === 0) throw new InvalidArgumentError("chunks", "text with at least one indexable term", "no term in any chunk");
   terms.sort(byCodeUnit);
-  const n = sorted.length;
+  const n = counts.length;
   const idf = Float64Array.from(terms, (t) => Math.log((1 + n) / (1 + (df.get(t) as number))) + 1);
   const index = new Map(terms.map((t, j) => [t, j]));
   const indptr = new Int32Array(n + 1);
@@ -185,7 +193,68 @@ export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>,
     values.push(...row.vals);
     indptr[i + 1] = indices.length;
   });
-  const a: CsrMatrix = { rows: n, cols: terms.length, indptr, indices: Int32Array.from(indices), values: Float64Array.from(values) };
+  return { a: { rows: n, cols: terms.length, indptr, indices: Int32Array.from(indices), values: Float64Array.from(values) }, terms, idf };
+}
+
+/** κ = (share − chance)/(1 − chance), 0 when chance is 1. */
+export function chanceCorrected(share: number, chance: number): number {
+  return chance >= 1 ? 0 : (share - chance) / (1 - chance);
+}
+
+/** Σσ² / max(1, N): the share of the (row-normalised) matrix's energy that the k latent axes keep. */
+function energyShare(sigma: Float64Array, docs: number): number {
+  let energy = 0;
+  for (const x of sigma) energy += x * x;
+  return Math.min(1, energy / Math.max(1, docs));
+}
+
+/**
+ * The chance baseline of the latent share (docs/fusion-and-tuning.md, "The
+ * dense weight follows the latent share"): the same fit on the same term
+ * occurrences dealt at random to chunks of the same lengths (every chunk keeps
+ * its number of term occurrences, every term its corpus frequency; a seeded
+ * mulberry32 Fisher–Yates over the occurrences in chunk-id then term order),
+ * which keeps Zipf's law and the length distribution and destroys
+ * co-occurrence. Deterministic: same counts and params, same value.
+ */
+function chanceShareOf(counts: readonly Map<string, number>[], p: LsaParams): number {
+  const pool: string[] = [];
+  for (const m of counts) for (const t of [...m.keys()].sort(byCodeUnit)) for (let i = 0; i < (m.get(t) as number); i++) pool.push(t);
+  const rand = mulberry32(p.seed);
+  for (let i = pool.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    const x = pool[i] as string;
+    pool[i] = pool[j] as string;
+    pool[j] = x;
+  }
+  let at = 0;
+  const dealt = counts.map((m) => {
+    let len = 0;
+    for (const n of m.values()) len += n;
+    const out = new Map<string, number>();
+    for (const t of pool.slice(at, at + len)) out.set(t, (out.get(t) ?? 0) + 1);
+    at += len;
+    return out;
+  });
+  const { a } = tfidfMatrix(dealt, p.minDf);
+  const svd = randomizedSvd(a, { k: p.dimension, oversample: p.oversample, powerIterations: p.powerIterations, seed: p.seed });
+  return energyShare(svd.values, counts.length);
+}
+
+/**
+ * Fits the LSA state on `chunks` analysed with `analyzers` (see the module
+ * comment), with the latent share's chance baseline (`chanceShare`) unless
+ * `options.chance` is false. Pure and deterministic: same chunks (any
+ * order), params and analyzers → same state.
+ */
+export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>, analyzers: Analyzers = DEFAULT_ANALYZERS, options: { chance?: boolean } = {}): LsaState {
+  const p = checkParams(params);
+  if (chunks.length === 0) throw new InvalidArgumentError("chunks", "a non-empty list of chunks to fit LSA on", []);
+  const sorted = [...chunks].sort((a, b) => byCodeUnit(a.id, b.id));
+  for (const c of sorted) if (!isLocale(c.locale)) throw new InvalidArgumentError(`locale of ${c.id}`, "a canonical BCP-47 tag", c.locale);
+  const counts = sorted.map((c) => termCounts(c.text, [c.locale], analyzers));
+  const { a, terms, idf } = tfidfMatrix(counts, p.minDf);
+  const n = sorted.length;
   const svd = randomizedSvd(a, { k: p.dimension, oversample: p.oversample, powerIterations: p.powerIterations, seed: p.seed });
   const r = svd.values.length;
   const v = new Float32Array(terms.length * r);
@@ -194,7 +263,9 @@ export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>,
     for (let t = 0; t < terms.length; t++) v[t * r + c] = col[t] as number;
   }
   const locales = [...new Set(sorted.map((c) => c.locale))].sort(byCodeUnit);
-  return { params: p, corpusKey: lsaCorpusKey(sorted), docs: n, locales, terms, idf, sigma: svd.values, v };
+  const state: LsaState = { params: p, corpusKey: lsaCorpusKey(sorted), docs: n, locales, terms, idf, sigma: svd.values, v };
+  if (options.chance !== false) state.chanceShare = chanceShareOf(counts, p);
+  return state;
 }
 
 /** The state as bytes (format in the module comment); a pure function of the state. */
@@ -244,13 +315,16 @@ export function parseLsa(data: Uint8Array, file = "LSA state"): LsaState {
   return { params: checkParams(h.params), corpusKey: h.corpusKey, docs: h.docs, locales: h.locales, terms: h.terms, idf, sigma, v };
 }
 
-/** The bytes of a state file (file format 2): the state bytes, the checksum mark, sha256 of the state bytes. */
-export function lsaFileBytes(stateBytes: Uint8Array): Buffer {
-  return Buffer.concat([stateBytes, CHECKSUM_MARK, createHash("sha256").update(stateBytes).digest()]);
+/** The bytes of a state file (file format 3): the state bytes, the chance section (mark, float64 LE), the checksum mark, sha256 of everything before it. */
+export function lsaFileBytes(stateBytes: Uint8Array, chanceShare: number): Buffer {
+  const chance = Buffer.alloc(8);
+  chance.writeDoubleLE(chanceShare, 0);
+  const content = Buffer.concat([stateBytes, CHANCE_MARK, chance]);
+  return Buffer.concat([content, CHECKSUM_MARK, createHash("sha256").update(content).digest()]);
 }
 
-/** What a state file holds: a verified state (`ok`), a format-1 file without checksum (`old`), or bytes that are not an intact state file (`corrupt`). */
-export type LsaFileContent = { kind: "ok"; state: LsaState; stateBytes: Buffer } | { kind: "old" } | { kind: "corrupt"; why: string };
+/** What a state file holds: a verified state with its chance share (`ok`), a file of an older format (`old`: format 1 without checksum, format 2 without chance baseline), or bytes that are not an intact state file (`corrupt`). */
+export type LsaFileContent = { kind: "ok"; state: LsaState; stateBytes: Buffer } | { kind: "old"; why: string } | { kind: "corrupt"; why: string };
 
 /** Reads a state file's bytes, verifying the checksum before anything is parsed (see the module comment). */
 export function readLsaFile(data: Uint8Array, file = "LSA state"): LsaFileContent {
@@ -258,17 +332,23 @@ export function readLsaFile(data: Uint8Array, file = "LSA state"): LsaFileConten
   const end = bytes.length - SHA256_BYTES;
   const markAt = end - CHECKSUM_MARK.length;
   if (markAt >= 0 && bytes.subarray(markAt, end).equals(CHECKSUM_MARK)) {
-    const stateBytes = bytes.subarray(0, markAt);
-    if (!createHash("sha256").update(stateBytes).digest().equals(bytes.subarray(end))) return { kind: "corrupt", why: "checksum mismatch" };
+    const content = bytes.subarray(0, markAt);
+    if (!createHash("sha256").update(content).digest().equals(bytes.subarray(end))) return { kind: "corrupt", why: "checksum mismatch" };
+    const chanceAt = content.length - 8 - CHANCE_MARK.length;
+    if (chanceAt < 0 || !content.subarray(chanceAt, chanceAt + CHANCE_MARK.length).equals(CHANCE_MARK)) return { kind: "corrupt", why: "no chance section" };
+    const chanceShare = content.readDoubleLE(content.length - 8);
+    if (!(chanceShare >= 0 && chanceShare <= 1)) return { kind: "corrupt", why: `chance share ${chanceShare} outside [0, 1]` };
+    const stateBytes = content.subarray(0, chanceAt);
     try {
-      return { kind: "ok", state: parseLsa(stateBytes, file), stateBytes };
+      return { kind: "ok", state: { ...parseLsa(stateBytes, file), chanceShare }, stateBytes };
     } catch (e) {
       return { kind: "corrupt", why: e instanceof Error ? e.message : String(e) };
     }
   }
+  if (markAt >= 0 && bytes.subarray(markAt, end).equals(CHECKSUM_MARK_2)) return { kind: "old", why: "no chance baseline" };
   try {
     parseLsa(bytes, file);
-    return { kind: "old" };
+    return { kind: "old", why: "no checksum" };
   } catch {
     return { kind: "corrupt", why: "no checksum trailer: truncated or not an LSA state file" };
   }
@@ -294,6 +374,15 @@ export class LsaEmbedder implements Embedder {
    * corpus has little co-occurrence structure (random words).
    */
   readonly latentShare: number;
+  /** The latent share of the same fit on a shuffled copy of the corpus (`LsaState.chanceShare`); undefined when the state lacks it. */
+  readonly chanceShare: number | undefined;
+  /**
+   * The chance-corrected latent share κ = (share − chance)/(1 − chance), as
+   * Cohen's κ corrects agreement: 0 when the axes keep no more than they
+   * would on words dealt at random (a random-word corpus), positive with
+   * co-occurrence structure beyond chance. Undefined without `chanceShare`.
+   */
+  readonly structure: number | undefined;
   readonly state: LsaState;
   /** The analyzers texts are analysed with (those the state was fitted with). */
   readonly analyzers: Analyzers;
@@ -306,9 +395,9 @@ export class LsaEmbedder implements Embedder {
     this.analyzers = analyzers;
     this.fitHash = createHash("sha256").update(bytes).digest("hex");
     this.dimension = state.sigma.length;
-    let energy = 0;
-    for (const x of state.sigma) energy += x * x;
-    this.latentShare = Math.min(1, energy / Math.max(1, state.docs));
+    this.latentShare = energyShare(state.sigma, state.docs);
+    this.chanceShare = state.chanceShare;
+    this.structure = state.chanceShare === undefined ? undefined : chanceCorrected(this.latentShare, state.chanceShare);
     this.id = `lsa-${this.dimension}-${this.fitHash.slice(0, 12)}-v1`; // = lsaEmbedderId(bytes, dimension)
     this.description =
       `corpus-fit LSA (TF-IDF → ${this.dimension}-d truncated SVD of ${state.docs} chunks, ${state.terms.length} terms; ` +
@@ -423,8 +512,8 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
       }
       refitReason = "fitted on another corpus or with other parameters";
     } else if (content.kind === "old") {
-      refitReason = "no checksum (older format)";
-      log.info(`state file ${file} has no checksum (written by an older retrace); refitting`);
+      refitReason = `${content.why} (older format)`;
+      log.info(`state file ${file} has ${content.why} (written by an older retrace); refitting`);
     } else {
       refitReason = `corrupt (${content.why})`;
       log.warn(`state file ${file} is corrupt (${content.why}); refitting`);
@@ -440,7 +529,7 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     await mkdir(options.dir, { recursive: true });
-    await writeFile(tmp, lsaFileBytes(bytes), { flag: "wx" });
+    await writeFile(tmp, lsaFileBytes(bytes, state.chanceShare as number), { flag: "wx" });
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);

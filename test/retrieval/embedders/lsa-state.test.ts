@@ -72,13 +72,22 @@ describe("LSA state file checksum", () => {
   it("the file is the state bytes plus a sha256 trailer; the id hashes the state bytes only, as before", async () => {
     const dir = await tmp();
     const r = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
-    const stateBytes = serializeLsa(fitLsa(CORPUS, PARAMS));
+    const state = fitLsa(CORPUS, PARAMS);
+    const stateBytes = serializeLsa(state);
     const file = await readFile(r.file as string);
-    expect(file.equals(lsaFileBytes(stateBytes))).toBe(true);
-    expect(file.subarray(stateBytes.length, file.length - 32).toString("latin1")).toBe(`\nRETRACE-LSA-SHA256 ${LSA_FILE_FORMAT}\n`);
+    expect(file.equals(lsaFileBytes(stateBytes, state.chanceShare as number))).toBe(true);
+    expect(file.subarray(stateBytes.length, stateBytes.length + 20).toString("latin1")).toBe("\nRETRACE-LSA-CHANCE\n");
+    expect(file.readDoubleLE(stateBytes.length + 20)).toBe(state.chanceShare);
+    expect(file.subarray(stateBytes.length + 28, file.length - 32).toString("latin1")).toBe(`\nRETRACE-LSA-SHA256 ${LSA_FILE_FORMAT}\n`);
+    expect(LSA_FILE_FORMAT).toBe(3);
     expect(r.embedder.id).toBe(lsaEmbedderId(stateBytes, r.embedder.dimension));
     const content = readLsaFile(file);
     expect(content.kind).toBe("ok");
+    // the loaded state carries the chance share, so a loaded embedder has the same κ as a fresh fit
+    const loaded = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
+    expect(loaded.status).toBe("loaded");
+    expect(loaded.embedder.structure).toBe(r.embedder.structure);
+    expect(loaded.embedder.structure).toBeDefined();
     expect(file.length).toBeGreaterThan(2000);
   });
 
@@ -122,6 +131,33 @@ describe("LSA state file checksum", () => {
     expect(again.embedder.id).toBe(first.embedder.id);
     expect((await readFile(file)).equals(good)).toBe(true);
     expect(stderr.join("")).toBe(`state file ${file} has no checksum (written by an older retrace); refitting\n`);
+  });
+
+  it("a format-2 file (checksum, no chance section) is stale: one info line, refitted, same id, rewritten in format 3", async () => {
+    const dir = await tmp();
+    const first = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
+    const file = first.file as string;
+    const good = await readFile(file);
+    const stateBytes = serializeLsa(fitLsa(CORPUS, PARAMS));
+    // format 2 as an earlier retrace wrote it: state bytes, "\nRETRACE-LSA-SHA256 2\n", sha256 of the state bytes
+    const { createHash } = await import("node:crypto");
+    await writeFile(file, Buffer.concat([stateBytes, Buffer.from("\nRETRACE-LSA-SHA256 2\n", "latin1"), createHash("sha256").update(stateBytes).digest()]));
+    expect(readLsaFile(await readFile(file))).toEqual({ kind: "old", why: "no chance baseline" });
+    stderr = [];
+    const again = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
+    expect(again.status).toBe("refitted");
+    expect(again.refitReason).toBe("no chance baseline (older format)");
+    expect(again.embedder.id).toBe(first.embedder.id);
+    expect((await readFile(file)).equals(good)).toBe(true);
+    expect(stderr.join("")).toBe(`state file ${file} has no chance baseline (written by an older retrace); refitting\n`);
+  });
+
+  it("a chance share outside [0, 1] under a valid checksum is corrupt, never used", async () => {
+    const dir = await tmp();
+    const first = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
+    const state = fitLsa(CORPUS, PARAMS);
+    await writeFile(first.file as string, lsaFileBytes(serializeLsa(state), 1.5));
+    expect(readLsaFile(await readFile(first.file as string))).toEqual({ kind: "corrupt", why: "chance share 1.5 outside [0, 1]" });
   });
 
   it("a state that cannot be saved is exit 3 naming the file (OutputWriteError), not an internal error", async () => {

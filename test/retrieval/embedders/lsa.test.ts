@@ -8,7 +8,9 @@ import { LsaEmbedder, fitLsa, loadOrFitLsa, serializeLsa, type LsaChunk } from "
 import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
 import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
-import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS, lsaDenseWeight } from "../../../src/retrieval/hybrid.js";
+import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS, lsaDenseWeight, signalsShiftFor } from "../../../src/retrieval/hybrid.js";
+import { SIGNALS_LAMBDA, SIGNALS_SHIFT, signalsFusion } from "../../../src/retrieval/fusion.js";
+import { mulberry32 } from "../../../src/random.js";
 import { embedderFamily } from "../../../src/retrieval/embedders/lsa.js";
 
 function csr(rows: number[][]): CsrMatrix {
@@ -234,11 +236,13 @@ describe("LSA embedder", () => {
     // Full rank: the latent space keeps all the energy, so the dense weight is the upper bound 0.9.
     const lsa = new LsaEmbedder(fitLsa(CORPUS, { dimension: 64 }));
     const r = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa) });
-    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "signals", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 } });
-    expect(LSA_HYBRID_DEFAULTS).toEqual(r.defaults);
+    // Full rank keeps everything by chance too: κ = 0, so no signals shift.
+    expect(lsa.structure).toBe(0);
+    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "signals", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 }, signalsShift: 0 });
+    expect(LSA_HYBRID_DEFAULTS).toEqual({ ...r.defaults, signalsShift: SIGNALS_SHIFT });
     expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
     const t = await r.retrieve("lost card", { locale: "en" });
-    expect(t.config).toMatchObject({ fusion: "signals", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    expect(t.config).toMatchObject({ fusion: "signals", weights: { dense: 0.9, bm25: 0.1 }, signalsShift: 0, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
     // One latent axis keeps less of the corpus: a lower dense weight, BM25 the rest.
     const thin = new LsaEmbedder(fitLsa(CORPUS, { dimension: 1 }));
     const rThin = new HybridRetriever({ chunks, embedder: thin, dense: await InMemoryDenseIndex.fromChunks(chunks, thin) });
@@ -252,6 +256,51 @@ describe("LSA embedder", () => {
     const h = new HybridRetriever({ chunks, embedder: hashed, dense: await InMemoryDenseIndex.fromChunks(chunks, hashed) });
     expect(h.defaults).toEqual(HYBRID_DEFAULTS);
     expect([h.bm25.k1, h.bm25.b]).toEqual([1.2, 0.75]);
+  });
+
+  it("the chance-corrected latent share κ: clearly positive with topical co-occurrence, about 0 for the same words dealt at random; the signals shift follows it", async () => {
+    // 8 topics of 12 made-up words each; a chunk draws 14 words from its topic and 2 from anywhere.
+    const rand = mulberry32(11);
+    const topics = Array.from({ length: 8 }, (_, t) => Array.from({ length: 12 }, (_, w) => `t${t}w${w}x`.replace(/\d/g, (d) => "abcdefghij"[Number(d)] as string)));
+    const all = topics.flat();
+    const pick = (xs: readonly string[]) => xs[Math.floor(rand() * xs.length)] as string;
+    const topical: LsaChunk[] = Array.from({ length: 240 }, (_, i) => ({
+      id: `d${String(i).padStart(3, "0")}`,
+      locale: "en",
+      text: [...Array.from({ length: 14 }, () => pick(topics[i % 8] as string[])), pick(all), pick(all)].join(" "),
+    }));
+    const words = topical.flatMap((c) => c.text.split(" "));
+    for (let i = words.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [words[i], words[j]] = [words[j] as string, words[i] as string];
+    }
+    const random: LsaChunk[] = topical.map((c, i) => ({ ...c, text: words.slice(16 * i, 16 * i + 16).join(" ") }));
+    const params = { dimension: 8 };
+    const eTopical = new LsaEmbedder(fitLsa(topical, params));
+    const eRandom = new LsaEmbedder(fitLsa(random, params));
+    expect(eTopical.chanceShare).toBeGreaterThan(0);
+    expect(eTopical.chanceShare).toBeLessThan(eTopical.latentShare);
+    expect(eTopical.structure).toBeGreaterThan(0.3);
+    expect(Math.abs(eRandom.structure as number)).toBeLessThan(0.05);
+    // fitLsa without the baseline leaves κ unknown: the fixed SIGNALS_SHIFT then
+    expect(new LsaEmbedder(fitLsa(topical, params, undefined, { chance: false })).structure).toBeUndefined();
+    expect(signalsShiftFor(undefined)).toBe(SIGNALS_SHIFT);
+    expect(signalsShiftFor(-0.01)).toBe(0);
+    expect(signalsShiftFor(0.1538)).toBe(Math.round(SIGNALS_LAMBDA * 0.1538 * 100) / 100);
+    // The retriever takes δ from the embedder, records it, and fuses with it.
+    const chunks = topical.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
+    const rt = new HybridRetriever({ chunks, embedder: eTopical, dense: await InMemoryDenseIndex.fromChunks(chunks, eTopical) });
+    expect(rt.defaults.signalsShift).toBe(signalsShiftFor(eTopical.structure));
+    expect(rt.defaults.signalsShift).toBeGreaterThan(0.5);
+    const tr = await rt.retrieve(`${topics[2]![0]} ${topics[2]![1]} ${topics[5]![3]}`, { locale: "en", denseK: 30, bm25K: 30 });
+    expect(tr.config.signalsShift).toBe(rt.defaults.signalsShift);
+    const lists = [
+      { name: "dense", ranked: tr.stages.dense ?? [], weight: rt.defaults.weights.dense },
+      { name: "bm25", ranked: tr.stages.bm25 ?? [], weight: rt.defaults.weights.bm25 },
+    ];
+    expect(tr.stages.fused.map((x) => x.id)).toEqual(signalsFusion(lists, { shift: rt.defaults.signalsShift }).map((x) => x.id));
+    const rr = new HybridRetriever({ chunks: random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), embedder: eRandom, dense: await InMemoryDenseIndex.fromChunks(random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), eRandom) });
+    expect(rr.defaults.signalsShift).toBe(0);
   });
 
   it("embedderFamily drops the fit hash of an LSA id only", () => {

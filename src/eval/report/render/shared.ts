@@ -124,10 +124,11 @@ export function embedderText(report: Report): string {
   return embedderDescription !== undefined ? `${embedder} — ${embedderDescription}` : embedder;
 }
 
-/** `rrf(k=60; dense 1, bm25 1)` / `minmax(dense 0.3, bm25 0.7)`: a fusion method with its parameters. */
-export function fusionText(c: Pick<RetrievalRunConfig, "fusion" | "rrfK" | "weights">): string {
+/** `rrf(k=60; dense 1, bm25 1)` / `minmax(dense 0.3, bm25 0.7)` / `signals(dense 0.43, bm25 0.57; shift 0.42)`: a fusion method with its parameters. */
+export function fusionText(c: Pick<RetrievalRunConfig, "fusion" | "rrfK" | "weights" | "signalsShift">): string {
   const w = c.weights === undefined ? "" : `dense ${c.weights.dense}, bm25 ${c.weights.bm25}`;
   if (c.fusion === "rrf") return `rrf(k=${c.rrfK}${w === "" ? "" : `; ${w}`})`;
+  if (c.fusion === "signals" && c.signalsShift !== undefined) return `signals(${w}${w === "" ? "" : "; "}shift ${c.signalsShift})`;
   return `${c.fusion}(${w})`;
 }
 
