@@ -82,7 +82,15 @@ export interface BeirOutcome {
   collection: string;
   ingestStatus: "up-to-date" | "ingested";
   /** The retriever's fusion settings and BM25 parameters. */
-  settings: { fusion: string; rrfK: number; weights: { dense: number; bm25: number }; bm25: { k1: number; b: number } };
+  /** The retriever's fusion settings and BM25 parameters; `signalsShift` (δ) when the fusion is `signals`, with `latent` (the LSA embedder's latent share, its chance baseline and κ) when the embedder has them. */
+  settings: {
+    fusion: string;
+    rrfK: number;
+    weights: { dense: number; bm25: number };
+    signalsShift?: number;
+    latent?: { share: number; chance: number; structure: number };
+    bm25: { k1: number; b: number };
+  };
   /** The config file's retrieval settings (`{}` without one). */
   retrievalConfig: RetrievalConfig;
   depth: number;
@@ -92,6 +100,14 @@ export interface BeirOutcome {
   margins: FusedMargin[];
   /** Wall clock (ms): the embedder's fit or load (`embedder`, apart from the store), the store's write (embed + write, or the up-to-date check), ingest + BM25 index, all. */
   timing: { embedder: EmbedderSetup; storeWriteMs: number; ingestAndIndexMs: number; bm25BuildMs: number; totalMs: number };
+}
+
+/** The LSA embedder's latent share, chance baseline and κ (`settings.latent`); nothing for other embedders. */
+function latentOf(e: { latentShare?: number; chanceShare?: number; structure?: number }): { latent?: { share: number; chance: number; structure: number } } {
+  const round = (x: number) => Math.round(x * 1e4) / 1e4;
+  return e.latentShare !== undefined && e.chanceShare !== undefined && e.structure !== undefined
+    ? { latent: { share: round(e.latentShare), chance: round(e.chanceShare), structure: round(e.structure) } }
+    : {};
 }
 
 /** A fused mode's margin over its best stage (`marginOverBestStage`). */
@@ -268,7 +284,14 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
       embedder: { id: embedder.id, description: embedder.description },
       collection: opened.store.collection,
       ingestStatus: opened.store.ingested.status,
-      settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b } },
+      settings: {
+        fusion: d.fusion,
+        rrfK: d.rrfK,
+        weights: d.weights,
+        ...(d.fusion === "signals" ? { signalsShift: d.signalsShift } : {}),
+        ...latentOf(embedder),
+        bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b },
+      },
       retrievalConfig,
       depth,
       seed,

@@ -79,6 +79,8 @@ export interface Embedder {
    * corpus's words dealt at random. The `signals` fusion's shift follows it.
    */
   readonly structure?: number;
+  /** Corpus-fit embedders only: the `chance` of `structure`. */
+  readonly chanceShare?: number;
   /**
    * One vector per text. `locales` (one per text), when given, is each text's
    * locale; embedders that analyse text per locale (the LSA embedder) use it,

@@ -120,7 +120,9 @@ function settingsText(r: BeirOutcome): string {
   const { settings: d, retrievalConfig: c, depth } = r;
   const hybridDepth =
     c.denseK !== undefined || c.bm25K !== undefined ? `depth ${depth} (hybrid branches: dense ${c.denseK ?? depth}, bm25 ${c.bm25K ?? depth})` : `depth ${depth} per branch`;
-  return `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}; BM25 k1=${d.bm25.k1} b=${d.bm25.b}; ${hybridDepth}; exact dense search`;
+  const shift = d.signalsShift === undefined ? "" : `; signals shift ${d.signalsShift}`;
+  const latent = d.latent === undefined ? "" : `; LSA latent share ${d.latent.share.toFixed(4)}, chance ${d.latent.chance.toFixed(4)}, κ ${d.latent.structure.toFixed(4)}`;
+  return `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}${shift}; BM25 k1=${d.bm25.k1} b=${d.bm25.b}; ${hybridDepth}; exact dense search${latent}`;
 }
 
 function beirHeader(dir: string, r: BeirOutcome, config: string | undefined): string[] {
@@ -141,7 +143,14 @@ function beirJson(dir: string, r: BeirOutcome, config: string | undefined): stri
       dataset: { dir, documents: data.corpus.length, queries: data.queries.length, corpusHash: data.corpusHash },
       embedder: r.embedder.id,
       collection: r.collection,
-      settings: { fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, bm25: d.bm25, depth, hybridDenseK: c.denseK ?? depth, hybridBm25K: c.bm25K ?? depth, denseSearch: "exact", config: config ?? null },
+      settings: {
+        fusion: d.fusion,
+        rrfK: d.rrfK,
+        weights: d.weights,
+        ...(d.signalsShift !== undefined ? { signalsShift: d.signalsShift } : {}),
+        ...(d.latent !== undefined ? { latent: d.latent } : {}),
+        bm25: d.bm25,
+        depth, hybridDenseK: c.denseK ?? depth, hybridBm25K: c.bm25K ?? depth, denseSearch: "exact", config: config ?? null },
       seed: r.seed,
       // The headline: fused − the better stage per measure (paired over queries; null when not measurable).
       marginOverBestStage: Object.fromEntries(

@@ -196,9 +196,12 @@ function tfidfMatrix(counts: readonly Map<string, number>[], minDf: number): { a
   return { a: { rows: n, cols: terms.length, indptr, indices: Int32Array.from(indices), values: Float64Array.from(values) }, terms, idf };
 }
 
-/** κ = (share − chance)/(1 − chance), 0 when chance is 1. */
+/** Below this, 1 − chance counts as 0: the axes keep (numerically) everything by chance, as at full rank. */
+const FULL_RANK_EPSILON = 1e-6;
+
+/** κ = (share − chance)/(1 − chance); 0 when chance is (numerically) 1, where there is nothing beyond chance to measure. */
 export function chanceCorrected(share: number, chance: number): number {
-  return chance >= 1 ? 0 : (share - chance) / (1 - chance);
+  return 1 - chance < FULL_RANK_EPSILON ? 0 : (share - chance) / (1 - chance);
 }
 
 /** Σσ² / max(1, N): the share of the (row-normalised) matrix's energy that the k latent axes keep. */

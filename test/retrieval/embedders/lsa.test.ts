@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { analyze } from "../../../src/retrieval/analyzer.js";
 import { gaussianColumns, orthonormalize, randomizedSvd, symmetricEigen, type CsrMatrix } from "../../../src/retrieval/embedders/lsa-math.js";
-import { LsaEmbedder, fitLsa, loadOrFitLsa, serializeLsa, type LsaChunk } from "../../../src/retrieval/embedders/lsa.js";
+import { LsaEmbedder, chanceCorrected, fitLsa, loadOrFitLsa, serializeLsa, type LsaChunk } from "../../../src/retrieval/embedders/lsa.js";
 import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
 import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
@@ -284,6 +284,11 @@ describe("LSA embedder", () => {
     expect(Math.abs(eRandom.structure as number)).toBeLessThan(0.05);
     // fitLsa without the baseline leaves κ unknown: the fixed SIGNALS_SHIFT then
     expect(new LsaEmbedder(fitLsa(topical, params, undefined, { chance: false })).structure).toBeUndefined();
+    expect(chanceCorrected(0.5, 0.25)).toBeCloseTo(1 / 3, 12);
+    expect(chanceCorrected(0.2, 0.25)).toBeCloseTo(-1 / 15, 12);
+    // full rank: share and chance both (numerically) 1, nothing beyond chance to measure
+    expect(chanceCorrected(1, 1 - 1e-13)).toBe(0);
+    expect(chanceCorrected(1 - 1e-14, 1 - 2e-14)).toBe(0);
     expect(signalsShiftFor(undefined)).toBe(SIGNALS_SHIFT);
     expect(signalsShiftFor(-0.01)).toBe(0);
     expect(signalsShiftFor(0.1538)).toBe(Math.round(SIGNALS_LAMBDA * 0.1538 * 100) / 100);
