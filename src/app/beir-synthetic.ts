@@ -162,7 +162,7 @@ export async function runSyntheticBeir(dir: string, o: SyntheticBeirOptions, hoo
   try {
     const { retriever } = opened.built;
     const d = retriever.defaults;
-    const family = systemFamily({ fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, denseK: d.denseK, bm25K: d.bm25K, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b } }, depth);
+    const family = systemFamily({ fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, signalsShift: d.signalsShift, denseK: d.denseK, bm25K: d.bm25K, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b } }, depth);
     const indexes = new Map(familyBm25Settings(family).map((p) => [bm25Key(p), BM25Index.build(opened.chunks, p, retriever.analyzers)]));
     const total = (judged ? data.queries.length : 0) + generated.reduce((n, g) => n + g.queries.length, 0);
     const p = progress("synthetic: family", "queries");

@@ -26,7 +26,7 @@ export interface BM25Setting {
 export type Variant =
   | { name: string; kind: "bm25"; bm25: BM25Setting }
   | { name: string; kind: "dense" }
-  | { name: string; kind: "fused"; fusion: FusionMethod; weights: { dense: number; bm25: number }; rrfK: number; bm25: BM25Setting; denseK: number; bm25K: number };
+  | { name: string; kind: "fused"; fusion: FusionMethod; weights: { dense: number; bm25: number }; rrfK: number; signalsShift?: number; bm25: BM25Setting; denseK: number; bm25K: number };
 
 /** BM25 settings of variants 1–4. */
 export const FAMILY_BM25: readonly BM25Setting[] = Object.freeze([
@@ -41,6 +41,8 @@ export interface ShippedSettings {
   fusion: FusionMethod;
   rrfK: number;
   weights: { dense: number; bm25: number };
+  /** δ of `signals` (the retriever's `HybridDefaults.signalsShift`). */
+  signalsShift?: number;
   denseK: number;
   bm25K: number;
   bm25: BM25Setting;
@@ -59,7 +61,17 @@ export function systemFamily(shipped: ShippedSettings, depth: number): Variant[]
     fused("rrf k=60", "rrf", 0.5),
     fused("zscore dense=0.5", "zscore", 0.5),
     fused("combmnz", "combmnz", 0.5),
-    { name: `shipped (${shipped.fusion} dense=${shipped.weights.dense})`, kind: "fused", fusion: shipped.fusion, weights: shipped.weights, rrfK: shipped.rrfK, bm25: shipped.bm25, denseK: shipped.denseK, bm25K: shipped.bm25K },
+    {
+      name: `shipped (${shipped.fusion} dense=${shipped.weights.dense})`,
+      kind: "fused",
+      fusion: shipped.fusion,
+      weights: shipped.weights,
+      rrfK: shipped.rrfK,
+      ...(shipped.signalsShift !== undefined ? { signalsShift: shipped.signalsShift } : {}),
+      bm25: shipped.bm25,
+      denseK: shipped.denseK,
+      bm25K: shipped.bm25K,
+    },
   ];
 }
 
@@ -87,6 +99,6 @@ export function variantRanking(v: Variant, lists: QueryLists): string[] {
       { name: "dense", ranked: lists.dense.slice(0, v.denseK), weight: v.weights.dense },
       { name: "bm25", ranked: bm25.slice(0, v.bm25K), weight: v.weights.bm25 },
     ],
-    { method: v.fusion, rrfK: v.rrfK },
+    { method: v.fusion, rrfK: v.rrfK, ...(v.signalsShift !== undefined ? { shift: v.signalsShift } : {}) },
   ).map((r) => r.id);
 }
