@@ -154,6 +154,29 @@ describe("assertComparable", () => {
     ]);
   });
 
+  it("records the run's retrieval settings and notes a change of them (grouping locales with the same change), comparing anyway", async () => {
+    const signals = { denseK: 20, bm25K: 50, fusion: "signals" as const, rrfK: 60, weights: { dense: 0.43, bm25: 0.57 }, signalsShift: 0.4, bm25Params: { k1: 0.9, b: 0.4 } };
+    const base = await fixtureReport();
+    const report = { ...base, run: { ...base.run, retrieval: { en: signals, "es-419": signals, "pt-BR": { ...signals, denseK: 30 } } } };
+    const b = baselineFromReport(report, CREATED);
+    expect(b.retrieval).toEqual(report.run.retrieval);
+    expect(parseBaseline(JSON.parse(JSON.stringify(b)) as unknown, "baseline.json")).toEqual(b);
+    expect(assertComparable(b, report)).toEqual([]);
+    const minmax = { ...signals, fusion: "minmax" as const };
+    delete (minmax as { signalsShift?: number }).signalsShift;
+    const now = { ...report, run: { ...report.run, retrieval: { en: minmax, "es-419": minmax, "pt-BR": { ...signals, denseK: 30 } } } };
+    expect(assertComparable(b, now)).toEqual([
+      "retrieval settings differ from the baseline's (en, es-419: fusion=signals(dense 0.43, bm25 0.57; shift 0.4) denseK=20 bm25K=50 bm25(k1=0.9, b=0.4) in the baseline, " +
+        "fusion=minmax(dense 0.43, bm25 0.57) denseK=20 bm25K=50 bm25(k1=0.9, b=0.4) now); comparing anyway — the deltas measure the change",
+    ]);
+    // a locale only one side ran is named as not run
+    const fewer = { ...report, run: { ...report.run, retrieval: { en: signals, "es-419": signals } } };
+    expect(assertComparable(b, fewer)[0]).toContain("pt-BR: fusion=signals(dense 0.43, bm25 0.57; shift 0.4) denseK=30 bm25K=50 bm25(k1=0.9, b=0.4) in the baseline, (not run) now");
+    // a baseline written before settings were recorded: no note
+    const { retrieval: _r, ...older } = b;
+    expect(assertComparable(older, now)).toEqual([]);
+  });
+
   it.each([
     ["datasetHash", { datasetHash: "ds-other" }],
     ["k", { k: 5 }],

@@ -23,7 +23,9 @@
  * BaselineGraphSchema): absent in baselines of retrace's own graph and in
  * older ones. A `--repeat N` run's baseline records its repeats (`repeats`:
  * n, identical, and each turn's scores per repeat when they differed), what
- * the gate's interval-aware drop test resamples.
+ * the gate's interval-aware drop test resamples. `retrieval` (optional) is
+ * the run's retrieval settings per locale (the report's `run.retrieval`): a
+ * run whose settings differ is compared, with a note naming the change.
  */
 import path from "node:path";
 import { readTextFileOrThrow } from "../../kb/text.js";
@@ -32,7 +34,9 @@ import { writeFileAtomic } from "../../atomic.js";
 import { BaselineMismatchError, DataValidationError } from "../../errors.js";
 import { BASELINE_VERSION, parseBaselineData, type BaselineData, type BaselineGraph } from "../report/schemas.js";
 import { turnKey } from "../stats/bootstrap.js";
-import type { Aggregate, Report } from "../report/types.js";
+import type { Aggregate, Report, RetrievalRunConfig } from "../report/types.js";
+import { retrievalConfigText } from "../report/render/shared.js";
+import { isDeepStrictEqual } from "node:util";
 
 export { BASELINE_VERSION };
 
@@ -86,6 +90,7 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
     config: configOf(report),
     storeKind: report.run.storeKind ?? storeKindOf(report.run.store),
     ...(graphScoringOf(report) !== undefined ? { graph: graphScoringOf(report) } : {}),
+    ...(report.run.retrieval !== undefined ? { retrieval: structuredClone(report.run.retrieval) } : {}),
     // A copy: the baseline must not alias (and later edits must not change) the report.
     aggregates: structuredClone(report.aggregates),
     splits: structuredClone(report.splits) as Record<string, Record<string, Record<string, Aggregate>>>,
@@ -234,6 +239,31 @@ export function checkGraphScoring(before: BaselineGraph, now: BaselineGraph): st
 export const GRAPH_SCORING_MISSING =
   "the baseline does not record how it was scored (retrieval-call mode, id keys or id-map hash, configurable hash, graph module hash: it was written before they were recorded); comparing as before, without checking them — re-create it with --update-baseline to record them";
 
+/**
+ * The note for retrieval settings that differ between a baseline and a run
+ * (pure): each locale whose settings differ, both sides as the report prints
+ * them; null when they are the same or either side does not record them (a
+ * baseline written before they were, a run without retrieval).
+ */
+export function retrievalDifferences(
+  before: Baseline["retrieval"],
+  now: Report["run"]["retrieval"],
+): string | null {
+  if (before === undefined || now === undefined) return null;
+  const locales = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort();
+  const text = (c: RetrievalRunConfig | undefined) => (c === undefined ? "(not run)" : retrievalConfigText(c));
+  // Locales with the same change are named together.
+  const groups = new Map<string, string[]>();
+  for (const l of locales) {
+    if (isDeepStrictEqual(before[l], now[l])) continue;
+    const change = `${text(before[l])} in the baseline, ${text(now[l])} now`;
+    groups.set(change, [...(groups.get(change) ?? []), l]);
+  }
+  if (groups.size === 0) return null;
+  const each = [...groups].map(([change, ls]) => `${ls.length === 1 && ls[0] === "*" ? "" : `${ls.join(", ")}: `}${change}`);
+  return `retrieval settings differ from the baseline's (${each.join("; ")}); comparing anyway — the deltas measure the change`;
+}
+
 export function assertComparable(baseline: Baseline, report: Report): string[] {
   if (baseline.datasetHash !== report.run.datasetHash) {
     throw new BaselineMismatchError("datasetHash", baseline.datasetHash, report.run.datasetHash);
@@ -253,6 +283,8 @@ export function assertComparable(baseline: Baseline, report: Report): string[] {
     if (baseline.graph === undefined) notes.push(GRAPH_SCORING_MISSING);
     else notes.push(...checkGraphScoring(baseline.graph, scoring));
   }
+  const retrieval = retrievalDifferences(baseline.retrieval, report.run.retrieval);
+  if (retrieval !== null) notes.push(retrieval);
   if (baseline.kbHash !== report.run.kbHash) {
     notes.push(`the baseline was made with another knowledge base (kbHash ${baseline.kbHash}, now ${report.run.kbHash}); comparing anyway`);
   }

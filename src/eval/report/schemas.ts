@@ -753,6 +753,8 @@ const baselineFields = {
   storeKind: storeKind.optional(),
   /** `--graph` runs: how the run was scored and what ran (absent in baselines of retrace's own graph and in those written before it was recorded). */
   graph: BaselineGraphSchema.optional(),
+  /** The run's retrieval settings per locale (the report's `run.retrieval`: fusion, weights, signals shift, depths, BM25 k1/b); absent for runs without retrieval and in baselines written before it was recorded. */
+  retrieval: z.record(RetrievalRunConfigSchema).optional(),
   aggregates: z.record(aggregateObject),
   /** The report's split aggregates: split → group → key → aggregate (absent in older baselines). */
   splits: z.record(z.record(z.record(aggregateObject))).optional(),
