@@ -184,6 +184,8 @@ export interface OpenedEmbedder {
 export interface EmbedderSetup {
   kind: "lsa-fit" | "lsa-load" | "model-load" | "none";
   ms: number;
+  /** `lsa-fit`: the part of `ms` the LSA chance baseline took (docs/fusion-and-tuning.md, "The LSA embedder"). */
+  chanceMs?: number;
 }
 
 /** What `openEmbedder` resolves: a spec over the chunks it may be fitted on. */
@@ -211,7 +213,7 @@ export async function openEmbedder(o: EmbedderChoice): Promise<OpenedEmbedder> {
   const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks: o.chunks, analyzers: o.analyzers, ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}) } });
   const ms = Math.round((performance.now() - t0) * 10) / 10;
   if (o.log !== false) logChoice("embedder", resolved);
-  return { embedder: await fingerprinted(resolved.embedder), reason: resolved.reason, summary: resolved.summary, setup: { kind: resolved.setup, ms } };
+  return { embedder: await fingerprinted(resolved.embedder), reason: resolved.reason, summary: resolved.summary, setup: { kind: resolved.setup, ms, ...(resolved.chanceMs !== undefined ? { chanceMs: resolved.chanceMs } : {}) } };
 }
 
 /** What the one retriever factory builds a HybridRetriever from (plain specs, as the CLI and a RetrieverRecipe give them). */

@@ -258,7 +258,7 @@ export async function sweepEval(
     phases: { graph: ms(phases.graph), evaluate: ms(phases.evaluate), report: ms(performance.now() - tReport) },
     // The embedder's fit (or load) apart from the store's write (docs/determinism.md: wall clock lives here only).
     ...(system.embedder !== null
-      ? { setup: { embedder: { kind: system.embedder.setup.kind, ms: ms(system.embedder.setup.ms) }, store: system.ingest === null ? null : { status: system.ingest.status, writeMs: ms(system.ingest.durationMs) } } }
+      ? { setup: { embedder: { kind: system.embedder.setup.kind, ms: ms(system.embedder.setup.ms), ...(system.embedder.setup.chanceMs !== undefined ? { chanceMs: ms(system.embedder.setup.chanceMs) } : {}) }, store: system.ingest === null ? null : { status: system.ingest.status, writeMs: ms(system.ingest.durationMs) } } }
       : {}),
   };
   return { report, baseline };

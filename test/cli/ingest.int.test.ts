@@ -79,17 +79,21 @@ describe("retrace ingest with a local store", () => {
   it("--json reports the LSA fit apart from the store's write in `timings`; a rerun loads the saved state", async () => {
     const dataDir = path.join(tmp.dir, "lsa-timings");
     const args = ["ingest", "--kb", MINI_KB, "--embedder", "lsa", "--data-dir", dataDir, "--json"];
-    type Timings = { embedder: { kind: string; ms: number }; store: { status: string; writeMs: number } };
+    type Timings = { embedder: { kind: string; ms: number; chanceMs?: number }; store: { status: string; writeMs: number } };
     const first = await runCli(args, { env: LOCAL });
     expect(first.exitCode).toBe(0);
     const t1 = (JSON.parse(first.stdout) as { timings: Timings }).timings;
     expect(t1.embedder.kind).toBe("lsa-fit");
     expect(t1.embedder.ms).toBeGreaterThan(0);
+    // the chance baseline is part of the fit, timed apart
+    expect(t1.embedder.chanceMs).toBeGreaterThan(0);
+    expect(t1.embedder.chanceMs).toBeLessThan(t1.embedder.ms);
     expect(t1.store.status).toBe("ingested");
     expect(t1.store.writeMs).toBeGreaterThan(0);
     const second = await runCli(args, { env: LOCAL });
     const t2 = (JSON.parse(second.stdout) as { timings: Timings }).timings;
     expect(t2.embedder.kind).toBe("lsa-load");
+    expect(t2.embedder.chanceMs).toBeUndefined();
     expect(t2.store.status).toBe("up-to-date");
     const text = await runCli(args.slice(0, -1), { env: LOCAL });
     expect(text.stdout).toMatch(/already up to date; timings: LSA state loaded \d+\.\d\d s, store up to date \(checked in \d+\.\d\d s\)\n$/);

@@ -101,6 +101,8 @@ describe("renderTable", () => {
     expect(renderTable(r, { color: false })).not.toMatch(/^setup:/m);
     r.timings = { ...r.timings!, setup: { embedder: { kind: "lsa-fit", ms: 1510 }, store: { status: "ingested", writeMs: 250 } } };
     expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA fit 1\.51 s; store write 0\.25 s \(ingested: embed \+ write\)$/m);
+    r.timings = { ...r.timings, setup: { embedder: { kind: "lsa-fit", ms: 1510, chanceMs: 700 }, store: null } };
+    expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA fit 1\.51 s \(chance baseline 0\.70 s\); no store write \(memory\)$/m);
     r.timings = { ...r.timings, setup: { embedder: { kind: "lsa-load", ms: 20 }, store: null } };
     expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA state loaded 0\.02 s; no store write \(memory\)$/m);
   });

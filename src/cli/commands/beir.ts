@@ -109,7 +109,7 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
     const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     const fit = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder" }[t.embedder.kind];
     outText(
-      `Wall time: ${fit}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}; store write ${sec(t.storeWriteMs)} (${r.ingestStatus === "ingested" ? "embed + write" : "up to date"}); ingest (embedder included) + BM25 index ${sec(t.ingestAndIndexMs)}; ingest + all modes ${sec(t.totalMs)}.`,
+      `Wall time: ${fit}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}${t.embedder.chanceMs !== undefined ? ` (chance baseline ${sec(t.embedder.chanceMs)})` : ""}; store write ${sec(t.storeWriteMs)} (${r.ingestStatus === "ingested" ? "embed + write" : "up to date"}); ingest (embedder included) + BM25 index ${sec(t.ingestAndIndexMs)}; ingest + all modes ${sec(t.totalMs)}.`,
     );
   }
   return 0;

@@ -69,7 +69,8 @@ export async function ingestCommand(opts: IngestCommandOptions): Promise<number>
 function print(r: IngestKbOutcome, json: boolean): number {
   if (r.kind === "ingested") {
     // Wall clock apart (docs/determinism.md): the embedder's fit (or load) and the store's write (embedding the chunks and writing them).
-    const timings = { embedder: { kind: r.embedderSetup.kind, ms: round1(r.embedderSetup.ms) }, store: { status: r.result.status, writeMs: round1(r.result.durationMs) } };
+    const { chanceMs } = r.embedderSetup;
+    const timings = { embedder: { kind: r.embedderSetup.kind, ms: round1(r.embedderSetup.ms), ...(chanceMs !== undefined ? { chanceMs: round1(chanceMs) } : {}) }, store: { status: r.result.status, writeMs: round1(r.result.durationMs) } };
     if (json) out(JSON.stringify({ version: 1, store: r.store, kbHash: r.kbHash, ...r.result, timings }, null, 2));
     else outText(`${describeIngest(r.result)}; ${setupLine(timings)}`);
     return 0;
@@ -97,10 +98,11 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
 const SETUP_WORDS = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder, nothing to prepare" } as const;
 
 /** `timings: LSA fit 0.41 s, store write 1.20 s (embed + write)` (the end of the summary line). */
-function setupLine(t: { embedder: { kind: keyof typeof SETUP_WORDS; ms: number }; store: { status: string; writeMs: number } }): string {
+function setupLine(t: { embedder: { kind: keyof typeof SETUP_WORDS; ms: number; chanceMs?: number }; store: { status: string; writeMs: number } }): string {
   const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const store = t.store.status === "ingested" ? `store write ${sec(t.store.writeMs)} (embed + write)` : `store up to date (checked in ${sec(t.store.writeMs)})`;
-  return `timings: ${SETUP_WORDS[t.embedder.kind]}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}, ${store}`;
+  const chance = t.embedder.chanceMs !== undefined ? ` (chance baseline ${sec(t.embedder.chanceMs)})` : "";
+  return `timings: ${SETUP_WORDS[t.embedder.kind]}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}${chance}, ${store}`;
 }
 
 function fmtBytes(n: number): string {

@@ -363,13 +363,14 @@ const timingsObject = z.object({
    * Before the sweep, ms (retrace's own graph; absent for `--graph`, whose
    * retriever is the user's): `embedder` = making the embedder ready
    * (`lsa-fit`: the corpus-fit LSA fitted; `lsa-load`: its saved state read;
-   * `model-load`; `none`: built-in), `store` = the ingest into Chroma
+   * `model-load`; `none`: built-in; `chanceMs`: the part of an `lsa-fit`
+   * the chance baseline took), `store` = the ingest into Chroma
    * (embedding the chunks and writing them; `up-to-date`: only the check),
    * null for the memory store.
    */
   setup: z
     .object({
-      embedder: z.object({ kind: z.enum(["lsa-fit", "lsa-load", "model-load", "none"]), ms: z.number() }),
+      embedder: z.object({ kind: z.enum(["lsa-fit", "lsa-load", "model-load", "none"]), ms: z.number(), chanceMs: z.number().optional() }),
       store: z.object({ status: z.enum(["ingested", "up-to-date"]), writeMs: z.number() }).nullable(),
     })
     .optional(),

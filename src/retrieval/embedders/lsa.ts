@@ -251,7 +251,13 @@ function chanceShareOf(counts: readonly Map<string, number>[], p: LsaParams): nu
  * order), params and analyzers → same state.
  */
 export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>, analyzers: Analyzers = DEFAULT_ANALYZERS, options: { chance?: boolean } = {}): LsaState {
-  const p = checkParams(params);
+  const { state, counts } = fitCore(chunks, checkParams(params), analyzers);
+  if (options.chance !== false) state.chanceShare = chanceShareOf(counts, state.params);
+  return state;
+}
+
+/** The fit without the chance baseline, with the term counts it was made from (chunks sorted by id). */
+function fitCore(chunks: readonly LsaChunk[], p: LsaParams, analyzers: Analyzers): { state: LsaState; counts: Map<string, number>[] } {
   if (chunks.length === 0) throw new InvalidArgumentError("chunks", "a non-empty list of chunks to fit LSA on", []);
   const sorted = [...chunks].sort((a, b) => byCodeUnit(a.id, b.id));
   for (const c of sorted) if (!isLocale(c.locale)) throw new InvalidArgumentError(`locale of ${c.id}`, "a canonical BCP-47 tag", c.locale);
@@ -266,9 +272,7 @@ export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>,
     for (let t = 0; t < terms.length; t++) v[t * r + c] = col[t] as number;
   }
   const locales = [...new Set(sorted.map((c) => c.locale))].sort(byCodeUnit);
-  const state: LsaState = { params: p, corpusKey: lsaCorpusKey(sorted), docs: n, locales, terms, idf, sigma: svd.values, v };
-  if (options.chance !== false) state.chanceShare = chanceShareOf(counts, p);
-  return state;
+  return { state: { params: p, corpusKey: lsaCorpusKey(sorted), docs: n, locales, terms, idf, sigma: svd.values, v }, counts };
 }
 
 /** The state as bytes (format in the module comment); a pure function of the state. */
@@ -486,6 +490,8 @@ export interface LsaLoadResult {
   file: string | null;
   /** Why a saved state was refitted (`corrupt (checksum mismatch)`, `no checksum (older format)`, …); absent otherwise. */
   refitReason?: string;
+  /** Wall-clock ms of the chance baseline's fit, part of the fit (absent when the state was loaded). */
+  chanceMs?: number;
 }
 
 /**
@@ -502,7 +508,16 @@ export interface LsaLoadResult {
 export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?: string; params?: Partial<LsaParams>; analyzers?: Analyzers } = {}): Promise<LsaLoadResult> {
   const params = checkParams(options.params);
   const analyzers = options.analyzers ?? DEFAULT_ANALYZERS;
-  if (options.dir === undefined) return { embedder: new LsaEmbedder(fitLsa(chunks, params, analyzers), undefined, analyzers), status: "fitted", file: null };
+  const fitTimed = () => {
+    const { state, counts } = fitCore(chunks, params, analyzers);
+    const t0 = performance.now();
+    state.chanceShare = chanceShareOf(counts, params);
+    return { state, chanceMs: Math.round((performance.now() - t0) * 10) / 10 };
+  };
+  if (options.dir === undefined) {
+    const { state, chanceMs } = fitTimed();
+    return { embedder: new LsaEmbedder(state, undefined, analyzers), status: "fitted", file: null, chanceMs };
+  }
   const corpusKey = lsaCorpusKey(chunks);
   const file = lsaStateFile(options.dir, corpusKey, params, analyzers);
   let refitReason: string | undefined;
@@ -527,7 +542,7 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
       log.warn(`state file ${file} is unreadable (${e instanceof Error ? e.message : String(e)}); refitting`);
     }
   }
-  const state = fitLsa(chunks, params, analyzers);
+  const { state, chanceMs } = fitTimed();
   const bytes = serializeLsa(state);
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
@@ -542,6 +557,7 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
     embedder: new LsaEmbedder(state, bytes, analyzers),
     status: refitReason !== undefined ? "refitted" : "fitted",
     file,
+    chanceMs,
     ...(refitReason !== undefined ? { refitReason } : {}),
   };
 }

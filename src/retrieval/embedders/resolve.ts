@@ -74,6 +74,8 @@ export interface ResolvedEmbedder {
   summary: string;
   /** What made it ready: `lsa-fit` (fitted or refitted on the corpus), `lsa-load` (its saved state read), `model-load` (transformers.js weights), `none` (built-in). */
   setup: "lsa-fit" | "lsa-load" | "model-load" | "none";
+  /** `lsa-fit`: wall-clock ms of the LSA chance baseline, part of the fit. */
+  chanceMs?: number;
 }
 
 export interface ResolvedReranker {
@@ -124,7 +126,10 @@ async function resolveLsa(options: ResolveOptions, why: string, short: string): 
     ...(options.corpus.analyzers !== undefined ? { analyzers: options.corpus.analyzers } : {}),
   });
   const where = r.file === null ? "fitted in memory, not saved" : r.status === "loaded" ? `state loaded from ${r.file}` : `${r.status}, state saved to ${r.file}`;
-  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`, summary: `${r.embedder.id} (${short})`, setup: r.status === "loaded" ? "lsa-load" : "lsa-fit" };
+  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`, summary: `${r.embedder.id} (${short})`,
+    setup: r.status === "loaded" ? "lsa-load" : "lsa-fit",
+    ...(r.chanceMs !== undefined ? { chanceMs: r.chanceMs } : {}),
+  };
 }
 
 /** Picks the embedder for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */

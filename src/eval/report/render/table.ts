@@ -171,7 +171,8 @@ export function setupText(report: Report): string | null {
   if (s === undefined) return null;
   const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const store = s.store === null ? "no store write (memory)" : s.store.status === "ingested" ? `store write ${sec(s.store.writeMs)} (ingested: embed + write)` : `store up to date (checked in ${sec(s.store.writeMs)})`;
-  return `${SETUP_WORDS[s.embedder.kind]}${s.embedder.kind === "none" ? "" : ` ${sec(s.embedder.ms)}`}; ${store}`;
+  const chance = s.embedder.chanceMs !== undefined ? ` (chance baseline ${sec(s.embedder.chanceMs)})` : "";
+  return `${SETUP_WORDS[s.embedder.kind]}${s.embedder.kind === "none" ? "" : ` ${sec(s.embedder.ms)}`}${chance}; ${store}`;
 }
 
 export function renderTable(report: Report, opts: { color: boolean; width?: number }): string {
