@@ -1,15 +1,17 @@
 /**
  * Label-free per-query weighting (`fusion: "signals"`,
  * src/retrieval/fusion/signals.ts; docs/fusion-and-tuning.md, "Label-free
- * per-query weighting"): fits its three constants (λ, the shift of the
- * latent-share weight per unit of chance-corrected latent share κ, so
- * δ = λ·κ; β on the head-confidence difference; γ on the top-10 overlap) on
- * Cranfield ONLY, by 5-fold cross-validation over queries (seed 42), and
- * reports the held-out folds' figures, never the fitted-on ones.
+ * per-query weighting"): fits its three constants (λ, the collection-level
+ * dense weight per unit of the chance-corrected latent share κ, α = λ·κ
+ * clamped to [0.1, 0.9]; β on the head-confidence difference; γ on the
+ * top-10 overlap) on Cranfield ONLY, by 5-fold cross-validation over
+ * queries (seed 42), and reports the held-out folds' figures, never the
+ * fitted-on ones. λ is searched as the weight it gives Cranfield, from the
+ * six candidates of the earlier rule (Cranfield's latent-share weight 0.43
+ * plus a shift of 0 … 0.5), λ = that weight / κ_Cranfield.
  *
  * Lists as `retrace beir` builds them with the shipped defaults: corpus-fit
- * LSA (exact cosine, in memory), BM25 k1 0.9 b 0.4, depth 100 per branch,
- * base weight α = the latent share.
+ * LSA (exact cosine, in memory), BM25 k1 0.9 b 0.4, depth 100 per branch.
  *
  * Stress cases (SIMULATIONS built from Cranfield, never fitted on): "dense
  * weak" = LSA with 32 latent dimensions instead of 128 (BM25 becomes the
@@ -19,7 +21,8 @@
  * fold's constants (every query by constants chosen without it). A stress
  * case that is not Cranfield: the seeded random-word corpus of `beir-scale`
  * (5,000 Zipf documents, 200 known-item queries: a document's first six
- * words; BM25 dominant; κ ≈ 0), scored the same way.
+ * words; BM25 dominant; κ ≈ 0) and its first 300 documents (a small corpus,
+ * whose raw latent share is high by size alone), scored the same way.
  *
  *   npm run bench -- query-weighting      (BENCH_CRANFIELD=DIR for another copy; about 1 min)
  */
@@ -34,14 +37,14 @@ import { DEFAULT_ANALYZERS } from "../src/retrieval/analyzer.js";
 import { BM25Index } from "../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../src/retrieval/dense.js";
 import { loadOrFitLsa } from "../src/retrieval/embedders/lsa.js";
-import { SIGNALS_BETA, SIGNALS_GAMMA, SIGNALS_LAMBDA, fuse, headConfidence, signalsFusion, signalsWeight } from "../src/retrieval/fusion.js";
-import { LSA_HYBRID_BM25, lsaDenseWeight, signalsShiftFor } from "../src/retrieval/hybrid.js";
+import { SIGNALS_BETA, SIGNALS_GAMMA, fuse, headConfidence, signalsFusion, signalsWeight } from "../src/retrieval/fusion.js";
+import { LSA_HYBRID_BM25, LSA_STRUCTURE_LAMBDA, lsaDenseWeight, lsaStructureWeight } from "../src/retrieval/hybrid.js";
 import { ZipfCorpus } from "./lib/synthetic.js";
 import type { Ranked } from "../src/retrieval/types.js";
 import { REPO_ROOT } from "./lib/eval-set.js";
 
 const DEPTH = 100;
-/** The shift on Cranfield, δ_C = λ·κ_Cranfield, searched (the grid of the earlier flat shift); λ = δ_C / κ_Cranfield. */
+/** The candidate weights on Cranfield are its latent-share weight plus these (the grid of the earlier rule's shift); λ = weight / κ_Cranfield. */
 const SHIFTS = [0, 0.1, 0.2, 0.3, 0.4, 0.5];
 const BETAS = [0, 0.5, 1, 2, 4];
 const GAMMAS = [0, -1, 1, -2, 2];
@@ -56,6 +59,7 @@ interface Q {
 }
 interface Variant {
   name: string;
+  /** The latent-share weight (the previous default's). */
   alpha: number;
   /** The embedder's chance-corrected latent share κ. */
   kappa: number;
@@ -128,10 +132,12 @@ function score(v: Variant, system: (q: Q) => readonly { id: string }[]): { ndcg:
   }
   return { ndcg, r100 };
 }
-const lists = (v: Variant, q: Q) => [
-  { name: "dense", ranked: q.dense, weight: v.alpha },
-  { name: "bm25", ranked: q.bm25, weight: Math.round((1 - v.alpha) * 100) / 100 },
+const listsAt = (alpha: number, q: Q) => [
+  { name: "dense", ranked: q.dense, weight: alpha },
+  { name: "bm25", ranked: q.bm25, weight: Math.round((1 - alpha) * 100) / 100 },
 ];
+/** The lists with the previous default's weight (the latent share). */
+const lists = (v: Variant, q: Q) => listsAt(v.alpha, q);
 
 export async function run(): Promise<void> {
   const dir = process.env.BENCH_CRANFIELD ?? path.resolve(REPO_ROOT, "..", "shared", "datasets", "cranfield");
@@ -170,22 +176,23 @@ export async function run(): Promise<void> {
       { name: "sim: BM25 weak (dropout 0.5)", alpha: full.alpha, kappa: full.kappa, qs: full.out.map((q) => ({ ...q, bm25: bm25Of(d5(q.text)) })) },
       { name: "sim: BM25 weak (dropout 0.7)", alpha: full.alpha, kappa: full.kappa, qs: full.out.map((q) => ({ ...q, bm25: bm25Of(d7(q.text)) })) },
     ];
-    {
-      // The random-word corpus of `beir-scale` (bench/beir-scale.bench.ts builds the same folder for the real command).
-      const zc = new ZipfCorpus({ seed: 7 }).chunks(5000, 11).map((c) => ({ id: c.parentId, parentId: c.parentId, cardId: c.parentId, locale: "en" as const, text: c.text }));
+    // The random-word corpus of `beir-scale` (bench/beir-scale.bench.ts builds the same folder for the real command), and its first 300 documents.
+    for (const n of [5000, 300]) {
+      const zc = new ZipfCorpus({ seed: 7 }).chunks(n, 11).map((c) => ({ id: c.parentId, parentId: c.parentId, cardId: c.parentId, locale: "en" as const, text: c.text }));
       const zBm25 = BM25Index.build(zc as never, LSA_HYBRID_BM25, DEFAULT_ANALYZERS);
-      const { embedder } = await loadOrFitLsa(zc, { dir: path.join(stateDir, "random-word"), analyzers: DEFAULT_ANALYZERS });
+      const { embedder } = await loadOrFitLsa(zc, { dir: path.join(stateDir, `random-word-${n}`), analyzers: DEFAULT_ANALYZERS });
       const zDense = await InMemoryDenseIndex.fromChunks(zc as never, embedder);
       const qs: Q[] = [];
       for (let i = 0; i < 200; i++) {
-        const doc = zc[(25 * i) % zc.length]!;
+        // 5,000: document 25·i, as `beir-scale`; 300: the first 200 documents
+        const doc = zc[n === 5000 ? (25 * i) % n : i]!;
         const text = doc.text.split(/\s+/).slice(0, 6).join(" ");
         const v = await embedder.embedQuery(text, { locale: "en" });
         qs.push({ id: String(i + 1), gains: new Map([[doc.id, 1]]), dense: await zDense.search(v, { topN: DEPTH, locale: "en" }), bm25: zBm25.search(text, { topN: DEPTH, locale: "en" }) });
       }
-      variants.push({ name: "stress: random-word corpus (beir-scale; synthetic known-item queries)", alpha: lsaDenseWeight(embedder.latentShare), kappa: embedder.structure as number, qs });
+      variants.push({ name: `stress: random-word corpus, ${n} documents (synthetic known-item queries)`, alpha: lsaDenseWeight(embedder.latentShare), kappa: embedder.structure as number, qs });
     }
-    for (const v of variants) console.log(`${v.name}: collection-level α ${v.alpha}, κ ${v.kappa.toFixed(4)} → shipped shift λ·κ = ${signalsShiftFor(v.kappa).toFixed(2)}`);
+    for (const v of variants) console.log(`${v.name}: latent-share weight ${v.alpha}, κ ${v.kappa.toFixed(4)} → shipped α = λ·κ = ${lsaStructureWeight(v.kappa)}`);
     // Which query-time signals say, per query, which branch wins? (Cranfield; Spearman ρ with nDCG@10 dense − BM25.)
     {
       const de = score(cran, (q) => q.dense);
@@ -210,8 +217,8 @@ export async function run(): Promise<void> {
     console.log(`Cranfield: ${data.queries.length} queries; latent share ${full.share.toFixed(4)} → α ${full.alpha}; k=32: ${weak.share.toFixed(4)} → α ${weak.alpha}`);
 
     // Every θ on every variant (per query), then 5-fold CV over Cranfield's queries only.
-    const lambdaOf = (shiftOnCranfield: number) => shiftOnCranfield / cran.kappa;
-    const grid = variants.map((v) => GRID.map(([s, beta, gamma]) => score(v, (q) => signalsFusion(lists(v, q), { shift: signalsShiftFor(v.kappa, lambdaOf(s)), beta, gamma }))));
+    const lambdaOf = (shiftOnCranfield: number) => (cran.alpha + shiftOnCranfield) / cran.kappa;
+    const grid = variants.map((v) => GRID.map(([s, beta, gamma]) => score(v, (q) => signalsFusion(listsAt(lsaStructureWeight(v.kappa, lambdaOf(s)), q), { shift: 0, beta, gamma }))));
     const folds = assignFolds(cran.qs.map((q) => ({ id: q.id, stratum: "en" })), 5, 42);
     const cv = variants.map(() => ({ ndcg: new Map<string, number>(), r100: new Map<string, number>() }));
     const chosen: string[] = [];
@@ -226,7 +233,7 @@ export async function run(): Promise<void> {
           best = gi;
         }
       });
-      chosen.push(`δ_C ${GRID[best]![0]} (λ ${lambdaOf(GRID[best]![0]).toFixed(2)}) β ${GRID[best]![1]} γ ${GRID[best]![2]}`);
+      chosen.push(`α_C ${(cran.alpha + GRID[best]![0]).toFixed(2)} (λ ${lambdaOf(GRID[best]![0]).toFixed(2)}) β ${GRID[best]![1]} γ ${GRID[best]![2]}`);
       variants.forEach((v, vi) => {
         for (const q of v.qs) {
           if (folds.get(q.id) !== f) continue;
@@ -240,9 +247,9 @@ export async function run(): Promise<void> {
       if (mean(grid[0]![gi]!.ndcg) > mean(grid[0]![allBest]!.ndcg) + 1e-12) allBest = gi;
     });
     console.log(`5-fold CV over Cranfield's queries (seed 42), chosen per fold: ${chosen.join("; ")}`);
-    console.log(`Fitted on all of Cranfield: δ_C β γ ${GRID[allBest]!.join(", ")}, λ ${lambdaOf(GRID[allBest]![0]).toFixed(2)} (shipped SIGNALS_LAMBDA, SIGNALS_BETA, SIGNALS_GAMMA: ${SIGNALS_LAMBDA}, ${SIGNALS_BETA}, ${SIGNALS_GAMMA})`);
+    console.log(`Fitted on all of Cranfield: α_C ${(cran.alpha + GRID[allBest]![0]).toFixed(2)}, λ ${lambdaOf(GRID[allBest]![0]).toFixed(2)}, β ${GRID[allBest]![1]}, γ ${GRID[allBest]![2]} (shipped LSA_STRUCTURE_LAMBDA, SIGNALS_BETA, SIGNALS_GAMMA: ${LSA_STRUCTURE_LAMBDA}, ${SIGNALS_BETA}, ${SIGNALS_GAMMA})`);
     const at = (t: Theta) => mean(grid[0]![GRID.findIndex((g) => g[0] === t[0] && g[1] === t[1] && g[2] === t[2])]!.ndcg).toFixed(4);
-    console.log(`In-sample on Cranfield (for the ablation only): δ_C β γ = 0.4 2 −2: ${at([0.4, 2, -2])}; δ_C only (0.4 0 0): ${at([0.4, 0, 0])}; β γ only (0 2 −2): ${at([0, 2, -2])}`);
+    console.log(`In-sample on Cranfield (for the ablation only): α_C 0.83 β 2 γ −2: ${at([0.4, 2, -2])}; α_C 0.83 only (β γ 0): ${at([0.4, 0, 0])}; β γ only (α_C 0.43): ${at([0, 2, -2])}`);
 
     variants.forEach((v, vi) => {
       const bm = score(v, (q) => q.bm25);
@@ -255,13 +262,13 @@ export async function run(): Promise<void> {
       console.log(`  bm25                 nDCG@10 ${mean(bm.ndcg).toFixed(4)}  R@100 ${mean(bm.r100).toFixed(4)}`);
       console.log(`  dense                nDCG@10 ${mean(de.ndcg).toFixed(4)}  R@100 ${mean(de.r100).toFixed(4)}`);
       console.log(`  minmax α=${v.alpha.toFixed(2)} (previous default) nDCG@10 ${mean(mm.ndcg).toFixed(4)}  R@100 ${mean(mm.r100).toFixed(4)}`);
-      const shipped = score(v, (q) => signalsFusion(lists(v, q), { shift: signalsShiftFor(v.kappa) }));
+      const shipped = score(v, (q) => signalsFusion(listsAt(lsaStructureWeight(v.kappa), q), { shift: 0 }));
       console.log(`  signals, shipped constants nDCG@10 ${mean(shipped.ndcg).toFixed(4)}  R@100 ${mean(shipped.r100).toFixed(4)}${vi === 0 ? " (in-sample)" : ""}`);
       console.log(`  signals (CV)         nDCG@10 ${mean(c.ndcg).toFixed(4)}  R@100 ${mean(c.r100).toFixed(4)}`);
       console.log(`  signals − best stage (${bestN[0]}): nDCG@10 ${cmp(bestN[1].ndcg, c.ndcg)}`);
       console.log(`  signals − best stage (${bestR[0]}): R@100 ${cmp(bestR[1].r100, c.r100)}`);
       console.log(`  signals − previous default (minmax): nDCG@10 ${cmp(mm.ndcg, c.ndcg)}; R@100 ${cmp(mm.r100, c.r100)}`);
-      const ws = v.qs.map((q) => signalsWeight(lists(v, q), { shift: signalsShiftFor(v.kappa) }));
+      const ws = v.qs.map((q) => signalsWeight(listsAt(lsaStructureWeight(v.kappa), q), { shift: 0 }));
       console.log(`  mean over queries: overlap@10 ${(ws.reduce((a, w) => a + w.overlap, 0) / ws.length).toFixed(3)}, confidence dense ${(ws.reduce((a, w) => a + w.confidenceDense, 0) / ws.length).toFixed(3)} / BM25 ${(ws.reduce((a, w) => a + w.confidenceBm25, 0) / ws.length).toFixed(3)}, α_q ${(ws.reduce((a, w) => a + w.dense, 0) / ws.length).toFixed(3)} (shipped constants)`);
       console.log(`  previous default (minmax) − best stage: nDCG@10 ${f4(mean(mm.ndcg) - mean(bestN[1].ndcg))}; R@100 ${f4(mean(mm.r100) - mean(bestR[1].r100))}`);
     });

@@ -3,7 +3,7 @@
  * knowledge-base loaders and the Chroma store — no LangChain or LangGraph
  * import (docs/architecture.md, "Retrieval").
  */
-export { HybridRetriever, HYBRID_DEFAULTS, LSA_HYBRID_BM25, LSA_HYBRID_DEFAULTS, hybridDefaultsFor, LSA_DENSE_WEIGHT_RANGE, lsaDenseWeight, signalsShiftFor, RETRIEVAL_MODES, type HybridDefaults, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
+export { HybridRetriever, HYBRID_DEFAULTS, LSA_HYBRID_BM25, LSA_HYBRID_DEFAULTS, hybridDefaultsFor, LSA_DENSE_WEIGHT_RANGE, lsaDenseWeight, lsaStructureWeight, LSA_STRUCTURE_LAMBDA, RETRIEVAL_MODES, type HybridDefaults, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
 export { BM25Index, BM25_B, BM25_K1, type BM25Document, type BM25Params, type BM25SearchOptions, type BM25Stats } from "./retrieval/bm25.js";
 export {
   analyze,

@@ -88,7 +88,7 @@ export interface BeirOutcome {
     rrfK: number;
     weights: { dense: number; bm25: number };
     signalsShift?: number;
-    latent?: { share: number; chance: number; structure: number };
+    latent?: { share: number; chance: number; structure: number | null };
     bm25: { k1: number; b: number };
   };
   /** The config file's retrieval settings (`{}` without one). */
@@ -103,10 +103,11 @@ export interface BeirOutcome {
 }
 
 /** The LSA embedder's latent share, chance baseline and κ (`settings.latent`); nothing for other embedders. */
-function latentOf(e: { latentShare?: number; chanceShare?: number; structure?: number }): { latent?: { share: number; chance: number; structure: number } } {
+function latentOf(e: { latentShare?: number; chanceShare?: number; structure?: number }): { latent?: { share: number; chance: number; structure: number | null } } {
   const round = (x: number) => Math.round(x * 1e4) / 1e4;
-  return e.latentShare !== undefined && e.chanceShare !== undefined && e.structure !== undefined
-    ? { latent: { share: round(e.latentShare), chance: round(e.chanceShare), structure: round(e.structure) } }
+  // structure null: at full rank, nothing beyond chance to measure
+  return e.latentShare !== undefined && e.chanceShare !== undefined
+    ? { latent: { share: round(e.latentShare), chance: round(e.chanceShare), structure: e.structure === undefined ? null : round(e.structure) } }
     : {};
 }
 

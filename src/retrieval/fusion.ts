@@ -42,7 +42,6 @@ export { RRF_K, reciprocalRankFusion, type RrfOptions } from "./fusion/rrf.js";
 export {
   SIGNALS_BETA,
   SIGNALS_GAMMA,
-  SIGNALS_LAMBDA,
   SIGNALS_RANGE,
   SIGNALS_SHIFT,
   SIGNALS_TOP,

@@ -25,7 +25,6 @@ import {
   fuse,
   isFusionMethod,
   renumber,
-  SIGNALS_LAMBDA,
   SIGNALS_SHIFT,
   type FusionInput,
   type FusionMethod,
@@ -63,7 +62,7 @@ export interface HybridDefaults {
   rerankHead: number;
   /** Fusion weight of each branch (0 allowed); for min-max CombSUM, α = dense / (dense + bm25). */
   weights: { dense: number; bm25: number };
-  /** δ of the `signals` fusion (used when `fusion` is "signals"): over LSA `signalsShiftFor(κ)`, else SIGNALS_SHIFT. */
+  /** δ of the `signals` fusion (used when `fusion` is "signals"): 0 over an LSA embedder with κ (its weight is λ·κ already), else SIGNALS_SHIFT. */
   signalsShift: number;
 }
 
@@ -88,11 +87,12 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
  * confidence and top-10 overlap; constants fitted on Cranfield), top 20 dense
  * and top 50 BM25 chunks, with BM25 k1 0.9, b 0.4 (`LSA_HYBRID_BM25`,
  * Anserini's), depths and BM25 chosen by pooled 5-fold cross-validation over
- * the eval set's tune part and Cranfield (bench/choose-default.ts). The
- * previous default, plain min-max with the same weights, stays selectable
- * (`fusion: "minmax"`). The weights here (dense 0.9 / BM25 0.1, the CV
- * choice) are the upper end: a HybridRetriever sets the collection-level
- * dense weight from the fitted embedder's latent share (`lsaDenseWeight`,
+ * the eval set's tune part and Cranfield (bench/choose-default.ts). Plain
+ * min-max with the same weights stays selectable (`fusion: "minmax"`). The
+ * weights here (dense 0.9 / BM25 0.1, the CV choice) are the upper end: a
+ * HybridRetriever sets the collection-level dense weight from the fitted
+ * embedder's chance-corrected latent share (`lsaStructureWeight`; the latent
+ * share, `lsaDenseWeight`, for a state without a chance baseline;
  * `hybridDefaultsFor`). They are tied to the embedder: a dense weight of
  * 0.9 over the hashed n-grams (a weaker, lexical copy of BM25) would lose to
  * BM25 alone, so every other embedder keeps HYBRID_DEFAULTS (RRF).
@@ -112,8 +112,9 @@ export const LSA_DENSE_WEIGHT_RANGE: Readonly<{ min: number; max: number }> = Ob
 
 /**
  * The collection-level dense weight α of the fusion over an LSA embedder
- * (the `signals` default shifts it and moves it per query): its
- * `latentShare` (the share of the corpus's TF-IDF energy the latent axes
+ * whose state has no chance baseline (before κ; `lsaStructureWeight` is the
+ * default otherwise; the `signals` fusion then shifts it by SIGNALS_SHIFT
+ * and moves it per query): its `latentShare` (the share of the corpus's TF-IDF energy the latent axes
  * keep) clamped to [0.1, 0.9] and rounded to 0.01; BM25 weighs 1 − α. No
  * labels are read: a latent space that explains most of the corpus's term
  * structure is trusted most (the shipped KB: 0.90), one that explains little
@@ -126,16 +127,22 @@ export function lsaDenseWeight(latentShare?: number): number {
   return Math.round(a * 100) / 100;
 }
 
+/** λ of `lsaStructureWeight`: the collection-level dense weight per unit of κ (fitted on Cranfield; docs/fusion-and-tuning.md, "Label-free per-query weighting"). */
+export const LSA_STRUCTURE_LAMBDA = 5.4;
+
 /**
- * δ of the `signals` fusion over an embedder whose chance-corrected latent
- * share is `structure` (κ, `LsaEmbedder.structure`): λ·max(0, κ) rounded to
- * 0.01 (λ = SIGNALS_LAMBDA, fitted on Cranfield; docs/fusion-and-tuning.md,
- * "Label-free per-query weighting"). A latent space that keeps no more than
- * chance (κ ≤ 0) gets no shift; SIGNALS_SHIFT when κ is unknown.
+ * The collection-level dense weight α over an LSA embedder whose
+ * chance-corrected latent share is `structure` (κ, `LsaEmbedder.structure`):
+ * λ·κ clamped to [0.1, 0.9] (LSA_DENSE_WEIGHT_RANGE) and rounded to 0.01,
+ * λ = LSA_STRUCTURE_LAMBDA. A latent space that keeps no more than chance
+ * (κ ≤ 0: words without co-occurrence structure, at any corpus size) gets
+ * the lower bound; unlike the raw latent share, κ does not grow as the
+ * corpus shrinks.
  */
-export function signalsShiftFor(structure: number | undefined, lambda: number = SIGNALS_LAMBDA): number {
-  if (structure === undefined || !Number.isFinite(structure)) return SIGNALS_SHIFT;
-  return Math.round(lambda * Math.max(0, structure) * 100) / 100;
+export function lsaStructureWeight(structure: number, lambda: number = LSA_STRUCTURE_LAMBDA): number {
+  if (!Number.isFinite(structure)) return LSA_DENSE_WEIGHT_RANGE.min;
+  const a = Math.min(LSA_DENSE_WEIGHT_RANGE.max, Math.max(LSA_DENSE_WEIGHT_RANGE.min, lambda * structure));
+  return Math.round(a * 100) / 100;
 }
 
 /**
@@ -148,9 +155,11 @@ export function signalsShiftFor(structure: number | undefined, lambda: number = 
  */
 export function hybridDefaultsFor(embedder: { id: string; latentShare?: number; structure?: number }): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
   if (!/^lsa-\d+-/.test(embedder.id)) return { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };
-  const dense = lsaDenseWeight(embedder.latentShare);
+  // κ known (every fit since the chance baseline): α = λ·κ, no signals shift (λ includes it); else the latent share and the fixed shift.
+  const known = embedder.structure !== undefined && Number.isFinite(embedder.structure);
+  const dense = known ? lsaStructureWeight(embedder.structure as number) : lsaDenseWeight(embedder.latentShare);
   const weights = Object.freeze({ dense, bm25: Math.round((1 - dense) * 100) / 100 });
-  return { defaults: Object.freeze({ ...LSA_HYBRID_DEFAULTS, weights, signalsShift: signalsShiftFor(embedder.structure) }), bm25: LSA_HYBRID_BM25 };
+  return { defaults: Object.freeze({ ...LSA_HYBRID_DEFAULTS, weights, signalsShift: known ? 0 : SIGNALS_SHIFT }), bm25: LSA_HYBRID_BM25 };
 }
 
 export interface HybridRetrieverOptions {

@@ -121,7 +121,8 @@ function settingsText(r: BeirOutcome): string {
   const hybridDepth =
     c.denseK !== undefined || c.bm25K !== undefined ? `depth ${depth} (hybrid branches: dense ${c.denseK ?? depth}, bm25 ${c.bm25K ?? depth})` : `depth ${depth} per branch`;
   const shift = d.signalsShift === undefined ? "" : `; signals shift ${d.signalsShift}`;
-  const latent = d.latent === undefined ? "" : `; LSA latent share ${d.latent.share.toFixed(4)}, chance ${d.latent.chance.toFixed(4)}, κ ${d.latent.structure.toFixed(4)}`;
+  const kappa = d.latent?.structure === null || d.latent?.structure === undefined ? "n/a (full rank)" : d.latent.structure.toFixed(4);
+  const latent = d.latent === undefined ? "" : `; LSA latent share ${d.latent.share.toFixed(4)}, chance ${d.latent.chance.toFixed(4)}, κ ${kappa}`;
   return `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}${shift}; BM25 k1=${d.bm25.k1} b=${d.bm25.b}; ${hybridDepth}; exact dense search${latent}`;
 }
 

@@ -199,9 +199,13 @@ function tfidfMatrix(counts: readonly Map<string, number>[], minDf: number): { a
 /** Below this, 1 − chance counts as 0: the axes keep (numerically) everything by chance, as at full rank. */
 const FULL_RANK_EPSILON = 1e-6;
 
-/** κ = (share − chance)/(1 − chance); 0 when chance is (numerically) 1, where there is nothing beyond chance to measure. */
-export function chanceCorrected(share: number, chance: number): number {
-  return 1 - chance < FULL_RANK_EPSILON ? 0 : (share - chance) / (1 - chance);
+/**
+ * κ = (share − chance)/(1 − chance); undefined when chance is (numerically)
+ * 1: at full rank (k ≥ the number of chunks) the axes keep everything by
+ * chance too, and nothing beyond chance can be measured.
+ */
+export function chanceCorrected(share: number, chance: number): number | undefined {
+  return 1 - chance < FULL_RANK_EPSILON ? undefined : (share - chance) / (1 - chance);
 }
 
 /** Σσ² / max(1, N): the share of the (row-normalised) matrix's energy that the k latent axes keep. */
@@ -387,7 +391,8 @@ export class LsaEmbedder implements Embedder {
    * The chance-corrected latent share κ = (share − chance)/(1 − chance), as
    * Cohen's κ corrects agreement: 0 when the axes keep no more than they
    * would on words dealt at random (a random-word corpus), positive with
-   * co-occurrence structure beyond chance. Undefined without `chanceShare`.
+   * co-occurrence structure beyond chance. Undefined without `chanceShare`
+   * and at full rank (nothing beyond chance to measure).
    */
   readonly structure: number | undefined;
   readonly state: LsaState;

@@ -4,7 +4,7 @@
  * is set per query from signals read at query time, no judgments:
  *
  *   α        = w_dense / (w_dense + w_bm25)           (the collection-level weight: for LSA, the latent share)
- *   α_c      = clamp(α + δ, 0.1, 0.9)                  (δ: the `shift` option; over LSA λ·max(0, κ), else SIGNALS_SHIFT)
+ *   α_c      = clamp(α + δ, 0.1, 0.9)                  (δ: the `shift` option; default SIGNALS_SHIFT)
  *   logit α_q = logit α_c + β · (c_dense − c_bm25) + γ · (overlap − 0.5)
  *   score(d) = α_q · minmax_dense(d) + (1 − α_q) · minmax_bm25(d)
  *
@@ -13,10 +13,10 @@
  * overlap = |top-n(dense) ∩ top-n(bm25)| / n with n = SIGNALS_TOP. With
  * γ < 0 a query whose two lists disagree leans towards dense, one whose lists
  * agree towards BM25. α of exactly 0 or 1 (a branch switched off) is kept as
- * it is. Over the LSA embedder the retriever passes δ = λ·max(0, κ), κ its
- * chance-corrected latent share (`signalsShiftFor` in ../hybrid.ts), so a
- * latent space with no structure beyond chance adds nothing to α. The three
- * constants λ, β, γ were fitted on Cranfield only, by 5-fold
+ * it is. Over the LSA embedder the retriever's α is already λ·κ, κ its
+ * chance-corrected latent share (`lsaStructureWeight` in ../hybrid.ts), and it
+ * passes δ = 0; over other embedders δ = SIGNALS_SHIFT. The constants (λ
+ * there, δ, β, γ here) were fitted on Cranfield only, by 5-fold
  * cross-validation over queries (bench/query-weighting.bench.ts).
  *
  * Lists that are not exactly one `dense` and one `bm25` list (a single
@@ -31,14 +31,8 @@ import { headConfidence } from "./adaptive.js";
 import { accumulate, assertNonNegativeFinite, bestEntries, type FusedRanked, type FusionInput } from "./common.js";
 import { minMaxFusion, minMaxNormalize } from "./minmax.js";
 
-/** δ: added to the collection-level dense weight before the per-query terms when nothing sets it (a non-LSA embedder; fitted on Cranfield). */
+/** δ: added to the collection-level dense weight before the per-query terms when nothing sets it (over a non-LSA embedder; fitted on Cranfield with the latent-share weight). */
 export const SIGNALS_SHIFT = 0.4;
-/**
- * λ: over the LSA embedder δ = λ·κ, κ its chance-corrected latent share
- * (`LsaEmbedder.structure`; `signalsShiftFor` in src/retrieval/hybrid.ts),
- * so a latent space with no structure beyond chance gets no shift (fitted on Cranfield).
- */
-export const SIGNALS_LAMBDA = 2.6;
 /** β: log-odds per unit of head-confidence difference, dense − BM25 (fitted on Cranfield). */
 export const SIGNALS_BETA = 2;
 /** γ: log-odds per unit of top-n overlap above one half (fitted on Cranfield). */

@@ -8,8 +8,8 @@ import { LsaEmbedder, chanceCorrected, fitLsa, loadOrFitLsa, serializeLsa, type 
 import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
 import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
-import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS, lsaDenseWeight, signalsShiftFor } from "../../../src/retrieval/hybrid.js";
-import { SIGNALS_LAMBDA, SIGNALS_SHIFT, signalsFusion } from "../../../src/retrieval/fusion.js";
+import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS, LSA_STRUCTURE_LAMBDA, lsaDenseWeight, lsaStructureWeight } from "../../../src/retrieval/hybrid.js";
+import { SIGNALS_SHIFT, signalsFusion } from "../../../src/retrieval/fusion.js";
 import { mulberry32 } from "../../../src/random.js";
 import { embedderFamily } from "../../../src/retrieval/embedders/lsa.js";
 
@@ -231,23 +231,25 @@ describe("LSA embedder", () => {
     expect(one.latentShare).toBeLessThan(0.9);
   });
 
-  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (signals fusion, dense weight from the latent share, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
+  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (signals fusion, dense weight λ·κ, no shift, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
     const chunks = CORPUS.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
-    // Full rank: the latent space keeps all the energy, so the dense weight is the upper bound 0.9.
+    // Full rank: the latent space keeps all the energy, and so does chance: κ is not measurable, so the
+    // weight falls back to the latent share (the upper bound 0.9) and the fixed shift, as before κ.
     const lsa = new LsaEmbedder(fitLsa(CORPUS, { dimension: 64 }));
     const r = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa) });
-    // Full rank keeps everything by chance too: κ = 0, so no signals shift.
-    expect(lsa.structure).toBe(0);
-    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "signals", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 }, signalsShift: 0 });
+    expect(lsa.latentShare).toBeCloseTo(1, 6);
+    expect(lsa.chanceShare).toBeCloseTo(1, 6);
+    expect(lsa.structure).toBeUndefined();
+    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "signals", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 }, signalsShift: SIGNALS_SHIFT });
     expect(LSA_HYBRID_DEFAULTS).toEqual({ ...r.defaults, signalsShift: SIGNALS_SHIFT });
     expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
     const t = await r.retrieve("lost card", { locale: "en" });
-    expect(t.config).toMatchObject({ fusion: "signals", weights: { dense: 0.9, bm25: 0.1 }, signalsShift: 0, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
-    // One latent axis keeps less of the corpus: a lower dense weight, BM25 the rest.
-    const thin = new LsaEmbedder(fitLsa(CORPUS, { dimension: 1 }));
-    const rThin = new HybridRetriever({ chunks, embedder: thin, dense: await InMemoryDenseIndex.fromChunks(chunks, thin) });
-    expect(rThin.defaults.weights.dense).toBeLessThan(0.9);
-    expect(rThin.defaults.weights.dense + rThin.defaults.weights.bm25).toBeCloseTo(1, 10);
+    expect(t.config).toMatchObject({ fusion: "signals", weights: { dense: 0.9, bm25: 0.1 }, signalsShift: SIGNALS_SHIFT, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    // Below full rank κ is measured and sets the weight, with no shift.
+    const reduced = new LsaEmbedder(fitLsa(CORPUS, { dimension: 3 }));
+    const rReduced = new HybridRetriever({ chunks, embedder: reduced, dense: await InMemoryDenseIndex.fromChunks(chunks, reduced) });
+    expect(reduced.structure).toBeDefined();
+    expect([rReduced.defaults.weights.dense, rReduced.defaults.signalsShift]).toEqual([lsaStructureWeight(reduced.structure as number), 0]);
     // given defaults and BM25 parameters win
     const given = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa), defaults: { fusion: "rrf" }, bm25Params: { k1: 1.2 } });
     expect(given.defaults.fusion).toBe("rrf");
@@ -258,7 +260,7 @@ describe("LSA embedder", () => {
     expect([h.bm25.k1, h.bm25.b]).toEqual([1.2, 0.75]);
   });
 
-  it("the chance-corrected latent share κ: clearly positive with topical co-occurrence, about 0 for the same words dealt at random; the signals shift follows it", async () => {
+  it("the chance-corrected latent share κ: clearly positive with topical co-occurrence, about 0 for the same words dealt at random; the dense weight follows it", async () => {
     // 8 topics of 12 made-up words each; a chunk draws 14 words from its topic and 2 from anywhere.
     const rand = mulberry32(11);
     const topics = Array.from({ length: 8 }, (_, t) => Array.from({ length: 12 }, (_, w) => `t${t}w${w}x`.replace(/\d/g, (d) => "abcdefghij"[Number(d)] as string)));
@@ -287,25 +289,30 @@ describe("LSA embedder", () => {
     expect(chanceCorrected(0.5, 0.25)).toBeCloseTo(1 / 3, 12);
     expect(chanceCorrected(0.2, 0.25)).toBeCloseTo(-1 / 15, 12);
     // full rank: share and chance both (numerically) 1, nothing beyond chance to measure
-    expect(chanceCorrected(1, 1 - 1e-13)).toBe(0);
-    expect(chanceCorrected(1 - 1e-14, 1 - 2e-14)).toBe(0);
-    expect(signalsShiftFor(undefined)).toBe(SIGNALS_SHIFT);
-    expect(signalsShiftFor(-0.01)).toBe(0);
-    expect(signalsShiftFor(0.1538)).toBe(Math.round(SIGNALS_LAMBDA * 0.1538 * 100) / 100);
-    // The retriever takes δ from the embedder, records it, and fuses with it.
+    expect(chanceCorrected(1, 1 - 1e-13)).toBeUndefined();
+    expect(chanceCorrected(1 - 1e-14, 1 - 2e-14)).toBeUndefined();
+    expect(lsaStructureWeight(-0.01)).toBe(0.1);
+    expect(lsaStructureWeight(0.1538)).toBe(Math.round(LSA_STRUCTURE_LAMBDA * 0.1538 * 100) / 100);
+    expect(lsaStructureWeight(0.5)).toBe(0.9);
+    expect(lsaStructureWeight(Number.NaN)).toBe(0.1);
+    // The retriever takes α from the embedder's κ (no shift), records it, and fuses with it.
     const chunks = topical.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
     const rt = new HybridRetriever({ chunks, embedder: eTopical, dense: await InMemoryDenseIndex.fromChunks(chunks, eTopical) });
-    expect(rt.defaults.signalsShift).toBe(signalsShiftFor(eTopical.structure));
-    expect(rt.defaults.signalsShift).toBeGreaterThan(0.5);
+    expect(rt.defaults.weights.dense).toBe(lsaStructureWeight(eTopical.structure as number));
+    expect(rt.defaults.weights.dense).toBeGreaterThan(0.8);
+    expect(rt.defaults.signalsShift).toBe(0);
     const tr = await rt.retrieve(`${topics[2]![0]} ${topics[2]![1]} ${topics[5]![3]}`, { locale: "en", denseK: 30, bm25K: 30 });
-    expect(tr.config.signalsShift).toBe(rt.defaults.signalsShift);
+    expect(tr.config.signalsShift).toBe(0);
+    expect(tr.config.weights).toEqual(rt.defaults.weights);
     const lists = [
       { name: "dense", ranked: tr.stages.dense ?? [], weight: rt.defaults.weights.dense },
       { name: "bm25", ranked: tr.stages.bm25 ?? [], weight: rt.defaults.weights.bm25 },
     ];
     expect(tr.stages.fused.map((x) => x.id)).toEqual(signalsFusion(lists, { shift: rt.defaults.signalsShift }).map((x) => x.id));
     const rr = new HybridRetriever({ chunks: random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), embedder: eRandom, dense: await InMemoryDenseIndex.fromChunks(random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), eRandom) });
-    expect(rr.defaults.signalsShift).toBe(0);
+    // the same words at random: the lower bound, where the raw latent share (0.28 here, kept by chance alone) would have given more
+    expect(rr.defaults.weights.dense).toBe(0.1);
+    expect(lsaDenseWeight(eRandom.latentShare)).toBeGreaterThan(0.2);
   });
 
   it("embedderFamily drops the fit hash of an LSA id only", () => {
