@@ -148,10 +148,11 @@ export function lsaStructureWeight(structure: number, lambda: number = LSA_STRUC
 /**
  * The defaults a HybridRetriever over this embedder starts from: for the
  * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS (`signals` fusion) with the dense
- * weight of `lsaDenseWeight(embedder.latentShare)` and LSA_HYBRID_BM25;
- * HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every other embedder
- * (the built-in hashed n-grams, transformers models). Computable without
- * labels: it reads the embedder's id and latent share only.
+ * weight `lsaStructureWeight(embedder.structure)` and no signals shift (when κ
+ * is not known: `lsaDenseWeight(embedder.latentShare)` and SIGNALS_SHIFT) and
+ * LSA_HYBRID_BM25; HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every
+ * other embedder (the built-in hashed n-grams, transformers models).
+ * Computable without labels: it reads the embedder's id, latent share and κ only.
  */
 export function hybridDefaultsFor(embedder: { id: string; latentShare?: number; structure?: number }): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
   if (!/^lsa-\d+-/.test(embedder.id)) return { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };

@@ -3,7 +3,7 @@
  * per-query weighting"): the dense weight of a two-list (dense + BM25) fusion
  * is set per query from signals read at query time, no judgments:
  *
- *   α        = w_dense / (w_dense + w_bm25)           (the collection-level weight: for LSA, the latent share)
+ *   α        = w_dense / (w_dense + w_bm25)           (the collection-level weight: for LSA, λ·κ)
  *   α_c      = clamp(α + δ, 0.1, 0.9)                  (δ: the `shift` option; default SIGNALS_SHIFT)
  *   logit α_q = logit α_c + β · (c_dense − c_bm25) + γ · (overlap − 0.5)
  *   score(d) = α_q · minmax_dense(d) + (1 − α_q) · minmax_bm25(d)
