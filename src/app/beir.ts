@@ -81,7 +81,6 @@ export interface BeirOutcome {
   /** The Chroma collection the corpus is in, and whether this run ingested it or found it up to date. */
   collection: string;
   ingestStatus: "up-to-date" | "ingested";
-  /** The retriever's fusion settings and BM25 parameters. */
   /** The retriever's fusion settings and BM25 parameters; `signalsShift` (δ) when the fusion is `signals`, with `latent` (the LSA embedder's latent share, its chance baseline and κ) when the embedder has them. */
   settings: {
     fusion: string;

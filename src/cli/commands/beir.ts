@@ -151,7 +151,12 @@ function beirJson(dir: string, r: BeirOutcome, config: string | undefined): stri
         ...(d.signalsShift !== undefined ? { signalsShift: d.signalsShift } : {}),
         ...(d.latent !== undefined ? { latent: d.latent } : {}),
         bm25: d.bm25,
-        depth, hybridDenseK: c.denseK ?? depth, hybridBm25K: c.bm25K ?? depth, denseSearch: "exact", config: config ?? null },
+        depth,
+        hybridDenseK: c.denseK ?? depth,
+        hybridBm25K: c.bm25K ?? depth,
+        denseSearch: "exact",
+        config: config ?? null,
+      },
       seed: r.seed,
       // The headline: fused − the better stage per measure (paired over queries; null when not measurable).
       marginOverBestStage: Object.fromEntries(
