@@ -24,7 +24,7 @@
  * words; BM25 dominant; κ ≈ 0) and its first 300 documents (a small corpus,
  * whose raw latent share is high by size alone), scored the same way.
  *
- *   npm run bench -- query-weighting      (BENCH_CRANFIELD=DIR for another copy; about 1 min)
+ *   npm run bench -- query-weighting      (BENCH_CRANFIELD=DIR for another copy; about 2 min)
  */
 import path from "node:path";
 import { mkdtempSync, rmSync } from "node:fs";
