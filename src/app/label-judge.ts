@@ -8,7 +8,7 @@
  */
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { loadJudgeModel } from "../eval/measures/judge-module.js";
-import { modelId, type ChatModelLike } from "../eval/measures/judge.js";
+import { contentText, modelId, type ChatModelLike } from "../eval/measures/judge.js";
 
 /** Version of the prompt below (shown with the judge's name). */
 export const RELEVANCE_PROMPT_VERSION = "relevance-v1";
@@ -43,12 +43,6 @@ export function parseGrade(text: string): number | null {
   }
   const plain = /grade\W{0,3}([0-3])\b/i.exec(text);
   return plain === null ? null : Number(plain[1]);
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("");
-  return String(content ?? "");
 }
 
 /** A relevance judge: a grade 0–3 for a passage, or null when the model's reply held none. */

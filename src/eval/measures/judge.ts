@@ -67,7 +67,8 @@ export function parseVerdict(text: string): JudgeVerdict | null {
   return plain === null ? null : { score: Number(plain[1]) };
 }
 
-function contentText(content: unknown): string {
+/** The text of a chat model reply's `content`: a string, or the text parts of a content array joined. */
+export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("");
   return String(content ?? "");
