@@ -255,9 +255,16 @@ function chanceShareOf(counts: readonly Map<string, number>[], p: LsaParams): nu
  * order), params and analyzers → same state.
  */
 export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>, analyzers: Analyzers = DEFAULT_ANALYZERS, options: { chance?: boolean } = {}): LsaState {
-  const { state, counts } = fitCore(chunks, checkParams(params), analyzers);
-  if (options.chance !== false) state.chanceShare = chanceShareOf(counts, state.params);
-  return state;
+  const p = checkParams(params);
+  return options.chance === false ? fitCore(chunks, p, analyzers).state : fitWithChance(chunks, p, analyzers).state;
+}
+
+/** The fit with its chance baseline, and the baseline's wall-clock ms (reported apart: `LsaLoadResult.chanceMs`). */
+function fitWithChance(chunks: readonly LsaChunk[], p: LsaParams, analyzers: Analyzers): { state: LsaState; chanceMs: number } {
+  const { state, counts } = fitCore(chunks, p, analyzers);
+  const t0 = performance.now();
+  state.chanceShare = chanceShareOf(counts, p);
+  return { state, chanceMs: Math.round((performance.now() - t0) * 10) / 10 };
 }
 
 /** The fit without the chance baseline, with the term counts it was made from (chunks sorted by id). */
@@ -513,14 +520,8 @@ export interface LsaLoadResult {
 export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?: string; params?: Partial<LsaParams>; analyzers?: Analyzers } = {}): Promise<LsaLoadResult> {
   const params = checkParams(options.params);
   const analyzers = options.analyzers ?? DEFAULT_ANALYZERS;
-  const fitTimed = () => {
-    const { state, counts } = fitCore(chunks, params, analyzers);
-    const t0 = performance.now();
-    state.chanceShare = chanceShareOf(counts, params);
-    return { state, chanceMs: Math.round((performance.now() - t0) * 10) / 10 };
-  };
   if (options.dir === undefined) {
-    const { state, chanceMs } = fitTimed();
+    const { state, chanceMs } = fitWithChance(chunks, params, analyzers);
     return { embedder: new LsaEmbedder(state, undefined, analyzers), status: "fitted", file: null, chanceMs };
   }
   const corpusKey = lsaCorpusKey(chunks);
@@ -547,7 +548,7 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
       log.warn(`state file ${file} is unreadable (${e instanceof Error ? e.message : String(e)}); refitting`);
     }
   }
-  const { state, chanceMs } = fitTimed();
+  const { state, chanceMs } = fitWithChance(chunks, params, analyzers);
   const bytes = serializeLsa(state);
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
