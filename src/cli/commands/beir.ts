@@ -17,6 +17,7 @@ import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { DEFAULT_FOLDS } from "../../app/tune.js";
 import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../eval/ir/beir.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
+import { embedderSetupText } from "../../eval/report/render/table.js";
 import { action, out, outText } from "../io.js";
 import { intOption, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption } from "../options.js";
 import { refuseSyntheticTuning, withSyntheticWarning } from "../../app/synthetic-guard.js";
@@ -107,9 +108,9 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
     outText(renderBeir(r.data, r.results, beirHeader(dir, r, o.config), r.seed, r.margins));
     const t = r.timing;
     const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    const fit = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder" }[t.embedder.kind];
+    const words = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder" } as const;
     outText(
-      `Wall time: ${fit}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}${t.embedder.chanceMs !== undefined ? ` (chance baseline ${sec(t.embedder.chanceMs)})` : ""}; store write ${sec(t.storeWriteMs)} (${r.ingestStatus === "ingested" ? "embed + write" : "up to date"}); ingest (embedder included) + BM25 index ${sec(t.ingestAndIndexMs)}; ingest + all modes ${sec(t.totalMs)}.`,
+      `Wall time: ${embedderSetupText(t.embedder, words, sec)}; store write ${sec(t.storeWriteMs)} (${r.ingestStatus === "ingested" ? "embed + write" : "up to date"}); ingest (embedder included) + BM25 index ${sec(t.ingestAndIndexMs)}; ingest + all modes ${sec(t.totalMs)}.`,
     );
   }
   return 0;

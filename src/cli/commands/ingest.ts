@@ -19,6 +19,7 @@ import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { ingestKb, type IngestKbOptions, type IngestKbOutcome } from "../../app/ingest.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { DEFAULT_BATCH_SIZE, describeIngest } from "../../retrieval/ingest.js";
+import { embedderSetupText } from "../../eval/report/render/table.js";
 import { action, err, out, outText } from "../io.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption } from "../options.js";
 import { progressReporter } from "../progress.js";
@@ -101,8 +102,7 @@ const SETUP_WORDS = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "mod
 function setupLine(t: { embedder: { kind: keyof typeof SETUP_WORDS; ms: number; chanceMs?: number }; store: { status: string; writeMs: number } }): string {
   const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const store = t.store.status === "ingested" ? `store write ${sec(t.store.writeMs)} (embed + write)` : `store up to date (checked in ${sec(t.store.writeMs)})`;
-  const chance = t.embedder.chanceMs !== undefined ? ` (chance baseline ${sec(t.embedder.chanceMs)})` : "";
-  return `timings: ${SETUP_WORDS[t.embedder.kind]}${t.embedder.kind === "none" ? "" : ` ${sec(t.embedder.ms)}`}${chance}, ${store}`;
+  return `timings: ${embedderSetupText(t.embedder, SETUP_WORDS, sec)}, ${store}`;
 }
 
 function fmtBytes(n: number): string {

@@ -165,14 +165,25 @@ function stackedGrid(report: Report, title: string, groups: Groups, paint: Paint
  */
 const SETUP_WORDS = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in, nothing to prepare" } as const;
 
+type SetupKind = keyof typeof SETUP_WORDS;
+
+/**
+ * How the embedder was made ready, as `ingest`, `beir` and the report print
+ * it: `<words[kind]> <ms>` (no time for `none`) and, for an LSA fit, the
+ * chance baseline's part (`LSA fit 1.51 s (chance baseline 0.70 s)`).
+ */
+export function embedderSetupText(e: { kind: SetupKind; ms: number; chanceMs?: number }, words: Readonly<Record<SetupKind, string>>, sec: (ms: number) => string): string {
+  const chance = e.chanceMs !== undefined ? ` (chance baseline ${sec(e.chanceMs)})` : "";
+  return `${words[e.kind]}${e.kind === "none" ? "" : ` ${sec(e.ms)}`}${chance}`;
+}
+
 /** The embedder's fit (or load) and the store's write, from `timings.setup` (wall clock): `LSA fit 0.41 s; store write 1.20 s (ingested)`. Null without it. */
 export function setupText(report: Report): string | null {
   const s = report.timings?.setup;
   if (s === undefined) return null;
   const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const store = s.store === null ? "no store write (memory)" : s.store.status === "ingested" ? `store write ${sec(s.store.writeMs)} (ingested: embed + write)` : `store up to date (checked in ${sec(s.store.writeMs)})`;
-  const chance = s.embedder.chanceMs !== undefined ? ` (chance baseline ${sec(s.embedder.chanceMs)})` : "";
-  return `${SETUP_WORDS[s.embedder.kind]}${s.embedder.kind === "none" ? "" : ` ${sec(s.embedder.ms)}`}${chance}; ${store}`;
+  return `${embedderSetupText(s.embedder, SETUP_WORDS, sec)}; ${store}`;
 }
 
 export function renderTable(report: Report, opts: { color: boolean; width?: number }): string {
