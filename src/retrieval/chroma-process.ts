@@ -5,9 +5,11 @@
  * one process (signals, exit hooks, start-failure causes) is one lifecycle
  * whose parts share its private state.
  *
- * A local server is `node <chromadb>/dist/cli.mjs run --host 127.0.0.1 --path DIR --port P`
- * (the native server runs inside that node process; never through `npx`,
- * whose death leaves the server running). It listens on loopback only.
+ * A local server is `node <retrace>/retrieval/chroma-launcher.js run --host 127.0.0.1 --path DIR --port P`:
+ * chromadb's CLI with the choice of native binding made by what loads
+ * (./chroma-binding.ts); the native server runs inside that node process
+ * (never through `npx`, whose death leaves the server running). It listens
+ * on loopback only.
  *
  * No orphan process, however the parent ends:
  *   - `stop()` sends SIGINT (Chroma shuts down cleanly), waits, then SIGKILL;
@@ -29,8 +31,18 @@ import { createRequire } from "node:module";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
+import {
+  BINDINGS_ENV,
+  bindingLabel,
+  NO_BINDING_EXIT,
+  noBindingMessage,
+  readLauncherVerdict,
+  resolveBindingCandidates,
+  type BindingCandidate,
+} from "./chroma-binding.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 20_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
@@ -46,6 +58,10 @@ export const START_LOG_FILE = "retrace-chroma-start.log";
 export interface LocalChroma {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
+  /** The server binding that runs it (`chromadb-js-bindings-linux-x64-gnu@1.0.5`), when retrace's launcher started it. */
+  readonly binding?: BindingCandidate;
+  /** The server's own version (`GET /api/v2/version`), when it answered. */
+  readonly serverVersion?: string;
   readonly port: number;
   readonly dataDir: string;
   readonly pid: number;
@@ -64,18 +80,21 @@ export interface StartLocalChromaOptions {
   startupTimeoutMs?: number;
   /** SIGKILL when SIGINT has not stopped the server by then; default 10 s. */
   stopTimeoutMs?: number;
-  /** Path of chromadb's `dist/cli.mjs`; default: resolved from the installed `chromadb` package. */
+  /**
+   * A script run in place of retrace's launcher (./chroma-launcher.ts), with
+   * the same arguments: tests use it for a server that misbehaves.
+   */
   cliPath?: string;
+  /** The server bindings to try, in order; default: chromadb's own, then retrace's (./chroma-binding.ts). */
+  bindings?: BindingCandidate[];
 }
 
-/** Path of `chromadb/dist/cli.mjs`, resolved through node's module resolution (not the cwd). */
-export function resolveChromaCli(): string {
-  const require = createRequire(import.meta.url);
-  // The "require" export of chromadb is dist/cjs/chromadb.cjs; the CLI sits in dist/.
-  const main = require.resolve("chromadb");
-  let dir = path.dirname(main);
-  while (path.basename(dir) !== "dist" && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, "cli.mjs");
+/** The server process's entry: the launcher beside this module (its TypeScript source under tsx). */
+const LAUNCHER = new URL(import.meta.url.endsWith(".ts") ? "./chroma-launcher.ts" : "./chroma-launcher.js", import.meta.url);
+
+/** Node options that let the server process run the launcher: tsx's loader when it is TypeScript source. */
+function launcherNodeArgs(entry: string): string[] {
+  return entry.endsWith(".ts") ? ["--import", import.meta.resolve("tsx/esm")] : [];
 }
 
 /** A port on 127.0.0.1 that was free a moment ago (bind port 0, read it, release it). */
@@ -199,6 +218,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/** The server's version (`GET /api/v2/version`: a JSON string), or undefined when it does not answer one. */
+async function serverVersionOf(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${url}/api/v2/version`, { signal: AbortSignal.timeout(1_000) });
+    const v = (await res.json()) as unknown;
+    return res.ok && typeof v === "string" ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function heartbeatOk(url: string, timeoutMs: number): Promise<boolean> {
   try {
     const res = await fetch(`${url}/api/v2/heartbeat`, { signal: AbortSignal.timeout(timeoutMs) });
@@ -209,8 +239,8 @@ async function heartbeatOk(url: string, timeoutMs: number): Promise<boolean> {
   }
 }
 
-/** Lines of a Rust backtrace or a stack trace: never a cause. */
-const TRACE_LINE = /^\s*(\d+: |at |note: (Some details|run with)|stack backtrace:)/;
+/** Lines of a Rust backtrace or a stack trace, and the launcher's verdict lines: never a cause. */
+const TRACE_LINE = /^\s*(\d+: |at |note: (Some details|run with)|stack backtrace:|retrace-chroma-)/;
 
 /**
  * The line of the server's output that says why it failed, the most
@@ -274,8 +304,8 @@ function startFailure(message: string, output: string, dataDir: string, cause?: 
   const where = output.trim() === "" ? "Server output: (none)\n" : logFile !== undefined ? `Full server output: ${logFile}\n` : "";
   const todo = damaged
     ? `What to do: the Chroma database ${path.join(dataDir, "chroma.sqlite3")} is damaged; restore the data dir from a backup, or move ${dataDir} aside and run \`retrace ingest\` again (it rebuilds retrace's collections).`
-    : "What to do: free the port or omit --port, check that `npm ci` installed chromadb and its server binding " +
-      "(chromadb-js-bindings-*), or point CHROMA_URL at a running Chroma server.";
+    : "What to do: free the port or omit --port, or run with `--store memory` (no server), " +
+      "or `--store URL` (or CHROMA_URL) pointing at a running Chroma server.";
   return new ServiceUnavailableError(
     "chroma",
     `Could not start a local Chroma server (data dir ${dataDir}): ${first}.\n${said}${where}${todo}`,
@@ -289,11 +319,14 @@ const AUTO_PORT_ATTEMPTS = 3;
 /** Starts a Chroma server from node_modules on a loopback port and waits for its heartbeat. */
 export async function startLocalChroma(options: StartLocalChromaOptions): Promise<LocalChroma> {
   const dataDir = path.resolve(options.dataDir);
-  let cliPath: string;
-  try {
-    cliPath = options.cliPath ?? resolveChromaCli();
-  } catch (e) {
-    throw startFailure("the chromadb package cannot be resolved", "", dataDir, e);
+  let bindings: BindingCandidate[] = [];
+  const cliPath = options.cliPath ?? fileURLToPath(LAUNCHER);
+  if (options.cliPath === undefined) {
+    try {
+      bindings = options.bindings ?? resolveBindingCandidates(createRequire(import.meta.url).resolve("chromadb"));
+    } catch (e) {
+      throw startFailure("the chromadb package cannot be resolved", "", dataDir, e);
+    }
   }
   if (!existsSync(cliPath)) throw startFailure(`the Chroma CLI was not found at ${cliPath}`, "", dataDir);
   if (options.port !== undefined && !(await portIsFree(options.port))) {
@@ -304,6 +337,7 @@ export async function startLocalChroma(options: StartLocalChromaOptions): Promis
     const port = options.port ?? (await findFreePort());
     const result = await spawnServer({
       cliPath,
+      bindings,
       dataDir,
       port,
       startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
@@ -321,6 +355,7 @@ export async function startLocalChroma(options: StartLocalChromaOptions): Promis
 
 async function spawnServer(o: {
   cliPath: string;
+  bindings: BindingCandidate[];
   dataDir: string;
   port: number;
   startupTimeoutMs: number;
@@ -330,11 +365,11 @@ async function spawnServer(o: {
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
-    ["--import", WATCHDOG_IMPORT, o.cliPath, "run", "--host", "127.0.0.1", "--path", dataDir, "--port", String(port)],
+    [...launcherNodeArgs(o.cliPath), "--import", WATCHDOG_IMPORT, o.cliPath, "run", "--host", "127.0.0.1", "--path", dataDir, "--port", String(port)],
     {
       detached: false,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, RETRACE_CHROMA_PARENT_PID: String(process.pid), NO_COLOR: "1" },
+      env: { ...process.env, RETRACE_CHROMA_PARENT_PID: String(process.pid), NO_COLOR: "1", [BINDINGS_ENV]: JSON.stringify(o.bindings) },
     },
   );
   let output = "";
@@ -419,13 +454,24 @@ async function spawnServer(o: {
             ? `the server exited during startup (exit code ${child.exitCode ?? "none"}, signal ${child.signalCode ?? "none"})`
             : `no heartbeat from ${url} within ${o.startupTimeoutMs} ms`;
     await tracked.stop();
+    const none = child.exitCode === NO_BINDING_EXIT ? readLauncherVerdict(output).none : undefined;
+    if (none !== undefined) {
+      const message = `Could not start a local Chroma server (data dir ${dataDir}): ${noBindingMessage(none)}`;
+      return { failure: () => new ServiceUnavailableError("chroma", message), portTaken: false };
+    }
     // Built only when thrown: a port lost to a race is retried, and writes no log.
     return { failure: () => startFailure(reason, output, dataDir, spawnError, exited && !taken), portTaken: taken };
   }
   setRef(false);
-  log.debug(`Chroma server started at ${url} (pid ${child.pid}, data ${dataDir}) in ${Date.now() - started} ms`);
+  const verdict = readLauncherVerdict(output);
+  for (const f of verdict.failures ?? []) log.debug(`Chroma server binding ${bindingLabel(f)} did not load: ${f.reason}`);
+  const serverVersion = await serverVersionOf(url);
+  const on = verdict.chosen !== undefined ? ` on ${bindingLabel(verdict.chosen)} (declared by ${verdict.chosen.declaredBy})` : "";
+  log.debug(`Chroma server ${serverVersion ?? "(version unknown)"} started at ${url}${on} (pid ${child.pid}, data ${dataDir}) in ${Date.now() - started} ms`);
   return {
     server: {
+      ...(verdict.chosen !== undefined ? { binding: verdict.chosen } : {}),
+      ...(serverVersion !== undefined ? { serverVersion } : {}),
       url,
       port,
       dataDir,

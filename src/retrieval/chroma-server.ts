@@ -11,7 +11,6 @@ export {
   WATCHDOG_POLL_MS,
   findFreePort,
   liveLocalChromaCount,
-  resolveChromaCli,
   startLocalChroma,
   type LocalChroma,
   type StartLocalChromaOptions,

@@ -44,7 +44,7 @@ export function useLocalChroma(prefix: string): { server: LocalChroma; client: C
   return ctx;
 }
 
-/** Pids of running `chromadb/dist/cli.mjs` processes whose command line mentions `dataDir` (all of them when omitted). */
+/** Pids of running Chroma server processes (retrace's launcher, or chromadb's own CLI) whose command line mentions `dataDir` (all of them when omitted). */
 export function chromaPids(dataDir?: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
@@ -58,7 +58,7 @@ export function chromaPids(dataDir?: string): number[] {
       continue; // exited meanwhile
     }
     if (state === "Z") continue; // a zombie is dead, only not yet reaped
-    if (!cmdline.includes("chromadb/dist/cli.mjs")) continue;
+    if (!/retrieval\/chroma-launcher\.(ts|js) run |chromadb\/dist\/cli\.mjs/.test(cmdline)) continue;
     if (dataDir !== undefined && !cmdline.includes(dataDir)) continue;
     pids.push(Number(entry));
   }

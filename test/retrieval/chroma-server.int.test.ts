@@ -4,23 +4,25 @@
  * the parent ends (normal exit, uncaught error, SIGTERM, SIGKILL).
  */
 import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceUnavailableError } from "../../src/errors.js";
+import { RETRACE_BINDING_PACKAGE, resolveBindingCandidates, type BindingCandidate } from "../../src/retrieval/chroma-binding.js";
 import {
   authHeadersFromEnv,
   connectChroma,
   findFreePort,
   liveLocalChromaCount,
   openStore,
-  resolveChromaCli,
   startLocalChroma,
   type LocalChroma,
 } from "../../src/retrieval/chroma-server.js";
 import { ROOT } from "../helpers/cli.js";
 import { chromaPids, pidAlive, portAcceptsConnections, tempDir, waitFor } from "../helpers/chroma.js";
 
+const require = createRequire(import.meta.url);
 let server: LocalChroma;
 let tmp: { dir: string; cleanup: () => Promise<void> };
 
@@ -95,7 +97,10 @@ describe("startLocalChroma", () => {
   it("starts a server from node_modules that answers the heartbeat on loopback", async () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
     expect(server.dataDir).toBe(path.join(tmp.dir, "main"));
-    expect(resolveChromaCli()).toMatch(/chromadb[\\/]dist[\\/]cli\.mjs$/);
+    // The binding and server it runs on, for the test log (docs/decisions/0005-self-started-chroma.md).
+    console.log(`Chroma server ${server.serverVersion} on ${server.binding?.package}@${server.binding?.version} (declared by ${server.binding?.declaredBy})`);
+    expect(server.binding?.file).toMatch(/\.node$/);
+    expect(server.serverVersion).toMatch(/^\d+\.\d+\.\d+/);
     const client = await connectChroma({ url: server.url });
     expect(typeof (await client.heartbeat())).toBe("number");
     expect(chromaPids(server.dataDir)).toEqual([server.pid]);
@@ -115,7 +120,7 @@ describe("startLocalChroma", () => {
   it("reports a missing server binary with ServiceUnavailableError", async () => {
     const err = await expectUnavailable(startLocalChroma({ dataDir: path.join(tmp.dir, "nobin"), cliPath: path.join(tmp.dir, "missing", "cli.mjs") }));
     expect(err.message).toContain("not found");
-    expect(err.message).toContain("npm ci");
+    expect(err.message).toContain("--store memory");
   });
 
   it("reports a server that dies during startup with its captured output", async () => {
@@ -238,5 +243,43 @@ describe("stop", () => {
     await expect(server.stop()).resolves.toBeUndefined();
     expect(chromaPids(server.dataDir)).toEqual([]);
     await expectUnavailable(connectChroma({ url: server.url }));
+  });
+
+  describe("the server binding is the first candidate that loads (src/retrieval/chroma-binding.ts)", () => {
+    /** A stand-in for a binding built for a newer glibc: a module whose load throws the dynamic loader's message. */
+    async function newerGlibcBinding(name: string): Promise<BindingCandidate> {
+      const file = path.join(tmp.dir, `${name}.cjs`);
+      await writeFile(file, `throw new Error("/lib/x86_64-linux-gnu/libc.so.6: version \\\`GLIBC_2.99' not found (required by ${file})");\n`);
+      return { package: name, declaredBy: "chromadb", file, version: "9.9.9" };
+    }
+    const installed = () => resolveBindingCandidates(require.resolve("chromadb")).filter((c) => c.file !== undefined);
+
+    it("passes over a binding that fails to load and starts the server on the next one", async () => {
+      const real = installed();
+      expect(real.length).toBeGreaterThan(0);
+      // Of the installed candidates, the last one (retrace's own on linux/x64) runs here; the forced failure comes first.
+      const usable = real[real.length - 1]!;
+      const s = await startLocalChroma({ dataDir: path.join(tmp.dir, "fallback"), bindings: [await newerGlibcBinding("too-new"), usable] });
+      try {
+        expect(s.binding?.package).toBe(usable.package);
+        expect(typeof (await (await connectChroma({ url: s.url })).heartbeat())).toBe("number");
+      } finally {
+        await s.stop();
+      }
+    });
+
+    it("when no binding loads: exit 3, one message naming the glibc needed and found, and both ways out; no process left", async () => {
+      const dataDir = path.join(tmp.dir, "nobinding");
+      const err = await expectUnavailable(
+        startLocalChroma({ dataDir, bindings: [await newerGlibcBinding("too-new"), { package: RETRACE_BINDING_PACKAGE, declaredBy: "retrace-eval", missing: "not installed" }] }),
+      );
+      const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
+      expect(err.message).toContain("no Chroma server binding runs on this system");
+      expect(err.message).toContain(`too-new@9.9.9: needs glibc 2.99, this system has ${glibc ?? "none"}`);
+      expect(err.message).toContain(`${RETRACE_BINDING_PACKAGE}: not installed`);
+      expect(err.message).toContain("--store memory");
+      expect(err.message).toContain("--store URL");
+      expect(chromaPids(dataDir)).toEqual([]);
+    });
   });
 });
