@@ -130,9 +130,56 @@ export interface GraphEvalOptions extends ExternalGraphOptions, GateOptions {
   repeat?: number;
 }
 
-/** `path` relative to the project root (the working directory), `/` separators: the same for `g.mjs`, `./g.mjs` and its absolute path. */
-export function projectPath(file: string, root: string = process.cwd()): string {
-  return path.relative(root, path.resolve(root, file)).split(path.sep).join("/");
+/**
+ * The project a file belongs to (docs/evaluate-your-graph.md, "One identity
+ * wherever you run from"): the nearest folder at or above the file's own that
+ * holds a package.json — so each package of a monorepo is its own project —
+ * else the working directory.
+ */
+export function projectRootOf(file: string, cwd: string = process.cwd()): string {
+  const abs = path.resolve(cwd, file);
+  for (let dir = path.dirname(abs); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) return cwd;
+  }
+}
+
+/**
+ * `file` relative to its project root (projectRootOf), `/` separators: one
+ * name for `./agent.ts` from the project root, `agent.ts` from its own
+ * folder and its absolute path from anywhere.
+ */
+export function projectPath(file: string, cwd: string = process.cwd()): string {
+  const abs = path.resolve(cwd, file);
+  return path.relative(projectRootOf(abs, cwd), abs).split(path.sep).join("/");
+}
+
+/**
+ * Reads a `--graph` baseline's module as this run names it. A baseline
+ * written before graphs were named relative to their project root named the
+ * module relative to the folder it was written from (`sub/agent.mts` from
+ * the project root); it is the same module when that path, resolved from
+ * here, is this module, or when it is a trailing part of this module's path
+ * (no `..`). Then the baseline's names are migrated in memory and a note
+ * says so; otherwise the baseline is left as it is (and refused by the
+ * comparison that follows).
+ */
+export function migrateGraphBaseline(baseline: Baseline, moduleFile: string, exportName: string, file: string, cwd: string = process.cwd()): string | undefined {
+  const embedder = baseline.config.embedder;
+  if (embedder === null || !embedder.startsWith(GRAPH_PREFIX)) return undefined;
+  const body = embedder.slice(GRAPH_PREFIX.length);
+  const hash = body.lastIndexOf("#");
+  const written = hash < 0 ? body : body.slice(0, hash);
+  const writtenExport = hash < 0 ? DEFAULT_GRAPH_EXPORT : body.slice(hash + 1);
+  const now = projectPath(moduleFile, cwd);
+  if (writtenExport !== exportName || written === now) return undefined;
+  const abs = path.resolve(cwd, moduleFile);
+  const parts = written.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
+  const trailing = !path.isAbsolute(written) && !parts.includes("..") && abs.split(path.sep).slice(-parts.length).join("/") === parts.join("/");
+  if (path.resolve(cwd, written) !== abs && !trailing) return undefined;
+  baseline.config.embedder = `${GRAPH_PREFIX}${now}#${exportName}`;
+  if (baseline.graph !== undefined) baseline.graph.module = now;
+  return `${file} names the graph module ${written} (relative to the folder it was written from); read as ${now}, relative to its project ${path.relative(cwd, projectRootOf(abs, cwd)) || "."} — \`--update-baseline\` rewrites it so`;
 }
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
@@ -337,8 +384,8 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
 /**
  * Throws BaselineMismatchError (exit 2) when `baseline` cannot be compared with
  * the run about to start: other cases (a `--locale`/`--case` subset named as
- * such), another k, another graph (module relative to the project root and
- * export), or another scoring (retrieval-call mode, id keys, id map). Checked
+ * such), another k, another graph (module relative to its project root —
+ * migrateGraphBaseline has read an older baseline's name — and export), or another scoring (retrieval-call mode, id keys, id map). Checked
  * before the graph module is loaded; the notes (graph module or configurable
  * changed) are printed after the run, with the gate.
  */
@@ -392,6 +439,8 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   if (wantsBaseline(o)) {
     const file = graphBaselineFile(o);
     baseline = await readBaseline(file);
+    const migrated = migrateGraphBaseline(baseline, parseModuleSpec(o.graph, DEFAULT_GRAPH_EXPORT).file, module.exportName, file);
+    if (migrated !== undefined) log.info(migrated);
     const stub = { datasetHash: hashOf(cases), kbHash: kbHash(data.kb), embedder, k, store: "graph", graph: graphRunInfo(identity, [], [], graphRunFacts([], () => undefined)) };
     checkGraphBaselineBeforeRun(baseline, file, o, stub, { datasetHash: hashOf(cases), full: datasetHash(data.cases), selected: cases.length, total: data.cases.length });
   }
