@@ -6,7 +6,9 @@
  * problem is a DataValidationError naming file, line and field.
  */
 import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/measures/paraphrase.js";
+import { InvalidArgumentError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
+import { loadCatalog } from "../kb/catalog.js";
 import { loadCases } from "../kb/cases.js";
 import { datasetHash, kbHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
@@ -26,9 +28,12 @@ export interface SplitCounts {
 /** A valid dataset's counts. */
 export interface DataCheck {
   paths: DataPaths;
+  /** The catalog file the cases were checked against (`--catalog`), instead of the KB folder. */
+  catalog?: string;
   hashes: { kb: string; dataset: string };
   summary: Summary;
-  overlap: OverlapStats;
+  /** null with a catalog (its entries have no text to overlap with). */
+  overlap: OverlapStats | null;
   /** null without a split file. */
   split: SplitCounts | null;
 }
@@ -43,8 +48,21 @@ export function splitCounts(split: CaseSplit | null, cases: readonly EvalCase[])
   return { file: split.file, tune: count("tune"), holdout: count("holdout") };
 }
 
-/** Validates the KB (`kb`, default `kb`), its analyzers.json and the cases (`cases`, default `<kb>/eval/cases.jsonl`), and counts them. */
-export async function checkData(opts: { kb?: string; cases?: string; maxCardBytes?: number }): Promise<DataCheck> {
+/**
+ * Validates the KB (`kb`, default `kb`), its analyzers.json and the cases
+ * (`cases`, default `<kb>/eval/cases.jsonl`), and counts them. With `catalog`
+ * (an `id<TAB>locale` list standing in for the KB, docs/evaluate-your-graph.md)
+ * the cases (`cases`, required) are checked against its entries instead.
+ */
+export async function checkData(opts: { kb?: string; cases?: string; catalog?: string; maxCardBytes?: number }): Promise<DataCheck> {
+  if (opts.catalog !== undefined) {
+    if (opts.kb !== undefined) throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${opts.kb} / ${opts.catalog}`);
+    if (opts.cases === undefined) throw new InvalidArgumentError("--cases", "the cases file (required with --catalog)", undefined);
+    const kb = await loadCatalog(opts.catalog);
+    const cases = await loadCases(opts.cases, kb);
+    const split = splitCounts(await loadSplit(splitFileFor(opts.cases), cases), cases);
+    return { paths: { kb: opts.catalog, cases: opts.cases }, catalog: opts.catalog, hashes: { kb: kbHash(kb), dataset: datasetHash(cases) }, summary: summarize(kb, cases), overlap: null, split };
+  }
   const paths = resolveDataPaths(opts);
   const kb = await loadKnowledgeBase(paths.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
   const cases = await loadCases(paths.cases, kb);

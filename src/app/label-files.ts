@@ -8,13 +8,40 @@
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { gradesOf, mergeLabels, type MergeOutcome } from "../eval/label/merge.js";
 import { cohenKappa, type KappaResult } from "../eval/stats/kappa.js";
-import { parseCaseLine } from "../kb/cases.js";
+import { loadKnowledgeBase } from "../kb/cards.js";
+import { loadCatalog } from "../kb/catalog.js";
+import { parseCaseLine, validateCases } from "../kb/cases.js";
 import { readTextFileOrThrow } from "../kb/text.js";
+import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 
 /** The merged cases text (nothing written here: the command writes it, src/output-set.ts). */
-export async function mergeLabelFiles(exported: string, into: string): Promise<MergeOutcome> {
+/**
+ * Merges an export into a cases file. With `ids` (the KB or catalog the cases
+ * cite), every card id the export names is checked against it first: an id
+ * no card or entry has, or a card of another locale, is exit 2 naming the
+ * export's file, line and field, and nothing is merged.
+ */
+export async function mergeLabelFiles(exported: string, into: string, ids?: KnowledgeBase): Promise<MergeOutcome> {
   const [e, i] = await Promise.all([readTextFileOrThrow(exported), readTextFileOrThrow(into)]);
+  if (ids !== undefined) {
+    const cases: EvalCase[] = [];
+    const issues: DataIssue[] = [];
+    e.split(/\r?\n/).forEach((line, n) => {
+      if (line.trim() === "") return;
+      const parsed = parseCaseLine(line, exported, n + 1);
+      if (parsed.case !== undefined) cases.push(parsed.case);
+      issues.push(...parsed.issues);
+    });
+    issues.push(...validateCases(cases, ids, exported));
+    if (issues.length > 0) throw new DataValidationError(issues);
+  }
   return mergeLabels(e, exported, i, into);
+}
+
+/** The cards `label --merge` checks the export against: `--catalog`'s entries, else `--kb`'s cards (default ./kb). */
+export async function mergeIdsOf(o: { kb?: string; catalog?: string; maxCardBytes?: number }): Promise<KnowledgeBase> {
+  if (o.catalog !== undefined) return loadCatalog(o.catalog);
+  return loadKnowledgeBase(o.kb ?? "kb", o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
 }
 
 export interface AgreementOutcome extends KappaResult {

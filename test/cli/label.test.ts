@@ -73,6 +73,74 @@ describe("retrace label --merge", () => {
   });
 });
 
+describe("retrace label --merge --kb / --catalog", () => {
+  const labelled = (ids: string[]) => ({ ...toLabel, turns: [{ user: "how do I lock my card?", must_cite_one_of: ids, expect: "answer", judged: ids }, { user: "and my refund?" }] });
+
+  it("checks the export's ids against the KB and prints the check command with --kb; unknown, hidden and hostile ids are refused with file:line", async () => {
+    const into = path.join(dir, "kb-cases.jsonl");
+    const exported = path.join(dir, "kb-exp.jsonl");
+    await writeFile(into, jsonl(toLabel));
+    await writeFile(exported, jsonl(labelled(["card-freeze"])));
+    const ok = await runCli(["label", "--merge", exported, "--into", into, "--kb", MINI_KB]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain(`Next: retrace check --kb ${MINI_KB} --cases ${into}`);
+    expect(ok.stderr).not.toContain("were not checked");
+    // The printed command, run as printed, passes.
+    const check = await runCli(["check", "--kb", MINI_KB, "--cases", into]);
+    expect(check.exitCode, check.stderr).toBe(0);
+    for (const bad of ["card-freze", "card-\u200bfreeze", "<img src=x>"]) {
+      const id = JSON.parse(`"${bad}"`) as string;
+      await writeFile(into, jsonl(toLabel));
+      await writeFile(exported, jsonl(labelled([id])));
+      const r = await runCli(["label", "--merge", exported, "--into", into, "--kb", MINI_KB]);
+      expect(r.exitCode, bad).toBe(2);
+      expect(r.stderr).toContain(`${exported}:1: field \`turns[0].must_cite_one_of[0]\``);
+      expect(r.stderr).toContain("names no card in the KB");
+      expect(await readFile(into, "utf8")).toBe(jsonl(toLabel)); // nothing written
+    }
+  });
+
+  it("checks against a catalog and prints the check command with --catalog", async () => {
+    const catalog = path.join(dir, "ids.tsv");
+    await writeFile(catalog, "card-freeze\ten\nrefund-timelines\ten\n");
+    const into = path.join(dir, "cat-cases.jsonl");
+    const exported = path.join(dir, "cat-exp.jsonl");
+    await writeFile(into, jsonl(toLabel));
+    await writeFile(exported, jsonl(labelled(["refund-timelines"])));
+    const ok = await runCli(["label", "--merge", exported, "--into", into, "--catalog", catalog]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain(`Next: retrace check --catalog ${catalog} --cases ${into}`);
+    const check = await runCli(["check", "--catalog", catalog, "--cases", into]);
+    expect(check.exitCode, check.stderr).toBe(0);
+    expect(check.stdout).toContain(`Catalog ${catalog}: 2 entries (en 2)`);
+    await writeFile(exported, jsonl(labelled(["lost-card"])));
+    const r = await runCli(["label", "--merge", exported, "--into", into, "--catalog", catalog]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${exported}:1: field \`turns[0].must_cite_one_of[0]\``);
+  });
+
+  it("refuses an export that changes a case's locale (exit 2, file:line of both)", async () => {
+    const into = path.join(dir, "loc-cases.jsonl");
+    const exported = path.join(dir, "loc-exp.jsonl");
+    await writeFile(into, jsonl(toLabel));
+    await writeFile(exported, jsonl({ ...labelled(["card-freeze"]), locale: "es-419" }));
+    const r = await runCli(["label", "--merge", exported, "--into", into]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${exported}:1: field \`locale\` case conv-a is locale "es-419" here, "en" in ${into}:1`);
+    expect(await readFile(into, "utf8")).toBe(jsonl(toLabel));
+  });
+
+  it("without --kb or --catalog merges and says the ids were not checked", async () => {
+    const into = path.join(dir, "nokb-cases.jsonl");
+    const exported = path.join(dir, "nokb-exp.jsonl");
+    await writeFile(into, jsonl(toLabel));
+    await writeFile(exported, jsonl(labelled(["card-freeze"])));
+    const r = await runCli(["label", "--merge", exported, "--into", into]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain("were not checked against a KB or catalog");
+  });
+});
+
 describe("retrace label --agreement", () => {
   it("prints Cohen's kappa (unweighted) of suggested against the person's grades, with n", async () => {
     // Cards: a (judge 2, person 2), b (judge 0, person 0), c (judge 1, person 0), d (judge 2: not graded by the person, left out).

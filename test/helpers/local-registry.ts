@@ -4,16 +4,23 @@
  * that `npm ci` filled (content-addressed by the lockfile's integrity). It
  * lets a test run a real `npm install` into a fresh project with no network:
  * packuments are built from the lockfile entries (dependencies, peer and
- * optional dependencies, engines, bins), and a package not in the lockfile is
- * a 404, as on a registry that does not have it.
+ * optional dependencies, engines, bins, os/cpu/libc; an npm alias entry is
+ * served under the real package's name), and a package not in the lockfile is
+ * a 404, as on a registry that does not have it. `extraTarballs` adds
+ * packages that are not in the lockfile (tarballs `npm pack` fetched: what a
+ * consumer installing today gets, such as chromadb's newest server binding).
  */
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 
 interface LockEntry {
+  /** The real package's name, on an npm alias entry (`node_modules/<alias>`). */
+  name?: string;
   version?: string;
   integrity?: string;
   dependencies?: Record<string, string>;
@@ -24,8 +31,11 @@ interface LockEntry {
   bin?: Record<string, string>;
   os?: string[];
   cpu?: string[];
+  libc?: string[];
   license?: string;
   link?: boolean;
+  /** A tarball outside the npm cache (extraTarballs). */
+  file?: string;
 }
 
 export interface LocalRegistry {
@@ -44,15 +54,41 @@ export function cachedTarball(integrity: string, cacheDir = path.join(os.homedir
   return existsSync(file) ? file : null;
 }
 
-export async function startLocalRegistry(lockfile: string): Promise<LocalRegistry> {
+/** The lockfile-shaped entry of a package tarball (its package.json, its sha512). */
+function tarballEntry(file: string): { name: string; entry: LockEntry } {
+  const manifest = JSON.parse(execFileSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8" })) as LockEntry & { name: string };
+  const integrity = `sha512-${createHash("sha512").update(readFileSync(file)).digest("base64")}`;
+  return { name: manifest.name, entry: { ...manifest, integrity, file } };
+}
+
+/** Release versions in numeric order (x.y.z; a pre-release after its release's peers is fine here). */
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((x) => Number(x));
+  const pb = b.split(/[.-]/).map((x) => Number(x));
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0 && !Number.isNaN(d)) return d;
+  }
+  return 0;
+}
+
+export async function startLocalRegistry(lockfile: string, extraTarballs?: string): Promise<LocalRegistry> {
   const lock = JSON.parse(readFileSync(lockfile, "utf8")) as { packages: Record<string, LockEntry> };
   const versions = new Map<string, Map<string, LockEntry>>();
-  for (const [where, entry] of Object.entries(lock.packages)) {
-    if (where === "" || entry.link === true || entry.version === undefined || entry.integrity === undefined) continue;
-    const name = where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length);
+  const add = (name: string, entry: LockEntry & { version: string }) => {
     let byVersion = versions.get(name);
     if (byVersion === undefined) versions.set(name, (byVersion = new Map()));
     byVersion.set(entry.version, entry);
+  };
+  for (const [where, entry] of Object.entries(lock.packages)) {
+    if (where === "" || entry.link === true || entry.version === undefined || entry.integrity === undefined) continue;
+    add(entry.name ?? where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length), { ...entry, version: entry.version });
+  }
+  if (extraTarballs !== undefined && existsSync(extraTarballs)) {
+    for (const f of readdirSync(extraTarballs).filter((f) => f.endsWith(".tgz")).sort()) {
+      const { name, entry } = tarballEntry(path.join(extraTarballs, f));
+      if (entry.version !== undefined) add(name, { ...entry, version: entry.version });
+    }
   }
 
   let base = "";
@@ -61,7 +97,7 @@ export async function startLocalRegistry(lockfile: string): Promise<LocalRegistr
     const tarball = /^\/(.+)\/-\/[^/]+-(\d[^/]*)\.tgz$/.exec(url);
     if (tarball !== null) {
       const entry = versions.get(tarball[1]!)?.get(tarball[2]!);
-      const file = entry?.integrity !== undefined ? cachedTarball(entry.integrity) : null;
+      const file = entry?.file ?? (entry?.integrity !== undefined ? cachedTarball(entry.integrity) : null);
       if (file === null) {
         res.writeHead(404).end();
         return;
@@ -76,7 +112,7 @@ export async function startLocalRegistry(lockfile: string): Promise<LocalRegistr
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
       return;
     }
-    const sorted = [...byVersion.keys()];
+    const sorted = [...byVersion.keys()].sort(compareVersions);
     const packument = {
       name,
       "dist-tags": { latest: sorted[sorted.length - 1] },
@@ -94,6 +130,7 @@ export async function startLocalRegistry(lockfile: string): Promise<LocalRegistr
             ...(e.bin !== undefined ? { bin: e.bin } : {}),
             ...(e.os !== undefined ? { os: e.os } : {}),
             ...(e.cpu !== undefined ? { cpu: e.cpu } : {}),
+            ...(e.libc !== undefined ? { libc: e.libc } : {}),
             dist: { tarball: `${base}/${name}/-/${name.split("/").pop()}-${version}.tgz`, integrity: e.integrity },
           },
         ]),

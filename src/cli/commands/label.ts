@@ -14,14 +14,16 @@
  */
 import { Option, type Command } from "commander";
 import { buildLabelData, planLabel, type LabelOptions } from "../../app/label.js";
-import { labelAgreement, mergeLabelFiles } from "../../app/label-files.js";
+import { labelAgreement, mergeIdsOf, mergeLabelFiles } from "../../app/label-files.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS } from "../../eval/label/pool.js";
 import { renderLabelPage } from "../../eval/label/page.js";
 import { RETRIEVAL_CALLS } from "../../eval/sweep/capture.js";
 import { DEFAULT_TURN_TIMEOUT_S } from "../../eval/sweep/turn-guard.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
+import { shellLine } from "../../shell.js";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { log } from "../../log.js";
 import { action, err, out } from "../io.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption, refuseInMode } from "../options.js";
 
@@ -60,13 +62,18 @@ async function pageCommand(cases: string | undefined, o: LabelCommandOptions): P
 
 async function mergeCommand(o: LabelCommandOptions): Promise<number> {
   if (o.into === undefined) throw new InvalidArgumentError("--into", "the cases file to merge into (retrace label --merge EXPORTED --into CASES)", undefined);
+  if (o.kb !== undefined && o.catalog !== undefined) throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${o.kb} / ${o.catalog}`);
   await checkOutputs([{ option: "--into", path: o.into }]);
-  const r = await mergeLabelFiles(o.merge!, o.into);
+  // The ids the export names are checked against the KB or the catalog, when one is given, before anything is merged.
+  const given = o.kb !== undefined || o.catalog !== undefined;
+  const r = await mergeLabelFiles(o.merge!, o.into, given ? await mergeIdsOf(o) : undefined);
+  if (!given) log.warn(`the export's card ids were not checked against a KB or catalog: give --kb DIR or --catalog FILE to refuse ids that name no card (exit 2, file:line)`);
   if (r.changed.length > 0 || r.appended.length > 0) await writeOutputs([{ option: "--into", path: o.into, data: r.text }]);
+  const against = o.catalog !== undefined ? ["--catalog", o.catalog] : o.kb !== undefined ? ["--kb", o.kb] : [];
   err(
     `Merged ${o.merge} into ${o.into}: ${r.changed.length} case${r.changed.length === 1 ? "" : "s"} updated, ${r.appended.length} appended, ${r.unchanged} unchanged` +
       (r.changed.length + r.appended.length === 0 ? " (nothing to write)" : "") +
-      ". Check it with: retrace check --cases " + o.into,
+      `.\nNext: ${shellLine(["retrace", "check", ...against, "--cases", o.into])}   (the dataset check), then score with ${shellLine(["retrace", "eval", ...(o.catalog !== undefined ? ["--graph", "YOUR_GRAPH.ts"] : []), ...against, "--cases", o.into])}`,
   );
   return 0;
 }
@@ -96,8 +103,8 @@ export function register(program: Command): void {
     .description("Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person")
     .argument("[cases]", "the cases file to label (e.g. from retrace cases import)")
     .option("--html <file>", "write the labelling page here (one self-contained offline HTML file)")
-    .option("--kb <dir>", "knowledge-base folder (default kb)")
-    .option("--catalog <file>", "with --graph and --pool graph: id<TAB>locale a line, standing in for --kb (card texts come from the graph's retrieved documents)")
+    .option("--kb <dir>", "knowledge-base folder (default kb); with --merge, the cards the export's ids are checked against")
+    .option("--catalog <file>", "with --graph and --pool graph: id<TAB>locale a line, standing in for --kb (card texts come from the graph's retrieved documents); with --merge, the ids the export's are checked against")
     .option("--pool <systems>", `comma-separated systems whose top cards are pooled: ${POOL_SYSTEMS.join(", ")} (graph needs --graph; default ${DEFAULT_POOL.join(",")})`)
     .option("--depth <n>", `cards taken from each system's list (default ${DEFAULT_DEPTH})`, positiveIntOption("--depth"))
     .option("--judge <module>", "pre-fill a suggested grade per pooled card with the LangChain chat model this module exports (or a factory of one); the person confirms")
@@ -130,7 +137,7 @@ export function register(program: Command): void {
     }),
   );
   refuseInMode<LabelCommandOptions>(cmd, [
-    { when: (o) => o.merge !== undefined, mode: "with --merge (it merges an export into --into)", unused: [...PAGE_ONLY, "--json"] },
+    { when: (o) => o.merge !== undefined, mode: "with --merge (it merges an export into --into, checking its ids against --kb or --catalog)", unused: [...PAGE_ONLY.filter((x) => x !== "--kb" && x !== "--catalog" && x !== "--max-card-bytes"), "--json"] },
     { when: (o) => o.agreement !== undefined, mode: "with --agreement (it reads an export)", unused: [...PAGE_ONLY, "--into"] },
     { when: (o) => o.merge === undefined && o.agreement === undefined, mode: "without --merge", unused: ["--into"] },
     { when: (o) => o.merge === undefined && o.agreement === undefined, mode: "without --agreement", unused: ["--json"] },

@@ -141,6 +141,10 @@ export function mergeLabels(exportedText: string, exportedFile: string, intoText
       appended.push(e.raw.id);
       continue;
     }
+    if (a.raw.locale !== e.raw.locale) {
+      issues.push({ file: exportedFile, line: e.line, field: "locale", message: `case ${e.raw.id} is locale ${JSON.stringify(e.raw.locale)} here, ${JSON.stringify(a.raw.locale)} in ${where(intoFile, a.line)}: a merge never changes a case's locale (its gold cites cards of its own locale); fix the export or the cases file` });
+      continue;
+    }
     if (a.raw.turns.length !== e.raw.turns.length) {
       issues.push({ file: exportedFile, line: e.line, field: "turns", message: `case ${e.raw.id} has ${e.raw.turns.length} turns here, ${a.raw.turns.length} in ${where(intoFile, a.line)}: the export was made from another version of this case` });
       continue;
