@@ -8,6 +8,7 @@
  * Exit 0 pass, 1 gate failed, 2 bad usage or invalid data, 3 store or model
  * unavailable, 70 internal error.
  */
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { runEval } from "../../app/eval.js";
 import { baselineFileFor, checkShardOptions, EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
@@ -23,6 +24,7 @@ import { addEvalOptions, addGraphOptions, GRAPH_ONLY, GRAPH_REFUSALS } from "../
 import { action, EXIT } from "../io.js";
 import { refuseInMode } from "../options.js";
 import { progressReporter } from "../progress.js";
+import { nextSteps } from "../next-steps.js";
 
 /** `eval` / `start` options as parsed (commander fills the defaults). */
 type EvalCommandOptions = EvalOptions & ReportOutputs & GithubOptions;
@@ -40,6 +42,7 @@ export async function evalCommand(o: EvalCommandOptions): Promise<number> {
   await emitReport(report, o, baselineFile); // the files (and baseline) together, then stdout
   await github.emit(report, baseline !== null ? { file: baselineFileFor(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, "retrace eval");
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
+  for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(baselineFileFor(o)) })) log.info(line);
   return exitOf(report);
 }
 
@@ -53,6 +56,7 @@ export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> 
   await emitReport(report, o, baselineFile); // the files (and baseline) together, then stdout
   await github.emit(report, baseline !== null ? { file: o.baseline ?? graphBaselineFile(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, `retrace eval --graph ${o.graph ?? ""}`);
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
+  for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(graphBaselineFile(o)) })) log.info(line);
   return exitOf(report);
 }
 

@@ -1,0 +1,74 @@
+/**
+ * The "Next:" lines that end `retrace eval` / `retrace start` (stderr, so
+ * stdout stays the report): the commands that are useful after this run, with
+ * the options this run was given, so each one can be pasted as printed —
+ * open the report in a browser, trace the first missed turn, record a
+ * baseline and gate on it, evaluate your own graph. Read from the report and
+ * the options only; nothing is computed here that the report does not hold.
+ */
+import type { Report } from "../eval/report/types.js";
+import { missedTurns } from "../eval/report/render/shared.js";
+import { EVAL_DEFAULTS } from "../app/eval-plan.js";
+import { shellLine } from "../shell.js";
+
+/** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
+export interface RunArgs {
+  graph?: string;
+  kb?: string;
+  cases?: string;
+  catalog?: string;
+  baseline?: string;
+  idKey?: string;
+  idMap?: string;
+  input?: string;
+  /** As typed (JSON text or a file); an object given through the API is not repeated. */
+  configurable?: string | Record<string, unknown>;
+  retrievalCall?: string;
+  store?: string;
+  embedder?: string;
+  k?: number;
+  html?: string;
+  updateBaseline?: boolean;
+}
+
+/** The options that select the same data, graph and scoring as this run (those at their defaults left out). */
+function sameRun(o: RunArgs): string[] {
+  const a: string[] = [];
+  const opt = (flag: string, v: string | number | undefined) => (v === undefined ? undefined : a.push(flag, String(v)));
+  opt("--graph", o.graph);
+  if (o.kb !== "kb") opt("--kb", o.kb);
+  opt("--catalog", o.catalog);
+  opt("--cases", o.cases);
+  opt("--id-key", o.idKey);
+  opt("--id-map", o.idMap);
+  opt("--input", o.input);
+  if (typeof o.configurable === "string") opt("--configurable", o.configurable);
+  if (o.retrievalCall !== "last") opt("--retrieval-call", o.retrievalCall);
+  if (o.graph === undefined && o.store !== EVAL_DEFAULTS.store) opt("--store", o.store);
+  if (o.graph === undefined && o.embedder !== EVAL_DEFAULTS.embedder) opt("--embedder", o.embedder);
+  if (o.k !== EVAL_DEFAULTS.k) opt("-k", o.k);
+  return a;
+}
+
+/**
+ * The "Next:" lines after a finished run; empty for a shard (its merge comes
+ * next). `baseline`: whether the run was compared with one, and whether the
+ * baseline file it would compare with exists.
+ */
+export function nextSteps(report: Report, o: RunArgs, baseline: { compared: boolean; exists: boolean }): string[] {
+  if (report.shard !== undefined) return [];
+  const run = sameRun(o);
+  const graphArgs = o.graph !== undefined ? ["--graph", o.graph] : [];
+  const data = run.filter((_, i) => !(o.graph !== undefined && i < 2)); // everything but --graph
+  const lines: string[] = [];
+  const miss = missedTurns(report)[0];
+  if (miss !== undefined) lines.push(`trace the first missed turn stage by stage: ${shellLine(["retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`);
+  if (o.html === undefined) lines.push(`see every turn in a browser: ${shellLine(["retrace", "eval", ...run, "--html", "report.html"])}`);
+  const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
+  const gateLine = shellLine(["retrace", "eval", ...run, ...baselineArgs, "--max-flips", "0"]);
+  if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`);
+  else if (!baseline.compared && baseline.exists) lines.push(`gate on the baseline that is there (fails on a turn that was hit and is now missed): ${gateLine}`);
+  else if (!baseline.compared) lines.push(`record this run as the baseline to gate on: ${shellLine(["retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`);
+  if (o.graph === undefined) lines.push("evaluate your own LangGraph.js graph: retrace eval --graph ./agent.ts (docs/your-graph-in-five-minutes.md)");
+  return lines.map((l, i) => `${i === 0 ? "Next: " : "      "}${l}`);
+}
