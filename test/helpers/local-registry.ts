@@ -6,9 +6,10 @@
  * packuments are built from the lockfile entries (dependencies, peer and
  * optional dependencies, engines, bins, os/cpu/libc; an npm alias entry is
  * served under the real package's name), and a package not in the lockfile is
- * a 404, as on a registry that does not have it. `extraTarballs` adds
- * packages that are not in the lockfile (tarballs `npm pack` fetched: what a
- * consumer installing today gets, such as chromadb's newest server binding).
+ * a 404, as on a registry that does not have it. `extraTarballs` (folders of
+ * `.tgz` files) adds packages that are not in the lockfile: a packed package
+ * itself, or what a consumer installing today gets that the lockfile does not
+ * pin, such as chromadb's newest server binding.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -72,7 +73,7 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-export async function startLocalRegistry(lockfile: string, extraTarballs?: string): Promise<LocalRegistry> {
+export async function startLocalRegistry(lockfile: string, extraTarballs: readonly string[] = []): Promise<LocalRegistry> {
   const lock = JSON.parse(readFileSync(lockfile, "utf8")) as { packages: Record<string, LockEntry> };
   const versions = new Map<string, Map<string, LockEntry>>();
   const add = (name: string, entry: LockEntry & { version: string }) => {
@@ -84,9 +85,9 @@ export async function startLocalRegistry(lockfile: string, extraTarballs?: strin
     if (where === "" || entry.link === true || entry.version === undefined || entry.integrity === undefined) continue;
     add(entry.name ?? where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length), { ...entry, version: entry.version });
   }
-  if (extraTarballs !== undefined && existsSync(extraTarballs)) {
-    for (const f of readdirSync(extraTarballs).filter((f) => f.endsWith(".tgz")).sort()) {
-      const { name, entry } = tarballEntry(path.join(extraTarballs, f));
+  for (const dir of extraTarballs.filter((d) => existsSync(d))) {
+    for (const f of readdirSync(dir).filter((f) => f.endsWith(".tgz")).sort()) {
+      const { name, entry } = tarballEntry(path.join(dir, f));
       if (entry.version !== undefined) add(name, { ...entry, version: entry.version });
     }
   }

@@ -10,16 +10,27 @@
  * Bundler resolution; every code block of README.md and docs/ that imports
  * the package is compiled, and run when marked `<!-- snippet: run -->`
  * (test/helpers/doc-snippets.ts); and the installed bin runs.
+ *
+ * What a consumer meets on this machine (Debian 12, glibc 2.36, no
+ * `overrides`): chromadb's own newest server binding is installed beside the
+ * one retrace declares (`.ci/run` fetches the newest into
+ * RETRACE_EXTRA_TARBALLS, served beside the lockfile's packages), and the
+ * self-started Chroma runs (`retrace eval --kb ./kb`, `retrace label` on two
+ * imported conversations); a TypeScript graph under tsx is attributed with
+ * `--counterfactual`; and docs/your-graph-in-five-minutes.md, followed
+ * literally in another empty folder, gives its numbers.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/cli.js";
 import { docSnippets } from "../helpers/doc-snippets.js";
+import { MINI_KB } from "../helpers/fixtures.js";
 import { startLocalRegistry, type LocalRegistry } from "../helpers/local-registry.js";
+import { folded, walkthroughSteps } from "../helpers/walkthrough.js";
 
 const rootPkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
   name: string;
@@ -32,6 +43,9 @@ let tmp: string;
 let consumer: string;
 let registry: LocalRegistry;
 let installLog = "";
+/** Tarballs served beside the lockfile's: the packed package itself (for the walkthrough's `npm install retrace-eval`). */
+let served: string;
+let tarball: string;
 
 /** Every entry point a consumer can import (package.json `exports`, but not ./package.json). */
 const entryPoints = Object.keys(rootPkg.exports)
@@ -72,11 +86,14 @@ beforeAll(async () => {
     if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
   }
   // dist/ is built by `npm test`'s pretest step; --ignore-scripts keeps pack from rebuilding it.
-  const pack = run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", tmp], ROOT);
+  served = path.join(tmp, "served");
+  await mkdir(served);
+  const pack = run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", served], ROOT);
   if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
-  const tarball = path.join(tmp, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
+  tarball = path.join(served, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
 
-  registry = await startLocalRegistry(path.join(ROOT, "package-lock.json"));
+  const extra = process.env.RETRACE_EXTRA_TARBALLS;
+  registry = await startLocalRegistry(path.join(ROOT, "package-lock.json"), [served, ...(extra !== undefined && extra !== "" ? [extra] : [])]);
   consumer = path.join(tmp, "consumer");
   await mkdir(consumer);
   const dev = rootPkg.devDependencies;
@@ -92,6 +109,8 @@ beforeAll(async () => {
         "@langchain/langgraph": dev["@langchain/langgraph"],
         typescript: dev.typescript,
         "@types/node": dev["@types/node"],
+        // To load the TypeScript graph below (an optional peer of retrace's).
+        tsx: dev.tsx,
         // For the LangSmith block of docs/langchain-integration.md (also a dependency of @langchain/core).
         langsmith: dev.langsmith,
       },
@@ -260,4 +279,130 @@ describe("the packed package in a fresh project", () => {
     expect(r.stdout).toMatch(/^Usage: retrace/m);
     for (const command of ["eval", "check", "score", "compare", "trace", "ingest"]) expect(r.stdout).toContain(command);
   });
+
+  describe("what a consumer meets on this machine", () => {
+    const bin = () => path.join(consumer, "node_modules", ".bin", "retrace");
+    const version = (pkg: string) => (JSON.parse(readFileSync(path.join(consumer, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+    const numeric = (v: string) => v.split(".").map(Number);
+    const atLeast = (v: string, min: string) => {
+      const [a, b] = [numeric(v), numeric(min)];
+      for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] ?? 0) > (b[i] ?? 0);
+      return true;
+    };
+
+    it("holds chromadb's own newest server binding beside the one retrace declares, with no overrides", () => {
+      const manifest = JSON.parse(readFileSync(path.join(consumer, "package.json"), "utf8")) as { overrides?: unknown };
+      expect(manifest.overrides).toBeUndefined();
+      const declared = (JSON.parse(readFileSync(path.join(consumer, "node_modules", "chromadb", "package.json"), "utf8")) as { optionalDependencies: Record<string, string> }).optionalDependencies["chromadb-js-bindings-linux-x64-gnu"]!;
+      const own = version("chromadb-js-bindings-linux-x64-gnu");
+      expect(declared).toMatch(/^\^\d+\.\d+\.\d+$/);
+      expect(own.split(".")[0]).toBe(declared.slice(1).split(".")[0]);
+      expect(atLeast(own, declared.slice(1))).toBe(true);
+      const fetched = process.env.RETRACE_EXTRA_TARBALLS;
+      if (fetched !== undefined && fetched !== "") {
+        // .ci/run fetched chromadb's newest binding from the npm registry: the consumer got exactly that one.
+        const newest = readdirSyncSafe(fetched).find((f) => f.startsWith("chromadb-js-bindings-linux-x64-gnu-"));
+        expect(newest, `no chromadb binding in ${fetched}`).toBeDefined();
+        expect(own).toBe(/-(\d+\.\d+\.\d+)\.tgz$/.exec(newest!)![1]);
+      }
+      const ours = version("retrace-chroma-binding-linux-x64-gnu");
+      expect(`npm:chromadb-js-bindings-linux-x64-gnu@${ours}`).toBe((rootPkg as unknown as { optionalDependencies: Record<string, string> }).optionalDependencies["retrace-chroma-binding-linux-x64-gnu"]);
+      console.log(`consumer's Chroma server bindings: chromadb-js-bindings-linux-x64-gnu@${own} (chromadb's, ${declared}) and retrace-chroma-binding-linux-x64-gnu@${ours} (retrace's)`);
+    });
+
+    it("retrace eval --kb ./kb starts its own Chroma server on the binding that loads, and scores", async () => {
+      await cp(MINI_KB, path.join(consumer, "kb"), { recursive: true });
+      const r = run(bin(), ["eval", "--kb", "./kb", "--store", "local", "--verbose"], consumer);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain("store=local");
+      const started = /Chroma server (\S+) started at \S+ on (\S+) \(declared by (\S+)\)/.exec(r.stderr);
+      expect(started, r.stderr).not.toBeNull();
+      console.log(`self-started Chroma in the consumer: server ${started![1]} on ${started![2]} (declared by ${started![3]})`);
+      const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
+      // chromadb's own binding needs glibc 2.38; below that, retrace's is the one that runs.
+      if (glibc !== undefined && !atLeast(glibc, "2.38")) expect(started![3]).toBe("retrace-eval");
+    }, 300_000);
+
+    it("retrace label writes a page for two imported conversations (its pool uses the self-started Chroma)", async () => {
+      const convs = [
+        { locale: "en", messages: [{ role: "user", content: "how do I lock my card?" }, { role: "assistant", content: "Open the app and tap Freeze." }, { role: "user", content: "and my refund?" }] },
+        { locale: "en", messages: [{ role: "user", content: "when does a refund arrive?" }] },
+      ];
+      await writeFile(path.join(consumer, "convs.jsonl"), convs.map((c) => JSON.stringify(c)).join("\n") + "\n");
+      const imported = run(bin(), ["cases", "import", "convs.jsonl", "--out", "to-label.jsonl"], consumer);
+      expect(imported.status, imported.stderr).toBe(0);
+      const r = run(bin(), ["label", "to-label.jsonl", "--kb", "./kb", "--html", "label.html"], consumer);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/Wrote label\.html: 2 cases, 3 turns/);
+      expect(readFileSync(path.join(consumer, "label.html"), "utf8")).toMatch(/^<!doctype html>/i);
+    }, 300_000);
+
+    it("a TypeScript graph under tsx is attributed with --counterfactual (every gold-bearing turn)", async () => {
+      const page = walkthroughSteps(path.join(ROOT, "docs", "your-graph-in-five-minutes.md"));
+      for (const step of page) if (step.kind === "file") await writeFile(path.join(consumer, step.name), step.content);
+      const r = run(bin(), ["eval", "--graph", "./agent.ts", "--catalog", "ids.tsv", "--cases", "cases.jsonl", "--counterfactual", "--json"], consumer);
+      expect(r.status, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as { queryAttribution: { enabled: boolean; turns: number; unattributed?: Record<string, number>; retrieverCalls?: number }; turns: { queries?: { attribution: string } }[] };
+      expect(report.queryAttribution.enabled).toBe(true);
+      expect(report.queryAttribution.unattributed).toBeUndefined();
+      expect(report.queryAttribution.turns).toBe(3);
+      expect(report.turns.filter((t) => t.queries !== undefined)).toHaveLength(3);
+      expect(report.queryAttribution.retrieverCalls).toBeGreaterThan(0);
+    }, 300_000);
+  });
 });
+
+describe("docs/your-graph-in-five-minutes.md, followed literally in an empty folder", () => {
+  const page = path.join(ROOT, "docs", "your-graph-in-five-minutes.md");
+  const steps = walkthroughSteps(page);
+
+  it("has files, commands and quoted output to check", () => {
+    expect(steps.filter((s) => s.kind === "file").map((s) => (s as { name: string }).name)).toEqual(["agent.ts", "ids.tsv", "cases.jsonl"]);
+    expect(steps.filter((s) => s.kind === "run").length).toBeGreaterThanOrEqual(5);
+    expect(steps.some((s) => s.kind === "output")).toBe(true);
+  });
+
+  it("every command exits 0 and prints what the page quotes", async () => {
+    const folder = path.join(tmp, "five-minutes");
+    await mkdir(folder);
+    // What a user's shell has, with npm pointed at the local registry (which serves the packed retrace-eval).
+    const env = cleanEnv({ npm_config_registry: registry.url, npm_config_cache: path.join(tmp, "npm-cache"), npm_config_fetch_retries: "0", npm_config_audit: "false", npm_config_fund: "false" });
+    let printed = "";
+    for (const step of steps) {
+      if (step.kind === "file") await writeFile(path.join(folder, step.name), step.content);
+      else if (step.kind === "run") {
+        printed = "";
+        for (const command of step.commands) {
+          const r = await runShell(command, folder, env);
+          expect(r.status, `docs/your-graph-in-five-minutes.md:${step.line}: \`${command}\` exited ${r.status}:\n${r.output}`).toBe(0);
+          printed += r.output;
+        }
+      } else {
+        const seen = folded(printed);
+        for (const line of step.lines) expect(seen, `docs/your-graph-in-five-minutes.md:${step.line}: "${line}" is not in the output`).toContain(folded(line));
+      }
+    }
+    expect(existsSync(path.join(folder, "report.html"))).toBe(true);
+    expect(existsSync(path.join(folder, "baseline.json"))).toBe(true);
+  }, 600_000);
+});
+
+/** A page's command line run by bash in `cwd`, without blocking the event loop (the local registry is served from this process). */
+function runShell(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", command], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, output }));
+  });
+}
+
+function readdirSyncSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
