@@ -17,16 +17,13 @@
  * and the `standalone` question (./graph-counterfactual.ts; the instance
  * recorded by ./retriever-instances.ts while the sweep runs).
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import type { DocumentInterface } from "@langchain/core/documents";
 import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
-import { missingPeerError } from "../../peers.js";
+import { buildWith, importUserModule } from "../../user-module.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
@@ -41,7 +38,6 @@ import type { TurnReport } from "../report/types.js";
 export { graphGateFailures, type GraphGateOptions } from "./graph-checks.js";
 
 export const DEFAULT_GRAPH_EXPORT = "graph";
-export const GRAPH_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
 
 /** What the runner needs of a compiled graph. */
 export interface EvaluableGraph {
@@ -64,50 +60,6 @@ export function parseModuleSpec(spec: string, defaultExport: string): { file: st
   if (hash < 0) return { file: spec, exportName: defaultExport };
   const exportName = spec.slice(hash + 1);
   return { file: spec.slice(0, hash), exportName: exportName === "" ? defaultExport : exportName };
-}
-
-/**
- * The absolute path of a module option's file (`--graph`, `--input`,
- * `--id-map`), checked without loading it: GraphInputError (exit 2) naming the
- * option and export when the file does not exist or is not a
- * .ts/.mts/.js/.mjs file.
- */
-export function moduleFilePath(file: string, option: string, exportName: string): string {
-  const abs = path.resolve(file);
-  if (!existsSync(abs)) throw new GraphInputError(`${option} ${file}#${exportName}: the file ${file} does not exist`);
-  const ext = path.extname(abs);
-  if (!(GRAPH_EXTENSIONS as readonly string[]).includes(ext))
-    throw new GraphInputError(`${option} ${file}#${exportName}: expected a ${GRAPH_EXTENSIONS.join(", ")} file, got "${ext}"`);
-  return abs;
-}
-
-/**
- * Imports a .ts/.mts/.js/.mjs module; TypeScript through tsx when the running
- * loader cannot (a MissingPeerError, exit 2, when tsx is not installed).
- */
-async function importModule(file: string, option: string, exportName: string): Promise<Record<string, unknown>> {
-  const abs = moduleFilePath(file, option, exportName);
-  const ext = path.extname(abs);
-  const url = pathToFileURL(abs).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException)?.code === "ERR_UNKNOWN_FILE_EXTENSION" && (ext === ".ts" || ext === ".mts")) {
-      let tsImport: typeof import("tsx/esm/api").tsImport;
-      try {
-        ({ tsImport } = await import("tsx/esm/api"));
-      } catch (e2) {
-        // tsx is an optional peer: without it a TypeScript module is a usage problem (exit 2) with the install command.
-        throw missingPeerError("tsx", `${option} ${file} is TypeScript and needs`, e2, "or pass the module compiled to .js/.mjs") ?? e2;
-      }
-      try {
-        return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-      } catch (e2) {
-        throw new GraphInputError(`${option} ${file}#${exportName}: the module threw while loading: ${(e2 as Error)?.message ?? String(e2)}`, { cause: e2 });
-      }
-    }
-    throw new GraphInputError(`${option} ${file}#${exportName}: the module threw while loading: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-  }
 }
 
 /** True for a compiled LangGraph graph (a Pregel instance: invoke, stream, channels, nodes). */
@@ -134,19 +86,13 @@ export interface LoadedGraph {
 export async function loadGraph(spec: string): Promise<LoadedGraph> {
   const { file, exportName } = parseModuleSpec(spec, DEFAULT_GRAPH_EXPORT);
   const where = `--graph ${file}#${exportName}`;
-  const mod = await importModule(file, "--graph", exportName);
+  const { exports: mod } = await importUserModule(file, "--graph", { exportName });
   if (!(exportName in mod) || mod[exportName] === undefined) {
     const names = Object.keys(mod).sort();
     throw new GraphInputError(`${where}: the module has no export "${exportName}"; it exports ${names.length === 0 ? "nothing" : names.join(", ")}`);
   }
-  let value: unknown = mod[exportName];
-  if (typeof value === "function" && !isCompiledGraph(value)) {
-    try {
-      value = await (value as () => unknown)();
-    } catch (e) {
-      throw new GraphInputError(`${where}: the factory threw while building the graph: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-    }
-  }
+  const exported: unknown = mod[exportName];
+  const value = await buildWith(exported, typeof exported === "function" && !isCompiledGraph(exported), where, "the graph");
   if (!isCompiledGraph(value)) {
     const hint =
       typeof value === "object" && value !== null && typeof (value as { compile?: unknown }).compile === "function"
@@ -166,7 +112,7 @@ export async function loadGraph(spec: string): Promise<LoadedGraph> {
 /** Loads a function export (`--input`, `--id-map`): `file[#name]`, default export `default`. */
 export async function loadFunction<F extends (...args: never[]) => unknown>(spec: string, option: string): Promise<F> {
   const { file, exportName } = parseModuleSpec(spec, "default");
-  const mod = await importModule(file, option, exportName);
+  const { exports: mod } = await importUserModule(file, option, { exportName });
   const fn = mod[exportName];
   if (typeof fn !== "function") throw new GraphInputError(`${option} ${file}#${exportName}: expected the export "${exportName}" to be a function, got ${typeof fn}`);
   return fn as F;
