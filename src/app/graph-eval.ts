@@ -252,8 +252,8 @@ export async function sweepGraph(
   const loaded = await loadGraph(o.graph);
   if (loaded.addedCheckpointer) log.info(`graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`);
   const repeat = extra.repeat ?? 1;
-  // Counterfactual retrieval records which retriever ran each call: the BaseRetriever classes of the @langchain/core the module resolves.
-  const retrieverBases = o.counterfactual === true ? await baseRetrieversFor(loaded.file) : [];
+  // Counterfactual retrieval records which retriever ran each call: the BaseRetriever classes of the @langchain/core copies the graph uses.
+  const retrieverBases = o.counterfactual === true ? await baseRetrieversFor(loaded.file, { exports: loaded.exports, graph: loaded.graph }) : [];
   const prefix = randomBytes(3).toString("hex");
   const runs: GraphTurn[][] = [];
   // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.

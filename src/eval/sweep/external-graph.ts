@@ -75,6 +75,8 @@ export interface LoadedGraph {
   exportName: string;
   /** True when the runner added an in-memory checkpointer. */
   addedCheckpointer: boolean;
+  /** The module's exports (where `--counterfactual` also looks for the graph's retriever classes: ./retriever-instances.ts). */
+  exports: Record<string, unknown>;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function loadGraph(spec: string): Promise<LoadedGraph> {
     graph.checkpointer = new MemorySaver();
     addedCheckpointer = true;
   }
-  return { graph, file, exportName, addedCheckpointer };
+  return { graph, file, exportName, addedCheckpointer, exports: mod };
 }
 
 /** Loads a function export (`--input`, `--id-map`): `file[#name]`, default export `default`. */
@@ -193,6 +195,28 @@ interface CaseContext {
   release: (threadId: string) => Promise<void>;
   /** With counterfactual retrieval: which retriever instance ran each captured run. */
   retrievers?: RetrieverRecorder;
+  /** With counterfactual retrieval: whether the first gold-bearing turn with a scored retriever run has been checked (`checkReinvocable`). */
+  reinvocable?: { checked: boolean };
+}
+
+/**
+ * `--counterfactual` on a graph none of whose scored retrievers can be
+ * re-invoked is refused, not a report of unattributed turns
+ * (docs/query-attribution.md, "`--graph --counterfactual`"). Known at the
+ * sweep's first gold-bearing turn whose scored calls are LangChain retriever
+ * runs: when no instance was recorded for any of them (no `BaseRetriever.invoke`
+ * retrace wraps ran them), a GraphInputError (exit 2) says so and the sweep
+ * stops. Later turns that cannot be attributed keep their per-turn reasons.
+ */
+function checkReinvocable(state: { checked: boolean }, turn: EvalTurn, retrieval: CapturedRetrieval | null, capture: RetrieverCapture, where: string): void {
+  if (state.checked || (turn.must_cite_one_of ?? []).length === 0 || retrieval === null || retrieval.source === "retrace" || retrieval.scoredRunIds.length === 0) return;
+  state.checked = true;
+  if (retrieval.scoredRunIds.some((id) => capture.instanceOf(id) !== undefined)) return;
+  throw new GraphInputError(
+    `--counterfactual: the graph's scored retriever ${[...new Set(retrieval.retrievers)].join(", ")} cannot be re-invoked (${where}, the first gold-bearing turn with a retriever run): ` +
+      "no BaseRetriever.invoke retrace could wrap ran it — a retriever of a @langchain/core copy retrace did not find, a class whose invoke does not call BaseRetriever's, or a run reported through callbacks alone — " +
+      "so no turn could be attributed (docs/query-attribution.md); run without --counterfactual",
+  );
 }
 
 async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
@@ -264,6 +288,7 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
     }
     // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).
     if (ctx.retrievers !== undefined && !isToLabel(t)) {
+      if (ctx.reinvocable !== undefined && error === undefined) checkReinvocable(ctx.reinvocable, t, retrieval, capture, where);
       const cf = await graphTurnQueries(t, retrieval, capture, error, { ids, k: opts.k, timeoutMs: ctx.timeoutMs, guard: ctx.guard, configurable, where });
       if (cf !== null) {
         if (cf.queries !== undefined) report.queries = cf.queries;
@@ -311,7 +336,10 @@ export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[
   };
   const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, (_, i) => i);
   // Counterfactual retrieval needs each scored call's instance: recorded only while this sweep runs (./retriever-instances.ts).
-  if (opts.counterfactual === true) ctx.retrievers = recordRetrieverInvocations(opts.retrieverBases ?? []);
+  if (opts.counterfactual === true) {
+    ctx.retrievers = recordRetrieverInvocations(opts.retrieverBases ?? []);
+    ctx.reinvocable = { checked: false };
+  }
   try {
     const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, opts, ctx), {
       ...(opts.onCaseDone !== undefined ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) } : {}),
