@@ -112,13 +112,14 @@ export async function importUserModule(file: string, option: string, opts: { exp
  * `value` if it is not a factory (`isFactory` false), else what calling it
  * (possibly async) gives. A factory that throws is a GraphInputError (exit 2)
  * naming the module and what it was building: `--judge judge.ts: the factory
- * threw while building the chat model: …`.
+ * threw while building the chat model: …` (`threw`: the words before the
+ * error, default "the factory threw while building WHAT").
  */
-export async function buildWith(value: unknown, isFactory: boolean, where: string, what: string): Promise<unknown> {
+export async function buildWith(value: unknown, isFactory: boolean, where: string, what: string, threw = `the factory threw while building ${what}`): Promise<unknown> {
   if (!isFactory) return value;
   try {
     return await (value as () => unknown)();
   } catch (e) {
-    throw new GraphInputError(`${where}: the factory threw while building ${what}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    throw new GraphInputError(`${where}: ${threw}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
 }

@@ -164,7 +164,7 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
     for (const [i, doc] of cardSchedule(docs, o.n, seed).entries()) {
       const card: GeneratorCard = { id: doc.card, locale: doc.locale, title: doc.title, chunks: doc.chunks.map((c) => ({ ...c })) };
       // The user's function throwing is a problem of its module (exit 2 naming it), as one throwing while loading.
-      const given = await buildWith(() => user.fn(card, { seed, index: i, random: rngFor(seed, `${i}\u0000${doc.card}`) }), true, `--generator ${o.generator}`, `the turns of card ${doc.card}`);
+      const given = await buildWith(() => user.fn(card, { seed, index: i, random: rngFor(seed, `${i}\u0000${doc.card}`) }), true, `--generator ${o.generator}`, `the turns of card ${doc.card}`, `the generator threw on card ${doc.card}`);
       const turns = checkTurns(given, `${o.generator} (card ${doc.card})`);
       cases.push({
         id: `syn-${seed}-${i + 1}`,
