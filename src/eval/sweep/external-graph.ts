@@ -18,7 +18,7 @@
  * recorded by ./retriever-instances.ts while the sweep runs).
  */
 import type { DocumentInterface } from "@langchain/core/documents";
-import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
@@ -172,7 +172,8 @@ function lastAnswer(state: unknown): string {
   const messages = Array.isArray(s.messages) ? (s.messages as BaseMessage[]) : [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m !== undefined && isAIMessage(m)) return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    // By LangChain's message brand and type, whichever @langchain/core copy made it (docs/langchain-integration.md); never a method call on a plain object.
+    if (m !== undefined && AIMessage.isInstance(m)) return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
   }
   return "";
 }
