@@ -138,6 +138,30 @@ describe.each([
       path.join(project, "idmap.ts"),
       `import { appendFileSync } from "node:fs";\nimport type { DocumentInterface } from "@langchain/core/documents";\nexport function toId(doc: DocumentInterface): string {\n  appendFileSync(process.env.IDMAP_LOG as string, \`\${doc.id}\\n\`);\n  return String(doc.id).split("#")[0] as string;\n}\n`,
     );
+    // Step grouping and MemorySaver detection: two retrievers searched in parallel (one step, two calls) in a graph compiled with the project's own MemorySaver, whose threads are listed at exit.
+    await writeFile(
+      path.join(project, "fanout.ts"),
+      [
+        `import { appendFileSync } from "node:fs";`,
+        `import { AIMessage, HumanMessage } from "@langchain/core/messages";`,
+        `import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";`,
+        `import { WordOverlapRetriever } from "./agent.js";`,
+        `import { loadCardDocuments } from "./lib/cards.js";`,
+        `const docs = loadCardDocuments(process.env.RETRACE_EXAMPLE_KB as string);`,
+        `const freeze = new WordOverlapRetriever(docs.filter((d) => d.metadata.parentId === "card-freeze"));`,
+        `const refunds = new WordOverlapRetriever(docs.filter((d) => d.metadata.parentId === "refund-timelines"));`,
+        `const saver = new MemorySaver();`,
+        `process.on("exit", () => appendFileSync(process.env.THREADS_LOG as string, JSON.stringify(Object.keys(saver.storage))));`,
+        `export const graph = new StateGraph(MessagesAnnotation)`,
+        `  .addNode("search", async (s, config) => {`,
+        `    const last = [...s.messages].reverse().find((m) => HumanMessage.isInstance(m));`,
+        `    const q = String(last?.content ?? "");`,
+        `    const [a, b] = await Promise.all([freeze.invoke(q, config), refunds.invoke(q, config)]);`,
+        `    return { messages: [new AIMessage(\`found \${a.length + b.length}\`)] };`,
+        `  })`,
+        `  .addEdge(START, "search").addEdge("search", END).compile({ checkpointer: saver });`,
+      ].join("\n"),
+    );
     await writeFile(
       path.join(project, "input.ts"),
       `import { HumanMessage } from "@langchain/core/messages";\nexport default function toInput(turn: { user: string; standalone?: string }) {\n  return { messages: [new HumanMessage(turn.standalone ?? turn.user)] };\n}\n`,
@@ -149,6 +173,30 @@ describe.each([
     expect(rows(report)).toEqual(EXPECTED);
     // Captured through the project's callbacks, its MemorySaver-less graph given retrace's in-memory checkpointer: turn 1 of cf-1 ran on turn 0's thread.
     expect(report.run.graph).toMatchObject({ retrievers: ["WordOverlapRetriever"], errors: 0, noRetrieval: 0 });
+  }, 180_000);
+
+  it("parallel calls of the project's retrievers are one step, both scored and both re-invoked; its own MemorySaver's finished threads are deleted", async () => {
+    // By hand, each retriever over one card's sections (freeze searched first): cf-1#0 finds card-freeze in both's lists' first (hit);
+    // cf-1#1 gets [card-freeze, refund-timelines] from the raw message ("and", "the") and from the oracle ("how", "refunds" in
+    // card-freeze's sections) → a miss at 1 both ways; cf-3#0's raw message reaches card-freeze only, the oracle adds "card"
+    // (refund-timelines' "Card refunds") → rank 2. The graph's query of two calls is theirs joined ("q | q"), not the raw
+    // message, so the raw message is retrieved again too: cf-1#0 hits both ways (`rewrite_not_needed`), 2 calls (one per
+    // retriever); the turns with an oracle 4.
+    const threads = path.join(project, "threads.log");
+    await writeFile(threads, "");
+    const report = await evalJson(["eval", "--graph", "fanout.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "-k", "1", "--json"], { cwd: project, env: { THREADS_LOG: threads } });
+    expect(report.turns.map((t) => [t.captured?.topLevelRuns, t.captured?.steps, t.captured?.retrievers.length, t.retrievedIds])).toEqual([
+      [2, 1, 2, ["card-freeze"]],
+      [2, 1, 2, ["card-freeze"]],
+      [2, 1, 2, ["card-freeze"]],
+    ]);
+    expect(rows(report)).toEqual([
+      ["cf-1#0", "rewrite_not_needed", 1, 1, null, 2],
+      ["cf-1#1", "retriever_lost_it", 2, 2, 2, 4],
+      ["cf-3#0", "retriever_lost_it", null, null, 2, 4],
+    ]);
+    // The graph's own checkpointer was recognised as in-memory: no thread of the two cases is left in it at exit.
+    expect(JSON.parse(await readFile(threads, "utf8"))).toEqual([]);
   }, 180_000);
 
   it("a .ts --judge of the project's copy grades every answer; .ts --input and --id-map are used", async () => {
