@@ -195,7 +195,9 @@ export class NotMeasuredError extends RetraceError {
 /**
  * A user graph that cannot be evaluated (docs/evaluate-your-graph.md): its
  * file or export is missing, it is not a compiled graph or factory, building
- * it threw, or its retrievers return documents with no card id.
+ * it threw, or its retrievers return documents with no card id; and any other
+ * module a user hands retrace (`--input`, `--id-map`, `--judge`,
+ * `--generator`; src/user-module.ts) that throws while loading or being built.
  */
 export class GraphInputError extends RetraceError {
   static override readonly CODE = "INVALID_GRAPH" as const;

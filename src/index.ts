@@ -173,7 +173,7 @@ export {
   type InputTurn,
   type LoadedGraph,
 } from "./eval/sweep/external-graph.js";
-export { baseRetrieversFor } from "./eval/sweep/retriever-instances.js";
+export { baseRetrieverOf, baseRetrieversFor, type RetrieverSearchRoots } from "./eval/sweep/retriever-instances.js";
 export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, stateLimitBytes, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
 export { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S, stateSize } from "./eval/sweep/turn-guard.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";

@@ -13,7 +13,6 @@
  * counted.
  */
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { DataValidationError, GraphInputError, InternalError, InvalidArgumentError, type DataIssue } from "../errors.js";
 import { loadBeirCorpus } from "../eval/ir/beir.js";
 import { DEFAULT_QUERY_SETTINGS, CorpusStats, STRATEGIES, generatorName, rngFor, type Strategy, type SynthDoc } from "../eval/ir/synthetic.js";
@@ -24,6 +23,7 @@ import { parseCaseLine, validateCases } from "../kb/cases.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { MAX_TURNS, isBlankText } from "../kb/schemas.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import { buildWith, importUserModule } from "../user-module.js";
 import { DEFAULT_ANALYZERS, loadKbAnalyzers, type Analyzers } from "../retrieval/analyzer.js";
 
 export interface SynthOptions {
@@ -93,13 +93,9 @@ function checkStrategy(s: string | undefined): Strategy {
 }
 
 async function loadGenerator(spec: string): Promise<{ fn: GeneratorModule["default"]; name: string; version: string }> {
-  const file = path.resolve(spec);
-  let mod: Partial<GeneratorModule>;
-  try {
-    mod = (await import(pathToFileURL(file).href)) as Partial<GeneratorModule>;
-  } catch (e) {
-    throw new GraphInputError(`--generator ${spec}: cannot load the module (${(e as Error).message})`);
-  }
+  // The one user-module loader (src/user-module.ts): .ts/.mts through tsx; a module that throws while loading is exit 2 naming --generator.
+  const { file, exports } = await importUserModule(spec, "--generator");
+  const mod = exports as Partial<GeneratorModule>;
   if (typeof mod.default !== "function") throw new GraphInputError(`--generator ${spec}: expected a default export that is a function (card, context) => turns, got ${typeof mod.default}`);
   const name = typeof mod.name === "string" && mod.name !== "" ? mod.name : path.basename(file).replace(/\.[cm]?[jt]s$/, "");
   const version = typeof mod.version === "string" && mod.version !== "" ? mod.version : "unversioned";
@@ -166,7 +162,10 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
   const cases: SynthCase[] = [];
   if (user !== null) {
     for (const [i, doc] of cardSchedule(docs, o.n, seed).entries()) {
-      const turns = checkTurns(await user.fn({ id: doc.card, locale: doc.locale, title: doc.title, chunks: doc.chunks.map((c) => ({ ...c })) }, { seed, index: i, random: rngFor(seed, `${i}\u0000${doc.card}`) }), `${o.generator} (card ${doc.card})`);
+      const card: GeneratorCard = { id: doc.card, locale: doc.locale, title: doc.title, chunks: doc.chunks.map((c) => ({ ...c })) };
+      // The user's function throwing is a problem of its module (exit 2 naming it), as one throwing while loading.
+      const given = await buildWith(() => user.fn(card, { seed, index: i, random: rngFor(seed, `${i}\u0000${doc.card}`) }), true, `--generator ${o.generator}`, `the turns of card ${doc.card}`, `the generator threw on card ${doc.card}`);
+      const turns = checkTurns(given, `${o.generator} (card ${doc.card})`);
       cases.push({
         id: `syn-${seed}-${i + 1}`,
         locale: doc.locale,

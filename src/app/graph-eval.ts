@@ -42,7 +42,7 @@ import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/swee
 import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import { baseRetrieversFor } from "../eval/sweep/retriever-instances.js";
-import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, moduleFilePath, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
+import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { caseIndexOf, loadCases } from "../kb/cases.js";
@@ -51,6 +51,7 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { redactSecrets } from "../redact.js";
+import { userModulePath } from "../user-module.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
 import type { EvalOutcome } from "./eval.js";
@@ -184,10 +185,10 @@ export function migrateGraphBaseline(baseline: Baseline, moduleFile: string, exp
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
-/** sha256 of a module file named by `file[#export]`, checked as loading it checks it (moduleFilePath: exit 2 naming the option). */
+/** sha256 of a module file named by `file[#export]`, checked as loading it checks it (userModulePath: exit 2 naming the option). */
 async function moduleFileHash(spec: string, option: string, defaultExport: string): Promise<string> {
   const { file, exportName } = parseModuleSpec(spec, defaultExport);
-  return sha256(await readFile(moduleFilePath(file, option, exportName)));
+  return sha256(await readFile(userModulePath(file, option, exportName)));
 }
 
 /** What identifies a graph: its module relative to the project root, the export, and a sha256 of the module file (its own bytes, not its imports). */
@@ -298,8 +299,8 @@ export async function sweepGraph(
   const loaded = await loadGraph(o.graph);
   if (loaded.addedCheckpointer) log.info(`graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`);
   const repeat = extra.repeat ?? 1;
-  // Counterfactual retrieval records which retriever ran each call: the BaseRetriever classes of the @langchain/core the module resolves.
-  const retrieverBases = o.counterfactual === true ? await baseRetrieversFor(loaded.file) : [];
+  // Counterfactual retrieval records which retriever ran each call: the BaseRetriever classes of the @langchain/core copies the graph uses.
+  const retrieverBases = o.counterfactual === true ? await baseRetrieversFor(loaded.file, { exports: loaded.exports, graph: loaded.graph }) : [];
   const prefix = randomBytes(3).toString("hex");
   const runs: GraphTurn[][] = [];
   // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.

@@ -20,7 +20,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { runGraphSweep, type EvaluableGraph, type GraphSweepOptions } from "../../src/eval/sweep/external-graph.js";
-import { baseRetrieversFor, recordRetrieverInvocations } from "../../src/eval/sweep/retriever-instances.js";
+import { baseRetrieverOf, baseRetrieversFor, recordRetrieverInvocations } from "../../src/eval/sweep/retriever-instances.js";
 import type { EvalCase } from "../../src/kb/types.js";
 
 const words = (s: string) => new Set(s.toLowerCase().match(/[a-z]{3,}/g) ?? []);
@@ -143,28 +143,46 @@ describe("eval --graph --counterfactual in process", () => {
       kind: "golden",
       turns: [{ user, must_cite_one_of: ["fees"], expect: "answer", ...(standalone !== undefined ? { standalone } : {}) }],
     });
+    // The first gold-bearing turn with a retriever run (c-fine; concurrency 1) re-invokes its retriever: later turns that cannot be attributed keep their reasons.
     const cases = [
       one("c-crash", "crash please"),
       one("c-skip", "skip the search"),
+      one("c-fine", "fee"),
       one("c-manual", "manual search", "what fee"),
       one("c-boom", "what fee do you charge", "boom fee"),
       one("c-hang", "what fee do you charge", "hang fee"),
-      one("c-fine", "fee"),
     ];
     const turns = await sweep(condenseGraph(r), cases, { counterfactual: true, turnTimeoutMs: 300 });
     expect(turns.map((t) => [t.report.caseId, t.report.queriesOff?.reason ?? null, t.report.queries?.attribution ?? null, t.report.counterfactualCalls])).toEqual([
       ["c-crash", "turn_error", null, 0],
       ["c-skip", "no_retrieval", null, 0],
+      ["c-fine", null, "ok", 0],
       ["c-manual", "not_reinvocable", null, 0],
       ["c-boom", "retriever_error", null, 1],
       ["c-hang", "given_up", null, 1],
-      ["c-fine", null, "ok", 0],
     ]);
-    expect(turns[3]!.report.queriesOff?.detail).toContain("backend exploded");
-    expect(turns[4]!.report.queriesOff?.detail).toContain("deadline (--turn-timeout)");
-    expect(turns[2]!.report.queriesOff?.detail).toContain("ManualSearch");
+    expect(turns[4]!.report.queriesOff?.detail).toContain("backend exploded");
+    expect(turns[5]!.report.queriesOff?.detail).toContain("deadline (--turn-timeout)");
+    expect(turns[3]!.report.queriesOff?.detail).toContain("ManualSearch");
     // The turns' own outcomes stand: the boom and hang turns are scored hits of their own query.
-    expect(turns[3]!.report.results.find((x) => x.key === "retrieval_hit_at_k")?.score).toBe(1);
+    expect(turns[4]!.report.results.find((x) => x.key === "retrieval_hit_at_k")?.score).toBe(1);
+  });
+
+  it("refuses (exit 2) when the first gold-bearing turn with a retriever run cannot be re-invoked; turns before it that failed or made no run do not decide", async () => {
+    const r = new TermRetriever(CARDS);
+    const one = (id: string, user: string): EvalCase => ({ id, line: 1, locale: "en", kind: "golden", turns: [{ user, must_cite_one_of: ["fees"], expect: "answer" }] });
+    const cases = [one("c-crash", "crash please"), one("c-skip", "skip the search"), one("c-manual", "manual search"), one("c-fine", "fee")];
+    const refused = sweep(condenseGraph(r), cases, { counterfactual: true });
+    await expect(refused).rejects.toMatchObject({
+      code: "INVALID_GRAPH",
+      exitCode: 2,
+      message: expect.stringMatching(/^--counterfactual: the graph's scored retriever ManualSearch cannot be re-invoked \(case c-manual turn 0, the first gold-bearing turn with a retriever run\)/),
+    });
+    // Stopped there: c-fine never ran (its retriever was never called), and the wrap is gone.
+    expect(r.calls).toEqual([]);
+    expect(Object.getOwnPropertySymbols(BaseRetriever.prototype).map(String)).not.toContain("Symbol(retrace-eval.retrieverInvokeRecorder)");
+    // Without --counterfactual the same cases run to the end.
+    expect(await sweep(condenseGraph(r), cases)).toHaveLength(4);
   });
 });
 
@@ -270,6 +288,36 @@ describe("recordRetrieverInvocations", () => {
     } finally {
       rec.release();
     }
-    expect(await baseRetrieversFor(path.join("/", "nowhere", "g.mjs"))).toEqual([]);
+    // A folder that resolves no @langchain/core: the CommonJS builds already loaded, of any copy.
+    expect(await baseRetrieversFor(path.join("/", "nowhere", "g.mjs"))).toEqual([CjsBase]);
+  });
+
+  it("baseRetrieverOf: LangChain's BaseRetriever of any copy by its own markers, from an instance, a class or the graph's nodes; nothing for a look-alike", async () => {
+    const req = createRequire(path.resolve("test/fixtures/graphs/condense-agent.mjs"));
+    const { BaseRetriever: CjsBase } = req("@langchain/core/retrievers") as { BaseRetriever: typeof BaseRetriever };
+    class OtherCopy extends CjsBase {
+      override lc_namespace = ["test"];
+      override async _getRelevantDocuments() {
+        return [];
+      }
+    }
+    expect(CjsBase.prototype instanceof BaseRetriever).toBe(false);
+    expect(new OtherCopy() instanceof BaseRetriever).toBe(false);
+    expect(baseRetrieverOf(new OtherCopy())).toBe(CjsBase);
+    expect(baseRetrieverOf(OtherCopy)).toBe(CjsBase);
+    expect(baseRetrieverOf(new TermRetriever(CARDS))).toBe(BaseRetriever);
+    // A class merely named BaseRetriever, without LangChain's methods, is not one.
+    class BaseRetriever2 {
+      invoke() {}
+    }
+    Object.defineProperty(BaseRetriever2, "name", { value: "BaseRetriever" });
+    expect(baseRetrieverOf(new BaseRetriever2())).toBeNull();
+    expect(baseRetrieverOf({ invoke() {} })).toBeNull();
+    // Found through a module's exports (one level into an object) and a retriever added as a graph node, where the module's folder resolves no @langchain/core.
+    const nowhere = path.join("/", "nowhere", "g.mjs");
+    const other = new OtherCopy();
+    expect(await baseRetrieversFor(nowhere, { exports: { tools: { other }, n: 1 } })).toContain(CjsBase);
+    const asNode = new StateGraph(MessagesAnnotation).addNode("search", other).addEdge(START, "search").addEdge("search", END).compile();
+    expect(await baseRetrieversFor(nowhere, { graph: asNode })).toContain(CjsBase);
   });
 });

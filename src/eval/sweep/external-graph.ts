@@ -17,16 +17,13 @@
  * and the `standalone` question (./graph-counterfactual.ts; the instance
  * recorded by ./retriever-instances.ts while the sweep runs).
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import type { DocumentInterface } from "@langchain/core/documents";
-import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
-import { missingPeerError } from "../../peers.js";
+import { buildWith, importUserModule } from "../../user-module.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
@@ -41,7 +38,6 @@ import type { TurnReport } from "../report/types.js";
 export { graphGateFailures, type GraphGateOptions } from "./graph-checks.js";
 
 export const DEFAULT_GRAPH_EXPORT = "graph";
-export const GRAPH_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
 
 /** What the runner needs of a compiled graph. */
 export interface EvaluableGraph {
@@ -66,50 +62,6 @@ export function parseModuleSpec(spec: string, defaultExport: string): { file: st
   return { file: spec.slice(0, hash), exportName: exportName === "" ? defaultExport : exportName };
 }
 
-/**
- * The absolute path of a module option's file (`--graph`, `--input`,
- * `--id-map`), checked without loading it: GraphInputError (exit 2) naming the
- * option and export when the file does not exist or is not a
- * .ts/.mts/.js/.mjs file.
- */
-export function moduleFilePath(file: string, option: string, exportName: string): string {
-  const abs = path.resolve(file);
-  if (!existsSync(abs)) throw new GraphInputError(`${option} ${file}#${exportName}: the file ${file} does not exist`);
-  const ext = path.extname(abs);
-  if (!(GRAPH_EXTENSIONS as readonly string[]).includes(ext))
-    throw new GraphInputError(`${option} ${file}#${exportName}: expected a ${GRAPH_EXTENSIONS.join(", ")} file, got "${ext}"`);
-  return abs;
-}
-
-/**
- * Imports a .ts/.mts/.js/.mjs module; TypeScript through tsx when the running
- * loader cannot (a MissingPeerError, exit 2, when tsx is not installed).
- */
-async function importModule(file: string, option: string, exportName: string): Promise<Record<string, unknown>> {
-  const abs = moduleFilePath(file, option, exportName);
-  const ext = path.extname(abs);
-  const url = pathToFileURL(abs).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException)?.code === "ERR_UNKNOWN_FILE_EXTENSION" && (ext === ".ts" || ext === ".mts")) {
-      let tsImport: typeof import("tsx/esm/api").tsImport;
-      try {
-        ({ tsImport } = await import("tsx/esm/api"));
-      } catch (e2) {
-        // tsx is an optional peer: without it a TypeScript module is a usage problem (exit 2) with the install command.
-        throw missingPeerError("tsx", `${option} ${file} is TypeScript and needs`, e2, "or pass the module compiled to .js/.mjs") ?? e2;
-      }
-      try {
-        return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-      } catch (e2) {
-        throw new GraphInputError(`${option} ${file}#${exportName}: the module threw while loading: ${(e2 as Error)?.message ?? String(e2)}`, { cause: e2 });
-      }
-    }
-    throw new GraphInputError(`${option} ${file}#${exportName}: the module threw while loading: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-  }
-}
-
 /** True for a compiled LangGraph graph (a Pregel instance: invoke, stream, channels, nodes). */
 export function isCompiledGraph(x: unknown): x is EvaluableGraph {
   if (typeof x !== "object" || x === null) return false;
@@ -123,6 +75,8 @@ export interface LoadedGraph {
   exportName: string;
   /** True when the runner added an in-memory checkpointer. */
   addedCheckpointer: boolean;
+  /** The module's exports (where `--counterfactual` also looks for the graph's retriever classes: ./retriever-instances.ts). */
+  exports: Record<string, unknown>;
 }
 
 /**
@@ -134,19 +88,13 @@ export interface LoadedGraph {
 export async function loadGraph(spec: string): Promise<LoadedGraph> {
   const { file, exportName } = parseModuleSpec(spec, DEFAULT_GRAPH_EXPORT);
   const where = `--graph ${file}#${exportName}`;
-  const mod = await importModule(file, "--graph", exportName);
+  const { exports: mod } = await importUserModule(file, "--graph", { exportName });
   if (!(exportName in mod) || mod[exportName] === undefined) {
     const names = Object.keys(mod).sort();
     throw new GraphInputError(`${where}: the module has no export "${exportName}"; it exports ${names.length === 0 ? "nothing" : names.join(", ")}`);
   }
-  let value: unknown = mod[exportName];
-  if (typeof value === "function" && !isCompiledGraph(value)) {
-    try {
-      value = await (value as () => unknown)();
-    } catch (e) {
-      throw new GraphInputError(`${where}: the factory threw while building the graph: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-    }
-  }
+  const exported: unknown = mod[exportName];
+  const value = await buildWith(exported, typeof exported === "function" && !isCompiledGraph(exported), where, "the graph");
   if (!isCompiledGraph(value)) {
     const hint =
       typeof value === "object" && value !== null && typeof (value as { compile?: unknown }).compile === "function"
@@ -160,13 +108,13 @@ export async function loadGraph(spec: string): Promise<LoadedGraph> {
     graph.checkpointer = new MemorySaver();
     addedCheckpointer = true;
   }
-  return { graph, file, exportName, addedCheckpointer };
+  return { graph, file, exportName, addedCheckpointer, exports: mod };
 }
 
 /** Loads a function export (`--input`, `--id-map`): `file[#name]`, default export `default`. */
 export async function loadFunction<F extends (...args: never[]) => unknown>(spec: string, option: string): Promise<F> {
   const { file, exportName } = parseModuleSpec(spec, "default");
-  const mod = await importModule(file, option, exportName);
+  const { exports: mod } = await importUserModule(file, option, { exportName });
   const fn = mod[exportName];
   if (typeof fn !== "function") throw new GraphInputError(`${option} ${file}#${exportName}: expected the export "${exportName}" to be a function, got ${typeof fn}`);
   return fn as F;
@@ -224,7 +172,8 @@ function lastAnswer(state: unknown): string {
   const messages = Array.isArray(s.messages) ? (s.messages as BaseMessage[]) : [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m !== undefined && isAIMessage(m)) return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    // By LangChain's message brand and type, whichever @langchain/core copy made it (docs/langchain-integration.md); never a method call on a plain object.
+    if (m !== undefined && AIMessage.isInstance(m)) return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
   }
   return "";
 }
@@ -247,6 +196,28 @@ interface CaseContext {
   release: (threadId: string) => Promise<void>;
   /** With counterfactual retrieval: which retriever instance ran each captured run. */
   retrievers?: RetrieverRecorder;
+  /** With counterfactual retrieval: whether the first gold-bearing turn with a scored retriever run has been checked (`checkReinvocable`). */
+  reinvocable?: { checked: boolean };
+}
+
+/**
+ * `--counterfactual` on a graph none of whose scored retrievers can be
+ * re-invoked is refused, not a report of unattributed turns
+ * (docs/query-attribution.md, "`--graph --counterfactual`"). Known at the
+ * sweep's first gold-bearing turn whose scored calls are LangChain retriever
+ * runs: when no instance was recorded for any of them (no `BaseRetriever.invoke`
+ * retrace wraps ran them), a GraphInputError (exit 2) says so and the sweep
+ * stops. Later turns that cannot be attributed keep their per-turn reasons.
+ */
+function checkReinvocable(state: { checked: boolean }, turn: EvalTurn, retrieval: CapturedRetrieval | null, capture: RetrieverCapture, where: string): void {
+  if (state.checked || (turn.must_cite_one_of ?? []).length === 0 || retrieval === null || retrieval.source === "retrace" || retrieval.scoredRunIds.length === 0) return;
+  state.checked = true;
+  if (retrieval.scoredRunIds.some((id) => capture.instanceOf(id) !== undefined)) return;
+  throw new GraphInputError(
+    `--counterfactual: the graph's scored retriever ${[...new Set(retrieval.retrievers)].join(", ")} cannot be re-invoked (${where}, the first gold-bearing turn with a retriever run): ` +
+      "no BaseRetriever.invoke retrace could wrap ran it — a retriever of a @langchain/core copy retrace did not find, a class whose invoke does not call BaseRetriever's, or a run reported through callbacks alone — " +
+      "so no turn could be attributed (docs/query-attribution.md); run without --counterfactual",
+  );
 }
 
 async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
@@ -318,6 +289,7 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
     }
     // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).
     if (ctx.retrievers !== undefined && !isToLabel(t)) {
+      if (ctx.reinvocable !== undefined && error === undefined) checkReinvocable(ctx.reinvocable, t, retrieval, capture, where);
       const cf = await graphTurnQueries(t, retrieval, capture, error, { ids, k: opts.k, timeoutMs: ctx.timeoutMs, guard: ctx.guard, configurable, where });
       if (cf !== null) {
         if (cf.queries !== undefined) report.queries = cf.queries;
@@ -365,7 +337,10 @@ export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[
   };
   const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, (_, i) => i);
   // Counterfactual retrieval needs each scored call's instance: recorded only while this sweep runs (./retriever-instances.ts).
-  if (opts.counterfactual === true) ctx.retrievers = recordRetrieverInvocations(opts.retrieverBases ?? []);
+  if (opts.counterfactual === true) {
+    ctx.retrievers = recordRetrieverInvocations(opts.retrieverBases ?? []);
+    ctx.reinvocable = { checked: false };
+  }
   try {
     const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, opts, ctx), {
       ...(opts.onCaseDone !== undefined ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) } : {}),

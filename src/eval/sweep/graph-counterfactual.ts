@@ -19,7 +19,9 @@
  *   long as the turn's (`--turn-timeout`) and the stall guard (./turn-guard.ts).
  * - A turn that cannot be attributed says why (`queriesOff`): the turn
  *   failed, made no retriever run, its scored call cannot be re-invoked, the
- *   re-invocation threw, or it was given up. Never a crash.
+ *   re-invocation threw, or it was given up. Never a crash. (When the sweep's
+ *   first gold-bearing turn with a retriever run cannot be re-invoked at all,
+ *   the sweep refuses instead: ./external-graph.ts, `checkReinvocable`.)
  */
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -93,7 +95,7 @@ export async function graphTurnQueries(
     return {
       off: {
         reason: "not_reinvocable",
-        detail: `no BaseRetriever.invoke of the @langchain/core your graph module resolves ran the scored call ${missing.join(", ")} (a retriever of another @langchain/core copy, a class whose invoke does not call BaseRetriever's, or a run reported through callbacks alone)`,
+        detail: `no BaseRetriever.invoke retrace could wrap ran the scored call ${missing.join(", ")} (a retriever of a @langchain/core copy retrace did not find, a class whose invoke does not call BaseRetriever's, or a run reported through callbacks alone)`,
       },
       calls: 0,
     };

@@ -4,8 +4,11 @@
  * retriever run with a serialized description (`toJSON()`), never the
  * instance, so a captured call cannot be re-invoked from the callbacks alone.
  * For `--graph --counterfactual` the sweep therefore wraps
- * `BaseRetriever.prototype.invoke` of the @langchain/core copies the graph
- * module resolves (ESM and CommonJS builds) and retrace's own: the wrapper
+ * `BaseRetriever.prototype.invoke` of every @langchain/core copy it can find
+ * (`baseRetrieversFor`: the copy the graph module resolves, ESM and CommonJS
+ * builds, any CommonJS build already loaded, and the BaseRetriever found by
+ * LangChain's own markers in the prototype chain of the module's exports and
+ * the graph's nodes) and retrace's own: the wrapper
  * runs the original `invoke` inside an AsyncLocalStorage holding `this`, so a
  * callback handler awaited inside that call (`RetrieverCapture`, whose
  * `handleRetrieverStart` LangChain awaits in the caller's async context) reads
@@ -102,39 +105,96 @@ export function recordRetrieverInvocations(bases: readonly unknown[] = []): Retr
 }
 
 /**
- * The BaseRetriever classes a graph module at `moduleFile` resolves:
- * `@langchain/core/retrievers` as its own folder resolves it — the ESM build
- * (`import`), and the CommonJS build (`require`) when it is already loaded
- * (call this after loading the module). Empty when the module's folder does
- * not resolve @langchain/core (its retrievers then come from retrace's own
- * copy, which is always recorded).
+ * True for the prototype of LangChain's `BaseRetriever`, of any copy of
+ * `@langchain/core` (never `instanceof` against retrace's copy): by the
+ * class's own markers — a class named `BaseRetriever` whose prototype itself
+ * defines `invoke` and `_getRelevantDocuments`.
  */
-export async function baseRetrieversFor(moduleFile: string): Promise<unknown[]> {
+export function isBaseRetrieverPrototype(p: unknown): boolean {
+  if (typeof p !== "object" || p === null) return false;
+  const own = (k: string) => Object.prototype.hasOwnProperty.call(p, k) && typeof (p as Record<string, unknown>)[k] === "function";
+  return own("constructor") && (p as { constructor: { name?: unknown } }).constructor.name === "BaseRetriever" && own("invoke") && own("_getRelevantDocuments");
+}
+
+/** The `BaseRetriever` class in the prototype chain of `x` (a retriever instance, or a retriever class), of whichever @langchain/core copy; null when there is none. */
+export function baseRetrieverOf(x: unknown): unknown {
+  let p: unknown = typeof x === "function" ? (x as { prototype?: unknown }).prototype : x;
+  for (let depth = 0; typeof p === "object" && p !== null && depth < 64; depth++) {
+    if (isBaseRetrieverPrototype(p)) return (p as { constructor: unknown }).constructor;
+    p = Object.getPrototypeOf(p);
+  }
+  return null;
+}
+
+/** The loaded CommonJS builds of `@langchain/core/retrievers`, of every copy (Node's CommonJS cache; never loads one). */
+function loadedCommonJsBases(req: NodeJS.Require): unknown[] {
+  return Object.keys(req.cache)
+    .filter((f) => /[\\/]@langchain[\\/]core[\\/]dist[\\/]retrievers[\\/]index\.cjs$/.test(f))
+    .map((f) => (req.cache[f]?.exports as { BaseRetriever?: unknown } | undefined)?.BaseRetriever);
+}
+
+/** What a graph module gave, searched for retrievers: its exports (one level into plain objects and arrays) and the graph's nodes. */
+export interface RetrieverSearchRoots {
+  /** The module's exports. */
+  exports?: Record<string, unknown>;
+  /** The compiled graph (its `nodes`' bound runnables are searched: a retriever added as a node). */
+  graph?: unknown;
+}
+
+function candidates(roots: RetrieverSearchRoots): unknown[] {
   const out: unknown[] = [];
-  let pkgJson: string;
+  const add = (v: unknown) => {
+    if ((typeof v === "object" && v !== null) || typeof v === "function") out.push(v);
+  };
+  for (const v of Object.values(roots.exports ?? {})) {
+    add(v);
+    if (Array.isArray(v)) v.forEach(add);
+    else if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype) Object.values(v).forEach(add);
+  }
+  const nodes = (roots.graph as { nodes?: unknown } | null | undefined)?.nodes;
+  if (typeof nodes === "object" && nodes !== null) for (const n of Object.values(nodes)) add((n as { bound?: unknown } | null)?.bound);
+  return out;
+}
+
+/**
+ * The BaseRetriever classes a graph module at `moduleFile` uses, as far as
+ * they can be found: `@langchain/core/retrievers` as the module's own folder
+ * resolves it — the ESM build (`import`), and the CommonJS build (`require`)
+ * when it is already loaded (call this after loading the module) —, every
+ * other CommonJS build already loaded, and the BaseRetriever in the
+ * prototype chain of what `roots` holds (the module's exported retrievers or
+ * retriever classes, the graph's nodes), recognised by its markers
+ * (`baseRetrieverOf`). Retrace's own copy is always recorded besides these.
+ */
+export async function baseRetrieversFor(moduleFile: string, roots: RetrieverSearchRoots = {}): Promise<unknown[]> {
+  const out: unknown[] = [];
   const req = createRequire(path.resolve(moduleFile));
+  out.push(...loadedCommonJsBases(req), ...candidates(roots).map(baseRetrieverOf));
+  let pkgJson: string | undefined;
   try {
     pkgJson = req.resolve("@langchain/core/package.json");
   } catch {
-    return out;
+    // the module's folder does not resolve @langchain/core: what was found above
   }
-  try {
-    // The CommonJS build only when something already loaded it (a CommonJS graph module, loaded before this is called): never load a copy for nothing.
-    const cjs = req.resolve("@langchain/core/retrievers");
-    if (req.cache[cjs] !== undefined) out.push((req(cjs) as { BaseRetriever?: unknown }).BaseRetriever);
-  } catch {
-    // no CommonJS build: the ESM one below
-  }
-  try {
-    const pkg = JSON.parse(readFileSync(pkgJson, "utf8")) as { exports?: Record<string, unknown> };
-    const entry = pkg.exports?.["./retrievers"] as { import?: string | { default?: string } } | string | undefined;
-    const rel = typeof entry === "string" ? entry : typeof entry?.import === "string" ? entry.import : entry?.import?.default;
-    if (rel !== undefined) {
-      const file = path.resolve(path.dirname(pkgJson), rel);
-      if (existsSync(file)) out.push(((await import(pathToFileURL(file).href)) as { BaseRetriever?: unknown }).BaseRetriever);
+  if (pkgJson !== undefined) {
+    try {
+      // The CommonJS build only when something already loaded it (a CommonJS graph module, loaded before this is called): never load a copy for nothing.
+      const cjs = req.resolve("@langchain/core/retrievers");
+      if (req.cache[cjs] !== undefined) out.push((req(cjs) as { BaseRetriever?: unknown }).BaseRetriever);
+    } catch {
+      // no CommonJS build: the ESM one below
     }
-  } catch {
-    // an unreadable package.json or a build that does not load: that copy is not recorded
+    try {
+      const pkg = JSON.parse(readFileSync(pkgJson, "utf8")) as { exports?: Record<string, unknown> };
+      const entry = pkg.exports?.["./retrievers"] as { import?: string | { default?: string } } | string | undefined;
+      const rel = typeof entry === "string" ? entry : typeof entry?.import === "string" ? entry.import : entry?.import?.default;
+      if (rel !== undefined) {
+        const file = path.resolve(path.dirname(pkgJson), rel);
+        if (existsSync(file)) out.push(((await import(pathToFileURL(file).href)) as { BaseRetriever?: unknown }).BaseRetriever);
+      }
+    } catch {
+      // an unreadable package.json or a build that does not load: that copy is not recorded
+    }
   }
-  return out.filter((b) => b !== undefined);
+  return [...new Set(out.filter((b) => b !== undefined && b !== null))];
 }
