@@ -258,11 +258,14 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
   const run = (args: string[]) => runCli(args, { cwd: project, env, timeoutMs: 120_000 });
 
   it("--counterfactual on a graph none of whose scored retriever runs can be re-invoked: exit 2 with the reason; without it, exit 0", async () => {
-    const r = await run(["eval", "--graph", "callbacks-only.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "--concurrency", "1"]);
-    expect(r.exitCode).toBe(2);
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("retrace: --counterfactual: the graph's scored retriever CallbacksOnlySearch cannot be re-invoked (case cf-1 turn 0, the first gold-bearing turn with a retriever run)");
-    expect(r.stderr).not.toMatch(NOT_A_BUG);
+    // The deciding turn is the first in dataset order at any concurrency: the same exit and the same message.
+    for (const concurrency of ["1", "4"]) {
+      const r = await run(["eval", "--graph", "callbacks-only.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "--concurrency", concurrency]);
+      expect(r.exitCode, `--concurrency ${concurrency}`).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("retrace: --counterfactual: the graph's scored retriever CallbacksOnlySearch cannot be re-invoked (case cf-1 turn 0, the first gold-bearing turn with a retriever run)");
+      expect(r.stderr).not.toMatch(NOT_A_BUG);
+    }
     const control = await run(["eval", "--graph", "callbacks-only.ts", "--kb", MINI_KB, "--cases", cases, "--json"]);
     expect(control.exitCode, control.stderr).toBe(0);
     expect((JSON.parse(control.stdout) as Report).run.graph).toMatchObject({ retrievers: ["CallbacksOnlySearch"] });

@@ -196,31 +196,60 @@ interface CaseContext {
   release: (threadId: string) => Promise<void>;
   /** With counterfactual retrieval: which retriever instance ran each captured run. */
   retrievers?: RetrieverRecorder;
-  /** With counterfactual retrieval: whether the first gold-bearing turn with a scored retriever run has been checked (`checkReinvocable`). */
-  reinvocable?: { checked: boolean };
+  /** With counterfactual retrieval: each case's first gold-bearing turn with a scored retriever run, as checked (`Reinvocable`). */
+  reinvocable?: Reinvocable;
 }
 
 /**
  * `--counterfactual` on a graph none of whose scored retrievers can be
- * re-invoked is refused, not a report of unattributed turns
- * (docs/query-attribution.md, "`--graph --counterfactual`"). Known at the
- * sweep's first gold-bearing turn whose scored calls are LangChain retriever
- * runs: when no instance was recorded for any of them (no `BaseRetriever.invoke`
- * retrace wraps ran them), a GraphInputError (exit 2) says so and the sweep
- * stops. Later turns that cannot be attributed keep their per-turn reasons.
+ * re-invoked is exit 2, decided by the first gold-bearing turn with a scored
+ * LangChain retriever run in dataset order (not the first to finish: the
+ * verdict is the same at any concurrency). Each case reports its own first
+ * such turn (or that it has none); as soon as every case before the
+ * deciding one has reported, the verdict is known, and a refusal stops the
+ * run from whichever case completes the picture.
  */
-function checkReinvocable(state: { checked: boolean }, turn: EvalTurn, retrieval: CapturedRetrieval | null, capture: RetrieverCapture, where: string): void {
-  if (state.checked || (turn.must_cite_one_of ?? []).length === 0 || retrieval === null || retrieval.source === "retrace" || retrieval.scoredRunIds.length === 0) return;
-  state.checked = true;
-  if (retrieval.scoredRunIds.some((id) => capture.instanceOf(id) !== undefined)) return;
-  throw new GraphInputError(
-    `--counterfactual: the graph's scored retriever ${[...new Set(retrieval.retrievers)].join(", ")} cannot be re-invoked (${where}, the first gold-bearing turn with a retriever run): ` +
-      "no BaseRetriever.invoke retrace could wrap ran it — a retriever of a @langchain/core copy retrace did not find, a class whose invoke does not call BaseRetriever's, or a run reported through callbacks alone — " +
-      "so no turn could be attributed (docs/query-attribution.md); run without --counterfactual",
-  );
+class Reinvocable {
+  /** Per case index: undefined while pending, null when the case had no such turn, else the turn's verdict. */
+  private readonly verdicts: ({ ok: boolean; message: string } | null | undefined)[];
+  private decided = false;
+  constructor(cases: number) {
+    this.verdicts = new Array(cases).fill(undefined);
+  }
+
+  /** Whether case `index` still needs its first such turn checked. */
+  pending(index: number): boolean {
+    return !this.decided && this.verdicts[index] === undefined;
+  }
+
+  /** Case `index`'s verdict (null: it finished with no such turn); throws the refusal once it is decided. */
+  report(index: number, verdict: { ok: boolean; message: string } | null): void {
+    if (this.decided || this.verdicts[index] !== undefined) return;
+    this.verdicts[index] = verdict;
+    for (const v of this.verdicts) {
+      if (v === undefined) return; // an earlier case has not reported: not decided yet
+      if (v === null) continue;
+      this.decided = true;
+      if (!v.ok) throw new GraphInputError(v.message);
+      return;
+    }
+  }
 }
 
-async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
+/** The verdict of a turn for `Reinvocable`, or undefined when the turn does not decide (no gold, no scored LangChain run). */
+function reinvocableVerdict(turn: EvalTurn, retrieval: CapturedRetrieval | null, capture: RetrieverCapture, where: string): { ok: boolean; message: string } | undefined {
+  if ((turn.must_cite_one_of ?? []).length === 0 || retrieval === null || retrieval.source === "retrace" || retrieval.scoredRunIds.length === 0) return undefined;
+  const ok = retrieval.scoredRunIds.some((id) => capture.instanceOf(id) !== undefined);
+  return {
+    ok,
+    message:
+      `--counterfactual: the graph's scored retriever ${[...new Set(retrieval.retrievers)].join(", ")} cannot be re-invoked (${where}, the first gold-bearing turn with a retriever run): ` +
+      "no BaseRetriever.invoke retrace could wrap ran it — a retriever of a @langchain/core copy retrace did not find, a class whose invoke does not call BaseRetriever's, or a run reported through callbacks alone — " +
+      "so no turn could be attributed (docs/query-attribution.md); run without --counterfactual",
+  };
+}
+
+async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const out: GraphTurn[] = [];
   const mapInput = opts.input ?? defaultInput;
@@ -289,7 +318,10 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
     }
     // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).
     if (ctx.retrievers !== undefined && !isToLabel(t)) {
-      if (ctx.reinvocable !== undefined && error === undefined) checkReinvocable(ctx.reinvocable, t, retrieval, capture, where);
+      if (ctx.reinvocable?.pending(caseIndex) === true && error === undefined) {
+        const verdict = reinvocableVerdict(t, retrieval, capture, where);
+        if (verdict !== undefined) ctx.reinvocable.report(caseIndex, verdict);
+      }
       const cf = await graphTurnQueries(t, retrieval, capture, error, { ids, k: opts.k, timeoutMs: ctx.timeoutMs, guard: ctx.guard, configurable, where });
       if (cf !== null) {
         if (cf.queries !== undefined) report.queries = cf.queries;
@@ -301,6 +333,7 @@ async function runCase(c: EvalCase, opts: GraphSweepOptions, ctx: CaseContext): 
   }
   // A sweep never returns to a thread: its checkpoints go (memory bounded by the cases in flight, not the cases run).
   await ctx.release(threadId);
+  ctx.reinvocable?.report(caseIndex, null); // no turn of this case decided: the verdict waits for a later case
   return out;
 }
 
@@ -339,10 +372,10 @@ export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[
   // Counterfactual retrieval needs each scored call's instance: recorded only while this sweep runs (./retriever-instances.ts).
   if (opts.counterfactual === true) {
     ctx.retrievers = recordRetrieverInvocations(opts.retrieverBases ?? []);
-    ctx.reinvocable = { checked: false };
+    ctx.reinvocable = new Reinvocable(opts.cases.length);
   }
   try {
-    const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, opts, ctx), {
+    const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, i, opts, ctx), {
       ...(opts.onCaseDone !== undefined ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) } : {}),
     });
     return results.flat();
