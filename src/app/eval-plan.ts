@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
-import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { checkBaselineTurns, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { checkScope, FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
 import { readQuarantine, type Quarantine } from "../eval/gate/quarantine.js";
 import type { ShardSpec } from "../eval/gate/shard.js";
@@ -267,6 +267,7 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
     };
     const plan = { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length };
     checkBaselineBeforeRun(baseline, intent, plan, await predictEmbedderId(o.embedder));
+    checkBaselineTurns(baseline, file, data.cases);
   }
   // The quarantine file, checked against every case of the cases file (not only the selected ones): exit 2 naming file and line.
   const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined;

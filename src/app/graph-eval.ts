@@ -28,7 +28,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { DocumentInterface } from "@langchain/core/documents";
 import { BaselineMismatchError, DataValidationError, InvalidArgumentError } from "../errors.js";
-import { assertComparable, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { assertComparable, checkBaselineTurns, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import { checkKnownIds, graphRunFacts, graphRunInfo, stateLimitBytes, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
@@ -444,6 +444,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     if (migrated !== undefined) log.info(migrated);
     const stub = { datasetHash: hashOf(cases), kbHash: kbHash(data.kb), embedder, k, store: "graph", graph: graphRunInfo(identity, [], [], graphRunFacts([], () => undefined)) };
     checkGraphBaselineBeforeRun(baseline, file, o, stub, { datasetHash: hashOf(cases), full: datasetHash(data.cases), selected: cases.length, total: data.cases.length });
+    checkBaselineTurns(baseline, file, data.cases);
   }
   const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache);
   const evaluators: EvaluatorSpec[] = [...retrievalSideEvaluators({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];

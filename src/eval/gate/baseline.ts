@@ -31,7 +31,7 @@ import path from "node:path";
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { embedderFamily } from "../../retrieval/embedders/lsa.js";
 import { writeFileAtomic } from "../../atomic.js";
-import { BaselineMismatchError, DataValidationError } from "../../errors.js";
+import { BaselineMismatchError, DataValidationError, type DataIssue } from "../../errors.js";
 import { BASELINE_VERSION, parseBaselineData, type BaselineData, type BaselineGraph } from "../report/schemas.js";
 import { turnKey } from "../stats/bootstrap.js";
 import type { Aggregate, Report, RetrievalRunConfig } from "../report/types.js";
@@ -127,9 +127,48 @@ export function baselineToJSON(baseline: Baseline): string {
   return `${JSON.stringify(baseline, null, 2)}\n`;
 }
 
-/** Validate a parsed baseline (migrating an older schemaVersion); throws DataValidationError naming `file` and each bad field. */
+/**
+ * Validate a parsed baseline (migrating an older schemaVersion), and that it
+ * agrees with itself: every retrieval metric its turns carry has an aggregate
+ * over exactly those turns (a file whose aggregates were emptied, or whose
+ * `perTurn` lost entries, would otherwise fail the gate as a "regression").
+ * Throws DataValidationError (exit 2) naming `file` and each bad field.
+ */
 export function parseBaseline(data: unknown, file: string): Baseline {
-  return parseBaselineData(data, file);
+  const baseline = parseBaselineData(data, file);
+  const counts = new Map<string, number>();
+  for (const scores of Object.values(baseline.perTurn)) for (const key of Object.keys(scores)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  const issues: DataIssue[] = [];
+  if (counts.size === 0) issues.push({ file, field: "perTurn", message: "expected the scores of the baseline's turns, got none: it cannot be compared with; re-create it with --update-baseline" });
+  for (const [key, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (!key.startsWith("retrieval_")) continue; // answer-side means may cover one part of the split only (docs/holdout.md)
+    const agg = baseline.aggregates[key];
+    if (agg === undefined) issues.push({ file, field: `aggregates.${key}`, message: `missing, though ${n} turns in perTurn carry ${key}: the file is damaged; re-create it with --update-baseline` });
+    else if (agg.n !== n)
+      issues.push({ file, field: `aggregates.${key}.n`, message: `${agg.n} turns, but perTurn holds ${key} for ${n}: the file is damaged (entries removed or added by hand); re-create it with --update-baseline` });
+  }
+  if (issues.length > 0) throw new DataValidationError(issues);
+  return baseline;
+}
+
+/**
+ * The baseline's turns are turns of `cases` (the whole dataset the run
+ * reads; called once its `datasetHash` matched): a `perTurn` key naming a case
+ * or turn the dataset does not have is exit 2 naming the file and the key,
+ * before the sweep.
+ */
+export function checkBaselineTurns(baseline: Baseline, file: string, cases: readonly { id: string; turns: readonly unknown[] }[]): void {
+  const turns = new Map(cases.map((c) => [c.id, c.turns.length]));
+  const issues: DataIssue[] = [];
+  for (const key of Object.keys(baseline.perTurn)) {
+    const hash = key.lastIndexOf("#");
+    const n = turns.get(key.slice(0, hash));
+    const turn = Number(key.slice(hash + 1));
+    if (hash < 0 || n === undefined || !Number.isInteger(turn) || turn < 0 || turn >= n)
+      issues.push({ file, field: `perTurn.${key}`, message: "names no turn of the eval cases, though the dataset hash matches: the file is damaged; re-create it with --update-baseline" });
+    if (issues.length >= 5) break;
+  }
+  if (issues.length > 0) throw new DataValidationError(issues);
 }
 
 /** Read and validate a baseline file (DataValidationError naming the file and the field). */
