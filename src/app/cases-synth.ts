@@ -51,6 +51,8 @@ export interface SynthOutcome {
   skippedReasons: string;
   /** What the generator's τ says these cases can judge. */
   verdict: string;
+  /** Settings that could not take effect (a `--topic-shift` with nowhere to shift), for stderr. */
+  notes: string[];
 }
 
 /** What a `--generator` module's default export receives for each card. */
@@ -187,6 +189,17 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
       else skipped.push({ card: doc.card, reason: "no query could be drawn" });
     }
   }
+  // A topic shift moves the last of 2+ turns to another card of the case's locale: say when that cannot happen.
+  const notes: string[] = [];
+  if (settings.topicShift > 0 && user !== null) notes.push("--topic-shift does nothing with --generator (your function writes every turn)");
+  else if (settings.topicShift > 0 && settings.turns < 2) notes.push(`--topic-shift does nothing with --turns ${settings.turns}: the shift replaces the last of two or more turns`);
+  else if (settings.topicShift > 0) {
+    const perLocale = new Map<string, number>();
+    for (const d of docs) perLocale.set(d.locale, (perLocale.get(d.locale) ?? 0) + 1);
+    const single = [...perLocale].filter(([, n]) => n < 2).map(([l]) => l).sort();
+    if (single.length > 0)
+      notes.push(`--topic-shift cannot apply to ${single.length === perLocale.size ? "any case" : `the cases of ${single.join(", ")}`}: a shift moves to another card of the case's locale, and ${single.join(", ")} ${single.length === 1 ? "has" : "have"} one card`);
+  }
   const where = o.generator ?? "retrace cases synth";
   validate(cases, kb, where, user !== null);
   const generator = user !== null ? { name: user.name, version: user.version } : { name: generatorName(strategy), version: cases[0]?.origin.version ?? "1" };
@@ -200,5 +213,6 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
     skipped,
     skippedReasons: [...reasons].map(([r, n]) => `${n} ${r}`).join(", "),
     verdict: syntheticVerdict(generator.name, generator.version),
+    notes,
   };
 }

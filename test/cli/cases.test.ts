@@ -5,7 +5,7 @@
  * synthetic-only runs carry the guard-rail warning), `retrace tune` refuses
  * synthetic-only cases without --allow-synthetic.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +114,21 @@ describe("retrace cases import", () => {
   });
 });
 
+describe("retrace cases import onto its own input", () => {
+  it("--out (or --into) naming the conversations file itself is exit 2, and the file is left as it was", async () => {
+    const file = path.join(dir, "self.jsonl");
+    const text = CHAT.map((c) => JSON.stringify(c)).join("\n") + "\n";
+    await writeFile(file, text);
+    for (const flag of ["--out", "--into"]) {
+      // The same file, named another way (./ prefix, relative to another cwd).
+      const r = await runCli(["cases", "import", file, "--locale", "en", flag, `./${path.basename(file)}`], { cwd: dir });
+      expect(r.exitCode, flag).toBe(2);
+      expect(r.stderr).toContain(`Expected \`${flag}\` to be a file other than the conversations being imported`);
+      expect(await readFile(file, "utf8")).toBe(text);
+    }
+  });
+});
+
 describe("retrace cases synth", () => {
   it("writes byte-identical files for one seed, other ones for another, and every case passes retrace check", async () => {
     const a = path.join(dir, "syn-a.jsonl");
@@ -176,6 +191,28 @@ describe("retrace cases synth", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/Synthesized 2 cases .*1 card skipped \(1 no chunk with 2\+ distinct terms\)/);
     expect(r.stdout).not.toContain('"d1"');
+  });
+});
+
+describe("retrace cases synth --topic-shift says when it cannot apply", () => {
+  it("a KB of one card per locale: no other card to shift to, said on stderr; with --turns 1: nothing to replace", async () => {
+    const one = path.join(dir, "one-card-kb");
+    await mkdir(path.join(one, "cards", "en"), { recursive: true });
+    await writeFile(path.join(one, "cards", "en", "card-freeze.md"), await readFile(path.join(MINI_KB, "cards", "en", "card-freeze.md"), "utf8"));
+    const r = await runCli(["cases", "synth", "--kb", one, "--seed", "1", "--topic-shift", "1"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Note: --topic-shift cannot apply to any case: a shift moves to another card of the case's locale, and en has one card");
+    const t = await runCli(["cases", "synth", "--kb", MINI_KB, "--seed", "1", "--topic-shift", "1", "--turns", "1"]);
+    expect(t.exitCode, t.stderr).toBe(0);
+    expect(t.stderr).toContain("Note: --topic-shift does nothing with --turns 1");
+    // The mini KB: en has two cards, es-419 and pt-BR one each.
+    const mini = await runCli(["cases", "synth", "--kb", MINI_KB, "--seed", "1", "--topic-shift", "1"]);
+    expect(mini.stderr).toContain("Note: --topic-shift cannot apply to the cases of es-419, pt-BR: a shift moves to another card of the case's locale, and es-419, pt-BR have one card");
+    // Where it can apply everywhere, no such note.
+    await writeFile(path.join(one, "cards", "en", "refund-timelines.md"), await readFile(path.join(MINI_KB, "cards", "en", "refund-timelines.md"), "utf8"));
+    const ok = await runCli(["cases", "synth", "--kb", one, "--seed", "1", "--topic-shift", "1"]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stderr).not.toContain("--topic-shift");
   });
 });
 

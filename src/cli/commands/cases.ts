@@ -7,6 +7,7 @@
  * counts and warnings go to stderr. Exit 0; 2 bad input (file, line and
  * field named) or option; nothing is written on an error.
  */
+import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { importCases, type ImportOptions } from "../../app/cases-import.js";
 import { synthCases, type SynthOptions } from "../../app/cases-synth.js";
@@ -22,8 +23,22 @@ async function emit(text: string, file: string | undefined): Promise<void> {
   else await writeFileAtomic(file, text);
 }
 
+/** Whether two paths name one file (the same device and inode; false when either does not exist). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
 export async function importCommand(file: string, o: ImportOptions & { out?: string }): Promise<number> {
   const target = o.out ?? o.into;
+  // The conversations are read whole, then the cases written: onto the input itself they would replace it.
+  for (const [flag, path] of [["--out", o.out], ["--into", o.into]] as const)
+    if (path !== undefined && path !== "-" && sameFile(path, file))
+      throw new InvalidArgumentError(flag, `a file other than the conversations being imported (writing the cases to ${file} would replace them)`, path);
   if (target !== undefined && target !== "-") await checkWritable(target, o.out !== undefined ? "--out" : "--into");
   const r = await importCases(file, o);
   await emit(r.text, target);
@@ -50,7 +65,8 @@ export async function synthCommand(o: SynthCommandOptions): Promise<number> {
     `Synthesized ${r.cases.length} case${r.cases.length === 1 ? "" : "s"} (${r.turns} turns; generator ${r.generator.name} ${r.generator.version}, seed ${o.seed})` +
       (r.skipped.length > 0 ? `; ${r.skipped.length} card${r.skipped.length === 1 ? "" : "s"} skipped (${r.skippedReasons})` : "") +
       (o.out !== undefined && o.out !== "-" ? `; written to ${o.out}` : "") +
-      `.\nNote: ${r.verdict}`,
+      `.\nNote: ${r.verdict}` +
+      r.notes.map((n) => `\nNote: ${n}`).join(""),
   );
   return 0;
 }
