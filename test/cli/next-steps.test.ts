@@ -25,13 +25,16 @@ function nextLines(stderr: string): { what: string; command: string[] }[] {
   if (at < 0) return [];
   const block = [lines[at]!.slice("Next: ".length), ...lines.slice(at + 1).filter((l) => l.startsWith("      ")).map((l) => l.trim())];
   return block.map((l) => {
-    const i = l.indexOf(": retrace ");
+    const i = l.indexOf(": npx retrace ");
     return { what: l.slice(0, i < 0 ? l.length : i), command: i < 0 ? [] : l.slice(i + 2).split(" ") };
   });
 }
 
-/** Runs a printed `retrace …` line with the real bin (the paths here need no quoting). */
-const runPrinted = (command: string[], cwd: string) => runCli(command.slice(1), { cwd, env: { KB_AGENT_KB: MINI_KB } });
+/** Runs a printed `npx retrace …` line with the real bin (the paths here need no quoting). */
+const runPrinted = (command: string[], cwd: string) => {
+  expect(command.slice(0, 2)).toEqual(["npx", "retrace"]);
+  return runCli(command.slice(2), { cwd, env: { KB_AGENT_KB: MINI_KB } });
+};
 
 describe("the Next: lines", () => {
   it("retrace's own graph: trace the missed turn, open the HTML, record then gate a baseline — each runs as printed", async () => {
@@ -51,7 +54,7 @@ describe("the Next: lines", () => {
       "record this run as the baseline to gate on",
       "evaluate your own LangGraph.js graph",
     ]);
-    expect(next[0]!.command).toEqual(["retrace", "trace", "en-miss-001", "--turn", "0", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1"]);
+    expect(next[0]!.command).toEqual(["npx", "retrace", "trace", "en-miss-001", "--turn", "0", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1"]);
     const trace = await runPrinted(next[0]!.command, dir);
     expect(trace.exitCode, trace.stderr).toBe(0);
     expect(trace.stdout).toContain("do you offer mortgages?");
@@ -62,7 +65,7 @@ describe("the Next: lines", () => {
     expect(record.exitCode, record.stderr).toBe(0);
     expect(existsSync(baseline)).toBe(true);
     const gate = nextLines(record.stderr).find((n) => n.what.startsWith("gate later runs on the baseline just written"));
-    expect(gate?.command).toEqual(["retrace", "eval", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1", "--max-flips", "0"]);
+    expect(gate?.command).toEqual(["npx", "retrace", "eval", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1", "--max-flips", "0"]);
     const gated = await runPrinted(gate!.command, dir);
     expect(gated.exitCode, gated.stderr).toBe(0);
     expect(gated.stdout).toMatch(/^gate: PASS$/m);
@@ -74,7 +77,7 @@ describe("the Next: lines", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const next = nextLines(r.stderr);
     expect(next.map((n) => n.what)).not.toContain("evaluate your own LangGraph.js graph");
-    expect(next.find((n) => n.what === "see every turn in a browser")?.command).toEqual(["retrace", "eval", "--graph", graph, "--kb", MINI_KB, "--html", "report.html"]);
+    expect(next.find((n) => n.what === "see every turn in a browser")?.command).toEqual(["npx", "retrace", "eval", "--graph", graph, "--kb", MINI_KB, "--html", "report.html"]);
   }, 60_000);
 
   it("--json keeps stdout the report alone (the Next: lines are on stderr)", async () => {

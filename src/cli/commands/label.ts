@@ -73,7 +73,7 @@ async function mergeCommand(o: LabelCommandOptions): Promise<number> {
   err(
     `Merged ${o.merge} into ${o.into}: ${r.changed.length} case${r.changed.length === 1 ? "" : "s"} updated, ${r.appended.length} appended, ${r.unchanged} unchanged` +
       (r.changed.length + r.appended.length === 0 ? " (nothing to write)" : "") +
-      `.\nNext: ${shellLine(["retrace", "check", ...against, "--cases", o.into])}   (the dataset check), then score with ${shellLine(["retrace", "eval", ...(o.catalog !== undefined ? ["--graph", "YOUR_GRAPH.ts"] : []), ...against, "--cases", o.into])}`,
+      `.\nNext: ${shellLine(["npx", "retrace", "check", ...against, "--cases", o.into])}   (the dataset check), then score with ${shellLine(["npx", "retrace", "eval", ...(o.catalog !== undefined ? ["--graph", "YOUR_GRAPH.ts"] : []), ...against, "--cases", o.into])}`,
   );
   return 0;
 }
