@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportToJSON } from "../../src/eval/report/render.js";
 import type { Report } from "../../src/eval/report/types.js";
 import { tempDir } from "../helpers/chroma.js";
-import { runCli } from "../helpers/cli.js";
+import { ROOT, runCli } from "../helpers/cli.js";
+import { MINI_KB } from "../helpers/fixtures.js";
 import { fixtureReport, storelessReport } from "../eval/report-fixture.js";
 
 let dir: string;
@@ -82,8 +83,46 @@ describe("retrace export --trec", () => {
     expect(all.ndcg_cut_3).toBeCloseTo(mean("retrieval_ndcg_at_k"), 12);
     expect(all.P_3).toBeCloseTo(mean("retrieval_precision_at_k"), 12);
     expect(all.recip_rank).toBeCloseTo(mean("retrieval_mrr_at_k"), 12);
-    expect(sc.stderr).toMatch(/1 judged query with no results/); // g3#0: judged but not retrieved, left out as the report leaves it out
+    expect(qrels).not.toMatch(/^g3#0 /m); // g3#0: retrieval did not run, so the report does not score it: no judgments either
   });
+
+  it("a run with an empty ranking: score -c (the printed command) and trec_eval's rule reproduce the report's means exactly", async () => {
+    // A user-style graph over the mini KB; "xyzzy plugh" shares no word with any card, so that turn's ranking is empty (scored 0).
+    const cases = file("empty-cases.jsonl");
+    await writeFile(
+      cases,
+      [
+        { id: "e-1", locale: "en", kind: "golden", turns: [{ user: "how do I freeze my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "xyzzy plugh", must_cite_one_of: ["refund-timelines"], expect: "answer" }] },
+        { id: "e-2", locale: "en", kind: "golden", turns: [{ user: "when does my refund arrive?", must_cite_one_of: ["refund-timelines"], expect: "answer" }] },
+      ]
+        .map((c) => JSON.stringify(c))
+        .join("\n") + "\n",
+    );
+    const graph = path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs");
+    const ev = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--cases", cases, "-k", "3", "--report-json", file("empty.json")], { env: { KB_AGENT_KB: MINI_KB } });
+    expect(ev.exitCode, ev.stderr).toBe(0);
+    const r = JSON.parse(await readFile(file("empty.json"), "utf8")) as Report;
+    expect(r.turns.find((t) => t.caseId === "e-1" && t.turn === 1)?.retrievedIds).toEqual([]);
+    const ex = await runCli(["export", file("empty.json"), "--trec", file("trec-empty")]);
+    expect(ex.exitCode, ex.stderr).toBe(0);
+    const qrels = file("trec-empty/qrels.txt");
+    const run = file("trec-empty/run.txt");
+    expect(ex.stderr).toContain(`the report's means: retrace score -c -k 3 ${qrels} ${run}`);
+    const printed = /the report's means: retrace (score -c -k 3 \S+ \S+)/.exec(ex.stderr)![1]!.split(" ");
+    const sc = await runCli([...printed, "--json"]);
+    expect(sc.exitCode, sc.stderr).toBe(0);
+    const all = (JSON.parse(sc.stdout) as { all: Record<string, number> }).all;
+    const mean = (k: string) => r.aggregates[k]!.mean;
+    expect(all.success_3).toBe(mean("retrieval_hit_at_k")); // 2 of 3
+    expect(all.success_3).toBeCloseTo(2 / 3, 12);
+    expect(all.recall_3).toBeCloseTo(mean("retrieval_recall_at_k"), 12);
+    expect(all.ndcg_cut_3).toBeCloseTo(mean("retrieval_ndcg_at_k"), 12);
+    expect(all.recip_rank).toBeCloseTo(mean("retrieval_mrr_at_k"), 12);
+    // Without -c the empty ranking is left out (as trec_eval does): the means differ, and the warning says so.
+    const noC = await runCli(["score", "-k", "3", qrels, run, "--json"]);
+    expect((JSON.parse(noC.stdout) as { all: Record<string, number> }).all.success_3).toBe(1);
+    expect(noC.stderr).toMatch(/use -c to score it as 0/);
+  }, 60_000);
 
   it("exits 2 for a store-less report (nothing was retrieved)", async () => {
     const r = await runCli(["export", file("storeless.json"), "--trec", file("trec2")]);

@@ -143,7 +143,18 @@ describe("retrace score", () => {
 
     const noRun = await score("--qrels", "mini.qrels");
     expect(noRun.exitCode).toBe(2);
-    expect(noRun.stderr).toContain("required option '--run <file>' not specified");
+    expect(noRun.stderr).toContain("Expected `RUN` to be the qrels and the run file: retrace score QRELS RUN (trec_eval's order), or --qrels FILE --run FILE");
+    const twice = await score("mini.qrels", "mini.run", "--run", "mini.run");
+    expect(twice.exitCode).toBe(2);
+    expect(twice.stderr).toContain("Expected `--run` to be the run file given once");
+  });
+
+  it("takes trec_eval's positional order, qrels first, with the same output as --qrels/--run", async () => {
+    const named = await score("--qrels", "mini.qrels", "--run", "mini.run", "-q", "-c");
+    const positional = await score("mini.qrels", "mini.run", "-q", "-c");
+    expect(positional.exitCode, positional.stderr).toBe(0);
+    expect(positional.stdout).toBe(named.stdout);
+    expect(positional.stdout).toMatch(/^success_5\s+all\s/m);
   });
 });
 

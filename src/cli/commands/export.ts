@@ -1,14 +1,15 @@
 /**
  * `retrace export REPORT.json --trec DIR`: write a saved sweep's retrieval as
  * TREC files, DIR/run.txt and DIR/qrels.txt, query ids `caseId#turn`
- * (docs/langchain-integration.md). Then e.g.
- * `retrace score --qrels DIR/qrels.txt --run DIR/run.txt -k 5`.
+ * (docs/langchain-integration.md). Then
+ * `retrace score -c -k 5 DIR/qrels.txt DIR/run.txt` gives the report's means
+ * (`-c`: a turn with an empty ranking has no run line and scores 0).
  * Nothing on stdout; one summary line on stderr. Exit 0, or 2 on a bad file.
  */
 import path from "node:path";
 import type { Command } from "commander";
 import { DataValidationError } from "../../errors.js";
-import { DEFAULT_RUN_TAG, trecFiles } from "../../eval/ir/trec-export.js";
+import { DEFAULT_RUN_TAG, scoreHint, trecFiles } from "../../eval/ir/trec-export.js";
 import { HIT_KEY } from "../../eval/measures/metrics.js";
 import { log } from "../../log.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
@@ -32,7 +33,8 @@ export function register(program: Command): void {
         if (files.queries === 0) throw new DataValidationError([{ file, field: "turns", message: `no turn has retrieved ids (retrieval ${report.vacuousReasons[HIT_KEY] ?? "not measured"}): nothing to export` }]);
         // Both files or neither (src/output-set.ts); the folder is created if missing.
         await writeOutputs([{ option: "--trec", path: runFile, data: files.run }, { option: "--trec", path: qrelsFile, data: files.qrels }]);
-        log.info(`wrote ${path.join(opts.trec, "run.txt")} (${files.queries} queries) and qrels.txt (${files.judged} judged queries)`);
+        log.info(`wrote ${runFile} (${files.queries} queries) and qrels.txt (${files.judged} judged queries)`);
+        log.info(`the report's means: ${scoreHint({ qrels: qrelsFile, run: runFile }, report.run.k)}`);
       }),
     );
 }

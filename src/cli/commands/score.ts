@@ -1,5 +1,6 @@
 /**
- * `retrace score --qrels FILE --run FILE`: score a TREC run against TREC qrels
+ * `retrace score QRELS RUN` (trec_eval's own order, qrels first; or
+ * `--qrels FILE --run FILE`): score a TREC run against TREC qrels
  * with trec_eval's definitions of success.k, recall.k, ndcg_cut.k, P.k and
  * recip_rank, printed in trec_eval's layout (`%-22s\t%s\t%6.4f`), so scripts
  * that parse trec_eval's output read this unchanged. `--json` prints the same
@@ -9,6 +10,7 @@
  */
 import type { Command } from "commander";
 import { formatTrecText, readQrels, readRun, scoreTrec, toTrecJson, type TrecScores } from "../../eval/ir/trec.js";
+import { InvalidArgumentError } from "../../errors.js";
 import { log } from "../../log.js";
 import { action, out } from "../io.js";
 import { intListOption } from "../options.js";
@@ -35,8 +37,10 @@ export function register(program: Command): void {
   program
     .command("score")
     .description("Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)")
-    .requiredOption("--qrels <file>", "TREC qrels: `qid iter docno rel` per line (rel >= 1 is relevant)")
-    .requiredOption("--run <file>", "TREC run: `qid Q0 docno rank score tag` per line (`-` reads stdin); ranked by score, ties by docno, as trec_eval")
+    .argument("[qrels]", "TREC qrels (as trec_eval: qrels first, then the run; or --qrels)")
+    .argument("[run]", "TREC run (or --run; `-` reads stdin)")
+    .option("--qrels <file>", "TREC qrels: `qid iter docno rel` per line (rel >= 1 is relevant)")
+    .option("--run <file>", "TREC run: `qid Q0 docno rank score tag` per line (`-` reads stdin); ranked by score, ties by docno, as trec_eval")
     .option("-k, --k <list>", "cutoffs, comma-separated", intListOption("-k", { min: 1 }), [5, 10])
     .option("-c, --complete", "score judged queries that have no results as 0 and count them, as trec_eval -c")
     .option("--skip-empty", "judged queries with no relevant document get no score and are not counted (the empty-gold rule)")
@@ -50,7 +54,15 @@ export function register(program: Command): void {
         "judged query without results is left out with a warning; -c scores it as 0, as trec_eval -c does.",
     )
     .action(
-      action(async (opts: ScoreOptions) => {
+      action(async (qrelsArg: string | undefined, runArg: string | undefined, o: Omit<ScoreOptions, "qrels" | "run"> & { qrels?: string; run?: string }) => {
+        const files = { qrels: [qrelsArg, o.qrels], run: [runArg, o.run] } as const;
+        for (const [name, [positional, option]] of Object.entries(files))
+          if (positional !== undefined && option !== undefined) throw new InvalidArgumentError(`--${name}`, `the ${name} file given once (as an argument or as --${name}, not both)`, `${positional} / ${option}`);
+        const qrels = qrelsArg ?? o.qrels;
+        const run = runArg ?? o.run;
+        if (qrels === undefined || run === undefined)
+          throw new InvalidArgumentError(qrels === undefined ? "QRELS" : "RUN", "the qrels and the run file: retrace score QRELS RUN (trec_eval's order), or --qrels FILE --run FILE", undefined);
+        const opts: ScoreOptions = { ...o, qrels, run };
         const scores = await scoreFiles(opts);
         for (const w of scores.warnings) log.warn(w);
         out(opts.json ? JSON.stringify(toTrecJson(scores), null, 2) : formatTrecText(scores, { perQuery: opts.query ?? false }));
