@@ -78,6 +78,8 @@ export interface GateOptions extends FloorThresholds {
   /** Stage floors (`--min-stage STAGE=VALUE`) and drops against the baseline (`--max-stage-drop STAGE=VALUE`); src/eval/gate/stage-gate.ts. */
   minStage?: Record<string, number>;
   maxStageDrop?: Record<string, number>;
+  /** The baseline file named on the command line (`--baseline`): with it, drops are checked at the default tolerance. */
+  baseline?: string;
 }
 
 /** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
@@ -98,6 +100,8 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
   if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
+  // `--max-flips` (or `--max-stage-drop`) alone checks what it names; drops are checked with `--max-drop`, or `--baseline` (docs/gates-and-exit-codes.md).
+  if (o.maxDrop === undefined && o.baseline === undefined) thresholds.drops = false;
   if (o.minStage !== undefined) thresholds.minStage = o.minStage;
   if (o.maxStageDrop !== undefined) thresholds.maxStageDrop = o.maxStageDrop;
   if (quarantine !== undefined) thresholds.quarantine = quarantine;

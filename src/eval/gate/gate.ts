@@ -22,7 +22,9 @@
  *   the repeats within each case, cases fixed, the baseline's repeats too when
  *   it recorded them: src/eval/stats/repeats.ts `repeatDropBound`) exceeds
  *   maxDrop; `result.dropTest` says which test decided (docs/statistics.md,
- *   "Baseline gates with repeats").
+ *   "Baseline gates with repeats"). `drops: false` leaves them out (a baseline
+ *   given for its flips alone). A dataset of one locale is checked once, as
+ *   `all` (its locale scope is the same turns).
  * - **Flips** (`maxFlips`): turns whose hit@k went 1 → 0 against the
  *   baseline, listed with case, turn, locale and where the gold went (the
  *   trace summary's goldPositions); fails when there are more than maxFlips.
@@ -79,6 +81,13 @@ export interface GateThresholds extends FloorThresholds {
   maxDrop?: number;
   /** Tolerated number of hit@k 1→0 turns against the baseline (unset = not gated; needs a baseline). */
   maxFlips?: number;
+  /**
+   * Whether the drops against a given baseline are checked (default true; at
+   * `maxDrop`, else the default tolerance). False: a baseline given for its
+   * flips (or stage drops) alone — `--max-flips` without `--max-drop` or
+   * `--baseline` on the command line.
+   */
+  drops?: boolean;
   /** Stage floors and drops (`--min-stage`, `--max-stage-drop`: ./stage-gate.ts); unset = off. */
   minStage?: StageThresholds;
   maxStageDrop?: StageThresholds;
@@ -357,70 +366,74 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
   }
   if (baseline !== undefined) {
     assertComparable(baseline, full);
-    const tolerance =
-      thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --max-drop" } : defaultMaxDrop(baseline, report);
-    result.tolerance = tolerance;
-    const maxDrop = tolerance.maxDrop;
-    // The registry's drop checks: `always`, or `if-both` when the baseline and the run both have the key.
-    const keys = METRICS.filter((m) => m.drop === "always" || (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined)).map((m) => m.key);
-    const scopes = ["all", ...localesOf(full)];
-    const opt = `--max-drop ${f3(maxDrop)}`;
-    const test = dropTestOf(report, baseline, thresholds);
-    // Recorded for runs with repeats (a run without them compares point means, as it always has).
-    if (report.repeats !== undefined) result.dropTest = test.record;
-    for (const key of keys) {
-      const why = notMeasuredReason(report, key);
-      if (why !== null) {
-        const reason = `${key} was not measured (${why}); the baseline comparison cannot pass`;
-        failures.push({ kind: "not_measured", key, reason });
-        checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "not_measured", reason }, false));
-        continue;
-      }
-      if (baseline.aggregates[key] === undefined) {
-        const reason = `the baseline has no ${key} (${label(key)}) to compare with; re-create it with --update-baseline`;
-        failures.push({ kind: "baseline_mismatch", key, reason });
-        checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "fail", reason }, false));
-        continue;
-      }
-      for (const scope of scopes) {
-        const cur = scopeMean(report.turns, key, scope);
-        const inThis = (scope === "all" ? withoutSynthetic(report.turns) : report.turns).filter((t) => inScope(t, scope));
-        const basePerTurn: Record<string, Record<string, number>> = {};
-        for (const t of inThis) {
-          const s = baseline.perTurn[turnKey(t.caseId, t.turn)];
-          if (s !== undefined) basePerTurn[turnKey(t.caseId, t.turn)] = s;
+    if (thresholds.drops !== false) {
+      const tolerance =
+        thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --max-drop" } : defaultMaxDrop(baseline, report);
+      result.tolerance = tolerance;
+      const maxDrop = tolerance.maxDrop;
+      // The registry's drop checks: `always`, or `if-both` when the baseline and the run both have the key.
+      const keys = METRICS.filter((m) => m.drop === "always" || (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined)).map((m) => m.key);
+      // One locale: its scope is the same turns as `all`, so it is checked once, as `all`.
+      const locales = localesOf(full);
+      const scopes = ["all", ...(locales.length > 1 ? locales : [])];
+      const opt = `--max-drop ${f3(maxDrop)}`;
+      const test = dropTestOf(report, baseline, thresholds);
+      // Recorded for runs with repeats (a run without them compares point means, as it always has).
+      if (report.repeats !== undefined) result.dropTest = test.record;
+      for (const key of keys) {
+        const why = notMeasuredReason(report, key);
+        if (why !== null) {
+          const reason = `${key} was not measured (${why}); the baseline comparison cannot pass`;
+          failures.push({ kind: "not_measured", key, reason });
+          checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "not_measured", reason }, false));
+          continue;
         }
-        // Scope all: the baseline's own mean, unless turns are quarantined (then both sides over the remaining turns).
-        const base = scope === "all" && q.size === 0 ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
-        if (cur.mean === null || base.mean === null) continue; // nothing to compare in this locale (e.g. no gold-bearing turn)
-        const drop = base.mean - cur.mean;
-        if (test.record.method === "repeat-bootstrap") {
-          // The interval-aware test (docs/statistics.md, "Baseline gates with repeats"): both sides over the turns scored in both.
-          const c = repeatDropCheck(key, scope, inThis, baseline, maxDrop, test);
-          if (c !== null) {
-            if (c.verdict === "fail") failures.push({ kind: "regression", key, reason: c.reason, ...(scope === "all" ? {} : { scope }) });
-            checks.push({ ...c, option: opt });
-            continue;
+        if (baseline.aggregates[key] === undefined) {
+          const reason = `the baseline has no ${key} (${label(key)}) to compare with; re-create it with --update-baseline`;
+          failures.push({ kind: "baseline_mismatch", key, reason });
+          checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "fail", reason }, false));
+          continue;
+        }
+        for (const scope of scopes) {
+          const cur = scopeMean(report.turns, key, scope);
+          const inThis = (scope === "all" ? withoutSynthetic(report.turns) : report.turns).filter((t) => inScope(t, scope));
+          const basePerTurn: Record<string, Record<string, number>> = {};
+          for (const t of inThis) {
+            const s = baseline.perTurn[turnKey(t.caseId, t.turn)];
+            if (s !== undefined) basePerTurn[turnKey(t.caseId, t.turn)] = s;
           }
+          // Scope all: the baseline's own mean, unless turns are quarantined (then both sides over the remaining turns).
+          const base = scope === "all" && q.size === 0 ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
+          if (cur.mean === null || base.mean === null) continue; // nothing to compare in this locale (e.g. no gold-bearing turn)
+          const drop = base.mean - cur.mean;
+          if (test.record.method === "repeat-bootstrap") {
+            // The interval-aware test (docs/statistics.md, "Baseline gates with repeats"): both sides over the turns scored in both.
+            const c = repeatDropCheck(key, scope, inThis, baseline, maxDrop, test);
+            if (c !== null) {
+              if (c.verdict === "fail") failures.push({ kind: "regression", key, reason: c.reason, ...(scope === "all" ? {} : { scope }) });
+              checks.push({ ...c, option: opt });
+              continue;
+            }
+          }
+          const passed = drop <= maxDrop + EPSILON;
+          let reason: string;
+          if (passed) {
+            reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) vs the baseline's ${f3(base.mean)} (n=${base.n}): ${drop > 0 ? `drop ${f3(drop)}` : "no drop"}, within the tolerance ${f3(maxDrop)}`;
+          } else {
+            // The same case-level paired bootstrap as `retrace compare` (docs/statistics.md): interval and p agree.
+            const paired = pairedBootstrap(perTurnScores({ perTurn: basePerTurn }, key), perTurnScores({ turns: inThis }, key), {
+              seed: thresholds.seed ?? DEFAULT_SEED,
+              samples: thresholds.samples ?? DEFAULT_SAMPLES,
+            });
+            const test =
+              paired === null
+                ? "no turn scored in both runs, so no paired test"
+                : `paired case-level bootstrap p=${fmtP(paired.pValue)} over ${paired.n} shared turns in ${paired.nCases} cases`;
+            reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) dropped from the baseline's ${f3(base.mean)} (n=${base.n}) by ${f3(drop)}, more than the tolerance ${f3(maxDrop)} (${test})`;
+            failures.push({ kind: "regression", key, reason, ...(scope === "all" ? {} : { scope }) });
+          }
+          checks.push(check({ kind: "drop", key, scope, option: opt, threshold: maxDrop, observed: drop, n: cur.n, baseline: base.mean, reason }, passed));
         }
-        const passed = drop <= maxDrop + EPSILON;
-        let reason: string;
-        if (passed) {
-          reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) vs the baseline's ${f3(base.mean)} (n=${base.n}): ${drop > 0 ? `drop ${f3(drop)}` : "no drop"}, within the tolerance ${f3(maxDrop)}`;
-        } else {
-          // The same case-level paired bootstrap as `retrace compare` (docs/statistics.md): interval and p agree.
-          const paired = pairedBootstrap(perTurnScores({ perTurn: basePerTurn }, key), perTurnScores({ turns: inThis }, key), {
-            seed: thresholds.seed ?? DEFAULT_SEED,
-            samples: thresholds.samples ?? DEFAULT_SAMPLES,
-          });
-          const test =
-            paired === null
-              ? "no turn scored in both runs, so no paired test"
-              : `paired case-level bootstrap p=${fmtP(paired.pValue)} over ${paired.n} shared turns in ${paired.nCases} cases`;
-          reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) dropped from the baseline's ${f3(base.mean)} (n=${base.n}) by ${f3(drop)}, more than the tolerance ${f3(maxDrop)} (${test})`;
-          failures.push({ kind: "regression", key, reason, ...(scope === "all" ? {} : { scope }) });
-        }
-        checks.push(check({ kind: "drop", key, scope, option: opt, threshold: maxDrop, observed: drop, n: cur.n, baseline: base.mean, reason }, passed));
       }
     }
 
