@@ -474,7 +474,8 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const turns = combined?.turns ?? swept.turns.map((t) => t.report);
   // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
   const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale, stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB));
-  checkKnownIds(facts, { graph: `--graph ${module.file}#${module.exportName}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}` });
+  const metadataKeys = [...new Set(swept.runs.flat().flatMap((t) => t.retrieval?.metadataKeys ?? []))].sort();
+  checkKnownIds(facts, { graph: `--graph ${module.file}#${module.exportName}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}`, metadataKeys });
   const report = buildReport({
     run: {
       datasetHash: hashOf(cases),

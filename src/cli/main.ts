@@ -13,6 +13,7 @@
  * any of them (test/cli/lazy-imports.test.ts checks which modules load).
  */
 import { Command, CommanderError } from "commander";
+import { editDistance } from "../edit-distance.js";
 import { err, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
 import { commandsTaking, unknownOptionOf, widthOption } from "./options.js";
 
@@ -106,20 +107,6 @@ export function commandWord(args: readonly string[]): string | undefined {
     else if (!a.startsWith("-")) return a;
   }
   return undefined;
-}
-
-/** Optimal string alignment distance (Damerau–Levenshtein with adjacent transpositions), as commander's suggestions use. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
 }
 
 /**

@@ -3,6 +3,7 @@
  * JSON object a line. Every issue names file, line and field and says what
  * was expected. Blank lines are allowed and ignored.
  */
+import { closest } from "../edit-distance.js";
 import { readTextFile } from "./text.js";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
@@ -31,29 +32,9 @@ export function parseCaseLine(text: string, file: string, line: number): { case?
   return { case: evalCase, issues: [] };
 }
 
-/** Levenshtein distance, for "did you mean" suggestions on misspelt gold ids. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
-}
-
 function suggest(id: string, kb: KnowledgeBase): string {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const known of kb.byId.keys()) {
-    const d = distance(id, known);
-    if (d < bestD) [best, bestD] = [known, d];
-  }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(id.length / 4)) ? `; did you mean "${best}"?` : "";
+  const best = closest(id, kb.byId.keys(), Math.max(2, Math.floor(id.length / 4)));
+  return best !== undefined ? `; did you mean "${best}"?` : "";
 }
 
 /** Cross-checks against the KB and across cases: the case's locale is one of the KB's, unique ids, gold ids that exist, gold in the case's locale. */

@@ -288,6 +288,15 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
     expect(r.exitCode).toBe(2);
   }, 120_000);
 
+  it("a module file that does not exist: exit 2 with the closest module file of its folder", async () => {
+    const r = await run(["eval", "--graph", "./callbacks-onyl.ts", "--kb", MINI_KB, "--cases", cases]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("retrace: --graph ./callbacks-onyl.ts#graph: the file ./callbacks-onyl.ts does not exist; did you mean ./callbacks-only.ts?");
+    const far = await run(["eval", "--graph", "nothing-like-it.ts", "--kb", MINI_KB, "--cases", cases]);
+    expect(far.exitCode).toBe(2);
+    expect(far.stderr).not.toContain("did you mean");
+  }, 60_000);
+
   it("cases synth --generator takes a .ts module; one whose function throws is exit 2 naming it", async () => {
     const ok = await run(["cases", "synth", "--kb", MINI_KB, "--seed", "1", "--generator", "gen.ts"]);
     expect(ok.exitCode, ok.stderr).toBe(0);

@@ -246,6 +246,8 @@ export interface CapturedRetrieval {
   unscored: CapturedStage[];
   /** Stage keys of scored runs that have no child retriever runs. */
   noChildRuns: string[];
+  /** The metadata keys of the scored documents, sorted (for the unknown-id message; never in a report). */
+  metadataKeys?: string[];
   /** retrace's own trace, when source is "retrace". */
   trace?: RetrievalTrace;
   /**
@@ -360,6 +362,7 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
     stages,
     unscored,
     noChildRuns,
+    metadataKeys: [...new Set(scored.flatMap((r) => (r.documents ?? []).flatMap((d) => Object.keys((d.metadata ?? {}) as Record<string, unknown>))))].sort(),
     ...(opts.texts === true ? { texts: textsOf(scored, ids) } : {}),
   };
 }

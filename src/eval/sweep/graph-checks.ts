@@ -113,7 +113,7 @@ function looksLikePath(id: string): boolean {
  * card ids come from (`ids`: the KB folder or the catalog file), and the
  * `--id-key` / `--id-map` that would fix them.
  */
-export function checkKnownIds(facts: Pick<GraphRunFacts, "scoredIds" | "unknownIds" | "unknownExamples">, where: { graph: string; idKeys: string; ids: string }): void {
+export function checkKnownIds(facts: Pick<GraphRunFacts, "scoredIds" | "unknownIds" | "unknownExamples">, where: { graph: string; idKeys: string; ids: string; metadataKeys?: readonly string[] }): void {
   if (facts.scoredIds === 0 || facts.unknownIds / facts.scoredIds <= UNKNOWN_ID_LIMIT) return;
   const pct = Math.round((100 * facts.unknownIds) / facts.scoredIds);
   const paths = facts.unknownExamples.some(looksLikePath)
@@ -121,7 +121,8 @@ export function checkKnownIds(facts: Pick<GraphRunFacts, "scoredIds" | "unknownI
     : "";
   throw new GraphInputError(
     `${where.graph}: ${facts.unknownIds} of the ${facts.scoredIds} ids retrieved in the scored top-k lists (${pct}%, more than ${UNKNOWN_ID_LIMIT * 100}%) name no card of ${where.ids}, so every score would be a miss for the wrong reason; ` +
-      `e.g. ${facts.unknownExamples.map((id) => JSON.stringify(id)).join(", ")}. The ids were read from ${where.idKeys}.${paths} ` +
+      `e.g. ${facts.unknownExamples.map((id) => JSON.stringify(id)).join(", ")}. The ids were read from ${where.idKeys}` +
+      `${where.metadataKeys !== undefined ? `; metadata keys present: ${where.metadataKeys.length === 0 ? "none" : where.metadataKeys.join(", ")}` : ""}.${paths} ` +
       "Name the metadata field that holds the card id with --id-key FIELD, or map each document to its card id with --id-map MODULE (a function (document) => id, e.g. the file name without its extension); " +
       "or, when your store holds documents the KB does not list, list them all in a --catalog file.",
   );
