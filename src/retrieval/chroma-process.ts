@@ -466,8 +466,8 @@ async function spawnServer(o: {
   const verdict = readLauncherVerdict(output);
   for (const f of verdict.failures ?? []) log.debug(`Chroma server binding ${bindingLabel(f)} did not load: ${f.reason}`);
   const serverVersion = await serverVersionOf(url);
-  const on = verdict.chosen !== undefined ? ` on ${bindingLabel(verdict.chosen)} (declared by ${verdict.chosen.declaredBy})` : "";
-  log.debug(`Chroma server ${serverVersion ?? "(version unknown)"} started at ${url}${on} (pid ${child.pid}, data ${dataDir}) in ${Date.now() - started} ms`);
+  const on = verdict.chosen !== undefined ? ` on binding ${bindingLabel(verdict.chosen)} (declared by ${verdict.chosen.declaredBy})` : "";
+  log.debug(`Chroma server started at ${url}: server ${serverVersion ?? "(version unknown)"}${on}, pid ${child.pid}, data ${dataDir}, in ${Date.now() - started} ms`);
   return {
     server: {
       ...(verdict.chosen !== undefined ? { binding: verdict.chosen } : {}),

@@ -315,7 +315,7 @@ describe("the packed package in a fresh project", () => {
       const r = run(bin(), ["eval", "--kb", "./kb", "--store", "local", "--verbose"], consumer);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toContain("store=local");
-      const started = /Chroma server (\S+) started at \S+ on (\S+) \(declared by (\S+)\)/.exec(r.stderr);
+      const started = /Chroma server started at \S+: server (\S+) on binding (\S+) \(declared by (\S+)\)/.exec(r.stderr);
       expect(started, r.stderr).not.toBeNull();
       console.log(`self-started Chroma in the consumer: server ${started![1]} on ${started![2]} (declared by ${started![3]})`);
       const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
