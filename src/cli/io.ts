@@ -39,8 +39,11 @@ export function out(text: string): void {
   process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 }
 
-/** Width when stdout is not a terminal (a pipe, a file, CI). */
-export const DEFAULT_WIDTH = 80;
+/**
+ * Width when stdout is not a terminal (a pipe, a file, a CI log): no limit, so
+ * a table row is never broken in two where nobody resizes the window.
+ */
+export const DEFAULT_WIDTH = 0;
 /** The environment form of `--width`. */
 export const WIDTH_ENV = "RETRACE_WIDTH";
 
@@ -49,7 +52,7 @@ let chosenWidth: number | undefined;
 /**
  * The columns text output must fit (docs/gates-and-exit-codes.md, "Terminal
  * width"): `--width N` (`option`), else RETRACE_WIDTH, else the terminal's
- * width when stdout is a terminal (at least 40), else 80. 0: no limit. An
+ * width when stdout is a terminal (at least 40), else no limit (0). An
  * invalid RETRACE_WIDTH is a usage error (exit 2).
  */
 export function resolveWidth(option: number | undefined, env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean; columns?: number } = process.stdout): number {

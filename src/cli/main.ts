@@ -81,7 +81,7 @@ function baseProgram(): Command {
     .option("--verbose", "show the stack of an error and debug lines such as the embedder's model search path (docs/reliability.md)")
     .option(
       "--width <columns>",
-      `wrap text output at this many columns; 0: no limit (default: ${WIDTH_ENV}, else the terminal's width, 80 when stdout is not a terminal)`,
+      `wrap text output at this many columns; 0: no limit (default: ${WIDTH_ENV}, else the terminal's width; no limit when stdout is not a terminal: a pipe, a file, a CI log)`,
       widthOption(),
     )
     .configureHelp({ showGlobalOptions: true })

@@ -116,15 +116,35 @@ describe("the eval summary at 80 and 120 columns", () => {
   }, 120_000);
 });
 
+describe("output piped into a CI log (stdout not a terminal, no --width or RETRACE_WIDTH)", () => {
+  it("`retrace check | cat` and `retrace eval | cat`: no table row broken in two", async () => {
+    const env = { RETRACE_WIDTH: undefined };
+    const check = await runCli(["check"], { env });
+    expect(check.exitCode, check.stderr).toBe(0);
+    const header = check.stdout.split("\n").find((l) => l.startsWith("locale "))!;
+    expect(header.split(/\s{2,}/)).toEqual(["locale", "kind", "cases", "turns", "gold-bearing", "no-match", "refuse", "multi-turn", "disjunctive"]);
+    const rows = check.stdout.split("\n").filter((l) => /^(en|es-419|pt-BR|all)\s+(golden|adversarial|all)\s/.test(l));
+    expect(rows.length).toBe(12);
+    for (const row of rows) expect(row.trim().split(/\s{2,}/), row).toHaveLength(9);
+    const ev = await runCli(["eval", "--store", "memory"], { env });
+    expect(ev.exitCode, ev.stderr).toBe(0);
+    const metricRows = ev.stdout.split("\n").filter((l) => /^(hit|nDCG|MRR|P)@5 /.test(l));
+    expect(metricRows.length).toBeGreaterThan(8);
+    // Each row holds every column of its table: an interval, n, cases and chance per group, never continued on the next line.
+    for (const row of metricRows) expect(row, row).toMatch(/^\S+@5\s+(\d\.\d{3} (\[\d\.\d{3}, \d\.\d{3}\]|\(no CI\)) n=\d+ \(\d+ cases?\)( chance \d\.\d{3})?\s*)+$/);
+    expect(ev.stdout.split("\n").some((l) => /^\s+\d\.\d{3} \[/.test(l))).toBe(false);
+  }, 120_000);
+});
+
 describe("the width", () => {
-  it("--width, else RETRACE_WIDTH, else the terminal's columns (at least 40), else 80", () => {
+  it("--width, else RETRACE_WIDTH, else the terminal's columns (at least 40), else no limit (a pipe, a file, a CI log)", () => {
     expect(resolveWidth(100, { RETRACE_WIDTH: "60" }, { isTTY: true, columns: 200 })).toBe(100);
     expect(resolveWidth(undefined, { RETRACE_WIDTH: "60" }, { isTTY: true, columns: 200 })).toBe(60);
     expect(resolveWidth(undefined, { RETRACE_WIDTH: "0" }, {})).toBe(0);
     expect(resolveWidth(undefined, {}, { isTTY: true, columns: 132 })).toBe(132);
     expect(resolveWidth(undefined, {}, { isTTY: true, columns: 20 })).toBe(40);
-    expect(resolveWidth(undefined, {}, { isTTY: false, columns: 132 })).toBe(80);
-    expect(resolveWidth(undefined, { RETRACE_WIDTH: "" }, {})).toBe(80);
+    expect(resolveWidth(undefined, {}, { isTTY: false, columns: 132 })).toBe(0);
+    expect(resolveWidth(undefined, { RETRACE_WIDTH: "" }, {})).toBe(0);
     expect(() => resolveWidth(undefined, { RETRACE_WIDTH: "39" }, {})).toThrow(/RETRACE_WIDTH/);
   });
 
