@@ -175,6 +175,14 @@ describe.skipIf(CHROMIUM.skipReason !== null)("one report: the HTML page, the te
         if (split === "position") expect(term.get(row.label)?.get(group === "all" ? "all" : `turn ${group}`)).toBe(`${mean} ${interval} ${n}`);
       }
     }
+    // The counts table is the same funnel (present of n), overall and per locale: no second computation.
+    const counts = await page.evalAll('[data-panel="funnel"] table.funnel td[data-funnel]', (tds) => tds.map((td) => [td.getAttribute("data-funnel")!, td.querySelector(".mean")?.textContent ?? null, td.querySelector(".ci")?.textContent ?? null]));
+    expect(counts.length).toBe(f.stages.length * (1 + Object.keys(f.splits.locale ?? {}).length));
+    for (const [id, present, of] of counts) {
+      const [group, stage] = id!.split(":") as [string, string];
+      const row = (group === "all" ? f.stages : f.splits.locale![group])!.find((s) => s.stage === stage)!;
+      expect([present, of]).toEqual([String(row.present), `of ${row.n} (${(100 * row.share).toFixed(1)}%)`]);
+    }
   });
 
   it("shows no raw-JSON box for a section the page knows; names the schema version", async () => {

@@ -15,11 +15,9 @@ import type { Baseline } from "./baseline.js";
 import { compareRuns, heldOutTurns, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "./compare.js";
 import { SHIFT_THRESHOLD } from "./compare-page.js";
 import { HIT_KEY, metricKey } from "../measures/metrics.js";
-import { stageFunnel, type Funnel } from "../report/html/funnel.js";
 import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "../report/render/shared.js";
-import { stageSpec } from "../report/stages.js";
 import { perTurnScores, turnKey } from "../stats/bootstrap.js";
-import type { Report } from "../report/types.js";
+import type { FunnelStage, Report } from "../report/types.js";
 
 /** GitHub's limit on an issue or pull-request comment body, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -141,24 +139,25 @@ function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
   return lines;
 }
 
+/** The report's stage funnel (src/eval/report/funnel-stats.ts), and its change against the reference report's: present / n per stage, as the report counted them. */
 function funnelLines(report: Report, reference: Report | null): string[] {
-  const now = stageFunnel(report.turns);
-  if (now.n === 0) return [];
-  const before: Funnel | null = reference !== null ? stageFunnel(reference.turns) : null;
+  const now = report.funnel?.stages ?? [];
+  if (now.length === 0) return [];
+  const before = reference?.funnel?.stages ?? [];
   const share = (n: number, of: number) => (of === 0 ? "—" : `${((100 * n) / of).toFixed(1)}%`);
-  const label = (s: string) => stageSpec(s)?.label ?? s;
-  if (before === null || before.n === 0) {
+  const label = (s: FunnelStage) => s.label;
+  if (before.length === 0) {
     const lines = ["| stage | gold-bearing turns with gold | share |", "|---|---|---|"];
-    for (const r of now.rows) lines.push(`| ${md(label(r.stage))} | ${r.turns} / ${now.n} | ${share(r.turns, now.n)} |`);
+    for (const r of now) lines.push(`| ${md(label(r))} | ${r.present} / ${r.n} | ${share(r.present, r.n)} |`);
     return ["### Stage funnel", "", ...lines, "", "No reference report: the funnel's change needs one (`retrace compare A.json B.json --pr-comment FILE`)."];
   }
   const lines = ["| stage | reference | this run | Δ turns |", "|---|---|---|---|"];
-  const stages = [...new Set([...before.rows.map((r) => r.stage), ...now.rows.map((r) => r.stage)])];
+  const stages = [...before, ...now.filter((r) => !before.some((b) => b.stage === r.stage))];
   for (const s of stages) {
-    const a = before.rows.find((r) => r.stage === s)?.turns;
-    const b = now.rows.find((r) => r.stage === s)?.turns;
-    const d = a !== undefined && b !== undefined ? `${b - a >= 0 ? "+" : "−"}${Math.abs(b - a)}` : "—";
-    lines.push(`| ${md(label(s))} | ${a === undefined ? "—" : `${a} / ${before.n} (${share(a, before.n)})`} | ${b === undefined ? "—" : `${b} / ${now.n} (${share(b, now.n)})`} | ${d} |`);
+    const a = before.find((r) => r.stage === s.stage);
+    const b = now.find((r) => r.stage === s.stage);
+    const d = a !== undefined && b !== undefined ? `${b.present - a.present >= 0 ? "+" : "−"}${Math.abs(b.present - a.present)}` : "—";
+    lines.push(`| ${md(label(s))} | ${a === undefined ? "—" : `${a.present} / ${a.n} (${share(a.present, a.n)})`} | ${b === undefined ? "—" : `${b.present} / ${b.n} (${share(b.present, b.n)})`} | ${d} |`);
   }
   return ["### Stage funnel change", "", ...lines];
 }

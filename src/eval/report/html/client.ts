@@ -106,7 +106,7 @@ export const CLIENT_JS = String.raw`
   // The metric registry's keys (src/eval/measures/metrics.ts) and the stage registry (src/eval/report/stages.ts),
   // from DATA.registry: set by start().
   var HIT, RECALL, NDCG, TRIAD;
-  var STAGE_LABEL, STAGE_COLOR, TRACE_STAGES, BRANCH;
+  var STAGE_LABEL, STAGE_COLOR, TRACE_STAGES;
   // The query attribution's labels and the three queries' names (src/eval/report/query-attribution.ts).
   var ATTR_ORDER, ATTR_LABEL, QUERY_ORDER, QUERY_SIDE, QUERY_LABEL, QUERY_UNATTRIBUTED;
 
@@ -289,29 +289,28 @@ ${EL_JS}  function svg(tag, attrs, text) {
   }
 
   // ------------------------------------------------------------ stage funnel and recall curves
-  function funnelSvg(f) {
-    var W = 520, L = 90, rowH = 22, H = f.rows.length * rowH + 8;
+  // The report's funnel (report.funnel: src/eval/report/funnel-stats.ts) as bars and counts: present / n per stage, as the report counted them.
+  function funnelSvg(rows) {
+    var W = 520, L = 90, rowH = 22, H = rows.length * rowH + 8;
     var s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" });
-    s.appendChild(svg("title", {}, "gold-bearing turns with a gold card in each stage's list"));
-    f.rows.forEach(function (row, i) {
-      var y = 4 + i * rowH, w = f.n === 0 ? 0 : (row.turns / f.n) * (W - L - 120);
-      s.appendChild(svg("text", { x: 4, y: y + 14 }, STAGE_LABEL[row.stage] || row.stage));
+    s.appendChild(svg("title", {}, "gold-bearing turns with a gold card at each stage"));
+    rows.forEach(function (row, i) {
+      var y = 4 + i * rowH, w = row.share * (W - L - 120);
+      s.appendChild(svg("text", { x: 4, y: y + 14 }, STAGE_LABEL[row.stage] || row.label));
       s.appendChild(svg("rect", { x: L, y: y + 3, width: Math.max(w, 1), height: rowH - 7, "class": "bar" }));
-      s.appendChild(svg("text", { x: L + w + 6, y: y + 14, "class": "barlabel" }, row.turns + " / " + f.n + " (" + (100 * row.turns / f.n).toFixed(1) + "%)"));
+      s.appendChild(svg("text", { x: L + w + 6, y: y + 14, "class": "barlabel" }, row.present + " / " + row.n + " (" + (100 * row.share).toFixed(1) + "%)"));
     });
     return s;
   }
-  function funnelTable(run) {
-    var v = run.view, groups = [["all", v.funnel.all]].concat(Object.keys(v.funnel.locale).map(function (l) { return [l, v.funnel.locale[l]]; }));
-    var stages = v.funnel.all.rows.map(function (r) { return r.stage; });
-    var head = el("tr", null, [el("th", { text: "stage" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] + " (n=" + g[1].n + ")" }); })));
-    var body = el("tbody", null, stages.map(function (stage, si) {
-      return el("tr", null, [el("th", { text: STAGE_LABEL[stage] || stage })].concat(groups.map(function (g) {
-        var row = g[1].rows.filter(function (r) { return r.stage === stage; })[0];
+  function funnelTable(f) {
+    var by = f.splits.locale || {};
+    var groups = [["all", f.stages]].concat(Object.keys(by).map(function (l) { return [l, by[l]]; }));
+    var head = el("tr", null, [el("th", { text: "stage" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] }); })));
+    var body = el("tbody", null, f.stages.map(function (s) {
+      return el("tr", null, [el("th", { text: STAGE_LABEL[s.stage] || s.label })].concat(groups.map(function (g) {
+        var row = g[1].filter(function (r) { return r.stage === s.stage; })[0];
         if (!row) return el("td", { cls: "num muted", text: "\u2014" });
-        var prev = si > 0 ? g[1].rows.filter(function (r) { return r.stage === stages[si - 1]; })[0] : null;
-        var lost = prev && !(BRANCH[stage] && BRANCH[stages[si - 1]]) ? prev.turns - row.turns : 0; // two branches run side by side: nothing is lost between them
-        return el("td", { cls: "num", "data-funnel": g[0] + ":" + stage }, [el("span", { cls: "mean", text: String(row.turns) }), el("span", { cls: "ci", text: (g[1].n ? (100 * row.turns / g[1].n).toFixed(1) : "0") + "%" + (lost > 0 ? "  \u2212" + lost + " vs " + (STAGE_LABEL[stages[si - 1]] || stages[si - 1]) : "") })]);
+        return el("td", { cls: "num", "data-funnel": g[0] + ":" + s.stage }, [el("span", { cls: "mean", text: String(row.present) }), el("span", { cls: "ci", text: "of " + row.n + " (" + (100 * row.share).toFixed(1) + "%)" })]);
       })));
     }));
     return el("table", { cls: "funnel" }, [el("thead", null, [head]), body]);
@@ -350,11 +349,12 @@ ${EL_JS}  function svg(tag, attrs, text) {
     var v = run.view, box = el("div");
     box.appendChild(el("h2", { text: "Stage funnel with 95% intervals: share of gold-bearing turns whose gold is still present" }));
     box.appendChild(funnelStatsBlock(run, null));
-    if (v.funnel.all.n === 0) { box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." })); return box; }
-    box.appendChild(el("h2", { text: "Stage funnel (counts): gold-bearing turns with a gold card in each stage's list" }));
+    var f = run.report.funnel;
+    if (!f || v.curves.all.curves.length === 0) { box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." })); return box; }
+    box.appendChild(el("h2", { text: "Stage funnel (counts): gold-bearing turns with a gold card at each stage, of the turns that measured it" }));
     box.appendChild(el("p", { cls: "note", "data-field": "funnel-note", text: v.text.funnel }));
-    box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales (n=" + v.funnel.all.n + ")" }), funnelSvg(v.funnel.all)])]));
-    box.appendChild(funnelTable(run));
+    box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales" }), funnelSvg(f.stages)])]));
+    box.appendChild(funnelTable(f));
     box.appendChild(el("h2", { text: "recall@k per stage, k = 1.." + v.curves.all.maxK }));
     var sel = el("select", { "aria-label": "locale of the curves" }, [el("option", { value: "all", text: "all locales" })].concat(Object.keys(v.curves.locale).map(function (l) { return el("option", { value: l, text: l }); })));
     var holder = el("div", { cls: "chart" });
@@ -850,7 +850,7 @@ ${UNPACK_JS}  function start() {
       DATA = data;
       var metrics = DATA.registry.metrics, stages = DATA.registry.stages;
       HIT = metrics.key.hit; RECALL = metrics.key.recall; NDCG = metrics.key.ndcg; TRIAD = metrics.triad;
-      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
+      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; TRACE_STAGES = stages.trace;
       ATTR_ORDER = DATA.registry.attribution.order; ATTR_LABEL = DATA.registry.attribution.label;
       QUERY_ORDER = DATA.registry.queries.order; QUERY_SIDE = DATA.registry.queries.sideBySide; QUERY_LABEL = DATA.registry.queries.label; QUERY_UNATTRIBUTED = DATA.registry.queries.unattributed;
       if (DATA.kind === "compare") comparePage(); else reportPage();
