@@ -30,6 +30,7 @@ table { border-collapse:collapse; margin:4px 0 8px; }
 th, td { border:1px solid var(--line); padding:3px 7px; text-align:left; vertical-align:top; }
 th { background:var(--soft); font-weight:600; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+table.deltas td.num, table.comparison td.num { white-space:nowrap; }
 .mean { font-weight:600; font-variant-numeric:tabular-nums; }
 .ci, .n, .extra { color:var(--muted); font-size:11px; font-variant-numeric:tabular-nums; display:block; }
 .vac { color:#8a6d00; font-style:italic; }
