@@ -210,7 +210,7 @@ describe.skipIf(CHROMIUM.skipReason !== null)("the compare page, retrace compare
   beforeAll(async () => {
     await evalRun("b", ["--mode", "bm25"]);
     const [a, b] = [path.join(dir, "a.json"), path.join(dir, "b.json")];
-    const t = await runCli(["compare", a, b, "--html", path.join(dir, "c.html")]);
+    const t = await runCli(["compare", a, b, "--html", path.join(dir, "c.html"), "--pr-comment", path.join(dir, "pr.md")]);
     expect(t.exitCode).toBe(0);
     text = t.stdout;
     const j = await runCli(["compare", a, b, "--json"]);
@@ -238,6 +238,19 @@ describe.skipIf(CHROMIUM.skipReason !== null)("the compare page, retrace compare
       expect([interval, p, adj, verdict]).toEqual([signedCi(c.ci95) ?? `(< 2 ${c.unit}s)`, fmtP(c.pValue), `${fmtP(c.pAdjusted)} (${c.familySize})`, c.significant ? "significant" : "not significant"]);
       expect(textRows[i]).toMatch(new RegExp(`  ${escape(interval!)}  +${escape(p!)}  +${escape(adj!)}  +${verdict}$`));
     });
+  });
+
+  it("the PR comment of the same comparison: the same intervals, p-values, verdicts and test name", async () => {
+    const pr = await readFile(path.join(dir, "pr.md"), "utf8");
+    const rows = pr.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| metric") && /\| [<\d.]+ \| \d+ \|$/.test(l));
+    expect(rows).toHaveLength(json.comparisons.length);
+    json.comparisons.forEach((c, i) => {
+      const cells = rows[i]!.split(" | ");
+      const bold = c.significant ? "**" : "";
+      expect(cells.slice(3, 6)).toEqual([`${bold}${signed(c.diff)}${bold}`, signedCi(c.ci95) ?? `(< 2 ${c.unit}s)`, fmtP(c.pValue)]);
+    });
+    expect(pr).toContain(json.method.test);
+    expect(pr).toContain(`resampling unit: ${json.method.unit}, ${json.method.samples} resamples, seed ${json.method.seed}`);
   });
 
   it("stage funnels and their paired differences; the flipped turns", async () => {

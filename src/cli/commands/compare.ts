@@ -144,7 +144,7 @@ export function register(program: Command): void {
         }
         if (opts.prComment !== undefined && a.data !== undefined) {
           const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --report-json); a baseline holds no per-turn artifacts");
-          files.push({ option: "--pr-comment", path: opts.prComment, data: renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }) });
+          files.push({ option: "--pr-comment", path: opts.prComment, data: renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, comparison: { comparisons: rows, method, flips }, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }) });
         }
         await writeOutputs(files); // all or none, then stdout
         const flipCounts = { hitToMiss: flips.filter((f) => f.direction === "hit→miss").length, missToHit: flips.filter((f) => f.direction === "miss→hit").length };
