@@ -127,6 +127,7 @@ describe.skipIf(CHROMIUM.skipReason !== null)("one report: the HTML page, the te
         mean: td.querySelector(".mean")?.textContent ?? null,
         ci: td.querySelector(".ci")?.textContent ?? null,
         n: td.querySelector(".n")?.textContent ?? null,
+        extra: Array.from(td.querySelectorAll(".extra")).map((e) => e.textContent ?? ""),
       })),
     );
     expect(cells.length).toBeGreaterThan(0);
@@ -144,12 +145,47 @@ describe.skipIf(CHROMIUM.skipReason !== null)("one report: the HTML page, the te
       const term = grids.get(c.split === "all" ? "kind" : c.split)!.get(c.label)?.get(c.group);
       expect(term, `${c.label} ${c.split} ${c.group} in the terminal`).toBeDefined();
       expect(term!.startsWith(`${c.mean} ${c.ci} ${c.n}`)).toBe(true);
+      // The fields under the cell: the case count and the chance level, as the JSON and the terminal have them.
+      if (agg.nCases !== undefined) {
+        expect(c.extra).toContain(`nCases ${agg.nCases}`);
+        expect(term).toContain(`(${agg.nCases} cases)`);
+      }
+      if (agg.chance !== undefined) {
+        expect(c.extra).toContain(`chance ${f3(agg.chance)}`);
+        expect(term!.endsWith(`chance ${f3(agg.chance)}`)).toBe(true);
+      }
     }
     expect(measured).toBeGreaterThan(40);
     // How the intervals were resampled: the terminal's note, word for word.
     const note = /^note: (intervals: .*) turns are caseId#turn, turn 0-based\.$/m.exec(terminal)?.[1];
     expect(note).toContain(`seed ${report.bootstrap!.seed}`);
     expect(await page.text('[data-field="ci-method"]')).toBe(`${note} Turns are caseId#turn, turn 0-based.`);
+  });
+
+  it("each query's means over the attributed turns: the JSON's means, intervals and n; the terminal's row", async () => {
+    const qa = report.queryAttribution!;
+    const shown = await page.evalAll("table.querymeans tbody tr", (trs) =>
+      trs.map((tr) => ({
+        query: tr.getAttribute("data-query")!,
+        label: tr.querySelector("th")?.textContent ?? "",
+        cells: Array.from(tr.querySelectorAll("td[data-key]")).map((td) => ({ key: td.getAttribute("data-key")!, mean: td.querySelector(".mean")?.textContent ?? null, ci: td.querySelector(".ci")?.textContent ?? null, n: td.querySelector(".n")?.textContent ?? null })),
+      })),
+    );
+    expect(shown.map((r) => r.query)).toEqual(Object.keys(qa.means));
+    const lines = terminal.split("\n");
+    const head = lines.findIndex((l) => l.startsWith("each query's means over the attributed turns:"));
+    expect(head).toBeGreaterThanOrEqual(0);
+    for (const r of shown) {
+      for (const c of r.cells) {
+        const m = qa.means[r.query]![c.key]!;
+        expect([c.mean, c.ci, c.n]).toEqual([f3(m.mean), ci(m.ci95) ?? "(no CI)", `n=${m.n}`]);
+      }
+      const row = lines.slice(head + 2).find((l) => l.startsWith(`${r.label}  `))!.split(/ {2,}/);
+      const hit = r.cells.find((c) => c.key === "retrieval_hit_at_k")!;
+      expect(row[1]).toBe(hit.n!.slice(2));
+      expect(row.slice(2, -1)).toEqual(r.cells.map((c) => c.mean));
+      expect(row.at(-1)).toBe(hit.ci);
+    }
   });
 
   it("stage funnel intervals: every split the page offers, as the report computed them; turn positions as the terminal prints them", async () => {
