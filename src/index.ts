@@ -99,7 +99,7 @@ export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Agg
 export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate/gate.js";
 export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/gate/baseline.js";
 export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
-export { compareRuns, readRunSide, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "./eval/gate/compare.js";
+export { compareFunnels, compareRuns, comparisonMethod, comparisonNote, readRunSide, turnFlips, type ComparisonMethod, type FunnelComparison, type KeyComparison, type RunSide, type TurnFlip } from "./eval/gate/compare.js";
 export { runDifferences, type RunDifference } from "./eval/gate/run-diff.js";
 export { parseQuarantine, readQuarantine, type Quarantine, type QuarantineEntry } from "./eval/gate/quarantine.js";
 export { annotationLines, workflowCommand, type AnnotationTarget } from "./eval/gate/github.js";
@@ -107,7 +107,7 @@ export { renderPrComment, type PrCommentOptions } from "./eval/gate/pr-comment.j
 export { caseIndexOf, readCaseIndex, type CaseIndex } from "./kb/cases.js";
 export { explainGold, type GoldExplanation } from "./eval/report/attribution.js";
 export { renderHtmlReport } from "./eval/report/html/report-page.js";
-export { renderHtmlComparison } from "./eval/gate/compare-page.js";
+export { renderHtmlComparison, type PageComparison } from "./eval/gate/compare-page.js";
 export type { JudgmentHole, JudgmentsSection, Report } from "./eval/report/types.js";
 export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
 

@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { CLIENT_CSS, CLIENT_JS } from "../../src/eval/report/html/client.js";
-import { cutStage, lostAtOf, pipelineView, recallCurves, stageFunnel } from "../../src/eval/report/html/funnel.js";
+import { funnelStages } from "../../src/eval/report/funnel-stats.js";
+import { cutStage, lostAtOf, pipelineView, recallCurves } from "../../src/eval/report/html/funnel.js";
 import { contentSecurityPolicy, embedData, renderPage } from "../../src/eval/report/html/page.js";
 import { roundScore, stageHeads } from "../../src/eval/report/trace-summary.js";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
@@ -46,22 +47,19 @@ describe("cutStage", () => {
   });
 });
 
-describe("stageFunnel", () => {
+describe("the report's funnel over these turns (what the page draws)", () => {
+  const counts = (turns: TurnReport[]) => funnelStages(turns).map((r) => ({ stage: r.stage, present: r.present, n: r.n }));
   it("counts gold-bearing turns with any gold card in each stage's list", () => {
-    // dense: t1, t4 → 2; bm25: t1, t2 → 2; fused: t1, t2, t4 → 3; parents: same 3; final: t1, t4 → 2
-    expect(stageFunnel(T)).toEqual({
-      n: 4,
-      rows: [
-        { stage: "dense", turns: 2 },
-        { stage: "bm25", turns: 2 },
-        { stage: "fused", turns: 3 },
-        { stage: "parents", turns: 3 },
-        { stage: "final", turns: 2 },
-      ],
-    });
+    // dense: t1, t4 → 2; bm25: t1, t2 → 2; fused: t1, t2, t4 → 3; parents: same 3; of the 4 traced turns. No hit@k score: no final row.
+    expect(counts(T)).toEqual([
+      { stage: "dense", present: 2, n: 4 },
+      { stage: "bm25", present: 2, n: 4 },
+      { stage: "fused", present: 3, n: 4 },
+      { stage: "parents", present: 3, n: 4 },
+    ]);
   });
   it("is empty without gold-bearing traced turns", () => {
-    expect(stageFunnel([{ ...T[0]!, gold: [] }])).toEqual({ n: 0, rows: [] });
+    expect(funnelStages([{ ...T[0]!, gold: [] }])).toEqual([]);
   });
 });
 
@@ -152,9 +150,16 @@ describe("a --graph run's turns (captured retriever calls)", () => {
     ]);
   });
 
-  it("counts child runs, the joined scored lists and the final top-k in the funnel; a no-retrieval turn counts in n only", () => {
+  it("counts child runs, the joined scored lists and the final top-k in the report's funnel; a no-retrieval turn counts in n only", () => {
     // child: c4 (m in Child); scored: c1 (g in R) → 1 (c4's m is in no call's own list); final: none.
-    expect(stageFunnel([c1, c2, c3, c4])).toEqual({ n: 4, rows: [{ stage: "child", turns: 1 }, { stage: "scored", turns: 1 }, { stage: "final", turns: 0 }] });
+    // child: measured on c4 only (the one turn with child runs), m in Child → 1 of 1; scored: c1 (g in R) → 1 of 4 (c4's m is in no call's
+    // own list; c3 made no retriever run); final: hit@1 0 on every turn → 0 of 4.
+    const scored = [c1, c2, c3, c4].map((t) => ({ ...t, results: [{ key: "retrieval_hit_at_k", score: 0 }] }));
+    expect(funnelStages(scored).map((r) => ({ stage: r.stage, present: r.present, n: r.n }))).toEqual([
+      { stage: "child", present: 1, n: 1 },
+      { stage: "scored", present: 1, n: 4 },
+      { stage: "final", present: 0, n: 4 },
+    ]);
     // Curves reach the longest joined list (c1: [x, g] → 2); scored recall@2 = (1 + 0 + 0 + 0) / 4.
     const { maxK, curves } = recallCurves([c1, c2, c3, c4], 1);
     expect(maxK).toBe(2);

@@ -173,10 +173,11 @@ describe.each(BROWSERS)("in $label", (target) => {
       const funnel = (await page.text('[data-panel="funnel"]')) ?? "";
       expect(funnel).not.toMatch(/dense|BM25/);
       expect(await page.evalAll('[data-panel="funnel"] table.funnel tbody th', (ths) => ths.map((th) => th.textContent))).toEqual(["scored calls", "final top-k"]);
-      // n counts the gold-bearing turns scored (errors left out): 3 retrieved plus the one that made no retriever run.
+      // The report's funnel (fanout.funnel), as counts: n counts the gold-bearing turns scored (errors left out), the one that made no retriever run included.
       expect(await page.text('td[data-funnel="all:scored"] .mean')).toBe("1");
       expect(await page.text('td[data-funnel="all:final"] .mean')).toBe("0");
-      expect(await page.evalAll('[data-panel="funnel"] table.funnel thead th', (ths) => ths[1]?.textContent)).toBe("all (n=3)");
+      expect(await page.text('td[data-funnel="all:scored"] .ci')).toBe("of 3 (33.3%)");
+      expect(fanout.funnel?.stages.map((s) => [s.stage, s.present, s.n])).toEqual([["scored", 1, 3], ["final", 0, 3]]);
       // The errored and no-retrieval turns, counted and listed, with the warnings.
       await page.click('button[data-tab="summary"]');
       const notes = (await page.text('[data-section="graph-notes"]')) ?? "";

@@ -469,7 +469,7 @@ describe.each(BROWSERS)("in $label", (target) => {
       // B runs BM25 only: it has no dense stage, and its funnel differs from A's somewhere.
       expect(cmp.funnels.diff.map((d) => d.stage)).not.toContain("dense");
       expect(cmp.funnels.diff.some((d) => d.diff !== 0)).toBe(true);
-      expect(await page.text('[data-section="funnel-compare"] p.note')).toContain(`resampling ${cmp.method.unit}s`);
+      expect(await page.text('[data-section="funnel-compare"] p.note')).toContain(`resampling unit: ${cmp.method.unit},`);
       await page.screenshot(shot("compare-funnel.png"));
       expect(page.events).toEqual([]);
       await page.close();

@@ -13,14 +13,14 @@
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { DataValidationError } from "../../errors.js";
-import { compareFunnels, compareRuns, comparisonMethod, pairingNotes, readRunSide, turnFlips, type FunnelComparison, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
+import { compareFunnels, compareRuns, comparisonMethod, comparisonNote, pairingNotes, readRunSide, turnFlips, type FunnelComparison, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
 import { differenceValue, runDifferences, type RunDifference } from "../../eval/gate/run-diff.js";
 import type { FunnelStage } from "../../eval/report/types.js";
 import { log } from "../../log.js";
 import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
 import { renderPrComment } from "../../eval/gate/pr-comment.js";
 import type { Report } from "../../eval/report/types.js";
-import { metricLabel, SIGNIFICANCE_LEVEL } from "../../eval/report/render.js";
+import { metricLabel } from "../../eval/report/render.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
 import { action, out, outText } from "../io.js";
 import { seedOption } from "../options.js";
@@ -88,8 +88,7 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
     ...(held.length > 0
       ? [`Rows marked (held-out) are answer-side keys paired over the held-out turns only, as retrace eval reports them (docs/holdout.md); retrieval rows over every shared turn.`]
       : []),
-    `Paired over the turns both runs scored (caseId#turn). Interval: ${method.test}; resampling unit: ${method.unit}, ${method.samples} resamples, seed ${method.seed}.`,
-    `Significant when the adjusted p < ${SIGNIFICANCE_LEVEL}, which is exactly when the 95% interval excludes 0. Correction: ${method.correction}.`,
+    ...comparisonNote(method),
   ].join("\n");
 }
 
@@ -139,12 +138,13 @@ export function register(program: Command): void {
         const flips = turnFlips(a, b);
         const files = [];
         if (opts.html !== undefined) {
-          const page = renderHtmlComparison({ name: path.basename(fileA), report: asReport(a) }, { name: path.basename(fileB), report: asReport(b) }, rows, { seed: opts.seed, resample: opts.resample, ...(funnels !== null ? { funnels } : {}) });
+          const [ra, rb] = [asReport(a), asReport(b)]; // both report files, so compareFunnels compared them (not null)
+          const page = renderHtmlComparison({ name: path.basename(fileA), report: ra }, { name: path.basename(fileB), report: rb }, { comparisons: rows, method, funnels: funnels!, flips });
           files.push({ option: "--html", path: opts.html, data: page });
         }
         if (opts.prComment !== undefined && a.data !== undefined) {
           const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --report-json); a baseline holds no per-turn artifacts");
-          files.push({ option: "--pr-comment", path: opts.prComment, data: renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }) });
+          files.push({ option: "--pr-comment", path: opts.prComment, data: renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, comparison: { comparisons: rows, method, flips }, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }) });
         }
         await writeOutputs(files); // all or none, then stdout
         const flipCounts = { hitToMiss: flips.filter((f) => f.direction === "hit→miss").length, missToHit: flips.filter((f) => f.direction === "miss→hit").length };

@@ -1,19 +1,16 @@
 /**
  * `retrace compare A B --html`: both runs side by side (docs/html-report.md):
- * the paired comparison per metric (B − A, its interval, the randomization
- * p-value, all from ../compare.ts), both runs' summaries, and the turns whose
- * hit@k flipped — hit→miss first, then miss→hit, each in dataset order — and,
+ * the paired comparison per metric (B − A, its paired bootstrap interval and
+ * p, all from ./compare.ts), both runs' summaries, and the turns whose
+ * hit@k flipped (./compare.ts turnFlips) — hit→miss first, then miss→hit, each in dataset order — and,
  * below them, the turns whose hit@k held but whose recall@k or nDCG@k moved
- * by at least SHIFT_THRESHOLD; each row opens both runs' turn views. With
- * `funnels` (../compare.ts compareFunnels) it also shows both runs' stage
- * funnels with their intervals and the paired difference per stage.
+ * by at least SHIFT_THRESHOLD; each row opens both runs' turn views; and
+ * both runs' stage funnels with their intervals and the paired difference per
+ * stage (./compare.ts compareFunnels). It computes no statistic itself.
  */
-import type { FunnelComparison, KeyComparison } from "./compare.js";
+import { comparisonNote, type ComparisonMethod, type FunnelComparison, type KeyComparison, type TurnFlip } from "./compare.js";
 import { HIT_KEY, metricKey } from "../measures/metrics.js";
-import { SIGNIFICANCE_LEVEL } from "../report/render.js";
 import type { Report, TurnReport } from "../report/types.js";
-import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, type ResampleUnit } from "../stats/bootstrap.js";
-import { funnelDiff, funnelStages, perTurnStages } from "../report/funnel-stats.js";
 import { renderPage } from "../report/html/page.js";
 import { registryPageData, runPageData, type RunPageData } from "../report/html/report-page.js";
 
@@ -24,6 +21,20 @@ const NDCG_KEY = metricKey("ndcg");
 export const SHIFT_THRESHOLD = 0.2;
 /** Float rounding allowed when comparing a change with the threshold. */
 const FLOAT_SLACK = 1e-9;
+
+/**
+ * What the compare page shows of the comparison, all of it computed by
+ * ./compare.ts and handed in, so the page and `retrace compare` print the
+ * same figures and name the same test: `comparisons` (compareRuns),
+ * `method` (comparisonMethod, with the options compareRuns was given),
+ * `funnels` (compareFunnels) and `flips` (turnFlips).
+ */
+export interface PageComparison {
+  comparisons: KeyComparison[];
+  method: ComparisonMethod;
+  funnels: FunnelComparison;
+  flips: readonly TurnFlip[];
+}
 
 export interface Flip {
   /** `caseId#turn` */
@@ -85,24 +96,14 @@ export function shiftedTurns(a: Pick<Report, "turns">, b: Pick<Report, "turns">,
   return out.sort((x, y) => x.key - y.key || x.a - y.a).map(({ key: _key, ...s }) => s);
 }
 
-/**
- * Turns scored in both runs whose hit@k differs: hit→miss (A 1, B 0) first,
- * then miss→hit, each group in A's order. Turns only one run scored are left out.
- */
-export function flippedTurns(a: Report, b: Report): Flip[] {
-  const inB = new Map(b.turns.map((t, i) => [`${t.caseId}#${t.turn}`, i]));
-  const lost: Flip[] = [];
-  const gained: Flip[] = [];
-  a.turns.forEach((t, i) => {
-    const id = `${t.caseId}#${t.turn}`;
-    const j = inB.get(id);
-    if (j === undefined) return;
-    const ha = hit(t);
-    const hb = hit(b.turns[j]!);
-    if (ha === 1 && hb === 0) lost.push({ id, direction: "hit→miss", a: i, b: j });
-    else if (ha === 0 && hb === 1) gained.push({ id, direction: "miss→hit", a: i, b: j });
+/** The flips of ./compare.ts turnFlips, in its order, with each turn's index in A's and in B's `turns`. */
+function pageFlips(a: Report, b: Report, flips: readonly TurnFlip[]): Flip[] {
+  const index = (r: Report) => new Map(r.turns.map((t, i) => [`${t.caseId}#${t.turn}`, i]));
+  const [ia, ib] = [index(a), index(b)];
+  return flips.flatMap((f) => {
+    const [i, j] = [ia.get(f.id), ib.get(f.id)];
+    return i === undefined || j === undefined ? [] : [{ id: f.id, direction: f.direction, a: i, b: j }];
   });
-  return [...lost, ...gained];
 }
 
 /**
@@ -136,46 +137,28 @@ function keptRun(report: Report, name: string, open: ReadonlySet<number>): { run
   };
 }
 
-/** Both reports' stage funnels and the paired difference per stage (what compareFunnels gives for two report files). */
-function reportFunnels(a: Report, b: Report, o: { seed: number; resample: ResampleUnit }): FunnelComparison {
-  const opts = { seed: o.seed, samples: DEFAULT_SAMPLES, resample: o.resample };
-  return { a: funnelStages(a.turns, opts), b: funnelStages(b.turns, opts), diff: funnelDiff(perTurnStages(a.turns), perTurnStages(b.turns), opts) };
-}
-
 /**
  * The compare page. To stay small it embeds, of each run's turns, only the
  * flipped and shifted ones and their conversations (docs/html-report.md);
  * everything else it shows comes from the aggregates and `comparisons`.
  */
-export function renderHtmlComparison(
-  a: { name: string; report: Report },
-  b: { name: string; report: Report },
-  comparisons: KeyComparison[],
-  opts: {
-    seed: number;
-    /** Both stage funnels and the paired difference per stage, as compareFunnels gave them; absent: computed here from the two reports with the same seed and unit. */
-    funnels?: FunnelComparison;
-    /** What the paired bootstrap resampled (default: cases). */
-    resample?: ResampleUnit;
-  },
-): string {
-  const flips = flippedTurns(a.report, b.report);
+export function renderHtmlComparison(a: { name: string; report: Report }, b: { name: string; report: Report }, comparison: PageComparison): string {
+  const flips = pageFlips(a.report, b.report, comparison.flips);
   const shifts = shiftedTurns(a.report, b.report);
   const ka = keptRun(a.report, a.name, new Set([...flips, ...shifts].map((f) => f.a)));
   const kb = keptRun(b.report, b.name, new Set([...flips, ...shifts].map((f) => f.b)));
   const remap = <T extends { a: number; b: number }>(f: T): T => ({ ...f, a: ka.index.get(f.a)!, b: kb.index.get(f.b)! });
   return renderPage(`retrace compare: ${a.name} vs ${b.name}`, {
     kind: "compare",
-    significance: SIGNIFICANCE_LEVEL,
     registry: registryPageData(),
-    seed: opts.seed,
     a: ka.run,
     b: kb.run,
-    comparisons,
+    comparisons: comparison.comparisons,
+    method: comparison.method,
+    note: comparisonNote(comparison.method),
     flips: flips.map(remap),
     shiftThreshold: SHIFT_THRESHOLD,
     shifts: shifts.map(remap),
-    funnels: opts.funnels ?? reportFunnels(a.report, b.report, { seed: opts.seed, resample: opts.resample ?? DEFAULT_RESAMPLE }),
-    resample: opts.resample ?? DEFAULT_RESAMPLE,
+    funnels: comparison.funnels,
   });
 }

@@ -74,8 +74,17 @@ export interface CompareOptions {
   resample?: ResampleUnit;
 }
 
+/** How `compareRuns` resampled and tested: what every rendering of a comparison names (docs/statistics.md). */
+export interface ComparisonMethod {
+  unit: ResampleUnit;
+  seed: number;
+  samples: number;
+  test: string;
+  correction: string;
+}
+
 /** How `compareRuns` resampled, for the report. */
-export function comparisonMethod(opts: CompareOptions = {}): { unit: ResampleUnit; seed: number; samples: number; test: string; correction: string } {
+export function comparisonMethod(opts: CompareOptions = {}): ComparisonMethod {
   return {
     unit: opts.resample ?? DEFAULT_RESAMPLE,
     seed: opts.seed ?? DEFAULT_SEED,
@@ -83,6 +92,18 @@ export function comparisonMethod(opts: CompareOptions = {}): { unit: ResampleUni
     test: "paired percentile bootstrap of the mean difference; p inverted from the same interval",
     correction: "none needed: one test per metric (family size 1)",
   };
+}
+
+/**
+ * The two lines under every rendering of a comparison (`retrace compare`'s
+ * text and the compare page): the test, unit, resamples and seed, then when a
+ * row is significant and the correction.
+ */
+export function comparisonNote(method: ComparisonMethod): [string, string] {
+  return [
+    `Paired over the turns both runs scored (caseId#turn). Interval: ${method.test}; resampling unit: ${method.unit}, ${method.samples} resamples, seed ${method.seed}.`,
+    `Significant when the adjusted p < ${SIGNIFICANCE_LEVEL}, which is exactly when the 95% interval excludes 0. Correction: ${method.correction}.`,
+  ];
 }
 
 /** Reads a report JSON (`retrace eval --report-json` / `--json`) or a baseline file. */
@@ -172,7 +193,7 @@ export function heldOutTurns(a: RunSide, b: RunSide): Set<string> | null {
  * Turns scored in both runs whose hit@k differs: hit→miss (A 1, B 0) first,
  * then miss→hit, each in the order of the first report side (A's when both
  * are reports or both baselines). The same turns, in the same order, as the
- * compare page's flips (./compare-page.ts flippedTurns).
+ * compare page's flips (./compare-page.ts).
  */
 export function turnFlips(a: RunSide, b: RunSide): TurnFlip[] {
   const ha = perTurnScores(a.source, HIT_KEY);

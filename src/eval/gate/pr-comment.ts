@@ -12,14 +12,12 @@
  * deterministic: the same report and baseline give the same body.
  */
 import type { Baseline } from "./baseline.js";
-import { compareRuns, heldOutTurns, turnFlips, type KeyComparison, type RunSide, type TurnFlip } from "./compare.js";
+import { compareRuns, comparisonMethod, comparisonNote, heldOutTurns, turnFlips, type ComparisonMethod, type KeyComparison, type RunSide, type TurnFlip } from "./compare.js";
 import { SHIFT_THRESHOLD } from "./compare-page.js";
 import { HIT_KEY, metricKey } from "../measures/metrics.js";
-import { stageFunnel, type Funnel } from "../report/html/funnel.js";
 import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "../report/render/shared.js";
-import { stageSpec } from "../report/stages.js";
-import { perTurnScores, turnKey } from "../stats/bootstrap.js";
-import type { Report } from "../report/types.js";
+import { DEFAULT_RESAMPLE, perTurnScores, turnKey } from "../stats/bootstrap.js";
+import type { FunnelStage, Report } from "../report/types.js";
 
 /** GitHub's limit on an issue or pull-request comment body, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -37,6 +35,13 @@ export interface PrCommentOptions {
   reference: { file: string; data: Baseline | Report } | null;
   /** Seed of the paired bootstrap (the run's). */
   seed: number;
+  /**
+   * The comparison with the reference as ./compare.ts computed it for the
+   * caller's own output (`retrace compare` passes its rows, method and flips),
+   * so the comment prints those figures; absent: computed here by the same
+   * functions, with `seed` and the report's resampling unit.
+   */
+  comparison?: { comparisons: KeyComparison[]; method: ComparisonMethod; flips: readonly TurnFlip[] };
   /** How the comment names the run (e.g. `retrace eval`, the report file). */
   title?: string;
 }
@@ -101,7 +106,7 @@ function verdictLines(report: Report): string[] {
   return lines;
 }
 
-function metricLines(report: Report, rows: KeyComparison[] | null): string[] {
+function metricLines(report: Report, rows: KeyComparison[] | null, method: ComparisonMethod): string[] {
   const k = report.run.k;
   if (rows === null) {
     const lines = ["| metric | mean | 95% CI | n turns |", "|---|---|---|---|"];
@@ -118,7 +123,7 @@ function metricLines(report: Report, rows: KeyComparison[] | null): string[] {
     const label = `${metricLabel(r.key, k)}${r.turns === "holdout" ? " (held-out)" : ""}`;
     lines.push(`| ${md(label)} | ${f3(r.meanA)} | ${f3(r.meanB)} | ${r.significant ? "**" : ""}${fmtSigned(r.diff)}${r.significant ? "**" : ""} | ${ci} | ${fmtP(r.pValue)} | ${r.n} |`);
   }
-  return ["### Metrics against the reference", "", ...lines, "", "Paired over the turns both runs scored; **bold**: the 95% interval excludes 0. Answer-side rows (held-out) are on the held-out turns, as `retrace eval` reports them."];
+  return ["### Metrics against the reference", "", ...lines, "", `**Bold**: significant. Answer-side rows (held-out) are on the held-out turns, as \`retrace eval\` reports them. ${md(comparisonNote(method).join(" "), 600)}`];
 }
 
 function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
@@ -141,24 +146,25 @@ function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
   return lines;
 }
 
+/** The report's stage funnel (src/eval/report/funnel-stats.ts), and its change against the reference report's: present / n per stage, as the report counted them. */
 function funnelLines(report: Report, reference: Report | null): string[] {
-  const now = stageFunnel(report.turns);
-  if (now.n === 0) return [];
-  const before: Funnel | null = reference !== null ? stageFunnel(reference.turns) : null;
+  const now = report.funnel?.stages ?? [];
+  if (now.length === 0) return [];
+  const before = reference?.funnel?.stages ?? [];
   const share = (n: number, of: number) => (of === 0 ? "—" : `${((100 * n) / of).toFixed(1)}%`);
-  const label = (s: string) => stageSpec(s)?.label ?? s;
-  if (before === null || before.n === 0) {
+  const label = (s: FunnelStage) => s.label;
+  if (before.length === 0) {
     const lines = ["| stage | gold-bearing turns with gold | share |", "|---|---|---|"];
-    for (const r of now.rows) lines.push(`| ${md(label(r.stage))} | ${r.turns} / ${now.n} | ${share(r.turns, now.n)} |`);
+    for (const r of now) lines.push(`| ${md(label(r))} | ${r.present} / ${r.n} | ${share(r.present, r.n)} |`);
     return ["### Stage funnel", "", ...lines, "", "No reference report: the funnel's change needs one (`retrace compare A.json B.json --pr-comment FILE`)."];
   }
   const lines = ["| stage | reference | this run | Δ turns |", "|---|---|---|---|"];
-  const stages = [...new Set([...before.rows.map((r) => r.stage), ...now.rows.map((r) => r.stage)])];
+  const stages = [...before, ...now.filter((r) => !before.some((b) => b.stage === r.stage))];
   for (const s of stages) {
-    const a = before.rows.find((r) => r.stage === s)?.turns;
-    const b = now.rows.find((r) => r.stage === s)?.turns;
-    const d = a !== undefined && b !== undefined ? `${b - a >= 0 ? "+" : "−"}${Math.abs(b - a)}` : "—";
-    lines.push(`| ${md(label(s))} | ${a === undefined ? "—" : `${a} / ${before.n} (${share(a, before.n)})`} | ${b === undefined ? "—" : `${b} / ${now.n} (${share(b, now.n)})`} | ${d} |`);
+    const a = before.find((r) => r.stage === s.stage);
+    const b = now.find((r) => r.stage === s.stage);
+    const d = a !== undefined && b !== undefined ? `${b.present - a.present >= 0 ? "+" : "−"}${Math.abs(b.present - a.present)}` : "—";
+    lines.push(`| ${md(label(s))} | ${a === undefined ? "—" : `${a.present} / ${a.n} (${share(a.present, a.n)})`} | ${b === undefined ? "—" : `${b.present} / ${b.n} (${share(b.present, b.n)})`} | ${d} |`);
   }
   return ["### Stage funnel change", "", ...lines];
 }
@@ -176,13 +182,15 @@ export function renderPrComment(report: Report, o: PrCommentOptions): string {
   const ref = o.reference;
   const refSide = ref !== null ? sideOf(ref.file, ref.data) : null;
   const mine = sideOf("this run", report);
-  const rows = refSide !== null ? compareRuns(refSide, mine, { seed: o.seed }) : null;
+  const copts = { seed: o.seed, resample: report.bootstrap?.unit ?? DEFAULT_RESAMPLE };
+  const method = o.comparison?.method ?? comparisonMethod(copts);
+  const rows = refSide !== null ? (o.comparison?.comparisons ?? compareRuns(refSide, mine, copts)) : null;
   const held = refSide !== null ? heldOutTurns(refSide, mine) : null;
   const refReport = ref !== null && !("perTurn" in ref.data) ? ref.data : null;
   const parts: string[][] = [
     [`## ${md(o.title ?? "retrace")}`, "", ...verdictLines(report)],
-    metricLines(report, rows),
-    refSide !== null ? flipLinesOf(turnFlips(refSide, mine), report) : [],
+    metricLines(report, rows, method),
+    refSide !== null ? flipLinesOf([...(o.comparison?.flips ?? turnFlips(refSide, mine))], report) : [],
     funnelLines(report, refReport),
     refSide !== null ? movedLines(movedTurns(refSide, report), report.run.k) : [],
     [

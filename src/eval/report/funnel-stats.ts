@@ -11,15 +11,29 @@
  *   - `dense`, `bm25`, `fused`, `reranked`, `parents`: some gold card is in
  *     that stage's list (the trace summary's goldPositions; measured on turns
  *     whose trace ran that stage);
+ *   - `child`, `scored` (a turn captured from a user's graph's retriever runs,
+ *     `--graph`; ./gold-ranks.ts): some gold card is in a child run's list of
+ *     a scored call (measured on turns with child runs), or in the scored
+ *     calls' joined lists (measured on every captured turn, and on a
+ *     gold-bearing turn that made no retriever run, where it is absent);
  *   - `final`: hit@k is 1 (measured on every turn with a hit@k score).
+ *
+ * The one computation of the funnel: the terminal, markdown, HTML page and PR
+ * comment render this section (docs/html-report.md).
  */
 import { HIT_KEY } from "../measures/metrics.js";
 import { clusterMean, DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, turnKey, type ClusteredValue, type ResampleUnit } from "../stats/bootstrap.js";
-import { STAGES, TRACE_STAGES } from "./stages.js";
+import { capturedLists, goldRanks } from "./gold-ranks.js";
+import { CAPTURED_STAGES, STAGES, TRACE_STAGES } from "./stages.js";
 import type { FunnelReport, FunnelStage, TurnReport } from "./types.js";
 
-/** The funnel's stages in pipeline order: the query, then the stage registry's (docs/architecture.md §9). */
-export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.freeze([{ id: "query", label: "query" }, ...STAGES.map((s) => ({ id: s.id as string, label: s.label }))]);
+/** The funnel's stages in pipeline order: the query, then the stage registry's (docs/architecture.md §9), a captured turn's groups before `final`. */
+export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.freeze([
+  { id: "query", label: "query" },
+  ...STAGES.filter((s) => s.id !== "final").map((s) => ({ id: s.id as string, label: s.label })),
+  ...CAPTURED_STAGES.map((s) => ({ id: s.id as string, label: s.label })),
+  ...STAGES.filter((s) => s.id === "final").map((s) => ({ id: s.id as string, label: s.label })),
+]);
 
 /** The turn-position groups: 1, 2, 3, then 4+ (`turn` is 0-based). */
 export const TURN_POSITIONS = ["1", "2", "3", "4+"] as const;
@@ -37,6 +51,14 @@ export function stagePresence(t: TurnReport): Record<string, 0 | 1> | null {
     for (const stage of TRACE_STAGES) {
       if (!positions.some((p) => stage in p)) continue;
       out[stage] = positions.some((p) => p[stage] !== null && p[stage] !== undefined) ? 1 : 0;
+    }
+  }
+  if (capturedLists(t) !== null || t.noRetrieval === true) {
+    // --graph: the captured groups, by the ranks the page's turn view shows (./gold-ranks.ts).
+    const ranks = t.gold.map((g) => goldRanks(t, g) ?? {});
+    for (const stage of CAPTURED_STAGES.map((s) => s.id)) {
+      if (!ranks.some((r) => stage in r)) continue;
+      out[stage] = ranks.some((r) => r[stage] !== null && r[stage] !== undefined) ? 1 : 0;
     }
   }
   const hit = t.results.find((r) => r.key === HIT_KEY);

@@ -76,8 +76,6 @@ export interface StagePageData {
   trace: string[];
   label: Record<string, string>;
   color: Record<string, string>;
-  /** stage → true for the retrieval branches. */
-  branch: Record<string, boolean>;
 }
 
 export function stagePageData(): StagePageData {
@@ -85,6 +83,5 @@ export function stagePageData(): StagePageData {
     trace: [...TRACE_STAGES],
     label: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.label])),
     color: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.color])),
-    branch: Object.fromEntries(STAGES.filter((s) => s.branch).map((s) => [s.id, true])),
   };
 }

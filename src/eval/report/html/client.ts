@@ -30,6 +30,7 @@ table { border-collapse:collapse; margin:4px 0 8px; }
 th, td { border:1px solid var(--line); padding:3px 7px; text-align:left; vertical-align:top; }
 th { background:var(--soft); font-weight:600; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+table.deltas td.num, table.comparison td.num { white-space:nowrap; }
 .mean { font-weight:600; font-variant-numeric:tabular-nums; }
 .ci, .n, .extra { color:var(--muted); font-size:11px; font-variant-numeric:tabular-nums; display:block; }
 .vac { color:#8a6d00; font-style:italic; }
@@ -106,7 +107,7 @@ export const CLIENT_JS = String.raw`
   // The metric registry's keys (src/eval/measures/metrics.ts) and the stage registry (src/eval/report/stages.ts),
   // from DATA.registry: set by start().
   var HIT, RECALL, NDCG, TRIAD;
-  var STAGE_LABEL, STAGE_COLOR, TRACE_STAGES, BRANCH;
+  var STAGE_LABEL, STAGE_COLOR, TRACE_STAGES;
   // The query attribution's labels and the three queries' names (src/eval/report/query-attribution.ts).
   var ATTR_ORDER, ATTR_LABEL, QUERY_ORDER, QUERY_SIDE, QUERY_LABEL, QUERY_UNATTRIBUTED;
 
@@ -197,7 +198,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
     if (g.passed) return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]), dropTest]);
     return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); })), dropTest]);
   }
-  var KNOWN_TOP = ["version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "judgments", "queryAttribution", "funnel"];
+  var KNOWN_TOP = ["schemaVersion", "version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "judgments", "queryAttribution", "funnel", "chance", "answerSide", "timings"];
   function summaryPanel(run, compact) {
     var r = run.report, box = el("div", { cls: "summary-block" });
     if (!compact) {
@@ -217,16 +218,31 @@ ${EL_JS}  function svg(tag, attrs, text) {
       box.appendChild(splitTable(run, split, groups));
     });
     if (compact) return box;
+    // Each delta as the report holds it: its unadjusted interval, raw and Holm-adjusted p, family size, and the verdict
+    // the report gave it (run.stats, worded as the terminal words it; docs/statistics.md). The page tests nothing itself.
     var deltas = r.deltas || [];
     if (deltas.length > 0) {
-      box.appendChild(el("h3", { text: "Locale deltas (two-sample permutation test; significant when p < " + DATA.significance + ")" }));
-      box.appendChild(el("table", null, [
-        el("thead", null, [el("tr", null, ["metric", "locale", "vs", "diff", "95% CI", "n", "p", "verdict"].map(function (h) { return el("th", { text: h }); }))]),
-        el("tbody", null, deltas.map(function (d) {
-          return el("tr", null, [el("td", { text: label(run, d.key) }), el("td", { text: d.group }), el("td", { text: d.reference }), el("td", { cls: "num", text: signed(d.diff) }),
-            el("td", { cls: "num", text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(no CI)" }), el("td", { cls: "num", text: d.nGroup + " vs " + d.nReference }),
-            el("td", { cls: "num", text: fmtP(d.pValue) }), el("td", { text: d.pValue < DATA.significance ? "significant" : "not significant" })]);
+      box.appendChild(el("h3", { "data-field": "delta-method", text: "Split deltas (" + run.stats.deltaMethod + ")" }));
+      box.appendChild(el("table", { cls: "deltas" }, [
+        el("thead", null, [el("tr", null, ["metric", "split", "group", "vs", "diff", "95% CI", "n turns", "n cases", "raw p", "adjusted p", "family size", "verdict"].map(function (h) { return el("th", { text: h }); }))]),
+        el("tbody", null, deltas.map(function (d, i) {
+          return el("tr", { "data-delta": d.key + ":" + d.split + ":" + d.group }, [el("td", { text: label(run, d.key) }), el("td", { text: d.split }), el("td", { text: d.group }), el("td", { text: d.reference }),
+            el("td", { cls: "num", "data-field": "diff", text: signed(d.diff) }),
+            el("td", { cls: "num", "data-field": "ci", text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(no CI)" }), el("td", { cls: "num", text: d.nGroup + " vs " + d.nReference }),
+            el("td", { cls: "num", text: d.nCasesGroup === undefined ? "" : d.nCasesGroup + " vs " + (d.nCasesReference === undefined ? "" : d.nCasesReference) }),
+            el("td", { cls: "num", "data-field": "p", text: fmtP(d.pValue) }), el("td", { cls: "num", "data-field": "p-adjusted", text: d.pAdjusted === undefined ? "" : fmtP(d.pAdjusted) }),
+            el("td", { cls: "num", "data-field": "family", text: d.familySize === undefined ? "" : String(d.familySize) }),
+            el("td", { cls: d.significant ? "hit" : "", "data-field": "verdict", text: run.stats.deltaVerdicts[i] })]);
         }))]));
+    } else if (Object.keys(r.splits.locale).length > 1) {
+      box.appendChild(el("p", { cls: "note", text: "Locale deltas are indicative only: this report has no significance test for them." }));
+    }
+    if (r.chance) {
+      // The chance level of each retrieval metric is in its cells (chance ...); this is what it was computed from.
+      var cards = Object.keys(r.chance.cardsPerLocale).map(function (l) { return l + " " + r.chance.cardsPerLocale[l]; }).join(", ");
+      box.appendChild(el("h3", { text: "Chance levels" }));
+      box.appendChild(el("p", { cls: "note", "data-section": "chance", text: "chance = expected value of a uniformly random ranking of the locale's cards at k=" + r.run.k + "; cards per locale: " + (cards || "none") + "." }));
+      if (run.notes.chanceWarnings.length > 0) box.appendChild(el("ul", { "data-field": "chance-warnings" }, run.notes.chanceWarnings.map(function (w) { return el("li", { cls: "vac", text: "warning: " + w }); })));
     }
     if (r.vacuous.length > 0) {
       box.appendChild(el("h3", { text: "Not measured" }));
@@ -249,13 +265,21 @@ ${EL_JS}  function svg(tag, attrs, text) {
     }
     box.appendChild(el("h3", { text: "Gate" }));
     box.appendChild(gateBlock(r));
+    // A section this page does not know (a newer report's) is shown by name, as JSON.
     Object.keys(r).forEach(function (k) {
       if (KNOWN_TOP.indexOf(k) >= 0) return;
       box.appendChild(el("details", { "data-section": k }, [el("summary", { text: "Report section: " + k }), el("pre", { text: JSON.stringify(r[k], null, 2) })]));
     });
     box.appendChild(el("p", { cls: "note", text: "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn); hit@k is the primary signal." }));
-    var b = r.bootstrap;
-    box.appendChild(el("p", { cls: "note", text: "Intervals: 95% percentile bootstrap of the mean" + (b ? ", " + b.samples + " resamples, seed " + b.seed : "") + "; (no CI) when n < 2. Turns are caseId#turn, turn 0-based." }));
+    if (run.notes.answerSide !== null) box.appendChild(el("p", { cls: "note", "data-section": "answerSide", text: run.notes.answerSide }));
+    box.appendChild(el("p", { cls: "note", "data-field": "ci-method", text: run.stats.ciMethod + " Turns are caseId#turn, turn 0-based." }));
+    var tm = r.timings;
+    if (tm) {
+      // Wall clock only, never compared (docs/determinism.md); the start and duration are in the header, each turn's in its turn view.
+      var phases = Object.keys(tm.phases || {}).map(function (p) { return p + " " + (tm.phases[p] / 1000).toFixed(2) + " s"; }).join(", ");
+      box.appendChild(el("p", { cls: "note", "data-section": "timings", text: "timings (wall clock, not compared between runs): " + (phases ? "phases " + phases + " (graph and evaluate are sums over turns: they overlap at concurrency > 1)" : "no phases recorded") + (run.notes.setup !== null ? "; setup: " + run.notes.setup : "") + "." }));
+    }
+    box.appendChild(el("p", { cls: "note", "data-field": "schema-version", text: "report schemaVersion " + r.schemaVersion }));
     return box;
   }
   function runLine(page) {
@@ -266,29 +290,28 @@ ${EL_JS}  function svg(tag, attrs, text) {
   }
 
   // ------------------------------------------------------------ stage funnel and recall curves
-  function funnelSvg(f) {
-    var W = 520, L = 90, rowH = 22, H = f.rows.length * rowH + 8;
+  // The report's funnel (report.funnel: src/eval/report/funnel-stats.ts) as bars and counts: present / n per stage, as the report counted them.
+  function funnelSvg(rows) {
+    var W = 520, L = 90, rowH = 22, H = rows.length * rowH + 8;
     var s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" });
-    s.appendChild(svg("title", {}, "gold-bearing turns with a gold card in each stage's list"));
-    f.rows.forEach(function (row, i) {
-      var y = 4 + i * rowH, w = f.n === 0 ? 0 : (row.turns / f.n) * (W - L - 120);
-      s.appendChild(svg("text", { x: 4, y: y + 14 }, STAGE_LABEL[row.stage] || row.stage));
+    s.appendChild(svg("title", {}, "gold-bearing turns with a gold card at each stage"));
+    rows.forEach(function (row, i) {
+      var y = 4 + i * rowH, w = row.share * (W - L - 120);
+      s.appendChild(svg("text", { x: 4, y: y + 14 }, STAGE_LABEL[row.stage] || row.label));
       s.appendChild(svg("rect", { x: L, y: y + 3, width: Math.max(w, 1), height: rowH - 7, "class": "bar" }));
-      s.appendChild(svg("text", { x: L + w + 6, y: y + 14, "class": "barlabel" }, row.turns + " / " + f.n + " (" + (100 * row.turns / f.n).toFixed(1) + "%)"));
+      s.appendChild(svg("text", { x: L + w + 6, y: y + 14, "class": "barlabel" }, row.present + " / " + row.n + " (" + (100 * row.share).toFixed(1) + "%)"));
     });
     return s;
   }
-  function funnelTable(run) {
-    var v = run.view, groups = [["all", v.funnel.all]].concat(Object.keys(v.funnel.locale).map(function (l) { return [l, v.funnel.locale[l]]; }));
-    var stages = v.funnel.all.rows.map(function (r) { return r.stage; });
-    var head = el("tr", null, [el("th", { text: "stage" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] + " (n=" + g[1].n + ")" }); })));
-    var body = el("tbody", null, stages.map(function (stage, si) {
-      return el("tr", null, [el("th", { text: STAGE_LABEL[stage] || stage })].concat(groups.map(function (g) {
-        var row = g[1].rows.filter(function (r) { return r.stage === stage; })[0];
+  function funnelTable(f) {
+    var by = f.splits.locale || {};
+    var groups = [["all", f.stages]].concat(Object.keys(by).map(function (l) { return [l, by[l]]; }));
+    var head = el("tr", null, [el("th", { text: "stage" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: g[0] }); })));
+    var body = el("tbody", null, f.stages.map(function (s) {
+      return el("tr", null, [el("th", { text: STAGE_LABEL[s.stage] || s.label })].concat(groups.map(function (g) {
+        var row = g[1].filter(function (r) { return r.stage === s.stage; })[0];
         if (!row) return el("td", { cls: "num muted", text: "\u2014" });
-        var prev = si > 0 ? g[1].rows.filter(function (r) { return r.stage === stages[si - 1]; })[0] : null;
-        var lost = prev && !(BRANCH[stage] && BRANCH[stages[si - 1]]) ? prev.turns - row.turns : 0; // two branches run side by side: nothing is lost between them
-        return el("td", { cls: "num", "data-funnel": g[0] + ":" + stage }, [el("span", { cls: "mean", text: String(row.turns) }), el("span", { cls: "ci", text: (g[1].n ? (100 * row.turns / g[1].n).toFixed(1) : "0") + "%" + (lost > 0 ? "  \u2212" + lost + " vs " + (STAGE_LABEL[stages[si - 1]] || stages[si - 1]) : "") })]);
+        return el("td", { cls: "num", "data-funnel": g[0] + ":" + s.stage }, [el("span", { cls: "mean", text: String(row.present) }), el("span", { cls: "ci", text: "of " + row.n + " (" + (100 * row.share).toFixed(1) + "%)" })]);
       })));
     }));
     return el("table", { cls: "funnel" }, [el("thead", null, [head]), body]);
@@ -327,11 +350,12 @@ ${EL_JS}  function svg(tag, attrs, text) {
     var v = run.view, box = el("div");
     box.appendChild(el("h2", { text: "Stage funnel with 95% intervals: share of gold-bearing turns whose gold is still present" }));
     box.appendChild(funnelStatsBlock(run, null));
-    if (v.funnel.all.n === 0) { box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." })); return box; }
-    box.appendChild(el("h2", { text: "Stage funnel (counts): gold-bearing turns with a gold card in each stage's list" }));
+    var f = run.report.funnel;
+    if (!f || v.curves.all.curves.length === 0) { box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." })); return box; }
+    box.appendChild(el("h2", { text: "Stage funnel (counts): gold-bearing turns with a gold card at each stage, of the turns that measured it" }));
     box.appendChild(el("p", { cls: "note", "data-field": "funnel-note", text: v.text.funnel }));
-    box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales (n=" + v.funnel.all.n + ")" }), funnelSvg(v.funnel.all)])]));
-    box.appendChild(funnelTable(run));
+    box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales" }), funnelSvg(f.stages)])]));
+    box.appendChild(funnelTable(f));
     box.appendChild(el("h2", { text: "recall@k per stage, k = 1.." + v.curves.all.maxK }));
     var sel = el("select", { "aria-label": "locale of the curves" }, [el("option", { value: "all", text: "all locales" })].concat(Object.keys(v.curves.locale).map(function (l) { return el("option", { value: l, text: l }); })));
     var holder = el("div", { cls: "chart" });
@@ -733,7 +757,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
           el("td", { cls: "num " + (d.diff < 0 ? "miss" : d.diff > 0 ? "hit" : ""), "data-side": "diff", text: signed(d.diff) }),
           el("td", { cls: "num", "data-field": "ci", text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(n < 2)" }), el("td", { cls: "num", "data-field": "p", text: fmtP(d.pValue) })]);
       }))]));
-    box.appendChild(el("p", { cls: "note", text: "Share = gold-bearing turns whose gold is still present at the stage; A and B each over their own turns, with 95% intervals. B \u2212 A is paired over the turns both runs measured (caseId#turn): percentile bootstrap resampling " + DATA.resample + "s (seed " + DATA.seed + "), p inverted from the same interval." }));
+    box.appendChild(el("p", { cls: "note", "data-field": "funnel-compare-method", text: "Share = gold-bearing turns whose gold is still present at the stage; A and B each over their own turns, with 95% intervals. B \u2212 A is paired over the turns both runs measured (caseId#turn): " + DATA.method.test + "; resampling unit: " + DATA.method.unit + ", " + DATA.method.samples + " resamples, seed " + DATA.method.seed + "." }));
     return box;
   }
   function comparePage() {
@@ -741,13 +765,16 @@ ${EL_JS}  function svg(tag, attrs, text) {
     var cmp = el("div");
     cmp.appendChild(el("h2", { text: "Paired differences (B \u2212 A) over the turns both runs scored" }));
     cmp.appendChild(el("table", { cls: "comparison" }, [
-      el("thead", null, [el("tr", null, ["metric", "n", "A", "B", "B \u2212 A", "95% CI", "p", ""].map(function (h) { return el("th", { cls: h === "metric" || h === "" ? "" : "num", text: h }); }))]),
+      el("thead", null, [el("tr", null, ["metric", "n turns", "n cases", "A", "B", "B \u2212 A", "95% CI (" + DATA.method.unit + "s)", "p", "p adj (m)", ""].map(function (h) { return el("th", { cls: h === "metric" || h === "" ? "" : "num", text: h }); }))]),
       el("tbody", null, DATA.comparisons.map(function (c) {
-        return el("tr", { "data-key": c.key }, [el("th", { text: label(A, c.key) }), el("td", { cls: "num", text: String(c.n) }), el("td", { cls: "num", "data-side": "a", text: f3(c.meanA) }), el("td", { cls: "num", "data-side": "b", text: f3(c.meanB) }),
+        return el("tr", { "data-key": c.key, "data-turns": c.turns }, [el("th", { text: label(A, c.key) + (c.turns === "holdout" ? " (held-out)" : "") }), el("td", { cls: "num", text: String(c.n) }), el("td", { cls: "num", text: String(c.nCases) }),
+          el("td", { cls: "num", "data-side": "a", text: f3(c.meanA) }), el("td", { cls: "num", "data-side": "b", text: f3(c.meanB) }),
           el("td", { cls: "num " + (c.diff < 0 ? "miss" : c.diff > 0 ? "hit" : ""), "data-side": "diff", text: signed(c.diff) }),
-          el("td", { cls: "num", text: c.ci95 ? "[" + signed(c.ci95[0]) + ", " + signed(c.ci95[1]) + "]" : "(n < 2)" }), el("td", { cls: "num", text: fmtP(c.pValue) }), el("td", { text: c.significant ? "significant" : "not significant" })]);
+          el("td", { cls: "num", "data-field": "ci", text: c.ci95 ? "[" + signed(c.ci95[0]) + ", " + signed(c.ci95[1]) + "]" : "(< 2 " + c.unit + "s)" }), el("td", { cls: "num", "data-field": "p", text: fmtP(c.pValue) }),
+          el("td", { cls: "num", "data-field": "p-adjusted", text: fmtP(c.pAdjusted) + " (" + c.familySize + ")" }), el("td", { "data-field": "verdict", text: c.significant ? "significant" : "not significant" })]);
       }))]));
-    cmp.appendChild(el("p", { cls: "note", text: "Paired over caseId#turn; interval: percentile bootstrap of the mean paired difference; p: two-sided sign-flip randomization test (seed " + DATA.seed + "), significant when p < " + DATA.significance + "." }));
+    // The test, unit, seed and correction as retrace compare prints them (src/eval/gate/compare.ts comparisonNote).
+    DATA.note.forEach(function (line) { cmp.appendChild(el("p", { cls: "note", "data-field": "comparison-method", text: line })); });
     cmp.appendChild(funnelCompare(DATA.funnels));
     cmp.appendChild(el("div", { cls: "cols" }, [
       el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A) }), summaryPanel(A, true)]),
@@ -824,7 +851,7 @@ ${UNPACK_JS}  function start() {
       DATA = data;
       var metrics = DATA.registry.metrics, stages = DATA.registry.stages;
       HIT = metrics.key.hit; RECALL = metrics.key.recall; NDCG = metrics.key.ndcg; TRIAD = metrics.triad;
-      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; TRACE_STAGES = stages.trace; BRANCH = stages.branch;
+      STAGE_LABEL = stages.label; STAGE_COLOR = stages.color; TRACE_STAGES = stages.trace;
       ATTR_ORDER = DATA.registry.attribution.order; ATTR_LABEL = DATA.registry.attribution.label;
       QUERY_ORDER = DATA.registry.queries.order; QUERY_SIDE = DATA.registry.queries.sideBySide; QUERY_LABEL = DATA.registry.queries.label; QUERY_UNATTRIBUTED = DATA.registry.queries.unattributed;
       if (DATA.kind === "compare") comparePage(); else reportPage();

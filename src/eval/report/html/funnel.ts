@@ -1,9 +1,10 @@
 /**
  * Where gold goes through the retrieval, derived from the report's per-turn
- * trace summaries (goldPositions + retrievedIds) for the HTML report
- * (docs/html-report.md): the stage that lost each gold card (the one rule of
- * ../attribution.ts), the stage funnel (gold-bearing turns with a gold card
- * in each stage's list) and recall@k curves per stage. A turn of retrace's
+ * trace summaries (goldPositions + retrievedIds, read by ../gold-ranks.ts) for
+ * the HTML report (docs/html-report.md): the stage that lost each gold card
+ * (the one rule of ../attribution.ts) and recall@k curves per stage. The stage
+ * funnel is not here: the page draws the report's `funnel`
+ * (../funnel-stats.ts). A turn of retrace's
  * graph is read through the stage registry (dense, BM25, fused, ...); a turn
  * captured from a user's graph's retriever runs (`--graph`) through its
  * captured lists, grouped as child runs, scored calls and the final top-k
@@ -11,51 +12,17 @@
  */
 import { capturedChains, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain } from "../attribution.js";
 import { NO_RETRIEVAL, retrievalCallText } from "../graph-report.js";
+import { capturedLists, goldRanks, scoredCandidates } from "../gold-ranks.js";
 import { CAPTURED_STAGES, STAGES } from "../stages.js";
 import type { Report, TurnReport } from "../types.js";
 
 /** Pipeline order (the stage registry's). `final` is the scored top-k (the turn's `retrievedIds`). */
 export const PIPELINE_STAGES: readonly string[] = Object.freeze(STAGES.map((s) => s.id));
-/** Every funnel row in order: retrace's stages, then a captured turn's groups, then `final`. */
+/** Every curve in order: retrace's stages, then a captured turn's groups, then `final`. */
 const ROW_ORDER: readonly string[] = Object.freeze([...PIPELINE_STAGES.filter((s) => s !== "final"), ...CAPTURED_STAGES.map((s) => s.id), "final"]);
 
 /** Largest k drawn on the recall curves (stage lists are usually 20–40 long). */
 export const MAX_CURVE_K = 50;
-
-/** A turn whose lists were captured from a user's graph's retriever runs (not retrace's own trace). */
-function capturedLists(t: TurnReport): NonNullable<TurnReport["captured"]>["stages"] | null {
-  return t.captured !== undefined && t.captured.source === "callbacks" ? t.captured.stages : null;
-}
-
-/** The scored calls' own lists joined in start order, first occurrence wins: what the top-k of a captured turn is cut from. */
-function scoredCandidates(stages: NonNullable<TurnReport["captured"]>["stages"]): string[] {
-  const seen = new Set<string>();
-  for (const s of stages) if (s.role === "final") for (const id of s.ids) seen.add(id);
-  return [...seen];
-}
-
-const rankIn = (ids: readonly string[], id: string) => (ids.includes(id) ? ids.indexOf(id) + 1 : null);
-
-/**
- * Rank of one gold card at each stage of one turn (1-based; null = absent),
- * `final` included. A captured turn gives `child` (its best rank in any child
- * run's list, when the turn has child runs), `scored` (in the joined scored
- * lists) and `final`; a gold-bearing turn with no retrieval gives `scored` and
- * `final` null. null when the turn has no trace (not measured, or an error).
- */
-export function goldRanks(t: TurnReport, gold: string): Record<string, number | null> | null {
-  if (t.noRetrieval === true) return { scored: null, final: null };
-  const tr = t.trace;
-  if (tr === undefined) return null;
-  const idx = tr.retrievedIds.indexOf(gold);
-  const final = idx >= 0 ? idx + 1 : null;
-  const lists = capturedLists(t);
-  if (lists === null) return { ...(tr.goldPositions[gold] ?? {}), final };
-  const kids = lists.filter((s) => s.role === "child").map((s) => rankIn(s.ids, gold));
-  const ranks: Record<string, number | null> = {};
-  if (kids.length > 0) ranks.child = kids.reduce<number | null>((best, r) => (r !== null && (best === null || r < best) ? r : best), null);
-  return { ...ranks, scored: rankIn(scoredCandidates(lists), gold), final };
-}
 
 /** The full length of each stage's list of a turn (what the recall curves extend to). */
 function stageSizesOf(t: TurnReport): Record<string, number> {
@@ -95,18 +62,6 @@ export function lostAtOf(t: TurnReport, gold: string): LostAt | null {
   return { at, text: t.noRetrieval === true ? NO_RETRIEVAL : lostAtText(at, capturedLists(t) !== null) };
 }
 
-export interface FunnelRow {
-  stage: string;
-  /** Gold-bearing traced turns whose stage list holds at least one gold card. */
-  turns: number;
-}
-
-export interface Funnel {
-  /** Gold-bearing turns with a trace, and gold-bearing `--graph` turns with no retrieval (the denominator). */
-  n: number;
-  rows: FunnelRow[];
-}
-
 function traced(turns: readonly TurnReport[]): TurnReport[] {
   return turns.filter((t) => t.gold.length > 0 && (t.trace !== undefined || t.noRetrieval === true));
 }
@@ -116,23 +71,6 @@ function stagesOf(turns: readonly TurnReport[]): string[] {
   const seen = new Set<string>(["final"]);
   for (const t of turns) for (const g of t.gold) for (const s of Object.keys(goldRanks(t, g) ?? {})) seen.add(s);
   return ROW_ORDER.filter((s) => seen.has(s));
-}
-
-/**
- * Funnel over `turns`: for each stage, how many gold-bearing traced turns had
- * any gold card in that stage's list (for chunk stages, any chunk of it).
- * Edge case: no traced gold-bearing turn → `{ n: 0, rows: [] }`.
- */
-export function stageFunnel(turns: readonly TurnReport[]): Funnel {
-  const ts = traced(turns);
-  if (ts.length === 0) return { n: 0, rows: [] };
-  return {
-    n: ts.length,
-    rows: stagesOf(ts).map((stage) => ({
-      stage,
-      turns: ts.filter((t) => t.gold.some((g) => (goldRanks(t, g)?.[stage] ?? null) !== null)).length,
-    })),
-  };
 }
 
 export interface RecallCurve {
@@ -173,13 +111,12 @@ export function recallCurves(turns: readonly TurnReport[], runK: number): { maxK
   return { maxK, curves };
 }
 
-/** Everything the HTML pages draw beyond the report itself: funnels and curves overall and per locale, cut stages per turn. */
+/** What the HTML pages draw beyond the report itself: recall curves overall and per locale, cut stages per turn (the funnel is the report's `funnel`). */
 export interface PipelineView {
   /** `pipeline`: retrace's stages; `captured`: a `--graph` run's retriever calls (its funnel text names no branch the graph may not have). */
   kind: "pipeline" | "captured";
   /** The notes under the funnel and under the curves. */
   text: { funnel: string; curves: string };
-  funnel: { all: Funnel; locale: Record<string, Funnel> };
   curves: { all: { maxK: number; curves: RecallCurve[] }; locale: Record<string, { maxK: number; curves: RecallCurve[] }> };
   /** `cuts[i][gold]` = lostAtOf(report.turns[i], gold): null when the card reached the top-k or the turn has no trace. */
   cuts: Record<string, LostAt | null>[];
@@ -208,7 +145,6 @@ export function pipelineView(report: Report): PipelineView {
   return {
     kind,
     text: viewText(report, kind),
-    funnel: { all: stageFunnel(report.turns), locale: Object.fromEntries(locales.map((l) => [l, stageFunnel(byLocale(l))])) },
     curves: {
       all: recallCurves(report.turns, report.run.k),
       locale: Object.fromEntries(locales.map((l) => [l, recallCurves(byLocale(l), report.run.k)])),

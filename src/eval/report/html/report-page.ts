@@ -8,9 +8,11 @@ import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
 import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant, UNATTRIBUTED_LABELS } from "../query-attribution.js";
-import { judgmentLines, metricLabel, SIGNIFICANCE_LEVEL, vacuousText } from "../render.js";
+import { judgmentLines, metricLabel, vacuousText } from "../render.js";
 import { attributionCostText, attributionOffText, conversationNote } from "../render/conversation.js";
-import { reportKeys } from "../render/shared.js";
+import { chanceWarnings, ciMethod, deltaMethod, deltaVerdict, reportKeys } from "../render/shared.js";
+import { setupText } from "../render/table.js";
+import { answerSideNote } from "../report-parts.js";
 import type { Report } from "../types.js";
 import { stagePageData, type StagePageData } from "../stages.js";
 import { pipelineView, type PipelineView } from "./funnel.js";
@@ -44,6 +46,22 @@ export interface RunPageData {
    * section); `note`, the unit line under the funnel and attribution tables.
    */
   conversation: { attributionOff: string | null; note: string; cost: string | null };
+  /**
+   * The report's statistics worded as the terminal table words them
+   * (../render/shared.ts), so the page says nothing of its own about a test:
+   * `deltaMethod`, how the split deltas were tested and adjusted
+   * (`report.bootstrap.test` and `.correction`); `deltaVerdicts[i]`, the
+   * verdict of `report.deltas[i]` from its Holm-adjusted p; `ciMethod`, how
+   * the intervals were resampled (docs/statistics.md).
+   */
+  stats: { deltaMethod: string; deltaVerdicts: string[]; ciMethod: string };
+  /**
+   * The report's other sections in words, as the table words them:
+   * `answerSide`, where the answer-side figures come from (null: no answer-side key);
+   * `chanceWarnings`, the small-KB warnings; `setup`, the embedder's and store's
+   * wall-clock setup (`timings.setup`; null without it).
+   */
+  notes: { answerSide: string | null; chanceWarnings: string[]; setup: string | null };
   /** Which nDCG the run used, judged@k and the turns with unjudged cards, worded as the table words them (render/shared.ts `judgmentLines`); absent when no turn carries judgments. */
   judgments?: string[];
 }
@@ -92,6 +110,8 @@ export function runPageData(report: Report, name: string): RunPageData {
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
     ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
     conversation: { attributionOff: attributionOffText(report), note: conversationNote(report), cost: attributionCostText(report) },
+    stats: { deltaMethod: deltaMethod(report), deltaVerdicts: (report.deltas ?? []).map(deltaVerdict), ciMethod: ciMethod(report) },
+    notes: { answerSide: answerSideNote(report), chanceWarnings: chanceWarnings(report), setup: setupText(report) },
     ...judgmentsOfPage(report),
   };
 }
@@ -106,5 +126,5 @@ export function renderHtmlReport(report: Report, opts: { name?: string } = {}): 
   const base = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
   // A shard's page says it is partial wherever its name shows (docs/reliability.md, "Sharded sweeps").
   const name = report.shard !== undefined ? `${base} (PARTIAL REPORT: shard ${report.shard.index}/${report.shard.count}, ${report.shard.caseIds.length} of ${report.shard.dataset.caseIds.length} cases)` : base;
-  return renderPage(`retrace: ${name}`, { kind: "report", significance: SIGNIFICANCE_LEVEL, registry: registryPageData(), run: runPageData(report, name) });
+  return renderPage(`retrace: ${name}`, { kind: "report", registry: registryPageData(), run: runPageData(report, name) });
 }
