@@ -310,6 +310,24 @@ describe("the packed package in a fresh project", () => {
       console.log(`consumer's Chroma server bindings: chromadb-js-bindings-linux-x64-gnu@${own} (chromadb's, ${declared}) and retrace-chroma-binding-linux-x64-gnu@${ours} (retrace's)`);
     });
 
+    it("retrace's binding is installed on linux/x64/glibc only: macOS, arm64 and musl installs get chromadb's own alone (npm's --os/--cpu/--libc)", async () => {
+      const platforms: [string[], string[]][] = [
+        [["--os=darwin", "--cpu=arm64"], ["chromadb-js-bindings-darwin-arm64"]],
+        [["--os=linux", "--cpu=arm64"], ["chromadb-js-bindings-linux-arm64-gnu"]],
+        [["--os=linux", "--cpu=x64", "--libc=musl"], []],
+        [["--os=linux", "--cpu=x64", "--libc=glibc"], ["chromadb-js-bindings-linux-x64-gnu", "retrace-chroma-binding-linux-x64-gnu"]],
+      ];
+      for (const [flags, expected] of platforms) {
+        const folder = path.join(tmp, `platform-${flags.join("").replace(/\W+/g, "-")}`);
+        await mkdir(folder);
+        await writeFile(path.join(folder, "package.json"), JSON.stringify({ name: "platform", private: true }));
+        const dry = await runAsync("npm", ["install", "--dry-run", "--no-audit", "--no-fund", "--registry", registry.url, "--cache", path.join(tmp, "npm-cache"), ...flags, tarball, `@langchain/core@${rootPkg.devDependencies["@langchain/core"]}`, `@langchain/langgraph@${rootPkg.devDependencies["@langchain/langgraph"]}`], folder);
+        expect(dry.status, dry.output).toBe(0);
+        const bindings = [...dry.output.matchAll(/^add (\S*binding\S*) /gm)].map((m) => m[1]!).sort();
+        expect(bindings, flags.join(" ")).toEqual(expected);
+      }
+    }, 300_000);
+
     it("retrace eval --kb ./kb starts its own Chroma server on the binding that loads, and scores", async () => {
       await cp(MINI_KB, path.join(consumer, "kb"), { recursive: true });
       const r = run(bin(), ["eval", "--kb", "./kb", "--store", "local", "--verbose"], consumer);
