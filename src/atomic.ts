@@ -14,6 +14,9 @@
  *   into it (opened for writing without creating or truncating anything),
  *   never replaced; so are `-`, `/dev/stdout`, `/dev/stderr` and
  *   `/dev/fd/N` (`/proc/self/fd/N`), which write to that file descriptor.
+ * - Text is written with every secret of the process redacted
+ *   (`redactSecrets`, src/redact.ts; docs/reliability.md, "Credentials never
+ *   leak"): this is the output boundary of every file retrace writes.
  * - Any failure (no space left, permission denied, a directory as target, a
  *   reader that went away) is an `OutputWriteError`: exit 3,
  *   `could not write <path>: no space left on device`.
@@ -36,9 +39,19 @@ import net from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { InvalidArgumentError, isRetraceError, ServiceUnavailableError } from "./errors.js";
+import { redactSecrets } from "./redact.js";
 
 const writeToFd = promisify(writeFd);
 const fstatOf = promisify(fstatFd);
+
+/**
+ * The bytes written for `data`: text as UTF-8 with every secret of the
+ * process redacted (the output boundary of files, docs/reliability.md);
+ * binary data as it is.
+ */
+export function outputBytes(data: string | Uint8Array): Buffer {
+  return typeof data === "string" ? Buffer.from(redactSecrets(data), "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
 
 /** What a failed write said, in words (`no space left on device`), by errno code. */
 const REASONS: Readonly<Record<string, string>> = {
@@ -229,7 +242,7 @@ export function writeIntoSocket(path: string, bytes: Buffer): Promise<void> {
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   if (path === "") throw new InvalidArgumentError("path", "a file path", path);
-  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bytes = outputBytes(data);
   let target: Target | undefined;
   try {
     target = await resolveTarget(path);

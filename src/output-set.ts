@@ -32,7 +32,7 @@ import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { checkWritable, errnoCode, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
+import { checkWritable, errnoCode, outputBytes, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
 import { InvalidArgumentError, isRetraceError } from "./errors.js";
 
 /** An output a run was asked to write: the option that named it and the path as given. */
@@ -90,7 +90,8 @@ async function cleanUp(staged: readonly Staged[], folders: readonly string[]): P
   for (const d of [...folders].reverse()) await rmdir(d).catch(() => {});
 }
 
-const bytesOf = (data: string | Uint8Array) => (typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+// Text with every secret redacted (the output boundary of files, docs/reliability.md).
+const bytesOf = outputBytes;
 
 /**
  * Writes every output of a finished run (see the module comment): files

@@ -31,6 +31,7 @@ import os from "node:os";
 import path from "node:path";
 import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
+import { redactSecrets } from "../redact.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 20_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
@@ -253,7 +254,7 @@ function saveStartLog(output: string, dataDir: string): string | undefined {
   for (const dir of [dataDir, os.tmpdir()]) {
     const file = path.join(dir, dir === dataDir ? START_LOG_FILE : `retrace-chroma-start-${process.pid}.log`);
     try {
-      writeFileSync(file, output);
+      writeFileSync(file, redactSecrets(output)); // the server's output may echo a token (docs/reliability.md)
       return file;
     } catch {
       // try the next place
