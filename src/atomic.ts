@@ -9,7 +9,9 @@
  *   anything fails; an existing file keeps its permission bits.
  * - A symlink is followed to its final target (realpath semantics, a
  *   dangling link included: its target path is created); the target is
- *   written as above and the link stays a link.
+ *   written as above and the link stays a link. A temporary file is
+ *   tracked until it is renamed or removed, so an interrupt at any point
+ *   removes it (src/interrupt.ts).
  * - A character or block device, a FIFO or a socket is written by streaming
  *   into it (opened for writing without creating or truncating anything),
  *   never replaced; so are `-`, `/dev/stdout`, `/dev/stderr` and
@@ -39,6 +41,7 @@ import net from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { InvalidArgumentError, isRetraceError, ServiceUnavailableError } from "./errors.js";
+import { trackTemporary, untrackTemporary } from "./interrupt.js";
 import { redactSecrets } from "./redact.js";
 
 const writeToFd = promisify(writeFd);
@@ -167,6 +170,7 @@ async function writeAtomically(target: string, bytes: Buffer, existing: Stats | 
   const dir = dirname(target);
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  trackTemporary(tmp); // removed should the process end before the rename (src/interrupt.ts)
   try {
     await writeFile(tmp, bytes, { flag: "wx" });
     if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
@@ -174,6 +178,8 @@ async function writeAtomically(target: string, bytes: Buffer, existing: Stats | 
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
+  } finally {
+    untrackTemporary(tmp);
   }
 }
 
