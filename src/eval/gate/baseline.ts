@@ -31,12 +31,13 @@ import path from "node:path";
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { embedderFamily } from "../../retrieval/embedders/lsa.js";
 import { writeFileAtomic } from "../../atomic.js";
-import { BaselineMismatchError, DataValidationError } from "../../errors.js";
+import { BaselineMismatchError } from "../../errors.js";
 import { BASELINE_VERSION, parseBaselineData, type BaselineData, type BaselineGraph } from "../report/schemas.js";
 import { turnKey } from "../stats/bootstrap.js";
 import type { Aggregate, Report, RetrievalRunConfig } from "../report/types.js";
 import { retrievalConfigText } from "../report/render/shared.js";
 import { isDeepStrictEqual } from "node:util";
+import { parseJsonOrThrow } from "../../kb/json.js";
 
 export { BASELINE_VERSION };
 
@@ -135,13 +136,7 @@ export function parseBaseline(data: unknown, file: string): Baseline {
 /** Read and validate a baseline file (DataValidationError naming the file and the field). */
 export async function readBaseline(path: string): Promise<Baseline> {
   const text = await readTextFileOrThrow(path, { missing: "baseline file not found (create it with --update-baseline)" }); // src/kb/text.ts
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file: path, message: `not valid JSON: ${(e as Error).message}` }]);
-  }
-  return parseBaseline(data, path);
+  return parseBaseline(parseJsonOrThrow(text, { file: path, expected: "a retrace baseline JSON file" }), path); // src/kb/json.ts
 }
 
 /**

@@ -18,6 +18,7 @@ import { DataValidationError, type DataIssue } from "../../errors.js";
 import type { Chunk } from "../../kb/types.js";
 import { bootstrapCI, pairedComparison, type PairedComparison } from "../stats/bootstrap.js";
 import { scoreTrec, type Qrels, type Run } from "./trec.js";
+import { parseJsonOrIssue } from "../../kb/json.js";
 
 export interface BeirDocument {
   id: string;
@@ -48,13 +49,12 @@ function jsonlRows(text: string, file: string, issues: DataIssue[]): Array<{ lin
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = i === 0 ? raw.replace(/^\uFEFF/, "") : raw;
     if (line.trim() === "" || issues.length >= MAX_ISSUES) return;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch (e) {
-      issues.push({ file, line: i + 1, message: `not JSON (${(e as Error).message})` });
+    const json = parseJsonOrIssue(line, { file, line: i + 1, expected: "one JSON object a line" }); // line and column (src/kb/json.ts)
+    if ("issue" in json) {
+      issues.push(json.issue);
       return;
     }
+    const row = json.value;
     if (typeof row !== "object" || row === null || Array.isArray(row)) {
       issues.push({ file, line: i + 1, message: "expected a JSON object" });
       return;
