@@ -37,3 +37,15 @@ export function escapeControlChars(text: string, options: { keepColor?: boolean 
     return escapeOf(c);
   });
 }
+
+/**
+ * `text` shown on one line, for an id or a value inside a line of text
+ * (`top5=[a,b]`, `unknown ids: [x]`): a line break as `\n` (`\r\n` too), a
+ * tab as `\t`, every other control and bidi character as `\uXXXX`
+ * (escapeControlChars), so an id with a line break reads as one id.
+ */
+export function oneLineText(text: string): string {
+  return escapeControlChars(text.replace(/\r\n/g, "\n"))
+    .replace(/\n/g, "\\n")
+    .replace(/\t/g, "\\t");
+}
