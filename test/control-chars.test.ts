@@ -40,6 +40,15 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
+describe("commander's own messages through the bin", () => {
+  it("an unknown option holding ESC is echoed with the escape, exit 2", async () => {
+    const r = await runCli(["eval", "--bo\u001b[2Jgus"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("error: unknown option '--bo\\u001b[2Jgus'");
+    expect(r.stderr).not.toMatch(RAW);
+  });
+});
+
 describe("a hostile cases file through the bin", () => {
   it("retrace check: the gold id's ESC, BEL, NUL and U+202E appear escaped in the message, raw nowhere", async () => {
     const kb = await mkdtemp(path.join(os.tmpdir(), "retrace-control-"));

@@ -94,8 +94,13 @@ export function outText(text: string): void {
 
 /** Diagnostics to stderr, through the output boundary: secrets redacted, control and bidi characters escaped (docs/reliability.md). */
 export function err(text: string): void {
-  const t = escapeControlChars(redactSecrets(text));
+  const t = errText(text);
   process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
+}
+
+/** What the stderr boundary makes of `text` (err, and commander's own messages): secrets redacted, control and bidi characters escaped. */
+export function errText(text: string): string {
+  return escapeControlChars(redactSecrets(text));
 }
 
 /** `--verbose` on the command line (or RETRACE_VERBOSE=1): errors are shown with their stack and causes, and debug lines are logged (src/log.ts). */

@@ -13,7 +13,7 @@
  * any of them (test/cli/lazy-imports.test.ts checks which modules load).
  */
 import { Command, CommanderError } from "commander";
-import { err, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
+import { err, errText, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
 import { commandsTaking, unknownOptionOf, widthOption } from "./options.js";
 
 type CommandModule = { register(program: Command): void };
@@ -84,6 +84,8 @@ function baseProgram(): Command {
       widthOption(),
     )
     .configureHelp({ showGlobalOptions: true })
+    // commander's own errors echo what was typed (`unknown option '…'`): through the stderr boundary, secrets redacted and control characters escaped (docs/reliability.md).
+    .configureOutput({ writeErr: (text) => process.stderr.write(errText(text)) })
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   // The width is fixed before any command runs (an invalid RETRACE_WIDTH is exit 2 before anything starts).
