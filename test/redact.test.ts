@@ -5,6 +5,8 @@
  * token headers as text or JSON, Basic base64, Bearer tokens, URL userinfo).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { gunzipSync } from "node:zlib";
+import { embedData } from "../src/eval/report/html/page.js";
 import { clearRegisteredSecrets, credentialValuesOf, isCredentialVariable, redactSecrets, redactUrl, registerHeaderSecrets, registerUrlCredentials, secretsOf, urlCredentials } from "../src/redact.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -65,6 +67,21 @@ describe("credential variables of the environment", () => {
     const env = { OPENAI_API_KEY: "sk-proj-a/b+c\"d9", TOKENIZERS_PARALLELISM: "false-ish-value" };
     const text = `401 Incorrect API key provided: sk-proj-a/b+c"d9. ${JSON.stringify({ key: 'sk-proj-a/b+c"d9' })} ?k=${encodeURIComponent('sk-proj-a/b+c"d9')} false-ish-value`;
     expect(redactSecrets(text, env)).toBe('401 Incorrect API key provided: ***. {"key":"***"} ?k=*** false-ish-value');
+  });
+});
+
+describe("compressed data: an HTML page's embedded JSON", () => {
+  it("is redacted before it is compressed (the file boundary could not see into it)", () => {
+    const key = "sk-page-Rt55qWx81z";
+    const before = process.env.SOME_VENDOR_TOKEN;
+    process.env.SOME_VENDOR_TOKEN = key;
+    try {
+      const json = gunzipSync(Buffer.from(embedData({ error: `401 for ${key}` }), "base64")).toString("utf8");
+      expect(JSON.parse(json)).toEqual({ error: "401 for ***" });
+    } finally {
+      if (before === undefined) delete process.env.SOME_VENDOR_TOKEN;
+      else process.env.SOME_VENDOR_TOKEN = before;
+    }
   });
 });
 
