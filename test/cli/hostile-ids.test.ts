@@ -5,8 +5,8 @@
  * U+202E (test/fixtures/graphs/hostile-id-agent.mjs). In the markdown
  * report, the GitHub step summary and the PR comment it is text: no fence
  * it does not close, no raw HTML or link outside code, no extra table cell;
- * in the JUnit XML it is well-formed text; on stdout and stderr no raw
- * control or bidi character; in the report JSON it round-trips exactly; and
+ * in the JUnit XML it is well-formed text; on stdout and stderr (also of
+ * `retrace trace`) no raw control or bidi character, the id on one line; in the report JSON it round-trips exactly; and
  * `retrace export --trec` refuses it (exit 2, naming the turn, no file).
  */
 import { existsSync } from "node:fs";
@@ -110,6 +110,15 @@ describe("an id that is hostile markdown, HTML and terminal text", () => {
     expect(run.stdout).not.toMatch(RAW);
     expect(run.stderr).not.toMatch(RAW);
     expect(run.stdout).toContain(`top3=[${SHOWN}, card-freeze, es-congelar-tarjeta]`);
+  });
+
+  it("retrace trace --graph: each id on one line, no raw control or bidi character", async () => {
+    const r = await runCli(["trace", "en-freeze-001", "--graph", GRAPH, "--kb", MINI_KB, "-k", "3"], { timeoutMs: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(RAW);
+    expect(r.stdout).toContain(`unknown ids (no card of the KB or catalog; misses): ${SHOWN}\n`);
+    expect(r.stdout).toContain(`final top-3: [${SHOWN}, card-freeze, es-congelar-tarjeta]`);
+    expect(r.stdout).toContain(`      1  ${SHOWN}\n`);
   });
 
   it("report JSON: the id round-trips exactly", async () => {
