@@ -97,10 +97,32 @@ async function createExclusively(file: string, text: string): Promise<boolean> {
     await link(tmp, file);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== undefined && NO_HARD_LINKS.has(code) && (e as NodeJS.ErrnoException).syscall === "link") return createInPlace(file, text);
     throw new OutputWriteError(file, e);
   } finally {
     await rm(tmp, { force: true });
+  }
+}
+
+/** What link(2) says on a file system without hard links (some network and FUSE file systems). */
+const NO_HARD_LINKS: ReadonlySet<string> = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+/**
+ * Where hard links are refused: the lock created in place (`wx`) and
+ * written; should the write fail, the file is removed, so a failed write
+ * still leaves nothing (a crash in between leaves an empty lock, a leftover
+ * the next run takes over).
+ */
+async function createInPlace(file: string, text: string): Promise<boolean> {
+  try {
+    await writeFile(file, text, { flag: "wx" });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    await rm(file, { force: true });
+    throw new OutputWriteError(file, e);
   }
 }
 
