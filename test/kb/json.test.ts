@@ -5,12 +5,13 @@
  * (1-based, a CRLF's \r belonging to its line); through the bin, a
  * pretty-printed report, baseline and LangSmith export broken on line N.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, formatIssue } from "../../src/errors.js";
 import { findJsonSyntaxError, lineColumnOf, parseJsonOrThrow } from "../../src/kb/json.js";
+import { resolvePooling } from "../../src/retrieval/embedders/transformers.js";
 import { runCli } from "../helpers/cli.js";
 
 /** The issue `parseJsonOrThrow` throws for `text`, formatted as the CLI prints it. */
@@ -88,6 +89,20 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-json-"));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe("a model folder's JSON (sentence-transformers modules.json)", () => {
+  it("a syntax error names modules.json:line:column", async () => {
+    const model = path.join(dir, "model");
+    await mkdir(model, { recursive: true });
+    // Line 3 ends `"type": "sentence_transformers.models.Pooling"` with no comma; line 4's first quote is at column 5.
+    await writeFile(path.join(model, "modules.json"), '[\n  {\n    "type": "sentence_transformers.models.Pooling"\n    "path": "1_Pooling"\n  }\n]\n');
+    const e = await resolvePooling("tiny", model).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DataValidationError);
+    expect(formatIssue((e as DataValidationError).issues[0]!)).toBe(
+      `${path.join(model, "modules.json")}:4:5: malformed JSON (expected ',' or '}' after a property value, got '"'); expected a sentence-transformers modules.json (a JSON array of modules)`,
+    );
+  });
+});
 
 describe("through the bin", () => {
   // Line 3 of each file lacks the comma after its value: the error is at the next line's first quote, column 3.
