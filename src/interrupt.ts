@@ -1,6 +1,6 @@
 /**
  * Interrupted runs leave nothing behind (docs/reliability.md, "Interrupted
- * runs"). Importable from every layer, like atomic.ts.
+ * runs leave nothing behind"). Importable from every layer, like atomic.ts.
  *
  * - **Temporary files**: every temporary file a write creates beside its
  *   target (`.NAME.PID.hex.tmp`: a run's staged outputs, a file written

@@ -1,6 +1,6 @@
 /**
- * A lock file in a local Chroma data dir (docs/reliability.md, "State that
- * heals"), so that two or more retrace processes on one data dir never run
+ * A lock file in a local Chroma data dir (docs/reliability.md, "Concurrent
+ * runs on one data dir"), so that two or more retrace processes on one data dir never run
  * Chroma servers over it at the same time (two servers writing one SQLite
  * file lose each other's collections: `UNIQUE constraint failed:
  * collections.name`).

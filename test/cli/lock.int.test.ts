@@ -1,6 +1,6 @@
 /**
  * The data-dir lock through the real bin and a real local Chroma
- * (docs/reliability.md, "State that heals"): an empty `retrace.lock` (what
+ * (docs/reliability.md, "Concurrent runs on one data dir"): an empty `retrace.lock` (what
  * an interrupted non-atomic write used to leave) is taken over with one
  * line and the run goes on; a lock naming a live process makes the run say
  * who holds it and how long it waits, then exit 3; a data dir on a full

@@ -1,5 +1,5 @@
 /**
- * The data-dir lock (docs/reliability.md, "State that heals"): exclusive,
+ * The data-dir lock (docs/reliability.md, "Concurrent runs on one data dir"): exclusive,
  * created atomically, waits for a live holder saying who and how long,
  * takes over a dead one and an empty or unreadable leftover with one line,
  * never lets two holders in, times out naming the holder; a lock that
