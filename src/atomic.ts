@@ -9,11 +9,16 @@
  *   anything fails; an existing file keeps its permission bits.
  * - A symlink is followed to its final target (realpath semantics, a
  *   dangling link included: its target path is created); the target is
- *   written as above and the link stays a link.
+ *   written as above and the link stays a link. A temporary file is
+ *   tracked until it is renamed or removed, so an interrupt at any point
+ *   removes it (src/interrupt.ts).
  * - A character or block device, a FIFO or a socket is written by streaming
  *   into it (opened for writing without creating or truncating anything),
  *   never replaced; so are `-`, `/dev/stdout`, `/dev/stderr` and
  *   `/dev/fd/N` (`/proc/self/fd/N`), which write to that file descriptor.
+ * - Text is written with every secret of the process redacted
+ *   (`redactSecrets`, src/redact.ts; docs/reliability.md, "Credentials never
+ *   leak"): this is the output boundary of every file retrace writes.
  * - Any failure (no space left, permission denied, a directory as target, a
  *   reader that went away) is an `OutputWriteError`: exit 3,
  *   `could not write <path>: no space left on device`.
@@ -36,9 +41,20 @@ import net from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { InvalidArgumentError, isRetraceError, ServiceUnavailableError } from "./errors.js";
+import { trackTemporary, untrackTemporary } from "./interrupt.js";
+import { redactSecrets } from "./redact.js";
 
 const writeToFd = promisify(writeFd);
 const fstatOf = promisify(fstatFd);
+
+/**
+ * The bytes written for `data`: text as UTF-8 with every secret of the
+ * process redacted (the output boundary of files, docs/reliability.md);
+ * binary data as it is.
+ */
+export function outputBytes(data: string | Uint8Array): Buffer {
+  return typeof data === "string" ? Buffer.from(redactSecrets(data), "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
 
 /** What a failed write said, in words (`no space left on device`), by errno code. */
 const REASONS: Readonly<Record<string, string>> = {
@@ -154,6 +170,7 @@ async function writeAtomically(target: string, bytes: Buffer, existing: Stats | 
   const dir = dirname(target);
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  trackTemporary(tmp); // removed should the process end before the rename (src/interrupt.ts)
   try {
     await writeFile(tmp, bytes, { flag: "wx" });
     if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
@@ -161,6 +178,8 @@ async function writeAtomically(target: string, bytes: Buffer, existing: Stats | 
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
+  } finally {
+    untrackTemporary(tmp);
   }
 }
 
@@ -229,7 +248,7 @@ export function writeIntoSocket(path: string, bytes: Buffer): Promise<void> {
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   if (path === "") throw new InvalidArgumentError("path", "a file path", path);
-  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bytes = outputBytes(data);
   let target: Target | undefined;
   try {
     target = await resolveTarget(path);

@@ -76,13 +76,15 @@ export interface DataIssue {
   file: string;
   /** 1-based line number (JSONL and front matter); absent when the whole file is at fault. */
   line?: number;
+  /** 1-based column within the line (a JSON syntax error, src/kb/json.ts); only with `line`. */
+  column?: number;
   /** Dotted path of the offending field, e.g. `turns[1].must_cite_one_of[0]`. */
   field?: string;
   message: string;
 }
 
 export function formatIssue(issue: DataIssue): string {
-  const where = issue.line !== undefined ? `${issue.file}:${issue.line}` : issue.file;
+  const where = issue.line !== undefined ? `${issue.file}:${issue.line}${issue.column !== undefined ? `:${issue.column}` : ""}` : issue.file;
   const field = issue.field !== undefined ? ` field \`${issue.field}\`` : "";
   return `${where}:${field} ${issue.message}`;
 }

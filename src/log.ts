@@ -4,6 +4,7 @@
  * `RETRACE_LOG=silent|error|warn|info|debug` sets the level (default info;
  * tests set it to warn); `--verbose` or `RETRACE_VERBOSE=1` makes it debug.
  */
+import { escapeControlChars } from "./control-chars.js";
 import { redactSecrets } from "./redact.js";
 
 const LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 } as const;
@@ -21,8 +22,8 @@ function currentLevel(): number {
 }
 
 function write(level: LogLevel, msg: string): void {
-  // Secrets of the environment (Chroma tokens, URL password) are never written: docs/reliability.md.
-  if (LEVELS[level] <= currentLevel()) process.stderr.write(`${redactSecrets(msg)}\n`);
+  // The message boundary (docs/reliability.md): secrets never written, control and bidi characters shown as escapes.
+  if (LEVELS[level] <= currentLevel()) process.stderr.write(`${escapeControlChars(redactSecrets(msg))}\n`);
 }
 
 export const log = {

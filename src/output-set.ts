@@ -27,13 +27,18 @@
  * folder; should a rename still fail (the folder removed meanwhile), the
  * files renamed before it stay published and the other temporary files are
  * removed.
+ *
+ * An interrupt at any point (SIGINT while a FIFO's reader has not opened
+ * it) removes every temporary file of the set: each is tracked from before
+ * it is created until it is renamed or removed (src/interrupt.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { checkWritable, errnoCode, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
+import { checkWritable, errnoCode, outputBytes, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
 import { InvalidArgumentError, isRetraceError } from "./errors.js";
+import { trackTemporary, untrackTemporary } from "./interrupt.js";
 
 /** An output a run was asked to write: the option that named it and the path as given. */
 export interface OutputSpec {
@@ -86,11 +91,12 @@ interface Staged {
 
 /** Removes the temporary files, then the folders the set created (innermost first, only while empty). */
 async function cleanUp(staged: readonly Staged[], folders: readonly string[]): Promise<void> {
-  await Promise.all(staged.map((s) => rm(s.tmp, { force: true })));
+  await Promise.all(staged.map((s) => rm(s.tmp, { force: true }).finally(() => untrackTemporary(s.tmp))));
   for (const d of [...folders].reverse()) await rmdir(d).catch(() => {});
 }
 
-const bytesOf = (data: string | Uint8Array) => (typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+// Text with every secret redacted (the output boundary of files, docs/reliability.md).
+const bytesOf = outputBytes;
 
 /**
  * Writes every output of a finished run (see the module comment): files
@@ -122,6 +128,7 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
       if (first !== undefined) folders.push(...createdFolders(first, dir));
       const tmp = join(dir, `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
       staged.push({ output, target: target.path, tmp });
+      trackTemporary(tmp); // an interrupt before the publish removes it (src/interrupt.ts)
       await writeFile(tmp, bytesOf(output.data), { flag: "wx" });
       const existing: Stats | undefined = target.stats;
       if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
@@ -142,6 +149,7 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
     const s = staged[i] as Staged;
     try {
       await rename(s.tmp, s.target);
+      untrackTemporary(s.tmp);
     } catch (e) {
       await cleanUp(staged.slice(i), []);
       throw new OutputWriteError(s.output.path, e, s.target);

@@ -4,8 +4,11 @@
  * URLs in reports, error text recorded in reports).
  *
  * Two kinds of redaction, both applied by `redactSecrets`:
- * - **known values**: the tokens of the environment variables retrace reads
- *   (CHROMA_API_KEY, CHROMA_AUTH_TOKEN), the password of CHROMA_URL, and
+ * - **known values**: the value of every credential variable of the
+ *   environment (`isCredentialVariable`: `OPENAI_API_KEY`,
+ *   `CHROMA_AUTH_TOKEN`, … — values of 8 characters or more that are not a
+ *   boolean or a number), the tokens of the environment variables retrace
+ *   reads (CHROMA_API_KEY, CHROMA_AUTH_TOKEN), the password of CHROMA_URL, and
  *   every credential this process itself sent (registered by the Chroma
  *   client: a `--store http://user:pass@host` URL's password, `user:pass`
  *   and its base64 as sent in `Authorization: Basic …`, header token
@@ -25,6 +28,48 @@ export const REDACTED = "***";
 
 /** Values shorter than this are not treated as secrets (they would redact ordinary text). */
 const MIN_SECRET_LENGTH = 3;
+
+/** A credential variable's value shorter than this is not treated as a secret (docs/reliability.md). */
+export const MIN_ENV_SECRET_LENGTH = 8;
+
+/** The name parts (split on `_`) that make an environment variable a credential. */
+const CREDENTIAL_PARTS: ReadonlySet<string> = new Set(["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH"]);
+/**
+ * A last name part that says the variable names something beside the
+ * credential, not the credential itself: `SSH_AUTH_SOCK` (a socket path),
+ * `CHROMA_AUTH_TOKEN_TRANSPORT_HEADER` (a header name), `GOOGLE_API_KEY_FILE`.
+ */
+const NOT_A_CREDENTIAL_LAST_PARTS: ReadonlySet<string> = new Set(["SOCK", "SOCKET", "FILE", "PATH", "DIR", "HEADER", "TYPE", "MODE", "METHOD", "HOST", "PORT", "USER", "USERNAME"]);
+
+/**
+ * Whether the environment variable `name` holds a credential
+ * (docs/reliability.md, "Credentials never leak"): a whole part of its name,
+ * split on `_` and in any case, is KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+ * AUTH (`OPENAI_API_KEY`, `CHROMA_AUTH_TOKEN`, `DB_PASSWORD`), and its last
+ * part is not one naming a location or a setting beside the credential
+ * (`SSH_AUTH_SOCK`, `…_TRANSPORT_HEADER`, `…_KEY_FILE`). Not
+ * `TOKENIZERS_PARALLELISM` or `XAUTHORITY` (no whole part matches).
+ */
+export function isCredentialVariable(name: string): boolean {
+  const parts = name.toUpperCase().split("_");
+  if (NOT_A_CREDENTIAL_LAST_PARTS.has(parts[parts.length - 1] ?? "")) return false;
+  return parts.some((p) => CREDENTIAL_PARTS.has(p));
+}
+
+/** Whether a credential variable's value can be a secret: 8 characters or more, and not a boolean or a number (`true`, `0`, `12345678`). */
+function secretLike(value: string): boolean {
+  const v = value.trim();
+  if (v.length < MIN_ENV_SECRET_LENGTH) return false;
+  if (/^(?:true|false|yes|no|on|off)$/i.test(v)) return false;
+  return !/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i.test(v);
+}
+
+/** The values of the credential variables of `env` (isCredentialVariable) that can be secrets (8+ characters, no boolean, no number). */
+export function credentialValuesOf(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && isCredentialVariable(name) && secretLike(value)) out.push(value);
+  return out;
+}
 
 /** Request headers whose values are credentials. */
 export const SECRET_HEADERS: readonly string[] = ["authorization", "proxy-authorization", "x-chroma-token", "x-api-key", "api-key"];
@@ -105,13 +150,16 @@ export function clearRegisteredSecrets(): void {
 }
 
 /**
- * The secrets known to this process, longest first: the token values of
+ * The secrets known to this process, longest first: the values of the
+ * credential variables of `env` (credentialValuesOf: 8+ characters, no
+ * boolean or number), the store's credentials — the token values of
  * CHROMA_API_KEY and CHROMA_AUTH_TOKEN, the credentials of CHROMA_URL
- * (urlCredentials), and every registered secret; each also URL-encoded and
- * JSON-escaped where that differs. Values shorter than 3 characters are left out.
+ * (urlCredentials) and every registered secret, which are known to be
+ * credentials and so count from 3 characters —; each also URL-encoded and
+ * JSON-escaped where that differs.
  */
 export function secretsOf(env: Record<string, string | undefined> = process.env): string[] {
-  const base = [env.CHROMA_API_KEY, env.CHROMA_AUTH_TOKEN, ...urlCredentials(env.CHROMA_URL), ...registered];
+  const base = [...credentialValuesOf(env), env.CHROMA_API_KEY, env.CHROMA_AUTH_TOKEN, ...urlCredentials(env.CHROMA_URL), ...registered];
   const out = new Set<string>();
   for (const s of base) {
     if (s === undefined || s.length < MIN_SECRET_LENGTH) continue;

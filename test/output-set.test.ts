@@ -101,6 +101,19 @@ describe("writeOutputs", () => {
     expect(await tree(d)).toEqual(["a-file"]);
   });
 
+  it("text is written with the values of the credential variables of the environment redacted (the file boundary, docs/reliability.md)", async () => {
+    const key = "sk-live-Pq93vX7nLmT2";
+    const before = process.env.MY_SERVICE_API_KEY;
+    process.env.MY_SERVICE_API_KEY = key;
+    try {
+      await writeOutputs([{ option: "--out", path: at("redacted", "r.md"), data: `model said: 401 Incorrect API key provided: ${key}.` }]);
+    } finally {
+      if (before === undefined) delete process.env.MY_SERVICE_API_KEY;
+      else process.env.MY_SERVICE_API_KEY = before;
+    }
+    expect(await readFile(at("redacted", "r.md"), "utf8")).toBe("model said: 401 Incorrect API key provided: ***.");
+  });
+
   it("an empty path: exit 2 naming the option, nothing written", async () => {
     const d = at("empty");
     await mkdir(d);

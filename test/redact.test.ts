@@ -5,7 +5,9 @@
  * token headers as text or JSON, Basic base64, Bearer tokens, URL userinfo).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { clearRegisteredSecrets, redactSecrets, redactUrl, registerHeaderSecrets, registerUrlCredentials, secretsOf, urlCredentials } from "../src/redact.js";
+import { gunzipSync } from "node:zlib";
+import { embedData } from "../src/eval/report/html/page.js";
+import { clearRegisteredSecrets, credentialValuesOf, isCredentialVariable, redactSecrets, redactUrl, registerHeaderSecrets, registerUrlCredentials, secretsOf, urlCredentials } from "../src/redact.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 afterEach(() => clearRegisteredSecrets());
@@ -44,6 +46,42 @@ describe("known secrets", () => {
     const s = secretsOf({ CHROMA_API_KEY: "ab", CHROMA_AUTH_TOKEN: "abcdef", CHROMA_URL: "http://u:abcdefgh@h" });
     expect(s).not.toContain("ab");
     expect(s.indexOf("u:abcdefgh")).toBeLessThan(s.indexOf("abcdef"));
+  });
+});
+
+describe("credential variables of the environment", () => {
+  it("a whole name part KEY, TOKEN, SECRET, PASSWORD, PASSWD or AUTH makes a credential variable, in any case", () => {
+    for (const name of ["OPENAI_API_KEY", "CHROMA_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "FTP_PASSWD", "NPM_AUTH", "github_token", "KEY"]) expect(isCredentialVariable(name), name).toBe(true);
+  });
+
+  it("not a part inside a word (TOKENIZERS_PARALLELISM, XAUTHORITY, MONKEY), nor a variable naming a socket, file or header beside it", () => {
+    for (const name of ["TOKENIZERS_PARALLELISM", "XAUTHORITY", "MONKEY_BUSINESS", "KEYBOARD", "SSH_AUTH_SOCK", "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER", "GOOGLE_API_KEY_FILE", "PATH", "HOME"]) expect(isCredentialVariable(name), name).toBe(false);
+  });
+
+  it("values shorter than 8 characters, booleans and numbers are not secrets", () => {
+    const env = { A_TOKEN: "short12", B_TOKEN: "true", C_SECRET: "12345678", D_KEY: "-1.5e10", E_AUTH: "FALSE", F_API_KEY: "sk-abcdef12", G_PASSWORD: "hunter2!x", HOME: "/home/somebody" };
+    expect(credentialValuesOf(env).sort()).toEqual(["hunter2!x", "sk-abcdef12"]);
+  });
+
+  it("redactSecrets removes a provider key from third-party error text, also JSON-escaped and URL-encoded", () => {
+    const env = { OPENAI_API_KEY: "sk-proj-a/b+c\"d9", TOKENIZERS_PARALLELISM: "false-ish-value" };
+    const text = `401 Incorrect API key provided: sk-proj-a/b+c"d9. ${JSON.stringify({ key: 'sk-proj-a/b+c"d9' })} ?k=${encodeURIComponent('sk-proj-a/b+c"d9')} false-ish-value`;
+    expect(redactSecrets(text, env)).toBe('401 Incorrect API key provided: ***. {"key":"***"} ?k=*** false-ish-value');
+  });
+});
+
+describe("compressed data: an HTML page's embedded JSON", () => {
+  it("is redacted before it is compressed (the file boundary could not see into it)", () => {
+    const key = "sk-page-Rt55qWx81z";
+    const before = process.env.SOME_VENDOR_TOKEN;
+    process.env.SOME_VENDOR_TOKEN = key;
+    try {
+      const json = gunzipSync(Buffer.from(embedData({ error: `401 for ${key}` }), "base64")).toString("utf8");
+      expect(JSON.parse(json)).toEqual({ error: "401 for ***" });
+    } finally {
+      if (before === undefined) delete process.env.SOME_VENDOR_TOKEN;
+      else process.env.SOME_VENDOR_TOKEN = before;
+    }
   });
 });
 

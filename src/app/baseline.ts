@@ -20,6 +20,7 @@ import { parseReport } from "../eval/report/schemas.js";
 import type { Aggregate } from "../eval/report/types.js";
 import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
 import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";
+import { parseJsonOrThrow } from "../kb/json.js";
 
 /** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
 export function defaultBaselineFile(kbDir: string): string {
@@ -196,12 +197,7 @@ export function suggestFloors(
 /** Reads a baseline or a report JSON; its aggregates and splits. */
 export async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
   const text = await readTextFileOrThrow(file, { missing: "no such file (write a baseline with `retrace eval --update-baseline`)" });
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `expected a retrace baseline or report JSON file (${(e as Error).message})` }]);
-  }
+  const data = parseJsonOrThrow(text, { file, expected: "a retrace baseline or report JSON file" }); // src/kb/json.ts
   if (typeof data === "object" && data !== null && "perTurn" in data) {
     const b = parseBaseline(data, file);
     return { aggregates: b.aggregates, splits: b.splits ?? {} };

@@ -11,6 +11,7 @@ import { DataValidationError, InvalidArgumentError, type DataIssue } from "../er
 import { chatConversation, conversationCase, readRootRun, recordShape, threadConversations, type Conversation, type ImportedCase, type RootRun } from "../kb/conversations.js";
 import { canonicalLocale, MAX_TURNS } from "../kb/schemas.js";
 import { readTextFileOrThrow } from "../kb/text.js";
+import { parseJsonOrIssue } from "../kb/json.js";
 
 export interface ImportOptions {
   /** The locale of conversations that name none (a `locale` field, or LangSmith `extra.metadata.locale`, wins). */
@@ -42,23 +43,20 @@ type Located = { where: Conversation["where"]; record: unknown };
 function records(text: string, file: string, issues: DataIssue[]): Located[] {
   const body = text.replace(/^\uFEFF/, "");
   if (body.trimStart().startsWith("[")) {
-    let arr: unknown;
-    try {
-      arr = JSON.parse(body);
-    } catch (e) {
-      issues.push({ file, message: `malformed JSON (${(e as Error).message}); expected a JSON array of runs or one JSON object a line` });
+    const json = parseJsonOrIssue(body, { file, expected: "a JSON array of runs or one JSON object a line" }); // file:line:column (src/kb/json.ts)
+    if ("issue" in json) {
+      issues.push(json.issue);
       return [];
     }
+    const arr = json.value;
     return (arr as unknown[]).map((record, i) => ({ where: { file, field: `[${i}]` }, record }));
   }
   const out: Located[] = [];
   body.split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === "") return;
-    try {
-      out.push({ where: { file, line: i + 1 }, record: JSON.parse(line) });
-    } catch (e) {
-      issues.push({ file, line: i + 1, message: `malformed JSON (${(e as Error).message}); expected one conversation a line` });
-    }
+    const json = parseJsonOrIssue(line, { file, line: i + 1, expected: "one conversation a line" });
+    if ("issue" in json) issues.push(json.issue);
+    else out.push({ where: { file, line: i + 1 }, record: json.value });
   });
   return out;
 }
@@ -69,13 +67,10 @@ function knownIds(text: string, file: string): Set<string> {
   const issues: DataIssue[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === "") return;
-    try {
-      const v = JSON.parse(line) as { id?: unknown };
-      if (typeof v.id === "string") ids.add(v.id);
-      else issues.push({ file, line: i + 1, field: "id", message: "expected a case with a string id" });
-    } catch (e) {
-      issues.push({ file, line: i + 1, message: `malformed JSON (${(e as Error).message}); expected a cases file (one JSON object a line)` });
-    }
+    const json = parseJsonOrIssue(line, { file, line: i + 1, expected: "a cases file (one JSON object a line)" });
+    if ("issue" in json) issues.push(json.issue);
+    else if (typeof (json.value as { id?: unknown } | null)?.id === "string") ids.add((json.value as { id: string }).id);
+    else issues.push({ file, line: i + 1, field: "id", message: "expected a case with a string id" });
   });
   if (issues.length > 0) throw new DataValidationError(issues);
   return ids;

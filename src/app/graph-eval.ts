@@ -27,7 +27,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { DocumentInterface } from "@langchain/core/documents";
-import { BaselineMismatchError, DataValidationError, InvalidArgumentError } from "../errors.js";
+import { BaselineMismatchError, InvalidArgumentError } from "../errors.js";
 import { assertComparable, checkBaselineTurns, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import { checkKnownIds, graphRunFacts, graphRunInfo, stateLimitBytes, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
@@ -59,6 +59,7 @@ import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
 import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { applyGate, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { parseJsonOrThrow } from "../kb/json.js";
 
 /** How a graph of your own is loaded, driven and read (`eval --graph`, `trace --graph`). */
 export interface ExternalGraphOptions {
@@ -244,12 +245,7 @@ export async function parseConfigurable(given: string | Record<string, unknown>)
       }
     } else {
       if (!existsSync(given)) throw new InvalidArgumentError("--configurable", CONFIGURABLE_EXPECTED, given);
-      const body = await readTextFileOrThrow(given);
-      try {
-        value = JSON.parse(body);
-      } catch (e) {
-        throw new DataValidationError([{ file: given, message: `expected a JSON object for --configurable (${(e as Error).message})` }]);
-      }
+      value = parseJsonOrThrow(await readTextFileOrThrow(given), { file: given, expected: "a JSON object for --configurable" }); // file:line:column (src/kb/json.ts)
     }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value))

@@ -13,7 +13,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { DataValidationError, InternalError, InvalidArgumentError } from "../errors.js";
+import { InternalError, InvalidArgumentError } from "../errors.js";
 import { readBaseline, storeKindOf, type Baseline } from "../eval/gate/baseline.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
@@ -27,6 +27,7 @@ import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import type { EvalOutcome } from "./eval.js";
 import { applyGate, reportOf, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { parseJsonOrThrow } from "../kb/json.js";
 
 /** The options of a merge: the gate's, and the baseline's file. */
 export interface MergeOptions extends GateOptions {
@@ -49,11 +50,7 @@ export async function readShardFiles(files: readonly string[]): Promise<ShardFil
   return Promise.all(
     files.map(async (file) => {
       const text = await readTextFileOrThrow(file);
-      try {
-        return { file, data: JSON.parse(text) as unknown };
-      } catch (e) {
-        throw new DataValidationError([{ file, message: `expected a shard report JSON written by retrace eval --shard i/n (${(e as Error).message})` }]);
-      }
+      return { file, data: parseJsonOrThrow(text, { file, expected: "a shard report JSON written by retrace eval --shard i/n" }) }; // src/kb/json.ts
     }),
   );
 }

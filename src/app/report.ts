@@ -10,7 +10,7 @@
  * Kept free of the graph, the store and LangChain, so `retrace merge` loads
  * none of them.
  */
-import { DataValidationError, InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
 import { FLOOR_OPTIONS, gate, gatedTurns, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
 import type { Quarantine } from "../eval/gate/quarantine.js";
@@ -23,6 +23,7 @@ import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { graphGateChecks } from "../eval/sweep/graph-checks.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
+import { parseJsonOrThrow } from "../kb/json.js";
 
 /** What the report of a sweep is computed from (everything but the turns is a setting of the run). */
 export interface ReportInput {
@@ -139,11 +140,6 @@ function gatedFlaky(report: Report, gated: readonly TurnReport[]): NonNullable<R
 /** Reads and checks the shape of a report JSON file (version, run, aggregates, splits, turns). */
 export async function readReport(file: string): Promise<Report> {
   const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts): exit 2 naming the file
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `expected a retrace report JSON file (${(e as Error).message})` }]);
-  }
+  const data = parseJsonOrThrow(text, { file, expected: "a retrace report JSON file" }); // file:line:column of a syntax error (src/kb/json.ts)
   return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/report/schemas.ts)
 }

@@ -23,7 +23,7 @@
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { checkAppendable, checkWritable, writeFileAtomic } from "../atomic.js";
+import { checkAppendable, checkWritable, outputBytes, writeFileAtomic } from "../atomic.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import { annotationLines } from "../eval/gate/github.js";
 import { renderPrComment } from "../eval/gate/pr-comment.js";
@@ -85,7 +85,7 @@ export async function prepareGithub(o: GithubOptions, casesFile: string, env: No
         let text = renderMarkdown(report);
         if (Buffer.byteLength(text) > STEP_SUMMARY_LIMIT - 1024)
           text = `${comment()}\n> The full markdown report (${Buffer.byteLength(text)} bytes) is over GitHub's 1 MiB step-summary limit: write it with --out or --html and upload it as an artifact.\n`;
-        await appendFile(summary, `${text}\n`);
+        await appendFile(summary, outputBytes(`${text}\n`)); // secrets redacted, as in every file (docs/reliability.md)
       } else log.info("GitHub output: GITHUB_STEP_SUMMARY is not set, so no step summary was written");
       const lines = annotationLines(report, { casesFile: annotationPath(casesFile, env), index });
       if (lines.length > 0) (o.json === true ? err : out)(lines.join("\n"));

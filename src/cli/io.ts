@@ -2,6 +2,7 @@
  * Shared plumbing of the CLI commands: where output goes, how errors become
  * exit codes (docs/gates-and-exit-codes.md). The option parsers are in ./options.ts.
  */
+import { escapeControlChars } from "../control-chars.js";
 import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
 import { fitText } from "../eval/report/render/wrap.js";
 import { verboseRequested } from "../log.js";
@@ -33,9 +34,16 @@ ${REPORT_HINT}`);
   return EXIT.internal;
 }
 
-/** Result text to stdout (secrets of the environment redacted: docs/reliability.md). */
+/**
+ * Result text to stdout, through the output boundary (docs/reliability.md):
+ * secrets of the environment redacted, control and bidi characters shown
+ * as `\uXXXX` escapes (src/control-chars.ts; in JSON the same characters).
+ */
 export function out(text: string): void {
-  const t = redactSecrets(text);
+  writeStdout(escapeControlChars(redactSecrets(text)));
+}
+
+function writeStdout(t: string): void {
   process.stdout.write(t.endsWith("\n") ? t : `${t}\n`);
 }
 
@@ -83,13 +91,19 @@ export function outputWidth(): number {
  * JSON and machine formats (trec_eval text) go through `out` unchanged.
  */
 export function outText(text: string): void {
-  out(fitText(redactSecrets(text), outputWidth()));
+  // The table's own colour codes pass; every other control character is escaped before the width is measured.
+  writeStdout(fitText(escapeControlChars(redactSecrets(text), { keepColor: true }), outputWidth()));
 }
 
-/** Diagnostics to stderr (secrets redacted). */
+/** Diagnostics to stderr, through the output boundary: secrets redacted, control and bidi characters escaped (docs/reliability.md). */
 export function err(text: string): void {
-  const t = redactSecrets(text);
+  const t = errText(text);
   process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
+}
+
+/** What the stderr boundary makes of `text` (err, and commander's own messages): secrets redacted, control and bidi characters escaped. */
+export function errText(text: string): string {
+  return escapeControlChars(redactSecrets(text));
 }
 
 /** `--verbose` on the command line (or RETRACE_VERBOSE=1): errors are shown with their stack and causes, and debug lines are logged (src/log.ts). */

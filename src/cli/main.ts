@@ -14,7 +14,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { editDistance } from "../edit-distance.js";
-import { err, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
+import { err, errText, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
 import { commandsTaking, unknownOptionOf, widthOption } from "./options.js";
 
 type CommandModule = { register(program: Command): void };
@@ -85,6 +85,8 @@ function baseProgram(): Command {
       widthOption(),
     )
     .configureHelp({ showGlobalOptions: true })
+    // commander's own errors echo what was typed (`unknown option '…'`): through the stderr boundary, secrets redacted and control characters escaped (docs/reliability.md).
+    .configureOutput({ writeErr: (text) => process.stderr.write(errText(text)) })
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   // The width is fixed before any command runs (an invalid RETRACE_WIDTH is exit 2 before anything starts).

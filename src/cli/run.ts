@@ -1,5 +1,6 @@
 /** Process entry point of the `retrace` command (bin/retrace.mjs and `npm start` load this file). */
-import { reportError } from "./io.js";
+import { installInterruptHandler } from "../interrupt.js";
+import { err, reportError } from "./io.js";
 import { main } from "./main.js";
 import { log } from "../log.js";
 
@@ -16,6 +17,8 @@ const crash = (e: unknown) => {
 };
 process.on("uncaughtException", crash);
 process.on("unhandledRejection", crash);
+// SIGINT / SIGTERM that no command handles: temporary files removed, one line, exit 130 / 143 (src/interrupt.ts, docs/reliability.md).
+installInterruptHandler(err);
 
 await main();
 

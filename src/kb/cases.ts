@@ -9,6 +9,7 @@ import { DataValidationError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
 import { CASE_ID_PATTERN, CaseLineSchema, MAX_TURNS } from "./schemas.js";
 import type { EvalCase, KnowledgeBase, Locale } from "./types.js";
+import { parseJsonOrIssue } from "./json.js";
 
 export { CASE_ID_PATTERN, MAX_TURNS };
 
@@ -17,12 +18,9 @@ export { CASE_ID_PATTERN, MAX_TURNS };
  * Card references and the locale are cross-checked by `validateCases`.
  */
 export function parseCaseLine(text: string, file: string, line: number): { case?: EvalCase; issues: DataIssue[] } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    return { issues: [{ file, line, field: undefined, message: `malformed JSON (${(e as Error).message}); expected one JSON object per line` }] };
-  }
+  const json = parseJsonOrIssue(text, { file, line, expected: "one JSON object per line" }); // line and column of a syntax error (./json.ts)
+  if ("issue" in json) return { issues: [json.issue] };
+  const raw = json.value;
   const parsed = parseWithSchema(CaseLineSchema, raw, { file, line });
   if (parsed.data === undefined) return { issues: parsed.issues };
   const { category, ...rest } = parsed.data;

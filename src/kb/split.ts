@@ -20,6 +20,7 @@ import { DataValidationError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
 import { SPLIT_PARTS, SplitFileSchema } from "./schemas.js";
 import type { EvalCase } from "./types.js";
+import { parseJsonOrThrow } from "./json.js";
 
 export { SPLIT_PARTS };
 export type SplitPart = (typeof SPLIT_PARTS)[number];
@@ -48,12 +49,7 @@ export async function loadSplit(file: string, cases: readonly EvalCase[]): Promi
  * in two parts, every case is in one part.
  */
 export function parseSplit(text: string, file: string, cases: readonly EvalCase[]): CaseSplit {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
-  }
+  const raw = parseJsonOrThrow(text, { file, expected: "a split file (tune, dev, test: lists of case ids)" }); // ./json.ts
   const parsed = parseWithSchema(SplitFileSchema, raw, { file });
   if (parsed.data === undefined) throw new DataValidationError(parsed.issues);
   const issues: DataIssue[] = [];

@@ -27,6 +27,7 @@ import { createRequire } from "node:module";
 import { algorithms, newStemmer, type Stemmer } from "snowball-stemmers";
 import { DataValidationError, InvalidArgumentError, type DataIssue } from "../errors.js";
 import { isLocale, languageOf, type Locale } from "../kb/types.js";
+import { parseJsonOrThrow } from "../kb/json.js";
 
 /** `stopword` ships no types; only its word lists are used. */
 const stopwordLists = createRequire(import.meta.url)("stopword") as Record<string, string[] | undefined>;
@@ -334,12 +335,7 @@ export const ANALYZER_CONFIG_FILE = "analyzers.json";
 export function readAnalyzerConfigFile(file: string): AnalyzerConfig | null {
   if (!existsSync(file)) return null;
   const text = readTextFileSyncOrThrow(file); // the one text loader's rules (src/kb/text.ts)
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
-  }
+  const raw = parseJsonOrThrow(text, { file, expected: "an analyzer config JSON object (docs/languages.md)" }); // src/kb/json.ts
   const { config, issues } = validateAnalyzerConfig(raw, file);
   if (issues.length > 0) throw new DataValidationError(issues);
   return config;

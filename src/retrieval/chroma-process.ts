@@ -34,6 +34,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
+import { signalOwners } from "../interrupt.js";
+import { redactSecrets } from "../redact.js";
 import {
   BINDINGS_ENV,
   bindingLabel,
@@ -173,7 +175,7 @@ function onExit(): void {
 function onSignal(signal: HandledSignal): void {
   // Another listener (e.g. a command that aborts its work, then closes the store) owns the
   // shutdown; the exit handler and the child's watchdog still stop the server when we end.
-  if (process.listenerCount(signal) > 1) return;
+  if (signalOwners(signal) > 1) return;
   // A signal re-raised while the servers are being stopped (a command forcing its exit) is the same stop.
   if (stoppingOnSignal) return;
   stoppingOnSignal = true;
@@ -181,7 +183,8 @@ function onSignal(signal: HandledSignal): void {
   const all = [...live].map((t) => t.stop());
   void Promise.allSettled(all).then(() => {
     uninstallHandlers();
-    if (process.listenerCount(signal) > 0) return; // someone registered meanwhile: theirs now
+    if (signalOwners(signal) > 0) return; // someone registered meanwhile: theirs now
+    // With the CLI's last-resort handler (src/interrupt.ts) listening, the re-raised signal ends the process through it (exit 130 / 143).
     process.exitCode = SIGNAL_EXIT[signal];
     // Re-raise with the default action so the parent sees "killed by <signal>".
     process.kill(process.pid, signal);
@@ -283,7 +286,7 @@ function saveStartLog(output: string, dataDir: string): string | undefined {
   for (const dir of [dataDir, os.tmpdir()]) {
     const file = path.join(dir, dir === dataDir ? START_LOG_FILE : `retrace-chroma-start-${process.pid}.log`);
     try {
-      writeFileSync(file, output);
+      writeFileSync(file, redactSecrets(output)); // the server's output may echo a token (docs/reliability.md)
       return file;
     } catch {
       // try the next place

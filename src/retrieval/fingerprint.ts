@@ -17,6 +17,7 @@ import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promi
 import os from "node:os";
 import path from "node:path";
 import type { Embedder } from "./types.js";
+import { trackTemporary, untrackTemporary } from "../interrupt.js";
 
 export const FINGERPRINT_CACHE_FILE = "weights-fingerprints.json";
 
@@ -76,8 +77,13 @@ export async function weightsFingerprint(dir: string, options: { cacheDir?: stri
     try {
       await mkdir(path.dirname(cacheFile), { recursive: true });
       const tmp = `${cacheFile}.${process.pid}.tmp`;
-      await writeFile(tmp, JSON.stringify(cache));
-      await rename(tmp, cacheFile);
+      trackTemporary(tmp); // removed should the process end before the rename (src/interrupt.ts)
+      try {
+        await writeFile(tmp, JSON.stringify(cache));
+        await rename(tmp, cacheFile);
+      } finally {
+        untrackTemporary(tmp);
+      }
     } catch {
       // a cache we cannot write only costs time
     }

@@ -136,7 +136,7 @@ describe("retrace check on broken copies of the shipped data", () => {
         return lines.join("\n");
       });
     });
-    expect(r.stderr).toMatch(new RegExp(`cases\\.jsonl:${lineNo}: malformed JSON`));
+    expect(r.stderr).toMatch(new RegExp(`cases\\.jsonl:${lineNo}:\\d+: malformed JSON \\(`)); // line and column
   });
 
   it("names the file and field of a bad analyzers.json", async () => {

@@ -15,7 +15,7 @@ import type net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/chroma.js";
-import { runCli } from "../helpers/cli.js";
+import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 
 const PASSWORD = "pass123";
@@ -150,23 +150,44 @@ describe("error text of a user's graph is redacted in every report file", () => 
 export const graph = {
   channels: { messages: {} }, nodes: {}, checkpointer: false, async *stream() {},
   async invoke() {
-    throw new Error("vector store said 500: " + JSON.stringify({ authorization: "Basic " + b64, "x-chroma-token": process.env.CHROMA_API_KEY, url: process.env.CHROMA_URL }) + " password ${PASSWORD}");
+    throw new Error("vector store said 500: " + JSON.stringify({ authorization: "Basic " + b64, "x-chroma-token": process.env.CHROMA_API_KEY, url: process.env.CHROMA_URL }) + " password ${PASSWORD} key " + process.env.OPENAI_API_KEY);
   },
 };
 `,
     );
     const files = ["g.json", "g.md", "g.xml"].map((f) => path.join(out.dir, f));
     const r = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--report-json", files[0]!, "--out", files[1]!, "--junit", files[2]!, "--verbose"], {
-      env: { ...cleanEnv, CHROMA_URL: `http://user:${PASSWORD}@127.0.0.1:9`, CHROMA_API_KEY: TOKEN },
+      env: { ...cleanEnv, CHROMA_URL: `http://user:${PASSWORD}@127.0.0.1:9`, CHROMA_API_KEY: TOKEN, OPENAI_API_KEY: "sk-graph-Kq72LmZ0pW" },
       timeoutMs: 60_000,
     });
     expect(r.exitCode, r.stderr).toBe(1); // every turn threw: the gate fails, the files are written
-    for (const t of [r.stdout, r.stderr]) for (const s of SECRETS) expect(t).not.toContain(s);
+    const secrets = [...SECRETS, "sk-graph-Kq72LmZ0pW"]; // a credential variable retrace itself never reads
+    for (const t of [r.stdout, r.stderr]) for (const s of secrets) expect(t).not.toContain(s);
     for (const f of files) {
       const text = await readFile(f, "utf8");
-      for (const s of SECRETS) expect(text, f).not.toContain(s);
+      for (const s of secrets) expect(text, f).not.toContain(s);
       expect(text, f).toContain("vector store said 500");
       expect(text, f).toContain("***");
     }
   });
+});
+
+describe("a model provider's error text carries no credential variable's value", () => {
+  // What a provider's 401 says, with the key in it: a local LangChain chat model class as the --judge (test/fixtures/judge/leaky-401-judge.mjs).
+  const KEY = "sk-proj-Zq81xKv0aT3stKey99";
+  const judge = path.join(ROOT, "test/fixtures/judge/leaky-401-judge.mjs");
+  for (const verbose of [false, true]) {
+    it(`eval --judge whose model answers 401 with OPENAI_API_KEY in the text${verbose ? ", --verbose (stack and causes)" : ""}: exit 3, the key nowhere`, async () => {
+      const files = ["j.json", "j.md", "j.xml"].map((f) => path.join(out.dir, `${verbose ? "v-" : ""}${f}`));
+      const r = await runCli(
+        ["eval", "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin", "--judge", judge, "--judge-cache", path.join(out.dir, "jc"), "--report-json", files[0]!, "--out", files[1]!, "--junit", files[2]!, ...(verbose ? ["--verbose"] : [])],
+        { env: { ...cleanEnv, OPENAI_API_KEY: KEY }, timeoutMs: 60_000 },
+      );
+      expect(r.exitCode, r.stderr).toBe(3);
+      expect(r.stderr).toContain("401 Incorrect API key provided: ***.");
+      for (const t of [r.stdout, r.stderr]) expect(t).not.toContain(KEY);
+      if (verbose) expect(r.stderr).toContain("caused by: Error: 401 Incorrect API key provided: ***.");
+      for (const f of files.filter((x) => existsSync(x))) expect(await readFile(f, "utf8"), f).not.toContain(KEY);
+    });
+  }
 });

@@ -82,7 +82,7 @@ describe("retrace merge, store-less", () => {
     await writeFile(bad, "not json");
     const r = await runCli(["merge", bad]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`${bad}: expected a shard report JSON written by retrace eval --shard i/n`);
+    expect(r.stderr).toContain(`${bad}:1:2: malformed JSON (expected 'null', got 'o'); expected a shard report JSON written by retrace eval --shard i/n`);
     const folder = path.join(dir, "a-folder.json");
     await mkdir(folder);
     const d = await runCli(["merge", folder]);

@@ -92,7 +92,8 @@ describe("writeBaseline / readBaseline", () => {
     const path = join(dir, "baseline.json");
     await expectDataError(readBaseline(path), undefined, /not found.*--update-baseline/);
     await writeFile(path, "{ nope");
-    await expectDataError(readBaseline(path), undefined, /not valid JSON/);
+    await expectDataError(readBaseline(path), undefined, /^malformed JSON \(expected a property name in double quotes, got 'n'\)/);
+    await expect(readBaseline(path)).rejects.toMatchObject({ issues: [{ line: 1, column: 3 }] });
 
     const good = baselineFromReport(await fixtureReport(), CREATED);
     await writeFile(path, JSON.stringify({ ...good, schemaVersion: 3 }));

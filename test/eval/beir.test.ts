@@ -58,7 +58,7 @@ describe("loadBeirDataset", () => {
       ),
     );
     expect(bad).toMatch(/corpus\.jsonl:4: field `text` expected a string, got nothing/);
-    expect(bad).toMatch(/corpus\.jsonl:5: not JSON/);
+    expect(bad).toMatch(/corpus\.jsonl:5:2: malformed JSON \(expected 'null', got 'o'\); expected one JSON object a line/);
     expect(bad).toMatch(/test\.tsv:2: field `corpus-id` no document with id "d9"/);
     expect(bad).toMatch(/test\.tsv:3: field `score` expected an integer grade, got "high"/);
     expect(bad).toMatch(/test\.tsv:4: field `query-id` no query with id "q7"/);

@@ -214,12 +214,13 @@ describe("renderMarkdown", () => {
     expect(md).toContain("builtin-hash-ngram-384 — character n-gram hashing");
   });
 
-  it("escapes pipes and newlines in table cells", async () => {
+  it("escapes pipes and shows newlines as \\n in table cells (the row stays one row)", async () => {
     const r = await fixtureReport();
     const t = r.turns.find((x) => x.caseId === "g2" && x.turn === 1);
     if (t === undefined) throw new Error("fixture changed");
     t.user = "a | b\nc";
-    expect(renderMarkdown(r)).toContain("| a \\| b c |");
+    // Source `b\\nc`: an escaped backslash then `n`, which renders as the text `b\nc`.
+    expect(renderMarkdown(r)).toContain("| a \\| b\\\\nc |");
   });
 
   it("store-less: says retrieval was not measured", async () => {
@@ -303,9 +304,9 @@ describe("renderJUnit", () => {
     expect(xml).not.toContain("<failure");
   });
 
-  it("xmlEscape escapes the five specials and drops characters XML 1.0 forbids", () => {
+  it("xmlEscape escapes the five specials and shows characters XML 1.0 forbids as \\uXXXX text", () => {
     expect(xmlEscape(`<a href="x">&'`)).toBe("&lt;a href=&quot;x&quot;&gt;&amp;&apos;");
-    expect(xmlEscape("a\u0000b\u001Fc\td")).toBe("a\uFFFDb\uFFFDc\td");
+    expect(xmlEscape("a\u0000b\u001Fc\td\re")).toBe("a\\u0000b\\u001fc\td&#13;e");
     expect(xmlEscape("\uD800x")).toBe("\uFFFDx"); // lone surrogate
     expect(xmlEscape("😀")).toBe("😀"); // a proper pair is kept
   });

@@ -63,9 +63,11 @@ describe("parseCaseLine", () => {
     expect(isToLabel({ must_cite_one_of: undefined, relevant: undefined })).toBe(true);
   });
 
-  it("rejects malformed JSON (a truncated line) with the line number", () => {
-    const { issues } = parseCaseLine('{"id": "en-x", "locale": "en", "turns": [', "cases.jsonl", 12);
-    expect(issues).toEqual([{ file: "cases.jsonl", line: 12, field: undefined, message: expect.stringContaining("malformed JSON") }]);
+  it("rejects malformed JSON (a truncated line) with the line number and the column where it ends", () => {
+    const line = '{"id": "en-x", "locale": "en", "turns": [';
+    const { issues } = parseCaseLine(line, "cases.jsonl", 12);
+    // 41 characters: the input ends after column 41, so the error is at column 42.
+    expect(issues).toEqual([{ file: "cases.jsonl", line: 12, column: 42, message: "malformed JSON (expected a JSON value, got the end of the input); expected one JSON object per line" }]);
   });
 });
 

@@ -23,6 +23,7 @@ import type { Ranked } from "../../retrieval/types.js";
 import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, HISTORY_HELP, HISTORY_REFUSAL, UNUSED_WITH_GRAPH } from "../eval-options.js";
 import { action, out, outText } from "../io.js";
 import { countOption, parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
+import { oneLineText } from "../../control-chars.js";
 
 interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "timeout" | "maxCardBytes" | "history"> {
   /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
@@ -74,14 +75,14 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
       const ranked = t.trace.stages[stage];
       if (ranked !== undefined) lines.push(...stageList(stage, ranked, gold, top));
     }
-    lines.push(`final top-${t.trace.k}: [${t.trace.retrievedIds.join(", ")}]`);
+    lines.push(`final top-${t.trace.k}: [${t.trace.retrievedIds.map(oneLineText).join(", ")}]`); // one id on one line (src/control-chars.ts)
   }
   const metrics = r.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
   const comment = retrievalComment(r); // a relevance-only turn's comes from its nDCG@k
   if (comment !== undefined) lines.push(`  ${comment}`);
   lines.push(`answer${r.refused ? " (refused)" : ""}: ${JSON.stringify(r.answer)}`);
-  lines.push(`cited: [${r.citedIds.join(", ")}]`);
+  lines.push(`cited: [${r.citedIds.map(oneLineText).join(", ")}]`);
   return lines.join("\n");
 }
 

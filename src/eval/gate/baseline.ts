@@ -37,6 +37,7 @@ import { turnKey } from "../stats/bootstrap.js";
 import type { Aggregate, Report, RetrievalRunConfig } from "../report/types.js";
 import { retrievalConfigText } from "../report/render/shared.js";
 import { isDeepStrictEqual } from "node:util";
+import { parseJsonOrThrow } from "../../kb/json.js";
 
 export { BASELINE_VERSION };
 
@@ -174,13 +175,7 @@ export function checkBaselineTurns(baseline: Baseline, file: string, cases: read
 /** Read and validate a baseline file (DataValidationError naming the file and the field). */
 export async function readBaseline(path: string): Promise<Baseline> {
   const text = await readTextFileOrThrow(path, { missing: "baseline file not found (create it with --update-baseline)" }); // src/kb/text.ts
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file: path, message: `not valid JSON: ${(e as Error).message}` }]);
-  }
-  return parseBaseline(data, path);
+  return parseBaseline(parseJsonOrThrow(text, { file: path, expected: "a retrace baseline JSON file" }), path); // src/kb/json.ts
 }
 
 /**

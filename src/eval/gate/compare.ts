@@ -32,6 +32,7 @@ import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTu
 import { parseReport } from "../report/schemas.js";
 import { funnelDiff, funnelStages, perTurnStages, type FunnelStageDiff } from "../report/funnel-stats.js";
 import type { FunnelStage, Report, TurnReport } from "../report/types.js";
+import { parseJsonOrThrow } from "../../kb/json.js";
 
 export interface RunSide {
   file: string;
@@ -109,12 +110,7 @@ export function comparisonNote(method: ComparisonMethod): [string, string] {
 /** Reads a report JSON (`retrace eval --report-json` / `--json`) or a baseline file. */
 export async function readRunSide(file: string): Promise<RunSide> {
   const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts)
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `expected a retrace report or baseline JSON file (${(e as Error).message})` }]);
-  }
+  const data = parseJsonOrThrow(text, { file, expected: "a retrace report or baseline JSON file" }); // src/kb/json.ts
   if (typeof data !== "object" || data === null || Array.isArray(data)) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
   if ("perTurn" in data) {
     const b = parseBaseline(data, file);

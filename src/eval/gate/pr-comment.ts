@@ -18,6 +18,7 @@ import { HIT_KEY, metricKey } from "../measures/metrics.js";
 import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "../report/render/shared.js";
 import { DEFAULT_RESAMPLE, perTurnScores, turnKey } from "../stats/bootstrap.js";
 import type { FunnelStage, Report } from "../report/types.js";
+import { mdCode, mdText } from "../report/render/markdown-escape.js";
 
 /** GitHub's limit on an issue or pull-request comment body, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -46,11 +47,9 @@ export interface PrCommentOptions {
   title?: string;
 }
 
-/** Text for a markdown table cell or list item: one line, pipes and angle brackets escaped, at most `max` characters. */
+/** Text for a markdown table cell or list item: one line, shown as text, never markdown or HTML (src/eval/report/render/markdown-escape.ts), at most `max` characters. */
 function md(s: string, max = 160): string {
-  const one = s.replace(/\r?\n/g, " ");
-  const cut = one.length > max ? `${one.slice(0, max - 1)}…` : one;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|");
+  return mdText(s, max);
 }
 
 function more(n: number, what: string): string[] {
@@ -139,7 +138,7 @@ function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
     for (const f of list.slice(0, COMMENT_LIST_LIMITS.flips)) {
       const t = byId.get(f.id);
       const detail = t === undefined ? "" : ` — “${md(t.user, 80)}” gold [${md(t.gold.join(", "), 80)}] top [${md((t.retrievedIds ?? []).join(", "), 120)}]`;
-      lines.push(`- \`${md(f.id, 120)}\` (${f.locale ?? "?"})${q.has(f.id) ? " *(quarantined)*" : ""}${detail}`);
+      lines.push(`- ${mdCode(f.id, 120)} (${md(f.locale ?? "?")})${q.has(f.id) ? " *(quarantined)*" : ""}${detail}`);
     }
     lines.push(...more(list.length - COMMENT_LIST_LIMITS.flips, `${label} turns (\`retrace compare --json\` lists them all)`));
   }
@@ -172,7 +171,7 @@ function funnelLines(report: Report, reference: Report | null): string[] {
 function movedLines(moved: Moved[], k: number): string[] {
   if (moved.length === 0) return [];
   const lines = [`### Turns that moved most (${metricLabel(HIT_KEY, k)} held; |Δ recall| or |Δ nDCG| ≥ ${SHIFT_THRESHOLD})`, "", "| turn | locale | hit | Δ recall | Δ nDCG |", "|---|---|---|---|---|"];
-  for (const m of moved.slice(0, COMMENT_LIST_LIMITS.moved)) lines.push(`| \`${md(m.id, 120)}\` | ${md(m.locale)} | ${m.hit} | ${fmtSigned(m.recall)} | ${fmtSigned(m.ndcg)} |`);
+  for (const m of moved.slice(0, COMMENT_LIST_LIMITS.moved)) lines.push(`| ${mdCode(m.id, 120)} | ${md(m.locale)} | ${m.hit} | ${fmtSigned(m.recall)} | ${fmtSigned(m.ndcg)} |`);
   if (moved.length > COMMENT_LIST_LIMITS.moved) lines.push("", `… and ${moved.length - COMMENT_LIST_LIMITS.moved} more turns that moved.`);
   return lines;
 }

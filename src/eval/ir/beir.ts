@@ -14,10 +14,11 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readTextFileOrThrow } from "../../kb/text.js";
 import path from "node:path";
-import { DataValidationError, type DataIssue } from "../../errors.js";
+import { DataValidationError, InvalidArgumentError, type DataIssue } from "../../errors.js";
 import type { Chunk } from "../../kb/types.js";
 import { bootstrapCI, pairedComparison, type PairedComparison } from "../stats/bootstrap.js";
 import { scoreTrec, type Qrels, type Run } from "./trec.js";
+import { parseJsonOrIssue } from "../../kb/json.js";
 
 export interface BeirDocument {
   id: string;
@@ -48,13 +49,12 @@ function jsonlRows(text: string, file: string, issues: DataIssue[]): Array<{ lin
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = i === 0 ? raw.replace(/^\uFEFF/, "") : raw;
     if (line.trim() === "" || issues.length >= MAX_ISSUES) return;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch (e) {
-      issues.push({ file, line: i + 1, message: `not JSON (${(e as Error).message})` });
+    const json = parseJsonOrIssue(line, { file, line: i + 1, expected: "one JSON object a line" }); // line and column (src/kb/json.ts)
+    if ("issue" in json) {
+      issues.push(json.issue);
       return;
     }
+    const row = json.value;
     if (typeof row !== "object" || row === null || Array.isArray(row)) {
       issues.push({ file, line: i + 1, message: "expected a JSON object" });
       return;
@@ -235,10 +235,15 @@ export function toRun(ranked: ReadonlyMap<string, readonly string[]>, runId: str
   return { queries, runId };
 }
 
-/** The TREC run file text (`qid Q0 docno rank score tag`), queries in the order given. */
+/** The TREC run file text (`qid Q0 docno rank score tag`), queries in the order given. @throws InvalidArgumentError (exit 2) for an id with white space, which a whitespace-separated file cannot hold. */
 export function formatTrecRun(run: Run): string {
+  const token = (what: string, s: string) => {
+    if (s === "" || /\s/.test(s)) throw new InvalidArgumentError(what, "a non-empty id without whitespace (TREC fields are whitespace-separated)", s);
+    return s;
+  };
   const lines: string[] = [];
-  for (const [qid, q] of run.queries) q.docnos.forEach((d, i) => lines.push(`${qid} Q0 ${d} ${i + 1} ${q.scores[i]} ${run.runId ?? "retrace"}`));
+  const tag = token("run tag", run.runId ?? "retrace");
+  for (const [qid, q] of run.queries) q.docnos.forEach((d, i) => lines.push(`${token("query id", qid)} Q0 ${token(`document id retrieved for ${qid}`, d)} ${i + 1} ${q.scores[i]} ${tag}`));
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 

@@ -17,7 +17,10 @@
  * such a query out unless told to score it as 0 — `-c`, as the report does.
  * With `-c` the means are the report's exactly (SCORE_HINT).
  *
- * Ids are deduplicated by first occurrence (as the metrics do). Pure.
+ * Ids are deduplicated by first occurrence (as the metrics do). An id with
+ * white space (a line break included) cannot be a TREC field: it is refused
+ * (InvalidArgumentError, exit 2, naming the turn), never written split
+ * (docs/reliability.md, "Hostile ids in every output"). Pure.
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { HIT_KEY } from "../measures/metrics.js";
@@ -45,12 +48,12 @@ export function trecFiles(report: Report, opts: { tag?: string } = {}): { run: s
     const qid = checkToken("query id (caseId#turn)", `${t.caseId}#${t.turn}`);
     if (t.retrievedIds !== null) {
       const ids = [...new Set(t.retrievedIds)];
-      ids.forEach((id, i) => run.push(`${qid} Q0 ${checkToken("card id", id)} ${i + 1} ${ids.length - i} ${tag}`));
+      ids.forEach((id, i) => run.push(`${qid} Q0 ${checkToken(`card id retrieved at ${qid}`, id)} ${i + 1} ${ids.length - i} ${tag}`));
       queries++;
     }
     // Judged only where the report scores the turn: an errored --graph turn is in neither the means nor the qrels.
     const gold = t.results.some((r) => r.key === HIT_KEY) ? [...new Set(t.gold)] : [];
-    for (const g of gold) qrels.push(`${qid} 0 ${checkToken("gold card id", g)} 1`);
+    for (const g of gold) qrels.push(`${qid} 0 ${checkToken(`gold card id of ${qid}`, g)} 1`);
     if (gold.length > 0) judged++;
   }
   return { run: run.length === 0 ? "" : `${run.join("\n")}\n`, qrels: qrels.length === 0 ? "" : `${qrels.join("\n")}\n`, queries, judged };

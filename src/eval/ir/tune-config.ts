@@ -18,6 +18,7 @@ import { z } from "zod";
 import { DataValidationError, type DataIssue } from "../../errors.js";
 import { canonicalLocale } from "../../kb/schemas.js";
 import { FUSION_METHODS } from "../../retrieval/fusion.js";
+import { parseJsonOrThrow } from "../../kb/json.js";
 
 const finiteNonNegative = z.number().finite().min(0);
 
@@ -75,13 +76,7 @@ export function parseConfig(raw: unknown, file = "<config>"): ConfigFile {
 /** Reads and validates a config file (exit 2 on a missing file, bad JSON, unknown key or bad value). */
 export async function readConfigFile(file: string): Promise<ConfigFile> {
   const text = await readTextFileOrThrow(file); // strict UTF-8, BOM removed, a regular file (src/kb/text.ts)
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new DataValidationError([{ file, message: `malformed JSON (${(e as Error).message})` }]);
-  }
-  return parseConfig(raw, file);
+  return parseConfig(parseJsonOrThrow(text, { file, expected: "a retrace config JSON file" }), file); // src/kb/json.ts
 }
 
 /** The retrieval settings for a locale: the file's `retrieval`, overridden key by key by `locales[locale]`. */

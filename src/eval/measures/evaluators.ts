@@ -13,6 +13,7 @@
 import { InvalidArgumentError } from "../../errors.js";
 import { dedupeFirst, gradedGold, JUDGED, judgedAtK, METRICS, unjudgedAtK, type Gold } from "./metrics.js";
 import type { EvalResult, Evaluator, TurnArtifacts } from "./types.js";
+import { oneLineText } from "../../control-chars.js";
 
 /** An evaluator that needs I/O (a judge model). */
 export type AsyncEvaluator = (a: TurnArtifacts) => Promise<EvalResult[]>;
@@ -52,8 +53,9 @@ export const CITATION_CORRECTNESS_KEY = "citation_correctness";
 export const REFUSAL_CORRECTNESS_KEY = "refusal_correctness";
 export const GROUNDEDNESS_KEY = "groundedness";
 
+/** `[a,b]`; an id with a line break or a control character shown on one line (src/control-chars.ts). */
 function list(ids: readonly string[]): string {
-  return `[${ids.join(",")}]`;
+  return `[${ids.map(oneLineText).join(",")}]`;
 }
 
 function fmt(x: number): string {

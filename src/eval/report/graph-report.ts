@@ -8,6 +8,7 @@ import { queriesLines } from "./render/conversation.js";
 import { retrievalComment, traceJudgmentLines } from "./render/shared.js";
 import { capturedChains, CUT_AT_K, lostAt, lostAtText, NOT_RETRIEVED, ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
+import { oneLineText } from "../../control-chars.js";
 
 /** The label of a `--graph` turn that made no retriever run, in every view (text, markdown, JSON comments, JUnit, HTML). */
 export const NO_RETRIEVAL = "no retrieval";
@@ -58,7 +59,7 @@ export function graphHeaderLines(report: Report): string[] {
     );
   if (g.scoredIds !== undefined && g.unknownIds !== undefined)
     lines.push(
-      `scored ids: ${g.scoredIds} in the top-${report.run.k} lists, ${g.unknownIds} naming no card of the ${g.catalog !== undefined ? "catalog" : "KB"}${g.unknownIds > 0 && (g.unknownExamples ?? []).length > 0 ? ` (e.g. ${(g.unknownExamples ?? []).join(", ")})` : ""}`,
+      `scored ids: ${g.scoredIds} in the top-${report.run.k} lists, ${g.unknownIds} naming no card of the ${g.catalog !== undefined ? "catalog" : "KB"}${g.unknownIds > 0 && (g.unknownExamples ?? []).length > 0 ? ` (e.g. ${(g.unknownExamples ?? []).map(oneLineText).join(", ")})` : ""}`,
     );
   return lines;
 }
@@ -79,7 +80,7 @@ export function graphWarnings(report: Report): string[] {
     );
   if ((g.unknownIds ?? 0) > 0)
     out.push(
-      `${g.unknownIds} of the ${g.scoredIds ?? 0} scored ids name no card of the ${g.catalog !== undefined ? "catalog" : "KB"} (e.g. ${(g.unknownExamples ?? []).join(", ")}); they count as misses. If they are your cards under another id, use --id-key or --id-map; if your store holds documents the KB does not list, list them in a --catalog file.`,
+      `${g.unknownIds} of the ${g.scoredIds ?? 0} scored ids name no card of the ${g.catalog !== undefined ? "catalog" : "KB"} (e.g. ${(g.unknownExamples ?? []).map(oneLineText).join(", ")}); they count as misses. If they are your cards under another id, use --id-key or --id-map; if your store holds documents the KB does not list, list them in a --catalog file.`,
     );
   const large = largeStateTurnsOf(report);
   if (large.length > 0) {
@@ -101,7 +102,7 @@ export function graphTurnTag(report: Report, t: TurnReport): string {
   if (t.noRetrieval === true) parts.push(`${NO_RETRIEVAL} (the turn made no retriever run)`);
   const c = t.captured;
   if (c !== undefined) {
-    if ((c.unknownIds ?? []).length > 0) parts.push(`unknown ids: ${c.unknownIds!.length} [${c.unknownIds!.join(", ")}]`);
+    if ((c.unknownIds ?? []).length > 0) parts.push(`unknown ids: ${c.unknownIds!.length} [${c.unknownIds!.map(oneLineText).join(", ")}]`);
     if (c.topLevelRuns > 1) {
       const steps = c.steps ?? c.topLevelRuns;
       parts.push(`retriever calls: ${c.topLevelRuns} in ${steps} step${steps === 1 ? "" : "s"}${steps < c.topLevelRuns ? " (some in parallel)" : ""}, ${c.retrievers.length} scored`);
@@ -253,7 +254,7 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
       const calls = `${c.topLevelRuns} top-level call${c.topLevelRuns === 1 ? "" : "s"} in the turn${c.steps !== undefined && c.topLevelRuns > 1 ? `, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); ${c.retrievers.length} scored` : ""}`;
       lines.push(`retrieval: captured from retriever callbacks: ${c.retrievers.join(", ")} (${calls})`);
     }
-    if ((c.unknownIds ?? []).length > 0) lines.push(`  unknown ids (no card of the KB or catalog; misses): ${c.unknownIds!.join(", ")}`);
+    if ((c.unknownIds ?? []).length > 0) lines.push(`  unknown ids (no card of the KB or catalog; misses): ${c.unknownIds!.map(oneLineText).join(", ")}`);
     if (c.noChildRuns.length > 0)
       lines.push(`  no child runs: ${c.noChildRuns.join(", ")} (${c.noChildRuns.length === 1 ? "its" : "their"} inner searches emit no retriever runs; no stages to show)`);
     lines.push(`query: ${JSON.stringify(t.trace?.query ?? "")}`);
@@ -274,10 +275,10 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
       } else if (s.step !== undefined && steps > 1) call = `, step ${s.step}`;
       lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""}${call})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
       s.ids.forEach((id, i) => {
-        if (i < top || gold.has(id)) lines.push(`    ${String(i + 1).padStart(3)}  ${id}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`);
+        if (i < top || gold.has(id)) lines.push(`    ${String(i + 1).padStart(3)}  ${oneLineText(id)}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`);
       });
     }
-    lines.push(`final top-${k}: [${retrieved.slice(0, k).join(", ")}]`);
+    lines.push(`final top-${k}: [${retrieved.slice(0, k).map(oneLineText).join(", ")}]`);
   }
   const metrics = t.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);

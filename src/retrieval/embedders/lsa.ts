@@ -69,6 +69,7 @@ import { isLocale } from "../../kb/types.js";
 import { DEFAULT_ANALYZERS, isDefaultAnalyzers, type Analyzers } from "../analyzer.js";
 import type { Embedder } from "../types.js";
 import { randomizedSvd, type CsrMatrix } from "./lsa-math.js";
+import { trackTemporary, untrackTemporary } from "../../interrupt.js";
 
 /** Format of the state bytes (their header's `format`; the embedder id hashes them). */
 export const LSA_FORMAT = 1;
@@ -551,6 +552,7 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
   const { state, chanceMs } = fitWithChance(chunks, params, analyzers);
   const bytes = serializeLsa(state);
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  trackTemporary(tmp); // removed should the process end before the rename (src/interrupt.ts)
   try {
     await mkdir(options.dir, { recursive: true });
     await writeFile(tmp, lsaFileBytes(bytes, state.chanceShare as number), { flag: "wx" });
@@ -558,6 +560,8 @@ export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?:
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw new OutputWriteError(file, e);
+  } finally {
+    untrackTemporary(tmp);
   }
   return {
     embedder: new LsaEmbedder(state, bytes, analyzers),

@@ -20,7 +20,6 @@
  *      default).
  * Vectors are always L2-normalised (cosine = dot product).
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FeatureExtractionPipeline, Tensor } from "@huggingface/transformers";
 import { DataValidationError, DimensionMismatchError, InvalidArgumentError, ModelUnavailableError } from "../../errors.js";
@@ -37,6 +36,7 @@ import {
   prepareLoad,
   withTransformersEnv,
 } from "./transformers-runtime.js";
+import { readJsonFileOrThrow } from "../../kb/json.js";
 
 export {
   DEFAULT_BATCH_SIZE,
@@ -82,12 +82,7 @@ const CLS_FAMILIES: { pattern: RegExp; family: string }[] = [
 async function poolingConfigPath(dir: string): Promise<string> {
   const modulesPath = join(dir, "modules.json");
   if (await exists(modulesPath)) {
-    let modules: unknown;
-    try {
-      modules = JSON.parse(await readFile(modulesPath, "utf8"));
-    } catch (e) {
-      throw new DataValidationError([{ file: modulesPath, message: `is not valid JSON: ${(e as Error).message}` }]);
-    }
+    const modules = await readJsonFileOrThrow(modulesPath, "a sentence-transformers modules.json (a JSON array of modules)"); // file:line:column (src/kb/json.ts)
     if (Array.isArray(modules)) {
       for (const m of modules as { type?: unknown; path?: unknown }[]) {
         if (typeof m.type === "string" && m.type.endsWith("Pooling") && typeof m.path === "string") {
@@ -109,12 +104,7 @@ export async function resolvePooling(model: string, dir: string | null, explicit
     const rel = await poolingConfigPath(dir);
     const file = join(dir, rel);
     if (await exists(file)) {
-      let cfg: Record<string, unknown>;
-      try {
-        cfg = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
-      } catch (e) {
-        throw new DataValidationError([{ file, message: `is not valid JSON: ${(e as Error).message}` }]);
-      }
+      const cfg = (await readJsonFileOrThrow(file, "a sentence-transformers Pooling config.json")) as Record<string, unknown>; // src/kb/json.ts
       const modes = Object.entries(cfg)
         .filter(([k, v]) => k.startsWith("pooling_mode_") && v === true)
         .map(([k]) => k);

@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import { redactSecrets } from "../../../redact.js";
 import { CLIENT_CSS, CLIENT_JS } from "./client.js";
 
 /** Escapes text for HTML character data and attribute values. */
@@ -33,10 +34,12 @@ export const GZIP_OS_UNKNOWN = 0xff;
  * comment, modification time 0 and OS byte GZIP_OS_UNKNOWN, so the same
  * value always gives the same text with the same zlib build (docs/html-report.md,
  * "Size"). Base64's alphabet (`A–Z a–z 0–9 + / =`) holds no character the
- * HTML parser treats as markup.
+ * HTML parser treats as markup. Every secret of the process is redacted from
+ * the JSON before it is compressed (src/redact.ts).
  */
 export function embedData(value: unknown): string {
-  const gz = gzipSync(Buffer.from(JSON.stringify(value), "utf8"), { level: PAGE_GZIP_LEVEL });
+  // Compressed, the data would hide a secret from the file boundary's redaction (src/atomic.ts): redacted here, before (docs/reliability.md).
+  const gz = gzipSync(Buffer.from(redactSecrets(JSON.stringify(value)), "utf8"), { level: PAGE_GZIP_LEVEL });
   // Header: ID1 ID2 CM FLG MTIME(4 bytes, little-endian) XFL OS. zlib's default header has FLG 0 and MTIME 0.
   if (gz[3] !== 0 || gz.readUInt32LE(4) !== 0) throw new Error("zlib wrote a gzip header with flags or a modification time");
   gz[9] = GZIP_OS_UNKNOWN;

@@ -4,23 +4,32 @@ import type { GateFailure, Report } from "../types.js";
 import { goldPositionsText, HIT_KEY, ids, missedTurns, turnId, vacuousText } from "./shared.js";
 
 /**
- * Escape text for XML 1.0 attribute values and character data: `& < > " '`
- * become entities, and characters XML 1.0 forbids (C0 controls other than
- * tab/LF/CR, U+FFFE/U+FFFF, lone surrogates) are replaced with U+FFFD.
+ * Escape text for XML 1.0 character data (docs/reliability.md, "Hostile ids
+ * in every output"): `& < > " '` become entities; characters XML 1.0
+ * forbids (C0 controls other than tab/LF/CR, U+FFFE/U+FFFF) are shown as
+ * their `\uXXXX` escape, so a hostile id reads as the text it was; a lone
+ * surrogate (no character at all) becomes U+FFFD.
  */
 export function xmlEscape(s: string): string {
   return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+    .replace(/'/g, "&apos;")
+    .replace(/\r/g, "&#13;"); // a parser would read a raw CR as LF
+}
+
+/** An attribute value: as character data, and tab, LF and CR as character references (a parser would turn them into spaces). */
+export function xmlAttr(s: string): string {
+  return xmlEscape(s).replace(/\t/g, "&#9;").replace(/\n/g, "&#10;");
 }
 
 function attrs(a: Record<string, string | number>): string {
   return Object.entries(a)
-    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
+    .map(([k, v]) => ` ${k}="${xmlAttr(String(v))}"`)
     .join("");
 }
 

@@ -35,16 +35,10 @@ import {
   toLabelTurns,
   judgmentLines,
 } from "./shared.js";
+import { mdCode, mdFence, mdText } from "./markdown-escape.js";
 
-/** Escape text for a markdown table cell: pipes, newlines and HTML-significant characters. */
-function md(s: string): string {
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/\|/g, "\\|")
-    .replace(/\r?\n/g, " ");
-}
+/** Text from cases, documents and graphs in a table cell, list item or heading: shown as text, never markdown or HTML (./markdown-escape.ts). */
+const md = (s: string): string => mdText(s);
 
 function mdTable(header: string[], rows: string[][]): string[] {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)];
@@ -71,8 +65,8 @@ export function renderMarkdown(report: Report): string {
     ...mdTable(
       ["run", ""],
       [
-        ["dataset hash", `\`${md(run.datasetHash)}\``],
-        ["KB hash", `\`${md(run.kbHash)}\``],
+        ["dataset hash", mdCode(run.datasetHash)],
+        ["KB hash", mdCode(run.kbHash)],
         ["embedder", md(embedderText(report))],
         ...retrievalRows(report).map(([label, text]) => [label, md(text)]),
         ...(answererText(report) !== null ? [["answerer", md(answererText(report) as string)]] : []),
@@ -91,7 +85,7 @@ export function renderMarkdown(report: Report): string {
     ),
   );
   const graphLines = [...graphHeaderLines(report), ...graphTurnNotes(report)];
-  if (graphLines.length > 0) out.push("", "```", ...graphLines, "```");
+  if (graphLines.length > 0) out.push("", ...mdFence(graphLines)); // a fence no line of the graph's ids or errors can close
 
   out.push("", "## Overall", "");
   out.push(
@@ -183,7 +177,7 @@ export function renderMarkdown(report: Report): string {
   const toLabel = toLabelTurns(report);
   if (toLabel.length > 0) {
     out.push("", "## Turns to label", "", `${toLabel.length} turn${toLabel.length === 1 ? "" : "s"} without \`must_cite_one_of\` (imported): they ran and scored nothing.`, "");
-    out.push(...mdTable(["turn", "locale", "query"], toLabel.map((t) => [`\`${md(turnId(t))}\``, md(t.locale), md(t.user)])));
+    out.push(...mdTable(["turn", "locale", "query"], toLabel.map((t) => [mdCode(turnId(t)), md(t.locale), md(t.user)])));
   }
   const judgments = judgmentLines(report);
   if (judgments.summary.length > 0) {
@@ -204,7 +198,7 @@ export function renderMarkdown(report: Report): string {
         ...mdTable(
           ["turn", "locale", "kind", "query", "gold", `top-${k}`, "gold by stage", ...(graph ? ["retrieval"] : [])],
           missed.map((t) => [
-            `\`${md(turnId(t))}\``,
+            mdCode(turnId(t)),
             md(t.locale),
             md(t.kind),
             md(t.user),

@@ -10,6 +10,7 @@ import { gradedNdcgText } from "../judgments.js";
 import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 import { syntheticVerdict } from "../../measures/synthetic-reference.js";
 import { allSynthetic } from "../parts.js";
+import { oneLineText } from "../../../control-chars.js";
 
 export { HIT_KEY };
 /** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
@@ -96,7 +97,7 @@ export function missedTurns(report: Report): TurnReport[] {
 }
 
 export function ids(xs: readonly string[]): string {
-  return `[${xs.join(", ")}]`;
+  return `[${xs.map(oneLineText).join(", ")}]`; // an id with a line break stays one id on one line (src/control-chars.ts)
 }
 
 /** `duplicate-charges: dense 7, bm25 —, fused 9` per gold card, from the trace summary. */
