@@ -12,6 +12,7 @@ import { annotationLines, escapeData, escapeProperty, workflowCommand } from "..
 import { GITHUB_COMMENT_LIMIT, renderPrComment } from "../../src/eval/gate/pr-comment.js";
 import { parseQuarantine } from "../../src/eval/gate/quarantine.js";
 import { runDifferences } from "../../src/eval/gate/run-diff.js";
+import { flipLines } from "../../src/cli/commands/compare.js";
 import { HIT_KEY } from "../../src/eval/measures/metrics.js";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
 import { fixtureReport, ROWS } from "./report-fixture.js";
@@ -141,5 +142,23 @@ describe("run differences", () => {
     expect(d[1]).toMatchObject({ path: "run.retrieval.{en,de}.denseK", a: 20, b: 30 });
     // A baseline records fewer properties: only those it has are compared.
     expect(runDifferences(baselineFromReport(a), b).map((x) => x.name)).toEqual(["embedder"]);
+  });
+
+  it("a --graph run's largest state size is no difference (it moves with every message's text); the turns above the limit are an outcome", async () => {
+    const a = await fixtureReport();
+    const b = await fixtureReport();
+    const graph = { file: "g.mjs", exportName: "graph", idKey: "metadata.id", retrievalCall: "last" as const, retrievers: ["R"], errors: 0, noRetrieval: 0, largestStateBytes: 4283, largeStateTurns: 0 };
+    (a.run as Record<string, unknown>).graph = graph;
+    (b.run as Record<string, unknown>).graph = { ...graph, largestStateBytes: 4259, largeStateTurns: 1 };
+    const d = runDifferences(a, b);
+    expect(d.map((x) => x.path)).toEqual(["run.graph.largeStateTurns"]);
+    expect(d[0]!.outcome).toBe(true);
+  });
+});
+
+describe("retrace compare's flip lines", () => {
+  it("name each turn caseId#turn, as every other output does", () => {
+    const lines = flipLines([{ id: "bk-group-010#0", caseId: "bk-group-010", turn: 0, locale: "en", direction: "hit→miss" }], 5);
+    expect(lines).toEqual(["hit@5 flips: 1 hit→miss, 0 miss→hit (turns scored in both runs)", "  hit→miss:", "    bk-group-010#0  en"]);
   });
 });

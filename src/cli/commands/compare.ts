@@ -45,7 +45,7 @@ export function differenceLines(diffs: readonly RunDifference[]): string[] {
   ];
 }
 
-/** The flip section: counts both ways, then the turns (case, turn, locale), at most FLIPS_SHOWN a direction. */
+/** The flip section: counts both ways, then the turns (`caseId#turn`, as every key names them, and the locale), at most FLIPS_SHOWN a direction. */
 export function flipLines(flips: readonly TurnFlip[], k: number): string[] {
   const lost = flips.filter((f) => f.direction === "hit→miss");
   const gained = flips.filter((f) => f.direction === "miss→hit");
@@ -53,7 +53,7 @@ export function flipLines(flips: readonly TurnFlip[], k: number): string[] {
   for (const [label, list] of [["hit→miss", lost], ["miss→hit", gained]] as const) {
     if (list.length === 0) continue;
     out.push(`  ${label}:`);
-    for (const f of list.slice(0, FLIPS_SHOWN)) out.push(`    ${f.caseId}  turn ${f.turn}${f.locale !== undefined ? `  ${f.locale}` : ""}`);
+    for (const f of list.slice(0, FLIPS_SHOWN)) out.push(`    ${f.id}${f.locale !== undefined ? `  ${f.locale}` : ""}`);
     if (list.length > FLIPS_SHOWN) out.push(`    … and ${list.length - FLIPS_SHOWN} more (every flip is in --json)`);
   }
   return out;

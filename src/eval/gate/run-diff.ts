@@ -70,6 +70,13 @@ const PROPERTY_NAMES: Readonly<Record<string, string>> = {
   "bootstrap.correction": "delta correction",
 };
 
+/**
+ * `run.graph` measurements that are no property of the run at all: the
+ * largest state of a turn moves with the text of every message (its
+ * safeguard, `--max-state-mb`, and the turns above it are compared).
+ */
+const IGNORED_PATHS: ReadonlySet<string> = new Set(["run.graph.largestStateBytes"]);
+
 /** `run.graph` fields that are counts of what happened, not settings. */
 const OUTCOME_PATHS: ReadonlySet<string> = new Set(
   [
@@ -86,6 +93,7 @@ const OUTCOME_PATHS: ReadonlySet<string> = new Set(
     "unknownIds",
     "unknownExamples",
     "localesWithoutCards",
+    "largeStateTurns",
   ].map((f) => `run.graph.${f}`),
 );
 
@@ -166,7 +174,7 @@ export function runDifferences(a: Report | Baseline, b: Report | Baseline): RunD
     if (!bothReports && !(inA && inB)) continue; // a baseline does not record it: nothing to compare
     const va = pa.props.get(path);
     const vb = pb.props.get(path);
-    if (same(va, vb)) continue;
+    if (same(va, vb) || IGNORED_PATHS.has(path)) continue;
     const { name, locale } = nameOf(path);
     rows.push({ path, name, a: va, b: vb, outcome: OUTCOME_PATHS.has(path), base: locale !== undefined ? path.replace(`.${locale}.`, ".*.") : path, ...(locale !== undefined ? { locale } : {}) });
   }
