@@ -358,6 +358,11 @@ describe("the packed package in a fresh project", () => {
     it("a TypeScript graph under tsx is attributed with --counterfactual (every gold-bearing turn)", async () => {
       const page = walkthroughSteps(path.join(ROOT, "docs", "your-graph-in-five-minutes.md"));
       for (const step of page) if (step.kind === "file") await writeFile(path.join(consumer, step.name), step.content);
+      // The page's agent.ts type-checks too (tsc --strict, NodeNext, against the consumer's LangChain), not only runs under tsx.
+      await writeFile(path.join(consumer, "tsconfig.agent.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, skipLibCheck: true }, files: ["agent.ts"] }));
+      const tsc = run(process.execPath, [path.join(consumer, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.agent.json", "--pretty", "false"], consumer);
+      expect(tsc.stdout + tsc.stderr).toBe("");
+      expect(tsc.status).toBe(0);
       const r = run(bin(), ["eval", "--graph", "./agent.ts", "--catalog", "ids.tsv", "--cases", "cases.jsonl", "--counterfactual", "--json"], consumer);
       expect(r.status, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout) as { queryAttribution: { enabled: boolean; turns: number; unattributed?: Record<string, number>; retrieverCalls?: number }; turns: { queries?: { attribution: string } }[] };
