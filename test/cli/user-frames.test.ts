@@ -15,12 +15,15 @@
  * - importThrows(): line 10 is `if (key === undefined) throw new Error(…)`:
  *   23 characters before `throw`, `throw ` is 6 more → `new` at column 30;
  *   the `.mjs` form keeps the same lines with comments for the types;
+ *   compiled by TypeScript to `.mjs` with an inline source map, the frame is
+ *   the source's (the compiled file has the throw on another line, checked);
  * - libraryCall(): line 8 is `  const model: TinyModel = new TinyModel();`:
  *   `  const model: TinyModel = ` is 27 characters → `new` at column 28.
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
@@ -100,6 +103,11 @@ describe("a user module that throws: the message shows the first frame in the us
     await writeFile(path.join(project, "graph-throws.ts"), importThrows("graph", true));
     await writeFile(path.join(project, "graph-throws.mjs"), importThrows("graph", false));
     await writeFile(path.join(project, "cjs", "graph-throws.ts"), importThrows("graph", true));
+    // A module compiled to .mjs carrying its source map: shown at its source, which need not exist on disk.
+    const compiled = ts.transpileModule(importThrows("graph", true), { fileName: "graph-compiled.ts", compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, inlineSourceMap: true } }).outputText;
+    expect(compiled.split("\n").findIndex((l) => l.includes("throw new Error")) + 1).not.toBe(10);
+    await mkdir(path.join(project, "compiled"));
+    await writeFile(path.join(project, "compiled", "graph-compiled.mjs"), compiled);
     await writeFile(path.join(project, "idmap-throws.mts"), importThrows("id map", true));
     await writeFile(path.join(project, "judge-throws.mjs"), importThrows("judge", false));
     await writeFile(path.join(project, "graph-factory.ts"), libraryCall("export async function graph(options: Options = { temperature: 0 }): Promise<TinyModel> {"));
@@ -119,6 +127,7 @@ describe("a user module that throws: the message shows the first frame in the us
     ["a .ts --graph module (ESM)", ["--graph", "graph-throws.ts"], "--graph graph-throws.ts#graph: the module threw while loading: NO_SUCH_KEY is not set (graph) (at graph-throws.ts:10:30)"],
     ["a .ts --graph module (CommonJS)", ["--graph", "cjs/graph-throws.ts"], "--graph cjs/graph-throws.ts#graph: the module threw while loading: NO_SUCH_KEY is not set (graph) (at cjs/graph-throws.ts:10:30)"],
     ["a .mjs --graph module", ["--graph", "graph-throws.mjs"], "--graph graph-throws.mjs#graph: the module threw while loading: NO_SUCH_KEY is not set (graph) (at graph-throws.mjs:10:30)"],
+    ["a .mjs --graph module compiled from TypeScript with a source map", ["--graph", "compiled/graph-compiled.mjs"], "--graph compiled/graph-compiled.mjs#graph: the module threw while loading: NO_SUCH_KEY is not set (graph) (at compiled/graph-compiled.ts:10:30)"],
     ["an .mts --id-map module", ["--graph", "graph-ok.mjs", "--id-map", "idmap-throws.mts"], "--id-map idmap-throws.mts#default: the module threw while loading: NO_SUCH_KEY is not set (id map) (at idmap-throws.mts:10:30)"],
     ["a .mjs --judge module", ["--graph", "graph-ok.mjs", "--judge", "judge-throws.mjs"], "--judge judge-throws.mjs: the module threw while loading: NO_SUCH_KEY is not set (judge) (at judge-throws.mjs:10:30)"],
     ["a --graph factory whose library call throws", ["--graph", "graph-factory.ts"], "--graph graph-factory.ts#graph: the factory threw while building the graph: TINY_API_KEY is not set (at graph-factory.ts:8:28)"],
