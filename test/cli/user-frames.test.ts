@@ -17,6 +17,9 @@
  *   the `.mjs` form keeps the same lines with comments for the types;
  *   compiled by TypeScript to `.mjs` with an inline source map, the frame is
  *   the source's (the compiled file has the throw on another line, checked);
+ * - graph-core.ts: line 8 is `const prompts: Prompts = { grade: PromptTemplate.fromTemplate(…) }`,
+ *   a call, whose frame V8 puts at the method name: `const prompts: Prompts = { grade: `
+ *   is 34 characters, `PromptTemplate.` 15 more → column 50;
  * - libraryCall(): line 8 is `  const model: TinyModel = new TinyModel();`:
  *   `  const model: TinyModel = ` is 27 characters → `new` at column 28.
  */
@@ -110,6 +113,21 @@ describe("a user module that throws: the message shows the first frame in the us
     await writeFile(path.join(project, "compiled", "graph-compiled.mjs"), compiled);
     await writeFile(path.join(project, "idmap-throws.mts"), importThrows("id map", true));
     await writeFile(path.join(project, "judge-throws.mjs"), importThrows("judge", false));
+    await writeFile(
+      path.join(project, "graph-core.ts"),
+      [
+        `import { PromptTemplate } from "@langchain/core/prompts";`,
+        "",
+        "interface Prompts {",
+        "  grade: PromptTemplate;",
+        "}",
+        "",
+        "// LangChain's own template parser throws on the unclosed brace, while the module loads.",
+        `const prompts: Prompts = { grade: PromptTemplate.fromTemplate("grade {answer") };`,
+        "export const graph = prompts;",
+        "",
+      ].join("\n"),
+    );
     await writeFile(path.join(project, "graph-factory.ts"), libraryCall("export async function graph(options: Options = { temperature: 0 }): Promise<TinyModel> {"));
     await writeFile(path.join(project, "judge-factory.ts"), libraryCall("export default function judge(options: Options = { temperature: 0 }): TinyModel {"));
     await writeFile(path.join(project, "gen-throws.ts"), libraryCall("export default function generate(card: { id: string }, options: Options = { temperature: 0 }): TinyModel {"));
@@ -130,6 +148,7 @@ describe("a user module that throws: the message shows the first frame in the us
     ["a .mjs --graph module compiled from TypeScript with a source map", ["--graph", "compiled/graph-compiled.mjs"], "--graph compiled/graph-compiled.mjs#graph: the module threw while loading: NO_SUCH_KEY is not set (graph) (at compiled/graph-compiled.ts:10:30)"],
     ["an .mts --id-map module", ["--graph", "graph-ok.mjs", "--id-map", "idmap-throws.mts"], "--id-map idmap-throws.mts#default: the module threw while loading: NO_SUCH_KEY is not set (id map) (at idmap-throws.mts:10:30)"],
     ["a .mjs --judge module", ["--graph", "graph-ok.mjs", "--judge", "judge-throws.mjs"], "--judge judge-throws.mjs: the module threw while loading: NO_SUCH_KEY is not set (judge) (at judge-throws.mjs:10:30)"],
+    ["a .ts --graph module whose @langchain/core call throws while loading", ["--graph", "graph-core.ts"], "--graph graph-core.ts#graph: the module threw while loading: Unclosed '{' in template. (at graph-core.ts:8:50)"],
     ["a --graph factory whose library call throws", ["--graph", "graph-factory.ts"], "--graph graph-factory.ts#graph: the factory threw while building the graph: TINY_API_KEY is not set (at graph-factory.ts:8:28)"],
     ["a --judge factory whose library call throws", ["--graph", "graph-ok.mjs", "--judge", "judge-factory.ts"], "--judge judge-factory.ts: the factory threw while building the chat model: TINY_API_KEY is not set (at judge-factory.ts:8:28)"],
   ])("%s: exit 2, the module named, the user's file:line:column", async (_name, args, message) => {
