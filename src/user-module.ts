@@ -204,3 +204,19 @@ export async function buildWith(value: unknown, isFactory: boolean, where: strin
     throw new GraphInputError(`${where}: ${threw}: ${userErrorMessage(e)}`, { cause: e });
   }
 }
+
+/**
+ * `fn`, a function a user module exports (`--input`, `--id-map`), wrapped so
+ * that a throw when retrace calls it is a GraphInputError (exit 2) naming
+ * `where`, what it was called on (`on(...args)`: `case c-1 turn 0`) and where
+ * in the user's code (`userFrame`), not an internal error (exit 70).
+ */
+export function userFunction<A extends unknown[], R>(fn: (...args: A) => R, where: string, on: (...args: A) => string): (...args: A) => R {
+  return (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      throw new GraphInputError(`${where}: the function threw on ${on(...args)}: ${userErrorMessage(e)}`, { cause: e });
+    }
+  };
+}

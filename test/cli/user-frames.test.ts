@@ -20,6 +20,7 @@
  * - graph-core.ts: line 8 is `const prompts: Prompts = { grade: PromptTemplate.fromTemplate(…) }`,
  *   a call, whose frame V8 puts at the method name: `const prompts: Prompts = { grade: `
  *   is 34 characters, `PromptTemplate.` 15 more → column 50;
+ * - calledThrows(): line 6 is `  throw new Error(…)` → `new` at column 9;
  * - libraryCall(): line 8 is `  const model: TinyModel = new TinyModel();`:
  *   `  const model: TinyModel = ` is 27 characters → `new` at column 28.
  */
@@ -72,6 +73,11 @@ function libraryCall(exportLine: string): string {
   ].join("\n");
 }
 
+/** A function export that throws when retrace calls it, at line 6, column 9. */
+function calledThrows(what: string, params: string): string {
+  return [`// A ${what} that throws when called.`, "interface Why {", "  reason: string;", "}", `export default function ${what.replace(/ /g, "")}(${params}): never {`, `  throw new Error("${what} broke");`, "}", ""].join("\n");
+}
+
 describe("a user module that throws: the message shows the first frame in the user's file", () => {
   let dir: string;
   let cleanup: () => Promise<void>;
@@ -103,6 +109,22 @@ describe("a user module that throws: the message shows the first frame in the us
         "",
       ].join("\n"),
     );
+    // A graph with one retriever run, whose documents an --id-map function is called on.
+    await writeFile(
+      path.join(project, "graph-retriever.mjs"),
+      [
+        `import { Document } from "@langchain/core/documents";`,
+        `import { AIMessage } from "@langchain/core/messages";`,
+        `import { BaseRetriever } from "@langchain/core/retrievers";`,
+        `import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";`,
+        `class OneCard extends BaseRetriever { lc_namespace = ["test"]; async _getRelevantDocuments() { return [new Document({ pageContent: "x", metadata: { parentId: "card-freeze" } })]; } }`,
+        `const retriever = new OneCard();`,
+        `export const graph = new StateGraph(MessagesAnnotation).addNode("answer", async () => { await retriever.invoke("q"); return { messages: [new AIMessage("done")] }; }).addEdge(START, "answer").addEdge("answer", END).compile();`,
+        "",
+      ].join("\n"),
+    );
+    await writeFile(path.join(project, "input-called.ts"), calledThrows("input mapper", "turn: { user: string }"));
+    await writeFile(path.join(project, "idmap-called.mts"), calledThrows("id map", "doc: { metadata: Record<string, unknown> }"));
     await writeFile(path.join(project, "graph-throws.ts"), importThrows("graph", true));
     await writeFile(path.join(project, "graph-throws.mjs"), importThrows("graph", false));
     await writeFile(path.join(project, "cjs", "graph-throws.ts"), importThrows("graph", true));
@@ -134,8 +156,10 @@ describe("a user module that throws: the message shows the first frame in the us
     cases = path.join(project, "cases.jsonl");
     await writeFile(cases, CASES.map((c) => JSON.stringify(c)).join("\n") + "\n");
     // The fixture graph itself loads and runs (a control: the failures below are the modules under test).
-    const ok = spawnSync(process.execPath, [path.join(ROOT, "bin", "retrace.mjs"), "eval", "--graph", "graph-ok.mjs", "--kb", MINI_KB, "--cases", cases], { cwd: project, env: { ...process.env, ...env }, encoding: "utf8" });
-    expect(ok.status, ok.stderr).toBe(0);
+    for (const graph of ["graph-ok.mjs", "graph-retriever.mjs"]) {
+      const ok = spawnSync(process.execPath, [path.join(ROOT, "bin", "retrace.mjs"), "eval", "--graph", graph, "--kb", MINI_KB, "--cases", cases], { cwd: project, env: { ...process.env, ...env }, encoding: "utf8" });
+      expect(ok.status, ok.stderr).toBe(0);
+    }
   }, 120_000);
   afterAll(async () => cleanup());
 
@@ -156,6 +180,18 @@ describe("a user module that throws: the message shows the first frame in the us
     expect(r.stderr).not.toMatch(NOT_A_BUG);
     expect(r.stderr).toBe(`retrace: ${message}\n`);
     expect(r.exitCode).toBe(2);
+  }, 120_000);
+
+  it.each([
+    ["an --input function", ["--graph", "graph-retriever.mjs", "--input", "input-called.ts"], "--input input-called.ts#default: the function threw on case c-1 turn 0: input mapper broke (at input-called.ts:6:9)"],
+    ["an --id-map function", ["--graph", "graph-retriever.mjs", "--id-map", "idmap-called.mts"], "--id-map idmap-called.mts#default: the function threw on a retrieved document: id map broke (at idmap-called.mts:6:9)"],
+  ])("%s that throws when called: exit 2 naming the module and the user's line (not an internal error), at any concurrency", async (_name, args, message) => {
+    for (const concurrency of ["1", "4"]) {
+      const r = await run(["eval", ...args, "--kb", MINI_KB, "--cases", cases, "--concurrency", concurrency]);
+      expect(r.stderr, `--concurrency ${concurrency}`).not.toMatch(NOT_A_BUG);
+      expect(r.stderr).toContain(`retrace: ${message}\n`);
+      expect(r.exitCode).toBe(2);
+    }
   }, 120_000);
 
   it("cases synth --generator whose library call throws: the generator's line", async () => {
