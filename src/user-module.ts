@@ -68,7 +68,7 @@ export function userFrame(e: unknown, cwd: string = process.cwd()): string | und
       if (at === undefined) continue;
       if (at.file.split(/[\\/]/).includes("node_modules") || OWN_DIRS.some((d) => at.file.startsWith(d))) continue;
       const rel = path.relative(cwd, at.file);
-      const shown = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : at.file;
+      const shown = rel !== "" && rel.split(path.sep)[0] !== ".." && !path.isAbsolute(rel) ? rel : at.file;
       return `${shown}:${at.line}:${at.column}`;
     }
   }

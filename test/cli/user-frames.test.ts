@@ -8,7 +8,9 @@
  * lines above the throw, which the transpiled code no longer has), also when
  * the throw is inside a library the user's code called (a tiny local
  * package, `tiny-model`, in the temp project's node_modules). Through the
- * real bin, on `--graph`, `--judge`, `--id-map` and `cases synth --generator`.
+ * real bin, on `--graph`, `--judge`, `--id-map` and `cases synth --generator`;
+ * and an `--input` or `--id-map` function that throws when called is exit 2
+ * the same way (it was an internal error, exit 70).
  *
  * The expected positions are read off the fixtures below (V8 puts the frame
  * of `new X()` at the `new`):
