@@ -12,14 +12,75 @@
  * Every failure names the option and the module and is exit 2: a missing
  * file, a module that throws while loading (GraphInputError), a factory that
  * throws while building what it returns (`buildWith`), tsx not installed
- * (MissingPeerError).
+ * (MissingPeerError). A module or factory that throws is shown at the first
+ * frame of its stack in the user's own code (`userFrame`), source-mapped
+ * (docs/gates-and-exit-codes.md, "Errors in your modules").
  */
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { closest } from "./edit-distance.js";
 import { GraphInputError } from "./errors.js";
 import { missingPeerError } from "./peers.js";
+
+/**
+ * retrace's own code, whose frames are never the user's: the folders of the
+ * compiled package (dist/, bin/) and of the source a checkout runs (src/).
+ * This file is `dist/user-module.js` or `src/user-module.ts`.
+ */
+const OWN_DIRS: readonly string[] = (() => {
+  const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+  return ["dist", "src", "bin"].map((d) => path.join(root, d) + path.sep);
+})();
+
+/** `/abs/file.ts:12:7` out of one stack line (`    at fn (/abs/file.ts:12:7)`, `    at file:///abs/file.ts:12:7`); undefined for a frame with no file. */
+function frameLocation(line: string): { file: string; line: string; column: string } | undefined {
+  const m = /^\s*at (?:.*\()?(.+?):(\d+):(\d+)\)?$/.exec(line);
+  if (m === null) return undefined;
+  let file = m[1]!;
+  if (file.startsWith("file://")) {
+    try {
+      file = fileURLToPath(file);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!path.isAbsolute(file)) return undefined; // node:internal/…, native, <anonymous>, eval
+  return { file, line: m[2]!, column: m[3]! };
+}
+
+/**
+ * Where the user's code threw: the first frame of the stack of `e` (or of
+ * its first cause that has one) in the user's own files — not in Node's
+ * internals, a `node_modules` package or retrace itself — as `file:line:column`,
+ * the path relative to `cwd` when inside it. So an error thrown inside a
+ * library the user's module called (`new ChatOpenAI()` without a key) shows
+ * the line of the user's file that called it. Lines and columns are the
+ * user's source for a `.ts`/`.mts` module (tsx emits inline source maps and
+ * source maps are enabled before any user module loads, `importUserModule`).
+ * Undefined when no frame qualifies (a thrown non-Error, a stack cut short
+ * by `Error.stackTraceLimit` inside a deep library).
+ */
+export function userFrame(e: unknown, cwd: string = process.cwd()): string | undefined {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+    for (const line of (c.stack ?? "").split("\n").slice(1)) {
+      const at = frameLocation(line);
+      if (at === undefined) continue;
+      if (at.file.split(/[\\/]/).includes("node_modules") || OWN_DIRS.some((d) => at.file.startsWith(d))) continue;
+      const rel = path.relative(cwd, at.file);
+      const shown = rel !== "" && rel.split(path.sep)[0] !== ".." && !path.isAbsolute(rel) ? rel : at.file;
+      return `${shown}:${at.line}:${at.column}`;
+    }
+  }
+  return undefined;
+}
+
+/** The message of what a user module threw, with where in the user's code: `boom (at graph.ts:12:7)`. */
+export function userErrorMessage(e: unknown, cwd: string = process.cwd()): string {
+  const message = (e as Error)?.message ?? String(e);
+  const at = userFrame(e, cwd);
+  return at === undefined ? message : `${message} (at ${at})`;
+}
 
 /** The file types a module option accepts. */
 export const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
@@ -111,16 +172,19 @@ export interface UserModule {
  * Imports the module `file` of `option` (`exportName`: the export it is
  * wanted for, for messages). TypeScript through tsx's hooks (registered once,
  * see the module comment). A module that throws while loading is a
- * GraphInputError (exit 2) naming the option, the module and the error.
+ * GraphInputError (exit 2) naming the option, the module, the error and
+ * where in the user's code it was thrown (`userFrame`).
  */
 export async function importUserModule(file: string, option: string, opts: { exportName?: string; cwd?: string } = {}): Promise<UserModule> {
   const abs = userModulePath(file, option, opts.exportName, opts.cwd);
   const where = moduleLabel(option, file, opts.exportName);
+  // Stacks of the user's code in the user's lines: a source map (tsx's inline ones, a compiled .js file's) is only read for modules loaded after this.
+  process.setSourceMapsEnabled(true);
   if (TYPESCRIPT_EXTENSIONS.includes(path.extname(abs))) await typeScriptHooks(`${option} ${file}`);
   try {
     return { file: abs, exports: exportsOf((await import(pathToFileURL(abs).href)) as Record<string, unknown>) };
   } catch (e) {
-    throw new GraphInputError(`${where}: the module threw while loading: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    throw new GraphInputError(`${where}: the module threw while loading: ${userErrorMessage(e, opts.cwd)}`, { cause: e });
   }
 }
 
@@ -129,13 +193,30 @@ export async function importUserModule(file: string, option: string, opts: { exp
  * (possibly async) gives. A factory that throws is a GraphInputError (exit 2)
  * naming the module and what it was building: `--judge judge.ts: the factory
  * threw while building the chat model: …` (`threw`: the words before the
- * error, default "the factory threw while building WHAT").
+ * error, default "the factory threw while building WHAT"), and where in the
+ * user's code (`userFrame`).
  */
 export async function buildWith(value: unknown, isFactory: boolean, where: string, what: string, threw = `the factory threw while building ${what}`): Promise<unknown> {
   if (!isFactory) return value;
   try {
     return await (value as () => unknown)();
   } catch (e) {
-    throw new GraphInputError(`${where}: ${threw}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    throw new GraphInputError(`${where}: ${threw}: ${userErrorMessage(e)}`, { cause: e });
   }
+}
+
+/**
+ * `fn`, a function a user module exports (`--input`, `--id-map`), wrapped so
+ * that a throw when retrace calls it is a GraphInputError (exit 2) naming
+ * `where`, what it was called on (`on(...args)`: `case c-1 turn 0`) and where
+ * in the user's code (`userFrame`), not an internal error (exit 70).
+ */
+export function userFunction<A extends unknown[], R>(fn: (...args: A) => R, where: string, on: (...args: A) => string): (...args: A) => R {
+  return (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      throw new GraphInputError(`${where}: the function threw on ${on(...args)}: ${userErrorMessage(e)}`, { cause: e });
+    }
+  };
 }

@@ -274,7 +274,7 @@ export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "
 /** The id options from `idKey` / `idMap`. */
 export async function idOptionsFor(o: Pick<ExternalGraphOptions, "idKey" | "idMap">): Promise<IdOptions> {
   if (o.idKey !== undefined && o.idMap !== undefined) throw new InvalidArgumentError("--id-key / --id-map", "one of them, not both", `${o.idKey} / ${o.idMap}`);
-  if (o.idMap !== undefined) return { idMap: await loadFunction<(d: DocumentInterface) => string | null | undefined>(o.idMap, "--id-map") };
+  if (o.idMap !== undefined) return { idMap: await loadFunction<(d: DocumentInterface) => string | null | undefined>(o.idMap, "--id-map", () => "a retrieved document") };
   return o.idKey !== undefined ? { idKey: o.idKey } : {};
 }
 
@@ -291,7 +291,7 @@ export async function sweepGraph(
   const k = o.k ?? EVAL_DEFAULTS.k;
   const configurable = extra.configurable ?? (o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined);
   const ids = await idOptionsFor(o);
-  const input = o.input !== undefined ? await loadFunction<InputMapper>(o.input, "--input") : undefined;
+  const input = o.input !== undefined ? await loadFunction<InputMapper>(o.input, "--input", (turn, c) => `case ${c.id} turn ${turn.index}`) : undefined;
   const loaded = await loadGraph(o.graph);
   if (loaded.addedCheckpointer) log.info(`graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`);
   const repeat = extra.repeat ?? 1;

@@ -23,7 +23,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
-import { buildWith, importUserModule } from "../../user-module.js";
+import { buildWith, importUserModule, userFunction } from "../../user-module.js";
 import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
@@ -111,13 +111,18 @@ export async function loadGraph(spec: string): Promise<LoadedGraph> {
   return { graph, file, exportName, addedCheckpointer, exports: mod };
 }
 
-/** Loads a function export (`--input`, `--id-map`): `file[#name]`, default export `default`. */
-export async function loadFunction<F extends (...args: never[]) => unknown>(spec: string, option: string): Promise<F> {
+/**
+ * Loads a function export (`--input`, `--id-map`): `file[#name]`, default
+ * export `default`. With `on` (what a call was on, for messages), a throw of
+ * the function when called is a GraphInputError naming the module
+ * (`userFunction`).
+ */
+export async function loadFunction<F extends (...args: never[]) => unknown>(spec: string, option: string, on?: (...args: Parameters<F>) => string): Promise<F> {
   const { file, exportName } = parseModuleSpec(spec, "default");
   const { exports: mod } = await importUserModule(file, option, { exportName });
   const fn = mod[exportName];
   if (typeof fn !== "function") throw new GraphInputError(`${option} ${file}#${exportName}: expected the export "${exportName}" to be a function, got ${typeof fn}`);
-  return fn as F;
+  return (on === undefined ? fn : userFunction(fn as (...args: Parameters<F>) => ReturnType<F>, `${option} ${file}#${exportName}`, on)) as F;
 }
 
 export interface GraphSweepOptions extends IdOptions {
