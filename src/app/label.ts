@@ -13,12 +13,13 @@
  * graph starts (options, data, case selection, the judge module).
  */
 import { InvalidArgumentError } from "../errors.js";
-import { bestPassage, DEFAULT_DEPTH, DEFAULT_POOL, markTerms, poolHash, poolOf, POOL_SYSTEMS, queryTerms, type LabelCase, type LabelPageData, type PoolSystem } from "../eval/label/pool.js";
+import { bestPassage, DEFAULT_DEPTH, DEFAULT_POOL, markTerms, poolHash, poolOf, POOL_SYSTEMS, queryTerms, termStats, type LabelCase, type LabelPageData, type PoolSystem, type TermOf, type TermStats } from "../eval/label/pool.js";
 import { runSweep } from "../eval/sweep/runner.js";
 import { loadCases } from "../kb/cases.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { readTextFileOrThrow } from "../kb/text.js";
-import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import type { EvalCase, KnowledgeBase, Locale } from "../kb/types.js";
+import { DEFAULT_ANALYZERS, loadKbAnalyzers, type Analyzers } from "../retrieval/analyzer.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice } from "../system.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
@@ -63,6 +64,8 @@ export interface LabelPlan {
   /** The selected cases' lines as parsed JSON, by case id (what the export writes back). */
   originals: Map<string, Record<string, unknown>>;
   judge: RelevanceJudge | null;
+  /** The KB's analyzers (`<kb>/analyzers.json`; the defaults with a catalog): which query words are stop words. */
+  analyzers: Analyzers;
 }
 
 const isPoolSystem = (s: string): s is PoolSystem => (POOL_SYSTEMS as readonly string[]).includes(s);
@@ -113,12 +116,14 @@ export async function planLabel(o: LabelOptions): Promise<LabelPlan> {
   const lines = (await readTextFileOrThrow(o.cases)).split("\n");
   const originals = new Map(selected.map((c) => [c.id, JSON.parse(lines[c.line - 1]!) as Record<string, unknown>]));
   const judge = o.judge !== undefined ? await openRelevanceJudge(o.judge) : null;
-  return { options: o, systems, depth, kb, chunkTexts, cases: selected, originals, judge };
+  const analyzers = o.catalog !== undefined ? DEFAULT_ANALYZERS : loadKbAnalyzers(o.kb ?? "kb").analyzers;
+  return { options: o, systems, depth, kb, chunkTexts, cases: selected, originals, judge, analyzers };
 }
 
 /** What each system retrieved for one turn, and the texts a graph returned. */
 interface TurnLists {
-  query?: string;
+  /** The query each system searched with. */
+  queries: Partial<Record<PoolSystem, string>>;
   lists: Partial<Record<PoolSystem, string[]>>;
   texts: Map<string, string[]>;
 }
@@ -156,7 +161,7 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
           const trace = traces.forTurn(`${mode}:${c.id}`, i);
           const entry = into.get(turnKey(c.id, i))!;
           entry.lists[mode] = trace?.retrievedIds ?? [];
-          entry.query ??= trace?.query;
+          if (trace?.query !== undefined) entry.queries[mode] = trace.query;
         });
     }
   } finally {
@@ -171,7 +176,7 @@ async function graphLists(plan: LabelPlan, into: Map<string, TurnLists>): Promis
   for (const t of turns) {
     const entry = into.get(turnKey(t.report.caseId, t.report.turn))!;
     entry.lists.graph = (t.retrieval?.retrievedIds ?? []).slice(0, plan.depth);
-    if (t.retrieval !== null) entry.query ??= t.retrieval.query;
+    if (t.retrieval !== null) entry.queries.graph = t.retrieval.query;
     for (const [id, texts] of Object.entries(t.retrieval?.texts ?? {})) {
       const list = entry.texts.get(id) ?? [];
       for (const x of texts) if (!list.includes(x)) list.push(x);
@@ -180,30 +185,67 @@ async function graphLists(plan: LabelPlan, into: Map<string, TurnLists>): Promis
   }
 }
 
+/** A locale's term function: the analysed term of a word with the KB's analyzer, null for a stop word (memoized by the analyzer). */
+function termOfLocale(analyzers: Analyzers, locale: Locale): TermOf {
+  const analyzer = analyzers.analyzerFor(locale);
+  return (w) => analyzer.analyze(w)[0] ?? null;
+}
+
+/**
+ * The document frequencies of one locale's cards, for the IDF floor of the
+ * marked terms (docs/labelling.md): every card of the KB in that locale with
+ * its chunks' texts, and every card a graph returned with its captured texts
+ * (with a catalog, these are all the texts known).
+ */
+function localeStats(plan: LabelPlan, locale: Locale, lists: ReadonlyMap<string, TurnLists>, termOf: TermOf): TermStats {
+  const texts = new Map<string, string[]>();
+  for (const [id, chunks] of plan.chunkTexts) if (plan.kb.byId.get(id)?.locale === locale) texts.set(id, [...chunks]);
+  for (const c of plan.cases) {
+    if (c.locale !== locale) continue;
+    c.turns.forEach((_, i) => {
+      for (const [id, captured] of lists.get(turnKey(c.id, i))!.texts) {
+        const list = texts.get(id) ?? [];
+        for (const x of captured) if (!list.includes(x)) list.push(x);
+        texts.set(id, list);
+      }
+    });
+  }
+  return termStats(texts.values(), termOf);
+}
+
 /** The labelling page's data: pools, passages, suggestions. */
 export async function buildLabelData(plan: LabelPlan): Promise<LabelPageData> {
   const o = plan.options;
   const lists = new Map<string, TurnLists>();
-  for (const c of plan.cases) c.turns.forEach((_, i) => lists.set(turnKey(c.id, i), { lists: {}, texts: new Map() }));
+  for (const c of plan.cases) c.turns.forEach((_, i) => lists.set(turnKey(c.id, i), { queries: {}, lists: {}, texts: new Map() }));
   const modes = OWN_MODES.filter((m) => plan.systems.includes(m));
   if (modes.length > 0) await ownLists(plan, modes, lists);
   if (plan.systems.includes("graph")) await graphLists(plan, lists);
+  const byLocale = new Map<Locale, { termOf: TermOf; stats: TermStats }>();
   const cases: LabelCase[] = [];
   for (const c of plan.cases) {
+    let lang = byLocale.get(c.locale);
+    if (lang === undefined) {
+      const termOf = termOfLocale(plan.analyzers, c.locale);
+      lang = { termOf, stats: localeStats(plan, c.locale, lists, termOf) };
+      byLocale.set(c.locale, lang);
+    }
+    const { termOf, stats } = lang;
     const turns = [];
     for (const [i, t] of c.turns.entries()) {
       const entry = lists.get(turnKey(c.id, i))!;
-      const query = entry.query ?? t.user;
-      const terms = queryTerms(query);
+      const searched = [...new Set(plan.systems.flatMap((s) => (entry.queries[s] !== undefined ? [entry.queries[s]] : [])))];
+      const terms = queryTerms(searched.length > 0 ? searched : [t.user], termOf, stats);
       const pool = [];
       for (const p of poolOf(entry.lists, plan.systems, plan.depth)) {
         const texts = [...(plan.chunkTexts.get(p.id) ?? []), ...(entry.texts.get(p.id) ?? [])];
-        const text = bestPassage(texts, terms) ?? "";
+        const text = bestPassage(texts, terms, termOf) ?? "";
         const title = plan.kb.byId.get(p.id)?.title ?? p.id;
         const suggested = plan.judge !== null ? await plan.judge.grade(c.turns.slice(0, i).map((x) => x.user), t.user, title, text) : null;
-        pool.push({ id: p.id, title, ranks: p.ranks, passage: markTerms(text, terms), ...(suggested !== null ? { suggested } : {}) });
+        pool.push({ id: p.id, title, ranks: p.ranks, passage: markTerms(text, terms, termOf), ...(suggested !== null ? { suggested } : {}) });
       }
-      turns.push({ user: t.user, ...(query !== t.user ? { query } : {}), pool });
+      const context = (t.context ?? []).map((m) => m.content);
+      turns.push({ user: t.user, ...(context.length > 0 ? { context } : {}), queries: entry.queries, pool });
     }
     cases.push({ id: c.id, locale: c.locale, kind: c.kind, original: plan.originals.get(c.id)!, turns });
   }

@@ -42,14 +42,16 @@ export interface Conversation {
   thread?: string;
   locale?: string;
   turns: string[];
+  /** Per turn, what the assistant said before it (since the previous user turn); empty when nothing. */
+  contexts: string[][];
 }
 
-/** An imported case line (turns to label). */
+/** An imported case line (turns to label; `context`: the assistant's messages before the turn, when there were any). */
 export interface ImportedCase {
   id: string;
   locale: string;
   kind: "golden";
-  turns: { user: string }[];
+  turns: { user: string; context?: { role: "assistant"; content: string }[] }[];
 }
 
 type Json = Record<string, unknown>;
@@ -139,20 +141,37 @@ function localeOf(value: unknown, where: Conversation["where"], field: string, i
 
 const fieldAt = (where: Conversation["where"], f: string) => (where.field === undefined ? f : `${where.field}.${f}`);
 
-/** A chat record's conversation: its user messages in order (assistant, system and tool messages are context, not turns). */
+/** The text of an assistant message worth showing as context (its text parts), or null (tool calls only, empty). */
+function assistantText(content: unknown): string | null {
+  const text = contentText(content);
+  return typeof text === "string" && !isBlankText(text) ? text : null;
+}
+
+/** A chat record's conversation: its user messages in order, each with the assistant's messages before it as context (system and tool messages are left out). */
 export function chatConversation(r: Json, where: Conversation["where"], issues: DataIssue[]): Conversation | null {
   const before = issues.length;
   const turns: string[] = [];
+  const contexts: string[][] = [];
+  let pending: string[] = [];
   (r.messages as unknown[]).forEach((m, i) => {
     const msg = readMessage(m);
     if ("error" in msg) {
       issues.push({ ...where, field: fieldAt(where, `messages[${i}]`), message: msg.error });
       return;
     }
+    if (msg.role === "assistant") {
+      const said = assistantText(msg.content);
+      if (said !== null) pending.push(said);
+      return;
+    }
     if (msg.role !== "user") return;
     const text = contentText(msg.content);
     if (text === undefined) issues.push({ ...where, field: fieldAt(where, `messages[${i}].content`), message: `expected a string or an array of content parts, got ${JSON.stringify(msg.content) ?? "nothing"}` });
-    else if (text !== null && !isBlankText(text)) turns.push(text);
+    else if (text !== null && !isBlankText(text)) {
+      turns.push(text);
+      contexts.push(pending);
+      pending = [];
+    }
   });
   if (issues.length > before) return null;
   if (turns.length === 0) {
@@ -160,7 +179,7 @@ export function chatConversation(r: Json, where: Conversation["where"], issues: 
     return null;
   }
   const locale = localeOf(r.locale, where, fieldAt(where, "locale"), issues);
-  return { where, source: "chat", turns, ...(locale !== undefined ? { locale } : {}) };
+  return { where, source: "chat", turns, contexts, ...(locale !== undefined ? { locale } : {}) };
 }
 
 /** `inputs.messages` of a run, flattened one level when nested (`[[…]]`, as LangChain chat-model runs record them). */
@@ -179,6 +198,8 @@ export interface RootRun {
   dottedOrder: string;
   locale?: string;
   text: string;
+  /** The assistant messages of `inputs.messages` between the previous human message and this one. */
+  context: string[];
 }
 
 function startOf(v: unknown): number | null {
@@ -199,6 +220,7 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
     return null;
   }
   let text: string | null = null;
+  let at = -1;
   for (let i = messages.length - 1; i >= 0 && text === null; i--) {
     const msg = readMessage(messages[i]);
     if ("error" in msg) {
@@ -211,11 +233,18 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
       issues.push({ ...where, field: fieldAt(where, `inputs.messages[${i}].content`), message: `expected a string or an array of content parts, got ${JSON.stringify(msg.content) ?? "nothing"}` });
       return null;
     }
-    if (t !== null && !isBlankText(t)) text = t;
+    if (t !== null && !isBlankText(t)) [text, at] = [t, i];
   }
   if (text === null) {
     issues.push({ ...where, field: fieldAt(where, "inputs.messages"), message: "expected a human message with text; this run has none" });
     return null;
+  }
+  const context: string[] = [];
+  for (let i = at - 1; i >= 0; i--) {
+    const msg = readMessage(messages[i]);
+    if ("error" in msg || msg.role === "user") break;
+    const said = msg.role === "assistant" ? assistantText(msg.content) : null;
+    if (said !== null) context.unshift(said);
   }
   const start = startOf(r.start_time);
   if (start === null) {
@@ -240,6 +269,7 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
     dottedOrder: typeof r.dotted_order === "string" ? r.dotted_order : "",
     ...(locale !== undefined ? { locale } : {}),
     text,
+    context,
   };
 }
 
@@ -265,7 +295,7 @@ export function threadConversations(runs: readonly RootRun[], issues: DataIssue[
     }
     out.push({
       first,
-      conv: { where: first.where, source: "langsmith", ...(first.thread !== undefined ? { thread: first.thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text) },
+      conv: { where: first.where, source: "langsmith", ...(first.thread !== undefined ? { thread: first.thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r) => r.context) },
     });
   }
   out.sort((a, b) => a.first.start - b.first.start || cmp(a.first.dottedOrder, b.first.dottedOrder) || cmp(a.first.id, b.first.id));
@@ -277,8 +307,16 @@ export function conversationId(locale: string, turns: readonly string[]): string
   return `conv-${createHash("sha256").update(JSON.stringify([locale, turns])).digest("hex").slice(0, 16)}`;
 }
 
-/** The case of a conversation: its first MAX_TURNS user turns, no gold (turns to label). */
+/** The case of a conversation: its first MAX_TURNS user turns, no gold (turns to label), each with the assistant's messages before it as `context`; the id reads the user turns only. */
 export function conversationCase(conv: Conversation, locale: string): ImportedCase {
   const turns = conv.turns.slice(0, MAX_TURNS);
-  return { id: conversationId(locale, turns), locale, kind: "golden", turns: turns.map((user) => ({ user })) };
+  return {
+    id: conversationId(locale, turns),
+    locale,
+    kind: "golden",
+    turns: turns.map((user, i) => {
+      const said = conv.contexts[i] ?? [];
+      return said.length > 0 ? { user, context: said.map((content) => ({ role: "assistant" as const, content })) } : { user };
+    }),
+  };
 }

@@ -14,7 +14,7 @@ export function kbHash(kb: KnowledgeBase): string {
   return sha256(cards.map((c) => JSON.stringify([c.id, c.locale, c.title, c.tags, c.body.trim()])));
 }
 
-/** What of a turn a dataset hash covers: question and gold, then each optional field the turn has (`standalone`, graded `relevant`, `judged`, in sorted key order), so a dataset without them hashes as before they existed; the judge's `suggested` grades are never scored and left out. */
+/** What of a turn a dataset hash covers: question and gold, then each optional field the turn has (`standalone`, graded `relevant`, `judged`, in sorted key order), so a dataset without them hashes as before they existed; the judge's `suggested` grades (never scored) and the assistant's `context` (never sent to a graph, docs/synthetic-cases.md) are left out. */
 function turnContent(t: EvalCase["turns"][number]): unknown[] {
   const parts: unknown[] = [t.user, t.must_cite_one_of, t.expect];
   if (t.standalone !== undefined) parts.push(t.standalone);

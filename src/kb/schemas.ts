@@ -146,6 +146,18 @@ function cardIdList(what: string) {
     });
 }
 
+/** The roles a turn's `context` may hold: the assistant's side of the conversation. */
+export const CONTEXT_ROLES = ["assistant"] as const;
+
+/** One message of a turn's `context`: `{role: "assistant", content}`. */
+export const TurnContextSchema = z
+  .object({
+    role: z.enum(CONTEXT_ROLES),
+    content: nonEmpty("a non-empty message text"),
+  })
+  .strict(keysOf(["role", "content"]));
+export type TurnContext = z.infer<typeof TurnContextSchema>;
+
 /**
  * One turn of a case. A turn without `must_cite_one_of`, `expect` and
  * `relevant` is a turn **to label** (an imported conversation, `retrace cases
@@ -184,8 +196,18 @@ export const EvalTurnSchema = z
     judged: cardIdList("judged").optional(),
     /** Optional: the grades a judge suggested when the turn was labelled (`retrace label --judge`); kept for `retrace label --agreement`, never scored. */
     suggested: GradesSchema("suggested grade").optional(),
+    /**
+     * Optional: what the assistant said before this user turn (since the
+     * previous user turn), kept by `retrace cases import` so a labeller reads a
+     * follow-up with the question it answers (docs/synthetic-cases.md). Shown
+     * on the labelling page only: never sent to a graph, never scored, left
+     * out of the dataset hash.
+     */
+    context: z
+      .array(TurnContextSchema, { message: 'an array of {"role": "assistant", "content": "…"} messages (what the assistant said before this turn)' })
+      .optional(),
   })
-  .strict(keysOf(["user", "must_cite_one_of", "expect", "standalone", "relevant", "judged", "suggested"]))
+  .strict(keysOf(["user", "must_cite_one_of", "expect", "standalone", "relevant", "judged", "suggested", "context"]))
   .superRefine((t, ctx) => {
     if ((t.must_cite_one_of === undefined) !== (t.expect === undefined)) {
       const missing = t.must_cite_one_of === undefined ? "must_cite_one_of" : "expect";

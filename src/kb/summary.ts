@@ -7,7 +7,10 @@ export interface DatasetCounts {
   cases: number;
   turns: number;
   goldBearingTurns: number;
+  /** Turns with `must_cite_one_of: []` (the assistant should find no card). */
   noMatchTurns: number;
+  /** Turns with graded `relevant` but no `must_cite_one_of`: relevance only, scored for nDCG only (as `retrace eval` scores them; docs/labelling.md), not no-match. */
+  relevanceOnlyTurns: number;
   /** Turns without `must_cite_one_of`, `expect` and `relevant` (imported, to label): they score nothing. */
   toLabelTurns: number;
   refuseTurns: number;
@@ -40,13 +43,15 @@ export function countCases(cases: readonly EvalCase[]): DatasetCounts {
   const turns = cases.flatMap((c) => c.turns);
   const gold = turns.filter((t) => (t.must_cite_one_of ?? []).length > 0);
   const toLabel = turns.filter(isToLabel).length;
+  const relevanceOnly = turns.filter((t) => t.must_cite_one_of === undefined && !isToLabel(t)).length;
   const multi = cases.filter((c) => c.turns.length > 1).length;
   const disjunctive = gold.filter((t) => (t.must_cite_one_of ?? []).length >= 2).length;
   return {
     cases: cases.length,
     turns: turns.length,
     goldBearingTurns: gold.length,
-    noMatchTurns: turns.length - gold.length - toLabel,
+    noMatchTurns: turns.length - gold.length - toLabel - relevanceOnly,
+    relevanceOnlyTurns: relevanceOnly,
     toLabelTurns: toLabel,
     refuseTurns: turns.filter((t) => t.expect === "refuse").length,
     multiTurnCases: multi,

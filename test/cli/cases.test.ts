@@ -45,6 +45,9 @@ describe("retrace cases import", () => {
     const lines = (await readFile(out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ locale: "en", kind: "golden", turns: [{ user: "how do I freeze my card?" }, { user: "and unfreeze it?" }] });
     expect(lines[0].turns[0]).not.toHaveProperty("must_cite_one_of");
+    // The assistant's side is kept as the follow-up's context (the system message is not); the first turn had none before it.
+    expect(lines[0].turns[0]).not.toHaveProperty("context");
+    expect(lines[0].turns[1].context).toEqual([{ role: "assistant", content: "Open the app…" }]);
     expect(lines[1]).toMatchObject({ locale: "es-419", turns: [{ user: "¿cómo congelo mi tarjeta?" }] });
 
     // The same conversations again, into the same file: nothing new.
@@ -92,6 +95,8 @@ describe("retrace cases import", () => {
     expect(r.stderr).toMatch(/1 LangSmith child runs left out/);
     const cases = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(cases.map((c) => c.turns.map((t: { user: string }) => t.user))).toEqual([["why was my card declined?", "and what are the limits?"], ["how long do refunds take?"]]);
+    // Run b's history holds the AIMessage that answered the first question: the context of the thread's second turn.
+    expect(cases[0].turns.map((t: { context?: unknown }) => t.context)).toEqual([undefined, [{ role: "assistant", content: "…" }]]);
     // JSONL of the same runs gives the same cases.
     const jsonl = path.join(dir, "runs.jsonl");
     await writeFile(jsonl, RUNS.map((x) => JSON.stringify(x)).join("\n"));

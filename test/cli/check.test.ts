@@ -2,7 +2,7 @@ import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { copyKb, editFile, SHIPPED_KB } from "../helpers/fixtures.js";
+import { copyKb, editFile, MINI_KB, SHIPPED_KB } from "../helpers/fixtures.js";
 
 /** Every file under dir with its size and mtime: to prove a failed check wrote nothing. */
 async function snapshot(dir: string): Promise<string[]> {
@@ -56,6 +56,45 @@ describe("retrace check on the shipped data", () => {
     for (const l of ["en", "es-419", "pt-BR", "all"]) for (const k of ["golden", "adversarial", "all"]) expect(r.stdout).toMatch(new RegExp(`^${l}\\s+${k}\\s+\\d+`, "m"));
     expect(r.stdout).toContain("Integrity: OK");
     expect(r.stdout).toMatch(/^Split kb\/eval\/split\.json: tune \d+ cases \(\d+ turns\), holdout \d+ cases \(\d+ turns\)$/m);
+  });
+});
+
+describe("retrace check counts turns as eval scores them", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(cleanups.splice(0).map((c) => c()));
+  });
+
+  it("counts a turn graded relevant without must_cite_one_of as relevance-only (nDCG only), not as no-match", async () => {
+    const tmp = await copyKb(MINI_KB);
+    cleanups.push(tmp.cleanup);
+    const cases = path.join(tmp.dir, "labelled.jsonl");
+    const turns = [
+      { user: "how do I freeze my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }, // gold-bearing
+      { user: "and how long do refunds take?", relevant: { "refund-timelines": 2, "card-freeze": 0 }, judged: ["refund-timelines", "card-freeze"] }, // relevance only
+      { user: "do you sell mortgages?", must_cite_one_of: [], expect: "refuse" }, // no-match
+      { user: "thanks!" }, // to label
+    ];
+    await writeFile(cases, JSON.stringify({ id: "conv-mixed", locale: "en", kind: "golden", turns }) + "\n");
+    const r = await runCli(["check", "--kb", tmp.dir, "--cases", cases, "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const all = JSON.parse(r.stdout).dataset["all/all"];
+    expect([all.turns, all.goldBearingTurns, all.relevanceOnlyTurns, all.noMatchTurns, all.toLabelTurns, all.refuseTurns]).toEqual([4, 1, 1, 1, 1, 1]);
+    // As eval scores them: hit@k on the one gold-bearing turn, nDCG@k on it and the relevance-only turn.
+    const ev = await runCli(["eval", "--kb", tmp.dir, "--cases", cases, "--store", "memory", "--embedder", "builtin", "--json", "--no-counterfactual"], { timeoutMs: 120_000 });
+    const aggregates = JSON.parse(ev.stdout).aggregates;
+    expect([aggregates.retrieval_hit_at_k.n, aggregates.retrieval_ndcg_at_k.n]).toEqual([all.goldBearingTurns, all.goldBearingTurns + all.relevanceOnlyTurns]);
+    const text = await runCli(["check", "--kb", tmp.dir, "--cases", cases]);
+    expect(text.stdout).toMatch(/^locale\s+kind\s+cases\s+turns\s+gold-bearing\s+relevance-only\s+no-match\s+refuse/m);
+    expect(text.stdout).toMatch(/^en\s+golden\s+1\s+4\s+1\s+1\s+1\s+1\s/m);
+    expect(text.stdout).toContain("Relevance only: 1 turn graded relevant without must_cite_one_of (scored for nDCG only, as eval scores them;");
+  }, 180_000);
+
+  it("shows no relevance-only column when no turn is graded without a contract", async () => {
+    const r = await runCli(["check", "--kb", MINI_KB]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^locale\s+kind\s+cases\s+turns\s+gold-bearing\s+no-match\s+refuse/m);
+    expect(r.stdout).not.toContain("Relevance only");
   });
 });
 

@@ -144,7 +144,7 @@ describe("eval --graph --counterfactual on a graph with a condense step", () => 
     const md = path.join(dir, "r.md");
     const on = await runCli(["eval", ...BASE, "--counterfactual", ...BROKEN, "--out", md]);
     expect(on.exitCode, on.stderr).toBe(0);
-    expect(on.stdout).toMatch(/^turn 2 +3 +1 +0 +0 +2 +0$/m);
+    expect(on.stdout).toMatch(/^turn #1 +3 +1 +0 +0 +2 +0$/m); // position "2": the cases' second turns, turn #1
     expect(on.stdout).toContain("counterfactual retriever calls: 3; gold-bearing turns not attributed: none");
     const markdown = await readFile(md, "utf8");
     expect(markdown).toContain("## Query attribution");

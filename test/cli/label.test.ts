@@ -199,6 +199,13 @@ describe("retrace label with --graph", () => {
     expect(pool.find((p) => p.id === "card-freeze")?.ranks.graph).toBeDefined();
     expect(pool.some((p) => p.ranks.bm25 !== undefined)).toBe(true);
     for (const p of pool) expect(Math.max(...Object.values(p.ranks))).toBeLessThanOrEqual(3);
+    // The query each system searched with: bm25's follow-up query is the contextualized one `retrace trace` shows for that turn, not the raw message.
+    const trace = await runCli(["trace", "conv-a", "--turn", "1", "--kb", MINI_KB, "--cases", cases, "--store", "memory", "--embedder", "builtin", "--mode", "bm25", "--json"]);
+    expect(trace.exitCode, trace.stderr).toBe(0);
+    const traced = (JSON.parse(trace.stdout) as { turns: { trace: { query: string } }[] }).turns[0]!.trace.query;
+    expect(traced).not.toBe("and my refund?");
+    expect(data.cases[0]!.turns[1]!.queries.bm25).toBe(traced);
+    expect(typeof data.cases[0]!.turns[1]!.queries.graph).toBe("string");
   }, 120_000);
 
   it("takes the passages from the graph's documents with --catalog (--pool graph alone)", async () => {
@@ -217,6 +224,10 @@ describe("retrace label with --graph", () => {
     const card = await readFile(path.join(MINI_KB, "cards", "en", "card-freeze.md"), "utf8");
     expect(passage.length).toBeGreaterThan(0);
     expect(card).toContain(passage.split("\n").filter((l) => l.trim() !== "").at(-1)!.trim());
-    expect(freeze.passage.filter((s) => s[1]).map((s) => s[0].toLowerCase())).toContain("card");
+    // "card" is held by both documents the graph returned (df 2 of 2: IDF ln(1 + 0.5/2.5) < ln 2), "how", "do", "i", "my" are stop words: nothing of them marked.
+    const marked = data.cases.flatMap((c) => c.turns.flatMap((t) => t.pool.flatMap((p) => p.passage.filter((s) => s[1]).map((s) => s[0].toLowerCase()))));
+    expect(marked.filter((m) => ["card", "how", "do", "i", "my", "and"].includes(m))).toEqual([]);
+    // The query the graph searched with, per system.
+    expect(data.cases[0]!.turns[0]!.queries.graph).toBe("how do I lock my card?");
   }, 120_000);
 });

@@ -7,7 +7,7 @@ import { Document } from "@langchain/core/documents";
 import { BaseRetriever } from "@langchain/core/retrievers";
 import type { CallbackManagerForRetrieverRun } from "@langchain/core/callbacks/manager";
 import { tool } from "@langchain/core/tools";
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, END, MessagesAnnotation, Send, START, StateGraph } from "@langchain/langgraph";
 import { EnsembleRetriever } from "@langchain/classic/retrievers/ensemble";
 import { describe, expect, it } from "vitest";
@@ -259,6 +259,25 @@ describe("runGraphSweep", () => {
     await expect(runGraphSweep({ graph, cases: [oneCase(["a"])], evaluators: [], knownIds: new Set(), k: 5 })).rejects.toThrow(/no "messages" channel .*hits, question/);
     const turns = await runGraphSweep({ graph, cases: [oneCase(["a"])], evaluators: [], knownIds: new Set(), k: 5, input: (t) => ({ question: t.user }) });
     expect(turns[0]!.report.retrievedIds).toEqual(["a"]);
+  });
+
+  it("never hands a turn's assistant context to the graph: the --input mapper gets the turn and the case without it", async () => {
+    const seen: unknown[] = [];
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("agent", async (st) => {
+        seen.push(st.messages.map((m) => m.content));
+        return { messages: [new AIMessage("ok")] };
+      })
+      .addEdge(START, "agent")
+      .compile();
+    const base = oneCase(["a"], 2);
+    const c: EvalCase = { ...base, turns: base.turns.map((t) => ({ ...t, context: [{ role: "assistant" as const, content: "did the light turn green?" }] })) };
+    const mapped: unknown[] = [];
+    await runGraphSweep({ graph, cases: [c], evaluators: [], knownIds: new Set(), k: 5, input: (t, ec) => { mapped.push([Object.keys(t).sort(), ec.turns.map((x) => "context" in x)]); return { messages: [new HumanMessage(t.user)] }; } });
+    expect(mapped).toEqual([[["expect", "index", "must_cite_one_of", "user"], [false, false]], [["expect", "index", "must_cite_one_of", "user"], [false, false]]]);
+    // The default input too: the user's text alone.
+    await runGraphSweep({ graph, cases: [c], evaluators: [], knownIds: new Set(), k: 5 });
+    expect(JSON.stringify(seen)).not.toContain("did the light turn green?");
   });
 });
 

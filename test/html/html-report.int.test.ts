@@ -18,6 +18,9 @@ import { chromaPids, tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";
 
+/** The turn-position groups' labels, numbered from #0 as the caseId#N keys (written out here, not read from the code). */
+const POSITION_LABEL: Record<string, string> = { "1": "turn #0", "2": "turn #1", "3": "turn #2", "4+": "turn #3+" };
+
 for (const b of BROWSERS) if (b.skipReason !== null) process.stderr.write(`${b.skipReason}\n`);
 const noBrowser = BROWSERS.every((b) => b.skipReason !== null);
 
@@ -328,7 +331,7 @@ describe.each(BROWSERS)("in $label", (target) => {
       const counts = (c: Record<string, number>) => ({ n: String(Object.values(c).reduce((x, y) => x + y, 0)), ...Object.fromEntries(Object.entries(c).map(([a, v]) => [a, String(v)])) });
       const positions = Object.keys(qa.splits.position!);
       expect(positions).toEqual(["1", "2", "3", "4+"].filter((g) => reportA.turns.some((t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g)));
-      expect(rows).toEqual([["all", "all", counts(qa.counts)], ...positions.map((g) => [g, `turn ${g}`, counts(qa.splits.position![g]!)])]);
+      expect(rows).toEqual([["all", "all", counts(qa.counts)], ...positions.map((g) => [g, POSITION_LABEL[g]!, counts(qa.splits.position![g]!)])]);
       // The counts are the turns' own attributions, counted here from the JSON.
       for (const g of positions) {
         const ts = reportA.turns.filter((t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g);
@@ -343,12 +346,12 @@ describe.each(BROWSERS)("in $label", (target) => {
       await page.close();
     });
 
-    it("shows every metric by turn position (turn 1, 2, 3, 4+) with n and intervals, and the stage funnel with its intervals overall and per split", async () => {
+    it("shows every metric by turn position (turn #0, #1, #2, #3+) with n and intervals, and the stage funnel with its intervals overall and per split", async () => {
       const page = await open("a.html");
       await page.click('button[data-tab="conversation"]');
       const position = reportA.splits.position!;
       const heads = await page.evalAll('[data-panel="conversation"] table.summary[data-split="position"] thead th', (ths) => ths.map((th) => th.textContent));
-      expect(heads).toEqual(["metric", ...Object.keys(position).map((g) => `turn ${g}`)]);
+      expect(heads).toEqual(["metric", ...Object.keys(position).map((g) => POSITION_LABEL[g]!)]);
       const cells = await page.evalAll('[data-panel="conversation"] td[data-split="position"][data-key="retrieval_hit_at_k"]', (tds) =>
         tds.map((td) => [td.getAttribute("data-group"), td.querySelector(".mean")?.textContent, td.querySelector(".ci")?.textContent, td.querySelector(".n")?.textContent]),
       );

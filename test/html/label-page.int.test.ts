@@ -96,23 +96,51 @@ for (const target of BROWSERS) {
       const page = await driver.open(path.join(dir, "label.html"));
       expect(await page.attribute("#app", "data-state")).toBe("ready");
       // Hostile text stays text: shown as typed, never run.
-      expect(await page.text("nav.cases")).toContain("conv-");
+      // Cases are listed by their first user message, the id under it.
+      expect(await page.evalAll("nav.cases button", (els) => els.map((e) => [e.querySelector(".first")?.textContent, e.querySelector(".cid")?.textContent]))).toEqual(
+        CONVERSATIONS.map((c) => [c.messages[0]!.content, expect.stringMatching(/^conv-[0-9a-f]{16}$/)]),
+      );
       const all: string[] = [];
-      // Turn by turn: c (the first card citeable; not on the third turn, which stays graded relevance only), 2 (it is highly relevant), 0 for every other card; the last turn (mortgages) is a refusal: r.
+      const marked: string[] = [];
+      // Turn by turn: c (the first card citeable; not on the third turn, which stays graded relevance only), 2 (it is highly relevant),
+      // then x (every other card 0): three key presses for a turn with one relevant card among several pooled. The last turn (mortgages) is a refusal: r, x.
       for (let turn = 0; turn < 4; turn++) {
         const n = await cardCount(page);
-        expect(n).toBeGreaterThan(0);
+        expect(n).toBeGreaterThanOrEqual(3); // one relevant card among several: grading each by hand would take n presses and more
         all.push((await page.text("#turn"))!);
-        if (turn < 2) await page.press("c");
-        else if (turn === 3) await page.press("r");
-        await page.press(turn < 3 ? "2" : "0");
-        for (let i = 1; i < n; i++) await page.press("0");
+        marked.push(...(await page.evalAll("#turn mark", (els) => els.map((e) => e.textContent ?? ""))));
+        // One numbering: the 0-based index of the caseId#N keys.
+        expect(await page.text("#turn h2")).toContain(`turn #${turn === 1 ? 1 : 0}`);
+        expect(await page.attribute("#turn", "data-turn")).toBe(String(turn === 1 ? 1 : 0));
+        // The query each of retrace's systems searched with, shown (one line when they searched alike).
+        expect((await page.evalAll("#turn .searched", (els) => els.map((e) => e.getAttribute("data-systems")))).join(",").split(",").sort()).toEqual(["bm25", "dense", "hybrid"]);
+        const keys = turn < 2 ? ["c", "2", "x"] : turn === 2 ? ["2", "x"] : ["r", "x"];
+        expect(keys.length).toBeLessThanOrEqual(3);
+        for (const k of keys) await page.press(k);
+        expect(await page.evalAll("#turn .card", (els) => els.every((e) => e.getAttribute("data-grade") !== ""))).toBe(true);
+        expect(await page.text("#progress")).toBe(`${turn + 1} of 4 turns labelled`);
+        // Graded relevant with nothing citeable: marked as relevance only (nDCG only) on the turn and in the case list.
+        expect(await page.attribute("#turn p.gold", "data-gold")).toBe(turn === 2 ? "relevance-only" : turn < 2 ? "citeable" : "none");
         if (turn < 3) await page.press("n");
       }
+      expect(await page.evalAll("nav.cases .ndcg-only", (els) => els.map((e) => e.textContent))).toEqual([" \u00b7 1 nDCG only"]);
+      // The follow-up shows what the assistant said before it.
+      await page.press("p");
+      await page.press("p");
+      expect(await page.evalAll("#turn .convo .msg", (els) => els.map((e) => [e.getAttribute("data-role"), e.textContent]))).toEqual([
+        ["user", "user #0how do I lock my card?"],
+        ["assistant", "assistantOpen the app."],
+        ["user", "user #1and when does my refund arrive?"],
+      ]);
+      await page.press("n");
+      await page.press("n");
+      // No stop word of the English analyzer is marked; nor is "card", held by every English card of the KB (under the IDF floor).
+      expect(marked.length).toBeGreaterThan(0);
+      const stop = ["how", "do", "i", "my", "and", "when", "does", "the", "for", "still", "you", "to"];
+      expect(marked.filter((m) => stop.includes(m.toLowerCase()) || m.toLowerCase() === "card")).toEqual([]);
       const joined = all.join("\n");
       expect(joined).toContain(HOSTILE_USER);
       expect(joined).toContain(`Hostile freeze </script><script>window.__pwned = "title"</script>`);
-      expect(await page.evalAll("mark", (els) => els.length)).toBeGreaterThan(0);
       expect(await page.text("#progress")).toBe("4 of 4 turns labelled");
       expect(await page.attribute("#turn p.expect", "data-expect")).toBe("refuse");
       const before = await grades(page);
@@ -149,8 +177,11 @@ for (const target of BROWSERS) {
       expect(preReport.aggregates.retrieval_hit_at_k?.n ?? 0).toBe(0);
       const merged = await runCli(["label", "--merge", exp, "--into", into]);
       expect(merged.exitCode, merged.stderr).toBe(0);
-      const check = await runCli(["check", "--kb", kb, "--cases", into]);
+      const check = await runCli(["check", "--kb", kb, "--cases", into, "--json"]);
       expect(check.exitCode, check.stderr + check.stdout).toBe(0);
+      // check counts as eval scores: two turns with a citeable card, one relevance-only turn (nDCG only), one no-match refusal.
+      const counts = (JSON.parse(check.stdout) as { dataset: Record<string, { goldBearingTurns: number; relevanceOnlyTurns: number; noMatchTurns: number; toLabelTurns: number }> }).dataset["all/all"]!;
+      expect([counts.goldBearingTurns, counts.relevanceOnlyTurns, counts.noMatchTurns, counts.toLabelTurns]).toEqual([2, 1, 1, 0]);
       const post = await runCli(evalArgs);
       const report = JSON.parse(post.stdout) as { aggregates: Record<string, { n: number }> };
       expect(report.aggregates.retrieval_hit_at_k!.n).toBe(2); // the two turns with a citeable card

@@ -41,6 +41,10 @@ describe("parseCaseLine", () => {
     ["relevant as a list", { ...good, turns: [{ ...good.turns[0], relevant: ["card-freeze"] }] }, "turns[0].relevant", "an object mapping card ids to a grade"],
     ["a duplicate judged id", { ...good, turns: [{ ...good.turns[0], judged: ["card-freeze", "card-freeze"] }] }, "turns[0].judged[1]", "duplicate card id"],
     ["a negative suggested grade", { ...good, turns: [{ ...good.turns[0], suggested: { "card-freeze": -1 } }] }, "turns[0].suggested.card-freeze", "a suggested grade: an integer 0 to 3"],
+    ["context not a list", { ...good, turns: [{ ...good.turns[0], context: "Open the app." }] }, "turns[0].context", 'an array of {"role": "assistant", "content": "…"} messages'],
+    ["a context message of another role", { ...good, turns: [{ ...good.turns[0], context: [{ role: "user", content: "hi" }] }] }, "turns[0].context[0].role", '"assistant"'],
+    ["a blank context message", { ...good, turns: [{ ...good.turns[0], context: [{ role: "assistant", content: "\u200b" }] }] }, "turns[0].context[0].content", "non-empty message text"],
+    ["an unknown field of a context message", { ...good, turns: [{ ...good.turns[0], context: [{ role: "assistant", content: "a", name: "bot" }] }] }, "turns[0].context[0].name", "unknown field"],
   ])("rejects %s, naming the field", (_name, obj, field, message) => {
     const { case: c, issues } = line(obj);
     expect(c).toBeUndefined();
@@ -61,6 +65,13 @@ describe("parseCaseLine", () => {
     expect(c?.turns[1]).toEqual(graded);
     expect(isToLabel(c!.turns[1]!)).toBe(false);
     expect(isToLabel({ must_cite_one_of: undefined, relevant: undefined })).toBe(true);
+  });
+
+  it("keeps a turn's assistant context (shown to a labeller, never sent to a graph)", () => {
+    const context = [{ role: "assistant", content: "did the light turn green?" }];
+    const { case: c, issues } = line({ ...good, turns: [good.turns[0], { user: "no it stayed red", context }] });
+    expect(issues).toEqual([]);
+    expect(c?.turns[1]?.context).toEqual(context);
   });
 
   it("rejects malformed JSON (a truncated line) with the line number and the column where it ends", () => {
@@ -161,6 +172,13 @@ describe("datasetHash", () => {
     expect(datasetHash(withTurn({ relevant: { "card-freeze": 2 } }))).not.toBe(datasetHash(withTurn({ relevant: { "card-freeze": 1 } })));
     expect(datasetHash(withTurn({ judged: ["card-freeze"] }))).not.toBe(datasetHash(cases));
     expect(datasetHash(withTurn({ suggested: { "card-freeze": 2 } }))).toBe(datasetHash(cases));
+  });
+
+  it("leaves a turn's assistant context out: a dataset hashes the same with it and without it", async () => {
+    const kb = await loadKnowledgeBase(MINI_KB);
+    const cases = await loadCases(path.join(MINI_KB, "eval", "cases.jsonl"), kb);
+    const withContext = cases.map((c) => ({ ...c, turns: c.turns.map((t) => ({ ...t, context: [{ role: "assistant" as const, content: "Open the app." }] })) }));
+    expect(datasetHash(withContext)).toBe(datasetHash(cases));
   });
 
   it("sees a standalone question, and a dataset without any hashes as before standalone existed", async () => {

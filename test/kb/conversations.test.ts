@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DataIssue } from "../../src/errors.js";
-import { chatConversation, contentText, conversationId, readMessage, readRootRun, threadConversations, type RootRun } from "../../src/kb/conversations.js";
+import { chatConversation, contentText, conversationCase, conversationId, readMessage, readRootRun, threadConversations, type RootRun } from "../../src/kb/conversations.js";
 
 const where = { file: "runs.json", line: 1 };
 
@@ -36,6 +36,34 @@ describe("chat conversations", () => {
     expect(c?.locale).toBe("en");
   });
 
+  it("keeps the assistant's messages before each user turn as its context (text parts only; tool-call-only and system messages left out)", () => {
+    const issues: DataIssue[] = [];
+    const c = chatConversation(
+      {
+        messages: [
+          { role: "assistant", content: "Hi, how can I help?" },
+          { role: "user", content: "my light is red" },
+          { role: "assistant", content: null, tool_calls: [{ id: "t" }] },
+          { role: "tool", content: "status: red" },
+          { role: "assistant", content: [{ type: "text", text: "Try restarting it." }] },
+          { role: "assistant", content: "did the light turn green?" },
+          { role: "user", content: "no it stayed red" },
+        ],
+      },
+      where,
+      issues,
+    );
+    expect(issues).toEqual([]);
+    expect(c?.contexts).toEqual([["Hi, how can I help?"], ["Try restarting it.", "did the light turn green?"]]);
+    const ic = conversationCase(c!, "en");
+    expect(ic.turns).toEqual([
+      { user: "my light is red", context: [{ role: "assistant", content: "Hi, how can I help?" }] },
+      { user: "no it stayed red", context: [{ role: "assistant", content: "Try restarting it." }, { role: "assistant", content: "did the light turn green?" }] },
+    ]);
+    // The id reads the user turns only: the same as before context was kept.
+    expect(ic.id).toBe(conversationId("en", ["my light is red", "no it stayed red"]));
+  });
+
   it("names the field of a bad message and refuses a conversation without a user message", () => {
     const issues: DataIssue[] = [];
     expect(chatConversation({ messages: [{ role: "user", content: "q" }, { role: "bot", content: "a" }] }, where, issues)).toBeNull();
@@ -59,6 +87,8 @@ describe("LangSmith root runs", () => {
     );
     expect(issues).toEqual([]);
     expect((r as RootRun).text).toBe("second");
+    // The assistant messages between the previous human message and the last one; the reply after it ("r2") is not context.
+    expect((r as RootRun).context).toEqual(["reply"]);
     expect(readRootRun(run({ parent_run_id: "p" }), where, issues)).toBe("child");
   });
 

@@ -24,12 +24,14 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
   else lines.push(`Knowledge base ${paths.kb}: ${t.cards} cards (${per}), ${t.chunks} chunks; ${t.minSections}-${t.maxSections} sections and ${t.minWords}-${t.maxWords} words per card; kb hash ${hashes.kb.slice(0, 12)}`);
   lines.push(`Eval cases ${paths.cases}: dataset hash ${hashes.dataset.slice(0, 12)}`);
   lines.push("");
-  const header = ["locale", "kind", "cases", "turns", "gold-bearing", "no-match", "refuse", "multi-turn", "disjunctive"];
+  // The relevance-only column shows only when some turn is graded without a citation contract (docs/labelling.md).
+  const relevanceOnly = s.dataset["all/all"]!.relevanceOnlyTurns > 0;
+  const header = ["locale", "kind", "cases", "turns", "gold-bearing", ...(relevanceOnly ? ["relevance-only"] : []), "no-match", "refuse", "multi-turn", "disjunctive"];
   const rows: string[][] = [header];
   for (const locale of [...present, "all"])
     for (const kind of ["golden", "adversarial", ...(s.dataset["all/synthetic"]!.cases > 0 ? ["synthetic"] : []), "all"]) {
       const c = s.dataset[`${locale}/${kind}`]!;
-      rows.push([locale, kind, `${c.cases}`, `${c.turns}`, `${c.goldBearingTurns}`, `${c.noMatchTurns}`, `${c.refuseTurns}`,
+      rows.push([locale, kind, `${c.cases}`, `${c.turns}`, `${c.goldBearingTurns}`, ...(relevanceOnly ? [`${c.relevanceOnlyTurns}`] : []), `${c.noMatchTurns}`, `${c.refuseTurns}`,
         `${c.multiTurnCases} (${pct(c.multiTurnShare)})`, `${c.disjunctiveTurns} (${pct(c.disjunctiveShare)})`]);
     }
   const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -43,6 +45,8 @@ export function renderSummary(s: Summary, paths: DataPaths, hashes: { kb: string
     );
   const toLabel = s.dataset["all/all"]!.toLabelTurns;
   if (toLabel > 0) lines.push(`To label: ${toLabel} turn${toLabel === 1 ? "" : "s"} without must_cite_one_of (imported; they run and score nothing until labelled)`);
+  const graded = s.dataset["all/all"]!.relevanceOnlyTurns;
+  if (graded > 0) lines.push(`Relevance only: ${graded} turn${graded === 1 ? "" : "s"} graded relevant without must_cite_one_of (scored for nDCG only, as eval scores them; mark a card citeable to give a turn hit@k and recall@k)`);
   const synthetic = s.dataset["all/synthetic"]!.cases;
   if (synthetic > 0) lines.push(`Synthetic: ${synthetic} case${synthetic === 1 ? "" : "s"} from retrace cases synth, reported as a split of their own (docs/synthetic-cases.md)`);
   lines.push("multi-turn = cases with 2+ turns (share of cases); disjunctive = gold-bearing turns listing 2+ acceptable cards (share of gold-bearing turns)");

@@ -25,7 +25,10 @@ nav.cases { border-right:1px solid var(--line); padding:8px; overflow:auto; }
 nav.cases button { display:block; width:100%; text-align:left; border:1px solid transparent; background:none; padding:4px 6px; font:inherit; cursor:pointer; border-radius:4px; overflow-wrap:anywhere; }
 nav.cases button.current { border-color:var(--accent); background:#eef3ff; }
 nav.cases button[hidden] { display:none; }
+nav.cases .first { display:block; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
+nav.cases .cid { display:block; font-size:11px; color:var(--muted); overflow-wrap:anywhere; }
 nav.cases .prog { display:block; font-size:11px; color:var(--muted); }
+nav.cases .prog .ndcg-only { color:var(--warn); }
 nav.cases button.done .prog { color:var(--ok); }
 main { padding:10px 18px 40px; min-width:0; }
 h2 { font-size:15px; margin:4px 0 6px; }
@@ -33,6 +36,11 @@ h2 { font-size:15px; margin:4px 0 6px; }
 .msg { margin:4px 0; white-space:pre-wrap; overflow-wrap:anywhere; }
 .msg .who { font-weight:600; color:var(--muted); margin-right:6px; }
 .msg.current { background:#eef3ff; padding:3px 6px; border-radius:4px; }
+.msg.assistant { color:var(--muted); }
+.searched { margin:2px 0; }
+.searched .sys { font-family:inherit; font-weight:600; color:var(--muted); margin-right:6px; }
+.gold { font-size:12px; margin:4px 0; }
+.gold.relevance-only { color:var(--warn); font-weight:600; }
 .query { font-family: ui-monospace, "DejaVu Sans Mono", monospace; background:var(--soft); padding:3px 8px; border-radius:4px; white-space:pre-wrap; overflow-wrap:anywhere; max-width:1100px; }
 .keys { font-size:12px; color:var(--muted); margin:6px 0; }
 kbd { border:1px solid var(--line); border-bottom-width:2px; border-radius:3px; padding:0 4px; font-size:11px; background:#fff; }
@@ -99,14 +107,21 @@ ${EL_JS}  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
     for (var i = 0; i < pool.length; i++) if (!own(s.g, pool[i].id)) return false;
     return true;
   }
+  // Graded relevant, nothing citeable, not a refusal: the export carries relevance only, scored for nDCG only (docs/labelling.md).
+  function relevanceOnly(ci, ti) {
+    var s = ts(ci, ti);
+    if (s.c.length > 0 || s.r) return false;
+    return Object.keys(s.g).some(function (id) { return s.g[id] > 0; });
+  }
   function caseProgress(ci) {
-    var c = DATA.cases[ci], done = 0, cards = 0, judged = 0;
+    var c = DATA.cases[ci], done = 0, cards = 0, judged = 0, ndcgOnly = 0;
     c.turns.forEach(function (t, ti) {
       if (turnDone(ci, ti)) done++;
+      if (relevanceOnly(ci, ti)) ndcgOnly++;
       cards += t.pool.length;
       t.pool.forEach(function (p) { if (own(ts(ci, ti).g, p.id)) judged++; });
     });
-    return { done: done, turns: c.turns.length, judged: judged, cards: cards };
+    return { done: done, turns: c.turns.length, judged: judged, cards: cards, ndcgOnly: ndcgOnly };
   }
   // Cohen's kappa, unweighted (src/eval/stats/kappa.ts): the judge's suggestion against the person's grade, over cards carrying both.
   function agreement() {
@@ -186,9 +201,12 @@ ${EL_JS}  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
     nav.textContent = "";
     DATA.cases.forEach(function (c, ci) {
       var pr = caseProgress(ci);
-      var b = el("button", { type: "button", "data-case": c.id, cls: (ci === pos.c ? "current" : "") + (pr.done === pr.turns ? " done" : "") }, [
-        el("span", { text: c.id }),
-        el("span", { cls: "prog", "data-progress": c.id, text: pr.done + "/" + pr.turns + " turns labelled \u00b7 " + pr.judged + "/" + pr.cards + " cards" })
+      // Listed by the first user message (what the person recognises), the id under it.
+      var b = el("button", { type: "button", "data-case": c.id, title: c.turns[0].user, cls: (ci === pos.c ? "current" : "") + (pr.done === pr.turns ? " done" : "") }, [
+        el("span", { cls: "first", text: c.turns[0].user }),
+        el("span", { cls: "cid", text: c.id }),
+        el("span", { cls: "prog", "data-progress": c.id }, [pr.done + "/" + pr.turns + " turns labelled \u00b7 " + pr.judged + "/" + pr.cards + " cards",
+          pr.ndcgOnly > 0 ? el("span", { cls: "ndcg-only", text: " \u00b7 " + pr.ndcgOnly + " nDCG only" }) : null])
       ]);
       b.addEventListener("click", function () { go(ci, 0, 0); });
       nav.appendChild(b);
@@ -211,15 +229,33 @@ ${EL_JS}  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
     main.textContent = "";
     main.setAttribute("data-case", c.id);
     main.setAttribute("data-turn", String(pos.t));
-    main.appendChild(el("h2", { text: c.id + " \u00b7 turn " + (pos.t + 1) + " of " + c.turns.length }, []));
+    // Turns are numbered from #0, as in every key (caseId#N), trace --turn and the report's position splits (docs/labelling.md).
+    main.appendChild(el("h2", { text: c.id + " \u00b7 turn #" + pos.t + " (turns #0\u2013#" + (c.turns.length - 1) + ")" }, []));
     main.appendChild(el("p", { cls: "note", text: c.locale + " \u00b7 " + c.kind }));
     var convo = el("div", { cls: "convo" });
-    for (var i = 0; i <= pos.t; i++) convo.appendChild(el("div", { cls: "msg" + (i === pos.t ? " current" : "") }, [el("span", { cls: "who", text: "user" }), c.turns[i].user]));
+    for (var i = 0; i <= pos.t; i++) {
+      (c.turns[i].context || []).forEach(function (said) { convo.appendChild(el("div", { cls: "msg assistant", "data-role": "assistant" }, [el("span", { cls: "who", text: "assistant" }), said])); });
+      convo.appendChild(el("div", { cls: "msg" + (i === pos.t ? " current" : ""), "data-role": "user" }, [el("span", { cls: "who", text: "user #" + i }), c.turns[i].user]));
+    }
     main.appendChild(convo);
-    if (t.query !== undefined) main.appendChild(el("div", { cls: "query", title: "the query the systems retrieved with", text: "query: " + t.query }));
+    // The query each system searched with, systems with the same query on one line.
+    var bySearch = [], seen = {};
+    DATA.systems.forEach(function (sys) {
+      var q = t.queries[sys];
+      if (q === undefined) return;
+      if (!own(seen, q)) { seen[q] = bySearch.length; bySearch.push({ q: q, systems: [] }); }
+      bySearch[seen[q]].systems.push(sys);
+    });
+    bySearch.forEach(function (x) {
+      main.appendChild(el("div", { cls: "query searched", "data-systems": x.systems.join(","), title: "the query these systems searched with" }, [el("span", { cls: "sys", text: x.systems.join(", ") + " searched:" }), x.q]));
+    });
     main.appendChild(el("p", { cls: "expect" + (s.r ? " refuse" : ""), "data-expect": s.r ? "refuse" : "answer", text: "expect: " + (s.r ? "refuse (the assistant should decline)" : "answer") }));
+    var ro = relevanceOnly(pos.c, pos.t);
+    main.appendChild(el("p", { cls: "gold" + (ro ? " relevance-only" : ""), "data-gold": ro ? "relevance-only" : s.c.length > 0 ? "citeable" : "none",
+      text: ro ? "relevance only: cards graded relevant, none citeable \u2014 this turn is scored for nDCG only (no hit@k, recall@k); press c on a card that answers it" : s.c.length > 0 ? "citeable: " + s.c.join(", ") : "no card citeable" }));
     main.appendChild(el("p", { cls: "keys" }, [
       el("kbd", { text: "0" }), " not ", el("kbd", { text: "1" }), " relevant ", el("kbd", { text: "2" }), " highly relevant ", el("kbd", { text: "3" }), " perfectly \u00b7 ",
+      el("kbd", { text: "x" }), " every ungraded card 0 \u00b7 ",
       el("kbd", { text: "c" }), " citeable \u00b7 ", el("kbd", { text: "a" }), " accept suggestion \u00b7 ", el("kbd", { text: "r" }), " expect refuse \u00b7 ",
       el("kbd", { text: "j" }), "/", el("kbd", { text: "k" }), " next/previous card \u00b7 ", el("kbd", { text: "n" }), "/", el("kbd", { text: "p" }), " next/previous turn \u00b7 ", el("kbd", { text: "/" }), " search"
     ]));
@@ -260,6 +296,13 @@ ${EL_JS}  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
     if (pool.length > 0) { s.g[pool[pos.p].id] = g; if (pos.p < pool.length - 1) pos.p++; }
     redraw();
   }
+  // x: every card of the turn not graded yet gets 0 (not relevant); grades already given stay.
+  function restNotRelevant() {
+    var s = ts(pos.c, pos.t), pool = DATA.cases[pos.c].turns[pos.t].pool;
+    s.touched = true;
+    pool.forEach(function (p) { if (!own(s.g, p.id)) s.g[p.id] = 0; });
+    redraw();
+  }
   function accept() {
     var p = DATA.cases[pos.c].turns[pos.t].pool[pos.p];
     if (p && p.suggested !== undefined) grade_(p.suggested);
@@ -288,7 +331,7 @@ ${EL_JS}  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
   }
   function matches(c, q) {
     if (c.id.toLowerCase().indexOf(q) >= 0) return true;
-    return c.turns.some(function (t) { return t.user.toLowerCase().indexOf(q) >= 0 || t.pool.some(function (p) { return p.title.toLowerCase().indexOf(q) >= 0 || p.id.toLowerCase().indexOf(q) >= 0; }); });
+    return c.turns.some(function (t) { return t.user.toLowerCase().indexOf(q) >= 0 || (t.context || []).some(function (m) { return m.toLowerCase().indexOf(q) >= 0; }) || t.pool.some(function (p) { return p.title.toLowerCase().indexOf(q) >= 0 || p.id.toLowerCase().indexOf(q) >= 0; }); });
   }
   function applySearch() {
     var q = document.getElementById("search").value.trim().toLowerCase();
@@ -309,6 +352,7 @@ ${EL_JS}  function turnKey(ci, ti) { return DATA.cases[ci].id + "#" + ti; }
     var k = e.key;
     if (k === "0" || k === "1" || k === "2" || k === "3") grade_(Number(k));
     else if (k === "c") toggleCite();
+    else if (k === "x") restNotRelevant();
     else if (k === "r") toggleRefuse();
     else if (k === "a") accept();
     else if (k === "j") step(1);

@@ -33,8 +33,10 @@ export interface PooledCard {
 /** One turn of a labelling page. */
 export interface LabelTurn {
   user: string;
-  /** The query the systems retrieved with (the contextualized one), when it differs from `user`. */
-  query?: string;
+  /** What the assistant said before this turn (the case turn's `context`), shown in the conversation so far. */
+  context?: string[];
+  /** The query each system searched with (retrace's own modes: the contextualized query; `graph`: its scored call's query), for the systems that ran one. */
+  queries: Partial<Record<PoolSystem, string>>;
   pool: PooledCard[];
 }
 
@@ -68,30 +70,85 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** The query's terms that are worth marking: words of 3 or more characters, or any word with a digit. */
-export function queryTerms(query: string): Set<string> {
-  return new Set(words(query).filter((w) => w.length >= 3 || /\p{N}/u.test(w)));
+/** A word's analysed term (the locale's analyzer: stemmed, accent-folded), or null for one of its stop words. */
+export type TermOf = (word: string) => string | null;
+
+/** Document frequencies over the cards known: `docs` cards, `df` the number of them holding each analysed term. */
+export interface TermStats {
+  docs: number;
+  df: ReadonlyMap<string, number>;
+}
+
+/** The document frequencies of `docs` (one entry a card: its texts), by analysed term. */
+export function termStats(docs: Iterable<readonly string[]>, termOf: TermOf): TermStats {
+  const df = new Map<string, number>();
+  let n = 0;
+  for (const texts of docs) {
+    n++;
+    const seen = new Set<string>();
+    for (const t of texts) for (const w of words(t)) {
+      const term = termOf(w);
+      if (term !== null) seen.add(term);
+    }
+    for (const term of seen) df.set(term, (df.get(term) ?? 0) + 1);
+  }
+  return { docs: n, df };
+}
+
+/** BM25's IDF of a term held by `df` of `n` cards: ln(1 + (n − df + 0.5) / (df + 0.5)). */
+export function idf(df: number, n: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * The IDF floor of a marked term (docs/labelling.md): ln 2, which BM25's IDF
+ * reaches exactly when a term is held by half the cards; a query term held by
+ * more than half of them ("card" in a card-services KB) is not marked.
+ */
+export const MARK_IDF_FLOOR = Math.log(2);
+
+/**
+ * The query terms worth marking, as analysed terms: the words of `queries`
+ * that are not stop words of the locale's analyzer (`termOf` gives null) and
+ * whose IDF over `stats` is at least MARK_IDF_FLOOR. A term no card holds is
+ * kept (it marks nothing). Without stats (no texts known), stop words alone are left out.
+ */
+export function queryTerms(queries: readonly string[], termOf: TermOf, stats?: TermStats): Set<string> {
+  const out = new Set<string>();
+  for (const q of queries)
+    for (const w of words(q)) {
+      const term = termOf(w);
+      if (term === null) continue;
+      const df = stats?.df.get(term) ?? 0;
+      if (stats !== undefined && df > 0 && idf(df, stats.docs) < MARK_IDF_FLOOR) continue;
+      out.add(term);
+    }
+  return out;
 }
 
 /** How many distinct query terms `text` holds. */
-export function termOverlap(text: string, terms: ReadonlySet<string>): number {
-  const seen = new Set(words(text).filter((w) => terms.has(w)));
+export function termOverlap(text: string, terms: ReadonlySet<string>, termOf: TermOf): number {
+  const seen = new Set<string>();
+  for (const w of words(text)) {
+    const term = termOf(w);
+    if (term !== null && terms.has(term)) seen.add(term);
+  }
   return seen.size;
 }
 
 /** The passage among `texts` holding the most distinct query terms (the first on a tie); undefined when there is none. */
-export function bestPassage(texts: readonly string[], terms: ReadonlySet<string>): string | undefined {
+export function bestPassage(texts: readonly string[], terms: ReadonlySet<string>, termOf: TermOf): string | undefined {
   let best: string | undefined;
   let bestScore = -1;
   for (const t of texts) {
-    const s = termOverlap(t, terms);
+    const s = termOverlap(t, terms, termOf);
     if (s > bestScore) [best, bestScore] = [t, s];
   }
   return best;
 }
 
-/** `text` cut into runs, the query's terms (whole words, case-insensitive) marked. The runs joined give `text` back unchanged. */
-export function markTerms(text: string, terms: ReadonlySet<string>): Segments {
+/** `text` cut into runs, the words whose analysed term is a query term marked (whole words, case-insensitive). The runs joined give `text` back unchanged. */
+export function markTerms(text: string, terms: ReadonlySet<string>, termOf: TermOf): Segments {
   const out: Segments = [];
   const push = (s: string, marked: boolean) => {
     if (s === "") return;
@@ -103,7 +160,8 @@ export function markTerms(text: string, terms: ReadonlySet<string>): Segments {
   for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
     const i = m.index ?? 0;
     push(text.slice(at, i), false);
-    push(m[0], terms.has(m[0].toLowerCase()));
+    const term = termOf(m[0].toLowerCase());
+    push(m[0], term !== null && terms.has(term));
     at = i + m[0].length;
   }
   push(text.slice(at), false);

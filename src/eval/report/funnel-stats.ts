@@ -41,6 +41,18 @@ export function turnPosition(turn: number): string {
   return turn >= 3 ? "4+" : String(turn + 1);
 }
 
+/**
+ * How a turn-position group is labelled in text, markdown and HTML: numbered
+ * from #0, as the `caseId#N` keys, `trace --turn` and the labelling page
+ * number turns (docs/labelling.md): "1" → "turn #0", "4+" → "turn #3+". The
+ * groups' JSON keys keep their names ("1", "2", "3", "4+").
+ */
+export function positionLabel(group: string): string {
+  if (group === "4+") return "turn #3+";
+  const n = Number(group);
+  return Number.isInteger(n) && n >= 1 ? `turn #${n - 1}` : `turn ${group}`;
+}
+
 /** Stage → 1 (gold still present) or 0 for one turn; stages not measured on it are absent; null for a turn without gold. */
 export function stagePresence(t: TurnReport): Record<string, 0 | 1> | null {
   if (t.gold.length === 0) return null;

@@ -46,8 +46,8 @@ export interface EvaluableGraph {
   channels?: Record<string, unknown>;
 }
 
-/** A turn handed to an `--input` mapper. */
-export interface InputTurn extends EvalTurn {
+/** A turn handed to an `--input` mapper: the case's turn without its `context` (the labeller's view of the conversation, never sent to a graph; docs/synthetic-cases.md). */
+export interface InputTurn extends Omit<EvalTurn, "context"> {
   /** 0-based turn index. */
   index: number;
 }
@@ -254,7 +254,14 @@ function reinvocableVerdict(turn: EvalTurn, retrieval: CapturedRetrieval | null,
   };
 }
 
+/** A turn without its `context` (what a graph may see of it). */
+function graphTurn(t: EvalTurn): Omit<EvalTurn, "context"> {
+  const { context: _context, ...rest } = t;
+  return rest;
+}
+
 async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
+  const graphCase: EvalCase = { ...c, turns: c.turns.map(graphTurn) };
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const out: GraphTurn[] = [];
   const mapInput = opts.input ?? defaultInput;
@@ -265,7 +272,7 @@ async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, 
     let state: unknown = undefined;
     let error: string | undefined;
     let givenUp: TurnReport["givenUp"];
-    const input = mapInput({ ...t, index }, c);
+    const input = mapInput({ ...graphTurn(t), index }, graphCase);
     // durability "exit": one checkpoint when the turn ends, not one per step — the same nodes on the same state, about half
     // LangGraph's cost per invocation (docs/throughput.md), and an aborted turn leaves nothing half-written on the thread.
     const configurable = { ...opts.configurable, thread_id: threadId };

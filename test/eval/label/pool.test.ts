@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { mergeLabels } from "../../../src/eval/label/merge.js";
-import { bestPassage, markTerms, poolOf, queryTerms } from "../../../src/eval/label/pool.js";
+import { bestPassage, idf, MARK_IDF_FLOOR, markTerms, poolOf, queryTerms, termStats, type TermOf } from "../../../src/eval/label/pool.js";
+import { analyzerFor } from "../../../src/retrieval/analyzer.js";
 
 describe("poolOf", () => {
   it("is the union of each system's top depth, ordered by best rank, then system order, then id", () => {
@@ -22,18 +23,32 @@ describe("poolOf", () => {
   });
 });
 
+const en = analyzerFor("en");
+const termOf: TermOf = (w) => en.analyze(w)[0] ?? null;
+
 describe("markTerms", () => {
-  it("marks whole query words case-insensitively and gives the text back unchanged", () => {
-    const text = `Freeze <b>the</b> card: "freezer" FREEZE`;
-    const terms = queryTerms("how to freeze the card?");
-    const segs = markTerms(text, terms);
+  it("marks the query's words by analysed term (not its stop words), case-insensitively, and gives the text back unchanged", () => {
+    const text = `Freeze <b>the</b> card: "freezing" FREEZE, when it is still frozen`;
+    // "how", "to", "the", "when", "is", "still" are stop words of the English analyzer; "freeze" and "freezing" share the stem "freez".
+    const terms = queryTerms(["how to freeze the card when it is still?"], termOf);
+    const segs = markTerms(text, terms, termOf);
     expect(segs.map((s) => s[0]).join("")).toBe(text);
-    expect(segs.filter((s) => s[1]).map((s) => s[0])).toEqual(["Freeze", "the", "card", "FREEZE"]);
+    expect(segs.filter((s) => s[1]).map((s) => s[0])).toEqual(["Freeze", "card", "freezing", "FREEZE"]);
+  });
+  it("leaves out a query term held by more than half the cards (BM25 IDF under ln 2), keeps one held by exactly half", () => {
+    // 4 cards: "card" in 3 (idf ln(1 + 1.5/3.5) = 0.36 < ln 2), "refund" in 2 (idf ln(1 + 2.5/2.5) = ln 2, kept), "arrive" in none.
+    const stats = termStats([["card freeze"], ["card refund"], ["card refund limits"], ["pix keys"]], termOf);
+    expect(stats.docs).toBe(4);
+    const terms = queryTerms(["when does the card refund still arrive"], termOf, stats);
+    const segs = markTerms("The card refund will still arrive.", terms, termOf);
+    expect(segs.filter((s) => s[1]).map((s) => s[0])).toEqual(["refund", "arrive"]);
+    expect(idf(2, 4)).toBe(MARK_IDF_FLOOR);
+    expect(idf(3, 4)).toBeCloseTo(Math.log(1 + 1.5 / 3.5), 12);
   });
   it("picks the passage with the most distinct query terms, the first on a tie", () => {
-    const terms = queryTerms("refund timing card");
-    expect(bestPassage(["card card card", "refund timing", "refund card"], terms)).toBe("refund timing");
-    expect(bestPassage([], terms)).toBeUndefined();
+    const terms = queryTerms(["refund timing card"], termOf);
+    expect(bestPassage(["card card card", "refund timing", "refund card"], terms, termOf)).toBe("refund timing");
+    expect(bestPassage([], terms, termOf)).toBeUndefined();
   });
 });
 

@@ -160,7 +160,9 @@ ${EL_JS}  function svg(tag, attrs, text) {
     return td;
   }
   function reportKeys(run) { return run.keys; }
-  function groupLabel(split, g) { return split === "position" ? "turn " + g : g; }
+  // Turn positions are numbered from #0, as the caseId#N keys (positionLabel in src/eval/report/funnel-stats.ts; docs/labelling.md).
+  function positionLabel(g) { if (g === "4+") return "turn #3+"; var n = Number(g); return n >= 1 && n % 1 === 0 ? "turn #" + (n - 1) : "turn " + g; }
+  function groupLabel(split, g) { return split === "position" ? positionLabel(g) : g; }
   function ciText(c) { return c ? "[" + f3(c[0]) + ", " + f3(c[1]) + "]" : "(no CI)"; }
   function splitTable(run, split, groups) {
     var head = el("tr", null, [el("th", { text: "metric" })].concat(groups.map(function (g) { return el("th", { cls: "num", text: groupLabel(split, g[0]) }); })));
@@ -444,7 +446,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
       box.appendChild(el("p", { cls: "note", "data-field": "attribution-turns", text: qa.turns + " gold-bearing turns attributed, " + qa.withStandalone + " of them with a standalone (oracle) question. Each turn's gold was also retrieved with the raw user message and the oracle; those retrievals never change the turn's own scores." }));
       if (run.conversation.cost !== null) box.appendChild(el("p", { cls: "note", "data-field": "attribution-cost", text: run.conversation.cost }));
       var pos = qa.splits.position || {};
-      box.appendChild(attributionTable([["all", "all", qa.counts, "all"]].concat(Object.keys(pos).map(function (g) { return [g, "turn " + g, pos[g]]; })), "position"));
+      box.appendChild(attributionTable([["all", "all", qa.counts, "all"]].concat(Object.keys(pos).map(function (g) { return [g, positionLabel(g), pos[g]]; })), "position"));
       Object.keys(qa.splits).forEach(function (split) {
         if (split === "position") return;
         var groups = qa.splits[split];
@@ -460,7 +462,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
     box.appendChild(el("h2", { text: "Every metric by turn position" }));
     if (posSplit && Object.keys(posSplit).length > 0) {
       box.appendChild(splitTable(run, "position", Object.keys(posSplit).map(function (g) { return [g, posSplit[g], "position"]; })));
-      box.appendChild(el("p", { cls: "note", text: "Turn 1 is each case's first turn; turn 4+ = turns 4 and later. n counts turns; intervals: 95% percentile bootstrap resampling " + ((r.bootstrap && r.bootstrap.unit) || "case") + "s." }));
+      box.appendChild(el("p", { cls: "note", text: "Turn #0 is each case's first turn; turn #3+ = turns #3 and later. n counts turns; intervals: 95% percentile bootstrap resampling " + ((r.bootstrap && r.bootstrap.unit) || "case") + "s." }));
     } else box.appendChild(el("p", { cls: "muted", text: "This report has no turn-position split (written before it was recorded)." }));
     box.appendChild(el("h2", { text: "Stage funnel by turn position (95% intervals)" }));
     box.appendChild(funnelStatsBlock(run, "position"));

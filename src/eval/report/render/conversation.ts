@@ -6,6 +6,7 @@
  * docs/metrics.md ("Stage funnel"). Pure.
  */
 import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
+import { positionLabel } from "../funnel-stats.js";
 import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, UNATTRIBUTED_LABELS, UNATTRIBUTED_REASONS, type Attribution } from "../query-attribution.js";
 import type { FunnelStage, Report, TurnReport } from "../types.js";
 
@@ -57,7 +58,7 @@ export function attributionTable(report: Report): { header: string[]; rows: stri
   if (qa === undefined || !qa.enabled) return null;
   const header = ["turns", "n", ...ATTRIBUTIONS.map((a) => ATTRIBUTION_LABELS[a])];
   const row = (label: string, counts: Record<string, number>) => [label, String(Object.values(counts).reduce((s, x) => s + x, 0)), ...ATTRIBUTIONS.map((a) => String(counts[a] ?? 0))];
-  const rows = [row("all", qa.counts), ...Object.entries(qa.splits.position ?? {}).map(([g, c]) => row(`turn ${g}`, c))];
+  const rows = [row("all", qa.counts), ...Object.entries(qa.splits.position ?? {}).map(([g, c]) => row(positionLabel(g), c))];
   return { header, rows };
 }
 
@@ -82,7 +83,7 @@ export function funnelTable(report: Report): { header: string[]; rows: string[][
   if (f === undefined) return null;
   const positions = Object.entries(f.splits.position ?? {});
   const cell = (s: FunnelStage | undefined) => (s === undefined ? "—" : `${f3(s.share)} ${ci(s.ci95)} n=${s.n}`);
-  const header = ["stage", "gold still present (all)", ...positions.map(([g]) => `turn ${g}`)];
+  const header = ["stage", "gold still present (all)", ...positions.map(([g]) => positionLabel(g))];
   const rows = f.stages.map((s) => [s.label, cell(s), ...positions.map(([, rows]) => cell(rows.find((r) => r.stage === s.stage)))]);
   return { header, rows };
 }
@@ -90,5 +91,5 @@ export function funnelTable(report: Report): { header: string[]; rows: string[][
 /** The unit line under the funnel and attribution tables. */
 export function conversationNote(report: Report): string {
   const b = report.bootstrap;
-  return `stage share = gold-bearing turns with a gold card still present at the stage; 95% percentile bootstrap over ${b?.unit ?? "case"}s (seed ${b?.seed ?? 42}, ${b?.samples ?? 2000} resamples); turn 4+ = turns 4 and later.`;
+  return `stage share = gold-bearing turns with a gold card still present at the stage; 95% percentile bootstrap over ${b?.unit ?? "case"}s (seed ${b?.seed ?? 42}, ${b?.samples ?? 2000} resamples); turn #0 is each case's first turn; turn #3+ = turns #3 and later.`;
 }
