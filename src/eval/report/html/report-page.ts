@@ -4,6 +4,7 @@
  * from the Report object or from the pure pipeline view derived from it
  * (./funnel.ts); the page's script only lays them out.
  */
+import { isDeepStrictEqual } from "node:util";
 import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
@@ -62,8 +63,28 @@ export interface RunPageData {
    * wall-clock setup (`timings.setup`; null without it).
    */
   notes: { answerSide: string | null; chanceWarnings: string[]; setup: string | null };
+  /**
+   * The summary's columns and tables that would repeat another, not drawn
+   * (docs/html-report.md, "Summary"): `group` a kind column whose every cell
+   * equals the all column's (every case is of that kind), or `group: null` a
+   * split table of one group equal to the all column (one locale). `why`
+   * says which, in the page's words.
+   */
+  summaryRepeats: { split: string; group: string | null; why: string }[];
   /** Which nDCG the run used, judged@k and the turns with unjudged cards, worded as the table words them (render/shared.ts `judgmentLines`); absent when no turn carries judgments. */
   judgments?: string[];
+}
+
+/** The summary's columns and tables that repeat the all column (RunPageData.summaryRepeats); the turn-position split is drawn in the Conversation tab and never hidden. */
+export function summaryRepeats(report: Report): RunPageData["summaryRepeats"] {
+  const out: RunPageData["summaryRepeats"] = [];
+  for (const [split, groups] of Object.entries(report.splits)) {
+    if (split === "position" || groups === undefined) continue;
+    const same = Object.keys(groups).filter((g) => isDeepStrictEqual(groups[g], report.aggregates));
+    if (split === "kind") for (const g of same) out.push({ split, group: g, why: `every case is ${g}: its column is the all column` });
+    else if (Object.keys(groups).length === 1 && same.length === 1) out.push({ split, group: null, why: `one ${split} (${same[0]}): its table is the all column` });
+  }
+  return out;
 }
 
 function keysOf(report: Report): string[] {
@@ -112,6 +133,7 @@ export function runPageData(report: Report, name: string): RunPageData {
     conversation: { attributionOff: attributionOffText(report), note: conversationNote(report), cost: attributionCostText(report) },
     stats: { deltaMethod: deltaMethod(report), deltaVerdicts: (report.deltas ?? []).map(deltaVerdict), ciMethod: ciMethod(report) },
     notes: { answerSide: answerSideNote(report), chanceWarnings: chanceWarnings(report), setup: setupText(report) },
+    summaryRepeats: summaryRepeats(report),
     ...judgmentsOfPage(report),
   };
 }
