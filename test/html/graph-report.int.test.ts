@@ -264,7 +264,11 @@ describe.each(BROWSERS)("in $label", (target) => {
       const view = (await page.text(".turnview")) ?? "";
       expect(view).not.toMatch(/Citations: none/);
       expect(await page.evalAll('.turnview [data-field="citations"]', (ps) => ps.length)).toBe(0);
-      expect(await page.text('.turnview [data-field="not-read"]')).toMatch(/^Not read for a --graph run: citations and the answer-side checks/);
+      expect(await page.text('.turnview [data-field="not-read"]')).toBe(
+        "Not read for a --graph run: citations and the answer-side checks (citation_coverage, citation_correctness, refusal_correctness, groundedness without --judge); your graph's citations are not retrace's to interpret.",
+      );
+      expect(fanout.judge).toBeUndefined();
+      expect(t.results.some((x) => x.key.startsWith("citation_") || x.key === "refusal_correctness")).toBe(false);
       // The retrieval evaluator's one comment on its keys, shown once across their rows.
       const comments = await page.evalAll(".turnview table.metrics td.comment", (tds) => tds.map((td) => [td.textContent, td.getAttribute("rowspan")]));
       const distinct = [...new Set(t.results.map((r) => r.comment ?? ""))];

@@ -663,7 +663,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
     var gold = {};
     t.gold.forEach(function (g) { gold[g] = true; });
     // A --graph run's citations and answer-side checks are not read (docs/evaluate-your-graph.md): the page says so instead of "none".
-    if (r.run.graph !== undefined) box.appendChild(el("p", { cls: "note", "data-field": "not-read", text: "Not read for a --graph run: citations and the answer-side checks (groundedness without --judge, refusal, citing a gold card); your graph's citations are not retrace's to interpret." }));
+    if (run.graph) box.appendChild(el("p", { cls: "note", "data-field": "not-read", text: run.graph.notRead }));
     else box.appendChild(el("p", { "data-field": "citations" }, ["Citations: "].concat(t.citedIds.length === 0 ? [el("span", { cls: "muted", text: "none" })] : t.citedIds.map(function (c, j) { return el("span", { cls: gold[c] ? "goldmark" : "", text: (j > 0 ? ", " : "") + (gold[c] ? "\u2605 " : "") + c }); }))));
     box.appendChild(el("h3", { text: "Metrics of this turn" }));
     box.appendChild(metricsTable(run, t));

@@ -5,7 +5,7 @@
  * (./funnel.ts); the page's script only lays them out.
  */
 import { isDeepStrictEqual } from "node:util";
-import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
+import { CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, REFUSAL_CORRECTNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
 import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant, UNATTRIBUTED_LABELS } from "../query-attribution.js";
@@ -37,9 +37,11 @@ export interface RunPageData {
    * A `--graph` run's facts, worded as the table and markdown word them
    * (../graph-report.ts): `header`, the graph, its captured retrievers, id key
    * and retrieval-call mode, multi-call and unknown-id counts; `notes`, the
-   * errored and retrieval-less turns listed and counted, and the warnings.
+   * errored and retrieval-less turns listed and counted, and the warnings;
+   * `notRead`, what retrace does not read for a `--graph` run (the turn view
+   * says it where retrace's own graph shows the citations).
    */
-  graph?: { header: string[]; notes: string[] };
+  graph?: { header: string[]; notes: string[]; notRead: string };
   /**
    * The conversation view's words, as the table and markdown word them
    * (../render/conversation.ts): `attributionOff`, why the run has no query
@@ -129,13 +131,20 @@ export function runPageData(report: Report, name: string): RunPageData {
     vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
     turnCount: report.turns.length,
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
-    ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
+    ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report), notRead: notReadText(report) } } : {}),
     conversation: { attributionOff: attributionOffText(report), note: conversationNote(report), cost: attributionCostText(report) },
     stats: { deltaMethod: deltaMethod(report), deltaVerdicts: (report.deltas ?? []).map(deltaVerdict), ciMethod: ciMethod(report) },
     notes: { answerSide: answerSideNote(report), chanceWarnings: chanceWarnings(report), setup: setupText(report) },
     summaryRepeats: summaryRepeats(report),
     ...judgmentsOfPage(report),
   };
+}
+
+/** What a `--graph` run does not read (docs/evaluate-your-graph.md, "What is scored and reported"): citations and the answer-side checks, labelled as the summary labels them. */
+function notReadText(report: Report): string {
+  const keys = [CITATION_COVERAGE_KEY, CITATION_CORRECTNESS_KEY, REFUSAL_CORRECTNESS_KEY].map((k) => metricLabel(k, report.run.k));
+  const judge = report.judge !== undefined ? "" : `, ${metricLabel(GROUNDEDNESS_KEY, report.run.k)} without --judge`;
+  return `Not read for a --graph run: citations and the answer-side checks (${keys.join(", ")}${judge}); your graph's citations are not retrace's to interpret.`;
 }
 
 function judgmentsOfPage(report: Report): { judgments?: string[] } {
