@@ -12,7 +12,7 @@ import { Annotation, END, MessagesAnnotation, Send, START, StateGraph } from "@l
 import { EnsembleRetriever } from "@langchain/classic/retrievers/ensemble";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { cardIdsOf, documentId, RetrieverCapture, retrievalSteps, selectRetrieval, type CapturedRetrieverRun } from "../../src/eval/sweep/capture.js";
+import { cardIdsOf, DOCUMENT_TEXT_MAX, documentId, RetrieverCapture, retrievalSteps, scoredDocuments, selectRetrieval, type CapturedRetrieverRun } from "../../src/eval/sweep/capture.js";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { graphGateFailures, runGraphSweep } from "../../src/eval/sweep/external-graph.js";
 import { GraphInputError } from "../../src/errors.js";
@@ -305,5 +305,22 @@ describe("retrievalSteps", () => {
     expect(steps([run(0, 0, 2), run(1, 1, 4), run(2, 3, 5), run(3, 6, 7)])).toEqual([[0, 1, 2], [3]]);
     // a run that never ended overlaps everything after it
     expect(steps([run(0, 0, null), run(1, 5, 6)])).toEqual([[0, 1]]);
+  });
+});
+
+describe("scoredDocuments: the top-k's page contents a report keeps", () => {
+  it("keeps rank order and 1-based ranks, the first text of a card, leaves out ids with no text, and cuts at DOCUMENT_TEXT_MAX code points", () => {
+    expect(DOCUMENT_TEXT_MAX).toBe(600);
+    // "😀" is one code point and two UTF-16 units: 601 of them are cut to 600 (1200 units), never in half a pair.
+    const long = "😀".repeat(601);
+    const docs = scoredDocuments(["a", "b", "c", "d"], { a: ["first a", "second a"], c: [long], d: ["x".repeat(600)], z: ["not in the top-k"] });
+    expect(docs.map((d) => [d.rank, d.id, d.truncated])).toEqual([[1, "a", undefined], [3, "c", true], [4, "d", undefined]]);
+    expect(docs[0]!.text).toBe("first a");
+    expect(docs[1]!.text).toBe("😀".repeat(600));
+    expect(docs[1]!.text.length).toBe(1200);
+    expect(docs[2]!.text).toHaveLength(600);
+    expect(scoredDocuments([], { a: ["t"] })).toEqual([]);
+    // An id named like an Object.prototype key has no text unless given one.
+    expect(scoredDocuments(["constructor"], {})).toEqual([]);
   });
 });

@@ -36,7 +36,7 @@ async function fullReport(): Promise<Report> {
   t0!.part = "tune";
   t0!.trace!.stages = { fused: [["a#0", 0.5]], parents: [["a", 0.5]] };
   t0!.trace!.stageSizes = { fused: 12, parents: 4 };
-  t1!.captured = { source: "callbacks", retrievers: ["kb"], topLevelRuns: 1, stages: [{ key: "kb", role: "final", ids: ["b"], error: null }], noChildRuns: ["kb"] };
+  t1!.captured = { source: "callbacks", retrievers: ["kb"], topLevelRuns: 1, stages: [{ key: "kb", role: "final", ids: ["b"], error: null }], noChildRuns: ["kb"], documents: [{ rank: 1, id: "b", text: "B's page", truncated: true }] };
   t2!.error = "graph threw";
   t2!.noRetrieval = true;
   t1!.relevant = { b: 2, c: 0 };

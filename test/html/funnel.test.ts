@@ -172,8 +172,20 @@ describe("a --graph run's turns (captured retriever calls)", () => {
     expect(view.kind).toBe("captured");
     expect(`${view.text.funnel} ${view.text.curves}`).not.toMatch(/dense|BM25|fused|branch/);
     expect(view.cuts).toEqual([{ g: { at: "final", text: "cut at k" } }, { h: { at: "retrieval", text: "not retrieved (no retriever call listed it)" } }]);
-    const builtIn = pipelineView({ ...report, run: { k: 1 }, turns: [T[1]!] } as unknown as Report);
+    const funnelOf = (...stages: string[]) => ({ stages: stages.map((stage) => ({ stage })) });
+    const builtIn = pipelineView({ ...report, run: { k: 1 }, turns: [T[1]!], funnel: funnelOf("dense", "bm25", "fused", "final") } as unknown as Report);
     expect(builtIn.kind).toBe("pipeline");
     expect(builtIn.text.funnel).toBe("dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@1 scores.");
+    // A funnel without a BM25 row (a dense-only run) names no branches.
+    const denseOnly = pipelineView({ ...report, run: { k: 1 }, turns: [T[1]!], funnel: funnelOf("dense", "final") } as unknown as Report);
+    expect(denseOnly.text.funnel).not.toMatch(/BM25|branch/);
+  });
+
+  it("names only the rows the funnel table has: child runs only when some scored call had them", () => {
+    const noChild = pipelineView({ run: { k: 1, graph: { retrievalCall: "last" } }, turns: [c1, c2], funnel: { stages: [{ stage: "scored" }, { stage: "final" }] } } as unknown as Report);
+    expect(noChild.text.funnel).not.toMatch(/child/);
+    expect(noChild.text.funnel).toMatch(/scored calls .* and final top-k, what hit@1 scores\./);
+    const withChild = pipelineView({ run: { k: 1, graph: { retrievalCall: "last" } }, turns: [c1, c4], funnel: { stages: [{ stage: "child" }, { stage: "scored" }, { stage: "final" }] } } as unknown as Report);
+    expect(withChild.text.funnel).toMatch(/^Rows are the lists captured from your graph's retriever runs: child runs \(.*\), scored calls \(.*\) and final top-k/);
   });
 });

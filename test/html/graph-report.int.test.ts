@@ -245,6 +245,78 @@ describe.each(BROWSERS)("in $label", (target) => {
       await page.close();
     });
 
+    it("turn view: each scored document with rank, id and text; what --graph does not read instead of 'Citations: none'; each comment once; the turn labelled caseId#N", async () => {
+      const page = await open("fanout.html");
+      const t = turnOf(fanout, "en-cut-001#0");
+      // The JSON holds the scored top-k's documents, in rank order, whose text the graph's answer quotes (its answer node joins the page contents).
+      const docs = t.captured!.documents!;
+      expect(docs.map((d) => [d.rank, d.id])).toEqual(t.trace!.retrievedIds.map((id, i) => [i + 1, id]));
+      for (const d of docs) {
+        expect(d.text.length).toBeGreaterThan(0);
+        if (d.truncated === undefined) expect(t.answer).toContain(d.text);
+      }
+      await openTurn(page, "en-cut-001#0");
+      const shown = await page.evalAll(".turnview table.documents tbody tr", (trs) =>
+        trs.map((tr) => [tr.querySelector('[data-field="rank"]')?.textContent, tr.querySelector('[data-field="id"]')?.textContent, tr.querySelector('[data-field="text"]')?.textContent]),
+      );
+      expect(shown).toEqual(docs.map((d) => [String(d.rank), t.gold.includes(d.id) ? `\u2605 ${d.id}` : d.id, d.truncated ? `${d.text} \u2026 (cut)` : d.text]));
+      // Citations are not read for --graph: the page says so, and never "Citations: none".
+      const view = (await page.text(".turnview")) ?? "";
+      expect(view).not.toMatch(/Citations: none/);
+      expect(await page.evalAll('.turnview [data-field="citations"]', (ps) => ps.length)).toBe(0);
+      expect(await page.text('.turnview [data-field="not-read"]')).toBe(
+        "Not read for a --graph run: citations and the answer-side checks (citation_coverage, citation_correctness, refusal_correctness, groundedness without --judge); your graph's citations are not retrace's to interpret.",
+      );
+      expect(fanout.judge).toBeUndefined();
+      expect(t.results.some((x) => x.key.startsWith("citation_") || x.key === "refusal_correctness")).toBe(false);
+      // The retrieval evaluator's one comment on its keys, shown once across their rows.
+      const comments = await page.evalAll(".turnview table.metrics td.comment", (tds) => tds.map((td) => [td.textContent, td.getAttribute("rowspan")]));
+      const distinct = [...new Set(t.results.map((r) => r.comment ?? ""))];
+      expect(t.results.length).toBeGreaterThan(distinct.length);
+      expect(comments.map((c) => c[0])).toEqual(distinct);
+      expect(comments.reduce((n, c) => n + Number(c[1] ?? 1), 0)).toBe(t.results.length);
+      expect(await page.evalAll(".turnview table.metrics tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-key")))).toEqual(t.results.map((r) => r.key));
+      // The turn as the report keys it (caseId#N, 0-based), not "user 0".
+      expect(await page.text(".turnview .msg.current .who")).toBe(`${t.caseId}#${t.turn} user`);
+      expect(view).not.toMatch(/user \d/);
+      // A turn with no retriever run has no documents to show.
+      await openTurn(page, "en-skipped-001#0");
+      expect(await page.evalAll(".turnview table.documents", (ts) => ts.length)).toBe(0);
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("summary: no golden column when every case is golden, no by-locale table for one locale, the missed turns first; the Turns table's top-k column", async () => {
+      // steps: every case golden, one locale (en); fanout: every case golden, two locales.
+      for (const [file, r] of [["steps.html", steps], ["fanout.html", fanout]] as const) {
+        const page = await open(file);
+        expect(Object.keys(r.splits.kind)).toEqual(["golden"]);
+        expect(r.turns.every((t) => t.kind === "golden")).toBe(true);
+        expect(await page.evalAll('table.summary[data-split="kind"] thead th', (ths) => ths.map((th) => th.textContent))).toEqual(["metric", "all"]);
+        expect(await page.evalAll('[data-panel="summary"] td[data-group="golden"]', (tds) => tds.length)).toBe(0);
+        const locales = Object.keys(r.splits.locale);
+        const localeTables = await page.evalAll('table.summary[data-split="locale"]', (ts) => ts.length);
+        expect(localeTables).toBe(locales.length === 1 ? 0 : 1);
+        const repeatsNote = (await page.text('[data-field="summary-repeats"]')) ?? "";
+        expect(repeatsNote).toContain("every case is golden");
+        expect(repeatsNote.includes(`one locale (${locales[0]})`)).toBe(locales.length === 1);
+        // The Summary tab's first block: the missed turns (hit@k 0 in the JSON), in dataset order, with their top-k.
+        const first = await page.evalAll('[data-panel="summary"] .summary-block > *', (xs) => xs[0]?.getAttribute("data-section"));
+        expect(first).toBe("missed");
+        const missed = r.turns.filter((t) => t.results.find((x) => x.key === "retrieval_hit_at_k")?.score === 0 && t.error === undefined);
+        const topK = (t: TurnReport) => (t.trace ? t.trace.retrievedIds.join(", ") || "(none)" : "\u2014");
+        expect(await page.evalAll('[data-section="missed"] tbody tr', (trs) => trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('[data-field="topk"]')?.textContent]))).toEqual(
+          missed.map((t) => [`${t.caseId}#${t.turn}`, topK(t)]),
+        );
+        await page.click('button[data-tab="turns"]');
+        const rows = await page.evalAll("table.turns tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('td[data-col="topk"]')?.textContent]));
+        expect(new Map(rows as [string, string][])).toEqual(new Map(r.turns.map((t) => [`${t.caseId}#${t.turn}`, topK(t)])));
+        expect(page.events).toEqual([]);
+        await page.close();
+      }
+      expect(fanout.turns.filter((t) => t.results.find((x) => x.key === "retrieval_hit_at_k")?.score === 0).length).toBeGreaterThan(0);
+    });
+
     it("says query attribution was off with the report's reason (Conversation tab, turn view), and draws the funnel statistics the report has", async () => {
       const page = await open("fanout.html");
       await page.click('button[data-tab="conversation"]');

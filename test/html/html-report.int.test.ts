@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
@@ -45,6 +46,13 @@ let dir: string;
 let cleanup: () => Promise<void>;
 let reportA: Report;
 let reportB: Report;
+/**
+ * Whether the summary leaves a group out as a repeat of the all column, read
+ * from the JSON: a kind whose every aggregate is the overall one (every case
+ * of that kind), or the one group of a split that has one (one locale).
+ */
+const repeatsAll = (r: Report, split: string, group: string) =>
+  split !== "position" && isDeepStrictEqual(r.splits[split]?.[group], r.aggregates) && (split === "kind" || Object.keys(r.splits[split] ?? {}).length === 1);
 const hit = (t: TurnReport) => t.results.find((r) => r.key === "retrieval_hit_at_k")?.score;
 const score = (t: TurnReport, key: string) => t.results.find((r) => r.key === key)?.score;
 const CSP_META = /<meta http-equiv="Content-Security-Policy" content="[^"]*">\n/;
@@ -209,7 +217,7 @@ describe.each(BROWSERS)("in $label", (target) => {
       }
       // Every aggregate of the report: overall, then each group of every split (kind, locale, part).
       let expectedCells = Object.keys(reportA.aggregates).length;
-      for (const groups of Object.values(reportA.splits)) for (const group of Object.values(groups ?? {})) expectedCells += Object.keys(group).length;
+      for (const [split, groups] of Object.entries(reportA.splits)) for (const [g, group] of Object.entries(groups ?? {})) if (!repeatsAll(reportA, split, g)) expectedCells += Object.keys(group).length;
       expect(checked).toBe(expectedCells);
       // The triad charts were drawn (inline SVG).
       expect(await page.evalAll("svg[data-chart] circle", (c) => c.length)).toBeGreaterThan(0);
@@ -220,6 +228,59 @@ describe.each(BROWSERS)("in $label", (target) => {
       await page.screenshot(shot("funnel.png"));
       await page.click('button[data-tab="summary"]');
       await page.screenshot(shot("summary.png"));
+      expect(page.events).toEqual([]);
+      await page.close();
+    });
+
+    it("reads well: one line per summary cell with no raw field names, the missed turns first on the Summary tab, a top-k column", async () => {
+      const page = await open("a.html");
+      // Each cell's parts (mean, interval, n, cases, chance) share one line: their boxes start at the same height.
+      // The Summary tab's tables (the turn-position table is on the Conversation tab, hidden here: it has no boxes to measure).
+      const cells = await page.evalAll('[data-panel="summary"] table.summary td[data-key]', (tds) =>
+        tds.map((td) => {
+          const spans = Array.from(td.querySelectorAll("span")) as unknown as { getBoundingClientRect(): { top: number; bottom: number } }[];
+          const boxes = spans.map((x) => x.getBoundingClientRect());
+          // One line: every part's box overlaps every other's vertically (stacked parts would not).
+          return { parts: spans.length, oneLine: boxes.length === 0 || Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)), text: td.textContent ?? "" };
+        }),
+      );
+      expect(cells.filter((c) => c.parts >= 3).length).toBeGreaterThan(30);
+      for (const c of cells) expect(c, c.text).toMatchObject({ oneLine: true });
+      expect(cells.map((c) => c.text).join("\n")).not.toMatch(/nCases|ci95/);
+      // The case count, where the JSON has one, worded as the terminal words it.
+      const withCases = await page.evalAll('table.summary td[data-split="all"]', (tds) => tds.map((td) => [td.getAttribute("data-key"), td.querySelector('[data-field="cases"]')?.textContent ?? null]));
+      for (const [key, cases] of withCases) {
+        const agg = reportA.aggregates[key!];
+        if (agg !== undefined) expect(cases).toBe(agg.nCases === undefined ? null : `(${agg.nCases} cases)`);
+      }
+      // One locale (--locale es-419): no by-locale table, no locale rows in the charts; the kinds differ from all, so each has its column.
+      expect(Object.keys(reportA.splits.locale)).toEqual(["es-419"]);
+      expect(await page.evalAll('table.summary[data-split="locale"]', (ts) => ts.length)).toBe(0);
+      expect(await page.evalAll("svg[data-chart] text", (ts) => ts.map((t) => t.textContent))).not.toContain("es-419");
+      expect(await page.text('[data-field="summary-repeats"]')).toContain("one locale (es-419)");
+      const kinds = Object.keys(reportA.splits.kind).filter((g) => !repeatsAll(reportA, "kind", g));
+      expect(kinds.length).toBeGreaterThan(1);
+      expect(await page.evalAll('table.summary[data-split="kind"] thead th', (ths) => ths.map((th) => th.textContent))).toEqual(["metric", "all", ...kinds]);
+      // The Summary tab leads with the missed turns, in dataset order, each with its top-k.
+      const id = (t: TurnReport) => `${t.caseId}#${t.turn}`;
+      const missed = reportA.turns.filter((t) => hit(t) === 0);
+      expect(missed.length).toBeGreaterThan(0);
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { querySelector(s: string): { firstElementChild: { getAttribute(n: string): string | null } } } }).document.querySelector('[data-panel="summary"] .summary-block').firstElementChild.getAttribute("data-section"))).toBe("missed");
+      const rows = await page.evalAll('[data-section="missed"] tbody tr', (trs) => trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('[data-field="topk"]')?.textContent]));
+      expect(rows).toEqual(missed.map((t) => [id(t), t.trace ? t.trace.retrievedIds.join(", ") || "(none)" : "\u2014"]));
+      // A missed turn opens from there.
+      await page.click(`[data-section="missed"] tbody tr[data-turn="${id(missed[0]!)}"] button`);
+      expect(await page.attribute(".turnview", "data-turn")).toBe(id(missed[0]!));
+      // retrace's own graph: its citations are read and shown; no comment repeated in the metrics table.
+      expect(await page.evalAll('.turnview [data-field="citations"]', (ps) => ps.length)).toBe(1);
+      const comments = await page.evalAll(".turnview table.metrics td.comment", (tds) => tds.map((td) => td.textContent));
+      expect(new Set(comments).size).toBe(comments.length);
+      expect(new Set(comments)).toEqual(new Set(missed[0]!.results.map((r) => r.comment ?? "")));
+      // The Turns table's top-k column: each turn's scored ids, as the JSON has them.
+      await page.click('button[data-tab="turns"]');
+      const topk = await page.evalAll("table.turns tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('td[data-col="topk"]')?.textContent]));
+      expect(await page.text('table.turns th[data-col="topk"]')).toBe("top-k");
+      expect(new Map(topk as [string, string][])).toEqual(new Map(reportA.turns.map((t) => [id(t), t.trace ? t.trace.retrievedIds.join(", ") || "(none)" : "\u2014"])));
       expect(page.events).toEqual([]);
       await page.close();
     });
@@ -294,7 +355,7 @@ describe.each(BROWSERS)("in $label", (target) => {
         await page.fill('input[name="text"]', HOSTILE_CASE);
         await page.click(`table.turns tbody tr[data-turn="${HOSTILE_CASE}#0"]`);
         const t = reportA.turns.find((x) => x.caseId === HOSTILE_CASE)!;
-        expect(await page.text(".turnview .msg.current")).toBe(`user 0${HOSTILE_USER}`);
+        expect(await page.text(".turnview .msg.current")).toBe(`${HOSTILE_CASE}#0 user${HOSTILE_USER}`);
         expect(await page.text(".turnview .answer")).toBe(t.answer === "" ? "(empty)" : t.answer);
         expect(t.answer).toContain("onerror"); // the hostile card's text reached the answer, so it is on the page
         const pwned = () => page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned);
@@ -506,7 +567,7 @@ describe.each(BROWSERS)("in $label", (target) => {
       for (const [side, r, t] of [["a", reportA, ta], ["b", reportB, tb]] as const) {
         const earlier = r.turns.filter((p) => p.caseId === t.caseId && p.turn < t.turn);
         const msgs = await page.evalAll(`[data-panel="pair"] [data-run="${side}"] .convo .msg`, (ms) => ms.map((m) => m.textContent));
-        expect(msgs).toEqual([...earlier.flatMap((p) => [`user ${p.turn}${p.user}`, `agent${p.refused ? `(refused) ${p.answer}` : p.answer}`]), `user ${t.turn}${t.user}`]);
+        expect(msgs).toEqual([...earlier.flatMap((p) => [`${p.caseId}#${p.turn} user${p.user}`, `agent${p.refused ? `(refused) ${p.answer}` : p.answer}`]), `${t.caseId}#${t.turn} user${t.user}`]);
       }
       await page.screenshot(shot("compare-turn.png"));
       expect((await stat(shot("compare-turn.png"))).size).toBeGreaterThan(10_000);

@@ -148,15 +148,17 @@ describe.skipIf(CHROMIUM.skipReason !== null)("one report: the HTML page, the te
       const term = grids.get(c.split === "all" ? "kind" : c.split)!.get(c.label)?.get(c.group);
       expect(term, `${c.label} ${c.split} ${c.group} in the terminal`).toBeDefined();
       expect(term!.startsWith(`${c.mean} ${c.ci} ${c.n}`)).toBe(true);
-      // The fields under the cell: the case count and the chance level, as the JSON and the terminal have them.
+      // The case count and the chance level on the cell's line, worded as the terminal words them (no JSON field names).
       if (agg.nCases !== undefined) {
-        expect(c.extra).toContain(`nCases ${agg.nCases}`);
+        expect(c.extra).toContain(`(${agg.nCases} cases)`);
         expect(term).toContain(`(${agg.nCases} cases)`);
       }
       if (agg.chance !== undefined) {
         expect(c.extra).toContain(`chance ${f3(agg.chance)}`);
         expect(term!.endsWith(`chance ${f3(agg.chance)}`)).toBe(true);
       }
+      expect(c.extra.join(" ")).not.toMatch(/nCases/);
+      expect(`${c.mean} ${c.ci} ${c.n}${c.extra.map((x) => ` ${x}`).join("")}`).toBe(term);
     }
     expect(measured).toBeGreaterThan(40);
     // How the intervals were resampled: the terminal's note, word for word.

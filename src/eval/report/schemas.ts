@@ -218,6 +218,13 @@ const turnReportObject = z.object({
       noChildRuns: z.array(z.string()),
       /** Ids of the scored top-k that name no KB card or catalog entry; absent when the run had no ids to check against. */
       unknownIds: z.array(z.string()).optional(),
+      /**
+       * The scored top-k's documents: 1-based rank, card id, page content cut
+       * at 600 code points (`truncated: true` when cut). Absent when no scored
+       * document had a page content, and in reports written before it was
+       * recorded (docs/schema-versions.md).
+       */
+      documents: z.array(z.object({ rank: z.number().int().positive(), id: z.string(), text: z.string(), truncated: z.literal(true).optional() })).optional(),
     })
     .optional(),
 });

@@ -251,9 +251,11 @@ export interface CapturedRetrieval {
   /** retrace's own trace, when source is "retrace". */
   trace?: RetrievalTrace;
   /**
-   * With `selectRetrieval(..., { texts: true })` only (`retrace label`): the
-   * page content of each scored document, by card id, in rank order (a card
-   * returned as several documents has several texts). Never in a report.
+   * With `selectRetrieval(..., { texts: true })` only (`retrace label`,
+   * `--graph` sweeps): the page content of each scored document, by card id,
+   * in rank order (a card returned as several documents has several texts).
+   * Never in a report as such: the report keeps the top-k's, bounded
+   * (`scoredDocuments`).
    */
   texts?: Record<string, string[]>;
 }
@@ -365,6 +367,39 @@ export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, 
     metadataKeys: [...new Set(scored.flatMap((r) => (r.documents ?? []).flatMap((d) => Object.keys((d.metadata ?? {}) as Record<string, unknown>))))].sort(),
     ...(opts.texts === true ? { texts: textsOf(scored, ids) } : {}),
   };
+}
+
+/**
+ * The most characters (Unicode code points) of a document's page content a
+ * report keeps (`captured.documents[].text`, docs/schema-versions.md): enough
+ * to read what was retrieved, bounded so a report stays small.
+ */
+export const DOCUMENT_TEXT_MAX = 600;
+
+/** One scored document as a report keeps it: its 1-based rank in the top-k, card id, page content cut at DOCUMENT_TEXT_MAX. */
+export interface CapturedDocument {
+  rank: number;
+  id: string;
+  text: string;
+  /** Present (true) when `text` was cut at DOCUMENT_TEXT_MAX. */
+  truncated?: true;
+}
+
+/**
+ * The documents of the scored top-k (`topK`, in rank order) with their page
+ * content (`texts`, by card id: the first text of a card returned as several
+ * documents), cut at DOCUMENT_TEXT_MAX code points. An id with no text is
+ * left out (its rank says where it stood). Pure; same input, same output.
+ */
+export function scoredDocuments(topK: readonly string[], texts: Readonly<Record<string, readonly string[]>>): CapturedDocument[] {
+  const out: CapturedDocument[] = [];
+  topK.forEach((id, i) => {
+    const text = Object.prototype.hasOwnProperty.call(texts, id) ? texts[id]![0] : undefined;
+    if (text === undefined) return;
+    const points = Array.from(text);
+    out.push(points.length > DOCUMENT_TEXT_MAX ? { rank: i + 1, id, text: points.slice(0, DOCUMENT_TEXT_MAX).join(""), truncated: true } : { rank: i + 1, id, text });
+  });
+  return out;
 }
 
 /** Where each gold card stood at each captured stage: `{ gold: { stageKey: rank|null } }`, rank 1-based. */

@@ -24,7 +24,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
 import { buildWith, importUserModule, userFunction } from "../../user-module.js";
-import { capturedGoldPositions, RetrieverCapture, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
+import { capturedGoldPositions, RetrieverCapture, scoredDocuments, selectRetrieval, type CapturedDocument, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./runner.js";
@@ -193,6 +193,12 @@ const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 /** A captured list as the report keeps it (the HTML turn view shows it under its step). */
 const capturedList = (st: CapturedStage) => ({ key: st.key, role: st.role, ids: st.ids, error: st.error, ...(st.step !== undefined ? { step: st.step } : {}) });
 
+/** `{ documents }` of a turn's scored top-k when any of them has a page content, else nothing. */
+function documentsOf(topK: readonly string[], texts: Record<string, string[]> | undefined): { documents?: CapturedDocument[] } {
+  const documents = texts === undefined ? [] : scoredDocuments(topK, texts);
+  return documents.length > 0 ? { documents } : {};
+}
+
 /** What running one case needs besides the sweep options. */
 interface CaseContext {
   guard: TurnGuard;
@@ -287,7 +293,7 @@ async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, 
     // Given up (deadline, stalled): an error turn like one that threw; the case goes on with its next turn.
     if (outcome.kind === "stuck") givenUp = outcome.why;
     // Retrieval captured before a failure is not scored: the turn is an error.
-    const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where, { texts: opts.captureTexts === true }) : null;
+    const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where, { texts: true }) : null;
     const noRetrieval = error === undefined && retrieval === null;
     // What is scored at k: the chosen calls' cards, cut at k (the stages keep the full lists); a turn with no retriever run retrieved nothing.
     const retrievedIds = retrieval !== null ? retrieval.retrievedIds.slice(0, opts.k) : noRetrieval ? [] : null;
@@ -326,6 +332,8 @@ async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, 
         ...(retrieval.unscored.length > 0 ? { unscored: retrieval.unscored.map(capturedList) } : {}),
         noChildRuns: retrieval.noChildRuns,
         ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
+        // The scored top-k's page contents, bounded (docs/schema-versions.md): what the HTML turn view shows.
+        ...documentsOf(retrievedIds ?? [], retrieval.texts),
       };
     }
     // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).

@@ -30,6 +30,9 @@ table { border-collapse:collapse; margin:4px 0 8px; }
 th, td { border:1px solid var(--line); padding:3px 7px; text-align:left; vertical-align:top; }
 th { background:var(--soft); font-weight:600; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+table.summary td.num { white-space:nowrap; }
+table.summary td .ci, table.summary td .n, table.summary td .extra { display:inline; margin-left:0.45em; }
+td.doctext { white-space:pre-wrap; overflow-wrap:anywhere; max-width:860px; font-size:12px; }
 table.deltas td.num, table.comparison td.num { white-space:nowrap; }
 .mean { font-weight:600; font-variant-numeric:tabular-nums; }
 .ci, .n, .extra { color:var(--muted); font-size:11px; font-variant-numeric:tabular-nums; display:block; }
@@ -139,7 +142,8 @@ ${EL_JS}  function svg(tag, attrs, text) {
   // The lists of a turn captured from a user's graph's retriever runs (--graph), or null (retrace's own trace).
   function capturedOf(t) { return t.captured && t.captured.source === "callbacks" ? t.captured : null; }
   function label(run, key) { return run.labels[key] || key; }
-  function isPair(v) { return Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "number"; }
+  // The ids the turn's retrieval scored (its top-k, in rank order), or a dash when it has no trace.
+  function topKText(t) { return t.trace ? (t.trace.retrievedIds.length === 0 ? "(none)" : t.trace.retrievedIds.join(", ")) : "\u2014"; }
 
   // ------------------------------------------------------------ summary
   function aggCell(run, agg, key, split, group) {
@@ -150,13 +154,9 @@ ${EL_JS}  function svg(tag, attrs, text) {
     td.appendChild(el("span", { cls: "mean", text: f3(agg.mean) }));
     td.appendChild(el("span", { cls: "ci", text: agg.ci95 ? "[" + f3(agg.ci95[0]) + ", " + f3(agg.ci95[1]) + "]" : "(no CI)" }));
     td.appendChild(el("span", { cls: "n", text: "n=" + agg.n }));
-    // Fields other engineers' reports may add (case-level intervals, chance levels, ...): shown by name.
-    Object.keys(agg).sort().forEach(function (f) {
-      if (f === "mean" || f === "n" || f === "ci95") return;
-      var v = agg[f];
-      var s = isPair(v) ? f + " [" + f3(v[0]) + ", " + f3(v[1]) + "]" : typeof v === "number" ? f + " " + (Number.isInteger(v) ? String(v) : f3(v)) : typeof v === "string" ? f + " " + v : null;
-      if (s !== null) td.appendChild(el("span", { cls: "extra", text: s }));
-    });
+    // The case count and the chance level, worded as the terminal words them (docs/html-report.md): one line with the mean.
+    if (agg.nCases !== undefined) td.appendChild(el("span", { cls: "extra", "data-field": "cases", text: "(" + agg.nCases + " cases)" }));
+    if (agg.chance !== undefined) td.appendChild(el("span", { cls: "extra", "data-field": "chance", text: "chance " + f3(agg.chance) }));
     return td;
   }
   function reportKeys(run) { return run.keys; }
@@ -173,7 +173,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
     return el("table", { cls: "summary", "data-split": split }, [el("thead", null, [head]), body]);
   }
   function chart(run, key) {
-    var r = run.report, locs = Object.keys(r.splits.locale || {});
+    var r = run.report, locs = hiddenTable(run, "locale") ? [] : Object.keys(r.splits.locale || {});
     var rows = [["all", r.aggregates[key]]].concat(locs.map(function (l) { return [l, r.splits.locale[l][key]]; })).filter(function (x) { return x[1]; });
     var W = 360, L = 70, R = 110, rowH = 24, top = 6, H = top + rows.length * rowH + 22;
     var s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "data-chart": key });
@@ -190,7 +190,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
       s.appendChild(svg("circle", { cx: x(a.mean), cy: y, r: 4, "class": "dot" }));
       s.appendChild(svg("text", { x: W - R + 8, y: y + 4 }, f3(a.mean) + "  n=" + a.n));
     });
-    return el("div", { cls: "chart" }, [el("div", { cls: "title", text: label(run, key) + " by locale (95% interval)" }), s]);
+    return el("div", { cls: "chart" }, [el("div", { cls: "title", text: label(run, key) + (locs.length > 0 ? " by locale" : "") + " (95% interval)" }), s]);
   }
   function gateBlock(r) {
     var g = r.gate;
@@ -201,24 +201,46 @@ ${EL_JS}  function svg(tag, attrs, text) {
     return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]), el("ul", null, g.failures.map(function (f) { return el("li", { text: "[" + f.kind + "] " + f.reason }); })), dropTest]);
   }
   var KNOWN_TOP = ["schemaVersion", "version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "judgments", "queryAttribution", "funnel", "chance", "answerSide", "timings"];
-  function summaryPanel(run, compact) {
+  // The summary's columns and tables that repeat another (run.summaryRepeats, src/eval/report/html/report-page.ts): not drawn.
+  function repeats(run) { return run.summaryRepeats || []; }
+  function hiddenTable(run, split) { return repeats(run).some(function (x) { return x.split === split && x.group === null; }); }
+  function hiddenGroup(run, split, g) { return repeats(run).some(function (x) { return x.split === split && x.group === g; }); }
+  // The missed turns, in dataset order, each opening its turn view (the Summary tab leads with them).
+  function missedBlock(run, openTurn) {
+    var r = run.report, box = el("div", { "data-section": "missed" });
+    var missed = [];
+    r.turns.forEach(function (t, i) { if (outcome(t) === "miss") missed.push(i); });
+    box.appendChild(el("h2", { text: "Missed turns (" + missed.length + " of " + run.goldBearingCount + " gold-bearing)" }));
+    if (missed.length === 0) { box.appendChild(el("p", { cls: "muted", text: "No turn missed its gold." })); return box; }
+    var tb = el("tbody", null, missed.map(function (i) {
+      var t = r.turns[i], b = el("button", { type: "button", cls: "link", text: turnId(t) });
+      b.addEventListener("click", function () { openTurn(i); });
+      return el("tr", { "data-turn": turnId(t), "data-i": i }, [el("td", null, [b]), el("td", { text: t.locale }), el("td", { text: t.kind }), el("td", { cls: "miss", text: outcomeText(t) }),
+        el("td", { text: t.gold.join(", ") }), el("td", { "data-field": "topk", text: topKText(t) }), el("td", { text: t.user })]);
+    }));
+    box.appendChild(el("table", { cls: "missed" }, [el("thead", null, [el("tr", null, ["turn", "locale", "kind", "outcome", "gold", "top-" + r.run.k, "user text"].map(function (h) { return el("th", { text: h }); }))]), tb]));
+    return box;
+  }
+  function summaryPanel(run, compact, openTurn) {
     var r = run.report, box = el("div", { cls: "summary-block" });
     if (!compact) {
+      if (openTurn) box.appendChild(missedBlock(run, openTurn));
       var triad = TRIAD.filter(function (k) { return r.aggregates[k] && r.vacuous.indexOf(k) < 0; });
       if (triad.length > 0) {
-        box.appendChild(el("h3", { text: "Triad by locale" }));
+        box.appendChild(el("h3", { text: hiddenTable(run, "locale") ? "Triad (95% interval)" : "Triad by locale" }));
         box.appendChild(el("div", { cls: "charts" }, triad.map(function (k) { return chart(run, k); })));
       }
     }
     // The report page shows the turn-position split in its Conversation tab; the compare page's compact summaries keep it here.
-    var splits = Object.keys(r.splits).filter(function (split) { return compact || split !== "position"; });
+    var splits = Object.keys(r.splits).filter(function (split) { return (compact || split !== "position") && !hiddenTable(run, split); });
     splits.forEach(function (split) {
-      var groups = Object.keys(r.splits[split]).map(function (g) { return [g, r.splits[split][g], split]; });
+      var groups = Object.keys(r.splits[split]).filter(function (g) { return !hiddenGroup(run, split, g); }).map(function (g) { return [g, r.splits[split][g], split]; });
       if (split === "kind") groups.unshift(["all", r.aggregates, "all"]);
       if (groups.length === 0) return;
-      box.appendChild(el("h3", { text: split === "position" ? "By turn position" : "By " + split }));
+      box.appendChild(el("h3", { text: split === "position" ? "By turn position" : split === "kind" && groups.length === 1 ? "All turns" : "By " + split }));
       box.appendChild(splitTable(run, split, groups));
     });
+    if (repeats(run).length > 0) box.appendChild(el("p", { cls: "note", "data-field": "summary-repeats", text: "Not drawn, as they repeat the all column: " + repeats(run).map(function (x) { return x.why; }).join("; ") + "." }));
     if (compact) return box;
     // Each delta as the report holds it: its unadjusted interval, raw and Holm-adjusted p, family size, and the verdict
     // the report gave it (run.stats, worded as the terminal words it; docs/statistics.md). The page tests nothing itself.
@@ -575,6 +597,33 @@ ${EL_JS}  function svg(tag, attrs, text) {
     if ((cap.unknownIds || []).length > 0) box.appendChild(el("p", { cls: "note", "data-field": "unknown-ids", text: "Unknown ids (no card of the KB or catalog; misses): " + cap.unknownIds.join(", ") }));
     return box;
   }
+  // The scored top-k's documents a --graph turn captured (captured.documents: rank, id, page content cut at a bound, docs/schema-versions.md).
+  function documentsBlock(t, cap) {
+    var docs = cap.documents || [];
+    if (docs.length === 0) return el("p", { cls: "muted", "data-field": "documents-off", text: "No document text recorded for this turn (its documents had no page content, or the report was written before it was recorded)." });
+    var gold = {};
+    t.gold.forEach(function (g) { gold[g] = true; });
+    return el("table", { cls: "documents" }, [el("thead", null, [el("tr", null, [el("th", { cls: "num", text: "#" }), el("th", { text: "id" }), el("th", { text: "text" })])]),
+      el("tbody", null, docs.map(function (d) {
+        return el("tr", { cls: gold[d.id] ? "gold" : "", "data-rank": d.rank, "data-id": d.id }, [el("td", { cls: "num", "data-field": "rank", text: String(d.rank) }),
+          el("td", { cls: gold[d.id] ? "goldmark" : "", "data-field": "id", text: (gold[d.id] ? "\u2605 " : "") + d.id }),
+          el("td", { cls: "doctext", "data-field": "text", text: d.text + (d.truncated ? " \u2026 (cut)" : "") })]);
+      }))]);
+  }
+  // The turn's metrics; a comment shared by consecutive rows (one evaluator's comment on its five keys) is shown once, across them.
+  function metricsTable(run, t) {
+    var rows = [], res = t.results;
+    for (var j = 0; j < res.length; j++) {
+      var c = res[j].comment || "", cells = [el("td", { text: label(run, res[j].key) }), el("td", { cls: "num", text: f3(res[j].score) })];
+      if (j === 0 || (res[j - 1].comment || "") !== c) {
+        var span = 1;
+        while (j + span < res.length && (res[j + span].comment || "") === c) span++;
+        cells.push(el("td", { cls: "comment", rowspan: span > 1 ? span : null, text: c }));
+      }
+      rows.push(el("tr", { "data-key": res[j].key }, cells));
+    }
+    return el("table", { cls: "metrics" }, [el("thead", null, [el("tr", null, [el("th", { text: "key" }), el("th", { text: "score" }), el("th", { text: "comment" })])]), el("tbody", null, rows)]);
+  }
   function turnView(run, i) {
     var r = run.report, t = r.turns[i], box = el("div", { cls: "turnview", "data-turn": turnId(t) });
     var oc = outcome(t);
@@ -592,10 +641,10 @@ ${EL_JS}  function svg(tag, attrs, text) {
     var convo = el("div", { cls: "convo" });
     r.turns.forEach(function (p) {
       if (p.caseId !== t.caseId || p.turn >= t.turn) return;
-      convo.appendChild(el("div", { cls: "msg" }, [el("span", { cls: "who", text: "user " + p.turn }), p.user]));
+      convo.appendChild(el("div", { cls: "msg" }, [el("span", { cls: "who", text: turnId(p) + " user" }), p.user]));
       convo.appendChild(el("div", { cls: "msg" }, [el("span", { cls: "who", text: "agent" }), p.refused ? "(refused) " + p.answer : p.answer]));
     });
-    convo.appendChild(el("div", { cls: "msg current" }, [el("span", { cls: "who", text: "user " + t.turn }), t.user]));
+    convo.appendChild(el("div", { cls: "msg current" }, [el("span", { cls: "who", text: turnId(t) + " user" }), t.user]));
     box.appendChild(convo);
     box.appendChild(el("h3", { text: "Contextualized query (what retrieval searched for)" }));
     box.appendChild(el("div", { cls: "query", "data-field": "query", text: t.trace ? t.trace.query : t.noRetrieval ? "\u2014 (no retrieval: the turn made no retriever run)" : t.error !== undefined ? "\u2014 (the graph run threw: its retrieval is not scored)" : "\u2014 (no retrieval ran)" }));
@@ -607,14 +656,19 @@ ${EL_JS}  function svg(tag, attrs, text) {
       box.appendChild(el("h3", { text: cap ? "Retriever calls by step (\u2605 gold; ? an id naming no card)" : "Ranked lists per stage (\u2605 gold)" }));
       box.appendChild(stageLists(run, i));
     }
+    if (cap) {
+      box.appendChild(el("h3", { text: "Retrieved documents (the scored top-" + (t.trace ? t.trace.k : r.run.k) + ")" }));
+      box.appendChild(documentsBlock(t, cap));
+    }
     box.appendChild(el("h3", { text: "Answer" + (t.refused ? " (refused)" : "") }));
     box.appendChild(el("div", { cls: "answer", "data-field": "answer", text: t.answer === "" ? "(empty)" : t.answer }));
     var gold = {};
     t.gold.forEach(function (g) { gold[g] = true; });
-    box.appendChild(el("p", null, ["Citations: "].concat(t.citedIds.length === 0 ? [el("span", { cls: "muted", text: "none" })] : t.citedIds.map(function (c, j) { return el("span", { cls: gold[c] ? "goldmark" : "", text: (j > 0 ? ", " : "") + (gold[c] ? "\u2605 " : "") + c }); }))));
+    // A --graph run's citations and answer-side checks are not read (docs/evaluate-your-graph.md): the page says so instead of "none".
+    if (run.graph) box.appendChild(el("p", { cls: "note", "data-field": "not-read", text: run.graph.notRead }));
+    else box.appendChild(el("p", { "data-field": "citations" }, ["Citations: "].concat(t.citedIds.length === 0 ? [el("span", { cls: "muted", text: "none" })] : t.citedIds.map(function (c, j) { return el("span", { cls: gold[c] ? "goldmark" : "", text: (j > 0 ? ", " : "") + (gold[c] ? "\u2605 " : "") + c }); }))));
     box.appendChild(el("h3", { text: "Metrics of this turn" }));
-    box.appendChild(el("table", { cls: "metrics" }, [el("thead", null, [el("tr", null, [el("th", { text: "key" }), el("th", { text: "score" }), el("th", { text: "comment" })])]),
-      el("tbody", null, t.results.map(function (res) { return el("tr", { "data-key": res.key }, [el("td", { text: label(run, res.key) }), el("td", { cls: "num", text: f3(res.score) }), el("td", { cls: "comment", text: res.comment || "" })]); }))]));
+    box.appendChild(metricsTable(run, t));
     var tm = r.timings && r.timings.turns ? r.timings.turns[t.caseId + "#" + t.turn] : undefined;
     if (tm) box.appendChild(el("p", { cls: "note", text: "timings (ms): " + Object.keys(tm).map(function (k) { return k + " " + tm[k]; }).join(", ") }));
     return box;
@@ -628,8 +682,9 @@ ${EL_JS}  function svg(tag, attrs, text) {
     { id: "outcome", label: "hit/miss", width: "8%", value: function (t) { return { miss: 0, error: 0.5, hit: 1, "not measured": 2, "no gold": 3 }[outcome(t)]; }, text: outcomeText },
     { id: "recall", label: "recall", width: "6%", num: true, value: function (t) { var s = score(t, RECALL); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, RECALL); return s === undefined ? "\u2014" : f3(s); } },
     { id: "ndcg", label: "nDCG", width: "6%", num: true, value: function (t) { var s = score(t, NDCG); return s === undefined ? -1 : s; }, text: function (t) { var s = score(t, NDCG); return s === undefined ? "\u2014" : f3(s); } },
-    { id: "gold", label: "gold", width: "17%", value: function (t) { return t.gold.join(","); } },
-    { id: "user", label: "user text", width: "34%", value: function (t) { return t.user; } }
+    { id: "gold", label: "gold", width: "13%", value: function (t) { return t.gold.join(","); } },
+    { id: "topk", label: "top-k", width: "16%", value: function (t) { return topKText(t); } },
+    { id: "user", label: "user text", width: "22%", value: function (t) { return t.user; } }
   ];
   function turnsPanel(run, openTurn) {
     var r = run.report, box = el("div");
@@ -670,7 +725,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
         tbody.appendChild(el("tr", { "data-i": i, "data-turn": turnId(t), "data-outcome": outcome(t) }, COLS.map(function (c) {
           var text = c.text ? c.text(t) : String(c.value(t, i));
           var oc = outcome(t), cls = (c.num ? "num " : "") + (c.id === "outcome" ? (oc === "miss" || oc === "error" ? "miss" : oc === "hit" ? "hit" : "muted") : "");
-          return el("td", { cls: cls, text: text, title: c.id === "user" || c.id === "gold" ? text : null });
+          return el("td", { cls: cls, "data-col": c.id, text: text, title: c.id === "user" || c.id === "gold" || c.id === "topk" ? text : null });
         })));
       });
       count.textContent = idx.length + " of " + r.turns.length + " turns";
@@ -734,7 +789,7 @@ ${EL_JS}  function svg(tag, attrs, text) {
       ui.show("turn");
     }
     ui = frame("retrace report \u2014 " + run.name, runLine(run), [
-      { id: "summary", label: "Summary", content: summaryPanel(run, false) },
+      { id: "summary", label: "Summary", content: summaryPanel(run, false, function (i) { openTurn(i); }) },
       { id: "conversation", label: "Conversation", content: conversationPanel(run) },
       { id: "funnel", label: "Stage funnel", content: funnelPanel(run) },
       { id: "turns", label: "Turns (" + run.report.turns.length + ")", content: turnsPanel(run, openTurn) },

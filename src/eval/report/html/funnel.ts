@@ -122,19 +122,34 @@ export interface PipelineView {
   cuts: Record<string, LostAt | null>[];
 }
 
-/** The funnel and curve notes of a report: retrace's pipeline keeps its words; a `--graph` run's name only what was captured. */
+/**
+ * The funnel and curve notes of a report, naming only the rows its funnel
+ * table has (`report.funnel.stages`): retrace's pipeline keeps its words; a
+ * `--graph` run's name only what was captured.
+ */
 function viewText(report: Report, kind: PipelineView["kind"]): PipelineView["text"] {
   const k = report.run.k;
+  const rows = new Set((report.funnel?.stages ?? []).map((s) => s.stage));
   if (kind === "pipeline")
     return {
-      funnel: `dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@${k} scores.`,
+      funnel: `${rows.has("dense") && rows.has("bm25") ? "dense and BM25 are parallel branches; fused onwards is sequential. " : ""}A drop between two stages is the gold lost there. final top-k is what hit@${k} scores.`,
       curves: "Ranks at chunk stages (dense, BM25, fused, reranked) are the rank of the card's best chunk, so k counts chunks there and cards at parents and final. The dashed line is the run's k.",
     };
   const call = report.run.graph?.retrievalCall ?? "last";
   return {
-    funnel: `Rows are the lists captured from your graph's retriever runs: child runs (lists of retrievers nested in a scored call, when there are any), scored calls (the scored calls' own lists joined in start order, first occurrence wins: the list the top-k is cut from; scored per turn: ${retrievalCallText(call)}), and final top-k, what hit@${k} scores. A drop between two rows is the gold lost there. Gold-bearing turns that made no retriever run count in n and in no row.`,
+    funnel: `Rows are the lists captured from your graph's retriever runs: ${capturedRowsText(rows, call, k)}. A drop between two rows is the gold lost there. Gold-bearing turns that made no retriever run count in n and in no row.`,
     curves: `Ranks are card positions: at scored calls in the joined list (past the dashed line, what a larger k would have scored), at child runs the best rank in any child run's list. The dashed line is the run's k.`,
   };
+}
+
+/** The captured funnel's rows present, each worded (child runs only when some scored call had them). */
+function capturedRowsText(rows: ReadonlySet<string>, call: NonNullable<Report["run"]["graph"]>["retrievalCall"], k: number): string {
+  const parts = [
+    rows.has("child") ? "child runs (lists of retrievers nested in a scored call)" : null,
+    rows.has("scored") ? `scored calls (the scored calls' own lists joined in start order, first occurrence wins: the list the top-k is cut from; scored per turn: ${retrievalCallText(call ?? "last")})` : null,
+    rows.has("final") ? `final top-k, what hit@${k} scores` : null,
+  ].filter((x): x is string => x !== null);
+  return parts.length <= 1 ? (parts[0] ?? "none") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
 }
 
 export function pipelineView(report: Report): PipelineView {

@@ -4,7 +4,8 @@
  * from the Report object or from the pure pipeline view derived from it
  * (./funnel.ts); the page's script only lays them out.
  */
-import { GROUNDEDNESS_KEY } from "../../measures/evaluators.js";
+import { isDeepStrictEqual } from "node:util";
+import { CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, REFUSAL_CORRECTNESS_KEY } from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
 import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant, UNATTRIBUTED_LABELS } from "../query-attribution.js";
@@ -36,9 +37,11 @@ export interface RunPageData {
    * A `--graph` run's facts, worded as the table and markdown word them
    * (../graph-report.ts): `header`, the graph, its captured retrievers, id key
    * and retrieval-call mode, multi-call and unknown-id counts; `notes`, the
-   * errored and retrieval-less turns listed and counted, and the warnings.
+   * errored and retrieval-less turns listed and counted, and the warnings;
+   * `notRead`, what retrace does not read for a `--graph` run (the turn view
+   * says it where retrace's own graph shows the citations).
    */
-  graph?: { header: string[]; notes: string[] };
+  graph?: { header: string[]; notes: string[]; notRead: string };
   /**
    * The conversation view's words, as the table and markdown word them
    * (../render/conversation.ts): `attributionOff`, why the run has no query
@@ -62,8 +65,28 @@ export interface RunPageData {
    * wall-clock setup (`timings.setup`; null without it).
    */
   notes: { answerSide: string | null; chanceWarnings: string[]; setup: string | null };
+  /**
+   * The summary's columns and tables that would repeat another, not drawn
+   * (docs/html-report.md, "Summary"): `group` a kind column whose every cell
+   * equals the all column's (every case is of that kind), or `group: null` a
+   * split table of one group equal to the all column (one locale). `why`
+   * says which, in the page's words.
+   */
+  summaryRepeats: { split: string; group: string | null; why: string }[];
   /** Which nDCG the run used, judged@k and the turns with unjudged cards, worded as the table words them (render/shared.ts `judgmentLines`); absent when no turn carries judgments. */
   judgments?: string[];
+}
+
+/** The summary's columns and tables that repeat the all column (RunPageData.summaryRepeats); the turn-position split is drawn in the Conversation tab and never hidden. */
+export function summaryRepeats(report: Report): RunPageData["summaryRepeats"] {
+  const out: RunPageData["summaryRepeats"] = [];
+  for (const [split, groups] of Object.entries(report.splits)) {
+    if (split === "position" || groups === undefined) continue;
+    const same = Object.keys(groups).filter((g) => isDeepStrictEqual(groups[g], report.aggregates));
+    if (split === "kind") for (const g of same) out.push({ split, group: g, why: `every case is ${g}: its column is the all column` });
+    else if (Object.keys(groups).length === 1 && same.length === 1) out.push({ split, group: null, why: `one ${split} (${same[0]}): its table is the all column` });
+  }
+  return out;
 }
 
 function keysOf(report: Report): string[] {
@@ -108,12 +131,20 @@ export function runPageData(report: Report, name: string): RunPageData {
     vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
     turnCount: report.turns.length,
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
-    ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report) } } : {}),
+    ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report), notRead: notReadText(report) } } : {}),
     conversation: { attributionOff: attributionOffText(report), note: conversationNote(report), cost: attributionCostText(report) },
     stats: { deltaMethod: deltaMethod(report), deltaVerdicts: (report.deltas ?? []).map(deltaVerdict), ciMethod: ciMethod(report) },
     notes: { answerSide: answerSideNote(report), chanceWarnings: chanceWarnings(report), setup: setupText(report) },
+    summaryRepeats: summaryRepeats(report),
     ...judgmentsOfPage(report),
   };
+}
+
+/** What a `--graph` run does not read (docs/evaluate-your-graph.md, "What is scored and reported"): citations and the answer-side checks, labelled as the summary labels them. */
+function notReadText(report: Report): string {
+  const keys = [CITATION_COVERAGE_KEY, CITATION_CORRECTNESS_KEY, REFUSAL_CORRECTNESS_KEY].map((k) => metricLabel(k, report.run.k));
+  const judge = report.judge !== undefined ? "" : `, ${metricLabel(GROUNDEDNESS_KEY, report.run.k)} without --judge`;
+  return `Not read for a --graph run: citations and the answer-side checks (${keys.join(", ")}${judge}); your graph's citations are not retrace's to interpret.`;
 }
 
 function judgmentsOfPage(report: Report): { judgments?: string[] } {
