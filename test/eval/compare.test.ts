@@ -94,7 +94,8 @@ describe("compareRuns", () => {
     await expect(readRunSide(await write("norun.json", noRun))).rejects.toThrow(/norun\.json: field `run` missing required field; expected an object/);
     const notJson = path.join(dir, "not.json");
     await writeFile(notJson, "{");
-    await expect(readRunSide(notJson)).rejects.toThrow(/not\.json: expected a retrace report or baseline JSON file/);
+    // The line and column of the JSON error (src/kb/json.ts), then what the file should have been.
+    await expect(readRunSide(notJson)).rejects.toThrow(/not\.json:1:2: malformed JSON \(expected a property name in double quotes, got the end of the input\); expected a retrace report or baseline JSON file/);
   });
 });
 
