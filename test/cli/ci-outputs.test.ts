@@ -40,7 +40,7 @@ describe("retrace compare of the default and --embedder builtin reports (shipped
     expect(text.exitCode, text.stderr).toBe(0);
     expect(text.stdout).toContain(`embedder: A ${ra!.run.embedder} → B ${rb!.run.embedder}`);
     expect(text.stdout).toContain(`hit@5 flips: ${lost.length} hit→miss, ${gained.length} miss→hit`);
-    for (const t of [...lost, ...gained]) expect(text.stdout).toMatch(new RegExp(`^ +${t.caseId} +turn ${t.turn} +${t.locale}$`, "m"));
+    for (const t of [...lost, ...gained]) expect(text.stdout).toMatch(new RegExp(`^ +${t.caseId}#${t.turn} +${t.locale}$`, "m")); // caseId#turn, as every key names a turn
     const refusalN = ra!.aggregates.refusal_correctness!.n; // eval's figure: held-out turns only
     expect(ra!.answerSide?.scope).toBe("holdout");
     expect(refusalN).toBeLessThan(ra!.turns.length);
