@@ -1,10 +1,14 @@
 /**
  * The one edit distance behind every "did you mean" retrace prints: a
  * misspelt command (src/cli/main.ts), a gold id that names no card
- * (src/kb/cases.ts), a module file that does not exist (src/user-module.ts).
+ * (src/kb/cases.ts), a file that does not exist (`didYouMeanFile`: module
+ * files in src/user-module.ts, every text input in src/kb/text.ts).
  * Optimal string alignment: Damerau–Levenshtein with adjacent transpositions,
  * as commander's own suggestions count.
  */
+
+import { readdirSync } from "node:fs";
+import path from "node:path";
 
 /** Edits (insert, delete, substitute, swap two adjacent characters) from `a` to `b`. */
 export function editDistance(a: string, b: string): number {
@@ -29,4 +33,24 @@ export function closest(word: string, candidates: Iterable<string>, max: number)
     if (d < bestD) [best, bestD] = [c, d];
   }
   return best !== undefined && bestD <= max ? best : undefined;
+}
+
+/**
+ * `; did you mean ./agent.ts?` for a path that does not exist: the closest
+ * name among the files of its folder (within 2 edits; only those `accept`
+ * takes), written as the user wrote the path (`./agnet.ts` → `./agent.ts`,
+ * `kb/eval/case.jsonl` → `kb/eval/cases.jsonl`); "" when none is close.
+ */
+export function didYouMeanFile(typed: string, accept: (name: string) => boolean = () => true, cwd: string = process.cwd()): string {
+  const abs = path.resolve(cwd, typed);
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(abs)).filter(accept).sort();
+  } catch {
+    return "";
+  }
+  const best = closest(path.basename(abs), names, 2);
+  if (best === undefined || best === path.basename(abs)) return "";
+  const dir = path.dirname(typed);
+  return `; did you mean ${dir === "." ? `${typed.startsWith("./") ? "./" : ""}${best}` : `${dir}/${best}`}?`;
 }

@@ -16,10 +16,10 @@
  * frame of its stack in the user's own code (`userFrame`), source-mapped
  * (docs/gates-and-exit-codes.md, "Errors in your modules").
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { closest } from "./edit-distance.js";
+import { didYouMeanFile } from "./edit-distance.js";
 import { GraphInputError } from "./errors.js";
 import { missingPeerError } from "./peers.js";
 
@@ -98,21 +98,6 @@ export function moduleLabel(option: string, file: string, exportName?: string): 
   return exportName !== undefined ? `${option} ${file}#${exportName}` : `${option} ${file}`;
 }
 
-/** `; did you mean ./agent.ts?` for a missing module file: the closest module file in its folder (within 2 edits of its name). */
-function didYouMean(abs: string, typed: string): string {
-  let names: string[];
-  try {
-    names = readdirSync(path.dirname(abs)).filter((n) => (MODULE_EXTENSIONS as readonly string[]).includes(path.extname(n))).sort();
-  } catch {
-    return "";
-  }
-  const best = closest(path.basename(abs), names, 2);
-  if (best === undefined) return "";
-  // Written as the user wrote the path: `./agnet.ts` → `./agent.ts`, `src/agnet.ts` → `src/agent.ts`.
-  const dir = path.dirname(typed);
-  return `; did you mean ${dir === "." ? `${typed.startsWith("./") ? "./" : ""}${best}` : `${dir}/${best}`}?`;
-}
-
 /**
  * The absolute path of a module option's file (resolved against `cwd`),
  * checked without loading it: GraphInputError (exit 2) naming the module when
@@ -121,7 +106,7 @@ function didYouMean(abs: string, typed: string): string {
 export function userModulePath(file: string, option: string, exportName?: string, cwd: string = process.cwd()): string {
   const abs = path.resolve(cwd, file);
   const where = moduleLabel(option, file, exportName);
-  if (!existsSync(abs)) throw new GraphInputError(`${where}: the file ${file} does not exist${didYouMean(abs, file)}`);
+  if (!existsSync(abs)) throw new GraphInputError(`${where}: the file ${file} does not exist${didYouMeanFile(file, (n) => (MODULE_EXTENSIONS as readonly string[]).includes(path.extname(n)), cwd)}`);
   const ext = path.extname(abs);
   if (!(MODULE_EXTENSIONS as readonly string[]).includes(ext)) throw new GraphInputError(`${where}: expected a ${MODULE_EXTENSIONS.join(", ")} file, got "${ext}"`);
   return abs;

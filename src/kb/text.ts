@@ -15,6 +15,7 @@
  */
 import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
+import { didYouMeanFile } from "../edit-distance.js";
 import { DataValidationError, type DataIssue } from "../errors.js";
 
 /** Default size limit of one card, bytes (`--max-card-bytes`). */
@@ -78,8 +79,9 @@ export async function readTextFile(file: string, options: ReadTextOptions = {}):
     st = await stat(file); // follows symlinks: a link to a directory is a directory
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && options.missing !== undefined) return { issue: { file, message: options.missing } };
-    return { issue: { file, message: `cannot read the file (${code ?? (e as Error).message})` } };
+    const hint = code === "ENOENT" ? didYouMeanFile(file) : "";
+    if (code === "ENOENT" && options.missing !== undefined) return { issue: { file, message: `${options.missing}${hint}` } };
+    return { issue: { file, message: `cannot read the file (${code ?? (e as Error).message})${hint}` } };
   }
   if (!st.isFile()) return { issue: notRegular(file, st) };
   if (options.maxBytes !== undefined && st.size > options.maxBytes) {
@@ -173,7 +175,10 @@ function incompleteTail(b: Uint8Array): number {
 export async function forEachTextLine(file: string, onLine: (line: string) => void, stop: () => boolean = () => false): Promise<void> {
   if (file !== "-") {
     const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
-    if (r instanceof Error) throw new DataValidationError([{ file, message: `cannot read the file (${(r as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : ((r as NodeJS.ErrnoException).code ?? r.message)})` }]);
+    if (r instanceof Error) {
+      const missing = (r as NodeJS.ErrnoException).code === "ENOENT";
+      throw new DataValidationError([{ file, message: `cannot read the file (${missing ? "no such file" : ((r as NodeJS.ErrnoException).code ?? r.message)})${missing ? didYouMeanFile(file) : ""}` }]);
+    }
     if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
   }
   const stream = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });

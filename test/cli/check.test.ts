@@ -164,6 +164,15 @@ describe("retrace check on broken copies of the shipped data", () => {
     expect(r.stderr).toMatch(/split\.json.*`tune\[0\]` unknown case id "no-such-case"/);
   });
 
+  it("a cases file that does not exist gets a did-you-mean among the files of its folder", async () => {
+    const r = await runCli(["check", "--kb", MINI_KB, "--cases", path.join(MINI_KB, "eval", "case.jsonl")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`; did you mean ${path.join(MINI_KB, "eval", "cases.jsonl")}?`);
+    const far = await runCli(["check", "--kb", MINI_KB, "--cases", path.join(MINI_KB, "eval", "nothing-like-it.txt")]);
+    expect(far.exitCode).toBe(2);
+    expect(far.stderr).not.toContain("did you mean");
+  });
+
   it("names the line of a truncated JSON line", async () => {
     let lineNo = 0;
     const r = await brokenCopy(async (dir) => {
