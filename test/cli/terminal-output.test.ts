@@ -133,6 +133,8 @@ describe("output piped into a CI log (stdout not a terminal, no --width or RETRA
     // Each row holds every column of its table: an interval, n, cases and chance per group, never continued on the next line.
     for (const row of metricRows) expect(row, row).toMatch(/^\S+@5\s+(\d\.\d{3} (\[\d\.\d{3}, \d\.\d{3}\]|\(no CI\)) n=\d+ \(\d+ cases?\)( chance \d\.\d{3})?\s*)+$/);
     expect(ev.stdout.split("\n").some((l) => /^\s+\d\.\d{3} \[/.test(l))).toBe(false);
+    // Turn positions are named as the caseId#N keys number turns, from #0 (the funnel and attribution tables too).
+    expect(ev.stdout).toMatch(/^metric \(position\)\s+turn #0\s+turn #1\s+turn #2\s+turn #3\+$/m);
   }, 120_000);
 });
 

@@ -1,4 +1,5 @@
 /** The markdown rendering of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
+import { positionLabel } from "../funnel-stats.js";
 import { attributionCostText, attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
@@ -118,6 +119,10 @@ export function renderMarkdown(report: Report): string {
     if (name === "part") {
       out.push("", "## By part (tune / holdout)", "");
       out.push(...mdSplit(report, PART_LABELS.map(([p, label]) => [label, groups[p]]), false));
+    } else if (name === "position") {
+      // Named as every turn key numbers turns (`turn #0`…; the JSON keys stay "1"…"4+").
+      out.push("", "## By turn position", "");
+      out.push(...mdSplit(report, Object.entries(groups).map(([g, agg]) => [positionLabel(g), agg])));
     } else {
       out.push("", `## By ${md(name)}`, "");
       out.push(...mdSplit(report, Object.entries(groups)));

@@ -4,6 +4,7 @@
  * line fits it: a split table wider than that is stacked (one block per group,
  * its figures in columns) and any longer line is wrapped at spaces (./wrap.ts).
  */
+import { positionLabel } from "../funnel-stats.js";
 import { attributionCostText, attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
@@ -216,6 +217,8 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
     lines.push("");
     // The tune/holdout part shows every key per part, answer-side included (docs/holdout.md).
     if (name === "part") lines.push(...splitGrid(report, "metric", PART_LABELS.map(([p, label]) => [label, groups[p]]), paint, false, width));
+    // Turn positions are named as every turn key numbers them (`turn #0`…; the JSON keys stay "1"…"4+").
+    else if (name === "position") lines.push(...splitGrid(report, "metric (position)", Object.entries(groups).map(([g, agg]) => [positionLabel(g), agg]), paint, true, width));
     else lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint, true, width));
   }
 
