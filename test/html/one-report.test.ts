@@ -58,8 +58,8 @@ afterAll(async () => {
   await cleanup();
 });
 
-/** The terminal's grid under the header row starting with `metric` whose columns are `columns`: row label → column → cell text. */
-function terminalGrid(text: string, columns: readonly string[]): Map<string, Map<string, string>> {
+/** The terminal's grid under the header row starting with `metric` whose columns are headed `columns`: row label → key (`keys`, default the headers) → cell text. */
+function terminalGrid(text: string, columns: readonly string[], keys: readonly string[] = columns): Map<string, Map<string, string>> {
   const lines = text.split("\n");
   const cols = (l: string) => l.split(/ {2,}/).map((c) => c.trim());
   const start = lines.findIndex((l) => {
@@ -71,7 +71,7 @@ function terminalGrid(text: string, columns: readonly string[]): Map<string, Map
   for (const l of lines.slice(start + 1)) {
     if (l.trim() === "") break;
     const c = cols(l);
-    out.set(c[0]!.replace(/ \(held-out\)$/, ""), new Map(columns.map((h, i) => [h, c[i + 1]!])));
+    out.set(c[0]!.replace(/ \(held-out\)$/, ""), new Map(keys.map((h, i) => [h, c[i + 1]!])));
   }
   return out;
 }
@@ -135,7 +135,9 @@ describe.skipIf(CHROMIUM.skipReason !== null)("one report: the HTML page, the te
     );
     expect(cells.length).toBeGreaterThan(0);
     const groupsOf = (split: string) => (split === "kind" ? ["all", ...Object.keys(report.splits.kind)] : Object.keys(report.splits[split] ?? {}));
-    const grids = new Map(["kind", "locale", "part", "position"].map((s) => [s, terminalGrid(terminal, groupsOf(s))]));
+    // The terminal heads turn positions as the caseId#N keys number turns: group "1" is `turn #0`, "4+" is `turn #3+`.
+    const headed = (split: string, g: string) => (split !== "position" ? g : g === "4+" ? "turn #3+" : `turn #${Number(g) - 1}`);
+    const grids = new Map(["kind", "locale", "part", "position"].map((s) => [s, terminalGrid(terminal, groupsOf(s).map((g) => headed(s, g)), groupsOf(s))]));
     let measured = 0;
     for (const c of cells) {
       const agg = c.split === "all" ? report.aggregates[c.key] : report.splits[c.split]?.[c.group]?.[c.key];
