@@ -285,7 +285,7 @@ export async function sweepGraph(
   kb: KnowledgeBase,
   concurrency: number,
   onCaseDone?: (d: number, t: number) => void,
-  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number; captureTexts?: boolean } = {},
+  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number } = {},
 ): Promise<{ turns: GraphTurn[]; runs: GraphTurn[][]; file: string; exportName: string; ids: IdOptions }> {
   if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
@@ -316,7 +316,6 @@ export async function sweepGraph(
       ...(configurable !== undefined ? { configurable: configurable.value } : {}),
       ...(o.counterfactual === true ? { counterfactual: true, retrieverBases } : {}),
       ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
-      ...(extra.captureTexts === true ? { captureTexts: true } : {}),
     });
     runs.push(turns);
   }

@@ -172,7 +172,7 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
 /** Runs the user's graph over the cases (k = depth) and records each turn's scored list, query and documents' texts. */
 async function graphLists(plan: LabelPlan, into: Map<string, TurnLists>): Promise<void> {
   const o = plan.options;
-  const { turns } = await sweepGraph({ ...o, k: plan.depth }, plan.cases, plan.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, undefined, { captureTexts: true });
+  const { turns } = await sweepGraph({ ...o, k: plan.depth }, plan.cases, plan.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency);
   for (const t of turns) {
     const entry = into.get(turnKey(t.report.caseId, t.report.turn))!;
     entry.lists.graph = (t.retrieval?.retrievedIds ?? []).slice(0, plan.depth);

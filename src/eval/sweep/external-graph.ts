@@ -161,8 +161,6 @@ export interface GraphSweepOptions extends IdOptions {
    */
   retrieverBases?: readonly unknown[];
   onCaseDone?: (done: number, total: number) => void;
-  /** Keep the page content of the scored documents (`CapturedRetrieval.texts`; `retrace label --catalog`). Default false. */
-  captureTexts?: boolean;
 }
 
 /** One turn of a graph sweep: the report plus the raw capture (for `retrace trace`). */
