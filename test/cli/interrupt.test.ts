@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../helpers/chroma.js";
+import { tempDir, waitFor } from "../helpers/chroma.js";
 import { BIN, ROOT } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 
@@ -26,9 +26,19 @@ afterAll(async () => {
   await tmp.cleanup();
 });
 
-async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await check()) return true;
-  return false;
+/** The real bin with `args`, its stderr collected, and how it ended. */
+function spawnRetrace(args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "info", GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  child.stdout.resume();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("close", (c, sig) => r({ code: c, signal: sig })));
+  return { child, exited, stderr: () => stderr };
 }
 
 describe("an interrupt while the outputs are written", () => {
@@ -40,25 +50,16 @@ describe("an interrupt while the outputs are written", () => {
       const dir = path.join(tmp.dir, signal);
       spawnSync("mkdir", ["-p", dir]);
       expect(spawnSync("mkfifo", [path.join(dir, "out.md")]).status).toBe(0);
-      const child = spawn(
-        process.execPath,
-        [BIN, "eval", "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin", "--report-json", path.join(dir, "r.json"), "--html", path.join(dir, "r.html"), "--junit", path.join(dir, "r.xml"), "--out", path.join(dir, "out.md")],
-        { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "info", GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined }, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      children.push(child);
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-      child.stdout.resume();
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("close", (c, s) => r({ code: c, signal: s })));
+      const { child, exited, stderr } = spawnRetrace(["eval", "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin", "--report-json", path.join(dir, "r.json"), "--html", path.join(dir, "r.html"), "--junit", path.join(dir, "r.xml"), "--out", path.join(dir, "out.md")]);
       try {
         const tmpFiles = async () => (await readdir(dir)).filter((f) => f.endsWith(".tmp"));
         // The sweep is over and the three files are staged: the run now waits for the FIFO's reader.
-        expect(await waitFor(async () => (await tmpFiles()).length === 3, 60_000), stderr).toBe(true);
+        expect(await waitFor(async () => (await tmpFiles()).length === 3, 60_000), stderr()).toBe(true);
         child.kill(signal);
         const end = await exited;
-        expect(end, stderr).toEqual({ code: null, signal }); // a shell reports 128 + the signal's number
+        expect(end, stderr()).toEqual({ code: null, signal }); // a shell reports 128 + the signal's number
         expect((await readdir(dir)).sort()).toEqual(["out.md"]); // the FIFO only: no temporary file, no output published
-        const lines = stderr.split("\n").filter((l) => l.startsWith("retrace:"));
+        const lines = stderr().split("\n").filter((l) => l.startsWith("retrace:"));
         expect(lines).toEqual([`retrace: interrupted by ${signal}; stopped with exit ${code} (3 temporary files of unfinished outputs removed)`]);
       } finally {
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -77,21 +78,12 @@ export const graph = { channels: { messages: {} }, nodes: {}, checkpointer: fals
   invoke: () => new Promise(() => { writeFileSync(${JSON.stringify(started)}, ""); setInterval(() => {}, 1000); }) };
 `,
     );
-    const child = spawn(process.execPath, [BIN, "eval", "--graph", graph, "--kb", MINI_KB], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "info", GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    children.push(child);
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.stdout.resume();
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("close", (c, s) => r({ code: c, signal: s })));
+    const { child, exited, stderr } = spawnRetrace(["eval", "--graph", graph, "--kb", MINI_KB]);
     try {
-      expect(await waitFor(async () => existsSync(started), 30_000), stderr).toBe(true);
+      expect(await waitFor(() => existsSync(started), 30_000), stderr()).toBe(true);
       child.kill("SIGINT");
-      expect(await exited, stderr).toEqual({ code: null, signal: "SIGINT" });
-      expect(stderr.split("\n").filter((l) => l.startsWith("retrace:"))).toEqual(["retrace: interrupted by SIGINT; stopped with exit 130"]);
+      expect(await exited, stderr()).toEqual({ code: null, signal: "SIGINT" });
+      expect(stderr().split("\n").filter((l) => l.startsWith("retrace:"))).toEqual(["retrace: interrupted by SIGINT; stopped with exit 130"]);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
