@@ -1,115 +1,62 @@
 /**
- * retrace's public API (`retrace-eval`): the graph factory and state, the
- * instrumented retrieve node (to embed in your own graphs) and the trace
- * collector; the composition root; the use-cases the `retrace` commands run
- * (an eval, a trace, a tune, a merge, BEIR, ingest, check); the evaluators,
- * runner, aggregation, gate, baseline and report renderers; typed errors;
- * and everything of the
- * subpath entries `retrace-eval/metrics`, `retrace-eval/retrieval` and
- * `retrace-eval/langchain`. See docs/architecture.md.
+ * retrace's public API (`retrace-eval`): what a user composes. The use-cases
+ * the `retrace` commands run (an eval of retrace's graph or of yours, a
+ * trace, a tune, a merge, BEIR, ingest, check, labelling), the contracts they
+ * return (the report, the baseline, a captured turn), the instrumented
+ * retrieve node and the graph factory, retrieval capture for any LangGraph.js
+ * graph, the evaluators and renderers, the metrics, and the typed errors.
+ *
+ * Everything else is on a subpath (docs/architecture.md, "Entry points"):
+ * `retrace-eval/harness` (every building block of the harness),
+ * `retrace-eval/agent` (retrace's own agent, node by node),
+ * `retrace-eval/metrics`, `retrace-eval/retrieval`, `retrace-eval/langchain`,
+ * `retrace-eval/testing` and `retrace-eval/studio`. CHANGELOG.md lists where
+ * each name that left this entry went.
  */
-export { buildGraph, hasRetrieval, type BuildGraphOptions, type RetraceGraph } from "./graph/build.js";
-export { RetraceState, RetrievalAnnotation, appendTraces, type RetraceStateType, type RetraceUpdateType, type RetrievalStateType, type RetrievalUpdateType } from "./graph/state.js";
-export {
-  CONFIG_DEFAULTS,
-  cardLookup,
-  configurableFor,
-  ensureConfiguration,
-  type AnswerSettings,
-  type CardEntry,
-  type CardLookup,
-  type CardSource,
-  type ChatModelLike,
-  type RetraceConfigurable,
-  type RetraceConfiguration,
-  type RetrievalSettings,
-  type TunableConfig,
-} from "./graph/configuration.js";
-export { RetrievalTraceCollector, collectTraces, traceEventOfChunk, type CollectedTrace } from "./graph/collector.js";
-export { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent, retrieveNode, type RetrievalTraceEvent, type RetrieveNodeState, type RetrieveNodeUpdate } from "./nodes/retrieve.js";
-export { contextualize, contextualizeQuery, followUpReason, isFollowUp, FOLLOW_UP_MARKERS } from "./nodes/contextualize.js";
-export { generate, parseModelAnswer, REFUSAL_MARKER } from "./nodes/generate.js";
-export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason } from "./nodes/answerer.js";
-export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
 
-// The composition root (docs/decisions/0006-one-composition-root-and-store-vocabulary.md).
-export {
-  buildRetriever,
-  openSystem,
-  resolveStoreChoice,
-  STORE_CHOICES,
-  type BuiltRetriever,
-  type EmbedderChoice,
-  type OpenedEmbedder,
-  type RetraceSystem,
-  type RetrieverRecipe,
-  type RetrieverSpec,
-  type StoreChoice,
-  type StoreKind,
-  type SystemOptions,
-} from "./system.js";
-
-// Use-cases (src/app/): what the `retrace` commands run, as functions of plain options that return
-// their results, print nothing (log lines and the progress you ask for go to stderr) and throw typed errors.
-export { runEval, sweepEval, openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
-export { planEval, baselineFileFor, EVAL_DEFAULTS, type EvalOptions, type EvalPlan } from "./app/eval-plan.js";
-export { runGraphEval, loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
-export { traceCase, traceGraphCase, planTrace, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions, type TracedTurn, type TracePlan } from "./app/trace.js";
-export { runTune, type CrossValidationSettings, type TuneOptions, type TuneOutcome } from "./app/tune.js";
+// Use-cases (src/app/): functions of plain options that return their results, print nothing
+// (log lines and the progress you ask for go to stderr) and throw typed errors.
+export { runEval, type EvalOutcome } from "./app/eval.js";
+export type { EvalOptions } from "./app/eval-plan.js";
+export { runGraphEval, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
+export { traceCase, traceGraphCase, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions } from "./app/trace.js";
+export { runTune, type TuneOptions, type TuneOutcome } from "./app/tune.js";
 export { mergeShardReports, type MergeOptions } from "./app/merge.js";
-export { runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type ModeResult } from "./app/beir.js";
-export { ingestKb, type IngestKbOptions, type IngestKbOutcome, type IngestStore } from "./app/ingest.js";
-export { checkData, type DataCheck, type SplitCounts } from "./app/check.js";
-export { planLabel, buildLabelData, poolSystems, type LabelOptions, type LabelPlan } from "./app/label.js";
-export { mergeLabelFiles, labelAgreement, type AgreementOutcome } from "./app/label-files.js";
-export { relevanceJudge, openRelevanceJudge, parseGrade, RELEVANCE_PROMPT_VERSION, type RelevanceJudge } from "./app/label-judge.js";
-export { renderLabelPage } from "./eval/label/page.js";
-export { mergeLabels, type MergeOutcome } from "./eval/label/merge.js";
-export { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS, type LabelCase, type LabelPageData, type LabelTurn, type PoolSystem, type PooledCard, type Segments } from "./eval/label/pool.js";
-export { cohenKappa, type KappaResult } from "./eval/stats/kappa.js";
-export type { DataPaths } from "./app/data.js";
-export { applyGate, readReport, reportOf, type GateOptions, type ReportInput } from "./app/report.js";
-export { suggestFloors, type FloorSuggestion } from "./app/baseline.js";
-export type { Progress, ProgressFactory, UseCaseHooks } from "./app/progress.js";
+export { runBeir, type BeirOptions, type BeirOutcome } from "./app/beir.js";
+export { ingestKb, type IngestKbOptions, type IngestKbOutcome } from "./app/ingest.js";
+export { checkData, type DataCheck } from "./app/check.js";
+export { planLabel, type LabelOptions } from "./app/label.js";
+export { applyGate, readReport, type GateOptions } from "./app/report.js";
+export type { UseCaseHooks } from "./app/progress.js";
 
-// Evaluation: evaluators in the {key, score, comment} shape, the runner, aggregation, gate, baseline, renderers.
-export {
-  allEvaluators,
-  citationCorrectnessEvaluator,
-  citationCoverageEvaluator,
-  defaultEvaluators,
-  groundednessEvaluator,
-  judgedEvaluator,
-  refusalEvaluator,
-  retrievalEvaluator,
-  retrievalSideEvaluators,
-  runEvaluators,
-  CITATION_CORRECTNESS_KEY,
-  CITATION_COVERAGE_KEY,
-  GROUNDEDNESS_KEY,
-  REFUSAL_CORRECTNESS_KEY,
-  type AsyncEvaluator,
-  type EvaluatorSpec,
-  type Judge,
-  type JudgeVerdict,
-} from "./eval/measures/evaluators.js";
-export { goldPositions, summarizeTrace } from "./eval/report/trace-summary.js";
-export { runSweep, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./eval/sweep/runner.js";
-export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/report/aggregate.js";
-export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate/gate.js";
-export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/gate/baseline.js";
-export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
-export { compareFunnels, compareRuns, comparisonMethod, comparisonNote, readRunSide, turnFlips, type ComparisonMethod, type FunnelComparison, type KeyComparison, type RunSide, type TurnFlip } from "./eval/gate/compare.js";
-export { runDifferences, type RunDifference } from "./eval/gate/run-diff.js";
-export { parseQuarantine, readQuarantine, type Quarantine, type QuarantineEntry } from "./eval/gate/quarantine.js";
-export { annotationLines, workflowCommand, type AnnotationTarget } from "./eval/gate/github.js";
-export { renderPrComment, type PrCommentOptions } from "./eval/gate/pr-comment.js";
-export { caseIndexOf, readCaseIndex, type CaseIndex } from "./kb/cases.js";
-export { explainGold, type GoldExplanation } from "./eval/report/attribution.js";
-export { renderHtmlReport } from "./eval/report/html/report-page.js";
-export { renderHtmlComparison, type PageComparison } from "./eval/gate/compare-page.js";
-export type { JudgmentHole, JudgmentsSection, Report } from "./eval/report/types.js";
+// The graph and its instrumented retrieve node (the rest of the agent: retrace-eval/agent).
+export { buildGraph, type BuildGraphOptions, type RetraceGraph } from "./graph/build.js";
+export { RetraceState, RetrievalAnnotation } from "./graph/state.js";
+export { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent, retrieveNode, type RetrievalTraceEvent } from "./nodes/retrieve.js";
+export { openSystem, type RetraceSystem, type SystemOptions } from "./system.js";
+
+// Retrieval capture for any LangGraph.js graph (docs/evaluate-your-graph.md).
+export { RetrieverCapture, documentId, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./eval/sweep/capture.js";
+export { loadGraph, runGraphSweep, type GraphSweepOptions, type GraphTurn } from "./eval/sweep/external-graph.js";
+
+// Evaluation: evaluators in the {key, score, comment} shape, aggregation, gate, baseline, renderers.
+export { defaultEvaluators, retrievalEvaluator, runEvaluators, type EvaluatorSpec, type Judge, type JudgeVerdict } from "./eval/measures/evaluators.js";
 export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
+export { buildReport } from "./eval/report/aggregate.js";
+export { gate, type GateThresholds } from "./eval/gate/gate.js";
+export { baselineFromReport, readBaseline, writeBaseline, type Baseline } from "./eval/gate/baseline.js";
+export { compareRuns } from "./eval/gate/compare.js";
+export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
+export { renderHtmlReport } from "./eval/report/html/report-page.js";
+export { renderPrComment } from "./eval/gate/pr-comment.js";
+export type { Report } from "./eval/report/types.js";
+
+// The metrics (all of them, and trec_eval's scorer: retrace-eval/metrics).
+export { hitAtK, ndcgAtK, recallAtK, reciprocalRankAtK, scoreTrec } from "./metrics.js";
+
+// Data.
+export { loadData } from "./kb/load.js";
+export type { EvalCase, EvalTurn, KnowledgeBase } from "./kb/types.js";
 
 // Typed errors: each has a `code` and an `exitCode`.
 export {
@@ -125,59 +72,6 @@ export {
   GraphInputError,
   InternalError,
   exitCodeOf,
-  formatIssue,
   isRetraceError,
-  type DataIssue,
   type RetraceErrorCode,
 } from "./errors.js";
-
-export * from "./metrics.js";
-export * from "./retrieval.js";
-export * from "./langchain.js";
-
-// ---------------------------------------------------------------------------
-// Evaluate your own graph (docs/evaluate-your-graph.md): the retriever-run
-// capture handler and the graph sweep runner, usable from a test file
-// without the CLI.
-// ---------------------------------------------------------------------------
-export {
-  DEFAULT_ID_KEYS,
-  RETRIEVAL_CALLS,
-  RetrieverCapture,
-  capturedGoldPositions,
-  cardIdsOf,
-  describeIdKeys,
-  documentId,
-  retrievalSteps,
-  selectRetrieval,
-  type CapturedRetrieval,
-  type CapturedRetrieverRun,
-  type CapturedStage,
-  type DocumentIdOptions,
-  type DocumentLike,
-  type IdOptions,
-  type RetrievalCall,
-} from "./eval/sweep/capture.js";
-export {
-  DEFAULT_GRAPH_EXPORT,
-  capturedRetrievers,
-  defaultInput,
-  graphGateFailures,
-  isCompiledGraph,
-  loadGraph,
-  runGraphSweep,
-  type EvaluableGraph,
-  type GraphSweepOptions,
-  type GraphTurn,
-  type InputMapper,
-  type InputTurn,
-  type LoadedGraph,
-} from "./eval/sweep/external-graph.js";
-export { baseRetrieverOf, baseRetrieversFor, type RetrieverSearchRoots } from "./eval/sweep/retriever-instances.js";
-export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, stateLimitBytes, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
-export { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S, stateSize } from "./eval/sweep/turn-guard.js";
-export { loadCatalog, parseCatalog } from "./kb/catalog.js";
-
-// Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.
-export { BUILTIN_LOCALES, canonicalLocale, isLocale, languageOf, tableLocaleFor, toLocale, type BuiltinLocale } from "./kb/types.js";
-export { analyzerProfile, validateAnalyzerConfig, type AnalyzerOverride, type AnalyzerProfile } from "./retrieval/analyzer.js";

@@ -13,3 +13,14 @@ it("the committed API report matches every package entry point's exports", () =>
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
 }, 120_000);
+
+it("the main entry exports at most 120 names; the rest is on a subpath (docs/architecture.md, CHANGELOG.md)", async () => {
+  const { readFileSync } = await import("node:fs");
+  const text = readFileSync(path.join(ROOT, "api", "retrace-eval.api.md"), "utf8");
+  const main = /^## retrace-eval\n\n(\d+) exports\./m.exec(text);
+  expect(main).not.toBeNull();
+  expect(Number(main![1])).toBeLessThanOrEqual(120);
+  // every subpath the main entry points users to is a real entry of the package
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+  for (const sub of ["./harness", "./agent", "./metrics", "./retrieval", "./langchain"]) expect(Object.keys(pkg.exports)).toContain(sub);
+});

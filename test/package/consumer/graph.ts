@@ -3,16 +3,9 @@
 // shipped .d.ts files (the README's block itself is compiled and run from the
 // markdown: test/helpers/doc-snippets.ts).
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-import {
-  HashingEmbedder,
-  HybridRetriever,
-  InMemoryDenseIndex,
-  RetrievalAnnotation,
-  RetrievalTraceCollector,
-  retrieveNode,
-  type Chunk,
-  type RetrievalTrace,
-} from "retrace-eval";
+import { RetrievalAnnotation, retrieveNode } from "retrace-eval";
+import { RetrievalTraceCollector } from "retrace-eval/agent";
+import { HashingEmbedder, HybridRetriever, InMemoryDenseIndex, type Chunk, type RetrievalTrace } from "retrace-eval/retrieval";
 import { ndcgAtK } from "retrace-eval/metrics";
 import { RetraceRetriever } from "retrace-eval/langchain";
 
