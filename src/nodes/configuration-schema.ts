@@ -14,7 +14,7 @@ import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
 import { expectationOf, fieldPath, valueAt } from "../kb/schema-issues.js";
 import { canonicalLocale } from "../kb/schemas.js";
-import { FUSION_METHODS } from "../retrieval/fusion.js";
+import { FusionMethodSchema, fusionParamSchema } from "../retrieval/fusion.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { Analyzers } from "../retrieval/analyzer.js";
 import type { RetrievalMode, Retriever } from "../retrieval/types.js";
@@ -37,9 +37,9 @@ const RetrievalKeysSchema = z.object({
   bm25K: positiveInteger(),
   mode: unset(z.enum(RETRIEVAL_MODES as readonly RetrievalMode[] as [RetrievalMode, ...RetrievalMode[]], { message: `one of ${RETRIEVAL_MODES.join(", ")}` })),
   rerank: boolean(),
-  /** Fusion method, RRF constant and branch weights (docs/fusion-and-tuning.md). */
-  fusion: unset(z.enum(FUSION_METHODS, { message: `one of ${FUSION_METHODS.join(", ")}` })),
-  rrfK: nonNegative(),
+  /** Fusion method, RRF constant and branch weights (docs/fusion-and-tuning.md); the method and rrfK (rrf's `k`) by the fusion registry's schemas. */
+  fusion: unset(FusionMethodSchema),
+  rrfK: unset(fusionParamSchema("rrf", "k")),
   weights: unset(
     z
       .object({ dense: nonNegative(), bm25: nonNegative() }, { message: "an object { dense?, bm25? }" })

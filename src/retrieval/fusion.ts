@@ -1,7 +1,8 @@
 /**
  * The fusion entry point (docs/fusion-and-tuning.md): one method a file under
- * `fusion/`, re-exported here with the shared ordering helpers, plus `fuse()`,
- * which dispatches on the method name.
+ * `fusion/`, listed by `fusion/registry.ts` (name, parameter schema,
+ * defaults), re-exported here with the shared ordering helpers, plus
+ * `fuse()`, which dispatches through the registry.
  *
  * | method    | formula (over the lists l that returned d)                 | uses        |
  * |-----------|------------------------------------------------------------|-------------|
@@ -15,14 +16,8 @@
  * All are pure: keyed by chunk id, ties broken by id ascending, inputs never
  * mutated, and every fused entry carries each list's contribution.
  */
-import { InvalidArgumentError } from "../errors.js";
 import type { FusedRanked, FusionInput } from "./fusion/common.js";
-import { adaptiveFusion } from "./fusion/adaptive.js";
-import { combMnzFusion } from "./fusion/combmnz.js";
-import { minMaxFusion } from "./fusion/minmax.js";
-import { RRF_K, reciprocalRankFusion } from "./fusion/rrf.js";
-import { signalsFusion } from "./fusion/signals.js";
-import { zScoreFusion } from "./fusion/zscore.js";
+import { assertFusionParam, fusionMethod, fusionParams, type FusionMethod } from "./fusion/registry.js";
 
 export {
   assertNonNegativeFinite,
@@ -52,37 +47,48 @@ export {
 } from "./fusion/signals.js";
 export { zScoreFusion, zScoreNormalize } from "./fusion/zscore.js";
 
-export const FUSION_METHODS = ["rrf", "minmax", "zscore", "combmnz", "adaptive", "signals"] as const;
-export type FusionMethod = (typeof FUSION_METHODS)[number];
-
-export function isFusionMethod(x: unknown): x is FusionMethod {
-  return (FUSION_METHODS as readonly unknown[]).includes(x);
-}
+export {
+  FUSION_EXPECTATION,
+  FUSION_METHODS,
+  FUSION_REGISTRY,
+  FusionMethodSchema,
+  assertFusionParam,
+  fusionMethod,
+  fusionParamSchema,
+  fusionParams,
+  isFusionMethod,
+  type FusionMethod,
+} from "./fusion/registry.js";
+export type { FusionMethodSpec } from "./fusion/common.js";
 
 export interface FuseOptions {
   method: FusionMethod;
-  /** The RRF constant (used by `rrf` only); default RRF_K. */
+  /** The method's parameters (its schema in the registry); unset keys take its defaults. */
+  params?: Readonly<Record<string, unknown>>;
+  /** The RRF constant: `rrf`'s `k` under the retriever's setting name (used by `rrf` only); default RRF_K. */
   rrfK?: number;
-  /** δ of `signals` (used by `signals` only); default SIGNALS_SHIFT. */
+  /** δ of `signals`: its `shift` under the retriever's setting name (used by `signals` only); default SIGNALS_SHIFT. */
   shift?: number;
 }
 
-/** Fuses `lists` with the named method (see the table above). Throws InvalidArgumentError for an unknown method. */
+/**
+ * Fuses `lists` with the named method (see the table above), dispatched
+ * through the registry (fusion/registry.ts): the method's parameters are
+ * `params` over its defaults, plus the two settings the retriever names on
+ * its own (`rrfK` → rrf's `k`, `shift` → signals' `shift`; `params` wins).
+ * Throws InvalidArgumentError for an unknown method (`fusion`) or a bad
+ * parameter (named `rrfK`, `shift`, or `<method>.<key>`).
+ */
 export function fuse(lists: readonly FusionInput[], options: FuseOptions): FusedRanked[] {
-  switch (options.method) {
-    case "rrf":
-      return reciprocalRankFusion(lists, { k: options.rrfK ?? RRF_K });
-    case "minmax":
-      return minMaxFusion(lists);
-    case "zscore":
-      return zScoreFusion(lists);
-    case "combmnz":
-      return combMnzFusion(lists);
-    case "adaptive":
-      return adaptiveFusion(lists);
-    case "signals":
-      return signalsFusion(lists, options.shift === undefined ? {} : { shift: options.shift });
-    default:
-      throw new InvalidArgumentError("fusion", `one of ${FUSION_METHODS.join(", ")}`, options.method);
+  const spec = fusionMethod(options.method);
+  const aliases: Record<string, unknown> = {};
+  if (spec.name === "rrf" && options.rrfK !== undefined) {
+    assertFusionParam("rrf", "k", options.rrfK, "rrfK");
+    aliases.k = options.rrfK;
   }
+  if (spec.name === "signals" && options.shift !== undefined) {
+    assertFusionParam("signals", "shift", options.shift, "shift");
+    aliases.shift = options.shift;
+  }
+  return spec.fuse(lists, fusionParams(spec, { ...aliases, ...options.params }));
 }

@@ -18,12 +18,12 @@ import type { Analyzers } from "./analyzer.js";
 import { BM25Index, BM25_B, BM25_K1, type BM25Params } from "./bm25.js";
 import type { DenseIndex } from "./dense.js";
 import {
-  FUSION_METHODS,
   RRF_K,
+  assertFusionParam,
   assertNonNegativeFinite,
   assertPositiveInteger,
   fuse,
-  isFusionMethod,
+  fusionMethod,
   renumber,
   SIGNALS_SHIFT,
   type FusionInput,
@@ -187,8 +187,9 @@ function assertMode(name: string, mode: unknown): asserts mode is RetrievalMode 
   }
 }
 
+/** The method name is checked by the fusion registry (src/retrieval/fusion/registry.ts), the one place that knows the methods. */
 function assertFusion(name: string, value: unknown): asserts value is FusionMethod {
-  if (!isFusionMethod(value)) throw new InvalidArgumentError(name, `one of ${FUSION_METHODS.join(", ")}`, value);
+  fusionMethod(value, name);
 }
 
 function assertBoolean(name: string, value: unknown): asserts value is boolean {
@@ -203,7 +204,7 @@ function assertSettings(s: CheckedSettings, hasReranker: boolean): void {
   assertPositiveInteger("k", s.k);
   assertPositiveInteger("denseK", s.denseK);
   assertPositiveInteger("bm25K", s.bm25K);
-  assertNonNegativeFinite("rrfK", s.rrfK);
+  assertFusionParam("rrf", "k", s.rrfK, "rrfK");
   assertFusion("fusion", s.fusion);
   assertMode("mode", s.mode);
   assertBoolean("rerank", s.rerank);

@@ -17,15 +17,15 @@ import { readTextFileOrThrow } from "../../kb/text.js";
 import { z } from "zod";
 import { DataValidationError, type DataIssue } from "../../errors.js";
 import { canonicalLocale } from "../../kb/schemas.js";
-import { FUSION_METHODS } from "../../retrieval/fusion.js";
+import { FusionMethodSchema, fusionParamSchema } from "../../retrieval/fusion.js";
 import { parseJsonOrThrow } from "../../kb/json.js";
 
 const finiteNonNegative = z.number().finite().min(0);
 
 export const retrievalConfigSchema = z
   .object({
-    fusion: z.enum(FUSION_METHODS),
-    rrfK: finiteNonNegative,
+    fusion: FusionMethodSchema,
+    rrfK: fusionParamSchema("rrf", "k"),
     weights: z.object({ dense: finiteNonNegative, bm25: finiteNonNegative }).partial().strict(),
     denseK: z.number().int().min(1).max(10_000),
     bm25K: z.number().int().min(1).max(10_000),

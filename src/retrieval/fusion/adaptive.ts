@@ -22,7 +22,8 @@
  * `weight` is the adapted weight w'_l, so contributions still add up to the
  * fused score.
  */
-import { assertNonNegativeFinite, bestEntries, accumulate, type FusedRanked, type FusionInput } from "./common.js";
+import { z } from "zod";
+import { assertNonNegativeFinite, bestEntries, accumulate, defineFusion, param, type FusedRanked, type FusionInput } from "./common.js";
 import { minMaxNormalize } from "./minmax.js";
 
 /** How many of a list's top scores its confidence reads. */
@@ -87,3 +88,12 @@ export function adaptiveFusion(lists: readonly FusionInput[], options: AdaptiveO
     true,
   );
 }
+
+/** The registry entry: parameters `beta` (finite ≥ 0; ADAPTIVE_BETA) and `top` (positive integer; ADAPTIVE_TOP). */
+export const adaptiveMethod = defineFusion({
+  name: "adaptive",
+  summary: "Σ w_l·e^{β·c_l} · minmax_l(d), c_l = head confidence",
+  params: z.object({ beta: param.nonNegative(), top: param.positiveInteger() }).strict(),
+  defaults: { beta: ADAPTIVE_BETA, top: ADAPTIVE_TOP },
+  fuse: (lists, p) => adaptiveFusion(lists, { beta: p.beta, top: p.top }),
+});

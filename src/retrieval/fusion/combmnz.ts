@@ -12,7 +12,8 @@
  * min-max CombSUM. Each contribution is reported already multiplied, so an
  * id's contributions add up to its fused score. Ties are broken by id.
  */
-import { accumulate, type FusedRanked, type FusionInput } from "./common.js";
+import { z } from "zod";
+import { accumulate, defineFusion, type FusedRanked, type FusionInput } from "./common.js";
 import { minMaxNormalize } from "./minmax.js";
 
 /**
@@ -23,3 +24,12 @@ import { minMaxNormalize } from "./minmax.js";
 export function combMnzFusion(lists: readonly FusionInput[]): FusedRanked[] {
   return accumulate(lists, (entries) => minMaxNormalize(entries.map((e) => e.score)), true, (count) => count);
 }
+
+/** The registry entry: no parameters. */
+export const combMnzMethod = defineFusion({
+  name: "combmnz",
+  summary: "|{l : w_l > 0, d ∈ l}| · Σ w_l · minmax_l(d)",
+  params: z.object({}).strict(),
+  defaults: {},
+  fuse: (lists) => combMnzFusion(lists),
+});

@@ -5,8 +5,60 @@
  * chunk id, ties broken by id ascending, inputs never mutated, explicit zeros
  * respected (`??`, never `||`).
  */
+import { z } from "zod";
 import { InvalidArgumentError } from "../../errors.js";
 import type { Ranked } from "../types.js";
+
+/**
+ * One fusion method as the registry (`registry.ts`) lists it: its name, the
+ * zod schema of its parameters (the only validation of them: the retriever,
+ * the graph's `configurable` and config files all parse through it), the
+ * defaults of those parameters, and the function. `fuse(lists, params)`
+ * receives parameters already parsed and complete.
+ */
+export interface FusionMethodSpec<N extends string = string, P extends Record<string, unknown> = Record<string, unknown>> {
+  readonly name: N;
+  /** One line for docs and `--help`: the formula in words. */
+  readonly summary: string;
+  /** Strict object schema of the parameters; every key optional (unset: `defaults`). */
+  readonly params: z.ZodObject<{ [K in keyof P]: z.ZodType<P[K] | undefined, z.ZodTypeDef, unknown> }, "strict">;
+  readonly defaults: Readonly<P>;
+  fuse(lists: readonly FusionInput[], params: Readonly<P>): FusedRanked[];
+}
+
+/** Identity with the types checked: each method file declares its spec with it. */
+export function defineFusion<N extends string, P extends Record<string, unknown>>(spec: {
+  name: N;
+  summary: string;
+  defaults: P;
+  params: NoInfer<FusionMethodSpec<N, P>["params"]>;
+  fuse: (lists: readonly FusionInput[], params: NoInfer<Readonly<P>>) => FusedRanked[];
+}): FusionMethodSpec<N, P> {
+  return Object.freeze({ ...spec, defaults: Object.freeze({ ...spec.defaults }) });
+}
+
+/** The zod messages fusion parameters share, worded like InvalidArgumentError's expectations. */
+export const PARAM_MESSAGES = Object.freeze({
+  nonNegative: "a finite non-negative number",
+  finite: "a finite number",
+  positiveInteger: "a positive integer",
+});
+
+/** Parameter schemas of those three kinds (optional: unset takes the method's default). */
+export const param = Object.freeze({
+  nonNegative: () => {
+    const m = { message: PARAM_MESSAGES.nonNegative };
+    return z.number(m).finite(m).min(0, m).optional();
+  },
+  finite: () => {
+    const m = { message: PARAM_MESSAGES.finite };
+    return z.number(m).finite(m).optional();
+  },
+  positiveInteger: () => {
+    const m = { message: PARAM_MESSAGES.positiveInteger };
+    return z.number(m).int(m).min(1, m).optional();
+  },
+});
 
 /** Code-unit order of ids (locale-independent, identical on every machine): the project's tie-break. */
 export function compareIds(a: string, b: string): number {

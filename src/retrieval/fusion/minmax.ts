@@ -16,7 +16,8 @@
  * nothing, exactly like an id the list did not return. Ties in the fused score
  * are broken by id ascending.
  */
-import { accumulate, type FusedRanked, type FusionInput } from "./common.js";
+import { z } from "zod";
+import { accumulate, defineFusion, type FusedRanked, type FusionInput } from "./common.js";
 
 /** (s − min)/(max − min) per value; all 1 when max = min (single value or all tied). Empty → empty. */
 export function minMaxNormalize(scores: readonly number[]): number[] {
@@ -39,3 +40,12 @@ export function minMaxNormalize(scores: readonly number[]): number[] {
 export function minMaxFusion(lists: readonly FusionInput[]): FusedRanked[] {
   return accumulate(lists, (entries) => minMaxNormalize(entries.map((e) => e.score)), true);
 }
+
+/** The registry entry: no parameters. */
+export const minMaxMethod = defineFusion({
+  name: "minmax",
+  summary: "Σ w_l · (s − min_l)/(max_l − min_l)",
+  params: z.object({}).strict(),
+  defaults: {},
+  fuse: (lists) => minMaxFusion(lists),
+});

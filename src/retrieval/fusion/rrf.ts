@@ -10,7 +10,8 @@
  * score (e.g. 1st in one list and 2nd in the other vs. the reverse, equal
  * weights) are broken by id ascending.
  */
-import { accumulate, assertNonNegativeFinite, type FusedRanked, type FusionInput } from "./common.js";
+import { z } from "zod";
+import { accumulate, assertNonNegativeFinite, defineFusion, param, type FusedRanked, type FusionInput } from "./common.js";
 
 /** The RRF constant of the original paper (docs/decisions/0004-fusion-keyed-by-id.md). */
 export const RRF_K = 60;
@@ -36,3 +37,12 @@ export function reciprocalRankFusion(lists: readonly FusionInput[], options?: Rr
   assertNonNegativeFinite("k", k);
   return accumulate(lists, (entries) => entries.map((e) => 1 / (k + e.rank)), false);
 }
+
+/** The registry entry: parameter `k` (the RRF constant, finite ≥ 0; default RRF_K). */
+export const rrfMethod = defineFusion({
+  name: "rrf",
+  summary: "Σ w_l / (k + rank_l(d)); ranks only",
+  params: z.object({ k: param.nonNegative() }).strict(),
+  defaults: { k: RRF_K },
+  fuse: (lists, p) => reciprocalRankFusion(lists, { k: p.k }),
+});

@@ -28,7 +28,8 @@
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { headConfidence } from "./adaptive.js";
-import { accumulate, assertNonNegativeFinite, bestEntries, type FusedRanked, type FusionInput } from "./common.js";
+import { z } from "zod";
+import { accumulate, assertNonNegativeFinite, bestEntries, defineFusion, param, type FusedRanked, type FusionInput } from "./common.js";
 import { minMaxFusion, minMaxNormalize } from "./minmax.js";
 
 /** δ: added to the collection-level dense weight before the per-query terms when nothing sets it (over a non-LSA embedder; fitted on Cranfield with the latent-share weight). */
@@ -116,3 +117,12 @@ export function signalsFusion(lists: readonly FusionInput[], options: SignalsOpt
     true,
   );
 }
+
+/** The registry entry: parameters `shift` δ, `beta` β, `gamma` γ (finite numbers) and `top` n (positive integer); defaults the SIGNALS_* constants. */
+export const signalsMethod = defineFusion({
+  name: "signals",
+  summary: "α_q·minmax_dense(d) + (1 − α_q)·minmax_bm25(d), α_q per query from head confidence and overlap",
+  params: z.object({ shift: param.finite(), beta: param.finite(), gamma: param.finite(), top: param.positiveInteger() }).strict(),
+  defaults: { shift: SIGNALS_SHIFT, beta: SIGNALS_BETA, gamma: SIGNALS_GAMMA, top: SIGNALS_TOP },
+  fuse: (lists, p) => signalsFusion(lists, { shift: p.shift, beta: p.beta, gamma: p.gamma, top: p.top }),
+});

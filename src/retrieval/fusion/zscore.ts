@@ -13,7 +13,8 @@
  * list does not move the fusion. Fused scores can be negative. Ties are broken
  * by id ascending.
  */
-import { accumulate, type FusedRanked, type FusionInput } from "./common.js";
+import { z } from "zod";
+import { accumulate, defineFusion, type FusedRanked, type FusionInput } from "./common.js";
 
 /** (s − μ)/σ per value with the population σ; all 0 when σ = 0 (single value or all tied). Empty → empty. */
 export function zScoreNormalize(scores: readonly number[]): number[] {
@@ -36,3 +37,12 @@ export function zScoreNormalize(scores: readonly number[]): number[] {
 export function zScoreFusion(lists: readonly FusionInput[]): FusedRanked[] {
   return accumulate(lists, (entries) => zScoreNormalize(entries.map((e) => e.score)), true);
 }
+
+/** The registry entry: no parameters. */
+export const zScoreMethod = defineFusion({
+  name: "zscore",
+  summary: "Σ w_l · (s − μ_l)/σ_l",
+  params: z.object({}).strict(),
+  defaults: {},
+  fuse: (lists) => zScoreFusion(lists),
+});
