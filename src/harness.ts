@@ -69,26 +69,8 @@ export { renderHtmlComparison, type PageComparison } from "./eval/gate/compare-p
 export type { JudgmentHole, JudgmentsSection, Report } from "./eval/report/types.js";
 export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
 
-// Typed errors: each has a `code` and an `exitCode`.
-export {
-  BaselineMismatchError,
-  DataValidationError,
-  DimensionMismatchError,
-  InvalidArgumentError,
-  MissingPeerError,
-  ModelUnavailableError,
-  NotMeasuredError,
-  RetraceError,
-  ServiceUnavailableError,
-  GraphInputError,
-  InternalError,
-  exitCodeOf,
-  formatIssue,
-  isRetraceError,
-  type DataIssue,
-  type RetraceErrorCode,
-} from "./errors.js";
-
+// The typed errors are exported from the main entry `retrace-eval`, with `formatIssue` and `DataIssue` here.
+export { formatIssue, type DataIssue } from "./errors.js";
 
 // ---------------------------------------------------------------------------
 // Evaluate your own graph (docs/evaluate-your-graph.md): the retriever-run
