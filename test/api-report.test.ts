@@ -4,6 +4,7 @@
  * (`npm run api` regenerates it).
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { ROOT } from "./helpers/cli.js";
@@ -14,8 +15,7 @@ it("the committed API report matches every package entry point's exports", () =>
   expect(r.status).toBe(0);
 }, 120_000);
 
-it("the main entry exports at most 120 names; the rest is on a subpath (docs/architecture.md, CHANGELOG.md)", async () => {
-  const { readFileSync } = await import("node:fs");
+it("the main entry exports at most 120 names; the rest is on a subpath (docs/architecture.md, CHANGELOG.md)", () => {
   const text = readFileSync(path.join(ROOT, "api", "retrace-eval.api.md"), "utf8");
   const main = /^## retrace-eval\n\n(\d+) exports\./m.exec(text);
   expect(main).not.toBeNull();
