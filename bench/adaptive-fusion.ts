@@ -13,9 +13,9 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { beirChunks, loadBeirDataset } from "../src/eval/ir/beir.js";
+import { beirChunks, loadBeirDataset } from "../src/research/beir.js";
 import { ndcgAtK } from "../src/eval/measures/metrics.js";
-import { assignFolds } from "../src/eval/ir/tune.js";
+import { assignFolds } from "../src/research/tune.js";
 import { pairedComparison } from "../src/eval/stats/bootstrap.js";
 import { DEFAULT_ANALYZERS } from "../src/retrieval/analyzer.js";
 import { BM25Index } from "../src/retrieval/bm25.js";

@@ -23,13 +23,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../src/atomic.js";
-import { loadBeirDataset } from "../src/eval/ir/beir.js";
+import { loadBeirDataset } from "../src/research/beir.js";
 import { allEvaluators } from "../src/eval/measures/evaluators.js";
 import { ndcgAtK, recallAtK } from "../src/eval/measures/metrics.js";
-import { runSweep } from "../src/eval/sweep/runner.js";
+import { runSweep } from "../src/app/own-graph/runner.js";
 import { openSystem as openSession } from "../src/system.js";
-import { configToJSON, readConfigFile } from "../src/eval/ir/tune-config.js";
-import { DEFAULT_GRID, assignFolds, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../src/eval/ir/tune.js";
+import { configToJSON, readConfigFile } from "../src/research/tune-config.js";
+import { DEFAULT_GRID, assignFolds, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../src/research/tune.js";
 import { buildGraph } from "../src/graph/build.js";
 import { loadSplit } from "../src/kb/split.js";
 import type { Locale } from "../src/kb/types.js";
@@ -41,7 +41,7 @@ import { openExactDense } from "../src/retrieval/exact-dense.js";
 import { HYBRID_DEFAULTS, HybridRetriever } from "../src/retrieval/hybrid.js";
 import { ingest } from "../src/retrieval/ingest.js";
 import { dedupeParents, topK } from "../src/retrieval/parents.js";
-import { beirChunks } from "../src/eval/ir/beir.js";
+import { beirChunks } from "../src/research/beir.js";
 import { REPO_ROOT } from "./lib/eval-set.js";
 import { print } from "./lib/report.js";
 

@@ -21,7 +21,7 @@ import { Document } from "@langchain/core/documents";
 import { hitAtK, ndcgAtK, recallAtK } from "../src/eval/measures/metrics.js";
 import { log } from "../src/log.js";
 import { BM25Index } from "../src/retrieval/bm25.js";
-import { BEIR_FILES, loadBeirDataset, type BeirQuery } from "../src/eval/ir/beir.js";
+import { BEIR_FILES, loadBeirDataset, type BeirQuery } from "../src/research/beir.js";
 import { REPO_ROOT } from "./lib/eval-set.js";
 import { Fts5Index } from "./lib/fts5.js";
 import { comparePaired } from "./lib/quality.js";
@@ -112,7 +112,7 @@ export async function run(): Promise<void> {
     print("Put the BEIR-layout copy (corpus.jsonl, queries.jsonl, qrels/test.tsv) at ../shared/datasets/cranfield relative to the repository.");
     return;
   }
-  // The same reader as `retrace beir` (src/eval/ir/beir.ts): its queries are the judged ones, in file order.
+  // The same reader as `retrace beir` (src/research/beir.ts): its queries are the judged ones, in file order.
   const data = await loadBeirDataset(CRANFIELD_DIR);
   const judged = data.queries.filter((q) => [...(data.qrels.get(q.id)?.values() ?? [])].some((g) => g > 0));
   const bodies = data.corpus.map((d) => ({ id: d.id, parentId: d.id, locale: "en" as const, text: `${d.title} ${d.text}` }));

@@ -1,5 +1,5 @@
 /**
- * Entry of a sweep worker thread (started by src/eval/sweep/parallel.ts, which
+ * Entry of a sweep worker thread (started by src/app/own-graph/parallel.ts, which
  * is handed this module's URL, SWEEP_WORKER_ENTRY of the composition root):
  * opens the retriever its init describes with the composition root's one
  * retriever factory, builds the graph, says `ready`, then runs each case index
@@ -9,12 +9,12 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { createAnalyzers } from "./retrieval/analyzer.js";
 import { openRetriever, type RetrieverRecipe } from "./system.js";
-import { ownGraphCaseOptions, serializeError, type SweepWorkerInit, type WorkerMessage } from "./eval/sweep/parallel.js";
-import { runCase } from "./eval/sweep/runner.js";
+import { ownGraphCaseOptions, serializeError, type SweepWorkerInit, type WorkerMessage } from "./app/own-graph/parallel.js";
+import { runCase } from "./app/own-graph/runner.js";
 import { evaluatorsFor } from "./eval/sweep/storeless.js";
 
 const port = parentPort;
-if (port === null) throw new Error("src/sweep-worker.ts runs in a worker thread (src/eval/sweep/parallel.ts starts it)");
+if (port === null) throw new Error("src/sweep-worker.ts runs in a worker thread (src/app/own-graph/parallel.ts starts it)");
 const init = workerData as SweepWorkerInit<RetrieverRecipe>;
 const post = (m: WorkerMessage) => port.postMessage(m);
 

@@ -114,7 +114,7 @@ export interface RetraceSystem extends LoadedData {
 
 /**
  * What opens a system's retriever again elsewhere (a worker thread of a
- * parallel sweep, src/eval/sweep/parallel.ts): the specs it was opened with and its
+ * parallel sweep, src/app/own-graph/parallel.ts): the specs it was opened with and its
  * dense index over shared memory. Plain data (structured-cloneable).
  */
 export interface RetrieverRecipe {

@@ -1,9 +1,9 @@
 /**
  * Use-case: `retrace beir DIR --synthetic N` (`runSyntheticBeir`): what
  * synthetic known-item queries can judge (docs/synthetic-cases.md). The
- * twelve-variant system family (src/eval/ir/synthetic-family.ts) is scored
+ * twelve-variant system family (src/research/synthetic-family.ts) is scored
  * with nDCG@10 on N synthetic known-item queries of the corpus (gold: the
- * document they were drawn from; src/eval/ir/synthetic.ts) for each term
+ * document they were drawn from; src/research/synthetic.ts) for each term
  * model asked, and on the dataset's real judged queries (graded qrels);
  * Kendall's τ-b between the two orders of the variants says how far the
  * synthetic queries rank systems as real judgments do. Its 95% interval is a
@@ -19,11 +19,11 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError } from "../errors.js";
-import { formatTrecRun, hasJudgments, loadBeirCorpus, loadBeirDataset, toRun, type BeirDataset, type BeirQuery } from "../eval/ir/beir.js";
-import { DEFAULT_QUERY_SETTINGS, STRATEGIES, generatorName, GENERATOR_VERSION, type Strategy } from "../eval/ir/synthetic.js";
-import { syntheticQueries } from "../eval/ir/synthetic-cases.js";
-import { familyBm25Settings, systemFamily, variantRanking, type QueryLists, type Variant } from "../eval/ir/synthetic-family.js";
-import { bm25Key } from "../eval/ir/tune.js";
+import { formatTrecRun, hasJudgments, loadBeirCorpus, loadBeirDataset, toRun, type BeirDataset, type BeirQuery } from "../research/beir.js";
+import { DEFAULT_QUERY_SETTINGS, STRATEGIES, generatorName, GENERATOR_VERSION, type Strategy } from "../research/synthetic.js";
+import { syntheticQueries } from "../research/synthetic-cases.js";
+import { familyBm25Settings, systemFamily, variantRanking, type QueryLists, type Variant } from "../research/synthetic-family.js";
+import { bm25Key } from "../research/tune.js";
 import type { Qrels } from "../eval/ir/trec.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { kendallTauB } from "../eval/stats/kendall.js";

@@ -15,11 +15,11 @@
  */
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
-import { beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../eval/ir/beir.js";
-import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
-import { DEFAULT_QUERY_SETTINGS } from "../eval/ir/synthetic.js";
-import { syntheticQueries } from "../eval/ir/synthetic-cases.js";
-import { DEFAULT_GRID, bm25Key, expandGrid, gridAround, type Grid, type TuneUnit } from "../eval/ir/tune.js";
+import { beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../research/beir.js";
+import { readConfigFile, type RetrievalConfig } from "../research/tune-config.js";
+import { DEFAULT_QUERY_SETTINGS } from "../research/synthetic.js";
+import { syntheticQueries } from "../research/synthetic-cases.js";
+import { DEFAULT_GRID, bm25Key, expandGrid, gridAround, type Grid, type TuneUnit } from "../research/tune.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { quantileSorted } from "../eval/stats/bootstrap.js";
 import { log } from "../log.js";

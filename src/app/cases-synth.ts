@@ -2,7 +2,7 @@
  * Use-case: `retrace cases synth` (`synthCases`): deterministic multi-turn
  * known-item cases from a KB's cards (`kb`) or a BEIR corpus (`beir`, one
  * document = one card of one chunk, bare keyword queries), no model
- * (src/eval/ir/synthetic.ts, synthetic-cases.ts; docs/synthetic-cases.md).
+ * (src/research/synthetic.ts, synthetic-cases.ts; docs/synthetic-cases.md).
  * Or, with `generator`, a user's module returns the turns of each card
  * (e.g. by calling their LLM); its cases are validated the same way.
  *
@@ -14,9 +14,9 @@
  */
 import path from "node:path";
 import { DataValidationError, GraphInputError, InternalError, InvalidArgumentError, type DataIssue } from "../errors.js";
-import { loadBeirCorpus } from "../eval/ir/beir.js";
-import { DEFAULT_QUERY_SETTINGS, CorpusStats, STRATEGIES, generatorName, rngFor, type Strategy, type SynthDoc } from "../eval/ir/synthetic.js";
-import { beirDocs, cardSchedule, synthCase, usableChunks, type CaseSettings, type SynthCase } from "../eval/ir/synthetic-cases.js";
+import { loadBeirCorpus } from "../research/beir.js";
+import { DEFAULT_QUERY_SETTINGS, CorpusStats, STRATEGIES, generatorName, rngFor, type Strategy, type SynthDoc } from "../research/synthetic.js";
+import { beirDocs, cardSchedule, synthCase, usableChunks, type CaseSettings, type SynthCase } from "../research/synthetic-cases.js";
 import { syntheticVerdict } from "../eval/measures/synthetic-reference.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { parseCaseLine, validateCases } from "../kb/cases.js";

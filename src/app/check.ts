@@ -5,7 +5,7 @@
  * the KB's analyzers and the tune/holdout split's parts. Reads only; a
  * problem is a DataValidationError naming file, line and field.
  */
-import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../eval/measures/paraphrase.js";
+import { lexicalOverlapStats, PARAPHRASE_THRESHOLD, type OverlapStats } from "../research/paraphrase.js";
 import { InvalidArgumentError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { loadCatalog } from "../kb/catalog.js";

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
-import { readConfigFile, type RetrievalConfig } from "../eval/ir/tune-config.js";
+import { readConfigFile, type RetrievalConfig } from "../research/tune-config.js";
 import { isLocale, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 

@@ -11,12 +11,12 @@ import { checkBaselineTurns, readBaseline, type Baseline } from "../eval/gate/ba
 import { checkScope, FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
 import { readQuarantine, type Quarantine } from "../eval/gate/quarantine.js";
 import type { ShardSpec } from "../eval/gate/shard.js";
-import type { RetrievalConfig } from "../eval/ir/tune-config.js";
+import type { RetrievalConfig } from "../research/tune-config.js";
 import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
 import { FUNNEL_STAGES } from "../eval/report/funnel-stats.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
-import { DEFAULT_CONCURRENCY } from "../eval/sweep/runner.js";
+import { DEFAULT_CONCURRENCY } from "./own-graph/runner.js";
 import { caseIndexOf } from "../kb/cases.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";

@@ -19,13 +19,13 @@ import { randomBytes } from "node:crypto";
 import { InternalError } from "../errors.js";
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection } from "../eval/gate/shard.js";
-import type { RetrievalConfig } from "../eval/ir/tune-config.js";
+import type { RetrievalConfig } from "../research/tune-config.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import type { Judge } from "../eval/measures/evaluators.js";
 import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
 import type { Report } from "../eval/report/types.js";
-import { ownGraphCaseOptions, runSweepInWorkers } from "../eval/sweep/parallel.js";
-import { runSweep } from "../eval/sweep/runner.js";
+import { ownGraphCaseOptions, runSweepInWorkers } from "./own-graph/parallel.js";
+import { runSweep } from "./own-graph/runner.js";
 import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
@@ -171,7 +171,7 @@ export async function sweepEval(
       const workers = o.workers ?? 1;
       const sweep =
         workers > 1
-          ? // The same cases through the same graph on this thread and worker threads (src/eval/sweep/parallel.ts): the same turns, in dataset order.
+          ? // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
             await runSweepInWorkers({
               workerEntry: SWEEP_WORKER_ENTRY,
               init: {

@@ -14,7 +14,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { bestPassage, DEFAULT_DEPTH, DEFAULT_POOL, markTerms, poolHash, poolOf, POOL_SYSTEMS, queryTerms, termStats, type LabelCase, type LabelPageData, type PoolSystem, type TermOf, type TermStats } from "../eval/label/pool.js";
-import { runSweep } from "../eval/sweep/runner.js";
+import { runSweep } from "./own-graph/runner.js";
 import { loadCases } from "../kb/cases.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { readTextFileOrThrow } from "../kb/text.js";

@@ -13,13 +13,13 @@ import { allEvaluators } from "../eval/measures/evaluators.js";
 import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
 import type { TurnReport } from "../eval/report/types.js";
 import type { GraphTurn } from "../eval/sweep/external-graph.js";
-import { runSweep } from "../eval/sweep/runner.js";
+import { runSweep } from "./own-graph/runner.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths } from "./data.js";
 import { graphDefaultsFor, graphFor, openEvalSystem, type SystemSettings } from "./eval.js";
-import { ownCounterfactual } from "../eval/sweep/parallel.js";
+import { ownCounterfactual } from "./own-graph/parallel.js";
 import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
 import { loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
 

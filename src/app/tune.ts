@@ -11,12 +11,12 @@
  * caller: `configToJSON`).
  */
 import { InvalidArgumentError } from "../errors.js";
-import type { ConfigFile } from "../eval/ir/tune-config.js";
+import type { ConfigFile } from "../research/tune-config.js";
 import type { PairedComparison } from "../eval/stats/bootstrap.js";
-import { DEFAULT_GRID, bm25Key, crossValidate, expandGrid, gridAround, scoreMatrix, type Candidate, type Grid, type TuneUnit } from "../eval/ir/tune.js";
+import { DEFAULT_GRID, bm25Key, crossValidate, expandGrid, gridAround, scoreMatrix, type Candidate, type Grid, type TuneUnit } from "../research/tune.js";
 import { allEvaluators } from "../eval/measures/evaluators.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
-import { runSweep } from "../eval/sweep/runner.js";
+import { runSweep } from "./own-graph/runner.js";
 import { defaultSplitFile, loadSplit } from "../kb/split.js";
 import type { Locale } from "../kb/types.js";
 import { log } from "../log.js";

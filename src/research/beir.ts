@@ -12,13 +12,13 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readTextFileOrThrow } from "../../kb/text.js";
+import { readTextFileOrThrow } from "../kb/text.js";
 import path from "node:path";
-import { DataValidationError, InvalidArgumentError, type DataIssue } from "../../errors.js";
-import type { Chunk } from "../../kb/types.js";
-import { bootstrapCI, pairedComparison, type PairedComparison } from "../stats/bootstrap.js";
-import { scoreTrec, type Qrels, type Run } from "./trec.js";
-import { parseJsonOrIssue } from "../../kb/json.js";
+import { DataValidationError, InvalidArgumentError, type DataIssue } from "../errors.js";
+import type { Chunk } from "../kb/types.js";
+import { bootstrapCI, pairedComparison, type PairedComparison } from "../eval/stats/bootstrap.js";
+import { scoreTrec, type Qrels, type Run } from "../eval/ir/trec.js";
+import { parseJsonOrIssue } from "../kb/json.js";
 
 export interface BeirDocument {
   id: string;

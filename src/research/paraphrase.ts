@@ -6,9 +6,9 @@
  * PARAPHRASE_THRESHOLD counts as a paraphrase — it shares few content words
  * with its card, so lexical retrieval cannot simply match it.
  */
-import { chunkCard } from "../../kb/chunk.js";
-import type { EvalCase, KnowledgeBase } from "../../kb/types.js";
-import { DEFAULT_ANALYZERS, type Analyzers } from "../../retrieval/analyzer.js";
+import { chunkCard } from "../kb/chunk.js";
+import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import { DEFAULT_ANALYZERS, type Analyzers } from "../retrieval/analyzer.js";
 
 export const PARAPHRASE_THRESHOLD = 0.5;
 

@@ -14,12 +14,12 @@
  * Each case draws from its own stream (`rngFor(seed, index)`), so the same
  * seed, corpus and settings give byte-identical cases.
  */
-import { MAX_TURNS } from "../../kb/schemas.js";
-import { tableLocaleFor, type Locale } from "../../kb/types.js";
-import { DEFAULT_ANALYZERS } from "../../retrieval/analyzer.js";
+import { MAX_TURNS } from "../kb/schemas.js";
+import { tableLocaleFor, type Locale } from "../kb/types.js";
+import { DEFAULT_ANALYZERS } from "../retrieval/analyzer.js";
 import type { BeirDataset, BeirQuery } from "./beir.js";
 import { CorpusStats, GENERATOR_VERSION, generatorName, knownItemTerms, rngFor, type QuerySettings, type SynthDoc } from "./synthetic.js";
-import type { Qrels } from "./trec.js";
+import type { Qrels } from "../eval/ir/trec.js";
 
 /** Question templates per built-in locale: `first` for a fresh question, `follow` for an elliptical follow-up; `{q}` is the terms. */
 export const TEMPLATES: Readonly<Record<string, { first: readonly string[]; follow: readonly string[] }>> = Object.freeze({

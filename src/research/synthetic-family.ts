@@ -14,8 +14,8 @@
  *
  * Pure: a variant's ranking is a function of the query's cached lists.
  */
-import { fuse, type FusionMethod } from "../../retrieval/fusion.js";
-import type { Ranked } from "../../retrieval/types.js";
+import { fuse, type FusionMethod } from "../retrieval/fusion.js";
+import type { Ranked } from "../retrieval/types.js";
 import { bm25Key } from "./tune.js";
 
 export interface BM25Setting {

@@ -25,9 +25,9 @@
  *   (default 0.5), replaced by a term the chunk does not contain, drawn ∝
  *   its weight in the nearest chunks' profile (co-occurrence vocabulary mismatch).
  */
-import { mulberry32 } from "../../random.js";
-import type { Locale } from "../../kb/types.js";
-import { tokenize, type Analyzers } from "../../retrieval/analyzer.js";
+import { mulberry32 } from "../random.js";
+import type { Locale } from "../kb/types.js";
+import { tokenize, type Analyzers } from "../retrieval/analyzer.js";
 
 /** The name and version written into every case's `origin` (bump the version when the same seed would give other cases). */
 export const GENERATOR_NAME = "known-item";

@@ -13,12 +13,12 @@
  * Every key is optional except `version`; an unset key keeps the default.
  * Unknown keys and out-of-range values are errors naming the key (exit 2).
  */
-import { readTextFileOrThrow } from "../../kb/text.js";
+import { readTextFileOrThrow } from "../kb/text.js";
 import { z } from "zod";
-import { DataValidationError, type DataIssue } from "../../errors.js";
-import { canonicalLocale } from "../../kb/schemas.js";
-import { FusionMethodSchema, fusionParamSchema } from "../../retrieval/fusion.js";
-import { parseJsonOrThrow } from "../../kb/json.js";
+import { DataValidationError, type DataIssue } from "../errors.js";
+import { canonicalLocale } from "../kb/schemas.js";
+import { FusionMethodSchema, fusionParamSchema } from "../retrieval/fusion.js";
+import { parseJsonOrThrow } from "../kb/json.js";
 
 const finiteNonNegative = z.number().finite().min(0);
 

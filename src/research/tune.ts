@@ -19,10 +19,10 @@
  * The configuration finally written is the best on all groups; its own
  * in-sample score is never reported.
  */
-import { InvalidArgumentError } from "../../errors.js";
-import { fuse, type FusionMethod } from "../../retrieval/fusion.js";
-import type { Ranked } from "../../retrieval/types.js";
-import { mulberry32, pairedComparison, type PairedComparison } from "../stats/bootstrap.js";
+import { InvalidArgumentError } from "../errors.js";
+import { fuse, type FusionMethod } from "../retrieval/fusion.js";
+import type { Ranked } from "../retrieval/types.js";
+import { mulberry32, pairedComparison, type PairedComparison } from "../eval/stats/bootstrap.js";
 
 export interface Candidate {
   fusion: FusionMethod;

@@ -44,7 +44,7 @@ interface Partition {
 
 /**
  * An exact index as plain data whose matrices live in shared memory: posted
- * to a worker thread (src/eval/sweep/parallel.ts), it rebuilds the same index there
+ * to a worker thread (src/app/own-graph/parallel.ts), it rebuilds the same index there
  * (`ExactDenseIndex.fromShared`) without copying the vectors.
  */
 export interface SharedExactDense {

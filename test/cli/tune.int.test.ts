@@ -7,7 +7,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/eval/ir/tune-config.js";
+import { parseConfig } from "../../src/research/tune-config.js";
 import { tempDir } from "../helpers/chroma.js";
 import { runCli } from "../helpers/cli.js";
 import { copyKb } from "../helpers/fixtures.js";

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DataValidationError } from "../../src/errors.js";
-import { beirChunks, cutRun, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirScores } from "../../src/eval/ir/beir.js";
-import { configFor, parseConfig } from "../../src/eval/ir/tune-config.js";
+import { beirChunks, cutRun, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirScores } from "../../src/research/beir.js";
+import { configFor, parseConfig } from "../../src/research/tune-config.js";
 
 const dirs: string[] = [];
 afterEach(async () => {

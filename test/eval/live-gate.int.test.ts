@@ -30,7 +30,7 @@ import { buildReport } from "../../src/eval/report/aggregate.js";
 import { assertComparable, readBaseline } from "../../src/eval/gate/baseline.js";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
 import { gate } from "../../src/eval/gate/gate.js";
-import { runSweep } from "../../src/eval/sweep/runner.js";
+import { runSweep } from "../../src/app/own-graph/runner.js";
 import { loadData } from "../../src/system.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { openStore, type ChromaStoreHandle } from "../../src/retrieval/chroma-server.js";

@@ -1,5 +1,5 @@
 /**
- * The sweep over worker threads (src/eval/sweep/parallel.ts): real worker threads
+ * The sweep over worker threads (src/app/own-graph/parallel.ts): real worker threads
  * running the real graph over the same retriever; the turns must equal the
  * single-thread sweep's, whatever thread ran each case. Failures in a worker
  * come back as the same retrace error class and exit code.
@@ -8,8 +8,8 @@ import path from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, exitCodeOf, InvalidArgumentError } from "../../src/errors.js";
-import { ownCounterfactual, ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/eval/sweep/parallel.js";
-import { runSweep, type CaseRunOptions } from "../../src/eval/sweep/runner.js";
+import { ownCounterfactual, ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/app/own-graph/parallel.js";
+import { runSweep, type CaseRunOptions } from "../../src/app/own-graph/runner.js";
 import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { ExactDenseIndex } from "../../src/retrieval/exact-dense.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { lexicalOverlapStats, termOverlap } from "../../src/eval/measures/paraphrase.js";
+import { lexicalOverlapStats, termOverlap } from "../../src/research/paraphrase.js";
 import { loadData } from "../../src/system.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 

@@ -8,8 +8,8 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeTurn, attributionOf, queryOutcome } from "../../src/eval/report/query-attribution.js";
-import { ownGraphCaseOptions } from "../../src/eval/sweep/parallel.js";
-import { runSweep } from "../../src/eval/sweep/runner.js";
+import { ownGraphCaseOptions } from "../../src/app/own-graph/parallel.js";
+import { runSweep } from "../../src/app/own-graph/runner.js";
 import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 import type { TurnReport } from "../../src/eval/report/types.js";
 import { openSystem, type RetraceSystem } from "../../src/system.js";

@@ -8,7 +8,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { beforeAll, describe, expect, it } from "vitest";
 import { explainGold, ordinal } from "../../src/eval/report/attribution.js";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
-import { runSweep } from "../../src/eval/sweep/runner.js";
+import { runSweep } from "../../src/app/own-graph/runner.js";
 import { goldPositions } from "../../src/eval/report/trace-summary.js";
 import { loadData } from "../../src/system.js";
 import type { TurnReport } from "../../src/eval/report/types.js";

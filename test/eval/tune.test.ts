@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { ndcgAtK } from "../../src/eval/measures/metrics.js";
-import { DEFAULT_GRID, alphaOf, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, gridAround, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/eval/ir/tune.js";
+import { DEFAULT_GRID, alphaOf, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, gridAround, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/research/tune.js";
 import { TUNE_MIN_GAIN, tuneDecision } from "../../src/app/tune.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 

@@ -30,7 +30,7 @@ import { resolveRetrievalSettings } from "../../graph/configuration.js";
 import { retrievalSettingsFor } from "../../nodes/configuration.js";
 import type { AnalyzerConfig, Analyzers } from "../../retrieval/analyzer.js";
 import type { Retriever } from "../../retrieval/types.js";
-import type { EvaluatorSpec } from "../measures/evaluators.js";
+import type { EvaluatorSpec } from "../../eval/measures/evaluators.js";
 import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type CounterfactualRetrieve, type SweepLane, type SweepResult } from "./runner.js";
 
 /** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */

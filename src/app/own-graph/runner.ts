@@ -25,13 +25,13 @@ import { RetrievalTraceCollector, type CollectedTrace } from "../../graph/collec
 import type { SplitPart } from "../../kb/split.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
 import type { RetrievalTrace } from "../../retrieval/types.js";
-import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
-import { attributeTurn, type TurnQueries } from "../report/query-attribution.js";
-import { summarizeTrace } from "../report/trace-summary.js";
-import type { RetrievalRunConfig, TurnReport } from "../report/types.js";
-import type { EvalResult, TurnArtifacts } from "../measures/types.js";
+import { runEvaluators, type EvaluatorSpec } from "../../eval/measures/evaluators.js";
+import { attributeTurn, type TurnQueries } from "../../eval/report/query-attribution.js";
+import { summarizeTrace } from "../../eval/report/trace-summary.js";
+import type { RetrievalRunConfig, TurnReport } from "../../eval/report/types.js";
+import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "../../eval/sweep/turns.js";
 
-export const DEFAULT_CONCURRENCY = 4;
+export { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport };
 
 /** What the runner needs of a compiled graph: one turn in, the turn's final state out. */
 export interface InvokableGraph {
@@ -107,47 +107,6 @@ function stateTraceOf(state: TurnState, turn: number): RetrievalTrace | undefine
   return undefined;
 }
 
-/** The case turn's judgments beyond its contract, as artifacts and turn reports carry them: graded `relevant`, `judged`, and whether the turn is relevance-only (docs/metrics.md). */
-function judgmentsOfTurn(t: EvalTurn): { relevant?: Record<string, number>; judged?: string[]; relevanceOnly?: true } {
-  return {
-    ...(t.relevant !== undefined ? { relevant: { ...t.relevant } } : {}),
-    ...(t.judged !== undefined ? { judged: [...t.judged] } : {}),
-    ...(t.relevant !== undefined && t.must_cite_one_of === undefined ? { relevanceOnly: true as const } : {}),
-  };
-}
-
-/** One turn's artifacts for the evaluators: identity, gold and graded judgments from the case, what was retrieved, and the answer side. */
-export function turnArtifacts(
-  c: EvalCase,
-  turn: number,
-  retrievedIds: string[] | null,
-  answer: Pick<TurnArtifacts, "citedIds" | "answer" | "refused" | "knownIds">,
-): TurnArtifacts {
-  const t = c.turns[turn] as EvalTurn;
-  return { caseId: c.id, turn, locale: c.locale, kind: c.kind, gold: t.must_cite_one_of ?? [], expect: t.expect ?? "answer", retrievedIds, ...answer, ...judgmentsOfTurn(t) };
-}
-
-/** The report of one turn (before its trace, part and capture extras): its artifacts, the user's text and the results. */
-export function turnReport(c: EvalCase, a: TurnArtifacts, results: EvalResult[]): TurnReport {
-  return {
-    caseId: a.caseId,
-    turn: a.turn,
-    locale: a.locale,
-    kind: a.kind,
-    user: (c.turns[a.turn] as EvalTurn).user,
-    gold: a.gold,
-    expect: a.expect,
-    retrievedIds: a.retrievedIds,
-    citedIds: a.citedIds,
-    refused: a.refused,
-    answer: a.answer,
-    results,
-    ...(isToLabel(c.turns[a.turn] as EvalTurn) ? { toLabel: true as const } : {}),
-    ...(c.origin !== undefined ? { origin: { generator: c.origin.generator, version: c.origin.version } } : {}),
-    ...judgmentsOfTurn(c.turns[a.turn] as EvalTurn),
-  };
-}
-
 /** Wall time (ms) summed over the sweep's graph invocations and evaluator runs (the report's `timings.phases`). */
 export interface SweepPhases {
   graph: number;
@@ -158,7 +117,7 @@ export interface SweepPhases {
  * Everything one case gives the sweep: its turn reports, and apart from
  * them each turn's stage timings and retrieval settings (keyed `caseId#turn`),
  * the traces collected and the time spent. Plain data, so a case run in a
- * worker thread (src/eval/sweep/parallel.ts) comes back unchanged.
+ * worker thread (src/app/own-graph/parallel.ts) comes back unchanged.
  */
 export interface CaseResult {
   reports: TurnReport[];
@@ -266,42 +225,6 @@ export interface SweepLane {
   run: (index: number) => Promise<CaseResult>;
   /** The thread the lane runs on (0: this one), for `casesByThread`; default 0. */
   thread?: number;
-}
-
-/**
- * The case queue of every sweep (retrace's own graph here, a graph of your
- * own in ./external-graph.ts): items 0…count − 1, each lane taking the next
- * item not yet taken until none is left (a lane starts once its `ready`
- * resolves). Stop at the first failure: once a run throws, no lane starts
- * another item and the queue rejects with that error. Results in index order.
- */
-export async function runQueue<T, L>(
-  count: number,
-  lanes: readonly L[],
-  run: (index: number, lane: L) => Promise<T>,
-  o: { ready?: (lane: L) => Promise<void> | undefined; onDone?: (done: number, total: number, lane: L) => void } = {},
-): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  let done = 0;
-  let failed = false;
-  const drain = async (lane: L) => {
-    try {
-      const ready = o.ready?.(lane);
-      if (ready !== undefined) await ready;
-      while (next < count && !failed) {
-        const i = next++;
-        results[i] = await run(i, lane);
-        done += 1;
-        o.onDone?.(done, count, lane);
-      }
-    } catch (e) {
-      failed = true; // no lane starts another item once one has failed
-      throw e;
-    }
-  };
-  await Promise.all(lanes.map(drain));
-  return results;
 }
 
 /**

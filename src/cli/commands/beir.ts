@@ -15,7 +15,7 @@ import type { Command } from "commander";
 import { BEIR_DEPTH, runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type FusedMargin, type ModeResult } from "../../app/beir.js";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { DEFAULT_FOLDS } from "../../app/tune.js";
-import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../eval/ir/beir.js";
+import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../research/beir.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { embedderSetupText } from "../../eval/report/render/table.js";
 import { action, out, outText } from "../io.js";

@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import { checkData } from "../../app/check.js";
 import type { DataPaths } from "../../app/data.js";
-import { PARAPHRASE_THRESHOLD, type OverlapStats } from "../../eval/measures/paraphrase.js";
+import { PARAPHRASE_THRESHOLD, type OverlapStats } from "../../research/paraphrase.js";
 import type { Summary } from "../../kb/summary.js";
 import { tableLocaleFor } from "../../kb/types.js";
 import { action, out, outText } from "../io.js";

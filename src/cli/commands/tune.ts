@@ -9,9 +9,9 @@
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { DEFAULT_FOLDS, runTune, type TuneOptions, type TuneOutcome } from "../../app/tune.js";
-import { configToJSON } from "../../eval/ir/tune-config.js";
+import { configToJSON } from "../../research/tune-config.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
-import { candidateKey, type Candidate } from "../../eval/ir/tune.js";
+import { candidateKey, type Candidate } from "../../research/tune.js";
 import { action, out, outText } from "../io.js";
 import { addMaxCardBytesOption, intOption, positiveIntOption, seedOption } from "../options.js";
 import { progressReporter } from "../progress.js";

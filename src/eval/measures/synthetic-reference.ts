@@ -1,7 +1,7 @@
 /**
  * What synthetic cases can judge (docs/synthetic-cases.md): for each built-in
  * generator, Kendall's τ-b between the order of the 12-variant system family
- * (src/eval/ir/synthetic-family.ts) on its synthetic known-item queries and on
+ * (src/research/synthetic-family.ts) on its synthetic known-item queries and on
  * the real judgments of the reference collection (Cranfield), as measured by
  * `retrace beir DIR --synthetic 200`. The numbers are data, quoted by every
  * report whose cases are all synthetic and by `retrace beir --synthetic`.

@@ -27,7 +27,7 @@ import { buildWith, importUserModule, userFunction } from "../../user-module.js"
 import { capturedGoldPositions, RetrieverCapture, scoredDocuments, selectRetrieval, type CapturedDocument, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
-import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./runner.js";
+import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./turns.js";
 import { DEFAULT_TURN_TIMEOUT_S, invokeTurn, STALLED_MESSAGE, stateSize, TurnGuard } from "./turn-guard.js";
 import { graphTurnQueries } from "./graph-counterfactual.js";
 import { recordRetrieverInvocations, type RetrieverRecorder } from "./retriever-instances.js";
