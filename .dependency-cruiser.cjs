@@ -1,23 +1,42 @@
 /**
- * Import rules of docs/architecture.md §1: no circular imports; imports flow
- * one way, cli → app → eval → graph → nodes → retrieval → kb (errors.ts and
- * log.ts from anywhere); only app/ and cli/ import the composition root
- * (src/system.ts); nothing under retrieval/ or kb/ imports LangGraph or
- * LangChain; only the composition root, app/, the CLI and the retrieval
- * layer itself touch the Chroma modules (chroma-server.ts and the
- * chroma-process.ts / chroma-client.ts it re-exports); the
+ * Import rules of docs/architecture.md §1: no circular imports; each layer
+ * folder imports only the layers LAYERS lists for it (errors.ts and log.ts
+ * from anywhere). Two stacks meet in app/: the agent (graph → nodes →
+ * retrieval) and the harness (eval), which knows no agent: it imports neither
+ * graph/, nodes/, retrieval/ nor research/, type imports included, and none of
+ * the card loader (kb/cards.ts, kb/chunk.ts, kb/load.ts); what both sides
+ * share (the retrieval trace and ranking types, the trace event, the card-id
+ * and embedder-identity rules) is contract/, below both. research/ (tune,
+ * BEIR, synthetic families: studies of the agent's retriever with the
+ * harness's measures) sits above both. Only app/ and cli/ import the
+ * composition root (src/system.ts); nothing under retrieval/, contract/ or kb/
+ * imports LangGraph or LangChain; only the composition root, app/, the CLI and
+ * the retrieval layer itself touch the Chroma modules (chroma-server.ts and
+ * the chroma-process.ts / chroma-client.ts it re-exports); the
  * `retrace-eval/metrics` and `retrace-eval/retrieval` entries never reach
  * LangChain, even indirectly.
  */
-const layers = ["kb", "retrieval", "nodes", "graph", "eval", "app", "cli"];
-const forbiddenUpward = layers.flatMap((layer, i) =>
-  layers.slice(i + 1).map((higher) => ({
-    name: `${layer}-must-not-import-${higher}`,
-    comment: `src/${layer} sits below src/${higher} (cli → app → eval → graph → nodes → retrieval → kb)`,
-    severity: "error",
-    from: { path: `^src/${layer}/` },
-    to: { path: `^src/${higher}/` },
-  })),
+const LAYERS = {
+  kb: [],
+  contract: ["kb"],
+  retrieval: ["contract", "kb"],
+  nodes: ["retrieval", "contract", "kb"],
+  graph: ["nodes", "retrieval", "contract", "kb"],
+  eval: ["contract", "kb"],
+  research: ["eval", "retrieval", "contract", "kb"],
+  app: ["research", "eval", "graph", "nodes", "retrieval", "contract", "kb"],
+  cli: ["app", "research", "eval", "graph", "nodes", "retrieval", "contract", "kb"],
+};
+const layerRules = Object.entries(LAYERS).flatMap(([layer, allowed]) =>
+  Object.keys(LAYERS)
+    .filter((other) => other !== layer && !allowed.includes(other))
+    .map((other) => ({
+      name: `${layer}-must-not-import-${other}`,
+      comment: `src/${layer} imports only src/{${allowed.join(",")}} among the layers (docs/architecture.md §1)`,
+      severity: "error",
+      from: { path: `^src/${layer}/` },
+      to: { path: `^src/${other}/` },
+    })),
 );
 
 /**
@@ -60,23 +79,30 @@ module.exports = {
       name: "no-composition-root-below-app",
       comment: "the layers below app/ receive their dependencies; only app/ and cli/ (and the entries outside the layers) import src/system.ts",
       severity: "error",
-      from: { path: "^src/(kb|retrieval|nodes|graph|eval)/" },
+      from: { path: "^src/(kb|contract|retrieval|nodes|graph|eval|research)/" },
       to: { path: "^src/system\\.ts$" },
     },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
-    ...forbiddenUpward,
+    ...layerRules,
+    {
+      name: "eval-must-not-import-the-card-loader",
+      comment: "the harness reads cards as ids and judgments, never through the agent's card loader and chunker (docs/architecture.md §1)",
+      severity: "error",
+      from: { path: "^src/eval/" },
+      to: { path: "^src/kb/(cards|chunk|load)\\.ts$" },
+    },
     {
       name: "no-langgraph-below-nodes",
-      comment: "retrieval/ and kb/ stay framework-free",
+      comment: "retrieval/, contract/ and kb/ stay framework-free",
       severity: "error",
-      from: { path: "^src/(kb|retrieval)/" },
+      from: { path: "^src/(kb|contract|retrieval)/" },
       to: { path: "node_modules/@langchain/" },
     },
     {
       name: "no-chroma-process-below-the-composition-root",
-      comment: "graph/, nodes/ and eval/ receive their dependencies and never start processes (docs/decisions/0006-one-composition-root-and-store-vocabulary.md)",
+      comment: "graph/, nodes/, eval/ and research/ receive their dependencies and never start processes (docs/decisions/0006-one-composition-root-and-store-vocabulary.md)",
       severity: "error",
-      from: { path: "^src/(graph|nodes|eval)/" },
+      from: { path: "^src/(graph|nodes|eval|research)/" },
       to: { path: "^src/retrieval/chroma-(server|process|client)\\.ts$" },
     },
     {

@@ -46,31 +46,11 @@ import { InvalidArgumentError } from "../errors.js";
 import { isBlankText } from "../kb/types.js";
 import type { RetrievalTrace, RetrieveOptions } from "../retrieval/types.js";
 import { ensureConfiguration, retrievalSettingsFor } from "./configuration.js";
+import { RETRIEVAL_TRACE_EVENT, type RetrievalTraceEvent } from "../contract/events.js";
 import { currentTurnIndex, lastHumanText, stateLocale, type ConversationState } from "./shared.js";
 
-/** Name of the custom event (and `type` of the custom-stream payload) carrying a retrieval trace. */
-export const RETRIEVAL_TRACE_EVENT = "retrieval_trace";
-
-/** The payload written to the custom stream and dispatched as the `retrieval_trace` event. */
-export interface RetrievalTraceEvent {
-  type: typeof RETRIEVAL_TRACE_EVENT;
-  /** `configurable.thread_id` of the run, or null when the run has none. */
-  threadId: string | null;
-  trace: RetrievalTrace;
-}
-
-export function isRetrievalTraceEvent(x: unknown): x is RetrievalTraceEvent {
-  if (typeof x !== "object" || x === null) return false;
-  const e = x as Partial<RetrievalTraceEvent>;
-  return (
-    e.type === RETRIEVAL_TRACE_EVENT &&
-    (e.threadId === null || typeof e.threadId === "string") &&
-    typeof e.trace === "object" &&
-    e.trace !== null &&
-    Array.isArray(e.trace.retrievedIds) &&
-    typeof e.trace.turn === "number"
-  );
-}
+// The event contract (name, payload, guard) lives below both sides, in src/contract/events.ts.
+export { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent, type RetrievalTraceEvent } from "../contract/events.js";
 
 export type RetrieveNodeState = Pick<ConversationState, "messages" | "locale" | "turn" | "query">;
 export interface RetrieveNodeUpdate {

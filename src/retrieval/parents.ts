@@ -5,14 +5,10 @@
  */
 import { assertNonNegativeInteger } from "./fusion.js";
 import type { Ranked } from "./types.js";
+import { cardIdOf } from "../contract/card-id.js";
 
-/**
- * The card an entry belongs to (docs/decisions/0001-metric-contract.md): its
- * `parentId`, or its own `id` when `parentId` is empty.
- */
-export function cardIdOf(r: { readonly id: string; readonly parentId: string }): string {
-  return r.parentId !== "" ? r.parentId : r.id;
-}
+// The card-id rule is the shared contract of src/contract/card-id.ts.
+export { cardIdOf };
 
 /**
  * One entry per card, in order of first occurrence: `id` and `parentId` are the

@@ -1,65 +1,15 @@
-/** Data contracts of the retrieval pipeline (docs/architecture.md §4, §5). No LangGraph here. */
+/**
+ * Data contracts of the retrieval pipeline (docs/architecture.md §4, §5). No
+ * LangGraph here. The trace and ranking types are the shared contract of
+ * src/contract/trace.ts, re-exported.
+ */
 import type { Locale } from "../kb/types.js";
-
-/** One entry of a ranked list. `rank` is 1-based; `id` is a chunk id, or a card id after parent dedup. */
-export interface Ranked {
-  id: string;
-  parentId: string;
-  score: number;
-  rank: number;
-  /**
-   * Fused entries only: what each list gave this id (its rank and score there,
-   * the normalised value, the weight, and the share of the fused score). See
-   * docs/fusion-and-tuning.md.
-   */
-  contributions?: { list: string; rank: number; score: number; normalized: number; weight: number; value: number }[];
-}
 
 /** The fusion methods (src/retrieval/fusion.ts). */
 export type FusionMethodName = "rrf" | "minmax" | "zscore" | "combmnz" | "adaptive" | "signals";
 
-export type RetrievalMode = "hybrid" | "dense" | "bm25";
-
-export interface RetrievalTraceConfig {
-  embedder: string;
-  denseK: number;
-  bm25K: number;
-  /** Fusion method of the hybrid mode (docs/fusion-and-tuning.md). */
-  fusion: FusionMethodName;
-  /** The RRF constant (used by `rrf` only, recorded always). */
-  rrfK: number;
-  /** Per-list fusion weights; absent in traces written before fusion methods existed. */
-  weights?: { dense: number; bm25: number };
-  /** δ of the `signals` fusion (docs/fusion-and-tuning.md); present when `fusion` is "signals" (absent in traces written before it was recorded). */
-  signalsShift?: number;
-  /** BM25 parameters of the index; absent in old traces. */
-  bm25Params?: { k1: number; b: number };
-  rerank: string | null;
-  /** Extension of the trace contract (docs/architecture.md §5): which branches ran (dense-only and BM25-only are for attribution). */
-  mode: RetrievalMode;
-}
-
-export interface RetrievalStages {
-  dense?: Ranked[];
-  bm25?: Ranked[];
-  fused: Ranked[];
-  reranked?: Ranked[];
-  parents: Ranked[];
-}
-
-export interface RetrievalTrace {
-  /** 0-based turn index within the conversation. */
-  turn: number;
-  query: string;
-  k: number;
-  /** Locale filter applied, if any. */
-  locale?: Locale;
-  config: RetrievalTraceConfig;
-  stages: RetrievalStages;
-  /** Final top-k card ids in rank order: what the evaluator scores. */
-  retrievedIds: string[];
-  timingsMs: Record<string, number>;
-}
+export type { Ranked, RetrievalMode, RetrievalStages, RetrievalTrace, RetrievalTraceConfig } from "../contract/trace.js";
+import type { RetrievalMode, RetrievalTrace } from "../contract/trace.js";
 
 export interface Embedder {
   /** Stable identifier, used in collection names and reports, e.g. `builtin-hash-ngram-384` or `Xenova/bge-small-en-v1.5`. */

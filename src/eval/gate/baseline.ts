@@ -29,7 +29,7 @@
  */
 import path from "node:path";
 import { readTextFileOrThrow } from "../../kb/text.js";
-import { embedderFamily } from "../../retrieval/embedders/lsa.js";
+import { embedderIdentity } from "../../contract/embedder-id.js";
 import { writeFileAtomic } from "../../atomic.js";
 import { BaselineMismatchError, DataValidationError, type DataIssue } from "../../errors.js";
 import { BASELINE_VERSION, parseBaselineData, type BaselineData, type BaselineGraph } from "../report/schemas.js";
@@ -184,14 +184,15 @@ export async function readBaseline(path: string): Promise<Baseline> {
  * other turns, other gold), `k` (scores at another cutoff), then the
  * retrieval configuration `config.embedder`, `config.mode`, `config.rerank`
  * (a comparison would measure the configuration change, not a regression;
- * a corpus-fit embedder is compared by `embedderFamily`, without its fit hash).
+ * an embedder is compared by its identity, src/contract/embedder-id.ts: a
+ * corpus-fit embedder without its fit hash).
  * A different `kbHash` is allowed — a KB edit is exactly what a regression
  * check should catch — and returned as a note for the caller to show
  * (this function does no I/O, so the gate that calls it stays pure).
  */
 function sameEmbedder(a: string | null, b: string | null): boolean {
   if (a !== null && b !== null && a.startsWith(GRAPH_PREFIX) && b.startsWith(GRAPH_PREFIX)) return normalizeGraphId(a) === normalizeGraphId(b);
-  return a === b || (a !== null && b !== null && embedderFamily(a) === embedderFamily(b));
+  return a === b || (a !== null && b !== null && embedderIdentity(a) === embedderIdentity(b));
 }
 
 /** The `embedder` of a `--graph` run: `graph:<module relative to the project root>#<export>`. */
@@ -307,7 +308,7 @@ export function assertComparable(baseline: Baseline, report: Report): string[] {
   if (baseline.k !== report.run.k) throw new BaselineMismatchError("k", baseline.k, report.run.k);
   const cfg = configOf(report);
   for (const field of ["embedder", "mode", "rerank"] as const) {
-    // A corpus-fit embedder refitted after a KB edit is the same embedder (its family).
+    // A corpus-fit embedder refitted after a KB edit is the same embedder (its identity, src/contract/embedder-id.ts).
     const same = field === "embedder" ? sameEmbedder(baseline.config.embedder, cfg.embedder) : baseline.config[field] === cfg[field];
     if (!same) {
       throw new BaselineMismatchError(`config.${field}`, baseline.config[field], cfg[field]);

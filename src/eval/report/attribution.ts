@@ -6,7 +6,7 @@
  * `retrace trace` (with or without `--graph`) and the HTML report's turn view
  * (./html/funnel.ts). Pure.
  */
-import type { RetrievalTrace } from "../../retrieval/types.js";
+import type { RetrievalTrace } from "../../contract/trace.js";
 import { BRANCH_STAGES, LOST_IN_RETRIEVAL, stageSpec, TRACE_STAGES } from "./stages.js";
 import { goldPositions } from "./trace-summary.js";
 

@@ -25,7 +25,6 @@ import { z } from "zod";
 import { DataValidationError, type DataIssue } from "../../errors.js";
 import { parseWithSchema } from "../../kb/schema-issues.js";
 import { CASE_KINDS, EXPECTS, SPLIT_PARTS } from "../../kb/schemas.js";
-import { FUSION_METHODS } from "../../retrieval/fusion.js";
 import type { EvalResult, JudgeInfo, JudgeUsage } from "../measures/types.js";
 
 /** The attributions of a gold-bearing turn, in the order reports list them (src/eval/report/query-attribution.ts labels them; docs/query-attribution.md). */
@@ -304,8 +303,12 @@ const GraphRunInfoSchema: z.ZodType<GraphRunInfo> = graphRunInfoObject;
 const retrievalRunConfigObject = z.object({
   denseK: z.number().int(),
   bm25K: z.number().int(),
-  /** Fusion method of the hybrid mode (docs/fusion-and-tuning.md). */
-  fusion: z.enum(FUSION_METHODS),
+  /**
+   * Fusion method of the hybrid mode, by name (docs/fusion-and-tuning.md).
+   * Opaque to the report: the agent's fusion registry validates its settings;
+   * the report records, compares and prints the name.
+   */
+  fusion: z.string().min(1),
   /** The RRF constant (used by `rrf` only, recorded always). */
   rrfK: z.number(),
   /** Per-list fusion weights; absent in traces written before fusion methods existed. */

@@ -7,7 +7,7 @@
  * page data), and `retrace trace` (src/cli/commands/trace.ts). Adding a stage to
  * `RetrievalStages` without an entry here is a compile error.
  */
-import type { RetrievalStages } from "../../retrieval/types.js";
+import type { RetrievalStages } from "../../contract/trace.js";
 
 /** A stage of the trace, or `final`: the turn's scored top-k (`retrievedIds`). */
 export type StageId = keyof RetrievalStages | "final";

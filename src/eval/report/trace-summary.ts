@@ -3,8 +3,8 @@
  * every stage, and the head of each stage's ranked list (so the HTML report
  * can show what each stage ranked; docs/html-report.md). Pure.
  */
-import { cardIdOf } from "../../retrieval/parents.js";
-import type { Ranked, RetrievalTrace } from "../../retrieval/types.js";
+import { cardIdOf } from "../../contract/card-id.js";
+import type { Ranked, RetrievalTrace } from "../../contract/trace.js";
 import type { GoldPositions, TraceSummary } from "./types.js";
 
 /**

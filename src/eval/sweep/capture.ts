@@ -19,8 +19,8 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { Serialized } from "@langchain/core/load/serializable";
 import { cardIdsOf, documentId, type DocumentIdOptions } from "../measures/doc-id.js";
-import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent } from "../../nodes/retrieve.js";
-import type { RetrievalTrace } from "../../retrieval/types.js";
+import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent } from "../../contract/events.js";
+import type { RetrievalTrace } from "../../contract/trace.js";
 
 /** One retriever run seen by the handler. */
 export interface CapturedRetrieverRun {

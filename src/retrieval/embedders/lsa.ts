@@ -56,6 +56,7 @@
  * sections are outside the hashed state bytes, so the embedder ids of older
  * files stay the same.
  */
+import { embedderIdentity } from "../../contract/embedder-id.js";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -471,12 +472,10 @@ export class LsaEmbedder implements Embedder {
  * The embedder id without the fit hash (`lsa-128-<hash>-v1` → `lsa-128-v1`);
  * any other id unchanged. A KB edit refits the LSA embedder and changes its
  * id, yet the run still uses the same embedder: baselines compare families
- * (docs/fusion-and-tuning.md).
+ * (docs/fusion-and-tuning.md). The LSA id follows the shared identity rule of
+ * src/contract/embedder-id.ts, which is what baselines apply.
  */
-export function embedderFamily(id: string): string {
-  const m = /^lsa-(\d+)-[0-9a-f]{12}-v(\d+)$/.exec(id);
-  return m === null ? id : `lsa-${m[1]}-v${m[2]}`;
-}
+export const embedderFamily: (id: string) => string = embedderIdentity;
 
 /**
  * File name of the state fitted on `corpusKey` with `params` and `analyzers`:
