@@ -1,0 +1,132 @@
+/**
+ * The report's `run` header: what was run, on which data, with which
+ * configuration; the `--graph` run's facts; the run's retrieval settings,
+ * opaque to the harness.
+ *
+ * One section of the schemas indexed by ../schemas.ts (src/eval/report/schemas.ts).
+ */
+import { z } from "zod";
+import { count, storeKind } from "./primitives.js";
+
+const graphRunInfoObject = z.object({
+  /**
+   * The graph module, relative to the project root (the working directory; `/`
+   * separators), so `graph.mjs`, `./graph.mjs` and its absolute path are one
+   * graph (reports written before it kept the path as typed); and the export evaluated.
+   */
+  file: z.string(),
+  exportName: z.string(),
+  /** sha256 of the graph module file (its own bytes, not its imports); absent in older reports. */
+  moduleHash: z.string().optional(),
+  /** Names of the scored top-level retrievers seen, sorted. */
+  retrievers: z.array(z.string()),
+  /** The id keys tried (`--id-key`, the default chain, or `--id-map`). */
+  idKey: z.string(),
+  retrievalCall: z.enum(["last", "first", "all"]),
+  /** Turns whose graph run threw, and turns with no retriever run. */
+  errors: count,
+  noRetrieval: count,
+  /**
+   * The facts below were added with the no-retrieval, step and unknown-id
+   * rules (docs/evaluate-your-graph.md); absent in older reports.
+   * The no-retrieval turns split by gold: gold-bearing (scored as misses) and empty gold (none needed).
+   */
+  noRetrievalMisses: count.optional(),
+  noRetrievalNoneNeeded: count.optional(),
+  /** Turns with more than one top-level retriever call; of them, those with calls in parallel (overlapping in time) and those with several steps. */
+  multiCallTurns: count.optional(),
+  parallelCallTurns: count.optional(),
+  multiStepTurns: count.optional(),
+  /** Turns that made a retriever call, and those whose scored list was empty. */
+  retrievalTurns: count.optional(),
+  emptyRetrievalTurns: count.optional(),
+  /** Ids in the scored top-k lists over the run, those naming no KB card or catalog entry, and up to 5 of the latter. */
+  scoredIds: count.optional(),
+  unknownIds: count.optional(),
+  unknownExamples: z.array(z.string()).optional(),
+  /** Locales whose turns made retriever calls but retrieved no card of that locale. */
+  localesWithoutCards: z.array(z.string()).optional(),
+  /** Where the KB ids came from: the `--kb` folder or the `--catalog` file. */
+  catalog: z.string().optional(),
+  /** sha256 of the `--id-map` module file, when one mapped the documents to card ids. */
+  idMapHash: z.string().optional(),
+  /**
+   * `--configurable`: the sha256 of its canonical JSON (keys sorted) and its
+   * top-level keys, sorted; the values are not recorded (they may hold user
+   * ids or keys). Absent when none was given.
+   */
+  configurable: z.object({ hash: z.string(), keys: z.array(z.string()) }).optional(),
+  /**
+   * The safeguards (docs/reliability.md); absent in reports written before them:
+   * the per-turn deadline (`--turn-timeout`, seconds), the state size limit
+   * (`--max-state-mb`, in bytes), the largest state of a turn and the turns above the limit.
+   */
+  turnTimeoutSeconds: z.number().positive().optional(),
+  maxStateBytes: count.optional(),
+  largestStateBytes: count.optional(),
+  largeStateTurns: count.optional(),
+});
+/**
+ * The keys of `run.graph` that identify a `--graph` run and how it was scored
+ * (the rest are counts over its turns): the shards of one run agree on them,
+ * and `retrace merge` recomputes the others from the merged turns.
+ */
+export const GRAPH_IDENTITY_KEYS = ["file", "exportName", "moduleHash", "idKey", "retrievalCall", "catalog", "idMapHash", "configurable", "turnTimeoutSeconds"] as const satisfies readonly (keyof z.output<typeof graphRunInfoObject>)[];
+
+/** Header facts of a `--graph` run (docs/evaluate-your-graph.md). */
+export interface GraphRunInfo extends z.output<typeof graphRunInfoObject> {}
+const GraphRunInfoSchema: z.ZodType<GraphRunInfo> = graphRunInfoObject;
+
+const retrievalRunConfigObject = z.object({
+  denseK: z.number().int(),
+  bm25K: z.number().int(),
+  /**
+   * Fusion method of the hybrid mode, by name (docs/fusion-and-tuning.md).
+   * Opaque to the report: the agent's fusion registry validates its settings;
+   * the report records, compares and prints the name.
+   */
+  fusion: z.string().min(1),
+  /** The RRF constant (used by `rrf` only, recorded always). */
+  rrfK: z.number(),
+  /** Per-list fusion weights; absent in traces written before fusion methods existed. */
+  weights: z.object({ dense: z.number(), bm25: z.number() }).optional(),
+  /** δ of the `signals` fusion; present when `fusion` is "signals" (absent in reports written before it was recorded). */
+  signalsShift: z.number().optional(),
+  /** BM25 parameters of the index; absent in old traces. */
+  bm25Params: z.object({ k1: z.number(), b: z.number() }).optional(),
+});
+/** The retrieval settings of a run: a trace's config (`RetrievalTraceConfig`) without what `run` records elsewhere (embedder, mode, rerank). */
+export interface RetrievalRunConfig extends z.output<typeof retrievalRunConfigObject> {}
+export const RetrievalRunConfigSchema: z.ZodType<RetrievalRunConfig> = retrievalRunConfigObject;
+
+const runInfoObject = z.object({
+  datasetHash: z.string().min(1),
+  kbHash: z.string(),
+  /** Embedder id, or null when no retrieval ran. */
+  embedder: z.string().nullable(),
+  embedderDescription: z.string().optional(),
+  k: z.number().int().positive(),
+  /** "local" (self-started Chroma), "memory", a URL, or "none" (store-less). */
+  store: z.string(),
+  /** What the store choice resolved to (docs/decisions/0006-one-composition-root-and-store-vocabulary.md); absent in reports written before it was recorded. */
+  storeKind: storeKind.optional(),
+  mode: z.string().optional(),
+  rerank: z.string().nullable().optional(),
+  /** Set on `--graph` runs. */
+  graph: GraphRunInfoSchema.optional(),
+  /** Locales of the run for which the built-in graph has no tables and uses generic rules (docs/languages.md). */
+  genericLocales: z.array(z.string()).optional(),
+  /** Who answered: "rule-based, offline" (the default extractive answerer) or the chat model's name. */
+  answerer: z.string().optional(),
+  /** The split file the turns' parts come from, or null when the KB has none (docs/holdout.md). */
+  split: z.string().nullable().optional(),
+  /**
+   * The retrieval settings the turns ran with, by locale (`*` for turns without
+   * one), as the retriever recorded them in the first such turn's trace
+   * (docs/fusion-and-tuning.md); absent for store-less and `--graph` runs.
+   */
+  retrieval: z.record(RetrievalRunConfigSchema).optional(),
+});
+/** What was run, on which data, with which configuration (the report's `run` header). */
+export interface RunInfo extends z.output<typeof runInfoObject> {}
+export const RunInfoSchema: z.ZodType<RunInfo> = runInfoObject;
