@@ -45,8 +45,8 @@ const layerRules = Object.entries(LAYERS).flatMap(([layer, allowed]) =>
  * their registry and chance levels, evaluators, judges) and stats
  * (bootstrap, Holm) know numbers, not reports; report (the Report schema, aggregation, renderers,
  * HTML) knows both; sweep (running graphs turn by turn) produces report
- * lines; gate (baseline, gate, compare, shards) and ir (trec_eval scoring,
- * BEIR, tune) read reports. Nothing in eval/ imports the composition root.
+ * lines; gate (baseline, gate, compare, shards) and ir (trec_eval scoring and
+ * TREC export) read reports. Nothing in eval/ imports the composition root.
  */
 const EVAL_JOBS = {
   measures: ["stats", "report", "sweep", "gate", "ir"],
