@@ -52,7 +52,7 @@ export {
   type JudgeVerdict,
 } from "./eval/measures/evaluators.js";
 export { goldPositions, summarizeTrace } from "./eval/report/trace-summary.js";
-export { runSweep, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./eval/sweep/runner.js";
+export { runSweep, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./app/own-graph/runner.js";
 export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/report/aggregate.js";
 export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate/gate.js";
 export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/gate/baseline.js";
