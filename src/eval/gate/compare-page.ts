@@ -12,6 +12,7 @@ import { comparisonNote, type ComparisonMethod, type FunnelComparison, type KeyC
 import { HIT_KEY, metricKey } from "../measures/metrics.js";
 import type { Report, TurnReport } from "../report/types.js";
 import { renderPage } from "../report/html/page.js";
+import type { ComparePageData } from "../report/html/page-data.js";
 import { registryPageData, runPageData, type RunPageData } from "../report/html/report-page.js";
 
 const RECALL_KEY = metricKey("recall");
@@ -148,7 +149,7 @@ export function renderHtmlComparison(a: { name: string; report: Report }, b: { n
   const ka = keptRun(a.report, a.name, new Set([...flips, ...shifts].map((f) => f.a)));
   const kb = keptRun(b.report, b.name, new Set([...flips, ...shifts].map((f) => f.b)));
   const remap = <T extends { a: number; b: number }>(f: T): T => ({ ...f, a: ka.index.get(f.a)!, b: kb.index.get(f.b)! });
-  return renderPage(`retrace compare: ${a.name} vs ${b.name}`, {
+  const data: ComparePageData = {
     kind: "compare",
     registry: registryPageData(),
     a: ka.run,
@@ -160,5 +161,6 @@ export function renderHtmlComparison(a: { name: string; report: Report }, b: { n
     shiftThreshold: SHIFT_THRESHOLD,
     shifts: shifts.map(remap),
     funnels: comparison.funnels,
-  });
+  };
+  return renderPage(`retrace compare: ${a.name} vs ${b.name}`, data);
 }

@@ -26,6 +26,7 @@ import { clusterMean, DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBoo
 import { capturedLists, goldRanks } from "./gold-ranks.js";
 import { CAPTURED_STAGES, STAGES, TRACE_STAGES } from "./stages.js";
 import type { FunnelReport, FunnelStage, TurnReport } from "./types.js";
+import { TURN_POSITIONS, turnPosition } from "./positions.js";
 
 /** The funnel's stages in pipeline order: the query, then the stage registry's (docs/architecture.md §9), a captured turn's groups before `final`. */
 export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.freeze([
@@ -35,23 +36,7 @@ export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.fr
   ...STAGES.filter((s) => s.id === "final").map((s) => ({ id: s.id as string, label: s.label })),
 ]);
 
-/** The turn-position groups: 1, 2, 3, then 4+ (`turn` is 0-based). */
-export const TURN_POSITIONS = ["1", "2", "3", "4+"] as const;
-export function turnPosition(turn: number): string {
-  return turn >= 3 ? "4+" : String(turn + 1);
-}
-
-/**
- * How a turn-position group is labelled in text, markdown and HTML: numbered
- * from #0, as the `caseId#N` keys, `trace --turn` and the labelling page
- * number turns (docs/labelling.md): "1" → "turn #0", "4+" → "turn #3+". The
- * groups' JSON keys keep their names ("1", "2", "3", "4+").
- */
-export function positionLabel(group: string): string {
-  if (group === "4+") return "turn #3+";
-  const n = Number(group);
-  return Number.isInteger(n) && n >= 1 ? `turn #${n - 1}` : `turn ${group}`;
-}
+export { positionLabel, turnPosition, TURN_POSITIONS } from "./positions.js";
 
 /** Stage → 1 (gold still present) or 0 for one turn; stages not measured on it are absent; null for a turn without gold. */
 export function stagePresence(t: TurnReport): Record<string, 0 | 1> | null {

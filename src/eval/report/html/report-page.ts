@@ -152,10 +152,18 @@ function judgmentsOfPage(report: Report): { judgments?: string[] } {
   return summary.length === 0 ? {} : { judgments: [...summary, ...holes.map((h) => `  ${h}`)] };
 }
 
+/** The report page's data, as its script (./browser/report.ts) reads it (./page-data.ts has the compare page's). */
+export interface ReportPageData {
+  kind: "report";
+  registry: RegistryPageData;
+  run: RunPageData;
+}
+
 /** The HTML report of one run. `name` is shown as its title (e.g. the report file). */
 export function renderHtmlReport(report: Report, opts: { name?: string } = {}): string {
   const base = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
   // A shard's page says it is partial wherever its name shows (docs/reliability.md, "Sharded sweeps").
   const name = report.shard !== undefined ? `${base} (PARTIAL REPORT: shard ${report.shard.index}/${report.shard.count}, ${report.shard.caseIds.length} of ${report.shard.dataset.caseIds.length} cases)` : base;
-  return renderPage(`retrace: ${name}`, { kind: "report", registry: registryPageData(), run: runPageData(report, name) });
+  const data: ReportPageData = { kind: "report", registry: registryPageData(), run: runPageData(report, name) };
+  return renderPage(`retrace: ${name}`, data);
 }
