@@ -114,7 +114,10 @@ export async function checkInventory(): Promise<{ missing: string[]; page: strin
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
   const { missing, page, current } = await checkInventory();
-  for (const file of missing) process.stderr.write(`${file}:1: no header comment (the file must start with a /** … */ comment saying what it holds)\n`);
+  for (const file of missing)
+    process.stderr.write(
+      `${file}:1: no header comment (the file must start with a /** … */ comment saying what it holds)\n`,
+    );
   if (!current) {
     if (check) process.stderr.write(`${DOC}: the file inventory is stale; run \`npm run docs:inventory\`\n`);
     else {

@@ -9,7 +9,9 @@ import { checkInventory, headerComment, inventory, summaryOf } from "../../scrip
 
 describe("headerComment", () => {
   it("reads the doc comment a file starts with, gutters removed", () => {
-    expect(headerComment("/**\n * The one logger.\n *\n * More.\n */\nexport const x = 1;\n")).toBe("The one logger.\n\nMore.");
+    expect(headerComment("/**\n * The one logger.\n *\n * More.\n */\nexport const x = 1;\n")).toBe(
+      "The one logger.\n\nMore.",
+    );
     expect(headerComment("#!/usr/bin/env node\n\n/** One line. */\n")).toBe("One line.");
   });
 
@@ -24,13 +26,17 @@ describe("headerComment", () => {
 
 describe("summaryOf", () => {
   it("keeps the first sentence of the first paragraph, on one line", () => {
-    expect(summaryOf("The one logger of retrace.\nIt writes to stderr. Nothing else.")).toBe("The one logger of retrace.");
+    expect(summaryOf("The one logger of retrace.\nIt writes to stderr. Nothing else.")).toBe(
+      "The one logger of retrace.",
+    );
     expect(summaryOf("First paragraph, no full stop\n\nSecond.")).toBe("First paragraph, no full stop");
     expect(summaryOf("Ends at a backtick. `x` follows.")).toBe("Ends at a backtick.");
   });
 
   it("does not end a sentence at e.g., i.e., cf. or vs., nor at a lower-case word", () => {
-    expect(summaryOf("Any retriever (e.g. `Foo`, i.e. Bar) works, cf. Baz vs. Qux. Then more.")).toBe("Any retriever (e.g. `Foo`, i.e. Bar) works, cf. Baz vs. Qux.");
+    expect(summaryOf("Any retriever (e.g. `Foo`, i.e. Bar) works, cf. Baz vs. Qux. Then more.")).toBe(
+      "Any retriever (e.g. `Foo`, i.e. Bar) works, cf. Baz vs. Qux.",
+    );
     expect(summaryOf("Version 2.5 is read. Then.")).toBe("Version 2.5 is read.");
   });
 

@@ -208,7 +208,8 @@ function exportedTurn(ci: number, ti: number): Record<string, unknown> {
     });
   const out: Record<string, unknown> = {};
   Object.keys(orig).forEach((k) => {
-    if (k !== "relevant" && k !== "judged" && k !== "suggested" && k !== "must_cite_one_of" && k !== "expect") out[k] = orig[k];
+    if (k !== "relevant" && k !== "judged" && k !== "suggested" && k !== "must_cite_one_of" && k !== "expect")
+      out[k] = orig[k];
   });
   const rel: Record<string, number> = {},
     judged: string[] = [];
@@ -273,7 +274,9 @@ function doExport(): void {
 
 // ------------------------------------------------------------ drawing
 function rankBadges(p: PooledCard): HTMLSpanElement[] {
-  return DATA.systems.filter((s) => p.ranks[s] !== undefined).map((s) => el("span", { cls: "rank", "data-system": s, text: s + " #" + p.ranks[s] }));
+  return DATA.systems
+    .filter((s) => p.ranks[s] !== undefined)
+    .map((s) => el("span", { cls: "rank", "data-system": s, text: s + " #" + p.ranks[s] }));
 }
 function passage(p: PooledCard): HTMLParagraphElement {
   if (p.passage.length === 0) return el("p", { cls: "passage muted", text: "(no text known for this card)" });
@@ -290,14 +293,23 @@ function drawCases(): void {
     const pr = caseProgress(ci);
     const first = c.turns[0]?.user;
     // Listed by the first user message (what the person recognises), the id under it.
-    const b = el("button", { type: "button", "data-case": c.id, title: first, cls: (ci === pos.c ? "current" : "") + (pr.done === pr.turns ? " done" : "") }, [
-      el("span", { cls: "first", text: first }),
-      el("span", { cls: "cid", text: c.id }),
-      el("span", { cls: "prog", "data-progress": c.id }, [
-        pr.done + "/" + pr.turns + " turns labelled \u00b7 " + pr.judged + "/" + pr.cards + " cards",
-        pr.ndcgOnly > 0 ? el("span", { cls: "ndcg-only", text: " \u00b7 " + pr.ndcgOnly + " nDCG only" }) : null,
-      ]),
-    ]);
+    const b = el(
+      "button",
+      {
+        type: "button",
+        "data-case": c.id,
+        title: first,
+        cls: (ci === pos.c ? "current" : "") + (pr.done === pr.turns ? " done" : ""),
+      },
+      [
+        el("span", { cls: "first", text: first }),
+        el("span", { cls: "cid", text: c.id }),
+        el("span", { cls: "prog", "data-progress": c.id }, [
+          pr.done + "/" + pr.turns + " turns labelled \u00b7 " + pr.judged + "/" + pr.cards + " cards",
+          pr.ndcgOnly > 0 ? el("span", { cls: "ndcg-only", text: " \u00b7 " + pr.ndcgOnly + " nDCG only" }) : null,
+        ]),
+      ],
+    );
     b.addEventListener("click", () => {
       go(ci, 0, 0);
     });
@@ -337,15 +349,27 @@ function drawTurn(): void {
   main.setAttribute("data-case", c.id);
   main.setAttribute("data-turn", String(pos.t));
   // Turns are numbered from #0, as in every key (caseId#N), trace --turn and the report's position splits (docs/labelling.md).
-  main.appendChild(el("h2", { text: c.id + " \u00b7 turn #" + pos.t + " (turns #0\u2013#" + (c.turns.length - 1) + ")" }, []));
+  main.appendChild(
+    el("h2", { text: c.id + " \u00b7 turn #" + pos.t + " (turns #0\u2013#" + (c.turns.length - 1) + ")" }, []),
+  );
   main.appendChild(el("p", { cls: "note", text: c.locale + " \u00b7 " + c.kind }));
   const convo = el("div", { cls: "convo" });
   for (let i = 0; i <= pos.t; i++) {
     const ti = turnAt(pos.c, i);
     (ti.context || []).forEach((said) => {
-      convo.appendChild(el("div", { cls: "msg assistant", "data-role": "assistant" }, [el("span", { cls: "who", text: "assistant" }), said]));
+      convo.appendChild(
+        el("div", { cls: "msg assistant", "data-role": "assistant" }, [
+          el("span", { cls: "who", text: "assistant" }),
+          said,
+        ]),
+      );
     });
-    convo.appendChild(el("div", { cls: "msg" + (i === pos.t ? " current" : ""), "data-role": "user" }, [el("span", { cls: "who", text: "user #" + i }), ti.user]));
+    convo.appendChild(
+      el("div", { cls: "msg" + (i === pos.t ? " current" : ""), "data-role": "user" }, [
+        el("span", { cls: "who", text: "user #" + i }),
+        ti.user,
+      ]),
+    );
   }
   main.appendChild(convo);
   // The query each system searched with, systems with the same query on one line.
@@ -362,10 +386,20 @@ function drawTurn(): void {
   });
   bySearch.forEach((x) => {
     main.appendChild(
-      el("div", { cls: "query searched", "data-systems": x.systems.join(","), title: "the query these systems searched with" }, [el("span", { cls: "sys", text: x.systems.join(", ") + " searched:" }), x.q]),
+      el(
+        "div",
+        { cls: "query searched", "data-systems": x.systems.join(","), title: "the query these systems searched with" },
+        [el("span", { cls: "sys", text: x.systems.join(", ") + " searched:" }), x.q],
+      ),
     );
   });
-  main.appendChild(el("p", { cls: "expect" + (s.r ? " refuse" : ""), "data-expect": s.r ? "refuse" : "answer", text: "expect: " + (s.r ? "refuse (the assistant should decline)" : "answer") }));
+  main.appendChild(
+    el("p", {
+      cls: "expect" + (s.r ? " refuse" : ""),
+      "data-expect": s.r ? "refuse" : "answer",
+      text: "expect: " + (s.r ? "refuse (the assistant should decline)" : "answer"),
+    }),
+  );
   const ro = relevanceOnly(pos.c, pos.t);
   main.appendChild(
     el("p", {
@@ -409,7 +443,12 @@ function drawTurn(): void {
     ]),
   );
   if (t.pool.length === 0)
-    main.appendChild(el("p", { cls: "note", text: "No system retrieved a card for this turn: press r if the assistant should refuse, or 0 to mark the turn labelled with no citeable card." }));
+    main.appendChild(
+      el("p", {
+        cls: "note",
+        text: "No system retrieved a card for this turn: press r if the assistant should refuse, or 0 to mark the turn labelled with no citeable card.",
+      }),
+    );
   t.pool.forEach((p, pi) => {
     const graded = own(s.g, p.id),
       grade = graded ? s.g[p.id] : null,
@@ -418,7 +457,13 @@ function drawTurn(): void {
       "span",
       { cls: "grades" },
       [0, 1, 2, 3].map((g) => {
-        const b = el("button", { type: "button", "data-grade-button": g, title: GRADE_TEXT[g], cls: grade === g ? "on" : "", text: String(g) });
+        const b = el("button", {
+          type: "button",
+          "data-grade-button": g,
+          title: GRADE_TEXT[g],
+          cls: grade === g ? "on" : "",
+          text: String(g),
+        });
         b.addEventListener("click", () => {
           pos.p = pi;
           gradeTurn(g);
@@ -426,25 +471,48 @@ function drawTurn(): void {
         return b;
       }),
     );
-    const citeB = el("button", { type: "button", cls: "cite" + (cite ? " on" : ""), text: cite ? "citeable" : "not citeable" });
+    const citeB = el("button", {
+      type: "button",
+      cls: "cite" + (cite ? " on" : ""),
+      text: cite ? "citeable" : "not citeable",
+    });
     citeB.addEventListener("click", () => {
       pos.p = pi;
       toggleCite();
     });
     const suggested = p.suggested;
-    const card = el("div", { cls: "card" + (pi === pos.p ? " focus" : ""), "data-card": p.id, "data-grade": graded ? grade : "", "data-citeable": cite ? "1" : "0" }, [
-      el("div", { cls: "head" }, [el("span", { cls: "title", text: p.title }), el("span", { cls: "cid", text: p.id }), ...rankBadges(p), grades, citeB]),
-      suggested !== undefined
-        ? el("div", {
-            cls: "suggest" + (graded ? " confirmed" : ""),
-            "data-suggested": suggested,
-            text: graded
-              ? "judge suggested " + suggested + " (" + GRADE_TEXT[suggested] + ")"
-              : "suggestion: " + suggested + " (" + GRADE_TEXT[suggested] + ") \u2014 press a to accept, or grade it yourself",
-          })
-        : null,
-      passage(p),
-    ]);
+    const card = el(
+      "div",
+      {
+        cls: "card" + (pi === pos.p ? " focus" : ""),
+        "data-card": p.id,
+        "data-grade": graded ? grade : "",
+        "data-citeable": cite ? "1" : "0",
+      },
+      [
+        el("div", { cls: "head" }, [
+          el("span", { cls: "title", text: p.title }),
+          el("span", { cls: "cid", text: p.id }),
+          ...rankBadges(p),
+          grades,
+          citeB,
+        ]),
+        suggested !== undefined
+          ? el("div", {
+              cls: "suggest" + (graded ? " confirmed" : ""),
+              "data-suggested": suggested,
+              text: graded
+                ? "judge suggested " + suggested + " (" + GRADE_TEXT[suggested] + ")"
+                : "suggestion: " +
+                  suggested +
+                  " (" +
+                  GRADE_TEXT[suggested] +
+                  ") \u2014 press a to accept, or grade it yourself",
+            })
+          : null,
+        passage(p),
+      ],
+    );
     card.addEventListener("click", () => {
       if (pos.p !== pi) {
         pos.p = pi;
@@ -597,21 +665,41 @@ function page(): void {
   app.textContent = "";
   const exportB = el("button", { type: "button", id: "export", cls: "action", text: "Export labelled cases" });
   exportB.addEventListener("click", doExport);
-  const search = el("input", { type: "search", id: "search", placeholder: "search cases (/)", "aria-label": "search cases" });
+  const search = el("input", {
+    type: "search",
+    id: "search",
+    placeholder: "search cases (/)",
+    "aria-label": "search cases",
+  });
   search.addEventListener("input", applySearch);
   app.appendChild(
     el("header", { cls: "top" }, [
       el("h1", { text: DATA.title }),
-      el("span", { cls: "muted", text: "pool: top " + DATA.depth + " of " + DATA.systems.join(", ") + (DATA.judge !== null ? " \u00b7 judge " + DATA.judge : "") }),
+      el("span", {
+        cls: "muted",
+        text:
+          "pool: top " +
+          DATA.depth +
+          " of " +
+          DATA.systems.join(", ") +
+          (DATA.judge !== null ? " \u00b7 judge " + DATA.judge : ""),
+      }),
       el("span", { id: "progress" }),
       el("span", { id: "kappa", cls: "muted" }),
       search,
       exportB,
       el("a", { id: "export-link", cls: "muted" }),
-      storageOk ? null : el("span", { cls: "note", text: "This browser keeps no storage for this file: export before closing it." }),
+      storageOk
+        ? null
+        : el("span", { cls: "note", text: "This browser keeps no storage for this file: export before closing it." }),
     ]),
   );
-  app.appendChild(el("div", { cls: "layout" }, [el("nav", { cls: "cases", id: "cases", "aria-label": "cases" }), el("main", { id: "turn" })]));
+  app.appendChild(
+    el("div", { cls: "layout" }, [
+      el("nav", { cls: "cases", id: "cases", "aria-label": "cases" }),
+      el("main", { id: "turn" }),
+    ]),
+  );
   document.addEventListener("keydown", onKey);
   redraw();
 }
@@ -628,5 +716,8 @@ startPage(
     load();
     page();
   },
-  (reason) => "This page's embedded data could not be unpacked (" + reason + "): the file may be truncated or damaged. Write it again with retrace label.",
+  (reason) =>
+    "This page's embedded data could not be unpacked (" +
+    reason +
+    "): the file may be truncated or damaged. Write it again with retrace label.",
 );

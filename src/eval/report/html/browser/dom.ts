@@ -16,7 +16,11 @@ export type Child = Node | string | null | undefined | false;
 const SVGNS = "http://www.w3.org/2000/svg";
 
 /** `el(tag, props, children)`: an element built with createElement/textContent only; an `on…` property throws (no inline handlers). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props | null, children?: readonly Child[] | null): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props?: Props | null,
+  children?: readonly Child[] | null,
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (props) {
     for (const k in props) {
@@ -102,7 +106,12 @@ export function errorText(e: unknown): string {
  * cannot be unpacked replaces the page with `damaged(reason)`.
  */
 export function startPage(tooOld: string, draw: (data: unknown) => void, damaged: (reason: string) => string): void {
-  if (typeof DecompressionStream !== "function" || typeof Blob !== "function" || typeof TextDecoder !== "function" || typeof Blob.prototype.stream !== "function") {
+  if (
+    typeof DecompressionStream !== "function" ||
+    typeof Blob !== "function" ||
+    typeof TextDecoder !== "function" ||
+    typeof Blob.prototype.stream !== "function"
+  ) {
     setState("unsupported", tooOld);
     return;
   }

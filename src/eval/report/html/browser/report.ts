@@ -58,7 +58,11 @@ function outcome(t: Turn): string {
 // Unknown ids (naming no card of the KB or catalog) are counted there too.
 function outcomeText(t: Turn): string {
   const u = t.captured && t.captured.unknownIds ? t.captured.unknownIds.length : 0;
-  return outcome(t) + (t.noRetrieval ? " \u00b7 no retrieval" : "") + (u > 0 ? " \u00b7 " + u + " unknown id" + (u === 1 ? "" : "s") : "");
+  return (
+    outcome(t) +
+    (t.noRetrieval ? " \u00b7 no retrieval" : "") +
+    (u > 0 ? " \u00b7 " + u + " unknown id" + (u === 1 ? "" : "s") : "")
+  );
 }
 // The lists of a turn captured from a user's graph's retriever runs (--graph), or null (retrace's own trace).
 function capturedOf(t: Turn): Captured | null {
@@ -85,7 +89,13 @@ function ths(heads: readonly string[]): HTMLTableCellElement[] {
 }
 
 // ------------------------------------------------------------ summary
-function aggCell(run: Run, agg: Aggregate | undefined, key: string, split: string, group: string): HTMLTableCellElement {
+function aggCell(
+  run: Run,
+  agg: Aggregate | undefined,
+  key: string,
+  split: string,
+  group: string,
+): HTMLTableCellElement {
   const td = el("td", { "data-key": key, "data-split": split, "data-group": group, cls: "num" });
   const r = run.report;
   if (r.vacuous.indexOf(key) >= 0) {
@@ -101,15 +111,25 @@ function aggCell(run: Run, agg: Aggregate | undefined, key: string, split: strin
   td.appendChild(el("span", { cls: "ci", text: ciText(agg.ci95) }));
   td.appendChild(el("span", { cls: "n", text: "n=" + agg.n }));
   // The case count and the chance level, worded as the terminal words them (docs/html-report.md): one line with the mean.
-  if (agg.nCases !== undefined) td.appendChild(el("span", { cls: "extra", "data-field": "cases", text: "(" + agg.nCases + " cases)" }));
-  if (agg.chance !== undefined) td.appendChild(el("span", { cls: "extra", "data-field": "chance", text: "chance " + f3(agg.chance) }));
+  if (agg.nCases !== undefined)
+    td.appendChild(el("span", { cls: "extra", "data-field": "cases", text: "(" + agg.nCases + " cases)" }));
+  if (agg.chance !== undefined)
+    td.appendChild(el("span", { cls: "extra", "data-field": "chance", text: "chance " + f3(agg.chance) }));
   return td;
 }
 function splitTable(run: Run, split: string, groups: readonly Group[]): HTMLTableElement {
-  const head = el("tr", null, [el("th", { text: "metric" }), ...groups.map((g) => el("th", { cls: "num", text: groupLabel(split, g[0]) }))]);
+  const head = el("tr", null, [
+    el("th", { text: "metric" }),
+    ...groups.map((g) => el("th", { cls: "num", text: groupLabel(split, g[0]) })),
+  ]);
   const body = el("tbody");
   run.keys.forEach((key) => {
-    body.appendChild(el("tr", null, [el("th", { text: label(run, key) }), ...groups.map((g) => aggCell(run, g[1] ? g[1][key] : undefined, key, g[2], g[0]))]));
+    body.appendChild(
+      el("tr", null, [
+        el("th", { text: label(run, key) }),
+        ...groups.map((g) => aggCell(run, g[1] ? g[1][key] : undefined, key, g[2], g[0])),
+      ]),
+    );
   });
   return el("table", { cls: "summary", "data-split": split }, [el("thead", null, [head]), body]);
 }
@@ -141,13 +161,27 @@ function chart(run: Run, key: string): HTMLDivElement {
     s.appendChild(svg("circle", { cx: x(a.mean), cy: y, r: 4, class: "dot" }));
     s.appendChild(svg("text", { x: W - R + 8, y: y + 4 }, f3(a.mean) + "  n=" + a.n));
   });
-  return el("div", { cls: "chart" }, [el("div", { cls: "title", text: label(run, key) + (locs.length > 0 ? " by locale" : "") + " (95% interval)" }), s]);
+  return el("div", { cls: "chart" }, [
+    el("div", { cls: "title", text: label(run, key) + (locs.length > 0 ? " by locale" : "") + " (95% interval)" }),
+    s,
+  ]);
 }
 function gateBlock(r: Run["report"]): HTMLElement {
   const g = r.gate;
-  if (!g) return el("p", { text: r.shard ? "gate: not evaluated (partial report of shard " + r.shard.index + "/" + r.shard.count + "; the merged report gates)" : "gate: not evaluated" });
+  if (!g)
+    return el("p", {
+      text: r.shard
+        ? "gate: not evaluated (partial report of shard " +
+          r.shard.index +
+          "/" +
+          r.shard.count +
+          "; the merged report gates)"
+        : "gate: not evaluated",
+    });
   // With --repeat, how baseline drops were tested (a one-sided interval test, docs/statistics.md), as the table and markdown say it.
-  const dropTest = g.dropTest ? el("p", { cls: "note", "data-field": "drop-test", text: "baseline drop test: " + g.dropTest.description }) : null;
+  const dropTest = g.dropTest
+    ? el("p", { cls: "note", "data-field": "drop-test", text: "baseline drop test: " + g.dropTest.description })
+    : null;
   if (g.passed) return el("div", null, [el("p", null, ["gate: ", el("span", { cls: "hit", text: "PASS" })]), dropTest]);
   return el("div", null, [
     el("p", null, ["gate: ", el("span", { cls: "miss", text: "FAIL" })]),
@@ -159,7 +193,26 @@ function gateBlock(r: Run["report"]): HTMLElement {
     dropTest,
   ]);
 }
-const KNOWN_TOP = ["schemaVersion", "version", "run", "aggregates", "splits", "vacuous", "vacuousReasons", "turns", "gate", "deltas", "bootstrap", "judge", "judgments", "queryAttribution", "funnel", "chance", "answerSide", "timings"];
+const KNOWN_TOP = [
+  "schemaVersion",
+  "version",
+  "run",
+  "aggregates",
+  "splits",
+  "vacuous",
+  "vacuousReasons",
+  "turns",
+  "gate",
+  "deltas",
+  "bootstrap",
+  "judge",
+  "judgments",
+  "queryAttribution",
+  "funnel",
+  "chance",
+  "answerSide",
+  "timings",
+];
 // The summary's columns and tables that repeat another (run.summaryRepeats, src/eval/report/html/report-page.ts): not drawn.
 function repeats(run: Run): Run["summaryRepeats"] {
   return run.summaryRepeats || [];
@@ -178,7 +231,9 @@ function missedBlock(run: Run, openTurn: (i: number) => void): HTMLDivElement {
   r.turns.forEach((t, i) => {
     if (outcome(t) === "miss") missed.push(i);
   });
-  box.appendChild(el("h2", { text: "Missed turns (" + missed.length + " of " + run.goldBearingCount + " gold-bearing)" }));
+  box.appendChild(
+    el("h2", { text: "Missed turns (" + missed.length + " of " + run.goldBearingCount + " gold-bearing)" }),
+  );
   if (missed.length === 0) {
     box.appendChild(el("p", { cls: "muted", text: "No turn missed its gold." }));
     return box;
@@ -203,7 +258,14 @@ function missedBlock(run: Run, openTurn: (i: number) => void): HTMLDivElement {
       ]);
     }),
   );
-  box.appendChild(el("table", { cls: "missed" }, [el("thead", null, [el("tr", null, ths(["turn", "locale", "kind", "outcome", "gold", "top-" + r.run.k, "user text"]))]), tb]));
+  box.appendChild(
+    el("table", { cls: "missed" }, [
+      el("thead", null, [
+        el("tr", null, ths(["turn", "locale", "kind", "outcome", "gold", "top-" + r.run.k, "user text"])),
+      ]),
+      tb,
+    ]),
+  );
   return box;
 }
 function turnAt(run: Run, i: number): Turn {
@@ -238,7 +300,16 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
       .map((g): Group => [g, of[g], split]);
     if (split === "kind") groups.unshift(["all", r.aggregates, "all"]);
     if (groups.length === 0) return;
-    box.appendChild(el("h3", { text: split === "position" ? "By turn position" : split === "kind" && groups.length === 1 ? "All turns" : "By " + split }));
+    box.appendChild(
+      el("h3", {
+        text:
+          split === "position"
+            ? "By turn position"
+            : split === "kind" && groups.length === 1
+              ? "All turns"
+              : "By " + split,
+      }),
+    );
     box.appendChild(splitTable(run, split, groups));
   });
   if (repeats(run).length > 0)
@@ -262,7 +333,26 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
     box.appendChild(el("h3", { "data-field": "delta-method", text: "Split deltas (" + run.stats.deltaMethod + ")" }));
     box.appendChild(
       el("table", { cls: "deltas" }, [
-        el("thead", null, [el("tr", null, ths(["metric", "split", "group", "vs", "diff", "95% CI", "n turns", "n cases", "raw p", "adjusted p", "family size", "verdict"]))]),
+        el("thead", null, [
+          el(
+            "tr",
+            null,
+            ths([
+              "metric",
+              "split",
+              "group",
+              "vs",
+              "diff",
+              "95% CI",
+              "n turns",
+              "n cases",
+              "raw p",
+              "adjusted p",
+              "family size",
+              "verdict",
+            ]),
+          ),
+        ]),
         el(
           "tbody",
           null,
@@ -273,12 +363,30 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
               el("td", { text: d.group }),
               el("td", { text: d.reference }),
               el("td", { cls: "num", "data-field": "diff", text: signed(d.diff) }),
-              el("td", { cls: "num", "data-field": "ci", text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(no CI)" }),
+              el("td", {
+                cls: "num",
+                "data-field": "ci",
+                text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(no CI)",
+              }),
               el("td", { cls: "num", text: d.nGroup + " vs " + d.nReference }),
-              el("td", { cls: "num", text: d.nCasesGroup === undefined ? "" : d.nCasesGroup + " vs " + (d.nCasesReference === undefined ? "" : d.nCasesReference) }),
+              el("td", {
+                cls: "num",
+                text:
+                  d.nCasesGroup === undefined
+                    ? ""
+                    : d.nCasesGroup + " vs " + (d.nCasesReference === undefined ? "" : d.nCasesReference),
+              }),
               el("td", { cls: "num", "data-field": "p", text: fmtP(d.pValue) }),
-              el("td", { cls: "num", "data-field": "p-adjusted", text: d.pAdjusted === undefined ? "" : fmtP(d.pAdjusted) }),
-              el("td", { cls: "num", "data-field": "family", text: d.familySize === undefined ? "" : String(d.familySize) }),
+              el("td", {
+                cls: "num",
+                "data-field": "p-adjusted",
+                text: d.pAdjusted === undefined ? "" : fmtP(d.pAdjusted),
+              }),
+              el("td", {
+                cls: "num",
+                "data-field": "family",
+                text: d.familySize === undefined ? "" : String(d.familySize),
+              }),
               el("td", { cls: d.significant ? "hit" : "", "data-field": "verdict", text: run.stats.deltaVerdicts[i] }),
             ]),
           ),
@@ -286,7 +394,12 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
       ]),
     );
   } else if (Object.keys(r.splits.locale ?? {}).length > 1) {
-    box.appendChild(el("p", { cls: "note", text: "Locale deltas are indicative only: this report has no significance test for them." }));
+    box.appendChild(
+      el("p", {
+        cls: "note",
+        text: "Locale deltas are indicative only: this report has no significance test for them.",
+      }),
+    );
   }
   const chance = r.chance;
   if (chance) {
@@ -296,7 +409,16 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
       .join(", ");
     box.appendChild(el("h3", { text: "Chance levels" }));
     box.appendChild(
-      el("p", { cls: "note", "data-section": "chance", text: "chance = expected value of a uniformly random ranking of the locale's cards at k=" + r.run.k + "; cards per locale: " + (cards || "none") + "." }),
+      el("p", {
+        cls: "note",
+        "data-section": "chance",
+        text:
+          "chance = expected value of a uniformly random ranking of the locale's cards at k=" +
+          r.run.k +
+          "; cards per locale: " +
+          (cards || "none") +
+          ".",
+      }),
     );
     if (run.notes.chanceWarnings.length > 0)
       box.appendChild(
@@ -331,7 +453,13 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
           j.prompt +
           ": " +
           (u
-            ? u.calls + " calls, " + u.cached + " cached, " + (u.inputTokens === null ? "tokens not reported" : u.inputTokens + " input + " + (u.outputTokens === null ? 0 : u.outputTokens) + " output tokens")
+            ? u.calls +
+              " calls, " +
+              u.cached +
+              " cached, " +
+              (u.inputTokens === null
+                ? "tokens not reported"
+                : u.inputTokens + " input + " + (u.outputTokens === null ? 0 : u.outputTokens) + " output tokens")
             : "cost not recorded") +
           (j.unparsable > 0 ? ", " + j.unparsable + " unparsable replies (no score)" : ""),
       }),
@@ -351,11 +479,28 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
   const sections = r as unknown as Record<string, unknown>;
   Object.keys(sections).forEach((k) => {
     if (KNOWN_TOP.indexOf(k) >= 0) return;
-    box.appendChild(el("details", { "data-section": k }, [el("summary", { text: "Report section: " + k }), el("pre", { text: JSON.stringify(sections[k], null, 2) })]));
+    box.appendChild(
+      el("details", { "data-section": k }, [
+        el("summary", { text: "Report section: " + k }),
+        el("pre", { text: JSON.stringify(sections[k], null, 2) }),
+      ]),
+    );
   });
-  box.appendChild(el("p", { cls: "note", text: "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn); hit@k is the primary signal." }));
-  if (run.notes.answerSide !== null) box.appendChild(el("p", { cls: "note", "data-section": "answerSide", text: run.notes.answerSide }));
-  box.appendChild(el("p", { cls: "note", "data-field": "ci-method", text: run.stats.ciMethod + " Turns are caseId#turn, turn 0-based." }));
+  box.appendChild(
+    el("p", {
+      cls: "note",
+      text: "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn); hit@k is the primary signal.",
+    }),
+  );
+  if (run.notes.answerSide !== null)
+    box.appendChild(el("p", { cls: "note", "data-section": "answerSide", text: run.notes.answerSide }));
+  box.appendChild(
+    el("p", {
+      cls: "note",
+      "data-field": "ci-method",
+      text: run.stats.ciMethod + " Turns are caseId#turn, turn 0-based.",
+    }),
+  );
   const tm = r.timings;
   if (tm) {
     // Wall clock only, never compared (docs/determinism.md); the start and duration are in the header, each turn's in its turn view.
@@ -369,13 +514,17 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
         "data-section": "timings",
         text:
           "timings (wall clock, not compared between runs): " +
-          (phases ? "phases " + phases + " (graph and evaluate are sums over turns: they overlap at concurrency > 1)" : "no phases recorded") +
+          (phases
+            ? "phases " + phases + " (graph and evaluate are sums over turns: they overlap at concurrency > 1)"
+            : "no phases recorded") +
           (run.notes.setup !== null ? "; setup: " + run.notes.setup : "") +
           ".",
       }),
     );
   }
-  box.appendChild(el("p", { cls: "note", "data-field": "schema-version", text: "report schemaVersion " + r.schemaVersion }));
+  box.appendChild(
+    el("p", { cls: "note", "data-field": "schema-version", text: "report schemaVersion " + r.schemaVersion }),
+  );
   return box;
 }
 function runLine(page: Run): string {
@@ -418,15 +567,26 @@ function funnelSvg(rows: readonly FunnelStage[]): SVGElement {
       w = row.share * (W - L - 120);
     s.appendChild(svg("text", { x: 4, y: y + 14 }, STAGE_LABEL[row.stage] || row.label));
     s.appendChild(svg("rect", { x: L, y: y + 3, width: Math.max(w, 1), height: rowH - 7, class: "bar" }));
-    s.appendChild(svg("text", { x: L + w + 6, y: y + 14, class: "barlabel" }, row.present + " / " + row.n + " (" + (100 * row.share).toFixed(1) + "%)"));
+    s.appendChild(
+      svg(
+        "text",
+        { x: L + w + 6, y: y + 14, class: "barlabel" },
+        row.present + " / " + row.n + " (" + (100 * row.share).toFixed(1) + "%)",
+      ),
+    );
   });
   return s;
 }
 type Funnel = NonNullable<Run["report"]["funnel"]>;
 function funnelTable(f: Funnel): HTMLTableElement {
   const by = f.splits.locale || {};
-  const groups = ([["all", f.stages]] as [string, FunnelStage[]][]).concat(Object.keys(by).map((l): [string, FunnelStage[]] => [l, by[l] ?? []]));
-  const head = el("tr", null, [el("th", { text: "stage" }), ...groups.map((g) => el("th", { cls: "num", text: g[0] }))]);
+  const groups = ([["all", f.stages]] as [string, FunnelStage[]][]).concat(
+    Object.keys(by).map((l): [string, FunnelStage[]] => [l, by[l] ?? []]),
+  );
+  const head = el("tr", null, [
+    el("th", { text: "stage" }),
+    ...groups.map((g) => el("th", { cls: "num", text: g[0] })),
+  ]);
   const body = el(
     "tbody",
     null,
@@ -462,12 +622,17 @@ function curvesSvg(c: Curves, runK: number): SVGElement {
     s.appendChild(svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end" }, t.toFixed(2)));
   });
   const step = c.maxK > 20 ? 5 : c.maxK > 10 ? 2 : 1;
-  for (let k = 1; k <= c.maxK; k++) if (k === 1 || k % step === 0) s.appendChild(svg("text", { x: x(k), y: H - B + 16, "text-anchor": "middle" }, k));
-  s.appendChild(svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "k (list positions of the stage)"));
+  for (let k = 1; k <= c.maxK; k++)
+    if (k === 1 || k % step === 0) s.appendChild(svg("text", { x: x(k), y: H - B + 16, "text-anchor": "middle" }, k));
+  s.appendChild(
+    svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "k (list positions of the stage)"),
+  );
   s.appendChild(svg("line", { x1: x(runK), x2: x(runK), y1: T, y2: H - B, class: "axis", "stroke-dasharray": "4 3" }));
   c.curves.forEach((cv) => {
     const pts = cv.values.map((v, i) => x(i + 1).toFixed(1) + "," + y(v).toFixed(1)).join(" ");
-    s.appendChild(svg("polyline", { points: pts, fill: "none", stroke: STAGE_COLOR[cv.stage] || "#333", "stroke-width": 2 }));
+    s.appendChild(
+      svg("polyline", { points: pts, fill: "none", stroke: STAGE_COLOR[cv.stage] || "#333", "stroke-width": 2 }),
+    );
   });
   return s;
 }
@@ -486,16 +651,32 @@ function swatch(stage: string): SVGElement {
 function funnelPanel(run: Run): HTMLDivElement {
   const v = run.view,
     box = el("div");
-  box.appendChild(el("h2", { text: "Stage funnel with 95% intervals: share of gold-bearing turns whose gold is still present" }));
+  box.appendChild(
+    el("h2", { text: "Stage funnel with 95% intervals: share of gold-bearing turns whose gold is still present" }),
+  );
   box.appendChild(funnelStatsBlock(run, null));
   const f = run.report.funnel;
   if (!f || v.curves.all.curves.length === 0) {
-    box.appendChild(el("p", { cls: "vac", text: "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ")." }));
+    box.appendChild(
+      el("p", {
+        cls: "vac",
+        text:
+          "No gold-bearing turn has a retrieval trace (retrieval " + (run.vacuousText[HIT] || "not measured") + ").",
+      }),
+    );
     return box;
   }
-  box.appendChild(el("h2", { text: "Stage funnel (counts): gold-bearing turns with a gold card at each stage, of the turns that measured it" }));
+  box.appendChild(
+    el("h2", {
+      text: "Stage funnel (counts): gold-bearing turns with a gold card at each stage, of the turns that measured it",
+    }),
+  );
   box.appendChild(el("p", { cls: "note", "data-field": "funnel-note", text: v.text.funnel }));
-  box.appendChild(el("div", { cls: "charts" }, [el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales" }), funnelSvg(f.stages)])]));
+  box.appendChild(
+    el("div", { cls: "charts" }, [
+      el("div", { cls: "chart" }, [el("div", { cls: "title", text: "all locales" }), funnelSvg(f.stages)]),
+    ]),
+  );
   box.appendChild(funnelTable(f));
   box.appendChild(el("h2", { text: "recall@k per stage, k = 1.." + v.curves.all.maxK }));
   const sel = el("select", { "aria-label": "locale of the curves" }, [
@@ -536,13 +717,20 @@ function funnelStatTable(f: Funnel, split: string): HTMLTableElement {
   Object.keys(by).forEach((g) => {
     groups.push([g, groupLabel(split, g), by[g] ?? []]);
   });
-  const find = (rows: readonly FunnelStage[], stage: string): FunnelStage | undefined => rows.filter((x) => x.stage === stage)[0];
-  const head = el("tr", null, [el("th", { text: "stage" }), ...groups.map((g) => el("th", { cls: "num", text: g[1] }))]);
+  const find = (rows: readonly FunnelStage[], stage: string): FunnelStage | undefined =>
+    rows.filter((x) => x.stage === stage)[0];
+  const head = el("tr", null, [
+    el("th", { text: "stage" }),
+    ...groups.map((g) => el("th", { cls: "num", text: g[1] })),
+  ]);
   const body = el(
     "tbody",
     null,
     f.stages.map((s) =>
-      el("tr", { "data-stage": s.stage }, [el("th", { text: STAGE_LABEL[s.stage] || s.label }), ...groups.map((g) => funnelStatCell(find(g[2], s.stage), g[0] + ":" + s.stage))]),
+      el("tr", { "data-stage": s.stage }, [
+        el("th", { text: STAGE_LABEL[s.stage] || s.label }),
+        ...groups.map((g) => funnelStatCell(find(g[2], s.stage), g[0] + ":" + s.stage)),
+      ]),
     ),
   );
   return el("table", { cls: "funnelstats", "data-split": split }, [el("thead", null, [head]), body]);
@@ -552,7 +740,9 @@ function funnelStatsBlock(run: Run, fixed: string | null): HTMLDivElement {
   const f = run.report.funnel,
     box = el("div", { "data-section": "funnel-stats" });
   if (!f) {
-    box.appendChild(el("p", { cls: "vac", text: "No stage funnel statistics: no gold-bearing turn of this run measured a stage." }));
+    box.appendChild(
+      el("p", { cls: "vac", text: "No stage funnel statistics: no gold-bearing turn of this run measured a stage." }),
+    );
     return box;
   }
   const holder = el("div");
@@ -594,7 +784,11 @@ type QueryAttribution = NonNullable<Run["report"]["queryAttribution"]>;
 /** A row of the attribution table: group, its label, attribution → count, and the split it belongs to when not the table's. */
 type AttrRow = [string, string, Record<string, number | undefined>, string?];
 function attributionTable(rows: readonly AttrRow[], split: string): HTMLTableElement {
-  const head = el("tr", null, [el("th", { text: "turns" }), el("th", { cls: "num", text: "n" }), ...ATTR_ORDER.map((a) => el("th", { cls: "num", text: ATTR_LABEL[a] }))]);
+  const head = el("tr", null, [
+    el("th", { text: "turns" }),
+    el("th", { cls: "num", text: "n" }),
+    ...ATTR_ORDER.map((a) => el("th", { cls: "num", text: ATTR_LABEL[a] })),
+  ]);
   const body = el(
     "tbody",
     null,
@@ -607,7 +801,13 @@ function attributionTable(rows: readonly AttrRow[], split: string): HTMLTableEle
       return el("tr", { "data-split": row[3] || split, "data-group": row[0] }, [
         el("th", { text: row[1] }),
         el("td", { cls: "num", "data-attr": "n", text: String(n) }),
-        ...ATTR_ORDER.map((a) => el("td", { cls: "num" + (a === "rewrite_lost_it" && (c[a] || 0) > 0 ? " miss" : ""), "data-attr": a, text: String(c[a] || 0) })),
+        ...ATTR_ORDER.map((a) =>
+          el("td", {
+            cls: "num" + (a === "rewrite_lost_it" && (c[a] || 0) > 0 ? " miss" : ""),
+            "data-attr": a,
+            text: String(c[a] || 0),
+          }),
+        ),
       ]);
     }),
   );
@@ -616,7 +816,10 @@ function attributionTable(rows: readonly AttrRow[], split: string): HTMLTableEle
 function queryMeansTable(run: Run, qa: QueryAttribution): HTMLTableElement {
   const means = qa.means as Record<string, Record<string, Aggregate | undefined> | undefined>;
   const keys = run.keys.filter((k) => means.graph && means.graph[k]);
-  const head = el("tr", null, [el("th", { text: "query" }), ...keys.map((k) => el("th", { cls: "num", text: label(run, k) }))]);
+  const head = el("tr", null, [
+    el("th", { text: "query" }),
+    ...keys.map((k) => el("th", { cls: "num", text: label(run, k) })),
+  ]);
   const body = el(
     "tbody",
     null,
@@ -626,7 +829,11 @@ function queryMeansTable(run: Run, qa: QueryAttribution): HTMLTableElement {
         ...keys.map((k) => {
           const a = means[v]?.[k];
           if (!a) return el("td", { cls: "num muted", "data-key": k, text: "\u2014" });
-          return el("td", { cls: "num", "data-key": k }, [el("span", { cls: "mean", text: f3(a.mean) }), el("span", { cls: "ci", text: ciText(a.ci95) }), el("span", { cls: "n", text: "n=" + a.n })]);
+          return el("td", { cls: "num", "data-key": k }, [
+            el("span", { cls: "mean", text: f3(a.mean) }),
+            el("span", { cls: "ci", text: ciText(a.ci95) }),
+            el("span", { cls: "n", text: "n=" + a.n }),
+          ]);
         }),
       ]),
     ),
@@ -638,8 +845,22 @@ function conversationPanel(run: Run): HTMLDivElement {
     qa = r.queryAttribution,
     box = el("div");
   box.appendChild(el("h2", { text: "Query attribution: did the rewrite or the retriever lose the gold?" }));
-  if (run.conversation.attributionOff !== null) box.appendChild(el("p", { cls: "vac", "data-field": "attribution-off", text: "Query attribution " + run.conversation.attributionOff }));
-  else if (!qa) box.appendChild(el("p", { cls: "muted", "data-field": "attribution-off", text: "This report has no query attribution (written before it was recorded)." }));
+  if (run.conversation.attributionOff !== null)
+    box.appendChild(
+      el("p", {
+        cls: "vac",
+        "data-field": "attribution-off",
+        text: "Query attribution " + run.conversation.attributionOff,
+      }),
+    );
+  else if (!qa)
+    box.appendChild(
+      el("p", {
+        cls: "muted",
+        "data-field": "attribution-off",
+        text: "This report has no query attribution (written before it was recorded).",
+      }),
+    );
   else {
     box.appendChild(
       el("p", {
@@ -652,10 +873,18 @@ function conversationPanel(run: Run): HTMLDivElement {
           " of them with a standalone (oracle) question. Each turn's gold was also retrieved with the raw user message and the oracle; those retrievals never change the turn's own scores.",
       }),
     );
-    if (run.conversation.cost !== null) box.appendChild(el("p", { cls: "note", "data-field": "attribution-cost", text: run.conversation.cost }));
+    if (run.conversation.cost !== null)
+      box.appendChild(el("p", { cls: "note", "data-field": "attribution-cost", text: run.conversation.cost }));
     const qaSplits = qa.splits as Record<string, Record<string, Record<string, number | undefined>> | undefined>;
     const pos = qaSplits.position || {};
-    box.appendChild(attributionTable(([["all", "all", qa.counts, "all"]] as AttrRow[]).concat(Object.keys(pos).map((g): AttrRow => [g, positionLabel(g), pos[g] ?? {}])), "position"));
+    box.appendChild(
+      attributionTable(
+        ([["all", "all", qa.counts, "all"]] as AttrRow[]).concat(
+          Object.keys(pos).map((g): AttrRow => [g, positionLabel(g), pos[g] ?? {}]),
+        ),
+        "position",
+      ),
+    );
     Object.keys(qaSplits).forEach((split) => {
       if (split === "position") return;
       const groups = qaSplits[split] ?? {};
@@ -690,10 +919,16 @@ function conversationPanel(run: Run): HTMLDivElement {
     box.appendChild(
       el("p", {
         cls: "note",
-        text: "Turn #0 is each case's first turn; turn #3+ = turns #3 and later. n counts turns; intervals: 95% percentile bootstrap resampling " + ((r.bootstrap && r.bootstrap.unit) || "case") + "s.",
+        text:
+          "Turn #0 is each case's first turn; turn #3+ = turns #3 and later. n counts turns; intervals: 95% percentile bootstrap resampling " +
+          ((r.bootstrap && r.bootstrap.unit) || "case") +
+          "s.",
       }),
     );
-  } else box.appendChild(el("p", { cls: "muted", text: "This report has no turn-position split (written before it was recorded)." }));
+  } else
+    box.appendChild(
+      el("p", { cls: "muted", text: "This report has no turn-position split (written before it was recorded)." }),
+    );
   box.appendChild(el("h2", { text: "Stage funnel by turn position (95% intervals)" }));
   box.appendChild(funnelStatsBlock(run, "position"));
   return box;
@@ -710,7 +945,11 @@ function queriesBlock(run: Run, t: Turn): HTMLDivElement {
         cls: "vac",
         "data-field": "queries-off",
         "data-reason": t.queriesOff.reason,
-        text: "Not attributed (" + (QUERY_UNATTRIBUTED[t.queriesOff.reason] || t.queriesOff.reason) + "): " + t.queriesOff.detail,
+        text:
+          "Not attributed (" +
+          (QUERY_UNATTRIBUTED[t.queriesOff.reason] || t.queriesOff.reason) +
+          "): " +
+          t.queriesOff.detail,
       }),
     );
     return box;
@@ -729,9 +968,20 @@ function queriesBlock(run: Run, t: Turn): HTMLDivElement {
   }
   const lost = q.attribution === "rewrite_lost_it" || q.attribution === "retriever_lost_it";
   box.appendChild(
-    el("p", null, ["attribution: ", el("span", { cls: "badge " + (lost ? "miss" : "hit"), "data-field": "attribution", "data-attribution": q.attribution, text: ATTR_LABEL[q.attribution] || q.attribution })]),
+    el("p", null, [
+      "attribution: ",
+      el("span", {
+        cls: "badge " + (lost ? "miss" : "hit"),
+        "data-field": "attribution",
+        "data-attribution": q.attribution,
+        text: ATTR_LABEL[q.attribution] || q.attribution,
+      }),
+    ]),
   );
-  const sides = q as unknown as Record<string, { query: string; rank: number | null; scores: Record<string, number | undefined> } | undefined>;
+  const sides = q as unknown as Record<
+    string,
+    { query: string; rank: number | null; scores: Record<string, number | undefined> } | undefined
+  >;
   box.appendChild(
     el(
       "div",
@@ -741,7 +991,11 @@ function queriesBlock(run: Run, t: Turn): HTMLDivElement {
         if (!o)
           return el("div", { "data-query": v }, [
             el("h4", { text: QUERY_LABEL[v] }),
-            el("p", { cls: "muted", "data-field": "text", text: "(the case gives no standalone question for this turn; the raw message stands in for it)" }),
+            el("p", {
+              cls: "muted",
+              "data-field": "text",
+              text: "(the case gives no standalone question for this turn; the raw message stands in for it)",
+            }),
           ]);
         const h = o.scores[HIT];
         return el("div", { "data-query": v }, [
@@ -751,7 +1005,11 @@ function queriesBlock(run: Run, t: Turn): HTMLDivElement {
             "rank of the gold: ",
             el("span", { cls: o.rank === null ? "miss" : "mean", "data-field": "rank", text: rankText(o.rank) }),
             "  \u00b7  hit@" + run.report.run.k + ": ",
-            el("span", { cls: h !== undefined && h > 0 ? "hit" : "miss", "data-field": "hit", text: h === undefined ? "\u2014" : h > 0 ? "hit" : "miss" }),
+            el("span", {
+              cls: h !== undefined && h > 0 ? "hit" : "miss",
+              "data-field": "hit",
+              text: h === undefined ? "\u2014" : h > 0 ? "hit" : "miss",
+            }),
           ]),
         ]);
       }),
@@ -760,7 +1018,10 @@ function queriesBlock(run: Run, t: Turn): HTMLDivElement {
   box.appendChild(
     el("p", {
       cls: "note",
-      text: "rank = the best-ranked gold card's 1-based rank in the card list retrieved for that query (\u2014 = not listed); hit when it is within the top " + run.report.run.k + ".",
+      text:
+        "rank = the best-ranked gold card's 1-based rank in the card list retrieved for that query (\u2014 = not listed); hit when it is within the top " +
+        run.report.run.k +
+        ".",
     }),
   );
   return box;
@@ -772,9 +1033,18 @@ function goldTable(run: Run, i: number): HTMLElement {
     tr = t.trace,
     cuts = run.view.cuts[i] || {},
     cap = capturedOf(t);
-  if (t.error !== undefined) return el("p", { cls: "miss", text: "Not scored: the graph run threw (see the error above); neither a hit nor a miss." });
-  if (t.gold.length === 0) return el("p", { cls: "muted", text: "No gold for this turn (a no-match turn): nothing to place." });
-  if (!tr && !t.noRetrieval) return el("p", { cls: "vac", text: "No retrieval trace for this turn (" + (run.vacuousText[HIT] || "retrieval not measured") + ")." });
+  if (t.error !== undefined)
+    return el("p", {
+      cls: "miss",
+      text: "Not scored: the graph run threw (see the error above); neither a hit nor a miss.",
+    });
+  if (t.gold.length === 0)
+    return el("p", { cls: "muted", text: "No gold for this turn (a no-match turn): nothing to place." });
+  if (!tr && !t.noRetrieval)
+    return el("p", {
+      cls: "vac",
+      text: "No retrieval trace for this turn (" + (run.vacuousText[HIT] || "retrieval not measured") + ").",
+    });
   // Columns: retrace's stages present, or each captured list of a --graph turn (child runs, then the call), then the final top-k.
   const first = tr && t.gold[0] !== undefined ? tr.goldPositions[t.gold[0]] : undefined;
   const stages = t.noRetrieval
@@ -791,7 +1061,11 @@ function goldTable(run: Run, i: number): HTMLElement {
     el("th", { text: "gold card" }),
     ...stages.map((s) => {
       const c = roleOf[s];
-      return el("th", { cls: "num", title: c && c.step !== undefined ? "step " + c.step : null, text: c ? s + (c.role === "child" ? " (child run)" : "") : STAGE_LABEL[s] || s });
+      return el("th", {
+        cls: "num",
+        title: c && c.step !== undefined ? "step " + c.step : null,
+        text: c ? s + (c.role === "child" ? " (child run)" : "") : STAGE_LABEL[s] || s,
+      });
     }),
     el("th", { text: "lost at" }),
   ]);
@@ -838,8 +1112,22 @@ function stageLists(run: Run, i: number): HTMLDivElement {
         scored ? el("td", { cls: "num", text: String(e[1]) }) : null,
       ]),
     );
-    const cap = el("caption", { text: (STAGE_LABEL[stage] || stage) + (size > entries.length ? " (top " + entries.length + " of " + size + ")" : " (" + entries.length + ")") });
-    return el("table", { "data-list": stage }, [cap, el("thead", null, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "id" }), scored ? el("th", { text: "score" }) : null])]), el("tbody", null, rows)]);
+    const cap = el("caption", {
+      text:
+        (STAGE_LABEL[stage] || stage) +
+        (size > entries.length ? " (top " + entries.length + " of " + size + ")" : " (" + entries.length + ")"),
+    });
+    return el("table", { "data-list": stage }, [
+      cap,
+      el("thead", null, [
+        el("tr", null, [
+          el("th", { text: "#" }),
+          el("th", { text: "id" }),
+          scored ? el("th", { text: "score" }) : null,
+        ]),
+      ]),
+      el("tbody", null, rows),
+    ]);
   };
   const cap = capturedOf(t);
   if (cap) return capturedLists(tr.retrievedIds, cap, isGold, list);
@@ -856,18 +1144,31 @@ function stageLists(run: Run, i: number): HTMLDivElement {
       tr.retrievedIds.length,
     ),
   );
-  if (Object.keys(st).length === 0) box.appendChild(el("p", { cls: "note", text: "This report has no per-stage lists (written before they were recorded); gold ranks above are exact." }));
+  if (Object.keys(st).length === 0)
+    box.appendChild(
+      el("p", {
+        cls: "note",
+        text: "This report has no per-stage lists (written before they were recorded); gold ranks above are exact.",
+      }),
+    );
   return box;
 }
 // A --graph turn's lists: every top-level retriever call grouped by retrieval step (calls overlapping in time are one step),
 // each call's child runs before it, the steps --retrieval-call scored marked; then the final top-k.
-function capturedLists(retrievedIds: readonly string[], cap: Captured, isGold: (id: string) => boolean, list: ListOf): HTMLDivElement {
+function capturedLists(
+  retrievedIds: readonly string[],
+  cap: Captured,
+  isGold: (id: string) => boolean,
+  list: ListOf,
+): HTMLDivElement {
   const box = el("div", { cls: "calls" });
   const unknown: Record<string, boolean> = {};
   (cap.unknownIds || []).forEach((id) => {
     unknown[id] = true;
   });
-  const all = cap.stages.map((s) => ({ s, scored: true })).concat((cap.unscored || []).map((s) => ({ s, scored: false })));
+  const all = cap.stages
+    .map((s) => ({ s, scored: true }))
+    .concat((cap.unscored || []).map((s) => ({ s, scored: false })));
   const stepOf = (x: { s: CapturedList }): number => (x.s.step === undefined ? 0 : x.s.step);
   const steps: number[] = [];
   all.forEach((x) => {
@@ -879,7 +1180,13 @@ function capturedLists(retrievedIds: readonly string[], cap: Captured, isGold: (
     const scored = inStep.some((x) => x.scored);
     const calls = inStep.filter((x) => x.s.role === "final").length;
     const head =
-      (n === 0 ? "Scored calls" : "Step " + n + " of " + (cap.steps === undefined ? steps.length : cap.steps) + (scored ? ": scored" : ": not scored")) +
+      (n === 0
+        ? "Scored calls"
+        : "Step " +
+          n +
+          " of " +
+          (cap.steps === undefined ? steps.length : cap.steps) +
+          (scored ? ": scored" : ": not scored")) +
       " (" +
       calls +
       " call" +
@@ -893,17 +1200,33 @@ function capturedLists(retrievedIds: readonly string[], cap: Captured, isGold: (
           u = unknown[id] === true;
         return el("tr", { cls: g ? "gold" : "" }, [
           el("td", { cls: "num", text: String(j + 1) }),
-          el("td", { cls: g ? "goldmark" : u ? "unknown" : "", title: u ? "names no card of the KB or catalog" : null, text: (g ? "\u2605 " : "") + id + (u ? " ?" : "") }),
+          el("td", {
+            cls: g ? "goldmark" : u ? "unknown" : "",
+            title: u ? "names no card of the KB or catalog" : null,
+            text: (g ? "\u2605 " : "") + id + (u ? " ?" : ""),
+          }),
         ]);
       });
-      const cap2 = s.key + (s.role === "child" ? " (child run)" : "") + " (" + s.ids.length + ")" + (s.error !== null ? " failed: " + s.error : "");
+      const cap2 =
+        s.key +
+        (s.role === "child" ? " (child run)" : "") +
+        " (" +
+        s.ids.length +
+        ")" +
+        (s.error !== null ? " failed: " + s.error : "");
       return el("table", { "data-list": s.key, "data-role": s.role, "data-scored": x.scored ? "true" : "false" }, [
         el("caption", { text: cap2 }),
         el("thead", null, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "id" })])]),
         el("tbody", null, rows),
       ]);
     });
-    box.appendChild(el("div", { cls: "step " + (scored ? "scored" : "unscored"), "data-step": n, "data-scored": scored ? "true" : "false" }, [el("h4", { text: head }), el("div", { cls: "stages" }, tables)]));
+    box.appendChild(
+      el(
+        "div",
+        { cls: "step " + (scored ? "scored" : "unscored"), "data-step": n, "data-scored": scored ? "true" : "false" },
+        [el("h4", { text: head }), el("div", { cls: "stages" }, tables)],
+      ),
+    );
   });
   box.appendChild(
     el("div", { cls: "stages" }, [
@@ -914,8 +1237,24 @@ function capturedLists(retrievedIds: readonly string[], cap: Captured, isGold: (
       ),
     ]),
   );
-  if (cap.noChildRuns.length > 0) box.appendChild(el("p", { cls: "note", text: "No child runs: " + cap.noChildRuns.join(", ") + " (their inner searches emit no retriever runs; no stages to show)." }));
-  if ((cap.unknownIds || []).length > 0) box.appendChild(el("p", { cls: "note", "data-field": "unknown-ids", text: "Unknown ids (no card of the KB or catalog; misses): " + (cap.unknownIds ?? []).join(", ") }));
+  if (cap.noChildRuns.length > 0)
+    box.appendChild(
+      el("p", {
+        cls: "note",
+        text:
+          "No child runs: " +
+          cap.noChildRuns.join(", ") +
+          " (their inner searches emit no retriever runs; no stages to show).",
+      }),
+    );
+  if ((cap.unknownIds || []).length > 0)
+    box.appendChild(
+      el("p", {
+        cls: "note",
+        "data-field": "unknown-ids",
+        text: "Unknown ids (no card of the KB or catalog; misses): " + (cap.unknownIds ?? []).join(", "),
+      }),
+    );
   return box;
 }
 // The scored top-k's documents a --graph turn captured (captured.documents: rank, id, page content cut at a bound, docs/schema-versions.md).
@@ -932,14 +1271,20 @@ function documentsBlock(t: Turn, cap: Captured): HTMLElement {
     gold[g] = true;
   });
   return el("table", { cls: "documents" }, [
-    el("thead", null, [el("tr", null, [el("th", { cls: "num", text: "#" }), el("th", { text: "id" }), el("th", { text: "text" })])]),
+    el("thead", null, [
+      el("tr", null, [el("th", { cls: "num", text: "#" }), el("th", { text: "id" }), el("th", { text: "text" })]),
+    ]),
     el(
       "tbody",
       null,
       docs.map((d) =>
         el("tr", { cls: gold[d.id] ? "gold" : "", "data-rank": d.rank, "data-id": d.id }, [
           el("td", { cls: "num", "data-field": "rank", text: String(d.rank) }),
-          el("td", { cls: gold[d.id] ? "goldmark" : "", "data-field": "id", text: (gold[d.id] ? "\u2605 " : "") + d.id }),
+          el("td", {
+            cls: gold[d.id] ? "goldmark" : "",
+            "data-field": "id",
+            text: (gold[d.id] ? "\u2605 " : "") + d.id,
+          }),
           el("td", { cls: "doctext", "data-field": "text", text: d.text + (d.truncated ? " \u2026 (cut)" : "") }),
         ]),
       ),
@@ -961,7 +1306,12 @@ function metricsTable(run: Run, t: Turn): HTMLTableElement {
     }
     rows.push(el("tr", { "data-key": r.key }, cells));
   });
-  return el("table", { cls: "metrics" }, [el("thead", null, [el("tr", null, [el("th", { text: "key" }), el("th", { text: "score" }), el("th", { text: "comment" })])]), el("tbody", null, rows)]);
+  return el("table", { cls: "metrics" }, [
+    el("thead", null, [
+      el("tr", null, [el("th", { text: "key" }), el("th", { text: "score" }), el("th", { text: "comment" })]),
+    ]),
+    el("tbody", null, rows),
+  ]);
 }
 function turnView(run: Run, i: number): HTMLDivElement {
   const r = run.report,
@@ -971,17 +1321,23 @@ function turnView(run: Run, i: number): HTMLDivElement {
   box.appendChild(
     el("div", { cls: "turnhead" }, [
       el("h2", { text: turnId(t) }),
-      el("span", { cls: "badge " + (oc === "miss" || oc === "error" ? "miss" : oc === "hit" ? "hit" : ""), text: outcomeText(t) }),
+      el("span", {
+        cls: "badge " + (oc === "miss" || oc === "error" ? "miss" : oc === "hit" ? "hit" : ""),
+        text: outcomeText(t),
+      }),
       el("span", { cls: "muted", text: t.locale + " \u00b7 " + t.kind + " \u00b7 expect " + t.expect }),
     ]),
   );
   const cap = capturedOf(t);
-  if (t.error !== undefined) box.appendChild(el("p", { cls: "miss", "data-field": "error", text: "error: the graph run threw: " + t.error }));
+  if (t.error !== undefined)
+    box.appendChild(el("p", { cls: "miss", "data-field": "error", text: "error: the graph run threw: " + t.error }));
   else if (t.noRetrieval)
     box.appendChild(
       el("p", {
         "data-field": "retrieval",
-        text: "retrieval: no retrieval (the turn made no retriever run)" + (t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed"),
+        text:
+          "retrieval: no retrieval (the turn made no retriever run)" +
+          (t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed"),
       }),
     );
   else if (cap) {
@@ -1013,7 +1369,12 @@ function turnView(run: Run, i: number): HTMLDivElement {
   r.turns.forEach((p) => {
     if (p.caseId !== t.caseId || p.turn >= t.turn) return;
     convo.appendChild(el("div", { cls: "msg" }, [el("span", { cls: "who", text: turnId(p) + " user" }), p.user]));
-    convo.appendChild(el("div", { cls: "msg" }, [el("span", { cls: "who", text: "agent" }), p.refused ? "(refused) " + p.answer : p.answer]));
+    convo.appendChild(
+      el("div", { cls: "msg" }, [
+        el("span", { cls: "who", text: "agent" }),
+        p.refused ? "(refused) " + p.answer : p.answer,
+      ]),
+    );
   });
   convo.appendChild(el("div", { cls: "msg current" }, [el("span", { cls: "who", text: turnId(t) + " user" }), t.user]));
   box.appendChild(convo);
@@ -1036,7 +1397,13 @@ function turnView(run: Run, i: number): HTMLDivElement {
   box.appendChild(el("h3", { text: "Gold cards: rank at every stage" }));
   box.appendChild(goldTable(run, i));
   if (t.trace) {
-    box.appendChild(el("h3", { text: cap ? "Retriever calls by step (\u2605 gold; ? an id naming no card)" : "Ranked lists per stage (\u2605 gold)" }));
+    box.appendChild(
+      el("h3", {
+        text: cap
+          ? "Retriever calls by step (\u2605 gold; ? an id naming no card)"
+          : "Ranked lists per stage (\u2605 gold)",
+      }),
+    );
     box.appendChild(stageLists(run, i));
   }
   if (cap) {
@@ -1057,7 +1424,12 @@ function turnView(run: Run, i: number): HTMLDivElement {
         "Citations: ",
         ...(t.citedIds.length === 0
           ? [el("span", { cls: "muted", text: "none" })]
-          : t.citedIds.map((c, j) => el("span", { cls: gold[c] ? "goldmark" : "", text: (j > 0 ? ", " : "") + (gold[c] ? "\u2605 " : "") + c }))),
+          : t.citedIds.map((c, j) =>
+              el("span", {
+                cls: gold[c] ? "goldmark" : "",
+                text: (j > 0 ? ", " : "") + (gold[c] ? "\u2605 " : "") + c,
+              }),
+            )),
       ]),
     );
   box.appendChild(el("h3", { text: "Metrics of this turn" }));
@@ -1130,8 +1502,14 @@ function turnsPanel(run: Run, openTurn: (i: number) => void): HTMLDivElement {
     return seen;
   };
   const opt = (v: string, text?: string): HTMLOptionElement => el("option", { value: v, text: text || v });
-  const fLocale = el("select", { name: "locale", "aria-label": "locale" }, [opt("", "all locales"), ...uniq((t) => t.locale).map((v) => opt(v))]);
-  const fKind = el("select", { name: "kind", "aria-label": "kind" }, [opt("", "all kinds"), ...uniq((t) => t.kind).map((v) => opt(v))]);
+  const fLocale = el("select", { name: "locale", "aria-label": "locale" }, [
+    opt("", "all locales"),
+    ...uniq((t) => t.locale).map((v) => opt(v)),
+  ]);
+  const fKind = el("select", { name: "kind", "aria-label": "kind" }, [
+    opt("", "all kinds"),
+    ...uniq((t) => t.kind).map((v) => opt(v)),
+  ]);
   const fOut = el("select", { name: "outcome", "aria-label": "hit or miss" }, [
     opt("", "hit and miss"),
     opt("miss", "missed only"),
@@ -1140,7 +1518,12 @@ function turnsPanel(run: Run, openTurn: (i: number) => void): HTMLDivElement {
     opt("not measured", "not measured"),
     opt("error", "error (graph threw)"),
   ]);
-  const fText = el("input", { type: "search", name: "text", placeholder: "case id or text", "aria-label": "case id or text" });
+  const fText = el("input", {
+    type: "search",
+    name: "text",
+    placeholder: "case id or text",
+    "aria-label": "case id or text",
+  });
   const count = el("span", { cls: "muted", "data-field": "count" });
   box.appendChild(el("div", { cls: "filters" }, [el("label", { text: "filter" }), fLocale, fKind, fOut, fText, count]));
   const sort = { col: "outcome", asc: true };
@@ -1148,7 +1531,12 @@ function turnsPanel(run: Run, openTurn: (i: number) => void): HTMLDivElement {
   const tbody = el("tbody");
   const table = el("table", { cls: "turns" }, [el("thead", null, [el("tr", null, heads)]), tbody]);
   box.appendChild(table);
-  box.appendChild(el("p", { cls: "note", text: "Click a row to open the turn. Default order: missed turns first, then dataset order; click a header to sort." }));
+  box.appendChild(
+    el("p", {
+      cls: "note",
+      text: "Click a row to open the turn. Default order: missed turns first, then dataset order; click a header to sort.",
+    }),
+  );
   function draw(): void {
     const q = fText.value.trim().toLowerCase();
     const idx: number[] = [];
@@ -1177,8 +1565,15 @@ function turnsPanel(run: Run, openTurn: (i: number) => void): HTMLDivElement {
           COLS.map((c) => {
             const text = c.text ? c.text(t) : String(c.value(t, i));
             const oc = outcome(t),
-              cls = (c.num ? "num " : "") + (c.id === "outcome" ? (oc === "miss" || oc === "error" ? "miss" : oc === "hit" ? "hit" : "muted") : "");
-            return el("td", { cls, "data-col": c.id, text, title: c.id === "user" || c.id === "gold" || c.id === "topk" ? text : null });
+              cls =
+                (c.num ? "num " : "") +
+                (c.id === "outcome" ? (oc === "miss" || oc === "error" ? "miss" : oc === "hit" ? "hit" : "muted") : "");
+            return el("td", {
+              cls,
+              "data-col": c.id,
+              text,
+              title: c.id === "user" || c.id === "gold" || c.id === "topk" ? text : null,
+            });
           }),
         ),
       );
@@ -1248,7 +1643,9 @@ function frame(title: string, sub: string, tabs: readonly Tab[], extra?: readonl
     window.scrollTo(0, 0);
   }
   const lines = (extra || []).map((l) => el("div", { cls: "runline", "data-field": "graph", text: l }));
-  app.appendChild(el("header", { cls: "top" }, [el("h1", { text: title }), el("div", { cls: "runline", text: sub }), ...lines, nav]));
+  app.appendChild(
+    el("header", { cls: "top" }, [el("h1", { text: title }), el("div", { cls: "runline", text: sub }), ...lines, nav]),
+  );
   app.appendChild(main);
   if (tabs[0]) show(tabs[0].id);
   return { show };
@@ -1286,13 +1683,23 @@ function funnelCompare(data: ComparePageData): HTMLDivElement {
   const box = el("div", { "data-section": "funnel-compare" });
   box.appendChild(el("h2", { text: "Stage funnel: A, B and the paired difference per stage (B \u2212 A)" }));
   if (!fc || fc.diff.length === 0) {
-    box.appendChild(el("p", { cls: "muted", "data-field": "funnel-compare-off", text: "Stage funnel: not compared (no stage was measured in both runs)." }));
+    box.appendChild(
+      el("p", {
+        cls: "muted",
+        "data-field": "funnel-compare-off",
+        text: "Stage funnel: not compared (no stage was measured in both runs).",
+      }),
+    );
     return box;
   }
   const side = (rows: readonly FunnelStage[], stage: string, s: string): HTMLTableCellElement => {
     const x = rows.filter((r) => r.stage === stage)[0];
     if (!x) return el("td", { cls: "num muted", "data-side": s, text: "\u2014" });
-    return el("td", { cls: "num", "data-side": s }, [el("span", { cls: "mean", text: f3(x.share) }), el("span", { cls: "ci", text: ciText(x.ci95) }), el("span", { cls: "n", text: "n=" + x.n })]);
+    return el("td", { cls: "num", "data-side": s }, [
+      el("span", { cls: "mean", text: f3(x.share) }),
+      el("span", { cls: "ci", text: ciText(x.ci95) }),
+      el("span", { cls: "n", text: "n=" + x.n }),
+    ]);
   };
   box.appendChild(
     el("table", { cls: "funnelcompare" }, [
@@ -1300,7 +1707,9 @@ function funnelCompare(data: ComparePageData): HTMLDivElement {
         el(
           "tr",
           null,
-          ["stage", "A", "B", "n paired", "B \u2212 A", "95% CI", "p"].map((h) => el("th", { cls: h === "stage" ? "" : "num", text: h })),
+          ["stage", "A", "B", "n paired", "B \u2212 A", "95% CI", "p"].map((h) =>
+            el("th", { cls: h === "stage" ? "" : "num", text: h }),
+          ),
         ),
       ]),
       el(
@@ -1312,8 +1721,16 @@ function funnelCompare(data: ComparePageData): HTMLDivElement {
             side(fc.a, d.stage, "a"),
             side(fc.b, d.stage, "b"),
             el("td", { cls: "num", "data-field": "n", text: String(d.n) }),
-            el("td", { cls: "num " + (d.diff < 0 ? "miss" : d.diff > 0 ? "hit" : ""), "data-side": "diff", text: signed(d.diff) }),
-            el("td", { cls: "num", "data-field": "ci", text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(n < 2)" }),
+            el("td", {
+              cls: "num " + (d.diff < 0 ? "miss" : d.diff > 0 ? "hit" : ""),
+              "data-side": "diff",
+              text: signed(d.diff),
+            }),
+            el("td", {
+              cls: "num",
+              "data-field": "ci",
+              text: d.ci95 ? "[" + signed(d.ci95[0]) + ", " + signed(d.ci95[1]) + "]" : "(n < 2)",
+            }),
             el("td", { cls: "num", "data-field": "p", text: fmtP(d.pValue) }),
           ]),
         ),
@@ -1349,7 +1766,18 @@ function comparePage(data: ComparePageData): void {
         el(
           "tr",
           null,
-          ["metric", "n turns", "n cases", "A", "B", "B \u2212 A", "95% CI (" + data.method.unit + "s)", "p", "p adj (m)", ""].map((h) => el("th", { cls: h === "metric" || h === "" ? "" : "num", text: h })),
+          [
+            "metric",
+            "n turns",
+            "n cases",
+            "A",
+            "B",
+            "B \u2212 A",
+            "95% CI (" + data.method.unit + "s)",
+            "p",
+            "p adj (m)",
+            "",
+          ].map((h) => el("th", { cls: h === "metric" || h === "" ? "" : "num", text: h })),
         ),
       ]),
       el(
@@ -1362,8 +1790,16 @@ function comparePage(data: ComparePageData): void {
             el("td", { cls: "num", text: String(c.nCases) }),
             el("td", { cls: "num", "data-side": "a", text: f3(c.meanA) }),
             el("td", { cls: "num", "data-side": "b", text: f3(c.meanB) }),
-            el("td", { cls: "num " + (c.diff < 0 ? "miss" : c.diff > 0 ? "hit" : ""), "data-side": "diff", text: signed(c.diff) }),
-            el("td", { cls: "num", "data-field": "ci", text: c.ci95 ? "[" + signed(c.ci95[0]) + ", " + signed(c.ci95[1]) + "]" : "(< 2 " + c.unit + "s)" }),
+            el("td", {
+              cls: "num " + (c.diff < 0 ? "miss" : c.diff > 0 ? "hit" : ""),
+              "data-side": "diff",
+              text: signed(c.diff),
+            }),
+            el("td", {
+              cls: "num",
+              "data-field": "ci",
+              text: c.ci95 ? "[" + signed(c.ci95[0]) + ", " + signed(c.ci95[1]) + "]" : "(< 2 " + c.unit + "s)",
+            }),
             el("td", { cls: "num", "data-field": "p", text: fmtP(c.pValue) }),
             el("td", { cls: "num", "data-field": "p-adjusted", text: fmtP(c.pAdjusted) + " (" + c.familySize + ")" }),
             el("td", { "data-field": "verdict", text: c.significant ? "significant" : "not significant" }),
@@ -1379,8 +1815,16 @@ function comparePage(data: ComparePageData): void {
   cmp.appendChild(funnelCompare(data));
   cmp.appendChild(
     el("div", { cls: "cols" }, [
-      el("div", { "data-run": "a" }, [el("h2", { text: "A: " + A.name }), el("p", { cls: "note", text: runLine(A) }), summaryPanel(A, true)]),
-      el("div", { "data-run": "b" }, [el("h2", { text: "B: " + B.name }), el("p", { cls: "note", text: runLine(B) }), summaryPanel(B, true)]),
+      el("div", { "data-run": "a" }, [
+        el("h2", { text: "A: " + A.name }),
+        el("p", { cls: "note", text: runLine(A) }),
+        summaryPanel(A, true),
+      ]),
+      el("div", { "data-run": "b" }, [
+        el("h2", { text: "B: " + B.name }),
+        el("p", { cls: "note", text: runLine(B) }),
+        summaryPanel(B, true),
+      ]),
     ]),
   );
   const flipBox = el("div");
@@ -1451,7 +1895,16 @@ function comparePage(data: ComparePageData): void {
     );
   }
   const shifts = data.shifts || [];
-  flipBox.appendChild(el("h2", { text: "Turns whose hit@k held but recall@k or nDCG@k moved by \u2265 " + data.shiftThreshold + " (" + shifts.length + ")" }));
+  flipBox.appendChild(
+    el("h2", {
+      text:
+        "Turns whose hit@k held but recall@k or nDCG@k moved by \u2265 " +
+        data.shiftThreshold +
+        " (" +
+        shifts.length +
+        ")",
+    }),
+  );
   if (shifts.length === 0) flipBox.appendChild(el("p", { cls: "muted", text: "None." }));
   else {
     const sb = el("tbody");
@@ -1463,12 +1916,25 @@ function comparePage(data: ComparePageData): void {
         el("td", { text: f.id }),
         el("td", { text: t.locale }),
         el("td", { text: t.kind }),
-        el("td", { cls: "num " + (f.recall < 0 ? "miss" : f.recall > 0 ? "hit" : ""), "data-delta": "recall", text: signed(f.recall) }),
-        el("td", { cls: "num " + (f.ndcg < 0 ? "miss" : f.ndcg > 0 ? "hit" : ""), "data-delta": "ndcg", text: signed(f.ndcg) }),
+        el("td", {
+          cls: "num " + (f.recall < 0 ? "miss" : f.recall > 0 ? "hit" : ""),
+          "data-delta": "recall",
+          text: signed(f.recall),
+        }),
+        el("td", {
+          cls: "num " + (f.ndcg < 0 ? "miss" : f.ndcg > 0 ? "hit" : ""),
+          "data-delta": "ndcg",
+          text: signed(f.ndcg),
+        }),
         el("td", { text: t.user }),
       ]);
       row.addEventListener("click", () => {
-        openFlip({ id: f.id, direction: (big < 0 ? "drop" : "gain") + " (recall " + signed(f.recall) + ", nDCG " + signed(f.ndcg) + ")", a: f.a, b: f.b });
+        openFlip({
+          id: f.id,
+          direction: (big < 0 ? "drop" : "gain") + " (recall " + signed(f.recall) + ", nDCG " + signed(f.ndcg) + ")",
+          a: f.a,
+          b: f.b,
+        });
       });
       sb.appendChild(row);
     });
@@ -1500,11 +1966,15 @@ function comparePage(data: ComparePageData): void {
       }),
     );
   }
-  const ui = frame("retrace compare \u2014 A: " + A.name + "  vs  B: " + B.name, "dataset " + A.report.run.datasetHash.slice(0, 12) + "  k=" + A.report.run.k, [
-    { id: "summary", label: "Summaries", content: cmp },
-    { id: "flips", label: "Flipped turns (" + data.flips.length + ")", content: flipBox },
-    { id: "pair", label: "Turn A | B", content: view },
-  ]);
+  const ui = frame(
+    "retrace compare \u2014 A: " + A.name + "  vs  B: " + B.name,
+    "dataset " + A.report.run.datasetHash.slice(0, 12) + "  k=" + A.report.run.k,
+    [
+      { id: "summary", label: "Summaries", content: cmp },
+      { id: "flips", label: "Flipped turns (" + data.flips.length + ")", content: flipBox },
+      { id: "pair", label: "Turn A | B", content: view },
+    ],
+  );
 }
 
 // ------------------------------------------------------------ start: unpack the data, then draw
@@ -1535,5 +2005,8 @@ startPage(
     if (DATA.kind === "compare") comparePage(DATA);
     else reportPage(DATA.run);
   },
-  (reason) => "This report's embedded data could not be unpacked (" + reason + "): the file may be truncated or damaged. Write it again with retrace.",
+  (reason) =>
+    "This report's embedded data could not be unpacked (" +
+    reason +
+    "): the file may be truncated or damaged. Write it again with retrace.",
 );
