@@ -76,7 +76,11 @@ export async function labelAgreement(file: string): Promise<AgreementOutcome> {
       for (const [id, s] of Object.entries(t.suggested)) {
         const g = grades.get(id);
         if (g === undefined) unconfirmed++;
-        else (judge.push(s), human.push(g), both++);
+        else {
+          judge.push(s);
+          human.push(g);
+          both++;
+        }
       }
       if (both > 0) turns++;
     }

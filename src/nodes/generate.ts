@@ -76,7 +76,7 @@ export interface ParsedModelAnswer {
   refused: boolean;
 }
 
-const BRACKETS = /\[([^\[\]\n]{1,200})\]/g;
+const BRACKETS = /\[([^[\]\n]{1,200})\]/g;
 
 /** Parses a model reply: refusal marker, bracketed card ids. Pure. */
 export function parseModelAnswer(reply: string): ParsedModelAnswer {

@@ -82,9 +82,9 @@ const PT_ACCOUNT_DATA =
  * encoded payloads. Every locale's rules start with these.
  */
 const STRUCTURAL_INJECTION: readonly PolicyRule[] = [
-  { category: "prompt_injection", id: "role-tag", all: [/(^|[\[({<"'\s])(system|developer|admin|administrator|root|operator|sistema|administrador)( prompt| message| mensaje| mensagem)?\s*[:\]>)]+\s/] },
+  { category: "prompt_injection", id: "role-tag", all: [/(^|[[({<"'\s])(system|developer|admin|administrator|root|operator|sistema|administrador)( prompt| message| mensaje| mensagem)?\s*[:\]>)]+\s/] },
   { category: "prompt_injection", id: "template-token", all: [/<\|?(im_start|im_end|system|endoftext)\|?>|\[\/?inst\]|<\/?(system|instructions?|prompt|admin|override|sistema|instrucciones|instrucoes)>/] },
-  { category: "prompt_injection", id: "instruction-key", all: [/["']?(role|system|instructions?|override|mode|command|directive|prompt|admin|sudo|rol|modo|instrucciones|instrucoes|comando)["']?\s*[:=]\s*["'{\[]/] },
+  { category: "prompt_injection", id: "instruction-key", all: [/["']?(role|system|instructions?|override|mode|command|directive|prompt|admin|sudo|rol|modo|instrucciones|instrucoes|comando)["']?\s*[:=]\s*["'{[]/] },
   { category: "prompt_injection", id: "prompt-marker", all: [/(^|\s)#{1,6}\s*(system|instructions?|admin|override|new rules|sistema|instrucciones|instrucoes|reglas nuevas|novas regras)\b|\b(begin|end) (system|admin|hidden|internal) (prompt|message|instructions?)\b|\bsudo\b|\bjailbreak\b/] },
   { category: "prompt_injection", id: "encoded", all: [/\b(base ?64|rot ?13|hexadecimal|morse|decode|decodifica|decodifique|descodifica|decifra|decifre|decodificar|decifrar)\b/] },
 ];

@@ -316,7 +316,7 @@ export async function sweepSegmentFolders(dataDir: string): Promise<SweepResult>
   for (const name of entries.sort()) {
     if (live.segments.has(name.toLowerCase())) continue;
     const dir = path.join(dataDir, name);
-    let size = 0;
+    let size: number;
     try {
       const files = await readdir(dir, { withFileTypes: true });
       const odd = files.find((f) => !f.isFile() || !SEGMENT_FILES.has(f.name));

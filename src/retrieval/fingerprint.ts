@@ -52,7 +52,7 @@ type Cache = Record<string, { size: number; mtimeMs: number; sha256: string }>;
 /** The fingerprint (64 hex) of the files under `dir`; see the module comment for the formula and the cache. */
 export async function weightsFingerprint(dir: string, options: { cacheDir?: string } = {}): Promise<string> {
   const cacheFile = path.join(options.cacheDir ?? fingerprintCacheDir(), FINGERPRINT_CACHE_FILE);
-  let cache: Cache = {};
+  let cache: Cache;
   try {
     cache = JSON.parse(await readFile(cacheFile, "utf8")) as Cache;
   } catch {

@@ -178,7 +178,7 @@ describe("retrace cases synth", () => {
     expect(cases[0].turns[1].standalone).toMatch(/\(3\)$/);
     const bad = await runCli(["cases", "synth", "--kb", MINI_KB, "--generator", path.join(ROOT, "test/fixtures/synthetic/bad-generator.mjs")]);
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toMatch(/bad-generator\.mjs.*user is "   "/);
+    expect(bad.stderr).toMatch(/bad-generator\.mjs.*user is " {3}"/);
   });
 
   it("skips and counts cards too short to build a query from", async () => {

@@ -24,7 +24,7 @@ beforeAll(async () => {
   try {
     facts = await collectFacts({ workDir: path.join(dir, "run"), stderr: (d) => (stderr += d) });
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n${stderr}`);
+    throw new Error(`${(e as Error).message}\n${stderr}`, { cause: e });
   }
   figures = figuresOf(facts);
 }, 300_000);

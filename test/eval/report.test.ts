@@ -192,7 +192,7 @@ describe("renderMarkdown", () => {
     r.gate = gate(r, { minHit: 0.9 });
     const md = renderMarkdown(r);
     expect(md).toContain("| hit@3 | 0.750 | [");
-    expect(md).toMatch(/^\| hit@3 \| 0\.750 \| \[\d\.\d{3}, \d\.\d{3}\] \| 4 \| 3 \|  \|$/m);
+    expect(md).toMatch(/^\| hit@3 \| 0\.750 \| \[\d\.\d{3}, \d\.\d{3}\] \| 4 \| 3 \| {2}\|$/m);
     expect(md).toContain("| metric | mean | 95% CI (cases resampled) | n turns | n cases | chance |");
     expect(md).toContain("| groundedness | not run: no judge configured |  | 0 | 0 |  |");
     // Overall: one row per key with mean, interval, n turns and n cases in their own columns.

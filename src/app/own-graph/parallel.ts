@@ -131,7 +131,7 @@ export interface SerializedError {
 
 export function serializeError(e: unknown): SerializedError {
   if (!(e instanceof Error)) return { name: "Error", message: String(e), fields: {} };
-  let fields: Record<string, unknown> = {};
+  let fields: Record<string, unknown>;
   try {
     fields = JSON.parse(JSON.stringify({ ...e })) as Record<string, unknown>;
   } catch {

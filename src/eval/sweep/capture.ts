@@ -277,7 +277,13 @@ function textsOf(runs: readonly CapturedRetrieverRun[], ids: IdOptions): Record<
 function concatFirst(lists: readonly (readonly string[])[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const l of lists) for (const id of l) if (!seen.has(id)) (seen.add(id), out.push(id));
+  for (const l of lists) {
+    for (const id of l) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push(id);
+    }
+  }
   return out;
 }
 

@@ -61,7 +61,13 @@ const isInvocable = (x: object): x is Invocable => typeof (x as { invoke?: unkno
 function concatFirst(lists: readonly (readonly string[])[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const l of lists) for (const id of l) if (!seen.has(id)) (seen.add(id), out.push(id));
+  for (const l of lists) {
+    for (const id of l) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push(id);
+    }
+  }
   return out;
 }
 

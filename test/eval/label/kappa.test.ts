@@ -8,7 +8,7 @@ import { cohenKappa } from "../../../src/eval/stats/kappa.js";
 function fromTable(t: number[][]): { a: number[]; b: number[] } {
   const a: number[] = [];
   const b: number[] = [];
-  t.forEach((row, i) => row.forEach((n, j) => { for (let x = 0; x < n; x++) (a.push(i), b.push(j)); }));
+  t.forEach((row, i) => row.forEach((n, j) => { for (let x = 0; x < n; x++) { a.push(i); b.push(j); } }));
   return { a, b };
 }
 
