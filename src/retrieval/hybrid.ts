@@ -100,7 +100,7 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
 export const LSA_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
   ...HYBRID_DEFAULTS,
   bm25K: 50,
-  fusion: "signals",
+  fusion: "minmax",
   weights: Object.freeze({ dense: 0.9, bm25: 0.1 }),
 });
 
@@ -127,8 +127,15 @@ export function lsaDenseWeight(latentShare?: number): number {
   return Math.round(a * 100) / 100;
 }
 
-/** λ of `lsaStructureWeight`: the collection-level dense weight per unit of κ (fitted on Cranfield; docs/fusion-and-tuning.md, "Label-free per-query weighting"). */
-export const LSA_STRUCTURE_LAMBDA = 5.4;
+/**
+ * λ of `lsaStructureWeight`: the collection-level dense weight per unit of κ.
+ * Fitted across the four shared collections (Cranfield, CACM, NPL, SciFact)
+ * with min-max CombSUM and judged leave-one-collection-out
+ * (bench/loco-fusion.bench.ts; docs/fusion-and-tuning.md, "A default fitted
+ * across collections"). Until issue 37: 5.4, fitted on Cranfield alone with
+ * the `signals` fusion.
+ */
+export const LSA_STRUCTURE_LAMBDA = 2.5;
 
 /**
  * The collection-level dense weight α over an LSA embedder whose

@@ -68,12 +68,13 @@ describe("retrace beir", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^Embedder: lsa-\d+-[0-9a-f]{12}-v1 \(corpus-fit LSA/m);
     expect(r.stdout).toContain("hybrid branches: dense 1, bm25 1");
-    // the settings line names the weights, the signals shift and the latent share, its chance baseline and κ
-    const m = /weights dense ([\d.]+), bm25 ([\d.]+); signals\s+shift ([\d.]+);[\s\S]*?LSA\s+latent\s+share ([\d.]+), chance ([\d.]+), κ n\/a \(full\s+rank\)/.exec(r.stdout);
+    // the settings line names the fusion, the weights and the latent share, its chance baseline and κ (no signals shift: the default fusion is min-max since issue 37)
+    const m = /fusion=minmax\s+rrfK=60\s+weights\s+dense\s+([\d.]+),\s+bm25\s+([\d.]+);[\s\S]*?LSA\s+latent\s+share ([\d.]+), chance ([\d.]+), κ n\/a \(full\s+rank\)/.exec(r.stdout);
     expect(m).not.toBeNull();
+    expect(r.stdout).not.toMatch(/signals\s+shift/);
     // (four documents: the 128 axes are full rank and keep everything, by chance too: κ is not measurable,
-    // so the latent-share weight, clamped to 0.9, and the fixed shift 0.4)
-    expect(m!.slice(1).map(Number)).toEqual([0.9, 0.1, 0.4, 1, 1]);
+    // so the latent-share weight, clamped to 0.9)
+    expect(m!.slice(1).map(Number)).toEqual([0.9, 0.1, 1, 1]);
     expect((await readdir(path.join(dataDir, "lsa"))).filter((f) => f.endsWith(".lsa"))).toHaveLength(1);
     // dense alone lists the whole corpus (depth 100 > 4 documents); hybrid fuses one document from each branch
     const perQuery = (text: string) => text.trim().split("\n").filter((l) => l.startsWith("1 ")).length;

@@ -84,9 +84,9 @@ describe("retrace tune", () => {
       expect(j.config.tuned.cvScore).toBeGreaterThanOrEqual(j.config.tuned.defaultsScore + j.decision.minGain - 1e-6);
       expect(j.decision.written).toBe("tuned");
     } else {
-      // Otherwise the file holds the shipped defaults of the LSA embedder on this KB (signals, latent-share weight, 20/50, k1 0.9 b 0.4).
+      // Otherwise the file holds the shipped defaults of the LSA embedder on this KB (min-max, α = λ·κ, 20/50, k1 0.9 b 0.4; issue 37).
       expect(j.decision.written).toBe("defaults");
-      expect(file.retrieval).toMatchObject({ fusion: "signals", denseK: 20, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } });
+      expect(file.retrieval).toMatchObject({ fusion: "minmax", denseK: 20, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } });
       const keep = path.join(tmp.dir, "kept.json");
       const k = await runCli(["tune", "--kb", "kb", "--store", "memory", "--out", keep, "--keep-defaults"], { env: LOCAL, timeoutMs: 420_000 });
       expect(k.exitCode).toBe(0);

@@ -9,7 +9,7 @@ import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
 import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
 import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS, LSA_STRUCTURE_LAMBDA, lsaDenseWeight, lsaStructureWeight } from "../../../src/retrieval/hybrid.js";
-import { SIGNALS_SHIFT, signalsFusion } from "../../../src/retrieval/fusion.js";
+import { SIGNALS_SHIFT, minMaxFusion } from "../../../src/retrieval/fusion.js";
 import { mulberry32 } from "../../../src/random.js";
 import { embedderFamily } from "../../../src/retrieval/embedders/lsa.js";
 
@@ -231,7 +231,7 @@ describe("LSA embedder", () => {
     expect(one.latentShare).toBeLessThan(0.9);
   });
 
-  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (signals fusion, dense weight λ·κ, no shift, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
+  it("a HybridRetriever over the LSA embedder starts from the LSA defaults (min-max fusion, dense weight λ·κ, depths 20/50, BM25 k1 0.9 b 0.4); others keep HYBRID_DEFAULTS", async () => {
     const chunks = CORPUS.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
     // Full rank: the latent space keeps all the energy, and so does chance: κ is not measurable, so the
     // weight falls back to the latent share (the upper bound 0.9) and the fixed shift, as before κ.
@@ -240,11 +240,13 @@ describe("LSA embedder", () => {
     expect(lsa.latentShare).toBeCloseTo(1, 6);
     expect(lsa.chanceShare).toBeCloseTo(1, 6);
     expect(lsa.structure).toBeUndefined();
-    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "signals", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 }, signalsShift: SIGNALS_SHIFT });
+    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "minmax", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 }, signalsShift: SIGNALS_SHIFT });
     expect(LSA_HYBRID_DEFAULTS).toEqual({ ...r.defaults, signalsShift: SIGNALS_SHIFT });
     expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
     const t = await r.retrieve("lost card", { locale: "en" });
-    expect(t.config).toMatchObject({ fusion: "signals", weights: { dense: 0.9, bm25: 0.1 }, signalsShift: SIGNALS_SHIFT, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    expect(t.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    // the signals shift is recorded only when the fusion is signals
+    expect(t.config.signalsShift).toBeUndefined();
     // Below full rank κ is measured and sets the weight, with no shift.
     const reduced = new LsaEmbedder(fitLsa(CORPUS, { dimension: 3 }));
     const rReduced = new HybridRetriever({ chunks, embedder: reduced, dense: await InMemoryDenseIndex.fromChunks(chunks, reduced) });
@@ -292,7 +294,11 @@ describe("LSA embedder", () => {
     expect(chanceCorrected(1, 1 - 1e-13)).toBeUndefined();
     expect(chanceCorrected(1 - 1e-14, 1 - 2e-14)).toBeUndefined();
     expect(lsaStructureWeight(-0.01)).toBe(0.1);
-    expect(lsaStructureWeight(0.1538)).toBe(Math.round(LSA_STRUCTURE_LAMBDA * 0.1538 * 100) / 100);
+    // λ = 2.5 (issue 37, fitted across four collections): 2.5 × 0.1538 = 0.3845 → 0.38; 2.5 × 0.35 = 0.875 → 0.88 (the shipped KB's κ)
+    expect(LSA_STRUCTURE_LAMBDA).toBe(2.5);
+    expect(lsaStructureWeight(0.1538)).toBe(0.38);
+    expect(lsaStructureWeight(0.35)).toBe(0.88);
+    expect(lsaStructureWeight(0.1538, 5.4)).toBe(0.83);
     expect(lsaStructureWeight(0.5)).toBe(0.9);
     expect(lsaStructureWeight(Number.NaN)).toBe(0.1);
     // The retriever takes α from the embedder's κ (no shift), records it, and fuses with it.
@@ -302,13 +308,13 @@ describe("LSA embedder", () => {
     expect(rt.defaults.weights.dense).toBeGreaterThan(0.8);
     expect(rt.defaults.signalsShift).toBe(0);
     const tr = await rt.retrieve(`${topics[2]![0]} ${topics[2]![1]} ${topics[5]![3]}`, { locale: "en", denseK: 30, bm25K: 30 });
-    expect(tr.config.signalsShift).toBe(0);
+    expect(tr.config.fusion).toBe("minmax");
     expect(tr.config.weights).toEqual(rt.defaults.weights);
     const lists = [
       { name: "dense", ranked: tr.stages.dense ?? [], weight: rt.defaults.weights.dense },
       { name: "bm25", ranked: tr.stages.bm25 ?? [], weight: rt.defaults.weights.bm25 },
     ];
-    expect(tr.stages.fused.map((x) => x.id)).toEqual(signalsFusion(lists, { shift: rt.defaults.signalsShift }).map((x) => x.id));
+    expect(tr.stages.fused.map((x) => x.id)).toEqual(minMaxFusion(lists).map((x) => x.id));
     const rr = new HybridRetriever({ chunks: random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), embedder: eRandom, dense: await InMemoryDenseIndex.fromChunks(random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), eRandom) });
     // the same words at random: the lower bound, where the raw latent share (0.28 here, kept by chance alone) would have given more
     expect(rr.defaults.weights.dense).toBe(0.1);
