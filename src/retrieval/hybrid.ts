@@ -81,19 +81,20 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
 
 /**
  * The shipped defaults over the corpus-fit LSA embedder (docs/fusion-and-tuning.md,
- * "Choosing the shipped default" and "Label-free per-query weighting"):
- * the label-free per-query fusion `signals` (min-max CombSUM whose dense
- * weight is set per query from the collection-level weight, δ, head
- * confidence and top-10 overlap; constants fitted on Cranfield), top 20 dense
- * and top 50 BM25 chunks, with BM25 k1 0.9, b 0.4 (`LSA_HYBRID_BM25`,
- * Anserini's), depths and BM25 chosen by pooled 5-fold cross-validation over
- * the eval set's tune part and Cranfield (bench/choose-default.ts). Plain
- * min-max with the same weights stays selectable (`fusion: "minmax"`). The
- * weights here (dense 0.9 / BM25 0.1, the CV choice) are the upper end: a
- * HybridRetriever sets the collection-level dense weight from the fitted
- * embedder's chance-corrected latent share (`lsaStructureWeight`; the latent
+ * "Choosing the shipped default" and "A default fitted across collections"):
+ * min-max CombSUM over top 20 dense and top 50 BM25 chunks, with BM25 k1
+ * 0.9, b 0.4 (`LSA_HYBRID_BM25`, Anserini's), depths and BM25 chosen by
+ * pooled 5-fold cross-validation over the eval set's tune part and Cranfield
+ * (bench/choose-default.ts). The weights here (dense 0.9 / BM25 0.1) are the
+ * upper end: a HybridRetriever sets the collection-level dense weight from
+ * the fitted embedder's chance-corrected latent share, α = λ·κ
+ * (`lsaStructureWeight`, λ fitted across four collections and chosen by its
+ * worst leave-one-collection-out case, bench/loco-fusion.bench.ts; the latent
  * share, `lsaDenseWeight`, for a state without a chance baseline;
- * `hybridDefaultsFor`). They are tied to the embedder: a dense weight of
+ * `hybridDefaultsFor`). Until issue 37 the fusion was the per-query
+ * `signals` (λ 5.4, fitted on Cranfield alone), which lost 0.05–0.08
+ * nDCG@10 to BM25 on CACM, NPL and SciFact; it stays selectable
+ * (`fusion: "signals"`). They are tied to the embedder: a dense weight of
  * 0.9 over the hashed n-grams (a weaker, lexical copy of BM25) would lose to
  * BM25 alone, so every other embedder keeps HYBRID_DEFAULTS (RRF).
  */
@@ -154,9 +155,9 @@ export function lsaStructureWeight(structure: number, lambda: number = LSA_STRUC
 
 /**
  * The defaults a HybridRetriever over this embedder starts from: for the
- * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS (`signals` fusion) with the dense
- * weight `lsaStructureWeight(embedder.structure)` and no signals shift (when κ
- * is not known: `lsaDenseWeight(embedder.latentShare)` and SIGNALS_SHIFT) and
+ * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS (min-max fusion) with the dense
+ * weight `lsaStructureWeight(embedder.structure)` and signals shift 0, used only if a caller
+ * selects `signals` (when κ is not known: `lsaDenseWeight(embedder.latentShare)` and SIGNALS_SHIFT) and
  * LSA_HYBRID_BM25; HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every
  * other embedder (the built-in hashed n-grams, transformers models).
  * Computable without labels: it reads the embedder's id, latent share and κ only.
