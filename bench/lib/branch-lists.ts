@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { beirChunks, loadBeirDataset, type BeirDataset } from "../../src/eval/ir/beir.js";
+import { beirChunks, loadBeirDataset, type BeirDataset } from "../../src/research/beir.js";
 import { DEFAULT_ANALYZERS } from "../../src/retrieval/analyzer.js";
 import { BM25Index } from "../../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";

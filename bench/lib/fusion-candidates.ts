@@ -11,7 +11,7 @@
  * choice (within 0.002 of the best worst case, the simpler wins).
  */
 import { scoreTrec } from "../../src/eval/ir/trec.js";
-import { toRun } from "../../src/eval/ir/beir.js";
+import { toRun } from "../../src/research/beir.js";
 import { fuse, type FusionInput, type FusionMethod } from "../../src/retrieval/fusion.js";
 import { lsaDenseWeight, lsaStructureWeight } from "../../src/retrieval/hybrid.js";
 import type { Ranked } from "../../src/retrieval/types.js";
