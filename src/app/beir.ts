@@ -13,15 +13,16 @@
  * checked before anything starts; all files or none: src/output-set.ts). `tuneBeir` cross-validates the hybrid
  * settings on the dataset's queries instead (as `retrace tune` does).
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
-import { beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../research/beir.js";
+import { BEIR_FILES, BEIR_TRAIN_FILES, beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../research/beir.js";
 import { readConfigFile, type RetrievalConfig } from "../research/tune-config.js";
 import { DEFAULT_QUERY_SETTINGS } from "../research/synthetic.js";
 import { syntheticQueries } from "../research/synthetic-cases.js";
-import { DEFAULT_GRID, bm25Key, expandGrid, gridAround, type Grid, type TuneUnit } from "../research/tune.js";
+import { DEFAULT_GRID, bm25Key, candidateKey, expandGrid, gridAround, scoreUnit, type Candidate, type Grid, type TuneUnit } from "../research/tune.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
-import { quantileSorted } from "../eval/stats/bootstrap.js";
+import { mulberry32, pairedComparison, quantileSorted, type PairedComparison } from "../eval/stats/bootstrap.js";
 import { log } from "../log.js";
 import { checkOutputs, writeOutputs, type Output } from "../output-set.js";
 import { DEFAULT_ANALYZERS } from "../retrieval/analyzer.js";
@@ -62,6 +63,8 @@ export interface BeirOptions {
   timeout?: number;
   /** `tuneBeir` on N synthetic known-item queries instead of the judged ones (`--tune --synthetic N --allow-synthetic`; docs/synthetic-cases.md). */
   tuneOnSynthetic?: number;
+  /** `tuneBeir` on one part of the queries and scored on the other (`--tune --split`; `splitBeirQueries`). */
+  split?: boolean;
 }
 
 /** The default depth (R@100 needs 100). */
@@ -306,17 +309,109 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
   return outcome;
 }
 
+/** Share of the judged queries the seeded split gives the tune part (the rest is the reported part). */
+export const BEIR_SPLIT_TUNE_SHARE = 0.5;
+
+/** Which queries a `--split` tunes on and which it reports, and where the parts come from. */
+export interface BeirSplit {
+  /** `own` (the collection's train part: queries_train.jsonl + qrels/train.tsv) or `seeded` (its judged queries split in two). */
+  kind: "own" | "seeded";
+  tune: BeirDataset;
+  report: BeirDataset;
+  description: string;
+}
+
+/**
+ * The seeded query split of a collection without its own train part: the
+ * judged query ids in code-unit order, shuffled by a mulberry32(seed)
+ * Fisher–Yates; the first ⌈n·BEIR_SPLIT_TUNE_SHARE⌉ are the tune part, the
+ * rest the reported part. The same ids and seed give the same parts on
+ * every machine.
+ */
+export function splitQueryIds(ids: readonly string[], seed: number): { tune: string[]; report: string[] } {
+  const a = [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const rand = mulberry32(seed);
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [a[i], a[j]] = [a[j] as string, a[i] as string];
+  }
+  const n = Math.ceil(a.length * BEIR_SPLIT_TUNE_SHARE);
+  const byId = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return { tune: a.slice(0, n).sort(byId), report: a.slice(n).sort(byId) };
+}
+
+/**
+ * The two parts of `--split`: the collection's own train part when it has
+ * one (`queries_train.jsonl` + `qrels/train.tsv`, BEIR's SciFact layout: tune
+ * on it, report its test queries), else the seeded split of its judged
+ * queries (`splitQueryIds`). A train query whose id is also a reported
+ * (test) query is dropped from the tune part, with a warning: the reported
+ * figure never contains a query the tuning saw.
+ */
+export async function splitBeirQueries(data: BeirDataset, seed: number): Promise<BeirSplit> {
+  const { dir } = data;
+  if (existsSync(path.join(dir, BEIR_TRAIN_FILES.queries)) && existsSync(path.join(dir, BEIR_TRAIN_FILES.qrels))) {
+    const read = await loadBeirDataset(dir, BEIR_TRAIN_FILES);
+    const reported = new Set(data.queries.map((q) => q.id));
+    const both = read.queries.filter((q) => reported.has(q.id)).map((q) => q.id);
+    if (both.length > 0) log.warn(`--split: ${both.length} query id(s) of ${BEIR_TRAIN_FILES.queries} are also judged in ${BEIR_FILES.qrels} (e.g. ${JSON.stringify(both[0])}): left out of the tune part`);
+    const train = both.length === 0 ? read : { ...read, queries: read.queries.filter((q) => !reported.has(q.id)), qrels: new Map([...read.qrels].filter(([q]) => !reported.has(q))) };
+    if (train.queries.length === 0) throw new InvalidArgumentError("--split", `a train part (${BEIR_TRAIN_FILES.queries}) with judged queries not in the reported part`, `${read.queries.length} train queries, all also in ${BEIR_FILES.queries}`);
+    return {
+      kind: "own",
+      tune: train,
+      report: data,
+      description: `the collection's own split: tuned on ${BEIR_TRAIN_FILES.queries} + ${BEIR_TRAIN_FILES.qrels} (${train.queries.length} judged queries), reported on ${BEIR_FILES.queries} + ${BEIR_FILES.qrels} (${data.queries.length})`,
+    };
+  }
+  const { tune, report } = splitQueryIds(data.queries.map((q) => q.id), seed);
+  const part = (ids: readonly string[]): BeirDataset => {
+    const keep = new Set(ids);
+    return { ...data, queries: data.queries.filter((q) => keep.has(q.id)), qrels: new Map([...data.qrels].filter(([q]) => keep.has(q))) };
+  };
+  return {
+    kind: "seeded",
+    tune: part(tune),
+    report: part(report),
+    description: `a seeded split of the ${data.queries.length} judged queries (no ${BEIR_TRAIN_FILES.queries} + ${BEIR_TRAIN_FILES.qrels}; mulberry32(${seed}) shuffle of the sorted ids, ${tune.length} tuned on, ${report.length} reported)`,
+  };
+}
+
+/** The reported part of `--split`: each query scored (nDCG@10, graded) by the stages, the defaults and the configuration the tuning writes. */
+export interface BeirSplitReport {
+  description: string;
+  /** Where the parts came from (`own`: the collection's train part; `seeded`: splitQueryIds). */
+  kind: "own" | "seeded";
+  /** The query ids of each part (sorted): the tuning read only `tune`, every figure below is over `report`. */
+  queries: { tune: string[]; report: string[] };
+  n: number;
+  /** Means over the reported queries. */
+  mean: { bm25: number; dense: number; defaults: number; written: number };
+  /** What the tuning writes (the defaults unless it clearly won on the tune part) and whether that is the tuned configuration. */
+  written: { candidate: string; adopted: boolean };
+  /** written − defaults, and each of them − the better stage (paired over the reported queries; sign-flip test, bootstrap CI, seed). */
+  writtenMinusDefaults: PairedComparison | null;
+  defaultsMinusBest: { bestStage: "bm25" | "dense"; comparison: PairedComparison | null };
+  writtenMinusBest: { bestStage: "bm25" | "dense"; comparison: PairedComparison | null };
+}
+
 /**
  * The cross-validated search of retrace tune over the dataset's queries
  * (each query its own group; one stratum). Depths stay at the run's depth
  * (R@100 needs them); the metric is nDCG@10 with graded gains. Writes nothing.
+ * With `split`, the search runs on the tune part only, and the reported part
+ * is scored with the defaults and with what the tuning writes (`report`).
  */
-export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks = {}): Promise<TuneOutcome> {
+export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks = {}): Promise<TuneOutcome & { report?: BeirSplitReport }> {
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const depth = o.depth ?? BEIR_DEPTH;
+  const seed = o.seed ?? EVAL_DEFAULTS.seed;
   const progress = hooks.progress ?? NO_PROGRESS;
   const { data: read, retrievalConfig } = await readBeirInputs(dir, o);
-  const data = o.tuneOnSynthetic === undefined ? read : { ...read, ...syntheticQueries(read, o.tuneOnSynthetic, o.seed ?? EVAL_DEFAULTS.seed, DEFAULT_QUERY_SETTINGS) };
+  const split = o.split === true ? await splitBeirQueries(read, seed) : undefined;
+  if (split !== undefined) log.info(`--split: ${split.description}`);
+  const tuneData = split?.tune ?? read;
+  const data = o.tuneOnSynthetic === undefined ? tuneData : { ...tuneData, ...syntheticQueries(tuneData, o.tuneOnSynthetic, seed, DEFAULT_QUERY_SETTINGS) };
   const opened = await openBeirRetriever(data, retrievalConfig, o, url, progress);
   try {
     const { retriever } = opened.built;
@@ -324,35 +419,76 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
     const current = currentCandidate(retriever, depth, depth);
     const grid: Grid = { ...gridAround(DEFAULT_GRID, current), denseK: [depth], bm25K: [depth] };
     const indexes = new Map(grid.bm25.map((p) => [bm25Key(p), BM25Index.build(opened.chunks, p, retriever.analyzers)]));
-    const units: TuneUnit[] = [];
-    const p = progress("tune: dense lists", "queries");
-    try {
-      let done = 0;
-      for (const q of data.queries) {
-        const trace = await retriever.retrieve(q.text, { mode: "dense", k: depth, denseK: depth, locale: "en" });
-        const gains = data.qrels.get(q.id) as Map<string, number>;
-        units.push({
-          group: q.id,
-          stratum: "en",
-          dense: trace.stages.dense ?? [],
-          bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: depth, locale: "en" })])),
-          evaluate: (fused) => ndcgAtK(fused.slice(0, 10).map((r) => r.id), gains, 10),
-        });
-        p.update(++done, data.queries.length);
+    const unitsOf = async (part: BeirDataset, label: string): Promise<TuneUnit[]> => {
+      const units: TuneUnit[] = [];
+      const p = progress(label, "queries");
+      try {
+        let done = 0;
+        for (const q of part.queries) {
+          const trace = await retriever.retrieve(q.text, { mode: "dense", k: depth, denseK: depth, locale: "en" });
+          const gains = part.qrels.get(q.id) as Map<string, number>;
+          units.push({
+            group: q.id,
+            stratum: "en",
+            dense: trace.stages.dense ?? [],
+            bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: depth, locale: "en" })])),
+            evaluate: (fused) => ndcgAtK(fused.slice(0, 10).map((r) => r.id), gains, 10),
+          });
+          p.update(++done, part.queries.length);
+        }
+      } finally {
+        p.stop();
       }
-    } finally {
-      p.stop();
-    }
+      return units;
+    };
+    const units = await unitsOf(data, "tune: dense lists");
     const groups = [...new Set(units.map((u) => u.group))].sort().map((id) => ({ id, stratum: "en" }));
     const candidates = expandGrid(grid, current);
-    return crossValidateCandidates(
+    const outcome = crossValidateCandidates(
       units,
       groups,
       candidates,
-      { folds: o.folds ?? DEFAULT_FOLDS, seed: o.seed ?? EVAL_DEFAULTS.seed, metric: "nDCG@10 with graded gains, per query", source: `the ${data.queries.length} judged queries of ${data.dir}` },
+      { folds: o.folds ?? DEFAULT_FOLDS, seed, metric: "nDCG@10 with graded gains, per query", source: `the ${data.queries.length} judged queries of ${data.dir}${split !== undefined ? ` in the tune part of --split (${split.kind === "own" ? "its own train part" : "seeded"})` : ""}` },
       progress,
     );
+    if (split === undefined) return outcome;
+    const written = candidates[outcome.decision.adopted ? outcome.cv.final : 0] as Candidate;
+    return { ...outcome, report: scoreReportPart(await unitsOf(split.report, "split: reported part"), current, written, outcome.decision.adopted, split, seed) };
   } finally {
     await opened.store.close();
   }
+}
+
+/** Scores the reported part of `--split` (pure; the units' lists are already computed). */
+export function scoreReportPart(units: readonly TuneUnit[], defaults: Candidate, written: Candidate, adopted: boolean, split: Pick<BeirSplit, "kind" | "description" | "tune">, seed: number): BeirSplitReport {
+  const per = { bm25: new Map<string, number>(), dense: new Map<string, number>(), defaults: new Map<string, number>(), written: new Map<string, number>() };
+  for (const u of units) {
+    const bm25 = u.bm25.get(bm25Key(defaults.bm25)) ?? [];
+    const put = (m: Map<string, number>, v: number | null) => {
+      if (v !== null) m.set(u.group, v);
+    };
+    put(per.bm25, u.evaluate(bm25));
+    put(per.dense, u.evaluate(u.dense));
+    put(per.defaults, scoreUnit(u, defaults));
+    put(per.written, scoreUnit(u, written));
+  }
+  const mean = (m: Map<string, number>) => (m.size === 0 ? 0 : [...m.values()].reduce((a, b) => a + b, 0) / m.size);
+  const means = { bm25: mean(per.bm25), dense: mean(per.dense), defaults: mean(per.defaults), written: mean(per.written) };
+  const bestStage = means.dense > means.bm25 ? "dense" : "bm25";
+  const best = per[bestStage];
+  const byId = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const tuned = new Set(split.tune.queries.map((q) => q.id));
+  const leaked = units.filter((u) => tuned.has(u.group)).map((u) => u.group);
+  if (leaked.length > 0) throw new Error(`--split: ${leaked.length} reported query id(s) were tuned on (e.g. ${JSON.stringify(leaked[0])}); the parts must be disjoint`);
+  return {
+    description: split.description,
+    kind: split.kind,
+    queries: { tune: split.tune.queries.map((q) => q.id).sort(byId), report: units.map((u) => u.group).sort(byId) },
+    n: per.defaults.size,
+    mean: means,
+    written: { candidate: candidateKey(written), adopted },
+    writtenMinusDefaults: pairedComparison(per.defaults, per.written, { seed }),
+    defaultsMinusBest: { bestStage, comparison: pairedComparison(best, per.defaults, { seed }) },
+    writtenMinusBest: { bestStage, comparison: pairedComparison(best, per.written, { seed }) },
+  };
 }

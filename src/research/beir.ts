@@ -42,6 +42,8 @@ export interface BeirDataset {
 }
 
 export const BEIR_FILES = { corpus: "corpus.jsonl", queries: "queries.jsonl", qrels: path.join("qrels", "test.tsv") } as const;
+/** A collection's own training part, where it has one (BEIR's SciFact: `queries_train.jsonl` + `qrels/train.tsv`; `retrace beir --tune --split`). */
+export const BEIR_TRAIN_FILES = { queries: "queries_train.jsonl", qrels: path.join("qrels", "train.tsv") } as const;
 const MAX_ISSUES = 50;
 
 function jsonlRows(text: string, file: string, issues: DataIssue[]): Array<{ line: number; row: Record<string, unknown> }> {
@@ -118,9 +120,10 @@ function corpusHashOf(corpus: readonly BeirDocument[]): string {
  * a duplicate `_id`; a qrels line without three tab-separated fields, a
  * `score` that is not an integer, or a `query-id` / `corpus-id` that names no
  * query / document. The header line `query-id corpus-id score` is skipped.
+ * `part` names another queries + qrels pair over the same corpus (BEIR_TRAIN_FILES).
  */
-export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
-  const files = { corpus: path.join(dir, BEIR_FILES.corpus), queries: path.join(dir, BEIR_FILES.queries), qrels: path.join(dir, BEIR_FILES.qrels) };
+export async function loadBeirDataset(dir: string, part: { queries: string; qrels: string } = BEIR_FILES): Promise<BeirDataset> {
+  const files = { corpus: path.join(dir, BEIR_FILES.corpus), queries: path.join(dir, part.queries), qrels: path.join(dir, part.qrels) };
   const missing = Object.values(files).filter((f) => !existsSync(f));
   if (missing.length > 0) throw new DataValidationError(missing.map((file) => ({ file, message: "missing (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)" })));
   const issues: DataIssue[] = [];
@@ -151,7 +154,7 @@ export async function loadBeirDataset(dir: string): Promise<BeirDataset> {
       return;
     }
     const [qid, did, score] = cells as [string, string, string];
-    if (!queryIds.has(qid)) issues.push({ ...where, field: "query-id", message: `no query with id ${JSON.stringify(qid)} in ${BEIR_FILES.queries}` });
+    if (!queryIds.has(qid)) issues.push({ ...where, field: "query-id", message: `no query with id ${JSON.stringify(qid)} in ${part.queries}` });
     if (!docIds.has(did)) issues.push({ ...where, field: "corpus-id", message: `no document with id ${JSON.stringify(did)} in ${BEIR_FILES.corpus}` });
     if (!/^-?\d+$/.test(score.trim())) issues.push({ ...where, field: "score", message: `expected an integer grade, got ${JSON.stringify(score)}` });
     else {

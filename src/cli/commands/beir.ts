@@ -12,7 +12,8 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { BEIR_DEPTH, runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type FusedMargin, type ModeResult } from "../../app/beir.js";
+import { BEIR_DEPTH, runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type BeirSplitReport, type FusedMargin, type ModeResult } from "../../app/beir.js";
+import type { PairedComparison } from "../../eval/stats/bootstrap.js";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { DEFAULT_FOLDS } from "../../app/tune.js";
 import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../research/beir.js";
@@ -26,7 +27,7 @@ import { progressReporter } from "../progress.js";
 import { checkTuningOutputs, printTuning } from "./tune.js";
 
 /** The options as parsed: `--modes` is a comma-separated list. */
-type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean; keepDefaults?: boolean } & SyntheticFlags;
+type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean; keepDefaults?: boolean; split?: boolean } & SyntheticFlags;
 
 const f4 = (x: number) => x.toFixed(4);
 const ci = (c: [number, number] | null) => (c === null ? "" : ` [${f4(c[0])}, ${f4(c[1])}]`);
@@ -91,6 +92,37 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
   return `${lines.join("\n")}\n`;
 }
 
+/** The reported part of `--tune --split`: text lines and the JSON `split` field. */
+export function splitReportOutput(r: BeirSplitReport, seed: number): { json: Record<string, unknown>; lines: string[] } {
+  const cmp = (c: PairedComparison | null) => (c === null ? "n/a" : `${signed(c.diff)}${ci(c.ci95)} p=${c.pValue.toFixed(4)}`);
+  const json = (c: PairedComparison | null) => (c === null ? null : { diff: c.diff, ci95: c.ci95, pValue: c.pValue, n: c.n });
+  return {
+    json: {
+      split: {
+        description: r.description,
+        kind: r.kind,
+        n: r.n,
+        queries: r.queries,
+        mean: r.mean,
+        written: r.written,
+        writtenMinusDefaults: json(r.writtenMinusDefaults),
+        defaultsMinusBestStage: { bestStage: r.defaultsMinusBest.bestStage, ...json(r.defaultsMinusBest.comparison) },
+        writtenMinusBestStage: { bestStage: r.writtenMinusBest.bestStage, ...json(r.writtenMinusBest.comparison) },
+        test: `paired sign-flip randomization, bootstrap CI over the reported queries, seed ${seed}, unadjusted`,
+      },
+    },
+    lines: [
+      "",
+      `Split: ${r.description}.`,
+      `Reported part (${r.n} queries, nDCG@10; none of the ${r.queries.tune.length} tuned-on queries among them): bm25 ${f4(r.mean.bm25)}, dense ${f4(r.mean.dense)}, defaults ${f4(r.mean.defaults)}, written (${r.written.adopted ? "tuned" : "the defaults"}: ${r.written.candidate}) ${f4(r.mean.written)}`,
+      `  written − defaults: ${cmp(r.writtenMinusDefaults)}`,
+      `  defaults − best stage (${r.defaultsMinusBest.bestStage}): ${cmp(r.defaultsMinusBest.comparison)}`,
+      `  written − best stage (${r.writtenMinusBest.bestStage}): ${cmp(r.writtenMinusBest.comparison)}`,
+      `  (paired over the reported queries: sign-flip randomization, bootstrap CI, seed ${seed}, unadjusted)`,
+    ],
+  };
+}
+
 export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<number> {
   const options: BeirOptions = { ...o, modes: o.modes?.split(",").map((m) => m.trim()).filter((m) => m !== "") };
   // --synthetic: the family measured on synthetic and real queries (src/app/beir-synthetic.ts); with --tune, the guard rail.
@@ -100,7 +132,8 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
   if (o.tune) {
     const outputs = { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}), ...(o.keepDefaults ? { keepDefaults: true } : {}) };
     await checkTuningOutputs(outputs, "--run-out"); // before a store starts (exit 2)
-    return printTuning(withSyntheticWarning(await tuneBeir(dir, options, { progress: progressReporter }), warning), outputs, "--run-out");
+    const t = await tuneBeir(dir, options, { progress: progressReporter });
+    return printTuning(withSyntheticWarning(t, warning), outputs, "--run-out", t.report === undefined ? undefined : splitReportOutput(t.report, o.seed));
   }
   const r = await runBeir(dir, options, { progress: progressReporter });
   if (o.json) out(beirJson(dir, r, o.config));
@@ -194,6 +227,7 @@ export function register(program: Command): void {
     .option("--depth <n>", "documents retrieved per query, and asked of each branch (hybrid: a --config file's denseK/bm25K win)", positiveIntOption("--depth"), BEIR_DEPTH)
     .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
     .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
+    .option("--split", "with --tune: tune on one part of the queries and report the other (the collection's own train part, queries_train.jsonl + qrels/train.tsv, when it has one; else a seeded half of its judged queries, --seed)")
     .option("--folds <n>", "folds of --tune", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
     .option("--keep-defaults", "with --tune and --run-out: when the tuning does not clearly beat the defaults, write no tuned-config.json")
     .option("--json", "print JSON (with a version field) instead of the tables")
@@ -205,6 +239,6 @@ export function register(program: Command): void {
     .action(action((dir: string, o: BeirCommandOptions) => beirCommand(dir, o)));
   refuseInMode<BeirCommandOptions>(cmd, [
     { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--rerank"] },
-    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds", "--keep-defaults"] },
+    { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds", "--keep-defaults", "--split"] },
   ]);
 }

@@ -30,7 +30,7 @@ export function checkTuningOutputs(o: TuningOutputs, option = "--out"): Promise<
 }
 
 /** Writes the configuration file (with `out`; `option` names it in messages), then prints the tuning: JSON, or the text account. */
-export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--out"): Promise<number> {
+export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--out", extra?: { json: Record<string, unknown>; lines: readonly string[] }): Promise<number> {
   const { cv, candidates, config, decision } = t;
   // Not adopted: the file holds the defaults, or (--keep-defaults) nothing is written.
   const write = o.out !== undefined && (decision.adopted || o.keepDefaults !== true);
@@ -39,7 +39,7 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--
   if (o.json) {
     out(
       JSON.stringify(
-        { version: 1, ...(t.warning !== undefined ? { warning: t.warning } : {}), config, decision: { ...decision, written }, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) } },
+        { version: 1, ...(t.warning !== undefined ? { warning: t.warning } : {}), config, decision: { ...decision, written }, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) }, ...(extra?.json ?? {}) },
         null,
         2,
       ),
@@ -67,6 +67,7 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--
           ? `--keep-defaults: nothing written to ${o.out} (the shipped defaults stay in force).`
           : `Config file: ${o.out} (${decision.adopted ? "the tuned configuration" : `the defaults: ${candidateKey(final)}`}).`,
       ...(t.warning !== undefined ? [`warning: ${t.warning}`] : []),
+      ...(extra?.lines ?? []),
     ].join("\n"),
   );
   return 0;
