@@ -61,6 +61,16 @@ export interface Grid {
   denseK: readonly number[];
   bm25K: readonly number[];
   bm25: ReadonlyArray<{ k1: number; b: number }>;
+  /**
+   * Single stages searched beside the fused candidates (the "BM25 only"
+   * candidate of the leave-one-collection-out study, bench/loco-fusion.bench.ts,
+   * and its dense twin): RRF with the other branch's weight 0, i.e. that
+   * branch's own order, the other branch's extra candidates after it at
+   * score 0 (what the retriever does with such a config file). `bm25` varies
+   * (k1, b) and bm25K at the grid's first denseK; `dense` varies denseK at the
+   * grid's first bm25K and (k1, b). Empty or absent: none.
+   */
+  stages?: ReadonlyArray<"bm25" | "dense">;
 }
 
 /**
@@ -76,7 +86,9 @@ export const TUNE_ALPHAS: readonly number[] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7
 export const ALPHA_NEIGHBOUR_STEP = 0.05;
 
 export const DEFAULT_GRID: Grid = {
-  fusion: ["rrf", "minmax", "zscore", "combmnz"],
+  // The fusion methods of the candidate defaults compared across collections (docs/fusion-and-tuning.md,
+  // "A default fitted across collections"); signals at its registered β, γ and the retriever's shift.
+  fusion: ["rrf", "minmax", "zscore", "combmnz", "signals"],
   alpha: TUNE_ALPHAS,
   rrfK: [10, 60],
   denseK: [20, 50],
@@ -85,6 +97,7 @@ export const DEFAULT_GRID: Grid = {
     { k1: 1.2, b: 0.75 },
     { k1: 0.9, b: 0.4 },
   ],
+  stages: ["bm25", "dense"],
 };
 
 /** The dense share α = dense / (dense + bm25) of a candidate's weights (0.5 when both are 0). */
@@ -115,10 +128,17 @@ export function candidateKey(c: Candidate): string {
   return `${c.fusion}${c.fusion === "rrf" ? `(k=${c.rrfK})` : ""} ${w} denseK=${c.denseK} bm25K=${c.bm25K} ${bm25Key(c.bm25)}`;
 }
 
-/** The grid's candidates, `first` (the current defaults) at index 0, duplicates removed. RRF alone varies rrfK. */
+/** The grid's candidates, `first` (the current defaults) at index 0, then the fused ones, then the single stages (`grid.stages`); duplicates removed. RRF alone varies rrfK. */
 export function expandGrid(grid: Grid, first: Candidate): Candidate[] {
   const out: Candidate[] = [first];
   const seen = new Set([candidateKey(first)]);
+  const add = (c: Candidate) => {
+    const key = candidateKey(c);
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(c);
+    }
+  };
   for (const bm25 of grid.bm25)
     for (const denseK of grid.denseK)
       for (const bm25K of grid.bm25K)
@@ -134,12 +154,12 @@ export function expandGrid(grid: Grid, first: Candidate): Candidate[] {
                 bm25K,
                 bm25,
               };
-              const key = candidateKey(c);
-              if (!seen.has(key)) {
-                seen.add(key);
-                out.push(c);
-              }
+              add(c);
             }
+  const stage = (weights: Candidate["weights"], denseK: number, bm25K: number, bm25: Candidate["bm25"]): Candidate => ({ fusion: "rrf", rrfK: first.rrfK, weights, denseK, bm25K, bm25 });
+  const [denseK0, bm25K0, bm250] = [grid.denseK[0], grid.bm25K[0], grid.bm25[0]];
+  if (grid.stages?.includes("bm25") && denseK0 !== undefined) for (const bm25 of grid.bm25) for (const bm25K of grid.bm25K) add(stage({ dense: 0, bm25: 1 }, denseK0, bm25K, bm25));
+  if (grid.stages?.includes("dense") && bm25K0 !== undefined && bm250 !== undefined) for (const denseK of grid.denseK) add(stage({ dense: 1, bm25: 0 }, denseK, bm25K0, bm250));
   return out;
 }
 

@@ -45,7 +45,7 @@ describe("retrace tune", () => {
     expect(r.stdout).toMatch(/Tuned on the tune part of .*split\.json \(4 of 5 cases\): 4 groups with gold/);
     expect(r.stdout).toMatch(/Cross-validated score of the tuning/);
     const config = parseConfig(JSON.parse(await readFile(out, "utf8")), out);
-    expect(config.retrieval.fusion).toMatch(/^(rrf|minmax|zscore|combmnz)$/);
+    expect(config.retrieval.fusion).toMatch(/^(rrf|minmax|zscore|combmnz|signals)$/);
     expect(config.tuned?.folds).toBe(2);
   }, 120_000);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { ndcgAtK } from "../../src/eval/measures/metrics.js";
 import { DEFAULT_GRID, alphaOf, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, gridAround, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/research/tune.js";
-import { TUNE_MIN_GAIN, tuneDecision } from "../../src/app/tune.js";
+import { TUNE_MIN_GAIN, crossValidateCandidates, tuneDecision } from "../../src/app/tune.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
 const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
@@ -102,16 +102,48 @@ describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
     for (const a of [0.1, 0.5, 0.85, 0.9, 0.95]) expect(minmaxAlphas.has(a)).toBe(true);
   });
 
-  it("a default method outside the grid (the LSA default, signals) is searched over every α; a method in it is not repeated", () => {
+  it("the methods of the cross-collection candidates (signals included, the previous LSA default) are searched over every α; a default method in the grid is not repeated", () => {
+    expect(DEFAULT_GRID.fusion).toEqual(["rrf", "minmax", "zscore", "combmnz", "signals"]);
     const signals: Candidate = { ...DEFAULTS, fusion: "signals", weights: { dense: 0.9, bm25: 0.1 } };
     const g = gridAround(DEFAULT_GRID, signals);
     expect(g.fusion).toEqual(["rrf", "minmax", "zscore", "combmnz", "signals"]);
-    expect(DEFAULT_GRID.fusion).not.toContain("signals");
     const cands = expandGrid(g, signals);
     expect(cands[0]).toEqual(signals);
     const signalsAlphas = new Set(cands.filter((c) => c.fusion === "signals").map((c) => c.weights.dense));
     for (const a of [0.1, 0.5, 0.85, 0.9, 0.95]) expect(signalsAlphas.has(a)).toBe(true);
-    expect(gridAround(DEFAULT_GRID, { ...signals, fusion: "minmax" }).fusion).toEqual(DEFAULT_GRID.fusion);
+    // A default method outside the grid is added (adaptive is in no candidate set).
+    expect(gridAround(DEFAULT_GRID, { ...signals, fusion: "adaptive" }).fusion).toEqual(["rrf", "minmax", "zscore", "combmnz", "signals", "adaptive"]);
+  });
+
+  it("searches each single stage (BM25 alone, dense alone) beside the fused candidates, scored as that stage", () => {
+    const lsa: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } };
+    const cands = expandGrid(gridAround(DEFAULT_GRID, lsa), lsa);
+    const bm25Only = cands.filter((c) => c.weights.dense === 0);
+    const denseOnly = cands.filter((c) => c.weights.bm25 === 0);
+    // BM25 alone at each (k1, b) × bm25K (2 × 2), dense alone at each denseK (2); all RRF, at the grid's first other depth.
+    expect(bm25Only.map(candidateKey).sort()).toEqual([
+      "rrf(k=60) w=0/1 denseK=20 bm25K=20 k1=0.9,b=0.4",
+      "rrf(k=60) w=0/1 denseK=20 bm25K=20 k1=1.2,b=0.75",
+      "rrf(k=60) w=0/1 denseK=20 bm25K=50 k1=0.9,b=0.4",
+      "rrf(k=60) w=0/1 denseK=20 bm25K=50 k1=1.2,b=0.75",
+    ]);
+    expect(denseOnly.map(candidateKey).sort()).toEqual(["rrf(k=60) w=1/0 denseK=20 bm25K=20 k1=1.2,b=0.75", "rrf(k=60) w=1/0 denseK=50 bm25K=20 k1=1.2,b=0.75"]);
+    expect(expandGrid({ ...DEFAULT_GRID, stages: [] }, lsa).filter((c) => c.weights.dense === 0 || c.weights.bm25 === 0)).toEqual([]);
+    // Gold g is BM25's first and dense's second (dense first: y). Scored at rank 1:
+    // BM25 alone → g (1); dense alone → y (0); min-max 0.9/0.1 → y 0.9·1 = 0.9 > g 0.9·0 + 0.1·1 = 0.1 (0).
+    const unit: TuneUnit = {
+      group: "g",
+      stratum: "en",
+      dense: list(["y", 0.9], ["g", 0.8]),
+      bm25: new Map([
+        [bm25Key({ k1: 0.9, b: 0.4 }), list(["g", 7], ["x", 2])],
+        [bm25Key({ k1: 1.2, b: 0.75 }), list(["g", 7], ["x", 2])],
+      ]),
+      evaluate: (fused) => ndcgAtK(fused.map((r) => r.id), ["g"], 1),
+    };
+    for (const c of bm25Only) expect(scoreUnit(unit, c)).toBe(1);
+    for (const c of denseOnly) expect(scoreUnit(unit, c)).toBe(0);
+    expect(scoreUnit(unit, lsa)).toBe(0);
   });
 });
 
@@ -129,5 +161,44 @@ describe("tuneDecision: never a worse file silently", () => {
     expect(tuneDecision(paired(0.02, -0.001, 0.04)).adopted).toBe(false);
     expect(tuneDecision(paired(0.004, 0.001, 0.007)).adopted).toBe(false);
     expect(tuneDecision(null).adopted).toBe(false);
+  });
+});
+
+describe("crossValidateCandidates: the defaults stay unless the held-out gain is clear", () => {
+  const lsa: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } };
+  const settings = { folds: 5, seed: 42, metric: "nDCG@1", source: "ten toy queries" };
+  const units = (dense: Ranked[], bm25: Ranked[]): TuneUnit[] =>
+    Array.from({ length: 10 }, (_, i) => ({
+      group: `q${i}`,
+      stratum: "en",
+      dense,
+      bm25: new Map([
+        [bm25Key({ k1: 0.9, b: 0.4 }), bm25],
+        [bm25Key({ k1: 1.2, b: 0.75 }), bm25],
+      ]),
+      evaluate: (fused: readonly Ranked[]) => ndcgAtK(fused.map((r) => r.id), ["g"], 1),
+    }));
+  const groups = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, stratum: "en" }));
+
+  it("adopts a configuration that wins on every held-out query", () => {
+    // Every query: the defaults (min-max 0.9/0.1) put the dense decoy y first (0.9 > 0.1: nDCG@1 0); BM25 alone, or a low dense weight, puts g first (1).
+    const cands = expandGrid(gridAround(DEFAULT_GRID, lsa), lsa);
+    const t = crossValidateCandidates(units(list(["y", 0.9], ["g", 0.8]), list(["g", 7], ["x", 2])), groups, cands, settings);
+    expect(t.cv.defaultScore).toBe(0);
+    expect(t.cv.cvScore).toBe(1);
+    expect(t.decision.adopted).toBe(true);
+    expect(t.config.tuned?.written).toBe("tuned");
+    expect(t.config.retrieval.weights).not.toEqual(lsa.weights);
+  });
+
+  it("keeps the defaults (and writes them) when nothing beats them held out", () => {
+    // g first in both lists: every candidate scores 1, the tie goes to candidate 0, the defaults.
+    const cands = expandGrid(gridAround(DEFAULT_GRID, lsa), lsa);
+    const t = crossValidateCandidates(units(list(["g", 0.9], ["y", 0.8]), list(["g", 7], ["x", 2])), groups, cands, settings);
+    expect(t.cv.cvScore).toBe(1);
+    expect(t.cv.defaultScore).toBe(1);
+    expect(t.decision.adopted).toBe(false);
+    expect(t.config.tuned?.written).toBe("defaults");
+    expect(t.config.retrieval).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, denseK: 20, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } });
   });
 });
