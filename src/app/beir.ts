@@ -386,10 +386,13 @@ export interface BeirSplitReport {
   queries: { tune: string[]; report: string[] };
   n: number;
   /** Means over the reported queries. */
-  mean: { bm25: number; dense: number; defaults: number; written: number };
+  mean: { bm25: number; dense: number; defaults: number; tuned: number; written: number };
+  /** The configuration best on all tune-part queries (what is written when adopted), whatever the decision: what tuning on the labelled part is worth on queries it never saw. */
+  tuned: { candidate: string };
   /** What the tuning writes (the defaults unless it clearly won on the tune part) and whether that is the tuned configuration. */
   written: { candidate: string; adopted: boolean };
-  /** written − defaults, and each of them − the better stage (paired over the reported queries; sign-flip test, bootstrap CI, seed). */
+  /** tuned − defaults, written − defaults, and each of them − the better stage (paired over the reported queries; sign-flip test, bootstrap CI, seed). */
+  tunedMinusDefaults: PairedComparison | null;
   writtenMinusDefaults: PairedComparison | null;
   defaultsMinusBest: { bestStage: "bm25" | "dense"; comparison: PairedComparison | null };
   writtenMinusBest: { bestStage: "bm25" | "dense"; comparison: PairedComparison | null };
@@ -452,16 +455,17 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
       progress,
     );
     if (split === undefined) return outcome;
-    const written = candidates[outcome.decision.adopted ? outcome.cv.final : 0] as Candidate;
-    return { ...outcome, report: scoreReportPart(await unitsOf(split.report, "split: reported part"), current, written, outcome.decision.adopted, split, seed) };
+    const tuned = candidates[outcome.cv.final] as Candidate;
+    return { ...outcome, report: scoreReportPart(await unitsOf(split.report, "split: reported part"), current, tuned, outcome.decision.adopted, split, seed) };
   } finally {
     await opened.store.close();
   }
 }
 
-/** Scores the reported part of `--split` (pure; the units' lists are already computed). */
-export function scoreReportPart(units: readonly TuneUnit[], defaults: Candidate, written: Candidate, adopted: boolean, split: Pick<BeirSplit, "kind" | "description" | "tune">, seed: number): BeirSplitReport {
-  const per = { bm25: new Map<string, number>(), dense: new Map<string, number>(), defaults: new Map<string, number>(), written: new Map<string, number>() };
+/** Scores the reported part of `--split` (pure; the units' lists are already computed): `tuned` is the tune part's best candidate, written only when `adopted`. */
+export function scoreReportPart(units: readonly TuneUnit[], defaults: Candidate, tunedCandidate: Candidate, adopted: boolean, split: Pick<BeirSplit, "kind" | "description" | "tune">, seed: number): BeirSplitReport {
+  const written = adopted ? tunedCandidate : defaults;
+  const per = { bm25: new Map<string, number>(), dense: new Map<string, number>(), defaults: new Map<string, number>(), tuned: new Map<string, number>(), written: new Map<string, number>() };
   for (const u of units) {
     const bm25 = u.bm25.get(bm25Key(defaults.bm25)) ?? [];
     const put = (m: Map<string, number>, v: number | null) => {
@@ -470,10 +474,11 @@ export function scoreReportPart(units: readonly TuneUnit[], defaults: Candidate,
     put(per.bm25, u.evaluate(bm25));
     put(per.dense, u.evaluate(u.dense));
     put(per.defaults, scoreUnit(u, defaults));
+    put(per.tuned, scoreUnit(u, tunedCandidate));
     put(per.written, scoreUnit(u, written));
   }
   const mean = (m: Map<string, number>) => (m.size === 0 ? 0 : [...m.values()].reduce((a, b) => a + b, 0) / m.size);
-  const means = { bm25: mean(per.bm25), dense: mean(per.dense), defaults: mean(per.defaults), written: mean(per.written) };
+  const means = { bm25: mean(per.bm25), dense: mean(per.dense), defaults: mean(per.defaults), tuned: mean(per.tuned), written: mean(per.written) };
   const bestStage = means.dense > means.bm25 ? "dense" : "bm25";
   const best = per[bestStage];
   const byId = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
@@ -486,7 +491,9 @@ export function scoreReportPart(units: readonly TuneUnit[], defaults: Candidate,
     queries: { tune: split.tune.queries.map((q) => q.id).sort(byId), report: units.map((u) => u.group).sort(byId) },
     n: per.defaults.size,
     mean: means,
+    tuned: { candidate: candidateKey(tunedCandidate) },
     written: { candidate: candidateKey(written), adopted },
+    tunedMinusDefaults: pairedComparison(per.defaults, per.tuned, { seed }),
     writtenMinusDefaults: pairedComparison(per.defaults, per.written, { seed }),
     defaultsMinusBest: { bestStage, comparison: pairedComparison(best, per.defaults, { seed }) },
     writtenMinusBest: { bestStage, comparison: pairedComparison(best, per.written, { seed }) },

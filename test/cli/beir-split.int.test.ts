@@ -51,7 +51,8 @@ const jsonl = (rows: readonly unknown[]) => `${rows.map((r) => JSON.stringify(r)
 
 interface SplitJson {
   cv: { n: number };
-  split: { kind: string; n: number; queries: { tune: string[]; report: string[] }; mean: { bm25: number; dense: number; defaults: number; written: number } };
+  decision: { adopted: boolean };
+  split: { kind: string; n: number; queries: { tune: string[]; report: string[] }; mean: { bm25: number; dense: number; defaults: number; tuned: number; written: number } };
 }
 
 let own: string;
@@ -104,6 +105,8 @@ describe("retrace beir --tune --split", () => {
     expect(j.split.n).toBe(4);
     // BM25 on the test queries: one hit of four. With any train query (all hits) in it, the mean would be above 0.25.
     expect(j.split.mean.bm25).toBeCloseTo(0.25, 10);
+    // What is written is the tuned configuration only when adopted, else the defaults.
+    expect(j.split.mean.written).toBe(j.decision.adopted ? j.split.mean.tuned : j.split.mean.defaults);
   }, 180_000);
 
   it("a collection without one: a seeded half tuned on, the other half reported, disjoint", async () => {
