@@ -144,4 +144,16 @@ export async function run(): Promise<void> {
   for (const w of [...worst].sort((a, b) => b.worst - a.worst)) console.log(`| ${w.candidate.name} | ${f4(w.worst)} | ${w.where} | ${f4(w.mean)} | ${f4(w.worstR100)} |`);
   console.log(`\nChosen (highest worst case; within ${TIE}, the simpler): ${chosen.candidate.name}, worst ${f4(chosen.worst)} on ${chosen.where}.`);
   console.log(`Its constants fitted on all four collections (the shipped ones; in-sample, no figure reported on them): ${chosen.candidate.describe(shipped)}.`);
+  // The default before issue 37, at its fixed constants (fitted on Cranfield alone: in-sample there, held out elsewhere).
+  const previous = CANDIDATES.find((c) => c.name === "signals κ") as Candidate;
+  const prevParams: Params = { lambda: 5.4, beta: 2, gamma: -2 };
+  console.log(`\nReference: the previous default, ${previous.describe(prevParams)} (fitted on Cranfield alone; nothing fitted here):\n`);
+  console.log("| collection | nDCG@10 | − best stage | R@100 | − best stage |");
+  console.log("|---|---:|---|---:|---|");
+  for (const [name, c] of colls) {
+    const s = scored(scoreLists(c.lists, (q) => previous.rank(q, c.lists, prevParams)));
+    const bestN = c[c.best.ndcg];
+    const bestR = c[c.best.r100];
+    console.log(`| ${name} | ${s.mNdcg.toFixed(4)} | ${cmpText(pairedComparison(bestN.ndcg, s.ndcg, { seed: 42 }))} | ${s.mR100.toFixed(4)} | ${cmpText(pairedComparison(bestR.r100, s.r100, { seed: 42 }))} |`);
+  }
 }
