@@ -10,7 +10,7 @@
  * the expected 0.25; the seeded split must report exactly the ids it did not
  * tune on (a partition of the twelve, cross-validation over the other six).
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { cp, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -127,6 +127,16 @@ describe("retrace beir --tune --split", () => {
     const hits = report.filter((id) => Number(id.slice(1)) % 2 === 1).length;
     expect(j.split.mean.bm25).toBeCloseTo(hits / 6, 10);
   }, 180_000);
+
+  it("a malformed train part exits 2 naming file, line and field", async () => {
+    const bad = path.join(tmp.dir, "bad-train");
+    await cp(own, bad, { recursive: true });
+    await writeFile(path.join(bad, "qrels", "train.tsv"), "query-id\tcorpus-id\tscore\nt1\tgt1\t1\nt2\tgt2\thigh\nt9\tgt1\t1\n");
+    const r = await tuneSplit(bad);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/train\.tsv:3: field `score`/);
+    expect(r.stderr).toMatch(/train\.tsv:4: field `query-id`.*queries_train\.jsonl/);
+  }, 60_000);
 
   it("--split without --tune is a usage error (exit 2)", async () => {
     const r = await runCli(["beir", seeded, "--split"], { env: LOCAL });
