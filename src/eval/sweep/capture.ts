@@ -45,8 +45,25 @@ export interface CapturedRetrieverRun {
   error: string | null;
 }
 
+/**
+ * What `selectRetrieval` reads of a turn: its retriever runs and retrace's own
+ * trace events. `RetrieverCapture` records them live from a graph's
+ * callbacks; recorded traces give the same (../sweep/recorded.ts
+ * `RecordedCapture`, docs/score-recorded-traces.md) — one capture layer, two sources.
+ */
+export interface RetrieverRuns {
+  /** Every retriever run, in start order. */
+  runs(): CapturedRetrieverRun[];
+  /** Retriever runs not nested in another retriever run, in start order. */
+  topLevel(): CapturedRetrieverRun[];
+  /** Retriever runs directly nested in `runId`, in start order. */
+  childrenOf(runId: string): CapturedRetrieverRun[];
+  /** retrace's own `retrieval_trace` events, in arrival order. */
+  retraceTraces(): RetrievalTrace[];
+}
+
 /** Start order of retriever runs; every other run only records its parent. */
-export class RetrieverCapture extends BaseCallbackHandler {
+export class RetrieverCapture extends BaseCallbackHandler implements RetrieverRuns {
   name = "RetrieverCapture";
   override awaitHandlers = true;
   private readonly parents = new Map<string, string | null>();
@@ -306,7 +323,7 @@ function pick<T>(xs: readonly T[], call: RetrievalCall): T[] {
  * `child` stages (all descendants, in start order), and the scored run itself
  * the `final` stage. Returns null when the turn made no retriever run at all.
  */
-export function selectRetrieval(capture: RetrieverCapture, call: RetrievalCall, ids: IdOptions, where: string, opts: { texts?: boolean } = {}): CapturedRetrieval | null {
+export function selectRetrieval(capture: RetrieverRuns, call: RetrievalCall, ids: IdOptions, where: string, opts: { texts?: boolean } = {}): CapturedRetrieval | null {
   const traces = capture.retraceTraces();
   if (traces.length > 0) {
     const chosen = pick(traces, call);

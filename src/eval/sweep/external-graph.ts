@@ -24,7 +24,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
 import { buildWith, importUserModule, userFunction } from "../../user-module.js";
-import { capturedGoldPositions, RetrieverCapture, scoredDocuments, selectRetrieval, type CapturedDocument, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./capture.js";
+import { capturedGoldPositions, RetrieverCapture, scoredDocuments, selectRetrieval, type CapturedDocument, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall, type RetrieverRuns } from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./turns.js";
@@ -264,6 +264,81 @@ function graphTurn(t: EvalTurn): Omit<EvalTurn, "context"> {
   return rest;
 }
 
+/** What a turn's outcome was, for `scoreCapturedTurn`: the run's error (and why it was given up), else its final state. */
+export interface TurnOutcome {
+  error?: string;
+  givenUp?: TurnReport["givenUp"];
+  /** The graph's final state (`answer`, `citedIds`, `refused`, `messages` read from it). */
+  state?: unknown;
+  /** The state's serialized size (a `--graph` run's --max-state-mb check), recorded on a turn that did not fail. */
+  stateBytes?: number;
+}
+
+/**
+ * One turn scored from its capture — the one step a `--graph` run and a
+ * recorded-traces run share (docs/score-recorded-traces.md): the scored
+ * retrieval chosen by `--retrieval-call` (`selectRetrieval`), its top k
+ * scored by the evaluators, and the report's `trace` and `captured` views
+ * (stages, the scored documents' text). A failed turn is an error turn
+ * (nothing captured before the failure is scored); a turn with no retriever
+ * run is "no retrieval" (a miss when gold-bearing).
+ */
+export async function scoreCapturedTurn(
+  c: EvalCase,
+  index: number,
+  capture: RetrieverRuns,
+  outcome: TurnOutcome,
+  opts: Pick<GraphSweepOptions, "evaluators" | "knownIds" | "k" | "retrievalCall"> & { ids: IdOptions },
+  where: string,
+): Promise<GraphTurn> {
+  const t = c.turns[index]!;
+  const { error, givenUp, state } = outcome;
+  // Retrieval captured before a failure is not scored: the turn is an error.
+  const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", opts.ids, where, { texts: true }) : null;
+  const noRetrieval = error === undefined && retrieval === null;
+  // What is scored at k: the chosen calls' cards, cut at k (the stages keep the full lists); a turn with no retriever run retrieved nothing.
+  const retrievedIds = retrieval !== null ? retrieval.retrievedIds.slice(0, opts.k) : noRetrieval ? [] : null;
+  const s = (state ?? {}) as Record<string, unknown>;
+  const artifacts = turnArtifacts(c, index, retrievedIds, {
+    citedIds: Array.isArray(s.citedIds) ? (s.citedIds as string[]) : [],
+    answer: error === undefined ? lastAnswer(state) : "",
+    refused: s.refused === true,
+    knownIds: opts.knownIds,
+  });
+  // A turn to label (no gold, no expect) runs but scores nothing (docs/synthetic-cases.md#importing-conversations).
+  let results = error === undefined && !isToLabel(t) ? await runEvaluators(opts.evaluators, artifacts) : [];
+  // A gold-bearing turn with no retrieval is a miss, and says why in every view that shows the comment.
+  if (noRetrieval) results = results.map((r) => (RETRIEVAL_KEYS.has(r.key) ? { ...r, comment: `${NO_RETRIEVAL} (the turn made no retriever run): ${r.comment ?? ""}`.trimEnd() } : r));
+  const report = turnReport(c, artifacts, results);
+  if (error !== undefined) {
+    report.error = error;
+    if (givenUp !== undefined) report.givenUp = givenUp;
+  } else {
+    if (noRetrieval) report.noRetrieval = true;
+    if (outcome.stateBytes !== undefined) report.stateBytes = outcome.stateBytes;
+  }
+  if (retrieval !== null) {
+    if (retrieval.trace !== undefined) {
+      report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of ?? []), retrievedIds: retrievedIds ?? [] };
+    } else {
+      report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of ?? []) };
+    }
+    report.captured = {
+      source: retrieval.source,
+      retrievers: retrieval.retrievers,
+      topLevelRuns: retrieval.topLevelRuns,
+      steps: retrieval.steps,
+      stages: retrieval.stages.map(capturedList),
+      ...(retrieval.unscored.length > 0 ? { unscored: retrieval.unscored.map(capturedList) } : {}),
+      noChildRuns: retrieval.noChildRuns,
+      ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
+      // The scored top-k's page contents, bounded (docs/schema-versions.md): what the HTML turn view shows.
+      ...documentsOf(retrievedIds ?? [], retrieval.texts),
+    };
+  }
+  return { report, retrieval };
+}
+
 async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
   const graphCase: EvalCase = { ...c, turns: c.turns.map(graphTurn) };
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
@@ -290,50 +365,9 @@ async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, 
     else error = outcome.error;
     // Given up (deadline, stalled): an error turn like one that threw; the case goes on with its next turn.
     if (outcome.kind === "stuck") givenUp = outcome.why;
-    // Retrieval captured before a failure is not scored: the turn is an error.
-    const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", ids, where, { texts: true }) : null;
-    const noRetrieval = error === undefined && retrieval === null;
-    // What is scored at k: the chosen calls' cards, cut at k (the stages keep the full lists); a turn with no retriever run retrieved nothing.
-    const retrievedIds = retrieval !== null ? retrieval.retrievedIds.slice(0, opts.k) : noRetrieval ? [] : null;
-    const s = (state ?? {}) as Record<string, unknown>;
-    const artifacts = turnArtifacts(c, index, retrievedIds, {
-      citedIds: Array.isArray(s.citedIds) ? (s.citedIds as string[]) : [],
-      answer: error === undefined ? lastAnswer(state) : "",
-      refused: s.refused === true,
-      knownIds: opts.knownIds,
-    });
-    // A turn to label (no gold, no expect) runs but scores nothing (docs/synthetic-cases.md#importing-conversations).
-    let results = error === undefined && !isToLabel(t) ? await runEvaluators(opts.evaluators, artifacts) : [];
-    // A gold-bearing turn with no retrieval is a miss, and says why in every view that shows the comment.
-    if (noRetrieval) results = results.map((r) => (RETRIEVAL_KEYS.has(r.key) ? { ...r, comment: `${NO_RETRIEVAL} (the turn made no retriever run): ${r.comment ?? ""}`.trimEnd() } : r));
-    const report = turnReport(c, artifacts, results);
-    if (error !== undefined) {
-      report.error = error;
-      if (givenUp !== undefined) report.givenUp = givenUp;
-    } else {
-      if (noRetrieval) report.noRetrieval = true;
-      // The turn's state size, for the report's --max-state-mb check (./graph-checks.ts).
-      report.stateBytes = stateSize(state);
-    }
-    if (retrieval !== null) {
-      if (retrieval.trace !== undefined) {
-        report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of ?? []), retrievedIds: retrievedIds ?? [] };
-      } else {
-        report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of ?? []) };
-      }
-      report.captured = {
-        source: retrieval.source,
-        retrievers: retrieval.retrievers,
-        topLevelRuns: retrieval.topLevelRuns,
-        steps: retrieval.steps,
-        stages: retrieval.stages.map(capturedList),
-        ...(retrieval.unscored.length > 0 ? { unscored: retrieval.unscored.map(capturedList) } : {}),
-        noChildRuns: retrieval.noChildRuns,
-        ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
-        // The scored top-k's page contents, bounded (docs/schema-versions.md): what the HTML turn view shows.
-        ...documentsOf(retrievedIds ?? [], retrieval.texts),
-      };
-    }
+    // The turn's state size, for the report's --max-state-mb check (./graph-checks.ts).
+    const stateBytes = error === undefined ? stateSize(state) : undefined;
+    const { report, retrieval } = await scoreCapturedTurn(c, index, capture, { ...(error !== undefined ? { error } : {}), ...(givenUp !== undefined ? { givenUp } : {}), state, ...(stateBytes !== undefined ? { stateBytes } : {}) }, { ...opts, ids }, where);
     // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).
     if (ctx.retrievers !== undefined && !isToLabel(t)) {
       if (ctx.reinvocable?.pending(caseIndex) === true && error === undefined) {
