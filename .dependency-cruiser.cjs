@@ -49,13 +49,15 @@ const layerRules = Object.entries(LAYERS).flatMap(([layer, allowed]) =>
  * TREC export) read reports. Nothing in eval/ imports the composition root.
  */
 const EVAL_JOBS = {
-  measures: ["stats", "report", "sweep", "gate", "ir"],
-  stats: ["measures", "report", "sweep", "gate", "ir"],
-  report: ["sweep", "gate", "ir"],
+  measures: ["stats", "report", "sweep", "gate", "ir", "traces"],
+  stats: ["measures", "report", "sweep", "gate", "ir", "traces"],
+  report: ["sweep", "gate", "ir", "traces"],
   sweep: ["gate", "ir"],
-  gate: ["sweep", "ir"],
-  ir: ["sweep", "gate"],
-  label: ["sweep", "gate", "ir"],
+  gate: ["sweep", "ir", "traces"],
+  ir: ["sweep", "gate", "traces"],
+  label: ["sweep", "gate", "ir", "traces"],
+  // The trace readers are plain data in, recorded turns out: sweep/recorded.ts scores them (docs/score-recorded-traces.md).
+  traces: ["measures", "stats", "report", "sweep", "gate", "ir", "label"],
 };
 const evalJobRules = Object.entries(EVAL_JOBS).map(([job, forbidden]) => ({
   name: `eval-${job}-must-not-import-${forbidden.join("-")}`,
@@ -69,8 +71,15 @@ module.exports = {
   forbidden: [
     ...evalJobRules,
     {
+      name: "eval-traces-reads-no-graph-nodes-retrieval-or-langchain",
+      comment: "src/eval/traces/ reads recorded files only: nothing from src/graph, src/nodes, src/retrieval or LangChain (docs/architecture.md §1.1)",
+      severity: "error",
+      from: { path: "^src/eval/traces/" },
+      to: { path: "^(src/(graph|nodes|retrieval)/|node_modules/@langchain/)" },
+    },
+    {
       name: "eval-files-live-in-a-job-folder",
-      comment: "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir, label)",
+      comment: "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir, label, traces)",
       severity: "error",
       from: { path: "^src/eval/[^/]+\\.ts$" },
       to: {},

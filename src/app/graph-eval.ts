@@ -59,6 +59,9 @@ import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
 import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { applyGate, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.js";
+import type { ParsedConfigurable, SweepSource } from "./sweep-source.js";
+export type { ParsedConfigurable } from "./sweep-source.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
 /** How a graph of your own is loaded, driven and read (`eval --graph`, `trace --graph`). */
@@ -99,7 +102,7 @@ export interface ExternalGraphOptions {
 }
 
 /** The options of a graph eval (the store, embedder and mode belong to retrace's own graph). */
-export interface GraphEvalOptions extends ExternalGraphOptions, GateOptions {
+export interface GraphEvalOptions extends ExternalGraphOptions, RecordedTracesOptions, GateOptions {
   kb?: string;
   cases?: string;
   /** Cards scored per turn (default 5). */
@@ -214,13 +217,6 @@ function canonicalJson(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
       .join(",")}}`;
   return JSON.stringify(v) ?? "null";
-}
-
-/** A `--configurable` read and checked: the object, and what the report records of it. */
-export interface ParsedConfigurable {
-  value: Record<string, unknown>;
-  /** sha256 of its canonical JSON, and its top-level keys, sorted. */
-  record: { hash: string; keys: string[] };
 }
 
 const CONFIGURABLE_EXPECTED = 'a JSON object (e.g. {"user_id": "u1"}) or the path of a .json file holding one';
@@ -407,7 +403,7 @@ function checkGraphBaselineBeforeRun(baseline: Baseline, file: string, o: GraphE
  */
 export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
   checkGraphEvalOptions(o);
-  if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
+  if (o.graph === undefined && o.traces === undefined) throw new InvalidArgumentError("--graph", "a graph module (or --traces, recorded traces)", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
   const seed = o.seed ?? EVAL_DEFAULTS.seed;
   const retrievalCall = o.retrievalCall ?? "last";
@@ -415,28 +411,31 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const selected = selectRunCases(data.cases, o); // unknown case ids, a locale no case has: exit 2 before the graph loads
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // whole cases, balanced by turns (src/eval/gate/shard.ts)
   const hashOf = (cs: readonly EvalCase[]) => (cs.length === data.cases.length ? datasetHash(data.cases) : datasetHash([...cs]));
-  // What identifies the graph and its scoring, read before the module loads.
-  const module = await graphModuleIdentity(o.graph);
-  const configurable = o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined;
+  // The sweep's source: the graph run (its module identity read before it loads) or recorded traces (src/app/traces-eval.ts).
+  const source: SweepSource = o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o)) : await graphSource(o);
+  const module = source.module;
+  const configurable = source.configurable;
   const idMapHash = o.idMap !== undefined ? await moduleFileHash(o.idMap, "--id-map", "default") : undefined;
   const identity: GraphRunIdentity = {
     file: module.file,
     exportName: module.exportName,
-    moduleHash: module.moduleHash,
+    ...(module.moduleHash !== undefined ? { moduleHash: module.moduleHash } : {}),
     idKey: describeIdKeys(o.idMap !== undefined ? { idMap: () => null } : o.idKey !== undefined ? { idKey: o.idKey } : {}),
     retrievalCall,
     ...(o.catalog !== undefined ? { catalog: projectPath(o.catalog) } : {}),
     ...(idMapHash !== undefined ? { idMapHash } : {}),
     ...(configurable !== undefined ? { configurable: configurable.record } : {}),
-    turnTimeoutSeconds: o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S,
+    ...(o.traces === undefined ? { turnTimeoutSeconds: o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S } : {}),
   };
   const embedder = `${GRAPH_PREFIX}${module.file}#${module.exportName}`;
   let baseline: Baseline | null = null;
   if (wantsBaseline(o)) {
     const file = graphBaselineFile(o);
     baseline = await readBaseline(file);
-    const migrated = migrateGraphBaseline(baseline, parseModuleSpec(o.graph, DEFAULT_GRAPH_EXPORT).file, module.exportName, file);
-    if (migrated !== undefined) log.info(migrated);
+    if (o.graph !== undefined) {
+      const migrated = migrateGraphBaseline(baseline, parseModuleSpec(o.graph, DEFAULT_GRAPH_EXPORT).file, module.exportName, file);
+      if (migrated !== undefined) log.info(migrated);
+    }
     const stub = { datasetHash: hashOf(cases), kbHash: kbHash(data.kb), embedder, k, store: "graph", graph: graphRunInfo(identity, [], [], graphRunFacts([], () => undefined)) };
     checkGraphBaselineBeforeRun(baseline, file, o, stub, { datasetHash: hashOf(cases), full: datasetHash(data.cases), selected: cases.length, total: data.cases.length });
     checkBaselineTurns(baseline, file, data.cases);
@@ -449,11 +448,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
   let swept;
   try {
-    swept = await sweepGraph(o, cases, data.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, (d, t) => progress.update(d, t), {
-      ...(configurable !== undefined ? { configurable } : {}),
-      evaluators,
-      repeat: o.repeat ?? 1,
-    });
+    swept = await source.sweep(cases, data.kb, evaluators, (d, t) => progress.update(d, t));
   } finally {
     progress.stop();
   }
@@ -470,17 +465,17 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
   const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale, stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB));
   const metadataKeys = [...new Set(swept.runs.flat().flatMap((t) => t.retrieval?.metadataKeys ?? []))].sort();
-  checkKnownIds(facts, { graph: `--graph ${module.file}#${module.exportName}`, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}`, metadataKeys });
+  checkKnownIds(facts, { graph: source.label, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}`, metadataKeys });
   const report = buildReport({
     run: {
       datasetHash: hashOf(cases),
       kbHash: kbHash(data.kb),
       embedder,
-      embedderDescription: "the graph's own retriever(s), captured from its retriever runs",
+      embedderDescription: source.description,
       k,
       store: "graph",
       storeKind: "graph",
-      graph: graphRunInfo(identity, turns, capturedRetrievers(swept.runs.flat()), facts),
+      graph: { ...graphRunInfo(identity, turns, capturedRetrievers(swept.runs.flat()), facts), ...(swept.traces !== undefined ? { traces: swept.traces } : {}) },
     },
     turns,
     evaluators,
@@ -507,5 +502,19 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   // Wall-clock figures only in the `timings` section (docs/determinism.md); then the judge's cost (the key order `retrace merge` writes).
   report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };
   if (judge !== undefined) recordJudgeCost(report, judge.cost());
-  return { report, baseline };
+  return { report, baseline, ...(swept.recorded !== undefined ? { recorded: swept.recorded } : {}) };
+}
+
+/** The graph-run source (`--graph`): its module identity, read before the module loads. */
+async function graphSource(o: GraphEvalOptions): Promise<SweepSource> {
+  const module = await graphModuleIdentity(o.graph!);
+  const configurable = o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined;
+  return {
+    module,
+    ...(configurable !== undefined ? { configurable } : {}),
+    label: `--graph ${module.file}#${module.exportName}`,
+    description: "the graph's own retriever(s), captured from its retriever runs",
+    sweep: (cases, kb, evaluators, onCaseDone) =>
+      sweepGraph(o, cases, kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, onCaseDone, { ...(configurable !== undefined ? { configurable } : {}), evaluators, repeat: o.repeat ?? 1 }),
+  };
 }

@@ -311,6 +311,11 @@ function pick<T>(xs: readonly T[], call: RetrievalCall): T[] {
   return [...xs];
 }
 
+/** The top-level runs `call` scores: every run of the last (or first) step, or all of them. */
+export function scoredCalls(top: readonly CapturedRetrieverRun[], call: RetrievalCall, steps: CapturedRetrieverRun[][] = retrievalSteps(top)): CapturedRetrieverRun[] {
+  return call === "all" ? [...top] : pick(steps, call).flat();
+}
+
 /**
  * The retrieval of one turn, from its capture: retrace's own trace events when
  * any (one event per retrieve-node run: `last` the last, `first` the first,
@@ -347,7 +352,7 @@ export function selectRetrieval(capture: RetrieverRuns, call: RetrievalCall, ids
   const top = capture.topLevel();
   if (top.length === 0) return null;
   const steps = retrievalSteps(top);
-  const scored = call === "all" ? top : pick(steps, call).flat();
+  const scored = scoredCalls(top, call, steps);
   const stages: CapturedStage[] = [];
   const used = new Map<string, number>();
   const keyOf = (name: string) => {

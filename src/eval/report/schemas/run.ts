@@ -65,6 +65,36 @@ const graphRunInfoObject = z.object({
   maxStateBytes: count.optional(),
   largestStateBytes: count.optional(),
   largeStateTurns: count.optional(),
+  /**
+   * `retrace eval --traces` (docs/score-recorded-traces.md): what was read —
+   * the format, the files, spans or runs, conversations and turns — and how
+   * the recording joined the cases: turns scored, turns whose user text
+   * differs from the case's (not scored), recorded turns past their case's
+   * end, case turns past the recording's, conversations with no case, cases
+   * with no conversation, conversations that named no id. Lists keep at most
+   * 20 entries; their counts are exact. Absent on `--graph` runs.
+   */
+  traces: z
+    .object({
+      format: z.enum(["otlp", "langsmith"]),
+      files: z.array(z.string()),
+      records: count,
+      conversations: count,
+      turns: count,
+      filteredOut: count,
+      scoredTurns: count,
+      mismatches: count,
+      mismatchExamples: z.array(z.object({ case: z.string(), turn: count, recorded: z.string(), expected: z.string(), where: z.string() })),
+      turnsWithoutCaseTurn: count,
+      caseTurnsWithoutTrace: count,
+      conversationsWithoutCase: count,
+      conversationsWithoutCaseExamples: z.array(z.string()),
+      casesWithoutTrace: count,
+      casesWithoutTraceExamples: z.array(z.string()),
+      anonymousConversations: count,
+      anonymousExamples: z.array(z.string()),
+    })
+    .optional(),
 });
 /**
  * The keys of `run.graph` that identify a `--graph` run and how it was scored

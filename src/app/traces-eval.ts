@@ -1,0 +1,217 @@
+/**
+ * `retrace eval --traces PATH` (docs/score-recorded-traces.md): the
+ * recorded-traces source of a graph eval (`runGraphEval`, ./graph-eval.ts,
+ * whose report, splits, intervals, baseline, gates and renderers it shares),
+ * the `traces` section of `--config` (filters by service / project and
+ * time window), and the write-back files: Phoenix span annotations
+ * (`--annotations-out`) and LangSmith feedback (`--feedback-out`), one per
+ * scored turn and retrieval metric, computed from the finished report.
+ *
+ * A recording is identified by its source kind (recorded traces), the id
+ * rule and the call mode, never by its files: a baseline of one recording
+ * compares with later recordings of the same cases.
+ */
+import { z } from "zod";
+import { DataValidationError, GraphInputError, InvalidArgumentError } from "../errors.js";
+import { readTextFileOrThrow } from "../kb/text.js";
+import { parseJsonOrThrow } from "../kb/json.js";
+import { expectationOf, fieldPath, showValue, valueAt } from "../kb/schema-issues.js";
+import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import { log } from "../log.js";
+import { METRICS } from "../eval/measures/metrics.js";
+import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
+import type { Report } from "../eval/report/types.js";
+import { runRecordedSweep, type RecordedGraphTurn } from "../eval/sweep/recorded.js";
+import { JOIN_LIST_MAX, joinTraces } from "../eval/traces/join.js";
+import { readTraces } from "../eval/traces/read.js";
+import { TRACE_FORMATS, type TraceFilters, type TraceFormat } from "../eval/traces/types.js";
+import { EVAL_DEFAULTS } from "./eval-plan.js";
+import type { SweepSource } from "./sweep-source.js";
+import type { IdOptions, RetrievalCall } from "../eval/sweep/capture.js";
+
+/** The options of a recorded-traces eval. */
+export interface RecordedTracesOptions {
+  /** A trace file or a folder of them (OTLP/JSON, LangSmith runs): scored as recorded, nothing re-run. */
+  traces?: string;
+  /** Forces the format (default: detected per record). */
+  tracesFormat?: TraceFormat;
+  /** With `traces`: a JSON file whose `traces` section filters the turns (services, from, to). */
+  config?: string;
+}
+
+/** The identity of a recorded-traces run (`run.graph.file` / `exportName`): the source kind, not the files. */
+export const RECORDED_SOURCE = { file: "traces", exportName: "recorded" } as const;
+
+const TracesConfigSchema = z
+  .object({
+    /** Only turns of these services (OTLP `service.name`) or projects (LangSmith `session_name`). */
+    services: z.array(z.string().min(1)).min(1).optional(),
+    /** Only turns whose root started at or after `from` and before `to` (ISO 8601 instants). */
+    from: z.string().datetime({ offset: true }).optional(),
+    to: z.string().datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+/**
+ * The `traces` section of a `--config` JSON file: `{"traces": {"services":
+ * [...], "from": "...", "to": "..."}}`. Other sections (retrace's retrieval
+ * settings) do not apply to recorded traces and are ignored with a note.
+ */
+export async function readTraceFilters(file: string | undefined): Promise<TraceFilters> {
+  if (file === undefined) return {};
+  const value = parseJsonOrThrow(await readTextFileOrThrow(file), { file, expected: 'a JSON object with a "traces" section' });
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new DataValidationError([{ file, message: 'expected a JSON object with a "traces" section' }]);
+  const obj = value as Record<string, unknown>;
+  const others = Object.keys(obj).filter((k) => k !== "traces");
+  if (others.length > 0) log.info(`--config ${file}: ${others.join(", ")} ${others.length === 1 ? "does" : "do"} not apply to recorded traces (only its "traces" section does)`);
+  if (obj.traces === undefined) return {};
+  const r = TracesConfigSchema.safeParse(obj.traces);
+  if (!r.success)
+    throw new DataValidationError(
+      r.error.issues.map((issue) => ({ file, field: `traces${issue.path.length > 0 ? `.${fieldPath(issue.path)}` : ""}`, message: `expected ${expectationOf(issue, obj.traces)}, got ${showValue(valueAt(obj.traces, issue.path))}` })),
+    );
+  return r.data as TraceFilters;
+}
+
+/** The recorded-traces source: read the files, join them to the cases, score each joined turn (./graph-eval.ts `SweepSource`). */
+export async function recordedTracesSource(o: RecordedTracesOptions & { k?: number; retrievalCall?: RetrievalCall }, idOptions: () => Promise<IdOptions>): Promise<SweepSource> {
+  const file = o.traces!;
+  if (o.tracesFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(o.tracesFormat)) throw new InvalidArgumentError("--traces-format", TRACE_FORMATS.join(" or "), o.tracesFormat);
+  const filters = await readTraceFilters(o.config);
+  return {
+    module: { ...RECORDED_SOURCE },
+    label: `--traces ${file}`,
+    description: "recorded traces: the retriever calls the traces hold, scored as recorded (nothing re-run)",
+    sweep: async (cases: readonly EvalCase[], kb: KnowledgeBase, evaluators: EvaluatorSpec[], onCaseDone) => {
+      const ids = await idOptions();
+      const read = await readTraces(file, { ...(o.tracesFormat !== undefined ? { format: o.tracesFormat } : {}), filters });
+      const join = joinTraces(read.conversations, cases);
+      const turnsRead = read.conversations.reduce((n, c) => n + c.turns.length, 0);
+      if (join.joined.length === 0)
+        throw new GraphInputError(
+          `--traces ${file}: no recorded turn joins a case (${read.conversations.length} conversations, ${turnsRead} turns read; ${join.conversationsWithoutCaseCount} conversations have no case of their id` +
+            `${join.conversationsWithoutCase.length > 0 ? `, e.g. ${join.conversationsWithoutCase.slice(0, 3).join(", ")}` : ""}; ${join.mismatchCount} turns differ from their case's user text). ` +
+            "Make the cases from these traces with `retrace cases import` (each conversation becomes the case of its id), or check --case/--locale",
+        );
+      if (join.mismatchCount > 0)
+        log.warn(`--traces: ${join.mismatchCount} recorded turns differ from their case's user text and are not scored, e.g. case ${join.mismatches[0]!.case} turn ${join.mismatches[0]!.turn}: recorded ${JSON.stringify(join.mismatches[0]!.recorded)}, case ${JSON.stringify(join.mismatches[0]!.expected)} (${join.mismatches[0]!.where})`);
+      if (join.conversationsWithoutCaseCount > 0) log.info(`--traces: ${join.conversationsWithoutCaseCount} recorded conversations have no case (not scored): ${join.conversationsWithoutCase.join(", ")}${join.conversationsWithoutCaseCount > JOIN_LIST_MAX ? ", …" : ""}`);
+      if (join.casesWithoutTraceCount > 0) log.info(`--traces: ${join.casesWithoutTraceCount} cases have no recorded conversation (not scored): ${join.casesWithoutTrace.join(", ")}${join.casesWithoutTraceCount > JOIN_LIST_MAX ? ", …" : ""}`);
+      const turns = await runRecordedSweep(join, cases, { evaluators, knownIds: new Set(kb.byId.keys()), k: o.k ?? EVAL_DEFAULTS.k, retrievalCall: o.retrievalCall ?? "last", ids });
+      onCaseDone(cases.length, cases.length);
+      return {
+        turns,
+        runs: [turns],
+        ids,
+        recorded: turns,
+        traces: {
+          format: read.format,
+          files: read.files.map((f) => f.split("\\").join("/")),
+          records: read.records,
+          conversations: read.conversations.length,
+          turns: turnsRead,
+          filteredOut: read.filteredOut,
+          scoredTurns: join.joined.length,
+          mismatches: join.mismatchCount,
+          mismatchExamples: join.mismatches,
+          turnsWithoutCaseTurn: join.turnsWithoutCaseTurn,
+          caseTurnsWithoutTrace: join.caseTurnsWithoutTrace,
+          conversationsWithoutCase: join.conversationsWithoutCaseCount,
+          conversationsWithoutCaseExamples: join.conversationsWithoutCase,
+          casesWithoutTrace: join.casesWithoutTraceCount,
+          casesWithoutTraceExamples: join.casesWithoutTrace,
+          anonymousConversations: join.anonymousCount,
+          anonymousExamples: join.anonymous,
+        },
+      };
+    },
+  };
+}
+
+const METRIC_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
+
+/** A scored turn's retrieval results, with where the turn was recorded. */
+function scoredResults(report: Report, recorded: readonly RecordedGraphTurn[]): { rec: RecordedGraphTurn; key: string; score: number; comment?: string }[] {
+  const byTurn = new Map(recorded.map((t) => [`${t.report.caseId}#${t.report.turn}`, t]));
+  const out: { rec: RecordedGraphTurn; key: string; score: number; comment?: string }[] = [];
+  for (const t of report.turns) {
+    const rec = byTurn.get(`${t.caseId}#${t.turn}`);
+    if (rec === undefined || t.error !== undefined) continue;
+    for (const r of t.results) if (METRIC_KEYS.has(r.key)) out.push({ rec, key: r.key, score: r.score, ...(r.comment !== undefined ? { comment: r.comment } : {}) });
+  }
+  return out;
+}
+
+/** One Phoenix span annotation (the body of `POST /v1/span_annotations`: `{"data": [SpanAnnotationData, …]}`). */
+export interface PhoenixSpanAnnotation {
+  span_id: string;
+  name: string;
+  annotator_kind: "CODE";
+  result: { label: string; score: number; explanation: string };
+  identifier: string;
+  metadata: { case: string; turn: number; trace_id: string };
+}
+
+/**
+ * `--annotations-out`: one annotation per scored turn and retrieval metric on
+ * the turn's root span (`span_id`), named by the metric key, `annotator_kind`
+ * CODE, the score, a label (`hit` / `miss` for hit@k, else the score to 4
+ * places) and the evaluator's comment as explanation; `identifier` makes a
+ * re-upload replace, not duplicate. OTLP recordings only (Phoenix annotates spans).
+ */
+export function phoenixAnnotations(report: Report, recorded: readonly RecordedGraphTurn[]): { data: PhoenixSpanAnnotation[] } {
+  return {
+    data: scoredResults(report, recorded).map(({ rec, key, score, comment }) => ({
+      span_id: rec.recorded.rootId,
+      name: key,
+      annotator_kind: "CODE",
+      result: { label: labelOf(key, score), score, explanation: comment ?? "" },
+      identifier: `retrace:${key}`,
+      metadata: { case: rec.report.caseId, turn: rec.report.turn, trace_id: rec.recorded.traceId },
+    })),
+  };
+}
+
+/** One LangSmith feedback record, as `client.createFeedback(run_id, key, { score, comment })` takes it. */
+export interface LangSmithFeedback {
+  run_id: string;
+  trace_id: string;
+  key: string;
+  score: number;
+  value: string;
+  comment: string;
+  feedback_source_type: "model";
+}
+
+/** `--feedback-out`: one LangSmith feedback record per scored turn and retrieval metric, on the turn's root run. LangSmith recordings only. */
+export function langsmithFeedback(report: Report, recorded: readonly RecordedGraphTurn[]): LangSmithFeedback[] {
+  return scoredResults(report, recorded).map(({ rec, key, score, comment }) => ({
+    run_id: rec.recorded.rootId,
+    trace_id: rec.recorded.traceId,
+    key,
+    score,
+    value: labelOf(key, score),
+    comment: comment ?? "",
+    feedback_source_type: "model",
+  }));
+}
+
+function labelOf(key: string, score: number): string {
+  if (key.startsWith("retrieval_hit")) return score >= 1 ? "hit" : "miss";
+  return score.toFixed(4);
+}
+
+/** The write-back files of a traces run, as output-set entries; a file the recording's format cannot take is exit 2 (nothing written). */
+export function writeBackOutputs(report: Report, recorded: readonly RecordedGraphTurn[], o: { annotationsOut?: string; feedbackOut?: string }): { option: string; path: string; data: string }[] {
+  const format = report.run.graph?.traces?.format;
+  const out: { option: string; path: string; data: string }[] = [];
+  if (o.annotationsOut !== undefined) {
+    if (format !== "otlp") throw new InvalidArgumentError("--annotations-out", "OTLP/JSON traces (Phoenix annotates OpenTelemetry spans; for LangSmith runs write --feedback-out)", `${format ?? "no"} traces`);
+    out.push({ option: "--annotations-out", path: o.annotationsOut, data: `${JSON.stringify(phoenixAnnotations(report, recorded), null, 2)}\n` });
+  }
+  if (o.feedbackOut !== undefined) {
+    if (format !== "langsmith") throw new InvalidArgumentError("--feedback-out", "LangSmith run exports (feedback attaches to LangSmith runs; for OTLP spans write --annotations-out)", `${format ?? "no"} traces`);
+    out.push({ option: "--feedback-out", path: o.feedbackOut, data: langsmithFeedback(report, recorded).map((f) => `${JSON.stringify(f)}\n`).join("") });
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * The recorded-traces source of a sweep (`retrace eval --traces`;
+ * docs/score-recorded-traces.md): turns read from OTLP / LangSmith exports
+ * (../traces/) and joined to the cases by conversation (../traces/join.ts)
+ * are scored by the very step a `--graph` run uses (`scoreCapturedTurn`,
+ * ./external-graph.ts): `RecordedCapture` gives `selectRetrieval` the
+ * recorded retriever calls as a `RetrieverCapture` gives a live run's, so the
+ * step rule, `--retrieval-call`, the id rule, the stages and everything after
+ * them are one code path. Nothing is re-run.
+ *
+ * Time: a call's start and end give the step rule its order
+ * (`retrievalSteps`); calls recorded with LangGraph's `langgraph_step` are
+ * ordered by it first, so calls of two graph steps never count as parallel
+ * even when OTel's whole-millisecond start times make them look overlapping.
+ */
+import type { EvalCase } from "../../kb/types.js";
+import type { RetrievalTrace } from "../../retrieval/types.js";
+import type { TraceJoin } from "../traces/join.js";
+import type { RecordedRun, RecordedTurn } from "../traces/types.js";
+import { scoredCalls, type CapturedRetrieverRun, type IdOptions, type RetrieverRuns } from "./capture.js";
+import { scoreCapturedTurn, type GraphSweepOptions, type GraphTurn } from "./external-graph.js";
+import type { DocumentInterface } from "@langchain/core/documents";
+
+/** A recorded turn's retriever calls, read as `selectRetrieval` reads a live capture. */
+export class RecordedCapture implements RetrieverRuns {
+  private readonly all: CapturedRetrieverRun[];
+  constructor(runs: readonly RecordedRun[]) {
+    // The event clock: every start and end in time order (graph step first, an end before a start at the same instant).
+    const events: { run: number; at: number; step: number; end: boolean }[] = [];
+    runs.forEach((r, i) => {
+      const step = r.langgraphStep ?? 0;
+      events.push({ run: i, at: r.startUs, step, end: false }, { run: i, at: Math.max(r.endUs, r.startUs), step, end: true });
+    });
+    events.sort((a, b) => a.step - b.step || a.at - b.at || Number(b.end) - Number(a.end) || a.run - b.run);
+    const startSeq = new Array<number>(runs.length).fill(0);
+    const endSeq = new Array<number>(runs.length).fill(0);
+    events.forEach((e, seq) => ((e.end ? endSeq : startSeq)[e.run] = seq));
+    this.all = runs.map((r, i) => ({
+      runId: r.runId,
+      parentRunId: r.parentRunId,
+      retrieverParentRunId: r.retrieverParentRunId,
+      name: r.name,
+      tags: r.tags,
+      query: r.query,
+      order: i,
+      startSeq: startSeq[i]!,
+      endSeq: endSeq[i]!,
+      documents: r.documents === null ? null : (r.documents as DocumentInterface[]),
+      error: r.error,
+    }));
+    this.all.sort((a, b) => a.startSeq - b.startSeq);
+    this.all.forEach((r, i) => (r.order = i));
+  }
+  runs(): CapturedRetrieverRun[] {
+    return [...this.all];
+  }
+  topLevel(): CapturedRetrieverRun[] {
+    return this.all.filter((r) => r.retrieverParentRunId === null);
+  }
+  childrenOf(runId: string): CapturedRetrieverRun[] {
+    return this.all.filter((r) => r.retrieverParentRunId === runId);
+  }
+  retraceTraces(): RetrievalTrace[] {
+    return [];
+  }
+}
+
+/** One scored turn of a recorded sweep: a graph turn plus where it was recorded (for the write-back files). */
+export interface RecordedGraphTurn extends GraphTurn {
+  recorded: { rootId: string; traceId: string; where: string; conversationId: string };
+}
+
+export type RecordedSweepOptions = Pick<GraphSweepOptions, "evaluators" | "knownIds" | "k" | "retrievalCall"> & { ids: IdOptions };
+
+/** The error of a recorded turn, when it failed: its root's error, else a scored retriever call's (naming its span or run). */
+function recordedError(rec: RecordedTurn, capture: RecordedCapture, o: RecordedSweepOptions): string | undefined {
+  if (rec.error !== null) return `the recorded turn failed: ${rec.error} (root ${rec.rootId}, ${rec.where})`;
+  const failed = capture.topLevel().filter((r) => r.error !== null);
+  if (failed.length === 0) return undefined;
+  // Only the calls --retrieval-call scores make the turn an error (an unscored step's failure is shown, not scored).
+  const scored = new Set(scoredCalls(capture.topLevel(), o.retrievalCall ?? "last").map((r) => r.runId));
+  const bad = failed.find((r) => scored.has(r.runId));
+  return bad === undefined ? undefined : `the scored retriever call ${bad.name} (span or run ${bad.runId}) failed: ${bad.error} (${rec.where}); nothing it retrieved is scored — gate such turns with --max-errors N`;
+}
+
+/** Scores every joined turn, in case order. A document with no id under the id rule is exit 2 naming the turn's root and file:line. */
+export async function runRecordedSweep(join: TraceJoin, cases: readonly EvalCase[], o: RecordedSweepOptions): Promise<RecordedGraphTurn[]> {
+  const out: RecordedGraphTurn[] = [];
+  for (const j of join.joined) {
+    const c = cases[j.caseIndex]!;
+    const rec = j.recorded;
+    const where = `case ${c.id} turn ${j.turnIndex} (recorded root ${rec.rootId}, ${rec.where})`;
+    const capture = new RecordedCapture(rec.runs);
+    const error = recordedError(rec, capture, o);
+    const turn = await scoreCapturedTurn(c, j.turnIndex, capture, { ...(error !== undefined ? { error } : {}), state: { answer: rec.answer ?? "" } }, o, where);
+    out.push({ ...turn, recorded: { rootId: rec.rootId, traceId: rec.traceId, where: rec.where, conversationId: rec.conversationId ?? rec.rootId } });
+  }
+  return out;
+}
