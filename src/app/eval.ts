@@ -15,6 +15,7 @@
  * commands that share them: `planEval`, `openEvalSystem`, `graphFor`,
  * `sweepEval`.
  */
+import type { RecordedGraphTurn } from "../eval/sweep/recorded.js";
 import { randomBytes } from "node:crypto";
 import { InternalError } from "../errors.js";
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
@@ -121,6 +122,8 @@ function genericLocalesOf(cases: readonly { locale: string }[]): { genericLocale
 export interface EvalOutcome {
   report: Report;
   baseline: Baseline | null;
+  /** `eval --traces`: where each scored turn was recorded (its root span or run), for the write-back files. */
+  recorded?: RecordedGraphTurn[];
 }
 
 /**

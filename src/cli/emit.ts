@@ -52,9 +52,9 @@ export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): Outp
 }
 
 /** The preflight of a report run's files, before anything starts: exit 2 naming the option and the path (src/output-set.ts). */
-export function checkReportOutputs(o: ReportOutputs, baselineFile?: string): Promise<void> {
+export function checkReportOutputs(o: ReportOutputs, baselineFile?: string, extra: readonly OutputSpec[] = []): Promise<void> {
   const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--pr-comment", path: o.prComment }] : [];
-  return checkOutputs([...reportOutputFiles(o, baselineFile), ...comment]);
+  return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment]);
 }
 
 /**
@@ -63,13 +63,14 @@ export function checkReportOutputs(o: ReportOutputs, baselineFile?: string): Pro
  * report is complete; a write that fails (exit 3) leaves every file of the
  * set unwritten and prints nothing.
  */
-export async function emitReport(report: Report, o: ReportOutputs, baselineFile?: string): Promise<void> {
+export async function emitReport(report: Report, o: ReportOutputs, baselineFile?: string, extra: readonly Output[] = []): Promise<void> {
   const files: Output[] = [];
   for (const { key, option, render } of RENDERERS) {
     const file = o[key];
     if (file !== undefined) files.push({ option, path: file, data: render(report, file) });
   }
   if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile, data: baselineToJSON(baselineFromReport(report)) });
+  files.push(...extra); // e.g. `eval --traces`' write-back files (src/app/traces-eval.ts)
   await writeOutputs(files);
   if (o.json === true) out(reportToJSON(report));
   else outText(renderTable(report, { color: useColor(), width: outputWidth() }));

@@ -12,6 +12,7 @@ import { EVAL_DEFAULTS } from "../app/eval-plan.js";
 import { DEFAULT_MAX_DROP } from "../eval/gate/gate.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
+import { TRACE_FORMATS } from "../eval/traces/types.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
@@ -113,6 +114,28 @@ export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
     mode: "with --graph (your graph module is loaded into this one thread and cannot be shared with worker threads; a graph sweep waits on I/O, so raise --concurrency instead)",
     unused: ["--workers"],
   },
+];
+
+/** `eval --traces PATH`: score recorded traces (docs/score-recorded-traces.md); the four options it adds to `eval`. */
+export function addTracesOptions(cmd: Command): Command {
+  return cmd
+    .option("--traces <path>", "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI spans) or LangSmith runs (listRuns() output), a file or a folder of them; conversations join cases by id (docs/score-recorded-traces.md)")
+    .addOption(new Option("--traces-format <format>", "with --traces: the format of the files (default: detected per record)").choices([...TRACE_FORMATS]))
+    .option("--annotations-out <file>", "with --traces (OTLP): also write Phoenix span annotations, the body of POST /v1/span_annotations, one per scored turn and metric")
+    .option("--feedback-out <file>", "with --traces (LangSmith): also write LangSmith feedback records (run_id, key, score, comment), one a line, one per scored turn and metric");
+}
+
+/** The options that mean something only with `--traces` (refused without it). */
+export const TRACES_ONLY = ["--traces-format", "--annotations-out", "--feedback-out"] as const;
+
+/**
+ * The refusals of `eval --traces`, each with its reason: what runs a graph
+ * (the traces are scored as recorded: nothing is run), and retrace's own
+ * retrieval options. `--config` is read for its `traces` section (filters).
+ */
+export const TRACES_REFUSALS: readonly ModeRule<{ traces?: string; graph?: string }>[] = [
+  { when: (o) => o.traces !== undefined, mode: "with --traces (the traces are scored as recorded: no graph runs)", unused: ["--graph", "--input", "--configurable", "--turn-timeout", "--max-state-mb", "--counterfactual", "--repeat", "--max-flaky", "--concurrency", "--workers", "--history", "--judge", "--judge-cache"] },
+  { when: (o) => o.traces !== undefined, mode: "with --traces (retrace's own retrieval does not run)", unused: UNUSED_WITH_GRAPH.filter((f) => f !== "--config") },
 ];
 
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */

@@ -20,7 +20,8 @@ import { log } from "../../log.js";
 import { resolveDataPaths } from "../../app/data.js";
 import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { prepareGithub, type GithubOptions } from "../github.js";
-import { addEvalOptions, addGraphOptions, GRAPH_ONLY, GRAPH_REFUSALS } from "../eval-options.js";
+import { addEvalOptions, addGraphOptions, addTracesOptions, GRAPH_ONLY, GRAPH_REFUSALS, TRACES_ONLY, TRACES_REFUSALS } from "../eval-options.js";
+import { writeBackOutputs } from "../../app/traces-eval.js";
 import { action, EXIT } from "../io.js";
 import { refuseInMode } from "../options.js";
 import { progressReporter } from "../progress.js";
@@ -29,7 +30,9 @@ import { nextSteps } from "../next-steps.js";
 /** `eval` / `start` options as parsed (commander fills the defaults). */
 type EvalCommandOptions = EvalOptions & ReportOutputs & GithubOptions;
 /** `eval --graph` options as parsed. */
-type GraphCommandOptions = GraphEvalOptions & Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson" | "html"> & GithubOptions & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean };
+type GraphCommandOptions = GraphEvalOptions &
+  Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson" | "html"> &
+  GithubOptions & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean; /** `--traces`: the write-back files. */ annotationsOut?: string; feedbackOut?: string };
 
 /** The exit code of a finished run: 1 when its gate failed, else 0. */
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
@@ -49,34 +52,44 @@ export async function evalCommand(o: EvalCommandOptions): Promise<number> {
 export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> {
   if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
   const baselineFile = o.updateBaseline ? graphBaselineFile(o) : undefined; // follows --kb, as for retrace's own graph
-  await checkReportOutputs(o, baselineFile); // every output path, before the graph is loaded (exit 2)
+  const writeBack = [
+    ...(o.annotationsOut !== undefined ? [{ option: "--annotations-out", path: o.annotationsOut }] : []),
+    ...(o.feedbackOut !== undefined ? [{ option: "--feedback-out", path: o.feedbackOut }] : []),
+  ];
+  await checkReportOutputs(o, baselineFile, writeBack); // every output path, before the graph is loaded or a trace read (exit 2)
   const github = await prepareGithub(o, resolveDataPaths(o).cases);
-  const { report, baseline } = await runGraphEval(o, { progress: progressReporter });
+  const { report, baseline, recorded } = await runGraphEval(o, { progress: progressReporter });
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
-  await emitReport(report, o, baselineFile); // the files (and baseline) together, then stdout
-  await github.emit(report, baseline !== null ? { file: o.baseline ?? graphBaselineFile(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, `retrace eval --graph ${o.graph ?? ""}`);
+  // The write-back files join the report's output set: all written or none (src/app/traces-eval.ts).
+  const extra = recorded !== undefined ? writeBackOutputs(report, recorded, o) : [];
+  await emitReport(report, o, baselineFile, extra); // the files (and baseline) together, then stdout
+  const source = o.traces !== undefined ? `--traces ${o.traces}` : `--graph ${o.graph ?? ""}`;
+  await github.emit(report, baseline !== null ? { file: o.baseline ?? graphBaselineFile(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, `retrace eval ${source}`);
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(graphBaselineFile(o)) })) log.info(line);
   return exitOf(report);
 }
 
 export function register(program: Command): void {
-  addGraphOptions(
+  addTracesOptions(addGraphOptions(
     addEvalOptions(
-      program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)"),
+      program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default); or score recorded traces with --traces"),
     ),
-  ).action(
+  )).action(
     action((o: EvalCommandOptions & GraphCommandOptions) => {
       checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
       const cmd = program.commands.find((c) => c.name() === "eval") as Command;
       // `--no-counterfactual` makes retrace's own graph default to on; a --graph run attributes queries only when --counterfactual is typed.
+      if (o.traces !== undefined) return evalGraphCommand({ ...o, counterfactual: false });
       if (o.graph !== undefined) return evalGraphCommand({ ...o, counterfactual: o.counterfactual === true && cmd.getOptionValueSource("counterfactual") === "cli" });
       return evalCommand(o);
     }),
   );
   refuseInMode<EvalCommandOptions & GraphCommandOptions>(program.commands.find((c) => c.name() === "eval") as Command, [
+    ...TRACES_REFUSALS,
     ...GRAPH_REFUSALS,
-    { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+    { when: (o) => o.graph === undefined && o.traces === undefined, mode: "without --graph or --traces", unused: GRAPH_ONLY },
+    { when: (o) => o.traces === undefined, mode: "without --traces", unused: TRACES_ONLY },
   ]);
   addEvalOptions(
     program
