@@ -1,0 +1,307 @@
+/**
+ * `retrace eval --traces` end to end with the real bin
+ * (docs/score-recorded-traces.md), on traces the real clients recorded
+ * (test/fixtures/traces/: the OpenInference LangChain instrumentation over
+ * OTLP/HTTP, and the LangSmith tracer read back with `listRuns()`):
+ * - each turn's retrieved ids and hit / recall / nDCG equal what this test
+ *   computes itself from the raw files (its own parsing, its own formulas:
+ *   trec_eval's nDCG with binary gains), and the two formats agree;
+ * - the empty retrieval is a scored miss, the errored retriever an error turn naming its span;
+ * - bad input — a truncated export, a span whose parent is missing, two formats in one folder,
+ *   documents with no id under the id rule, no conversation joining a case — is exit 2 naming
+ *   file and line (or span), and nothing is written;
+ * - a turn whose user text differs from its case is listed, not scored;
+ * - the write-back files validate against Phoenix's span-annotation body and LangSmith's
+ *   feedback fields (zod schemas written from their docs) and name every scored turn.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, mkdir, readFile, rm, writeFile, copyFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ROOT, runCli } from "../helpers/cli.js";
+
+const DIR = path.join(ROOT, "test", "fixtures", "traces");
+const OTLP = path.join(DIR, "openinference.otlp.jsonl");
+const LANGSMITH = path.join(DIR, "langsmith.runs.jsonl");
+const base = ["--catalog", path.join(DIR, "catalog.tsv"), "--cases", path.join(DIR, "cases.jsonl"), "-k", "3"];
+const K = 3;
+
+type Turn = { caseId: string; turn: number; user: string; retrievedIds: string[] | null; error?: string; results: { key: string; score: number }[] };
+
+// ---------------------------------------------------------------- the independent reading of the raw files
+
+interface RawTurn {
+  conversation: string;
+  user: string;
+  start: bigint;
+  ids: string[] | "error";
+}
+
+/** OTLP: root spans are turns; a RETRIEVER span's documents' metadata.doc_id in attribute order. */
+function rawOtlp(file: string): RawTurn[] {
+  const spans: { traceId: string; parentSpanId?: string; startTimeUnixNano: string; status?: { code?: number }; attributes: { key: string; value: { stringValue?: string } }[] }[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean))
+    for (const rs of JSON.parse(line).resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
+  const attr = (s: (typeof spans)[number], k: string) => s.attributes.find((a) => a.key === k)?.value.stringValue;
+  const turns: RawTurn[] = [];
+  for (const root of spans.filter((s) => !s.parentSpanId)) {
+    const retr = spans.filter((s) => s.traceId === root.traceId && attr(s, "openinference.span.kind") === "RETRIEVER");
+    expect(retr).toHaveLength(1); // the fixture graph calls its retriever once a turn
+    const r = retr[0]!;
+    const ids: string[] = [];
+    for (let i = 0; attr(r, `retrieval.documents.${i}.document.metadata`) !== undefined; i++) ids.push(JSON.parse(attr(r, `retrieval.documents.${i}.document.metadata`)!).doc_id);
+    const messages = JSON.parse(attr(root, "input.value")!).messages;
+    turns.push({ conversation: attr(root, "session.id")!, user: messages[messages.length - 1].content, start: BigInt(root.startTimeUnixNano), ids: r.status?.code === 2 ? "error" : ids });
+  }
+  return turns;
+}
+
+/** LangSmith: root runs are turns; the retriever run's outputs.documents[].metadata.doc_id. */
+function rawLangSmith(file: string): RawTurn[] {
+  const runs = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return runs
+    .filter((r) => r.parent_run_id == null)
+    .map((root) => {
+      const r = runs.find((x) => x.trace_id === root.trace_id && x.run_type === "retriever");
+      const messages = root.inputs.messages;
+      return {
+        conversation: root.extra.metadata.thread_id,
+        user: messages[messages.length - 1].content,
+        start: BigInt(Date.parse(root.start_time)) * 1000n + BigInt(Number(/\.(\d+)Z$/.exec(root.start_time)?.[1]?.padEnd(6, "0").slice(3, 6) ?? 0)),
+        ids: r.error ? "error" : r.outputs.documents.map((d: { metadata: { doc_id: string } }) => d.metadata.doc_id),
+      };
+    });
+}
+
+const gold: Record<string, string[][]> = Object.fromEntries(
+  readFileSync(path.join(DIR, "cases.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .map((c: { id: string; turns: { must_cite_one_of: string[] }[] }) => [c.id, c.turns.map((t) => t.must_cite_one_of)]),
+);
+
+/** hit@k, recall@k and trec_eval's nDCG@k (binary gain 1, discount log2(rank + 1), ideal over min(|gold|, k) ranks). */
+function expected(ids: string[], g: string[]) {
+  const top = ids.slice(0, K);
+  const dcg = top.reduce((s, id, i) => s + (g.includes(id) ? 1 / Math.log2(i + 2) : 0), 0);
+  let idcg = 0;
+  for (let i = 0; i < Math.min(g.length, K); i++) idcg += 1 / Math.log2(i + 2);
+  return { hit: top.some((id) => g.includes(id)) ? 1 : 0, recall: top.filter((id) => g.includes(id)).length / g.length, ndcg: dcg / idcg };
+}
+
+/** Raw turns → `caseId#turn` → { ids, user }: conversations by id, turns by start time. */
+function byTurn(raw: RawTurn[]): Map<string, RawTurn> {
+  const out = new Map<string, RawTurn>();
+  const convs = [...new Set(raw.map((t) => t.conversation))];
+  for (const c of convs)
+    raw
+      .filter((t) => t.conversation === c)
+      .sort((a, b) => (a.start < b.start ? -1 : 1))
+      .forEach((t, i) => out.set(`${c}#${i}`, t));
+  return out;
+}
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), "retrace-traces-"));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+const score = (t: Turn, key: string) => t.results.find((r) => r.key === key)?.score;
+
+describe("eval --traces scores each recorded turn as the raw spans say", () => {
+  for (const [name, file, raw] of [
+    ["OpenInference over OTLP", OTLP, () => rawOtlp(OTLP)],
+    ["LangSmith runs", LANGSMITH, () => rawLangSmith(LANGSMITH)],
+  ] as const) {
+    it(`${name}: ids and hit / recall / nDCG per turn`, async () => {
+      const r = await runCli(["eval", "--traces", file, ...base, "--json"]);
+      // The errored retriever turn fails the gate (--max-errors 0): exit 1, the report complete.
+      expect(r.exitCode, r.stderr).toBe(1);
+      const report = JSON.parse(r.stdout) as { turns: Turn[]; run: { graph: { traces: { scoredTurns: number; conversations: number } } } };
+      const want = byTurn(raw());
+      expect(report.turns.map((t) => `${t.caseId}#${t.turn}`).sort()).toEqual([...want.keys()].sort());
+      expect(report.run.graph.traces).toMatchObject({ scoredTurns: 8, conversations: 4 });
+      for (const t of report.turns) {
+        const w = want.get(`${t.caseId}#${t.turn}`)!;
+        expect(t.user).toBe(w.user);
+        if (w.ids === "error") {
+          expect(t.error).toMatch(/the scored retriever call KeywordRetriever \(span or run [0-9a-f-]+\) failed: the keyword index is unavailable/);
+          expect(t.retrievedIds).toBeNull();
+          continue;
+        }
+        const e = expected(w.ids, gold[t.caseId]![t.turn]!);
+        expect(t.retrievedIds).toEqual(w.ids.slice(0, K));
+        expect(score(t, "retrieval_hit_at_k")).toBe(e.hit);
+        expect(score(t, "retrieval_recall_at_k")).toBeCloseTo(e.recall, 12);
+        expect(score(t, "retrieval_ndcg_at_k")).toBeCloseTo(e.ndcg, 12);
+      }
+      // The empty retrieval (no document attributes at all) is a scored miss.
+      expect(report.turns.find((t) => t.caseId === "conv-empty" && t.turn === 1)).toMatchObject({ retrievedIds: [], results: expect.arrayContaining([{ key: "retrieval_hit_at_k", score: 0, comment: expect.any(String) }]) });
+    });
+  }
+
+  it("the two formats give the same per-turn scores", async () => {
+    const [a, b] = await Promise.all([OTLP, LANGSMITH].map((f) => runCli(["eval", "--traces", f, ...base, "--json"])));
+    const view = (s: string) => (JSON.parse(s) as { turns: Turn[] }).turns.map((t) => [t.caseId, t.turn, t.retrievedIds, t.results]);
+    expect(view(a!.stdout)).toEqual(view(b!.stdout));
+  });
+});
+
+const annotationBody = z.object({
+  data: z.array(
+    z.object({
+      span_id: z.string().regex(/^[0-9a-f]{16}$/),
+      name: z.string().min(1),
+      annotator_kind: z.enum(["LLM", "CODE", "HUMAN"]),
+      result: z.object({ label: z.string().nullable().optional(), score: z.number().nullable().optional(), explanation: z.string().nullable().optional() }),
+      metadata: z.record(z.unknown()).optional(),
+      identifier: z.string().optional(),
+    }),
+  ),
+});
+const feedback = z.object({ run_id: z.string().uuid(), key: z.string().min(1), score: z.number(), comment: z.string().optional() }).passthrough();
+
+describe("write-back", () => {
+  it("--annotations-out: Phoenix span annotations on each scored turn's root span, one per metric", async () => {
+    const out = path.join(tmp, "annotations.json");
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--max-errors", "1", "--annotations-out", out, "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const body = annotationBody.parse(JSON.parse(await readFile(out, "utf8")));
+    const roots = new Set(
+      readFileSync(OTLP, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .flatMap((l) => JSON.parse(l).resourceSpans.flatMap((rs: { scopeSpans: { spans: { spanId: string; parentSpanId?: string }[] }[] }) => rs.scopeSpans.flatMap((ss) => ss.spans)))
+        .filter((s: { parentSpanId?: string }) => !s.parentSpanId)
+        .map((s: { spanId: string }) => s.spanId),
+    );
+    // 7 scored turns (the errored one is not scored) × 5 retrieval metrics.
+    expect(body.data).toHaveLength(35);
+    expect(new Set(body.data.map((a) => a.span_id)).size).toBe(7);
+    for (const a of body.data) expect(roots.has(a.span_id)).toBe(true);
+    expect(body.data.filter((a) => a.name === "retrieval_hit_at_k").map((a) => a.result.label).sort()).toEqual(["hit", "hit", "hit", "hit", "hit", "hit", "miss"]);
+  });
+
+  it("--feedback-out: LangSmith feedback records on each scored turn's root run", async () => {
+    const out = path.join(tmp, "feedback.jsonl");
+    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--max-errors", "1", "--feedback-out", out]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = (await readFile(out, "utf8")).trim().split("\n").map((l) => feedback.parse(JSON.parse(l)));
+    expect(lines).toHaveLength(35);
+    const roots = new Set(rawRootRuns());
+    for (const f of lines) expect(roots.has(f.run_id)).toBe(true);
+  });
+
+  it("a write-back the format cannot take is exit 2 and nothing is written", async () => {
+    const out = path.join(tmp, "wrong.json");
+    const json = path.join(tmp, "report-wrong.json");
+    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--max-errors", "1", "--annotations-out", out, "--report-json", json]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--annotations-out/);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(json)).toBe(false);
+  });
+});
+
+function rawRootRuns(): string[] {
+  return readFileSync(LANGSMITH, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.parent_run_id == null)
+    .map((r) => r.id);
+}
+
+describe("bad or partial traces are exit 2, named", () => {
+  it("a truncated export names the file and the line", async () => {
+    const lines = readFileSync(OTLP, "utf8").split("\n").filter(Boolean);
+    const file = path.join(tmp, "truncated.jsonl");
+    await writeFile(file, [...lines.slice(0, -1), lines[lines.length - 1]!.slice(0, 200)].join("\n") + "\n");
+    const r = await runCli(["eval", "--traces", file, ...base]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${file}:${lines.length}`);
+    expect(r.stderr).toMatch(/truncated export/);
+  });
+
+  it("a span whose parent is in none of the files names the span and its line", async () => {
+    const lines = readFileSync(OTLP, "utf8").split("\n").filter(Boolean);
+    const file = path.join(tmp, "partial.jsonl");
+    await writeFile(file, `${lines[0]}\n`); // the first export batch alone: its spans' parents were exported later
+    const r = await runCli(["eval", "--traces", file, ...base]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:1.*span [0-9a-f]{16} names the parent span [0-9a-f]{16}, which is in none of the files read`));
+  });
+
+  it("a folder mixing the two formats is refused", async () => {
+    const dir = path.join(tmp, "mixed");
+    await mkdir(dir, { recursive: true });
+    await copyFile(OTLP, path.join(dir, "a.jsonl"));
+    await copyFile(LANGSMITH, path.join(dir, "b.jsonl"));
+    const r = await runCli(["eval", "--traces", dir, ...base]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${path.join(dir, "b.jsonl")}:1`);
+    expect(r.stderr).toMatch(/one run reads one format/);
+  });
+
+  it("documents with no id under the id rule name the turn's root and the keys tried", async () => {
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--id-key", "card"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/case conv-\w+ turn \d \(recorded root [0-9a-f]{16}, .*openinference\.otlp\.jsonl:\d+\): document 1 has no card id; tried metadata\.card; metadata keys present: doc_id, title/);
+  });
+
+  it("no conversation joining a case is exit 2; a turn whose text differs is listed and not scored", async () => {
+    const cases = readFileSync(path.join(DIR, "cases.jsonl"), "utf8").replace("how do I freeze my card?", "how do I freeze my debit card?");
+    const changed = path.join(tmp, "changed-cases.jsonl");
+    await writeFile(changed, cases);
+    const r = await runCli(["eval", "--traces", OTLP, "--catalog", path.join(DIR, "catalog.tsv"), "--cases", changed, "-k", "3", "--max-errors", "1", "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.turns.some((t: Turn) => t.caseId === "conv-freeze" && t.turn === 0)).toBe(false);
+    expect(report.run.graph.traces).toMatchObject({ mismatches: 1, scoredTurns: 7, mismatchExamples: [{ case: "conv-freeze", turn: 0, recorded: "how do I freeze my card?", expected: "how do I freeze my debit card?" }] });
+
+    const other = path.join(tmp, "other-cases.jsonl");
+    await writeFile(other, cases.replaceAll('"id": "conv-', '"id": "other-'));
+    const none = await runCli(["eval", "--traces", OTLP, "--catalog", path.join(DIR, "catalog.tsv"), "--cases", other, "-k", "3"]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/no recorded turn joins a case \(4 conversations, 8 turns read; 4 conversations have no case of their id/);
+  });
+
+  it("options that run a graph are refused with --traces; --traces-format without --traces too", async () => {
+    const a = await runCli(["eval", "--traces", OTLP, ...base, "--repeat", "2"]);
+    expect(a.exitCode).toBe(2);
+    expect(a.stderr).toMatch(/option '--repeat' is not used with --traces/);
+    const b = await runCli(["eval", "--traces-format", "otlp"]);
+    expect(b.exitCode).toBe(2);
+    expect(b.stderr).toMatch(/option '--traces-format' is not used without --traces/);
+  });
+});
+
+describe("the traces section of --config filters turns", () => {
+  it("by service and time window", async () => {
+    const cfg = path.join(tmp, "filters.json");
+    await writeFile(cfg, JSON.stringify({ traces: { services: ["another-service"] } }));
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--config", cfg]);
+    expect(r.exitCode).toBe(2); // every turn filtered out: nothing joins
+    expect(r.stderr).toMatch(/0 conversations, 0 turns read/);
+    const start = rawOtlp(OTLP).map((t) => t.start).sort((a, b) => (a < b ? -1 : 1));
+    // From the 3rd turn's start on: the first two recorded turns are left out.
+    await writeFile(cfg, JSON.stringify({ traces: { services: ["traces-agent"], from: new Date(Number(start[2]! / 1_000_000n)).toISOString() } }));
+    const w = await runCli(["eval", "--traces", OTLP, ...base, "--config", cfg, "--max-errors", "1", "--json"]);
+    expect(w.exitCode, w.stderr).toBe(0);
+    expect(JSON.parse(w.stdout).run.graph.traces).toMatchObject({ filteredOut: 2, turns: 6 });
+  });
+
+  it("a bad traces section names the file and field", async () => {
+    const cfg = path.join(tmp, "bad-filters.json");
+    await writeFile(cfg, JSON.stringify({ traces: { from: "yesterday" } }));
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--config", cfg]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${cfg}: field \`traces.from\` expected a valid datetime, got "yesterday"`);
+  });
+});
