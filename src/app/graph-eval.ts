@@ -322,6 +322,9 @@ export async function sweepGraph(
 export const GRAPH_COUNTERFACTUAL_OFF =
   "not asked for: a --graph run attributes queries only with --counterfactual, which invokes your retriever again with each gold-bearing turn's raw message and standalone question (extra retriever calls; the retriever must be side-effect free)";
 
+/** Why a `--traces` run's report has no query attribution: nothing is re-run (docs/score-recorded-traces.md). */
+export const TRACES_COUNTERFACTUAL_OFF = "not possible on recorded traces: attribution retrieves again with the raw message and the standalone question, and a recording is scored as it is, never re-run";
+
 /** Whether a graph run does counterfactual retrieval, and why not (the report's `queryAttribution` header). */
 export function graphCounterfactualOf(o: Pick<ExternalGraphOptions, "counterfactual">): { enabled: boolean; reason?: string } {
   return o.counterfactual === true ? { enabled: true } : { enabled: false, reason: GRAPH_COUNTERFACTUAL_OFF };
@@ -483,7 +486,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     ...(o.resample !== undefined ? { resample: o.resample } : {}),
     // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
     cardsPerLocale: cardsPerLocale(data.kb.cards),
-    counterfactual: graphCounterfactualOf(o),
+    counterfactual: o.traces !== undefined ? { enabled: false, reason: TRACES_COUNTERFACTUAL_OFF } : graphCounterfactualOf(o),
   });
   if (combined !== undefined) {
     // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).

@@ -14,6 +14,8 @@ import { shellLine } from "../shell.js";
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
 export interface RunArgs {
   graph?: string;
+  /** `eval --traces`: the recording (no `trace` step: a recorded turn cannot be run again). */
+  traces?: string;
   kb?: string;
   cases?: string;
   catalog?: string;
@@ -36,6 +38,7 @@ function sameRun(o: RunArgs): string[] {
   const a: string[] = [];
   const opt = (flag: string, v: string | number | undefined) => (v === undefined ? undefined : a.push(flag, String(v)));
   opt("--graph", o.graph);
+  opt("--traces", o.traces);
   if (o.kb !== "kb") opt("--kb", o.kb);
   opt("--catalog", o.catalog);
   opt("--cases", o.cases);
@@ -44,8 +47,9 @@ function sameRun(o: RunArgs): string[] {
   opt("--input", o.input);
   if (typeof o.configurable === "string") opt("--configurable", o.configurable);
   if (o.retrievalCall !== "last") opt("--retrieval-call", o.retrievalCall);
-  if (o.graph === undefined && o.store !== EVAL_DEFAULTS.store) opt("--store", o.store);
-  if (o.graph === undefined && o.embedder !== EVAL_DEFAULTS.embedder) opt("--embedder", o.embedder);
+  const own = o.graph === undefined && o.traces === undefined; // retrace's own graph
+  if (own && o.store !== EVAL_DEFAULTS.store) opt("--store", o.store);
+  if (own && o.embedder !== EVAL_DEFAULTS.embedder) opt("--embedder", o.embedder);
   if (o.k !== EVAL_DEFAULTS.k) opt("-k", o.k);
   return a;
 }
@@ -62,13 +66,13 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
   const data = run.filter((_, i) => !(o.graph !== undefined && i < 2)); // everything but --graph
   const lines: string[] = [];
   const miss = missedTurns(report)[0];
-  if (miss !== undefined) lines.push(`trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`);
+  if (miss !== undefined && o.traces === undefined) lines.push(`trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`);
   if (o.html === undefined) lines.push(`see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--html", "report.html"])}`);
   const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
   const gateLine = shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--max-flips", "0"]);
   if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`);
   else if (!baseline.compared && baseline.exists) lines.push(`gate on the baseline that is there (fails on a turn that was hit and is now missed): ${gateLine}`);
   else if (!baseline.compared) lines.push(`record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`);
-  if (o.graph === undefined) lines.push("evaluate your own LangGraph.js graph: npx retrace eval --graph ./agent.ts (docs/your-graph-in-five-minutes.md)");
+  if (o.graph === undefined && o.traces === undefined) lines.push("evaluate your own LangGraph.js graph: npx retrace eval --graph ./agent.ts (docs/your-graph-in-five-minutes.md)");
   return lines.map((l, i) => `${i === 0 ? "Next: " : "      "}${l}`);
 }

@@ -198,6 +198,19 @@ describe("write-back", () => {
     for (const f of lines) expect(roots.has(f.run_id)).toBe(true);
   });
 
+  it("the HTML page says it holds recorded user text, and the Next: lines repeat --traces", async () => {
+    const html = path.join(tmp, "report.html");
+    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--max-errors", "1", "--html", html]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const page = await readFile(html, "utf8");
+    const data = /id="retrace-data" data-encoding="gzip\+base64">([^<]*)</.exec(page)![1]!;
+    const { gunzipSync } = await import("node:zlib");
+    const header: string[] = JSON.parse(gunzipSync(Buffer.from(data.trim(), "base64")).toString("utf8")).graph.header;
+    expect(header).toContain("note: this report holds user text recorded in production or staging traces (the turns, queries and documents shown); share it as you would share the traces");
+    expect(r.stderr).toContain(`--traces ${LANGSMITH}`);
+    expect(r.stderr).not.toMatch(/npx retrace trace /); // a recorded turn cannot be traced again
+  });
+
   it("a write-back the format cannot take is exit 2 and nothing is written", async () => {
     const out = path.join(tmp, "wrong.json");
     const json = path.join(tmp, "report-wrong.json");

@@ -43,9 +43,13 @@ export function graphHeaderLines(report: Report): string[] {
   const genericLine = generic.length > 0 ? [`generic rules (no built-in follow-up, policy or refusal tables) for: ${generic.join(", ")}`] : [];
   const g = report.run.graph;
   if (g === undefined) return genericLine;
+  const t = g.traces;
   const lines = [
     ...genericLine,
-    `graph: ${g.file}#${g.exportName}${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`,
+    t !== undefined
+      ? `recorded traces (${t.format === "otlp" ? "OTLP/JSON" : "LangSmith runs"}): ${t.files.length} file${t.files.length === 1 ? "" : "s"}, ${t.records} ${t.format === "otlp" ? "spans" : "runs"}, ${t.conversations} conversations, ${t.turns} turns${t.filteredOut > 0 ? ` (${t.filteredOut} more left out by the --config filters)` : ""}; nothing re-run${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`
+      : `graph: ${g.file}#${g.exportName}${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`,
+    ...(t !== undefined ? tracesJoinLines(t) : []),
     `captured retriever(s): ${g.retrievers.length === 0 ? "none" : g.retrievers.join(", ")}  id key: ${g.idKey}  retrieval call scored: ${g.retrievalCall}`,
   ];
   // Reports written before the step and unknown-id rules lack these facts.
@@ -61,6 +65,22 @@ export function graphHeaderLines(report: Report): string[] {
     lines.push(
       `scored ids: ${g.scoredIds} in the top-${report.run.k} lists, ${g.unknownIds} naming no card of the ${g.catalog !== undefined ? "catalog" : "KB"}${g.unknownIds > 0 && (g.unknownExamples ?? []).length > 0 ? ` (e.g. ${(g.unknownExamples ?? []).map(oneLineText).join(", ")})` : ""}`,
     );
+  return lines;
+}
+
+type TracesSection = NonNullable<NonNullable<Report["run"]["graph"]>["traces"]>;
+
+/** How a recording joined the cases, and the note that the report holds recorded user text (docs/score-recorded-traces.md). */
+function tracesJoinLines(t: TracesSection): string[] {
+  const more = (n: number, shown: number) => (n > shown ? ", …" : "");
+  const lines = [
+    `joined: ${t.scoredTurns} turns scored; ${t.mismatches} with user text other than the case's (not scored)${t.mismatchExamples.length > 0 ? `, e.g. ${t.mismatchExamples[0]!.case}#${t.mismatchExamples[0]!.turn} recorded ${oneLineText(t.mismatchExamples[0]!.recorded)} (${t.mismatchExamples[0]!.where})` : ""}; ` +
+      `${t.turnsWithoutCaseTurn} recorded turns past their case's end; ${t.caseTurnsWithoutTrace} case turns past the recording's`,
+  ];
+  if (t.conversationsWithoutCase > 0) lines.push(`conversations with no case (not scored): ${t.conversationsWithoutCase}: ${t.conversationsWithoutCaseExamples.join(", ")}${more(t.conversationsWithoutCase, t.conversationsWithoutCaseExamples.length)}`);
+  if (t.casesWithoutTrace > 0) lines.push(`cases with no recorded conversation (not scored): ${t.casesWithoutTrace}: ${t.casesWithoutTraceExamples.join(", ")}${more(t.casesWithoutTrace, t.casesWithoutTraceExamples.length)}`);
+  if (t.anonymousConversations > 0) lines.push(`traces naming no conversation (each a one-turn conversation, named by its root): ${t.anonymousConversations}: ${t.anonymousExamples.join(", ")}${more(t.anonymousConversations, t.anonymousExamples.length)}`);
+  lines.push("note: this report holds user text recorded in production or staging traces (the turns, queries and documents shown); share it as you would share the traces");
   return lines;
 }
 
