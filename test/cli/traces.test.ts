@@ -205,7 +205,7 @@ describe("write-back", () => {
     const page = await readFile(html, "utf8");
     const data = /id="retrace-data" data-encoding="gzip\+base64">([^<]*)</.exec(page)![1]!;
     const { gunzipSync } = await import("node:zlib");
-    const header: string[] = JSON.parse(gunzipSync(Buffer.from(data.trim(), "base64")).toString("utf8")).graph.header;
+    const header: string[] = JSON.parse(gunzipSync(Buffer.from(data.trim(), "base64")).toString("utf8")).run.graph.header;
     expect(header).toContain("note: this report holds user text recorded in production or staging traces (the turns, queries and documents shown); share it as you would share the traces");
     expect(r.stderr).toContain(`--traces ${LANGSMITH}`);
     expect(r.stderr).not.toMatch(/npx retrace trace /); // a recorded turn cannot be traced again
