@@ -1,6 +1,8 @@
 /**
  * Use-case: `retrace cases import FILE` (`importCases`): conversations from
- * chat-message JSONL or LangSmith root runs (src/kb/conversations.ts) turned
+ * chat-message JSONL, LangSmith root runs (src/kb/conversations.ts) or OTLP/JSON
+ * trace exports (src/eval/traces/; a LangSmith or OTLP conversation's case id
+ * is its thread id, the one `eval --traces` joins on) turned
  * into cases to label, one JSON line each (docs/synthetic-cases.md#importing-conversations).
  * A record that is not a conversation is a DataValidationError naming
  * file, line and field (exit 2), and nothing is written. With `into`, the
@@ -12,6 +14,9 @@ import { chatConversation, conversationCase, readRootRun, recordShape, threadCon
 import { canonicalLocale, MAX_TURNS } from "../kb/schemas.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrIssue } from "../kb/json.js";
+import { existsSync, statSync } from "node:fs";
+import { forEachTextLine } from "../kb/text.js";
+import { readTraces } from "../eval/traces/read.js";
 
 export interface ImportOptions {
   /** The locale of conversations that name none (a `locale` field, or LangSmith `extra.metadata.locale`, wins). */
@@ -61,6 +66,41 @@ function records(text: string, file: string, issues: DataIssue[]): Located[] {
   return out;
 }
 
+/** True when `file` is a folder (of trace files) or its first record is an OTLP/JSON export (`{"resourceSpans": …}`). */
+async function isOtlpExport(file: string): Promise<boolean> {
+  if (existsSync(file) && statSync(file).isDirectory()) return true;
+  let first: string | undefined;
+  await forEachTextLine(
+    file,
+    (line) => {
+      if (first === undefined && line.trim() !== "") first = line;
+    },
+    () => first !== undefined,
+  );
+  return first !== undefined && /^\s*\{\s*"resourceSpans"/.test(first);
+}
+
+/**
+ * The conversations of an OTLP export as `eval --traces` reads them
+ * (src/eval/traces/read.ts): one per session / conversation / thread id (a
+ * trace with none: one turn, named by its root span), turns in recorded
+ * order; each turn's context is what the assistant answered the turn before.
+ */
+async function otlpConversations(file: string): Promise<Conversation[]> {
+  const read = await readTraces(file, { format: "otlp" });
+  return read.conversations.map((c) => {
+    const first = c.turns[0]!;
+    const [f, line] = [first.where.replace(/:\d+( \[\d+\])?$/, ""), Number(/:(\d+)( \[\d+\])?$/.exec(first.where)?.[1] ?? 0)];
+    return {
+      where: { file: f, ...(line > 0 ? { line } : {}) },
+      source: "otlp" as const,
+      thread: c.id,
+      turns: c.turns.map((t) => t.user),
+      contexts: c.turns.map((_, i) => (i > 0 && c.turns[i - 1]!.answer !== undefined ? [c.turns[i - 1]!.answer!] : [])),
+    };
+  });
+}
+
 /** Ids of the cases of an existing file (read leniently: only `id` matters; `retrace check` validates the rest). */
 function knownIds(text: string, file: string): Set<string> {
   const ids = new Set<string>();
@@ -83,8 +123,10 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   const intoText = o.into !== undefined ? await readTextFileOrThrow(o.into) : "";
   const existing = o.into !== undefined ? knownIds(intoText, o.into) : new Set<string>();
   const issues: DataIssue[] = [];
-  const located = records(await readTextFileOrThrow(file), file, issues);
-  const conversations: Conversation[] = [];
+  // OTLP/JSON trace exports (a file, or a folder of them): the conversations `eval --traces` rebuilds, streamed (docs/score-recorded-traces.md).
+  const otlp = await isOtlpExport(file);
+  const located = otlp ? [] : records(await readTextFileOrThrow(file), file, issues);
+  const conversations: Conversation[] = otlp ? await otlpConversations(file) : [];
   const runs: RootRun[] = [];
   let childRuns = 0;
   for (const { where, record } of located) {

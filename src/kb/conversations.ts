@@ -37,8 +37,8 @@ import { MAX_TURNS, canonicalLocale, isBlankText } from "./schemas.js";
 export interface Conversation {
   /** Where it came from, for messages: `file:line` or `file[i]`. */
   where: { file: string; line?: number; field?: string };
-  source: "chat" | "langsmith";
-  /** LangSmith: the thread key's value (absent for a run without one). */
+  source: "chat" | "langsmith" | "otlp";
+  /** LangSmith / OTLP: the thread key's value, without the key (absent for a run without one). */
   thread?: string;
   locale?: string;
   turns: string[];
@@ -295,7 +295,7 @@ export function threadConversations(runs: readonly RootRun[], issues: DataIssue[
     }
     out.push({
       first,
-      conv: { where: first.where, source: "langsmith", ...(first.thread !== undefined ? { thread: first.thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r) => r.context) },
+      conv: { where: first.where, source: "langsmith", ...(first.thread !== undefined ? { thread: first.thread.slice(first.thread.indexOf(":") + 1) } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r) => r.context) },
     });
   }
   out.sort((a, b) => a.first.start - b.first.start || cmp(a.first.dottedOrder, b.first.dottedOrder) || cmp(a.first.id, b.first.id));
@@ -307,11 +307,37 @@ export function conversationId(locale: string, turns: readonly string[]): string
   return `conv-${createHash("sha256").update(JSON.stringify([locale, turns])).digest("hex").slice(0, 16)}`;
 }
 
-/** The case of a conversation: its first MAX_TURNS user turns, no gold (turns to label), each with the assistant's messages before it as `context`; the id reads the user turns only. */
+const CASE_ID = /^[a-z0-9][a-z0-9-]*$/;
+
+/**
+ * The case id of a recorded conversation (docs/score-recorded-traces.md): the
+ * thread / session / conversation id itself when it is a valid case id
+ * (`[a-z0-9][a-z0-9-]*`), else its lowercase letters and digits joined by
+ * `-` plus the first 8 hex digits of its sha256 (so two ids that read alike
+ * never share a case). The one rule `retrace cases import` and `retrace eval
+ * --traces` (src/eval/traces/join.ts) use, so recorded turns find their case.
+ */
+export function threadCaseId(thread: string): string {
+  if (CASE_ID.test(thread)) return thread;
+  const base = thread
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48);
+  const hash = createHash("sha256").update(thread).digest("hex").slice(0, 8);
+  return base === "" ? `conv-${hash}` : `${base}-${hash}`;
+}
+
+/**
+ * The case of a conversation: its first MAX_TURNS user turns, no gold (turns
+ * to label), each with the assistant's messages before it as `context`. The
+ * id: a recorded conversation's thread id (`threadCaseId`: what `eval
+ * --traces` joins on), else a hash of the locale and user turns.
+ */
 export function conversationCase(conv: Conversation, locale: string): ImportedCase {
   const turns = conv.turns.slice(0, MAX_TURNS);
   return {
-    id: conversationId(locale, turns),
+    id: conv.thread !== undefined ? threadCaseId(conv.thread) : conversationId(locale, turns),
     locale,
     kind: "golden",
     turns: turns.map((user, i) => {

@@ -8,28 +8,12 @@
  * recording's, conversations with no case and cases with no conversation are
  * counted and listed, never dropped silently. Pure.
  */
-import { createHash } from "node:crypto";
+import { threadCaseId } from "../../kb/conversations.js";
 import type { EvalCase } from "../../kb/types.js";
 import type { RecordedConversation, RecordedTurn } from "./types.js";
 
-const CASE_ID = /^[a-z0-9][a-z0-9-]*$/;
-
-/**
- * The case id of a conversation: the id itself when it is a valid case id
- * (`[a-z0-9][a-z0-9-]*`), else its lowercase letters and digits joined by
- * `-` plus the first 8 hex digits of its sha256 (so two ids that read alike
- * never share a case). The one rule `cases import` and `eval --traces` use.
- */
-export function caseIdOf(conversationId: string): string {
-  if (CASE_ID.test(conversationId)) return conversationId;
-  const base = conversationId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 48);
-  const hash = createHash("sha256").update(conversationId).digest("hex").slice(0, 8);
-  return base === "" ? `conv-${hash}` : `${base}-${hash}`;
-}
+/** The case id of a conversation: the one rule `cases import` uses too (src/kb/conversations.ts `threadCaseId`). */
+export const caseIdOf = threadCaseId;
 
 const normalize = (s: string) => s.trim().replace(/\s+/g, " ");
 
