@@ -14,7 +14,7 @@
  * even when OTel's whole-millisecond start times make them look overlapping.
  */
 import type { EvalCase } from "../../kb/types.js";
-import type { RetrievalTrace } from "../../retrieval/types.js";
+import type { RetrievalTrace } from "../../contract/trace.js";
 import type { TraceJoin } from "../traces/join.js";
 import type { RecordedRun, RecordedTurn } from "../traces/types.js";
 import { scoredCalls, type CapturedRetrieverRun, type IdOptions, type RetrieverRuns } from "./capture.js";
