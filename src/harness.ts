@@ -94,6 +94,7 @@ export {
   type DocumentLike,
   type IdOptions,
   type RetrievalCall,
+  type RetrieverRuns,
 } from "./eval/sweep/capture.js";
 export {
   DEFAULT_GRAPH_EXPORT,
@@ -114,6 +115,16 @@ export { baseRetrieverOf, baseRetrieversFor, type RetrieverSearchRoots } from ".
 export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, stateLimitBytes, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
 export { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S, stateSize } from "./eval/sweep/turn-guard.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";
+
+// Score recorded traces (docs/recorded-traces.md): read OTLP/JSON or LangSmith run exports into
+// conversations, join them to cases by thread id and turn position, score them with the same capture
+// layer as a --graph run, and build the write-back files (Phoenix span annotations, LangSmith feedback).
+export { readTraces, type ReadTraces } from "./eval/traces/read.js";
+export { joinTraces, type JoinedTurn, type TraceJoin } from "./eval/traces/join.js";
+export { TRACE_FORMATS, type RecordedConversation, type RecordedDocument, type RecordedRun, type RecordedTurn, type TraceFilters, type TraceFormat } from "./eval/traces/types.js";
+export { runRecordedSweep, type RecordedGraphTurn, type RecordedSweepOptions } from "./eval/sweep/recorded.js";
+export { langsmithFeedback, phoenixAnnotations, type LangSmithFeedback, type PhoenixSpanAnnotation } from "./app/traces-eval.js";
+export { threadCaseId } from "./kb/conversations.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.
 export { BUILTIN_LOCALES, canonicalLocale, isLocale, languageOf, tableLocaleFor, toLocale, type BuiltinLocale } from "./kb/types.js";
