@@ -68,6 +68,8 @@ function records(text: string, file: string, issues: DataIssue[]): Located[] {
 
 /** True when `file` is a folder (of trace files) or its first record is an OTLP/JSON export (`{"resourceSpans": …}`). */
 async function isOtlpExport(file: string): Promise<boolean> {
+  // Standard input is read once, by the conversation readers: OTLP exports are named by path.
+  if (file === "-") return false;
   if (existsSync(file) && statSync(file).isDirectory()) return true;
   let first: string | undefined;
   await forEachTextLine(

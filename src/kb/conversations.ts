@@ -38,7 +38,7 @@ export interface Conversation {
   /** Where it came from, for messages: `file:line` or `file[i]`. */
   where: { file: string; line?: number; field?: string };
   source: "chat" | "langsmith" | "otlp";
-  /** LangSmith / OTLP: the thread key's value, without the key (absent for a run without one). */
+  /** LangSmith / OTLP: the thread key's value, without the key; for a root run or root span with none, its own id (the conversation `eval --traces` names by its root). Absent for chat records. */
   thread?: string;
   locale?: string;
   turns: string[];
@@ -293,9 +293,11 @@ export function threadConversations(runs: readonly RootRun[], issues: DataIssue[
       issues.push({ ...first.where, field: "extra.metadata.locale", message: `expected one locale per conversation, got ${locales.join(", ")} in thread ${first.thread ?? first.id}` });
       continue;
     }
+    // The thread key's value; a run with none is its own conversation, named by its run id — the id `eval --traces` gives it (src/eval/traces/read.ts).
+    const thread = first.thread !== undefined ? first.thread.slice(first.thread.indexOf(":") + 1) : first.id !== "" ? first.id : undefined;
     out.push({
       first,
-      conv: { where: first.where, source: "langsmith", ...(first.thread !== undefined ? { thread: first.thread.slice(first.thread.indexOf(":") + 1) } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r) => r.context) },
+      conv: { where: first.where, source: "langsmith", ...(thread !== undefined ? { thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r) => r.context) },
     });
   }
   out.sort((a, b) => a.first.start - b.first.start || cmp(a.first.dottedOrder, b.first.dottedOrder) || cmp(a.first.id, b.first.id));

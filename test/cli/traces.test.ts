@@ -318,3 +318,106 @@ describe("the traces section of --config filters turns", () => {
     expect(r.stderr).toContain(`${cfg}: field \`traces.from\` expected a valid datetime, got "yesterday"`);
   });
 });
+
+/** The last AI message of a root span's `output.value` (LangChain's serialized messages), read here on its own. */
+function rawOtlpAnswers(file: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean))
+    for (const rs of JSON.parse(line).resourceSpans)
+      for (const ss of rs.scopeSpans)
+        for (const s of ss.spans as { spanId: string; parentSpanId?: string; attributes: { key: string; value: { stringValue?: string } }[] }[]) {
+          if (s.parentSpanId) continue;
+          const value = s.attributes.find((a) => a.key === "output.value")?.value.stringValue;
+          const ai = (JSON.parse(value!).messages as { id: string[]; kwargs: { content: string } }[]).filter((m) => m.id.at(-1) === "AIMessage");
+          out.set(s.spanId, ai.at(-1)!.kwargs.content);
+        }
+  return out;
+}
+
+describe("record → cases import → label → eval --traces is one loop", () => {
+  it("cases import of the OTLP export gives each conversation its session id as case id, and eval --traces joins every turn on it", async () => {
+    const imported = path.join(tmp, "imported-otlp.jsonl");
+    const imp = await runCli(["cases", "import", OTLP, "--locale", "en", "--out", imported]);
+    expect(imp.exitCode, imp.stderr).toBe(0);
+    expect(imp.stderr).toMatch(/Imported 4 conversations \(8 turns to label\)/);
+    const cases = (await readFile(imported, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: string; locale: string; turns: { user: string; context?: { role: string; content: string }[]; must_cite_one_of?: string[] }[] });
+
+    // The raw spans, read by this test: session.id → the user texts in start order, and each turn's context is the answer the turn before gave.
+    const raw = rawOtlp(OTLP);
+    const answers = rawOtlpAnswers(OTLP);
+    const rootIds: string[] = [];
+    for (const line of readFileSync(OTLP, "utf8").split("\n").filter(Boolean))
+      for (const rs of JSON.parse(line).resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) if (!s.parentSpanId) rootIds.push(s.spanId);
+    const sessions = [...new Set(raw.map((t) => t.conversation))];
+    expect(sessions.sort()).toEqual(["conv-empty", "conv-error", "conv-freeze", "conv-transfer"]);
+    const want = new Map(
+      sessions.map((c) => {
+        const turns = raw.map((t, i) => ({ ...t, root: rootIds[i]! })).filter((t) => t.conversation === c).sort((a, b) => (a.start < b.start ? -1 : 1));
+        return [c, turns.map((t, i) => ({ user: t.user, ...(i > 0 ? { context: [{ role: "assistant", content: answers.get(turns[i - 1]!.root)! }] } : {}) }))];
+      }),
+    );
+    expect(new Map(cases.map((c) => [c.id, c.turns]))).toEqual(want);
+    // conv-transfer's second turn follows "what are my daily transfer limits?", answered from the transfer-limits document alone.
+    expect(cases.find((c) => c.id === "conv-transfer")!.turns[1]!.context).toEqual([{ role: "assistant", content: "See: Transfer limits" }]);
+
+    // Unlabelled, every recorded turn joins its case turn: nothing without a case, no case without a trace, no text mismatch.
+    const cat = ["--catalog", path.join(DIR, "catalog.tsv"), "-k", "3", "--max-errors", "1", "--json"];
+    const toLabel = await runCli(["eval", "--traces", OTLP, "--cases", imported, ...cat]);
+    expect(toLabel.exitCode, toLabel.stderr).toBe(0);
+    const tl = JSON.parse(toLabel.stdout) as { turns: (Turn & { toLabel?: boolean })[]; run: { graph: { traces: Record<string, unknown> } } };
+    expect(tl.run.graph.traces).toMatchObject({ conversations: 4, turns: 8, scoredTurns: 8, mismatches: 0, conversationsWithoutCase: 0, casesWithoutTrace: 0, turnsWithoutCaseTurn: 0, caseTurnsWithoutTrace: 0, anonymousConversations: 0 });
+    expect(tl.turns).toHaveLength(8);
+    for (const t of tl.turns) {
+      expect(t.toLabel).toBe(true);
+      expect(t.results).toEqual([]);
+    }
+
+    // Labelled (the fixture's gold copied onto the imported cases by id and turn): the scores of the fixture cases, turn for turn.
+    const labelled = path.join(tmp, "labelled-otlp.jsonl");
+    await writeFile(labelled, cases.map((c) => JSON.stringify({ ...c, turns: c.turns.map((t, i) => ({ ...t, must_cite_one_of: gold[c.id]![i]!, expect: "answer" })) })).join("\n") + "\n");
+    const [mine, theirs] = await Promise.all([
+      runCli(["eval", "--traces", OTLP, "--cases", labelled, ...cat]),
+      runCli(["eval", "--traces", OTLP, "--cases", path.join(DIR, "cases.jsonl"), ...cat]),
+    ]);
+    expect(mine!.exitCode, mine!.stderr).toBe(0);
+    const view = (s: string) =>
+      (JSON.parse(s) as { turns: Turn[] }).turns
+        .map((t) => [t.caseId, t.turn, t.retrievedIds, t.results] as const)
+        .sort((a, b) => (`${a[0]}#${a[1]}` < `${b[0]}#${b[1]}` ? -1 : 1));
+    expect(view(mine!.stdout)).toEqual(view(theirs!.stdout));
+    expect(view(mine!.stdout).filter((t) => t[3].length > 0)).toHaveLength(7); // the errored turn scores nothing
+  });
+
+  it("a root run with no thread key is its own conversation: cases import names it by its run id, the id eval --traces joins on", async () => {
+    const runs = readFileSync(LANGSMITH, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const root = runs.find((r) => r.parent_run_id == null && r.extra.metadata.thread_id === "conv-error");
+    delete root.extra.metadata.thread_id;
+    const file = path.join(tmp, "anonymous.runs.jsonl");
+    await writeFile(file, runs.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const imported = path.join(tmp, "imported-anonymous.jsonl");
+    const imp = await runCli(["cases", "import", file, "--locale", "en", "--out", imported]);
+    expect(imp.exitCode, imp.stderr).toBe(0);
+    const ids = (await readFile(imported, "utf8")).trim().split("\n").map((l) => JSON.parse(l).id);
+    expect(ids.sort()).toEqual(["conv-empty", "conv-freeze", "conv-transfer", root.id].sort());
+    const r = await runCli(["eval", "--traces", file, "--cases", imported, "--catalog", path.join(DIR, "catalog.tsv"), "-k", "3", "--max-errors", "1", "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).run.graph.traces).toMatchObject({ scoredTurns: 8, anonymousConversations: 1, anonymousExamples: [root.id], conversationsWithoutCase: 0, casesWithoutTrace: 0 });
+  });
+
+  it("cases import of the LangSmith runs gives the same case ids and user turns (the thread_id of extra.metadata)", async () => {
+    const [a, b] = await Promise.all([
+      runCli(["cases", "import", OTLP, "--locale", "en"]),
+      runCli(["cases", "import", LANGSMITH, "--locale", "en"]),
+    ]);
+    expect(a!.exitCode, a!.stderr).toBe(0);
+    expect(b!.exitCode, b!.stderr).toBe(0);
+    const users = (s: string) => new Map(s.trim().split("\n").map((l) => JSON.parse(l) as { id: string; turns: { user: string }[] }).map((c) => [c.id, c.turns.map((t) => t.user)]));
+    const fromRuns = new Map<string, string[]>();
+    for (const t of rawLangSmith(LANGSMITH).sort((x, y) => (x.start < y.start ? -1 : 1))) fromRuns.set(t.conversation, [...(fromRuns.get(t.conversation) ?? []), t.user]);
+    expect(users(b!.stdout)).toEqual(fromRuns);
+    expect(users(a!.stdout)).toEqual(fromRuns);
+  });
+});

@@ -10,6 +10,7 @@
  * `start_time` is an ISO string (microseconds kept) or epoch ms, `end_time` likewise.
  */
 import { DataValidationError } from "../../errors.js";
+import { THREAD_KEYS } from "../../kb/conversations.js";
 import { answerOf, userTextOf } from "./otlp.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
@@ -84,7 +85,11 @@ export class LangSmithReader {
     this.links.set(r.id, link);
     if (parent === null) {
       let conversation: string | null = null;
-      for (const key of ["thread_id", "session_id", "conversation_id"]) if (conversation === null && typeof meta[key] === "string" && meta[key] !== "") conversation = meta[key] as string;
+      // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
+      for (const key of THREAD_KEYS) {
+        const v = meta[key];
+        if (conversation === null && ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v)))) conversation = String(v);
+      }
       const answer = answerOf(r.outputs);
       this.roots.push({
         where: whereOf(record),

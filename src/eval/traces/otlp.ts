@@ -24,6 +24,7 @@
  * call's turn and whether a retriever is nested in another).
  */
 import { DataValidationError } from "../../errors.js";
+import { THREAD_KEYS } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
@@ -75,6 +76,17 @@ function parseJsonObject(text: unknown): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * The role of a message: `role` (`{role, content}`), `type` (a LangChain
+ * message's dict form), or the class name of LangChain's serialized form
+ * (`{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}`),
+ * whose `type` is "constructor", not a role.
+ */
+function roleOf(m: Record<string, unknown> | undefined): unknown {
+  const className = Array.isArray(m?.id) ? (m.id as unknown[])[(m.id as unknown[]).length - 1] : undefined;
+  return m?.type === "constructor" ? className : (m?.role ?? m?.type ?? className);
+}
+
 /** The user text of a graph input: its last user message's content, else the text itself. */
 export function userTextOf(input: unknown): string {
   const parsed = typeof input === "string" ? (parseJsonObject(input) ?? input) : input;
@@ -83,7 +95,7 @@ export function userTextOf(input: unknown): string {
   if (Array.isArray(messages)) {
     for (let i = messages.length - 1; i >= 0; i--) {
       const m = messages[i] as Record<string, unknown>;
-      const role = m?.role ?? m?.type ?? (Array.isArray(m?.id) ? (m.id as string[])[(m.id as string[]).length - 1] : undefined);
+      const role = roleOf(m);
       const content = (m?.content ?? (m?.kwargs as Record<string, unknown> | undefined)?.content) as unknown;
       if ((role === "user" || role === "human" || role === "HumanMessage") && typeof content === "string") return content;
     }
@@ -102,7 +114,7 @@ export function answerOf(output: unknown): string | undefined {
   if (!Array.isArray(messages)) return undefined;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Record<string, unknown>;
-    const role = m?.role ?? m?.type ?? (Array.isArray(m?.id) ? (m.id as string[])[(m.id as string[]).length - 1] : undefined);
+    const role = roleOf(m);
     const content = (m?.content ?? (m?.kwargs as Record<string, unknown> | undefined)?.content) as unknown;
     if ((role === "assistant" || role === "ai" || role === "AIMessage") && typeof content === "string") return content;
   }
@@ -193,7 +205,11 @@ export class OtlpReader {
     }
     const meta = parseJsonObject(metadata);
     if (conversation === undefined) {
-      for (const key of ["thread_id", "session_id", "conversation_id"]) if (typeof meta?.[key] === "string" && meta[key] !== "") (conversation ??= meta[key] as string);
+      // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
+      for (const key of THREAD_KEYS) {
+        const v = meta?.[key];
+        if ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v))) conversation ??= String(v);
+      }
     }
     if (conversation !== undefined && !this.traceConversation.has(traceId)) this.traceConversation.set(traceId, conversation);
     const startUs = nanosToMicros(s.startTimeUnixNano);
