@@ -56,7 +56,7 @@ const EVAL_JOBS = {
   gate: ["sweep", "ir", "traces"],
   ir: ["sweep", "gate", "traces"],
   label: ["sweep", "gate", "ir", "traces"],
-  // The trace readers are plain data in, recorded turns out: sweep/recorded.ts scores them (docs/score-recorded-traces.md).
+  // The trace readers are plain data in, recorded turns out: sweep/recorded.ts scores them (docs/recorded-traces.md).
   traces: ["measures", "stats", "report", "sweep", "gate", "ir", "label"],
 };
 const evalJobRules = Object.entries(EVAL_JOBS).map(([job, forbidden]) => ({

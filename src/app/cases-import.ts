@@ -125,7 +125,7 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   const intoText = o.into !== undefined ? await readTextFileOrThrow(o.into) : "";
   const existing = o.into !== undefined ? knownIds(intoText, o.into) : new Set<string>();
   const issues: DataIssue[] = [];
-  // OTLP/JSON trace exports (a file, or a folder of them): the conversations `eval --traces` rebuilds, streamed (docs/score-recorded-traces.md).
+  // OTLP/JSON trace exports (a file, or a folder of them): the conversations `eval --traces` rebuilds, streamed (docs/recorded-traces.md).
   const otlp = await isOtlpExport(file);
   const located = otlp ? [] : records(await readTextFileOrThrow(file), file, issues);
   const conversations: Conversation[] = otlp ? await otlpConversations(file) : [];

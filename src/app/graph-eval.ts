@@ -322,7 +322,7 @@ export async function sweepGraph(
 export const GRAPH_COUNTERFACTUAL_OFF =
   "not asked for: a --graph run attributes queries only with --counterfactual, which invokes your retriever again with each gold-bearing turn's raw message and standalone question (extra retriever calls; the retriever must be side-effect free)";
 
-/** Why a `--traces` run's report has no query attribution: nothing is re-run (docs/score-recorded-traces.md). */
+/** Why a `--traces` run's report has no query attribution: nothing is re-run (docs/recorded-traces.md). */
 export const TRACES_COUNTERFACTUAL_OFF = "not possible on recorded traces: attribution retrieves again with the raw message and the standalone question, and a recording is scored as it is, never re-run";
 
 /** Whether a graph run does counterfactual retrieval, and why not (the report's `queryAttribution` header). */

@@ -1,5 +1,5 @@
 /**
- * `retrace eval --traces PATH` (docs/score-recorded-traces.md): the
+ * `retrace eval --traces PATH` (docs/recorded-traces.md): the
  * recorded-traces source of a graph eval (`runGraphEval`, ./graph-eval.ts,
  * whose report, splits, intervals, baseline, gates and renderers it shares),
  * the `traces` section of `--config` (filters by service / project and

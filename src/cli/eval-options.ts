@@ -116,10 +116,10 @@ export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
   },
 ];
 
-/** `eval --traces PATH`: score recorded traces (docs/score-recorded-traces.md); the four options it adds to `eval`. */
+/** `eval --traces PATH`: score recorded traces (docs/recorded-traces.md); the four options it adds to `eval`. */
 export function addTracesOptions(cmd: Command): Command {
   return cmd
-    .option("--traces <path>", "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI spans) or LangSmith runs (listRuns() output), a file or a folder of them; conversations join cases by id (docs/score-recorded-traces.md)")
+    .option("--traces <path>", "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI spans) or LangSmith runs (listRuns() output), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)")
     .addOption(new Option("--traces-format <format>", "with --traces: the format of the files (default: detected per record)").choices([...TRACE_FORMATS]))
     .option("--annotations-out <file>", "with --traces (OTLP): also write Phoenix span annotations, the body of POST /v1/span_annotations, one per scored turn and metric")
     .option("--feedback-out <file>", "with --traces (LangSmith): also write LangSmith feedback records (run_id, key, score, comment), one a line, one per scored turn and metric");

@@ -312,7 +312,7 @@ export function conversationId(locale: string, turns: readonly string[]): string
 const CASE_ID = /^[a-z0-9][a-z0-9-]*$/;
 
 /**
- * The case id of a recorded conversation (docs/score-recorded-traces.md): the
+ * The case id of a recorded conversation (docs/recorded-traces.md): the
  * thread / session / conversation id itself when it is a valid case id
  * (`[a-z0-9][a-z0-9-]*`), else its lowercase letters and digits joined by
  * `-` plus the first 8 hex digits of its sha256 (so two ids that read alike

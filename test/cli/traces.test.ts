@@ -1,6 +1,6 @@
 /**
  * `retrace eval --traces` end to end with the real bin
- * (docs/score-recorded-traces.md), on traces the real clients recorded
+ * (docs/recorded-traces.md), on traces the real clients recorded
  * (test/fixtures/traces/: the OpenInference LangChain instrumentation over
  * OTLP/HTTP, and the LangSmith tracer read back with `listRuns()`):
  * - each turn's retrieved ids and hit / recall / nDCG equal what this test

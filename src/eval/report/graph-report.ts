@@ -70,7 +70,7 @@ export function graphHeaderLines(report: Report): string[] {
 
 type TracesSection = NonNullable<NonNullable<Report["run"]["graph"]>["traces"]>;
 
-/** How a recording joined the cases, and the note that the report holds recorded user text (docs/score-recorded-traces.md). */
+/** How a recording joined the cases, and the note that the report holds recorded user text (docs/recorded-traces.md). */
 function tracesJoinLines(t: TracesSection): string[] {
   const more = (n: number, shown: number) => (n > shown ? ", …" : "");
   const lines = [

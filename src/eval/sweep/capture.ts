@@ -49,7 +49,7 @@ export interface CapturedRetrieverRun {
  * What `selectRetrieval` reads of a turn: its retriever runs and retrace's own
  * trace events. `RetrieverCapture` records them live from a graph's
  * callbacks; recorded traces give the same (../sweep/recorded.ts
- * `RecordedCapture`, docs/score-recorded-traces.md) — one capture layer, two sources.
+ * `RecordedCapture`, docs/recorded-traces.md) — one capture layer, two sources.
  */
 export interface RetrieverRuns {
   /** Every retriever run, in start order. */

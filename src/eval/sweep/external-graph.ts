@@ -276,7 +276,7 @@ export interface TurnOutcome {
 
 /**
  * One turn scored from its capture — the one step a `--graph` run and a
- * recorded-traces run share (docs/score-recorded-traces.md): the scored
+ * recorded-traces run share (docs/recorded-traces.md): the scored
  * retrieval chosen by `--retrieval-call` (`selectRetrieval`), its top k
  * scored by the evaluators, and the report's `trace` and `captured` views
  * (stages, the scored documents' text). A failed turn is an error turn

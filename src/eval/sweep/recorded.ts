@@ -1,6 +1,6 @@
 /**
  * The recorded-traces source of a sweep (`retrace eval --traces`;
- * docs/score-recorded-traces.md): turns read from OTLP / LangSmith exports
+ * docs/recorded-traces.md): turns read from OTLP / LangSmith exports
  * (../traces/) and joined to the cases by conversation (../traces/join.ts)
  * are scored by the very step a `--graph` run uses (`scoreCapturedTurn`,
  * ./external-graph.ts): `RecordedCapture` gives `selectRetrieval` the

@@ -1,5 +1,5 @@
 /**
- * Recorded conversations joined to eval cases (docs/score-recorded-traces.md,
+ * Recorded conversations joined to eval cases (docs/recorded-traces.md,
  * "Gold joins by conversation"): a conversation joins the case whose id is
  * `caseIdOf(conversation id)` — the id `retrace cases import` gives it — and
  * its turns join the case's turns by position, checked against the user text

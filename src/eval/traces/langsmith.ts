@@ -1,5 +1,5 @@
 /**
- * LangSmith run exports (docs/score-recorded-traces.md, "LangSmith"): runs as
+ * LangSmith run exports (docs/recorded-traces.md, "LangSmith"): runs as
  * `client.listRuns()` returns them, one a line (or a JSON array). A root run
  * (`parent_run_id` null) is a turn: its `inputs` (the graph input: its last
  * user message) the user text, `extra.metadata.thread_id` / `session_id` /

@@ -1,5 +1,5 @@
 /**
- * OTLP/JSON trace exports (docs/score-recorded-traces.md, "OpenTelemetry /
+ * OTLP/JSON trace exports (docs/recorded-traces.md, "OpenTelemetry /
  * OpenInference"): `{"resourceSpans": [{resource, scopeSpans: [{spans}]}]}`
  * records, as the OTLP/HTTP exporter sends them and collectors' file
  * exporters write them (one a line). Read, per span, only what scoring

@@ -1,5 +1,5 @@
 /**
- * `--traces PATH` (docs/score-recorded-traces.md): a file, or a folder whose
+ * `--traces PATH` (docs/recorded-traces.md): a file, or a folder whose
  * `.json` / `.jsonl` / `.ndjson` files (sorted by name, not recursive) are
  * read as one recording. Each record's format is detected (`resourceSpans`:
  * OTLP/JSON; a run with `run_type` / `trace_id`: LangSmith) unless

@@ -1,5 +1,5 @@
 /**
- * The records of one trace file, streamed (docs/score-recorded-traces.md,
+ * The records of one trace file, streamed (docs/recorded-traces.md,
  * "Files"): JSON Lines — one OTLP/JSON export request or one LangSmith run a
  * line, as collectors' file exporters and `listRuns()` dumps write them — are
  * read line by line through the one text loader (src/kb/text.ts

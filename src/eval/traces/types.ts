@@ -1,5 +1,5 @@
 /**
- * What a recorded trace gives the harness (docs/score-recorded-traces.md):
+ * What a recorded trace gives the harness (docs/recorded-traces.md):
  * turns, each one graph invocation (a root span or root run), with the
  * retriever calls recorded under it. The readers (./otlp.ts, ./langsmith.ts)
  * produce these; `src/eval/sweep/recorded.ts` turns them into the same
@@ -72,7 +72,7 @@ export interface RecordedConversation {
   turns: RecordedTurn[];
 }
 
-/** Filters of the `traces` section of `--config` (docs/score-recorded-traces.md). */
+/** Filters of the `traces` section of `--config` (docs/recorded-traces.md). */
 export interface TraceFilters {
   /** Only turns whose service (OTLP `service.name`) or project (LangSmith `session_name`) is one of these. */
   services?: string[];

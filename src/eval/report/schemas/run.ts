@@ -66,7 +66,7 @@ const graphRunInfoObject = z.object({
   largestStateBytes: count.optional(),
   largeStateTurns: count.optional(),
   /**
-   * `retrace eval --traces` (docs/score-recorded-traces.md): what was read —
+   * `retrace eval --traces` (docs/recorded-traces.md): what was read —
    * the format, the files, spans or runs, conversations and turns — and how
    * the recording joined the cases: turns scored, turns whose user text
    * differs from the case's (not scored), recorded turns past their case's
