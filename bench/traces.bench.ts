@@ -1,0 +1,148 @@
+/**
+ * `retrace eval --traces` at scale (docs/recorded-traces.md#scale; issue 35
+ * item 6): a day of a busy agent, RETRACE_BENCH_TRACE_SPANS spans (default
+ * 1,000,000), scored in one run.
+ *
+ * The export is the recorded fixture (test/fixtures/traces/openinference.otlp.jsonl,
+ * made by the real OpenInference instrumentation: 40 spans, 8 turns, 4
+ * conversations) multiplied: copy j gets fresh trace and span ids (the id's
+ * first 6 hex digits are j), its conversations the session and thread ids
+ * `conv-…-j`, and its times shifted past copy j − 1's, written line by line
+ * to a temporary file; the cases are the fixture's, one per copy and
+ * conversation (`conv-…-j`). `retrace eval --traces` then runs in its own
+ * process under /usr/bin/time (peak RSS), through bin/retrace.mjs (dist/
+ * when built, else the TypeScript source through tsx, whose start-up is
+ * counted).
+ *
+ * Printed: spans, turns, the export's size, the time to write it, the run's
+ * wall time and peak RSS against the targets (< 60 s, < 2 GB on this
+ * machine), and the scored-turn count the run reports. Never asserted.
+ */
+import { spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, readFileSync, statSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { REPO_ROOT } from "./lib/eval-set.js";
+import { print, printTable } from "./lib/report.js";
+
+const FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "traces");
+const OTLP = path.join(FIXTURES, "openinference.otlp.jsonl");
+const CASES = path.join(FIXTURES, "cases.jsonl");
+const CATALOG = path.join(FIXTURES, "catalog.tsv");
+const TARGET_S = 60;
+const TARGET_MB = 2048;
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+type Part = string | { id: string } | { time: bigint } | { conv: string };
+
+/** One export line cut at what a copy changes: span and trace ids, start and end times, conversation ids. */
+function template(line: string): Part[] {
+  const re = /("(?:traceId|spanId|parentSpanId)":")([0-9a-f]+)"|("(?:startTimeUnixNano|endTimeUnixNano)":")(\d+)"|(conv-[a-z]+)/g;
+  const parts: Part[] = [];
+  let at = 0;
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+    if (m[1] !== undefined) parts.push(line.slice(at, m.index) + m[1], { id: m[2]! }, '"');
+    else if (m[3] !== undefined) parts.push(line.slice(at, m.index) + m[3], { time: BigInt(m[4]!) }, '"');
+    else parts.push(line.slice(at, m.index), { conv: m[5]! });
+    at = m.index + m[0].length;
+  }
+  parts.push(line.slice(at));
+  return parts;
+}
+
+function render(parts: readonly Part[], j: number, shiftNs: bigint): string {
+  const prefix = j.toString(16).padStart(6, "0");
+  let s = "";
+  for (const p of parts) {
+    if (typeof p === "string") s += p;
+    else if ("id" in p) s += prefix + p.id.slice(6);
+    else if ("time" in p) s += String(p.time + shiftNs * BigInt(j));
+    else s += `${p.conv}-${j}`;
+  }
+  return s;
+}
+
+/** Writes `copies` copies of the fixture export and its cases; returns the spans written. */
+export async function generate(dir: string, copies: number): Promise<{ traces: string; cases: string; spans: number }> {
+  const lines = readFileSync(OTLP, "utf8").split("\n").filter(Boolean);
+  let spans = 0;
+  let [min, max] = [BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n, 0n];
+  for (const l of lines)
+    for (const rs of JSON.parse(l).resourceSpans as { scopeSpans: { spans: { startTimeUnixNano: string; endTimeUnixNano: string }[] }[] }[])
+      for (const ss of rs.scopeSpans)
+        for (const s of ss.spans) {
+          spans++;
+          if (BigInt(s.startTimeUnixNano) < min) min = BigInt(s.startTimeUnixNano);
+          if (BigInt(s.endTimeUnixNano) > max) max = BigInt(s.endTimeUnixNano);
+        }
+  const shiftNs = max - min + 1_000_000n; // each copy starts 1 ms after the previous one ends
+  const parts = lines.map(template);
+  const traces = path.join(dir, "traces.jsonl");
+  const out = createWriteStream(traces);
+  for (let j = 0; j < copies; j++) {
+    const chunk = parts.map((p) => render(p, j, shiftNs)).join("\n") + "\n";
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  const fixtureCases = readFileSync(CASES, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: string });
+  const cases = path.join(dir, "cases.jsonl");
+  const caseLines: string[] = [];
+  for (let j = 0; j < copies; j++) for (const c of fixtureCases) caseLines.push(JSON.stringify({ ...c, id: `${c.id}-${j}` }));
+  await writeFile(cases, caseLines.join("\n") + "\n");
+  return { traces, cases, spans: spans * copies };
+}
+
+/** Runs the CLI in its own process under GNU time (peak RSS), as bench/graph-sweep.bench.ts does. */
+function retrace(args: string[]): { status: number | null; wallMs: number; maxRssMb: number | null; stdout: string; stderr: string } {
+  const timeBin = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+  const cli = [process.execPath, path.join(REPO_ROOT, "bin", "retrace.mjs"), ...args];
+  const cmd = timeBin !== null ? [timeBin, "-f", "retrace-bench-maxrss-kb=%M", ...cli] : cli;
+  const t0 = performance.now();
+  const r = spawnSync(cmd[0]!, cmd.slice(1), { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "warn" }, encoding: "utf8", maxBuffer: 1 << 28 });
+  const rss = /retrace-bench-maxrss-kb=(\d+)/.exec(r.stderr);
+  return { status: r.status, wallMs: performance.now() - t0, maxRssMb: rss ? Number(rss[1]) / 1024 : null, stdout: r.stdout, stderr: r.stderr };
+}
+
+export async function run(): Promise<void> {
+  const want = envInt("RETRACE_BENCH_TRACE_SPANS", 1_000_000);
+  const dir = await mkdtemp(path.join(tmpdir(), "retrace-bench-traces-"));
+  try {
+    const copies = Math.ceil(want / 40);
+    const t0 = performance.now();
+    const g = await generate(dir, copies);
+    const genS = (performance.now() - t0) / 1000;
+    const mb = statSync(g.traces).size / (1 << 20);
+    print(`\nexport: ${g.spans.toLocaleString("en")} spans (${copies.toLocaleString("en")} copies of the recorded fixture), ${(8 * copies).toLocaleString("en")} turns, ${(4 * copies).toLocaleString("en")} conversations, ${mb.toFixed(0)} MiB, written in ${genS.toFixed(1)} s`);
+    const reportJson = path.join(dir, "report.json");
+    // Every copy's conv-error turn errored in its retriever: allowed, so the gate passes on the scores alone.
+    const r = retrace(["eval", "--traces", g.traces, "--catalog", CATALOG, "--cases", g.cases, "-k", "3", "--max-errors", String(copies), "--report-json", reportJson]);
+    if (r.status !== 0) throw new Error(`retrace eval --traces exited ${r.status}: ${r.stderr.slice(-2000)}`);
+    const traces = (JSON.parse(readFileSync(reportJson, "utf8")) as { run: { graph: { traces: { records: number; turns: number; scoredTurns: number } } } }).run.graph.traces;
+    const wallS = r.wallMs / 1000;
+    printTable(`retrace eval --traces over ${g.spans.toLocaleString("en")} spans (own process; targets < ${TARGET_S} s, < ${TARGET_MB / 1024} GB)`, [
+      { header: "spans read", align: "right" },
+      { header: "turns scored", align: "right" },
+      { header: "wall s", align: "right" },
+      { header: "peak RSS", align: "right" },
+      { header: "within targets" },
+    ], [
+      [
+        traces.records.toLocaleString("en"),
+        traces.scoredTurns.toLocaleString("en"),
+        wallS.toFixed(1),
+        r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`,
+        `${wallS < TARGET_S ? "time yes" : "time NO"}, ${r.maxRssMb === null ? "memory n/a" : r.maxRssMb < TARGET_MB ? "memory yes" : "memory NO"}`,
+      ],
+    ]);
+    print(`runner: ${existsSync(path.join(REPO_ROOT, "dist", "cli", "run.js")) ? "dist/ (compiled)" : "src/ through tsx (dist/ not built: start-up included)"}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
