@@ -451,7 +451,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
   let swept;
   try {
-    swept = await source.sweep(cases, data.kb, evaluators, (d, t) => progress.update(d, t));
+    swept = await source.sweep(cases, data.kb, evaluators, (d, t) => progress.update(d, t), selected);
   } finally {
     progress.stop();
   }
@@ -496,7 +496,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   warnAboutJudgments(report);
   if (o.shard !== undefined) {
     // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
-    report.shard = shardSection(o.shard, selected, cases, hashOf(selected));
+    report.shard = shardSection(o.shard, selected, cases, hashOf(selected), { recorded: o.traces !== undefined });
     log.info(shardNote(report.shard));
   } else {
     applyGate(report, o, seed, baseline, quarantine);

@@ -27,6 +27,7 @@ import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import type { EvalOutcome } from "./eval.js";
 import { applyGate, reportOf, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { mergeTracesSections } from "./traces-eval.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
 /** The options of a merge: the gate's, and the baseline's file. */
@@ -89,10 +90,14 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     merged.run.graph !== undefined && merged.graph !== undefined
       ? {
           ...merged.run,
-          graph: graphRunInfo(graphRunIdentityOf(merged.run.graph), merged.turns, merged.graph.retrievers, {
-            ...graphRunFacts(merged.turns, () => undefined, ...(merged.run.graph.maxStateBytes !== undefined ? [merged.run.graph.maxStateBytes] : [])),
-            localesWithoutCards: merged.graph.localesWithoutCards,
-          }),
+          graph: {
+            ...graphRunInfo(graphRunIdentityOf(merged.run.graph), merged.turns, merged.graph.retrievers, {
+              ...graphRunFacts(merged.turns, () => undefined, ...(merged.run.graph.maxStateBytes !== undefined ? [merged.run.graph.maxStateBytes] : [])),
+              localesWithoutCards: merged.graph.localesWithoutCards,
+            }),
+            // `--traces` shards: what was read and how it joined, as the unsharded run writes it (src/app/traces-eval.ts).
+            ...(merged.graph.traces !== undefined ? { traces: mergeTracesSections(merged.graph.traces) } : {}),
+          },
         }
       : merged.run;
   // `--repeat N` shards: a shard whose repeats were all identical wrote its turns without their scores per repeat; in a

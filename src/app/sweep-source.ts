@@ -20,7 +20,8 @@ export interface SweepSource {
   label: string;
   /** The report's `embedderDescription`. */
   description: string;
-  sweep(cases: readonly EvalCase[], kb: KnowledgeBase, evaluators: EvaluatorSpec[], onCaseDone: (d: number, t: number) => void): Promise<SweptTurns>;
+  /** `selection`: with `--shard`, every selected case (`cases` is this shard's); recorded traces leave out the conversations of the other shards' cases. */
+  sweep(cases: readonly EvalCase[], kb: KnowledgeBase, evaluators: EvaluatorSpec[], onCaseDone: (d: number, t: number) => void, selection?: readonly EvalCase[]): Promise<SweptTurns>;
 }
 
 /** What a source's sweep gives the report: the turns (and each repeat's), the id options, and a recorded run's extras. */

@@ -20,9 +20,9 @@ import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { METRICS } from "../eval/measures/metrics.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
-import type { Report } from "../eval/report/types.js";
+import type { GraphRunInfo, Report } from "../eval/report/types.js";
 import { runRecordedSweep, type RecordedGraphTurn } from "../eval/sweep/recorded.js";
-import { JOIN_LIST_MAX, joinTraces } from "../eval/traces/join.js";
+import { JOIN_LIST_MAX, joinTraces, sortMismatches } from "../eval/traces/join.js";
 import { readTraces } from "../eval/traces/read.js";
 import { TRACE_FORMATS, type TraceFilters, type TraceFormat } from "../eval/traces/types.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
@@ -82,10 +82,13 @@ export async function recordedTracesSource(o: RecordedTracesOptions & { k?: numb
     module: { ...RECORDED_SOURCE },
     label: `--traces ${file}`,
     description: "recorded traces: the retriever calls the traces hold, scored as recorded (nothing re-run)",
-    sweep: async (cases: readonly EvalCase[], kb: KnowledgeBase, evaluators: EvaluatorSpec[], onCaseDone) => {
+    sweep: async (cases: readonly EvalCase[], kb: KnowledgeBase, evaluators: EvaluatorSpec[], onCaseDone, selection) => {
       const ids = await idOptions();
       const read = await readTraces(file, { ...(o.tracesFormat !== undefined ? { format: o.tracesFormat } : {}), filters });
-      const join = joinTraces(read.conversations, cases);
+      // A shard (--shard i/n: whole cases, so whole conversations) leaves the other shards' conversations to them.
+      const mine = new Set(cases.map((c) => c.id));
+      const elsewhere = new Set((selection ?? []).map((c) => c.id).filter((id) => !mine.has(id)));
+      const join = joinTraces(read.conversations, cases, { elsewhere });
       const turnsRead = read.conversations.reduce((n, c) => n + c.turns.length, 0);
       if (join.joined.length === 0)
         throw new GraphInputError(
@@ -125,6 +128,44 @@ export async function recordedTracesSource(o: RecordedTracesOptions & { k?: numb
         },
       };
     },
+  };
+}
+
+type TracesSection = NonNullable<GraphRunInfo["traces"]>;
+
+/**
+ * The `run.graph.traces` section of the shards of one `--traces` run merged
+ * into the unsharded run's (`retrace merge`): what each shard read of the
+ * whole recording (format, files, records, conversations, turns, filtered
+ * out, conversations with no case in the selection, anonymous ones) is the
+ * same in every shard and taken as it is; what depends on the shard's cases
+ * is summed, and its lists merged in the join's order and cut as the join
+ * cuts them (src/eval/traces/join.ts).
+ */
+export function mergeTracesSections(sections: readonly TracesSection[]): TracesSection {
+  const first = sections[0]!;
+  const sum = (k: "scoredTurns" | "mismatches" | "turnsWithoutCaseTurn" | "caseTurnsWithoutTrace" | "casesWithoutTrace") => sections.reduce((n, s) => n + s[k], 0);
+  return {
+    format: first.format,
+    files: first.files,
+    records: first.records,
+    conversations: first.conversations,
+    turns: first.turns,
+    filteredOut: first.filteredOut,
+    scoredTurns: sum("scoredTurns"),
+    mismatches: sum("mismatches"),
+    mismatchExamples: sortMismatches(sections.flatMap((s) => s.mismatchExamples)).slice(0, JOIN_LIST_MAX),
+    turnsWithoutCaseTurn: sum("turnsWithoutCaseTurn"),
+    caseTurnsWithoutTrace: sum("caseTurnsWithoutTrace"),
+    conversationsWithoutCase: first.conversationsWithoutCase,
+    conversationsWithoutCaseExamples: first.conversationsWithoutCaseExamples,
+    casesWithoutTrace: sum("casesWithoutTrace"),
+    casesWithoutTraceExamples: sections
+      .flatMap((s) => s.casesWithoutTraceExamples)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, JOIN_LIST_MAX),
+    anonymousConversations: first.anonymousConversations,
+    anonymousExamples: first.anonymousExamples,
   };
 }
 

@@ -421,3 +421,46 @@ describe("record → cases import → label → eval --traces is one loop", () =
     expect(users(a!.stdout)).toEqual(fromRuns);
   });
 });
+
+describe("--shard i/n splits a traces run by conversation, and retrace merge gives the unsharded report", () => {
+  it("the merged report equals the unsharded one byte for byte outside timings, for 2 and 3 shards", async () => {
+    // The fixture's cases with one turn's text changed (a mismatch), conv-transfer's case left out (a conversation with no case)
+    // and a case nothing recorded: every list of the traces section has something in it. conv-error's turn is an error turn.
+    const fixture = readFileSync(path.join(DIR, "cases.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: string; turns: { user: string }[] });
+    const changed = fixture.filter((c) => c.id !== "conv-transfer").map((c) => (c.id === "conv-freeze" ? { ...c, turns: c.turns.map((t, i) => (i === 0 ? { ...t, user: "how do I freeze my debit card?" } : t)) } : c));
+    changed.push({ id: "conv-unrecorded", locale: "en", kind: "golden", turns: [{ user: "where is my statement?", must_cite_one_of: ["fees-abroad"], expect: "answer" }] } as never);
+    const cases = path.join(tmp, "shard-cases.jsonl");
+    await writeFile(cases, changed.map((c) => JSON.stringify(c)).join("\n") + "\n");
+    const args = ["eval", "--traces", OTLP, "--catalog", path.join(DIR, "catalog.tsv"), "--cases", cases, "-k", "3"];
+    const whole = path.join(tmp, "unsharded.json");
+    const u = await runCli([...args, "--max-errors", "1", "--report-json", whole]);
+    expect(u.exitCode, u.stderr).toBe(0);
+    const withoutTimings = (file: string) => {
+      const r = JSON.parse(readFileSync(file, "utf8"));
+      delete r.timings;
+      return JSON.stringify(r, null, 2);
+    };
+    const unsharded = JSON.parse(readFileSync(whole, "utf8"));
+    // By hand: conv-freeze turn 1, conv-empty's 2 turns and conv-error's turn joined (4); conv-freeze turn 0 differs.
+    expect(unsharded.run.graph.traces).toMatchObject({ scoredTurns: 4, mismatches: 1, conversationsWithoutCase: 1, conversationsWithoutCaseExamples: ["conv-transfer"], casesWithoutTrace: 1, casesWithoutTraceExamples: ["conv-unrecorded"] });
+    for (const n of [2, 3]) {
+      const files: string[] = [];
+      for (let i = 1; i <= n; i++) {
+        const f = path.join(tmp, `shard-${i}-of-${n}.json`);
+        const s = await runCli([...args, "--shard", `${i}/${n}`, "--report-json", f]);
+        expect(s.exitCode, s.stderr).toBe(0);
+        files.push(f);
+      }
+      const shards = files.map((f) => JSON.parse(readFileSync(f, "utf8")));
+      // Whole conversations per shard: each case's recorded turns are in exactly one shard, and the shards' scored turns add up.
+      expect(shards.reduce((k, s) => k + s.run.graph.traces.scoredTurns, 0)).toBe(4);
+      const owners = new Map<string, Set<number>>();
+      shards.forEach((s, i) => s.turns.forEach((t: Turn) => owners.set(t.caseId, (owners.get(t.caseId) ?? new Set<number>()).add(i))));
+      expect([...owners.values()].map((o) => o.size)).toEqual([...owners.keys()].map(() => 1));
+      const merged = path.join(tmp, `merged-${n}.json`);
+      const m = await runCli(["merge", ...files, "--max-errors", "1", "--report-json", merged]);
+      expect(m.exitCode, m.stderr).toBe(0);
+      expect(withoutTimings(merged)).toBe(withoutTimings(whole));
+    }
+  });
+});

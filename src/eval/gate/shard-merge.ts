@@ -30,7 +30,7 @@ import { DataValidationError, type DataIssue } from "../../errors.js";
 import { GRAPH_IDENTITY_KEYS, parseReport, REPORT_VERSION } from "../report/schemas.js";
 import { assignShards } from "./shard.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
-import type { JudgeInfo, JudgeUsage, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
+import type { GraphRunInfo, JudgeInfo, JudgeUsage, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
 
 /** One shard report as read from disk: its file name and its parsed JSON. */
 export interface ShardFile {
@@ -62,7 +62,7 @@ export interface MergedShards {
    * that ran such turns (in the order of the merged turns). The counts are
    * recomputed from the turns.
    */
-  graph?: { retrievers: string[]; localesWithoutCards: string[] };
+  graph?: { retrievers: string[]; localesWithoutCards: string[]; /** `--traces` shards: each shard's `run.graph.traces`, in shard order (merged by src/app/traces-eval.ts). */ traces?: NonNullable<GraphRunInfo["traces"]>[] };
   /**
    * `--repeat N` shards: the repeats per case, whether every shard's repeats
    * were identical, and the turns that errored in a repeat (summed). The
@@ -199,9 +199,18 @@ function checkSet(shards: readonly Shard[]): void {
     ]);
 }
 
-/** Each shard's turns are exactly its cases' turns, 0..m−1 each, in its case order; no case is in two shards. Returns each case's turns. */
+/**
+ * Each shard's turns are exactly its cases' turns, 0..m−1 each, in its case
+ * order; no case is in two shards. Returns each case's turns. The shards of a
+ * `--traces` run (`dataset.caseTurns`) hold only the recorded turns that
+ * joined: their turns are in increasing order within the case's turns, and a
+ * case may have none.
+ */
 function collectTurns(shards: readonly Shard[]): Map<string, { file: string; turns: TurnReport[] }> {
   const dataset = shards[0]!.shard.dataset;
+  const caseTurns = dataset.caseTurns === undefined ? undefined : new Map(dataset.caseIds.map((id, i) => [id, dataset.caseTurns![i]]));
+  if (caseTurns !== undefined && dataset.caseTurns!.length !== dataset.caseIds.length)
+    fail([{ file: shards[0]!.file, field: "shard.dataset.caseTurns", message: `expected one turn count per selected case (${dataset.caseIds.length}), got ${dataset.caseTurns!.length}` }]);
   const inDataset = new Set(dataset.caseIds);
   const byCase = new Map<string, { file: string; turns: TurnReport[] }>();
   for (const s of shards) {
@@ -217,9 +226,14 @@ function collectTurns(shards: readonly Shard[]): Map<string, { file: string; tur
       if (entry === undefined || entry.file !== s.file)
         fail([{ file: s.file, field: `turns[${i}].caseId`, message: `turn of case ${show(t.caseId)}, which is not one of this shard's cases (shard.caseIds)` }]);
       const e = entry!;
-      if (t.turn !== e.turns.length) fail([{ file: s.file, field: `turns[${i}].turn`, message: `expected turn ${e.turns.length} of case ${show(t.caseId)}, got ${t.turn}` }]);
+      if (caseTurns !== undefined) {
+        const last = e.turns.at(-1)?.turn ?? -1;
+        if (t.turn <= last || t.turn >= caseTurns.get(t.caseId)!)
+          fail([{ file: s.file, field: `turns[${i}].turn`, message: `expected a turn of case ${show(t.caseId)} after turn ${last} and below ${caseTurns.get(t.caseId)}, got ${t.turn}` }]);
+      } else if (t.turn !== e.turns.length) fail([{ file: s.file, field: `turns[${i}].turn`, message: `expected turn ${e.turns.length} of case ${show(t.caseId)}, got ${t.turn}` }]);
       e.turns.push(t);
     }
+    if (caseTurns !== undefined) continue; // recorded traces: the turns that joined, checked above
     const count = s.shard.caseIds.reduce((n, id) => n + (byCase.get(id)?.turns.length ?? 0), 0);
     if (count !== s.shard.turns || count !== rawTurns.length)
       fail([{ file: s.file, field: "shard.turns", message: `the shard says ${s.shard.turns} turns but its report holds ${rawTurns.length}` }]);
@@ -233,11 +247,12 @@ function collectTurns(shards: readonly Shard[]): Map<string, { file: string; tur
 function checkAssignment(shards: readonly Shard[], byCase: Map<string, { turns: TurnReport[] }>): void {
   const dataset = shards[0]!.shard.dataset;
   const total = [...byCase.values()].reduce((n, c) => n + c.turns.length, 0);
-  if (total !== dataset.turns)
+  // A --traces run's shards hold the turns that joined; the assignment reads the cases' own turn counts (dataset.caseTurns).
+  if (dataset.caseTurns === undefined && total !== dataset.turns)
     fail([{ file: shards[0]!.file, field: "shard.dataset.turns", message: `the selection has ${dataset.turns} turns but the shards hold ${total} together` }]);
   const count = shards[0]!.shard.count;
   const shardOf = assignShards(
-    dataset.caseIds.map((id) => ({ id, turns: byCase.get(id)!.turns.length })),
+    dataset.caseIds.map((id, i) => ({ id, turns: dataset.caseTurns?.[i] ?? byCase.get(id)!.turns.length })),
     count,
   );
   for (const s of shards) {
@@ -335,7 +350,8 @@ function mergeGraphFacts(shards: readonly Shard[], turns: readonly TurnReport[])
   });
   const localesWithoutCards: string[] = [];
   for (const t of turns) if (t.captured !== undefined && !found.has(t.locale) && !localesWithoutCards.includes(t.locale)) localesWithoutCards.push(t.locale);
-  return { retrievers, localesWithoutCards };
+  const traces = graphs.map((g) => g!.traces);
+  return { retrievers, localesWithoutCards, ...(traces.every((t) => t !== undefined) ? { traces: traces as NonNullable<GraphRunInfo["traces"]>[] } : {}) };
 }
 
 /**

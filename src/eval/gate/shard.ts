@@ -104,6 +104,7 @@ export function shardSection(
   selection: readonly { id: string; turns: readonly unknown[] }[],
   shard: readonly { id: string; turns: readonly unknown[] }[],
   selectionHash: string,
+  opts: { recorded?: boolean } = {},
 ): ShardInfo {
   const turns = (cs: readonly { turns: readonly unknown[] }[]) => cs.reduce((s, c) => s + c.turns.length, 0);
   return {
@@ -112,7 +113,8 @@ export function shardSection(
     rule: SHARD_RULE,
     caseIds: shard.map((c) => c.id),
     turns: turns(shard),
-    dataset: { datasetHash: selectionHash, caseIds: selection.map((c) => c.id), turns: turns(selection) },
+    // A recorded-traces run reports only the turns that joined: the cases' own turn counts travel for the merge's assignment check.
+    dataset: { datasetHash: selectionHash, caseIds: selection.map((c) => c.id), turns: turns(selection), ...(opts.recorded === true ? { caseTurns: selection.map((c) => c.turns.length) } : {}) },
   };
 }
 

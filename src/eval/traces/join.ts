@@ -16,6 +16,12 @@ import type { RecordedConversation, RecordedTurn } from "./types.js";
 export const caseIdOf = threadCaseId;
 
 const normalize = (s: string) => s.trim().replace(/\s+/g, " ");
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Mismatches in the order the join lists them: by case id, then turn. */
+export function sortMismatches<T extends { case: string; turn: number }>(list: readonly T[]): T[] {
+  return [...list].sort((a, b) => cmp(a.case, b.case) || a.turn - b.turn);
+}
 
 /** One case turn with its recorded turn. */
 export interface JoinedTurn {
@@ -47,8 +53,21 @@ export interface TraceJoin {
   anonymousCount: number;
 }
 
-/** Joins `conversations` to `cases` (both in their own order; the result in case order). */
-export function joinTraces(conversations: readonly RecordedConversation[], cases: readonly EvalCase[]): TraceJoin {
+/**
+ * Joins `conversations` to `cases` (both in their own order; the result in
+ * case order). The lists are sorted (mismatches by case id and turn, cases by
+ * id) before they are cut, so the shards of a run (`elsewhere`) list what the
+ * unsharded run lists.
+ *
+ * `elsewhere`: with `--shard i/n`, the ids of the selected cases another shard
+ * scores; their conversations are left out here, not counted as having no
+ * case. What does not depend on the shard (conversations with no case in
+ * the whole selection, anonymous conversations) is counted in every shard
+ * alike, what does (scored turns, mismatches, turns and cases left over) is
+ * counted by the shard that has the case, so the counts of the shards add up
+ * to the unsharded run's (src/app/traces-eval.ts `mergeTracesSections`).
+ */
+export function joinTraces(conversations: readonly RecordedConversation[], cases: readonly EvalCase[], opts: { elsewhere?: ReadonlySet<string> } = {}): TraceJoin {
   const byId = new Map<string, number>();
   cases.forEach((c, i) => byId.set(c.id, i));
   const out: TraceJoin = {
@@ -70,7 +89,9 @@ export function joinTraces(conversations: readonly RecordedConversation[], cases
       out.anonymousCount++;
       if (out.anonymous.length < JOIN_LIST_MAX) out.anonymous.push(conv.id);
     }
-    const ci = byId.get(caseIdOf(conv.id));
+    const caseId = caseIdOf(conv.id);
+    const ci = byId.get(caseId);
+    if (ci === undefined && opts.elsewhere?.has(caseId) === true) continue; // another shard's case
     if (ci === undefined) {
       out.conversationsWithoutCaseCount++;
       if (out.conversationsWithoutCase.length < JOIN_LIST_MAX) out.conversationsWithoutCase.push(conv.id);
@@ -86,7 +107,7 @@ export function joinTraces(conversations: readonly RecordedConversation[], cases
       }
       if (normalize(turn.user) !== normalize(rec.user)) {
         out.mismatchCount++;
-        if (out.mismatches.length < JOIN_LIST_MAX) out.mismatches.push({ case: c.id, turn: ti, recorded: rec.user, expected: turn.user, where: rec.where });
+        out.mismatches.push({ case: c.id, turn: ti, recorded: rec.user, expected: turn.user, where: rec.where });
         return;
       }
       out.joined.push({ caseIndex: ci, turnIndex: ti, recorded: rec });
@@ -96,8 +117,10 @@ export function joinTraces(conversations: readonly RecordedConversation[], cases
   cases.forEach((c, i) => {
     if (seen.has(i)) return;
     out.casesWithoutTraceCount++;
-    if (out.casesWithoutTrace.length < JOIN_LIST_MAX) out.casesWithoutTrace.push(c.id);
+    out.casesWithoutTrace.push(c.id);
   });
   out.joined.sort((a, b) => a.caseIndex - b.caseIndex || a.turnIndex - b.turnIndex);
+  out.mismatches = sortMismatches(out.mismatches).slice(0, JOIN_LIST_MAX);
+  out.casesWithoutTrace = out.casesWithoutTrace.sort(cmp).slice(0, JOIN_LIST_MAX);
   return out;
 }

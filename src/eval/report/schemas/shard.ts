@@ -17,8 +17,14 @@ const shardObject = z
     /** This shard's case ids, in dataset order, and its number of turns. */
     caseIds: z.array(z.string()),
     turns: count,
-    /** The whole selection the shards split: the datasetHash an unsharded run reports, its case ids in dataset order, its turns. */
-    dataset: z.object({ datasetHash: z.string().min(1), caseIds: z.array(z.string()), turns: count }).strict(),
+    /**
+     * The whole selection the shards split: the datasetHash an unsharded run
+     * reports, its case ids in dataset order, its turns; for a `--traces` run
+     * also each case's turns in the cases file (`caseTurns`, in `caseIds`
+     * order), since its report holds only the recorded turns that joined
+     * (docs/recorded-traces.md#shards); absent otherwise.
+     */
+    dataset: z.object({ datasetHash: z.string().min(1), caseIds: z.array(z.string()), turns: count, caseTurns: z.array(count).optional() }).strict(),
   })
   .strict()
   .refine((s) => s.index <= s.count, { message: "the shard index must not exceed the shard count", path: ["index"] });
