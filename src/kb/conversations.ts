@@ -200,6 +200,21 @@ export interface RootRun {
   text: string;
   /** The assistant messages of `inputs.messages` between the previous human message and this one. */
   context: string[];
+  /** The last assistant message of `outputs.messages`, when the run recorded one: the next turn's context when its inputs hold none. */
+  answer?: string;
+}
+
+/** The last assistant message of a run's `outputs.messages` (an unreadable message is skipped: outputs are not the turn). */
+function runAnswer(outputs: unknown): string | undefined {
+  if (!isObject(outputs)) return undefined;
+  const messages = runMessages(outputs);
+  for (let i = (messages?.length ?? 0) - 1; i >= 0; i--) {
+    const msg = readMessage(messages![i]);
+    if ("error" in msg || msg.role !== "assistant") continue;
+    const said = assistantText(msg.content);
+    if (said !== null) return said;
+  }
+  return undefined;
 }
 
 function startOf(v: unknown): number | null {
@@ -260,6 +275,7 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
       break;
     }
   }
+  const answer = runAnswer(r.outputs);
   const locale = localeOf(metadata.locale ?? inputs.locale, where, metadata.locale !== undefined ? fieldAt(where, "extra.metadata.locale") : fieldAt(where, "inputs.locale"), issues);
   return {
     where,
@@ -270,6 +286,7 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
     ...(locale !== undefined ? { locale } : {}),
     text,
     context,
+    ...(answer !== undefined ? { answer } : {}),
   };
 }
 
@@ -297,7 +314,7 @@ export function threadConversations(runs: readonly RootRun[], issues: DataIssue[
     const thread = first.thread !== undefined ? first.thread.slice(first.thread.indexOf(":") + 1) : first.id !== "" ? first.id : undefined;
     out.push({
       first,
-      conv: { where: first.where, source: "langsmith", ...(thread !== undefined ? { thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r) => r.context) },
+      conv: { where: first.where, source: "langsmith", ...(thread !== undefined ? { thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r, i) => (r.context.length > 0 || i === 0 || list[i - 1]!.answer === undefined ? r.context : [list[i - 1]!.answer!])) },
     });
   }
   out.sort((a, b) => a.first.start - b.first.start || cmp(a.first.dottedOrder, b.first.dottedOrder) || cmp(a.first.id, b.first.id));

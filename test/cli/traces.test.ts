@@ -407,7 +407,7 @@ describe("record → cases import → label → eval --traces is one loop", () =
     expect(JSON.parse(r.stdout).run.graph.traces).toMatchObject({ scoredTurns: 8, anonymousConversations: 1, anonymousExamples: [root.id], conversationsWithoutCase: 0, casesWithoutTrace: 0 });
   });
 
-  it("cases import of the LangSmith runs gives the same case ids and user turns (the thread_id of extra.metadata)", async () => {
+  it("cases import of the LangSmith runs gives the same cases as of the OTLP export: ids (the thread_id of extra.metadata), user turns, and the previous answer as context", async () => {
     const [a, b] = await Promise.all([
       runCli(["cases", "import", OTLP, "--locale", "en"]),
       runCli(["cases", "import", LANGSMITH, "--locale", "en"]),
@@ -419,6 +419,10 @@ describe("record → cases import → label → eval --traces is one loop", () =
     for (const t of rawLangSmith(LANGSMITH).sort((x, y) => (x.start < y.start ? -1 : 1))) fromRuns.set(t.conversation, [...(fromRuns.get(t.conversation) ?? []), t.user]);
     expect(users(b!.stdout)).toEqual(fromRuns);
     expect(users(a!.stdout)).toEqual(fromRuns);
+    // The runs' inputs hold the new user message alone: each later turn's context is the previous run's last AIMessage in outputs.
+    const whole = (s: string) => new Map(s.trim().split("\n").map((l) => JSON.parse(l) as { id: string; turns: unknown[] }).map((c) => [c.id, c.turns]));
+    expect(whole(b!.stdout)).toEqual(whole(a!.stdout));
+    expect((whole(b!.stdout).get("conv-transfer") as { context?: unknown }[]).map((t) => t.context)).toEqual([undefined, [{ role: "assistant", content: "See: Transfer limits" }], [{ role: "assistant", content: "See: Pix keys" }]]);
   });
 });
 
