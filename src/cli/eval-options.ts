@@ -9,16 +9,16 @@
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
 import { EVAL_DEFAULTS } from "../app/eval-plan.js";
-import { DEFAULT_MAX_DROP } from "../eval/gate/gate.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
 import { TRACE_FORMATS } from "../eval/traces/types.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../retrieval/chroma-faults.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
-import { addFloorOptions } from "./floor-options.js";
-import { addGithubOptions } from "./github.js";
-import { addMaxCardBytesOption, countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption, type ModeRule } from "./options.js";
+import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
+import { parseFloors } from "./floor-options.js";
+import { countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption, type ModeRule } from "./options.js";
+import { hidden } from "./old-spellings.js";
+import { applySettingsHook } from "./settings.js";
 import { parseShardOption } from "./shard.js";
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
@@ -33,61 +33,178 @@ function stageOption(flag: string) {
   };
 }
 
+/** `on` / `off` (also `true` / `false`; `auto`: unset) for an option with an optional value (`--github [when]`); given alone it is on. */
+export function onOffOption(flag: string): (v: string) => boolean | undefined {
+  return (v: string) => {
+    const w = v.trim().toLowerCase();
+    if (w === "on" || w === "true") return true;
+    if (w === "off" || w === "false") return false;
+    if (w === "auto") return undefined;
+    throw new CommanderArgumentError(new InvalidArgumentError(flag, "on, off or auto (or nothing: on)", v).message);
+  };
+}
+
+/** The checks of `--gate NAME=VALUE`: each was an option of its own (`--min-hit 0.9` is `--gate min-hit=0.9`); VALUE is that option's value. */
+export const GATE_CHECKS: readonly { name: string; flag: string }[] = [
+  ...FLOOR_OPTIONS.map(({ flag }) => ({ name: flag.slice(2), flag })),
+  ...["min-stage", "max-drop", "max-flips", "max-stage-drop", "max-errors", "max-no-retrieval", "max-flaky"].map((name) => ({ name, flag: `--${name}` })),
+];
+
+/** The report formats of `--out [FORMAT:]FILE`: each was an option of its own (`--junit F` is `--out junit:F`); the attribute the writers read. */
+export const OUT_FORMATS: readonly { name: string; attribute: string; extensions: readonly string[] }[] = [
+  { name: "markdown", attribute: "out", extensions: [".md", ".markdown"] },
+  { name: "json", attribute: "reportJson", extensions: [".json"] },
+  { name: "html", attribute: "html", extensions: [".html", ".htm"] },
+  { name: "junit", attribute: "junit", extensions: [".xml"] },
+  { name: "pr-comment", attribute: "prComment", extensions: [] },
+];
+
+/** `FORMAT:FILE` or `FILE` → the format and the file (a FILE of no known extension is markdown, as `--out FILE` always was). */
+export function parseOut(value: string): { format: (typeof OUT_FORMATS)[number]; file: string } {
+  const m = /^([a-z-]+):(.+)$/.exec(value);
+  const byName = m === null ? undefined : OUT_FORMATS.find((f) => f.name === m[1] || (m[1] === "md" && f.name === "markdown"));
+  if (byName !== undefined && m !== null) return { format: byName, file: m[2] as string };
+  const lower = value.toLowerCase();
+  const byExt = OUT_FORMATS.find((f) => f.extensions.some((e) => lower.endsWith(e)));
+  return { format: byExt ?? (OUT_FORMATS[0] as (typeof OUT_FORMATS)[number]), file: value };
+}
+
+/**
+ * preAction hooks of `--gate` and `--out`: each value is set on the option it
+ * replaces (as if typed, source `cli`), through that option's own parser, so
+ * every check downstream (ranges, scopes, the mode rules, output paths)
+ * is the one the old spelling had.
+ */
+export function applyOutputHooks(cmd: Command): Command {
+  return cmd.hook("preAction", (_self, actionCmd) => {
+    const gates = actionCmd.getOptionValue("gate") as string[] | undefined;
+    for (const item of gates ?? []) {
+      const eq = item.indexOf("=");
+      const name = eq < 0 ? item : item.slice(0, eq);
+      const check = GATE_CHECKS.find((g) => g.name === name);
+      const opt = check === undefined ? undefined : actionCmd.options.find((o) => o.long === check.flag);
+      if (eq < 0 || opt === undefined) {
+        const known = GATE_CHECKS.filter((g) => actionCmd.options.some((o) => o.long === g.flag)).map((g) => g.name);
+        actionCmd.error(`error: --gate ${JSON.stringify(item)}: expected NAME=VALUE with NAME one of ${known.join(", ")} (e.g. --gate min-hit=0.9)`, { exitCode: 2, code: "retrace.badGate" });
+      }
+      const attr = (opt as Option).attributeName();
+      const value = (opt as Option).parseArg !== undefined ? (opt as Option).parseArg!(item.slice(eq + 1), actionCmd.getOptionValue(attr) as never) : item.slice(eq + 1);
+      actionCmd.setOptionValueWithSource(attr, value, "cli");
+    }
+    actionCmd.setOptionValueWithSource("gate", undefined, "cli");
+    const outs = actionCmd.getOptionValue("out") as string[] | string | undefined;
+    actionCmd.setOptionValueWithSource("out", undefined, "default");
+    const seen = new Map<string, string>();
+    for (const value of typeof outs === "string" ? [outs] : (outs ?? [])) {
+      const { format, file } = parseOut(value);
+      const before = seen.get(format.name);
+      if (before !== undefined) actionCmd.error(`error: --out: two ${format.name} files (${before}, ${file}); one file per format`, { exitCode: 2, code: "retrace.badOut" });
+      seen.set(format.name, file);
+      actionCmd.setOptionValueWithSource(format.attribute, file, "cli");
+    }
+  });
+}
+
 /** The options shared by `eval` and `start`: what to retrieve with (as `trace`) plus what the sweep and its gate do. */
 export function addEvalOptions(cmd: Command): Command {
   return addSweepOptions(addRetrievalOptions(cmd));
 }
 
-/** What a run retrieves with: data, store, embedder, depths, mode (eval, start and trace). */
+/** What a run retrieves with: data, store and the settings file (eval, start and trace); the retrieval settings are keys of `--config`. */
 export function addRetrievalOptions(cmd: Command): Command {
   cmd
     .option("--store <auto|local|url|memory|none>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index; none: store-less (retrieval not measured)", EVAL_DEFAULTS.store)
+    .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
     .option("-k, --k <n>", "retrieval top-k: cards scored per turn", positiveIntOption("-k"), EVAL_DEFAULTS.k)
-    .option("--dense-k <n>", "chunks asked of the dense index (default 20)", positiveIntOption("--dense-k"))
-    .option("--bm25-k <n>", "chunks asked of BM25 (default 20; 50 with the LSA embedder)", positiveIntOption("--bm25-k"))
-    .addOption(new Option("--mode <mode>", "retrieval branches").choices([...RETRIEVAL_MODES]).default(EVAL_DEFAULTS.mode))
-    .option("--embedder <auto|builtin|lsa|model>", "auto: the transformers.js model when its weights are local, else the corpus-fit LSA embedder; builtin: hashed character n-grams; lsa: corpus-fit LSA", EVAL_DEFAULTS.embedder)
-    .option("--rerank <model|auto>", "rerank the fused head with a local cross-encoder (off by default)")
-    .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))
-    .option("--config <file>", "retrieval configuration file (written by retrace tune); its keys win over --dense-k/--bm25-k");
-  return addMaxCardBytesOption(cmd);
+    .option(
+      "--config <file|json>",
+      "settings: a JSON file (retrace tune writes one) or an inline JSON object, repeatable (later wins): retrieval (embedder, mode, rerank, denseK, bm25K, fusion, ...), per-locale retrieval, run (concurrency, seed, judge, history, turnTimeout, ...); docs/configuration.md",
+      collect,
+    );
+  hidden(cmd, "--dense-k <n>", "retrieval.denseK", positiveIntOption("--dense-k"));
+  hidden(cmd, "--bm25-k <n>", "retrieval.bm25K", positiveIntOption("--bm25-k"));
+  hidden(cmd, "--mode <mode>", "retrieval.mode", undefined, EVAL_DEFAULTS.mode, RETRIEVAL_MODES);
+  hidden(cmd, "--embedder <auto|builtin|lsa|model>", "retrieval.embedder", undefined, EVAL_DEFAULTS.embedder);
+  hidden(cmd, "--rerank <model|auto>", "retrieval.rerank");
+  hidden(cmd, "--timeout <seconds>", "run.timeout", positiveNumberOption("--timeout", "seconds"));
+  hidden(cmd, "--max-card-bytes <n>", "run.maxCardBytes", positiveIntOption("--max-card-bytes"));
+  return applySettingsHook(cmd);
 }
+
+/** The help of `--gate` for the checks `names`. */
+function gateHelp(names: readonly string[]): string {
+  return `a gate check, repeatable (all off by default): ${names.join(", ")}; floors take X or SCOPE=X,... (scopes all, golden, adversarial, tune, holdout or a locale), stage checks STAGE=X; docs/gates-and-exit-codes.md`;
+}
+
+/** `--gate NAME=VALUE` for the checks `names` (GATE_CHECKS), each check's old option hidden (old-spellings.ts). */
+export function addGateOption(cmd: Command, names: readonly string[]): Command {
+  cmd.option("--gate <check=value>", gateHelp(names), collect);
+  const parsers: Record<string, (v: string, prev: never) => unknown> = {
+    ...Object.fromEntries(FLOOR_OPTIONS.map(({ flag }) => [flag.slice(2), parseFloors(flag)])),
+    "min-stage": stageOption("--min-stage"),
+    "max-stage-drop": stageOption("--max-stage-drop"),
+    "max-drop": probabilityOption("--max-drop"),
+    "max-flips": countOption("--max-flips"),
+    "max-errors": countOption("--max-errors"),
+    "max-no-retrieval": countOption("--max-no-retrieval"),
+    "max-flaky": countOption("--max-flaky"),
+  };
+  for (const name of names) {
+    const value = name.startsWith("min-stage") || name.startsWith("max-stage") ? "stage=x" : name.startsWith("min-") ? "floors" : "n";
+    hidden(cmd, `--${name} <${value}>`, `--gate ${name}=`, parsers[name]);
+  }
+  return cmd;
+}
+
+/** `--json`, `--out [FORMAT:]FILE` and `--github [when]` (eval, start, merge), the old output options hidden. */
+export function addOutputOptions(cmd: Command, what = "the report"): Command {
+  cmd
+    .option("--json", `print ${what} as JSON (with a version field) instead of the table`)
+    .option("--out <[format:]file>", `also write ${what}, repeatable; format ${OUT_FORMATS.map((f) => f.name).join(", ")} by prefix, else by extension (.json, .html, .xml = junit; any other: markdown); docs/ci.md`, collect)
+    .option("--github [when]", "GitHub output (on, off; default: on when GITHUB_ACTIONS=true): the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (docs/ci.md)", onOffOption("--github"));
+  hidden(cmd, "--no-github", "--github off");
+  hidden(cmd, "--junit <file>", "--out junit:");
+  hidden(cmd, "--report-json <file>", "--out json:");
+  hidden(cmd, "--html <file>", "--out html:");
+  hidden(cmd, "--pr-comment <file>", "--out pr-comment:");
+  return cmd;
+}
+
+/** Every check `eval` and `start` gate on. */
+export const EVAL_GATES = GATE_CHECKS.map((g) => g.name);
 
 /** What the sweep selects, gates on and writes (eval and start; not trace). */
 export function addSweepOptions(cmd: Command): Command {
-  addGithubOptions(cmd);
-  return addFloorOptions(
-    cmd.option("--locale <locale>", "only cases of this locale (repeatable)", collect).option("--case <id>", "only this case (repeatable)", collect),
-    "with scopes all, golden, adversarial, tune, holdout or a locale",
-  )
-    .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when --max-drop/--max-flips is set); --update-baseline writes it there")
-    .option("--max-drop <x>", `tolerated drop of each triad mean against the baseline, overall and per locale (default 0 against a baseline of the same dataset, KB and configuration, else ${DEFAULT_MAX_DROP})`, probabilityOption("--max-drop"))
-    .option("--max-flips <n>", "tolerated number of turns whose hit@k went from 1 to 0 against the baseline (off by default)", countOption("--max-flips"))
-    .option("--quarantine <file>", "turns the gate leaves out, `caseId#turn reason` a line: they stay in the report (docs/ci.md)")
-    .option("--min-stage <stage=x>", "floor on the share of gold-bearing turns whose gold is still present at a stage of the funnel (query, dense, bm25, fused, reranked, parents, final; repeatable; off by default)", stageOption("--min-stage"))
-    .option("--max-stage-drop <stage=x>", "tolerated drop of a stage's share against the baseline (repeatable; off by default)", stageOption("--max-stage-drop"))
-    .option("--no-counterfactual", "do not also retrieve each gold-bearing turn with its raw message and standalone question (no query attribution; docs/query-attribution.md)")
-    .option("--history <n>", HISTORY_HELP, countOption("--history"))
+  cmd.option("--case <id>", "only this case (repeatable)", collect).option("--locale <locale>", "only cases of this locale (repeatable)", collect);
+  addGateOption(cmd, EVAL_GATES)
+    .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there")
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
-    .option("--json", "print the report as JSON (with a version field) instead of the table")
-    .option("--out <file>", "also write the report as markdown")
-    .option("--junit <file>", "also write JUnit XML (one test case per gold-bearing turn)")
-    .option("--report-json <file>", "also write the report as JSON")
-    .option("--html <file>", "also write the report as one self-contained HTML page (summary, stage funnel, turns, per-turn debugger; docs/html-report.md)")
-    .option("--judge <module>", "run the groundedness judge with the LangChain chat model this module exports (or a factory of one); docs/langchain-integration.md")
-    .option("--judge-cache <dir>", "where judge verdicts are cached by (model, prompt, inputs)", ".retrace/judge-cache")
-    .option("--concurrency <n>", "cases in flight per thread (results are identical at any value)", positiveIntOption("--concurrency"), EVAL_DEFAULTS.concurrency)
-    .option("--workers <n|auto>", "threads running cases: this one and N − 1 worker threads over the same vectors, for long sweeps on several cores (auto: one per available core; results are identical at any value; docs/throughput.md)", workersOption(), 1)
-    .option("--seed <n>", "seed of the bootstrap intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
-    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases (all turns of a case together), or single turns").choices([...RESAMPLE_UNITS]).default("case"))
-    .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption);
+    .option("--quarantine <file>", "turns the gate leaves out, `caseId#turn reason` a line: they stay in the report (docs/ci.md)");
+  addOutputOptions(cmd)
+    .option("--repeat <n>", "run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical", positiveIntOption("--repeat"), 1)
+    .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption)
+    .option("--counterfactual [when]", "query attribution (on, off; default: on for retrace's own graph, off with --graph): also retrieve each gold-bearing turn with its raw message and standalone question (extra retriever calls, counted; with --graph the retriever must be side-effect free; not with --repeat; docs/query-attribution.md)", onOffOption("--counterfactual"));
+  hidden(cmd, "--no-counterfactual", "--counterfactual off");
+  hidden(cmd, "--history <n>", "run.history", countOption("--history"));
+  hidden(cmd, "--judge <module>", "run.judge");
+  hidden(cmd, "--judge-cache <dir>", "run.judgeCache", undefined, ".retrace/judge-cache");
+  hidden(cmd, "--concurrency <n>", "run.concurrency", positiveIntOption("--concurrency"), EVAL_DEFAULTS.concurrency);
+  hidden(cmd, "--workers <n|auto>", "run.workers", workersOption(), 1);
+  hidden(cmd, "--seed <n>", "run.seed", seedOption(), EVAL_DEFAULTS.seed);
+  hidden(cmd, "--resample <unit>", "run.resample", undefined, "case", RESAMPLE_UNITS);
+  return applyOutputHooks(cmd);
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout", "--config"] as const;
+export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout"] as const;
+
+/** The retrieval sections of `--config` (retrace's own retriever's settings): not used with `--graph`; the `run` section is. */
+export const RETRIEVAL_SECTIONS_UNUSED = [
+  { attribute: "retrievalConfig", shown: "the retrieval section of --config" },
+  { attribute: "localeConfigs", shown: "the locales section of --config" },
+] as const;
 
 /** `--history N` with `--graph` (eval and trace): the window is a setting of retrace's contextualizer, a node your graph does not run. */
 export const HISTORY_REFUSAL: ModeRule<{ graph?: string }> = {
@@ -107,7 +224,7 @@ export const HISTORY_HELP = "earlier turns the contextualizer may use to build t
  * I/O, so `--concurrency` gives the speed-up instead).
  */
 export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
-  { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+  { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH, unusedValues: RETRIEVAL_SECTIONS_UNUSED },
   HISTORY_REFUSAL,
   {
     when: (o) => o.graph !== undefined,
@@ -141,7 +258,7 @@ export const TRACES_REFUSALS: readonly ModeRule<{ traces?: string; graph?: strin
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */
 export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog", "--turn-timeout", "--max-state-mb"] as const;
 
-/** The `--graph` options (added to `eval` and, without the gate's `--max-errors`/`--max-no-retrieval`/`--allow-no-retrieval`, to `trace`). */
+/** The `--graph` options (added to `eval` and, without the gate's max-errors/max-no-retrieval checks, to `trace`); `eval` has its own `--counterfactual [when]`. */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
   cmd
     .option("--graph <file[#export]>", "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)")
@@ -149,20 +266,17 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
     .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id)")
     .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
     .addOption(new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are scored: last = the last step (all calls overlapping in time), first = the first step, all = every call").choices([...RETRIEVAL_CALLS]).default("last"))
-    .option("--configurable <json|file>", "with --graph: `configurable` for your graph on every turn, a JSON object or a .json file holding one; merged under retrace's thread_id (one thread per case: retrace's thread_id wins); recorded in the report as a hash and its keys");
-  if (gate)
-    cmd
-      .option("--max-errors <n>", "with --graph: turns whose graph run throws that the gate tolerates (default 0)", countOption("--max-errors"))
-      .option("--max-no-retrieval <n>", "with --graph: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated)", countOption("--max-no-retrieval"))
-      .option("--repeat <n>", "run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical", positiveIntOption("--repeat"), 1)
-      .option("--max-flaky <n>", "with --repeat: flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated)", countOption("--max-flaky"))
-      .option("--allow-no-retrieval", "with --graph: deprecated, no effect (a turn with empty gold and no retrieval passes; a gold-bearing one is a miss: gate them with --max-no-retrieval)");
-  cmd.option(
-    "--counterfactual",
-    "with --graph: query attribution — after each gold-bearing turn, invoke the scored retriever again with the raw message and the standalone question (extra retriever calls, counted in the report; the retriever must be side-effect free; not with --repeat; docs/query-attribution.md)",
-  );
-  return cmd
-    .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store")
-    .option("--turn-timeout <seconds>", "with --graph: deadline of each turn; a turn still running then is an error turn and the sweep goes on (docs/reliability.md)", positiveNumberOption("--turn-timeout", "seconds"), DEFAULT_TURN_TIMEOUT_S)
-    .option("--max-state-mb <n>", "with --graph: a turn whose state (serialized) exceeds this many MB is listed in the report (never failed)", positiveNumberOption("--max-state-mb", "MB"), DEFAULT_MAX_STATE_MB);
+    .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
+  hidden(cmd, "--configurable <json|file>", "run.configurable");
+  hidden(cmd, "--turn-timeout <seconds>", "run.turnTimeout", positiveNumberOption("--turn-timeout", "seconds"), DEFAULT_TURN_TIMEOUT_S);
+  hidden(cmd, "--max-state-mb <n>", "run.maxStateMb", positiveNumberOption("--max-state-mb", "MB"), DEFAULT_MAX_STATE_MB);
+  if (gate) {
+    hidden(cmd, "--allow-no-retrieval", "nothing: it had no effect (gate gold-bearing turns with no retrieval with --gate max-no-retrieval=N)");
+  } else {
+    cmd.option(
+      "--counterfactual",
+      "with --graph: query attribution — after each gold-bearing turn, invoke the scored retriever again with the raw message and the standalone question (extra retriever calls; the retriever must be side-effect free; docs/query-attribution.md)",
+    );
+  }
+  return cmd;
 }

@@ -1,10 +1,10 @@
 /**
- * The floor options of `retrace eval`, `retrace start` and `retrace merge`:
- * one `--min-*` option per floor of the metric registry (FLOOR_OPTIONS), each
- * taking `X` or `SCOPE=X,...`.
+ * The value of a floor check (`--gate min-hit=VALUE` on `retrace eval`,
+ * `retrace start` and `retrace merge`; one per floor of the metric registry,
+ * FLOOR_OPTIONS): `X` or `SCOPE=X,...`.
  */
-import { InvalidArgumentError as CommanderArgumentError, type Command } from "commander";
-import { FIXED_SCOPES, FLOOR_OPTIONS, type ScopedFloors } from "../eval/gate/gate.js";
+import { InvalidArgumentError as CommanderArgumentError } from "commander";
+import { FIXED_SCOPES, type ScopedFloors } from "../eval/gate/gate.js";
 import { parseNumberIn } from "./options.js";
 
 type Floors = number | ScopedFloors;
@@ -31,17 +31,4 @@ export function parseFloors(flag: string): (raw: string) => Floors {
     const keys = Object.keys(out);
     return keys.length === 1 && keys[0] === "all" ? (out.all as number) : out;
   };
-}
-
-/**
- * `--min-hit`, `--min-recall`, ...: one option per floor of the metric
- * registry (FLOOR_OPTIONS), in its order; `syntax` ends the first one's help
- * (how scopes are written).
- */
-export function addFloorOptions(cmd: Command, syntax: string): Command {
-  FLOOR_OPTIONS.forEach(({ flag, label }, i) => {
-    const help = i === 0 ? `floor on mean ${label}: X (overall) or SCOPE=X,... ${syntax} (off by default)` : `floor on mean ${label}, same syntax (off by default)`;
-    cmd.option(`${flag} <floors>`, help, parseFloors(flag));
-  });
-  return cmd;
 }

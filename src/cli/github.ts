@@ -22,7 +22,6 @@
  */
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
-import type { Command } from "commander";
 import { checkAppendable, checkWritable, outputBytes, writeFileAtomic } from "../atomic.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import { annotationLines } from "../eval/gate/github.js";
@@ -43,14 +42,6 @@ export interface GithubOptions {
   prComment?: string;
   /** Stdout carries JSON: annotations go to stderr. */
   json?: boolean;
-}
-
-/** `--github`, `--no-github` and `--pr-comment` (merge; eval and start get them from addSweepOptions). */
-export function addGithubOptions(cmd: Command): Command {
-  return cmd
-    .option("--github", "GitHub output: the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (on by default when GITHUB_ACTIONS=true; docs/ci.md)")
-    .option("--no-github", "no GitHub output, even when GITHUB_ACTIONS=true")
-    .option("--pr-comment <file>", "also write a concise pull-request comment body (markdown: gate, deltas against the baseline, flips, stage funnel; under GitHub's 65,536-character limit)");
 }
 
 /** Whether GitHub output is on: the option, else `GITHUB_ACTIONS=true`. */

@@ -19,13 +19,13 @@ import { commandsTaking, unknownOptionOf, widthOption } from "./options.js";
 
 type CommandModule = { register(program: Command): void };
 
-/** Every command: its one-line summary (shown by `retrace --help`) and the module that defines it. */
-export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+/** Each command: its one-line summary, its module, and whether it moved (kept, out of the help, to name its new spelling: src/cli/old-spellings.ts). */
+export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule>; moved?: boolean }> = {
   beir: {
     summary: "Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack",
     load: () => import("./commands/beir.js"),
   },
-  baseline: { summary: "Work with a KB's regression baseline (<kb>/eval/baseline.json)", load: () => import("./commands/baseline.js") },
+  baseline: { summary: "Moved: retrace baseline floors is now retrace report --floors", load: () => import("./commands/baseline.js"), moved: true },
   cases: {
     summary: "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
     load: () => import("./commands/cases.js"),
@@ -36,8 +36,9 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: () => import("./commands/compare.js"),
   },
   export: {
-    summary: "Write a saved report's retrieval as TREC run and qrels files (query id caseId#turn) for retrace score, trec_eval, ranx, ir_measures",
+    summary: "Moved: retrace export is now retrace report FILE --trec DIR",
     load: () => import("./commands/export.js"),
+    moved: true,
   },
   eval: {
     summary: "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)",
@@ -55,13 +56,16 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: "Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run",
     load: () => import("./commands/merge.js"),
   },
-  report: { summary: "Render a saved report JSON (from --report-json) as HTML or markdown, without re-running the sweep", load: () => import("./commands/report.js") },
+  report: {
+    summary: "A saved report JSON, without re-running the sweep: render it (--out, --table), write its TREC run and qrels (--trec), or print floors from it or a baseline (--floors)",
+    load: () => import("./commands/report.js"),
+  },
   score: {
     summary: "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
     load: () => import("./commands/score.js"),
   },
   start: {
-    summary: "The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep",
+    summary: "The main job (npm start): retrace eval with its defaults (the KB ingested into a self-started local Chroma, then the eval sweep)",
     load: () => import("./commands/eval.js"),
   },
   tune: {
@@ -70,6 +74,9 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
   trace: { summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood", load: () => import("./commands/trace.js") },
 };
+
+/** The end of every command's help: the program options, which any command takes (before or after its name). */
+export const GLOBAL_HELP = "\nGlobal options (see retrace --help): --verbose, --width <columns>, -V/--version";
 
 /** The program options that take a value (so the word after them is not the command's name). */
 const GLOBAL_VALUE_OPTIONS = new Set(["--width"]);
@@ -84,7 +91,7 @@ function baseProgram(): Command {
       `wrap text output at this many columns; 0: no limit (default: ${WIDTH_ENV}, else the terminal's width; no limit when stdout is not a terminal: a pipe, a file, a CI log)`,
       widthOption(),
     )
-    .configureHelp({ showGlobalOptions: true })
+    // A command's help lists its own options; the three program options are named once at its end (GLOBAL_HELP).
     // commander's own errors echo what was typed (`unknown option '…'`): through the stderr boundary, secrets redacted and control characters escaped (docs/reliability.md).
     .configureOutput({ writeErr: (text) => process.stderr.write(errText(text)) })
     .showHelpAfterError("(run with --help for usage)")
@@ -155,8 +162,9 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   // `retrace help eval` shows eval's own help, so eval is the command to load.
   const wanted = first === "help" ? args[args.indexOf("help") + 1] : first;
   if (wanted !== undefined && Object.hasOwn(COMMANDS, wanted)) (await COMMANDS[wanted]!.load()).register(program);
+  for (const cmd of program.commands) cmd.addHelpText("after", GLOBAL_HELP);
   const defined = new Set(program.commands.map((c) => c.name()));
-  for (const [name, { summary }] of Object.entries(COMMANDS)) if (!defined.has(name)) program.command(name).description(summary);
+  for (const [name, { summary, moved }] of Object.entries(COMMANDS)) if (!defined.has(name)) program.command(name, { hidden: moved === true }).description(summary);
   return program;
 }
 

@@ -174,22 +174,34 @@ export interface ModeRule<O> {
   /** The mode's name in the message: "with --graph", "without --graph". */
   mode: string;
   unused: readonly string[];
+  /** Parsed values (not options) the mode does not use, refused when set from the command line or `--config`: attribute and its name in the message. */
+  unusedValues?: readonly { attribute: string; shown: string }[];
 }
 
 /**
  * Adds a pre-action check to `cmd`: an option given on the command line
  * (not a default, not the environment) that the active mode does not use is
  * a usage error `error: option '--rerank' is not used with --graph`, exit 2.
+ * An option kept under an old spelling and hidden from the help
+ * (src/cli/eval-options.ts `hidden`) is named by its new spelling, and a
+ * value set from `--config` by its key (src/cli/settings.ts).
  */
 export function refuseInMode<O>(cmd: Command, rules: readonly ModeRule<O>[]): Command {
   return cmd.hook("preAction", (_self, actionCmd) => {
     const o = actionCmd.opts() as O;
+    const refuse = (shown: string, mode: string) => actionCmd.error(`error: ${shown} is not used ${mode}`, { exitCode: 2, code: "retrace.unusedOption" });
     for (const rule of rules) {
       if (!rule.when(o)) continue;
       for (const flag of rule.unused) {
         const opt = actionCmd.options.find((x) => x.long === flag);
-        if (opt !== undefined && actionCmd.getOptionValueSource(opt.attributeName()) === "cli")
-          actionCmd.error(`error: option '${flag}' is not used ${rule.mode}`, { exitCode: 2, code: "retrace.unusedOption" });
+        if (opt === undefined) continue;
+        const source = actionCmd.getOptionValueSource(opt.attributeName());
+        if (source === "cli") refuse(opt.hidden ? `'${opt.description.replace(/[=:]$/, "")}'` : `option '${flag}'`, rule.mode);
+        if (source === "config") refuse(`setting '${opt.description}' of --config`, rule.mode);
+      }
+      for (const { attribute, shown } of rule.unusedValues ?? []) {
+        const source = actionCmd.getOptionValueSource(attribute);
+        if (source === "cli" || source === "config") refuse(shown, rule.mode);
       }
     }
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BaselineMismatchError } from "../../src/errors.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, evalCommandLine, predictEmbedderId, suggestFloors, type RunIntent } from "../../src/app/baseline.js";
-import { renderFloors } from "../../src/cli/commands/baseline.js";
+import { renderFloors } from "../../src/cli/commands/report.js";
 import { parseFloors } from "../../src/cli/floor-options.js";
 import { baselineFromReport } from "../../src/eval/gate/baseline.js";
 import { fixtureReport } from "../eval/report-fixture.js";
@@ -92,6 +92,6 @@ describe("suggestFloors", () => {
       { kind: { golden: { retrieval_hit_at_k: agg(0.9) } }, locale: { en: { retrieval_hit_at_k: agg(0.70001) }, "pt-BR": { retrieval_hit_at_k: { mean: 1, n: 1 } } } },
     );
     expect(s).toEqual([{ key: "retrieval_hit_at_k", flag: "--min-hit", floors: { all: 0.85, golden: 0.9, en: 0.7 }, skipped: { "pt-BR": "n=1: no interval" } }]);
-    expect(renderFloors(s, "b.json")).toContain("\n--min-hit all=0.85,golden=0.9,en=0.7\n# --min-hit: scope pt-BR skipped (n=1: no interval)");
+    expect(renderFloors(s, "b.json")).toContain("\n--gate min-hit=all=0.85,golden=0.9,en=0.7\n# --gate min-hit: scope pt-BR skipped (n=1: no interval)");
   });
 });

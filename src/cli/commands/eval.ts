@@ -70,35 +70,30 @@ export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> 
   return exitOf(report);
 }
 
+/**
+ * `eval` and `start`: one command under two names. `start` (what `npm start`
+ * runs) is `eval` with its defaults: the same options, the same action.
+ */
 export function register(program: Command): void {
-  addTracesOptions(addGraphOptions(
-    addEvalOptions(
-      program.command("eval").description("Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default); or score recorded traces with --traces"),
-    ),
-  )).action(
-    action((o: EvalCommandOptions & GraphCommandOptions) => {
-      checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
-      const cmd = program.commands.find((c) => c.name() === "eval") as Command;
-      // `--no-counterfactual` makes retrace's own graph default to on; a --graph run attributes queries only when --counterfactual is typed.
-      if (o.traces !== undefined) return evalGraphCommand({ ...o, counterfactual: false });
-      if (o.graph !== undefined) return evalGraphCommand({ ...o, counterfactual: o.counterfactual === true && cmd.getOptionValueSource("counterfactual") === "cli" });
-      return evalCommand(o);
-    }),
-  );
-  refuseInMode<EvalCommandOptions & GraphCommandOptions>(program.commands.find((c) => c.name() === "eval") as Command, [
-    ...TRACES_REFUSALS,
-    ...GRAPH_REFUSALS,
-    { when: (o) => o.graph === undefined && o.traces === undefined, mode: "without --graph or --traces", unused: GRAPH_ONLY },
-    { when: (o) => o.traces === undefined, mode: "without --traces", unused: TRACES_ONLY },
-  ]);
-  addEvalOptions(
-    program
-      .command("start")
-      .description("The main job (npm start): ingest the KB into a self-started local Chroma, then run the store-backed eval sweep"),
-  ).action(
-    action((o: EvalCommandOptions) => {
-      checkShardOptions(o);
-      return evalCommand(o);
-    }),
-  );
+  for (const [name, description] of [
+    ["eval", "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default); or score recorded traces with --traces"],
+    ["start", "The main job (npm start): retrace eval with its defaults (the KB ingested into a self-started local Chroma, then the eval sweep)"],
+  ] as const) {
+    const cmd = addTracesOptions(addGraphOptions(addEvalOptions(program.command(name).description(description)))).action(
+      action((o: EvalCommandOptions & GraphCommandOptions) => {
+        checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
+        // Recorded traces are scored as recorded: nothing re-runs, so there is no query attribution.
+        if (o.traces !== undefined) return evalGraphCommand({ ...o, counterfactual: false });
+        // One switch, two defaults: query attribution is on for retrace's own graph, and for --graph only when asked (its retriever must be side-effect free).
+        if (o.graph !== undefined) return evalGraphCommand({ ...o, counterfactual: o.counterfactual === true });
+        return evalCommand({ ...o, counterfactual: o.counterfactual ?? true });
+      }),
+    );
+    refuseInMode<EvalCommandOptions & GraphCommandOptions>(cmd, [
+      ...TRACES_REFUSALS,
+      ...GRAPH_REFUSALS,
+      { when: (o) => o.graph === undefined && o.traces === undefined, mode: "without --graph or --traces", unused: GRAPH_ONLY },
+      { when: (o) => o.traces === undefined, mode: "without --traces", unused: TRACES_ONLY },
+    ]);
+  }
 }

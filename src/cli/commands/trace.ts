@@ -20,7 +20,7 @@ import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
-import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, HISTORY_HELP, HISTORY_REFUSAL, UNUSED_WITH_GRAPH } from "../eval-options.js";
+import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, HISTORY_HELP, HISTORY_REFUSAL, RETRIEVAL_SECTIONS_UNUSED, UNUSED_WITH_GRAPH } from "../eval-options.js";
 import { action, out, outText } from "../io.js";
 import { countOption, parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
 import { oneLineText } from "../../control-chars.js";
@@ -147,7 +147,7 @@ export function register(program: Command): void {
     action((caseId: string, o: TraceOptions & ExternalGraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
   );
   refuseInMode<TraceOptions & ExternalGraphOptions>(cmd, [
-    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH },
+    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH, unusedValues: RETRIEVAL_SECTIONS_UNUSED },
     { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
     HISTORY_REFUSAL,
     { when: (o) => o.graph === undefined, mode: "without --graph (retrace's own trace always shows the three queries)", unused: ["--counterfactual"] },

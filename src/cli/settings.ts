@@ -1,0 +1,185 @@
+/**
+ * `--config FILE|JSON` on `eval`, `start` and `trace` (docs/configuration.md):
+ * the settings a run is made with, as a JSON file (`retrace tune` writes
+ * one) or an inline JSON object, repeatable (later values win key by key).
+ *
+ * ```json
+ * { "version": 1,
+ *   "retrieval": { "embedder": "lsa", "mode": "hybrid", "rerank": "model", "denseK": 20, "bm25K": 50, "fusion": "signals", ... },
+ *   "locales": { "en": { ... per-locale retrieval keys ... } },
+ *   "run": { "concurrency": 8, "seed": 7, "judge": "./judge.ts", "turnTimeout": 60, ... },
+ *   "tuned": { ... } }
+ * ```
+ *
+ * The `retrieval`, `locales` and `tuned` sections are tune's file format
+ * (src/research/tune-config.ts validates them); `retrieval.{embedder, mode,
+ * rerank}` and the `run` section are the settings that were options before
+ * (RUN_SETTINGS: each key and the option whose parser checks its value).
+ * The values are set on the command as if given with source `config`, so
+ * everything downstream reads them as it read the options, and a mode that
+ * does not use a setting refuses it naming the key (refuseInMode).
+ */
+import type { Command } from "commander";
+import { DataValidationError, InvalidArgumentError } from "../errors.js";
+import { parseConfig, type ConfigFile, type RetrievalConfig } from "../research/tune-config.js";
+import { parseJsonOrThrow } from "../kb/json.js";
+import { readTextFileOrThrow } from "../kb/text.js";
+import { log } from "../log.js";
+import { refuseOldSpellings } from "./old-spellings.js";
+
+/** A setting of the `run` section or `retrieval.{embedder,mode,rerank}`: its config key and the option that parses it. */
+export interface RunSetting {
+  /** `run.concurrency`, `retrieval.embedder`. */
+  key: string;
+  /** The option whose parser and choices check the value: `--concurrency`. */
+  flag: string;
+  /** An object value, handed over as is (`run.configurable`). */
+  object?: boolean;
+}
+
+export const RUN_SETTINGS: readonly RunSetting[] = [
+  { key: "retrieval.embedder", flag: "--embedder" },
+  { key: "retrieval.mode", flag: "--mode" },
+  { key: "retrieval.rerank", flag: "--rerank" },
+  { key: "run.concurrency", flag: "--concurrency" },
+  { key: "run.workers", flag: "--workers" },
+  { key: "run.seed", flag: "--seed" },
+  { key: "run.resample", flag: "--resample" },
+  { key: "run.history", flag: "--history" },
+  { key: "run.judge", flag: "--judge" },
+  { key: "run.judgeCache", flag: "--judge-cache" },
+  { key: "run.timeout", flag: "--timeout" },
+  { key: "run.maxCardBytes", flag: "--max-card-bytes" },
+  { key: "run.turnTimeout", flag: "--turn-timeout" },
+  { key: "run.maxStateMb", flag: "--max-state-mb" },
+  { key: "run.configurable", flag: "--configurable", object: true },
+];
+
+/** The config key that replaces `flag`, or undefined. */
+export function settingKeyOf(flag: string): string | undefined {
+  return RUN_SETTINGS.find((s) => s.flag === flag)?.key;
+}
+
+/** The option value source of a setting read from `--config` (commander's sources are "default", "env", "cli", "implied"; this one is ours). */
+export const CONFIG_SOURCE = "config";
+
+type Json = Record<string, unknown>;
+const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** One `--config` value read: a file (a path) or an inline object (a value starting with `{`). */
+async function readOne(value: string): Promise<{ where: string; raw: Json }> {
+  const inline = value.trimStart().startsWith("{");
+  const where = inline ? "--config" : value;
+  const raw = inline
+    ? parseJsonOrThrow(value, { file: "--config", expected: "an inline JSON object of settings (docs/configuration.md)" })
+    : parseJsonOrThrow(await readTextFileOrThrow(value), { file: value, expected: "a retrace config JSON file (docs/configuration.md)" });
+  if (!isObject(raw)) throw new DataValidationError([{ file: where, field: "(root)", message: "expected a JSON object of settings (docs/configuration.md)" }]);
+  // A file says its format version; an inline object may leave it out.
+  return { where, raw: inline && !("version" in raw) ? { version: 1, ...raw } : raw };
+}
+
+/** Merges retrieval sections key by key (weights and bm25 by their own keys). */
+function mergeRetrieval(a: RetrievalConfig | undefined, b: RetrievalConfig): RetrievalConfig {
+  if (a === undefined) return b;
+  return {
+    ...a,
+    ...b,
+    ...(a.weights !== undefined || b.weights !== undefined ? { weights: { ...a.weights, ...b.weights } } : {}),
+    ...(a.bm25 !== undefined || b.bm25 !== undefined ? { bm25: { ...a.bm25, ...b.bm25 } } : {}),
+  };
+}
+
+/** What the `--config` values give, merged in order. */
+export interface MergedSettings {
+  config: ConfigFile;
+  /** Each setting's value and where it came from (a file, or `--config`). */
+  settings: Map<string, { value: unknown; where: string }>;
+}
+
+/** Reads and merges every `--config` value (exit 2 naming the file and key of a bad one). */
+export async function readSettings(values: readonly string[]): Promise<MergedSettings> {
+  const settings = new Map<string, { value: unknown; where: string }>();
+  let config: ConfigFile = { version: 1, retrieval: {} };
+  for (const value of values) {
+    const { where, raw } = await readOne(value);
+    const rest: Json = { ...raw };
+    const run = rest.run;
+    delete rest.run;
+    if (run !== undefined) {
+      if (!isObject(run)) throw new DataValidationError([{ file: where, field: "run", message: "expected an object of run settings" }]);
+      for (const [k, v] of Object.entries(run)) {
+        if (!RUN_SETTINGS.some((s) => s.key === `run.${k}`))
+          throw new DataValidationError([{ file: where, field: `run.${k}`, message: `unknown key (run settings: ${RUN_SETTINGS.filter((s) => s.key.startsWith("run.")).map((s) => s.key.slice(4)).join(", ")})` }]);
+        settings.set(`run.${k}`, { value: v, where });
+      }
+    }
+    if (isObject(rest.retrieval)) {
+      const retrieval = { ...rest.retrieval };
+      for (const k of ["embedder", "mode", "rerank"])
+        if (k in retrieval) {
+          settings.set(`retrieval.${k}`, { value: retrieval[k], where });
+          delete retrieval[k];
+        }
+      rest.retrieval = retrieval;
+    }
+    const parsed = parseConfig(rest, where);
+    const locales: Record<string, RetrievalConfig> = { ...(config.locales as Record<string, RetrievalConfig> | undefined) };
+    for (const [tag, c] of Object.entries((parsed.locales ?? {}) as Record<string, RetrievalConfig>)) {
+      if (c.bm25 !== undefined) log.warn(`${where}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`);
+      locales[tag] = mergeRetrieval(locales[tag], c);
+    }
+    config = {
+      version: 1,
+      retrieval: mergeRetrieval(config.retrieval, parsed.retrieval),
+      ...(Object.keys(locales).length > 0 ? { locales } : {}),
+      ...(parsed.tuned !== undefined || config.tuned !== undefined ? { tuned: { ...config.tuned, ...parsed.tuned } } : {}),
+    };
+  }
+  return { config, settings };
+}
+
+/**
+ * A preAction hook for a command with `--config` (repeatable): reads the
+ * values, sets `retrievalConfig` / `localeConfigs` (as a config file read by
+ * the use-case would) and every setting on the command with source
+ * `config`, through the setting's own option parser. A setting the command
+ * has no option for is exit 2 naming it. An option typed on the command
+ * line wins over the same setting from `--config`.
+ */
+export function applySettingsHook(cmd: Command): Command {
+  return cmd.hook("preAction", async (_self, actionCmd) => {
+    refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
+    const values = actionCmd.getOptionValue("config") as string[] | undefined;
+    if (values === undefined || values.length === 0) return;
+    const { config, settings } = await readSettings(values);
+    actionCmd.setOptionValueWithSource("config", undefined, CONFIG_SOURCE);
+    const hasRetrieval = Object.keys(config.retrieval).length > 0 || config.locales !== undefined;
+    if (hasRetrieval) {
+      actionCmd.setOptionValueWithSource("retrievalConfig", config.retrieval, CONFIG_SOURCE);
+      if (config.locales !== undefined) actionCmd.setOptionValueWithSource("localeConfigs", config.locales, CONFIG_SOURCE);
+    }
+    for (const [key, { value, where }] of settings) {
+      const spec = RUN_SETTINGS.find((s) => s.key === key) as RunSetting;
+      const opt = actionCmd.options.find((o) => o.long === spec.flag);
+      if (opt === undefined) throw new DataValidationError([{ file: where, field: key, message: `not a setting of retrace ${actionCmd.name()}` }]);
+      const name = opt.attributeName();
+      if (actionCmd.getOptionValueSource(name) === "cli") continue;
+      let parsed: unknown = value;
+      if (spec.object === true) {
+        if (!isObject(value) && typeof value !== "string") throw new DataValidationError([{ file: where, field: key, message: "expected a JSON object (or the path of a .json file holding one)" }]);
+      } else {
+        if (typeof value !== "string" && typeof value !== "number") throw new DataValidationError([{ file: where, field: key, message: `expected a string or a number, got ${JSON.stringify(value)}` }]);
+        const raw = String(value);
+        if (opt.argChoices !== undefined && !opt.argChoices.includes(raw))
+          throw new DataValidationError([{ file: where, field: key, message: `expected one of ${opt.argChoices.join(", ")}, got ${JSON.stringify(value)}` }]);
+        try {
+          parsed = opt.parseArg !== undefined ? opt.parseArg(raw, undefined as never) : raw;
+        } catch (e) {
+          const why = e instanceof InvalidArgumentError ? e.message : (e as Error).message;
+          throw new DataValidationError([{ file: where, field: key, message: why.replace(/^error: /, "").replaceAll(`\`${spec.flag}\``, key).replaceAll(spec.flag, key) }]);
+        }
+      }
+      actionCmd.setOptionValueWithSource(name, parsed, CONFIG_SOURCE);
+    }
+  });
+}
