@@ -6,7 +6,7 @@
  *   measure (dataset, `--locale`/`--case` subset, k, mode, reranking,
  *   embedder when it is known without loading a model) before Chroma starts
  *   or anything is ingested, and its advice names the exact command to run;
- * - `suggestFloors` (`retrace baseline floors [FILE]`) gives evidence-based
+ * - `suggestFloors` (`retrace report [FILE] --floors`) gives evidence-based
  *   floors (observed minus slack: the lower bound of the recorded 95%
  *   interval, per scope, rounded down to the step) from a baseline or report
  *   file (`readAggregates`).
@@ -62,12 +62,15 @@ export function evalCommandLine(intent: RunIntent, over: Partial<Record<"k" | "m
   if (intent.cases !== undefined) parts.push("--cases", q(intent.cases));
   const k = over.k !== undefined ? over.k : String(intent.k);
   if (k !== null && k !== "5") parts.push("-k", k);
+  // The retrieval settings are keys of `--config` (src/cli/settings.ts), given inline.
+  const retrieval: Record<string, string> = {};
   const mode = over.mode !== undefined ? over.mode : intent.mode;
-  if (mode !== null && mode !== "hybrid") parts.push("--mode", q(mode));
+  if (mode !== null && mode !== "hybrid") retrieval.mode = mode;
   const embedder = over.embedder !== undefined ? over.embedder : intent.embedder;
-  if (embedder !== null && embedder !== "auto") parts.push("--embedder", q(embedder));
+  if (embedder !== null && embedder !== "auto") retrieval.embedder = embedder;
   const rerank = over.rerank !== undefined ? over.rerank : (intent.rerank ?? null);
-  if (rerank !== null) parts.push("--rerank", q(rerank));
+  if (rerank !== null) retrieval.rerank = rerank;
+  if (Object.keys(retrieval).length > 0) parts.push("--config", q(JSON.stringify({ retrieval })));
   if (over.filters !== null) {
     for (const l of intent.locale ?? []) parts.push("--locale", q(l));
     for (const c of intent.case ?? []) parts.push("--case", q(c));
@@ -135,7 +138,7 @@ export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, pl
       baseline.config.rerank,
       intent.rerank ?? null,
       baseline.config.rerank === null
-        ? `run without --rerank: \`${evalCommandLine(intent, { rerank: null })}\`, or ${recreate}`
+        ? `run without retrieval.rerank: \`${evalCommandLine(intent, { rerank: null })}\`, or ${recreate}`
         : `run \`${evalCommandLine(intent, { rerank: baseline.config.rerank })}\`, or ${recreate}`,
     );
   const id = embedderId;
@@ -148,7 +151,7 @@ export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, pl
     );
 }
 
-// ---------------------------------------------------------------- retrace baseline floors
+// ---------------------------------------------------------------- retrace report --floors
 
 export interface FloorSuggestion {
   key: string;

@@ -92,9 +92,9 @@ export interface EvalOptions extends GateOptions {
   repeat?: number;
   /** The card size limit, winning over RETRACE_MAX_CARD_BYTES (src/kb/cards.ts). */
   maxCardBytes?: number;
-  /** Counterfactual retrieval for the query attribution (docs/query-attribution.md); default true, false = `--no-counterfactual`. */
+  /** Counterfactual retrieval for the query attribution (docs/query-attribution.md); default true, false = `--counterfactual off`. */
   counterfactual?: boolean;
-  /** Earlier turns the contextualizer may use (`--history N`); unset: every earlier turn, as the graph's default. */
+  /** Earlier turns the contextualizer may use (`run.history` of `--config`); unset: every earlier turn, as the graph's default. */
   history?: number;
 }
 
@@ -138,13 +138,13 @@ export function checkShardOptions(o: ShardedRunOptions): void {
   if (o.shard === undefined) return;
   const given = `--shard ${o.shard.index}/${o.shard.count}`;
   const gating = [
-    ...FLOOR_OPTIONS.filter(({ option }) => o[option] !== undefined).map(({ flag }) => flag),
+    ...FLOOR_OPTIONS.filter(({ option }) => o[option] !== undefined).map(({ flag }) => `--gate ${flag.slice(2)}`),
     ...(o.baseline !== undefined ? ["--baseline"] : []),
-    ...(o.maxDrop !== undefined ? ["--max-drop"] : []),
-    ...(o.maxFlips !== undefined ? ["--max-flips"] : []),
-    ...(o.maxErrors !== undefined ? ["--max-errors"] : []),
-    ...(o.maxNoRetrieval !== undefined ? ["--max-no-retrieval"] : []),
-    ...(o.maxFlaky !== undefined ? ["--max-flaky"] : []),
+    ...(o.maxDrop !== undefined ? ["--gate max-drop"] : []),
+    ...(o.maxFlips !== undefined ? ["--gate max-flips"] : []),
+    ...(o.maxErrors !== undefined ? ["--gate max-errors"] : []),
+    ...(o.maxNoRetrieval !== undefined ? ["--gate max-no-retrieval"] : []),
+    ...(o.maxFlaky !== undefined ? ["--gate max-flaky"] : []),
     ...(o.quarantine !== undefined ? ["--quarantine"] : []),
     ...(o.updateBaseline === true ? ["--update-baseline"] : []),
   ];
@@ -156,7 +156,7 @@ export function checkShardOptions(o: ShardedRunOptions): void {
     );
 }
 
-/** The funnel stages a run with these options will measure: no `query` without counterfactual retrieval, no `reranked` without --rerank, one branch in a one-branch mode, none store-less. */
+/** The funnel stages a run with these options will measure: no `query` without counterfactual retrieval, no `reranked` without retrieval.rerank, one branch in a one-branch mode, none store-less. */
 function expectedStages(o: ResolvedEvalOptions): string[] {
   if (o.store === "none") return [];
   return FUNNEL_STAGES.map((s) => s.id).filter(
@@ -169,28 +169,28 @@ export function checkEvalOptions(options: EvalOptions): void {
   const o = withEvalDefaults(options);
   checkShardOptions(o);
   // Stage names before anything runs (the registry's); the run's own stages are checked again on its report (src/eval/gate/stage-gate.ts).
-  for (const [flag, t] of [["--min-stage", o.minStage], ["--max-stage-drop", o.maxStageDrop]] as const)
+  for (const [flag, t] of [["--gate min-stage", o.minStage], ["--gate max-stage-drop", o.maxStageDrop]] as const)
     for (const stage of Object.keys(t ?? {}))
       if (!expectedStages(o).includes(stage)) throw new InvalidArgumentError(flag, `one of the stages this run will have (${expectedStages(o).join(", ")})`, stage);
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
-  if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("--mode", RETRIEVAL_MODES.join(" | "), o.mode);
+  if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("retrieval.mode", RETRIEVAL_MODES.join(" | "), o.mode);
   checkLocaleOptions(o.locale);
   if (o.store === "none") {
     const why = `${NO_STORE}: --store none skips retrieval, and every retrieval and answer-side key depends on it`;
     for (const { option, flag, key } of FLOOR_OPTIONS)
-      if (o[option] !== undefined) throw new NotMeasuredError(key, `${why}, so ${flag} cannot be checked`);
+      if (o[option] !== undefined) throw new NotMeasuredError(key, `${why}, so --gate ${flag.slice(2)} cannot be checked`);
     if (o.updateBaseline) throw new NotMeasuredError(HIT_KEY, `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`);
-    for (const [flag, v] of [["--baseline", o.baseline], ["--max-drop", o.maxDrop], ["--max-flips", o.maxFlips]] as const)
+    for (const [flag, v] of [["--baseline", o.baseline], ["--gate max-drop", o.maxDrop], ["--gate max-flips", o.maxFlips]] as const)
       if (v !== undefined) throw new NotMeasuredError(HIT_KEY, `${why}, so ${flag} has nothing to compare`);
-    if (o.rerank !== undefined) throw new InvalidArgumentError("--rerank", "unset with --store none (nothing is retrieved)", o.rerank);
+    if (o.rerank !== undefined) throw new InvalidArgumentError("retrieval.rerank", "unset with --store none (nothing is retrieved)", o.rerank);
   }
   checkRepeatOptions(o.repeat, o.maxFlaky);
   if ((o.workers ?? 1) > 1 && o.judge !== undefined)
-    throw new InvalidArgumentError("--workers", "1 with --judge (the judge's chat model lives in this thread)", o.workers);
+    throw new InvalidArgumentError("run.workers", "1 with run.judge (the judge's chat model lives in this thread)", o.workers);
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+    throw new InvalidArgumentError("--update-baseline", "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)", "both");
 }
 
 /** `--repeat` a positive integer; `--max-flaky` only with `--repeat N`, N ≥ 2 (InvalidArgumentError, exit 2). The same rule for retrace's graph and `--graph`. */
@@ -198,7 +198,7 @@ export function checkRepeatOptions(repeat: number | undefined, maxFlaky: number 
   const n = repeat ?? 1;
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("--repeat", "a positive integer", repeat);
   if (maxFlaky !== undefined && n < 2)
-    throw new InvalidArgumentError("--max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--max-flaky ${maxFlaky} with ${n} run`);
+    throw new InvalidArgumentError("--gate max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--gate max-flaky=${maxFlaky} with ${n} run`);
 }
 
 /** The baseline file the options name: `baseline`, else `<kb>/eval/baseline.json`. */
@@ -238,8 +238,8 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
     if (v === undefined || typeof v === "number") continue;
     for (const scope of Object.keys(v)) {
       if ((scope === "tune" || scope === "holdout") && split === null)
-        throw new InvalidArgumentError(`${flag} scope "${scope}"`, `used with a tune/holdout split file (${splitFileFor(paths.cases)} does not exist)`, scope);
-      checkScope({ turns: stubs as never }, scope, flag);
+        throw new InvalidArgumentError(`--gate ${flag.slice(2)} scope "${scope}"`, `used with a tune/holdout split file (${splitFileFor(paths.cases)} does not exist)`, scope);
+      checkScope({ turns: stubs as never }, scope, `--gate ${flag.slice(2)}`);
     }
   }
   const datasetHashOfRun = cases.length === data.cases.length ? data.hashes.dataset : datasetHash(cases);

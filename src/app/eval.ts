@@ -107,7 +107,7 @@ export function graphDefaultsFor(system: Pick<RetraceSystem, "reranker">, o: Gra
 
 /** Whether the sweep runs counterfactual retrieval, and why not (the report says it; docs/query-attribution.md). */
 export function counterfactualOf(o: Pick<EvalOptions, "counterfactual">, storeBacked: boolean): { enabled: boolean; reason?: string } {
-  if (o.counterfactual === false) return { enabled: false, reason: "turned off (--no-counterfactual)" };
+  if (o.counterfactual === false) return { enabled: false, reason: "turned off (--counterfactual off)" };
   if (!storeBacked) return { enabled: false, reason: "store-less run (no retrieval)" };
   return { enabled: true };
 }
@@ -278,7 +278,7 @@ export async function sweepEval(
 export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
   const o = { ...withEvalDefaults(options), ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
-  // The judge module is loaded and checked before any store starts too: a bad --judge is exit 2 without a Chroma start.
+  // The judge module is loaded and checked before any store starts too: a bad run.judge is exit 2 without a Chroma start.
   const judge = o.judge === undefined ? undefined : await openJudge(o.judge, plan.data, o.judgeCache);
   const progress = hooks.progress ?? NO_PROGRESS;
   const ingestProgress = progress("ingest", "chunks");
@@ -287,7 +287,7 @@ export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): P
   try {
     const outcome = await sweepEval(o, system, plan, { ...(judge !== undefined ? { judge: judge.judge } : {}), progress });
     const { report } = outcome;
-    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
     if (judge !== undefined) recordJudgeCost(report, judge.cost());
     return outcome;
   } finally {

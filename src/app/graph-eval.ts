@@ -357,9 +357,9 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
     throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+    throw new InvalidArgumentError("--update-baseline", "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)", "both");
   if (o.shard !== undefined && (o.updateBaseline || wantsBaseline(o)))
-    throw new InvalidArgumentError("--shard", "used without --baseline/--max-drop/--max-flips/--update-baseline (a shard's report is partial; `retrace merge` gates)", `--shard ${o.shard.index}/${o.shard.count}`);
+    throw new InvalidArgumentError("--shard", "used without --baseline, a max-drop or max-flips gate, or --update-baseline (a shard's report is partial; `retrace merge` gates)", `--shard ${o.shard.index}/${o.shard.count}`);
   if (wantsBaseline(o)) {
     const file = graphBaselineFile(o);
     if (!existsSync(file)) throw new InvalidArgumentError("--baseline", `an existing baseline file (create one with \`${graphCommandLine(o, "--update-baseline")}\`)`, file);
@@ -373,7 +373,7 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
       `--counterfactual --repeat ${repeat}`,
     );
   if (o.judge !== undefined && o.catalog !== undefined)
-    throw new InvalidArgumentError("--judge", "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)", o.judge);
+    throw new InvalidArgumentError("run.judge", "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)", o.judge);
 }
 
 /**
@@ -500,7 +500,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     log.info(shardNote(report.shard));
   } else {
     applyGate(report, o, seed, baseline, quarantine);
-    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
   }
   // Wall-clock figures only in the `timings` section (docs/determinism.md); then the judge's cost (the key order `retrace merge` writes).
   report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };

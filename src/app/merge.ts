@@ -64,7 +64,7 @@ export function mergeBaselineFile(o: Pick<MergeOptions, "baseline" | "kb">): str
 /** Merges the shard report files into the report of the whole run, its gate applied. Writes nothing. */
 export async function mergeShardReports(files: readonly string[], o: MergeOptions = {}): Promise<EvalOutcome> {
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError("--update-baseline", "used without --max-drop/--max-flips (it writes the baseline; it compares with nothing)", "both");
+    throw new InvalidArgumentError("--update-baseline", "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)", "both");
   const baselineFile = mergeBaselineFile(o);
   let baseline: Baseline | null = null;
   if (wantsBaseline(o)) {
@@ -75,7 +75,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
   const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, await readCaseIndex(mergeCasesFile(o))) : undefined;
   const merged = mergeShards(await readShardFiles(files));
   if (merged.run.graph === undefined)
-    for (const [flag, v] of [["--max-errors", o.maxErrors], ["--max-no-retrieval", o.maxNoRetrieval]] as const)
+    for (const [flag, v] of [["--gate max-errors", o.maxErrors], ["--gate max-no-retrieval", o.maxNoRetrieval]] as const)
       if (v !== undefined) throw new InvalidArgumentError(flag, "used on the shards of a --graph run (retrace's own graph stops at the first turn that throws; every turn retrieves)", v);
   const storeBacked = (merged.run.storeKind ?? storeKindOf(merged.run.store)) !== "none";
   // A merge never judges: the shards' groundedness scores are in their turns; the stand-in only gives the evaluator its shape.
@@ -127,6 +127,6 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
   if (merged.judge !== undefined) report.judge = merged.judge;
   if (merged.timings !== undefined) report.timings = merged.timings; // last, as an unsharded run writes it
   log.info(`merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`);
-  if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --max-drop ${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+  if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
   return { report, baseline };
 }

@@ -132,7 +132,7 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
 
 /** The report's flaky turns (`repeats.flaky`) among the gated turns (quarantined ones left out); a --max-flaky without a repeats section cannot be checked: exit 2. */
 function gatedFlaky(report: Report, gated: readonly TurnReport[]): NonNullable<Report["repeats"]>["flaky"] {
-  if (report.repeats === undefined) throw new InvalidArgumentError("--max-flaky", "a run with --repeat N, N ≥ 2 (the report has no repeats section)", "a report without repeats");
+  if (report.repeats === undefined) throw new InvalidArgumentError("--gate max-flaky", "a run with --repeat N, N ≥ 2 (the report has no repeats section)", "a report without repeats");
   const keep = new Set(gated.map((t) => `${t.caseId}#${t.turn}`));
   return report.repeats.flaky.filter((f) => keep.has(`${f.caseId}#${f.turn}`));
 }

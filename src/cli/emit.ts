@@ -17,7 +17,7 @@ import type { Report } from "../eval/report/types.js";
 import { checkOutputs, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
 import { out, outputWidth, outText, useColor } from "./io.js";
 
-/** The output options: `--json`, `--out` (markdown), `--junit`, `--report-json`, `--html`. */
+/** The output options: `--json`, and the files of `--out [FORMAT:]FILE` (markdown, junit, json, html; pr-comment), each in its attribute. */
 export interface ReportOutputs {
   json?: boolean;
   /** Markdown. */
@@ -25,16 +25,16 @@ export interface ReportOutputs {
   junit?: string;
   reportJson?: string;
   html?: string;
-  /** `--pr-comment`: preflighted with the others (so no two options name one file); written by the GitHub emitter (src/cli/github.ts). */
+  /** `--out pr-comment:FILE`: preflighted with the others (so no two options name one file); written by the GitHub emitter (src/cli/github.ts). */
   prComment?: string;
 }
 
 /** How each file option is rendered, in the order the files are written. */
 const RENDERERS: readonly { key: "out" | "junit" | "reportJson" | "html"; option: string; render: (r: Report, file: string) => string }[] = [
-  { key: "out", option: "--out", render: (r) => renderMarkdown(r) },
-  { key: "junit", option: "--junit", render: (r) => renderJUnit(r) },
-  { key: "reportJson", option: "--report-json", render: (r) => reportToJSON(r) },
-  { key: "html", option: "--html", render: (r, file) => renderHtmlReport(r, { name: path.basename(file) }) },
+  { key: "out", option: "--out markdown:FILE", render: (r) => renderMarkdown(r) },
+  { key: "junit", option: "--out junit:FILE", render: (r) => renderJUnit(r) },
+  { key: "reportJson", option: "--out json:FILE", render: (r) => reportToJSON(r) },
+  { key: "html", option: "--out html:FILE", render: (r, file) => renderHtmlReport(r, { name: path.basename(file) }) },
 ];
 
 /** The option that names the baseline a run writes. */
@@ -53,7 +53,7 @@ export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): Outp
 
 /** The preflight of a report run's files, before anything starts: exit 2 naming the option and the path (src/output-set.ts). */
 export function checkReportOutputs(o: ReportOutputs, baselineFile?: string, extra: readonly OutputSpec[] = []): Promise<void> {
-  const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--pr-comment", path: o.prComment }] : [];
+  const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--out pr-comment:FILE", path: o.prComment }] : [];
   return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment]);
 }
 

@@ -141,15 +141,17 @@ function gateHelp(names: readonly string[]): string {
 /** `--gate NAME=VALUE` for the checks `names` (GATE_CHECKS), each check's old option hidden (old-spellings.ts). */
 export function addGateOption(cmd: Command, names: readonly string[]): Command {
   cmd.option("--gate <check=value>", gateHelp(names), collect);
+  // Each parser names the check as the user types it (`--gate max-drop`) in its message.
+  const g = (name: string) => `--gate ${name}`;
   const parsers: Record<string, (v: string, prev: never) => unknown> = {
-    ...Object.fromEntries(FLOOR_OPTIONS.map(({ flag }) => [flag.slice(2), parseFloors(flag)])),
-    "min-stage": stageOption("--min-stage"),
-    "max-stage-drop": stageOption("--max-stage-drop"),
-    "max-drop": probabilityOption("--max-drop"),
-    "max-flips": countOption("--max-flips"),
-    "max-errors": countOption("--max-errors"),
-    "max-no-retrieval": countOption("--max-no-retrieval"),
-    "max-flaky": countOption("--max-flaky"),
+    ...Object.fromEntries(FLOOR_OPTIONS.map(({ flag }) => [flag.slice(2), parseFloors(g(flag.slice(2)))])),
+    "min-stage": stageOption(g("min-stage")),
+    "max-stage-drop": stageOption(g("max-stage-drop")),
+    "max-drop": probabilityOption(g("max-drop")),
+    "max-flips": countOption(g("max-flips")),
+    "max-errors": countOption(g("max-errors")),
+    "max-no-retrieval": countOption(g("max-no-retrieval")),
+    "max-flaky": countOption(g("max-flaky")),
   };
   for (const name of names) {
     const value = name.startsWith("min-stage") || name.startsWith("max-stage") ? "stage=x" : name.startsWith("min-") ? "floors" : "n";

@@ -1,7 +1,7 @@
 /**
  * GitHub-native output of `retrace eval` (with or without `--graph`) and
  * `retrace merge` (docs/ci.md). On when `GITHUB_ACTIONS=true` (GitHub sets
- * it in every job) or with `--github`; `--no-github` turns it off.
+ * it in every job) or with `--github`; `--github off` turns it off.
  *
  * - the markdown report is appended to the file `$GITHUB_STEP_SUMMARY`
  *   names (the concise PR comment instead when the report is over GitHub's
@@ -12,7 +12,7 @@
  *   reads workflow commands; with `--json` they go to stderr instead, so
  *   stdout stays one JSON document (the runner reads workflow commands from
  *   both streams);
- * - `--pr-comment FILE` writes the comment body (src/eval/gate/pr-comment.ts),
+ * - `--out pr-comment:FILE` writes the comment body (src/eval/gate/pr-comment.ts),
  *   GitHub on or off.
  *
  * Checked before the run (`prepareGithub`): the comment's path can be
@@ -36,7 +36,7 @@ import { err, out } from "./io.js";
 export const STEP_SUMMARY_LIMIT = 1024 * 1024;
 
 export interface GithubOptions {
-  /** true: `--github`; false: `--no-github`; undefined: on when GITHUB_ACTIONS=true. */
+  /** true: `--github` (on); false: `--github off`; undefined: on when GITHUB_ACTIONS=true. */
   github?: boolean;
   /** Write the pull-request comment body here. */
   prComment?: string;
@@ -63,7 +63,7 @@ export interface GithubEmitter {
 /** Checks the options and reads the case lines (GitHub output on) before the run: exit 2 on a bad path or cases file. */
 export async function prepareGithub(o: GithubOptions, casesFile: string, env: NodeJS.ProcessEnv = process.env): Promise<GithubEmitter> {
   const on = githubOn(o, env);
-  if (o.prComment !== undefined) await checkWritable(o.prComment, "--pr-comment");
+  if (o.prComment !== undefined) await checkWritable(o.prComment, "--out pr-comment:FILE");
   const summary = env.GITHUB_STEP_SUMMARY;
   if (on && summary !== undefined && summary !== "") await checkAppendable(summary, "GITHUB_STEP_SUMMARY");
   const index: CaseIndex | null = on ? await readCaseIndex(casesFile) : null;
@@ -75,7 +75,7 @@ export async function prepareGithub(o: GithubOptions, casesFile: string, env: No
       if (summary !== undefined && summary !== "") {
         let text = renderMarkdown(report);
         if (Buffer.byteLength(text) > STEP_SUMMARY_LIMIT - 1024)
-          text = `${comment()}\n> The full markdown report (${Buffer.byteLength(text)} bytes) is over GitHub's 1 MiB step-summary limit: write it with --out or --html and upload it as an artifact.\n`;
+          text = `${comment()}\n> The full markdown report (${Buffer.byteLength(text)} bytes) is over GitHub's 1 MiB step-summary limit: write it with --out FILE.md or --out FILE.html and upload it as an artifact.\n`;
         await appendFile(summary, outputBytes(`${text}\n`)); // secrets redacted, as in every file (docs/reliability.md)
       } else log.info("GitHub output: GITHUB_STEP_SUMMARY is not set, so no step summary was written");
       const lines = annotationLines(report, { casesFile: annotationPath(casesFile, env), index });

@@ -25,6 +25,8 @@ export interface RunArgs {
   input?: string;
   /** As typed (JSON text or a file); an object given through the API is not repeated. */
   configurable?: string | Record<string, unknown>;
+  /** The `--config` values as typed (files or inline JSON; src/cli/settings.ts keeps them): the run's retrieval and run settings. */
+  configArgs?: string[];
   retrievalCall?: string;
   store?: string;
   embedder?: string;
@@ -45,11 +47,10 @@ function sameRun(o: RunArgs): string[] {
   opt("--id-key", o.idKey);
   opt("--id-map", o.idMap);
   opt("--input", o.input);
-  if (typeof o.configurable === "string") opt("--configurable", o.configurable);
   if (o.retrievalCall !== "last") opt("--retrieval-call", o.retrievalCall);
   const own = o.graph === undefined && o.traces === undefined; // retrace's own graph
   if (own && o.store !== EVAL_DEFAULTS.store) opt("--store", o.store);
-  if (own && o.embedder !== EVAL_DEFAULTS.embedder) opt("--embedder", o.embedder);
+  for (const c of o.configArgs ?? []) opt("--config", c); // the embedder, mode, configurable, ... the run was given
   if (o.k !== EVAL_DEFAULTS.k) opt("-k", o.k);
   return a;
 }
@@ -67,9 +68,9 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
   const lines: string[] = [];
   const miss = missedTurns(report)[0];
   if (miss !== undefined && o.traces === undefined) lines.push(`trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`);
-  if (o.html === undefined) lines.push(`see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--html", "report.html"])}`);
+  if (o.html === undefined) lines.push(`see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "report.html"])}`);
   const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
-  const gateLine = shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--max-flips", "0"]);
+  const gateLine = shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--gate", "max-flips=0"]);
   if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`);
   else if (!baseline.compared && baseline.exists) lines.push(`gate on the baseline that is there (fails on a turn that was hit and is now missed): ${gateLine}`);
   else if (!baseline.compared) lines.push(`record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`);

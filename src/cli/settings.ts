@@ -153,6 +153,7 @@ export function applySettingsHook(cmd: Command): Command {
     if (values === undefined || values.length === 0) return;
     const { config, settings } = await readSettings(values);
     actionCmd.setOptionValueWithSource("config", undefined, CONFIG_SOURCE);
+    actionCmd.setOptionValueWithSource("configArgs", [...values], CONFIG_SOURCE); // as typed, for the "Next:" lines (src/cli/next-steps.ts)
     const hasRetrieval = Object.keys(config.retrieval).length > 0 || config.locales !== undefined;
     if (hasRetrieval) {
       actionCmd.setOptionValueWithSource("retrievalConfig", config.retrieval, CONFIG_SOURCE);

@@ -84,11 +84,11 @@ export interface GateThresholds extends FloorThresholds {
   /**
    * Whether the drops against a given baseline are checked (default true; at
    * `maxDrop`, else the default tolerance). False: a baseline given for its
-   * flips (or stage drops) alone — `--max-flips` without `--max-drop` or
+   * flips (or stage drops) alone — `--gate max-flips` without `--gate max-drop` or
    * `--baseline` on the command line.
    */
   drops?: boolean;
-  /** Stage floors and drops (`--min-stage`, `--max-stage-drop`: ./stage-gate.ts); unset = off. */
+  /** Stage floors and drops (`--gate min-stage`, `--gate max-stage-drop`: ./stage-gate.ts); unset = off. */
   minStage?: StageThresholds;
   maxStageDrop?: StageThresholds;
   /** Seed / resamples of the paired test quoted in regression reasons (defaults 42 / 2,000). */
@@ -211,7 +211,7 @@ function normalizeFloors(flag: string, option: string, v: number | ScopedFloors 
  */
 export function defaultMaxDrop(baseline: Baseline, report: Report): { maxDrop: number; source: string } {
   // A graph of your own may call a model or a store that is not deterministic: never the 0 of retrace's pipeline.
-  if (report.run.graph !== undefined) return { maxDrop: DEFAULT_MAX_DROP, source: `default ${DEFAULT_MAX_DROP}: a --graph run (your graph may not be deterministic; set --max-drop to change it)` };
+  if (report.run.graph !== undefined) return { maxDrop: DEFAULT_MAX_DROP, source: `default ${DEFAULT_MAX_DROP}: a --graph run (your graph may not be deterministic; set --gate max-drop=X to change it)` };
   const why: string[] = [];
   if (baseline.kbHash !== report.run.kbHash) why.push("another KB version");
   const kind = report.run.storeKind ?? storeKindOf(report.run.store);
@@ -324,7 +324,7 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
   if (thresholds.maxFlips !== undefined && !(Number.isInteger(thresholds.maxFlips) && thresholds.maxFlips >= 0))
     throw new InvalidArgumentError("maxFlips", "a non-negative integer", thresholds.maxFlips);
   if (thresholds.maxFlips !== undefined && baseline === undefined)
-    throw new InvalidArgumentError("--max-flips", "used with a baseline (flips are counted against it)", "no baseline");
+    throw new InvalidArgumentError("--gate max-flips", "used with a baseline (flips are counted against it)", "no baseline");
   const failures: GateFailure[] = [];
   const checks: GateCheck[] = [];
   // Quarantined turns are out of every check (module doc); `full` keeps them for scope names and the list of what was left out.
@@ -333,10 +333,11 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
   if (q.size > 0) report = { ...report, turns: gatedTurns(report, thresholds.quarantine) };
 
   for (const { option, flag, key } of FLOOR_OPTIONS) {
-    const floors = normalizeFloors(flag, option, thresholds[option]);
-    for (const [scope] of floors) checkScope(full, scope, flag);
+    const named = `--gate ${flag.slice(2)}`; // the check's spelling in messages (src/cli/eval-options.ts GATE_CHECKS)
+    const floors = normalizeFloors(named, option, thresholds[option]);
+    for (const [scope] of floors) checkScope(full, scope, named);
     for (const [scope, floor] of floors) {
-      const opt = scope === "all" ? `${flag} ${f3(floor)}` : `${flag} ${scope}=${f3(floor)}`;
+      const opt = scope === "all" ? `--gate ${flag.slice(2)}=${f3(floor)}` : `--gate ${flag.slice(2)}=${scope}=${f3(floor)}`;
       const why = notMeasuredReason(report, key);
       const { mean, n } = scopeMean(report.turns, key, scope);
       if (why !== null || mean === null) {
@@ -368,7 +369,7 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
     assertComparable(baseline, full);
     if (thresholds.drops !== false) {
       const tolerance =
-        thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --max-drop" } : defaultMaxDrop(baseline, report);
+        thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --gate max-drop" } : defaultMaxDrop(baseline, report);
       result.tolerance = tolerance;
       const maxDrop = tolerance.maxDrop;
       // The registry's drop checks: `always`, or `if-both` when the baseline and the run both have the key.
@@ -376,7 +377,7 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
       // One locale: its scope is the same turns as `all`, so it is checked once, as `all`.
       const locales = localesOf(full);
       const scopes = ["all", ...(locales.length > 1 ? locales : [])];
-      const opt = `--max-drop ${f3(maxDrop)}`;
+      const opt = `--gate max-drop=${f3(maxDrop)}`;
       const test = dropTestOf(report, baseline, thresholds);
       // Recorded for runs with repeats (a run without them compares point means, as it always has).
       if (report.repeats !== undefined) result.dropTest = test.record;
@@ -442,7 +443,7 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
     if (thresholds.maxFlips !== undefined) {
       const max = thresholds.maxFlips;
       const why = notMeasuredReason(report, HIT_KEY);
-      const o = `--max-flips ${max}`;
+      const o = `--gate max-flips=${max}`;
       if (why !== null) {
         const reason = `${HIT_KEY} was not measured (${why}); flips against the baseline cannot be counted`;
         failures.push({ kind: "not_measured", key: HIT_KEY, reason });

@@ -1,8 +1,8 @@
 /**
  * Gates on the stage funnel (docs/gates-and-exit-codes.md), off by default
- * like every floor: `--min-stage STAGE=VALUE` (the share of gold-bearing
+ * like every floor: `--gate min-stage=STAGE=VALUE` (the share of gold-bearing
  * turns whose gold is still present at STAGE must be at least VALUE) and
- * `--max-stage-drop STAGE=VALUE` (the baseline's share minus this run's at
+ * `--gate max-stage-drop=STAGE=VALUE` (the baseline's share minus this run's at
  * STAGE must be at most VALUE). A stage this run did not measure is a usage
  * error (exit 2) listing the stages it has; a baseline without the stage is a
  * `baseline_mismatch` failure. Pure.
@@ -39,17 +39,17 @@ export function stageGate(
   t: { minStage?: StageThresholds; maxStageDrop?: StageThresholds },
   baseline?: Baseline,
 ): { failures: GateFailure[]; checks: GateCheck[] } {
-  checkStageNames(report, "--min-stage", t.minStage);
-  checkStageNames(report, "--max-stage-drop", t.maxStageDrop);
+  checkStageNames(report, "--gate min-stage", t.minStage);
+  checkStageNames(report, "--gate max-stage-drop", t.maxStageDrop);
   if (t.maxStageDrop !== undefined && Object.keys(t.maxStageDrop).length > 0 && baseline === undefined)
-    throw new InvalidArgumentError("--max-stage-drop", "used with a baseline (drops are measured against it)", "no baseline");
+    throw new InvalidArgumentError("--gate max-stage-drop", "used with a baseline (drops are measured against it)", "no baseline");
   const failures: GateFailure[] = [];
   const checks: GateCheck[] = [];
   const row = (stage: string) => report.funnel?.stages.find((s) => s.stage === stage);
   for (const [stage, floor] of Object.entries(t.minStage ?? {})) {
     const r = row(stage)!;
     const key = `stage_${stage}`;
-    const option = `--min-stage ${stage}=${f3(floor)}`;
+    const option = `--gate min-stage=${stage}=${f3(floor)}`;
     const passed = r.share >= floor - EPSILON;
     const reason = `gold still present at ${r.label}: ${f3(r.share)} (${r.present} of ${r.n} gold-bearing turns) is ${passed ? "at or above" : "below"} the floor ${f3(floor)}`;
     if (!passed) failures.push({ kind: "floor", key, reason });
@@ -58,7 +58,7 @@ export function stageGate(
   for (const [stage, maxDrop] of Object.entries(t.maxStageDrop ?? {})) {
     const r = row(stage)!;
     const key = `stage_${stage}`;
-    const option = `--max-stage-drop ${stage}=${f3(maxDrop)}`;
+    const option = `--gate max-stage-drop=${stage}=${f3(maxDrop)}`;
     const base = baseline?.funnel?.find((s) => s.stage === stage);
     if (base === undefined) {
       const reason = `the baseline has no share for stage ${stage}; re-create it with --update-baseline`;

@@ -59,7 +59,7 @@ export function graphHeaderLines(report: Report): string[] {
     );
   if (g.turnTimeoutSeconds !== undefined && g.maxStateBytes !== undefined)
     lines.push(
-      `safeguards: turn deadline ${g.turnTimeoutSeconds} s (--turn-timeout); largest state of a turn ${mb(g.largestStateBytes ?? 0)}, limit ${mb(g.maxStateBytes)} (--max-state-mb)`,
+      `safeguards: turn deadline ${g.turnTimeoutSeconds} s (run.turnTimeout); largest state of a turn ${mb(g.largestStateBytes ?? 0)}, limit ${mb(g.maxStateBytes)} (run.maxStateMb)`,
     );
   if (g.scoredIds !== undefined && g.unknownIds !== undefined)
     lines.push(
@@ -106,7 +106,7 @@ export function graphWarnings(report: Report): string[] {
   if (large.length > 0) {
     const named = large.slice(0, LISTED).map((t) => `${t.caseId}#${t.turn} ${mb(t.stateBytes ?? 0)}`);
     out.push(
-      `${large.length} turn${large.length === 1 ? "" : "s"} carried a state above the ${mb(g.maxStateBytes ?? 0)} limit (--max-state-mb): ${named.join(", ")}${large.length > LISTED ? `, and ${large.length - LISTED} more` : ""}. Each case in flight holds its thread's checkpoints until the case ends, so memory grows with state size × --concurrency.`,
+      `${large.length} turn${large.length === 1 ? "" : "s"} carried a state above the ${mb(g.maxStateBytes ?? 0)} limit (run.maxStateMb): ${named.join(", ")}${large.length > LISTED ? `, and ${large.length - LISTED} more` : ""}. Each case in flight holds its thread's checkpoints until the case ends, so memory grows with state size × --concurrency.`,
     );
   }
   if (!allEmpty)
@@ -129,7 +129,7 @@ export function graphTurnTag(report: Report, t: TurnReport): string {
     }
   }
   const limit = report.run.graph.maxStateBytes;
-  if (limit !== undefined && (t.stateBytes ?? 0) > limit) parts.push(`state ${mb(t.stateBytes!)} above the ${mb(limit)} limit (--max-state-mb)`);
+  if (limit !== undefined && (t.stateBytes ?? 0) > limit) parts.push(`state ${mb(t.stateBytes!)} above the ${mb(limit)} limit (run.maxStateMb)`);
   return parts.join("; ");
 }
 
@@ -139,7 +139,7 @@ export function graphTurnNotes(report: Report): string[] {
   if (g === undefined) return [];
   const lines: string[] = [];
   const errors = report.turns.filter((t) => t.error !== undefined);
-  lines.push(`turn errors (the graph run threw, or was given up at the --turn-timeout deadline or stalled; not scored, not counted as misses): ${errors.length}`);
+  lines.push(`turn errors (the graph run threw, or was given up at the run.turnTimeout deadline or stalled; not scored, not counted as misses): ${errors.length}`);
   for (const t of errors) lines.push(`  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.error)}`);
   const none = report.turns.filter((t) => t.noRetrieval === true);
   const list = (ts: readonly TurnReport[]) => ts.map((t) => `  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.user)}`);
@@ -305,6 +305,6 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
   const comment = retrievalComment(t); // a relevance-only turn's comes from its nDCG@k
   if (comment !== undefined) lines.push(`  ${comment}`);
   lines.push(`answer: ${JSON.stringify(t.answer)}`);
-  if (maxStateBytes !== undefined && (t.stateBytes ?? 0) > maxStateBytes) lines.push(`state: ${mb(t.stateBytes!)}, above the ${mb(maxStateBytes)} limit (--max-state-mb)`);
+  if (maxStateBytes !== undefined && (t.stateBytes ?? 0) > maxStateBytes) lines.push(`state: ${mb(t.stateBytes!)}, above the ${mb(maxStateBytes)} limit (run.maxStateMb)`);
   return lines.join("\n");
 }

@@ -130,7 +130,7 @@ export function checkKnownIds(facts: Pick<GraphRunFacts, "scoredIds" | "unknownI
 
 /** The warning `--allow-no-retrieval` prints (it is accepted, deprecated, and has no effect). */
 export const ALLOW_NO_RETRIEVAL_DEPRECATED =
-  "--allow-no-retrieval is deprecated and has no effect: a turn with empty gold and no retrieval passes (no retrieval, none needed), and a gold-bearing turn with no retrieval is scored as a miss; gate their number with --max-no-retrieval N";
+  "--allow-no-retrieval is deprecated and has no effect: a turn with empty gold and no retrieval passes (no retrieval, none needed), and a gold-bearing turn with no retrieval is scored as a miss; gate their number with --gate max-no-retrieval=N";
 
 export interface GraphGateOptions {
   /** Errored turns the gate tolerates (default 0, `--max-errors`). */
@@ -163,17 +163,17 @@ export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOpt
   const maxErrors = opts.maxErrors ?? 0;
   const errorsPassed = errors.length <= maxErrors;
   const errorsReason = errorsPassed
-    ? `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --max-errors)`
+    ? `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --gate max-errors)`
     : `${errors.length} turn${errors.length === 1 ? "" : "s"} ${errors.some((t) => t.givenUp !== undefined) ? `threw or ${errors.length === 1 ? "was" : "were"} given up (deadline or stall)` : "threw"} (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
-  checks.push({ kind: "turn_errors", key: "turn_errors", scope: "all", option: `--max-errors ${maxErrors}`, threshold: maxErrors, observed: errors.length, n: turns.length, verdict: errorsPassed ? "pass" : "fail", reason: errorsReason });
+  checks.push({ kind: "turn_errors", key: "turn_errors", scope: "all", option: `--gate max-errors=${maxErrors}`, threshold: maxErrors, observed: errors.length, n: turns.length, verdict: errorsPassed ? "pass" : "fail", reason: errorsReason });
   if (!errorsPassed) failures.push({ kind: "turn_errors", key: "turn_errors", reason: errorsReason });
   if (opts.maxNoRetrieval !== undefined) {
     const missed = turns.filter((t) => t.noRetrieval === true && t.gold.length > 0);
     const gold = turns.filter((t) => t.gold.length > 0 && t.error === undefined).length;
     const passed = missed.length <= opts.maxNoRetrieval;
-    const head = `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} made no retriever run (no retrieval; scored as misses; allowed: ${opts.maxNoRetrieval}, --max-no-retrieval)`;
+    const head = `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} made no retriever run (no retrieval; scored as misses; allowed: ${opts.maxNoRetrieval}, --gate max-no-retrieval)`;
     const reason = missed.length === 0 ? head : `${head}: ${missed.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
-    checks.push({ kind: "no_retrieval", key: "no_retrieval", scope: "all", option: `--max-no-retrieval ${opts.maxNoRetrieval}`, threshold: opts.maxNoRetrieval, observed: missed.length, n: gold, verdict: passed ? "pass" : "fail", reason });
+    checks.push({ kind: "no_retrieval", key: "no_retrieval", scope: "all", option: `--gate max-no-retrieval=${opts.maxNoRetrieval}`, threshold: opts.maxNoRetrieval, observed: missed.length, n: gold, verdict: passed ? "pass" : "fail", reason });
     if (!passed) failures.push({ kind: "no_retrieval", key: "no_retrieval", reason });
   }
   if (opts.maxFlaky !== undefined) {

@@ -143,7 +143,7 @@ export function runPageData(report: Report, name: string): RunPageData {
 /** What a `--graph` run does not read (docs/evaluate-your-graph.md, "What is scored and reported"): citations and the answer-side checks, labelled as the summary labels them. */
 function notReadText(report: Report): string {
   const keys = [CITATION_COVERAGE_KEY, CITATION_CORRECTNESS_KEY, REFUSAL_CORRECTNESS_KEY].map((k) => metricLabel(k, report.run.k));
-  const judge = report.judge !== undefined ? "" : `, ${metricLabel(GROUNDEDNESS_KEY, report.run.k)} without --judge`;
+  const judge = report.judge !== undefined ? "" : `, ${metricLabel(GROUNDEDNESS_KEY, report.run.k)} without a judge (run.judge of --config)`;
   return `Not read for a --graph run: citations and the answer-side checks (${keys.join(", ")}${judge}); your graph's citations are not retrace's to interpret.`;
 }
 

@@ -77,7 +77,7 @@ export function renderJUnit(report: Report): string {
   const unchecked: GateFailure[] = (g?.failures ?? []).filter((f) => !checkReasons.has(f.reason));
   for (const f of unchecked) {
     gateFailures++;
-    const option = f.kind === "turn_errors" ? "--max-errors" : f.kind === "no_retrieval" ? "--max-no-retrieval" : f.kind;
+    const option = f.kind === "turn_errors" ? "--gate max-errors" : f.kind === "no_retrieval" ? "--gate max-no-retrieval" : f.kind;
     const a = { classname: `retrace.gate.${f.kind}`, name: `${option}: ${f.scope === undefined || f.scope === "all" ? f.key : `${f.key}[${f.scope}]`}` };
     gateCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: f.reason, type: f.kind })}/>\n    </testcase>`);
   }
