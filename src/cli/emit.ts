@@ -31,10 +31,10 @@ export interface ReportOutputs {
 
 /** How each file option is rendered, in the order the files are written. */
 const RENDERERS: readonly { key: "out" | "junit" | "reportJson" | "html"; option: string; render: (r: Report, file: string) => string }[] = [
-  { key: "out", option: "--out markdown:FILE", render: (r) => renderMarkdown(r) },
-  { key: "junit", option: "--out junit:FILE", render: (r) => renderJUnit(r) },
-  { key: "reportJson", option: "--out json:FILE", render: (r) => reportToJSON(r) },
-  { key: "html", option: "--out html:FILE", render: (r, file) => renderHtmlReport(r, { name: path.basename(file) }) },
+  { key: "out", option: "--out", render: (r) => renderMarkdown(r) },
+  { key: "junit", option: "--out junit:", render: (r) => renderJUnit(r) },
+  { key: "reportJson", option: "--out json:", render: (r) => reportToJSON(r) },
+  { key: "html", option: "--out html:", render: (r, file) => renderHtmlReport(r, { name: path.basename(file) }) },
 ];
 
 /** The option that names the baseline a run writes. */
@@ -53,7 +53,7 @@ export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): Outp
 
 /** The preflight of a report run's files, before anything starts: exit 2 naming the option and the path (src/output-set.ts). */
 export function checkReportOutputs(o: ReportOutputs, baselineFile?: string, extra: readonly OutputSpec[] = []): Promise<void> {
-  const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--out pr-comment:FILE", path: o.prComment }] : [];
+  const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--out pr-comment:", path: o.prComment }] : [];
   return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment]);
 }
 

@@ -61,7 +61,7 @@ export const OUT_FORMATS: readonly { name: string; attribute: string; extensions
 
 /** `FORMAT:FILE` or `FILE` → the format and the file (a FILE of no known extension is markdown, as `--out FILE` always was). */
 export function parseOut(value: string): { format: (typeof OUT_FORMATS)[number]; file: string } {
-  const m = /^([a-z-]+):(.+)$/.exec(value);
+  const m = /^([a-z-]+):(.*)$/.exec(value);
   const byName = m === null ? undefined : OUT_FORMATS.find((f) => f.name === m[1] || (m[1] === "md" && f.name === "markdown"));
   if (byName !== undefined && m !== null) return { format: byName, file: m[2] as string };
   const lower = value.toLowerCase();

@@ -63,7 +63,7 @@ export interface GithubEmitter {
 /** Checks the options and reads the case lines (GitHub output on) before the run: exit 2 on a bad path or cases file. */
 export async function prepareGithub(o: GithubOptions, casesFile: string, env: NodeJS.ProcessEnv = process.env): Promise<GithubEmitter> {
   const on = githubOn(o, env);
-  if (o.prComment !== undefined) await checkWritable(o.prComment, "--out pr-comment:FILE");
+  if (o.prComment !== undefined) await checkWritable(o.prComment, "--out pr-comment:");
   const summary = env.GITHUB_STEP_SUMMARY;
   if (on && summary !== undefined && summary !== "") await checkAppendable(summary, "GITHUB_STEP_SUMMARY");
   const index: CaseIndex | null = on ? await readCaseIndex(casesFile) : null;

@@ -61,7 +61,7 @@ describe("retrace cases import", () => {
     expect(check.exitCode).toBe(0);
     expect(check.stdout).toMatch(/To label: 3 turns without must_cite_one_of/);
 
-    const evalRun = await runCli(["eval", "--kb", MINI_KB, "--cases", out, "--store", "memory", "--embedder", "builtin", "--report-json", path.join(dir, "imported-report.json")], { timeoutMs: 300_000 });
+    const evalRun = await runCli(["eval", "--kb", MINI_KB, "--cases", out, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--out", `json:${path.join(dir, "imported-report.json")}`], { timeoutMs: 300_000 });
     expect(evalRun.exitCode).toBe(0);
     expect(evalRun.stdout).toMatch(/turns to label \(no must_cite_one_of; they ran and scored nothing\): 3/);
     const report = JSON.parse(await readFile(path.join(dir, "imported-report.json"), "utf8"));
@@ -225,7 +225,7 @@ describe("the guard rails", () => {
   it("an eval of synthetic cases only says what its generator can judge; tune refuses them without --allow-synthetic", async () => {
     const syn = path.join(dir, "syn-mini.jsonl");
     expect((await runCli(["cases", "synth", "--kb", MINI_KB, "--seed", "5", "--out", syn])).exitCode).toBe(0);
-    const ev = await runCli(["eval", "--kb", MINI_KB, "--cases", syn, "--store", "memory", "--embedder", "builtin"], { timeoutMs: 300_000 });
+    const ev = await runCli(["eval", "--kb", MINI_KB, "--cases", syn, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}'], { timeoutMs: 300_000 });
     expect(ev.exitCode).toBe(0);
     expect(ev.stdout).toMatch(/warning: every case is synthetic \(generator known-item-naive 1/);
     expect(ev.stdout).toMatch(/not valid for comparing lexical and semantic retrieval/);

@@ -81,7 +81,7 @@ describe("retrace check counts turns as eval scores them", () => {
     const all = JSON.parse(r.stdout).dataset["all/all"];
     expect([all.turns, all.goldBearingTurns, all.relevanceOnlyTurns, all.noMatchTurns, all.toLabelTurns, all.refuseTurns]).toEqual([4, 1, 1, 1, 1, 1]);
     // As eval scores them: hit@k on the one gold-bearing turn, nDCG@k on it and the relevance-only turn.
-    const ev = await runCli(["eval", "--kb", tmp.dir, "--cases", cases, "--store", "memory", "--embedder", "builtin", "--json", "--no-counterfactual"], { timeoutMs: 120_000 });
+    const ev = await runCli(["eval", "--kb", tmp.dir, "--cases", cases, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--json", "--counterfactual", "off"], { timeoutMs: 120_000 });
     const aggregates = JSON.parse(ev.stdout).aggregates;
     expect([aggregates.retrieval_hit_at_k.n, aggregates.retrieval_ndcg_at_k.n]).toEqual([all.goldBearingTurns, all.goldBearingTurns + all.relevanceOnlyTurns]);
     const text = await runCli(["check", "--kb", tmp.dir, "--cases", cases]);

@@ -25,8 +25,8 @@ describe("retrace compare of the default and --embedder builtin reports (shipped
   it("prints the embedder difference, the flipped turns (text and JSON) and refusal on eval's held-out turns", async () => {
     const [a, b] = [path.join(dir, "default.json"), path.join(dir, "builtin.json")];
     const runs = await Promise.all([
-      runCli(["eval", "--store", "memory", "--report-json", a], { timeoutMs: 400_000 }),
-      runCli(["eval", "--store", "memory", "--embedder", "builtin", "--report-json", b], { timeoutMs: 400_000 }),
+      runCli(["eval", "--store", "memory", "--out", `json:${a}`], { timeoutMs: 400_000 }),
+      runCli(["eval", "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--out", `json:${b}`], { timeoutMs: 400_000 }),
     ]);
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
     const [ra, rb] = await Promise.all([a, b].map(async (f) => JSON.parse(await readFile(f, "utf8")) as Report));
@@ -72,7 +72,7 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
 
   it("checks the comment and summary paths before the graph loads, and appends to a summary through its symlink", async () => {
     const same = path.join(dir, "same.md");
-    const twice = await runCli([...base, "--out", same, "--pr-comment", same]);
+    const twice = await runCli([...base, "--out", same, "--out", `pr-comment:${same}`]);
     expect(twice.exitCode).toBe(2);
     expect(twice.stderr).toMatch(/--pr-comment.*--out writes .*same\.md too/s);
     expect(twice.stderr).not.toContain("case"); // refused before the sweep: no case ran
@@ -104,7 +104,7 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
     const summary = path.join(dir, "graph-summary.md");
     const comment = path.join(dir, "graph-comment.md");
     const env = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: ROOT };
-    const gated = [...base, "--baseline", baseline, "--max-flips", "0", "--github", "--pr-comment", comment];
+    const gated = [...base, "--baseline", baseline, "--gate", "max-flips=0", "--github", "--out", `pr-comment:${comment}`];
 
     const r = await runCli(gated, { env });
     expect(r.exitCode, r.stderr).toBe(1);
@@ -133,7 +133,7 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
     expect(report.gate?.quarantine).toMatchObject({ listed: 2, count: 2 });
     expect(report.gate?.flips).toEqual([]);
     expect(report.turns.some((t) => t.caseId === "en-skipped-001")).toBe(true);
-    const table = await runCli([...base, "--baseline", baseline, "--max-flips", "0", "--quarantine", q], { env });
+    const table = await runCli([...base, "--baseline", baseline, "--gate", "max-flips=0", "--quarantine", q], { env });
     expect(table.stdout).toContain(`quarantined: 2 turns left out of the gate, from ${q}`);
 
     // A quarantine entry naming no case: exit 2 with file and line, before the graph runs.

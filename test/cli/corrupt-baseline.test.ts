@@ -60,7 +60,7 @@ describe("a damaged baseline is refused before the sweep (exit 2, file and field
       const b = structuredClone(own);
       damage(b);
       await writeFile(file, JSON.stringify(b, null, 2));
-      const r = await runCli(["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", file, "--max-flips", "0"]);
+      const r = await runCli(["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", file, "--gate", "max-flips=0"]);
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stdout).toBe(""); // no report: nothing ran
       expect(r.stderr).toContain(file);
@@ -72,7 +72,7 @@ describe("a damaged baseline is refused before the sweep (exit 2, file and field
       const b = structuredClone(graph);
       damage(b);
       await writeFile(file, JSON.stringify(b, null, 2));
-      const r = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", file, "--max-flips", "0"], { env });
+      const r = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", file, "--gate", "max-flips=0"], { env });
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toContain(file);
@@ -81,9 +81,9 @@ describe("a damaged baseline is refused before the sweep (exit 2, file and field
   }
 
   it("the undamaged baselines gate both runs (exit 0): the refusals above come from the damage", async () => {
-    const a = await runCli(["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", path.join(dir, "own.json"), "--max-flips", "0"]);
+    const a = await runCli(["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", path.join(dir, "own.json"), "--gate", "max-flips=0"]);
     expect(a.exitCode, a.stderr).toBe(0);
-    const g = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", path.join(dir, "graph.json"), "--max-flips", "0"], { env });
+    const g = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", path.join(dir, "graph.json"), "--gate", "max-flips=0"], { env });
     expect(g.exitCode, g.stderr).toBe(0);
     expect(existsSync(path.join(dir, "graph.json"))).toBe(true);
   });

@@ -17,7 +17,7 @@ import { chromaPids, closedPort, tempDir } from "../helpers/chroma.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
-const store = () => ["--data-dir", path.join(dir, "chroma"), "--embedder", "builtin"];
+const store = () => ["--data-dir", path.join(dir, "chroma"), "--config", '{"retrieval":{"embedder":"builtin"}}'];
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("eval-cli"));
@@ -41,7 +41,7 @@ describe("retrace eval, store-less", () => {
   }, 300_000);
 
   it("refuses a retrieval floor it cannot check: exit 2, naming the metric", async () => {
-    const r = await runCli(["eval", "--store", "none", "--min-recall", "0.5"]);
+    const r = await runCli(["eval", "--store", "none", "--gate", "min-recall=0.5"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/`retrieval_recall_at_k` was not measured \(no store.*--min-recall/);
@@ -50,7 +50,7 @@ describe("retrace eval, store-less", () => {
 
 describe("retrace eval, store-backed", () => {
   it("runs the sweep on a self-started Chroma and prints the splits with n", async () => {
-    const r = await runCli(["eval", ...store(), "--out", path.join(dir, "report.md"), "--junit", path.join(dir, "junit.xml")]);
+    const r = await runCli(["eval", ...store(), "--out", path.join(dir, "report.md"), "--out", `junit:${path.join(dir, "junit.xml")}`]);
     expect(r.stderr).toMatch(/Chroma local server ready at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.exitCode).toBe(0);
     for (const header of [/^metric\s+all\s+golden\s+adversarial$/m, /^metric\s+en\s+es-419\s+pt-BR$/m]) expect(r.stdout).toMatch(header);
@@ -69,7 +69,7 @@ describe("retrace eval, store-backed", () => {
   }, 300_000);
 
   it("exits 1 naming the failed floors", async () => {
-    const r = await runCli(["eval", ...store(), "--min-hit", "1", "--min-recall", "1"]);
+    const r = await runCli(["eval", ...store(), "--gate", "min-hit=1", "--gate", "min-recall=1"]);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/gate: FAIL/);
     expect(r.stdout).toMatch(/\[floor\] retrieval_hit_at_k 0\.\d{3} \(n=365\) is below the floor 1\.000/);
@@ -89,7 +89,7 @@ describe("retrace eval, store-backed", () => {
     expect(ndcg).toBeLessThan(0.9);
     baseline.aggregates.retrieval_ndcg_at_k.mean = ndcg + 0.1; // the baseline claims more than this run gives
     await writeFile(file, JSON.stringify(baseline));
-    const worse = await runCli(["eval", ...store(), "--baseline", file, "--max-drop", "0.02"]);
+    const worse = await runCli(["eval", ...store(), "--baseline", file, "--gate", "max-drop=0.02"]);
     expect(worse.exitCode).toBe(1);
     expect(worse.stdout).toMatch(/\[regression\] retrieval_ndcg_at_k/);
     expect(worse.stdout).not.toMatch(/\[regression\] retrieval_hit_at_k/);
@@ -109,8 +109,8 @@ describe("retrace eval, store-backed", () => {
   it("gives identical results at --concurrency 1 and 8", async () => {
     // Byte-identical apart from the one wall-clock section (docs/determinism.md).
     const strip = (json: string) => reportToJSON(withoutTimings(JSON.parse(json) as Report));
-    const one = await runCli(["eval", ...store(), "--json", "--concurrency", "1"]);
-    const eight = await runCli(["eval", ...store(), "--json", "--concurrency", "8"]);
+    const one = await runCli(["eval", ...store(), "--json", "--config", '{"run":{"concurrency":1}}']);
+    const eight = await runCli(["eval", ...store(), "--json", "--config", '{"run":{"concurrency":8}}']);
     expect(one.exitCode).toBe(0);
     expect(eight.exitCode).toBe(0);
     const timings = JSON.parse(one.stdout).timings as Report["timings"];
@@ -126,8 +126,8 @@ describe("retrace eval, store-backed", () => {
   it("gives the same report on 2 threads with the default (LSA) embedder, whose fitted state the worker reads back", async () => {
     const strip = (json: string) => reportToJSON(withoutTimings(JSON.parse(json) as Report));
     const lsa = ["--data-dir", path.join(dir, "chroma-lsa")];
-    const one = await runCli(["eval", ...lsa, "--json", "--workers", "1"]);
-    const two = await runCli(["eval", ...lsa, "--json", "--workers", "2"]);
+    const one = await runCli(["eval", ...lsa, "--json", "--config", '{"run":{"workers":1}}']);
+    const two = await runCli(["eval", ...lsa, "--json", "--config", '{"run":{"workers":2}}']);
     expect(one.exitCode, one.stderr).toBe(0);
     expect(two.exitCode, two.stderr).toBe(0);
     expect(JSON.parse(one.stdout).run.embedder).toMatch(/^lsa-/);
@@ -137,7 +137,7 @@ describe("retrace eval, store-backed", () => {
 
   it("exits 3 with a clear message when CHROMA_URL points where nothing listens, and claims no result", async () => {
     const port = await closedPort();
-    const r = await runCli(["eval", "--embedder", "builtin"], { env: { CHROMA_URL: `http://127.0.0.1:${port}` } });
+    const r = await runCli(["eval", "--config", '{"retrieval":{"embedder":"builtin"}}'], { env: { CHROMA_URL: `http://127.0.0.1:${port}` } });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`http://127.0.0.1:${port}`);

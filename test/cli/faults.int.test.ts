@@ -28,7 +28,7 @@ const withSecrets = (url: string) => {
   const u = new URL(url);
   return { CHROMA_URL: `http://admin:${PASSWORD}@${u.host}`, CHROMA_API_KEY: TOKEN };
 };
-const outputs = (name: string) => ["--report-json", path.join(out.dir, `${name}.json`), "--out", path.join(out.dir, `${name}.md`), "--junit", path.join(out.dir, `${name}.xml`)];
+const outputs = (name: string) => ["--out", `json:${path.join(out.dir, `${name}.json`)}`, "--out", path.join(out.dir, `${name}.md`), "--out", `junit:${path.join(out.dir, `${name}.xml`)}`];
 
 function expectPlainFailure(r: { exitCode: number | null; stdout: string; stderr: string }, what: RegExp): void {
   expect(r.exitCode, r.stderr).toBe(3);
@@ -46,7 +46,7 @@ describe("Chroma faults", () => {
   it("a server that accepts and never answers: exit 3 after --timeout, naming the redacted URL; no report", async () => {
     const silent = await startSilentServer();
     try {
-      const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--timeout", "1", ...outputs("silent")], {
+      const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", '{"run":{"timeout":1}}', ...outputs("silent")], {
         env: withSecrets(`http://127.0.0.1:${silent.port}`),
         timeoutMs: 60_000,
       });
@@ -78,7 +78,7 @@ describe("Chroma faults", () => {
   it("a full run with both secrets set writes them nowhere (stdout, stderr, report, markdown, JUnit)", async () => {
     const proxy = await startFaultProxy(local.server.url);
     try {
-      const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", ...outputs("ok")], { env: withSecrets(proxy.url), timeoutMs: 120_000 });
+      const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', ...outputs("ok")], { env: withSecrets(proxy.url), timeoutMs: 120_000 });
       expect(r.exitCode, r.stderr).toBe(0);
       const files = await Promise.all(["ok.json", "ok.md", "ok.xml"].map((f) => readFile(path.join(out.dir, f), "utf8")));
       for (const text of [r.stdout, r.stderr, ...files]) {

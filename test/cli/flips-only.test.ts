@@ -35,14 +35,14 @@ afterAll(async () => cleanup());
 
 describe("what a baseline option checks", () => {
   it("--max-flips 0 alone: the flip check (and the graph's own turn-error check), no drop check", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--max-flips", "0", "--json"], { env });
+    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--gate", "max-flips=0", "--json"], { env });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(checksOf(r.stdout)).toEqual(["flips retrieval_hit_at_k", "turn_errors turn_errors"]);
     expect(r.stderr).not.toContain("baseline tolerance");
   });
 
   it("--baseline FILE --max-flips 0: drops at the default tolerance too, each key once on a one-locale dataset", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--baseline", path.join(kb, "eval", "baseline.json"), "--max-flips", "0", "--json"], { env });
+    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--baseline", path.join(kb, "eval", "baseline.json"), "--gate", "max-flips=0", "--json"], { env });
     expect(r.exitCode, r.stderr).toBe(0);
     const checks = checksOf(r.stdout);
     expect(checks.filter((c) => c.startsWith("drop "))).toEqual([
@@ -56,7 +56,7 @@ describe("what a baseline option checks", () => {
   });
 
   it("--max-drop 0.05 alone: drops at 0.05, no flip check", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--max-drop", "0.05", "--json"], { env });
+    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--gate", "max-drop=0.05", "--json"], { env });
     expect(r.exitCode, r.stderr).toBe(0);
     const checks = checksOf(r.stdout);
     expect(checks).not.toContain("flips retrieval_hit_at_k");

@@ -16,7 +16,7 @@ import { copyKb, editFile } from "../helpers/fixtures.js";
 let dir: string;
 let kb: string;
 const cleanups: (() => Promise<void>)[] = [];
-const store = () => ["--kb", kb, "-k", "1", "--embedder", "builtin", "--data-dir", path.join(dir, "chroma")];
+const store = () => ["--kb", kb, "-k", "1", "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(dir, "chroma")];
 const sha = async (file: string) => createHash("sha256").update(await readFile(file)).digest("hex");
 const SHIPPED_BASELINE = path.join(ROOT, "kb", "eval", "baseline.json");
 
@@ -51,7 +51,7 @@ describe("baselines and gates through the CLI", () => {
 
   it("the same configuration passes against it with the default tolerance 0", async () => {
     // --baseline: drops are checked too, at the default tolerance (--max-flips alone checks flips only: test/cli/flips-only.test.ts).
-    const r = await runCli(["eval", ...store(), "--baseline", path.join(kb, "eval", "baseline.json"), "--max-flips", "0"]);
+    const r = await runCli(["eval", ...store(), "--baseline", path.join(kb, "eval", "baseline.json"), "--gate", "max-flips=0"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))");
   }, 120_000);
@@ -64,7 +64,7 @@ describe("baselines and gates through the CLI", () => {
     });
     const junit = path.join(dir, "junit.xml");
     const json = path.join(dir, "report.json");
-    const r = await runCli(["eval", ...store(), "--baseline", path.join(kb, "eval", "baseline.json"), "--max-flips", "0", "--junit", junit, "--report-json", json]);
+    const r = await runCli(["eval", ...store(), "--baseline", path.join(kb, "eval", "baseline.json"), "--gate", "max-flips=0", "--out", `junit:${junit}`, "--out", `json:${json}`]);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/\[flips\] 2 turns went from hit 1 to 0 against the baseline \(at most 0 allowed\): en-freeze-001#0 \(en, golden\) gold=\[card-freeze\] top=\[refund-timelines\] now card-freeze: dense \d/);
     expect(r.stdout).toContain("en-adv-001#0 (en, adversarial)");

@@ -129,7 +129,7 @@ describe("graded nDCG and judged@k through every path", () => {
   }, 120_000);
 
   it("retrace's own graph (--store memory): graded nDCG and judged@3 match the hand count on its rankings", async () => {
-    const r = await runCli(["eval", "--kb", kb, "--cases", cases, "--store", "memory", "--embedder", "builtin", "-k", "3", "--json"], { timeoutMs: 300_000 });
+    const r = await runCli(["eval", "--kb", kb, "--cases", cases, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "-k", "3", "--json"], { timeoutMs: 300_000 });
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
@@ -147,7 +147,7 @@ describe("graded nDCG and judged@k through every path", () => {
     expect(report.vacuous).not.toContain("judged_at_k");
     expect(r.stderr).toContain("judged@3 is 0.667 (n=3), below 0.8");
 
-    const trace = await runCli(["trace", "en-graded-001", "--kb", kb, "--cases", cases, "--store", "memory", "--embedder", "builtin", "-k", "3"], { timeoutMs: 300_000 });
+    const trace = await runCli(["trace", "en-graded-001", "--kb", kb, "--cases", cases, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "-k", "3"], { timeoutMs: 300_000 });
     expect(trace.exitCode).toBe(0);
     expect(trace.stdout).toContain("relevant (graded: nDCG's gains): card-freeze=3, card-replace=1, refund-timelines=0");
     expect(trace.stdout).toContain("gold:  none (relevance-only turn: scored for nDCG only)");
@@ -159,7 +159,7 @@ describe("graded nDCG and judged@k through every path", () => {
     const whole = JSON.parse((await runCli([...base, "--json"], { env: { KB_AGENT_KB: kb } })).stdout) as Report;
     const files = [1, 2].map((i) => path.join(dir, `shard-${i}.json`));
     for (const [i, file] of files.entries()) {
-      const s = await runCli([...base, "--shard", `${i + 1}/2`, "--report-json", file], { env: { KB_AGENT_KB: kb } });
+      const s = await runCli([...base, "--shard", `${i + 1}/2`, "--out", `json:${file}`], { env: { KB_AGENT_KB: kb } });
       expect(s.exitCode).toBe(0);
     }
     const merged = await runCli(["merge", ...files, "--json"]);

@@ -35,7 +35,7 @@ import { ROOT, runCli } from "../helpers/cli.js";
 
 const FIX = path.join("test", "fixtures", "graphs");
 const BASE = ["--graph", path.join(FIX, "condense-agent.mjs"), "--cases", path.join(FIX, "condense-cases.jsonl"), "--id-map", path.join(FIX, "path-id-map.mjs")];
-const BROKEN = ["--configurable", JSON.stringify({ condense: "drop-history" })];
+const BROKEN = ["--config", JSON.stringify({ run: { configurable: JSON.stringify({ condense: "drop-history" }) } })];
 const TURNS = 8;
 
 let dir: string;

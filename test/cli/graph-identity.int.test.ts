@@ -55,7 +55,7 @@ describe("a --graph baseline is found by the module's place in its project", () 
       [path.join(project, "sub"), "agent.mjs"],
       [os.tmpdir(), path.join(project, "sub", "agent.mjs")],
     ] as const) {
-      const r = await runCli(["eval", "--graph", spec, "--kb", MINI_KB, "--baseline", baseline, "--max-flips", "0", "--json"], { cwd, env });
+      const r = await runCli(["eval", "--graph", spec, "--kb", MINI_KB, "--baseline", baseline, "--gate", "max-flips=0", "--json"], { cwd, env });
       expect(r.stderr, `${cwd} ${spec}`).not.toContain("Cannot compare with the baseline");
       expect(r.exitCode, `${cwd} ${spec}: ${r.stderr}`).toBe(0);
       const report = JSON.parse(r.stdout) as { run: { embedder: string; graph: { file: string } }; gate: { passed: boolean } };
@@ -81,13 +81,13 @@ describe("a --graph baseline is found by the module's place in its project", () 
     b.config.embedder = "graph:project/sub/agent.mjs#graph";
     b.graph.module = "project/sub/agent.mjs";
     await writeFile(legacy, JSON.stringify(b, null, 2));
-    const r = await runCli(["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--max-flips", "0"], { cwd: path.join(project, "sub"), env });
+    const r = await runCli(["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--gate", "max-flips=0"], { cwd: path.join(project, "sub"), env });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain("names the graph module project/sub/agent.mjs (relative to the folder it was written from); read as sub/agent.mjs");
     // Another module of the same name elsewhere is not taken for it.
     const other = path.join(dir, "other");
     await layOut(other, { "package.json": '{"name":"other","type":"module"}\n', "agent.mjs": "GRAPH" });
-    const refused = await runCli(["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--max-flips", "0"], { cwd: other, env });
+    const refused = await runCli(["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--gate", "max-flips=0"], { cwd: other, env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain("config.embedder");
   }, 240_000);

@@ -31,7 +31,7 @@ interface Path {
   args: string[];
 }
 const PATHS: Path[] = [
-  { name: "retrace's own graph", args: ["--store", "memory", "--embedder", "builtin"] },
+  { name: "retrace's own graph", args: ["--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}'] },
   { name: "a graph of your own (--graph)", args: ["--graph", path.relative(ROOT, AGENT)] },
 ];
 
@@ -66,7 +66,7 @@ const SCENARIOS: Scenario[] = [
       const after = await stat(path.join(SHIPPED_KB, "eval", "baseline.json"));
       expect(after.mtimeMs).toBe(shipped.mtimeMs); // the shipped baseline is left alone
       expect(existsSync(path.join(MINI_KB, "eval", "baseline.json"))).toBe(false);
-      const d = await eval_(p, kb, "--max-drop", "0.5", "--json");
+      const d = await eval_(p, kb, "--gate", "max-drop=0.5", "--json");
       expect(d.exitCode, d.stderr).toBe(0);
       const report = JSON.parse(d.stdout) as Report;
       // It compared: drop checks against COPY/eval/baseline.json, with the tolerance set on the command line.
@@ -81,7 +81,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: "--max-flips without a baseline file is exit 2",
     run: async (p, kb) => {
-      const r = await eval_(p, kb, "--max-flips", "0");
+      const r = await eval_(p, kb, "--gate", "max-flips=0");
       expect(r.stderr).toMatch(/existing baseline file \(create one with `retrace eval/);
       expect(r.stdout).not.toMatch(/PASS/);
       return { exitCode: r.exitCode, files: exists(kb, ["eval/baseline.json"]), message: refusal(r) };
@@ -90,7 +90,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: "--max-drop without a baseline file is exit 2",
     run: async (p, kb) => {
-      const r = await eval_(p, kb, "--max-drop", "0.01");
+      const r = await eval_(p, kb, "--gate", "max-drop=0.01");
       return { exitCode: r.exitCode, files: [], message: refusal(r) };
     },
   },
@@ -118,7 +118,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: "--junit, --out (markdown) and --report-json are written",
     run: async (p, kb, dir) => {
-      const r = await eval_(p, kb, "--junit", path.join(dir, "junit.xml"), "--out", path.join(dir, "report.md"), "--report-json", path.join(dir, "report.json"));
+      const r = await eval_(p, kb, "--out", `junit:${path.join(dir, "junit.xml")}`, "--out", path.join(dir, "report.md"), "--out", `json:${path.join(dir, "report.json")}`);
       expect(r.exitCode, r.stderr).toBe(0);
       const junit = await readFile(path.join(dir, "junit.xml"), "utf8");
       const md = await readFile(path.join(dir, "report.md"), "utf8");
@@ -128,10 +128,10 @@ const SCENARIOS: Scenario[] = [
   {
     name: "--shard 1/2 and 2/2, then retrace merge, equal the unsharded report (outside timings) with the same gate",
     run: async (p, kb, dir) => {
-      const full = await eval_(p, kb, "--min-hit", "0.1", "--report-json", path.join(dir, "full.json"));
+      const full = await eval_(p, kb, "--gate", "min-hit=0.1", "--out", `json:${path.join(dir, "full.json")}`);
       const shards = [];
-      for (const i of [1, 2]) shards.push(await eval_(p, kb, "--shard", `${i}/2`, "--report-json", path.join(dir, `shard-${i}.json`)));
-      const merged = await runCli(["merge", path.join(dir, "shard-1.json"), path.join(dir, "shard-2.json"), "--kb", kb, "--min-hit", "0.1", "--report-json", path.join(dir, "merged.json")]);
+      for (const i of [1, 2]) shards.push(await eval_(p, kb, "--shard", `${i}/2`, "--out", `json:${path.join(dir, `shard-${i}.json`)}`));
+      const merged = await runCli(["merge", path.join(dir, "shard-1.json"), path.join(dir, "shard-2.json"), "--kb", kb, "--gate", "min-hit=0.1", "--out", `json:${path.join(dir, "merged.json")}`]);
       expect(merged.exitCode, merged.stderr).toBe(full.exitCode);
       const [a, b] = [await json(path.join(dir, "full.json")), await json(path.join(dir, "merged.json"))];
       expect(b).toBe(a);
@@ -146,7 +146,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: "--shard with a gate option is exit 2 (it belongs to retrace merge)",
     run: async (p, kb) => {
-      const r = await eval_(p, kb, "--shard", "1/2", "--min-hit", "0.5");
+      const r = await eval_(p, kb, "--shard", "1/2", "--gate", "min-hit=0.5");
       return { exitCode: r.exitCode, files: [], message: refusal(r) };
     },
   },
@@ -200,7 +200,7 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     expect(baseline.graph).toMatchObject({ module: "g.mjs", exportName: "graph", retrievalCall: "last", idMapHash: null, configurableHash: null });
     expect(baseline.graph.moduleHash).toMatch(/^[0-9a-f]{64}$/);
     for (const spelling of ["./g.mjs", path.join(dir, "g.mjs"), "g.mjs#graph"]) {
-      const r = await run(["--graph", spelling, "--max-drop", "0", "--max-flips", "0", "--json"]);
+      const r = await run(["--graph", spelling, "--gate", "max-drop=0", "--gate", "max-flips=0", "--json"]);
       expect(r.exitCode, `${spelling}: ${r.stderr}`).toBe(0);
       const report = JSON.parse(r.stdout) as Report;
       expect(report.run.embedder).toBe("graph:g.mjs#graph");
@@ -215,7 +215,7 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     const u = await run(["--graph", "changed.mjs", "--update-baseline", "--baseline", "changed-baseline.json"]);
     expect(u.exitCode, u.stderr).toBe(0);
     await appendFile(g, "\n// an edit\n");
-    const r = await run(["--graph", "changed.mjs", "--baseline", "changed-baseline.json", "--max-flips", "0", "--report-json", "changed.json"]);
+    const r = await run(["--graph", "changed.mjs", "--baseline", "changed-baseline.json", "--gate", "max-flips=0", "--out", "json:changed.json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/graph module changed since the baseline \(changed\.mjs: sha256 [0-9a-f]{12} in the baseline, sha256 [0-9a-f]{12} in this run\)/);
     // retrace compare names the two files it compares, whichever they are (a report is no "baseline").
@@ -226,13 +226,13 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
   }, 300_000);
 
   it("another retrieval-call mode or id key than the baseline's is refused (exit 2) naming the difference, in the gate and in retrace compare", async () => {
-    const r = await run(["--graph", "g.mjs", "--retrieval-call", "all", "--max-drop", "0.1"]);
+    const r = await run(["--graph", "g.mjs", "--retrieval-call", "all", "--gate", "max-drop=0.1"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/its `graph\.retrievalCall` is "last" but this run's is "all"/);
-    const k = await run(["--graph", "g.mjs", "--id-key", "parentId", "--max-drop", "0.1"]);
+    const k = await run(["--graph", "g.mjs", "--id-key", "parentId", "--gate", "max-drop=0.1"]);
     expect(k.exitCode).toBe(2);
     expect(k.stderr).toMatch(/its `graph\.idKey` is/);
-    const all = await run(["--graph", "g.mjs", "--retrieval-call", "all", "--report-json", "all.json"]);
+    const all = await run(["--graph", "g.mjs", "--retrieval-call", "all", "--out", "json:all.json"]);
     expect(all.exitCode, all.stderr).toBe(0);
     const c = await runCli(["compare", path.join("kb", "eval", "baseline.json"), "all.json"], { cwd: dir });
     expect(c.exitCode).toBe(2);
@@ -240,7 +240,7 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
   }, 300_000);
 
   it("--configurable reaches the graph on every turn under retrace's thread_id, and is recorded as a hash and its keys", async () => {
-    const r = await run(["--graph", "g.mjs", "--configurable", '{"note":"hi","locale":"es-419","thread_id":"mine"}', "--json"]);
+    const r = await run(["--graph", "g.mjs", "--config", '{"run":{"configurable":{"note":"hi","locale":"es-419","thread_id":"mine"}}}', "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/--configurable: its thread_id is replaced by retrace's own/);
     const report = JSON.parse(r.stdout) as Report;
@@ -253,10 +253,10 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     expect(report.turns.flatMap((t) => t.retrievedIds ?? []).every((id) => id === "es-congelar-tarjeta")).toBe(true);
     // The same object from a file, keys in another order: the same hash.
     await writeFile(path.join(dir, "conf.json"), '{"thread_id":"mine","locale":"es-419","note":"hi"}');
-    const f = await run(["--graph", "g.mjs", "--configurable", "conf.json", "--json"]);
+    const f = await run(["--graph", "g.mjs", "--config", '{"run":{"configurable":"conf.json"}}', "--json"]);
     expect((JSON.parse(f.stdout) as Report).run.graph?.configurable).toEqual(report.run.graph?.configurable);
     for (const bad of ["[1]", "{not json", "missing.json", "42"]) {
-      const b = await run(["--graph", "g.mjs", "--configurable", bad]);
+      const b = await run(["--graph", "g.mjs", "--config", JSON.stringify({ run: { configurable: bad } })]);
       expect(b.exitCode, bad).toBe(2);
       expect(b.stderr).toMatch(/Expected `--configurable` to be a JSON object/);
     }
@@ -274,7 +274,7 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/loaded/);
     }
-    const w = await run(["--graph", "g.mjs", "--workers", "2"]);
+    const w = await run(["--graph", "g.mjs", "--config", '{"run":{"workers":2}}']);
     expect(w.exitCode).toBe(2);
     expect(w.stderr).toMatch(/'--workers' is not used with --graph \(your graph module is loaded into this one thread.*raise --concurrency/);
   }, 300_000);
@@ -283,7 +283,7 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     const r = await run(["--graph", "g.mjs", "--json"]);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.gate?.checks?.map((c) => c.option)).toEqual(["--max-errors 0"]);
-    const t = await run(["--graph", "g.mjs", "--max-no-retrieval", "0"]);
+    const t = await run(["--graph", "g.mjs", "--gate", "max-no-retrieval=0"]);
     expect(t.stdout).toMatch(/gate: PASS\n {2}passed checks \(2\): --max-errors 0 turn_errors; --max-no-retrieval 0 no_retrieval/);
     expect(t.stdout).not.toMatch(/no floor or baseline check was set/);
   }, 300_000);

@@ -41,7 +41,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe("eval --graph: a turn that never finishes", () => {
   it("a promise that never settles: an error turn naming case and turn, the sweep goes on, the report lists what finished, exit 1", async () => {
     const junit = path.join(dir, "stall.xml");
-    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-hang-001", "en-ok-001"), "--concurrency", "1", "--json", "--junit", junit], KILL);
+    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-hang-001", "en-ok-001"), "--config", '{"run":{"concurrency":1}}', "--json", "--out", `junit:${junit}`], KILL);
     expect(r.signal, r.stderr).toBeNull();
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr).toContain("warning: case en-hang-001 turn 1: turn never finished: the event loop drained while it was pending");
@@ -58,13 +58,13 @@ describe("eval --graph: a turn that never finishes", () => {
   });
 
   it("passes with --max-errors allowing the stalled turn (exit 0)", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-hang-001"), "--max-errors", "1"], KILL);
+    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-hang-001"), "--gate", "max-errors=1"], KILL);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("en-hang-001#1 en");
   });
 
   it("a 24-day timer: given up at --turn-timeout, the next cases run, and the process exits although the timer is pending", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-sleep-001", "en-ok-002"), "--turn-timeout", "1", "--json"], KILL);
+    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-sleep-001", "en-ok-002"), "--config", '{"run":{"turnTimeout":1}}', "--json"], KILL);
     expect(r.signal, r.stderr).toBeNull();
     expect(r.exitCode, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout);
@@ -75,17 +75,17 @@ describe("eval --graph: a turn that never finishes", () => {
   });
 
   it("trace --graph gives up the same turn and shows why", async () => {
-    const r = await runCli(["trace", "--graph", GRAPH, ...base, "en-sleep-001", "--turn-timeout", "0.5"], KILL);
+    const r = await runCli(["trace", "--graph", GRAPH, ...base, "en-sleep-001", "--config", '{"run":{"turnTimeout":0.5}}'], KILL);
     expect(r.signal, r.stderr).toBeNull();
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("error: turn exceeded the 0.5 s deadline (--turn-timeout)");
   });
 
   it("refuses a deadline that is not a positive number, and the option without --graph (exit 2)", async () => {
-    const zero = await runCli(["eval", "--graph", GRAPH, ...base, "--turn-timeout", "0"], KILL);
+    const zero = await runCli(["eval", "--graph", GRAPH, ...base, "--config", '{"run":{"turnTimeout":0}}'], KILL);
     expect(zero.exitCode).toBe(2);
     expect(zero.stderr).toMatch(/--turn-timeout/);
-    const builtIn = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--turn-timeout", "5"], KILL);
+    const builtIn = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--config", '{"run":{"turnTimeout":5}}'], KILL);
     expect(builtIn.exitCode).toBe(2);
     expect(builtIn.stderr).toMatch(/--turn-timeout/);
   });
@@ -93,7 +93,7 @@ describe("eval --graph: a turn that never finishes", () => {
 
 describe("eval --graph: state size", () => {
   it("lists the turns whose state exceeds --max-state-mb (a warning, not a failure) and records every turn's size", async () => {
-    const r = await runCli(["eval", "--graph", `${GRAPH}#bigState`, ...base, ...only("en-ok-001", "en-ok-002"), "--max-state-mb", "0.5", "--report-json", path.join(dir, "big.json")], {
+    const r = await runCli(["eval", "--graph", `${GRAPH}#bigState`, ...base, ...only("en-ok-001", "en-ok-002"), "--config", '{"run":{"maxStateMb":0.5}}', "--out", `json:${path.join(dir, "big.json")}`], {
       ...KILL,
       env: { BIG_STATE_MB: "1" },
     });
@@ -111,7 +111,7 @@ describe("eval --graph: concurrency", () => {
     for (const c of ["1", "8"]) {
       const out = path.join(dir, `c${c}.json`);
       // kb-mini's own cases plus this file's well-behaved ones (the slow graph never hangs).
-      const r = await runCli(["eval", "--graph", `${GRAPH}#slowGraph`, "--kb", MINI_KB, "-k", "3", "--concurrency", c, "--report-json", out], { ...KILL, env: { SLOW_MS: "5" } });
+      const r = await runCli(["eval", "--graph", `${GRAPH}#slowGraph`, "--kb", MINI_KB, "-k", "3", "--config", JSON.stringify({ run: { concurrency: c } }), "--out", `json:${out}`], { ...KILL, env: { SLOW_MS: "5" } });
       expect(r.exitCode, r.stderr).toBe(0);
       const { timings: _t, ...rest } = JSON.parse(await readFile(out, "utf8"));
       reports.push(JSON.stringify(rest));

@@ -72,7 +72,7 @@ describe("eval --graph: steps and multi-call turns", () => {
 
 describe("eval --graph: no retrieval, judged by the gold", () => {
   it("passes off-topic turns with empty gold and no retrieval without --allow-no-retrieval", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...CORRECT, "--min-hit", "1", "--max-no-retrieval", "0"]);
+    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...CORRECT, "--gate", "min-hit=1", "--gate", "max-no-retrieval=0"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("no retrieval, none needed (empty gold): 2\n  en-weather-001#0 en");
     expect(r.stdout).toContain("no retrieval on a gold-bearing turn (scored as a miss: hit, recall, nDCG 0): 0");
@@ -97,12 +97,12 @@ describe("eval --graph: no retrieval, judged by the gold", () => {
     expect(json.aggregates.retrieval_hit_at_k.mean).toBeCloseTo(2 / 3, 10);
     expect(json.run.graph).toMatchObject({ noRetrieval: 1, noRetrievalMisses: 1, noRetrievalNoneNeeded: 0 });
 
-    const gated = await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--max-no-retrieval", "0", "--allow-no-retrieval"]);
+    const gated = await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--gate", "max-no-retrieval=0", "--allow-no-retrieval"]);
     expect(gated.exitCode).toBe(1);
     expect(gated.stdout).toContain("[no_retrieval] 1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --max-no-retrieval): en-skipped-001#0");
     // --allow-no-retrieval is accepted, deprecated, and hides nothing.
     expect(gated.stderr).toContain("--allow-no-retrieval is deprecated and has no effect");
-    expect((await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--max-no-retrieval", "1"])).exitCode).toBe(0);
+    expect((await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--gate", "max-no-retrieval=1"])).exitCode).toBe(0);
   });
 });
 
@@ -126,7 +126,7 @@ describe("eval --graph: ids that name no card", () => {
   it("flags a run whose every retrieval was empty, and a locale that retrieved none of its cards, in every output", async () => {
     const junit = path.join(dir, "empty.xml");
     const md = path.join(dir, "empty.md");
-    const empty = await runCli(["eval", "--graph", GRAPH, ...base, ...CORRECT, "--junit", junit, "--out", md], { env: { FANOUT_STORE: "empty" } });
+    const empty = await runCli(["eval", "--graph", GRAPH, ...base, ...CORRECT, "--out", `junit:${junit}`, "--out", md], { env: { FANOUT_STORE: "empty" } });
     expect(empty.exitCode).toBe(0);
     const warning = "every retrieval returned nothing: all 4 turns that called a retriever got an empty list";
     expect(empty.stdout).toContain(`warning: ${warning}`);
@@ -147,12 +147,12 @@ describe("eval --graph: ids that name no card", () => {
 describe("eval --graph --junit", () => {
   it("lists every gate failure as a <failure>: floor, drops, flips, turn errors, no retrieval", async () => {
     const baseline = path.join(dir, "baseline.json");
-    const write = await runCli(["eval", "--graph", GRAPH, ...base, "--baseline", baseline, "--update-baseline", "--max-errors", "1"]);
+    const write = await runCli(["eval", "--graph", GRAPH, ...base, "--baseline", baseline, "--update-baseline", "--gate", "max-errors=1"]);
     expect(write.exitCode).toBe(0);
     const junit = path.join(dir, "gate.xml");
     // The same graph against an empty store: every gold-bearing turn now misses.
     const r = await runCli(
-      ["eval", "--graph", GRAPH, ...base, "--baseline", baseline, "--max-flips", "0", "--min-hit", "0.5", "--max-no-retrieval", "0", "--junit", junit, "--json"],
+      ["eval", "--graph", GRAPH, ...base, "--baseline", baseline, "--gate", "max-flips=0", "--gate", "min-hit=0.5", "--gate", "max-no-retrieval=0", "--out", `junit:${junit}`, "--json"],
       { env: { FANOUT_STORE: "empty" } },
     );
     expect(r.exitCode).toBe(1);

@@ -30,7 +30,7 @@ const at = (f: string) => path.join(tmp.dir, f);
 beforeAll(async () => {
   tmp = await tempDir("hostile-ids");
   run = await runCli(
-    ["eval", "--graph", GRAPH, "--kb", MINI_KB, "-k", "3", "--github", "--min-hit", "1", "--out", at("r.md"), "--junit", at("r.xml"), "--report-json", at("r.json"), "--html", at("r.html"), "--pr-comment", at("pr.md")],
+    ["eval", "--graph", GRAPH, "--kb", MINI_KB, "-k", "3", "--github", "--gate", "min-hit=1", "--out", at("r.md"), "--out", `junit:${at("r.xml")}`, "--out", `json:${at("r.json")}`, "--out", `html:${at("r.html")}`, "--out", `pr-comment:${at("pr.md")}`],
     { env: { GITHUB_STEP_SUMMARY: at("summary.md") }, timeoutMs: 90_000 },
   );
 }, 120_000);

@@ -50,7 +50,7 @@ describe("an interrupt while the outputs are written", () => {
       const dir = path.join(tmp.dir, signal);
       spawnSync("mkdir", ["-p", dir]);
       expect(spawnSync("mkfifo", [path.join(dir, "out.md")]).status).toBe(0);
-      const { child, exited, stderr } = spawnRetrace(["eval", "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin", "--report-json", path.join(dir, "r.json"), "--html", path.join(dir, "r.html"), "--junit", path.join(dir, "r.xml"), "--out", path.join(dir, "out.md")]);
+      const { child, exited, stderr } = spawnRetrace(["eval", "--kb", MINI_KB, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--out", `json:${path.join(dir, "r.json")}`, "--out", `html:${path.join(dir, "r.html")}`, "--out", `junit:${path.join(dir, "r.xml")}`, "--out", path.join(dir, "out.md")]);
       try {
         const tmpFiles = async () => (await readdir(dir)).filter((f) => f.endsWith(".tmp"));
         // The sweep is over and the three files are staged: the run now waits for the FIFO's reader.

@@ -25,8 +25,8 @@ afterAll(async () => {
 });
 
 const args = (out: string) => [
-  "eval", "--kb", MINI_KB, "--embedder", "builtin", "--data-dir", path.join(dir, "chroma"), "--concurrency", "1",
-  "--judge", path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs"), "--judge-cache", path.join(dir, "judge-cache"), "--report-json", path.join(dir, out),
+  "eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(dir, "chroma"), "--config", '{"run":{"concurrency":1}}',
+  "--config", JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }), "--config", JSON.stringify({ run: { judgeCache: path.join(dir, "judge-cache") } }), "--out", `json:${path.join(dir, out)}`,
 ];
 
 describe("retrace eval --judge", () => {
@@ -61,12 +61,12 @@ describe("retrace eval --judge", () => {
 
   it("refuses a --judge module that does not exist with exit 2 before any store starts (a closed port is never asked)", async () => {
     const closed = await closedPort();
-    const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", `http://127.0.0.1:${closed}`, "--judge", "./nope.mjs"]);
+    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", `http://127.0.0.1:${closed}`, "--config", '{"run":{"judge":"./nope.mjs"}}']);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim()).toBe('retrace: Expected `--judge` to be a module file exporting a LangChain chat model or a factory of one, got "./nope.mjs"');
     // The same command with a judge that loads reaches the store: exit 3, so the 2 above came from the judge check.
-    const reached = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", `http://127.0.0.1:${closed}`, "--judge", path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs"), "--judge-cache", path.join(dir, "unused-cache")]);
+    const reached = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", `http://127.0.0.1:${closed}`, "--config", JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }), "--config", JSON.stringify({ run: { judgeCache: path.join(dir, "unused-cache") } })]);
     expect(reached.exitCode, reached.stderr).toBe(3);
     expect(reached.stderr).toMatch(/Cannot reach Chroma at http:\/\/127\.0\.0\.1:\d+/);
   }, 60_000);
@@ -75,7 +75,7 @@ describe("retrace eval --judge", () => {
     const file = path.join(dir, "cache-is-a-file");
     await writeFile(file, "not a folder\n");
     const closed = await closedPort();
-    const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", `http://127.0.0.1:${closed}`, "--judge", path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs"), "--judge-cache", file]);
+    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", `http://127.0.0.1:${closed}`, "--config", JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }), "--config", JSON.stringify({ run: { judgeCache: file } })]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain("`--judge-cache` to be a folder retrace can write verdicts into");
     expect(r.stderr).toContain(file);

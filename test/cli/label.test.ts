@@ -200,7 +200,7 @@ describe("retrace label with --graph", () => {
     expect(pool.some((p) => p.ranks.bm25 !== undefined)).toBe(true);
     for (const p of pool) expect(Math.max(...Object.values(p.ranks))).toBeLessThanOrEqual(3);
     // The query each system searched with: bm25's follow-up query is the contextualized one `retrace trace` shows for that turn, not the raw message.
-    const trace = await runCli(["trace", "conv-a", "--turn", "1", "--kb", MINI_KB, "--cases", cases, "--store", "memory", "--embedder", "builtin", "--mode", "bm25", "--json"]);
+    const trace = await runCli(["trace", "conv-a", "--turn", "1", "--kb", MINI_KB, "--cases", cases, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", '{"retrieval":{"mode":"bm25"}}', "--json"]);
     expect(trace.exitCode, trace.stderr).toBe(0);
     const traced = (JSON.parse(trace.stdout) as { turns: { trace: { query: string } }[] }).turns[0]!.trace.query;
     expect(traced).not.toBe("and my refund?");

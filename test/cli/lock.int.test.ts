@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 const evalCli = (dataDir: string, timeout: string) =>
-  runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", "local", "--data-dir", dataDir], { env: { CHROMA_URL: "", RETRACE_LOCK_TIMEOUT: timeout } });
+  runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", "local", "--data-dir", dataDir], { env: { CHROMA_URL: "", RETRACE_LOCK_TIMEOUT: timeout } });
 
 describe("retrace.lock heals", () => {
   it("an empty lock is a leftover: taken over with one line, the eval passes, no lock left after it", async () => {

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe("retrace with local transformers.js models", () => {
   it("uses the local model for --embedder auto and the cross-encoder for --rerank auto", async () => {
-    const r = await runCli(["trace", "en-refund-009", "--turn", "0", "--rerank", "auto", "--data-dir", path.join(dir, "chroma"), "--top", "3"], {
+    const r = await runCli(["trace", "en-refund-009", "--turn", "0", "--config", '{"retrieval":{"rerank":"auto"}}', "--data-dir", path.join(dir, "chroma"), "--top", "3"], {
       env: { RETRACE_MODELS_DIR: modelsDir },
     });
     expect(r.stderr).toMatch(/embedder: .*Xenova\/bge-small-en-v1\.5/);
@@ -39,7 +39,7 @@ describe("retrace with local transformers.js models", () => {
   }, 120_000);
 
   it("fails with exit 3 and says where it looked when a named model is missing", async () => {
-    const r = await runCli(["eval", "--embedder", "Xenova/no-such-model", "--data-dir", path.join(dir, "chroma")], { env: { RETRACE_MODELS_DIR: modelsDir } });
+    const r = await runCli(["eval", "--config", '{"retrieval":{"embedder":"Xenova/no-such-model"}}', "--data-dir", path.join(dir, "chroma")], { env: { RETRACE_MODELS_DIR: modelsDir } });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(path.join(modelsDir, "Xenova", "no-such-model"));

@@ -65,7 +65,7 @@ describe("the Next: lines", () => {
     expect(record.exitCode, record.stderr).toBe(0);
     expect(existsSync(baseline)).toBe(true);
     const gate = nextLines(record.stderr).find((n) => n.what.startsWith("gate later runs on the baseline just written"));
-    expect(gate?.command).toEqual(["npx", "retrace", "eval", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1", "--max-flips", "0"]);
+    expect(gate?.command).toEqual(["npx", "retrace", "eval", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1", "--gate", "max-flips=0"]);
     const gated = await runPrinted(gate!.command, dir);
     expect(gated.exitCode, gated.stderr).toBe(0);
     expect(gated.stdout).toMatch(/^gate: PASS$/m);
@@ -77,7 +77,7 @@ describe("the Next: lines", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const next = nextLines(r.stderr);
     expect(next.map((n) => n.what)).not.toContain("evaluate your own LangGraph.js graph");
-    expect(next.find((n) => n.what === "see every turn in a browser")?.command).toEqual(["npx", "retrace", "eval", "--graph", graph, "--kb", MINI_KB, "--html", "report.html"]);
+    expect(next.find((n) => n.what === "see every turn in a browser")?.command).toEqual(["npx", "retrace", "eval", "--graph", graph, "--kb", MINI_KB, "--out", "html:report.html"]);
   }, 60_000);
 
   it("--json keeps stdout the report alone (the Next: lines are on stderr)", async () => {

@@ -83,8 +83,8 @@ describe("a missing optional peer is exit 2 with the install command", () => {
     await writeFile(path.join(model, "onnx", "model.onnx"), "");
     const install = "run `ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm install @huggingface/transformers@^3.8.1`";
     for (const option of [
-      ["--embedder", model],
-      ["--embedder", "builtin", "--rerank", model],
+      ["--config", JSON.stringify({ retrieval: { embedder: model } })],
+      ["--config", '{"retrieval":{"embedder":"builtin"}}', "--config", JSON.stringify({ retrieval: { rerank: model } })],
     ]) {
       const r = await runCli(["eval", "--kb", MINI_KB, ...option], { bin, env: { ...cleanEnv(), ...DEAD_STORE } });
       expect(r.exitCode, option.join(" ")).toBe(2);

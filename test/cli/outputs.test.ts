@@ -39,7 +39,7 @@ describe("retrace report --md/--html into what the user names", () => {
     reader.stdout.setEncoding("utf8");
     reader.stdout.on("data", (d: string) => (read += d));
     const closed = new Promise((r) => reader.on("close", r));
-    const r = await runCli(["report", at("run.json"), "--md", at("md.fifo")]);
+    const r = await runCli(["report", at("run.json"), "--out", `markdown:${at("md.fifo")}`]);
     await closed;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("");
@@ -51,7 +51,7 @@ describe("retrace report --md/--html into what the user names", () => {
     await writeFile(at("real.md"), "old");
     await symlink("real.md", at("link.md"));
     await symlink(at("not-yet.html"), at("dangling.html"));
-    const r = await runCli(["report", at("run.json"), "--md", at("link.md"), "--html", at("dangling.html")]);
+    const r = await runCli(["report", at("run.json"), "--out", `markdown:${at("link.md")}`, "--out", `html:${at("dangling.html")}`]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect((await lstat(at("link.md"))).isSymbolicLink()).toBe(true);
     expect(await readlink(at("link.md"))).toBe("real.md");
@@ -62,14 +62,14 @@ describe("retrace report --md/--html into what the user names", () => {
 
   it("`-` and /dev/stdout write the markdown on stdout", async () => {
     for (const name of ["-", "/dev/stdout"]) {
-      const r = await runCli(["report", at("run.json"), "--md", name]);
+      const r = await runCli(["report", at("run.json"), "--out", `markdown:${name}`]);
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toBe(markdown);
     }
   });
 
   it("/dev/full: exit 3, `could not write /dev/full: no space left on device`, nothing on stdout, the device untouched", async () => {
-    const r = await runCli(["report", at("run.json"), "--md", "/dev/full"]);
+    const r = await runCli(["report", at("run.json"), "--out", "markdown:/dev/full"]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim()).toBe("retrace: could not write /dev/full: no space left on device");
@@ -77,7 +77,7 @@ describe("retrace report --md/--html into what the user names", () => {
   });
 
   it("a directory: exit 2 before anything is read, naming the option and the path; the other output is not written", async () => {
-    const r = await runCli(["report", at("run.json"), "--html", at("never.html"), "--md", dir]);
+    const r = await runCli(["report", at("run.json"), "--out", `html:${at("never.html")}`, "--out", `markdown:${dir}`]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim()).toBe(`retrace: Expected \`--md\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`);
@@ -85,7 +85,7 @@ describe("retrace report --md/--html into what the user names", () => {
   });
 
   it("/dev/full beside a file: exit 3, the file not written, no temporary file left, nothing on stdout", async () => {
-    const r = await runCli(["report", at("run.json"), "--html", at("held-back.html"), "--md", "/dev/full", "--table"]);
+    const r = await runCli(["report", at("run.json"), "--out", `html:${at("held-back.html")}`, "--out", "markdown:/dev/full", "--table"]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim()).toBe("retrace: could not write /dev/full: no space left on device");

@@ -109,7 +109,7 @@ describe("credentials are redacted from a server's echo of the request headers",
     const files = ["r.json", "r.md", "r.xml", "r.html"].map((f) => path.join(out.dir, f));
     try {
       const r = await runCli(
-        ["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(`user:${PASSWORD}`), "--report-json", files[0]!, "--out", files[1]!, "--junit", files[2]!, "--html", files[3]!, "--verbose"],
+        ["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", server.url(`user:${PASSWORD}`), "--out", `json:${files[0]!}`, "--out", files[1]!, "--out", `junit:${files[2]!}`, "--out", `html:${files[3]!}`, "--verbose"],
         { env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN, CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: "X-Chroma-Token" }, timeoutMs: 60_000 },
       );
       expect(server.seen.length).toBeGreaterThan(1);
@@ -127,7 +127,7 @@ describe("credentials are redacted from a server's echo of the request headers",
   it("eval --store http://127.0.0.1:… with CHROMA_AUTH_TOKEN sent as a bearer token", async () => {
     const server = await startEchoServer("text");
     try {
-      const r = await runCli(["eval", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(), "--verbose"], {
+      const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", server.url(), "--verbose"], {
         env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN },
         timeoutMs: 60_000,
       });
@@ -156,7 +156,7 @@ export const graph = {
 `,
     );
     const files = ["g.json", "g.md", "g.xml"].map((f) => path.join(out.dir, f));
-    const r = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--report-json", files[0]!, "--out", files[1]!, "--junit", files[2]!, "--verbose"], {
+    const r = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--out", `json:${files[0]!}`, "--out", files[1]!, "--out", `junit:${files[2]!}`, "--verbose"], {
       env: { ...cleanEnv, CHROMA_URL: `http://user:${PASSWORD}@127.0.0.1:9`, CHROMA_API_KEY: TOKEN, OPENAI_API_KEY: "sk-graph-Kq72LmZ0pW" },
       timeoutMs: 60_000,
     });
@@ -180,7 +180,7 @@ describe("a model provider's error text carries no credential variable's value",
     it(`eval --judge whose model answers 401 with OPENAI_API_KEY in the text${verbose ? ", --verbose (stack and causes)" : ""}: exit 3, the key nowhere`, async () => {
       const files = ["j.json", "j.md", "j.xml"].map((f) => path.join(out.dir, `${verbose ? "v-" : ""}${f}`));
       const r = await runCli(
-        ["eval", "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin", "--judge", judge, "--judge-cache", path.join(out.dir, "jc"), "--report-json", files[0]!, "--out", files[1]!, "--junit", files[2]!, ...(verbose ? ["--verbose"] : [])],
+        ["eval", "--kb", MINI_KB, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", JSON.stringify({ run: { judge: judge } }), "--config", JSON.stringify({ run: { judgeCache: path.join(out.dir, "jc") } }), "--out", `json:${files[0]!}`, "--out", files[1]!, "--out", `junit:${files[2]!}`, ...(verbose ? ["--verbose"] : [])],
         { env: { ...cleanEnv, OPENAI_API_KEY: KEY }, timeoutMs: 60_000 },
       );
       expect(r.exitCode, r.stderr).toBe(3);

@@ -31,7 +31,7 @@ afterAll(() => cleanup());
 
 describe("retrace report --html", () => {
   it("writes one HTML file and nothing on stdout", async () => {
-    const r = await runCli(["report", file("run.json"), "--html", file("out.html")]);
+    const r = await runCli(["report", file("run.json"), "--out", `html:${file("out.html")}`]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("");
     const html = await readFile(file("out.html"), "utf8");
@@ -46,7 +46,7 @@ describe("retrace report --html", () => {
 
   it("exits 2 naming the file and field when it is not a report, writing nothing", async () => {
     await writeFile(file("bad.json"), JSON.stringify({ version: 1, run: {} }));
-    const r = await runCli(["report", file("bad.json"), "--html", file("bad.html")]);
+    const r = await runCli(["report", file("bad.json"), "--out", `html:${file("bad.html")}`]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/bad\.json.*aggregates/);
     expect(existsSync(file("bad.html"))).toBe(false);
@@ -99,7 +99,7 @@ describe("retrace export --trec", () => {
         .join("\n") + "\n",
     );
     const graph = path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs");
-    const ev = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--cases", cases, "-k", "3", "--report-json", file("empty.json")], { env: { KB_AGENT_KB: MINI_KB } });
+    const ev = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--cases", cases, "-k", "3", "--out", `json:${file("empty.json")}`], { env: { KB_AGENT_KB: MINI_KB } });
     expect(ev.exitCode, ev.stderr).toBe(0);
     const r = JSON.parse(await readFile(file("empty.json"), "utf8")) as Report;
     expect(r.turns.find((t) => t.caseId === "e-1" && t.turn === 1)?.retrievedIds).toEqual([]);

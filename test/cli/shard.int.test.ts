@@ -19,9 +19,9 @@ import { useLocalChroma } from "../helpers/chroma.js";
 import { runCli, type CliResult } from "../helpers/cli.js";
 
 const local = useLocalChroma("shard");
-const store = () => ["--store", local.server.url, "--embedder", "builtin"];
+const store = () => ["--store", local.server.url, "--config", '{"retrieval":{"embedder":"builtin"}}'];
 // One floor that passes and one that cannot (nDCG@5 of 1 on every en turn): exit 1 with a mixed gate.
-const GATE = ["--min-hit", "0.5", "--min-ndcg", "en=0.999"];
+const GATE = ["--gate", "min-hit=0.5", "--gate", "min-ndcg=en=0.999"];
 const file = (name: string) => path.join(local.dir, name);
 
 const json = async (name: string) => reportToJSON(withoutTimings(JSON.parse(await readFile(file(name), "utf8")) as Report));
@@ -31,13 +31,13 @@ const table = (r: CliResult) => r.stdout.replace(/^(retrace .*?)\s+\d+\.\d s$/m,
 const gateText = (r: CliResult) => r.stdout.slice(r.stdout.indexOf("\ngate: "));
 
 async function runShards(n: number): Promise<CliResult[]> {
-  const runs = Array.from({ length: n }, (_, i) => runCli(["eval", ...store(), "--shard", `${i + 1}/${n}`, "--report-json", file(`shard-${i + 1}-of-${n}.json`)], { timeoutMs: 400_000 }));
+  const runs = Array.from({ length: n }, (_, i) => runCli(["eval", ...store(), "--shard", `${i + 1}/${n}`, "--out", `json:${file(`shard-${i + 1}-of-${n}.json`)}`], { timeoutMs: 400_000 }));
   return Promise.all(runs);
 }
 
 describe("retrace eval --shard + retrace merge", () => {
   it("merge(shards) equals the unsharded run: report JSON, table, gate and exit code", async () => {
-    const full = await runCli(["eval", ...store(), ...GATE, "--report-json", file("full.json")], { timeoutMs: 400_000 });
+    const full = await runCli(["eval", ...store(), ...GATE, "--out", `json:${file("full.json")}`], { timeoutMs: 400_000 });
     expect(full.exitCode, full.stderr).toBe(1);
     expect(full.stdout).toMatch(/gate: FAIL \(1 failure\)/);
     const reference = await json("full.json");
@@ -67,7 +67,7 @@ describe("retrace eval --shard + retrace merge", () => {
       expect(Math.max(...loads) - Math.min(...loads)).toBeLessThanOrEqual(4);
 
       const files = Array.from({ length: n }, (_, i) => file(`shard-${n - i}-of-${n}.json`)); // any order
-      const merged = await runCli(["merge", ...files, ...GATE, "--report-json", file(`merged-${n}.json`)]);
+      const merged = await runCli(["merge", ...files, ...GATE, "--out", `json:${file(`merged-${n}.json`)}`]);
       expect(merged.exitCode, merged.stderr).toBe(full.exitCode);
       expect(merged.stderr).toContain(`merged ${n} shards: ${ids.length} cases, 417 turns`);
       expect(await json(`merged-${n}.json`)).toBe(reference);

@@ -36,7 +36,7 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
   }, 60_000);
 
   it("refuses gate and baseline options on a shard: they go to retrace merge", async () => {
-    const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--min-hit", "0.5", "--max-flips", "0"], { env: DEAD_STORE });
+    const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--gate", "min-hit=0.5", "--gate", "max-flips=0"], { env: DEAD_STORE });
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/Expected `--min-hit, --max-flips` to be given to `retrace merge`, not to a shard .*got "--min-hit --max-flips with --shard 1\/2"/);
@@ -47,10 +47,10 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
 
   it("--graph with --shard: the gate options of a graph run go to retrace merge too, before the graph module loads", async () => {
     // examples/none.ts does not exist: the refusal comes first (sharded --graph runs themselves: test/cli/graph-parity.int.test.ts).
-    const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--max-errors", "1"], { env: DEAD_STORE });
+    const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-errors=1"], { env: DEAD_STORE });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/Expected `--max-errors` to be given to `retrace merge`, not to a shard/);
-    const m = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--max-drop", "0.1"], { env: DEAD_STORE });
+    const m = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-drop=0.1"], { env: DEAD_STORE });
     expect(m.exitCode).toBe(2);
     expect(m.stderr).toMatch(/Expected `--max-drop` to be given to `retrace merge`/);
   }, 60_000);
@@ -58,7 +58,7 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
 
 describe("retrace merge, store-less", () => {
   it("merges 1/2 and 2/2 into the unsharded report (apart from timings), with the same exit code", async () => {
-    const full = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--report-json", path.join(dir, "full.json")]);
+    const full = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--out", `json:${path.join(dir, "full.json")}`]);
     expect(full.exitCode, full.stderr).toBe(0);
     for (const i of [1, 2]) {
       const r = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--shard", `${i}/2`, "--json"]);

@@ -44,7 +44,7 @@ function groupsOf(report: Report): [string, Record<string, Aggregate>][] {
 describe("the eval summary at 80 and 120 columns", () => {
   it("no line is wider; every metric row of every group keeps its figures; the same width gives the same bytes", async () => {
     const json = path.join(dir, "report.json");
-    const run = await runCli(["eval", "--store", "memory", "--report-json", json, "--width", "80"], { env, timeoutMs: 300_000 });
+    const run = await runCli(["eval", "--store", "memory", "--out", `json:${json}`, "--width", "80"], { env, timeoutMs: 300_000 });
     expect(run.exitCode).toBe(0);
     const report = JSON.parse(await readFile(json, "utf8")) as Report;
     const unlimited = await runCli(["report", json, "--table", "--width", "0"]);

@@ -52,14 +52,14 @@ describe("retrace tune", () => {
   it("eval --config applies the file's retrieval part and each locale's section, and the report says what ran", async () => {
     const conf = path.join(tmp.dir, "locales.json");
     await writeFile(conf, JSON.stringify({ version: 1, retrieval: { fusion: "zscore", denseK: 30 }, locales: { "es-419": { fusion: "minmax", weights: { dense: 0.3 } } } }));
-    const r = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--embedder", "builtin", "--config", conf, "--json"], { env: LOCAL });
+    const r = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", conf, "--json"], { env: LOCAL });
     expect(r.stderr).not.toMatch(/unexpected error|not applied/);
     expect(r.exitCode).toBe(0);
     const run = JSON.parse(r.stdout).run;
     expect(run.retrieval.en).toMatchObject({ fusion: "zscore", denseK: 30, weights: { dense: 1, bm25: 1 } });
     expect(run.retrieval["pt-BR"]).toMatchObject({ fusion: "zscore", denseK: 30 });
     expect(run.retrieval["es-419"]).toMatchObject({ fusion: "minmax", denseK: 30, weights: { dense: 0.3, bm25: 1 } });
-    const text = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--embedder", "builtin", "--config", conf], { env: LOCAL });
+    const text = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", conf], { env: LOCAL });
     expect(text.stdout).toMatch(/^retrieval es-419: fusion=minmax\(dense 0\.3, bm25 1\) denseK=30/m);
     expect(text.stdout).toMatch(/^retrieval en: fusion=zscore\(dense 1, bm25 1\) denseK=30/m);
 

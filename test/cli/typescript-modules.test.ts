@@ -203,7 +203,7 @@ describe.each([
     const log = path.join(project, "idmap.log");
     await writeFile(log, "");
     const report = await evalJson(
-      ["eval", "--graph", "agent.ts", "--kb", MINI_KB, "--cases", cases, "--judge", "judge.ts", "--input", "input.ts", "--id-map", "idmap.ts#toId", "--counterfactual", "-k", "1", "--json"],
+      ["eval", "--graph", "agent.ts", "--kb", MINI_KB, "--cases", cases, "--config", '{"run":{"judge":"judge.ts"}}', "--input", "input.ts", "--id-map", "idmap.ts#toId", "--counterfactual", "-k", "1", "--json"],
       { cwd: project, env: { IDMAP_LOG: log } },
     );
     expect(report.judge).toMatchObject({ model: "FakeListChatModel", unparsable: 0 });
@@ -260,7 +260,7 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
   it("--counterfactual on a graph none of whose scored retriever runs can be re-invoked: exit 2 with the reason; without it, exit 0", async () => {
     // The deciding turn is the first in dataset order at any concurrency: the same exit and the same message.
     for (const concurrency of ["1", "4"]) {
-      const r = await run(["eval", "--graph", "callbacks-only.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "--concurrency", concurrency]);
+      const r = await run(["eval", "--graph", "callbacks-only.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "--config", JSON.stringify({ run: { concurrency: concurrency } })]);
       expect(r.exitCode, `--concurrency ${concurrency}`).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toContain("retrace: --counterfactual: the graph's scored retriever CallbacksOnlySearch cannot be re-invoked (case cf-1 turn 0, the first gold-bearing turn with a retriever run)");
@@ -275,10 +275,10 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
     ["a --graph module that throws while loading", ["--graph", "graph-throws.ts"], "--graph graph-throws.ts#graph: the module threw while loading: NO_SUCH_KEY is not set (graph)"],
     ["an --id-map module that throws while loading", ["--graph", "callbacks-only.ts", "--id-map", "idmap-throws.ts"], "--id-map idmap-throws.ts#default: the module threw while loading: NO_SUCH_KEY is not set (id map)"],
     ["an --input module that throws while loading", ["--graph", "callbacks-only.ts", "--input", "input-throws.mts"], "--input input-throws.mts#default: the module threw while loading: NO_SUCH_KEY is not set (input)"],
-    ["a --judge module that throws while loading", ["--graph", "callbacks-only.ts", "--judge", "judge-throws.ts"], "--judge judge-throws.ts: the module threw while loading: NO_SUCH_KEY is not set (judge)"],
+    ["a --judge module that throws while loading", ["--graph", "callbacks-only.ts", "--config", '{"run":{"judge":"judge-throws.ts"}}'], "--judge judge-throws.ts: the module threw while loading: NO_SUCH_KEY is not set (judge)"],
     [
       "a --judge factory that throws (a chat model without its API key)",
-      ["--graph", "callbacks-only.ts", "--judge", "judge-factory-throws.ts"],
+      ["--graph", "callbacks-only.ts", "--config", '{"run":{"judge":"judge-factory-throws.ts"}}'],
       "--judge judge-factory-throws.ts: the factory threw while building the chat model: OpenAI or Azure OpenAI API key or Token Provider not found",
     ],
   ])("%s", async (_name, args, message) => {

@@ -173,10 +173,10 @@ describe("a user module that throws: the message shows the first frame in the us
     ["a .mjs --graph module", ["--graph", "graph-throws.mjs"], "--graph graph-throws.mjs#graph: the module threw while loading: NO_SUCH_KEY is not set (graph) (at graph-throws.mjs:10:30)"],
     ["a .mjs --graph module compiled from TypeScript with a source map", ["--graph", "compiled/graph-compiled.mjs"], "--graph compiled/graph-compiled.mjs#graph: the module threw while loading: NO_SUCH_KEY is not set (graph) (at compiled/graph-compiled.ts:10:30)"],
     ["an .mts --id-map module", ["--graph", "graph-ok.mjs", "--id-map", "idmap-throws.mts"], "--id-map idmap-throws.mts#default: the module threw while loading: NO_SUCH_KEY is not set (id map) (at idmap-throws.mts:10:30)"],
-    ["a .mjs --judge module", ["--graph", "graph-ok.mjs", "--judge", "judge-throws.mjs"], "--judge judge-throws.mjs: the module threw while loading: NO_SUCH_KEY is not set (judge) (at judge-throws.mjs:10:30)"],
+    ["a .mjs --judge module", ["--graph", "graph-ok.mjs", "--config", '{"run":{"judge":"judge-throws.mjs"}}'], "--judge judge-throws.mjs: the module threw while loading: NO_SUCH_KEY is not set (judge) (at judge-throws.mjs:10:30)"],
     ["a .ts --graph module whose @langchain/core call throws while loading", ["--graph", "graph-core.ts"], "--graph graph-core.ts#graph: the module threw while loading: Unclosed '{' in template. (at graph-core.ts:8:50)"],
     ["a --graph factory whose library call throws", ["--graph", "graph-factory.ts"], "--graph graph-factory.ts#graph: the factory threw while building the graph: TINY_API_KEY is not set (at graph-factory.ts:8:28)"],
-    ["a --judge factory whose library call throws", ["--graph", "graph-ok.mjs", "--judge", "judge-factory.ts"], "--judge judge-factory.ts: the factory threw while building the chat model: TINY_API_KEY is not set (at judge-factory.ts:8:28)"],
+    ["a --judge factory whose library call throws", ["--graph", "graph-ok.mjs", "--config", '{"run":{"judge":"judge-factory.ts"}}'], "--judge judge-factory.ts: the factory threw while building the chat model: TINY_API_KEY is not set (at judge-factory.ts:8:28)"],
   ])("%s: exit 2, the module named, the user's file:line:column", async (_name, args, message) => {
     const r = await run(["eval", ...args, "--kb", MINI_KB, "--cases", cases]);
     expect(r.stderr).not.toMatch(NOT_A_BUG);
@@ -189,7 +189,7 @@ describe("a user module that throws: the message shows the first frame in the us
     ["an --id-map function", ["--graph", "graph-retriever.mjs", "--id-map", "idmap-called.mts"], "--id-map idmap-called.mts#default: the function threw on a retrieved document: id map broke (at idmap-called.mts:6:9)"],
   ])("%s that throws when called: exit 2 naming the module and the user's line (not an internal error), at any concurrency", async (_name, args, message) => {
     for (const concurrency of ["1", "4"]) {
-      const r = await run(["eval", ...args, "--kb", MINI_KB, "--cases", cases, "--concurrency", concurrency]);
+      const r = await run(["eval", ...args, "--kb", MINI_KB, "--cases", cases, "--config", JSON.stringify({ run: { concurrency: concurrency } })]);
       expect(r.stderr, `--concurrency ${concurrency}`).not.toMatch(NOT_A_BUG);
       expect(r.stderr).toContain(`retrace: ${message}\n`);
       expect(r.exitCode).toBe(2);

@@ -75,7 +75,7 @@ beforeAll(async () => {
   await cp(path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs"), path.join(dir, "agent.mjs"));
   await cp(path.join(ROOT, "kb", "eval", "baseline.json"), path.join(dir, "other.json"));
   await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir"); // agent.mjs imports LangChain
-  const r = await runCli(["eval", "--report-json", "report.json"], { cwd: dir, timeoutMs: 300_000 });
+  const r = await runCli(["eval", "--out", "json:report.json"], { cwd: dir, timeoutMs: 300_000 });
   expect(r.exitCode, r.stderr).toBe(0);
 }, 300_000);
 afterAll(async () => {

@@ -118,7 +118,7 @@ beforeAll(async () => {
     const t = await tempDir("funnel-bootstrap");
     cleanup = t.cleanup;
     file = path.join(t.dir, "report.json");
-    const r = await runCli(["eval", "--store", "memory", "--embedder", "lsa", "--report-json", file]);
+    const r = await runCli(["eval", "--store", "memory", "--config", '{"retrieval":{"embedder":"lsa"}}', "--out", `json:${file}`]);
     expect(r.exitCode, r.stderr).toBe(0);
   }
   report = JSON.parse(await readFile(file!, "utf8")) as FunnelReport;

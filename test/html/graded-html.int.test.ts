@@ -26,7 +26,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-graded-html-"));
   if (noBrowser) return;
   const { kb, cases } = await writeGradedKb(dir, GRADED_CASES);
-  const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--cases", cases, "-k", "3", "--json", "--html", path.join(dir, "graded.html")], { env: { KB_AGENT_KB: kb } });
+  const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--cases", cases, "-k", "3", "--json", "--out", `html:${path.join(dir, "graded.html")}`], { env: { KB_AGENT_KB: kb } });
   expect(r.stderr).not.toMatch(/unexpected error/);
   expect(r.exitCode).toBe(0);
   judged = (JSON.parse(r.stdout) as { aggregates: Record<string, { mean: number; n: number }> }).aggregates.judged_at_k!;

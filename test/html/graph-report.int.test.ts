@@ -63,15 +63,15 @@ beforeAll(async () => {
   await writeFile(path.join(dir, "fanout.jsonl"), `${FANOUT_CASES.join("\n")}\n`);
   await writeFile(path.join(dir, "steps.jsonl"), `${STEPS_CASES.join("\n")}\n`);
   const at = (f: string) => path.join(dir, f);
-  const a = await runCli(["eval", "--graph", path.join(GRAPHS, "fanout-agent.mjs"), "--kb", MINI_KB, "--cases", at("fanout.jsonl"), "-k", "1", "--max-errors", "1", "--report-json", at("fanout.json"), "--html", at("fanout.html")], {
+  const a = await runCli(["eval", "--graph", path.join(GRAPHS, "fanout-agent.mjs"), "--kb", MINI_KB, "--cases", at("fanout.jsonl"), "-k", "1", "--gate", "max-errors=1", "--out", `json:${at("fanout.json")}`, "--out", `html:${at("fanout.html")}`], {
     env: { FANOUT_STORE: "en-only" },
   });
   expect(a.stderr).not.toMatch(/unexpected error/);
   expect(a.exitCode).toBe(0);
-  const b = await runCli(["eval", "--graph", path.join(GRAPHS, "steps-agent.mjs"), "--kb", MINI_KB, "--cases", at("steps.jsonl"), "-k", "3", "--max-errors", "1", "--report-json", at("steps.json"), "--html", at("steps.html")]);
+  const b = await runCli(["eval", "--graph", path.join(GRAPHS, "steps-agent.mjs"), "--kb", MINI_KB, "--cases", at("steps.jsonl"), "-k", "3", "--gate", "max-errors=1", "--out", `json:${at("steps.json")}`, "--out", `html:${at("steps.html")}`]);
   expect(b.stderr).not.toMatch(/unexpected error/);
   expect(b.exitCode).toBe(0);
-  const c = await runCli(["report", at("fanout.json"), "--html", at("from-report.html")]);
+  const c = await runCli(["report", at("fanout.json"), "--out", `html:${at("from-report.html")}`]);
   expect(c.exitCode).toBe(0);
   // The steps page without its CSP meta tag, to check that escaping alone holds.
   const html = await readFile(at("steps.html"), "utf8");
@@ -102,7 +102,7 @@ beforeAll(async () => {
   };
   for (const [name, r] of [["attr-off", off], ["attr-on", on]] as const) {
     await writeFile(at(`${name}.json`), JSON.stringify(r));
-    const x = await runCli(["report", at(`${name}.json`), "--html", at(`${name}.html`)]);
+    const x = await runCli(["report", at(`${name}.json`), "--out", `html:${at(`${name}.html`)}`]);
     expect(x.exitCode, x.stderr).toBe(0);
   }
 }, 120_000);

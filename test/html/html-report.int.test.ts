@@ -86,7 +86,7 @@ beforeAll(async () => {
   split.holdout.push(HOSTILE_CASE);
   await writeFile(splitFile, JSON.stringify(split));
 
-  const common = ["eval", "--kb", kb, "--locale", "es-419", "--embedder", "builtin", "--data-dir", path.join(dir, "chroma")];
+  const common = ["eval", "--kb", kb, "--locale", "es-419", "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(dir, "chroma")];
   const a = await runCli([...common, "--report-json", path.join(dir, "a.json"), "--html", path.join(dir, "a.html")], { env: { CHROMA_URL: "" } });
   expect(a.stderr).not.toMatch(/unexpected error/);
   expect(a.exitCode).toBe(0);
@@ -102,7 +102,7 @@ beforeAll(async () => {
   // The same page with its embedded data cut short (a damaged file).
   await writeFile(path.join(dir, "a-damaged.html"), html.replace(DATA_ELEMENT, (_, open: string, b64: string, close: string) => `${open}${b64.slice(0, 4000)}${close}`));
   // A report written with schemaVersion 2 by an eval with --judge (test/fixtures/schema/report-v2-judge.json), rendered again: migrated on read.
-  const judged = await runCli(["report", path.join(ROOT, "test", "fixtures", "schema", "report-v2-judge.json"), "--html", path.join(dir, "judged.html")]);
+  const judged = await runCli(["report", path.join(ROOT, "test", "fixtures", "schema", "report-v2-judge.json"), "--out", `html:${path.join(dir, "judged.html")}`]);
   expect(judged.exitCode, judged.stderr).toBe(0);
   reportA = JSON.parse(await readFile(path.join(dir, "a.json"), "utf8")) as Report;
   reportB = JSON.parse(await readFile(path.join(dir, "b.json"), "utf8")) as Report;
@@ -161,7 +161,7 @@ describe.skipIf(noBrowser)("retrace eval --html: the file", () => {
     expect((cmp.a as { report: Report }).report.aggregates).toEqual(reportA.aggregates);
     // Same input, identical bytes: the saved report rendered twice.
     const pages = [path.join(dir, "r1.html"), path.join(dir, "r2.html")];
-    for (const out of pages) expect((await runCli(["report", path.join(dir, "a.json"), "--html", out])).exitCode).toBe(0);
+    for (const out of pages) expect((await runCli(["report", path.join(dir, "a.json"), "--out", `html:${out}`])).exitCode).toBe(0);
     const [r1, r2] = await Promise.all(pages.map((f) => readFile(f)));
     expect(r1!.length).toBeGreaterThan(10_000);
     expect(r1!.equals(r2!)).toBe(true);

@@ -171,7 +171,7 @@ for (const target of BROWSERS) {
       const exp = path.join(dir, `${target.name}-export.jsonl`);
       await writeFile(into, await readFile(casesFile, "utf8"));
       await writeFile(exp, text);
-      const evalArgs = ["eval", ...common(), "--cases", into, "--json", "--no-counterfactual"];
+      const evalArgs = ["eval", ...common(), "--cases", into, "--json", "--counterfactual", "off"];
       const pre = await runCli(evalArgs);
       const preReport = JSON.parse(pre.stdout) as { aggregates: Record<string, { n: number }> };
       expect(preReport.aggregates.retrieval_hit_at_k?.n ?? 0).toBe(0);

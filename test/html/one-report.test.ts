@@ -40,7 +40,7 @@ let terminal: string;
 
 /** `retrace eval` on the shipped KB, in memory; stdout unwrapped (runCli sets RETRACE_WIDTH=0). */
 async function evalRun(name: string, extra: string[]): Promise<{ report: Report; stdout: string }> {
-  const r = await runCli(["eval", "--store", "memory", "--report-json", path.join(dir, `${name}.json`), "--html", path.join(dir, `${name}.html`), ...extra]);
+  const r = await runCli(["eval", "--store", "memory", "--out", `json:${path.join(dir, `${name}.json`)}`, "--out", `html:${path.join(dir, `${name}.html`)}`, ...extra]);
   expect(r.stderr).not.toMatch(/unexpected error/);
   expect(r.exitCode).toBe(0);
   return { report: JSON.parse(await readFile(path.join(dir, `${name}.json`), "utf8")) as Report, stdout: r.stdout };
@@ -52,7 +52,7 @@ beforeAll(async () => {
   // Seed 7: with it the shipped KB's demo run has split deltas whose unadjusted p is below 0.05 and which Holm does
   // not pass (recall@5 pt-BR p 0.014, adjusted 0.054), the case a page without the Holm step gets wrong; the default
   // seed's run lost them when the LSA default changed (issue 37). The last assertion of "split deltas" checks it.
-  ({ report, stdout: terminal } = await evalRun("a", ["--seed", "7"]));
+  ({ report, stdout: terminal } = await evalRun("a", ["--config", '{"run":{"seed":7}}']));
   driver = await launchDriver(CHROMIUM);
 }, 180_000);
 
@@ -254,7 +254,7 @@ describe.skipIf(CHROMIUM.skipReason !== null)("the compare page, retrace compare
     flips: { turns: { id: string; direction: string }[] };
   };
   beforeAll(async () => {
-    await evalRun("b", ["--mode", "bm25", "--seed", "7"]);
+    await evalRun("b", ["--config", '{"retrieval":{"mode":"bm25"},"run":{"seed":7}}']);
     const [a, b] = [path.join(dir, "a.json"), path.join(dir, "b.json")];
     const t = await runCli(["compare", a, b, "--html", path.join(dir, "c.html"), "--pr-comment", path.join(dir, "pr.md")]);
     expect(t.exitCode).toBe(0);

@@ -112,7 +112,7 @@ describe("through the bin", () => {
     const file = path.join(dir, "report.json");
     await writeFile(file, broken);
     for (const args of [
-      ["report", file, "--md", path.join(dir, "out.md")],
+      ["report", file, "--out", `markdown:${path.join(dir, "out.md")}`],
       ["compare", file, file],
     ]) {
       const r = await runCli(args);

@@ -79,7 +79,7 @@ async function reportCommand(file: string | undefined, o: ReportOptions): Promis
     const { format, file: target } = parseOut(value);
     const render = RENDER[format.name];
     if (render === undefined) throw new InvalidArgumentError("--out", "an html, markdown or json file (junit and pr-comment need the run's gate: write them with retrace eval or merge)", value);
-    return { option: `--out ${value}`, path: target, render };
+    return { option: format.name === "markdown" ? "--out" : `--out ${format.name}:`, path: target, render };
   });
   const runFile = o.trec === undefined ? undefined : path.join(o.trec, "run.txt");
   const qrelsFile = o.trec === undefined ? undefined : path.join(o.trec, "qrels.txt");
