@@ -68,7 +68,7 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
   const lines: string[] = [];
   const miss = missedTurns(report)[0];
   if (miss !== undefined && o.traces === undefined) lines.push(`trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`);
-  if (o.html === undefined) lines.push(`see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "report.html"])}`);
+  if (o.html === undefined) lines.push(`see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "html:report.html"])}`);
   const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
   const gateLine = shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--gate", "max-flips=0"]);
   if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`);

@@ -19,6 +19,7 @@
 import { availableParallelism } from "node:os";
 import { InvalidArgumentError as CommanderArgumentError, type Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
+import { settingKeyOf } from "./setting-keys.js";
 
 /** An inclusive range; an absent bound is unbounded on that side. `note` is appended in parentheses to the range text. */
 export interface Range {
@@ -197,7 +198,7 @@ export function refuseInMode<O>(cmd: Command, rules: readonly ModeRule<O>[]): Co
         if (opt === undefined) continue;
         const source = actionCmd.getOptionValueSource(opt.attributeName());
         if (source === "cli") refuse(opt.hidden ? `'${opt.description.replace(/[=:]$/, "")}'` : `option '${flag}'`, rule.mode);
-        if (source === "config") refuse(`setting '${opt.description}' of --config`, rule.mode);
+        if (source === "config") refuse(`setting '${settingKeyOf(flag) ?? opt.description}' of --config`, rule.mode);
       }
       for (const { attribute, shown } of rule.unusedValues ?? []) {
         const source = actionCmd.getOptionValueSource(attribute);

@@ -25,9 +25,9 @@ describe("baseline file and command lines", () => {
 
   it("spells the eval command back with only the options that differ from the defaults", () => {
     expect(evalCommandLine(intent({ kb: "kb", k: 5, embedder: "auto" }))).toBe("retrace eval");
-    expect(evalCommandLine(intent({ locale: ["en"], case: ["a b"] }))).toBe("retrace eval --kb my-kb -k 3 --embedder builtin --locale en --case 'a b'");
+    expect(evalCommandLine(intent({ locale: ["en"], case: ["a b"] }))).toBe("retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}' --locale en --case 'a b'");
     expect(evalCommandLine(intent({ locale: ["en"], baselineIsDefault: false, baselineFile: "b.json" }), { filters: null, update: "" })).toBe(
-      "retrace eval --kb my-kb -k 3 --embedder builtin --baseline b.json --update-baseline",
+      "retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}' --baseline b.json --update-baseline",
     );
   });
 });
@@ -43,23 +43,23 @@ describe("checkBaselineBeforeRun", () => {
     const sub = { datasetHash: "ds-sub", fullDatasetHash: "ds-1111", selected: 2, total: 4 };
     expect(() => checkBaselineBeforeRun(b, intent({ locale: ["en"] }), sub)).toThrow(BaselineMismatchError);
     expect(() => checkBaselineBeforeRun(b, intent({ locale: ["en"] }), sub)).toThrow(
-      "my-kb/eval/baseline.json covers all 4 cases but --locale/--case selects 2; compare the full run with `retrace eval --kb my-kb -k 3 --embedder builtin`",
+      "my-kb/eval/baseline.json covers all 4 cases but --locale/--case selects 2; compare the full run with `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`",
     );
     // changed cases: re-create
     expect(() => checkBaselineBeforeRun(b, intent(), { ...plan, datasetHash: "ds-new", fullDatasetHash: "ds-new" })).toThrow(
-      "was written for other eval cases (the cases changed since); to replace it with this configuration's results instead, run `retrace eval --kb my-kb -k 3 --embedder builtin --update-baseline`",
+      "was written for other eval cases (the cases changed since); to replace it with this configuration's results instead, run `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}' --update-baseline`",
     );
   });
 
   it("k, mode, reranking and the built-in embedder, each with the command that matches the baseline", async () => {
     const b = baselineFromReport(await fixtureReport());
-    expect(() => checkBaselineBeforeRun(b, intent({ k: 5 }), plan)).toThrow("compare at the baseline's k with `retrace eval --kb my-kb -k 3 --embedder builtin`");
-    expect(() => checkBaselineBeforeRun(b, intent({ mode: "bm25" }), plan)).toThrow("run `retrace eval --kb my-kb -k 3 --embedder builtin`");
-    expect(() => checkBaselineBeforeRun(b, intent({ rerank: "auto" }), plan)).toThrow("run without --rerank: `retrace eval --kb my-kb -k 3 --embedder builtin`");
+    expect(() => checkBaselineBeforeRun(b, intent({ k: 5 }), plan)).toThrow("compare at the baseline's k with `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`");
+    expect(() => checkBaselineBeforeRun(b, intent({ mode: "bm25" }), plan)).toThrow("run `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`");
+    expect(() => checkBaselineBeforeRun(b, intent({ rerank: "auto" }), plan)).toThrow("run without retrieval.rerank: `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`");
     // fixture embedder id is "builtin-hash-ngram-384", not the built-in embedder's id
     const withBuiltin = () => checkBaselineBeforeRun(b, intent(), plan, "builtin-hashed-ngrams-384-v1");
     expect(withBuiltin).toThrow("`config.embedder` is \"builtin-hash-ngram-384\" but this run's is \"builtin-hashed-ngrams-384-v1\"");
-    expect(withBuiltin).toThrow("run `retrace eval --kb my-kb -k 3 --embedder builtin-hash-ngram-384`");
+    expect(withBuiltin).toThrow("run `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin-hash-ngram-384\"}}'`");
     // no predicted embedder id: left to the check after the run
     expect(() => checkBaselineBeforeRun(b, intent({ embedder: "auto" }), plan)).not.toThrow();
   });

@@ -74,10 +74,10 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
     await writeFile(file, JSON.stringify(baseline));
     const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--baseline", file, "--locale", "en"], { env: DEAD_STORE });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`${file} covers all 5 cases but --locale/--case selects 3; compare the full run with \`retrace eval --kb ${MINI_KB} --embedder builtin --baseline ${file}\``);
+    expect(r.stderr).toContain(`${file} covers all 5 cases but --locale/--case selects 3; compare the full run with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``);
     const k3 = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--baseline", file, "-k", "3"], { env: DEAD_STORE });
     expect(k3.exitCode).toBe(2);
-    expect(k3.stderr).toContain(`its \`k\` is 5 but this run's is 3; compare at the baseline's k with \`retrace eval --kb ${MINI_KB} --embedder builtin --baseline ${file}\``);
+    expect(k3.stderr).toContain(`its \`k\` is 5 but this run's is 3; compare at the baseline's k with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``);
   }, 120_000);
 
   it("retrace compare on a report missing a turn's results names the file and the field", async () => {
@@ -103,14 +103,14 @@ describe("exit 3 and exit 70", () => {
     const file = path.join(dir, "INJECT_INTERNAL_FAULT.json");
     await writeFile(file, reportToJSON(await fixtureReport()));
     const inject = pathToFileURL(path.join(ROOT, "test", "fixtures", "faults", "internal-fault.mjs")).href;
-    const r = await runCli(["baseline", "floors", file, "--json"], { env: { NODE_OPTIONS: `--import=${inject}` } });
+    const r = await runCli(["report", file, "--floors", "--json"], { env: { NODE_OPTIONS: `--import=${inject}` } });
     expect(r.exitCode).toBe(70);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("retrace: internal error: injected fault");
     expect(r.stderr).toMatch(/\n {4}at /); // the stack
     expect(r.stderr).toContain("This is a bug in retrace");
     // Without the fault the same command succeeds: the 70 came from the injected exception.
-    const ok = await runCli(["baseline", "floors", file, "--json"]);
+    const ok = await runCli(["report", file, "--floors", "--json"]);
     expect(ok.exitCode).toBe(0);
   }, 120_000);
 });

@@ -61,6 +61,6 @@ describe("what a baseline option checks", () => {
     const checks = checksOf(r.stdout);
     expect(checks).not.toContain("flips retrieval_hit_at_k");
     expect(checks).toContain("drop retrieval_hit_at_k");
-    expect((JSON.parse(r.stdout) as Report).gate!.tolerance).toMatchObject({ maxDrop: 0.05, source: "set with --max-drop" });
+    expect((JSON.parse(r.stdout) as Report).gate!.tolerance).toMatchObject({ maxDrop: 0.05, source: "set with --gate max-drop" });
   });
 });

@@ -33,7 +33,7 @@ describe("numeric option errors", () => {
 
   it("eval --max-drop, compare --seed and score -k echo the value and the range", async () => {
     const cases: Array<[string[], string]> = [
-      [["eval", "--gate", "max-drop=1.5"], 'Expected `--max-drop` to be a number from 0 to 1, got "1.5"'],
+      [["eval", "--gate", "max-drop=1.5"], 'Expected `--gate max-drop` to be a number from 0 to 1, got "1.5"'],
       [["compare", "a", "b", "--seed", "-1"], 'Expected `--seed` to be an integer from 0 to 4294967295, got "-1"'],
       [["score", "--qrels", "q", "--run", "r", "-k", "5,0"], 'Expected `-k` to be a comma-separated list of positive integers, got "5,0"'],
     ];

@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
-describe("retrace report --md/--html into what the user names", () => {
+describe("retrace report --out (markdown, html) into what the user names", () => {
   it("a FIFO: the reader gets the markdown, the FIFO stays a FIFO", async () => {
     expect(spawnSync("mkfifo", [at("md.fifo")]).status).toBe(0);
     const reader = spawn("cat", [at("md.fifo")], { stdio: ["ignore", "pipe", "inherit"] });
@@ -80,7 +80,7 @@ describe("retrace report --md/--html into what the user names", () => {
     const r = await runCli(["report", at("run.json"), "--out", `html:${at("never.html")}`, "--out", `markdown:${dir}`]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr.trim()).toBe(`retrace: Expected \`--md\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`);
+    expect(r.stderr.trim()).toBe(`retrace: Expected \`--out\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`);
     await expect(lstat(at("never.html"))).rejects.toThrow(/ENOENT/);
   });
 

@@ -15,15 +15,15 @@ describe("retrace eval --repeat (retrace's own graph)", () => {
     const r = await runCli([...BASE, "--repeat", "2", "--gate", "max-flaky=0"], { timeoutMs: 120_000 });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.match(/the 2 repeats were identical/g)).toHaveLength(1);
-    expect(r.stdout).toMatch(/passed checks \(1\): --max-flaky 0 flaky/);
+    expect(r.stdout).toMatch(/passed checks \(1\): --gate max-flaky=0 flaky/);
   }, 150_000);
 
   it("--max-flaky without --repeat, and --max-flaky on a shard: exit 2 before the run", async () => {
     const a = await runCli([...BASE, "--gate", "max-flaky=0"]);
     expect(a.exitCode).toBe(2);
-    expect(a.stderr).toMatch(/--max-flaky.*--repeat N, N ≥ 2/);
+    expect(a.stderr).toMatch(/--gate max-flaky.*--repeat N, N ≥ 2/);
     const b = await runCli([...BASE, "--repeat", "2", "--gate", "max-flaky=0", "--shard", "1/2"]);
     expect(b.exitCode).toBe(2);
-    expect(b.stderr).toMatch(/--max-flaky.*given to `retrace merge`, not to a shard/);
+    expect(b.stderr).toMatch(/--gate max-flaky.*given to `retrace merge`, not to a shard/);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 /**
- * `retrace report`, `retrace export --trec` and `compare --html` through the
+ * `retrace report` (`--out`, `--trec`) and `compare --html` through the
  * real bin, on the hand-checked report fixture: the HTML path writes only
  * its file (stdout empty), and the TREC export round-trips through
  * `retrace score` to the report's own means.
@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
-describe("retrace report --html", () => {
+describe("retrace report --out html:", () => {
   it("writes one HTML file and nothing on stdout", async () => {
     const r = await runCli(["report", file("run.json"), "--out", `html:${file("out.html")}`]);
     expect(r.exitCode).toBe(0);
@@ -63,7 +63,7 @@ describe("retrace report --html", () => {
 
 describe("retrace export --trec", () => {
   it("writes run and qrels keyed caseId#turn that retrace score reads back to the report's means", async () => {
-    const ex = await runCli(["export", file("run.json"), "--trec", file("trec")]);
+    const ex = await runCli(["report", file("run.json"), "--trec", file("trec")]);
     expect(ex.exitCode).toBe(0);
     expect(ex.stdout).toBe("");
     const run = await readFile(file("trec/run.txt"), "utf8");
@@ -103,7 +103,7 @@ describe("retrace export --trec", () => {
     expect(ev.exitCode, ev.stderr).toBe(0);
     const r = JSON.parse(await readFile(file("empty.json"), "utf8")) as Report;
     expect(r.turns.find((t) => t.caseId === "e-1" && t.turn === 1)?.retrievedIds).toEqual([]);
-    const ex = await runCli(["export", file("empty.json"), "--trec", file("trec-empty")]);
+    const ex = await runCli(["report", file("empty.json"), "--trec", file("trec-empty")]);
     expect(ex.exitCode, ex.stderr).toBe(0);
     const qrels = file("trec-empty/qrels.txt");
     const run = file("trec-empty/run.txt");
@@ -125,7 +125,7 @@ describe("retrace export --trec", () => {
   }, 60_000);
 
   it("exits 2 for a store-less report (nothing was retrieved)", async () => {
-    const r = await runCli(["export", file("storeless.json"), "--trec", file("trec2")]);
+    const r = await runCli(["report", file("storeless.json"), "--trec", file("trec2")]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/no turn has retrieved ids/);
     expect(existsSync(file("trec2/run.txt"))).toBe(false);

@@ -39,7 +39,7 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
     const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--gate", "min-hit=0.5", "--gate", "max-flips=0"], { env: DEAD_STORE });
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/Expected `--min-hit, --max-flips` to be given to `retrace merge`, not to a shard .*got "--min-hit --max-flips with --shard 1\/2"/);
+    expect(r.stderr).toMatch(/Expected `--gate min-hit, --gate max-flips` to be given to `retrace merge`, not to a shard .*got "--gate min-hit --gate max-flips with --shard 1\/2"/);
     const u = await runCli(["start", "--kb", MINI_KB, "--shard", "2/2", "--update-baseline"], { env: DEAD_STORE });
     expect(u.exitCode).toBe(2);
     expect(u.stderr).toMatch(/--update-baseline with --shard 2\/2/);
@@ -49,10 +49,10 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
     // examples/none.ts does not exist: the refusal comes first (sharded --graph runs themselves: test/cli/graph-parity.int.test.ts).
     const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-errors=1"], { env: DEAD_STORE });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/Expected `--max-errors` to be given to `retrace merge`, not to a shard/);
+    expect(r.stderr).toMatch(/Expected `--gate max-errors` to be given to `retrace merge`, not to a shard/);
     const m = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-drop=0.1"], { env: DEAD_STORE });
     expect(m.exitCode).toBe(2);
-    expect(m.stderr).toMatch(/Expected `--max-drop` to be given to `retrace merge`/);
+    expect(m.stderr).toMatch(/Expected `--gate max-drop` to be given to `retrace merge`/);
   }, 60_000);
 });
 
@@ -72,7 +72,7 @@ describe("retrace merge, store-less", () => {
     expect(strip(merged.stdout)).toBe(strip(await readFile(path.join(dir, "full.json"), "utf8")));
     expect(JSON.parse(merged.stdout).vacuousReasons.retrieval_hit_at_k).toBe("no store");
     // a partial report is not a source of floors
-    const floors = await runCli(["baseline", "floors", path.join(dir, "s1.json")]);
+    const floors = await runCli(["report", path.join(dir, "s1.json"), "--floors"]);
     expect(floors.exitCode).toBe(2);
     expect(floors.stderr).toContain(`${path.join(dir, "s1.json")}: field \`shard\` a partial report (shard 1/2)`);
   }, 120_000);

@@ -37,7 +37,7 @@ function queryLines(text: string): Record<string, string> {
 describe("retrace trace --history", () => {
   it("moves a pronoun follow-up from `rewrite rescued it` to `rewrite lost it` with --history 0, and prints the three queries with the gold's rank", async () => {
     const all = await traced([]);
-    const none = await traced(["--config", '{"run":{"history":0}}']);
+    const none = await traced(["--history", "0"]);
     // Every earlier turn: the query is rewritten from the conversation and hits.
     expect(all.turn.queries!.graph.query).not.toBe(all.turn.user);
     expect(all.turn.queries!.attribution).toBe("rewrite_rescued_it");
@@ -59,10 +59,14 @@ describe("retrace trace --history", () => {
 
   it("refuses --history with --graph (exit 2), saying it sets retrace's own contextualizer", async () => {
     const graph = path.join(ROOT, "test", "fixtures", "graphs", "fanout-agent.mjs");
-    for (const cmd of [["trace", "en-freeze-001"], ["eval"]]) {
-      const r = await runCli([...cmd, "--graph", graph, "--config", '{"run":{"history":1}}']);
+    // trace keeps its --history option; on eval the window is the run.history key of --config.
+    for (const [args, named] of [
+      [["trace", "en-freeze-001", "--history", "1"], "option '--history'"],
+      [["eval", "--config", '{"run":{"history":1}}'], "setting 'run.history' of --config"],
+    ] as const) {
+      const r = await runCli([...args, "--graph", graph]);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain("error: option '--history' is not used with --graph (it sets how many earlier turns retrace's own contextualizer may use");
+      expect(r.stderr).toContain(`error: ${named} is not used with --graph (it sets how many earlier turns retrace's own contextualizer may use`);
     }
   });
 });

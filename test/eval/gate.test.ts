@@ -116,7 +116,7 @@ describe("gate: regression against a baseline", () => {
     const baseline = baselineWith(report, {}, { "g2#1": 1, "adv1#0": 0 });
     const r = gate(report, { maxDrop: 0.02 }, baseline);
     expect(r.failures.map((f) => `${f.kind}:${f.key}:${f.scope ?? "all"}`)).toEqual(["regression:retrieval_hit_at_k:es-419"]);
-    expect(r.tolerance).toEqual({ maxDrop: 0.02, source: "set with --max-drop" });
+    expect(r.tolerance).toEqual({ maxDrop: 0.02, source: "set with --gate max-drop" });
   });
 
   it("default tolerance: 0 against the same KB, 0.02 (and says why) against another KB version or store kind", async () => {
@@ -195,9 +195,9 @@ describe("gate: scoped floors", () => {
       { kind: "floor", key: "retrieval_hit_at_k", scope: "es-419", reason: "retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500" },
     ]);
     expect(r.checks?.map((c) => [c.scope, c.observed, c.n, c.verdict, c.option])).toEqual([
-      ["en", 1, 2, "pass", "--min-hit en=0.950"],
-      ["es-419", 0, 1, "fail", "--min-hit es-419=0.500"],
-      ["adversarial", 1, 1, "pass", "--min-hit adversarial=0.800"],
+      ["en", 1, 2, "pass", "--gate min-hit=en=0.950"],
+      ["es-419", 0, 1, "fail", "--gate min-hit=es-419=0.500"],
+      ["adversarial", 1, 1, "pass", "--gate min-hit=adversarial=0.800"],
     ]);
   });
 
@@ -252,6 +252,6 @@ describe("gate: flips against the baseline", () => {
 
   it("maxFlips without a baseline is a usage error", async () => {
     const report = await fixtureReport();
-    expect(() => gate(report, { maxFlips: 0 })).toThrow(/`--max-flips` to be used with a baseline/);
+    expect(() => gate(report, { maxFlips: 0 })).toThrow(/`--gate max-flips` to be used with a baseline/);
   });
 });

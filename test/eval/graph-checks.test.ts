@@ -87,8 +87,8 @@ describe("graph report lines", () => {
     expect(graphTurnTag(r, t("c", { noRetrieval: true }))).toBe("no retrieval (the turn made no retriever run)");
     expect(graphTurnTag(r, t("c", captured(["a", "x"], 3, 1)))).toBe("unknown ids: 1 [x]; retriever calls: 3 in 1 step (some in parallel), 1 scored");
     expect(graphTurnTag(r, t("c", captured(["a"], 2, 2)))).toBe("retriever calls: 2 in 2 steps, 1 scored");
-    // A state above the report's --max-state-mb limit is named on the turn's line.
-    expect(graphTurnTag(report({ maxStateBytes: 1000 }), t("c", { ...captured(["a"]), stateBytes: 3 * 2 ** 20 }))).toBe("state 3.0 MB above the 0.0 MB limit (--max-state-mb)");
+    // A state above the report's run.maxStateMb limit is named on the turn's line.
+    expect(graphTurnTag(report({ maxStateBytes: 1000 }), t("c", { ...captured(["a"]), stateBytes: 3 * 2 ** 20 }))).toBe("state 3.0 MB above the 0.0 MB limit (run.maxStateMb)");
     expect(graphTurnTag({ run: { k: 5 }, turns: [] } as unknown as Report, t("c", { noRetrieval: true }))).toBe("");
   });
 
@@ -100,10 +100,10 @@ describe("graph report lines", () => {
       "2 of the 9 scored ids name no card of the KB (e.g. x, y); they count as misses. If they are your cards under another id, use --id-key or --id-map; if your store holds documents the KB does not list, list them in a --catalog file.",
       "locale pt-BR: its turns called a retriever but retrieved no card of pt-BR (does the store hold that locale's documents?)",
     ]);
-    // Turns whose state exceeded --max-state-mb: listed by case#turn and size (dataset order), never failed.
+    // Turns whose state exceeded run.maxStateMb: listed by case#turn and size (dataset order), never failed.
     const big = [t("c1", { stateBytes: 20 * 2 ** 20 }), t("c2", { stateBytes: 2 ** 20 }), t("c3", { turn: 1, stateBytes: 17 * 2 ** 20 })];
     expect(graphWarnings(report({ maxStateBytes: 16 * 2 ** 20 }, big))).toEqual([
-      "2 turns carried a state above the 16.0 MB limit (--max-state-mb): c1#0 20.0 MB, c3#1 17.0 MB. Each case in flight holds its thread's checkpoints until the case ends, so memory grows with state size × --concurrency.",
+      "2 turns carried a state above the 16.0 MB limit (run.maxStateMb): c1#0 20.0 MB, c3#1 17.0 MB. Each case in flight holds its thread's checkpoints until the case ends, so memory grows with state size × --concurrency.",
     ]);
     expect(graphGateFailures(big, {})).toEqual([]);
     // A report written before these facts existed: no warnings.

@@ -68,7 +68,7 @@ describe("comparing with a graph baseline", () => {
     const same = graphScoringDifferences(scoring(), scoring({ moduleHash: HASH_B, configurableHash: HASH_A }));
     expect(same.refusals).toEqual([]);
     expect(same.notes[0]).toBe("graph module changed since the baseline (agent.mjs: sha256 aaaaaaaaaaaa in the baseline, sha256 bbbbbbbbbbbb in this run); comparing anyway");
-    expect(same.notes[1]).toMatch(/^--configurable differs \(none in the baseline, sha256 aaaaaaaaaaaa in this run\)/);
+    expect(same.notes[1]).toMatch(/^run.configurable differs \(none in the baseline, sha256 aaaaaaaaaaaa in this run\)/);
     expect(graphScoringDifferences(scoring(), scoring())).toEqual({ refusals: [], notes: [] });
   });
 
@@ -91,7 +91,7 @@ describe("comparing with a graph baseline", () => {
   });
 });
 
-describe("--max-errors and --max-no-retrieval are gate checks", () => {
+describe("--gate max-errors and max-no-retrieval are gate checks", () => {
   async function withBadTurns(): Promise<Report> {
     const r = await graphReport();
     r.turns[0] = { ...r.turns[0]!, error: "model exploded", results: [], retrievedIds: null };
@@ -99,30 +99,30 @@ describe("--max-errors and --max-no-retrieval are gate checks", () => {
     return r;
   }
 
-  it("each is a check with its verdict; --max-errors 0 is always checked", async () => {
+  it("each is a check with its verdict; --gate max-errors=0 is always checked", async () => {
     const r = await withBadTurns();
     const gold = r.turns[1]!.gold.length > 0;
     const { checks, failures } = graphGateChecks(r.turns, { maxErrors: 1, maxNoRetrieval: 0 });
     expect(checks.map((c) => [c.kind, c.option, c.observed, c.verdict])).toEqual([
-      ["turn_errors", "--max-errors 1", 1, "pass"],
-      ["no_retrieval", "--max-no-retrieval 0", gold ? 1 : 0, gold ? "fail" : "pass"],
+      ["turn_errors", "--gate max-errors=1", 1, "pass"],
+      ["no_retrieval", "--gate max-no-retrieval=0", gold ? 1 : 0, gold ? "fail" : "pass"],
     ]);
     expect(failures.map((f) => f.kind)).toEqual(gold ? ["no_retrieval"] : []);
-    expect(graphGateChecks([], {}).checks.map((c) => c.option)).toEqual(["--max-errors 0"]);
+    expect(graphGateChecks([], {}).checks.map((c) => c.option)).toEqual(["--gate max-errors=0"]);
   });
 
   it("applyGate lists them, so a run gated only by them is not 'no check was set'; JUnit fails the turns a failed check counted", async () => {
     const r = await withBadTurns();
     applyGate(r, {}, 42, null);
     expect(r.gate?.passed).toBe(false);
-    expect(r.gate?.checks?.map((c) => c.option)).toEqual(["--max-errors 0"]);
+    expect(r.gate?.checks?.map((c) => c.option)).toEqual(["--gate max-errors=0"]);
     expect(renderTable(r, { color: false })).not.toMatch(/no floor or baseline check was set/);
     const xml = renderJUnit(r);
-    expect(xml).toContain('<testcase classname="retrace.gate.turn_errors" name="--max-errors 0: turn_errors">');
+    expect(xml).toContain('<testcase classname="retrace.gate.turn_errors" name="--gate max-errors=0: turn_errors">');
     expect(xml).toContain('<failure message="the graph run threw: model exploded" type="turn_errors"/>');
     const ok = await graphReport();
     applyGate(ok, {}, 42, null);
     expect(ok.gate?.passed).toBe(true);
-    expect(renderTable(ok, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --max-errors 0 turn_errors/);
+    expect(renderTable(ok, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --gate max-errors=0 turn_errors/);
   });
 });

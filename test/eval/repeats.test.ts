@@ -138,7 +138,7 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     expect(gated.passed).toBe(false);
     expect(gated.failures.map((f) => f.kind)).toEqual(["flaky"]);
     const check = gated.checks!.find((c) => c.kind === "flaky")!;
-    expect(check).toMatchObject({ option: "--max-flaky 0", observed: s.flaky.length, verdict: "fail" });
+    expect(check).toMatchObject({ option: "--gate max-flaky=0", observed: s.flaky.length, verdict: "fail" });
     expect((await run(7, { maxFlaky: 40 })).report.gate!.passed).toBe(true);
   }, 120_000);
 
@@ -157,11 +157,11 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     expect(rest3).toEqual(rest1);
     expect(gate3!.checks!.map((c) => [c.kind, c.verdict, c.observed])).toEqual([["flaky", "pass", 0]]);
     expect(renderTable(three, { color: false }).match(/the 3 repeats were identical/g)).toHaveLength(1);
-    await expect(runEval({ ...o, maxFlaky: 0 })).rejects.toThrow(/--max-flaky.*--repeat N, N ≥ 2/s);
+    await expect(runEval({ ...o, maxFlaky: 0 })).rejects.toThrow(/--gate max-flaky.*--repeat N, N ≥ 2/s);
   }, 120_000);
 
   it("refuses --max-flaky without repeats and --repeat 0 (exit 2 errors, before the graph loads)", async () => {
-    await expect(runGraphEval({ graph: AGENT, kb: KB, maxFlaky: 1 })).rejects.toThrow(/--max-flaky.*--repeat N, N ≥ 2/s);
+    await expect(runGraphEval({ graph: AGENT, kb: KB, maxFlaky: 1 })).rejects.toThrow(/--gate max-flaky.*--repeat N, N ≥ 2/s);
     await expect(runGraphEval({ graph: AGENT, kb: KB, repeat: 0 })).rejects.toThrow(InvalidArgumentError);
   });
 

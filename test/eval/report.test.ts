@@ -171,7 +171,7 @@ describe("renderTable", () => {
     r.gate = gate(r, {});
     expect(renderTable(r, { color: false })).toMatch(/gate: PASS \(no floor or baseline check was set\)\n$/);
     r.gate = gate(r, { minHit: { en: 0.9 } });
-    expect(renderTable(r, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --min-hit en=0\.900 retrieval_hit_at_k\[en\]\n$/);
+    expect(renderTable(r, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --gate min-hit=en=0\.900 retrieval_hit_at_k\[en\]\n$/);
   });
 
   it("uses ANSI colour only when asked", async () => {
@@ -238,9 +238,9 @@ describe("gate rendering", () => {
     r.gate = gate(r, { minHit: { en: 0.9, "es-419": 0.5 } }, baselineFromReport(r));
     const md = renderMarkdown(r);
     expect(md).toContain("| check | scope | verdict | reason |");
-    expect(md).toContain("| --min-hit es-419=0.500 | es-419 | fail | retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500 |");
-    expect(md).toContain("| --min-hit en=0.900 | en | pass |");
-    expect(md).toContain("| --max-drop 0.000 | pt-BR | pass |");
+    expect(md).toContain("| --gate min-hit=es-419=0.500 | es-419 | fail | retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500 |");
+    expect(md).toContain("| --gate min-hit=en=0.900 | en | pass |");
+    expect(md).toContain("| --gate max-drop=0.000 | pt-BR | pass |");
     const table = renderTable(r, { color: false });
     expect(table).toContain("  baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))\n");
     expect(table).toMatch(/passed checks \(17\): .*… and 11 more \(every check is in the JSON report's gate\.checks\)/);
@@ -282,7 +282,7 @@ describe("renderJUnit", () => {
     expect(xml).not.toContain('<b>&"');
   });
 
-  it("a failed --max-flips check fails exactly the flipped turns and the check", async () => {
+  it("a failed --gate max-flips check fails exactly the flipped turns and the check", async () => {
     const r = await fixtureReport();
     const { baselineFromReport } = await import("../../src/eval/gate/baseline.js");
     const b = baselineFromReport(r);
@@ -291,7 +291,7 @@ describe("renderJUnit", () => {
     const xml = renderJUnit(r);
     checkXml(xml);
     const failing = [...xml.matchAll(/<testcase([^>]*)>\s*<failure/g)].map((m) => attr(m[1] ?? "", "name"));
-    expect(failing).toEqual(["--max-flips 0: retrieval_hit_at_k", "g2#1: reembolso &lt;b&gt;&amp;&quot;ya&quot;"]);
+    expect(failing).toEqual(["--gate max-flips=0: retrieval_hit_at_k", "g2#1: reembolso &lt;b&gt;&amp;&quot;ya&quot;"]);
     // passing with one flip allowed: no failure anywhere
     r.gate = gate(r, { maxDrop: 1, maxFlips: 1 }, b);
     expect(renderJUnit(r)).not.toContain("<failure");

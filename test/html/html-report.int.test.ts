@@ -87,10 +87,10 @@ beforeAll(async () => {
   await writeFile(splitFile, JSON.stringify(split));
 
   const common = ["eval", "--kb", kb, "--locale", "es-419", "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(dir, "chroma")];
-  const a = await runCli([...common, "--report-json", path.join(dir, "a.json"), "--html", path.join(dir, "a.html")], { env: { CHROMA_URL: "" } });
+  const a = await runCli([...common, "--out", `json:${path.join(dir, "a.json")}`, "--out", `html:${path.join(dir, "a.html")}`], { env: { CHROMA_URL: "" } });
   expect(a.stderr).not.toMatch(/unexpected error/);
   expect(a.exitCode).toBe(0);
-  const b = await runCli([...common, "--mode", "bm25", "--report-json", path.join(dir, "b.json")], { env: { CHROMA_URL: "" } });
+  const b = await runCli([...common, "--config", '{"retrieval":{"mode":"bm25"}}', "--out", `json:${path.join(dir, "b.json")}`], { env: { CHROMA_URL: "" } });
   expect(b.exitCode).toBe(0);
   const c = await runCli(["compare", path.join(dir, "a.json"), path.join(dir, "b.json"), "--html", path.join(dir, "diff.html"), "--json"]);
   expect(c.exitCode).toBe(0);

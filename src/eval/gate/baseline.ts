@@ -260,7 +260,7 @@ export function graphScoringDifferences(before: BaselineGraph, now: BaselineGrap
       `graph module ${what.before === "the baseline" ? "changed since the baseline" : `differs between ${what.before} and ${what.now}`} (${before.module}: ${short(before.moduleHash)} in ${what.before}, ${short(now.moduleHash)} in ${what.now}); comparing anyway`,
     );
   if (before.configurableHash !== now.configurableHash)
-    notes.push(`--configurable differs (${short(before.configurableHash)} in ${what.before}, ${short(now.configurableHash)} in ${what.now}); comparing anyway`);
+    notes.push(`run.configurable differs (${short(before.configurableHash)} in ${what.before}, ${short(now.configurableHash)} in ${what.now}); comparing anyway`);
   return { refusals, notes };
 }
 

@@ -179,10 +179,10 @@ export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOpt
   if (opts.maxFlaky !== undefined) {
     const flaky = opts.flaky ?? [];
     const passed = flaky.length <= opts.maxFlaky;
-    const head = `${flaky.length} flaky turn${flaky.length === 1 ? "" : "s"} (hit in some repeats, missed in others; allowed: ${opts.maxFlaky}, --max-flaky)`;
+    const head = `${flaky.length} flaky turn${flaky.length === 1 ? "" : "s"} (hit in some repeats, missed in others; allowed: ${opts.maxFlaky}, --gate max-flaky)`;
     const reason = flaky.length === 0 ? head : `${head}: ${flaky.map((f) => `${f.caseId}#${f.turn} ${f.hits}/${f.n}`).join(", ")}`;
     const gold = turns.filter((t) => t.gold.length > 0 && t.error === undefined).length;
-    checks.push({ kind: "flaky", key: "flaky", scope: "all", option: `--max-flaky ${opts.maxFlaky}`, threshold: opts.maxFlaky, observed: flaky.length, n: gold, verdict: passed ? "pass" : "fail", reason });
+    checks.push({ kind: "flaky", key: "flaky", scope: "all", option: `--gate max-flaky=${opts.maxFlaky}`, threshold: opts.maxFlaky, observed: flaky.length, n: gold, verdict: passed ? "pass" : "fail", reason });
     if (!passed) failures.push({ kind: "flaky", key: "flaky", reason });
   }
   return { checks, failures };
