@@ -160,7 +160,7 @@ async function sweep(chunks: number, turns: number): Promise<void> {
     const runs: { workers: number; ev: Measured; report: SweepReport }[] = [];
     for (const workers of [1, 2]) {
       const ev = retrace(["eval", "--kb", kb.dir, "--embedder", "builtin", "--json", "--concurrency", "1", "--workers", String(workers)], data);
-      if (ev.status !== 0) return print(`retrace eval --workers ${workers} failed (exit ${ev.status}): ${ev.stderr.slice(-2000)}`);
+      if (ev.status !== 0) return print(`retrace eval --config '{"run":{"workers":${workers}}}' failed (exit ${ev.status}): ${ev.stderr.slice(-2000)}`);
       runs.push({ workers, ev, report: JSON.parse(ev.stdout) as SweepReport });
     }
     const strip = (r: SweepReport) => JSON.stringify({ ...r, timings: null });

@@ -324,7 +324,7 @@ export function figuresOf(facts: Facts): Figure[] {
   // ---- docs/gates-and-exit-codes.md
   const turnExample = data.cases.find((c) => c.id === "en-freeze-001") ?? data.cases[0]!;
   add("docs/gates-and-exit-codes.md", "gates.turn-range", `\`\`${errorMessage(() => caseAndTurn(data.cases, turnExample.id, "-3", CASES_FILE))}\`\``);
-  // The message of `retrace eval --locale en --max-flips 0` against the committed baseline (the prose around the marker names the command).
+  // The message of `retrace eval --locale en --gate max-flips=0` against the committed baseline (the prose around the marker names the command).
   const enCases = data.cases.filter((c) => c.locale === "en");
   const mismatch = errorMessage(() =>
     checkBaselineBeforeRun(
