@@ -117,7 +117,7 @@ async function memory(): Promise<void> {
     await writeFile(file, `${cases(n).map(({ line: _l, ...c }) => JSON.stringify(c)).join("\n")}\n`);
     const rows: string[][] = [];
     for (const c of (process.env.RETRACE_BENCH_STATE_CONCURRENCY ?? "1,4").split(",").map(Number)) {
-      const r = retrace(["eval", "--graph", `${GRAPH}#bigState`, "--kb", MINI_KB, "--cases", file, "-k", "3", "--concurrency", String(c), "--max-state-mb", "64"], { BIG_STATE_MB: String(mb) });
+      const r = retrace(["eval", "--graph", `${GRAPH}#bigState`, "--kb", MINI_KB, "--cases", file, "-k", "3", "--config", JSON.stringify({ run: { concurrency: String(c) } }), "--config", '{"run":{"maxStateMb":64}}'], { BIG_STATE_MB: String(mb) });
       if (r.status !== 0) throw new Error(`retrace eval exited ${r.status}: ${r.stderr.slice(-2000)}`);
       rows.push([String(c), (r.wallMs / 1000).toFixed(1), r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`]);
     }

@@ -5,9 +5,9 @@
  *
  * - interval-aware: a baseline written with `--repeat 10` (graph seed 1000),
  *   then 20 reruns with `--repeat 10` and graph seeds 1..20, each gated with
- *   `--max-drop 0.05` (the one-sided 95% repeat-bootstrap test);
+ *   `--gate max-drop=0.05` (the one-sided 95% repeat-bootstrap test);
  * - single run: a baseline from one run (seed 1000), 20 single reruns
- *   (seeds 1..20) gated with `--max-drop 0.05` (point means);
+ *   (seeds 1..20) gated with `--gate max-drop=0.05` (point means);
  * - power: 5 reruns of a worse graph (p = 0.55, a true drop of 0.15) with
  *   `--repeat 10` against the p = 0.7 baseline: the gate should fail them.
  *
@@ -41,7 +41,7 @@ export async function run(): Promise<void> {
         if (r.gate!.passed) passed++;
         lines.push(`seed ${seed}: hit@k ${r.aggregates[HIT]!.mean.toFixed(3)} drop ${c.observed!.toFixed(3)}${c.bound !== undefined ? ` bound ${c.bound.toFixed(3)}` : ""} ${r.gate!.passed ? "pass" : "FAIL"}`);
       }
-      out(`  ${repeat === 1 ? "single-run gate (point means)" : "interval-aware gate (--repeat 10)"}, --max-drop 0.05: passed ${passed} of ${SEEDS.length}`);
+      out(`  ${repeat === 1 ? "single-run gate (point means)" : "interval-aware gate (--repeat 10)"}, --gate max-drop=0.05: passed ${passed} of ${SEEDS.length}`);
       for (const l of lines) out(`    ${l}`);
       if (repeat === 10) {
         let failed = 0;

@@ -159,7 +159,7 @@ async function sweep(chunks: number, turns: number): Promise<void> {
     ]);
     const runs: { workers: number; ev: Measured; report: SweepReport }[] = [];
     for (const workers of [1, 2]) {
-      const ev = retrace(["eval", "--kb", kb.dir, "--embedder", "builtin", "--json", "--concurrency", "1", "--workers", String(workers)], data);
+      const ev = retrace(["eval", "--kb", kb.dir, "--config", '{"retrieval":{"embedder":"builtin"}}', "--json", "--config", '{"run":{"concurrency":1}}', "--config", JSON.stringify({ run: { workers: String(workers) } })], data);
       if (ev.status !== 0) return print(`retrace eval --config '{"run":{"workers":${workers}}}' failed (exit ${ev.status}): ${ev.stderr.slice(-2000)}`);
       runs.push({ workers, ev, report: JSON.parse(ev.stdout) as SweepReport });
     }

@@ -2,9 +2,9 @@
  * The figures about the shipped KB that README.md, docs/holdout.md and
  * docs/gates-and-exit-codes.md quote, regenerated from ONE run of the
  * shipped KB: `retrace start` (what `npm start` runs: a self-started local
- * Chroma, the default embedder, k = 5) with `--report-json`, in a child
+ * Chroma, the default embedder, k = 5) with `--out json:FILE`, in a child
  * process, on a fresh temporary data dir and an empty models dir (so
- * `--embedder auto` resolves as on a fresh clone: the LSA embedder). Every
+ * `retrieval.embedder` `auto` resolves as on a fresh clone: the LSA embedder). Every
  * figure is computed from that report, the loaded KB and cases, and the
  * committed kb/eval/baseline.json; the examples of error messages come from
  * the functions that print them.
@@ -91,7 +91,7 @@ const SPLIT_FILE = "kb/eval/split.json";
 // ---------------------------------------------------------------- the run
 
 /**
- * Runs `retrace start --report-json` on the shipped KB in a child process
+ * Runs `retrace start --out json:FILE` on the shipped KB in a child process
  * (src/cli/run.ts through tsx, as `npm start` does) and returns its report.
  * `workDir` holds the Chroma data dir, an empty models dir and the report;
  * a temporary folder (removed afterwards) when not given.
@@ -103,7 +103,7 @@ export async function runShippedEval(opts: { root?: string; workDir?: string; st
     const models = path.join(work, "no-models");
     await mkdir(models, { recursive: true });
     const reportFile = path.join(work, "report.json");
-    const args = ["--import", "tsx", path.join(root, "src", "cli", "run.ts"), "start", "--store", "local", "--data-dir", path.join(work, "chroma"), "--report-json", reportFile];
+    const args = ["--import", "tsx", path.join(root, "src", "cli", "run.ts"), "start", "--store", "local", "--data-dir", path.join(work, "chroma"), "--out", `json:${reportFile}`];
     const env = { ...process.env, CHROMA_URL: "", RETRACE_MODELS_DIR: models, NO_COLOR: "1" };
     const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
@@ -460,7 +460,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`usage: tsx scripts/doc-figures.ts [--check] [--report REPORT.json]\n`);
     return 2;
   }
-  if (reportFile === undefined) process.stderr.write("doc-figures: one run of the shipped KB (retrace start --report-json) …\n");
+  if (reportFile === undefined) process.stderr.write("doc-figures: one run of the shipped KB (retrace start --out json:FILE) …\n");
   const facts = await collectFacts({ ...(reportFile !== undefined ? { reportFile: path.resolve(reportFile) } : {}), stderr: (d) => process.stderr.write(d) });
   const { stale, errors, written } = await updateDocs(ROOT, figuresOf(facts), { write: !check });
   for (const p of errors) process.stderr.write(`error: ${p.message}\n`);
