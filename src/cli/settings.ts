@@ -147,7 +147,7 @@ export function applySettingsHook(cmd: Command): Command {
           parsed = opt.parseArg !== undefined ? opt.parseArg(raw, undefined as never) : raw;
         } catch (e) {
           const why = e instanceof InvalidArgumentError ? e.message : (e as Error).message;
-          throw new DataValidationError([{ file: where, field: key, message: why.replace(/^error: /, "").replaceAll(`\`${spec.flag}\``, key).replaceAll(spec.flag, key) }]);
+          throw new DataValidationError([{ file: where, field: key, message: why.replace(/^error: /, "").replaceAll(spec.flag, key) }]);
         }
       }
       actionCmd.setOptionValueWithSource(name, parsed, CONFIG_SOURCE);

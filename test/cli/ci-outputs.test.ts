@@ -74,7 +74,7 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
     const same = path.join(dir, "same.md");
     const twice = await runCli([...base, "--out", same, "--out", `pr-comment:${same}`]);
     expect(twice.exitCode).toBe(2);
-    expect(twice.stderr).toMatch(/--pr-comment.*--out writes .*same\.md too/s);
+    expect(twice.stderr).toMatch(/--out pr-comment:.*--out writes .*same\.md too/s);
     expect(twice.stderr).not.toContain("case"); // refused before the sweep: no case ran
     await expect(readFile(same, "utf8")).rejects.toThrow(/ENOENT/);
 

@@ -61,7 +61,7 @@ describe("examples/github-actions/retrace.yml", () => {
     expect(evalJob.steps.some((s) => s.uses?.startsWith("actions/cache@") && s.with?.path === ".retrace")).toBe(true);
     expect(evalJob.steps.map((s) => s.run ?? "").join("\n")).toMatch(/npx retrace eval .*--shard "\$\{\{ matrix\.shard \}\}\/\$SHARDS"/);
     const mergeRuns = merge.steps.map((s) => s.run ?? "").join("\n");
-    expect(mergeRuns).toMatch(/npx retrace merge shard-\*\.json .*--html retrace-report\.html .*--pr-comment retrace-comment\.md/);
+    expect(mergeRuns).toMatch(/npx retrace merge shard-\*\.json .*--out html:retrace-report\.html .*--out pr-comment:retrace-comment\.md/);
     expect(mergeRuns).toContain("gh pr comment");
     expect(merge.steps.some((s) => s.uses?.startsWith("actions/upload-artifact@") && String(s.with?.path).includes("retrace-report.html"))).toBe(true);
   });
@@ -100,12 +100,12 @@ describe("examples/github-actions/retrace.yml", () => {
       }),
     );
     expect(shards).toEqual([1, 2, 3]);
-    expect(existsSync(summary)).toBe(false); // the shards run with --no-github: a partial report is no summary
+    expect(existsSync(summary)).toBe(false); // the shards run with --github off: a partial report is no summary
 
     const [mergeStep, postStep] = runs("merge");
     expect(mergeStep!.run).toContain("retrace merge");
     const merged = await bash(script(mergeStep!, {}), dir, env);
-    expect(merged.code, merged.stderr).toBe(1); // two flips, --max-flips 0
+    expect(merged.code, merged.stderr).toBe(1); // two flips, --gate max-flips=0
 
     const report = JSON.parse(await readFile(path.join(dir, "retrace-report.json"), "utf8")) as Report;
     expect(report.turns).toHaveLength(417);

@@ -98,7 +98,7 @@ describe("eval --graph: state size", () => {
       env: { BIG_STATE_MB: "1" },
     });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/warning: 3 turns carried a state above the 0\.5 MB limit \(--max-state-mb\): en-ok-001#0 1\.0 MB, en-ok-001#1 1\.0 MB, en-ok-002#0 1\.0 MB/);
+    expect(r.stdout).toMatch(/warning: 3 turns carried a state above the 0\.5 MB limit \(run.maxStateMb\): en-ok-001#0 1\.0 MB, en-ok-001#1 1\.0 MB, en-ok-002#0 1\.0 MB/);
     const report = JSON.parse(await readFile(path.join(dir, "big.json"), "utf8"));
     expect(report.run.graph).toMatchObject({ maxStateBytes: 2 ** 19, largeStateTurns: 3 });
     for (const t of report.turns as Turn[]) expect(t.stateBytes).toBeGreaterThan(2 ** 20);

@@ -45,23 +45,23 @@ describe("numeric option errors", () => {
   });
 });
 
-describe("eval --workers", () => {
+describe("eval run.workers (--config)", () => {
   it("takes auto or an integer from 1 to 64, echoing anything else", async () => {
     for (const raw of ["0", "65", "two", "1.5"]) {
       const r = await runCli(["eval", "--kb", MINI_KB, "--config", JSON.stringify({ run: { workers: raw } })], { cwd: dir, env: DEAD_STORE });
       expect(r.exitCode, raw).toBe(2);
-      expect(r.stderr).toContain(`Expected \`--workers\` to be auto or an integer from 1 to 64, got "${raw}"`);
+      expect(r.stderr).toContain(`--config: field \`run.workers\` Expected \`run.workers\` to be auto or an integer from 1 to 64, got "${raw}"`);
     }
   });
 
   it("is refused with --judge (exit 2, before any store starts) and with --graph", async () => {
     const judge = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", '{"run":{"workers":2}}', "--config", '{"run":{"judge":"./no-such-judge.mjs"}}'], { cwd: dir, env: DEAD_STORE });
     expect(judge.exitCode).toBe(2);
-    expect(judge.stderr).toContain('Expected `--workers` to be 1 with --judge');
+    expect(judge.stderr).toContain('Expected `run.workers` to be 1 with run.judge');
     expect(judge.stderr).not.toMatch(/127\.0\.0\.1:9/);
     const graph = await runCli(["eval", "--graph", "./no-such-graph.mjs", "--catalog", "c.jsonl", "--config", '{"run":{"workers":2}}'], { cwd: dir });
     expect(graph.exitCode).toBe(2);
-    expect(graph.stderr).toContain("option '--workers' is not used with --graph");
+    expect(graph.stderr).toContain("setting 'run.workers' of --config is not used with --graph");
   });
 
   it("runs a store-less sweep on 2 threads with the single thread's report", async () => {

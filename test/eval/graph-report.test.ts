@@ -23,7 +23,7 @@ describe("graph report lines", () => {
       "captured retriever(s): EnsembleRetriever  id key: parentId, doc_id, source, Document.id  retrieval call scored: last",
     ]);
     const notes = graphTurnNotes(r);
-    expect(notes[0]).toBe("turn errors (the graph run threw, or was given up at the --turn-timeout deadline or stalled; not scored, not counted as misses): 1");
+    expect(notes[0]).toBe("turn errors (the graph run threw, or was given up at the run.turnTimeout deadline or stalled; not scored, not counted as misses): 1");
     expect(notes[1]).toContain('"model exploded"');
     expect(notes[2]).toBe("no retrieval captured (left out of retrieval means): 1");
     const table = renderTable(r, { color: false });
@@ -44,8 +44,8 @@ describe("graph report lines", () => {
       ],
     };
     const xml = renderJUnit(r);
-    expect(xml).toContain('<testcase classname="retrace.gate.turn_errors" name="--max-errors: turn_errors">\n      <failure message="1 turn threw (allowed: 0, --max-errors): q1#0" type="turn_errors"/>');
-    expect(xml).toContain('<testcase classname="retrace.gate.no_retrieval" name="--max-no-retrieval: no_retrieval">');
+    expect(xml).toContain('<testcase classname="retrace.gate.turn_errors" name="--gate max-errors: turn_errors">\n      <failure message="1 turn threw (allowed: 0, --max-errors): q1#0" type="turn_errors"/>');
+    expect(xml).toContain('<testcase classname="retrace.gate.no_retrieval" name="--gate max-no-retrieval: no_retrieval">');
     expect(xml).toContain('<failure message="the graph run threw: model exploded" type="turn_errors"/>');
     expect(xml).toMatch(/<failure message="no retrieval \(the turn made no retriever run\): hit=0" type="no_retrieval">/);
     const failures = (xml.match(/<failure /g) ?? []).length;
