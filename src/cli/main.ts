@@ -16,6 +16,7 @@ import { Command, CommanderError } from "commander";
 import { editDistance } from "../edit-distance.js";
 import { err, errText, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
 import { commandsTaking, unknownOptionOf, widthOption } from "./options.js";
+import { newSpelling } from "./old-spellings.js";
 
 type CommandModule = { register(program: Command): void };
 
@@ -196,6 +197,10 @@ async function hintUnknownOption(message: string): Promise<void> {
     for (const [name, { load }] of Object.entries(COMMANDS)) if (!program.commands.some((c) => c.name() === name)) (await load()).register(program);
     const taking = commandsTaking(program, flag);
     if (taking.length > 0) err(`(${flag} is an option of: ${taking.map((n) => `retrace ${n}`).join(", ")})`);
+    // An old spelling (hidden, src/cli/old-spellings.ts): its new one, on the commands that had it.
+    const renamed = taking.length > 0 ? [] : commandsTaking(program, flag, { hidden: true });
+    const old = renamed.length > 0 ? program.commands.find((c) => c.name() === renamed[0])?.options.find((o) => o.long === flag) : undefined;
+    if (old !== undefined) err(`(${flag} is now ${newSpelling(old.description, undefined)} on: ${renamed.map((n) => `retrace ${n}`).join(", ")})`);
   } catch {
     // The hint is a courtesy: the usage error stands without it.
   }

@@ -215,12 +215,13 @@ export function unknownOptionOf(message: string): string | null {
 }
 
 /** Full names ("eval", "baseline floors") of the commands under `program` that define `flag` (long or short), sorted. */
-export function commandsTaking(program: Command, flag: string): string[] {
+export function commandsTaking(program: Command, flag: string, { hidden = false }: { hidden?: boolean } = {}): string[] {
   const found: string[] = [];
   const walk = (cmd: Command, prefix: string) => {
     for (const sub of cmd.commands) {
       const name = prefix === "" ? sub.name() : `${prefix} ${sub.name()}`;
-      if (sub.options.some((o) => o.long === flag || o.short === flag)) found.push(name);
+      // hidden: the old spellings kept to name their replacement (src/cli/old-spellings.ts), which the command no longer takes
+      if (sub.options.some((o) => (o.long === flag || o.short === flag) && o.hidden === hidden)) found.push(name);
       walk(sub, name);
     }
   };

@@ -52,12 +52,12 @@ const FOREIGN: Record<string, [flag: string, value?: string]> = {
   tune: ["--junit", "x.xml"],
 };
 
-/** Which commands take each foreign flag (the hint's list). */
+/** What the hint says for each foreign flag: the commands that take it, or the new spelling of an old one. */
 const TAKEN_BY: Record<string, string> = {
-  "--junit": "retrace eval, retrace merge, retrace start",
-  "--turn": "retrace trace",
-  "--graph": "retrace eval, retrace label, retrace trace",
-  "--min-hit": "retrace eval, retrace merge, retrace start",
+  "--junit": "--junit is now --out junit:VALUE on: retrace eval, retrace merge, retrace start",
+  "--turn": "--turn is an option of: retrace trace",
+  "--graph": "--graph is an option of: retrace eval, retrace label, retrace trace",
+  "--min-hit": "--min-hit is now --gate min-hit=VALUE on: retrace eval, retrace merge, retrace start",
 };
 
 let stderr = "";
@@ -86,7 +86,7 @@ describe("every command refuses an option it does not take", () => {
       await main(["node", "retrace", ...PREFIX[name]!, flag, ...(value !== undefined ? [value] : [])]);
       expect(process.exitCode).toBe(2);
       expect(stderr).toContain(`error: unknown option '${flag}'`);
-      expect(stderr).toContain(`(${flag} is an option of: ${TAKEN_BY[flag]})`);
+      expect(stderr).toContain(`(${TAKEN_BY[flag]})`);
     });
   }
 });
@@ -177,7 +177,7 @@ describe("through the real bin", () => {
     const r = await runCli(["trace", "en-freeze-001", "--min-hit", "1", "--junit", "x.xml", "--out", "x.md", "--update-baseline"], { cwd: dir, env: { CHROMA_URL: "http://127.0.0.1:9" } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("error: unknown option '--min-hit'");
-    expect(r.stderr).toContain("(--min-hit is an option of: retrace eval, retrace merge, retrace start)");
+    expect(r.stderr).toContain("(--min-hit is now --gate min-hit=VALUE on: retrace eval, retrace merge, retrace start)");
     expect(r.stdout).toBe("");
     for (const f of ["x.xml", "x.md", ".retrace"]) expect(existsSync(path.join(dir, f))).toBe(false);
   });
