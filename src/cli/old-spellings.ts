@@ -37,7 +37,10 @@ export function hidden(
   });
   if (choices !== undefined) opt.argChoices = [...choices];
   if (defaultValue !== undefined) opt.default(defaultValue);
-  return cmd.addOption(opt);
+  cmd.addOption(opt);
+  // A negation (`--no-github`) shares its attribute with the new spelling (`--github [when]`) and takes no value: record that it was typed.
+  if (opt.negate) cmd.on(`option:${opt.name()}`, () => typedRaw.set(opt, ""));
+  return cmd;
 }
 
 /** The new spelling of an old option typed as `raw` (see `hidden`). */
@@ -55,6 +58,7 @@ export function newSpelling(replacement: string, raw: string | undefined): strin
 export function refuseOldSpellings(actionCmd: Command): void {
   for (const opt of actionCmd.options) {
     if (!opt.hidden || actionCmd.getOptionValueSource(opt.attributeName()) !== "cli") continue;
+    if (opt.negate && !typedRaw.has(opt)) continue; // `--github` typed, not `--no-github`
     const flag = opt.long ?? opt.flags;
     actionCmd.error(`error: option '${flag}' is now ${newSpelling(opt.description, typedRaw.get(opt))}`, { exitCode: 2, code: "retrace.renamedOption" });
   }

@@ -126,8 +126,8 @@ describe("an id that is hostile markdown, HTML and terminal text", () => {
     expect(report.turns[0]!.retrievedIds![0]).toBe(HOSTILE);
   });
 
-  it("retrace export --trec: refused with exit 2 naming the turn (TREC fields are whitespace-separated), no file written", async () => {
-    const r = await runCli(["export", at("r.json"), "--trec", at("trec")]);
+  it("retrace report --trec: refused with exit 2 naming the turn (TREC fields are whitespace-separated), no file written", async () => {
+    const r = await runCli(["report", at("r.json"), "--trec", at("trec")]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain("Expected `card id retrieved at en-freeze-001#0` to be a non-empty id without whitespace (TREC fields are whitespace-separated)");
     expect(existsSync(at("trec/run.txt"))).toBe(false);

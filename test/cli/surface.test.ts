@@ -92,6 +92,13 @@ describe("an old spelling of an eval option", () => {
     expect(r.stdout).toBe("");
   });
 
+  it("--github and --counterfactual alone are the new spellings (on), not their old negations", async () => {
+    const r = await runCli(["eval", "--kb", "no-such-kb", "--github", "--counterfactual"]);
+    expect(r.exitCode).toBe(2); // the missing KB, past the option checks
+    expect(r.stderr).not.toContain("is now");
+    expect(r.stderr).toContain("no-such-kb");
+  });
+
   it("--allow-no-retrieval (which had no effect) is exit 2 naming the gate check", async () => {
     const r = await runCli(["eval", "--kb", "no-such-kb", "--allow-no-retrieval"]);
     expect(r.exitCode).toBe(2);

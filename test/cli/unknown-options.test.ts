@@ -33,21 +33,22 @@ const PREFIX: Record<string, string[]> = {
   tune: ["tune"],
 };
 
+/** The commands that moved (`export`, `baseline floors`): they take anything and exit 2 naming their new spelling (test/cli/surface.test.ts). */
+const MOVED = new Set(["baseline", "export"]);
+
 /** For each command, a real option of another command that it does not take. */
 const FOREIGN: Record<string, [flag: string, value?: string]> = {
-  baseline: ["--junit", "x.xml"],
   beir: ["--junit", "x.xml"],
   cases: ["--junit", "x.xml"],
   check: ["--junit", "x.xml"],
   compare: ["--junit", "x.xml"],
   eval: ["--turn", "1"],
-  export: ["--junit", "x.xml"],
   ingest: ["--junit", "x.xml"],
   label: ["--junit", "x.xml"],
   merge: ["--turn", "1"],
   report: ["--junit", "x.xml"],
   score: ["--junit", "x.xml"],
-  start: ["--graph", "g.mjs"],
+  start: ["--turn", "1"],
   trace: ["--min-hit", "1"],
   tune: ["--junit", "x.xml"],
 };
@@ -56,7 +57,7 @@ const FOREIGN: Record<string, [flag: string, value?: string]> = {
 const TAKEN_BY: Record<string, string> = {
   "--junit": "--junit is now --out junit:VALUE on: retrace eval, retrace merge, retrace start",
   "--turn": "--turn is an option of: retrace trace",
-  "--graph": "--graph is an option of: retrace eval, retrace label, retrace trace",
+  "--graph": "--graph is an option of: retrace eval, retrace label, retrace start, retrace trace",
   "--min-hit": "--min-hit is now --gate min-hit=VALUE on: retrace eval, retrace merge, retrace start",
 };
 
@@ -132,11 +133,19 @@ async function parse(name: string, args: string[]): Promise<{ code: string; mess
 }
 
 /** Options whose value is not a number (the default "1" fits every other one). */
-const VALUES: Record<string, string> = { "--shard": "1/2", "--min-stage": "final=0.5", "--max-stage-drop": "final=0.05" };
+const VALUES: Record<string, string> = {
+  "--shard": "1/2",
+  "--min-stage": "final=0.5",
+  "--max-stage-drop": "final=0.05",
+  "--gate": "max-flips=1",
+  "--github": "on",
+  "--counterfactual": "on",
+  "--config": '{"retrieval":{"denseK":5}}',
+};
 const valueFor = (o: Option): string[] => (o.required || o.optional ? [VALUES[o.long ?? ""] ?? o.argChoices?.[0] ?? "1"] : []);
 
 describe("every command accepts every option its --help lists", () => {
-  for (const name of Object.keys(PREFIX)) {
+  for (const name of Object.keys(PREFIX).filter((n) => !MOVED.has(n))) {
     it(name, async () => {
       const program = await buildProgram(["node", "retrace", name]);
       const words = commandWords(name);
