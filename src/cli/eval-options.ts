@@ -88,7 +88,13 @@ export function applyOutputHooks(cmd: Command): Command {
         actionCmd.error(`error: --gate ${JSON.stringify(item)}: expected NAME=VALUE with NAME one of ${known.join(", ")} (e.g. --gate min-hit=0.9)`, { exitCode: 2, code: "retrace.badGate" });
       }
       const attr = (opt as Option).attributeName();
-      const value = (opt as Option).parseArg !== undefined ? (opt as Option).parseArg!(item.slice(eq + 1), actionCmd.getOptionValue(attr) as never) : item.slice(eq + 1);
+      let value: unknown = item.slice(eq + 1);
+      try {
+        if ((opt as Option).parseArg !== undefined) value = (opt as Option).parseArg!(item.slice(eq + 1), actionCmd.getOptionValue(attr) as never);
+      } catch (e) {
+        // A parser's error thrown in a hook is not printed by commander: say it, exit 2, as for any bad option value.
+        actionCmd.error(`error: --gate ${JSON.stringify(item)}: ${(e as Error).message}`, { exitCode: 2, code: "commander.invalidArgument" });
+      }
       actionCmd.setOptionValueWithSource(attr, value, "cli");
     }
     actionCmd.setOptionValueWithSource("gate", undefined, "cli");

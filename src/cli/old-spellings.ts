@@ -66,14 +66,15 @@ export function refuseOldSpellings(actionCmd: Command): void {
 
 
 /**
- * A command that moved: `name` takes any arguments and exits 2 printing the
+ * A command that moved: `name` (its `summary` is the one of src/cli/main.ts
+ * COMMANDS) takes any arguments and exits 2 printing the
  * command line that replaces it (`respell` maps the arguments typed after
  * the command's name to the new command's).
  */
-export function movedCommand(program: Command, name: string, respell: (args: string[]) => string[]): void {
+export function movedCommand(program: Command, name: string, summary: string, respell: (args: string[]) => string[]): void {
   program
     .command(name)
-    .description(`moved: see ${respell([]).join(" ")}`)
+    .description(summary)
     .helpOption(false)
     .allowUnknownOption(true)
     .allowExcessArguments(true)

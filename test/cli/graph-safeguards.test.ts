@@ -84,10 +84,10 @@ describe("eval --graph: a turn that never finishes", () => {
   it("refuses a deadline that is not a positive number, and the option without --graph (exit 2)", async () => {
     const zero = await runCli(["eval", "--graph", GRAPH, ...base, "--config", '{"run":{"turnTimeout":0}}'], KILL);
     expect(zero.exitCode).toBe(2);
-    expect(zero.stderr).toMatch(/--turn-timeout/);
+    expect(zero.stderr).toMatch(/run\.turnTimeout/);
     const builtIn = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--config", '{"run":{"turnTimeout":5}}'], KILL);
     expect(builtIn.exitCode).toBe(2);
-    expect(builtIn.stderr).toMatch(/--turn-timeout/);
+    expect(builtIn.stderr).toContain("setting 'run.turnTimeout' of --config is not used without --graph");
   });
 });
 

@@ -99,6 +99,15 @@ describe("an old spelling of an eval option", () => {
     expect(r.stderr).toContain("no-such-kb");
   });
 
+  it("a --gate check that does not exist, or a bad value, is exit 2 saying so", async () => {
+    const unknown = await runCli(["eval", "--kb", "no-such-kb", "--gate", "min-hits=0.9"]);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('--gate "min-hits=0.9": expected NAME=VALUE with NAME one of min-hit, min-recall');
+    const bad = await runCli(["eval", "--kb", "no-such-kb", "--gate", "max-flips=-1"]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--gate "max-flips=-1": Expected `--gate max-flips` to be a non-negative integer, got "-1"');
+  });
+
   it("--allow-no-retrieval (which had no effect) is exit 2 naming the gate check", async () => {
     const r = await runCli(["eval", "--kb", "no-such-kb", "--allow-no-retrieval"]);
     expect(r.exitCode).toBe(2);
