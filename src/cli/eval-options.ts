@@ -236,7 +236,7 @@ export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
   HISTORY_REFUSAL,
   {
     when: (o) => o.graph !== undefined,
-    mode: "with --graph (your graph module is loaded into this one thread and cannot be shared with worker threads; a graph sweep waits on I/O, so raise --concurrency instead)",
+    mode: "with --graph (your graph module is loaded into this one thread and cannot be shared with worker threads; a graph sweep waits on I/O, so raise run.concurrency instead)",
     unused: ["--workers"],
   },
 ];

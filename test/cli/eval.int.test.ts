@@ -44,7 +44,7 @@ describe("retrace eval, store-less", () => {
     const r = await runCli(["eval", "--store", "none", "--gate", "min-recall=0.5"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/`retrieval_recall_at_k` was not measured \(no store.*--min-recall/);
+    expect(r.stderr).toMatch(/`retrieval_recall_at_k` was not measured \(no store.*--gate min-recall/);
   }, 120_000);
 });
 

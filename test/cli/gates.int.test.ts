@@ -44,9 +44,9 @@ describe("baselines and gates through the CLI", () => {
     expect(baseline.k).toBe(1);
     expect(await sha(SHIPPED_BASELINE)).toBe(before);
 
-    const floors = await runCli(["baseline", "floors", "--kb", kb]);
+    const floors = await runCli(["report", "--floors", "--kb", kb]);
     expect(floors.exitCode).toBe(0);
-    expect(floors.stdout).toMatch(/^--min-hit all=\d(\.\d+)?,golden=/m);
+    expect(floors.stdout).toMatch(/^--gate min-hit=all=\d(\.\d+)?,golden=/m);
   }, 120_000);
 
   it("the same configuration passes against it with the default tolerance 0", async () => {
@@ -77,6 +77,6 @@ describe("baselines and gates through the CLI", () => {
     const failing = [...xml.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*>\s*<failure/g)].map((m) => m[1]);
     expect(failing.length).toBe(failedChecks.length + 2);
     expect(failing).toContain("en-freeze-001#0: how do I lock my card?");
-    expect(failing).toContain("--max-flips 0: retrieval_hit_at_k");
+    expect(failing).toContain("--gate max-flips=0: retrieval_hit_at_k");
   }, 120_000);
 });

@@ -71,7 +71,7 @@ const SCENARIOS: Scenario[] = [
       const report = JSON.parse(d.stdout) as Report;
       // It compared: drop checks against COPY/eval/baseline.json, with the tolerance set on the command line.
       expect(report.gate?.checks?.some((c) => c.kind === "drop")).toBe(true);
-      expect(report.gate?.tolerance).toEqual({ maxDrop: 0.5, source: "set with --max-drop" });
+      expect(report.gate?.tolerance).toEqual({ maxDrop: 0.5, source: "set with --gate max-drop" });
       // --baseline without --max-drop: the tolerance is the default, and says so.
       const b = await eval_(p, kb, "--baseline", path.join(kb, "eval", "baseline.json"), "--json");
       const source = (JSON.parse(b.stdout) as Report).gate?.tolerance?.source ?? "";
@@ -276,15 +276,15 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     }
     const w = await run(["--graph", "g.mjs", "--config", '{"run":{"workers":2}}']);
     expect(w.exitCode).toBe(2);
-    expect(w.stderr).toMatch(/'--workers' is not used with --graph \(your graph module is loaded into this one thread.*raise --concurrency/);
+    expect(w.stderr).toMatch(/'run.workers' of --config is not used with --graph \(your graph module is loaded into this one thread.*raise run.concurrency/);
   }, 300_000);
 
   it("--max-errors is a gate check of its own: a run gated by it does not read as 'no check was set'", async () => {
     const r = await run(["--graph", "g.mjs", "--json"]);
     const report = JSON.parse(r.stdout) as Report;
-    expect(report.gate?.checks?.map((c) => c.option)).toEqual(["--max-errors 0"]);
+    expect(report.gate?.checks?.map((c) => c.option)).toEqual(["--gate max-errors=0"]);
     const t = await run(["--graph", "g.mjs", "--gate", "max-no-retrieval=0"]);
-    expect(t.stdout).toMatch(/gate: PASS\n {2}passed checks \(2\): --max-errors 0 turn_errors; --max-no-retrieval 0 no_retrieval/);
+    expect(t.stdout).toMatch(/gate: PASS\n {2}passed checks \(2\): --gate max-errors=0 turn_errors; --gate max-no-retrieval=0 no_retrieval/);
     expect(t.stdout).not.toMatch(/no floor or baseline check was set/);
   }, 300_000);
 });

@@ -99,7 +99,7 @@ describe("eval --graph: no retrieval, judged by the gold", () => {
 
     const gated = await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--gate", "max-no-retrieval=0", "--allow-no-retrieval"]);
     expect(gated.exitCode).toBe(1);
-    expect(gated.stdout).toContain("[no_retrieval] 1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --max-no-retrieval): en-skipped-001#0");
+    expect(gated.stdout).toContain("[no_retrieval] 1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --gate max-no-retrieval): en-skipped-001#0");
     // --allow-no-retrieval is accepted, deprecated, and hides nothing.
     expect(gated.stderr).toContain("--allow-no-retrieval is deprecated and has no effect");
     expect((await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--gate", "max-no-retrieval=1"])).exitCode).toBe(0);

@@ -181,7 +181,7 @@ describe.each(BROWSERS)("in $label", (target) => {
       // The errored and no-retrieval turns, counted and listed, with the warnings.
       await page.click('button[data-tab="summary"]');
       const notes = (await page.text('[data-section="graph-notes"]')) ?? "";
-      expect(notes).toContain("turn errors (the graph run threw, or was given up at the --turn-timeout deadline or stalled; not scored, not counted as misses): 1\n  en-error-001#0 en  \"the search backend exploded\"");
+      expect(notes).toContain("turn errors (the graph run threw, or was given up at the run.turnTimeout deadline or stalled; not scored, not counted as misses): 1\n  en-error-001#0 en  \"the search backend exploded\"");
       expect(notes).toContain("no retrieval on a gold-bearing turn (scored as a miss: hit, recall, nDCG 0): 1\n  en-skipped-001#0 en");
       expect(notes).toContain("warning: locale es-419: its turns called a retriever but retrieved no card of es-419");
       expect(page.events).toEqual([]);
