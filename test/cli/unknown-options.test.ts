@@ -194,7 +194,7 @@ describe("through the real bin", () => {
   it("an option of the other mode: eval --graph with a retrieval section of --config, trace --input without --graph, beir --tune --modes", async () => {
     const graph = await runCli(["eval", "--graph", "g.mjs", "--config", '{"retrieval":{"rerank":"auto"}}'], { cwd: dir });
     expect(graph.exitCode).toBe(2);
-    expect(graph.stderr).toContain("error: the retrieval section of --config is not used with --graph");
+    expect(graph.stderr).toContain("error: setting 'retrieval.rerank' of --config is not used with --graph");
     const input = await runCli(["trace", "en-freeze-001", "--input", "m.mjs"], { cwd: dir });
     expect(input.exitCode).toBe(2);
     expect(input.stderr).toContain("error: option '--input' is not used without --graph");
