@@ -97,11 +97,10 @@ describe("eval --graph: no retrieval, judged by the gold", () => {
     expect(json.aggregates.retrieval_hit_at_k.mean).toBeCloseTo(2 / 3, 10);
     expect(json.run.graph).toMatchObject({ noRetrieval: 1, noRetrievalMisses: 1, noRetrievalNoneNeeded: 0 });
 
-    const gated = await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--gate", "max-no-retrieval=0", "--allow-no-retrieval"]);
+    const gated = await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--gate", "max-no-retrieval=0"]);
     expect(gated.exitCode).toBe(1);
     expect(gated.stdout).toContain("[no_retrieval] 1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --gate max-no-retrieval): en-skipped-001#0");
-    // --allow-no-retrieval is accepted, deprecated, and hides nothing.
-    expect(gated.stderr).toContain("--allow-no-retrieval is deprecated and has no effect");
+    // --allow-no-retrieval (which had no effect) is exit 2 naming this gate check: test/cli/surface.test.ts.
     expect((await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--gate", "max-no-retrieval=1"])).exitCode).toBe(0);
   });
 });
@@ -144,7 +143,7 @@ describe("eval --graph: ids that name no card", () => {
   });
 });
 
-describe("eval --graph --junit", () => {
+describe("eval --graph --out junit:FILE", () => {
   it("lists every gate failure as a <failure>: floor, drops, flips, turn errors, no retrieval", async () => {
     const baseline = path.join(dir, "baseline.json");
     const write = await runCli(["eval", "--graph", GRAPH, ...base, "--baseline", baseline, "--update-baseline", "--gate", "max-errors=1"]);

@@ -119,10 +119,13 @@ describe("retrace compare", () => {
   }, 150_000); // three CLI processes: slow on a loaded 2-core machine
 
   it("an unknown --resample unit is a usage error on both commands that take it (exit 2, before anything runs)", async () => {
-    for (const args of [["compare", "a.json", "b.json", "--resample", "cluster"], ["eval", "--resample", "cluster"]]) {
-      const bad = await runCli(args);
+    for (const [args, message] of [
+      [["compare", "a.json", "b.json", "--resample", "cluster"], "Allowed choices are case, turn"],
+      [["eval", "--config", '{"run":{"resample":"cluster"}}'], 'field `run.resample` expected one of case, turn, got "cluster"'],
+    ] as const) {
+      const bad = await runCli([...args]);
       expect(bad.exitCode).toBe(2);
-      expect(bad.stderr).toContain("Allowed choices are case, turn");
+      expect(bad.stderr).toContain(message);
     }
   }, 120_000);
 });
