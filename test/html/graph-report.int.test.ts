@@ -265,7 +265,7 @@ describe.each(BROWSERS)("in $label", (target) => {
       expect(view).not.toMatch(/Citations: none/);
       expect(await page.evalAll('.turnview [data-field="citations"]', (ps) => ps.length)).toBe(0);
       expect(await page.text('.turnview [data-field="not-read"]')).toBe(
-        "Not read for a --graph run: citations and the answer-side checks (citation_coverage, citation_correctness, refusal_correctness, groundedness without --judge); your graph's citations are not retrace's to interpret.",
+        "Not read for a --graph run: citations and the answer-side checks (citation_coverage, citation_correctness, refusal_correctness, groundedness without a judge (run.judge of --config)); your graph's citations are not retrace's to interpret.",
       );
       expect(fanout.judge).toBeUndefined();
       expect(t.results.some((x) => x.key.startsWith("citation_") || x.key === "refusal_correctness")).toBe(false);

@@ -58,8 +58,9 @@ export function renderFloors(s: FloorSuggestion[], source: string): string {
   return lines.join("\n");
 }
 
-const RENDER: Record<string, (r: Report, file: string) => string> = {
-  html: (r, file) => renderHtmlReport(r, { name: path.basename(file) }),
+/** The renderers of `--out`; `source` is the report JSON read (the page names it, as `retrace report --html` always did). */
+const RENDER: Record<string, (r: Report, source: string) => string> = {
+  html: (r, source) => renderHtmlReport(r, { name: path.basename(source) }),
   markdown: (r) => renderMarkdown(r),
   json: (r) => reportToJSON(r),
 };
@@ -86,7 +87,7 @@ async function reportCommand(file: string | undefined, o: ReportOptions): Promis
   const trecSpecs = runFile !== undefined && qrelsFile !== undefined ? [{ option: "--trec", path: runFile }, { option: "--trec", path: qrelsFile }] : [];
   await checkOutputs([...files.map((f) => ({ option: f.option, path: f.path })), ...trecSpecs]); // before the report is read (exit 2)
   const report = await readReport(file);
-  const writes = files.map((f) => ({ option: f.option, path: f.path, data: f.render(report, f.path) }));
+  const writes = files.map((f) => ({ option: f.option, path: f.path, data: f.render(report, file) }));
   let trec: ReturnType<typeof trecFiles> | undefined;
   if (runFile !== undefined && qrelsFile !== undefined) {
     trec = trecFiles(report, { tag: o.tag });
