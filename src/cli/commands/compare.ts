@@ -107,7 +107,7 @@ export function renderFunnelComparison(fc: FunnelComparison | null, method = com
 }
 
 /** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
-function asReport(side: RunSide, message = "--html needs report JSON files (retrace eval --report-json); a baseline holds no per-turn artifacts"): Report {
+function asReport(side: RunSide, message = "--html needs report JSON files (retrace eval --out json:FILE); a baseline holds no per-turn artifacts"): Report {
   const r = side.source as Partial<Report>;
   if (!Array.isArray(r.turns) || r.splits === undefined) throw new DataValidationError([{ file: side.file, field: "turns", message }]);
   return side.source as Report;
@@ -117,7 +117,7 @@ export function register(program: Command): void {
   program
     .command("compare")
     .description("Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric")
-    .argument("<a>", "the reference run (report JSON from --report-json, or a baseline)")
+    .argument("<a>", "the reference run (report JSON from retrace eval --out json:FILE, or a baseline)")
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
     .option("--html <file>", "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)")
@@ -143,7 +143,7 @@ export function register(program: Command): void {
           files.push({ option: "--html", path: opts.html, data: page });
         }
         if (opts.prComment !== undefined && a.data !== undefined) {
-          const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --report-json); a baseline holds no per-turn artifacts");
+          const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --out json:FILE); a baseline holds no per-turn artifacts");
           files.push({ option: "--pr-comment", path: opts.prComment, data: renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, comparison: { comparisons: rows, method, flips }, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }) });
         }
         await writeOutputs(files); // all or none, then stdout

@@ -107,7 +107,7 @@ export function comparisonNote(method: ComparisonMethod): [string, string] {
   ];
 }
 
-/** Reads a report JSON (`retrace eval --report-json` / `--json`) or a baseline file. */
+/** Reads a report JSON (`retrace eval --out json:FILE` / `--json`) or a baseline file. */
 export async function readRunSide(file: string): Promise<RunSide> {
   const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts)
   const data = parseJsonOrThrow(text, { file, expected: "a retrace report or baseline JSON file" }); // src/kb/json.ts

@@ -286,7 +286,7 @@ export interface MetricSpec {
   trecName(k: number): string;
   /** Its expected value under a uniformly random ranking of N cards, g of them gold, at cutoff k (./chance.ts). */
   chance: (N: number, g: number, k: number) => number;
-  /** The CI gate's floor on its mean (`retrace eval --min-hit`), if it has one. */
+  /** The CI gate's floor on its mean (`retrace eval --gate min-hit=X`; this flag names the check: `--gate min-hit`), if it has one. */
   floor?: { option: FloorOption; flag: string };
   /**
    * The gate's drop check against a baseline: `always` (a baseline without it

@@ -29,7 +29,7 @@ const gateCheckObject = z.object({
   kind: z.enum(["floor", "drop", "flips", "turn_errors", "no_retrieval", "flaky"]),
   key: z.string(),
   scope: z.string(),
-  /** The CLI option the check comes from, e.g. `--min-hit en=0.950`. */
+  /** The CLI option the check comes from, e.g. `--gate min-hit=en=0.950`. */
   option: z.string(),
   threshold: z.number(),
   /** Mean (floor), drop (drop) or flip count (flips); null when not measured. */

@@ -10,7 +10,7 @@ import { count } from "./primitives.js";
 const attributionCountsObject = z.record(count);
 
 const queryAttributionObject = z.object({
-  /** False when counterfactual retrieval was off (`--no-counterfactual`, a store-less run, or `--graph` without `--counterfactual`). */
+  /** False when counterfactual retrieval was off (`--counterfactual off`, a store-less run, or `--graph` without `--counterfactual`). */
   enabled: z.boolean(),
   /** Why it was off. */
   reason: z.string().optional(),
