@@ -43,6 +43,8 @@ let cleanup: () => Promise<void>;
 let kb: string;
 let casesFile: string;
 const common = () => ["--kb", kb, "--store", "memory", "--embedder", "builtin"];
+/** The same data for `retrace eval`, whose embedder is a key of --config. */
+const evalCommon = () => ["--kb", kb, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}'];
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("label-page"));
@@ -171,7 +173,7 @@ for (const target of BROWSERS) {
       const exp = path.join(dir, `${target.name}-export.jsonl`);
       await writeFile(into, await readFile(casesFile, "utf8"));
       await writeFile(exp, text);
-      const evalArgs = ["eval", ...common(), "--cases", into, "--json", "--counterfactual", "off"];
+      const evalArgs = ["eval", ...evalCommon(), "--cases", into, "--json", "--counterfactual", "off"];
       const pre = await runCli(evalArgs);
       const preReport = JSON.parse(pre.stdout) as { aggregates: Record<string, { n: number }> };
       expect(preReport.aggregates.retrieval_hit_at_k?.n ?? 0).toBe(0);
