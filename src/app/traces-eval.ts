@@ -11,11 +11,9 @@
  * rule and the call mode, never by its files: a baseline of one recording
  * compares with later recordings of the same cases.
  */
-import { z } from "zod";
 import { DataValidationError, GraphInputError, InvalidArgumentError } from "../errors.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrThrow } from "../kb/json.js";
-import { expectationOf, fieldPath, showValue, valueAt } from "../kb/schema-issues.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { METRICS } from "../eval/measures/metrics.js";
@@ -25,6 +23,7 @@ import { runRecordedSweep, type RecordedGraphTurn } from "../eval/sweep/recorded
 import { JOIN_LIST_MAX, joinTraces, sortMismatches } from "../eval/traces/join.js";
 import { readTraces } from "../eval/traces/read.js";
 import { TRACE_FORMATS, type TraceFilters, type TraceFormat } from "../eval/traces/types.js";
+import { parseTraceFilters } from "../eval/traces/filters.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import type { SweepSource } from "./sweep-source.js";
 import type { IdOptions, RetrievalCall } from "../eval/sweep/capture.js";
@@ -37,20 +36,12 @@ export interface RecordedTracesOptions {
   tracesFormat?: TraceFormat;
   /** With `traces`: a JSON file whose `traces` section filters the turns (services, from, to). */
   config?: string;
+  /** With `traces`: the filters themselves (the CLI's `--config` values, merged; src/cli/settings.ts); wins over `config`. */
+  traceFilters?: TraceFilters;
 }
 
 /** The identity of a recorded-traces run (`run.graph.file` / `exportName`): the source kind, not the files. */
 export const RECORDED_SOURCE = { file: "traces", exportName: "recorded" } as const;
-
-const TracesConfigSchema = z
-  .object({
-    /** Only turns of these services (OTLP `service.name`) or projects (LangSmith `session_name`). */
-    services: z.array(z.string().min(1)).min(1).optional(),
-    /** Only turns whose root started at or after `from` and before `to` (ISO 8601 instants). */
-    from: z.string().datetime({ offset: true }).optional(),
-    to: z.string().datetime({ offset: true }).optional(),
-  })
-  .strict();
 
 /**
  * The `traces` section of a `--config` JSON file: `{"traces": {"services":
@@ -65,19 +56,14 @@ export async function readTraceFilters(file: string | undefined): Promise<TraceF
   const others = Object.keys(obj).filter((k) => k !== "traces");
   if (others.length > 0) log.info(`--config ${file}: ${others.join(", ")} ${others.length === 1 ? "does" : "do"} not apply to recorded traces (only its "traces" section does)`);
   if (obj.traces === undefined) return {};
-  const r = TracesConfigSchema.safeParse(obj.traces);
-  if (!r.success)
-    throw new DataValidationError(
-      r.error.issues.map((issue) => ({ file, field: `traces${issue.path.length > 0 ? `.${fieldPath(issue.path)}` : ""}`, message: `expected ${expectationOf(issue, obj.traces)}, got ${showValue(valueAt(obj.traces, issue.path))}` })),
-    );
-  return r.data as TraceFilters;
+  return parseTraceFilters(obj.traces, file);
 }
 
 /** The recorded-traces source: read the files, join them to the cases, score each joined turn (./graph-eval.ts `SweepSource`). */
 export async function recordedTracesSource(o: RecordedTracesOptions & { k?: number; retrievalCall?: RetrievalCall }, idOptions: () => Promise<IdOptions>): Promise<SweepSource> {
   const file = o.traces!;
   if (o.tracesFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(o.tracesFormat)) throw new InvalidArgumentError("--traces-format", TRACE_FORMATS.join(" or "), o.tracesFormat);
-  const filters = await readTraceFilters(o.config);
+  const filters = o.traceFilters ?? (await readTraceFilters(o.config));
   return {
     module: { ...RECORDED_SOURCE },
     label: `--traces ${file}`,

@@ -260,7 +260,7 @@ export const TRACES_ONLY = ["--traces-format", "--annotations-out", "--feedback-
  */
 export const TRACES_REFUSALS: readonly ModeRule<{ traces?: string; graph?: string }>[] = [
   { when: (o) => o.traces !== undefined, mode: "with --traces (the traces are scored as recorded: no graph runs)", unused: ["--graph", "--input", "--configurable", "--turn-timeout", "--max-state-mb", "--counterfactual", "--repeat", "--max-flaky", "--concurrency", "--workers", "--history", "--judge", "--judge-cache"] },
-  { when: (o) => o.traces !== undefined, mode: "with --traces (retrace's own retrieval does not run)", unused: UNUSED_WITH_GRAPH.filter((f) => f !== "--config") },
+  { when: (o) => o.traces !== undefined, mode: "with --traces (retrace's own retrieval does not run)", unused: UNUSED_WITH_GRAPH, unusedValues: RETRIEVAL_SECTIONS_UNUSED },
 ];
 
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */

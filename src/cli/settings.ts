@@ -25,6 +25,8 @@ import { parseConfig, type ConfigFile, type RetrievalConfig } from "../research/
 import { parseJsonOrThrow } from "../kb/json.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
+import { parseTraceFilters } from "../eval/traces/filters.js";
+import type { TraceFilters } from "../eval/traces/types.js";
 import { refuseOldSpellings } from "./old-spellings.js";
 import { RUN_SETTINGS, type RunSetting } from "./setting-keys.js";
 
@@ -64,17 +66,24 @@ export interface MergedSettings {
   config: ConfigFile;
   /** Each setting's value and where it came from (a file, or `--config`). */
   settings: Map<string, { value: unknown; where: string }>;
+  /** The `traces` sections (filters of `eval --traces`), merged key by key; undefined when no value has one. */
+  traces?: TraceFilters;
 }
 
 /** Reads and merges every `--config` value (exit 2 naming the file and key of a bad one). */
 export async function readSettings(values: readonly string[]): Promise<MergedSettings> {
   const settings = new Map<string, { value: unknown; where: string }>();
   let config: ConfigFile = { version: 1, retrieval: {} };
+  let traces: TraceFilters | undefined;
   for (const value of values) {
     const { where, raw } = await readOne(value);
     const rest: Json = { ...raw };
     const run = rest.run;
     delete rest.run;
+    if (rest.traces !== undefined) {
+      traces = { ...traces, ...parseTraceFilters(rest.traces, where) };
+      delete rest.traces;
+    }
     if (run !== undefined) {
       if (!isObject(run)) throw new DataValidationError([{ file: where, field: "run", message: "expected an object of run settings" }]);
       for (const [k, v] of Object.entries(run)) {
@@ -105,7 +114,7 @@ export async function readSettings(values: readonly string[]): Promise<MergedSet
       ...(parsed.tuned !== undefined || config.tuned !== undefined ? { tuned: { ...config.tuned, ...parsed.tuned } } : {}),
     };
   }
-  return { config, settings };
+  return { config, settings, ...(traces !== undefined ? { traces } : {}) };
 }
 
 /**
@@ -121,7 +130,8 @@ export function applySettingsHook(cmd: Command): Command {
     refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
     const values = actionCmd.getOptionValue("config") as string[] | undefined;
     if (values === undefined || values.length === 0) return;
-    const { config, settings } = await readSettings(values);
+    const { config, settings, traces } = await readSettings(values);
+    if (traces !== undefined) actionCmd.setOptionValueWithSource("traceFilters", traces, CONFIG_SOURCE);
     actionCmd.setOptionValueWithSource("config", undefined, CONFIG_SOURCE);
     actionCmd.setOptionValueWithSource("configArgs", [...values], CONFIG_SOURCE); // as typed, for the "Next:" lines (src/cli/next-steps.ts)
     const hasRetrieval = Object.keys(config.retrieval).length > 0 || config.locales !== undefined;

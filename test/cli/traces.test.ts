@@ -170,7 +170,7 @@ const feedback = z.object({ run_id: z.string().uuid(), key: z.string().min(1), s
 describe("write-back", () => {
   it("--annotations-out: Phoenix span annotations on each scored turn's root span, one per metric", async () => {
     const out = path.join(tmp, "annotations.json");
-    const r = await runCli(["eval", "--traces", OTLP, ...base, "--max-errors", "1", "--annotations-out", out, "--json"]);
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--gate", "max-errors=1", "--annotations-out", out, "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const body = annotationBody.parse(JSON.parse(await readFile(out, "utf8")));
     const roots = new Set(
@@ -190,7 +190,7 @@ describe("write-back", () => {
 
   it("--feedback-out: LangSmith feedback records on each scored turn's root run", async () => {
     const out = path.join(tmp, "feedback.jsonl");
-    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--max-errors", "1", "--feedback-out", out]);
+    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--gate", "max-errors=1", "--feedback-out", out]);
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = (await readFile(out, "utf8")).trim().split("\n").map((l) => feedback.parse(JSON.parse(l)));
     expect(lines).toHaveLength(35);
@@ -200,7 +200,7 @@ describe("write-back", () => {
 
   it("the HTML page says it holds recorded user text, and the Next: lines repeat --traces", async () => {
     const html = path.join(tmp, "report.html");
-    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--max-errors", "1", "--html", html]);
+    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--gate", "max-errors=1", "--out", "html:" + html]);
     expect(r.exitCode, r.stderr).toBe(0);
     const page = await readFile(html, "utf8");
     const data = /id="retrace-data" data-encoding="gzip\+base64">([^<]*)</.exec(page)![1]!;
@@ -214,7 +214,7 @@ describe("write-back", () => {
   it("a write-back the format cannot take is exit 2 and nothing is written", async () => {
     const out = path.join(tmp, "wrong.json");
     const json = path.join(tmp, "report-wrong.json");
-    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--max-errors", "1", "--annotations-out", out, "--report-json", json]);
+    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--gate", "max-errors=1", "--annotations-out", out, "--out", "json:" + json]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--annotations-out/);
     expect(existsSync(out)).toBe(false);
@@ -272,7 +272,7 @@ describe("bad or partial traces are exit 2, named", () => {
     const cases = readFileSync(path.join(DIR, "cases.jsonl"), "utf8").replace("how do I freeze my card?", "how do I freeze my debit card?");
     const changed = path.join(tmp, "changed-cases.jsonl");
     await writeFile(changed, cases);
-    const r = await runCli(["eval", "--traces", OTLP, "--catalog", path.join(DIR, "catalog.tsv"), "--cases", changed, "-k", "3", "--max-errors", "1", "--json"]);
+    const r = await runCli(["eval", "--traces", OTLP, "--catalog", path.join(DIR, "catalog.tsv"), "--cases", changed, "-k", "3", "--gate", "max-errors=1", "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.turns.some((t: Turn) => t.caseId === "conv-freeze" && t.turn === 0)).toBe(false);
@@ -298,21 +298,21 @@ describe("bad or partial traces are exit 2, named", () => {
 describe("the traces section of --config filters turns", () => {
   it("by service and time window", async () => {
     const cfg = path.join(tmp, "filters.json");
-    await writeFile(cfg, JSON.stringify({ traces: { services: ["another-service"] } }));
+    await writeFile(cfg, JSON.stringify({ version: 1, traces: { services: ["another-service"] } }));
     const r = await runCli(["eval", "--traces", OTLP, ...base, "--config", cfg]);
     expect(r.exitCode).toBe(2); // every turn filtered out: nothing joins
     expect(r.stderr).toMatch(/0 conversations, 0 turns read/);
     const start = rawOtlp(OTLP).map((t) => t.start).sort((a, b) => (a < b ? -1 : 1));
     // From the 3rd turn's start on: the first two recorded turns are left out.
-    await writeFile(cfg, JSON.stringify({ traces: { services: ["traces-agent"], from: new Date(Number(start[2]! / 1_000_000n)).toISOString() } }));
-    const w = await runCli(["eval", "--traces", OTLP, ...base, "--config", cfg, "--max-errors", "1", "--json"]);
+    await writeFile(cfg, JSON.stringify({ version: 1, traces: { services: ["traces-agent"], from: new Date(Number(start[2]! / 1_000_000n)).toISOString() } }));
+    const w = await runCli(["eval", "--traces", OTLP, ...base, "--config", cfg, "--gate", "max-errors=1", "--json"]);
     expect(w.exitCode, w.stderr).toBe(0);
     expect(JSON.parse(w.stdout).run.graph.traces).toMatchObject({ filteredOut: 2, turns: 6 });
   });
 
   it("a bad traces section names the file and field", async () => {
     const cfg = path.join(tmp, "bad-filters.json");
-    await writeFile(cfg, JSON.stringify({ traces: { from: "yesterday" } }));
+    await writeFile(cfg, JSON.stringify({ version: 1, traces: { from: "yesterday" } }));
     const r = await runCli(["eval", "--traces", OTLP, ...base, "--config", cfg]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${cfg}: field \`traces.from\` expected a valid datetime, got "yesterday"`);
@@ -364,7 +364,7 @@ describe("record → cases import → label → eval --traces is one loop", () =
     expect(cases.find((c) => c.id === "conv-transfer")!.turns[1]!.context).toEqual([{ role: "assistant", content: "See: Transfer limits" }]);
 
     // Unlabelled, every recorded turn joins its case turn: nothing without a case, no case without a trace, no text mismatch.
-    const cat = ["--catalog", path.join(DIR, "catalog.tsv"), "-k", "3", "--max-errors", "1", "--json"];
+    const cat = ["--catalog", path.join(DIR, "catalog.tsv"), "-k", "3", "--gate", "max-errors=1", "--json"];
     const toLabel = await runCli(["eval", "--traces", OTLP, "--cases", imported, ...cat]);
     expect(toLabel.exitCode, toLabel.stderr).toBe(0);
     const tl = JSON.parse(toLabel.stdout) as { turns: (Turn & { toLabel?: boolean })[]; run: { graph: { traces: Record<string, unknown> } } };
@@ -402,7 +402,7 @@ describe("record → cases import → label → eval --traces is one loop", () =
     expect(imp.exitCode, imp.stderr).toBe(0);
     const ids = (await readFile(imported, "utf8")).trim().split("\n").map((l) => JSON.parse(l).id);
     expect(ids.sort()).toEqual(["conv-empty", "conv-freeze", "conv-transfer", root.id].sort());
-    const r = await runCli(["eval", "--traces", file, "--cases", imported, "--catalog", path.join(DIR, "catalog.tsv"), "-k", "3", "--max-errors", "1", "--json"]);
+    const r = await runCli(["eval", "--traces", file, "--cases", imported, "--catalog", path.join(DIR, "catalog.tsv"), "-k", "3", "--gate", "max-errors=1", "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).run.graph.traces).toMatchObject({ scoredTurns: 8, anonymousConversations: 1, anonymousExamples: [root.id], conversationsWithoutCase: 0, casesWithoutTrace: 0 });
   });
@@ -437,7 +437,7 @@ describe("--shard i/n splits a traces run by conversation, and retrace merge giv
     await writeFile(cases, changed.map((c) => JSON.stringify(c)).join("\n") + "\n");
     const args = ["eval", "--traces", OTLP, "--catalog", path.join(DIR, "catalog.tsv"), "--cases", cases, "-k", "3"];
     const whole = path.join(tmp, "unsharded.json");
-    const u = await runCli([...args, "--max-errors", "1", "--report-json", whole]);
+    const u = await runCli([...args, "--gate", "max-errors=1", "--out", "json:" + whole]);
     expect(u.exitCode, u.stderr).toBe(0);
     const withoutTimings = (file: string) => {
       const r = JSON.parse(readFileSync(file, "utf8"));
@@ -451,7 +451,7 @@ describe("--shard i/n splits a traces run by conversation, and retrace merge giv
       const files: string[] = [];
       for (let i = 1; i <= n; i++) {
         const f = path.join(tmp, `shard-${i}-of-${n}.json`);
-        const s = await runCli([...args, "--shard", `${i}/${n}`, "--report-json", f]);
+        const s = await runCli([...args, "--shard", `${i}/${n}`, "--out", "json:" + f]);
         expect(s.exitCode, s.stderr).toBe(0);
         files.push(f);
       }
@@ -462,7 +462,7 @@ describe("--shard i/n splits a traces run by conversation, and retrace merge giv
       shards.forEach((s, i) => s.turns.forEach((t: Turn) => owners.set(t.caseId, (owners.get(t.caseId) ?? new Set<number>()).add(i))));
       expect([...owners.values()].map((o) => o.size)).toEqual([...owners.keys()].map(() => 1));
       const merged = path.join(tmp, `merged-${n}.json`);
-      const m = await runCli(["merge", ...files, "--max-errors", "1", "--report-json", merged]);
+      const m = await runCli(["merge", ...files, "--gate", "max-errors=1", "--out", "json:" + merged]);
       expect(m.exitCode, m.stderr).toBe(0);
       expect(withoutTimings(merged)).toBe(withoutTimings(whole));
     }

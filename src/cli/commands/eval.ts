@@ -93,7 +93,7 @@ export function register(program: Command): void {
       ...TRACES_REFUSALS,
       ...GRAPH_REFUSALS,
       { when: (o) => o.graph === undefined && o.traces === undefined, mode: "without --graph or --traces", unused: GRAPH_ONLY },
-      { when: (o) => o.traces === undefined, mode: "without --traces", unused: TRACES_ONLY },
+      { when: (o) => o.traces === undefined, mode: "without --traces", unused: TRACES_ONLY, unusedValues: [{ attribute: "traceFilters", shown: "the traces section of --config" }] },
     ]);
   }
 }

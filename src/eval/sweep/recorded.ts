@@ -80,7 +80,7 @@ function recordedError(rec: RecordedTurn, capture: RecordedCapture, o: RecordedS
   // Only the calls --retrieval-call scores make the turn an error (an unscored step's failure is shown, not scored).
   const scored = new Set(scoredCalls(capture.topLevel(), o.retrievalCall ?? "last").map((r) => r.runId));
   const bad = failed.find((r) => scored.has(r.runId));
-  return bad === undefined ? undefined : `the scored retriever call ${bad.name} (span or run ${bad.runId}) failed: ${bad.error} (${rec.where}); nothing it retrieved is scored — gate such turns with --max-errors N`;
+  return bad === undefined ? undefined : `the scored retriever call ${bad.name} (span or run ${bad.runId}) failed: ${bad.error} (${rec.where}); nothing it retrieved is scored — gate such turns with --gate max-errors=N`;
 }
 
 /** Scores every joined turn, in case order. A document with no id under the id rule is exit 2 naming the turn's root and file:line. */
