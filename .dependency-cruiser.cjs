@@ -72,21 +72,24 @@ module.exports = {
     ...evalJobRules,
     {
       name: "eval-traces-reads-no-graph-nodes-retrieval-or-langchain",
-      comment: "src/eval/traces/ reads recorded files only: nothing from src/graph, src/nodes, src/retrieval or LangChain (docs/architecture.md §1.1)",
+      comment:
+        "src/eval/traces/ reads recorded files only: nothing from src/graph, src/nodes, src/retrieval or LangChain (docs/architecture.md §1.1)",
       severity: "error",
       from: { path: "^src/eval/traces/" },
       to: { path: "^(src/(graph|nodes|retrieval)/|node_modules/@langchain/)" },
     },
     {
       name: "eval-files-live-in-a-job-folder",
-      comment: "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir, label, traces)",
+      comment:
+        "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir, label, traces)",
       severity: "error",
       from: { path: "^src/eval/[^/]+\\.ts$" },
       to: {},
     },
     {
       name: "no-composition-root-below-app",
-      comment: "the layers below app/ receive their dependencies; only app/ and cli/ (and the entries outside the layers) import src/system.ts",
+      comment:
+        "the layers below app/ receive their dependencies; only app/ and cli/ (and the entries outside the layers) import src/system.ts",
       severity: "error",
       from: { path: "^src/(kb|contract|retrieval|nodes|graph|eval|research)/" },
       to: { path: "^src/system\\.ts$" },
@@ -95,7 +98,8 @@ module.exports = {
     ...layerRules,
     {
       name: "eval-must-not-import-the-card-loader",
-      comment: "the harness reads cards as ids and judgments, never through the agent's card loader and chunker (docs/architecture.md §1)",
+      comment:
+        "the harness reads cards as ids and judgments, never through the agent's card loader and chunker (docs/architecture.md §1)",
       severity: "error",
       from: { path: "^src/eval/" },
       to: { path: "^src/kb/(cards|chunk|load)\\.ts$" },
@@ -109,7 +113,8 @@ module.exports = {
     },
     {
       name: "no-chroma-process-below-the-composition-root",
-      comment: "graph/, nodes/, eval/ and research/ receive their dependencies and never start processes (docs/decisions/0006-one-composition-root-and-store-vocabulary.md)",
+      comment:
+        "graph/, nodes/, eval/ and research/ receive their dependencies and never start processes (docs/decisions/0006-one-composition-root-and-store-vocabulary.md)",
       severity: "error",
       from: { path: "^src/(graph|nodes|eval|research)/" },
       to: { path: "^src/retrieval/chroma-(server|process|client)\\.ts$" },
@@ -132,6 +137,10 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     tsConfig: { fileName: "tsconfig.json" },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".js", ".mjs"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default"],
+      extensions: [".ts", ".js", ".mjs"],
+    },
   },
 };

@@ -33,12 +33,17 @@ const BETAS = [0, 0.5, 1, 1.5, 2, 3, 4, 6];
 
 const data = await loadBeirDataset(dir);
 const chunks = beirChunks(data.corpus);
-const { embedder } = await loadOrFitLsa(chunks, { ...(values["state-dir"] !== undefined ? { dir: values["state-dir"] } : {}), analyzers: DEFAULT_ANALYZERS });
+const { embedder } = await loadOrFitLsa(chunks, {
+  ...(values["state-dir"] !== undefined ? { dir: values["state-dir"] } : {}),
+  analyzers: DEFAULT_ANALYZERS,
+});
 const dense = await InMemoryDenseIndex.fromChunks(chunks, embedder);
 const bm25 = BM25Index.build(chunks, LSA_HYBRID_BM25, DEFAULT_ANALYZERS);
 const alpha = lsaDenseWeight(embedder.latentShare);
 const weights = { dense: alpha, bm25: Math.round((1 - alpha) * 100) / 100 };
-console.log(`Cranfield: ${data.queries.length} queries; ${embedder.id}, latent share ${embedder.latentShare.toFixed(4)} → base α ${alpha}`);
+console.log(
+  `Cranfield: ${data.queries.length} queries; ${embedder.id}, latent share ${embedder.latentShare.toFixed(4)} → base α ${alpha}`,
+);
 
 interface Q {
   id: string;
@@ -49,7 +54,12 @@ interface Q {
 const qs: Q[] = [];
 for (const q of data.queries) {
   const v = await embedder.embedQuery(q.text, { locale: "en" });
-  qs.push({ id: q.id, gains: data.qrels.get(q.id) as Map<string, number>, dense: await dense.search(v, { topN: DEPTH, locale: "en" }), bm25: bm25.search(q.text, { topN: DEPTH, locale: "en" }) });
+  qs.push({
+    id: q.id,
+    gains: data.qrels.get(q.id) as Map<string, number>,
+    dense: await dense.search(v, { topN: DEPTH, locale: "en" }),
+    bm25: bm25.search(q.text, { topN: DEPTH, locale: "en" }),
+  });
 }
 
 const recallAt = (ids: string[], gains: Map<string, number>, k: number) => {
@@ -67,7 +77,10 @@ const systems: Array<[string, System]> = [
   ["bm25", (q) => q.bm25.map((r) => r.id)],
   ["dense", (q) => q.dense.map((r) => r.id)],
   ["minmax (previous default)", (q) => fuse(lists(q), { method: "minmax" }).map((r) => r.id)],
-  ...BETAS.map((b): [string, System] => [`adaptive β=${b}`, (q) => adaptiveFusion(lists(q), { beta: b }).map((r) => r.id)]),
+  ...BETAS.map((b): [string, System] => [
+    `adaptive β=${b}`,
+    (q) => adaptiveFusion(lists(q), { beta: b }).map((r) => r.id),
+  ]),
 ];
 const per = new Map<string, { ndcg: Map<string, number>; r100: Map<string, number> }>();
 for (const [name, sys] of systems) {
@@ -88,7 +101,11 @@ for (const [name] of systems) {
 }
 
 // 5-fold CV over queries: β chosen on the training folds by nDCG@10 (ties: the smaller β).
-const folds = assignFolds(qs.map((q) => ({ id: q.id, stratum: "en" })), 5, 42);
+const folds = assignFolds(
+  qs.map((q) => ({ id: q.id, stratum: "en" })),
+  5,
+  42,
+);
 const cvNdcg = new Map<string, number>();
 const cvR100 = new Map<string, number>();
 const chosen: number[] = [];
@@ -111,10 +128,15 @@ for (let f = 0; f < 5; f++) {
     cvR100.set(q.id, p.r100.get(q.id) as number);
   }
 }
-const fmt = (c: ReturnType<typeof pairedComparison>) => (c === null ? "n/a" : `${c.diff >= 0 ? "+" : ""}${c.diff.toFixed(4)} [${c.ci95?.map((x) => x.toFixed(4)).join(", ")}] p=${c.pValue.toFixed(4)}`);
+const fmt = (c: ReturnType<typeof pairedComparison>) =>
+  c === null
+    ? "n/a"
+    : `${c.diff >= 0 ? "+" : ""}${c.diff.toFixed(4)} [${c.ci95?.map((x) => x.toFixed(4)).join(", ")}] p=${c.pValue.toFixed(4)}`;
 console.log(`\n5-fold CV over queries (seed 42): β per fold ${chosen.join(", ")}`);
 console.log(`  adaptive (CV)              nDCG@10 ${mean(cvNdcg).toFixed(4)}  R@100 ${mean(cvR100).toFixed(4)}`);
 const ref = (name: string) => per.get(name)!;
 for (const other of ["minmax (previous default)", "dense", "bm25"]) {
-  console.log(`  CV − ${other}: nDCG@10 ${fmt(pairedComparison(ref(other).ndcg, cvNdcg, { seed: 42 }))}; R@100 ${fmt(pairedComparison(ref(other).r100, cvR100, { seed: 42 }))}`);
+  console.log(
+    `  CV − ${other}: nDCG@10 ${fmt(pairedComparison(ref(other).ndcg, cvNdcg, { seed: 42 }))}; R@100 ${fmt(pairedComparison(ref(other).r100, cvR100, { seed: 42 }))}`,
+  );
 }

@@ -26,7 +26,11 @@ const split = await loadSplit(defaultSplitFile(kbDir), cases);
 if (split === null) throw new Error("no split file");
 const chunks = chunkKnowledgeBase(kb);
 const embedder = new HashingEmbedder();
-const retriever = new HybridRetriever({ chunks, embedder, dense: await InMemoryDenseIndex.fromChunks(chunks, embedder) });
+const retriever = new HybridRetriever({
+  chunks,
+  embedder,
+  dense: await InMemoryDenseIndex.fromChunks(chunks, embedder),
+});
 const graph = buildGraph({ store: retriever, cards: kb });
 
 const tally = new Map<string, [number, number]>();
@@ -41,15 +45,23 @@ const fresh = new Set(cases.slice(ORIGINAL_CASES).map((c) => c.id));
 for (const c of cases) {
   if (split.partOf.get(c.id) !== part) continue;
   for (const [i, t] of c.turns.entries()) {
-    const s = (await graph.invoke({ messages: [new HumanMessage(t.user)], locale: c.locale }, { configurable: { thread_id: c.id } })) as {
+    const s = (await graph.invoke(
+      { messages: [new HumanMessage(t.user)], locale: c.locale },
+      { configurable: { thread_id: c.id } },
+    )) as {
       refused: boolean;
       citedIds: string[];
     };
     const ok = s.refused === (t.expect === "refuse");
     add(`refusal ${c.locale} ${c.kind} expect=${t.expect}`, ok);
-    if (c.kind === "adversarial" && t.expect === "refuse") add(`refusal adversarial expect=refuse, ${fresh.has(c.id) ? "fresh cases" : "pre-split cases"}`, ok);
+    if (c.kind === "adversarial" && t.expect === "refuse")
+      add(`refusal adversarial expect=refuse, ${fresh.has(c.id) ? "fresh cases" : "pre-split cases"}`, ok);
     const gold = t.must_cite_one_of ?? [];
-    if (t.expect === "answer" && gold.length > 0) add(`cites gold ${c.locale}`, s.citedIds.some((id) => gold.includes(id)));
+    if (t.expect === "answer" && gold.length > 0)
+      add(
+        `cites gold ${c.locale}`,
+        s.citedIds.some((id) => gold.includes(id)),
+      );
     if (!ok) wrong.push(`${c.id}#${i} expect=${t.expect} refused=${s.refused} ${JSON.stringify(t.user)}`);
   }
 }

@@ -59,7 +59,8 @@ export async function run(): Promise<void> {
   const largest = SIZES[SIZES.length - 1] as number;
   log.info(`bm25-scaling bench: generating ${fmtInt(largest)} synthetic chunks`);
   const all = corpus.chunks(largest, CHUNK_SEED);
-  const avgWords = all.slice(0, 10_000).reduce((s, c) => s + c.text.split(" ").length, 0) / Math.min(10_000, all.length);
+  const avgWords =
+    all.slice(0, 10_000).reduce((s, c) => s + c.text.split(" ").length, 0) / Math.min(10_000, all.length);
   // Warm the English analyzer's token memo on the whole vocabulary and the
   // build/search code paths (JIT), so that no size's memory delta includes
   // the shared memo or compiled code.
@@ -70,7 +71,9 @@ export async function run(): Promise<void> {
     `Synthetic corpus: vocabulary ${fmtInt(corpus.words.length)} words (40 English stop words at the top ranks, then pseudo-words), ` +
       `Zipf s = 1, ${avgWords.toFixed(1)} words a chunk on average, locale en; seeds vocabulary ${VOCABULARY_SEED}, chunks ${CHUNK_SEED}, queries ${QUERY_SEED}.`,
   );
-  print(`Queries: ${QUERIES} of 2–6 Zipf-drawn words (stop words included); top ${TOP_N}. Each size's chunks are a prefix of the next size's.`);
+  print(
+    `Queries: ${QUERIES} of 2–6 Zipf-drawn words (stop words included); top ${TOP_N}. Each size's chunks are a prefix of the next size's.`,
+  );
   print(
     `Memory: GC via ${gc.method}; Δ across one build, full GC before and after: JS heap (heapUsed) + ArrayBuffer backing stores ` +
       "(typed arrays live outside the JS heap) = total. Chunk texts are allocated beforehand (not counted); one untimed warm-up build first (JIT, analyzer memo).",
@@ -98,7 +101,10 @@ export async function run(): Promise<void> {
     }
     const idx = index;
     const stats = idx.stats();
-    const { samplesMs } = await timeEach(queries, (q) => idx.search(q, { topN: TOP_N, locale: "en" }), { warmup: 1, reps: plan.queryReps });
+    const { samplesMs } = await timeEach(queries, (q) => idx.search(q, { topN: TOP_N, locale: "en" }), {
+      warmup: 1,
+      reps: plan.queryReps,
+    });
     const lat = summarizeLatency(samplesMs);
     const part = stats.partitions.en;
     rows.push({
@@ -115,7 +121,9 @@ export async function run(): Promise<void> {
       calls: fmtInt(lat.calls),
     });
     if (part !== undefined) {
-      notes.push(`ours at ${fmtInt(size)}: ${fmtInt(part.terms)} terms, ${fmtInt(part.postings)} postings, ${fmtInt(part.tokens)} analysed tokens.`);
+      notes.push(
+        `ours at ${fmtInt(size)}: ${fmtInt(part.terms)} terms, ${fmtInt(part.postings)} postings, ${fmtInt(part.tokens)} analysed tokens.`,
+      );
     }
     // Dropped so that the next system's heap measurement does not hold it.
     // eslint-disable-next-line no-useless-assignment
@@ -197,9 +205,25 @@ export async function run(): Promise<void> {
       { header: "p95 ms", align: "right" },
       { header: "timed calls", align: "right" },
     ],
-    rows.map((r) => [r.system, fmtInt(r.chunks), r.buildMs, r.builds, r.heap, r.buffers, r.total, r.approx, r.median, r.p95, r.calls]),
+    rows.map((r) => [
+      r.system,
+      fmtInt(r.chunks),
+      r.buildMs,
+      r.builds,
+      r.heap,
+      r.buffers,
+      r.total,
+      r.approx,
+      r.median,
+      r.p95,
+      r.calls,
+    ]),
   );
   for (const n of notes) print(n);
-  print("build ms: median over `builds` builds. approxBytes: BM25Index.stats().approxBytes (typed arrays exact, maps and strings estimated).");
-  print("LangChain builds no index (fromDocuments keeps the Documents): its build is wrapping the chunks as Documents, its heap delta those wrappers (texts shared).");
+  print(
+    "build ms: median over `builds` builds. approxBytes: BM25Index.stats().approxBytes (typed arrays exact, maps and strings estimated).",
+  );
+  print(
+    "LangChain builds no index (fromDocuments keeps the Documents): its build is wrapping the chunks as Documents, its heap delta those wrappers (texts shared).",
+  );
 }

@@ -29,7 +29,18 @@ import { ndcgAtK, recallAtK } from "../src/eval/measures/metrics.js";
 import { runSweep } from "../src/app/own-graph/runner.js";
 import { openSystem as openSession } from "../src/system.js";
 import { configToJSON, readConfigFile } from "../src/research/tune-config.js";
-import { DEFAULT_GRID, assignFolds, bm25Key, candidateKey, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../src/research/tune.js";
+import {
+  DEFAULT_GRID,
+  assignFolds,
+  bm25Key,
+  candidateKey,
+  crossValidate,
+  expandGrid,
+  scoreMatrix,
+  scoreUnit,
+  type Candidate,
+  type TuneUnit,
+} from "../src/research/tune.js";
 import { buildGraph } from "../src/graph/build.js";
 import { loadSplit } from "../src/kb/split.js";
 import type { Locale } from "../src/kb/types.js";
@@ -57,8 +68,14 @@ const OUT = arg("--out", "");
 const CONFIRM = arg("--confirm", "");
 const PART = CONFIRM === "" ? "tune" : "holdout";
 /** `--alpha 0.1,0.2,...`: the dense weights searched (default the grid of retrace tune, 0.1–0.6). */
-const ALPHA = arg("--alpha", "").split(",").filter((x) => x.trim() !== "").map(Number);
-const EMBEDDERS = arg("--embedders", "builtin,lsa").split(",").map((e) => e.trim()).filter((e) => e !== "");
+const ALPHA = arg("--alpha", "")
+  .split(",")
+  .filter((x) => x.trim() !== "")
+  .map(Number);
+const EMBEDDERS = arg("--embedders", "builtin,lsa")
+  .split(",")
+  .map((e) => e.trim())
+  .filter((e) => e !== "");
 const FOLDS = 5;
 const SEED = 42;
 const K = 5;
@@ -66,10 +83,19 @@ const CRAN_DEPTH = 100;
 
 export async function run(): Promise<void> {
   if (!existsSync(SPLIT)) {
-    print(`No split file at ${SPLIT}: the default is chosen on the tune part only, so nothing is run. Give --split FILE.`);
+    print(
+      `No split file at ${SPLIT}: the default is chosen on the tune part only, so nothing is run. Give --split FILE.`,
+    );
     return;
   }
-  const current: Candidate = { fusion: HYBRID_DEFAULTS.fusion, rrfK: HYBRID_DEFAULTS.rrfK, weights: { ...HYBRID_DEFAULTS.weights }, denseK: HYBRID_DEFAULTS.denseK, bm25K: HYBRID_DEFAULTS.bm25K, bm25: { k1: 1.2, b: 0.75 } };
+  const current: Candidate = {
+    fusion: HYBRID_DEFAULTS.fusion,
+    rrfK: HYBRID_DEFAULTS.rrfK,
+    weights: { ...HYBRID_DEFAULTS.weights },
+    denseK: HYBRID_DEFAULTS.denseK,
+    bm25K: HYBRID_DEFAULTS.bm25K,
+    bm25: { k1: 1.2, b: 0.75 },
+  };
   const grid = ALPHA.length > 0 ? { ...DEFAULT_GRID, alpha: ALPHA } : DEFAULT_GRID;
   const candidates = expandGrid(grid, current);
   const depth = Math.max(...DEFAULT_GRID.denseK, ...DEFAULT_GRID.bm25K);
@@ -79,12 +105,22 @@ export async function run(): Promise<void> {
     const recallUnitsOf = new Map<string, TuneUnit>();
 
     // The eval set's tune part: one sweep through the real graph for each turn's query and dense list.
-    const session = await openSession({ kbDir: KB, casesFile: path.join(KB, "eval", "cases.jsonl"), store: "auto", embedder: spec, dataDir: path.join(REPO_ROOT, ".retrace", "choose-default-kb") });
+    const session = await openSession({
+      kbDir: KB,
+      casesFile: path.join(KB, "eval", "cases.jsonl"),
+      store: "auto",
+      embedder: spec,
+      dataDir: path.join(REPO_ROOT, ".retrace", "choose-default-kb"),
+    });
     try {
       const split = await loadSplit(SPLIT, session.cases);
       const cases = session.cases.filter((c) => split?.partOf.get(c.id) === PART);
       const { turns, traces } = await runSweep({
-        graph: buildGraph({ store: session.retriever, cards: session.kb, defaults: { k: K, denseK: depth, bm25K: depth, mode: "hybrid" } }),
+        graph: buildGraph({
+          store: session.retriever,
+          cards: session.kb,
+          defaults: { k: K, denseK: depth, bm25K: depth, mode: "hybrid" },
+        }),
         cases,
         evaluators: allEvaluators({ k: K }),
         knownIds: new Set(session.kb.byId.keys()),
@@ -100,11 +136,23 @@ export async function run(): Promise<void> {
           group: `kb:${t.caseId}`,
           stratum: `kb:${t.locale}`,
           dense: trace.stages.dense,
-          bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(trace.query, { topN: depth, locale: t.locale as Locale })])),
-          evaluate: (fused) => ndcgAtK(topK(dedupeParents(fused), K).map((r) => r.id), gold, K),
+          bm25: new Map(
+            [...indexes].map(([key, idx]) => [
+              key,
+              idx.search(trace.query, { topN: depth, locale: t.locale as Locale }),
+            ]),
+          ),
+          evaluate: (fused) =>
+            ndcgAtK(
+              topK(dedupeParents(fused), K).map((r) => r.id),
+              gold,
+              K,
+            ),
         });
       }
-      print(`[${spec}: ${session.embedder?.id}] Eval set: ${PART} part of ${path.relative(REPO_ROOT, SPLIT)}: ${cases.length} cases, ${units.length} gold-bearing turns.`);
+      print(
+        `[${spec}: ${session.embedder?.id}] Eval set: ${PART} part of ${path.relative(REPO_ROOT, SPLIT)}: ${cases.length} cases, ${units.length} gold-bearing turns.`,
+      );
     } finally {
       await session.close();
     }
@@ -121,16 +169,49 @@ export async function run(): Promise<void> {
     const handle = await openStore({ dataDir: cranDir });
     try {
       await ingest({ client: handle.client, chunks, embedder, kbHash: data.corpusHash });
-      const coll = await requireCurrentCollection(handle.client, { kbHash: data.corpusHash, embedder, fallbackToLatest: false });
+      const coll = await requireCurrentCollection(handle.client, {
+        kbHash: data.corpusHash,
+        embedder,
+        fallbackToLatest: false,
+      });
       const retriever = new HybridRetriever({ chunks, embedder, dense: await openExactDense(coll) });
       const indexes = new Map(DEFAULT_GRID.bm25.map((p) => [bm25Key(p), BM25Index.build(chunks, p)]));
       for (const q of data.queries) {
-        const trace = await retriever.retrieve(q.text, { mode: "dense", k: CRAN_DEPTH, denseK: CRAN_DEPTH, locale: "en" });
+        const trace = await retriever.retrieve(q.text, {
+          mode: "dense",
+          k: CRAN_DEPTH,
+          denseK: CRAN_DEPTH,
+          locale: "en",
+        });
         const gains = data.qrels.get(q.id) as Map<string, number>;
-        const bm25 = new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: CRAN_DEPTH, locale: "en" })]));
-        const base = { group: `cran:${q.id}`, stratum: "cran", dense: trace.stages.dense ?? [], bm25, depth: CRAN_DEPTH };
-        units.push({ ...base, evaluate: (fused) => ndcgAtK(fused.slice(0, 10).map((r) => r.id), gains, 10) });
-        recallUnitsOf.set(base.group, { ...base, evaluate: (fused) => recallAtK(fused.slice(0, CRAN_DEPTH).map((r) => r.id), gains, CRAN_DEPTH) });
+        const bm25 = new Map(
+          [...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: CRAN_DEPTH, locale: "en" })]),
+        );
+        const base = {
+          group: `cran:${q.id}`,
+          stratum: "cran",
+          dense: trace.stages.dense ?? [],
+          bm25,
+          depth: CRAN_DEPTH,
+        };
+        units.push({
+          ...base,
+          evaluate: (fused) =>
+            ndcgAtK(
+              fused.slice(0, 10).map((r) => r.id),
+              gains,
+              10,
+            ),
+        });
+        recallUnitsOf.set(base.group, {
+          ...base,
+          evaluate: (fused) =>
+            recallAtK(
+              fused.slice(0, CRAN_DEPTH).map((r) => r.id),
+              gains,
+              CRAN_DEPTH,
+            ),
+        });
       }
       print(`[${spec}: ${embedder.id}] Cranfield: ${data.queries.length} queries.`);
     } finally {
@@ -163,12 +244,25 @@ export async function run(): Promise<void> {
     const sub = rowIdx.map((r) => matrix[r] as number[]);
     const cv = crossValidate(sub, groups, FOLDS, SEED, weights);
     const chosen = (g: { id: string }) => rowIdx[Number(cv.chosenPerFold[folds.get(g.id) as number])] as number;
-    const held = (pred: (g: { id: string; stratum: string }) => boolean) => mean(groups.filter(pred).map((g) => cv.heldOut.get(g.id) ?? 0));
-    const r100 = mean(cranGroups.map((g) => scoreUnit(perEmbedder[rows[chosen(g)]!.embedder]!.recall.get(g.id) as TuneUnit, rows[chosen(g)]!.candidate) ?? 0));
-    print(`\n${title}: pooled ${FOLDS}-fold CV (seed ${SEED}; folds stratified by set and locale; each set weighs half), ${rowIdx.length} configurations:`);
+    const held = (pred: (g: { id: string; stratum: string }) => boolean) =>
+      mean(groups.filter(pred).map((g) => cv.heldOut.get(g.id) ?? 0));
+    const r100 = mean(
+      cranGroups.map(
+        (g) =>
+          scoreUnit(perEmbedder[rows[chosen(g)]!.embedder]!.recall.get(g.id) as TuneUnit, rows[chosen(g)]!.candidate) ??
+          0,
+      ),
+    );
+    print(
+      `\n${title}: pooled ${FOLDS}-fold CV (seed ${SEED}; folds stratified by set and locale; each set weighs half), ${rowIdx.length} configurations:`,
+    );
     cv.chosenPerFold.forEach((c, f) => print(`  fold ${f + 1}: ${label(rowIdx[Number(c)] as number)}`));
-    print(`  eval-set tune part, nDCG@${K} held out: ${held((g) => g.id.startsWith("kb:")).toFixed(4)} (${kbLocales.map((l) => `${l.slice(3)} ${held((g) => g.stratum === l).toFixed(4)}`).join(", ")})`);
-    print(`  Cranfield held out: nDCG@10 ${held((g) => g.id.startsWith("cran:")).toFixed(4)}, R@100 ${r100.toFixed(4)}`);
+    print(
+      `  eval-set tune part, nDCG@${K} held out: ${held((g) => g.id.startsWith("kb:")).toFixed(4)} (${kbLocales.map((l) => `${l.slice(3)} ${held((g) => g.stratum === l).toFixed(4)}`).join(", ")})`,
+    );
+    print(
+      `  Cranfield held out: nDCG@10 ${held((g) => g.id.startsWith("cran:")).toFixed(4)}, R@100 ${r100.toFixed(4)}`,
+    );
     print(`  best on all tuning data: ${label(rowIdx[cv.final] as number)}`);
     return rowIdx[cv.final] as number;
   };
@@ -178,14 +272,36 @@ export async function run(): Promise<void> {
     for (const u of us.filter(pred)) byGroup.set(u.group, [...(byGroup.get(u.group) ?? []), xs(u)]);
     return mean([...byGroup.values()].map(mean));
   };
-  const only = (which: "dense" | "bm25"): Candidate => ({ ...current, fusion: "rrf", weights: which === "dense" ? { dense: 1, bm25: 0 } : { dense: 0, bm25: 1 } });
-  print(`\nReference (${CONFIRM === "" ? "all tuning data" : "the holdout part"}, fixed configurations; eval set nDCG@5 by locale, Cranfield nDCG@10 / R@100):`);
+  const only = (which: "dense" | "bm25"): Candidate => ({
+    ...current,
+    fusion: "rrf",
+    weights: which === "dense" ? { dense: 1, bm25: 0 } : { dense: 0, bm25: 1 },
+  });
+  print(
+    `\nReference (${CONFIRM === "" ? "all tuning data" : "the holdout part"}, fixed configurations; eval set nDCG@5 by locale, Cranfield nDCG@10 / R@100):`,
+  );
   const line = (name: string, us: TuneUnit[], rec: Map<string, TuneUnit>, c: Candidate) =>
     print(
-      `  ${name.padEnd(34)} ${kbLocales.map((l) => `${l.slice(3)} ${kbMean((u) => scoreUnit(u, c) ?? 0, us, (u) => u.stratum === l).toFixed(4)}`).join("  ")}  ` +
-        (cranGroups.length === 0 ? "" : `cran ${kbMean((u) => scoreUnit(u, c) ?? 0, us, (u) => u.stratum === "cran").toFixed(4)} / ${mean(cranGroups.map((g) => scoreUnit(rec.get(g.id) as TuneUnit, c) ?? 0)).toFixed(4)}`),
+      `  ${name.padEnd(34)} ${kbLocales
+        .map(
+          (l) =>
+            `${l.slice(3)} ${kbMean(
+              (u) => scoreUnit(u, c) ?? 0,
+              us,
+              (u) => u.stratum === l,
+            ).toFixed(4)}`,
+        )
+        .join("  ")}  ` +
+        (cranGroups.length === 0
+          ? ""
+          : `cran ${kbMean(
+              (u) => scoreUnit(u, c) ?? 0,
+              us,
+              (u) => u.stratum === "cran",
+            ).toFixed(4)} / ${mean(cranGroups.map((g) => scoreUnit(rec.get(g.id) as TuneUnit, c) ?? 0)).toFixed(4)}`),
     );
-  for (const bm25 of DEFAULT_GRID.bm25) line(`bm25 alone (${bm25Key(bm25)})`, perEmbedder[0]!.units, perEmbedder[0]!.recall, { ...only("bm25"), bm25 });
+  for (const bm25 of DEFAULT_GRID.bm25)
+    line(`bm25 alone (${bm25Key(bm25)})`, perEmbedder[0]!.units, perEmbedder[0]!.recall, { ...only("bm25"), bm25 });
   for (const e of perEmbedder) {
     line(`${e.name} dense alone`, e.units, e.recall, only("dense"));
     line(`${e.name} hybrid rrf(k=60) equal`, e.units, e.recall, current);
@@ -203,7 +319,8 @@ export async function run(): Promise<void> {
     };
     const name = String((file.tuned as Record<string, unknown> | undefined)?.embedder ?? EMBEDDERS[0]);
     const e = perEmbedder.find((x) => x.name === name);
-    if (e === undefined) throw new Error(`--confirm ${CONFIRM}: embedder ${name} not among --embedders ${EMBEDDERS.join(",")}`);
+    if (e === undefined)
+      throw new Error(`--confirm ${CONFIRM}: embedder ${name} not among --embedders ${EMBEDDERS.join(",")}`);
     line(`${name} ${candidateKey(c)}`, e.units, e.recall, c);
     return;
   }
@@ -212,7 +329,13 @@ export async function run(): Promise<void> {
     if (ei > 0) idx.unshift(0);
     report(`Embedder ${perEmbedder[ei]!.name} only`, idx);
   }
-  const best = perEmbedder.length > 1 ? report("All embedders", rows.map((_, i) => i)) : 0;
+  const best =
+    perEmbedder.length > 1
+      ? report(
+          "All embedders",
+          rows.map((_, i) => i),
+        )
+      : 0;
   const final = rows[best]!.candidate;
   print(`  the default candidate: ${label(best)}`);
   if (OUT !== "") {
@@ -220,8 +343,20 @@ export async function run(): Promise<void> {
       OUT,
       configToJSON({
         version: 1,
-        retrieval: { fusion: final.fusion, rrfK: final.rrfK, weights: final.weights, denseK: final.denseK, bm25K: final.bm25K, bm25: final.bm25 },
-        tuned: { by: "bench/choose-default.ts: pooled 5-fold CV over the eval set's tune part and Cranfield", embedder: perEmbedder[rows[best]!.embedder]!.name, seed: SEED, folds: FOLDS },
+        retrieval: {
+          fusion: final.fusion,
+          rrfK: final.rrfK,
+          weights: final.weights,
+          denseK: final.denseK,
+          bm25K: final.bm25K,
+          bm25: final.bm25,
+        },
+        tuned: {
+          by: "bench/choose-default.ts: pooled 5-fold CV over the eval set's tune part and Cranfield",
+          embedder: perEmbedder[rows[best]!.embedder]!.name,
+          seed: SEED,
+          folds: FOLDS,
+        },
       }),
     );
     print(`  written to ${OUT}`);

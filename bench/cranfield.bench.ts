@@ -54,11 +54,23 @@ interface Reference {
 /** The README's reference table: `| system | nDCG@10 | R@10 | Success@10 | R@100 |` rows. */
 function readReferences(readme: string): Reference[] {
   if (!existsSync(readme)) return [];
-  const lines = readFileSync(readme, "utf8").split(/\r?\n/).filter((l) => l.trim().startsWith("|"));
-  const cells = (l: string) => l.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+  const lines = readFileSync(readme, "utf8")
+    .split(/\r?\n/)
+    .filter((l) => l.trim().startsWith("|"));
+  const cells = (l: string) =>
+    l
+      .trim()
+      .replace(/^\||\|$/g, "")
+      .split("|")
+      .map((c) => c.trim());
   const header = lines.map(cells).find((c) => c[0] === "system" && c.includes("nDCG@10"));
   if (header === undefined) return [];
-  const column: Record<string, keyof Scores> = { "nDCG@10": "ndcg10", "R@10": "r10", "Success@10": "s10", "R@100": "r100" };
+  const column: Record<string, keyof Scores> = {
+    "nDCG@10": "ndcg10",
+    "R@10": "r10",
+    "Success@10": "s10",
+    "R@100": "r100",
+  };
   const out: Reference[] = [];
   for (const l of lines) {
     const c = cells(l);
@@ -91,7 +103,12 @@ async function evaluate(
     const gold = qrels.get(q.id);
     const ranked = results[i] ?? [];
     if (gold === undefined) return;
-    const s = { ndcg10: ndcgAtK(ranked, gold, 10), r10: recallAtK(ranked, gold, 10), s10: hitAtK(ranked, gold, 10), r100: recallAtK(ranked, gold, DEPTH) };
+    const s = {
+      ndcg10: ndcgAtK(ranked, gold, 10),
+      r10: recallAtK(ranked, gold, 10),
+      s10: hitAtK(ranked, gold, 10),
+      r100: recallAtK(ranked, gold, DEPTH),
+    };
     if (s.ndcg10 === null || s.r10 === null || s.s10 === null || s.r100 === null) return; // no positive judgment
     n++;
     sums.ndcg10 += s.ndcg10;
@@ -109,18 +126,27 @@ export async function run(): Promise<void> {
   const missing = Object.values(BEIR_FILES).filter((f) => !existsSync(path.join(CRANFIELD_DIR, f)));
   if (missing.length > 0) {
     print(`Cranfield not found at ${CRANFIELD_DIR} (missing ${missing.join(", ")}); skipping this benchmark.`);
-    print("Put the BEIR-layout copy (corpus.jsonl, queries.jsonl, qrels/test.tsv) at ../shared/datasets/cranfield relative to the repository.");
+    print(
+      "Put the BEIR-layout copy (corpus.jsonl, queries.jsonl, qrels/test.tsv) at ../shared/datasets/cranfield relative to the repository.",
+    );
     return;
   }
   // The same reader as `retrace beir` (src/research/beir.ts): its queries are the judged ones, in file order.
   const data = await loadBeirDataset(CRANFIELD_DIR);
   const judged = data.queries.filter((q) => [...(data.qrels.get(q.id)?.values() ?? [])].some((g) => g > 0));
-  const bodies = data.corpus.map((d) => ({ id: d.id, parentId: d.id, locale: "en" as const, text: `${d.title} ${d.text}` }));
+  const bodies = data.corpus.map((d) => ({
+    id: d.id,
+    parentId: d.id,
+    locale: "en" as const,
+    text: `${d.title} ${d.text}`,
+  }));
   print(
     `Cranfield (${path.relative(REPO_ROOT, CRANFIELD_DIR)}): ${data.corpus.length} documents, ${data.queries.length} queries ` +
       `(${judged.length} with a positive judgment, all evaluated), ${[...data.qrels.values()].reduce((s, m) => s + m.size, 0)} judgments.`,
   );
-  print(`Body = title + " " + text; top ${DEPTH} per query; metrics from src/eval/measures/metrics.ts (nDCG with graded gains; a query with no hit scores 0).`);
+  print(
+    `Body = title + " " + text; top ${DEPTH} per query; metrics from src/eval/measures/metrics.ts (nDCG with graded gains; a query with no hit scores 0).`,
+  );
 
   let t = performance.now();
   const ours = BM25Index.build(bodies);
@@ -138,8 +164,20 @@ export async function run(): Promise<void> {
   const measured: Measured[] = [];
   try {
     measured.push(
-      await evaluate("ours BM25Index (en analyzer)", judged, data.qrels, (q) => ours.search(q.text, { topN: DEPTH, locale: "en" }).map((r) => r.id), REPS.ours),
-      await evaluate("SQLite FTS5 bm25() (porter unicode61)", judged, data.qrels, (q) => fts.search(q.text, DEPTH).map((h) => h.id), REPS.fts5),
+      await evaluate(
+        "ours BM25Index (en analyzer)",
+        judged,
+        data.qrels,
+        (q) => ours.search(q.text, { topN: DEPTH, locale: "en" }).map((r) => r.id),
+        REPS.ours,
+      ),
+      await evaluate(
+        "SQLite FTS5 bm25() (porter unicode61)",
+        judged,
+        data.qrels,
+        (q) => fts.search(q.text, DEPTH).map((h) => h.id),
+        REPS.fts5,
+      ),
       await evaluate(
         "LangChain BM25Retriever (raw query)",
         judged,
@@ -174,7 +212,18 @@ export async function run(): Promise<void> {
     ]);
   }
   for (const r of references) {
-    rows.push([r.system, "README (trec_eval)", String(judged.length), fmtNum(r.values.ndcg10), fmtNum(r.values.r10), fmtNum(r.values.s10), fmtNum(r.values.r100), "", "", ""]);
+    rows.push([
+      r.system,
+      "README (trec_eval)",
+      String(judged.length),
+      fmtNum(r.values.ndcg10),
+      fmtNum(r.values.r10),
+      fmtNum(r.values.s10),
+      fmtNum(r.values.r100),
+      "",
+      "",
+      "",
+    ]);
   }
   printTable(
     "Cranfield BM25",
@@ -192,7 +241,8 @@ export async function run(): Promise<void> {
     ],
     rows,
   );
-  if (references.length === 0) print("No reference table found in the dataset README; only measured numbers are shown.");
+  if (references.length === 0)
+    print("No reference table found in the dataset README; only measured numbers are shown.");
 
   const oursM = measured[0];
   const refFts = references.find((r) => /fts5/i.test(r.system));
@@ -215,6 +265,10 @@ export async function run(): Promise<void> {
       );
     }
   }
-  print("FTS5 query: tokens (runs of letters/marks/digits) double-quoted and OR-ed; LangChain: the raw query text (its own lowercase + whitespace split).");
-  print(`Timed passes: ours ${REPS.ours}, FTS5 ${REPS.fts5}, LangChain ${REPS.langchain}, each after one untimed warm-up pass.`);
+  print(
+    "FTS5 query: tokens (runs of letters/marks/digits) double-quoted and OR-ed; LangChain: the raw query text (its own lowercase + whitespace split).",
+  );
+  print(
+    `Timed passes: ours ${REPS.ours}, FTS5 ${REPS.fts5}, LangChain ${REPS.langchain}, each after one untimed warm-up pass.`,
+  );
 }

@@ -49,7 +49,10 @@ function recall(truth: readonly string[], got: readonly string[]): number {
 
 type Search = (vector: number[], locale: Locale) => Promise<string[]>;
 
-async function pass(queries: { vector: number[]; locale: Locale }[], search: Search): Promise<{ lists: string[][]; msPerQuery: number }> {
+async function pass(
+  queries: { vector: number[]; locale: Locale }[],
+  search: Search,
+): Promise<{ lists: string[][]; msPerQuery: number }> {
   const t = performance.now();
   const lists: string[][] = [];
   for (const q of queries) lists.push(await search(q.vector, q.locale));
@@ -84,34 +87,59 @@ export async function run(): Promise<void> {
         { dimension: embedder.dimension },
       );
       const texts = corpus.queries(queriesPerSize, 13);
-      const queries = await Promise.all(texts.map(async (t, i) => ({ vector: await embedder.embedQuery(t), locale: LOCALES[i % LOCALES.length] as Locale })));
-      const truth = (await pass(queries, async (v, locale) => truthIndex.searchSync(v, { topN: DEPTH, locale }).map((r) => r.id))).lists;
+      const queries = await Promise.all(
+        texts.map(async (t, i) => ({
+          vector: await embedder.embedQuery(t),
+          locale: LOCALES[i % LOCALES.length] as Locale,
+        })),
+      );
+      const truth = (
+        await pass(queries, async (v, locale) => truthIndex.searchSync(v, { topN: DEPTH, locale }).map((r) => r.id))
+      ).lists;
 
       const open = async () => new ChromaDenseIndex((await getCollectionOrNull(client, res.collection))!);
       let hnsw = await open();
       const filtered: Search = async (v, locale) => (await hnsw.search(v, { topN: DEPTH, locale })).map((r) => r.id);
       const byLocale = new Map(chunks.map((c) => [c.id, c.locale]));
       const unfiltered: Search = async (v, locale) =>
-        (await hnsw.search(v, { topN: DEPTH * 3 })).filter((r) => byLocale.get(r.id) === locale).slice(0, DEPTH).map((r) => r.id);
+        (await hnsw.search(v, { topN: DEPTH * 3 }))
+          .filter((r) => byLocale.get(r.id) === locale)
+          .slice(0, DEPTH)
+          .map((r) => r.id);
 
       const f1 = await pass(queries, filtered);
       const f2 = await pass(queries, filtered);
       const u1 = await pass(queries, unfiltered);
       const u2 = await pass(queries, unfiltered);
       const tLoad = performance.now();
-      const exact = await loadExactDenseIndex((await getCollectionOrNull(client, res.collection))!, { dimension: embedder.dimension, expectedCount: n });
+      const exact = await loadExactDenseIndex((await getCollectionOrNull(client, res.collection))!, {
+        dimension: embedder.dimension,
+        expectedCount: n,
+      });
       const loadMs = performance.now() - tLoad;
-      const e1 = await pass(queries, async (v, locale) => exact.searchSync(v, { topN: DEPTH, locale }).map((r) => r.id));
+      const e1 = await pass(queries, async (v, locale) =>
+        exact.searchSync(v, { topN: DEPTH, locale }).map((r) => r.id),
+      );
 
       // A second, independent ingest of the same chunks (another collection): is its HNSW graph answered alike?
       const again = await ingest({ client, chunks, embedder, kbHash: "b".repeat(64), batchSize: 500 });
       const hnswB = new ChromaDenseIndex((await getCollectionOrNull(client, again.collection))!);
-      const fB = await pass(queries, async (v, locale) => (await hnswB.search(v, { topN: DEPTH, locale })).map((r) => r.id));
-      const uB = await pass(queries, async (v, locale) =>
-        (await hnswB.search(v, { topN: DEPTH * 3 })).filter((r) => byLocale.get(r.id) === locale).slice(0, DEPTH).map((r) => r.id),
+      const fB = await pass(queries, async (v, locale) =>
+        (await hnswB.search(v, { topN: DEPTH, locale })).map((r) => r.id),
       );
-      const exactB = await loadExactDenseIndex((await getCollectionOrNull(client, again.collection))!, { dimension: embedder.dimension, expectedCount: n });
-      const eB = await pass(queries, async (v, locale) => exactB.searchSync(v, { topN: DEPTH, locale }).map((r) => r.id));
+      const uB = await pass(queries, async (v, locale) =>
+        (await hnswB.search(v, { topN: DEPTH * 3 }))
+          .filter((r) => byLocale.get(r.id) === locale)
+          .slice(0, DEPTH)
+          .map((r) => r.id),
+      );
+      const exactB = await loadExactDenseIndex((await getCollectionOrNull(client, again.collection))!, {
+        dimension: embedder.dimension,
+        expectedCount: n,
+      });
+      const eB = await pass(queries, async (v, locale) =>
+        exactB.searchSync(v, { topN: DEPTH, locale }).map((r) => r.id),
+      );
 
       // Restart the server on the same data dir: is the HNSW answer the same?
       await server.stop();
@@ -121,12 +149,39 @@ export async function run(): Promise<void> {
       const f3 = await pass(queries, filtered);
       const u3 = await pass(queries, unfiltered);
 
-      const meanRecall = (lists: string[][]) => lists.reduce((s, l, i) => s + recall(truth[i] ?? [], l), 0) / lists.length;
+      const meanRecall = (lists: string[][]) =>
+        lists.reduce((s, l, i) => s + recall(truth[i] ?? [], l), 0) / lists.length;
       const exactSame = e1.lists.filter((l, i) => l.join(" ") === (truth[i] ?? []).join(" ")).length;
-      print(`N=${n}: ingest ${fmtMs(ingestMs)}, exact index read back in ${fmtMs(loadMs)}, ${queries.length} queries, depth ${DEPTH}`);
-      rows.push([String(n), "chroma hnsw + where", meanRecall(f1.lists).toFixed(4), `${differing(f1.lists, f2.lists)}`, `${differing(f1.lists, f3.lists)}`, `${differing(f1.lists, fB.lists)}`, fmtMs(f1.msPerQuery)]);
-      rows.push([String(n), "chroma hnsw, no filter", meanRecall(u1.lists).toFixed(4), `${differing(u1.lists, u2.lists)}`, `${differing(u1.lists, u3.lists)}`, `${differing(u1.lists, uB.lists)}`, fmtMs(u1.msPerQuery)]);
-      rows.push([String(n), `retrace dense (exact; ${exactSame}/${queries.length} lists = truth)`, meanRecall(e1.lists).toFixed(4), `${differing(e1.lists, e1.lists)}`, "0 (pure)", `${differing(e1.lists, eB.lists)}`, fmtMs(e1.msPerQuery)]);
+      print(
+        `N=${n}: ingest ${fmtMs(ingestMs)}, exact index read back in ${fmtMs(loadMs)}, ${queries.length} queries, depth ${DEPTH}`,
+      );
+      rows.push([
+        String(n),
+        "chroma hnsw + where",
+        meanRecall(f1.lists).toFixed(4),
+        `${differing(f1.lists, f2.lists)}`,
+        `${differing(f1.lists, f3.lists)}`,
+        `${differing(f1.lists, fB.lists)}`,
+        fmtMs(f1.msPerQuery),
+      ]);
+      rows.push([
+        String(n),
+        "chroma hnsw, no filter",
+        meanRecall(u1.lists).toFixed(4),
+        `${differing(u1.lists, u2.lists)}`,
+        `${differing(u1.lists, u3.lists)}`,
+        `${differing(u1.lists, uB.lists)}`,
+        fmtMs(u1.msPerQuery),
+      ]);
+      rows.push([
+        String(n),
+        `retrace dense (exact; ${exactSame}/${queries.length} lists = truth)`,
+        meanRecall(e1.lists).toFixed(4),
+        `${differing(e1.lists, e1.lists)}`,
+        "0 (pure)",
+        `${differing(e1.lists, eB.lists)}`,
+        fmtMs(e1.msPerQuery),
+      ]);
     } finally {
       await server?.stop();
       rmSync(dir, { recursive: true, force: true });

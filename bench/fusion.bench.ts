@@ -23,7 +23,17 @@ import { BM25Retriever } from "@langchain/community/retrievers/bm25";
 import { beirChunks, loadBeirDataset } from "../src/research/beir.js";
 import { dedupeFirst, ndcgAtK, recallAtK, type Gold } from "../src/eval/measures/metrics.js";
 import { bootstrapCI } from "../src/eval/stats/bootstrap.js";
-import { DEFAULT_GRID, assignFolds, bm25Key, crossValidate, expandGrid, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../src/research/tune.js";
+import {
+  DEFAULT_GRID,
+  assignFolds,
+  bm25Key,
+  crossValidate,
+  expandGrid,
+  scoreMatrix,
+  scoreUnit,
+  type Candidate,
+  type TuneUnit,
+} from "../src/research/tune.js";
 import type { Chunk, Locale } from "../src/kb/types.js";
 import { BM25Index } from "../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../src/retrieval/dense.js";
@@ -64,7 +74,11 @@ interface Setup {
 
 type Row = { system: string; perQuery: Map<string, { ndcg: number; recall: number | null; locale: string }> };
 
-function score(s: Setup, q: Query, rankedIds: readonly string[]): { ndcg: number; recall: number | null; locale: string } {
+function score(
+  s: Setup,
+  q: Query,
+  rankedIds: readonly string[],
+): { ndcg: number; recall: number | null; locale: string } {
   const ids = dedupeFirst(rankedIds);
   return {
     ndcg: ndcgAtK(ids, q.gold, s.k) ?? 0,
@@ -73,7 +87,8 @@ function score(s: Setup, q: Query, rankedIds: readonly string[]): { ndcg: number
   };
 }
 
-const idsOf = (s: Setup, ranked: readonly Ranked[]) => (s.cards ? dedupeParents(ranked).map((r) => r.id) : ranked.map((r) => r.id));
+const idsOf = (s: Setup, ranked: readonly Ranked[]) =>
+  s.cards ? dedupeParents(ranked).map((r) => r.id) : ranked.map((r) => r.id);
 
 async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<void> {
   const dense = await InMemoryDenseIndex.fromChunks(s.chunks, embedder);
@@ -83,7 +98,10 @@ async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<vo
   for (const q of s.queries) {
     const opt = s.routed ? { locale: q.locale } : {};
     const d = await dense.search(await embedder.embedQuery(q.text, { locale: q.locale }), { topN: s.depth, ...opt });
-    lists.set(q.id, { dense: d, bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: s.depth, ...opt })])) });
+    lists.set(q.id, {
+      dense: d,
+      bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: s.depth, ...opt })])),
+    });
   }
   const rows: Row[] = [];
   const row = (system: string, rank: (q: Query) => string[] | Promise<string[]>) =>
@@ -97,7 +115,16 @@ async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<vo
   for (const method of FUSION_METHODS) {
     await row(`hybrid ${method}, equal weights`, (q) => {
       const l = lists.get(q.id)!;
-      return idsOf(s, fuse([{ name: "dense", ranked: l.dense }, { name: "bm25", ranked: l.bm25.get(shipped)! }], { method, rrfK: HYBRID_DEFAULTS.rrfK }));
+      return idsOf(
+        s,
+        fuse(
+          [
+            { name: "dense", ranked: l.dense },
+            { name: "bm25", ranked: l.bm25.get(shipped)! },
+          ],
+          { method, rrfK: HYBRID_DEFAULTS.rrfK },
+        ),
+      );
     });
   }
 
@@ -106,18 +133,41 @@ async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<vo
     const base = hybridDefaultsFor(embedder);
     const d = base.defaults;
     const bm25 = BM25Index.build(s.chunks, base.bm25);
-    await row(`hybrid shipped default (${d.fusion} ${d.weights.dense}/${d.weights.bm25}, k1 ${base.bm25.k1} b ${base.bm25.b})`, (q) => {
-      const l = lists.get(q.id)!;
-      const opt = s.routed ? { locale: q.locale } : {};
-      const dk = s.cards ? d.denseK : s.depth;
-      const bk = s.cards ? d.bm25K : s.depth;
-      return idsOf(s, fuse([{ name: "dense", ranked: l.dense.slice(0, dk), weight: d.weights.dense }, { name: "bm25", ranked: bm25.search(q.text, { topN: bk, ...opt }), weight: d.weights.bm25 }], { method: d.fusion, rrfK: d.rrfK }));
-    });
+    await row(
+      `hybrid shipped default (${d.fusion} ${d.weights.dense}/${d.weights.bm25}, k1 ${base.bm25.k1} b ${base.bm25.b})`,
+      (q) => {
+        const l = lists.get(q.id)!;
+        const opt = s.routed ? { locale: q.locale } : {};
+        const dk = s.cards ? d.denseK : s.depth;
+        const bk = s.cards ? d.bm25K : s.depth;
+        return idsOf(
+          s,
+          fuse(
+            [
+              { name: "dense", ranked: l.dense.slice(0, dk), weight: d.weights.dense },
+              { name: "bm25", ranked: bm25.search(q.text, { topN: bk, ...opt }), weight: d.weights.bm25 },
+            ],
+            { method: d.fusion, rrfK: d.rrfK },
+          ),
+        );
+      },
+    );
   }
 
   // Tuned: each query scored by the configuration chosen on the other folds (folds by case/query, stratified by locale).
-  const grid = { ...DEFAULT_GRID, denseK: s.cards ? DEFAULT_GRID.denseK.filter((x) => x <= s.depth) : [s.depth], bm25K: s.cards ? DEFAULT_GRID.bm25K.filter((x) => x <= s.depth) : [s.depth] };
-  const current: Candidate = { fusion: HYBRID_DEFAULTS.fusion, rrfK: HYBRID_DEFAULTS.rrfK, weights: { ...HYBRID_DEFAULTS.weights }, denseK: Math.min(HYBRID_DEFAULTS.denseK, s.depth), bm25K: Math.min(HYBRID_DEFAULTS.bm25K, s.depth), bm25: { k1: 1.2, b: 0.75 } };
+  const grid = {
+    ...DEFAULT_GRID,
+    denseK: s.cards ? DEFAULT_GRID.denseK.filter((x) => x <= s.depth) : [s.depth],
+    bm25K: s.cards ? DEFAULT_GRID.bm25K.filter((x) => x <= s.depth) : [s.depth],
+  };
+  const current: Candidate = {
+    fusion: HYBRID_DEFAULTS.fusion,
+    rrfK: HYBRID_DEFAULTS.rrfK,
+    weights: { ...HYBRID_DEFAULTS.weights },
+    denseK: Math.min(HYBRID_DEFAULTS.denseK, s.depth),
+    bm25K: Math.min(HYBRID_DEFAULTS.bm25K, s.depth),
+    bm25: { k1: 1.2, b: 0.75 },
+  };
   const candidates = expandGrid(grid, current);
   const unitOf = (q: Query): TuneUnit => ({
     group: q.group,
@@ -135,31 +185,46 @@ async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<vo
   await row(`tuned (5-fold CV over ${candidates.length} configurations, held out)`, (q) => {
     const c = candidates[Number(cv.chosenPerFold[folds.get(q.group)!])]!;
     const l = lists.get(q.id)!;
-    return idsOf(s, fuse([{ name: "dense", ranked: l.dense.slice(0, c.denseK), weight: c.weights.dense }, { name: "bm25", ranked: l.bm25.get(bm25Key(c.bm25))!.slice(0, c.bm25K), weight: c.weights.bm25 }], { method: c.fusion, rrfK: c.rrfK }));
+    return idsOf(
+      s,
+      fuse(
+        [
+          { name: "dense", ranked: l.dense.slice(0, c.denseK), weight: c.weights.dense },
+          { name: "bm25", ranked: l.bm25.get(bm25Key(c.bm25))!.slice(0, c.bm25K), weight: c.weights.bm25 },
+        ],
+        { method: c.fusion, rrfK: c.rrfK },
+      ),
+    );
   });
   void scoreUnit;
 
   if (peers) {
-  const fts = new Fts5Index(s.chunks, s.cards ? "unicode61 remove_diacritics 2" : "porter unicode61");
-  try {
-    await row(`SQLite FTS5 bm25()`, (q) => {
-      const hits = fts.search(q.text, s.depth, s.routed ? q.locale : undefined);
-      return s.cards ? hits.map((h) => h.parentId) : hits.map((h) => h.id);
+    const fts = new Fts5Index(s.chunks, s.cards ? "unicode61 remove_diacritics 2" : "porter unicode61");
+    try {
+      await row(`SQLite FTS5 bm25()`, (q) => {
+        const hits = fts.search(q.text, s.depth, s.routed ? q.locale : undefined);
+        return s.cards ? hits.map((h) => h.parentId) : hits.map((h) => h.id);
+      });
+    } finally {
+      fts.close();
+    }
+    const lcEmb = new EmbedderAsLangChain(embedder);
+    const byLocale = new Map<string, EnsembleRetriever>();
+    for (const locale of s.routed ? [...new Set(s.queries.map((q) => q.locale))] : ["*"]) {
+      const docs = chunksToDocuments(s.chunks.filter((c) => locale === "*" || c.locale === locale));
+      const store = await MemoryVectorStore.fromDocuments(docs, lcEmb);
+      byLocale.set(
+        locale,
+        new EnsembleRetriever({
+          retrievers: [BM25Retriever.fromDocuments(docs, { k: s.depth }), store.asRetriever({ k: s.depth })],
+          weights: [0.5, 0.5],
+        }),
+      );
+    }
+    await row("LangChain EnsembleRetriever (BM25Retriever + MemoryVectorStore, 0.5/0.5)", async (q) => {
+      const docs = await byLocale.get(s.routed ? q.locale : "*")!.invoke(q.text);
+      return s.cards ? parentsOf(docs) : docs.map((d) => String(d.metadata.chunkId));
     });
-  } finally {
-    fts.close();
-  }
-  const lcEmb = new EmbedderAsLangChain(embedder);
-  const byLocale = new Map<string, EnsembleRetriever>();
-  for (const locale of s.routed ? [...new Set(s.queries.map((q) => q.locale))] : ["*"]) {
-    const docs = chunksToDocuments(s.chunks.filter((c) => locale === "*" || c.locale === locale));
-    const store = await MemoryVectorStore.fromDocuments(docs, lcEmb);
-    byLocale.set(locale, new EnsembleRetriever({ retrievers: [BM25Retriever.fromDocuments(docs, { k: s.depth }), store.asRetriever({ k: s.depth })], weights: [0.5, 0.5] }));
-  }
-  await row("LangChain EnsembleRetriever (BM25Retriever + MemoryVectorStore, 0.5/0.5)", async (q) => {
-    const docs = await byLocale.get(s.routed ? q.locale : "*")!.invoke(q.text);
-    return s.cards ? parentsOf(docs) : docs.map((d) => String(d.metadata.chunkId));
-  });
   }
 
   const locales = s.routed ? [...new Set(s.queries.map((q) => q.locale))].sort() : [];
@@ -190,7 +255,14 @@ async function measure(s: Setup, embedder: Embedder, peers: boolean): Promise<vo
       ];
     }),
   );
-  print(`tuned: chosen per fold: ${cv.chosenPerFold.map((c) => { const x = candidates[Number(c)]!; return `${x.fusion} ${x.weights.dense}/${x.weights.bm25}`; }).join(", ")}`);
+  print(
+    `tuned: chosen per fold: ${cv.chosenPerFold
+      .map((c) => {
+        const x = candidates[Number(c)]!;
+        return `${x.fusion} ${x.weights.dense}/${x.weights.bm25}`;
+      })
+      .join(", ")}`,
+  );
 }
 
 /** Each setup with the built-in hashed n-grams (plus the FTS5 and LangChain peers) and with the corpus-fit LSA embedder fitted on its chunks. */
@@ -204,7 +276,9 @@ export async function run(): Promise<void> {
   await both({
     name: "Shipped eval set (all cases; every gold-bearing turn, routed by locale)",
     chunks: evalSet.chunks,
-    queries: evalSet.queries.filter((q) => q.gold.length > 0).map((q) => ({ id: `${q.caseId}#${q.turn}`, group: q.caseId, locale: q.locale, text: q.text, gold: q.gold })),
+    queries: evalSet.queries
+      .filter((q) => q.gold.length > 0)
+      .map((q) => ({ id: `${q.caseId}#${q.turn}`, group: q.caseId, locale: q.locale, text: q.text, gold: q.gold })),
     depth: 20,
     k: 5,
     cards: true,
@@ -218,7 +292,13 @@ export async function run(): Promise<void> {
   await both({
     name: "Cranfield (225 queries)",
     chunks: beirChunks(data.corpus),
-    queries: data.queries.map((q) => ({ id: q.id, group: q.id, locale: "en", text: q.text, gold: data.qrels.get(q.id)! })),
+    queries: data.queries.map((q) => ({
+      id: q.id,
+      group: q.id,
+      locale: "en",
+      text: q.text,
+      gold: data.qrels.get(q.id)!,
+    })),
     depth: 100,
     k: 10,
     cards: false,

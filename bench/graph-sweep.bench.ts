@@ -40,7 +40,8 @@ const SLOW_MS = Number(process.env.RETRACE_BENCH_GRAPH_WAIT_MS ?? 50);
 function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
   const n = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -51,7 +52,13 @@ function cases(n: number): EvalCase[] {
     { user: "and when does my refund arrive?", must_cite_one_of: ["refund-timelines"], expect: "answer" as const },
     { user: "can I freeze my card in the app?", must_cite_one_of: ["card-freeze"], expect: "answer" as const },
   ];
-  return Array.from({ length: n }, (_, i) => ({ id: `bench-${String(i).padStart(4, "0")}`, line: i + 1, locale: "en", kind: "golden" as const, turns: [turns[i % 3]!, turns[(i + 1) % 3]!] }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `bench-${String(i).padStart(4, "0")}`,
+    line: i + 1,
+    locale: "en",
+    kind: "golden" as const,
+    turns: [turns[i % 3]!, turns[(i + 1) % 3]!],
+  }));
 }
 
 async function concurrency(): Promise<void> {
@@ -61,7 +68,16 @@ async function concurrency(): Promise<void> {
   const { graph } = await loadGraph(`${GRAPH}#slowGraph`);
   const all = cases(n);
   const knownIds = new Set(["card-freeze", "refund-timelines", "es-congelar-tarjeta", "pt-chaves-pix"]);
-  const run = (c: number) => runGraphSweep({ graph, cases: all, evaluators: [retrievalEvaluator({ k: 3 })], knownIds, k: 3, concurrency: c, threadPrefix: "bench:" });
+  const run = (c: number) =>
+    runGraphSweep({
+      graph,
+      cases: all,
+      evaluators: [retrievalEvaluator({ k: 3 })],
+      knownIds,
+      k: 3,
+      concurrency: c,
+      threadPrefix: "bench:",
+    });
   const rows: string[][] = [];
   let baseMs = 0;
   let baseReports = "";
@@ -75,7 +91,14 @@ async function concurrency(): Promise<void> {
       baseReports = reports;
     }
     const speedup = baseMs / ms;
-    rows.push([String(c), (ms / 1000).toFixed(2), (turns.length / (ms / 1000)).toFixed(1), speedup.toFixed(2), `${((100 * speedup) / c).toFixed(0)}%`, reports === baseReports ? "yes" : "NO"]);
+    rows.push([
+      String(c),
+      (ms / 1000).toFixed(2),
+      (turns.length / (ms / 1000)).toFixed(1),
+      speedup.toFixed(2),
+      `${((100 * speedup) / c).toFixed(0)}%`,
+      reports === baseReports ? "yes" : "NO",
+    ]);
   }
   // The cost of a turn outside the wait (LangGraph, capture, scoring) caps the speed-up at (wait + cost) / cost.
   process.env.SLOW_MS = "0";
@@ -83,23 +106,45 @@ async function concurrency(): Promise<void> {
   const bare = await run(1);
   const costMs = (performance.now() - t0) / bare.length;
   process.env.SLOW_MS = String(SLOW_MS);
-  print(`\ncost of a turn outside the ${SLOW_MS} ms wait (SLOW_MS=0, concurrency 1): ${costMs.toFixed(1)} ms (wall time, not all of it CPU: an upper bound of what a turn computes)`);
+  print(
+    `\ncost of a turn outside the ${SLOW_MS} ms wait (SLOW_MS=0, concurrency 1): ${costMs.toFixed(1)} ms (wall time, not all of it CPU: an upper bound of what a turn computes)`,
+  );
   printTable(
     `Concurrency: ${n} two-turn cases (${2 * n} turns), a node waiting ${SLOW_MS} ms per turn (ideal at concurrency 1: ${((2 * n * SLOW_MS) / 1000).toFixed(1)} s)`,
-    [{ header: "concurrency", align: "right" }, { header: "wall s", align: "right" }, { header: "turns/s", align: "right" }, { header: "speed-up", align: "right" }, { header: "efficiency", align: "right" }, { header: "same turns as at 1" }],
+    [
+      { header: "concurrency", align: "right" },
+      { header: "wall s", align: "right" },
+      { header: "turns/s", align: "right" },
+      { header: "speed-up", align: "right" },
+      { header: "efficiency", align: "right" },
+      { header: "same turns as at 1" },
+    ],
     rows,
   );
 }
 
 /** Runs the compiled CLI in its own process under GNU time (peak RSS). */
-function retrace(args: string[], env: Record<string, string>): { status: number | null; wallMs: number; maxRssMb: number | null; stderr: string } {
+function retrace(
+  args: string[],
+  env: Record<string, string>,
+): { status: number | null; wallMs: number; maxRssMb: number | null; stderr: string } {
   const timeBin = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
   const cli = [process.execPath, path.join(REPO_ROOT, "bin", "retrace.mjs"), ...args];
   const cmd = timeBin !== null ? [timeBin, "-f", "retrace-bench-maxrss-kb=%M", ...cli] : cli;
   const t0 = performance.now();
-  const r = spawnSync(cmd[0]!, cmd.slice(1), { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "warn", ...env }, encoding: "utf8", maxBuffer: 1 << 28 });
+  const r = spawnSync(cmd[0]!, cmd.slice(1), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "warn", ...env },
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+  });
   const rss = /retrace-bench-maxrss-kb=(\d+)/.exec(r.stderr);
-  return { status: r.status, wallMs: performance.now() - t0, maxRssMb: rss ? Number(rss[1]) / 1024 : null, stderr: r.stderr };
+  return {
+    status: r.status,
+    wallMs: performance.now() - t0,
+    maxRssMb: rss ? Number(rss[1]) / 1024 : null,
+    stderr: r.stderr,
+  };
 }
 
 async function memory(): Promise<void> {
@@ -114,18 +159,44 @@ async function memory(): Promise<void> {
   try {
     const file = path.join(dir, "cases.jsonl");
     // The case file's fields (`line` is the loader's, not the file's).
-    await writeFile(file, `${cases(n).map(({ line: _l, ...c }) => JSON.stringify(c)).join("\n")}\n`);
+    await writeFile(
+      file,
+      `${cases(n)
+        .map(({ line: _l, ...c }) => JSON.stringify(c))
+        .join("\n")}\n`,
+    );
     const rows: string[][] = [];
     for (const c of (process.env.RETRACE_BENCH_STATE_CONCURRENCY ?? "1,4").split(",").map(Number)) {
-      const r = retrace(["eval", "--graph", `${GRAPH}#bigState`, "--kb", MINI_KB, "--cases", file, "-k", "3", "--config", JSON.stringify({ run: { concurrency: String(c) } }), "--config", '{"run":{"maxStateMb":64}}'], { BIG_STATE_MB: String(mb) });
+      const r = retrace(
+        [
+          "eval",
+          "--graph",
+          `${GRAPH}#bigState`,
+          "--kb",
+          MINI_KB,
+          "--cases",
+          file,
+          "-k",
+          "3",
+          "--config",
+          JSON.stringify({ run: { concurrency: String(c) } }),
+          "--config",
+          '{"run":{"maxStateMb":64}}',
+        ],
+        { BIG_STATE_MB: String(mb) },
+      );
       if (r.status !== 0) throw new Error(`retrace eval exited ${r.status}: ${r.stderr.slice(-2000)}`);
-      rows.push([String(c), (r.wallMs / 1000).toFixed(1), r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`]);
+      rows.push([
+        String(c),
+        (r.wallMs / 1000).toFixed(1),
+        r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`,
+      ]);
     }
-    printTable(`Memory: ${n} two-turn cases, ${mb} MB of state per turn (retrace eval --graph, own process; target < 1 GB at concurrency 1)`, [
-      { header: "concurrency", align: "right" },
-      { header: "wall s", align: "right" },
-      { header: "peak RSS" },
-    ], rows);
+    printTable(
+      `Memory: ${n} two-turn cases, ${mb} MB of state per turn (retrace eval --graph, own process; target < 1 GB at concurrency 1)`,
+      [{ header: "concurrency", align: "right" }, { header: "wall s", align: "right" }, { header: "peak RSS" }],
+      rows,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -40,7 +40,9 @@ if (!oldFile || !newFile) {
   process.stderr.write("usage: npx tsx bench/holdout-locale-diff.ts OLD.json NEW.json\n");
   process.exit(2);
 }
-process.stdout.write("| locale | cases | old | new | new − old | 95% interval | cases that moved |\n|---|---:|---:|---:|---:|---|---:|\n");
+process.stdout.write(
+  "| locale | cases | old | new | new − old | 95% interval | cases that moved |\n|---|---:|---:|---:|---:|---|---:|\n",
+);
 for (const locale of ["en", "es-419", "pt-BR"]) {
   const a = caseMeans(oldFile, locale);
   const b = caseMeans(newFile, locale);

@@ -45,9 +45,14 @@ interface Coll {
   best: { ndcg: "bm25" | "dense"; r100: "bm25" | "dense" };
 }
 
-const scored = (s: { ndcg: Map<string, number>; r100: Map<string, number> }): Scored => ({ ...s, mNdcg: meanOf(s.ndcg), mR100: meanOf(s.r100) });
+const scored = (s: { ndcg: Map<string, number>; r100: Map<string, number> }): Scored => ({
+  ...s,
+  mNdcg: meanOf(s.ndcg),
+  mR100: meanOf(s.r100),
+});
 const f4 = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
-const cmpText = (c: PairedComparison | null) => (c === null ? "n/a" : `${f4(c.diff)} [${c.ci95?.map((x) => f4(x)).join(", ")}] p=${c.pValue.toFixed(4)}`);
+const cmpText = (c: PairedComparison | null) =>
+  c === null ? "n/a" : `${f4(c.diff)} [${c.ci95?.map((x) => f4(x)).join(", ")}] p=${c.pValue.toFixed(4)}`;
 
 export interface LocoRow {
   heldOut: string;
@@ -66,7 +71,12 @@ export async function locoStudy(log: (s: string) => void = (s) => process.stderr
     const lists = await branchLists(name, { log });
     const bm25 = scored(scoreLists(lists, (q) => q.bm25));
     const dense = scored(scoreLists(lists, (q) => q.dense));
-    colls.set(name, { lists, bm25, dense, best: { ndcg: dense.mNdcg > bm25.mNdcg ? "dense" : "bm25", r100: dense.mR100 > bm25.mR100 ? "dense" : "bm25" } });
+    colls.set(name, {
+      lists,
+      bm25,
+      dense,
+      best: { ndcg: dense.mNdcg > bm25.mNdcg ? "dense" : "bm25", r100: dense.mR100 > bm25.mR100 ? "dense" : "bm25" },
+    });
   }
   const stage = (c: Coll, m: "ndcg" | "r100") => c[c.best[m]];
   // Every candidate at every grid point on every collection, once.
@@ -120,7 +130,13 @@ export async function locoStudy(log: (s: string) => void = (s) => process.stderr
     const mine = rows.filter((r) => r.candidate === cand.name);
     const w = mine.reduce((a, r) => ((r.ndcgMargin?.diff ?? -Infinity) < (a.ndcgMargin?.diff ?? -Infinity) ? r : a));
     const wR = Math.min(...mine.map((r) => r.r100Margin?.diff ?? -Infinity));
-    return { candidate: cand, worst: w.ndcgMargin?.diff ?? -Infinity, where: w.heldOut, worstR100: wR, mean: mine.reduce((s, r) => s + (r.ndcgMargin?.diff ?? 0), 0) / mine.length };
+    return {
+      candidate: cand,
+      worst: w.ndcgMargin?.diff ?? -Infinity,
+      where: w.heldOut,
+      worstR100: wR,
+      mean: mine.reduce((s, r) => s + (r.ndcgMargin?.diff ?? 0), 0) / mine.length,
+    };
   });
   const top = Math.max(...worst.map((w) => w.worst));
   const chosen = worst.find((w) => w.worst >= top - TIE) as (typeof worst)[number];
@@ -133,27 +149,46 @@ export async function run(): Promise<void> {
   console.log("Stages (depth 100 per branch; BM25 k1 0.9 b 0.4; LSA dense, exact):\n");
   console.log("| collection | queries | κ | BM25 nDCG@10 / R@100 | LSA dense nDCG@10 / R@100 |");
   console.log("|---|---:|---:|---|---|");
-  for (const [name, c] of colls) console.log(`| ${name} | ${c.lists.queries.length} | ${c.lists.latent.structure.toFixed(4)} | ${c.bm25.mNdcg.toFixed(4)} / ${c.bm25.mR100.toFixed(4)} | ${c.dense.mNdcg.toFixed(4)} / ${c.dense.mR100.toFixed(4)} |`);
-  console.log("\nLeave-one-collection-out (constants fitted on the other three; margin = candidate − best stage, paired over the held-out queries, bootstrap 95% interval, sign-flip p, seed 42):\n");
-  console.log("| held out | candidate | constants (fitted without it) | nDCG@10 | − best stage | R@100 | − best stage |");
+  for (const [name, c] of colls)
+    console.log(
+      `| ${name} | ${c.lists.queries.length} | ${c.lists.latent.structure.toFixed(4)} | ${c.bm25.mNdcg.toFixed(4)} / ${c.bm25.mR100.toFixed(4)} | ${c.dense.mNdcg.toFixed(4)} / ${c.dense.mR100.toFixed(4)} |`,
+    );
+  console.log(
+    "\nLeave-one-collection-out (constants fitted on the other three; margin = candidate − best stage, paired over the held-out queries, bootstrap 95% interval, sign-flip p, seed 42):\n",
+  );
+  console.log(
+    "| held out | candidate | constants (fitted without it) | nDCG@10 | − best stage | R@100 | − best stage |",
+  );
   console.log("|---|---|---|---:|---|---:|---|");
-  for (const r of rows) console.log(`| ${r.heldOut} | ${r.candidate} | ${r.constants} | ${r.ndcg.toFixed(4)} | ${cmpText(r.ndcgMargin)} | ${r.r100.toFixed(4)} | ${cmpText(r.r100Margin)} |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.heldOut} | ${r.candidate} | ${r.constants} | ${r.ndcg.toFixed(4)} | ${cmpText(r.ndcgMargin)} | ${r.r100.toFixed(4)} | ${cmpText(r.r100Margin)} |`,
+    );
   console.log("\nWorst held-out margin per candidate (nDCG@10; the choice reads this column):\n");
   console.log("| candidate | worst nDCG@10 margin | on | mean of the four | worst R@100 margin |");
   console.log("|---|---:|---|---:|---:|");
-  for (const w of [...worst].sort((a, b) => b.worst - a.worst)) console.log(`| ${w.candidate.name} | ${f4(w.worst)} | ${w.where} | ${f4(w.mean)} | ${f4(w.worstR100)} |`);
-  console.log(`\nChosen (highest worst case; within ${TIE}, the simpler): ${chosen.candidate.name}, worst ${f4(chosen.worst)} on ${chosen.where}.`);
-  console.log(`Its constants fitted on all four collections (the shipped ones; in-sample, no figure reported on them): ${chosen.candidate.describe(shipped)}.`);
+  for (const w of [...worst].sort((a, b) => b.worst - a.worst))
+    console.log(`| ${w.candidate.name} | ${f4(w.worst)} | ${w.where} | ${f4(w.mean)} | ${f4(w.worstR100)} |`);
+  console.log(
+    `\nChosen (highest worst case; within ${TIE}, the simpler): ${chosen.candidate.name}, worst ${f4(chosen.worst)} on ${chosen.where}.`,
+  );
+  console.log(
+    `Its constants fitted on all four collections (the shipped ones; in-sample, no figure reported on them): ${chosen.candidate.describe(shipped)}.`,
+  );
   // The default before issue 37, at its fixed constants (fitted on Cranfield alone: in-sample there, held out elsewhere).
   const previous = CANDIDATES.find((c) => c.name === "signals κ") as Candidate;
   const prevParams: Params = { lambda: 5.4, beta: 2, gamma: -2 };
-  console.log(`\nReference: the previous default, ${previous.describe(prevParams)} (fitted on Cranfield alone; nothing fitted here):\n`);
+  console.log(
+    `\nReference: the previous default, ${previous.describe(prevParams)} (fitted on Cranfield alone; nothing fitted here):\n`,
+  );
   console.log("| collection | nDCG@10 | − best stage | R@100 | − best stage |");
   console.log("|---|---:|---|---:|---|");
   for (const [name, c] of colls) {
     const s = scored(scoreLists(c.lists, (q) => previous.rank(q, c.lists, prevParams)));
     const bestN = c[c.best.ndcg];
     const bestR = c[c.best.r100];
-    console.log(`| ${name} | ${s.mNdcg.toFixed(4)} | ${cmpText(pairedComparison(bestN.ndcg, s.ndcg, { seed: 42 }))} | ${s.mR100.toFixed(4)} | ${cmpText(pairedComparison(bestR.r100, s.r100, { seed: 42 }))} |`);
+    console.log(
+      `| ${name} | ${s.mNdcg.toFixed(4)} | ${cmpText(pairedComparison(bestN.ndcg, s.ndcg, { seed: 42 }))} | ${s.mR100.toFixed(4)} | ${cmpText(pairedComparison(bestR.r100, s.r100, { seed: 42 }))} |`,
+    );
   }
 }

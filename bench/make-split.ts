@@ -33,7 +33,11 @@ export function stratum(c: EvalCase): string {
 }
 
 /** The split of `cases`: pure, deterministic for a seed. */
-export function makeSplit(cases: readonly EvalCase[], original: number, seed: number): { tune: string[]; holdout: string[] } {
+export function makeSplit(
+  cases: readonly EvalCase[],
+  original: number,
+  seed: number,
+): { tune: string[]; holdout: string[] } {
   const rand = mulberry32(seed);
   const strata = new Map<string, string[]>();
   for (const c of cases.slice(0, original)) {
@@ -51,12 +55,20 @@ export function makeSplit(cases: readonly EvalCase[], original: number, seed: nu
     for (const id of ids.slice(0, Math.round(ids.length * HOLDOUT_SHARE))) held.add(id);
   }
   for (const c of cases.slice(original)) held.add(c.id);
-  return { tune: cases.filter((c) => !held.has(c.id)).map((c) => c.id), holdout: cases.filter((c) => held.has(c.id)).map((c) => c.id) };
+  return {
+    tune: cases.filter((c) => !held.has(c.id)).map((c) => c.id),
+    holdout: cases.filter((c) => held.has(c.id)).map((c) => c.id),
+  };
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { kb: { type: "string", default: "kb" }, original: { type: "string", default: "85" }, seed: { type: "string", default: "20261130" }, force: { type: "boolean", default: false } },
+    options: {
+      kb: { type: "string", default: "kb" },
+      original: { type: "string", default: "85" },
+      seed: { type: "string", default: "20261130" },
+      force: { type: "boolean", default: false },
+    },
   });
   const kbDir = values.kb as string;
   const original = Number(values.original);

@@ -41,7 +41,10 @@ function envInt(name: string, fallback: number): number {
 const docOf = (q: number, i: number) => `doc${(q * 7919 + i * 104729) % 5_000_000}`;
 
 /** Write through a stream, honouring back-pressure, in ~1 MB blocks. */
-async function writeLines(file: string, produce: (emit: (block: string) => Promise<void>) => Promise<void>): Promise<void> {
+async function writeLines(
+  file: string,
+  produce: (emit: (block: string) => Promise<void>) => Promise<void>,
+): Promise<void> {
   const out = createWriteStream(file);
   await produce(async (block) => {
     if (!out.write(block)) await once(out, "drain");
@@ -87,7 +90,10 @@ async function generate(dir: string, queries: number, docs: number): Promise<{ q
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -105,7 +111,9 @@ export async function run(): Promise<void> {
   const docs = envInt("RETRACE_BENCH_DOCS", 1_000);
   const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-bench-trec-"));
   try {
-    process.stderr.write(`generating ${queries.toLocaleString("en-US")} queries × ${docs.toLocaleString("en-US")} docs in ${dir} ...\n`);
+    process.stderr.write(
+      `generating ${queries.toLocaleString("en-US")} queries × ${docs.toLocaleString("en-US")} docs in ${dir} ...\n`,
+    );
     let t = performance.now();
     const files = await generate(dir, queries, docs);
     const genMs = performance.now() - t;

@@ -20,7 +20,11 @@ import path from "node:path";
 import { runGraphEval, type GraphEvalOptions } from "../src/app/graph-eval.js";
 import { writeBaseline } from "../src/eval/gate/baseline.js";
 
-const BASE: GraphEvalOptions = { graph: "test/fixtures/graphs/flaky-agent.mjs", kb: "test/fixtures/kb-mini", cases: "test/fixtures/graphs/flaky-cases.jsonl" };
+const BASE: GraphEvalOptions = {
+  graph: "test/fixtures/graphs/flaky-agent.mjs",
+  kb: "test/fixtures/kb-mini",
+  cases: "test/fixtures/graphs/flaky-cases.jsonl",
+};
 const HIT = "retrieval_hit_at_k";
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 
@@ -36,17 +40,24 @@ export async function run(): Promise<void> {
       let passed = 0;
       const lines: string[] = [];
       for (const seed of SEEDS) {
-        const r = (await runGraphEval({ ...BASE, repeat, configurable: { seed }, baseline: file, maxDrop: 0.05 })).report;
+        const r = (await runGraphEval({ ...BASE, repeat, configurable: { seed }, baseline: file, maxDrop: 0.05 }))
+          .report;
         const c = r.gate!.checks!.find((x) => x.kind === "drop" && x.key === HIT && x.scope === "all")!;
         if (r.gate!.passed) passed++;
-        lines.push(`seed ${seed}: hit@k ${r.aggregates[HIT]!.mean.toFixed(3)} drop ${c.observed!.toFixed(3)}${c.bound !== undefined ? ` bound ${c.bound.toFixed(3)}` : ""} ${r.gate!.passed ? "pass" : "FAIL"}`);
+        lines.push(
+          `seed ${seed}: hit@k ${r.aggregates[HIT]!.mean.toFixed(3)} drop ${c.observed!.toFixed(3)}${c.bound !== undefined ? ` bound ${c.bound.toFixed(3)}` : ""} ${r.gate!.passed ? "pass" : "FAIL"}`,
+        );
       }
-      out(`  ${repeat === 1 ? "single-run gate (point means)" : "interval-aware gate (--repeat 10)"}, --gate max-drop=0.05: passed ${passed} of ${SEEDS.length}`);
+      out(
+        `  ${repeat === 1 ? "single-run gate (point means)" : "interval-aware gate (--repeat 10)"}, --gate max-drop=0.05: passed ${passed} of ${SEEDS.length}`,
+      );
       for (const l of lines) out(`    ${l}`);
       if (repeat === 10) {
         let failed = 0;
         for (const seed of SEEDS.slice(0, 5)) {
-          const r = (await runGraphEval({ ...BASE, repeat, configurable: { seed, p: 0.55 }, baseline: file, maxDrop: 0.05 })).report;
+          const r = (
+            await runGraphEval({ ...BASE, repeat, configurable: { seed, p: 0.55 }, baseline: file, maxDrop: 0.05 })
+          ).report;
           if (!r.gate!.passed) failed++;
         }
         out(`  power: a graph with p = 0.55 (true drop 0.15), --repeat 10: failed ${failed} of 5`);

@@ -103,7 +103,8 @@ function pairedLine(label: string, a: Quality, b: Quality): string {
   const hit = comparePaired(a.hits, b.hits);
   const ndcg = comparePaired(a.ndcgs, b.ndcgs);
   if (hit === null || ndcg === null) return `${label}: no common queries`;
-  const ci = (c: [number, number] | null) => (c === null ? "-" : `[${c[0] >= 0 ? "+" : ""}${c[0].toFixed(3)}, ${c[1] >= 0 ? "+" : ""}${c[1].toFixed(3)}]`);
+  const ci = (c: [number, number] | null) =>
+    c === null ? "-" : `[${c[0] >= 0 ? "+" : ""}${c[0].toFixed(3)}, ${c[1] >= 0 ? "+" : ""}${c[1].toFixed(3)}]`;
   const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
   return (
     `${label} (n=${hit.n}): Δhit@${K} ${signed(hit.diff)} 95% CI ${ci(hit.ci95)} p=${hit.pValue.toFixed(4)}; ` +
@@ -129,24 +130,52 @@ function pick<T>(m: ReadonlyMap<Locale, T>, locale: Locale): T {
 export async function run(): Promise<void> {
   const { chunks, queries, kb, cases } = await loadEvalSet();
   const localeCounts = LOCALES.map((l) => `${l} ${queries.filter((q) => q.locale === l).length}`).join(", ");
-  print(`Corpus: ${chunks.length} chunks of ${kb.cards.length} cards (kb/cards). Queries: ${queries.length} gold-bearing turns of ${cases} cases (${localeCounts}).`);
-  print("Query text: the turn's user text; after the first turn, the previous turn's user text + \" \" + this turn's text.");
-  print(`Every system returns ${DEPTH} chunks; chunk → card id (parentId), first occurrence kept, then cut at ${K}; hit@${K}, nDCG@${K} (binary gain) from src/eval/measures/metrics.ts.`);
+  print(
+    `Corpus: ${chunks.length} chunks of ${kb.cards.length} cards (kb/cards). Queries: ${queries.length} gold-bearing turns of ${cases} cases (${localeCounts}).`,
+  );
+  print(
+    "Query text: the turn's user text; after the first turn, the previous turn's user text + \" \" + this turn's text.",
+  );
+  print(
+    `Every system returns ${DEPTH} chunks; chunk → card id (parentId), first occurrence kept, then cut at ${K}; hit@${K}, nDCG@${K} (binary gain) from src/eval/measures/metrics.ts.`,
+  );
   print(`Scopes: "all" = whole multilingual corpus, no locale; "routed" = the case's locale only.`);
-  print(`Latency: 1 untimed warm-up pass, then timed passes (each call on its own); median / p95 over all timed calls, ms.`);
+  print(
+    `Latency: 1 untimed warm-up pass, then timed passes (each call on its own); median / p95 over all timed calls, ms.`,
+  );
 
   // ---------------------------------------------------------------- BM25
   const docs = chunksToDocuments(chunks);
   const ours = BM25Index.build(chunks);
   const langchain = BM25Retriever.fromDocuments(docs, { k: DEPTH });
-  const langchainByLocale = byLocale(chunks, (subset) => BM25Retriever.fromDocuments(chunksToDocuments(subset), { k: DEPTH }));
+  const langchainByLocale = byLocale(chunks, (subset) =>
+    BM25Retriever.fromDocuments(chunksToDocuments(subset), { k: DEPTH }),
+  );
   const fts = new Fts5Index(chunks, FTS5_TOKENIZER);
   const bm25Results: SystemResult[] = [];
   try {
     bm25Results.push(
-      await measure("ours BM25Index", "all", queries, (q) => ours.search(q.text, { topN: DEPTH }).map((r) => r.parentId), REPS.oursBm25),
-      await measure("LangChain BM25Retriever", "all", queries, async (q) => parentsOf(await langchain.invoke(q.text)), REPS.langchainBm25),
-      await measure("SQLite FTS5 bm25()", "all", queries, (q) => fts.search(q.text, DEPTH).map((h) => h.parentId), REPS.fts5),
+      await measure(
+        "ours BM25Index",
+        "all",
+        queries,
+        (q) => ours.search(q.text, { topN: DEPTH }).map((r) => r.parentId),
+        REPS.oursBm25,
+      ),
+      await measure(
+        "LangChain BM25Retriever",
+        "all",
+        queries,
+        async (q) => parentsOf(await langchain.invoke(q.text)),
+        REPS.langchainBm25,
+      ),
+      await measure(
+        "SQLite FTS5 bm25()",
+        "all",
+        queries,
+        (q) => fts.search(q.text, DEPTH).map((h) => h.parentId),
+        REPS.fts5,
+      ),
       await measure(
         "ours BM25Index",
         "routed",
@@ -161,15 +190,27 @@ export async function run(): Promise<void> {
         async (q) => parentsOf(await pick(langchainByLocale, q.locale).invoke(q.text)),
         REPS.langchainBm25,
       ),
-      await measure("SQLite FTS5 bm25()", "routed", queries, (q) => fts.search(q.text, DEPTH, q.locale).map((h) => h.parentId), REPS.fts5),
+      await measure(
+        "SQLite FTS5 bm25()",
+        "routed",
+        queries,
+        (q) => fts.search(q.text, DEPTH, q.locale).map((h) => h.parentId),
+        REPS.fts5,
+      ),
     );
   } finally {
     fts.close();
   }
   printTable(`BM25 (k1 = 1.2, b = 0.75 for all three)`, RESULT_COLUMNS, resultRows(bm25Results));
-  print("ours: per-locale analyzers (NFKC, lowercase, accent folding, stop words, Snowball stemming); unrouted queries are analysed per locale and merged by score.");
-  print("LangChain: query lowercased and split on whitespace, documents not lowercased, substring counting, full corpus scan per query (its BM25Retriever as shipped).");
-  print(`FTS5: in-memory table, tokenize '${FTS5_TOKENIZER}'; query = NFC + lowercase, runs of letters/marks/digits, each token double-quoted, joined with OR (duplicates kept, no stemming, no stop words).`);
+  print(
+    "ours: per-locale analyzers (NFKC, lowercase, accent folding, stop words, Snowball stemming); unrouted queries are analysed per locale and merged by score.",
+  );
+  print(
+    "LangChain: query lowercased and split on whitespace, documents not lowercased, substring counting, full corpus scan per query (its BM25Retriever as shipped).",
+  );
+  print(
+    `FTS5: in-memory table, tokenize '${FTS5_TOKENIZER}'; query = NFC + lowercase, runs of letters/marks/digits, each token double-quoted, joined with OR (duplicates kept, no stemming, no stop words).`,
+  );
 
   const find = (results: readonly SystemResult[], system: string, scope: "all" | "routed") => {
     const r = results.find((x) => x.system === system && x.scope === scope);
@@ -178,8 +219,12 @@ export async function run(): Promise<void> {
   };
   print("\nPaired sign-flip tests (10,000 seeded resamples), B − A per query:");
   for (const scope of ["all", "routed"] as const) {
-    print(`  ${pairedLine(`ours − LangChain BM25 [${scope}]`, find(bm25Results, "LangChain BM25Retriever", scope), find(bm25Results, "ours BM25Index", scope))}`);
-    print(`  ${pairedLine(`ours − FTS5 [${scope}]`, find(bm25Results, "SQLite FTS5 bm25()", scope), find(bm25Results, "ours BM25Index", scope))}`);
+    print(
+      `  ${pairedLine(`ours − LangChain BM25 [${scope}]`, find(bm25Results, "LangChain BM25Retriever", scope), find(bm25Results, "ours BM25Index", scope))}`,
+    );
+    print(
+      `  ${pairedLine(`ours − FTS5 [${scope}]`, find(bm25Results, "SQLite FTS5 bm25()", scope), find(bm25Results, "ours BM25Index", scope))}`,
+    );
   }
 
   const localeRows: string[][] = [];
@@ -223,14 +268,18 @@ export async function run(): Promise<void> {
     let t = performance.now();
     server = await startLocalChroma({ dataDir });
     const client = await connectChroma({ url: server.url });
-    setup.push(`Chroma server: local, ${server.url}, started in ${fmtMs(performance.now() - t)} ms (pid ${server.pid}).`);
+    setup.push(
+      `Chroma server: local, ${server.url}, started in ${fmtMs(performance.now() - t)} ms (pid ${server.pid}).`,
+    );
 
     t = performance.now();
     const ingested = await ingest({ client, chunks, embedder, kbHash: kbHash(kb) });
     const collection = await getCollectionOrNull(client, ingested.collection);
     if (collection === null) throw new Error(`ingest reported ${ingested.collection} but it cannot be opened`);
     const dense = new ChromaDenseIndex(collection);
-    setup.push(`ours: ingest() → ${ingested.collection} (${ingested.chunks} chunks, cosine space) in ${fmtMs(performance.now() - t)} ms.`);
+    setup.push(
+      `ours: ingest() → ${ingested.collection} (${ingested.chunks} chunks, cosine space) in ${fmtMs(performance.now() - t)} ms.`,
+    );
 
     t = performance.now();
     const lcStore = new Chroma(lcEmbeddings, {
@@ -244,7 +293,9 @@ export async function run(): Promise<void> {
       `LangChain: @langchain/community Chroma (works with chromadb 3.5.0 / server 1.0) on the same server, collection bench-langchain-chunks ` +
         `(hnsw:space cosine, ${docs.length} Documents via addDocuments) in ${fmtMs(performance.now() - t)} ms; passed our ChromaClient as \`index\`.`,
     );
-    setup.push(`Embedder for both: ${embedder.id} — ${embedder.description}; wrapped as a LangChain Embeddings for LangChain.`);
+    setup.push(
+      `Embedder for both: ${embedder.id} — ${embedder.description}; wrapped as a LangChain Embeddings for LangChain.`,
+    );
 
     const retriever = new HybridRetriever({
       chunks,
@@ -273,7 +324,13 @@ export async function run(): Promise<void> {
     const lcParents = (docsOut: Document[]) => parentsOf(docsOut);
     hybridResults.push(
       await measure("ours HybridRetriever", "all", queries, (q) => oursHybrid(q), REPS.hybrid),
-      await measure("LangChain EnsembleRetriever", "all", queries, async (q) => lcParents(await lcEnsemble.invoke(q.text)), REPS.hybrid),
+      await measure(
+        "LangChain EnsembleRetriever",
+        "all",
+        queries,
+        async (q) => lcParents(await lcEnsemble.invoke(q.text)),
+        REPS.hybrid,
+      ),
       await measure("ours HybridRetriever", "routed", queries, (q) => oursHybrid(q, q.locale), REPS.hybrid),
       await measure(
         "LangChain EnsembleRetriever",
@@ -283,19 +340,32 @@ export async function run(): Promise<void> {
         REPS.hybrid,
       ),
     );
-    if (mismatches > 0) print(`WARNING: ${mismatches} calls where HybridRetriever's retrievedIds differ from the bench's cut of its fused list.`);
+    if (mismatches > 0)
+      print(
+        `WARNING: ${mismatches} calls where HybridRetriever's retrievedIds differ from the bench's cut of its fused list.`,
+      );
   } finally {
     if (server !== undefined) await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
   print("");
   for (const line of setup) print(line);
-  printTable(`Hybrid: dense (Chroma, top ${DEPTH}) + BM25 (top ${DEPTH}), RRF c = 60, weights 0.5 / 0.5`, RESULT_COLUMNS, resultRows(hybridResults));
-  print("ours: HybridRetriever (BM25Index + ChromaDenseIndex, RRF keyed by chunk id, ties by id), scored on its fused chunk list.");
-  print("LangChain: EnsembleRetriever(@langchain/classic) over BM25Retriever + Chroma.asRetriever; fuses by page text (all chunk texts here are distinct).");
+  printTable(
+    `Hybrid: dense (Chroma, top ${DEPTH}) + BM25 (top ${DEPTH}), RRF c = 60, weights 0.5 / 0.5`,
+    RESULT_COLUMNS,
+    resultRows(hybridResults),
+  );
+  print(
+    "ours: HybridRetriever (BM25Index + ChromaDenseIndex, RRF keyed by chunk id, ties by id), scored on its fused chunk list.",
+  );
+  print(
+    "LangChain: EnsembleRetriever(@langchain/classic) over BM25Retriever + Chroma.asRetriever; fuses by page text (all chunk texts here are distinct).",
+  );
   print("Latency of both includes embedding the query and one HTTP round trip to the local Chroma server.");
   print("\nPaired sign-flip tests (10,000 seeded resamples), B − A per query:");
   for (const scope of ["all", "routed"] as const) {
-    print(`  ${pairedLine(`ours − LangChain hybrid [${scope}]`, find(hybridResults, "LangChain EnsembleRetriever", scope), find(hybridResults, "ours HybridRetriever", scope))}`);
+    print(
+      `  ${pairedLine(`ours − LangChain hybrid [${scope}]`, find(hybridResults, "LangChain EnsembleRetriever", scope), find(hybridResults, "ours HybridRetriever", scope))}`,
+    );
   }
 }

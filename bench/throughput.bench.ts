@@ -25,7 +25,15 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { Annotation, END, MemorySaver, messagesStateReducer, START, StateGraph, type Messages } from "@langchain/langgraph";
+import {
+  Annotation,
+  END,
+  MemorySaver,
+  messagesStateReducer,
+  START,
+  StateGraph,
+  type Messages,
+} from "@langchain/langgraph";
 import { mulberry32 } from "../src/random.js";
 import { SECTIONS_PER_SYNTHETIC_CARD, syntheticKb } from "../test/helpers/synthetic-kb.js";
 import { REPO_ROOT } from "./lib/eval-set.js";
@@ -36,7 +44,8 @@ const SHIPPED_CHUNKS = 183;
 function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
   const n = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -78,7 +87,14 @@ async function writeCases(kbDir: string, turns: number, seed: number): Promise<n
       const sections = body
         .split(/^## /m)
         .slice(1)
-        .map((s) => s.split("\n").slice(1).join(" ").match(/\p{L}+/gu) ?? []);
+        .map(
+          (s) =>
+            s
+              .split("\n")
+              .slice(1)
+              .join(" ")
+              .match(/\p{L}+/gu) ?? [],
+        );
       cards.push({ id: f.replace(/\.md$/, ""), locale, sections });
     }
   }
@@ -95,7 +111,9 @@ async function writeCases(kbDir: string, turns: number, seed: number): Promise<n
       must_cite_one_of: [card.id],
       expect: "answer",
     }));
-    lines.push(JSON.stringify({ id: `bench-${String(c).padStart(5, "0")}`, locale: card.locale, kind: "golden", turns: ts }));
+    lines.push(
+      JSON.stringify({ id: `bench-${String(c).padStart(5, "0")}`, locale: card.locale, kind: "golden", turns: ts }),
+    );
   }
   await writeFile(path.join(kbDir, "eval", "cases.jsonl"), `${lines.join("\n")}\n`);
   // The shipped split and baseline describe the shipped cases, not these.
@@ -108,7 +126,11 @@ const fmtMb = (mb: number | null) => (mb === null ? "n/a (no /usr/bin/time)" : `
 
 interface SweepReport {
   turns: unknown[];
-  timings: { durationMs: number; turns: Record<string, { total?: number }>; phases?: { graph: number; evaluate: number; report: number } };
+  timings: {
+    durationMs: number;
+    turns: Record<string, { total?: number }>;
+    phases?: { graph: number; evaluate: number; report: number };
+  };
 }
 
 /**
@@ -119,7 +141,9 @@ interface SweepReport {
  * can spend less outside its retrieval call than this.
  */
 async function langGraphFloorMs(invocations: number): Promise<number> {
-  const State = Annotation.Root({ messages: Annotation<BaseMessage[], Messages>({ reducer: messagesStateReducer, default: () => [] }) });
+  const State = Annotation.Root({
+    messages: Annotation<BaseMessage[], Messages>({ reducer: messagesStateReducer, default: () => [] }),
+  });
   const saver = new MemorySaver();
   const graph = new StateGraph(State)
     .addNode("contextualize", () => ({}))
@@ -133,7 +157,11 @@ async function langGraphFloorMs(invocations: number): Promise<number> {
   const once = async (n: number, prefix: string) => {
     for (let i = 0; i < n; i += 2) {
       const thread_id = `${prefix}${i}`;
-      for (const turn of [0, 1]) await graph.invoke({ messages: [new HumanMessage(`turn ${turn}`)] }, { configurable: { thread_id }, durability: "exit" });
+      for (const turn of [0, 1])
+        await graph.invoke(
+          { messages: [new HumanMessage(`turn ${turn}`)] },
+          { configurable: { thread_id }, durability: "exit" },
+        );
       await saver.deleteThread(thread_id);
     }
   };
@@ -152,15 +180,38 @@ async function sweep(chunks: number, turns: number): Promise<void> {
     const ing = retrace(["ingest", "--kb", kb.dir, "--embedder", "builtin", "--json"], data);
     if (ing.status !== 0) return print(`retrace ingest failed (exit ${ing.status}): ${ing.stderr.slice(-2000)}`);
     const chunkCount = Number(/"chunks":\s*(\d+)/.exec(ing.stdout)?.[1] ?? NaN);
-    print(`Sweep: ${turns} turns (${cases} cases) over ${Number.isFinite(chunkCount) ? chunkCount : "?"} chunks (${cards} synthetic cards + the shipped KB), built-in embedder, local Chroma, --concurrency 1.`);
-    printTable("", [{ header: "figure" }, { header: "value", align: "right" }], [
-      ["ingest (process wall)", `${(ing.wallMs / 1000).toFixed(1)} s`],
-      ["ingest peak RSS", fmtMb(ing.maxRssMb)],
-    ]);
+    print(
+      `Sweep: ${turns} turns (${cases} cases) over ${Number.isFinite(chunkCount) ? chunkCount : "?"} chunks (${cards} synthetic cards + the shipped KB), built-in embedder, local Chroma, --concurrency 1.`,
+    );
+    printTable(
+      "",
+      [{ header: "figure" }, { header: "value", align: "right" }],
+      [
+        ["ingest (process wall)", `${(ing.wallMs / 1000).toFixed(1)} s`],
+        ["ingest peak RSS", fmtMb(ing.maxRssMb)],
+      ],
+    );
     const runs: { workers: number; ev: Measured; report: SweepReport }[] = [];
     for (const workers of [1, 2]) {
-      const ev = retrace(["eval", "--kb", kb.dir, "--config", '{"retrieval":{"embedder":"builtin"}}', "--json", "--config", '{"run":{"concurrency":1}}', "--config", JSON.stringify({ run: { workers: String(workers) } })], data);
-      if (ev.status !== 0) return print(`retrace eval --config '{"run":{"workers":${workers}}}' failed (exit ${ev.status}): ${ev.stderr.slice(-2000)}`);
+      const ev = retrace(
+        [
+          "eval",
+          "--kb",
+          kb.dir,
+          "--config",
+          '{"retrieval":{"embedder":"builtin"}}',
+          "--json",
+          "--config",
+          '{"run":{"concurrency":1}}',
+          "--config",
+          JSON.stringify({ run: { workers: String(workers) } }),
+        ],
+        data,
+      );
+      if (ev.status !== 0)
+        return print(
+          `retrace eval --config '{"run":{"workers":${workers}}}' failed (exit ${ev.status}): ${ev.stderr.slice(-2000)}`,
+        );
       runs.push({ workers, ev, report: JSON.parse(ev.stdout) as SweepReport });
     }
     const strip = (r: SweepReport) => JSON.stringify({ ...r, timings: null });
@@ -170,20 +221,62 @@ async function sweep(chunks: number, turns: number): Promise<void> {
     const cell = (f: (r: (typeof runs)[number]) => string) => runs.map(f);
     const n = (r: (typeof runs)[number]) => r.report.turns.length;
     const wall = (r: (typeof runs)[number]) => r.report.timings.durationMs;
-    const retrieval = (r: (typeof runs)[number]) => Object.values(r.report.timings.turns).reduce((s, t) => s + (t.total ?? 0), 0);
+    const retrieval = (r: (typeof runs)[number]) =>
+      Object.values(r.report.timings.turns).reduce((s, t) => s + (t.total ?? 0), 0);
     const phases = (r: (typeof runs)[number]) => r.report.timings.phases ?? { graph: NaN, evaluate: NaN, report: NaN };
-    rows.push(["eval process wall (start, KB load, Chroma start, vectors read back, sweep, report)", ...cell((r) => `${(r.ev.wallMs / 1000).toFixed(1)} s`), ""]);
-    rows.push(["sweep wall (timings.durationMs; worker start included)", ...cell((r) => `${(wall(r) / 1000).toFixed(2)} s`), ""]);
+    rows.push([
+      "eval process wall (start, KB load, Chroma start, vectors read back, sweep, report)",
+      ...cell((r) => `${(r.ev.wallMs / 1000).toFixed(1)} s`),
+      "",
+    ]);
+    rows.push([
+      "sweep wall (timings.durationMs; worker start included)",
+      ...cell((r) => `${(wall(r) / 1000).toFixed(2)} s`),
+      "",
+    ]);
     rows.push(["turns per second (sweep)", ...cell((r) => (n(r) / (wall(r) / 1000)).toFixed(1)), "≥ 100"]);
-    rows.push(["Σ retrieval calls (retrieve stage total)", ...cell((r) => `${(retrieval(r) / 1000).toFixed(2)} s`), ""]);
-    rows.push(["Σ graph.invoke (retrieval included; all threads)", ...cell((r) => `${(phases(r).graph / 1000).toFixed(2)} s`), ""]);
+    rows.push([
+      "Σ retrieval calls (retrieve stage total)",
+      ...cell((r) => `${(retrieval(r) / 1000).toFixed(2)} s`),
+      "",
+    ]);
+    rows.push([
+      "Σ graph.invoke (retrieval included; all threads)",
+      ...cell((r) => `${(phases(r).graph / 1000).toFixed(2)} s`),
+      "",
+    ]);
     rows.push(["Σ evaluators", ...cell((r) => `${(phases(r).evaluate / 1000).toFixed(2)} s`), ""]);
-    rows.push(["statistics, gate and report after the sweep", ...cell((r) => `${(phases(r).report / 1000).toFixed(2)} s`), ""]);
-    rows.push(["time outside retrieval calls, per turn", ...cell((r) => `${((phases(r).graph - retrieval(r)) / n(r)).toFixed(2)} ms`), ""]);
-    rows.push(["share of graph time outside retrieval calls", ...cell((r) => `${((1 - retrieval(r) / phases(r).graph) * 100).toFixed(1)}%`), "< 10% (see below)"]);
-    rows.push(["harness overhead: sweep wall outside graph.invoke (1 − Σ graph / wall)", `${((1 - phases(runs[0]!).graph / wall(runs[0]!)) * 100).toFixed(1)}%`, "n/a (threads overlap)", "< 10%"]);
+    rows.push([
+      "statistics, gate and report after the sweep",
+      ...cell((r) => `${(phases(r).report / 1000).toFixed(2)} s`),
+      "",
+    ]);
+    rows.push([
+      "time outside retrieval calls, per turn",
+      ...cell((r) => `${((phases(r).graph - retrieval(r)) / n(r)).toFixed(2)} ms`),
+      "",
+    ]);
+    rows.push([
+      "share of graph time outside retrieval calls",
+      ...cell((r) => `${((1 - retrieval(r) / phases(r).graph) * 100).toFixed(1)}%`),
+      "< 10% (see below)",
+    ]);
+    rows.push([
+      "harness overhead: sweep wall outside graph.invoke (1 − Σ graph / wall)",
+      `${((1 - phases(runs[0]!).graph / wall(runs[0]!)) * 100).toFixed(1)}%`,
+      "n/a (threads overlap)",
+      "< 10%",
+    ]);
     rows.push(["eval peak RSS", ...cell((r) => fmtMb(r.ev.maxRssMb)), ""]);
-    printTable("", [{ header: "figure" }, ...runs.map((r) => ({ header: `--workers ${r.workers}`, align: "right" as const })), { header: "target" }], rows);
+    printTable(
+      "",
+      [
+        { header: "figure" },
+        ...runs.map((r) => ({ header: `--workers ${r.workers}`, align: "right" as const })),
+        { header: "target" },
+      ],
+      rows,
+    );
     print(`Reports of --workers 1 and 2 identical apart from timings: ${same ? "yes" : "NO"}.`);
     const perTurnRetrieval = retrieval(runs[0]!) / n(runs[0]!);
     print(
@@ -205,12 +298,18 @@ async function ingestAtScale(chunks: number): Promise<void> {
     const ing = retrace(["ingest", "--kb", kb.dir, "--embedder", "builtin", "--json"], data);
     if (ing.status !== 0) return print(`retrace ingest failed (exit ${ing.status}): ${ing.stderr.slice(-2000)}`);
     const chunkCount = Number(/"chunks":\s*(\d+)/.exec(ing.stdout)?.[1] ?? NaN);
-    print(`Ingest: ${Number.isFinite(chunkCount) ? chunkCount : "?"} chunks (${cards} synthetic cards + the shipped KB), built-in embedder, fresh local Chroma.`);
-    printTable("", [{ header: "figure" }, { header: "value", align: "right" }], [
-      ["ingest process wall (KB load, Chroma start, embed, add, swap, stop)", `${(ing.wallMs / 1000).toFixed(1)} s`],
-      ["chunks per second", Number.isFinite(chunkCount) ? (chunkCount / (ing.wallMs / 1000)).toFixed(0) : "?"],
-      ["peak RSS", fmtMb(ing.maxRssMb)],
-    ]);
+    print(
+      `Ingest: ${Number.isFinite(chunkCount) ? chunkCount : "?"} chunks (${cards} synthetic cards + the shipped KB), built-in embedder, fresh local Chroma.`,
+    );
+    printTable(
+      "",
+      [{ header: "figure" }, { header: "value", align: "right" }],
+      [
+        ["ingest process wall (KB load, Chroma start, embed, add, swap, stop)", `${(ing.wallMs / 1000).toFixed(1)} s`],
+        ["chunks per second", Number.isFinite(chunkCount) ? (chunkCount / (ing.wallMs / 1000)).toFixed(0) : "?"],
+        ["peak RSS", fmtMb(ing.maxRssMb)],
+      ],
+    );
   } finally {
     await kb.cleanup();
     await rm(data, { recursive: true, force: true });

@@ -44,7 +44,8 @@ type Part = string | { id: string } | { time: bigint } | { conv: string };
 
 /** One export line cut at what a copy changes: span and trace ids, start and end times, conversation ids. */
 function template(line: string): Part[] {
-  const re = /("(?:traceId|spanId|parentSpanId)":")([0-9a-f]+)"|("(?:startTimeUnixNano|endTimeUnixNano)":")(\d+)"|(conv-[a-z]+)/g;
+  const re =
+    /("(?:traceId|spanId|parentSpanId)":")([0-9a-f]+)"|("(?:startTimeUnixNano|endTimeUnixNano)":")(\d+)"|(conv-[a-z]+)/g;
   const parts: Part[] = [];
   let at = 0;
   for (let m = re.exec(line); m !== null; m = re.exec(line)) {
@@ -75,7 +76,9 @@ export async function generate(dir: string, copies: number): Promise<{ traces: s
   let spans = 0;
   let [min, max] = [BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n, 0n];
   for (const l of lines)
-    for (const rs of JSON.parse(l).resourceSpans as { scopeSpans: { spans: { startTimeUnixNano: string; endTimeUnixNano: string }[] }[] }[])
+    for (const rs of JSON.parse(l).resourceSpans as {
+      scopeSpans: { spans: { startTimeUnixNano: string; endTimeUnixNano: string }[] }[];
+    }[])
       for (const ss of rs.scopeSpans)
         for (const s of ss.spans) {
           spans++;
@@ -91,25 +94,48 @@ export async function generate(dir: string, copies: number): Promise<{ traces: s
     if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-  const fixtureCases = readFileSync(CASES, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: string });
+  const fixtureCases = readFileSync(CASES, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string });
   const cases = path.join(dir, "cases.jsonl");
   const caseLines: string[] = [];
-  for (let j = 0; j < copies; j++) for (const c of fixtureCases) caseLines.push(JSON.stringify({ ...c, id: `${c.id}-${j}` }));
+  for (let j = 0; j < copies; j++)
+    for (const c of fixtureCases) caseLines.push(JSON.stringify({ ...c, id: `${c.id}-${j}` }));
   await writeFile(cases, caseLines.join("\n") + "\n");
   return { traces, cases, spans: spans * copies };
 }
 
 /** Runs the CLI in its own process under GNU time (peak RSS), as bench/graph-sweep.bench.ts does. */
-function retrace(args: string[]): { status: number | null; wallMs: number; maxRssMb: number | null; cpuS: number | null; stdout: string; stderr: string } {
+function retrace(args: string[]): {
+  status: number | null;
+  wallMs: number;
+  maxRssMb: number | null;
+  cpuS: number | null;
+  stdout: string;
+  stderr: string;
+} {
   const timeBin = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
   const cli = [process.execPath, path.join(REPO_ROOT, "bin", "retrace.mjs"), ...args];
   // CPU time (user + system) beside the wall time: on a shared machine the wall time also measures the other processes.
   const cmd = timeBin !== null ? [timeBin, "-f", "retrace-bench-maxrss-kb=%M retrace-bench-cpu-s=%U+%S", ...cli] : cli;
   const t0 = performance.now();
-  const r = spawnSync(cmd[0]!, cmd.slice(1), { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "warn" }, encoding: "utf8", maxBuffer: 1 << 28 });
+  const r = spawnSync(cmd[0]!, cmd.slice(1), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "warn" },
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+  });
   const rss = /retrace-bench-maxrss-kb=(\d+)/.exec(r.stderr);
   const cpu = /retrace-bench-cpu-s=([\d.]+)\+([\d.]+)/.exec(r.stderr);
-  return { status: r.status, wallMs: performance.now() - t0, maxRssMb: rss ? Number(rss[1]) / 1024 : null, cpuS: cpu ? Number(cpu[1]) + Number(cpu[2]) : null, stdout: r.stdout, stderr: r.stderr };
+  return {
+    status: r.status,
+    wallMs: performance.now() - t0,
+    maxRssMb: rss ? Number(rss[1]) / 1024 : null,
+    cpuS: cpu ? Number(cpu[1]) + Number(cpu[2]) : null,
+    stdout: r.stdout,
+    stderr: r.stderr,
+  };
 }
 
 export async function run(): Promise<void> {
@@ -121,31 +147,57 @@ export async function run(): Promise<void> {
     const g = await generate(dir, copies);
     const genS = (performance.now() - t0) / 1000;
     const mb = statSync(g.traces).size / (1 << 20);
-    print(`\nexport: ${g.spans.toLocaleString("en")} spans (${copies.toLocaleString("en")} copies of the recorded fixture), ${(8 * copies).toLocaleString("en")} turns, ${(4 * copies).toLocaleString("en")} conversations, ${mb.toFixed(0)} MiB, written in ${genS.toFixed(1)} s`);
+    print(
+      `\nexport: ${g.spans.toLocaleString("en")} spans (${copies.toLocaleString("en")} copies of the recorded fixture), ${(8 * copies).toLocaleString("en")} turns, ${(4 * copies).toLocaleString("en")} conversations, ${mb.toFixed(0)} MiB, written in ${genS.toFixed(1)} s`,
+    );
     const reportJson = path.join(dir, "report.json");
     // Every copy's conv-error turn errored in its retriever: allowed, so the gate passes on the scores alone.
-    const r = retrace(["eval", "--traces", g.traces, "--catalog", CATALOG, "--cases", g.cases, "-k", "3", "--max-errors", String(copies), "--report-json", reportJson]);
-    if (r.status !== 0) throw new Error(`retrace eval --traces exited ${r.status}: ${r.stderr.slice(-2000)}`);
-    const traces = (JSON.parse(readFileSync(reportJson, "utf8")) as { run: { graph: { traces: { records: number; turns: number; scoredTurns: number } } } }).run.graph.traces;
-    const wallS = r.wallMs / 1000;
-    printTable(`retrace eval --traces over ${g.spans.toLocaleString("en")} spans (own process; targets < ${TARGET_S} s, < ${TARGET_MB / 1024} GB)`, [
-      { header: "spans read", align: "right" },
-      { header: "turns scored", align: "right" },
-      { header: "wall s", align: "right" },
-      { header: "CPU s", align: "right" },
-      { header: "peak RSS", align: "right" },
-      { header: "within targets" },
-    ], [
-      [
-        traces.records.toLocaleString("en"),
-        traces.scoredTurns.toLocaleString("en"),
-        wallS.toFixed(1),
-        r.cpuS === null ? "n/a" : r.cpuS.toFixed(1),
-        r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`,
-        `${wallS < TARGET_S ? "time yes" : "time NO"}, ${r.maxRssMb === null ? "memory n/a" : r.maxRssMb < TARGET_MB ? "memory yes" : "memory NO"}`,
-      ],
+    const r = retrace([
+      "eval",
+      "--traces",
+      g.traces,
+      "--catalog",
+      CATALOG,
+      "--cases",
+      g.cases,
+      "-k",
+      "3",
+      "--max-errors",
+      String(copies),
+      "--report-json",
+      reportJson,
     ]);
-    print(`runner: ${existsSync(path.join(REPO_ROOT, "dist", "cli", "run.js")) ? "dist/ (compiled)" : "src/ through tsx (dist/ not built: start-up included)"}`);
+    if (r.status !== 0) throw new Error(`retrace eval --traces exited ${r.status}: ${r.stderr.slice(-2000)}`);
+    const traces = (
+      JSON.parse(readFileSync(reportJson, "utf8")) as {
+        run: { graph: { traces: { records: number; turns: number; scoredTurns: number } } };
+      }
+    ).run.graph.traces;
+    const wallS = r.wallMs / 1000;
+    printTable(
+      `retrace eval --traces over ${g.spans.toLocaleString("en")} spans (own process; targets < ${TARGET_S} s, < ${TARGET_MB / 1024} GB)`,
+      [
+        { header: "spans read", align: "right" },
+        { header: "turns scored", align: "right" },
+        { header: "wall s", align: "right" },
+        { header: "CPU s", align: "right" },
+        { header: "peak RSS", align: "right" },
+        { header: "within targets" },
+      ],
+      [
+        [
+          traces.records.toLocaleString("en"),
+          traces.scoredTurns.toLocaleString("en"),
+          wallS.toFixed(1),
+          r.cpuS === null ? "n/a" : r.cpuS.toFixed(1),
+          r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`,
+          `${wallS < TARGET_S ? "time yes" : "time NO"}, ${r.maxRssMb === null ? "memory n/a" : r.maxRssMb < TARGET_MB ? "memory yes" : "memory NO"}`,
+        ],
+      ],
+    );
+    print(
+      `runner: ${existsSync(path.join(REPO_ROOT, "dist", "cli", "run.js")) ? "dist/ (compiled)" : "src/ through tsx (dist/ not built: start-up included)"}`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

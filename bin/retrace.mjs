@@ -16,7 +16,9 @@ if (existsSync(fileURLToPath(compiled))) {
   try {
     ({ register } = await import("tsx/esm/api"));
   } catch {
-    process.stderr.write("retrace: dist/ is not built and tsx is not installed; run `npm ci` (it installs tsx) or `npm run build` in the retrace checkout\n");
+    process.stderr.write(
+      "retrace: dist/ is not built and tsx is not installed; run `npm ci` (it installs tsx) or `npm run build` in the retrace checkout\n",
+    );
     process.exit(2);
   }
   register();

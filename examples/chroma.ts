@@ -16,15 +16,24 @@ import { agentOver } from "./lib/agent.js";
 import { loadCardDocuments } from "./lib/cards.js";
 import { TrigramHashEmbeddings } from "./lib/embeddings.js";
 
-export async function buildStore(url: string, kbDir = process.env.RETRACE_EXAMPLE_KB ?? "kb", collectionName = process.env.RETRACE_EXAMPLE_COLLECTION ?? "retrace-example") {
+export async function buildStore(
+  url: string,
+  kbDir = process.env.RETRACE_EXAMPLE_KB ?? "kb",
+  collectionName = process.env.RETRACE_EXAMPLE_COLLECTION ?? "retrace-example",
+) {
   const docs = loadCardDocuments(kbDir);
-  const store = new Chroma(new TrigramHashEmbeddings(), { url, collectionName, collectionMetadata: { "hnsw:space": "cosine" } });
+  const store = new Chroma(new TrigramHashEmbeddings(), {
+    url,
+    collectionName,
+    collectionMetadata: { "hnsw:space": "cosine" },
+  });
   await store.addDocuments(docs, { ids: docs.map((d) => d.id!) });
   return store;
 }
 
 export async function graph() {
   const url = process.env.CHROMA_URL;
-  if (url === undefined || url === "") throw new Error("set CHROMA_URL to a running Chroma server (see the comment at the top of examples/chroma.ts)");
+  if (url === undefined || url === "")
+    throw new Error("set CHROMA_URL to a running Chroma server (see the comment at the top of examples/chroma.ts)");
   return agentOver((await buildStore(url)).asRetriever({ k: 10 }));
 }

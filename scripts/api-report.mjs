@@ -21,14 +21,28 @@ const reportFile = path.join(root, "api", `${pkg.name}.api.md`);
 /** package.json export → source entry: ./dist/x.js → src/x.ts */
 const entries = Object.entries(pkg.exports)
   .filter(([, target]) => typeof target === "object")
-  .map(([subpath, target]) => [subpath, path.join(root, target.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"))]);
+  .map(([subpath, target]) => [
+    subpath,
+    path.join(root, target.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts")),
+  ]);
 
 const program = ts.createProgram(
   entries.map(([, file]) => file),
-  { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true, types: ["node"] },
+  {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ["node"],
+  },
 );
 const checker = program.getTypeChecker();
-const flags = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope | ts.TypeFormatFlags.WriteArrowStyleSignature;
+const flags =
+  ts.TypeFormatFlags.NoTruncation |
+  ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope |
+  ts.TypeFormatFlags.WriteArrowStyleSignature;
 const clean = (text) => text.replace(/import\("[^"]*"\)\./g, "").replace(/\s+/g, " ");
 
 function describe(symbol) {
@@ -39,28 +53,48 @@ function describe(symbol) {
     lines.push(`class ${symbol.name}`);
     const type = checker.getDeclaredTypeOfSymbol(target);
     const ctorType = checker.getTypeOfSymbolAtLocation(target, decl);
-    for (const sig of ctorType.getConstructSignatures()) lines.push(`  constructor${clean(checker.signatureToString(sig, decl, flags)).replace(/ => .*$/, "")}`);
-    for (const s of [...ctorType.getProperties().filter((p) => p.name !== "prototype").map((p) => ["static ", p]), ...type.getProperties().map((p) => ["", p])]) {
+    for (const sig of ctorType.getConstructSignatures())
+      lines.push(`  constructor${clean(checker.signatureToString(sig, decl, flags)).replace(/ => .*$/, "")}`);
+    for (const s of [
+      ...ctorType
+        .getProperties()
+        .filter((p) => p.name !== "prototype")
+        .map((p) => ["static ", p]),
+      ...type.getProperties().map((p) => ["", p]),
+    ]) {
       const [prefix, p] = s;
       const pd = p.valueDeclaration ?? p.declarations?.[0];
       if (pd === undefined) continue;
       const mods = ts.getCombinedModifierFlags(pd);
-      if (mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) || p.name.startsWith("_") || p.name.startsWith("#")) continue;
+      if (
+        mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) ||
+        p.name.startsWith("_") ||
+        p.name.startsWith("#")
+      )
+        continue;
       if (pd.getSourceFile().fileName.includes("node_modules")) continue; // inherited from LangChain's base classes
-      lines.push(`  ${prefix}${p.name}: ${clean(checker.typeToString(checker.getTypeOfSymbolAtLocation(p, decl), decl, flags))}`);
+      lines.push(
+        `  ${prefix}${p.name}: ${clean(checker.typeToString(checker.getTypeOfSymbolAtLocation(p, decl), decl, flags))}`,
+      );
     }
   } else if (target.flags & ts.SymbolFlags.Interface) {
     lines.push(`interface ${symbol.name}`);
     const type = checker.getDeclaredTypeOfSymbol(target);
     for (const p of type.getProperties()) {
       const optional = p.flags & ts.SymbolFlags.Optional ? "?" : "";
-      lines.push(`  ${p.name}${optional}: ${clean(checker.typeToString(checker.getTypeOfSymbolAtLocation(p, decl), decl, flags))}`);
+      lines.push(
+        `  ${p.name}${optional}: ${clean(checker.typeToString(checker.getTypeOfSymbolAtLocation(p, decl), decl, flags))}`,
+      );
     }
   } else if (target.flags & ts.SymbolFlags.TypeAlias) {
-    lines.push(`type ${symbol.name} = ${clean(checker.typeToString(checker.getDeclaredTypeOfSymbol(target), decl, flags | ts.TypeFormatFlags.InTypeAlias))}`);
+    lines.push(
+      `type ${symbol.name} = ${clean(checker.typeToString(checker.getDeclaredTypeOfSymbol(target), decl, flags | ts.TypeFormatFlags.InTypeAlias))}`,
+    );
   } else if (target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Variable | ts.SymbolFlags.Enum)) {
     const kind = target.flags & ts.SymbolFlags.Function ? "function" : "const";
-    lines.push(`${kind} ${symbol.name}: ${clean(checker.typeToString(checker.getTypeOfSymbolAtLocation(target, decl), decl, flags))}`);
+    lines.push(
+      `${kind} ${symbol.name}: ${clean(checker.typeToString(checker.getTypeOfSymbolAtLocation(target, decl), decl, flags))}`,
+    );
   } else {
     lines.push(`${symbol.name}`);
   }
@@ -75,7 +109,8 @@ for (const [subpath, file] of entries) {
   const exported = moduleSymbol === undefined ? [] : checker.getExportsOfModule(moduleSymbol);
   const name = subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
   text += `\n## ${name}\n\n${exported.length} exports.\n\n\`\`\`ts\n`;
-  for (const s of [...exported].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) text += `${describe(s)}\n`;
+  for (const s of [...exported].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
+    text += `${describe(s)}\n`;
   text += "```\n";
 }
 
@@ -90,7 +125,9 @@ if (process.argv.includes("--check")) {
     const a = committed.split("\n");
     const b = text.split("\n");
     const firstDiff = b.findIndex((line, i) => line !== a[i]);
-    process.stderr.write(`api-report: ${path.relative(root, reportFile)} is out of date (first difference at line ${firstDiff + 1}: ${JSON.stringify(b[firstDiff] ?? "")}); run \`npm run api\` and review the change\n`);
+    process.stderr.write(
+      `api-report: ${path.relative(root, reportFile)} is out of date (first difference at line ${firstDiff + 1}: ${JSON.stringify(b[firstDiff] ?? "")}); run \`npm run api\` and review the change\n`,
+    );
     process.exit(1);
   }
   process.stdout.write(`api-report: ${path.relative(root, reportFile)} matches the code\n`);

@@ -96,14 +96,27 @@ const SPLIT_FILE = "kb/eval/split.json";
  * `workDir` holds the Chroma data dir, an empty models dir and the report;
  * a temporary folder (removed afterwards) when not given.
  */
-export async function runShippedEval(opts: { root?: string; workDir?: string; stderr?: (chunk: string) => void } = {}): Promise<Report> {
+export async function runShippedEval(
+  opts: { root?: string; workDir?: string; stderr?: (chunk: string) => void } = {},
+): Promise<Report> {
   const root = opts.root ?? ROOT;
   const work = opts.workDir ?? (await mkdtemp(path.join(os.tmpdir(), "retrace-doc-figures-")));
   try {
     const models = path.join(work, "no-models");
     await mkdir(models, { recursive: true });
     const reportFile = path.join(work, "report.json");
-    const args = ["--import", "tsx", path.join(root, "src", "cli", "run.ts"), "start", "--store", "local", "--data-dir", path.join(work, "chroma"), "--out", `json:${reportFile}`];
+    const args = [
+      "--import",
+      "tsx",
+      path.join(root, "src", "cli", "run.ts"),
+      "start",
+      "--store",
+      "local",
+      "--data-dir",
+      path.join(work, "chroma"),
+      "--out",
+      `json:${reportFile}`,
+    ];
     const env = { ...process.env, CHROMA_URL: "", RETRACE_MODELS_DIR: models, NO_COLOR: "1" };
     const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
@@ -128,16 +141,32 @@ async function readReportFile(file: string): Promise<Report> {
 }
 
 /** The report (run now, or read from `reportFile`) and the data and baseline the figures also need. */
-export async function collectFacts(opts: { root?: string; reportFile?: string; workDir?: string; stderr?: (chunk: string) => void } = {}): Promise<Facts> {
+export async function collectFacts(
+  opts: { root?: string; reportFile?: string; workDir?: string; stderr?: (chunk: string) => void } = {},
+): Promise<Facts> {
   const root = opts.root ?? ROOT;
   const data = await loadData(path.join(root, KB_DIR), path.join(root, CASES_FILE));
-  const report = opts.reportFile !== undefined ? await readReportFile(opts.reportFile) : await runShippedEval({ root, ...(opts.workDir !== undefined ? { workDir: opts.workDir } : {}), ...(opts.stderr !== undefined ? { stderr: opts.stderr } : {}) });
-  if (report.run.datasetHash !== data.hashes.dataset || report.run.kbHash !== data.hashes.kb || report.shard !== undefined)
-    throw new Error("the report is not a full run of the shipped KB and cases as they are now (its datasetHash or kbHash differs, or it is a shard)");
+  const report =
+    opts.reportFile !== undefined
+      ? await readReportFile(opts.reportFile)
+      : await runShippedEval({
+          root,
+          ...(opts.workDir !== undefined ? { workDir: opts.workDir } : {}),
+          ...(opts.stderr !== undefined ? { stderr: opts.stderr } : {}),
+        });
+  if (
+    report.run.datasetHash !== data.hashes.dataset ||
+    report.run.kbHash !== data.hashes.kb ||
+    report.shard !== undefined
+  )
+    throw new Error(
+      "the report is not a full run of the shipped KB and cases as they are now (its datasetHash or kbHash differs, or it is a shard)",
+    );
   const baseline = await readBaseline(path.join(root, BASELINE_FILE));
   const note = (JSON.parse(await readFile(path.join(root, SPLIT_FILE), "utf8")) as { note?: string }).note ?? "";
   const original = /--original (\d+)/.exec(note);
-  if (original === null) throw new Error(`${SPLIT_FILE}: its note no longer records the number of pre-split cases (--original N)`);
+  if (original === null)
+    throw new Error(`${SPLIT_FILE}: its note no longer records the number of pre-split cases (--original N)`);
   return { report, data, baseline, preSplitCases: Number(original[1]) };
 }
 
@@ -199,8 +228,12 @@ export function figuresOf(facts: Facts): Figure[] {
   const sameConfig = runConfigs.length > 0 && runConfigs.every((c) => isDeepStrictEqual(c, runConfigs[0]));
   const retrievalLine = sameConfig
     ? `\`${retrievalConfigText(runConfigs[0]!)}\``
-    : Object.entries(report.run.retrieval ?? {}).map(([l, c]) => `${l}: \`${retrievalConfigText(c)}\``).join("; ");
-  const denseWeights = [...new Set(runConfigs.map((c) => c.weights?.dense).filter((w): w is number => w !== undefined))];
+    : Object.entries(report.run.retrieval ?? {})
+        .map(([l, c]) => `${l}: \`${retrievalConfigText(c)}\``)
+        .join("; ");
+  const denseWeights = [
+    ...new Set(runConfigs.map((c) => c.weights?.dense).filter((w): w is number => w !== undefined)),
+  ];
 
   const embedderLine = `embedder \`${report.run.embedder}\`, ${report.run.storeKind === "local" ? "local Chroma" : `store ${report.run.store}`}, ${report.run.mode} retrieval, k = ${k}`;
   const baselineSame = isDeepStrictEqual({ ...baselineFromReport(report), created: "" }, { ...baseline, created: "" });
@@ -245,7 +278,13 @@ export function figuresOf(facts: Facts): Figure[] {
   );
   const refusal = (heldOut ? report.splits.part?.holdout : report.aggregates)?.refusal_correctness;
   add("README.md", "readme.refusal", refusal === undefined ? "not measured" : `${f3(refusal.mean)} (n = ${refusal.n})`);
-  add("README.md", "readme.dense-weight", denseWeights.length === 1 ? denseWeights[0]!.toFixed(2) : `${denseWeights.map((w) => w.toFixed(2)).join(" / ")} by locale`);
+  add(
+    "README.md",
+    "readme.dense-weight",
+    denseWeights.length === 1
+      ? denseWeights[0]!.toFixed(2)
+      : `${denseWeights.map((w) => w.toFixed(2)).join(" / ")} by locale`,
+  );
   const missed = turns.filter((t) => hit(t) === 0);
   const example = missed[0];
   add(
@@ -258,12 +297,17 @@ export function figuresOf(facts: Facts): Figure[] {
   );
 
   // ---- docs/holdout.md
-  const preSplitHoldout = data.cases.slice(0, facts.preSplitCases).filter((c) => data.split?.partOf.get(c.id) === "holdout");
+  const preSplitHoldout = data.cases
+    .slice(0, facts.preSplitCases)
+    .filter((c) => data.split?.partOf.get(c.id) === "holdout");
   const preSplitTune = data.cases.slice(0, facts.preSplitCases).filter((c) => data.split?.partOf.get(c.id) === "tune");
-  const strata = (cs: readonly { locale: string; kind: string }[]) => new Set(cs.flatMap((c) => [`locale ${c.locale}`, `kind ${c.kind}`]));
+  const strata = (cs: readonly { locale: string; kind: string }[]) =>
+    new Set(cs.flatMap((c) => [`locale ${c.locale}`, `kind ${c.kind}`]));
   const tuneStrata = strata(preSplitTune);
   const holdoutStrata = strata(preSplitHoldout);
-  const everyStratumInBoth = [...new Set([...tuneStrata, ...holdoutStrata])].every((s) => tuneStrata.has(s) && holdoutStrata.has(s));
+  const everyStratumInBoth = [...new Set([...tuneStrata, ...holdoutStrata])].every(
+    (s) => tuneStrata.has(s) && holdoutStrata.has(s),
+  );
   add("docs/holdout.md", "holdout.pre-split-cases", String(facts.preSplitCases));
   add(
     "docs/holdout.md",
@@ -298,7 +342,9 @@ export function figuresOf(facts: Facts): Figure[] {
   const part = report.splits.part ?? {};
   const kind = report.splits.kind ?? {};
   // The headline key first, then the others in report order.
-  const answerKeys = (report.answerSide?.keys ?? []).filter((key) => part.holdout?.[key] !== undefined).sort((a, b) => Number(b === "refusal_correctness") - Number(a === "refusal_correctness"));
+  const answerKeys = (report.answerSide?.keys ?? [])
+    .filter((key) => part.holdout?.[key] !== undefined)
+    .sort((a, b) => Number(b === "refusal_correctness") - Number(a === "refusal_correctness"));
   const noChance = { chance: false };
   const defaultRun = [
     `Store-backed, the default run (\`npm start\`, i.e. \`retrace start\`: ${embedderLine}; ${retrievalLine}). ${
@@ -310,36 +356,62 @@ export function figuresOf(facts: Facts): Figure[] {
     "| key | holdout (headline) | tune (fitted on) |",
     "|---|---|---|",
     ...answerKeys.map((key) => {
-      const kinds = ["golden", "adversarial"].filter((x) => kind[x]?.[key] !== undefined).map((x) => `${x} ${f3(kind[x]![key]!.mean)} n=${kind[x]![key]!.n}`);
+      const kinds = ["golden", "adversarial"]
+        .filter((x) => kind[x]?.[key] !== undefined)
+        .map((x) => `${x} ${f3(kind[x]![key]!.mean)} n=${kind[x]![key]!.n}`);
       return `| ${key} | ${aggText(part.holdout?.[key], noChance)}${kinds.length > 0 ? `; ${kinds.join(", ")}` : ""} | ${aggText(part.tune?.[key], noChance)} |`;
     }),
     "",
-    `In this run the answerer refuses ${refused(heldOutMustRefuse)}/${heldOutMustRefuse.length} (${pct(refused(heldOutMustRefuse), heldOutMustRefuse.length)}) of the held-out adversarial must-refuse turns (${byLocale(locales, (l) => {
-      const ts = heldOutMustRefuse.filter((t) => t.locale === l);
-      return `${refused(ts)}/${ts.length}`;
-    })}): ${refused(freshMustRefuse)}/${freshMustRefuse.length} on the fresh cases, ${refused(preSplitMustRefuse)}/${preSplitMustRefuse.length} on the pre-split ones. The figures measured once above were taken with the built-in embedder: the answerer's evidence check sees what was retrieved, so another embedder gives other answer-side figures.`,
+    `In this run the answerer refuses ${refused(heldOutMustRefuse)}/${heldOutMustRefuse.length} (${pct(refused(heldOutMustRefuse), heldOutMustRefuse.length)}) of the held-out adversarial must-refuse turns (${byLocale(
+      locales,
+      (l) => {
+        const ts = heldOutMustRefuse.filter((t) => t.locale === l);
+        return `${refused(ts)}/${ts.length}`;
+      },
+    )}): ${refused(freshMustRefuse)}/${freshMustRefuse.length} on the fresh cases, ${refused(preSplitMustRefuse)}/${preSplitMustRefuse.length} on the pre-split ones. The figures measured once above were taken with the built-in embedder: the answerer's evidence check sees what was retrieved, so another embedder gives other answer-side figures.`,
   ].join("\n");
   add("docs/holdout.md", "holdout.default-run", defaultRun, true);
 
   // ---- docs/gates-and-exit-codes.md
   const turnExample = data.cases.find((c) => c.id === "en-freeze-001") ?? data.cases[0]!;
-  add("docs/gates-and-exit-codes.md", "gates.turn-range", `\`\`${errorMessage(() => caseAndTurn(data.cases, turnExample.id, "-3", CASES_FILE))}\`\``);
+  add(
+    "docs/gates-and-exit-codes.md",
+    "gates.turn-range",
+    `\`\`${errorMessage(() => caseAndTurn(data.cases, turnExample.id, "-3", CASES_FILE))}\`\``,
+  );
   // The message of `retrace eval --locale en --gate max-flips=0` against the committed baseline (the prose around the marker names the command).
   const enCases = data.cases.filter((c) => c.locale === "en");
   const mismatch = errorMessage(() =>
     checkBaselineBeforeRun(
       baseline,
-      { kb: KB_DIR, k, mode: "hybrid", embedder: "auto", locale: ["en"], baselineFile: BASELINE_FILE, baselineIsDefault: true },
-      { datasetHash: datasetHash(enCases), fullDatasetHash: data.hashes.dataset, selected: enCases.length, total: data.cases.length },
+      {
+        kb: KB_DIR,
+        k,
+        mode: "hybrid",
+        embedder: "auto",
+        locale: ["en"],
+        baselineFile: BASELINE_FILE,
+        baselineIsDefault: true,
+      },
+      {
+        datasetHash: datasetHash(enCases),
+        fullDatasetHash: data.hashes.dataset,
+        selected: enCases.length,
+        total: data.cases.length,
+      },
     ),
   ).replace(/"[0-9a-f]{64}"/g, '"…"');
   add("docs/gates-and-exit-codes.md", "gates.baseline-mismatch", `\`\`\`\n${mismatch}\n\`\`\``, true);
   // Flips against a baseline in which the run's first two missed turns were hits: the gate's own message.
   const flipped = missed.slice(0, 2);
   const doctored = baselineFromReport(report);
-  for (const t of flipped) doctored.perTurn[turnKey(t.caseId, t.turn)] = { ...doctored.perTurn[turnKey(t.caseId, t.turn)], [HIT_KEY]: 1 };
+  for (const t of flipped)
+    doctored.perTurn[turnKey(t.caseId, t.turn)] = { ...doctored.perTurn[turnKey(t.caseId, t.turn)], [HIT_KEY]: 1 };
   const flips = gate(report, { maxFlips: 0 }, doctored).failures.find((f) => f.kind === "flips");
-  const flipLine = flips === undefined ? "(no turn misses in the default run)" : `[${flips.kind}] ${flips.reason.split(" | ")[0]}${flipped.length > 1 ? " | …" : ""}`;
+  const flipLine =
+    flips === undefined
+      ? "(no turn misses in the default run)"
+      : `[${flips.kind}] ${flips.reason.split(" | ")[0]}${flipped.length > 1 ? " | …" : ""}`;
   add("docs/gates-and-exit-codes.md", "gates.flips", `\`\`\`\n${flipLine}\n\`\`\``, true);
 
   return figures;
@@ -363,7 +435,10 @@ const CLOSE = "<!-- /fig -->";
 /** What goes between the markers: the text itself (inline), or the block between blank lines, each line indented as the opening marker is. */
 function regionText(f: Figure, indent: string): string {
   if (!f.block) return f.text;
-  return `\n\n${f.text.split("\n").map((l) => (l === "" ? "" : `${indent}${l}`)).join("\n")}\n\n${indent}`;
+  return `\n\n${f.text
+    .split("\n")
+    .map((l) => (l === "" ? "" : `${indent}${l}`))
+    .join("\n")}\n\n${indent}`;
 }
 
 /** The first line (0-based, within the region) where `a` and `b` differ, and both versions of it. */
@@ -381,7 +456,11 @@ function firstDifference(a: string, b: string): { line: number; committed: strin
  * fixed in the result), and marker errors (unknown, missing, duplicated,
  * nested, unclosed: the text is returned unchanged).
  */
-export function applyFigures(file: string, text: string, figures: readonly Figure[]): { text: string; stale: Problem[]; errors: Problem[] } {
+export function applyFigures(
+  file: string,
+  text: string,
+  figures: readonly Figure[],
+): { text: string; stale: Problem[]; errors: Problem[] } {
   const mine = new Map(figures.filter((f) => f.file === file).map((f) => [f.id, f]));
   const errors: Problem[] = [];
   const stale: Problem[] = [];
@@ -405,17 +484,26 @@ export function applyFigures(file: string, text: string, figures: readonly Figur
     const fig = mine.get(id);
     out += text.slice(at, contentStart);
     if (fig === undefined) {
-      errors.push({ file, id, message: `${file}: <!-- fig:${id} --> is not a figure this script generates for ${file} (scripts/doc-figures.ts)` });
+      errors.push({
+        file,
+        id,
+        message: `${file}: <!-- fig:${id} --> is not a figure this script generates for ${file} (scripts/doc-figures.ts)`,
+      });
       out += committed;
     } else {
       const lineStart = text.lastIndexOf("\n", start - 1) + 1;
       const indent = text.slice(lineStart, start);
-      if (fig.block && !/^[ \t]*$/.test(indent)) errors.push({ file, id, message: `${file}: the block marker <!-- fig:${id} --> must start its line` });
+      if (fig.block && !/^[ \t]*$/.test(indent))
+        errors.push({ file, id, message: `${file}: the block marker <!-- fig:${id} --> must start its line` });
       const want = regionText(fig, fig.block ? indent : "");
       if (committed !== want) {
         const d = firstDifference(committed, want);
         const line = text.slice(0, contentStart).split("\n").length + d.line;
-        stale.push({ file, id, message: `${file}:${line}: figure <!-- fig:${id} --> differs from what the shipped KB produces now: committed ${JSON.stringify(d.committed)}, the run gives ${JSON.stringify(d.now)}` });
+        stale.push({
+          file,
+          id,
+          message: `${file}:${line}: figure <!-- fig:${id} --> differs from what the shipped KB produces now: committed ${JSON.stringify(d.committed)}, the run gives ${JSON.stringify(d.now)}`,
+        });
       }
       out += want;
     }
@@ -423,14 +511,22 @@ export function applyFigures(file: string, text: string, figures: readonly Figur
   }
   out += text.slice(at);
   const regions = [...seen.values()].reduce((a, b) => a + b, 0);
-  if (errors.length === 0 && text.split(CLOSE).length - 1 !== regions) errors.push({ file, message: `${file}: a ${CLOSE} closes no <!-- fig:ID --> marker` });
-  for (const [id, n] of seen) if (n > 1) errors.push({ file, id, message: `${file}: <!-- fig:${id} --> occurs ${n} times (once only)` });
-  for (const id of mine.keys()) if (!seen.has(id)) errors.push({ file, id, message: `${file}: the marker <!-- fig:${id} --> … ${CLOSE} is missing` });
+  if (errors.length === 0 && text.split(CLOSE).length - 1 !== regions)
+    errors.push({ file, message: `${file}: a ${CLOSE} closes no <!-- fig:ID --> marker` });
+  for (const [id, n] of seen)
+    if (n > 1) errors.push({ file, id, message: `${file}: <!-- fig:${id} --> occurs ${n} times (once only)` });
+  for (const id of mine.keys())
+    if (!seen.has(id))
+      errors.push({ file, id, message: `${file}: the marker <!-- fig:${id} --> … ${CLOSE} is missing` });
   return { text: errors.length > 0 ? text : out, stale, errors };
 }
 
 /** Checks (or, with `write`, rewrites) the marked figures of every DOC_FILES file under `docsRoot`. */
-export async function updateDocs(docsRoot: string, figures: readonly Figure[], opts: { write: boolean }): Promise<{ stale: Problem[]; errors: Problem[]; written: string[] }> {
+export async function updateDocs(
+  docsRoot: string,
+  figures: readonly Figure[],
+  opts: { write: boolean },
+): Promise<{ stale: Problem[]; errors: Problem[]; written: string[] }> {
   const stale: Problem[] = [];
   const errors: Problem[] = [];
   const written: string[] = [];
@@ -460,22 +556,30 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`usage: tsx scripts/doc-figures.ts [--check] [--report REPORT.json]\n`);
     return 2;
   }
-  if (reportFile === undefined) process.stderr.write("doc-figures: one run of the shipped KB (retrace start --out json:FILE) …\n");
-  const facts = await collectFacts({ ...(reportFile !== undefined ? { reportFile: path.resolve(reportFile) } : {}), stderr: (d) => process.stderr.write(d) });
+  if (reportFile === undefined)
+    process.stderr.write("doc-figures: one run of the shipped KB (retrace start --out json:FILE) …\n");
+  const facts = await collectFacts({
+    ...(reportFile !== undefined ? { reportFile: path.resolve(reportFile) } : {}),
+    stderr: (d) => process.stderr.write(d),
+  });
   const { stale, errors, written } = await updateDocs(ROOT, figuresOf(facts), { write: !check });
   for (const p of errors) process.stderr.write(`error: ${p.message}\n`);
   if (errors.length > 0) return 1;
   if (check) {
     for (const p of stale) process.stderr.write(`stale: ${p.message}\n`);
     if (stale.length > 0) {
-      process.stderr.write(`${plural(stale.length, "figure")} ${stale.length === 1 ? "differs" : "differ"} from the run; regenerate with \`npm run docs:figures\`\n`);
+      process.stderr.write(
+        `${plural(stale.length, "figure")} ${stale.length === 1 ? "differs" : "differ"} from the run; regenerate with \`npm run docs:figures\`\n`,
+      );
       return 1;
     }
     process.stdout.write(`every figure in ${DOC_FILES.join(", ")} is what the shipped KB produces now\n`);
     return 0;
   }
   process.stdout.write(
-    written.length === 0 ? "every figure was already current\n" : `${plural(stale.length, "figure")} regenerated in ${written.join(", ")}\n`,
+    written.length === 0
+      ? "every figure was already current\n"
+      : `${plural(stale.length, "figure")} regenerated in ${written.join(", ")}\n`,
   );
   return 0;
 }

@@ -6,7 +6,15 @@
  * the retriever. See docs/architecture.md.
  */
 export { buildGraph, hasRetrieval, type BuildGraphOptions, type RetraceGraph } from "./graph/build.js";
-export { RetraceState, RetrievalAnnotation, appendTraces, type RetraceStateType, type RetraceUpdateType, type RetrievalStateType, type RetrievalUpdateType } from "./graph/state.js";
+export {
+  RetraceState,
+  RetrievalAnnotation,
+  appendTraces,
+  type RetraceStateType,
+  type RetraceUpdateType,
+  type RetrievalStateType,
+  type RetrievalUpdateType,
+} from "./graph/state.js";
 export {
   CONFIG_DEFAULTS,
   cardLookup,
@@ -23,8 +31,21 @@ export {
   type TunableConfig,
 } from "./graph/configuration.js";
 export { RetrievalTraceCollector, collectTraces, traceEventOfChunk, type CollectedTrace } from "./graph/collector.js";
-export { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent, retrieveNode, type RetrievalTraceEvent, type RetrieveNodeState, type RetrieveNodeUpdate } from "./nodes/retrieve.js";
-export { contextualize, contextualizeQuery, followUpReason, isFollowUp, FOLLOW_UP_MARKERS } from "./nodes/contextualize.js";
+export {
+  RETRIEVAL_TRACE_EVENT,
+  isRetrievalTraceEvent,
+  retrieveNode,
+  type RetrievalTraceEvent,
+  type RetrieveNodeState,
+  type RetrieveNodeUpdate,
+} from "./nodes/retrieve.js";
+export {
+  contextualize,
+  contextualizeQuery,
+  followUpReason,
+  isFollowUp,
+  FOLLOW_UP_MARKERS,
+} from "./nodes/contextualize.js";
 export { generate, parseModelAnswer, REFUSAL_MARKER } from "./nodes/generate.js";
 export { answerExtractively, REFUSAL_MESSAGES, type Answer, type RefusalReason } from "./nodes/answerer.js";
 export { checkPolicy, POLICY_RULES, type PolicyRule, type PolicyViolation } from "./nodes/policy.js";
@@ -45,4 +66,3 @@ export {
   type StoreKind,
   type SystemOptions,
 } from "./system.js";
-

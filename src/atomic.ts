@@ -35,7 +35,20 @@
  */
 import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { access, chmod, lstat, mkdir, open, readlink, realpath, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
+import {
+  access,
+  chmod,
+  lstat,
+  mkdir,
+  open,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  statfs,
+  writeFile,
+} from "node:fs/promises";
 import { write as writeFd, fstat as fstatFd } from "node:fs";
 import net from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
@@ -53,7 +66,9 @@ const fstatOf = promisify(fstatFd);
  * binary data as it is.
  */
 export function outputBytes(data: string | Uint8Array): Buffer {
-  return typeof data === "string" ? Buffer.from(redactSecrets(data), "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return typeof data === "string"
+    ? Buffer.from(redactSecrets(data), "utf8")
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
 /** What a failed write said, in words (`no space left on device`), by errno code. */
@@ -185,7 +200,7 @@ async function writeAtomically(target: string, bytes: Buffer, existing: Stats | 
 
 /** Writes all of `bytes` to an open descriptor (current position; short writes continued). */
 async function writeAll(fd: number, bytes: Buffer): Promise<void> {
-  for (let off = 0; off < bytes.length; ) {
+  for (let off = 0; off < bytes.length;) {
     const { bytesWritten } = await writeToFd(fd, bytes, off, bytes.length - off, null);
     off += bytesWritten;
   }
@@ -332,7 +347,8 @@ export async function checkAppendable(path: string, option: string): Promise<voi
     return checkWritable(path, option); // says why (a loop, a directory, …)
   }
   if (target.kind !== "file" || target.stats === undefined) return checkWritable(path, option);
-  if (target.stats.isDirectory()) throw new InvalidArgumentError(option, `a path retrace can append to (${target.path} is a directory)`, path);
+  if (target.stats.isDirectory())
+    throw new InvalidArgumentError(option, `a path retrace can append to (${target.path} is a directory)`, path);
   const why = await denied(target.path);
   if (why !== undefined) throw new InvalidArgumentError(option, `a path retrace can append to (${why})`, path);
 }

@@ -45,7 +45,5 @@ export function escapeControlChars(text: string, options: { keepColor?: boolean 
  * (escapeControlChars), so an id with a line break reads as one id.
  */
 export function oneLineText(text: string): string {
-  return escapeControlChars(text.replace(/\r\n/g, "\n"))
-    .replace(/\n/g, "\\n")
-    .replace(/\t/g, "\\t");
+  return escapeControlChars(text.replace(/\r\n/g, "\n")).replace(/\n/g, "\\n").replace(/\t/g, "\\t");
 }

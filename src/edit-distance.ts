@@ -18,7 +18,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;
@@ -41,7 +42,11 @@ export function closest(word: string, candidates: Iterable<string>, max: number)
  * takes), written as the user wrote the path (`./agnet.ts` → `./agent.ts`,
  * `kb/eval/case.jsonl` → `kb/eval/cases.jsonl`); "" when none is close.
  */
-export function didYouMeanFile(typed: string, accept: (name: string) => boolean = () => true, cwd: string = process.cwd()): string {
+export function didYouMeanFile(
+  typed: string,
+  accept: (name: string) => boolean = () => true,
+  cwd: string = process.cwd(),
+): string {
   const abs = path.resolve(cwd, typed);
   let names: string[];
   try {

@@ -84,7 +84,10 @@ export interface DataIssue {
 }
 
 export function formatIssue(issue: DataIssue): string {
-  const where = issue.line !== undefined ? `${issue.file}:${issue.line}${issue.column !== undefined ? `:${issue.column}` : ""}` : issue.file;
+  const where =
+    issue.line !== undefined
+      ? `${issue.file}:${issue.line}${issue.column !== undefined ? `:${issue.column}` : ""}`
+      : issue.file;
   const field = issue.field !== undefined ? ` field \`${issue.field}\`` : "";
   return `${where}:${field} ${issue.message}`;
 }
@@ -106,7 +109,12 @@ export class DataValidationError extends RetraceError {
 /** `value` as JSON, its white space (but the plain space) and format characters escaped (`"\u00a0\u200b"`), so invisible characters show. */
 function shownValue(value: unknown): string {
   const json = JSON.stringify(value) ?? String(value);
-  return json.replace(/(?! )[\p{White_Space}\p{Cf}]/gu, (c) => c.split("").map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""));
+  return json.replace(/(?! )[\p{White_Space}\p{Cf}]/gu, (c) =>
+    c
+      .split("")
+      .map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      .join(""),
+  );
 }
 
 /** A bad option or argument: `Expected \`k\` to be a positive integer, got 0`. */
@@ -177,7 +185,9 @@ export class BaselineMismatchError extends RetraceError {
     /** What to do instead, ideally the exact command (default: re-create the baseline). */
     advice = "re-create the baseline with --update-baseline",
   ) {
-    super(`Cannot compare with the baseline: its \`${field}\` is ${JSON.stringify(baselineValue)} but this run's is ${JSON.stringify(runValue)}; ${advice}`);
+    super(
+      `Cannot compare with the baseline: its \`${field}\` is ${JSON.stringify(baselineValue)} but this run's is ${JSON.stringify(runValue)}; ${advice}`,
+    );
   }
 }
 

@@ -12,7 +12,16 @@
 export { runEval, sweepEval, openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
 export { planEval, baselineFileFor, EVAL_DEFAULTS, type EvalOptions, type EvalPlan } from "./app/eval-plan.js";
 export { runGraphEval, loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
-export { traceCase, traceGraphCase, planTrace, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions, type TracedTurn, type TracePlan } from "./app/trace.js";
+export {
+  traceCase,
+  traceGraphCase,
+  planTrace,
+  type CaseTrace,
+  type GraphTraceOptions,
+  type TraceCaseOptions,
+  type TracedTurn,
+  type TracePlan,
+} from "./app/trace.js";
 export { runTune, type CrossValidationSettings, type TuneOptions, type TuneOutcome } from "./app/tune.js";
 export { mergeShardReports, type MergeOptions } from "./app/merge.js";
 export { runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type ModeResult } from "./app/beir.js";
@@ -20,10 +29,26 @@ export { ingestKb, type IngestKbOptions, type IngestKbOutcome, type IngestStore 
 export { checkData, type DataCheck, type SplitCounts } from "./app/check.js";
 export { planLabel, buildLabelData, poolSystems, type LabelOptions, type LabelPlan } from "./app/label.js";
 export { mergeLabelFiles, labelAgreement, type AgreementOutcome } from "./app/label-files.js";
-export { relevanceJudge, openRelevanceJudge, parseGrade, RELEVANCE_PROMPT_VERSION, type RelevanceJudge } from "./app/label-judge.js";
+export {
+  relevanceJudge,
+  openRelevanceJudge,
+  parseGrade,
+  RELEVANCE_PROMPT_VERSION,
+  type RelevanceJudge,
+} from "./app/label-judge.js";
 export { renderLabelPage } from "./eval/label/page.js";
 export { mergeLabels, type MergeOutcome } from "./eval/label/merge.js";
-export { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS, type LabelCase, type LabelPageData, type LabelTurn, type PoolSystem, type PooledCard, type Segments } from "./eval/label/pool.js";
+export {
+  DEFAULT_DEPTH,
+  DEFAULT_POOL,
+  POOL_SYSTEMS,
+  type LabelCase,
+  type LabelPageData,
+  type LabelTurn,
+  type PoolSystem,
+  type PooledCard,
+  type Segments,
+} from "./eval/label/pool.js";
 export { cohenKappa, type KappaResult } from "./eval/stats/kappa.js";
 export type { DataPaths } from "./app/data.js";
 export { applyGate, readReport, reportOf, type GateOptions, type ReportInput } from "./app/report.js";
@@ -52,12 +77,47 @@ export {
   type JudgeVerdict,
 } from "./eval/measures/evaluators.js";
 export { goldPositions, summarizeTrace } from "./eval/report/trace-summary.js";
-export { runSweep, DEFAULT_CONCURRENCY, type InvokableGraph, type SweepOptions, type SweepResult, type TraceSource } from "./app/own-graph/runner.js";
-export { aggregateTurns, buildReport, summarize, type AggregateOptions, type Aggregation, type BuildReportInput } from "./eval/report/aggregate.js";
+export {
+  runSweep,
+  DEFAULT_CONCURRENCY,
+  type InvokableGraph,
+  type SweepOptions,
+  type SweepResult,
+  type TraceSource,
+} from "./app/own-graph/runner.js";
+export {
+  aggregateTurns,
+  buildReport,
+  summarize,
+  type AggregateOptions,
+  type Aggregation,
+  type BuildReportInput,
+} from "./eval/report/aggregate.js";
 export { gate, DEFAULT_MAX_DROP, type GateThresholds } from "./eval/gate/gate.js";
-export { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline, BASELINE_VERSION, type Baseline, type BaselineConfig } from "./eval/gate/baseline.js";
+export {
+  assertComparable,
+  baselineFromReport,
+  parseBaseline,
+  readBaseline,
+  writeBaseline,
+  BASELINE_VERSION,
+  type Baseline,
+  type BaselineConfig,
+} from "./eval/gate/baseline.js";
 export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
-export { compareFunnels, compareRuns, comparisonMethod, comparisonNote, readRunSide, turnFlips, type ComparisonMethod, type FunnelComparison, type KeyComparison, type RunSide, type TurnFlip } from "./eval/gate/compare.js";
+export {
+  compareFunnels,
+  compareRuns,
+  comparisonMethod,
+  comparisonNote,
+  readRunSide,
+  turnFlips,
+  type ComparisonMethod,
+  type FunnelComparison,
+  type KeyComparison,
+  type RunSide,
+  type TurnFlip,
+} from "./eval/gate/compare.js";
 export { runDifferences, type RunDifference } from "./eval/gate/run-diff.js";
 export { parseQuarantine, readQuarantine, type Quarantine, type QuarantineEntry } from "./eval/gate/quarantine.js";
 export { annotationLines, workflowCommand, type AnnotationTarget } from "./eval/gate/github.js";
@@ -112,7 +172,14 @@ export {
   type LoadedGraph,
 } from "./eval/sweep/external-graph.js";
 export { baseRetrieverOf, baseRetrieversFor, type RetrieverSearchRoots } from "./eval/sweep/retriever-instances.js";
-export { UNKNOWN_ID_LIMIT, checkKnownIds, graphRunFacts, stateLimitBytes, type GraphGateOptions, type GraphRunFacts } from "./eval/sweep/graph-checks.js";
+export {
+  UNKNOWN_ID_LIMIT,
+  checkKnownIds,
+  graphRunFacts,
+  stateLimitBytes,
+  type GraphGateOptions,
+  type GraphRunFacts,
+} from "./eval/sweep/graph-checks.js";
 export { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S, stateSize } from "./eval/sweep/turn-guard.js";
 export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 
@@ -121,11 +188,37 @@ export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 // layer as a --graph run, and build the write-back files (Phoenix span annotations, LangSmith feedback).
 export { readTraces, type ReadTraces } from "./eval/traces/read.js";
 export { joinTraces, type JoinedTurn, type TraceJoin } from "./eval/traces/join.js";
-export { TRACE_FORMATS, type RecordedConversation, type RecordedDocument, type RecordedRun, type RecordedTurn, type TraceFilters, type TraceFormat } from "./eval/traces/types.js";
+export {
+  TRACE_FORMATS,
+  type RecordedConversation,
+  type RecordedDocument,
+  type RecordedRun,
+  type RecordedTurn,
+  type TraceFilters,
+  type TraceFormat,
+} from "./eval/traces/types.js";
 export { runRecordedSweep, type RecordedGraphTurn, type RecordedSweepOptions } from "./eval/sweep/recorded.js";
-export { langsmithFeedback, phoenixAnnotations, type LangSmithFeedback, type PhoenixSpanAnnotation } from "./app/traces-eval.js";
+export {
+  langsmithFeedback,
+  phoenixAnnotations,
+  type LangSmithFeedback,
+  type PhoenixSpanAnnotation,
+} from "./app/traces-eval.js";
 export { threadCaseId } from "./kb/conversations.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.
-export { BUILTIN_LOCALES, canonicalLocale, isLocale, languageOf, tableLocaleFor, toLocale, type BuiltinLocale } from "./kb/types.js";
-export { analyzerProfile, validateAnalyzerConfig, type AnalyzerOverride, type AnalyzerProfile } from "./retrieval/analyzer.js";
+export {
+  BUILTIN_LOCALES,
+  canonicalLocale,
+  isLocale,
+  languageOf,
+  tableLocaleFor,
+  toLocale,
+  type BuiltinLocale,
+} from "./kb/types.js";
+export {
+  analyzerProfile,
+  validateAnalyzerConfig,
+  type AnalyzerOverride,
+  type AnalyzerProfile,
+} from "./retrieval/analyzer.js";

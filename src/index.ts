@@ -19,7 +19,13 @@
 export { runEval, type EvalOutcome } from "./app/eval.js";
 export type { EvalOptions } from "./app/eval-plan.js";
 export { runGraphEval, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
-export { traceCase, traceGraphCase, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions } from "./app/trace.js";
+export {
+  traceCase,
+  traceGraphCase,
+  type CaseTrace,
+  type GraphTraceOptions,
+  type TraceCaseOptions,
+} from "./app/trace.js";
 export { runTune, type TuneOptions, type TuneOutcome } from "./app/tune.js";
 export { mergeShardReports, type MergeOptions } from "./app/merge.js";
 export { runBeir, type BeirOptions, type BeirOutcome } from "./app/beir.js";
@@ -32,15 +38,35 @@ export type { UseCaseHooks } from "./app/progress.js";
 // The graph and its instrumented retrieve node (the rest of the agent: retrace-eval/agent).
 export { buildGraph, type BuildGraphOptions, type RetraceGraph } from "./graph/build.js";
 export { RetraceState, RetrievalAnnotation } from "./graph/state.js";
-export { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent, retrieveNode, type RetrievalTraceEvent } from "./nodes/retrieve.js";
+export {
+  RETRIEVAL_TRACE_EVENT,
+  isRetrievalTraceEvent,
+  retrieveNode,
+  type RetrievalTraceEvent,
+} from "./nodes/retrieve.js";
 export { openSystem, type RetraceSystem, type SystemOptions } from "./system.js";
 
 // Retrieval capture for any LangGraph.js graph (docs/evaluate-your-graph.md).
-export { RetrieverCapture, documentId, selectRetrieval, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall } from "./eval/sweep/capture.js";
+export {
+  RetrieverCapture,
+  documentId,
+  selectRetrieval,
+  type CapturedRetrieval,
+  type CapturedStage,
+  type IdOptions,
+  type RetrievalCall,
+} from "./eval/sweep/capture.js";
 export { loadGraph, runGraphSweep, type GraphSweepOptions, type GraphTurn } from "./eval/sweep/external-graph.js";
 
 // Evaluation: evaluators in the {key, score, comment} shape, aggregation, gate, baseline, renderers.
-export { defaultEvaluators, retrievalEvaluator, runEvaluators, type EvaluatorSpec, type Judge, type JudgeVerdict } from "./eval/measures/evaluators.js";
+export {
+  defaultEvaluators,
+  retrievalEvaluator,
+  runEvaluators,
+  type EvaluatorSpec,
+  type Judge,
+  type JudgeVerdict,
+} from "./eval/measures/evaluators.js";
 export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
 export { buildReport } from "./eval/report/aggregate.js";
 export { gate, type GateThresholds } from "./eval/gate/gate.js";

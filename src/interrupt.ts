@@ -83,10 +83,13 @@ export function installInterruptHandler(say: (line: string) => void): void {
         if (signalOwners(signal) > 0) return; // a command or the local Chroma's handler stops the work itself
         const removed = removeTemporaries();
         const code = INTERRUPT_EXIT[signal];
-        say(`retrace: interrupted by ${signal}; stopped with exit ${code}${removed > 0 ? ` (${removed} temporary file${removed === 1 ? "" : "s"} of unfinished outputs removed)` : ""}`);
+        say(
+          `retrace: interrupted by ${signal}; stopped with exit ${code}${removed > 0 ? ` (${removed} temporary file${removed === 1 ? "" : "s"} of unfinished outputs removed)` : ""}`,
+        );
         // Re-raised with its default action (the shell sees exit 128 + the signal's number). Not process.exit: that
         // joins libuv's thread pool, where a write into a FIFO nobody reads is blocked in open(2) for good.
-        for (const s of Object.keys(INTERRUPT_EXIT)) for (const l of process.listeners(s as InterruptSignal)) if (LAST_RESORT in l) process.off(s, l);
+        for (const s of Object.keys(INTERRUPT_EXIT))
+          for (const l of process.listeners(s as InterruptSignal)) if (LAST_RESORT in l) process.off(s, l);
         process.kill(process.pid, signal);
       },
       { [LAST_RESORT]: true },

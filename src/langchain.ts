@@ -3,7 +3,13 @@
  * evaluators in the `(run, example) => {key, score, comment}` shape of LangSmith's `evaluate()`
  * (src/eval/measures/langsmith.ts; docs/langchain-integration.md).
  */
-export { RetraceEmbeddings, RetraceRetriever, documentsOf, type RetraceEmbeddingsInput, type RetraceRetrieverInput } from "./adapters/langchain.js";
+export {
+  RetraceEmbeddings,
+  RetraceRetriever,
+  documentsOf,
+  type RetraceEmbeddingsInput,
+  type RetraceRetrieverInput,
+} from "./adapters/langchain.js";
 export {
   artifactsOf,
   langsmithEvaluators,
@@ -18,4 +24,11 @@ export {
   type LangSmithRunLike,
 } from "./eval/measures/langsmith.js";
 // The one document-id rule the evaluators apply to `run.outputs.documents` (src/eval/measures/doc-id.ts; docs/evaluate-your-graph.md).
-export { DEFAULT_ID_KEYS, cardIdsOf, describeIdKeys, documentId, type DocumentIdOptions, type DocumentLike } from "./eval/measures/doc-id.js";
+export {
+  DEFAULT_ID_KEYS,
+  cardIdsOf,
+  describeIdKeys,
+  documentId,
+  type DocumentIdOptions,
+  type DocumentLike,
+} from "./eval/measures/doc-id.js";

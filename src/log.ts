@@ -11,7 +11,10 @@ const LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
 /** `--verbose` on the command line or RETRACE_VERBOSE=1: stacks of errors (src/cli/io.ts) and debug lines (the embedder's search path). */
-export function verboseRequested(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): boolean {
+export function verboseRequested(
+  argv: readonly string[] = process.argv,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   return argv.includes("--verbose") || env.RETRACE_VERBOSE === "1";
 }
 

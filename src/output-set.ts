@@ -36,7 +36,17 @@ import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { checkWritable, errnoCode, outputBytes, OutputWriteError, resolveTarget, writeIntoNode, writeIntoSocket, writeToDescriptor, type Target } from "./atomic.js";
+import {
+  checkWritable,
+  errnoCode,
+  outputBytes,
+  OutputWriteError,
+  resolveTarget,
+  writeIntoNode,
+  writeIntoSocket,
+  writeToDescriptor,
+  type Target,
+} from "./atomic.js";
 import { InvalidArgumentError, isRetraceError } from "./errors.js";
 import { trackTemporary, untrackTemporary } from "./interrupt.js";
 
@@ -69,7 +79,12 @@ export async function checkOutputs(outputs: readonly OutputSpec[]): Promise<void
     if (target.kind !== "file") continue; // several options may stream into stdout or one pipe
     const key = resolve(target.path);
     const first = files.get(key);
-    if (first !== undefined) throw new InvalidArgumentError(o.option, `a file no other output option names (${first} writes ${key} too)`, o.path);
+    if (first !== undefined)
+      throw new InvalidArgumentError(
+        o.option,
+        `a file no other output option names (${first} writes ${key} too)`,
+        o.path,
+      );
     files.set(key, o.option);
   }
 }
@@ -123,7 +138,9 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
       const dir = dirname(target.path);
       const first = await mkdir(dir, { recursive: true }).catch((e: unknown) => {
         // mkdir -p says EEXIST when a component of the path is a regular file: that is ENOTDIR to the user.
-        throw errnoCode(e) === "EEXIST" ? Object.assign(new Error(`ENOTDIR: not a directory, ${dir}`), { code: "ENOTDIR", path: dir }) : e;
+        throw errnoCode(e) === "EEXIST"
+          ? Object.assign(new Error(`ENOTDIR: not a directory, ${dir}`), { code: "ENOTDIR", path: dir })
+          : e;
       });
       if (first !== undefined) folders.push(...createdFolders(first, dir));
       const tmp = join(dir, `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);

@@ -37,7 +37,8 @@ export function missingPackageOf(e: unknown): string | null {
   const m = /Cannot find (?:package|module) '([^']+)'/.exec(String((e as { message?: unknown }).message ?? ""));
   if (m === null) return null;
   const spec = m[1]!;
-  if (spec.startsWith(".") || spec.startsWith("/") || /^[A-Za-z]:[\\/]/.test(spec) || spec.startsWith("file:")) return spec;
+  if (spec.startsWith(".") || spec.startsWith("/") || /^[A-Za-z]:[\\/]/.test(spec) || spec.startsWith("file:"))
+    return spec;
   const parts = spec.split("/");
   return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
 }
@@ -49,12 +50,22 @@ export function missingPackageOf(e: unknown): string | null {
  * "--graph agent.ts is TypeScript and needs". When the peer is there but a
  * package it imports is not, the message says so (reinstalling it is the fix).
  */
-export function missingPeerError(peer: OptionalPeerName, needs: string, e: unknown, alternative?: string): MissingPeerError | null {
+export function missingPeerError(
+  peer: OptionalPeerName,
+  needs: string,
+  e: unknown,
+  alternative?: string,
+): MissingPeerError | null {
   const missing = missingPackageOf(e);
   if (missing === null) return null;
   const { range, install } = OPTIONAL_PEERS[peer];
   const state = missing === peer ? "which is not installed" : `which cannot be loaded (${missing} is missing)`;
-  return new MissingPeerError(peer, install, `${needs} the optional peer ${peer} (${range}), ${state}: run \`${install}\`${alternative !== undefined ? `, ${alternative}` : ""}`, {
-    cause: e,
-  });
+  return new MissingPeerError(
+    peer,
+    install,
+    `${needs} the optional peer ${peer} (${range}), ${state}: run \`${install}\`${alternative !== undefined ? `, ${alternative}` : ""}`,
+    {
+      cause: e,
+    },
+  );
 }

@@ -39,7 +39,21 @@ const CREDENTIAL_PARTS: ReadonlySet<string> = new Set(["KEY", "TOKEN", "SECRET",
  * credential, not the credential itself: `SSH_AUTH_SOCK` (a socket path),
  * `CHROMA_AUTH_TOKEN_TRANSPORT_HEADER` (a header name), `GOOGLE_API_KEY_FILE`.
  */
-const NOT_A_CREDENTIAL_LAST_PARTS: ReadonlySet<string> = new Set(["SOCK", "SOCKET", "FILE", "PATH", "DIR", "HEADER", "TYPE", "MODE", "METHOD", "HOST", "PORT", "USER", "USERNAME"]);
+const NOT_A_CREDENTIAL_LAST_PARTS: ReadonlySet<string> = new Set([
+  "SOCK",
+  "SOCKET",
+  "FILE",
+  "PATH",
+  "DIR",
+  "HEADER",
+  "TYPE",
+  "MODE",
+  "METHOD",
+  "HOST",
+  "PORT",
+  "USER",
+  "USERNAME",
+]);
 
 /**
  * Whether the environment variable `name` holds a credential
@@ -67,12 +81,19 @@ function secretLike(value: string): boolean {
 /** The values of the credential variables of `env` (isCredentialVariable) that can be secrets (8+ characters, no boolean, no number). */
 export function credentialValuesOf(env: Record<string, string | undefined>): string[] {
   const out: string[] = [];
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && isCredentialVariable(name) && secretLike(value)) out.push(value);
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && isCredentialVariable(name) && secretLike(value)) out.push(value);
   return out;
 }
 
 /** Request headers whose values are credentials. */
-export const SECRET_HEADERS: readonly string[] = ["authorization", "proxy-authorization", "x-chroma-token", "x-api-key", "api-key"];
+export const SECRET_HEADERS: readonly string[] = [
+  "authorization",
+  "proxy-authorization",
+  "x-chroma-token",
+  "x-api-key",
+  "api-key",
+];
 
 /** `url` with any `user:password@` shown as `***@` (and no trailing slash); unparsable text is returned as `<invalid URL>`. */
 export function redactUrl(url: string): string {
@@ -159,7 +180,13 @@ export function clearRegisteredSecrets(): void {
  * JSON-escaped where that differs.
  */
 export function secretsOf(env: Record<string, string | undefined> = process.env): string[] {
-  const base = [...credentialValuesOf(env), env.CHROMA_API_KEY, env.CHROMA_AUTH_TOKEN, ...urlCredentials(env.CHROMA_URL), ...registered];
+  const base = [
+    ...credentialValuesOf(env),
+    env.CHROMA_API_KEY,
+    env.CHROMA_AUTH_TOKEN,
+    ...urlCredentials(env.CHROMA_URL),
+    ...registered,
+  ];
   const out = new Set<string>();
   for (const s of base) {
     if (s === undefined || s.length < MIN_SECRET_LENGTH) continue;
@@ -176,9 +203,15 @@ const VALUE = String.raw`[^\s"'\\,;{}\[\]()<>]+`;
 const headerPrefix = (names: string) => String.raw`((?<![\w-])(?:${names})(?:\\?["'])?\s*(?:=>|[:=])\s*(?:\\?["'])?)`;
 const AUTH_SCHEMES = "basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256";
 /** `Authorization: <scheme> <credentials>`: the credentials are redacted, the scheme kept. */
-const AUTHORIZATION_HEADER = new RegExp(`${headerPrefix("proxy-authorization|authorization")}(${AUTH_SCHEMES})(\\s+)${VALUE}`, "gi");
+const AUTHORIZATION_HEADER = new RegExp(
+  `${headerPrefix("proxy-authorization|authorization")}(${AUTH_SCHEMES})(\\s+)${VALUE}`,
+  "gi",
+);
 /** An `Authorization:` value without a scheme: redacted when it looks like a token (8+ characters with a digit or punctuation), not prose. */
-const BARE_AUTHORIZATION = new RegExp(`${headerPrefix("proxy-authorization|authorization")}(?!(?:${AUTH_SCHEMES})\\s)(?=[^\\s"'\\\\,;{}\\[\\]()<>]*[0-9._~+/=-])[^\\s"'\\\\,;{}\\[\\]()<>]{8,}`, "gi");
+const BARE_AUTHORIZATION = new RegExp(
+  `${headerPrefix("proxy-authorization|authorization")}(?!(?:${AUTH_SCHEMES})\\s)(?=[^\\s"'\\\\,;{}\\[\\]()<>]*[0-9._~+/=-])[^\\s"'\\\\,;{}\\[\\]()<>]{8,}`,
+  "gi",
+);
 /** `x-chroma-token: <token>` and the other token headers: any value. */
 const TOKEN_HEADER = new RegExp(`${headerPrefix("x-chroma-token|x-api-key|api-key")}${VALUE}`, "gi");
 /** `Basic <base64>` anywhere: redacted when the base64 decodes to `user:password`. */
@@ -203,7 +236,10 @@ export function redactSecrets(text: string, env: Record<string, string | undefin
   let t = text;
   for (const s of secretsOf(env)) if (t.includes(s)) t = t.split(s).join(REDACTED);
   return t
-    .replace(AUTHORIZATION_HEADER, (_m, prefix: string, scheme: string, space: string) => `${prefix}${scheme}${space}${REDACTED}`)
+    .replace(
+      AUTHORIZATION_HEADER,
+      (_m, prefix: string, scheme: string, space: string) => `${prefix}${scheme}${space}${REDACTED}`,
+    )
     .replace(BARE_AUTHORIZATION, (_m, prefix: string) => `${prefix}${REDACTED}`)
     .replace(TOKEN_HEADER, (_m, prefix: string) => `${prefix}${REDACTED}`)
     .replace(BASIC, (m, prefix: string, b64: string) => (decodesToCredentials(b64) ? `${prefix}${REDACTED}` : m))

@@ -3,8 +3,29 @@
  * knowledge-base loaders and the Chroma store — no LangChain or LangGraph
  * import (docs/architecture.md, "Retrieval").
  */
-export { HybridRetriever, HYBRID_DEFAULTS, LSA_HYBRID_BM25, LSA_HYBRID_DEFAULTS, hybridDefaultsFor, LSA_DENSE_WEIGHT_RANGE, lsaDenseWeight, lsaStructureWeight, LSA_STRUCTURE_LAMBDA, RETRIEVAL_MODES, type HybridDefaults, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
-export { BM25Index, BM25_B, BM25_K1, type BM25Document, type BM25Params, type BM25SearchOptions, type BM25Stats } from "./retrieval/bm25.js";
+export {
+  HybridRetriever,
+  HYBRID_DEFAULTS,
+  LSA_HYBRID_BM25,
+  LSA_HYBRID_DEFAULTS,
+  hybridDefaultsFor,
+  LSA_DENSE_WEIGHT_RANGE,
+  lsaDenseWeight,
+  lsaStructureWeight,
+  LSA_STRUCTURE_LAMBDA,
+  RETRIEVAL_MODES,
+  type HybridDefaults,
+  type HybridRetrieverOptions,
+} from "./retrieval/hybrid.js";
+export {
+  BM25Index,
+  BM25_B,
+  BM25_K1,
+  type BM25Document,
+  type BM25Params,
+  type BM25SearchOptions,
+  type BM25Stats,
+} from "./retrieval/bm25.js";
 export {
   analyze,
   analyzerFor,
@@ -20,13 +41,46 @@ export {
   type Analyzers,
 } from "./retrieval/analyzer.js";
 export { HashingEmbedder, BUILTIN_DIMENSION, type HashingEmbedderOptions } from "./retrieval/embedders/builtin.js";
-export { LsaEmbedder, LSA_DEFAULTS, fitLsa, loadOrFitLsa, type LsaChunk, type LsaLoadResult, type LsaParams, type LsaState } from "./retrieval/embedders/lsa.js";
-export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANK_MODEL, locateModel, type TransformersEmbedderOptions } from "./retrieval/embedders/transformers.js";
-export { resolveEmbedder, resolveReranker, type ResolvedEmbedder, type ResolvedReranker } from "./retrieval/embedders/resolve.js";
+export {
+  LsaEmbedder,
+  LSA_DEFAULTS,
+  fitLsa,
+  loadOrFitLsa,
+  type LsaChunk,
+  type LsaLoadResult,
+  type LsaParams,
+  type LsaState,
+} from "./retrieval/embedders/lsa.js";
+export {
+  TransformersEmbedder,
+  DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_RERANK_MODEL,
+  locateModel,
+  type TransformersEmbedderOptions,
+} from "./retrieval/embedders/transformers.js";
+export {
+  resolveEmbedder,
+  resolveReranker,
+  type ResolvedEmbedder,
+  type ResolvedReranker,
+} from "./retrieval/embedders/resolve.js";
 export { CrossEncoderReranker, type CrossEncoderRerankerOptions } from "./retrieval/rerank-model.js";
-export { cosineSimilarity, InMemoryDenseIndex, type DenseEntry, type DenseIndex, type DenseSearchOptions, type EmbeddableChunk } from "./retrieval/dense.js";
+export {
+  cosineSimilarity,
+  InMemoryDenseIndex,
+  type DenseEntry,
+  type DenseIndex,
+  type DenseSearchOptions,
+  type EmbeddableChunk,
+} from "./retrieval/dense.js";
 export { ChromaDenseIndex, collectionName, requireCurrentCollection } from "./retrieval/chroma-store.js";
-export { openStore, connectChroma, defaultDataDir, type ChromaStoreHandle, type OpenStoreOptions } from "./retrieval/chroma-client.js";
+export {
+  openStore,
+  connectChroma,
+  defaultDataDir,
+  type ChromaStoreHandle,
+  type OpenStoreOptions,
+} from "./retrieval/chroma-client.js";
 export type { SweepResult } from "./retrieval/chroma-segments.js";
 export { startLocalChroma, type LocalChroma } from "./retrieval/chroma-process.js";
 export type {
@@ -58,7 +112,17 @@ export {
 } from "./retrieval/fusion.js";
 export { applyRerank, rerankHead } from "./retrieval/rerank.js";
 export { cardIdOf, dedupeParents, topK } from "./retrieval/parents.js";
-export type { Embedder, Ranked, RetrievalMode, RetrievalStages, RetrievalTrace, RetrievalTraceConfig, Reranker, RetrieveOptions, Retriever } from "./retrieval/types.js";
+export type {
+  Embedder,
+  Ranked,
+  RetrievalMode,
+  RetrievalStages,
+  RetrievalTrace,
+  RetrievalTraceConfig,
+  Reranker,
+  RetrieveOptions,
+  Retriever,
+} from "./retrieval/types.js";
 export { loadKnowledgeBase, parseCard } from "./kb/cards.js";
 export { loadCases, parseCaseLine, validateCases } from "./kb/cases.js";
 export { chunkCard, chunkKnowledgeBase } from "./kb/chunk.js";

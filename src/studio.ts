@@ -46,7 +46,9 @@ export function studioStore(env: Record<string, string | undefined> = process.en
 }
 
 /** Builds the Studio graph from the environment (see the module comment). */
-export async function createStudioGraph(env: Record<string, string | undefined> = process.env): Promise<StudioGraphHandle> {
+export async function createStudioGraph(
+  env: Record<string, string | undefined> = process.env,
+): Promise<StudioGraphHandle> {
   const kbDir = path.resolve(env.RETRACE_KB ?? "kb");
   const casesFile = path.join(kbDir, "eval", "cases.jsonl");
   const system = await openSystem({
@@ -58,7 +60,11 @@ export async function createStudioGraph(env: Record<string, string | undefined> 
     ...(env.RETRACE_DATA_DIR !== undefined ? { dataDir: env.RETRACE_DATA_DIR } : {}),
   });
   log.info(`studio: store ${system.store}${system.embedder !== null ? `, embedder ${system.embedder.summary}` : ""}`);
-  return { graph: buildGraph({ store: system.retriever, cards: system.kb, analyzers: system.analyzers, checkpointer: false }), store: system.storeKind, close: () => system.close() };
+  return {
+    graph: buildGraph({ store: system.retriever, cards: system.kb, analyzers: system.analyzers, checkpointer: false }),
+    store: system.storeKind,
+    close: () => system.close(),
+  };
 }
 
 let pending: Promise<StudioGraphHandle> | undefined;

@@ -9,12 +9,18 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { createAnalyzers } from "./retrieval/analyzer.js";
 import { openRetriever, type RetrieverRecipe } from "./system.js";
-import { ownGraphCaseOptions, serializeError, type SweepWorkerInit, type WorkerMessage } from "./app/own-graph/parallel.js";
+import {
+  ownGraphCaseOptions,
+  serializeError,
+  type SweepWorkerInit,
+  type WorkerMessage,
+} from "./app/own-graph/parallel.js";
 import { runCase } from "./app/own-graph/runner.js";
 import { evaluatorsFor } from "./eval/sweep/storeless.js";
 
 const port = parentPort;
-if (port === null) throw new Error("src/sweep-worker.ts runs in a worker thread (src/app/own-graph/parallel.ts starts it)");
+if (port === null)
+  throw new Error("src/sweep-worker.ts runs in a worker thread (src/app/own-graph/parallel.ts starts it)");
 const init = workerData as SweepWorkerInit<RetrieverRecipe>;
 const post = (m: WorkerMessage) => port.postMessage(m);
 

@@ -54,7 +54,11 @@ export const STORE_CHOICES = ["auto", "local", "memory", "none"] as const;
  * Checks a store choice and resolves `auto` against the environment.
  * @throws InvalidArgumentError (exit 2) for anything but the vocabulary above.
  */
-export function resolveStoreChoice(choice: string, env: Record<string, string | undefined> = process.env, name = "--store"): { kind: StoreKind; url?: string } {
+export function resolveStoreChoice(
+  choice: string,
+  env: Record<string, string | undefined> = process.env,
+  name = "--store",
+): { kind: StoreKind; url?: string } {
   const envUrl = env.CHROMA_URL ?? "";
   if (choice === "auto") return envUrl !== "" ? { kind: "remote", url: envUrl } : { kind: "local" };
   if (choice === "local" || choice === "memory" || choice === "none") return { kind: choice };
@@ -138,7 +142,10 @@ export interface RetrieverRecipe {
  * never imports this root: the compiled `.js` beside this module, or the
  * `.ts` source when retrace runs from TypeScript (tests, `npm run retrace`).
  */
-export const SWEEP_WORKER_ENTRY: URL = new URL(import.meta.url.endsWith(".ts") ? "./sweep-worker.ts" : "./sweep-worker.js", import.meta.url);
+export const SWEEP_WORKER_ENTRY: URL = new URL(
+  import.meta.url.endsWith(".ts") ? "./sweep-worker.ts" : "./sweep-worker.js",
+  import.meta.url,
+);
 
 /**
  * The retriever a recipe describes, over `chunks` (the chunks of the system
@@ -156,7 +163,9 @@ export async function openRetriever(recipe: RetrieverRecipe, chunks: readonly Ch
     reranker: recipe.reranker,
     ...(recipe.bm25Params !== undefined ? { bm25Params: recipe.bm25Params } : {}),
     // The exact index's matrices in shared memory; the memory store's index is rebuilt from the chunks (the same vectors).
-    ...(recipe.dense !== null ? { dense: async () => ExactDenseIndex.fromShared(recipe.dense as SharedExactDense) } : {}),
+    ...(recipe.dense !== null
+      ? { dense: async () => ExactDenseIndex.fromShared(recipe.dense as SharedExactDense) }
+      : {}),
     log: false, // the main thread said which embedder and reranker the sweep uses
   });
   return retriever;
@@ -210,10 +219,17 @@ export interface EmbedderChoice {
  */
 export async function openEmbedder(o: EmbedderChoice): Promise<OpenedEmbedder> {
   const t0 = performance.now();
-  const resolved = await resolveEmbedder(o.embedder, { corpus: { chunks: o.chunks, analyzers: o.analyzers, ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}) } });
+  const resolved = await resolveEmbedder(o.embedder, {
+    corpus: { chunks: o.chunks, analyzers: o.analyzers, ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}) },
+  });
   const ms = Math.round((performance.now() - t0) * 10) / 10;
   if (o.log !== false) logChoice("embedder", resolved);
-  return { embedder: await fingerprinted(resolved.embedder), reason: resolved.reason, summary: resolved.summary, setup: { kind: resolved.setup, ms, ...(resolved.chanceMs !== undefined ? { chanceMs: resolved.chanceMs } : {}) } };
+  return {
+    embedder: await fingerprinted(resolved.embedder),
+    reason: resolved.reason,
+    summary: resolved.summary,
+    setup: { kind: resolved.setup, ms, ...(resolved.chanceMs !== undefined ? { chanceMs: resolved.chanceMs } : {}) },
+  };
 }
 
 /** What the one retriever factory builds a HybridRetriever from (plain specs, as the CLI and a RetrieverRecipe give them). */
@@ -257,16 +273,24 @@ export interface BuiltRetriever {
 export async function buildRetriever(spec: RetrieverSpec): Promise<BuiltRetriever> {
   const embedder = await openEmbedder(spec);
   if (spec.embedderId !== undefined && embedder.embedder.id !== spec.embedderId) {
-    throw new InvalidArgumentError("embedder", `the embedder the sweep was opened with (${spec.embedderId})`, embedder.embedder.id);
+    throw new InvalidArgumentError(
+      "embedder",
+      `the embedder the sweep was opened with (${spec.embedderId})`,
+      embedder.embedder.id,
+    );
   }
   const asked = spec.reranker !== undefined && spec.reranker !== null;
   const rerank = await resolveReranker(spec.reranker ?? null);
-  if (rerank.reranker === null && asked && spec.requireReranker === true) throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", spec.reranker);
+  if (rerank.reranker === null && asked && spec.requireReranker === true)
+    throw new InvalidArgumentError("--rerank", "a cross-encoder available locally", spec.reranker);
   if (spec.log !== false) {
     if (rerank.reranker !== null) logChoice("reranker", rerank);
     else if (asked) logChoice("reranker", rerank, "warn");
   }
-  const dense = spec.dense !== undefined ? await spec.dense(embedder.embedder) : await InMemoryDenseIndex.fromChunks(spec.chunks, embedder.embedder);
+  const dense =
+    spec.dense !== undefined
+      ? await spec.dense(embedder.embedder)
+      : await InMemoryDenseIndex.fromChunks(spec.chunks, embedder.embedder);
   const retriever = new HybridRetriever({
     chunks: spec.chunks,
     embedder: embedder.embedder,
@@ -328,12 +352,23 @@ export async function openIngestedDense(o: {
       ...(o.onIngestProgress !== undefined ? { onProgress: o.onIngestProgress } : {}),
     });
     log.info(describeIngest(ingested));
-    const current = await requireCurrentCollection(handle.client, { kbHash: o.kbHash, embedder: o.embedder, fallbackToLatest: false });
+    const current = await requireCurrentCollection(handle.client, {
+      kbHash: o.kbHash,
+      embedder: o.embedder,
+      fallbackToLatest: false,
+    });
     const dense = await openExactDense(current);
     // The vectors are in memory now: a local server (and its data-dir lock) is not needed any more (docs/reliability.md).
     if (handle.kind === "local") await handle.close();
     const h = handle;
-    return { dense, ingested, collection: current.name, store: h.kind === "local" ? "local" : h.url, storeKind: h.kind, close: () => h.close() };
+    return {
+      dense,
+      ingested,
+      collection: current.name,
+      store: h.kind === "local" ? "local" : h.url,
+      storeKind: h.kind,
+      close: () => h.close(),
+    };
   } catch (e) {
     await handle?.close();
     throw e;
@@ -353,13 +388,31 @@ export function lsaStateDir(dataDir?: string): string {
 /** Assembles a running system from options (see the module comment). */
 export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
   const choice = resolveStoreChoice(opts.store ?? "auto", opts.env);
-  const data = opts.data ?? (await loadData(opts.kbDir, opts.casesFile, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {}));
+  const data =
+    opts.data ??
+    (await loadData(
+      opts.kbDir,
+      opts.casesFile,
+      opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {},
+    ));
   // `<kb>/analyzers.json` (docs/languages.md): validated before anything starts; this system's BM25, LSA embedder and graph analyse with them.
   const { analyzers, file: analyzerFile } = loadKbAnalyzers(opts.kbDir);
   if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
   if (choice.kind === "none") {
     log.info("Store-less run: the graph has no retrieval node; retrieval metrics will be reported as not measured");
-    return { ...data, retriever: null, analyzers, embedder: null, reranker: null, store: "none", storeKind: "none", collection: null, ingest: null, retrieverRecipe: null, close: async () => {} };
+    return {
+      ...data,
+      retriever: null,
+      analyzers,
+      embedder: null,
+      reranker: null,
+      store: "none",
+      storeKind: "none",
+      collection: null,
+      ingest: null,
+      retrieverRecipe: null,
+      close: async () => {},
+    };
   }
   // The lsa embedder is fitted on the KB's chunks; its state lives in the local data dir (docs/fusion-and-tuning.md).
   const stateDir = choice.kind === "memory" ? undefined : lsaStateDir(opts.dataDir);
@@ -405,13 +458,30 @@ export async function openSystem(opts: SystemOptions): Promise<RetraceSystem> {
       ...data,
       retriever: built.retriever,
       analyzers,
-      embedder: { id: embedder.embedder.id, description: embedder.embedder.description, reason: embedder.reason, summary: embedder.summary, setup: embedder.setup },
-      reranker: reranker.reranker === null ? null : { id: reranker.reranker.id, reason: reranker.reason, summary: reranker.summary },
+      embedder: {
+        id: embedder.embedder.id,
+        description: embedder.embedder.description,
+        reason: embedder.reason,
+        summary: embedder.summary,
+        setup: embedder.setup,
+      },
+      reranker:
+        reranker.reranker === null
+          ? null
+          : { id: reranker.reranker.id, reason: reranker.reason, summary: reranker.summary },
       retrieverRecipe: recipe,
     };
-    if (opened === undefined) return { ...common, store: "memory", storeKind: "memory", collection: null, ingest: null, close: async () => {} };
+    if (opened === undefined)
+      return { ...common, store: "memory", storeKind: "memory", collection: null, ingest: null, close: async () => {} };
     const store = opened;
-    return { ...common, store: store.store, storeKind: store.storeKind, collection: store.collection, ingest: store.ingested, close: () => store.close() };
+    return {
+      ...common,
+      store: store.store,
+      storeKind: store.storeKind,
+      collection: store.collection,
+      ingest: store.ingested,
+      close: () => store.close(),
+    };
   } catch (e) {
     await opened?.close();
     throw e;

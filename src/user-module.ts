@@ -106,9 +106,13 @@ export function moduleLabel(option: string, file: string, exportName?: string): 
 export function userModulePath(file: string, option: string, exportName?: string, cwd: string = process.cwd()): string {
   const abs = path.resolve(cwd, file);
   const where = moduleLabel(option, file, exportName);
-  if (!existsSync(abs)) throw new GraphInputError(`${where}: the file ${file} does not exist${didYouMeanFile(file, (n) => (MODULE_EXTENSIONS as readonly string[]).includes(path.extname(n)), cwd)}`);
+  if (!existsSync(abs))
+    throw new GraphInputError(
+      `${where}: the file ${file} does not exist${didYouMeanFile(file, (n) => (MODULE_EXTENSIONS as readonly string[]).includes(path.extname(n)), cwd)}`,
+    );
   const ext = path.extname(abs);
-  if (!(MODULE_EXTENSIONS as readonly string[]).includes(ext)) throw new GraphInputError(`${where}: expected a ${MODULE_EXTENSIONS.join(", ")} file, got "${ext}"`);
+  if (!(MODULE_EXTENSIONS as readonly string[]).includes(ext))
+    throw new GraphInputError(`${where}: expected a ${MODULE_EXTENSIONS.join(", ")} file, got "${ext}"`);
   return abs;
 }
 
@@ -130,7 +134,9 @@ async function typeScriptHooks(where: string): Promise<void> {
   } catch (e) {
     delete g[TSX_HOOKS];
     // tsx is an optional peer: without it a TypeScript module is a usage problem (exit 2) with the install command.
-    throw missingPeerError("tsx", `${where} is TypeScript and needs`, e, "or pass the module compiled to .js/.mjs") ?? e;
+    throw (
+      missingPeerError("tsx", `${where} is TypeScript and needs`, e, "or pass the module compiled to .js/.mjs") ?? e
+    );
   }
 }
 
@@ -143,7 +149,8 @@ async function typeScriptHooks(where: string): Promise<void> {
 function exportsOf(ns: Record<string, unknown>): Record<string, unknown> {
   const names = Object.keys(ns).filter((k) => k !== "module.exports");
   const d = ns.default as { __esModule?: unknown } | null | undefined;
-  if (names.length === 1 && names[0] === "default" && typeof d === "object" && d !== null && d.__esModule === true) return d as Record<string, unknown>;
+  if (names.length === 1 && names[0] === "default" && typeof d === "object" && d !== null && d.__esModule === true)
+    return d as Record<string, unknown>;
   return ns;
 }
 
@@ -160,7 +167,11 @@ export interface UserModule {
  * GraphInputError (exit 2) naming the option, the module, the error and
  * where in the user's code it was thrown (`userFrame`).
  */
-export async function importUserModule(file: string, option: string, opts: { exportName?: string; cwd?: string } = {}): Promise<UserModule> {
+export async function importUserModule(
+  file: string,
+  option: string,
+  opts: { exportName?: string; cwd?: string } = {},
+): Promise<UserModule> {
   const abs = userModulePath(file, option, opts.exportName, opts.cwd);
   const where = moduleLabel(option, file, opts.exportName);
   // Stacks of the user's code in the user's lines: a source map (tsx's inline ones, a compiled .js file's) is only read for modules loaded after this.
@@ -169,7 +180,9 @@ export async function importUserModule(file: string, option: string, opts: { exp
   try {
     return { file: abs, exports: exportsOf((await import(pathToFileURL(abs).href)) as Record<string, unknown>) };
   } catch (e) {
-    throw new GraphInputError(`${where}: the module threw while loading: ${userErrorMessage(e, opts.cwd)}`, { cause: e });
+    throw new GraphInputError(`${where}: the module threw while loading: ${userErrorMessage(e, opts.cwd)}`, {
+      cause: e,
+    });
   }
 }
 
@@ -181,7 +194,13 @@ export async function importUserModule(file: string, option: string, opts: { exp
  * error, default "the factory threw while building WHAT"), and where in the
  * user's code (`userFrame`).
  */
-export async function buildWith(value: unknown, isFactory: boolean, where: string, what: string, threw = `the factory threw while building ${what}`): Promise<unknown> {
+export async function buildWith(
+  value: unknown,
+  isFactory: boolean,
+  where: string,
+  what: string,
+  threw = `the factory threw while building ${what}`,
+): Promise<unknown> {
   if (!isFactory) return value;
   try {
     return await (value as () => unknown)();
@@ -196,7 +215,11 @@ export async function buildWith(value: unknown, isFactory: boolean, where: strin
  * `where`, what it was called on (`on(...args)`: `case c-1 turn 0`) and where
  * in the user's code (`userFrame`), not an internal error (exit 70).
  */
-export function userFunction<A extends unknown[], R>(fn: (...args: A) => R, where: string, on: (...args: A) => string): (...args: A) => R {
+export function userFunction<A extends unknown[], R>(
+  fn: (...args: A) => R,
+  where: string,
+  on: (...args: A) => string,
+): (...args: A) => R {
   return (...args: A): R => {
     try {
       return fn(...args);

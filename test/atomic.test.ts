@@ -313,8 +313,12 @@ describe("checkWritable: the exit-2 preflight of an output option", () => {
   });
 
   it("refuses a directory and a symlink to one, naming the option and the path", async () => {
-    expect(await refused(at("a-dir"), "--out")).toBe(`Expected \`--out\` to be a path retrace can write (${at("a-dir")} is a directory), got ${JSON.stringify(at("a-dir"))}`);
-    expect(await refused(at("dir-link"), "--html")).toMatch(/^Expected `--html` to be a path retrace can write \(.*a-dir is a directory\), got ".*dir-link"$/);
+    expect(await refused(at("a-dir"), "--out")).toBe(
+      `Expected \`--out\` to be a path retrace can write (${at("a-dir")} is a directory), got ${JSON.stringify(at("a-dir"))}`,
+    );
+    expect(await refused(at("dir-link"), "--html")).toMatch(
+      /^Expected `--html` to be a path retrace can write \(.*a-dir is a directory\), got ".*dir-link"$/,
+    );
   });
 
   it("refuses a path below a regular file", async () => {
@@ -323,7 +327,9 @@ describe("checkWritable: the exit-2 preflight of an output option", () => {
 
   it("refuses a folder where files cannot be created", async () => {
     // /proc refuses new files even for root (access() alone would say yes to root).
-    expect(await refused("/proc/retrace-report.json", "--report-json")).toMatch(/^Expected `--report-json` to be a path retrace can write \(cannot create a file in \/proc: .*\), got "\/proc\/retrace-report.json"$/);
+    expect(await refused("/proc/retrace-report.json", "--report-json")).toMatch(
+      /^Expected `--report-json` to be a path retrace can write \(cannot create a file in \/proc: .*\), got "\/proc\/retrace-report.json"$/,
+    );
   });
 
   it("refuses a read-only file and folder (not as root)", async (ctx) => {
@@ -337,7 +343,9 @@ describe("checkWritable: the exit-2 preflight of an output option", () => {
     await chmod(at("ro"), 0o555);
     try {
       expect(await refused(at("ro", "f.json"), "--out")).toContain("permission denied");
-      expect(await refused(at("ro", "new.json"), "--out")).toContain(`cannot create a file in ${at("ro")}: permission denied`);
+      expect(await refused(at("ro", "new.json"), "--out")).toContain(
+        `cannot create a file in ${at("ro")}: permission denied`,
+      );
     } finally {
       await chmod(at("ro"), 0o755);
     }

@@ -25,8 +25,12 @@ describe("escapeControlChars", () => {
   });
 
   it("keepColor lets the table's own SGR codes through and escapes every other sequence (OSC title, cursor moves)", () => {
-    expect(escapeControlChars("\u001b[1mbold\u001b[0m \u001b[31mred\u001b[0m", { keepColor: true })).toBe("\u001b[1mbold\u001b[0m \u001b[31mred\u001b[0m");
-    expect(escapeControlChars("\u001b]0;pwned\u0007 \u001b[2J \u001b[38;5;1m", { keepColor: true })).toBe("\\u001b]0;pwned\\u0007 \\u001b[2J \\u001b[38;5;1m");
+    expect(escapeControlChars("\u001b[1mbold\u001b[0m \u001b[31mred\u001b[0m", { keepColor: true })).toBe(
+      "\u001b[1mbold\u001b[0m \u001b[31mred\u001b[0m",
+    );
+    expect(escapeControlChars("\u001b]0;pwned\u0007 \u001b[2J \u001b[38;5;1m", { keepColor: true })).toBe(
+      "\\u001b]0;pwned\\u0007 \\u001b[2J \\u001b[38;5;1m",
+    );
   });
 
   it("inside a JSON string the escapes mean the same characters", () => {
@@ -56,8 +60,14 @@ describe("a hostile cases file through the bin", () => {
     await cp(MINI_KB, kb, { recursive: true });
     const cases = path.join(kb, "eval", "cases.jsonl");
     const hostile = "no-such\u001b[2J\u0007\u0000\u202ecard";
-    await writeFile(cases, `${await readFile(cases, "utf8")}${JSON.stringify({ id: "en-x", locale: "en", kind: "golden", turns: [{ user: "hi", must_cite_one_of: [hostile], expect: "answer" }] })}\n`);
-    for (const args of [["check", "--kb", kb], ["check", "--kb", kb, "--verbose"]]) {
+    await writeFile(
+      cases,
+      `${await readFile(cases, "utf8")}${JSON.stringify({ id: "en-x", locale: "en", kind: "golden", turns: [{ user: "hi", must_cite_one_of: [hostile], expect: "answer" }] })}\n`,
+    );
+    for (const args of [
+      ["check", "--kb", kb],
+      ["check", "--kb", kb, "--verbose"],
+    ]) {
       const r = await runCli(args);
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toContain('gold id "no-such\\u001b[2J\\u0007\\u0000\\u202ecard" names no card in the KB');

@@ -27,8 +27,14 @@ function tree(files: Record<string, string>): void {
 
 /** Violations dependency-cruiser reports with the project's config, as `rule: from → to`, sorted. */
 function violations(): string[] {
-  const r = spawnSync(process.execPath, [DEPCRUISE, "src", "--config", ".dependency-cruiser.cjs", "--output-type", "json"], { cwd: dir, encoding: "utf8" });
-  const out = JSON.parse(r.stdout) as { summary: { violations: { rule: { name: string }; from: string; to: string }[] } };
+  const r = spawnSync(
+    process.execPath,
+    [DEPCRUISE, "src", "--config", ".dependency-cruiser.cjs", "--output-type", "json"],
+    { cwd: dir, encoding: "utf8" },
+  );
+  const out = JSON.parse(r.stdout) as {
+    summary: { violations: { rule: { name: string }; from: string; to: string }[] };
+  };
   return out.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
 }
 
@@ -36,21 +42,29 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), "retrace-import-rules-"));
   copyFileSync(path.join(ROOT, ".dependency-cruiser.cjs"), path.join(dir, ".dependency-cruiser.cjs"));
   tree({
-    "tsconfig.json": JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true }, include: ["src"] }),
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true },
+      include: ["src"],
+    }),
     "package.json": JSON.stringify({ type: "module" }),
     // The targets: one module in each layer the harness may or may not import.
     "src/kb/types.ts": "export type Locale = string;\n",
     "src/kb/chunk.ts": "export const chunkCard = (s: string): string[] => [s];\n",
-    "src/contract/trace.ts": 'import type { Locale } from "../kb/types.js";\nexport interface RetrievalTrace { locale?: Locale; retrievedIds: string[] }\n',
-    "src/retrieval/types.ts": 'import type { RetrievalTrace } from "../contract/trace.js";\nexport type { RetrievalTrace };\n',
+    "src/contract/trace.ts":
+      'import type { Locale } from "../kb/types.js";\nexport interface RetrievalTrace { locale?: Locale; retrievedIds: string[] }\n',
+    "src/retrieval/types.ts":
+      'import type { RetrievalTrace } from "../contract/trace.js";\nexport type { RetrievalTrace };\n',
     "src/nodes/retrieve.ts": 'export const RETRIEVAL_TRACE_EVENT = "retrieval_trace";\n',
     "src/graph/build.ts": "export const buildGraph = (): null => null;\n",
     "src/research/tune.ts": "export const tune = (): number => 1;\n",
     // The probes: modules of the harness, each with one import.
-    "src/eval/report/uses-contract.ts": 'import type { RetrievalTrace } from "../../contract/trace.js";\nexport type T = RetrievalTrace;\n',
+    "src/eval/report/uses-contract.ts":
+      'import type { RetrievalTrace } from "../../contract/trace.js";\nexport type T = RetrievalTrace;\n',
     "src/eval/report/uses-kb-types.ts": 'import type { Locale } from "../../kb/types.js";\nexport type L = Locale;\n',
-    "src/eval/report/types-from-retrieval.ts": 'import type { RetrievalTrace } from "../../retrieval/types.js";\nexport type T = RetrievalTrace;\n',
-    "src/eval/sweep/event-from-nodes.ts": 'import { RETRIEVAL_TRACE_EVENT } from "../../nodes/retrieve.js";\nexport const E = RETRIEVAL_TRACE_EVENT;\n',
+    "src/eval/report/types-from-retrieval.ts":
+      'import type { RetrievalTrace } from "../../retrieval/types.js";\nexport type T = RetrievalTrace;\n',
+    "src/eval/sweep/event-from-nodes.ts":
+      'import { RETRIEVAL_TRACE_EVENT } from "../../nodes/retrieve.js";\nexport const E = RETRIEVAL_TRACE_EVENT;\n',
     "src/eval/sweep/graph.ts": 'import { buildGraph } from "../../graph/build.js";\nexport const g = buildGraph;\n',
     "src/eval/ir/research.ts": 'import { tune } from "../../research/tune.js";\nexport const t = tune;\n',
     "src/eval/measures/chunker.ts": 'import { chunkCard } from "../../kb/chunk.js";\nexport const c = chunkCard;\n',

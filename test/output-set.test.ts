@@ -39,7 +39,11 @@ async function tree(d: string): Promise<string[]> {
   return (await readdir(d, { recursive: true })).map(String).sort();
 }
 
-const exists = (p: string) => lstat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  lstat(p).then(
+    () => true,
+    () => false,
+  );
 
 describe("writeOutputs", () => {
   it("writes every file, creating missing folders, following a symlink (the link stays), streaming into a FIFO", async () => {
@@ -97,7 +101,9 @@ describe("writeOutputs", () => {
       ]),
     );
     expect(exitCodeOf(e)).toBe(3);
-    expect((e as Error).message).toBe(`could not write ${path.join(d, "a-file", "x.html")}: a component of the path is not a directory`);
+    expect((e as Error).message).toBe(
+      `could not write ${path.join(d, "a-file", "x.html")}: a component of the path is not a directory`,
+    );
     expect(await tree(d)).toEqual(["a-file"]);
   });
 
@@ -106,7 +112,9 @@ describe("writeOutputs", () => {
     const before = process.env.MY_SERVICE_API_KEY;
     process.env.MY_SERVICE_API_KEY = key;
     try {
-      await writeOutputs([{ option: "--out", path: at("redacted", "r.md"), data: `model said: 401 Incorrect API key provided: ${key}.` }]);
+      await writeOutputs([
+        { option: "--out", path: at("redacted", "r.md"), data: `model said: 401 Incorrect API key provided: ${key}.` },
+      ]);
     } finally {
       if (before === undefined) delete process.env.MY_SERVICE_API_KEY;
       else process.env.MY_SERVICE_API_KEY = before;
@@ -117,7 +125,12 @@ describe("writeOutputs", () => {
   it("an empty path: exit 2 naming the option, nothing written", async () => {
     const d = at("empty");
     await mkdir(d);
-    const e = await failure(writeOutputs([{ option: "--out", path: path.join(d, "a.md"), data: "x" }, { option: "--report-json", path: "", data: "{}" }]));
+    const e = await failure(
+      writeOutputs([
+        { option: "--out", path: path.join(d, "a.md"), data: "x" },
+        { option: "--report-json", path: "", data: "{}" },
+      ]),
+    );
     expect(InvalidArgumentError.isInstance(e)).toBe(true);
     expect((e as Error).message).toBe('Expected `--report-json` to be a file path, got ""');
     expect(await tree(d)).toEqual([]);
@@ -174,9 +187,15 @@ describe("checkOutputs", () => {
     const d = at("check-bad");
     await mkdir(d);
     await writeFile(path.join(d, "f"), "");
-    expect(await refused([{ option: "--out", path: d }])).toBe(`Expected \`--out\` to be a path retrace can write (${d} is a directory), got ${JSON.stringify(d)}`);
-    expect(await refused([{ option: "--junit", path: path.join(d, "f", "j.xml") }])).toContain(`${path.join(d, "f")} is not a directory`);
-    expect(await refused([{ option: "--report-json", path: "" }])).toBe('Expected `--report-json` to be a file path, got ""');
+    expect(await refused([{ option: "--out", path: d }])).toBe(
+      `Expected \`--out\` to be a path retrace can write (${d} is a directory), got ${JSON.stringify(d)}`,
+    );
+    expect(await refused([{ option: "--junit", path: path.join(d, "f", "j.xml") }])).toContain(
+      `${path.join(d, "f")} is not a directory`,
+    );
+    expect(await refused([{ option: "--report-json", path: "" }])).toBe(
+      'Expected `--report-json` to be a file path, got ""',
+    );
   });
 
   it("refuses two options that lead to one file (also through a symlink)", async () => {
@@ -187,6 +206,8 @@ describe("checkOutputs", () => {
       { option: "--out", path: path.join(d, "same.md") },
       { option: "--report-json", path: path.join(d, "alias.md") },
     ]);
-    expect(msg).toBe(`Expected \`--report-json\` to be a file no other output option names (--out writes ${path.join(d, "same.md")} too), got ${JSON.stringify(path.join(d, "alias.md"))}`);
+    expect(msg).toBe(
+      `Expected \`--report-json\` to be a file no other output option names (--out writes ${path.join(d, "same.md")} too), got ${JSON.stringify(path.join(d, "alias.md"))}`,
+    );
   });
 });

@@ -13,7 +13,9 @@ describe("optional peers", () => {
       peerDependencies: Record<string, string>;
       peerDependenciesMeta: Record<string, { optional?: boolean }>;
     };
-    const optional = Object.keys(pkg.peerDependenciesMeta).filter((n) => pkg.peerDependenciesMeta[n]?.optional === true);
+    const optional = Object.keys(pkg.peerDependenciesMeta).filter(
+      (n) => pkg.peerDependenciesMeta[n]?.optional === true,
+    );
     expect(Object.keys(OPTIONAL_PEERS).sort()).toEqual(optional.sort());
     for (const [name, peer] of Object.entries(OPTIONAL_PEERS)) {
       expect(peer.range).toBe(pkg.peerDependencies[name]);
@@ -22,24 +24,49 @@ describe("optional peers", () => {
   });
 
   it("missingPackageOf reads the package name out of Node's module-not-found errors only", () => {
-    expect(missingPackageOf(notFound("Cannot find package 'tsx' imported from /x/dist/eval/external-graph.js"))).toBe("tsx");
-    expect(missingPackageOf(notFound("Cannot find package '@huggingface/transformers' imported from /x/y.js"))).toBe("@huggingface/transformers");
-    expect(missingPackageOf(notFound("Cannot find module 'onnxruntime-node/dist/index.js' imported from /x/y.js"))).toBe("onnxruntime-node");
-    expect(missingPackageOf(notFound("Cannot find module '/x/node_modules/tsx/dist/esm/api/index.mjs' imported from /x/y.js"))).toBe("/x/node_modules/tsx/dist/esm/api/index.mjs");
-    expect(missingPackageOf(Object.assign(new Error("Cannot find module 'esbuild'"), { code: "MODULE_NOT_FOUND" }))).toBe("esbuild");
+    expect(missingPackageOf(notFound("Cannot find package 'tsx' imported from /x/dist/eval/external-graph.js"))).toBe(
+      "tsx",
+    );
+    expect(missingPackageOf(notFound("Cannot find package '@huggingface/transformers' imported from /x/y.js"))).toBe(
+      "@huggingface/transformers",
+    );
+    expect(
+      missingPackageOf(notFound("Cannot find module 'onnxruntime-node/dist/index.js' imported from /x/y.js")),
+    ).toBe("onnxruntime-node");
+    expect(
+      missingPackageOf(
+        notFound("Cannot find module '/x/node_modules/tsx/dist/esm/api/index.mjs' imported from /x/y.js"),
+      ),
+    ).toBe("/x/node_modules/tsx/dist/esm/api/index.mjs");
+    expect(
+      missingPackageOf(Object.assign(new Error("Cannot find module 'esbuild'"), { code: "MODULE_NOT_FOUND" })),
+    ).toBe("esbuild");
     expect(missingPackageOf(new Error("Cannot find package 'tsx'"))).toBeNull(); // no code: not the loader's error
     expect(missingPackageOf(new SyntaxError("Unexpected token"))).toBeNull();
     expect(missingPackageOf(undefined)).toBeNull();
   });
 
   it("missingPeerError: exit 2 with the install command; a missing dependency of the peer is named; other errors are not mapped", () => {
-    const e = missingPeerError("tsx", "--graph a.ts is TypeScript and needs", notFound("Cannot find package 'tsx' imported from /x.js"));
+    const e = missingPeerError(
+      "tsx",
+      "--graph a.ts is TypeScript and needs",
+      notFound("Cannot find package 'tsx' imported from /x.js"),
+    );
     expect(MissingPeerError.isInstance(e)).toBe(true);
     expect(e?.exitCode).toBe(2);
     expect(e?.install).toBe("npm install -D tsx");
-    expect(e?.message).toBe("--graph a.ts is TypeScript and needs the optional peer tsx (^4.20.0), which is not installed: run `npm install -D tsx`");
-    const broken = missingPeerError("tsx", "x needs", notFound("Cannot find package 'esbuild' imported from /n/tsx/dist/x.mjs"), "or y");
-    expect(broken?.message).toBe("x needs the optional peer tsx (^4.20.0), which cannot be loaded (esbuild is missing): run `npm install -D tsx`, or y");
+    expect(e?.message).toBe(
+      "--graph a.ts is TypeScript and needs the optional peer tsx (^4.20.0), which is not installed: run `npm install -D tsx`",
+    );
+    const broken = missingPeerError(
+      "tsx",
+      "x needs",
+      notFound("Cannot find package 'esbuild' imported from /n/tsx/dist/x.mjs"),
+      "or y",
+    );
+    expect(broken?.message).toBe(
+      "x needs the optional peer tsx (^4.20.0), which cannot be loaded (esbuild is missing): run `npm install -D tsx`, or y",
+    );
     expect(missingPeerError("tsx", "x needs", new TypeError("boom"))).toBeNull();
   });
 });

@@ -7,7 +7,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { gunzipSync } from "node:zlib";
 import { embedData } from "../src/eval/report/html/page.js";
-import { clearRegisteredSecrets, credentialValuesOf, isCredentialVariable, redactSecrets, redactUrl, registerHeaderSecrets, registerUrlCredentials, secretsOf, urlCredentials } from "../src/redact.js";
+import {
+  clearRegisteredSecrets,
+  credentialValuesOf,
+  isCredentialVariable,
+  redactSecrets,
+  redactUrl,
+  registerHeaderSecrets,
+  registerUrlCredentials,
+  secretsOf,
+  urlCredentials,
+} from "../src/redact.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 afterEach(() => clearRegisteredSecrets());
@@ -15,7 +25,12 @@ afterEach(() => clearRegisteredSecrets());
 describe("known secrets", () => {
   it("CHROMA_URL's password, user:password and its base64 (padded or not), raw and URL-decoded", () => {
     const env = { CHROMA_URL: "http://us%40er:p%40ss123@h:8000" };
-    const text = [`pw p%40ss123 and p@ss123`, `pair us@er:p@ss123`, `basic ${b64("us@er:p@ss123")}`, `raw-pair ${b64("us%40er:p%40ss123")}`].join(" | ");
+    const text = [
+      `pw p%40ss123 and p@ss123`,
+      `pair us@er:p@ss123`,
+      `basic ${b64("us@er:p@ss123")}`,
+      `raw-pair ${b64("us%40er:p%40ss123")}`,
+    ].join(" | ");
     const out = redactSecrets(text, env);
     expect(out).not.toMatch(/ss123|cjpw|OnBAc3MxMjM|czEyMw/);
     expect(out).toContain("***");
@@ -23,14 +38,21 @@ describe("known secrets", () => {
 
   it("token values of CHROMA_API_KEY and CHROMA_AUTH_TOKEN, also URL-encoded and JSON-escaped", () => {
     const env = { CHROMA_API_KEY: 'k/ey "q" 42', CHROMA_AUTH_TOKEN: "tok-1234" };
-    const out = redactSecrets(`a k/ey "q" 42 b ${encodeURIComponent('k/ey "q" 42')} c ${JSON.stringify('k/ey "q" 42')} d tok-1234`, env);
+    const out = redactSecrets(
+      `a k/ey "q" 42 b ${encodeURIComponent('k/ey "q" 42')} c ${JSON.stringify('k/ey "q" 42')} d tok-1234`,
+      env,
+    );
     expect(out).not.toContain("42");
     expect(out).not.toContain("tok-1234");
   });
 
   it("credentials this process sent: a --store URL (not in the environment) and header values", () => {
     registerUrlCredentials("http://user:pass123@127.0.0.1:9");
-    registerHeaderSecrets({ authorization: "Bearer zz-top-secret", "x-chroma-token": "abc-token", accept: "application/json" });
+    registerHeaderSecrets({
+      authorization: "Bearer zz-top-secret",
+      "x-chroma-token": "abc-token",
+      accept: "application/json",
+    });
     const out = redactSecrets("pass123 user:pass123 dXNlcjpwYXNzMTIz zz-top-secret abc-token application/json", {});
     expect(out).toBe("*** *** *** *** *** application/json");
   });
@@ -39,7 +61,9 @@ describe("known secrets", () => {
     expect(urlCredentials("http://h:1")).toEqual([]);
     expect(urlCredentials(undefined)).toEqual([]);
     expect(urlCredentials("not a url")).toEqual([]);
-    expect(urlCredentials("http://user:pw-1@h")).toEqual(expect.arrayContaining(["pw-1", "user:pw-1", b64("user:pw-1")]));
+    expect(urlCredentials("http://user:pw-1@h")).toEqual(
+      expect.arrayContaining(["pw-1", "user:pw-1", b64("user:pw-1")]),
+    );
   });
 
   it("secretsOf leaves out values shorter than 3 characters and lists longer ones first", () => {
@@ -51,20 +75,50 @@ describe("known secrets", () => {
 
 describe("credential variables of the environment", () => {
   it("a whole name part KEY, TOKEN, SECRET, PASSWORD, PASSWD or AUTH makes a credential variable, in any case", () => {
-    for (const name of ["OPENAI_API_KEY", "CHROMA_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "FTP_PASSWD", "NPM_AUTH", "github_token", "KEY"]) expect(isCredentialVariable(name), name).toBe(true);
+    for (const name of [
+      "OPENAI_API_KEY",
+      "CHROMA_AUTH_TOKEN",
+      "AWS_SECRET_ACCESS_KEY",
+      "DB_PASSWORD",
+      "FTP_PASSWD",
+      "NPM_AUTH",
+      "github_token",
+      "KEY",
+    ])
+      expect(isCredentialVariable(name), name).toBe(true);
   });
 
   it("not a part inside a word (TOKENIZERS_PARALLELISM, XAUTHORITY, MONKEY), nor a variable naming a socket, file or header beside it", () => {
-    for (const name of ["TOKENIZERS_PARALLELISM", "XAUTHORITY", "MONKEY_BUSINESS", "KEYBOARD", "SSH_AUTH_SOCK", "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER", "GOOGLE_API_KEY_FILE", "PATH", "HOME"]) expect(isCredentialVariable(name), name).toBe(false);
+    for (const name of [
+      "TOKENIZERS_PARALLELISM",
+      "XAUTHORITY",
+      "MONKEY_BUSINESS",
+      "KEYBOARD",
+      "SSH_AUTH_SOCK",
+      "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER",
+      "GOOGLE_API_KEY_FILE",
+      "PATH",
+      "HOME",
+    ])
+      expect(isCredentialVariable(name), name).toBe(false);
   });
 
   it("values shorter than 8 characters, booleans and numbers are not secrets", () => {
-    const env = { A_TOKEN: "short12", B_TOKEN: "true", C_SECRET: "12345678", D_KEY: "-1.5e10", E_AUTH: "FALSE", F_API_KEY: "sk-abcdef12", G_PASSWORD: "hunter2!x", HOME: "/home/somebody" };
+    const env = {
+      A_TOKEN: "short12",
+      B_TOKEN: "true",
+      C_SECRET: "12345678",
+      D_KEY: "-1.5e10",
+      E_AUTH: "FALSE",
+      F_API_KEY: "sk-abcdef12",
+      G_PASSWORD: "hunter2!x",
+      HOME: "/home/somebody",
+    };
     expect(credentialValuesOf(env).sort()).toEqual(["hunter2!x", "sk-abcdef12"]);
   });
 
   it("redactSecrets removes a provider key from third-party error text, also JSON-escaped and URL-encoded", () => {
-    const env = { OPENAI_API_KEY: "sk-proj-a/b+c\"d9", TOKENIZERS_PARALLELISM: "false-ish-value" };
+    const env = { OPENAI_API_KEY: 'sk-proj-a/b+c"d9', TOKENIZERS_PARALLELISM: "false-ish-value" };
     const text = `401 Incorrect API key provided: sk-proj-a/b+c"d9. ${JSON.stringify({ key: 'sk-proj-a/b+c"d9' })} ?k=${encodeURIComponent('sk-proj-a/b+c"d9')} false-ish-value`;
     expect(redactSecrets(text, env)).toBe('401 Incorrect API key provided: ***. {"key":"***"} ?k=*** false-ish-value');
   });
@@ -91,8 +145,12 @@ describe("credential shapes, without knowing the value", () => {
   it("Authorization headers in any case, as text, JSON, escaped JSON, Python repr and name=value", () => {
     expect(r("authorization: Basic dXNlcjpwYXNzMTIz")).toBe("authorization: Basic ***");
     expect(r("AUTHORIZATION: bearer abc.def-ghi")).toBe("AUTHORIZATION: bearer ***");
-    expect(r('{"host":"x","Authorization":"Basic Zm9vOmJhcg==","accept":"*/*"}')).toBe('{"host":"x","Authorization":"Basic ***","accept":"*/*"}');
-    expect(r('message: "{\\"authorization\\":\\"Token t0k3n\\"}"')).toBe('message: "{\\"authorization\\":\\"Token ***\\"}"');
+    expect(r('{"host":"x","Authorization":"Basic Zm9vOmJhcg==","accept":"*/*"}')).toBe(
+      '{"host":"x","Authorization":"Basic ***","accept":"*/*"}',
+    );
+    expect(r('message: "{\\"authorization\\":\\"Token t0k3n\\"}"')).toBe(
+      'message: "{\\"authorization\\":\\"Token ***\\"}"',
+    );
     expect(r("{'proxy-authorization': 'Basic Zm9vOmJhcg=='}")).toBe("{'proxy-authorization': 'Basic ***'}");
     expect(r("authorization=Bearer%20x")).toBe("authorization=***");
     expect(r("Authorization: abcd1234efgh")).toBe("Authorization: ***");
@@ -100,7 +158,9 @@ describe("credential shapes, without knowing the value", () => {
 
   it("token headers: x-chroma-token, x-api-key, api-key", () => {
     expect(r("X-Chroma-Token: s3cr3t")).toBe("X-Chroma-Token: ***");
-    expect(r('{"x-chroma-token":"s3cr3t","x-api-key":"k","api-key":"v"}')).toBe('{"x-chroma-token":"***","x-api-key":"***","api-key":"***"}');
+    expect(r('{"x-chroma-token":"s3cr3t","x-api-key":"k","api-key":"v"}')).toBe(
+      '{"x-chroma-token":"***","x-api-key":"***","api-key":"***"}',
+    );
   });
 
   it("`Basic <base64 of user:password>` and `Bearer <token>` anywhere", () => {
@@ -109,12 +169,15 @@ describe("credential shapes, without knowing the value", () => {
   });
 
   it("URL userinfo anywhere", () => {
-    expect(r("GET http://bob:pw@host:8000/api failed; also https://tok@x.io")).toBe("GET http://***@host:8000/api failed; also https://***@x.io");
+    expect(r("GET http://bob:pw@host:8000/api failed; also https://tok@x.io")).toBe(
+      "GET http://***@host:8000/api failed; also https://***@x.io",
+    );
     expect(redactUrl("http://bob:pw@host:8000/")).toBe("http://***@host:8000");
   });
 
   it("leaves prose alone", () => {
-    const prose = "Authorization: how do I reset it? Basic plan, Bearer token, api keys, http://host:8000/x, email bob@example.com";
+    const prose =
+      "Authorization: how do I reset it? Basic plan, Bearer token, api keys, http://host:8000/x, email bob@example.com";
     expect(r(prose)).toBe(prose);
   });
 });

@@ -18,7 +18,10 @@ afterEach(() => {
 
 describe("langgraph.json", () => {
   it("points LangGraph's CLI at an exported graph factory of this repository", async () => {
-    const config = JSON.parse(await readFile(path.join(ROOT, "langgraph.json"), "utf8")) as { node_version: string; graphs: Record<string, string> };
+    const config = JSON.parse(await readFile(path.join(ROOT, "langgraph.json"), "utf8")) as {
+      node_version: string;
+      graphs: Record<string, string>;
+    };
     expect(config.node_version).toBe("20");
     const spec = config.graphs.retrace!;
     const [file, exportName] = spec.split(":") as [string, string];

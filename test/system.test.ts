@@ -14,12 +14,18 @@ const CASES = path.join(MINI_KB, "eval", "cases.jsonl");
 describe("resolveStoreChoice", () => {
   it("auto means the CHROMA_URL server when set, else a local server", () => {
     expect(resolveStoreChoice("auto", {})).toEqual({ kind: "local" });
-    expect(resolveStoreChoice("auto", { CHROMA_URL: "http://127.0.0.1:9" })).toEqual({ kind: "remote", url: "http://127.0.0.1:9" });
+    expect(resolveStoreChoice("auto", { CHROMA_URL: "http://127.0.0.1:9" })).toEqual({
+      kind: "remote",
+      url: "http://127.0.0.1:9",
+    });
   });
 
   it("local ignores CHROMA_URL; a URL, memory and none are taken as said", () => {
     expect(resolveStoreChoice("local", { CHROMA_URL: "http://127.0.0.1:9" })).toEqual({ kind: "local" });
-    expect(resolveStoreChoice("https://chroma.example:8000", {})).toEqual({ kind: "remote", url: "https://chroma.example:8000" });
+    expect(resolveStoreChoice("https://chroma.example:8000", {})).toEqual({
+      kind: "remote",
+      url: "https://chroma.example:8000",
+    });
     expect(resolveStoreChoice("memory", {})).toEqual({ kind: "memory" });
     expect(resolveStoreChoice("none", {})).toEqual({ kind: "none" });
   });
@@ -52,7 +58,9 @@ describe("openSystem", () => {
   });
 
   it("a bad store word fails before anything is loaded", async () => {
-    await expect(openSystem({ kbDir: "/does/not/exist", casesFile: null, store: "chroma" })).rejects.toThrow(InvalidArgumentError);
+    await expect(openSystem({ kbDir: "/does/not/exist", casesFile: null, store: "chroma" })).rejects.toThrow(
+      InvalidArgumentError,
+    );
   });
 });
 
@@ -90,7 +98,9 @@ describe("openSystem and <kb>/analyzers.json (docs/languages.md)", () => {
       // A remote store nobody listens on: reaching it would be a service error (exit 3), not this data error.
       const opened = openSystem({ kbDir: kb.dir, casesFile: null, store: "http://127.0.0.1:9", embedder: "builtin" });
       await expect(opened).rejects.toThrow(DataValidationError);
-      await expect(openSystem({ kbDir: kb.dir, casesFile: null, store: "http://127.0.0.1:9", embedder: "builtin" })).rejects.toThrow(/analyzers\.json.*en\.stemmer/s);
+      await expect(
+        openSystem({ kbDir: kb.dir, casesFile: null, store: "http://127.0.0.1:9", embedder: "builtin" }),
+      ).rejects.toThrow(/analyzers\.json.*en\.stemmer/s);
     } finally {
       await kb.cleanup();
     }

@@ -46,12 +46,17 @@ export function sharedDir(name: string): string {
   return path.resolve(process.env.BENCH_SHARED_DATASETS ?? path.join(REPO_ROOT, "..", "shared", "datasets"), name);
 }
 
-const slim = (r: readonly Ranked[]): Ranked[] => r.map((x) => ({ id: x.id, parentId: x.parentId, score: x.score, rank: x.rank }));
+const slim = (r: readonly Ranked[]): Ranked[] =>
+  r.map((x) => ({ id: x.id, parentId: x.parentId, score: x.score, rank: x.rank }));
 
 /** A dataset's lists from `queries` (default: its judged queries), from the cache when present. */
-export async function branchLists(name: string, options: { dir?: string; cacheDir?: string; data?: BeirDataset; log?: (s: string) => void } = {}): Promise<BranchLists> {
+export async function branchLists(
+  name: string,
+  options: { dir?: string; cacheDir?: string; data?: BeirDataset; log?: (s: string) => void } = {},
+): Promise<BranchLists> {
   const dir = options.dir ?? sharedDir(name);
-  const cacheDir = options.cacheDir ?? process.env.BENCH_BRANCH_CACHE ?? path.join(REPO_ROOT, ".retrace", "bench-branches");
+  const cacheDir =
+    options.cacheDir ?? process.env.BENCH_BRANCH_CACHE ?? path.join(REPO_ROOT, ".retrace", "bench-branches");
   const data = options.data ?? (await loadBeirDataset(dir));
   const file = path.join(cacheDir, `${name}-${data.corpusHash.slice(0, 12)}-${data.queries.length}.json`);
   if (existsSync(file)) {
@@ -74,7 +79,15 @@ export async function branchLists(name: string, options: { dir?: string; cacheDi
       bm25: slim(bm25.search(q.text, { topN: BRANCH_DEPTH, locale: "en" })),
     });
   }
-  const out = { name, latent: { share: embedder.latentShare as number, chance: embedder.chanceShare as number, structure: embedder.structure as number }, queries };
+  const out = {
+    name,
+    latent: {
+      share: embedder.latentShare as number,
+      chance: embedder.chanceShare as number,
+      structure: embedder.structure as number,
+    },
+    queries,
+  };
   mkdirSync(cacheDir, { recursive: true });
   writeFileSync(file, JSON.stringify(out));
   log(`${name}: branch lists computed in ${((performance.now() - t0) / 1000).toFixed(1)} s (cached at ${file})`);

@@ -60,13 +60,19 @@ export class Fts5Index {
   /** `tokenizer` is FTS5's `tokenize` option, e.g. `unicode61 remove_diacritics 2` or `porter unicode61`. */
   constructor(rows: readonly Fts5Row[], tokenizer: string) {
     this.db = new BetterSqlite3(":memory:");
-    this.db.exec(`CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, parent UNINDEXED, locale UNINDEXED, body, tokenize = '${tokenizer.replace(/'/g, "''")}')`);
+    this.db.exec(
+      `CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, parent UNINDEXED, locale UNINDEXED, body, tokenize = '${tokenizer.replace(/'/g, "''")}')`,
+    );
     const insert = this.db.prepare("INSERT INTO t (id, parent, locale, body) VALUES (?, ?, ?, ?)");
     this.db.transaction((all: readonly Fts5Row[]) => {
       for (const r of all) insert.run(r.id, r.parentId, r.locale, r.text);
     })(rows);
-    this.all = this.db.prepare("SELECT id, parent, bm25(t) AS score FROM t WHERE t MATCH ? ORDER BY bm25(t), id LIMIT ?");
-    this.byLocale = this.db.prepare("SELECT id, parent, bm25(t) AS score FROM t WHERE t MATCH ? AND locale = ? ORDER BY bm25(t), id LIMIT ?");
+    this.all = this.db.prepare(
+      "SELECT id, parent, bm25(t) AS score FROM t WHERE t MATCH ? ORDER BY bm25(t), id LIMIT ?",
+    );
+    this.byLocale = this.db.prepare(
+      "SELECT id, parent, bm25(t) AS score FROM t WHERE t MATCH ? AND locale = ? ORDER BY bm25(t), id LIMIT ?",
+    );
   }
 
   /** Top `limit` chunks for free text (tokenised by `fts5OrQuery`), optionally one locale only. */

@@ -32,12 +32,18 @@ const pair = (q: BranchQuery, dense: number): FusionInput[] => [
   { name: "dense", ranked: q.dense, weight: dense },
   { name: "bm25", ranked: q.bm25, weight: round2(1 - dense) },
 ];
-const fused = (q: BranchQuery, method: FusionMethod, dense: number, params?: Record<string, number>, extra: { rrfK?: number; shift?: number } = {}) =>
-  fuse(pair(q, dense), { method, ...(params === undefined ? {} : { params }), ...extra });
+const fused = (
+  q: BranchQuery,
+  method: FusionMethod,
+  dense: number,
+  params?: Record<string, number>,
+  extra: { rrfK?: number; shift?: number } = {},
+) => fuse(pair(q, dense), { method, ...(params === undefined ? {} : { params }), ...extra });
 const ALPHAS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 const grid = <K extends string>(axes: Record<K, readonly number[]>): Params[] => {
   let out: Record<string, number>[] = [{}];
-  for (const [k, vs] of Object.entries(axes) as [K, readonly number[]][]) out = out.flatMap((p) => vs.map((v) => ({ ...p, [k]: v })));
+  for (const [k, vs] of Object.entries(axes) as [K, readonly number[]][])
+    out = out.flatMap((p) => vs.map((v) => ({ ...p, [k]: v })));
   return out;
 };
 
@@ -76,7 +82,8 @@ export const CANDIDATES: readonly Candidate[] = [
     name: "minmax latent share",
     describe: (p) => `min-max, dense = latent share + ${p.shift}`,
     grid: grid({ shift: [-0.2, -0.1, 0, 0.1, 0.2, 0.3, 0.4] }),
-    rank: (q, c, p) => fused(q, "minmax", Math.min(0.9, Math.max(0.1, round2(lsaDenseWeight(c.latent.share) + (p.shift as number))))),
+    rank: (q, c, p) =>
+      fused(q, "minmax", Math.min(0.9, Math.max(0.1, round2(lsaDenseWeight(c.latent.share) + (p.shift as number))))),
   },
   {
     name: "minmax κ",
@@ -100,7 +107,8 @@ export const CANDIDATES: readonly Candidate[] = [
     name: "minmax κ, dense head",
     describe: (p) => `min-max, α = ${p.lambda}·κ, dense top ${p.head} only`,
     grid: grid({ lambda: [2, 2.5, 3, 3.5, 4, 5.4], head: [20, 50] }),
-    rank: (q, c, p) => fused({ ...q, dense: q.dense.slice(0, p.head) }, "minmax", lsaStructureWeight(c.latent.structure, p.lambda)),
+    rank: (q, c, p) =>
+      fused({ ...q, dense: q.dense.slice(0, p.head) }, "minmax", lsaStructureWeight(c.latent.structure, p.lambda)),
   },
   {
     name: "minmax κ, fall back on disagreement",
@@ -118,14 +126,28 @@ export const CANDIDATES: readonly Candidate[] = [
     name: "signals κ",
     describe: (p) => `signals, α = ${p.lambda}·κ, β ${p.beta}, γ ${p.gamma}`,
     grid: grid({ lambda: [2, 3, 4, 5.4], beta: [0, 1, 2], gamma: [-2, 0, 2] }),
-    rank: (q, c, p) => fused(q, "signals", lsaStructureWeight(c.latent.structure, p.lambda), { shift: 0, beta: p.beta as number, gamma: p.gamma as number }),
+    rank: (q, c, p) =>
+      fused(q, "signals", lsaStructureWeight(c.latent.structure, p.lambda), {
+        shift: 0,
+        beta: p.beta as number,
+        gamma: p.gamma as number,
+      }),
   },
 ];
 
 /** Per-query nDCG@10 (graded gains) and R@100 of a candidate on a collection, trec_eval's definitions (`retrace beir`'s scorer, -c). */
-export function scoreLists(c: BranchLists, ranked: (q: BranchQuery) => readonly { id: string }[]): { ndcg: Map<string, number>; r100: Map<string, number> } {
+export function scoreLists(
+  c: BranchLists,
+  ranked: (q: BranchQuery) => readonly { id: string }[],
+): { ndcg: Map<string, number>; r100: Map<string, number> } {
   const lists = new Map<string, string[]>();
-  for (const q of c.queries) lists.set(q.id, ranked(q).slice(0, BRANCH_DEPTH).map((r) => r.id));
+  for (const q of c.queries)
+    lists.set(
+      q.id,
+      ranked(q)
+        .slice(0, BRANCH_DEPTH)
+        .map((r) => r.id),
+    );
   const s = scoreTrec(c.qrels, toRun(lists, "x"), { ks: [10, 100], complete: true, skipEmpty: true, graded: true });
   const ndcg = new Map<string, number>();
   const r100 = new Map<string, number>();

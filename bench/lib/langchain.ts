@@ -14,9 +14,16 @@ export interface ChunkMetadata {
   locale: string;
 }
 
-export function chunksToDocuments(chunks: readonly Pick<Chunk, "id" | "parentId" | "locale" | "text">[]): Document<ChunkMetadata>[] {
+export function chunksToDocuments(
+  chunks: readonly Pick<Chunk, "id" | "parentId" | "locale" | "text">[],
+): Document<ChunkMetadata>[] {
   return chunks.map(
-    (c) => new Document<ChunkMetadata>({ id: c.id, pageContent: c.text, metadata: { chunkId: c.id, parentId: c.parentId, locale: c.locale } }),
+    (c) =>
+      new Document<ChunkMetadata>({
+        id: c.id,
+        pageContent: c.text,
+        metadata: { chunkId: c.id, parentId: c.parentId, locale: c.locale },
+      }),
   );
 }
 
@@ -24,7 +31,8 @@ export function chunksToDocuments(chunks: readonly Pick<Chunk, "id" | "parentId"
 export function parentsOf(docs: readonly Document[]): string[] {
   return docs.map((d) => {
     const parent = (d.metadata as Partial<ChunkMetadata>).parentId;
-    if (typeof parent !== "string") throw new Error(`retrieved a Document without metadata.parentId: ${JSON.stringify(d.metadata)}`);
+    if (typeof parent !== "string")
+      throw new Error(`retrieved a Document without metadata.parentId: ${JSON.stringify(d.metadata)}`);
     return parent;
   });
 }

@@ -15,7 +15,8 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 
-export type GcMethod = "global.gc (--expose-gc)" | "v8.setFlagsFromString('--expose-gc')" | "none (raw memoryUsage deltas, no GC)";
+export type GcMethod =
+  "global.gc (--expose-gc)" | "v8.setFlagsFromString('--expose-gc')" | "none (raw memoryUsage deltas, no GC)";
 
 export interface Collector {
   method: GcMethod;

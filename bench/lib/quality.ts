@@ -36,7 +36,11 @@ function meanOf(xs: readonly number[]): number | null {
  * `rankedParents[i]` is query i's ranked list of parent card ids, one per
  * retrieved chunk, duplicates included (they are removed here, first occurrence kept).
  */
-export function scoreRankings(queries: readonly ScoredQuery[], rankedParents: readonly (readonly string[])[], k: number): Quality {
+export function scoreRankings(
+  queries: readonly ScoredQuery[],
+  rankedParents: readonly (readonly string[])[],
+  k: number,
+): Quality {
   if (queries.length !== rankedParents.length) {
     throw new Error(`scoreRankings: ${queries.length} queries but ${rankedParents.length} rankings`);
   }

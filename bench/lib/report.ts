@@ -59,7 +59,11 @@ export function renderTable(columns: readonly Column[], rows: readonly (readonly
     const w = widths[i] ?? 0;
     return columns[i]?.align === "right" ? text.padStart(w) : text.padEnd(w);
   };
-  const line = (cells: readonly string[]) => columns.map((_, i) => pad(cells[i] ?? "", i)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    columns
+      .map((_, i) => pad(cells[i] ?? "", i))
+      .join("  ")
+      .trimEnd();
   const out = [line(columns.map((c) => c.header)), widths.map((w) => "-".repeat(w)).join("  ")];
   for (const r of rows) out.push(line(r));
   return `${out.join("\n")}\n`;

@@ -14,7 +14,9 @@ export function loadCardDocuments(kbDir: string): Document[] {
   const docs: Document[] = [];
   const cardsDir = path.join(kbDir, "cards");
   for (const locale of readdirSync(cardsDir).sort()) {
-    for (const file of readdirSync(path.join(cardsDir, locale)).filter((f) => f.endsWith(".md")).sort()) {
+    for (const file of readdirSync(path.join(cardsDir, locale))
+      .filter((f) => f.endsWith(".md"))
+      .sort()) {
       const text = readFileSync(path.join(cardsDir, locale, file), "utf8");
       const id = path.basename(file, ".md");
       const title = /^title:\s*(.+)$/m.exec(text)?.[1]?.trim() ?? id;

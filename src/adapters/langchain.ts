@@ -47,11 +47,18 @@ export class RetraceRetriever extends BaseRetriever {
     this.options = { ...(fields.options ?? {}) };
   }
 
-  override async _getRelevantDocuments(query: string, runManager?: CallbackManagerForRetrieverRun): Promise<Document[]> {
+  override async _getRelevantDocuments(
+    query: string,
+    runManager?: CallbackManagerForRetrieverRun,
+  ): Promise<Document[]> {
     const trace = await this.retriever.retrieve(query, this.options);
     this.lastTrace = trace;
     if (runManager !== undefined) {
-      await dispatchCustomEvent(RETRIEVAL_TRACE_EVENT_NAME, { type: RETRIEVAL_TRACE_EVENT_NAME, trace }, { callbacks: runManager.getChild() });
+      await dispatchCustomEvent(
+        RETRIEVAL_TRACE_EVENT_NAME,
+        { type: RETRIEVAL_TRACE_EVENT_NAME, trace },
+        { callbacks: runManager.getChild() },
+      );
     }
     return documentsOf(trace, (id) => this.retriever.textOf?.(id) ?? "");
   }

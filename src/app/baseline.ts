@@ -19,7 +19,12 @@ import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseReport } from "../eval/report/schemas.js";
 import type { Aggregate } from "../eval/report/types.js";
 import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
-import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel, modelIdOf } from "../retrieval/embedders/transformers.js";
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  defaultModelsDir,
+  locateModel,
+  modelIdOf,
+} from "../retrieval/embedders/transformers.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
 /** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
@@ -56,7 +61,10 @@ export interface RunPlan {
 const q = (s: string) => (/^[\w./:@=,+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The `retrace eval` command line for `intent` with some options replaced (undefined = drop). */
-export function evalCommandLine(intent: RunIntent, over: Partial<Record<"k" | "mode" | "embedder" | "rerank" | "filters" | "update", string | null>> = {}): string {
+export function evalCommandLine(
+  intent: RunIntent,
+  over: Partial<Record<"k" | "mode" | "embedder" | "rerank" | "filters" | "update", string | null>> = {},
+): string {
   const parts = ["retrace", "eval"];
   if (intent.kb !== "kb") parts.push("--kb", q(intent.kb));
   if (intent.cases !== undefined) parts.push("--cases", q(intent.cases));
@@ -108,7 +116,12 @@ export async function predictEmbedderId(spec: string): Promise<string | null> {
  * when `embedderId` (predictEmbedderId) is given. The reranker's id is only
  * known once its model loads: the gate checks it again after the run.
  */
-export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, plan: RunPlan, embedderId: string | null = null): void {
+export function checkBaselineBeforeRun(
+  baseline: Baseline,
+  intent: RunIntent,
+  plan: RunPlan,
+  embedderId: string | null = null,
+): void {
   const file = intent.baselineFile;
   const recreate = `to replace it with this configuration's results instead, run \`${evalCommandLine(intent, { filters: null, update: "" })}\``;
   if (baseline.datasetHash !== plan.datasetHash) {
@@ -128,9 +141,19 @@ export function checkBaselineBeforeRun(baseline: Baseline, intent: RunIntent, pl
     );
   }
   if (baseline.k !== intent.k)
-    throw new BaselineMismatchError("k", baseline.k, intent.k, `compare at the baseline's k with \`${evalCommandLine(intent, { k: String(baseline.k) })}\`, or ${recreate}`);
+    throw new BaselineMismatchError(
+      "k",
+      baseline.k,
+      intent.k,
+      `compare at the baseline's k with \`${evalCommandLine(intent, { k: String(baseline.k) })}\`, or ${recreate}`,
+    );
   if (baseline.config.mode !== null && baseline.config.mode !== intent.mode)
-    throw new BaselineMismatchError("config.mode", baseline.config.mode, intent.mode, `run \`${evalCommandLine(intent, { mode: baseline.config.mode })}\`, or ${recreate}`);
+    throw new BaselineMismatchError(
+      "config.mode",
+      baseline.config.mode,
+      intent.mode,
+      `run \`${evalCommandLine(intent, { mode: baseline.config.mode })}\`, or ${recreate}`,
+    );
   const rerankOn = intent.rerank !== undefined;
   if ((baseline.config.rerank !== null) !== rerankOn)
     throw new BaselineMismatchError(
@@ -185,7 +208,8 @@ export function suggestFloors(
   for (const { flag, key } of FLOOR_OPTIONS) {
     const scopes: [string, Aggregate | undefined][] = [["all", aggregates[key]]];
     // Every split but the turn position (1, 2, 3, 4+), which is a view, not a gate scope (src/eval/gate/gate.ts).
-    for (const [split, groups] of Object.entries(splits)) if (split !== "position") for (const [g, byKey] of Object.entries(groups)) scopes.push([g, byKey[key]]);
+    for (const [split, groups] of Object.entries(splits))
+      if (split !== "position") for (const [g, byKey] of Object.entries(groups)) scopes.push([g, byKey[key]]);
     const s: FloorSuggestion = { key, flag, floors: {}, skipped: {} };
     for (const [scope, agg] of scopes) {
       if (agg === undefined) continue;
@@ -198,8 +222,13 @@ export function suggestFloors(
 }
 
 /** Reads a baseline or a report JSON; its aggregates and splits. */
-export async function readAggregates(file: string): Promise<{ aggregates: Record<string, Aggregate>; splits: Record<string, Record<string, Record<string, Aggregate>>> }> {
-  const text = await readTextFileOrThrow(file, { missing: "no such file (write a baseline with `retrace eval --update-baseline`)" });
+export async function readAggregates(file: string): Promise<{
+  aggregates: Record<string, Aggregate>;
+  splits: Record<string, Record<string, Record<string, Aggregate>>>;
+}> {
+  const text = await readTextFileOrThrow(file, {
+    missing: "no such file (write a baseline with `retrace eval --update-baseline`)",
+  });
   const data = parseJsonOrThrow(text, { file, expected: "a retrace baseline or report JSON file" }); // src/kb/json.ts
   if (typeof data === "object" && data !== null && "perTurn" in data) {
     const b = parseBaseline(data, file);
@@ -207,7 +236,12 @@ export async function readAggregates(file: string): Promise<{ aggregates: Record
   }
   const r = parseReport(data, file);
   if (r.shard !== undefined)
-    throw new DataValidationError([{ file, field: "shard", message: `a partial report (shard ${r.shard.index}/${r.shard.count}): suggest floors from the report of \`retrace merge\` instead (docs/reliability.md)` }]);
+    throw new DataValidationError([
+      {
+        file,
+        field: "shard",
+        message: `a partial report (shard ${r.shard.index}/${r.shard.count}): suggest floors from the report of \`retrace merge\` instead (docs/reliability.md)`,
+      },
+    ]);
   return { aggregates: r.aggregates, splits: r.splits as Record<string, Record<string, Record<string, Aggregate>>> };
 }
-

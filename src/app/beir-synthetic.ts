@@ -19,10 +19,30 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../atomic.js";
 import { InvalidArgumentError } from "../errors.js";
-import { formatTrecRun, hasJudgments, loadBeirCorpus, loadBeirDataset, toRun, type BeirDataset, type BeirQuery } from "../research/beir.js";
-import { DEFAULT_QUERY_SETTINGS, STRATEGIES, generatorName, GENERATOR_VERSION, type Strategy } from "../research/synthetic.js";
+import {
+  formatTrecRun,
+  hasJudgments,
+  loadBeirCorpus,
+  loadBeirDataset,
+  toRun,
+  type BeirDataset,
+  type BeirQuery,
+} from "../research/beir.js";
+import {
+  DEFAULT_QUERY_SETTINGS,
+  STRATEGIES,
+  generatorName,
+  GENERATOR_VERSION,
+  type Strategy,
+} from "../research/synthetic.js";
 import { syntheticQueries } from "../research/synthetic-cases.js";
-import { familyBm25Settings, systemFamily, variantRanking, type QueryLists, type Variant } from "../research/synthetic-family.js";
+import {
+  familyBm25Settings,
+  systemFamily,
+  variantRanking,
+  type QueryLists,
+  type Variant,
+} from "../research/synthetic-family.js";
 import { bm25Key } from "../research/tune.js";
 import type { Qrels } from "../eval/ir/trec.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
@@ -75,7 +95,9 @@ export interface SyntheticBeirOutcome {
 
 function checkStrategies(list: readonly string[] | undefined): Strategy[] {
   const out = list ?? [DEFAULT_QUERY_SETTINGS.strategy];
-  for (const s of out) if (!(STRATEGIES as readonly string[]).includes(s)) throw new InvalidArgumentError("--strategy", `a comma-separated list of ${STRATEGIES.join(", ")}`, s);
+  for (const s of out)
+    if (!(STRATEGIES as readonly string[]).includes(s))
+      throw new InvalidArgumentError("--strategy", `a comma-separated list of ${STRATEGIES.join(", ")}`, s);
   if (out.length === 0) throw new InvalidArgumentError("--strategy", "at least one term model", "");
   return [...new Set(out)] as Strategy[];
 }
@@ -94,7 +116,10 @@ async function scoreQueries(
   const out = family.map(() => [] as number[]);
   for (const q of queries) {
     const trace = await retriever.retrieve(q.text, { mode: "dense", k: depth, denseK: depth, locale: "en" });
-    const lists: QueryLists = { dense: trace.stages.dense ?? [], bm25: new Map([...indexes].map(([k, idx]) => [k, idx.search(q.text, { topN: depth, locale: "en" })])) };
+    const lists: QueryLists = {
+      dense: trace.stages.dense ?? [],
+      bm25: new Map([...indexes].map(([k, idx]) => [k, idx.search(q.text, { topN: depth, locale: "en" })])),
+    };
     const gains = qrels.get(q.id) as Map<string, number>;
     // A query without a positive judgment is not scored (trec_eval's and retrace beir's rule).
     if (![...gains.values()].some((g) => g > 0)) {
@@ -119,7 +144,12 @@ const meanOf = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((s, v
  * recomputes each variant's two means and τ-b. Resamples where τ-b is
  * undefined (a constant vector) are dropped. Null with fewer than 2 queries on a side.
  */
-export function tauInterval(real: readonly (readonly number[])[], synthetic: readonly (readonly number[])[], seed: number, samples = TAU_RESAMPLES): [number, number] | null {
+export function tauInterval(
+  real: readonly (readonly number[])[],
+  synthetic: readonly (readonly number[])[],
+  seed: number,
+  samples = TAU_RESAMPLES,
+): [number, number] | null {
   const nr = real[0]?.length ?? 0;
   const ns = synthetic[0]?.length ?? 0;
   if (nr < 2 || ns < 2) return null;
@@ -148,7 +178,11 @@ export function tauInterval(real: readonly (readonly number[])[], synthetic: rea
   return [quantileSorted(taus, 0.025), quantileSorted(taus, 0.975)];
 }
 
-export async function runSyntheticBeir(dir: string, o: SyntheticBeirOptions, hooks: UseCaseHooks = {}): Promise<SyntheticBeirOutcome> {
+export async function runSyntheticBeir(
+  dir: string,
+  o: SyntheticBeirOptions,
+  hooks: UseCaseHooks = {},
+): Promise<SyntheticBeirOutcome> {
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const strategies = checkStrategies(o.strategies);
   const depth = o.depth ?? BEIR_DEPTH;
@@ -157,13 +191,29 @@ export async function runSyntheticBeir(dir: string, o: SyntheticBeirOptions, hoo
   const judged = hasJudgments(dir);
   const data = judged ? await loadBeirDataset(dir) : await loadBeirCorpus(dir);
   if (!judged) log.warn(`${dir} has no queries.jsonl and qrels/test.tsv: the synthetic part only; τ is not computable`);
-  const generated = strategies.map((strategy) => ({ strategy, ...syntheticQueries(data, o.synthetic, seed, { ...DEFAULT_QUERY_SETTINGS, strategy, noise: o.noise ?? 0 }) }));
+  const generated = strategies.map((strategy) => ({
+    strategy,
+    ...syntheticQueries(data, o.synthetic, seed, { ...DEFAULT_QUERY_SETTINGS, strategy, noise: o.noise ?? 0 }),
+  }));
   const opened = await openBeirRetriever(data, {}, o, url, progress);
   try {
     const { retriever } = opened.built;
     const d = retriever.defaults;
-    const family = systemFamily({ fusion: d.fusion, rrfK: d.rrfK, weights: d.weights, signalsShift: d.signalsShift, denseK: d.denseK, bm25K: d.bm25K, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b } }, depth);
-    const indexes = new Map(familyBm25Settings(family).map((p) => [bm25Key(p), BM25Index.build(opened.chunks, p, retriever.analyzers)]));
+    const family = systemFamily(
+      {
+        fusion: d.fusion,
+        rrfK: d.rrfK,
+        weights: d.weights,
+        signalsShift: d.signalsShift,
+        denseK: d.denseK,
+        bm25K: d.bm25K,
+        bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b },
+      },
+      depth,
+    );
+    const indexes = new Map(
+      familyBm25Settings(family).map((p) => [bm25Key(p), BM25Index.build(opened.chunks, p, retriever.analyzers)]),
+    );
     const total = (judged ? data.queries.length : 0) + generated.reduce((n, g) => n + g.queries.length, 0);
     const p = progress("synthetic: family", "queries");
     let done = 0;
@@ -172,14 +222,20 @@ export async function runSyntheticBeir(dir: string, o: SyntheticBeirOptions, hoo
     let realScores: number[][] | null = null;
     const synScores: number[][][] = [];
     try {
-      if (judged) realScores = await scoreQueries(retriever, indexes, family, data.queries, data.qrels, depth, tick, runs);
-      for (const g of generated) synScores.push(await scoreQueries(retriever, indexes, family, g.queries, g.qrels, depth, tick, runs));
+      if (judged)
+        realScores = await scoreQueries(retriever, indexes, family, data.queries, data.qrels, depth, tick, runs);
+      for (const g of generated)
+        synScores.push(await scoreQueries(retriever, indexes, family, g.queries, g.qrels, depth, tick, runs));
     } finally {
       p.stop();
     }
     if (runs !== undefined && o.runOut !== undefined) {
       await mkdir(o.runOut, { recursive: true });
-      for (const [i, v] of family.entries()) await writeFileAtomic(path.join(o.runOut, `family-${String(i + 1).padStart(2, "0")}.trec`), formatTrecRun(toRun(runs.get(v.name) as Map<string, string[]>, v.name.replace(/\s+/g, "_"))));
+      for (const [i, v] of family.entries())
+        await writeFileAtomic(
+          path.join(o.runOut, `family-${String(i + 1).padStart(2, "0")}.trec`),
+          formatTrecRun(toRun(runs.get(v.name) as Map<string, string[]>, v.name.replace(/\s+/g, "_"))),
+        );
     }
     const realMeans = realScores?.map(meanOf) ?? null;
     return {

@@ -16,11 +16,34 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
-import { BEIR_FILES, BEIR_TRAIN_FILES, beirChunks, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirDataset, type BeirScores, type MarginMeasure, type StageMargin } from "../research/beir.js";
+import {
+  BEIR_FILES,
+  BEIR_TRAIN_FILES,
+  beirChunks,
+  formatTrecRun,
+  loadBeirDataset,
+  marginOverBestStage,
+  scoreBeirRun,
+  toRun,
+  type BeirDataset,
+  type BeirScores,
+  type MarginMeasure,
+  type StageMargin,
+} from "../research/beir.js";
 import { readConfigFile, type RetrievalConfig } from "../research/tune-config.js";
 import { DEFAULT_QUERY_SETTINGS } from "../research/synthetic.js";
 import { syntheticQueries } from "../research/synthetic-cases.js";
-import { DEFAULT_GRID, bm25Key, candidateKey, expandGrid, gridAround, scoreUnit, type Candidate, type Grid, type TuneUnit } from "../research/tune.js";
+import {
+  DEFAULT_GRID,
+  bm25Key,
+  candidateKey,
+  expandGrid,
+  gridAround,
+  scoreUnit,
+  type Candidate,
+  type Grid,
+  type TuneUnit,
+} from "../research/tune.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { mulberry32, pairedComparison, quantileSorted, type PairedComparison } from "../eval/stats/bootstrap.js";
 import { log } from "../log.js";
@@ -30,7 +53,14 @@ import { BM25Index } from "../retrieval/bm25.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import type { HybridRetriever, HybridRetrieverOptions } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
-import { buildRetriever, lsaStateDir, openIngestedDense, resolveStoreChoice, type EmbedderSetup, type IngestedDense } from "../system.js";
+import {
+  buildRetriever,
+  lsaStateDir,
+  openIngestedDense,
+  resolveStoreChoice,
+  type EmbedderSetup,
+  type IngestedDense,
+} from "../system.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import { NO_PROGRESS, type ProgressFactory, type UseCaseHooks } from "./progress.js";
 import { crossValidateCandidates, currentCandidate, DEFAULT_FOLDS, type TuneOutcome } from "./tune.js";
@@ -101,15 +131,29 @@ export interface BeirOutcome {
   /** Each fused mode run (hybrid, hybrid+rerank) against the better of bm25 and dense per measure, when both stages ran (the headline). */
   margins: FusedMargin[];
   /** Wall clock (ms): the embedder's fit or load (`embedder`, apart from the store), the store's write (embed + write, or the up-to-date check), ingest + BM25 index, all. */
-  timing: { embedder: EmbedderSetup; storeWriteMs: number; ingestAndIndexMs: number; bm25BuildMs: number; totalMs: number };
+  timing: {
+    embedder: EmbedderSetup;
+    storeWriteMs: number;
+    ingestAndIndexMs: number;
+    bm25BuildMs: number;
+    totalMs: number;
+  };
 }
 
 /** The LSA embedder's latent share, chance baseline and κ (`settings.latent`); nothing for other embedders. */
-function latentOf(e: { latentShare?: number; chanceShare?: number; structure?: number }): { latent?: { share: number; chance: number; structure: number | null } } {
+function latentOf(e: { latentShare?: number; chanceShare?: number; structure?: number }): {
+  latent?: { share: number; chance: number; structure: number | null };
+} {
   const round = (x: number) => Math.round(x * 1e4) / 1e4;
   // structure null: at full rank, nothing beyond chance to measure
   return e.latentShare !== undefined && e.chanceShare !== undefined
-    ? { latent: { share: round(e.latentShare), chance: round(e.chanceShare), structure: e.structure === undefined ? null : round(e.structure) } }
+    ? {
+        latent: {
+          share: round(e.latentShare),
+          chance: round(e.chanceShare),
+          structure: e.structure === undefined ? null : round(e.structure),
+        },
+      }
     : {};
 }
 
@@ -125,11 +169,15 @@ export function fusedMargins(results: readonly ModeResult[], seed: number): Fuse
   const bm25 = of("bm25");
   const dense = of("dense");
   if (bm25 === undefined || dense === undefined) return [];
-  return results.filter((r) => r.mode === "hybrid" || r.mode === "hybrid+rerank").map((r) => ({ mode: r.mode, byMeasure: marginOverBestStage({ bm25, dense }, r.scores, seed) }));
+  return results
+    .filter((r) => r.mode === "hybrid" || r.mode === "hybrid+rerank")
+    .map((r) => ({ mode: r.mode, byMeasure: marginOverBestStage({ bm25, dense }, r.scores, seed) }));
 }
 
 /** The fusion settings of a config file (method, RRF k, weights) as retriever defaults; unset keys stay unset (the embedder's, hybridDefaultsFor). */
-export function fusionSettingsOf(config: RetrievalConfig): Pick<NonNullable<HybridRetrieverOptions["defaults"]>, "fusion" | "rrfK" | "weights"> {
+export function fusionSettingsOf(
+  config: RetrievalConfig,
+): Pick<NonNullable<HybridRetrieverOptions["defaults"]>, "fusion" | "rrfK" | "weights"> {
   return {
     ...(config.fusion !== undefined ? { fusion: config.fusion } : {}),
     ...(config.rrfK !== undefined ? { rrfK: config.rrfK } : {}),
@@ -157,7 +205,14 @@ export async function runMode(
     // Hybrid branches take a config file's denseK/bm25K when it sets them; single-branch modes always the depth.
     const denseK = base === "hybrid" ? (hybridDepths.denseK ?? depth) : depth;
     const bm25K = base === "hybrid" ? (hybridDepths.bm25K ?? depth) : depth;
-    const trace = await retriever.retrieve(q.text, { mode: base, k: depth, denseK, bm25K, locale: "en", rerank: mode === "hybrid+rerank" });
+    const trace = await retriever.retrieve(q.text, {
+      mode: base,
+      k: depth,
+      denseK,
+      bm25K,
+      locale: "en",
+      rerank: mode === "hybrid+rerank",
+    });
     latenciesMs.push(performance.now() - t);
     ranked.set(q.id, trace.retrievedIds);
     onProgress?.(++done, data.queries.length);
@@ -180,8 +235,11 @@ function timingOf(latenciesMs: readonly number[], totalMs: number): ModeResult["
 /** The modes to run: `modes` checked (known names; hybrid+rerank only with a reranker; at least one; duplicates dropped), else the default list. */
 export function checkModes(modes: readonly string[] | undefined, rerank: boolean): BeirMode[] {
   const list = modes ?? (rerank ? ["bm25", "dense", "hybrid", "hybrid+rerank"] : ["bm25", "dense", "hybrid"]);
-  for (const m of list) if (!(BEIR_MODES as readonly string[]).includes(m)) throw new InvalidArgumentError("--modes", `a comma-separated list of ${BEIR_MODES.join(", ")}`, m);
-  if (list.includes("hybrid+rerank") && !rerank) throw new InvalidArgumentError("--modes", "without hybrid+rerank unless --rerank is given", modes?.join(","));
+  for (const m of list)
+    if (!(BEIR_MODES as readonly string[]).includes(m))
+      throw new InvalidArgumentError("--modes", `a comma-separated list of ${BEIR_MODES.join(", ")}`, m);
+  if (list.includes("hybrid+rerank") && !rerank)
+    throw new InvalidArgumentError("--modes", "without hybrid+rerank unless --rerank is given", modes?.join(","));
   if (list.length === 0) throw new InvalidArgumentError("--modes", "at least one mode", modes?.join(","));
   return [...new Set(list)] as BeirMode[];
 }
@@ -191,21 +249,36 @@ export function chromaChoice(store: string): { url?: string } {
   // The store vocabulary (docs/decisions/0006-one-composition-root-and-store-vocabulary.md); beir ingests into Chroma.
   const choice = resolveStoreChoice(store);
   if (choice.kind === "memory" || choice.kind === "none")
-    throw new InvalidArgumentError("--store", "auto, local or a Chroma URL (beir ingests the corpus into a Chroma store)", store);
+    throw new InvalidArgumentError(
+      "--store",
+      "auto, local or a Chroma URL (beir ingests the corpus into a Chroma store)",
+      store,
+    );
   return choice.url !== undefined ? { url: choice.url } : {};
 }
 
 /** The dataset, read and announced, and the config file's retrieval settings. */
-async function readBeirInputs(dir: string, o: BeirOptions): Promise<{ data: BeirDataset; retrievalConfig: RetrievalConfig }> {
+async function readBeirInputs(
+  dir: string,
+  o: BeirOptions,
+): Promise<{ data: BeirDataset; retrievalConfig: RetrievalConfig }> {
   // Its `retrieval` part: a BEIR corpus is one locale, so a `locales` part does not apply.
   const retrievalConfig = o.config !== undefined ? (await readConfigFile(o.config)).retrieval : {};
   const data = await loadBeirDataset(dir);
-  log.info(`BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`);
+  log.info(
+    `BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`,
+  );
   return { data, retrievalConfig };
 }
 
 /** The corpus's retriever through the composition root's factory, over its vectors ingested into Chroma and read back for exact search (as retrace eval does: docs/determinism.md). */
-export async function openBeirRetriever(data: BeirDataset, retrievalConfig: RetrievalConfig, o: BeirOptions, url: { url?: string }, progress: ProgressFactory) {
+export async function openBeirRetriever(
+  data: BeirDataset,
+  retrievalConfig: RetrievalConfig,
+  o: BeirOptions,
+  url: { url?: string },
+  progress: ProgressFactory,
+) {
   const depth = o.depth ?? BEIR_DEPTH;
   const chunks = beirChunks(data.corpus);
   let opened: IngestedDense | undefined;
@@ -254,7 +327,10 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
   const seed = o.seed ?? EVAL_DEFAULTS.seed;
   const progress = hooks.progress ?? NO_PROGRESS;
   // The run files' paths, checked before anything is read or a store starts (exit 2); written together at the end.
-  const runFiles = o.runOut === undefined ? [] : modes.map((mode) => ({ option: "--run-out", path: path.join(o.runOut as string, `${mode}.trec`) }));
+  const runFiles =
+    o.runOut === undefined
+      ? []
+      : modes.map((mode) => ({ option: "--run-out", path: path.join(o.runOut as string, `${mode}.trec`) }));
   await checkOutputs(runFiles);
   const { data, retrievalConfig } = await readBeirInputs(dir, o);
   const opened = await openBeirRetriever(data, retrievalConfig, o, url, progress);
@@ -277,7 +353,12 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
       const run = toRun(r.ranked, `retrace-${mode}`);
       const file = runFiles[results.length];
       if (file !== undefined) runs.push({ ...file, data: formatTrecRun(run) });
-      results.push({ mode, scores: scoreBeirRun(data.qrels, run, { seed }), ranked: r.ranked, timing: timingOf(r.latenciesMs, r.totalMs) });
+      results.push({
+        mode,
+        scores: scoreBeirRun(data.qrels, run, { seed }),
+        ranked: r.ranked,
+        timing: timingOf(r.latenciesMs, r.totalMs),
+      });
     }
     const totalMs = performance.now() - opened.t0;
     const d = retriever.defaults;
@@ -300,7 +381,13 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
       seed,
       results,
       margins: fusedMargins(results, seed),
-      timing: { embedder: opened.built.embedder.setup, storeWriteMs: opened.store.ingested.durationMs, ingestAndIndexMs: opened.ingestMs, bm25BuildMs: opened.bm25Ms, totalMs },
+      timing: {
+        embedder: opened.built.embedder.setup,
+        storeWriteMs: opened.store.ingested.durationMs,
+        ingestAndIndexMs: opened.ingestMs,
+        bm25BuildMs: opened.bm25Ms,
+        totalMs,
+      },
     };
   } finally {
     await opened.store.close();
@@ -354,9 +441,24 @@ export async function splitBeirQueries(data: BeirDataset, seed: number): Promise
     const read = await loadBeirDataset(dir, BEIR_TRAIN_FILES);
     const reported = new Set(data.queries.map((q) => q.id));
     const both = read.queries.filter((q) => reported.has(q.id)).map((q) => q.id);
-    if (both.length > 0) log.warn(`--split: ${both.length} query id(s) of ${BEIR_TRAIN_FILES.queries} are also judged in ${BEIR_FILES.qrels} (e.g. ${JSON.stringify(both[0])}): left out of the tune part`);
-    const train = both.length === 0 ? read : { ...read, queries: read.queries.filter((q) => !reported.has(q.id)), qrels: new Map([...read.qrels].filter(([q]) => !reported.has(q))) };
-    if (train.queries.length === 0) throw new InvalidArgumentError("--split", `a train part (${BEIR_TRAIN_FILES.queries}) with judged queries not in the reported part`, `${read.queries.length} train queries, all also in ${BEIR_FILES.queries}`);
+    if (both.length > 0)
+      log.warn(
+        `--split: ${both.length} query id(s) of ${BEIR_TRAIN_FILES.queries} are also judged in ${BEIR_FILES.qrels} (e.g. ${JSON.stringify(both[0])}): left out of the tune part`,
+      );
+    const train =
+      both.length === 0
+        ? read
+        : {
+            ...read,
+            queries: read.queries.filter((q) => !reported.has(q.id)),
+            qrels: new Map([...read.qrels].filter(([q]) => !reported.has(q))),
+          };
+    if (train.queries.length === 0)
+      throw new InvalidArgumentError(
+        "--split",
+        `a train part (${BEIR_TRAIN_FILES.queries}) with judged queries not in the reported part`,
+        `${read.queries.length} train queries, all also in ${BEIR_FILES.queries}`,
+      );
     return {
       kind: "own",
       tune: train,
@@ -364,10 +466,17 @@ export async function splitBeirQueries(data: BeirDataset, seed: number): Promise
       description: `the collection's own split: tuned on ${BEIR_TRAIN_FILES.queries} + ${BEIR_TRAIN_FILES.qrels} (${train.queries.length} judged queries), reported on ${BEIR_FILES.queries} + ${BEIR_FILES.qrels} (${data.queries.length})`,
     };
   }
-  const { tune, report } = splitQueryIds(data.queries.map((q) => q.id), seed);
+  const { tune, report } = splitQueryIds(
+    data.queries.map((q) => q.id),
+    seed,
+  );
   const part = (ids: readonly string[]): BeirDataset => {
     const keep = new Set(ids);
-    return { ...data, queries: data.queries.filter((q) => keep.has(q.id)), qrels: new Map([...data.qrels].filter(([q]) => keep.has(q))) };
+    return {
+      ...data,
+      queries: data.queries.filter((q) => keep.has(q.id)),
+      qrels: new Map([...data.qrels].filter(([q]) => keep.has(q))),
+    };
   };
   return {
     kind: "seeded",
@@ -405,7 +514,11 @@ export interface BeirSplitReport {
  * With `split`, the search runs on the tune part only, and the reported part
  * is scored with the defaults and with what the tuning writes (`report`).
  */
-export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks = {}): Promise<TuneOutcome & { report?: BeirSplitReport }> {
+export async function tuneBeir(
+  dir: string,
+  o: BeirOptions,
+  hooks: UseCaseHooks = {},
+): Promise<TuneOutcome & { report?: BeirSplitReport }> {
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const depth = o.depth ?? BEIR_DEPTH;
   const seed = o.seed ?? EVAL_DEFAULTS.seed;
@@ -414,7 +527,10 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
   const split = o.split === true ? await splitBeirQueries(read, seed) : undefined;
   if (split !== undefined) log.info(`--split: ${split.description}`);
   const tuneData = split?.tune ?? read;
-  const data = o.tuneOnSynthetic === undefined ? tuneData : { ...tuneData, ...syntheticQueries(tuneData, o.tuneOnSynthetic, seed, DEFAULT_QUERY_SETTINGS) };
+  const data =
+    o.tuneOnSynthetic === undefined
+      ? tuneData
+      : { ...tuneData, ...syntheticQueries(tuneData, o.tuneOnSynthetic, seed, DEFAULT_QUERY_SETTINGS) };
   const opened = await openBeirRetriever(data, retrievalConfig, o, url, progress);
   try {
     const { retriever } = opened.built;
@@ -435,7 +551,12 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
             stratum: "en",
             dense: trace.stages.dense ?? [],
             bm25: new Map([...indexes].map(([key, idx]) => [key, idx.search(q.text, { topN: depth, locale: "en" })])),
-            evaluate: (fused) => ndcgAtK(fused.slice(0, 10).map((r) => r.id), gains, 10),
+            evaluate: (fused) =>
+              ndcgAtK(
+                fused.slice(0, 10).map((r) => r.id),
+                gains,
+                10,
+              ),
           });
           p.update(++done, part.queries.length);
         }
@@ -451,21 +572,49 @@ export async function tuneBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks 
       units,
       groups,
       candidates,
-      { folds: o.folds ?? DEFAULT_FOLDS, seed, metric: "nDCG@10 with graded gains, per query", source: `the ${data.queries.length} judged queries of ${data.dir}${split !== undefined ? ` in the tune part of --split (${split.kind === "own" ? "its own train part" : "seeded"})` : ""}` },
+      {
+        folds: o.folds ?? DEFAULT_FOLDS,
+        seed,
+        metric: "nDCG@10 with graded gains, per query",
+        source: `the ${data.queries.length} judged queries of ${data.dir}${split !== undefined ? ` in the tune part of --split (${split.kind === "own" ? "its own train part" : "seeded"})` : ""}`,
+      },
       progress,
     );
     if (split === undefined) return outcome;
     const tuned = candidates[outcome.cv.final] as Candidate;
-    return { ...outcome, report: scoreReportPart(await unitsOf(split.report, "split: reported part"), current, tuned, outcome.decision.adopted, split, seed) };
+    return {
+      ...outcome,
+      report: scoreReportPart(
+        await unitsOf(split.report, "split: reported part"),
+        current,
+        tuned,
+        outcome.decision.adopted,
+        split,
+        seed,
+      ),
+    };
   } finally {
     await opened.store.close();
   }
 }
 
 /** Scores the reported part of `--split` (pure; the units' lists are already computed): `tuned` is the tune part's best candidate, written only when `adopted`. */
-export function scoreReportPart(units: readonly TuneUnit[], defaults: Candidate, tunedCandidate: Candidate, adopted: boolean, split: Pick<BeirSplit, "kind" | "description" | "tune">, seed: number): BeirSplitReport {
+export function scoreReportPart(
+  units: readonly TuneUnit[],
+  defaults: Candidate,
+  tunedCandidate: Candidate,
+  adopted: boolean,
+  split: Pick<BeirSplit, "kind" | "description" | "tune">,
+  seed: number,
+): BeirSplitReport {
   const written = adopted ? tunedCandidate : defaults;
-  const per = { bm25: new Map<string, number>(), dense: new Map<string, number>(), defaults: new Map<string, number>(), tuned: new Map<string, number>(), written: new Map<string, number>() };
+  const per = {
+    bm25: new Map<string, number>(),
+    dense: new Map<string, number>(),
+    defaults: new Map<string, number>(),
+    tuned: new Map<string, number>(),
+    written: new Map<string, number>(),
+  };
   for (const u of units) {
     const bm25 = u.bm25.get(bm25Key(defaults.bm25)) ?? [];
     const put = (m: Map<string, number>, v: number | null) => {
@@ -478,13 +627,22 @@ export function scoreReportPart(units: readonly TuneUnit[], defaults: Candidate,
     put(per.written, scoreUnit(u, written));
   }
   const mean = (m: Map<string, number>) => (m.size === 0 ? 0 : [...m.values()].reduce((a, b) => a + b, 0) / m.size);
-  const means = { bm25: mean(per.bm25), dense: mean(per.dense), defaults: mean(per.defaults), tuned: mean(per.tuned), written: mean(per.written) };
+  const means = {
+    bm25: mean(per.bm25),
+    dense: mean(per.dense),
+    defaults: mean(per.defaults),
+    tuned: mean(per.tuned),
+    written: mean(per.written),
+  };
   const bestStage = means.dense > means.bm25 ? "dense" : "bm25";
   const best = per[bestStage];
   const byId = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   const tuned = new Set(split.tune.queries.map((q) => q.id));
   const leaked = units.filter((u) => tuned.has(u.group)).map((u) => u.group);
-  if (leaked.length > 0) throw new Error(`--split: ${leaked.length} reported query id(s) were tuned on (e.g. ${JSON.stringify(leaked[0])}); the parts must be disjoint`);
+  if (leaked.length > 0)
+    throw new Error(
+      `--split: ${leaked.length} reported query id(s) were tuned on (e.g. ${JSON.stringify(leaked[0])}); the parts must be disjoint`,
+    );
   return {
     description: split.description,
     kind: split.kind,

@@ -10,7 +10,16 @@
  * The imported text is written as it is: personal data stays personal data.
  */
 import { DataValidationError, InvalidArgumentError, type DataIssue } from "../errors.js";
-import { chatConversation, conversationCase, readRootRun, recordShape, threadConversations, type Conversation, type ImportedCase, type RootRun } from "../kb/conversations.js";
+import {
+  chatConversation,
+  conversationCase,
+  readRootRun,
+  recordShape,
+  threadConversations,
+  type Conversation,
+  type ImportedCase,
+  type RootRun,
+} from "../kb/conversations.js";
 import { canonicalLocale, MAX_TURNS } from "../kb/schemas.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrIssue } from "../kb/json.js";
@@ -92,7 +101,10 @@ async function otlpConversations(file: string): Promise<Conversation[]> {
   const read = await readTraces(file, { format: "otlp" });
   return read.conversations.map((c) => {
     const first = c.turns[0]!;
-    const [f, line] = [first.where.replace(/:\d+( \[\d+\])?$/, ""), Number(/:(\d+)( \[\d+\])?$/.exec(first.where)?.[1] ?? 0)];
+    const [f, line] = [
+      first.where.replace(/:\d+( \[\d+\])?$/, ""),
+      Number(/:(\d+)( \[\d+\])?$/.exec(first.where)?.[1] ?? 0),
+    ];
     return {
       where: { file: f, ...(line > 0 ? { line } : {}) },
       source: "otlp" as const,
@@ -111,7 +123,8 @@ function knownIds(text: string, file: string): Set<string> {
     if (line.trim() === "") return;
     const json = parseJsonOrIssue(line, { file, line: i + 1, expected: "a cases file (one JSON object a line)" });
     if ("issue" in json) issues.push(json.issue);
-    else if (typeof (json.value as { id?: unknown } | null)?.id === "string") ids.add((json.value as { id: string }).id);
+    else if (typeof (json.value as { id?: unknown } | null)?.id === "string")
+      ids.add((json.value as { id: string }).id);
     else issues.push({ file, line: i + 1, field: "id", message: "expected a case with a string id" });
   });
   if (issues.length > 0) throw new DataValidationError(issues);
@@ -134,7 +147,11 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   for (const { where, record } of located) {
     const shape = recordShape(record);
     if (shape === null) {
-      issues.push({ ...where, message: 'not a conversation: expected {"messages": [{"role": "user", "content": …}, …]} or a LangSmith run (with inputs.messages)' });
+      issues.push({
+        ...where,
+        message:
+          'not a conversation: expected {"messages": [{"role": "user", "content": …}, …]} or a LangSmith run (with inputs.messages)',
+      });
       continue;
     }
     if (shape === "chat") {
@@ -149,7 +166,12 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   conversations.push(...threadConversations(runs, issues));
   for (const c of conversations)
     if (c.locale === undefined && o.locale === undefined)
-      issues.push({ ...c.where, field: "locale", message: "expected a locale: pass --locale TAG or give the conversation a `locale` field (LangSmith: extra.metadata.locale)" });
+      issues.push({
+        ...c.where,
+        field: "locale",
+        message:
+          "expected a locale: pass --locale TAG or give the conversation a `locale` field (LangSmith: extra.metadata.locale)",
+      });
   if (issues.length > 0) throw new DataValidationError(issues.slice(0, 50));
   if (conversations.length === 0) throw new DataValidationError([{ file, message: "no conversations found" }]);
 
@@ -172,6 +194,12 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   return {
     text: head + (lines.length > 0 ? `${lines.join("\n")}\n` : ""),
     cases,
-    counts: { conversations: conversations.length, turns: cases.reduce((n, c) => n + c.turns.length, 0), duplicates, truncated, childRuns },
+    counts: {
+      conversations: conversations.length,
+      turns: cases.reduce((n, c) => n + c.turns.length, 0),
+      duplicates,
+      truncated,
+      childRuns,
+    },
   };
 }

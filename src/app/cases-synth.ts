@@ -13,10 +13,31 @@
  * counted.
  */
 import path from "node:path";
-import { DataValidationError, GraphInputError, InternalError, InvalidArgumentError, type DataIssue } from "../errors.js";
+import {
+  DataValidationError,
+  GraphInputError,
+  InternalError,
+  InvalidArgumentError,
+  type DataIssue,
+} from "../errors.js";
 import { loadBeirCorpus } from "../research/beir.js";
-import { DEFAULT_QUERY_SETTINGS, CorpusStats, STRATEGIES, generatorName, rngFor, type Strategy, type SynthDoc } from "../research/synthetic.js";
-import { beirDocs, cardSchedule, synthCase, usableChunks, type CaseSettings, type SynthCase } from "../research/synthetic-cases.js";
+import {
+  DEFAULT_QUERY_SETTINGS,
+  CorpusStats,
+  STRATEGIES,
+  generatorName,
+  rngFor,
+  type Strategy,
+  type SynthDoc,
+} from "../research/synthetic.js";
+import {
+  beirDocs,
+  cardSchedule,
+  synthCase,
+  usableChunks,
+  type CaseSettings,
+  type SynthCase,
+} from "../research/synthetic-cases.js";
 import { syntheticVerdict } from "../eval/measures/synthetic-reference.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { parseCaseLine, validateCases } from "../kb/cases.js";
@@ -71,7 +92,10 @@ export interface GeneratorTurn {
 
 /** A `--generator` module. */
 export interface GeneratorModule {
-  default: (card: GeneratorCard, context: { seed: number; index: number; random: () => number }) => GeneratorTurn[] | Promise<GeneratorTurn[]>;
+  default: (
+    card: GeneratorCard,
+    context: { seed: number; index: number; random: () => number },
+  ) => GeneratorTurn[] | Promise<GeneratorTurn[]>;
   name?: string;
   version?: string;
 }
@@ -85,12 +109,15 @@ function kbDocs(kb: KnowledgeBase): SynthDoc[] {
     list.push({ id: c.id, section: c.section, text: c.text });
     byCard.set(c.parentId, list);
   }
-  return [...kb.cards].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((card) => ({ card: card.id, locale: card.locale, title: card.title, chunks: byCard.get(card.id) ?? [] }));
+  return [...kb.cards]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((card) => ({ card: card.id, locale: card.locale, title: card.title, chunks: byCard.get(card.id) ?? [] }));
 }
 
 function checkStrategy(s: string | undefined): Strategy {
   if (s === undefined) return DEFAULT_QUERY_SETTINGS.strategy;
-  if (!(STRATEGIES as readonly string[]).includes(s)) throw new InvalidArgumentError("--strategy", `one of ${STRATEGIES.join(", ")}`, s);
+  if (!(STRATEGIES as readonly string[]).includes(s))
+    throw new InvalidArgumentError("--strategy", `one of ${STRATEGIES.join(", ")}`, s);
   return s as Strategy;
 }
 
@@ -98,8 +125,12 @@ async function loadGenerator(spec: string): Promise<{ fn: GeneratorModule["defau
   // The one user-module loader (src/user-module.ts): .ts/.mts through tsx; a module that throws while loading is exit 2 naming --generator.
   const { file, exports } = await importUserModule(spec, "--generator");
   const mod = exports as Partial<GeneratorModule>;
-  if (typeof mod.default !== "function") throw new GraphInputError(`--generator ${spec}: expected a default export that is a function (card, context) => turns, got ${typeof mod.default}`);
-  const name = typeof mod.name === "string" && mod.name !== "" ? mod.name : path.basename(file).replace(/\.[cm]?[jt]s$/, "");
+  if (typeof mod.default !== "function")
+    throw new GraphInputError(
+      `--generator ${spec}: expected a default export that is a function (card, context) => turns, got ${typeof mod.default}`,
+    );
+  const name =
+    typeof mod.name === "string" && mod.name !== "" ? mod.name : path.basename(file).replace(/\.[cm]?[jt]s$/, "");
   const version = typeof mod.version === "string" && mod.version !== "" ? mod.version : "unversioned";
   return { fn: mod.default, name, version };
 }
@@ -107,7 +138,9 @@ async function loadGenerator(spec: string): Promise<{ fn: GeneratorModule["defau
 /** A user generator's turns checked: an array of 1..MAX_TURNS `{user, standalone?}` with non-blank strings. */
 function checkTurns(value: unknown, where: string): GeneratorTurn[] {
   const bad = (why: string): never => {
-    throw new DataValidationError([{ file: where, message: `expected the generator to return 1 to ${MAX_TURNS} turns {user, standalone?}: ${why}` }]);
+    throw new DataValidationError([
+      { file: where, message: `expected the generator to return 1 to ${MAX_TURNS} turns {user, standalone?}: ${why}` },
+    ]);
   };
   if (!Array.isArray(value)) return bad(`got ${typeof value}`);
   if (value.length < 1 || value.length > MAX_TURNS) bad(`got ${value.length} turns`);
@@ -116,7 +149,8 @@ function checkTurns(value: unknown, where: string): GeneratorTurn[] {
     const { user, standalone, ...rest } = t as Record<string, unknown>;
     if (Object.keys(rest).length > 0) bad(`turn ${i} has unknown keys ${Object.keys(rest).join(", ")}`);
     if (typeof user !== "string" || isBlankText(user)) bad(`turn ${i}'s user is ${JSON.stringify(user)}`);
-    if (standalone !== undefined && (typeof standalone !== "string" || isBlankText(standalone))) bad(`turn ${i}'s standalone is ${JSON.stringify(standalone)}`);
+    if (standalone !== undefined && (typeof standalone !== "string" || isBlankText(standalone)))
+      bad(`turn ${i}'s standalone is ${JSON.stringify(standalone)}`);
     return { user: user as string, ...(standalone !== undefined ? { standalone: standalone as string } : {}) };
   });
 }
@@ -133,11 +167,21 @@ function validate(cases: readonly SynthCase[], kb: KnowledgeBase | null, where: 
   if (kb !== null) issues.push(...validateCases(parsed, kb, where));
   if (issues.length === 0) return;
   if (userGenerator) throw new DataValidationError(issues);
-  throw new InternalError(`synthetic cases failed their own check: ${issues.slice(0, 3).map((x) => `line ${x.line} ${x.field ?? ""}: ${x.message}`).join("; ")}`);
+  throw new InternalError(
+    `synthetic cases failed their own check: ${issues
+      .slice(0, 3)
+      .map((x) => `line ${x.line} ${x.field ?? ""}: ${x.message}`)
+      .join("; ")}`,
+  );
 }
 
 export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
-  if ((o.kb === undefined) === (o.beir === undefined)) throw new InvalidArgumentError("--kb / --beir", "exactly one of --kb DIR or --beir DIR", o.kb === undefined ? "neither" : "both");
+  if ((o.kb === undefined) === (o.beir === undefined))
+    throw new InvalidArgumentError(
+      "--kb / --beir",
+      "exactly one of --kb DIR or --beir DIR",
+      o.kb === undefined ? "neither" : "both",
+    );
   const strategy = checkStrategy(o.strategy);
   const seed = o.seed ?? 42;
   const user = o.generator !== undefined ? await loadGenerator(o.generator) : null;
@@ -164,16 +208,39 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
   const cases: SynthCase[] = [];
   if (user !== null) {
     for (const [i, doc] of cardSchedule(docs, o.n, seed).entries()) {
-      const card: GeneratorCard = { id: doc.card, locale: doc.locale, title: doc.title, chunks: doc.chunks.map((c) => ({ ...c })) };
+      const card: GeneratorCard = {
+        id: doc.card,
+        locale: doc.locale,
+        title: doc.title,
+        chunks: doc.chunks.map((c) => ({ ...c })),
+      };
       // The user's function throwing is a problem of its module (exit 2 naming it), as one throwing while loading.
-      const given = await buildWith(() => user.fn(card, { seed, index: i, random: rngFor(seed, `${i}\u0000${doc.card}`) }), true, `--generator ${o.generator}`, `the turns of card ${doc.card}`, `the generator threw on card ${doc.card}`);
+      const given = await buildWith(
+        () => user.fn(card, { seed, index: i, random: rngFor(seed, `${i}\u0000${doc.card}`) }),
+        true,
+        `--generator ${o.generator}`,
+        `the turns of card ${doc.card}`,
+        `the generator threw on card ${doc.card}`,
+      );
       const turns = checkTurns(given, `${o.generator} (card ${doc.card})`);
       cases.push({
         id: `syn-${seed}-${i + 1}`,
         locale: doc.locale,
         kind: "synthetic",
-        origin: { generator: user.name, version: user.version, seed, card: doc.card, chunk: doc.chunks[0]?.id ?? doc.card, chunks: turns.map(() => doc.chunks[0]?.id ?? doc.card) },
-        turns: turns.map((t) => ({ user: t.user, ...(t.standalone !== undefined ? { standalone: t.standalone } : {}), must_cite_one_of: [doc.card], expect: "answer" as const })),
+        origin: {
+          generator: user.name,
+          version: user.version,
+          seed,
+          card: doc.card,
+          chunk: doc.chunks[0]?.id ?? doc.card,
+          chunks: turns.map(() => doc.chunks[0]?.id ?? doc.card),
+        },
+        turns: turns.map((t) => ({
+          user: t.user,
+          ...(t.standalone !== undefined ? { standalone: t.standalone } : {}),
+          must_cite_one_of: [doc.card],
+          expect: "answer" as const,
+        })),
       });
     }
   } else {
@@ -191,18 +258,30 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
   }
   // A topic shift moves the last of 2+ turns to another card of the case's locale: say when that cannot happen.
   const notes: string[] = [];
-  if (settings.topicShift > 0 && user !== null) notes.push("--topic-shift does nothing with --generator (your function writes every turn)");
-  else if (settings.topicShift > 0 && settings.turns < 2) notes.push(`--topic-shift does nothing with --turns ${settings.turns}: the shift replaces the last of two or more turns`);
+  if (settings.topicShift > 0 && user !== null)
+    notes.push("--topic-shift does nothing with --generator (your function writes every turn)");
+  else if (settings.topicShift > 0 && settings.turns < 2)
+    notes.push(
+      `--topic-shift does nothing with --turns ${settings.turns}: the shift replaces the last of two or more turns`,
+    );
   else if (settings.topicShift > 0) {
     const perLocale = new Map<string, number>();
     for (const d of docs) perLocale.set(d.locale, (perLocale.get(d.locale) ?? 0) + 1);
-    const single = [...perLocale].filter(([, n]) => n < 2).map(([l]) => l).sort();
+    const single = [...perLocale]
+      .filter(([, n]) => n < 2)
+      .map(([l]) => l)
+      .sort();
     if (single.length > 0)
-      notes.push(`--topic-shift cannot apply to ${single.length === perLocale.size ? "any case" : `the cases of ${single.join(", ")}`}: a shift moves to another card of the case's locale, and ${single.join(", ")} ${single.length === 1 ? "has" : "have"} one card`);
+      notes.push(
+        `--topic-shift cannot apply to ${single.length === perLocale.size ? "any case" : `the cases of ${single.join(", ")}`}: a shift moves to another card of the case's locale, and ${single.join(", ")} ${single.length === 1 ? "has" : "have"} one card`,
+      );
   }
   const where = o.generator ?? "retrace cases synth";
   validate(cases, kb, where, user !== null);
-  const generator = user !== null ? { name: user.name, version: user.version } : { name: generatorName(strategy), version: cases[0]?.origin.version ?? "1" };
+  const generator =
+    user !== null
+      ? { name: user.name, version: user.version }
+      : { name: generatorName(strategy), version: cases[0]?.origin.version ?? "1" };
   const reasons = new Map<string, number>();
   for (const s of skipped) reasons.set(s.reason, (reasons.get(s.reason) ?? 0) + 1);
   return {

@@ -54,17 +54,34 @@ export function splitCounts(split: CaseSplit | null, cases: readonly EvalCase[])
  * (an `id<TAB>locale` list standing in for the KB, docs/evaluate-your-graph.md)
  * the cases (`cases`, required) are checked against its entries instead.
  */
-export async function checkData(opts: { kb?: string; cases?: string; catalog?: string; maxCardBytes?: number }): Promise<DataCheck> {
+export async function checkData(opts: {
+  kb?: string;
+  cases?: string;
+  catalog?: string;
+  maxCardBytes?: number;
+}): Promise<DataCheck> {
   if (opts.catalog !== undefined) {
-    if (opts.kb !== undefined) throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${opts.kb} / ${opts.catalog}`);
-    if (opts.cases === undefined) throw new InvalidArgumentError("--cases", "the cases file (required with --catalog)", undefined);
+    if (opts.kb !== undefined)
+      throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${opts.kb} / ${opts.catalog}`);
+    if (opts.cases === undefined)
+      throw new InvalidArgumentError("--cases", "the cases file (required with --catalog)", undefined);
     const kb = await loadCatalog(opts.catalog);
     const cases = await loadCases(opts.cases, kb);
     const split = splitCounts(await loadSplit(splitFileFor(opts.cases), cases), cases);
-    return { paths: { kb: opts.catalog, cases: opts.cases }, catalog: opts.catalog, hashes: { kb: kbHash(kb), dataset: datasetHash(cases) }, summary: summarize(kb, cases), overlap: null, split };
+    return {
+      paths: { kb: opts.catalog, cases: opts.cases },
+      catalog: opts.catalog,
+      hashes: { kb: kbHash(kb), dataset: datasetHash(cases) },
+      summary: summarize(kb, cases),
+      overlap: null,
+      split,
+    };
   }
   const paths = resolveDataPaths(opts);
-  const kb = await loadKnowledgeBase(paths.kb, opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {});
+  const kb = await loadKnowledgeBase(
+    paths.kb,
+    opts.maxCardBytes !== undefined ? { maxCardBytes: opts.maxCardBytes } : {},
+  );
   const cases = await loadCases(paths.cases, kb);
   // `<kb>/analyzers.json` is validated with the rest, and the paraphrase measure analyses as the KB's BM25 does (docs/languages.md).
   const { analyzers } = loadKbAnalyzers(paths.kb);

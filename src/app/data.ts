@@ -22,7 +22,13 @@ export function resolveDataPaths(opts: { kb?: string; cases?: string }): DataPat
 
 /** Throws InvalidArgumentError (exit 2) naming `--locale` unless every value is a canonical BCP-47 tag (`EN` is not: `en` is). */
 export function checkLocaleOptions(locales: readonly string[] | undefined): void {
-  for (const l of locales ?? []) if (!isLocale(l)) throw new InvalidArgumentError("--locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", l);
+  for (const l of locales ?? [])
+    if (!isLocale(l))
+      throw new InvalidArgumentError(
+        "--locale",
+        "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)",
+        l,
+      );
 }
 
 /**
@@ -32,7 +38,11 @@ export function checkLocaleOptions(locales: readonly string[] | undefined): void
  */
 export function selectRunCases(cases: readonly EvalCase[], o: { locale?: string[]; case?: string[] }): EvalCase[] {
   const selected = selectCases(cases, o);
-  if (selected.length === 0) throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", { locale: o.locale ?? [], case: o.case ?? [] });
+  if (selected.length === 0)
+    throw new InvalidArgumentError("--locale/--case", "a selection matching at least one case", {
+      locale: o.locale ?? [],
+      case: o.case ?? [],
+    });
   return selected;
 }
 
@@ -40,7 +50,8 @@ export function selectRunCases(cases: readonly EvalCase[], o: { locale?: string[
 export function selectCases(cases: readonly EvalCase[], o: { locale?: string[]; case?: string[] }): EvalCase[] {
   const ids = new Set(o.case ?? []);
   const known = new Set(cases.map((c) => c.id));
-  for (const id of ids) if (!known.has(id)) throw new InvalidArgumentError("--case", "the id of a case in the dataset", id);
+  for (const id of ids)
+    if (!known.has(id)) throw new InvalidArgumentError("--case", "the id of a case in the dataset", id);
   const locales = new Set(o.locale ?? []);
   return cases.filter((c) => (ids.size === 0 || ids.has(c.id)) && (locales.size === 0 || locales.has(c.locale)));
 }
@@ -62,6 +73,9 @@ export async function readRetrievalConfig(file: string): Promise<RetrievalSettin
   const config = await readConfigFile(file);
   if (config.locales === undefined) return { retrievalConfig: config.retrieval };
   for (const [tag, c] of Object.entries(config.locales))
-    if (c.bm25 !== undefined) log.warn(`${file}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`);
+    if (c.bm25 !== undefined)
+      log.warn(
+        `${file}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`,
+      );
   return { retrievalConfig: config.retrieval, localeConfigs: config.locales };
 }

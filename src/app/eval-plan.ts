@@ -29,7 +29,14 @@ import { checkLocaleOptions, resolveDataPaths, selectRunCases } from "./data.js"
 import { wantsBaseline, type GateOptions } from "./report.js";
 
 /** The defaults of the eval options (the CLI's too). */
-export const EVAL_DEFAULTS = { store: "auto", k: 5, mode: "hybrid", embedder: "auto", concurrency: DEFAULT_CONCURRENCY, seed: 42 } as const satisfies Partial<EvalOptions>;
+export const EVAL_DEFAULTS = {
+  store: "auto",
+  k: 5,
+  mode: "hybrid",
+  embedder: "auto",
+  concurrency: DEFAULT_CONCURRENCY,
+  seed: 42,
+} as const satisfies Partial<EvalOptions>;
 
 /** What an eval runs: data, store, embedder, depths, mode, case selection, gate, baseline (the CLI's `eval` / `start` options, without the output ones). */
 export interface EvalOptions extends GateOptions {
@@ -160,7 +167,11 @@ export function checkShardOptions(o: ShardedRunOptions): void {
 function expectedStages(o: ResolvedEvalOptions): string[] {
   if (o.store === "none") return [];
   return FUNNEL_STAGES.map((s) => s.id).filter(
-    (id) => !(id === "query" && o.counterfactual === false) && !(id === "reranked" && o.rerank === undefined) && !(id === "bm25" && o.mode === "dense") && !(id === "dense" && o.mode === "bm25"),
+    (id) =>
+      !(id === "query" && o.counterfactual === false) &&
+      !(id === "reranked" && o.rerank === undefined) &&
+      !(id === "bm25" && o.mode === "dense") &&
+      !(id === "dense" && o.mode === "bm25"),
   );
 }
 
@@ -169,28 +180,59 @@ export function checkEvalOptions(options: EvalOptions): void {
   const o = withEvalDefaults(options);
   checkShardOptions(o);
   // Stage names before anything runs (the registry's); the run's own stages are checked again on its report (src/eval/gate/stage-gate.ts).
-  for (const [flag, t] of [["--gate min-stage", o.minStage], ["--gate max-stage-drop", o.maxStageDrop]] as const)
+  for (const [flag, t] of [
+    ["--gate min-stage", o.minStage],
+    ["--gate max-stage-drop", o.maxStageDrop],
+  ] as const)
     for (const stage of Object.keys(t ?? {}))
-      if (!expectedStages(o).includes(stage)) throw new InvalidArgumentError(flag, `one of the stages this run will have (${expectedStages(o).join(", ")})`, stage);
+      if (!expectedStages(o).includes(stage))
+        throw new InvalidArgumentError(
+          flag,
+          `one of the stages this run will have (${expectedStages(o).join(", ")})`,
+          stage,
+        );
   resolveStoreChoice(o.store); // the store vocabulary: auto, local, memory, none or a URL (exit 2 otherwise)
-  if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new InvalidArgumentError("retrieval.mode", RETRIEVAL_MODES.join(" | "), o.mode);
+  if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode))
+    throw new InvalidArgumentError("retrieval.mode", RETRIEVAL_MODES.join(" | "), o.mode);
   checkLocaleOptions(o.locale);
   if (o.store === "none") {
     const why = `${NO_STORE}: --store none skips retrieval, and every retrieval and answer-side key depends on it`;
     for (const { option, flag, key } of FLOOR_OPTIONS)
-      if (o[option] !== undefined) throw new NotMeasuredError(key, `${why}, so --gate ${flag.slice(2)} cannot be checked`);
-    if (o.updateBaseline) throw new NotMeasuredError(HIT_KEY, `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`);
-    for (const [flag, v] of [["--baseline", o.baseline], ["--gate max-drop", o.maxDrop], ["--gate max-flips", o.maxFlips]] as const)
+      if (o[option] !== undefined)
+        throw new NotMeasuredError(key, `${why}, so --gate ${flag.slice(2)} cannot be checked`);
+    if (o.updateBaseline)
+      throw new NotMeasuredError(
+        HIT_KEY,
+        `${NO_STORE}: a baseline of a store-less run would hold no retrieval numbers`,
+      );
+    for (const [flag, v] of [
+      ["--baseline", o.baseline],
+      ["--gate max-drop", o.maxDrop],
+      ["--gate max-flips", o.maxFlips],
+    ] as const)
       if (v !== undefined) throw new NotMeasuredError(HIT_KEY, `${why}, so ${flag} has nothing to compare`);
-    if (o.rerank !== undefined) throw new InvalidArgumentError("retrieval.rerank", "unset with --store none (nothing is retrieved)", o.rerank);
+    if (o.rerank !== undefined)
+      throw new InvalidArgumentError("retrieval.rerank", "unset with --store none (nothing is retrieved)", o.rerank);
   }
   checkRepeatOptions(o.repeat, o.maxFlaky);
   if ((o.workers ?? 1) > 1 && o.judge !== undefined)
-    throw new InvalidArgumentError("run.workers", "1 with run.judge (the judge's chat model lives in this thread)", o.workers);
+    throw new InvalidArgumentError(
+      "run.workers",
+      "1 with run.judge (the judge's chat model lives in this thread)",
+      o.workers,
+    );
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
-    throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
+    throw new InvalidArgumentError(
+      "--update-baseline",
+      "used without --locale/--case (a baseline covers the whole dataset)",
+      "a filtered run",
+    );
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError("--update-baseline", "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)", "both");
+    throw new InvalidArgumentError(
+      "--update-baseline",
+      "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)",
+      "both",
+    );
 }
 
 /** `--repeat` a positive integer; `--max-flaky` only with `--repeat N`, N ≥ 2 (InvalidArgumentError, exit 2). The same rule for retrace's graph and `--graph`. */
@@ -198,7 +240,11 @@ export function checkRepeatOptions(repeat: number | undefined, maxFlaky: number 
   const n = repeat ?? 1;
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("--repeat", "a positive integer", repeat);
   if (maxFlaky !== undefined && n < 2)
-    throw new InvalidArgumentError("--gate max-flaky", "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)", `--gate max-flaky=${maxFlaky} with ${n} run`);
+    throw new InvalidArgumentError(
+      "--gate max-flaky",
+      "used with --repeat N, N ≥ 2 (a flaky turn is hit in some repeats and missed in others: one run cannot show one)",
+      `--gate max-flaky=${maxFlaky} with ${n} run`,
+    );
 }
 
 /** The baseline file the options name: `baseline`, else `<kb>/eval/baseline.json`. */
@@ -228,17 +274,29 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
   const o = withEvalDefaults(options);
   checkEvalOptions(o);
   const paths = resolveDataPaths(o);
-  const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
+  const data = await loadData(
+    paths.kb,
+    paths.cases,
+    o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {},
+  );
   const cases = selectRunCases(data.cases, o);
   const split = data.split; // split.json beside the cases file, validated with them
   // Scope names against the locales of the selected cases (turn stubs carry what checkScope reads).
-  const stubs = cases.map((c) => ({ locale: c.locale, kind: c.kind, ...(split !== null ? { part: split.partOf.get(c.id) } : {}) }));
+  const stubs = cases.map((c) => ({
+    locale: c.locale,
+    kind: c.kind,
+    ...(split !== null ? { part: split.partOf.get(c.id) } : {}),
+  }));
   for (const { option, flag } of FLOOR_OPTIONS) {
     const v = o[option];
     if (v === undefined || typeof v === "number") continue;
     for (const scope of Object.keys(v)) {
       if ((scope === "tune" || scope === "holdout") && split === null)
-        throw new InvalidArgumentError(`--gate ${flag.slice(2)} scope "${scope}"`, `used with a tune/holdout split file (${splitFileFor(paths.cases)} does not exist)`, scope);
+        throw new InvalidArgumentError(
+          `--gate ${flag.slice(2)} scope "${scope}"`,
+          `used with a tune/holdout split file (${splitFileFor(paths.cases)} does not exist)`,
+          scope,
+        );
       checkScope({ turns: stubs as never }, scope, `--gate ${flag.slice(2)}`);
     }
   }
@@ -265,12 +323,17 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
       baselineFile: file,
       baselineIsDefault: o.baseline === undefined,
     };
-    const plan = { datasetHash: datasetHashOfRun, fullDatasetHash: data.hashes.dataset, selected: cases.length, total: data.cases.length };
+    const plan = {
+      datasetHash: datasetHashOfRun,
+      fullDatasetHash: data.hashes.dataset,
+      selected: cases.length,
+      total: data.cases.length,
+    };
     checkBaselineBeforeRun(baseline, intent, plan, await predictEmbedderId(o.embedder));
     checkBaselineTurns(baseline, file, data.cases);
   }
   // The quarantine file, checked against every case of the cases file (not only the selected ones): exit 2 naming file and line.
-  const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined;
+  const quarantine =
+    o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined;
   return { cases, datasetHash: datasetHashOfRun, baseline, data, ...(quarantine !== undefined ? { quarantine } : {}) };
 }
-

@@ -38,7 +38,14 @@ import { log } from "../log.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
-import { baselineFileFor, EVAL_DEFAULTS, planEval, withEvalDefaults, type EvalOptions, type EvalPlan } from "./eval-plan.js";
+import {
+  baselineFileFor,
+  EVAL_DEFAULTS,
+  planEval,
+  withEvalDefaults,
+  type EvalOptions,
+  type EvalPlan,
+} from "./eval-plan.js";
 import { openJudge, recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
@@ -46,10 +53,17 @@ import { caseIndexOf } from "../kb/cases.js";
 import { applyGate, reportOf, wantsBaseline, warnAboutJudgments } from "./report.js";
 
 /** The options `openEvalSystem` reads. */
-export type SystemSettings = Pick<EvalOptions, "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig" | "timeout" | "maxCardBytes">;
+export type SystemSettings = Pick<
+  EvalOptions,
+  "store" | "kb" | "cases" | "embedder" | "rerank" | "dataDir" | "retrievalConfig" | "timeout" | "maxCardBytes"
+>;
 
 /** Opens the system (KB, cases, store, embedder, reranker: src/system.ts) the options describe; `data`: the KB and cases already loaded by `planEval`. */
-export function openEvalSystem(o: SystemSettings, onIngestProgress?: (done: number, total: number) => void, data?: LoadedData): Promise<RetraceSystem> {
+export function openEvalSystem(
+  o: SystemSettings,
+  onIngestProgress?: (done: number, total: number) => void,
+  data?: LoadedData,
+): Promise<RetraceSystem> {
   const paths = resolveDataPaths(o);
   return openSystem({
     kbDir: paths.kb,
@@ -78,11 +92,17 @@ function settingsOfConfig(c: RetrievalConfig) {
 }
 
 /** The options the graph's retrieval settings come from. */
-export type GraphSettings = Required<Pick<EvalOptions, "k" | "mode">> & Pick<EvalOptions, "denseK" | "bm25K" | "retrievalConfig" | "localeConfigs" | "history">;
+export type GraphSettings = Required<Pick<EvalOptions, "k" | "mode">> &
+  Pick<EvalOptions, "denseK" | "bm25K" | "retrievalConfig" | "localeConfigs" | "history">;
 
 /** The agent graph over the system's retriever (none when store-less), with the options' retrieval settings. */
 export function graphFor(system: RetraceSystem, o: GraphSettings) {
-  return buildGraph({ store: system.retriever, cards: system.kb, analyzers: system.analyzers, defaults: graphDefaultsFor(system, o) });
+  return buildGraph({
+    store: system.retriever,
+    cards: system.kb,
+    analyzers: system.analyzers,
+    defaults: graphDefaultsFor(system, o),
+  });
 }
 
 /** The graph's configuration defaults for these options (plain data: a worker thread builds the same graph from them). */
@@ -100,13 +120,18 @@ export function graphDefaultsFor(system: Pick<RetraceSystem, "reranker">, o: Gra
     ...(c.rrfK !== undefined ? { rrfK: c.rrfK } : {}),
     ...(c.weights !== undefined ? { weights: c.weights } : {}),
     // Per-locale sections override the keys above for their locale's turns (docs/fusion-and-tuning.md).
-    ...(locales !== undefined ? { locales: Object.fromEntries(Object.entries(locales).map(([tag, lc]) => [tag, settingsOfConfig(lc)])) } : {}),
+    ...(locales !== undefined
+      ? { locales: Object.fromEntries(Object.entries(locales).map(([tag, lc]) => [tag, settingsOfConfig(lc)])) }
+      : {}),
     ...(o.history !== undefined ? { historyTurns: o.history } : {}),
   };
 }
 
 /** Whether the sweep runs counterfactual retrieval, and why not (the report says it; docs/query-attribution.md). */
-export function counterfactualOf(o: Pick<EvalOptions, "counterfactual">, storeBacked: boolean): { enabled: boolean; reason?: string } {
+export function counterfactualOf(
+  o: Pick<EvalOptions, "counterfactual">,
+  storeBacked: boolean,
+): { enabled: boolean; reason?: string } {
   if (o.counterfactual === false) return { enabled: false, reason: "turned off (--counterfactual off)" };
   if (!storeBacked) return { enabled: false, reason: "store-less run (no retrieval)" };
   return { enabled: true };
@@ -142,7 +167,11 @@ export async function sweepEval(
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/gate/shard.ts)
   const started = new Date();
   const t0 = performance.now();
-  const evaluators = evaluatorsFor({ k: o.k, storeBacked: system.retriever !== null, ...(extra.judge !== undefined ? { judge: extra.judge } : {}) });
+  const evaluators = evaluatorsFor({
+    k: o.k,
+    storeBacked: system.retriever !== null,
+    ...(extra.judge !== undefined ? { judge: extra.judge } : {}),
+  });
   const progress = (extra.progress ?? NO_PROGRESS)("eval", "cases");
   let turns;
   let turnTimings;
@@ -200,13 +229,18 @@ export async function sweepEval(
       runs.push(sweep.turns);
       if (r === 0) ({ turns, timings: turnTimings, phases, retrieval } = sweep);
       // Wall clock of every repeat (the turn timings stay the first repeat's).
-      else if (phases !== undefined) phases = { graph: phases.graph + sweep.phases.graph, evaluate: phases.evaluate + sweep.phases.evaluate };
-      if (workers > 1) log.info(`sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`);
+      else if (phases !== undefined)
+        phases = { graph: phases.graph + sweep.phases.graph, evaluate: phases.evaluate + sweep.phases.evaluate };
+      if (workers > 1)
+        log.info(
+          `sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`,
+        );
     }
   } finally {
     progress.stop();
   }
-  if (turns === undefined || turnTimings === undefined || phases === undefined) throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
+  if (turns === undefined || turnTimings === undefined || phases === undefined)
+    throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
   // With repeats: one turn per turn, its scores the means over the repeats; identical repeats (this graph is deterministic) give the first repeat's turns.
   const combined = runs.length >= 2 ? combineRepeats(runs, { seed: o.seed }) : undefined;
   if (combined !== undefined) turns = combined.turns;
@@ -249,7 +283,9 @@ export async function sweepEval(
     log.info(shardNote(report.shard));
   } else {
     if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
-    const quarantine = plan?.quarantine ?? (o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(system.cases)) : undefined);
+    const quarantine =
+      plan?.quarantine ??
+      (o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(system.cases)) : undefined);
     applyGate(report, o, o.seed, baseline, quarantine);
   }
   // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
@@ -261,7 +297,17 @@ export async function sweepEval(
     phases: { graph: ms(phases.graph), evaluate: ms(phases.evaluate), report: ms(performance.now() - tReport) },
     // The embedder's fit (or load) apart from the store's write (docs/determinism.md: wall clock lives here only).
     ...(system.embedder !== null
-      ? { setup: { embedder: { kind: system.embedder.setup.kind, ms: ms(system.embedder.setup.ms), ...(system.embedder.setup.chanceMs !== undefined ? { chanceMs: ms(system.embedder.setup.chanceMs) } : {}) }, store: system.ingest === null ? null : { status: system.ingest.status, writeMs: ms(system.ingest.durationMs) } } }
+      ? {
+          setup: {
+            embedder: {
+              kind: system.embedder.setup.kind,
+              ms: ms(system.embedder.setup.ms),
+              ...(system.embedder.setup.chanceMs !== undefined ? { chanceMs: ms(system.embedder.setup.chanceMs) } : {}),
+            },
+            store:
+              system.ingest === null ? null : { status: system.ingest.status, writeMs: ms(system.ingest.durationMs) },
+          },
+        }
       : {}),
   };
   return { report, baseline };
@@ -276,7 +322,10 @@ export async function sweepEval(
  * `writeBaseline(baselineFileFor(options), report)`).
  */
 export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
-  const o = { ...withEvalDefaults(options), ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
+  const o = {
+    ...withEvalDefaults(options),
+    ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}),
+  };
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
   // The judge module is loaded and checked before any store starts too: a bad run.judge is exit 2 without a Chroma start.
   const judge = o.judge === undefined ? undefined : await openJudge(o.judge, plan.data, o.judgeCache);
@@ -285,9 +334,15 @@ export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): P
   const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);
   ingestProgress.stop();
   try {
-    const outcome = await sweepEval(o, system, plan, { ...(judge !== undefined ? { judge: judge.judge } : {}), progress });
+    const outcome = await sweepEval(o, system, plan, {
+      ...(judge !== undefined ? { judge: judge.judge } : {}),
+      progress,
+    });
     const { report } = outcome;
-    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+    if (report.gate?.tolerance !== undefined)
+      log.info(
+        `baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`,
+      );
     if (judge !== undefined) recordJudgeCost(report, judge.cost());
     return outcome;
   } finally {

@@ -28,9 +28,22 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { DocumentInterface } from "@langchain/core/documents";
 import { BaselineMismatchError, InvalidArgumentError } from "../errors.js";
-import { assertComparable, checkBaselineTurns, GRAPH_PREFIX, normalizeGraphId, readBaseline, type Baseline } from "../eval/gate/baseline.js";
+import {
+  assertComparable,
+  checkBaselineTurns,
+  GRAPH_PREFIX,
+  normalizeGraphId,
+  readBaseline,
+  type Baseline,
+} from "../eval/gate/baseline.js";
 import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
-import { checkKnownIds, graphRunFacts, graphRunInfo, stateLimitBytes, type GraphRunIdentity } from "../eval/sweep/graph-checks.js";
+import {
+  checkKnownIds,
+  graphRunFacts,
+  graphRunInfo,
+  stateLimitBytes,
+  type GraphRunIdentity,
+} from "../eval/sweep/graph-checks.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
@@ -42,7 +55,16 @@ import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/swee
 import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import { baseRetrieversFor } from "../eval/sweep/retriever-instances.js";
-import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, loadFunction, loadGraph, parseModuleSpec, runGraphSweep, type GraphTurn, type InputMapper } from "../eval/sweep/external-graph.js";
+import {
+  capturedRetrievers,
+  DEFAULT_GRAPH_EXPORT,
+  loadFunction,
+  loadGraph,
+  parseModuleSpec,
+  runGraphSweep,
+  type GraphTurn,
+  type InputMapper,
+} from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { caseIndexOf, loadCases } from "../kb/cases.js";
@@ -169,7 +191,13 @@ export function projectPath(file: string, cwd: string = process.cwd()): string {
  * says so; otherwise the baseline is left as it is (and refused by the
  * comparison that follows).
  */
-export function migrateGraphBaseline(baseline: Baseline, moduleFile: string, exportName: string, file: string, cwd: string = process.cwd()): string | undefined {
+export function migrateGraphBaseline(
+  baseline: Baseline,
+  moduleFile: string,
+  exportName: string,
+  file: string,
+  cwd: string = process.cwd(),
+): string | undefined {
   const embedder = baseline.config.embedder;
   if (embedder === null || !embedder.startsWith(GRAPH_PREFIX)) return undefined;
   const body = embedder.slice(GRAPH_PREFIX.length);
@@ -180,7 +208,10 @@ export function migrateGraphBaseline(baseline: Baseline, moduleFile: string, exp
   if (writtenExport !== exportName || written === now) return undefined;
   const abs = path.resolve(cwd, moduleFile);
   const parts = written.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
-  const trailing = !path.isAbsolute(written) && !parts.includes("..") && abs.split(path.sep).slice(-parts.length).join("/") === parts.join("/");
+  const trailing =
+    !path.isAbsolute(written) &&
+    !parts.includes("..") &&
+    abs.split(path.sep).slice(-parts.length).join("/") === parts.join("/");
   if (path.resolve(cwd, written) !== abs && !trailing) return undefined;
   baseline.config.embedder = `${GRAPH_PREFIX}${now}#${exportName}`;
   if (baseline.graph !== undefined) baseline.graph.module = now;
@@ -205,7 +236,11 @@ export interface GraphModuleIdentity {
 /** The identity of the graph `spec` names (`file[#export]`), read without loading it. */
 export async function graphModuleIdentity(spec: string): Promise<GraphModuleIdentity> {
   const { file, exportName } = parseModuleSpec(spec, DEFAULT_GRAPH_EXPORT);
-  return { file: projectPath(file), exportName, moduleHash: await moduleFileHash(spec, "--graph", DEFAULT_GRAPH_EXPORT) };
+  return {
+    file: projectPath(file),
+    exportName,
+    moduleHash: await moduleFileHash(spec, "--graph", DEFAULT_GRAPH_EXPORT),
+  };
 }
 
 /** JSON with object keys sorted at every level: the text a configurable is hashed by. */
@@ -241,27 +276,43 @@ export async function parseConfigurable(given: string | Record<string, unknown>)
       }
     } else {
       if (!existsSync(given)) throw new InvalidArgumentError("--configurable", CONFIGURABLE_EXPECTED, given);
-      value = parseJsonOrThrow(await readTextFileOrThrow(given), { file: given, expected: "a JSON object for --configurable" }); // file:line:column (src/kb/json.ts)
+      value = parseJsonOrThrow(await readTextFileOrThrow(given), {
+        file: given,
+        expected: "a JSON object for --configurable",
+      }); // file:line:column (src/kb/json.ts)
     }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new InvalidArgumentError("--configurable", CONFIGURABLE_EXPECTED, Array.isArray(value) ? "an array" : value === null ? "null" : typeof value);
+    throw new InvalidArgumentError(
+      "--configurable",
+      CONFIGURABLE_EXPECTED,
+      Array.isArray(value) ? "an array" : value === null ? "null" : typeof value,
+    );
   const obj = value as Record<string, unknown>;
-  if ("thread_id" in obj) log.warn("--configurable: its thread_id is replaced by retrace's own (one thread per case, so each case's turns share their history)");
+  if ("thread_id" in obj)
+    log.warn(
+      "--configurable: its thread_id is replaced by retrace's own (one thread per case, so each case's turns share their history)",
+    );
   return { value: obj, record: { hash: sha256(canonicalJson(obj)), keys: Object.keys(obj).sort() } };
 }
 
-
 /** KB (or catalog) and cases for a graph run; exit 2 when neither exists. */
-export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "catalog" | "maxCardBytes">): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; kbLabel: string; casesFile: string }> {
+export async function loadGraphData(
+  o: Pick<GraphEvalOptions, "kb" | "cases" | "catalog" | "maxCardBytes">,
+): Promise<{ kb: KnowledgeBase; cases: EvalCase[]; kbLabel: string; casesFile: string }> {
   if (o.catalog !== undefined) {
-    if (o.cases === undefined) throw new InvalidArgumentError("--cases", "the cases file (required with --catalog)", undefined);
+    if (o.cases === undefined)
+      throw new InvalidArgumentError("--cases", "the cases file (required with --catalog)", undefined);
     const kb = await loadCatalog(o.catalog);
     return { kb, cases: await loadCases(o.cases, kb), kbLabel: o.catalog, casesFile: o.cases };
   }
   const kbDir = o.kb ?? "kb";
   if (!existsSync(path.join(kbDir, "cards")))
-    throw new InvalidArgumentError("--kb or --catalog", "a KB folder with cards/<locale>/ or a catalog file (the integrity check is always on)", kbDir);
+    throw new InvalidArgumentError(
+      "--kb or --catalog",
+      "a KB folder with cards/<locale>/ or a catalog file (the integrity check is always on)",
+      kbDir,
+    );
   const casesFile = o.cases ?? path.join(kbDir, "eval", "cases.jsonl");
   const kb = await loadKnowledgeBase(kbDir, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
   return { kb, cases: await loadCases(casesFile, kb), kbLabel: kbDir, casesFile };
@@ -269,14 +320,25 @@ export async function loadGraphData(o: Pick<GraphEvalOptions, "kb" | "cases" | "
 
 /** The id options from `idKey` / `idMap`. */
 export async function idOptionsFor(o: Pick<ExternalGraphOptions, "idKey" | "idMap">): Promise<IdOptions> {
-  if (o.idKey !== undefined && o.idMap !== undefined) throw new InvalidArgumentError("--id-key / --id-map", "one of them, not both", `${o.idKey} / ${o.idMap}`);
-  if (o.idMap !== undefined) return { idMap: await loadFunction<(d: DocumentInterface) => string | null | undefined>(o.idMap, "--id-map", () => "a retrieved document") };
+  if (o.idKey !== undefined && o.idMap !== undefined)
+    throw new InvalidArgumentError("--id-key / --id-map", "one of them, not both", `${o.idKey} / ${o.idMap}`);
+  if (o.idMap !== undefined)
+    return {
+      idMap: await loadFunction<(d: DocumentInterface) => string | null | undefined>(
+        o.idMap,
+        "--id-map",
+        () => "a retrieved document",
+      ),
+    };
   return o.idKey !== undefined ? { idKey: o.idKey } : {};
 }
 
 /** Loads everything a graph run needs and runs the sweep over `cases` (`extra`: a configurable already read, evaluators other than retrieval's). */
 export async function sweepGraph(
-  o: Pick<GraphEvalOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable" | "turnTimeout" | "counterfactual">,
+  o: Pick<
+    GraphEvalOptions,
+    "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable" | "turnTimeout" | "counterfactual"
+  >,
   cases: readonly EvalCase[],
   kb: KnowledgeBase,
   concurrency: number,
@@ -285,14 +347,24 @@ export async function sweepGraph(
 ): Promise<{ turns: GraphTurn[]; runs: GraphTurn[][]; file: string; exportName: string; ids: IdOptions }> {
   if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
-  const configurable = extra.configurable ?? (o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined);
+  const configurable =
+    extra.configurable ?? (o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined);
   const ids = await idOptionsFor(o);
-  const input = o.input !== undefined ? await loadFunction<InputMapper>(o.input, "--input", (turn, c) => `case ${c.id} turn ${turn.index}`) : undefined;
+  const input =
+    o.input !== undefined
+      ? await loadFunction<InputMapper>(o.input, "--input", (turn, c) => `case ${c.id} turn ${turn.index}`)
+      : undefined;
   const loaded = await loadGraph(o.graph);
-  if (loaded.addedCheckpointer) log.info(`graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`);
+  if (loaded.addedCheckpointer)
+    log.info(
+      `graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`,
+    );
   const repeat = extra.repeat ?? 1;
   // Counterfactual retrieval records which retriever ran each call: the BaseRetriever classes of the @langchain/core copies the graph uses.
-  const retrieverBases = o.counterfactual === true ? await baseRetrieversFor(loaded.file, { exports: loaded.exports, graph: loaded.graph }) : [];
+  const retrieverBases =
+    o.counterfactual === true
+      ? await baseRetrieversFor(loaded.file, { exports: loaded.exports, graph: loaded.graph })
+      : [];
   const prefix = randomBytes(3).toString("hex");
   const runs: GraphTurn[][] = [];
   // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.
@@ -323,10 +395,14 @@ export const GRAPH_COUNTERFACTUAL_OFF =
   "not asked for: a --graph run attributes queries only with --counterfactual, which invokes your retriever again with each gold-bearing turn's raw message and standalone question (extra retriever calls; the retriever must be side-effect free)";
 
 /** Why a `--traces` run's report has no query attribution: nothing is re-run (docs/recorded-traces.md). */
-export const TRACES_COUNTERFACTUAL_OFF = "not possible on recorded traces: attribution retrieves again with the raw message and the standalone question, and a recording is scored as it is, never re-run";
+export const TRACES_COUNTERFACTUAL_OFF =
+  "not possible on recorded traces: attribution retrieves again with the raw message and the standalone question, and a recording is scored as it is, never re-run";
 
 /** Whether a graph run does counterfactual retrieval, and why not (the report's `queryAttribution` header). */
-export function graphCounterfactualOf(o: Pick<ExternalGraphOptions, "counterfactual">): { enabled: boolean; reason?: string } {
+export function graphCounterfactualOf(o: Pick<ExternalGraphOptions, "counterfactual">): {
+  enabled: boolean;
+  reason?: string;
+} {
   return o.counterfactual === true ? { enabled: true } : { enabled: false, reason: GRAPH_COUNTERFACTUAL_OFF };
 }
 
@@ -355,14 +431,31 @@ function graphCommandLine(o: GraphEvalOptions, extra: string): string {
 export function checkGraphEvalOptions(o: GraphEvalOptions): void {
   checkLocaleOptions(o.locale);
   if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
-    throw new InvalidArgumentError("--update-baseline", "used without --locale/--case (a baseline covers the whole dataset)", "a filtered run");
+    throw new InvalidArgumentError(
+      "--update-baseline",
+      "used without --locale/--case (a baseline covers the whole dataset)",
+      "a filtered run",
+    );
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError("--update-baseline", "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)", "both");
+    throw new InvalidArgumentError(
+      "--update-baseline",
+      "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)",
+      "both",
+    );
   if (o.shard !== undefined && (o.updateBaseline || wantsBaseline(o)))
-    throw new InvalidArgumentError("--shard", "used without --baseline, a max-drop or max-flips gate, or --update-baseline (a shard's report is partial; `retrace merge` gates)", `--shard ${o.shard.index}/${o.shard.count}`);
+    throw new InvalidArgumentError(
+      "--shard",
+      "used without --baseline, a max-drop or max-flips gate, or --update-baseline (a shard's report is partial; `retrace merge` gates)",
+      `--shard ${o.shard.index}/${o.shard.count}`,
+    );
   if (wantsBaseline(o)) {
     const file = graphBaselineFile(o);
-    if (!existsSync(file)) throw new InvalidArgumentError("--baseline", `an existing baseline file (create one with \`${graphCommandLine(o, "--update-baseline")}\`)`, file);
+    if (!existsSync(file))
+      throw new InvalidArgumentError(
+        "--baseline",
+        `an existing baseline file (create one with \`${graphCommandLine(o, "--update-baseline")}\`)`,
+        file,
+      );
   }
   checkRepeatOptions(o.repeat, o.maxFlaky);
   const repeat = o.repeat ?? 1;
@@ -373,7 +466,11 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
       `--counterfactual --repeat ${repeat}`,
     );
   if (o.judge !== undefined && o.catalog !== undefined)
-    throw new InvalidArgumentError("run.judge", "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)", o.judge);
+    throw new InvalidArgumentError(
+      "run.judge",
+      "used with --kb, not --catalog (the judge grades the answer against the text of the retrieved cards; a catalog lists ids only)",
+      o.judge,
+    );
 }
 
 /**
@@ -384,17 +481,43 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
  * before the graph module is loaded; the notes (graph module or configurable
  * changed) are printed after the run, with the gate.
  */
-function checkGraphBaselineBeforeRun(baseline: Baseline, file: string, o: GraphEvalOptions, run: Report["run"], selection: { datasetHash: string; full: string; selected: number; total: number }): void {
+function checkGraphBaselineBeforeRun(
+  baseline: Baseline,
+  file: string,
+  o: GraphEvalOptions,
+  run: Report["run"],
+  selection: { datasetHash: string; full: string; selected: number; total: number },
+): void {
   const recreate = `to replace it with this graph's results instead, run \`${graphCommandLine(o, "--update-baseline")}\``;
   if (baseline.datasetHash !== selection.datasetHash) {
     if (selection.selected < selection.total && baseline.datasetHash === selection.full)
-      throw new BaselineMismatchError("datasetHash", baseline.datasetHash, selection.datasetHash, `${file} covers all ${selection.total} cases but --locale/--case selects ${selection.selected}; compare the full run (a baseline always covers the whole dataset)`);
-    throw new BaselineMismatchError("datasetHash", baseline.datasetHash, selection.datasetHash, `${file} was written for other eval cases (the cases changed since); ${recreate}`);
+      throw new BaselineMismatchError(
+        "datasetHash",
+        baseline.datasetHash,
+        selection.datasetHash,
+        `${file} covers all ${selection.total} cases but --locale/--case selects ${selection.selected}; compare the full run (a baseline always covers the whole dataset)`,
+      );
+    throw new BaselineMismatchError(
+      "datasetHash",
+      baseline.datasetHash,
+      selection.datasetHash,
+      `${file} was written for other eval cases (the cases changed since); ${recreate}`,
+    );
   }
   if (baseline.config.embedder === null || !baseline.config.embedder.startsWith(GRAPH_PREFIX))
-    throw new BaselineMismatchError("config.embedder", baseline.config.embedder, run.embedder, `${file} was written by retrace's own graph, not a --graph run; give your graph's baseline with --baseline FILE, or ${recreate}`);
+    throw new BaselineMismatchError(
+      "config.embedder",
+      baseline.config.embedder,
+      run.embedder,
+      `${file} was written by retrace's own graph, not a --graph run; give your graph's baseline with --baseline FILE, or ${recreate}`,
+    );
   if (normalizeGraphId(baseline.config.embedder) !== run.embedder)
-    throw new BaselineMismatchError("config.embedder", normalizeGraphId(baseline.config.embedder), run.embedder, `${file} was written for another graph module or export; ${recreate}`);
+    throw new BaselineMismatchError(
+      "config.embedder",
+      normalizeGraphId(baseline.config.embedder),
+      run.embedder,
+      `${file} was written for another graph module or export; ${recreate}`,
+    );
   assertComparable(baseline, { run } as Report); // k, the scoring (retrieval-call mode, id keys, id map): throws on a difference
 }
 
@@ -406,16 +529,19 @@ function checkGraphBaselineBeforeRun(baseline: Baseline, file: string, o: GraphE
  */
 export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
   checkGraphEvalOptions(o);
-  if (o.graph === undefined && o.traces === undefined) throw new InvalidArgumentError("--graph", "a graph module (or --traces, recorded traces)", undefined);
+  if (o.graph === undefined && o.traces === undefined)
+    throw new InvalidArgumentError("--graph", "a graph module (or --traces, recorded traces)", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
   const seed = o.seed ?? EVAL_DEFAULTS.seed;
   const retrievalCall = o.retrievalCall ?? "last";
   const data = await loadGraphData(o);
   const selected = selectRunCases(data.cases, o); // unknown case ids, a locale no case has: exit 2 before the graph loads
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // whole cases, balanced by turns (src/eval/gate/shard.ts)
-  const hashOf = (cs: readonly EvalCase[]) => (cs.length === data.cases.length ? datasetHash(data.cases) : datasetHash([...cs]));
+  const hashOf = (cs: readonly EvalCase[]) =>
+    cs.length === data.cases.length ? datasetHash(data.cases) : datasetHash([...cs]);
   // The sweep's source: the graph run (its module identity read before it loads) or recorded traces (src/app/traces-eval.ts).
-  const source: SweepSource = o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o)) : await graphSource(o);
+  const source: SweepSource =
+    o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o)) : await graphSource(o);
   const module = source.module;
   const configurable = source.configurable;
   const idMapHash = o.idMap !== undefined ? await moduleFileHash(o.idMap, "--id-map", "default") : undefined;
@@ -423,7 +549,9 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     file: module.file,
     exportName: module.exportName,
     ...(module.moduleHash !== undefined ? { moduleHash: module.moduleHash } : {}),
-    idKey: describeIdKeys(o.idMap !== undefined ? { idMap: () => null } : o.idKey !== undefined ? { idKey: o.idKey } : {}),
+    idKey: describeIdKeys(
+      o.idMap !== undefined ? { idMap: () => null } : o.idKey !== undefined ? { idKey: o.idKey } : {},
+    ),
     retrievalCall,
     ...(o.catalog !== undefined ? { catalog: projectPath(o.catalog) } : {}),
     ...(idMapHash !== undefined ? { idMapHash } : {}),
@@ -436,16 +564,42 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     const file = graphBaselineFile(o);
     baseline = await readBaseline(file);
     if (o.graph !== undefined) {
-      const migrated = migrateGraphBaseline(baseline, parseModuleSpec(o.graph, DEFAULT_GRAPH_EXPORT).file, module.exportName, file);
+      const migrated = migrateGraphBaseline(
+        baseline,
+        parseModuleSpec(o.graph, DEFAULT_GRAPH_EXPORT).file,
+        module.exportName,
+        file,
+      );
       if (migrated !== undefined) log.info(migrated);
     }
-    const stub = { datasetHash: hashOf(cases), kbHash: kbHash(data.kb), embedder, k, store: "graph", graph: graphRunInfo(identity, [], [], graphRunFacts([], () => undefined)) };
-    checkGraphBaselineBeforeRun(baseline, file, o, stub, { datasetHash: hashOf(cases), full: datasetHash(data.cases), selected: cases.length, total: data.cases.length });
+    const stub = {
+      datasetHash: hashOf(cases),
+      kbHash: kbHash(data.kb),
+      embedder,
+      k,
+      store: "graph",
+      graph: graphRunInfo(
+        identity,
+        [],
+        [],
+        graphRunFacts([], () => undefined),
+      ),
+    };
+    checkGraphBaselineBeforeRun(baseline, file, o, stub, {
+      datasetHash: hashOf(cases),
+      full: datasetHash(data.cases),
+      selected: cases.length,
+      total: data.cases.length,
+    });
     checkBaselineTurns(baseline, file, data.cases);
   }
   const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache);
-  const evaluators: EvaluatorSpec[] = [...retrievalSideEvaluators({ k }), ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : [])];
-  const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
+  const evaluators: EvaluatorSpec[] = [
+    ...retrievalSideEvaluators({ k }),
+    ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : []),
+  ];
+  const quarantine =
+    o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
   const started = new Date();
   const t0 = performance.now();
   const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
@@ -463,12 +617,27 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     if (t.queriesOff !== undefined) t.queriesOff.detail = redactSecrets(t.queriesOff.detail);
   }
   // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
-  const combined = swept.runs.length >= 2 ? combineRepeats(swept.runs.map((r) => r.map((t) => t.report)), { seed }) : undefined;
+  const combined =
+    swept.runs.length >= 2
+      ? combineRepeats(
+          swept.runs.map((r) => r.map((t) => t.report)),
+          { seed },
+        )
+      : undefined;
   const turns = combined?.turns ?? swept.turns.map((t) => t.report);
   // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
-  const facts = graphRunFacts(turns, (id) => data.kb.byId.get(id)?.locale, stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB));
+  const facts = graphRunFacts(
+    turns,
+    (id) => data.kb.byId.get(id)?.locale,
+    stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB),
+  );
   const metadataKeys = [...new Set(swept.runs.flat().flatMap((t) => t.retrieval?.metadataKeys ?? []))].sort();
-  checkKnownIds(facts, { graph: source.label, idKeys: describeIdKeys(swept.ids), ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}`, metadataKeys });
+  checkKnownIds(facts, {
+    graph: source.label,
+    idKeys: describeIdKeys(swept.ids),
+    ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}`,
+    metadataKeys,
+  });
   const report = buildReport({
     run: {
       datasetHash: hashOf(cases),
@@ -478,7 +647,10 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
       k,
       store: "graph",
       storeKind: "graph",
-      graph: { ...graphRunInfo(identity, turns, capturedRetrievers(swept.runs.flat()), facts), ...(swept.traces !== undefined ? { traces: swept.traces } : {}) },
+      graph: {
+        ...graphRunInfo(identity, turns, capturedRetrievers(swept.runs.flat()), facts),
+        ...(swept.traces !== undefined ? { traces: swept.traces } : {}),
+      },
     },
     turns,
     evaluators,
@@ -486,7 +658,8 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     ...(o.resample !== undefined ? { resample: o.resample } : {}),
     // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
     cardsPerLocale: cardsPerLocale(data.kb.cards),
-    counterfactual: o.traces !== undefined ? { enabled: false, reason: TRACES_COUNTERFACTUAL_OFF } : graphCounterfactualOf(o),
+    counterfactual:
+      o.traces !== undefined ? { enabled: false, reason: TRACES_COUNTERFACTUAL_OFF } : graphCounterfactualOf(o),
   });
   if (combined !== undefined) {
     // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
@@ -500,7 +673,10 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     log.info(shardNote(report.shard));
   } else {
     applyGate(report, o, seed, baseline, quarantine);
-    if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+    if (report.gate?.tolerance !== undefined)
+      log.info(
+        `baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`,
+      );
   }
   // Wall-clock figures only in the `timings` section (docs/determinism.md); then the judge's cost (the key order `retrace merge` writes).
   report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };
@@ -518,6 +694,10 @@ async function graphSource(o: GraphEvalOptions): Promise<SweepSource> {
     label: `--graph ${module.file}#${module.exportName}`,
     description: "the graph's own retriever(s), captured from its retriever runs",
     sweep: (cases, kb, evaluators, onCaseDone) =>
-      sweepGraph(o, cases, kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, onCaseDone, { ...(configurable !== undefined ? { configurable } : {}), evaluators, repeat: o.repeat ?? 1 }),
+      sweepGraph(o, cases, kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, onCaseDone, {
+        ...(configurable !== undefined ? { configurable } : {}),
+        evaluators,
+        repeat: o.repeat ?? 1,
+      }),
   };
 }

@@ -17,7 +17,12 @@ import { loadKbAnalyzers } from "../retrieval/analyzer.js";
 import { defaultDataDir, openStore, type ChromaStoreHandle } from "../retrieval/chroma-client.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import { collectionName } from "../retrieval/chroma-store.js";
-import { describeCollections, pruneStore, type CollectionInfo, type StorePruneResult } from "../retrieval/collections.js";
+import {
+  describeCollections,
+  pruneStore,
+  type CollectionInfo,
+  type StorePruneResult,
+} from "../retrieval/collections.js";
 import { DEFAULT_BATCH_SIZE, ingest, type IngestResult } from "../retrieval/ingest.js";
 import { lsaStateDir, openEmbedder, resolveStoreChoice, type EmbedderSetup } from "../system.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
@@ -44,14 +49,24 @@ export interface IngestKbOptions {
 }
 
 /** Where the chunks went, true once the ingest returns: a server it started is stopped (no URL to reach it by); a remote one keeps running (its URL, redacted). */
-export type IngestStore = { kind: "local"; url: null; state: "stopped"; dataDir: string } | { kind: "remote"; url: string; state: "running" };
+export type IngestStore =
+  { kind: "local"; url: null; state: "stopped"; dataDir: string } | { kind: "remote"; url: string; state: "running" };
 
 export type IngestKbOutcome =
   | { kind: "ingested"; store: IngestStore; kbHash: string; result: IngestResult; embedderSetup: EmbedderSetup }
-  | { kind: "collections"; current: string; removed?: string[]; pruned?: StorePruneResult; collections: CollectionInfo[] };
+  | {
+      kind: "collections";
+      current: string;
+      removed?: string[];
+      pruned?: StorePruneResult;
+      collections: CollectionInfo[];
+    };
 
 /** Ingests the KB (or lists / prunes collections: `list`, `prune`). Throws a typed error; an abort through `signal` rejects with its reason. */
-export async function ingestKb(opts: IngestKbOptions, hooks: UseCaseHooks & { signal?: AbortSignal } = {}): Promise<IngestKbOutcome> {
+export async function ingestKb(
+  opts: IngestKbOptions,
+  hooks: UseCaseHooks & { signal?: AbortSignal } = {},
+): Promise<IngestKbOutcome> {
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   const kbDir = opts.kb ?? "kb";
   // The store word first: a bad one is a usage error before anything is read or started.
@@ -65,7 +80,12 @@ export async function ingestKb(opts: IngestKbOptions, hooks: UseCaseHooks & { si
   // The embedder of the composition root's factory; the LSA embedder is fitted with the KB's analyzers (`<kb>/analyzers.json`), as an eval fits it: the same state and collection (and a model's weights fingerprinted).
   const { analyzers, file: analyzerFile } = loadKbAnalyzers(kbDir);
   if (analyzerFile !== null) log.info(`analyzers: ${analyzerFile} applied`);
-  const { embedder, setup: embedderSetup } = await openEmbedder({ embedder: opts.embedder ?? "auto", chunks, analyzers, stateDir: lsaStateDir(opts.dataDir) });
+  const { embedder, setup: embedderSetup } = await openEmbedder({
+    embedder: opts.embedder ?? "auto",
+    chunks,
+    analyzers,
+    stateDir: lsaStateDir(opts.dataDir),
+  });
 
   let handle: ChromaStoreHandle | undefined;
   const progress = (hooks.progress ?? NO_PROGRESS)("ingest", "chunks");
@@ -79,7 +99,14 @@ export async function ingestKb(opts: IngestKbOptions, hooks: UseCaseHooks & { si
     });
     log.info(`Chroma ${handle.kind === "local" ? "local server" : "server"} ready at ${handle.url}`);
     hooks.signal?.throwIfAborted();
-    if (opts.list === true || opts.prune === true) return await listOrPrune(handle, collectionName(hash, embedder), embedder.id, opts.prune === true, lsaStateDir(opts.dataDir));
+    if (opts.list === true || opts.prune === true)
+      return await listOrPrune(
+        handle,
+        collectionName(hash, embedder),
+        embedder.id,
+        opts.prune === true,
+        lsaStateDir(opts.dataDir),
+      );
     const result = await ingest({
       client: handle.client,
       chunks,
@@ -90,7 +117,8 @@ export async function ingestKb(opts: IngestKbOptions, hooks: UseCaseHooks & { si
       onProgress: (done, total) => progress.update(done, total),
     });
     progress.stop();
-    if (result.removedStaging.length > 0) log.info(`Deleted ${result.removedStaging.length} stale staging collection(s) of interrupted ingests`);
+    if (result.removedStaging.length > 0)
+      log.info(`Deleted ${result.removedStaging.length} stale staging collection(s) of interrupted ingests`);
     const where: IngestStore =
       handle.kind === "local"
         ? { kind: "local", url: null, state: "stopped", dataDir: path.resolve(opts.dataDir ?? defaultDataDir()) }
@@ -102,9 +130,20 @@ export async function ingestKb(opts: IngestKbOptions, hooks: UseCaseHooks & { si
   }
 }
 
-async function listOrPrune(store: ChromaStoreHandle, current: string, embedderId: string, prune: boolean, lsaDir: string | undefined): Promise<IngestKbOutcome> {
+async function listOrPrune(
+  store: ChromaStoreHandle,
+  current: string,
+  embedderId: string,
+  prune: boolean,
+  lsaDir: string | undefined,
+): Promise<IngestKbOutcome> {
   // Pruning also frees the disk: segment folders of the deleted collections, LSA states no collection uses (docs/reliability.md).
-  const pruned = prune ? await pruneStore(store, new Set([current]), { ...(lsaDir !== undefined ? { lsaDir } : {}), keepEmbedders: new Set([embedderId]) }) : undefined;
+  const pruned = prune
+    ? await pruneStore(store, new Set([current]), {
+        ...(lsaDir !== undefined ? { lsaDir } : {}),
+        keepEmbedders: new Set([embedderId]),
+      })
+    : undefined;
   const removed = pruned?.removed ?? [];
   for (const name of removed) log.info(`deleted collection ${name}`);
   for (const f of [...(pruned?.segmentFolders ?? []), ...(pruned?.lsaStates ?? [])]) log.info(`removed ${f}`);

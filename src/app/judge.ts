@@ -19,7 +19,11 @@ export async function openJudge(spec: string, data: Pick<LoadedData, "kb" | "cas
   if (cacheDir !== undefined)
     await checkWritable(path.join(cacheDir, "entry.json"), "--judge-cache").catch((e: unknown) => {
       if (!(e instanceof InvalidArgumentError)) throw e;
-      throw new InvalidArgumentError("--judge-cache", `a folder retrace can write verdicts into (${e.expected.replace(/^a path retrace can write \((.*)\)$/s, "$1")})`, cacheDir);
+      throw new InvalidArgumentError(
+        "--judge-cache",
+        `a folder retrace can write verdicts into (${e.expected.replace(/^a path retrace can write \((.*)\)$/s, "$1")})`,
+        cacheDir,
+      );
     });
   const model = await loadJudgeModel(spec);
   const questions = new Map<string, string>();
@@ -38,5 +42,7 @@ export function recordJudgeCost(report: Report, cost: JudgeCost): void {
   delete report.timings;
   report.judge = info;
   if (timings !== undefined) report.timings = { ...timings, judge: { calls, cached, inputTokens, outputTokens } };
-  log.info(`judge ${cost.model}: ${calls} calls, ${cached} cached${inputTokens !== null ? `, ${inputTokens} input + ${outputTokens ?? 0} output tokens` : ", tokens not reported"}`);
+  log.info(
+    `judge ${cost.model}: ${calls} calls, ${cached} cached${inputTokens !== null ? `, ${inputTokens} input + ${outputTokens ?? 0} output tokens` : ", tokens not reported"}`,
+  );
 }

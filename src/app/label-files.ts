@@ -87,6 +87,12 @@ export async function labelAgreement(file: string): Promise<AgreementOutcome> {
   });
   if (issues.length > 0) throw new DataValidationError(issues);
   if (judge.length === 0)
-    throw new DataValidationError([{ file, message: "no card carries both a judge's suggested grade and a person's grade (export a page written with --judge after grading some suggested cards)" }]);
+    throw new DataValidationError([
+      {
+        file,
+        message:
+          "no card carries both a judge's suggested grade and a person's grade (export a page written with --judge after grading some suggested cards)",
+      },
+    ]);
   return { ...cohenKappa(judge, human), turns, unconfirmed };
 }

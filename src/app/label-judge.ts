@@ -25,7 +25,8 @@ export const RELEVANCE_SYSTEM_PROMPT = [
 
 /** The human message: the conversation so far, the question, then the card's title and passage. */
 export function relevancePrompt(history: readonly string[], question: string, title: string, passage: string): string {
-  const earlier = history.length === 0 ? "" : `Earlier messages of the customer:\n${history.map((h) => `- ${h}`).join("\n")}\n\n`;
+  const earlier =
+    history.length === 0 ? "" : `Earlier messages of the customer:\n${history.map((h) => `- ${h}`).join("\n")}\n\n`;
   return `${earlier}Question:\n${question}\n\nPassage title: ${title}\nPassage:\n${passage}`;
 }
 
@@ -63,7 +64,10 @@ export function relevanceJudge(model: ChatModelLike): RelevanceJudge {
     name: `${modelId(model)} (${RELEVANCE_PROMPT_VERSION})`,
     async grade(history, question, title, passage) {
       calls++;
-      const reply = await model.invoke([new SystemMessage(RELEVANCE_SYSTEM_PROMPT), new HumanMessage(relevancePrompt(history, question, title, passage))]);
+      const reply = await model.invoke([
+        new SystemMessage(RELEVANCE_SYSTEM_PROMPT),
+        new HumanMessage(relevancePrompt(history, question, title, passage)),
+      ]);
       const g = parseGrade(contentText(reply.content));
       if (g === null) bad++;
       return g;

@@ -13,7 +13,22 @@
  * graph starts (options, data, case selection, the judge module).
  */
 import { InvalidArgumentError } from "../errors.js";
-import { bestPassage, DEFAULT_DEPTH, DEFAULT_POOL, markTerms, poolHash, poolOf, POOL_SYSTEMS, queryTerms, termStats, type LabelCase, type LabelPageData, type PoolSystem, type TermOf, type TermStats } from "../eval/label/pool.js";
+import {
+  bestPassage,
+  DEFAULT_DEPTH,
+  DEFAULT_POOL,
+  markTerms,
+  poolHash,
+  poolOf,
+  POOL_SYSTEMS,
+  queryTerms,
+  termStats,
+  type LabelCase,
+  type LabelPageData,
+  type PoolSystem,
+  type TermOf,
+  type TermStats,
+} from "../eval/label/pool.js";
 import { runSweep } from "./own-graph/runner.js";
 import { loadCases } from "../kb/cases.js";
 import { loadCatalog } from "../kb/catalog.js";
@@ -28,7 +43,10 @@ import { EVAL_DEFAULTS } from "./eval-plan.js";
 import { sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
 import { openRelevanceJudge, type RelevanceJudge } from "./label-judge.js";
 
-export interface LabelOptions extends Pick<ExternalGraphOptions, "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "configurable" | "turnTimeout" | "catalog" | "maxCardBytes"> {
+export interface LabelOptions extends Pick<
+  ExternalGraphOptions,
+  "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "configurable" | "turnTimeout" | "catalog" | "maxCardBytes"
+> {
   /** The cases file to label (e.g. `retrace cases import`'s output). */
   cases: string;
   /** The KB folder (default `kb`); not with `catalog`. */
@@ -74,17 +92,33 @@ const OWN_MODES: readonly RetrievalMode[] = ["bm25", "dense", "hybrid"];
 /** The pooled systems, checked (known names, no repeats, `graph` iff `--graph`, a catalog only with the graph alone). */
 export function poolSystems(o: Pick<LabelOptions, "pool" | "graph" | "catalog">): PoolSystem[] {
   const given = o.pool ?? DEFAULT_POOL;
-  if (given.length === 0) throw new InvalidArgumentError("--pool", `a comma-separated list of ${POOL_SYSTEMS.join(", ")}`, given.join(","));
+  if (given.length === 0)
+    throw new InvalidArgumentError("--pool", `a comma-separated list of ${POOL_SYSTEMS.join(", ")}`, given.join(","));
   const out: PoolSystem[] = [];
   for (const s of given) {
-    if (!isPoolSystem(s)) throw new InvalidArgumentError("--pool", `a comma-separated list of ${POOL_SYSTEMS.join(", ")}`, given.join(","));
+    if (!isPoolSystem(s))
+      throw new InvalidArgumentError("--pool", `a comma-separated list of ${POOL_SYSTEMS.join(", ")}`, given.join(","));
     if (out.includes(s)) throw new InvalidArgumentError("--pool", "each system once", given.join(","));
     out.push(s);
   }
-  if (out.includes("graph") && o.graph === undefined) throw new InvalidArgumentError("--pool", "graph only with --graph FILE[#export] (the graph whose retrieved lists are pooled)", given.join(","));
-  if (!out.includes("graph") && o.graph !== undefined) throw new InvalidArgumentError("--graph", "graph in --pool too (e.g. --pool bm25,dense,hybrid,graph): the graph is run only to pool its lists", o.graph);
+  if (out.includes("graph") && o.graph === undefined)
+    throw new InvalidArgumentError(
+      "--pool",
+      "graph only with --graph FILE[#export] (the graph whose retrieved lists are pooled)",
+      given.join(","),
+    );
+  if (!out.includes("graph") && o.graph !== undefined)
+    throw new InvalidArgumentError(
+      "--graph",
+      "graph in --pool too (e.g. --pool bm25,dense,hybrid,graph): the graph is run only to pool its lists",
+      o.graph,
+    );
   if (o.catalog !== undefined && out.some((s) => s !== "graph"))
-    throw new InvalidArgumentError("--pool", "graph alone with --catalog (bm25, dense and hybrid retrieve over a KB's cards; a catalog lists ids without texts)", given.join(","));
+    throw new InvalidArgumentError(
+      "--pool",
+      "graph alone with --catalog (bm25, dense and hybrid retrieve over a KB's cards; a catalog lists ids without texts)",
+      given.join(","),
+    );
   return out;
 }
 
@@ -99,11 +133,16 @@ export async function planLabel(o: LabelOptions): Promise<LabelPlan> {
   let cases: EvalCase[];
   const chunkTexts = new Map<string, string[]>();
   if (o.catalog !== undefined) {
-    if (o.kb !== undefined) throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${o.kb} / ${o.catalog}`);
+    if (o.kb !== undefined)
+      throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${o.kb} / ${o.catalog}`);
     kb = await loadCatalog(o.catalog);
     cases = await loadCases(o.cases, kb);
   } else {
-    const data = await loadData(o.kb ?? "kb", o.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
+    const data = await loadData(
+      o.kb ?? "kb",
+      o.cases,
+      o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {},
+    );
     kb = data.kb;
     cases = data.cases;
     for (const ch of data.chunks) {
@@ -143,7 +182,12 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
     ...(o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {}),
   });
   try {
-    if (system.retriever === null) throw new InvalidArgumentError("--store", "a store that retrieves (not none): the pool is what the systems retrieve", o.store);
+    if (system.retriever === null)
+      throw new InvalidArgumentError(
+        "--store",
+        "a store that retrieves (not none): the pool is what the systems retrieve",
+        o.store,
+      );
     for (const mode of modes) {
       const { traces } = await runSweep({
         graph: graphFor(system, { k: plan.depth, mode }),
@@ -172,7 +216,12 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
 /** Runs the user's graph over the cases (k = depth) and records each turn's scored list, query and documents' texts. */
 async function graphLists(plan: LabelPlan, into: Map<string, TurnLists>): Promise<void> {
   const o = plan.options;
-  const { turns } = await sweepGraph({ ...o, k: plan.depth }, plan.cases, plan.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency);
+  const { turns } = await sweepGraph(
+    { ...o, k: plan.depth },
+    plan.cases,
+    plan.kb,
+    o.concurrency ?? EVAL_DEFAULTS.concurrency,
+  );
   for (const t of turns) {
     const entry = into.get(turnKey(t.report.caseId, t.report.turn))!;
     entry.lists.graph = (t.retrieval?.retrievedIds ?? []).slice(0, plan.depth);
@@ -197,7 +246,12 @@ function termOfLocale(analyzers: Analyzers, locale: Locale): TermOf {
  * its chunks' texts, and every card a graph returned with its captured texts
  * (with a catalog, these are all the texts known).
  */
-function localeStats(plan: LabelPlan, locale: Locale, lists: ReadonlyMap<string, TurnLists>, termOf: TermOf): TermStats {
+function localeStats(
+  plan: LabelPlan,
+  locale: Locale,
+  lists: ReadonlyMap<string, TurnLists>,
+  termOf: TermOf,
+): TermStats {
   const texts = new Map<string, string[]>();
   for (const [id, chunks] of plan.chunkTexts) if (plan.kb.byId.get(id)?.locale === locale) texts.set(id, [...chunks]);
   for (const c of plan.cases) {
@@ -217,7 +271,8 @@ function localeStats(plan: LabelPlan, locale: Locale, lists: ReadonlyMap<string,
 export async function buildLabelData(plan: LabelPlan): Promise<LabelPageData> {
   const o = plan.options;
   const lists = new Map<string, TurnLists>();
-  for (const c of plan.cases) c.turns.forEach((_, i) => lists.set(turnKey(c.id, i), { queries: {}, lists: {}, texts: new Map() }));
+  for (const c of plan.cases)
+    c.turns.forEach((_, i) => lists.set(turnKey(c.id, i), { queries: {}, lists: {}, texts: new Map() }));
   const modes = OWN_MODES.filter((m) => plan.systems.includes(m));
   if (modes.length > 0) await ownLists(plan, modes, lists);
   if (plan.systems.includes("graph")) await graphLists(plan, lists);
@@ -234,15 +289,31 @@ export async function buildLabelData(plan: LabelPlan): Promise<LabelPageData> {
     const turns = [];
     for (const [i, t] of c.turns.entries()) {
       const entry = lists.get(turnKey(c.id, i))!;
-      const searched = [...new Set(plan.systems.flatMap((s) => (entry.queries[s] !== undefined ? [entry.queries[s]] : [])))];
+      const searched = [
+        ...new Set(plan.systems.flatMap((s) => (entry.queries[s] !== undefined ? [entry.queries[s]] : []))),
+      ];
       const terms = queryTerms(searched.length > 0 ? searched : [t.user], termOf, stats);
       const pool = [];
       for (const p of poolOf(entry.lists, plan.systems, plan.depth)) {
         const texts = [...(plan.chunkTexts.get(p.id) ?? []), ...(entry.texts.get(p.id) ?? [])];
         const text = bestPassage(texts, terms, termOf) ?? "";
         const title = plan.kb.byId.get(p.id)?.title ?? p.id;
-        const suggested = plan.judge !== null ? await plan.judge.grade(c.turns.slice(0, i).map((x) => x.user), t.user, title, text) : null;
-        pool.push({ id: p.id, title, ranks: p.ranks, passage: markTerms(text, terms, termOf), ...(suggested !== null ? { suggested } : {}) });
+        const suggested =
+          plan.judge !== null
+            ? await plan.judge.grade(
+                c.turns.slice(0, i).map((x) => x.user),
+                t.user,
+                title,
+                text,
+              )
+            : null;
+        pool.push({
+          id: p.id,
+          title,
+          ranks: p.ranks,
+          passage: markTerms(text, terms, termOf),
+          ...(suggested !== null ? { suggested } : {}),
+        });
       }
       const context = (t.context ?? []).map((m) => m.content);
       turns.push({ user: t.user, ...(context.length > 0 ? { context } : {}), queries: entry.queries, pool });

@@ -51,7 +51,10 @@ export async function readShardFiles(files: readonly string[]): Promise<ShardFil
   return Promise.all(
     files.map(async (file) => {
       const text = await readTextFileOrThrow(file);
-      return { file, data: parseJsonOrThrow(text, { file, expected: "a shard report JSON written by retrace eval --shard i/n" }) }; // src/kb/json.ts
+      return {
+        file,
+        data: parseJsonOrThrow(text, { file, expected: "a shard report JSON written by retrace eval --shard i/n" }),
+      }; // src/kb/json.ts
     }),
   );
 }
@@ -64,26 +67,50 @@ export function mergeBaselineFile(o: Pick<MergeOptions, "baseline" | "kb">): str
 /** Merges the shard report files into the report of the whole run, its gate applied. Writes nothing. */
 export async function mergeShardReports(files: readonly string[], o: MergeOptions = {}): Promise<EvalOutcome> {
   if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError("--update-baseline", "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)", "both");
+    throw new InvalidArgumentError(
+      "--update-baseline",
+      "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)",
+      "both",
+    );
   const baselineFile = mergeBaselineFile(o);
   let baseline: Baseline | null = null;
   if (wantsBaseline(o)) {
-    if (!existsSync(baselineFile)) throw new InvalidArgumentError("--baseline", "an existing baseline file (create one with `retrace eval --update-baseline`, or `retrace merge … --update-baseline`)", baselineFile);
+    if (!existsSync(baselineFile))
+      throw new InvalidArgumentError(
+        "--baseline",
+        "an existing baseline file (create one with `retrace eval --update-baseline`, or `retrace merge … --update-baseline`)",
+        baselineFile,
+      );
     baseline = await readBaseline(baselineFile);
   }
   // Checked against the cases file before the shards are read (exit 2 naming the quarantine file and line).
-  const quarantine = o.quarantine !== undefined ? await readQuarantine(o.quarantine, await readCaseIndex(mergeCasesFile(o))) : undefined;
+  const quarantine =
+    o.quarantine !== undefined ? await readQuarantine(o.quarantine, await readCaseIndex(mergeCasesFile(o))) : undefined;
   const merged = mergeShards(await readShardFiles(files));
   if (merged.run.graph === undefined)
-    for (const [flag, v] of [["--gate max-errors", o.maxErrors], ["--gate max-no-retrieval", o.maxNoRetrieval]] as const)
-      if (v !== undefined) throw new InvalidArgumentError(flag, "used on the shards of a --graph run (retrace's own graph stops at the first turn that throws; every turn retrieves)", v);
+    for (const [flag, v] of [
+      ["--gate max-errors", o.maxErrors],
+      ["--gate max-no-retrieval", o.maxNoRetrieval],
+    ] as const)
+      if (v !== undefined)
+        throw new InvalidArgumentError(
+          flag,
+          "used on the shards of a --graph run (retrace's own graph stops at the first turn that throws; every turn retrieves)",
+          v,
+        );
   const storeBacked = (merged.run.storeKind ?? storeKindOf(merged.run.store)) !== "none";
   // A merge never judges: the shards' groundedness scores are in their turns; the stand-in only gives the evaluator its shape.
-  const judge = merged.judge !== undefined ? () => Promise.reject(new InternalError("retrace merge does not call the judge")) : undefined;
+  const judge =
+    merged.judge !== undefined
+      ? () => Promise.reject(new InternalError("retrace merge does not call the judge"))
+      : undefined;
   // A --graph run is scored by the retrieval-side evaluators (and the judge when it ran one), as `retrace eval --graph` does (src/app/graph-eval.ts).
   const evaluators =
     merged.run.graph !== undefined
-      ? [...retrievalSideEvaluators({ k: merged.run.k }), ...(judge !== undefined ? [groundednessEvaluator({ judge })] : [])]
+      ? [
+          ...retrievalSideEvaluators({ k: merged.run.k }),
+          ...(judge !== undefined ? [groundednessEvaluator({ judge })] : []),
+        ]
       : evaluatorsFor({ k: merged.run.k, storeBacked, ...(judge !== undefined ? { judge } : {}) });
   // A --graph run's header counts are recomputed over every turn (the shards' are their own); one builder for eval and merge, so the bytes agree.
   const run =
@@ -92,7 +119,11 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
           ...merged.run,
           graph: {
             ...graphRunInfo(graphRunIdentityOf(merged.run.graph), merged.turns, merged.graph.retrievers, {
-              ...graphRunFacts(merged.turns, () => undefined, ...(merged.run.graph.maxStateBytes !== undefined ? [merged.run.graph.maxStateBytes] : [])),
+              ...graphRunFacts(
+                merged.turns,
+                () => undefined,
+                ...(merged.run.graph.maxStateBytes !== undefined ? [merged.run.graph.maxStateBytes] : []),
+              ),
               localesWithoutCards: merged.graph.localesWithoutCards,
             }),
             // `--traces` shards: what was read and how it joined, as the unsharded run writes it (src/app/traces-eval.ts).
@@ -107,7 +138,12 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     rep === undefined || rep.identical
       ? merged.turns
       : merged.turns.map((t) =>
-          t.repeatScores !== undefined || t.error !== undefined || t.results.length === 0 ? t : { ...t, repeatScores: Object.fromEntries(t.results.map((r) => [r.key, Array<number>(rep.n).fill(r.score)])) },
+          t.repeatScores !== undefined || t.error !== undefined || t.results.length === 0
+            ? t
+            : {
+                ...t,
+                repeatScores: Object.fromEntries(t.results.map((r) => [r.key, Array<number>(rep.n).fill(r.score)])),
+              },
         );
   const report = reportOf({
     run,
@@ -120,13 +156,20 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
     ...(merged.counterfactual !== undefined ? { counterfactual: merged.counterfactual } : {}),
   });
   // The repeats section recomputed over every turn, as the unsharded run computes it (flaky turns, two-stage intervals).
-  if (rep !== undefined) attachRepeats(report, repeatsSection(turns, { ...rep, seed: merged.bootstrap.seed, samples: merged.bootstrap.samples }));
+  if (rep !== undefined)
+    attachRepeats(
+      report,
+      repeatsSection(turns, { ...rep, seed: merged.bootstrap.seed, samples: merged.bootstrap.samples }),
+    );
   warnAboutJudgments(report);
   applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
   if (merged.timings !== undefined) report.timings = merged.timings;
   if (merged.judge !== undefined) report.judge = merged.judge;
   if (merged.timings !== undefined) report.timings = merged.timings; // last, as an unsharded run writes it
-  log.info(`merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`);
-  if (report.gate?.tolerance !== undefined) log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+  log.info(
+    `merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`,
+  );
+  if (report.gate?.tolerance !== undefined)
+    log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
   return { report, baseline };
 }

@@ -84,8 +84,13 @@ export interface GateOptions extends FloorThresholds {
 }
 
 /** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
-export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips" | "maxStageDrop"> & { baseline?: string; updateBaseline?: boolean }): boolean {
-  return !o.updateBaseline && (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined || o.maxStageDrop !== undefined);
+export function wantsBaseline(
+  o: Pick<GateOptions, "maxDrop" | "maxFlips" | "maxStageDrop"> & { baseline?: string; updateBaseline?: boolean },
+): boolean {
+  return (
+    !o.updateBaseline &&
+    (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined || o.maxStageDrop !== undefined)
+  );
 }
 
 /**
@@ -95,7 +100,13 @@ export function wantsBaseline(o: Pick<GateOptions, "maxDrop" | "maxFlips" | "max
  * seeds the paired test quoted in regression reasons: the run's bootstrap seed.
  * `quarantine`: the parsed `o.quarantine` file (read before the run starts).
  */
-export function applyGate(report: Report, o: GateOptions, seed: number, baseline: Baseline | null, quarantine?: Quarantine): void {
+export function applyGate(
+  report: Report,
+  o: GateOptions,
+  seed: number,
+  baseline: Baseline | null,
+  quarantine?: Quarantine,
+): void {
   if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
   const thresholds: GateThresholds = { seed };
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
@@ -113,7 +124,10 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
       return;
     }
     // retrace's own graph with --repeat: the flaky-turn check alone (its turns never error; every turn retrieves).
-    const own = graphGateChecks(gatedTurns(report, quarantine), { maxFlaky: o.maxFlaky, flaky: gatedFlaky(report, gatedTurns(report, quarantine)) });
+    const own = graphGateChecks(gatedTurns(report, quarantine), {
+      maxFlaky: o.maxFlaky,
+      flaky: gatedFlaky(report, gatedTurns(report, quarantine)),
+    });
     const flakyChecks = own.checks.filter((c) => c.kind === "flaky");
     const failures = [...g.failures, ...own.failures.filter((f) => f.kind === "flaky")];
     report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...flakyChecks] };
@@ -132,7 +146,12 @@ export function applyGate(report: Report, o: GateOptions, seed: number, baseline
 
 /** The report's flaky turns (`repeats.flaky`) among the gated turns (quarantined ones left out); a --max-flaky without a repeats section cannot be checked: exit 2. */
 function gatedFlaky(report: Report, gated: readonly TurnReport[]): NonNullable<Report["repeats"]>["flaky"] {
-  if (report.repeats === undefined) throw new InvalidArgumentError("--gate max-flaky", "a run with --repeat N, N ≥ 2 (the report has no repeats section)", "a report without repeats");
+  if (report.repeats === undefined)
+    throw new InvalidArgumentError(
+      "--gate max-flaky",
+      "a run with --repeat N, N ≥ 2 (the report has no repeats section)",
+      "a report without repeats",
+    );
   const keep = new Set(gated.map((t) => `${t.caseId}#${t.turn}`));
   return report.repeats.flaky.filter((f) => keep.has(`${f.caseId}#${f.turn}`));
 }

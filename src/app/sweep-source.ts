@@ -21,7 +21,13 @@ export interface SweepSource {
   /** The report's `embedderDescription`. */
   description: string;
   /** `selection`: with `--shard`, every selected case (`cases` is this shard's); recorded traces leave out the conversations of the other shards' cases. */
-  sweep(cases: readonly EvalCase[], kb: KnowledgeBase, evaluators: EvaluatorSpec[], onCaseDone: (d: number, t: number) => void, selection?: readonly EvalCase[]): Promise<SweptTurns>;
+  sweep(
+    cases: readonly EvalCase[],
+    kb: KnowledgeBase,
+    evaluators: EvaluatorSpec[],
+    onCaseDone: (d: number, t: number) => void,
+    selection?: readonly EvalCase[],
+  ): Promise<SweptTurns>;
 }
 
 /** What a source's sweep gives the report: the turns (and each repeat's), the id options, and a recorded run's extras. */

@@ -23,12 +23,21 @@ export function refuseSyntheticTuning(allow: boolean, command: string): string {
 }
 
 /** `refuseSyntheticTuning` when every case is synthetic; null otherwise (real cases present: synthetic ones are only a split). */
-export function syntheticTuningGuard(cases: ReadonlyArray<{ kind: string }>, allow: boolean, command: string): string | null {
-  return allSynthetic(cases as ReadonlyArray<{ kind: "golden" | "adversarial" | "synthetic" }>) ? refuseSyntheticTuning(allow, command) : null;
+export function syntheticTuningGuard(
+  cases: ReadonlyArray<{ kind: string }>,
+  allow: boolean,
+  command: string,
+): string | null {
+  return allSynthetic(cases as ReadonlyArray<{ kind: "golden" | "adversarial" | "synthetic" }>)
+    ? refuseSyntheticTuning(allow, command)
+    : null;
 }
 
 /** The outcome with the warning in its configuration's provenance. */
-export function withSyntheticWarning<T extends { config: { tuned?: Record<string, unknown> }; warning?: string }>(t: T, warning: string | null): T {
+export function withSyntheticWarning<T extends { config: { tuned?: Record<string, unknown> }; warning?: string }>(
+  t: T,
+  warning: string | null,
+): T {
   if (warning === null) return t;
   return { ...t, warning, config: { ...t.config, tuned: { ...(t.config.tuned ?? {}), warning } } };
 }

@@ -24,7 +24,25 @@ import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
 import { loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
 
 /** What a trace retrieves with: the retrieval options of an eval. */
-export type TraceCaseOptions = Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "retrievalConfig" | "localeConfigs" | "timeout" | "maxCardBytes" | "history"> & {
+export type TraceCaseOptions = Pick<
+  EvalOptions,
+  | "store"
+  | "kb"
+  | "cases"
+  | "k"
+  | "denseK"
+  | "bm25K"
+  | "mode"
+  | "embedder"
+  | "rerank"
+  | "dataDir"
+  | "config"
+  | "retrievalConfig"
+  | "localeConfigs"
+  | "timeout"
+  | "maxCardBytes"
+  | "history"
+> & {
   /** Only this turn (0-based; earlier turns still run for context); unset: every turn. */
   turn?: number;
 };
@@ -43,11 +61,20 @@ export interface CaseTrace<T = TracedTurn> {
 }
 
 /** The case `caseId` of `cases` and its turns up to `turn` (all when unset); typed errors for an unknown id or a turn out of range. */
-export function caseUpTo(cases: readonly EvalCase[], caseId: string, turn: number | undefined, casesFile: string): { c: EvalCase; upTo: EvalCase } {
+export function caseUpTo(
+  cases: readonly EvalCase[],
+  caseId: string,
+  turn: number | undefined,
+  casesFile: string,
+): { c: EvalCase; upTo: EvalCase } {
   const c = cases.find((x) => x.id === caseId);
   if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${casesFile}`, caseId);
   if (turn !== undefined && !(Number.isInteger(turn) && turn >= 0 && turn < c.turns.length))
-    throw new InvalidArgumentError("--turn", `an integer from 0 to ${c.turns.length - 1} (0-based; case ${c.id} has ${c.turns.length} turn${c.turns.length === 1 ? "" : "s"})`, turn);
+    throw new InvalidArgumentError(
+      "--turn",
+      `an integer from 0 to ${c.turns.length - 1} (0-based; case ${c.id} has ${c.turns.length} turn${c.turns.length === 1 ? "" : "s"})`,
+      turn,
+    );
   return { c, upTo: { ...c, turns: c.turns.slice(0, (turn ?? c.turns.length - 1) + 1) } };
 }
 
@@ -65,7 +92,11 @@ export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
   resolveStoreChoice(options.store ?? EVAL_DEFAULTS.store); // a bad store is a usage error before anything is read
   const o = { ...options, ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
   const paths = resolveDataPaths(o);
-  const data = await loadData(paths.kb, paths.cases, o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {});
+  const data = await loadData(
+    paths.kb,
+    paths.cases,
+    o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {},
+  );
   return { options: o, data, casesFile: paths.cases };
 }
 
@@ -83,7 +114,9 @@ export async function traceCase(caseId: string, options: TraceCaseOptions, plan?
     const { turns, traces } = await runSweep({
       graph: graphFor(system, settings),
       // The three queries side by side (docs/query-attribution.md): the raw message and the standalone oracle retrieved as the graph's query was.
-      ...(system.retriever !== null ? { counterfactual: ownCounterfactual(system.retriever, graphDefaultsFor(system, settings)) } : {}),
+      ...(system.retriever !== null
+        ? { counterfactual: ownCounterfactual(system.retriever, graphDefaultsFor(system, settings)) }
+        : {}),
       cases: [upTo],
       evaluators: allEvaluators({ k }),
       knownIds: new Set(system.kb.byId.keys()),

@@ -50,27 +50,47 @@ export const RECORDED_SOURCE = { file: "traces", exportName: "recorded" } as con
  */
 export async function readTraceFilters(file: string | undefined): Promise<TraceFilters> {
   if (file === undefined) return {};
-  const value = parseJsonOrThrow(await readTextFileOrThrow(file), { file, expected: 'a JSON object with a "traces" section' });
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new DataValidationError([{ file, message: 'expected a JSON object with a "traces" section' }]);
+  const value = parseJsonOrThrow(await readTextFileOrThrow(file), {
+    file,
+    expected: 'a JSON object with a "traces" section',
+  });
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new DataValidationError([{ file, message: 'expected a JSON object with a "traces" section' }]);
   const obj = value as Record<string, unknown>;
   const others = Object.keys(obj).filter((k) => k !== "traces");
-  if (others.length > 0) log.info(`--config ${file}: ${others.join(", ")} ${others.length === 1 ? "does" : "do"} not apply to recorded traces (only its "traces" section does)`);
+  if (others.length > 0)
+    log.info(
+      `--config ${file}: ${others.join(", ")} ${others.length === 1 ? "does" : "do"} not apply to recorded traces (only its "traces" section does)`,
+    );
   if (obj.traces === undefined) return {};
   return parseTraceFilters(obj.traces, file);
 }
 
 /** The recorded-traces source: read the files, join them to the cases, score each joined turn (./graph-eval.ts `SweepSource`). */
-export async function recordedTracesSource(o: RecordedTracesOptions & { k?: number; retrievalCall?: RetrievalCall }, idOptions: () => Promise<IdOptions>): Promise<SweepSource> {
+export async function recordedTracesSource(
+  o: RecordedTracesOptions & { k?: number; retrievalCall?: RetrievalCall },
+  idOptions: () => Promise<IdOptions>,
+): Promise<SweepSource> {
   const file = o.traces!;
-  if (o.tracesFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(o.tracesFormat)) throw new InvalidArgumentError("--traces-format", TRACE_FORMATS.join(" or "), o.tracesFormat);
+  if (o.tracesFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(o.tracesFormat))
+    throw new InvalidArgumentError("--traces-format", TRACE_FORMATS.join(" or "), o.tracesFormat);
   const filters = o.traceFilters ?? (await readTraceFilters(o.config));
   return {
     module: { ...RECORDED_SOURCE },
     label: `--traces ${file}`,
     description: "recorded traces: the retriever calls the traces hold, scored as recorded (nothing re-run)",
-    sweep: async (cases: readonly EvalCase[], kb: KnowledgeBase, evaluators: EvaluatorSpec[], onCaseDone, selection) => {
+    sweep: async (
+      cases: readonly EvalCase[],
+      kb: KnowledgeBase,
+      evaluators: EvaluatorSpec[],
+      onCaseDone,
+      selection,
+    ) => {
       const ids = await idOptions();
-      const read = await readTraces(file, { ...(o.tracesFormat !== undefined ? { format: o.tracesFormat } : {}), filters });
+      const read = await readTraces(file, {
+        ...(o.tracesFormat !== undefined ? { format: o.tracesFormat } : {}),
+        filters,
+      });
       // A shard (--shard i/n: whole cases, so whole conversations) leaves the other shards' conversations to them.
       const mine = new Set(cases.map((c) => c.id));
       const elsewhere = new Set((selection ?? []).map((c) => c.id).filter((id) => !mine.has(id)));
@@ -83,10 +103,24 @@ export async function recordedTracesSource(o: RecordedTracesOptions & { k?: numb
             "Make the cases from these traces with `retrace cases import` (each conversation becomes the case of its id), or check --case/--locale",
         );
       if (join.mismatchCount > 0)
-        log.warn(`--traces: ${join.mismatchCount} recorded turns differ from their case's user text and are not scored, e.g. case ${join.mismatches[0]!.case} turn ${join.mismatches[0]!.turn}: recorded ${JSON.stringify(join.mismatches[0]!.recorded)}, case ${JSON.stringify(join.mismatches[0]!.expected)} (${join.mismatches[0]!.where})`);
-      if (join.conversationsWithoutCaseCount > 0) log.info(`--traces: ${join.conversationsWithoutCaseCount} recorded conversations have no case (not scored): ${join.conversationsWithoutCase.join(", ")}${join.conversationsWithoutCaseCount > JOIN_LIST_MAX ? ", …" : ""}`);
-      if (join.casesWithoutTraceCount > 0) log.info(`--traces: ${join.casesWithoutTraceCount} cases have no recorded conversation (not scored): ${join.casesWithoutTrace.join(", ")}${join.casesWithoutTraceCount > JOIN_LIST_MAX ? ", …" : ""}`);
-      const turns = await runRecordedSweep(join, cases, { evaluators, knownIds: new Set(kb.byId.keys()), k: o.k ?? EVAL_DEFAULTS.k, retrievalCall: o.retrievalCall ?? "last", ids });
+        log.warn(
+          `--traces: ${join.mismatchCount} recorded turns differ from their case's user text and are not scored, e.g. case ${join.mismatches[0]!.case} turn ${join.mismatches[0]!.turn}: recorded ${JSON.stringify(join.mismatches[0]!.recorded)}, case ${JSON.stringify(join.mismatches[0]!.expected)} (${join.mismatches[0]!.where})`,
+        );
+      if (join.conversationsWithoutCaseCount > 0)
+        log.info(
+          `--traces: ${join.conversationsWithoutCaseCount} recorded conversations have no case (not scored): ${join.conversationsWithoutCase.join(", ")}${join.conversationsWithoutCaseCount > JOIN_LIST_MAX ? ", …" : ""}`,
+        );
+      if (join.casesWithoutTraceCount > 0)
+        log.info(
+          `--traces: ${join.casesWithoutTraceCount} cases have no recorded conversation (not scored): ${join.casesWithoutTrace.join(", ")}${join.casesWithoutTraceCount > JOIN_LIST_MAX ? ", …" : ""}`,
+        );
+      const turns = await runRecordedSweep(join, cases, {
+        evaluators,
+        knownIds: new Set(kb.byId.keys()),
+        k: o.k ?? EVAL_DEFAULTS.k,
+        retrievalCall: o.retrievalCall ?? "last",
+        ids,
+      });
       onCaseDone(cases.length, cases.length);
       return {
         turns,
@@ -130,7 +164,9 @@ type TracesSection = NonNullable<GraphRunInfo["traces"]>;
  */
 export function mergeTracesSections(sections: readonly TracesSection[]): TracesSection {
   const first = sections[0]!;
-  const sum = (k: "scoredTurns" | "mismatches" | "turnsWithoutCaseTurn" | "caseTurnsWithoutTrace" | "casesWithoutTrace") => sections.reduce((n, s) => n + s[k], 0);
+  const sum = (
+    k: "scoredTurns" | "mismatches" | "turnsWithoutCaseTurn" | "caseTurnsWithoutTrace" | "casesWithoutTrace",
+  ) => sections.reduce((n, s) => n + s[k], 0);
   return {
     format: first.format,
     files: first.files,
@@ -158,13 +194,18 @@ export function mergeTracesSections(sections: readonly TracesSection[]): TracesS
 const METRIC_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 
 /** A scored turn's retrieval results, with where the turn was recorded. */
-function scoredResults(report: Report, recorded: readonly RecordedGraphTurn[]): { rec: RecordedGraphTurn; key: string; score: number; comment?: string }[] {
+function scoredResults(
+  report: Report,
+  recorded: readonly RecordedGraphTurn[],
+): { rec: RecordedGraphTurn; key: string; score: number; comment?: string }[] {
   const byTurn = new Map(recorded.map((t) => [`${t.report.caseId}#${t.report.turn}`, t]));
   const out: { rec: RecordedGraphTurn; key: string; score: number; comment?: string }[] = [];
   for (const t of report.turns) {
     const rec = byTurn.get(`${t.caseId}#${t.turn}`);
     if (rec === undefined || t.error !== undefined) continue;
-    for (const r of t.results) if (METRIC_KEYS.has(r.key)) out.push({ rec, key: r.key, score: r.score, ...(r.comment !== undefined ? { comment: r.comment } : {}) });
+    for (const r of t.results)
+      if (METRIC_KEYS.has(r.key))
+        out.push({ rec, key: r.key, score: r.score, ...(r.comment !== undefined ? { comment: r.comment } : {}) });
   }
   return out;
 }
@@ -186,7 +227,10 @@ export interface PhoenixSpanAnnotation {
  * places) and the evaluator's comment as explanation; `identifier` makes a
  * re-upload replace, not duplicate. OTLP recordings only (Phoenix annotates spans).
  */
-export function phoenixAnnotations(report: Report, recorded: readonly RecordedGraphTurn[]): { data: PhoenixSpanAnnotation[] } {
+export function phoenixAnnotations(
+  report: Report,
+  recorded: readonly RecordedGraphTurn[],
+): { data: PhoenixSpanAnnotation[] } {
   return {
     data: scoredResults(report, recorded).map(({ rec, key, score, comment }) => ({
       span_id: rec.recorded.rootId,
@@ -229,16 +273,40 @@ function labelOf(key: string, score: number): string {
 }
 
 /** The write-back files of a traces run, as output-set entries; a file the recording's format cannot take is exit 2 (nothing written). */
-export function writeBackOutputs(report: Report, recorded: readonly RecordedGraphTurn[], o: { annotationsOut?: string; feedbackOut?: string }): { option: string; path: string; data: string }[] {
+export function writeBackOutputs(
+  report: Report,
+  recorded: readonly RecordedGraphTurn[],
+  o: { annotationsOut?: string; feedbackOut?: string },
+): { option: string; path: string; data: string }[] {
   const format = report.run.graph?.traces?.format;
   const out: { option: string; path: string; data: string }[] = [];
   if (o.annotationsOut !== undefined) {
-    if (format !== "otlp") throw new InvalidArgumentError("--annotations-out", "OTLP/JSON traces (Phoenix annotates OpenTelemetry spans; for LangSmith runs write --feedback-out)", `${format ?? "no"} traces`);
-    out.push({ option: "--annotations-out", path: o.annotationsOut, data: `${JSON.stringify(phoenixAnnotations(report, recorded), null, 2)}\n` });
+    if (format !== "otlp")
+      throw new InvalidArgumentError(
+        "--annotations-out",
+        "OTLP/JSON traces (Phoenix annotates OpenTelemetry spans; for LangSmith runs write --feedback-out)",
+        `${format ?? "no"} traces`,
+      );
+    out.push({
+      option: "--annotations-out",
+      path: o.annotationsOut,
+      data: `${JSON.stringify(phoenixAnnotations(report, recorded), null, 2)}\n`,
+    });
   }
   if (o.feedbackOut !== undefined) {
-    if (format !== "langsmith") throw new InvalidArgumentError("--feedback-out", "LangSmith run exports (feedback attaches to LangSmith runs; for OTLP spans write --annotations-out)", `${format ?? "no"} traces`);
-    out.push({ option: "--feedback-out", path: o.feedbackOut, data: langsmithFeedback(report, recorded).map((f) => `${JSON.stringify(f)}\n`).join("") });
+    if (format !== "langsmith")
+      throw new InvalidArgumentError(
+        "--feedback-out",
+        "LangSmith run exports (feedback attaches to LangSmith runs; for OTLP spans write --annotations-out)",
+        `${format ?? "no"} traces`,
+      );
+    out.push({
+      option: "--feedback-out",
+      path: o.feedbackOut,
+      data: langsmithFeedback(report, recorded)
+        .map((f) => `${JSON.stringify(f)}\n`)
+        .join(""),
+    });
   }
   return out;
 }

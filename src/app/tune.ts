@@ -13,7 +13,17 @@
 import { InvalidArgumentError } from "../errors.js";
 import type { ConfigFile } from "../research/tune-config.js";
 import type { PairedComparison } from "../eval/stats/bootstrap.js";
-import { DEFAULT_GRID, bm25Key, crossValidate, expandGrid, gridAround, scoreMatrix, type Candidate, type Grid, type TuneUnit } from "../research/tune.js";
+import {
+  DEFAULT_GRID,
+  bm25Key,
+  crossValidate,
+  expandGrid,
+  gridAround,
+  scoreMatrix,
+  type Candidate,
+  type Grid,
+  type TuneUnit,
+} from "../research/tune.js";
 import { allEvaluators } from "../eval/measures/evaluators.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { runSweep } from "./own-graph/runner.js";
@@ -57,7 +67,8 @@ export interface TuneDecision {
 
 /** The adoption rule (TUNE_MIN_GAIN): gain ≥ minGain and the interval's lower end > 0. */
 export function tuneDecision(paired: PairedComparison | null, minGain: number = TUNE_MIN_GAIN): TuneDecision {
-  if (paired === null) return { adopted: false, reason: "no paired comparison (fewer than 2 groups): the defaults are kept", minGain };
+  if (paired === null)
+    return { adopted: false, reason: "no paired comparison (fewer than 2 groups): the defaults are kept", minGain };
   const f = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
   const diff = `${f(paired.diff)}${paired.ci95 === null ? " (no interval)" : ` [${f(paired.ci95[0])}, ${f(paired.ci95[1])}]`}`;
   const adopted = paired.diff >= minGain && paired.ci95 !== null && paired.ci95[0] > 0;
@@ -97,7 +108,15 @@ export interface TuneOutcome extends CrossValidationSettings {
 /** The candidate the retriever applies today (candidate 0 of every search). */
 export function currentCandidate(retriever: HybridRetriever, denseK: number, bm25K: number): Candidate {
   const d = retriever.defaults;
-  return { fusion: d.fusion, rrfK: d.rrfK, weights: { ...d.weights }, signalsShift: d.signalsShift, denseK, bm25K, bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b } };
+  return {
+    fusion: d.fusion,
+    rrfK: d.rrfK,
+    weights: { ...d.weights },
+    signalsShift: d.signalsShift,
+    denseK,
+    bm25K,
+    bm25: { k1: retriever.bm25.k1, b: retriever.bm25.b },
+  };
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -113,7 +132,12 @@ export function crossValidateCandidates(
   const p = progress("tune", "configurations");
   let matrix: number[][];
   try {
-    matrix = scoreMatrix(units, candidates, groups.map((g) => g.id), (d, t) => p.update(d, t));
+    matrix = scoreMatrix(
+      units,
+      candidates,
+      groups.map((g) => g.id),
+      (d, t) => p.update(d, t),
+    );
   } finally {
     p.stop();
   }
@@ -126,10 +150,22 @@ export function crossValidateCandidates(
   const perLocaleNote =
     strata.size > 1 && [...strata.values()].every((n) => n >= MIN_CASES_PER_LOCALE)
       ? `every locale has ≥ ${MIN_CASES_PER_LOCALE} cases, but one configuration for all locales is written (per-locale search is not implemented yet)`
-      : `one configuration for all locales (per-locale configurations need ≥ ${MIN_CASES_PER_LOCALE} cases with gold in every locale; have ${[...strata.entries()].sort().map(([s, n]) => `${s} ${n}`).join(", ")})`;
+      : `one configuration for all locales (per-locale configurations need ≥ ${MIN_CASES_PER_LOCALE} cases with gold in every locale; have ${[
+          ...strata.entries(),
+        ]
+          .sort()
+          .map(([s, n]) => `${s} ${n}`)
+          .join(", ")})`;
   const config: ConfigFile = {
     version: 1,
-    retrieval: { fusion: final.fusion, rrfK: final.rrfK, weights: final.weights, denseK: final.denseK, bm25K: final.bm25K, bm25: final.bm25 },
+    retrieval: {
+      fusion: final.fusion,
+      rrfK: final.rrfK,
+      weights: final.weights,
+      denseK: final.denseK,
+      bm25K: final.bm25K,
+      bm25: final.bm25,
+    },
     tuned: {
       by: "retrace tune: k-fold cross-validation by case, folds stratified by locale",
       metric: o.metric,
@@ -181,7 +217,8 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
   const k = o.k ?? EVAL_DEFAULTS.k;
   const progress = hooks.progress ?? NO_PROGRESS;
   // Tuning compares retrievals: a store-less system has none (a usage error, before anything starts).
-  if (resolveStoreChoice(store).kind === "none") throw new InvalidArgumentError("--store", "auto, local, memory or a Chroma URL (tune needs retrieval)", store);
+  if (resolveStoreChoice(store).kind === "none")
+    throw new InvalidArgumentError("--store", "auto, local, memory or a Chroma URL (tune needs retrieval)", store);
   const system = await openEvalSystem({ ...o, store });
   try {
     const retriever = system.retriever;
@@ -230,13 +267,20 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
       const trace = sweep.traces.forTurn(t.caseId, t.turn);
       if (trace === undefined || trace.stages.dense === undefined) continue;
       const gold = new Set(t.gold);
-      const bm25 = new Map([...indexes].map(([key, idx]) => [key, idx.search(trace.query, { topN: depth, locale: t.locale as Locale })]));
+      const bm25 = new Map(
+        [...indexes].map(([key, idx]) => [key, idx.search(trace.query, { topN: depth, locale: t.locale as Locale })]),
+      );
       units.push({
         group: t.caseId,
         stratum: t.locale,
         dense: trace.stages.dense,
         bm25,
-        evaluate: (fused) => ndcgAtK(topK(dedupeParents(fused), k).map((r) => r.id), gold, k),
+        evaluate: (fused) =>
+          ndcgAtK(
+            topK(dedupeParents(fused), k).map((r) => r.id),
+            gold,
+            k,
+          ),
       });
     }
     const groupIds = [...new Set(units.map((u) => u.group))].sort();

@@ -30,7 +30,11 @@ export interface ReportOutputs {
 }
 
 /** How each file option is rendered, in the order the files are written. */
-const RENDERERS: readonly { key: "out" | "junit" | "reportJson" | "html"; option: string; render: (r: Report, file: string) => string }[] = [
+const RENDERERS: readonly {
+  key: "out" | "junit" | "reportJson" | "html";
+  option: string;
+  render: (r: Report, file: string) => string;
+}[] = [
   { key: "out", option: "--out", render: (r) => renderMarkdown(r) },
   { key: "junit", option: "--out junit:", render: (r) => renderJUnit(r) },
   { key: "reportJson", option: "--out json:", render: (r) => reportToJSON(r) },
@@ -52,7 +56,11 @@ export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): Outp
 }
 
 /** The preflight of a report run's files, before anything starts: exit 2 naming the option and the path (src/output-set.ts). */
-export function checkReportOutputs(o: ReportOutputs, baselineFile?: string, extra: readonly OutputSpec[] = []): Promise<void> {
+export function checkReportOutputs(
+  o: ReportOutputs,
+  baselineFile?: string,
+  extra: readonly OutputSpec[] = [],
+): Promise<void> {
   const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--out pr-comment:", path: o.prComment }] : [];
   return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment]);
 }
@@ -63,13 +71,19 @@ export function checkReportOutputs(o: ReportOutputs, baselineFile?: string, extr
  * report is complete; a write that fails (exit 3) leaves every file of the
  * set unwritten and prints nothing.
  */
-export async function emitReport(report: Report, o: ReportOutputs, baselineFile?: string, extra: readonly Output[] = []): Promise<void> {
+export async function emitReport(
+  report: Report,
+  o: ReportOutputs,
+  baselineFile?: string,
+  extra: readonly Output[] = [],
+): Promise<void> {
   const files: Output[] = [];
   for (const { key, option, render } of RENDERERS) {
     const file = o[key];
     if (file !== undefined) files.push({ option, path: file, data: render(report, file) });
   }
-  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile, data: baselineToJSON(baselineFromReport(report)) });
+  if (baselineFile !== undefined)
+    files.push({ option: BASELINE_OPTION, path: baselineFile, data: baselineToJSON(baselineFromReport(report)) });
   files.push(...extra); // e.g. `eval --traces`' write-back files (src/app/traces-eval.ts)
   await writeOutputs(files);
   if (o.json === true) out(reportToJSON(report));

@@ -16,7 +16,15 @@ import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseFloors } from "./floor-options.js";
-import { countOption, positiveIntOption, positiveNumberOption, probabilityOption, seedOption, workersOption, type ModeRule } from "./options.js";
+import {
+  countOption,
+  positiveIntOption,
+  positiveNumberOption,
+  probabilityOption,
+  seedOption,
+  workersOption,
+  type ModeRule,
+} from "./options.js";
 import { hidden } from "./old-spellings.js";
 import { applySettingsHook } from "./settings.js";
 import { parseShardOption } from "./shard.js";
@@ -28,7 +36,10 @@ function stageOption(flag: string) {
   return (v: string, prev: Record<string, number> | undefined): Record<string, number> => {
     const m = /^([a-z0-9_-]+)=(.+)$/i.exec(v.trim());
     const x = m === null ? NaN : Number(m[2]);
-    if (m === null || !Number.isFinite(x) || x < 0 || x > 1) throw new CommanderArgumentError(new InvalidArgumentError(flag, "STAGE=VALUE with VALUE between 0 and 1 (e.g. fused=0.9)", v).message);
+    if (m === null || !Number.isFinite(x) || x < 0 || x > 1)
+      throw new CommanderArgumentError(
+        new InvalidArgumentError(flag, "STAGE=VALUE with VALUE between 0 and 1 (e.g. fused=0.9)", v).message,
+      );
     return { ...(prev ?? {}), [m[1] as string]: x };
   };
 }
@@ -47,7 +58,9 @@ export function onOffOption(flag: string): (v: string) => boolean | undefined {
 /** The checks of `--gate NAME=VALUE`: each was an option of its own (`--min-hit 0.9` is `--gate min-hit=0.9`); VALUE is that option's value. */
 export const GATE_CHECKS: readonly { name: string; flag: string }[] = [
   ...FLOOR_OPTIONS.map(({ flag }) => ({ name: flag.slice(2), flag })),
-  ...["min-stage", "max-drop", "max-flips", "max-stage-drop", "max-errors", "max-no-retrieval", "max-flaky"].map((name) => ({ name, flag: `--${name}` })),
+  ...["min-stage", "max-drop", "max-flips", "max-stage-drop", "max-errors", "max-no-retrieval", "max-flaky"].map(
+    (name) => ({ name, flag: `--${name}` }),
+  ),
 ];
 
 /** The report formats of `--out [FORMAT:]FILE`: each was an option of its own (`--junit F` is `--out junit:F`); the attribute the writers read. */
@@ -62,7 +75,8 @@ export const OUT_FORMATS: readonly { name: string; attribute: string; extensions
 /** `FORMAT:FILE` or `FILE` → the format and the file (a FILE of no known extension is markdown, as `--out FILE` always was). */
 export function parseOut(value: string): { format: (typeof OUT_FORMATS)[number]; file: string } {
   const m = /^([a-z-]+):(.*)$/.exec(value);
-  const byName = m === null ? undefined : OUT_FORMATS.find((f) => f.name === m[1] || (m[1] === "md" && f.name === "markdown"));
+  const byName =
+    m === null ? undefined : OUT_FORMATS.find((f) => f.name === m[1] || (m[1] === "md" && f.name === "markdown"));
   if (byName !== undefined && m !== null) return { format: byName, file: m[2] as string };
   const lower = value.toLowerCase();
   const byExt = OUT_FORMATS.find((f) => f.extensions.some((e) => lower.endsWith(e)));
@@ -85,15 +99,22 @@ export function applyOutputHooks(cmd: Command): Command {
       const opt = check === undefined ? undefined : actionCmd.options.find((o) => o.long === check.flag);
       if (eq < 0 || opt === undefined) {
         const known = GATE_CHECKS.filter((g) => actionCmd.options.some((o) => o.long === g.flag)).map((g) => g.name);
-        actionCmd.error(`error: --gate ${JSON.stringify(item)}: expected NAME=VALUE with NAME one of ${known.join(", ")} (e.g. --gate min-hit=0.9)`, { exitCode: 2, code: "retrace.badGate" });
+        actionCmd.error(
+          `error: --gate ${JSON.stringify(item)}: expected NAME=VALUE with NAME one of ${known.join(", ")} (e.g. --gate min-hit=0.9)`,
+          { exitCode: 2, code: "retrace.badGate" },
+        );
       }
       const attr = (opt as Option).attributeName();
       let value: unknown = item.slice(eq + 1);
       try {
-        if ((opt as Option).parseArg !== undefined) value = (opt as Option).parseArg!(item.slice(eq + 1), actionCmd.getOptionValue(attr) as never);
+        if ((opt as Option).parseArg !== undefined)
+          value = (opt as Option).parseArg!(item.slice(eq + 1), actionCmd.getOptionValue(attr) as never);
       } catch (e) {
         // A parser's error thrown in a hook is not printed by commander: say it, exit 2, as for any bad option value.
-        actionCmd.error(`error: --gate ${JSON.stringify(item)}: ${(e as Error).message}`, { exitCode: 2, code: "commander.invalidArgument" });
+        actionCmd.error(`error: --gate ${JSON.stringify(item)}: ${(e as Error).message}`, {
+          exitCode: 2,
+          code: "commander.invalidArgument",
+        });
       }
       actionCmd.setOptionValueWithSource(attr, value, "cli");
     }
@@ -104,7 +125,11 @@ export function applyOutputHooks(cmd: Command): Command {
     for (const value of typeof outs === "string" ? [outs] : (outs ?? [])) {
       const { format, file } = parseOut(value);
       const before = seen.get(format.name);
-      if (before !== undefined) actionCmd.error(`error: --out: two ${format.name} files (${before}, ${file}); one file per format`, { exitCode: 2, code: "retrace.badOut" });
+      if (before !== undefined)
+        actionCmd.error(`error: --out: two ${format.name} files (${before}, ${file}); one file per format`, {
+          exitCode: 2,
+          code: "retrace.badOut",
+        });
       seen.set(format.name, file);
       actionCmd.setOptionValueWithSource(format.attribute, file, "cli");
     }
@@ -119,7 +144,11 @@ export function addEvalOptions(cmd: Command): Command {
 /** What a run retrieves with: data, store and the settings file (eval, start and trace); the retrieval settings are keys of `--config`. */
 export function addRetrievalOptions(cmd: Command): Command {
   cmd
-    .option("--store <auto|local|url|memory|none>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index; none: store-less (retrieval not measured)", EVAL_DEFAULTS.store)
+    .option(
+      "--store <auto|local|url|memory|none>",
+      "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index; none: store-less (retrieval not measured)",
+      EVAL_DEFAULTS.store,
+    )
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
@@ -160,7 +189,12 @@ export function addGateOption(cmd: Command, names: readonly string[]): Command {
     "max-flaky": countOption(g("max-flaky")),
   };
   for (const name of names) {
-    const value = name.startsWith("min-stage") || name.startsWith("max-stage") ? "stage=x" : name.startsWith("min-") ? "floors" : "n";
+    const value =
+      name.startsWith("min-stage") || name.startsWith("max-stage")
+        ? "stage=x"
+        : name.startsWith("min-")
+          ? "floors"
+          : "n";
     hidden(cmd, `--${name} <${value}>`, `--gate ${name}=`, parsers[name]);
   }
   return cmd;
@@ -170,8 +204,16 @@ export function addGateOption(cmd: Command, names: readonly string[]): Command {
 export function addOutputOptions(cmd: Command, what = "the report"): Command {
   cmd
     .option("--json", `print ${what} as JSON (with a version field) instead of the table`)
-    .option("--out <[format:]file>", `also write ${what}, repeatable; format ${OUT_FORMATS.map((f) => f.name).join(", ")} by prefix, else by extension (.json, .html, .xml = junit; any other: markdown); docs/ci.md`, collect)
-    .option("--github [when]", "GitHub output (on, off; default: on when GITHUB_ACTIONS=true): the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (docs/ci.md)", onOffOption("--github"));
+    .option(
+      "--out <[format:]file>",
+      `also write ${what}, repeatable; format ${OUT_FORMATS.map((f) => f.name).join(", ")} by prefix, else by extension (.json, .html, .xml = junit; any other: markdown); docs/ci.md`,
+      collect,
+    )
+    .option(
+      "--github [when]",
+      "GitHub output (on, off; default: on when GITHUB_ACTIONS=true): the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (docs/ci.md)",
+      onOffOption("--github"),
+    );
   hidden(cmd, "--no-github", "--github off");
   hidden(cmd, "--junit <file>", "--out junit:");
   hidden(cmd, "--report-json <file>", "--out json:");
@@ -185,15 +227,36 @@ export const EVAL_GATES = GATE_CHECKS.map((g) => g.name);
 
 /** What the sweep selects, gates on and writes (eval and start; not trace). */
 export function addSweepOptions(cmd: Command): Command {
-  cmd.option("--case <id>", "only this case (repeatable)", collect).option("--locale <locale>", "only cases of this locale (repeatable)", collect);
+  cmd
+    .option("--case <id>", "only this case (repeatable)", collect)
+    .option("--locale <locale>", "only cases of this locale (repeatable)", collect);
   addGateOption(cmd, EVAL_GATES)
-    .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there")
+    .option(
+      "--baseline <file>",
+      "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there",
+    )
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
-    .option("--quarantine <file>", "turns the gate leaves out, `caseId#turn reason` a line: they stay in the report (docs/ci.md)");
+    .option(
+      "--quarantine <file>",
+      "turns the gate leaves out, `caseId#turn reason` a line: they stay in the report (docs/ci.md)",
+    );
   addOutputOptions(cmd)
-    .option("--repeat <n>", "run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical", positiveIntOption("--repeat"), 1)
-    .option("--shard <i/n>", "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)", parseShardOption)
-    .option("--counterfactual [when]", "query attribution (on, off; default: on for retrace's own graph, off with --graph): also retrieve each gold-bearing turn with its raw message and standalone question (extra retriever calls, counted; with --graph the retriever must be side-effect free; not with --repeat; docs/query-attribution.md)", onOffOption("--counterfactual"));
+    .option(
+      "--repeat <n>",
+      "run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical",
+      positiveIntOption("--repeat"),
+      1,
+    )
+    .option(
+      "--shard <i/n>",
+      "run only shard i of n of the selected cases (whole cases, balanced by turns) and write a partial, ungated report for `retrace merge` (docs/reliability.md)",
+      parseShardOption,
+    )
+    .option(
+      "--counterfactual [when]",
+      "query attribution (on, off; default: on for retrace's own graph, off with --graph): also retrieve each gold-bearing turn with its raw message and standalone question (extra retriever calls, counted; with --graph the retriever must be side-effect free; not with --repeat; docs/query-attribution.md)",
+      onOffOption("--counterfactual"),
+    );
   hidden(cmd, "--no-counterfactual", "--counterfactual off");
   hidden(cmd, "--history <n>", "run.history", countOption("--history"));
   hidden(cmd, "--judge <module>", "run.judge");
@@ -206,7 +269,16 @@ export function addSweepOptions(cmd: Command): Command {
 }
 
 /** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = ["--store", "--dense-k", "--bm25-k", "--mode", "--embedder", "--rerank", "--data-dir", "--timeout"] as const;
+export const UNUSED_WITH_GRAPH = [
+  "--store",
+  "--dense-k",
+  "--bm25-k",
+  "--mode",
+  "--embedder",
+  "--rerank",
+  "--data-dir",
+  "--timeout",
+] as const;
 
 /** The retrieval sections of `--config` (retrace's own retriever's settings): not used with `--graph`; the `run` section is. */
 export const RETRIEVAL_SECTIONS_UNUSED = [
@@ -222,7 +294,8 @@ export const HISTORY_REFUSAL: ModeRule<{ graph?: string }> = {
 };
 
 /** `--history <n>` (eval, start and trace): earlier turns the built-in contextualizer may use. */
-export const HISTORY_HELP = "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)";
+export const HISTORY_HELP =
+  "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)";
 
 /**
  * The refusals of `eval --graph`, each with its true reason: retrace's
@@ -232,7 +305,12 @@ export const HISTORY_HELP = "earlier turns the contextualizer may use to build t
  * I/O, so `--concurrency` gives the speed-up instead).
  */
 export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
-  { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH, unusedValues: RETRIEVAL_SECTIONS_UNUSED },
+  {
+    when: (o) => o.graph !== undefined,
+    mode: "with --graph (your graph brings its own store and retriever)",
+    unused: UNUSED_WITH_GRAPH,
+    unusedValues: RETRIEVAL_SECTIONS_UNUSED,
+  },
   HISTORY_REFUSAL,
   {
     when: (o) => o.graph !== undefined,
@@ -244,10 +322,24 @@ export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
 /** `eval --traces PATH`: score recorded traces (docs/recorded-traces.md); the four options it adds to `eval`. */
 export function addTracesOptions(cmd: Command): Command {
   return cmd
-    .option("--traces <path>", "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI spans) or LangSmith runs (listRuns() output), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)")
-    .addOption(new Option("--traces-format <format>", "with --traces: the format of the files (default: detected per record)").choices([...TRACE_FORMATS]))
-    .option("--annotations-out <file>", "with --traces (OTLP): also write Phoenix span annotations, the body of POST /v1/span_annotations, one per scored turn and metric")
-    .option("--feedback-out <file>", "with --traces (LangSmith): also write LangSmith feedback records (run_id, key, score, comment), one a line, one per scored turn and metric");
+    .option(
+      "--traces <path>",
+      "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI spans) or LangSmith runs (listRuns() output), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)",
+    )
+    .addOption(
+      new Option(
+        "--traces-format <format>",
+        "with --traces: the format of the files (default: detected per record)",
+      ).choices([...TRACE_FORMATS]),
+    )
+    .option(
+      "--annotations-out <file>",
+      "with --traces (OTLP): also write Phoenix span annotations, the body of POST /v1/span_annotations, one per scored turn and metric",
+    )
+    .option(
+      "--feedback-out <file>",
+      "with --traces (LangSmith): also write LangSmith feedback records (run_id, key, score, comment), one a line, one per scored turn and metric",
+    );
 }
 
 /** The options that mean something only with `--traces` (refused without it). */
@@ -259,27 +351,100 @@ export const TRACES_ONLY = ["--traces-format", "--annotations-out", "--feedback-
  * retrieval options. `--config` is read for its `traces` section (filters).
  */
 export const TRACES_REFUSALS: readonly ModeRule<{ traces?: string; graph?: string }>[] = [
-  { when: (o) => o.traces !== undefined, mode: "with --traces (the traces are scored as recorded: no graph runs)", unused: ["--graph", "--input", "--configurable", "--turn-timeout", "--max-state-mb", "--counterfactual", "--repeat", "--max-flaky", "--concurrency", "--workers", "--history", "--judge", "--judge-cache"] },
-  { when: (o) => o.traces !== undefined, mode: "with --traces (retrace's own retrieval does not run)", unused: UNUSED_WITH_GRAPH, unusedValues: RETRIEVAL_SECTIONS_UNUSED },
+  {
+    when: (o) => o.traces !== undefined,
+    mode: "with --traces (the traces are scored as recorded: no graph runs)",
+    unused: [
+      "--graph",
+      "--input",
+      "--configurable",
+      "--turn-timeout",
+      "--max-state-mb",
+      "--counterfactual",
+      "--repeat",
+      "--max-flaky",
+      "--concurrency",
+      "--workers",
+      "--history",
+      "--judge",
+      "--judge-cache",
+    ],
+  },
+  {
+    when: (o) => o.traces !== undefined,
+    mode: "with --traces (retrace's own retrieval does not run)",
+    unused: UNUSED_WITH_GRAPH,
+    unusedValues: RETRIEVAL_SECTIONS_UNUSED,
+  },
 ];
 
 /** The options that mean something only with `--graph` (refused without it: refuseInMode). */
-export const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--max-errors", "--max-no-retrieval", "--allow-no-retrieval", "--catalog", "--turn-timeout", "--max-state-mb"] as const;
+export const GRAPH_ONLY = [
+  "--input",
+  "--id-key",
+  "--id-map",
+  "--retrieval-call",
+  "--configurable",
+  "--max-errors",
+  "--max-no-retrieval",
+  "--allow-no-retrieval",
+  "--catalog",
+  "--turn-timeout",
+  "--max-state-mb",
+] as const;
 
 /** The `--graph` options (added to `eval` and, without the gate's max-errors/max-no-retrieval checks, to `trace`); `eval` has its own `--counterfactual [when]`. */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {
   cmd
-    .option("--graph <file[#export]>", "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)")
-    .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)")
-    .option("--id-key <field>", "with --graph: metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id)")
-    .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
-    .addOption(new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are scored: last = the last step (all calls overlapping in time), first = the first step, all = every call").choices([...RETRIEVAL_CALLS]).default("last"))
-    .option("--catalog <file>", "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store");
+    .option(
+      "--graph <file[#export]>",
+      "evaluate your own LangGraph graph: a .ts/.mts/.js/.mjs module exporting a compiled graph or a factory (default export name: graph)",
+    )
+    .option(
+      "--input <module[#export]>",
+      "with --graph: a module whose function (turn, case) => input builds each turn's graph input (default: a human message on the messages channel)",
+    )
+    .option(
+      "--id-key <field>",
+      "with --graph: metadata field holding the card id (default: parentId, doc_id, id, source, then Document.id)",
+    )
+    .option(
+      "--id-map <module[#export]>",
+      "with --graph: a module whose function (document) => id maps a retrieved document to a card id",
+    )
+    .addOption(
+      new Option(
+        "--retrieval-call <which>",
+        "with --graph: which retriever calls of a turn are scored: last = the last step (all calls overlapping in time), first = the first step, all = every call",
+      )
+        .choices([...RETRIEVAL_CALLS])
+        .default("last"),
+    )
+    .option(
+      "--catalog <file>",
+      "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store",
+    );
   hidden(cmd, "--configurable <json|file>", "run.configurable");
-  hidden(cmd, "--turn-timeout <seconds>", "run.turnTimeout", positiveNumberOption("--turn-timeout", "seconds"), DEFAULT_TURN_TIMEOUT_S);
-  hidden(cmd, "--max-state-mb <n>", "run.maxStateMb", positiveNumberOption("--max-state-mb", "MB"), DEFAULT_MAX_STATE_MB);
+  hidden(
+    cmd,
+    "--turn-timeout <seconds>",
+    "run.turnTimeout",
+    positiveNumberOption("--turn-timeout", "seconds"),
+    DEFAULT_TURN_TIMEOUT_S,
+  );
+  hidden(
+    cmd,
+    "--max-state-mb <n>",
+    "run.maxStateMb",
+    positiveNumberOption("--max-state-mb", "MB"),
+    DEFAULT_MAX_STATE_MB,
+  );
   if (gate) {
-    hidden(cmd, "--allow-no-retrieval", "nothing: it had no effect (gate gold-bearing turns with no retrieval with --gate max-no-retrieval=N)");
+    hidden(
+      cmd,
+      "--allow-no-retrieval",
+      "nothing: it had no effect (gate gold-bearing turns with no retrieval with --gate max-no-retrieval=N)",
+    );
   } else {
     cmd.option(
       "--counterfactual",

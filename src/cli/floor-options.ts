@@ -24,7 +24,9 @@ export function parseFloors(flag: string): (raw: string) => Floors {
       const scope = m?.[1] ?? "all";
       const x = m === null ? undefined : parseNumberIn(m[2] as string, { min: 0, max: 1 });
       if (x === undefined)
-        throw bad(`expected a floor between 0 and 1 or SCOPE=FLOOR items (scopes ${FIXED_SCOPES.join(", ")} or a locale), got ${JSON.stringify(item)}`);
+        throw bad(
+          `expected a floor between 0 and 1 or SCOPE=FLOOR items (scopes ${FIXED_SCOPES.join(", ")} or a locale), got ${JSON.stringify(item)}`,
+        );
       if (scope in out) throw bad(`scope ${scope} given twice`);
       out[scope] = x;
     }

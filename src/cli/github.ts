@@ -61,7 +61,11 @@ export interface GithubEmitter {
 }
 
 /** Checks the options and reads the case lines (GitHub output on) before the run: exit 2 on a bad path or cases file. */
-export async function prepareGithub(o: GithubOptions, casesFile: string, env: NodeJS.ProcessEnv = process.env): Promise<GithubEmitter> {
+export async function prepareGithub(
+  o: GithubOptions,
+  casesFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GithubEmitter> {
   const on = githubOn(o, env);
   if (o.prComment !== undefined) await checkWritable(o.prComment, "--out pr-comment:");
   const summary = env.GITHUB_STEP_SUMMARY;

@@ -13,7 +13,8 @@ import { MIN_WIDTH, parseWidth, WIDTH_RANGE_TEXT } from "./options.js";
 export const EXIT = { ok: 0, gateFailed: 1, usage: 2, unavailable: 3, internal: 70 } as const;
 
 /** Where to report an internal error (exit 70). */
-export const REPORT_HINT = "This is a bug in retrace, not in your data: please report it with the command line and the stack above (see docs/gates-and-exit-codes.md).";
+export const REPORT_HINT =
+  "This is a bug in retrace, not in your data: please report it with the command line and the stack above (see docs/gates-and-exit-codes.md).";
 
 /**
  * Print a thrown value on stderr and return its exit code: a retrace error
@@ -63,7 +64,11 @@ let chosenWidth: number | undefined;
  * width when stdout is a terminal (at least 40), else no limit (0). An
  * invalid RETRACE_WIDTH is a usage error (exit 2).
  */
-export function resolveWidth(option: number | undefined, env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
+export function resolveWidth(
+  option: number | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  stream: { isTTY?: boolean; columns?: number } = process.stdout,
+): number {
   if (option !== undefined) return option;
   const raw = env[WIDTH_ENV];
   if (raw !== undefined && raw !== "") {
@@ -71,7 +76,8 @@ export function resolveWidth(option: number | undefined, env: NodeJS.ProcessEnv 
     if (n === undefined) throw new InvalidArgumentError(WIDTH_ENV, WIDTH_RANGE_TEXT, raw);
     return n;
   }
-  if (stream.isTTY === true && typeof stream.columns === "number" && stream.columns > 0) return Math.max(MIN_WIDTH, stream.columns);
+  if (stream.isTTY === true && typeof stream.columns === "number" && stream.columns > 0)
+    return Math.max(MIN_WIDTH, stream.columns);
   return DEFAULT_WIDTH;
 }
 
@@ -113,7 +119,11 @@ export function verbose(argv: readonly string[] = process.argv, env: NodeJS.Proc
 
 function stackOf(e: unknown): string {
   const parts: string[] = [];
-  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+  for (
+    let c: unknown = e, depth = 0;
+    c !== undefined && c !== null && depth < 5;
+    c = (c as { cause?: unknown }).cause, depth++
+  ) {
     parts.push(c instanceof Error ? (c.stack ?? c.message) : String(c));
   }
   return parts.join("\ncaused by: ");

@@ -23,17 +23,27 @@ type CommandModule = { register(program: Command): void };
 /** Each command: its one-line summary, its module, and whether it moved (kept, out of the help, to name its new spelling: src/cli/old-spellings.ts). */
 export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule>; moved?: boolean }> = {
   beir: {
-    summary: "Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack",
+    summary:
+      "Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack",
     load: () => import("./commands/beir.js"),
   },
-  baseline: { summary: "Moved: retrace baseline floors is now retrace report --floors", load: () => import("./commands/baseline.js"), moved: true },
+  baseline: {
+    summary: "Moved: retrace baseline floors is now retrace report --floors",
+    load: () => import("./commands/baseline.js"),
+    moved: true,
+  },
   cases: {
-    summary: "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
+    summary:
+      "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
     load: () => import("./commands/cases.js"),
   },
-  check: { summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts", load: () => import("./commands/check.js") },
+  check: {
+    summary: "Validate the knowledge base and the eval cases (the dataset-integrity gate) and print their counts",
+    load: () => import("./commands/check.js"),
+  },
   compare: {
-    summary: "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric",
+    summary:
+      "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric",
     load: () => import("./commands/compare.js"),
   },
   export: {
@@ -42,38 +52,49 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     moved: true,
   },
   eval: {
-    summary: "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)",
+    summary:
+      "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)",
     load: () => import("./commands/eval.js"),
   },
   ingest: {
-    summary: "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
+    summary:
+      "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
     load: () => import("./commands/ingest.js"),
   },
   label: {
-    summary: "Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person",
+    summary:
+      "Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person",
     load: () => import("./commands/label.js"),
   },
   merge: {
-    summary: "Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run",
+    summary:
+      "Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run",
     load: () => import("./commands/merge.js"),
   },
   report: {
-    summary: "A saved report JSON, without re-running the sweep: render it (--out, --table), write its TREC run and qrels (--trec), or print floors from it or a baseline (--floors)",
+    summary:
+      "A saved report JSON, without re-running the sweep: render it (--out, --table), write its TREC run and qrels (--trec), or print floors from it or a baseline (--floors)",
     load: () => import("./commands/report.js"),
   },
   score: {
-    summary: "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
+    summary:
+      "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
     load: () => import("./commands/score.js"),
   },
   start: {
-    summary: "The main job (npm start): retrace eval with its defaults (the KB ingested into a self-started local Chroma, then the eval sweep)",
+    summary:
+      "The main job (npm start): retrace eval with its defaults (the KB ingested into a self-started local Chroma, then the eval sweep)",
     load: () => import("./commands/eval.js"),
   },
   tune: {
-    summary: "Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file",
+    summary:
+      "Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file",
     load: () => import("./commands/tune.js"),
   },
-  trace: { summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood", load: () => import("./commands/trace.js") },
+  trace: {
+    summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood",
+    load: () => import("./commands/trace.js"),
+  },
 };
 
 /** The end of every command's help: the program options, which any command takes (before or after its name). */
@@ -86,7 +107,10 @@ function baseProgram(): Command {
   const program = new Command("retrace")
     .description("Score a LangGraph.js agent's retrieval per turn: hit@k, recall@k, nDCG@k with honest n.")
     .version(VERSION)
-    .option("--verbose", "show the stack of an error and debug lines such as the embedder's model search path (docs/reliability.md)")
+    .option(
+      "--verbose",
+      "show the stack of an error and debug lines such as the embedder's model search path (docs/reliability.md)",
+    )
     .option(
       "--width <columns>",
       `wrap text output at this many columns; 0: no limit (default: ${WIDTH_ENV}, else the terminal's width; no limit when stdout is not a terminal: a pipe, a file, a CI log)`,
@@ -103,8 +127,14 @@ function baseProgram(): Command {
   program.on("command:*", (operands: string[]) => {
     const word = operands[0] ?? "";
     const similar = suggestCommands(word, Object.keys(COMMANDS));
-    const hint = similar.length === 0 ? "" : ` (did you mean ${similar.length === 1 ? similar[0] : `one of ${similar.join(", ")}`}?)`;
-    program.error(`error: unknown command '${word}'${hint}`, { exitCode: EXIT.usage, code: "commander.unknownCommand" });
+    const hint =
+      similar.length === 0
+        ? ""
+        : ` (did you mean ${similar.length === 1 ? similar[0] : `one of ${similar.join(", ")}`}?)`;
+    program.error(`error: unknown command '${word}'${hint}`, {
+      exitCode: EXIT.usage,
+      code: "commander.unknownCommand",
+    });
   });
   return program;
 }
@@ -165,7 +195,8 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   if (wanted !== undefined && Object.hasOwn(COMMANDS, wanted)) (await COMMANDS[wanted]!.load()).register(program);
   for (const cmd of program.commands) cmd.addHelpText("after", GLOBAL_HELP);
   const defined = new Set(program.commands.map((c) => c.name()));
-  for (const [name, { summary, moved }] of Object.entries(COMMANDS)) if (!defined.has(name)) program.command(name, { hidden: moved === true }).description(summary);
+  for (const [name, { summary, moved }] of Object.entries(COMMANDS))
+    if (!defined.has(name)) program.command(name, { hidden: moved === true }).description(summary);
   return program;
 }
 
@@ -194,13 +225,20 @@ async function hintUnknownOption(message: string): Promise<void> {
   if (flag === null) return;
   try {
     const program = baseProgram();
-    for (const [name, { load }] of Object.entries(COMMANDS)) if (!program.commands.some((c) => c.name() === name)) (await load()).register(program);
+    for (const [name, { load }] of Object.entries(COMMANDS))
+      if (!program.commands.some((c) => c.name() === name)) (await load()).register(program);
     const taking = commandsTaking(program, flag);
     if (taking.length > 0) err(`(${flag} is an option of: ${taking.map((n) => `retrace ${n}`).join(", ")})`);
     // An old spelling (hidden, src/cli/old-spellings.ts): its new one, on the commands that had it.
     const renamed = taking.length > 0 ? [] : commandsTaking(program, flag, { hidden: true });
-    const old = renamed.length > 0 ? program.commands.find((c) => c.name() === renamed[0])?.options.find((o) => o.long === flag) : undefined;
-    if (old !== undefined) err(`(${flag} is now ${newSpelling(old.description, undefined)} on: ${renamed.map((n) => `retrace ${n}`).join(", ")})`);
+    const old =
+      renamed.length > 0
+        ? program.commands.find((c) => c.name() === renamed[0])?.options.find((o) => o.long === flag)
+        : undefined;
+    if (old !== undefined)
+      err(
+        `(${flag} is now ${newSpelling(old.description, undefined)} on: ${renamed.map((n) => `retrace ${n}`).join(", ")})`,
+      );
   } catch {
     // The hint is a courtesy: the usage error stands without it.
   }

@@ -67,13 +67,29 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
   const data = run.filter((_, i) => !(o.graph !== undefined && i < 2)); // everything but --graph
   const lines: string[] = [];
   const miss = missedTurns(report)[0];
-  if (miss !== undefined && o.traces === undefined) lines.push(`trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`);
-  if (o.html === undefined) lines.push(`see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "html:report.html"])}`);
+  if (miss !== undefined && o.traces === undefined)
+    lines.push(
+      `trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`,
+    );
+  if (o.html === undefined)
+    lines.push(
+      `see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "html:report.html"])}`,
+    );
   const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
   const gateLine = shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--gate", "max-flips=0"]);
-  if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`);
-  else if (!baseline.compared && baseline.exists) lines.push(`gate on the baseline that is there (fails on a turn that was hit and is now missed): ${gateLine}`);
-  else if (!baseline.compared) lines.push(`record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`);
-  if (o.graph === undefined && o.traces === undefined) lines.push("evaluate your own LangGraph.js graph: npx retrace eval --graph ./agent.ts (docs/your-graph-in-five-minutes.md)");
+  if (o.updateBaseline === true)
+    lines.push(
+      `gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`,
+    );
+  else if (!baseline.compared && baseline.exists)
+    lines.push(`gate on the baseline that is there (fails on a turn that was hit and is now missed): ${gateLine}`);
+  else if (!baseline.compared)
+    lines.push(
+      `record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`,
+    );
+  if (o.graph === undefined && o.traces === undefined)
+    lines.push(
+      "evaluate your own LangGraph.js graph: npx retrace eval --graph ./agent.ts (docs/your-graph-in-five-minutes.md)",
+    );
   return lines.map((l, i) => `${i === 0 ? "Next: " : "      "}${l}`);
 }

@@ -32,7 +32,8 @@ export function hidden(
   const opt = new Option(flags, replacement).hideHelp();
   opt.argParser((v: string, prev: unknown) => {
     typedRaw.set(opt, v);
-    if (choices !== undefined && !choices.includes(v)) throw new CommanderArgumentError(`Allowed choices are ${choices.join(", ")}.`);
+    if (choices !== undefined && !choices.includes(v))
+      throw new CommanderArgumentError(`Allowed choices are ${choices.join(", ")}.`);
     return parse !== undefined ? (parse as (v: string, prev: unknown) => unknown)(v, prev) : v;
   });
   if (choices !== undefined) opt.argChoices = [...choices];
@@ -47,7 +48,14 @@ export function hidden(
 export function newSpelling(replacement: string, raw: string | undefined): string {
   const m = /^(retrieval|run)\.(\w+)$/.exec(replacement);
   if (m !== null) {
-    const value = raw === undefined ? "VALUE" : /^-?\d+(\.\d+)?$/.test(raw) ? raw : raw.trimStart().startsWith("{") ? raw : JSON.stringify(raw);
+    const value =
+      raw === undefined
+        ? "VALUE"
+        : /^-?\d+(\.\d+)?$/.test(raw)
+          ? raw
+          : raw.trimStart().startsWith("{")
+            ? raw
+            : JSON.stringify(raw);
     return `--config '{"${m[1]}":{"${m[2]}":${value}}}' (or the key ${replacement} of your config file; docs/configuration.md)`;
   }
   if (/[=:]$/.test(replacement)) return `${replacement}${raw ?? "VALUE"}`;
@@ -60,10 +68,12 @@ export function refuseOldSpellings(actionCmd: Command): void {
     if (!opt.hidden || actionCmd.getOptionValueSource(opt.attributeName()) !== "cli") continue;
     if (opt.negate && !typedRaw.has(opt)) continue; // `--github` typed, not `--no-github`
     const flag = opt.long ?? opt.flags;
-    actionCmd.error(`error: option '${flag}' is now ${newSpelling(opt.description, typedRaw.get(opt))}`, { exitCode: 2, code: "retrace.renamedOption" });
+    actionCmd.error(`error: option '${flag}' is now ${newSpelling(opt.description, typedRaw.get(opt))}`, {
+      exitCode: 2,
+      code: "retrace.renamedOption",
+    });
   }
 }
-
 
 /**
  * A command that moved: `name` (its `summary` is the one of src/cli/main.ts
@@ -71,7 +81,12 @@ export function refuseOldSpellings(actionCmd: Command): void {
  * command line that replaces it (`respell` maps the arguments typed after
  * the command's name to the new command's).
  */
-export function movedCommand(program: Command, name: string, summary: string, respell: (args: string[]) => string[]): void {
+export function movedCommand(
+  program: Command,
+  name: string,
+  summary: string,
+  respell: (args: string[]) => string[],
+): void {
   program
     .command(name)
     .description(summary)
@@ -82,6 +97,9 @@ export function movedCommand(program: Command, name: string, summary: string, re
     .action((_args: string[], _o: unknown, cmd: Command) => {
       const typed = cmd.args;
       const shown = name === "baseline" && typed[0] === "floors" ? "baseline floors" : name;
-      cmd.error(`error: retrace ${shown} is now: retrace ${shellLine(respell(typed))}`, { exitCode: 2, code: "retrace.movedCommand" });
+      cmd.error(`error: retrace ${shown} is now: retrace ${shellLine(respell(typed))}`, {
+        exitCode: 2,
+        code: "retrace.movedCommand",
+      });
     });
 }

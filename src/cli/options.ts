@@ -46,11 +46,14 @@ const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
  * parentheses, unit first.
  */
 export function rangeText(kind: "integer" | "number", r: Range = {}): string {
-  const what = kind === "integer" ? "an integer" : r.min === undefined && r.max === undefined ? "a finite number" : "a number";
+  const what =
+    kind === "integer" ? "an integer" : r.min === undefined && r.max === undefined ? "a finite number" : "a number";
   const low = r.min === undefined ? "" : `${r.minExclusive ? ">" : "≥"} ${r.min}`;
   let text: string;
-  if (kind === "integer" && r.max === undefined && (r.min === 1 || r.min === 0)) text = r.min === 1 ? "a positive integer" : "a non-negative integer";
-  else if (r.min !== undefined && r.max !== undefined) text = r.minExclusive ? `${what} > ${r.min} and ≤ ${r.max}` : `${what} from ${r.min} to ${r.max}`;
+  if (kind === "integer" && r.max === undefined && (r.min === 1 || r.min === 0))
+    text = r.min === 1 ? "a positive integer" : "a non-negative integer";
+  else if (r.min !== undefined && r.max !== undefined)
+    text = r.minExclusive ? `${what} > ${r.min} and ≤ ${r.max}` : `${what} from ${r.min} to ${r.max}`;
   else if (r.min !== undefined) text = `${what} ${low}`;
   else if (r.max !== undefined) text = `${what} ≤ ${r.max}`;
   else text = what;
@@ -79,7 +82,8 @@ export function parseNumberIn(raw: string, r: Range = {}): number | undefined {
   return Number.isFinite(n) && inRange(n, r) ? n : undefined;
 }
 
-const usageError = (flag: string, expected: string, raw: string) => new CommanderArgumentError(new InvalidArgumentError(flag, expected, raw).message);
+const usageError = (flag: string, expected: string, raw: string) =>
+  new CommanderArgumentError(new InvalidArgumentError(flag, expected, raw).message);
 
 /** `--flag <n>`: an integer in `r` (see parseIntIn); the error echoes `raw` and the range. */
 export function intOption(flag: string, r: Range = {}): (raw: string) => number {
@@ -114,9 +118,11 @@ export const positiveIntOption = (flag: string, r: Omit<Range, "min"> = {}) => i
 /** An integer ≥ 0 (tolerated counts: --max-flips, --max-errors). */
 export const countOption = (flag: string, r: Omit<Range, "min"> = {}) => intOption(flag, { ...r, min: 0 });
 /** A number from 0 to 1 (floors, tolerances, rounding steps). */
-export const probabilityOption = (flag: string, note?: string) => numberOption(flag, { min: 0, max: 1, ...(note !== undefined ? { note } : {}) });
+export const probabilityOption = (flag: string, note?: string) =>
+  numberOption(flag, { min: 0, max: 1, ...(note !== undefined ? { note } : {}) });
 /** A number > 0 in `unit` (durations). */
-export const positiveNumberOption = (flag: string, unit: string) => numberOption(flag, { min: 0, minExclusive: true, unit });
+export const positiveNumberOption = (flag: string, unit: string) =>
+  numberOption(flag, { min: 0, minExclusive: true, unit });
 /** A PRNG seed: an integer from 0 to 2^32 − 1 (MAX_SEED). */
 export const seedOption = (flag = "--seed") => intOption(flag, { min: 0, max: MAX_SEED });
 
@@ -190,14 +196,16 @@ export interface ModeRule<O> {
 export function refuseInMode<O>(cmd: Command, rules: readonly ModeRule<O>[]): Command {
   return cmd.hook("preAction", (_self, actionCmd) => {
     const o = actionCmd.opts() as O;
-    const refuse = (shown: string, mode: string) => actionCmd.error(`error: ${shown} is not used ${mode}`, { exitCode: 2, code: "retrace.unusedOption" });
+    const refuse = (shown: string, mode: string) =>
+      actionCmd.error(`error: ${shown} is not used ${mode}`, { exitCode: 2, code: "retrace.unusedOption" });
     for (const rule of rules) {
       if (!rule.when(o)) continue;
       for (const flag of rule.unused) {
         const opt = actionCmd.options.find((x) => x.long === flag);
         if (opt === undefined) continue;
         const source = actionCmd.getOptionValueSource(opt.attributeName());
-        if (source === "cli") refuse(opt.hidden ? `'${opt.description.replace(/[=:]$/, "")}'` : `option '${flag}'`, rule.mode);
+        if (source === "cli")
+          refuse(opt.hidden ? `'${opt.description.replace(/[=:]$/, "")}'` : `option '${flag}'`, rule.mode);
         if (source === "config") refuse(`setting '${settingKeyOf(flag) ?? opt.description}' of --config`, rule.mode);
       }
       for (const { attribute, shown } of rule.unusedValues ?? []) {
@@ -215,7 +223,11 @@ export function unknownOptionOf(message: string): string | null {
 }
 
 /** Full names ("eval", "baseline floors") of the commands under `program` that define `flag` (long or short), sorted. */
-export function commandsTaking(program: Command, flag: string, { hidden = false }: { hidden?: boolean } = {}): string[] {
+export function commandsTaking(
+  program: Command,
+  flag: string,
+  { hidden = false }: { hidden?: boolean } = {},
+): string[] {
   const found: string[] = [];
   const walk = (cmd: Command, prefix: string) => {
     for (const sub of cmd.commands) {
@@ -234,5 +246,9 @@ export const MAX_CARD_BYTES_ENV = "RETRACE_MAX_CARD_BYTES";
 
 /** `--max-card-bytes <n>` on every command that loads the KB (parsed value: `maxCardBytes`). */
 export function addMaxCardBytesOption(cmd: Command): Command {
-  return cmd.option("--max-card-bytes <n>", `largest card file read, bytes (default 1048576 = 1 MiB, or ${MAX_CARD_BYTES_ENV}; the flag wins)`, positiveIntOption("--max-card-bytes"));
+  return cmd.option(
+    "--max-card-bytes <n>",
+    `largest card file read, bytes (default 1048576 = 1 MiB, or ${MAX_CARD_BYTES_ENV}; the flag wins)`,
+    positiveIntOption("--max-card-bytes"),
+  );
 }

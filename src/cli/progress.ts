@@ -14,7 +14,12 @@ export interface Progress {
 export function progressReporter(label: string, unit: string): Progress {
   if (process.stderr.isTTY && (process.env.NO_COLOR ?? "") === "") {
     const bar = new cliProgress.SingleBar(
-      { stream: process.stderr, format: `${label} [{bar}] {value}/{total} ${unit} | elapsed {duration_formatted} | ETA {eta_formatted}`, hideCursor: true, etaBuffer: 20 },
+      {
+        stream: process.stderr,
+        format: `${label} [{bar}] {value}/{total} ${unit} | elapsed {duration_formatted} | ETA {eta_formatted}`,
+        hideCursor: true,
+        etaBuffer: 20,
+      },
       cliProgress.Presets.legacy,
     );
     let started = false;

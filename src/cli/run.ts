@@ -33,7 +33,9 @@ function exitWhenFlushed(): void {
     pending.once("drain", exitWhenFlushed); // the pending write itself keeps the process alive until then
     return;
   }
-  log.info("retrace: done; not waiting for work the graph left pending (a timer, an open connection, a turn given up at its deadline)");
+  log.info(
+    "retrace: done; not waiting for work the graph left pending (a timer, an open connection, a turn given up at its deadline)",
+  );
   process.exit();
 }
 setTimeout(exitWhenFlushed, EXIT_GRACE_MS).unref();

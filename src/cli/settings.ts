@@ -43,9 +43,18 @@ async function readOne(value: string): Promise<{ where: string; raw: Json }> {
   const inline = value.trimStart().startsWith("{");
   const where = inline ? "--config" : value;
   const raw = inline
-    ? parseJsonOrThrow(value, { file: "--config", expected: "an inline JSON object of settings (docs/configuration.md)" })
-    : parseJsonOrThrow(await readTextFileOrThrow(value), { file: value, expected: "a retrace config JSON file (docs/configuration.md)" });
-  if (!isObject(raw)) throw new DataValidationError([{ file: where, field: "(root)", message: "expected a JSON object of settings (docs/configuration.md)" }]);
+    ? parseJsonOrThrow(value, {
+        file: "--config",
+        expected: "an inline JSON object of settings (docs/configuration.md)",
+      })
+    : parseJsonOrThrow(await readTextFileOrThrow(value), {
+        file: value,
+        expected: "a retrace config JSON file (docs/configuration.md)",
+      });
+  if (!isObject(raw))
+    throw new DataValidationError([
+      { file: where, field: "(root)", message: "expected a JSON object of settings (docs/configuration.md)" },
+    ]);
   // A file says its format version; an inline object may leave it out.
   return { where, raw: inline && !("version" in raw) ? { version: 1, ...raw } : raw };
 }
@@ -85,10 +94,19 @@ export async function readSettings(values: readonly string[]): Promise<MergedSet
       delete rest.traces;
     }
     if (run !== undefined) {
-      if (!isObject(run)) throw new DataValidationError([{ file: where, field: "run", message: "expected an object of run settings" }]);
+      if (!isObject(run))
+        throw new DataValidationError([{ file: where, field: "run", message: "expected an object of run settings" }]);
       for (const [k, v] of Object.entries(run)) {
         if (!RUN_SETTINGS.some((s) => s.key === `run.${k}`))
-          throw new DataValidationError([{ file: where, field: `run.${k}`, message: `unknown key (run settings: ${RUN_SETTINGS.filter((s) => s.key.startsWith("run.")).map((s) => s.key.slice(4)).join(", ")})` }]);
+          throw new DataValidationError([
+            {
+              file: where,
+              field: `run.${k}`,
+              message: `unknown key (run settings: ${RUN_SETTINGS.filter((s) => s.key.startsWith("run."))
+                .map((s) => s.key.slice(4))
+                .join(", ")})`,
+            },
+          ]);
         settings.set(`run.${k}`, { value: v, where });
       }
     }
@@ -102,16 +120,23 @@ export async function readSettings(values: readonly string[]): Promise<MergedSet
       rest.retrieval = retrieval;
     }
     const parsed = parseConfig(rest, where);
-    const locales: Record<string, RetrievalConfig> = { ...(config.locales as Record<string, RetrievalConfig> | undefined) };
+    const locales: Record<string, RetrievalConfig> = {
+      ...(config.locales as Record<string, RetrievalConfig> | undefined),
+    };
     for (const [tag, c] of Object.entries((parsed.locales ?? {}) as Record<string, RetrievalConfig>)) {
-      if (c.bm25 !== undefined) log.warn(`${where}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`);
+      if (c.bm25 !== undefined)
+        log.warn(
+          `${where}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`,
+        );
       locales[tag] = mergeRetrieval(locales[tag], c);
     }
     config = {
       version: 1,
       retrieval: mergeRetrieval(config.retrieval, parsed.retrieval),
       ...(Object.keys(locales).length > 0 ? { locales } : {}),
-      ...(parsed.tuned !== undefined || config.tuned !== undefined ? { tuned: { ...config.tuned, ...parsed.tuned } } : {}),
+      ...(parsed.tuned !== undefined || config.tuned !== undefined
+        ? { tuned: { ...config.tuned, ...parsed.tuned } }
+        : {}),
     };
   }
   return { config, settings, ...(traces !== undefined ? { traces } : {}) };
@@ -137,27 +162,45 @@ export function applySettingsHook(cmd: Command): Command {
     const hasRetrieval = Object.keys(config.retrieval).length > 0 || config.locales !== undefined;
     if (hasRetrieval) {
       actionCmd.setOptionValueWithSource("retrievalConfig", config.retrieval, CONFIG_SOURCE);
-      if (config.locales !== undefined) actionCmd.setOptionValueWithSource("localeConfigs", config.locales, CONFIG_SOURCE);
+      if (config.locales !== undefined)
+        actionCmd.setOptionValueWithSource("localeConfigs", config.locales, CONFIG_SOURCE);
     }
     for (const [key, { value, where }] of settings) {
       const spec = RUN_SETTINGS.find((s) => s.key === key) as RunSetting;
       const opt = actionCmd.options.find((o) => o.long === spec.flag);
-      if (opt === undefined) throw new DataValidationError([{ file: where, field: key, message: `not a setting of retrace ${actionCmd.name()}` }]);
+      if (opt === undefined)
+        throw new DataValidationError([
+          { file: where, field: key, message: `not a setting of retrace ${actionCmd.name()}` },
+        ]);
       const name = opt.attributeName();
       if (actionCmd.getOptionValueSource(name) === "cli") continue;
       let parsed: unknown = value;
       if (spec.object === true) {
-        if (!isObject(value) && typeof value !== "string") throw new DataValidationError([{ file: where, field: key, message: "expected a JSON object (or the path of a .json file holding one)" }]);
+        if (!isObject(value) && typeof value !== "string")
+          throw new DataValidationError([
+            { file: where, field: key, message: "expected a JSON object (or the path of a .json file holding one)" },
+          ]);
       } else {
-        if (typeof value !== "string" && typeof value !== "number") throw new DataValidationError([{ file: where, field: key, message: `expected a string or a number, got ${JSON.stringify(value)}` }]);
+        if (typeof value !== "string" && typeof value !== "number")
+          throw new DataValidationError([
+            { file: where, field: key, message: `expected a string or a number, got ${JSON.stringify(value)}` },
+          ]);
         const raw = String(value);
         if (opt.argChoices !== undefined && !opt.argChoices.includes(raw))
-          throw new DataValidationError([{ file: where, field: key, message: `expected one of ${opt.argChoices.join(", ")}, got ${JSON.stringify(value)}` }]);
+          throw new DataValidationError([
+            {
+              file: where,
+              field: key,
+              message: `expected one of ${opt.argChoices.join(", ")}, got ${JSON.stringify(value)}`,
+            },
+          ]);
         try {
           parsed = opt.parseArg !== undefined ? opt.parseArg(raw, undefined as never) : raw;
         } catch (e) {
           const why = e instanceof InvalidArgumentError ? e.message : (e as Error).message;
-          throw new DataValidationError([{ file: where, field: key, message: why.replace(/^error: /, "").replaceAll(spec.flag, key) }]);
+          throw new DataValidationError([
+            { file: where, field: key, message: why.replace(/^error: /, "").replaceAll(spec.flag, key) },
+          ]);
         }
       }
       actionCmd.setOptionValueWithSource(name, parsed, CONFIG_SOURCE);

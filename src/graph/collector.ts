@@ -42,10 +42,17 @@ export class RetrievalTraceCollector extends BaseCallbackHandler {
     super({ _awaitHandler: true });
   }
 
-  override handleCustomEvent(eventName: string, data: unknown, _runId: string, _tags?: string[], metadata?: Record<string, unknown>): void {
+  override handleCustomEvent(
+    eventName: string,
+    data: unknown,
+    _runId: string,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+  ): void {
     if (eventName !== RETRIEVAL_TRACE_EVENT || !isRetrievalTraceEvent(data)) return;
     const fromMetadata = metadata?.thread_id;
-    const threadId = typeof fromMetadata === "string" || typeof fromMetadata === "number" ? String(fromMetadata) : data.threadId;
+    const threadId =
+      typeof fromMetadata === "string" || typeof fromMetadata === "number" ? String(fromMetadata) : data.threadId;
     this.add({ threadId, trace: data.trace, source: "callback" });
   }
 

@@ -36,8 +36,25 @@ import {
 import type { Analyzers } from "../retrieval/analyzer.js";
 import type { Retriever } from "../retrieval/types.js";
 
-export { CONFIG_DEFAULTS, RETRIEVAL_MODES, cardLookup, ensureConfiguration, resolveRetrievalSettings, resolveTunables, toCardLookup };
-export type { AnswerSettings, CardEntry, CardLookup, CardSource, ChatModelLike, RetraceConfiguration, RetrievalSettings, TunableConfig };
+export {
+  CONFIG_DEFAULTS,
+  RETRIEVAL_MODES,
+  cardLookup,
+  ensureConfiguration,
+  resolveRetrievalSettings,
+  resolveTunables,
+  toCardLookup,
+};
+export type {
+  AnswerSettings,
+  CardEntry,
+  CardLookup,
+  CardSource,
+  ChatModelLike,
+  RetraceConfiguration,
+  RetrievalSettings,
+  TunableConfig,
+};
 
 /** The `configurable` object a built graph is bound with. */
 export interface RetraceConfigurable extends RetrievalSettings, Partial<AnswerSettings> {
@@ -70,7 +87,8 @@ export function configurableFor(options: {
   const model = toChatModel(options.model);
   const analyzers = toAnalyzers(options.analyzers);
   const defaults = options.defaults ?? {};
-  if (typeof defaults !== "object" || defaults === null) throw new InvalidArgumentError("defaults", "an object", defaults);
+  if (typeof defaults !== "object" || defaults === null)
+    throw new InvalidArgumentError("defaults", "an object", defaults);
   const tunables = resolveTunables(defaults as Record<string, unknown>);
   return {
     ...tunables,

@@ -17,7 +17,10 @@ import type { Locale } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 
 /** Appends one trace or a list of traces; never mutates either side. */
-export function appendTraces(left: readonly RetrievalTrace[], right: RetrievalTrace | readonly RetrievalTrace[]): RetrievalTrace[] {
+export function appendTraces(
+  left: readonly RetrievalTrace[],
+  right: RetrievalTrace | readonly RetrievalTrace[],
+): RetrievalTrace[] {
   return left.concat(right as RetrievalTrace | RetrievalTrace[]);
 }
 
@@ -61,7 +64,10 @@ export const RetrievalAnnotation = Annotation.Root({
    * Reducer: `appendTraces` (appends one trace or a list). Default `[]`.
    * Stays `[]` in the store-less graph.
    */
-  retrieval: Annotation<RetrievalTrace[], RetrievalTrace | RetrievalTrace[]>({ reducer: appendTraces, default: () => [] }),
+  retrieval: Annotation<RetrievalTrace[], RetrievalTrace | RetrievalTrace[]>({
+    reducer: appendTraces,
+    default: () => [],
+  }),
 });
 
 /** The full state of the retrace agent: the retrieval channels plus the answer of the turn. */

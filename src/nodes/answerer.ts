@@ -70,27 +70,42 @@ export interface Answer {
 /** Refusal messages per locale and reason (what the user reads). */
 export const REFUSAL_MESSAGES: Readonly<Record<Locale, Readonly<Record<RefusalReason, string>>>> = {
   en: {
-    other_customer_data: "I can't look up or share information about another person's account. I can only help with your own account.",
-    bypass_limits_or_verification: "I can't help get around identity verification, sign-in codes, reviews or account limits.",
-    prompt_injection: "I can't follow instructions embedded in a message or change how I work. I can answer questions from the help articles.",
-    out_of_scope: "That's outside what I can help with here. I can answer questions about your account, card, transfers and fees.",
-    weak_evidence: "I couldn't find this in the help articles, so I'd rather not guess. Could you rephrase, or contact support?",
+    other_customer_data:
+      "I can't look up or share information about another person's account. I can only help with your own account.",
+    bypass_limits_or_verification:
+      "I can't help get around identity verification, sign-in codes, reviews or account limits.",
+    prompt_injection:
+      "I can't follow instructions embedded in a message or change how I work. I can answer questions from the help articles.",
+    out_of_scope:
+      "That's outside what I can help with here. I can answer questions about your account, card, transfers and fees.",
+    weak_evidence:
+      "I couldn't find this in the help articles, so I'd rather not guess. Could you rephrase, or contact support?",
     no_retrieval: "No retrieval ran for this turn, so I have no help articles to answer from.",
   },
   "es-419": {
-    other_customer_data: "No puedo consultar ni compartir información de la cuenta de otra persona. Solo puedo ayudarte con tu propia cuenta.",
-    bypass_limits_or_verification: "No puedo ayudarte a saltarte la verificación de identidad, los códigos de acceso, las revisiones ni los límites de la cuenta.",
-    prompt_injection: "No puedo seguir instrucciones incluidas en un mensaje ni cambiar cómo funciono. Puedo responder con base en los artículos de ayuda.",
-    out_of_scope: "Eso está fuera de lo que puedo ayudarte aquí. Puedo responder preguntas sobre tu cuenta, tarjeta, transferencias y comisiones.",
-    weak_evidence: "No encontré esto en los artículos de ayuda y prefiero no adivinar. ¿Puedes reformular la pregunta o contactar a soporte?",
+    other_customer_data:
+      "No puedo consultar ni compartir información de la cuenta de otra persona. Solo puedo ayudarte con tu propia cuenta.",
+    bypass_limits_or_verification:
+      "No puedo ayudarte a saltarte la verificación de identidad, los códigos de acceso, las revisiones ni los límites de la cuenta.",
+    prompt_injection:
+      "No puedo seguir instrucciones incluidas en un mensaje ni cambiar cómo funciono. Puedo responder con base en los artículos de ayuda.",
+    out_of_scope:
+      "Eso está fuera de lo que puedo ayudarte aquí. Puedo responder preguntas sobre tu cuenta, tarjeta, transferencias y comisiones.",
+    weak_evidence:
+      "No encontré esto en los artículos de ayuda y prefiero no adivinar. ¿Puedes reformular la pregunta o contactar a soporte?",
     no_retrieval: "No se consultaron artículos de ayuda en este turno, así que no tengo de dónde responder.",
   },
   "pt-BR": {
-    other_customer_data: "Não posso consultar nem compartilhar informações da conta de outra pessoa. Só posso ajudar com a sua própria conta.",
-    bypass_limits_or_verification: "Não posso ajudar a contornar a verificação de identidade, os códigos de acesso, as análises ou os limites da conta.",
-    prompt_injection: "Não posso seguir instruções embutidas em uma mensagem nem mudar meu funcionamento. Posso responder com base nos artigos de ajuda.",
-    out_of_scope: "Isso está fora do que posso ajudar aqui. Posso responder dúvidas sobre sua conta, cartão, transferências e tarifas.",
-    weak_evidence: "Não encontrei isso nos artigos de ajuda e prefiro não chutar. Pode reformular a pergunta ou falar com o suporte?",
+    other_customer_data:
+      "Não posso consultar nem compartilhar informações da conta de outra pessoa. Só posso ajudar com a sua própria conta.",
+    bypass_limits_or_verification:
+      "Não posso ajudar a contornar a verificação de identidade, os códigos de acesso, as análises ou os limites da conta.",
+    prompt_injection:
+      "Não posso seguir instruções embutidas em uma mensagem nem mudar meu funcionamento. Posso responder com base nos artigos de ajuda.",
+    out_of_scope:
+      "Isso está fora do que posso ajudar aqui. Posso responder dúvidas sobre sua conta, cartão, transferências e tarifas.",
+    weak_evidence:
+      "Não encontrei isso nos artigos de ajuda e prefiro não chutar. Pode reformular a pergunta ou falar com o suporte?",
     no_retrieval: "Nenhuma busca foi feita neste turno, então não tenho artigos de ajuda para responder.",
   },
 };
@@ -195,7 +210,12 @@ function statsOf(cards: CardLookup, analyzers: Analyzers): LookupStats {
 }
 
 /** BM25's IDF of a term among the cards of a locale (analysed with `analyzers`): ln(1 + (N − df + 0.5) / (df + 0.5)); always > 0. */
-export function termWeight(cards: CardLookup, locale: Locale, term: string, analyzers: Analyzers = DEFAULT_ANALYZERS): number {
+export function termWeight(
+  cards: CardLookup,
+  locale: Locale,
+  term: string,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): number {
   const ls = statsOf(cards, analyzers).byLocale.get(locale);
   const n = ls?.cards ?? 0;
   const df = ls?.df.get(term) ?? 0;
@@ -206,7 +226,13 @@ export function termWeight(cards: CardLookup, locale: Locale, term: string, anal
  * IDF-weighted share of `terms` present in the given cards' text (analysed
  * with `analyzers`), in [0, 1]; 0 when there are no terms or no (known) cards.
  */
-export function evidenceScore(cards: CardLookup, locale: Locale, terms: ReadonlySet<string>, cardIds: readonly string[], analyzers: Analyzers = DEFAULT_ANALYZERS): number {
+export function evidenceScore(
+  cards: CardLookup,
+  locale: Locale,
+  terms: ReadonlySet<string>,
+  cardIds: readonly string[],
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): number {
   if (terms.size === 0) return 0;
   const stats = statsOf(cards, analyzers);
   const present = new Set<string>();
@@ -221,14 +247,22 @@ export function evidenceScore(cards: CardLookup, locale: Locale, terms: Readonly
   return total === 0 ? 0 : found / total;
 }
 
-function unitsOf(cards: CardLookup, id: string, locale: Locale, analyzers: Analyzers): { text: string; terms: Set<string> }[] {
+function unitsOf(
+  cards: CardLookup,
+  id: string,
+  locale: Locale,
+  analyzers: Analyzers,
+): { text: string; terms: Set<string> }[] {
   const stats = statsOf(cards, analyzers);
   // Terms depend on the analysing locale (the turn's), so the memo is keyed by both.
   const key = `${locale}\u0000${id}`;
   let units = stats.units.get(key);
   if (units === undefined) {
     const entry = cards.get(id);
-    units = entry === undefined ? [] : sentenceUnits(entry).map((text) => ({ text, terms: new Set(analyzers.analyze(text, locale)) }));
+    units =
+      entry === undefined
+        ? []
+        : sentenceUnits(entry).map((text) => ({ text, terms: new Set(analyzers.analyze(text, locale)) }));
     stats.units.set(key, units);
   }
   return units;
@@ -236,13 +270,20 @@ function unitsOf(cards: CardLookup, id: string, locale: Locale, analyzers: Analy
 
 function refusal(locale: Locale, reason: RefusalReason, evidence?: number): Answer {
   // Generic rules for a language without a table: the English messages (docs/languages.md).
-  return { answer: REFUSAL_MESSAGES[tableLocaleFor(locale) ?? "en"][reason], citedIds: [], refused: true, reason, ...(evidence !== undefined ? { evidence } : {}) };
+  return {
+    answer: REFUSAL_MESSAGES[tableLocaleFor(locale) ?? "en"][reason],
+    citedIds: [],
+    refused: true,
+    reason,
+    ...(evidence !== undefined ? { evidence } : {}),
+  };
 }
 
 /** Runs the answerer. See the module comment for the steps. */
 export function answerExtractively(input: AnswerInput): Answer {
   const retrieved = (input.trace?.retrievedIds ?? []).filter((id) => input.cards.has(id));
-  const locale: Locale = input.locale ?? input.trace?.locale ?? input.cards.get(retrieved[0] ?? "")?.card.locale ?? "en";
+  const locale: Locale =
+    input.locale ?? input.trace?.locale ?? input.cards.get(retrieved[0] ?? "")?.card.locale ?? "en";
 
   const violation = checkPolicy(input.question, input.locale);
   if (violation !== null) return refusal(locale, violation.category);
@@ -261,7 +302,8 @@ export function answerExtractively(input: AnswerInput): Answer {
     unitsOf(input.cards, cardId, locale, analyzers).forEach(({ text, terms }, position) => {
       let score = 0;
       for (const t of asked) if (terms.has(t)) score += termWeight(input.cards, locale, t, analyzers);
-      for (const t of queryTerms) if (!asked.has(t) && terms.has(t)) score += 0.5 * termWeight(input.cards, locale, t, analyzers);
+      for (const t of queryTerms)
+        if (!asked.has(t) && terms.has(t)) score += 0.5 * termWeight(input.cards, locale, t, analyzers);
       if (score > 0) candidates.push({ cardId, text, score, rank, position });
     });
   });

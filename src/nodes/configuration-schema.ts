@@ -35,7 +35,11 @@ const RetrievalKeysSchema = z.object({
   k: positiveInteger(),
   denseK: positiveInteger(),
   bm25K: positiveInteger(),
-  mode: unset(z.enum(RETRIEVAL_MODES as readonly RetrievalMode[] as [RetrievalMode, ...RetrievalMode[]], { message: `one of ${RETRIEVAL_MODES.join(", ")}` })),
+  mode: unset(
+    z.enum(RETRIEVAL_MODES as readonly RetrievalMode[] as [RetrievalMode, ...RetrievalMode[]], {
+      message: `one of ${RETRIEVAL_MODES.join(", ")}`,
+    }),
+  ),
   rerank: boolean(),
   /** Fusion method, RRF constant and branch weights (docs/fusion-and-tuning.md); the method and rrfK (rrf's `k`) by the fusion registry's schemas. */
   fusion: unset(FusionMethodSchema),
@@ -46,7 +50,9 @@ const RetrievalKeysSchema = z.object({
       .passthrough()
       .superRefine((w, ctx) => {
         // An unknown branch is named by its own path (`weights.sparse`), as every other bad key is.
-        for (const key of Object.keys(w)) if (key !== "dense" && key !== "bm25") ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: "dense or bm25" });
+        for (const key of Object.keys(w))
+          if (key !== "dense" && key !== "bm25")
+            ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: "dense or bm25" });
       }),
   ),
 });
@@ -63,7 +69,9 @@ export const RetrievalSettingsSchema = RetrievalKeysSchema.extend({
     z
       .record(z.string(), RetrievalKeysSchema.strict(), { message: "an object { <locale>: { retrieval keys } }" })
       .superRefine((o, ctx) => {
-        for (const key of Object.keys(o)) if (canonicalLocale(key) !== key) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: LOCALE_KEY_MESSAGE });
+        for (const key of Object.keys(o))
+          if (canonicalLocale(key) !== key)
+            ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: LOCALE_KEY_MESSAGE });
       }),
   ),
 });
@@ -86,7 +94,9 @@ export const ContextSettingsSchema = z.object({
   historyTurns: unset(z.number(historyMessage).int(historyMessage).min(0, historyMessage)),
 });
 
-export const TunablesSchema = RetrievalSettingsSchema.merge(AnswerSettingsSchema).merge(ContextSettingsSchema).passthrough();
+export const TunablesSchema = RetrievalSettingsSchema.merge(AnswerSettingsSchema)
+  .merge(ContextSettingsSchema)
+  .passthrough();
 
 /** Anything that answers a list of messages with a message: every LangChain chat model, or a runnable around one. */
 export interface ChatModelLike {
@@ -94,13 +104,17 @@ export interface ChatModelLike {
 }
 
 export const RETRIEVER_EXPECTATION = "an object with a retrieve(query, options) method";
-export const ANALYZERS_EXPECTATION = "an analyzer set (createAnalyzers(overrides): an object with an analyze(text, locale) method)";
+export const ANALYZERS_EXPECTATION =
+  "an analyzer set (createAnalyzers(overrides): an object with an analyze(text, locale) method)";
 export const CHAT_MODEL_EXPECTATION = "a chat model (an object with an invoke(messages) method)";
 
-const hasMethod = (name: string) => (v: unknown) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[name] === "function";
+const hasMethod = (name: string) => (v: unknown) =>
+  typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[name] === "function";
 export const RetrieverSchema = unset(z.custom<Retriever>(hasMethod("retrieve"), { message: RETRIEVER_EXPECTATION }));
 export const ChatModelSchema = unset(z.custom<ChatModelLike>(hasMethod("invoke"), { message: CHAT_MODEL_EXPECTATION }));
-export const AnalyzersSchema = unset(z.custom<Analyzers>((v) => hasMethod("analyze")(v) && hasMethod("profile")(v), { message: ANALYZERS_EXPECTATION }));
+export const AnalyzersSchema = unset(
+  z.custom<Analyzers>((v) => hasMethod("analyze")(v) && hasMethod("profile")(v), { message: ANALYZERS_EXPECTATION }),
+);
 
 /**
  * Everything the nodes read from `config.configurable`. `cards` is any

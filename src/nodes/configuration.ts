@@ -87,7 +87,9 @@ export const CONFIG_DEFAULTS = Object.freeze({
 export type RetrievalSettings = z.output<typeof RetrievalSettingsSchema>;
 
 /** Settings of the answer side (applied by the nodes, defaults in CONFIG_DEFAULTS), inferred from AnswerSettingsSchema with every key resolved. */
-export type AnswerSettings = { [K in keyof z.output<typeof AnswerSettingsSchema>]-?: NonNullable<z.output<typeof AnswerSettingsSchema>[K]> };
+export type AnswerSettings = {
+  [K in keyof z.output<typeof AnswerSettingsSchema>]-?: NonNullable<z.output<typeof AnswerSettingsSchema>[K]>;
+};
 
 /** The contextualizer's settings (unset: every earlier turn). */
 export type ContextSettings = z.output<typeof ContextSettingsSchema>;
@@ -127,21 +129,37 @@ export function cardLookup(source: KnowledgeBase | readonly Card[]): CardLookup 
 }
 
 function isKnowledgeBase(x: unknown): x is KnowledgeBase {
-  return typeof x === "object" && x !== null && Array.isArray((x as KnowledgeBase).cards) && (x as KnowledgeBase).byId instanceof Map;
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    Array.isArray((x as KnowledgeBase).cards) &&
+    (x as KnowledgeBase).byId instanceof Map
+  );
 }
 
 /** Normalises any CardSource to a CardLookup (memoised per source object). */
 export function toCardLookup(source: unknown, name = "cards"): CardLookup {
   if (source === undefined || source === null) return EMPTY_LOOKUP;
-  if (typeof source !== "object") throw new InvalidArgumentError(name, "a card lookup (Map), a KnowledgeBase or an array of cards", source);
+  if (typeof source !== "object")
+    throw new InvalidArgumentError(name, "a card lookup (Map), a KnowledgeBase or an array of cards", source);
   const cached = lookupCache.get(source);
   if (cached !== undefined) return cached;
   let lookup: CardLookup;
   if (source instanceof Map) {
     for (const [id, entry] of source as Map<unknown, unknown>) {
       const e = entry as Partial<CardEntry> | null;
-      if (typeof id !== "string" || e === null || typeof e !== "object" || e.card?.id !== id || !Array.isArray(e.chunks)) {
-        throw new InvalidArgumentError(`${name}[${JSON.stringify(id)}]`, "a { card, chunks } entry keyed by its card id", id);
+      if (
+        typeof id !== "string" ||
+        e === null ||
+        typeof e !== "object" ||
+        e.card?.id !== id ||
+        !Array.isArray(e.chunks)
+      ) {
+        throw new InvalidArgumentError(
+          `${name}[${JSON.stringify(id)}]`,
+          "a { card, chunks } entry keyed by its card id",
+          id,
+        );
       }
     }
     lookup = source as CardLookup;
@@ -162,7 +180,13 @@ export function resolveRetrievalSettings(raw: Record<string, unknown>): Retrieva
 /** The retrieval settings that are set in a resolved configuration (per-locale overrides included, unresolved). */
 export function retrievalSettingsOf(conf: RetrievalSettings): RetrievalSettings {
   const out: RetrievalSettings = {};
-  if (conf.locales !== undefined) out.locales = Object.fromEntries(Object.entries(conf.locales).map(([tag, o]) => [tag, retrievalSettingsOf(o) as Omit<RetrievalSettings, "locales">]));
+  if (conf.locales !== undefined)
+    out.locales = Object.fromEntries(
+      Object.entries(conf.locales).map(([tag, o]) => [
+        tag,
+        retrievalSettingsOf(o) as Omit<RetrievalSettings, "locales">,
+      ]),
+    );
   if (conf.k !== undefined) out.k = conf.k;
   if (conf.denseK !== undefined) out.denseK = conf.denseK;
   if (conf.bm25K !== undefined) out.bm25K = conf.bm25K;
@@ -183,7 +207,10 @@ export function retrievalSettingsOf(conf: RetrievalSettings): RetrievalSettings 
 export function retrievalSettingsFor(conf: RetrievalSettings, locale?: string): Omit<RetrievalSettings, "locales"> {
   const { locales, ...base } = retrievalSettingsOf(conf);
   const language = locale?.split("-")[0];
-  const over = locale === undefined ? undefined : (locales?.[locale] ?? (language !== undefined ? locales?.[language] : undefined));
+  const over =
+    locale === undefined
+      ? undefined
+      : (locales?.[locale] ?? (language !== undefined ? locales?.[language] : undefined));
   if (over === undefined) return base;
   const merged: Omit<RetrievalSettings, "locales"> = { ...base, ...over };
   if (base.weights !== undefined && over.weights !== undefined) merged.weights = { ...base.weights, ...over.weights };

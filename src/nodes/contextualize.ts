@@ -65,24 +65,123 @@ export interface FollowUpMarkers {
  */
 export const FOLLOW_UP_MARKERS: Readonly<Record<Locale, FollowUpMarkers>> = {
   en: {
-    fillers: ["ok", "okay", "oh", "ah", "ugh", "cool", "great", "thanks", "alright", "well", "hmm", "yes", "yeah", "right", "actually"],
+    fillers: [
+      "ok",
+      "okay",
+      "oh",
+      "ah",
+      "ugh",
+      "cool",
+      "great",
+      "thanks",
+      "alright",
+      "well",
+      "hmm",
+      "yes",
+      "yeah",
+      "right",
+      "actually",
+    ],
     openers: ["and", "also", "but", "so", "or", "plus", "then", "what if", "what about", "how about", "in that case"],
-    references: ["it", "its", "that", "this", "those", "these", "them", "they", "one", "same", "instead", "too", "either"],
+    references: [
+      "it",
+      "its",
+      "that",
+      "this",
+      "those",
+      "these",
+      "them",
+      "they",
+      "one",
+      "same",
+      "instead",
+      "too",
+      "either",
+    ],
     referenceSuffixes: [],
-    topicSwitches: ["different thing", "different question", "another question", "unrelated", "by the way", "btw", "new question", "something else"],
+    topicSwitches: [
+      "different thing",
+      "different question",
+      "another question",
+      "unrelated",
+      "by the way",
+      "btw",
+      "new question",
+      "something else",
+    ],
   },
   "es-419": {
     fillers: ["ok", "okey", "ah", "oh", "bueno", "pues", "oye", "ya", "vale", "gracias", "perfecto", "sale", "ándale"],
     openers: ["y", "e", "también", "pero", "entonces", "o sea", "además", "mientras tanto", "y si", "o"],
-    references: ["eso", "esto", "esa", "ese", "esas", "esos", "aquello", "aquel", "aquella", "ahí", "allí", "allá", "mismo", "misma", "otra", "otro"],
-    referenceSuffixes: ["arlo", "arla", "arlos", "arlas", "erlo", "erla", "erlos", "erlas", "irlo", "irla", "irlos", "irlas", "ándolo", "ándola", "iéndolo", "iéndola"],
+    references: [
+      "eso",
+      "esto",
+      "esa",
+      "ese",
+      "esas",
+      "esos",
+      "aquello",
+      "aquel",
+      "aquella",
+      "ahí",
+      "allí",
+      "allá",
+      "mismo",
+      "misma",
+      "otra",
+      "otro",
+    ],
+    referenceSuffixes: [
+      "arlo",
+      "arla",
+      "arlos",
+      "arlas",
+      "erlo",
+      "erla",
+      "erlos",
+      "erlas",
+      "irlo",
+      "irla",
+      "irlos",
+      "irlas",
+      "ándolo",
+      "ándola",
+      "iéndolo",
+      "iéndola",
+    ],
     topicSwitches: ["por cierto", "otra pregunta", "otra cosa", "cambiando de tema", "aparte"],
   },
   "pt-BR": {
     fillers: ["ok", "ah", "oh", "tá", "ta", "beleza", "valeu", "obrigado", "obrigada", "bom", "certo", "então"],
     openers: ["e", "mas", "também", "então", "aí", "e se", "ou", "além disso", "enquanto isso"],
     // "lo", "la": the clitic of "cancelá-lo", "pagá-la" (Portuguese articles are "o", "a").
-    references: ["isso", "isto", "esse", "essa", "esses", "essas", "aquilo", "aquele", "aquela", "dele", "dela", "nisso", "disso", "desse", "dessa", "nesse", "nessa", "lá", "mesmo", "mesma", "e agora", "lo", "la", "los", "las"],
+    references: [
+      "isso",
+      "isto",
+      "esse",
+      "essa",
+      "esses",
+      "essas",
+      "aquilo",
+      "aquele",
+      "aquela",
+      "dele",
+      "dela",
+      "nisso",
+      "disso",
+      "desse",
+      "dessa",
+      "nesse",
+      "nessa",
+      "lá",
+      "mesmo",
+      "mesma",
+      "e agora",
+      "lo",
+      "la",
+      "los",
+      "las",
+    ],
     referenceSuffixes: [],
     topicSwitches: ["outra coisa", "outra pergunta", "mudando de assunto", "aliás", "falando nisso"],
   },
@@ -97,7 +196,13 @@ interface CompiledMarkers {
 }
 
 /** Markers of a locale with no built-in table: none. */
-const GENERIC_MARKERS: FollowUpMarkers = { fillers: [], openers: [], references: [], referenceSuffixes: [], topicSwitches: [] };
+const GENERIC_MARKERS: FollowUpMarkers = {
+  fillers: [],
+  openers: [],
+  references: [],
+  referenceSuffixes: [],
+  topicSwitches: [],
+};
 
 const compiled = new Map<Locale, CompiledMarkers>();
 
@@ -137,7 +242,11 @@ export type FollowUpReason = "opener" | "reference" | "short" | null;
  * (every locale's markers when undefined); shortness is judged in terms of
  * `analyzers` (the KB's; default: the default profile). Pure.
  */
-export function followUpReason(text: string, locale?: Locale, analyzers: Analyzers = DEFAULT_ANALYZERS): FollowUpReason {
+export function followUpReason(
+  text: string,
+  locale?: Locale,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): FollowUpReason {
   const tokens = tokenize(text);
   const locales = locale === undefined ? LOCALES : [locale];
   for (const l of locales) if (compile(l).topicSwitches.some((p) => contains(tokens, p))) return null;
@@ -150,7 +259,8 @@ export function followUpReason(text: string, locale?: Locale, analyzers: Analyze
   for (const l of locales) {
     const m = compile(l);
     if (m.references.some((p) => contains(tokens, p))) return "reference";
-    if (tokens.some((t) => m.referenceSuffixes.some((x) => t.length > x.length + 1 && t.endsWith(x)))) return "reference";
+    if (tokens.some((t) => m.referenceSuffixes.some((x) => t.length > x.length + 1 && t.endsWith(x))))
+      return "reference";
   }
   // Without a locale, the English analyzer judges shortness (stop words of the other locales then count as terms).
   const terms = new Set(analyzers.analyze(text, locale ?? "en"));
@@ -211,20 +321,31 @@ export async function contextualize(state: ContextualizeState, config?: Runnable
   const texts = humanTexts(state.messages);
   const text = texts[texts.length - 1];
   if (text === undefined || isBlankText(text)) {
-    throw new InvalidArgumentError("messages", "a conversation with a non-empty human message (the turn's question; not only white space or invisible format characters)", text ?? null);
+    throw new InvalidArgumentError(
+      "messages",
+      "a conversation with a non-empty human message (the turn's question; not only white space or invisible format characters)",
+      text ?? null,
+    );
   }
   const locale = stateLocale(state);
   const window = conf.historyTurns;
   const earlier = window === undefined ? texts.length - 1 : Math.min(window, texts.length - 1);
   if (conf.model !== null && conf.rewriteWithModel && earlier > 0) {
-    const reply = await conf.model.invoke([new SystemMessage(REWRITE_PROMPT), ...lastTurns(state.messages ?? [], earlier + 1)], config);
-    const rewritten = messageText(reply).trim().replace(/^["'“”«]+|["'“”»]+$/g, "").trim();
+    const reply = await conf.model.invoke(
+      [new SystemMessage(REWRITE_PROMPT), ...lastTurns(state.messages ?? [], earlier + 1)],
+      config,
+    );
+    const rewritten = messageText(reply)
+      .trim()
+      .replace(/^["'“”«]+|["'“”»]+$/g, "")
+      .trim();
     if (!isBlankText(rewritten)) return { query: rewritten, turn };
   }
   if (window !== undefined) {
     // A window of N earlier turns: the query is rebuilt from those turns alone (0: the raw message).
     let previous: string | undefined;
-    for (const earlierText of texts.slice(texts.length - 1 - earlier, texts.length - 1)) previous = contextualizeQuery(earlierText, previous, locale, conf.analyzers).query;
+    for (const earlierText of texts.slice(texts.length - 1 - earlier, texts.length - 1))
+      previous = contextualizeQuery(earlierText, previous, locale, conf.analyzers).query;
     return { query: contextualizeQuery(text, previous, locale, conf.analyzers).query, turn };
   }
   // The previous turn's query (kept by the checkpointer); without one (no

@@ -32,7 +32,14 @@ import { CARD_ID_PATTERN } from "../kb/cards.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { answerExtractively } from "./answerer.js";
 import { ensureConfiguration, type CardLookup } from "./configuration.js";
-import { currentTurnIndex, lastHumanText, messageText, stateLocale, traceForTurn, type ConversationState } from "./shared.js";
+import {
+  currentTurnIndex,
+  lastHumanText,
+  messageText,
+  stateLocale,
+  traceForTurn,
+  type ConversationState,
+} from "./shared.js";
 
 /** Chunks per retrieved card shown to the model at most. */
 export const MAX_CHUNKS_PER_CARD = 2;
@@ -46,7 +53,8 @@ export const MODEL_ANSWER_PROMPT = [
   "Answer in the language of the user's latest message.",
 ].join("\n");
 
-export const NO_SOURCES_NOTE = "No retrieval ran for this turn: there are no sources. Answer only if you can do so without them, otherwise decline.";
+export const NO_SOURCES_NOTE =
+  "No retrieval ran for this turn: there are no sources. Answer only if you can do so without them, otherwise decline.";
 
 /** The sources block of the model prompt: retrieved cards in rank order, each chunk headed by `[card-id] title: section`. */
 export function formatSources(trace: RetrievalTrace | undefined, cards: CardLookup): string {
@@ -105,7 +113,8 @@ export interface GenerateUpdate {
 /** The `generate` node. */
 export async function generate(state: GenerateState, config?: RunnableConfig): Promise<GenerateUpdate> {
   const conf = ensureConfiguration(config);
-  const turn = typeof state.turn === "number" && state.turn >= 0 ? state.turn : Math.max(0, currentTurnIndex(state.messages));
+  const turn =
+    typeof state.turn === "number" && state.turn >= 0 ? state.turn : Math.max(0, currentTurnIndex(state.messages));
   const trace = traceForTurn(state.retrieval, turn);
   const locale: Locale | undefined = stateLocale(state);
   const question = lastHumanText(state.messages) ?? state.query ?? "";

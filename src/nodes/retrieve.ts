@@ -58,17 +58,31 @@ export interface RetrieveNodeUpdate {
 }
 
 /** The `retrieve` node: runs the configured retriever on this turn's query and records the trace. */
-export async function retrieveNode(state: RetrieveNodeState, config?: LangGraphRunnableConfig): Promise<RetrieveNodeUpdate> {
+export async function retrieveNode(
+  state: RetrieveNodeState,
+  config?: LangGraphRunnableConfig,
+): Promise<RetrieveNodeUpdate> {
   const conf = ensureConfiguration(config);
   if (conf.retriever === null) {
-    throw new InvalidArgumentError("retriever", "a Retriever in config.configurable.retriever (the retrieve node needs one)", null);
+    throw new InvalidArgumentError(
+      "retriever",
+      "a Retriever in config.configurable.retriever (the retrieve node needs one)",
+      null,
+    );
   }
   // Blank = only Unicode white space and format characters (NBSP, zero-width space, ZWJ, BOM).
   const query = !isBlankText(state.query ?? "") ? (state.query as string) : (lastHumanText(state.messages) ?? "");
   if (isBlankText(query)) {
-    throw new InvalidArgumentError("query", "a non-empty query (state.query, or a human message in state.messages; not only white space or invisible format characters)", query);
+    throw new InvalidArgumentError(
+      "query",
+      "a non-empty query (state.query, or a human message in state.messages; not only white space or invisible format characters)",
+      query,
+    );
   }
-  const turn = typeof state.turn === "number" && Number.isInteger(state.turn) && state.turn >= 0 ? state.turn : Math.max(0, currentTurnIndex(state.messages));
+  const turn =
+    typeof state.turn === "number" && Number.isInteger(state.turn) && state.turn >= 0
+      ? state.turn
+      : Math.max(0, currentTurnIndex(state.messages));
   const locale = stateLocale(state);
   // Only the retrieval keys that are set (this locale's overrides applied): the retriever keeps its own defaults for the others.
   const options: RetrieveOptions = {

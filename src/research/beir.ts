@@ -41,12 +41,20 @@ export interface BeirDataset {
   corpusHash: string;
 }
 
-export const BEIR_FILES = { corpus: "corpus.jsonl", queries: "queries.jsonl", qrels: path.join("qrels", "test.tsv") } as const;
+export const BEIR_FILES = {
+  corpus: "corpus.jsonl",
+  queries: "queries.jsonl",
+  qrels: path.join("qrels", "test.tsv"),
+} as const;
 /** A collection's own training part, where it has one (BEIR's SciFact: `queries_train.jsonl` + `qrels/train.tsv`; `retrace beir --tune --split`). */
 export const BEIR_TRAIN_FILES = { queries: "queries_train.jsonl", qrels: path.join("qrels", "train.tsv") } as const;
 const MAX_ISSUES = 50;
 
-function jsonlRows(text: string, file: string, issues: DataIssue[]): Array<{ line: number; row: Record<string, unknown> }> {
+function jsonlRows(
+  text: string,
+  file: string,
+  issues: DataIssue[],
+): Array<{ line: number; row: Record<string, unknown> }> {
   const rows: Array<{ line: number; row: Record<string, unknown> }> = [];
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = i === 0 ? raw.replace(/^\uFEFF/, "") : raw;
@@ -66,12 +74,22 @@ function jsonlRows(text: string, file: string, issues: DataIssue[]): Array<{ lin
   return rows;
 }
 
-function stringField(row: Record<string, unknown>, key: string, where: { file: string; line: number }, issues: DataIssue[], optional = false): string | undefined {
+function stringField(
+  row: Record<string, unknown>,
+  key: string,
+  where: { file: string; line: number },
+  issues: DataIssue[],
+  optional = false,
+): string | undefined {
   const v = row[key];
   if (typeof v === "string" && (key !== "_id" || v !== "")) return v;
   if (typeof v === "number" && Number.isFinite(v) && key === "_id") return String(v);
   if (v === undefined && optional) return "";
-  issues.push({ ...where, field: key, message: `expected ${key === "_id" ? "a non-empty string id" : "a string"}, got ${JSON.stringify(v) ?? "nothing"}` });
+  issues.push({
+    ...where,
+    field: key,
+    message: `expected ${key === "_id" ? "a non-empty string id" : "a string"}, got ${JSON.stringify(v) ?? "nothing"}`,
+  });
   return undefined;
 }
 
@@ -122,10 +140,23 @@ function corpusHashOf(corpus: readonly BeirDocument[]): string {
  * query / document. The header line `query-id corpus-id score` is skipped.
  * `part` names another queries + qrels pair over the same corpus (BEIR_TRAIN_FILES).
  */
-export async function loadBeirDataset(dir: string, part: { queries: string; qrels: string } = BEIR_FILES): Promise<BeirDataset> {
-  const files = { corpus: path.join(dir, BEIR_FILES.corpus), queries: path.join(dir, part.queries), qrels: path.join(dir, part.qrels) };
+export async function loadBeirDataset(
+  dir: string,
+  part: { queries: string; qrels: string } = BEIR_FILES,
+): Promise<BeirDataset> {
+  const files = {
+    corpus: path.join(dir, BEIR_FILES.corpus),
+    queries: path.join(dir, part.queries),
+    qrels: path.join(dir, part.qrels),
+  };
   const missing = Object.values(files).filter((f) => !existsSync(f));
-  if (missing.length > 0) throw new DataValidationError(missing.map((file) => ({ file, message: "missing (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)" })));
+  if (missing.length > 0)
+    throw new DataValidationError(
+      missing.map((file) => ({
+        file,
+        message: "missing (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/test.tsv)",
+      })),
+    );
   const issues: DataIssue[] = [];
 
   const corpus = await readCorpus(files.corpus, issues);
@@ -150,13 +181,27 @@ export async function loadBeirDataset(dir: string, part: { queries: string; qrel
     if (i === 0 && cells[0] === "query-id") return;
     const where = { file: files.qrels, line: i + 1 };
     if (cells.length !== 3) {
-      issues.push({ ...where, message: `expected 3 tab-separated fields (query-id, corpus-id, score), got ${cells.length}` });
+      issues.push({
+        ...where,
+        message: `expected 3 tab-separated fields (query-id, corpus-id, score), got ${cells.length}`,
+      });
       return;
     }
     const [qid, did, score] = cells as [string, string, string];
-    if (!queryIds.has(qid)) issues.push({ ...where, field: "query-id", message: `no query with id ${JSON.stringify(qid)} in ${part.queries}` });
-    if (!docIds.has(did)) issues.push({ ...where, field: "corpus-id", message: `no document with id ${JSON.stringify(did)} in ${BEIR_FILES.corpus}` });
-    if (!/^-?\d+$/.test(score.trim())) issues.push({ ...where, field: "score", message: `expected an integer grade, got ${JSON.stringify(score)}` });
+    if (!queryIds.has(qid))
+      issues.push({
+        ...where,
+        field: "query-id",
+        message: `no query with id ${JSON.stringify(qid)} in ${part.queries}`,
+      });
+    if (!docIds.has(did))
+      issues.push({
+        ...where,
+        field: "corpus-id",
+        message: `no document with id ${JSON.stringify(did)} in ${BEIR_FILES.corpus}`,
+      });
+    if (!/^-?\d+$/.test(score.trim()))
+      issues.push({ ...where, field: "score", message: `expected an integer grade, got ${JSON.stringify(score)}` });
     else {
       let m = qrels.get(qid);
       if (m === undefined) {
@@ -169,12 +214,25 @@ export async function loadBeirDataset(dir: string, part: { queries: string; qrel
   if (issues.length > 0) throw new DataValidationError(issues);
   if (qrels.size === 0) throw new DataValidationError([{ file: files.qrels, message: "no judgments" }]);
 
-  return { dir, corpus, queries: allQueries.filter((q) => qrels.has(q.id)).map(({ id, text }) => ({ id, text })), qrels, corpusHash: corpusHashOf(corpus) };
+  return {
+    dir,
+    corpus,
+    queries: allQueries.filter((q) => qrels.has(q.id)).map(({ id, text }) => ({ id, text })),
+    qrels,
+    corpusHash: corpusHashOf(corpus),
+  };
 }
 
 /** The documents as chunks of the retrieval stack: one chunk a document, its own parent, English, text = title + " " + text. */
 export function beirChunks(corpus: readonly BeirDocument[]): Chunk[] {
-  return corpus.map((d) => ({ id: d.id, parentId: d.id, locale: "en", title: d.title, section: "", text: d.title === "" ? d.text : `${d.title} ${d.text}` }));
+  return corpus.map((d) => ({
+    id: d.id,
+    parentId: d.id,
+    locale: "en",
+    title: d.title,
+    section: "",
+    text: d.title === "" ? d.text : `${d.title} ${d.text}`,
+  }));
 }
 
 export const BEIR_MEASURES = ["ndcg@10", "recall@100", "mrr@10", "success@10"] as const;
@@ -191,7 +249,8 @@ export interface BeirScores {
 /** Keeps each query's first `depth` documents (file order). */
 export function cutRun(run: Run, depth: number): Run {
   const queries = new Map<string, { docnos: string[]; scores: number[] }>();
-  for (const [qid, q] of run.queries) queries.set(qid, { docnos: q.docnos.slice(0, depth), scores: q.scores.slice(0, depth) });
+  for (const [qid, q] of run.queries)
+    queries.set(qid, { docnos: q.docnos.slice(0, depth), scores: q.scores.slice(0, depth) });
   return { queries, runId: run.runId };
 }
 
@@ -205,7 +264,12 @@ export function cutRun(run: Run, depth: number): Run {
 export function scoreBeirRun(qrels: Qrels, run: Run, opts: { seed: number; samples?: number }): BeirScores {
   const full = scoreTrec(qrels, run, { ks: [10, 100], complete: true, skipEmpty: true, graded: true });
   const at10 = scoreTrec(qrels, cutRun(run, 10), { ks: [10], complete: true, skipEmpty: true, graded: true });
-  const perQuery: BeirScores["perQuery"] = { "ndcg@10": new Map(), "recall@100": new Map(), "mrr@10": new Map(), "success@10": new Map() };
+  const perQuery: BeirScores["perQuery"] = {
+    "ndcg@10": new Map(),
+    "recall@100": new Map(),
+    "mrr@10": new Map(),
+    "success@10": new Map(),
+  };
   for (const q of full.perQuery) {
     perQuery["ndcg@10"].set(q.qid, q.values.ndcg_cut_10 as number);
     perQuery["recall@100"].set(q.qid, q.values.recall_100 as number);
@@ -217,13 +281,21 @@ export function scoreBeirRun(qrels: Qrels, run: Run, opts: { seed: number; sampl
   for (const m of BEIR_MEASURES) {
     const values = [...perQuery[m].entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
     mean[m] = values.length === 0 ? 0 : values.reduce((s, v) => s + v, 0) / values.length;
-    ci95[m] = bootstrapCI(values, { seed: opts.seed, ...(opts.samples !== undefined ? { samples: opts.samples } : {}) });
+    ci95[m] = bootstrapCI(values, {
+      seed: opts.seed,
+      ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
+    });
   }
   return { n: full.numQueries, mean, ci95, perQuery };
 }
 
 /** Paired comparison (B − A) of two modes on one measure: sign-flip randomization test and bootstrap CI over queries. */
-export function compareModes(a: BeirScores, b: BeirScores, measure: BeirMeasure, seed: number): PairedComparison | null {
+export function compareModes(
+  a: BeirScores,
+  b: BeirScores,
+  measure: BeirMeasure,
+  seed: number,
+): PairedComparison | null {
   return pairedComparison(a.perQuery[measure], b.perQuery[measure], { seed });
 }
 
@@ -241,12 +313,22 @@ export function toRun(ranked: ReadonlyMap<string, readonly string[]>, runId: str
 /** The TREC run file text (`qid Q0 docno rank score tag`), queries in the order given. @throws InvalidArgumentError (exit 2) for an id with white space, which a whitespace-separated file cannot hold. */
 export function formatTrecRun(run: Run): string {
   const token = (what: string, s: string) => {
-    if (s === "" || /\s/.test(s)) throw new InvalidArgumentError(what, "a non-empty id without whitespace (TREC fields are whitespace-separated)", s);
+    if (s === "" || /\s/.test(s))
+      throw new InvalidArgumentError(
+        what,
+        "a non-empty id without whitespace (TREC fields are whitespace-separated)",
+        s,
+      );
     return s;
   };
   const lines: string[] = [];
   const tag = token("run tag", run.runId ?? "retrace");
-  for (const [qid, q] of run.queries) q.docnos.forEach((d, i) => lines.push(`${token("query id", qid)} Q0 ${token(`document id retrieved for ${qid}`, d)} ${i + 1} ${q.scores[i]} ${tag}`));
+  for (const [qid, q] of run.queries)
+    q.docnos.forEach((d, i) =>
+      lines.push(
+        `${token("query id", qid)} Q0 ${token(`document id retrieved for ${qid}`, d)} ${i + 1} ${q.scores[i]} ${tag}`,
+      ),
+    );
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 

@@ -22,7 +22,12 @@ export interface OverlapStats {
 }
 
 /** Share of `question`'s distinct content terms found in `cardTerms` (1 when the question has no content term). */
-export function termOverlap(question: string, locale: EvalCase["locale"], cardTerms: ReadonlySet<string>, analyzers: Analyzers = DEFAULT_ANALYZERS): number {
+export function termOverlap(
+  question: string,
+  locale: EvalCase["locale"],
+  cardTerms: ReadonlySet<string>,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): number {
   const terms = new Set(analyzers.analyze(question, locale));
   if (terms.size === 0) return 1;
   let found = 0;
@@ -56,6 +61,16 @@ export function lexicalOverlapStats(
   const paraphrases = overlaps.filter((o) => o < threshold).length;
   const sorted = [...overlaps].sort((a, b) => a - b);
   const mid = sorted.length / 2;
-  const median = sorted.length === 0 ? 0 : sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { goldBearingTurns: overlaps.length, paraphrases, share: overlaps.length === 0 ? 0 : paraphrases / overlaps.length, medianOverlap: median };
+  const median =
+    sorted.length === 0
+      ? 0
+      : sorted.length % 2 === 1
+        ? sorted[Math.floor(mid)]!
+        : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return {
+    goldBearingTurns: overlaps.length,
+    paraphrases,
+    share: overlaps.length === 0 ? 0 : paraphrases / overlaps.length,
+    medianOverlap: median,
+  };
 }

@@ -26,7 +26,17 @@ export interface BM25Setting {
 export type Variant =
   | { name: string; kind: "bm25"; bm25: BM25Setting }
   | { name: string; kind: "dense" }
-  | { name: string; kind: "fused"; fusion: FusionMethod; weights: { dense: number; bm25: number }; rrfK: number; signalsShift?: number; bm25: BM25Setting; denseK: number; bm25K: number };
+  | {
+      name: string;
+      kind: "fused";
+      fusion: FusionMethod;
+      weights: { dense: number; bm25: number };
+      rrfK: number;
+      signalsShift?: number;
+      bm25: BM25Setting;
+      denseK: number;
+      bm25K: number;
+    };
 
 /** BM25 settings of variants 1–4. */
 export const FAMILY_BM25: readonly BM25Setting[] = Object.freeze([
@@ -51,7 +61,16 @@ export interface ShippedSettings {
 /** The twelve variants, in the order above. `depth`: the branch depth of variants 6–11. */
 export function systemFamily(shipped: ShippedSettings, depth: number): Variant[] {
   const b = shipped.bm25;
-  const fused = (name: string, fusion: FusionMethod, dense: number): Variant => ({ name, kind: "fused", fusion, weights: { dense, bm25: Math.round((1 - dense) * 100) / 100 }, rrfK: 60, bm25: b, denseK: depth, bm25K: depth });
+  const fused = (name: string, fusion: FusionMethod, dense: number): Variant => ({
+    name,
+    kind: "fused",
+    fusion,
+    weights: { dense, bm25: Math.round((1 - dense) * 100) / 100 },
+    rrfK: 60,
+    bm25: b,
+    denseK: depth,
+    bm25K: depth,
+  });
   return [
     ...FAMILY_BM25.map((p): Variant => ({ name: `bm25 k1=${p.k1} b=${p.b}`, kind: "bm25", bm25: p })),
     { name: "dense", kind: "dense" },

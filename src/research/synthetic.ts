@@ -62,7 +62,14 @@ export interface QuerySettings {
   mismatch: number;
 }
 
-export const DEFAULT_QUERY_SETTINGS: Readonly<QuerySettings> = Object.freeze({ strategy: DEFAULT_STRATEGY, minTerms: 2, maxTerms: 6, noise: 0, neighbours: 5, mismatch: 0.5 });
+export const DEFAULT_QUERY_SETTINGS: Readonly<QuerySettings> = Object.freeze({
+  strategy: DEFAULT_STRATEGY,
+  minTerms: 2,
+  maxTerms: 6,
+  noise: 0,
+  neighbours: 5,
+  mismatch: 0.5,
+});
 
 /** A term-weight vector: analysed term → weight. */
 type Vec = Map<string, number>;
@@ -87,7 +94,10 @@ export class CorpusStats {
   private readonly byLocale = new Map<string, ChunkStats[]>();
   private readonly nearestMemo = new Map<string, string[]>();
 
-  constructor(docs: readonly SynthDoc[], readonly analyzers: Analyzers) {
+  constructor(
+    docs: readonly SynthDoc[],
+    readonly analyzers: Analyzers,
+  ) {
     const tfs = new Map<string, Map<string, number>>();
     const df = new Map<string, Map<string, number>>();
     const cf = new Map<string, Map<string, number>>();
@@ -118,7 +128,15 @@ export class CorpusStats {
         cf.set(d.locale, lcf);
         this.surface.set(d.locale, lsurf);
         n.set(d.locale, (n.get(d.locale) ?? 0) + 1);
-        this.chunks.set(c.id, { id: c.id, card: d.card, locale: d.locale, tfidf: new Map(), norm: 0, surface, titleTerms });
+        this.chunks.set(c.id, {
+          id: c.id,
+          card: d.card,
+          locale: d.locale,
+          tfidf: new Map(),
+          norm: 0,
+          surface,
+          titleTerms,
+        });
       }
     }
     for (const [locale, ldf] of df) {
@@ -126,7 +144,10 @@ export class CorpusStats {
       const idf = new Map<string, number>();
       for (const [t, k] of ldf) idf.set(t, Math.log((1 + N) / (1 + k)) + 1);
       this.idf.set(locale, idf);
-      this.collection.set(locale, [...(cf.get(locale) as Map<string, number>)].sort((a, b) => cmp(a[0], b[0])));
+      this.collection.set(
+        locale,
+        [...(cf.get(locale) as Map<string, number>)].sort((a, b) => cmp(a[0], b[0])),
+      );
     }
     for (const c of this.chunks.values()) {
       const idf = this.idf.get(c.locale) as Map<string, number>;
@@ -264,7 +285,13 @@ export function rngFor(seed: number, key: string): () => number {
 }
 
 /** The terms of a known-item query for a chunk (surface forms, in draw order), or null when the chunk has too few terms. */
-export function knownItemTerms(stats: CorpusStats, chunkId: string, s: QuerySettings, rng: () => number, exclude: ReadonlySet<string> = NONE): string[] | null {
+export function knownItemTerms(
+  stats: CorpusStats,
+  chunkId: string,
+  s: QuerySettings,
+  rng: () => number,
+  exclude: ReadonlySet<string> = NONE,
+): string[] | null {
   const c = stats.chunk(chunkId);
   if (c === undefined || c.tfidf.size < s.minTerms) return null;
   const length = s.minTerms + Math.floor(rng() * (s.maxTerms - s.minTerms + 1));

@@ -29,7 +29,10 @@ export const retrievalConfigSchema = z
     weights: z.object({ dense: finiteNonNegative, bm25: finiteNonNegative }).partial().strict(),
     denseK: z.number().int().min(1).max(10_000),
     bm25K: z.number().int().min(1).max(10_000),
-    bm25: z.object({ k1: z.number().finite().min(0).max(10), b: z.number().min(0).max(1) }).partial().strict(),
+    bm25: z
+      .object({ k1: z.number().finite().min(0).max(10), b: z.number().min(0).max(1) })
+      .partial()
+      .strict(),
   })
   .partial()
   .strict();
@@ -45,7 +48,12 @@ export const configFileSchema = z
       .record(z.string(), retrievalConfigSchema)
       .superRefine((o, ctx) => {
         for (const key of Object.keys(o))
-          if (canonicalLocale(key) !== key) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: "expected a canonical BCP-47 language tag as the key (e.g. en, es-419, pt-BR)" });
+          if (canonicalLocale(key) !== key)
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              path: [key],
+              message: "expected a canonical BCP-47 language tag as the key (e.g. en, es-419, pt-BR)",
+            });
       })
       .optional(),
     tuned: z.record(z.unknown()).optional(),
@@ -82,12 +90,15 @@ export async function readConfigFile(file: string): Promise<ConfigFile> {
 /** The retrieval settings for a locale: the file's `retrieval`, overridden key by key by `locales[locale]`. */
 export function configFor(config: ConfigFile, locale?: string): RetrievalConfig {
   const base = config.retrieval;
-  const over = locale !== undefined ? (config.locales as Record<string, RetrievalConfig> | undefined)?.[locale] : undefined;
+  const over =
+    locale !== undefined ? (config.locales as Record<string, RetrievalConfig> | undefined)?.[locale] : undefined;
   if (over === undefined) return base;
   return {
     ...base,
     ...over,
-    ...(base.weights !== undefined || over.weights !== undefined ? { weights: { ...base.weights, ...over.weights } } : {}),
+    ...(base.weights !== undefined || over.weights !== undefined
+      ? { weights: { ...base.weights, ...over.weights } }
+      : {}),
     ...(base.bm25 !== undefined || over.bm25 !== undefined ? { bm25: { ...base.bm25, ...over.bm25 } } : {}),
   };
 }
@@ -97,7 +108,11 @@ export function configToJSON(config: ConfigFile): string {
   const sort = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(sort);
     if (typeof x === "object" && x !== null) {
-      return Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort((x as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(x)
+          .sort()
+          .map((k) => [k, sort((x as Record<string, unknown>)[k])]),
+      );
     }
     return x;
   };

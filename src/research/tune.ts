@@ -116,7 +116,9 @@ export function alphaOf(c: Pick<Candidate, "weights">): number {
  */
 export function gridAround(grid: Grid, defaults: Candidate): Grid {
   const a = alphaOf(defaults);
-  const near = [a - ALPHA_NEIGHBOUR_STEP, a, a + ALPHA_NEIGHBOUR_STEP].map((x) => Math.round(x * 100) / 100).filter((x) => x > 0 && x < 1);
+  const near = [a - ALPHA_NEIGHBOUR_STEP, a, a + ALPHA_NEIGHBOUR_STEP]
+    .map((x) => Math.round(x * 100) / 100)
+    .filter((x) => x > 0 && x < 1);
   const alpha = [...new Set([...grid.alpha, ...near])].sort((x, y) => x - y);
   const fusion = grid.fusion.includes(defaults.fusion) ? grid.fusion : [...grid.fusion, defaults.fusion];
   return { ...grid, fusion, alpha };
@@ -156,10 +158,20 @@ export function expandGrid(grid: Grid, first: Candidate): Candidate[] {
               };
               add(c);
             }
-  const stage = (weights: Candidate["weights"], denseK: number, bm25K: number, bm25: Candidate["bm25"]): Candidate => ({ fusion: "rrf", rrfK: first.rrfK, weights, denseK, bm25K, bm25 });
+  const stage = (weights: Candidate["weights"], denseK: number, bm25K: number, bm25: Candidate["bm25"]): Candidate => ({
+    fusion: "rrf",
+    rrfK: first.rrfK,
+    weights,
+    denseK,
+    bm25K,
+    bm25,
+  });
   const [denseK0, bm25K0, bm250] = [grid.denseK[0], grid.bm25K[0], grid.bm25[0]];
-  if (grid.stages?.includes("bm25") && denseK0 !== undefined) for (const bm25 of grid.bm25) for (const bm25K of grid.bm25K) add(stage({ dense: 0, bm25: 1 }, denseK0, bm25K, bm25));
-  if (grid.stages?.includes("dense") && bm25K0 !== undefined && bm250 !== undefined) for (const denseK of grid.denseK) add(stage({ dense: 1, bm25: 0 }, denseK, bm25K0, bm250));
+  if (grid.stages?.includes("bm25") && denseK0 !== undefined)
+    for (const bm25 of grid.bm25)
+      for (const bm25K of grid.bm25K) add(stage({ dense: 0, bm25: 1 }, denseK0, bm25K, bm25));
+  if (grid.stages?.includes("dense") && bm25K0 !== undefined && bm250 !== undefined)
+    for (const denseK of grid.denseK) add(stage({ dense: 1, bm25: 0 }, denseK, bm25K0, bm250));
   return out;
 }
 
@@ -178,7 +190,12 @@ export function scoreUnit(unit: TuneUnit, c: Candidate): number | null {
 }
 
 /** Group scores of every candidate: `matrix[c][g]` = mean over the group's scored units (groups in `groups` order). */
-export function scoreMatrix(units: readonly TuneUnit[], candidates: readonly Candidate[], groups: readonly string[], onProgress?: (done: number, total: number) => void): number[][] {
+export function scoreMatrix(
+  units: readonly TuneUnit[],
+  candidates: readonly Candidate[],
+  groups: readonly string[],
+  onProgress?: (done: number, total: number) => void,
+): number[][] {
   const index = new Map(groups.map((g, i) => [g, i]));
   const matrix: number[][] = [];
   candidates.forEach((c, ci) => {
@@ -204,9 +221,18 @@ export function scoreMatrix(units: readonly TuneUnit[], candidates: readonly Can
  * fold sizes differ by at most one. Throws when there are fewer groups than
  * folds, saying how many are needed.
  */
-export function assignFolds(groups: ReadonlyArray<{ id: string; stratum: string }>, k: number, seed: number): Map<string, number> {
+export function assignFolds(
+  groups: ReadonlyArray<{ id: string; stratum: string }>,
+  k: number,
+  seed: number,
+): Map<string, number> {
   if (!Number.isInteger(k) || k < 2) throw new InvalidArgumentError("folds", "an integer ≥ 2", k);
-  if (groups.length < k) throw new InvalidArgumentError("cases", `at least ${k} cases with gold for ${k}-fold cross-validation (got ${groups.length}; lower --folds or add cases)`, groups.length);
+  if (groups.length < k)
+    throw new InvalidArgumentError(
+      "cases",
+      `at least ${k} cases with gold for ${k}-fold cross-validation (got ${groups.length}; lower --folds or add cases)`,
+      groups.length,
+    );
   const rand = mulberry32(seed);
   const strata = new Map<string, string[]>();
   for (const g of groups) {
@@ -249,7 +275,11 @@ function meanOver(row: readonly number[], idx: readonly number[], weights?: read
  * index). `weights[i]` weighs group i in the mean (e.g. 1/size of its
  * dataset, so two pooled datasets count equally); 1 each by default.
  */
-export function bestCandidate(matrix: readonly (readonly number[])[], idx: readonly number[], weights?: readonly number[]): number {
+export function bestCandidate(
+  matrix: readonly (readonly number[])[],
+  idx: readonly number[],
+  weights?: readonly number[],
+): number {
   let best = 0;
   let bestScore = -Infinity;
   matrix.forEach((row, c) => {

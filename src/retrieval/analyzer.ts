@@ -34,26 +34,148 @@ const stopwordLists = createRequire(import.meta.url)("stopword") as Record<strin
 
 /** Forms the `stopword` lists miss: English contraction fragments, common Spanish/Portuguese verb forms (by language subtag). */
 const EXTRA_STOP_WORDS: Readonly<Record<string, readonly string[]>> = {
-  en: ["why", "when", "does", "s", "t", "d", "ll", "m", "re", "ve", "don", "doesn", "didn", "isn", "aren", "wasn", "won", "can't", "cannot", "i'm"],
-  es: ["es", "son", "está", "están", "estoy", "hay", "mis", "tus", "este", "esta", "esto", "estos", "estas", "ser", "fue", "era", "ha", "han", "he", "yo", "les", "unos", "unas", "tu"],
+  en: [
+    "why",
+    "when",
+    "does",
+    "s",
+    "t",
+    "d",
+    "ll",
+    "m",
+    "re",
+    "ve",
+    "don",
+    "doesn",
+    "didn",
+    "isn",
+    "aren",
+    "wasn",
+    "won",
+    "can't",
+    "cannot",
+    "i'm",
+  ],
+  es: [
+    "es",
+    "son",
+    "está",
+    "están",
+    "estoy",
+    "hay",
+    "mis",
+    "tus",
+    "este",
+    "esta",
+    "esto",
+    "estos",
+    "estas",
+    "ser",
+    "fue",
+    "era",
+    "ha",
+    "han",
+    "he",
+    "yo",
+    "les",
+    "unos",
+    "unas",
+    "tu",
+  ],
   pt: ["é", "são", "está", "estão", "estou", "foi", "ser", "ter", "tem", "têm", "há", "lo", "la", "los", "las"],
 };
 
 /** Snowball stemmer (from `snowball-stemmers`) by ISO 639-1 language subtag. */
 export const STEMMER_BY_LANGUAGE: Readonly<Record<string, string>> = {
-  ar: "arabic", hy: "armenian", eu: "basque", ca: "catalan", cs: "czech", da: "danish", nl: "dutch", en: "english",
-  fi: "finnish", fr: "french", de: "german", hu: "hungarian", it: "italian", ga: "irish", no: "norwegian", nb: "norwegian",
-  nn: "norwegian", pt: "portuguese", ro: "romanian", ru: "russian", es: "spanish", sl: "slovene", sv: "swedish", ta: "tamil", tr: "turkish",
+  ar: "arabic",
+  hy: "armenian",
+  eu: "basque",
+  ca: "catalan",
+  cs: "czech",
+  da: "danish",
+  nl: "dutch",
+  en: "english",
+  fi: "finnish",
+  fr: "french",
+  de: "german",
+  hu: "hungarian",
+  it: "italian",
+  ga: "irish",
+  no: "norwegian",
+  nb: "norwegian",
+  nn: "norwegian",
+  pt: "portuguese",
+  ro: "romanian",
+  ru: "russian",
+  es: "spanish",
+  sl: "slovene",
+  sv: "swedish",
+  ta: "tamil",
+  tr: "turkish",
 };
 
 /** `stopword` list (ISO 639-3 key) by ISO 639-1 language subtag. */
 export const STOP_LIST_BY_LANGUAGE: Readonly<Record<string, string>> = {
-  af: "afr", ar: "ara", bn: "ben", br: "bre", bg: "bul", ca: "cat", cs: "ces", da: "dan", de: "deu", el: "ell", en: "eng",
-  eo: "epo", et: "est", eu: "eus", fa: "fas", fi: "fin", fr: "fra", ga: "gle", gl: "glg", gu: "guj", ha: "hau", he: "heb",
-  hi: "hin", hr: "hrv", hu: "hun", hy: "hye", id: "ind", it: "ita", ja: "jpn", ko: "kor", ku: "kur", la: "lat", lv: "lav",
-  lt: "lit", mr: "mar", ms: "msa", my: "mya", nl: "nld", nb: "nob", no: "nob", pl: "pol", pt: "por", ro: "ron", ru: "rus",
-  sk: "slk", sl: "slv", so: "som", st: "sot", es: "spa", sw: "swa", sv: "swe", tl: "tgl", th: "tha", tr: "tur", uk: "ukr",
-  ur: "urd", vi: "vie", yo: "yor", zh: "zho", zu: "zul",
+  af: "afr",
+  ar: "ara",
+  bn: "ben",
+  br: "bre",
+  bg: "bul",
+  ca: "cat",
+  cs: "ces",
+  da: "dan",
+  de: "deu",
+  el: "ell",
+  en: "eng",
+  eo: "epo",
+  et: "est",
+  eu: "eus",
+  fa: "fas",
+  fi: "fin",
+  fr: "fra",
+  ga: "gle",
+  gl: "glg",
+  gu: "guj",
+  ha: "hau",
+  he: "heb",
+  hi: "hin",
+  hr: "hrv",
+  hu: "hun",
+  hy: "hye",
+  id: "ind",
+  it: "ita",
+  ja: "jpn",
+  ko: "kor",
+  ku: "kur",
+  la: "lat",
+  lv: "lav",
+  lt: "lit",
+  mr: "mar",
+  ms: "msa",
+  my: "mya",
+  nl: "nld",
+  nb: "nob",
+  no: "nob",
+  pl: "pol",
+  pt: "por",
+  ro: "ron",
+  ru: "rus",
+  sk: "slk",
+  sl: "slv",
+  so: "som",
+  st: "sot",
+  es: "spa",
+  sw: "swa",
+  sv: "swe",
+  tl: "tgl",
+  th: "tha",
+  tr: "tur",
+  uk: "ukr",
+  ur: "urd",
+  vi: "vie",
+  yo: "yor",
+  zh: "zho",
+  zu: "zul",
 };
 
 /** Per-locale analyzer overrides (docs/languages.md): stop words on/off, stemmer choice (a Snowball name, or "none"). */
@@ -140,8 +262,12 @@ const NO_OVERRIDES: AnalyzerConfig = Object.freeze({});
  */
 export function analyzerProfile(locale: string, overrides: AnalyzerConfig = NO_OVERRIDES): AnalyzerProfile {
   const language = languageOf(locale);
-  const o = (Object.hasOwn(overrides, locale) ? overrides[locale] : undefined) ?? (Object.hasOwn(overrides, language) ? overrides[language] : undefined) ?? {};
-  const stemmer = o.stemmer !== undefined ? (o.stemmer === "none" ? null : o.stemmer) : (STEMMER_BY_LANGUAGE[language] ?? null);
+  const o =
+    (Object.hasOwn(overrides, locale) ? overrides[locale] : undefined) ??
+    (Object.hasOwn(overrides, language) ? overrides[language] : undefined) ??
+    {};
+  const stemmer =
+    o.stemmer !== undefined ? (o.stemmer === "none" ? null : o.stemmer) : (STEMMER_BY_LANGUAGE[language] ?? null);
   const stopList = STOP_LIST_BY_LANGUAGE[language] ?? null;
   const tokenizer = (STEMMER_BY_LANGUAGE[language] ?? null) === null ? "segmenter" : "regex";
   return { locale, language, stemmer, stopList, stopWords: o.stopWords ?? true, tokenizer };
@@ -159,12 +285,23 @@ export class Analyzer {
 
   /** The analyzer of `locale` after `overrides` (none: the default profile). */
   constructor(locale: Locale, overrides: AnalyzerConfig = NO_OVERRIDES) {
-    if (!isLocale(locale)) throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
+    if (!isLocale(locale))
+      throw new InvalidArgumentError(
+        "locale",
+        "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)",
+        locale,
+      );
     this.locale = locale;
     this.profile = Object.freeze(analyzerProfile(locale, overrides));
     this.stemmer = this.profile.stemmer === null ? null : newStemmer(this.profile.stemmer);
-    this.segmenter = this.profile.tokenizer === "segmenter" ? new Intl.Segmenter(locale, { granularity: "word" }) : null;
-    const words = this.profile.stopWords ? [...(this.profile.stopList === null ? [] : (stopwordLists[this.profile.stopList] ?? [])), ...(EXTRA_STOP_WORDS[this.profile.language] ?? [])] : [];
+    this.segmenter =
+      this.profile.tokenizer === "segmenter" ? new Intl.Segmenter(locale, { granularity: "word" }) : null;
+    const words = this.profile.stopWords
+      ? [
+          ...(this.profile.stopList === null ? [] : (stopwordLists[this.profile.stopList] ?? [])),
+          ...(EXTRA_STOP_WORDS[this.profile.language] ?? []),
+        ]
+      : [];
     // Stop words go through the same normalisation and tokenisation as text, so "can't" → "can", "t".
     this.stopWords = new Set(words.flatMap((w) => this.tokens(w).map((t) => this.fold(t))));
   }
@@ -245,7 +382,9 @@ class AnalyzerSet implements Analyzers {
   private readonly byLocale = new Map<string, Analyzer>();
 
   constructor(overrides: AnalyzerConfig) {
-    this.overrides = Object.freeze(Object.fromEntries(Object.entries(overrides).map(([tag, o]) => [tag, Object.freeze({ ...o })])));
+    this.overrides = Object.freeze(
+      Object.fromEntries(Object.entries(overrides).map(([tag, o]) => [tag, Object.freeze({ ...o })])),
+    );
   }
 
   profile(locale: string): AnalyzerProfile {
@@ -301,13 +440,18 @@ export function analyze(text: string, locale: Locale): string[] {
  * Validates analyzer overrides `{ "<locale or language>": { stopWords?: boolean, stemmer?: "<snowball name>" | "none" } }`;
  * returns the issues (naming `file` and the field).
  */
-export function validateAnalyzerConfig(raw: unknown, file: string): { config: Record<string, AnalyzerOverride>; issues: DataIssue[] } {
+export function validateAnalyzerConfig(
+  raw: unknown,
+  file: string,
+): { config: Record<string, AnalyzerOverride>; issues: DataIssue[] } {
   const issues: DataIssue[] = [];
   const config: Record<string, AnalyzerOverride> = {};
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { config, issues: [{ file, message: "expected a JSON object keyed by locale tag" }] };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    return { config, issues: [{ file, message: "expected a JSON object keyed by locale tag" }] };
   const names = algorithms();
   for (const [tag, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (!isLocale(tag)) issues.push({ file, field: tag, message: `expected a canonical BCP-47 tag as key, got ${JSON.stringify(tag)}` });
+    if (!isLocale(tag))
+      issues.push({ file, field: tag, message: `expected a canonical BCP-47 tag as key, got ${JSON.stringify(tag)}` });
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       issues.push({ file, field: tag, message: "expected an object { stopWords?, stemmer? }" });
       continue;
@@ -315,11 +459,16 @@ export function validateAnalyzerConfig(raw: unknown, file: string): { config: Re
     const o: AnalyzerOverride = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (k === "stopWords") {
-        if (typeof v !== "boolean") issues.push({ file, field: `${tag}.stopWords`, message: `expected true or false, got ${JSON.stringify(v)}` });
+        if (typeof v !== "boolean")
+          issues.push({ file, field: `${tag}.stopWords`, message: `expected true or false, got ${JSON.stringify(v)}` });
         else o.stopWords = v;
       } else if (k === "stemmer") {
         if (typeof v !== "string" || (v !== "none" && !names.includes(v)))
-          issues.push({ file, field: `${tag}.stemmer`, message: `expected "none" or one of ${names.join(", ")}, got ${JSON.stringify(v)}` });
+          issues.push({
+            file,
+            field: `${tag}.stemmer`,
+            message: `expected "none" or one of ${names.join(", ")}, got ${JSON.stringify(v)}`,
+          });
         else o.stemmer = v;
       } else issues.push({ file, field: `${tag}.${k}`, message: "unknown field; expected only stopWords, stemmer" });
     }

@@ -249,7 +249,11 @@ export class BM25Index {
    * ids, an unknown locale, a non-string text, k1 not finite ≥ 0, or b
    * outside [0, 1].
    */
-  static build(docs: readonly BM25Document[], params?: BM25Params, analyzers: Analyzers = DEFAULT_ANALYZERS): BM25Index {
+  static build(
+    docs: readonly BM25Document[],
+    params?: BM25Params,
+    analyzers: Analyzers = DEFAULT_ANALYZERS,
+  ): BM25Index {
     const k1 = params?.k1 ?? BM25_K1;
     const b = params?.b ?? BM25_B;
     assertNonNegativeFinite("k1", k1);
@@ -258,10 +262,16 @@ export class BM25Index {
     }
     const seen = new Set<string>();
     docs.forEach((d, i) => {
-      if (typeof d.id !== "string" || d.id.length === 0) throw new InvalidArgumentError(`docs[${i}].id`, "a non-empty string", d.id);
+      if (typeof d.id !== "string" || d.id.length === 0)
+        throw new InvalidArgumentError(`docs[${i}].id`, "a non-empty string", d.id);
       if (seen.has(d.id)) throw new InvalidArgumentError("docs", "unique ids", d.id);
       seen.add(d.id);
-      if (!isLocale(d.locale)) throw new InvalidArgumentError(`docs[${i}].locale`, "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", d.locale);
+      if (!isLocale(d.locale))
+        throw new InvalidArgumentError(
+          `docs[${i}].locale`,
+          "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)",
+          d.locale,
+        );
       if (typeof d.text !== "string") throw new InvalidArgumentError(`docs[${i}].text`, "a string", d.text);
     });
     return new BM25Index(docs, k1, b, analyzers);
@@ -285,7 +295,8 @@ export class BM25Index {
   stats(): BM25Stats {
     const partitions: Partial<Record<Locale, BM25PartitionStats>> = {};
     let bytes = this.idOrder.byteLength;
-    for (let i = 0; i < this.ids.length; i++) bytes += 2 * ((this.ids[i] as string).length + (this.parentIds[i] as string).length) + 32;
+    for (let i = 0; i < this.ids.length; i++)
+      bytes += 2 * ((this.ids[i] as string).length + (this.parentIds[i] as string).length) + 32;
     for (const [locale, p] of this.partitions) {
       partitions[locale] = p.stats();
       bytes += p.approxBytes();
@@ -303,10 +314,17 @@ export class BM25Index {
     assertPositiveInteger("topN", options.topN);
     const { topN, locale } = options;
     if (locale !== undefined && !isLocale(locale)) {
-      throw new InvalidArgumentError("locale", "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)", locale);
+      throw new InvalidArgumentError(
+        "locale",
+        "a canonical BCP-47 language tag (e.g. en, de, fr-CA, ja, zh-Hans)",
+        locale,
+      );
     }
     const heap = new TopHeap(topN, this.idOrder);
-    const targets = locale === undefined ? [...this.partitions.values()] : [this.partitions.get(locale)].filter((p) => p !== undefined);
+    const targets =
+      locale === undefined
+        ? [...this.partitions.values()]
+        : [this.partitions.get(locale)].filter((p) => p !== undefined);
     for (const p of targets) {
       const terms = this.analyzers.analyze(query, p.locale);
       if (terms.length === 0) continue;

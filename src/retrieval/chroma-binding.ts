@@ -52,7 +52,10 @@ export interface BindingFailure {
 }
 
 /** chromadb's own binding package for a platform (the names its CLI requires), or undefined where it has none. */
-export function chromadbBindingPackage(platform: string = process.platform, arch: string = process.arch): string | undefined {
+export function chromadbBindingPackage(
+  platform: string = process.platform,
+  arch: string = process.arch,
+): string | undefined {
   if (platform === "darwin" && (arch === "arm64" || arch === "x64")) return `chromadb-js-bindings-darwin-${arch}`;
   if (platform === "linux" && (arch === "arm64" || arch === "x64")) return `chromadb-js-bindings-linux-${arch}-gnu`;
   if (platform === "win32" && arch === "arm64") return "chromadb-js-bindings-win32-arm64-msvc";
@@ -60,11 +63,16 @@ export function chromadbBindingPackage(platform: string = process.platform, arch
 }
 
 /** The candidates' package names in the order they are tried: chromadb's own, then retrace's on linux/x64. */
-export function candidatePackages(platform: string = process.platform, arch: string = process.arch): { package: string; declaredBy: string }[] {
+export function candidatePackages(
+  platform: string = process.platform,
+  arch: string = process.arch,
+): { package: string; declaredBy: string }[] {
   const own = chromadbBindingPackage(platform, arch);
   return [
     ...(own !== undefined ? [{ package: own, declaredBy: "chromadb" }] : []),
-    ...(platform === "linux" && arch === "x64" ? [{ package: RETRACE_BINDING_PACKAGE, declaredBy: "retrace-eval" }] : []),
+    ...(platform === "linux" && arch === "x64"
+      ? [{ package: RETRACE_BINDING_PACKAGE, declaredBy: "retrace-eval" }]
+      : []),
   ];
 }
 
@@ -73,7 +81,10 @@ export function candidatePackages(platform: string = process.platform, arch: str
  * binding from the chromadb package's folder (where npm puts chromadb's
  * optional dependency), retrace's from this module's folder.
  */
-export function resolveBindingCandidates(chromadbMain: string, retraceModule: string = import.meta.url): BindingCandidate[] {
+export function resolveBindingCandidates(
+  chromadbMain: string,
+  retraceModule: string = import.meta.url,
+): BindingCandidate[] {
   return candidatePackages().map(({ package: pkg, declaredBy }) => {
     const req = createRequire(declaredBy === "chromadb" ? chromadbMain : retraceModule);
     try {
@@ -81,7 +92,12 @@ export function resolveBindingCandidates(chromadbMain: string, retraceModule: st
       const version = (JSON.parse(readFileSync(manifest, "utf8")) as { version?: string }).version;
       return { package: pkg, declaredBy, file: req.resolve(pkg), ...(version !== undefined ? { version } : {}) };
     } catch (e) {
-      return { package: pkg, declaredBy, missing: (e as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND" ? "not installed" : String((e as Error).message) };
+      return {
+        package: pkg,
+        declaredBy,
+        missing:
+          (e as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND" ? "not installed" : String((e as Error).message),
+      };
     }
   });
 }
@@ -140,14 +156,18 @@ export function bindingLabel(b: { package: string; version?: string }): string {
  * (each candidate and why it did not load; for a glibc mismatch, the glibc
  * it needs and the one found) and both ways out.
  */
-export function noBindingMessage(failures: readonly BindingFailure[], glibc: string | undefined = glibcRuntime()): string {
+export function noBindingMessage(
+  failures: readonly BindingFailure[],
+  glibc: string | undefined = glibcRuntime(),
+): string {
   const system = `${process.platform}/${process.arch}${glibc !== undefined ? `, glibc ${glibc}` : process.platform === "linux" ? ", no glibc (musl?)" : ""}`;
   const lines = failures.map((f) => {
     const needs = glibcNeeded(f.reason);
     const why = needs !== undefined ? `needs glibc ${needs}, this system has ${glibc ?? "none"}` : f.reason;
     return `  ${bindingLabel(f)}: ${why}`;
   });
-  const tried = failures.length === 0 ? [`  chromadb ships no server binding for ${process.platform}/${process.arch}`] : lines;
+  const tried =
+    failures.length === 0 ? [`  chromadb ships no server binding for ${process.platform}/${process.arch}`] : lines;
   return (
     `no Chroma server binding runs on this system (${system}):\n${tried.join("\n")}\n` +
     "What to do: run with `--store memory` (an exact in-memory index, no server), or with `--store URL` " +
@@ -156,15 +176,23 @@ export function noBindingMessage(failures: readonly BindingFailure[], glibc: str
 }
 
 /** Parses the launcher's verdict lines out of the server's output. */
-export function readLauncherVerdict(output: string): { chosen?: BindingCandidate; failures?: BindingFailure[]; none?: BindingFailure[] } {
+export function readLauncherVerdict(output: string): {
+  chosen?: BindingCandidate;
+  failures?: BindingFailure[];
+  none?: BindingFailure[];
+} {
   const out: { chosen?: BindingCandidate; failures?: BindingFailure[]; none?: BindingFailure[] } = {};
   for (const line of output.split("\n")) {
     try {
       if (line.startsWith(CHOSEN_MARKER)) {
-        const v = JSON.parse(line.slice(CHOSEN_MARKER.length)) as { chosen: BindingCandidate; failures: BindingFailure[] };
+        const v = JSON.parse(line.slice(CHOSEN_MARKER.length)) as {
+          chosen: BindingCandidate;
+          failures: BindingFailure[];
+        };
         out.chosen = v.chosen;
         out.failures = v.failures;
-      } else if (line.startsWith(NONE_MARKER)) out.none = (JSON.parse(line.slice(NONE_MARKER.length)) as { failures: BindingFailure[] }).failures;
+      } else if (line.startsWith(NONE_MARKER))
+        out.none = (JSON.parse(line.slice(NONE_MARKER.length)) as { failures: BindingFailure[] }).failures;
     } catch {
       // a line that only looks like a verdict: not ours
     }

@@ -9,7 +9,13 @@ import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
 import { acquireDirLock } from "./lock.js";
 import { registerHeaderSecrets, registerUrlCredentials } from "../redact.js";
-import { ChromaRequestFailure, installRequestDeadline, redactSecrets, redactUrl, requestTimeoutMs } from "./chroma-faults.js";
+import {
+  ChromaRequestFailure,
+  installRequestDeadline,
+  redactSecrets,
+  redactUrl,
+  requestTimeoutMs,
+} from "./chroma-faults.js";
 import { startLocalChroma, type LocalChroma } from "./chroma-process.js";
 import { sweepSegmentFolders, type SweepResult } from "./chroma-segments.js";
 import type { ChromaClientLike } from "./chroma-types.js";
@@ -40,7 +46,8 @@ export function authHeadersFromEnv(env: Record<string, string | undefined> = pro
   const apiKey = env.CHROMA_API_KEY ?? "";
   const token = env.CHROMA_AUTH_TOKEN ?? "";
   if (token !== "") {
-    if ((env.CHROMA_AUTH_TOKEN_TRANSPORT_HEADER ?? "").toLowerCase() === "x-chroma-token") headers["x-chroma-token"] = token;
+    if ((env.CHROMA_AUTH_TOKEN_TRANSPORT_HEADER ?? "").toLowerCase() === "x-chroma-token")
+      headers["x-chroma-token"] = token;
     else headers.authorization = `Bearer ${token}`;
   }
   if (apiKey !== "") headers["x-chroma-token"] = apiKey;
@@ -52,10 +59,16 @@ function parseChromaUrl(raw: string): { host: string; port: number; ssl: boolean
   try {
     u = new URL(raw);
   } catch {
-    throw new ServiceUnavailableError("chroma", `Expected the Chroma URL to be an http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(redactSecrets(raw))}`);
+    throw new ServiceUnavailableError(
+      "chroma",
+      `Expected the Chroma URL to be an http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(redactSecrets(raw))}`,
+    );
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new ServiceUnavailableError("chroma", `Expected the Chroma URL to use http or https, got ${JSON.stringify(redactUrl(raw))}`);
+    throw new ServiceUnavailableError(
+      "chroma",
+      `Expected the Chroma URL to use http or https, got ${JSON.stringify(redactUrl(raw))}`,
+    );
   }
   // user:password@ in the URL: HTTP basic auth (never shown: docs/reliability.md).
   const basic =
@@ -76,14 +89,21 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
   const fromEnv = options.url === undefined;
   const url = options.url ?? process.env.CHROMA_URL ?? "";
   if (url === "") {
-    throw new ServiceUnavailableError("chroma", "No Chroma URL: pass one or set CHROMA_URL (or let retrace start a local server)");
+    throw new ServiceUnavailableError(
+      "chroma",
+      "No Chroma URL: pass one or set CHROMA_URL (or let retrace start a local server)",
+    );
   }
   const { host, port, ssl, basic } = parseChromaUrl(url);
   const shown = redactUrl(url);
   const nonEmpty = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
   const tenant = options.tenant ?? nonEmpty(process.env.CHROMA_TENANT);
   const database = options.database ?? nonEmpty(process.env.CHROMA_DATABASE);
-  const headers: Record<string, string> = { ...(basic !== undefined ? { authorization: `Basic ${basic}` } : {}), ...authHeadersFromEnv(), ...options.headers };
+  const headers: Record<string, string> = {
+    ...(basic !== undefined ? { authorization: `Basic ${basic}` } : {}),
+    ...authHeadersFromEnv(),
+    ...options.headers,
+  };
   // Every credential this process sends is redacted from all output from now on, in every encoding (docs/reliability.md).
   registerUrlCredentials(url);
   registerHeaderSecrets(headers);
@@ -110,12 +130,16 @@ export async function connectChroma(options: ConnectChromaOptions = {}): Promise
   } catch (e) {
     const why = redactSecrets(e instanceof Error ? e.message : String(e));
     // The store vocabulary of docs/decisions/0006-one-composition-root-and-store-vocabulary.md.
-    const hint = fromEnv ? "unset CHROMA_URL to let retrace start a local one" : "use --store local or unset CHROMA_URL to let retrace start a local one";
+    const hint = fromEnv
+      ? "unset CHROMA_URL to let retrace start a local one"
+      : "use --store local or unset CHROMA_URL to let retrace start a local one";
     const auth = /unauthori[sz]ed|forbidden|401|403/i.test(`${why} ${e instanceof Error ? e.name : ""}`)
       ? " The server refused the credentials: check CHROMA_API_KEY / CHROMA_AUTH_TOKEN."
       : "";
     const head = `Cannot reach Chroma at ${shown} (${e instanceof ChromaRequestFailure ? e.detail : why})`;
-    throw new ServiceUnavailableError("chroma", `${head}: is a Chroma server listening at ${shown}? ${hint}.${auth}`, { cause: e });
+    throw new ServiceUnavailableError("chroma", `${head}: is a Chroma server listening at ${shown}? ${hint}.${auth}`, {
+      cause: e,
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -191,13 +215,31 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<ChromaS
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
     });
-    const client = await connectChroma({ url: server.url, ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
+    const client = await connectChroma({
+      url: server.url,
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
     const s = server;
     let closing: Promise<void> | undefined;
     // After the stop nothing writes the database: the safest moment to read its live segments.
-    const sweep = () => sweepSegmentFolders(s.dataDir).then(() => undefined, (e: unknown) => log.debug(`segment sweep failed: ${String(e)}`));
-    const close = () => (closing ??= s.stop().then(sweep).finally(() => lock.release()));
-    return { client, url: server.url, kind: "local", server, reclaimSpace: () => sweepSegmentFolders(s.dataDir), close };
+    const sweep = () =>
+      sweepSegmentFolders(s.dataDir).then(
+        () => undefined,
+        (e: unknown) => log.debug(`segment sweep failed: ${String(e)}`),
+      );
+    const close = () =>
+      (closing ??= s
+        .stop()
+        .then(sweep)
+        .finally(() => lock.release()));
+    return {
+      client,
+      url: server.url,
+      kind: "local",
+      server,
+      reclaimSpace: () => sweepSegmentFolders(s.dataDir),
+      close,
+    };
   } catch (e) {
     await server?.stop();
     await lock.release();

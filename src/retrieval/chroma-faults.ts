@@ -39,7 +39,8 @@ export const TIMEOUT_ENV = "RETRACE_CHROMA_TIMEOUT";
  */
 export function requestTimeoutMs(seconds?: number, env: NodeJS.ProcessEnv = process.env): number {
   if (seconds !== undefined) {
-    if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError("--timeout", "a positive number of seconds", seconds);
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw new InvalidArgumentError("--timeout", "a positive number of seconds", seconds);
     return Math.round(seconds * 1000);
   }
   const raw = env[TIMEOUT_ENV];
@@ -109,16 +110,24 @@ export function faultAwareFetch(displayUrl: string, timeoutMs: number, inner: Fe
       return new Response(bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (e) {
       if (timer.aborted) {
-        throw new ChromaRequestFailure(displayUrl, `did not answer ${what} within ${(timeoutMs / 1000).toFixed(1)} s (set a longer deadline with --timeout or ${TIMEOUT_ENV})`);
+        throw new ChromaRequestFailure(
+          displayUrl,
+          `did not answer ${what} within ${(timeoutMs / 1000).toFixed(1)} s (set a longer deadline with --timeout or ${TIMEOUT_ENV})`,
+        );
       }
       const name = e instanceof Error ? e.name : "";
       if (name === "ChromaServerError") {
-        const detail = redactSecrets(e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").slice(0, 300);
+        const detail = redactSecrets(e instanceof Error ? e.message : String(e))
+          .replace(/\s+/g, " ")
+          .slice(0, 300);
         throw new ChromaRequestFailure(displayUrl, `answered ${what} with a server error (${detail})`);
       }
       if (name === "ChromaConnectionError" || name === "TypeError" || name === "AbortError") {
         const refused = await connectionRefused(input.url);
-        throw new ChromaRequestFailure(displayUrl, `failed during ${what}: ${refused ? "connection refused (ECONNREFUSED)" : "the connection was lost"}`);
+        throw new ChromaRequestFailure(
+          displayUrl,
+          `failed during ${what}: ${refused ? "connection refused (ECONNREFUSED)" : "the connection was lost"}`,
+        );
       }
       throw e;
     }
@@ -141,7 +150,10 @@ export function installRequestDeadline(client: ChromaClient, displayUrl: string,
   const api = (client as unknown as { apiClient?: GeneratedClient }).apiClient;
   const chromaFetch = api !== undefined && typeof api.getConfig === "function" ? api.getConfig().fetch : undefined;
   if (api === undefined || typeof api.setConfig !== "function" || chromaFetch === undefined) {
-    throw new ServiceUnavailableError("chroma", "This chromadb client has no generated HTTP client to set a request deadline on (expected chromadb 3.x)");
+    throw new ServiceUnavailableError(
+      "chroma",
+      "This chromadb client has no generated HTTP client to set a request deadline on (expected chromadb 3.x)",
+    );
   }
   api.setConfig({ fetch: faultAwareFetch(displayUrl, timeoutMs, chromaFetch) });
 }

@@ -92,7 +92,10 @@ export interface StartLocalChromaOptions {
 }
 
 /** The server process's entry: the launcher beside this module (its TypeScript source under tsx). */
-const LAUNCHER = new URL(import.meta.url.endsWith(".ts") ? "./chroma-launcher.ts" : "./chroma-launcher.js", import.meta.url);
+const LAUNCHER = new URL(
+  import.meta.url.endsWith(".ts") ? "./chroma-launcher.ts" : "./chroma-launcher.js",
+  import.meta.url,
+);
 
 /** Node options that let the server process run the launcher: tsx's loader when it is TypeScript source. */
 function launcherNodeArgs(entry: string): string[] {
@@ -264,7 +267,8 @@ export function causeOf(output: string): { cause: string; line: string; lastLine
   const useful = lines.filter((l) => !TRACE_LINE.test(l));
   if (useful.length === 0) return undefined;
   const quoted = (l: string) => /message: "([^"]+)"/.exec(l)?.[1];
-  const known = /malformed|corrupt|not a database|permission denied|no space|read-only|disk i\/o|is not available|address already in use|no such file/i;
+  const known =
+    /malformed|corrupt|not a database|permission denied|no space|read-only|disk i\/o|is not available|address already in use|no such file/i;
   const generic = /^fatal runtime error: failed to initiate panic/;
   for (const l of useful) {
     const q = quoted(l);
@@ -295,7 +299,13 @@ function saveStartLog(output: string, dataDir: string): string | undefined {
   return undefined;
 }
 
-function startFailure(message: string, output: string, dataDir: string, cause?: unknown, exited = false): ServiceUnavailableError {
+function startFailure(
+  message: string,
+  output: string,
+  dataDir: string,
+  cause?: unknown,
+  exited = false,
+): ServiceUnavailableError {
   // The last line of a server that died is its last word; of one still running (no heartbeat), a banner line.
   const candidate = causeOf(output);
   const found = candidate?.lastLine === true && !exited ? undefined : candidate;
@@ -304,7 +314,8 @@ function startFailure(message: string, output: string, dataDir: string, cause?: 
   const first = found === undefined || message.includes(found.cause) ? message : `${found.cause}; ${message}`;
   const logFile = output.trim() === "" ? undefined : saveStartLog(output, dataDir);
   const said = found !== undefined && found.line !== found.cause ? `Server said: ${found.line}\n` : "";
-  const where = output.trim() === "" ? "Server output: (none)\n" : logFile !== undefined ? `Full server output: ${logFile}\n` : "";
+  const where =
+    output.trim() === "" ? "Server output: (none)\n" : logFile !== undefined ? `Full server output: ${logFile}\n` : "";
   const todo = damaged
     ? `What to do: the Chroma database ${path.join(dataDir, "chroma.sqlite3")} is damaged; restore the data dir from a backup, or move ${dataDir} aside and run \`retrace ingest\` again (it rebuilds retrace's collections).`
     : "What to do: free the port or omit --port, or run with `--store memory` (no server), " +
@@ -368,11 +379,28 @@ async function spawnServer(o: {
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
-    [...launcherNodeArgs(o.cliPath), "--import", WATCHDOG_IMPORT, o.cliPath, "run", "--host", "127.0.0.1", "--path", dataDir, "--port", String(port)],
+    [
+      ...launcherNodeArgs(o.cliPath),
+      "--import",
+      WATCHDOG_IMPORT,
+      o.cliPath,
+      "run",
+      "--host",
+      "127.0.0.1",
+      "--path",
+      dataDir,
+      "--port",
+      String(port),
+    ],
     {
       detached: false,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, RETRACE_CHROMA_PARENT_PID: String(process.pid), NO_COLOR: "1", [BINDINGS_ENV]: JSON.stringify(o.bindings) },
+      env: {
+        ...process.env,
+        RETRACE_CHROMA_PARENT_PID: String(process.pid),
+        NO_COLOR: "1",
+        [BINDINGS_ENV]: JSON.stringify(o.bindings),
+      },
     },
   );
   let output = "";
@@ -397,7 +425,10 @@ async function spawnServer(o: {
   });
   // A forgotten stop() must not keep the process alive: the exit handler stops the server then.
   const setRef = (on: boolean) => {
-    for (const h of [child, child.stdout, child.stderr] as unknown as ({ ref?: () => void; unref?: () => void } | null)[]) {
+    for (const h of [child, child.stdout, child.stderr] as unknown as ({
+      ref?: () => void;
+      unref?: () => void;
+    } | null)[]) {
       if (on) h?.ref?.();
       else h?.unref?.();
     }
@@ -418,7 +449,9 @@ async function spawnServer(o: {
           ]);
           clearTimeout(timer);
           if (timedOut && !exited) {
-            log.warn(`Chroma server (pid ${child.pid}) did not stop within ${o.stopTimeoutMs} ms of SIGINT; killing it`);
+            log.warn(
+              `Chroma server (pid ${child.pid}) did not stop within ${o.stopTimeoutMs} ms of SIGINT; killing it`,
+            );
             child.kill("SIGKILL");
             await exitedPromise;
           }
@@ -467,10 +500,16 @@ async function spawnServer(o: {
   }
   setRef(false);
   const verdict = readLauncherVerdict(output);
-  for (const f of verdict.failures ?? []) log.debug(`Chroma server binding ${bindingLabel(f)} did not load: ${f.reason}`);
+  for (const f of verdict.failures ?? [])
+    log.debug(`Chroma server binding ${bindingLabel(f)} did not load: ${f.reason}`);
   const serverVersion = await serverVersionOf(url);
-  const on = verdict.chosen !== undefined ? ` on binding ${bindingLabel(verdict.chosen)} (declared by ${verdict.chosen.declaredBy})` : "";
-  log.debug(`Chroma server started at ${url}: server ${serverVersion ?? "(version unknown)"}${on}, pid ${child.pid}, data ${dataDir}, in ${Date.now() - started} ms`);
+  const on =
+    verdict.chosen !== undefined
+      ? ` on binding ${bindingLabel(verdict.chosen)} (declared by ${verdict.chosen.declaredBy})`
+      : "";
+  log.debug(
+    `Chroma server started at ${url}: server ${serverVersion ?? "(version unknown)"}${on}, pid ${child.pid}, data ${dataDir}, in ${Date.now() - started} ms`,
+  );
   return {
     server: {
       ...(verdict.chosen !== undefined ? { binding: verdict.chosen } : {}),

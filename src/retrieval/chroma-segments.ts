@@ -29,7 +29,13 @@ import { log } from "../log.js";
 
 export const CHROMA_SQLITE_FILE = "chroma.sqlite3";
 /** What a Chroma HNSW segment folder may hold (index_metadata.pickle: written by Chroma's Python server). */
-const SEGMENT_FILES = new Set(["header.bin", "data_level0.bin", "length.bin", "link_lists.bin", "index_metadata.pickle"]);
+const SEGMENT_FILES = new Set([
+  "header.bin",
+  "data_level0.bin",
+  "length.bin",
+  "link_lists.bin",
+  "index_metadata.pickle",
+]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Pages a read may visit before it is judged a corrupt (cyclic) file. */
 const MAX_PAGES_VISITED = 1_000_000;
@@ -50,10 +56,12 @@ class SqliteFile {
     this.fd = openSync(file, "r");
     try {
       const h = Buffer.alloc(100);
-      if (readSync(this.fd, h, 0, 100, 0) !== 100 || h.toString("latin1", 0, 16) !== "SQLite format 3\u0000") throw new SqliteFormatError("not a sqlite 3 file");
+      if (readSync(this.fd, h, 0, 100, 0) !== 100 || h.toString("latin1", 0, 16) !== "SQLite format 3\u0000")
+        throw new SqliteFormatError("not a sqlite 3 file");
       const raw = h.readUInt16BE(16);
       this.pageSize = raw === 1 ? 65536 : raw;
-      if (this.pageSize < 512 || (this.pageSize & (this.pageSize - 1)) !== 0) throw new SqliteFormatError(`page size ${raw}`);
+      if (this.pageSize < 512 || (this.pageSize & (this.pageSize - 1)) !== 0)
+        throw new SqliteFormatError(`page size ${raw}`);
       if (h[18] !== 1 || h[19] !== 1) throw new SqliteFormatError("WAL mode"); // a WAL file may hold newer pages
       this.usable = this.pageSize - (h[20] as number);
       if (h.readUInt32BE(56) !== 1) throw new SqliteFormatError("text encoding is not UTF-8");
@@ -70,9 +78,11 @@ class SqliteFile {
   }
 
   page(n: number): Buffer {
-    if (!Number.isInteger(n) || n < 1 || n > this.pages) throw new SqliteFormatError(`page ${n} is outside the file (${this.pages} pages)`);
+    if (!Number.isInteger(n) || n < 1 || n > this.pages)
+      throw new SqliteFormatError(`page ${n} is outside the file (${this.pages} pages)`);
     const b = Buffer.alloc(this.pageSize);
-    if (readSync(this.fd, b, 0, this.pageSize, (n - 1) * this.pageSize) !== this.pageSize) throw new SqliteFormatError(`short read of page ${n}`);
+    if (readSync(this.fd, b, 0, this.pageSize, (n - 1) * this.pageSize) !== this.pageSize)
+      throw new SqliteFormatError(`short read of page ${n}`);
     return b;
   }
 }
@@ -95,7 +105,7 @@ function varint(b: Buffer, o: number): [number, number] {
 function decodeRecord(p: Buffer): SqliteValue[] {
   const [headerSize, n] = varint(p, 0);
   const types: number[] = [];
-  for (let o = n; o < headerSize; ) {
+  for (let o = n; o < headerSize;) {
     const [t, m] = varint(p, o);
     types.push(t);
     o += m;
@@ -213,7 +223,10 @@ function columnsOf(sql: string): string[] {
  * name (read-only; see the module comment for what is refused). Throws when
  * the file cannot be read consistently.
  */
-export function readSqliteTables(file: string, tables: readonly string[]): Record<string, Record<string, SqliteValue>[]> {
+export function readSqliteTables(
+  file: string,
+  tables: readonly string[],
+): Record<string, Record<string, SqliteValue>[]> {
   const db = new SqliteFile(file);
   try {
     const master = readTable(db, 1); // sqlite_schema: type, name, tbl_name, rootpage, sql
@@ -235,7 +248,8 @@ export function liveSegments(dataDir: string): { segments: Set<string>; collecti
   const file = path.join(dataDir, CHROMA_SQLITE_FILE);
   try {
     for (const side of ["-journal", "-wal"]) {
-      if (fileSize(`${file}${side}`) > 0) return { error: `${path.basename(file)}${side} exists (a write in progress)` };
+      if (fileSize(`${file}${side}`) > 0)
+        return { error: `${path.basename(file)}${side} exists (a write in progress)` };
     }
     const before = new SqliteFile(file);
     const counter = before.changeCounter;
@@ -248,7 +262,8 @@ export function liveSegments(dataDir: string): { segments: Set<string>; collecti
     const segments = new Set<string>();
     const owners = new Set<string>();
     for (const r of t.segments ?? []) {
-      if (typeof r.id !== "string" || typeof r.collection !== "string") return { error: "a segment row without id or collection" };
+      if (typeof r.id !== "string" || typeof r.collection !== "string")
+        return { error: "a segment row without id or collection" };
       segments.add(r.id.toLowerCase());
       owners.add(r.collection.toLowerCase());
     }
@@ -301,7 +316,9 @@ export interface SweepResult {
 export async function sweepSegmentFolders(dataDir: string): Promise<SweepResult> {
   let entries: string[];
   try {
-    entries = (await readdir(dataDir, { withFileTypes: true })).filter((e) => e.isDirectory() && UUID.test(e.name)).map((e) => e.name);
+    entries = (await readdir(dataDir, { withFileTypes: true }))
+      .filter((e) => e.isDirectory() && UUID.test(e.name))
+      .map((e) => e.name);
   } catch (e) {
     return { removed: [], bytes: 0, skipped: `cannot list ${dataDir}: ${e instanceof Error ? e.message : String(e)}` };
   }
@@ -333,6 +350,7 @@ export async function sweepSegmentFolders(dataDir: string): Promise<SweepResult>
     removed.push(dir);
     bytes += size;
   }
-  if (removed.length > 0) log.debug(`Removed ${removed.length} segment folder(s) of deleted collections from ${dataDir} (${bytes} bytes)`);
+  if (removed.length > 0)
+    log.debug(`Removed ${removed.length} segment folder(s) of deleted collections from ${dataDir} (${bytes} bytes)`);
   return { removed, bytes };
 }

@@ -88,9 +88,16 @@ export function collectionName(kbHash: string, embedder: Pick<Embedder, "id" | "
   if (!exact) part = `${part === "" ? "embedder" : part}-${shortHash(embedder.id, 6)}`;
   // New weights under the same model id get a new collection (docs/reliability.md).
   const fp = fingerprintOf(embedder);
-  const weights = fp === undefined ? "" : `-w${fp.toLowerCase().replace(/[^a-f0-9]/g, "").slice(0, 8)}`;
+  const weights =
+    fp === undefined
+      ? ""
+      : `-w${fp
+          .toLowerCase()
+          .replace(/[^a-f0-9]/g, "")
+          .slice(0, 8)}`;
   const name = `${COLLECTION_PREFIX}${kb.slice(0, 12)}-${part}${weights}-d${embedder.dimension}`;
-  if (!CHROMA_NAME.test(name) || name.includes("..")) throw new InvalidArgumentError("collection name", "a valid Chroma name", name);
+  if (!CHROMA_NAME.test(name) || name.includes(".."))
+    throw new InvalidArgumentError("collection name", "a valid Chroma name", name);
   return name;
 }
 
@@ -110,9 +117,7 @@ export function stagingTarget(name: string): string | undefined {
 
 /** Order-independent hash of the chunks' ids, fields and text. */
 export function chunksHash(chunks: readonly Chunk[]): string {
-  const rows = chunks
-    .map((c) => JSON.stringify([c.id, c.parentId, c.locale, c.title, c.section, c.text]))
-    .sort();
+  const rows = chunks.map((c) => JSON.stringify([c.id, c.parentId, c.locale, c.title, c.section, c.text])).sort();
   const h = createHash("sha256");
   for (const r of rows) h.update(r).update("\u0000");
   return h.digest("hex");
@@ -130,7 +135,13 @@ export function readStoreMetadata(collection: Pick<ChromaCollection, "metadata">
   const dimension = num("dimension");
   const chunks = num("chunks");
   const startedAt = num("startedAt");
-  if (kbHash === undefined || chunksHashValue === undefined || embedder === undefined || dimension === undefined || chunks === undefined) {
+  if (
+    kbHash === undefined ||
+    chunksHashValue === undefined ||
+    embedder === undefined ||
+    dimension === undefined ||
+    chunks === undefined
+  ) {
     return null;
   }
   const meta: StoreMetadata = {
@@ -170,14 +181,17 @@ export interface Expectation {
 /** Why a collection is not a complete match for `expected`, or null when it is. */
 export function incompleteReason(meta: StoreMetadata | null, expected: Expectation): string | null {
   if (meta === null) return "it has no retrace metadata";
-  if (meta.retrace !== STORE_SCHEMA_VERSION) return `its metadata layout is version ${meta.retrace}, expected ${STORE_SCHEMA_VERSION}`;
+  if (meta.retrace !== STORE_SCHEMA_VERSION)
+    return `its metadata layout is version ${meta.retrace}, expected ${STORE_SCHEMA_VERSION}`;
   if (!meta.complete) return "it was never completed";
   if (meta.embedder !== expected.embedder.id) return `it holds vectors of embedder ${meta.embedder}`;
   if (meta.dimension !== expected.embedder.dimension) return `its dimension is ${meta.dimension}`;
   const fp = fingerprintOf(expected.embedder);
   if (fp !== undefined && meta.weights !== fp) return "it holds vectors of other weights of this embedder";
-  if (expected.chunks !== undefined && meta.chunks !== expected.chunks) return `it holds ${meta.chunks} chunks, expected ${expected.chunks}`;
-  if (expected.chunksHash !== undefined && meta.chunksHash !== expected.chunksHash) return "its chunks differ from the KB's";
+  if (expected.chunks !== undefined && meta.chunks !== expected.chunks)
+    return `it holds ${meta.chunks} chunks, expected ${expected.chunks}`;
+  if (expected.chunksHash !== undefined && meta.chunksHash !== expected.chunksHash)
+    return "its chunks differ from the KB's";
   return null;
 }
 
@@ -237,13 +251,20 @@ export interface OpenCurrentOptions {
  * warning that it was built from another KB; else null.
  * A collection of the right name but another dimension → DimensionMismatchError.
  */
-export async function openCurrentCollection(client: ChromaClientLike, options: OpenCurrentOptions): Promise<CurrentCollection | null> {
+export async function openCurrentCollection(
+  client: ChromaClientLike,
+  options: OpenCurrentOptions,
+): Promise<CurrentCollection | null> {
   const name = collectionName(options.kbHash, options.embedder);
   const own = await getCollectionOrNull(client, name);
   if (own !== null) {
     const meta = readStoreMetadata(own);
     if (meta !== null && meta.dimension !== options.embedder.dimension) {
-      throw new DimensionMismatchError(meta.dimension, options.embedder.dimension, `embedder ${options.embedder.id} and collection ${name}`);
+      throw new DimensionMismatchError(
+        meta.dimension,
+        options.embedder.dimension,
+        `embedder ${options.embedder.id} and collection ${name}`,
+      );
     }
     if (meta !== null && incompleteReason(meta, { embedder: options.embedder }) === null) {
       return { collection: own, name, metadata: meta, exact: true };
@@ -256,7 +277,11 @@ export async function openCurrentCollection(client: ChromaClientLike, options: O
     const meta = readStoreMetadata(c);
     if (incompleteReason(meta, { embedder: options.embedder }) !== null || meta === null) continue;
     const at = meta.completedAt ?? 0;
-    if (best === null || at > (best.meta.completedAt ?? 0) || (at === (best.meta.completedAt ?? 0) && c.name < best.collection.name)) {
+    if (
+      best === null ||
+      at > (best.meta.completedAt ?? 0) ||
+      (at === (best.meta.completedAt ?? 0) && c.name < best.collection.name)
+    ) {
       best = { collection: c, meta };
     }
   }
@@ -269,7 +294,10 @@ export async function openCurrentCollection(client: ChromaClientLike, options: O
 }
 
 /** `openCurrentCollection`, or ServiceUnavailableError (exit 3) telling to run `retrace ingest`. */
-export async function requireCurrentCollection(client: ChromaClientLike, options: OpenCurrentOptions): Promise<CurrentCollection> {
+export async function requireCurrentCollection(
+  client: ChromaClientLike,
+  options: OpenCurrentOptions,
+): Promise<CurrentCollection> {
   const current = await openCurrentCollection(client, options);
   if (current === null) {
     throw new ServiceUnavailableError(

@@ -48,9 +48,25 @@ export interface ChromaCollection {
   /** Collection-level metadata (retrace's `StoreMetadata` on a retrace collection). */
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   count(): Promise<number>;
-  add(args: { ids: string[]; embeddings?: number[][]; metadatas?: ChromaMetadataInput[]; documents?: string[] }): Promise<void>;
-  get(args?: { ids?: string[]; where?: ChromaWhere; limit?: number; offset?: number; include?: ChromaInclude[] }): Promise<ChromaGetResult>;
-  query(args: { queryEmbeddings: number[][]; nResults?: number; where?: ChromaWhere; include?: ChromaInclude[] }): Promise<ChromaQueryResult>;
+  add(args: {
+    ids: string[];
+    embeddings?: number[][];
+    metadatas?: ChromaMetadataInput[];
+    documents?: string[];
+  }): Promise<void>;
+  get(args?: {
+    ids?: string[];
+    where?: ChromaWhere;
+    limit?: number;
+    offset?: number;
+    include?: ChromaInclude[];
+  }): Promise<ChromaGetResult>;
+  query(args: {
+    queryEmbeddings: number[][];
+    nResults?: number;
+    where?: ChromaWhere;
+    include?: ChromaInclude[];
+  }): Promise<ChromaQueryResult>;
   /** Renames the collection and/or replaces its metadata. */
   modify(args: { name?: string; metadata?: ChromaMetadataInput }): Promise<void>;
 }

@@ -27,7 +27,13 @@ export async function describeCollections(client: ChromaClientLike, currentName:
     if (!c.name.startsWith(COLLECTION_PREFIX)) continue;
     const meta = readStoreMetadata(c);
     const records = await c.count();
-    const state = isStagingName(c.name) ? "staging" : c.name === currentName && meta?.complete ? "current" : meta?.complete ? "complete" : "incomplete";
+    const state = isStagingName(c.name)
+      ? "staging"
+      : c.name === currentName && meta?.complete
+        ? "current"
+        : meta?.complete
+          ? "complete"
+          : "incomplete";
     out.push({
       name: c.name,
       state,

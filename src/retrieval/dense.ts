@@ -115,7 +115,10 @@ export class InMemoryDenseIndex implements DenseIndex {
     const entries: DenseEntry[] = [];
     for (let start = 0; start < chunks.length; start += batchSize) {
       const batch = chunks.slice(start, start + batchSize);
-      const vectors = await embedder.embedDocuments(batch.map((c) => c.text), { locales: batch.map((c) => c.locale) });
+      const vectors = await embedder.embedDocuments(
+        batch.map((c) => c.text),
+        { locales: batch.map((c) => c.locale) },
+      );
       if (vectors.length !== batch.length) {
         throw new InvalidArgumentError("embedDocuments(texts)", `${batch.length} vectors`, vectors.length);
       }

@@ -108,7 +108,11 @@ export class ExactDenseIndex implements DenseIndex {
 
   /** This index as plain data over its shared matrices (nothing copied; see SharedExactDense). */
   share(): SharedExactDense {
-    return { name: this.name, dimension: this.dimension, partitions: [...this.partitions].map(([locale, p]) => ({ locale, ...p })) };
+    return {
+      name: this.name,
+      dimension: this.dimension,
+      partitions: [...this.partitions].map(([locale, p]) => ({ locale, ...p })),
+    };
   }
 
   /** The index `share()` described, over the same shared matrices: the same rankings as the original. */
@@ -116,11 +120,15 @@ export class ExactDenseIndex implements DenseIndex {
     const index = new ExactDenseIndex([], { dimension: shared.dimension, name: shared.name });
     for (const p of shared.partitions) {
       if (p.ids.length !== p.parents.length || p.matrix.length !== p.ids.length * shared.dimension) {
-        throw new InvalidArgumentError(`shared partition ${p.locale}`, `ids, parents and a ${shared.dimension}-column matrix of the same rows`, {
-          ids: p.ids.length,
-          parents: p.parents.length,
-          values: p.matrix.length,
-        });
+        throw new InvalidArgumentError(
+          `shared partition ${p.locale}`,
+          `ids, parents and a ${shared.dimension}-column matrix of the same rows`,
+          {
+            ids: p.ids.length,
+            parents: p.parents.length,
+            values: p.matrix.length,
+          },
+        );
       }
       index.partitions.set(p.locale, { ids: p.ids, parents: p.parents, matrix: p.matrix });
       index.count += p.ids.length;
@@ -147,11 +155,15 @@ export class ExactDenseIndex implements DenseIndex {
     qn = Math.sqrt(qn);
     const q = new Float64Array(d);
     if (qn > 0) for (let i = 0; i < d; i++) q[i] = (vector[i] as number) / qn;
-    const parts = options.locale !== undefined ? [this.partitions.get(options.locale)].filter((p) => p !== undefined) : [...this.partitions.values()];
+    const parts =
+      options.locale !== undefined
+        ? [this.partitions.get(options.locale)].filter((p) => p !== undefined)
+        : [...this.partitions.values()];
     const topN = options.topN;
     // Bounded selection: keep the best topN (score desc, id asc) seen so far.
     const best: { score: number; id: string; parentId: string }[] = [];
-    const worse = (a: { score: number; id: string }, b: { score: number; id: string }) => a.score < b.score || (a.score === b.score && a.id > b.id);
+    const worse = (a: { score: number; id: string }, b: { score: number; id: string }) =>
+      a.score < b.score || (a.score === b.score && a.id > b.id);
     // A sparse query (the built-in embedder's hashed n-grams fill a fraction of the dimensions) is scanned on
     // its non-zero dimensions only, in ascending order. That gives the same bits as the full sum: a skipped term
     // is ±0, x + (±0) = x for any x ≠ 0, the running sum starts at +0 and never becomes −0 (+0 + −0 = +0; a
@@ -166,7 +178,8 @@ export class ExactDenseIndex implements DenseIndex {
       for (let row = 0; row < p.ids.length; row++) {
         let dot = 0;
         const base = row * d;
-        if (sparse) for (let j = 0; j < dims.length; j++) dot += (m[base + (dims[j] as number)] as number) * (qDims[j] as number);
+        if (sparse)
+          for (let j = 0; j < dims.length; j++) dot += (m[base + (dims[j] as number)] as number) * (qDims[j] as number);
         else for (let i = 0; i < d; i++) dot += (m[base + i] as number) * (q[i] as number);
         // Most rows lose to the current topN-th: test before allocating a candidate.
         if (best.length === topN) {
@@ -207,7 +220,10 @@ export async function loadExactDenseIndex(
       const locale = meta.locale as Locale;
       const vector = page.embeddings[i];
       if (vector === undefined || vector === null) {
-        throw new ServiceUnavailableError("chroma", `Chroma returned no embedding for record ${id} of ${collection.name}`);
+        throw new ServiceUnavailableError(
+          "chroma",
+          `Chroma returned no embedding for record ${id} of ${collection.name}`,
+        );
       }
       vectors.push({ id, parentId, locale, vector });
     });
@@ -227,6 +243,12 @@ export async function loadExactDenseIndex(
  * back into an `ExactDenseIndex` (count checked against the collection
  * metadata). See docs/determinism.md for why not Chroma's HNSW query.
  */
-export function openExactDense(current: { collection: Pick<ChromaCollection, "get" | "name">; metadata: { dimension: number; chunks: number } }): Promise<ExactDenseIndex> {
-  return loadExactDenseIndex(current.collection, { dimension: current.metadata.dimension, expectedCount: current.metadata.chunks });
+export function openExactDense(current: {
+  collection: Pick<ChromaCollection, "get" | "name">;
+  metadata: { dimension: number; chunks: number };
+}): Promise<ExactDenseIndex> {
+  return loadExactDenseIndex(current.collection, {
+    dimension: current.metadata.dimension,
+    expectedCount: current.metadata.chunks,
+  });
 }

@@ -30,7 +30,14 @@ export {
   type FusedRanked,
   type FusionInput,
 } from "./fusion/common.js";
-export { ADAPTIVE_BETA, ADAPTIVE_TOP, adaptiveFusion, adaptiveWeights, headConfidence, type AdaptiveOptions } from "./fusion/adaptive.js";
+export {
+  ADAPTIVE_BETA,
+  ADAPTIVE_TOP,
+  adaptiveFusion,
+  adaptiveWeights,
+  headConfidence,
+  type AdaptiveOptions,
+} from "./fusion/adaptive.js";
 export { combMnzFusion } from "./fusion/combmnz.js";
 export { minMaxFusion, minMaxNormalize } from "./fusion/minmax.js";
 export { RRF_K, reciprocalRankFusion, type RrfOptions } from "./fusion/rrf.js";

@@ -162,13 +162,19 @@ export function lsaStructureWeight(structure: number, lambda: number = LSA_STRUC
  * other embedder (the built-in hashed n-grams, transformers models).
  * Computable without labels: it reads the embedder's id, latent share and κ only.
  */
-export function hybridDefaultsFor(embedder: { id: string; latentShare?: number; structure?: number }): { defaults: Readonly<HybridDefaults>; bm25: Readonly<{ k1: number; b: number }> } {
+export function hybridDefaultsFor(embedder: { id: string; latentShare?: number; structure?: number }): {
+  defaults: Readonly<HybridDefaults>;
+  bm25: Readonly<{ k1: number; b: number }>;
+} {
   if (!/^lsa-\d+-/.test(embedder.id)) return { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };
   // κ known (every fit since the chance baseline): α = λ·κ, no signals shift (λ includes it); else the latent share and the fixed shift.
   const known = embedder.structure !== undefined && Number.isFinite(embedder.structure);
   const dense = known ? lsaStructureWeight(embedder.structure as number) : lsaDenseWeight(embedder.latentShare);
   const weights = Object.freeze({ dense, bm25: Math.round((1 - dense) * 100) / 100 });
-  return { defaults: Object.freeze({ ...LSA_HYBRID_DEFAULTS, weights, signalsShift: known ? 0 : SIGNALS_SHIFT }), bm25: LSA_HYBRID_BM25 };
+  return {
+    defaults: Object.freeze({ ...LSA_HYBRID_DEFAULTS, weights, signalsShift: known ? 0 : SIGNALS_SHIFT }),
+    bm25: LSA_HYBRID_BM25,
+  };
 }
 
 export interface HybridRetrieverOptions {
@@ -205,7 +211,10 @@ function assertBoolean(name: string, value: unknown): asserts value is boolean {
 }
 
 /** The settings a retrieval runs with, checked the same way as defaults and per call. */
-type CheckedSettings = Pick<HybridDefaults, "k" | "denseK" | "bm25K" | "rrfK" | "fusion" | "mode" | "rerank" | "weights"> & { rerankHead?: number };
+type CheckedSettings = Pick<
+  HybridDefaults,
+  "k" | "denseK" | "bm25K" | "rrfK" | "fusion" | "mode" | "rerank" | "weights"
+> & { rerankHead?: number };
 
 /** Throws InvalidArgumentError naming the first setting out of range (rerank needs a reranker). */
 function assertSettings(s: CheckedSettings, hasReranker: boolean): void {
@@ -265,9 +274,19 @@ export class HybridRetriever implements Retriever {
       this.textById.set(c.id, c.text);
     }
     if (options.bm25 !== undefined && options.analyzers !== undefined && options.analyzers !== options.bm25.analyzers) {
-      throw new InvalidArgumentError("analyzers", "the analyzers the given bm25 index was built with (or none)", options.analyzers.overrides);
+      throw new InvalidArgumentError(
+        "analyzers",
+        "the analyzers the given bm25 index was built with (or none)",
+        options.analyzers.overrides,
+      );
     }
-    this.bm25 = options.bm25 ?? BM25Index.build(options.chunks, { k1: options.bm25Params?.k1 ?? base.bm25.k1, b: options.bm25Params?.b ?? base.bm25.b }, options.analyzers);
+    this.bm25 =
+      options.bm25 ??
+      BM25Index.build(
+        options.chunks,
+        { k1: options.bm25Params?.k1 ?? base.bm25.k1, b: options.bm25Params?.b ?? base.bm25.b },
+        options.analyzers,
+      );
   }
 
   /** The analyzers of the BM25 branch (its index's). */
@@ -288,7 +307,10 @@ export class HybridRetriever implements Retriever {
     const rerank = o.rerank ?? this.defaults.rerank;
     const fusion = o.fusion ?? this.defaults.fusion;
     const rrfK = o.rrfK ?? this.defaults.rrfK;
-    const weights = { dense: o.weights?.dense ?? this.defaults.weights.dense, bm25: o.weights?.bm25 ?? this.defaults.weights.bm25 };
+    const weights = {
+      dense: o.weights?.dense ?? this.defaults.weights.dense,
+      bm25: o.weights?.bm25 ?? this.defaults.weights.bm25,
+    };
     const turn = o.turn ?? 0;
     const locale = o.locale;
     const reranker = this.reranker;

@@ -75,7 +75,8 @@ export interface IngestResult {
 
 /** One line saying what an ingest did: `collection X: N chunks, embedder E (D-d), already up to date | ingested N chunks in T ms`. */
 export function describeIngest(r: IngestResult): string {
-  const what = r.status === "up-to-date" ? "already up to date" : `ingested ${r.chunks} chunks in ${r.durationMs.toFixed(0)} ms`;
+  const what =
+    r.status === "up-to-date" ? "already up to date" : `ingested ${r.chunks} chunks in ${r.durationMs.toFixed(0)} ms`;
   return `collection ${r.collection}: ${r.chunks} chunks, embedder ${r.embedder} (${r.dimension}-d), ${what}`;
 }
 
@@ -96,7 +97,9 @@ function stagingInUse(c: ChromaCollection, now: number): string | null {
   const host = owner.slice(0, colon);
   const pid = Number(owner.slice(colon + 1));
   if (host === hostname()) {
-    return pid !== process.pid && Number.isInteger(pid) && pid > 0 && processAlive(pid) ? `process ${pid} is filling it` : null;
+    return pid !== process.pid && Number.isInteger(pid) && pid > 0 && processAlive(pid)
+      ? `process ${pid} is filling it`
+      : null;
   }
   return now - meta.startedAt < FOREIGN_STAGING_TTL_MS ? `host ${host} started it less than an hour ago` : null;
 }
@@ -142,14 +145,23 @@ function validate(options: IngestOptions): number {
 
 function checkVectors(vectors: number[][], expectedCount: number, embedder: Embedder, firstIndex: number): void {
   if (!Array.isArray(vectors) || vectors.length !== expectedCount) {
-    throw new InvalidArgumentError(`${embedder.id}.embedDocuments(texts)`, `${expectedCount} vectors`, Array.isArray(vectors) ? vectors.length : vectors);
+    throw new InvalidArgumentError(
+      `${embedder.id}.embedDocuments(texts)`,
+      `${expectedCount} vectors`,
+      Array.isArray(vectors) ? vectors.length : vectors,
+    );
   }
   vectors.forEach((v, i) => {
     if (v.length !== embedder.dimension) {
-      throw new DimensionMismatchError(embedder.dimension, v.length, `embedder ${embedder.id} (vector of chunk #${firstIndex + i + 1})`);
+      throw new DimensionMismatchError(
+        embedder.dimension,
+        v.length,
+        `embedder ${embedder.id} (vector of chunk #${firstIndex + i + 1})`,
+      );
     }
     for (const x of v) {
-      if (!Number.isFinite(x)) throw new InvalidArgumentError(`${embedder.id} vector of chunk #${firstIndex + i + 1}`, "finite numbers", x);
+      if (!Number.isFinite(x))
+        throw new InvalidArgumentError(`${embedder.id} vector of chunk #${firstIndex + i + 1}`, "finite numbers", x);
     }
   });
 }
@@ -158,7 +170,9 @@ async function deleteQuietly(client: ChromaClientLike, name: string): Promise<vo
   try {
     await client.deleteCollection({ name });
   } catch (e) {
-    log.warn(`Could not delete collection ${name}: ${e instanceof Error ? e.message : String(e)} (the next ingest will)`);
+    log.warn(
+      `Could not delete collection ${name}: ${e instanceof Error ? e.message : String(e)} (the next ingest will)`,
+    );
   }
 }
 
@@ -180,7 +194,11 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   if (existing !== null) {
     const meta = readStoreMetadata(existing);
     if (meta !== null && meta.dimension !== embedder.dimension) {
-      throw new DimensionMismatchError(meta.dimension, embedder.dimension, `embedder ${embedder.id} and existing collection ${name}`);
+      throw new DimensionMismatchError(
+        meta.dimension,
+        embedder.dimension,
+        `embedder ${embedder.id} and existing collection ${name}`,
+      );
     }
     replacedBecause = incompleteReason(meta, expected) ?? undefined;
     if (replacedBecause === undefined) {
@@ -222,12 +240,25 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     for (let start = 0; start < total; start += batchSize) {
       signal?.throwIfAborted();
       const batch = chunks.slice(start, start + batchSize);
-      const vectors = await embedder.embedDocuments(batch.map((c) => c.text), { locales: batch.map((c) => c.locale) });
+      const vectors = await embedder.embedDocuments(
+        batch.map((c) => c.text),
+        { locales: batch.map((c) => c.locale) },
+      );
       checkVectors(vectors, batch.length, embedder, start);
       signal?.throwIfAborted();
-      const metadatas: ChunkMetadata[] = batch.map((c) => ({ parentId: c.parentId, locale: c.locale, title: c.title, section: c.section }));
+      const metadatas: ChunkMetadata[] = batch.map((c) => ({
+        parentId: c.parentId,
+        locale: c.locale,
+        title: c.title,
+        section: c.section,
+      }));
       try {
-        await staging.add({ ids: batch.map((c) => c.id), embeddings: vectors, documents: batch.map((c) => c.text), metadatas });
+        await staging.add({
+          ids: batch.map((c) => c.id),
+          embeddings: vectors,
+          documents: batch.map((c) => c.text),
+          metadatas,
+        });
       } catch (e) {
         throw asDimensionMismatch(e, `staging collection ${stagingName}`) ?? e;
       }
@@ -236,7 +267,10 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     signal?.throwIfAborted();
     const count = await staging.count();
     if (count !== total) {
-      throw new ServiceUnavailableError("chroma", `Chroma holds ${count} records in ${stagingName} after writing ${total}; the ingest was not made current`);
+      throw new ServiceUnavailableError(
+        "chroma",
+        `Chroma holds ${count} records in ${stagingName} after writing ${total}; the ingest was not made current`,
+      );
     }
 
     // Make it current. Chroma cannot rename onto an existing name, so a collection being
@@ -249,12 +283,19 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     }
     const { target: _target, owner: _owner, ...rest } = meta;
     try {
-      await staging.modify({ name, metadata: toCollectionMetadata({ ...rest, complete: true, completedAt: Date.now() }) });
+      await staging.modify({
+        name,
+        metadata: toCollectionMetadata({ ...rest, complete: true, completedAt: Date.now() }),
+      });
     } catch (e) {
       if (aside !== undefined && stillThere !== null) await stillThere.modify({ name }).catch(() => undefined);
       // Lost the race to another process ingesting the same KB (docs/reliability.md): use its collection once verified.
       const winner = await getCollectionOrNull(client, name).catch(() => null);
-      if (winner !== null && incompleteReason(readStoreMetadata(winner), expected) === null && (await winner.count()) === total) {
+      if (
+        winner !== null &&
+        incompleteReason(readStoreMetadata(winner), expected) === null &&
+        (await winner.count()) === total
+      ) {
         inFlight.delete(stagingName);
         await deleteQuietly(client, stagingName);
         log.info(`Another process made ${name} current first (verified: ${total} chunks, same chunk set); using it`);

@@ -68,7 +68,9 @@ async function readHolder(file: string): Promise<LockContent> {
     text = await readFile(file, "utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return "missing";
-    throw new ServiceUnavailableError("filesystem", `cannot read the lock ${file}: ${(e as Error).message}`, { cause: e });
+    throw new ServiceUnavailableError("filesystem", `cannot read the lock ${file}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   if (text.trim() === "") return { leftover: "it was empty", text };
   try {
@@ -99,7 +101,8 @@ async function createExclusively(file: string, text: string): Promise<boolean> {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EEXIST") return false;
-    if (code !== undefined && NO_HARD_LINKS.has(code) && (e as NodeJS.ErrnoException).syscall === "link") return createInPlace(file, text);
+    if (code !== undefined && NO_HARD_LINKS.has(code) && (e as NodeJS.ErrnoException).syscall === "link")
+      return createInPlace(file, text);
     throw new OutputWriteError(file, e);
   } finally {
     await rm(tmp, { force: true });
@@ -136,7 +139,12 @@ const statOrNull = (file: string): Promise<Stats | null> => stat(file).catch(() 
  */
 async function removeStale(file: string, seen: Stats, text: string): Promise<boolean> {
   const takeover = `${file}.takeover`;
-  if (!(await createExclusively(takeover, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() })))) {
+  if (
+    !(await createExclusively(
+      takeover,
+      JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }),
+    ))
+  ) {
     const t = await statOrNull(takeover);
     // A takeover lock left by a process that died within its few milliseconds: removed, and tried again next round.
     if (t !== null && Date.now() - t.mtimeMs > TAKEOVER_STALE_MS) await rm(takeover, { force: true });
@@ -163,7 +171,8 @@ function waitMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.RETRACE_LOCK_TIMEOUT;
   if (raw === undefined || raw.trim() === "") return DEFAULT_LOCK_WAIT_MS;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("RETRACE_LOCK_TIMEOUT", "a positive number of seconds", raw);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError("RETRACE_LOCK_TIMEOUT", "a positive number of seconds", raw);
   return Math.round(n * 1000);
 }
 
@@ -176,7 +185,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * ServiceUnavailableError (exit 3) naming the file and holder; a lock that
  * cannot be written is OutputWriteError (exit 3), leaving no file.
  */
-export async function acquireDirLock(dir: string, options: { waitMs?: number; pollMs?: number } = {}): Promise<DirLock> {
+export async function acquireDirLock(
+  dir: string,
+  options: { waitMs?: number; pollMs?: number } = {},
+): Promise<DirLock> {
   const file = path.join(dir, LOCK_FILE);
   try {
     mkdirSync(dir, { recursive: true });
@@ -185,7 +197,12 @@ export async function acquireDirLock(dir: string, options: { waitMs?: number; po
   }
   const waitMs = options.waitMs ?? waitMsFromEnv();
   const pollMs = options.pollMs ?? LOCK_POLL_MS;
-  const me: LockHolder = { pid: process.pid, host: hostname(), token: randomBytes(8).toString("hex"), since: new Date().toISOString() };
+  const me: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    token: randomBytes(8).toString("hex"),
+    since: new Date().toISOString(),
+  };
   const deadline = Date.now() + waitMs;
   let announced = false;
   for (;;) {
@@ -217,7 +234,9 @@ export async function acquireDirLock(dir: string, options: { waitMs?: number; po
     }
     if (!announced) {
       const h = holder as LockHolder;
-      log.info(`Waiting for process ${h.pid} on ${h.host} (holding the data dir ${dir} since ${h.since}) to release ${file}; waiting up to ${Math.round(waitMs / 1000)} s (RETRACE_LOCK_TIMEOUT)`);
+      log.info(
+        `Waiting for process ${h.pid} on ${h.host} (holding the data dir ${dir} since ${h.since}) to release ${file}; waiting up to ${Math.round(waitMs / 1000)} s (RETRACE_LOCK_TIMEOUT)`,
+      );
       announced = true;
     }
     await sleep(pollMs);

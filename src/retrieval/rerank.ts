@@ -26,7 +26,8 @@ export function applyRerank(fused: readonly Ranked[], headSize: number, scores: 
     throw new InvalidArgumentError("scores", `one score per head entry (${n})`, `${scores.length} scores`);
   }
   scores.forEach((s, i) => {
-    if (typeof s !== "number" || !Number.isFinite(s)) throw new InvalidArgumentError(`scores[${i}]`, "a finite number", s);
+    if (typeof s !== "number" || !Number.isFinite(s))
+      throw new InvalidArgumentError(`scores[${i}]`, "a finite number", s);
   });
   const head = fused.slice(0, n).map((r, position) => ({ r, position, score: scores[position] as number }));
   head.sort((a, b) => b.score - a.score || a.position - b.position);

@@ -8,7 +8,13 @@ import type { Locale } from "../kb/types.js";
 /** The fusion methods (src/retrieval/fusion.ts). */
 export type FusionMethodName = "rrf" | "minmax" | "zscore" | "combmnz" | "adaptive" | "signals";
 
-export type { Ranked, RetrievalMode, RetrievalStages, RetrievalTrace, RetrievalTraceConfig } from "../contract/trace.js";
+export type {
+  Ranked,
+  RetrievalMode,
+  RetrievalStages,
+  RetrievalTrace,
+  RetrievalTraceConfig,
+} from "../contract/trace.js";
 import type { RetrievalMode, RetrievalTrace } from "../contract/trace.js";
 
 export interface Embedder {

@@ -45,13 +45,21 @@ export interface CheckResult {
 }
 
 function isTrace(x: unknown): x is RetrievalTrace {
-  return typeof x === "object" && x !== null && "stages" in x && "config" in x && Array.isArray((x as RetrievalTrace).retrievedIds);
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    "stages" in x &&
+    "config" in x &&
+    Array.isArray((x as RetrievalTrace).retrievedIds)
+  );
 }
 
 function rankedIds(x: Retrieved, ids: DocumentIdOptions = {}): string[] {
   if (Array.isArray(x)) {
     const xs = x as readonly unknown[];
-    return xs.every((e) => typeof e === "string") ? [...(xs as string[])] : cardIdsOf(xs as DocumentLike[], ids, "toRetrieve");
+    return xs.every((e) => typeof e === "string")
+      ? [...(xs as string[])]
+      : cardIdsOf(xs as DocumentLike[], ids, "toRetrieve");
   }
   const r = x as Partial<TurnReport & TraceSummary>;
   if (Array.isArray(r.retrievedIds)) return r.retrievedIds;
@@ -69,10 +77,19 @@ function traceK(x: Retrieved): number | undefined {
 function whereWent(x: Retrieved, id: string, k: number, ranked: readonly string[]): string {
   if (isTrace(x)) return explainGold(x, id).text;
   const final = ranked.indexOf(id);
-  const summary = Array.isArray(x) ? undefined : "goldPositions" in (x as object) ? (x as TraceSummary) : (x as TurnReport).trace;
+  const summary = Array.isArray(x)
+    ? undefined
+    : "goldPositions" in (x as object)
+      ? (x as TraceSummary)
+      : (x as TurnReport).trace;
   const stages = summary?.goldPositions[id];
   const parts = stages === undefined ? [] : Object.entries(stages).map(([s, r]) => `${s} ${r ?? "—"}`);
-  const tail = final < 0 ? "not in the final list" : final < k ? `retrieved at rank ${final + 1}` : `rank ${final + 1}, cut at k=${k}`;
+  const tail =
+    final < 0
+      ? "not in the final list"
+      : final < k
+        ? `retrieved at rank ${final + 1}`
+        : `rank ${final + 1}, cut at k=${k}`;
   return `${id}: ${[...parts, tail].join(", ")}`;
 }
 
@@ -102,7 +119,12 @@ export interface FloorOptions {
 
 function turnWhere(t: TurnReport): string {
   const pos = t.trace?.goldPositions ?? {};
-  const parts = t.gold.map((g) => `${g}: ${Object.entries(pos[g] ?? {}).map(([s, r]) => `${s} ${r ?? "—"}`).join(", ")}`);
+  const parts = t.gold.map(
+    (g) =>
+      `${g}: ${Object.entries(pos[g] ?? {})
+        .map(([s, r]) => `${s} ${r ?? "—"}`)
+        .join(", ")}`,
+  );
   return `${t.caseId}#${t.turn} ${JSON.stringify(t.user)} gold by stage: ${parts.join("; ")}; top-${t.trace?.k ?? "?"} [${(t.retrievedIds ?? []).join(", ")}]`;
 }
 
@@ -118,19 +140,23 @@ export function checkFloors(report: Report, floors: Floors, opts: FloorOptions =
   const groups: [string, Record<string, Aggregate>][] = [["all", report.aggregates]];
   if (opts.split !== undefined) {
     const split = (report.splits as Record<string, Record<string, Record<string, Aggregate>> | undefined>)[opts.split];
-    if (split === undefined) failures.push(`the report has no split "${opts.split}" (has: ${Object.keys(report.splits).join(", ")})`);
+    if (split === undefined)
+      failures.push(`the report has no split "${opts.split}" (has: ${Object.keys(report.splits).join(", ")})`);
     else for (const [g, aggs] of Object.entries(split)) groups.push([`${opts.split}=${g}`, aggs]);
   }
   for (const [key, floor] of Object.entries(floors)) {
     const label = metricLabel(key, report.run.k);
     if (report.vacuous.includes(key)) {
-      failures.push(`${label}: ${vacuousText(report.vacuousReasons[key] ?? "not measured")}, so the floor ${floor} cannot be met`);
+      failures.push(
+        `${label}: ${vacuousText(report.vacuousReasons[key] ?? "not measured")}, so the floor ${floor} cannot be met`,
+      );
       continue;
     }
     for (const [group, aggs] of groups) {
       const a = aggs[key];
       if (a === undefined) failures.push(`${label} [${group}]: no value (n=0), floor ${floor}`);
-      else if (a.mean < floor) failures.push(`${label} [${group}]: ${a.mean.toFixed(3)} (n=${a.n}) is below the floor ${floor}`);
+      else if (a.mean < floor)
+        failures.push(`${label} [${group}]: ${a.mean.toFixed(3)} (n=${a.n}) is below the floor ${floor}`);
       else ok.push(`${label} [${group}]: ${a.mean.toFixed(3)} (n=${a.n}) >= ${floor}`);
     }
   }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { BaselineMismatchError } from "../../src/errors.js";
-import { checkBaselineBeforeRun, defaultBaselineFile, evalCommandLine, predictEmbedderId, suggestFloors, type RunIntent } from "../../src/app/baseline.js";
+import {
+  checkBaselineBeforeRun,
+  defaultBaselineFile,
+  evalCommandLine,
+  predictEmbedderId,
+  suggestFloors,
+  type RunIntent,
+} from "../../src/app/baseline.js";
 import { renderFloors } from "../../src/cli/commands/report.js";
 import { parseFloors } from "../../src/cli/floor-options.js";
 import { baselineFromReport } from "../../src/eval/gate/baseline.js";
@@ -25,9 +32,16 @@ describe("baseline file and command lines", () => {
 
   it("spells the eval command back with only the options that differ from the defaults", () => {
     expect(evalCommandLine(intent({ kb: "kb", k: 5, embedder: "auto" }))).toBe("retrace eval");
-    expect(evalCommandLine(intent({ locale: ["en"], case: ["a b"] }))).toBe("retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}' --locale en --case 'a b'");
-    expect(evalCommandLine(intent({ locale: ["en"], baselineIsDefault: false, baselineFile: "b.json" }), { filters: null, update: "" })).toBe(
-      "retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}' --baseline b.json --update-baseline",
+    expect(evalCommandLine(intent({ locale: ["en"], case: ["a b"] }))).toBe(
+      'retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\' --locale en --case \'a b\'',
+    );
+    expect(
+      evalCommandLine(intent({ locale: ["en"], baselineIsDefault: false, baselineFile: "b.json" }), {
+        filters: null,
+        update: "",
+      }),
+    ).toBe(
+      'retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\' --baseline b.json --update-baseline',
     );
   });
 });
@@ -43,23 +57,35 @@ describe("checkBaselineBeforeRun", () => {
     const sub = { datasetHash: "ds-sub", fullDatasetHash: "ds-1111", selected: 2, total: 4 };
     expect(() => checkBaselineBeforeRun(b, intent({ locale: ["en"] }), sub)).toThrow(BaselineMismatchError);
     expect(() => checkBaselineBeforeRun(b, intent({ locale: ["en"] }), sub)).toThrow(
-      "my-kb/eval/baseline.json covers all 4 cases but --locale/--case selects 2; compare the full run with `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`",
+      'my-kb/eval/baseline.json covers all 4 cases but --locale/--case selects 2; compare the full run with `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\'`',
     );
     // changed cases: re-create
-    expect(() => checkBaselineBeforeRun(b, intent(), { ...plan, datasetHash: "ds-new", fullDatasetHash: "ds-new" })).toThrow(
-      "was written for other eval cases (the cases changed since); to replace it with this configuration's results instead, run `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}' --update-baseline`",
+    expect(() =>
+      checkBaselineBeforeRun(b, intent(), { ...plan, datasetHash: "ds-new", fullDatasetHash: "ds-new" }),
+    ).toThrow(
+      'was written for other eval cases (the cases changed since); to replace it with this configuration\'s results instead, run `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\' --update-baseline`',
     );
   });
 
   it("k, mode, reranking and the built-in embedder, each with the command that matches the baseline", async () => {
     const b = baselineFromReport(await fixtureReport());
-    expect(() => checkBaselineBeforeRun(b, intent({ k: 5 }), plan)).toThrow("compare at the baseline's k with `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`");
-    expect(() => checkBaselineBeforeRun(b, intent({ mode: "bm25" }), plan)).toThrow("run `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`");
-    expect(() => checkBaselineBeforeRun(b, intent({ rerank: "auto" }), plan)).toThrow("run without retrieval.rerank: `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin\"}}'`");
+    expect(() => checkBaselineBeforeRun(b, intent({ k: 5 }), plan)).toThrow(
+      'compare at the baseline\'s k with `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\'`',
+    );
+    expect(() => checkBaselineBeforeRun(b, intent({ mode: "bm25" }), plan)).toThrow(
+      'run `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\'`',
+    );
+    expect(() => checkBaselineBeforeRun(b, intent({ rerank: "auto" }), plan)).toThrow(
+      'run without retrieval.rerank: `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\'`',
+    );
     // fixture embedder id is "builtin-hash-ngram-384", not the built-in embedder's id
     const withBuiltin = () => checkBaselineBeforeRun(b, intent(), plan, "builtin-hashed-ngrams-384-v1");
-    expect(withBuiltin).toThrow("`config.embedder` is \"builtin-hash-ngram-384\" but this run's is \"builtin-hashed-ngrams-384-v1\"");
-    expect(withBuiltin).toThrow("run `retrace eval --kb my-kb -k 3 --config '{\"retrieval\":{\"embedder\":\"builtin-hash-ngram-384\"}}'`");
+    expect(withBuiltin).toThrow(
+      '`config.embedder` is "builtin-hash-ngram-384" but this run\'s is "builtin-hashed-ngrams-384-v1"',
+    );
+    expect(withBuiltin).toThrow(
+      'run `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin-hash-ngram-384"}}\'`',
+    );
     // no predicted embedder id: left to the check after the run
     expect(() => checkBaselineBeforeRun(b, intent({ embedder: "auto" }), plan)).not.toThrow();
   });
@@ -73,7 +99,11 @@ describe("checkBaselineBeforeRun", () => {
 describe("parseFloors", () => {
   it("a bare number is the overall floor; SCOPE=X items are scoped; both mix", () => {
     expect(parseFloors("--min-hit")("0.9")).toBe(0.9);
-    expect(parseFloors("--min-hit")("en=0.95,es-419=0.9,adversarial=0.8")).toEqual({ en: 0.95, "es-419": 0.9, adversarial: 0.8 });
+    expect(parseFloors("--min-hit")("en=0.95,es-419=0.9,adversarial=0.8")).toEqual({
+      en: 0.95,
+      "es-419": 0.9,
+      adversarial: 0.8,
+    });
     expect(parseFloors("--min-hit")("0.9, pt-BR=0.85")).toEqual({ all: 0.9, "pt-BR": 0.85 });
   });
 
@@ -89,9 +119,21 @@ describe("suggestFloors", () => {
     const agg = (lo: number, n = 10) => ({ mean: lo + 0.05, n, ci95: [lo, lo + 0.1] as [number, number] });
     const s = suggestFloors(
       { retrieval_hit_at_k: agg(0.8567) },
-      { kind: { golden: { retrieval_hit_at_k: agg(0.9) } }, locale: { en: { retrieval_hit_at_k: agg(0.70001) }, "pt-BR": { retrieval_hit_at_k: { mean: 1, n: 1 } } } },
+      {
+        kind: { golden: { retrieval_hit_at_k: agg(0.9) } },
+        locale: { en: { retrieval_hit_at_k: agg(0.70001) }, "pt-BR": { retrieval_hit_at_k: { mean: 1, n: 1 } } },
+      },
     );
-    expect(s).toEqual([{ key: "retrieval_hit_at_k", flag: "--min-hit", floors: { all: 0.85, golden: 0.9, en: 0.7 }, skipped: { "pt-BR": "n=1: no interval" } }]);
-    expect(renderFloors(s, "b.json")).toContain("\n--gate min-hit=all=0.85,golden=0.9,en=0.7\n# --gate min-hit: scope pt-BR skipped (n=1: no interval)");
+    expect(s).toEqual([
+      {
+        key: "retrieval_hit_at_k",
+        flag: "--min-hit",
+        floors: { all: 0.85, golden: 0.9, en: 0.7 },
+        skipped: { "pt-BR": "n=1: no interval" },
+      },
+    ]);
+    expect(renderFloors(s, "b.json")).toContain(
+      "\n--gate min-hit=all=0.85,golden=0.9,en=0.7\n# --gate min-hit: scope pt-BR skipped (n=1: no interval)",
+    );
   });
 });

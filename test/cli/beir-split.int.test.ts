@@ -52,7 +52,12 @@ const jsonl = (rows: readonly unknown[]) => `${rows.map((r) => JSON.stringify(r)
 interface SplitJson {
   cv: { n: number };
   decision: { adopted: boolean };
-  split: { kind: string; n: number; queries: { tune: string[]; report: string[] }; mean: { bm25: number; dense: number; defaults: number; tuned: number; written: number } };
+  split: {
+    kind: string;
+    n: number;
+    queries: { tune: string[]; report: string[] };
+    mean: { bm25: number; dense: number; defaults: number; tuned: number; written: number };
+  };
 }
 
 let own: string;
@@ -90,7 +95,23 @@ afterAll(async () => {
 });
 
 const tuneSplit = (dir: string, extra: string[] = []) =>
-  runCli(["beir", dir, "--tune", "--split", "--folds", "3", "--json", "--embedder", "builtin", "--data-dir", path.join(tmp.dir, "chroma"), ...extra], { env: LOCAL });
+  runCli(
+    [
+      "beir",
+      dir,
+      "--tune",
+      "--split",
+      "--folds",
+      "3",
+      "--json",
+      "--embedder",
+      "builtin",
+      "--data-dir",
+      path.join(tmp.dir, "chroma"),
+      ...extra,
+    ],
+    { env: LOCAL },
+  );
 
 describe("retrace beir --tune --split", () => {
   it("a collection with its own train part: tunes on the train queries, reports the test queries only", async () => {
@@ -131,7 +152,10 @@ describe("retrace beir --tune --split", () => {
   it("a malformed train part exits 2 naming file, line and field", async () => {
     const bad = path.join(tmp.dir, "bad-train");
     await cp(own, bad, { recursive: true });
-    await writeFile(path.join(bad, "qrels", "train.tsv"), "query-id\tcorpus-id\tscore\nt1\tgt1\t1\nt2\tgt2\thigh\nt9\tgt1\t1\n");
+    await writeFile(
+      path.join(bad, "qrels", "train.tsv"),
+      "query-id\tcorpus-id\tscore\nt1\tgt1\t1\nt2\tgt2\thigh\nt9\tgt1\t1\n",
+    );
     const r = await tuneSplit(bad);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/train\.tsv:3: field `score`/);

@@ -34,8 +34,18 @@ beforeAll(async () => {
   const corpus = DOCS.map(([id, title, text]) => JSON.stringify({ _id: id, title, text })).join("\n");
   await writeFile(path.join(judged, "corpus.jsonl"), corpus);
   await writeFile(path.join(corpusOnly, "corpus.jsonl"), corpus);
-  await writeFile(path.join(judged, "queries.jsonl"), [JSON.stringify({ _id: "1", text: "lift of swept wings" }), JSON.stringify({ _id: "2", text: "boundary layer transition" }), JSON.stringify({ _id: "3", text: "panel flutter" })].join("\n"));
-  await writeFile(path.join(judged, "qrels", "test.tsv"), "query-id\tcorpus-id\tscore\n1\td1\t2\n2\td2\t1\n2\td6\t1\n3\td5\t1\n");
+  await writeFile(
+    path.join(judged, "queries.jsonl"),
+    [
+      JSON.stringify({ _id: "1", text: "lift of swept wings" }),
+      JSON.stringify({ _id: "2", text: "boundary layer transition" }),
+      JSON.stringify({ _id: "3", text: "panel flutter" }),
+    ].join("\n"),
+  );
+  await writeFile(
+    path.join(judged, "qrels", "test.tsv"),
+    "query-id\tcorpus-id\tscore\n1\td1\t2\n2\td2\t1\n2\td6\t1\n3\td5\t1\n",
+  );
 });
 
 afterAll(async () => {
@@ -44,7 +54,19 @@ afterAll(async () => {
 
 describe("retrace beir --synthetic", () => {
   it("scores the family on both query sets and prints τ-b with its interval, the same for the same seed", async () => {
-    const args = ["beir", judged, "--synthetic", "12", "--strategy", "naive,title", "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin", "--json"];
+    const args = [
+      "beir",
+      judged,
+      "--synthetic",
+      "12",
+      "--strategy",
+      "naive,title",
+      "--data-dir",
+      path.join(tmp.dir, "chroma"),
+      "--embedder",
+      "builtin",
+      "--json",
+    ];
     const r = await runCli(args, { env: LOCAL });
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
@@ -60,20 +82,39 @@ describe("retrace beir --synthetic", () => {
     }
     const again = await runCli(args, { env: LOCAL });
     expect(again.stdout).toBe(r.stdout);
-    const text = await runCli(args.filter((a) => a !== "--json"), { env: LOCAL });
+    const text = await runCli(
+      args.filter((a) => a !== "--json"),
+      { env: LOCAL },
+    );
     expect(text.stdout).toMatch(/known-item-naive 1 \(12 queries\): τ-b/);
     expect(text.stdout).toMatch(/drawing the real and the synthetic queries independently/);
   }, 180_000);
 
   it("without queries and qrels, runs the synthetic part and says τ is not computable", async () => {
-    const r = await runCli(["beir", corpusOnly, "--synthetic", "6", "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin"], { env: LOCAL });
+    const r = await runCli(
+      ["beir", corpusOnly, "--synthetic", "6", "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin"],
+      { env: LOCAL },
+    );
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/no queries\/qrels \(synthetic part only\)/);
     expect(r.stdout).toMatch(/τ-b n\/a — τ not computable/);
   }, 180_000);
 
   it("refuses --tune on synthetic queries without --allow-synthetic", async () => {
-    const r = await runCli(["beir", judged, "--tune", "--synthetic", "6", "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin"], { env: LOCAL });
+    const r = await runCli(
+      [
+        "beir",
+        judged,
+        "--tune",
+        "--synthetic",
+        "6",
+        "--data-dir",
+        path.join(tmp.dir, "chroma"),
+        "--embedder",
+        "builtin",
+      ],
+      { env: LOCAL },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--allow-synthetic/);
   }, 60_000);

@@ -24,8 +24,17 @@ beforeAll(async () => {
     ["d3", "Heat transfer", "heat transfer in hypersonic flow"],
     ["d4", "Buckling", "buckling of thin cylindrical shells under pressure"],
   ];
-  await writeFile(path.join(data, "corpus.jsonl"), docs.map(([id, title, text]) => JSON.stringify({ _id: id, title, text })).join("\n"));
-  await writeFile(path.join(data, "queries.jsonl"), [JSON.stringify({ _id: "1", text: "lift of swept wings" }), JSON.stringify({ _id: "2", text: "boundary layer transition" })].join("\n"));
+  await writeFile(
+    path.join(data, "corpus.jsonl"),
+    docs.map(([id, title, text]) => JSON.stringify({ _id: id, title, text })).join("\n"),
+  );
+  await writeFile(
+    path.join(data, "queries.jsonl"),
+    [
+      JSON.stringify({ _id: "1", text: "lift of swept wings" }),
+      JSON.stringify({ _id: "2", text: "boundary layer transition" }),
+    ].join("\n"),
+  );
   await writeFile(path.join(data, "qrels", "test.tsv"), "query-id\tcorpus-id\tscore\n1\td1\t2\n2\td2\t1\n");
 });
 
@@ -35,7 +44,16 @@ afterAll(async () => {
 
 describe("retrace beir", () => {
   it("benchmarks every mode, writes TREC runs, and reuses the collection on a re-run", async () => {
-    const args = ["beir", data, "--data-dir", path.join(tmp.dir, "chroma"), "--run-out", path.join(tmp.dir, "runs"), "--embedder", "builtin"];
+    const args = [
+      "beir",
+      data,
+      "--data-dir",
+      path.join(tmp.dir, "chroma"),
+      "--run-out",
+      path.join(tmp.dir, "runs"),
+      "--embedder",
+      "builtin",
+    ];
     const first = await runCli(args, { env: LOCAL });
     expect(first.stderr).not.toMatch(/unexpected error/);
     expect(first.exitCode).toBe(0);
@@ -45,14 +63,19 @@ describe("retrace beir", () => {
     // The headline (first line): hybrid − the better stage per measure; BM25 is perfect on nDCG@10 here, so it is the best stage.
     const [headNdcg, headRecall] = first.stdout.split("\n");
     expect(headNdcg).toMatch(/^hybrid − best stage \(bm25\): nDCG@10 [+-]\d\.\d{4}( \[\S+, \S+\])? p=\d\.\d{4}$/);
-    expect(headRecall).toMatch(/^hybrid − best stage \((bm25|dense)\): R@100 [+-]\d\.\d{4}( \[\S+, \S+\])? p=\d\.\d{4}$/);
+    expect(headRecall).toMatch(
+      /^hybrid − best stage \((bm25|dense)\): R@100 [+-]\d\.\d{4}( \[\S+, \S+\])? p=\d\.\d{4}$/,
+    );
     expect(first.stdout).toMatch(/\(ingested\)/);
     const run = await readFile(path.join(tmp.dir, "runs", "bm25.trec"), "utf8");
     expect(run.split("\n")[0]).toMatch(/^1 Q0 d1 1 \d+ retrace-bm25$/);
     const second = await runCli([...args, "--json", "--modes", "bm25"], { env: LOCAL });
     expect(second.exitCode).toBe(0);
     expect(second.stderr).toMatch(/already up to date/);
-    const json = JSON.parse(second.stdout) as { version: number; modes: Array<{ mode: string; n: number; mean: Record<string, number> }> };
+    const json = JSON.parse(second.stdout) as {
+      version: number;
+      modes: Array<{ mode: string; n: number; mean: Record<string, number> }>;
+    };
     expect(json.version).toBe(1);
     expect(json.modes.map((m) => [m.mode, m.n, m.mean["ndcg@10"]])).toEqual([["bm25", 2, 1]]);
     expect((json as unknown as { marginOverBestStage: unknown }).marginOverBestStage).toEqual({}); // no fused mode run: no margin
@@ -63,13 +86,32 @@ describe("retrace beir", () => {
     await writeFile(conf, JSON.stringify({ version: 1, retrieval: { denseK: 1, bm25K: 1 } }));
     const dataDir = path.join(tmp.dir, "chroma-lsa");
     const runs = path.join(tmp.dir, "runs-lsa");
-    const r = await runCli(["beir", data, "--data-dir", dataDir, "--run-out", runs, "--embedder", "lsa", "--modes", "dense,hybrid", "--config", conf], { env: LOCAL });
+    const r = await runCli(
+      [
+        "beir",
+        data,
+        "--data-dir",
+        dataDir,
+        "--run-out",
+        runs,
+        "--embedder",
+        "lsa",
+        "--modes",
+        "dense,hybrid",
+        "--config",
+        conf,
+      ],
+      { env: LOCAL },
+    );
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^Embedder: lsa-\d+-[0-9a-f]{12}-v1 \(corpus-fit LSA/m);
     expect(r.stdout).toContain("hybrid branches: dense 1, bm25 1");
     // the settings line names the fusion, the weights and the latent share, its chance baseline and κ (no signals shift: the default fusion is min-max since issue 37)
-    const m = /fusion=minmax\s+rrfK=60\s+weights\s+dense\s+([\d.]+),\s+bm25\s+([\d.]+);[\s\S]*?LSA\s+latent\s+share ([\d.]+), chance ([\d.]+), κ n\/a \(full\s+rank\)/.exec(r.stdout);
+    const m =
+      /fusion=minmax\s+rrfK=60\s+weights\s+dense\s+([\d.]+),\s+bm25\s+([\d.]+);[\s\S]*?LSA\s+latent\s+share ([\d.]+), chance ([\d.]+), κ n\/a \(full\s+rank\)/.exec(
+        r.stdout,
+      );
     expect(m).not.toBeNull();
     expect(r.stdout).not.toMatch(/signals\s+shift/);
     // (four documents: the 128 axes are full rank and keep everything, by chance too: κ is not measurable,
@@ -77,7 +119,11 @@ describe("retrace beir", () => {
     expect(m!.slice(1).map(Number)).toEqual([0.9, 0.1, 1, 1]);
     expect((await readdir(path.join(dataDir, "lsa"))).filter((f) => f.endsWith(".lsa"))).toHaveLength(1);
     // dense alone lists the whole corpus (depth 100 > 4 documents); hybrid fuses one document from each branch
-    const perQuery = (text: string) => text.trim().split("\n").filter((l) => l.startsWith("1 ")).length;
+    const perQuery = (text: string) =>
+      text
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("1 ")).length;
     expect(perQuery(await readFile(path.join(runs, "dense.trec"), "utf8"))).toBe(4);
     expect(perQuery(await readFile(path.join(runs, "hybrid.trec"), "utf8"))).toBeLessThanOrEqual(2);
   }, 120_000);
@@ -101,7 +147,9 @@ describe("retrace beir", () => {
   it("--timeout bounds every Chroma request: a server that never answers is exit 3 after the deadline", async () => {
     const silent = await startSilentServer();
     try {
-      const r = await runCli(["beir", data, "--store", `http://127.0.0.1:${silent.port}`, "--timeout", "1"], { env: LOCAL });
+      const r = await runCli(["beir", data, "--store", `http://127.0.0.1:${silent.port}`, "--timeout", "1"], {
+        env: LOCAL,
+      });
       expect(r.exitCode).toBe(3);
       expect(r.stderr).toMatch(/did not answer GET \/api\/v2\/heartbeat within 1\.0 s/);
     } finally {

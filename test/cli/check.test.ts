@@ -40,7 +40,12 @@ describe("retrace check on the shipped data", () => {
     // At least a third of the questions are paraphrases that share few content words with their card.
     expect(s.lexicalOverlap.goldBearingTurns).toBe(s.dataset["all/all"].goldBearingTurns);
     expect(s.lexicalOverlap.share).toBeGreaterThanOrEqual(1 / 3);
-    expect(Object.keys(s.adversarialByCategory).sort()).toEqual(["bypass_limits_or_verification", "other_customer_data", "out_of_scope", "prompt_injection"]);
+    expect(Object.keys(s.adversarialByCategory).sort()).toEqual([
+      "bypass_limits_or_verification",
+      "other_customer_data",
+      "out_of_scope",
+      "prompt_injection",
+    ]);
     // The tune/holdout split covers every case and turn (docs/holdout.md); 417 turns counted in kb/eval/cases.jsonl.
     expect(s.dataset["all/all"].turns).toBe(417);
     expect(s.split.file).toBe(path.join("kb", "eval", "split.json"));
@@ -53,9 +58,13 @@ describe("retrace check on the shipped data", () => {
     const r = await runCli(["check"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^Knowledge base kb: 38 cards \(en 18, es-419 10, pt-BR 10\)/);
-    for (const l of ["en", "es-419", "pt-BR", "all"]) for (const k of ["golden", "adversarial", "all"]) expect(r.stdout).toMatch(new RegExp(`^${l}\\s+${k}\\s+\\d+`, "m"));
+    for (const l of ["en", "es-419", "pt-BR", "all"])
+      for (const k of ["golden", "adversarial", "all"])
+        expect(r.stdout).toMatch(new RegExp(`^${l}\\s+${k}\\s+\\d+`, "m"));
     expect(r.stdout).toContain("Integrity: OK");
-    expect(r.stdout).toMatch(/^Split kb\/eval\/split\.json: tune \d+ cases \(\d+ turns\), holdout \d+ cases \(\d+ turns\)$/m);
+    expect(r.stdout).toMatch(
+      /^Split kb\/eval\/split\.json: tune \d+ cases \(\d+ turns\), holdout \d+ cases \(\d+ turns\)$/m,
+    );
   });
 });
 
@@ -71,7 +80,11 @@ describe("retrace check counts turns as eval scores them", () => {
     const cases = path.join(tmp.dir, "labelled.jsonl");
     const turns = [
       { user: "how do I freeze my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }, // gold-bearing
-      { user: "and how long do refunds take?", relevant: { "refund-timelines": 2, "card-freeze": 0 }, judged: ["refund-timelines", "card-freeze"] }, // relevance only
+      {
+        user: "and how long do refunds take?",
+        relevant: { "refund-timelines": 2, "card-freeze": 0 },
+        judged: ["refund-timelines", "card-freeze"],
+      }, // relevance only
       { user: "do you sell mortgages?", must_cite_one_of: [], expect: "refuse" }, // no-match
       { user: "thanks!" }, // to label
     ];
@@ -79,15 +92,43 @@ describe("retrace check counts turns as eval scores them", () => {
     const r = await runCli(["check", "--kb", tmp.dir, "--cases", cases, "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const all = JSON.parse(r.stdout).dataset["all/all"];
-    expect([all.turns, all.goldBearingTurns, all.relevanceOnlyTurns, all.noMatchTurns, all.toLabelTurns, all.refuseTurns]).toEqual([4, 1, 1, 1, 1, 1]);
+    expect([
+      all.turns,
+      all.goldBearingTurns,
+      all.relevanceOnlyTurns,
+      all.noMatchTurns,
+      all.toLabelTurns,
+      all.refuseTurns,
+    ]).toEqual([4, 1, 1, 1, 1, 1]);
     // As eval scores them: hit@k on the one gold-bearing turn, nDCG@k on it and the relevance-only turn.
-    const ev = await runCli(["eval", "--kb", tmp.dir, "--cases", cases, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--json", "--counterfactual", "off"], { timeoutMs: 120_000 });
+    const ev = await runCli(
+      [
+        "eval",
+        "--kb",
+        tmp.dir,
+        "--cases",
+        cases,
+        "--store",
+        "memory",
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--json",
+        "--counterfactual",
+        "off",
+      ],
+      { timeoutMs: 120_000 },
+    );
     const aggregates = JSON.parse(ev.stdout).aggregates;
-    expect([aggregates.retrieval_hit_at_k.n, aggregates.retrieval_ndcg_at_k.n]).toEqual([all.goldBearingTurns, all.goldBearingTurns + all.relevanceOnlyTurns]);
+    expect([aggregates.retrieval_hit_at_k.n, aggregates.retrieval_ndcg_at_k.n]).toEqual([
+      all.goldBearingTurns,
+      all.goldBearingTurns + all.relevanceOnlyTurns,
+    ]);
     const text = await runCli(["check", "--kb", tmp.dir, "--cases", cases]);
     expect(text.stdout).toMatch(/^locale\s+kind\s+cases\s+turns\s+gold-bearing\s+relevance-only\s+no-match\s+refuse/m);
     expect(text.stdout).toMatch(/^en\s+golden\s+1\s+4\s+1\s+1\s+1\s+1\s/m);
-    expect(text.stdout).toContain("Relevance only: 1 turn graded relevant without must_cite_one_of (scored for nDCG only, as eval scores them;");
+    expect(text.stdout).toContain(
+      "Relevance only: 1 turn graded relevant without must_cite_one_of (scored for nDCG only, as eval scores them;",
+    );
   }, 180_000);
 
   it("shows no relevance-only column when no turn is graded without a contract", async () => {
@@ -134,14 +175,21 @@ describe("retrace check on broken copies of the shipped data", () => {
   it("names both files for a duplicate card id", async () => {
     const r = await brokenCopy(async (dir) => {
       const src = path.join(dir, "cards", "en", "card-freeze.md");
-      await writeFile(path.join(dir, "cards", "en", "card-freeze-copy.md"), (await readFile(src, "utf8")));
+      await writeFile(path.join(dir, "cards", "en", "card-freeze-copy.md"), await readFile(src, "utf8"));
     });
-    expect(r.stderr).toMatch(/card-freeze-copy\.md:\d+: field `id` expected `id` to equal the file name "card-freeze-copy"/);
+    expect(r.stderr).toMatch(
+      /card-freeze-copy\.md:\d+: field `id` expected `id` to equal the file name "card-freeze-copy"/,
+    );
     const r2 = await brokenCopy(async (dir) => {
       const src = path.join(dir, "cards", "en", "card-freeze.md");
-      await writeFile(path.join(dir, "cards", "es-419", "card-freeze.md"), (await readFile(src, "utf8")).replace("locale: en", "locale: es-419"));
+      await writeFile(
+        path.join(dir, "cards", "es-419", "card-freeze.md"),
+        (await readFile(src, "utf8")).replace("locale: en", "locale: es-419"),
+      );
     });
-    expect(r2.stderr).toMatch(/cards\/(en|es-419)\/card-freeze\.md:\d+: field `id` duplicate card id "card-freeze", already used by .*card-freeze\.md/);
+    expect(r2.stderr).toMatch(
+      /cards\/(en|es-419)\/card-freeze\.md:\d+: field `id` duplicate card id "card-freeze", already used by .*card-freeze\.md/,
+    );
   });
 
   it("names line and field for a case in the wrong locale", async () => {
@@ -154,12 +202,18 @@ describe("retrace check on broken copies of the shipped data", () => {
       lines[i] = lines[i]!.replace('"locale": "pt-BR"', '"locale": "es-419"');
       await writeFile(file, lines.join("\n"));
     });
-    expect(r.stderr).toMatch(new RegExp(`cases\\.jsonl:${lineNo}: field \`turns\\[\\d\\]\\.must_cite_one_of\\[\\d\\]\` gold card "pt-[a-z0-9-]+" is in locale pt-BR but the case is es-419`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `cases\\.jsonl:${lineNo}: field \`turns\\[\\d\\]\\.must_cite_one_of\\[\\d\\]\` gold card "pt-[a-z0-9-]+" is in locale pt-BR but the case is es-419`,
+      ),
+    );
   });
 
   it("names the split file and field for a split id that names no case", async () => {
     const r = await brokenCopy(async (dir) => {
-      await editFile(path.join(dir, "eval", "split.json"), (t) => t.replace(/"tune": \[\s*"[^"]+"/, '"tune": [\n    "no-such-case"'));
+      await editFile(path.join(dir, "eval", "split.json"), (t) =>
+        t.replace(/"tune": \[\s*"[^"]+"/, '"tune": [\n    "no-such-case"'),
+      );
     });
     expect(r.stderr).toMatch(/split\.json.*`tune\[0\]` unknown case id "no-such-case"/);
   });

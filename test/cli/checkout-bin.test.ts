@@ -28,7 +28,11 @@ function userEnv(): NodeJS.ProcessEnv {
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("checkout-bin"));
   clone = path.join(dir, "retrace");
-  const files = spawnSync("git", ["ls-files", "-z", "bin", "src", "package.json", "package-lock.json", "tsconfig.json"], { cwd: ROOT, encoding: "utf8" });
+  const files = spawnSync(
+    "git",
+    ["ls-files", "-z", "bin", "src", "package.json", "package-lock.json", "tsconfig.json"],
+    { cwd: ROOT, encoding: "utf8" },
+  );
   expect(files.status).toBe(0);
   for (const f of files.stdout.split("\0").filter((f) => f !== "")) {
     await mkdir(path.dirname(path.join(clone, f)), { recursive: true });
@@ -41,17 +45,32 @@ afterAll(async () => cleanup());
 describe("bin/retrace.mjs in a checkout without dist/", () => {
   it("`npx retrace --help` exits 0 with the usage", () => {
     expect(existsSync(path.join(clone, "dist"))).toBe(false);
-    const r = spawnSync("npx", ["--offline", "retrace", "--help"], { cwd: clone, env: userEnv(), encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync("npx", ["--offline", "retrace", "--help"], {
+      cwd: clone,
+      env: userEnv(),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Usage: retrace/m);
   });
 
   it("a command runs from the TypeScript source and keeps its own exit codes (an unknown option is exit 2)", () => {
-    const ok = spawnSync(process.execPath, [path.join(clone, "bin", "retrace.mjs"), "eval", "--help"], { cwd: clone, env: userEnv(), encoding: "utf8", timeout: 60_000 });
+    const ok = spawnSync(process.execPath, [path.join(clone, "bin", "retrace.mjs"), "eval", "--help"], {
+      cwd: clone,
+      env: userEnv(),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^Usage: retrace eval/m);
-    const bad = spawnSync(process.execPath, [path.join(clone, "bin", "retrace.mjs"), "eval", "--no-such-option"], { cwd: clone, env: userEnv(), encoding: "utf8", timeout: 60_000 });
+    const bad = spawnSync(process.execPath, [path.join(clone, "bin", "retrace.mjs"), "eval", "--no-such-option"], {
+      cwd: clone,
+      env: userEnv(),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(bad.status).toBe(2);
   });
 });

@@ -26,7 +26,9 @@ describe("retrace compare of the default and --embedder builtin reports (shipped
     const [a, b] = [path.join(dir, "default.json"), path.join(dir, "builtin.json")];
     const runs = await Promise.all([
       runCli(["eval", "--store", "memory", "--out", `json:${a}`], { timeoutMs: 400_000 }),
-      runCli(["eval", "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--out", `json:${b}`], { timeoutMs: 400_000 }),
+      runCli(["eval", "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--out", `json:${b}`], {
+        timeoutMs: 400_000,
+      }),
     ]);
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
     const [ra, rb] = await Promise.all([a, b].map(async (f) => JSON.parse(await readFile(f, "utf8")) as Report));
@@ -40,7 +42,8 @@ describe("retrace compare of the default and --embedder builtin reports (shipped
     expect(text.exitCode, text.stderr).toBe(0);
     expect(text.stdout).toContain(`embedder: A ${ra!.run.embedder} → B ${rb!.run.embedder}`);
     expect(text.stdout).toContain(`hit@5 flips: ${lost.length} hit→miss, ${gained.length} miss→hit`);
-    for (const t of [...lost, ...gained]) expect(text.stdout).toMatch(new RegExp(`^ +${t.caseId}#${t.turn} +${t.locale}$`, "m")); // caseId#turn, as every key names a turn
+    for (const t of [...lost, ...gained])
+      expect(text.stdout).toMatch(new RegExp(`^ +${t.caseId}#${t.turn} +${t.locale}$`, "m")); // caseId#turn, as every key names a turn
     const refusalN = ra!.aggregates.refusal_correctness!.n; // eval's figure: held-out turns only
     expect(ra!.answerSide?.scope).toBe("holdout");
     expect(refusalN).toBeLessThan(ra!.turns.length);
@@ -49,17 +52,26 @@ describe("retrace compare of the default and --embedder builtin reports (shipped
     const json = await runCli(["compare", a, b, "--json"]);
     const out = JSON.parse(json.stdout) as {
       differences: { path: string; name: string; a: unknown; b: unknown }[];
-      flips: { hitToMiss: number; missToHit: number; turns: { caseId: string; turn: number; locale: string; direction: string }[] };
+      flips: {
+        hitToMiss: number;
+        missToHit: number;
+        turns: { caseId: string; turn: number; locale: string; direction: string }[];
+      };
       comparisons: { key: string; n: number; turns: string }[];
     };
-    expect(out.differences).toContainEqual(expect.objectContaining({ path: "run.embedder", name: "embedder", a: ra!.run.embedder, b: rb!.run.embedder }));
+    expect(out.differences).toContainEqual(
+      expect.objectContaining({ path: "run.embedder", name: "embedder", a: ra!.run.embedder, b: rb!.run.embedder }),
+    );
     expect(out.flips.hitToMiss).toBe(lost.length);
     expect(out.flips.missToHit).toBe(gained.length);
     expect(out.flips.turns.map((f) => `${f.direction} ${f.caseId}#${f.turn} ${f.locale}`)).toEqual([
       ...lost.map((t) => `hit→miss ${t.caseId}#${t.turn} ${t.locale}`),
       ...gained.map((t) => `miss→hit ${t.caseId}#${t.turn} ${t.locale}`),
     ]);
-    expect(out.comparisons.find((c) => c.key === "refusal_correctness")).toMatchObject({ n: refusalN, turns: "holdout" });
+    expect(out.comparisons.find((c) => c.key === "refusal_correctness")).toMatchObject({
+      n: refusalN,
+      turns: "holdout",
+    });
     expect(out.comparisons.find((c) => c.key === "retrieval_hit_at_k")).toMatchObject({ turns: "all" });
   }, 600_000);
 });
@@ -67,7 +79,17 @@ describe("retrace compare of the default and --embedder builtin reports (shipped
 describe("eval --graph with --quarantine, --github and --pr-comment", () => {
   const FIXTURES = path.join(ROOT, "test", "fixtures", "graphs");
   const CASES = path.join(FIXTURES, "fanout-cases.jsonl");
-  const base = ["eval", "--graph", path.join(FIXTURES, "fanout-agent.mjs"), "--kb", MINI_KB, "--cases", CASES, "-k", "3"];
+  const base = [
+    "eval",
+    "--graph",
+    path.join(FIXTURES, "fanout-agent.mjs"),
+    "--kb",
+    MINI_KB,
+    "--cases",
+    CASES,
+    "-k",
+    "3",
+  ];
   // en-skipped-001#0 makes no retrieval (a miss); en-error-001#0 throws (a turn error).
 
   it("checks the comment and summary paths before the graph loads, and appends to a summary through its symlink", async () => {
@@ -78,7 +100,9 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
     expect(twice.stderr).not.toContain("case"); // refused before the sweep: no case ran
     await expect(readFile(same, "utf8")).rejects.toThrow(/ENOENT/);
 
-    const folder = await runCli([...base, "--github"], { env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: dir } });
+    const folder = await runCli([...base, "--github"], {
+      env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: dir },
+    });
     expect(folder.exitCode).toBe(2);
     expect(folder.stderr).toContain("GITHUB_STEP_SUMMARY");
     expect(folder.stderr).toContain("is a directory");
@@ -87,7 +111,9 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
     await writeFile(real, "earlier step\n");
     const link = path.join(dir, "summary-link.md");
     await symlink(real, link);
-    const r = await runCli([...base, "--github"], { env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: link, GITHUB_WORKSPACE: ROOT } });
+    const r = await runCli([...base, "--github"], {
+      env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: link, GITHUB_WORKSPACE: ROOT },
+    });
     expect(r.exitCode, r.stderr).toBe(1); // the fixture's erroring turn fails the default gate
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
     expect(await readFile(real, "utf8")).toMatch(/^earlier step\n# retrace report/);
@@ -104,15 +130,30 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
     const summary = path.join(dir, "graph-summary.md");
     const comment = path.join(dir, "graph-comment.md");
     const env = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: ROOT };
-    const gated = [...base, "--baseline", baseline, "--gate", "max-flips=0", "--github", "--out", `pr-comment:${comment}`];
+    const gated = [
+      ...base,
+      "--baseline",
+      baseline,
+      "--gate",
+      "max-flips=0",
+      "--github",
+      "--out",
+      `pr-comment:${comment}`,
+    ];
 
     const r = await runCli(gated, { env });
     expect(r.exitCode, r.stderr).toBe(1);
     const line = (await readFile(CASES, "utf8")).split("\n").findIndex((l) => l.includes('"id": "en-skipped-001"')) + 1;
     expect(line).toBeGreaterThan(0);
     const annotations = r.stdout.split("\n").filter((l) => l.startsWith("::"));
-    expect(annotations).toContainEqual(`::error file=test/fixtures/graphs/fanout-cases.jsonl,line=${line},title=retrace%3A hit@3 1 → 0 at en-skipped-001#0::${annotations.find((a) => a.includes("1 → 0"))!.split("::")[2]}`);
-    expect(annotations.some((a) => a.startsWith("::error file=test/fixtures/graphs/fanout-cases.jsonl,title=retrace gate%3A turn_errors"))).toBe(true);
+    expect(annotations).toContainEqual(
+      `::error file=test/fixtures/graphs/fanout-cases.jsonl,line=${line},title=retrace%3A hit@3 1 → 0 at en-skipped-001#0::${annotations.find((a) => a.includes("1 → 0"))!.split("::")[2]}`,
+    );
+    expect(
+      annotations.some((a) =>
+        a.startsWith("::error file=test/fixtures/graphs/fanout-cases.jsonl,title=retrace gate%3A turn_errors"),
+      ),
+    ).toBe(true);
     expect(await readFile(summary, "utf8")).toMatch(/^# retrace report/);
     const body = await readFile(comment, "utf8");
     expect(body).toContain("**Gate: ❌ FAIL**");
@@ -126,7 +167,10 @@ describe("eval --graph with --quarantine, --github and --pr-comment", () => {
 
     // Quarantined: the flip and the turn error are out of the gate, the turns still in the report.
     const q = path.join(dir, "quarantine.txt");
-    await writeFile(q, "# known\nen-skipped-001#0\tthe agent sometimes skips retrieval\nen-error-001#0 backend flaky\n");
+    await writeFile(
+      q,
+      "# known\nen-skipped-001#0\tthe agent sometimes skips retrieval\nen-error-001#0 backend flaky\n",
+    );
     const ok = await runCli([...gated, "--quarantine", q, "--json"], { env });
     expect(ok.exitCode, ok.stderr).toBe(0);
     const report = JSON.parse(ok.stdout) as Report;

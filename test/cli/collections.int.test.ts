@@ -10,7 +10,10 @@ let other: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
   tmp = await tempDir("collections");
   other = await copyKb(MINI_KB);
-  await editFile(path.join(other.dir, "cards", "en", "card-freeze.md"), (t) => `${t}\nOne more line, so this KB has another hash.\n`);
+  await editFile(
+    path.join(other.dir, "cards", "en", "card-freeze.md"),
+    (t) => `${t}\nOne more line, so this KB has another hash.\n`,
+  );
 });
 afterAll(async () => {
   const left = chromaPids(tmp.dir);
@@ -23,11 +26,17 @@ describe("retrace ingest --list / --prune", () => {
   it("lists both KBs' collections with sizes, and prune keeps only the current one", async () => {
     const dataDir = path.join(tmp.dir, "chroma");
     const env = { CHROMA_URL: "" };
-    const run = (kb: string, ...more: string[]) => runCli(["ingest", "--kb", kb, "--embedder", "builtin", "--data-dir", dataDir, ...more], { env });
+    const run = (kb: string, ...more: string[]) =>
+      runCli(["ingest", "--kb", kb, "--embedder", "builtin", "--data-dir", dataDir, ...more], { env });
     expect((await run(MINI_KB)).exitCode).toBe(0);
     const second = await run(other.dir, "--json");
     expect(second.exitCode, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout).store).toEqual({ kind: "local", url: null, state: "stopped", dataDir: path.resolve(dataDir) }); // not the URL of a stopped server
+    expect(JSON.parse(second.stdout).store).toEqual({
+      kind: "local",
+      url: null,
+      state: "stopped",
+      dataDir: path.resolve(dataDir),
+    }); // not the URL of a stopped server
 
     const listed = await run(MINI_KB, "--list", "--json");
     expect(listed.exitCode, listed.stderr).toBe(0);

@@ -28,9 +28,15 @@ describe("concurrent first-time runs on one empty data dir", () => {
     const dataDir = path.join(tmp.dir, "chroma");
     const env = { CHROMA_URL: "" };
     const evals = Array.from({ length: 4 }, () =>
-      runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", dataDir, "--json"], { env, timeoutMs: 400_000 }),
+      runCli(
+        ["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", dataDir, "--json"],
+        { env, timeoutMs: 400_000 },
+      ),
     );
-    const other = runCli(["ingest", "--kb", SHIPPED_KB, "--embedder", "builtin", "--data-dir", dataDir], { env, timeoutMs: 400_000 });
+    const other = runCli(["ingest", "--kb", SHIPPED_KB, "--embedder", "builtin", "--data-dir", dataDir], {
+      env,
+      timeoutMs: 400_000,
+    });
     const results = await Promise.all([...evals, other]);
     for (const r of results) expect(r.exitCode, r.stderr).toBe(0);
     const reports = results.slice(0, 4).map((r) => reportToJSON(withoutTimings(JSON.parse(r.stdout) as Report)));

@@ -26,17 +26,33 @@ const env = { KB_AGENT_KB: MINI_KB };
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("corrupt-baseline"));
-  const a = await runCli(["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", path.join(dir, "own.json"), "--update-baseline"]);
+  const a = await runCli([
+    "eval",
+    "--kb",
+    MINI_KB,
+    "--store",
+    "memory",
+    "--baseline",
+    path.join(dir, "own.json"),
+    "--update-baseline",
+  ]);
   expect(a.exitCode, a.stderr).toBe(0);
   own = JSON.parse(await readFile(path.join(dir, "own.json"), "utf8")) as BaselineJson;
-  const g = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", path.join(dir, "graph.json"), "--update-baseline"], { env });
+  const g = await runCli(
+    ["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", path.join(dir, "graph.json"), "--update-baseline"],
+    { env },
+  );
   expect(g.exitCode, g.stderr).toBe(0);
   graph = JSON.parse(await readFile(path.join(dir, "graph.json"), "utf8")) as BaselineJson;
 }, 120_000);
 afterAll(async () => cleanup());
 
 const damages: [string, (b: BaselineJson) => void, RegExp][] = [
-  ["aggregates emptied", (b) => void (b.aggregates = {}), /field `aggregates\.retrieval_hit_at_k` missing, though \d+ turns in perTurn carry retrieval_hit_at_k/],
+  [
+    "aggregates emptied",
+    (b) => void (b.aggregates = {}),
+    /field `aggregates\.retrieval_hit_at_k` missing, though \d+ turns in perTurn carry retrieval_hit_at_k/,
+  ],
   [
     "a perTurn entry deleted",
     (b) => void delete b.perTurn[Object.keys(b.perTurn).find((k) => "retrieval_hit_at_k" in b.perTurn[k]!)!],
@@ -60,7 +76,17 @@ describe("a damaged baseline is refused before the sweep (exit 2, file and field
       const b = structuredClone(own);
       damage(b);
       await writeFile(file, JSON.stringify(b, null, 2));
-      const r = await runCli(["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", file, "--gate", "max-flips=0"]);
+      const r = await runCli([
+        "eval",
+        "--kb",
+        MINI_KB,
+        "--store",
+        "memory",
+        "--baseline",
+        file,
+        "--gate",
+        "max-flips=0",
+      ]);
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stdout).toBe(""); // no report: nothing ran
       expect(r.stderr).toContain(file);
@@ -72,7 +98,9 @@ describe("a damaged baseline is refused before the sweep (exit 2, file and field
       const b = structuredClone(graph);
       damage(b);
       await writeFile(file, JSON.stringify(b, null, 2));
-      const r = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", file, "--gate", "max-flips=0"], { env });
+      const r = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", file, "--gate", "max-flips=0"], {
+        env,
+      });
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toContain(file);
@@ -81,9 +109,22 @@ describe("a damaged baseline is refused before the sweep (exit 2, file and field
   }
 
   it("the undamaged baselines gate both runs (exit 0): the refusals above come from the damage", async () => {
-    const a = await runCli(["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", path.join(dir, "own.json"), "--gate", "max-flips=0"]);
+    const a = await runCli([
+      "eval",
+      "--kb",
+      MINI_KB,
+      "--store",
+      "memory",
+      "--baseline",
+      path.join(dir, "own.json"),
+      "--gate",
+      "max-flips=0",
+    ]);
     expect(a.exitCode, a.stderr).toBe(0);
-    const g = await runCli(["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", path.join(dir, "graph.json"), "--gate", "max-flips=0"], { env });
+    const g = await runCli(
+      ["eval", "--graph", GRAPH, "--kb", MINI_KB, "--baseline", path.join(dir, "graph.json"), "--gate", "max-flips=0"],
+      { env },
+    );
     expect(g.exitCode, g.stderr).toBe(0);
     expect(existsSync(path.join(dir, "graph.json"))).toBe(true);
   });

@@ -84,7 +84,9 @@ describe("retrace ingest --prune gives the disk space back", () => {
     // Text form; nothing left to reclaim.
     const again = await ingestCli(dataDir, "builtin", "--prune");
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/^removed 0 collection\(s\); kept \S+; reclaimed 0\.0 kB \(0 bytes: 0 segment folder\(s\), 0 LSA state\(s\)\)$/m);
+    expect(again.stdout).toMatch(
+      /^removed 0 collection\(s\); kept \S+; reclaimed 0\.0 kB \(0 bytes: 0 segment folder\(s\), 0 LSA state\(s\)\)$/m,
+    );
 
     // A pruned LSA state is refitted to the same embedder when used again.
     const back = await ingestCli(dataDir, "lsa", "--json");
@@ -127,7 +129,9 @@ describe("corrupt state in the data dir", () => {
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     const firstError = r.stderr.split("\n").find((l) => l.startsWith("retrace: "));
-    expect(firstError).toMatch(/^retrace: Could not start a local Chroma server \(data dir .*\): database disk image is malformed; /);
+    expect(firstError).toMatch(
+      /^retrace: Could not start a local Chroma server \(data dir .*\): database disk image is malformed; /,
+    );
     expect(r.stderr).toContain(`Full server output: ${path.join(path.resolve(dataDir), "retrace-chroma-start.log")}`);
     expect(r.stderr).not.toMatch(/^\s+\d+: /m); // no backtrace frames
     expect(chromaPids(dataDir)).toEqual([]);

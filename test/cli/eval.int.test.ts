@@ -27,15 +27,18 @@ afterAll(async () => {
   await cleanup();
 });
 
-
 describe("retrace eval, store-less", () => {
   it("reports retrieval and every answer-side key as not measured and exits 0", async () => {
     const r = await runCli(["eval", "--store", "none"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^hit@5\s+not measured \(no store\)/m);
     // the answerer refused every turn because nothing was retrieved: a side effect, not a measurement
-    expect(r.stdout).toMatch(/^refusal_correctness( \(held-out\))?\s+not measured \(no store: answered without retrieved context\)/m);
-    expect(r.stdout).toMatch(/^citation_coverage( \(held-out\))?\s+not measured \(no store: answered without retrieved context\)/m);
+    expect(r.stdout).toMatch(
+      /^refusal_correctness( \(held-out\))?\s+not measured \(no store: answered without retrieved context\)/m,
+    );
+    expect(r.stdout).toMatch(
+      /^citation_coverage( \(held-out\))?\s+not measured \(no store: answered without retrieved context\)/m,
+    );
     expect(r.stdout).toContain("gate: PASS (no floor or baseline check was set)");
     expect(r.stderr).toContain("Store-less run");
   }, 300_000);
@@ -50,13 +53,23 @@ describe("retrace eval, store-less", () => {
 
 describe("retrace eval, store-backed", () => {
   it("runs the sweep on a self-started Chroma and prints the splits with n", async () => {
-    const r = await runCli(["eval", ...store(), "--out", path.join(dir, "report.md"), "--out", `junit:${path.join(dir, "junit.xml")}`]);
+    const r = await runCli([
+      "eval",
+      ...store(),
+      "--out",
+      path.join(dir, "report.md"),
+      "--out",
+      `junit:${path.join(dir, "junit.xml")}`,
+    ]);
     expect(r.stderr).toMatch(/Chroma local server ready at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.exitCode).toBe(0);
-    for (const header of [/^metric\s+all\s+golden\s+adversarial$/m, /^metric\s+en\s+es-419\s+pt-BR$/m]) expect(r.stdout).toMatch(header);
+    for (const header of [/^metric\s+all\s+golden\s+adversarial$/m, /^metric\s+en\s+es-419\s+pt-BR$/m])
+      expect(r.stdout).toMatch(header);
     expect(r.stdout).toMatch(/^hit@5\s+\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] n=365\s/m);
     expect(r.stdout).toMatch(/^recall@5 \(lower bound\)\s+\d\.\d{3} .* n=365/m);
-    expect(r.stdout).toContain("builtin-hashed-ngrams-384-v1 — built-in hashed character n-grams (lexical-fuzzy, not semantic");
+    expect(r.stdout).toContain(
+      "builtin-hashed-ngrams-384-v1 — built-in hashed character n-grams (lexical-fuzzy, not semantic",
+    );
     // The tune/holdout split (docs/holdout.md): answer-side rows held out, a part table, the answerer named.
     expect(r.stdout).toMatch(/^answerer: rule-based, offline$/m);
     expect(r.stdout).toMatch(/^refusal_correctness \(held-out\)\s+\d\.\d{3} .* n=259\s/m); // 259 held-out turns (`retrace check`)
@@ -137,7 +150,9 @@ describe("retrace eval, store-backed", () => {
 
   it("exits 3 with a clear message when CHROMA_URL points where nothing listens, and claims no result", async () => {
     const port = await closedPort();
-    const r = await runCli(["eval", "--config", '{"retrieval":{"embedder":"builtin"}}'], { env: { CHROMA_URL: `http://127.0.0.1:${port}` } });
+    const r = await runCli(["eval", "--config", '{"retrieval":{"embedder":"builtin"}}'], {
+      env: { CHROMA_URL: `http://127.0.0.1:${port}` },
+    });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`http://127.0.0.1:${port}`);
@@ -152,8 +167,11 @@ describe("retrace trace", () => {
     const turns = r.stdout.split(/^=== /m).filter((s) => s.trim() !== "");
     expect(turns.length).toBe(3);
     for (const t of turns) {
-      for (const stage of ["dense", "bm25", "fused", "parents"]) expect(t).toMatch(new RegExp(`^  ${stage} \\(\\d+ listed`, "m"));
-      expect(t).toMatch(/^ {2}(HIT |MISS) refund-timelines: .*(in dense|absent in dense).*(after fusion).*(retrieved at rank \d|cut at k=5|not retrieved by any branch)/m);
+      for (const stage of ["dense", "bm25", "fused", "parents"])
+        expect(t).toMatch(new RegExp(`^  ${stage} \\(\\d+ listed`, "m"));
+      expect(t).toMatch(
+        /^ {2}(HIT |MISS) refund-timelines: .*(in dense|absent in dense).*(after fusion).*(retrieved at rank \d|cut at k=5|not retrieved by any branch)/m,
+      );
       expect(t).toMatch(/^final top-5: \[/m);
       expect(t).toMatch(/^answer/m);
     }

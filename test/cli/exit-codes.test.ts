@@ -33,7 +33,13 @@ describe("exit 0 and store-less honesty", () => {
     const json = path.join(dir, "storeless.json");
     const r = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--out", `json:${json}`]);
     expect(r.exitCode).toBe(0);
-    const rows = r.stdout.split("\n").filter((l) => /^(hit|recall|nDCG|MRR|P)@5|^(citation_coverage|citation_correctness|refusal_correctness|groundedness)\s/.test(l));
+    const rows = r.stdout
+      .split("\n")
+      .filter((l) =>
+        /^(hit|recall|nDCG|MRR|P)@5|^(citation_coverage|citation_correctness|refusal_correctness|groundedness)\s/.test(
+          l,
+        ),
+      );
     expect(rows.length).toBe(3 * 9); // 9 keys, in the kind, locale and turn-position tables
     for (const row of rows) {
       expect(row).toMatch(/not measured \(no store/);
@@ -43,7 +49,8 @@ describe("exit 0 and store-less honesty", () => {
     expect(r.stdout).toContain("gate: PASS (no floor or baseline check was set)");
     const report = JSON.parse(await readFile(json, "utf8"));
     expect(report.aggregates).toEqual({});
-    for (const split of Object.values(report.splits) as Record<string, object>[]) for (const g of Object.values(split)) expect(g).toEqual({});
+    for (const split of Object.values(report.splits) as Record<string, object>[])
+      for (const g of Object.values(split)) expect(g).toEqual({});
     expect(report.vacuousReasons.citation_coverage).toBe("no store: answered without retrieved context");
     expect(report.vacuousReasons.retrieval_hit_at_k).toBe("no store");
   }, 120_000);
@@ -51,7 +58,10 @@ describe("exit 0 and store-less honesty", () => {
 
 describe("exit 2: usage and data errors, found before anything runs", () => {
   it("a floor or baseline on a key not measured without a store", async () => {
-    for (const extra of [["--gate", "min-hit=0.5"], ["--gate", "max-flips=0"]]) {
+    for (const extra of [
+      ["--gate", "min-hit=0.5"],
+      ["--gate", "max-flips=0"],
+    ]) {
       const r = await runCli(["eval", "--store", "none", "--kb", MINI_KB, ...extra]);
       expect(r.exitCode, extra.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
@@ -61,7 +71,10 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
   }, 120_000);
 
   it("an unknown --case id, before any store starts", async () => {
-    const r = await runCli(["eval", "--kb", MINI_KB, "--case", "no-such-case", "--config", '{"retrieval":{"embedder":"builtin"}}'], { env: DEAD_STORE });
+    const r = await runCli(
+      ["eval", "--kb", MINI_KB, "--case", "no-such-case", "--config", '{"retrieval":{"embedder":"builtin"}}'],
+      { env: DEAD_STORE },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Expected `--case` to be the id of a case in the dataset, got "no-such-case"');
   }, 120_000);
@@ -72,12 +85,32 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
     const baseline = baselineFromReport(await fixtureReport({ datasetHash: datasetHash(cases), k: 5 }));
     const file = path.join(dir, "baseline.json");
     await writeFile(file, JSON.stringify(baseline));
-    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--baseline", file, "--locale", "en"], { env: DEAD_STORE });
+    const r = await runCli(
+      [
+        "eval",
+        "--kb",
+        MINI_KB,
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--baseline",
+        file,
+        "--locale",
+        "en",
+      ],
+      { env: DEAD_STORE },
+    );
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`${file} covers all 5 cases but --locale/--case selects 3; compare the full run with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``);
-    const k3 = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--baseline", file, "-k", "3"], { env: DEAD_STORE });
+    expect(r.stderr).toContain(
+      `${file} covers all 5 cases but --locale/--case selects 3; compare the full run with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``,
+    );
+    const k3 = await runCli(
+      ["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--baseline", file, "-k", "3"],
+      { env: DEAD_STORE },
+    );
     expect(k3.exitCode).toBe(2);
-    expect(k3.stderr).toContain(`its \`k\` is 5 but this run's is 3; compare at the baseline's k with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``);
+    expect(k3.stderr).toContain(
+      `its \`k\` is 5 but this run's is 3; compare at the baseline's k with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``,
+    );
   }, 120_000);
 
   it("retrace compare on a report missing a turn's results names the file and the field", async () => {
@@ -87,14 +120,18 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
     await writeFile(file, JSON.stringify(report));
     const r = await runCli(["compare", file, file]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`${file}: field \`turns[2].results\` missing required field; expected the turn's evaluator results`);
+    expect(r.stderr).toContain(
+      `${file}: field \`turns[2].results\` missing required field; expected the turn's evaluator results`,
+    );
     expect(r.stderr).not.toMatch(/TypeError|internal error/);
   }, 120_000);
 });
 
 describe("exit 3 and exit 70", () => {
   it("exit 3: a model that is not available locally", async () => {
-    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"no-such/model"}}'], { env: DEAD_STORE });
+    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"no-such/model"}}'], {
+      env: DEAD_STORE,
+    });
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain("Model `no-such/model` is not available locally");
   }, 120_000);

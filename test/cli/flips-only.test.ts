@@ -19,13 +19,18 @@ let dir: string;
 let cleanup: () => Promise<void>;
 let kb: string;
 const env = { KB_AGENT_KB: MINI_KB };
-const checksOf = (stdout: string) => (JSON.parse(stdout) as Report).gate!.checks!.map((c) => `${c.kind} ${c.key}${c.scope === "all" ? "" : `[${c.scope}]`}`);
+const checksOf = (stdout: string) =>
+  (JSON.parse(stdout) as Report).gate!.checks!.map(
+    (c) => `${c.kind} ${c.key}${c.scope === "all" ? "" : `[${c.scope}]`}`,
+  );
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("flips-only"));
   kb = path.join(dir, "kb");
   await cp(MINI_KB, kb, { recursive: true });
-  const cases = (await readFile(path.join(kb, "eval", "cases.jsonl"), "utf8")).split("\n").filter((l) => l.includes('"locale": "en"'));
+  const cases = (await readFile(path.join(kb, "eval", "cases.jsonl"), "utf8"))
+    .split("\n")
+    .filter((l) => l.includes('"locale": "en"'));
   expect(cases.length).toBeGreaterThan(1);
   await writeFile(path.join(kb, "eval", "cases.jsonl"), `${cases.join("\n")}\n`);
   const w = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--update-baseline"], { env });
@@ -42,7 +47,21 @@ describe("what a baseline option checks", () => {
   });
 
   it("--baseline FILE --max-flips 0: drops at the default tolerance too, each key once on a one-locale dataset", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--baseline", path.join(kb, "eval", "baseline.json"), "--gate", "max-flips=0", "--json"], { env });
+    const r = await runCli(
+      [
+        "eval",
+        "--graph",
+        GRAPH,
+        "--kb",
+        kb,
+        "--baseline",
+        path.join(kb, "eval", "baseline.json"),
+        "--gate",
+        "max-flips=0",
+        "--json",
+      ],
+      { env },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const checks = checksOf(r.stdout);
     expect(checks.filter((c) => c.startsWith("drop "))).toEqual([
@@ -61,6 +80,9 @@ describe("what a baseline option checks", () => {
     const checks = checksOf(r.stdout);
     expect(checks).not.toContain("flips retrieval_hit_at_k");
     expect(checks).toContain("drop retrieval_hit_at_k");
-    expect((JSON.parse(r.stdout) as Report).gate!.tolerance).toMatchObject({ maxDrop: 0.05, source: "set with --gate max-drop" });
+    expect((JSON.parse(r.stdout) as Report).gate!.tolerance).toMatchObject({
+      maxDrop: 0.05,
+      source: "set with --gate max-drop",
+    });
   });
 });

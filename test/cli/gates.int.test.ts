@@ -16,8 +16,20 @@ import { copyKb, editFile } from "../helpers/fixtures.js";
 let dir: string;
 let kb: string;
 const cleanups: (() => Promise<void>)[] = [];
-const store = () => ["--kb", kb, "-k", "1", "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(dir, "chroma")];
-const sha = async (file: string) => createHash("sha256").update(await readFile(file)).digest("hex");
+const store = () => [
+  "--kb",
+  kb,
+  "-k",
+  "1",
+  "--config",
+  '{"retrieval":{"embedder":"builtin"}}',
+  "--data-dir",
+  path.join(dir, "chroma"),
+];
+const sha = async (file: string) =>
+  createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
 const SHIPPED_BASELINE = path.join(ROOT, "kb", "eval", "baseline.json");
 
 beforeAll(async () => {
@@ -51,28 +63,59 @@ describe("baselines and gates through the CLI", () => {
 
   it("the same configuration passes against it with the default tolerance 0", async () => {
     // --baseline: drops are checked too, at the default tolerance (--max-flips alone checks flips only: test/cli/flips-only.test.ts).
-    const r = await runCli(["eval", ...store(), "--baseline", path.join(kb, "eval", "baseline.json"), "--gate", "max-flips=0"]);
+    const r = await runCli([
+      "eval",
+      ...store(),
+      "--baseline",
+      path.join(kb, "eval", "baseline.json"),
+      "--gate",
+      "max-flips=0",
+    ]);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain("baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))");
+    expect(r.stdout).toContain(
+      "baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))",
+    );
   }, 120_000);
 
   it("a KB edit that flips turns exits 1, lists them, and JUnit fails exactly what failed the gate", async () => {
     // card-freeze no longer talks about cards: the two turns whose only gold it is lose it at k=1.
     await editFile(path.join(kb, "cards", "en", "card-freeze.md"), (t) => {
-      const front = t.slice(0, t.indexOf("\n---\n") + 5).replace(/^title: .*$/m, "title: Branch opening hours").replace(/^tags: .*$/m, "tags: [branches]");
+      const front = t
+        .slice(0, t.indexOf("\n---\n") + 5)
+        .replace(/^title: .*$/m, "title: Branch opening hours")
+        .replace(/^tags: .*$/m, "tags: [branches]");
       return `${front}## Opening hours\nOur branches open at nine and close at five on weekdays.\n\n## Parking\nVisitors may park behind the building.\n`;
     });
     const junit = path.join(dir, "junit.xml");
     const json = path.join(dir, "report.json");
-    const r = await runCli(["eval", ...store(), "--baseline", path.join(kb, "eval", "baseline.json"), "--gate", "max-flips=0", "--out", `junit:${junit}`, "--out", `json:${json}`]);
+    const r = await runCli([
+      "eval",
+      ...store(),
+      "--baseline",
+      path.join(kb, "eval", "baseline.json"),
+      "--gate",
+      "max-flips=0",
+      "--out",
+      `junit:${junit}`,
+      "--out",
+      `json:${json}`,
+    ]);
     expect(r.exitCode).toBe(1);
-    expect(r.stdout).toMatch(/\[flips\] 2 turns went from hit 1 to 0 against the baseline \(at most 0 allowed\): en-freeze-001#0 \(en, golden\) gold=\[card-freeze\] top=\[refund-timelines\] now card-freeze: dense \d/);
+    expect(r.stdout).toMatch(
+      /\[flips\] 2 turns went from hit 1 to 0 against the baseline \(at most 0 allowed\): en-freeze-001#0 \(en, golden\) gold=\[card-freeze\] top=\[refund-timelines\] now card-freeze: dense \d/,
+    );
     expect(r.stdout).toContain("en-adv-001#0 (en, adversarial)");
-    expect(r.stdout).toContain("baseline tolerance: 0.02 (default 0.02: the baseline was made with another KB version)");
+    expect(r.stdout).toContain(
+      "baseline tolerance: 0.02 (default 0.02: the baseline was made with another KB version)",
+    );
     const report = JSON.parse(await readFile(json, "utf8"));
     const failedChecks = report.gate.checks.filter((c: { verdict: string }) => c.verdict !== "pass");
     expect(failedChecks.length).toBe(report.gate.failures.length);
-    expect(report.gate.checks.find((c: { kind: string }) => c.kind === "flips")).toMatchObject({ verdict: "fail", observed: 2, threshold: 0 });
+    expect(report.gate.checks.find((c: { kind: string }) => c.kind === "flips")).toMatchObject({
+      verdict: "fail",
+      observed: 2,
+      threshold: 0,
+    });
     const xml = await readFile(junit, "utf8");
     const failing = [...xml.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*>\s*<failure/g)].map((m) => m[1]);
     expect(failing.length).toBe(failedChecks.length + 2);

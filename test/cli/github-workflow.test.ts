@@ -25,15 +25,32 @@ import type { Report } from "../../src/eval/report/types.js";
 import { BIN, ROOT } from "../helpers/cli.js";
 
 const WORKFLOW = path.join(ROOT, "examples", "github-actions", "retrace.yml");
-interface Step { name?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> }
-interface Workflow { env: Record<string, string | number>; jobs: Record<string, { steps: Step[]; strategy?: { matrix: { shard: number[] } } }> }
+interface Step {
+  name?: string;
+  run?: string;
+  uses?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+interface Workflow {
+  env: Record<string, string | number>;
+  jobs: Record<string, { steps: Step[]; strategy?: { matrix: { shard: number[] } } }>;
+}
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
-function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bash(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-eo", "pipefail", "-c", script], { cwd, env: { ...process.env, NO_COLOR: "1", RETRACE_WIDTH: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-eo", "pipefail", "-c", script], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", RETRACE_WIDTH: "0", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -45,10 +62,12 @@ function bash(script: string, cwd: string, env: Record<string, string>): Promise
 
 /** A step's script as the runner would run it: `${{ matrix.shard }}` and `${{ … }}` expressions filled in, `npx retrace` = the checkout's bin. */
 function script(step: Step, vars: Record<string, string>): string {
-  return (step.run ?? "").replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
-    if (!(expr in vars)) throw new Error(`no value for \${{ ${expr} }} in the test`);
-    return vars[expr]!;
-  }).replace(/\bnpx retrace\b/g, `node ${JSON.stringify(BIN)}`);
+  return (step.run ?? "")
+    .replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
+      if (!(expr in vars)) throw new Error(`no value for \${{ ${expr} }} in the test`);
+      return vars[expr]!;
+    })
+    .replace(/\bnpx retrace\b/g, `node ${JSON.stringify(BIN)}`);
 }
 
 describe("examples/github-actions/retrace.yml", () => {
@@ -59,11 +78,19 @@ describe("examples/github-actions/retrace.yml", () => {
     expect(evalJob.strategy?.matrix.shard).toEqual([1, 2, 3]);
     expect(wf.env.SHARDS).toBe(3);
     expect(evalJob.steps.some((s) => s.uses?.startsWith("actions/cache@") && s.with?.path === ".retrace")).toBe(true);
-    expect(evalJob.steps.map((s) => s.run ?? "").join("\n")).toMatch(/npx retrace eval .*--shard "\$\{\{ matrix\.shard \}\}\/\$SHARDS"/);
+    expect(evalJob.steps.map((s) => s.run ?? "").join("\n")).toMatch(
+      /npx retrace eval .*--shard "\$\{\{ matrix\.shard \}\}\/\$SHARDS"/,
+    );
     const mergeRuns = merge.steps.map((s) => s.run ?? "").join("\n");
-    expect(mergeRuns).toMatch(/npx retrace merge shard-\*\.json .*--out html:retrace-report\.html .*--out pr-comment:retrace-comment\.md/);
+    expect(mergeRuns).toMatch(
+      /npx retrace merge shard-\*\.json .*--out html:retrace-report\.html .*--out pr-comment:retrace-comment\.md/,
+    );
     expect(mergeRuns).toContain("gh pr comment");
-    expect(merge.steps.some((s) => s.uses?.startsWith("actions/upload-artifact@") && String(s.with?.path).includes("retrace-report.html"))).toBe(true);
+    expect(
+      merge.steps.some(
+        (s) => s.uses?.startsWith("actions/upload-artifact@") && String(s.with?.path).includes("retrace-report.html"),
+      ),
+    ).toBe(true);
   });
 
   it("its run steps, run locally: shards, merge with summary, annotations and comment, then the comment posted", async () => {
@@ -73,9 +100,15 @@ describe("examples/github-actions/retrace.yml", () => {
     // The checkout: the shipped KB's cards, cases and split, and a baseline the run will regress against.
     await mkdir(path.join(dir, "kb", "eval"), { recursive: true });
     await symlink(path.join(ROOT, "kb", "cards"), path.join(dir, "kb", "cards"));
-    for (const f of ["cases.jsonl", "split.json"]) await copyFile(path.join(ROOT, "kb", "eval", f), path.join(dir, "kb", "eval", f));
-    const baseline = JSON.parse(await readFile(path.join(ROOT, "kb", "eval", "baseline.json"), "utf8")) as { perTurn: Record<string, Record<string, number>> };
-    const misses = Object.entries(baseline.perTurn).filter(([, s]) => s.retrieval_hit_at_k === 0).map(([id]) => id).slice(0, 2);
+    for (const f of ["cases.jsonl", "split.json"])
+      await copyFile(path.join(ROOT, "kb", "eval", f), path.join(dir, "kb", "eval", f));
+    const baseline = JSON.parse(await readFile(path.join(ROOT, "kb", "eval", "baseline.json"), "utf8")) as {
+      perTurn: Record<string, Record<string, number>>;
+    };
+    const misses = Object.entries(baseline.perTurn)
+      .filter(([, s]) => s.retrieval_hit_at_k === 0)
+      .map(([id]) => id)
+      .slice(0, 2);
     expect(misses).toHaveLength(2);
     for (const id of misses) baseline.perTurn[id]!.retrieval_hit_at_k = 1;
     await writeFile(path.join(dir, "kb", "eval", "baseline.json"), JSON.stringify(baseline));
@@ -86,7 +119,13 @@ describe("examples/github-actions/retrace.yml", () => {
     await chmod(path.join(bin, "gh"), 0o755);
 
     const summary = path.join(dir, "summary.md");
-    const env = { ...Object.fromEntries(Object.entries(wf.env).map(([k, v]) => [k, String(v)])), STORE: "memory", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: dir };
+    const env = {
+      ...Object.fromEntries(Object.entries(wf.env).map(([k, v]) => [k, String(v)])),
+      STORE: "memory",
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_WORKSPACE: dir,
+    };
     const runs = (job: string) => wf.jobs[job]!.steps.filter((s) => s.run !== undefined && s.run !== "npm ci");
 
     // The eval job, once per matrix entry, in parallel as the runner would.
@@ -119,14 +158,22 @@ describe("examples/github-actions/retrace.yml", () => {
 
     // Annotations: well-formed, one per failure and one per flip, flips at the case's line in cases.jsonl.
     const cases = (await readFile(path.join(dir, "kb", "eval", "cases.jsonl"), "utf8")).split("\n");
-    const lineOf = (caseId: string) => cases.findIndex((l) => l.includes(`"id": "${caseId}"`) || l.includes(`"id":"${caseId}"`)) + 1;
+    const lineOf = (caseId: string) =>
+      cases.findIndex((l) => l.includes(`"id": "${caseId}"`) || l.includes(`"id":"${caseId}"`)) + 1;
     const annotations = merged.stdout.split("\n").filter((l) => l.startsWith("::"));
-    for (const a of annotations) expect(a).toMatch(/^::error file=kb\/eval\/cases\.jsonl(,line=\d+)?,title=[^:\n]+::[^\n]+$/);
+    for (const a of annotations)
+      expect(a).toMatch(/^::error file=kb\/eval\/cases\.jsonl(,line=\d+)?,title=[^:\n]+::[^\n]+$/);
     expect(annotations).toHaveLength(report.gate!.failures.length + misses.length);
     for (const id of misses) {
       const caseId = id.slice(0, id.lastIndexOf("#"));
       expect(lineOf(caseId)).toBeGreaterThan(0);
-      expect(annotations).toContainEqual(expect.stringMatching(new RegExp(`^::error file=kb/eval/cases\\.jsonl,line=${lineOf(caseId)},title=retrace%3A hit@5 1 → 0 at ${id}::`)));
+      expect(annotations).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^::error file=kb/eval/cases\\.jsonl,line=${lineOf(caseId)},title=retrace%3A hit@5 1 → 0 at ${id}::`,
+          ),
+        ),
+      );
     }
 
     // The PR comment.
@@ -137,8 +184,15 @@ describe("examples/github-actions/retrace.yml", () => {
     for (const id of misses) expect(comment).toContain(`\`${id}\``);
 
     // The comment step, with the fake gh.
-    const posted = await bash(script(postStep!, {}), dir, { ...env, ...postStep!.env, PR: "123", PATH: `${bin}:${process.env.PATH ?? ""}` });
+    const posted = await bash(script(postStep!, {}), dir, {
+      ...env,
+      ...postStep!.env,
+      PR: "123",
+      PATH: `${bin}:${process.env.PATH ?? ""}`,
+    });
     expect(posted.code, posted.stderr).toBe(0);
-    expect(await readFile(path.join(dir, "gh-calls.txt"), "utf8")).toBe("pr comment 123 --body-file retrace-comment.md --edit-last\n");
+    expect(await readFile(path.join(dir, "gh-calls.txt"), "utf8")).toBe(
+      "pr comment 123 --body-file retrace-comment.md --edit-last\n",
+    );
   }, 600_000);
 });

@@ -26,21 +26,46 @@ import { GRADED_CASES, writeGradedKb } from "../helpers/fixtures.js";
 const GRAPH = path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs");
 
 // Hand-made cases: the graded ones (a graded turn with a contract, a relevance-only turn, a contract turn with `judged`) and a plain turn.
-const CASES = [...GRADED_CASES, { id: "en-plain-001", locale: "en", kind: "golden", turns: [{ user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }] }];
+const CASES = [
+  ...GRADED_CASES,
+  {
+    id: "en-plain-001",
+    locale: "en",
+    kind: "golden",
+    turns: [{ user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }],
+  },
+];
 
 type Result = { key: string; score: number; comment?: string };
-type Turn = { caseId: string; turn: number; retrievedIds: string[] | null; results: Result[]; relevant?: Record<string, number>; judged?: string[]; relevanceOnly?: true };
+type Turn = {
+  caseId: string;
+  turn: number;
+  retrievedIds: string[] | null;
+  results: Result[];
+  relevant?: Record<string, number>;
+  judged?: string[];
+  relevanceOnly?: true;
+};
 type Report = {
   turns: Turn[];
   aggregates: Record<string, { mean: number; n: number }>;
   vacuous: string[];
-  judgments?: { gradedTurns: number; relevanceOnlyTurns: number; judgedTurns: number; warnBelow: number; holes: { caseId: string; turn: number; judged: number; unjudged: string[] }[] };
+  judgments?: {
+    gradedTurns: number;
+    relevanceOnlyTurns: number;
+    judgedTurns: number;
+    warnBelow: number;
+    holes: { caseId: string; turn: number; judged: number; unjudged: string[] }[];
+  };
 };
 
 /** The test's own graded nDCG@k (trec_eval's ndcg_cut): gain = grade, discount log2(rank + 1), ideal from every positive grade, cut at k. */
 function referenceNdcg(ranked: readonly string[], grades: Record<string, number>, k: number): number {
   const dcg = ranked.slice(0, k).reduce((s, id, i) => s + Math.max(grades[id] ?? 0, 0) / Math.log2(i + 2), 0);
-  const ideal = Object.values(grades).filter((g) => g > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = Object.values(grades)
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   return dcg / ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
 }
 
@@ -56,7 +81,17 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-graded-"));
   ({ kb, cases } = await writeGradedKb(dir, CASES));
   catalog = path.join(dir, "catalog.tsv");
-  await writeFile(catalog, ["card-freeze\ten", "refund-timelines\ten", "card-replace\ten", "es-congelar-tarjeta\tes-419", "pt-chaves-pix\tpt-BR", ""].join("\n"));
+  await writeFile(
+    catalog,
+    [
+      "card-freeze\ten",
+      "refund-timelines\ten",
+      "card-replace\ten",
+      "es-congelar-tarjeta\tes-419",
+      "pt-chaves-pix\tpt-BR",
+      "",
+    ].join("\n"),
+  );
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -64,14 +99,20 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 function expectScoring(r: Report): void {
   const graded = turnOf(r, "en-graded-001#0");
   expect(graded.relevant).toEqual({ "card-freeze": 3, "card-replace": 1, "refund-timelines": 0 });
-  expect(scoreOf(graded, "retrieval_ndcg_at_k")).toBeCloseTo(referenceNdcg(graded.retrievedIds!, graded.relevant!, 3), 12);
+  expect(scoreOf(graded, "retrieval_ndcg_at_k")).toBeCloseTo(
+    referenceNdcg(graded.retrievedIds!, graded.relevant!, 3),
+    12,
+  );
   // hit@3 reads the contract: card-freeze is in the top 3.
   expect(scoreOf(graded, "retrieval_hit_at_k")).toBe(graded.retrievedIds!.slice(0, 3).includes("card-freeze") ? 1 : 0);
 
   const relOnly = turnOf(r, "en-graded-001#1");
   expect(relOnly.relevanceOnly).toBe(true);
   expect(keys(relOnly)).toEqual(["retrieval_ndcg_at_k", "judged_at_k"]);
-  expect(scoreOf(relOnly, "retrieval_ndcg_at_k")).toBeCloseTo(referenceNdcg(relOnly.retrievedIds!, relOnly.relevant!, 3), 12);
+  expect(scoreOf(relOnly, "retrieval_ndcg_at_k")).toBeCloseTo(
+    referenceNdcg(relOnly.retrievedIds!, relOnly.relevant!, 3),
+    12,
+  );
 
   // 4 turns; hit@3 on the 3 with a contract; nDCG@3 on all 4.
   expect(r.aggregates.retrieval_hit_at_k?.n).toBe(3);
@@ -81,7 +122,9 @@ function expectScoring(r: Report): void {
 
 describe("graded nDCG and judged@k through every path", () => {
   it("--graph (kb-agent over the KB): graded nDCG, nDCG only on the relevance-only turn, judged@3 by hand, the warning naming the holes", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--cases", cases, "-k", "3", "--json"], { env: { KB_AGENT_KB: kb } });
+    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--cases", cases, "-k", "3", "--json"], {
+      env: { KB_AGENT_KB: kb },
+    });
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
@@ -106,30 +149,58 @@ describe("graded nDCG and judged@k through every path", () => {
     expect(keys(turnOf(report, "en-plain-001#0"))).not.toContain("judged_at_k");
     expect(report.aggregates.judged_at_k?.n).toBe(3);
     expect(report.aggregates.judged_at_k?.mean).toBeCloseTo((1 + 1 + 1 / 3) / 3, 12);
-    expect(report.judgments?.holes).toEqual([{ caseId: "en-judged-001", turn: 0, judged: 1 / 3, unjudged: ["card-freeze", "refund-timelines"] }]);
+    expect(report.judgments?.holes).toEqual([
+      { caseId: "en-judged-001", turn: 0, judged: 1 / 3, unjudged: ["card-freeze", "refund-timelines"] },
+    ]);
     // 0.778 < 0.8: the warning on stderr names the turn and its unjudged cards.
     expect(r.stderr).toContain("judged@3 is 0.778 (n=3), below 0.8");
-    expect(r.stderr).toContain("1 turn with unjudged cards in the top-3: en-judged-001#0 [card-freeze, refund-timelines]");
+    expect(r.stderr).toContain(
+      "1 turn with unjudged cards in the top-3: en-judged-001#0 [card-freeze, refund-timelines]",
+    );
 
     // The table says which nDCG was used and lists the holes.
-    const text = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--cases", cases, "-k", "3"], { env: { KB_AGENT_KB: kb } });
+    const text = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--cases", cases, "-k", "3"], {
+      env: { KB_AGENT_KB: kb },
+    });
     expect(text.exitCode).toBe(0);
-    expect(text.stdout).toContain("nDCG@3: graded gains (the turn's relevant) on 2 turns of 4 scored turns (1 relevance-only: scored for nDCG only)");
+    expect(text.stdout).toContain(
+      "nDCG@3: graded gains (the turn's relevant) on 2 turns of 4 scored turns (1 relevance-only: scored for nDCG only)",
+    );
     expect(text.stdout).toContain("en-judged-001#0 judged 0.333 unjudged [card-freeze, refund-timelines]");
   }, 120_000);
 
   it("--graph --catalog: the same scores from the catalog's ids", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, "--catalog", catalog, "--cases", cases, "-k", "3", "--json"], { env: { KB_AGENT_KB: kb } });
+    const r = await runCli(["eval", "--graph", GRAPH, "--catalog", catalog, "--cases", cases, "-k", "3", "--json"], {
+      env: { KB_AGENT_KB: kb },
+    });
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
     expectScoring(report);
     expect(report.aggregates.judged_at_k?.mean).toBeCloseTo((1 + 1 + 1 / 3) / 3, 12);
-    expect(r.stderr).toContain("1 turn with unjudged cards in the top-3: en-judged-001#0 [card-freeze, refund-timelines]");
+    expect(r.stderr).toContain(
+      "1 turn with unjudged cards in the top-3: en-judged-001#0 [card-freeze, refund-timelines]",
+    );
   }, 120_000);
 
   it("retrace's own graph (--store memory): graded nDCG and judged@3 match the hand count on its rankings", async () => {
-    const r = await runCli(["eval", "--kb", kb, "--cases", cases, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "-k", "3", "--json"], { timeoutMs: 300_000 });
+    const r = await runCli(
+      [
+        "eval",
+        "--kb",
+        kb,
+        "--cases",
+        cases,
+        "--store",
+        "memory",
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "-k",
+        "3",
+        "--json",
+      ],
+      { timeoutMs: 300_000 },
+    );
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
@@ -140,16 +211,36 @@ describe("graded nDCG and judged@k through every path", () => {
     expect(scoreOf(turnOf(report, "en-graded-001#1"), "judged_at_k")).toBeCloseTo(2 / 3, 12);
     expect(scoreOf(turnOf(report, "en-judged-001#0"), "judged_at_k")).toBeCloseTo(1 / 3, 12);
     // Query attribution (on by default) scores the graph's own query with the same graded gains: its nDCG@3 is the turn's.
-    const graded = turnOf(report, "en-graded-001#0") as Turn & { queries?: { graph: { scores: Record<string, number> } } };
+    const graded = turnOf(report, "en-graded-001#0") as Turn & {
+      queries?: { graph: { scores: Record<string, number> } };
+    };
     expect(graded.queries?.graph.scores.retrieval_ndcg_at_k).toBe(scoreOf(graded, "retrieval_ndcg_at_k"));
     // The relevance-only turn's answer side is not scored: refusal correctness on the 3 contract turns only.
     expect(report.aggregates.refusal_correctness?.n).toBe(3);
     expect(report.vacuous).not.toContain("judged_at_k");
     expect(r.stderr).toContain("judged@3 is 0.667 (n=3), below 0.8");
 
-    const trace = await runCli(["trace", "en-graded-001", "--kb", kb, "--cases", cases, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "-k", "3"], { timeoutMs: 300_000 });
+    const trace = await runCli(
+      [
+        "trace",
+        "en-graded-001",
+        "--kb",
+        kb,
+        "--cases",
+        cases,
+        "--store",
+        "memory",
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "-k",
+        "3",
+      ],
+      { timeoutMs: 300_000 },
+    );
     expect(trace.exitCode).toBe(0);
-    expect(trace.stdout).toContain("relevant (graded: nDCG's gains): card-freeze=3, card-replace=1, refund-timelines=0");
+    expect(trace.stdout).toContain(
+      "relevant (graded: nDCG's gains): card-freeze=3, card-replace=1, refund-timelines=0",
+    );
     expect(trace.stdout).toContain("gold:  none (relevance-only turn: scored for nDCG only)");
     expect(trace.stdout).toMatch(/ndcg=\S+ \(graded\) relevant=\{refund-timelines:3,card-freeze:1\} top3=/);
   }, 600_000);

@@ -34,7 +34,14 @@ import { tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 
 const FIX = path.join("test", "fixtures", "graphs");
-const BASE = ["--graph", path.join(FIX, "condense-agent.mjs"), "--cases", path.join(FIX, "condense-cases.jsonl"), "--id-map", path.join(FIX, "path-id-map.mjs")];
+const BASE = [
+  "--graph",
+  path.join(FIX, "condense-agent.mjs"),
+  "--cases",
+  path.join(FIX, "condense-cases.jsonl"),
+  "--id-map",
+  path.join(FIX, "path-id-map.mjs"),
+];
 const BROKEN = ["--config", JSON.stringify({ run: { configurable: JSON.stringify({ condense: "drop-history" }) } })];
 const TURNS = 8;
 
@@ -51,14 +58,18 @@ async function evalRun(name: string, args: string[]): Promise<{ report: Report; 
   await writeFile(log, "");
   const r = await runCli(["eval", ...BASE, ...args, "--json"], { env: { CONDENSE_AGENT_LOG: log } });
   expect(r.exitCode, r.stderr).toBe(0);
-  const queries = (await readFile(log, "utf8")).split("\n").filter((l) => l !== "").map((l) => (JSON.parse(l) as { query: string }).query);
+  const queries = (await readFile(log, "utf8"))
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => (JSON.parse(l) as { query: string }).query);
   await rm(log);
   return { report: JSON.parse(r.stdout) as Report, queries, stdout: r.stdout };
 }
 
 const key = (t: TurnReport) => `${t.caseId}#${t.turn}`;
 const attributions = (r: Report) => Object.fromEntries(r.turns.map((t) => [key(t), t.queries?.attribution ?? null]));
-const ownScores = (r: Report) => r.turns.map((t) => ({ turn: key(t), results: t.results, retrievedIds: t.retrievedIds, captured: t.captured }));
+const ownScores = (r: Report) =>
+  r.turns.map((t) => ({ turn: key(t), results: t.results, retrievedIds: t.retrievedIds, captured: t.captured }));
 
 describe("eval --graph --counterfactual on a graph with a condense step", () => {
   let working: Awaited<ReturnType<typeof evalRun>>;
@@ -85,8 +96,20 @@ describe("eval --graph --counterfactual on a graph with a condense step", () => 
     });
     const qa = broken.report.queryAttribution!;
     expect(qa.enabled).toBe(true);
-    expect(qa.counts).toEqual({ ok: 4, rewrite_rescued_it: 0, rewrite_not_needed: 0, rewrite_lost_it: 2, retriever_lost_it: 1 });
-    expect(qa.splits.position?.["2"]).toEqual({ ok: 1, rewrite_rescued_it: 0, rewrite_not_needed: 0, rewrite_lost_it: 2, retriever_lost_it: 0 });
+    expect(qa.counts).toEqual({
+      ok: 4,
+      rewrite_rescued_it: 0,
+      rewrite_not_needed: 0,
+      rewrite_lost_it: 2,
+      retriever_lost_it: 1,
+    });
+    expect(qa.splits.position?.["2"]).toEqual({
+      ok: 1,
+      rewrite_rescued_it: 0,
+      rewrite_not_needed: 0,
+      rewrite_lost_it: 2,
+      retriever_lost_it: 0,
+    });
     // The graph's query misses, the raw message (the same query) misses, the oracle finds card-freeze first: ids mapped by --id-map.
     const q = broken.report.turns.find((t) => key(t) === "cf-freeze-001#1")!.queries!;
     expect([q.graph.rank, q.raw.rank, q.standalone?.rank]).toEqual([null, null, 1]);
@@ -122,14 +145,29 @@ describe("eval --graph --counterfactual on a graph with a condense step", () => 
       for (const q of own) rest.splice(rest.indexOf(q), 1);
       return rest.sort();
     };
-    expect(extra(broken.queries, brokenOff.queries)).toEqual(["How do I unfreeze my frozen card?", "My refund never came; what should I do?", "What is the fee for paper statements?"]);
+    expect(extra(broken.queries, brokenOff.queries)).toEqual([
+      "How do I unfreeze my frozen card?",
+      "My refund never came; what should I do?",
+      "What is the fee for paper statements?",
+    ]);
     expect(extra(working.queries, workingOff.queries)).toEqual(
-      ["How do I unfreeze my frozen card?", "My refund never came; what should I do?", "What is the fee for paper statements?", "and how do I undo that later?", "is there a fee for paper statements?", "ok, and if it never comes?"].sort(),
+      [
+        "How do I unfreeze my frozen card?",
+        "My refund never came; what should I do?",
+        "What is the fee for paper statements?",
+        "and how do I undo that later?",
+        "is there a fee for paper statements?",
+        "ok, and if it never comes?",
+      ].sort(),
     );
     for (const off of [workingOff, brokenOff]) {
       expect(off.report.queryAttribution).toMatchObject({ enabled: false, turns: 0 });
       expect(off.report.queryAttribution?.reason).toContain("--counterfactual");
-      expect(off.report.turns.some((t) => t.queries !== undefined || t.queriesOff !== undefined || t.counterfactualCalls !== undefined)).toBe(false);
+      expect(
+        off.report.turns.some(
+          (t) => t.queries !== undefined || t.queriesOff !== undefined || t.counterfactualCalls !== undefined,
+        ),
+      ).toBe(false);
     }
   });
 
@@ -151,7 +189,9 @@ describe("eval --graph --counterfactual on a graph with a condense step", () => 
     expect(markdown).toContain("counterfactual retriever calls: 3");
     const off = await runCli(["eval", ...BASE, ...BROKEN]);
     expect(off.exitCode, off.stderr).toBe(0);
-    expect(off.stdout).toContain("query attribution: off: not asked for: a --graph run attributes queries only with --counterfactual");
+    expect(off.stdout).toContain(
+      "query attribution: off: not asked for: a --graph run attributes queries only with --counterfactual",
+    );
   }, 120_000);
 });
 
@@ -170,7 +210,9 @@ describe("trace --graph --counterfactual, and the refusals", () => {
   it("--counterfactual with --repeat is refused before the graph loads (exit 2), and trace --counterfactual without --graph", async () => {
     const log = path.join(dir, "repeat.log");
     await writeFile(log, "");
-    const r = await runCli(["eval", ...BASE, "--counterfactual", "--repeat", "2"], { env: { CONDENSE_AGENT_LOG: log } });
+    const r = await runCli(["eval", ...BASE, "--counterfactual", "--repeat", "2"], {
+      env: { CONDENSE_AGENT_LOG: log },
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("Expected `--counterfactual` to be used without --repeat");
     expect(await readFile(log, "utf8")).toBe("");

@@ -31,14 +31,21 @@ async function layOut(root: string, files: Record<string, string>): Promise<void
   await symlink(path.join(ROOT, "node_modules"), path.join(root, "node_modules"), "dir");
 }
 
-const embedderOf = async (file: string) => (JSON.parse(await readFile(file, "utf8")) as { config: { embedder: string } }).config.embedder;
+const embedderOf = async (file: string) =>
+  (JSON.parse(await readFile(file, "utf8")) as { config: { embedder: string } }).config.embedder;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-graph-identity-"));
   project = path.join(dir, "project");
-  await layOut(project, { "package.json": '{"name":"my-agent","private":true,"type":"module"}\n', "sub/agent.mjs": "GRAPH" });
+  await layOut(project, {
+    "package.json": '{"name":"my-agent","private":true,"type":"module"}\n',
+    "sub/agent.mjs": "GRAPH",
+  });
   baseline = path.join(dir, "baseline.json");
-  const w = await runCli(["eval", "--graph", "sub/agent.mjs", "--kb", MINI_KB, "--baseline", baseline, "--update-baseline"], { cwd: project, env });
+  const w = await runCli(
+    ["eval", "--graph", "sub/agent.mjs", "--kb", MINI_KB, "--baseline", baseline, "--update-baseline"],
+    { cwd: project, env },
+  );
   expect(w.stderr).not.toMatch(/error/i);
   expect(w.exitCode).toBe(0);
 }, 120_000);
@@ -55,10 +62,16 @@ describe("a --graph baseline is found by the module's place in its project", () 
       [path.join(project, "sub"), "agent.mjs"],
       [os.tmpdir(), path.join(project, "sub", "agent.mjs")],
     ] as const) {
-      const r = await runCli(["eval", "--graph", spec, "--kb", MINI_KB, "--baseline", baseline, "--gate", "max-flips=0", "--json"], { cwd, env });
+      const r = await runCli(
+        ["eval", "--graph", spec, "--kb", MINI_KB, "--baseline", baseline, "--gate", "max-flips=0", "--json"],
+        { cwd, env },
+      );
       expect(r.stderr, `${cwd} ${spec}`).not.toContain("Cannot compare with the baseline");
       expect(r.exitCode, `${cwd} ${spec}: ${r.stderr}`).toBe(0);
-      const report = JSON.parse(r.stdout) as { run: { embedder: string; graph: { file: string } }; gate: { passed: boolean } };
+      const report = JSON.parse(r.stdout) as {
+        run: { embedder: string; graph: { file: string } };
+        gate: { passed: boolean };
+      };
       expect(report.run.embedder).toBe("graph:sub/agent.mjs#graph");
       expect(report.run.graph.file).toBe("sub/agent.mjs");
       expect(report.gate.passed).toBe(true);
@@ -67,9 +80,16 @@ describe("a --graph baseline is found by the module's place in its project", () 
 
   it("a monorepo's package is its own project: the module is named relative to the package", async () => {
     const mono = path.join(dir, "mono");
-    await layOut(mono, { "package.json": '{"name":"mono","private":true,"workspaces":["packages/*"]}\n', "packages/bot/package.json": '{"name":"bot","type":"module"}\n', "packages/bot/agent.mjs": "GRAPH" });
+    await layOut(mono, {
+      "package.json": '{"name":"mono","private":true,"workspaces":["packages/*"]}\n',
+      "packages/bot/package.json": '{"name":"bot","type":"module"}\n',
+      "packages/bot/agent.mjs": "GRAPH",
+    });
     const file = path.join(dir, "mono-baseline.json");
-    const w = await runCli(["eval", "--graph", "packages/bot/agent.mjs", "--kb", MINI_KB, "--baseline", file, "--update-baseline"], { cwd: mono, env });
+    const w = await runCli(
+      ["eval", "--graph", "packages/bot/agent.mjs", "--kb", MINI_KB, "--baseline", file, "--update-baseline"],
+      { cwd: mono, env },
+    );
     expect(w.exitCode).toBe(0);
     expect(await embedderOf(file)).toBe("graph:agent.mjs#graph");
   }, 120_000);
@@ -77,17 +97,28 @@ describe("a --graph baseline is found by the module's place in its project", () 
   it("a baseline naming the module relative to the folder it was written from is read (migrated) with a note", async () => {
     // What the previous rule wrote when --update-baseline ran in the project's parent folder.
     const legacy = path.join(dir, "legacy-baseline.json");
-    const b = JSON.parse(await readFile(baseline, "utf8")) as { config: { embedder: string }; graph: { module: string } };
+    const b = JSON.parse(await readFile(baseline, "utf8")) as {
+      config: { embedder: string };
+      graph: { module: string };
+    };
     b.config.embedder = "graph:project/sub/agent.mjs#graph";
     b.graph.module = "project/sub/agent.mjs";
     await writeFile(legacy, JSON.stringify(b, null, 2));
-    const r = await runCli(["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--gate", "max-flips=0"], { cwd: path.join(project, "sub"), env });
+    const r = await runCli(
+      ["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--gate", "max-flips=0"],
+      { cwd: path.join(project, "sub"), env },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain("names the graph module project/sub/agent.mjs (relative to the folder it was written from); read as sub/agent.mjs");
+    expect(r.stderr).toContain(
+      "names the graph module project/sub/agent.mjs (relative to the folder it was written from); read as sub/agent.mjs",
+    );
     // Another module of the same name elsewhere is not taken for it.
     const other = path.join(dir, "other");
     await layOut(other, { "package.json": '{"name":"other","type":"module"}\n', "agent.mjs": "GRAPH" });
-    const refused = await runCli(["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--gate", "max-flips=0"], { cwd: other, env });
+    const refused = await runCli(
+      ["eval", "--graph", "./agent.mjs", "--kb", MINI_KB, "--baseline", legacy, "--gate", "max-flips=0"],
+      { cwd: other, env },
+    );
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain("config.embedder");
   }, 240_000);

@@ -46,14 +46,16 @@ interface Outcome {
 }
 
 const json = async (file: string) => reportToJSON(withoutTimings(JSON.parse(await readFile(file, "utf8")) as Report));
-const refusal = (r: CliResult) => /^retrace: (Expected `[^`]+`)/m.exec(r.stderr)?.[1] ?? (r.exitCode === 2 ? r.stderr : undefined);
+const refusal = (r: CliResult) =>
+  /^retrace: (Expected `[^`]+`)/m.exec(r.stderr)?.[1] ?? (r.exitCode === 2 ? r.stderr : undefined);
 
 interface Scenario {
   name: string;
   run: (p: Path, kb: string, dir: string) => Promise<Outcome>;
 }
 
-const eval_ = (p: Path, kb: string, ...args: string[]) => runCli(["eval", ...p.args, "--kb", kb, ...args], { timeoutMs: 120_000 });
+const eval_ = (p: Path, kb: string, ...args: string[]) =>
+  runCli(["eval", ...p.args, "--kb", kb, ...args], { timeoutMs: 120_000 });
 const exists = (dir: string, names: string[]) => names.filter((n) => existsSync(path.join(dir, n)));
 
 const SCENARIOS: Scenario[] = [
@@ -75,7 +77,11 @@ const SCENARIOS: Scenario[] = [
       // --baseline without --max-drop: the tolerance is the default, and says so.
       const b = await eval_(p, kb, "--baseline", path.join(kb, "eval", "baseline.json"), "--json");
       const source = (JSON.parse(b.stdout) as Report).gate?.tolerance?.source ?? "";
-      return { exitCode: u.exitCode, files: exists(kb, ["eval/baseline.json"]), extra: { defaultTolerance: source.startsWith("default ") } };
+      return {
+        exitCode: u.exitCode,
+        files: exists(kb, ["eval/baseline.json"]),
+        extra: { defaultTolerance: source.startsWith("default ") },
+      };
     },
   },
   {
@@ -118,11 +124,24 @@ const SCENARIOS: Scenario[] = [
   {
     name: "--junit, --out (markdown) and --report-json are written",
     run: async (p, kb, dir) => {
-      const r = await eval_(p, kb, "--out", `junit:${path.join(dir, "junit.xml")}`, "--out", path.join(dir, "report.md"), "--out", `json:${path.join(dir, "report.json")}`);
+      const r = await eval_(
+        p,
+        kb,
+        "--out",
+        `junit:${path.join(dir, "junit.xml")}`,
+        "--out",
+        path.join(dir, "report.md"),
+        "--out",
+        `json:${path.join(dir, "report.json")}`,
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const junit = await readFile(path.join(dir, "junit.xml"), "utf8");
       const md = await readFile(path.join(dir, "report.md"), "utf8");
-      return { exitCode: r.exitCode, files: exists(dir, ["junit.xml", "report.md", "report.json"]), extra: { junit: /<testsuite[ >]/.test(junit), md: /## Gate/.test(md) } };
+      return {
+        exitCode: r.exitCode,
+        files: exists(dir, ["junit.xml", "report.md", "report.json"]),
+        extra: { junit: /<testsuite[ >]/.test(junit), md: /## Gate/.test(md) },
+      };
     },
   },
   {
@@ -130,8 +149,19 @@ const SCENARIOS: Scenario[] = [
     run: async (p, kb, dir) => {
       const full = await eval_(p, kb, "--gate", "min-hit=0.1", "--out", `json:${path.join(dir, "full.json")}`);
       const shards = [];
-      for (const i of [1, 2]) shards.push(await eval_(p, kb, "--shard", `${i}/2`, "--out", `json:${path.join(dir, `shard-${i}.json`)}`));
-      const merged = await runCli(["merge", path.join(dir, "shard-1.json"), path.join(dir, "shard-2.json"), "--kb", kb, "--gate", "min-hit=0.1", "--out", `json:${path.join(dir, "merged.json")}`]);
+      for (const i of [1, 2])
+        shards.push(await eval_(p, kb, "--shard", `${i}/2`, "--out", `json:${path.join(dir, `shard-${i}.json`)}`));
+      const merged = await runCli([
+        "merge",
+        path.join(dir, "shard-1.json"),
+        path.join(dir, "shard-2.json"),
+        "--kb",
+        kb,
+        "--gate",
+        "min-hit=0.1",
+        "--out",
+        `json:${path.join(dir, "merged.json")}`,
+      ]);
       expect(merged.exitCode, merged.stderr).toBe(full.exitCode);
       const [a, b] = [await json(path.join(dir, "full.json")), await json(path.join(dir, "merged.json"))];
       expect(b).toBe(a);
@@ -160,19 +190,23 @@ describe("parity: retrace's own graph and --graph behave alike", () => {
   });
 
   for (const s of SCENARIOS) {
-    it(s.name, async () => {
-      const byPath = new Map<string, Outcome>();
-      for (const p of PATHS) {
-        const { dir: kb, cleanup } = await copyKb(MINI_KB);
-        cleanups.push(cleanup);
-        const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-parity-"));
-        cleanups.push(() => rm(dir, { recursive: true, force: true }));
-        byPath.set(p.name, await s.run(p, kb, dir));
-      }
-      outcomes.set(s.name, byPath);
-      const [own, yours] = PATHS.map((p) => byPath.get(p.name)!);
-      expect(yours, `${s.name}: --graph behaves as retrace's own graph`).toEqual(own);
-    }, 600_000);
+    it(
+      s.name,
+      async () => {
+        const byPath = new Map<string, Outcome>();
+        for (const p of PATHS) {
+          const { dir: kb, cleanup } = await copyKb(MINI_KB);
+          cleanups.push(cleanup);
+          const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-parity-"));
+          cleanups.push(() => rm(dir, { recursive: true, force: true }));
+          byPath.set(p.name, await s.run(p, kb, dir));
+        }
+        outcomes.set(s.name, byPath);
+        const [own, yours] = PATHS.map((p) => byPath.get(p.name)!);
+        expect(yours, `${s.name}: --graph behaves as retrace's own graph`).toEqual(own);
+      },
+      600_000,
+    );
   }
 });
 
@@ -197,7 +231,13 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     const baseline = JSON.parse(await readFile(path.join(kb, "eval", "baseline.json"), "utf8"));
     expect(baseline.config.embedder).toBe("graph:g.mjs#graph");
     expect(baseline.storeKind).toBe("graph");
-    expect(baseline.graph).toMatchObject({ module: "g.mjs", exportName: "graph", retrievalCall: "last", idMapHash: null, configurableHash: null });
+    expect(baseline.graph).toMatchObject({
+      module: "g.mjs",
+      exportName: "graph",
+      retrievalCall: "last",
+      idMapHash: null,
+      configurableHash: null,
+    });
     expect(baseline.graph.moduleHash).toMatch(/^[0-9a-f]{64}$/);
     for (const spelling of ["./g.mjs", path.join(dir, "g.mjs"), "g.mjs#graph"]) {
       const r = await run(["--graph", spelling, "--gate", "max-drop=0", "--gate", "max-flips=0", "--json"]);
@@ -215,13 +255,26 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     const u = await run(["--graph", "changed.mjs", "--update-baseline", "--baseline", "changed-baseline.json"]);
     expect(u.exitCode, u.stderr).toBe(0);
     await appendFile(g, "\n// an edit\n");
-    const r = await run(["--graph", "changed.mjs", "--baseline", "changed-baseline.json", "--gate", "max-flips=0", "--out", "json:changed.json"]);
+    const r = await run([
+      "--graph",
+      "changed.mjs",
+      "--baseline",
+      "changed-baseline.json",
+      "--gate",
+      "max-flips=0",
+      "--out",
+      "json:changed.json",
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/graph module changed since the baseline \(changed\.mjs: sha256 [0-9a-f]{12} in the baseline, sha256 [0-9a-f]{12} in this run\)/);
+    expect(r.stderr).toMatch(
+      /graph module changed since the baseline \(changed\.mjs: sha256 [0-9a-f]{12} in the baseline, sha256 [0-9a-f]{12} in this run\)/,
+    );
     // retrace compare names the two files it compares, whichever they are (a report is no "baseline").
     const c = await runCli(["compare", "changed-baseline.json", "changed.json"], { cwd: dir });
     expect(c.exitCode, c.stderr).toBe(0);
-    expect(c.stderr).toMatch(/graph module differs between changed-baseline\.json and changed\.json \(changed\.mjs: sha256 [0-9a-f]{12} in changed-baseline\.json/);
+    expect(c.stderr).toMatch(
+      /graph module differs between changed-baseline\.json and changed\.json \(changed\.mjs: sha256 [0-9a-f]{12} in changed-baseline\.json/,
+    );
     expect(c.stderr).not.toContain("since the baseline");
   }, 300_000);
 
@@ -240,7 +293,13 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
   }, 300_000);
 
   it("--configurable reaches the graph on every turn under retrace's thread_id, and is recorded as a hash and its keys", async () => {
-    const r = await run(["--graph", "g.mjs", "--config", '{"run":{"configurable":{"note":"hi","locale":"es-419","thread_id":"mine"}}}', "--json"]);
+    const r = await run([
+      "--graph",
+      "g.mjs",
+      "--config",
+      '{"run":{"configurable":{"note":"hi","locale":"es-419","thread_id":"mine"}}}',
+      "--json",
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/--configurable: its thread_id is replaced by retrace's own/);
     const report = JSON.parse(r.stdout) as Report;
@@ -276,7 +335,9 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     }
     const w = await run(["--graph", "g.mjs", "--config", '{"run":{"workers":2}}']);
     expect(w.exitCode).toBe(2);
-    expect(w.stderr).toMatch(/'run.workers' of --config is not used with --graph \(your graph module is loaded into this one thread.*raise run.concurrency/);
+    expect(w.stderr).toMatch(
+      /'run.workers' of --config is not used with --graph \(your graph module is loaded into this one thread.*raise run.concurrency/,
+    );
   }, 300_000);
 
   it("--max-errors is a gate check of its own: a run gated by it does not read as 'no check was set'", async () => {
@@ -284,7 +345,9 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     const report = JSON.parse(r.stdout) as Report;
     expect(report.gate?.checks?.map((c) => c.option)).toEqual(["--gate max-errors=0"]);
     const t = await run(["--graph", "g.mjs", "--gate", "max-no-retrieval=0"]);
-    expect(t.stdout).toMatch(/gate: PASS\n {2}passed checks \(2\): --gate max-errors=0 turn_errors; --gate max-no-retrieval=0 no_retrieval/);
+    expect(t.stdout).toMatch(
+      /gate: PASS\n {2}passed checks \(2\): --gate max-errors=0 turn_errors; --gate max-no-retrieval=0 no_retrieval/,
+    );
     expect(t.stdout).not.toMatch(/no floor or baseline check was set/);
   }, 300_000);
 });

@@ -28,7 +28,14 @@ const base = ["--kb", MINI_KB, "--cases", CASES, "-k", "3"];
 const only = (...ids: string[]) => ids.flatMap((id) => ["--case", id]);
 const KILL = { timeoutMs: 60_000 };
 
-type Turn = { caseId: string; turn: number; error?: string; givenUp?: string; stateBytes?: number; results: { key: string; score: number }[] };
+type Turn = {
+  caseId: string;
+  turn: number;
+  error?: string;
+  givenUp?: string;
+  stateBytes?: number;
+  results: { key: string; score: number }[];
+};
 const byId = (report: { turns: Turn[] }) => Object.fromEntries(report.turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
 const hit = (t: Turn | undefined) => t?.results.find((r) => r.key === "retrieval_hit_at_k")?.score;
 
@@ -41,10 +48,26 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe("eval --graph: a turn that never finishes", () => {
   it("a promise that never settles: an error turn naming case and turn, the sweep goes on, the report lists what finished, exit 1", async () => {
     const junit = path.join(dir, "stall.xml");
-    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-hang-001", "en-ok-001"), "--config", '{"run":{"concurrency":1}}', "--json", "--out", `junit:${junit}`], KILL);
+    const r = await runCli(
+      [
+        "eval",
+        "--graph",
+        GRAPH,
+        ...base,
+        ...only("en-hang-001", "en-ok-001"),
+        "--config",
+        '{"run":{"concurrency":1}}',
+        "--json",
+        "--out",
+        `junit:${junit}`,
+      ],
+      KILL,
+    );
     expect(r.signal, r.stderr).toBeNull();
     expect(r.exitCode, r.stderr).toBe(1);
-    expect(r.stderr).toContain("warning: case en-hang-001 turn 1: turn never finished: the event loop drained while it was pending");
+    expect(r.stderr).toContain(
+      "warning: case en-hang-001 turn 1: turn never finished: the event loop drained while it was pending",
+    );
     const report = JSON.parse(r.stdout);
     const t = byId(report);
     expect(t["en-hang-001#1"]).toMatchObject({ givenUp: "stalled", results: [] });
@@ -52,7 +75,11 @@ describe("eval --graph: a turn that never finishes", () => {
     // What finished is scored: the turn before, the turn after (the case goes on) and the other case.
     for (const id of ["en-hang-001#0", "en-hang-001#2", "en-ok-001#0", "en-ok-001#1"]) expect(hit(t[id]), id).toBe(1);
     expect(report.gate.failures).toEqual([
-      { kind: "turn_errors", key: "turn_errors", reason: "1 turn threw or was given up (deadline or stall) (allowed: 0, --max-errors): en-hang-001#1" },
+      {
+        kind: "turn_errors",
+        key: "turn_errors",
+        reason: "1 turn threw or was given up (deadline or stall) (allowed: 0, --max-errors): en-hang-001#1",
+      },
     ]);
     expect(await readFile(junit, "utf8")).toContain('<failure message="turn never finished: the event loop drained');
   });
@@ -64,18 +91,36 @@ describe("eval --graph: a turn that never finishes", () => {
   });
 
   it("a 24-day timer: given up at --turn-timeout, the next cases run, and the process exits although the timer is pending", async () => {
-    const r = await runCli(["eval", "--graph", GRAPH, ...base, ...only("en-sleep-001", "en-ok-002"), "--config", '{"run":{"turnTimeout":1}}', "--json"], KILL);
+    const r = await runCli(
+      [
+        "eval",
+        "--graph",
+        GRAPH,
+        ...base,
+        ...only("en-sleep-001", "en-ok-002"),
+        "--config",
+        '{"run":{"turnTimeout":1}}',
+        "--json",
+      ],
+      KILL,
+    );
     expect(r.signal, r.stderr).toBeNull();
     expect(r.exitCode, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout);
     const t = byId(report);
-    expect(t["en-sleep-001#0"]).toMatchObject({ error: "turn exceeded the 1 s deadline (--turn-timeout)", givenUp: "deadline" });
+    expect(t["en-sleep-001#0"]).toMatchObject({
+      error: "turn exceeded the 1 s deadline (--turn-timeout)",
+      givenUp: "deadline",
+    });
     expect(hit(t["en-ok-002#0"])).toBe(1);
     expect(report.run.graph.turnTimeoutSeconds).toBe(1);
   });
 
   it("trace --graph gives up the same turn and shows why", async () => {
-    const r = await runCli(["trace", "--graph", GRAPH, ...base, "en-sleep-001", "--config", '{"run":{"turnTimeout":0.5}}'], KILL);
+    const r = await runCli(
+      ["trace", "--graph", GRAPH, ...base, "en-sleep-001", "--config", '{"run":{"turnTimeout":0.5}}'],
+      KILL,
+    );
     expect(r.signal, r.stderr).toBeNull();
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("error: turn exceeded the 0.5 s deadline (--turn-timeout)");
@@ -85,7 +130,10 @@ describe("eval --graph: a turn that never finishes", () => {
     const zero = await runCli(["eval", "--graph", GRAPH, ...base, "--config", '{"run":{"turnTimeout":0}}'], KILL);
     expect(zero.exitCode).toBe(2);
     expect(zero.stderr).toMatch(/run\.turnTimeout/);
-    const builtIn = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--config", '{"run":{"turnTimeout":5}}'], KILL);
+    const builtIn = await runCli(
+      ["eval", "--store", "none", "--kb", MINI_KB, "--config", '{"run":{"turnTimeout":5}}'],
+      KILL,
+    );
     expect(builtIn.exitCode).toBe(2);
     expect(builtIn.stderr).toContain("setting 'run.turnTimeout' of --config is not used without --graph");
   });
@@ -93,12 +141,27 @@ describe("eval --graph: a turn that never finishes", () => {
 
 describe("eval --graph: state size", () => {
   it("lists the turns whose state exceeds --max-state-mb (a warning, not a failure) and records every turn's size", async () => {
-    const r = await runCli(["eval", "--graph", `${GRAPH}#bigState`, ...base, ...only("en-ok-001", "en-ok-002"), "--config", '{"run":{"maxStateMb":0.5}}', "--out", `json:${path.join(dir, "big.json")}`], {
-      ...KILL,
-      env: { BIG_STATE_MB: "1" },
-    });
+    const r = await runCli(
+      [
+        "eval",
+        "--graph",
+        `${GRAPH}#bigState`,
+        ...base,
+        ...only("en-ok-001", "en-ok-002"),
+        "--config",
+        '{"run":{"maxStateMb":0.5}}',
+        "--out",
+        `json:${path.join(dir, "big.json")}`,
+      ],
+      {
+        ...KILL,
+        env: { BIG_STATE_MB: "1" },
+      },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/warning: 3 turns carried a state above the 0\.5 MB limit \(run.maxStateMb\): en-ok-001#0 1\.0 MB, en-ok-001#1 1\.0 MB, en-ok-002#0 1\.0 MB/);
+    expect(r.stdout).toMatch(
+      /warning: 3 turns carried a state above the 0\.5 MB limit \(run.maxStateMb\): en-ok-001#0 1\.0 MB, en-ok-001#1 1\.0 MB, en-ok-002#0 1\.0 MB/,
+    );
     const report = JSON.parse(await readFile(path.join(dir, "big.json"), "utf8"));
     expect(report.run.graph).toMatchObject({ maxStateBytes: 2 ** 19, largeStateTurns: 3 });
     for (const t of report.turns as Turn[]) expect(t.stateBytes).toBeGreaterThan(2 ** 20);
@@ -111,7 +174,22 @@ describe("eval --graph: concurrency", () => {
     for (const c of ["1", "8"]) {
       const out = path.join(dir, `c${c}.json`);
       // kb-mini's own cases plus this file's well-behaved ones (the slow graph never hangs).
-      const r = await runCli(["eval", "--graph", `${GRAPH}#slowGraph`, "--kb", MINI_KB, "-k", "3", "--config", JSON.stringify({ run: { concurrency: c } }), "--out", `json:${out}`], { ...KILL, env: { SLOW_MS: "5" } });
+      const r = await runCli(
+        [
+          "eval",
+          "--graph",
+          `${GRAPH}#slowGraph`,
+          "--kb",
+          MINI_KB,
+          "-k",
+          "3",
+          "--config",
+          JSON.stringify({ run: { concurrency: c } }),
+          "--out",
+          `json:${out}`,
+        ],
+        { ...KILL, env: { SLOW_MS: "5" } },
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const { timings: _t, ...rest } = JSON.parse(await readFile(out, "utf8"));
       reports.push(JSON.stringify(rest));

@@ -19,9 +19,11 @@ import { MINI_KB } from "../helpers/fixtures.js";
 
 const GRAPH = path.join(ROOT, "test", "fixtures", "graphs", "hostile-id-agent.mjs");
 // As in the fixture (not imported from it: the expected value is written here).
-const HOSTILE = "evil\n```\n<img src=http://127.0.0.1:9/p.png>\n```\n| x | y |\n[link](http://127.0.0.1:9) \u001b[31mred\u202eright";
+const HOSTILE =
+  "evil\n```\n<img src=http://127.0.0.1:9/p.png>\n```\n| x | y |\n[link](http://127.0.0.1:9) \u001b[31mred\u202eright";
 // The id as one visible line: line breaks as \n, ESC and U+202E as \uXXXX.
-const SHOWN = "evil\\n```\\n<img src=http://127.0.0.1:9/p.png>\\n```\\n| x | y |\\n[link](http://127.0.0.1:9) \\u001b[31mred\\u202eright";
+const SHOWN =
+  "evil\\n```\\n<img src=http://127.0.0.1:9/p.png>\\n```\\n| x | y |\\n[link](http://127.0.0.1:9) \\u001b[31mred\\u202eright";
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
@@ -30,7 +32,28 @@ const at = (f: string) => path.join(tmp.dir, f);
 beforeAll(async () => {
   tmp = await tempDir("hostile-ids");
   run = await runCli(
-    ["eval", "--graph", GRAPH, "--kb", MINI_KB, "-k", "3", "--github", "--gate", "min-hit=1", "--out", at("r.md"), "--out", `junit:${at("r.xml")}`, "--out", `json:${at("r.json")}`, "--out", `html:${at("r.html")}`, "--out", `pr-comment:${at("pr.md")}`],
+    [
+      "eval",
+      "--graph",
+      GRAPH,
+      "--kb",
+      MINI_KB,
+      "-k",
+      "3",
+      "--github",
+      "--gate",
+      "min-hit=1",
+      "--out",
+      at("r.md"),
+      "--out",
+      `junit:${at("r.xml")}`,
+      "--out",
+      `json:${at("r.json")}`,
+      "--out",
+      `html:${at("r.html")}`,
+      "--out",
+      `pr-comment:${at("pr.md")}`,
+    ],
     { env: { GITHUB_STEP_SUMMARY: at("summary.md") }, timeoutMs: 90_000 },
   );
 }, 120_000);
@@ -64,7 +87,8 @@ function checkMarkdown(text: string, file: string): string[] {
     expect(plain, `${file}: a link or image in ${line}`).not.toMatch(/\]\(/);
     // Code spans are our own (mdCode): an even number of backtick runs of each length on the line.
     const runs = plain.match(/`+/g) ?? [];
-    for (const len of new Set(runs.map((r) => r.length))) expect(runs.filter((r) => r.length === len).length % 2, `${file}: unbalanced code span in ${line}`).toBe(0);
+    for (const len of new Set(runs.map((r) => r.length)))
+      expect(runs.filter((r) => r.length === len).length % 2, `${file}: unbalanced code span in ${line}`).toBe(0);
     if (line.startsWith("|")) {
       if (cells === null) cells = pipes(line);
       else expect(pipes(line), `${file}: a row with other cells than its header: ${line}`).toBe(cells);
@@ -77,16 +101,22 @@ function checkMarkdown(text: string, file: string): string[] {
 describe("an id that is hostile markdown, HTML and terminal text", () => {
   it("the run itself: exit 1 (the --min-hit floor), every output written", () => {
     expect(run.exitCode, run.stderr).toBe(1);
-    for (const f of ["r.md", "r.xml", "r.json", "r.html", "pr.md", "summary.md"]) expect(existsSync(at(f)), f).toBe(true);
+    for (const f of ["r.md", "r.xml", "r.json", "r.html", "pr.md", "summary.md"])
+      expect(existsSync(at(f)), f).toBe(true);
   });
 
   it("markdown report and step summary: the id is text, inside the fence of the graph's notes and in the missed-turns table", async () => {
     for (const f of ["r.md", "summary.md"]) {
       const text = await readFile(at(f), "utf8");
       const fenced = checkMarkdown(text, f);
-      expect(fenced.some((l) => l.includes(`(e.g. ${SHOWN})`)), f).toBe(true);
+      expect(
+        fenced.some((l) => l.includes(`(e.g. ${SHOWN})`)),
+        f,
+      ).toBe(true);
       // In the table cell: backslashes, backticks, pipes escaped, `](` broken, < and > as entities, \n and \u shown.
-      expect(text, f).toContain("[evil\\\\n\\`\\`\\`\\\\n&lt;img src=http://127.0.0.1:9/p.png&gt;\\\\n\\`\\`\\`\\\\n\\| x \\| y \\|\\\\n[link]\\(http://127.0.0.1:9) \\\\u001b[31mred\\\\u202eright");
+      expect(text, f).toContain(
+        "[evil\\\\n\\`\\`\\`\\\\n&lt;img src=http://127.0.0.1:9/p.png&gt;\\\\n\\`\\`\\`\\\\n\\| x \\| y \\|\\\\n[link]\\(http://127.0.0.1:9) \\\\u001b[31mred\\\\u202eright",
+      );
       expect(text, f).not.toMatch(RAW);
     }
   });
@@ -103,7 +133,9 @@ describe("an id that is hostile markdown, HTML and terminal text", () => {
     expect(xml).not.toContain("<img");
     // Between tags only entities (no stray & or <).
     for (const text of xml.match(/>[^<]*</g) ?? []) expect(text).not.toMatch(/&(?!(amp|lt|gt|quot|apos|#\d+);)/);
-    expect(xml).toContain("top3=[evil\\n```\\n&lt;img src=http://127.0.0.1:9/p.png&gt;\\n```\\n| x | y |\\n[link](http://127.0.0.1:9) \\u001b[31mred\\u202eright,card-freeze");
+    expect(xml).toContain(
+      "top3=[evil\\n```\\n&lt;img src=http://127.0.0.1:9/p.png&gt;\\n```\\n| x | y |\\n[link](http://127.0.0.1:9) \\u001b[31mred\\u202eright,card-freeze",
+    );
   });
 
   it("stdout and stderr: no raw control or bidi character; the id shown on one line", () => {
@@ -113,7 +145,9 @@ describe("an id that is hostile markdown, HTML and terminal text", () => {
   });
 
   it("retrace trace --graph: each id on one line, no raw control or bidi character", async () => {
-    const r = await runCli(["trace", "en-freeze-001", "--graph", GRAPH, "--kb", MINI_KB, "-k", "3"], { timeoutMs: 60_000 });
+    const r = await runCli(["trace", "en-freeze-001", "--graph", GRAPH, "--kb", MINI_KB, "-k", "3"], {
+      timeoutMs: 60_000,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(RAW);
     expect(r.stdout).toContain(`unknown ids (no card of the KB or catalog; misses): ${SHOWN}\n`);
@@ -129,7 +163,9 @@ describe("an id that is hostile markdown, HTML and terminal text", () => {
   it("retrace report --trec: refused with exit 2 naming the turn (TREC fields are whitespace-separated), no file written", async () => {
     const r = await runCli(["report", at("r.json"), "--trec", at("trec")]);
     expect(r.exitCode, r.stderr).toBe(2);
-    expect(r.stderr).toContain("Expected `card id retrieved at en-freeze-001#0` to be a non-empty id without whitespace (TREC fields are whitespace-separated)");
+    expect(r.stderr).toContain(
+      "Expected `card id retrieved at en-freeze-001#0` to be a non-empty id without whitespace (TREC fields are whitespace-separated)",
+    );
     expect(existsSync(at("trec/run.txt"))).toBe(false);
     expect(existsSync(at("trec/qrels.txt"))).toBe(false);
   });

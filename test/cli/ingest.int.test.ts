@@ -40,7 +40,16 @@ afterAll(async () => {
   expect(leftover).toEqual([]); // no Chroma process of this file survives it
 });
 
-const ingestArgs = (dataDir: string, ...more: string[]) => ["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--data-dir", dataDir, ...more];
+const ingestArgs = (dataDir: string, ...more: string[]) => [
+  "ingest",
+  "--kb",
+  MINI_KB,
+  "--embedder",
+  "builtin",
+  "--data-dir",
+  dataDir,
+  ...more,
+];
 
 describe("retrace ingest with a local store", () => {
   it("starts a local server, ingests, prints one summary line, and leaves no server behind; a rerun is up to date", async () => {
@@ -57,7 +66,9 @@ describe("retrace ingest with a local store", () => {
     const second = await runCli(ingestArgs(dataDir), { env: LOCAL });
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toMatch(
-      new RegExp(`^collection ${expectedCollection}: ${chunkCount} chunks, embedder builtin-hashed-ngrams-384-v1 \\(384-d\\), already up to date; timings: built-in embedder, nothing to prepare, store up to date \\(checked in \\d+\\.\\d\\d s\\)\\n$`),
+      new RegExp(
+        `^collection ${expectedCollection}: ${chunkCount} chunks, embedder builtin-hashed-ngrams-384-v1 \\(384-d\\), already up to date; timings: built-in embedder, nothing to prepare, store up to date \\(checked in \\d+\\.\\d\\d s\\)\\n$`,
+      ),
     );
     // Nothing was written: no "N/N chunks" progress line before "already up to date" (the first run printed them).
     expect(first.stderr).toMatch(new RegExp(`ingest: ${chunkCount}/${chunkCount} chunks`));
@@ -70,7 +81,13 @@ describe("retrace ingest with a local store", () => {
     const r = await runCli(ingestArgs(dataDir, "--json", "--batch-size", "4"), { env: LOCAL });
     expect(r.exitCode).toBe(0);
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(j).toMatchObject({ version: 1, status: "ingested", collection: expectedCollection, chunks: chunkCount, dimension: 384 });
+    expect(j).toMatchObject({
+      version: 1,
+      status: "ingested",
+      collection: expectedCollection,
+      chunks: chunkCount,
+      dimension: 384,
+    });
     // The server this command started is stopped by the time the JSON is read: no URL to reach it by.
     expect(j.store).toEqual({ kind: "local", url: null, state: "stopped", dataDir: path.resolve(dataDir) });
     expect(chromaPids(dataDir)).toEqual([]);
@@ -79,7 +96,10 @@ describe("retrace ingest with a local store", () => {
   it("--json reports the LSA fit apart from the store's write in `timings`; a rerun loads the saved state", async () => {
     const dataDir = path.join(tmp.dir, "lsa-timings");
     const args = ["ingest", "--kb", MINI_KB, "--embedder", "lsa", "--data-dir", dataDir, "--json"];
-    type Timings = { embedder: { kind: string; ms: number; chanceMs?: number }; store: { status: string; writeMs: number } };
+    type Timings = {
+      embedder: { kind: string; ms: number; chanceMs?: number };
+      store: { status: string; writeMs: number };
+    };
     const first = await runCli(args, { env: LOCAL });
     expect(first.exitCode).toBe(0);
     const t1 = (JSON.parse(first.stdout) as { timings: Timings }).timings;
@@ -96,7 +116,9 @@ describe("retrace ingest with a local store", () => {
     expect(t2.embedder.chanceMs).toBeUndefined();
     expect(t2.store.status).toBe("up-to-date");
     const text = await runCli(args.slice(0, -1), { env: LOCAL });
-    expect(text.stdout).toMatch(/already up to date; timings: LSA state loaded \d+\.\d\d s, store up to date \(checked in \d+\.\d\d s\)\n$/);
+    expect(text.stdout).toMatch(
+      /already up to date; timings: LSA state loaded \d+\.\d\d s, store up to date \(checked in \d+\.\d\d s\)\n$/,
+    );
   });
 
   it("SIGINT once the server is up: exits 130, nothing made current, no server left; the next run ingests", async () => {
@@ -122,7 +144,7 @@ describe("retrace ingest with a local store", () => {
     const dataDir = path.join(tmp.dir, "bad");
     const batch = await runCli(ingestArgs(dataDir, "--batch-size", "0"), { env: LOCAL });
     expect(batch.exitCode).toBe(2);
-    expect(batch.stderr).toContain("Expected `--batch-size` to be a positive integer, got \"0\"");
+    expect(batch.stderr).toContain('Expected `--batch-size` to be a positive integer, got "0"');
     const store = await runCli(ingestArgs(dataDir, "--store", "ftp://example"), { env: LOCAL });
     expect(store.exitCode).toBe(2);
     expect(store.stderr).toContain("--store");
@@ -132,9 +154,14 @@ describe("retrace ingest with a local store", () => {
 
 describe("retrace ingest with a remote store", () => {
   it("CHROMA_URL: ingests into that server and leaves it running", async () => {
-    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json"], { env: { CHROMA_URL: server.url } });
+    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json"], {
+      env: { CHROMA_URL: server.url },
+    });
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: "ingested", store: { kind: "remote", url: server.url, state: "running" } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: "ingested",
+      store: { kind: "remote", url: server.url, state: "running" },
+    });
     expect(r.stderr).not.toContain("Starting a local Chroma server");
     expect(await client.heartbeat()).toBeGreaterThan(0);
     const col = await client.getCollection({ name: expectedCollection, embeddingFunction: null as never });
@@ -143,9 +170,15 @@ describe("retrace ingest with a remote store", () => {
 
   it("--store URL with credentials: --json names the server by its redacted URL, never the password", async () => {
     const withAuth = server.url.replace("http://", "http://someone:pa55word-xyz@");
-    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json", "--store", withAuth], { env: { CHROMA_URL: "" } });
+    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json", "--store", withAuth], {
+      env: { CHROMA_URL: "" },
+    });
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout).store).toEqual({ kind: "remote", url: server.url.replace("http://", "http://***@").replace(/\/$/, ""), state: "running" });
+    expect(JSON.parse(r.stdout).store).toEqual({
+      kind: "remote",
+      url: server.url.replace("http://", "http://***@").replace(/\/$/, ""),
+      state: "running",
+    });
     expect(r.stdout + r.stderr).not.toContain("pa55word-xyz");
   });
 
@@ -155,7 +188,9 @@ describe("retrace ingest with a remote store", () => {
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`retrace: Cannot reach Chroma at ${url}`);
-    expect(r.stderr).toContain(`is a Chroma server listening at ${url}? use --store local or unset CHROMA_URL to let retrace start a local one`);
+    expect(r.stderr).toContain(
+      `is a Chroma server listening at ${url}? use --store local or unset CHROMA_URL to let retrace start a local one`,
+    );
   });
 
   it("--store URL at a dead port → exit 3", async () => {
@@ -174,7 +209,16 @@ describe("retrace ingest failing after its server started", () => {
     await client.createCollection({
       name: expectedCollection,
       embeddingFunction: null,
-      metadata: { retrace: 1, kbHash: "f".repeat(64), chunksHash: "h", embedder: "builtin-hashed-ngrams-384-v1", dimension: 12, chunks: 1, complete: true, startedAt: 1 },
+      metadata: {
+        retrace: 1,
+        kbHash: "f".repeat(64),
+        chunksHash: "h",
+        embedder: "builtin-hashed-ngrams-384-v1",
+        dimension: 12,
+        chunks: 1,
+        complete: true,
+        startedAt: 1,
+      },
     });
     await server.stop();
     const r = await runCli(ingestArgs(server.dataDir), { env: LOCAL });

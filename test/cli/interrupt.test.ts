@@ -30,14 +30,22 @@ afterAll(async () => {
 function spawnRetrace(args: string[]) {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
-    env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "info", GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      RETRACE_LOG: "info",
+      GITHUB_ACTIONS: undefined,
+      GITHUB_STEP_SUMMARY: undefined,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   child.stdout.resume();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("close", (c, sig) => r({ code: c, signal: sig })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on("close", (c, sig) => r({ code: c, signal: sig })),
+  );
   return { child, exited, stderr: () => stderr };
 }
 
@@ -50,7 +58,23 @@ describe("an interrupt while the outputs are written", () => {
       const dir = path.join(tmp.dir, signal);
       spawnSync("mkdir", ["-p", dir]);
       expect(spawnSync("mkfifo", [path.join(dir, "out.md")]).status).toBe(0);
-      const { child, exited, stderr } = spawnRetrace(["eval", "--kb", MINI_KB, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--out", `json:${path.join(dir, "r.json")}`, "--out", `html:${path.join(dir, "r.html")}`, "--out", `junit:${path.join(dir, "r.xml")}`, "--out", path.join(dir, "out.md")]);
+      const { child, exited, stderr } = spawnRetrace([
+        "eval",
+        "--kb",
+        MINI_KB,
+        "--store",
+        "memory",
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--out",
+        `json:${path.join(dir, "r.json")}`,
+        "--out",
+        `html:${path.join(dir, "r.html")}`,
+        "--out",
+        `junit:${path.join(dir, "r.xml")}`,
+        "--out",
+        path.join(dir, "out.md"),
+      ]);
       try {
         const tmpFiles = async () => (await readdir(dir)).filter((f) => f.endsWith(".tmp"));
         // The sweep is over and the three files are staged: the run now waits for the FIFO's reader.
@@ -59,8 +83,12 @@ describe("an interrupt while the outputs are written", () => {
         const end = await exited;
         expect(end, stderr()).toEqual({ code: null, signal }); // a shell reports 128 + the signal's number
         expect((await readdir(dir)).sort()).toEqual(["out.md"]); // the FIFO only: no temporary file, no output published
-        const lines = stderr().split("\n").filter((l) => l.startsWith("retrace:"));
-        expect(lines).toEqual([`retrace: interrupted by ${signal}; stopped with exit ${code} (3 temporary files of unfinished outputs removed)`]);
+        const lines = stderr()
+          .split("\n")
+          .filter((l) => l.startsWith("retrace:"));
+        expect(lines).toEqual([
+          `retrace: interrupted by ${signal}; stopped with exit ${code} (3 temporary files of unfinished outputs removed)`,
+        ]);
       } finally {
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       }
@@ -83,7 +111,11 @@ export const graph = { channels: { messages: {} }, nodes: {}, checkpointer: fals
       expect(await waitFor(() => existsSync(started), 30_000), stderr()).toBe(true);
       child.kill("SIGINT");
       expect(await exited, stderr()).toEqual({ code: null, signal: "SIGINT" });
-      expect(stderr().split("\n").filter((l) => l.startsWith("retrace:"))).toEqual(["retrace: interrupted by SIGINT; stopped with exit 130"]);
+      expect(
+        stderr()
+          .split("\n")
+          .filter((l) => l.startsWith("retrace:")),
+      ).toEqual(["retrace: interrupted by SIGINT; stopped with exit 130"]);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }

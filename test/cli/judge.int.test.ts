@@ -15,7 +15,6 @@ import { chromaPids, closedPort, tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
 
-
 let dir: string;
 let cleanup: () => Promise<void>;
 beforeAll(async () => ({ dir, cleanup } = await tempDir("judge-cli")));
@@ -25,8 +24,21 @@ afterAll(async () => {
 });
 
 const args = (out: string) => [
-  "eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(dir, "chroma"), "--config", '{"run":{"concurrency":1}}',
-  "--config", JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }), "--config", JSON.stringify({ run: { judgeCache: path.join(dir, "judge-cache") } }), "--out", `json:${path.join(dir, out)}`,
+  "eval",
+  "--kb",
+  MINI_KB,
+  "--config",
+  '{"retrieval":{"embedder":"builtin"}}',
+  "--data-dir",
+  path.join(dir, "chroma"),
+  "--config",
+  '{"run":{"concurrency":1}}',
+  "--config",
+  JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }),
+  "--config",
+  JSON.stringify({ run: { judgeCache: path.join(dir, "judge-cache") } }),
+  "--out",
+  `json:${path.join(dir, out)}`,
 ];
 
 describe("retrace eval --judge", () => {
@@ -35,8 +47,14 @@ describe("retrace eval --judge", () => {
     expect(first.exitCode).toBe(0);
     const r1 = JSON.parse(await readFile(path.join(dir, "first.json"), "utf8")) as Report;
     // The mini KB has 2 answered turns (es-congelar-001#0, pt-pix-001#0); the fake replies 1, then 0.5.
-    const g = (r: Report) => r.turns.flatMap((t) => t.results.filter((x) => x.key === "groundedness").map((x) => [`${t.caseId}#${t.turn}`, x.score]));
-    expect(g(r1)).toEqual([["es-congelar-001#0", 1], ["pt-pix-001#0", 0.5]]);
+    const g = (r: Report) =>
+      r.turns.flatMap((t) =>
+        t.results.filter((x) => x.key === "groundedness").map((x) => [`${t.caseId}#${t.turn}`, x.score]),
+      );
+    expect(g(r1)).toEqual([
+      ["es-congelar-001#0", 1],
+      ["pt-pix-001#0", 0.5],
+    ]);
     expect(r1.aggregates.groundedness).toMatchObject({ mean: 0.75, n: 2 });
     expect(r1.vacuous).not.toContain("groundedness");
     // What the verdicts depend on in `judge`; what this run cost (it depends on the cache) in `timings.judge` (docs/determinism.md).
@@ -61,12 +79,36 @@ describe("retrace eval --judge", () => {
 
   it("refuses a --judge module that does not exist with exit 2 before any store starts (a closed port is never asked)", async () => {
     const closed = await closedPort();
-    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", `http://127.0.0.1:${closed}`, "--config", '{"run":{"judge":"./nope.mjs"}}']);
+    const r = await runCli([
+      "eval",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"retrieval":{"embedder":"builtin"}}',
+      "--store",
+      `http://127.0.0.1:${closed}`,
+      "--config",
+      '{"run":{"judge":"./nope.mjs"}}',
+    ]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr.trim()).toBe('retrace: Expected `--judge` to be a module file exporting a LangChain chat model or a factory of one, got "./nope.mjs"');
+    expect(r.stderr.trim()).toBe(
+      'retrace: Expected `--judge` to be a module file exporting a LangChain chat model or a factory of one, got "./nope.mjs"',
+    );
     // The same command with a judge that loads reaches the store: exit 3, so the 2 above came from the judge check.
-    const reached = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", `http://127.0.0.1:${closed}`, "--config", JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }), "--config", JSON.stringify({ run: { judgeCache: path.join(dir, "unused-cache") } })]);
+    const reached = await runCli([
+      "eval",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"retrieval":{"embedder":"builtin"}}',
+      "--store",
+      `http://127.0.0.1:${closed}`,
+      "--config",
+      JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }),
+      "--config",
+      JSON.stringify({ run: { judgeCache: path.join(dir, "unused-cache") } }),
+    ]);
     expect(reached.exitCode, reached.stderr).toBe(3);
     expect(reached.stderr).toMatch(/Cannot reach Chroma at http:\/\/127\.0\.0\.1:\d+/);
   }, 60_000);
@@ -75,7 +117,19 @@ describe("retrace eval --judge", () => {
     const file = path.join(dir, "cache-is-a-file");
     await writeFile(file, "not a folder\n");
     const closed = await closedPort();
-    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", `http://127.0.0.1:${closed}`, "--config", JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }), "--config", JSON.stringify({ run: { judgeCache: file } })]);
+    const r = await runCli([
+      "eval",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"retrieval":{"embedder":"builtin"}}',
+      "--store",
+      `http://127.0.0.1:${closed}`,
+      "--config",
+      JSON.stringify({ run: { judge: path.join(ROOT, "test/fixtures/judge/scripted-judge.mjs") } }),
+      "--config",
+      JSON.stringify({ run: { judgeCache: file } }),
+    ]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain("`--judge-cache` to be a folder retrace can write verdicts into");
     expect(r.stderr).toContain(file);

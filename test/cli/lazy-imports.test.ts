@@ -65,7 +65,10 @@ describe("the command table", () => {
       const program = await buildProgram(["node", "retrace", name]);
       const cmd = program.commands.find((c) => c.name() === name);
       expect(cmd?.description(), name).toBe(summary);
-      expect((cmd?.options.length ?? 0) + (cmd?.commands.length ?? 0) + (cmd?.registeredArguments.length ?? 0), `${name} is fully defined when it is the command run`).toBeGreaterThan(0);
+      expect(
+        (cmd?.options.length ?? 0) + (cmd?.commands.length ?? 0) + (cmd?.registeredArguments.length ?? 0),
+        `${name} is fully defined when it is the command run`,
+      ).toBeGreaterThan(0);
     }
   });
 });

@@ -26,7 +26,20 @@ afterAll(async () => {
 });
 
 const evalCli = (dataDir: string, timeout: string) =>
-  runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", "local", "--data-dir", dataDir], { env: { CHROMA_URL: "", RETRACE_LOCK_TIMEOUT: timeout } });
+  runCli(
+    [
+      "eval",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"retrieval":{"embedder":"builtin"}}',
+      "--store",
+      "local",
+      "--data-dir",
+      dataDir,
+    ],
+    { env: { CHROMA_URL: "", RETRACE_LOCK_TIMEOUT: timeout } },
+  );
 
 describe("retrace.lock heals", () => {
   it("an empty lock is a leftover: taken over with one line, the eval passes, no lock left after it", async () => {
@@ -37,17 +50,24 @@ describe("retrace.lock heals", () => {
     const r = await evalCli(dd, "5");
     expect(r.exitCode, r.stderr).toBe(0);
     expect(Date.now() - t0).toBeLessThan(5_000); // it did not wait the lock timeout out
-    expect(r.stderr.split("\n").filter((l) => l.includes("retrace.lock"))).toEqual([`Took over the stale lock ${path.join(dd, "retrace.lock")}: it was empty`]);
+    expect(r.stderr.split("\n").filter((l) => l.includes("retrace.lock"))).toEqual([
+      `Took over the stale lock ${path.join(dd, "retrace.lock")}: it was empty`,
+    ]);
     expect(existsSync(path.join(dd, "retrace.lock"))).toBe(false);
   });
 
   it("a lock of a live process: says who holds it and how long it waits, then exit 3 naming the holder", async () => {
     const dd = path.join(tmp.dir, "live");
     await mkdir(dd, { recursive: true });
-    await writeFile(path.join(dd, "retrace.lock"), JSON.stringify({ pid: process.pid, host: os.hostname(), token: "t", since: "2026-12-01T00:00:00.000Z" }));
+    await writeFile(
+      path.join(dd, "retrace.lock"),
+      JSON.stringify({ pid: process.pid, host: os.hostname(), token: "t", since: "2026-12-01T00:00:00.000Z" }),
+    );
     const r = await evalCli(dd, "1");
     expect(r.exitCode, r.stderr).toBe(3);
-    expect(r.stderr).toContain(`Waiting for process ${process.pid} on ${os.hostname()} (holding the data dir ${dd} since 2026-12-01T00:00:00.000Z) to release ${path.join(dd, "retrace.lock")}; waiting up to 1 s (RETRACE_LOCK_TIMEOUT)`);
+    expect(r.stderr).toContain(
+      `Waiting for process ${process.pid} on ${os.hostname()} (holding the data dir ${dd} since 2026-12-01T00:00:00.000Z) to release ${path.join(dd, "retrace.lock")}; waiting up to 1 s (RETRACE_LOCK_TIMEOUT)`,
+    );
     expect(r.stderr).toContain(`is locked by process ${process.pid} on ${os.hostname()}`);
   });
 

@@ -29,17 +29,36 @@ afterAll(async () => {
 
 describe("retrace with local transformers.js models", () => {
   it("uses the local model for --embedder auto and the cross-encoder for --rerank auto", async () => {
-    const r = await runCli(["trace", "en-refund-009", "--turn", "0", "--config", '{"retrieval":{"rerank":"auto"}}', "--data-dir", path.join(dir, "chroma"), "--top", "3"], {
-      env: { RETRACE_MODELS_DIR: modelsDir },
-    });
+    const r = await runCli(
+      [
+        "trace",
+        "en-refund-009",
+        "--turn",
+        "0",
+        "--config",
+        '{"retrieval":{"rerank":"auto"}}',
+        "--data-dir",
+        path.join(dir, "chroma"),
+        "--top",
+        "3",
+      ],
+      {
+        env: { RETRACE_MODELS_DIR: modelsDir },
+      },
+    );
     expect(r.stderr).toMatch(/embedder: .*Xenova\/bge-small-en-v1\.5/);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/config: embedder=Xenova\/bge-small-en-v1\.5 mode=hybrid .* rerank=Xenova\/ms-marco-MiniLM-L-6-v2/);
+    expect(r.stdout).toMatch(
+      /config: embedder=Xenova\/bge-small-en-v1\.5 mode=hybrid .* rerank=Xenova\/ms-marco-MiniLM-L-6-v2/,
+    );
     expect(r.stdout).toMatch(/^ {2}reranked \(\d+ listed/m);
   }, 120_000);
 
   it("fails with exit 3 and says where it looked when a named model is missing", async () => {
-    const r = await runCli(["eval", "--config", '{"retrieval":{"embedder":"Xenova/no-such-model"}}', "--data-dir", path.join(dir, "chroma")], { env: { RETRACE_MODELS_DIR: modelsDir } });
+    const r = await runCli(
+      ["eval", "--config", '{"retrieval":{"embedder":"Xenova/no-such-model"}}', "--data-dir", path.join(dir, "chroma")],
+      { env: { RETRACE_MODELS_DIR: modelsDir } },
+    );
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(path.join(modelsDir, "Xenova", "no-such-model"));
@@ -49,7 +68,20 @@ describe("retrace with local transformers.js models", () => {
     const own = path.join(dir, "models-changing");
     await makeTinyBertEmbedder(own, { org: "Xenova", name: "bge-small-en-v1.5", pooling: "cls", seed: 1 });
     const env = { RETRACE_MODELS_DIR: own, RETRACE_CACHE_DIR: path.join(dir, "cache"), CHROMA_URL: "" };
-    const ingest = () => runCli(["ingest", "--kb", MINI_KB, "--embedder", "Xenova/bge-small-en-v1.5", "--data-dir", path.join(dir, "chroma-w"), "--json"], { env });
+    const ingest = () =>
+      runCli(
+        [
+          "ingest",
+          "--kb",
+          MINI_KB,
+          "--embedder",
+          "Xenova/bge-small-en-v1.5",
+          "--data-dir",
+          path.join(dir, "chroma-w"),
+          "--json",
+        ],
+        { env },
+      );
     const first = await ingest();
     expect(first.exitCode, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout).status).toBe("ingested");

@@ -23,7 +23,13 @@ function nextLines(stderr: string): { what: string; command: string[] }[] {
   const lines = stderr.split("\n");
   const at = lines.findIndex((l) => l.startsWith("Next: "));
   if (at < 0) return [];
-  const block = [lines[at]!.slice("Next: ".length), ...lines.slice(at + 1).filter((l) => l.startsWith("      ")).map((l) => l.trim())];
+  const block = [
+    lines[at]!.slice("Next: ".length),
+    ...lines
+      .slice(at + 1)
+      .filter((l) => l.startsWith("      "))
+      .map((l) => l.trim()),
+  ];
   return block.map((l) => {
     const i = l.indexOf(": npx retrace ");
     return { what: l.slice(0, i < 0 ? l.length : i), command: i < 0 ? [] : l.slice(i + 2).split(" ") };
@@ -43,7 +49,10 @@ describe("the Next: lines", () => {
     await cp(MINI_KB, kb, { recursive: true });
     const cases = path.join(dir, "cases.jsonl");
     // Mortgages are in no card: the gold card cannot be retrieved at k=1, so the turn is a miss.
-    await writeFile(cases, `${JSON.stringify({ id: "en-miss-001", locale: "en", kind: "golden", turns: [{ user: "do you offer mortgages?", must_cite_one_of: ["refund-timelines"], expect: "answer" }] })}\n`);
+    await writeFile(
+      cases,
+      `${JSON.stringify({ id: "en-miss-001", locale: "en", kind: "golden", turns: [{ user: "do you offer mortgages?", must_cite_one_of: ["refund-timelines"], expect: "answer" }] })}\n`,
+    );
     const baseline = path.join(kb, "eval", "baseline.json");
     const r = await runCli(["eval", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1"]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -54,7 +63,22 @@ describe("the Next: lines", () => {
       "record this run as the baseline to gate on",
       "evaluate your own LangGraph.js graph",
     ]);
-    expect(next[0]!.command).toEqual(["npx", "retrace", "trace", "en-miss-001", "--turn", "0", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1"]);
+    expect(next[0]!.command).toEqual([
+      "npx",
+      "retrace",
+      "trace",
+      "en-miss-001",
+      "--turn",
+      "0",
+      "--kb",
+      kb,
+      "--cases",
+      cases,
+      "--store",
+      "memory",
+      "-k",
+      "1",
+    ]);
     const trace = await runPrinted(next[0]!.command, dir);
     expect(trace.exitCode, trace.stderr).toBe(0);
     expect(trace.stdout).toContain("do you offer mortgages?");
@@ -64,8 +88,24 @@ describe("the Next: lines", () => {
     const record = await runPrinted(next[2]!.command, dir);
     expect(record.exitCode, record.stderr).toBe(0);
     expect(existsSync(baseline)).toBe(true);
-    const gate = nextLines(record.stderr).find((n) => n.what.startsWith("gate later runs on the baseline just written"));
-    expect(gate?.command).toEqual(["npx", "retrace", "eval", "--kb", kb, "--cases", cases, "--store", "memory", "-k", "1", "--gate", "max-flips=0"]);
+    const gate = nextLines(record.stderr).find((n) =>
+      n.what.startsWith("gate later runs on the baseline just written"),
+    );
+    expect(gate?.command).toEqual([
+      "npx",
+      "retrace",
+      "eval",
+      "--kb",
+      kb,
+      "--cases",
+      cases,
+      "--store",
+      "memory",
+      "-k",
+      "1",
+      "--gate",
+      "max-flips=0",
+    ]);
     const gated = await runPrinted(gate!.command, dir);
     expect(gated.exitCode, gated.stderr).toBe(0);
     expect(gated.stdout).toMatch(/^gate: PASS$/m);
@@ -77,7 +117,17 @@ describe("the Next: lines", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const next = nextLines(r.stderr);
     expect(next.map((n) => n.what)).not.toContain("evaluate your own LangGraph.js graph");
-    expect(next.find((n) => n.what === "see every turn in a browser")?.command).toEqual(["npx", "retrace", "eval", "--graph", graph, "--kb", MINI_KB, "--out", "html:report.html"]);
+    expect(next.find((n) => n.what === "see every turn in a browser")?.command).toEqual([
+      "npx",
+      "retrace",
+      "eval",
+      "--graph",
+      graph,
+      "--kb",
+      MINI_KB,
+      "--out",
+      "html:report.html",
+    ]);
   }, 60_000);
 
   it("--json keeps stdout the report alone (the Next: lines are on stderr)", async () => {

@@ -24,9 +24,14 @@ afterAll(async () => cleanup());
 describe("numeric option errors", () => {
   it("trace --turn: the text given and the case's real range (0-based; en-freeze-001 has 2 turns)", async () => {
     for (const raw of ["-3", "abc"]) {
-      const r = await runCli(["trace", "en-freeze-001", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--turn", raw], { env: DEAD_STORE });
+      const r = await runCli(
+        ["trace", "en-freeze-001", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--turn", raw],
+        { env: DEAD_STORE },
+      );
       expect(r.exitCode, raw).toBe(2);
-      expect(r.stderr).toContain(`Expected \`--turn\` to be an integer from 0 to 1 (0-based; case en-freeze-001 has 2 turns), got "${raw}"`);
+      expect(r.stderr).toContain(
+        `Expected \`--turn\` to be an integer from 0 to 1 (0-based; case en-freeze-001 has 2 turns), got "${raw}"`,
+      );
       expect(r.stderr).not.toMatch(/Chroma|127\.0\.0\.1:9/); // checked before any store is opened
     }
   });
@@ -35,7 +40,10 @@ describe("numeric option errors", () => {
     const cases: Array<[string[], string]> = [
       [["eval", "--gate", "max-drop=1.5"], 'Expected `--gate max-drop` to be a number from 0 to 1, got "1.5"'],
       [["compare", "a", "b", "--seed", "-1"], 'Expected `--seed` to be an integer from 0 to 4294967295, got "-1"'],
-      [["score", "--qrels", "q", "--run", "r", "-k", "5,0"], 'Expected `-k` to be a comma-separated list of positive integers, got "5,0"'],
+      [
+        ["score", "--qrels", "q", "--run", "r", "-k", "5,0"],
+        'Expected `-k` to be a comma-separated list of positive integers, got "5,0"',
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args, { cwd: dir });
@@ -48,24 +56,58 @@ describe("numeric option errors", () => {
 describe("eval run.workers (--config)", () => {
   it("takes auto or an integer from 1 to 64, echoing anything else", async () => {
     for (const raw of ["0", "65", "two", "1.5"]) {
-      const r = await runCli(["eval", "--kb", MINI_KB, "--config", JSON.stringify({ run: { workers: raw } })], { cwd: dir, env: DEAD_STORE });
+      const r = await runCli(["eval", "--kb", MINI_KB, "--config", JSON.stringify({ run: { workers: raw } })], {
+        cwd: dir,
+        env: DEAD_STORE,
+      });
       expect(r.exitCode, raw).toBe(2);
-      expect(r.stderr).toContain(`--config: field \`run.workers\` Expected \`run.workers\` to be auto or an integer from 1 to 64, got "${raw}"`);
+      expect(r.stderr).toContain(
+        `--config: field \`run.workers\` Expected \`run.workers\` to be auto or an integer from 1 to 64, got "${raw}"`,
+      );
     }
   });
 
   it("is refused with --judge (exit 2, before any store starts) and with --graph", async () => {
-    const judge = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", '{"run":{"workers":2}}', "--config", '{"run":{"judge":"./no-such-judge.mjs"}}'], { cwd: dir, env: DEAD_STORE });
+    const judge = await runCli(
+      [
+        "eval",
+        "--kb",
+        MINI_KB,
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--config",
+        '{"run":{"workers":2}}',
+        "--config",
+        '{"run":{"judge":"./no-such-judge.mjs"}}',
+      ],
+      { cwd: dir, env: DEAD_STORE },
+    );
     expect(judge.exitCode).toBe(2);
-    expect(judge.stderr).toContain('Expected `run.workers` to be 1 with run.judge');
+    expect(judge.stderr).toContain("Expected `run.workers` to be 1 with run.judge");
     expect(judge.stderr).not.toMatch(/127\.0\.0\.1:9/);
-    const graph = await runCli(["eval", "--graph", "./no-such-graph.mjs", "--catalog", "c.jsonl", "--config", '{"run":{"workers":2}}'], { cwd: dir });
+    const graph = await runCli(
+      ["eval", "--graph", "./no-such-graph.mjs", "--catalog", "c.jsonl", "--config", '{"run":{"workers":2}}'],
+      { cwd: dir },
+    );
     expect(graph.exitCode).toBe(2);
     expect(graph.stderr).toContain("setting 'run.workers' of --config is not used with --graph");
   });
 
   it("runs a store-less sweep on 2 threads with the single thread's report", async () => {
-    const run = (workers: string) => runCli(["eval", "--kb", MINI_KB, "--store", "none", "--json", "--config", JSON.stringify({ run: { workers: workers } })], { cwd: dir });
+    const run = (workers: string) =>
+      runCli(
+        [
+          "eval",
+          "--kb",
+          MINI_KB,
+          "--store",
+          "none",
+          "--json",
+          "--config",
+          JSON.stringify({ run: { workers: workers } }),
+        ],
+        { cwd: dir },
+      );
     const one = await run("1");
     const two = await run("auto");
     expect(one.exitCode, one.stderr).toBe(0);
@@ -78,23 +120,58 @@ describe("eval run.workers (--config)", () => {
 
 describe("an unknown case id is refused before any store starts or anything is ingested", () => {
   it("trace (remote store unreachable; a local store's data dir never created)", async () => {
-    const remote = await runCli(["trace", "no-such-case", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}'], { env: DEAD_STORE });
+    const remote = await runCli(
+      ["trace", "no-such-case", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}'],
+      { env: DEAD_STORE },
+    );
     expect(remote.exitCode).toBe(2);
-    expect(remote.stderr).toContain('Expected `CASE_ID` to be the id of a case in');
+    expect(remote.stderr).toContain("Expected `CASE_ID` to be the id of a case in");
     expect(remote.stderr).toContain('got "no-such-case"');
     const dataDir = path.join(dir, "trace-data");
-    const local = await runCli(["trace", "no-such-case", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", "local", "--data-dir", dataDir]);
+    const local = await runCli([
+      "trace",
+      "no-such-case",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"retrieval":{"embedder":"builtin"}}',
+      "--store",
+      "local",
+      "--data-dir",
+      dataDir,
+    ]);
     expect(local.exitCode).toBe(2);
     expect(existsSync(dataDir)).toBe(false);
   });
 
   it("start --case and eval --graph --case (the graph module is never loaded)", async () => {
     const dataDir = path.join(dir, "start-data");
-    const start = await runCli(["start", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", dataDir, "--case", "no-such-case"], { env: { CHROMA_URL: "" } });
+    const start = await runCli(
+      [
+        "start",
+        "--kb",
+        MINI_KB,
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--data-dir",
+        dataDir,
+        "--case",
+        "no-such-case",
+      ],
+      { env: { CHROMA_URL: "" } },
+    );
     expect(start.exitCode).toBe(2);
     expect(start.stderr).toContain('Expected `--case` to be the id of a case in the dataset, got "no-such-case"');
     expect(existsSync(dataDir)).toBe(false);
-    const graph = await runCli(["eval", "--graph", path.join(dir, "missing-graph.mjs"), "--kb", MINI_KB, "--case", "no-such-case"]);
+    const graph = await runCli([
+      "eval",
+      "--graph",
+      path.join(dir, "missing-graph.mjs"),
+      "--kb",
+      MINI_KB,
+      "--case",
+      "no-such-case",
+    ]);
     expect(graph.exitCode).toBe(2);
     expect(graph.stderr).toContain('Expected `--case` to be the id of a case in the dataset, got "no-such-case"');
   });
@@ -114,9 +191,13 @@ describe("--max-card-bytes", () => {
   });
 
   it("the flag wins over the environment, both ways; a bad environment value is exit 2", async () => {
-    const raised = await runCli(["check", "--kb", MINI_KB, "--max-card-bytes", "100000"], { env: { RETRACE_MAX_CARD_BYTES: "300" } });
+    const raised = await runCli(["check", "--kb", MINI_KB, "--max-card-bytes", "100000"], {
+      env: { RETRACE_MAX_CARD_BYTES: "300" },
+    });
     expect(raised.exitCode).toBe(0);
-    const lowered = await runCli(["check", "--kb", MINI_KB, "--max-card-bytes", "300"], { env: { RETRACE_MAX_CARD_BYTES: "100000" } });
+    const lowered = await runCli(["check", "--kb", MINI_KB, "--max-card-bytes", "300"], {
+      env: { RETRACE_MAX_CARD_BYTES: "100000" },
+    });
     expect(lowered.exitCode).toBe(2);
     const bad = await runCli(["check", "--kb", MINI_KB], { env: { RETRACE_MAX_CARD_BYTES: "1MB" } });
     expect(bad.exitCode).toBe(2);
@@ -128,7 +209,18 @@ describe("--max-card-bytes", () => {
 
   it("trace and eval read it too, before any store starts", async () => {
     for (const args of [["trace", "en-freeze-001"], ["eval"]]) {
-      const r = await runCli([...args, "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", '{"run":{"maxCardBytes":300}}'], { env: DEAD_STORE });
+      const r = await runCli(
+        [
+          ...args,
+          "--kb",
+          MINI_KB,
+          "--config",
+          '{"retrieval":{"embedder":"builtin"}}',
+          "--config",
+          '{"run":{"maxCardBytes":300}}',
+        ],
+        { env: DEAD_STORE },
+      );
       expect(r.exitCode, args[0]).toBe(2);
       expect(r.stderr).toContain("over the limit of 300 bytes (set by --max-card-bytes)");
     }

@@ -17,7 +17,20 @@ afterAll(async () => {
 describe("retrace eval --case", () => {
   it("rejects an unknown case id with exit 2 before any server starts or anything is ingested", async () => {
     const dataDir = path.join(tmp.dir, "chroma");
-    const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", dataDir, "--case", "no-such-case"], { env: { CHROMA_URL: "" } });
+    const r = await runCli(
+      [
+        "eval",
+        "--kb",
+        MINI_KB,
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--data-dir",
+        dataDir,
+        "--case",
+        "no-such-case",
+      ],
+      { env: { CHROMA_URL: "" } },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Expected `--case` to be the id of a case in the dataset, got "no-such-case"');
     expect(r.stderr).not.toMatch(/Chroma|ingest/i);

@@ -32,7 +32,9 @@ const messageOf = (parse: (raw: string) => unknown, raw: string): string => {
 
 describe("rangeText", () => {
   it("states both bounds, one bound, or the familiar words for ≥ 1 and ≥ 0", () => {
-    expect(rangeText("integer", { min: 0, max: 12, note: "the case has 13 turns" })).toBe("an integer from 0 to 12 (the case has 13 turns)");
+    expect(rangeText("integer", { min: 0, max: 12, note: "the case has 13 turns" })).toBe(
+      "an integer from 0 to 12 (the case has 13 turns)",
+    );
     expect(rangeText("integer", { min: 2 })).toBe("an integer ≥ 2");
     expect(rangeText("integer", { min: 1 })).toBe("a positive integer");
     expect(rangeText("integer", { min: 0 })).toBe("a non-negative integer");
@@ -48,7 +50,8 @@ describe("parseIntIn / parseNumberIn", () => {
     expect(parseIntIn("0", { min: 0 })).toBe(0);
     expect(parseIntIn(" 7 ")).toBe(7);
     expect(parseIntIn("-3", { min: 0 })).toBeUndefined();
-    for (const bad of ["", "abc", "1.0", "1e3", "0x10", "NaN", "Infinity", "9007199254740993"]) expect(parseIntIn(bad)).toBeUndefined();
+    for (const bad of ["", "abc", "1.0", "1e3", "0x10", "NaN", "Infinity", "9007199254740993"])
+      expect(parseIntIn(bad)).toBeUndefined();
     expect(parseNumberIn(".5", { min: 0, max: 1 })).toBe(0.5);
     expect(parseNumberIn("1e-3")).toBe(0.001);
     for (const bad of ["", "abc", "0x1", "Infinity", "1,5", "."]) expect(parseNumberIn(bad)).toBeUndefined();
@@ -62,13 +65,25 @@ describe("the option parsers", () => {
     expect(messageOf(intOption("--turn", { min: 0, max: 12, note: "the case has 13 turns" }), "-3")).toBe(
       'Expected `--turn` to be an integer from 0 to 12 (the case has 13 turns), got "-3"',
     );
-    expect(messageOf(intOption("--turn", { min: 0, max: 12 }), "abc")).toBe('Expected `--turn` to be an integer from 0 to 12, got "abc"');
+    expect(messageOf(intOption("--turn", { min: 0, max: 12 }), "abc")).toBe(
+      'Expected `--turn` to be an integer from 0 to 12, got "abc"',
+    );
     expect(messageOf(positiveIntOption("--top"), "0")).toBe('Expected `--top` to be a positive integer, got "0"');
-    expect(messageOf(countOption("--max-flips"), "-1")).toBe('Expected `--max-flips` to be a non-negative integer, got "-1"');
-    expect(messageOf(probabilityOption("--max-drop"), "1.5")).toBe('Expected `--max-drop` to be a number from 0 to 1, got "1.5"');
-    expect(messageOf(positiveNumberOption("--timeout", "seconds"), "0")).toBe('Expected `--timeout` to be a number > 0 (seconds), got "0"');
-    expect(messageOf(seedOption(), "4294967296")).toBe('Expected `--seed` to be an integer from 0 to 4294967295, got "4294967296"');
-    expect(messageOf(numberOption("--step", { min: 0, minExclusive: true, max: 1 }), "0")).toBe('Expected `--step` to be a number > 0 and ≤ 1, got "0"');
+    expect(messageOf(countOption("--max-flips"), "-1")).toBe(
+      'Expected `--max-flips` to be a non-negative integer, got "-1"',
+    );
+    expect(messageOf(probabilityOption("--max-drop"), "1.5")).toBe(
+      'Expected `--max-drop` to be a number from 0 to 1, got "1.5"',
+    );
+    expect(messageOf(positiveNumberOption("--timeout", "seconds"), "0")).toBe(
+      'Expected `--timeout` to be a number > 0 (seconds), got "0"',
+    );
+    expect(messageOf(seedOption(), "4294967296")).toBe(
+      'Expected `--seed` to be an integer from 0 to 4294967295, got "4294967296"',
+    );
+    expect(messageOf(numberOption("--step", { min: 0, minExclusive: true, max: 1 }), "0")).toBe(
+      'Expected `--step` to be a number > 0 and ≤ 1, got "0"',
+    );
   });
 
   it("return the value when it is in range (bounds inclusive)", () => {
@@ -81,13 +96,21 @@ describe("the option parsers", () => {
 
   it("intListOption names the whole value and the item range", () => {
     expect(intListOption("-k", { min: 1 })("5, 10")).toEqual([5, 10]);
-    expect(messageOf(intListOption("-k", { min: 1 }), "5,0")).toBe('Expected `-k` to be a comma-separated list of positive integers, got "5,0"');
-    expect(messageOf(intListOption("-k", { min: 1, max: 100 }), "5,x")).toBe('Expected `-k` to be a comma-separated list of integers from 1 to 100, got "5,x"');
+    expect(messageOf(intListOption("-k", { min: 1 }), "5,0")).toBe(
+      'Expected `-k` to be a comma-separated list of positive integers, got "5,0"',
+    );
+    expect(messageOf(intListOption("-k", { min: 1, max: 100 }), "5,x")).toBe(
+      'Expected `-k` to be a comma-separated list of integers from 1 to 100, got "5,x"',
+    );
   });
 
   it("throw commander's InvalidArgumentError (a usage error, exit 2) from parsers, retrace's from checkIntRange", () => {
-    expect(() => positiveIntOption("--top")("0")).toThrow(expect.objectContaining({ code: "commander.invalidArgument" }));
-    expect(() => checkIntRange("--turn", 13, { min: 0, max: 12 }, "13")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT", exitCode: 2 }));
+    expect(() => positiveIntOption("--top")("0")).toThrow(
+      expect.objectContaining({ code: "commander.invalidArgument" }),
+    );
+    expect(() => checkIntRange("--turn", 13, { min: 0, max: 12 }, "13")).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", exitCode: 2 }),
+    );
     expect(checkIntRange("--turn", 12, { min: 0, max: 12 })).toBe(12);
   });
 });
@@ -121,7 +144,9 @@ describe("unknown options and unused ones", () => {
         .action(() => {
           ran = true;
         });
-      refuseInMode<{ graph?: string }>(cmd, [{ when: (o) => o.graph !== undefined, mode: "with --graph", unused: ["--rerank", "--depth"] }]);
+      refuseInMode<{ graph?: string }>(cmd, [
+        { when: (o) => o.graph !== undefined, mode: "with --graph", unused: ["--rerank", "--depth"] },
+      ]);
       try {
         await p.parseAsync(["node", "p", "e", ...args]);
         return { ran, error: null };
@@ -129,7 +154,14 @@ describe("unknown options and unused ones", () => {
         return { ran, error: e as { code: string; exitCode: number; message: string } };
       }
     };
-    expect(await run(["--graph", "g", "--rerank", "x"])).toMatchObject({ ran: false, error: { exitCode: 2, code: "retrace.unusedOption", message: "error: option '--rerank' is not used with --graph" } });
+    expect(await run(["--graph", "g", "--rerank", "x"])).toMatchObject({
+      ran: false,
+      error: {
+        exitCode: 2,
+        code: "retrace.unusedOption",
+        message: "error: option '--rerank' is not used with --graph",
+      },
+    });
     expect(await run(["--graph", "g"])).toEqual({ ran: true, error: null }); // --depth's default is not "given"
     expect(await run(["--rerank", "x"])).toEqual({ ran: true, error: null });
   });

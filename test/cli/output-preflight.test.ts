@@ -30,14 +30,32 @@ const at = (...p: string[]) => path.join(dir, ...p);
 
 const EVAL = ["eval", "--kb", MINI_KB, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}'];
 const GRAPHS = path.join(ROOT, "test", "fixtures", "graphs");
-const GRAPH_EVAL = ["eval", "--graph", path.join(GRAPHS, "fanout-agent.mjs"), "--kb", MINI_KB, "--cases", path.join(GRAPHS, "fanout-cases.jsonl"), "-k", "3", "--case", "en-lock-001", "--case", "es-lock-001"];
+const GRAPH_EVAL = [
+  "eval",
+  "--graph",
+  path.join(GRAPHS, "fanout-agent.mjs"),
+  "--kb",
+  MINI_KB,
+  "--cases",
+  path.join(GRAPHS, "fanout-cases.jsonl"),
+  "-k",
+  "3",
+  "--case",
+  "en-lock-001",
+  "--case",
+  "es-lock-001",
+];
 
-
-const exists = (p: string) => lstat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  lstat(p).then(
+    () => true,
+    () => false,
+  );
 /** Every entry under `d`, temporary files included. */
 const tree = async (d: string) => (await readdir(d, { recursive: true })).map(String).sort();
 /** `Expected \`OPTION\` to be a path retrace can write (WHY), got "PATH"` as the one stderr line. */
-const refusal = (option: string, why: string, p: string) => `retrace: Expected \`${option}\` to be a path retrace can write (${why}), got ${JSON.stringify(p)}`;
+const refusal = (option: string, why: string, p: string) =>
+  `retrace: Expected \`${option}\` to be a path retrace can write (${why}), got ${JSON.stringify(p)}`;
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("output-preflight"));
@@ -50,20 +68,41 @@ afterAll(() => cleanup());
 
 describe("retrace eval: output paths checked before the store starts (exit 2)", () => {
   it.each([
-    ["a path under a regular file", "--out json:", () => at("a-file", "r.json"), () => `${at("a-file")} is not a directory`],
+    [
+      "a path under a regular file",
+      "--out json:",
+      () => at("a-file", "r.json"),
+      () => `${at("a-file")} is not a directory`,
+    ],
     ["a directory", "--out", () => at("a-dir"), () => `${at("a-dir")} is a directory`],
-    ["a folder where no file can be created", "--out junit:", () => "/proc/j.xml", () => "cannot create a file in /proc: no such file or directory"],
-  ])("%s: exit 2 naming %s and the path; the closed-port store is never asked; nothing written", async (_what, option, p, why) => {
-    const out = at(`never-${option.replace(/\W/g, "")}.html`);
-    const [flag, prefix = ""] = option.split(" ");
-    const r = await runCli([...EVAL, "--store", `http://127.0.0.1:${closed}`, "--out", `html:${out}`, flag as string, `${prefix}${p()}`]);
-    expect(r.exitCode, r.stderr).toBe(2);
-    expect(r.stdout).toBe("");
-    expect(r.stderr.trim()).toBe(refusal(option, why(), p()));
-    expect(await exists(out)).toBe(false);
-  });
+    [
+      "a folder where no file can be created",
+      "--out junit:",
+      () => "/proc/j.xml",
+      () => "cannot create a file in /proc: no such file or directory",
+    ],
+  ])(
+    "%s: exit 2 naming %s and the path; the closed-port store is never asked; nothing written",
+    async (_what, option, p, why) => {
+      const out = at(`never-${option.replace(/\W/g, "")}.html`);
+      const [flag, prefix = ""] = option.split(" ");
+      const r = await runCli([
+        ...EVAL,
+        "--store",
+        `http://127.0.0.1:${closed}`,
+        "--out",
+        `html:${out}`,
+        flag as string,
+        `${prefix}${p()}`,
+      ]);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim()).toBe(refusal(option, why(), p()));
+      expect(await exists(out)).toBe(false);
+    },
+  );
 
-  it('an empty path (--out json:): exit 2 naming the option', async () => {
+  it("an empty path (--out json:): exit 2 naming the option", async () => {
     const r = await runCli([...EVAL, "--out", at("never-empty.md"), "--out", "json:"]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
@@ -72,7 +111,14 @@ describe("retrace eval: output paths checked before the store starts (exit 2)", 
   });
 
   it("--update-baseline into a directory: exit 2 naming --update-baseline, before the store", async () => {
-    const r = await runCli([...EVAL, "--store", `http://127.0.0.1:${closed}`, "--update-baseline", "--baseline", at("a-dir")]);
+    const r = await runCli([
+      ...EVAL,
+      "--store",
+      `http://127.0.0.1:${closed}`,
+      "--update-baseline",
+      "--baseline",
+      at("a-dir"),
+    ]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr.trim()).toBe(refusal("--update-baseline", `${at("a-dir")} is a directory`, at("a-dir")));
   });
@@ -80,7 +126,9 @@ describe("retrace eval: output paths checked before the store starts (exit 2)", 
   it("two options naming one file: exit 2", async () => {
     const r = await runCli([...EVAL, "--out", at("same.txt"), "--out", `junit:${at("same.txt")}`]);
     expect(r.exitCode, r.stderr).toBe(2);
-    expect(r.stderr.trim()).toBe(`retrace: Expected \`--out junit:\` to be a file no other output option names (--out writes ${at("same.txt")} too), got ${JSON.stringify(at("same.txt"))}`);
+    expect(r.stderr.trim()).toBe(
+      `retrace: Expected \`--out junit:\` to be a file no other output option names (--out writes ${at("same.txt")} too), got ${JSON.stringify(at("same.txt"))}`,
+    );
   });
 });
 
@@ -88,7 +136,17 @@ describe("retrace eval: a write that fails at the end (exit 3) writes none of th
   it("/dev/full as --out json:: exit 3, the markdown, junit and html files not written, no temporary file, nothing on stdout", async () => {
     const d = at("eval-full");
     await mkdir(d);
-    const r = await runCli([...EVAL, "--out", path.join(d, "r.md"), "--out", `junit:${path.join(d, "j.xml")}`, "--out", `html:${path.join(d, "new", "r.html")}`, "--out", "json:/dev/full"]);
+    const r = await runCli([
+      ...EVAL,
+      "--out",
+      path.join(d, "r.md"),
+      "--out",
+      `junit:${path.join(d, "j.xml")}`,
+      "--out",
+      `html:${path.join(d, "new", "r.html")}`,
+      "--out",
+      "json:/dev/full",
+    ]);
     expect(r.exitCode, r.stderr).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/eval: 5\/5 cases/); // the sweep ran: the failure came at the end
@@ -105,10 +163,22 @@ describe("retrace eval: a write that fails at the end (exit 3) writes none of th
       await mkdir(d);
       await writeFile(path.join(mnt, "r.json"), "old report");
       // The HTML page (~50 KB) and the report JSON (~35 KB) do not both fit in 64 KB; the preflight passes (the tmpfs is not full yet).
-      const r = await runCli([...EVAL, "--out", path.join(d, "r.md"), "--out", `junit:${path.join(d, "j.xml")}`, "--out", `json:${path.join(mnt, "r.json")}`, "--out", `html:${path.join(mnt, "r.html")}`]);
+      const r = await runCli([
+        ...EVAL,
+        "--out",
+        path.join(d, "r.md"),
+        "--out",
+        `junit:${path.join(d, "j.xml")}`,
+        "--out",
+        `json:${path.join(mnt, "r.json")}`,
+        "--out",
+        `html:${path.join(mnt, "r.html")}`,
+      ]);
       expect(r.exitCode, r.stderr).toBe(3);
       expect(r.stdout).toBe("");
-      expect(r.stderr.trim().split("\n").at(-1)).toMatch(new RegExp(`^retrace: could not write ${mnt}/r\\.(json|html): no space left on device$`));
+      expect(r.stderr.trim().split("\n").at(-1)).toMatch(
+        new RegExp(`^retrace: could not write ${mnt}/r\\.(json|html): no space left on device$`),
+      );
       expect(await tree(d)).toEqual([]);
       expect(await tree(mnt)).toEqual(["r.json"]);
     } finally {
@@ -119,7 +189,17 @@ describe("retrace eval: a write that fails at the end (exit 3) writes none of th
 
 describe("retrace eval --graph: the same, before the graph is loaded", () => {
   it("a directory as --out: exit 2 naming it, not the graph module (which does not exist)", async () => {
-    const r = await runCli(["eval", "--graph", at("no-such-graph.mjs"), "--kb", MINI_KB, "--out", at("a-dir"), "--out", `json:${at("never-graph.json")}`]);
+    const r = await runCli([
+      "eval",
+      "--graph",
+      at("no-such-graph.mjs"),
+      "--kb",
+      MINI_KB,
+      "--out",
+      at("a-dir"),
+      "--out",
+      `json:${at("never-graph.json")}`,
+    ]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim()).toBe(refusal("--out", `${at("a-dir")} is a directory`, at("a-dir")));
@@ -136,7 +216,15 @@ describe("retrace eval --graph: the same, before the graph is loaded", () => {
   it("/dev/full as --out json:: exit 3, the markdown and junit files not written, nothing on stdout", async () => {
     const d = at("graph-full");
     await mkdir(d);
-    const r = await runCli([...GRAPH_EVAL, "--out", path.join(d, "g.md"), "--out", `junit:${path.join(d, "g.xml")}`, "--out", "json:/dev/full"]);
+    const r = await runCli([
+      ...GRAPH_EVAL,
+      "--out",
+      path.join(d, "g.md"),
+      "--out",
+      `junit:${path.join(d, "g.xml")}`,
+      "--out",
+      "json:/dev/full",
+    ]);
     expect(r.exitCode, r.stderr).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/eval: 2\/2 cases/);
@@ -151,10 +239,18 @@ describe("retrace eval --graph: the same, before the graph is loaded", () => {
       const d = at("beside-small-graph");
       await mkdir(d);
       // One 4 KB page: the report JSON of two cases (over 4 KB) does not fit.
-      const r = await runCli([...GRAPH_EVAL, "--out", path.join(d, "g.md"), "--out", `json:${path.join(mnt, "g.json")}`]);
+      const r = await runCli([
+        ...GRAPH_EVAL,
+        "--out",
+        path.join(d, "g.md"),
+        "--out",
+        `json:${path.join(mnt, "g.json")}`,
+      ]);
       expect(r.exitCode, r.stderr).toBe(3);
       expect(r.stdout).toBe("");
-      expect(r.stderr.trim().split("\n").at(-1)).toBe(`retrace: could not write ${mnt}/g.json: no space left on device`);
+      expect(r.stderr.trim().split("\n").at(-1)).toBe(
+        `retrace: could not write ${mnt}/g.json: no space left on device`,
+      );
       expect(await tree(d)).toEqual([]);
       expect(await tree(mnt)).toEqual([]);
     } finally {
@@ -168,9 +264,24 @@ describe("every command that writes files checks them before its work (exit 2, n
     ["merge", () => ["merge", at("run.json"), "--out", `junit:${at("a-dir")}`], "--out junit:", () => at("a-dir")],
     ["compare", () => ["compare", at("run.json"), at("run.json"), "--html", at("a-dir")], "--html", () => at("a-dir")],
     ["report", () => ["report", at("run.json"), "--out", `markdown:${at("a-dir")}`], "--out", () => at("a-dir")],
-    ["report --trec", () => ["report", at("run.json"), "--trec", at("a-file")], "--trec", () => at("a-file", "run.txt")],
-    ["tune (closed-port store)", () => ["tune", "--kb", MINI_KB, "--store", `http://127.0.0.1:${closed}`, "--out", at("a-dir")], "--out", () => at("a-dir")],
-    ["beir --run-out (closed-port store)", () => ["beir", at("no-such-dataset"), "--store", `http://127.0.0.1:${closed}`, "--run-out", at("a-file")], "--run-out", () => at("a-file", "bm25.trec")],
+    [
+      "report --trec",
+      () => ["report", at("run.json"), "--trec", at("a-file")],
+      "--trec",
+      () => at("a-file", "run.txt"),
+    ],
+    [
+      "tune (closed-port store)",
+      () => ["tune", "--kb", MINI_KB, "--store", `http://127.0.0.1:${closed}`, "--out", at("a-dir")],
+      "--out",
+      () => at("a-dir"),
+    ],
+    [
+      "beir --run-out (closed-port store)",
+      () => ["beir", at("no-such-dataset"), "--store", `http://127.0.0.1:${closed}`, "--run-out", at("a-file")],
+      "--run-out",
+      () => at("a-file", "bm25.trec"),
+    ],
   ])("%s", async (_name, args, option, p) => {
     const r = await runCli(args());
     expect(r.exitCode, r.stderr).toBe(2);

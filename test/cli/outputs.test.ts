@@ -51,7 +51,14 @@ describe("retrace report --out (markdown, html) into what the user names", () =>
     await writeFile(at("real.md"), "old");
     await symlink("real.md", at("link.md"));
     await symlink(at("not-yet.html"), at("dangling.html"));
-    const r = await runCli(["report", at("run.json"), "--out", `markdown:${at("link.md")}`, "--out", `html:${at("dangling.html")}`]);
+    const r = await runCli([
+      "report",
+      at("run.json"),
+      "--out",
+      `markdown:${at("link.md")}`,
+      "--out",
+      `html:${at("dangling.html")}`,
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect((await lstat(at("link.md"))).isSymbolicLink()).toBe(true);
     expect(await readlink(at("link.md"))).toBe("real.md");
@@ -80,12 +87,22 @@ describe("retrace report --out (markdown, html) into what the user names", () =>
     const r = await runCli(["report", at("run.json"), "--out", `html:${at("never.html")}`, "--out", `markdown:${dir}`]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr.trim()).toBe(`retrace: Expected \`--out\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`);
+    expect(r.stderr.trim()).toBe(
+      `retrace: Expected \`--out\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`,
+    );
     await expect(lstat(at("never.html"))).rejects.toThrow(/ENOENT/);
   });
 
   it("/dev/full beside a file: exit 3, the file not written, no temporary file left, nothing on stdout", async () => {
-    const r = await runCli(["report", at("run.json"), "--out", `html:${at("held-back.html")}`, "--out", "markdown:/dev/full", "--table"]);
+    const r = await runCli([
+      "report",
+      at("run.json"),
+      "--out",
+      `html:${at("held-back.html")}`,
+      "--out",
+      "markdown:/dev/full",
+      "--table",
+    ]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim()).toBe("retrace: could not write /dev/full: no space left on device");

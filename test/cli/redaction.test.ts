@@ -45,7 +45,9 @@ async function startEchoServer(format: "text" | "json", opts: { heartbeat?: bool
       return;
     }
     const first = ["authorization", "x-chroma-token"];
-    const names = Object.keys(req.headers).sort((a, b) => Number(first.includes(b)) - Number(first.includes(a)) || (a < b ? -1 : 1));
+    const names = Object.keys(req.headers).sort(
+      (a, b) => Number(first.includes(b)) - Number(first.includes(a)) || (a < b ? -1 : 1),
+    );
     const echoed =
       format === "text"
         ? `request headers: ${names.map((n) => `${n}: ${String(req.headers[n])}`).join("\n")}`
@@ -73,12 +75,25 @@ beforeAll(async () => {
 afterAll(() => out.cleanup());
 
 /** No CHROMA_* of the machine running the tests leaks into the runs. */
-const cleanEnv = { CHROMA_URL: undefined, CHROMA_API_KEY: undefined, CHROMA_AUTH_TOKEN: undefined, CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: undefined, RETRACE_STORE: undefined };
+const cleanEnv = {
+  CHROMA_URL: undefined,
+  CHROMA_API_KEY: undefined,
+  CHROMA_AUTH_TOKEN: undefined,
+  CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: undefined,
+  RETRACE_STORE: undefined,
+};
 
-async function expectNothingSecret(r: { exitCode: number | null; stdout: string; stderr: string }, files: string[]): Promise<void> {
+async function expectNothingSecret(
+  r: { exitCode: number | null; stdout: string; stderr: string },
+  files: string[],
+): Promise<void> {
   expect(r.exitCode, r.stderr).toBe(3);
   expect(r.stdout).toBe("");
-  const texts = [r.stdout, r.stderr, ...(await Promise.all(files.filter((f) => existsSync(f)).map((f) => readFile(f, "utf8"))))];
+  const texts = [
+    r.stdout,
+    r.stderr,
+    ...(await Promise.all(files.filter((f) => existsSync(f)).map((f) => readFile(f, "utf8")))),
+  ];
   for (const t of texts) for (const s of SECRETS) expect(t).not.toContain(s);
   expect(r.stderr).toContain("***");
   expect(r.stderr).toMatch(/server error/);
@@ -88,10 +103,13 @@ describe("credentials are redacted from a server's echo of the request headers",
   it("ingest --store http://user:pass123@… with CHROMA_API_KEY, a text echo of a failed heartbeat", async () => {
     const server = await startEchoServer("text");
     try {
-      const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(`user:${PASSWORD}`), "--verbose"], {
-        env: { ...cleanEnv, CHROMA_API_KEY: TOKEN },
-        timeoutMs: 60_000,
-      });
+      const r = await runCli(
+        ["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(`user:${PASSWORD}`), "--verbose"],
+        {
+          env: { ...cleanEnv, CHROMA_API_KEY: TOKEN },
+          timeoutMs: 60_000,
+        },
+      );
       // The server did receive the credentials it echoes.
       expect(server.seen[0]?.authorization).toBe(`Basic ${BASIC}`);
       expect(server.seen[0]?.["x-chroma-token"]).toBe(TOKEN);
@@ -109,8 +127,28 @@ describe("credentials are redacted from a server's echo of the request headers",
     const files = ["r.json", "r.md", "r.xml", "r.html"].map((f) => path.join(out.dir, f));
     try {
       const r = await runCli(
-        ["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", server.url(`user:${PASSWORD}`), "--out", `json:${files[0]!}`, "--out", files[1]!, "--out", `junit:${files[2]!}`, "--out", `html:${files[3]!}`, "--verbose"],
-        { env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN, CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: "X-Chroma-Token" }, timeoutMs: 60_000 },
+        [
+          "eval",
+          "--kb",
+          MINI_KB,
+          "--config",
+          '{"retrieval":{"embedder":"builtin"}}',
+          "--store",
+          server.url(`user:${PASSWORD}`),
+          "--out",
+          `json:${files[0]!}`,
+          "--out",
+          files[1]!,
+          "--out",
+          `junit:${files[2]!}`,
+          "--out",
+          `html:${files[3]!}`,
+          "--verbose",
+        ],
+        {
+          env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN, CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: "X-Chroma-Token" },
+          timeoutMs: 60_000,
+        },
       );
       expect(server.seen.length).toBeGreaterThan(1);
       expect(server.seen.at(-1)?.authorization).toBe(`Basic ${BASIC}`);
@@ -127,10 +165,22 @@ describe("credentials are redacted from a server's echo of the request headers",
   it("eval --store http://127.0.0.1:… with CHROMA_AUTH_TOKEN sent as a bearer token", async () => {
     const server = await startEchoServer("text");
     try {
-      const r = await runCli(["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--store", server.url(), "--verbose"], {
-        env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN },
-        timeoutMs: 60_000,
-      });
+      const r = await runCli(
+        [
+          "eval",
+          "--kb",
+          MINI_KB,
+          "--config",
+          '{"retrieval":{"embedder":"builtin"}}',
+          "--store",
+          server.url(),
+          "--verbose",
+        ],
+        {
+          env: { ...cleanEnv, CHROMA_AUTH_TOKEN: TOKEN },
+          timeoutMs: 60_000,
+        },
+      );
       expect(server.seen[0]?.authorization).toBe(`Bearer ${TOKEN}`);
       await expectNothingSecret(r, []);
       expect(r.stderr).toContain("authorization: Bearer ***");
@@ -156,10 +206,31 @@ export const graph = {
 `,
     );
     const files = ["g.json", "g.md", "g.xml"].map((f) => path.join(out.dir, f));
-    const r = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--out", `json:${files[0]!}`, "--out", files[1]!, "--out", `junit:${files[2]!}`, "--verbose"], {
-      env: { ...cleanEnv, CHROMA_URL: `http://user:${PASSWORD}@127.0.0.1:9`, CHROMA_API_KEY: TOKEN, OPENAI_API_KEY: "sk-graph-Kq72LmZ0pW" },
-      timeoutMs: 60_000,
-    });
+    const r = await runCli(
+      [
+        "eval",
+        "--graph",
+        graph,
+        "--kb",
+        MINI_KB,
+        "--out",
+        `json:${files[0]!}`,
+        "--out",
+        files[1]!,
+        "--out",
+        `junit:${files[2]!}`,
+        "--verbose",
+      ],
+      {
+        env: {
+          ...cleanEnv,
+          CHROMA_URL: `http://user:${PASSWORD}@127.0.0.1:9`,
+          CHROMA_API_KEY: TOKEN,
+          OPENAI_API_KEY: "sk-graph-Kq72LmZ0pW",
+        },
+        timeoutMs: 60_000,
+      },
+    );
     expect(r.exitCode, r.stderr).toBe(1); // every turn threw: the gate fails, the files are written
     const secrets = [...SECRETS, "sk-graph-Kq72LmZ0pW"]; // a credential variable retrace itself never reads
     for (const t of [r.stdout, r.stderr]) for (const s of secrets) expect(t).not.toContain(s);
@@ -180,7 +251,26 @@ describe("a model provider's error text carries no credential variable's value",
     it(`eval --judge whose model answers 401 with OPENAI_API_KEY in the text${verbose ? ", --verbose (stack and causes)" : ""}: exit 3, the key nowhere`, async () => {
       const files = ["j.json", "j.md", "j.xml"].map((f) => path.join(out.dir, `${verbose ? "v-" : ""}${f}`));
       const r = await runCli(
-        ["eval", "--kb", MINI_KB, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", JSON.stringify({ run: { judge: judge } }), "--config", JSON.stringify({ run: { judgeCache: path.join(out.dir, "jc") } }), "--out", `json:${files[0]!}`, "--out", files[1]!, "--out", `junit:${files[2]!}`, ...(verbose ? ["--verbose"] : [])],
+        [
+          "eval",
+          "--kb",
+          MINI_KB,
+          "--store",
+          "memory",
+          "--config",
+          '{"retrieval":{"embedder":"builtin"}}',
+          "--config",
+          JSON.stringify({ run: { judge: judge } }),
+          "--config",
+          JSON.stringify({ run: { judgeCache: path.join(out.dir, "jc") } }),
+          "--out",
+          `json:${files[0]!}`,
+          "--out",
+          files[1]!,
+          "--out",
+          `junit:${files[2]!}`,
+          ...(verbose ? ["--verbose"] : []),
+        ],
         { env: { ...cleanEnv, OPENAI_API_KEY: KEY }, timeoutMs: 60_000 },
       );
       expect(r.exitCode, r.stderr).toBe(3);

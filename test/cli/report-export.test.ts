@@ -39,7 +39,10 @@ describe("retrace report --out html:", () => {
     // The fixture's query `reembolso <b>&"ya"` is in the compressed data (gzip in base64), never in the markup.
     expect(html).not.toContain("<b>");
     expect(html).not.toContain("reembolso");
-    const b64 = /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([A-Za-z0-9+/=]*)<\/script>/.exec(html)?.[1];
+    const b64 =
+      /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([A-Za-z0-9+/=]*)<\/script>/.exec(
+        html,
+      )?.[1];
     expect(b64).toBeDefined();
     expect(gunzipSync(Buffer.from(b64!, "base64")).toString("utf8")).toContain('reembolso <b>&\\"ya\\"');
   });
@@ -69,12 +72,25 @@ describe("retrace export --trec", () => {
     const run = await readFile(file("trec/run.txt"), "utf8");
     const qrels = await readFile(file("trec/qrels.txt"), "utf8");
     // g1#0 retrieved [c, a, d]; gold [a, b].
-    expect(run.split("\n").filter((l) => l.startsWith("g1#0 "))).toEqual(["g1#0 Q0 c 1 3 retrace", "g1#0 Q0 a 2 2 retrace", "g1#0 Q0 d 3 1 retrace"]);
+    expect(run.split("\n").filter((l) => l.startsWith("g1#0 "))).toEqual([
+      "g1#0 Q0 c 1 3 retrace",
+      "g1#0 Q0 a 2 2 retrace",
+      "g1#0 Q0 d 3 1 retrace",
+    ]);
     expect(qrels.split("\n").filter((l) => l.startsWith("g1#0 "))).toEqual(["g1#0 0 a 1", "g1#0 0 b 1"]);
     expect(qrels).not.toMatch(/^g2#0 /m); // no-match turn: no judgments
     expect(run).not.toMatch(/^g3#0 /m); // retrieval did not run for it
 
-    const sc = await runCli(["score", "--qrels", file("trec/qrels.txt"), "--run", file("trec/run.txt"), "-k", "3", "--json"]);
+    const sc = await runCli([
+      "score",
+      "--qrels",
+      file("trec/qrels.txt"),
+      "--run",
+      file("trec/run.txt"),
+      "-k",
+      "3",
+      "--json",
+    ]);
     expect(sc.exitCode).toBe(0);
     const all = (JSON.parse(sc.stdout) as { all: Record<string, number> }).all;
     const mean = (k: string) => report.aggregates[k]!.mean;
@@ -92,14 +108,30 @@ describe("retrace export --trec", () => {
     await writeFile(
       cases,
       [
-        { id: "e-1", locale: "en", kind: "golden", turns: [{ user: "how do I freeze my card?", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "xyzzy plugh", must_cite_one_of: ["refund-timelines"], expect: "answer" }] },
-        { id: "e-2", locale: "en", kind: "golden", turns: [{ user: "when does my refund arrive?", must_cite_one_of: ["refund-timelines"], expect: "answer" }] },
+        {
+          id: "e-1",
+          locale: "en",
+          kind: "golden",
+          turns: [
+            { user: "how do I freeze my card?", must_cite_one_of: ["card-freeze"], expect: "answer" },
+            { user: "xyzzy plugh", must_cite_one_of: ["refund-timelines"], expect: "answer" },
+          ],
+        },
+        {
+          id: "e-2",
+          locale: "en",
+          kind: "golden",
+          turns: [{ user: "when does my refund arrive?", must_cite_one_of: ["refund-timelines"], expect: "answer" }],
+        },
       ]
         .map((c) => JSON.stringify(c))
         .join("\n") + "\n",
     );
     const graph = path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs");
-    const ev = await runCli(["eval", "--graph", graph, "--kb", MINI_KB, "--cases", cases, "-k", "3", "--out", `json:${file("empty.json")}`], { env: { KB_AGENT_KB: MINI_KB } });
+    const ev = await runCli(
+      ["eval", "--graph", graph, "--kb", MINI_KB, "--cases", cases, "-k", "3", "--out", `json:${file("empty.json")}`],
+      { env: { KB_AGENT_KB: MINI_KB } },
+    );
     expect(ev.exitCode, ev.stderr).toBe(0);
     const r = JSON.parse(await readFile(file("empty.json"), "utf8")) as Report;
     expect(r.turns.find((t) => t.caseId === "e-1" && t.turn === 1)?.retrievedIds).toEqual([]);

@@ -15,7 +15,8 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-score-"));
-  for (const f of ["mini.qrels", "mini.run", "qrels-302.test", "results-302.test"]) await copyFile(path.join(FIX, f), path.join(dir, f));
+  for (const f of ["mini.qrels", "mini.run", "qrels-302.test", "results-302.test"])
+    await copyFile(path.join(FIX, f), path.join(dir, f));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -56,7 +57,10 @@ describe("retrace score", () => {
   it("-q -c: per-query rows query by query (q3 zero-filled), means over 4; default cutoffs 5,10", async () => {
     const r = await score("--qrels", "mini.qrels", "--run", "mini.run", "-q", "-c");
     expect(r.exitCode).toBe(0);
-    const rows = r.stdout.trimEnd().split("\n").map((l) => l.split("\t"));
+    const rows = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.split("\t"));
     expect(rows.every((cols) => cols.length === 3 && cols[0]?.length === 22)).toBe(true);
     expect([...new Set(rows.map((c) => c[1]))]).toEqual(["q1", "q2", "q3", "q4", "all"]);
     expect(rows.filter((c) => c[1] === "q1").map((c) => c[0]?.trim())).toEqual([
@@ -81,7 +85,14 @@ describe("retrace score", () => {
   it("--skip-empty --json: the same numbers as JSON, q2 not counted", async () => {
     const r = await score("--qrels", "mini.qrels", "--run", "mini.run", "-k", "2,5", "--skip-empty", "--json");
     expect(r.exitCode).toBe(0);
-    const j = JSON.parse(r.stdout) as { version: number; measures: string[]; perQuery: Record<string, Record<string, number>>; all: Record<string, number>; numQueries: number; warnings: string[] };
+    const j = JSON.parse(r.stdout) as {
+      version: number;
+      measures: string[];
+      perQuery: Record<string, Record<string, number>>;
+      all: Record<string, number>;
+      numQueries: number;
+      warnings: string[];
+    };
     expect(j.version).toBe(1);
     expect(j.numQueries).toBe(2);
     expect(Object.keys(j.perQuery).sort()).toEqual(["q1", "q4"]);
@@ -92,7 +103,9 @@ describe("retrace score", () => {
     expect(j.perQuery.q1?.ndcg_cut_5).toBeCloseTo(q1, 12);
     expect(j.all.ndcg_cut_5).toBeCloseTo((q1 + q4) / 2, 12);
     expect(j.all.recall_2).toBeCloseTo((1 / 3 + 1 / 2) / 2, 12);
-    expect(j.warnings).toContain("1 judged query with no relevant document was skipped (--skip-empty): no score, not counted");
+    expect(j.warnings).toContain(
+      "1 judged query with no relevant document was skipped (--skip-empty): no score, not counted",
+    );
     expect(r.stderr).toContain("warning: 1 judged query with no relevant document was skipped (--skip-empty)");
   });
 
@@ -104,7 +117,15 @@ describe("retrace score", () => {
   });
 
   it("equals trec_eval's published output for query 302 of its test collection", async () => {
-    const r = await score("--qrels", "qrels-302.test", "--run", "results-302.test", "-q", "-k", "1,5,10,15,20,30,100,200,500,1000");
+    const r = await score(
+      "--qrels",
+      "qrels-302.test",
+      "--run",
+      "results-302.test",
+      "-q",
+      "-k",
+      "1,5,10,15,20,30,100,200,500,1000",
+    );
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
     const ours = new Set(r.stdout.split("\n"));
@@ -143,7 +164,9 @@ describe("retrace score", () => {
 
     const noRun = await score("--qrels", "mini.qrels");
     expect(noRun.exitCode).toBe(2);
-    expect(noRun.stderr).toContain("Expected `RUN` to be the qrels and the run file: retrace score QRELS RUN (trec_eval's order), or --qrels FILE --run FILE");
+    expect(noRun.stderr).toContain(
+      "Expected `RUN` to be the qrels and the run file: retrace score QRELS RUN (trec_eval's order), or --qrels FILE --run FILE",
+    );
     const twice = await score("mini.qrels", "mini.run", "--run", "mini.run");
     expect(twice.exitCode).toBe(2);
     expect(twice.stderr).toContain("Expected `--run` to be the run file given once");
@@ -157,4 +180,3 @@ describe("retrace score", () => {
     expect(positional.stdout).toMatch(/^success_5\s+all\s/m);
   });
 });
-

@@ -24,20 +24,27 @@ const store = () => ["--store", local.server.url, "--config", '{"retrieval":{"em
 const GATE = ["--gate", "min-hit=0.5", "--gate", "min-ndcg=en=0.999"];
 const file = (name: string) => path.join(local.dir, name);
 
-const json = async (name: string) => reportToJSON(withoutTimings(JSON.parse(await readFile(file(name), "utf8")) as Report));
+const json = async (name: string) =>
+  reportToJSON(withoutTimings(JSON.parse(await readFile(file(name), "utf8")) as Report));
 /** The table with its one wall-clock figure (the sweep's duration, first line) blanked. */
 // The table without its wall-clock lines: the header's duration, and the setup line (each shard prepared its own embedder and store; a merge has none).
 const table = (r: CliResult) => r.stdout.replace(/^(retrace .*?)\s+\d+\.\d s$/m, "$1").replace(/^setup: .*\n/m, "");
 const gateText = (r: CliResult) => r.stdout.slice(r.stdout.indexOf("\ngate: "));
 
 async function runShards(n: number): Promise<CliResult[]> {
-  const runs = Array.from({ length: n }, (_, i) => runCli(["eval", ...store(), "--shard", `${i + 1}/${n}`, "--out", `json:${file(`shard-${i + 1}-of-${n}.json`)}`], { timeoutMs: 400_000 }));
+  const runs = Array.from({ length: n }, (_, i) =>
+    runCli(["eval", ...store(), "--shard", `${i + 1}/${n}`, "--out", `json:${file(`shard-${i + 1}-of-${n}.json`)}`], {
+      timeoutMs: 400_000,
+    }),
+  );
   return Promise.all(runs);
 }
 
 describe("retrace eval --shard + retrace merge", () => {
   it("merge(shards) equals the unsharded run: report JSON, table, gate and exit code", async () => {
-    const full = await runCli(["eval", ...store(), ...GATE, "--out", `json:${file("full.json")}`], { timeoutMs: 400_000 });
+    const full = await runCli(["eval", ...store(), ...GATE, "--out", `json:${file("full.json")}`], {
+      timeoutMs: 400_000,
+    });
     expect(full.exitCode, full.stderr).toBe(1);
     expect(full.stdout).toMatch(/gate: FAIL \(1 failure\)/);
     const reference = await json("full.json");
@@ -51,7 +58,9 @@ describe("retrace eval --shard + retrace merge", () => {
       for (const [i, r] of shards.entries()) {
         expect(r.exitCode, r.stderr).toBe(0); // a shard is not gated
         expect(r.stdout).toContain(`PARTIAL REPORT: shard ${i + 1}/${n}`);
-        expect(r.stdout).toContain(`gate: not evaluated (partial report of shard ${i + 1}/${n}; the merged report gates)`);
+        expect(r.stdout).toContain(
+          `gate: not evaluated (partial report of shard ${i + 1}/${n}; the merged report gates)`,
+        );
         const part = JSON.parse(await readFile(file(`shard-${i + 1}-of-${n}.json`), "utf8")) as Report;
         expect(part.gate).toBeNull();
         expect(part.shard?.dataset.datasetHash).toBe(fullReport.run.datasetHash);
@@ -81,7 +90,9 @@ describe("retrace eval --shard + retrace merge", () => {
     const mixed = await runCli(["merge", file("shard-1-of-2.json"), file("shard-2-of-3.json")]);
     expect(mixed.exitCode).toBe(2);
     expect(mixed.stdout).toBe("");
-    expect(mixed.stderr).toContain(`${file("shard-2-of-3.json")}: field \`shard.count\` differs from ${file("shard-1-of-2.json")}: 3 here, 2 there`);
+    expect(mixed.stderr).toContain(
+      `${file("shard-2-of-3.json")}: field \`shard.count\` differs from ${file("shard-1-of-2.json")}: 3 here, 2 there`,
+    );
     const missing = await runCli(["merge", file("shard-1-of-3.json"), file("shard-3-of-3.json")]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/missing shard 2\/3/);

@@ -28,18 +28,27 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
   it.each([
     ["4/3", /with n = 3, i must be in 1\.\.3, got "4\/3"/],
     ["half", /i\/n with integers 1 ≤ i ≤ n \(e\.g\. 2\/3\), got "half"/],
-  ])("--shard %s echoes the value and the valid range (every rule: test/eval/shard.test.ts)", async (value, message) => {
-    const r = await runCli(["eval", "--kb", MINI_KB, "--shard", value], { env: DEAD_STORE });
-    expect(r.exitCode).toBe(2);
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(message);
-  }, 60_000);
+  ])(
+    "--shard %s echoes the value and the valid range (every rule: test/eval/shard.test.ts)",
+    async (value, message) => {
+      const r = await runCli(["eval", "--kb", MINI_KB, "--shard", value], { env: DEAD_STORE });
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(message);
+    },
+    60_000,
+  );
 
   it("refuses gate and baseline options on a shard: they go to retrace merge", async () => {
-    const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--gate", "min-hit=0.5", "--gate", "max-flips=0"], { env: DEAD_STORE });
+    const r = await runCli(
+      ["eval", "--kb", MINI_KB, "--shard", "1/2", "--gate", "min-hit=0.5", "--gate", "max-flips=0"],
+      { env: DEAD_STORE },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/Expected `--gate min-hit, --gate max-flips` to be given to `retrace merge`, not to a shard .*got "--gate min-hit --gate max-flips with --shard 1\/2"/);
+    expect(r.stderr).toMatch(
+      /Expected `--gate min-hit, --gate max-flips` to be given to `retrace merge`, not to a shard .*got "--gate min-hit --gate max-flips with --shard 1\/2"/,
+    );
     const u = await runCli(["start", "--kb", MINI_KB, "--shard", "2/2", "--update-baseline"], { env: DEAD_STORE });
     expect(u.exitCode).toBe(2);
     expect(u.stderr).toMatch(/--update-baseline with --shard 2\/2/);
@@ -47,10 +56,16 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
 
   it("--graph with --shard: the gate options of a graph run go to retrace merge too, before the graph module loads", async () => {
     // examples/none.ts does not exist: the refusal comes first (sharded --graph runs themselves: test/cli/graph-parity.int.test.ts).
-    const r = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-errors=1"], { env: DEAD_STORE });
+    const r = await runCli(
+      ["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-errors=1"],
+      { env: DEAD_STORE },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/Expected `--gate max-errors` to be given to `retrace merge`, not to a shard/);
-    const m = await runCli(["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-drop=0.1"], { env: DEAD_STORE });
+    const m = await runCli(
+      ["eval", "--kb", MINI_KB, "--shard", "1/2", "--graph", "examples/none.ts", "--gate", "max-drop=0.1"],
+      { env: DEAD_STORE },
+    );
     expect(m.exitCode).toBe(2);
     expect(m.stderr).toMatch(/Expected `--gate max-drop` to be given to `retrace merge`/);
   }, 60_000);
@@ -58,7 +73,15 @@ describe("eval --shard: usage errors, exit 2 before any store starts", () => {
 
 describe("retrace merge, store-less", () => {
   it("merges 1/2 and 2/2 into the unsharded report (apart from timings), with the same exit code", async () => {
-    const full = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--out", `json:${path.join(dir, "full.json")}`]);
+    const full = await runCli([
+      "eval",
+      "--store",
+      "none",
+      "--kb",
+      MINI_KB,
+      "--out",
+      `json:${path.join(dir, "full.json")}`,
+    ]);
     expect(full.exitCode, full.stderr).toBe(0);
     for (const i of [1, 2]) {
       const r = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--shard", `${i}/2`, "--json"]);
@@ -82,7 +105,9 @@ describe("retrace merge, store-less", () => {
     await writeFile(bad, "not json");
     const r = await runCli(["merge", bad]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`${bad}:1:2: malformed JSON (expected 'null', got 'o'); expected a shard report JSON written by retrace eval --shard i/n`);
+    expect(r.stderr).toContain(
+      `${bad}:1:2: malformed JSON (expected 'null', got 'o'); expected a shard report JSON written by retrace eval --shard i/n`,
+    );
     const folder = path.join(dir, "a-folder.json");
     await mkdir(folder);
     const d = await runCli(["merge", folder]);

@@ -18,9 +18,35 @@ function helpOptions(help: string): string[] {
 
 /** The docs' list of eval's options (docs/cli.md), in the help's order. */
 const EVAL_OPTIONS = [
-  "--store", "--data-dir", "--kb", "--cases", "--k", "--config", "--case", "--locale", "--gate", "--baseline", "--update-baseline", "--quarantine",
-  "--json", "--out", "--github", "--repeat", "--shard", "--counterfactual", "--graph", "--input", "--id-key", "--id-map", "--retrieval-call", "--catalog",
-  "--traces", "--traces-format", "--annotations-out", "--feedback-out", "--help",
+  "--store",
+  "--data-dir",
+  "--kb",
+  "--cases",
+  "--k",
+  "--config",
+  "--case",
+  "--locale",
+  "--gate",
+  "--baseline",
+  "--update-baseline",
+  "--quarantine",
+  "--json",
+  "--out",
+  "--github",
+  "--repeat",
+  "--shard",
+  "--counterfactual",
+  "--graph",
+  "--input",
+  "--id-key",
+  "--id-map",
+  "--retrieval-call",
+  "--catalog",
+  "--traces",
+  "--traces-format",
+  "--annotations-out",
+  "--feedback-out",
+  "--help",
 ];
 
 describe("retrace eval's surface", () => {
@@ -108,7 +134,9 @@ describe("an old spelling of an eval option", () => {
     expect(unknown.stderr).toContain('--gate "min-hits=0.9": expected NAME=VALUE with NAME one of min-hit, min-recall');
     const bad = await runCli(["eval", "--kb", "no-such-kb", "--gate", "max-flips=-1"]);
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toContain('--gate "max-flips=-1": Expected `--gate max-flips` to be a non-negative integer, got "-1"');
+    expect(bad.stderr).toContain(
+      '--gate "max-flips=-1": Expected `--gate max-flips` to be a non-negative integer, got "-1"',
+    );
   });
 
   it("--allow-no-retrieval (which had no effect) is exit 2 naming the gate check", async () => {

@@ -44,7 +44,10 @@ function groupsOf(report: Report): [string, Record<string, Aggregate>][] {
 describe("the eval summary at 80 and 120 columns", () => {
   it("no line is wider; every metric row of every group keeps its figures; the same width gives the same bytes", async () => {
     const json = path.join(dir, "report.json");
-    const run = await runCli(["eval", "--store", "memory", "--out", `json:${json}`, "--width", "80"], { env, timeoutMs: 300_000 });
+    const run = await runCli(["eval", "--store", "memory", "--out", `json:${json}`, "--width", "80"], {
+      env,
+      timeoutMs: 300_000,
+    });
     expect(run.exitCode).toBe(0);
     const report = JSON.parse(await readFile(json, "utf8")) as Report;
     const unlimited = await runCli(["report", json, "--table", "--width", "0"]);
@@ -65,11 +68,15 @@ describe("the eval summary at 80 and 120 columns", () => {
         expect(start, `block ${name}`).toBeGreaterThanOrEqual(0);
         const end = lines.indexOf("", start);
         const block = lines.slice(start + 1, end);
-        expect(block.filter((l) => /^\S/.test(l))).toHaveLength(Object.keys(report.aggregates).length + report.vacuous.length);
+        expect(block.filter((l) => /^\S/.test(l))).toHaveLength(
+          Object.keys(report.aggregates).length + report.vacuous.length,
+        );
         for (const a of Object.values(group)) {
           const ci = a.ci95 === undefined ? "(no CI)" : `[${a.ci95[0].toFixed(3)}, ${a.ci95[1].toFixed(3)}]`;
           expect(
-            block.some((l) => new RegExp(`\\s${a.mean.toFixed(3)}\\s+${ci.replace(/[[\]()]/g, "\\$&")}\\s+${a.n}\\b`).test(l)),
+            block.some((l) =>
+              new RegExp(`\\s${a.mean.toFixed(3)}\\s+${ci.replace(/[[\]()]/g, "\\$&")}\\s+${a.n}\\b`).test(l),
+            ),
             `${name}: ${a.mean.toFixed(3)} ${ci} n=${a.n}`,
           ).toBe(true);
         }
@@ -87,28 +94,38 @@ describe("the eval summary at 80 and 120 columns", () => {
     expect(r.exitCode).toBe(0);
     const line = r.stderr.split("\n").filter((l) => l.startsWith("embedder:"));
     expect(line).toHaveLength(1);
-    expect(line[0]).toMatch(/^embedder: lsa-128-[0-9a-f]{12}-v1 \(default; no transformer weights found, --verbose for the search path\)$/);
+    expect(line[0]).toMatch(
+      /^embedder: lsa-128-[0-9a-f]{12}-v1 \(default; no transformer weights found, --verbose for the search path\)$/,
+    );
     expect(lengthOf(line[0]!)).toBeLessThanOrEqual(120);
     expect(r.stderr).not.toContain(path.join(dir, "no-models"));
     const verbose = await runCli(["eval", "--store", "memory", "--case", "en-freeze-001", "--verbose"], { env });
     expect(verbose.exitCode).toBe(0);
-    expect(verbose.stderr).toContain(`no Xenova/bge-small-en-v1.5 weights in ${path.join(dir, "no-models", "Xenova", "bge-small-en-v1.5")}`);
+    expect(verbose.stderr).toContain(
+      `no Xenova/bge-small-en-v1.5 weights in ${path.join(dir, "no-models", "Xenova", "bge-small-en-v1.5")}`,
+    );
     // Same result; only the wall-clock figures differ (the header's duration and the setup line).
     const clockless = (s: string) => s.replace(/ {2}\d+\.\d s\n/, "  T\n").replace(/^setup: .*$/m, "setup: T");
     expect(clockless(verbose.stdout)).toBe(clockless(r.stdout));
     // a fit names its chance baseline's part; a loaded state has none
-    expect(r.stdout).toMatch(/^setup: LSA (fit \d+\.\d+ s \(chance baseline \d+\.\d+ s\)|state loaded \d+\.\d+ s); no store write \(memory\)$/m);
+    expect(r.stdout).toMatch(
+      /^setup: LSA (fit \d+\.\d+ s \(chance baseline \d+\.\d+ s\)|state loaded \d+\.\d+ s); no store write \(memory\)$/m,
+    );
   }, 120_000);
 
   it("--width and RETRACE_WIDTH out of range are usage errors (exit 2) before anything runs", async () => {
     const r = await runCli(["check", "--width", "30"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain('Expected `--width` to be 0 (no limit) or an integer from 40 to 1000 (columns), got "30"');
+    expect(r.stderr).toContain(
+      'Expected `--width` to be 0 (no limit) or an integer from 40 to 1000 (columns), got "30"',
+    );
     const e = await runCli(["check"], { env: { RETRACE_WIDTH: "wide" } });
     expect(e.exitCode).toBe(2);
     expect(e.stdout).toBe("");
-    expect(e.stderr).toContain('Expected `RETRACE_WIDTH` to be 0 (no limit) or an integer from 40 to 1000 (columns), got "wide"');
+    expect(e.stderr).toContain(
+      'Expected `RETRACE_WIDTH` to be 0 (no limit) or an integer from 40 to 1000 (columns), got "wide"',
+    );
     // Before the command's name too, and then its value is not taken for the command.
     const before = await runCli(["--width", "60", "check"]);
     expect(before.exitCode).toBe(0);
@@ -122,7 +139,17 @@ describe("output piped into a CI log (stdout not a terminal, no --width or RETRA
     const check = await runCli(["check"], { env });
     expect(check.exitCode, check.stderr).toBe(0);
     const header = check.stdout.split("\n").find((l) => l.startsWith("locale "))!;
-    expect(header.split(/\s{2,}/)).toEqual(["locale", "kind", "cases", "turns", "gold-bearing", "no-match", "refuse", "multi-turn", "disjunctive"]);
+    expect(header.split(/\s{2,}/)).toEqual([
+      "locale",
+      "kind",
+      "cases",
+      "turns",
+      "gold-bearing",
+      "no-match",
+      "refuse",
+      "multi-turn",
+      "disjunctive",
+    ]);
     const rows = check.stdout.split("\n").filter((l) => /^(en|es-419|pt-BR|all)\s+(golden|adversarial|all)\s/.test(l));
     expect(rows.length).toBe(12);
     for (const row of rows) expect(row.trim().split(/\s{2,}/), row).toHaveLength(9);
@@ -131,7 +158,10 @@ describe("output piped into a CI log (stdout not a terminal, no --width or RETRA
     const metricRows = ev.stdout.split("\n").filter((l) => /^(hit|nDCG|MRR|P)@5 /.test(l));
     expect(metricRows.length).toBeGreaterThan(8);
     // Each row holds every column of its table: an interval, n, cases and chance per group, never continued on the next line.
-    for (const row of metricRows) expect(row, row).toMatch(/^\S+@5\s+(\d\.\d{3} (\[\d\.\d{3}, \d\.\d{3}\]|\(no CI\)) n=\d+ \(\d+ cases?\)( chance \d\.\d{3})?\s*)+$/);
+    for (const row of metricRows)
+      expect(row, row).toMatch(
+        /^\S+@5\s+(\d\.\d{3} (\[\d\.\d{3}, \d\.\d{3}\]|\(no CI\)) n=\d+ \(\d+ cases?\)( chance \d\.\d{3})?\s*)+$/,
+      );
     expect(ev.stdout.split("\n").some((l) => /^\s+\d\.\d{3} \[/.test(l))).toBe(false);
     // Turn positions are named as the caseId#N keys number turns, from #0 (the funnel and attribution tables too).
     expect(ev.stdout).toMatch(/^metric \(position\)\s+turn #0\s+turn #1\s+turn #2\s+turn #3\+$/m);

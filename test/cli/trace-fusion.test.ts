@@ -8,7 +8,13 @@ describe("retrace trace: fusion rendering", () => {
     // a: dense #1 → 1/61 = 0.0164, bm25 #2 → 1/62 = 0.0161
     const fused = reciprocalRankFusion([
       { name: "dense", ranked: [{ id: "a", parentId: "a", score: 0.9, rank: 1 }] },
-      { name: "bm25", ranked: [{ id: "b", parentId: "b", score: 9, rank: 1 }, { id: "a", parentId: "a", score: 3, rank: 2 }] },
+      {
+        name: "bm25",
+        ranked: [
+          { id: "b", parentId: "b", score: 9, rank: 1 },
+          { id: "a", parentId: "a", score: 3, rank: 2 },
+        ],
+      },
     ]);
     const a = fused.find((r) => r.id === "a")!;
     expect(contributionText(a)).toBe("   = bm25 #2 0.0161 + dense #1 0.0164");
@@ -18,7 +24,9 @@ describe("retrace trace: fusion rendering", () => {
   it("names the method and its parameters", () => {
     const base = { embedder: "e", denseK: 20, bm25K: 20, rerank: null, mode: "hybrid" as const, rrfK: 60 };
     expect(fusionText({ ...base, fusion: "rrf", weights: { dense: 1, bm25: 2 } })).toBe("rrf(k=60; dense 1, bm25 2)");
-    expect(fusionText({ ...base, fusion: "minmax", weights: { dense: 0.3, bm25: 0.7 } })).toBe("minmax(dense 0.3, bm25 0.7)");
+    expect(fusionText({ ...base, fusion: "minmax", weights: { dense: 0.3, bm25: 0.7 } })).toBe(
+      "minmax(dense 0.3, bm25 0.7)",
+    );
     expect(fusionText({ ...base, fusion: "rrf" })).toBe("rrf(k=60)");
   });
 });

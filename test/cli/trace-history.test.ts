@@ -12,7 +12,16 @@ import { describe, expect, it } from "vitest";
 import type { TurnReport } from "../../src/eval/report/types.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 
-const base = ["trace", "en-freeze-001", "--turn", "2", "--store", "memory", "--config", '{"retrieval":{"embedder":"lsa"}}'];
+const base = [
+  "trace",
+  "en-freeze-001",
+  "--turn",
+  "2",
+  "--store",
+  "memory",
+  "--config",
+  '{"retrieval":{"embedder":"lsa"}}',
+];
 const LABEL: Record<string, string> = { graph: "graph's query", raw: "raw message", standalone: "standalone (oracle)" };
 
 async function traced(extra: string[]): Promise<{ text: string; turn: TurnReport }> {
@@ -51,7 +60,10 @@ describe("retrace trace --history", () => {
     for (const t of [all, none]) {
       const q = t.turn.queries!;
       const expected = Object.fromEntries(
-        (["graph", "raw", "standalone"] as const).map((v) => [v, `rank ${q[v]!.rank ?? "—"} hit@5 ${q[v]!.scores.retrieval_hit_at_k}`]),
+        (["graph", "raw", "standalone"] as const).map((v) => [
+          v,
+          `rank ${q[v]!.rank ?? "—"} hit@5 ${q[v]!.scores.retrieval_hit_at_k}`,
+        ]),
       );
       expect(queryLines(t.text)).toEqual(expected);
     }
@@ -66,7 +78,9 @@ describe("retrace trace --history", () => {
     ] as const) {
       const r = await runCli([...args, "--graph", graph]);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain(`error: ${named} is not used with --graph (it sets how many earlier turns retrace's own contextualizer may use`);
+      expect(r.stderr).toContain(
+        `error: ${named} is not used with --graph (it sets how many earlier turns retrace's own contextualizer may use`,
+      );
     }
   });
 });

@@ -27,7 +27,10 @@ afterAll(async () => {
 
 describe("retrace tune", () => {
   it("without a split uses all cases and says so; too few cases for the folds exits 2", async () => {
-    const r = await runCli(["tune", "--kb", kb.dir, "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin", "--folds", "5"], { env: LOCAL });
+    const r = await runCli(
+      ["tune", "--kb", kb.dir, "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin", "--folds", "5"],
+      { env: LOCAL },
+    );
     expect(r.stderr).toMatch(/no tune\/holdout split at .*split\.json: tuning uses all 5 cases/);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/at least 5 cases with gold for 5-fold cross-validation \(got 4/);
@@ -36,10 +39,29 @@ describe("retrace tune", () => {
   it("with a split tunes on the tune part only and writes a valid config", async () => {
     await writeFile(
       path.join(kb.dir, "eval", "split.json"),
-      JSON.stringify({ version: 1, tune: ["en-freeze-001", "en-adv-001", "es-congelar-001", "pt-pix-001"], holdout: ["en-nomatch-001"] }),
+      JSON.stringify({
+        version: 1,
+        tune: ["en-freeze-001", "en-adv-001", "es-congelar-001", "pt-pix-001"],
+        holdout: ["en-nomatch-001"],
+      }),
     );
     const out = path.join(tmp.dir, "tuned.json");
-    const r = await runCli(["tune", "--kb", kb.dir, "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin", "--folds", "2", "--out", out], { env: LOCAL });
+    const r = await runCli(
+      [
+        "tune",
+        "--kb",
+        kb.dir,
+        "--data-dir",
+        path.join(tmp.dir, "chroma"),
+        "--embedder",
+        "builtin",
+        "--folds",
+        "2",
+        "--out",
+        out,
+      ],
+      { env: LOCAL },
+    );
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/Tuned on the tune part of .*split\.json \(4 of 5 cases\): 4 groups with gold/);
@@ -51,15 +73,49 @@ describe("retrace tune", () => {
 
   it("eval --config applies the file's retrieval part and each locale's section, and the report says what ran", async () => {
     const conf = path.join(tmp.dir, "locales.json");
-    await writeFile(conf, JSON.stringify({ version: 1, retrieval: { fusion: "zscore", denseK: 30 }, locales: { "es-419": { fusion: "minmax", weights: { dense: 0.3 } } } }));
-    const r = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", conf, "--json"], { env: LOCAL });
+    await writeFile(
+      conf,
+      JSON.stringify({
+        version: 1,
+        retrieval: { fusion: "zscore", denseK: 30 },
+        locales: { "es-419": { fusion: "minmax", weights: { dense: 0.3 } } },
+      }),
+    );
+    const r = await runCli(
+      [
+        "eval",
+        "--kb",
+        kb.dir,
+        "--store",
+        "memory",
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--config",
+        conf,
+        "--json",
+      ],
+      { env: LOCAL },
+    );
     expect(r.stderr).not.toMatch(/unexpected error|not applied/);
     expect(r.exitCode).toBe(0);
     const run = JSON.parse(r.stdout).run;
     expect(run.retrieval.en).toMatchObject({ fusion: "zscore", denseK: 30, weights: { dense: 1, bm25: 1 } });
     expect(run.retrieval["pt-BR"]).toMatchObject({ fusion: "zscore", denseK: 30 });
     expect(run.retrieval["es-419"]).toMatchObject({ fusion: "minmax", denseK: 30, weights: { dense: 0.3, bm25: 1 } });
-    const text = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}', "--config", conf], { env: LOCAL });
+    const text = await runCli(
+      [
+        "eval",
+        "--kb",
+        kb.dir,
+        "--store",
+        "memory",
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--config",
+        conf,
+      ],
+      { env: LOCAL },
+    );
     expect(text.stdout).toMatch(/^retrieval es-419: fusion=minmax\(dense 0\.3, bm25 1\) denseK=30/m);
     expect(text.stdout).toMatch(/^retrieval en: fusion=zscore\(dense 1, bm25 1\) denseK=30/m);
 
@@ -75,7 +131,13 @@ describe("retrace tune", () => {
     const r = await runCli(args, { env: LOCAL, timeoutMs: 420_000 });
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(r.exitCode).toBe(0);
-    type Out = { config: { retrieval: Record<string, unknown>; tuned: { cvScore: number; defaultsScore: number; written: string } }; decision: { adopted: boolean; written: string; minGain: number } };
+    type Out = {
+      config: {
+        retrieval: Record<string, unknown>;
+        tuned: { cvScore: number; defaultsScore: number; written: string };
+      };
+      decision: { adopted: boolean; written: string; minGain: number };
+    };
     const j = JSON.parse(r.stdout) as Out;
     const file = parseConfig(JSON.parse(await readFile(out, "utf8")), out);
     expect(file.retrieval).toEqual(j.config.retrieval);
@@ -88,7 +150,10 @@ describe("retrace tune", () => {
       expect(j.decision.written).toBe("defaults");
       expect(file.retrieval).toMatchObject({ fusion: "minmax", denseK: 20, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } });
       const keep = path.join(tmp.dir, "kept.json");
-      const k = await runCli(["tune", "--kb", "kb", "--store", "memory", "--out", keep, "--keep-defaults"], { env: LOCAL, timeoutMs: 420_000 });
+      const k = await runCli(["tune", "--kb", "kb", "--store", "memory", "--out", keep, "--keep-defaults"], {
+        env: LOCAL,
+        timeoutMs: 420_000,
+      });
       expect(k.exitCode).toBe(0);
       expect(k.stdout).toMatch(/Decision: the tuning does not beat the defaults by ≥ 0\.005/);
       expect(k.stdout).toMatch(/--keep-defaults: nothing written to/);

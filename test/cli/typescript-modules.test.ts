@@ -45,10 +45,27 @@ const CASES = [
     kind: "golden",
     turns: [
       { user: "how do I freeze my card?", must_cite_one_of: ["card-freeze"], expect: "answer" },
-      { user: "and when does the money come back?", standalone: "How long do refunds take?", must_cite_one_of: ["refund-timelines"], expect: "answer" },
+      {
+        user: "and when does the money come back?",
+        standalone: "How long do refunds take?",
+        must_cite_one_of: ["refund-timelines"],
+        expect: "answer",
+      },
     ],
   },
-  { id: "cf-3", locale: "en", kind: "golden", turns: [{ user: "do ATM withdrawals still work?", standalone: "Do ATM withdrawals still work when my card is frozen?", must_cite_one_of: ["refund-timelines"], expect: "answer" }] },
+  {
+    id: "cf-3",
+    locale: "en",
+    kind: "golden",
+    turns: [
+      {
+        user: "do ATM withdrawals still work?",
+        standalone: "Do ATM withdrawals still work when my card is frozen?",
+        must_cite_one_of: ["refund-timelines"],
+        expect: "answer",
+      },
+    ],
+  },
 ];
 /** [turn, attribution, graph rank, raw rank, oracle rank, calls], by hand (file comment). */
 const EXPECTED = [
@@ -70,17 +87,44 @@ beforeAll(async () => {
 afterAll(async () => cleanup());
 
 const rows = (r: Report) =>
-  r.turns.map((t) => [`${t.caseId}#${t.turn}`, t.queries?.attribution ?? t.queriesOff?.reason ?? null, t.queries?.graph.rank ?? null, t.queries?.raw.rank ?? null, t.queries?.standalone?.rank ?? null, t.counterfactualCalls ?? null]);
+  r.turns.map((t) => [
+    `${t.caseId}#${t.turn}`,
+    t.queries?.attribution ?? t.queriesOff?.reason ?? null,
+    t.queries?.graph.rank ?? null,
+    t.queries?.raw.rank ?? null,
+    t.queries?.standalone?.rank ?? null,
+    t.counterfactualCalls ?? null,
+  ]);
 
-async function evalJson(args: string[], opts: { cwd?: string; bin?: string; env?: Record<string, string> } = {}): Promise<Report> {
-  const r = await runCli(args, { env: { ...env, ...opts.env }, ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), ...(opts.bin !== undefined ? { bin: opts.bin } : {}), timeoutMs: 180_000 });
+async function evalJson(
+  args: string[],
+  opts: { cwd?: string; bin?: string; env?: Record<string, string> } = {},
+): Promise<Report> {
+  const r = await runCli(args, {
+    env: { ...env, ...opts.env },
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    ...(opts.bin !== undefined ? { bin: opts.bin } : {}),
+    timeoutMs: 180_000,
+  });
   expect(r.stderr).not.toMatch(NOT_A_BUG);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Report;
 }
 
 describe("a .ts graph with --counterfactual (one @langchain/core on disk, the checkout's)", () => {
-  const args = () => ["eval", "--graph", "examples/custom-retriever.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "-k", "1", "--json"];
+  const args = () => [
+    "eval",
+    "--graph",
+    "examples/custom-retriever.ts",
+    "--kb",
+    MINI_KB,
+    "--cases",
+    cases,
+    "--counterfactual",
+    "-k",
+    "1",
+    "--json",
+  ];
 
   it("the compiled CLI attributes every gold-bearing turn, re-invoking the graph's own retriever", async () => {
     const report = await evalJson(args());
@@ -116,7 +160,11 @@ async function projectWithOwnLangChain(name: string, type: "module" | "commonjs"
   await cp(path.join(ROOT, "examples", "lib"), path.join(root, "lib"), { recursive: true });
   // The precondition, checked for real: from the project, @langchain/core and LangGraph resolve to its copies, not the checkout's.
   for (const spec of ["@langchain/core/retrievers", "@langchain/langgraph"]) {
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", `process.stdout.write(import.meta.resolve(${JSON.stringify(spec)}))`], { cwd: root, encoding: "utf8" });
+    const r = spawnSync(
+      process.execPath,
+      ["--input-type=module", "-e", `process.stdout.write(import.meta.resolve(${JSON.stringify(spec)}))`],
+      { cwd: root, encoding: "utf8" },
+    );
     expect(r.stdout.startsWith(`file://${root}/node_modules/`), `${spec} → ${r.stdout} ${r.stderr}`).toBe(true);
   }
   return root;
@@ -169,7 +217,10 @@ describe.each([
   }, 120_000);
 
   it("--counterfactual re-invokes the graph's retriever of the project's copy: the same attributions", async () => {
-    const report = await evalJson(["eval", "--graph", "agent.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "-k", "1", "--json"], { cwd: project });
+    const report = await evalJson(
+      ["eval", "--graph", "agent.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "-k", "1", "--json"],
+      { cwd: project },
+    );
     expect(rows(report)).toEqual(EXPECTED);
     // Captured through the project's callbacks, its MemorySaver-less graph given retrace's in-memory checkpointer: turn 1 of cf-1 ran on turn 0's thread.
     expect(report.run.graph).toMatchObject({ retrievers: ["WordOverlapRetriever"], errors: 0, noRetrieval: 0 });
@@ -184,8 +235,18 @@ describe.each([
     // retriever); the turns with an oracle 4.
     const threads = path.join(project, "threads.log");
     await writeFile(threads, "");
-    const report = await evalJson(["eval", "--graph", "fanout.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "-k", "1", "--json"], { cwd: project, env: { THREADS_LOG: threads } });
-    expect(report.turns.map((t) => [t.captured?.topLevelRuns, t.captured?.steps, t.captured?.retrievers.length, t.retrievedIds])).toEqual([
+    const report = await evalJson(
+      ["eval", "--graph", "fanout.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "-k", "1", "--json"],
+      { cwd: project, env: { THREADS_LOG: threads } },
+    );
+    expect(
+      report.turns.map((t) => [
+        t.captured?.topLevelRuns,
+        t.captured?.steps,
+        t.captured?.retrievers.length,
+        t.retrievedIds,
+      ]),
+    ).toEqual([
       [2, 1, 2, ["card-freeze"]],
       [2, 1, 2, ["card-freeze"]],
       [2, 1, 2, ["card-freeze"]],
@@ -203,14 +264,42 @@ describe.each([
     const log = path.join(project, "idmap.log");
     await writeFile(log, "");
     const report = await evalJson(
-      ["eval", "--graph", "agent.ts", "--kb", MINI_KB, "--cases", cases, "--config", '{"run":{"judge":"judge.ts"}}', "--input", "input.ts", "--id-map", "idmap.ts#toId", "--counterfactual", "-k", "1", "--json"],
+      [
+        "eval",
+        "--graph",
+        "agent.ts",
+        "--kb",
+        MINI_KB,
+        "--cases",
+        cases,
+        "--config",
+        '{"run":{"judge":"judge.ts"}}',
+        "--input",
+        "input.ts",
+        "--id-map",
+        "idmap.ts#toId",
+        "--counterfactual",
+        "-k",
+        "1",
+        "--json",
+      ],
       { cwd: project, env: { IDMAP_LOG: log } },
     );
     expect(report.judge).toMatchObject({ model: "FakeListChatModel", unparsable: 0 });
-    expect(report.turns.map((t) => t.results.find((x) => x.key === "groundedness"))).toEqual(CASES.flatMap((c) => c.turns).map(() => ({ key: "groundedness", score: 1, comment: "every claim is in the card" })));
+    expect(report.turns.map((t) => t.results.find((x) => x.key === "groundedness"))).toEqual(
+      CASES.flatMap((c) => c.turns).map(() => ({
+        key: "groundedness",
+        score: 1,
+        comment: "every claim is in the card",
+      })),
+    );
     // --input sends the oracle when a turn has one: cf-1#1's graph query is "How long do refunds take?" (rank 1, the raw message's 2: rescued).
     const t1 = report.turns.find((t) => t.caseId === "cf-1" && t.turn === 1)!;
-    expect(t1.queries).toMatchObject({ attribution: "rewrite_rescued_it", graph: { query: "How long do refunds take?", rank: 1 }, raw: { rank: 2 } });
+    expect(t1.queries).toMatchObject({
+      attribution: "rewrite_rescued_it",
+      graph: { query: "How long do refunds take?", rank: 1 },
+      raw: { rank: 2 },
+    });
     // --id-map ran on the retrieved sections (their Document.id is card#section).
     const mapped = (await readFile(log, "utf8")).split("\n").filter((l) => l !== "");
     expect(mapped).toContain("card-freeze#2");
@@ -223,7 +312,10 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
   beforeAll(async () => {
     project = path.join(dir, "failing");
     await mkdir(project, { recursive: true });
-    await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "failing", private: true, type: "module" }));
+    await writeFile(
+      path.join(project, "package.json"),
+      JSON.stringify({ name: "failing", private: true, type: "module" }),
+    );
     await symlink(path.join(ROOT, "node_modules"), path.join(project, "node_modules"), "dir");
     // A graph whose only retriever run is reported through callbacks alone: no retriever instance to invoke again.
     await writeFile(
@@ -244,15 +336,25 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
         `  .addEdge(START, "search").addEdge("search", END).compile();`,
       ].join("\n"),
     );
-    const throwsOnLoad = (what: string) => `const key: string | undefined = process.env.NO_SUCH_KEY;\nif (key === undefined) throw new Error("NO_SUCH_KEY is not set (${what})");\nexport default key;\nexport const graph = key;\n`;
+    const throwsOnLoad = (what: string) =>
+      `const key: string | undefined = process.env.NO_SUCH_KEY;\nif (key === undefined) throw new Error("NO_SUCH_KEY is not set (${what})");\nexport default key;\nexport const graph = key;\n`;
     await writeFile(path.join(project, "graph-throws.ts"), throwsOnLoad("graph"));
     await writeFile(path.join(project, "idmap-throws.ts"), throwsOnLoad("id map"));
     await writeFile(path.join(project, "input-throws.mts"), throwsOnLoad("input"));
     await writeFile(path.join(project, "judge-throws.ts"), throwsOnLoad("judge"));
     // What `() => new ChatOpenAI()` does without OPENAI_API_KEY: the factory throws.
-    await writeFile(path.join(project, "judge-factory-throws.ts"), `export default function judge(): never {\n  throw new Error("OpenAI or Azure OpenAI API key or Token Provider not found");\n}\n`);
-    await writeFile(path.join(project, "gen.ts"), `export const name = "ts-gen";\nexport default function generate(card: { title: string }): { user: string }[] {\n  return [{ user: \`Tell me about \${card.title.toLowerCase()}\` }];\n}\n`);
-    await writeFile(path.join(project, "gen-throws.ts"), `export default function generate(card: { id: string }): never {\n  throw new Error(\`no model for \${card.id}\`);\n}\n`);
+    await writeFile(
+      path.join(project, "judge-factory-throws.ts"),
+      `export default function judge(): never {\n  throw new Error("OpenAI or Azure OpenAI API key or Token Provider not found");\n}\n`,
+    );
+    await writeFile(
+      path.join(project, "gen.ts"),
+      `export const name = "ts-gen";\nexport default function generate(card: { title: string }): { user: string }[] {\n  return [{ user: \`Tell me about \${card.title.toLowerCase()}\` }];\n}\n`,
+    );
+    await writeFile(
+      path.join(project, "gen-throws.ts"),
+      `export default function generate(card: { id: string }): never {\n  throw new Error(\`no model for \${card.id}\`);\n}\n`,
+    );
   });
 
   const run = (args: string[]) => runCli(args, { cwd: project, env, timeoutMs: 120_000 });
@@ -260,10 +362,23 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
   it("--counterfactual on a graph none of whose scored retriever runs can be re-invoked: exit 2 with the reason; without it, exit 0", async () => {
     // The deciding turn is the first in dataset order at any concurrency: the same exit and the same message.
     for (const concurrency of ["1", "4"]) {
-      const r = await run(["eval", "--graph", "callbacks-only.ts", "--kb", MINI_KB, "--cases", cases, "--counterfactual", "--config", JSON.stringify({ run: { concurrency: concurrency } })]);
+      const r = await run([
+        "eval",
+        "--graph",
+        "callbacks-only.ts",
+        "--kb",
+        MINI_KB,
+        "--cases",
+        cases,
+        "--counterfactual",
+        "--config",
+        JSON.stringify({ run: { concurrency: concurrency } }),
+      ]);
       expect(r.exitCode, `--concurrency ${concurrency}`).toBe(2);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toContain("retrace: --counterfactual: the graph's scored retriever CallbacksOnlySearch cannot be re-invoked (case cf-1 turn 0, the first gold-bearing turn with a retriever run)");
+      expect(r.stderr).toContain(
+        "retrace: --counterfactual: the graph's scored retriever CallbacksOnlySearch cannot be re-invoked (case cf-1 turn 0, the first gold-bearing turn with a retriever run)",
+      );
       expect(r.stderr).not.toMatch(NOT_A_BUG);
     }
     const control = await run(["eval", "--graph", "callbacks-only.ts", "--kb", MINI_KB, "--cases", cases, "--json"]);
@@ -272,26 +387,48 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
   }, 120_000);
 
   it.each([
-    ["a --graph module that throws while loading", ["--graph", "graph-throws.ts"], "--graph graph-throws.ts#graph: the module threw while loading: NO_SUCH_KEY is not set (graph)"],
-    ["an --id-map module that throws while loading", ["--graph", "callbacks-only.ts", "--id-map", "idmap-throws.ts"], "--id-map idmap-throws.ts#default: the module threw while loading: NO_SUCH_KEY is not set (id map)"],
-    ["an --input module that throws while loading", ["--graph", "callbacks-only.ts", "--input", "input-throws.mts"], "--input input-throws.mts#default: the module threw while loading: NO_SUCH_KEY is not set (input)"],
-    ["a --judge module that throws while loading", ["--graph", "callbacks-only.ts", "--config", '{"run":{"judge":"judge-throws.ts"}}'], "--judge judge-throws.ts: the module threw while loading: NO_SUCH_KEY is not set (judge)"],
+    [
+      "a --graph module that throws while loading",
+      ["--graph", "graph-throws.ts"],
+      "--graph graph-throws.ts#graph: the module threw while loading: NO_SUCH_KEY is not set (graph)",
+    ],
+    [
+      "an --id-map module that throws while loading",
+      ["--graph", "callbacks-only.ts", "--id-map", "idmap-throws.ts"],
+      "--id-map idmap-throws.ts#default: the module threw while loading: NO_SUCH_KEY is not set (id map)",
+    ],
+    [
+      "an --input module that throws while loading",
+      ["--graph", "callbacks-only.ts", "--input", "input-throws.mts"],
+      "--input input-throws.mts#default: the module threw while loading: NO_SUCH_KEY is not set (input)",
+    ],
+    [
+      "a --judge module that throws while loading",
+      ["--graph", "callbacks-only.ts", "--config", '{"run":{"judge":"judge-throws.ts"}}'],
+      "--judge judge-throws.ts: the module threw while loading: NO_SUCH_KEY is not set (judge)",
+    ],
     [
       "a --judge factory that throws (a chat model without its API key)",
       ["--graph", "callbacks-only.ts", "--config", '{"run":{"judge":"judge-factory-throws.ts"}}'],
       "--judge judge-factory-throws.ts: the factory threw while building the chat model: OpenAI or Azure OpenAI API key or Token Provider not found",
     ],
-  ])("%s", async (_name, args, message) => {
-    const r = await run(["eval", ...args, "--kb", MINI_KB, "--cases", cases]);
-    expect(r.stderr).not.toMatch(NOT_A_BUG);
-    expect(r.stderr).toContain(`retrace: ${message}`);
-    expect(r.exitCode).toBe(2);
-  }, 120_000);
+  ])(
+    "%s",
+    async (_name, args, message) => {
+      const r = await run(["eval", ...args, "--kb", MINI_KB, "--cases", cases]);
+      expect(r.stderr).not.toMatch(NOT_A_BUG);
+      expect(r.stderr).toContain(`retrace: ${message}`);
+      expect(r.exitCode).toBe(2);
+    },
+    120_000,
+  );
 
   it("a module file that does not exist: exit 2 with the closest module file of its folder", async () => {
     const r = await run(["eval", "--graph", "./callbacks-onyl.ts", "--kb", MINI_KB, "--cases", cases]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain("retrace: --graph ./callbacks-onyl.ts#graph: the file ./callbacks-onyl.ts does not exist; did you mean ./callbacks-only.ts?");
+    expect(r.stderr).toContain(
+      "retrace: --graph ./callbacks-onyl.ts#graph: the file ./callbacks-onyl.ts does not exist; did you mean ./callbacks-only.ts?",
+    );
     const far = await run(["eval", "--graph", "nothing-like-it.ts", "--kb", MINI_KB, "--cases", cases]);
     expect(far.exitCode).toBe(2);
     expect(far.stderr).not.toContain("did you mean");
@@ -300,13 +437,18 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
   it("cases synth --generator takes a .ts module; one whose function throws is exit 2 naming it", async () => {
     const ok = await run(["cases", "synth", "--kb", MINI_KB, "--seed", "1", "--generator", "gen.ts"]);
     expect(ok.exitCode, ok.stderr).toBe(0);
-    const made = ok.stdout.trim().split("\n").map((l) => JSON.parse(l) as { origin: { generator: string }; turns: { user: string }[] });
+    const made = ok.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { origin: { generator: string }; turns: { user: string }[] });
     expect(made.length).toBeGreaterThan(0);
     expect(made[0]!.origin.generator).toBe("ts-gen");
     expect(made.map((c) => c.turns[0]!.user)).toContain("Tell me about freeze or unfreeze your card");
     const bad = await run(["cases", "synth", "--kb", MINI_KB, "--generator", "gen-throws.ts"]);
     expect(bad.stderr).not.toMatch(NOT_A_BUG);
-    expect(bad.stderr).toMatch(/retrace: --generator gen-throws\.ts: the generator threw on card [a-z-]+: no model for [a-z-]+/);
+    expect(bad.stderr).toMatch(
+      /retrace: --generator gen-throws\.ts: the generator threw on card [a-z-]+: no model for [a-z-]+/,
+    );
     expect(bad.exitCode).toBe(2);
   }, 120_000);
 });

@@ -105,7 +105,9 @@ function helpFlags(cmd: Command): string[] {
 
 /** The command words of a PREFIX entry: the command, and the subcommand of a command group (`baseline floors`, `cases synth`). */
 function commandWords(name: string): string[] {
-  return PREFIX[name]!.filter((w, i) => i === 0 || (name === "baseline" && w === "floors") || (name === "cases" && w === "synth"));
+  return PREFIX[name]!.filter(
+    (w, i) => i === 0 || (name === "baseline" && w === "floors") || (name === "cases" && w === "synth"),
+  );
 }
 
 function commandIn(program: Command, words: readonly string[]): Command {
@@ -142,7 +144,8 @@ const VALUES: Record<string, string> = {
   "--counterfactual": "on",
   "--config": '{"retrieval":{"denseK":5}}',
 };
-const valueFor = (o: Option): string[] => (o.required || o.optional ? [VALUES[o.long ?? ""] ?? o.argChoices?.[0] ?? "1"] : []);
+const valueFor = (o: Option): string[] =>
+  o.required || o.optional ? [VALUES[o.long ?? ""] ?? o.argChoices?.[0] ?? "1"] : [];
 
 describe("every command accepts every option its --help lists", () => {
   for (const name of Object.keys(PREFIX).filter((n) => !MOVED.has(n))) {
@@ -166,7 +169,12 @@ describe("every command accepts every option its --help lists", () => {
         const mode = r === null ? null : /is not used without (--[\w-]+)/.exec(r.message)?.[1];
         if (mode !== null && mode !== undefined) {
           expect(opt.description, `${name} ${flag}'s help names the mode ${mode}`).toContain(mode);
-          r = await parse(name, [...PREFIX[name]!, mode, ...(cmd.options.find((o) => o.long === mode)?.required ? ["g.mjs"] : []), ...given]);
+          r = await parse(name, [
+            ...PREFIX[name]!,
+            mode,
+            ...(cmd.options.find((o) => o.long === mode)?.required ? ["g.mjs"] : []),
+            ...given,
+          ]);
         }
         expect(r, `${name} ${given.join(" ")}`).toBeNull();
       }
@@ -183,16 +191,23 @@ describe("through the real bin", () => {
   afterAll(async () => cleanup());
 
   it("the reported trace command line exits 2 and writes nothing", async () => {
-    const r = await runCli(["trace", "en-freeze-001", "--min-hit", "1", "--junit", "x.xml", "--out", "x.md", "--update-baseline"], { cwd: dir, env: { CHROMA_URL: "http://127.0.0.1:9" } });
+    const r = await runCli(
+      ["trace", "en-freeze-001", "--min-hit", "1", "--junit", "x.xml", "--out", "x.md", "--update-baseline"],
+      { cwd: dir, env: { CHROMA_URL: "http://127.0.0.1:9" } },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("error: unknown option '--min-hit'");
-    expect(r.stderr).toContain("(--min-hit is now --gate min-hit=VALUE on: retrace eval, retrace merge, retrace start)");
+    expect(r.stderr).toContain(
+      "(--min-hit is now --gate min-hit=VALUE on: retrace eval, retrace merge, retrace start)",
+    );
     expect(r.stdout).toBe("");
     for (const f of ["x.xml", "x.md", ".retrace"]) expect(existsSync(path.join(dir, f))).toBe(false);
   });
 
   it("an option of the other mode: eval --graph with a retrieval section of --config, trace --input without --graph, beir --tune --modes", async () => {
-    const graph = await runCli(["eval", "--graph", "g.mjs", "--config", '{"retrieval":{"rerank":"auto"}}'], { cwd: dir });
+    const graph = await runCli(["eval", "--graph", "g.mjs", "--config", '{"retrieval":{"rerank":"auto"}}'], {
+      cwd: dir,
+    });
     expect(graph.exitCode).toBe(2);
     expect(graph.stderr).toContain("error: setting 'retrieval.rerank' of --config is not used with --graph");
     const input = await runCli(["trace", "en-freeze-001", "--input", "m.mjs"], { cwd: dir });

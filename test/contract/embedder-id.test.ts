@@ -9,7 +9,14 @@ describe("embedderIdentity", () => {
     expect(embedderIdentity("my-fitted-32-abcdefabcdef-v3")).toBe("my-fitted-32-v3");
   });
   it("leaves every other id unchanged", () => {
-    for (const id of ["builtin-hashed-ngrams-384-v1", "Xenova/bge-small-en-v1.5", "lsa-128-916eee2dd17-v1", "lsa-128-916EEE2DD175-v1", "graph:g.mjs#graph", "lsa-128-916eee2dd175"])
+    for (const id of [
+      "builtin-hashed-ngrams-384-v1",
+      "Xenova/bge-small-en-v1.5",
+      "lsa-128-916eee2dd17-v1",
+      "lsa-128-916EEE2DD175-v1",
+      "graph:g.mjs#graph",
+      "lsa-128-916eee2dd175",
+    ])
       expect(embedderIdentity(id)).toBe(id);
   });
 });

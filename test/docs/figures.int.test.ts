@@ -56,7 +56,9 @@ describe("figures quoted in the docs", () => {
     expect(facts.report.answerSide?.scope).toBe("holdout");
     // The README's held-out refusal figure is the one `npm start` prints (issue 19).
     const refusal = facts.report.splits.part?.holdout?.refusal_correctness;
-    expect(figures.find((f) => f.id === "readme.refusal")?.text).toBe(`${refusal!.mean.toFixed(3)} (n = ${refusal!.n})`);
+    expect(figures.find((f) => f.id === "readme.refusal")?.text).toBe(
+      `${refusal!.mean.toFixed(3)} (n = ${refusal!.n})`,
+    );
   });
 
   it("a committed figure that differs fails, naming the file and the marker; write mode puts the run's figure back", async () => {
@@ -91,7 +93,11 @@ describe("figures quoted in the docs", () => {
     await writeFile(file, lines.join("\n"));
     const { stale } = await updateDocs(root, figures, { write: false });
     expect(stale.map((p) => [p.file, p.id])).toEqual([["docs/holdout.md", "holdout.default-run"]]);
-    expect(stale[0]!.message).toMatch(new RegExp(`^docs/holdout\\.md:${at + 1}: figure <!-- fig:holdout\\.default-run --> differs .*committed "\\| refusal_correctness \\| 0\\.815`));
+    expect(stale[0]!.message).toMatch(
+      new RegExp(
+        `^docs/holdout\\.md:${at + 1}: figure <!-- fig:holdout\\.default-run --> differs .*committed "\\| refusal_correctness \\| 0\\.815`,
+      ),
+    );
   });
 
   it("a missing, unknown or unclosed marker is an error, and nothing is written", async () => {
@@ -106,8 +112,12 @@ describe("figures quoted in the docs", () => {
     const { errors, written } = await updateDocs(root, figures, { write: true });
     const messages = errors.map((p) => p.message).join("\n");
     expect(messages).toContain("docs/holdout.md: the marker <!-- fig:holdout.totals --> … <!-- /fig --> is missing");
-    expect(messages).toContain("docs/holdout.md: <!-- fig:holdout.no-such-figure --> is not a figure this script generates");
-    expect(messages).toContain("docs/holdout.md: <!-- fig:holdout.pre-split-in-holdout --> has no closing <!-- /fig -->");
+    expect(messages).toContain(
+      "docs/holdout.md: <!-- fig:holdout.no-such-figure --> is not a figure this script generates",
+    );
+    expect(messages).toContain(
+      "docs/holdout.md: <!-- fig:holdout.pre-split-in-holdout --> has no closing <!-- /fig -->",
+    );
     expect(written).not.toContain("docs/holdout.md");
     expect(await readFile(holdout, "utf8")).toBe(broken);
   });

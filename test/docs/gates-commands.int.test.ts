@@ -47,14 +47,18 @@ async function commandBlocks(doc: string): Promise<Block[]> {
       .map((l) => l.replace(/^\$ /, "").replace(/\s+#.*$/, ""));
     const marker = /^\s*<!--\s*commands:\s*(.*?)\s*-->\s*$/.exec(lines[i - 1] ?? "");
     if (commands.length > 0) {
-      if (marker === null) throw new Error(`${doc}:${i + 1}: a block of retrace commands needs a <!-- commands: exit N … --> marker on the line above`);
+      if (marker === null)
+        throw new Error(
+          `${doc}:${i + 1}: a block of retrace commands needs a <!-- commands: exit N … --> marker on the line above`,
+        );
       const m = marker[1]!;
       if (m.startsWith("not run here:")) blocks.push({ line: i + 1, commands, exits: null, why: m });
       else {
         const codes = /^exit((?:\s+\d+)+)$/.exec(m);
         if (codes === null) throw new Error(`${doc}:${i}: unknown marker "${m}"`);
         const exits = codes[1]!.trim().split(/\s+/).map(Number);
-        if (exits.length !== 1 && exits.length !== commands.length) throw new Error(`${doc}:${i}: ${exits.length} exit codes for ${commands.length} commands`);
+        if (exits.length !== 1 && exits.length !== commands.length)
+          throw new Error(`${doc}:${i}: ${exits.length} exit codes for ${commands.length} commands`);
         blocks.push({ line: i + 1, commands, exits: exits.length === 1 ? commands.map(() => exits[0]!) : exits });
       }
     }

@@ -98,7 +98,9 @@ describe("aggregateTurns on the hand-checked fixture", () => {
       { cluster: "g3", value: 1 },
       ...[1, 0].map((value) => ({ cluster: "adv1", value })),
     ];
-    expect(a.aggregates.refusal_correctness?.ci95).toEqual(clusterMean(refusal, { seed: 42, samples: 2000, unit: "case" })?.ci95);
+    expect(a.aggregates.refusal_correctness?.ci95).toEqual(
+      clusterMean(refusal, { seed: 42, samples: 2000, unit: "case" })?.ci95,
+    );
     expect(a.aggregates.refusal_correctness).toMatchObject({ n: 7, nCases: 4 });
     // The hit turns: g1#0, g1#1, g2#1, adv1#0 → 4 turns in 3 cases.
     expect(a.aggregates.retrieval_hit_at_k).toMatchObject({ n: 4, nCases: 3 });
@@ -138,7 +140,17 @@ describe("aggregateTurns on the hand-checked fixture", () => {
     ]);
     const hitEs = d[1];
     // es-419 hit 0 (1 turn, 1 case) vs en 1 (2 turns, both of case g1): one case per side cannot be resampled → no CI, p = 1.
-    expect(hitEs).toMatchObject({ split: "locale", reference: "en", nGroup: 1, nReference: 2, nCasesGroup: 1, nCasesReference: 1, meanGroup: 0, meanReference: 1, diff: -1 });
+    expect(hitEs).toMatchObject({
+      split: "locale",
+      reference: "en",
+      nGroup: 1,
+      nReference: 2,
+      nCasesGroup: 1,
+      nCasesReference: 1,
+      meanGroup: 0,
+      meanReference: 1,
+      diff: -1,
+    });
     expect(hitEs?.ci95).toBeUndefined();
     expect(hitEs?.pValue).toBe(1);
     for (const x of d) {
@@ -152,7 +164,13 @@ describe("aggregateTurns on the hand-checked fixture", () => {
 describe("the store-less run", () => {
   it("marks every retrieval key and citation correctness as 'no store'; nothing gets a 0 or 1", async () => {
     const r = await storelessReport();
-    const retrievalKeys = ["retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k", "retrieval_mrr_at_k", "retrieval_precision_at_k"];
+    const retrievalKeys = [
+      "retrieval_hit_at_k",
+      "retrieval_recall_at_k",
+      "retrieval_ndcg_at_k",
+      "retrieval_mrr_at_k",
+      "retrieval_precision_at_k",
+    ];
     expect(r.vacuous).toEqual([...retrievalKeys, "citation_correctness", "groundedness"]);
     for (const key of [...retrievalKeys, "citation_correctness"]) {
       expect(r.vacuousReasons[key]).toBe("no store");
@@ -167,7 +185,10 @@ describe("the store-less run", () => {
 
   it("a run whose turns have no gold at all reports the retrieval keys as vacuous with the evaluator's own reason", async () => {
     const evaluators = defaultEvaluators({ k: K });
-    const turns = await turnReports(ROWS.filter((t) => t.gold.length === 0), evaluators);
+    const turns = await turnReports(
+      ROWS.filter((t) => t.gold.length === 0),
+      evaluators,
+    );
     const a = aggregateTurns(turns, { evaluators });
     expect(a.vacuousReasons.retrieval_hit_at_k).toBe("no gold-bearing turns");
     expect(a.vacuousReasons.citation_correctness).toBe("nothing was cited");
@@ -184,7 +205,13 @@ describe("summarize / artifactsOf / buildReport", () => {
   it("artifactsOf gives back what the evaluator saw", async () => {
     const [t] = await turnReports(ROWS.slice(0, 1), defaultEvaluators({ k: K }));
     const a = artifactsOf(t as NonNullable<typeof t>, new Set(["a"]));
-    expect(a).toMatchObject({ caseId: "g1", turn: 0, gold: ["a", "b"], retrievedIds: ["c", "a", "d"], citedIds: ["a"] });
+    expect(a).toMatchObject({
+      caseId: "g1",
+      turn: 0,
+      gold: ["a", "b"],
+      retrievedIds: ["c", "a", "d"],
+      citedIds: ["a"],
+    });
     expect(a.knownIds?.has("a")).toBe(true);
   });
 
@@ -201,8 +228,15 @@ describe("summarize / artifactsOf / buildReport", () => {
 });
 
 describe("extra splits (e.g. tune / holdout)", () => {
-  const part = new Map([["g1", "tune"], ["adv1", "tune"], ["g2", "holdout"], ["g3", "holdout"]]);
-  const extraSplits = [{ name: "part", groupOf: (id: string) => part.get(id), order: ["tune", "holdout"], reference: "tune" }];
+  const part = new Map([
+    ["g1", "tune"],
+    ["adv1", "tune"],
+    ["g2", "holdout"],
+    ["g3", "holdout"],
+  ]);
+  const extraSplits = [
+    { name: "part", groupOf: (id: string) => part.get(id), order: ["tune", "holdout"], reference: "tune" },
+  ];
 
   it("aggregates each group, and adds its deltas to each key's Holm family", async () => {
     const evaluators = allEvaluators({ k: K });
@@ -214,7 +248,12 @@ describe("extra splits (e.g. tune / holdout)", () => {
     expect(a.splits.part?.tune?.retrieval_hit_at_k).toMatchObject({ mean: 1, n: 3, nCases: 2 });
     expect(a.splits.part?.holdout?.retrieval_hit_at_k).toMatchObject({ mean: 0, n: 1, nCases: 1 });
     const hit = a.deltas.filter((d) => d.key === "retrieval_hit_at_k");
-    expect(hit.map((d) => `${d.split}:${d.group}`)).toEqual(["kind:adversarial", "locale:es-419", "locale:pt-BR", "part:holdout"]);
+    expect(hit.map((d) => `${d.split}:${d.group}`)).toEqual([
+      "kind:adversarial",
+      "locale:es-419",
+      "locale:pt-BR",
+      "part:holdout",
+    ]);
     for (const d of hit) expect(d.familySize).toBe(4);
     expect(hit[3]).toMatchObject({ reference: "tune", diff: -1 });
   });
@@ -227,9 +266,16 @@ describe("extra splits (e.g. tune / holdout)", () => {
     // "part" is the tune/holdout split: its table labels the fitted part (docs/holdout.md); any other name is generic.
     expect(renderTable(r, { color: false })).toMatch(/^metric +tune \(fitted on\) +holdout$/m);
     expect(renderMarkdown(r)).toContain("## By part (tune / holdout)");
-    const cohorts = buildReport({ run: runInfo(), turns, evaluators, extraSplits: [{ ...extraSplits[0]!, name: "cohort" }] });
+    const cohorts = buildReport({
+      run: runInfo(),
+      turns,
+      evaluators,
+      extraSplits: [{ ...extraSplits[0]!, name: "cohort" }],
+    });
     expect(renderTable(cohorts, { color: false })).toMatch(/^metric \(cohort\) +tune +holdout$/m);
     expect(renderMarkdown(cohorts)).toContain("## By cohort");
-    expect(() => aggregateTurns(turns, { evaluators, extraSplits: [{ name: "locale", groupOf: () => "x" }] })).toThrow(InvalidArgumentError);
+    expect(() => aggregateTurns(turns, { evaluators, extraSplits: [{ name: "locale", groupOf: () => "x" }] })).toThrow(
+      InvalidArgumentError,
+    );
   });
 });

@@ -4,13 +4,28 @@
  * hand-made chains whose answer is written next to them.
  */
 import { describe, expect, it } from "vitest";
-import { capturedChains, CUT_AT_K, explainGold, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain, verdictOf } from "../../src/eval/report/attribution.js";
+import {
+  capturedChains,
+  CUT_AT_K,
+  explainGold,
+  lostAt,
+  lostAtText,
+  NOT_RETRIEVED,
+  pipelineChain,
+  verdictOf,
+} from "../../src/eval/report/attribution.js";
 import { explainCapturedGold } from "../../src/eval/report/graph-report.js";
 import type { RetrievalTrace } from "../../src/retrieval/types.js";
 
 describe("lostAt", () => {
   it("retrace's pipeline: in the top-k, cut at k, dropped by fusion, not retrieved", () => {
-    const at = (dense: number | null, bm25: number | null, fused: number | null, parents: number | null, inTopK = false) => lostAt([pipelineChain({ dense, bm25, fused, parents })], inTopK);
+    const at = (
+      dense: number | null,
+      bm25: number | null,
+      fused: number | null,
+      parents: number | null,
+      inTopK = false,
+    ) => lostAt([pipelineChain({ dense, bm25, fused, parents })], inTopK);
     expect(at(1, 1, 1, 1, true)).toBeNull();
     // In parents (the scored candidates), not in the top-k: cut at k.
     expect(at(null, 3, 5, 3)).toBe(CUT_AT_K);
@@ -20,7 +35,10 @@ describe("lostAt", () => {
     expect(at(null, null, null, null)).toBe(NOT_RETRIEVED);
     // The chain's groups: the two branches side by side, then each later stage.
     expect(pipelineChain({ parents: 2, bm25: null, dense: 1, fused: 1, other: 9 })).toEqual([
-      [{ stage: "dense", rank: 1 }, { stage: "bm25", rank: null }],
+      [
+        { stage: "dense", rank: 1 },
+        { stage: "bm25", rank: null },
+      ],
       [{ stage: "fused", rank: 1 }],
       [{ stage: "parents", rank: 2 }],
     ]);
@@ -34,7 +52,13 @@ describe("lostAt", () => {
       { key: "Tool", role: "final" as const, ids: ["z", "h"] },
     ];
     expect(capturedChains(stages, "g")).toEqual([
-      [[{ stage: "BM25", rank: 2 }, { stage: "Vector", rank: null }], [{ stage: "Ensemble", rank: null }]],
+      [
+        [
+          { stage: "BM25", rank: 2 },
+          { stage: "Vector", rank: null },
+        ],
+        [{ stage: "Ensemble", rank: null }],
+      ],
       [[], [{ stage: "Tool", rank: null }]],
     ]);
     // g: only a child run of Ensemble listed it.
@@ -45,7 +69,12 @@ describe("lostAt", () => {
     expect(lostAt(capturedChains(stages, "q"), false)).toBe(NOT_RETRIEVED);
     // No retriever run at all: not retrieved.
     expect(lostAt([], false)).toBe(NOT_RETRIEVED);
-    expect([null, CUT_AT_K, NOT_RETRIEVED, "fused"].map(verdictOf)).toEqual(["retrieved", "cut_at_k", "not_retrieved", "not_retrieved"]);
+    expect([null, CUT_AT_K, NOT_RETRIEVED, "fused"].map(verdictOf)).toEqual([
+      "retrieved",
+      "cut_at_k",
+      "not_retrieved",
+      "not_retrieved",
+    ]);
   });
 
   it("words the cut for each kind of turn", () => {

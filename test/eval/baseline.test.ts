@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BaselineMismatchError, DataValidationError } from "../../src/errors.js";
-import { assertComparable, baselineFromReport, parseBaseline, readBaseline, writeBaseline } from "../../src/eval/gate/baseline.js";
+import {
+  assertComparable,
+  baselineFromReport,
+  parseBaseline,
+  readBaseline,
+  writeBaseline,
+} from "../../src/eval/gate/baseline.js";
 import { migrateBaselineV1 } from "../../src/eval/report/schemas.js";
 import { fixtureReport } from "./report-fixture.js";
 
@@ -44,7 +50,11 @@ describe("baselineFromReport", () => {
     });
     expect(b.aggregates.retrieval_hit_at_k?.mean).toBe(0.75);
     // g1#0: hit 1, recall 0.5; g2#0 (no-match) carries only refusal; g3#0 (not retrieved) no hit key.
-    expect(b.perTurn["g1#0"]).toMatchObject({ retrieval_hit_at_k: 1, retrieval_recall_at_k: 0.5, refusal_correctness: 1 });
+    expect(b.perTurn["g1#0"]).toMatchObject({
+      retrieval_hit_at_k: 1,
+      retrieval_recall_at_k: 0.5,
+      refusal_correctness: 1,
+    });
     expect(b.perTurn["g2#0"]).toEqual({ refusal_correctness: 1 });
     expect(b.perTurn["g3#0"]?.retrieval_hit_at_k).toBeUndefined();
     expect(Object.keys(b.perTurn)).toHaveLength(7);
@@ -92,12 +102,20 @@ describe("writeBaseline / readBaseline", () => {
     const path = join(dir, "baseline.json");
     await expectDataError(readBaseline(path), undefined, /not found.*--update-baseline/);
     await writeFile(path, "{ nope");
-    await expectDataError(readBaseline(path), undefined, /^malformed JSON \(expected a property name in double quotes, got 'n'\)/);
+    await expectDataError(
+      readBaseline(path),
+      undefined,
+      /^malformed JSON \(expected a property name in double quotes, got 'n'\)/,
+    );
     await expect(readBaseline(path)).rejects.toMatchObject({ issues: [{ line: 1, column: 3 }] });
 
     const good = baselineFromReport(await fixtureReport(), CREATED);
     await writeFile(path, JSON.stringify({ ...good, schemaVersion: 3 }));
-    await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 2 \(or 1, migrated on read\), got 3; it was written by a newer retrace/);
+    await expectDataError(
+      readBaseline(path),
+      "schemaVersion",
+      /expected baseline schemaVersion 2 \(or 1, migrated on read\), got 3; it was written by a newer retrace/,
+    );
     const { schemaVersion: _v, ...unversioned } = good;
     await writeFile(path, JSON.stringify(unversioned));
     await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 2 .*got none/);
@@ -134,15 +152,35 @@ describe("schemaVersion migration", () => {
   });
 
   it("migrateBaselineV1 is pure and puts schemaVersion first", () => {
-    const v1 = { version: 1 as const, created: "c", datasetHash: "d", kbHash: "h", k: 5, config: { embedder: null, mode: null, rerank: null }, aggregates: {}, perTurn: {} };
+    const v1 = {
+      version: 1 as const,
+      created: "c",
+      datasetHash: "d",
+      kbHash: "h",
+      k: 5,
+      config: { embedder: null, mode: null, rerank: null },
+      aggregates: {},
+      perTurn: {},
+    };
     const v2 = migrateBaselineV1(v1);
     expect(Object.keys(v2)[0]).toBe("schemaVersion");
-    expect(v2).toEqual({ schemaVersion: 2, created: "c", datasetHash: "d", kbHash: "h", k: 5, config: { embedder: null, mode: null, rerank: null }, aggregates: {}, perTurn: {} });
+    expect(v2).toEqual({
+      schemaVersion: 2,
+      created: "c",
+      datasetHash: "d",
+      kbHash: "h",
+      k: 5,
+      config: { embedder: null, mode: null, rerank: null },
+      aggregates: {},
+      perTurn: {},
+    });
     expect(v1.version).toBe(1);
   });
 
   it("still validates a version 1 file field by field", () => {
-    expect(() => parseBaseline({ version: 1, created: "c" }, "old.json")).toThrow(/old\.json: field `datasetHash` missing required field/);
+    expect(() => parseBaseline({ version: 1, created: "c" }, "old.json")).toThrow(
+      /old\.json: field `datasetHash` missing required field/,
+    );
   });
 });
 
@@ -156,23 +194,39 @@ describe("assertComparable", () => {
   });
 
   it("records the run's retrieval settings and notes a change of them (grouping locales with the same change), comparing anyway", async () => {
-    const signals = { denseK: 20, bm25K: 50, fusion: "signals" as const, rrfK: 60, weights: { dense: 0.43, bm25: 0.57 }, signalsShift: 0.4, bm25Params: { k1: 0.9, b: 0.4 } };
+    const signals = {
+      denseK: 20,
+      bm25K: 50,
+      fusion: "signals" as const,
+      rrfK: 60,
+      weights: { dense: 0.43, bm25: 0.57 },
+      signalsShift: 0.4,
+      bm25Params: { k1: 0.9, b: 0.4 },
+    };
     const base = await fixtureReport();
-    const report = { ...base, run: { ...base.run, retrieval: { en: signals, "es-419": signals, "pt-BR": { ...signals, denseK: 30 } } } };
+    const report = {
+      ...base,
+      run: { ...base.run, retrieval: { en: signals, "es-419": signals, "pt-BR": { ...signals, denseK: 30 } } },
+    };
     const b = baselineFromReport(report, CREATED);
     expect(b.retrieval).toEqual(report.run.retrieval);
     expect(parseBaseline(JSON.parse(JSON.stringify(b)) as unknown, "baseline.json")).toEqual(b);
     expect(assertComparable(b, report)).toEqual([]);
     const minmax = { ...signals, fusion: "minmax" as const };
     delete (minmax as { signalsShift?: number }).signalsShift;
-    const now = { ...report, run: { ...report.run, retrieval: { en: minmax, "es-419": minmax, "pt-BR": { ...signals, denseK: 30 } } } };
+    const now = {
+      ...report,
+      run: { ...report.run, retrieval: { en: minmax, "es-419": minmax, "pt-BR": { ...signals, denseK: 30 } } },
+    };
     expect(assertComparable(b, now)).toEqual([
       "retrieval settings differ from the baseline's (en, es-419: fusion=signals(dense 0.43, bm25 0.57; shift 0.4) denseK=20 bm25K=50 bm25(k1=0.9, b=0.4) in the baseline, " +
         "fusion=minmax(dense 0.43, bm25 0.57) denseK=20 bm25K=50 bm25(k1=0.9, b=0.4) now); comparing anyway — the deltas measure the change",
     ]);
     // a locale only one side ran is named as not run
     const fewer = { ...report, run: { ...report.run, retrieval: { en: signals, "es-419": signals } } };
-    expect(assertComparable(b, fewer)[0]).toContain("pt-BR: fusion=signals(dense 0.43, bm25 0.57; shift 0.4) denseK=30 bm25K=50 bm25(k1=0.9, b=0.4) in the baseline, (not run) now");
+    expect(assertComparable(b, fewer)[0]).toContain(
+      "pt-BR: fusion=signals(dense 0.43, bm25 0.57; shift 0.4) denseK=30 bm25K=50 bm25(k1=0.9, b=0.4) in the baseline, (not run) now",
+    );
     // a baseline written before settings were recorded: no note
     const { retrieval: _r, ...older } = b;
     expect(assertComparable(older, now)).toEqual([]);

@@ -44,9 +44,15 @@ describe("splitBeirQueries", () => {
     const dir = path.join(tmp.dir, "overlap");
     await mkdir(path.join(dir, "qrels"), { recursive: true });
     await writeFile(path.join(dir, "corpus.jsonl"), ['{"_id":"d1","text":"a"}', '{"_id":"d2","text":"b"}'].join("\n"));
-    await writeFile(path.join(dir, "queries.jsonl"), ['{"_id":"s1","text":"a"}', '{"_id":"both","text":"b"}'].join("\n"));
+    await writeFile(
+      path.join(dir, "queries.jsonl"),
+      ['{"_id":"s1","text":"a"}', '{"_id":"both","text":"b"}'].join("\n"),
+    );
     await writeFile(path.join(dir, "qrels", "test.tsv"), "s1\td1\t1\nboth\td2\t1\n");
-    await writeFile(path.join(dir, "queries_train.jsonl"), ['{"_id":"t1","text":"a"}', '{"_id":"both","text":"b"}'].join("\n"));
+    await writeFile(
+      path.join(dir, "queries_train.jsonl"),
+      ['{"_id":"t1","text":"a"}', '{"_id":"both","text":"b"}'].join("\n"),
+    );
     await writeFile(path.join(dir, "qrels", "train.tsv"), "t1\td1\t1\nboth\td2\t1\n");
     const split = await splitBeirQueries(await loadBeirDataset(dir), 42);
     expect(split.kind).toBe("own");
@@ -59,7 +65,10 @@ describe("splitBeirQueries", () => {
     const dir = path.join(tmp.dir, "seeded");
     await mkdir(path.join(dir, "qrels"), { recursive: true });
     await writeFile(path.join(dir, "corpus.jsonl"), '{"_id":"d1","text":"a"}\n');
-    await writeFile(path.join(dir, "queries.jsonl"), ["1", "2", "3", "4"].map((id) => `{"_id":"${id}","text":"a"}`).join("\n"));
+    await writeFile(
+      path.join(dir, "queries.jsonl"),
+      ["1", "2", "3", "4"].map((id) => `{"_id":"${id}","text":"a"}`).join("\n"),
+    );
     await writeFile(path.join(dir, "qrels", "test.tsv"), ["1", "2", "3", "4"].map((id) => `${id}\td1\t1`).join("\n"));
     const split = await splitBeirQueries(await loadBeirDataset(dir), 42);
     expect(split.kind).toBe("seeded");

@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DataValidationError } from "../../src/errors.js";
-import { beirChunks, cutRun, formatTrecRun, loadBeirDataset, marginOverBestStage, scoreBeirRun, toRun, type BeirScores } from "../../src/research/beir.js";
+import {
+  beirChunks,
+  cutRun,
+  formatTrecRun,
+  loadBeirDataset,
+  marginOverBestStage,
+  scoreBeirRun,
+  toRun,
+  type BeirScores,
+} from "../../src/research/beir.js";
 import { configFor, parseConfig } from "../../src/research/tune-config.js";
 
 const dirs: string[] = [];
@@ -21,7 +30,11 @@ async function beirDir(files: { corpus?: string; queries?: string; qrels?: strin
   return dir;
 }
 
-const CORPUS = ['{"_id":"d1","title":"Wings","text":"lift of wings"}', '{"_id":"d2","text":"drag"}', '{"_id":3,"title":"","text":"heat"}'].join("\n");
+const CORPUS = [
+  '{"_id":"d1","title":"Wings","text":"lift of wings"}',
+  '{"_id":"d2","text":"drag"}',
+  '{"_id":3,"title":"","text":"heat"}',
+].join("\n");
 const QUERIES = ['{"_id":"q1","text":"wing lift"}', '{"_id":"q2","text":"unjudged"}'].join("\n");
 const QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t1\n";
 
@@ -39,8 +52,16 @@ describe("loadBeirDataset", () => {
     const data = await loadBeirDataset(await beirDir({ corpus: CORPUS, queries: QUERIES, qrels: QRELS }));
     expect(data.corpus.map((d) => d.id)).toEqual(["d1", "d2", "3"]);
     expect(data.queries).toEqual([{ id: "q1", text: "wing lift" }]);
-    expect([...data.qrels.get("q1")!]).toEqual([["d1", 2], ["d2", 1]]);
-    expect(beirChunks(data.corpus)[0]).toMatchObject({ id: "d1", parentId: "d1", locale: "en", text: "Wings lift of wings" });
+    expect([...data.qrels.get("q1")!]).toEqual([
+      ["d1", 2],
+      ["d2", 1],
+    ]);
+    expect(beirChunks(data.corpus)[0]).toMatchObject({
+      id: "d1",
+      parentId: "d1",
+      locale: "en",
+      text: "Wings lift of wings",
+    });
     expect(beirChunks(data.corpus)[1]!.text).toBe("drag");
     expect(data.corpusHash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -58,12 +79,18 @@ describe("loadBeirDataset", () => {
       ),
     );
     expect(bad).toMatch(/corpus\.jsonl:4: field `text` expected a string, got nothing/);
-    expect(bad).toMatch(/corpus\.jsonl:5:2: malformed JSON \(expected 'null', got 'o'\); expected one JSON object a line/);
+    expect(bad).toMatch(
+      /corpus\.jsonl:5:2: malformed JSON \(expected 'null', got 'o'\); expected one JSON object a line/,
+    );
     expect(bad).toMatch(/test\.tsv:2: field `corpus-id` no document with id "d9"/);
     expect(bad).toMatch(/test\.tsv:3: field `score` expected an integer grade, got "high"/);
     expect(bad).toMatch(/test\.tsv:4: field `query-id` no query with id "q7"/);
     expect(bad).toMatch(/test\.tsv:5: expected 3 tab-separated fields/);
-    const dup = await issuesOf(loadBeirDataset(await beirDir({ corpus: `${CORPUS}\n{"_id":"d1","text":"again"}`, queries: QUERIES, qrels: QRELS })));
+    const dup = await issuesOf(
+      loadBeirDataset(
+        await beirDir({ corpus: `${CORPUS}\n{"_id":"d1","text":"again"}`, queries: QUERIES, qrels: QRELS }),
+      ),
+    );
     expect(dup).toMatch(/corpus\.jsonl:4: field `_id` duplicate document id "d1"/);
   });
 });
@@ -75,7 +102,13 @@ describe("scoreBeirRun", () => {
     // R@100 = 1/2 ; MRR@10 = 1/2 ; success@10 = 1
     // q2 judged d2 = 1, no results → 0 everywhere (trec_eval -c).
     const qrels = new Map([
-      ["q1", new Map([["d1", 2], ["d2", 1]])],
+      [
+        "q1",
+        new Map([
+          ["d1", 2],
+          ["d2", 1],
+        ]),
+      ],
       ["q2", new Map([["d2", 1]])],
     ]);
     const run = toRun(new Map([["q1", ["d3", "d1"]]]), "t");
@@ -104,15 +137,29 @@ describe("scoreBeirRun", () => {
 
 describe("config file", () => {
   it("accepts the documented keys and merges a locale over the base", () => {
-    const c = parseConfig({ version: 1, retrieval: { fusion: "minmax", weights: { dense: 0.3, bm25: 0.7 }, bm25: { k1: 0.9, b: 0.4 } }, locales: { en: { weights: { dense: 0.5 } } } });
-    expect(configFor(c, "en")).toEqual({ fusion: "minmax", weights: { dense: 0.5, bm25: 0.7 }, bm25: { k1: 0.9, b: 0.4 } });
+    const c = parseConfig({
+      version: 1,
+      retrieval: { fusion: "minmax", weights: { dense: 0.3, bm25: 0.7 }, bm25: { k1: 0.9, b: 0.4 } },
+      locales: { en: { weights: { dense: 0.5 } } },
+    });
+    expect(configFor(c, "en")).toEqual({
+      fusion: "minmax",
+      weights: { dense: 0.5, bm25: 0.7 },
+      bm25: { k1: 0.9, b: 0.4 },
+    });
     expect(configFor(c, "pt-BR").weights).toEqual({ dense: 0.3, bm25: 0.7 });
   });
 
   it("names an unknown key or an out-of-range value", () => {
-    expect(() => parseConfig({ version: 1, retrieval: { fusoin: "rrf" } }, "c.json")).toThrow(/c\.json: field `retrieval\.fusoin` unknown key/);
-    expect(() => parseConfig({ version: 1, retrieval: { bm25: { b: 1.5 } } }, "c.json")).toThrow(/field `retrieval\.bm25\.b`/);
-    expect(() => parseConfig({ version: 1, retrieval: { weights: { dense: -1 } } }, "c.json")).toThrow(/field `retrieval\.weights\.dense`/);
+    expect(() => parseConfig({ version: 1, retrieval: { fusoin: "rrf" } }, "c.json")).toThrow(
+      /c\.json: field `retrieval\.fusoin` unknown key/,
+    );
+    expect(() => parseConfig({ version: 1, retrieval: { bm25: { b: 1.5 } } }, "c.json")).toThrow(
+      /field `retrieval\.bm25\.b`/,
+    );
+    expect(() => parseConfig({ version: 1, retrieval: { weights: { dense: -1 } } }, "c.json")).toThrow(
+      /field `retrieval\.weights\.dense`/,
+    );
     expect(() => parseConfig({ version: 2 }, "c.json")).toThrow(/field `version`/);
   });
 });

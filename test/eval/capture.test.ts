@@ -12,7 +12,16 @@ import { Annotation, END, MessagesAnnotation, Send, START, StateGraph } from "@l
 import { EnsembleRetriever } from "@langchain/classic/retrievers/ensemble";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { cardIdsOf, DOCUMENT_TEXT_MAX, documentId, RetrieverCapture, retrievalSteps, scoredDocuments, selectRetrieval, type CapturedRetrieverRun } from "../../src/eval/sweep/capture.js";
+import {
+  cardIdsOf,
+  DOCUMENT_TEXT_MAX,
+  documentId,
+  RetrieverCapture,
+  retrievalSteps,
+  scoredDocuments,
+  selectRetrieval,
+  type CapturedRetrieverRun,
+} from "../../src/eval/sweep/capture.js";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { graphGateFailures, runGraphSweep } from "../../src/eval/sweep/external-graph.js";
 import { GraphInputError } from "../../src/errors.js";
@@ -43,7 +52,8 @@ const BM25Child = named("BM25Child");
 const VectorChild = named("VectorChild");
 const ToolRetriever = named("ToolRetriever");
 
-const chunk = (card: string, n: number, text = `${card} ${n}`) => new Document({ pageContent: text, metadata: { parentId: card, chunk: n } });
+const chunk = (card: string, n: number, text = `${card} ${n}`) =>
+  new Document({ pageContent: text, metadata: { parentId: card, chunk: n } });
 
 function retrieveGraph(retriever: BaseRetriever, calls = 1) {
   return new StateGraph(MessagesAnnotation)
@@ -63,7 +73,11 @@ const oneCase = (gold: string[], turns = 1): EvalCase => ({
   locale: "en",
   kind: "golden",
   line: 1,
-  turns: Array.from({ length: turns }, (_, i) => ({ user: `question ${i}`, must_cite_one_of: gold, expect: "answer" as const })),
+  turns: Array.from({ length: turns }, (_, i) => ({
+    user: `question ${i}`,
+    must_cite_one_of: gold,
+    expect: "answer" as const,
+  })),
 });
 
 describe("document ids", () => {
@@ -71,8 +85,14 @@ describe("document ids", () => {
     expect(documentId(new Document({ pageContent: "x", metadata: { source: "s", doc_id: "d" } }))).toBe("d");
     expect(documentId(new Document({ pageContent: "x", metadata: { source: "kb/a.md" } }))).toBe("kb/a.md");
     expect(documentId(new Document({ pageContent: "x", metadata: {}, id: "doc-7" }))).toBe("doc-7");
-    expect(documentId(new Document({ pageContent: "x", metadata: { card: "c", parentId: "p" } }), { idKey: "card" })).toBe("c");
-    expect(documentId(new Document({ pageContent: "x", metadata: { parentId: "p" } }), { idMap: (d) => `m-${d.pageContent}` })).toBe("m-x");
+    expect(
+      documentId(new Document({ pageContent: "x", metadata: { card: "c", parentId: "p" } }), { idKey: "card" }),
+    ).toBe("c");
+    expect(
+      documentId(new Document({ pageContent: "x", metadata: { parentId: "p" } }), {
+        idMap: (d) => `m-${d.pageContent}`,
+      }),
+    ).toBe("m-x");
   });
 
   it("collapses chunks to their card by first occurrence", () => {
@@ -82,7 +102,9 @@ describe("document ids", () => {
   it("throws naming the keys tried and the metadata keys present", () => {
     const bad = new Document({ pageContent: "x", metadata: { title: "t", url: "u" } });
     expect(() => cardIdsOf([chunk("a", 1), bad], {}, "case c1 turn 0")).toThrowError(GraphInputError);
-    expect(() => cardIdsOf([bad], {}, "case c1 turn 0")).toThrowError(/case c1 turn 0: document 1 .*tried metadata\.parentId, metadata\.doc_id, metadata\.id, metadata\.source, Document\.id; metadata keys present: title, url/);
+    expect(() => cardIdsOf([bad], {}, "case c1 turn 0")).toThrowError(
+      /case c1 turn 0: document 1 .*tried metadata\.parentId, metadata\.doc_id, metadata\.id, metadata\.source, Document\.id; metadata keys present: title, url/,
+    );
   });
 });
 
@@ -112,11 +134,14 @@ describe("RetrieverCapture in a real graph", () => {
 
   it("captures a retriever inside a tool inside a subgraph; a plain retriever reports no child runs", async () => {
     const inner = new ToolRetriever([chunk("t1", 1), chunk("t2", 1)]);
-    const search = tool(async ({ q }: { q: string }, config) => (await inner.invoke(q, config)).map((d) => d.pageContent).join("\n"), {
-      name: "search",
-      description: "search",
-      schema: z.object({ q: z.string() }),
-    });
+    const search = tool(
+      async ({ q }: { q: string }, config) => (await inner.invoke(q, config)).map((d) => d.pageContent).join("\n"),
+      {
+        name: "search",
+        description: "search",
+        schema: z.object({ q: z.string() }),
+      },
+    );
     const sub = new StateGraph(MessagesAnnotation)
       .addNode("call", async (s, config) => {
         await search.invoke({ q: String(s.messages[s.messages.length - 1]?.content) }, config);
@@ -145,7 +170,14 @@ describe("runGraphSweep", () => {
     }
     const evaluators = [retrievalEvaluator({ k: 3 })];
     const run = async (call: "last" | "first" | "all") => {
-      const [t] = await runGraphSweep({ graph: retrieveGraph(new Alternating(), 2), cases: [oneCase(["c"])], evaluators, knownIds: new Set(), k: 3, retrievalCall: call });
+      const [t] = await runGraphSweep({
+        graph: retrieveGraph(new Alternating(), 2),
+        cases: [oneCase(["c"])],
+        evaluators,
+        knownIds: new Set(),
+        k: 3,
+        retrievalCall: call,
+      });
       return t!.report;
     };
     expect((await run("last")).retrievedIds).toEqual(["b", "c"]);
@@ -169,7 +201,13 @@ describe("runGraphSweep", () => {
       .addEdge(START, "agent")
       .compile();
     const cases = [oneCase(["a"], 2), { ...oneCase([], 1), id: "c2" }];
-    const turns = await runGraphSweep({ graph, cases, evaluators: [retrievalEvaluator({ k: 5 })], knownIds: new Set(), k: 5 });
+    const turns = await runGraphSweep({
+      graph,
+      cases,
+      evaluators: [retrievalEvaluator({ k: 5 })],
+      knownIds: new Set(),
+      k: 5,
+    });
     expect(turns[0]!.report.error).toBe("model exploded");
     expect(turns[0]!.report.results).toEqual([]);
     // Gold-bearing, no retriever run: a miss (every retrieval metric 0), labelled "no retrieval".
@@ -190,11 +228,18 @@ describe("runGraphSweep", () => {
     expect(graphGateFailures(reports, {}).map((f) => f.kind)).toEqual(["turn_errors"]);
     expect(graphGateFailures(reports, { maxErrors: 1 })).toEqual([]);
     expect(graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 0 })).toEqual([
-      { kind: "no_retrieval", key: "no_retrieval", reason: "1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --max-no-retrieval): c1#1" },
+      {
+        kind: "no_retrieval",
+        key: "no_retrieval",
+        reason:
+          "1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --max-no-retrieval): c1#1",
+      },
     ]);
     expect(graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 1 })).toEqual([]);
     // Deprecated: no effect either way.
-    expect(graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 0, allowNoRetrieval: true }).map((f) => f.kind)).toEqual(["no_retrieval"]);
+    expect(
+      graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 0, allowNoRetrieval: true }).map((f) => f.kind),
+    ).toEqual(["no_retrieval"]);
   });
 
   it("scores the last retrieval step by default: parallel calls (a Send() fan-out) are one step, all its calls scored in start order", async () => {
@@ -224,15 +269,36 @@ describe("runGraphSweep", () => {
       .addEdge("search", END)
       .compile();
     const run = async (call: "last" | "first" | "all") => {
-      const [t] = await runGraphSweep({ graph, cases: [oneCase(["b-1"])], evaluators: [retrievalEvaluator({ k: 10 })], knownIds: new Set(), k: 10, retrievalCall: call });
+      const [t] = await runGraphSweep({
+        graph,
+        cases: [oneCase(["b-1"])],
+        evaluators: [retrievalEvaluator({ k: 10 })],
+        knownIds: new Set(),
+        k: 10,
+        retrievalCall: call,
+      });
       return t!.report;
     };
     const last = await run("last");
     expect(last.retrievedIds).toEqual(["a-1", "shared", "a-2", "b-1", "b-2", "c-1", "c-2"]);
-    expect(last.captured).toMatchObject({ topLevelRuns: 4, steps: 2, retrievers: ["QueryRetriever", "QueryRetriever", "QueryRetriever"] });
+    expect(last.captured).toMatchObject({
+      topLevelRuns: 4,
+      steps: 2,
+      retrievers: ["QueryRetriever", "QueryRetriever", "QueryRetriever"],
+    });
     expect(last.results.find((x) => x.key === "retrieval_hit_at_k")?.score).toBe(1);
     expect((await run("first")).retrievedIds).toEqual(["pre-1", "shared", "pre-2"]);
-    expect((await run("all")).retrievedIds).toEqual(["pre-1", "shared", "pre-2", "a-1", "a-2", "b-1", "b-2", "c-1", "c-2"]);
+    expect((await run("all")).retrievedIds).toEqual([
+      "pre-1",
+      "shared",
+      "pre-2",
+      "a-1",
+      "a-2",
+      "b-1",
+      "b-2",
+      "c-1",
+      "c-2",
+    ]);
   });
 
   it("keeps the thread's history across turns (an in-memory checkpointer is added by loadGraph; here compiled with one)", async () => {
@@ -253,11 +319,22 @@ describe("runGraphSweep", () => {
     const State = Annotation.Root({ question: Annotation<string>(), hits: Annotation<string[]>() });
     const r = new FixedRetriever([chunk("a", 1)]);
     const graph = new StateGraph(State)
-      .addNode("go", async (s, config) => ({ hits: (await r.invoke(s.question, config)).map((d) => String(d.metadata.parentId)) }))
+      .addNode("go", async (s, config) => ({
+        hits: (await r.invoke(s.question, config)).map((d) => String(d.metadata.parentId)),
+      }))
       .addEdge(START, "go")
       .compile();
-    await expect(runGraphSweep({ graph, cases: [oneCase(["a"])], evaluators: [], knownIds: new Set(), k: 5 })).rejects.toThrow(/no "messages" channel .*hits, question/);
-    const turns = await runGraphSweep({ graph, cases: [oneCase(["a"])], evaluators: [], knownIds: new Set(), k: 5, input: (t) => ({ question: t.user }) });
+    await expect(
+      runGraphSweep({ graph, cases: [oneCase(["a"])], evaluators: [], knownIds: new Set(), k: 5 }),
+    ).rejects.toThrow(/no "messages" channel .*hits, question/);
+    const turns = await runGraphSweep({
+      graph,
+      cases: [oneCase(["a"])],
+      evaluators: [],
+      knownIds: new Set(),
+      k: 5,
+      input: (t) => ({ question: t.user }),
+    });
     expect(turns[0]!.report.retrievedIds).toEqual(["a"]);
   });
 
@@ -271,10 +348,35 @@ describe("runGraphSweep", () => {
       .addEdge(START, "agent")
       .compile();
     const base = oneCase(["a"], 2);
-    const c: EvalCase = { ...base, turns: base.turns.map((t) => ({ ...t, context: [{ role: "assistant" as const, content: "did the light turn green?" }] })) };
+    const c: EvalCase = {
+      ...base,
+      turns: base.turns.map((t) => ({
+        ...t,
+        context: [{ role: "assistant" as const, content: "did the light turn green?" }],
+      })),
+    };
     const mapped: unknown[] = [];
-    await runGraphSweep({ graph, cases: [c], evaluators: [], knownIds: new Set(), k: 5, input: (t, ec) => { mapped.push([Object.keys(t).sort(), ec.turns.map((x) => "context" in x)]); return { messages: [new HumanMessage(t.user)] }; } });
-    expect(mapped).toEqual([[["expect", "index", "must_cite_one_of", "user"], [false, false]], [["expect", "index", "must_cite_one_of", "user"], [false, false]]]);
+    await runGraphSweep({
+      graph,
+      cases: [c],
+      evaluators: [],
+      knownIds: new Set(),
+      k: 5,
+      input: (t, ec) => {
+        mapped.push([Object.keys(t).sort(), ec.turns.map((x) => "context" in x)]);
+        return { messages: [new HumanMessage(t.user)] };
+      },
+    });
+    expect(mapped).toEqual([
+      [
+        ["expect", "index", "must_cite_one_of", "user"],
+        [false, false],
+      ],
+      [
+        ["expect", "index", "must_cite_one_of", "user"],
+        [false, false],
+      ],
+    ]);
     // The default input too: the user's text alone.
     await runGraphSweep({ graph, cases: [c], evaluators: [], knownIds: new Set(), k: 5 });
     expect(JSON.stringify(seen)).not.toContain("did the light turn green?");
@@ -313,8 +415,17 @@ describe("scoredDocuments: the top-k's page contents a report keeps", () => {
     expect(DOCUMENT_TEXT_MAX).toBe(600);
     // "😀" is one code point and two UTF-16 units: 601 of them are cut to 600 (1200 units), never in half a pair.
     const long = "😀".repeat(601);
-    const docs = scoredDocuments(["a", "b", "c", "d"], { a: ["first a", "second a"], c: [long], d: ["x".repeat(600)], z: ["not in the top-k"] });
-    expect(docs.map((d) => [d.rank, d.id, d.truncated])).toEqual([[1, "a", undefined], [3, "c", true], [4, "d", undefined]]);
+    const docs = scoredDocuments(["a", "b", "c", "d"], {
+      a: ["first a", "second a"],
+      c: [long],
+      d: ["x".repeat(600)],
+      z: ["not in the top-k"],
+    });
+    expect(docs.map((d) => [d.rank, d.id, d.truncated])).toEqual([
+      [1, "a", undefined],
+      [3, "c", true],
+      [4, "d", undefined],
+    ]);
     expect(docs[0]!.text).toBe("first a");
     expect(docs[1]!.text).toBe("😀".repeat(600));
     expect(docs[1]!.text.length).toBe(1200);

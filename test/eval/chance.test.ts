@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { buildReport } from "../../src/eval/report/aggregate.js";
-import { chanceHit, chanceMrr, chanceNdcg, chancePrecision, chanceRecall, smallKbWarning } from "../../src/eval/measures/chance.js";
+import {
+  chanceHit,
+  chanceMrr,
+  chanceNdcg,
+  chancePrecision,
+  chanceRecall,
+  smallKbWarning,
+} from "../../src/eval/measures/chance.js";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
 import { chanceLevel, METRICS } from "../../src/eval/measures/metrics.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
@@ -62,7 +69,9 @@ describe("chance levels, hand-computed", () => {
 
   it("warns when k is at least a third of a locale's cards", () => {
     expect(smallKbWarning("en", 16, 5)).toBeNull(); // 15 < 16
-    expect(smallKbWarning("en", 15, 5)).toMatch(/^k=5 is at least a third of the 15 en cards: a random ranking already scores hit@5 = 0\.333/);
+    expect(smallKbWarning("en", 15, 5)).toMatch(
+      /^k=5 is at least a third of the 15 en cards: a random ranking already scores hit@5 = 0\.333/,
+    );
     expect(smallKbWarning("en", 3, 5)).toContain("hit@5 = 1.000");
   });
 });
@@ -75,7 +84,12 @@ describe("chance levels in the report", () => {
   //   recall chance: 3/4, 3/4, 3/10, 1 → 0.7
   it("puts the turn-averaged chance level beside every retrieval aggregate, and warns for small locales", async () => {
     const evaluators = allEvaluators({ k: K });
-    const r = buildReport({ run: runInfo(), turns: await turnReports(ROWS, evaluators), evaluators, cardsPerLocale: { en: 4, "es-419": 10, "pt-BR": 3 } });
+    const r = buildReport({
+      run: runInfo(),
+      turns: await turnReports(ROWS, evaluators),
+      evaluators,
+      cardsPerLocale: { en: 4, "es-419": 10, "pt-BR": 3 },
+    });
     expect(r.aggregates.retrieval_hit_at_k?.chance).toBeCloseTo(0.7625, 12);
     expect(r.aggregates.retrieval_recall_at_k?.chance).toBeCloseTo(0.7, 12);
     expect(r.splits.locale.en?.retrieval_hit_at_k?.chance).toBeCloseTo(0.875, 12);
@@ -84,7 +98,10 @@ describe("chance levels in the report", () => {
     expect(r.splits.kind.golden?.retrieval_hit_at_k?.chance).toBeCloseTo(2.05 / 3, 12);
     expect(r.aggregates.refusal_correctness?.chance).toBeUndefined();
     expect(r.chance?.cardsPerLocale).toEqual({ en: 4, "es-419": 10, "pt-BR": 3 });
-    expect(r.chance?.warnings.map((w) => w.split(":")[0])).toEqual(["k=3 is at least a third of the 4 en cards", "k=3 is at least a third of the 3 pt-BR cards"]);
+    expect(r.chance?.warnings.map((w) => w.split(":")[0])).toEqual([
+      "k=3 is at least a third of the 4 en cards",
+      "k=3 is at least a third of the 3 pt-BR cards",
+    ]);
 
     // 0.7625 is stored just below 0.7625 in binary, so %.3f prints 0.762.
     const table = renderTable(r, { color: false });

@@ -55,7 +55,9 @@ describe("percentilePValue (inverting the percentile interval)", () => {
       const B = 50 + Math.floor(rand() * 150);
       const shift = (rand() - 0.5) * 2;
       // Rounded to a coarse grid so that ties and exact zeros occur.
-      const xs = Array.from({ length: B }, () => Math.round((shift + (rand() - 0.5) * 2) * 8) / 8).sort((a, b) => a - b);
+      const xs = Array.from({ length: B }, () => Math.round((shift + (rand() - 0.5) * 2) * 8) / 8).sort(
+        (a, b) => a - b,
+      );
       const p = percentilePValue(xs);
       for (const alpha of alphas) {
         if (alpha <= 1 / B) continue;
@@ -88,13 +90,25 @@ describe("clusterMean", () => {
 
   it("does not depend on the order of the input", () => {
     const values = [...cv("a", 1, 0, 1), ...cv("b", 0, 0), ...cv("c", 1), ...cv("d", 1, 1, 0, 1)];
-    const shuffled = [values[5]!, values[0]!, values[9]!, values[2]!, values[7]!, values[1]!, values[8]!, values[3]!, values[6]!, values[4]!];
+    const shuffled = [
+      values[5]!,
+      values[0]!,
+      values[9]!,
+      values[2]!,
+      values[7]!,
+      values[1]!,
+      values[8]!,
+      values[3]!,
+      values[6]!,
+      values[4]!,
+    ];
     expect(clusterMean(shuffled)).toEqual(clusterMean(values));
   });
 
   it("is wider by case than by turn when a case's turns are identical (perfect within-case correlation)", () => {
     const values: ClusteredValue[] = [];
-    for (let c = 0; c < 20; c++) values.push(...cv(`c${String(c).padStart(2, "0")}`, ...Array(5).fill(c % 3 === 0 ? 0 : 1)));
+    for (let c = 0; c < 20; c++)
+      values.push(...cv(`c${String(c).padStart(2, "0")}`, ...Array(5).fill(c % 3 === 0 ? 0 : 1)));
     const [cl, ch] = clusterMean(values, { unit: "case" })!.ci95!;
     const [tl, th] = clusterMean(values, { unit: "turn" })!.ci95!;
     // 20 independent cases vs 100 "independent" turns: about √5 ≈ 2.2 times wider.
@@ -128,10 +142,20 @@ describe("bootstrapDelta and pairedBootstrap", () => {
   it("pairedBootstrap groups `caseId#turn` keys by case; identical runs give [0, 0] and p = 1", () => {
     expect(caseOfTurnKey("en-refund-003#1")).toBe("en-refund-003");
     expect(caseOfTurnKey("a#b#2")).toBe("a#b");
-    const a = new Map([["x#0", 1], ["x#1", 0], ["y#0", 1], ["only-a#0", 1]]);
+    const a = new Map([
+      ["x#0", 1],
+      ["x#1", 0],
+      ["y#0", 1],
+      ["only-a#0", 1],
+    ]);
     const same = pairedBootstrap(a, new Map(a))!;
     expect(same).toMatchObject({ n: 4, nCases: 3, diff: 0, ci95: [0, 0], pValue: 1 });
-    const b = new Map([["x#0", 1], ["x#1", 1], ["y#0", 1], ["only-b#0", 0]]);
+    const b = new Map([
+      ["x#0", 1],
+      ["x#1", 1],
+      ["y#0", 1],
+      ["only-b#0", 0],
+    ]);
     const r = pairedBootstrap(a, b)!;
     expect(r).toMatchObject({ n: 3, nCases: 2, meanA: 2 / 3, meanB: 1 });
     expect(r.diff).toBeCloseTo(1 / 3, 12);

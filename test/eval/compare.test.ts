@@ -29,15 +29,33 @@ describe("compareRuns", () => {
     const hit = rows.find((r) => r.key === "retrieval_hit_at_k")!;
     // The fixture scores hit@3 on 4 turns (2 empty-gold turns and the store-less turn have no key): 1, 1, 0, 1.
     // 4 turns in 3 cases (g1#0, g1#1, g2#1, adv1#0); every paired difference is 0 → interval [0, 0], p = 1.
-    expect(hit).toMatchObject({ n: 4, nCases: 3, meanA: 0.75, meanB: 0.75, diff: 0, ci95: [0, 0], pValue: 1, pAdjusted: 1, familySize: 1, significant: false, unit: "case" });
+    expect(hit).toMatchObject({
+      n: 4,
+      nCases: 3,
+      meanA: 0.75,
+      meanB: 0.75,
+      diff: 0,
+      ci95: [0, 0],
+      pValue: 1,
+      pAdjusted: 1,
+      familySize: 1,
+      significant: false,
+      unit: "case",
+    });
     expect(rows[0]!.key).toBe("retrieval_hit_at_k"); // registry order first
   });
 
   it("reports B − A over the shared turns", async () => {
     const before = await fixtureReport();
     // In B, the miss (g2#1: gold c, retrieved d,e,f) becomes a hit at rank 1.
-    const after = await fixtureReport({}, ROWS.map((r) => (r.caseId === "g2" && r.turn === 1 ? { ...r, retrievedIds: ["c", "e", "f"] } : r)));
-    const rows = compareRuns(await readRunSide(await write("before.json", before)), await readRunSide(await write("after.json", after)));
+    const after = await fixtureReport(
+      {},
+      ROWS.map((r) => (r.caseId === "g2" && r.turn === 1 ? { ...r, retrievedIds: ["c", "e", "f"] } : r)),
+    );
+    const rows = compareRuns(
+      await readRunSide(await write("before.json", before)),
+      await readRunSide(await write("after.json", after)),
+    );
     const hit = rows.find((r) => r.key === "retrieval_hit_at_k")!;
     expect(hit.n).toBe(4);
     expect(hit.diff).toBeCloseTo(0.25, 12); // (1 − 0) / 4
@@ -53,13 +71,21 @@ describe("compareRuns", () => {
 
   it("the verdict always agrees with the interval, at either resampling unit", async () => {
     // 12 cases of 2 turns; B improves hit on 9 cases (both turns) and regresses on none: a clear, consistent gain.
-    const mk = (better: boolean) =>
-      ({
-        perTurn: Object.fromEntries(
-          Array.from({ length: 24 }, (_, i) => [`c${String(Math.floor(i / 2)).padStart(2, "0")}#${i % 2}`, { retrieval_hit_at_k: better && Math.floor(i / 2) < 9 ? 1 : 0 }]),
-        ),
-      });
-    const side = (file: string, better: boolean) => ({ file, datasetHash: "d", k: 3, keys: ["retrieval_hit_at_k"], source: mk(better) });
+    const mk = (better: boolean) => ({
+      perTurn: Object.fromEntries(
+        Array.from({ length: 24 }, (_, i) => [
+          `c${String(Math.floor(i / 2)).padStart(2, "0")}#${i % 2}`,
+          { retrieval_hit_at_k: better && Math.floor(i / 2) < 9 ? 1 : 0 },
+        ]),
+      ),
+    });
+    const side = (file: string, better: boolean) => ({
+      file,
+      datasetHash: "d",
+      k: 3,
+      keys: ["retrieval_hit_at_k"],
+      source: mk(better),
+    });
     for (const resample of ["case", "turn"] as const) {
       const [row] = compareRuns(side("a", false), side("b", true), { resample });
       expect(row).toMatchObject({ n: 24, nCases: 12, diff: 0.75, unit: resample, significant: true });
@@ -76,7 +102,7 @@ describe("compareRuns", () => {
     expect(() => compareRuns(a, otherK)).toThrow(/z\.json: field `k` cannot pair with .*x\.json: k=5 differs from k=3/);
   });
 
-  it("reads a version 1 report (`\"version\": 1`) by migrating it, and passes unknown sections through", async () => {
+  it('reads a version 1 report (`"version": 1`) by migrating it, and passes unknown sections through', async () => {
     const { schemaVersion: _v, ...rest } = await fixtureReport();
     const v1 = await readRunSide(await write("v1.json", { version: 1, ...rest, customSection: { totalMs: 3 } }));
     const v2 = await readRunSide(await write("v2.json", await fixtureReport()));
@@ -88,14 +114,22 @@ describe("compareRuns", () => {
   });
 
   it("rejects a file that is not a report or a baseline", async () => {
-    await expect(readRunSide(await write("bad.json", { version: 7, turns: [] }))).rejects.toThrow(/bad\.json: field `schemaVersion` expected report schemaVersion 3 \(or 1 or 2, migrated on read\), got 7; it was written by a newer retrace/);
-    await expect(readRunSide(await write("nover.json", { turns: [] }))).rejects.toThrow(/nover\.json: field `schemaVersion` expected report schemaVersion 3 .*got none; is this a retrace report file\?/);
+    await expect(readRunSide(await write("bad.json", { version: 7, turns: [] }))).rejects.toThrow(
+      /bad\.json: field `schemaVersion` expected report schemaVersion 3 \(or 1 or 2, migrated on read\), got 7; it was written by a newer retrace/,
+    );
+    await expect(readRunSide(await write("nover.json", { turns: [] }))).rejects.toThrow(
+      /nover\.json: field `schemaVersion` expected report schemaVersion 3 .*got none; is this a retrace report file\?/,
+    );
     const { run: _run, ...noRun } = await fixtureReport();
-    await expect(readRunSide(await write("norun.json", noRun))).rejects.toThrow(/norun\.json: field `run` missing required field; expected an object/);
+    await expect(readRunSide(await write("norun.json", noRun))).rejects.toThrow(
+      /norun\.json: field `run` missing required field; expected an object/,
+    );
     const notJson = path.join(dir, "not.json");
     await writeFile(notJson, "{");
     // The line and column of the JSON error (src/kb/json.ts), then what the file should have been.
-    await expect(readRunSide(notJson)).rejects.toThrow(/not\.json:1:2: malformed JSON \(expected a property name in double quotes, got the end of the input\); expected a retrace report or baseline JSON file/);
+    await expect(readRunSide(notJson)).rejects.toThrow(
+      /not\.json:1:2: malformed JSON \(expected a property name in double quotes, got the end of the input\); expected a retrace report or baseline JSON file/,
+    );
   });
 });
 
@@ -106,7 +140,9 @@ describe("retrace compare", () => {
     const r = await runCli(["compare", a, b]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^metric\s+n turns\s+n cases\s+A\s+B\s+B − A\s+95% CI \(cases\)\s+p\s+p adj \(m\)$/m);
-    expect(r.stdout).toMatch(/^hit@3\s+4\s+3\s+0\.750\s+0\.750\s+\+0\.000\s+\[\+0\.000, \+0\.000\]\s+1\.000\s+1\.000 \(1\)\s+not significant$/m);
+    expect(r.stdout).toMatch(
+      /^hit@3\s+4\s+3\s+0\.750\s+0\.750\s+\+0\.000\s+\[\+0\.000, \+0\.000\]\s+1\.000\s+1\.000 \(1\)\s+not significant$/m,
+    );
     expect(r.stdout).toContain("resampling unit: case, 2000 resamples, seed 42");
     const turn = await runCli(["compare", a, b, "--resample", "turn", "--json"]);
     expect(turn.exitCode).toBe(0);
@@ -121,7 +157,10 @@ describe("retrace compare", () => {
   it("an unknown --resample unit is a usage error on both commands that take it (exit 2, before anything runs)", async () => {
     for (const [args, message] of [
       [["compare", "a.json", "b.json", "--resample", "cluster"], "Allowed choices are case, turn"],
-      [["eval", "--config", '{"run":{"resample":"cluster"}}'], 'field `run.resample` expected one of case, turn, got "cluster"'],
+      [
+        ["eval", "--config", '{"run":{"resample":"cluster"}}'],
+        'field `run.resample` expected one of case, turn, got "cluster"',
+      ],
     ] as const) {
       const bad = await runCli([...args]);
       expect(bad.exitCode).toBe(2);

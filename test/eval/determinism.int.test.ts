@@ -36,7 +36,20 @@ describe("eval at 8,000+ chunks", () => {
   it("gives byte-identical reports across runs, ingests, concurrency and worker threads", async () => {
     const run = (dataDir: string, concurrency: number, workers: number) =>
       runCli(
-        ["eval", "--kb", kb.dir, "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(tmp.dir, dataDir), "--json", "--config", JSON.stringify({ run: { concurrency: String(concurrency) } }), "--config", JSON.stringify({ run: { workers: String(workers) } })],
+        [
+          "eval",
+          "--kb",
+          kb.dir,
+          "--config",
+          '{"retrieval":{"embedder":"builtin"}}',
+          "--data-dir",
+          path.join(tmp.dir, dataDir),
+          "--json",
+          "--config",
+          JSON.stringify({ run: { concurrency: String(concurrency) } }),
+          "--config",
+          JSON.stringify({ run: { workers: String(workers) } }),
+        ],
         { timeoutMs: 400_000 },
       );
     const a1 = await run("A", 1, 1);

@@ -10,7 +10,13 @@ import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { GraphInputError } from "../../src/errors.js";
-import { cardIdsOf, DEFAULT_ID_KEYS, describeIdKeys, documentId, missingIdMessage } from "../../src/eval/measures/doc-id.js";
+import {
+  cardIdsOf,
+  DEFAULT_ID_KEYS,
+  describeIdKeys,
+  documentId,
+  missingIdMessage,
+} from "../../src/eval/measures/doc-id.js";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { langsmithMetric, langsmithRetrievalEvaluators, retrievedIdsOf } from "../../src/eval/measures/langsmith.js";
 import { runGraphSweep } from "../../src/eval/sweep/external-graph.js";
@@ -24,7 +30,12 @@ expect.extend(retraceMatchers);
 
 /** What a LangChain file loader sets: only `metadata.source`. */
 const bySource = (source: string) => new Document({ pageContent: source, metadata: { source } });
-const DOCS = [bySource("refund-timelines"), bySource("card-freeze"), bySource("refund-timelines"), bySource("es-congelar-tarjeta")];
+const DOCS = [
+  bySource("refund-timelines"),
+  bySource("card-freeze"),
+  bySource("refund-timelines"),
+  bySource("es-congelar-tarjeta"),
+];
 const GOLD = ["card-freeze"];
 
 class SourceRetriever extends BaseRetriever {
@@ -43,7 +54,13 @@ const graph = new StateGraph(MessagesAnnotation)
   .addEdge("agent", END)
   .compile();
 
-const oneCase: EvalCase = { id: "c1", locale: "en", kind: "golden", line: 1, turns: [{ user: "lock my card", must_cite_one_of: GOLD, expect: "answer" }] };
+const oneCase: EvalCase = {
+  id: "c1",
+  locale: "en",
+  kind: "golden",
+  line: 1,
+  turns: [{ user: "lock my card", must_cite_one_of: GOLD, expect: "answer" }],
+};
 
 describe("the document-id rule", () => {
   it("tries metadata.parentId, doc_id, id, source, then Document.id; idKey replaces the chain; idMap wins", () => {
@@ -71,7 +88,13 @@ describe("a graph whose documents carry only metadata.source", () => {
   it("scores the same in the --graph capture, the LangSmith evaluator and the Vitest matcher", async () => {
     const k = 3;
     // The --graph capture (what `retrace eval --graph` and runGraphSweep run).
-    const [turn] = await runGraphSweep({ graph, cases: [oneCase], evaluators: [retrievalEvaluator({ k })], knownIds: new Set(), k });
+    const [turn] = await runGraphSweep({
+      graph,
+      cases: [oneCase],
+      evaluators: [retrievalEvaluator({ k })],
+      knownIds: new Set(),
+      k,
+    });
     expect(turn!.report.retrievedIds).toEqual(["refund-timelines", "card-freeze", "es-congelar-tarjeta"]);
     const cli = Object.fromEntries(turn!.report.results.map((r) => [r.key, r.score]));
     expect(cli.retrieval_hit_at_k).toBe(1);
@@ -95,16 +118,27 @@ describe("a graph whose documents carry only metadata.source", () => {
   });
 
   it("takes idKey / idMap in all three, and fails with the same message", async () => {
-    const docs = [new Document({ pageContent: "x", metadata: { card: "card-freeze", source: "/kb/en/card-freeze.md" } })];
+    const docs = [
+      new Document({ pageContent: "x", metadata: { card: "card-freeze", source: "/kb/en/card-freeze.md" } }),
+    ];
     expect(retrievedIdsOf({ documents: docs }, { idKey: "card" })).toEqual(["card-freeze"]);
     expect(checkRetrieve(docs, GOLD, { k: 1, idMap: (d: Document) => String(d.metadata.card) }).pass).toBe(true);
-    const hit = await langsmithMetric("retrieval_hit_at_k", { k: 1, idKey: "card" })({ outputs: { documents: docs } }, { outputs: { must_cite_one_of: GOLD } });
+    const hit = await langsmithMetric("retrieval_hit_at_k", { k: 1, idKey: "card" })(
+      { outputs: { documents: docs } },
+      { outputs: { must_cite_one_of: GOLD } },
+    );
     expect(hit).toMatchObject({ key: "retrieval_hit_at_k", score: 1 });
 
     const none = [new Document({ pageContent: "x", metadata: { title: "t" } })];
-    const message = /document 1 has no card id; tried metadata\.parentId, metadata\.doc_id, metadata\.id, metadata\.source, Document\.id; metadata keys present: title; no Document\.id/;
+    const message =
+      /document 1 has no card id; tried metadata\.parentId, metadata\.doc_id, metadata\.id, metadata\.source, Document\.id; metadata keys present: title; no Document\.id/;
     expect(() => retrievedIdsOf({ documents: none })).toThrow(message);
     expect(() => checkRetrieve(none, GOLD)).toThrow(message);
-    await expect(langsmithMetric("retrieval_hit_at_k", { k: 1 })({ outputs: { documents: none } }, { outputs: { must_cite_one_of: GOLD } })).rejects.toThrow(message);
+    await expect(
+      langsmithMetric("retrieval_hit_at_k", { k: 1 })(
+        { outputs: { documents: none } },
+        { outputs: { must_cite_one_of: GOLD } },
+      ),
+    ).rejects.toThrow(message);
   });
 });

@@ -162,7 +162,9 @@ describe("refusalEvaluator", () => {
   ] as const)("expect=%s refused=%s → %d, always emitted", (expectValue, refused, score) => {
     // Emitted on no-match turns and store-less turns too.
     const results = sync(spec, turn({ expect: expectValue, refused, gold: [], retrievedIds: null }));
-    expect(results).toEqual([{ key: "refusal_correctness", score, comment: `expected=${expectValue} refused=${refused}` }]);
+    expect(results).toEqual([
+      { key: "refusal_correctness", score, comment: `expected=${expectValue} refused=${refused}` },
+    ]);
   });
 });
 
@@ -182,7 +184,9 @@ describe("groundednessEvaluator", () => {
     };
     const spec = groundednessEvaluator({ judge: fakeJudge });
     expect(spec.notMeasured).toBeUndefined();
-    expect(await spec.evaluate(turn())).toEqual([{ key: "groundedness", score: 0.75, comment: "3 of 4 claims supported" }]);
+    expect(await spec.evaluate(turn())).toEqual([
+      { key: "groundedness", score: 0.75, comment: "3 of 4 claims supported" },
+    ]);
     // Refused or empty answers have nothing to ground: the judge is not called.
     expect(await spec.evaluate(turn({ refused: true }))).toEqual([]);
     expect(await spec.evaluate(turn({ answer: "  " }))).toEqual([]);
@@ -191,9 +195,9 @@ describe("groundednessEvaluator", () => {
 
   it("a judge returning null contributes no key; a score outside [0, 1] is a configuration error", async () => {
     expect(await groundednessEvaluator({ judge: () => null }).evaluate(turn())).toEqual([]);
-    await expect(Promise.resolve(groundednessEvaluator({ judge: () => ({ score: 1.5 }) }).evaluate(turn()))).rejects.toThrow(
-      InvalidArgumentError,
-    );
+    await expect(
+      Promise.resolve(groundednessEvaluator({ judge: () => ({ score: 1.5 }) }).evaluate(turn())),
+    ).rejects.toThrow(InvalidArgumentError);
   });
 });
 
@@ -225,7 +229,12 @@ describe("defaultEvaluators / allEvaluators / runEvaluators", () => {
 
   it("rejects duplicate keys across evaluators and undeclared keys", async () => {
     await expect(runEvaluators([refusalEvaluator(), refusalEvaluator()], turn())).rejects.toThrow(InvalidArgumentError);
-    const rogue: EvaluatorSpec = { name: "rogue", keys: ["x"], evaluate: () => [{ key: "y", score: 1 }], whenEmpty: "" };
+    const rogue: EvaluatorSpec = {
+      name: "rogue",
+      keys: ["x"],
+      evaluate: () => [{ key: "y", score: 1 }],
+      whenEmpty: "",
+    };
     await expect(runEvaluators([rogue], turn())).rejects.toThrow(/one of x/);
   });
 

@@ -118,7 +118,15 @@ beforeAll(async () => {
     const t = await tempDir("funnel-bootstrap");
     cleanup = t.cleanup;
     file = path.join(t.dir, "report.json");
-    const r = await runCli(["eval", "--store", "memory", "--config", '{"retrieval":{"embedder":"lsa"}}', "--out", `json:${file}`]);
+    const r = await runCli([
+      "eval",
+      "--store",
+      "memory",
+      "--config",
+      '{"retrieval":{"embedder":"lsa"}}',
+      "--out",
+      `json:${file}`,
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
   }
   report = JSON.parse(await readFile(file!, "utf8")) as FunnelReport;
@@ -130,13 +138,20 @@ afterAll(async () => {
 
 describe("the stage funnel of a real report, recomputed independently", () => {
   it("has a funnel with the query stage, case-level resampling and every split", () => {
-    expect(report.funnel.stages.map((s) => s.stage)).toEqual(expect.arrayContaining(["query", "dense", "bm25", "fused", "parents", "final"]));
+    expect(report.funnel.stages.map((s) => s.stage)).toEqual(
+      expect.arrayContaining(["query", "dense", "bm25", "fused", "parents", "final"]),
+    );
     expect(report.bootstrap.unit ?? "case").toBe("case");
     expect(Object.keys(report.funnel.splits.position!)).toEqual(["1", "2", "3", "4+"]);
   });
 
   it("reproduces every stage's n, present, cases and share exactly, overall and in every group of every split", () => {
-    const groups: [string, string, Stage[]][] = [["all", "all", report.funnel.stages], ...Object.entries(report.funnel.splits).flatMap(([split, gs]) => Object.entries(gs).map(([g, rows]) => [split, g, rows] as [string, string, Stage[]]))];
+    const groups: [string, string, Stage[]][] = [
+      ["all", "all", report.funnel.stages],
+      ...Object.entries(report.funnel.splits).flatMap(([split, gs]) =>
+        Object.entries(gs).map(([g, rows]) => [split, g, rows] as [string, string, Stage[]]),
+      ),
+    ];
     let checked = 0;
     for (const [split, group, rows] of groups) {
       const turns = report.turns.filter((t) => t.gold.length > 0 && (split === "all" || groupsOf(t)[split] === group));
@@ -152,7 +167,12 @@ describe("the stage funnel of a real report, recomputed independently", () => {
       expect(rows.map((r) => r.stage).sort(), `${split}=${group}`).toEqual([...mine.keys()].sort());
       for (const r of rows) {
         const m = mine.get(r.stage)!;
-        expect({ where: `${split}=${group} ${r.stage}`, n: r.n, present: r.present, nCases: r.nCases }).toEqual({ where: `${split}=${group} ${r.stage}`, n: m.n, present: m.present, nCases: m.cases.size });
+        expect({ where: `${split}=${group} ${r.stage}`, n: r.n, present: r.present, nCases: r.nCases }).toEqual({
+          where: `${split}=${group} ${r.stage}`,
+          n: m.n,
+          present: m.present,
+          nCases: m.cases.size,
+        });
         expect(Math.abs(r.share - m.present / m.n)).toBeLessThan(1e-12);
         checked++;
       }
@@ -162,10 +182,15 @@ describe("the stage funnel of a real report, recomputed independently", () => {
 
   it("reproduces every stage's 95% interval within Monte Carlo error (case resampling), overall and per turn position", () => {
     const level = (p: number) => 4 * Math.sqrt(p * (1 - p) * (1 / report.bootstrap.samples + 1 / MY_SAMPLES));
-    const groups: [string, Stage[]][] = [["all", report.funnel.stages], ...Object.entries(report.funnel.splits.position!)];
+    const groups: [string, Stage[]][] = [
+      ["all", report.funnel.stages],
+      ...Object.entries(report.funnel.splits.position!),
+    ];
     let checked = 0;
     for (const [group, rows] of groups) {
-      const turns = report.turns.filter((t) => t.gold.length > 0 && (group === "all" || groupsOf(t).position === group));
+      const turns = report.turns.filter(
+        (t) => t.gold.length > 0 && (group === "all" || groupsOf(t).position === group),
+      );
       for (const r of rows) {
         expect(r.ci95, `${group} ${r.stage}`).toBeDefined();
         const byCase = new Map<string, { sum: number; n: number }>();
@@ -187,6 +212,9 @@ describe("the stage funnel of a real report, recomputed independently", () => {
         checked++;
       }
     }
-    expect(checked).toBe(report.funnel.stages.length + Object.values(report.funnel.splits.position!).reduce((s, rows) => s + rows.length, 0));
+    expect(checked).toBe(
+      report.funnel.stages.length +
+        Object.values(report.funnel.splits.position!).reduce((s, rows) => s + rows.length, 0),
+    );
   });
 });

@@ -59,10 +59,20 @@ function turns(lossShift = 0): TurnReport[] {
 }
 
 /** The independent case bootstrap of a stage's share: draw cases with replacement, Σ present / Σ turns, type-7 quantiles. */
-function independentInterval(ts: TurnReport[], stage: string, samples: number, seed: number): { share: number; lo: number; hi: number } {
+function independentInterval(
+  ts: TurnReport[],
+  stage: string,
+  samples: number,
+  seed: number,
+): { share: number; lo: number; hi: number } {
   const byCase = new Map<string, number[]>();
   for (const t of ts) {
-    const p = stage === "final" ? t.results[0]!.score : (t.trace!.goldPositions.g as Record<string, number | null>)[stage] !== null ? 1 : 0;
+    const p =
+      stage === "final"
+        ? t.results[0]!.score
+        : (t.trace!.goldPositions.g as Record<string, number | null>)[stage] !== null
+          ? 1
+          : 0;
     byCase.set(t.caseId, [...(byCase.get(t.caseId) ?? []), p]);
   }
   const cases = [...byCase.values()];
@@ -102,14 +112,17 @@ describe("funnelOf", () => {
     expect(funnel.splits.position!["4+"]![0]!.n).toBe(15); // the 15 cases with 4 turns
   });
 
-  it.each(["dense", "fused", "final"])("reproduces the share and 95 percent interval of stage %s with an independent case bootstrap", (stage) => {
-    const row = funnel.stages.find((s) => s.stage === stage)!;
-    const ind = independentInterval(ts, stage, 20_000, 12345);
-    expect(row.share).toBe(ind.share);
-    // Monte Carlo error of a 2.5% quantile with 4,000 and 20,000 draws is well under 0.015 here (share SE ≈ 0.03).
-    expect(Math.abs(row.ci95![0] - ind.lo)).toBeLessThan(0.015);
-    expect(Math.abs(row.ci95![1] - ind.hi)).toBeLessThan(0.015);
-  });
+  it.each(["dense", "fused", "final"])(
+    "reproduces the share and 95 percent interval of stage %s with an independent case bootstrap",
+    (stage) => {
+      const row = funnel.stages.find((s) => s.stage === stage)!;
+      const ind = independentInterval(ts, stage, 20_000, 12345);
+      expect(row.share).toBe(ind.share);
+      // Monte Carlo error of a 2.5% quantile with 4,000 and 20,000 draws is well under 0.015 here (share SE ≈ 0.03).
+      expect(Math.abs(row.ci95![0] - ind.lo)).toBeLessThan(0.015);
+      expect(Math.abs(row.ci95![1] - ind.hi)).toBeLessThan(0.015);
+    },
+  );
 
   it("pairs two runs' funnels per stage (B − A) with an interval that sees a real loss", () => {
     const worse = turns(0.15);
@@ -123,7 +136,12 @@ describe("funnelOf", () => {
 });
 
 describe("stage gates", () => {
-  const report = buildReport({ run: { datasetHash: "d", kbHash: "k", embedder: "e", k: 5, store: "memory" }, turns: turns(), evaluators: allEvaluators({ k: 5 }), samples: 200 });
+  const report = buildReport({
+    run: { datasetHash: "d", kbHash: "k", embedder: "e", k: 5, store: "memory" },
+    turns: turns(),
+    evaluators: allEvaluators({ k: 5 }),
+    samples: 200,
+  });
   const share = (stage: string) => report.funnel!.stages.find((s) => s.stage === stage)!.share;
 
   it("passes and fails --min-stage on the share", () => {
@@ -146,7 +164,12 @@ describe("stage gates", () => {
 
   it("checks --max-stage-drop against the baseline, and needs one", () => {
     const baseline = baselineFromReport(report);
-    const worse = buildReport({ run: report.run, turns: turns(0.15), evaluators: allEvaluators({ k: 5 }), samples: 200 });
+    const worse = buildReport({
+      run: report.run,
+      turns: turns(0.15),
+      evaluators: allEvaluators({ k: 5 }),
+      samples: 200,
+    });
     const stageFailures = (g: ReturnType<typeof gate>) => g.failures.filter((f) => f.key.startsWith("stage_"));
     // (hit@k dropped too: the triad's own drop checks fail; only the stage checks are looked at here)
     expect(stageFailures(gate(worse, { maxStageDrop: { dense: 0 } }, baseline))).toEqual([]);

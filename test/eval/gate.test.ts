@@ -11,14 +11,19 @@ import { fixtureReport, storelessReport } from "./report-fixture.js";
 // golden 2/3, adversarial 1/1; MRR: all (0.5+1+0+0.5)/4 = 0.5, en 0.75.
 
 /** A baseline of the fixture with the triad means (and per-turn hit scores) replaced. */
-function baselineWith(report: Report, means: Partial<Record<string, number>>, perTurnHit?: Record<string, number>): Baseline {
+function baselineWith(
+  report: Report,
+  means: Partial<Record<string, number>>,
+  perTurnHit?: Record<string, number>,
+): Baseline {
   const b = baselineFromReport(report, new Date("2025-01-01T00:00:00Z"));
   for (const [key, m] of Object.entries(means)) {
     const agg = b.aggregates[key];
     if (agg !== undefined && m !== undefined) b.aggregates[key] = { ...agg, mean: m };
   }
   if (perTurnHit !== undefined) {
-    for (const [id, s] of Object.entries(perTurnHit)) b.perTurn[id] = { ...(b.perTurn[id] ?? {}), retrieval_hit_at_k: s };
+    for (const [id, s] of Object.entries(perTurnHit))
+      b.perTurn[id] = { ...(b.perTurn[id] ?? {}), retrieval_hit_at_k: s };
   }
   return b;
 }
@@ -52,13 +57,17 @@ describe("gate: floors", () => {
       ["not_measured", "retrieval_hit_at_k"],
       ["not_measured", "retrieval_recall_at_k"],
     ]);
-    expect(r.failures[0]?.reason).toBe("retrieval_hit_at_k was not measured (no store); the floor 0.000 (minHit) cannot pass");
+    expect(r.failures[0]?.reason).toBe(
+      "retrieval_hit_at_k was not measured (no store); the floor 0.000 (minHit) cannot pass",
+    );
   });
 
   it("rejects out-of-range thresholds with a typed error", async () => {
     const report = await fixtureReport();
     expect(() => gate(report, { minHit: 1.5 })).toThrow(InvalidArgumentError);
-    expect(() => gate(report, { minRecall: -0.1 })).toThrow("Expected `minRecall` to be a number between 0 and 1, got -0.1");
+    expect(() => gate(report, { minRecall: -0.1 })).toThrow(
+      "Expected `minRecall` to be a number between 0 and 1, got -0.1",
+    );
     expect(() => gate(report, { maxDrop: Number.NaN })).toThrow(InvalidArgumentError);
   });
 
@@ -115,7 +124,9 @@ describe("gate: regression against a baseline", () => {
     // Baseline: g2#1 (es-419) hit 1 and adv1#0 (pt-BR) hit 0 — overall still 3/4 = 0.75, as now.
     const baseline = baselineWith(report, {}, { "g2#1": 1, "adv1#0": 0 });
     const r = gate(report, { maxDrop: 0.02 }, baseline);
-    expect(r.failures.map((f) => `${f.kind}:${f.key}:${f.scope ?? "all"}`)).toEqual(["regression:retrieval_hit_at_k:es-419"]);
+    expect(r.failures.map((f) => `${f.kind}:${f.key}:${f.scope ?? "all"}`)).toEqual([
+      "regression:retrieval_hit_at_k:es-419",
+    ]);
     expect(r.tolerance).toEqual({ maxDrop: 0.02, source: "set with --gate max-drop" });
   });
 
@@ -126,8 +137,13 @@ describe("gate: regression against a baseline", () => {
     const otherKb = { ...down, kbHash: "kb-old" };
     const r = gate(report, {}, otherKb);
     expect(r.passed).toBe(true);
-    expect(r.tolerance).toEqual({ maxDrop: DEFAULT_MAX_DROP, source: "default 0.02: the baseline was made with another KB version" });
-    expect(defaultMaxDrop({ ...down, storeKind: "remote" }, report).source).toBe("default 0.02: the baseline was made with another store kind (remote, now local)");
+    expect(r.tolerance).toEqual({
+      maxDrop: DEFAULT_MAX_DROP,
+      source: "default 0.02: the baseline was made with another KB version",
+    });
+    expect(defaultMaxDrop({ ...down, storeKind: "remote" }, report).source).toBe(
+      "default 0.02: the baseline was made with another store kind (remote, now local)",
+    );
     // A baseline written before store kinds were recorded counts as the same kind.
     const { storeKind: _omit, ...old } = down;
     expect(defaultMaxDrop(old, report).maxDrop).toBe(0);
@@ -137,15 +153,17 @@ describe("gate: regression against a baseline", () => {
     const report = await fixtureReport();
     expect(gate(report, { maxDrop: 0.02 }, baselineWith(report, { retrieval_hit_at_k: 0.76 })).passed).toBe(true); // drop 0.01
     expect(gate(report, { maxDrop: 0.05 }, baselineWith(report, { retrieval_recall_at_k: 0.675 })).passed).toBe(true); // drop = 0.05
-    expect(gate(report, { maxDrop: 0.04 }, baselineWith(report, { retrieval_recall_at_k: 0.675 })).failures[0]?.key).toBe(
-      "retrieval_recall_at_k",
-    );
+    expect(
+      gate(report, { maxDrop: 0.04 }, baselineWith(report, { retrieval_recall_at_k: 0.675 })).failures[0]?.key,
+    ).toBe("retrieval_recall_at_k");
     expect(DEFAULT_MAX_DROP).toBe(0.02);
   });
 
   it("an improvement never fails", async () => {
     const report = await fixtureReport();
-    expect(gate(report, { maxDrop: 0 }, baselineWith(report, { retrieval_hit_at_k: 0.5, retrieval_ndcg_at_k: 0.1 })).passed).toBe(true);
+    expect(
+      gate(report, { maxDrop: 0 }, baselineWith(report, { retrieval_hit_at_k: 0.5, retrieval_ndcg_at_k: 0.1 })).passed,
+    ).toBe(true);
   });
 
   it("throws BaselineMismatchError for a baseline of another dataset, k or retrieval config", async () => {
@@ -168,7 +186,9 @@ describe("gate: regression against a baseline", () => {
       "not_measured:retrieval_recall_at_k",
       "not_measured:retrieval_ndcg_at_k",
     ]);
-    expect(r.failures[0]?.reason).toBe("retrieval_hit_at_k was not measured (no store); the baseline comparison cannot pass");
+    expect(r.failures[0]?.reason).toBe(
+      "retrieval_hit_at_k was not measured (no store); the baseline comparison cannot pass",
+    );
   });
 
   it("a baseline without a triad key the run measured is a baseline_mismatch failure", async () => {
@@ -192,7 +212,12 @@ describe("gate: scoped floors", () => {
     const r = gate(report, { minHit: { en: 0.95, "es-419": 0.5, adversarial: 0.8 } });
     expect(r.passed).toBe(false);
     expect(r.failures).toEqual([
-      { kind: "floor", key: "retrieval_hit_at_k", scope: "es-419", reason: "retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500" },
+      {
+        kind: "floor",
+        key: "retrieval_hit_at_k",
+        scope: "es-419",
+        reason: "retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500",
+      },
     ]);
     expect(r.checks?.map((c) => [c.scope, c.observed, c.n, c.verdict, c.option])).toEqual([
       ["en", 1, 2, "pass", "--gate min-hit=en=0.950"],
@@ -215,7 +240,9 @@ describe("gate: scoped floors", () => {
   it("rejects a scope that is neither fixed nor a locale of the run, naming the valid ones", async () => {
     const report = await fixtureReport();
     expect(() => gate(report, { minHit: { fr: 0.5 } })).toThrow(InvalidArgumentError);
-    expect(() => gate(report, { minHit: { fr: 0.5 } })).toThrow(/all, golden, adversarial, synthetic, tune, holdout, en, es-419, pt-BR, got "fr"/);
+    expect(() => gate(report, { minHit: { fr: 0.5 } })).toThrow(
+      /all, golden, adversarial, synthetic, tune, holdout, en, es-419, pt-BR, got "fr"/,
+    );
   });
 
   it("a tune/holdout floor needs the report's part information; with it, each part is its own scope", async () => {
@@ -244,7 +271,8 @@ describe("gate: flips against the baseline", () => {
       {
         kind: "flips",
         key: "retrieval_hit_at_k",
-        reason: "1 turn went from hit 1 to 0 against the baseline (at most 0 allowed): g2#1 (es-419, golden) gold=[c] top=[d, e, f] now c: bm25 —, fused —",
+        reason:
+          "1 turn went from hit 1 to 0 against the baseline (at most 0 allowed): g2#1 (es-419, golden) gold=[c] top=[d, e, f] now c: bm25 —, fused —",
       },
     ]);
     expect(r.checks?.at(-1)).toMatchObject({ kind: "flips", observed: 1, threshold: 0, verdict: "fail", n: 4 });

@@ -35,9 +35,13 @@ describe("workflow commands", () => {
   it("escape %, CR and LF in the message, and also : and , in properties (GitHub's rules)", () => {
     expect(escapeData("50% done\r\nnext: a,b")).toBe("50%25 done%0D%0Anext: a,b");
     expect(escapeProperty("a:b,c%\n")).toBe("a%3Ab%2Cc%25%0A");
-    expect(workflowCommand("error", { file: "kb/eval/cases.jsonl", line: 7, title: "x: y, z", col: undefined }, "line1\nline2 100%")).toBe(
-      "::error file=kb/eval/cases.jsonl,line=7,title=x%3A y%2C z::line1%0Aline2 100%25",
-    );
+    expect(
+      workflowCommand(
+        "error",
+        { file: "kb/eval/cases.jsonl", line: 7, title: "x: y, z", col: undefined },
+        "line1\nline2 100%",
+      ),
+    ).toBe("::error file=kb/eval/cases.jsonl,line=7,title=x%3A y%2C z::line1%0Aline2 100%25");
   });
 
   it("annotate each gate failure and each hit→miss flip at its case's line", async () => {
@@ -50,7 +54,9 @@ describe("workflow commands", () => {
     for (const l of lines) expect(l).toMatch(/^::error file=kb\/eval\/cases\.jsonl(,line=\d+)?,title=[^:\n]+::[^\n]+$/);
     expect(lines[0]).not.toContain("line="); // a floor is about the whole run
     expect(lines[1]).toContain(",line=5,"); // the flips failure concerns one case: g2, line 5
-    expect(lines[2]).toMatch(/^::error file=kb\/eval\/cases\.jsonl,line=5,title=retrace%3A hit@3 1 → 0 at g2#1::hit→miss against the baseline: g2#1 /);
+    expect(lines[2]).toMatch(
+      /^::error file=kb\/eval\/cases\.jsonl,line=5,title=retrace%3A hit@3 1 → 0 at g2#1::hit→miss against the baseline: g2#1 /,
+    );
   });
 
   it("nothing for an ungated report", async () => {
@@ -68,7 +74,18 @@ describe("the PR comment", () => {
       turn: i % 4,
       user: `a long question ${"x".repeat(400)}`,
       // every other turn now misses
-      results: proto.results.map((r) => (i % 2 === 1 && [HIT_KEY, "retrieval_recall_at_k", "retrieval_ndcg_at_k", "retrieval_mrr_at_k", "retrieval_precision_at_k"].includes(r.key) ? { ...r, score: 0 } : r)),
+      results: proto.results.map((r) =>
+        i % 2 === 1 &&
+        [
+          HIT_KEY,
+          "retrieval_recall_at_k",
+          "retrieval_ndcg_at_k",
+          "retrieval_mrr_at_k",
+          "retrieval_precision_at_k",
+        ].includes(r.key)
+          ? { ...r, score: 0 }
+          : r,
+      ),
     }));
     const report: Report = { ...base, turns };
     const baseline = baselineFromReport({ ...report, turns: turns.map((t) => ({ ...t, results: proto.results })) });
@@ -124,7 +141,15 @@ describe("the quarantine file", () => {
     expect(withQ.passed).toBe(true);
     expect(withQ.checks?.find((c) => c.kind === "floor")).toMatchObject({ observed: 1, n: 3 });
     expect(withQ.flips).toEqual([]);
-    expect(withQ.quarantine).toEqual({ file: "q.txt", listed: 2, count: 2, turns: [{ caseId: "g2", turn: 1, locale: "es-419", reason: "known flaky" }, { caseId: "g3", turn: 0, locale: "en", reason: "not scored but listed" }] });
+    expect(withQ.quarantine).toEqual({
+      file: "q.txt",
+      listed: 2,
+      count: 2,
+      turns: [
+        { caseId: "g2", turn: 1, locale: "es-419", reason: "known flaky" },
+        { caseId: "g3", turn: 0, locale: "en", reason: "not scored but listed" },
+      ],
+    });
     expect(report.turns).toHaveLength(ROWS.length); // the report keeps every turn
   });
 });
@@ -147,7 +172,17 @@ describe("run differences", () => {
   it("a --graph run's largest state size is no difference (it moves with every message's text); the turns above the limit are an outcome", async () => {
     const a = await fixtureReport();
     const b = await fixtureReport();
-    const graph = { file: "g.mjs", exportName: "graph", idKey: "metadata.id", retrievalCall: "last" as const, retrievers: ["R"], errors: 0, noRetrieval: 0, largestStateBytes: 4283, largeStateTurns: 0 };
+    const graph = {
+      file: "g.mjs",
+      exportName: "graph",
+      idKey: "metadata.id",
+      retrievalCall: "last" as const,
+      retrievers: ["R"],
+      errors: 0,
+      noRetrieval: 0,
+      largestStateBytes: 4283,
+      largeStateTurns: 0,
+    };
     (a.run as Record<string, unknown>).graph = graph;
     (b.run as Record<string, unknown>).graph = { ...graph, largestStateBytes: 4259, largeStateTurns: 1 };
     const d = runDifferences(a, b);
@@ -158,7 +193,14 @@ describe("run differences", () => {
 
 describe("retrace compare's flip lines", () => {
   it("name each turn caseId#turn, as every other output does", () => {
-    const lines = flipLines([{ id: "bk-group-010#0", caseId: "bk-group-010", turn: 0, locale: "en", direction: "hit→miss" }], 5);
-    expect(lines).toEqual(["hit@5 flips: 1 hit→miss, 0 miss→hit (turns scored in both runs)", "  hit→miss:", "    bk-group-010#0  en"]);
+    const lines = flipLines(
+      [{ id: "bk-group-010#0", caseId: "bk-group-010", turn: 0, locale: "en", direction: "hit→miss" }],
+      5,
+    );
+    expect(lines).toEqual([
+      "hit@5 flips: 1 hit→miss, 0 miss→hit (turns scored in both runs)",
+      "  hit→miss:",
+      "    bk-group-010#0  en",
+    ]);
   });
 });

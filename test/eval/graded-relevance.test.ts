@@ -12,7 +12,12 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { allEvaluators, judgedEvaluator, retrievalEvaluator, runEvaluators } from "../../src/eval/measures/evaluators.js";
+import {
+  allEvaluators,
+  judgedEvaluator,
+  retrievalEvaluator,
+  runEvaluators,
+} from "../../src/eval/measures/evaluators.js";
 import type { TurnArtifacts } from "../../src/eval/measures/types.js";
 import { chanceNdcgGraded } from "../../src/eval/measures/chance.js";
 import { buildReport } from "../../src/eval/report/aggregate.js";
@@ -25,7 +30,19 @@ const TREC = path.join(import.meta.dirname, "..", "fixtures", "trec_eval-tests")
 const K = 3;
 
 function artifacts(over: Partial<TurnArtifacts>): TurnArtifacts {
-  return { caseId: "c", turn: 0, locale: "en", kind: "golden", gold: [], expect: "answer", retrievedIds: [], citedIds: [], answer: "an answer", refused: false, ...over };
+  return {
+    caseId: "c",
+    turn: 0,
+    locale: "en",
+    kind: "golden",
+    gold: [],
+    expect: "answer",
+    retrievedIds: [],
+    citedIds: [],
+    answer: "an answer",
+    refused: false,
+    ...over,
+  };
 }
 
 const score = (results: { key: string; score: number }[], key: string) => results.find((r) => r.key === key)?.score;
@@ -33,7 +50,9 @@ const score = (results: { key: string; score: number }[], key: string) => result
 describe("graded nDCG@k equals trec_eval -m ndcg_cut on graded qrels", () => {
   it("query 301 of trec_eval's qrels.rel_level (grades 0, 1, 2, 4) and results.test: every ndcg_cut row of out.test.aql", async () => {
     // trec_eval's own files: the judgments of query 301, and its run ordered as trec_eval orders it (score descending, ties by docno descending).
-    const qrels = (await readFile(path.join(TREC, "qrels.rel_level"), "utf8")).split("\n").filter((l) => /^301\s/.test(l));
+    const qrels = (await readFile(path.join(TREC, "qrels.rel_level"), "utf8"))
+      .split("\n")
+      .filter((l) => /^301\s/.test(l));
     const relevant: Record<string, number> = {};
     for (const line of qrels) {
       const [, , doc, rel] = line.trim().split(/\s+/) as [string, string, string, string];
@@ -56,7 +75,9 @@ describe("graded nDCG@k equals trec_eval -m ndcg_cut on graded qrels", () => {
     expect([...expected.keys()]).toEqual([5, 10, 15, 20, 30, 100, 200, 500, 1000]);
     for (const [k, value] of expected) {
       // A relevance-only turn (graded relevant, no contract): the retrieval evaluator scores its nDCG@k from the grades.
-      const results = retrievalEvaluator({ k }).evaluate(artifacts({ relevant, relevanceOnly: true, retrievedIds: ranked })) as { key: string; score: number }[];
+      const results = retrievalEvaluator({ k }).evaluate(
+        artifacts({ relevant, relevanceOnly: true, retrievedIds: ranked }),
+      ) as { key: string; score: number }[];
       expect(score(results, "retrieval_ndcg_at_k")?.toFixed(4), `ndcg_cut_${k}`).toBe(value);
       // No contract: hit, recall, MRR and P emit nothing.
       expect(results.map((r) => r.key)).toEqual(["retrieval_ndcg_at_k"]);
@@ -77,18 +98,29 @@ describe("graded nDCG@k equals trec_eval -m ndcg_cut on graded qrels", () => {
     expect(score(results, "retrieval_recall_at_k")).toBe(1);
     expect(score(results, "retrieval_mrr_at_k")).toBeCloseTo(1 / 3, 12);
     expect(score(results, "retrieval_precision_at_k")).toBeCloseTo(1 / 3, 12);
-    expect(results[0]?.comment).toBe("hit=1 recall=1 ndcg=0.69 (graded) mrr=0.33 precision=0.33 gold=[a] relevant={a:3,b:1,c:0} top3=[b,x,a]");
+    expect(results[0]?.comment).toBe(
+      "hit=1 recall=1 ndcg=0.69 (graded) mrr=0.33 precision=0.33 gold=[a] relevant={a:3,b:1,c:0} top3=[b,x,a]",
+    );
   });
 
   it("a turn without relevant keeps binary nDCG over the contract, comment unchanged", () => {
-    const results = retrievalEvaluator({ k: K }).evaluate(artifacts({ gold: ["a"], retrievedIds: ["b", "x", "a"] })) as { key: string; score: number; comment?: string }[];
+    const results = retrievalEvaluator({ k: K }).evaluate(
+      artifacts({ gold: ["a"], retrievedIds: ["b", "x", "a"] }),
+    ) as { key: string; score: number; comment?: string }[];
     expect(score(results, "retrieval_ndcg_at_k")).toBeCloseTo(0.5, 12);
     expect(results[0]?.comment).toBe("hit=1 recall=1 ndcg=0.50 mrr=0.33 precision=0.33 gold=[a] top3=[b,x,a]");
   });
 
   it("graded relevant with every grade 0 gives no nDCG@k (nothing relevant), while the contract's metrics still score", () => {
-    const results = retrievalEvaluator({ k: K }).evaluate(artifacts({ gold: ["a"], relevant: { a: 0 }, retrievedIds: ["a"] })) as { key: string }[];
-    expect(results.map((r) => r.key)).toEqual(["retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_mrr_at_k", "retrieval_precision_at_k"]);
+    const results = retrievalEvaluator({ k: K }).evaluate(
+      artifacts({ gold: ["a"], relevant: { a: 0 }, retrievedIds: ["a"] }),
+    ) as { key: string }[];
+    expect(results.map((r) => r.key)).toEqual([
+      "retrieval_hit_at_k",
+      "retrieval_recall_at_k",
+      "retrieval_mrr_at_k",
+      "retrieval_precision_at_k",
+    ]);
   });
 
   it("chance level of graded nDCG: N=4, gains [3,1], k=2 → (4/4)(1 + 1/log2 3)/(3 + 1/log2 3) = 0.449177", () => {
@@ -100,12 +132,25 @@ describe("judged@k", () => {
   it("is the share of the top-k carrying a judgment: judged ∪ keys(relevant) ∪ must_cite_one_of, by hand", () => {
     const e = judgedEvaluator({ k: 5 });
     // top5 = [a, x, b, y, c]; judged set = {c} ∪ {b, z} ∪ {a} → a, b, c judged, x and y not: 3/5.
-    const r = e.evaluate(artifacts({ gold: ["a"], relevant: { b: 2, z: 0 }, judged: ["c"], retrievedIds: ["a", "x", "a", "b", "y", "c", "q"] })) as { key: string; score: number; comment?: string }[];
+    const r = e.evaluate(
+      artifacts({
+        gold: ["a"],
+        relevant: { b: 2, z: 0 },
+        judged: ["c"],
+        retrievedIds: ["a", "x", "a", "b", "y", "c", "q"],
+      }),
+    ) as { key: string; score: number; comment?: string }[];
     expect(r).toEqual([{ key: "judged_at_k", score: 3 / 5, comment: "judged=0.60 unjudged=[x,y] top5=[a,x,b,y,c]" }]);
     // A grade 0 is a judgment: z retrieved counts as judged.
-    expect((e.evaluate(artifacts({ relevant: { z: 0 }, relevanceOnly: true, retrievedIds: ["z"] })) as { score: number }[])[0]?.score).toBe(1);
+    expect(
+      (
+        e.evaluate(artifacts({ relevant: { z: 0 }, relevanceOnly: true, retrievedIds: ["z"] })) as { score: number }[]
+      )[0]?.score,
+    ).toBe(1);
     // Fewer than k retrieved: divided by what was retrieved (2 of 2), not by k.
-    expect((e.evaluate(artifacts({ judged: ["a", "b"], retrievedIds: ["a", "b"] })) as { score: number }[])[0]?.score).toBe(1);
+    expect(
+      (e.evaluate(artifacts({ judged: ["a", "b"], retrievedIds: ["a", "b"] })) as { score: number }[])[0]?.score,
+    ).toBe(1);
   });
 
   it("is not measured on turns without judgments, when retrieval did not run, or when nothing was retrieved", () => {
@@ -132,9 +177,19 @@ describe("a run with graded, relevance-only and judged turns", () => {
       // A contract turn without judgments: binary nDCG, no judged@k.
       await turn("plain", 0, { gold: ["a"], retrievedIds: ["a", "b", "c"], citedIds: ["a"] }),
       // A graded turn with a contract: judged@3 = |{a, b} ∩ top3| / 3 = 2/3; hole: x.
-      await turn("graded", 0, { gold: ["a"], relevant: { a: 3, b: 1 }, retrievedIds: ["b", "x", "a"], citedIds: ["a"] }),
+      await turn("graded", 0, {
+        gold: ["a"],
+        relevant: { a: 3, b: 1 },
+        retrievedIds: ["b", "x", "a"],
+        citedIds: ["a"],
+      }),
       // A relevance-only turn: nDCG@3 only (and judged@3 = 1: b, a both judged).
-      await turn("relonly", 0, { relevant: { a: 2, b: 0 }, relevanceOnly: true, retrievedIds: ["b", "a"], citedIds: ["b"] }),
+      await turn("relonly", 0, {
+        relevant: { a: 2, b: 0 },
+        relevanceOnly: true,
+        retrievedIds: ["b", "a"],
+        citedIds: ["b"],
+      }),
       // A contract turn with judged: judged@3 = 1/3 ({a} ∪ {d}: only d retrieved judged); holes: y, z.
       await turn("judged", 0, { gold: ["a"], judged: ["d"], retrievedIds: ["y", "d", "z"] }),
     ];
@@ -187,8 +242,12 @@ describe("a run with graded, relevance-only and judged turns", () => {
   it("the table and markdown say which nDCG the run used and show judged@k with its n", async () => {
     const r = await report();
     const table = renderTable(r, { color: false });
-    expect(table).toContain("nDCG@3: graded gains (the turn's relevant) on 2 turns of 4 scored turns (1 relevance-only: scored for nDCG only); binary over must_cite_one_of on the others");
-    expect(table).toContain("judged@3: 0.667 n=3 of 3 turns with judgments (warning level 0.8, BELOW); 2 turns with unjudged cards in the top-3");
+    expect(table).toContain(
+      "nDCG@3: graded gains (the turn's relevant) on 2 turns of 4 scored turns (1 relevance-only: scored for nDCG only); binary over must_cite_one_of on the others",
+    );
+    expect(table).toContain(
+      "judged@3: 0.667 n=3 of 3 turns with judgments (warning level 0.8, BELOW); 2 turns with unjudged cards in the top-3",
+    );
     expect(table).toContain("judged#0 judged 0.333 unjudged [y, z]");
     expect(table).toMatch(/judged@3 +0\.667/);
     const md = renderMarkdown(r);

@@ -20,7 +20,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { runGraphSweep, type EvaluableGraph, type GraphSweepOptions } from "../../src/eval/sweep/external-graph.js";
-import { baseRetrieverOf, baseRetrieversFor, recordRetrieverInvocations } from "../../src/eval/sweep/retriever-instances.js";
+import {
+  baseRetrieverOf,
+  baseRetrieversFor,
+  recordRetrieverInvocations,
+} from "../../src/eval/sweep/retriever-instances.js";
 import type { EvalCase } from "../../src/kb/types.js";
 
 const words = (s: string) => new Set(s.toLowerCase().match(/[a-z]{3,}/g) ?? []);
@@ -51,7 +55,10 @@ const CARDS: [string, string][] = [
   ["fees", "fee charge"],
 ];
 
-const State = Annotation.Root({ ...MessagesAnnotation.spec, query: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }) });
+const State = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  query: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }),
+});
 
 /**
  * condense (every user message so far, joined; `drop` drops the history) →
@@ -84,7 +91,16 @@ function condenseGraph(retriever: TermRetriever, drop = false) {
 
 const KNOWN = new Set(CARDS.map(([c]) => c));
 function sweep(graph: EvaluableGraph, cases: EvalCase[], over: Partial<GraphSweepOptions> = {}) {
-  return runGraphSweep({ graph, cases, evaluators: [retrievalEvaluator({ k: 1 })], knownIds: KNOWN, k: 1, idKey: "card", concurrency: 1, ...over });
+  return runGraphSweep({
+    graph,
+    cases,
+    evaluators: [retrievalEvaluator({ k: 1 })],
+    knownIds: KNOWN,
+    k: 1,
+    idKey: "card",
+    concurrency: 1,
+    ...over,
+  });
 }
 
 const FREEZE: EvalCase = {
@@ -94,7 +110,12 @@ const FREEZE: EvalCase = {
   kind: "golden",
   turns: [
     { user: "how do I freeze my card", must_cite_one_of: ["card-freeze"], expect: "answer" },
-    { user: "and undo that later?", must_cite_one_of: ["card-freeze"], expect: "answer", standalone: "how do I unfreeze my card" },
+    {
+      user: "and undo that later?",
+      must_cite_one_of: ["card-freeze"],
+      expect: "answer",
+      standalone: "how do I unfreeze my card",
+    },
     { user: "do you sell mortgages", must_cite_one_of: [], expect: "refuse" },
   ],
 };
@@ -107,11 +128,33 @@ describe("eval --graph --counterfactual in process", () => {
     const plain = await sweep(condenseGraph(off), [FREEZE]);
     const attributed = await sweep(condenseGraph(on), [FREEZE], { counterfactual: true });
     // Without it: one retriever call per turn and nothing else.
-    expect(off.calls).toEqual(["how do I freeze my card", "how do I freeze my card and undo that later?", "how do I freeze my card and undo that later? do you sell mortgages"]);
-    expect(plain.every((t) => t.report.queries === undefined && t.report.counterfactualCalls === undefined && t.report.queriesOff === undefined)).toBe(true);
+    expect(off.calls).toEqual([
+      "how do I freeze my card",
+      "how do I freeze my card and undo that later?",
+      "how do I freeze my card and undo that later? do you sell mortgages",
+    ]);
+    expect(
+      plain.every(
+        (t) =>
+          t.report.queries === undefined &&
+          t.report.counterfactualCalls === undefined &&
+          t.report.queriesOff === undefined,
+      ),
+    ).toBe(true);
     // With it: turn 0's raw message is the graph's query (no call); turn 1 adds its raw message and its oracle; the no-gold turn nothing.
-    expect(on.calls).toEqual([...off.calls.slice(0, 2), "and undo that later?", "how do I unfreeze my card", off.calls[2]]);
-    expect(attributed.map((t) => [t.report.turn, t.report.queries?.attribution ?? null, t.report.counterfactualCalls ?? null])).toEqual([
+    expect(on.calls).toEqual([
+      ...off.calls.slice(0, 2),
+      "and undo that later?",
+      "how do I unfreeze my card",
+      off.calls[2],
+    ]);
+    expect(
+      attributed.map((t) => [
+        t.report.turn,
+        t.report.queries?.attribution ?? null,
+        t.report.counterfactualCalls ?? null,
+      ]),
+    ).toEqual([
       [0, "ok", 0],
       [1, "rewrite_rescued_it", 2],
       [2, null, null],
@@ -119,9 +162,15 @@ describe("eval --graph --counterfactual in process", () => {
     // Ids mapped by --id-key card, as the scored call's: ranks of the gold card in each list.
     const q1 = attributed[1]!.report.queries!;
     expect([q1.graph.rank, q1.raw.rank, q1.standalone?.rank]).toEqual([1, null, 1]);
-    expect([q1.graph.query, q1.raw.query, q1.standalone?.query]).toEqual(["how do I freeze my card and undo that later?", "and undo that later?", "how do I unfreeze my card"]);
+    expect([q1.graph.query, q1.raw.query, q1.standalone?.query]).toEqual([
+      "how do I freeze my card and undo that later?",
+      "and undo that later?",
+      "how do I unfreeze my card",
+    ]);
     // The turn's own scores and captured runs are the same with and without it.
-    expect(attributed.map((t) => [t.report.results, t.report.captured, t.report.retrievedIds])).toEqual(plain.map((t) => [t.report.results, t.report.captured, t.report.retrievedIds]));
+    expect(attributed.map((t) => [t.report.results, t.report.captured, t.report.retrievedIds])).toEqual(
+      plain.map((t) => [t.report.results, t.report.captured, t.report.retrievedIds]),
+    );
     // The wrap is removed once the sweep is done.
     expect(BaseRetriever.prototype.invoke).toBe(original);
   });
@@ -141,7 +190,9 @@ describe("eval --graph --counterfactual in process", () => {
       line: 1,
       locale: "en",
       kind: "golden",
-      turns: [{ user, must_cite_one_of: ["fees"], expect: "answer", ...(standalone !== undefined ? { standalone } : {}) }],
+      turns: [
+        { user, must_cite_one_of: ["fees"], expect: "answer", ...(standalone !== undefined ? { standalone } : {}) },
+      ],
     });
     // The first gold-bearing turn with a retriever run (c-fine; concurrency 1) re-invokes its retriever: later turns that cannot be attributed keep their reasons.
     const cases = [
@@ -153,7 +204,14 @@ describe("eval --graph --counterfactual in process", () => {
       one("c-hang", "what fee do you charge", "hang fee"),
     ];
     const turns = await sweep(condenseGraph(r), cases, { counterfactual: true, turnTimeoutMs: 300 });
-    expect(turns.map((t) => [t.report.caseId, t.report.queriesOff?.reason ?? null, t.report.queries?.attribution ?? null, t.report.counterfactualCalls])).toEqual([
+    expect(
+      turns.map((t) => [
+        t.report.caseId,
+        t.report.queriesOff?.reason ?? null,
+        t.report.queries?.attribution ?? null,
+        t.report.counterfactualCalls,
+      ]),
+    ).toEqual([
       ["c-crash", "turn_error", null, 0],
       ["c-skip", "no_retrieval", null, 0],
       ["c-fine", null, "ok", 0],
@@ -170,17 +228,32 @@ describe("eval --graph --counterfactual in process", () => {
 
   it("refuses (exit 2) when the first gold-bearing turn with a retriever run cannot be re-invoked; turns before it that failed or made no run do not decide", async () => {
     const r = new TermRetriever(CARDS);
-    const one = (id: string, user: string): EvalCase => ({ id, line: 1, locale: "en", kind: "golden", turns: [{ user, must_cite_one_of: ["fees"], expect: "answer" }] });
-    const cases = [one("c-crash", "crash please"), one("c-skip", "skip the search"), one("c-manual", "manual search"), one("c-fine", "fee")];
+    const one = (id: string, user: string): EvalCase => ({
+      id,
+      line: 1,
+      locale: "en",
+      kind: "golden",
+      turns: [{ user, must_cite_one_of: ["fees"], expect: "answer" }],
+    });
+    const cases = [
+      one("c-crash", "crash please"),
+      one("c-skip", "skip the search"),
+      one("c-manual", "manual search"),
+      one("c-fine", "fee"),
+    ];
     const refused = sweep(condenseGraph(r), cases, { counterfactual: true });
     await expect(refused).rejects.toMatchObject({
       code: "INVALID_GRAPH",
       exitCode: 2,
-      message: expect.stringMatching(/^--counterfactual: the graph's scored retriever ManualSearch cannot be re-invoked \(case c-manual turn 0, the first gold-bearing turn with a retriever run\)/),
+      message: expect.stringMatching(
+        /^--counterfactual: the graph's scored retriever ManualSearch cannot be re-invoked \(case c-manual turn 0, the first gold-bearing turn with a retriever run\)/,
+      ),
     });
     // Stopped there: c-fine never ran (its retriever was never called), and the wrap is gone.
     expect(r.calls).toEqual([]);
-    expect(Object.getOwnPropertySymbols(BaseRetriever.prototype).map(String)).not.toContain("Symbol(retrace-eval.retrieverInvokeRecorder)");
+    expect(Object.getOwnPropertySymbols(BaseRetriever.prototype).map(String)).not.toContain(
+      "Symbol(retrace-eval.retrieverInvokeRecorder)",
+    );
     // Without --counterfactual the same cases run to the end.
     expect(await sweep(condenseGraph(r), cases)).toHaveLength(4);
   });
@@ -201,7 +274,12 @@ describe("concurrent cases", () => {
     const made: SlowRetriever[] = [];
     const graph = () => {
       const g = new StateGraph(State)
-        .addNode("condense", async (s) => ({ query: s.messages.filter((m) => m instanceof HumanMessage).map((m) => String(m.content)).join(" ") }))
+        .addNode("condense", async (s) => ({
+          query: s.messages
+            .filter((m) => m instanceof HumanMessage)
+            .map((m) => String(m.content))
+            .join(" "),
+        }))
         .addNode("search", async (s, config) => {
           const r = new SlowRetriever(String((config as RunnableConfig).configurable?.thread_id));
           made.push(r);
@@ -213,7 +291,11 @@ describe("concurrent cases", () => {
         .addEdge("search", END);
       return g.compile({ checkpointer: new MemorySaver() }) as unknown as EvaluableGraph;
     };
-    const cases: EvalCase[] = Array.from({ length: 6 }, (_, i) => ({ ...FREEZE, id: `c${i}`, turns: FREEZE.turns.map((t) => ({ ...t, user: `${t.user}${" ".repeat(i)}` })) }));
+    const cases: EvalCase[] = Array.from({ length: 6 }, (_, i) => ({
+      ...FREEZE,
+      id: `c${i}`,
+      turns: FREEZE.turns.map((t) => ({ ...t, user: `${t.user}${" ".repeat(i)}` })),
+    }));
     const serial = await sweep(graph(), cases, { counterfactual: true, concurrency: 1, threadPrefix: "t:" });
     made.length = 0;
     const parallel = await sweep(graph(), cases, { counterfactual: true, concurrency: 6, threadPrefix: "t:" });
@@ -222,8 +304,15 @@ describe("concurrent cases", () => {
     for (const r of made) {
       const c = cases.find((x) => `t:${x.id}` === r.caseTag)!;
       const users = c.turns.map((t) => t.user);
-      const allowed = new Set([...users, ...c.turns.flatMap((t) => (t.standalone !== undefined ? [t.standalone] : [])), ...users.map((_, i) => users.slice(0, i + 1).join(" "))]);
-      expect(r.calls.every((q) => allowed.has(q)), `${r.caseTag}: ${r.calls.join(" / ")}`).toBe(true);
+      const allowed = new Set([
+        ...users,
+        ...c.turns.flatMap((t) => (t.standalone !== undefined ? [t.standalone] : [])),
+        ...users.map((_, i) => users.slice(0, i + 1).join(" ")),
+      ]);
+      expect(
+        r.calls.every((q) => allowed.has(q)),
+        `${r.caseTag}: ${r.calls.join(" / ")}`,
+      ).toBe(true);
     }
     expect(made.reduce((n, r) => n + r.calls.length, 0)).toBe(6 * (3 + 2));
   });
@@ -317,7 +406,11 @@ describe("recordRetrieverInvocations", () => {
     const nowhere = path.join("/", "nowhere", "g.mjs");
     const other = new OtherCopy();
     expect(await baseRetrieversFor(nowhere, { exports: { tools: { other }, n: 1 } })).toContain(CjsBase);
-    const asNode = new StateGraph(MessagesAnnotation).addNode("search", other).addEdge(START, "search").addEdge("search", END).compile();
+    const asNode = new StateGraph(MessagesAnnotation)
+      .addNode("search", other)
+      .addEdge(START, "search")
+      .addEdge("search", END)
+      .compile();
     expect(await baseRetrieversFor(nowhere, { graph: asNode })).toContain(CjsBase);
   });
 });

@@ -9,7 +9,14 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyGate } from "../../src/app/report.js";
 import { BaselineMismatchError } from "../../src/errors.js";
-import { assertComparable, baselineFromReport, GRAPH_SCORING_MISSING, graphScoringDifferences, normalizeGraphId, storeKindOf } from "../../src/eval/gate/baseline.js";
+import {
+  assertComparable,
+  baselineFromReport,
+  GRAPH_SCORING_MISSING,
+  graphScoringDifferences,
+  normalizeGraphId,
+  storeKindOf,
+} from "../../src/eval/gate/baseline.js";
 import { DEFAULT_MAX_DROP, defaultMaxDrop } from "../../src/eval/gate/gate.js";
 import { renderJUnit, renderTable } from "../../src/eval/report/render.js";
 import type { BaselineGraph } from "../../src/eval/report/schemas.js";
@@ -30,12 +37,15 @@ const graphInfo = (over: Partial<GraphRunInfo> = {}): GraphRunInfo => ({
   noRetrieval: 0,
   ...over,
 });
-const graphReport = (over: Partial<GraphRunInfo> = {}) => fixtureReport({ store: "graph", storeKind: "graph", embedder: "graph:agent.mjs#graph", graph: graphInfo(over) });
+const graphReport = (over: Partial<GraphRunInfo> = {}) =>
+  fixtureReport({ store: "graph", storeKind: "graph", embedder: "graph:agent.mjs#graph", graph: graphInfo(over) });
 
 describe("the graph's identity", () => {
   it("graph.mjs, ./graph.mjs and its absolute path under the root are one id; another module is another", () => {
     const root = path.resolve("/project/root");
-    const ids = ["graph:graph.mjs#graph", "graph:./graph.mjs#graph", `graph:${path.join(root, "graph.mjs")}#graph`].map((id) => normalizeGraphId(id, root));
+    const ids = ["graph:graph.mjs#graph", "graph:./graph.mjs#graph", `graph:${path.join(root, "graph.mjs")}#graph`].map(
+      (id) => normalizeGraphId(id, root),
+    );
     expect(new Set(ids)).toEqual(new Set(["graph:graph.mjs#graph"]));
     expect(normalizeGraphId("graph:src/../agents/a.ts#g", root)).toBe("graph:agents/a.ts#g");
     expect(normalizeGraphId("graph:other.mjs#graph", root)).not.toBe(ids[0]);
@@ -45,7 +55,15 @@ describe("the graph's identity", () => {
     expect(storeKindOf("graph")).toBe("graph");
     const b = baselineFromReport(await graphReport());
     expect(b.storeKind).toBe("graph");
-    expect(b.graph).toEqual({ module: "agent.mjs", exportName: "graph", moduleHash: HASH_A, retrievalCall: "last", idKey: "metadata.parentId", idMapHash: null, configurableHash: null });
+    expect(b.graph).toEqual({
+      module: "agent.mjs",
+      exportName: "graph",
+      moduleHash: HASH_A,
+      retrievalCall: "last",
+      idKey: "metadata.parentId",
+      idMapHash: null,
+      configurableHash: null,
+    });
   });
 });
 
@@ -62,13 +80,26 @@ describe("comparing with a graph baseline", () => {
   });
 
   it("refuses another retrieval-call mode, id key or id map, naming the field; notes a changed module or configurable", () => {
-    expect(graphScoringDifferences(scoring(), scoring({ retrievalCall: "all" })).refusals.map((r) => r.field)).toEqual(["graph.retrievalCall"]);
-    expect(graphScoringDifferences(scoring(), scoring({ idKey: "metadata.source" })).refusals.map((r) => r.field)).toEqual(["graph.idKey"]);
-    expect(graphScoringDifferences(scoring({ idKey: "idMap (--id-map)", idMapHash: HASH_A }), scoring({ idKey: "idMap (--id-map)", idMapHash: HASH_B })).refusals.map((r) => r.field)).toEqual(["graph.idMapHash"]);
+    expect(graphScoringDifferences(scoring(), scoring({ retrievalCall: "all" })).refusals.map((r) => r.field)).toEqual([
+      "graph.retrievalCall",
+    ]);
+    expect(
+      graphScoringDifferences(scoring(), scoring({ idKey: "metadata.source" })).refusals.map((r) => r.field),
+    ).toEqual(["graph.idKey"]);
+    expect(
+      graphScoringDifferences(
+        scoring({ idKey: "idMap (--id-map)", idMapHash: HASH_A }),
+        scoring({ idKey: "idMap (--id-map)", idMapHash: HASH_B }),
+      ).refusals.map((r) => r.field),
+    ).toEqual(["graph.idMapHash"]);
     const same = graphScoringDifferences(scoring(), scoring({ moduleHash: HASH_B, configurableHash: HASH_A }));
     expect(same.refusals).toEqual([]);
-    expect(same.notes[0]).toBe("graph module changed since the baseline (agent.mjs: sha256 aaaaaaaaaaaa in the baseline, sha256 bbbbbbbbbbbb in this run); comparing anyway");
-    expect(same.notes[1]).toMatch(/^run.configurable differs \(none in the baseline, sha256 aaaaaaaaaaaa in this run\)/);
+    expect(same.notes[0]).toBe(
+      "graph module changed since the baseline (agent.mjs: sha256 aaaaaaaaaaaa in the baseline, sha256 bbbbbbbbbbbb in this run); comparing anyway",
+    );
+    expect(same.notes[1]).toMatch(
+      /^run.configurable differs \(none in the baseline, sha256 aaaaaaaaaaaa in this run\)/,
+    );
     expect(graphScoringDifferences(scoring(), scoring())).toEqual({ refusals: [], notes: [] });
   });
 
@@ -78,14 +109,19 @@ describe("comparing with a graph baseline", () => {
     expect(() => assertComparable(baseline, other)).toThrow(BaselineMismatchError);
     expect(() => assertComparable(baseline, other)).toThrow(/`graph\.retrievalCall` is "last" but this run's is "all"/);
     const edited = await graphReport({ moduleHash: HASH_B });
-    expect(assertComparable(baseline, edited)).toEqual([expect.stringMatching(/^graph module changed since the baseline/)]);
+    expect(assertComparable(baseline, edited)).toEqual([
+      expect.stringMatching(/^graph module changed since the baseline/),
+    ]);
     const { graph: _graph, ...old } = baseline; // written before the scoring was recorded
     expect(assertComparable(old, other)).toEqual([GRAPH_SCORING_MISSING]);
   });
 
   it("the default tolerance of a graph run is DEFAULT_MAX_DROP (a graph may not be deterministic), and says so", async () => {
     const r = await graphReport();
-    expect(defaultMaxDrop(baselineFromReport(r), r)).toEqual({ maxDrop: DEFAULT_MAX_DROP, source: expect.stringMatching(/^default 0\.02: a --graph run/) });
+    expect(defaultMaxDrop(baselineFromReport(r), r)).toEqual({
+      maxDrop: DEFAULT_MAX_DROP,
+      source: expect.stringMatching(/^default 0\.02: a --graph run/),
+    });
     const own = await fixtureReport();
     expect(defaultMaxDrop(baselineFromReport(own), own).maxDrop).toBe(0);
   });
@@ -123,6 +159,8 @@ describe("--gate max-errors and max-no-retrieval are gate checks", () => {
     const ok = await graphReport();
     applyGate(ok, {}, 42, null);
     expect(ok.gate?.passed).toBe(true);
-    expect(renderTable(ok, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --gate max-errors=0 turn_errors/);
+    expect(renderTable(ok, { color: false })).toMatch(
+      /gate: PASS\n {2}passed checks \(1\): --gate max-errors=0 turn_errors/,
+    );
   });
 });

@@ -4,7 +4,15 @@ import { explainCapturedGold, graphHeaderLines, graphTurnNotes } from "../../src
 import { renderJUnit, renderMarkdown, renderTable } from "../../src/eval/report/render.js";
 import { fixtureReport } from "./report-fixture.js";
 
-const graph = { file: "agent.ts", exportName: "graph", retrievers: ["EnsembleRetriever"], idKey: "parentId, doc_id, source, Document.id", retrievalCall: "last" as const, errors: 1, noRetrieval: 1 };
+const graph = {
+  file: "agent.ts",
+  exportName: "graph",
+  retrievers: ["EnsembleRetriever"],
+  idKey: "parentId, doc_id, source, Document.id",
+  retrievalCall: "last" as const,
+  errors: 1,
+  noRetrieval: 1,
+};
 
 async function graphReport() {
   const r = await fixtureReport({ store: "graph", graph, genericLocales: ["ja"] });
@@ -23,7 +31,9 @@ describe("graph report lines", () => {
       "captured retriever(s): EnsembleRetriever  id key: parentId, doc_id, source, Document.id  retrieval call scored: last",
     ]);
     const notes = graphTurnNotes(r);
-    expect(notes[0]).toBe("turn errors (the graph run threw, or was given up at the run.turnTimeout deadline or stalled; not scored, not counted as misses): 1");
+    expect(notes[0]).toBe(
+      "turn errors (the graph run threw, or was given up at the run.turnTimeout deadline or stalled; not scored, not counted as misses): 1",
+    );
     expect(notes[1]).toContain('"model exploded"');
     expect(notes[2]).toBe("no retrieval captured (left out of retrieval means): 1");
     const table = renderTable(r, { color: false });
@@ -34,7 +44,13 @@ describe("graph report lines", () => {
 
   it("JUnit: a gate failure no check stands for (turn errors, no retrieval) is a failed testcase, and so is each turn it counted", async () => {
     const r = await graphReport();
-    r.turns[1] = { ...r.turns[1]!, results: [{ key: "retrieval_hit_at_k", score: 0, comment: "no retrieval (the turn made no retriever run): hit=0" }], retrievedIds: [] };
+    r.turns[1] = {
+      ...r.turns[1]!,
+      results: [
+        { key: "retrieval_hit_at_k", score: 0, comment: "no retrieval (the turn made no retriever run): hit=0" },
+      ],
+      retrievedIds: [],
+    };
     r.gate = {
       passed: false,
       checks: [],
@@ -44,10 +60,16 @@ describe("graph report lines", () => {
       ],
     };
     const xml = renderJUnit(r);
-    expect(xml).toContain('<testcase classname="retrace.gate.turn_errors" name="--gate max-errors: turn_errors">\n      <failure message="1 turn threw (allowed: 0, --max-errors): q1#0" type="turn_errors"/>');
-    expect(xml).toContain('<testcase classname="retrace.gate.no_retrieval" name="--gate max-no-retrieval: no_retrieval">');
+    expect(xml).toContain(
+      '<testcase classname="retrace.gate.turn_errors" name="--gate max-errors: turn_errors">\n      <failure message="1 turn threw (allowed: 0, --max-errors): q1#0" type="turn_errors"/>',
+    );
+    expect(xml).toContain(
+      '<testcase classname="retrace.gate.no_retrieval" name="--gate max-no-retrieval: no_retrieval">',
+    );
     expect(xml).toContain('<failure message="the graph run threw: model exploded" type="turn_errors"/>');
-    expect(xml).toMatch(/<failure message="no retrieval \(the turn made no retriever run\): hit=0" type="no_retrieval">/);
+    expect(xml).toMatch(
+      /<failure message="no retrieval \(the turn made no retriever run\): hit=0" type="no_retrieval">/,
+    );
     const failures = (xml.match(/<failure /g) ?? []).length;
     expect(failures).toBe(4);
     expect(xml).toMatch(new RegExp(`<testsuites [^>]*failures="${failures}"`));
@@ -68,9 +90,9 @@ describe("graph report lines", () => {
     expect(explainCapturedGold(stages, [], ["x", "y", "z", "w", "v"], "g", 5)).toBe(
       "g: 2nd in the BM25Retriever child, absent from the VectorStoreRetriever child (3 listed), 7th after EnsembleRetriever, cut at k=5",
     );
-    expect(explainCapturedGold([{ key: "Custom", role: "final", ids: ["g"], error: null }], ["Custom"], ["g"], "g", 5)).toBe(
-      "g: 1st after Custom (no child runs), retrieved at rank 1 of the top-5",
-    );
+    expect(
+      explainCapturedGold([{ key: "Custom", role: "final", ids: ["g"], error: null }], ["Custom"], ["g"], "g", 5),
+    ).toBe("g: 1st after Custom (no child runs), retrieved at rank 1 of the top-5");
   });
 
   it("words the calls of one retrieval step as parallel calls, not as a sequence; names each step when there are several", () => {

@@ -48,14 +48,28 @@ function graphWith(before: (q: string, config: RunnableConfig) => Promise<void>,
   return (checkpointer !== undefined ? g.compile({ checkpointer }) : g.compile()) as unknown as EvaluableGraph;
 }
 
-const oneTurn = (id: string, user: string): EvalCase => ({ id, line: 1, locale: "en", kind: "golden", turns: [{ user, must_cite_one_of: ["card-freeze"], expect: "answer" }] });
+const oneTurn = (id: string, user: string): EvalCase => ({
+  id,
+  line: 1,
+  locale: "en",
+  kind: "golden",
+  turns: [{ user, must_cite_one_of: ["card-freeze"], expect: "answer" }],
+});
 
 function sweep(graph: EvaluableGraph, cases: EvalCase[], over: Partial<GraphSweepOptions> = {}) {
   if (graph.checkpointer === undefined) graph.checkpointer = new MemorySaver();
-  return runGraphSweep({ graph, cases, evaluators: [retrievalEvaluator({ k: 3 })], knownIds: new Set(["card-freeze"]), k: 3, ...over });
+  return runGraphSweep({
+    graph,
+    cases,
+    evaluators: [retrievalEvaluator({ k: 3 })],
+    knownIds: new Set(["card-freeze"]),
+    k: 3,
+    ...over,
+  });
 }
 
-const hit = (t: { report: { results: { key: string; score: number }[] } }) => t.report.results.find((r) => r.key === "retrieval_hit_at_k")?.score;
+const hit = (t: { report: { results: { key: string; score: number }[] } }) =>
+  t.report.results.find((r) => r.key === "retrieval_hit_at_k")?.score;
 
 describe("the per-turn deadline", () => {
   it("gives up a turn that never settles, aborts its run through the config's signal, and goes on with the case and the next cases", async () => {
@@ -67,11 +81,22 @@ describe("the per-turn deadline", () => {
       }
     });
     const cases: EvalCase[] = [
-      { id: "c1", line: 1, locale: "en", kind: "golden", turns: [{ user: "hang", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "then freeze", must_cite_one_of: ["card-freeze"], expect: "answer" }] },
+      {
+        id: "c1",
+        line: 1,
+        locale: "en",
+        kind: "golden",
+        turns: [
+          { user: "hang", must_cite_one_of: ["card-freeze"], expect: "answer" },
+          { user: "then freeze", must_cite_one_of: ["card-freeze"], expect: "answer" },
+        ],
+      },
       oneTurn("c2", "freeze"),
     ];
     const turns = await sweep(graph, cases, { turnTimeoutMs: 200, concurrency: 1 });
-    expect(turns.map((t) => [t.report.caseId, t.report.turn, t.report.error ?? null, t.report.givenUp ?? null])).toEqual([
+    expect(
+      turns.map((t) => [t.report.caseId, t.report.turn, t.report.error ?? null, t.report.givenUp ?? null]),
+    ).toEqual([
       ["c1", 0, "turn exceeded the 0.2 s deadline (--turn-timeout)", "deadline"],
       ["c1", 1, null, null],
       ["c2", 0, null, null],
@@ -84,7 +109,13 @@ describe("the per-turn deadline", () => {
   });
 
   it("refuses a deadline that is not a positive number", async () => {
-    await expect(sweep(graphWith(async () => {}), [oneTurn("c1", "freeze")], { turnTimeoutMs: 0 })).rejects.toThrow(/turnTimeoutMs/);
+    await expect(
+      sweep(
+        graphWith(async () => {}),
+        [oneTurn("c1", "freeze")],
+        { turnTimeoutMs: 0 },
+      ),
+    ).rejects.toThrow(/turnTimeoutMs/);
   });
 });
 
@@ -98,7 +129,9 @@ describe("the stall guard", () => {
       }
     });
     const before = process.listenerCount("beforeExit");
-    const running = sweep(graph, [oneTurn("c1", "hang"), oneTurn("c2", "hang too"), oneTurn("c3", "freeze")], { concurrency: 2 });
+    const running = sweep(graph, [oneTurn("c1", "hang"), oneTurn("c2", "hang too"), oneTurn("c3", "freeze")], {
+      concurrency: 2,
+    });
     while (entered < 2) await new Promise((r) => setTimeout(r, 10));
     // While turns are in flight the guard listens for beforeExit (one listener for the sweep).
     expect(process.listenerCount("beforeExit")).toBe(before + 1);
@@ -126,16 +159,33 @@ describe("threads of finished cases", () => {
       await deleteThread(id);
     };
     const graph = graphWith(async (_q, config) => {
-      events.push(`turn ${String(config.configurable?.thread_id)} (threads held: ${Object.keys(saver.storage).join(",")})`);
+      events.push(
+        `turn ${String(config.configurable?.thread_id)} (threads held: ${Object.keys(saver.storage).join(",")})`,
+      );
     }, saver);
     const cases: EvalCase[] = [
-      { id: "a", line: 1, locale: "en", kind: "golden", turns: [{ user: "freeze", must_cite_one_of: ["card-freeze"], expect: "answer" }, { user: "again", must_cite_one_of: ["card-freeze"], expect: "answer" }] },
+      {
+        id: "a",
+        line: 1,
+        locale: "en",
+        kind: "golden",
+        turns: [
+          { user: "freeze", must_cite_one_of: ["card-freeze"], expect: "answer" },
+          { user: "again", must_cite_one_of: ["card-freeze"], expect: "answer" },
+        ],
+      },
       oneTurn("b", "freeze"),
     ];
     await sweep(graph, cases, { concurrency: 1, threadPrefix: "p:" });
     // One checkpoint per turn, written when the turn ends (durability "exit"): case a's first turn sees no thread,
     // its second its own; case b starts with a's thread already gone.
-    expect(events).toEqual(["turn p:a (threads held: )", "turn p:a (threads held: p:a)", "delete p:a", "turn p:b (threads held: )", "delete p:b"]);
+    expect(events).toEqual([
+      "turn p:a (threads held: )",
+      "turn p:a (threads held: p:a)",
+      "delete p:a",
+      "turn p:b (threads held: )",
+      "delete p:b",
+    ]);
     expect(Object.keys(saver.storage)).toEqual([]);
     expect(Object.keys(saver.writes)).toEqual([]);
   });
@@ -210,7 +260,10 @@ describe("state size", () => {
   });
 
   it("is recorded on every completed turn of a sweep, not on an errored one", async () => {
-    const State = Annotation.Root({ ...MessagesAnnotation.spec, blob: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }) });
+    const State = Annotation.Root({
+      ...MessagesAnnotation.spec,
+      blob: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }),
+    });
     const graph = new StateGraph(State)
       .addNode("search", async (s, config) => {
         if (question(s) === "boom") throw new Error("boom");

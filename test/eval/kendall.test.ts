@@ -30,7 +30,11 @@ describe("the bootstrap interval of τ", () => {
     const syn = [Array(30).fill(0.2), Array(30).fill(0.4), Array(30).fill(0.6)];
     expect(tauInterval(real, syn, 7, 200)).toEqual([1, 1]);
     // Two real systems with the same mean and opposite per-query scores: resampling flips their order, so the interval widens.
-    const noisyReal = [Array.from({ length: 21 }, (_, i) => i % 2), Array.from({ length: 21 }, (_, i) => (i + 1) % 2), Array(21).fill(0.9)];
+    const noisyReal = [
+      Array.from({ length: 21 }, (_, i) => i % 2),
+      Array.from({ length: 21 }, (_, i) => (i + 1) % 2),
+      Array(21).fill(0.9),
+    ];
     const a = tauInterval(noisyReal, syn, 7, 200);
     expect(a).toEqual(tauInterval(noisyReal, syn, 7, 200));
     expect(a![0]).toBeLessThan(1);

@@ -67,11 +67,20 @@ beforeAll(async () => {
   store = await openStore({ url: undefined, dataDir });
   const embedder = new HashingEmbedder();
   await ingest({ client: store.client, chunks: data.chunks, embedder, kbHash: data.hashes.kb });
-  const current = await requireCurrentCollection(store.client, { kbHash: data.hashes.kb, embedder, fallbackToLatest: false });
+  const current = await requireCurrentCollection(store.client, {
+    kbHash: data.hashes.kb,
+    embedder,
+    fallbackToLatest: false,
+  });
   retriever = new HybridRetriever({ chunks: data.chunks, embedder, dense: new ChromaDenseIndex(current.collection) });
-  const lsa = (await resolveEmbedder("lsa", { corpus: { chunks: data.chunks, stateDir: path.join(dataDir, "lsa") } })).embedder;
+  const lsa = (await resolveEmbedder("lsa", { corpus: { chunks: data.chunks, stateDir: path.join(dataDir, "lsa") } }))
+    .embedder;
   await ingest({ client: store.client, chunks: data.chunks, embedder: lsa, kbHash: data.hashes.kb });
-  const lsaCurrent = await requireCurrentCollection(store.client, { kbHash: data.hashes.kb, embedder: lsa, fallbackToLatest: false });
+  const lsaCurrent = await requireCurrentCollection(store.client, {
+    kbHash: data.hashes.kb,
+    embedder: lsa,
+    fallbackToLatest: false,
+  });
   lsaRetriever = new HybridRetriever({ chunks: data.chunks, embedder: lsa, dense: await openExactDense(lsaCurrent) });
 });
 
@@ -109,14 +118,20 @@ describe.each(["dense", "bm25", "hybrid"] as const)("live gate, %s retrieval", (
     const report = await sweep(mode);
     const hit = report.aggregates.retrieval_hit_at_k!;
     const recall = report.aggregates.retrieval_recall_at_k!;
-    const perLocale = Object.entries(report.splits.locale).map(([l, a]) => `${l} hit@5 ${a.retrieval_hit_at_k?.mean.toFixed(3)} (n=${a.retrieval_hit_at_k?.n})`);
-    console.log(`live gate ${mode}: hit@5 ${hit.mean.toFixed(3)} recall@5 ${recall.mean.toFixed(3)} (n=${hit.n}); ${perLocale.join(", ")}`);
+    const perLocale = Object.entries(report.splits.locale).map(
+      ([l, a]) => `${l} hit@5 ${a.retrieval_hit_at_k?.mean.toFixed(3)} (n=${a.retrieval_hit_at_k?.n})`,
+    );
+    console.log(
+      `live gate ${mode}: hit@5 ${hit.mean.toFixed(3)} recall@5 ${recall.mean.toFixed(3)} (n=${hit.n}); ${perLocale.join(", ")}`,
+    );
     expect(hit.n).toBe(365); // gold-bearing turns, as `retrace check` counts them
     const result = gate(report, FLOORS[mode]);
     expect(result.failures).toEqual([]);
     expect(result.passed).toBe(true);
     for (const [locale, floor] of Object.entries(LOCALE_HIT_FLOORS[mode])) {
-      expect(report.splits.locale[locale]?.retrieval_hit_at_k?.mean, `${mode} hit@5 ${locale}`).toBeGreaterThanOrEqual(floor);
+      expect(report.splits.locale[locale]?.retrieval_hit_at_k?.mean, `${mode} hit@5 ${locale}`).toBeGreaterThanOrEqual(
+        floor,
+      );
     }
   }, 300_000);
 });

@@ -174,7 +174,13 @@ describe("registry", () => {
     ]);
     expect(TRIAD_KEYS).toEqual(["retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k"]);
     expect(METRICS.map((m) => m.trecName(5))).toEqual(["success_5", "recall_5", "ndcg_cut_5", "recip_rank", "P_5"]);
-    expect(METRICS.map((m) => m.trecName(10))).toEqual(["success_10", "recall_10", "ndcg_cut_10", "recip_rank", "P_10"]);
+    expect(METRICS.map((m) => m.trecName(10))).toEqual([
+      "success_10",
+      "recall_10",
+      "ndcg_cut_10",
+      "recip_rank",
+      "P_10",
+    ]);
     expect(METRICS.find((m) => m.name === "hit")?.fn).toBe(hitAtK);
     for (const m of METRICS) {
       expect(m.description.length).toBeGreaterThan(10);
@@ -189,10 +195,16 @@ describe("registry", () => {
       expect(m.direction).toBe("higher");
       expect(m.trecName(7)).toBe(m.trec.cut ? `${m.trec.name}_7` : m.trec.name);
       // Commander derives the option name from the flag: --min-hit → minHit.
-      if (m.floor !== undefined) expect(m.floor.option).toBe(m.floor.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()));
+      if (m.floor !== undefined)
+        expect(m.floor.option).toBe(m.floor.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()));
       if (m.triad) expect(m.drop).toBe("always");
     }
-    expect(METRICS.flatMap((m) => (m.floor === undefined ? [] : [m.floor.flag]))).toEqual(["--min-hit", "--min-recall", "--min-ndcg", "--min-mrr"]);
+    expect(METRICS.flatMap((m) => (m.floor === undefined ? [] : [m.floor.flag]))).toEqual([
+      "--min-hit",
+      "--min-recall",
+      "--min-ndcg",
+      "--min-mrr",
+    ]);
     expect(new Set(METRICS.map((m) => m.trec.printOrder)).size).toBe(METRICS.length);
     expect(METRICS.filter((m) => m.trec.graded).map((m) => m.trec.name)).toEqual(["ndcg_cut"]);
     expect(HIT_KEY).toBe("retrieval_hit_at_k");

@@ -8,7 +8,14 @@ import path from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, exitCodeOf, InvalidArgumentError } from "../../src/errors.js";
-import { ownCounterfactual, ownGraphCaseOptions, reviveError, runSweepInWorkers, serializeError, type SweepWorkerInit } from "../../src/app/own-graph/parallel.js";
+import {
+  ownCounterfactual,
+  ownGraphCaseOptions,
+  reviveError,
+  runSweepInWorkers,
+  serializeError,
+  type SweepWorkerInit,
+} from "../../src/app/own-graph/parallel.js";
 import { runSweep, type CaseRunOptions } from "../../src/app/own-graph/runner.js";
 import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 import { buildGraph } from "../../src/graph/build.js";
@@ -23,7 +30,12 @@ const defaults = { k: 5, mode: "hybrid" as const, rerank: false };
 describe("runSweepInWorkers", () => {
   let sys: RetraceSystem;
   beforeAll(async () => {
-    sys = await openSystem({ kbDir: SHIPPED_KB, casesFile: path.join(SHIPPED_KB, "eval", "cases.jsonl"), store: "memory", embedder: "builtin" });
+    sys = await openSystem({
+      kbDir: SHIPPED_KB,
+      casesFile: path.join(SHIPPED_KB, "eval", "cases.jsonl"),
+      store: "memory",
+      embedder: "builtin",
+    });
   });
   afterAll(async () => {
     await sys?.close();
@@ -85,19 +97,34 @@ describe("runSweepInWorkers", () => {
     expect(single.turns.some((t) => t.queries?.standalone !== undefined)).toBe(true);
     const done: number[] = [];
     for (const threads of [2, 3]) {
-      const multi = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: initFor(sys.retrieverRecipe), threads, concurrency: 2, local: shareFor(sys.retriever!), onCaseDone: (d) => done.push(d) });
+      const multi = await runSweepInWorkers({
+        workerEntry: SWEEP_WORKER_ENTRY,
+        init: initFor(sys.retrieverRecipe),
+        threads,
+        concurrency: 2,
+        local: shareFor(sys.retriever!),
+        onCaseDone: (d) => done.push(d),
+      });
       expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
       expect(multi.retrieval).toEqual(single.retrieval);
       expect(Object.keys(multi.timings)).toEqual(Object.keys(single.timings));
       // Traces come back from the workers too, in dataset order.
-      expect(multi.traces.all().map((t) => t.trace.retrievedIds)).toEqual(single.traces.all().map((t) => t.trace.retrievedIds));
+      expect(multi.traces.all().map((t) => t.trace.retrievedIds)).toEqual(
+        single.traces.all().map((t) => t.trace.retrievedIds),
+      );
     }
     expect(done.slice(0, cases().length)).toEqual(cases().map((_, i) => i + 1));
   }, 120_000);
 
   it("puts every thread to work on a sweep long enough to outlast a worker's start", async () => {
     const all = sys.cases;
-    const multi = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: { ...initFor(sys.retrieverRecipe), cases: all, traces: false }, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) });
+    const multi = await runSweepInWorkers({
+      workerEntry: SWEEP_WORKER_ENTRY,
+      init: { ...initFor(sys.retrieverRecipe), cases: all, traces: false },
+      threads: 2,
+      concurrency: 1,
+      local: shareFor(sys.retriever!),
+    });
     expect(multi.casesByThread.length).toBe(2);
     expect(multi.casesByThread[0]! + multi.casesByThread[1]!).toBe(all.length);
     // The worker ran cases: this thread yields between cases, so the worker's messages are not starved.
@@ -114,13 +141,25 @@ describe("runSweepInWorkers", () => {
     );
     const retriever = new HybridRetriever({ chunks: sys.chunks, embedder, dense: exact });
     const single = await runSweep({ ...localFor(retriever), cases: cases(), concurrency: 1 });
-    const multi = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: { ...initFor({ ...sys.retrieverRecipe!, dense: exact.share() }), traces: false }, threads: 2, concurrency: 1, local: shareFor(retriever) });
+    const multi = await runSweepInWorkers({
+      workerEntry: SWEEP_WORKER_ENTRY,
+      init: { ...initFor({ ...sys.retrieverRecipe!, dense: exact.share() }), traces: false },
+      threads: 2,
+      concurrency: 1,
+      local: shareFor(retriever),
+    });
     expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
   }, 120_000);
 
   it("fails with the worker's own error class, code and exit code when a worker cannot open the retriever", async () => {
     const init = initFor({ ...sys.retrieverRecipe!, embedderId: "not-the-embedder-of-this-run" });
-    const err = await runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init, threads: 2, concurrency: 1, local: shareFor(sys.retriever!) }).then(
+    const err = await runSweepInWorkers({
+      workerEntry: SWEEP_WORKER_ENTRY,
+      init,
+      threads: 2,
+      concurrency: 1,
+      local: shareFor(sys.retriever!),
+    }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -131,15 +170,23 @@ describe("runSweepInWorkers", () => {
   }, 60_000);
 
   it("rejects a non-positive thread count", async () => {
-    await expect(runSweepInWorkers({ workerEntry: SWEEP_WORKER_ENTRY, init: initFor(sys.retrieverRecipe), threads: 0, concurrency: 1, local: shareFor(sys.retriever!) })).rejects.toThrow(
-      "Expected `threads` to be a positive integer, got 0",
-    );
+    await expect(
+      runSweepInWorkers({
+        workerEntry: SWEEP_WORKER_ENTRY,
+        init: initFor(sys.retrieverRecipe),
+        threads: 0,
+        concurrency: 1,
+        local: shareFor(sys.retriever!),
+      }),
+    ).rejects.toThrow("Expected `threads` to be a positive integer, got 0");
   });
 });
 
 describe("serializeError / reviveError", () => {
   it("keeps a retrace error's class, fields and exit code across the thread boundary", () => {
-    const original = new DataValidationError([{ file: "kb/eval/cases.jsonl", line: 3, field: "turns[0].user", message: "must not be empty" }]);
+    const original = new DataValidationError([
+      { file: "kb/eval/cases.jsonl", line: 3, field: "turns[0].user", message: "must not be empty" },
+    ]);
     const revived = reviveError(structuredClone(serializeError(original)));
     expect(revived).toBeInstanceOf(DataValidationError);
     expect(DataValidationError.isInstance(revived)).toBe(true);

@@ -19,7 +19,13 @@
 import { describe, expect, it } from "vitest";
 import { buildReport } from "../../src/eval/report/aggregate.js";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
-import { answerSideOf, headlineTurns, isAnswerSideKey, NO_HOLDOUT_TURN, RULE_BASED_ANSWERER } from "../../src/eval/report/parts.js";
+import {
+  answerSideOf,
+  headlineTurns,
+  isAnswerSideKey,
+  NO_HOLDOUT_TURN,
+  RULE_BASED_ANSWERER,
+} from "../../src/eval/report/parts.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
 import type { TurnReport } from "../../src/eval/report/types.js";
 import type { SplitPart } from "../../src/kb/split.js";
@@ -36,7 +42,11 @@ describe("answer-side keys", () => {
   it("are every key outside the retrieval metric registry", () => {
     expect(isAnswerSideKey("retrieval_hit_at_k")).toBe(false);
     expect(isAnswerSideKey("retrieval_mrr_at_k")).toBe(false);
-    expect(["citation_coverage", "citation_correctness", "refusal_correctness", "groundedness", "my_custom_key"].every(isAnswerSideKey)).toBe(true);
+    expect(
+      ["citation_coverage", "citation_correctness", "refusal_correctness", "groundedness", "my_custom_key"].every(
+        isAnswerSideKey,
+      ),
+    ).toBe(true);
   });
 
   it("headlineTurns drops answer-side results of tune turns only, without mutating its input", async () => {
@@ -47,7 +57,9 @@ describe("answer-side keys", () => {
     const keys = (id: string) => view.find((t) => `${t.caseId}#${t.turn}` === id)!.results.map((r) => r.key);
     expect(keys("g2#1")).toEqual(expect.arrayContaining(["retrieval_hit_at_k"]));
     expect(keys("g2#1").filter(isAnswerSideKey)).toEqual([]);
-    expect(keys("g1#1")).toEqual(expect.arrayContaining(["refusal_correctness", "citation_coverage", "citation_correctness"]));
+    expect(keys("g1#1")).toEqual(
+      expect.arrayContaining(["refusal_correctness", "citation_coverage", "citation_correctness"]),
+    );
     // Without parts the turns are returned as they are.
     const plain = await turnReports(ROWS, evaluators);
     expect(headlineTurns(plain)).toBe(plain);
@@ -56,7 +68,11 @@ describe("answer-side keys", () => {
 
 describe("buildReport with parts", () => {
   it("computes headline answer-side figures on held-out turns and retrieval on every turn", async () => {
-    const r = buildReport({ run: runInfo({ answerer: RULE_BASED_ANSWERER, split: "kb/eval/split.json" }), turns: await parted(), evaluators });
+    const r = buildReport({
+      run: runInfo({ answerer: RULE_BASED_ANSWERER, split: "kb/eval/split.json" }),
+      turns: await parted(),
+      evaluators,
+    });
     expect(r.aggregates.refusal_correctness).toMatchObject({ mean: 3 / 4, n: 4 });
     expect(r.aggregates.citation_coverage).toMatchObject({ mean: 1, n: 2 });
     expect(r.aggregates.citation_correctness!.mean).toBeCloseTo(2 / 3, 12);
@@ -80,7 +96,11 @@ describe("buildReport with parts", () => {
   });
 
   it("reports an answer-side key with no held-out turn as not measured, keeping its tune figure in the part split", async () => {
-    const r = buildReport({ run: runInfo(), turns: await parted({ g1: "tune", adv1: "tune", g2: "tune", g3: "tune" }), evaluators });
+    const r = buildReport({
+      run: runInfo(),
+      turns: await parted({ g1: "tune", adv1: "tune", g2: "tune", g3: "tune" }),
+      evaluators,
+    });
     expect(r.aggregates.refusal_correctness).toBeUndefined();
     expect(r.vacuous).toContain("refusal_correctness");
     expect(r.vacuousReasons.refusal_correctness).toBe(NO_HOLDOUT_TURN);
@@ -97,7 +117,11 @@ describe("buildReport with parts", () => {
     const r = buildReport({ run: runInfo({ answerer: RULE_BASED_ANSWERER, split: null }), turns, evaluators });
     expect(r.aggregates.refusal_correctness).toMatchObject({ mean: 6 / 7, n: 7 });
     expect(r.splits.part).toBeUndefined();
-    expect(answerSideOf(turns, ["retrieval_hit_at_k", "refusal_correctness"])).toEqual({ scope: "all", keys: ["refusal_correctness"], turns: { tune: 0, holdout: 0 } });
+    expect(answerSideOf(turns, ["retrieval_hit_at_k", "refusal_correctness"])).toEqual({
+      scope: "all",
+      keys: ["refusal_correctness"],
+      turns: { tune: 0, holdout: 0 },
+    });
     const table = renderTable(r, { color: false });
     expect(table).toContain("note: no held-out part");
     expect(table).not.toContain("(held-out)");
@@ -108,10 +132,16 @@ describe("buildReport with parts", () => {
 
 describe("renderings with parts", () => {
   it("mark held-out rows, name the answerer and add the part table", async () => {
-    const r = buildReport({ run: runInfo({ answerer: RULE_BASED_ANSWERER, split: "kb/eval/split.json" }), turns: await parted(), evaluators });
+    const r = buildReport({
+      run: runInfo({ answerer: RULE_BASED_ANSWERER, split: "kb/eval/split.json" }),
+      turns: await parted(),
+      evaluators,
+    });
     const table = renderTable(r, { color: false });
     expect(table).toMatch(/^answerer: rule-based, offline$/m);
-    expect(table).toMatch(/^refusal_correctness \(held-out\)\s+0\.750 .* n=4( \(\d+ cases?\))?\s+1\.000 .* n=2( \(\d+ cases?\))?\s+0\.500 .* n=2( \(\d+ cases?\))?$/m);
+    expect(table).toMatch(
+      /^refusal_correctness \(held-out\)\s+0\.750 .* n=4( \(\d+ cases?\))?\s+1\.000 .* n=2( \(\d+ cases?\))?\s+0\.500 .* n=2( \(\d+ cases?\))?$/m,
+    );
     expect(table).toMatch(/^metric\s+tune \(fitted on\)\s+holdout$/m);
     expect(table).toMatch(/^refusal_correctness\s+1\.000 .* n=3( \(\d+ cases?\))?\s+0\.750 .* n=4( \(\d+ cases?\))?$/m); // the part table: tune, holdout
     expect(table).toContain("on the holdout part only (4 of 7 turns)");

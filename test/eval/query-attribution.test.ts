@@ -33,7 +33,11 @@ describe("attributionOf (precedence)", () => {
   });
 
   it("keeps each query's rank of the gold beyond k and its metrics at k", () => {
-    const t = attributeTurn({ graph: { query: "a", ranked: ["x", "y", "z", "g"] }, raw: { query: "b", ranked: ["g"] } }, ["g"], 3)!;
+    const t = attributeTurn(
+      { graph: { query: "a", ranked: ["x", "y", "z", "g"] }, raw: { query: "b", ranked: ["g"] } },
+      ["g"],
+      3,
+    )!;
     expect(t.graph.rank).toBe(4);
     expect(t.graph.scores.retrieval_hit_at_k).toBe(0);
     expect(t.raw.rank).toBe(1);
@@ -46,7 +50,12 @@ describe("attributionOf (precedence)", () => {
 describe("query attribution over the shipped KB (memory store, LSA embedder)", () => {
   let sys: RetraceSystem;
   beforeAll(async () => {
-    sys = await openSystem({ kbDir: SHIPPED_KB, casesFile: path.join(SHIPPED_KB, "eval", "cases.jsonl"), store: "memory", embedder: "lsa" });
+    sys = await openSystem({
+      kbDir: SHIPPED_KB,
+      casesFile: path.join(SHIPPED_KB, "eval", "cases.jsonl"),
+      store: "memory",
+      embedder: "lsa",
+    });
   }, 120_000);
   afterAll(async () => {
     await sys?.close();
@@ -54,7 +63,12 @@ describe("query attribution over the shipped KB (memory store, LSA embedder)", (
 
   const ids = ["en-freeze-001", "en-dispute-007", "en-limits-017", "es-cancelar-013", "pt-contestar-010"];
   const sweep = async (opts: { history?: number; counterfactual: boolean }) => {
-    const defaults = { k: 5, mode: "hybrid" as const, rerank: false, ...(opts.history !== undefined ? { historyTurns: opts.history } : {}) };
+    const defaults = {
+      k: 5,
+      mode: "hybrid" as const,
+      rerank: false,
+      ...(opts.history !== undefined ? { historyTurns: opts.history } : {}),
+    };
     const local = ownGraphCaseOptions({
       retriever: sys.retriever,
       kb: sys.kb,
@@ -80,7 +94,14 @@ describe("query attribution over the shipped KB (memory store, LSA embedder)", (
     }
     const none = await sweep({ history: 0, counterfactual: true });
     // "ok found it, how do I turn it back on?" — "it" is the card freeze of turn 0.
-    const moved = ["en-freeze-001#2", "en-dispute-007#1", "en-dispute-007#2", "en-limits-017#1", "es-cancelar-013#1", "pt-contestar-010#1"];
+    const moved = [
+      "en-freeze-001#2",
+      "en-dispute-007#1",
+      "en-dispute-007#2",
+      "en-limits-017#1",
+      "es-cancelar-013#1",
+      "pt-contestar-010#1",
+    ];
     for (const id of moved) {
       expect(attribution(on, id), id).toBe("rewrite_rescued_it");
       expect(attribution(none, id), id).toBe("rewrite_lost_it");

@@ -20,7 +20,15 @@ import { mulberry32 } from "../../src/random.js";
 const HIT = "retrieval_hit_at_k";
 const K = 3;
 const evaluators = [retrievalEvaluator({ k: K })];
-const RUN = { datasetHash: "ds", kbHash: "kb", embedder: "graph:g.mjs#graph", embedderDescription: "sim", k: K, store: "graph", storeKind: "graph" as const };
+const RUN = {
+  datasetHash: "ds",
+  kbHash: "kb",
+  embedder: "graph:g.mjs#graph",
+  embedderDescription: "sim",
+  k: K,
+  store: "graph",
+  storeKind: "graph" as const,
+};
 
 describe("repeatDropBound (hand-checked)", () => {
   it("no variation on either side: the bound is the observed drop (the point comparison)", () => {
@@ -42,24 +50,58 @@ describe("repeatDropBound (hand-checked)", () => {
   });
 
   it("seeded and independent of the turn order; rejects mixed repeat counts on one side", () => {
-    const turns = Array.from({ length: 12 }, (_, i) => ({ cluster: `c${i % 6}`, base: [1, 1, 0, 1], run: [i % 2, 1, 0, 0] }));
+    const turns = Array.from({ length: 12 }, (_, i) => ({
+      cluster: `c${i % 6}`,
+      base: [1, 1, 0, 1],
+      run: [i % 2, 1, 0, 0],
+    }));
     expect(repeatDropBound(turns, { seed: 9 })).toEqual(repeatDropBound([...turns].reverse(), { seed: 9 }));
     expect(repeatDropBound(turns, { seed: 9 })!.lower).toBeLessThan(repeatDropBound(turns, { seed: 9 })!.drop);
-    expect(() => repeatDropBound([{ cluster: "a", base: [1, 0], run: [1] }, { cluster: "b", base: [1, 0, 1], run: [1] }])).toThrow(/one score or every repeat's/);
+    expect(() =>
+      repeatDropBound([
+        { cluster: "a", base: [1, 0], run: [1] },
+        { cluster: "b", base: [1, 0, 1], run: [1] },
+      ]),
+    ).toThrow(/one score or every repeat's/);
   });
 });
 
 /** The evaluator results of a hit (the gold ranked first) and of a miss (three other cards), computed once. */
 const RESULTS = new Map<boolean, TurnReport["results"]>();
 async function resultsOf(hit: boolean): Promise<TurnReport["results"]> {
-  const a = { caseId: "c", turn: 0, locale: "en", kind: "golden" as const, gold: ["g"], expect: "answer" as const, retrievedIds: hit ? ["g", "x", "y"] : ["x", "y", "z"], citedIds: [], refused: false, answer: "", knownIds: new Set(["g", "x", "y", "z"]) };
+  const a = {
+    caseId: "c",
+    turn: 0,
+    locale: "en",
+    kind: "golden" as const,
+    gold: ["g"],
+    expect: "answer" as const,
+    retrievedIds: hit ? ["g", "x", "y"] : ["x", "y", "z"],
+    citedIds: [],
+    refused: false,
+    answer: "",
+    knownIds: new Set(["g", "x", "y", "z"]),
+  };
   if (!RESULTS.has(hit)) RESULTS.set(hit, await runEvaluators(evaluators, a));
   return RESULTS.get(hit)!;
 }
 
 /** One turn of a retriever that ranks the gold first on a hit, else three other cards. */
 async function simTurn(caseId: string, t: number, hit: boolean): Promise<TurnReport> {
-  return { caseId, turn: t, locale: "en", kind: "golden", user: `q ${caseId} ${t}`, gold: ["g"], expect: "answer", retrievedIds: hit ? ["g", "x", "y"] : ["x", "y", "z"], citedIds: [], refused: false, answer: "", results: (await resultsOf(hit)).map((r) => ({ ...r })) };
+  return {
+    caseId,
+    turn: t,
+    locale: "en",
+    kind: "golden",
+    user: `q ${caseId} ${t}`,
+    gold: ["g"],
+    expect: "answer",
+    retrievedIds: hit ? ["g", "x", "y"] : ["x", "y", "z"],
+    citedIds: [],
+    refused: false,
+    answer: "",
+    results: (await resultsOf(hit)).map((r) => ({ ...r })),
+  };
 }
 
 /** A run of 20 cases × 2 turns, each turn a hit with probability p, `repeats` times (seeded), reported as `eval --graph --repeat` reports it. */
@@ -68,7 +110,8 @@ async function simRun(seed: number, repeats: number, p = 0.7): Promise<Report> {
   const runs: TurnReport[][] = [];
   for (let r = 0; r < repeats; r++) {
     const turns: TurnReport[] = [];
-    for (let c = 0; c < 20; c++) for (let t = 0; t < 2; t++) turns.push(await simTurn(`case-${String(c).padStart(2, "0")}`, t, rand() < p));
+    for (let c = 0; c < 20; c++)
+      for (let t = 0; t < 2; t++) turns.push(await simTurn(`case-${String(c).padStart(2, "0")}`, t, rand() < p));
     runs.push(turns);
   }
   // The report's own intervals are not what is tested here: few resamples keep the test fast (the gate's test uses its default 2,000).
@@ -126,12 +169,18 @@ describe("the baseline gate with repeats (simulated p = 0.7, 40 turns, --max-dro
     expect(Object.keys(b.repeats!.perTurn!)).toHaveLength(40);
     const run = await simRun(3, 10);
     run.gate = gate(run, { maxDrop: 0.05 }, b);
-    expect(run.gate.dropTest!.description).toMatch(/^one-sided 95% repeat bootstrap of the drop \(cases fixed; the baseline's 10 repeats and this run's 10 resampled within each case/);
-    expect(renderTable(run, { color: false })).toContain("baseline drop test: one-sided 95% repeat bootstrap of the drop");
+    expect(run.gate.dropTest!.description).toMatch(
+      /^one-sided 95% repeat bootstrap of the drop \(cases fixed; the baseline's 10 repeats and this run's 10 resampled within each case/,
+    );
+    expect(renderTable(run, { color: false })).toContain(
+      "baseline drop test: one-sided 95% repeat bootstrap of the drop",
+    );
     expect(renderMarkdown(run)).toContain("Baseline drop test: one-sided 95% repeat bootstrap");
     // A baseline written without repeats: its means are fixed, and the description says so.
     run.gate = gate(run, { maxDrop: 0.05 }, roundTrip(await simRun(1000, 1)));
-    expect(run.gate.dropTest!.description).toMatch(/the baseline was written without --repeat, so its means count as fixed/);
+    expect(run.gate.dropTest!.description).toMatch(
+      /the baseline was written without --repeat, so its means count as fixed/,
+    );
   });
 
   it("identical repeats: the point comparison, and the gate says so", async () => {
@@ -140,7 +189,11 @@ describe("the baseline gate with repeats (simulated p = 0.7, 40 turns, --max-dro
     r.repeats = { n: 3, identical: true, flaky: [], errorTurns: 0, metrics: {} };
     const b = roundTrip(await simRun(1000, 1));
     const g = gate(r, { maxDrop: 0.05 }, b);
-    expect(g.dropTest).toEqual({ method: "point", description: "point means (the 3 repeats were identical): fails when the baseline's mean minus this run's exceeds the tolerance" });
+    expect(g.dropTest).toEqual({
+      method: "point",
+      description:
+        "point means (the 3 repeats were identical): fails when the baseline's mean minus this run's exceeds the tolerance",
+    });
     const plain = gate(one, { maxDrop: 0.05 }, b);
     expect(g.passed).toBe(plain.passed);
     expect(g.checks).toEqual(plain.checks);

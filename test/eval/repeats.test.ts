@@ -47,7 +47,10 @@ describe("repeat statistics", () => {
   });
 
   it("two-stage bootstrap: the mean of repeat means, seeded and independent of case order; repeats resampled widen the interval", () => {
-    const values = Array.from({ length: 30 }, (_, i) => ({ cluster: `c${i % 15}`, values: Array.from({ length: 8 }, (_, r): number => ((i * 7 + r * 3) % 10 < 7 ? 1 : 0)) }));
+    const values = Array.from({ length: 30 }, (_, i) => ({
+      cluster: `c${i % 15}`,
+      values: Array.from({ length: 8 }, (_, r): number => ((i * 7 + r * 3) % 10 < 7 ? 1 : 0)),
+    }));
     const a = twoStageMean(values, { seed: 3 })!;
     const b = twoStageMean([...values].reverse(), { seed: 3 })!;
     const total = values.flatMap((v) => v.values).reduce((s, x) => s + x, 0);
@@ -55,14 +58,36 @@ describe("repeat statistics", () => {
     expect(a.ci95).toEqual(b.ci95);
     expect(a.nCases).toBe(15);
     // Resampling only cases (over each turn's mean) ignores the repeats' own variation: narrower.
-    const caseOnly = clusterMean(values.map((v) => ({ cluster: v.cluster, value: v.values.reduce((s, x) => s + x, 0) / 8 })), { seed: 3 })!;
+    const caseOnly = clusterMean(
+      values.map((v) => ({ cluster: v.cluster, value: v.values.reduce((s, x) => s + x, 0) / 8 })),
+      { seed: 3 },
+    )!;
     expect(width(a.ci95!)).toBeGreaterThan(width(caseOnly.ci95!));
-    expect(() => twoStageMean([{ cluster: "a", values: [1] }, { cluster: "b", values: [1, 0] }])).toThrow(InvalidArgumentError);
+    expect(() =>
+      twoStageMean([
+        { cluster: "a", values: [1] },
+        { cluster: "b", values: [1, 0] },
+      ]),
+    ).toThrow(InvalidArgumentError);
   });
 });
 
 const turn = (caseId: string, t: number, hit: number, extra: Partial<TurnReport> = {}): TurnReport =>
-  ({ caseId, turn: t, locale: "en", kind: "golden", user: "q", gold: ["x"], expect: "answer", retrievedIds: [], citedIds: [], refused: false, answer: "", results: [{ key: HIT, score: hit, comment: `hit=${hit}` }], ...extra }) as TurnReport;
+  ({
+    caseId,
+    turn: t,
+    locale: "en",
+    kind: "golden",
+    user: "q",
+    gold: ["x"],
+    expect: "answer",
+    retrievedIds: [],
+    citedIds: [],
+    refused: false,
+    answer: "",
+    results: [{ key: HIT, score: hit, comment: `hit=${hit}` }],
+    ...extra,
+  }) as TurnReport;
 
 describe("combineRepeats", () => {
   it("means per turn, flaky turns with their rate, an error in any repeat makes an error turn", () => {
@@ -125,11 +150,16 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     expect(hit.ci95![0]).toBeLessThan(0.7);
     expect(hit.ci95![1]).toBeGreaterThan(0.7);
     // The interval of the same per-turn means with cases resampled only: narrower (it ignores the repeats' variation).
-    const caseOnly = clusterMean(r.turns.map((t) => ({ cluster: t.caseId, value: t.results.find((x) => x.key === HIT)!.score })), { seed: r.bootstrap!.seed })!;
+    const caseOnly = clusterMean(
+      r.turns.map((t) => ({ cluster: t.caseId, value: t.results.find((x) => x.key === HIT)!.score })),
+      { seed: r.bootstrap!.seed },
+    )!;
     expect(width(hit.ci95)).toBeGreaterThan(width(caseOnly.ci95!));
     // Nearly all of the variance is the graph's own randomness (every turn has the same p).
     expect(s.metrics[HIT]!.withinShare).toBeGreaterThan(0.8);
-    expect(renderTable(r, { color: false })).toMatch(/flaky turns:\n {4}flaky-\d{3}#[01] hit in \d+\/10 repeats \(rate 0\.\d\d\)/);
+    expect(renderTable(r, { color: false })).toMatch(
+      /flaky turns:\n {4}flaky-\d{3}#[01] hit in \d+\/10 repeats \(rate 0\.\d\d\)/,
+    );
     // Same seed, same report; another seed, another run.
     expect(strip((await run(7)).report)).toEqual(strip(r));
     expect((await run(8)).report.repeats!.flaky).not.toEqual(s.flaky);
@@ -146,7 +176,10 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     const o = { kb: KB, store: "memory", embedder: "builtin", counterfactual: false };
     const one = (await runEval(o)).report;
     const updates: [string, number, number][] = [];
-    const progress = (phase: string) => ({ update: (d: number, t: number) => void updates.push([phase, d, t]), stop: () => undefined });
+    const progress = (phase: string) => ({
+      update: (d: number, t: number) => void updates.push([phase, d, t]),
+      stop: () => undefined,
+    });
     const three = (await runEval({ ...o, repeat: 3, maxFlaky: 0 }, { progress })).report;
     // It ran: every case three times (the progress counts 3 × the cases).
     const cases = new Set(one.turns.map((t) => t.caseId)).size;
@@ -161,7 +194,9 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
   }, 120_000);
 
   it("refuses --max-flaky without repeats and --repeat 0 (exit 2 errors, before the graph loads)", async () => {
-    await expect(runGraphEval({ graph: AGENT, kb: KB, maxFlaky: 1 })).rejects.toThrow(/--gate max-flaky.*--repeat N, N ≥ 2/s);
+    await expect(runGraphEval({ graph: AGENT, kb: KB, maxFlaky: 1 })).rejects.toThrow(
+      /--gate max-flaky.*--repeat N, N ≥ 2/s,
+    );
     await expect(runGraphEval({ graph: AGENT, kb: KB, repeat: 0 })).rejects.toThrow(InvalidArgumentError);
   });
 
@@ -191,7 +226,9 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
       // Shards of another repeat count do not merge (exit 2 naming the field).
       const other = (await runGraphEval({ ...o, repeat: 3, shard: { index: 2, count: 2 } })).report;
       await writeFile(files[1]!, reportToJSON(other));
-      await expect(mergeShardReports(files, { kb: KB, cases: FLAKY_CASES })).rejects.toThrow(/number of repeats \(--repeat\) differs/);
+      await expect(mergeShardReports(files, { kb: KB, cases: FLAKY_CASES })).rejects.toThrow(
+        /number of repeats \(--repeat\) differs/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

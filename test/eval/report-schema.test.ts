@@ -25,8 +25,26 @@ async function fullReport(): Promise<Report> {
       genericLocales: ["pt-BR"],
       answerer: "rule-based, offline",
       split: "kb/eval/split.json",
-      retrieval: { en: { denseK: 20, bm25K: 50, fusion: "minmax", rrfK: 60, weights: { dense: 0.9, bm25: 0.1 }, bm25Params: { k1: 0.9, b: 0.4 } } },
-      graph: { file: "agent.ts", exportName: "graph", retrievers: ["kb"], idKey: "id", retrievalCall: "last", errors: 1, noRetrieval: 1, catalog: "catalog.json" },
+      retrieval: {
+        en: {
+          denseK: 20,
+          bm25K: 50,
+          fusion: "minmax",
+          rrfK: 60,
+          weights: { dense: 0.9, bm25: 0.1 },
+          bm25Params: { k1: 0.9, b: 0.4 },
+        },
+      },
+      graph: {
+        file: "agent.ts",
+        exportName: "graph",
+        retrievers: ["kb"],
+        idKey: "id",
+        retrievalCall: "last",
+        errors: 1,
+        noRetrieval: 1,
+        catalog: "catalog.json",
+      },
     },
     // g1#0 now misses: a hit@k flip against `before`.
     ROWS.map((r) => (r.caseId === "g1" && r.turn === 0 ? { ...r, retrievedIds: ["c", "d", "f"] } : r)),
@@ -36,18 +54,42 @@ async function fullReport(): Promise<Report> {
   t0!.part = "tune";
   t0!.trace!.stages = { fused: [["a#0", 0.5]], parents: [["a", 0.5]] };
   t0!.trace!.stageSizes = { fused: 12, parents: 4 };
-  t1!.captured = { source: "callbacks", retrievers: ["kb"], topLevelRuns: 1, stages: [{ key: "kb", role: "final", ids: ["b"], error: null }], noChildRuns: ["kb"], documents: [{ rank: 1, id: "b", text: "B's page", truncated: true }] };
+  t1!.captured = {
+    source: "callbacks",
+    retrievers: ["kb"],
+    topLevelRuns: 1,
+    stages: [{ key: "kb", role: "final", ids: ["b"], error: null }],
+    noChildRuns: ["kb"],
+    documents: [{ rank: 1, id: "b", text: "B's page", truncated: true }],
+  };
   t2!.error = "graph threw";
   t2!.noRetrieval = true;
   t1!.relevant = { b: 2, c: 0 };
   t1!.judged = ["b"];
   t1!.relevanceOnly = true;
-  report.judgments = { gradedTurns: 1, relevanceOnlyTurns: 1, judgedTurns: 1, warnBelow: 0.8, holes: [{ caseId: t1!.caseId, turn: t1!.turn, judged: 0.5, unjudged: ["x"] }] };
+  report.judgments = {
+    gradedTurns: 1,
+    relevanceOnlyTurns: 1,
+    judgedTurns: 1,
+    warnBelow: 0.8,
+    holes: [{ caseId: t1!.caseId, turn: t1!.turn, judged: 0.5, unjudged: ["x"] }],
+  };
   report.splits.extra = { x: report.aggregates };
   report.chance = { cardsPerLocale: { en: 3, "es-419": 3, "pt-BR": 3 }, warnings: [] };
   report.judge = { model: "m", prompt: "v1", unparsable: 0 };
-  report.shard = { index: 1, count: 2, rule: "rule", caseIds: ["g1"], turns: 2, dataset: { datasetHash: "ds", caseIds: ["g1", "g2"], turns: 4 } };
-  report.timings = { ...report.timings!, phases: { graph: 1, evaluate: 2, report: 3 }, judge: { calls: 2, cached: 1, inputTokens: null, outputTokens: 7 } };
+  report.shard = {
+    index: 1,
+    count: 2,
+    rule: "rule",
+    caseIds: ["g1"],
+    turns: 2,
+    dataset: { datasetHash: "ds", caseIds: ["g1", "g2"], turns: 4 },
+  };
+  report.timings = {
+    ...report.timings!,
+    phases: { graph: 1, evaluate: 2, report: 3 },
+    judge: { calls: 2, cached: 1, inputTokens: null, outputTokens: 7 },
+  };
   return report;
 }
 
@@ -65,7 +107,9 @@ describe("ReportSchema", () => {
     const json = JSON.parse(reportToJSON(await fullReport())) as Record<string, Record<string, unknown>>;
     json.judge!.unparsable = "two";
     expect(() => parseReport(json, "run.json")).toThrow(DataValidationError);
-    expect(() => parseReport(json, "run.json")).toThrow(/run\.json: field `judge\.unparsable` expected a number, got "two"/);
+    expect(() => parseReport(json, "run.json")).toThrow(
+      /run\.json: field `judge\.unparsable` expected a number, got "two"/,
+    );
     const usage = JSON.parse(reportToJSON(await fullReport())) as { timings: { judge: Record<string, unknown> } };
     usage.timings.judge.calls = -1;
     expect(() => parseReport(usage, "run.json")).toThrow(/run\.json: field `timings\.judge\.calls`/);
@@ -79,7 +123,11 @@ describe("parseReport", () => {
     expect(reportToJSON(parseReport(JSON.parse(text), "run.json"))).toBe(text);
     // A section and a turn field the schema does not know, in the middle: kept where they were.
     const { turns, ...rest } = JSON.parse(text) as Record<string, unknown>;
-    const odd = { ...rest, customSection: { a: 1 }, turns: (turns as Record<string, unknown>[]).map((t) => ({ note: "x", ...t })) };
+    const odd = {
+      ...rest,
+      customSection: { a: 1 },
+      turns: (turns as Record<string, unknown>[]).map((t) => ({ note: "x", ...t })),
+    };
     const oddText = JSON.stringify(odd, null, 2) + "\n";
     expect(reportToJSON(parseReport(JSON.parse(oddText), "odd.json"))).toBe(oddText);
   });
@@ -87,10 +135,21 @@ describe("parseReport", () => {
   it("migrates a version 2 report written by retrace 0.2.0 with --judge: the judge's counters move into timings, everything else is kept", async () => {
     // test/fixtures/schema/report-v2-judge.json: `retrace eval --kb test/fixtures/kb-mini --store memory --embedder builtin --concurrency 1
     // --judge test/fixtures/judge/scripted-judge.mjs --report-json …` as schemaVersion 2 wrote it (the judge section after timings, with its counters).
-    const text = await readFile(fileURLToPath(new URL("../fixtures/schema/report-v2-judge.json", import.meta.url)), "utf8");
+    const text = await readFile(
+      fileURLToPath(new URL("../fixtures/schema/report-v2-judge.json", import.meta.url)),
+      "utf8",
+    );
     const v2 = JSON.parse(text) as Record<string, Record<string, unknown>>;
     expect(v2.schemaVersion).toBe(2);
-    expect(v2.judge).toEqual({ model: "FakeListChatModel", prompt: "groundedness-v1", calls: 2, cached: 0, inputTokens: null, outputTokens: null, unparsable: 0 });
+    expect(v2.judge).toEqual({
+      model: "FakeListChatModel",
+      prompt: "groundedness-v1",
+      calls: 2,
+      cached: 0,
+      inputTokens: null,
+      outputTokens: null,
+      unparsable: 0,
+    });
     const r = parseReport(v2, "v2.json");
     expect(r.schemaVersion).toBe(REPORT_VERSION);
     expect(Object.keys(r)[0]).toBe("schemaVersion");
@@ -105,7 +164,9 @@ describe("parseReport", () => {
   });
 
   it("refuses a report of a version it does not know, naming both versions", () => {
-    expect(() => parseReport({ schemaVersion: 4, turns: [] }, "new.json")).toThrow(/new\.json: field `schemaVersion` expected report schemaVersion 3 \(or 1 or 2, migrated on read\), got 4; it was written by a newer retrace/);
+    expect(() => parseReport({ schemaVersion: 4, turns: [] }, "new.json")).toThrow(
+      /new\.json: field `schemaVersion` expected report schemaVersion 3 \(or 1 or 2, migrated on read\), got 4; it was written by a newer retrace/,
+    );
   });
 
   it("migrates a version 1 report to the current schemaVersion, first key", async () => {

@@ -53,7 +53,8 @@ function checkXml(xml: string): string[] {
     }
     const m = /^<([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.-]*="[^"<]*")*)\s*(\/?)>$/.exec(tok);
     if (!m) throw new Error(`malformed tag: ${tok}`);
-    for (const v of (m[2] ?? "").match(/"[^"]*"/g) ?? []) if (entity.test(v)) throw new Error(`stray & in attribute: ${v}`);
+    for (const v of (m[2] ?? "").match(/"[^"]*"/g) ?? [])
+      if (entity.test(v)) throw new Error(`stray & in attribute: ${v}`);
     names.push(m[1] as string);
     if (stack.length === 0) roots++;
     if (m[3] !== "/") stack.push(m[1] as string);
@@ -99,12 +100,21 @@ describe("renderTable", () => {
   it("prints the embedder's fit apart from the store's write from timings.setup, and nothing without it", async () => {
     const r = await fixtureReport();
     expect(renderTable(r, { color: false })).not.toMatch(/^setup:/m);
-    r.timings = { ...r.timings!, setup: { embedder: { kind: "lsa-fit", ms: 1510 }, store: { status: "ingested", writeMs: 250 } } };
-    expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA fit 1\.51 s; store write 0\.25 s \(ingested: embed \+ write\)$/m);
+    r.timings = {
+      ...r.timings!,
+      setup: { embedder: { kind: "lsa-fit", ms: 1510 }, store: { status: "ingested", writeMs: 250 } },
+    };
+    expect(renderTable(r, { color: false, width: 0 })).toMatch(
+      /^setup: LSA fit 1\.51 s; store write 0\.25 s \(ingested: embed \+ write\)$/m,
+    );
     r.timings = { ...r.timings, setup: { embedder: { kind: "lsa-fit", ms: 1510, chanceMs: 700 }, store: null } };
-    expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA fit 1\.51 s \(chance baseline 0\.70 s\); no store write \(memory\)$/m);
+    expect(renderTable(r, { color: false, width: 0 })).toMatch(
+      /^setup: LSA fit 1\.51 s \(chance baseline 0\.70 s\); no store write \(memory\)$/m,
+    );
     r.timings = { ...r.timings, setup: { embedder: { kind: "lsa-load", ms: 20 }, store: null } };
-    expect(renderTable(r, { color: false, width: 0 })).toMatch(/^setup: LSA state loaded 0\.02 s; no store write \(memory\)$/m);
+    expect(renderTable(r, { color: false, width: 0 })).toMatch(
+      /^setup: LSA state loaded 0\.02 s; no store write \(memory\)$/m,
+    );
   });
 
   it("shows every aggregate (overall, golden/adversarial, each locale) with its n and interval", async () => {
@@ -123,7 +133,9 @@ describe("renderTable", () => {
   it("names the embedder with its description, k, store and hashes", async () => {
     const out = renderTable(await fixtureReport(), { color: false });
     expect(out).toContain("embedder: builtin-hash-ngram-384 — character n-gram hashing: lexical-fuzzy, not semantic");
-    expect(out.split("\n")[0]).toBe("retrace  k=3  store=local  mode=hybrid  rerank=off  dataset=ds-1111  kb=kb-2222  1.2 s");
+    expect(out.split("\n")[0]).toBe(
+      "retrace  k=3  store=local  mode=hybrid  rerank=off  dataset=ds-1111  kb=kb-2222  1.2 s",
+    );
     expect(out).toContain("turns: 7 (golden 5, adversarial 2); gold-bearing: 5");
   });
 
@@ -144,22 +156,40 @@ describe("renderTable", () => {
 
   it("shows locale deltas with their p-values and verdicts", async () => {
     const out = renderTable(await fixtureReport(), { color: false });
-    expect(out).toMatch(/^ {2}hit@3 locale es-419 −1\.000 vs en \(0\.000 n=1 \(1 case\) vs 1\.000 n=2 \(1 case\)\) p=1\.000 adj=1\.000 m=3 not significant$/m);
-    expect(out).toMatch(/^split deltas \(.*unit: case; Holm–Bonferroni within each metric.*adjusted p < 0\.05; intervals are unadjusted 95%\):$/m);
+    expect(out).toMatch(
+      /^ {2}hit@3 locale es-419 −1\.000 vs en \(0\.000 n=1 \(1 case\) vs 1\.000 n=2 \(1 case\)\) p=1\.000 adj=1\.000 m=3 not significant$/m,
+    );
+    expect(out).toMatch(
+      /^split deltas \(.*unit: case; Holm–Bonferroni within each metric.*adjusted p < 0\.05; intervals are unadjusted 95%\):$/m,
+    );
   });
 
   it("store-less: vacuous metrics read 'not measured (no store)' in every column, never a number", async () => {
     const r = await storelessReport();
     const out = renderTable(r, { color: false });
     for (const label of ["hit@3", "recall@3 \\(lower bound\\)", "nDCG@3", "MRR@3", "P@3", "citation_correctness"]) {
-      expect(out).toMatch(new RegExp(`^${label} +not measured \\(no store\\) +not measured \\(no store\\) +not measured \\(no store\\)$`, "m"));
+      expect(out).toMatch(
+        new RegExp(
+          `^${label} +not measured \\(no store\\) +not measured \\(no store\\) +not measured \\(no store\\)$`,
+          "m",
+        ),
+      );
     }
     expect(out).toMatch(/^groundedness +not run: no judge configured/m);
     expect(out).toContain("embedder: none (no retrieval ran)");
     expect(out).toContain("missed turns: not measured (no store)");
     // Rows in the canonical order even though the vacuous keys are listed separately.
-    const rows = out.split("\n").filter((l) => /^(hit|citation|refusal|groundedness)/.test(l)).slice(0, 5);
-    expect(rows.map((l) => l.split(" ")[0])).toEqual(["hit@3", "citation_coverage", "citation_correctness", "refusal_correctness", "groundedness"]);
+    const rows = out
+      .split("\n")
+      .filter((l) => /^(hit|citation|refusal|groundedness)/.test(l))
+      .slice(0, 5);
+    expect(rows.map((l) => l.split(" ")[0])).toEqual([
+      "hit@3",
+      "citation_coverage",
+      "citation_correctness",
+      "refusal_correctness",
+      "groundedness",
+    ]);
   });
 
   it("shows the gate result and reasons", async () => {
@@ -167,11 +197,15 @@ describe("renderTable", () => {
     expect(renderTable(r, { color: false })).toMatch(/gate: not evaluated\n$/);
     r.gate = gate(r, { minHit: 0.9 });
     const out = renderTable(r, { color: false });
-    expect(out).toContain("gate: FAIL (1 failure)\n  - [floor] retrieval_hit_at_k 0.750 (n=4) is below the floor 0.900\n");
+    expect(out).toContain(
+      "gate: FAIL (1 failure)\n  - [floor] retrieval_hit_at_k 0.750 (n=4) is below the floor 0.900\n",
+    );
     r.gate = gate(r, {});
     expect(renderTable(r, { color: false })).toMatch(/gate: PASS \(no floor or baseline check was set\)\n$/);
     r.gate = gate(r, { minHit: { en: 0.9 } });
-    expect(renderTable(r, { color: false })).toMatch(/gate: PASS\n {2}passed checks \(1\): --gate min-hit=en=0\.900 retrieval_hit_at_k\[en\]\n$/);
+    expect(renderTable(r, { color: false })).toMatch(
+      /gate: PASS\n {2}passed checks \(1\): --gate min-hit=en=0\.900 retrieval_hit_at_k\[en\]\n$/,
+    );
   });
 
   it("uses ANSI colour only when asked", async () => {
@@ -208,7 +242,9 @@ describe("renderMarkdown", () => {
     }
     expect(md).toContain("## Missed turns");
     // The query is escaped for markdown/HTML; the pipe of the table is intact.
-    expect(md).toContain("| `g2#1` | es-419 | golden | reembolso &lt;b&gt;&amp;\"ya\" | [c] | [d, e, f] | c: bm25 —, fused — |");
+    expect(md).toContain(
+      '| `g2#1` | es-419 | golden | reembolso &lt;b&gt;&amp;"ya" | [c] | [d, e, f] | c: bm25 —, fused — |',
+    );
     expect(md).toContain("**FAIL** (1 failure)");
     expect(md).toContain("recall@3 (lower bound)");
     expect(md).toContain("builtin-hash-ngram-384 — character n-gram hashing");
@@ -238,18 +274,23 @@ describe("gate rendering", () => {
     r.gate = gate(r, { minHit: { en: 0.9, "es-419": 0.5 } }, baselineFromReport(r));
     const md = renderMarkdown(r);
     expect(md).toContain("| check | scope | verdict | reason |");
-    expect(md).toContain("| --gate min-hit=es-419=0.500 | es-419 | fail | retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500 |");
+    expect(md).toContain(
+      "| --gate min-hit=es-419=0.500 | es-419 | fail | retrieval_hit_at_k[es-419] 0.000 (n=1) is below the floor 0.500 |",
+    );
     expect(md).toContain("| --gate min-hit=en=0.900 | en | pass |");
     expect(md).toContain("| --gate max-drop=0.000 | pt-BR | pass |");
     const table = renderTable(r, { color: false });
-    expect(table).toContain("  baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))\n");
+    expect(table).toContain(
+      "  baseline tolerance: 0 (default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline))\n",
+    );
     expect(table).toMatch(/passed checks \(17\): .*… and 11 more \(every check is in the JSON report's gate\.checks\)/);
   });
 });
 
 describe("renderJUnit", () => {
   /** The <testsuite> element named `name`, with its body. */
-  const suite = (xml: string, name: string) => new RegExp(`<testsuite name="${name.replace(/\./g, "\\.")}"[\\s\\S]*?</testsuite>`).exec(xml)?.[0] ?? "";
+  const suite = (xml: string, name: string) =>
+    new RegExp(`<testsuite name="${name.replace(/\./g, "\\.")}"[\\s\\S]*?</testsuite>`).exec(xml)?.[0] ?? "";
 
   it("is well-formed: a gate suite (one testcase per check) and a turn suite (one per gold-bearing turn)", async () => {
     const r = await fixtureReport();
@@ -276,7 +317,9 @@ describe("renderJUnit", () => {
     const tc = /<testcase[^>]*g2#1[^>]*>[\s\S]*?<\/testcase>/.exec(xml)?.[0] ?? "";
     expect(attr(tc, "name")).toBe("g2#1: reembolso &lt;b&gt;&amp;&quot;ya&quot;");
     expect(attr(tc, "classname")).toBe("retrace.es-419.golden");
-    expect(tc).toContain("<system-out>miss (not gated): hit=0 recall=0 ndcg=0 mrr=0 precision=0 gold=[c] top3=[d,e,f]\nquery: reembolso &lt;b&gt;&amp;&quot;ya&quot;\n");
+    expect(tc).toContain(
+      "<system-out>miss (not gated): hit=0 recall=0 ndcg=0 mrr=0 precision=0 gold=[c] top3=[d,e,f]\nquery: reembolso &lt;b&gt;&amp;&quot;ya&quot;\n",
+    );
     expect(xml).toContain('<property name="missedTurns" value="1"/>');
     // Not a single raw special character from the query survives.
     expect(xml).not.toContain('<b>&"');
@@ -333,12 +376,51 @@ describe("one report, many renderings", () => {
 });
 
 describe("delta verdicts (docs/statistics.md)", () => {
-  const base = { key: "retrieval_ndcg_at_k", split: "locale", reference: "en", nGroup: 53, nReference: 104, nCasesGroup: 20, nCasesReference: 39, familySize: 3 };
+  const base = {
+    key: "retrieval_ndcg_at_k",
+    split: "locale",
+    reference: "en",
+    nGroup: 53,
+    nReference: 104,
+    nCasesGroup: 20,
+    nCasesReference: 39,
+    familySize: 3,
+  };
   const deltas = [
     // Unadjusted interval excludes 0 (raw p < 0.05) but the Holm-adjusted p does not pass: the row says why.
-    { ...base, group: "es-419", meanGroup: 0.698, meanReference: 0.803, diff: -0.105, ci95: [-0.204, -0.014] as [number, number], pValue: 0.021, pAdjusted: 0.063, significant: false },
-    { ...base, group: "pt-BR", meanGroup: 0.6, meanReference: 0.803, diff: -0.203, ci95: [-0.3, -0.1] as [number, number], pValue: 0.001, pAdjusted: 0.003, significant: true },
-    { ...base, group: "xx", meanGroup: 0.8, meanReference: 0.803, diff: -0.003, ci95: [-0.1, 0.09] as [number, number], pValue: 0.9, pAdjusted: 1, significant: false },
+    {
+      ...base,
+      group: "es-419",
+      meanGroup: 0.698,
+      meanReference: 0.803,
+      diff: -0.105,
+      ci95: [-0.204, -0.014] as [number, number],
+      pValue: 0.021,
+      pAdjusted: 0.063,
+      significant: false,
+    },
+    {
+      ...base,
+      group: "pt-BR",
+      meanGroup: 0.6,
+      meanReference: 0.803,
+      diff: -0.203,
+      ci95: [-0.3, -0.1] as [number, number],
+      pValue: 0.001,
+      pAdjusted: 0.003,
+      significant: true,
+    },
+    {
+      ...base,
+      group: "xx",
+      meanGroup: 0.8,
+      meanReference: 0.803,
+      diff: -0.003,
+      ci95: [-0.1, 0.09] as [number, number],
+      pValue: 0.9,
+      pAdjusted: 1,
+      significant: false,
+    },
   ];
 
   it("table: raw p, adjusted p and family size; 'not significant after Holm' with the reason when the unadjusted CI excludes 0", async () => {
@@ -356,8 +438,14 @@ describe("delta verdicts (docs/statistics.md)", () => {
     const r = await fixtureReport();
     r.deltas = deltas;
     const md = renderMarkdown(r);
-    expect(md).toContain("| metric | split | group | vs | diff | 95% CI | n turns | n cases | raw p | adjusted p | family size | verdict |");
-    expect(md).toContain("| nDCG@3 | locale | pt-BR | en | −0.203 | [−0.300, −0.100] | 53 vs 104 | 20 vs 39 | 0.001 | 0.003 | 3 | significant |");
-    expect(md).toContain("| 0.021 | 0.063 | 3 | not significant after Holm (the unadjusted 95% CI excludes 0, raw p=0.021, but adjusted p=0.063 in a family of 3) |");
+    expect(md).toContain(
+      "| metric | split | group | vs | diff | 95% CI | n turns | n cases | raw p | adjusted p | family size | verdict |",
+    );
+    expect(md).toContain(
+      "| nDCG@3 | locale | pt-BR | en | −0.203 | [−0.300, −0.100] | 53 vs 104 | 20 vs 39 | 0.001 | 0.003 | 3 | significant |",
+    );
+    expect(md).toContain(
+      "| 0.021 | 0.063 | 3 | not significant after Holm (the unadjusted 95% CI excludes 0, raw p=0.021, but adjusted p=0.063 in a family of 3) |",
+    );
   });
 });

@@ -29,7 +29,13 @@ async function setup(dir: string) {
   return { ...data, retriever };
 }
 
-function sweep(kb: KnowledgeBase, cases: EvalCase[], retriever: HybridRetriever | null, concurrency: number, partOf?: ReadonlyMap<string, SplitPart>) {
+function sweep(
+  kb: KnowledgeBase,
+  cases: EvalCase[],
+  retriever: HybridRetriever | null,
+  concurrency: number,
+  partOf?: ReadonlyMap<string, SplitPart>,
+) {
   return runSweep({
     ...(partOf !== undefined ? { partOf } : {}),
     graph: buildGraph({ store: retriever, cards: kb, defaults: { k: 3 } }),
@@ -51,7 +57,14 @@ describe("runSweep on the mini KB", () => {
 
   it("returns one report per turn in dataset order, with traces collected from the graph's events", async () => {
     const { turns, traces } = await sweep(mini.kb, mini.cases, mini.retriever, 2);
-    expect(turns.map((t) => `${t.caseId}#${t.turn}`)).toEqual(["en-freeze-001#0", "en-freeze-001#1", "en-nomatch-001#0", "en-adv-001#0", "es-congelar-001#0", "pt-pix-001#0"]);
+    expect(turns.map((t) => `${t.caseId}#${t.turn}`)).toEqual([
+      "en-freeze-001#0",
+      "en-freeze-001#1",
+      "en-nomatch-001#0",
+      "en-adv-001#0",
+      "es-congelar-001#0",
+      "pt-pix-001#0",
+    ]);
     for (const t of turns) {
       expect(t.retrievedIds).toEqual(traces.forTurn(t.caseId, t.turn)?.retrievedIds);
       expect(t.retrievedIds!.length).toBeLessThanOrEqual(3);
@@ -62,7 +75,9 @@ describe("runSweep on the mini KB", () => {
     // A no-match turn emits no retrieval keys; a gold-bearing one emits the triad.
     const keys = (t: TurnReport) => t.results.map((r) => r.key);
     expect(keys(turns[2]!)).not.toContain("retrieval_hit_at_k");
-    expect(keys(turns[0]!)).toEqual(expect.arrayContaining(["retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k"]));
+    expect(keys(turns[0]!)).toEqual(
+      expect.arrayContaining(["retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k"]),
+    );
     // The adversarial turn carrying gold is scored.
     expect(keys(turns[3]!)).toContain("retrieval_hit_at_k");
   });
@@ -99,7 +114,9 @@ describe("runSweep on the mini KB", () => {
     expect(state.retrieval).toEqual(events.retrieval);
     expect(state.traces.all().map((t) => t.source)).toEqual(Array(6).fill("state"));
     expect(events.traces.all().map((t) => t.source)).toEqual(Array(6).fill("callback"));
-    expect(state.traces.all().map((t) => t.trace.retrievedIds)).toEqual(events.traces.all().map((t) => t.trace.retrievedIds));
+    expect(state.traces.all().map((t) => t.trace.retrievedIds)).toEqual(
+      events.traces.all().map((t) => t.trace.retrievedIds),
+    );
   });
 
   it("gives the same turns with durability exit, releasing each case's thread once the case is done and keeping no full traces", async () => {
@@ -116,9 +133,13 @@ describe("runSweep on the mini KB", () => {
         traceSource: "state",
         threadPrefix: "t:",
         ...(durability !== undefined ? { durability } : {}),
-        ...(release ? { releaseThread: async (id: string) => (released.push(id), saver.deleteThread(id)), keepTraces: false } : {}),
+        ...(release
+          ? { releaseThread: async (id: string) => (released.push(id), saver.deleteThread(id)), keepTraces: false }
+          : {}),
       });
-      const kept = await Promise.all(mini.cases.map(async (c) => (await saver.getTuple({ configurable: { thread_id: `t:${c.id}` } })) !== undefined));
+      const kept = await Promise.all(
+        mini.cases.map(async (c) => (await saver.getTuple({ configurable: { thread_id: `t:${c.id}` } })) !== undefined),
+      );
       return { result, released, kept };
     };
     const plain = await run(undefined, false);
@@ -137,12 +158,23 @@ describe("runSweep on the mini KB", () => {
   it("rejects a store-backed graph whose returned state holds no trace for the turn", async () => {
     const graph = { invoke: async () => ({ answer: "", citedIds: [], refused: true, retrieval: [] }) };
     await expect(
-      runSweep({ graph, cases: mini.cases.slice(0, 1), evaluators: allEvaluators({ k: 3 }), knownIds: new Set(), storeBacked: true, traceSource: "state" }),
-    ).rejects.toThrow("a graph whose returned state holds this turn's trace in its `retrieval` channel (none for case en-freeze-001 turn 0)");
+      runSweep({
+        graph,
+        cases: mini.cases.slice(0, 1),
+        evaluators: allEvaluators({ k: 3 }),
+        knownIds: new Set(),
+        storeBacked: true,
+        traceSource: "state",
+      }),
+    ).rejects.toThrow(
+      "a graph whose returned state holds this turn's trace in its `retrieval` channel (none for case en-freeze-001 turn 0)",
+    );
   });
 
   it("rejects a non-positive concurrency", async () => {
-    await expect(sweep(mini.kb, mini.cases, mini.retriever, 0)).rejects.toThrow("Expected `concurrency` to be a positive integer, got 0");
+    await expect(sweep(mini.kb, mini.cases, mini.retriever, 0)).rejects.toThrow(
+      "Expected `concurrency` to be a positive integer, got 0",
+    );
   });
 });
 
@@ -209,11 +241,27 @@ describe("goldPositions and explainGold", () => {
     });
     expect(explainGold(t, "a").verdict).toBe("retrieved");
     expect(explainGold(t, "a").text).toMatch(/retrieved at rank 2 of the top-2$/);
-    expect(explainGold(t, "zz")).toMatchObject({ verdict: "not_retrieved", text: expect.stringMatching(/not retrieved by any branch \(dense top-20, BM25 top-20\)$/) });
+    expect(explainGold(t, "zz")).toMatchObject({
+      verdict: "not_retrieved",
+      text: expect.stringMatching(/not retrieved by any branch \(dense top-20, BM25 top-20\)$/),
+    });
   });
 
   it("writes ordinals", () => {
-    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 40, 101, 111].map(ordinal)).toEqual(["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "40th", "101st", "111th"]);
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 40, 101, 111].map(ordinal)).toEqual([
+      "1st",
+      "2nd",
+      "3rd",
+      "4th",
+      "11th",
+      "12th",
+      "13th",
+      "21st",
+      "22nd",
+      "23rd",
+      "40th",
+      "101st",
+      "111th",
+    ]);
   });
 });
-

@@ -60,7 +60,14 @@ const timingsOf = (turns: readonly TurnReport[], started: string, durationMs: nu
 
 async function unsharded(): Promise<Report> {
   const turns = await allTurns();
-  const report = reportOf({ run: runInfo({ datasetHash: "ds-all" }), turns, evaluators: evaluatorsFor({ k: K, storeBacked: true }), seed: SEED, resample: "case", cardsPerLocale: CARDS });
+  const report = reportOf({
+    run: runInfo({ datasetHash: "ds-all" }),
+    turns,
+    evaluators: evaluatorsFor({ k: K, storeBacked: true }),
+    seed: SEED,
+    resample: "case",
+    cardsPerLocale: CARDS,
+  });
   applyGate(report, GATE, SEED, null);
   report.timings = timingsOf(turns, "2026-01-01T00:00:00.000Z", 900);
   return report;
@@ -74,7 +81,14 @@ async function shardFiles(n: number): Promise<ShardFile[]> {
     const mine = shardCases(CASES, spec);
     const ids = new Set(mine.map((c) => c.id));
     const own = turns.filter((t) => ids.has(t.caseId));
-    const report = reportOf({ run: runInfo({ datasetHash: `ds-shard-${s + 1}` }), turns: own, evaluators: evaluatorsFor({ k: K, storeBacked: true }), seed: SEED, resample: "case", cardsPerLocale: CARDS });
+    const report = reportOf({
+      run: runInfo({ datasetHash: `ds-shard-${s + 1}` }),
+      turns: own,
+      evaluators: evaluatorsFor({ k: K, storeBacked: true }),
+      seed: SEED,
+      resample: "case",
+      cardsPerLocale: CARDS,
+    });
     report.shard = shardSection(spec, CASES, mine, "ds-all");
     report.timings = timingsOf(own, `2026-01-01T00:0${s}:00.000Z`, 100 * (s + 1));
     return { file: `shard-${s + 1}.json`, data: JSON.parse(reportToJSON(report)) as unknown };
@@ -113,7 +127,8 @@ describe("mergeShards", () => {
     const full = await unsharded();
     // A baseline that had hit@k = 1 on every gold-bearing turn: each miss of this run is a flip, and the hit mean a drop.
     const baseline = baselineFromReport(full, new Date("2026-01-01T00:00:00Z"));
-    for (const scores of Object.values(baseline.perTurn)) if ("retrieval_hit_at_k" in scores) scores.retrieval_hit_at_k = 1;
+    for (const scores of Object.values(baseline.perTurn))
+      if ("retrieval_hit_at_k" in scores) scores.retrieval_hit_at_k = 1;
     baseline.aggregates.retrieval_hit_at_k!.mean = 1;
     const withBaseline = { ...GATE, maxDrop: 0.01, maxFlips: 0 };
     applyGate(full, withBaseline, SEED, baseline);
@@ -131,9 +146,17 @@ describe("mergeShards", () => {
   });
 
   it("unions run.retrieval over shards that hold different locales, and refuses one locale run two ways", async () => {
-    const cfg = (fusion: "rrf" | "minmax") => ({ denseK: 20, bm25K: 20, fusion, rrfK: 60, weights: { dense: 1, bm25: 1 }, bm25Params: { k1: 1.2, b: 0.75 } });
+    const cfg = (fusion: "rrf" | "minmax") => ({
+      denseK: 20,
+      bm25K: 20,
+      fusion,
+      rrfK: 60,
+      weights: { dense: 1, bm25: 1 },
+      bm25Params: { k1: 1.2, b: 0.75 },
+    });
     const files = await shardFiles(2);
-    const setRetrieval = (f: ShardFile, r: Record<string, unknown>) => ((f.data as { run: Record<string, unknown> }).run.retrieval = r);
+    const setRetrieval = (f: ShardFile, r: Record<string, unknown>) =>
+      ((f.data as { run: Record<string, unknown> }).run.retrieval = r);
     setRetrieval(files[0]!, { en: cfg("rrf"), "es-419": cfg("minmax") });
     setRetrieval(files[1]!, { "pt-BR": cfg("rrf"), en: cfg("rrf") });
     expect(mergeShards(files).run.retrieval).toEqual({ en: cfg("rrf"), "es-419": cfg("minmax"), "pt-BR": cfg("rrf") });
@@ -173,13 +196,17 @@ describe("mergeShards", () => {
     expect(refusal([s1!, edit(s2!, (r) => (r.run.embedder = "other-embedder"))])).toMatch(
       /shard-2\.json: field `run\.embedder` differs from shard-1\.json: "other-embedder" here, "builtin-hash-ngram-384" there.*run configuration/,
     );
-    expect(refusal([s1!, edit(s2!, (r) => (r.run.k = 10))])).toMatch(/shard-2\.json: field `run\.k` differs .* 10 here, 3 there/);
+    expect(refusal([s1!, edit(s2!, (r) => (r.run.k = 10))])).toMatch(
+      /shard-2\.json: field `run\.k` differs .* 10 here, 3 there/,
+    );
     expect(refusal([s1!, edit(s2!, (r) => (r.run.kbHash = "kb-other"))])).toMatch(/field `run\.kbHash`/);
   });
 
   it("refuses shards of another seed or resampling unit", async () => {
     const [s1, s2] = await shardFiles(2);
-    expect(refusal([s1!, edit(s2!, (r) => (r.bootstrap.seed = 12))])).toMatch(/shard-2\.json: field `bootstrap\.seed` differs from shard-1\.json: 12 here, 11 there.*bootstrap settings/);
+    expect(refusal([s1!, edit(s2!, (r) => (r.bootstrap.seed = 12))])).toMatch(
+      /shard-2\.json: field `bootstrap\.seed` differs from shard-1\.json: 12 here, 11 there.*bootstrap settings/,
+    );
     expect(refusal([s1!, edit(s2!, (r) => (r.bootstrap.unit = "turn"))])).toMatch(/field `bootstrap\.unit`/);
   });
 
@@ -193,12 +220,16 @@ describe("mergeShards", () => {
   it("refuses shards of different shard counts", async () => {
     const [a1] = await shardFiles(2);
     const [, b2] = await shardFiles(3);
-    expect(refusal([a1!, { ...b2!, file: "three-2.json" }])).toMatch(/three-2\.json: field `shard\.count` differs from shard-1\.json: 3 here, 2 there/);
+    expect(refusal([a1!, { ...b2!, file: "three-2.json" }])).toMatch(
+      /three-2\.json: field `shard\.count` differs from shard-1\.json: 3 here, 2 there/,
+    );
   });
 
   it("refuses a shard given twice", async () => {
     const [s1, s2] = await shardFiles(2);
-    expect(refusal([s1!, s2!, { ...s1!, file: "copy-of-1.json" }])).toMatch(/copy-of-1\.json: field `shard\.index` shard 1\/2 is given twice \(also shard-1\.json\)/);
+    expect(refusal([s1!, s2!, { ...s1!, file: "copy-of-1.json" }])).toMatch(
+      /copy-of-1\.json: field `shard\.index` shard 1\/2 is given twice \(also shard-1\.json\)/,
+    );
   });
 
   it("refuses a missing shard, naming it", async () => {
@@ -214,7 +245,11 @@ describe("mergeShards", () => {
       r.shard.caseIds.push(moved);
       r.turns.push(...structuredClone(movedTurns));
     });
-    expect(refusal([s1!, s2b])).toMatch(new RegExp(`shard-2\\.json: field \`shard\\.caseIds\\[\\d+\\]\` case "${moved}" is also in shard-1\\.json: shards must not overlap`));
+    expect(refusal([s1!, s2b])).toMatch(
+      new RegExp(
+        `shard-2\\.json: field \`shard\\.caseIds\\[\\d+\\]\` case "${moved}" is also in shard-1\\.json: shards must not overlap`,
+      ),
+    );
   });
 
   it("refuses shards whose cases are not the ones the rule assigns", async () => {
@@ -230,15 +265,21 @@ describe("mergeShards", () => {
       r.turns.push(...structuredClone((s1!.data as Report).turns.filter((t) => t.caseId === moved)));
       r.shard.turns = r.turns.length;
     });
-    expect(refusal([s1b, s2b])).toMatch(/shard-1\.json: field `shard\.caseIds` shard 1\/2 ran .* but the assignment rule gives it/);
+    expect(refusal([s1b, s2b])).toMatch(
+      /shard-1\.json: field `shard\.caseIds` shard 1\/2 ran .* but the assignment rule gives it/,
+    );
   });
 
   it("refuses a shard that lost turns", async () => {
     const [s1, s2] = await shardFiles(2);
-    expect(refusal([s1!, edit(s2!, (r) => r.turns.pop())])).toMatch(/shard-2\.json: field `shard\.turns` the shard says \d+ turns but its report holds \d+/);
+    expect(refusal([s1!, edit(s2!, (r) => r.turns.pop())])).toMatch(
+      /shard-2\.json: field `shard\.turns` the shard says \d+ turns but its report holds \d+/,
+    );
     const at = (s2!.data as Report).turns.findIndex((t) => t.turn === 1) - 1; // turn 0 of a case with several turns
     expect(at).toBeGreaterThanOrEqual(0);
-    expect(refusal([s1!, edit(s2!, (r) => r.turns.splice(at, 1))])).toMatch(new RegExp(`shard-2\\.json: field \`turns\\[${at}\\]\\.turn\` expected turn 0 of case .*, got 1`));
+    expect(refusal([s1!, edit(s2!, (r) => r.turns.splice(at, 1))])).toMatch(
+      new RegExp(`shard-2\\.json: field \`turns\\[${at}\\]\\.turn\` expected turn 0 of case .*, got 1`),
+    );
   });
 
   it("refuses a malformed shard section through the report schema", async () => {

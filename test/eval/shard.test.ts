@@ -56,23 +56,52 @@ describe("assignShards", () => {
 
   it("breaks equal turn counts by id, not by input order", () => {
     // all 2 turns: sorted a, b, c, d → shards 1, 2, 1 (tie 2,2 → lowest), 2
-    expect(assignShards([{ id: "d", turns: 2 }, { id: "c", turns: 2 }, { id: "b", turns: 2 }, { id: "a", turns: 2 }], 2)).toEqual([2, 1, 2, 1]);
+    expect(
+      assignShards(
+        [
+          { id: "d", turns: 2 },
+          { id: "c", turns: 2 },
+          { id: "b", turns: 2 },
+          { id: "a", turns: 2 },
+        ],
+        2,
+      ),
+    ).toEqual([2, 1, 2, 1]);
   });
 
   it("leaves the shards past the case count empty", () => {
-    expect(assignShards([{ id: "x", turns: 2 }, { id: "y", turns: 1 }], 4)).toEqual([1, 2]);
+    expect(
+      assignShards(
+        [
+          { id: "x", turns: 2 },
+          { id: "y", turns: 1 },
+        ],
+        4,
+      ),
+    ).toEqual([1, 2]);
   });
 
   it("refuses a non-positive count and duplicate ids", () => {
     expect(() => assignShards([{ id: "x", turns: 1 }], 0)).toThrow(/shard count/);
-    expect(() => assignShards([{ id: "x", turns: 1 }, { id: "x", turns: 2 }], 2)).toThrow(/unique ids/);
+    expect(() =>
+      assignShards(
+        [
+          { id: "x", turns: 1 },
+          { id: "x", turns: 2 },
+        ],
+        2,
+      ),
+    ).toThrow(/unique ids/);
   });
 
-  const casesArb = fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 6 }), turns: fc.integer({ min: 1, max: 4 }) }), {
-    selector: (c) => c.id,
-    minLength: 1,
-    maxLength: 60,
-  });
+  const casesArb = fc.uniqueArray(
+    fc.record({ id: fc.string({ minLength: 1, maxLength: 6 }), turns: fc.integer({ min: 1, max: 4 }) }),
+    {
+      selector: (c) => c.id,
+      minLength: 1,
+      maxLength: 60,
+    },
+  );
 
   it("puts every case in exactly one shard, in 1..n, and balances loads within one case's turns", () => {
     fc.assert(
@@ -85,7 +114,12 @@ describe("assignShards", () => {
         const used = cases.length >= n ? loads : loads.slice(0, cases.length); // with fewer cases than shards, only the first shards get one
         expect(Math.max(...used) - Math.min(...used)).toBeLessThanOrEqual(Math.max(...cases.map((c) => c.turns)));
         // the union of the shards' case lists is the input, each case once
-        const lists = Array.from({ length: n }, (_, s) => shardCases(cases.map((c) => ({ id: c.id, turns: new Array(c.turns).fill(0) })), { index: s + 1, count: n }).map((c) => c.id));
+        const lists = Array.from({ length: n }, (_, s) =>
+          shardCases(
+            cases.map((c) => ({ id: c.id, turns: new Array(c.turns).fill(0) })),
+            { index: s + 1, count: n },
+          ).map((c) => c.id),
+        );
         expect(lists.flat().sort()).toEqual(cases.map((c) => c.id).sort());
       }),
       { seed: 20261130, numRuns: 200 },
@@ -95,7 +129,9 @@ describe("assignShards", () => {
   it("is a function of the cases' ids and turn counts: input order does not change any case's shard", () => {
     fc.assert(
       fc.property(casesArb, fc.integer({ min: 1, max: 6 }), fc.nat(), (cases, n, seed) => {
-        const shuffled = [...cases].sort((a, b) => ((a.id.charCodeAt(0) * 31 + seed) % 7) - ((b.id.charCodeAt(0) * 31 + seed) % 7));
+        const shuffled = [...cases].sort(
+          (a, b) => ((a.id.charCodeAt(0) * 31 + seed) % 7) - ((b.id.charCodeAt(0) * 31 + seed) % 7),
+        );
         const before = new Map(cases.map((c, i) => [c.id, assignShards(cases, n)[i]]));
         const after = new Map(shuffled.map((c, i) => [c.id, assignShards(shuffled, n)[i]]));
         expect(after).toEqual(before);

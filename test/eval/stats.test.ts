@@ -94,12 +94,16 @@ describe("bootstrapCI", () => {
 
   it("property: min ≤ lo ≤ hi ≤ max, and the input is not mutated", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 30 }), fc.integer(), (xs, seed) => {
-        const copy = [...xs];
-        const [lo, hi] = bootstrapCI(xs, { seed, samples: 200 }) as [number, number];
-        expect(xs).toEqual(copy);
-        return Math.min(...xs) <= lo + 1e-12 && lo <= hi && hi <= Math.max(...xs) + 1e-12;
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 30 }),
+        fc.integer(),
+        (xs, seed) => {
+          const copy = [...xs];
+          const [lo, hi] = bootstrapCI(xs, { seed, samples: 200 }) as [number, number];
+          expect(xs).toEqual(copy);
+          return Math.min(...xs) <= lo + 1e-12 && lo <= hi && hi <= Math.max(...xs) + 1e-12;
+        },
+      ),
       { seed: 42, numRuns: 200 },
     );
   });
@@ -111,7 +115,11 @@ function map(entries: [string, number][]): Map<string, number> {
 
 describe("pairedComparison (sign-flip randomization test)", () => {
   it("gives p = 1 and diff 0 for identical runs, exact and sampled", () => {
-    const small = map([["a", 1], ["b", 0], ["c", 1]]);
+    const small = map([
+      ["a", 1],
+      ["b", 0],
+      ["c", 1],
+    ]);
     const r = pairedComparison(small, small);
     expect(r).toMatchObject({ n: 3, meanA: 2 / 3, meanB: 2 / 3, diff: 0, pValue: 1, method: "exact", ci95: [0, 0] });
     const big = map(Array.from({ length: 50 }, (_, i) => [`t${i}`, i % 3 === 0 ? 0 : 1] as [string, number]));
@@ -122,22 +130,60 @@ describe("pairedComparison (sign-flip randomization test)", () => {
 
   it("computes the exact p-value by enumerating 2^n sign vectors (hand-checked)", () => {
     // d = [1,1,1,1,1]: only the all-plus and all-minus vectors reach |Σ| = 5 → p = 2/32.
-    const a = map([["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0]]);
-    const b = map([["a", 1], ["b", 1], ["c", 1], ["d", 1], ["e", 1]]);
+    const a = map([
+      ["a", 0],
+      ["b", 0],
+      ["c", 0],
+      ["d", 0],
+      ["e", 0],
+    ]);
+    const b = map([
+      ["a", 1],
+      ["b", 1],
+      ["c", 1],
+      ["d", 1],
+      ["e", 1],
+    ]);
     const r = pairedComparison(a, b);
     expect(r?.pValue).toBeCloseTo(2 / 32, 12);
     expect(r?.diff).toBe(1);
     // d = [1, −1]: observed |Σ| = 0, every vector reaches it → p = 1.
-    expect(pairedComparison(map([["a", 0], ["b", 1]]), map([["a", 1], ["b", 0]]))?.pValue).toBe(1);
+    expect(
+      pairedComparison(
+        map([
+          ["a", 0],
+          ["b", 1],
+        ]),
+        map([
+          ["a", 1],
+          ["b", 0],
+        ]),
+      )?.pValue,
+    ).toBe(1);
     // d = [1, 1, 0.5]: |Σ| = 2.5; vectors reaching it: (+,+,+) and (−,−,−) → 2/8.
-    expect(pairedComparison(map([["a", 0], ["b", 0], ["c", 0]]), map([["a", 1], ["b", 1], ["c", 0.5]]))?.pValue).toBeCloseTo(0.25, 12);
+    expect(
+      pairedComparison(
+        map([
+          ["a", 0],
+          ["b", 0],
+          ["c", 0],
+        ]),
+        map([
+          ["a", 1],
+          ["b", 1],
+          ["c", 0.5],
+        ]),
+      )?.pValue,
+    ).toBeCloseTo(0.25, 12);
   });
 
   it("gives a small p-value for a consistent shift (sampled, +1 corrected)", () => {
     const rand = mulberry32(9);
     const base: [string, number][] = Array.from({ length: 40 }, (_, i) => [`t${i}`, 0.3 + 0.4 * rand()]);
     const shifted: [string, number][] = base.map(([id, v]) => [id, v - 0.1 - 0.05 * rand()]);
-    const r = pairedComparison(map(base), map(shifted), { samples: 2000 }) as NonNullable<ReturnType<typeof pairedComparison>>;
+    const r = pairedComparison(map(base), map(shifted), { samples: 2000 }) as NonNullable<
+      ReturnType<typeof pairedComparison>
+    >;
     expect(r.method).toBe("sampled");
     expect(r.diff).toBeLessThan(-0.1);
     expect(r.pValue).toBeGreaterThan(0); // never 0 thanks to the +1 correction
@@ -148,7 +194,18 @@ describe("pairedComparison (sign-flip randomization test)", () => {
   });
 
   it("uses only the ids present in both and returns null when there are none", () => {
-    const r = pairedComparison(map([["a", 1], ["b", 1], ["only-a", 0]]), map([["b", 0], ["a", 1], ["only-b", 1]]));
+    const r = pairedComparison(
+      map([
+        ["a", 1],
+        ["b", 1],
+        ["only-a", 0],
+      ]),
+      map([
+        ["b", 0],
+        ["a", 1],
+        ["only-b", 1],
+      ]),
+    );
     expect(r?.n).toBe(2);
     expect(r?.meanA).toBe(1);
     expect(r?.meanB).toBe(0.5);
@@ -190,10 +247,25 @@ describe("perTurnScores + pairedComparison", () => {
     const report = await fixtureReport();
     // hit@3 per turn: g1#0 1, g1#1 1, g2#1 0, adv1#0 1 (g2#0, adv1#1 empty gold; g3#0 store-less).
     expect(perTurnScores(report, "retrieval_hit_at_k")).toEqual(
-      map([["g1#0", 1], ["g1#1", 1], ["g2#1", 0], ["adv1#0", 1]]),
+      map([
+        ["g1#0", 1],
+        ["g1#1", 1],
+        ["g2#1", 0],
+        ["adv1#0", 1],
+      ]),
     );
-    const baseline = { perTurn: { "g1#0": { retrieval_hit_at_k: 1 }, "g1#1": { retrieval_hit_at_k: 1 }, "g2#1": { retrieval_hit_at_k: 1 }, "gone#0": { retrieval_hit_at_k: 1 } } };
-    const r = pairedComparison(perTurnScores(baseline, "retrieval_hit_at_k"), perTurnScores(report, "retrieval_hit_at_k"));
+    const baseline = {
+      perTurn: {
+        "g1#0": { retrieval_hit_at_k: 1 },
+        "g1#1": { retrieval_hit_at_k: 1 },
+        "g2#1": { retrieval_hit_at_k: 1 },
+        "gone#0": { retrieval_hit_at_k: 1 },
+      },
+    };
+    const r = pairedComparison(
+      perTurnScores(baseline, "retrieval_hit_at_k"),
+      perTurnScores(report, "retrieval_hit_at_k"),
+    );
     // Shared turns: g1#0, g1#1, g2#1 → A = [1,1,1], B = [1,1,0]; d = [0,0,−1] → |Σ| = 1;
     // every sign vector reaches 1 → exact p = 1.
     expect(r).toMatchObject({ n: 3, meanA: 1, meanB: 2 / 3, pValue: 1, method: "exact" });

@@ -6,21 +6,35 @@ import { ROWS, turnReports } from "./report-fixture.js";
 
 describe("storelessEvaluators", () => {
   it("scores nothing that depends on retrieval, with the reason, and keeps other evaluators", async () => {
-    const own: EvaluatorSpec = { name: "answer_length", keys: ["answer_length"], evaluate: (a) => [{ key: "answer_length", score: a.answer.length > 0 ? 1 : 0 }], whenEmpty: "no turns" };
+    const own: EvaluatorSpec = {
+      name: "answer_length",
+      keys: ["answer_length"],
+      evaluate: (a) => [{ key: "answer_length", score: a.answer.length > 0 ? 1 : 0 }],
+      whenEmpty: "no turns",
+    };
     const specs = storelessEvaluators([...allEvaluators({ k: 3 }), own]);
-    const turns = await turnReports(ROWS.map((r) => ({ ...r, retrievedIds: null })), specs);
+    const turns = await turnReports(
+      ROWS.map((r) => ({ ...r, retrievedIds: null })),
+      specs,
+    );
     for (const t of turns) expect(t.results.map((r) => r.key)).toEqual(["answer_length"]);
     const agg = aggregateTurns(turns, { evaluators: specs });
     expect(Object.keys(agg.aggregates)).toEqual(["answer_length"]);
     // judged@k concerns turns with judgments only: none here, so it is absent rather than vacuous.
     expect([...agg.vacuous].sort()).toEqual(RETRIEVAL_DEPENDENT_KEYS.filter((k) => k !== "judged_at_k").sort());
     expect(agg.vacuousReasons.retrieval_hit_at_k).toBe("no store");
-    for (const key of ["citation_coverage", "citation_correctness", "refusal_correctness", "groundedness"]) expect(agg.vacuousReasons[key]).toBe(NO_STORE_ANSWER);
+    for (const key of ["citation_coverage", "citation_correctness", "refusal_correctness", "groundedness"])
+      expect(agg.vacuousReasons[key]).toBe(NO_STORE_ANSWER);
   });
 
   it("a store-less run whose turns carry judgments lists judged@k as not measured (no store)", async () => {
     const specs = storelessEvaluators(allEvaluators({ k: 3 }));
-    const turns = (await turnReports(ROWS.map((r) => ({ ...r, retrievedIds: null })), specs)).map((t, i) => (i === 0 ? { ...t, judged: ["card-freeze"] } : t));
+    const turns = (
+      await turnReports(
+        ROWS.map((r) => ({ ...r, retrievedIds: null })),
+        specs,
+      )
+    ).map((t, i) => (i === 0 ? { ...t, judged: ["card-freeze"] } : t));
     const agg = aggregateTurns(turns, { evaluators: specs });
     expect(agg.vacuous).toContain("judged_at_k");
     expect(agg.vacuousReasons.judged_at_k).toBe("no store");

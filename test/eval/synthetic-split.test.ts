@@ -25,7 +25,12 @@ describe("synthetic cases are a split of their own", () => {
 
   it("stay out of the headline and the locale split when real cases are present, and have their kind group", () => {
     // Golden: 1 of 2 hits (0.5). Synthetic: 2 of 2 (1.0). Mixed together the headline would read 0.75.
-    const turns = [turn("g1", "golden", 1), turn("g2", "golden", 0), turn("s1", "synthetic", 1), turn("s2", "synthetic", 1)];
+    const turns = [
+      turn("g1", "golden", 1),
+      turn("g2", "golden", 0),
+      turn("s1", "synthetic", 1),
+      turn("s2", "synthetic", 1),
+    ];
     const agg = aggregateTurns(turns, { evaluators });
     expect(agg.aggregates.retrieval_hit_at_k?.mean).toBe(0.5);
     expect(agg.aggregates.retrieval_hit_at_k?.n).toBe(2);

@@ -37,7 +37,11 @@ function rows(text: string): Map<string, string> {
 
 async function score(qrelsFile: string, runFile: string, ks: number[], complete: boolean): Promise<TrecScores> {
   // qrels.test has only rel 0/1, so graded and binary gains agree; graded is trec_eval's own ndcg_cut.
-  return scoreTrec(parseQrels(await load(qrelsFile), qrelsFile), parseRun(await load(runFile), runFile), { ks, complete, graded: true });
+  return scoreTrec(parseQrels(await load(qrelsFile), qrelsFile), parseRun(await load(runFile), runFile), {
+    ks,
+    complete,
+    graded: true,
+  });
 }
 
 /** Every expected row of an implemented measure is printed identically by retrace; returns how many were compared. */

@@ -74,7 +74,17 @@ const Q4_GRADED = {
   ndcg_cut_2: 3 / L(2) / (3 + 1 / L(2)), // 1.89279/3.63093 = 0.52130
   ndcg_cut_5: (3 / L(2) + 1 / L(3)) / (3 + 1 / L(2)), // 2.39279/3.63093 = 0.65900
 };
-const MEASURES_2_5 = ["recip_rank", "P_2", "P_5", "recall_2", "recall_5", "ndcg_cut_2", "ndcg_cut_5", "success_2", "success_5"];
+const MEASURES_2_5 = [
+  "recip_rank",
+  "P_2",
+  "P_5",
+  "recall_2",
+  "recall_5",
+  "ndcg_cut_2",
+  "ndcg_cut_5",
+  "success_2",
+  "success_5",
+];
 const ZERO = Object.fromEntries(MEASURES_2_5.map((m) => [m, 0]));
 
 let qrels: Qrels;
@@ -114,7 +124,13 @@ describe("parsing", () => {
 
   it("a run line with 5 columns names file, line and the expected layout", () => {
     const e = dataIssues(() => parseRun("q Q0 d1 1 0.5 t\n# comment\nq Q0 d2 2 0.4\n", "bad.run"));
-    expect(e.issues).toEqual([{ file: "bad.run", line: 3, message: "Expected 6 whitespace-separated fields (qid Q0 docno rank score tag), got 5" }]);
+    expect(e.issues).toEqual([
+      {
+        file: "bad.run",
+        line: 3,
+        message: "Expected 6 whitespace-separated fields (qid Q0 docno rank score tag), got 5",
+      },
+    ]);
     expect(e.message).toContain("bad.run:3:");
     expect(e.exitCode).toBe(2);
   });
@@ -134,13 +150,20 @@ describe("parsing", () => {
     expect(e.issues).toEqual([
       { file: "bad.qrels", line: 1, message: "Expected 4 whitespace-separated fields (qid iter docno rel), got 3" },
       { file: "bad.qrels", line: 2, field: "rel", message: 'Expected an integer relevance, got "1.5"' },
-      { file: "bad.qrels", line: 4, field: "docno", message: 'Duplicate judgment of document "d3" for query "q" (first at line 3)' },
+      {
+        file: "bad.qrels",
+        line: 4,
+        field: "docno",
+        message: 'Duplicate judgment of document "d3" for query "q" (first at line 3)',
+      },
       { file: "bad.qrels", line: 5, message: "Expected 4 whitespace-separated fields (qid iter docno rel), got 5" },
     ]);
   });
 
   it("empty qrels is an error; an empty run parses (and then scores nothing)", () => {
-    expect(dataIssues(() => parseQrels("# nothing\n", "e.qrels")).issues[0]?.message).toBe("Expected at least one judgment, got none");
+    expect(dataIssues(() => parseQrels("# nothing\n", "e.qrels")).issues[0]?.message).toBe(
+      "Expected at least one judgment, got none",
+    );
     expect(parseRun("").queries.size).toBe(0);
   });
 
@@ -190,7 +213,10 @@ describe("trec ordering", () => {
   });
 
   it("keeps the first occurrence in trec order and counts the dropped duplicates", () => {
-    expect(trecRanking({ docnos: ["x", "y", "x", "x"], scores: [0.1, 0.5, 0.9, 0.2] })).toEqual({ ranked: ["x", "y"], duplicates: 2 });
+    expect(trecRanking({ docnos: ["x", "y", "x", "x"], scores: [0.1, 0.5, 0.9, 0.2] })).toEqual({
+      ranked: ["x", "y"],
+      duplicates: 2,
+    });
   });
 
   it("does not mutate the run", () => {
@@ -228,7 +254,15 @@ describe("scoreTrec on the hand-made fixtures", () => {
       expect(s.all[m]).toBeCloseTo((Q1[m as keyof typeof Q1] + 0 + Q4[m as keyof typeof Q4]) / 3, 12);
     }
     expect(s.numQueries).toBe(3);
-    expect(s.counts).toEqual({ judged: 4, evaluated: 3, withoutResults: 1, withoutRelevant: 1, unjudged: 1, duplicates: 1, queriesWithDuplicates: 1 });
+    expect(s.counts).toEqual({
+      judged: 4,
+      evaluated: 3,
+      withoutResults: 1,
+      withoutRelevant: 1,
+      unjudged: 1,
+      duplicates: 1,
+      queriesWithDuplicates: 1,
+    });
     expect(s.warnings).toEqual([
       '1 judged query with no results in the run was left out of "all" (use -c to score it as 0, as trec_eval -c does)',
       "1 duplicate document in 1 query of the run was ignored (the first in trec order was kept)",
@@ -257,7 +291,8 @@ describe("scoreTrec on the hand-made fixtures", () => {
     const s = scoreTrec(qrels, run, { ks: [2, 5], complete: true });
     expect(s.perQuery.map((q) => q.qid)).toEqual(["q1", "q2", "q3", "q4"]);
     expect(s.perQuery[2]?.values).toEqual(ZERO);
-    for (const m of MEASURES_2_5) expect(s.all[m]).toBeCloseTo((Q1[m as keyof typeof Q1] + Q4[m as keyof typeof Q4]) / 4, 12);
+    for (const m of MEASURES_2_5)
+      expect(s.all[m]).toBeCloseTo((Q1[m as keyof typeof Q1] + Q4[m as keyof typeof Q4]) / 4, 12);
     expect(formatTrecValue(s.all.recall_2 as number)).toBe("0.2083"); // 0.83333/4
     expect(formatTrecValue(s.all.ndcg_cut_5 as number)).toBe("0.3514"); // 1.40569/4
     expect(s.warnings[0]).toBe('1 judged query with no results in the run scored 0 and counted in "all" (-c)');
@@ -269,7 +304,9 @@ describe("scoreTrec on the hand-made fixtures", () => {
     expect(s.numQueries).toBe(2);
     expect(s.all.ndcg_cut_5).toBeCloseTo((Q1.ndcg_cut_5 + Q4.ndcg_cut_5) / 2, 12); // 0.70284
     expect(formatTrecValue(s.all.recall_2 as number)).toBe("0.4167"); // (1/3+1/2)/2
-    expect(s.warnings).toContain("1 judged query with no relevant document was skipped (--skip-empty): no score, not counted");
+    expect(s.warnings).toContain(
+      "1 judged query with no relevant document was skipped (--skip-empty): no score, not counted",
+    );
   });
 
   it("skipEmpty and complete: a judged query with neither relevant documents nor results is skipped, not zero-filled", () => {
@@ -285,7 +322,9 @@ describe("scoreTrec on the hand-made fixtures", () => {
     const s = scoreTrec(q, parseRun("a Q0 d 1 1 t\n"), { ks: [1] });
     expect(s.perQuery.map((p) => p.qid)).toEqual(["a"]);
     expect(s.counts).toMatchObject({ withoutResults: 1, withoutRelevant: 0 });
-    expect(s.warnings).toEqual(['1 judged query with no results in the run was left out of "all" (use -c to score it as 0, as trec_eval -c does)']);
+    expect(s.warnings).toEqual([
+      '1 judged query with no results in the run was left out of "all" (use -c to score it as 0, as trec_eval -c does)',
+    ]);
     const c = scoreTrec(q, parseRun("a Q0 d 1 1 t\n"), { ks: [1], complete: true });
     expect(c.perQuery.map((p) => p.qid)).toEqual(["a", "b"]);
     expect(c.all.success_1).toBe(0.5);
@@ -316,10 +355,14 @@ describe("scoreTrec on the hand-made fixtures", () => {
   });
 
   it("no query with both results and judgments is an error (as trec_eval)", () => {
-    const e = dataIssues(() => scoreTrec(qrels, parseRun("zz Q0 d 1 1 t\n"), { ks: [5] }, { qrels: "a.qrels", run: "b.run" }));
+    const e = dataIssues(() =>
+      scoreTrec(qrels, parseRun("zz Q0 d 1 1 t\n"), { ks: [5] }, { qrels: "a.qrels", run: "b.run" }),
+    );
     expect(e.issues[0]).toEqual({ file: "b.run", message: "No query has both results and judgments in a.qrels" });
     const onlyEmpty = parseQrels("q 0 d 0\n");
-    expect(() => scoreTrec(onlyEmpty, parseRun("q Q0 d 1 1 t\n"), { ks: [5], skipEmpty: true })).toThrow(/--skip-empty/);
+    expect(() => scoreTrec(onlyEmpty, parseRun("q Q0 d 1 1 t\n"), { ks: [5], skipEmpty: true })).toThrow(
+      /--skip-empty/,
+    );
   });
 
   it("bad cutoffs are InvalidArgumentErrors", () => {
@@ -377,7 +420,17 @@ describe("trec_eval's layout", () => {
       "success_1 all",
       "",
     ]);
-    expect(trecMeasureNames([1, 3])).toEqual(["recip_rank", "P_1", "P_3", "recall_1", "recall_3", "ndcg_cut_1", "ndcg_cut_3", "success_1", "success_3"]);
+    expect(trecMeasureNames([1, 3])).toEqual([
+      "recip_rank",
+      "P_1",
+      "P_3",
+      "recall_1",
+      "recall_3",
+      "ndcg_cut_1",
+      "ndcg_cut_3",
+      "success_1",
+      "success_3",
+    ]);
   });
 });
 
@@ -404,14 +457,23 @@ describe("trec_eval's own test data (query 302 of test/qrels.test and test/resul
  * from the top), written independently of src/eval/measures/metrics.ts. Runs without
  * duplicate documents, as trec_eval requires.
  */
-function trecEvalReference(judged: Map<string, number>, results: Array<[string, number]>, cutoffs: number[]): Record<string, number> {
+function trecEvalReference(
+  judged: Map<string, number>,
+  results: Array<[string, number]>,
+  cutoffs: number[],
+): Record<string, number> {
   const docs = [...results].sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
   const rels = docs.map(([d]) => judged.get(d) ?? -1);
   const numRel = [...judged.values()].filter((r) => r >= 1).length;
   const levels = new Map<number, number>();
   for (const r of judged.values()) if (r >= 0) levels.set(r, (levels.get(r) ?? 0) + 1);
   const out: Record<string, number> = {};
-  const walk = (name: string, init: number, step: (acc: number, rel: number, i: number) => number, close: (acc: number, cutoff: number) => number) => {
+  const walk = (
+    name: string,
+    init: number,
+    step: (acc: number, rel: number, i: number) => number,
+    close: (acc: number, cutoff: number) => number,
+  ) => {
     let ci = 0;
     let acc = init;
     for (let i = 0; i < rels.length && ci < cutoffs.length; i++) {
@@ -423,13 +485,34 @@ function trecEvalReference(judged: Map<string, number>, results: Array<[string, 
       out[`${name}_${c}`] = close(acc, c);
     }
   };
-  walk("success", 0, (a, r) => (r >= 1 ? a + 1 : a), (a) => (a > 0 ? 1 : 0));
-  walk("recall", 0, (a, r) => (r >= 1 ? a + 1 : a), (a) => (numRel === 0 ? 0 : a / numRel));
-  walk("P", 0, (a, r) => (r >= 1 ? a + 1 : a), (a, c) => a / c);
-  walk("ndcg_cut", 0, (a, r, i) => (r > 0 ? a + r / Math.log2(i + 2) : a), (a) => a);
+  walk(
+    "success",
+    0,
+    (a, r) => (r >= 1 ? a + 1 : a),
+    (a) => (a > 0 ? 1 : 0),
+  );
+  walk(
+    "recall",
+    0,
+    (a, r) => (r >= 1 ? a + 1 : a),
+    (a) => (numRel === 0 ? 0 : a / numRel),
+  );
+  walk(
+    "P",
+    0,
+    (a, r) => (r >= 1 ? a + 1 : a),
+    (a, c) => a / c,
+  );
+  walk(
+    "ndcg_cut",
+    0,
+    (a, r, i) => (r > 0 ? a + r / Math.log2(i + 2) : a),
+    (a) => a,
+  );
   // ideal DCG per cutoff: relevance levels from the highest down
   const ideal: number[] = [];
-  for (const lvl of [...levels.keys()].filter((l) => l > 0).sort((a, b) => b - a)) for (let n = 0; n < (levels.get(lvl) as number); n++) ideal.push(lvl);
+  for (const lvl of [...levels.keys()].filter((l) => l > 0).sort((a, b) => b - a))
+    for (let n = 0; n < (levels.get(lvl) as number); n++) ideal.push(lvl);
   for (const c of cutoffs) {
     let idcg = 0;
     for (let i = 0; i < Math.min(c, ideal.length); i++) idcg += (ideal[i] as number) / Math.log2(i + 2);
@@ -443,10 +526,19 @@ function trecEvalReference(judged: Map<string, number>, results: Array<[string, 
 describe("differential test against trec_eval's algorithm (fast-check, seed 42)", () => {
   const DOC = fc.constantFrom("d1", "d2", "d3", "d10", "d11", "D1", "x", "y", "z");
   const qid = fc.constantFrom("1", "2", "10", "a");
-  const judgments = fc.uniqueArray(fc.tuple(qid, DOC, fc.integer({ min: -1, max: 3 })), { minLength: 1, maxLength: 25, selector: (t) => `${t[0]} ${t[1]}` });
+  const judgments = fc.uniqueArray(fc.tuple(qid, DOC, fc.integer({ min: -1, max: 3 })), {
+    minLength: 1,
+    maxLength: 25,
+    selector: (t) => `${t[0]} ${t[1]}`,
+  });
   // few distinct scores, so ties are frequent
-  const results = fc.uniqueArray(fc.tuple(qid, DOC, fc.constantFrom(0, 0.5, 1, 2, -1, 1e-9)), { maxLength: 30, selector: (t) => `${t[0]} ${t[1]}` });
-  const cutoffs = fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 4 }).map((c) => [...c].sort((a, b) => a - b));
+  const results = fc.uniqueArray(fc.tuple(qid, DOC, fc.constantFrom(0, 0.5, 1, 2, -1, 1e-9)), {
+    maxLength: 30,
+    selector: (t) => `${t[0]} ${t[1]}`,
+  });
+  const cutoffs = fc
+    .uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 4 })
+    .map((c) => [...c].sort((a, b) => a - b));
 
   it("every per-query value and every mean equals trec_eval's, graded qrels included", () => {
     fc.assert(
@@ -463,7 +555,11 @@ describe("differential test against trec_eval's algorithm (fast-check, seed 42)"
         for (const p of s.perQuery) {
           const judged = q.get(p.qid) as Map<string, number>;
           const rq = r.queries.get(p.qid) as { docnos: string[]; scores: number[] };
-          const ref = trecEvalReference(judged, rq.docnos.map((d, i) => [d, rq.scores[i] as number]), ks);
+          const ref = trecEvalReference(
+            judged,
+            rq.docnos.map((d, i) => [d, rq.scores[i] as number]),
+            ks,
+          );
           for (const m of s.measures) {
             expect(p.values[m], `${p.qid} ${m}`).toBeCloseTo(ref[m] as number, 12);
             sums[m] = (sums[m] ?? 0) + (ref[m] as number);
@@ -477,20 +573,26 @@ describe("differential test against trec_eval's algorithm (fast-check, seed 42)"
 
   it("a duplicate that ranks below its first occurrence changes nothing", () => {
     fc.assert(
-      fc.property(judgments, results, cutoffs, fc.array(fc.nat(), { minLength: 1, maxLength: 5 }), (js, rs, ks, picks) => {
-        fc.pre(rs.length > 0);
-        const q = parseQrels(js.map(([a, d, x]) => `${a} 0 ${d} ${x}`).join("\n"));
-        const base = rs.map(([a, d, x]) => `${a} Q0 ${d} 0 ${x} t`);
-        fc.pre([...q.keys()].some((id) => rs.some(([a]) => a === id)));
-        const dupes = picks.map((p) => {
-          const [a, d, x] = rs[p % rs.length] as [string, string, number];
-          return `${a} Q0 ${d} 0 ${x - 1} t`; // lower score: after the original in trec order
-        });
-        const plain = scoreTrec(q, parseRun(base.join("\n")), { ks });
-        const withDupes = scoreTrec(q, parseRun([...dupes, ...base].join("\n")), { ks });
-        expect(withDupes.all).toEqual(plain.all);
-        expect(withDupes.perQuery).toEqual(plain.perQuery);
-      }),
+      fc.property(
+        judgments,
+        results,
+        cutoffs,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+        (js, rs, ks, picks) => {
+          fc.pre(rs.length > 0);
+          const q = parseQrels(js.map(([a, d, x]) => `${a} 0 ${d} ${x}`).join("\n"));
+          const base = rs.map(([a, d, x]) => `${a} Q0 ${d} 0 ${x} t`);
+          fc.pre([...q.keys()].some((id) => rs.some(([a]) => a === id)));
+          const dupes = picks.map((p) => {
+            const [a, d, x] = rs[p % rs.length] as [string, string, number];
+            return `${a} Q0 ${d} 0 ${x - 1} t`; // lower score: after the original in trec order
+          });
+          const plain = scoreTrec(q, parseRun(base.join("\n")), { ks });
+          const withDupes = scoreTrec(q, parseRun([...dupes, ...base].join("\n")), { ks });
+          expect(withDupes.all).toEqual(plain.all);
+          expect(withDupes.perQuery).toEqual(plain.perQuery);
+        },
+      ),
       { seed: 42, numRuns: 200 },
     );
   });

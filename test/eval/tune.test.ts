@@ -1,16 +1,41 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { ndcgAtK } from "../../src/eval/measures/metrics.js";
-import { DEFAULT_GRID, alphaOf, assignFolds, bestCandidate, bm25Key, candidateKey, crossValidate, expandGrid, gridAround, scoreMatrix, scoreUnit, type Candidate, type TuneUnit } from "../../src/research/tune.js";
+import {
+  DEFAULT_GRID,
+  alphaOf,
+  assignFolds,
+  bestCandidate,
+  bm25Key,
+  candidateKey,
+  crossValidate,
+  expandGrid,
+  gridAround,
+  scoreMatrix,
+  scoreUnit,
+  type Candidate,
+  type TuneUnit,
+} from "../../src/research/tune.js";
 import { TUNE_MIN_GAIN, crossValidateCandidates, tuneDecision } from "../../src/app/tune.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
-const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
-const DEFAULTS: Candidate = { fusion: "rrf", rrfK: 60, weights: { dense: 1, bm25: 1 }, denseK: 20, bm25K: 20, bm25: { k1: 1.2, b: 0.75 } };
+const list = (...pairs: [string, number][]): Ranked[] =>
+  pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
+const DEFAULTS: Candidate = {
+  fusion: "rrf",
+  rrfK: 60,
+  weights: { dense: 1, bm25: 1 },
+  denseK: 20,
+  bm25K: 20,
+  bm25: { k1: 1.2, b: 0.75 },
+};
 
 describe("assignFolds", () => {
   it("stratifies: each fold gets a near-equal share of every stratum, and is seeded", () => {
-    const groups = [...Array.from({ length: 10 }, (_, i) => ({ id: `en-${i}`, stratum: "en" })), ...Array.from({ length: 5 }, (_, i) => ({ id: `es-${i}`, stratum: "es-419" }))];
+    const groups = [
+      ...Array.from({ length: 10 }, (_, i) => ({ id: `en-${i}`, stratum: "en" })),
+      ...Array.from({ length: 5 }, (_, i) => ({ id: `es-${i}`, stratum: "es-419" })),
+    ];
     const folds = assignFolds(groups, 5, 42);
     for (let f = 0; f < 5; f++) {
       // es-419 first (sorted strata): 5 groups dealt to folds 0..4, then en's 10 to 0..4 twice → 1 es + 2 en each
@@ -43,7 +68,10 @@ describe("crossValidate", () => {
     const folds = assignFolds(groups, 2, 3);
     let expected = 0;
     for (let f = 0; f < 2; f++) {
-      const train = groups.map((g, i) => ({ g, i })).filter(({ g }) => folds.get(g.id) !== f).map(({ i }) => i);
+      const train = groups
+        .map((g, i) => ({ g, i }))
+        .filter(({ g }) => folds.get(g.id) !== f)
+        .map(({ i }) => i);
       const c = bestCandidate(matrix, train);
       for (const [i, g] of groups.entries()) if (folds.get(g.id) === f) expected += matrix[c]![i]!;
     }
@@ -52,7 +80,15 @@ describe("crossValidate", () => {
   });
 
   it("bestCandidate keeps the earlier candidate on a tie", () => {
-    expect(bestCandidate([[1, 0], [0, 1]], [0, 1])).toBe(0);
+    expect(
+      bestCandidate(
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        [0, 1],
+      ),
+    ).toBe(0);
   });
 });
 
@@ -72,7 +108,12 @@ describe("candidates and units", () => {
       stratum: "en",
       dense: list(["a", 0.9], ["b", 0.1]),
       bm25: new Map([[bm25Key({ k1: 1.2, b: 0.75 }), list(["b", 5], ["c", 1])]]),
-      evaluate: (fused) => ndcgAtK(fused.map((r) => r.id), ["b"], 1),
+      evaluate: (fused) =>
+        ndcgAtK(
+          fused.map((r) => r.id),
+          ["b"],
+          1,
+        ),
     };
     const mm: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.2, bm25: 0.8 } };
     expect(scoreUnit(unit, mm)).toBe(1);
@@ -91,14 +132,20 @@ describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
     // RRF 1/1 (the built-in embedder's default): α = 0.5, neighbours 0.45 and 0.55.
     expect(gridAround(DEFAULT_GRID, DEFAULTS).alpha).toEqual([0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9]);
     // α = 0.97: 1.02 is dropped, 0.92 and 0.97 added.
-    expect(gridAround(DEFAULT_GRID, { ...lsa, weights: { dense: 0.97, bm25: 0.03 } }).alpha.slice(-3)).toEqual([0.9, 0.92, 0.97]);
+    expect(gridAround(DEFAULT_GRID, { ...lsa, weights: { dense: 0.97, bm25: 0.03 } }).alpha.slice(-3)).toEqual([
+      0.9, 0.92, 0.97,
+    ]);
     expect(alphaOf({ weights: { dense: 1, bm25: 4 } })).toBeCloseTo(0.2, 12);
     expect(alphaOf({ weights: { dense: 0, bm25: 0 } })).toBe(0.5);
   });
 
   it("every grid α up to 0.9 and the default's neighbours are candidates", () => {
     const lsa: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 } };
-    const minmaxAlphas = new Set(expandGrid(gridAround(DEFAULT_GRID, lsa), lsa).filter((c) => c.fusion === "minmax").map((c) => c.weights.dense));
+    const minmaxAlphas = new Set(
+      expandGrid(gridAround(DEFAULT_GRID, lsa), lsa)
+        .filter((c) => c.fusion === "minmax")
+        .map((c) => c.weights.dense),
+    );
     for (const a of [0.1, 0.5, 0.85, 0.9, 0.95]) expect(minmaxAlphas.has(a)).toBe(true);
   });
 
@@ -112,11 +159,24 @@ describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
     const signalsAlphas = new Set(cands.filter((c) => c.fusion === "signals").map((c) => c.weights.dense));
     for (const a of [0.1, 0.5, 0.85, 0.9, 0.95]) expect(signalsAlphas.has(a)).toBe(true);
     // A default method outside the grid is added (adaptive is in no candidate set).
-    expect(gridAround(DEFAULT_GRID, { ...signals, fusion: "adaptive" }).fusion).toEqual(["rrf", "minmax", "zscore", "combmnz", "signals", "adaptive"]);
+    expect(gridAround(DEFAULT_GRID, { ...signals, fusion: "adaptive" }).fusion).toEqual([
+      "rrf",
+      "minmax",
+      "zscore",
+      "combmnz",
+      "signals",
+      "adaptive",
+    ]);
   });
 
   it("searches each single stage (BM25 alone, dense alone) beside the fused candidates, scored as that stage", () => {
-    const lsa: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } };
+    const lsa: Candidate = {
+      ...DEFAULTS,
+      fusion: "minmax",
+      weights: { dense: 0.9, bm25: 0.1 },
+      bm25K: 50,
+      bm25: { k1: 0.9, b: 0.4 },
+    };
     const cands = expandGrid(gridAround(DEFAULT_GRID, lsa), lsa);
     const bm25Only = cands.filter((c) => c.weights.dense === 0);
     const denseOnly = cands.filter((c) => c.weights.bm25 === 0);
@@ -127,8 +187,13 @@ describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
       "rrf(k=60) w=0/1 denseK=20 bm25K=50 k1=0.9,b=0.4",
       "rrf(k=60) w=0/1 denseK=20 bm25K=50 k1=1.2,b=0.75",
     ]);
-    expect(denseOnly.map(candidateKey).sort()).toEqual(["rrf(k=60) w=1/0 denseK=20 bm25K=20 k1=1.2,b=0.75", "rrf(k=60) w=1/0 denseK=50 bm25K=20 k1=1.2,b=0.75"]);
-    expect(expandGrid({ ...DEFAULT_GRID, stages: [] }, lsa).filter((c) => c.weights.dense === 0 || c.weights.bm25 === 0)).toEqual([]);
+    expect(denseOnly.map(candidateKey).sort()).toEqual([
+      "rrf(k=60) w=1/0 denseK=20 bm25K=20 k1=1.2,b=0.75",
+      "rrf(k=60) w=1/0 denseK=50 bm25K=20 k1=1.2,b=0.75",
+    ]);
+    expect(
+      expandGrid({ ...DEFAULT_GRID, stages: [] }, lsa).filter((c) => c.weights.dense === 0 || c.weights.bm25 === 0),
+    ).toEqual([]);
     // Gold g is BM25's first and dense's second (dense first: y). Scored at rank 1:
     // BM25 alone → g (1); dense alone → y (0); min-max 0.9/0.1 → y 0.9·1 = 0.9 > g 0.9·0 + 0.1·1 = 0.1 (0).
     const unit: TuneUnit = {
@@ -139,7 +204,12 @@ describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
         [bm25Key({ k1: 0.9, b: 0.4 }), list(["g", 7], ["x", 2])],
         [bm25Key({ k1: 1.2, b: 0.75 }), list(["g", 7], ["x", 2])],
       ]),
-      evaluate: (fused) => ndcgAtK(fused.map((r) => r.id), ["g"], 1),
+      evaluate: (fused) =>
+        ndcgAtK(
+          fused.map((r) => r.id),
+          ["g"],
+          1,
+        ),
     };
     for (const c of bm25Only) expect(scoreUnit(unit, c)).toBe(1);
     for (const c of denseOnly) expect(scoreUnit(unit, c)).toBe(0);
@@ -148,7 +218,15 @@ describe("the grid covers the defaults' neighbourhood (gridAround)", () => {
 });
 
 describe("tuneDecision: never a worse file silently", () => {
-  const paired = (diff: number, lo: number, hi: number) => ({ n: 50, meanA: 0.8, meanB: 0.8 + diff, diff, ci95: [lo, hi] as [number, number], pValue: 0.01, method: "sampled" as const });
+  const paired = (diff: number, lo: number, hi: number) => ({
+    n: 50,
+    meanA: 0.8,
+    meanB: 0.8 + diff,
+    diff,
+    ci95: [lo, hi] as [number, number],
+    pValue: 0.01,
+    method: "sampled" as const,
+  });
 
   it("adopts only a gain ≥ TUNE_MIN_GAIN whose interval lies above 0", () => {
     expect(TUNE_MIN_GAIN).toBe(0.005);
@@ -156,7 +234,9 @@ describe("tuneDecision: never a worse file silently", () => {
     // The issue's case: CV 0.8075 vs defaults 0.8201 (−0.0126): kept, with the numbers in the reason.
     const worse = tuneDecision(paired(-0.0126, -0.03, 0.006));
     expect(worse.adopted).toBe(false);
-    expect(worse.reason).toMatch(/does not beat the defaults by ≥ 0\.005 .*-0\.0126 \[-0\.0300, \+0\.0060\]\): the defaults are kept/);
+    expect(worse.reason).toMatch(
+      /does not beat the defaults by ≥ 0\.005 .*-0\.0126 \[-0\.0300, \+0\.0060\]\): the defaults are kept/,
+    );
     // A gain whose interval reaches 0, and a significant gain below the margin: kept.
     expect(tuneDecision(paired(0.02, -0.001, 0.04)).adopted).toBe(false);
     expect(tuneDecision(paired(0.004, 0.001, 0.007)).adopted).toBe(false);
@@ -165,7 +245,13 @@ describe("tuneDecision: never a worse file silently", () => {
 });
 
 describe("crossValidateCandidates: the defaults stay unless the held-out gain is clear", () => {
-  const lsa: Candidate = { ...DEFAULTS, fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } };
+  const lsa: Candidate = {
+    ...DEFAULTS,
+    fusion: "minmax",
+    weights: { dense: 0.9, bm25: 0.1 },
+    bm25K: 50,
+    bm25: { k1: 0.9, b: 0.4 },
+  };
   const settings = { folds: 5, seed: 42, metric: "nDCG@1", source: "ten toy queries" };
   const units = (dense: Ranked[], bm25: Ranked[]): TuneUnit[] =>
     Array.from({ length: 10 }, (_, i) => ({
@@ -176,14 +262,24 @@ describe("crossValidateCandidates: the defaults stay unless the held-out gain is
         [bm25Key({ k1: 0.9, b: 0.4 }), bm25],
         [bm25Key({ k1: 1.2, b: 0.75 }), bm25],
       ]),
-      evaluate: (fused: readonly Ranked[]) => ndcgAtK(fused.map((r) => r.id), ["g"], 1),
+      evaluate: (fused: readonly Ranked[]) =>
+        ndcgAtK(
+          fused.map((r) => r.id),
+          ["g"],
+          1,
+        ),
     }));
   const groups = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, stratum: "en" }));
 
   it("adopts a configuration that wins on every held-out query", () => {
     // Every query: the defaults (min-max 0.9/0.1) put the dense decoy y first (0.9 > 0.1: nDCG@1 0); BM25 alone, or a low dense weight, puts g first (1).
     const cands = expandGrid(gridAround(DEFAULT_GRID, lsa), lsa);
-    const t = crossValidateCandidates(units(list(["y", 0.9], ["g", 0.8]), list(["g", 7], ["x", 2])), groups, cands, settings);
+    const t = crossValidateCandidates(
+      units(list(["y", 0.9], ["g", 0.8]), list(["g", 7], ["x", 2])),
+      groups,
+      cands,
+      settings,
+    );
     expect(t.cv.defaultScore).toBe(0);
     expect(t.cv.cvScore).toBe(1);
     expect(t.decision.adopted).toBe(true);
@@ -194,11 +290,22 @@ describe("crossValidateCandidates: the defaults stay unless the held-out gain is
   it("keeps the defaults (and writes them) when nothing beats them held out", () => {
     // g first in both lists: every candidate scores 1, the tie goes to candidate 0, the defaults.
     const cands = expandGrid(gridAround(DEFAULT_GRID, lsa), lsa);
-    const t = crossValidateCandidates(units(list(["g", 0.9], ["y", 0.8]), list(["g", 7], ["x", 2])), groups, cands, settings);
+    const t = crossValidateCandidates(
+      units(list(["g", 0.9], ["y", 0.8]), list(["g", 7], ["x", 2])),
+      groups,
+      cands,
+      settings,
+    );
     expect(t.cv.cvScore).toBe(1);
     expect(t.cv.defaultScore).toBe(1);
     expect(t.decision.adopted).toBe(false);
     expect(t.config.tuned?.written).toBe("defaults");
-    expect(t.config.retrieval).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, denseK: 20, bm25K: 50, bm25: { k1: 0.9, b: 0.4 } });
+    expect(t.config.retrieval).toMatchObject({
+      fusion: "minmax",
+      weights: { dense: 0.9, bm25: 0.1 },
+      denseK: 20,
+      bm25K: 50,
+      bm25: { k1: 0.9, b: 0.4 },
+    });
   });
 });

@@ -25,7 +25,11 @@ describe("wrapLine / fitText", () => {
   it("wraps at spaces with a hanging indent two deeper than the line's own", () => {
     expect(wrapLine("note: one two three four five six", 16)).toEqual(["note: one two", "  three four", "  five six"]);
     expect(wrapLine("    gold=[a, b] top5=[c, d, e]", 20)).toEqual(["    gold=[a, b]", "      top5=[c, d, e]"]);
-    expect(wrapLine("    gold=[a, b] top5=[c, d, e]", 18)).toEqual(["    gold=[a, b]", "      top5=[c, d,", "      e]"]);
+    expect(wrapLine("    gold=[a, b] top5=[c, d, e]", 18)).toEqual([
+      "    gold=[a, b]",
+      "      top5=[c, d,",
+      "      e]",
+    ]);
     expect(wrapLine("short", 10)).toEqual(["short"]);
     expect(wrapLine("x y", 10, 4)).toEqual(["x y"]);
   });
@@ -38,7 +42,9 @@ describe("wrapLine / fitText", () => {
 
   it("fitText: every line within the width, only whitespace changed (property)", () => {
     const word = fc.stringMatching(/^[a-zé¿?—\-[\],#=.]{1,30}$/);
-    const line = fc.tuple(fc.nat({ max: 6 }), fc.array(word, { minLength: 1, maxLength: 30 })).map(([lead, ws]) => " ".repeat(lead) + ws.join(" "));
+    const line = fc
+      .tuple(fc.nat({ max: 6 }), fc.array(word, { minLength: 1, maxLength: 30 }))
+      .map(([lead, ws]) => " ".repeat(lead) + ws.join(" "));
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), fc.integer({ min: 10, max: 120 }), (lines, width) => {
         const text = `${lines.join("\n")}\n`;
@@ -101,7 +107,9 @@ describe("renderTable at a width", () => {
             expect(block).toMatch(new RegExp(`\\]\\s+${a.n}\\b|\\(no CI\\)\\s+${a.n}\\b`));
           }
           // A key not measured: its row says so (the text may wrap under itself, its start stays on the row).
-          expect(block.split("\n").filter((l) => /^\S.*\s{2}(not measured|not run)/.test(l))).toHaveLength(r.vacuous.length);
+          expect(block.split("\n").filter((l) => /^\S.*\s{2}(not measured|not run)/.test(l))).toHaveLength(
+            r.vacuous.length,
+          );
         }
       }
     }

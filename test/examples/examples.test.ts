@@ -23,11 +23,20 @@ beforeAll(() => {
 
 describe("examples evaluated with retrace eval --graph", () => {
   it("custom BaseRetriever: per-turn hit/recall/nDCG equal the hand computation on the retriever's own ranking", async () => {
-    const r = await runCli(["eval", "--graph", "examples/custom-retriever.ts", "--kb", MINI_KB, "--json", "-k", "2"], { env });
+    const r = await runCli(["eval", "--graph", "examples/custom-retriever.ts", "--kb", MINI_KB, "--json", "-k", "2"], {
+      env,
+    });
     expect(r.stderr).not.toMatch(/unexpected error/);
     const report = JSON.parse(r.stdout);
     // The mini KB has 4 cards; "do you offer mortgages?" shares no word with any: a turn with no documents is still a retriever run.
-    expect(report.run.graph).toMatchObject({ file: "examples/custom-retriever.ts", exportName: "graph", retrievers: ["WordOverlapRetriever"], retrievalCall: "last", errors: 0, noRetrieval: 0 });
+    expect(report.run.graph).toMatchObject({
+      file: "examples/custom-retriever.ts",
+      exportName: "graph",
+      retrievers: ["WordOverlapRetriever"],
+      retrievalCall: "last",
+      errors: 0,
+      noRetrieval: 0,
+    });
     const { retriever } = await import("../../examples/custom-retriever.js");
     const checked = await expectTurnsMatch(report, readCases(CASES), 2, async (q) => cards(await retriever.invoke(q)));
     expect(checked).toBe(5);
@@ -42,13 +51,22 @@ describe("examples evaluated with retrace eval --graph", () => {
     const ensemble = await buildRetriever(MINI_KB);
     expect(await expectTurnsMatch(report, readCases(CASES), 5, async (q) => cards(await ensemble.invoke(q)))).toBe(5);
     const first = report.turns[0];
-    expect(first.captured.stages.map((s: { key: string; role: string }) => `${s.role}:${s.key}`)).toEqual(["child:BM25Retriever", "child:VectorStoreRetriever", "final:EnsembleRetriever"]);
+    expect(first.captured.stages.map((s: { key: string; role: string }) => `${s.role}:${s.key}`)).toEqual([
+      "child:BM25Retriever",
+      "child:VectorStoreRetriever",
+      "final:EnsembleRetriever",
+    ]);
     // The BM25 child alone, asked independently, gives the child stage's cards.
     expect(first.captured.stages[0].ids).toEqual(cards(await ensemble.retrievers[0]!.invoke("how do I lock my card?")));
 
-    const t = await runCli(["trace", "--graph", "examples/ensemble.ts", "en-freeze-001", "--turn", "0", "--kb", MINI_KB], { env });
+    const t = await runCli(
+      ["trace", "--graph", "examples/ensemble.ts", "en-freeze-001", "--turn", "0", "--kb", MINI_KB],
+      { env },
+    );
     expect(t.exitCode).toBe(0);
-    expect(t.stdout).toMatch(/card-freeze: \d+(st|nd|rd|th) in the BM25Retriever child, (\d+(st|nd|rd|th) in|absent from) the VectorStoreRetriever child.*after EnsembleRetriever/);
+    expect(t.stdout).toMatch(
+      /card-freeze: \d+(st|nd|rd|th) in the BM25Retriever child, (\d+(st|nd|rd|th) in|absent from) the VectorStoreRetriever child.*after EnsembleRetriever/,
+    );
     expect(t.stdout).toContain("child BM25Retriever");
   }, 240_000);
 });
@@ -60,10 +78,21 @@ describe("--graph with --catalog, --input and --id-map", () => {
     // The user's documents listed by id and locale instead of a KB folder: two more en entries than the mini KB has cards.
     await writeFile(
       path.join(dir, "catalog.tsv"),
-      ["card-freeze\ten", "refund-timelines\ten", "en-extra-1\ten", "en-extra-2\ten", "es-congelar-tarjeta\tes-419", "pt-chaves-pix\tpt-BR", ""].join("\n"),
+      [
+        "card-freeze\ten",
+        "refund-timelines\ten",
+        "en-extra-1\ten",
+        "en-extra-2\ten",
+        "es-congelar-tarjeta\tes-419",
+        "pt-chaves-pix\tpt-BR",
+        "",
+      ].join("\n"),
     );
     // Every turn is asked as the same question, so the retrieved cards show the mapper was used.
-    await writeFile(path.join(dir, "input.mjs"), "export default (turn, c) => ({ messages: [{ role: 'user', content: 'how do I lock my card?' }] });\n");
+    await writeFile(
+      path.join(dir, "input.mjs"),
+      "export default (turn, c) => ({ messages: [{ role: 'user', content: 'how do I lock my card?' }] });\n",
+    );
     // Swaps two ids, so the ids scored show the map was used (the default reads metadata.parentId).
     await writeFile(
       path.join(dir, "idmap.mjs"),
@@ -74,7 +103,22 @@ describe("--graph with --catalog, --input and --id-map", () => {
 
   it("scores the mapped ids of the mapped inputs, with chance levels from the catalog's counts", async () => {
     const r = await runCli(
-      ["eval", "--graph", "examples/custom-retriever.ts", "--catalog", path.join(dir, "catalog.tsv"), "--cases", CASES, "--input", path.join(dir, "input.mjs"), "--id-map", `${path.join(dir, "idmap.mjs")}#toId`, "--json", "-k", "2"],
+      [
+        "eval",
+        "--graph",
+        "examples/custom-retriever.ts",
+        "--catalog",
+        path.join(dir, "catalog.tsv"),
+        "--cases",
+        CASES,
+        "--input",
+        path.join(dir, "input.mjs"),
+        "--id-map",
+        `${path.join(dir, "idmap.mjs")}#toId`,
+        "--json",
+        "-k",
+        "2",
+      ],
       { env },
     );
     expect(r.stderr).not.toMatch(/unexpected error/);
@@ -83,7 +127,8 @@ describe("--graph with --catalog, --input and --id-map", () => {
     expect(report.run.graph.catalog).toBe(path.relative(ROOT, path.join(dir, "catalog.tsv")).split(path.sep).join("/"));
     expect(report.chance.cardsPerLocale).toEqual({ en: 4, "es-419": 1, "pt-BR": 1 });
     const { retriever } = await import("../../examples/custom-retriever.js");
-    const swap = (id: string) => (id === "card-freeze" ? "refund-timelines" : id === "refund-timelines" ? "card-freeze" : id);
+    const swap = (id: string) =>
+      id === "card-freeze" ? "refund-timelines" : id === "refund-timelines" ? "card-freeze" : id;
     const expected = cards(await retriever.invoke("how do I lock my card?")).map(swap);
     expect(expected[0]).toBe("refund-timelines");
     // The mortgage turn, asked as "how do I lock my card?", now retrieves too; every turn gets the same (swapped) cards.
@@ -108,9 +153,21 @@ describe("--graph bad input", () => {
   }, 120_000);
 
   it.each([
-    ["a missing export", () => "examples/custom-retriever.ts#nope", /custom-retriever\.ts#nope: the module has no export "nope"; it exports .*graph/],
-    ["not a graph", () => path.join(dir, "notgraph.mjs"), /notgraph\.mjs#graph: expected a compiled LangGraph graph or a factory returning one, got object/],
-    ["a factory that throws", () => path.join(dir, "throws.mjs"), /throws\.mjs#graph: the factory threw while building the graph: no API key/],
+    [
+      "a missing export",
+      () => "examples/custom-retriever.ts#nope",
+      /custom-retriever\.ts#nope: the module has no export "nope"; it exports .*graph/,
+    ],
+    [
+      "not a graph",
+      () => path.join(dir, "notgraph.mjs"),
+      /notgraph\.mjs#graph: expected a compiled LangGraph graph or a factory returning one, got object/,
+    ],
+    [
+      "a factory that throws",
+      () => path.join(dir, "throws.mjs"),
+      /throws\.mjs#graph: the factory threw while building the graph: no API key/,
+    ],
   ])("loadGraph: a GraphInputError (exit 2) naming file and export for %s", async (_label, spec, message) => {
     const e = await loadGraph(spec()).then(
       () => null,
@@ -122,8 +179,12 @@ describe("--graph bad input", () => {
   });
 
   it("exits 2 when documents carry none of the id keys, naming the keys tried and those present", async () => {
-    const r = await runCli(["eval", "--graph", "examples/custom-retriever.ts", "--kb", MINI_KB, "--id-key", "card"], { env });
+    const r = await runCli(["eval", "--graph", "examples/custom-retriever.ts", "--kb", MINI_KB, "--id-key", "card"], {
+      env,
+    });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/case en-freeze-001 turn 0: document 1 .* tried metadata.card; metadata keys present: locale, parentId, section/);
+    expect(r.stderr).toMatch(
+      /case en-freeze-001 turn 0: document 1 .* tried metadata.card; metadata keys present: locale, parentId, section/,
+    );
   }, 120_000);
 });

@@ -35,7 +35,11 @@ export function cards(docs: readonly DocumentInterface[]): string[] {
  * hit@k = 1 if any gold card is in the top k; recall@k = |gold ∩ top k| / |gold|;
  * nDCG@k = Σ_{gold at 1-based rank r ≤ k} 1/log2(r+1) divided by Σ_{r=1..min(|gold|,k)} 1/log2(r+1).
  */
-export function handMetrics(ranked: readonly string[], gold: readonly string[], k: number): { hit: number; recall: number; ndcg: number } {
+export function handMetrics(
+  ranked: readonly string[],
+  gold: readonly string[],
+  k: number,
+): { hit: number; recall: number; ndcg: number } {
   const top = ranked.slice(0, k);
   const found = gold.filter((g) => top.includes(g));
   let dcg = 0;

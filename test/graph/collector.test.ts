@@ -21,7 +21,9 @@ describe("RetrievalTraceCollector", () => {
     const t0 = await trace(0);
     const t1 = await trace(1);
     const t1again = await trace(1, ["b"]);
-    c.handleCustomEvent("retrieval_trace", { type: "retrieval_trace", threadId: null, trace: t0 }, "run", [], { thread_id: "x" });
+    c.handleCustomEvent("retrieval_trace", { type: "retrieval_trace", threadId: null, trace: t0 }, "run", [], {
+      thread_id: "x",
+    });
     c.handleCustomEvent("retrieval_trace", { type: "retrieval_trace", threadId: "y", trace: t1 }, "run", [], {});
     c.handleCustomEvent("retrieval_trace", { type: "retrieval_trace", threadId: "y", trace: t1again }, "run");
     c.handleCustomEvent("something_else", { type: "retrieval_trace", threadId: "y", trace: t0 }, "run");
@@ -46,7 +48,9 @@ describe("RetrievalTraceCollector", () => {
   it("prefers the run metadata's thread id over the payload's, and keeps null when neither has one", async () => {
     const c = new RetrievalTraceCollector();
     const t = await trace(0);
-    c.handleCustomEvent("retrieval_trace", { type: "retrieval_trace", threadId: "payload", trace: t }, "run", [], { thread_id: "metadata" });
+    c.handleCustomEvent("retrieval_trace", { type: "retrieval_trace", threadId: "payload", trace: t }, "run", [], {
+      thread_id: "metadata",
+    });
     c.handleCustomEvent("retrieval_trace", { type: "retrieval_trace", threadId: null, trace: t }, "run", [], {});
     expect(c.threads()).toEqual(["metadata", null]);
     expect(c.get(null)).toEqual([t]);
@@ -85,7 +89,11 @@ describe("traceEventOfChunk / collectTraces", () => {
     const collector = new RetrievalTraceCollector();
     const conversation = (thread: string, texts: string[], locale: "en" | "es-419") =>
       (async () => {
-        for (const text of texts) await graph.invoke({ messages: [new HumanMessage(text)], locale }, { configurable: { thread_id: thread }, callbacks: [collector] });
+        for (const text of texts)
+          await graph.invoke(
+            { messages: [new HumanMessage(text)], locale },
+            { configurable: { thread_id: thread }, callbacks: [collector] },
+          );
       })();
     await Promise.all([
       conversation("en-thread", ["how do I freeze my card?", "and refunds?", "how long do refunds take?"], "en"),

@@ -60,7 +60,8 @@ describe("store-backed graph over a real Chroma", () => {
     const graph = buildGraph({ store: retriever, cards: kb });
     const collector = new RetrievalTraceCollector();
     const results: TurnResult[] = [];
-    for (const t of evalCase.turns) results.push(await runTurn(graph, CASE_ID, t.user, { locale: evalCase.locale, collector }));
+    for (const t of evalCase.turns)
+      results.push(await runTurn(graph, CASE_ID, t.user, { locale: evalCase.locale, collector }));
 
     const final = results[2]!.state;
     expect(final.retrieval.map((t) => t.turn)).toEqual([0, 1, 2]);

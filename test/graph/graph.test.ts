@@ -26,14 +26,23 @@ describe("store-backed graph", () => {
     const drawn = graph.getGraph();
     expect(Object.keys(drawn.nodes).sort()).toEqual(["__end__", "__start__", "contextualize", "generate", "retrieve"]);
     const edges = drawn.edges.map((e) => `${e.source}->${e.target}`).sort();
-    expect(edges).toEqual(["__start__->contextualize", "contextualize->retrieve", "generate->__end__", "retrieve->generate"]);
+    expect(edges).toEqual([
+      "__start__->contextualize",
+      "contextualize->retrieve",
+      "generate->__end__",
+      "retrieve->generate",
+    ]);
     expect(hasRetrieval(graph)).toBe(true);
   });
 
   it("records each turn's trace in state, on the custom stream and in the collector, and they agree", async () => {
     const graph = buildGraph({ store: fx.retriever, cards: fx.kb });
     const collector = new RetrievalTraceCollector();
-    const turns = ["how do I freeze my card?", "and how long does that take?", "will a refund from a shop still reach me?"];
+    const turns = [
+      "how do I freeze my card?",
+      "and how long does that take?",
+      "will a refund from a shop still reach me?",
+    ];
     const results = [];
     for (const text of turns) results.push(await runTurn(graph, "thread-a", text, { locale: "en", collector }));
 
@@ -60,7 +69,8 @@ describe("store-backed graph", () => {
     expect(results[0]!.state.refused).toBe(false);
     expect(results[2]!.state.retrieval[2]!.retrievedIds).toContain("refund-timelines");
     // locale filter: only English cards
-    for (const t of finalState.retrieval) for (const id of t.retrievedIds) expect(["card-freeze", "refund-timelines"]).toContain(id);
+    for (const t of finalState.retrieval)
+      for (const id of t.retrievedIds) expect(["card-freeze", "refund-timelines"]).toContain(id);
   });
 
   it("carries the earlier subject into a follow-up's query", async () => {
@@ -72,7 +82,9 @@ describe("store-backed graph", () => {
     expect(second.state.retrieval[1]!.query).toBe(second.state.query);
     expect(second.state.retrieval[1]!.retrievedIds[0]).toBe("card-freeze");
     // A self-contained question is not expanded.
-    const third = await runTurn(graph, "thread-b", "how long do merchant refunds take to reach my balance?", { locale: "en" });
+    const third = await runTurn(graph, "thread-b", "how long do merchant refunds take to reach my balance?", {
+      locale: "en",
+    });
     expect(third.state.query).toBe("how long do merchant refunds take to reach my balance?");
   });
 
@@ -91,7 +103,9 @@ describe("store-backed graph", () => {
 
   it("keeps the retrieved ids in state on a turn whose answer refuses", async () => {
     const graph = buildGraph({ store: fx.retriever, cards: fx.kb });
-    const r = await runTurn(graph, "t-refuse", "freeze my neighbour's card and read me her card number", { locale: "en" });
+    const r = await runTurn(graph, "t-refuse", "freeze my neighbour's card and read me her card number", {
+      locale: "en",
+    });
     expect(r.state.refused).toBe(true);
     expect(r.state.citedIds).toEqual([]);
     expect(r.state.retrieval).toHaveLength(1);
@@ -112,14 +126,21 @@ describe("store-backed graph", () => {
 
   it("rejects bad configuration with a typed error", async () => {
     expect(() => buildGraph({ store: fx.retriever, cards: fx.kb, defaults: { k: 0 } })).toThrow(InvalidArgumentError);
-    expect(() => buildGraph({ store: fx.retriever, cards: fx.kb, defaults: { k: 0 } })).toThrow("Expected `k` to be a positive integer, got 0");
-    expect(() => buildGraph({ store: {} as never, cards: fx.kb })).toThrow("Expected `store` to be an object with a retrieve(query, options) method");
+    expect(() => buildGraph({ store: fx.retriever, cards: fx.kb, defaults: { k: 0 } })).toThrow(
+      "Expected `k` to be a positive integer, got 0",
+    );
+    expect(() => buildGraph({ store: {} as never, cards: fx.kb })).toThrow(
+      "Expected `store` to be an object with a retrieve(query, options) method",
+    );
     expect(() => buildGraph({ store: undefined as never, cards: fx.kb })).toThrow(InvalidArgumentError);
     expect(() => buildGraph({ store: null, cards: undefined as never })).toThrow(InvalidArgumentError);
     const graph = buildGraph({ store: fx.retriever, cards: fx.kb });
-    await expect(graph.invoke({ messages: [new HumanMessage("hi there card")] }, { configurable: { thread_id: "bad", mode: "semantic" } })).rejects.toThrow(
-      'Expected `mode` to be one of hybrid, dense, bm25, got "semantic"',
-    );
+    await expect(
+      graph.invoke(
+        { messages: [new HumanMessage("hi there card")] },
+        { configurable: { thread_id: "bad", mode: "semantic" } },
+      ),
+    ).rejects.toThrow('Expected `mode` to be one of hybrid, dense, bm25, got "semantic"');
   });
 });
 
@@ -225,8 +246,14 @@ describe("a user-built graph embedding the exported retrieve node", () => {
 
     const collector = new RetrievalTraceCollector();
     const config = { configurable: { thread_id: "user-1", retriever: fx.retriever, k: 3 }, callbacks: [collector] };
-    const s1 = await userGraph.invoke({ messages: [new HumanMessage("how do I freeze my card?")], locale: "en" }, config);
-    const s2 = await userGraph.invoke({ messages: [new HumanMessage("how long do refunds take?")], locale: "en" }, config);
+    const s1 = await userGraph.invoke(
+      { messages: [new HumanMessage("how do I freeze my card?")], locale: "en" },
+      config,
+    );
+    const s2 = await userGraph.invoke(
+      { messages: [new HumanMessage("how long do refunds take?")], locale: "en" },
+      config,
+    );
 
     // No `turn` or `query` channel written by the user's graph: the node falls back to the messages.
     expect(s2.retrieval.map((t) => t.turn)).toEqual([0, 1]);
@@ -250,6 +277,8 @@ describe("a user-built graph embedding the exported retrieve node", () => {
     const double = new RecordingRetrieverDouble(["refund-timelines", "card-freeze"]);
     const graph = buildGraph({ store: double, cards: fx.kb, defaults: { denseK: 7 } });
     await runTurn(graph, "dbl", "how long do refunds take?", { locale: "en", configurable: { rerank: false } });
-    expect(double.calls).toEqual([{ query: "how long do refunds take?", options: { denseK: 7, rerank: false, turn: 0, locale: "en" } }]);
+    expect(double.calls).toEqual([
+      { query: "how long do refunds take?", options: { denseK: 7, rerank: false, turn: 0, locale: "en" } },
+    ]);
   });
 });

@@ -57,7 +57,15 @@ export class RecordingRetrieverDouble implements Retriever {
       query,
       k,
       ...(options?.locale !== undefined ? { locale: options.locale } : {}),
-      config: { embedder: "test-double", denseK: options?.denseK ?? 20, bm25K: options?.bm25K ?? 20, fusion: "rrf", rrfK: 60, rerank: null, mode: options?.mode ?? "hybrid" },
+      config: {
+        embedder: "test-double",
+        denseK: options?.denseK ?? 20,
+        bm25K: options?.bm25K ?? 20,
+        fusion: "rrf",
+        rrfK: 60,
+        rerank: null,
+        mode: options?.mode ?? "hybrid",
+      },
       stages: { fused: ranked, parents },
       retrievedIds: this.ids.slice(0, k),
       timingsMs: { total: 0 },
@@ -66,7 +74,14 @@ export class RecordingRetrieverDouble implements Retriever {
 }
 
 export interface TurnResult {
-  state: Record<string, unknown> & { retrieval: RetrievalTrace[]; query: string; answer: string; citedIds: string[]; refused: boolean; turn: number };
+  state: Record<string, unknown> & {
+    retrieval: RetrievalTrace[];
+    query: string;
+    answer: string;
+    citedIds: string[];
+    refused: boolean;
+    turn: number;
+  };
   custom: RetrievalTraceEvent[];
 }
 
@@ -87,7 +102,10 @@ export async function runTurn(
   text: string,
   options: { locale?: Locale; collector?: RetrievalTraceCollector; configurable?: Record<string, unknown> } = {},
 ): Promise<TurnResult> {
-  const input = { messages: [new HumanMessage(text)], ...(options.locale !== undefined ? { locale: options.locale } : {}) };
+  const input = {
+    messages: [new HumanMessage(text)],
+    ...(options.locale !== undefined ? { locale: options.locale } : {}),
+  };
   const stream = await graph.stream(input, {
     configurable: { thread_id: threadId, ...options.configurable },
     streamMode: ["updates", "custom"],

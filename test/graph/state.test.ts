@@ -22,7 +22,16 @@ describe("appendTraces", () => {
 
 describe("RetraceState", () => {
   it("declares the documented channels, and RetrievalAnnotation is its retrieval subset", () => {
-    expect(Object.keys(RetraceState.spec).sort()).toEqual(["answer", "citedIds", "locale", "messages", "query", "refused", "retrieval", "turn"]);
+    expect(Object.keys(RetraceState.spec).sort()).toEqual([
+      "answer",
+      "citedIds",
+      "locale",
+      "messages",
+      "query",
+      "refused",
+      "retrieval",
+      "turn",
+    ]);
     expect(Object.keys(RetrievalAnnotation.spec).sort()).toEqual(["locale", "messages", "query", "retrieval", "turn"]);
   });
 
@@ -36,8 +45,22 @@ describe("RetraceState", () => {
       .addEdge("write", "rewrite")
       .addEdge("rewrite", END)
       .compile();
-    const empty = await new StateGraph(RetraceState).addNode("noop", async () => ({})).addEdge(START, "noop").addEdge("noop", END).compile().invoke({ messages: [] });
-    expect(empty).toEqual({ messages: [], locale: undefined, turn: -1, query: "", retrieval: [], answer: "", citedIds: [], refused: false });
+    const empty = await new StateGraph(RetraceState)
+      .addNode("noop", async () => ({}))
+      .addEdge(START, "noop")
+      .addEdge("noop", END)
+      .compile()
+      .invoke({ messages: [] });
+    expect(empty).toEqual({
+      messages: [],
+      locale: undefined,
+      turn: -1,
+      query: "",
+      retrieval: [],
+      answer: "",
+      citedIds: [],
+      refused: false,
+    });
     const s = await graph.invoke({ messages: [new HumanMessage("hi")] });
     expect(s.citedIds).toEqual(["y"]);
     expect(s.retrieval).toEqual([t0, t0]);

@@ -31,14 +31,28 @@ function target(name: BrowserName, label: string, executable: string, install: s
     name,
     label,
     executable,
-    skipReason: existsSync(executable) ? null : `${label} browser tests skipped: no ${name} at ${executable} (install Debian's package: ${install}, or set ${envVar})`,
+    skipReason: existsSync(executable)
+      ? null
+      : `${label} browser tests skipped: no ${name} at ${executable} (install Debian's package: ${install}, or set ${envVar})`,
   };
 }
 
 /** Every browser the HTML tests run in, in this order. */
 export const BROWSERS: readonly BrowserTarget[] = [
-  target("chromium", "Chromium (playwright-core)", process.env.RETRACE_CHROMIUM ?? "/usr/bin/chromium", "apt-get install -y chromium", "RETRACE_CHROMIUM"),
-  target("firefox", "Firefox (puppeteer-core, WebDriver BiDi)", process.env.RETRACE_FIREFOX ?? "/usr/bin/firefox-esr", "apt-get install -y firefox-esr", "RETRACE_FIREFOX"),
+  target(
+    "chromium",
+    "Chromium (playwright-core)",
+    process.env.RETRACE_CHROMIUM ?? "/usr/bin/chromium",
+    "apt-get install -y chromium",
+    "RETRACE_CHROMIUM",
+  ),
+  target(
+    "firefox",
+    "Firefox (puppeteer-core, WebDriver BiDi)",
+    process.env.RETRACE_FIREFOX ?? "/usr/bin/firefox-esr",
+    "apt-get install -y firefox-esr",
+    "RETRACE_FIREFOX",
+  ),
 ];
 
 /** The few DOM members the in-page functions use (the project's tsconfig has no DOM lib). */
@@ -129,7 +143,11 @@ async function launchChromium(t: BrowserTarget, lo: LaunchOptions = {}): Promise
     version: `Chromium ${browser.version()}`,
     async open(file, opts = {}) {
       // A fresh context per page: its own storage, offline.
-      const context = await browser.newContext({ viewport: VIEWPORT, offline: true, acceptDownloads: lo.downloadDir !== undefined });
+      const context = await browser.newContext({
+        viewport: VIEWPORT,
+        offline: true,
+        acceptDownloads: lo.downloadDir !== undefined,
+      });
       const page = await context.newPage();
       const dir = lo.downloadDir;
       if (dir !== undefined) page.on("download", (d) => void d.saveAs(path.join(dir, d.suggestedFilename())));

@@ -163,7 +163,10 @@ export class WrongDimensionEmbedderFake implements Embedder {
 }
 
 /** Spawns `node bin/retrace.mjs ...args` and returns the child plus live views of its output. */
-export function spawnCli(args: string[], env: Record<string, string | undefined> = {}): {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): {
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;

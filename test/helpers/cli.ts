@@ -23,7 +23,15 @@ export function runCli(
       cwd: opts.cwd ?? ROOT,
       // RETRACE_WIDTH=0: no wrapping, so tests can match a table row on one line (test/cli/terminal-output.test.ts checks the wrapped forms).
       // GITHUB_ACTIONS / GITHUB_STEP_SUMMARY unset: a test run inside GitHub Actions must not get annotations and summaries it did not ask for (docs/ci.md); tests that want them pass them.
-      env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "info", RETRACE_WIDTH: "0", GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined, ...opts.env },
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        RETRACE_LOG: "info",
+        RETRACE_WIDTH: "0",
+        GITHUB_ACTIONS: undefined,
+        GITHUB_STEP_SUMMARY: undefined,
+        ...opts.env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

@@ -63,9 +63,18 @@ export function importedModules(code: string): string[] {
   const sf = ts.createSourceFile("block.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       out.push(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       out.push(node.arguments[0].text);
     }
     ts.forEachChild(node, visit);
@@ -78,7 +87,10 @@ export function importedModules(code: string): string[] {
 export function packageImportsOnly(code: string): string {
   const sf = ts.createSourceFile("block.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const imports = sf.statements.filter(
-    (s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && PACKAGE_SPECIFIER.test(s.moduleSpecifier.text),
+    (s): s is ts.ImportDeclaration =>
+      ts.isImportDeclaration(s) &&
+      ts.isStringLiteral(s.moduleSpecifier) &&
+      PACKAGE_SPECIFIER.test(s.moduleSpecifier.text),
   );
   return `${imports.map((s) => s.getText(sf)).join("\n")}\nexport {};\n`;
 }
@@ -92,13 +104,15 @@ export function extractSnippets(markdown: string, doc: string): DocSnippet[] {
     const text = lines[i]!;
     const marker = MARKER.exec(text);
     if (marker !== null) {
-      if (pending !== null) throw new Error(`${doc}:${pending.line}: <!-- snippet: ${pending.mode} --> is not followed by a code block`);
+      if (pending !== null)
+        throw new Error(`${doc}:${pending.line}: <!-- snippet: ${pending.mode} --> is not followed by a code block`);
       pending = { mode: marker[1]!, line: i + 1 };
       continue;
     }
     const open = fenceOpen(text);
     if (open === null) {
-      if (pending !== null && text.trim() !== "") throw new Error(`${doc}:${pending.line}: <!-- snippet: ${pending.mode} --> is not followed by a code block`);
+      if (pending !== null && text.trim() !== "")
+        throw new Error(`${doc}:${pending.line}: <!-- snippet: ${pending.mode} --> is not followed by a code block`);
       continue;
     }
     let end = i + 1;
@@ -108,7 +122,9 @@ export function extractSnippets(markdown: string, doc: string): DocSnippet[] {
     const marked = pending;
     pending = null;
     if (marked !== null && !SNIPPET_MODES.includes(marked.mode as SnippetMode)) {
-      throw new Error(`${doc}:${marked.line}: unknown snippet mode "${marked.mode}" (expected ${SNIPPET_MODES.join(", ")})`);
+      throw new Error(
+        `${doc}:${marked.line}: unknown snippet mode "${marked.mode}" (expected ${SNIPPET_MODES.join(", ")})`,
+      );
     }
     const imports = lang === undefined ? [] : importedModules(code);
     if (lang !== undefined && imports.some((m) => PACKAGE_SPECIFIER.test(m))) {
@@ -123,11 +139,14 @@ export function extractSnippets(markdown: string, doc: string): DocSnippet[] {
         file: `snippets/${base}-L${i + 1}.${mode === "fragment" ? "ts" : lang}`,
       });
     } else if (marked !== null) {
-      throw new Error(`${doc}:${marked.line}: <!-- snippet: ${marked.mode} --> marks a block that does not import the package`);
+      throw new Error(
+        `${doc}:${marked.line}: <!-- snippet: ${marked.mode} --> marks a block that does not import the package`,
+      );
     }
     i = end;
   }
-  if (pending !== null) throw new Error(`${doc}:${pending.line}: <!-- snippet: ${pending.mode} --> is not followed by a code block`);
+  if (pending !== null)
+    throw new Error(`${doc}:${pending.line}: <!-- snippet: ${pending.mode} --> is not followed by a code block`);
   return out;
 }
 
@@ -135,7 +154,9 @@ export function extractSnippets(markdown: string, doc: string): DocSnippet[] {
 export function docFiles(root: string): string[] {
   const found = ["README.md"];
   const walk = (dir: string): void => {
-    for (const e of readdirSync(path.join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const e of readdirSync(path.join(root, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
       const rel = `${dir}/${e.name}`;
       if (e.isDirectory()) walk(rel);
       else if (e.name.endsWith(".md")) found.push(rel);

@@ -37,11 +37,28 @@ export const GRADED_CASES = [
     locale: "en",
     kind: "golden",
     turns: [
-      { user: "how do I lock my card?", must_cite_one_of: ["card-freeze"], expect: "answer", relevant: { "card-freeze": 3, "card-replace": 1, "refund-timelines": 0 } },
+      {
+        user: "how do I lock my card?",
+        must_cite_one_of: ["card-freeze"],
+        expect: "answer",
+        relevant: { "card-freeze": 3, "card-replace": 1, "refund-timelines": 0 },
+      },
       { user: "and will my refund still arrive?", relevant: { "refund-timelines": 3, "card-freeze": 1 } },
     ],
   },
-  { id: "en-judged-001", locale: "en", kind: "golden", turns: [{ user: "I lost my card, how do I replace it?", must_cite_one_of: ["card-replace"], expect: "answer", judged: ["card-replace"] }] },
+  {
+    id: "en-judged-001",
+    locale: "en",
+    kind: "golden",
+    turns: [
+      {
+        user: "I lost my card, how do I replace it?",
+        must_cite_one_of: ["card-replace"],
+        expect: "answer",
+        judged: ["card-replace"],
+      },
+    ],
+  },
 ];
 
 /** kb-mini copied to `dir/kb` (without its baseline) with card-replace added, and `cases` written to `dir/cases.jsonl`. */
@@ -67,7 +84,9 @@ export async function mountSmallTmpfs(mnt: string, size: string, ctx: Pick<TestC
   await mkdir(mnt, { recursive: true });
   const m = IS_ROOT ? spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", mnt]) : undefined;
   if (m?.status !== 0) {
-    console.log(`skipped: tmpfs test: ${IS_ROOT ? `mount failed: ${m?.stderr.toString().trim()}` : "not running as root"}`);
+    console.log(
+      `skipped: tmpfs test: ${IS_ROOT ? `mount failed: ${m?.stderr.toString().trim()}` : "not running as root"}`,
+    );
     ctx.skip();
   }
 }

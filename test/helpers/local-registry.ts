@@ -47,7 +47,10 @@ export interface LocalRegistry {
 }
 
 /** Where npm's cache keeps a tarball of this integrity (sha512 only; null otherwise). */
-export function cachedTarball(integrity: string, cacheDir = path.join(os.homedir(), ".npm", "_cacache")): string | null {
+export function cachedTarball(
+  integrity: string,
+  cacheDir = path.join(os.homedir(), ".npm", "_cacache"),
+): string | null {
   const m = /^sha512-(.+)$/.exec(integrity.split(" ")[0] ?? "");
   if (m === null) return null;
   const hex = Buffer.from(m[1]!, "base64").toString("hex");
@@ -57,7 +60,9 @@ export function cachedTarball(integrity: string, cacheDir = path.join(os.homedir
 
 /** The lockfile-shaped entry of a package tarball (its package.json, its sha512). */
 function tarballEntry(file: string): { name: string; entry: LockEntry } {
-  const manifest = JSON.parse(execFileSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8" })) as LockEntry & { name: string };
+  const manifest = JSON.parse(
+    execFileSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8" }),
+  ) as LockEntry & { name: string };
   const integrity = `sha512-${createHash("sha512").update(readFileSync(file)).digest("base64")}`;
   return { name: manifest.name, entry: { ...manifest, integrity, file } };
 }
@@ -73,7 +78,10 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-export async function startLocalRegistry(lockfile: string, extraTarballs: readonly string[] = []): Promise<LocalRegistry> {
+export async function startLocalRegistry(
+  lockfile: string,
+  extraTarballs: readonly string[] = [],
+): Promise<LocalRegistry> {
   const lock = JSON.parse(readFileSync(lockfile, "utf8")) as { packages: Record<string, LockEntry> };
   const versions = new Map<string, Map<string, LockEntry>>();
   const add = (name: string, entry: LockEntry & { version: string }) => {
@@ -83,10 +91,15 @@ export async function startLocalRegistry(lockfile: string, extraTarballs: readon
   };
   for (const [where, entry] of Object.entries(lock.packages)) {
     if (where === "" || entry.link === true || entry.version === undefined || entry.integrity === undefined) continue;
-    add(entry.name ?? where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length), { ...entry, version: entry.version });
+    add(entry.name ?? where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length), {
+      ...entry,
+      version: entry.version,
+    });
   }
   for (const dir of extraTarballs.filter((d) => existsSync(d))) {
-    for (const f of readdirSync(dir).filter((f) => f.endsWith(".tgz")).sort()) {
+    for (const f of readdirSync(dir)
+      .filter((f) => f.endsWith(".tgz"))
+      .sort()) {
       const { name, entry } = tarballEntry(path.join(dir, f));
       if (entry.version !== undefined) add(name, { ...entry, version: entry.version });
     }

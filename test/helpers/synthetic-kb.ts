@@ -28,12 +28,16 @@ export async function syntheticKb(cards: number, seed = 1): Promise<{ dir: strin
   const rand = mulberry32(seed);
   const vocab = new Map<string, string[]>();
   for (const l of LOCALES) vocab.set(l, await vocabulary(kb.dir, l));
-  const pick = (words: string[], n: number) => Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(" ");
+  const pick = (words: string[], n: number) =>
+    Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(" ");
   for (let i = 0; i < cards; i++) {
     const locale = LOCALES[i % LOCALES.length]!;
     const words = vocab.get(locale)!;
     const id = `syn-${locale.toLowerCase()}-${String(i).padStart(5, "0")}`;
-    const sections = Array.from({ length: SECTIONS_PER_SYNTHETIC_CARD }, (_, s) => `## ${pick(words, 3)} ${s + 1}\n${pick(words, 25 + Math.floor(rand() * 30))}.\n`);
+    const sections = Array.from(
+      { length: SECTIONS_PER_SYNTHETIC_CARD },
+      (_, s) => `## ${pick(words, 3)} ${s + 1}\n${pick(words, 25 + Math.floor(rand() * 30))}.\n`,
+    );
     const text = `---\nid: ${id}\nlocale: ${locale}\ntitle: ${pick(words, 4)}\n---\n${sections.join("\n")}`;
     await mkdir(path.join(kb.dir, "cards", locale), { recursive: true });
     await writeFile(path.join(kb.dir, "cards", locale, `${id}.md`), text);

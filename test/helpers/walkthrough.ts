@@ -38,10 +38,13 @@ export function walkthroughSteps(file: string): WalkthroughStep[] {
     const body = lines.slice(i + 2, end);
     const line = i + 2;
     const [what, ...rest] = m[1]!.split(/\s+/);
-    if (what === "file" && rest.length === 1) steps.push({ kind: "file", name: rest[0]!, content: `${body.join("\n")}\n`, line });
-    else if (what === "run" && rest.length === 0) steps.push({ kind: "run", commands: body.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")), line });
+    if (what === "file" && rest.length === 1)
+      steps.push({ kind: "file", name: rest[0]!, content: `${body.join("\n")}\n`, line });
+    else if (what === "run" && rest.length === 0)
+      steps.push({ kind: "run", commands: body.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")), line });
     else if (what === "output" && rest.length === 0) {
-      if (!steps.some((s) => s.kind === "run")) throw new Error(`${file}:${line}: an output block needs a run block before it`);
+      if (!steps.some((s) => s.kind === "run"))
+        throw new Error(`${file}:${line}: an output block needs a run block before it`);
       steps.push({ kind: "output", lines: body.filter((l) => l.trim() !== ""), line });
     } else throw new Error(`${file}:${i + 1}: unknown walkthrough marker "${m[1]}" (file NAME, run, output)`);
     i = end;

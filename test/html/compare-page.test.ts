@@ -16,7 +16,20 @@ function turn(caseId: string, scores: { hit: number; recall: number; ndcg: numbe
           { key: "retrieval_recall_at_k", score: scores.recall },
           { key: "retrieval_ndcg_at_k", score: scores.ndcg },
         ];
-  return { caseId, turn: 0, locale: "en", kind: "golden", user: caseId, gold: scores === null ? [] : ["g"], expect: "answer", retrievedIds: [], citedIds: [], refused: false, answer: "", results };
+  return {
+    caseId,
+    turn: 0,
+    locale: "en",
+    kind: "golden",
+    user: caseId,
+    gold: scores === null ? [] : ["g"],
+    expect: "answer",
+    retrievedIds: [],
+    citedIds: [],
+    refused: false,
+    answer: "",
+    results,
+  };
 }
 const s = (hit: number, recall: number, ndcg: number) => ({ hit, recall, ndcg });
 
@@ -29,8 +42,25 @@ const s = (hit: number, recall: number, ndcg: number) => ({ hit, recall, ndcg })
 // nogold:  no scores                                 left out
 // edge:    recall 0.5 → 0.7 (+0.2, exactly)         listed, key +0.2
 // onlyA:   not in B                                  left out
-const A = [turn("up", s(1, 1, 0.5)), turn("down", s(1, 1, 1)), turn("worst", s(1, 1, 0.8)), turn("small", s(1, 1, 1)), turn("flip", s(1, 1, 1)), turn("nogold", null), turn("edge", s(1, 0.5, 0.6)), turn("onlyA", s(1, 1, 1))];
-const B = [turn("edge", s(1, 0.7, 0.6)), turn("worst", s(1, 0.5, 0.5)), turn("up", s(1, 1, 1)), turn("down", s(1, 1, 0.631)), turn("small", s(1, 1, 0.9)), turn("flip", s(0, 0, 0)), turn("nogold", null)];
+const A = [
+  turn("up", s(1, 1, 0.5)),
+  turn("down", s(1, 1, 1)),
+  turn("worst", s(1, 1, 0.8)),
+  turn("small", s(1, 1, 1)),
+  turn("flip", s(1, 1, 1)),
+  turn("nogold", null),
+  turn("edge", s(1, 0.5, 0.6)),
+  turn("onlyA", s(1, 1, 1)),
+];
+const B = [
+  turn("edge", s(1, 0.7, 0.6)),
+  turn("worst", s(1, 0.5, 0.5)),
+  turn("up", s(1, 1, 1)),
+  turn("down", s(1, 1, 0.631)),
+  turn("small", s(1, 1, 0.9)),
+  turn("flip", s(0, 0, 0)),
+  turn("nogold", null),
+];
 
 describe("shiftedTurns", () => {
   it("lists unflipped turns whose recall@k or nDCG@k moved by at least the threshold, biggest drop first", () => {
@@ -53,6 +83,12 @@ describe("shiftedTurns", () => {
     const b = [turn("y", s(0, 0, 0.4)), turn("x", s(0, 0, 0.4))];
     expect(shiftedTurns({ turns: a }, { turns: b }).map((x) => x.id)).toEqual(["x#0", "y#0"]);
     // small (−0.1) joins at 0; flip, nogold and onlyA still do not.
-    expect(shiftedTurns({ turns: A }, { turns: B }, 0).map((x) => x.id)).toEqual(["worst#0", "down#0", "small#0", "edge#0", "up#0"]);
+    expect(shiftedTurns({ turns: A }, { turns: B }, 0).map((x) => x.id)).toEqual([
+      "worst#0",
+      "down#0",
+      "small#0",
+      "edge#0",
+      "up#0",
+    ]);
   });
 });

@@ -13,13 +13,41 @@ import { contentSecurityPolicy, embedData, renderPage } from "../../src/eval/rep
 import { roundScore, stageHeads } from "../../src/eval/report/trace-summary.js";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
 
-function turn(id: string, gold: string[], positions: Record<string, Record<string, number | null>>, retrievedIds: string[], locale = "en"): TurnReport {
+function turn(
+  id: string,
+  gold: string[],
+  positions: Record<string, Record<string, number | null>>,
+  retrievedIds: string[],
+  locale = "en",
+): TurnReport {
   return {
-    caseId: id, turn: 0, locale, kind: "golden", user: id, gold, expect: "answer", retrievedIds, citedIds: [], refused: false, answer: "", results: [],
-    trace: { query: id, k: 2, retrievedIds, goldPositions: positions, stageSizes: { dense: 4, bm25: 4, fused: 6, parents: 3 } },
+    caseId: id,
+    turn: 0,
+    locale,
+    kind: "golden",
+    user: id,
+    gold,
+    expect: "answer",
+    retrievedIds,
+    citedIds: [],
+    refused: false,
+    answer: "",
+    results: [],
+    trace: {
+      query: id,
+      k: 2,
+      retrievedIds,
+      goldPositions: positions,
+      stageSizes: { dense: 4, bm25: 4, fused: 6, parents: 3 },
+    },
   };
 }
-const S = (dense: number | null, bm25: number | null, fused: number | null, parents: number | null) => ({ dense, bm25, fused, parents });
+const S = (dense: number | null, bm25: number | null, fused: number | null, parents: number | null) => ({
+  dense,
+  bm25,
+  fused,
+  parents,
+});
 
 // k = 2.
 // t1: gold a in both branches, fused 1, parents 1, final 1            → reached the top-k
@@ -48,7 +76,8 @@ describe("cutStage", () => {
 });
 
 describe("the report's funnel over these turns (what the page draws)", () => {
-  const counts = (turns: TurnReport[]) => funnelStages(turns).map((r) => ({ stage: r.stage, present: r.present, n: r.n }));
+  const counts = (turns: TurnReport[]) =>
+    funnelStages(turns).map((r) => ({ stage: r.stage, present: r.present, n: r.n }));
   it("counts gold-bearing turns with any gold card in each stage's list", () => {
     // dense: t1, t4 → 2; bm25: t1, t2 → 2; fused: t1, t2, t4 → 3; parents: same 3; of the 4 traced turns. No hit@k score: no final row.
     expect(counts(T)).toEqual([
@@ -90,10 +119,16 @@ describe("page shell", () => {
     expect(embedData({ ...value, s: "x" })).not.toBe(text);
   });
   it("renders the same page for the same data, with the data in one non-executable element", () => {
-    const data = { kind: "report", turns: Array.from({ length: 200 }, (_, i) => ({ id: `case-${i}`, user: `"><img src=x onerror=alert(${i})>` })) };
+    const data = {
+      kind: "report",
+      turns: Array.from({ length: 200 }, (_, i) => ({ id: `case-${i}`, user: `"><img src=x onerror=alert(${i})>` })),
+    };
     const html = renderPage("t", data);
     expect(renderPage("t", JSON.parse(JSON.stringify(data)))).toBe(html);
-    const m = /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([^<]*)<\/script>/.exec(html);
+    const m =
+      /<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">([^<]*)<\/script>/.exec(
+        html,
+      );
     expect(m).not.toBeNull();
     expect(JSON.parse(gunzipSync(Buffer.from(m![1]!, "base64")).toString("utf8"))).toEqual(data);
     expect(html).not.toContain("onerror");
@@ -116,10 +151,32 @@ describe("stageHeads", () => {
   it("keeps the head of each stage that ran, scores to 4 significant digits, and each list's full size", () => {
     const r = (id: string, score: number, rank: number) => ({ id, parentId: id.split("#")[0]!, score, rank });
     const heads = stageHeads(
-      { turn: 0, query: "q", k: 1, config: { embedder: "e", denseK: 3, bm25K: 3, fusion: "rrf", rrfK: 60, rerank: null, mode: "dense" }, stages: { dense: [r("a#1", 0.123456, 1), r("b#1", 0.1, 2), r("c#1", 0, 3)], fused: [], parents: [r("a", 0.0163934, 1)] }, retrievedIds: ["a"], timingsMs: {} },
+      {
+        turn: 0,
+        query: "q",
+        k: 1,
+        config: { embedder: "e", denseK: 3, bm25K: 3, fusion: "rrf", rrfK: 60, rerank: null, mode: "dense" },
+        stages: {
+          dense: [r("a#1", 0.123456, 1), r("b#1", 0.1, 2), r("c#1", 0, 3)],
+          fused: [],
+          parents: [r("a", 0.0163934, 1)],
+        },
+        retrievedIds: ["a"],
+        timingsMs: {},
+      },
       2,
     );
-    expect(heads).toEqual({ stages: { dense: [["a#1", 0.1235], ["b#1", 0.1]], fused: [], parents: [["a", 0.01639]] }, stageSizes: { dense: 3, fused: 0, parents: 1 } });
+    expect(heads).toEqual({
+      stages: {
+        dense: [
+          ["a#1", 0.1235],
+          ["b#1", 0.1],
+        ],
+        fused: [],
+        parents: [["a", 0.01639]],
+      },
+      stageSizes: { dense: 3, fused: 0, parents: 1 },
+    });
     expect(roundScore(Number.NaN)).toBeNaN();
   });
 });
@@ -127,15 +184,72 @@ describe("stageHeads", () => {
 describe("a --graph run's turns (captured retriever calls)", () => {
   // k = 1. Three calls in one step; turn c1: gold g listed 2nd by the first call → cut at k; turn c2: gold h in no list → not retrieved;
   // turn c3: no retriever run (gold-bearing) → "no retrieval"; turn c4: only a child run listed gold m → dropped by its call.
-  const captured = (id: string, gold: string[], stages: { key: string; role: "child" | "final"; ids: string[] }[], retrievedIds: string[]): TurnReport => ({
-    caseId: id, turn: 0, locale: "en", kind: "golden", user: id, gold, expect: "answer", retrievedIds, citedIds: [], refused: false, answer: "", results: [],
+  const captured = (
+    id: string,
+    gold: string[],
+    stages: { key: string; role: "child" | "final"; ids: string[] }[],
+    retrievedIds: string[],
+  ): TurnReport => ({
+    caseId: id,
+    turn: 0,
+    locale: "en",
+    kind: "golden",
+    user: id,
+    gold,
+    expect: "answer",
+    retrievedIds,
+    citedIds: [],
+    refused: false,
+    answer: "",
+    results: [],
     trace: { query: id, k: 1, retrievedIds, goldPositions: {} },
-    captured: { source: "callbacks", retrievers: stages.filter((s) => s.role === "final").map((s) => s.key), topLevelRuns: 3, steps: 1, stages: stages.map((s) => ({ ...s, error: null, step: 1 })), noChildRuns: [] },
+    captured: {
+      source: "callbacks",
+      retrievers: stages.filter((s) => s.role === "final").map((s) => s.key),
+      topLevelRuns: 3,
+      steps: 1,
+      stages: stages.map((s) => ({ ...s, error: null, step: 1 })),
+      noChildRuns: [],
+    },
   });
-  const c1 = captured("c1", ["g"], [{ key: "R", role: "final", ids: ["x", "g"] }, { key: "R#2", role: "final", ids: ["x"] }, { key: "R#3", role: "final", ids: [] }], ["x"]);
-  const c2 = captured("c2", ["h"], [{ key: "R", role: "final", ids: [] }, { key: "R#2", role: "final", ids: ["x"] }, { key: "R#3", role: "final", ids: [] }], ["x"]);
-  const c3: TurnReport = { ...c1, caseId: "c3", gold: ["g"], trace: undefined, captured: undefined, noRetrieval: true, retrievedIds: [] };
-  const c4 = captured("c4", ["m"], [{ key: "Child", role: "child", ids: ["y", "m"] }, { key: "Merge", role: "final", ids: ["y"] }], ["y"]);
+  const c1 = captured(
+    "c1",
+    ["g"],
+    [
+      { key: "R", role: "final", ids: ["x", "g"] },
+      { key: "R#2", role: "final", ids: ["x"] },
+      { key: "R#3", role: "final", ids: [] },
+    ],
+    ["x"],
+  );
+  const c2 = captured(
+    "c2",
+    ["h"],
+    [
+      { key: "R", role: "final", ids: [] },
+      { key: "R#2", role: "final", ids: ["x"] },
+      { key: "R#3", role: "final", ids: [] },
+    ],
+    ["x"],
+  );
+  const c3: TurnReport = {
+    ...c1,
+    caseId: "c3",
+    gold: ["g"],
+    trace: undefined,
+    captured: undefined,
+    noRetrieval: true,
+    retrievedIds: [],
+  };
+  const c4 = captured(
+    "c4",
+    ["m"],
+    [
+      { key: "Child", role: "child", ids: ["y", "m"] },
+      { key: "Merge", role: "final", ids: ["y"] },
+    ],
+    ["y"],
+  );
 
   it("tells not retrieved from cut at k by the captured lists, and labels a turn with no retriever run", () => {
     expect(cutStage(c1, "g")).toBe("final");
@@ -171,21 +285,46 @@ describe("a --graph run's turns (captured retriever calls)", () => {
     const view = pipelineView(report);
     expect(view.kind).toBe("captured");
     expect(`${view.text.funnel} ${view.text.curves}`).not.toMatch(/dense|BM25|fused|branch/);
-    expect(view.cuts).toEqual([{ g: { at: "final", text: "cut at k" } }, { h: { at: "retrieval", text: "not retrieved (no retriever call listed it)" } }]);
+    expect(view.cuts).toEqual([
+      { g: { at: "final", text: "cut at k" } },
+      { h: { at: "retrieval", text: "not retrieved (no retriever call listed it)" } },
+    ]);
     const funnelOf = (...stages: string[]) => ({ stages: stages.map((stage) => ({ stage })) });
-    const builtIn = pipelineView({ ...report, run: { k: 1 }, turns: [T[1]!], funnel: funnelOf("dense", "bm25", "fused", "final") } as unknown as Report);
+    const builtIn = pipelineView({
+      ...report,
+      run: { k: 1 },
+      turns: [T[1]!],
+      funnel: funnelOf("dense", "bm25", "fused", "final"),
+    } as unknown as Report);
     expect(builtIn.kind).toBe("pipeline");
-    expect(builtIn.text.funnel).toBe("dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@1 scores.");
+    expect(builtIn.text.funnel).toBe(
+      "dense and BM25 are parallel branches; fused onwards is sequential. A drop between two stages is the gold lost there. final top-k is what hit@1 scores.",
+    );
     // A funnel without a BM25 row (a dense-only run) names no branches.
-    const denseOnly = pipelineView({ ...report, run: { k: 1 }, turns: [T[1]!], funnel: funnelOf("dense", "final") } as unknown as Report);
+    const denseOnly = pipelineView({
+      ...report,
+      run: { k: 1 },
+      turns: [T[1]!],
+      funnel: funnelOf("dense", "final"),
+    } as unknown as Report);
     expect(denseOnly.text.funnel).not.toMatch(/BM25|branch/);
   });
 
   it("names only the rows the funnel table has: child runs only when some scored call had them", () => {
-    const noChild = pipelineView({ run: { k: 1, graph: { retrievalCall: "last" } }, turns: [c1, c2], funnel: { stages: [{ stage: "scored" }, { stage: "final" }] } } as unknown as Report);
+    const noChild = pipelineView({
+      run: { k: 1, graph: { retrievalCall: "last" } },
+      turns: [c1, c2],
+      funnel: { stages: [{ stage: "scored" }, { stage: "final" }] },
+    } as unknown as Report);
     expect(noChild.text.funnel).not.toMatch(/child/);
     expect(noChild.text.funnel).toMatch(/scored calls .* and final top-k, what hit@1 scores\./);
-    const withChild = pipelineView({ run: { k: 1, graph: { retrievalCall: "last" } }, turns: [c1, c4], funnel: { stages: [{ stage: "child" }, { stage: "scored" }, { stage: "final" }] } } as unknown as Report);
-    expect(withChild.text.funnel).toMatch(/^Rows are the lists captured from your graph's retriever runs: child runs \(.*\), scored calls \(.*\) and final top-k/);
+    const withChild = pipelineView({
+      run: { k: 1, graph: { retrievalCall: "last" } },
+      turns: [c1, c4],
+      funnel: { stages: [{ stage: "child" }, { stage: "scored" }, { stage: "final" }] },
+    } as unknown as Report);
+    expect(withChild.text.funnel).toMatch(
+      /^Rows are the lists captured from your graph's retriever runs: child runs \(.*\), scored calls \(.*\) and final top-k/,
+    );
   });
 });

@@ -52,11 +52,14 @@ let reportB: Report;
  * of that kind), or the one group of a split that has one (one locale).
  */
 const repeatsAll = (r: Report, split: string, group: string) =>
-  split !== "position" && isDeepStrictEqual(r.splits[split]?.[group], r.aggregates) && (split === "kind" || Object.keys(r.splits[split] ?? {}).length === 1);
+  split !== "position" &&
+  isDeepStrictEqual(r.splits[split]?.[group], r.aggregates) &&
+  (split === "kind" || Object.keys(r.splits[split] ?? {}).length === 1);
 const hit = (t: TurnReport) => t.results.find((r) => r.key === "retrieval_hit_at_k")?.score;
 const score = (t: TurnReport, key: string) => t.results.find((r) => r.key === key)?.score;
 const CSP_META = /<meta http-equiv="Content-Security-Policy" content="[^"]*">\n/;
-const DATA_ELEMENT = /(<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">)([^<]*)(<\/script>)/;
+const DATA_ELEMENT =
+  /(<script type="application\/octet-stream" id="retrace-data" data-encoding="gzip\+base64">)([^<]*)(<\/script>)/;
 
 /** The page file's embedded data: the gzip bytes (after base64 decoding) and the JSON they hold, decoded here in Node. */
 async function embedded(file: string): Promise<{ gz: Buffer; data: Record<string, unknown> }> {
@@ -74,9 +77,18 @@ beforeAll(async () => {
   await writeFile(path.join(kb, "cards", "es-419", "es-tarjeta-hostil.md"), HOSTILE_CARD);
   const casesFile = path.join(kb, "eval", "cases.jsonl");
   const cases = await readFile(casesFile, "utf8");
-  const hostileCase = { id: HOSTILE_CASE, locale: "es-419", kind: "golden", turns: [
+  const hostileCase = {
+    id: HOSTILE_CASE,
+    locale: "es-419",
+    kind: "golden",
+    turns: [
       { user: HOSTILE_USER, must_cite_one_of: ["es-tarjeta-hostil"], expect: "answer" },
-      { user: HOSTILE_FOLLOWUP, standalone: HOSTILE_STANDALONE, must_cite_one_of: ["es-tarjeta-hostil"], expect: "answer" },
+      {
+        user: HOSTILE_FOLLOWUP,
+        standalone: HOSTILE_STANDALONE,
+        must_cite_one_of: ["es-tarjeta-hostil"],
+        expect: "answer",
+      },
     ],
   };
   await writeFile(casesFile, `${cases.trimEnd()}\n${JSON.stringify(hostileCase)}\n`);
@@ -86,13 +98,36 @@ beforeAll(async () => {
   split.holdout.push(HOSTILE_CASE);
   await writeFile(splitFile, JSON.stringify(split));
 
-  const common = ["eval", "--kb", kb, "--locale", "es-419", "--config", '{"retrieval":{"embedder":"builtin"}}', "--data-dir", path.join(dir, "chroma")];
-  const a = await runCli([...common, "--out", `json:${path.join(dir, "a.json")}`, "--out", `html:${path.join(dir, "a.html")}`], { env: { CHROMA_URL: "" } });
+  const common = [
+    "eval",
+    "--kb",
+    kb,
+    "--locale",
+    "es-419",
+    "--config",
+    '{"retrieval":{"embedder":"builtin"}}',
+    "--data-dir",
+    path.join(dir, "chroma"),
+  ];
+  const a = await runCli(
+    [...common, "--out", `json:${path.join(dir, "a.json")}`, "--out", `html:${path.join(dir, "a.html")}`],
+    { env: { CHROMA_URL: "" } },
+  );
   expect(a.stderr).not.toMatch(/unexpected error/);
   expect(a.exitCode).toBe(0);
-  const b = await runCli([...common, "--config", '{"retrieval":{"mode":"bm25"}}', "--out", `json:${path.join(dir, "b.json")}`], { env: { CHROMA_URL: "" } });
+  const b = await runCli(
+    [...common, "--config", '{"retrieval":{"mode":"bm25"}}', "--out", `json:${path.join(dir, "b.json")}`],
+    { env: { CHROMA_URL: "" } },
+  );
   expect(b.exitCode).toBe(0);
-  const c = await runCli(["compare", path.join(dir, "a.json"), path.join(dir, "b.json"), "--html", path.join(dir, "diff.html"), "--json"]);
+  const c = await runCli([
+    "compare",
+    path.join(dir, "a.json"),
+    path.join(dir, "b.json"),
+    "--html",
+    path.join(dir, "diff.html"),
+    "--json",
+  ]);
   expect(c.exitCode).toBe(0);
   await writeFile(path.join(dir, "compare.json"), c.stdout);
   // The same page without its CSP meta tag (no other source of CSP for a file), to check that escaping alone holds.
@@ -100,9 +135,17 @@ beforeAll(async () => {
   expect(html).toMatch(CSP_META);
   await writeFile(path.join(dir, "a-nocsp.html"), html.replace(CSP_META, ""));
   // The same page with its embedded data cut short (a damaged file).
-  await writeFile(path.join(dir, "a-damaged.html"), html.replace(DATA_ELEMENT, (_, open: string, b64: string, close: string) => `${open}${b64.slice(0, 4000)}${close}`));
+  await writeFile(
+    path.join(dir, "a-damaged.html"),
+    html.replace(DATA_ELEMENT, (_, open: string, b64: string, close: string) => `${open}${b64.slice(0, 4000)}${close}`),
+  );
   // A report written with schemaVersion 2 by an eval with --judge (test/fixtures/schema/report-v2-judge.json), rendered again: migrated on read.
-  const judged = await runCli(["report", path.join(ROOT, "test", "fixtures", "schema", "report-v2-judge.json"), "--out", `html:${path.join(dir, "judged.html")}`]);
+  const judged = await runCli([
+    "report",
+    path.join(ROOT, "test", "fixtures", "schema", "report-v2-judge.json"),
+    "--out",
+    `html:${path.join(dir, "judged.html")}`,
+  ]);
   expect(judged.exitCode, judged.stderr).toBe(0);
   reportA = JSON.parse(await readFile(path.join(dir, "a.json"), "utf8")) as Report;
   reportB = JSON.parse(await readFile(path.join(dir, "b.json"), "utf8")) as Report;
@@ -112,7 +155,11 @@ afterAll(async () => {
   expect(chromaPids(dir)).toEqual([]);
   // To look at the screenshots: RETRACE_KEEP_SCREENSHOTS=/some/dir npx vitest run test/html/html-report.int.test.ts
   const keep = process.env.RETRACE_KEEP_SCREENSHOTS;
-  if (keep !== undefined && keep !== "") await cp(dir, keep, { recursive: true, filter: (f) => !f.includes(`${path.sep}chroma`) && !f.includes(`${path.sep}kb`) });
+  if (keep !== undefined && keep !== "")
+    await cp(dir, keep, {
+      recursive: true,
+      filter: (f) => !f.includes(`${path.sep}chroma`) && !f.includes(`${path.sep}kb`),
+    });
   await cleanup();
 });
 
@@ -120,7 +167,12 @@ afterAll(async () => {
 async function shownGoldRanks(page: BrowserPage, scope: string): Promise<Record<string, Record<string, string>>> {
   return page.evalAll(`${scope} table.goldranks tr[data-gold]`, (rows) =>
     Object.fromEntries(
-      rows.map((tr) => [tr.getAttribute("data-gold"), Object.fromEntries([...tr.querySelectorAll("td[data-stage]")].map((td) => [td.getAttribute("data-stage"), td.textContent]))]),
+      rows.map((tr) => [
+        tr.getAttribute("data-gold"),
+        Object.fromEntries(
+          [...tr.querySelectorAll("td[data-stage]")].map((td) => [td.getAttribute("data-stage"), td.textContent]),
+        ),
+      ]),
     ),
   );
 }
@@ -131,7 +183,13 @@ function expectedGoldRanks(t: TurnReport): Record<string, Record<string, string>
   return Object.fromEntries(
     t.gold.map((g) => {
       const idx = t.trace!.retrievedIds.indexOf(g);
-      return [g, { ...Object.fromEntries(Object.entries(t.trace!.goldPositions[g]!).map(([s, r]) => [s, show(r)])), final: show(idx >= 0 ? idx + 1 : null) }];
+      return [
+        g,
+        {
+          ...Object.fromEntries(Object.entries(t.trace!.goldPositions[g]!).map(([s, r]) => [s, show(r)])),
+          final: show(idx >= 0 ? idx + 1 : null),
+        },
+      ];
     }),
   );
 }
@@ -139,7 +197,9 @@ function expectedGoldRanks(t: TurnReport): Record<string, Record<string, string>
 describe.skipIf(noBrowser)("retrace eval --html: the file", () => {
   it("is one self-contained file: no external reference, a hash-based CSP, exactly the page's own two scripts", async () => {
     const html = await readFile(path.join(dir, "a.html"), "utf8");
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-[A-Za-z0-9+/=]+&#39;; style-src &#39;sha256-/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-[A-Za-z0-9+/=]+&#39;; style-src &#39;sha256-/,
+    );
     expect(html.match(/<script/g)?.length).toBe(2);
     expect(html.match(/<\/script>/g)?.length).toBe(2);
     expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
@@ -161,7 +221,8 @@ describe.skipIf(noBrowser)("retrace eval --html: the file", () => {
     expect((cmp.a as { report: Report }).report.aggregates).toEqual(reportA.aggregates);
     // Same input, identical bytes: the saved report rendered twice.
     const pages = [path.join(dir, "r1.html"), path.join(dir, "r2.html")];
-    for (const out of pages) expect((await runCli(["report", path.join(dir, "a.json"), "--out", `html:${out}`])).exitCode).toBe(0);
+    for (const out of pages)
+      expect((await runCli(["report", path.join(dir, "a.json"), "--out", `html:${out}`])).exitCode).toBe(0);
     const [r1, r2] = await Promise.all(pages.map((f) => readFile(f)));
     expect(r1!.length).toBeGreaterThan(10_000);
     expect(r1!.equals(r2!)).toBe(true);
@@ -198,7 +259,9 @@ describe.each(BROWSERS)("in $label", (target) => {
 
     it("shows the judge's model and prompt, and this run's cost from timings.judge (a schemaVersion 2 report, migrated by retrace report)", async () => {
       const page = await open("judged.html");
-      expect(await page.text('[data-section="judge"]')).toBe("model FakeListChatModel, prompt groundedness-v1: 2 calls, 0 cached, tokens not reported");
+      expect(await page.text('[data-section="judge"]')).toBe(
+        "model FakeListChatModel, prompt groundedness-v1: 2 calls, 0 cached, tokens not reported",
+      );
       expect(page.events).toEqual([]);
       await page.close();
     });
@@ -206,25 +269,40 @@ describe.each(BROWSERS)("in $label", (target) => {
     it("shows the summary numbers of the JSON report", async () => {
       const page = await open("a.html");
       const cells = await page.evalAll("td[data-key][data-split][data-group]", (tds) =>
-        tds.map((td) => ({ key: td.getAttribute("data-key"), split: td.getAttribute("data-split"), group: td.getAttribute("data-group"), mean: td.querySelector(".mean")?.textContent ?? null, n: td.querySelector(".n")?.textContent ?? null })),
+        tds.map((td) => ({
+          key: td.getAttribute("data-key"),
+          split: td.getAttribute("data-split"),
+          group: td.getAttribute("data-group"),
+          mean: td.querySelector(".mean")?.textContent ?? null,
+          n: td.querySelector(".n")?.textContent ?? null,
+        })),
       );
       let checked = 0;
       for (const c of cells) {
-        const agg = c.split === "all" ? reportA.aggregates[c.key!] : (reportA.splits as Record<string, Record<string, Record<string, { mean: number; n: number }>>>)[c.split!]?.[c.group!]?.[c.key!];
+        const agg =
+          c.split === "all"
+            ? reportA.aggregates[c.key!]
+            : (reportA.splits as Record<string, Record<string, Record<string, { mean: number; n: number }>>>)[
+                c.split!
+              ]?.[c.group!]?.[c.key!];
         if (agg === undefined) continue;
         expect({ cell: c, mean: c.mean, n: c.n }).toEqual({ cell: c, mean: agg.mean.toFixed(3), n: `n=${agg.n}` });
         checked++;
       }
       // Every aggregate of the report: overall, then each group of every split (kind, locale, part).
       let expectedCells = Object.keys(reportA.aggregates).length;
-      for (const [split, groups] of Object.entries(reportA.splits)) for (const [g, group] of Object.entries(groups ?? {})) if (!repeatsAll(reportA, split, g)) expectedCells += Object.keys(group).length;
+      for (const [split, groups] of Object.entries(reportA.splits))
+        for (const [g, group] of Object.entries(groups ?? {}))
+          if (!repeatsAll(reportA, split, g)) expectedCells += Object.keys(group).length;
       expect(checked).toBe(expectedCells);
       // The triad charts were drawn (inline SVG).
       expect(await page.evalAll("svg[data-chart] circle", (c) => c.length)).toBeGreaterThan(0);
       // The funnel's last row is the hit@k numerator, counted here from the JSON.
       const goldBearing = reportA.turns.filter((t) => t.gold.length > 0);
       await page.click('button[data-tab="funnel"]');
-      expect(await page.text('td[data-funnel="all:final"] .mean')).toBe(String(goldBearing.filter((t) => hit(t) === 1).length));
+      expect(await page.text('td[data-funnel="all:final"] .mean')).toBe(
+        String(goldBearing.filter((t) => hit(t) === 1).length),
+      );
       await page.screenshot(shot("funnel.png"));
       await page.click('button[data-tab="summary"]');
       await page.screenshot(shot("summary.png"));
@@ -238,17 +316,26 @@ describe.each(BROWSERS)("in $label", (target) => {
       // The Summary tab's tables (the turn-position table is on the Conversation tab, hidden here: it has no boxes to measure).
       const cells = await page.evalAll('[data-panel="summary"] table.summary td[data-key]', (tds) =>
         tds.map((td) => {
-          const spans = Array.from(td.querySelectorAll("span")) as unknown as { getBoundingClientRect(): { top: number; bottom: number } }[];
+          const spans = Array.from(td.querySelectorAll("span")) as unknown as {
+            getBoundingClientRect(): { top: number; bottom: number };
+          }[];
           const boxes = spans.map((x) => x.getBoundingClientRect());
           // One line: every part's box overlaps every other's vertically (stacked parts would not).
-          return { parts: spans.length, oneLine: boxes.length === 0 || Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)), text: td.textContent ?? "" };
+          return {
+            parts: spans.length,
+            oneLine:
+              boxes.length === 0 || Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)),
+            text: td.textContent ?? "",
+          };
         }),
       );
       expect(cells.filter((c) => c.parts >= 3).length).toBeGreaterThan(30);
       for (const c of cells) expect(c, c.text).toMatchObject({ oneLine: true });
       expect(cells.map((c) => c.text).join("\n")).not.toMatch(/nCases|ci95/);
       // The case count, where the JSON has one, worded as the terminal words it.
-      const withCases = await page.evalAll('table.summary td[data-split="all"]', (tds) => tds.map((td) => [td.getAttribute("data-key"), td.querySelector('[data-field="cases"]')?.textContent ?? null]));
+      const withCases = await page.evalAll('table.summary td[data-split="all"]', (tds) =>
+        tds.map((td) => [td.getAttribute("data-key"), td.querySelector('[data-field="cases"]')?.textContent ?? null]),
+      );
       for (const [key, cases] of withCases) {
         const agg = reportA.aggregates[key!];
         if (agg !== undefined) expect(cases).toBe(agg.nCases === undefined ? null : `(${agg.nCases} cases)`);
@@ -260,27 +347,49 @@ describe.each(BROWSERS)("in $label", (target) => {
       expect(await page.text('[data-field="summary-repeats"]')).toContain("one locale (es-419)");
       const kinds = Object.keys(reportA.splits.kind).filter((g) => !repeatsAll(reportA, "kind", g));
       expect(kinds.length).toBeGreaterThan(1);
-      expect(await page.evalAll('table.summary[data-split="kind"] thead th', (ths) => ths.map((th) => th.textContent))).toEqual(["metric", "all", ...kinds]);
+      expect(
+        await page.evalAll('table.summary[data-split="kind"] thead th', (ths) => ths.map((th) => th.textContent)),
+      ).toEqual(["metric", "all", ...kinds]);
       // The Summary tab leads with the missed turns, in dataset order, each with its top-k.
       const id = (t: TurnReport) => `${t.caseId}#${t.turn}`;
       const missed = reportA.turns.filter((t) => hit(t) === 0);
       expect(missed.length).toBeGreaterThan(0);
-      expect(await page.evaluate(() => (globalThis as unknown as { document: { querySelector(s: string): { firstElementChild: { getAttribute(n: string): string | null } } } }).document.querySelector('[data-panel="summary"] .summary-block').firstElementChild.getAttribute("data-section"))).toBe("missed");
-      const rows = await page.evalAll('[data-section="missed"] tbody tr', (trs) => trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('[data-field="topk"]')?.textContent]));
-      expect(rows).toEqual(missed.map((t) => [id(t), t.trace ? t.trace.retrievedIds.join(", ") || "(none)" : "\u2014"]));
+      expect(
+        await page.evaluate(() =>
+          (
+            globalThis as unknown as {
+              document: { querySelector(s: string): { firstElementChild: { getAttribute(n: string): string | null } } };
+            }
+          ).document
+            .querySelector('[data-panel="summary"] .summary-block')
+            .firstElementChild.getAttribute("data-section"),
+        ),
+      ).toBe("missed");
+      const rows = await page.evalAll('[data-section="missed"] tbody tr', (trs) =>
+        trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('[data-field="topk"]')?.textContent]),
+      );
+      expect(rows).toEqual(
+        missed.map((t) => [id(t), t.trace ? t.trace.retrievedIds.join(", ") || "(none)" : "\u2014"]),
+      );
       // A missed turn opens from there.
       await page.click(`[data-section="missed"] tbody tr[data-turn="${id(missed[0]!)}"] button`);
       expect(await page.attribute(".turnview", "data-turn")).toBe(id(missed[0]!));
       // retrace's own graph: its citations are read and shown; no comment repeated in the metrics table.
       expect(await page.evalAll('.turnview [data-field="citations"]', (ps) => ps.length)).toBe(1);
-      const comments = await page.evalAll(".turnview table.metrics td.comment", (tds) => tds.map((td) => td.textContent));
+      const comments = await page.evalAll(".turnview table.metrics td.comment", (tds) =>
+        tds.map((td) => td.textContent),
+      );
       expect(new Set(comments).size).toBe(comments.length);
       expect(new Set(comments)).toEqual(new Set(missed[0]!.results.map((r) => r.comment ?? "")));
       // The Turns table's top-k column: each turn's scored ids, as the JSON has them.
       await page.click('button[data-tab="turns"]');
-      const topk = await page.evalAll("table.turns tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('td[data-col="topk"]')?.textContent]));
+      const topk = await page.evalAll("table.turns tbody tr", (trs) =>
+        trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('td[data-col="topk"]')?.textContent]),
+      );
       expect(await page.text('table.turns th[data-col="topk"]')).toBe("top-k");
-      expect(new Map(topk as [string, string][])).toEqual(new Map(reportA.turns.map((t) => [id(t), t.trace ? t.trace.retrievedIds.join(", ") || "(none)" : "\u2014"])));
+      expect(new Map(topk as [string, string][])).toEqual(
+        new Map(reportA.turns.map((t) => [id(t), t.trace ? t.trace.retrievedIds.join(", ") || "(none)" : "\u2014"])),
+      );
       expect(page.events).toEqual([]);
       await page.close();
     });
@@ -336,7 +445,9 @@ describe.each(BROWSERS)("in $label", (target) => {
     it("says plainly that the browser is too old when it has no DecompressionStream, and that a damaged file is damaged", async () => {
       const page = await driver!.open(path.join(dir, "a.html"), { initScript: "delete window.DecompressionStream;" });
       expect(await page.attribute("#app", "data-state")).toBe("unsupported");
-      expect(await page.text("#app p.fatal")).toMatch(/^This browser is too old to open this report: .*DecompressionStream.*Chromium 80 or later, Firefox 113 or later/);
+      expect(await page.text("#app p.fatal")).toMatch(
+        /^This browser is too old to open this report: .*DecompressionStream.*Chromium 80 or later, Firefox 113 or later/,
+      );
       expect(await page.evalAll("nav.tabs button, table", (e) => e.length)).toBe(0);
       expect(page.events).toEqual([]);
       await page.screenshot(shot("too-old.png"));
@@ -366,7 +477,11 @@ describe.each(BROWSERS)("in $label", (target) => {
         if (csp) await page.screenshot(shot("turn-hostile.png"));
         // Whether this browser enforces the page's CSP: a script element added to the DOM runs only without it.
         await page.evaluate(() => {
-          const d = (globalThis as unknown as { document: { createElement(t: string): { textContent: string }; body: { appendChild(n: unknown): void } } }).document;
+          const d = (
+            globalThis as unknown as {
+              document: { createElement(t: string): { textContent: string }; body: { appendChild(n: unknown): void } };
+            }
+          ).document;
           const s = d.createElement("script");
           s.textContent = "window.__pwned = 'injected'";
           d.body.appendChild(s);
@@ -387,21 +502,55 @@ describe.each(BROWSERS)("in $label", (target) => {
       const page = await open("a.html");
       await page.click('button[data-tab="conversation"]');
       const rows = await page.evalAll('table.attribution[data-split="position"] tbody tr', (trs) =>
-        trs.map((tr) => [tr.getAttribute("data-group"), tr.querySelector("th")?.textContent, Object.fromEntries([...tr.querySelectorAll("td[data-attr]")].map((td) => [td.getAttribute("data-attr"), td.textContent]))]),
+        trs.map((tr) => [
+          tr.getAttribute("data-group"),
+          tr.querySelector("th")?.textContent,
+          Object.fromEntries(
+            [...tr.querySelectorAll("td[data-attr]")].map((td) => [td.getAttribute("data-attr"), td.textContent]),
+          ),
+        ]),
       );
-      const counts = (c: Record<string, number>) => ({ n: String(Object.values(c).reduce((x, y) => x + y, 0)), ...Object.fromEntries(Object.entries(c).map(([a, v]) => [a, String(v)])) });
+      const counts = (c: Record<string, number>) => ({
+        n: String(Object.values(c).reduce((x, y) => x + y, 0)),
+        ...Object.fromEntries(Object.entries(c).map(([a, v]) => [a, String(v)])),
+      });
       const positions = Object.keys(qa.splits.position!);
-      expect(positions).toEqual(["1", "2", "3", "4+"].filter((g) => reportA.turns.some((t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g)));
-      expect(rows).toEqual([["all", "all", counts(qa.counts)], ...positions.map((g) => [g, POSITION_LABEL[g]!, counts(qa.splits.position![g]!)])]);
+      expect(positions).toEqual(
+        ["1", "2", "3", "4+"].filter((g) =>
+          reportA.turns.some((t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g),
+        ),
+      );
+      expect(rows).toEqual([
+        ["all", "all", counts(qa.counts)],
+        ...positions.map((g) => [g, POSITION_LABEL[g]!, counts(qa.splits.position![g]!)]),
+      ]);
       // The counts are the turns' own attributions, counted here from the JSON.
       for (const g of positions) {
-        const ts = reportA.turns.filter((t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g);
-        expect(rows.find((r) => r[0] === g)![2]).toMatchObject({ n: String(ts.length), rewrite_lost_it: String(ts.filter((t) => t.queries!.attribution === "rewrite_lost_it").length) });
+        const ts = reportA.turns.filter(
+          (t) => t.queries !== undefined && (t.turn >= 3 ? "4+" : String(t.turn + 1)) === g,
+        );
+        expect(rows.find((r) => r[0] === g)![2]).toMatchObject({
+          n: String(ts.length),
+          rewrite_lost_it: String(ts.filter((t) => t.queries!.attribution === "rewrite_lost_it").length),
+        });
       }
       // Each query's hit@k mean, interval and n.
-      const means = await page.evalAll("table.querymeans tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-query"), tr.querySelector('td[data-key="retrieval_hit_at_k"]')?.textContent]));
-      const ci = (c: [number, number] | undefined) => (c === undefined ? "(no CI)" : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`);
-      expect(means).toEqual(["graph", "raw", "standalone"].filter((v) => qa.means[v] !== undefined).map((v) => { const a = qa.means[v]!.retrieval_hit_at_k!; return [v, `${a.mean.toFixed(3)}${ci(a.ci95)}n=${a.n}`]; }));
+      const means = await page.evalAll("table.querymeans tbody tr", (trs) =>
+        trs.map((tr) => [
+          tr.getAttribute("data-query"),
+          tr.querySelector('td[data-key="retrieval_hit_at_k"]')?.textContent,
+        ]),
+      );
+      const ci = (c: [number, number] | undefined) =>
+        c === undefined ? "(no CI)" : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
+      expect(means).toEqual(
+        ["graph", "raw", "standalone"]
+          .filter((v) => qa.means[v] !== undefined)
+          .map((v) => {
+            const a = qa.means[v]!.retrieval_hit_at_k!;
+            return [v, `${a.mean.toFixed(3)}${ci(a.ci95)}n=${a.n}`];
+          }),
+      );
       await page.screenshot(shot("conversation.png"));
       expect(page.events).toEqual([]);
       await page.close();
@@ -411,23 +560,50 @@ describe.each(BROWSERS)("in $label", (target) => {
       const page = await open("a.html");
       await page.click('button[data-tab="conversation"]');
       const position = reportA.splits.position!;
-      const heads = await page.evalAll('[data-panel="conversation"] table.summary[data-split="position"] thead th', (ths) => ths.map((th) => th.textContent));
-      expect(heads).toEqual(["metric", ...Object.keys(position).map((g) => POSITION_LABEL[g]!)]);
-      const cells = await page.evalAll('[data-panel="conversation"] td[data-split="position"][data-key="retrieval_hit_at_k"]', (tds) =>
-        tds.map((td) => [td.getAttribute("data-group"), td.querySelector(".mean")?.textContent, td.querySelector(".ci")?.textContent, td.querySelector(".n")?.textContent]),
+      const heads = await page.evalAll(
+        '[data-panel="conversation"] table.summary[data-split="position"] thead th',
+        (ths) => ths.map((th) => th.textContent),
       );
-      const ci = (c: [number, number] | undefined) => (c === undefined ? "(no CI)" : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`);
-      expect(cells).toEqual(Object.entries(position).map(([g, keys]) => [g, keys.retrieval_hit_at_k!.mean.toFixed(3), ci(keys.retrieval_hit_at_k!.ci95), `n=${keys.retrieval_hit_at_k!.n}`]));
+      expect(heads).toEqual(["metric", ...Object.keys(position).map((g) => POSITION_LABEL[g]!)]);
+      const cells = await page.evalAll(
+        '[data-panel="conversation"] td[data-split="position"][data-key="retrieval_hit_at_k"]',
+        (tds) =>
+          tds.map((td) => [
+            td.getAttribute("data-group"),
+            td.querySelector(".mean")?.textContent,
+            td.querySelector(".ci")?.textContent,
+            td.querySelector(".n")?.textContent,
+          ]),
+      );
+      const ci = (c: [number, number] | undefined) =>
+        c === undefined ? "(no CI)" : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
+      expect(cells).toEqual(
+        Object.entries(position).map(([g, keys]) => [
+          g,
+          keys.retrieval_hit_at_k!.mean.toFixed(3),
+          ci(keys.retrieval_hit_at_k!.ci95),
+          `n=${keys.retrieval_hit_at_k!.n}`,
+        ]),
+      );
       // The funnel with intervals, by turn position, in the Conversation tab and (the default split) in the funnel tab.
       const f = reportA.funnel!;
       const stat = (scope: string) =>
-        page.evalAll(`${scope} table.funnelstats td[data-funnel-stat]`, (tds) => tds.map((td) => [td.getAttribute("data-funnel-stat"), td.querySelector(".mean")?.textContent ?? td.textContent, td.querySelector(".ci")?.textContent ?? null, td.querySelector(".n")?.textContent ?? null]));
+        page.evalAll(`${scope} table.funnelstats td[data-funnel-stat]`, (tds) =>
+          tds.map((td) => [
+            td.getAttribute("data-funnel-stat"),
+            td.querySelector(".mean")?.textContent ?? td.textContent,
+            td.querySelector(".ci")?.textContent ?? null,
+            td.querySelector(".n")?.textContent ?? null,
+          ]),
+        );
       const expected = (split: string) => {
         const groups: [string, typeof f.stages][] = [["all", f.stages], ...Object.entries(f.splits[split] ?? {})];
         return f.stages.flatMap((s) =>
           groups.map(([g, rows]) => {
             const r = rows.find((x) => x.stage === s.stage);
-            return r === undefined ? [`${g}:${s.stage}`, "—", null, null] : [`${g}:${s.stage}`, r.share.toFixed(3), ci(r.ci95), `n=${r.n}`];
+            return r === undefined
+              ? [`${g}:${s.stage}`, "—", null, null]
+              : [`${g}:${s.stage}`, r.share.toFixed(3), ci(r.ci95), `n=${r.n}`];
           }),
         );
       };
@@ -448,21 +624,54 @@ describe.each(BROWSERS)("in $label", (target) => {
 
     it("shows a follow-up's three queries side by side (raw message, standalone oracle, the graph's query), each with its rank of the gold, and the attribution", async () => {
       // A follow-up with an oracle whose rewrite changed the query, preferring one where the three ranks differ.
-      const candidates = reportA.turns.filter((t) => t.turn > 0 && t.queries?.standalone !== undefined && t.queries.graph.query !== t.user && t.caseId !== HOSTILE_CASE);
+      const candidates = reportA.turns.filter(
+        (t) =>
+          t.turn > 0 &&
+          t.queries?.standalone !== undefined &&
+          t.queries.graph.query !== t.user &&
+          t.caseId !== HOSTILE_CASE,
+      );
       expect(candidates.length).toBeGreaterThan(0);
-      const t = candidates.find((x) => new Set([x.queries!.graph.rank, x.queries!.raw.rank, x.queries!.standalone!.rank]).size > 1) ?? candidates[0]!;
+      const t =
+        candidates.find(
+          (x) => new Set([x.queries!.graph.rank, x.queries!.raw.rank, x.queries!.standalone!.rank]).size > 1,
+        ) ?? candidates[0]!;
       const page = await open("a.html");
       await page.click('button[data-tab="turns"]');
       await page.fill('input[name="text"]', t.caseId);
       await page.click(`table.turns tbody tr[data-turn="${t.caseId}#${t.turn}"]`);
       const shown = await page.evalAll(".turnview [data-section=queries] [data-query]", (ds) =>
-        ds.map((d) => [d.getAttribute("data-query"), d.querySelector('[data-field="text"]')?.textContent, d.querySelector('[data-field="rank"]')?.textContent, d.querySelector('[data-field="hit"]')?.textContent]),
+        ds.map((d) => [
+          d.getAttribute("data-query"),
+          d.querySelector('[data-field="text"]')?.textContent,
+          d.querySelector('[data-field="rank"]')?.textContent,
+          d.querySelector('[data-field="hit"]')?.textContent,
+        ]),
       );
       const q = t.queries!;
       const rank = (r: number | null) => (r === null ? "—" : String(r));
-      expect(shown).toEqual((["raw", "standalone", "graph"] as const).map((v) => [v, q[v]!.query, rank(q[v]!.rank), q[v]!.scores.retrieval_hit_at_k! > 0 ? "hit" : "miss"]));
-      expect(q.standalone!.query).toBe(JSON.parse((await readFile(path.join(dir, "kb", "eval", "cases.jsonl"), "utf8")).split("\n").find((l) => l.includes(`"${t.caseId}"`))!).turns[t.turn].standalone);
-      const labels: Record<string, string> = { ok: "ok", rewrite_rescued_it: "rewrite rescued it", rewrite_not_needed: "rewrite not needed", rewrite_lost_it: "rewrite lost it", retriever_lost_it: "retriever lost it" };
+      expect(shown).toEqual(
+        (["raw", "standalone", "graph"] as const).map((v) => [
+          v,
+          q[v]!.query,
+          rank(q[v]!.rank),
+          q[v]!.scores.retrieval_hit_at_k! > 0 ? "hit" : "miss",
+        ]),
+      );
+      expect(q.standalone!.query).toBe(
+        JSON.parse(
+          (await readFile(path.join(dir, "kb", "eval", "cases.jsonl"), "utf8"))
+            .split("\n")
+            .find((l) => l.includes(`"${t.caseId}"`))!,
+        ).turns[t.turn].standalone,
+      );
+      const labels: Record<string, string> = {
+        ok: "ok",
+        rewrite_rescued_it: "rewrite rescued it",
+        rewrite_not_needed: "rewrite not needed",
+        rewrite_lost_it: "rewrite lost it",
+        retriever_lost_it: "retriever lost it",
+      };
       expect(await page.text('.turnview [data-field="attribution"]')).toBe(labels[q.attribution]);
       await page.screenshot(shot("turn-queries.png"));
       expect(page.events).toEqual([]);
@@ -486,7 +695,16 @@ describe.each(BROWSERS)("in $label", (target) => {
     });
 
     it("wrote readable screenshots", async () => {
-      for (const f of ["summary.png", "funnel.png", "turns-missed.png", "turn-missed.png", "turn-hostile.png", "conversation.png", "funnel-stats.png", "turn-queries.png"]) {
+      for (const f of [
+        "summary.png",
+        "funnel.png",
+        "turns-missed.png",
+        "turn-missed.png",
+        "turn-hostile.png",
+        "conversation.png",
+        "funnel-stats.png",
+        "turn-queries.png",
+      ]) {
         expect(existsSync(shot(f))).toBe(true);
         expect((await stat(shot(f))).size).toBeGreaterThan(10_000);
       }
@@ -495,18 +713,37 @@ describe.each(BROWSERS)("in $label", (target) => {
 
   describe.skipIf(target.skipReason !== null)("retrace compare --html", () => {
     it("shows both runs' paired differences as `compare --json` computed them", async () => {
-      const cmp = JSON.parse(await readFile(path.join(dir, "compare.json"), "utf8")) as { comparisons: { key: string; meanA: number; meanB: number; diff: number }[] };
+      const cmp = JSON.parse(await readFile(path.join(dir, "compare.json"), "utf8")) as {
+        comparisons: { key: string; meanA: number; meanB: number; diff: number }[];
+      };
       const page = await open("diff.html");
       const rows = await page.evalAll("table.comparison tbody tr", (trs) =>
-        trs.map((tr) => ({ key: tr.getAttribute("data-key"), a: tr.querySelector('[data-side="a"]')?.textContent, b: tr.querySelector('[data-side="b"]')?.textContent, diff: tr.querySelector('[data-side="diff"]')?.textContent })),
+        trs.map((tr) => ({
+          key: tr.getAttribute("data-key"),
+          a: tr.querySelector('[data-side="a"]')?.textContent,
+          b: tr.querySelector('[data-side="b"]')?.textContent,
+          diff: tr.querySelector('[data-side="diff"]')?.textContent,
+        })),
       );
-      expect(rows).toEqual(cmp.comparisons.map((c) => ({ key: c.key, a: c.meanA.toFixed(3), b: c.meanB.toFixed(3), diff: `${c.diff >= 0 ? "+" : "−"}${Math.abs(c.diff).toFixed(3)}` })));
+      expect(rows).toEqual(
+        cmp.comparisons.map((c) => ({
+          key: c.key,
+          a: c.meanA.toFixed(3),
+          b: c.meanB.toFixed(3),
+          diff: `${c.diff >= 0 ? "+" : "−"}${Math.abs(c.diff).toFixed(3)}`,
+        })),
+      );
       // Each side's summary shows its own report's hit@k.
-      for (const [side, r] of [["a", reportA], ["b", reportB]] as const) {
+      for (const [side, r] of [
+        ["a", reportA],
+        ["b", reportB],
+      ] as const) {
         const shown = await page.text(`[data-run="${side}"] td[data-split="all"][data-key="retrieval_hit_at_k"] .mean`);
         expect(shown).toBe(r.aggregates.retrieval_hit_at_k!.mean.toFixed(3));
         // The run line counts the whole run's turns (the page embeds only the turns it can open).
-        expect(await page.text(`[data-run="${side}"] .note`)).toContain(`turns=${r.turns.length} (gold-bearing ${r.turns.filter((t) => t.gold.length > 0).length})`);
+        expect(await page.text(`[data-run="${side}"] .note`)).toContain(
+          `turns=${r.turns.length} (gold-bearing ${r.turns.filter((t) => t.gold.length > 0).length})`,
+        );
       }
       await page.screenshot(shot("compare-summary.png"));
       expect(page.events).toEqual([]);
@@ -516,24 +753,48 @@ describe.each(BROWSERS)("in $label", (target) => {
     it("shows both runs' stage funnels with intervals and the paired difference per stage, as `compare --json` computed them", async () => {
       type Row = { stage: string; share: number; n: number; ci95?: [number, number] };
       const cmp = JSON.parse(await readFile(path.join(dir, "compare.json"), "utf8")) as {
-        funnels: { a: Row[]; b: Row[]; diff: { stage: string; n: number; diff: number; ci95: [number, number] | null; pValue: number }[] };
+        funnels: {
+          a: Row[];
+          b: Row[];
+          diff: { stage: string; n: number; diff: number; ci95: [number, number] | null; pValue: number }[];
+        };
         method: { unit: string };
       };
       expect(cmp.funnels.diff.length).toBeGreaterThan(0);
       const page = await open("diff.html");
       const rows = await page.evalAll("table.funnelcompare tbody tr", (trs) =>
-        trs.map((tr) => [tr.getAttribute("data-stage"), tr.querySelector('[data-side="a"]')?.textContent, tr.querySelector('[data-side="b"]')?.textContent, tr.querySelector('[data-field="n"]')?.textContent, tr.querySelector('[data-side="diff"]')?.textContent, tr.querySelector('[data-field="ci"]')?.textContent]),
+        trs.map((tr) => [
+          tr.getAttribute("data-stage"),
+          tr.querySelector('[data-side="a"]')?.textContent,
+          tr.querySelector('[data-side="b"]')?.textContent,
+          tr.querySelector('[data-field="n"]')?.textContent,
+          tr.querySelector('[data-side="diff"]')?.textContent,
+          tr.querySelector('[data-field="ci"]')?.textContent,
+        ]),
       );
       const signed = (d: number) => `${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(3)}`;
       const side = (rows: Row[], stage: string) => {
         const r = rows.find((x) => x.stage === stage);
-        return r === undefined ? "—" : `${r.share.toFixed(3)}${r.ci95 === undefined ? "(no CI)" : `[${r.ci95[0].toFixed(3)}, ${r.ci95[1].toFixed(3)}]`}n=${r.n}`;
+        return r === undefined
+          ? "—"
+          : `${r.share.toFixed(3)}${r.ci95 === undefined ? "(no CI)" : `[${r.ci95[0].toFixed(3)}, ${r.ci95[1].toFixed(3)}]`}n=${r.n}`;
       };
-      expect(rows).toEqual(cmp.funnels.diff.map((d) => [d.stage, side(cmp.funnels.a, d.stage), side(cmp.funnels.b, d.stage), String(d.n), signed(d.diff), d.ci95 === null ? "(n < 2)" : `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]`]));
+      expect(rows).toEqual(
+        cmp.funnels.diff.map((d) => [
+          d.stage,
+          side(cmp.funnels.a, d.stage),
+          side(cmp.funnels.b, d.stage),
+          String(d.n),
+          signed(d.diff),
+          d.ci95 === null ? "(n < 2)" : `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]`,
+        ]),
+      );
       // B runs BM25 only: it has no dense stage, and its funnel differs from A's somewhere.
       expect(cmp.funnels.diff.map((d) => d.stage)).not.toContain("dense");
       expect(cmp.funnels.diff.some((d) => d.diff !== 0)).toBe(true);
-      expect(await page.text('[data-section="funnel-compare"] p.note')).toContain(`resampling unit: ${cmp.method.unit},`);
+      expect(await page.text('[data-section="funnel-compare"] p.note')).toContain(
+        `resampling unit: ${cmp.method.unit},`,
+      );
       await page.screenshot(shot("compare-funnel.png"));
       expect(page.events).toEqual([]);
       await page.close();
@@ -553,7 +814,9 @@ describe.each(BROWSERS)("in $label", (target) => {
       expect(lost.length + gained.length).toBeGreaterThan(0);
       const page = await open("diff.html");
       await page.click('button[data-tab="flips"]');
-      const flips = await page.evalAll("table.flips tbody tr", (trs) => trs.map((tr) => `${tr.getAttribute("data-direction")} ${tr.getAttribute("data-turn")}`));
+      const flips = await page.evalAll("table.flips tbody tr", (trs) =>
+        trs.map((tr) => `${tr.getAttribute("data-direction")} ${tr.getAttribute("data-turn")}`),
+      );
       expect(flips).toEqual([...lost.map((id) => `hit→miss ${id}`), ...gained.map((id) => `miss→hit ${id}`)]);
       await page.screenshot(shot("compare-flips.png"));
 
@@ -564,10 +827,21 @@ describe.each(BROWSERS)("in $label", (target) => {
       const tb = inB.get(id)!;
       expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(expectedGoldRanks(ta));
       expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="b"]')).toEqual(expectedGoldRanks(tb));
-      for (const [side, r, t] of [["a", reportA, ta], ["b", reportB, tb]] as const) {
+      for (const [side, r, t] of [
+        ["a", reportA, ta],
+        ["b", reportB, tb],
+      ] as const) {
         const earlier = r.turns.filter((p) => p.caseId === t.caseId && p.turn < t.turn);
-        const msgs = await page.evalAll(`[data-panel="pair"] [data-run="${side}"] .convo .msg`, (ms) => ms.map((m) => m.textContent));
-        expect(msgs).toEqual([...earlier.flatMap((p) => [`${p.caseId}#${p.turn} user${p.user}`, `agent${p.refused ? `(refused) ${p.answer}` : p.answer}`]), `${t.caseId}#${t.turn} user${t.user}`]);
+        const msgs = await page.evalAll(`[data-panel="pair"] [data-run="${side}"] .convo .msg`, (ms) =>
+          ms.map((m) => m.textContent),
+        );
+        expect(msgs).toEqual([
+          ...earlier.flatMap((p) => [
+            `${p.caseId}#${p.turn} user${p.user}`,
+            `agent${p.refused ? `(refused) ${p.answer}` : p.answer}`,
+          ]),
+          `${t.caseId}#${t.turn} user${t.user}`,
+        ]);
       }
       await page.screenshot(shot("compare-turn.png"));
       expect((await stat(shot("compare-turn.png"))).size).toBeGreaterThan(10_000);
@@ -587,7 +861,14 @@ describe.each(BROWSERS)("in $label", (target) => {
           if (ra === undefined || rb === undefined || na === undefined || nb === undefined) return null;
           const [dr, dn] = [rb - ra, nb - na];
           if (Math.abs(dr) < 0.2 - 1e-9 && Math.abs(dn) < 0.2 - 1e-9) return null;
-          return { id: `${t.caseId}#${t.turn}`, i, u, big: Math.abs(dn) > Math.abs(dr) ? dn : dr, recall: dr, ndcg: dn };
+          return {
+            id: `${t.caseId}#${t.turn}`,
+            i,
+            u,
+            big: Math.abs(dn) > Math.abs(dr) ? dn : dr,
+            recall: dr,
+            ndcg: dn,
+          };
         })
         .filter((x) => x !== null)
         .sort((x, y) => x.big - y.big || x.i - y.i);
@@ -596,12 +877,18 @@ describe.each(BROWSERS)("in $label", (target) => {
       const page = await open("diff.html");
       await page.click('button[data-tab="flips"]');
       const rows = await page.evalAll("table.shifts tbody tr", (trs) =>
-        trs.map((tr) => [tr.getAttribute("data-turn"), tr.querySelector('[data-delta="recall"]')?.textContent, tr.querySelector('[data-delta="ndcg"]')?.textContent]),
+        trs.map((tr) => [
+          tr.getAttribute("data-turn"),
+          tr.querySelector('[data-delta="recall"]')?.textContent,
+          tr.querySelector('[data-delta="ndcg"]')?.textContent,
+        ]),
       );
       expect(rows).toEqual(expected.map((x) => [x.id, signed(x.recall), signed(x.ndcg)]));
       const first = expected[0]!;
       await page.click(`table.shifts tbody tr[data-turn="${first.id}"]`);
-      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(expectedGoldRanks(reportA.turns[first.i]!));
+      expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="a"]')).toEqual(
+        expectedGoldRanks(reportA.turns[first.i]!),
+      );
       expect(await shownGoldRanks(page, '[data-panel="pair"] [data-run="b"]')).toEqual(expectedGoldRanks(first.u));
       expect(page.events).toEqual([]);
       await page.close();

@@ -33,7 +33,14 @@ const HOSTILE_CARD = [
   "",
 ].join("\n");
 const CONVERSATIONS = [
-  { messages: [{ role: "user", content: "how do I lock my card?" }, { role: "assistant", content: "Open the app." }, { role: "user", content: "and when does my refund arrive?" }], locale: "en" },
+  {
+    messages: [
+      { role: "user", content: "how do I lock my card?" },
+      { role: "assistant", content: "Open the app." },
+      { role: "user", content: "and when does my refund arrive?" },
+    ],
+    locale: "en",
+  },
   { messages: [{ role: "user", content: HOSTILE_USER }], locale: "en" },
   { messages: [{ role: "user", content: "do you sell mortgages?" }], locale: "en" },
 ];
@@ -58,7 +65,15 @@ beforeAll(async () => {
   const page = await runCli(["label", casesFile, ...common(), "--html", path.join(dir, "label.html")]);
   expect(page.exitCode, page.stderr).toBe(0);
   expect(page.stderr).toMatch(/3 cases, 4 turns/);
-  const judged = await runCli(["label", casesFile, ...common(), "--html", path.join(dir, "label-judge.html"), "--judge", path.join(ROOT, "test", "fixtures", "judge", "relevance-judge-fake.mjs")]);
+  const judged = await runCli([
+    "label",
+    casesFile,
+    ...common(),
+    "--html",
+    path.join(dir, "label-judge.html"),
+    "--judge",
+    path.join(ROOT, "test", "fixtures", "judge", "relevance-judge-fake.mjs"),
+  ]);
   expect(judged.exitCode, judged.stderr).toBe(0);
 }, 240_000);
 
@@ -80,8 +95,12 @@ async function exported(page: BrowserPage, downloads: string): Promise<string> {
 }
 
 const cardCount = (page: BrowserPage) => page.evalAll("#turn .card", (els) => els.length);
-const grades = (page: BrowserPage) => page.evalAll("#turn .card", (els) => els.map((e) => [e.getAttribute("data-card"), e.getAttribute("data-grade"), e.getAttribute("data-citeable")]));
-const pwned = (page: BrowserPage) => page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null);
+const grades = (page: BrowserPage) =>
+  page.evalAll("#turn .card", (els) =>
+    els.map((e) => [e.getAttribute("data-card"), e.getAttribute("data-grade"), e.getAttribute("data-citeable")]),
+  );
+const pwned = (page: BrowserPage) =>
+  page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null);
 
 for (const target of BROWSERS) {
   describe.skipIf(target.skipReason !== null)(`the labelling page in ${target.label}`, () => {
@@ -99,9 +118,11 @@ for (const target of BROWSERS) {
       expect(await page.attribute("#app", "data-state")).toBe("ready");
       // Hostile text stays text: shown as typed, never run.
       // Cases are listed by their first user message, the id under it.
-      expect(await page.evalAll("nav.cases button", (els) => els.map((e) => [e.querySelector(".first")?.textContent, e.querySelector(".cid")?.textContent]))).toEqual(
-        CONVERSATIONS.map((c) => [c.messages[0]!.content, expect.stringMatching(/^conv-[0-9a-f]{16}$/)]),
-      );
+      expect(
+        await page.evalAll("nav.cases button", (els) =>
+          els.map((e) => [e.querySelector(".first")?.textContent, e.querySelector(".cid")?.textContent]),
+        ),
+      ).toEqual(CONVERSATIONS.map((c) => [c.messages[0]!.content, expect.stringMatching(/^conv-[0-9a-f]{16}$/)]));
       const all: string[] = [];
       const marked: string[] = [];
       // Turn by turn: c (the first card citeable; not on the third turn, which stays graded relevance only), 2 (it is highly relevant),
@@ -115,21 +136,34 @@ for (const target of BROWSERS) {
         expect(await page.text("#turn h2")).toContain(`turn #${turn === 1 ? 1 : 0}`);
         expect(await page.attribute("#turn", "data-turn")).toBe(String(turn === 1 ? 1 : 0));
         // The query each of retrace's systems searched with, shown (one line when they searched alike).
-        expect((await page.evalAll("#turn .searched", (els) => els.map((e) => e.getAttribute("data-systems")))).join(",").split(",").sort()).toEqual(["bm25", "dense", "hybrid"]);
+        expect(
+          (await page.evalAll("#turn .searched", (els) => els.map((e) => e.getAttribute("data-systems"))))
+            .join(",")
+            .split(",")
+            .sort(),
+        ).toEqual(["bm25", "dense", "hybrid"]);
         const keys = turn < 2 ? ["c", "2", "x"] : turn === 2 ? ["2", "x"] : ["r", "x"];
         expect(keys.length).toBeLessThanOrEqual(3);
         for (const k of keys) await page.press(k);
-        expect(await page.evalAll("#turn .card", (els) => els.every((e) => e.getAttribute("data-grade") !== ""))).toBe(true);
+        expect(await page.evalAll("#turn .card", (els) => els.every((e) => e.getAttribute("data-grade") !== ""))).toBe(
+          true,
+        );
         expect(await page.text("#progress")).toBe(`${turn + 1} of 4 turns labelled`);
         // Graded relevant with nothing citeable: marked as relevance only (nDCG only) on the turn and in the case list.
-        expect(await page.attribute("#turn p.gold", "data-gold")).toBe(turn === 2 ? "relevance-only" : turn < 2 ? "citeable" : "none");
+        expect(await page.attribute("#turn p.gold", "data-gold")).toBe(
+          turn === 2 ? "relevance-only" : turn < 2 ? "citeable" : "none",
+        );
         if (turn < 3) await page.press("n");
       }
-      expect(await page.evalAll("nav.cases .ndcg-only", (els) => els.map((e) => e.textContent))).toEqual([" \u00b7 1 nDCG only"]);
+      expect(await page.evalAll("nav.cases .ndcg-only", (els) => els.map((e) => e.textContent))).toEqual([
+        " \u00b7 1 nDCG only",
+      ]);
       // The follow-up shows what the assistant said before it.
       await page.press("p");
       await page.press("p");
-      expect(await page.evalAll("#turn .convo .msg", (els) => els.map((e) => [e.getAttribute("data-role"), e.textContent]))).toEqual([
+      expect(
+        await page.evalAll("#turn .convo .msg", (els) => els.map((e) => [e.getAttribute("data-role"), e.textContent])),
+      ).toEqual([
         ["user", "user #0how do I lock my card?"],
         ["assistant", "assistantOpen the app."],
         ["user", "user #1and when does my refund arrive?"],
@@ -153,7 +187,21 @@ for (const target of BROWSERS) {
       expect(page.events).toEqual([]);
 
       const text = await exported(page, downloads);
-      const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l) as { id: string; turns: { must_cite_one_of?: string[]; expect?: string; relevant?: Record<string, number>; judged?: string[] }[] });
+      const lines = text
+        .trimEnd()
+        .split("\n")
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              id: string;
+              turns: {
+                must_cite_one_of?: string[];
+                expect?: string;
+                relevant?: Record<string, number>;
+                judged?: string[];
+              }[];
+            },
+        );
       expect(lines).toHaveLength(3);
       const turns = lines.flatMap((l) => l.turns);
       expect(turns.map((t) => t.expect)).toEqual(["answer", "answer", undefined, "refuse"]);
@@ -182,8 +230,17 @@ for (const target of BROWSERS) {
       const check = await runCli(["check", "--kb", kb, "--cases", into, "--json"]);
       expect(check.exitCode, check.stderr + check.stdout).toBe(0);
       // check counts as eval scores: two turns with a citeable card, one relevance-only turn (nDCG only), one no-match refusal.
-      const counts = (JSON.parse(check.stdout) as { dataset: Record<string, { goldBearingTurns: number; relevanceOnlyTurns: number; noMatchTurns: number; toLabelTurns: number }> }).dataset["all/all"]!;
-      expect([counts.goldBearingTurns, counts.relevanceOnlyTurns, counts.noMatchTurns, counts.toLabelTurns]).toEqual([2, 1, 1, 0]);
+      const counts = (
+        JSON.parse(check.stdout) as {
+          dataset: Record<
+            string,
+            { goldBearingTurns: number; relevanceOnlyTurns: number; noMatchTurns: number; toLabelTurns: number }
+          >;
+        }
+      ).dataset["all/all"]!;
+      expect([counts.goldBearingTurns, counts.relevanceOnlyTurns, counts.noMatchTurns, counts.toLabelTurns]).toEqual([
+        2, 1, 1, 0,
+      ]);
       const post = await runCli(evalArgs);
       const report = JSON.parse(post.stdout) as { aggregates: Record<string, { n: number }> };
       expect(report.aggregates.retrieval_hit_at_k!.n).toBe(2); // the two turns with a citeable card

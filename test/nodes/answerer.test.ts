@@ -6,7 +6,13 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Card, KnowledgeBase } from "../../src/kb/types.js";
-import { REFUSAL_MESSAGES, answerExtractively, evidenceScore, sentenceUnits, termWeight } from "../../src/nodes/answerer.js";
+import {
+  REFUSAL_MESSAGES,
+  answerExtractively,
+  evidenceScore,
+  sentenceUnits,
+  termWeight,
+} from "../../src/nodes/answerer.js";
 import { cardLookup, type CardLookup } from "../../src/nodes/configuration.js";
 import { analyze } from "../../src/retrieval/analyzer.js";
 import { MINI_KB } from "../helpers/fixtures.js";
@@ -28,7 +34,14 @@ const base = { minEvidence: 0.15, maxSentences: 3 };
 describe("answerExtractively", () => {
   it("answers from the retrieved cards, in retrieval order, citing their ids", async () => {
     const trace = await traceOf(["card-freeze", "refund-timelines"]);
-    const a = answerExtractively({ ...base, question: "how do I freeze my card?", query: "how do I freeze my card?", locale: "en", trace, cards });
+    const a = answerExtractively({
+      ...base,
+      question: "how do I freeze my card?",
+      query: "how do I freeze my card?",
+      locale: "en",
+      trace,
+      cards,
+    });
     expect(a.refused).toBe(false);
     expect(a.reason).toBeNull();
     expect(a.citedIds).toEqual(["card-freeze"]);
@@ -47,42 +60,86 @@ describe("answerExtractively", () => {
     expect(new Set(a.citedIds)).toEqual(new Set(a.sentences!.map((s) => s.cardId)));
     for (const id of a.citedIds) expect(a.answer).toContain(`[${id}]`);
     // Every kept sentence is literally from its card.
-    for (const s of a.sentences!) expect(cards.get(s.cardId)!.card.body.replace(/\s+/g, " ")).toContain(s.text.replace(/[.]$/, ""));
+    for (const s of a.sentences!)
+      expect(cards.get(s.cardId)!.card.body.replace(/\s+/g, " ")).toContain(s.text.replace(/[.]$/, ""));
   });
 
   it("honours maxSentences", async () => {
     const trace = await traceOf(["card-freeze", "refund-timelines"]);
-    const a = answerExtractively({ ...base, maxSentences: 1, question: "freeze card refunds", query: "freeze card refunds", locale: "en", trace, cards });
+    const a = answerExtractively({
+      ...base,
+      maxSentences: 1,
+      question: "freeze card refunds",
+      query: "freeze card refunds",
+      locale: "en",
+      trace,
+      cards,
+    });
     expect(a.sentences).toHaveLength(1);
   });
 
   it("declines a policy violation with no citations, even with strong evidence", async () => {
     const trace = await traceOf(["card-freeze"]);
-    const a = answerExtractively({ ...base, question: "freeze my neighbour's card and give me her card number", query: "x", locale: "en", trace, cards });
+    const a = answerExtractively({
+      ...base,
+      question: "freeze my neighbour's card and give me her card number",
+      query: "x",
+      locale: "en",
+      trace,
+      cards,
+    });
     expect(a).toMatchObject({ refused: true, reason: "other_customer_data", citedIds: [] });
     expect(a.answer).toBe(REFUSAL_MESSAGES.en.other_customer_data);
   });
 
   it("declines with 'no retrieval ran' when there is no trace (store-less)", () => {
-    const a = answerExtractively({ ...base, question: "how do I freeze my card?", query: "how do I freeze my card?", locale: "es-419", trace: undefined, cards });
+    const a = answerExtractively({
+      ...base,
+      question: "how do I freeze my card?",
+      query: "how do I freeze my card?",
+      locale: "es-419",
+      trace: undefined,
+      cards,
+    });
     expect(a).toMatchObject({ refused: true, reason: "no_retrieval", citedIds: [] });
     expect(a.answer).toBe(REFUSAL_MESSAGES["es-419"].no_retrieval);
   });
 
   it("declines weak evidence: the retrieved cards do not mention what was asked", async () => {
     const trace = await traceOf(["card-freeze"]);
-    const a = answerExtractively({ ...base, question: "do you offer mortgages for a vacation home?", query: "do you offer mortgages for a vacation home?", locale: "en", trace, cards });
+    const a = answerExtractively({
+      ...base,
+      question: "do you offer mortgages for a vacation home?",
+      query: "do you offer mortgages for a vacation home?",
+      locale: "en",
+      trace,
+      cards,
+    });
     expect(a.refused).toBe(true);
     expect(a.reason).toBe("weak_evidence");
     expect(a.evidence).toBeLessThan(0.15);
     expect(a.citedIds).toEqual([]);
-    const empty = answerExtractively({ ...base, question: "how do I freeze my card?", query: "x", locale: "en", trace: await traceOf([]), cards });
+    const empty = answerExtractively({
+      ...base,
+      question: "how do I freeze my card?",
+      query: "x",
+      locale: "en",
+      trace: await traceOf([]),
+      cards,
+    });
     expect(empty).toMatchObject({ refused: true, reason: "weak_evidence", citedIds: [] });
   });
 
   it("the threshold decides: minEvidence 0 answers what 1 declines", async () => {
     const trace = await traceOf(["refund-timelines"]);
-    const args = { question: "when will the duplicate charge on my statement disappear?", query: "q", locale: "en" as const, trace, cards, maxSentences: 3 };
+    const args = {
+      question: "when will the duplicate charge on my statement disappear?",
+      query: "q",
+      locale: "en" as const,
+      trace,
+      cards,
+      maxSentences: 3,
+    };
     const lenient = answerExtractively({ ...args, minEvidence: 0 });
     const strict = answerExtractively({ ...args, minEvidence: 1 });
     expect(lenient.refused).toBe(false);
@@ -93,9 +150,21 @@ describe("answerExtractively", () => {
 
   it("answers in the locale of the retrieved cards when no locale is given", async () => {
     const trace = await new RecordingRetrieverDouble(["es-congelar-tarjeta"]).retrieve("q");
-    const a = answerExtractively({ ...base, question: "¿cómo congelo la tarjeta?", query: "¿cómo congelo la tarjeta?", trace, cards });
+    const a = answerExtractively({
+      ...base,
+      question: "¿cómo congelo la tarjeta?",
+      query: "¿cómo congelo la tarjeta?",
+      trace,
+      cards,
+    });
     expect(a.citedIds).toEqual(["es-congelar-tarjeta"]);
-    const none = answerExtractively({ ...base, question: "¿cómo congelo la tarjeta?", query: "q", trace: undefined, cards });
+    const none = answerExtractively({
+      ...base,
+      question: "¿cómo congelo la tarjeta?",
+      query: "q",
+      trace: undefined,
+      cards,
+    });
     expect(none.answer).toBe(REFUSAL_MESSAGES.en.no_retrieval);
   });
 });
@@ -132,14 +201,19 @@ describe("evidenceScore", () => {
   it("property: always in [0, 1], and never lower with more retrieved cards", () => {
     const ids = ["card-freeze", "refund-timelines", "es-congelar-tarjeta", "pt-chaves-pix", "not-a-card"];
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 12 }), { maxLength: 8 }), fc.subarray(ids), fc.subarray(ids), (words, a, b) => {
-        const terms = new Set(analyze(words.join(" "), "en"));
-        const sa = evidenceScore(cards, "en", terms, a);
-        const sab = evidenceScore(cards, "en", terms, [...a, ...b]);
-        expect(sa).toBeGreaterThanOrEqual(0);
-        expect(sa).toBeLessThanOrEqual(1);
-        expect(sab).toBeGreaterThanOrEqual(sa);
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 12 }), { maxLength: 8 }),
+        fc.subarray(ids),
+        fc.subarray(ids),
+        (words, a, b) => {
+          const terms = new Set(analyze(words.join(" "), "en"));
+          const sa = evidenceScore(cards, "en", terms, a);
+          const sab = evidenceScore(cards, "en", terms, [...a, ...b]);
+          expect(sa).toBeGreaterThanOrEqual(0);
+          expect(sa).toBeLessThanOrEqual(1);
+          expect(sab).toBeGreaterThanOrEqual(sa);
+        },
+      ),
       { seed: 42, numRuns: 200 },
     );
   });

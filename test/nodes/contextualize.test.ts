@@ -66,7 +66,7 @@ describe("follow-up detection", () => {
     expect(isFollowUp("outra coisa: isso vale para boletos?")).toBe(false);
   });
 
-  it("matches whole words only (\"itinerary\" is not \"it\", \"thats\" is not a marker)", () => {
+  it('matches whole words only ("itinerary" is not "it", "thats" is not a marker)', () => {
     expect(followUpReason("please explain the itinerary charges on foreign purchases", "en")).toBeNull();
     expect(followUpReason("explain foreign transaction charges for italian purchases", "en")).toBeNull();
   });
@@ -78,8 +78,12 @@ describe("contextualizeQuery", () => {
       query: "and how long does that take? how do I freeze my card?",
       followUp: "opener",
     });
-    expect(contextualizeQuery("¿y cuánto tarda?", "¿Cómo congelo mi tarjeta?", "es-419").query).toBe("¿y cuánto tarda? ¿Cómo congelo mi tarjeta?");
-    expect(contextualizeQuery("e quanto custa?", "como faço um saque no caixa 24h?", "pt-BR").query).toBe("e quanto custa? como faço um saque no caixa 24h?");
+    expect(contextualizeQuery("¿y cuánto tarda?", "¿Cómo congelo mi tarjeta?", "es-419").query).toBe(
+      "¿y cuánto tarda? ¿Cómo congelo mi tarjeta?",
+    );
+    expect(contextualizeQuery("e quanto custa?", "como faço um saque no caixa 24h?", "pt-BR").query).toBe(
+      "e quanto custa? como faço um saque no caixa 24h?",
+    );
     const self = "how do I freeze my Pavo debit card from the app?";
     expect(contextualizeQuery(self, "what are the ATM fees?", "en")).toEqual({ query: self, followUp: null });
   });
@@ -91,13 +95,17 @@ describe("contextualizeQuery", () => {
 
   it("bounds the carried context: the query never exceeds the message plus MAX_CARRIED_CHARS + 1", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 80 }), fc.array(fc.string({ maxLength: 60 }), { maxLength: 40 }), (extra, words) => {
-        const previous = words.join(" ");
-        const text = `and ${extra}`.trim();
-        const { query } = contextualizeQuery(text, previous, "en");
-        expect(query.startsWith(text)).toBe(true);
-        expect(query.length).toBeLessThanOrEqual(text.length + 1 + MAX_CARRIED_CHARS);
-      }),
+      fc.property(
+        fc.string({ maxLength: 80 }),
+        fc.array(fc.string({ maxLength: 60 }), { maxLength: 40 }),
+        (extra, words) => {
+          const previous = words.join(" ");
+          const text = `and ${extra}`.trim();
+          const { query } = contextualizeQuery(text, previous, "en");
+          expect(query.startsWith(text)).toBe(true);
+          expect(query.length).toBeLessThanOrEqual(text.length + 1 + MAX_CARRIED_CHARS);
+        },
+      ),
       { seed: 42, numRuns: 200 },
     );
   });
@@ -105,14 +113,24 @@ describe("contextualizeQuery", () => {
 
 describe("contextualize node", () => {
   it("sets the turn index from the human messages and expands from state.query", async () => {
-    const messages = [new HumanMessage("how do I freeze my card?"), new AIMessage("Tap Freeze."), new HumanMessage("and does it cost anything?")];
+    const messages = [
+      new HumanMessage("how do I freeze my card?"),
+      new AIMessage("Tap Freeze."),
+      new HumanMessage("and does it cost anything?"),
+    ];
     const update = await contextualize({ messages, locale: "en", query: "how do I freeze my card?" }, {});
     expect(update).toEqual({ turn: 1, query: "and does it cost anything? how do I freeze my card?" });
   });
 
   it("falls back to the previous human message when no query is in state (no checkpointer)", async () => {
-    const messages = [new HumanMessage("how do I freeze my card?"), new AIMessage("Tap Freeze."), new HumanMessage("and does it cost anything?")];
-    expect((await contextualize({ messages, locale: "en" }, {})).query).toBe("and does it cost anything? how do I freeze my card?");
+    const messages = [
+      new HumanMessage("how do I freeze my card?"),
+      new AIMessage("Tap Freeze."),
+      new HumanMessage("and does it cost anything?"),
+    ];
+    expect((await contextualize({ messages, locale: "en" }, {})).query).toBe(
+      "and does it cost anything? how do I freeze my card?",
+    );
   });
 
   it("rejects a conversation without a human message", async () => {
@@ -122,19 +140,37 @@ describe("contextualize node", () => {
 
   it("asks a configured chat model to rewrite follow-ups (FAKE scripted model), only when there is history", async () => {
     const model = new FakeListChatModel({ responses: ['"¿Cuánto tarda congelar la tarjeta?"'] });
-    const first = await contextualize({ messages: [new HumanMessage("¿Cómo congelo mi tarjeta?")], locale: "es-419" }, { configurable: { model } });
+    const first = await contextualize(
+      { messages: [new HumanMessage("¿Cómo congelo mi tarjeta?")], locale: "es-419" },
+      { configurable: { model } },
+    );
     expect(first).toEqual({ turn: 0, query: "¿Cómo congelo mi tarjeta?" });
-    const messages = [new HumanMessage("¿Cómo congelo mi tarjeta?"), new AIMessage("Toca Congelar."), new HumanMessage("¿y cuánto tarda?")];
-    const second = await contextualize({ messages, locale: "es-419", query: "¿Cómo congelo mi tarjeta?" }, { configurable: { model } });
+    const messages = [
+      new HumanMessage("¿Cómo congelo mi tarjeta?"),
+      new AIMessage("Toca Congelar."),
+      new HumanMessage("¿y cuánto tarda?"),
+    ];
+    const second = await contextualize(
+      { messages, locale: "es-419", query: "¿Cómo congelo mi tarjeta?" },
+      { configurable: { model } },
+    );
     expect(second).toEqual({ turn: 1, query: "¿Cuánto tarda congelar la tarjeta?" });
   });
 
   it("keeps the rules when the model rewrite is switched off or the model replies nothing", async () => {
-    const messages = [new HumanMessage("how do I freeze my card?"), new AIMessage("Tap Freeze."), new HumanMessage("and the fee?")];
+    const messages = [
+      new HumanMessage("how do I freeze my card?"),
+      new AIMessage("Tap Freeze."),
+      new HumanMessage("and the fee?"),
+    ];
     const state = { messages, locale: "en" as const, query: "how do I freeze my card?" };
     const never = new FakeListChatModel({ responses: ["SHOULD NOT BE USED"] });
-    expect((await contextualize(state, { configurable: { model: never, rewriteWithModel: false } })).query).toBe("and the fee? how do I freeze my card?");
+    expect((await contextualize(state, { configurable: { model: never, rewriteWithModel: false } })).query).toBe(
+      "and the fee? how do I freeze my card?",
+    );
     const empty = new FakeListChatModel({ responses: ["   "] });
-    expect((await contextualize(state, { configurable: { model: empty } })).query).toBe("and the fee? how do I freeze my card?");
+    expect((await contextualize(state, { configurable: { model: empty } })).query).toBe(
+      "and the fee? how do I freeze my card?",
+    );
   });
 });

@@ -18,7 +18,11 @@ beforeAll(async () => {
 
 describe("parseModelAnswer", () => {
   it("collects bracketed card ids in order of first appearance, chunk ids reduced to cards", () => {
-    expect(parseModelAnswer("Freeze it [card-freeze]. Refunds still arrive [refund-timelines, card-freeze] [refund-timelines#2].")).toEqual({
+    expect(
+      parseModelAnswer(
+        "Freeze it [card-freeze]. Refunds still arrive [refund-timelines, card-freeze] [refund-timelines#2].",
+      ),
+    ).toEqual({
       answer: "Freeze it [card-freeze]. Refunds still arrive [refund-timelines, card-freeze] [refund-timelines#2].",
       citedIds: ["card-freeze", "refund-timelines"],
       refused: false,
@@ -31,7 +35,11 @@ describe("parseModelAnswer", () => {
   });
 
   it("detects the refusal marker and cites nothing on a refusal", () => {
-    expect(parseModelAnswer("  refuse: I can't share that [card-freeze]")).toEqual({ answer: "I can't share that [card-freeze]", citedIds: [], refused: true });
+    expect(parseModelAnswer("  refuse: I can't share that [card-freeze]")).toEqual({
+      answer: "I can't share that [card-freeze]",
+      citedIds: [],
+      refused: true,
+    });
     expect(parseModelAnswer("I won't REFUSE: this is an answer [card-freeze]").refused).toBe(false);
   });
 });
@@ -58,7 +66,10 @@ describe("generate node", () => {
     const t0 = await new RecordingRetrieverDouble(["refund-timelines"]).retrieve("q", { turn: 0 });
     const t1 = await new RecordingRetrieverDouble(["card-freeze"]).retrieve("q", { turn: 1 });
     const messages = [new HumanMessage("refunds?"), new AIMessage("..."), new HumanMessage("how do I freeze my card?")];
-    const update = await generate({ messages, turn: 1, locale: "en", query: "how do I freeze my card?", retrieval: [t0, t1] }, { configurable: { cards: kb } });
+    const update = await generate(
+      { messages, turn: 1, locale: "en", query: "how do I freeze my card?", retrieval: [t0, t1] },
+      { configurable: { cards: kb } },
+    );
     expect(update.refused).toBe(false);
     expect(update.citedIds).toEqual(["card-freeze"]);
     expect(update.messages).toHaveLength(1);
@@ -69,7 +80,12 @@ describe("generate node", () => {
   it("declines when the retrieval of this turn is missing (an older turn's trace does not count)", async () => {
     const t0 = await new RecordingRetrieverDouble(["card-freeze"]).retrieve("q", { turn: 0 });
     const update = await generate(
-      { messages: [new HumanMessage("a"), new HumanMessage("how do I freeze my card?")], turn: 1, locale: "pt-BR", retrieval: [t0] },
+      {
+        messages: [new HumanMessage("a"), new HumanMessage("how do I freeze my card?")],
+        turn: 1,
+        locale: "pt-BR",
+        retrieval: [t0],
+      },
       { configurable: { cards: kb } },
     );
     expect(update.refused).toBe(true);
@@ -80,7 +96,12 @@ describe("generate node", () => {
   it("with a FAKE scripted chat model: the model's reply, citations and refusal", async () => {
     const trace = await new RecordingRetrieverDouble(["card-freeze"]).retrieve("q", { turn: 0 });
     const model = new FakeListChatModel({ responses: ["Tap Freeze. [card-freeze]", "REFUSE: not in the sources"] });
-    const state = { messages: [new HumanMessage("how do I freeze my card?")], turn: 0, locale: "en" as const, retrieval: [trace] };
+    const state = {
+      messages: [new HumanMessage("how do I freeze my card?")],
+      turn: 0,
+      locale: "en" as const,
+      retrieval: [trace],
+    };
     const a = await generate(state, { configurable: { cards: kb, model } });
     expect(a).toMatchObject({ answer: "Tap Freeze. [card-freeze]", citedIds: ["card-freeze"], refused: false });
     const b = await generate(state, { configurable: { cards: kb, model } });

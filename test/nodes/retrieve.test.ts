@@ -9,7 +9,12 @@ import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { RetrievalAnnotation } from "../../src/graph/state.js";
-import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent, retrieveNode, type RetrievalTraceEvent } from "../../src/nodes/retrieve.js";
+import {
+  RETRIEVAL_TRACE_EVENT,
+  isRetrievalTraceEvent,
+  retrieveNode,
+  type RetrievalTraceEvent,
+} from "../../src/nodes/retrieve.js";
 import { RecordingRetrieverDouble } from "../graph/helpers.js";
 
 describe("retrieveNode (direct call)", () => {
@@ -50,10 +55,16 @@ describe("retrieveNode (direct call)", () => {
 
   it("throws typed errors without a retriever or a query", async () => {
     await expect(retrieveNode({ query: "x" }, { configurable: {} })).rejects.toThrow(InvalidArgumentError);
-    await expect(retrieveNode({ query: "x" }, { configurable: {} })).rejects.toThrow("Expected `retriever` to be a Retriever");
+    await expect(retrieveNode({ query: "x" }, { configurable: {} })).rejects.toThrow(
+      "Expected `retriever` to be a Retriever",
+    );
     const retriever = new RecordingRetrieverDouble(["x"]);
-    await expect(retrieveNode({ messages: [] }, { configurable: { retriever } })).rejects.toThrow("Expected `query` to be a non-empty query");
-    await expect(retrieveNode({ query: "x" }, { configurable: { retriever, k: -3 } })).rejects.toThrow("Expected `k` to be a positive integer, got -3");
+    await expect(retrieveNode({ messages: [] }, { configurable: { retriever } })).rejects.toThrow(
+      "Expected `query` to be a non-empty query",
+    );
+    await expect(retrieveNode({ query: "x" }, { configurable: { retriever, k: -3 } })).rejects.toThrow(
+      "Expected `k` to be a positive integer, got -3",
+    );
     expect(retriever.calls).toEqual([]);
   });
 });
@@ -62,7 +73,13 @@ class EventRecorder extends BaseCallbackHandler {
   name = "EventRecorder";
   override awaitHandlers = true;
   events: { name: string; data: unknown; metadata: Record<string, unknown> | undefined }[] = [];
-  override handleCustomEvent(name: string, data: unknown, _runId: string, _tags?: string[], metadata?: Record<string, unknown>) {
+  override handleCustomEvent(
+    name: string,
+    data: unknown,
+    _runId: string,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+  ) {
     this.events.push({ name, data, metadata });
   }
 }
@@ -70,17 +87,27 @@ class EventRecorder extends BaseCallbackHandler {
 describe("retrieveNode in a graph", () => {
   it("dispatches the retrieval_trace custom event with the same payload it streams", async () => {
     const State = Annotation.Root({ ...RetrievalAnnotation.spec });
-    const graph = new StateGraph(State).addNode("retrieve_docs", retrieveNode).addEdge(START, "retrieve_docs").addEdge("retrieve_docs", END).compile();
+    const graph = new StateGraph(State)
+      .addNode("retrieve_docs", retrieveNode)
+      .addEdge(START, "retrieve_docs")
+      .addEdge("retrieve_docs", END)
+      .compile();
     const retriever = new RecordingRetrieverDouble(["refund-timelines"]);
     const recorder = new EventRecorder();
     const chunks: unknown[] = [];
     const stream = await graph.stream(
       { messages: [new HumanMessage("refund time")], locale: "en" },
-      { configurable: { retriever, thread_id: "no-checkpointer" }, streamMode: ["updates", "custom"], callbacks: [recorder] },
+      {
+        configurable: { retriever, thread_id: "no-checkpointer" },
+        streamMode: ["updates", "custom"],
+        callbacks: [recorder],
+      },
     );
     for await (const c of stream) chunks.push(c);
     const custom = chunks.filter((c) => Array.isArray(c) && c[0] === "custom").map((c) => (c as unknown[])[1]);
-    const updates = chunks.filter((c) => Array.isArray(c) && c[0] === "updates").map((c) => (c as unknown[])[1]) as { retrieve_docs: { retrieval: unknown[] } }[];
+    const updates = chunks.filter((c) => Array.isArray(c) && c[0] === "updates").map((c) => (c as unknown[])[1]) as {
+      retrieve_docs: { retrieval: unknown[] };
+    }[];
     expect(custom).toHaveLength(1);
     expect(isRetrievalTraceEvent(custom[0])).toBe(true);
     expect(recorder.events).toHaveLength(1);

@@ -26,7 +26,7 @@ describe("extractSnippets", () => {
       "```typescript",
       'import { expect } from "vitest";',
       'import { retraceMatchers, type RetraceMatchers } from "retrace-eval/testing";',
-      "expect(trace).toRetrieve([\"a\"]);",
+      'expect(trace).toRetrieve(["a"]);',
       "```",
       "```sh",
       "npx retrace eval",
@@ -43,29 +43,54 @@ describe("extractSnippets", () => {
     ]);
     expect(got[0]!.source).toBe('import { ndcgAtK } from "retrace-eval/metrics";\n');
     // A fragment keeps only its imports of the package: a wrong path or name still fails to compile.
-    expect(got[2]!.source).toBe('import { retraceMatchers, type RetraceMatchers } from "retrace-eval/testing";\nexport {};\n');
+    expect(got[2]!.source).toBe(
+      'import { retraceMatchers, type RetraceMatchers } from "retrace-eval/testing";\nexport {};\n',
+    );
   });
 
   it("takes blocks that import the wrong name `retrace` too, so that they fail to compile instead of being skipped", () => {
-    const got = extractSnippets(md("```ts", 'import { retraceMatchers } from "retrace/testing";', "```", "```js", 'const m = await import("retrace");', "```"), "d.md");
+    const got = extractSnippets(
+      md(
+        "```ts",
+        'import { retraceMatchers } from "retrace/testing";',
+        "```",
+        "```js",
+        'const m = await import("retrace");',
+        "```",
+      ),
+      "d.md",
+    );
     expect(got.map((s) => s.line)).toEqual([1, 4]);
   });
 
   it("a longer fence keeps an inner ``` line inside the block", () => {
-    const got = extractSnippets(md("````ts", 'import { gate } from "retrace-eval";', "```", "const x = 1;", "````"), "d.md");
+    const got = extractSnippets(
+      md("````ts", 'import { gate } from "retrace-eval";', "```", "const x = 1;", "````"),
+      "d.md",
+    );
     expect(got).toHaveLength(1);
     expect(got[0]!.code).toContain("const x = 1;");
   });
 
   it("refuses an unknown mode, a marker without a block, and a marker on a block that does not import the package", () => {
-    expect(() => extractSnippets(md("<!-- snippet: runn -->", "```ts", 'import "retrace-eval";', "```"), "d.md")).toThrow(/d\.md:1: unknown snippet mode "runn"/);
-    expect(() => extractSnippets(md("<!-- snippet: run -->", "Some text.", "```ts", 'import "retrace-eval";', "```"), "d.md")).toThrow(/d\.md:1: .* is not followed by a code block/);
-    expect(() => extractSnippets(md("text", "<!-- snippet: fragment -->"), "d.md")).toThrow(/d\.md:2: .* is not followed by a code block/);
-    expect(() => extractSnippets(md("<!-- snippet: run -->", "```sh", "npm start", "```"), "d.md")).toThrow(/does not import the package/);
+    expect(() =>
+      extractSnippets(md("<!-- snippet: runn -->", "```ts", 'import "retrace-eval";', "```"), "d.md"),
+    ).toThrow(/d\.md:1: unknown snippet mode "runn"/);
+    expect(() =>
+      extractSnippets(md("<!-- snippet: run -->", "Some text.", "```ts", 'import "retrace-eval";', "```"), "d.md"),
+    ).toThrow(/d\.md:1: .* is not followed by a code block/);
+    expect(() => extractSnippets(md("text", "<!-- snippet: fragment -->"), "d.md")).toThrow(
+      /d\.md:2: .* is not followed by a code block/,
+    );
+    expect(() => extractSnippets(md("<!-- snippet: run -->", "```sh", "npm start", "```"), "d.md")).toThrow(
+      /does not import the package/,
+    );
   });
 
   it("importedModules reads static imports, re-exports and dynamic imports", () => {
-    expect(importedModules('import a from "x";\nexport { b } from "y";\nconst c = await import("z");\nimport "w";\n')).toEqual(["x", "y", "z", "w"]);
+    expect(
+      importedModules('import a from "x";\nexport { b } from "y";\nconst c = await import("z");\nimport "w";\n'),
+    ).toEqual(["x", "y", "z", "w"]);
   });
 });
 
@@ -73,7 +98,11 @@ describe("the repository's README.md and docs/", () => {
   it("have package-importing blocks, none of which names the package by a wrong name", () => {
     const snippets = docSnippets(ROOT);
     expect(snippets.length).toBeGreaterThan(0);
-    const wrong = snippets.flatMap((s) => importedModules(s.code).filter((m) => /^retrace(?:\/|$)/.test(m)).map((m) => `${s.doc}:${s.line} imports "${m}"`));
+    const wrong = snippets.flatMap((s) =>
+      importedModules(s.code)
+        .filter((m) => /^retrace(?:\/|$)/.test(m))
+        .map((m) => `${s.doc}:${s.line} imports "${m}"`),
+    );
     expect(wrong).toEqual([]);
   });
 });

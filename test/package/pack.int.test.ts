@@ -93,7 +93,10 @@ beforeAll(async () => {
   tarball = path.join(served, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
 
   const extra = process.env.RETRACE_EXTRA_TARBALLS;
-  registry = await startLocalRegistry(path.join(ROOT, "package-lock.json"), [served, ...(extra !== undefined && extra !== "" ? [extra] : [])]);
+  registry = await startLocalRegistry(path.join(ROOT, "package-lock.json"), [
+    served,
+    ...(extra !== undefined && extra !== "" ? [extra] : []),
+  ]);
   consumer = path.join(tmp, "consumer");
   await mkdir(consumer);
   const dev = rootPkg.devDependencies;
@@ -116,7 +119,8 @@ beforeAll(async () => {
       },
     }),
   );
-  for (const f of ["use.mjs", "graph.ts"]) await cp(path.join(ROOT, "test", "package", "consumer", f), path.join(consumer, f));
+  for (const f of ["use.mjs", "graph.ts"])
+    await cp(path.join(ROOT, "test", "package", "consumer", f), path.join(consumer, f));
   // One namespace import per entry point: tsc then checks every declaration file each one reaches.
   await writeFile(
     path.join(consumer, "entries.ts"),
@@ -127,7 +131,17 @@ beforeAll(async () => {
   for (const s of snippets) await writeFile(path.join(consumer, s.file), s.source);
   const install = await runAsync(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--registry", registry.url, "--cache", path.join(tmp, "npm-cache"), "--fetch-retries", "0"],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--registry",
+      registry.url,
+      "--cache",
+      path.join(tmp, "npm-cache"),
+      "--fetch-retries",
+      "0",
+    ],
     consumer,
   );
   installLog = install.output;
@@ -167,7 +181,17 @@ function typeCheck(resolution: Resolution) {
     ...(hasJsSnippet && resolution === "NodeNext" ? { allowJs: true, checkJs: true } : {}),
   };
   writeFileSync(path.join(consumer, `tsconfig.${resolution}.json`), JSON.stringify({ compilerOptions, files }));
-  const r = run(process.execPath, [path.join(consumer, "node_modules", "typescript", "bin", "tsc"), "-p", `tsconfig.${resolution}.json`, "--pretty", "false"], consumer);
+  const r = run(
+    process.execPath,
+    [
+      path.join(consumer, "node_modules", "typescript", "bin", "tsc"),
+      "-p",
+      `tsconfig.${resolution}.json`,
+      "--pretty",
+      "false",
+    ],
+    consumer,
+  );
   const output = r.stdout + r.stderr;
   const errors: TscError[] = [];
   for (const line of output.split("\n")) {
@@ -210,13 +234,22 @@ describe("the packed package in a fresh project", () => {
     expect((got.retrievedIds as string[])[0]).toBe("card-freeze");
     expect(got.stages).toEqual(["dense", "bm25", "fused", "parents"]);
     // Gold at rank 1 of 2: hit 1, recall 1/1, nDCG = (1/log2(2)) / (1/log2(2)) = 1.
-    expect(got).toMatchObject({ hit: 1, recall: 1, ndcg: 1, rootExportsRetrieveNode: "function", rootExportsOpenSystem: "function" });
+    expect(got).toMatchObject({
+      hit: 1,
+      recall: 1,
+      ndcg: 1,
+      rootExportsRetrieveNode: "function",
+      rootExportsOpenSystem: "function",
+    });
   });
 
   it("installs without any npm warning (the published manifest has no install-time script)", () => {
     expect(installLog.split("\n").filter((line) => /^npm warn/i.test(line.trim()))).toEqual([]);
-    const manifest = JSON.parse(readFileSync(path.join(consumer, "node_modules", rootPkg.name, "package.json"), "utf8")) as { scripts?: Record<string, string> };
-    for (const script of ["preinstall", "install", "postinstall", "prepare"]) expect(manifest.scripts?.[script], script).toBeUndefined();
+    const manifest = JSON.parse(
+      readFileSync(path.join(consumer, "node_modules", rootPkg.name, "package.json"), "utf8"),
+    ) as { scripts?: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall", "prepare"])
+      expect(manifest.scripts?.[script], script).toBeUndefined();
   });
 
   it("the declarations of the entry points reach no third-party module but the peers and zod", () => {
@@ -225,7 +258,9 @@ describe("the packed package in a fresh project", () => {
     const installed = path.join(consumer, "node_modules", rootPkg.name);
     const allowed = /^(?:@langchain\/core(?:\/|$)|@langchain\/langgraph(?:\/|$)|zod(?:\/|$))/;
     const seen = new Set<string>();
-    const stack = Object.values(rootPkg.exports).flatMap((t) => (typeof t === "object" && t.types !== undefined ? [path.join(installed, t.types)] : []));
+    const stack = Object.values(rootPkg.exports).flatMap((t) =>
+      typeof t === "object" && t.types !== undefined ? [path.join(installed, t.types)] : [],
+    );
     const foreign: string[] = [];
     while (stack.length > 0) {
       const file = stack.pop()!;
@@ -257,7 +292,10 @@ describe("the packed package in a fresh project", () => {
     });
 
     for (const s of snippets) {
-      const what = s.mode === "fragment" ? "its imports of the package type-check (a fragment)" : "type-checks with tsc --strict (NodeNext)";
+      const what =
+        s.mode === "fragment"
+          ? "its imports of the package type-check (a fragment)"
+          : "type-checks with tsc --strict (NodeNext)";
       it(`${s.doc}:${s.line}: ${what}`, () => {
         const { errors } = typeCheck("NodeNext");
         expect(errors.filter((e) => e.file === s.file).map((e) => e.text)).toEqual([]);
@@ -282,7 +320,12 @@ describe("the packed package in a fresh project", () => {
 
   describe("what a consumer meets on this machine", () => {
     const bin = () => path.join(consumer, "node_modules", ".bin", "retrace");
-    const version = (pkg: string) => (JSON.parse(readFileSync(path.join(consumer, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+    const version = (pkg: string) =>
+      (
+        JSON.parse(readFileSync(path.join(consumer, "node_modules", pkg, "package.json"), "utf8")) as {
+          version: string;
+        }
+      ).version;
     const numeric = (v: string) => v.split(".").map(Number);
     const atLeast = (v: string, min: string) => {
       const [a, b] = [numeric(v), numeric(min)];
@@ -293,7 +336,11 @@ describe("the packed package in a fresh project", () => {
     it("holds chromadb's own newest server binding beside the one retrace declares, with no overrides", () => {
       const manifest = JSON.parse(readFileSync(path.join(consumer, "package.json"), "utf8")) as { overrides?: unknown };
       expect(manifest.overrides).toBeUndefined();
-      const declared = (JSON.parse(readFileSync(path.join(consumer, "node_modules", "chromadb", "package.json"), "utf8")) as { optionalDependencies: Record<string, string> }).optionalDependencies["chromadb-js-bindings-linux-x64-gnu"]!;
+      const declared = (
+        JSON.parse(readFileSync(path.join(consumer, "node_modules", "chromadb", "package.json"), "utf8")) as {
+          optionalDependencies: Record<string, string>;
+        }
+      ).optionalDependencies["chromadb-js-bindings-linux-x64-gnu"]!;
       const own = version("chromadb-js-bindings-linux-x64-gnu");
       expect(declared).toMatch(/^\^\d+\.\d+\.\d+$/);
       expect(own.split(".")[0]).toBe(declared.slice(1).split(".")[0]);
@@ -306,8 +353,14 @@ describe("the packed package in a fresh project", () => {
         expect(own).toBe(/-(\d+\.\d+\.\d+)\.tgz$/.exec(newest!)![1]);
       }
       const ours = version("retrace-chroma-binding-linux-x64-gnu");
-      expect(`npm:chromadb-js-bindings-linux-x64-gnu@${ours}`).toBe((rootPkg as unknown as { optionalDependencies: Record<string, string> }).optionalDependencies["retrace-chroma-binding-linux-x64-gnu"]);
-      console.log(`consumer's Chroma server bindings: chromadb-js-bindings-linux-x64-gnu@${own} (chromadb's, ${declared}) and retrace-chroma-binding-linux-x64-gnu@${ours} (retrace's)`);
+      expect(`npm:chromadb-js-bindings-linux-x64-gnu@${ours}`).toBe(
+        (rootPkg as unknown as { optionalDependencies: Record<string, string> }).optionalDependencies[
+          "retrace-chroma-binding-linux-x64-gnu"
+        ],
+      );
+      console.log(
+        `consumer's Chroma server bindings: chromadb-js-bindings-linux-x64-gnu@${own} (chromadb's, ${declared}) and retrace-chroma-binding-linux-x64-gnu@${ours} (retrace's)`,
+      );
     });
 
     it("retrace's binding is installed on linux/x64/glibc only: macOS, arm64 and musl installs get chromadb's own alone (npm's --os/--cpu/--libc)", async () => {
@@ -315,13 +368,33 @@ describe("the packed package in a fresh project", () => {
         [["--os=darwin", "--cpu=arm64"], ["chromadb-js-bindings-darwin-arm64"]],
         [["--os=linux", "--cpu=arm64"], ["chromadb-js-bindings-linux-arm64-gnu"]],
         [["--os=linux", "--cpu=x64", "--libc=musl"], []],
-        [["--os=linux", "--cpu=x64", "--libc=glibc"], ["chromadb-js-bindings-linux-x64-gnu", "retrace-chroma-binding-linux-x64-gnu"]],
+        [
+          ["--os=linux", "--cpu=x64", "--libc=glibc"],
+          ["chromadb-js-bindings-linux-x64-gnu", "retrace-chroma-binding-linux-x64-gnu"],
+        ],
       ];
       for (const [flags, expected] of platforms) {
         const folder = path.join(tmp, `platform-${flags.join("").replace(/\W+/g, "-")}`);
         await mkdir(folder);
         await writeFile(path.join(folder, "package.json"), JSON.stringify({ name: "platform", private: true }));
-        const dry = await runAsync("npm", ["install", "--dry-run", "--no-audit", "--no-fund", "--registry", registry.url, "--cache", path.join(tmp, "npm-cache"), ...flags, tarball, `@langchain/core@${rootPkg.devDependencies["@langchain/core"]}`, `@langchain/langgraph@${rootPkg.devDependencies["@langchain/langgraph"]}`], folder);
+        const dry = await runAsync(
+          "npm",
+          [
+            "install",
+            "--dry-run",
+            "--no-audit",
+            "--no-fund",
+            "--registry",
+            registry.url,
+            "--cache",
+            path.join(tmp, "npm-cache"),
+            ...flags,
+            tarball,
+            `@langchain/core@${rootPkg.devDependencies["@langchain/core"]}`,
+            `@langchain/langgraph@${rootPkg.devDependencies["@langchain/langgraph"]}`,
+          ],
+          folder,
+        );
         expect(dry.status, dry.output).toBe(0);
         const bindings = [...dry.output.matchAll(/^add (\S*binding\S*) /gm)].map((m) => m[1]!).sort();
         expect(bindings, flags.join(" ")).toEqual(expected);
@@ -333,17 +406,29 @@ describe("the packed package in a fresh project", () => {
       const r = run(bin(), ["eval", "--kb", "./kb", "--store", "local", "--verbose"], consumer);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toContain("store=local");
-      const started = /Chroma server started at \S+: server (\S+) on binding (\S+) \(declared by (\S+)\)/.exec(r.stderr);
+      const started = /Chroma server started at \S+: server (\S+) on binding (\S+) \(declared by (\S+)\)/.exec(
+        r.stderr,
+      );
       expect(started, r.stderr).not.toBeNull();
-      console.log(`self-started Chroma in the consumer: server ${started![1]} on ${started![2]} (declared by ${started![3]})`);
-      const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
+      console.log(
+        `self-started Chroma in the consumer: server ${started![1]} on ${started![2]} (declared by ${started![3]})`,
+      );
+      const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header
+        .glibcVersionRuntime;
       // chromadb's own binding needs glibc 2.38; below that, retrace's is the one that runs.
       if (glibc !== undefined && !atLeast(glibc, "2.38")) expect(started![3]).toBe("retrace-eval");
     }, 300_000);
 
     it("retrace label writes a page for two imported conversations (its pool uses the self-started Chroma)", async () => {
       const convs = [
-        { locale: "en", messages: [{ role: "user", content: "how do I lock my card?" }, { role: "assistant", content: "Open the app and tap Freeze." }, { role: "user", content: "and my refund?" }] },
+        {
+          locale: "en",
+          messages: [
+            { role: "user", content: "how do I lock my card?" },
+            { role: "assistant", content: "Open the app and tap Freeze." },
+            { role: "user", content: "and my refund?" },
+          ],
+        },
         { locale: "en", messages: [{ role: "user", content: "when does a refund arrive?" }] },
       ];
       await writeFile(path.join(consumer, "convs.jsonl"), convs.map((c) => JSON.stringify(c)).join("\n") + "\n");
@@ -359,13 +444,58 @@ describe("the packed package in a fresh project", () => {
       const page = walkthroughSteps(path.join(ROOT, "docs", "your-graph-in-five-minutes.md"));
       for (const step of page) if (step.kind === "file") await writeFile(path.join(consumer, step.name), step.content);
       // The page's agent.ts type-checks too (tsc --strict, NodeNext, against the consumer's LangChain), not only runs under tsx.
-      await writeFile(path.join(consumer, "tsconfig.agent.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, skipLibCheck: true }, files: ["agent.ts"] }));
-      const tsc = run(process.execPath, [path.join(consumer, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.agent.json", "--pretty", "false"], consumer);
+      await writeFile(
+        path.join(consumer, "tsconfig.agent.json"),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            target: "ES2022",
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            noEmit: true,
+            skipLibCheck: true,
+          },
+          files: ["agent.ts"],
+        }),
+      );
+      const tsc = run(
+        process.execPath,
+        [
+          path.join(consumer, "node_modules", "typescript", "bin", "tsc"),
+          "-p",
+          "tsconfig.agent.json",
+          "--pretty",
+          "false",
+        ],
+        consumer,
+      );
       expect(tsc.stdout + tsc.stderr).toBe("");
       expect(tsc.status).toBe(0);
-      const r = run(bin(), ["eval", "--graph", "./agent.ts", "--catalog", "ids.tsv", "--cases", "cases.jsonl", "--counterfactual", "--json"], consumer);
+      const r = run(
+        bin(),
+        [
+          "eval",
+          "--graph",
+          "./agent.ts",
+          "--catalog",
+          "ids.tsv",
+          "--cases",
+          "cases.jsonl",
+          "--counterfactual",
+          "--json",
+        ],
+        consumer,
+      );
       expect(r.status, r.stderr).toBe(0);
-      const report = JSON.parse(r.stdout) as { queryAttribution: { enabled: boolean; turns: number; unattributed?: Record<string, number>; retrieverCalls?: number }; turns: { queries?: { attribution: string } }[] };
+      const report = JSON.parse(r.stdout) as {
+        queryAttribution: {
+          enabled: boolean;
+          turns: number;
+          unattributed?: Record<string, number>;
+          retrieverCalls?: number;
+        };
+        turns: { queries?: { attribution: string } }[];
+      };
       expect(report.queryAttribution.enabled).toBe(true);
       expect(report.queryAttribution.unattributed).toBeUndefined();
       expect(report.queryAttribution.turns).toBe(3);
@@ -380,7 +510,11 @@ describe("docs/your-graph-in-five-minutes.md, followed literally in an empty fol
   const steps = walkthroughSteps(page);
 
   it("has files, commands and quoted output to check", () => {
-    expect(steps.filter((s) => s.kind === "file").map((s) => (s as { name: string }).name)).toEqual(["agent.ts", "ids.tsv", "cases.jsonl"]);
+    expect(steps.filter((s) => s.kind === "file").map((s) => (s as { name: string }).name)).toEqual([
+      "agent.ts",
+      "ids.tsv",
+      "cases.jsonl",
+    ]);
     expect(steps.filter((s) => s.kind === "run").length).toBeGreaterThanOrEqual(5);
     expect(steps.some((s) => s.kind === "output")).toBe(true);
   });
@@ -389,7 +523,13 @@ describe("docs/your-graph-in-five-minutes.md, followed literally in an empty fol
     const folder = path.join(tmp, "five-minutes");
     await mkdir(folder);
     // What a user's shell has, with npm pointed at the local registry (which serves the packed retrace-eval).
-    const env = cleanEnv({ npm_config_registry: registry.url, npm_config_cache: path.join(tmp, "npm-cache"), npm_config_fetch_retries: "0", npm_config_audit: "false", npm_config_fund: "false" });
+    const env = cleanEnv({
+      npm_config_registry: registry.url,
+      npm_config_cache: path.join(tmp, "npm-cache"),
+      npm_config_fetch_retries: "0",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+    });
     let printed = "";
     for (const step of steps) {
       if (step.kind === "file") await writeFile(path.join(folder, step.name), step.content);
@@ -397,12 +537,18 @@ describe("docs/your-graph-in-five-minutes.md, followed literally in an empty fol
         printed = "";
         for (const command of step.commands) {
           const r = await runShell(command, folder, env);
-          expect(r.status, `docs/your-graph-in-five-minutes.md:${step.line}: \`${command}\` exited ${r.status}:\n${r.output}`).toBe(0);
+          expect(
+            r.status,
+            `docs/your-graph-in-five-minutes.md:${step.line}: \`${command}\` exited ${r.status}:\n${r.output}`,
+          ).toBe(0);
           printed += r.output;
         }
       } else {
         const seen = folded(printed);
-        for (const line of step.lines) expect(seen, `docs/your-graph-in-five-minutes.md:${step.line}: "${line}" is not in the output`).toContain(folded(line));
+        for (const line of step.lines)
+          expect(seen, `docs/your-graph-in-five-minutes.md:${step.line}: "${line}" is not in the output`).toContain(
+            folded(line),
+          );
       }
     }
     expect(existsSync(path.join(folder, "report.html"))).toBe(true);
@@ -411,7 +557,11 @@ describe("docs/your-graph-in-five-minutes.md, followed literally in an empty fol
 });
 
 /** A page's command line run by bash in `cwd`, without blocking the event loop (the local registry is served from this process). */
-function runShell(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; output: string }> {
+function runShell(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", command], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";

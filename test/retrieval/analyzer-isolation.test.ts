@@ -33,14 +33,20 @@ describe("two systems with different analyzers in one process", () => {
     await unstemmedKb?.cleanup();
   });
 
-  const bm25Ids = async (system: RetraceSystem) => (await system.retriever!.retrieve(STEM_ONLY_QUERY, { k: 3, locale: en, mode: "bm25" })).retrievedIds;
+  const bm25Ids = async (system: RetraceSystem) =>
+    (await system.retriever!.retrieve(STEM_ONLY_QUERY, { k: 3, locale: en, mode: "bm25" })).retrievedIds;
 
   it("each ranks with its own KB's analyzers; opening the second leaves the first's results unchanged", async () => {
     const stemmed = await openSystem({ kbDir: stemmedKb.dir, casesFile: null, store: "memory", embedder: "builtin" });
     const before = await bm25Ids(stemmed);
     expect(before[0]).toBe("card-freeze");
 
-    const unstemmed = await openSystem({ kbDir: unstemmedKb.dir, casesFile: null, store: "memory", embedder: "builtin" });
+    const unstemmed = await openSystem({
+      kbDir: unstemmedKb.dir,
+      casesFile: null,
+      store: "memory",
+      embedder: "builtin",
+    });
     expect(unstemmed.analyzers.profile("en").stemmer).toBeNull();
     expect(unstemmed.retriever!.analyzers).toBe(unstemmed.analyzers);
     const other = await bm25Ids(unstemmed);
@@ -56,13 +62,20 @@ describe("two systems with different analyzers in one process", () => {
     // A worker thread's retriever, reopened from the plain-data recipe, analyses as its system does.
     expect(unstemmed.retrieverRecipe!.analyzers).toEqual({ en: { stemmer: "none" } });
     expect(stemmed.retrieverRecipe!.analyzers).toEqual({});
-    const reopened = await openRetriever(structuredClone({ ...unstemmed.retrieverRecipe!, dense: null }), unstemmed.chunks);
+    const reopened = await openRetriever(
+      structuredClone({ ...unstemmed.retrieverRecipe!, dense: null }),
+      unstemmed.chunks,
+    );
     expect((await reopened.retrieve(STEM_ONLY_QUERY, { k: 3, locale: en, mode: "bm25" })).retrievedIds).toEqual(other);
 
     // The graph's answerer and follow-up detection take the retriever's analyzers when none are bound.
-    expect(ensureConfiguration({ configurable: { retriever: unstemmed.retriever } }).analyzers).toBe(unstemmed.analyzers);
+    expect(ensureConfiguration({ configurable: { retriever: unstemmed.retriever } }).analyzers).toBe(
+      unstemmed.analyzers,
+    );
     expect(ensureConfiguration({ configurable: { retriever: stemmed.retriever } }).analyzers).toBe(stemmed.analyzers);
-    expect(ensureConfiguration({ configurable: { retriever: unstemmed.retriever, analyzers: DEFAULT_ANALYZERS } }).analyzers).toBe(DEFAULT_ANALYZERS);
+    expect(
+      ensureConfiguration({ configurable: { retriever: unstemmed.retriever, analyzers: DEFAULT_ANALYZERS } }).analyzers,
+    ).toBe(DEFAULT_ANALYZERS);
 
     await stemmed.close();
     await unstemmed.close();

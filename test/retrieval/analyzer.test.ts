@@ -88,6 +88,8 @@ describe("analyze", () => {
 
   it("rejects a tag that is not a canonical BCP-47 locale", () => {
     expect(() => new Analyzer("fr_FR" as Locale)).toThrow(InvalidArgumentError);
-    expect(() => analyze("x", "PT-br" as Locale)).toThrow(/Expected `locale` to be a canonical BCP-47 language tag .*, got "PT-br"/);
+    expect(() => analyze("x", "PT-br" as Locale)).toThrow(
+      /Expected `locale` to be a canonical BCP-47 language tag .*, got "PT-br"/,
+    );
   });
 });

@@ -5,7 +5,12 @@ import type { Locale } from "../../src/kb/types.js";
 import { analyze } from "../../src/retrieval/analyzer.js";
 import { BM25Index, type BM25Document } from "../../src/retrieval/bm25.js";
 
-const doc = (id: string, text: string, locale: Locale = "en"): BM25Document => ({ id, parentId: id.split("#")[0]!, locale, text });
+const doc = (id: string, text: string, locale: Locale = "en"): BM25Document => ({
+  id,
+  parentId: id.split("#")[0]!,
+  locale,
+  text,
+});
 
 /*
  * Hand-checked corpus (en). Analysed terms: apple → "appl", banana → "banana", cherry → "cherri".
@@ -28,7 +33,10 @@ describe("BM25Index: scores by hand (k1 = 1.2, b = 0.75)", () => {
     // z#1: tf 1, norm = 1.2 · (0.25 + 0.75 · 2/2) = 1.2   → ln1.6 · 1 · 2.2 / (1 + 1.2)  = ln1.6 · 1         = 0.470004
     // a#1: tf 2, norm = 1.2 · (0.25 + 0.75 · 3/2) = 1.65  → ln1.6 · 2 · 2.2 / (2 + 1.65) = ln1.6 · 4.4/3.65  = 0.566580
     const hits = index.search("apple", { topN: 10 });
-    expect(hits.map((h) => [h.id, h.rank])).toEqual([["a#1", 1], ["z#1", 2]]);
+    expect(hits.map((h) => [h.id, h.rank])).toEqual([
+      ["a#1", 1],
+      ["z#1", 2],
+    ]);
     expect(hits[0]!.score).toBeCloseTo((LN16 * 4.4) / 3.65, 12);
     expect(hits[0]!.score).toBeCloseTo(0.56658, 5);
     expect(hits[1]!.score).toBeCloseTo(LN16, 12);
@@ -90,7 +98,10 @@ describe("BM25Index: parameters", () => {
     // norm = k1 = 1.2 for every document: a#1 → ln1.6 · 2 · 2.2 / 3.2 ; m#1 → ln1.6 · 2.2 / 2.2.
     const idx = BM25Index.build(CORPUS, { b: 0 });
     expect(idx.search("apple", { topN: 1 })[0]!.score).toBeCloseTo((LN16 * 4.4) / 3.2, 12);
-    expect(idx.search("banana", { topN: 3 }).map((h) => h.score)).toEqual([expect.closeTo(LN16, 12), expect.closeTo(LN16, 12)]);
+    expect(idx.search("banana", { topN: 3 }).map((h) => h.score)).toEqual([
+      expect.closeTo(LN16, 12),
+      expect.closeTo(LN16, 12),
+    ]);
     expect(idx.b).toBe(0);
   });
 
@@ -180,11 +191,29 @@ function referenceSearch(docs: BM25Document[], query: string, locale: Locale, to
 
 describe("BM25Index agrees with a full-scan reference", () => {
   it("on random corpora, queries and parameters", () => {
-    const word = fc.constantFrom("card", "cards", "fee", "fees", "refund", "charged", "charge", "limit", "the", "atm", "abroad", "freeze", "pin");
+    const word = fc.constantFrom(
+      "card",
+      "cards",
+      "fee",
+      "fees",
+      "refund",
+      "charged",
+      "charge",
+      "limit",
+      "the",
+      "atm",
+      "abroad",
+      "freeze",
+      "pin",
+    );
     const text = fc.array(word, { minLength: 0, maxLength: 12 }).map((ws) => ws.join(" "));
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.tuple(fc.stringMatching(/^[a-e]{1,3}$/), text), { minLength: 1, maxLength: 12, selector: (t) => t[0] }),
+        fc.uniqueArray(fc.tuple(fc.stringMatching(/^[a-e]{1,3}$/), text), {
+          minLength: 1,
+          maxLength: 12,
+          selector: (t) => t[0],
+        }),
         text,
         fc.integer({ min: 1, max: 15 }),
         fc.constantFrom(0, 0.5, 1.2, 2),

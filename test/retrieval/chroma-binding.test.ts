@@ -19,9 +19,20 @@ import {
 } from "../../src/retrieval/chroma-binding.js";
 
 const GNU = "chromadb-js-bindings-linux-x64-gnu";
-const own: BindingCandidate = { package: GNU, declaredBy: "chromadb", file: "/nm/chromadb-js-bindings-linux-x64-gnu/b.node", version: "1.3.4" };
-const ours: BindingCandidate = { package: RETRACE_BINDING_PACKAGE, declaredBy: "retrace-eval", file: "/nm/retrace-chroma-binding-linux-x64-gnu/b.node", version: "1.0.5" };
-const glibcError = (needs: string, file: string) => new Error(`/lib/x86_64-linux-gnu/libc.so.6: version \`GLIBC_${needs}' not found (required by ${file})`);
+const own: BindingCandidate = {
+  package: GNU,
+  declaredBy: "chromadb",
+  file: "/nm/chromadb-js-bindings-linux-x64-gnu/b.node",
+  version: "1.3.4",
+};
+const ours: BindingCandidate = {
+  package: RETRACE_BINDING_PACKAGE,
+  declaredBy: "retrace-eval",
+  file: "/nm/retrace-chroma-binding-linux-x64-gnu/b.node",
+  version: "1.0.5",
+};
+const glibcError = (needs: string, file: string) =>
+  new Error(`/lib/x86_64-linux-gnu/libc.so.6: version \`GLIBC_${needs}' not found (required by ${file})`);
 
 describe("candidatePackages", () => {
   it("linux/x64: chromadb's own binding first, then retrace's", () => {
@@ -31,7 +42,9 @@ describe("candidatePackages", () => {
     expect(candidatePackages("darwin", "arm64").map((c) => c.package)).toEqual(["chromadb-js-bindings-darwin-arm64"]);
     expect(candidatePackages("darwin", "x64").map((c) => c.package)).toEqual(["chromadb-js-bindings-darwin-x64"]);
     expect(candidatePackages("linux", "arm64").map((c) => c.package)).toEqual(["chromadb-js-bindings-linux-arm64-gnu"]);
-    expect(candidatePackages("win32", "arm64").map((c) => c.package)).toEqual(["chromadb-js-bindings-win32-arm64-msvc"]);
+    expect(candidatePackages("win32", "arm64").map((c) => c.package)).toEqual([
+      "chromadb-js-bindings-win32-arm64-msvc",
+    ]);
   });
   it("a platform chromadb ships no binding for has none", () => {
     expect(candidatePackages("freebsd", "x64")).toEqual([]);
@@ -53,12 +66,21 @@ describe("chooseBinding", () => {
       return { cli: file };
     });
     expect(r.chosen?.candidate).toBe(ours);
-    expect(r.failures).toEqual([{ package: GNU, version: "1.3.4", reason: `/lib/x86_64-linux-gnu/libc.so.6: version \`GLIBC_2.38' not found (required by ${own.file})` }]);
+    expect(r.failures).toEqual([
+      {
+        package: GNU,
+        version: "1.3.4",
+        reason: `/lib/x86_64-linux-gnu/libc.so.6: version \`GLIBC_2.38' not found (required by ${own.file})`,
+      },
+    ]);
   });
 
   it("a candidate that is not installed is passed over without a load", () => {
     const loaded: string[] = [];
-    const r = chooseBinding([{ package: GNU, declaredBy: "chromadb", missing: "not installed" }, ours], (file) => (loaded.push(file), {}));
+    const r = chooseBinding(
+      [{ package: GNU, declaredBy: "chromadb", missing: "not installed" }, ours],
+      (file) => (loaded.push(file), {}),
+    );
     expect(r.chosen?.candidate).toBe(ours);
     expect(loaded).toEqual([ours.file]);
     expect(r.failures).toEqual([{ package: GNU, reason: "not installed" }]);
@@ -98,7 +120,10 @@ describe("noBindingMessage", () => {
   });
 
   it("on a system without glibc (musl) says so", () => {
-    const m = noBindingMessage([{ package: GNU, version: "1.3.4", reason: "Error loading shared library ld-linux-x86-64.so.2" }], undefined);
+    const m = noBindingMessage(
+      [{ package: GNU, version: "1.3.4", reason: "Error loading shared library ld-linux-x86-64.so.2" }],
+      undefined,
+    );
     expect(m).toContain(`${GNU}@1.3.4: Error loading shared library ld-linux-x86-64.so.2`);
   });
 });
@@ -106,8 +131,13 @@ describe("noBindingMessage", () => {
 describe("readLauncherVerdict", () => {
   it("reads the launcher's chosen line and its none line out of the server output, ignoring look-alikes", () => {
     const chosenLine = `${CHOSEN_MARKER}${JSON.stringify({ chosen: ours, failures: [{ package: GNU, reason: "x" }] })}`;
-    expect(readLauncherVerdict(`banner\n${chosenLine}\nmore`)).toEqual({ chosen: ours, failures: [{ package: GNU, reason: "x" }] });
-    expect(readLauncherVerdict(`${NONE_MARKER}${JSON.stringify({ failures: [{ package: GNU, reason: "y" }] })}\n`)).toEqual({ none: [{ package: GNU, reason: "y" }] });
+    expect(readLauncherVerdict(`banner\n${chosenLine}\nmore`)).toEqual({
+      chosen: ours,
+      failures: [{ package: GNU, reason: "x" }],
+    });
+    expect(
+      readLauncherVerdict(`${NONE_MARKER}${JSON.stringify({ failures: [{ package: GNU, reason: "y" }] })}\n`),
+    ).toEqual({ none: [{ package: GNU, reason: "y" }] });
     expect(readLauncherVerdict(`${CHOSEN_MARKER}{not json\n`)).toEqual({});
   });
 });

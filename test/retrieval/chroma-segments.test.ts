@@ -54,7 +54,14 @@ INSERT INTO collections SELECT DISTINCT collection, 'name' FROM segments;`,
     expect(seg).toHaveLength(rows);
     const ints = [null, 0, 1, -300, 70000, 1099511627776, -4611686018427387904n];
     const got = seg.map((r) => [r.id, r.type, r.n, r.f, (r.b as Uint8Array).length, r.collection]);
-    const want = Array.from({ length: rows }, (_, i) => [`seg-${i}`, i % 97 === 0 ? "x".repeat(5000) : "vector", ints[i % 7], i * 0.5, i % 5, `col-${i % 300}`]);
+    const want = Array.from({ length: rows }, (_, i) => [
+      `seg-${i}`,
+      i % 97 === 0 ? "x".repeat(5000) : "vector",
+      ints[i % 7],
+      i * 0.5,
+      i % 5,
+      `col-${i % 300}`,
+    ]);
     expect(got).toEqual(want);
     expect(t.collections).toHaveLength(300);
     expect(() => readSqliteTables(file, ["nope"])).toThrow(/no table nope/);

@@ -9,7 +9,11 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceUnavailableError } from "../../src/errors.js";
-import { RETRACE_BINDING_PACKAGE, resolveBindingCandidates, type BindingCandidate } from "../../src/retrieval/chroma-binding.js";
+import {
+  RETRACE_BINDING_PACKAGE,
+  resolveBindingCandidates,
+  type BindingCandidate,
+} from "../../src/retrieval/chroma-binding.js";
 import {
   authHeadersFromEnv,
   connectChroma,
@@ -84,7 +88,9 @@ async function runParent(then: "wait" | "throw" | "exit") {
   let err = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once("close", (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("close", (code, signal) => r({ code, signal })),
+  );
   const ready = await waitFor(() => /READY (\d+)/.test(out), 20_000);
   expect(ready, `parent never became ready; stderr: ${err}`).toBe(true);
   const serverPid = Number(/READY (\d+)/.exec(out)?.[1]);
@@ -98,7 +104,9 @@ describe("startLocalChroma", () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
     expect(server.dataDir).toBe(path.join(tmp.dir, "main"));
     // The binding and server it runs on, for the test log (docs/decisions/0005-self-started-chroma.md).
-    console.log(`Chroma server ${server.serverVersion} on ${server.binding?.package}@${server.binding?.version} (declared by ${server.binding?.declaredBy})`);
+    console.log(
+      `Chroma server ${server.serverVersion} on ${server.binding?.package}@${server.binding?.version} (declared by ${server.binding?.declaredBy})`,
+    );
     expect(server.binding?.file).toMatch(/\.node$/);
     expect(server.serverVersion).toMatch(/^\d+\.\d+\.\d+/);
     const client = await connectChroma({ url: server.url });
@@ -118,7 +126,9 @@ describe("startLocalChroma", () => {
   });
 
   it("reports a missing server binary with ServiceUnavailableError", async () => {
-    const err = await expectUnavailable(startLocalChroma({ dataDir: path.join(tmp.dir, "nobin"), cliPath: path.join(tmp.dir, "missing", "cli.mjs") }));
+    const err = await expectUnavailable(
+      startLocalChroma({ dataDir: path.join(tmp.dir, "nobin"), cliPath: path.join(tmp.dir, "missing", "cli.mjs") }),
+    );
     expect(err.message).toContain("not found");
     expect(err.message).toContain("--store memory");
   });
@@ -168,7 +178,9 @@ describe("connectChroma", () => {
     expect(authHeadersFromEnv({})).toEqual({});
     expect(authHeadersFromEnv({ CHROMA_API_KEY: "k" })).toEqual({ "x-chroma-token": "k" });
     expect(authHeadersFromEnv({ CHROMA_AUTH_TOKEN: "t" })).toEqual({ authorization: "Bearer t" });
-    expect(authHeadersFromEnv({ CHROMA_AUTH_TOKEN: "t", CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: "X-Chroma-Token" })).toEqual({ "x-chroma-token": "t" });
+    expect(
+      authHeadersFromEnv({ CHROMA_AUTH_TOKEN: "t", CHROMA_AUTH_TOKEN_TRANSPORT_HEADER: "X-Chroma-Token" }),
+    ).toEqual({ "x-chroma-token": "t" });
   });
 });
 
@@ -249,7 +261,10 @@ describe("stop", () => {
     /** A stand-in for a binding built for a newer glibc: a module whose load throws the dynamic loader's message. */
     async function newerGlibcBinding(name: string): Promise<BindingCandidate> {
       const file = path.join(tmp.dir, `${name}.cjs`);
-      await writeFile(file, `throw new Error("/lib/x86_64-linux-gnu/libc.so.6: version \\\`GLIBC_2.99' not found (required by ${file})");\n`);
+      await writeFile(
+        file,
+        `throw new Error("/lib/x86_64-linux-gnu/libc.so.6: version \\\`GLIBC_2.99' not found (required by ${file})");\n`,
+      );
       return { package: name, declaredBy: "chromadb", file, version: "9.9.9" };
     }
     const installed = () => resolveBindingCandidates(require.resolve("chromadb")).filter((c) => c.file !== undefined);
@@ -259,7 +274,10 @@ describe("stop", () => {
       expect(real.length).toBeGreaterThan(0);
       // Of the installed candidates, the last one (retrace's own on linux/x64) runs here; the forced failure comes first.
       const usable = real[real.length - 1]!;
-      const s = await startLocalChroma({ dataDir: path.join(tmp.dir, "fallback"), bindings: [await newerGlibcBinding("too-new"), usable] });
+      const s = await startLocalChroma({
+        dataDir: path.join(tmp.dir, "fallback"),
+        bindings: [await newerGlibcBinding("too-new"), usable],
+      });
       try {
         expect(s.binding?.package).toBe(usable.package);
         expect(typeof (await (await connectChroma({ url: s.url })).heartbeat())).toBe("number");
@@ -271,9 +289,16 @@ describe("stop", () => {
     it("when no binding loads: exit 3, one message naming the glibc needed and found, and both ways out; no process left", async () => {
       const dataDir = path.join(tmp.dir, "nobinding");
       const err = await expectUnavailable(
-        startLocalChroma({ dataDir, bindings: [await newerGlibcBinding("too-new"), { package: RETRACE_BINDING_PACKAGE, declaredBy: "retrace-eval", missing: "not installed" }] }),
+        startLocalChroma({
+          dataDir,
+          bindings: [
+            await newerGlibcBinding("too-new"),
+            { package: RETRACE_BINDING_PACKAGE, declaredBy: "retrace-eval", missing: "not installed" },
+          ],
+        }),
       );
-      const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
+      const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header
+        .glibcVersionRuntime;
       expect(err.message).toContain("no Chroma server binding runs on this system");
       expect(err.message).toContain(`too-new@9.9.9: needs glibc 2.99, this system has ${glibc ?? "none"}`);
       expect(err.message).toContain(`${RETRACE_BINDING_PACKAGE}: not installed`);

@@ -33,16 +33,28 @@ describe("causeOf (the server's own reason for a failed start)", () => {
   });
 
   it("else a line naming a known cause, else a panic's message, else an error line; never a backtrace frame or the generic abort line", () => {
-    expect(causeOf("banner\nthread 'main' panicked at src/x.rs:1:1:\nPermission denied (os error 13)\nstack backtrace:\n   0: f\n")?.cause).toBe("Permission denied (os error 13)");
-    expect(causeOf("banner\nthread 'main' panicked at src/x.rs:1:1:\nthe index could not be loaded\nstack backtrace:\n   0: f\n             at x.rs:1\nfatal runtime error: failed to initiate panic, error 5, aborting\n")?.cause).toBe(
-      "the index could not be loaded",
+    expect(
+      causeOf(
+        "banner\nthread 'main' panicked at src/x.rs:1:1:\nPermission denied (os error 13)\nstack backtrace:\n   0: f\n",
+      )?.cause,
+    ).toBe("Permission denied (os error 13)");
+    expect(
+      causeOf(
+        "banner\nthread 'main' panicked at src/x.rs:1:1:\nthe index could not be loaded\nstack backtrace:\n   0: f\n             at x.rs:1\nfatal runtime error: failed to initiate panic, error 5, aborting\n",
+      )?.cause,
+    ).toBe("the index could not be loaded");
+    expect(causeOf("starting\nError: address 127.0.0.1:8000 is not available\n")?.cause).toBe(
+      "Error: address 127.0.0.1:8000 is not available",
     );
-    expect(causeOf("starting\nError: address 127.0.0.1:8000 is not available\n")?.cause).toBe("Error: address 127.0.0.1:8000 is not available");
     expect(causeOf("starting\nERROR chroma: bad config key\nready?\n")?.cause).toBe("ERROR chroma: bad config key");
   });
 
   it("without any of those: the last line that is not part of a backtrace, marked as such; nothing for no output", () => {
-    expect(causeOf("binding failed: GLIBC_2.38 not found\n")).toEqual({ cause: "binding failed: GLIBC_2.38 not found", line: "binding failed: GLIBC_2.38 not found", lastLine: true });
+    expect(causeOf("binding failed: GLIBC_2.38 not found\n")).toEqual({
+      cause: "binding failed: GLIBC_2.38 not found",
+      line: "binding failed: GLIBC_2.38 not found",
+      lastLine: true,
+    });
     expect(causeOf("")).toBeUndefined();
     expect(causeOf("   0: f\n             at x.rs:1\n")).toBeUndefined();
   });

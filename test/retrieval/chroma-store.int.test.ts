@@ -134,7 +134,12 @@ describe("ChromaDenseIndex", () => {
   it("resolves a tie that straddles the cut by id, whichever tied record Chroma would cut", async () => {
     // Ranks 4-6 all score 0 (en-c#1, en-d#1, pt-a#1): topN 4 must keep en-c#1, topN 5 adds en-d#1.
     for (let i = 0; i < 5; i++) {
-      expect((await index.search([1, 0, 0], { topN: 4 })).map((h) => h.id)).toEqual(["en-a#1", "es-a#1", "en-b#1", "en-c#1"]);
+      expect((await index.search([1, 0, 0], { topN: 4 })).map((h) => h.id)).toEqual([
+        "en-a#1",
+        "es-a#1",
+        "en-b#1",
+        "en-c#1",
+      ]);
       expect((await index.search([1, 0, 0], { topN: 5 })).at(-1)?.id).toBe("en-d#1");
       expect((await index.search([0, 1, 0], { topN: 1, locale: "en" })).map((h) => h.id)).toEqual(["en-c#1"]);
     }
@@ -155,12 +160,18 @@ describe("ChromaDenseIndex", () => {
     await expect(index.search([1, 0], { topN: 3 })).rejects.toThrow(/dimension 3 .* got 2/);
     await expect(index.search([1, 0, 0], { topN: 0 })).rejects.toBeInstanceOf(InvalidArgumentError);
     // A collection without retrace metadata (dimension unknown): Chroma's own complaint becomes the same typed error.
-    const plain = await client.createCollection({ name: "plain-3d", configuration: COSINE_CONFIGURATION, embeddingFunction: null });
+    const plain = await client.createCollection({
+      name: "plain-3d",
+      configuration: COSINE_CONFIGURATION,
+      embeddingFunction: null,
+    });
     await plain.add({ ids: ["p#1"], embeddings: [[1, 0, 0]], metadatas: [{ parentId: "p", locale: "en" }] });
     const bare = new ChromaDenseIndex(plain);
     expect(bare.dimension).toBeUndefined();
     await expect(bare.search([1, 0], { topN: 3 })).rejects.toBeInstanceOf(DimensionMismatchError);
-    expect((await bare.search([1, 0, 0], { topN: 3 })).map((h) => [h.id, h.parentId, h.rank])).toEqual([["p#1", "p", 1]]);
+    expect((await bare.search([1, 0, 0], { topN: 3 })).map((h) => [h.id, h.parentId, h.rank])).toEqual([
+      ["p#1", "p", 1],
+    ]);
   });
 
   it("agrees with the exact in-memory index on the mini KB (built-in embedder)", async () => {
@@ -169,7 +180,9 @@ describe("ChromaDenseIndex", () => {
     const builtin = new HashingEmbedder();
     const hash = kbHash(kb);
     await ingest({ client, chunks: kbChunks, embedder: builtin, kbHash: hash });
-    const chroma = new ChromaDenseIndex((await requireCurrentCollection(client, { kbHash: hash, embedder: builtin })).collection);
+    const chroma = new ChromaDenseIndex(
+      (await requireCurrentCollection(client, { kbHash: hash, embedder: builtin })).collection,
+    );
     const memory = await InMemoryDenseIndex.fromChunks(kbChunks, builtin);
     const queries = ["how long does a refund take", "congelar tarjeta", "chave pix", "freeze my card", "zzz"];
     for (const q of queries) {
@@ -178,7 +191,10 @@ describe("ChromaDenseIndex", () => {
         const opts = { topN: 5, ...(locale !== undefined ? { locale } : {}) };
         const got = await chroma.search(v, opts);
         const want = memory.searchSync(v, opts);
-        expect(got.map((h) => h.id), `${q} / ${locale ?? "all"}`).toEqual(want.map((h) => h.id));
+        expect(
+          got.map((h) => h.id),
+          `${q} / ${locale ?? "all"}`,
+        ).toEqual(want.map((h) => h.id));
         got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]?.score as number, 4));
       }
     }
@@ -195,7 +211,13 @@ describe("openCurrentCollection", () => {
     const current = await openCurrentCollection(client, { kbHash: KB_A, embedder });
     expect(current?.exact).toBe(true);
     expect(current?.name).toBe(collectionName(KB_A, embedder));
-    expect(current?.metadata).toMatchObject({ complete: true, chunks: 2, dimension: 2, embedder: "open-exact", kbHash: KB_A });
+    expect(current?.metadata).toMatchObject({
+      complete: true,
+      chunks: 2,
+      dimension: 2,
+      embedder: "open-exact",
+      kbHash: KB_A,
+    });
   });
 
   it("falls back to the embedder's latest complete collection when the KB's is missing", async () => {
@@ -225,7 +247,16 @@ describe("openCurrentCollection", () => {
       name,
       configuration: COSINE_CONFIGURATION,
       embeddingFunction: null,
-      metadata: { retrace: 1, kbHash: KB_A, chunksHash: "x", embedder: embedder.id, dimension: 2, chunks: 2, complete: false, startedAt: 1 },
+      metadata: {
+        retrace: 1,
+        kbHash: KB_A,
+        chunksHash: "x",
+        embedder: embedder.id,
+        dimension: 2,
+        chunks: 2,
+        complete: false,
+        startedAt: 1,
+      },
     });
     expect(await openCurrentCollection(client, { kbHash: KB_A, embedder })).toBeNull();
   });
@@ -237,7 +268,17 @@ describe("openCurrentCollection", () => {
       name,
       configuration: COSINE_CONFIGURATION,
       embeddingFunction: null,
-      metadata: { retrace: 1, kbHash: KB_A, chunksHash: "x", embedder: embedder.id, dimension: 5, chunks: 2, complete: true, startedAt: 1, completedAt: 2 },
+      metadata: {
+        retrace: 1,
+        kbHash: KB_A,
+        chunksHash: "x",
+        embedder: embedder.id,
+        dimension: 5,
+        chunks: 2,
+        complete: true,
+        startedAt: 1,
+        completedAt: 2,
+      },
     });
     expect(readStoreMetadata(c)?.dimension).toBe(5);
     const e = await openCurrentCollection(client, { kbHash: KB_A, embedder }).catch((x: unknown) => x);

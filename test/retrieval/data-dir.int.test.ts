@@ -30,18 +30,37 @@ afterAll(async () => {
 const DIM = 32;
 /** `n` deterministic unit-ish vectors of DIM dimensions. */
 function vectors(n: number, seed: number): number[][] {
-  return Array.from({ length: n }, (_, i) => Array.from({ length: DIM }, (_, j) => Math.sin((i + 1) * (j + 1) * 0.37 + seed)));
+  return Array.from({ length: n }, (_, i) =>
+    Array.from({ length: DIM }, (_, j) => Math.sin((i + 1) * (j + 1) * 0.37 + seed)),
+  );
 }
 
-async function fill(client: ChromaClientLike, name: string, n: number, metadata?: Record<string, string | number | boolean>) {
-  const c = await client.createCollection({ name, configuration: { hnsw: { space: "cosine" } }, embeddingFunction: null, ...(metadata !== undefined ? { metadata } : {}) });
-  await c.add({ ids: Array.from({ length: n }, (_, i) => `${name}-${i}`), embeddings: vectors(n, name.length), documents: Array.from({ length: n }, (_, i) => `doc ${i}`) });
+async function fill(
+  client: ChromaClientLike,
+  name: string,
+  n: number,
+  metadata?: Record<string, string | number | boolean>,
+) {
+  const c = await client.createCollection({
+    name,
+    configuration: { hnsw: { space: "cosine" } },
+    embeddingFunction: null,
+    ...(metadata !== undefined ? { metadata } : {}),
+  });
+  await c.add({
+    ids: Array.from({ length: n }, (_, i) => `${name}-${i}`),
+    embeddings: vectors(n, name.length),
+    documents: Array.from({ length: n }, (_, i) => `doc ${i}`),
+  });
   return c;
 }
 
 /** UUID-named folders of a data dir. */
 async function segmentFolders(dataDir: string): Promise<string[]> {
-  return (await readdir(dataDir, { withFileTypes: true })).filter((e) => e.isDirectory() && /^[0-9a-f-]{36}$/.test(e.name)).map((e) => e.name).sort();
+  return (await readdir(dataDir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory() && /^[0-9a-f-]{36}$/.test(e.name))
+    .map((e) => e.name)
+    .sort();
 }
 
 describe("a truncated chroma.sqlite3", () => {
@@ -61,7 +80,11 @@ describe("a truncated chroma.sqlite3", () => {
     const err = e as ServiceUnavailableError;
     expect(err.exitCode).toBe(3);
     const lines = err.message.split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^Could not start a local Chroma server \\(data dir ${dataDir}\\): database disk image is malformed; the server exited during startup`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^Could not start a local Chroma server \\(data dir ${dataDir}\\): database disk image is malformed; the server exited during startup`,
+      ),
+    );
     expect(lines[1]).toMatch(/^Server said: .*SqliteError \{ code: 11, message: "database disk image is malformed" \}/);
     const logFile = path.join(dataDir, START_LOG_FILE);
     expect(lines[2]).toBe(`Full server output: ${logFile}`);
@@ -134,7 +157,16 @@ describe("segment folders of deleted collections", () => {
     // What a killed ingest leaves: a half-filled staging collection whose owner is gone.
     const name = `${COLLECTION_PREFIX}${KB.slice(0, 12)}-fake-table-d${DIM}`;
     await fill(store.client, stagingCollectionName(name), 300, {
-      retrace: 1, kbHash: KB, chunksHash: "h", embedder: embedder.id, dimension: DIM, chunks: 50, complete: false, startedAt: Date.now(), target: name, owner: `${os.hostname()}:${await deadPid()}`,
+      retrace: 1,
+      kbHash: KB,
+      chunksHash: "h",
+      embedder: embedder.id,
+      dimension: DIM,
+      chunks: 50,
+      complete: false,
+      startedAt: Date.now(),
+      target: name,
+      owner: `${os.hostname()}:${await deadPid()}`,
     });
     const staged = (await segmentFolders(dataDir)).filter((f) => !before.includes(f));
     expect(staged).toHaveLength(1);

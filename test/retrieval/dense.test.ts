@@ -4,7 +4,12 @@ import type { Locale } from "../../src/kb/types.js";
 import { InMemoryDenseIndex, cosineSimilarity, type DenseEntry, type DenseIndex } from "../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
 
-const entry = (id: string, vector: number[], locale: Locale = "en"): DenseEntry => ({ id, parentId: id.split("#")[0]!, locale, vector });
+const entry = (id: string, vector: number[], locale: Locale = "en"): DenseEntry => ({
+  id,
+  parentId: id.split("#")[0]!,
+  locale,
+  vector,
+});
 
 describe("cosineSimilarity", () => {
   it("is the normalised dot product, 0 for a zero vector", () => {
@@ -51,7 +56,9 @@ describe("InMemoryDenseIndex", () => {
 
   it("rejects wrong dimensions, bad topN, duplicate ids", async () => {
     await expect(index.search([1, 0], { topN: 1 })).rejects.toThrow(DimensionMismatchError);
-    await expect(index.search([1, 0, 0], { topN: 0 })).rejects.toThrow("Expected `topN` to be a positive integer, got 0");
+    await expect(index.search([1, 0, 0], { topN: 0 })).rejects.toThrow(
+      "Expected `topN` to be a positive integer, got 0",
+    );
     expect(() => new InMemoryDenseIndex([entry("a#1", [1]), entry("a#1", [2])])).toThrow(InvalidArgumentError);
     expect(() => new InMemoryDenseIndex([entry("a#1", [1]), entry("b#1", [1, 2])])).toThrow(DimensionMismatchError);
     expect(() => new InMemoryDenseIndex([])).toThrow(InvalidArgumentError);
@@ -63,7 +70,12 @@ describe("InMemoryDenseIndex", () => {
     const chunks = [
       { id: "card-freeze#1", parentId: "card-freeze", locale: "en" as const, text: "Freeze your card from the app" },
       { id: "fees#1", parentId: "fees", locale: "en" as const, text: "Monthly fees and ATM fees" },
-      { id: "es-congelar-tarjeta#1", parentId: "es-congelar-tarjeta", locale: "es-419" as const, text: "Congelar tu tarjeta" },
+      {
+        id: "es-congelar-tarjeta#1",
+        parentId: "es-congelar-tarjeta",
+        locale: "es-419" as const,
+        text: "Congelar tu tarjeta",
+      },
     ];
     const idx = await InMemoryDenseIndex.fromChunks(chunks, embedder, { batchSize: 2 });
     expect(idx.dimension).toBe(384);
@@ -71,6 +83,11 @@ describe("InMemoryDenseIndex", () => {
     expect(hits.map((h) => h.id)).toEqual(["card-freeze#1", "fees#1"]);
     expect(hits[0]!.parentId).toBe("card-freeze");
     const self = await idx.search(await embedder.embedQuery("Congelar tu tarjeta"), { topN: 1 });
-    expect(self[0]).toEqual({ id: "es-congelar-tarjeta#1", parentId: "es-congelar-tarjeta", score: expect.closeTo(1, 12), rank: 1 });
+    expect(self[0]).toEqual({
+      id: "es-congelar-tarjeta#1",
+      parentId: "es-congelar-tarjeta",
+      score: expect.closeTo(1, 12),
+      rank: 1,
+    });
   });
 });

@@ -21,7 +21,11 @@ describe("loadExactDenseIndex", () => {
     const hash = kbHash(kb);
     await ingest({ client: local.client, chunks, embedder, kbHash: hash });
     const current = await requireCurrentCollection(local.client, { kbHash: hash, embedder, fallbackToLatest: false });
-    const paged = await loadExactDenseIndex(current.collection, { dimension: embedder.dimension, expectedCount: chunks.length, pageSize: 3 });
+    const paged = await loadExactDenseIndex(current.collection, {
+      dimension: embedder.dimension,
+      expectedCount: chunks.length,
+      pageSize: 3,
+    });
     const whole = await openExactDense(current);
     expect(paged.size).toBe(chunks.length);
     const truth = await InMemoryDenseIndex.fromChunks(chunks, embedder);
@@ -29,15 +33,24 @@ describe("loadExactDenseIndex", () => {
       const v = await embedder.embedQuery(q);
       const want = truth.searchSync(v, { topN: chunks.length }).map((r) => r.id);
       expect((await paged.search(v, { topN: chunks.length })).map((r) => r.id)).toEqual(want);
-      expect(await whole.search(v, { topN: 5, locale: "en" })).toEqual(await paged.search(v, { topN: 5, locale: "en" }));
+      expect(await whole.search(v, { topN: 5, locale: "en" })).toEqual(
+        await paged.search(v, { topN: 5, locale: "en" }),
+      );
     }
   });
 
   it("refuses a collection holding another number of records than its metadata says (exit 3)", async () => {
     const kb = await loadKnowledgeBase(MINI_KB);
     const embedder = new HashingEmbedder();
-    const current = await requireCurrentCollection(local.client, { kbHash: kbHash(kb), embedder, fallbackToLatest: false });
-    const err = await loadExactDenseIndex(current.collection, { dimension: embedder.dimension, expectedCount: current.metadata.chunks + 1 }).catch((e: unknown) => e);
+    const current = await requireCurrentCollection(local.client, {
+      kbHash: kbHash(kb),
+      embedder,
+      fallbackToLatest: false,
+    });
+    const err = await loadExactDenseIndex(current.collection, {
+      dimension: embedder.dimension,
+      expectedCount: current.metadata.chunks + 1,
+    }).catch((e: unknown) => e);
     expect(err).toMatchObject({ exitCode: 3 });
     expect(String(err)).toMatch(/returned \d+ records .* metadata says \d+/);
   });

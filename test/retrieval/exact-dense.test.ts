@@ -18,7 +18,10 @@ function randomVectors(n: number, d: number, seed: number): StoredVector[] {
 describe("ExactDenseIndex", () => {
   const vectors = randomVectors(600, 16, 3);
   const index = new ExactDenseIndex(vectors, { dimension: 16 });
-  const reference = new InMemoryDenseIndex(vectors.map((v) => ({ ...v, vector: Array.from(v.vector) })), { dimension: 16 });
+  const reference = new InMemoryDenseIndex(
+    vectors.map((v) => ({ ...v, vector: Array.from(v.vector) })),
+    { dimension: 16 },
+  );
   const rand = mulberry32(9);
   const queries = Array.from({ length: 40 }, () => Array.from({ length: 16 }, () => rand() * 2 - 1));
 
@@ -67,7 +70,9 @@ describe("ExactDenseIndex", () => {
     expect(() => new ExactDenseIndex([vectors[0]!, vectors[0]!], { dimension: 16 })).toThrow(/unique ids/);
     expect(() => new ExactDenseIndex([vectors[0]!], { dimension: 8 })).toThrow(/dimension 8/);
     expect(() => index.searchSync([1, 2], { topN: 1 })).toThrow(/dimension 16/);
-    expect(() => new ExactDenseIndex([{ id: "x", parentId: "x", locale: "en", vector: [NaN, 1] }], { dimension: 2 })).toThrow(/finite/);
+    expect(
+      () => new ExactDenseIndex([{ id: "x", parentId: "x", locale: "en", vector: [NaN, 1] }], { dimension: 2 }),
+    ).toThrow(/finite/);
   });
 
   it("scores a sparse query with exactly the bits of the full float64 dot product over the float32-stored rows", () => {

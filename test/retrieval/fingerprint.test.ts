@@ -70,7 +70,17 @@ describe("collection identity with a weights fingerprint", () => {
 
   it("refuses a collection whose metadata records other weights", () => {
     const v2 = withFingerprint(builtin, "2".repeat(64));
-    const meta = { retrace: 1, kbHash: kb, chunksHash: "h", embedder: builtin.id, dimension: builtin.dimension, chunks: 1, complete: true, startedAt: 1, weights: "1".repeat(64) };
+    const meta = {
+      retrace: 1,
+      kbHash: kb,
+      chunksHash: "h",
+      embedder: builtin.id,
+      dimension: builtin.dimension,
+      chunks: 1,
+      complete: true,
+      startedAt: 1,
+      weights: "1".repeat(64),
+    };
     expect(incompleteReason(meta, { embedder: v2 })).toMatch(/other weights/);
     expect(incompleteReason({ ...meta, weights: "2".repeat(64) }, { embedder: v2 })).toBeNull();
   });

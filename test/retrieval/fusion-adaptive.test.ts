@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { adaptiveFusion, adaptiveWeights, fuse, headConfidence, minMaxFusion } from "../../src/retrieval/fusion.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
-const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
+const list = (...pairs: [string, number][]): Ranked[] =>
+  pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
 
 describe("headConfidence (1 − normalised entropy of the top scores' shifted mass)", () => {
   it("is 1 when one entry holds the head's mass, 0 for a flat head or fewer than 3 entries", () => {
@@ -46,7 +47,9 @@ describe("adaptiveFusion", () => {
       { name: "dense", ranked: list(["a", 0.9], ["b", 0.5], ["c", 0.4]), weight: 0.4 },
       { name: "bm25", ranked: list(["c", 9], ["a", 3], ["d", 1]), weight: 0.6 },
     ];
-    expect(adaptiveFusion(lists, { beta: 0 }).map((r) => [r.id, r.score])).toEqual(minMaxFusion(lists).map((r) => [r.id, r.score]));
+    expect(adaptiveFusion(lists, { beta: 0 }).map((r) => [r.id, r.score])).toEqual(
+      minMaxFusion(lists).map((r) => [r.id, r.score]),
+    );
     expect(fuse(lists, { method: "adaptive" }).map((r) => r.id)).toEqual(adaptiveFusion(lists).map((r) => r.id));
   });
 

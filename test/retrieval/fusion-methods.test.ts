@@ -17,7 +17,8 @@ import {
 import type { Ranked } from "../../src/retrieval/types.js";
 
 /** A ranked list from [id, score] pairs in rank order. */
-const scored = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id.split("#")[0]!, score, rank: i + 1 }));
+const scored = (...pairs: [string, number][]): Ranked[] =>
+  pairs.map(([id, score], i) => ({ id, parentId: id.split("#")[0]!, score, rank: i + 1 }));
 
 // dense: a 0.9, b 0.5, c 0.1      bm25: b 12, d 6, a 3
 const dense = scored(["a", 0.9], ["b", 0.5], ["c", 0.1]);
@@ -54,7 +55,10 @@ describe("min-max CombSUM: hand-checked", () => {
     expect(minMaxNormalize([])).toEqual([]);
     // tie a = b = 1 in the fused score: broken by id
     const f = minMaxFusion([{ name: "d", ranked: scored(["b", 5], ["a", 5]) }]);
-    expect(f.map((r) => [r.id, r.score, r.rank])).toEqual([["a", 1, 1], ["b", 1, 2]]);
+    expect(f.map((r) => [r.id, r.score, r.rank])).toEqual([
+      ["a", 1, 1],
+      ["b", 1, 2],
+    ]);
   });
 });
 
@@ -146,7 +150,10 @@ const idArb = fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h");
 const listArb = fc
   .uniqueArray(fc.tuple(idArb, fc.integer({ min: -50, max: 50 })), { selector: (t) => t[0], maxLength: 8 })
   .map((pairs) => scored(...[...pairs].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))));
-const inputsArb = fc.array(fc.record({ name: fc.constantFrom("dense", "bm25", "x"), ranked: listArb, weight: fc.constantFrom(0, 0.25, 1, 2) }), { maxLength: 3 });
+const inputsArb = fc.array(
+  fc.record({ name: fc.constantFrom("dense", "bm25", "x"), ranked: listArb, weight: fc.constantFrom(0, 0.25, 1, 2) }),
+  { maxLength: 3 },
+);
 const RUNS = { seed: 7, numRuns: 150 };
 
 describe.each(FUSION_METHODS)("%s: properties", (method) => {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
-import { FUSION_METHODS, FUSION_REGISTRY, fuse, fusionMethod, fusionParams, type FusionInput } from "../../src/retrieval/fusion.js";
+import {
+  FUSION_METHODS,
+  FUSION_REGISTRY,
+  fuse,
+  fusionMethod,
+  fusionParams,
+  type FusionInput,
+} from "../../src/retrieval/fusion.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
@@ -25,12 +32,20 @@ describe("fusion registry", () => {
   });
 
   it("names a bad parameter by its field", () => {
-    expect(() => fuse(lists, { method: "rrf", params: { k: -1 } })).toThrow("Expected `rrf.k` to be a finite non-negative number, got -1");
-    expect(() => fuse(lists, { method: "rrf", rrfK: Number.NaN })).toThrow("Expected `rrfK` to be a finite non-negative number");
-    expect(() => fuse(lists, { method: "signals", params: { top: 2.5 } })).toThrow("Expected `signals.top` to be a positive integer, got 2.5");
+    expect(() => fuse(lists, { method: "rrf", params: { k: -1 } })).toThrow(
+      "Expected `rrf.k` to be a finite non-negative number, got -1",
+    );
+    expect(() => fuse(lists, { method: "rrf", rrfK: Number.NaN })).toThrow(
+      "Expected `rrfK` to be a finite non-negative number",
+    );
+    expect(() => fuse(lists, { method: "signals", params: { top: 2.5 } })).toThrow(
+      "Expected `signals.top` to be a positive integer, got 2.5",
+    );
     expect(() => fuse(lists, { method: "adaptive", params: { beta: "1" } })).toThrow("`adaptive.beta`");
     expect(() => fuse(lists, { method: "rrf", params: { kk: 1 } })).toThrow("Expected `rrf.kk` to be one of k, got 1");
-    expect(() => fuse(lists, { method: "minmax", params: { k: 1 } })).toThrow("Expected `minmax.k` to be no parameter (minmax takes none), got 1");
+    expect(() => fuse(lists, { method: "minmax", params: { k: 1 } })).toThrow(
+      "Expected `minmax.k` to be no parameter (minmax takes none), got 1",
+    );
   });
 
   it("fills unset parameters from the declared defaults and keeps an explicit 0", () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { fuse, minMaxFusion, signalsFusion, signalsWeight, SIGNALS_BETA, SIGNALS_GAMMA, SIGNALS_SHIFT } from "../../src/retrieval/fusion.js";
+import {
+  fuse,
+  minMaxFusion,
+  signalsFusion,
+  signalsWeight,
+  SIGNALS_BETA,
+  SIGNALS_GAMMA,
+  SIGNALS_SHIFT,
+} from "../../src/retrieval/fusion.js";
 import { RetrievalSettingsSchema } from "../../src/nodes/configuration-schema.js";
 import type { Chunk } from "../../src/kb/types.js";
 import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
@@ -7,7 +15,8 @@ import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
-const list = (...pairs: [string, number][]): Ranked[] => pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
+const list = (...pairs: [string, number][]): Ranked[] =>
+  pairs.map(([id, score], i) => ({ id, parentId: id, score, rank: i + 1 }));
 const dense = list(["a", 1], ["b", 0], ["c", 0], ["d", 0]); // head confidence 1
 const bm25 = list(["c", 2], ["b", 2], ["a", 2]); // flat head: confidence 0
 const lists = (wd: number, wb: number) => [
@@ -52,7 +61,12 @@ describe("signalsWeight (label-free per-query dense weight)", () => {
 
   it("refuses lists that are not one dense and one bm25 list", () => {
     expect(() => signalsWeight([{ name: "dense", ranked: dense }])).toThrow(/two lists named dense and bm25/);
-    expect(() => signalsWeight([{ name: "dense", ranked: dense }, { name: "dense", ranked: bm25 }])).toThrow(/two lists named dense and bm25/);
+    expect(() =>
+      signalsWeight([
+        { name: "dense", ranked: dense },
+        { name: "dense", ranked: bm25 },
+      ]),
+    ).toThrow(/two lists named dense and bm25/);
   });
 
   it("fuses any lists that are not one dense and one bm25 list by min-max CombSUM", () => {
@@ -81,8 +95,12 @@ describe("signalsFusion", () => {
     const s = signalsFusion(lists(0.3, 0.7), { beta: 0, gamma: 0 });
     const m = minMaxFusion(lists(0.7, 0.3));
     expect(s.map((r) => [r.id, r.score])).toEqual(m.map((r) => [r.id, expect.closeTo(r.score, 12)]));
-    expect(fuse(lists(0.3, 0.7), { method: "signals" }).map((r) => r.id)).toEqual(signalsFusion(lists(0.3, 0.7)).map((r) => r.id));
-    expect(signalsFusion([...lists(0.3, 0.7)].reverse()).map((r) => [r.id, r.score])).toEqual(signalsFusion(lists(0.3, 0.7)).map((r) => [r.id, r.score]));
+    expect(fuse(lists(0.3, 0.7), { method: "signals" }).map((r) => r.id)).toEqual(
+      signalsFusion(lists(0.3, 0.7)).map((r) => r.id),
+    );
+    expect(signalsFusion([...lists(0.3, 0.7)].reverse()).map((r) => [r.id, r.score])).toEqual(
+      signalsFusion(lists(0.3, 0.7)).map((r) => [r.id, r.score]),
+    );
     expect(JSON.stringify(lists(0.3, 0.7))).toBe(before);
   });
 
@@ -91,18 +109,30 @@ describe("signalsFusion", () => {
   });
 });
 
-describe("HybridRetriever with fusion: \"signals\"", () => {
+describe('HybridRetriever with fusion: "signals"', () => {
   const chunks: Chunk[] = [
     ["card-freeze", "Freezing your card blocks new card payments and ATM withdrawals."],
     ["fees", "Out-of-network ATM withdrawals cost a fee of 2.50."],
     ["refunds", "A merchant refund reaches your balance in 3 to 5 business days."],
     ["lost-card", "If your card is lost or stolen, freeze it and order a replacement."],
-  ].map(([id, text]) => ({ id: `${id}#1`, parentId: id as string, locale: "en", title: id as string, section: "s", text: text as string }));
+  ].map(([id, text]) => ({
+    id: `${id}#1`,
+    parentId: id as string,
+    locale: "en",
+    title: id as string,
+    section: "s",
+    text: text as string,
+  }));
 
   it("fuses the real branches with the per-query weight the trace's contributions carry", async () => {
     const embedder = new HashingEmbedder();
     const dense = await InMemoryDenseIndex.fromChunks(chunks, embedder);
-    const retriever = new HybridRetriever({ chunks, embedder, dense, defaults: { fusion: "signals", weights: { dense: 0.3, bm25: 0.7 } } });
+    const retriever = new HybridRetriever({
+      chunks,
+      embedder,
+      dense,
+      defaults: { fusion: "signals", weights: { dense: 0.3, bm25: 0.7 } },
+    });
     const trace = await retriever.retrieve("freeze my card", { locale: "en" });
     expect(trace.config.fusion).toBe("signals");
     const lists = [

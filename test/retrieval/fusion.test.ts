@@ -5,7 +5,8 @@ import { RRF_K, reciprocalRankFusion, renumber, type FusionInput } from "../../s
 import type { Ranked } from "../../src/retrieval/types.js";
 
 /** A ranked list from ids in order (ranks 1..n, parent = the part before `#`). */
-const list = (...ids: string[]): Ranked[] => ids.map((id, i) => ({ id, parentId: id.split("#")[0]!, score: 100 - i, rank: i + 1 }));
+const list = (...ids: string[]): Ranked[] =>
+  ids.map((id, i) => ({ id, parentId: id.split("#")[0]!, score: 100 - i, rank: i + 1 }));
 
 function deepFreeze<T>(x: T): T {
   if (typeof x === "object" && x !== null) {
@@ -23,7 +24,12 @@ describe("reciprocalRankFusion: hand-checked", () => {
       { name: "dense", ranked: list("a#1", "b#1", "c#1") },
       { name: "bm25", ranked: list("b#1", "a#1", "d#1") },
     ]);
-    expect(fused.map((r) => [r.id, r.rank])).toEqual([["a#1", 1], ["b#1", 2], ["c#1", 3], ["d#1", 4]]);
+    expect(fused.map((r) => [r.id, r.rank])).toEqual([
+      ["a#1", 1],
+      ["b#1", 2],
+      ["c#1", 3],
+      ["d#1", 4],
+    ]);
     expect(fused[0]!.score).toBeCloseTo(1 / 61 + 1 / 62, 15);
     expect(fused[1]!.score).toBe(fused[0]!.score);
     expect(fused[2]!.score).toBeCloseTo(1 / 63, 15);
@@ -45,9 +51,16 @@ describe("reciprocalRankFusion: hand-checked", () => {
       ],
       { k: 0 },
     );
-    expect(fused.map((r) => [r.id, r.score])).toEqual([["a#1", 2], ["b#1", 1], ["c#1", 0]]);
+    expect(fused.map((r) => [r.id, r.score])).toEqual([
+      ["a#1", 2],
+      ["b#1", 1],
+      ["c#1", 0],
+    ]);
     // k = 10: 1/11 and 1/12.
-    expect(reciprocalRankFusion([{ name: "d", ranked: list("a#1", "b#1") }], { k: 10 }).map((r) => r.score)).toEqual([1 / 11, 1 / 12]);
+    expect(reciprocalRankFusion([{ name: "d", ranked: list("a#1", "b#1") }], { k: 10 }).map((r) => r.score)).toEqual([
+      1 / 11,
+      1 / 12,
+    ]);
   });
 
   it("counts an id listed twice in one list once, at its best rank", () => {
@@ -59,7 +72,12 @@ describe("reciprocalRankFusion: hand-checked", () => {
 
   it("handles no lists and empty lists", () => {
     expect(reciprocalRankFusion([])).toEqual([]);
-    expect(reciprocalRankFusion([{ name: "d", ranked: [] }, { name: "b", ranked: [] }])).toEqual([]);
+    expect(
+      reciprocalRankFusion([
+        { name: "d", ranked: [] },
+        { name: "b", ranked: [] },
+      ]),
+    ).toEqual([]);
   });
 
   it("rejects negative or non-finite weight and k, and bad ranks", () => {
@@ -67,16 +85,26 @@ describe("reciprocalRankFusion: hand-checked", () => {
     expect(() => reciprocalRankFusion([{ name: "dense", ranked, weight: -1 }])).toThrow(
       "Expected `weight of dense` to be a finite non-negative number, got -1",
     );
-    expect(() => reciprocalRankFusion([{ name: "dense", ranked, weight: Number.POSITIVE_INFINITY }])).toThrow(InvalidArgumentError);
-    expect(() => reciprocalRankFusion([{ name: "dense", ranked }], { k: -60 })).toThrow("Expected `k` to be a finite non-negative number, got -60");
+    expect(() => reciprocalRankFusion([{ name: "dense", ranked, weight: Number.POSITIVE_INFINITY }])).toThrow(
+      InvalidArgumentError,
+    );
+    expect(() => reciprocalRankFusion([{ name: "dense", ranked }], { k: -60 })).toThrow(
+      "Expected `k` to be a finite non-negative number, got -60",
+    );
     expect(() => reciprocalRankFusion([{ name: "dense", ranked }], { k: Number.NaN })).toThrow(InvalidArgumentError);
     const bad: Ranked[] = [{ id: "a#1", parentId: "a", score: 1, rank: 0 }];
     expect(() => reciprocalRankFusion([{ name: "bm25", ranked: bad }])).toThrow(InvalidArgumentError);
   });
 
   it("renumber copies with ranks 1..n", () => {
-    const src = deepFreeze([{ id: "b#1", parentId: "b", score: 3, rank: 7 }, { id: "a#1", parentId: "a", score: 2, rank: 9 }]);
-    expect(renumber(src)).toEqual([{ id: "b#1", parentId: "b", score: 3, rank: 1 }, { id: "a#1", parentId: "a", score: 2, rank: 2 }]);
+    const src = deepFreeze([
+      { id: "b#1", parentId: "b", score: 3, rank: 7 },
+      { id: "a#1", parentId: "a", score: 2, rank: 9 },
+    ]);
+    expect(renumber(src)).toEqual([
+      { id: "b#1", parentId: "b", score: 3, rank: 1 },
+      { id: "a#1", parentId: "a", score: 2, rank: 2 },
+    ]);
   });
 });
 
@@ -84,7 +112,11 @@ describe("reciprocalRankFusion: hand-checked", () => {
 const idArb = fc.constantFrom(...["a", "b", "c", "d", "e", "f", "g", "h"].flatMap((c) => [`${c}#1`, `${c}#2`]));
 const listArb = fc.uniqueArray(idArb, { maxLength: 10 }).map((ids) => list(...ids));
 const inputsArb = fc.array(
-  fc.record({ name: fc.constantFrom("dense", "bm25", "x"), ranked: listArb, weight: fc.option(fc.constantFrom(0, 0.5, 1, 2), { nil: undefined }) }),
+  fc.record({
+    name: fc.constantFrom("dense", "bm25", "x"),
+    ranked: listArb,
+    weight: fc.option(fc.constantFrom(0, 0.5, 1, 2), { nil: undefined }),
+  }),
   { maxLength: 4 },
 );
 const kArb = fc.option(fc.constantFrom(0, 1, 60), { nil: undefined });
@@ -100,7 +132,10 @@ describe("reciprocalRankFusion: properties", () => {
         const lists = raw.map(withOptionalWeight);
         const shuffled = [...lists].reverse();
         // A second, random permutation as well.
-        const perm = lists.map((l) => ({ l, key: rnd.next().value as number })).sort((x, y) => x.key - y.key).map((x) => x.l);
+        const perm = lists
+          .map((l) => ({ l, key: rnd.next().value as number }))
+          .sort((x, y) => x.key - y.key)
+          .map((x) => x.l);
         const opts = k === undefined ? undefined : { k };
         const base = reciprocalRankFusion(lists, opts);
         expect(reciprocalRankFusion(shuffled, opts)).toEqual(base);
@@ -149,10 +184,17 @@ describe("reciprocalRankFusion: properties", () => {
   it("puts an item ranked first in every list first", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.uniqueArray(idArb, { maxLength: 8 }), fc.constantFrom(0.5, 1, 3)), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.uniqueArray(idArb, { maxLength: 8 }), fc.constantFrom(0.5, 1, 3)), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         fc.constantFrom(0, 1, 60, 1000),
         (raw, k) => {
-          const lists = raw.map(([ids, weight], i) => ({ name: `l${i}`, ranked: list("star#1", ...ids.filter((id) => id !== "star#1")), weight }));
+          const lists = raw.map(([ids, weight], i) => ({
+            name: `l${i}`,
+            ranked: list("star#1", ...ids.filter((id) => id !== "star#1")),
+            weight,
+          }));
           expect(reciprocalRankFusion(lists, { k })[0]!.id).toBe("star#1");
         },
       ),

@@ -23,17 +23,35 @@ const chunk = (parentId: string, n: number, locale: Locale, section: string, bod
 
 /** A small synthetic KB: several chunks per card so that parent dedup has work to do. */
 const CHUNKS: Chunk[] = [
-  chunk("card-freeze", 1, "en", "What freezing does", "Freezing your card blocks new card payments and ATM withdrawals."),
+  chunk(
+    "card-freeze",
+    1,
+    "en",
+    "What freezing does",
+    "Freezing your card blocks new card payments and ATM withdrawals.",
+  ),
   chunk("card-freeze", 2, "en", "How to freeze", "Open the app, tap Card, then Freeze. Unfreeze the same way."),
   chunk("fees", 1, "en", "Monthly fee", "There is no monthly fee for the standard account."),
   chunk("fees", 2, "en", "ATM fees", "Out-of-network ATM withdrawals cost a fee of 2.50."),
   chunk("refund-timelines", 1, "en", "Card refunds", "A merchant refund reaches your balance in 3 to 5 business days."),
   chunk("refund-timelines", 2, "en", "Duplicate charges", "A duplicate pending charge drops off within 3 days."),
-  chunk("lost-card", 1, "en", "Report a lost card", "If your card is lost or stolen, freeze it and order a replacement."),
+  chunk(
+    "lost-card",
+    1,
+    "en",
+    "Report a lost card",
+    "If your card is lost or stolen, freeze it and order a replacement.",
+  ),
   chunk("es-congelar-tarjeta", 1, "es-419", "Qué hace", "Congelar bloquea compras nuevas con la tarjeta."),
   chunk("es-congelar-tarjeta", 2, "es-419", "Cómo congelar", "En la app, toca Tarjeta y luego Congelar."),
   chunk("es-comisiones", 1, "es-419", "Comisiones", "No cobramos comisión mensual por la cuenta."),
-  chunk("pt-chaves-pix", 1, "pt-BR", "O que é uma chave", "Uma chave PIX identifica sua conta: CPF, celular ou e-mail."),
+  chunk(
+    "pt-chaves-pix",
+    1,
+    "pt-BR",
+    "O que é uma chave",
+    "Uma chave PIX identifica sua conta: CPF, celular ou e-mail.",
+  ),
   chunk("pt-bloquear-cartao", 1, "pt-BR", "Bloquear o cartão", "No app, toque em Cartão e depois em Bloquear."),
 ];
 
@@ -208,8 +226,12 @@ describe("HybridRetriever", () => {
   it("validates k, denseK, bm25K, mode and rerank", async () => {
     const { retriever } = await makeRetriever();
     await expect(retriever.retrieve("x", { k: 0 })).rejects.toThrow("Expected `k` to be a positive integer, got 0");
-    await expect(retriever.retrieve("x", { denseK: -1 })).rejects.toThrow("Expected `denseK` to be a positive integer, got -1");
-    await expect(retriever.retrieve("x", { bm25K: 2.5 })).rejects.toThrow("Expected `bm25K` to be a positive integer, got 2.5");
+    await expect(retriever.retrieve("x", { denseK: -1 })).rejects.toThrow(
+      "Expected `denseK` to be a positive integer, got -1",
+    );
+    await expect(retriever.retrieve("x", { bm25K: 2.5 })).rejects.toThrow(
+      "Expected `bm25K` to be a positive integer, got 2.5",
+    );
     await expect(retriever.retrieve("x", { mode: "sparse" as never })).rejects.toThrow(InvalidArgumentError);
     await expect(retriever.retrieve("x", { locale: "fr_FR" as Locale })).rejects.toThrow(InvalidArgumentError);
     await expect(retriever.retrieve("x", { rerank: true })).rejects.toThrow(
@@ -220,7 +242,8 @@ describe("HybridRetriever", () => {
   it("validates its construction", async () => {
     const embedder = new HashingEmbedder();
     const dense = await InMemoryDenseIndex.fromChunks(CHUNKS, embedder);
-    const make = (defaults: HybridRetrieverOptions["defaults"]) => () => new HybridRetriever({ chunks: CHUNKS, embedder, dense, defaults });
+    const make = (defaults: HybridRetrieverOptions["defaults"]) => () =>
+      new HybridRetriever({ chunks: CHUNKS, embedder, dense, defaults });
     expect(make({ k: 0 })).toThrow("Expected `k` to be a positive integer, got 0");
     expect(make({ rerank: true })).toThrow(InvalidArgumentError);
     expect(make({ rrfK: -1 })).toThrow(InvalidArgumentError);
@@ -231,7 +254,10 @@ describe("HybridRetriever", () => {
 
   it("fails clearly when the dense index returns a chunk the retriever does not know and a rerank needs its text", async () => {
     const embedder: Embedder = new HashingEmbedder();
-    const dense = await InMemoryDenseIndex.fromChunks([...CHUNKS, chunk("ghost", 1, "en", "Freeze", "freeze card")], embedder);
+    const dense = await InMemoryDenseIndex.fromChunks(
+      [...CHUNKS, chunk("ghost", 1, "en", "Freeze", "freeze card")],
+      embedder,
+    );
     const retriever = new HybridRetriever({ chunks: CHUNKS, embedder, dense, reranker: new FakeKeywordReranker() });
     await expect(retriever.retrieve("freeze card ghost", { rerank: true })).rejects.toThrow(/ghost#1/);
   });

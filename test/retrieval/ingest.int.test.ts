@@ -50,9 +50,27 @@ describe("ingest", () => {
   it("writes every chunk with its metadata, then a second run is a no-op", async () => {
     const { chunks, embedder } = fixture(5, "idem");
     const progress: [number, number][] = [];
-    const first = await ingest({ client, chunks, embedder, kbHash: KB_V1, batchSize: 2, onProgress: (d, t) => progress.push([d, t]) });
-    expect(first).toMatchObject({ status: "ingested", collection: collectionName(KB_V1, embedder), chunks: 5, embedder: "idem", dimension: 2 });
-    expect(progress).toEqual([[0, 5], [2, 5], [4, 5], [5, 5]]);
+    const first = await ingest({
+      client,
+      chunks,
+      embedder,
+      kbHash: KB_V1,
+      batchSize: 2,
+      onProgress: (d, t) => progress.push([d, t]),
+    });
+    expect(first).toMatchObject({
+      status: "ingested",
+      collection: collectionName(KB_V1, embedder),
+      chunks: 5,
+      embedder: "idem",
+      dimension: 2,
+    });
+    expect(progress).toEqual([
+      [0, 5],
+      [2, 5],
+      [4, 5],
+      [5, 5],
+    ]);
     expect(embedder.calls.map((c) => c.length)).toEqual([2, 2, 1]);
 
     const col = await client.getCollection({ name: first.collection, embeddingFunction: null as never });
@@ -91,7 +109,11 @@ describe("ingest", () => {
     await expect(run).rejects.toThrow("stop here");
     expect(v2.embedder.calls).toHaveLength(1); // only the first batch was embedded
     expect(await stagingNames()).toEqual([]);
-    expect(await client.getCollection({ name: collectionName(KB_V2, v2.embedder), embeddingFunction: null as never }).catch(() => null)).toBeNull();
+    expect(
+      await client
+        .getCollection({ name: collectionName(KB_V2, v2.embedder), embeddingFunction: null as never })
+        .catch(() => null),
+    ).toBeNull();
 
     // The retriever still finds the v1 collection (as a fallback for the v2 KB) and it answers queries.
     const current = await openCurrentCollection(client, { kbHash: KB_V2, embedder: v2.embedder });
@@ -115,7 +137,18 @@ describe("ingest", () => {
       name: stale,
       configuration: COSINE_CONFIGURATION,
       embeddingFunction: null,
-      metadata: { retrace: 1, kbHash: KB_V1, chunksHash: "h", embedder: embedder.id, dimension: 2, chunks: 3, complete: false, startedAt: Date.now(), target: name, owner: `${os.hostname()}:${await deadPid()}` },
+      metadata: {
+        retrace: 1,
+        kbHash: KB_V1,
+        chunksHash: "h",
+        embedder: embedder.id,
+        dimension: 2,
+        chunks: 3,
+        complete: false,
+        startedAt: Date.now(),
+        target: name,
+        owner: `${os.hostname()}:${await deadPid()}`,
+      },
     });
     await half.add({ ids: ["c0#1"], embeddings: [[1, 0]] });
     // One still being filled by a live process (our parent) must be kept.
@@ -123,7 +156,18 @@ describe("ingest", () => {
     await client.createCollection({
       name: busy,
       embeddingFunction: null,
-      metadata: { retrace: 1, kbHash: KB_V1, chunksHash: "h", embedder: embedder.id, dimension: 2, chunks: 3, complete: false, startedAt: Date.now(), target: name, owner: `${os.hostname()}:${process.ppid}` },
+      metadata: {
+        retrace: 1,
+        kbHash: KB_V1,
+        chunksHash: "h",
+        embedder: embedder.id,
+        dimension: 2,
+        chunks: 3,
+        complete: false,
+        startedAt: Date.now(),
+        target: name,
+        owner: `${os.hostname()}:${process.ppid}`,
+      },
     });
     expect(await openCurrentCollection(client, { kbHash: KB_V1, embedder })).toBeNull(); // never served
 
@@ -163,7 +207,16 @@ describe("ingest", () => {
     await client.createCollection({
       name: collectionName(KB_V1, embedder),
       embeddingFunction: null,
-      metadata: { retrace: 1, kbHash: KB_V1, chunksHash: "h", embedder: embedder.id, dimension: 7, chunks: 2, complete: true, startedAt: 1 },
+      metadata: {
+        retrace: 1,
+        kbHash: KB_V1,
+        chunksHash: "h",
+        embedder: embedder.id,
+        dimension: 7,
+        chunks: 2,
+        complete: true,
+        startedAt: 1,
+      },
     });
     const e = await ingest({ client, chunks, embedder, kbHash: KB_V1 }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(DimensionMismatchError);
@@ -172,12 +225,18 @@ describe("ingest", () => {
 
   it("validates its arguments before touching the store", async () => {
     const { chunks, embedder } = fixture(2, "args");
-    await expect(ingest({ client, chunks, embedder, kbHash: KB_V1, batchSize: 0 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(ingest({ client, chunks, embedder, kbHash: KB_V1, batchSize: 0 })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
     await expect(ingest({ client, chunks: [], embedder, kbHash: KB_V1 })).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(ingest({ client, chunks: [chunks[0]!, chunks[0]!], embedder, kbHash: KB_V1 })).rejects.toThrow(/unique chunk ids/);
+    await expect(ingest({ client, chunks: [chunks[0]!, chunks[0]!], embedder, kbHash: KB_V1 })).rejects.toThrow(
+      /unique chunk ids/,
+    );
     const aborted = new AbortController();
     aborted.abort(new Error("already aborted"));
-    await expect(ingest({ client, chunks, embedder, kbHash: KB_V1, signal: aborted.signal })).rejects.toThrow("already aborted");
+    await expect(ingest({ client, chunks, embedder, kbHash: KB_V1, signal: aborted.signal })).rejects.toThrow(
+      "already aborted",
+    );
     expect(embedder.calls).toEqual([]);
   });
 });

@@ -14,7 +14,10 @@ vi.mock("node:fs/promises", async (importOriginal) => {
   return {
     ...real,
     link: async (from: string, to: string) => {
-      throw Object.assign(new Error(`EPERM: operation not permitted, link '${from}' -> '${to}'`), { code: "EPERM", syscall: "link" });
+      throw Object.assign(new Error(`EPERM: operation not permitted, link '${from}' -> '${to}'`), {
+        code: "EPERM",
+        syscall: "link",
+      });
     },
   };
 });
@@ -31,7 +34,10 @@ describe("acquireDirLock where link(2) is refused", () => {
     const d = await mkdtemp(path.join(os.tmpdir(), "retrace-lock-nolink-"));
     dirs.push(d);
     const first = await acquireDirLock(d, { waitMs: 1_000 });
-    expect(JSON.parse(await readFile(path.join(d, LOCK_FILE), "utf8"))).toMatchObject({ pid: process.pid, host: os.hostname() });
+    expect(JSON.parse(await readFile(path.join(d, LOCK_FILE), "utf8"))).toMatchObject({
+      pid: process.pid,
+      host: os.hostname(),
+    });
     const second = await acquireDirLock(d, { waitMs: 300, pollMs: 20 }).catch((e: unknown) => e);
     expect(second).toMatchObject({ exitCode: 3 });
     await first.release();

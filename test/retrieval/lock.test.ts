@@ -67,7 +67,10 @@ describe("acquireDirLock", () => {
 
   it("gives up after waitMs on a live holder with exit 3, naming the file and the holder", async () => {
     const d = await dir();
-    await writeFile(path.join(d, LOCK_FILE), JSON.stringify({ pid: process.ppid, host: os.hostname(), token: "t", since: "2026-01-01" }));
+    await writeFile(
+      path.join(d, LOCK_FILE),
+      JSON.stringify({ pid: process.ppid, host: os.hostname(), token: "t", since: "2026-01-01" }),
+    );
     const err = await acquireDirLock(d, { waitMs: 200, pollMs: 20 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ exitCode: 3 });
     expect(String(err)).toContain(`locked by process ${process.ppid} on ${os.hostname()}`);
@@ -88,14 +91,19 @@ describe("acquireDirLock", () => {
       const d = await dir();
       await writeFile(path.join(d, LOCK_FILE), content);
       const lines = await stderrLines(async () => (await acquireDirLock(d, { waitMs: 2_000, pollMs: 20 })).release());
-      expect(lines.filter((l) => l.startsWith("Took over"))).toEqual([`Took over the stale lock ${path.join(d, LOCK_FILE)}: ${why}${why.endsWith("writes") ? " (no pid, host and token)" : ""}`]);
+      expect(lines.filter((l) => l.startsWith("Took over"))).toEqual([
+        `Took over the stale lock ${path.join(d, LOCK_FILE)}: ${why}${why.endsWith("writes") ? " (no pid, host and token)" : ""}`,
+      ]);
       expect(await readdir(d)).toEqual([]); // released, no temporary or takeover file left
     }
   });
 
   it("says once who holds a live lock and how long it will wait", async () => {
     const d = await dir();
-    await writeFile(path.join(d, LOCK_FILE), JSON.stringify({ pid: process.ppid, host: os.hostname(), token: "t", since: "2026-01-01T00:00:00.000Z" }));
+    await writeFile(
+      path.join(d, LOCK_FILE),
+      JSON.stringify({ pid: process.ppid, host: os.hostname(), token: "t", since: "2026-01-01T00:00:00.000Z" }),
+    );
     const lines = await stderrLines(() => acquireDirLock(d, { waitMs: 1_000, pollMs: 20 }).catch(() => undefined));
     expect(lines.filter((l) => l.startsWith("Waiting"))).toEqual([
       `Waiting for process ${process.ppid} on ${os.hostname()} (holding the data dir ${d} since 2026-01-01T00:00:00.000Z) to release ${path.join(d, LOCK_FILE)}; waiting up to 1 s (RETRACE_LOCK_TIMEOUT)`,
@@ -138,7 +146,9 @@ describe("acquireDirLock on a full file system (tmpfs, root only)", () => {
       }
       const err = await acquireDirLock(mnt, { waitMs: 1_000 }).catch((e: unknown) => e);
       expect(err).toMatchObject({ exitCode: 3, errno: "ENOSPC" });
-      expect(String((err as Error).message)).toBe(`could not write ${path.join(mnt, LOCK_FILE)}: no space left on device`);
+      expect(String((err as Error).message)).toBe(
+        `could not write ${path.join(mnt, LOCK_FILE)}: no space left on device`,
+      );
       expect(await readdir(mnt)).toEqual(["filler"]);
     } finally {
       unmountTmpfs(mnt);
@@ -162,5 +172,8 @@ async function stderrLines(fn: () => Promise<unknown>): Promise<string[]> {
     if (before === undefined) delete process.env.RETRACE_LOG;
     else process.env.RETRACE_LOG = before;
   }
-  return chunks.join("").split("\n").filter((l) => l !== "");
+  return chunks
+    .join("")
+    .split("\n")
+    .filter((l) => l !== "");
 }

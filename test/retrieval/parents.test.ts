@@ -4,11 +4,22 @@ import { InvalidArgumentError } from "../../src/errors.js";
 import { dedupeParents, topK } from "../../src/retrieval/parents.js";
 import type { Ranked } from "../../src/retrieval/types.js";
 
-const r = (id: string, score: number, rank: number, parentId = id.split("#")[0]!): Ranked => ({ id, parentId, score, rank });
+const r = (id: string, score: number, rank: number, parentId = id.split("#")[0]!): Ranked => ({
+  id,
+  parentId,
+  score,
+  rank,
+});
 
 describe("dedupeParents", () => {
   it("keeps the first chunk of each card, at its position, with its score", () => {
-    const ranked = Object.freeze([r("b#2", 0.9, 1), r("a#1", 0.8, 2), r("b#1", 0.7, 3), r("c#4", 0.6, 4), r("a#3", 0.5, 5)]);
+    const ranked = Object.freeze([
+      r("b#2", 0.9, 1),
+      r("a#1", 0.8, 2),
+      r("b#1", 0.7, 3),
+      r("c#4", 0.6, 4),
+      r("a#3", 0.5, 5),
+    ]);
     expect(dedupeParents(ranked)).toEqual([
       { id: "b", parentId: "b", score: 0.9, rank: 1 },
       { id: "a", parentId: "a", score: 0.8, rank: 2 },
@@ -23,14 +34,17 @@ describe("dedupeParents", () => {
 
   it("yields each card once, in first-occurrence order, ranks 1..n", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", "d", "e"), fc.nat({ max: 5 })), { maxLength: 20 }), (pairs) => {
-        const ranked = pairs.map(([card, n], i) => r(`${card}#${n}`, 1 / (i + 1), i + 1));
-        const out = dedupeParents(ranked);
-        const firstOrder = [...new Set(ranked.map((x) => x.parentId))];
-        expect(out.map((x) => x.id)).toEqual(firstOrder);
-        expect(out.map((x) => x.rank)).toEqual(firstOrder.map((_, i) => i + 1));
-        for (const x of out) expect(x.score).toBe(ranked.find((y) => y.parentId === x.id)!.score);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("a", "b", "c", "d", "e"), fc.nat({ max: 5 })), { maxLength: 20 }),
+        (pairs) => {
+          const ranked = pairs.map(([card, n], i) => r(`${card}#${n}`, 1 / (i + 1), i + 1));
+          const out = dedupeParents(ranked);
+          const firstOrder = [...new Set(ranked.map((x) => x.parentId))];
+          expect(out.map((x) => x.id)).toEqual(firstOrder);
+          expect(out.map((x) => x.rank)).toEqual(firstOrder.map((_, i) => i + 1));
+          for (const x of out) expect(x.score).toBe(ranked.find((y) => y.parentId === x.id)!.score);
+        },
+      ),
       { seed: 42, numRuns: 200 },
     );
   });

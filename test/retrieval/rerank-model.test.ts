@@ -55,7 +55,13 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "retrace-rerank-"));
   modelsDir = join(root, "models");
   single = await makeTinyCrossEncoder(modelsDir, { hiddenSize: 16, seed: 21 });
-  binary = await makeTinyCrossEncoder(modelsDir, { org: "tiny", name: "binary-ce", hiddenSize: 16, seed: 22, numLabels: 2 });
+  binary = await makeTinyCrossEncoder(modelsDir, {
+    org: "tiny",
+    name: "binary-ce",
+    hiddenSize: 16,
+    seed: 22,
+    numLabels: 2,
+  });
 });
 
 afterAll(async () => {

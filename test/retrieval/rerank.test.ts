@@ -4,7 +4,8 @@ import { InvalidArgumentError } from "../../src/errors.js";
 import { applyRerank, rerankHead } from "../../src/retrieval/rerank.js";
 import type { Ranked, Reranker } from "../../src/retrieval/types.js";
 
-const list = (...ids: string[]): Ranked[] => ids.map((id, i) => ({ id, parentId: id.split("#")[0]!, score: 1 / (61 + i), rank: i + 1 }));
+const list = (...ids: string[]): Ranked[] =>
+  ids.map((id, i) => ({ id, parentId: id.split("#")[0]!, score: 1 / (61 + i), rank: i + 1 }));
 
 /** A fake cross-encoder (no model can be loaded here): scores a text by how often it contains the query. */
 class FakeOverlapReranker implements Reranker {
@@ -20,7 +21,13 @@ describe("applyRerank", () => {
   it("reorders the head by score, keeps the tail in fused order, renumbers", () => {
     const fused = Object.freeze(list("a#1", "b#1", "c#1", "d#1", "e#1"));
     const out = applyRerank(fused, 3, [0.1, 0.9, 0.5]);
-    expect(out.map((r) => [r.id, r.rank])).toEqual([["b#1", 1], ["c#1", 2], ["a#1", 3], ["d#1", 4], ["e#1", 5]]);
+    expect(out.map((r) => [r.id, r.rank])).toEqual([
+      ["b#1", 1],
+      ["c#1", 2],
+      ["a#1", 3],
+      ["d#1", 4],
+      ["e#1", 5],
+    ]);
     // Head carries the cross-encoder score, tail keeps its fused score.
     expect(out.slice(0, 3).map((r) => r.score)).toEqual([0.9, 0.5, 0.1]);
     expect(out[3]!.score).toBe(fused[3]!.score);
@@ -39,7 +46,9 @@ describe("applyRerank", () => {
   });
 
   it("rejects a score count that does not match the head, non-finite scores and a bad head size", () => {
-    expect(() => applyRerank(list("a#1", "b#1", "c#1"), 2, [1])).toThrow('Expected `scores` to be one score per head entry (2), got "1 scores"');
+    expect(() => applyRerank(list("a#1", "b#1", "c#1"), 2, [1])).toThrow(
+      'Expected `scores` to be one score per head entry (2), got "1 scores"',
+    );
     expect(() => applyRerank(list("a#1"), 1, [Number.NaN])).toThrow(InvalidArgumentError);
     expect(() => applyRerank(list("a#1"), -1, [])).toThrow("Expected `headSize` to be a non-negative integer, got -1");
   });
@@ -55,7 +64,17 @@ describe("applyRerank", () => {
           const n = Math.min(headSize, fused.length);
           const out = applyRerank(fused, headSize, pool.slice(0, n));
           expect(out.slice(n)).toEqual(fused.slice(n));
-          expect(out.slice(0, n).map((r) => r.id).sort()).toEqual(fused.slice(0, n).map((r) => r.id).sort());
+          expect(
+            out
+              .slice(0, n)
+              .map((r) => r.id)
+              .sort(),
+          ).toEqual(
+            fused
+              .slice(0, n)
+              .map((r) => r.id)
+              .sort(),
+          );
           expect(out.map((r) => r.rank)).toEqual(fused.map((_, i) => i + 1));
           for (let i = 1; i < n; i++) expect(out[i - 1]!.score).toBeGreaterThanOrEqual(out[i]!.score);
         },

@@ -52,7 +52,9 @@ describe("resolveEmbedder", () => {
     expect(embedder).toBeInstanceOf(TransformersEmbedder);
     expect(embedder.id).toBe(DEFAULT_EMBEDDING_MODEL);
     expect(embedder.dimension).toBe(24);
-    expect(summary).toBe(`${DEFAULT_EMBEDDING_MODEL} (default; transformers.js, weights found, --verbose for the folder)`);
+    expect(summary).toBe(
+      `${DEFAULT_EMBEDDING_MODEL} (default; transformers.js, weights found, --verbose for the folder)`,
+    );
     expect(reason).toContain(DEFAULT_EMBEDDING_MODEL);
     expect(reason).toContain("auto");
     expect(reason).toContain(`its weights are in ${join(withModels, "Xenova", "bge-small-en-v1.5")}`);
@@ -63,11 +65,15 @@ describe("resolveEmbedder", () => {
     const { embedder, reason, summary } = await resolveEmbedder("auto", { modelsDir: emptyDir });
     expect(embedder).toBeInstanceOf(HashingEmbedder);
     // One short line; the folders searched only in the reason (logged with --verbose).
-    expect(summary).toBe(`${embedder.id} (default, built-in; no corpus to fit LSA on; no transformer weights found, --verbose for the search path)`);
+    expect(summary).toBe(
+      `${embedder.id} (default, built-in; no corpus to fit LSA on; no transformer weights found, --verbose for the search path)`,
+    );
     expect(summary).not.toContain(emptyDir);
     expect(reason).toContain(embedder.id);
     expect(reason).toContain("not semantic");
-    expect(reason).toContain(`no ${DEFAULT_EMBEDDING_MODEL} weights in ${join(emptyDir, "Xenova", "bge-small-en-v1.5")}`);
+    expect(reason).toContain(
+      `no ${DEFAULT_EMBEDDING_MODEL} weights in ${join(emptyDir, "Xenova", "bge-small-en-v1.5")}`,
+    );
     expect(reason).toContain("RETRACE_MODELS_DIR");
   });
 
@@ -82,7 +88,11 @@ describe("resolveEmbedder", () => {
   });
 
   it("auto with allowRemote tries the download, and falls back to built-in when it fails", async () => {
-    const { embedder, reason, summary } = await resolveEmbedder("auto", { modelsDir: emptyDir, allowRemote: true, cacheDir: join(root, "cache") });
+    const { embedder, reason, summary } = await resolveEmbedder("auto", {
+      modelsDir: emptyDir,
+      allowRemote: true,
+      cacheDir: join(root, "cache"),
+    });
     expect(embedder).toBeInstanceOf(HashingEmbedder);
     expect(reason).toContain("could not be downloaded");
     expect(summary).toContain("no transformer weights found and the download failed, --verbose for why");
@@ -137,17 +147,23 @@ describe("resolveReranker", () => {
     expect(present.reranker).toBeInstanceOf(CrossEncoderReranker);
     expect(present.reranker?.id).toBe(DEFAULT_RERANK_MODEL);
     expect(present.reason).toContain(join(withModels, "Xenova", "ms-marco-MiniLM-L-6-v2"));
-    expect(present.summary).toBe(`${DEFAULT_RERANK_MODEL} (auto; cross-encoder, weights found, --verbose for the folder)`);
+    expect(present.summary).toBe(
+      `${DEFAULT_RERANK_MODEL} (auto; cross-encoder, weights found, --verbose for the folder)`,
+    );
     const absent = await resolveReranker("auto", { modelsDir: emptyDir });
     expect(absent.reranker).toBeNull();
     expect(absent.summary).toBe(`none (auto; no ${DEFAULT_RERANK_MODEL} weights found, --verbose for the search path)`);
-    expect(absent.reason).toContain(`no ${DEFAULT_RERANK_MODEL} weights in ${join(emptyDir, "Xenova", "ms-marco-MiniLM-L-6-v2")}`);
+    expect(absent.reason).toContain(
+      `no ${DEFAULT_RERANK_MODEL} weights in ${join(emptyDir, "Xenova", "ms-marco-MiniLM-L-6-v2")}`,
+    );
   });
 
   it("a model id loads that cross-encoder or fails with ModelUnavailableError", async () => {
     const r = keep(await resolveReranker(DEFAULT_RERANK_MODEL, { modelsDir: withModels }));
     expect(r.reranker).toBeInstanceOf(CrossEncoderReranker);
     expect(await r.reranker?.score("refund", ["order", "card"])).toHaveLength(2);
-    await expect(resolveReranker(DEFAULT_RERANK_MODEL, { modelsDir: emptyDir })).rejects.toBeInstanceOf(ModelUnavailableError);
+    await expect(resolveReranker(DEFAULT_RERANK_MODEL, { modelsDir: emptyDir })).rejects.toBeInstanceOf(
+      ModelUnavailableError,
+    );
   });
 });

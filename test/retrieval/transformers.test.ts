@@ -10,14 +10,13 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DataValidationError, InvalidArgumentError, ModelUnavailableError } from "../../src/errors.js";
-import { DEFAULT_EMBEDDING_MODEL, TransformersEmbedder, resolvePooling } from "../../src/retrieval/embedders/transformers.js";
-import { loadTransformers } from "../../src/retrieval/embedders/transformers-runtime.js";
 import {
-  DEFAULT_WORDS,
-  type TinyModel,
-  idsOf,
-  makeTinyBertEmbedder,
-} from "../fixtures/models/make-tiny-models.js";
+  DEFAULT_EMBEDDING_MODEL,
+  TransformersEmbedder,
+  resolvePooling,
+} from "../../src/retrieval/embedders/transformers.js";
+import { loadTransformers } from "../../src/retrieval/embedders/transformers-runtime.js";
+import { DEFAULT_WORDS, type TinyModel, idsOf, makeTinyBertEmbedder } from "../fixtures/models/make-tiny-models.js";
 import { useFetchGuard } from "../helpers/network.js";
 
 const H = 32;
@@ -53,8 +52,20 @@ beforeAll(async () => {
   modelsDir = join(root, "models");
   bge = await makeTinyBertEmbedder(modelsDir, { hiddenSize: H, seed: 7 });
   // Same seed: identical weights, only the pooling config differs.
-  clsModel = await makeTinyBertEmbedder(modelsDir, { org: "tiny", name: "cls-embedder", hiddenSize: H, seed: 11, pooling: "cls" });
-  meanModel = await makeTinyBertEmbedder(modelsDir, { org: "tiny", name: "mean-embedder", hiddenSize: H, seed: 11, pooling: "mean" });
+  clsModel = await makeTinyBertEmbedder(modelsDir, {
+    org: "tiny",
+    name: "cls-embedder",
+    hiddenSize: H,
+    seed: 11,
+    pooling: "cls",
+  });
+  meanModel = await makeTinyBertEmbedder(modelsDir, {
+    org: "tiny",
+    name: "mean-embedder",
+    hiddenSize: H,
+    seed: 11,
+    pooling: "mean",
+  });
   plainModel = await makeTinyBertEmbedder(modelsDir, { org: "tiny", name: "plain-embedder", hiddenSize: 24, seed: 3 });
 });
 
@@ -108,7 +119,9 @@ describe("TransformersEmbedder: offline load of a generated model", () => {
     const ids = idsOf(clsModel, ["[CLS]", "the", "refund", "order", "[SEP]"]);
     const hidden = clsModel.hidden(ids);
     const expectedCls = normalized(hidden[0] ?? []);
-    const expectedMean = normalized(Array.from({ length: H }, (_, j) => hidden.reduce((a, row) => a + (row[j] ?? 0), 0) / hidden.length));
+    const expectedMean = normalized(
+      Array.from({ length: H }, (_, j) => hidden.reduce((a, row) => a + (row[j] ?? 0), 0) / hidden.length),
+    );
     // identical weights in both folders, so the reference holds for both
     expect(meanModel.hidden(ids)).toEqual(hidden);
 
@@ -198,7 +211,13 @@ describe("TransformersEmbedder: offline load of a generated model", () => {
     const e = await load({ model: "tiny/q8-only" });
     expect(e.dtype).toBe("q8");
     expect(e.dimension).toBe(16);
-    await makeTinyBertEmbedder(modelsDir, { org: "tiny", name: "both", hiddenSize: 16, seed: 5, onnxFiles: ["fp32", "q8"] });
+    await makeTinyBertEmbedder(modelsDir, {
+      org: "tiny",
+      name: "both",
+      hiddenSize: 16,
+      seed: 5,
+      onnxFiles: ["fp32", "q8"],
+    });
     expect((await load({ model: "tiny/both" })).dtype).toBe("fp32");
     expect((await load({ model: "tiny/both", quantized: true })).dtype).toBe("q8");
     await expect(load({ model: "tiny/q8-only", quantized: false })).rejects.toThrow(/missing onnx\/model\.onnx\)/);
@@ -213,12 +232,22 @@ describe("TransformersEmbedder: pooling rule", () => {
     const p = await load({ model: "tiny/plain-embedder" });
     expect(p.pooling).toBe("mean");
     expect(p.poolingSource).toBe("default");
-    expect(await resolvePooling("BAAI/bge-base-en-v1.5", null)).toEqual({ pooling: "cls", source: "known model family (bge -> cls)" });
+    expect(await resolvePooling("BAAI/bge-base-en-v1.5", null)).toEqual({
+      pooling: "cls",
+      source: "known model family (bge -> cls)",
+    });
     expect(await resolvePooling("Xenova/all-MiniLM-L6-v2", null)).toEqual({ pooling: "mean", source: "default" });
   });
 
   it("follows modules.json to a Pooling folder that is not 1_Pooling", async () => {
-    await makeTinyBertEmbedder(modelsDir, { org: "tiny", name: "st-layout", hiddenSize: H, seed: 11, pooling: "cls", poolingDir: "pool" });
+    await makeTinyBertEmbedder(modelsDir, {
+      org: "tiny",
+      name: "st-layout",
+      hiddenSize: H,
+      seed: 11,
+      pooling: "cls",
+      poolingDir: "pool",
+    });
     const e = await load({ model: "tiny/st-layout" });
     expect(e.pooling).toBe("cls");
     expect(e.poolingSource).toBe(join("pool", "config.json"));
@@ -233,7 +262,12 @@ describe("TransformersEmbedder: pooling rule", () => {
   });
 
   it("rejects a pooling mode it cannot honour, naming the file", async () => {
-    const m = await makeTinyBertEmbedder(modelsDir, { org: "tiny", name: "max-embedder", hiddenSize: 8, pooling: "max" });
+    const m = await makeTinyBertEmbedder(modelsDir, {
+      org: "tiny",
+      name: "max-embedder",
+      hiddenSize: 8,
+      pooling: "max",
+    });
     const err = await load({ model: "tiny/max-embedder" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DataValidationError);
     expect((err as Error).message).toContain(join(m.path, "1_Pooling", "config.json"));

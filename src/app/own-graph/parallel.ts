@@ -31,7 +31,15 @@ import { retrievalSettingsFor } from "../../nodes/configuration.js";
 import type { AnalyzerConfig, Analyzers } from "../../retrieval/analyzer.js";
 import type { Retriever } from "../../retrieval/types.js";
 import type { EvaluatorSpec } from "../../eval/measures/evaluators.js";
-import { runCase, sweepCases, type CaseResult, type CaseRunOptions, type CounterfactualRetrieve, type SweepLane, type SweepResult } from "./runner.js";
+import {
+  runCase,
+  sweepCases,
+  type CaseResult,
+  type CaseRunOptions,
+  type CounterfactualRetrieve,
+  type SweepLane,
+  type SweepResult,
+} from "./runner.js";
 
 /** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
 export interface OwnGraphSweep {
@@ -61,7 +69,11 @@ export interface OwnGraphSweep {
 export function ownCounterfactual(retriever: Retriever, defaults: Partial<TunableConfig>): CounterfactualRetrieve {
   const settings = resolveRetrievalSettings(defaults as Record<string, unknown>);
   return async (query, { locale, turn }) => {
-    const trace = await retriever.retrieve(query, { ...retrievalSettingsFor(settings, locale), turn, locale: locale as Locale });
+    const trace = await retriever.retrieve(query, {
+      ...retrievalSettingsFor(settings, locale),
+      turn,
+      locale: locale as Locale,
+    });
     const parents = trace.stages.parents;
     return parents.length > 0 ? parents.map((r) => r.id) : trace.retrievedIds;
   };
@@ -88,7 +100,9 @@ export function ownGraphCaseOptions(s: OwnGraphSweep): CaseRunOptions {
     keepTraces: s.keepTraces,
     threadPrefix: s.threadPrefix,
     ...(s.partOf !== undefined ? { partOf: s.partOf } : {}),
-    ...(s.counterfactual === true && s.retriever !== null ? { counterfactual: ownCounterfactual(s.retriever, s.defaults) } : {}),
+    ...(s.counterfactual === true && s.retriever !== null
+      ? { counterfactual: ownCounterfactual(s.retriever, s.defaults) }
+      : {}),
   };
 }
 
@@ -147,8 +161,10 @@ export function serializeError(e: unknown): SerializedError {
  */
 export function reviveError(s: SerializedError): Error {
   const cls = (errors as Record<string, unknown>)[s.name];
-  const isRetraceClass = typeof cls === "function" && (cls as { prototype: unknown }).prototype instanceof errors.RetraceError;
-  const e = (isRetraceClass ? Object.create((cls as { prototype: object }).prototype) : new Error(s.message)) as Error & Record<PropertyKey, unknown>;
+  const isRetraceClass =
+    typeof cls === "function" && (cls as { prototype: unknown }).prototype instanceof errors.RetraceError;
+  const e = (isRetraceClass ? Object.create((cls as { prototype: object }).prototype) : new Error(s.message)) as Error &
+    Record<PropertyKey, unknown>;
   Object.assign(e, s.fields);
   Object.defineProperty(e, "message", { value: s.message, writable: true, configurable: true });
   Object.defineProperty(e, "name", { value: s.name, writable: true, configurable: true });
@@ -182,7 +198,11 @@ class SweepWorker {
   private failure: Error | null = null;
   readonly ready: Promise<void>;
 
-  constructor(entry: URL, init: SweepWorkerInit, readonly id: number) {
+  constructor(
+    entry: URL,
+    init: SweepWorkerInit,
+    readonly id: number,
+  ) {
     this.worker = startWorker(entry, init);
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.on("message", (m: WorkerMessage) => {
@@ -192,7 +212,13 @@ class SweepWorker {
         else this.settle(m.index, (p) => p.reject(reviveError(m.error)));
       });
       this.worker.on("error", (e) => reject(this.fail(e instanceof Error ? e : new InternalError(String(e)))));
-      this.worker.on("exit", (code) => reject(this.fail(new InternalError(`sweep worker ${id} exited (code ${code}) with ${this.pending.size} case(s) unfinished`))));
+      this.worker.on("exit", (code) =>
+        reject(
+          this.fail(
+            new InternalError(`sweep worker ${id} exited (code ${code}) with ${this.pending.size} case(s) unfinished`),
+          ),
+        ),
+      );
     });
     // A startup failure is reported through `ready` and every pending case; never an unhandled rejection.
     this.ready.catch(() => {});
@@ -248,7 +274,10 @@ export interface ParallelSweepOptions {
  * are wall clock, and `phases` sums all threads' time).
  */
 export async function runSweepInWorkers(opts: ParallelSweepOptions): Promise<SweepResult> {
-  for (const [name, n] of [["threads", opts.threads], ["concurrency", opts.concurrency]] as const) {
+  for (const [name, n] of [
+    ["threads", opts.threads],
+    ["concurrency", opts.concurrency],
+  ] as const) {
     if (!Number.isInteger(n) || n < 1) throw new errors.InvalidArgumentError(name, "a positive integer", n);
   }
   const cases = opts.init.cases;
@@ -259,7 +288,9 @@ export async function runSweepInWorkers(opts: ParallelSweepOptions): Promise<Swe
   for (let c = 0; c < opts.concurrency; c++) {
     // A turn of retrace's graph can run on microtasks alone (in-process retrieval): yield to the event loop
     // before each case, or the workers' messages (ready, results) would wait until this thread ran out of cases.
-    lanes.push({ run: (i) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => runCase(cases[i]!, opts.local)) });
+    lanes.push({
+      run: (i) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => runCase(cases[i]!, opts.local)),
+    });
     for (const w of pool) lanes.push({ ready: w.ready, run: (i) => w.run(i), thread: w.id });
   }
   try {

@@ -84,7 +84,10 @@ export interface SweepOptions {
 }
 
 /** Retrieval with an alternative query: the card ids in rank order (the full list, at least the top k). */
-export type CounterfactualRetrieve = (query: string, turn: { locale: string; turn: number; caseId: string }) => Promise<string[]>;
+export type CounterfactualRetrieve = (
+  query: string,
+  turn: { locale: string; turn: number; caseId: string },
+) => Promise<string[]>;
 
 /** How the sweep gets each turn's retrieval trace (see the module comment). */
 export type TraceSource = "events" | "state";
@@ -102,7 +105,8 @@ function stateTraceOf(state: TurnState, turn: number): RetrievalTrace | undefine
   if (!Array.isArray(state.retrieval)) return undefined;
   for (let i = state.retrieval.length - 1; i >= 0; i--) {
     const t = state.retrieval[i] as Partial<RetrievalTrace> | null;
-    if (typeof t === "object" && t !== null && t.turn === turn && Array.isArray(t.retrievedIds)) return t as RetrievalTrace;
+    if (typeof t === "object" && t !== null && t.turn === turn && Array.isArray(t.retrievedIds))
+      return t as RetrievalTrace;
   }
   return undefined;
 }
@@ -130,7 +134,18 @@ export interface CaseResult {
 /** What running one case needs of the sweep options. */
 export type CaseRunOptions = Pick<
   SweepOptions,
-  "graph" | "evaluators" | "knownIds" | "storeBacked" | "configurable" | "threadPrefix" | "partOf" | "traceSource" | "releaseThread" | "durability" | "keepTraces" | "counterfactual"
+  | "graph"
+  | "evaluators"
+  | "knownIds"
+  | "storeBacked"
+  | "configurable"
+  | "threadPrefix"
+  | "partOf"
+  | "traceSource"
+  | "releaseThread"
+  | "durability"
+  | "keepTraces"
+  | "counterfactual"
 >;
 
 /** Card ids of a trace in rank order: the parents list (full depth) when the trace has one, else the scored top-k. */
@@ -140,7 +155,12 @@ function rankedCards(trace: RetrievalTrace): string[] {
 }
 
 /** The turn's query attribution: the graph's own trace, and the raw message and the oracle retrieved counterfactually (a query equal to the graph's reuses its list). */
-async function turnQueries(c: EvalCase, turn: number, trace: RetrievalTrace, retrieve: CounterfactualRetrieve): Promise<TurnQueries | null> {
+async function turnQueries(
+  c: EvalCase,
+  turn: number,
+  trace: RetrievalTrace,
+  retrieve: CounterfactualRetrieve,
+): Promise<TurnQueries | null> {
   const t = c.turns[turn] as EvalTurn;
   const gold = t.must_cite_one_of ?? []; // a turn to label has none
   if (gold.length === 0) return null;
@@ -149,7 +169,12 @@ async function turnQueries(c: EvalCase, turn: number, trace: RetrievalTrace, ret
   const run = async (query: string) => ({ query, ranked: query === trace.query ? own : await retrieve(query, ctx) });
   const raw = await run(t.user);
   const standalone = t.standalone !== undefined ? await run(t.standalone) : undefined;
-  return attributeTurn({ graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) }, gold, trace.k, t.relevant);
+  return attributeTurn(
+    { graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) },
+    gold,
+    trace.k,
+    t.relevant,
+  );
 }
 
 /** Runs one case through the graph, turn by turn on its own thread, and scores each turn. */
@@ -165,7 +190,10 @@ export async function runCase(c: EvalCase, opts: CaseRunOptions): Promise<CaseRe
       ...(fromState ? {} : { callbacks: [collector] }),
       ...(opts.durability !== undefined ? { durability: opts.durability } : {}),
     };
-    const state = (await opts.graph.invoke({ messages: [new HumanMessage(t.user)], locale: c.locale }, config)) as TurnState;
+    const state = (await opts.graph.invoke(
+      { messages: [new HumanMessage(t.user)], locale: c.locale },
+      config,
+    )) as TurnState;
     result.phases.graph += performance.now() - t0;
     if (fromState) {
       const own = stateTraceOf(state, turn);
@@ -234,7 +262,11 @@ export interface SweepLane {
  * case and whatever order the cases finish in, everything is assembled in
  * dataset order.
  */
-export async function sweepCases(cases: readonly EvalCase[], lanes: readonly SweepLane[], onCaseDone?: (done: number, total: number) => void): Promise<SweepResult> {
+export async function sweepCases(
+  cases: readonly EvalCase[],
+  lanes: readonly SweepLane[],
+  onCaseDone?: (done: number, total: number) => void,
+): Promise<SweepResult> {
   const casesByThread = Array.from({ length: Math.max(0, ...lanes.map((l) => l.thread ?? 0)) + 1 }, () => 0);
   const results = await runQueue(cases.length, lanes, (i, lane) => lane.run(i), {
     ready: (lane) => lane.ready,
@@ -256,7 +288,14 @@ export async function sweepCases(cases: readonly EvalCase[], lanes: readonly Swe
   }
   // Dataset order picks each locale's config (never completion order); keys sorted for a stable report.
   const retrieval = Object.fromEntries([...byLocale].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { turns: results.flatMap((r) => r.reports), traces: collector, timings: ordered, phases, retrieval, casesByThread };
+  return {
+    turns: results.flatMap((r) => r.reports),
+    traces: collector,
+    timings: ordered,
+    phases,
+    retrieval,
+    casesByThread,
+  };
 }
 
 /**
@@ -266,7 +305,12 @@ export async function sweepCases(cases: readonly EvalCase[], lanes: readonly Swe
  */
 export async function runSweep(opts: SweepOptions): Promise<SweepResult> {
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
   const lane: SweepLane = { run: (i) => runCase(opts.cases[i]!, opts) };
-  return sweepCases(opts.cases, Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, () => lane), opts.onCaseDone);
+  return sweepCases(
+    opts.cases,
+    Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, () => lane),
+    opts.onCaseDone,
+  );
 }

@@ -7,5 +7,7 @@ import type { Command } from "commander";
 import { movedCommand } from "../old-spellings.js";
 
 export function register(program: Command): void {
-  movedCommand(program, "baseline", "Moved: retrace baseline floors is now retrace report --floors", (args) => (args[0] === "floors" ? ["report", ...args.slice(1), "--floors"] : ["report", ...args, "--floors"]));
+  movedCommand(program, "baseline", "Moved: retrace baseline floors is now retrace report --floors", (args) =>
+    args[0] === "floors" ? ["report", ...args.slice(1), "--floors"] : ["report", ...args, "--floors"],
+  );
 }

@@ -12,7 +12,16 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { BEIR_DEPTH, runBeir, tuneBeir, type BeirOptions, type BeirOutcome, type BeirSplitReport, type FusedMargin, type ModeResult } from "../../app/beir.js";
+import {
+  BEIR_DEPTH,
+  runBeir,
+  tuneBeir,
+  type BeirOptions,
+  type BeirOutcome,
+  type BeirSplitReport,
+  type FusedMargin,
+  type ModeResult,
+} from "../../app/beir.js";
 import type { PairedComparison } from "../../eval/stats/bootstrap.js";
 import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
 import { DEFAULT_FOLDS } from "../../app/tune.js";
@@ -20,14 +29,29 @@ import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { embedderSetupText } from "../../eval/report/render/table.js";
 import { action, out, outText } from "../io.js";
-import { intOption, positiveIntOption, positiveNumberOption, probabilityOption, refuseInMode, seedOption } from "../options.js";
+import {
+  intOption,
+  positiveIntOption,
+  positiveNumberOption,
+  probabilityOption,
+  refuseInMode,
+  seedOption,
+} from "../options.js";
 import { refuseSyntheticTuning, withSyntheticWarning } from "../../app/synthetic-guard.js";
 import { syntheticCommand, type SyntheticFlags } from "./beir-synthetic.js";
 import { progressReporter } from "../progress.js";
 import { checkTuningOutputs, printTuning } from "./tune.js";
 
 /** The options as parsed: `--modes` is a comma-separated list. */
-type BeirCommandOptions = Omit<BeirOptions, "modes"> & { modes?: string; depth: number; seed: number; json?: boolean; tune?: boolean; keepDefaults?: boolean; split?: boolean } & SyntheticFlags;
+type BeirCommandOptions = Omit<BeirOptions, "modes"> & {
+  modes?: string;
+  depth: number;
+  seed: number;
+  json?: boolean;
+  tune?: boolean;
+  keepDefaults?: boolean;
+  split?: boolean;
+} & SyntheticFlags;
 
 const f4 = (x: number) => x.toFixed(4);
 const ci = (c: [number, number] | null) => (c === null ? "" : ` [${f4(c[0])}, ${f4(c[1])}]`);
@@ -35,7 +59,11 @@ const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
 
 function table(headers: string[], rows: string[][], right: (i: number) => boolean): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (right(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
   return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
@@ -58,17 +86,30 @@ export function marginLines(margins: readonly FusedMargin[]): string[] {
 }
 
 /** The text report: quality (deterministic for the same data, config and seed), then speed (measured, varies run to run). */
-export function renderBeir(data: BeirDataset, results: readonly ModeResult[], header: string[], seed: number, margins: readonly FusedMargin[] = []): string {
+export function renderBeir(
+  data: BeirDataset,
+  results: readonly ModeResult[],
+  header: string[],
+  seed: number,
+  margins: readonly FusedMargin[] = [],
+): string {
   // The headline first: the fused mode's margin over its best stage (paired over queries).
   const lines = [...marginLines(margins), ...header, ""];
   lines.push(
     table(
       ["mode", "n", ...BEIR_MEASURES.map((m) => `${m} [95% CI]`)],
-      results.map((r) => [r.mode, String(r.scores.n), ...BEIR_MEASURES.map((m) => `${f4(r.scores.mean[m])}${ci(r.scores.ci95[m])}`)]),
+      results.map((r) => [
+        r.mode,
+        String(r.scores.n),
+        ...BEIR_MEASURES.map((m) => `${f4(r.scores.mean[m])}${ci(r.scores.ci95[m])}`),
+      ]),
       (i) => i > 0,
     ),
   );
-  lines.push("", `Intervals: percentile bootstrap over queries (2,000 resamples, seed ${seed}). Paired tests (B − A, sign-flip randomization over queries, seed ${seed}, unadjusted):`);
+  lines.push(
+    "",
+    `Intervals: percentile bootstrap over queries (2,000 resamples, seed ${seed}). Paired tests (B − A, sign-flip randomization over queries, seed ${seed}, unadjusted):`,
+  );
   for (let i = 0; i < results.length; i++) {
     for (let j = i + 1; j < results.length; j++) {
       const a = results[i] as ModeResult;
@@ -84,7 +125,13 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
   lines.push(
     table(
       ["mode", "queries", "queries/s", "p50 ms", "p95 ms"],
-      results.map((r) => [r.mode, String(r.timing.queries), r.timing.qps.toFixed(1), r.timing.p50Ms.toFixed(2), r.timing.p95Ms.toFixed(2)]),
+      results.map((r) => [
+        r.mode,
+        String(r.timing.queries),
+        r.timing.qps.toFixed(1),
+        r.timing.p50Ms.toFixed(2),
+        r.timing.p95Ms.toFixed(2),
+      ]),
       (i) => i > 0,
     ),
   );
@@ -93,9 +140,14 @@ export function renderBeir(data: BeirDataset, results: readonly ModeResult[], he
 }
 
 /** The reported part of `--tune --split`: text lines and the JSON `split` field. */
-export function splitReportOutput(r: BeirSplitReport, seed: number): { json: Record<string, unknown>; lines: string[] } {
-  const cmp = (c: PairedComparison | null) => (c === null ? "n/a" : `${signed(c.diff)}${ci(c.ci95)} p=${c.pValue.toFixed(4)}`);
-  const json = (c: PairedComparison | null) => (c === null ? null : { diff: c.diff, ci95: c.ci95, pValue: c.pValue, n: c.n });
+export function splitReportOutput(
+  r: BeirSplitReport,
+  seed: number,
+): { json: Record<string, unknown>; lines: string[] } {
+  const cmp = (c: PairedComparison | null) =>
+    c === null ? "n/a" : `${signed(c.diff)}${ci(c.ci95)} p=${c.pValue.toFixed(4)}`;
+  const json = (c: PairedComparison | null) =>
+    c === null ? null : { diff: c.diff, ci95: c.ci95, pValue: c.pValue, n: c.n };
   return {
     json: {
       split: {
@@ -127,16 +179,34 @@ export function splitReportOutput(r: BeirSplitReport, seed: number): { json: Rec
 }
 
 export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<number> {
-  const options: BeirOptions = { ...o, modes: o.modes?.split(",").map((m) => m.trim()).filter((m) => m !== "") };
+  const options: BeirOptions = {
+    ...o,
+    modes: o.modes
+      ?.split(",")
+      .map((m) => m.trim())
+      .filter((m) => m !== ""),
+  };
   // --synthetic: the family measured on synthetic and real queries (src/app/beir-synthetic.ts); with --tune, the guard rail.
   if (o.synthetic !== undefined && o.tune !== true) return syntheticCommand(dir, options, o);
-  const warning = o.synthetic !== undefined ? refuseSyntheticTuning(o.allowSynthetic === true, "retrace beir --tune --synthetic") : null;
+  const warning =
+    o.synthetic !== undefined
+      ? refuseSyntheticTuning(o.allowSynthetic === true, "retrace beir --tune --synthetic")
+      : null;
   if (warning !== null) options.tuneOnSynthetic = o.synthetic;
   if (o.tune) {
-    const outputs = { ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}), ...(o.json ? { json: true } : {}), ...(o.keepDefaults ? { keepDefaults: true } : {}) };
+    const outputs = {
+      ...(o.runOut !== undefined ? { out: path.join(o.runOut, "tuned-config.json") } : {}),
+      ...(o.json ? { json: true } : {}),
+      ...(o.keepDefaults ? { keepDefaults: true } : {}),
+    };
     await checkTuningOutputs(outputs, "--run-out"); // before a store starts (exit 2)
     const t = await tuneBeir(dir, options, { progress: progressReporter });
-    return printTuning(withSyntheticWarning(t, warning), outputs, "--run-out", t.report === undefined ? undefined : splitReportOutput(t.report, o.seed));
+    return printTuning(
+      withSyntheticWarning(t, warning),
+      outputs,
+      "--run-out",
+      t.report === undefined ? undefined : splitReportOutput(t.report, o.seed),
+    );
   }
   const r = await runBeir(dir, options, { progress: progressReporter });
   if (o.json) out(beirJson(dir, r, o.config));
@@ -144,7 +214,12 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
     outText(renderBeir(r.data, r.results, beirHeader(dir, r, o.config), r.seed, r.margins));
     const t = r.timing;
     const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    const words = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder" } as const;
+    const words = {
+      "lsa-fit": "LSA fit",
+      "lsa-load": "LSA state loaded",
+      "model-load": "model loaded",
+      none: "built-in embedder",
+    } as const;
     outText(
       `Wall time: ${embedderSetupText(t.embedder, words, sec)}; store write ${sec(t.storeWriteMs)} (${r.ingestStatus === "ingested" ? "embed + write" : "up to date"}); ingest (embedder included) + BM25 index ${sec(t.ingestAndIndexMs)}; ingest + all modes ${sec(t.totalMs)}.`,
     );
@@ -156,10 +231,18 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
 function settingsText(r: BeirOutcome): string {
   const { settings: d, retrievalConfig: c, depth } = r;
   const hybridDepth =
-    c.denseK !== undefined || c.bm25K !== undefined ? `depth ${depth} (hybrid branches: dense ${c.denseK ?? depth}, bm25 ${c.bm25K ?? depth})` : `depth ${depth} per branch`;
+    c.denseK !== undefined || c.bm25K !== undefined
+      ? `depth ${depth} (hybrid branches: dense ${c.denseK ?? depth}, bm25 ${c.bm25K ?? depth})`
+      : `depth ${depth} per branch`;
   const shift = d.signalsShift === undefined ? "" : `; signals shift ${d.signalsShift}`;
-  const kappa = d.latent?.structure === null || d.latent?.structure === undefined ? "n/a (full rank)" : d.latent.structure.toFixed(4);
-  const latent = d.latent === undefined ? "" : `; LSA latent share ${d.latent.share.toFixed(4)}, chance ${d.latent.chance.toFixed(4)}, κ ${kappa}`;
+  const kappa =
+    d.latent?.structure === null || d.latent?.structure === undefined
+      ? "n/a (full rank)"
+      : d.latent.structure.toFixed(4);
+  const latent =
+    d.latent === undefined
+      ? ""
+      : `; LSA latent share ${d.latent.share.toFixed(4)}, chance ${d.latent.chance.toFixed(4)}, κ ${kappa}`;
   return `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}${shift}; BM25 k1=${d.bm25.k1} b=${d.bm25.b}; ${hybridDepth}; exact dense search${latent}`;
 }
 
@@ -202,12 +285,32 @@ function beirJson(dir: string, r: BeirOutcome, config: string | undefined): stri
           Object.fromEntries(
             MARGIN_MEASURES.map((m) => {
               const x = f.byMeasure[m];
-              return [m, x === null ? null : { bestStage: x.bestStage, bestStageMean: x.comparison.meanA, fusedMean: x.comparison.meanB, diff: x.comparison.diff, ci95: x.comparison.ci95, pValue: x.comparison.pValue, n: x.comparison.n, test: `paired sign-flip randomization (${x.comparison.method}), bootstrap CI over queries, seed ${r.seed}, unadjusted` }];
+              return [
+                m,
+                x === null
+                  ? null
+                  : {
+                      bestStage: x.bestStage,
+                      bestStageMean: x.comparison.meanA,
+                      fusedMean: x.comparison.meanB,
+                      diff: x.comparison.diff,
+                      ci95: x.comparison.ci95,
+                      pValue: x.comparison.pValue,
+                      n: x.comparison.n,
+                      test: `paired sign-flip randomization (${x.comparison.method}), bootstrap CI over queries, seed ${r.seed}, unadjusted`,
+                    },
+              ];
             }),
           ),
         ]),
       ),
-      modes: r.results.map((m) => ({ mode: m.mode, n: m.scores.n, mean: m.scores.mean, ci95: m.scores.ci95, timing: m.timing })),
+      modes: r.results.map((m) => ({
+        mode: m.mode,
+        n: m.scores.n,
+        mean: m.scores.mean,
+        ci95: m.scores.ci95,
+        timing: m.timing,
+      })),
       timing: r.timing,
     },
     null,
@@ -218,30 +321,78 @@ function beirJson(dir: string, r: BeirOutcome, config: string | undefined): stri
 export function register(program: Command): void {
   const cmd = program
     .command("beir")
-    .description("Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack")
+    .description(
+      "Benchmark a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) through the real retrieval stack",
+    )
     .argument("<dir>", "the dataset folder")
-    .option("--store <auto|local|url>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; or a Chroma URL", EVAL_DEFAULTS.store)
+    .option(
+      "--store <auto|local|url>",
+      "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; or a Chroma URL",
+      EVAL_DEFAULTS.store,
+    )
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"))
-    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA, fitted on the corpus)", EVAL_DEFAULTS.embedder)
+    .option(
+      "--timeout <seconds>",
+      `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`,
+      positiveNumberOption("--timeout", "seconds"),
+    )
+    .option(
+      "--embedder <auto|builtin|lsa|model>",
+      "dense embedder (lsa: corpus-fit LSA, fitted on the corpus)",
+      EVAL_DEFAULTS.embedder,
+    )
     .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
     .option("--config <file>", "retrieval configuration (as written by retrace tune)")
     .option("--modes <list>", "comma-separated modes: bm25, dense, hybrid, hybrid+rerank (default all that apply)")
-    .option("--depth <n>", "documents retrieved per query, and asked of each branch (hybrid: a --config file's denseK/bm25K win)", positiveIntOption("--depth"), BEIR_DEPTH)
+    .option(
+      "--depth <n>",
+      "documents retrieved per query, and asked of each branch (hybrid: a --config file's denseK/bm25K win)",
+      positiveIntOption("--depth"),
+      BEIR_DEPTH,
+    )
     .option("--run-out <dir>", "write one TREC run file per mode there (<mode>.trec)")
-    .option("--tune", "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking")
-    .option("--split", "with --tune: tune on one part of the queries and report the other (the collection's own train part, queries_train.jsonl + qrels/train.tsv, when it has one; else a seeded half of its judged queries, --seed)")
-    .option("--folds <n>", "folds of --tune", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
-    .option("--keep-defaults", "with --tune and --run-out: when the tuning does not clearly beat the defaults, write no tuned-config.json")
+    .option(
+      "--tune",
+      "cross-validate the hybrid settings on the dataset's queries (retrace tune) instead of benchmarking",
+    )
+    .option(
+      "--split",
+      "with --tune: tune on one part of the queries and report the other (the collection's own train part, queries_train.jsonl + qrels/train.tsv, when it has one; else a seeded half of its judged queries, --seed)",
+    )
+    .option(
+      "--folds <n>",
+      "folds of --tune",
+      intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }),
+      DEFAULT_FOLDS,
+    )
+    .option(
+      "--keep-defaults",
+      "with --tune and --run-out: when the tuning does not clearly beat the defaults, write no tuned-config.json",
+    )
     .option("--json", "print JSON (with a version field) instead of the tables")
     .option("--seed <n>", "seed of the bootstrap intervals and paired tests", seedOption(), EVAL_DEFAULTS.seed)
-    .option("--synthetic <n>", "score the 12-variant family on N synthetic known-item queries and on the real qrels, and print Kendall's τ-b between the two orders (docs/synthetic-cases.md)", positiveIntOption("--synthetic"))
+    .option(
+      "--synthetic <n>",
+      "score the 12-variant family on N synthetic known-item queries and on the real qrels, and print Kendall's τ-b between the two orders (docs/synthetic-cases.md)",
+      positiveIntOption("--synthetic"),
+    )
     .option("--strategy <list>", "with --synthetic: comma-separated term models (naive, title, neighbours, mismatch)")
-    .option("--noise <p>", "with --synthetic: known-item noise (share of terms drawn from the collection)", probabilityOption("--noise"))
-    .option("--allow-synthetic", "let --tune run on synthetic queries (refused otherwise: they misorder lexical and semantic retrieval)")
+    .option(
+      "--noise <p>",
+      "with --synthetic: known-item noise (share of terms drawn from the collection)",
+      probabilityOption("--noise"),
+    )
+    .option(
+      "--allow-synthetic",
+      "let --tune run on synthetic queries (refused otherwise: they misorder lexical and semantic retrieval)",
+    )
     .action(action((dir: string, o: BeirCommandOptions) => beirCommand(dir, o)));
   refuseInMode<BeirCommandOptions>(cmd, [
-    { when: (o) => o.tune === true, mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)", unused: ["--modes", "--rerank"] },
+    {
+      when: (o) => o.tune === true,
+      mode: "with --tune (it cross-validates the hybrid settings; nothing is benchmarked per mode or reranked)",
+      unused: ["--modes", "--rerank"],
+    },
     { when: (o) => o.tune !== true, mode: "without --tune", unused: ["--folds", "--keep-defaults", "--split"] },
   ]);
 }

@@ -36,9 +36,16 @@ function sameFile(a: string, b: string): boolean {
 export async function importCommand(file: string, o: ImportOptions & { out?: string }): Promise<number> {
   const target = o.out ?? o.into;
   // The conversations are read whole, then the cases written: onto the input itself they would replace it.
-  for (const [flag, path] of [["--out", o.out], ["--into", o.into]] as const)
+  for (const [flag, path] of [
+    ["--out", o.out],
+    ["--into", o.into],
+  ] as const)
     if (path !== undefined && path !== "-" && sameFile(path, file))
-      throw new InvalidArgumentError(flag, `a file other than the conversations being imported (writing the cases to ${file} would replace them)`, path);
+      throw new InvalidArgumentError(
+        flag,
+        `a file other than the conversations being imported (writing the cases to ${file} would replace them)`,
+        path,
+      );
   if (target !== undefined && target !== "-") await checkWritable(target, o.out !== undefined ? "--out" : "--into");
   const r = await importCases(file, o);
   await emit(r.text, target);
@@ -46,7 +53,9 @@ export async function importCommand(file: string, o: ImportOptions & { out?: str
   err(
     `Imported ${r.cases.length} conversation${r.cases.length === 1 ? "" : "s"} (${c.turns} turns to label) from ${file}` +
       (c.duplicates > 0 ? `; ${c.duplicates} already present (same id) skipped` : "") +
-      (c.truncated > 0 ? `; ${c.truncated} longer than ${MAX_TURNS} user turns kept their first ${MAX_TURNS} (the case format's limit)` : "") +
+      (c.truncated > 0
+        ? `; ${c.truncated} longer than ${MAX_TURNS} user turns kept their first ${MAX_TURNS} (the case format's limit)`
+        : "") +
       (c.childRuns > 0 ? `; ${c.childRuns} LangSmith child runs left out` : "") +
       (target !== undefined && target !== "-" ? `; written to ${target}` : "") +
       ". The text is written as it is: it may hold personal data (docs/synthetic-cases.md#importing-conversations).",
@@ -57,13 +66,20 @@ export async function importCommand(file: string, o: ImportOptions & { out?: str
 type SynthCommandOptions = Omit<SynthOptions, "seed"> & { seed: number; out?: string };
 
 export async function synthCommand(o: SynthCommandOptions): Promise<number> {
-  if ((o.kb === undefined) === (o.beir === undefined)) throw new InvalidArgumentError("--kb / --beir", "exactly one of --kb DIR or --beir DIR", o.kb === undefined ? "neither" : "both");
+  if ((o.kb === undefined) === (o.beir === undefined))
+    throw new InvalidArgumentError(
+      "--kb / --beir",
+      "exactly one of --kb DIR or --beir DIR",
+      o.kb === undefined ? "neither" : "both",
+    );
   if (o.out !== undefined && o.out !== "-") await checkWritable(o.out, "--out");
   const r = await synthCases(o);
   await emit(r.text, o.out);
   err(
     `Synthesized ${r.cases.length} case${r.cases.length === 1 ? "" : "s"} (${r.turns} turns; generator ${r.generator.name} ${r.generator.version}, seed ${o.seed})` +
-      (r.skipped.length > 0 ? `; ${r.skipped.length} card${r.skipped.length === 1 ? "" : "s"} skipped (${r.skippedReasons})` : "") +
+      (r.skipped.length > 0
+        ? `; ${r.skipped.length} card${r.skipped.length === 1 ? "" : "s"} skipped (${r.skippedReasons})`
+        : "") +
       (o.out !== undefined && o.out !== "-" ? `; written to ${o.out}` : "") +
       `.\nNote: ${r.verdict}` +
       r.notes.map((n) => `\nNote: ${n}`).join(""),
@@ -74,27 +90,54 @@ export async function synthCommand(o: SynthCommandOptions): Promise<number> {
 export function register(program: Command): void {
   const cmd = program
     .command("cases")
-    .description("Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus");
+    .description(
+      "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
+    );
   cmd
     .command("import")
-    .description("Turn conversations (chat-message JSONL, or LangSmith root runs as listRuns returns them) into cases to label")
-    .argument("<file>", "chat JSONL ({\"messages\": [...]} a line) or LangSmith runs (a JSON array or one run a line)")
+    .description(
+      "Turn conversations (chat-message JSONL, or LangSmith root runs as listRuns returns them) into cases to label",
+    )
+    .argument("<file>", 'chat JSONL ({"messages": [...]} a line) or LangSmith runs (a JSON array or one run a line)')
     .option("--locale <tag>", "locale of conversations that name none (a `locale` field wins)")
-    .option("--into <file>", "an existing cases file: keep its lines, append only conversations whose id it lacks (written back unless --out)")
+    .option(
+      "--into <file>",
+      "an existing cases file: keep its lines, append only conversations whose id it lacks (written back unless --out)",
+    )
     .option("--out <file>", "write the cases there (default stdout)")
     .action(action((file: string, o: ImportOptions & { out?: string }) => importCommand(file, o)));
   const synth = cmd
     .command("synth")
-    .description("Write deterministic multi-turn known-item cases (no model) from a KB's cards or a BEIR corpus; gold = the source card")
+    .description(
+      "Write deterministic multi-turn known-item cases (no model) from a KB's cards or a BEIR corpus; gold = the source card",
+    )
     .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)")
     .option("--beir <dir>", "a BEIR-layout folder (corpus.jsonl; one document = one card)")
     .option("--seed <n>", "seed: the same seed writes the same file", seedOption(), 42)
     .option("--n <n>", "cases to write (default: one per usable card)", positiveIntOption("--n"))
-    .option("--turns <n>", `turns per case, 1 to ${MAX_TURNS} (follow-ups about other chunks of the card)`, intOption("--turns", { min: 1, max: MAX_TURNS }), 2)
-    .option("--topic-shift <p>", "probability that a case's last turn moves to another card", probabilityOption("--topic-shift"), 0)
-    .option("--noise <p>", "share of query terms drawn from the collection at large (known-item noise)", probabilityOption("--noise"), 0)
+    .option(
+      "--turns <n>",
+      `turns per case, 1 to ${MAX_TURNS} (follow-ups about other chunks of the card)`,
+      intOption("--turns", { min: 1, max: MAX_TURNS }),
+      2,
+    )
+    .option(
+      "--topic-shift <p>",
+      "probability that a case's last turn moves to another card",
+      probabilityOption("--topic-shift"),
+      0,
+    )
+    .option(
+      "--noise <p>",
+      "share of query terms drawn from the collection at large (known-item noise)",
+      probabilityOption("--noise"),
+      0,
+    )
     .option("--strategy <name>", "query-term model: naive, mismatch, title, neighbours (docs/synthetic-cases.md)")
-    .option("--generator <module>", "a module whose default export returns the turns for a card (validated like any case)")
+    .option(
+      "--generator <module>",
+      "a module whose default export returns the turns for a card (validated like any case)",
+    )
     .option("--out <file>", "write the cases there (default stdout)");
   addMaxCardBytesOption(synth).action(action((o: SynthCommandOptions) => synthCommand(o)));
 }

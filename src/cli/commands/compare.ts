@@ -13,7 +13,19 @@
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { DataValidationError } from "../../errors.js";
-import { compareFunnels, compareRuns, comparisonMethod, comparisonNote, pairingNotes, readRunSide, turnFlips, type FunnelComparison, type KeyComparison, type RunSide, type TurnFlip } from "../../eval/gate/compare.js";
+import {
+  compareFunnels,
+  compareRuns,
+  comparisonMethod,
+  comparisonNote,
+  pairingNotes,
+  readRunSide,
+  turnFlips,
+  type FunnelComparison,
+  type KeyComparison,
+  type RunSide,
+  type TurnFlip,
+} from "../../eval/gate/compare.js";
 import { differenceValue, runDifferences, type RunDifference } from "../../eval/gate/run-diff.js";
 import type { FunnelStage } from "../../eval/report/types.js";
 import { log } from "../../log.js";
@@ -40,7 +52,9 @@ export function differenceLines(diffs: readonly RunDifference[]): string[] {
   if (diffs.length === 0) return ["Runs differ in: nothing recorded (same data, configuration and seed)"];
   const row = (d: RunDifference) => `  ${d.name}: A ${differenceValue(d.a)} → B ${differenceValue(d.b)}`;
   return [
-    ...(settings.length > 0 ? [`Runs differ in (${settings.length}):`, ...settings.map(row)] : ["Runs differ in: no setting"]),
+    ...(settings.length > 0
+      ? [`Runs differ in (${settings.length}):`, ...settings.map(row)]
+      : ["Runs differ in: no setting"]),
     ...(outcomes.length > 0 ? [`Run outcomes that differ (${outcomes.length}):`, ...outcomes.map(row)] : []),
   ];
 }
@@ -50,7 +64,10 @@ export function flipLines(flips: readonly TurnFlip[], k: number): string[] {
   const lost = flips.filter((f) => f.direction === "hit→miss");
   const gained = flips.filter((f) => f.direction === "miss→hit");
   const out = [`hit@${k} flips: ${lost.length} hit→miss, ${gained.length} miss→hit (turns scored in both runs)`];
-  for (const [label, list] of [["hit→miss", lost], ["miss→hit", gained]] as const) {
+  for (const [label, list] of [
+    ["hit→miss", lost],
+    ["miss→hit", gained],
+  ] as const) {
     if (list.length === 0) continue;
     out.push(`  ${label}:`);
     for (const f of list.slice(0, FLIPS_SHOWN)) out.push(`    ${f.id}${f.locale !== undefined ? `  ${f.locale}` : ""}`);
@@ -59,7 +76,14 @@ export function flipLines(flips: readonly TurnFlip[], k: number): string[] {
   return out;
 }
 
-export function renderComparison(rows: KeyComparison[], k: number, a: string, b: string, method = comparisonMethod(), extra: { diffs?: readonly RunDifference[]; flips?: readonly TurnFlip[] } = {}): string {
+export function renderComparison(
+  rows: KeyComparison[],
+  k: number,
+  a: string,
+  b: string,
+  method = comparisonMethod(),
+  extra: { diffs?: readonly RunDifference[]; flips?: readonly TurnFlip[] } = {},
+): string {
   const held = rows.filter((r) => r.turns === "holdout");
   const header = ["metric", "n turns", "n cases", "A", "B", "B − A", `95% CI (${method.unit}s)`, "p", "p adj (m)", ""];
   const table = rows.map((r) => [
@@ -75,7 +99,11 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
     r.significant ? "significant" : "not significant",
   ]);
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...table.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [
     `A: ${a}`,
     `B: ${b}`,
@@ -86,7 +114,9 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
     "",
     ...(extra.flips !== undefined ? [...flipLines(extra.flips, k), ""] : []),
     ...(held.length > 0
-      ? [`Rows marked (held-out) are answer-side keys paired over the held-out turns only, as retrace eval reports them (docs/holdout.md); retrieval rows over every shared turn.`]
+      ? [
+          `Rows marked (held-out) are answer-side keys paired over the held-out turns only, as retrace eval reports them (docs/holdout.md); retrieval rows over every shared turn.`,
+        ]
       : []),
     ...comparisonNote(method),
   ].join("\n");
@@ -94,63 +124,150 @@ export function renderComparison(rows: KeyComparison[], k: number, a: string, b:
 
 /** Both funnels and the paired difference per stage ("the reranker now drops 4% more gold", with its interval). */
 export function renderFunnelComparison(fc: FunnelComparison | null, method = comparisonMethod()): string {
-  if (fc === null) return "\nstage funnel: not compared (a baseline file holds no per-turn stages; compare report JSON files)";
+  if (fc === null)
+    return "\nstage funnel: not compared (a baseline file holds no per-turn stages; compare report JSON files)";
   const share = (rows: FunnelStage[], stage: string) => {
     const r = rows.find((x) => x.stage === stage);
-    return r === undefined ? "—" : `${f(r.share)} [${r.ci95 === undefined ? "—" : `${f(r.ci95[0])}, ${f(r.ci95[1])}`}] n=${r.n}`;
+    return r === undefined
+      ? "—"
+      : `${f(r.share)} [${r.ci95 === undefined ? "—" : `${f(r.ci95[0])}, ${f(r.ci95[1])}`}] n=${r.n}`;
   };
   const header = ["stage", "A (95% CI)", "B (95% CI)", "n paired", "B − A", `95% CI (${method.unit}s)`, "p"];
-  const table = fc.diff.map((d) => [d.label, share(fc.a, d.stage), share(fc.b, d.stage), String(d.n), signed(d.diff), d.ci95 === null ? "—" : `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]`, fmtP(d.pValue)]);
+  const table = fc.diff.map((d) => [
+    d.label,
+    share(fc.a, d.stage),
+    share(fc.b, d.stage),
+    String(d.n),
+    signed(d.diff),
+    d.ci95 === null ? "—" : `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]`,
+    fmtP(d.pValue),
+  ]);
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...table.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
-  return ["", "stage funnel (share of gold-bearing turns whose gold is still present; paired over the turns both runs measured):", line(header), ...table.map(line)].join("\n");
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [
+    "",
+    "stage funnel (share of gold-bearing turns whose gold is still present; paired over the turns both runs measured):",
+    line(header),
+    ...table.map(line),
+  ].join("\n");
 }
 
 /** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
-function asReport(side: RunSide, message = "--html needs report JSON files (retrace eval --out json:FILE); a baseline holds no per-turn artifacts"): Report {
+function asReport(
+  side: RunSide,
+  message = "--html needs report JSON files (retrace eval --out json:FILE); a baseline holds no per-turn artifacts",
+): Report {
   const r = side.source as Partial<Report>;
-  if (!Array.isArray(r.turns) || r.splits === undefined) throw new DataValidationError([{ file: side.file, field: "turns", message }]);
+  if (!Array.isArray(r.turns) || r.splits === undefined)
+    throw new DataValidationError([{ file: side.file, field: "turns", message }]);
   return side.source as Report;
 }
 
 export function register(program: Command): void {
   program
     .command("compare")
-    .description("Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric")
+    .description(
+      "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric",
+    )
     .argument("<a>", "the reference run (report JSON from retrace eval --out json:FILE, or a baseline)")
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
-    .option("--html <file>", "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)")
-    .option("--pr-comment <file>", "also write a concise pull-request comment body about B against A (needs B to be a report JSON; docs/ci.md)")
+    .option(
+      "--html <file>",
+      "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)",
+    )
+    .option(
+      "--pr-comment <file>",
+      "also write a concise pull-request comment body about B against A (needs B to be a report JSON; docs/ci.md)",
+    )
     .option("--seed <n>", "seed of the bootstrap", seedOption(), 42)
-    .addOption(new Option("--resample <unit>", "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)").choices([...RESAMPLE_UNITS]).default("case"))
+    .addOption(
+      new Option(
+        "--resample <unit>",
+        "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)",
+      )
+        .choices([...RESAMPLE_UNITS])
+        .default("case"),
+    )
     .action(
-      action(async (fileA: string, fileB: string, opts: { json?: boolean; html?: string; prComment?: string; seed: number; resample: ResampleUnit }) => {
-        const outputs = [...(opts.html !== undefined ? [{ option: "--html", path: opts.html }] : []), ...(opts.prComment !== undefined ? [{ option: "--pr-comment", path: opts.prComment }] : [])];
-        await checkOutputs(outputs); // before anything is read (exit 2)
-        const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
-        const copts = { seed: opts.seed, resample: opts.resample };
-        const rows = compareRuns(a, b, copts);
-        for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
-        const funnels = compareFunnels(a, b, copts);
-        const method = comparisonMethod(copts);
-        const diffs = a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [];
-        const flips = turnFlips(a, b);
-        const files = [];
-        if (opts.html !== undefined) {
-          const [ra, rb] = [asReport(a), asReport(b)]; // both report files, so compareFunnels compared them (not null)
-          const page = renderHtmlComparison({ name: path.basename(fileA), report: ra }, { name: path.basename(fileB), report: rb }, { comparisons: rows, method, funnels: funnels!, flips });
-          files.push({ option: "--html", path: opts.html, data: page });
-        }
-        if (opts.prComment !== undefined && a.data !== undefined) {
-          const report = asReport(b, "--pr-comment needs B to be a report JSON (retrace eval --out json:FILE); a baseline holds no per-turn artifacts");
-          files.push({ option: "--pr-comment", path: opts.prComment, data: renderPrComment(report, { reference: { file: fileA, data: a.data }, seed: opts.seed, comparison: { comparisons: rows, method, flips }, title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}` }) });
-        }
-        await writeOutputs(files); // all or none, then stdout
-        const flipCounts = { hitToMiss: flips.filter((f) => f.direction === "hit→miss").length, missToHit: flips.filter((f) => f.direction === "miss→hit").length };
-        if (opts.json)
-          out(JSON.stringify({ version: 1, a: fileA, b: fileB, datasetHash: a.datasetHash, k: a.k, differences: diffs, method, comparisons: rows, flips: { ...flipCounts, turns: flips }, ...(funnels !== null ? { funnels } : {}) }, null, 2));
-        else outText(`${renderComparison(rows, a.k, fileA, fileB, method, { diffs, flips })}\n${renderFunnelComparison(funnels, method)}`);
-      }),
+      action(
+        async (
+          fileA: string,
+          fileB: string,
+          opts: { json?: boolean; html?: string; prComment?: string; seed: number; resample: ResampleUnit },
+        ) => {
+          const outputs = [
+            ...(opts.html !== undefined ? [{ option: "--html", path: opts.html }] : []),
+            ...(opts.prComment !== undefined ? [{ option: "--pr-comment", path: opts.prComment }] : []),
+          ];
+          await checkOutputs(outputs); // before anything is read (exit 2)
+          const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
+          const copts = { seed: opts.seed, resample: opts.resample };
+          const rows = compareRuns(a, b, copts);
+          for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
+          const funnels = compareFunnels(a, b, copts);
+          const method = comparisonMethod(copts);
+          const diffs = a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [];
+          const flips = turnFlips(a, b);
+          const files = [];
+          if (opts.html !== undefined) {
+            const [ra, rb] = [asReport(a), asReport(b)]; // both report files, so compareFunnels compared them (not null)
+            const page = renderHtmlComparison(
+              { name: path.basename(fileA), report: ra },
+              { name: path.basename(fileB), report: rb },
+              { comparisons: rows, method, funnels: funnels!, flips },
+            );
+            files.push({ option: "--html", path: opts.html, data: page });
+          }
+          if (opts.prComment !== undefined && a.data !== undefined) {
+            const report = asReport(
+              b,
+              "--pr-comment needs B to be a report JSON (retrace eval --out json:FILE); a baseline holds no per-turn artifacts",
+            );
+            files.push({
+              option: "--pr-comment",
+              path: opts.prComment,
+              data: renderPrComment(report, {
+                reference: { file: fileA, data: a.data },
+                seed: opts.seed,
+                comparison: { comparisons: rows, method, flips },
+                title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}`,
+              }),
+            });
+          }
+          await writeOutputs(files); // all or none, then stdout
+          const flipCounts = {
+            hitToMiss: flips.filter((f) => f.direction === "hit→miss").length,
+            missToHit: flips.filter((f) => f.direction === "miss→hit").length,
+          };
+          if (opts.json)
+            out(
+              JSON.stringify(
+                {
+                  version: 1,
+                  a: fileA,
+                  b: fileB,
+                  datasetHash: a.datasetHash,
+                  k: a.k,
+                  differences: diffs,
+                  method,
+                  comparisons: rows,
+                  flips: { ...flipCounts, turns: flips },
+                  ...(funnels !== null ? { funnels } : {}),
+                },
+                null,
+                2,
+              ),
+            );
+          else
+            outText(
+              `${renderComparison(rows, a.k, fileA, fileB, method, { diffs, flips })}\n${renderFunnelComparison(funnels, method)}`,
+            );
+        },
+      ),
     );
 }

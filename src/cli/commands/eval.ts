@@ -20,7 +20,15 @@ import { log } from "../../log.js";
 import { resolveDataPaths } from "../../app/data.js";
 import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { prepareGithub, type GithubOptions } from "../github.js";
-import { addEvalOptions, addGraphOptions, addTracesOptions, GRAPH_ONLY, GRAPH_REFUSALS, TRACES_ONLY, TRACES_REFUSALS } from "../eval-options.js";
+import {
+  addEvalOptions,
+  addGraphOptions,
+  addTracesOptions,
+  GRAPH_ONLY,
+  GRAPH_REFUSALS,
+  TRACES_ONLY,
+  TRACES_REFUSALS,
+} from "../eval-options.js";
 import { writeBackOutputs } from "../../app/traces-eval.js";
 import { action, EXIT } from "../io.js";
 import { refuseInMode } from "../options.js";
@@ -32,7 +40,11 @@ type EvalCommandOptions = EvalOptions & ReportOutputs & GithubOptions;
 /** `eval --graph` options as parsed. */
 type GraphCommandOptions = GraphEvalOptions &
   Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson" | "html"> &
-  GithubOptions & { /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean; /** `--traces`: the write-back files. */ annotationsOut?: string; feedbackOut?: string };
+  GithubOptions & {
+    /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean;
+    /** `--traces`: the write-back files. */ annotationsOut?: string;
+    feedbackOut?: string;
+  };
 
 /** The exit code of a finished run: 1 when its gate failed, else 0. */
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
@@ -43,9 +55,15 @@ export async function evalCommand(o: EvalCommandOptions): Promise<number> {
   const github = await prepareGithub(o, resolveDataPaths(o).cases);
   const { report, baseline } = await runEval(o, { progress: progressReporter });
   await emitReport(report, o, baselineFile); // the files (and baseline) together, then stdout
-  await github.emit(report, baseline !== null ? { file: baselineFileFor(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, "retrace eval");
+  await github.emit(
+    report,
+    baseline !== null ? { file: baselineFileFor(o), data: baseline } : null,
+    report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed,
+    "retrace eval",
+  );
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
-  for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(baselineFileFor(o)) })) log.info(line);
+  for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(baselineFileFor(o)) }))
+    log.info(line);
   return exitOf(report);
 }
 
@@ -64,9 +82,15 @@ export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> 
   const extra = recorded !== undefined ? writeBackOutputs(report, recorded, o) : [];
   await emitReport(report, o, baselineFile, extra); // the files (and baseline) together, then stdout
   const source = o.traces !== undefined ? `--traces ${o.traces}` : `--graph ${o.graph ?? ""}`;
-  await github.emit(report, baseline !== null ? { file: o.baseline ?? graphBaselineFile(o), data: baseline } : null, report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed, `retrace eval ${source}`);
+  await github.emit(
+    report,
+    baseline !== null ? { file: o.baseline ?? graphBaselineFile(o), data: baseline } : null,
+    report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed,
+    `retrace eval ${source}`,
+  );
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
-  for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(graphBaselineFile(o)) })) log.info(line);
+  for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(graphBaselineFile(o)) }))
+    log.info(line);
   return exitOf(report);
 }
 
@@ -76,10 +100,18 @@ export async function evalGraphCommand(o: GraphCommandOptions): Promise<number> 
  */
 export function register(program: Command): void {
   for (const [name, description] of [
-    ["eval", "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default); or score recorded traces with --traces"],
-    ["start", "The main job (npm start): retrace eval with its defaults (the KB ingested into a self-started local Chroma, then the eval sweep)"],
+    [
+      "eval",
+      "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default); or score recorded traces with --traces",
+    ],
+    [
+      "start",
+      "The main job (npm start): retrace eval with its defaults (the KB ingested into a self-started local Chroma, then the eval sweep)",
+    ],
   ] as const) {
-    const cmd = addTracesOptions(addGraphOptions(addEvalOptions(program.command(name).description(description)))).action(
+    const cmd = addTracesOptions(
+      addGraphOptions(addEvalOptions(program.command(name).description(description))),
+    ).action(
       action((o: EvalCommandOptions & GraphCommandOptions) => {
         checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
         // Recorded traces are scored as recorded: nothing re-runs, so there is no query attribution.
@@ -92,8 +124,17 @@ export function register(program: Command): void {
     refuseInMode<EvalCommandOptions & GraphCommandOptions>(cmd, [
       ...TRACES_REFUSALS,
       ...GRAPH_REFUSALS,
-      { when: (o) => o.graph === undefined && o.traces === undefined, mode: "without --graph or --traces", unused: GRAPH_ONLY },
-      { when: (o) => o.traces === undefined, mode: "without --traces", unused: TRACES_ONLY, unusedValues: [{ attribute: "traceFilters", shown: "the traces section of --config" }] },
+      {
+        when: (o) => o.graph === undefined && o.traces === undefined,
+        mode: "without --graph or --traces",
+        unused: GRAPH_ONLY,
+      },
+      {
+        when: (o) => o.traces === undefined,
+        mode: "without --traces",
+        unused: TRACES_ONLY,
+        unusedValues: [{ attribute: "traceFilters", shown: "the traces section of --config" }],
+      },
     ]);
   }
 }

@@ -7,5 +7,8 @@ import type { Command } from "commander";
 import { movedCommand } from "../old-spellings.js";
 
 export function register(program: Command): void {
-  movedCommand(program, "export", "Moved: retrace export is now retrace report FILE --trec DIR", (args) => ["report", ...args]);
+  movedCommand(program, "export", "Moved: retrace export is now retrace report FILE --trec DIR", (args) => [
+    "report",
+    ...args,
+  ]);
 }

@@ -48,7 +48,9 @@ export async function ingestCommand(opts: IngestCommandOptions): Promise<number>
       return;
     }
     interrupted = signal;
-    err(`retrace: ${signal} received, stopping the ingest (the previous collection stays current); press Ctrl-C again to force`);
+    err(
+      `retrace: ${signal} received, stopping the ingest (the previous collection stays current); press Ctrl-C again to force`,
+    );
     controller.abort(new Error(`interrupted by ${signal}`));
   };
   handlers.SIGINT = onSignal("SIGINT");
@@ -71,24 +73,58 @@ function print(r: IngestKbOutcome, json: boolean): number {
   if (r.kind === "ingested") {
     // Wall clock apart (docs/determinism.md): the embedder's fit (or load) and the store's write (embedding the chunks and writing them).
     const { chanceMs } = r.embedderSetup;
-    const timings = { embedder: { kind: r.embedderSetup.kind, ms: round1(r.embedderSetup.ms), ...(chanceMs !== undefined ? { chanceMs: round1(chanceMs) } : {}) }, store: { status: r.result.status, writeMs: round1(r.result.durationMs) } };
+    const timings = {
+      embedder: {
+        kind: r.embedderSetup.kind,
+        ms: round1(r.embedderSetup.ms),
+        ...(chanceMs !== undefined ? { chanceMs: round1(chanceMs) } : {}),
+      },
+      store: { status: r.result.status, writeMs: round1(r.result.durationMs) },
+    };
     if (json) out(JSON.stringify({ version: 1, store: r.store, kbHash: r.kbHash, ...r.result, timings }, null, 2));
     else outText(`${describeIngest(r.result)}; ${setupLine(timings)}`);
     return 0;
   }
   if (json) {
     const p = r.pruned;
-    const reclaimed = p === undefined ? {} : { reclaimed: { bytes: p.reclaimedBytes, segmentFolders: p.segmentFolders, segmentBytes: p.segmentBytes, lsaStates: p.lsaStates, lsaBytes: p.lsaBytes } };
-    out(JSON.stringify({ version: 1, current: r.current, ...(r.removed !== undefined ? { removed: r.removed } : {}), ...reclaimed, collections: r.collections }, null, 2));
+    const reclaimed =
+      p === undefined
+        ? {}
+        : {
+            reclaimed: {
+              bytes: p.reclaimedBytes,
+              segmentFolders: p.segmentFolders,
+              segmentBytes: p.segmentBytes,
+              lsaStates: p.lsaStates,
+              lsaBytes: p.lsaBytes,
+            },
+          };
+    out(
+      JSON.stringify(
+        {
+          version: 1,
+          current: r.current,
+          ...(r.removed !== undefined ? { removed: r.removed } : {}),
+          ...reclaimed,
+          collections: r.collections,
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   if (r.pruned !== undefined) {
     const p = r.pruned;
     const what = `${p.segmentFolders.length} segment folder(s), ${p.lsaStates.length} LSA state(s)`;
-    outText(`removed ${p.removed.length} collection(s); kept ${r.current}; reclaimed ${fmtBytes(p.reclaimedBytes)} (${p.reclaimedBytes} bytes: ${what})`);
+    outText(
+      `removed ${p.removed.length} collection(s); kept ${r.current}; reclaimed ${fmtBytes(p.reclaimedBytes)} (${p.reclaimedBytes} bytes: ${what})`,
+    );
   }
   for (const c of r.collections) {
-    outText(`${c.name}  ${c.state}  ${c.records} records  ${fmtBytes(c.vectorBytes)} of vectors  kb ${c.kbHash?.slice(0, 12) ?? "?"}  embedder ${c.embedder ?? "?"}`);
+    outText(
+      `${c.name}  ${c.state}  ${c.records} records  ${fmtBytes(c.vectorBytes)} of vectors  kb ${c.kbHash?.slice(0, 12) ?? "?"}  embedder ${c.embedder ?? "?"}`,
+    );
   }
   if (r.collections.length === 0) outText("no retrace collections");
   return 0;
@@ -96,12 +132,23 @@ function print(r: IngestKbOutcome, json: boolean): number {
 
 const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
-const SETUP_WORDS = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in embedder, nothing to prepare" } as const;
+const SETUP_WORDS = {
+  "lsa-fit": "LSA fit",
+  "lsa-load": "LSA state loaded",
+  "model-load": "model loaded",
+  none: "built-in embedder, nothing to prepare",
+} as const;
 
 /** `timings: LSA fit 0.41 s, store write 1.20 s (embed + write)` (the end of the summary line). */
-function setupLine(t: { embedder: { kind: keyof typeof SETUP_WORDS; ms: number; chanceMs?: number }; store: { status: string; writeMs: number } }): string {
+function setupLine(t: {
+  embedder: { kind: keyof typeof SETUP_WORDS; ms: number; chanceMs?: number };
+  store: { status: string; writeMs: number };
+}): string {
   const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  const store = t.store.status === "ingested" ? `store write ${sec(t.store.writeMs)} (embed + write)` : `store up to date (checked in ${sec(t.store.writeMs)})`;
+  const store =
+    t.store.status === "ingested"
+      ? `store write ${sec(t.store.writeMs)} (embed + write)`
+      : `store up to date (checked in ${sec(t.store.writeMs)})`;
   return `timings: ${embedderSetupText(t.embedder, SETUP_WORDS, sec)}, ${store}`;
 }
 
@@ -112,18 +159,37 @@ function fmtBytes(n: number): string {
 export function register(program: Command): void {
   const cmd = program
     .command("ingest")
-    .description("Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)")
+    .description(
+      "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
+    )
     .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)", "kb")
-    .option("--store <auto|local|url>", "Chroma server: auto = CHROMA_URL if set, else local; local = a server started on --data-dir; or a Chroma URL", EVAL_DEFAULTS.store)
-    .option("--embedder <auto|builtin|lsa|model>", "embedder: auto, builtin, lsa (corpus-fit LSA), or a transformers.js model id or folder", EVAL_DEFAULTS.embedder)
+    .option(
+      "--store <auto|local|url>",
+      "Chroma server: auto = CHROMA_URL if set, else local; local = a server started on --data-dir; or a Chroma URL",
+      EVAL_DEFAULTS.store,
+    )
+    .option(
+      "--embedder <auto|builtin|lsa|model>",
+      "embedder: auto, builtin, lsa (corpus-fit LSA), or a transformers.js model id or folder",
+      EVAL_DEFAULTS.embedder,
+    )
     .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
-    .option("--batch-size <n>", "chunks embedded and written per request", positiveIntOption("--batch-size"), DEFAULT_BATCH_SIZE)
+    .option(
+      "--batch-size <n>",
+      "chunks embedded and written per request",
+      positiveIntOption("--batch-size"),
+      DEFAULT_BATCH_SIZE,
+    )
     .option("--json", "print the result as JSON")
     .option("--list", "list retrace's collections with their record counts and vector sizes (nothing is ingested)")
-    .option("--prune", "delete every retrace collection except the current one of --kb and --embedder, with their segment folders and unused LSA states (nothing is ingested)")
-    .option("--timeout <seconds>", `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`, positiveNumberOption("--timeout", "seconds"));
-  addMaxCardBytesOption(cmd)
-    .action(
-      action(async (opts: IngestCommandOptions) => ingestCommand(opts)),
+    .option(
+      "--prune",
+      "delete every retrace collection except the current one of --kb and --embedder, with their segment folders and unused LSA states (nothing is ingested)",
+    )
+    .option(
+      "--timeout <seconds>",
+      `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`,
+      positiveNumberOption("--timeout", "seconds"),
     );
+  addMaxCardBytesOption(cmd).action(action(async (opts: IngestCommandOptions) => ingestCommand(opts)));
 }

@@ -39,36 +39,89 @@ interface LabelCommandOptions extends Omit<LabelOptions, "cases" | "pool"> {
 }
 
 /** Options of the page mode (refused with --merge / --agreement). */
-const PAGE_ONLY = ["--html", "--kb", "--catalog", "--pool", "--depth", "--judge", "--case", "--locale", "--store", "--embedder", "--data-dir", "--timeout", "--graph", "--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--turn-timeout", "--concurrency", "--max-card-bytes"] as const;
-const GRAPH_ONLY = ["--input", "--id-key", "--id-map", "--retrieval-call", "--configurable", "--turn-timeout", "--concurrency", "--catalog"] as const;
+const PAGE_ONLY = [
+  "--html",
+  "--kb",
+  "--catalog",
+  "--pool",
+  "--depth",
+  "--judge",
+  "--case",
+  "--locale",
+  "--store",
+  "--embedder",
+  "--data-dir",
+  "--timeout",
+  "--graph",
+  "--input",
+  "--id-key",
+  "--id-map",
+  "--retrieval-call",
+  "--configurable",
+  "--turn-timeout",
+  "--concurrency",
+  "--max-card-bytes",
+] as const;
+const GRAPH_ONLY = [
+  "--input",
+  "--id-key",
+  "--id-map",
+  "--retrieval-call",
+  "--configurable",
+  "--turn-timeout",
+  "--concurrency",
+  "--catalog",
+] as const;
 
 async function pageCommand(cases: string | undefined, o: LabelCommandOptions): Promise<number> {
-  if (cases === undefined) throw new InvalidArgumentError("CASES", "the cases file to label (retrace label CASES --html label.html)", undefined);
-  if (o.html === undefined) throw new InvalidArgumentError("--html", "the page to write (retrace label CASES --html label.html)", undefined);
+  if (cases === undefined)
+    throw new InvalidArgumentError(
+      "CASES",
+      "the cases file to label (retrace label CASES --html label.html)",
+      undefined,
+    );
+  if (o.html === undefined)
+    throw new InvalidArgumentError("--html", "the page to write (retrace label CASES --html label.html)", undefined);
   await checkOutputs([{ option: "--html", path: o.html }]); // before anything is read or started
   const { html, pool, merge: _m, into: _i, agreement: _a, json: _j, ...rest } = o;
-  const plan = await planLabel({ ...rest, cases, ...(pool !== undefined ? { pool: pool.split(",").map((s) => s.trim()) } : {}) });
+  const plan = await planLabel({
+    ...rest,
+    cases,
+    ...(pool !== undefined ? { pool: pool.split(",").map((s) => s.trim()) } : {}),
+  });
   const data = await buildLabelData(plan);
   await writeOutputs([{ option: "--html", path: html, data: renderLabelPage(data) }]);
   const turns = data.cases.reduce((n, c) => n + c.turns.length, 0);
   const cards = data.cases.reduce((n, c) => n + c.turns.reduce((m, t) => m + t.pool.length, 0), 0);
   err(
     `Wrote ${html}: ${data.cases.length} case${data.cases.length === 1 ? "" : "s"}, ${turns} turns, ${cards} pooled cards (top ${data.depth} of ${data.systems.join(", ")})` +
-      (plan.judge !== null ? `; judge ${plan.judge.name}: ${plan.judge.calls()} calls, ${plan.judge.unparsable()} replies without a grade` : "") +
+      (plan.judge !== null
+        ? `; judge ${plan.judge.name}: ${plan.judge.calls()} calls, ${plan.judge.unparsable()} replies without a grade`
+        : "") +
       `. Open it in a browser, label with the keyboard, Export, then: retrace label --merge ${data.exportName} --into ${cases}`,
   );
   return 0;
 }
 
 async function mergeCommand(o: LabelCommandOptions): Promise<number> {
-  if (o.into === undefined) throw new InvalidArgumentError("--into", "the cases file to merge into (retrace label --merge EXPORTED --into CASES)", undefined);
-  if (o.kb !== undefined && o.catalog !== undefined) throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${o.kb} / ${o.catalog}`);
+  if (o.into === undefined)
+    throw new InvalidArgumentError(
+      "--into",
+      "the cases file to merge into (retrace label --merge EXPORTED --into CASES)",
+      undefined,
+    );
+  if (o.kb !== undefined && o.catalog !== undefined)
+    throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${o.kb} / ${o.catalog}`);
   await checkOutputs([{ option: "--into", path: o.into }]);
   // The ids the export names are checked against the KB or the catalog, when one is given, before anything is merged.
   const given = o.kb !== undefined || o.catalog !== undefined;
   const r = await mergeLabelFiles(o.merge!, o.into, given ? await mergeIdsOf(o) : undefined);
-  if (!given) log.warn(`the export's card ids were not checked against a KB or catalog: give --kb DIR or --catalog FILE to refuse ids that name no card (exit 2, file:line)`);
-  if (r.changed.length > 0 || r.appended.length > 0) await writeOutputs([{ option: "--into", path: o.into, data: r.text }]);
+  if (!given)
+    log.warn(
+      `the export's card ids were not checked against a KB or catalog: give --kb DIR or --catalog FILE to refuse ids that name no card (exit 2, file:line)`,
+    );
+  if (r.changed.length > 0 || r.appended.length > 0)
+    await writeOutputs([{ option: "--into", path: o.into, data: r.text }]);
   const against = o.catalog !== undefined ? ["--catalog", o.catalog] : o.kb !== undefined ? ["--kb", o.kb] : [];
   err(
     `Merged ${o.merge} into ${o.into}: ${r.changed.length} case${r.changed.length === 1 ? "" : "s"} updated, ${r.appended.length} appended, ${r.unchanged} unchanged` +
@@ -91,7 +144,9 @@ async function agreementCommand(o: LabelCommandOptions): Promise<number> {
     `  suggested but not graded by the person (left out): ${r.unconfirmed}`,
     `  rows: judge's grade, columns: person's grade`,
     `        ${r.categories.map((c) => String(c).padStart(5)).join("")}`,
-    ...r.matrix.map((row, i) => `  ${String(r.categories[i]).padStart(5)} ${row.map((x) => String(x).padStart(5)).join("")}`),
+    ...r.matrix.map(
+      (row, i) => `  ${String(r.categories[i]).padStart(5)} ${row.map((x) => String(x).padStart(5)).join("")}`,
+    ),
   ];
   out(lines.join("\n"));
   return 0;
@@ -100,48 +155,115 @@ async function agreementCommand(o: LabelCommandOptions): Promise<number> {
 export function register(program: Command): void {
   const cmd = program
     .command("label")
-    .description("Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person")
+    .description(
+      "Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person",
+    )
     .argument("[cases]", "the cases file to label (e.g. from retrace cases import)")
     .option("--html <file>", "write the labelling page here (one self-contained offline HTML file)")
-    .option("--kb <dir>", "knowledge-base folder (default kb); with --merge, the cards the export's ids are checked against")
-    .option("--catalog <file>", "with --graph and --pool graph: id<TAB>locale a line, standing in for --kb (card texts come from the graph's retrieved documents); with --merge, the ids the export's are checked against")
-    .option("--pool <systems>", `comma-separated systems whose top cards are pooled: ${POOL_SYSTEMS.join(", ")} (graph needs --graph; default ${DEFAULT_POOL.join(",")})`)
-    .option("--depth <n>", `cards taken from each system's list (default ${DEFAULT_DEPTH})`, positiveIntOption("--depth"))
-    .option("--judge <module>", "pre-fill a suggested grade per pooled card with the LangChain chat model this module exports (or a factory of one); the person confirms")
+    .option(
+      "--kb <dir>",
+      "knowledge-base folder (default kb); with --merge, the cards the export's ids are checked against",
+    )
+    .option(
+      "--catalog <file>",
+      "with --graph and --pool graph: id<TAB>locale a line, standing in for --kb (card texts come from the graph's retrieved documents); with --merge, the ids the export's are checked against",
+    )
+    .option(
+      "--pool <systems>",
+      `comma-separated systems whose top cards are pooled: ${POOL_SYSTEMS.join(", ")} (graph needs --graph; default ${DEFAULT_POOL.join(",")})`,
+    )
+    .option(
+      "--depth <n>",
+      `cards taken from each system's list (default ${DEFAULT_DEPTH})`,
+      positiveIntOption("--depth"),
+    )
+    .option(
+      "--judge <module>",
+      "pre-fill a suggested grade per pooled card with the LangChain chat model this module exports (or a factory of one); the person confirms",
+    )
     .option("--case <id>", "only this case (repeatable)", collect)
     .option("--locale <locale>", "only cases of this locale (repeatable)", collect)
     .option("--store <auto|local|url|memory>", "the store of retrace's own systems (as retrace eval)")
     .option("--embedder <auto|builtin|lsa|model>", "the embedder of retrace's own systems (as retrace eval)")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--timeout <seconds>", "deadline of each Chroma request", positiveNumberOption("--timeout", "seconds"))
-    .option("--graph <file[#export]>", "your own LangGraph graph: its scored retriever call's cards are the pool's `graph` system")
-    .option("--input <module[#export]>", "with --graph: a module whose function (turn, case) => input builds each turn's graph input")
+    .option(
+      "--graph <file[#export]>",
+      "your own LangGraph graph: its scored retriever call's cards are the pool's `graph` system",
+    )
+    .option(
+      "--input <module[#export]>",
+      "with --graph: a module whose function (turn, case) => input builds each turn's graph input",
+    )
     .option("--id-key <field>", "with --graph: metadata field holding the card id")
-    .option("--id-map <module[#export]>", "with --graph: a module whose function (document) => id maps a retrieved document to a card id")
-    .addOption(new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are pooled").choices([...RETRIEVAL_CALLS]))
+    .option(
+      "--id-map <module[#export]>",
+      "with --graph: a module whose function (document) => id maps a retrieved document to a card id",
+    )
+    .addOption(
+      new Option("--retrieval-call <which>", "with --graph: which retriever calls of a turn are pooled").choices([
+        ...RETRIEVAL_CALLS,
+      ]),
+    )
     .option("--configurable <json|file>", "with --graph: `configurable` for your graph on every turn")
-    .option("--turn-timeout <seconds>", `with --graph: deadline of each turn (default ${DEFAULT_TURN_TIMEOUT_S})`, positiveNumberOption("--turn-timeout", "seconds"))
-    .option("--concurrency <n>", `with --graph: cases in flight (default ${EVAL_DEFAULTS.concurrency})`, positiveIntOption("--concurrency"))
-    .option("--merge <exported>", "merge this export of a labelling page into --into (conflicting judgments refused with file:line of both)")
+    .option(
+      "--turn-timeout <seconds>",
+      `with --graph: deadline of each turn (default ${DEFAULT_TURN_TIMEOUT_S})`,
+      positiveNumberOption("--turn-timeout", "seconds"),
+    )
+    .option(
+      "--concurrency <n>",
+      `with --graph: cases in flight (default ${EVAL_DEFAULTS.concurrency})`,
+      positiveIntOption("--concurrency"),
+    )
+    .option(
+      "--merge <exported>",
+      "merge this export of a labelling page into --into (conflicting judgments refused with file:line of both)",
+    )
     .option("--into <cases>", "with --merge: the cases file to merge into (rewritten in place)")
-    .option("--agreement <exported>", "print Cohen's kappa (unweighted) between the judge's suggestions and the person's grades in this export")
+    .option(
+      "--agreement <exported>",
+      "print Cohen's kappa (unweighted) between the judge's suggestions and the person's grades in this export",
+    )
     .option("--json", "with --agreement: print the agreement as JSON (with a version field)");
   addMaxCardBytesOption(cmd).action(
     action((cases: string | undefined, o: LabelCommandOptions) => {
-      if (o.merge !== undefined && o.agreement !== undefined) throw new InvalidArgumentError("--merge / --agreement", "one of them, not both", `${o.merge} / ${o.agreement}`);
+      if (o.merge !== undefined && o.agreement !== undefined)
+        throw new InvalidArgumentError("--merge / --agreement", "one of them, not both", `${o.merge} / ${o.agreement}`);
       if (o.merge !== undefined || o.agreement !== undefined) {
-        if (cases !== undefined) throw new InvalidArgumentError("CASES", `no cases argument with ${o.merge !== undefined ? "--merge (the cases file is --into)" : "--agreement"}`, cases);
+        if (cases !== undefined)
+          throw new InvalidArgumentError(
+            "CASES",
+            `no cases argument with ${o.merge !== undefined ? "--merge (the cases file is --into)" : "--agreement"}`,
+            cases,
+          );
         return o.merge !== undefined ? mergeCommand(o) : agreementCommand(o);
       }
       return pageCommand(cases, o);
     }),
   );
   refuseInMode<LabelCommandOptions>(cmd, [
-    { when: (o) => o.merge !== undefined, mode: "with --merge (it merges an export into --into, checking its ids against --kb or --catalog)", unused: [...PAGE_ONLY.filter((x) => x !== "--kb" && x !== "--catalog" && x !== "--max-card-bytes"), "--json"] },
-    { when: (o) => o.agreement !== undefined, mode: "with --agreement (it reads an export)", unused: [...PAGE_ONLY, "--into"] },
+    {
+      when: (o) => o.merge !== undefined,
+      mode: "with --merge (it merges an export into --into, checking its ids against --kb or --catalog)",
+      unused: [...PAGE_ONLY.filter((x) => x !== "--kb" && x !== "--catalog" && x !== "--max-card-bytes"), "--json"],
+    },
+    {
+      when: (o) => o.agreement !== undefined,
+      mode: "with --agreement (it reads an export)",
+      unused: [...PAGE_ONLY, "--into"],
+    },
     { when: (o) => o.merge === undefined && o.agreement === undefined, mode: "without --merge", unused: ["--into"] },
-    { when: (o) => o.merge === undefined && o.agreement === undefined, mode: "without --agreement", unused: ["--json"] },
-    { when: (o) => o.merge === undefined && o.agreement === undefined && o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
+    {
+      when: (o) => o.merge === undefined && o.agreement === undefined,
+      mode: "without --agreement",
+      unused: ["--json"],
+    },
+    {
+      when: (o) => o.merge === undefined && o.agreement === undefined && o.graph === undefined,
+      mode: "without --graph",
+      unused: GRAPH_ONLY,
+    },
     {
       when: (o) => o.pool !== undefined && o.pool.split(",").every((s) => s.trim() === "graph"),
       mode: "with --pool graph alone (retrace's own systems, which these options set up, are not pooled)",

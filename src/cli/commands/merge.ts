@@ -26,25 +26,54 @@ export async function mergeCommand(files: string[], o: MergeCommandOptions): Pro
   const github = await prepareGithub(o, mergeCasesFile(o));
   const { report, baseline } = await mergeShardReports(files, o);
   await emitReport(report, o, baselineFile);
-  await github.emit(report, baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null, report.bootstrap?.seed ?? EVAL_DEFAULTS.seed, "retrace merge");
+  await github.emit(
+    report,
+    baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null,
+    report.bootstrap?.seed ?? EVAL_DEFAULTS.seed,
+    "retrace merge",
+  );
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok;
 }
 
 /** The checks `merge` gates on: the floors and baseline checks of `eval`, and the --graph and --repeat checks of their shards. */
-const MERGE_GATES = [...FLOOR_OPTIONS.map((f) => f.flag.slice(2)), "max-drop", "max-flips", "max-errors", "max-no-retrieval", "max-flaky"];
+const MERGE_GATES = [
+  ...FLOOR_OPTIONS.map((f) => f.flag.slice(2)),
+  "max-drop",
+  "max-flips",
+  "max-errors",
+  "max-no-retrieval",
+  "max-flaky",
+];
 
 export function register(program: Command): void {
   const cmd = program
     .command("merge")
-    .description("Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run")
-    .argument("<shards...>", "every shard report of one run (written by retrace eval --shard i/n --out json:FILE, or --json)");
+    .description(
+      "Merge the partial reports of retrace eval --shard i/n into the report and gate verdict of the unsharded run",
+    )
+    .argument(
+      "<shards...>",
+      "every shard report of one run (written by retrace eval --shard i/n --out json:FILE, or --json)",
+    );
   addGateOption(cmd, MERGE_GATES)
     .option("--kb <dir>", "knowledge-base folder, for the default baseline <kb>/eval/baseline.json", "kb")
-    .option("--baseline <file>", "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there")
-    .option("--cases <file>", "the cases file of the run (default <kb>/eval/cases.jsonl): --quarantine entries are checked against it, GitHub annotations point into it")
-    .option("--quarantine <file>", "turns the gate leaves out, `caseId#turn reason` a line, as on retrace eval (docs/ci.md)")
-    .option("--update-baseline", "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)");
+    .option(
+      "--baseline <file>",
+      "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there",
+    )
+    .option(
+      "--cases <file>",
+      "the cases file of the run (default <kb>/eval/cases.jsonl): --quarantine entries are checked against it, GitHub annotations point into it",
+    )
+    .option(
+      "--quarantine <file>",
+      "turns the gate leaves out, `caseId#turn reason` a line, as on retrace eval (docs/ci.md)",
+    )
+    .option(
+      "--update-baseline",
+      "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)",
+    );
   addOutputOptions(cmd, "the merged report");
   cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
   applyOutputHooks(cmd).action(action((files: string[], o: MergeCommandOptions) => mergeCommand(files, o)));

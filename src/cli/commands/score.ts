@@ -27,23 +27,38 @@ export interface ScoreOptions {
 }
 
 /** Read both files (streaming) and score them; the in-process path the CLI and the benchmark share. */
-export async function scoreFiles(opts: Pick<ScoreOptions, "qrels" | "run" | "k" | "complete" | "skipEmpty" | "graded">): Promise<TrecScores> {
+export async function scoreFiles(
+  opts: Pick<ScoreOptions, "qrels" | "run" | "k" | "complete" | "skipEmpty" | "graded">,
+): Promise<TrecScores> {
   const qrels = await readQrels(opts.qrels);
   const run = await readRun(opts.run);
-  return scoreTrec(qrels, run, { ks: opts.k, complete: opts.complete, skipEmpty: opts.skipEmpty, graded: opts.graded }, { qrels: opts.qrels, run: opts.run });
+  return scoreTrec(
+    qrels,
+    run,
+    { ks: opts.k, complete: opts.complete, skipEmpty: opts.skipEmpty, graded: opts.graded },
+    { qrels: opts.qrels, run: opts.run },
+  );
 }
 
 export function register(program: Command): void {
   program
     .command("score")
-    .description("Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)")
+    .description(
+      "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
+    )
     .argument("[qrels]", "TREC qrels (as trec_eval: qrels first, then the run; or --qrels)")
     .argument("[run]", "TREC run (or --run; `-` reads stdin)")
     .option("--qrels <file>", "TREC qrels: `qid iter docno rel` per line (rel >= 1 is relevant)")
-    .option("--run <file>", "TREC run: `qid Q0 docno rank score tag` per line (`-` reads stdin); ranked by score, ties by docno, as trec_eval")
+    .option(
+      "--run <file>",
+      "TREC run: `qid Q0 docno rank score tag` per line (`-` reads stdin); ranked by score, ties by docno, as trec_eval",
+    )
     .option("-k, --k <list>", "cutoffs, comma-separated", intListOption("-k", { min: 1 }), [5, 10])
     .option("-c, --complete", "score judged queries that have no results as 0 and count them, as trec_eval -c")
-    .option("--skip-empty", "judged queries with no relevant document get no score and are not counted (the empty-gold rule)")
+    .option(
+      "--skip-empty",
+      "judged queries with no relevant document get no score and are not counted (the empty-gold rule)",
+    )
     .option("--graded", "use the qrels relevance values as gains for ndcg_cut (default: binary gains)")
     .option("--json", "print JSON {version, measures, perQuery, all, numQueries, warnings}")
     .option("-q, --query", "also print each query's values before the `all` rows, as trec_eval -q")
@@ -54,18 +69,37 @@ export function register(program: Command): void {
         "judged query without results is left out with a warning; -c scores it as 0, as trec_eval -c does.",
     )
     .action(
-      action(async (qrelsArg: string | undefined, runArg: string | undefined, o: Omit<ScoreOptions, "qrels" | "run"> & { qrels?: string; run?: string }) => {
-        const files = { qrels: [qrelsArg, o.qrels], run: [runArg, o.run] } as const;
-        for (const [name, [positional, option]] of Object.entries(files))
-          if (positional !== undefined && option !== undefined) throw new InvalidArgumentError(`--${name}`, `the ${name} file given once (as an argument or as --${name}, not both)`, `${positional} / ${option}`);
-        const qrels = qrelsArg ?? o.qrels;
-        const run = runArg ?? o.run;
-        if (qrels === undefined || run === undefined)
-          throw new InvalidArgumentError(qrels === undefined ? "QRELS" : "RUN", "the qrels and the run file: retrace score QRELS RUN (trec_eval's order), or --qrels FILE --run FILE", undefined);
-        const opts: ScoreOptions = { ...o, qrels, run };
-        const scores = await scoreFiles(opts);
-        for (const w of scores.warnings) log.warn(w);
-        out(opts.json ? JSON.stringify(toTrecJson(scores), null, 2) : formatTrecText(scores, { perQuery: opts.query ?? false }));
-      }),
+      action(
+        async (
+          qrelsArg: string | undefined,
+          runArg: string | undefined,
+          o: Omit<ScoreOptions, "qrels" | "run"> & { qrels?: string; run?: string },
+        ) => {
+          const files = { qrels: [qrelsArg, o.qrels], run: [runArg, o.run] } as const;
+          for (const [name, [positional, option]] of Object.entries(files))
+            if (positional !== undefined && option !== undefined)
+              throw new InvalidArgumentError(
+                `--${name}`,
+                `the ${name} file given once (as an argument or as --${name}, not both)`,
+                `${positional} / ${option}`,
+              );
+          const qrels = qrelsArg ?? o.qrels;
+          const run = runArg ?? o.run;
+          if (qrels === undefined || run === undefined)
+            throw new InvalidArgumentError(
+              qrels === undefined ? "QRELS" : "RUN",
+              "the qrels and the run file: retrace score QRELS RUN (trec_eval's order), or --qrels FILE --run FILE",
+              undefined,
+            );
+          const opts: ScoreOptions = { ...o, qrels, run };
+          const scores = await scoreFiles(opts);
+          for (const w of scores.warnings) log.warn(w);
+          out(
+            opts.json
+              ? JSON.stringify(toTrecJson(scores), null, 2)
+              : formatTrecText(scores, { perQuery: opts.query ?? false }),
+          );
+        },
+      ),
     );
 }

@@ -20,12 +20,36 @@ import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
-import { addGraphOptions, addRetrievalOptions, GRAPH_ONLY, HISTORY_HELP, HISTORY_REFUSAL, RETRIEVAL_SECTIONS_UNUSED, UNUSED_WITH_GRAPH } from "../eval-options.js";
+import {
+  addGraphOptions,
+  addRetrievalOptions,
+  GRAPH_ONLY,
+  HISTORY_HELP,
+  HISTORY_REFUSAL,
+  RETRIEVAL_SECTIONS_UNUSED,
+  UNUSED_WITH_GRAPH,
+} from "../eval-options.js";
 import { action, out, outText } from "../io.js";
 import { countOption, parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
 import { oneLineText } from "../../control-chars.js";
 
-interface TraceOptions extends Pick<EvalOptions, "store" | "kb" | "cases" | "k" | "denseK" | "bm25K" | "mode" | "embedder" | "rerank" | "dataDir" | "config" | "timeout" | "maxCardBytes" | "history"> {
+interface TraceOptions extends Pick<
+  EvalOptions,
+  | "store"
+  | "kb"
+  | "cases"
+  | "k"
+  | "denseK"
+  | "bm25K"
+  | "mode"
+  | "embedder"
+  | "rerank"
+  | "dataDir"
+  | "config"
+  | "timeout"
+  | "maxCardBytes"
+  | "history"
+> {
   /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
   turn?: string;
   top: number;
@@ -43,13 +67,20 @@ export function contributionText(r: Ranked): string {
 
 function stageList(name: string, ranked: readonly Ranked[], gold: ReadonlySet<string>, top: number): string[] {
   const shown = ranked.slice(0, top);
-  const lines = [`  ${name} (${ranked.length} listed${ranked.length > shown.length ? `, top ${shown.length} shown` : ""}):`];
+  const lines = [
+    `  ${name} (${ranked.length} listed${ranked.length > shown.length ? `, top ${shown.length} shown` : ""}):`,
+  ];
   for (const r of shown) {
     const card = cardIdOf(r);
-    lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}${gold.has(card) ? "   <- gold" : ""}${contributionText(r)}`);
+    lines.push(
+      `    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}${gold.has(card) ? "   <- gold" : ""}${contributionText(r)}`,
+    );
   }
   const hidden = ranked.slice(top).filter((r) => gold.has(cardIdOf(r)));
-  for (const r of hidden) lines.push(`    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})${contributionText(r)}`);
+  for (const r of hidden)
+    lines.push(
+      `    ${String(r.rank).padStart(3)}  ${r.score.toFixed(4).padStart(9)}  ${r.id}   <- gold (below the shown top ${top})${contributionText(r)}`,
+    );
   return lines;
 }
 
@@ -67,7 +98,11 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
     lines.push(
       `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${fusionText(c)}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""} rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
     );
-    lines.push(`timings: ${Object.entries(t.trace.timingsMs).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(", ")}`);
+    lines.push(
+      `timings: ${Object.entries(t.trace.timingsMs)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} ms`)
+        .join(", ")}`,
+    );
     lines.push(...traceJudgmentLines(r));
     for (const e of t.explanations) lines.push(`  ${e.verdict === "retrieved" ? "HIT " : "MISS"} ${e.text}`);
     const gold = new Set(r.gold);
@@ -77,7 +112,9 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
     }
     lines.push(`final top-${t.trace.k}: [${t.trace.retrievedIds.map(oneLineText).join(", ")}]`); // one id on one line (src/control-chars.ts)
   }
-  const metrics = r.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
+  const metrics = r.results
+    .map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`)
+    .join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
   const comment = retrievalComment(r); // a relevance-only turn's comes from its nDCG@k
   if (comment !== undefined) lines.push(`  ${comment}`);
@@ -91,11 +128,20 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
  * turn count: an integer from 0 to turns − 1. Exit 2 otherwise, echoing the
  * text given and the true range.
  */
-export function caseAndTurn<C extends { id: string; turns: readonly unknown[] }>(cases: readonly C[], caseId: string, turnText: string | undefined, casesFile: string): { c: C; turn: number | undefined } {
+export function caseAndTurn<C extends { id: string; turns: readonly unknown[] }>(
+  cases: readonly C[],
+  caseId: string,
+  turnText: string | undefined,
+  casesFile: string,
+): { c: C; turn: number | undefined } {
   const c = cases.find((x) => x.id === caseId);
   if (c === undefined) throw new InvalidArgumentError("CASE_ID", `the id of a case in ${casesFile}`, caseId);
   if (turnText === undefined) return { c, turn: undefined };
-  const range = { min: 0, max: c.turns.length - 1, note: `0-based; case ${c.id} has ${c.turns.length} turn${c.turns.length === 1 ? "" : "s"}` };
+  const range = {
+    min: 0,
+    max: c.turns.length - 1,
+    note: `0-based; case ${c.id} has ${c.turns.length} turn${c.turns.length === 1 ? "" : "s"}`,
+  };
   const turn = parseIntIn(turnText, range);
   if (turn === undefined) throw new InvalidArgumentError("--turn", rangeText("integer", range), turnText);
   return { c, turn };
@@ -120,13 +166,28 @@ async function traceGraphCommand(caseId: string, o: TraceOptions & ExternalGraph
   const traced = await traceGraphCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, data);
   const total = traced.case.turns;
   if (o.json) {
-    out(JSON.stringify({ version: 1, case: traced.case, turns: traced.turns.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })) }, null, 2));
+    out(
+      JSON.stringify(
+        {
+          version: 1,
+          case: traced.case,
+          turns: traced.turns.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })),
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   const text = traced.turns.map((t) => {
     const trace = t.retrieval?.trace;
-    if (trace === undefined) return renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top, stateLimitBytes(o.maxStateMb));
-    return renderTracedTurn({ report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) }, total, o.top);
+    if (trace === undefined)
+      return renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top, stateLimitBytes(o.maxStateMb));
+    return renderTracedTurn(
+      { report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) },
+      total,
+      o.top,
+    );
   });
   outText(text.join("\n\n"));
   return 0;
@@ -135,21 +196,39 @@ async function traceGraphCommand(caseId: string, o: TraceOptions & ExternalGraph
 export function register(program: Command): void {
   const cmd = program
     .command("trace")
-    .description("The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood")
+    .description(
+      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood",
+    )
     .argument("<case-id>", "id of an eval case")
     // Kept as typed: its range (0 to the case's turns − 1) is known once the case is (caseAndTurn).
     .option("--turn <n>", "only this turn (0-based; earlier turns still run for context)")
-    .option("--top <n>", "entries shown per stage (gold entries below it are always shown)", positiveIntOption("--top"), 10)
+    .option(
+      "--top <n>",
+      "entries shown per stage (gold entries below it are always shown)",
+      positiveIntOption("--top"),
+      10,
+    )
     .option("--json", "print the traced turns as JSON (with a version field)")
     .option("--history <n>", HISTORY_HELP, countOption("--history"));
   // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
   addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
-    action((caseId: string, o: TraceOptions & ExternalGraphOptions) => (o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o))),
+    action((caseId: string, o: TraceOptions & ExternalGraphOptions) =>
+      o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o),
+    ),
   );
   refuseInMode<TraceOptions & ExternalGraphOptions>(cmd, [
-    { when: (o) => o.graph !== undefined, mode: "with --graph (your graph brings its own store and retriever)", unused: UNUSED_WITH_GRAPH, unusedValues: RETRIEVAL_SECTIONS_UNUSED },
+    {
+      when: (o) => o.graph !== undefined,
+      mode: "with --graph (your graph brings its own store and retriever)",
+      unused: UNUSED_WITH_GRAPH,
+      unusedValues: RETRIEVAL_SECTIONS_UNUSED,
+    },
     { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
     HISTORY_REFUSAL,
-    { when: (o) => o.graph === undefined, mode: "without --graph (retrace's own trace always shows the three queries)", unused: ["--counterfactual"] },
+    {
+      when: (o) => o.graph === undefined,
+      mode: "without --graph (retrace's own trace always shows the three queries)",
+      unused: ["--counterfactual"],
+    },
   ]);
 }

@@ -30,7 +30,12 @@ export function checkTuningOutputs(o: TuningOutputs, option = "--out"): Promise<
 }
 
 /** Writes the configuration file (with `out`; `option` names it in messages), then prints the tuning: JSON, or the text account. */
-export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--out", extra?: { json: Record<string, unknown>; lines: readonly string[] }): Promise<number> {
+export async function printTuning(
+  t: TuneOutcome,
+  o: TuningOutputs,
+  option = "--out",
+  extra?: { json: Record<string, unknown>; lines: readonly string[] },
+): Promise<number> {
   const { cv, candidates, config, decision } = t;
   // Not adopted: the file holds the defaults, or (--keep-defaults) nothing is written.
   const write = o.out !== undefined && (decision.adopted || o.keepDefaults !== true);
@@ -39,7 +44,18 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--
   if (o.json) {
     out(
       JSON.stringify(
-        { version: 1, ...(t.warning !== undefined ? { warning: t.warning } : {}), config, decision: { ...decision, written }, cv: { ...cv, heldOut: undefined, chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)) }, ...(extra?.json ?? {}) },
+        {
+          version: 1,
+          ...(t.warning !== undefined ? { warning: t.warning } : {}),
+          config,
+          decision: { ...decision, written },
+          cv: {
+            ...cv,
+            heldOut: undefined,
+            chosenPerFold: cv.chosenPerFold.map((i) => candidateKey(candidates[Number(i)] as Candidate)),
+          },
+          ...(extra?.json ?? {}),
+        },
         null,
         2,
       ),
@@ -76,19 +92,39 @@ export async function printTuning(t: TuneOutcome, o: TuningOutputs, option = "--
 export function register(program: Command): void {
   const cmd = program
     .command("tune")
-    .description("Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file")
-    .option("--store <auto|local|url|memory>", "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index", EVAL_DEFAULTS.store)
+    .description(
+      "Cross-validated search of fusion method, weights, RRF k, depths and BM25 k1/b on the eval cases' tune part; writes a config file",
+    )
+    .option(
+      "--store <auto|local|url|memory>",
+      "auto: CHROMA_URL if set, else local; local: a Chroma started (and stopped) by retrace; a Chroma URL; memory: exact in-process dense index",
+      EVAL_DEFAULTS.store,
+    )
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
     .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA)", EVAL_DEFAULTS.embedder)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("-k, --k <n>", "cards scored per turn (nDCG@k)", positiveIntOption("-k"), EVAL_DEFAULTS.k)
-    .option("--folds <n>", "cross-validation folds", intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }), DEFAULT_FOLDS)
+    .option(
+      "--folds <n>",
+      "cross-validation folds",
+      intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }),
+      DEFAULT_FOLDS,
+    )
     .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
-    .option("--out <file>", "write the chosen configuration there (JSON; read by retrace eval --config); the defaults when the tuning does not clearly beat them")
-    .option("--keep-defaults", "when the tuning does not clearly beat the defaults, write nothing to --out (instead of the defaults)")
+    .option(
+      "--out <file>",
+      "write the chosen configuration there (JSON; read by retrace eval --config); the defaults when the tuning does not clearly beat them",
+    )
+    .option(
+      "--keep-defaults",
+      "when the tuning does not clearly beat the defaults, write nothing to --out (instead of the defaults)",
+    )
     .option("--json", "print JSON instead of text")
-    .option("--allow-synthetic", "tune even when every case is synthetic (refused otherwise; the warning goes into the output and the config's provenance)");
+    .option(
+      "--allow-synthetic",
+      "tune even when every case is synthetic (refused otherwise; the warning goes into the output and the config's provenance)",
+    );
   addMaxCardBytesOption(cmd).action(
     action(async (o: TuneOptions & TuningOutputs) => {
       await checkTuningOutputs(o); // --out before a store starts (exit 2)

@@ -107,7 +107,8 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
 function repeatsOf(report: Report, section: NonNullable<Report["repeats"]>): NonNullable<Baseline["repeats"]> {
   if (section.identical) return { n: section.n, identical: true };
   const perTurn: Record<string, Record<string, number[]>> = {};
-  for (const t of report.turns) if (t.repeatScores !== undefined) perTurn[turnKey(t.caseId, t.turn)] = structuredClone(t.repeatScores);
+  for (const t of report.turns)
+    if (t.repeatScores !== undefined) perTurn[turnKey(t.caseId, t.turn)] = structuredClone(t.repeatScores);
   return { n: section.n, identical: false, perTurn };
 }
 
@@ -138,15 +139,31 @@ export function baselineToJSON(baseline: Baseline): string {
 export function parseBaseline(data: unknown, file: string): Baseline {
   const baseline = parseBaselineData(data, file);
   const counts = new Map<string, number>();
-  for (const scores of Object.values(baseline.perTurn)) for (const key of Object.keys(scores)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const scores of Object.values(baseline.perTurn))
+    for (const key of Object.keys(scores)) counts.set(key, (counts.get(key) ?? 0) + 1);
   const issues: DataIssue[] = [];
-  if (counts.size === 0) issues.push({ file, field: "perTurn", message: "expected the scores of the baseline's turns, got none: it cannot be compared with; re-create it with --update-baseline" });
+  if (counts.size === 0)
+    issues.push({
+      file,
+      field: "perTurn",
+      message:
+        "expected the scores of the baseline's turns, got none: it cannot be compared with; re-create it with --update-baseline",
+    });
   for (const [key, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!key.startsWith("retrieval_")) continue; // answer-side means may cover one part of the split only (docs/holdout.md)
     const agg = baseline.aggregates[key];
-    if (agg === undefined) issues.push({ file, field: `aggregates.${key}`, message: `missing, though ${n} turns in perTurn carry ${key}: the file is damaged; re-create it with --update-baseline` });
+    if (agg === undefined)
+      issues.push({
+        file,
+        field: `aggregates.${key}`,
+        message: `missing, though ${n} turns in perTurn carry ${key}: the file is damaged; re-create it with --update-baseline`,
+      });
     else if (agg.n !== n)
-      issues.push({ file, field: `aggregates.${key}.n`, message: `${agg.n} turns, but perTurn holds ${key} for ${n}: the file is damaged (entries removed or added by hand); re-create it with --update-baseline` });
+      issues.push({
+        file,
+        field: `aggregates.${key}.n`,
+        message: `${agg.n} turns, but perTurn holds ${key} for ${n}: the file is damaged (entries removed or added by hand); re-create it with --update-baseline`,
+      });
   }
   if (issues.length > 0) throw new DataValidationError(issues);
   return baseline;
@@ -158,7 +175,11 @@ export function parseBaseline(data: unknown, file: string): Baseline {
  * or turn the dataset does not have is exit 2 naming the file and the key,
  * before the sweep.
  */
-export function checkBaselineTurns(baseline: Baseline, file: string, cases: readonly { id: string; turns: readonly unknown[] }[]): void {
+export function checkBaselineTurns(
+  baseline: Baseline,
+  file: string,
+  cases: readonly { id: string; turns: readonly unknown[] }[],
+): void {
   const turns = new Map(cases.map((c) => [c.id, c.turns.length]));
   const issues: DataIssue[] = [];
   for (const key of Object.keys(baseline.perTurn)) {
@@ -166,7 +187,12 @@ export function checkBaselineTurns(baseline: Baseline, file: string, cases: read
     const n = turns.get(key.slice(0, hash));
     const turn = Number(key.slice(hash + 1));
     if (hash < 0 || n === undefined || !Number.isInteger(turn) || turn < 0 || turn >= n)
-      issues.push({ file, field: `perTurn.${key}`, message: "names no turn of the eval cases, though the dataset hash matches: the file is damaged; re-create it with --update-baseline" });
+      issues.push({
+        file,
+        field: `perTurn.${key}`,
+        message:
+          "names no turn of the eval cases, though the dataset hash matches: the file is damaged; re-create it with --update-baseline",
+      });
     if (issues.length >= 5) break;
   }
   if (issues.length > 0) throw new DataValidationError(issues);
@@ -174,7 +200,9 @@ export function checkBaselineTurns(baseline: Baseline, file: string, cases: read
 
 /** Read and validate a baseline file (DataValidationError naming the file and the field). */
 export async function readBaseline(path: string): Promise<Baseline> {
-  const text = await readTextFileOrThrow(path, { missing: "baseline file not found (create it with --update-baseline)" }); // src/kb/text.ts
+  const text = await readTextFileOrThrow(path, {
+    missing: "baseline file not found (create it with --update-baseline)",
+  }); // src/kb/text.ts
   return parseBaseline(parseJsonOrThrow(text, { file: path, expected: "a retrace baseline JSON file" }), path); // src/kb/json.ts
 }
 
@@ -191,7 +219,8 @@ export async function readBaseline(path: string): Promise<Baseline> {
  * (this function does no I/O, so the gate that calls it stays pure).
  */
 function sameEmbedder(a: string | null, b: string | null): boolean {
-  if (a !== null && b !== null && a.startsWith(GRAPH_PREFIX) && b.startsWith(GRAPH_PREFIX)) return normalizeGraphId(a) === normalizeGraphId(b);
+  if (a !== null && b !== null && a.startsWith(GRAPH_PREFIX) && b.startsWith(GRAPH_PREFIX))
+    return normalizeGraphId(a) === normalizeGraphId(b);
   return a === b || (a !== null && b !== null && embedderIdentity(a) === embedderIdentity(b));
 }
 
@@ -231,7 +260,11 @@ const callText = (c: string) => (c === "all" ? "every retrieval call" : `the ${c
  * what ran differently (the module's content: "graph module changed since the
  * baseline"; the `--configurable`). `what` names the two sides.
  */
-export function graphScoringDifferences(before: BaselineGraph, now: BaselineGraph, what = { before: "the baseline", now: "this run" }): { refusals: ScoringDifference[]; notes: string[] } {
+export function graphScoringDifferences(
+  before: BaselineGraph,
+  now: BaselineGraph,
+  what = { before: "the baseline", now: "this run" },
+): { refusals: ScoringDifference[]; notes: string[] } {
   const refusals: ScoringDifference[] = [];
   if (before.retrievalCall !== now.retrievalCall)
     refusals.push({
@@ -260,7 +293,9 @@ export function graphScoringDifferences(before: BaselineGraph, now: BaselineGrap
       `graph module ${what.before === "the baseline" ? "changed since the baseline" : `differs between ${what.before} and ${what.now}`} (${before.module}: ${short(before.moduleHash)} in ${what.before}, ${short(now.moduleHash)} in ${what.now}); comparing anyway`,
     );
   if (before.configurableHash !== now.configurableHash)
-    notes.push(`run.configurable differs (${short(before.configurableHash)} in ${what.before}, ${short(now.configurableHash)} in ${what.now}); comparing anyway`);
+    notes.push(
+      `run.configurable differs (${short(before.configurableHash)} in ${what.before}, ${short(now.configurableHash)} in ${what.now}); comparing anyway`,
+    );
   return { refusals, notes };
 }
 
@@ -282,10 +317,7 @@ export const GRAPH_SCORING_MISSING =
  * them; null when they are the same or either side does not record them (a
  * baseline written before they were, a run without retrieval).
  */
-export function retrievalDifferences(
-  before: Baseline["retrieval"],
-  now: Report["run"]["retrieval"],
-): string | null {
+export function retrievalDifferences(before: Baseline["retrieval"], now: Report["run"]["retrieval"]): string | null {
   if (before === undefined || now === undefined) return null;
   const locales = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort();
   const text = (c: RetrievalRunConfig | undefined) => (c === undefined ? "(not run)" : retrievalConfigText(c));
@@ -297,7 +329,9 @@ export function retrievalDifferences(
     groups.set(change, [...(groups.get(change) ?? []), l]);
   }
   if (groups.size === 0) return null;
-  const each = [...groups].map(([change, ls]) => `${ls.length === 1 && ls[0] === "*" ? "" : `${ls.join(", ")}: `}${change}`);
+  const each = [...groups].map(
+    ([change, ls]) => `${ls.length === 1 && ls[0] === "*" ? "" : `${ls.join(", ")}: `}${change}`,
+  );
   return `retrieval settings differ from the baseline's (${each.join("; ")}); comparing anyway — the deltas measure the change`;
 }
 
@@ -309,7 +343,10 @@ export function assertComparable(baseline: Baseline, report: Report): string[] {
   const cfg = configOf(report);
   for (const field of ["embedder", "mode", "rerank"] as const) {
     // A corpus-fit embedder refitted after a KB edit is the same embedder (its identity, src/contract/embedder-id.ts).
-    const same = field === "embedder" ? sameEmbedder(baseline.config.embedder, cfg.embedder) : baseline.config[field] === cfg[field];
+    const same =
+      field === "embedder"
+        ? sameEmbedder(baseline.config.embedder, cfg.embedder)
+        : baseline.config[field] === cfg[field];
     if (!same) {
       throw new BaselineMismatchError(`config.${field}`, baseline.config[field], cfg[field]);
     }
@@ -323,7 +360,9 @@ export function assertComparable(baseline: Baseline, report: Report): string[] {
   const retrieval = retrievalDifferences(baseline.retrieval, report.run.retrieval);
   if (retrieval !== null) notes.push(retrieval);
   if (baseline.kbHash !== report.run.kbHash) {
-    notes.push(`the baseline was made with another knowledge base (kbHash ${baseline.kbHash}, now ${report.run.kbHash}); comparing anyway`);
+    notes.push(
+      `the baseline was made with another knowledge base (kbHash ${baseline.kbHash}, now ${report.run.kbHash}); comparing anyway`,
+    );
   }
   return notes;
 }

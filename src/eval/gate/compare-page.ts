@@ -8,7 +8,13 @@
  * both runs' stage funnels with their intervals and the paired difference per
  * stage (./compare.ts compareFunnels). It computes no statistic itself.
  */
-import { comparisonNote, type ComparisonMethod, type FunnelComparison, type KeyComparison, type TurnFlip } from "./compare.js";
+import {
+  comparisonNote,
+  type ComparisonMethod,
+  type FunnelComparison,
+  type KeyComparison,
+  type TurnFlip,
+} from "./compare.js";
 import { HIT_KEY, metricKey } from "../measures/metrics.js";
 import type { Report, TurnReport } from "../report/types.js";
 import { renderPage } from "../report/html/page.js";
@@ -78,7 +84,11 @@ export interface Shift {
  * ascending — the biggest drop first, the biggest gain last; equal changes in
  * A's order. A `threshold` ≤ 0 lists every unflipped turn scored in both runs.
  */
-export function shiftedTurns(a: Pick<Report, "turns">, b: Pick<Report, "turns">, threshold: number = SHIFT_THRESHOLD): Shift[] {
+export function shiftedTurns(
+  a: Pick<Report, "turns">,
+  b: Pick<Report, "turns">,
+  threshold: number = SHIFT_THRESHOLD,
+): Shift[] {
   const inB = new Map(b.turns.map((t, i) => [`${t.caseId}#${t.turn}`, i]));
   const out: (Shift & { key: number })[] = [];
   a.turns.forEach((t, i) => {
@@ -86,8 +96,23 @@ export function shiftedTurns(a: Pick<Report, "turns">, b: Pick<Report, "turns">,
     const j = inB.get(id);
     if (j === undefined) return;
     const u = b.turns[j]!;
-    const [ha, hb, ra, rb, na, nb] = [hit(t), hit(u), scoreOf(t, RECALL_KEY), scoreOf(u, RECALL_KEY), scoreOf(t, NDCG_KEY), scoreOf(u, NDCG_KEY)];
-    if (ha === undefined || hb === undefined || ra === undefined || rb === undefined || na === undefined || nb === undefined) return;
+    const [ha, hb, ra, rb, na, nb] = [
+      hit(t),
+      hit(u),
+      scoreOf(t, RECALL_KEY),
+      scoreOf(u, RECALL_KEY),
+      scoreOf(t, NDCG_KEY),
+      scoreOf(u, NDCG_KEY),
+    ];
+    if (
+      ha === undefined ||
+      hb === undefined ||
+      ra === undefined ||
+      rb === undefined ||
+      na === undefined ||
+      nb === undefined
+    )
+      return;
     if (ha !== hb) return;
     const recall = rb - ra;
     const ndcg = nb - na;
@@ -115,7 +140,11 @@ function pageFlips(a: Report, b: Report, flips: readonly TurnFlip[]): Flip[] {
  * kept; `index` maps an index in `report.turns` to its index in the kept list.
  * Summary figures, counts and the funnel stay those of the whole run.
  */
-function keptRun(report: Report, name: string, open: ReadonlySet<number>): { run: RunPageData; index: Map<number, number> } {
+function keptRun(
+  report: Report,
+  name: string,
+  open: ReadonlySet<number>,
+): { run: RunPageData; index: Map<number, number> } {
   const full = runPageData(report, name);
   const lastOpen = new Map<string, number>();
   for (const i of open) {
@@ -130,10 +159,22 @@ function keptRun(report: Report, name: string, open: ReadonlySet<number>): { run
     const { trace: _trace, ...rest } = t;
     return { ...rest, retrievedIds: [], citedIds: [], results: [] };
   });
-  const ids = new Set(kept.filter((i) => open.has(i)).map((i) => `${report.turns[i]!.caseId}#${report.turns[i]!.turn}`));
-  const timings = report.timings === undefined ? undefined : { ...report.timings, turns: Object.fromEntries(Object.entries(report.timings.turns).filter(([id]) => ids.has(id))) };
+  const ids = new Set(
+    kept.filter((i) => open.has(i)).map((i) => `${report.turns[i]!.caseId}#${report.turns[i]!.turn}`),
+  );
+  const timings =
+    report.timings === undefined
+      ? undefined
+      : {
+          ...report.timings,
+          turns: Object.fromEntries(Object.entries(report.timings.turns).filter(([id]) => ids.has(id))),
+        };
   return {
-    run: { ...full, report: { ...report, turns, ...(timings === undefined ? {} : { timings }) }, view: { ...full.view, cuts: kept.map((i) => full.view.cuts[i]!) } },
+    run: {
+      ...full,
+      report: { ...report, turns, ...(timings === undefined ? {} : { timings }) },
+      view: { ...full.view, cuts: kept.map((i) => full.view.cuts[i]!) },
+    },
     index,
   };
 }
@@ -143,12 +184,20 @@ function keptRun(report: Report, name: string, open: ReadonlySet<number>): { run
  * flipped and shifted ones and their conversations (docs/html-report.md);
  * everything else it shows comes from the aggregates and `comparisons`.
  */
-export function renderHtmlComparison(a: { name: string; report: Report }, b: { name: string; report: Report }, comparison: PageComparison): string {
+export function renderHtmlComparison(
+  a: { name: string; report: Report },
+  b: { name: string; report: Report },
+  comparison: PageComparison,
+): string {
   const flips = pageFlips(a.report, b.report, comparison.flips);
   const shifts = shiftedTurns(a.report, b.report);
   const ka = keptRun(a.report, a.name, new Set([...flips, ...shifts].map((f) => f.a)));
   const kb = keptRun(b.report, b.name, new Set([...flips, ...shifts].map((f) => f.b)));
-  const remap = <T extends { a: number; b: number }>(f: T): T => ({ ...f, a: ka.index.get(f.a)!, b: kb.index.get(f.b)! });
+  const remap = <T extends { a: number; b: number }>(f: T): T => ({
+    ...f,
+    a: ka.index.get(f.a)!,
+    b: kb.index.get(f.b)!,
+  });
   const data: ComparePageData = {
     kind: "compare",
     registry: registryPageData(),

@@ -28,7 +28,17 @@ import type { BaselineGraph } from "../report/schemas.js";
 import { HIT_KEY, METRICS } from "../measures/metrics.js";
 import { isAnswerSideKey } from "../report/parts.js";
 import { SIGNIFICANCE_LEVEL } from "../report/render.js";
-import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, perTurnScores, turnKey, type PairedBootstrap, type PerTurnSource, type ResampleUnit } from "../stats/bootstrap.js";
+import {
+  DEFAULT_RESAMPLE,
+  DEFAULT_SAMPLES,
+  DEFAULT_SEED,
+  pairedBootstrap,
+  perTurnScores,
+  turnKey,
+  type PairedBootstrap,
+  type PerTurnSource,
+  type ResampleUnit,
+} from "../stats/bootstrap.js";
 import { parseReport } from "../report/schemas.js";
 import { funnelDiff, funnelStages, perTurnStages, type FunnelStageDiff } from "../report/funnel-stats.js";
 import type { FunnelStage, Report, TurnReport } from "../report/types.js";
@@ -111,26 +121,59 @@ export function comparisonNote(method: ComparisonMethod): [string, string] {
 export async function readRunSide(file: string): Promise<RunSide> {
   const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts)
   const data = parseJsonOrThrow(text, { file, expected: "a retrace report or baseline JSON file" }); // src/kb/json.ts
-  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new DataValidationError([{ file, message: "expected a JSON object" }]);
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    throw new DataValidationError([{ file, message: "expected a JSON object" }]);
   if ("perTurn" in data) {
     const b = parseBaseline(data, file);
     const graph = b.graph ?? (b.config.embedder?.startsWith(GRAPH_PREFIX) === true ? null : undefined);
-    return { file, datasetHash: b.datasetHash, k: b.k, keys: Object.keys(b.aggregates), source: b, data: b, ...(graph !== undefined ? { graph } : {}) };
+    return {
+      file,
+      datasetHash: b.datasetHash,
+      k: b.k,
+      keys: Object.keys(b.aggregates),
+      source: b,
+      data: b,
+      ...(graph !== undefined ? { graph } : {}),
+    };
   }
   // ReportSchema (src/eval/report/schemas.ts), migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
   const report = parseReport(data, file);
   const graph = graphScoringOf(report) ?? (report.run.graph !== undefined ? null : undefined);
-  return { file, datasetHash: report.run.datasetHash, k: report.run.k, keys: Object.keys(report.aggregates), source: report, data: report, ...(graph !== undefined ? { graph } : {}) };
+  return {
+    file,
+    datasetHash: report.run.datasetHash,
+    k: report.run.k,
+    keys: Object.keys(report.aggregates),
+    source: report,
+    data: report,
+    ...(graph !== undefined ? { graph } : {}),
+  };
 }
 
 /** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */
 export function assertPairable(a: RunSide, b: RunSide): void {
   if (a.datasetHash !== b.datasetHash)
-    throw new DataValidationError([{ file: b.file, field: "datasetHash", message: `cannot pair with ${a.file}: dataset ${b.datasetHash.slice(0, 12)} differs from ${a.datasetHash.slice(0, 12)}` }]);
-  if (a.k !== b.k) throw new DataValidationError([{ file: b.file, field: "k", message: `cannot pair with ${a.file}: k=${b.k} differs from k=${a.k}` }]);
+    throw new DataValidationError([
+      {
+        file: b.file,
+        field: "datasetHash",
+        message: `cannot pair with ${a.file}: dataset ${b.datasetHash.slice(0, 12)} differs from ${a.datasetHash.slice(0, 12)}`,
+      },
+    ]);
+  if (a.k !== b.k)
+    throw new DataValidationError([
+      { file: b.file, field: "k", message: `cannot pair with ${a.file}: k=${b.k} differs from k=${a.k}` },
+    ]);
   if (a.graph != null && b.graph != null) {
     const r = graphScoringDifferences(a.graph, b.graph, { before: a.file, now: b.file }).refusals[0];
-    if (r !== undefined) throw new DataValidationError([{ file: b.file, field: r.field, message: `cannot pair with ${a.file}: ${JSON.stringify(r.now)} here, ${JSON.stringify(r.before)} there; ${r.why}` }]);
+    if (r !== undefined)
+      throw new DataValidationError([
+        {
+          file: b.file,
+          field: r.field,
+          message: `cannot pair with ${a.file}: ${JSON.stringify(r.now)} here, ${JSON.stringify(r.before)} there; ${r.why}`,
+        },
+      ]);
   }
 }
 
@@ -143,7 +186,9 @@ export function assertPairable(a: RunSide, b: RunSide): void {
 export function pairingNotes(a: RunSide, b: RunSide): string[] {
   if (a.graph === undefined || b.graph === undefined) return [];
   if (a.graph === null || b.graph === null)
-    return [`${a.graph === null ? a.file : b.file} does not record how it was scored (retrieval-call mode, id keys or id-map hash, configurable hash, graph module hash: written before they were recorded); comparing as before`];
+    return [
+      `${a.graph === null ? a.file : b.file} does not record how it was scored (retrieval-call mode, id keys or id-map hash, configurable hash, graph module hash: written before they were recorded); comparing as before`,
+    ];
   return graphScoringDifferences(a.graph, b.graph, { before: a.file, now: b.file }).notes;
 }
 
@@ -152,7 +197,10 @@ export function compareRuns(a: RunSide, b: RunSide, opts: CompareOptions = {}): 
   assertPairable(a, b);
   const shared = a.keys.filter((k) => b.keys.includes(k));
   const registry = METRICS.map((m) => m.key);
-  const ordered = [...registry.filter((k) => shared.includes(k)), ...shared.filter((k) => !registry.includes(k)).sort()];
+  const ordered = [
+    ...registry.filter((k) => shared.includes(k)),
+    ...shared.filter((k) => !registry.includes(k)).sort(),
+  ];
   const out: KeyComparison[] = [];
   const heldOut = heldOutTurns(a, b);
   for (const key of ordered) {
@@ -163,7 +211,15 @@ export function compareRuns(a: RunSide, b: RunSide, opts: CompareOptions = {}): 
       samples: opts.samples ?? DEFAULT_SAMPLES,
       unit: opts.resample ?? DEFAULT_RESAMPLE,
     });
-    if (c !== null) out.push({ key, ...c, pAdjusted: c.pValue, familySize: 1, significant: c.pValue < SIGNIFICANCE_LEVEL, turns: restrict ? "holdout" : "all" });
+    if (c !== null)
+      out.push({
+        key,
+        ...c,
+        pAdjusted: c.pValue,
+        familySize: 1,
+        significant: c.pValue < SIGNIFICANCE_LEVEL,
+        turns: restrict ? "holdout" : "all",
+      });
   }
   return out;
 }
@@ -181,7 +237,9 @@ function reportsOf(a: RunSide, b: RunSide): Report[] {
 export function heldOutTurns(a: RunSide, b: RunSide): Set<string> | null {
   const parted = reportsOf(a, b).filter((d) => d.turns.some((t) => t.part !== undefined));
   if (parted.length === 0) return null;
-  const sets = parted.map((r) => new Set(r.turns.filter((t) => t.part === "holdout").map((t) => turnKey(t.caseId, t.turn))));
+  const sets = parted.map(
+    (r) => new Set(r.turns.filter((t) => t.part === "holdout").map((t) => turnKey(t.caseId, t.turn))),
+  );
   return new Set([...sets[0]!].filter((id) => sets.every((s) => s.has(id))));
 }
 
@@ -196,7 +254,9 @@ export function turnFlips(a: RunSide, b: RunSide): TurnFlip[] {
   const hb = perTurnScores(b.source, HIT_KEY);
   const reports = reportsOf(a, b);
   const locale = new Map<string, string>();
-  for (const r of reports) for (const t of r.turns) if (!locale.has(turnKey(t.caseId, t.turn))) locale.set(turnKey(t.caseId, t.turn), t.locale);
+  for (const r of reports)
+    for (const t of r.turns)
+      if (!locale.has(turnKey(t.caseId, t.turn))) locale.set(turnKey(t.caseId, t.turn), t.locale);
   const order = reports.length > 0 ? reports[0]!.turns.map((t) => turnKey(t.caseId, t.turn)) : [...ha.keys()];
   const lost: TurnFlip[] = [];
   const gained: TurnFlip[] = [];
@@ -206,7 +266,13 @@ export function turnFlips(a: RunSide, b: RunSide): TurnFlip[] {
     if (x === undefined || y === undefined || x === y) continue;
     const cut = id.lastIndexOf("#");
     const l = locale.get(id);
-    const flip: TurnFlip = { id, caseId: id.slice(0, cut), turn: Number(id.slice(cut + 1)), ...(l !== undefined ? { locale: l } : {}), direction: x === 1 && y === 0 ? "hit→miss" : "miss→hit" };
+    const flip: TurnFlip = {
+      id,
+      caseId: id.slice(0, cut),
+      turn: Number(id.slice(cut + 1)),
+      ...(l !== undefined ? { locale: l } : {}),
+      direction: x === 1 && y === 0 ? "hit→miss" : "miss→hit",
+    };
     if (x === 1 && y === 0) lost.push(flip);
     else if (x === 0 && y === 1) gained.push(flip);
   }
@@ -227,6 +293,10 @@ export function compareFunnels(a: RunSide, b: RunSide, opts: CompareOptions = {}
   if (!("turns" in a.source) || !("turns" in b.source)) return null;
   const ta = a.source.turns as TurnReport[];
   const tb = b.source.turns as TurnReport[];
-  const o = { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, resample: opts.resample ?? DEFAULT_RESAMPLE };
+  const o = {
+    seed: opts.seed ?? DEFAULT_SEED,
+    samples: opts.samples ?? DEFAULT_SAMPLES,
+    resample: opts.resample ?? DEFAULT_RESAMPLE,
+  };
   return { a: funnelStages(ta, o), b: funnelStages(tb, o), diff: funnelDiff(perTurnStages(ta), perTurnStages(tb), o) };
 }

@@ -61,9 +61,8 @@ const EPSILON = 1e-9;
  * Floor options and the metric key each gates, in the order checks are made
  * and listed: the registry's metrics that declare a `floor`.
  */
-export const FLOOR_OPTIONS: readonly { option: FloorOption; flag: string; key: string; label: string }[] = Object.freeze(
-  METRICS.flatMap((m) => (m.floor === undefined ? [] : [{ ...m.floor, key: m.key, label: m.label }])),
-);
+export const FLOOR_OPTIONS: readonly { option: FloorOption; flag: string; key: string; label: string }[] =
+  Object.freeze(METRICS.flatMap((m) => (m.floor === undefined ? [] : [{ ...m.floor, key: m.key, label: m.label }])));
 
 export type { FloorOption };
 /** A floor per option (`minHit`, ...): a number (scope `all`) or a floor per scope. Unset = off. */
@@ -106,7 +105,8 @@ export function gatedTurns(report: Pick<Report, "turns">, quarantine: Quarantine
 
 function checkUnit(name: string, v: unknown): void {
   if (v === undefined) return;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) throw new InvalidArgumentError(name, "a number between 0 and 1", v);
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1)
+    throw new InvalidArgumentError(name, "a number between 0 and 1", v);
 }
 
 const f3 = (x: number) => x.toFixed(3);
@@ -152,7 +152,8 @@ export function checkScope(report: Pick<Report, "turns">, scope: string, flag: s
       );
     return;
   }
-  if (!locales.includes(scope)) throw new InvalidArgumentError(`${flag} scope`, `one of ${[...FIXED_SCOPES, ...locales].join(", ")}`, scope);
+  if (!locales.includes(scope))
+    throw new InvalidArgumentError(`${flag} scope`, `one of ${[...FIXED_SCOPES, ...locales].join(", ")}`, scope);
 }
 
 /** Mean and n of `key` over the turns of `scope` that carry it; null mean when n = 0. */
@@ -171,7 +172,10 @@ function scopeMean(turns: readonly TurnReport[], key: string, scope: string): { 
 }
 
 /** Mean and n of `key` over per-turn scores (`caseId#turn` → key → score); null mean when n = 0. */
-function perTurnMean(perTurn: Readonly<Record<string, Readonly<Record<string, number>>>>, key: string): { mean: number | null; n: number } {
+function perTurnMean(
+  perTurn: Readonly<Record<string, Readonly<Record<string, number>>>>,
+  key: string,
+): { mean: number | null; n: number } {
   let sum = 0;
   let n = 0;
   for (const scores of Object.values(perTurn)) {
@@ -211,14 +215,26 @@ function normalizeFloors(flag: string, option: string, v: number | ScopedFloors 
  */
 export function defaultMaxDrop(baseline: Baseline, report: Report): { maxDrop: number; source: string } {
   // A graph of your own may call a model or a store that is not deterministic: never the 0 of retrace's pipeline.
-  if (report.run.graph !== undefined) return { maxDrop: DEFAULT_MAX_DROP, source: `default ${DEFAULT_MAX_DROP}: a --graph run (your graph may not be deterministic; set --gate max-drop=X to change it)` };
+  if (report.run.graph !== undefined)
+    return {
+      maxDrop: DEFAULT_MAX_DROP,
+      source: `default ${DEFAULT_MAX_DROP}: a --graph run (your graph may not be deterministic; set --gate max-drop=X to change it)`,
+    };
   const why: string[] = [];
   if (baseline.kbHash !== report.run.kbHash) why.push("another KB version");
   const kind = report.run.storeKind ?? storeKindOf(report.run.store);
   // A baseline written before store kinds were recorded is taken as the same kind.
-  if (baseline.storeKind !== undefined && baseline.storeKind !== kind) why.push(`another store kind (${baseline.storeKind}, now ${kind})`);
-  if (why.length === 0) return { maxDrop: 0, source: "default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline)" };
-  return { maxDrop: DEFAULT_MAX_DROP, source: `default ${DEFAULT_MAX_DROP}: the baseline was made with ${why.join(" and ")}` };
+  if (baseline.storeKind !== undefined && baseline.storeKind !== kind)
+    why.push(`another store kind (${baseline.storeKind}, now ${kind})`);
+  if (why.length === 0)
+    return {
+      maxDrop: 0,
+      source: "default 0: same dataset, KB, k, configuration and store kind (deterministic pipeline)",
+    };
+  return {
+    maxDrop: DEFAULT_MAX_DROP,
+    source: `default ${DEFAULT_MAX_DROP}: the baseline was made with ${why.join(" and ")}`,
+  };
 }
 
 /** Turns whose hit@k was 1 in the baseline and is 0 in the report, in report order. */
@@ -228,7 +244,15 @@ export function hitFlips(report: Report, baseline: Baseline): GateFlip[] {
     const now = t.results.find((r) => r.key === HIT_KEY)?.score;
     const before = baseline.perTurn[turnKey(t.caseId, t.turn)]?.[HIT_KEY];
     if (now !== 0 || before !== 1) continue;
-    const flip: GateFlip = { caseId: t.caseId, turn: t.turn, locale: t.locale, kind: t.kind, user: t.user, gold: t.gold, retrievedIds: t.retrievedIds ?? [] };
+    const flip: GateFlip = {
+      caseId: t.caseId,
+      turn: t.turn,
+      locale: t.locale,
+      kind: t.kind,
+      user: t.user,
+      gold: t.gold,
+      retrievedIds: t.retrievedIds ?? [],
+    };
     if (t.trace !== undefined) flip.goldPositions = t.trace.goldPositions;
     flips.push(flip);
   }
@@ -241,7 +265,12 @@ export function flipText(f: GateFlip): string {
     f.goldPositions === undefined
       ? "no trace"
       : Object.entries(f.goldPositions)
-          .map(([id, stages]) => `${id}: ${Object.entries(stages).map(([s, r]) => `${s} ${r ?? "—"}`).join(", ")}`)
+          .map(
+            ([id, stages]) =>
+              `${id}: ${Object.entries(stages)
+                .map(([s, r]) => `${s} ${r ?? "—"}`)
+                .join(", ")}`,
+          )
           .join("; ");
   return `${f.caseId}#${f.turn} (${f.locale}, ${f.kind}) gold=[${f.gold.join(", ")}] top=[${f.retrievedIds.join(", ")}] now ${where}`;
 }
@@ -269,7 +298,14 @@ function dropTestOf(report: Report, baseline: Baseline, thresholds: GateThreshol
   const r = report.repeats;
   if (r === undefined || r.identical) {
     const why = r === undefined ? "a run without --repeat" : `the ${r.n} repeats were identical`;
-    return { seed, samples, record: { method: "point", description: `point means (${why}): fails when the baseline's mean minus this run's exceeds the tolerance` } };
+    return {
+      seed,
+      samples,
+      record: {
+        method: "point",
+        description: `point means (${why}): fails when the baseline's mean minus this run's exceeds the tolerance`,
+      },
+    };
   }
   const pct = Math.round(REPEAT_GATE_LEVEL * 100);
   const base =
@@ -290,22 +326,46 @@ function dropTestOf(report: Report, baseline: Baseline, thresholds: GateThreshol
 }
 
 /** A drop check by the interval-aware test over the scope's turns scored in both runs; null when none is. */
-function repeatDropCheck(key: string, scope: string, turns: readonly TurnReport[], baseline: Baseline, maxDrop: number, test: DropTest): Omit<GateCheck, "option"> | null {
+function repeatDropCheck(
+  key: string,
+  scope: string,
+  turns: readonly TurnReport[],
+  baseline: Baseline,
+  maxDrop: number,
+  test: DropTest,
+): Omit<GateCheck, "option"> | null {
   const paired: PairedRepeats[] = [];
   for (const t of turns) {
     const tk = turnKey(t.caseId, t.turn);
     const now = t.results.find((x) => x.key === key)?.score;
     const before = baseline.perTurn[tk]?.[key];
     if (now === undefined || before === undefined) continue;
-    paired.push({ cluster: t.caseId, run: t.repeatScores?.[key] ?? [now], base: baseline.repeats?.perTurn?.[tk]?.[key] ?? [before] });
+    paired.push({
+      cluster: t.caseId,
+      run: t.repeatScores?.[key] ?? [now],
+      base: baseline.repeats?.perTurn?.[tk]?.[key] ?? [before],
+    });
   }
   const b = repeatDropBound(paired, { seed: test.seed, samples: test.samples, alpha: 1 - REPEAT_GATE_LEVEL });
   if (b === null) return null;
   const passed = b.lower <= maxDrop + EPSILON;
   const pct = Math.round(b.level * 100);
   const head = `${scoped(key, scope)} ${f3(meanOf(paired.map((p) => p.run)))} vs the baseline's ${f3(meanOf(paired.map((p) => p.base)))}: ${b.drop > 0 ? `drop ${f3(b.drop)}` : "no drop"} over ${b.n} shared turns in ${b.nCases} cases (${b.repeats.run} repeats now, ${b.repeats.base} in the baseline); one-sided ${pct}% lower bound of the drop ${f3(b.lower)}`;
-  const reason = passed ? `${head}, within the tolerance ${f3(maxDrop)}` : `${head}, above the tolerance ${f3(maxDrop)}: a regression beyond the graph's run-to-run noise`;
-  return { kind: "drop", key, scope, threshold: maxDrop, observed: b.drop, n: b.n, baseline: meanOf(paired.map((p) => p.base)), bound: b.lower, verdict: passed ? "pass" : "fail", reason };
+  const reason = passed
+    ? `${head}, within the tolerance ${f3(maxDrop)}`
+    : `${head}, above the tolerance ${f3(maxDrop)}: a regression beyond the graph's run-to-run noise`;
+  return {
+    kind: "drop",
+    key,
+    scope,
+    threshold: maxDrop,
+    observed: b.drop,
+    n: b.n,
+    baseline: meanOf(paired.map((p) => p.base)),
+    bound: b.lower,
+    verdict: passed ? "pass" : "fail",
+    reason,
+  };
 }
 
 /** The mean over turns of each turn's mean. */
@@ -324,7 +384,11 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
   if (thresholds.maxFlips !== undefined && !(Number.isInteger(thresholds.maxFlips) && thresholds.maxFlips >= 0))
     throw new InvalidArgumentError("maxFlips", "a non-negative integer", thresholds.maxFlips);
   if (thresholds.maxFlips !== undefined && baseline === undefined)
-    throw new InvalidArgumentError("--gate max-flips", "used with a baseline (flips are counted against it)", "no baseline");
+    throw new InvalidArgumentError(
+      "--gate max-flips",
+      "used with a baseline (flips are counted against it)",
+      "no baseline",
+    );
   const failures: GateFailure[] = [];
   const checks: GateCheck[] = [];
   // Quarantined turns are out of every check (module doc); `full` keeps them for scope names and the list of what was left out.
@@ -337,13 +401,29 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
     const floors = normalizeFloors(named, option, thresholds[option]);
     for (const [scope] of floors) checkScope(full, scope, named);
     for (const [scope, floor] of floors) {
-      const opt = scope === "all" ? `--gate ${flag.slice(2)}=${f3(floor)}` : `--gate ${flag.slice(2)}=${scope}=${f3(floor)}`;
+      const opt =
+        scope === "all" ? `--gate ${flag.slice(2)}=${f3(floor)}` : `--gate ${flag.slice(2)}=${scope}=${f3(floor)}`;
       const why = notMeasuredReason(report, key);
       const { mean, n } = scopeMean(report.turns, key, scope);
       if (why !== null || mean === null) {
         const reason = `${scoped(key, scope)} was not measured (${why ?? `n=0 in scope ${scope}`}); the floor ${f3(floor)} (${scope === "all" ? option : opt}) cannot pass`;
         failures.push({ kind: "not_measured", key, reason, ...(scope === "all" ? {} : { scope }) });
-        checks.push(check({ kind: "floor", key, scope, option: opt, threshold: floor, observed: null, n: 0, verdict: "not_measured", reason }, false));
+        checks.push(
+          check(
+            {
+              kind: "floor",
+              key,
+              scope,
+              option: opt,
+              threshold: floor,
+              observed: null,
+              n: 0,
+              verdict: "not_measured",
+              reason,
+            },
+            false,
+          ),
+        );
         continue;
       }
       const passed = mean >= floor - EPSILON;
@@ -351,7 +431,9 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
         ? `${scoped(key, scope)} ${f3(mean)} (n=${n}) is at or above the floor ${f3(floor)}`
         : `${scoped(key, scope)} ${f3(mean)} (n=${n}) is below the floor ${f3(floor)}`;
       if (!passed) failures.push({ kind: "floor", key, reason, ...(scope === "all" ? {} : { scope }) });
-      checks.push(check({ kind: "floor", key, scope, option: opt, threshold: floor, observed: mean, n, reason }, passed));
+      checks.push(
+        check({ kind: "floor", key, scope, option: opt, threshold: floor, observed: mean, n, reason }, passed),
+      );
     }
   }
 
@@ -362,18 +444,29 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
       file: thresholds.quarantine.file,
       listed: thresholds.quarantine.entries.length,
       count: left.length,
-      turns: left.map((t) => ({ caseId: t.caseId, turn: t.turn, locale: t.locale, reason: q.get(turnKey(t.caseId, t.turn)) as string })),
+      turns: left.map((t) => ({
+        caseId: t.caseId,
+        turn: t.turn,
+        locale: t.locale,
+        reason: q.get(turnKey(t.caseId, t.turn)) as string,
+      })),
     };
   }
   if (baseline !== undefined) {
     assertComparable(baseline, full);
     if (thresholds.drops !== false) {
       const tolerance =
-        thresholds.maxDrop !== undefined ? { maxDrop: thresholds.maxDrop, source: "set with --gate max-drop" } : defaultMaxDrop(baseline, report);
+        thresholds.maxDrop !== undefined
+          ? { maxDrop: thresholds.maxDrop, source: "set with --gate max-drop" }
+          : defaultMaxDrop(baseline, report);
       result.tolerance = tolerance;
       const maxDrop = tolerance.maxDrop;
       // The registry's drop checks: `always`, or `if-both` when the baseline and the run both have the key.
-      const keys = METRICS.filter((m) => m.drop === "always" || (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined)).map((m) => m.key);
+      const keys = METRICS.filter(
+        (m) =>
+          m.drop === "always" ||
+          (m.drop === "if-both" && baseline.aggregates[m.key] !== undefined && report.aggregates[m.key] !== undefined),
+      ).map((m) => m.key);
       // One locale: its scope is the same turns as `all`, so it is checked once, as `all`.
       const locales = localesOf(full);
       const scopes = ["all", ...(locales.length > 1 ? locales : [])];
@@ -386,32 +479,68 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
         if (why !== null) {
           const reason = `${key} was not measured (${why}); the baseline comparison cannot pass`;
           failures.push({ kind: "not_measured", key, reason });
-          checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "not_measured", reason }, false));
+          checks.push(
+            check(
+              {
+                kind: "drop",
+                key,
+                scope: "all",
+                option: opt,
+                threshold: maxDrop,
+                observed: null,
+                n: 0,
+                verdict: "not_measured",
+                reason,
+              },
+              false,
+            ),
+          );
           continue;
         }
         if (baseline.aggregates[key] === undefined) {
           const reason = `the baseline has no ${key} (${label(key)}) to compare with; re-create it with --update-baseline`;
           failures.push({ kind: "baseline_mismatch", key, reason });
-          checks.push(check({ kind: "drop", key, scope: "all", option: opt, threshold: maxDrop, observed: null, n: 0, verdict: "fail", reason }, false));
+          checks.push(
+            check(
+              {
+                kind: "drop",
+                key,
+                scope: "all",
+                option: opt,
+                threshold: maxDrop,
+                observed: null,
+                n: 0,
+                verdict: "fail",
+                reason,
+              },
+              false,
+            ),
+          );
           continue;
         }
         for (const scope of scopes) {
           const cur = scopeMean(report.turns, key, scope);
-          const inThis = (scope === "all" ? withoutSynthetic(report.turns) : report.turns).filter((t) => inScope(t, scope));
+          const inThis = (scope === "all" ? withoutSynthetic(report.turns) : report.turns).filter((t) =>
+            inScope(t, scope),
+          );
           const basePerTurn: Record<string, Record<string, number>> = {};
           for (const t of inThis) {
             const s = baseline.perTurn[turnKey(t.caseId, t.turn)];
             if (s !== undefined) basePerTurn[turnKey(t.caseId, t.turn)] = s;
           }
           // Scope all: the baseline's own mean, unless turns are quarantined (then both sides over the remaining turns).
-          const base = scope === "all" && q.size === 0 ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 } : perTurnMean(basePerTurn, key);
+          const base =
+            scope === "all" && q.size === 0
+              ? { mean: baseline.aggregates[key]?.mean ?? null, n: baseline.aggregates[key]?.n ?? 0 }
+              : perTurnMean(basePerTurn, key);
           if (cur.mean === null || base.mean === null) continue; // nothing to compare in this locale (e.g. no gold-bearing turn)
           const drop = base.mean - cur.mean;
           if (test.record.method === "repeat-bootstrap") {
             // The interval-aware test (docs/statistics.md, "Baseline gates with repeats"): both sides over the turns scored in both.
             const c = repeatDropCheck(key, scope, inThis, baseline, maxDrop, test);
             if (c !== null) {
-              if (c.verdict === "fail") failures.push({ kind: "regression", key, reason: c.reason, ...(scope === "all" ? {} : { scope }) });
+              if (c.verdict === "fail")
+                failures.push({ kind: "regression", key, reason: c.reason, ...(scope === "all" ? {} : { scope }) });
               checks.push({ ...c, option: opt });
               continue;
             }
@@ -422,10 +551,14 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
             reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) vs the baseline's ${f3(base.mean)} (n=${base.n}): ${drop > 0 ? `drop ${f3(drop)}` : "no drop"}, within the tolerance ${f3(maxDrop)}`;
           } else {
             // The same case-level paired bootstrap as `retrace compare` (docs/statistics.md): interval and p agree.
-            const paired = pairedBootstrap(perTurnScores({ perTurn: basePerTurn }, key), perTurnScores({ turns: inThis }, key), {
-              seed: thresholds.seed ?? DEFAULT_SEED,
-              samples: thresholds.samples ?? DEFAULT_SAMPLES,
-            });
+            const paired = pairedBootstrap(
+              perTurnScores({ perTurn: basePerTurn }, key),
+              perTurnScores({ turns: inThis }, key),
+              {
+                seed: thresholds.seed ?? DEFAULT_SEED,
+                samples: thresholds.samples ?? DEFAULT_SAMPLES,
+              },
+            );
             const test =
               paired === null
                 ? "no turn scored in both runs, so no paired test"
@@ -433,7 +566,22 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
             reason = `${scoped(key, scope)} ${f3(cur.mean)} (n=${cur.n}) dropped from the baseline's ${f3(base.mean)} (n=${base.n}) by ${f3(drop)}, more than the tolerance ${f3(maxDrop)} (${test})`;
             failures.push({ kind: "regression", key, reason, ...(scope === "all" ? {} : { scope }) });
           }
-          checks.push(check({ kind: "drop", key, scope, option: opt, threshold: maxDrop, observed: drop, n: cur.n, baseline: base.mean, reason }, passed));
+          checks.push(
+            check(
+              {
+                kind: "drop",
+                key,
+                scope,
+                option: opt,
+                threshold: maxDrop,
+                observed: drop,
+                n: cur.n,
+                baseline: base.mean,
+                reason,
+              },
+              passed,
+            ),
+          );
         }
       }
     }
@@ -447,19 +595,46 @@ export function gate(report: Report, thresholds: GateThresholds = {}, baseline?:
       if (why !== null) {
         const reason = `${HIT_KEY} was not measured (${why}); flips against the baseline cannot be counted`;
         failures.push({ kind: "not_measured", key: HIT_KEY, reason });
-        checks.push(check({ kind: "flips", key: HIT_KEY, scope: "all", option: o, threshold: max, observed: null, n: 0, verdict: "not_measured", reason }, false));
+        checks.push(
+          check(
+            {
+              kind: "flips",
+              key: HIT_KEY,
+              scope: "all",
+              option: o,
+              threshold: max,
+              observed: null,
+              n: 0,
+              verdict: "not_measured",
+              reason,
+            },
+            false,
+          ),
+        );
       } else {
         const n = report.turns.filter((t) => t.results.some((r) => r.key === HIT_KEY)).length;
         const passed = flips.length <= max;
         const head = `${flips.length} turn${flips.length === 1 ? "" : "s"} went from hit 1 to 0 against the baseline (at most ${max} allowed)`;
         const reason = flips.length === 0 ? head : `${head}: ${flips.map(flipText).join(" | ")}`;
         if (!passed) failures.push({ kind: "flips", key: HIT_KEY, reason });
-        checks.push(check({ kind: "flips", key: HIT_KEY, scope: "all", option: o, threshold: max, observed: flips.length, n, reason }, passed));
+        checks.push(
+          check(
+            { kind: "flips", key: HIT_KEY, scope: "all", option: o, threshold: max, observed: flips.length, n, reason },
+            passed,
+          ),
+        );
       }
     }
   }
   if (thresholds.minStage !== undefined || thresholds.maxStageDrop !== undefined) {
-    const stages = stageGate(report, { ...(thresholds.minStage !== undefined ? { minStage: thresholds.minStage } : {}), ...(thresholds.maxStageDrop !== undefined ? { maxStageDrop: thresholds.maxStageDrop } : {}) }, baseline);
+    const stages = stageGate(
+      report,
+      {
+        ...(thresholds.minStage !== undefined ? { minStage: thresholds.minStage } : {}),
+        ...(thresholds.maxStageDrop !== undefined ? { maxStageDrop: thresholds.maxStageDrop } : {}),
+      },
+      baseline,
+    );
     failures.push(...stages.failures);
     checks.push(...stages.checks);
   }

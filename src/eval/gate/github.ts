@@ -31,7 +31,11 @@ export function escapeProperty(s: string): string {
 }
 
 /** `::error file=…,line=…,title=…::message`, properties in the order given, undefined ones left out. */
-export function workflowCommand(command: "error" | "warning" | "notice", props: Readonly<Record<string, string | number | undefined>>, message: string): string {
+export function workflowCommand(
+  command: "error" | "warning" | "notice",
+  props: Readonly<Record<string, string | number | undefined>>,
+  message: string,
+): string {
   const p = Object.entries(props)
     .filter((e): e is [string, string | number] => e[1] !== undefined)
     .map(([k, v]) => `${k}=${escapeProperty(String(v))}`)
@@ -67,11 +71,33 @@ export function annotationLines(report: Report, target: AnnotationTarget): strin
   for (const f of g.failures) {
     const caseId = caseOfFailure(f, flips);
     const scope = f.scope !== undefined ? ` [${f.scope}]` : "";
-    out.push(workflowCommand("error", { file: target.casesFile, line: lineOf(caseId), title: `retrace gate: ${f.kind} ${f.key}${scope}` }, f.reason));
+    out.push(
+      workflowCommand(
+        "error",
+        { file: target.casesFile, line: lineOf(caseId), title: `retrace gate: ${f.kind} ${f.key}${scope}` },
+        f.reason,
+      ),
+    );
   }
   for (const f of flips.slice(0, MAX_FLIP_ANNOTATIONS))
-    out.push(workflowCommand("error", { file: target.casesFile, line: lineOf(f.caseId), title: `retrace: ${metricLabel(HIT_KEY, report.run.k)} 1 → 0 at ${f.caseId}#${f.turn}` }, `hit→miss against the baseline: ${flipText(f)}`));
+    out.push(
+      workflowCommand(
+        "error",
+        {
+          file: target.casesFile,
+          line: lineOf(f.caseId),
+          title: `retrace: ${metricLabel(HIT_KEY, report.run.k)} 1 → 0 at ${f.caseId}#${f.turn}`,
+        },
+        `hit→miss against the baseline: ${flipText(f)}`,
+      ),
+    );
   if (flips.length > MAX_FLIP_ANNOTATIONS)
-    out.push(workflowCommand("error", { file: target.casesFile, title: "retrace: more flips" }, `… and ${flips.length - MAX_FLIP_ANNOTATIONS} more turns went from hit to miss (every one is in the report's gate.flips and the step summary)`));
+    out.push(
+      workflowCommand(
+        "error",
+        { file: target.casesFile, title: "retrace: more flips" },
+        `… and ${flips.length - MAX_FLIP_ANNOTATIONS} more turns went from hit to miss (every one is in the report's gate.flips and the step summary)`,
+      ),
+    );
   return out;
 }

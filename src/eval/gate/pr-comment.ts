@@ -12,7 +12,17 @@
  * deterministic: the same report and baseline give the same body.
  */
 import type { Baseline } from "./baseline.js";
-import { compareRuns, comparisonMethod, comparisonNote, heldOutTurns, turnFlips, type ComparisonMethod, type KeyComparison, type RunSide, type TurnFlip } from "./compare.js";
+import {
+  compareRuns,
+  comparisonMethod,
+  comparisonNote,
+  heldOutTurns,
+  turnFlips,
+  type ComparisonMethod,
+  type KeyComparison,
+  type RunSide,
+  type TurnFlip,
+} from "./compare.js";
 import { SHIFT_THRESHOLD } from "./compare-page.js";
 import { HIT_KEY, metricKey } from "../measures/metrics.js";
 import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "../report/render/shared.js";
@@ -57,8 +67,16 @@ function more(n: number, what: string): string[] {
 }
 
 function sideOf(file: string, data: Baseline | Report): RunSide {
-  if ("perTurn" in data) return { file, datasetHash: data.datasetHash, k: data.k, keys: Object.keys(data.aggregates), source: data, data };
-  return { file, datasetHash: data.run.datasetHash, k: data.run.k, keys: Object.keys(data.aggregates), source: data, data };
+  if ("perTurn" in data)
+    return { file, datasetHash: data.datasetHash, k: data.k, keys: Object.keys(data.aggregates), source: data, data };
+  return {
+    file,
+    datasetHash: data.run.datasetHash,
+    k: data.run.k,
+    keys: Object.keys(data.aggregates),
+    source: data,
+    data,
+  };
 }
 
 interface Moved {
@@ -77,8 +95,24 @@ function movedTurns(ref: RunSide, report: Report): Moved[] {
   report.turns.forEach((t, order) => {
     const id = turnKey(t.caseId, t.turn);
     const score = (key: string) => t.results.find((x) => x.key === key)?.score;
-    const [hb, rb, nb, ha, ra, na] = [score(HIT_KEY), score(RECALL_KEY), score(NDCG_KEY), h.get(id), r.get(id), n.get(id)];
-    if (hb === undefined || rb === undefined || nb === undefined || ha === undefined || ra === undefined || na === undefined || ha !== hb) return;
+    const [hb, rb, nb, ha, ra, na] = [
+      score(HIT_KEY),
+      score(RECALL_KEY),
+      score(NDCG_KEY),
+      h.get(id),
+      r.get(id),
+      n.get(id),
+    ];
+    if (
+      hb === undefined ||
+      rb === undefined ||
+      nb === undefined ||
+      ha === undefined ||
+      ra === undefined ||
+      na === undefined ||
+      ha !== hb
+    )
+      return;
     const recall = rb - ra;
     const ndcg = nb - na;
     const size = Math.max(Math.abs(recall), Math.abs(ndcg));
@@ -90,15 +124,25 @@ function movedTurns(ref: RunSide, report: Report): Moved[] {
 
 function verdictLines(report: Report): string[] {
   const g = report.gate;
-  if (g === null) return [report.shard !== undefined ? "**Gate: not evaluated** (a partial report of one shard; the merged report gates)" : "**Gate: not evaluated**"];
+  if (g === null)
+    return [
+      report.shard !== undefined
+        ? "**Gate: not evaluated** (a partial report of one shard; the merged report gates)"
+        : "**Gate: not evaluated**",
+    ];
   const lines: string[] = [];
-  if (g.passed) lines.push(`**Gate: ✅ PASS**${(g.checks ?? []).length === 0 ? " (no floor or baseline check was set)" : ` (${(g.checks ?? []).length} checks)`}`);
+  if (g.passed)
+    lines.push(
+      `**Gate: ✅ PASS**${(g.checks ?? []).length === 0 ? " (no floor or baseline check was set)" : ` (${(g.checks ?? []).length} checks)`}`,
+    );
   else {
     lines.push(`**Gate: ❌ FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");
-    for (const f of g.failures.slice(0, COMMENT_LIST_LIMITS.failures)) lines.push(`- \`${f.kind}\` ${md(f.reason, 300)}`);
+    for (const f of g.failures.slice(0, COMMENT_LIST_LIMITS.failures))
+      lines.push(`- \`${f.kind}\` ${md(f.reason, 300)}`);
     lines.push(...more(g.failures.length - COMMENT_LIST_LIMITS.failures, "failures (the report's gate.failures)"));
   }
-  if (g.tolerance !== undefined) lines.push("", `Baseline tolerance: ${g.tolerance.maxDrop} (${md(g.tolerance.source)}).`);
+  if (g.tolerance !== undefined)
+    lines.push("", `Baseline tolerance: ${g.tolerance.maxDrop} (${md(g.tolerance.source)}).`);
   if (g.dropTest !== undefined) lines.push("", `Baseline drop test: ${md(g.dropTest.description, 400)}.`);
   const q = quarantineText(report);
   if (q !== null) lines.push("", md(q, 300));
@@ -116,13 +160,24 @@ function metricLines(report: Report, rows: KeyComparison[] | null, method: Compa
     return ["### Metrics", "", "No reference run: no deltas (give `--baseline` to compare).", "", ...lines];
   }
   const unit = rows[0]?.unit ?? "case";
-  const lines = [`| metric | reference | this run | Δ | 95% CI (${unit}s) | p | n turns |`, "|---|---|---|---|---|---|---|"];
+  const lines = [
+    `| metric | reference | this run | Δ | 95% CI (${unit}s) | p | n turns |`,
+    "|---|---|---|---|---|---|---|",
+  ];
   for (const r of rows) {
     const ci = r.ci95 === null ? `(< 2 ${r.unit}s)` : `[${fmtSigned(r.ci95[0])}, ${fmtSigned(r.ci95[1])}]`;
     const label = `${metricLabel(r.key, k)}${r.turns === "holdout" ? " (held-out)" : ""}`;
-    lines.push(`| ${md(label)} | ${f3(r.meanA)} | ${f3(r.meanB)} | ${r.significant ? "**" : ""}${fmtSigned(r.diff)}${r.significant ? "**" : ""} | ${ci} | ${fmtP(r.pValue)} | ${r.n} |`);
+    lines.push(
+      `| ${md(label)} | ${f3(r.meanA)} | ${f3(r.meanB)} | ${r.significant ? "**" : ""}${fmtSigned(r.diff)}${r.significant ? "**" : ""} | ${ci} | ${fmtP(r.pValue)} | ${r.n} |`,
+    );
   }
-  return ["### Metrics against the reference", "", ...lines, "", `**Bold**: significant. Answer-side rows (held-out) are on the held-out turns, as \`retrace eval\` reports them. ${md(comparisonNote(method).join(" "), 600)}`];
+  return [
+    "### Metrics against the reference",
+    "",
+    ...lines,
+    "",
+    `**Bold**: significant. Answer-side rows (held-out) are on the held-out turns, as \`retrace eval\` reports them. ${md(comparisonNote(method).join(" "), 600)}`,
+  ];
 }
 
 function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
@@ -132,15 +187,23 @@ function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
   const lost = flips.filter((f) => f.direction === "hit→miss");
   const gained = flips.filter((f) => f.direction === "miss→hit");
   const lines = [`### ${metricLabel(HIT_KEY, k)} flips: ${lost.length} hit→miss, ${gained.length} miss→hit`];
-  for (const [label, list] of [["hit→miss", lost], ["miss→hit", gained]] as const) {
+  for (const [label, list] of [
+    ["hit→miss", lost],
+    ["miss→hit", gained],
+  ] as const) {
     if (list.length === 0) continue;
     lines.push("", `**${label}**`, "");
     for (const f of list.slice(0, COMMENT_LIST_LIMITS.flips)) {
       const t = byId.get(f.id);
-      const detail = t === undefined ? "" : ` — “${md(t.user, 80)}” gold [${md(t.gold.join(", "), 80)}] top [${md((t.retrievedIds ?? []).join(", "), 120)}]`;
+      const detail =
+        t === undefined
+          ? ""
+          : ` — “${md(t.user, 80)}” gold [${md(t.gold.join(", "), 80)}] top [${md((t.retrievedIds ?? []).join(", "), 120)}]`;
       lines.push(`- ${mdCode(f.id, 120)} (${md(f.locale ?? "?")})${q.has(f.id) ? " *(quarantined)*" : ""}${detail}`);
     }
-    lines.push(...more(list.length - COMMENT_LIST_LIMITS.flips, `${label} turns (\`retrace compare --json\` lists them all)`));
+    lines.push(
+      ...more(list.length - COMMENT_LIST_LIMITS.flips, `${label} turns (\`retrace compare --json\` lists them all)`),
+    );
   }
   return lines;
 }
@@ -155,24 +218,42 @@ function funnelLines(report: Report, reference: Report | null): string[] {
   if (before.length === 0) {
     const lines = ["| stage | gold-bearing turns with gold | share |", "|---|---|---|"];
     for (const r of now) lines.push(`| ${md(label(r))} | ${r.present} / ${r.n} | ${share(r.present, r.n)} |`);
-    return ["### Stage funnel", "", ...lines, "", "No reference report: the funnel's change needs one (`retrace compare A.json B.json --pr-comment FILE`)."];
+    return [
+      "### Stage funnel",
+      "",
+      ...lines,
+      "",
+      "No reference report: the funnel's change needs one (`retrace compare A.json B.json --pr-comment FILE`).",
+    ];
   }
   const lines = ["| stage | reference | this run | Δ turns |", "|---|---|---|---|"];
   const stages = [...before, ...now.filter((r) => !before.some((b) => b.stage === r.stage))];
   for (const s of stages) {
     const a = before.find((r) => r.stage === s.stage);
     const b = now.find((r) => r.stage === s.stage);
-    const d = a !== undefined && b !== undefined ? `${b.present - a.present >= 0 ? "+" : "−"}${Math.abs(b.present - a.present)}` : "—";
-    lines.push(`| ${md(label(s))} | ${a === undefined ? "—" : `${a.present} / ${a.n} (${share(a.present, a.n)})`} | ${b === undefined ? "—" : `${b.present} / ${b.n} (${share(b.present, b.n)})`} | ${d} |`);
+    const d =
+      a !== undefined && b !== undefined
+        ? `${b.present - a.present >= 0 ? "+" : "−"}${Math.abs(b.present - a.present)}`
+        : "—";
+    lines.push(
+      `| ${md(label(s))} | ${a === undefined ? "—" : `${a.present} / ${a.n} (${share(a.present, a.n)})`} | ${b === undefined ? "—" : `${b.present} / ${b.n} (${share(b.present, b.n)})`} | ${d} |`,
+    );
   }
   return ["### Stage funnel change", "", ...lines];
 }
 
 function movedLines(moved: Moved[], k: number): string[] {
   if (moved.length === 0) return [];
-  const lines = [`### Turns that moved most (${metricLabel(HIT_KEY, k)} held; |Δ recall| or |Δ nDCG| ≥ ${SHIFT_THRESHOLD})`, "", "| turn | locale | hit | Δ recall | Δ nDCG |", "|---|---|---|---|---|"];
-  for (const m of moved.slice(0, COMMENT_LIST_LIMITS.moved)) lines.push(`| ${mdCode(m.id, 120)} | ${md(m.locale)} | ${m.hit} | ${fmtSigned(m.recall)} | ${fmtSigned(m.ndcg)} |`);
-  if (moved.length > COMMENT_LIST_LIMITS.moved) lines.push("", `… and ${moved.length - COMMENT_LIST_LIMITS.moved} more turns that moved.`);
+  const lines = [
+    `### Turns that moved most (${metricLabel(HIT_KEY, k)} held; |Δ recall| or |Δ nDCG| ≥ ${SHIFT_THRESHOLD})`,
+    "",
+    "| turn | locale | hit | Δ recall | Δ nDCG |",
+    "|---|---|---|---|---|",
+  ];
+  for (const m of moved.slice(0, COMMENT_LIST_LIMITS.moved))
+    lines.push(`| ${mdCode(m.id, 120)} | ${md(m.locale)} | ${m.hit} | ${fmtSigned(m.recall)} | ${fmtSigned(m.ndcg)} |`);
+  if (moved.length > COMMENT_LIST_LIMITS.moved)
+    lines.push("", `… and ${moved.length - COMMENT_LIST_LIMITS.moved} more turns that moved.`);
   return lines;
 }
 
@@ -196,10 +277,14 @@ export function renderPrComment(report: Report, o: PrCommentOptions): string {
       `<sub>${md(report.run.embedder ?? "no retrieval")} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${ref !== null ? ` · reference ${md(ref.file, 120)}` : ""}${held !== null ? ` · ${held.size} held-out turns` : ""}</sub>`,
     ],
   ];
-  let body = `${parts.filter((p) => p.length > 0).map((p) => p.join("\n")).join("\n\n")}\n`;
+  let body = `${parts
+    .filter((p) => p.length > 0)
+    .map((p) => p.join("\n"))
+    .join("\n\n")}\n`;
   if (body.length > MAX_COMMENT_CHARS) {
     // Only reachable with very long ids; the lists are already cut. Cut at a line and say so.
-    const note = "\n\n… (comment cut to stay under GitHub's size limit; the full report is in the step summary and the report artifact)\n";
+    const note =
+      "\n\n… (comment cut to stay under GitHub's size limit; the full report is in the step summary and the report artifact)\n";
     const cut = body.lastIndexOf("\n", MAX_COMMENT_CHARS - note.length);
     body = `${body.slice(0, cut)}${note}`;
   }

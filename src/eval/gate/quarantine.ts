@@ -51,16 +51,28 @@ export function parseQuarantine(text: string, file: string, index: CaseIndex): Q
     if (s === "" || s.startsWith("#")) return;
     const m = ENTRY.exec(s);
     if (m === null) {
-      issues.push({ file, line, message: `expected \`caseId#turn<TAB or spaces>reason\` (turn 0-based), got ${JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s)}` });
+      issues.push({
+        file,
+        line,
+        message: `expected \`caseId#turn<TAB or spaces>reason\` (turn 0-based), got ${JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s)}`,
+      });
       return;
     }
     const [, caseId, turnText, reasonText] = m as unknown as [string, string, string, string | undefined];
     const turn = Number(turnText);
     const reason = (reasonText ?? "").trim();
     const c = index.get(caseId);
-    if (c === undefined) issues.push({ file, line, field: "caseId", message: `case "${caseId}" is not in the cases file` });
-    else if (turn >= c.turns) issues.push({ file, line, field: "turn", message: `case "${caseId}" has turns 0-${c.turns - 1}, got ${turn}` });
-    if (reason === "") issues.push({ file, line, field: "reason", message: `expected a reason after ${caseId}#${turn} (why the turn is quarantined)` });
+    if (c === undefined)
+      issues.push({ file, line, field: "caseId", message: `case "${caseId}" is not in the cases file` });
+    else if (turn >= c.turns)
+      issues.push({ file, line, field: "turn", message: `case "${caseId}" has turns 0-${c.turns - 1}, got ${turn}` });
+    if (reason === "")
+      issues.push({
+        file,
+        line,
+        field: "reason",
+        message: `expected a reason after ${caseId}#${turn} (why the turn is quarantined)`,
+      });
     const id = turnKey(caseId, turn);
     const prior = first.get(id);
     if (prior !== undefined) issues.push({ file, line, message: `${id} is listed twice, first on line ${prior}` });

@@ -154,7 +154,12 @@ function nameOf(path: string): { name: string; locale?: string } {
     const head = PROPERTY_NAMES[segs.slice(0, i).join(".")];
     if (head !== undefined) return { name: `${head}: ${segs.slice(i).map(words).join(" ")}` };
   }
-  return { name: segs.filter((s) => s !== "run").map(words).join(" ") };
+  return {
+    name: segs
+      .filter((s) => s !== "run")
+      .map(words)
+      .join(" "),
+  };
 }
 
 /**
@@ -176,7 +181,15 @@ export function runDifferences(a: Report | Baseline, b: Report | Baseline): RunD
     const vb = pb.props.get(path);
     if (same(va, vb) || IGNORED_PATHS.has(path)) continue;
     const { name, locale } = nameOf(path);
-    rows.push({ path, name, a: va, b: vb, outcome: OUTCOME_PATHS.has(path), base: locale !== undefined ? path.replace(`.${locale}.`, ".*.") : path, ...(locale !== undefined ? { locale } : {}) });
+    rows.push({
+      path,
+      name,
+      a: va,
+      b: vb,
+      outcome: OUTCOME_PATHS.has(path),
+      base: locale !== undefined ? path.replace(`.${locale}.`, ".*.") : path,
+      ...(locale !== undefined ? { locale } : {}),
+    });
   }
   // Merge per-locale rows with the same name and the same values.
   const out: RunDifference[] = [];

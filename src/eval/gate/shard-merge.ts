@@ -30,7 +30,17 @@ import { DataValidationError, type DataIssue } from "../../errors.js";
 import { GRAPH_IDENTITY_KEYS, parseReport, REPORT_VERSION } from "../report/schemas.js";
 import { assignShards } from "./shard.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
-import type { GraphRunInfo, JudgeInfo, JudgeUsage, Report, RetrievalRunConfig, RunInfo, ShardInfo, Timings, TurnReport } from "../report/types.js";
+import type {
+  GraphRunInfo,
+  JudgeInfo,
+  JudgeUsage,
+  Report,
+  RetrievalRunConfig,
+  RunInfo,
+  ShardInfo,
+  Timings,
+  TurnReport,
+} from "../report/types.js";
 
 /** One shard report as read from disk: its file name and its parsed JSON. */
 export interface ShardFile {
@@ -62,7 +72,13 @@ export interface MergedShards {
    * that ran such turns (in the order of the merged turns). The counts are
    * recomputed from the turns.
    */
-  graph?: { retrievers: string[]; localesWithoutCards: string[]; /** `--traces` shards: each shard's `run.graph.traces`, in shard order (merged by src/app/traces-eval.ts). */ traces?: NonNullable<GraphRunInfo["traces"]>[] };
+  graph?: {
+    retrievers: string[];
+    localesWithoutCards: string[];
+    /** `--traces` shards: each shard's `run.graph.traces`, in shard order (merged by src/app/traces-eval.ts). */ traces?: NonNullable<
+      GraphRunInfo["traces"]
+    >[];
+  };
   /**
    * `--repeat N` shards: the repeats per case, whether every shard's repeats
    * were identical, and the turns that errored in a repeat (summed). The
@@ -89,10 +105,21 @@ export function firstDifference(a: unknown, b: unknown, at = ""): { field: strin
     }
     return null;
   }
-  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null && !Array.isArray(a) && !Array.isArray(b)) {
+  if (
+    typeof a === "object" &&
+    a !== null &&
+    typeof b === "object" &&
+    b !== null &&
+    !Array.isArray(a) &&
+    !Array.isArray(b)
+  ) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const k of keys) {
-      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at === "" ? k : `${at}.${k}`);
+      const d = firstDifference(
+        (a as Record<string, unknown>)[k],
+        (b as Record<string, unknown>)[k],
+        at === "" ? k : `${at}.${k}`,
+      );
       if (d !== null) return d;
     }
     return null;
@@ -113,7 +140,10 @@ function identity(s: Shard): Record<string, unknown> {
   // A --graph run's `run.graph` counts are per shard (recomputed from the merged turns): only its identity and scoring are compared.
   const { datasetHash: _ownHash, retrieval: _retrieval, graph, ...run } = s.raw.run as Record<string, unknown>;
   const judge = s.report.judge;
-  const graphIdentity = graph === undefined ? {} : { graph: Object.fromEntries(GRAPH_IDENTITY_KEYS.map((k) => [k, (graph as Record<string, unknown>)[k]])) };
+  const graphIdentity =
+    graph === undefined
+      ? {}
+      : { graph: Object.fromEntries(GRAPH_IDENTITY_KEYS.map((k) => [k, (graph as Record<string, unknown>)[k]])) };
   return {
     schemaVersion: s.report.schemaVersion,
     shard: { count: s.shard.count, rule: s.shard.rule, dataset: s.shard.dataset },
@@ -130,7 +160,9 @@ function identity(s: Shard): Record<string, unknown> {
 /** Whether a shard ran counterfactual retrieval (and why not): its `queryAttribution` header; undefined when it has no such section. */
 function counterfactualOf(s: Shard): { enabled: boolean; reason?: string } | undefined {
   const qa = s.report.queryAttribution;
-  return qa === undefined ? undefined : { enabled: qa.enabled, ...(qa.reason !== undefined ? { reason: qa.reason } : {}) };
+  return qa === undefined
+    ? undefined
+    : { enabled: qa.enabled, ...(qa.reason !== undefined ? { reason: qa.reason } : {}) };
 }
 
 const FIELD_NAMES: Record<string, string> = {
@@ -145,7 +177,8 @@ const FIELD_NAMES: Record<string, string> = {
 };
 
 function fieldName(field: string): string {
-  for (const [prefix, name] of Object.entries(FIELD_NAMES)) if (field === prefix || field.startsWith(`${prefix}.`) || field.startsWith(`${prefix}[`)) return name;
+  for (const [prefix, name] of Object.entries(FIELD_NAMES))
+    if (field === prefix || field.startsWith(`${prefix}.`) || field.startsWith(`${prefix}[`)) return name;
   return field;
 }
 
@@ -155,11 +188,24 @@ function readShards(files: readonly ShardFile[]): Shard[] {
   return files.map(({ file, data }) => {
     const report = parseReport(data, file); // ReportSchema: fields and the shard section checked, exit 2 naming the field
     if (report.shard === undefined)
-      fail([{ file, field: "shard", message: "not a shard report (no `shard` section): retrace merge takes the reports written by `retrace eval --shard i/n`" }]);
+      fail([
+        {
+          file,
+          field: "shard",
+          message:
+            "not a shard report (no `shard` section): retrace merge takes the reports written by `retrace eval --shard i/n`",
+        },
+      ]);
     // Shards came with schemaVersion 2; a version 2 shard is migrated on read (its judge counters into timings) and merges with version 3 ones.
     const written = (data as Record<string, unknown>).schemaVersion;
     if (report.schemaVersion !== REPORT_VERSION || (written !== 2 && written !== REPORT_VERSION))
-      fail([{ file, field: "schemaVersion", message: `a shard report is written with schemaVersion 2 or ${REPORT_VERSION}` }]);
+      fail([
+        {
+          file,
+          field: "schemaVersion",
+          message: `a shard report is written with schemaVersion 2 or ${REPORT_VERSION}`,
+        },
+      ]);
     return { file, raw: data as Record<string, unknown>, report, shard: report.shard as ShardInfo };
   });
 }
@@ -182,7 +228,14 @@ function checkSet(shards: readonly Shard[]): void {
   const byIndex = new Map<number, Shard>();
   for (const s of shards) {
     const other = byIndex.get(s.shard.index);
-    if (other !== undefined) fail([{ file: s.file, field: "shard.index", message: `shard ${s.shard.index}/${s.shard.count} is given twice (also ${other.file})` }]);
+    if (other !== undefined)
+      fail([
+        {
+          file: s.file,
+          field: "shard.index",
+          message: `shard ${s.shard.index}/${s.shard.count} is given twice (also ${other.file})`,
+        },
+      ]);
     byIndex.set(s.shard.index, s);
   }
   const count = first.shard.count;
@@ -191,7 +244,9 @@ function checkSet(shards: readonly Shard[]): void {
     fail([
       {
         file: "retrace merge",
-        message: `missing shard${missing.length === 1 ? "" : "s"} ${missing.map((i) => `${i}/${count}`).join(", ")} (given: ${[...byIndex.keys()]
+        message: `missing shard${missing.length === 1 ? "" : "s"} ${missing.map((i) => `${i}/${count}`).join(", ")} (given: ${[
+          ...byIndex.keys(),
+        ]
           .sort((a, b) => a - b)
           .map((i) => `${i}/${count} ${byIndex.get(i)!.file}`)
           .join(", ")}); every shard of a run must be merged`,
@@ -208,37 +263,84 @@ function checkSet(shards: readonly Shard[]): void {
  */
 function collectTurns(shards: readonly Shard[]): Map<string, { file: string; turns: TurnReport[] }> {
   const dataset = shards[0]!.shard.dataset;
-  const caseTurns = dataset.caseTurns === undefined ? undefined : new Map(dataset.caseIds.map((id, i) => [id, dataset.caseTurns![i]]));
+  const caseTurns =
+    dataset.caseTurns === undefined ? undefined : new Map(dataset.caseIds.map((id, i) => [id, dataset.caseTurns![i]]));
   if (caseTurns !== undefined && dataset.caseTurns!.length !== dataset.caseIds.length)
-    fail([{ file: shards[0]!.file, field: "shard.dataset.caseTurns", message: `expected one turn count per selected case (${dataset.caseIds.length}), got ${dataset.caseTurns!.length}` }]);
+    fail([
+      {
+        file: shards[0]!.file,
+        field: "shard.dataset.caseTurns",
+        message: `expected one turn count per selected case (${dataset.caseIds.length}), got ${dataset.caseTurns!.length}`,
+      },
+    ]);
   const inDataset = new Set(dataset.caseIds);
   const byCase = new Map<string, { file: string; turns: TurnReport[] }>();
   for (const s of shards) {
     for (const [i, id] of s.shard.caseIds.entries()) {
-      if (!inDataset.has(id)) fail([{ file: s.file, field: `shard.caseIds[${i}]`, message: `case ${show(id)} is not in the selection the shards split` }]);
+      if (!inDataset.has(id))
+        fail([
+          {
+            file: s.file,
+            field: `shard.caseIds[${i}]`,
+            message: `case ${show(id)} is not in the selection the shards split`,
+          },
+        ]);
       const other = byCase.get(id);
-      if (other !== undefined) fail([{ file: s.file, field: `shard.caseIds[${i}]`, message: `case ${show(id)} is also in ${other.file}: shards must not overlap` }]);
+      if (other !== undefined)
+        fail([
+          {
+            file: s.file,
+            field: `shard.caseIds[${i}]`,
+            message: `case ${show(id)} is also in ${other.file}: shards must not overlap`,
+          },
+        ]);
       byCase.set(id, { file: s.file, turns: [] });
     }
     const rawTurns = s.raw.turns as TurnReport[];
     for (const [i, t] of rawTurns.entries()) {
       const entry = byCase.get(t.caseId);
       if (entry === undefined || entry.file !== s.file)
-        fail([{ file: s.file, field: `turns[${i}].caseId`, message: `turn of case ${show(t.caseId)}, which is not one of this shard's cases (shard.caseIds)` }]);
+        fail([
+          {
+            file: s.file,
+            field: `turns[${i}].caseId`,
+            message: `turn of case ${show(t.caseId)}, which is not one of this shard's cases (shard.caseIds)`,
+          },
+        ]);
       const e = entry!;
       if (caseTurns !== undefined) {
         const last = e.turns.at(-1)?.turn ?? -1;
         if (t.turn <= last || t.turn >= caseTurns.get(t.caseId)!)
-          fail([{ file: s.file, field: `turns[${i}].turn`, message: `expected a turn of case ${show(t.caseId)} after turn ${last} and below ${caseTurns.get(t.caseId)}, got ${t.turn}` }]);
-      } else if (t.turn !== e.turns.length) fail([{ file: s.file, field: `turns[${i}].turn`, message: `expected turn ${e.turns.length} of case ${show(t.caseId)}, got ${t.turn}` }]);
+          fail([
+            {
+              file: s.file,
+              field: `turns[${i}].turn`,
+              message: `expected a turn of case ${show(t.caseId)} after turn ${last} and below ${caseTurns.get(t.caseId)}, got ${t.turn}`,
+            },
+          ]);
+      } else if (t.turn !== e.turns.length)
+        fail([
+          {
+            file: s.file,
+            field: `turns[${i}].turn`,
+            message: `expected turn ${e.turns.length} of case ${show(t.caseId)}, got ${t.turn}`,
+          },
+        ]);
       e.turns.push(t);
     }
     if (caseTurns !== undefined) continue; // recorded traces: the turns that joined, checked above
     const count = s.shard.caseIds.reduce((n, id) => n + (byCase.get(id)?.turns.length ?? 0), 0);
     if (count !== s.shard.turns || count !== rawTurns.length)
-      fail([{ file: s.file, field: "shard.turns", message: `the shard says ${s.shard.turns} turns but its report holds ${rawTurns.length}` }]);
+      fail([
+        {
+          file: s.file,
+          field: "shard.turns",
+          message: `the shard says ${s.shard.turns} turns but its report holds ${rawTurns.length}`,
+        },
+      ]);
     for (const [i, id] of s.shard.caseIds.entries())
-      if (byCase.get(id)!.turns.length === 0) fail([{ file: s.file, field: `shard.caseIds[${i}]`, message: `case ${show(id)} has no turn in this report` }]);
+      if (byCase.get(id)!.turns.length === 0)
+        fail([{ file: s.file, field: `shard.caseIds[${i}]`, message: `case ${show(id)} has no turn in this report` }]);
   }
   return byCase;
 }
@@ -249,7 +351,13 @@ function checkAssignment(shards: readonly Shard[], byCase: Map<string, { turns: 
   const total = [...byCase.values()].reduce((n, c) => n + c.turns.length, 0);
   // A --traces run's shards hold the turns that joined; the assignment reads the cases' own turn counts (dataset.caseTurns).
   if (dataset.caseTurns === undefined && total !== dataset.turns)
-    fail([{ file: shards[0]!.file, field: "shard.dataset.turns", message: `the selection has ${dataset.turns} turns but the shards hold ${total} together` }]);
+    fail([
+      {
+        file: shards[0]!.file,
+        field: "shard.dataset.turns",
+        message: `the selection has ${dataset.turns} turns but the shards hold ${total} together`,
+      },
+    ]);
   const count = shards[0]!.shard.count;
   const shardOf = assignShards(
     dataset.caseIds.map((id, i) => ({ id, turns: dataset.caseTurns?.[i] ?? byCase.get(id)!.turns.length })),
@@ -281,8 +389,14 @@ function sumJudgeUsage(all: readonly Timings[]): JudgeUsage | undefined {
   const usage = all.map((t) => t.judge).filter((u): u is JudgeUsage => u !== undefined);
   if (usage.length === 0) return undefined;
   const sum = (f: (c: JudgeUsage) => number) => usage.reduce((n, c) => n + f(c), 0);
-  const sumOrNull = (f: (c: JudgeUsage) => number | null) => (usage.some((c) => f(c) === null) ? null : usage.reduce((n, c) => n + (f(c) as number), 0));
-  return { calls: sum((c) => c.calls), cached: sum((c) => c.cached), inputTokens: sumOrNull((c) => c.inputTokens), outputTokens: sumOrNull((c) => c.outputTokens) };
+  const sumOrNull = (f: (c: JudgeUsage) => number | null) =>
+    usage.some((c) => f(c) === null) ? null : usage.reduce((n, c) => n + (f(c) as number), 0);
+  return {
+    calls: sum((c) => c.calls),
+    cached: sum((c) => c.cached),
+    inputTokens: sumOrNull((c) => c.inputTokens),
+    outputTokens: sumOrNull((c) => c.outputTokens),
+  };
 }
 
 /**
@@ -311,7 +425,9 @@ function mergeRetrieval(shards: readonly Shard[]): Record<string, RetrievalRunCo
     }
   }
   if (!any) return undefined;
-  return Object.fromEntries([...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([locale, { config }]) => [locale, config]));
+  return Object.fromEntries(
+    [...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([locale, { config }]) => [locale, config]),
+  );
 }
 
 /** Earliest start, summed sweep durations (compute time over all shards), every turn's stage timings in merged turn order. */
@@ -331,10 +447,23 @@ function combineTimings(shards: readonly Shard[], turns: readonly TurnReport[]):
   const withPhases = all.filter((t) => t.phases !== undefined);
   const phases =
     withPhases.length === all.length
-      ? withPhases.reduce((p, t) => ({ graph: p.graph + t.phases!.graph, evaluate: p.evaluate + t.phases!.evaluate, report: p.report + t.phases!.report }), { graph: 0, evaluate: 0, report: 0 })
+      ? withPhases.reduce(
+          (p, t) => ({
+            graph: p.graph + t.phases!.graph,
+            evaluate: p.evaluate + t.phases!.evaluate,
+            report: p.report + t.phases!.report,
+          }),
+          { graph: 0, evaluate: 0, report: 0 },
+        )
       : undefined;
   const judge = sumJudgeUsage(all);
-  return { started, durationMs, turns: ordered, ...(phases !== undefined ? { phases } : {}), ...(judge !== undefined ? { judge } : {}) };
+  return {
+    started,
+    durationMs,
+    turns: ordered,
+    ...(phases !== undefined ? { phases } : {}),
+    ...(judge !== undefined ? { judge } : {}),
+  };
 }
 
 /** MergedShards.graph of `--graph` shards (their turns in `byCase`); undefined for other runs. */
@@ -349,9 +478,15 @@ function mergeGraphFacts(shards: readonly Shard[], turns: readonly TurnReport[])
     for (const t of s.report.turns) if (t.captured !== undefined && !listed.has(t.locale)) found.add(t.locale);
   });
   const localesWithoutCards: string[] = [];
-  for (const t of turns) if (t.captured !== undefined && !found.has(t.locale) && !localesWithoutCards.includes(t.locale)) localesWithoutCards.push(t.locale);
+  for (const t of turns)
+    if (t.captured !== undefined && !found.has(t.locale) && !localesWithoutCards.includes(t.locale))
+      localesWithoutCards.push(t.locale);
   const traces = graphs.map((g) => g!.traces);
-  return { retrievers, localesWithoutCards, ...(traces.every((t) => t !== undefined) ? { traces: traces as NonNullable<GraphRunInfo["traces"]>[] } : {}) };
+  return {
+    retrievers,
+    localesWithoutCards,
+    ...(traces.every((t) => t !== undefined) ? { traces: traces as NonNullable<GraphRunInfo["traces"]>[] } : {}),
+  };
 }
 
 /**
@@ -369,7 +504,11 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
   const turns = dataset.caseIds.flatMap((id) => byCase.get(id)!.turns);
   const retrieval = mergeRetrieval(shards);
   // Spread keeps the key order; datasetHash is the whole selection's, retrieval the union over the shards.
-  const run = { ...(first.raw.run as RunInfo), datasetHash: dataset.datasetHash, ...(retrieval !== undefined ? { retrieval } : {}) };
+  const run = {
+    ...(first.raw.run as RunInfo),
+    datasetHash: dataset.datasetHash,
+    ...(retrieval !== undefined ? { retrieval } : {}),
+  };
   const bootstrap = first.report.bootstrap;
   const chance = first.report.chance;
   const judge = sumJudge(shards);
@@ -379,11 +518,19 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
   const repeats =
     sections[0] === undefined
       ? undefined
-      : { n: sections[0].n, identical: sections.every((r) => r!.identical), errorTurns: sections.reduce((n, r) => n + r!.errorTurns, 0) };
+      : {
+          n: sections[0].n,
+          identical: sections.every((r) => r!.identical),
+          errorTurns: sections.reduce((n, r) => n + r!.errorTurns, 0),
+        };
   return {
     run,
     turns,
-    bootstrap: { seed: bootstrap?.seed ?? DEFAULT_SEED, samples: bootstrap?.samples ?? DEFAULT_SAMPLES, unit: bootstrap?.unit ?? DEFAULT_RESAMPLE },
+    bootstrap: {
+      seed: bootstrap?.seed ?? DEFAULT_SEED,
+      samples: bootstrap?.samples ?? DEFAULT_SAMPLES,
+      unit: bootstrap?.unit ?? DEFAULT_RESAMPLE,
+    },
     ...(chance !== undefined ? { cardsPerLocale: { ...chance.cardsPerLocale } } : {}),
     ...(judge !== undefined ? { judge } : {}),
     ...(timings !== undefined ? { timings } : {}),

@@ -46,7 +46,8 @@ export function parseShardSpec(raw: string, flag = "--shard"): ShardSpec {
   if (m === null) throw new InvalidArgumentError(flag, SHARD_SYNTAX, raw);
   const index = Number(m[1]);
   const count = Number(m[2]);
-  if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError(flag, `${SHARD_SYNTAX}; n must be at least 1`, raw);
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new InvalidArgumentError(flag, `${SHARD_SYNTAX}; n must be at least 1`, raw);
   if (!Number.isSafeInteger(index) || index < 1 || index > count)
     throw new InvalidArgumentError(flag, `${SHARD_SYNTAX}; with n = ${count}, i must be in 1..${count}`, raw);
   return { index, count };
@@ -66,13 +67,16 @@ const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * case id repeats (the assignment would not be a function of the id).
  */
 export function assignShards(cases: readonly ShardableCase[], count: number): number[] {
-  if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError("shard count", "a positive integer", count);
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new InvalidArgumentError("shard count", "a positive integer", count);
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.id)) throw new InvalidArgumentError("case ids", "unique ids to assign to shards", c.id);
     seen.add(c.id);
   }
-  const order = cases.map((c, i) => i).sort((a, b) => cases[b]!.turns - cases[a]!.turns || byId(cases[a]!.id, cases[b]!.id));
+  const order = cases
+    .map((c, i) => i)
+    .sort((a, b) => cases[b]!.turns - cases[a]!.turns || byId(cases[a]!.id, cases[b]!.id));
   const loads = new Array<number>(count).fill(0);
   const shardOf = new Array<number>(cases.length);
   for (const i of order) {
@@ -85,7 +89,10 @@ export function assignShards(cases: readonly ShardableCase[], count: number): nu
 }
 
 /** The cases of shard `spec.index` of `spec.count`, in their input (dataset) order. */
-export function shardCases<C extends { id: string; turns: readonly unknown[] }>(cases: readonly C[], spec: ShardSpec): C[] {
+export function shardCases<C extends { id: string; turns: readonly unknown[] }>(
+  cases: readonly C[],
+  spec: ShardSpec,
+): C[] {
   const shardOf = assignShards(
     cases.map((c) => ({ id: c.id, turns: c.turns.length })),
     spec.count,
@@ -114,7 +121,12 @@ export function shardSection(
     caseIds: shard.map((c) => c.id),
     turns: turns(shard),
     // A recorded-traces run reports only the turns that joined: the cases' own turn counts travel for the merge's assignment check.
-    dataset: { datasetHash: selectionHash, caseIds: selection.map((c) => c.id), turns: turns(selection), ...(opts.recorded === true ? { caseTurns: selection.map((c) => c.turns.length) } : {}) },
+    dataset: {
+      datasetHash: selectionHash,
+      caseIds: selection.map((c) => c.id),
+      turns: turns(selection),
+      ...(opts.recorded === true ? { caseTurns: selection.map((c) => c.turns.length) } : {}),
+    },
   };
 }
 

@@ -28,8 +28,13 @@ export function checkStageNames(report: Report, flag: string, thresholds: StageT
   const known = runStages(report);
   for (const [stage, v] of Object.entries(thresholds)) {
     if (!known.includes(stage))
-      throw new InvalidArgumentError(flag, `one of the stages this run has (${known.length > 0 ? known.join(", ") : "none: no turn was traced"})`, stage);
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) throw new InvalidArgumentError(`${flag} ${stage}`, "a number between 0 and 1", v);
+      throw new InvalidArgumentError(
+        flag,
+        `one of the stages this run has (${known.length > 0 ? known.join(", ") : "none: no turn was traced"})`,
+        stage,
+      );
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1)
+      throw new InvalidArgumentError(`${flag} ${stage}`, "a number between 0 and 1", v);
   }
 }
 
@@ -42,7 +47,11 @@ export function stageGate(
   checkStageNames(report, "--gate min-stage", t.minStage);
   checkStageNames(report, "--gate max-stage-drop", t.maxStageDrop);
   if (t.maxStageDrop !== undefined && Object.keys(t.maxStageDrop).length > 0 && baseline === undefined)
-    throw new InvalidArgumentError("--gate max-stage-drop", "used with a baseline (drops are measured against it)", "no baseline");
+    throw new InvalidArgumentError(
+      "--gate max-stage-drop",
+      "used with a baseline (drops are measured against it)",
+      "no baseline",
+    );
   const failures: GateFailure[] = [];
   const checks: GateCheck[] = [];
   const row = (stage: string) => report.funnel?.stages.find((s) => s.stage === stage);
@@ -53,7 +62,17 @@ export function stageGate(
     const passed = r.share >= floor - EPSILON;
     const reason = `gold still present at ${r.label}: ${f3(r.share)} (${r.present} of ${r.n} gold-bearing turns) is ${passed ? "at or above" : "below"} the floor ${f3(floor)}`;
     if (!passed) failures.push({ kind: "floor", key, reason });
-    checks.push({ kind: "floor", key, scope: "all", option, threshold: floor, observed: r.share, n: r.n, verdict: passed ? "pass" : "fail", reason });
+    checks.push({
+      kind: "floor",
+      key,
+      scope: "all",
+      option,
+      threshold: floor,
+      observed: r.share,
+      n: r.n,
+      verdict: passed ? "pass" : "fail",
+      reason,
+    });
   }
   for (const [stage, maxDrop] of Object.entries(t.maxStageDrop ?? {})) {
     const r = row(stage)!;
@@ -63,14 +82,35 @@ export function stageGate(
     if (base === undefined) {
       const reason = `the baseline has no share for stage ${stage}; re-create it with --update-baseline`;
       failures.push({ kind: "baseline_mismatch", key, reason });
-      checks.push({ kind: "drop", key, scope: "all", option, threshold: maxDrop, observed: null, n: r.n, verdict: "fail", reason });
+      checks.push({
+        kind: "drop",
+        key,
+        scope: "all",
+        option,
+        threshold: maxDrop,
+        observed: null,
+        n: r.n,
+        verdict: "fail",
+        reason,
+      });
       continue;
     }
     const drop = base.share - r.share;
     const passed = drop <= maxDrop + EPSILON;
     const reason = `gold still present at ${r.label}: ${f3(r.share)} (n=${r.n}) vs the baseline's ${f3(base.share)} (n=${base.n}): ${drop > 0 ? `drop ${f3(drop)}` : "no drop"}, ${passed ? "within" : "more than"} the tolerance ${f3(maxDrop)}`;
     if (!passed) failures.push({ kind: "regression", key, reason });
-    checks.push({ kind: "drop", key, scope: "all", option, threshold: maxDrop, observed: drop, n: r.n, baseline: base.share, verdict: passed ? "pass" : "fail", reason });
+    checks.push({
+      kind: "drop",
+      key,
+      scope: "all",
+      option,
+      threshold: maxDrop,
+      observed: drop,
+      n: r.n,
+      baseline: base.share,
+      verdict: passed ? "pass" : "fail",
+      reason,
+    });
   }
   return { failures, checks };
 }

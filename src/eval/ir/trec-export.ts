@@ -34,11 +34,15 @@ export function scoreHint(dir: { qrels: string; run: string }, k: number): strin
 }
 
 function checkToken(what: string, s: string): string {
-  if (s === "" || /\s/.test(s)) throw new InvalidArgumentError(what, "a non-empty id without whitespace (TREC fields are whitespace-separated)", s);
+  if (s === "" || /\s/.test(s))
+    throw new InvalidArgumentError(what, "a non-empty id without whitespace (TREC fields are whitespace-separated)", s);
   return s;
 }
 
-export function trecFiles(report: Report, opts: { tag?: string } = {}): { run: string; qrels: string; queries: number; judged: number } {
+export function trecFiles(
+  report: Report,
+  opts: { tag?: string } = {},
+): { run: string; qrels: string; queries: number; judged: number } {
   const tag = checkToken("tag", opts.tag ?? DEFAULT_RUN_TAG);
   const run: string[] = [];
   const qrels: string[] = [];
@@ -48,7 +52,9 @@ export function trecFiles(report: Report, opts: { tag?: string } = {}): { run: s
     const qid = checkToken("query id (caseId#turn)", `${t.caseId}#${t.turn}`);
     if (t.retrievedIds !== null) {
       const ids = [...new Set(t.retrievedIds)];
-      ids.forEach((id, i) => run.push(`${qid} Q0 ${checkToken(`card id retrieved at ${qid}`, id)} ${i + 1} ${ids.length - i} ${tag}`));
+      ids.forEach((id, i) =>
+        run.push(`${qid} Q0 ${checkToken(`card id retrieved at ${qid}`, id)} ${i + 1} ${ids.length - i} ${tag}`),
+      );
       queries++;
     }
     // Judged only where the report scores the turn: an errored --graph turn is in neither the means nor the qrels.
@@ -56,5 +62,10 @@ export function trecFiles(report: Report, opts: { tag?: string } = {}): { run: s
     for (const g of gold) qrels.push(`${qid} 0 ${checkToken(`gold card id of ${qid}`, g)} 1`);
     if (gold.length > 0) judged++;
   }
-  return { run: run.length === 0 ? "" : `${run.join("\n")}\n`, qrels: qrels.length === 0 ? "" : `${qrels.join("\n")}\n`, queries, judged };
+  return {
+    run: run.length === 0 ? "" : `${run.join("\n")}\n`,
+    qrels: qrels.length === 0 ? "" : `${qrels.join("\n")}\n`,
+    queries,
+    judged,
+  };
 }

@@ -35,8 +35,26 @@
  * scoring) and src/eval/ir/trec/format.ts (the text layout and the JSON output);
  * this module re-exports them.
  */
-export { formatTrecRow, formatTrecText, formatTrecValue, toTrecJson, TREC_JSON_VERSION, type TrecJson } from "./trec/format.js";
-export { forEachLine, parseQrels, parseRun, QrelsParser, readQrels, readRun, RunParser, type Qrels, type Run, type RunQuery } from "./trec/parse.js";
+export {
+  formatTrecRow,
+  formatTrecText,
+  formatTrecValue,
+  toTrecJson,
+  TREC_JSON_VERSION,
+  type TrecJson,
+} from "./trec/format.js";
+export {
+  forEachLine,
+  parseQrels,
+  parseRun,
+  QrelsParser,
+  readQrels,
+  readRun,
+  RunParser,
+  type Qrels,
+  type Run,
+  type RunQuery,
+} from "./trec/parse.js";
 export {
   normalizeCutoffs,
   RELEVANCE_LEVEL,

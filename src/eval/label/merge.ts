@@ -46,7 +46,13 @@ function readLines(text: string, file: string, issues: DataIssue[]): { lines: st
       return;
     }
     const first = seen.get(parsed.case.id);
-    if (first !== undefined) issues.push({ file, line: i + 1, field: "id", message: `duplicate case id ${JSON.stringify(parsed.case.id)}, first on line ${first}` });
+    if (first !== undefined)
+      issues.push({
+        file,
+        line: i + 1,
+        field: "id",
+        message: `duplicate case id ${JSON.stringify(parsed.case.id)}, first on line ${first}`,
+      });
     seen.set(parsed.case.id, i + 1);
     cases.push({ line: i + 1, raw: JSON.parse(body) as RawCase });
   });
@@ -65,18 +71,33 @@ export function gradesOf(t: RawTurn): Map<string, number> {
 const where = (file: string, line: number) => `${file}:${line}`;
 
 /** Merges turn `b` (exported) into turn `a` (the cases file); pushes conflicts to `issues`. */
-function mergeTurn(a: RawTurn, b: RawTurn, ctx: { caseId: string; turn: number; into: string; intoLine: number; exported: string; exportedLine: number }, issues: DataIssue[]): RawTurn {
+function mergeTurn(
+  a: RawTurn,
+  b: RawTurn,
+  ctx: { caseId: string; turn: number; into: string; intoLine: number; exported: string; exportedLine: number },
+  issues: DataIssue[],
+): RawTurn {
   const other = where(ctx.into, ctx.intoLine);
-  const at = (field: string, message: string) => issues.push({ file: ctx.exported, line: ctx.exportedLine, field: `turns[${ctx.turn}].${field}`, message: `case ${ctx.caseId} turn ${ctx.turn}: ${message}` });
+  const at = (field: string, message: string) =>
+    issues.push({
+      file: ctx.exported,
+      line: ctx.exportedLine,
+      field: `turns[${ctx.turn}].${field}`,
+      message: `case ${ctx.caseId} turn ${ctx.turn}: ${message}`,
+    });
   if (a.user !== b.user) {
-    at("user", `the text differs from ${other} (${JSON.stringify(a.user)}): the export was made from another version of this case`);
+    at(
+      "user",
+      `the text differs from ${other} (${JSON.stringify(a.user)}): the export was made from another version of this case`,
+    );
     return a;
   }
   const ga = gradesOf(a);
   const gb = gradesOf(b);
   for (const [id, grade] of gb) {
     const prev = ga.get(id);
-    if (prev !== undefined && prev !== grade) at(`relevant.${id}`, `card ${id} graded ${grade} here, ${prev} in ${other}`);
+    if (prev !== undefined && prev !== grade)
+      at(`relevant.${id}`, `card ${id} graded ${grade} here, ${prev} in ${other}`);
   }
   if (a.must_cite_one_of !== undefined && b.must_cite_one_of !== undefined) {
     const sa = new Set(a.must_cite_one_of);
@@ -84,7 +105,8 @@ function mergeTurn(a: RawTurn, b: RawTurn, ctx: { caseId: string; turn: number; 
     for (const id of sb) if (!sa.has(id)) at("must_cite_one_of", `card ${id} citeable here, not in ${other}`);
     for (const id of sa) if (!sb.has(id)) at("must_cite_one_of", `card ${id} not citeable here, citeable in ${other}`);
   }
-  if (a.expect !== undefined && b.expect !== undefined && a.expect !== b.expect) at("expect", `expect ${JSON.stringify(b.expect)} here, ${JSON.stringify(a.expect)} in ${other}`);
+  if (a.expect !== undefined && b.expect !== undefined && a.expect !== b.expect)
+    at("expect", `expect ${JSON.stringify(b.expect)} here, ${JSON.stringify(a.expect)} in ${other}`);
   const out: RawTurn = { ...a };
   const cite = a.must_cite_one_of ?? b.must_cite_one_of;
   const expect = a.expect ?? b.expect;
@@ -116,7 +138,14 @@ function sameJson(x: unknown, y: unknown): boolean {
   if (Array.isArray(x) !== Array.isArray(y)) return false;
   const kx = Object.keys(x);
   const ky = Object.keys(y);
-  return kx.length === ky.length && kx.every((k) => Object.prototype.hasOwnProperty.call(y, k) && sameJson((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]));
+  return (
+    kx.length === ky.length &&
+    kx.every(
+      (k) =>
+        Object.prototype.hasOwnProperty.call(y, k) &&
+        sameJson((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]),
+    )
+  );
 }
 
 /**
@@ -124,7 +153,12 @@ function sameJson(x: unknown, y: unknown): boolean {
  * comment). @throws DataValidationError (exit 2) listing every bad line and
  * every conflict with file:line of both sides; nothing is merged then.
  */
-export function mergeLabels(exportedText: string, exportedFile: string, intoText: string, intoFile: string): MergeOutcome {
+export function mergeLabels(
+  exportedText: string,
+  exportedFile: string,
+  intoText: string,
+  intoFile: string,
+): MergeOutcome {
   const issues: DataIssue[] = [];
   const into = readLines(intoText, intoFile, issues);
   const exported = readLines(exportedText, exportedFile, issues);
@@ -142,14 +176,31 @@ export function mergeLabels(exportedText: string, exportedFile: string, intoText
       continue;
     }
     if (a.raw.locale !== e.raw.locale) {
-      issues.push({ file: exportedFile, line: e.line, field: "locale", message: `case ${e.raw.id} is locale ${JSON.stringify(e.raw.locale)} here, ${JSON.stringify(a.raw.locale)} in ${where(intoFile, a.line)}: a merge never changes a case's locale (its gold cites cards of its own locale); fix the export or the cases file` });
+      issues.push({
+        file: exportedFile,
+        line: e.line,
+        field: "locale",
+        message: `case ${e.raw.id} is locale ${JSON.stringify(e.raw.locale)} here, ${JSON.stringify(a.raw.locale)} in ${where(intoFile, a.line)}: a merge never changes a case's locale (its gold cites cards of its own locale); fix the export or the cases file`,
+      });
       continue;
     }
     if (a.raw.turns.length !== e.raw.turns.length) {
-      issues.push({ file: exportedFile, line: e.line, field: "turns", message: `case ${e.raw.id} has ${e.raw.turns.length} turns here, ${a.raw.turns.length} in ${where(intoFile, a.line)}: the export was made from another version of this case` });
+      issues.push({
+        file: exportedFile,
+        line: e.line,
+        field: "turns",
+        message: `case ${e.raw.id} has ${e.raw.turns.length} turns here, ${a.raw.turns.length} in ${where(intoFile, a.line)}: the export was made from another version of this case`,
+      });
       continue;
     }
-    const turns = a.raw.turns.map((t, i) => mergeTurn(t, e.raw.turns[i]!, { caseId: e.raw.id, turn: i, into: intoFile, intoLine: a.line, exported: exportedFile, exportedLine: e.line }, issues));
+    const turns = a.raw.turns.map((t, i) =>
+      mergeTurn(
+        t,
+        e.raw.turns[i]!,
+        { caseId: e.raw.id, turn: i, into: intoFile, intoLine: a.line, exported: exportedFile, exportedLine: e.line },
+        issues,
+      ),
+    );
     const merged = { ...a.raw, turns };
     if (sameJson(merged, a.raw)) unchanged++;
     else {

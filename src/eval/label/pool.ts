@@ -86,10 +86,11 @@ export function termStats(docs: Iterable<readonly string[]>, termOf: TermOf): Te
   for (const texts of docs) {
     n++;
     const seen = new Set<string>();
-    for (const t of texts) for (const w of words(t)) {
-      const term = termOf(w);
-      if (term !== null) seen.add(term);
-    }
+    for (const t of texts)
+      for (const w of words(t)) {
+        const term = termOf(w);
+        if (term !== null) seen.add(term);
+      }
     for (const term of seen) df.set(term, (df.get(term) ?? 0) + 1);
   }
   return { docs: n, df };
@@ -173,7 +174,11 @@ export function markTerms(text: string, terms: ReadonlySet<string>, termOf: Term
  * their best rank over the systems (then the order of `lists`, then id), each
  * with every system's rank.
  */
-export function poolOf(lists: Partial<Record<PoolSystem, readonly string[]>>, systems: readonly PoolSystem[], depth: number): { id: string; ranks: Partial<Record<PoolSystem, number>> }[] {
+export function poolOf(
+  lists: Partial<Record<PoolSystem, readonly string[]>>,
+  systems: readonly PoolSystem[],
+  depth: number,
+): { id: string; ranks: Partial<Record<PoolSystem, number>> }[] {
   const ranks = new Map<string, Partial<Record<PoolSystem, number>>>();
   for (const s of systems) {
     const list = lists[s] ?? [];
@@ -188,14 +193,24 @@ export function poolOf(lists: Partial<Record<PoolSystem, readonly string[]>>, sy
     }
   }
   const best = (r: Partial<Record<PoolSystem, number>>) => Math.min(...systems.map((s) => r[s] ?? Infinity));
-  const firstSystem = (r: Partial<Record<PoolSystem, number>>) => systems.findIndex((s) => r[s] !== undefined && r[s] === best(r));
+  const firstSystem = (r: Partial<Record<PoolSystem, number>>) =>
+    systems.findIndex((s) => r[s] !== undefined && r[s] === best(r));
   return [...ranks.entries()]
     .map(([id, r]) => ({ id, ranks: r }))
-    .sort((a, b) => best(a.ranks) - best(b.ranks) || firstSystem(a.ranks) - firstSystem(b.ranks) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort(
+      (a, b) =>
+        best(a.ranks) - best(b.ranks) ||
+        firstSystem(a.ranks) - firstSystem(b.ranks) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
 }
 
 /** The page's pool hash: sha256 over the cases' ids, turns and pooled card ids (16 hex digits). */
 export function poolHash(cases: readonly LabelCase[], systems: readonly PoolSystem[], depth: number): string {
-  const basis = JSON.stringify({ systems, depth, cases: cases.map((c) => [c.id, c.turns.map((t) => [t.user, t.pool.map((p) => p.id)])]) });
+  const basis = JSON.stringify({
+    systems,
+    depth,
+    cases: cases.map((c) => [c.id, c.turns.map((t) => [t.user, t.pool.map((p) => p.id)])]),
+  });
   return createHash("sha256").update(basis, "utf8").digest("hex").slice(0, 16);
 }

@@ -17,7 +17,8 @@ import { InvalidArgumentError } from "../../errors.js";
 
 function check(N: number, g: number, k: number): void {
   if (!Number.isInteger(N) || N <= 0) throw new InvalidArgumentError("card count N", "a positive integer", N);
-  if (!Number.isInteger(g) || g <= 0 || g > N) throw new InvalidArgumentError("gold count g", `an integer between 1 and N=${N}`, g);
+  if (!Number.isInteger(g) || g <= 0 || g > N)
+    throw new InvalidArgumentError("gold count g", `an integer between 1 and N=${N}`, g);
   if (!Number.isInteger(k) || k <= 0) throw new InvalidArgumentError("k", "a positive integer", k);
 }
 

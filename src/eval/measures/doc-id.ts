@@ -73,7 +73,12 @@ export function documentId<D extends DocumentLike>(doc: D, opts: DocumentIdOptio
  * 1-based position, the keys tried, the metadata keys present and whether it
  * has a `Document.id`, and how to say where the id is.
  */
-export function missingIdMessage(doc: DocumentLike, index: number, opts: DocumentIdOptions<never>, where: string): string {
+export function missingIdMessage(
+  doc: DocumentLike,
+  index: number,
+  opts: DocumentIdOptions<never>,
+  where: string,
+): string {
   const keys = Object.keys(doc?.metadata ?? {}).sort();
   const hasId = asId(doc?.id) !== null;
   return (
@@ -90,7 +95,11 @@ export function missingIdMessage(doc: DocumentLike, index: number, opts: Documen
  * GraphInputError (exit 2) on the first document with no id
  * (`missingIdMessage`); `where` says which turn or run.
  */
-export function cardIdsOf<D extends DocumentLike>(docs: readonly D[], opts: DocumentIdOptions<D>, where: string): string[] {
+export function cardIdsOf<D extends DocumentLike>(
+  docs: readonly D[],
+  opts: DocumentIdOptions<D>,
+  where: string,
+): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   docs.forEach((doc, i) => {

@@ -64,7 +64,9 @@ function fmt(x: number): string {
 
 /** `{a:3,b:1}`: a turn's graded relevance in a comment, in key order. */
 function gradesText(relevant: Readonly<Record<string, number>>): string {
-  return `{${Object.entries(relevant).map(([id, g]) => `${id}:${g}`).join(",")}}`;
+  return `{${Object.entries(relevant)
+    .map(([id, g]) => `${id}:${g}`)
+    .join(",")}}`;
 }
 
 /**
@@ -98,10 +100,20 @@ export function retrievalEvaluator(opts: { k: number }): EvaluatorSpec {
     const ranked = a.retrievedIds;
     const graded = relevant !== undefined ? gradedGold(relevant) : undefined;
     const goldOf = (m: (typeof METRICS)[number]): Gold => (m.trec.graded && graded !== undefined ? graded : a.gold);
-    const scores = METRICS.map((m) => ({ key: m.key, name: m.name, graded: m.trec.graded && graded !== undefined, score: m.fn(ranked, goldOf(m), k) }));
+    const scores = METRICS.map((m) => ({
+      key: m.key,
+      name: m.name,
+      graded: m.trec.graded && graded !== undefined,
+      score: m.fn(ranked, goldOf(m), k),
+    }));
     const top = dedupeFirst(ranked).slice(0, k);
-    const parts = scores.filter((s) => s.score !== null).map((s) => `${s.name}=${fmt(s.score as number)}${s.graded ? " (graded)" : ""}`);
-    const judgments = [a.gold.length > 0 || relevant === undefined ? `gold=${list(dedupeFirst(a.gold))}` : "", relevant !== undefined ? `relevant=${gradesText(relevant)}` : ""].filter((x) => x !== "");
+    const parts = scores
+      .filter((s) => s.score !== null)
+      .map((s) => `${s.name}=${fmt(s.score as number)}${s.graded ? " (graded)" : ""}`);
+    const judgments = [
+      a.gold.length > 0 || relevant === undefined ? `gold=${list(dedupeFirst(a.gold))}` : "",
+      relevant !== undefined ? `relevant=${gradesText(relevant)}` : "",
+    ].filter((x) => x !== "");
     const comment = `${parts.join(" ")} ${judgments.join(" ")} top${k}=${list(top)}`;
     const results: EvalResult[] = [];
     for (const s of scores) if (s.score !== null) results.push({ key: s.key, score: s.score, comment });
@@ -138,7 +150,12 @@ export function citationCoverageEvaluator(): EvaluatorSpec {
       },
     ];
   };
-  return { name: "citation_coverage", keys: [CITATION_COVERAGE_KEY], evaluate, whenEmpty: "no gold-bearing turn expected an answer" };
+  return {
+    name: "citation_coverage",
+    keys: [CITATION_COVERAGE_KEY],
+    evaluate,
+    whenEmpty: "no gold-bearing turn expected an answer",
+  };
 }
 
 /**
@@ -275,7 +292,13 @@ export function judgedEvaluator(opts: { k: number }): EvaluatorSpec {
     const score = judgedAtK(a.retrievedIds, judged, k);
     if (score === null) return [];
     const unjudged = unjudgedAtK(a.retrievedIds, judged, k);
-    return [{ key: JUDGED.key, score, comment: `judged=${fmt(score)} unjudged=${list(unjudged)} top${k}=${list(dedupeFirst(a.retrievedIds).slice(0, k))}` }];
+    return [
+      {
+        key: JUDGED.key,
+        score,
+        comment: `judged=${fmt(score)} unjudged=${list(unjudged)} top${k}=${list(dedupeFirst(a.retrievedIds).slice(0, k))}`,
+      },
+    ];
   };
   return {
     name: "judged",
@@ -294,7 +317,12 @@ export function retrievalSideEvaluators(opts: { k: number }): EvaluatorSpec[] {
 
 /** The deterministic evaluators: retrieval (triad + MRR + P), judged@k (turns with judgments only), citation coverage, citation correctness, refusal. */
 export function defaultEvaluators(opts: { k: number }): EvaluatorSpec[] {
-  return [...retrievalSideEvaluators(opts), citationCoverageEvaluator(), citationCorrectnessEvaluator(), refusalEvaluator()];
+  return [
+    ...retrievalSideEvaluators(opts),
+    citationCoverageEvaluator(),
+    citationCorrectnessEvaluator(),
+    refusalEvaluator(),
+  ];
 }
 
 /** The deterministic evaluators plus the groundedness slot (listed as not run when no judge is given). */
@@ -313,7 +341,8 @@ export async function runEvaluators(specs: readonly EvaluatorSpec[], a: TurnArti
   for (const spec of specs) {
     const results = await spec.evaluate(a);
     for (const r of results) {
-      if (!spec.keys.includes(r.key)) throw new InvalidArgumentError(`key of evaluator ${spec.name}`, `one of ${spec.keys.join(", ")}`, r.key);
+      if (!spec.keys.includes(r.key))
+        throw new InvalidArgumentError(`key of evaluator ${spec.name}`, `one of ${spec.keys.join(", ")}`, r.key);
       if (seen.has(r.key)) throw new InvalidArgumentError("evaluator keys", "unique across evaluators", r.key);
       if (!Number.isFinite(r.score)) throw new InvalidArgumentError(`score of ${r.key}`, "a finite number", r.score);
       seen.add(r.key);

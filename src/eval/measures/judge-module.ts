@@ -20,10 +20,20 @@ function isChatModel(x: unknown): x is ChatModelLike {
 }
 
 export async function loadJudgeModel(spec: string, cwd: string = process.cwd()): Promise<ChatModelLike> {
-  if (!existsSync(path.resolve(cwd, spec))) throw new InvalidArgumentError("--judge", "a module file exporting a LangChain chat model or a factory of one", spec);
+  if (!existsSync(path.resolve(cwd, spec)))
+    throw new InvalidArgumentError(
+      "--judge",
+      "a module file exporting a LangChain chat model or a factory of one",
+      spec,
+    );
   const { exports: mod } = await importUserModule(spec, "--judge", { cwd });
   const exported = mod.default ?? mod.judge ?? mod.model;
-  const value = await buildWith(exported, typeof exported === "function" && !isChatModel(exported), `--judge ${spec}`, "the chat model");
+  const value = await buildWith(
+    exported,
+    typeof exported === "function" && !isChatModel(exported),
+    `--judge ${spec}`,
+    "the chat model",
+  );
   if (!isChatModel(value))
     throw new GraphInputError(
       `--judge ${spec}: expected the default (or \`judge\`/\`model\`) export to be a chat model with invoke(), or a factory returning one, got ${value === null ? "null" : typeof value}`,

@@ -28,14 +28,21 @@ export const JUDGE_SYSTEM_PROMPT = [
 ].join("\n");
 
 /** The human message: the question, the answer, then each retrieved card as `[id] title` and its text. */
-export function judgeUserPrompt(question: string, answer: string, cards: readonly { id: string; title: string; text: string }[]): string {
-  const sources = cards.length === 0 ? "(no cards were retrieved)" : cards.map((c) => `[${c.id}] ${c.title}\n${c.text}`).join("\n\n");
+export function judgeUserPrompt(
+  question: string,
+  answer: string,
+  cards: readonly { id: string; title: string; text: string }[],
+): string {
+  const sources =
+    cards.length === 0 ? "(no cards were retrieved)" : cards.map((c) => `[${c.id}] ${c.title}\n${c.text}`).join("\n\n");
   return `Question:\n${question}\n\nAnswer:\n${answer}\n\nCards:\n${sources}`;
 }
 
 /** What the judge needs of a chat model: LangChain's `invoke(messages)` (any BaseChatModel). */
 export interface ChatModelLike {
-  invoke(messages: BaseMessage[]): Promise<{ content: unknown; usage_metadata?: { input_tokens?: number; output_tokens?: number } }>;
+  invoke(
+    messages: BaseMessage[],
+  ): Promise<{ content: unknown; usage_metadata?: { input_tokens?: number; output_tokens?: number } }>;
   getName?: () => string;
   model?: unknown;
   modelName?: unknown;
@@ -58,7 +65,8 @@ export function parseVerdict(text: string): JudgeVerdict | null {
     try {
       const obj = JSON.parse(m[0]) as { score?: unknown; reason?: unknown };
       const s = typeof obj.score === "string" ? Number(obj.score) : obj.score;
-      if (typeof s === "number" && s >= 0 && s <= 1) return typeof obj.reason === "string" ? { score: s, comment: obj.reason } : { score: s };
+      if (typeof s === "number" && s >= 0 && s <= 1)
+        return typeof obj.reason === "string" ? { score: s, comment: obj.reason } : { score: s };
     } catch {
       // fall through to the plain form
     }
@@ -70,7 +78,16 @@ export function parseVerdict(text: string): JudgeVerdict | null {
 /** The text of a chat model reply's `content`: a string, or the text parts of a content array joined. */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("");
+  if (Array.isArray(content))
+    return content
+      .map((p) =>
+        typeof p === "string"
+          ? p
+          : typeof (p as { text?: unknown }).text === "string"
+            ? (p as { text: string }).text
+            : "",
+      )
+      .join("");
   return String(content ?? "");
 }
 
@@ -96,7 +113,8 @@ async function readCachedVerdict(file: string, model: string): Promise<JudgeVerd
   try {
     text = await readFile(file, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") log.warn(`judge cache: cannot read ${file} (${(e as Error).message}); asking the model again`);
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+      log.warn(`judge cache: cannot read ${file} (${(e as Error).message}); asking the model again`);
     return undefined;
   }
   let entry: unknown;
@@ -107,9 +125,24 @@ async function readCachedVerdict(file: string, model: string): Promise<JudgeVerd
   }
   const e = entry as { model?: unknown; prompt?: unknown; verdict?: unknown } | undefined;
   const v = e?.verdict as { score?: unknown; comment?: unknown } | null | undefined;
-  const verdictOk = v === null || (typeof v === "object" && v !== undefined && typeof v.score === "number" && v.score >= 0 && v.score <= 1 && (v.comment === undefined || typeof v.comment === "string"));
-  if (e === undefined || typeof e !== "object" || e.model !== model || e.prompt !== JUDGE_PROMPT_VERSION || !verdictOk) {
-    log.warn(`judge cache: ignoring ${file}, which is not a verdict of ${model} with prompt ${JUDGE_PROMPT_VERSION} (corrupt or foreign); asking the model again`);
+  const verdictOk =
+    v === null ||
+    (typeof v === "object" &&
+      v !== undefined &&
+      typeof v.score === "number" &&
+      v.score >= 0 &&
+      v.score <= 1 &&
+      (v.comment === undefined || typeof v.comment === "string"));
+  if (
+    e === undefined ||
+    typeof e !== "object" ||
+    e.model !== model ||
+    e.prompt !== JUDGE_PROMPT_VERSION ||
+    !verdictOk
+  ) {
+    log.warn(
+      `judge cache: ignoring ${file}, which is not a verdict of ${model} with prompt ${JUDGE_PROMPT_VERSION} (corrupt or foreign); asking the model again`,
+    );
     return undefined;
   }
   return v as JudgeVerdict | null;
@@ -120,16 +153,29 @@ async function readCachedVerdict(file: string, model: string): Promise<JudgeVerd
  * cached under sha256(model id, prompt version, system prompt, user prompt).
  * A model that throws is a service failure (ServiceUnavailableError, exit 3).
  */
-export function chatModelJudge(opts: ChatModelJudgeOptions): { judge: (a: TurnArtifacts) => Promise<JudgeVerdict | null>; cost: () => JudgeCost } {
+export function chatModelJudge(opts: ChatModelJudgeOptions): {
+  judge: (a: TurnArtifacts) => Promise<JudgeVerdict | null>;
+  cost: () => JudgeCost;
+} {
   const id = modelId(opts.model);
-  const cost: JudgeCost = { model: id, prompt: JUDGE_PROMPT_VERSION, calls: 0, cached: 0, inputTokens: null, outputTokens: null, unparsable: 0 };
+  const cost: JudgeCost = {
+    model: id,
+    prompt: JUDGE_PROMPT_VERSION,
+    calls: 0,
+    cached: 0,
+    inputTokens: null,
+    outputTokens: null,
+    unparsable: 0,
+  };
   const judge = async (a: TurnArtifacts): Promise<JudgeVerdict | null> => {
     const cards = [...new Set(a.retrievedIds ?? [])].flatMap((cid) => {
       const c = opts.cards.get(cid);
       return c === undefined ? [] : [{ id: cid, title: c.title, text: c.body.trim() }];
     });
     const user = judgeUserPrompt(opts.questions.get(`${a.caseId}#${a.turn}`) ?? "", a.answer, cards);
-    const key = createHash("sha256").update(JSON.stringify([id, JUDGE_PROMPT_VERSION, JUDGE_SYSTEM_PROMPT, user])).digest("hex");
+    const key = createHash("sha256")
+      .update(JSON.stringify([id, JUDGE_PROMPT_VERSION, JUDGE_SYSTEM_PROMPT, user]))
+      .digest("hex");
     const file = opts.cacheDir === undefined ? undefined : path.join(opts.cacheDir, `${key}.json`);
     if (file !== undefined) {
       const hit = await readCachedVerdict(file, id);
@@ -143,7 +189,9 @@ export function chatModelJudge(opts: ChatModelJudgeOptions): { judge: (a: TurnAr
     try {
       reply = await opts.model.invoke([new SystemMessage(JUDGE_SYSTEM_PROMPT), new HumanMessage(user)]);
     } catch (e) {
-      throw new ServiceUnavailableError(`judge model ${id}`, `the judge model ${id} failed: ${(e as Error).message}`, { cause: e });
+      throw new ServiceUnavailableError(`judge model ${id}`, `the judge model ${id} failed: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
     cost.calls++;
     const u = reply.usage_metadata;

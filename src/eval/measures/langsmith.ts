@@ -41,7 +41,10 @@ export interface LangSmithResults {
   results: EvalResult[];
 }
 
-export type LangSmithEvaluator = (run: LangSmithRunLike, example?: LangSmithExampleLike) => Promise<EvalResult | LangSmithResults>;
+export type LangSmithEvaluator = (
+  run: LangSmithRunLike,
+  example?: LangSmithExampleLike,
+) => Promise<EvalResult | LangSmithResults>;
 
 function stringArray(v: unknown): string[] | undefined {
   return Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : undefined;
@@ -61,16 +64,26 @@ export function retrievedIdsOf(outputs: Record<string, unknown>, ids: DocumentId
     const traced = stringArray(last?.retrievedIds);
     if (traced !== undefined) return traced;
   }
-  if (Array.isArray(outputs.documents)) return cardIdsOf(outputs.documents as DocumentLike[], ids, "run.outputs.documents");
+  if (Array.isArray(outputs.documents))
+    return cardIdsOf(outputs.documents as DocumentLike[], ids, "run.outputs.documents");
   return null;
 }
 
 /** Turn artifacts of one LangSmith (run, example) pair. */
-export function artifactsOf(run: LangSmithRunLike, example: LangSmithExampleLike | undefined, ids: DocumentIdOptions = {}): TurnArtifacts {
+export function artifactsOf(
+  run: LangSmithRunLike,
+  example: LangSmithExampleLike | undefined,
+  ids: DocumentIdOptions = {},
+): TurnArtifacts {
   const out = run.outputs ?? {};
   const ref = example?.outputs ?? {};
   const gold = stringArray(ref.must_cite_one_of) ?? stringArray(ref.gold);
-  if (gold === undefined) throw new InvalidArgumentError("example.outputs.must_cite_one_of", "the turn's gold card ids (string[], [] for a no-match turn)", ref.must_cite_one_of ?? ref.gold);
+  if (gold === undefined)
+    throw new InvalidArgumentError(
+      "example.outputs.must_cite_one_of",
+      "the turn's gold card ids (string[], [] for a no-match turn)",
+      ref.must_cite_one_of ?? ref.gold,
+    );
   const expect = ref.expect === "refuse" ? "refuse" : "answer";
   const inputs = example?.inputs ?? {};
   return {
@@ -94,12 +107,17 @@ export interface LangSmithOptions extends DocumentIdOptions {
 }
 
 function idsOf(opts: DocumentIdOptions): DocumentIdOptions {
-  return { ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}), ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}) };
+  return {
+    ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}),
+    ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}),
+  };
 }
 
 /** One LangSmith evaluator per retrace evaluator: each returns `{ results }` with that evaluator's keys (none for an empty-gold turn). */
 export function toLangSmith(spec: EvaluatorSpec, ids: DocumentIdOptions = {}): LangSmithEvaluator {
-  const fn: LangSmithEvaluator = async (run, example) => ({ results: await spec.evaluate(artifactsOf(run, example, ids)) });
+  const fn: LangSmithEvaluator = async (run, example) => ({
+    results: await spec.evaluate(artifactsOf(run, example, ids)),
+  });
   Object.defineProperty(fn, "name", { value: spec.name });
   return fn;
 }
@@ -112,7 +130,14 @@ export function toLangSmith(spec: EvaluatorSpec, ids: DocumentIdOptions = {}): L
  */
 export function langsmithMetric(key: string, opts: LangSmithOptions): LangSmithEvaluator {
   const spec = allEvaluators(opts).find((s) => s.keys.includes(key));
-  if (spec === undefined) throw new InvalidArgumentError("key", `one of ${allEvaluators(opts).flatMap((s) => s.keys).join(", ")}`, key);
+  if (spec === undefined)
+    throw new InvalidArgumentError(
+      "key",
+      `one of ${allEvaluators(opts)
+        .flatMap((s) => s.keys)
+        .join(", ")}`,
+      key,
+    );
   const fn: LangSmithEvaluator = async (run, example) => {
     const r = (await spec.evaluate(artifactsOf(run, example, idsOf(opts)))).find((x) => x.key === key);
     return r ?? { results: [] };

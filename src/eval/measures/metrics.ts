@@ -299,7 +299,10 @@ export interface MetricSpec {
 }
 
 /** What a metric declares: its MetricSpec but `trecName` (derived from `trec`), its name and floor option as written. */
-type MetricDeclaration = Omit<MetricSpec, "name" | "trecName" | "floor"> & { name: string; floor?: { option: string; flag: string } };
+type MetricDeclaration = Omit<MetricSpec, "name" | "trecName" | "floor"> & {
+  name: string;
+  floor?: { option: string; flag: string };
+};
 
 /** Each metric declared once; METRICS adds what follows from the declaration. The triad first, in the ADR's order. */
 const DECLARED = [
@@ -383,12 +386,10 @@ export type FloorOption = Extract<(typeof DECLARED)[number], { floor: unknown }>
 
 /** The one registry of retrieval metrics; the triad first, in the ADR's order. */
 export const METRICS: readonly MetricSpec[] = Object.freeze(
-  DECLARED.map(
-    (d): MetricSpec => ({
-      ...d,
-      trecName: (k: number) => (d.trec.cut ? `${d.trec.name}_${k}` : d.trec.name),
-    }),
-  ),
+  DECLARED.map((d): MetricSpec => ({
+    ...d,
+    trecName: (k: number) => (d.trec.cut ? `${d.trec.name}_${k}` : d.trec.name),
+  })),
 );
 
 /** Keys of the ADR's metric triad, in order: hit, recall, nDCG. */
@@ -420,7 +421,12 @@ export function chanceLevel(key: string, N: number, g: number, k: number): numbe
  * (at most N). Null when the key has no chance level or the turn has nothing
  * relevant for it.
  */
-export function turnChanceLevel(key: string, N: number, turn: { gold: readonly string[]; relevant?: Readonly<Record<string, number>> | undefined }, k: number): number | null {
+export function turnChanceLevel(
+  key: string,
+  N: number,
+  turn: { gold: readonly string[]; relevant?: Readonly<Record<string, number>> | undefined },
+  k: number,
+): number | null {
   const spec = metricSpec(key);
   if (spec === undefined) return null;
   if (spec.trec.graded && turn.relevant !== undefined) {

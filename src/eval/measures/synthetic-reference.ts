@@ -26,7 +26,8 @@ export interface GeneratorReference {
  * with the family's variant 12 = the shipped default (`signals` since issue 27; with the previous
  * min-max default they were −0.55, −0.38, −0.45, −0.52).
  */
-const COMMAND = "retrace beir cranfield --synthetic 200 --strategy naive,title,neighbours,mismatch (seed 42, embedder auto = LSA)";
+const COMMAND =
+  "retrace beir cranfield --synthetic 200 --strategy naive,title,neighbours,mismatch (seed 42, embedder auto = LSA)";
 export const GENERATOR_REFERENCE: Readonly<Record<string, GeneratorReference>> = Object.freeze({
   "known-item-naive@1": { collection: "Cranfield", tau: -0.58, ci95: [-0.69, -0.2], command: COMMAND },
   "known-item-title@1": { collection: "Cranfield", tau: -0.47, ci95: [-0.69, 0.02], command: COMMAND },

@@ -142,11 +142,20 @@ export function artifactsOf(t: TurnReport, knownIds?: ReadonlySet<string>): Turn
  * Mean, n, number of cases and seeded bootstrap interval of a non-empty list
  * of scores. Plain numbers are taken as one case each (so both units agree).
  */
-export function summarize(values: readonly number[] | readonly ClusteredValue[], opts: { seed?: number; samples?: number; resample?: ResampleUnit } = {}): Aggregate {
+export function summarize(
+  values: readonly number[] | readonly ClusteredValue[],
+  opts: { seed?: number; samples?: number; resample?: ResampleUnit } = {},
+): Aggregate {
   // A key with n = 0 has no aggregate (never a mean of 0 or 1).
   if (values.length === 0) throw new InvalidArgumentError("values", "a non-empty list of scores", []);
-  const clustered: ClusteredValue[] = values.map((v, i) => (typeof v === "number" ? { cluster: String(i).padStart(12, "0"), value: v } : v));
-  const m = clusterMean(clustered, { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE });
+  const clustered: ClusteredValue[] = values.map((v, i) =>
+    typeof v === "number" ? { cluster: String(i).padStart(12, "0"), value: v } : v,
+  );
+  const m = clusterMean(clustered, {
+    seed: opts.seed ?? DEFAULT_SEED,
+    samples: opts.samples ?? DEFAULT_SAMPLES,
+    unit: opts.resample ?? DEFAULT_RESAMPLE,
+  });
   if (m === null) throw new InvalidArgumentError("values", "a non-empty list of scores", []);
   const agg: Aggregate = { mean: m.mean, n: m.n, nCases: m.nCases };
   if (m.ci95 !== null) agg.ci95 = m.ci95;
@@ -173,7 +182,11 @@ function collect(turns: readonly TurnReport[], keyOrder: readonly string[]): Map
  * Mean chance level of `key` over the turns that have it, or undefined when
  * the key has no chance level or a turn's locale has no card count.
  */
-function splitChance(turns: readonly TurnReport[], key: string, chance: AggregateOptions["chance"]): number | undefined {
+function splitChance(
+  turns: readonly TurnReport[],
+  key: string,
+  chance: AggregateOptions["chance"],
+): number | undefined {
   if (chance === undefined) return undefined;
   let sum = 0;
   let n = 0;
@@ -190,7 +203,12 @@ function splitChance(turns: readonly TurnReport[], key: string, chance: Aggregat
   return n === 0 ? undefined : sum / n;
 }
 
-function summarizeAll(turns: readonly TurnReport[], order: readonly string[], opts: Resample, chance: AggregateOptions["chance"]): Record<string, Aggregate> {
+function summarizeAll(
+  turns: readonly TurnReport[],
+  order: readonly string[],
+  opts: Resample,
+  chance: AggregateOptions["chance"],
+): Record<string, Aggregate> {
   const out: Record<string, Aggregate> = {};
   for (const [key, values] of collect(turns, order)) {
     if (values.length === 0) continue;
@@ -212,7 +230,11 @@ function keyOrder(turns: readonly TurnReport[], evaluators: readonly EvaluatorSp
 }
 
 /** Groups in a canonical order: the known values first (in their order), then others alphabetically. */
-function groupBy(turns: readonly TurnReport[], field: "kind" | "locale", known: readonly string[]): Map<string, TurnReport[]> {
+function groupBy(
+  turns: readonly TurnReport[],
+  field: "kind" | "locale",
+  known: readonly string[],
+): Map<string, TurnReport[]> {
   const seen = new Map<string, TurnReport[]>();
   for (const t of turns) {
     const g = t[field];
@@ -349,7 +371,11 @@ function chanceWarnings(byLocale: Map<string, TurnReport[]>, chance: AggregateOp
 
 /** Aggregate per-turn results: overall, per kind, per locale, vacuous keys, split deltas (triad keys) and chance levels. */
 export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateOptions): Aggregation {
-  const resample: Resample = { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE };
+  const resample: Resample = {
+    seed: opts.seed ?? DEFAULT_SEED,
+    samples: opts.samples ?? DEFAULT_SAMPLES,
+    unit: opts.resample ?? DEFAULT_RESAMPLE,
+  };
   const order = keyOrder(allTurns, opts.evaluators);
   // With a split, answer-side results of tune turns stay out of the headline figures (./parts.ts).
   const parted = headlineTurns(allTurns);
@@ -373,10 +399,20 @@ export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateO
   if (hasParts(allTurns) && !extras.some((e) => e.name === "part")) {
     // The tune/holdout part is one more split of every turn (all keys, answer-side included), its delta in the same Holm family.
     const partOfCase = new Map(allTurns.map((t) => [t.caseId, t.part] as const));
-    extras.push({ name: "part", groupOf: (caseId) => partOfCase.get(caseId), order: ["tune", "holdout"], reference: "tune" });
+    extras.push({
+      name: "part",
+      groupOf: (caseId) => partOfCase.get(caseId),
+      order: ["tune", "holdout"],
+      reference: "tune",
+    });
   }
   for (const extra of extras) {
-    if (extra.name in splits) throw new InvalidArgumentError("extraSplits name", "a split name other than kind and locale, used once", extra.name);
+    if (extra.name in splits)
+      throw new InvalidArgumentError(
+        "extraSplits name",
+        "a split name other than kind and locale, used once",
+        extra.name,
+      );
     const groups = groupByCase(allTurns, extra);
     const out: Record<string, Record<string, Aggregate>> = {};
     for (const [g, ts] of groups) out[g] = summarizeAll(ts, order, resample, opts.chance);
@@ -386,13 +422,22 @@ export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateO
 
   // Turn position (1, 2, 3, 4+): a split of turns, not of cases (a case has turns in several groups), so no deltas against a reference.
   const position: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of turnSplits(turns).position as Map<string, TurnReport[]>) position[g] = summarizeAll(ts, order, resample, opts.chance);
+  for (const [g, ts] of turnSplits(turns).position as Map<string, TurnReport[]>)
+    position[g] = summarizeAll(ts, order, resample, opts.chance);
   splits.position = position;
 
   const { vacuous, vacuousReasons } = vacuousKeys(allTurns, opts.evaluators, aggregates);
   for (const key of vacuous) if (splits.part?.tune?.[key] !== undefined) vacuousReasons[key] = NO_HOLDOUT_TURN;
   const deltas = splitDeltas(forDeltas, TRIAD_KEYS, resample);
-  return { aggregates, splits, vacuous, vacuousReasons, deltas, chanceWarnings: chanceWarnings(byLocale, opts.chance), answerSide: answerSideOf(allTurns, order) };
+  return {
+    aggregates,
+    splits,
+    vacuous,
+    vacuousReasons,
+    deltas,
+    chanceWarnings: chanceWarnings(byLocale, opts.chance),
+    answerSide: answerSideOf(allTurns, order),
+  };
 }
 
 export interface BuildReportInput extends AggregateOptions {
@@ -407,7 +452,9 @@ export interface BuildReportInput extends AggregateOptions {
 
 /** Assemble the one Report object every rendering is made from. */
 export function buildReport(input: BuildReportInput): Report {
-  const chance = input.chance ?? (input.cardsPerLocale !== undefined ? { cardsPerLocale: input.cardsPerLocale, k: input.run.k } : undefined);
+  const chance =
+    input.chance ??
+    (input.cardsPerLocale !== undefined ? { cardsPerLocale: input.cardsPerLocale, k: input.run.k } : undefined);
   const agg = aggregateTurns(input.turns, { ...input, ...(chance !== undefined ? { chance } : {}) });
   return {
     schemaVersion: REPORT_VERSION,
@@ -426,9 +473,13 @@ export function buildReport(input: BuildReportInput): Report {
       test: DELTA_TEST,
       correction: DELTA_CORRECTION,
     },
-    ...(chance !== undefined ? { chance: { cardsPerLocale: { ...chance.cardsPerLocale }, warnings: agg.chanceWarnings } } : {}),
+    ...(chance !== undefined
+      ? { chance: { cardsPerLocale: { ...chance.cardsPerLocale }, warnings: agg.chanceWarnings } }
+      : {}),
     answerSide: agg.answerSide,
-    ...(input.counterfactual !== undefined ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) } : {}),
+    ...(input.counterfactual !== undefined
+      ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) }
+      : {}),
     ...withFunnel(input.turns, resampleOf(input)),
     ...withJudgments(input.turns, input.run.k),
   };
@@ -440,10 +491,17 @@ function withJudgments(turns: readonly TurnReport[], k: number): { judgments?: N
 }
 
 function resampleOf(input: BuildReportInput): { seed: number; samples: number; resample: ResampleUnit } {
-  return { seed: input.seed ?? DEFAULT_SEED, samples: input.samples ?? DEFAULT_SAMPLES, resample: input.resample ?? DEFAULT_RESAMPLE };
+  return {
+    seed: input.seed ?? DEFAULT_SEED,
+    samples: input.samples ?? DEFAULT_SAMPLES,
+    resample: input.resample ?? DEFAULT_RESAMPLE,
+  };
 }
 
-function withFunnel(turns: readonly TurnReport[], opts: { seed: number; samples: number; resample: ResampleUnit }): { funnel?: NonNullable<Report["funnel"]> } {
+function withFunnel(
+  turns: readonly TurnReport[],
+  opts: { seed: number; samples: number; resample: ResampleUnit },
+): { funnel?: NonNullable<Report["funnel"]> } {
   const funnel = funnelOf(turns, opts);
   return funnel === undefined ? {} : { funnel };
 }

@@ -107,7 +107,10 @@ export interface CapturedList {
 export function capturedChains(stages: readonly CapturedList[], gold: string): RetrievalChain[] {
   const chains: RetrievalChain[] = [];
   let children: ListRank[] = [];
-  const rank = (s: CapturedList): ListRank => ({ stage: s.key, rank: s.ids.includes(gold) ? s.ids.indexOf(gold) + 1 : null });
+  const rank = (s: CapturedList): ListRank => ({
+    stage: s.key,
+    rank: s.ids.includes(gold) ? s.ids.indexOf(gold) + 1 : null,
+  });
   for (const s of stages) {
     if (s.role === "child") children.push(rank(s));
     else {
@@ -127,7 +130,9 @@ export function capturedChains(stages: readonly CapturedList[], gold: string): R
 export function lostAtText(cut: string, captured: boolean): string {
   if (cut === CUT_AT_K) return stageSpec(CUT_AT_K)?.lostAt ?? "cut at k";
   if (cut === NOT_RETRIEVED) return captured ? "not retrieved (no retriever call listed it)" : LOST_IN_RETRIEVAL;
-  return captured ? `not retrieved: dropped by ${cut} (only its child runs listed it)` : `not retrieved: lost at ${stageSpec(cut)?.lostAt ?? cut}`;
+  return captured
+    ? `not retrieved: dropped by ${cut} (only its child runs listed it)`
+    : `not retrieved: lost at ${stageSpec(cut)?.lostAt ?? cut}`;
 }
 
 export interface GoldExplanation {
@@ -141,7 +146,8 @@ export interface GoldExplanation {
 /** Explains where one gold card went through the pipeline of `trace`. */
 export function explainGold(trace: RetrievalTrace, gold: string): GoldExplanation {
   const positions = goldPositions(trace, [gold])[gold] ?? {};
-  const stageLen = (stage: string) => (trace.stages as unknown as Record<string, unknown[] | undefined>)[stage]?.length ?? 0;
+  const stageLen = (stage: string) =>
+    (trace.stages as unknown as Record<string, unknown[] | undefined>)[stage]?.length ?? 0;
   const parts = Object.entries(positions).map(([stage, rank]) =>
     rank === null ? `absent ${position(stage)} (${stageLen(stage)} listed)` : `${ordinal(rank)} ${position(stage)}`,
   );

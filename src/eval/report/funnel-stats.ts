@@ -22,7 +22,16 @@
  * comment render this section (docs/html-report.md).
  */
 import { HIT_KEY } from "../measures/metrics.js";
-import { clusterMean, DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, pairedBootstrap, turnKey, type ClusteredValue, type ResampleUnit } from "../stats/bootstrap.js";
+import {
+  clusterMean,
+  DEFAULT_RESAMPLE,
+  DEFAULT_SAMPLES,
+  DEFAULT_SEED,
+  pairedBootstrap,
+  turnKey,
+  type ClusteredValue,
+  type ResampleUnit,
+} from "../stats/bootstrap.js";
 import { capturedLists, goldRanks } from "./gold-ranks.js";
 import { CAPTURED_STAGES, STAGES, TRACE_STAGES } from "./stages.js";
 import type { FunnelReport, FunnelStage, TurnReport } from "./types.js";
@@ -95,7 +104,11 @@ export function funnelStages(turns: readonly TurnReport[], opts: FunnelOptions =
   for (const { id, label } of FUNNEL_STAGES) {
     const values = byStage.get(id);
     if (values === undefined || values.length === 0) continue;
-    const m = clusterMean(values, { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE });
+    const m = clusterMean(values, {
+      seed: opts.seed ?? DEFAULT_SEED,
+      samples: opts.samples ?? DEFAULT_SAMPLES,
+      unit: opts.resample ?? DEFAULT_RESAMPLE,
+    });
     if (m === null) continue;
     const present = values.reduce((s, v) => s + v.value, 0);
     const row: FunnelStage = { stage: id, label, n: values.length, present, nCases: m.nCases, share: m.mean };
@@ -171,9 +184,23 @@ export function funnelDiff(
       for (const [key, stages] of Object.entries(src)) if (stages[id] !== undefined) m.set(key, stages[id] as number);
       return m;
     };
-    const p = pairedBootstrap(of(a), of(b), { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE });
+    const p = pairedBootstrap(of(a), of(b), {
+      seed: opts.seed ?? DEFAULT_SEED,
+      samples: opts.samples ?? DEFAULT_SAMPLES,
+      unit: opts.resample ?? DEFAULT_RESAMPLE,
+    });
     if (p === null) continue;
-    out.push({ stage: id, label, n: p.n, nCases: p.nCases, shareA: p.meanA, shareB: p.meanB, diff: p.diff, ci95: p.ci95, pValue: p.pValue });
+    out.push({
+      stage: id,
+      label,
+      n: p.n,
+      nCases: p.nCases,
+      shareA: p.meanA,
+      shareB: p.meanB,
+      diff: p.diff,
+      ci95: p.ci95,
+      pValue: p.pValue,
+    });
   }
   return out;
 }

@@ -40,7 +40,7 @@ export function goldRanks(t: TurnReport, gold: string): Record<string, number | 
   if (lists === null) return { ...(tr.goldPositions[gold] ?? {}), final };
   const kids = lists.filter((s) => s.role === "child").map((s) => rankIn(s.ids, gold));
   const ranks: Record<string, number | null> = {};
-  if (kids.length > 0) ranks.child = kids.reduce<number | null>((best, r) => (r !== null && (best === null || r < best) ? r : best), null);
+  if (kids.length > 0)
+    ranks.child = kids.reduce<number | null>((best, r) => (r !== null && (best === null || r < best) ? r : best), null);
   return { ...ranks, scored: rankIn(scoredCandidates(lists), gold), final };
 }
-

@@ -40,7 +40,10 @@ const LISTED = 10;
 /** Header lines: the generic-rules locales of the built-in graph, and the `--graph` facts. */
 export function graphHeaderLines(report: Report): string[] {
   const generic = report.run.genericLocales ?? [];
-  const genericLine = generic.length > 0 ? [`generic rules (no built-in follow-up, policy or refusal tables) for: ${generic.join(", ")}`] : [];
+  const genericLine =
+    generic.length > 0
+      ? [`generic rules (no built-in follow-up, policy or refusal tables) for: ${generic.join(", ")}`]
+      : [];
   const g = report.run.graph;
   if (g === undefined) return genericLine;
   const t = g.traces;
@@ -77,10 +80,21 @@ function tracesJoinLines(t: TracesSection): string[] {
     `joined: ${t.scoredTurns} turns scored; ${t.mismatches} with user text other than the case's (not scored)${t.mismatchExamples.length > 0 ? `, e.g. ${t.mismatchExamples[0]!.case}#${t.mismatchExamples[0]!.turn} recorded ${oneLineText(t.mismatchExamples[0]!.recorded)} (${t.mismatchExamples[0]!.where})` : ""}; ` +
       `${t.turnsWithoutCaseTurn} recorded turns past their case's end; ${t.caseTurnsWithoutTrace} case turns past the recording's`,
   ];
-  if (t.conversationsWithoutCase > 0) lines.push(`conversations with no case (not scored): ${t.conversationsWithoutCase}: ${t.conversationsWithoutCaseExamples.join(", ")}${more(t.conversationsWithoutCase, t.conversationsWithoutCaseExamples.length)}`);
-  if (t.casesWithoutTrace > 0) lines.push(`cases with no recorded conversation (not scored): ${t.casesWithoutTrace}: ${t.casesWithoutTraceExamples.join(", ")}${more(t.casesWithoutTrace, t.casesWithoutTraceExamples.length)}`);
-  if (t.anonymousConversations > 0) lines.push(`traces naming no conversation (each a one-turn conversation, named by its root): ${t.anonymousConversations}: ${t.anonymousExamples.join(", ")}${more(t.anonymousConversations, t.anonymousExamples.length)}`);
-  lines.push("note: this report holds user text recorded in production or staging traces (the turns, queries and documents shown); share it as you would share the traces");
+  if (t.conversationsWithoutCase > 0)
+    lines.push(
+      `conversations with no case (not scored): ${t.conversationsWithoutCase}: ${t.conversationsWithoutCaseExamples.join(", ")}${more(t.conversationsWithoutCase, t.conversationsWithoutCaseExamples.length)}`,
+    );
+  if (t.casesWithoutTrace > 0)
+    lines.push(
+      `cases with no recorded conversation (not scored): ${t.casesWithoutTrace}: ${t.casesWithoutTraceExamples.join(", ")}${more(t.casesWithoutTrace, t.casesWithoutTraceExamples.length)}`,
+    );
+  if (t.anonymousConversations > 0)
+    lines.push(
+      `traces naming no conversation (each a one-turn conversation, named by its root): ${t.anonymousConversations}: ${t.anonymousExamples.join(", ")}${more(t.anonymousConversations, t.anonymousExamples.length)}`,
+    );
+  lines.push(
+    "note: this report holds user text recorded in production or staging traces (the turns, queries and documents shown); share it as you would share the traces",
+  );
   return lines;
 }
 
@@ -111,7 +125,9 @@ export function graphWarnings(report: Report): string[] {
   }
   if (!allEmpty)
     for (const locale of g.localesWithoutCards ?? [])
-    out.push(`locale ${locale}: its turns called a retriever but retrieved no card of ${locale} (does the store hold that locale's documents?)`);
+      out.push(
+        `locale ${locale}: its turns called a retriever but retrieved no card of ${locale} (does the store hold that locale's documents?)`,
+      );
   return out;
 }
 
@@ -122,14 +138,18 @@ export function graphTurnTag(report: Report, t: TurnReport): string {
   if (t.noRetrieval === true) parts.push(`${NO_RETRIEVAL} (the turn made no retriever run)`);
   const c = t.captured;
   if (c !== undefined) {
-    if ((c.unknownIds ?? []).length > 0) parts.push(`unknown ids: ${c.unknownIds!.length} [${c.unknownIds!.map(oneLineText).join(", ")}]`);
+    if ((c.unknownIds ?? []).length > 0)
+      parts.push(`unknown ids: ${c.unknownIds!.length} [${c.unknownIds!.map(oneLineText).join(", ")}]`);
     if (c.topLevelRuns > 1) {
       const steps = c.steps ?? c.topLevelRuns;
-      parts.push(`retriever calls: ${c.topLevelRuns} in ${steps} step${steps === 1 ? "" : "s"}${steps < c.topLevelRuns ? " (some in parallel)" : ""}, ${c.retrievers.length} scored`);
+      parts.push(
+        `retriever calls: ${c.topLevelRuns} in ${steps} step${steps === 1 ? "" : "s"}${steps < c.topLevelRuns ? " (some in parallel)" : ""}, ${c.retrievers.length} scored`,
+      );
     }
   }
   const limit = report.run.graph.maxStateBytes;
-  if (limit !== undefined && (t.stateBytes ?? 0) > limit) parts.push(`state ${mb(t.stateBytes!)} above the ${mb(limit)} limit (run.maxStateMb)`);
+  if (limit !== undefined && (t.stateBytes ?? 0) > limit)
+    parts.push(`state ${mb(t.stateBytes!)} above the ${mb(limit)} limit (run.maxStateMb)`);
   return parts.join("; ");
 }
 
@@ -139,17 +159,23 @@ export function graphTurnNotes(report: Report): string[] {
   if (g === undefined) return [];
   const lines: string[] = [];
   const errors = report.turns.filter((t) => t.error !== undefined);
-  lines.push(`turn errors (the graph run threw, or was given up at the run.turnTimeout deadline or stalled; not scored, not counted as misses): ${errors.length}`);
+  lines.push(
+    `turn errors (the graph run threw, or was given up at the run.turnTimeout deadline or stalled; not scored, not counted as misses): ${errors.length}`,
+  );
   for (const t of errors) lines.push(`  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.error)}`);
   const none = report.turns.filter((t) => t.noRetrieval === true);
-  const list = (ts: readonly TurnReport[]) => ts.map((t) => `  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.user)}`);
+  const list = (ts: readonly TurnReport[]) =>
+    ts.map((t) => `  ${t.caseId}#${t.turn} ${t.locale}  ${JSON.stringify(t.user)}`);
   if (g.noRetrievalMisses === undefined) {
     // A report written before no-retrieval turns were judged by their gold.
     lines.push(`no retrieval captured (left out of retrieval means): ${none.length}`, ...list(none));
   } else {
     const missed = none.filter((t) => t.gold.length > 0);
     const fine = none.filter((t) => t.gold.length === 0);
-    lines.push(`${NO_RETRIEVAL} on a gold-bearing turn (scored as a miss: hit, recall, nDCG 0): ${missed.length}`, ...list(missed));
+    lines.push(
+      `${NO_RETRIEVAL} on a gold-bearing turn (scored as a miss: hit, recall, nDCG 0): ${missed.length}`,
+      ...list(missed),
+    );
     lines.push(`${NO_RETRIEVAL}, none needed (empty gold): ${fine.length}`, ...list(fine));
   }
   for (const w of graphWarnings(report)) lines.push(`warning: ${w}`);
@@ -208,13 +234,21 @@ function callsPerStep(stages: readonly StageView[]): Map<number, number> {
  * KeywordRetriever, absent from KeywordRetriever#2 (1 listed), …"; with
  * several steps each is named ("step 2: …").
  */
-export function explainCapturedGold(stages: readonly StageView[], noChildRuns: readonly string[], retrievedIds: readonly string[], gold: string, k: number): string {
+export function explainCapturedGold(
+  stages: readonly StageView[],
+  noChildRuns: readonly string[],
+  retrievedIds: readonly string[],
+  gold: string,
+  k: number,
+): string {
   const groups = stepGroups(stages);
   const steps = groups.filter((g) => g.step !== null).length;
   const child = (s: StageView) => {
     const rank = s.ids.indexOf(gold);
     if (s.error !== null) return `the ${s.key} child failed (${s.error})`;
-    return rank < 0 ? `absent from the ${s.key} child (${s.ids.length} listed)` : `${ordinal(rank + 1)} in the ${s.key} child`;
+    return rank < 0
+      ? `absent from the ${s.key} child (${s.ids.length} listed)`
+      : `${ordinal(rank + 1)} in the ${s.key} child`;
   };
   const parts = groups.map(({ step, stages: group }) => {
     const finals = group.filter((s) => s.role === "final");
@@ -226,7 +260,9 @@ export function explainCapturedGold(stages: readonly StageView[], noChildRuns: r
         if (s.error !== null) return `${s.key} failed (${s.error})`;
         const rank = s.ids.indexOf(gold);
         const bare = !allBare && noChildRuns.includes(s.key) ? " (no child runs)" : "";
-        return rank < 0 ? `absent from ${s.key}${bare} (${s.ids.length} listed)` : `${ordinal(rank + 1)} from ${s.key}${bare}`;
+        return rank < 0
+          ? `absent from ${s.key}${bare} (${s.ids.length} listed)`
+          : `${ordinal(rank + 1)} from ${s.key}${bare}`;
       });
       return `step ${step}, ${finals.length} parallel calls${allBare ? " (no child runs)" : ""}: ${words.join(", ")};`;
     }
@@ -235,18 +271,33 @@ export function explainCapturedGold(stages: readonly StageView[], noChildRuns: r
       if (s.error !== null) return `${s.key} failed (${s.error})`;
       const rank = s.ids.indexOf(gold);
       const children = noChildRuns.includes(s.key) ? " (no child runs)" : "";
-      return rank < 0 ? `absent after ${s.key}${children} (${s.ids.length} listed)` : `${ordinal(rank + 1)} after ${s.key}${children}`;
+      return rank < 0
+        ? `absent after ${s.key}${children} (${s.ids.length} listed)`
+        : `${ordinal(rank + 1)} after ${s.key}${children}`;
     });
     return `${step !== null && steps > 1 ? `step ${step}: ` : ""}${words.join(", ")}${step !== null && steps > 1 ? ";" : ","}`;
   });
   const pos = retrievedIds.slice(0, k).indexOf(gold);
   const cut = lostAt(capturedChains(stages, gold), pos >= 0);
-  const tail = cut === null ? `retrieved at rank ${pos + 1} of the top-${k}` : cut === CUT_AT_K ? `cut at k=${k}` : cut === NOT_RETRIEVED ? "not retrieved" : lostAtText(cut, true);
+  const tail =
+    cut === null
+      ? `retrieved at rank ${pos + 1} of the top-${k}`
+      : cut === CUT_AT_K
+        ? `cut at k=${k}`
+        : cut === NOT_RETRIEVED
+          ? "not retrieved"
+          : lostAtText(cut, true);
   return `${gold}: ${[...parts, tail].join(" ")}`;
 }
 
 /** `retrace trace --graph` rendering of one turn captured from retriever callbacks. */
-export function renderCapturedTurn(t: TurnReport, total: number, k: number, top: number, maxStateBytes?: number): string {
+export function renderCapturedTurn(
+  t: TurnReport,
+  total: number,
+  k: number,
+  top: number,
+  maxStateBytes?: number,
+): string {
   const lines: string[] = [];
   lines.push(`=== ${t.caseId} turn ${t.turn} of ${total} (0-based; ${t.locale}, ${t.kind}, expect ${t.expect})`);
   lines.push(`user:  ${JSON.stringify(t.user)}`);
@@ -274,14 +325,20 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
       const calls = `${c.topLevelRuns} top-level call${c.topLevelRuns === 1 ? "" : "s"} in the turn${c.steps !== undefined && c.topLevelRuns > 1 ? `, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); ${c.retrievers.length} scored` : ""}`;
       lines.push(`retrieval: captured from retriever callbacks: ${c.retrievers.join(", ")} (${calls})`);
     }
-    if ((c.unknownIds ?? []).length > 0) lines.push(`  unknown ids (no card of the KB or catalog; misses): ${c.unknownIds!.map(oneLineText).join(", ")}`);
+    if ((c.unknownIds ?? []).length > 0)
+      lines.push(`  unknown ids (no card of the KB or catalog; misses): ${c.unknownIds!.map(oneLineText).join(", ")}`);
     if (c.noChildRuns.length > 0)
-      lines.push(`  no child runs: ${c.noChildRuns.join(", ")} (${c.noChildRuns.length === 1 ? "its" : "their"} inner searches emit no retriever runs; no stages to show)`);
+      lines.push(
+        `  no child runs: ${c.noChildRuns.join(", ")} (${c.noChildRuns.length === 1 ? "its" : "their"} inner searches emit no retriever runs; no stages to show)`,
+      );
     lines.push(`query: ${JSON.stringify(t.trace?.query ?? "")}`);
     lines.push(...queriesLines(t, k)); // --counterfactual: the three queries side by side, or why not
     lines.push(...traceJudgmentLines(t));
     const retrieved = t.retrievedIds ?? [];
-    for (const g of t.gold) lines.push(`  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k)}`);
+    for (const g of t.gold)
+      lines.push(
+        `  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k)}`,
+      );
     const gold = new Set(t.gold);
     const callIndex = new Map<number, number>();
     for (const s of c.stages) {
@@ -293,18 +350,26 @@ export function renderCapturedTurn(t: TurnReport, total: number, k: number, top:
         if (s.role === "final") callIndex.set(s.step, i);
         call = `, step ${s.step}, parallel call ${i} of ${perStep.get(s.step)}`;
       } else if (s.step !== undefined && steps > 1) call = `, step ${s.step}`;
-      lines.push(`  ${s.role === "child" ? "child" : "scored"} ${s.key} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""}${call})${s.error !== null ? ` failed: ${s.error}` : ""}:`);
+      lines.push(
+        `  ${s.role === "child" ? "child" : "scored"} ${s.key} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""}${call})${s.error !== null ? ` failed: ${s.error}` : ""}:`,
+      );
       s.ids.forEach((id, i) => {
-        if (i < top || gold.has(id)) lines.push(`    ${String(i + 1).padStart(3)}  ${oneLineText(id)}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`);
+        if (i < top || gold.has(id))
+          lines.push(
+            `    ${String(i + 1).padStart(3)}  ${oneLineText(id)}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`,
+          );
       });
     }
     lines.push(`final top-${k}: [${retrieved.slice(0, k).map(oneLineText).join(", ")}]`);
   }
-  const metrics = t.results.map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`).join(" ");
+  const metrics = t.results
+    .map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`)
+    .join(" ");
   lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
   const comment = retrievalComment(t); // a relevance-only turn's comes from its nDCG@k
   if (comment !== undefined) lines.push(`  ${comment}`);
   lines.push(`answer: ${JSON.stringify(t.answer)}`);
-  if (maxStateBytes !== undefined && (t.stateBytes ?? 0) > maxStateBytes) lines.push(`state: ${mb(t.stateBytes!)}, above the ${mb(maxStateBytes)} limit (run.maxStateMb)`);
+  if (maxStateBytes !== undefined && (t.stateBytes ?? 0) > maxStateBytes)
+    lines.push(`state: ${mb(t.stateBytes!)}, above the ${mb(maxStateBytes)} limit (run.maxStateMb)`);
   return lines.join("\n");
 }

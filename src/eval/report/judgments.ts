@@ -29,7 +29,12 @@ export function judgmentsOf(turns: readonly TurnReport[], k: number): JudgmentsS
   for (const t of carrying) {
     const score = t.results.find((r) => r.key === JUDGED.key)?.score;
     if (score === undefined || score >= 1 || t.retrievedIds === null) continue;
-    holes.push({ caseId: t.caseId, turn: t.turn, judged: score, unjudged: unjudgedAtK(t.retrievedIds, judgedSet(t), k) });
+    holes.push({
+      caseId: t.caseId,
+      turn: t.turn,
+      judged: score,
+      unjudged: unjudgedAtK(t.retrievedIds, judgedSet(t), k),
+    });
   }
   return {
     gradedTurns: turns.filter((t) => t.relevant !== undefined && t.results.some((r) => GRADED_KEYS.has(r.key))).length,
@@ -57,7 +62,10 @@ export function judgmentWarning(report: Pick<Report, "aggregates" | "judgments" 
   if (agg === undefined || j === undefined || agg.mean >= j.warnBelow) return null;
   const label = JUDGED.label.replace(/@k$/, `@${report.run.k}`);
   const shown = j.holes.slice(0, WARNING_HOLES_SHOWN).map(holeText);
-  const more = j.holes.length > shown.length ? `; … and ${j.holes.length - shown.length} more (the report's judgments.holes lists them all)` : "";
+  const more =
+    j.holes.length > shown.length
+      ? `; … and ${j.holes.length - shown.length} more (the report's judgments.holes lists them all)`
+      : "";
   return (
     `${label} is ${agg.mean.toFixed(3)} (n=${agg.n}), below ${j.warnBelow}: unjudged cards are scored as not relevant; ` +
     `label them (retrace label) before trusting nDCG and recall. ${j.holes.length} turn${j.holes.length === 1 ? "" : "s"} with unjudged cards in the top-${report.run.k}: ${shown.join("; ")}${more}`

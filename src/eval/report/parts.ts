@@ -54,7 +54,9 @@ export function turnsOfPart(turns: readonly TurnReport[], part: SplitPart): Turn
  */
 export function headlineTurns(turns: readonly TurnReport[]): readonly TurnReport[] {
   if (!hasParts(turns)) return turns;
-  return turns.map((t) => (t.part === "holdout" ? t : { ...t, results: t.results.filter((r) => !isAnswerSideKey(r.key)) }));
+  return turns.map((t) =>
+    t.part === "holdout" ? t : { ...t, results: t.results.filter((r) => !isAnswerSideKey(r.key)) },
+  );
 }
 
 /** The answer-side description of a run whose keys are `keyOrder`. */
@@ -63,7 +65,10 @@ export function answerSideOf(turns: readonly TurnReport[], keyOrder: readonly st
   return {
     scope: parted ? "holdout" : "all",
     keys: keyOrder.filter(isAnswerSideKey),
-    turns: { tune: parted ? turnsOfPart(turns, "tune").length : 0, holdout: parted ? turnsOfPart(turns, "holdout").length : 0 },
+    turns: {
+      tune: parted ? turnsOfPart(turns, "tune").length : 0,
+      holdout: parted ? turnsOfPart(turns, "holdout").length : 0,
+    },
   };
 }
 

@@ -16,7 +16,14 @@
  *   5. `rewrite_not_needed` — G hits, R hits.
  */
 import { METRICS, HIT_KEY, dedupeFirst, gradedGold } from "../measures/metrics.js";
-import { clusterMean, DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED, type ClusteredValue, type ResampleUnit } from "../stats/bootstrap.js";
+import {
+  clusterMean,
+  DEFAULT_RESAMPLE,
+  DEFAULT_SAMPLES,
+  DEFAULT_SEED,
+  type ClusteredValue,
+  type ResampleUnit,
+} from "../stats/bootstrap.js";
 import { turnSplits } from "./funnel-stats.js";
 import { ATTRIBUTIONS, UNATTRIBUTED_REASONS } from "./schemas.js";
 import type { Aggregate, QueryAttributionReport, TurnReport } from "./types.js";
@@ -49,7 +56,11 @@ export const UNATTRIBUTED_LABELS: Readonly<Record<UnattributedReason, string>> =
 export const QUERY_VARIANTS = ["graph", "raw", "standalone"] as const;
 export type QueryVariant = (typeof QUERY_VARIANTS)[number];
 
-export const QUERY_VARIANT_LABELS: Readonly<Record<QueryVariant, string>> = Object.freeze({ graph: "graph's query", raw: "raw message", standalone: "standalone (oracle)" });
+export const QUERY_VARIANT_LABELS: Readonly<Record<QueryVariant, string>> = Object.freeze({
+  graph: "graph's query",
+  raw: "raw message",
+  standalone: "standalone (oracle)",
+});
 
 /** One query and what retrieval gave for it: the card ids in rank order (the full list when known, at least the top k). */
 export interface QueryRun {
@@ -79,7 +90,12 @@ export interface TurnQueries {
  * non-empty. With the turn's graded `relevant`, the graded metric (nDCG@k)
  * uses its gains, as the turn's own score does (docs/metrics.md).
  */
-export function queryOutcome(run: QueryRun, gold: readonly string[], k: number, relevant?: Readonly<Record<string, number>>): QueryOutcome {
+export function queryOutcome(
+  run: QueryRun,
+  gold: readonly string[],
+  k: number,
+  relevant?: Readonly<Record<string, number>>,
+): QueryOutcome {
   const ranked = dedupeFirst(run.ranked);
   const goldSet = new Set(gold);
   const at = ranked.findIndex((id) => goldSet.has(id));
@@ -117,7 +133,12 @@ export function attributeTurn(
   const graph = queryOutcome(runs.graph, gold, k, relevant);
   const raw = queryOutcome(runs.raw, gold, k, relevant);
   const standalone = runs.standalone === undefined ? undefined : queryOutcome(runs.standalone, gold, k, relevant);
-  return { attribution: attributionOf(graph, raw, standalone), graph, raw, ...(standalone !== undefined ? { standalone } : {}) };
+  return {
+    attribution: attributionOf(graph, raw, standalone),
+    graph,
+    raw,
+    ...(standalone !== undefined ? { standalone } : {}),
+  };
 }
 
 /** Zero counts of every attribution, in order. */
@@ -126,9 +147,12 @@ export function emptyCounts(): Record<Attribution, number> {
 }
 
 /** Counts of the attributions of `turns` (turns without one are skipped). */
-export function attributionCounts(turns: readonly { queries?: { attribution: string } | undefined }[]): Record<Attribution, number> {
+export function attributionCounts(
+  turns: readonly { queries?: { attribution: string } | undefined }[],
+): Record<Attribution, number> {
   const counts = emptyCounts();
-  for (const t of turns) if (t.queries !== undefined && t.queries.attribution in counts) counts[t.queries.attribution as Attribution] += 1;
+  for (const t of turns)
+    if (t.queries !== undefined && t.queries.attribution in counts) counts[t.queries.attribution as Attribution] += 1;
   return counts;
 }
 
@@ -147,7 +171,10 @@ export interface AttributionSectionOptions {
  * (turn position, kind, locale, part), and each query's metric means with
  * their intervals over the attributed turns that have that query.
  */
-export function queryAttributionOf(turns: readonly TurnReport[], opts: AttributionSectionOptions): QueryAttributionReport {
+export function queryAttributionOf(
+  turns: readonly TurnReport[],
+  opts: AttributionSectionOptions,
+): QueryAttributionReport {
   const attributed = turns.filter((t) => t.queries !== undefined);
   const splits: QueryAttributionReport["splits"] = {};
   for (const [split, groups] of Object.entries(turnSplits(attributed))) {
@@ -169,7 +196,11 @@ export function queryAttributionOf(turns: readonly TurnReport[], opts: Attributi
     }
     const out: Record<string, Aggregate> = {};
     for (const [key, values] of byKey) {
-      const m = clusterMean(values, { seed: opts.seed ?? DEFAULT_SEED, samples: opts.samples ?? DEFAULT_SAMPLES, unit: opts.resample ?? DEFAULT_RESAMPLE });
+      const m = clusterMean(values, {
+        seed: opts.seed ?? DEFAULT_SEED,
+        samples: opts.samples ?? DEFAULT_SAMPLES,
+        unit: opts.resample ?? DEFAULT_RESAMPLE,
+      });
       if (m === null) continue;
       const agg: Aggregate = { mean: m.mean, n: m.n, nCases: m.nCases };
       if (m.ci95 !== null) agg.ci95 = m.ci95;
@@ -193,6 +224,8 @@ export function queryAttributionOf(turns: readonly TurnReport[], opts: Attributi
     splits,
     means,
     ...(Object.keys(unattributed).length > 0 ? { unattributed } : {}),
-    ...(withCalls.length > 0 ? { retrieverCalls: withCalls.reduce((s, t) => s + (t.counterfactualCalls ?? 0), 0) } : {}),
+    ...(withCalls.length > 0
+      ? { retrieverCalls: withCalls.reduce((s, t) => s + (t.counterfactualCalls ?? 0), 0) }
+      : {}),
   };
 }

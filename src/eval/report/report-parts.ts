@@ -24,7 +24,9 @@ export function answererText(report: Report): string | null {
 /** `label (held-out)` for an answer-side key of a run with a split; the label otherwise. */
 export function rowLabel(report: Report, key: string, label: string): string {
   const side = report.answerSide;
-  return side !== undefined && side.scope === "holdout" && side.keys.includes(key) ? `${label} ${HELD_OUT_MARK}` : label;
+  return side !== undefined && side.scope === "holdout" && side.keys.includes(key)
+    ? `${label} ${HELD_OUT_MARK}`
+    : label;
 }
 
 /** Where the answer-side figures come from; null for reports without the field (or without answer-side keys). */

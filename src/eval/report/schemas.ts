@@ -24,8 +24,22 @@
  */
 export { REPORT_VERSION, BASELINE_VERSION, declaredVersion } from "./schemas/versions.js";
 export { type Aggregate, AggregateSchema } from "./schemas/aggregate.js";
-export { ATTRIBUTIONS, UNATTRIBUTED_REASONS, type GoldPositions, type TraceSummary, type TurnQueriesReport, type TurnReport, TurnReportSchema } from "./schemas/turn.js";
-export { GRAPH_IDENTITY_KEYS, type GraphRunInfo, type RetrievalRunConfig, type RunInfo, RunInfoSchema } from "./schemas/run.js";
+export {
+  ATTRIBUTIONS,
+  UNATTRIBUTED_REASONS,
+  type GoldPositions,
+  type TraceSummary,
+  type TurnQueriesReport,
+  type TurnReport,
+  TurnReportSchema,
+} from "./schemas/turn.js";
+export {
+  GRAPH_IDENTITY_KEYS,
+  type GraphRunInfo,
+  type RetrievalRunConfig,
+  type RunInfo,
+  RunInfoSchema,
+} from "./schemas/run.js";
 export { type Timings } from "./schemas/timings.js";
 export { type GateFailure, type GateCheck, type GateFlip, type GateResult, GateResultSchema } from "./schemas/gate.js";
 export { type GroupDelta } from "./schemas/deltas.js";
@@ -36,4 +50,13 @@ export { type FunnelStage, type FunnelReport, FunnelSchema } from "./schemas/fun
 export { type JudgmentHole, type JudgmentsSection } from "./schemas/judgments.js";
 export { type RepeatsSection } from "./schemas/repeats.js";
 export { type Report, ReportSchema, migrateReportV1, migrateReportV2, parseReport } from "./schemas/report.js";
-export { BaselineGraphSchema, type BaselineGraph, BaselineSchema, type BaselineData, BaselineV1Schema, type BaselineV1, migrateBaselineV1, parseBaselineData } from "./schemas/baseline.js";
+export {
+  BaselineGraphSchema,
+  type BaselineGraph,
+  BaselineSchema,
+  type BaselineData,
+  BaselineV1Schema,
+  type BaselineV1,
+  migrateBaselineV1,
+  parseBaselineData,
+} from "./schemas/baseline.js";

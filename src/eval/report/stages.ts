@@ -36,15 +36,25 @@ const DECLARED = {
   bm25: { label: "BM25", position: "in BM25", branch: true, color: "#b3541e" },
   fused: { label: "fused", position: "after fusion", lostAt: "fusion", branch: false, color: "#6a3d9a" },
   reranked: { label: "reranked", position: "after rerank", lostAt: "rerank", branch: false, color: "#1a7f37" },
-  parents: { label: "parents", position: "card after parent dedup", lostAt: "parent dedup", branch: false, color: "#7a7a00" },
+  parents: {
+    label: "parents",
+    position: "card after parent dedup",
+    lostAt: "parent dedup",
+    branch: false,
+    color: "#7a7a00",
+  },
   final: { label: "final top-k", lostAt: "cut at k", branch: false, color: "#c62828" },
 } satisfies Record<StageId, Omit<StageSpec, "id">>;
 
 /** Every stage in pipeline order, `final` last. */
-export const STAGES: readonly StageSpec[] = Object.freeze(Object.entries(DECLARED).map(([id, spec]) => ({ id: id as StageId, ...spec })));
+export const STAGES: readonly StageSpec[] = Object.freeze(
+  Object.entries(DECLARED).map(([id, spec]) => ({ id: id as StageId, ...spec })),
+);
 
 /** The stages of a retrieval trace (all but `final`), in pipeline order. */
-export const TRACE_STAGES: readonly (keyof RetrievalStages)[] = Object.freeze(STAGES.filter((s) => s.id !== "final").map((s) => s.id as keyof RetrievalStages));
+export const TRACE_STAGES: readonly (keyof RetrievalStages)[] = Object.freeze(
+  STAGES.filter((s) => s.id !== "final").map((s) => s.id as keyof RetrievalStages),
+);
 
 /** The retrieval branches (dense, BM25): lists made side by side. */
 export const BRANCH_STAGES: ReadonlySet<string> = new Set(STAGES.filter((s) => s.branch).map((s) => s.id));

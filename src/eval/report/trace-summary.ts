@@ -28,7 +28,10 @@ export function roundScore(x: number): number {
  * every stage the trace holds, in the trace's stage order. Edge cases: a
  * stage that did not run is absent; an empty stage gives `[]` and size 0.
  */
-export function stageHeads(trace: RetrievalTrace, limit: number = STAGE_HEAD_LIMIT): { stages: Record<string, [string, number][]>; stageSizes: Record<string, number> } {
+export function stageHeads(
+  trace: RetrievalTrace,
+  limit: number = STAGE_HEAD_LIMIT,
+): { stages: Record<string, [string, number][]>; stageSizes: Record<string, number> } {
   const stages: Record<string, [string, number][]> = {};
   const stageSizes: Record<string, number> = {};
   for (const [stage, ranked] of Object.entries(trace.stages) as [string, Ranked[] | undefined][]) {
@@ -55,10 +58,18 @@ export function goldPositions(trace: RetrievalTrace, gold: readonly string[]): G
     }
     firstRank.push([stage, first]);
   }
-  return Object.fromEntries(gold.map((g) => [g, Object.fromEntries(firstRank.map(([stage, first]) => [stage, first.get(g) ?? null]))]));
+  return Object.fromEntries(
+    gold.map((g) => [g, Object.fromEntries(firstRank.map(([stage, first]) => [stage, first.get(g) ?? null]))]),
+  );
 }
 
 export function summarizeTrace(trace: RetrievalTrace, gold: readonly string[]): TraceSummary {
   // Wall-clock timings stay out of the per-turn summary: they go to the report's `timings` section (docs/determinism.md).
-  return { query: trace.query, k: trace.k, retrievedIds: trace.retrievedIds, goldPositions: goldPositions(trace, gold), ...stageHeads(trace) };
+  return {
+    query: trace.query,
+    k: trace.k,
+    retrievedIds: trace.retrievedIds,
+    goldPositions: goldPositions(trace, gold),
+    ...stageHeads(trace),
+  };
 }

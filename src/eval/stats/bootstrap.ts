@@ -39,7 +39,6 @@ export const EXACT_SIGN_FLIP_MAX_N = 12;
 /** Relative tolerance when comparing a resampled statistic with the observed one (float noise). */
 const TIE_EPSILON = 1e-9;
 
-
 export interface ResampleOptions {
   /** PRNG seed (default 42). */
   seed?: number;
@@ -57,14 +56,16 @@ function checkOptions(opts: BootstrapOptions): { seed: number; samples: number; 
   const samples = opts.samples ?? DEFAULT_SAMPLES;
   const alpha = opts.alpha ?? DEFAULT_ALPHA;
   if (!Number.isInteger(seed)) throw new InvalidArgumentError("seed", "an integer", seed);
-  if (!Number.isInteger(samples) || samples <= 0) throw new InvalidArgumentError("samples", "a positive integer", samples);
+  if (!Number.isInteger(samples) || samples <= 0)
+    throw new InvalidArgumentError("samples", "a positive integer", samples);
   if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError("alpha", "a number strictly between 0 and 1", alpha);
   return { seed, samples, alpha };
 }
 
 function checkValues(name: string, values: readonly number[]): void {
   for (const v of values) {
-    if (typeof v !== "number" || !Number.isFinite(v)) throw new InvalidArgumentError(`${name} values`, "finite numbers", v);
+    if (typeof v !== "number" || !Number.isFinite(v))
+      throw new InvalidArgumentError(`${name} values`, "finite numbers", v);
   }
 }
 
@@ -285,7 +286,8 @@ export interface ScoredTurn {
 }
 
 /** Anything that holds per-turn scores: a report's turns, or a baseline's `perTurn` map. */
-export type PerTurnSource = { readonly turns: readonly ScoredTurn[] } | { perTurn: Readonly<Record<string, Readonly<Record<string, number>>>> };
+export type PerTurnSource =
+  { readonly turns: readonly ScoredTurn[] } | { perTurn: Readonly<Record<string, Readonly<Record<string, number>>>> };
 
 /** Per-turn scores of one key, `caseId#turn` → score; turns without the key are absent. */
 export function perTurnScores(source: PerTurnSource, key: string): Map<string, number> {
@@ -341,7 +343,8 @@ interface ClusterSums {
 function clusterSums(values: readonly ClusteredValue[], unit: ResampleUnit, name: string): ClusterSums {
   const byCluster = new Map<string, number[]>();
   for (const v of values) {
-    if (typeof v.value !== "number" || !Number.isFinite(v.value)) throw new InvalidArgumentError(`${name} values`, "finite numbers", v.value);
+    if (typeof v.value !== "number" || !Number.isFinite(v.value))
+      throw new InvalidArgumentError(`${name} values`, "finite numbers", v.value);
     const arr = byCluster.get(v.cluster);
     if (arr === undefined) byCluster.set(v.cluster, [v.value]);
     else arr.push(v.value);
@@ -366,7 +369,13 @@ function clusterSums(values: readonly ClusteredValue[], unit: ResampleUnit, name
       }
     }
   }
-  return { sums: Float64Array.from(sums), counts: Float64Array.from(counts), nCases: ids.length, nTurns: values.length, total };
+  return {
+    sums: Float64Array.from(sums),
+    counts: Float64Array.from(counts),
+    nCases: ids.length,
+    nTurns: values.length,
+    total,
+  };
 }
 
 /** One bootstrap draw of the turn-weighted mean: m units drawn with replacement, Σ sums / Σ counts. */
@@ -510,7 +519,11 @@ export interface BootstrapDelta {
  *
  * Returns `null` when either group is empty.
  */
-export function bootstrapDelta(a: readonly ClusteredValue[], b: readonly ClusteredValue[], opts: ClusterOptions = {}): BootstrapDelta | null {
+export function bootstrapDelta(
+  a: readonly ClusteredValue[],
+  b: readonly ClusteredValue[],
+  opts: ClusterOptions = {},
+): BootstrapDelta | null {
   const { seed, samples, alpha } = checkOptions(opts);
   const unit = opts.unit ?? DEFAULT_RESAMPLE;
   const ca = clusterSums(a, unit, "group A");
@@ -531,7 +544,18 @@ export function bootstrapDelta(a: readonly ClusteredValue[], b: readonly Cluster
     ci95 = percentileInterval(sorted, alpha);
     pValue = percentilePValue(sorted);
   }
-  return { nA: ca.nTurns, nB: cb.nTurns, nCasesA: ca.nCases, nCasesB: cb.nCases, meanA, meanB, diff: meanB - meanA, ci95, pValue, unit };
+  return {
+    nA: ca.nTurns,
+    nB: cb.nTurns,
+    nCasesA: ca.nCases,
+    nCasesB: cb.nCases,
+    meanA,
+    meanB,
+    diff: meanB - meanA,
+    ci95,
+    pValue,
+    unit,
+  };
 }
 
 export interface PairedBootstrap {

@@ -16,7 +16,8 @@ import { InvalidArgumentError } from "../../errors.js";
 
 export function holmAdjust(pValues: readonly number[]): number[] {
   for (const p of pValues) {
-    if (typeof p !== "number" || !(p >= 0 && p <= 1)) throw new InvalidArgumentError("p-value", "a number between 0 and 1", p);
+    if (typeof p !== "number" || !(p >= 0 && p <= 1))
+      throw new InvalidArgumentError("p-value", "a number between 0 and 1", p);
   }
   const m = pValues.length;
   const order = pValues.map((p, i) => ({ p, i })).sort((x, y) => x.p - y.p || x.i - y.i);

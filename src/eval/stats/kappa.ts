@@ -28,7 +28,8 @@ export interface KappaResult {
 
 /** Cohen's unweighted κ of two equally long rating lists (item i rated a[i] by A and b[i] by B). */
 export function cohenKappa(a: readonly number[], b: readonly number[]): KappaResult {
-  if (a.length !== b.length) throw new RangeError(`Expected two rating lists of the same length, got ${a.length} and ${b.length}`);
+  if (a.length !== b.length)
+    throw new RangeError(`Expected two rating lists of the same length, got ${a.length} and ${b.length}`);
   const n = a.length;
   const categories = [...new Set([...a, ...b])].sort((x, y) => x - y);
   const index = new Map(categories.map((c, i) => [c, i]));

@@ -11,7 +11,8 @@
  * gives the same values.
  */
 export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
-  if (x.length !== y.length) throw new RangeError(`Expected two vectors of the same length, got ${x.length} and ${y.length}`);
+  if (x.length !== y.length)
+    throw new RangeError(`Expected two vectors of the same length, got ${x.length} and ${y.length}`);
   const n = x.length;
   let concordant = 0;
   let discordant = 0;

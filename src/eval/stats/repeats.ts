@@ -49,8 +49,15 @@ export interface TwoStageMean {
 function checkValues(values: readonly RepeatedValue[]): number {
   const r = values[0]?.values.length ?? 0;
   for (const v of values) {
-    if (v.values.length !== r || r === 0) throw new InvalidArgumentError("repeated values", `the same positive number of repeats for every turn (${r})`, v.values.length);
-    for (const x of v.values) if (typeof x !== "number" || !Number.isFinite(x)) throw new InvalidArgumentError("repeated values", "finite numbers", x);
+    if (v.values.length !== r || r === 0)
+      throw new InvalidArgumentError(
+        "repeated values",
+        `the same positive number of repeats for every turn (${r})`,
+        v.values.length,
+      );
+    for (const x of v.values)
+      if (typeof x !== "number" || !Number.isFinite(x))
+        throw new InvalidArgumentError("repeated values", "finite numbers", x);
   }
   return r;
 }
@@ -62,13 +69,17 @@ function checkValues(values: readonly RepeatedValue[]): number {
  * no turns. With every turn's repeats identical, the second stage changes
  * nothing and the interval is the one-stage case bootstrap's width.
  */
-export function twoStageMean(values: readonly RepeatedValue[], opts: { seed?: number; samples?: number; alpha?: number } = {}): TwoStageMean | null {
+export function twoStageMean(
+  values: readonly RepeatedValue[],
+  opts: { seed?: number; samples?: number; alpha?: number } = {},
+): TwoStageMean | null {
   if (values.length === 0) return null;
   const R = checkValues(values);
   const seed = opts.seed ?? DEFAULT_SEED;
   const samples = opts.samples ?? DEFAULT_SAMPLES;
   const alpha = opts.alpha ?? DEFAULT_ALPHA;
-  if (!Number.isInteger(samples) || samples < 1) throw new InvalidArgumentError("samples", "a positive integer", samples);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new InvalidArgumentError("samples", "a positive integer", samples);
   const byCase = new Map<string, (readonly number[])[]>();
   for (const v of values) {
     const arr = byCase.get(v.cluster);
@@ -140,7 +151,13 @@ export function varianceShares(values: readonly RepeatedValue[]): VarianceShares
   within /= values.length * R;
   between /= values.length;
   const total = within + between;
-  return { total, within, between, withinShare: total > 0 ? within / total : 0, betweenShare: total > 0 ? between / total : 0 };
+  return {
+    total,
+    within,
+    between,
+    withinShare: total > 0 ? within / total : 0,
+    betweenShare: total > 0 ? between / total : 0,
+  };
 }
 
 /** One turn scored by both runs of a baseline comparison: its case, and each run's scores over its repeats (one value: a run without repeats). */
@@ -181,18 +198,25 @@ export interface RepeatDropBound {
  * Cases are taken in id order, so the input order does not matter. Null for
  * no turns.
  */
-export function repeatDropBound(turns: readonly PairedRepeats[], opts: { seed?: number; samples?: number; alpha?: number } = {}): RepeatDropBound | null {
+export function repeatDropBound(
+  turns: readonly PairedRepeats[],
+  opts: { seed?: number; samples?: number; alpha?: number } = {},
+): RepeatDropBound | null {
   if (turns.length === 0) return null;
   const seed = opts.seed ?? DEFAULT_SEED;
   const samples = opts.samples ?? DEFAULT_SAMPLES;
   const alpha = opts.alpha ?? DEFAULT_ALPHA;
-  if (!Number.isInteger(samples) || samples < 1) throw new InvalidArgumentError("samples", "a positive integer", samples);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new InvalidArgumentError("samples", "a positive integer", samples);
   if (!(alpha > 0 && alpha < 1)) throw new InvalidArgumentError("alpha", "a number between 0 and 1, exclusive", alpha);
   const byCase = new Map<string, PairedRepeats[]>();
   for (const t of turns) {
     for (const side of [t.base, t.run]) {
-      if (side.length === 0) throw new InvalidArgumentError("paired repeats", "at least one score per turn on each side", side.length);
-      for (const x of side) if (typeof x !== "number" || !Number.isFinite(x)) throw new InvalidArgumentError("paired repeats", "finite numbers", x);
+      if (side.length === 0)
+        throw new InvalidArgumentError("paired repeats", "at least one score per turn on each side", side.length);
+      for (const x of side)
+        if (typeof x !== "number" || !Number.isFinite(x))
+          throw new InvalidArgumentError("paired repeats", "finite numbers", x);
     }
     const arr = byCase.get(t.cluster);
     if (arr === undefined) byCase.set(t.cluster, [t]);
@@ -207,7 +231,11 @@ export function repeatDropBound(turns: readonly PairedRepeats[], opts: { seed?: 
   const rRun = Math.max(...turns.map((t) => t.run.length));
   for (const t of turns)
     if ((t.base.length !== 1 && t.base.length !== rBase) || (t.run.length !== 1 && t.run.length !== rRun))
-      throw new InvalidArgumentError("paired repeats", `one score or every repeat's per turn (${rBase} baseline, ${rRun} run)`, `${t.base.length} and ${t.run.length}`);
+      throw new InvalidArgumentError(
+        "paired repeats",
+        `one score or every repeat's per turn (${rBase} baseline, ${rRun} run)`,
+        `${t.base.length} and ${t.run.length}`,
+      );
   const varies = turns.some((t) => t.base.some((x) => x !== t.base[0]) || t.run.some((x) => x !== t.run[0]));
   let lower = drop;
   if (varies) {

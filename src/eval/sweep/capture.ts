@@ -89,7 +89,16 @@ export class RetrieverCapture extends BaseCallbackHandler implements RetrieverRu
     this.parents.set(runId, parentRunId ?? null);
   }
 
-  override handleChainStart(_c: Serialized, _i: unknown, runId: string, _t?: string, _tags?: string[], _m?: Record<string, unknown>, _n?: string, parentRunId?: string): void {
+  override handleChainStart(
+    _c: Serialized,
+    _i: unknown,
+    runId: string,
+    _t?: string,
+    _tags?: string[],
+    _m?: Record<string, unknown>,
+    _n?: string,
+    parentRunId?: string,
+  ): void {
     this.link(runId, parentRunId);
   }
 
@@ -105,7 +114,15 @@ export class RetrieverCapture extends BaseCallbackHandler implements RetrieverRu
     this.link(runId, parentRunId);
   }
 
-  override handleRetrieverStart(retriever: Serialized, query: string, runId: string, parentRunId?: string, tags?: string[], _metadata?: Record<string, unknown>, name?: string): void {
+  override handleRetrieverStart(
+    retriever: Serialized,
+    query: string,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    _metadata?: Record<string, unknown>,
+    name?: string,
+  ): void {
     this.link(runId, parentRunId);
     let retrieverParent: string | null = null;
     const seen = new Set<string>();
@@ -182,7 +199,16 @@ export class RetrieverCapture extends BaseCallbackHandler implements RetrieverRu
 // ------------------------------------------------------------------ documents → card ids
 
 // The one document-id rule (src/eval/measures/doc-id.ts), shared with the LangSmith evaluators and the Vitest matchers.
-export { DEFAULT_ID_KEYS, cardIdsOf, describeIdKeys, documentId, idKeysTried, missingIdMessage, type DocumentIdOptions, type DocumentLike } from "../measures/doc-id.js";
+export {
+  DEFAULT_ID_KEYS,
+  cardIdsOf,
+  describeIdKeys,
+  documentId,
+  idKeysTried,
+  missingIdMessage,
+  type DocumentIdOptions,
+  type DocumentLike,
+} from "../measures/doc-id.js";
 
 /** How a retrieved LangChain document maps to a card id (`--id-key` / `--id-map`). */
 export interface IdOptions extends DocumentIdOptions<DocumentInterface> {}
@@ -312,7 +338,11 @@ function pick<T>(xs: readonly T[], call: RetrievalCall): T[] {
 }
 
 /** The top-level runs `call` scores: every run of the last (or first) step, or all of them. */
-export function scoredCalls(top: readonly CapturedRetrieverRun[], call: RetrievalCall, steps: CapturedRetrieverRun[][] = retrievalSteps(top)): CapturedRetrieverRun[] {
+export function scoredCalls(
+  top: readonly CapturedRetrieverRun[],
+  call: RetrievalCall,
+  steps: CapturedRetrieverRun[][] = retrievalSteps(top),
+): CapturedRetrieverRun[] {
   return call === "all" ? [...top] : pick(steps, call).flat();
 }
 
@@ -328,7 +358,13 @@ export function scoredCalls(top: readonly CapturedRetrieverRun[], call: Retrieva
  * `child` stages (all descendants, in start order), and the scored run itself
  * the `final` stage. Returns null when the turn made no retriever run at all.
  */
-export function selectRetrieval(capture: RetrieverRuns, call: RetrievalCall, ids: IdOptions, where: string, opts: { texts?: boolean } = {}): CapturedRetrieval | null {
+export function selectRetrieval(
+  capture: RetrieverRuns,
+  call: RetrievalCall,
+  ids: IdOptions,
+  where: string,
+  opts: { texts?: boolean } = {},
+): CapturedRetrieval | null {
   const traces = capture.retraceTraces();
   if (traces.length > 0) {
     const chosen = pick(traces, call);
@@ -361,14 +397,36 @@ export function selectRetrieval(capture: RetrieverRuns, call: RetrievalCall, ids
     return n === 1 ? name : `${name}#${n}`;
   };
   const descendants = (runId: string): CapturedRetrieverRun[] =>
-    capture.childrenOf(runId).flatMap((c) => [c, ...descendants(c.runId)]).sort((a, b) => a.order - b.order);
+    capture
+      .childrenOf(runId)
+      .flatMap((c) => [c, ...descendants(c.runId)])
+      .sort((a, b) => a.order - b.order);
   const stepOf = new Map<string, number>();
   steps.forEach((runs, i) => runs.forEach((r) => stepOf.set(r.runId, i + 1)));
   // A call's child runs (all descendants, in start order), then the call itself, each list with the call's step.
   const listsOf = (run: CapturedRetrieverRun): CapturedStage[] => {
     const step = stepOf.get(run.runId)!;
-    const kids = descendants(run.runId).map((k): CapturedStage => ({ key: keyOf(k.name), role: "child", name: k.name, tags: k.tags, ids: k.documents === null ? [] : cardIdsOf(k.documents, ids, where), error: k.error, step }));
-    return [...kids, { key: keyOf(run.name), role: "final", name: run.name, tags: run.tags, ids: run.documents === null ? [] : cardIdsOf(run.documents, ids, where), error: run.error, step }];
+    const kids = descendants(run.runId).map((k): CapturedStage => ({
+      key: keyOf(k.name),
+      role: "child",
+      name: k.name,
+      tags: k.tags,
+      ids: k.documents === null ? [] : cardIdsOf(k.documents, ids, where),
+      error: k.error,
+      step,
+    }));
+    return [
+      ...kids,
+      {
+        key: keyOf(run.name),
+        role: "final",
+        name: run.name,
+        tags: run.tags,
+        ids: run.documents === null ? [] : cardIdsOf(run.documents, ids, where),
+        error: run.error,
+        step,
+      },
+    ];
   };
   const noChildRuns: string[] = [];
   const finals: string[][] = [];
@@ -392,7 +450,13 @@ export function selectRetrieval(capture: RetrieverRuns, call: RetrievalCall, ids
     stages,
     unscored,
     noChildRuns,
-    metadataKeys: [...new Set(scored.flatMap((r) => (r.documents ?? []).flatMap((d) => Object.keys((d.metadata ?? {}) as Record<string, unknown>))))].sort(),
+    metadataKeys: [
+      ...new Set(
+        scored.flatMap((r) =>
+          (r.documents ?? []).flatMap((d) => Object.keys((d.metadata ?? {}) as Record<string, unknown>)),
+        ),
+      ),
+    ].sort(),
     ...(opts.texts === true ? { texts: textsOf(scored, ids) } : {}),
   };
 }
@@ -419,20 +483,33 @@ export interface CapturedDocument {
  * documents), cut at DOCUMENT_TEXT_MAX code points. An id with no text is
  * left out (its rank says where it stood). Pure; same input, same output.
  */
-export function scoredDocuments(topK: readonly string[], texts: Readonly<Record<string, readonly string[]>>): CapturedDocument[] {
+export function scoredDocuments(
+  topK: readonly string[],
+  texts: Readonly<Record<string, readonly string[]>>,
+): CapturedDocument[] {
   const out: CapturedDocument[] = [];
   topK.forEach((id, i) => {
     const text = Object.prototype.hasOwnProperty.call(texts, id) ? texts[id]![0] : undefined;
     if (text === undefined) return;
     const points = Array.from(text);
-    out.push(points.length > DOCUMENT_TEXT_MAX ? { rank: i + 1, id, text: points.slice(0, DOCUMENT_TEXT_MAX).join(""), truncated: true } : { rank: i + 1, id, text });
+    out.push(
+      points.length > DOCUMENT_TEXT_MAX
+        ? { rank: i + 1, id, text: points.slice(0, DOCUMENT_TEXT_MAX).join(""), truncated: true }
+        : { rank: i + 1, id, text },
+    );
   });
   return out;
 }
 
 /** Where each gold card stood at each captured stage: `{ gold: { stageKey: rank|null } }`, rank 1-based. */
-export function capturedGoldPositions(stages: readonly CapturedStage[], gold: readonly string[]): Record<string, Record<string, number | null>> {
+export function capturedGoldPositions(
+  stages: readonly CapturedStage[],
+  gold: readonly string[],
+): Record<string, Record<string, number | null>> {
   return Object.fromEntries(
-    gold.map((g) => [g, Object.fromEntries(stages.map((s) => [s.key, s.ids.includes(g) ? s.ids.indexOf(g) + 1 : null]))]),
+    gold.map((g) => [
+      g,
+      Object.fromEntries(stages.map((s) => [s.key, s.ids.includes(g) ? s.ids.indexOf(g) + 1 : null])),
+    ]),
   );
 }

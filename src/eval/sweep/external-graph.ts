@@ -24,7 +24,18 @@ import { MemorySaver } from "@langchain/langgraph";
 import { GraphInputError, InvalidArgumentError } from "../../errors.js";
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
 import { buildWith, importUserModule, userFunction } from "../../user-module.js";
-import { capturedGoldPositions, RetrieverCapture, scoredDocuments, selectRetrieval, type CapturedDocument, type CapturedRetrieval, type CapturedStage, type IdOptions, type RetrievalCall, type RetrieverRuns } from "./capture.js";
+import {
+  capturedGoldPositions,
+  RetrieverCapture,
+  scoredDocuments,
+  selectRetrieval,
+  type CapturedDocument,
+  type CapturedRetrieval,
+  type CapturedStage,
+  type IdOptions,
+  type RetrievalCall,
+  type RetrieverRuns,
+} from "./capture.js";
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./turns.js";
@@ -66,7 +77,13 @@ export function parseModuleSpec(spec: string, defaultExport: string): { file: st
 export function isCompiledGraph(x: unknown): x is EvaluableGraph {
   if (typeof x !== "object" || x === null) return false;
   const g = x as Record<string, unknown>;
-  return typeof g.invoke === "function" && typeof g.stream === "function" && typeof g.channels === "object" && g.channels !== null && typeof g.nodes === "object";
+  return (
+    typeof g.invoke === "function" &&
+    typeof g.stream === "function" &&
+    typeof g.channels === "object" &&
+    g.channels !== null &&
+    typeof g.nodes === "object"
+  );
 }
 
 export interface LoadedGraph {
@@ -91,16 +108,25 @@ export async function loadGraph(spec: string): Promise<LoadedGraph> {
   const { exports: mod } = await importUserModule(file, "--graph", { exportName });
   if (!(exportName in mod) || mod[exportName] === undefined) {
     const names = Object.keys(mod).sort();
-    throw new GraphInputError(`${where}: the module has no export "${exportName}"; it exports ${names.length === 0 ? "nothing" : names.join(", ")}`);
+    throw new GraphInputError(
+      `${where}: the module has no export "${exportName}"; it exports ${names.length === 0 ? "nothing" : names.join(", ")}`,
+    );
   }
   const exported: unknown = mod[exportName];
-  const value = await buildWith(exported, typeof exported === "function" && !isCompiledGraph(exported), where, "the graph");
+  const value = await buildWith(
+    exported,
+    typeof exported === "function" && !isCompiledGraph(exported),
+    where,
+    "the graph",
+  );
   if (!isCompiledGraph(value)) {
     const hint =
       typeof value === "object" && value !== null && typeof (value as { compile?: unknown }).compile === "function"
         ? " (a StateGraph that is not compiled: export graph.compile())"
         : "";
-    throw new GraphInputError(`${where}: expected a compiled LangGraph graph or a factory returning one, got ${value === null ? "null" : typeof value}${hint}`);
+    throw new GraphInputError(
+      `${where}: expected a compiled LangGraph graph or a factory returning one, got ${value === null ? "null" : typeof value}${hint}`,
+    );
   }
   const graph = value;
   let addedCheckpointer = false;
@@ -117,12 +143,23 @@ export async function loadGraph(spec: string): Promise<LoadedGraph> {
  * the function when called is a GraphInputError naming the module
  * (`userFunction`).
  */
-export async function loadFunction<F extends (...args: never[]) => unknown>(spec: string, option: string, on?: (...args: Parameters<F>) => string): Promise<F> {
+export async function loadFunction<F extends (...args: never[]) => unknown>(
+  spec: string,
+  option: string,
+  on?: (...args: Parameters<F>) => string,
+): Promise<F> {
   const { file, exportName } = parseModuleSpec(spec, "default");
   const { exports: mod } = await importUserModule(file, option, { exportName });
   const fn = mod[exportName];
-  if (typeof fn !== "function") throw new GraphInputError(`${option} ${file}#${exportName}: expected the export "${exportName}" to be a function, got ${typeof fn}`);
-  return (on === undefined ? fn : userFunction(fn as (...args: Parameters<F>) => ReturnType<F>, `${option} ${file}#${exportName}`, on)) as F;
+  if (typeof fn !== "function")
+    throw new GraphInputError(
+      `${option} ${file}#${exportName}: expected the export "${exportName}" to be a function, got ${typeof fn}`,
+    );
+  return (
+    on === undefined
+      ? fn
+      : userFunction(fn as (...args: Parameters<F>) => ReturnType<F>, `${option} ${file}#${exportName}`, on)
+  ) as F;
 }
 
 export interface GraphSweepOptions extends IdOptions {
@@ -176,7 +213,8 @@ function lastAnswer(state: unknown): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     // By LangChain's message brand and type, whichever @langchain/core copy made it (docs/langchain-integration.md); never a method call on a plain object.
-    if (m !== undefined && AIMessage.isInstance(m)) return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    if (m !== undefined && AIMessage.isInstance(m))
+      return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
   }
   return "";
 }
@@ -189,10 +227,19 @@ export function defaultInput(turn: InputTurn): unknown {
 const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 
 /** A captured list as the report keeps it (the HTML turn view shows it under its step). */
-const capturedList = (st: CapturedStage) => ({ key: st.key, role: st.role, ids: st.ids, error: st.error, ...(st.step !== undefined ? { step: st.step } : {}) });
+const capturedList = (st: CapturedStage) => ({
+  key: st.key,
+  role: st.role,
+  ids: st.ids,
+  error: st.error,
+  ...(st.step !== undefined ? { step: st.step } : {}),
+});
 
 /** `{ documents }` of a turn's scored top-k when any of them has a page content, else nothing. */
-function documentsOf(topK: readonly string[], texts: Record<string, string[]> | undefined): { documents?: CapturedDocument[] } {
+function documentsOf(
+  topK: readonly string[],
+  texts: Record<string, string[]> | undefined,
+): { documents?: CapturedDocument[] } {
   const documents = texts === undefined ? [] : scoredDocuments(topK, texts);
   return documents.length > 0 ? { documents } : {};
 }
@@ -246,8 +293,19 @@ class Reinvocable {
 }
 
 /** The verdict of a turn for `Reinvocable`, or undefined when the turn does not decide (no gold, no scored LangChain run). */
-function reinvocableVerdict(turn: EvalTurn, retrieval: CapturedRetrieval | null, capture: RetrieverCapture, where: string): { ok: boolean; message: string } | undefined {
-  if ((turn.must_cite_one_of ?? []).length === 0 || retrieval === null || retrieval.source === "retrace" || retrieval.scoredRunIds.length === 0) return undefined;
+function reinvocableVerdict(
+  turn: EvalTurn,
+  retrieval: CapturedRetrieval | null,
+  capture: RetrieverCapture,
+  where: string,
+): { ok: boolean; message: string } | undefined {
+  if (
+    (turn.must_cite_one_of ?? []).length === 0 ||
+    retrieval === null ||
+    retrieval.source === "retrace" ||
+    retrieval.scoredRunIds.length === 0
+  )
+    return undefined;
   const ok = retrieval.scoredRunIds.some((id) => capture.instanceOf(id) !== undefined);
   return {
     ok,
@@ -294,7 +352,10 @@ export async function scoreCapturedTurn(
   const t = c.turns[index]!;
   const { error, givenUp, state } = outcome;
   // Retrieval captured before a failure is not scored: the turn is an error.
-  const retrieval = error === undefined ? selectRetrieval(capture, opts.retrievalCall ?? "last", opts.ids, where, { texts: true }) : null;
+  const retrieval =
+    error === undefined
+      ? selectRetrieval(capture, opts.retrievalCall ?? "last", opts.ids, where, { texts: true })
+      : null;
   const noRetrieval = error === undefined && retrieval === null;
   // What is scored at k: the chosen calls' cards, cut at k (the stages keep the full lists); a turn with no retriever run retrieved nothing.
   const retrievedIds = retrieval !== null ? retrieval.retrievedIds.slice(0, opts.k) : noRetrieval ? [] : null;
@@ -308,7 +369,12 @@ export async function scoreCapturedTurn(
   // A turn to label (no gold, no expect) runs but scores nothing (docs/synthetic-cases.md#importing-conversations).
   let results = error === undefined && !isToLabel(t) ? await runEvaluators(opts.evaluators, artifacts) : [];
   // A gold-bearing turn with no retrieval is a miss, and says why in every view that shows the comment.
-  if (noRetrieval) results = results.map((r) => (RETRIEVAL_KEYS.has(r.key) ? { ...r, comment: `${NO_RETRIEVAL} (the turn made no retriever run): ${r.comment ?? ""}`.trimEnd() } : r));
+  if (noRetrieval)
+    results = results.map((r) =>
+      RETRIEVAL_KEYS.has(r.key)
+        ? { ...r, comment: `${NO_RETRIEVAL} (the turn made no retriever run): ${r.comment ?? ""}`.trimEnd() }
+        : r,
+    );
   const report = turnReport(c, artifacts, results);
   if (error !== undefined) {
     report.error = error;
@@ -321,7 +387,12 @@ export async function scoreCapturedTurn(
     if (retrieval.trace !== undefined) {
       report.trace = { ...summarizeTrace(retrieval.trace, t.must_cite_one_of ?? []), retrievedIds: retrievedIds ?? [] };
     } else {
-      report.trace = { query: retrieval.query, k: opts.k, retrievedIds: retrievedIds ?? [], goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of ?? []) };
+      report.trace = {
+        query: retrieval.query,
+        k: opts.k,
+        retrievedIds: retrievedIds ?? [],
+        goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of ?? []),
+      };
     }
     report.captured = {
       source: retrieval.source,
@@ -339,12 +410,20 @@ export async function scoreCapturedTurn(
   return { report, retrieval };
 }
 
-async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, ctx: CaseContext): Promise<GraphTurn[]> {
+async function runCase(
+  c: EvalCase,
+  caseIndex: number,
+  opts: GraphSweepOptions,
+  ctx: CaseContext,
+): Promise<GraphTurn[]> {
   const graphCase: EvalCase = { ...c, turns: c.turns.map(graphTurn) };
   const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
   const out: GraphTurn[] = [];
   const mapInput = opts.input ?? defaultInput;
-  const ids: IdOptions = { ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}), ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}) };
+  const ids: IdOptions = {
+    ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}),
+    ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}),
+  };
   for (const [index, t] of c.turns.entries()) {
     const where = `case ${c.id} turn ${index}`;
     const capture = new RetrieverCapture(ctx.retrievers !== undefined ? { retrievers: ctx.retrievers } : {});
@@ -367,14 +446,33 @@ async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, 
     if (outcome.kind === "stuck") givenUp = outcome.why;
     // The turn's state size, for the report's --max-state-mb check (./graph-checks.ts).
     const stateBytes = error === undefined ? stateSize(state) : undefined;
-    const { report, retrieval } = await scoreCapturedTurn(c, index, capture, { ...(error !== undefined ? { error } : {}), ...(givenUp !== undefined ? { givenUp } : {}), state, ...(stateBytes !== undefined ? { stateBytes } : {}) }, { ...opts, ids }, where);
+    const { report, retrieval } = await scoreCapturedTurn(
+      c,
+      index,
+      capture,
+      {
+        ...(error !== undefined ? { error } : {}),
+        ...(givenUp !== undefined ? { givenUp } : {}),
+        state,
+        ...(stateBytes !== undefined ? { stateBytes } : {}),
+      },
+      { ...opts, ids },
+      where,
+    );
     // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).
     if (ctx.retrievers !== undefined && !isToLabel(t)) {
       if (ctx.reinvocable?.pending(caseIndex) === true && error === undefined) {
         const verdict = reinvocableVerdict(t, retrieval, capture, where);
         if (verdict !== undefined) ctx.reinvocable.report(caseIndex, verdict);
       }
-      const cf = await graphTurnQueries(t, retrieval, capture, error, { ids, k: opts.k, timeoutMs: ctx.timeoutMs, guard: ctx.guard, configurable, where });
+      const cf = await graphTurnQueries(t, retrieval, capture, error, {
+        ids,
+        k: opts.k,
+        timeoutMs: ctx.timeoutMs,
+        guard: ctx.guard,
+        configurable,
+        where,
+      });
       if (cf !== null) {
         if (cf.queries !== undefined) report.queries = cf.queries;
         if (cf.off !== undefined) report.queriesOff = cf.off;
@@ -391,7 +489,13 @@ async function runCase(c: EvalCase, caseIndex: number, opts: GraphSweepOptions, 
 
 /** True for LangGraph's in-memory checkpointer (whose finished threads a sweep deletes). */
 function isMemorySaver(x: unknown): x is MemorySaver {
-  return x instanceof MemorySaver || (typeof x === "object" && x !== null && x.constructor?.name === "MemorySaver" && typeof (x as MemorySaver).deleteThread === "function");
+  return (
+    x instanceof MemorySaver ||
+    (typeof x === "object" &&
+      x !== null &&
+      x.constructor?.name === "MemorySaver" &&
+      typeof (x as MemorySaver).deleteThread === "function")
+  );
 }
 
 /**
@@ -407,16 +511,23 @@ function isMemorySaver(x: unknown): x is MemorySaver {
  */
 export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[]> {
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
   const timeoutMs = opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_S * 1000;
-  if (!(typeof timeoutMs === "number" && timeoutMs > 0)) throw new InvalidArgumentError("turnTimeoutMs", "a positive number of milliseconds", timeoutMs);
+  if (!(typeof timeoutMs === "number" && timeoutMs > 0))
+    throw new InvalidArgumentError("turnTimeoutMs", "a positive number of milliseconds", timeoutMs);
   if (opts.input === undefined && opts.graph.channels !== undefined && !("messages" in opts.graph.channels))
     throw new GraphInputError(
-      `the graph has no "messages" channel (channels: ${Object.keys(opts.graph.channels).filter((k) => !k.startsWith("__") && !k.startsWith("branch:")).sort().join(", ")}); give --input MODULE exporting (turn, case) => input`,
+      `the graph has no "messages" channel (channels: ${Object.keys(opts.graph.channels)
+        .filter((k) => !k.startsWith("__") && !k.startsWith("branch:"))
+        .sort()
+        .join(", ")}); give --input MODULE exporting (turn, case) => input`,
     );
   const saver = opts.graph.checkpointer;
   const ctx: CaseContext = {
-    guard: new TurnGuard((where) => log.warn(`${where}: ${STALLED_MESSAGE}; recorded as an error turn, the sweep goes on`)),
+    guard: new TurnGuard((where) =>
+      log.warn(`${where}: ${STALLED_MESSAGE}; recorded as an error turn, the sweep goes on`),
+    ),
     timeoutMs,
     release: isMemorySaver(saver) ? (id) => saver.deleteThread(id) : async () => {},
   };
@@ -428,7 +539,9 @@ export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[
   }
   try {
     const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, i, opts, ctx), {
-      ...(opts.onCaseDone !== undefined ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) } : {}),
+      ...(opts.onCaseDone !== undefined
+        ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) }
+        : {}),
     });
     return results.flat();
   } finally {

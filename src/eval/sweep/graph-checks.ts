@@ -66,7 +66,11 @@ export function largeStateTurns(turns: readonly TurnReport[], maxStateBytes: num
  * state size above which a turn is counted in `largeStateTurns` (default
  * DEFAULT_MAX_STATE_MB).
  */
-export function graphRunFacts(turns: readonly TurnReport[], localeOf: (id: string) => string | undefined, maxStateBytes: number = stateLimitBytes()): GraphRunFacts {
+export function graphRunFacts(
+  turns: readonly TurnReport[],
+  localeOf: (id: string) => string | undefined,
+  maxStateBytes: number = stateLimitBytes(),
+): GraphRunFacts {
   const withRetrieval = turns.filter((t) => t.captured !== undefined);
   const none = turns.filter((t) => t.noRetrieval === true);
   const multi = withRetrieval.filter((t) => t.captured!.topLevelRuns > 1);
@@ -86,7 +90,8 @@ export function graphRunFacts(turns: readonly TurnReport[], localeOf: (id: strin
     noRetrievalMisses: none.filter((t) => t.gold.length > 0).length,
     noRetrievalNoneNeeded: none.filter((t) => t.gold.length === 0).length,
     multiCallTurns: multi.length,
-    parallelCallTurns: multi.filter((t) => (t.captured!.steps ?? t.captured!.topLevelRuns) < t.captured!.topLevelRuns).length,
+    parallelCallTurns: multi.filter((t) => (t.captured!.steps ?? t.captured!.topLevelRuns) < t.captured!.topLevelRuns)
+      .length,
     multiStepTurns: multi.filter((t) => (t.captured!.steps ?? t.captured!.topLevelRuns) > 1).length,
     retrievalTurns: withRetrieval.length,
     emptyRetrievalTurns: withRetrieval.filter((t) => (t.retrievedIds ?? []).length === 0).length,
@@ -113,7 +118,10 @@ function looksLikePath(id: string): boolean {
  * card ids come from (`ids`: the KB folder or the catalog file), and the
  * `--id-key` / `--id-map` that would fix them.
  */
-export function checkKnownIds(facts: Pick<GraphRunFacts, "scoredIds" | "unknownIds" | "unknownExamples">, where: { graph: string; idKeys: string; ids: string; metadataKeys?: readonly string[] }): void {
+export function checkKnownIds(
+  facts: Pick<GraphRunFacts, "scoredIds" | "unknownIds" | "unknownExamples">,
+  where: { graph: string; idKeys: string; ids: string; metadataKeys?: readonly string[] },
+): void {
   if (facts.scoredIds === 0 || facts.unknownIds / facts.scoredIds <= UNKNOWN_ID_LIMIT) return;
   const pct = Math.round((100 * facts.unknownIds) / facts.scoredIds);
   const paths = facts.unknownExamples.some(looksLikePath)
@@ -156,7 +164,10 @@ export interface GraphGateOptions {
  * `--repeat`) at most `maxFlaky`, when set. A turn with empty gold and no
  * retrieval never fails the gate (no retrieval, none needed). Pure.
  */
-export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOptions): { checks: GateCheck[]; failures: GateFailure[] } {
+export function graphGateChecks(
+  turns: readonly TurnReport[],
+  opts: GraphGateOptions,
+): { checks: GateCheck[]; failures: GateFailure[] } {
   const checks: GateCheck[] = [];
   const failures: GateFailure[] = [];
   const errors = turns.filter((t) => t.error !== undefined);
@@ -165,7 +176,17 @@ export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOpt
   const errorsReason = errorsPassed
     ? `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --gate max-errors)`
     : `${errors.length} turn${errors.length === 1 ? "" : "s"} ${errors.some((t) => t.givenUp !== undefined) ? `threw or ${errors.length === 1 ? "was" : "were"} given up (deadline or stall)` : "threw"} (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
-  checks.push({ kind: "turn_errors", key: "turn_errors", scope: "all", option: `--gate max-errors=${maxErrors}`, threshold: maxErrors, observed: errors.length, n: turns.length, verdict: errorsPassed ? "pass" : "fail", reason: errorsReason });
+  checks.push({
+    kind: "turn_errors",
+    key: "turn_errors",
+    scope: "all",
+    option: `--gate max-errors=${maxErrors}`,
+    threshold: maxErrors,
+    observed: errors.length,
+    n: turns.length,
+    verdict: errorsPassed ? "pass" : "fail",
+    reason: errorsReason,
+  });
   if (!errorsPassed) failures.push({ kind: "turn_errors", key: "turn_errors", reason: errorsReason });
   if (opts.maxNoRetrieval !== undefined) {
     const missed = turns.filter((t) => t.noRetrieval === true && t.gold.length > 0);
@@ -173,16 +194,37 @@ export function graphGateChecks(turns: readonly TurnReport[], opts: GraphGateOpt
     const passed = missed.length <= opts.maxNoRetrieval;
     const head = `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} made no retriever run (no retrieval; scored as misses; allowed: ${opts.maxNoRetrieval}, --gate max-no-retrieval)`;
     const reason = missed.length === 0 ? head : `${head}: ${missed.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
-    checks.push({ kind: "no_retrieval", key: "no_retrieval", scope: "all", option: `--gate max-no-retrieval=${opts.maxNoRetrieval}`, threshold: opts.maxNoRetrieval, observed: missed.length, n: gold, verdict: passed ? "pass" : "fail", reason });
+    checks.push({
+      kind: "no_retrieval",
+      key: "no_retrieval",
+      scope: "all",
+      option: `--gate max-no-retrieval=${opts.maxNoRetrieval}`,
+      threshold: opts.maxNoRetrieval,
+      observed: missed.length,
+      n: gold,
+      verdict: passed ? "pass" : "fail",
+      reason,
+    });
     if (!passed) failures.push({ kind: "no_retrieval", key: "no_retrieval", reason });
   }
   if (opts.maxFlaky !== undefined) {
     const flaky = opts.flaky ?? [];
     const passed = flaky.length <= opts.maxFlaky;
     const head = `${flaky.length} flaky turn${flaky.length === 1 ? "" : "s"} (hit in some repeats, missed in others; allowed: ${opts.maxFlaky}, --gate max-flaky)`;
-    const reason = flaky.length === 0 ? head : `${head}: ${flaky.map((f) => `${f.caseId}#${f.turn} ${f.hits}/${f.n}`).join(", ")}`;
+    const reason =
+      flaky.length === 0 ? head : `${head}: ${flaky.map((f) => `${f.caseId}#${f.turn} ${f.hits}/${f.n}`).join(", ")}`;
     const gold = turns.filter((t) => t.gold.length > 0 && t.error === undefined).length;
-    checks.push({ kind: "flaky", key: "flaky", scope: "all", option: `--gate max-flaky=${opts.maxFlaky}`, threshold: opts.maxFlaky, observed: flaky.length, n: gold, verdict: passed ? "pass" : "fail", reason });
+    checks.push({
+      kind: "flaky",
+      key: "flaky",
+      scope: "all",
+      option: `--gate max-flaky=${opts.maxFlaky}`,
+      threshold: opts.maxFlaky,
+      observed: flaky.length,
+      n: gold,
+      verdict: passed ? "pass" : "fail",
+      reason,
+    });
     if (!passed) failures.push({ kind: "flaky", key: "flaky", reason });
   }
   return { checks, failures };
@@ -209,7 +251,12 @@ export function graphRunIdentityOf(g: GraphRunInfo): GraphRunIdentity {
  * for `retrace eval --graph` and `retrace merge` of its shards, so both write
  * the same bytes. Pure.
  */
-export function graphRunInfo(identity: GraphRunIdentity, turns: readonly TurnReport[], retrievers: readonly string[], facts: GraphRunFacts): GraphRunInfo {
+export function graphRunInfo(
+  identity: GraphRunIdentity,
+  turns: readonly TurnReport[],
+  retrievers: readonly string[],
+  facts: GraphRunFacts,
+): GraphRunInfo {
   return {
     file: identity.file,
     exportName: identity.exportName,

@@ -86,10 +86,25 @@ export async function graphTurnQueries(
 ): Promise<GraphTurnQueries | null> {
   const gold = turn.must_cite_one_of ?? [];
   if (gold.length === 0) return null;
-  if (error !== undefined) return { off: { reason: "turn_error", detail: "the turn's graph run failed: nothing was scored to compare with" }, calls: 0 };
-  if (retrieval === null) return { off: { reason: "no_retrieval", detail: "the turn made no retriever run: there is no retriever to re-invoke" }, calls: 0 };
+  if (error !== undefined)
+    return {
+      off: { reason: "turn_error", detail: "the turn's graph run failed: nothing was scored to compare with" },
+      calls: 0,
+    };
+  if (retrieval === null)
+    return {
+      off: { reason: "no_retrieval", detail: "the turn made no retriever run: there is no retriever to re-invoke" },
+      calls: 0,
+    };
   if (retrieval.source === "retrace")
-    return { off: { reason: "not_reinvocable", detail: "the scored retrieval is retrace's own retrieve node (retrieval_trace events), not a LangChain retriever run" }, calls: 0 };
+    return {
+      off: {
+        reason: "not_reinvocable",
+        detail:
+          "the scored retrieval is retrace's own retrieve node (retrieval_trace events), not a LangChain retriever run",
+      },
+      calls: 0,
+    };
   const instances: Invocable[] = [];
   const missing: string[] = [];
   retrieval.scoredRunIds.forEach((runId, i) => {
@@ -116,7 +131,13 @@ export async function graphTurnQueries(
         for (const inst of instances) {
           calls += 1;
           const docs = await inst.invoke(query, config);
-          lists.push(cardIdsOf(Array.isArray(docs) ? docs : [], ctx.ids, `${ctx.where} (counterfactual query ${JSON.stringify(query)})`));
+          lists.push(
+            cardIdsOf(
+              Array.isArray(docs) ? docs : [],
+              ctx.ids,
+              `${ctx.where} (counterfactual query ${JSON.stringify(query)})`,
+            ),
+          );
         }
         retrieved.set(query, concatFirst(lists));
       }
@@ -126,11 +147,23 @@ export async function graphTurnQueries(
     { callbacks: [], configurable: ctx.configurable, runName: COUNTERFACTUAL_RUN_NAME, tags: [COUNTERFACTUAL_TAG] },
     { timeoutMs: ctx.timeoutMs, guard: ctx.guard, where: `${ctx.where} (counterfactual retrieval)` },
   );
-  if (outcome.kind === "threw") return { off: { reason: "retriever_error", detail: `re-invoking the scored retriever threw: ${outcome.error}` }, calls };
-  if (outcome.kind === "stuck") return { off: { reason: "given_up", detail: `the counterfactual retrieval was given up: ${outcome.error}` }, calls };
+  if (outcome.kind === "threw")
+    return {
+      off: { reason: "retriever_error", detail: `re-invoking the scored retriever threw: ${outcome.error}` },
+      calls,
+    };
+  if (outcome.kind === "stuck")
+    return {
+      off: { reason: "given_up", detail: `the counterfactual retrieval was given up: ${outcome.error}` },
+      calls,
+    };
   const listOf = (q: string) => ({ query: q, ranked: retrieved.get(q) ?? [] });
   const queries = attributeTurn(
-    { graph: { query: retrieval.query, ranked: retrieval.retrievedIds }, raw: listOf(turn.user), ...(turn.standalone !== undefined ? { standalone: listOf(turn.standalone) } : {}) },
+    {
+      graph: { query: retrieval.query, ranked: retrieval.retrievedIds },
+      raw: listOf(turn.user),
+      ...(turn.standalone !== undefined ? { standalone: listOf(turn.standalone) } : {}),
+    },
     gold,
     ctx.k,
   );

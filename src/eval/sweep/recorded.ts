@@ -29,7 +29,10 @@ export class RecordedCapture implements RetrieverRuns {
     const events: { run: number; at: number; step: number; end: boolean }[] = [];
     runs.forEach((r, i) => {
       const step = r.langgraphStep ?? 0;
-      events.push({ run: i, at: r.startUs, step, end: false }, { run: i, at: Math.max(r.endUs, r.startUs), step, end: true });
+      events.push(
+        { run: i, at: r.startUs, step, end: false },
+        { run: i, at: Math.max(r.endUs, r.startUs), step, end: true },
+      );
     });
     events.sort((a, b) => a.step - b.step || a.at - b.at || Number(b.end) - Number(a.end) || a.run - b.run);
     const startSeq = new Array<number>(runs.length).fill(0);
@@ -70,7 +73,9 @@ export interface RecordedGraphTurn extends GraphTurn {
   recorded: { rootId: string; traceId: string; where: string; conversationId: string };
 }
 
-export type RecordedSweepOptions = Pick<GraphSweepOptions, "evaluators" | "knownIds" | "k" | "retrievalCall"> & { ids: IdOptions };
+export type RecordedSweepOptions = Pick<GraphSweepOptions, "evaluators" | "knownIds" | "k" | "retrievalCall"> & {
+  ids: IdOptions;
+};
 
 /** The error of a recorded turn, when it failed: its root's error, else a scored retriever call's (naming its span or run). */
 function recordedError(rec: RecordedTurn, capture: RecordedCapture, o: RecordedSweepOptions): string | undefined {
@@ -80,11 +85,17 @@ function recordedError(rec: RecordedTurn, capture: RecordedCapture, o: RecordedS
   // Only the calls --retrieval-call scores make the turn an error (an unscored step's failure is shown, not scored).
   const scored = new Set(scoredCalls(capture.topLevel(), o.retrievalCall ?? "last").map((r) => r.runId));
   const bad = failed.find((r) => scored.has(r.runId));
-  return bad === undefined ? undefined : `the scored retriever call ${bad.name} (span or run ${bad.runId}) failed: ${bad.error} (${rec.where}); nothing it retrieved is scored — gate such turns with --gate max-errors=N`;
+  return bad === undefined
+    ? undefined
+    : `the scored retriever call ${bad.name} (span or run ${bad.runId}) failed: ${bad.error} (${rec.where}); nothing it retrieved is scored — gate such turns with --gate max-errors=N`;
 }
 
 /** Scores every joined turn, in case order. A document with no id under the id rule is exit 2 naming the turn's root and file:line. */
-export async function runRecordedSweep(join: TraceJoin, cases: readonly EvalCase[], o: RecordedSweepOptions): Promise<RecordedGraphTurn[]> {
+export async function runRecordedSweep(
+  join: TraceJoin,
+  cases: readonly EvalCase[],
+  o: RecordedSweepOptions,
+): Promise<RecordedGraphTurn[]> {
   const out: RecordedGraphTurn[] = [];
   for (const j of join.joined) {
     const c = cases[j.caseIndex]!;
@@ -92,8 +103,23 @@ export async function runRecordedSweep(join: TraceJoin, cases: readonly EvalCase
     const where = `case ${c.id} turn ${j.turnIndex} (recorded root ${rec.rootId}, ${rec.where})`;
     const capture = new RecordedCapture(rec.runs);
     const error = recordedError(rec, capture, o);
-    const turn = await scoreCapturedTurn(c, j.turnIndex, capture, { ...(error !== undefined ? { error } : {}), state: { answer: rec.answer ?? "" } }, o, where);
-    out.push({ ...turn, recorded: { rootId: rec.rootId, traceId: rec.traceId, where: rec.where, conversationId: rec.conversationId ?? rec.rootId } });
+    const turn = await scoreCapturedTurn(
+      c,
+      j.turnIndex,
+      capture,
+      { ...(error !== undefined ? { error } : {}), state: { answer: rec.answer ?? "" } },
+      o,
+      where,
+    );
+    out.push({
+      ...turn,
+      recorded: {
+        rootId: rec.rootId,
+        traceId: rec.traceId,
+        where: rec.where,
+        conversationId: rec.conversationId ?? rec.rootId,
+      },
+    });
   }
   return out;
 }

@@ -31,11 +31,16 @@ export interface CombinedRepeats {
 const fmt = (x: number) => x.toFixed(3);
 
 /** Combines the repeats' turn reports (see the module comment). `seed`/`samples`: the run's bootstrap settings. */
-export function combineRepeats(runs: readonly (readonly TurnReport[])[], opts: { seed: number; samples?: number }): CombinedRepeats {
+export function combineRepeats(
+  runs: readonly (readonly TurnReport[])[],
+  opts: { seed: number; samples?: number },
+): CombinedRepeats {
   const n = runs.length;
   const first = runs[0] ?? [];
   if (n < 2) throw new Error(`combineRepeats: expected at least 2 repeats, got ${n}`);
-  for (const r of runs) if (r.length !== first.length) throw new Error(`combineRepeats: every repeat has the same turns (${first.length}), got ${r.length}`);
+  for (const r of runs)
+    if (r.length !== first.length)
+      throw new Error(`combineRepeats: every repeat has the same turns (${first.length}), got ${r.length}`);
   const turns: TurnReport[] = [];
   /** Per combined turn (undefined for an error turn): key → its score in each repeat, for the keys every repeat scored. */
   const scores: (Record<string, number[]> | undefined)[] = [];
@@ -43,7 +48,11 @@ export function combineRepeats(runs: readonly (readonly TurnReport[])[], opts: {
   let identical = true;
   first.forEach((t0, i) => {
     const reps = runs.map((r) => r[i] as TurnReport);
-    for (const t of reps) if (t.caseId !== t0.caseId || t.turn !== t0.turn) throw new Error(`combineRepeats: turn ${i} is ${t0.caseId}#${t0.turn} in repeat 1 but ${t.caseId}#${t.turn} in another`);
+    for (const t of reps)
+      if (t.caseId !== t0.caseId || t.turn !== t0.turn)
+        throw new Error(
+          `combineRepeats: turn ${i} is ${t0.caseId}#${t0.turn} in repeat 1 but ${t.caseId}#${t.turn} in another`,
+        );
     const errored = reps.filter((t) => t.error !== undefined);
     if (errored.length > 0) {
       errorTurns++;
@@ -61,14 +70,32 @@ export function combineRepeats(runs: readonly (readonly TurnReport[])[], opts: {
       if (!complete || present.some((v) => v !== r.score)) identical = false;
       if (complete) own[r.key] = values;
       if (present.every((v) => v === r.score)) return r;
-      return { ...r, score: mean, comment: `mean over ${present.length} repeats ${fmt(mean)} (${present.map(fmt).join(", ")}); repeat 1: ${r.comment ?? ""}`.trimEnd() };
+      return {
+        ...r,
+        score: mean,
+        comment:
+          `mean over ${present.length} repeats ${fmt(mean)} (${present.map(fmt).join(", ")}); repeat 1: ${r.comment ?? ""}`.trimEnd(),
+      };
     });
     turns.push(results.every((r, j) => r === t0.results[j]) ? t0 : { ...t0, results });
     scores.push(own);
   });
   // Identical repeats: the first repeat's turns as they are (a single run's report). Otherwise every scored turn carries its scores per repeat.
-  const combined = identical ? turns : turns.map((t, i) => (scores[i] === undefined || Object.keys(scores[i]).length === 0 ? t : { ...t, repeatScores: scores[i] }));
-  return { turns: combined, section: repeatsSection(combined, { n, identical, errorTurns, seed: opts.seed, ...(opts.samples !== undefined ? { samples: opts.samples } : {}) }) };
+  const combined = identical
+    ? turns
+    : turns.map((t, i) =>
+        scores[i] === undefined || Object.keys(scores[i]).length === 0 ? t : { ...t, repeatScores: scores[i] },
+      );
+  return {
+    turns: combined,
+    section: repeatsSection(combined, {
+      n,
+      identical,
+      errorTurns,
+      seed: opts.seed,
+      ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
+    }),
+  };
 }
 
 /**
@@ -78,7 +105,10 @@ export function combineRepeats(runs: readonly (readonly TurnReport[])[], opts: {
  * `identical`, no flaky turns and no metrics. Used by `combineRepeats` and by
  * `retrace merge` (the merged shards' turns give the unsharded run's section).
  */
-export function repeatsSection(turns: readonly TurnReport[], o: { n: number; identical: boolean; errorTurns: number; seed: number; samples?: number }): RepeatsSection {
+export function repeatsSection(
+  turns: readonly TurnReport[],
+  o: { n: number; identical: boolean; errorTurns: number; seed: number; samples?: number },
+): RepeatsSection {
   const flaky: RepeatsSection["flaky"] = [];
   const byKey = new Map<string, RepeatedValue[]>();
   if (!o.identical)
@@ -91,7 +121,8 @@ export function repeatsSection(turns: readonly TurnReport[], o: { n: number; ide
       const hits = t.repeatScores?.[FLAKY_KEY];
       if (hits !== undefined) {
         const h = hits.filter((v) => v === 1).length;
-        if (h > 0 && h < hits.length) flaky.push({ caseId: t.caseId, turn: t.turn, hits: h, n: hits.length, rate: h / hits.length });
+        if (h > 0 && h < hits.length)
+          flaky.push({ caseId: t.caseId, turn: t.turn, hits: h, n: hits.length, rate: h / hits.length });
       }
     }
   const metrics: RepeatsSection["metrics"] = {};
@@ -100,7 +131,13 @@ export function repeatsSection(turns: readonly TurnReport[], o: { n: number; ide
     const m = twoStageMean(values, { seed: o.seed, ...(o.samples !== undefined ? { samples: o.samples } : {}) });
     const v = varianceShares(values);
     if (m === null || v === null) continue;
-    metrics[key] = { mean: m.mean, n: m.n, ...(m.ci95 !== null ? { ci95: m.ci95 } : {}), withinShare: v.withinShare, betweenShare: v.betweenShare };
+    metrics[key] = {
+      mean: m.mean,
+      n: m.n,
+      ...(m.ci95 !== null ? { ci95: m.ci95 } : {}),
+      withinShare: v.withinShare,
+      betweenShare: v.betweenShare,
+    };
   }
   return { n: o.n, identical: o.identical, flaky, errorTurns: o.errorTurns, metrics };
 }

@@ -112,8 +112,14 @@ export function recordRetrieverInvocations(bases: readonly unknown[] = []): Retr
  */
 export function isBaseRetrieverPrototype(p: unknown): boolean {
   if (typeof p !== "object" || p === null) return false;
-  const own = (k: string) => Object.prototype.hasOwnProperty.call(p, k) && typeof (p as Record<string, unknown>)[k] === "function";
-  return own("constructor") && (p as { constructor: { name?: unknown } }).constructor.name === "BaseRetriever" && own("invoke") && own("_getRelevantDocuments");
+  const own = (k: string) =>
+    Object.prototype.hasOwnProperty.call(p, k) && typeof (p as Record<string, unknown>)[k] === "function";
+  return (
+    own("constructor") &&
+    (p as { constructor: { name?: unknown } }).constructor.name === "BaseRetriever" &&
+    own("invoke") &&
+    own("_getRelevantDocuments")
+  );
 }
 
 /** The `BaseRetriever` class in the prototype chain of `x` (a retriever instance, or a retriever class), of whichever @langchain/core copy; null when there is none. */
@@ -149,10 +155,12 @@ function candidates(roots: RetrieverSearchRoots): unknown[] {
   for (const v of Object.values(roots.exports ?? {})) {
     add(v);
     if (Array.isArray(v)) v.forEach(add);
-    else if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype) Object.values(v).forEach(add);
+    else if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype)
+      Object.values(v).forEach(add);
   }
   const nodes = (roots.graph as { nodes?: unknown } | null | undefined)?.nodes;
-  if (typeof nodes === "object" && nodes !== null) for (const n of Object.values(nodes)) add((n as { bound?: unknown } | null)?.bound);
+  if (typeof nodes === "object" && nodes !== null)
+    for (const n of Object.values(nodes)) add((n as { bound?: unknown } | null)?.bound);
   return out;
 }
 
@@ -187,10 +195,12 @@ export async function baseRetrieversFor(moduleFile: string, roots: RetrieverSear
     try {
       const pkg = JSON.parse(readFileSync(pkgJson, "utf8")) as { exports?: Record<string, unknown> };
       const entry = pkg.exports?.["./retrievers"] as { import?: string | { default?: string } } | string | undefined;
-      const rel = typeof entry === "string" ? entry : typeof entry?.import === "string" ? entry.import : entry?.import?.default;
+      const rel =
+        typeof entry === "string" ? entry : typeof entry?.import === "string" ? entry.import : entry?.import?.default;
       if (rel !== undefined) {
         const file = path.resolve(path.dirname(pkgJson), rel);
-        if (existsSync(file)) out.push(((await import(pathToFileURL(file).href)) as { BaseRetriever?: unknown }).BaseRetriever);
+        if (existsSync(file))
+          out.push(((await import(pathToFileURL(file).href)) as { BaseRetriever?: unknown }).BaseRetriever);
       }
     } catch {
       // an unreadable package.json or a build that does not load: that copy is not recorded

@@ -27,7 +27,17 @@ export function turnArtifacts(
   answer: Pick<TurnArtifacts, "citedIds" | "answer" | "refused" | "knownIds">,
 ): TurnArtifacts {
   const t = c.turns[turn] as EvalTurn;
-  return { caseId: c.id, turn, locale: c.locale, kind: c.kind, gold: t.must_cite_one_of ?? [], expect: t.expect ?? "answer", retrievedIds, ...answer, ...judgmentsOfTurn(t) };
+  return {
+    caseId: c.id,
+    turn,
+    locale: c.locale,
+    kind: c.kind,
+    gold: t.must_cite_one_of ?? [],
+    expect: t.expect ?? "answer",
+    retrievedIds,
+    ...answer,
+    ...judgmentsOfTurn(t),
+  };
 }
 
 /** The report of one turn (before its trace, part and capture extras): its artifacts, the user's text and the results. */

@@ -24,7 +24,11 @@ export function parseTraceFilters(value: unknown, where: string): TraceFilters {
   const r = TracesConfigSchema.safeParse(value);
   if (!r.success)
     throw new DataValidationError(
-      r.error.issues.map((issue) => ({ file: where, field: `traces${issue.path.length > 0 ? `.${fieldPath(issue.path)}` : ""}`, message: `expected ${expectationOf(issue, value)}, got ${showValue(valueAt(value, issue.path))}` })),
+      r.error.issues.map((issue) => ({
+        file: where,
+        field: `traces${issue.path.length > 0 ? `.${fieldPath(issue.path)}` : ""}`,
+        message: `expected ${expectationOf(issue, value)}, got ${showValue(valueAt(value, issue.path))}`,
+      })),
     );
   return r.data as TraceFilters;
 }

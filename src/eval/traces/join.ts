@@ -67,7 +67,11 @@ export interface TraceJoin {
  * counted by the shard that has the case, so the counts of the shards add up
  * to the unsharded run's (src/app/traces-eval.ts `mergeTracesSections`).
  */
-export function joinTraces(conversations: readonly RecordedConversation[], cases: readonly EvalCase[], opts: { elsewhere?: ReadonlySet<string> } = {}): TraceJoin {
+export function joinTraces(
+  conversations: readonly RecordedConversation[],
+  cases: readonly EvalCase[],
+  opts: { elsewhere?: ReadonlySet<string> } = {},
+): TraceJoin {
   const byId = new Map<string, number>();
   cases.forEach((c, i) => byId.set(c.id, i));
   const out: TraceJoin = {

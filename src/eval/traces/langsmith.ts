@@ -41,12 +41,24 @@ export class LangSmithReader {
 
   add(record: TraceRecord): void {
     const r = record.value as Record<string, unknown>;
-    const issue = (field: string, message: string) => new DataValidationError([{ file: record.file, line: record.line, field: record.index !== undefined ? `[${record.index}].${field}` : field, message }]);
+    const issue = (field: string, message: string) =>
+      new DataValidationError([
+        {
+          file: record.file,
+          line: record.line,
+          field: record.index !== undefined ? `[${record.index}].${field}` : field,
+          message,
+        },
+      ]);
     if (typeof r.id !== "string" || r.id === "") throw issue("id", "expected a run id string");
     this.runCount++;
     const parent = typeof r.parent_run_id === "string" && r.parent_run_id !== "" ? r.parent_run_id : null;
     const startUs = timeToMicros(r.start_time);
-    if (Number.isNaN(startUs)) throw issue("start_time", `run ${r.id}: expected an ISO 8601 time or epoch milliseconds, got ${JSON.stringify(r.start_time)}`);
+    if (Number.isNaN(startUs))
+      throw issue(
+        "start_time",
+        `run ${r.id}: expected an ISO 8601 time or epoch milliseconds, got ${JSON.stringify(r.start_time)}`,
+      );
     const endParsed = timeToMicros(r.end_time);
     const endUs = Number.isNaN(endParsed) ? startUs : endParsed;
     const extra = (r.extra ?? {}) as { metadata?: Record<string, unknown> };
@@ -60,8 +72,14 @@ export class LangSmithReader {
       const documents: RecordedDocument[] = docs.map((d) => {
         const doc = (d ?? {}) as Record<string, unknown>;
         return {
-          pageContent: typeof doc.pageContent === "string" ? doc.pageContent : typeof doc.page_content === "string" ? doc.page_content : "",
-          metadata: typeof doc.metadata === "object" && doc.metadata !== null ? (doc.metadata as Record<string, unknown>) : {},
+          pageContent:
+            typeof doc.pageContent === "string"
+              ? doc.pageContent
+              : typeof doc.page_content === "string"
+                ? doc.page_content
+                : "",
+          metadata:
+            typeof doc.metadata === "object" && doc.metadata !== null ? (doc.metadata as Record<string, unknown>) : {},
           ...(typeof doc.id === "string" && doc.id !== "" ? { id: doc.id } : {}),
         };
       });
@@ -81,14 +99,22 @@ export class LangSmithReader {
         error,
       };
     }
-    if (this.links.has(r.id)) throw issue("id", `run ${r.id} appears twice (also at ${this.links.get(r.id)!.file}:${this.links.get(r.id)!.line}); export each run once`);
+    if (this.links.has(r.id))
+      throw issue(
+        "id",
+        `run ${r.id} appears twice (also at ${this.links.get(r.id)!.file}:${this.links.get(r.id)!.line}); export each run once`,
+      );
     this.links.set(r.id, link);
     if (parent === null) {
       let conversation: string | null = null;
       // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
       for (const key of THREAD_KEYS) {
         const v = meta[key];
-        if (conversation === null && ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v)))) conversation = String(v);
+        if (
+          conversation === null &&
+          ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v)))
+        )
+          conversation = String(v);
       }
       const answer = answerOf(r.outputs);
       this.roots.push({
@@ -117,7 +143,12 @@ export class LangSmithReader {
         if (link.parent === null) return cur;
         if (!this.links.has(link.parent))
           throw new DataValidationError([
-            { file: link.file, line: link.line, field: "parent_run_id", message: `run ${cur} names the parent run ${link.parent}, which is in none of the files read (an export cut short); export whole traces (every run of each trace)` },
+            {
+              file: link.file,
+              line: link.line,
+              field: "parent_run_id",
+              message: `run ${cur} names the parent run ${link.parent}, which is in none of the files read (an export cut short); export whole traces (every run of each trace)`,
+            },
           ]);
         cur = link.parent;
       }
@@ -134,7 +165,10 @@ export class LangSmithReader {
       }
       byRoot.get(root)!.runs.push(link.run);
     }
-    for (const t of this.roots) t.runs.sort((a, b) => a.startUs - b.startUs || a.endUs - b.endUs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    for (const t of this.roots)
+      t.runs.sort(
+        (a, b) => a.startUs - b.startUs || a.endUs - b.endUs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0),
+      );
     return this.roots;
   }
 }

@@ -64,7 +64,8 @@ export function nanosToMicros(ns: unknown): number {
   return 0;
 }
 
-const DOC_KEY = /^(retrieval\.documents|reranker\.input_documents|reranker\.output_documents)\.(\d+)\.document\.(id|content|metadata|score)$/;
+const DOC_KEY =
+  /^(retrieval\.documents|reranker\.input_documents|reranker\.output_documents)\.(\d+)\.document\.(id|content|metadata|score)$/;
 
 function parseJsonObject(text: unknown): Record<string, unknown> | undefined {
   if (typeof text !== "string") return undefined;
@@ -97,7 +98,8 @@ export function userTextOf(input: unknown): string {
       const m = messages[i] as Record<string, unknown>;
       const role = roleOf(m);
       const content = (m?.content ?? (m?.kwargs as Record<string, unknown> | undefined)?.content) as unknown;
-      if ((role === "user" || role === "human" || role === "HumanMessage") && typeof content === "string") return content;
+      if ((role === "user" || role === "human" || role === "HumanMessage") && typeof content === "string")
+        return content;
     }
   }
   for (const key of ["input", "question", "query"]) {
@@ -136,11 +138,23 @@ export class OtlpReader {
 
   add(record: TraceRecord): void {
     const rs = (record.value as { resourceSpans?: unknown }).resourceSpans;
-    if (!Array.isArray(rs)) throw new DataValidationError([{ file: record.file, line: record.line, field: "resourceSpans", message: "expected an array of resource spans" }]);
-    for (const r of rs as { resource?: { attributes?: { key: string; value: AnyValue }[] }; scopeSpans?: { spans?: unknown[] }[] }[]) {
+    if (!Array.isArray(rs))
+      throw new DataValidationError([
+        {
+          file: record.file,
+          line: record.line,
+          field: "resourceSpans",
+          message: "expected an array of resource spans",
+        },
+      ]);
+    for (const r of rs as {
+      resource?: { attributes?: { key: string; value: AnyValue }[] };
+      scopeSpans?: { spans?: unknown[] }[];
+    }[]) {
       let service: string | undefined;
       for (const a of r.resource?.attributes ?? []) if (a.key === "service.name") service = String(valueOf(a.value));
-      for (const ss of r.scopeSpans ?? []) for (const s of ss.spans ?? []) this.addSpan(s as Record<string, unknown>, record, service);
+      for (const ss of r.scopeSpans ?? [])
+        for (const s of ss.spans ?? []) this.addSpan(s as Record<string, unknown>, record, service);
     }
   }
 
@@ -149,7 +163,14 @@ export class OtlpReader {
     const spanId = s.spanId;
     const traceId = s.traceId;
     if (typeof spanId !== "string" || spanId === "" || typeof traceId !== "string")
-      throw new DataValidationError([{ file: record.file, line: record.line, field: "spanId", message: "expected a span with spanId and traceId strings" }]);
+      throw new DataValidationError([
+        {
+          file: record.file,
+          line: record.line,
+          field: "spanId",
+          message: "expected a span with spanId and traceId strings",
+        },
+      ]);
     this.spanCount++;
     const parent = typeof s.parentSpanId === "string" && s.parentSpanId !== "" ? s.parentSpanId : null;
     let kind: string | undefined;
@@ -208,10 +229,12 @@ export class OtlpReader {
       // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
       for (const key of THREAD_KEYS) {
         const v = meta?.[key];
-        if ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v))) conversation ??= String(v);
+        if ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v)))
+          conversation ??= String(v);
       }
     }
-    if (conversation !== undefined && !this.traceConversation.has(traceId)) this.traceConversation.set(traceId, conversation);
+    if (conversation !== undefined && !this.traceConversation.has(traceId))
+      this.traceConversation.set(traceId, conversation);
     const startUs = nanosToMicros(s.startTimeUnixNano);
     const endUs = nanosToMicros(s.endTimeUnixNano);
     const status = s.status as { code?: number | string; message?: string } | undefined;
@@ -220,7 +243,16 @@ export class OtlpReader {
     const name = typeof s.name === "string" ? s.name : "span";
     const link: SpanLink = { parent, traceId, where, file: record.file, line: record.line };
     const step = typeof meta?.langgraph_step === "number" ? meta.langgraph_step : undefined;
-    const base = { parentRunId: parent, retrieverParentRunId: null, name, tags: [] as string[], startUs, endUs, ...(step !== undefined ? { langgraphStep: step } : {}), error };
+    const base = {
+      parentRunId: parent,
+      retrieverParentRunId: null,
+      name,
+      tags: [] as string[],
+      startUs,
+      endUs,
+      ...(step !== undefined ? { langgraphStep: step } : {}),
+      error,
+    };
     const docsOf = (key: string): RecordedDocument[] =>
       [...(docs.get(key) ?? new Map<number, Record<string, unknown>>()).entries()]
         .sort((a, b) => a[0] - b[0])
@@ -230,28 +262,73 @@ export class OtlpReader {
           ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
         }));
     if (kind === "RETRIEVER") {
-      link.runs = [{ ...base, runId: spanId, query: typeof input === "string" ? input : "", documents: failed ? null : docsOf("retrieval.documents") }];
+      link.runs = [
+        {
+          ...base,
+          runId: spanId,
+          query: typeof input === "string" ? input : "",
+          documents: failed ? null : docsOf("retrieval.documents"),
+        },
+      ];
     } else if (operation === "retrieval") {
       let list: unknown = genAiDocs;
       if (typeof list === "string") {
         try {
           list = JSON.parse(list);
         } catch {
-          throw new DataValidationError([{ file: record.file, line: record.line, field: "gen_ai.retrieval.documents", message: `span ${spanId}: expected a JSON array of {id, score}, got ${JSON.stringify(String(list).slice(0, 60))}` }]);
+          throw new DataValidationError([
+            {
+              file: record.file,
+              line: record.line,
+              field: "gen_ai.retrieval.documents",
+              message: `span ${spanId}: expected a JSON array of {id, score}, got ${JSON.stringify(String(list).slice(0, 60))}`,
+            },
+          ]);
         }
       }
-      const documents = Array.isArray(list) ? list.map((d) => ({ pageContent: "", metadata: {}, ...(d !== null && typeof d === "object" && (d as { id?: unknown }).id !== undefined ? { id: String((d as { id: unknown }).id) } : {}) })) : [];
-      link.runs = [{ ...base, runId: spanId, query: typeof genAiQuery === "string" ? genAiQuery : typeof input === "string" ? input : "", documents: failed ? null : documents }];
+      const documents = Array.isArray(list)
+        ? list.map((d) => ({
+            pageContent: "",
+            metadata: {},
+            ...(d !== null && typeof d === "object" && (d as { id?: unknown }).id !== undefined
+              ? { id: String((d as { id: unknown }).id) }
+              : {}),
+          }))
+        : [];
+      link.runs = [
+        {
+          ...base,
+          runId: spanId,
+          query: typeof genAiQuery === "string" ? genAiQuery : typeof input === "string" ? input : "",
+          documents: failed ? null : documents,
+        },
+      ];
     } else if (kind === "RERANKER") {
       const query = typeof rerankerQuery === "string" ? rerankerQuery : typeof input === "string" ? input : "";
       // The reranker's input as a child stage of its output: the stage funnel says which side lost a document.
       link.runs = [
-        { ...base, runId: `${spanId}:input`, name: `${name} (input)`, retrieverParentRunId: spanId, query, documents: docsOf("reranker.input_documents"), error: null },
+        {
+          ...base,
+          runId: `${spanId}:input`,
+          name: `${name} (input)`,
+          retrieverParentRunId: spanId,
+          query,
+          documents: docsOf("reranker.input_documents"),
+          error: null,
+        },
         { ...base, runId: spanId, query, documents: failed ? null : docsOf("reranker.output_documents") },
       ];
     }
     if (conversation !== undefined) link.conversation = conversation;
-    if (this.spans.has(spanId)) throw new DataValidationError([{ file: record.file, line: record.line, field: "spanId", message: `span ${spanId} appears twice (also at ${this.spans.get(spanId)!.where}); export each span once` }]);
+    if (this.spans.has(spanId))
+      throw new DataValidationError([
+        {
+          file: record.file,
+          line: record.line,
+          field: "spanId",
+          message: `span ${spanId} appears twice (also at ${this.spans.get(spanId)!.where}); export each span once`,
+        },
+      ]);
     this.spans.set(spanId, link);
     if (parent === null) {
       const answer = answerOf(output);
@@ -322,7 +399,9 @@ export class OtlpReader {
     }
     for (const t of this.roots) {
       if (t.conversationId === null) t.conversationId = this.traceConversation.get(t.traceId) ?? null;
-      t.runs.sort((a, b) => a.startUs - b.startUs || a.endUs - b.endUs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+      t.runs.sort(
+        (a, b) => a.startUs - b.startUs || a.endUs - b.endUs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0),
+      );
     }
     return this.roots;
   }

@@ -33,7 +33,8 @@ export function traceFiles(p: string): string[] {
     .filter((f) => TRACE_EXTENSIONS.some((e) => f.endsWith(e)))
     .sort()
     .map((f) => path.join(p, f));
-  if (files.length === 0) throw new InvalidArgumentError("--traces", `a folder holding ${TRACE_EXTENSIONS.join(" / ")} trace files`, p);
+  if (files.length === 0)
+    throw new InvalidArgumentError("--traces", `a folder holding ${TRACE_EXTENSIONS.join(" / ")} trace files`, p);
   return files;
 }
 
@@ -52,7 +53,12 @@ export function recordFormat(v: unknown): TraceFormat | null {
  * start in the same one), then LangSmith's `dotted_order`, then the root id.
  */
 export function compareTurns(a: RecordedTurn, b: RecordedTurn): number {
-  return a.startUs - b.startUs || a.endUs - b.endUs || cmp(a.dottedOrder ?? "", b.dottedOrder ?? "") || cmp(a.rootId, b.rootId);
+  return (
+    a.startUs - b.startUs ||
+    a.endUs - b.endUs ||
+    cmp(a.dottedOrder ?? "", b.dottedOrder ?? "") ||
+    cmp(a.rootId, b.rootId)
+  );
 }
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -67,7 +73,10 @@ export interface ReadTraces {
 }
 
 /** Reads every file of `p`, streaming, into conversations (sorted by id). */
-export async function readTraces(p: string, opts: { format?: TraceFormat; filters?: TraceFilters } = {}): Promise<ReadTraces> {
+export async function readTraces(
+  p: string,
+  opts: { format?: TraceFormat; filters?: TraceFilters } = {},
+): Promise<ReadTraces> {
   const files = traceFiles(p);
   let format: TraceFormat | undefined = opts.format;
   let firstSeen: string | undefined;
@@ -76,7 +85,13 @@ export async function readTraces(p: string, opts: { format?: TraceFormat; filter
   const onRecord = (r: TraceRecord) => {
     const f = recordFormat(r.value);
     if (f === null)
-      throw new DataValidationError([{ file: r.file, line: r.line, message: `${whereOf(r)}: expected an OTLP/JSON export ({"resourceSpans": …}) or a LangSmith run ({"id", "run_type", "trace_id", …}), got ${JSON.stringify(r.value).slice(0, 60)}` }]);
+      throw new DataValidationError([
+        {
+          file: r.file,
+          line: r.line,
+          message: `${whereOf(r)}: expected an OTLP/JSON export ({"resourceSpans": …}) or a LangSmith run ({"id", "run_type", "trace_id", …}), got ${JSON.stringify(r.value).slice(0, 60)}`,
+        },
+      ]);
     if (format === undefined) {
       format = f;
       firstSeen = whereOf(r);
@@ -92,13 +107,17 @@ export async function readTraces(p: string, opts: { format?: TraceFormat; filter
     else ls.add(r);
   };
   for (const file of files) await forEachRecord(file, onRecord);
-  if (format === undefined) throw new DataValidationError([{ file: files[0]!, message: "no trace records (the file is empty)" }]);
+  if (format === undefined)
+    throw new DataValidationError([{ file: files[0]!, message: "no trace records (the file is empty)" }]);
   const turns = format === "otlp" ? otlp.turns() : ls.turns();
   const f = opts.filters ?? {};
   const from = f.from !== undefined ? timeToMicros(f.from) : undefined;
   const to = f.to !== undefined ? timeToMicros(f.to) : undefined;
   const kept = turns.filter(
-    (t) => (f.services === undefined || (t.service !== undefined && f.services.includes(t.service))) && (from === undefined || t.startUs >= from) && (to === undefined || t.startUs < to),
+    (t) =>
+      (f.services === undefined || (t.service !== undefined && f.services.includes(t.service))) &&
+      (from === undefined || t.startUs >= from) &&
+      (to === undefined || t.startUs < to),
   );
   const byConversation = new Map<string, RecordedConversation>();
   for (const t of kept) {
@@ -109,5 +128,11 @@ export async function readTraces(p: string, opts: { format?: TraceFormat; filter
   }
   const conversations = [...byConversation.values()].sort((a, b) => cmp(a.id, b.id));
   for (const c of conversations) c.turns.sort(compareTurns);
-  return { format, files, records: format === "otlp" ? otlp.spanCount : ls.runCount, conversations, filteredOut: turns.length - kept.length };
+  return {
+    format,
+    files,
+    records: format === "otlp" ? otlp.spanCount : ls.runCount,
+    conversations,
+    filteredOut: turns.length - kept.length,
+  };
 }

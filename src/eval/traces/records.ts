@@ -25,9 +25,10 @@ export interface TraceRecord {
   index?: number;
 }
 
-export const whereOf = (r: Pick<TraceRecord, "file" | "line" | "index">) => `${r.file}:${r.line}${r.index !== undefined ? ` [${r.index}]` : ""}`;
+export const whereOf = (r: Pick<TraceRecord, "file" | "line" | "index">) =>
+  `${r.file}:${r.line}${r.index !== undefined ? ` [${r.index}]` : ""}`;
 
-const EXPECTED = "an OTLP/JSON export ({\"resourceSpans\": …}) or LangSmith runs, one a line (or one JSON document)";
+const EXPECTED = 'an OTLP/JSON export ({"resourceSpans": …}) or LangSmith runs, one a line (or one JSON document)';
 
 /** Calls `onRecord` for every record of `file`, in file order. */
 export async function forEachRecord(file: string, onRecord: (r: TraceRecord) => void): Promise<void> {
@@ -59,12 +60,24 @@ export async function forEachRecord(file: string, onRecord: (r: TraceRecord) => 
   const bad = firstBad as { line: number; text: string; error: unknown };
   // Not JSON Lines: the first line did not parse. One JSON document over several lines, read whole.
   if (nonBlank === 1) {
-    const text = await readTextFileOrThrow(file, { maxBytes: WHOLE_DOCUMENT_MAX_BYTES, limitOption: "JSON Lines (one record a line, streamed)", limitSource: "the limit of a trace file read as one document" });
+    const text = await readTextFileOrThrow(file, {
+      maxBytes: WHOLE_DOCUMENT_MAX_BYTES,
+      limitOption: "JSON Lines (one record a line, streamed)",
+      limitSource: "the limit of a trace file read as one document",
+    });
     const r = parseJsonOrIssue(text, { file, expected: EXPECTED });
-    if ("issue" in r) throw new DataValidationError([{ ...r.issue, message: `${r.issue.message} — a truncated export? Export it again, or drop its last, incomplete record` }]);
+    if ("issue" in r)
+      throw new DataValidationError([
+        {
+          ...r.issue,
+          message: `${r.issue.message} — a truncated export? Export it again, or drop its last, incomplete record`,
+        },
+      ]);
     emit(r.value, 1);
     return;
   }
   const issue = jsonSyntaxIssue(bad.text, bad.error, { file, line: bad.line, expected: EXPECTED });
-  throw new DataValidationError([{ ...issue, message: `${issue.message} — a truncated export? Export it again, or drop its last, incomplete line` }]);
+  throw new DataValidationError([
+    { ...issue, message: `${issue.message} — a truncated export? Export it again, or drop its last, incomplete line` },
+  ]);
 }

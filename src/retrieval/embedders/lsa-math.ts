@@ -53,7 +53,8 @@ export function multiply(a: CsrMatrix, x: Columns): Columns {
     const y = new Float64Array(a.rows);
     for (let i = 0; i < a.rows; i++) {
       let s = 0;
-      for (let p = a.indptr[i] as number; p < (a.indptr[i + 1] as number); p++) s += (a.values[p] as number) * (col[a.indices[p] as number] as number);
+      for (let p = a.indptr[i] as number; p < (a.indptr[i + 1] as number); p++)
+        s += (a.values[p] as number) * (col[a.indices[p] as number] as number);
       y[i] = s;
     }
     return y;
@@ -157,7 +158,9 @@ export function symmetricEigen(s: Float64Array, n: number): { values: Float64Arr
       }
     }
   }
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => (a[j * n + j] as number) - (a[i * n + i] as number) || i - j);
+  const order = Array.from({ length: n }, (_, i) => i).sort(
+    (i, j) => (a[j * n + j] as number) - (a[i * n + i] as number) || i - j,
+  );
   const values = Float64Array.from(order, (i) => a[i * n + i] as number);
   const vectors = order.map((j) => Float64Array.from({ length: n }, (_, k) => v[k * n + j] as number));
   return { values, vectors };

@@ -97,7 +97,14 @@ export interface LsaParams {
   seed: number;
 }
 
-export const LSA_DEFAULTS: Readonly<LsaParams> = { dimension: 128, minDf: 2, scaling: 0, oversample: 10, powerIterations: 2, seed: 42 };
+export const LSA_DEFAULTS: Readonly<LsaParams> = {
+  dimension: 128,
+  minDf: 2,
+  scaling: 0,
+  oversample: 10,
+  powerIterations: 2,
+  seed: 42,
+};
 
 /** What the fit needs of a chunk. */
 export interface LsaChunk {
@@ -135,8 +142,10 @@ function checkParams(p: Partial<LsaParams> | undefined): LsaParams {
   posInt("minDf", 1);
   posInt("oversample", 0);
   posInt("powerIterations", 0);
-  if (!Number.isInteger(params.seed) || params.seed < 0 || params.seed > 0xffffffff) throw new InvalidArgumentError("lsa.seed", "an integer in 0..2^32-1", params.seed);
-  if (!Number.isFinite(params.scaling) || params.scaling < -1 || params.scaling > 1) throw new InvalidArgumentError("lsa.scaling", "a number in [-1, 1]", params.scaling);
+  if (!Number.isInteger(params.seed) || params.seed < 0 || params.seed > 0xffffffff)
+    throw new InvalidArgumentError("lsa.seed", "an integer in 0..2^32-1", params.seed);
+  if (!Number.isFinite(params.scaling) || params.scaling < -1 || params.scaling > 1)
+    throw new InvalidArgumentError("lsa.scaling", "a number in [-1, 1]", params.scaling);
   return params;
 }
 
@@ -145,7 +154,8 @@ const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** sha256 over the chunks sorted by id: JSON [id, locale, text] each, NUL-separated. */
 export function lsaCorpusKey(chunks: readonly LsaChunk[]): string {
   const h = createHash("sha256");
-  for (const c of [...chunks].sort((a, b) => byCodeUnit(a.id, b.id))) h.update(JSON.stringify([c.id, c.locale, c.text])).update("\u0000");
+  for (const c of [...chunks].sort((a, b) => byCodeUnit(a.id, b.id)))
+    h.update(JSON.stringify([c.id, c.locale, c.text])).update("\u0000");
   return h.digest("hex");
 }
 
@@ -161,7 +171,11 @@ function termCounts(text: string, locales: readonly Locale[], analyzers: Analyze
 }
 
 /** The L2-normalised TF-IDF row of `counts` over `index` (term → column): sorted column indices and values. */
-function tfidfRow(counts: Map<string, number>, index: Map<string, number>, idf: Float64Array): { cols: number[]; vals: number[] } {
+function tfidfRow(
+  counts: Map<string, number>,
+  index: Map<string, number>,
+  idf: Float64Array,
+): { cols: number[]; vals: number[] } {
   const tf = new Map<number, number>();
   for (const [t, n] of counts) {
     const j = index.get(t);
@@ -176,12 +190,16 @@ function tfidfRow(counts: Map<string, number>, index: Map<string, number>, idf: 
 }
 
 /** The TF-IDF matrix of step 2 over per-chunk term counts (rows in the given order), with its sorted vocabulary and idf. */
-function tfidfMatrix(counts: readonly Map<string, number>[], minDf: number): { a: CsrMatrix; terms: string[]; idf: Float64Array } {
+function tfidfMatrix(
+  counts: readonly Map<string, number>[],
+  minDf: number,
+): { a: CsrMatrix; terms: string[]; idf: Float64Array } {
   const df = new Map<string, number>();
   for (const m of counts) for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   let terms = [...df.keys()].filter((t) => (df.get(t) as number) >= minDf);
   if (terms.length === 0) terms = [...df.keys()];
-  if (terms.length === 0) throw new InvalidArgumentError("chunks", "text with at least one indexable term", "no term in any chunk");
+  if (terms.length === 0)
+    throw new InvalidArgumentError("chunks", "text with at least one indexable term", "no term in any chunk");
   terms.sort(byCodeUnit);
   const n = counts.length;
   const idf = Float64Array.from(terms, (t) => Math.log((1 + n) / (1 + (df.get(t) as number))) + 1);
@@ -195,7 +213,11 @@ function tfidfMatrix(counts: readonly Map<string, number>[], minDf: number): { a
     values.push(...row.vals);
     indptr[i + 1] = indices.length;
   });
-  return { a: { rows: n, cols: terms.length, indptr, indices: Int32Array.from(indices), values: Float64Array.from(values) }, terms, idf };
+  return {
+    a: { rows: n, cols: terms.length, indptr, indices: Int32Array.from(indices), values: Float64Array.from(values) },
+    terms,
+    idf,
+  };
 }
 
 /** Below this, 1 − chance counts as 0: the axes keep (numerically) everything by chance, as at full rank. */
@@ -228,7 +250,8 @@ function energyShare(sigma: Float64Array, docs: number): number {
  */
 function chanceShareOf(counts: readonly Map<string, number>[], p: LsaParams): number {
   const pool: string[] = [];
-  for (const m of counts) for (const t of [...m.keys()].sort(byCodeUnit)) for (let i = 0; i < (m.get(t) as number); i++) pool.push(t);
+  for (const m of counts)
+    for (const t of [...m.keys()].sort(byCodeUnit)) for (let i = 0; i < (m.get(t) as number); i++) pool.push(t);
   const rand = mulberry32(p.seed);
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
@@ -246,7 +269,12 @@ function chanceShareOf(counts: readonly Map<string, number>[], p: LsaParams): nu
     return out;
   });
   const { a } = tfidfMatrix(dealt, p.minDf);
-  const svd = randomizedSvd(a, { k: p.dimension, oversample: p.oversample, powerIterations: p.powerIterations, seed: p.seed });
+  const svd = randomizedSvd(a, {
+    k: p.dimension,
+    oversample: p.oversample,
+    powerIterations: p.powerIterations,
+    seed: p.seed,
+  });
   return energyShare(svd.values, counts.length);
 }
 
@@ -256,13 +284,22 @@ function chanceShareOf(counts: readonly Map<string, number>[], p: LsaParams): nu
  * `options.chance` is false. Pure and deterministic: same chunks (any
  * order), params and analyzers → same state.
  */
-export function fitLsa(chunks: readonly LsaChunk[], params?: Partial<LsaParams>, analyzers: Analyzers = DEFAULT_ANALYZERS, options: { chance?: boolean } = {}): LsaState {
+export function fitLsa(
+  chunks: readonly LsaChunk[],
+  params?: Partial<LsaParams>,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+  options: { chance?: boolean } = {},
+): LsaState {
   const p = checkParams(params);
   return options.chance === false ? fitCore(chunks, p, analyzers).state : fitWithChance(chunks, p, analyzers).state;
 }
 
 /** The fit with its chance baseline, and the baseline's wall-clock ms (reported apart: `LsaLoadResult.chanceMs`). */
-function fitWithChance(chunks: readonly LsaChunk[], p: LsaParams, analyzers: Analyzers): { state: LsaState; chanceMs: number } {
+function fitWithChance(
+  chunks: readonly LsaChunk[],
+  p: LsaParams,
+  analyzers: Analyzers,
+): { state: LsaState; chanceMs: number } {
   const { state, counts } = fitCore(chunks, p, analyzers);
   const t0 = performance.now();
   state.chanceShare = chanceShareOf(counts, p);
@@ -270,14 +307,24 @@ function fitWithChance(chunks: readonly LsaChunk[], p: LsaParams, analyzers: Ana
 }
 
 /** The fit without the chance baseline, with the term counts it was made from (chunks sorted by id). */
-function fitCore(chunks: readonly LsaChunk[], p: LsaParams, analyzers: Analyzers): { state: LsaState; counts: Map<string, number>[] } {
+function fitCore(
+  chunks: readonly LsaChunk[],
+  p: LsaParams,
+  analyzers: Analyzers,
+): { state: LsaState; counts: Map<string, number>[] } {
   if (chunks.length === 0) throw new InvalidArgumentError("chunks", "a non-empty list of chunks to fit LSA on", []);
   const sorted = [...chunks].sort((a, b) => byCodeUnit(a.id, b.id));
-  for (const c of sorted) if (!isLocale(c.locale)) throw new InvalidArgumentError(`locale of ${c.id}`, "a canonical BCP-47 tag", c.locale);
+  for (const c of sorted)
+    if (!isLocale(c.locale)) throw new InvalidArgumentError(`locale of ${c.id}`, "a canonical BCP-47 tag", c.locale);
   const counts = sorted.map((c) => termCounts(c.text, [c.locale], analyzers));
   const { a, terms, idf } = tfidfMatrix(counts, p.minDf);
   const n = sorted.length;
-  const svd = randomizedSvd(a, { k: p.dimension, oversample: p.oversample, powerIterations: p.powerIterations, seed: p.seed });
+  const svd = randomizedSvd(a, {
+    k: p.dimension,
+    oversample: p.oversample,
+    powerIterations: p.powerIterations,
+    seed: p.seed,
+  });
   const r = svd.values.length;
   const v = new Float32Array(terms.length * r);
   for (let c = 0; c < r; c++) {
@@ -285,14 +332,25 @@ function fitCore(chunks: readonly LsaChunk[], p: LsaParams, analyzers: Analyzers
     for (let t = 0; t < terms.length; t++) v[t * r + c] = col[t] as number;
   }
   const locales = [...new Set(sorted.map((c) => c.locale))].sort(byCodeUnit);
-  return { state: { params: p, corpusKey: lsaCorpusKey(sorted), docs: n, locales, terms, idf, sigma: svd.values, v }, counts };
+  return {
+    state: { params: p, corpusKey: lsaCorpusKey(sorted), docs: n, locales, terms, idf, sigma: svd.values, v },
+    counts,
+  };
 }
 
 /** The state as bytes (format in the module comment); a pure function of the state. */
 export function serializeLsa(s: LsaState): Uint8Array {
   const rank = s.sigma.length;
   const header = Buffer.from(
-    JSON.stringify({ format: LSA_FORMAT, params: s.params, corpusKey: s.corpusKey, docs: s.docs, locales: s.locales, rank, terms: s.terms }),
+    JSON.stringify({
+      format: LSA_FORMAT,
+      params: s.params,
+      corpusKey: s.corpusKey,
+      docs: s.docs,
+      locales: s.locales,
+      rank,
+      terms: s.terms,
+    }),
     "utf8",
   );
   const magic = Buffer.from(MAGIC, "utf8");
@@ -316,14 +374,23 @@ export function parseLsa(data: Uint8Array, file = "LSA state"): LsaState {
   const hlen = bytes.readUInt32LE(o);
   o += 4;
   if (o + hlen > bytes.length) throw bad("truncated header");
-  let h: { format: number; params: LsaParams; corpusKey: string; docs: number; locales: Locale[]; rank: number; terms: string[] };
+  let h: {
+    format: number;
+    params: LsaParams;
+    corpusKey: string;
+    docs: number;
+    locales: Locale[];
+    rank: number;
+    terms: string[];
+  };
   try {
     h = JSON.parse(bytes.subarray(o, o + hlen).toString("utf8"));
   } catch {
     throw bad("header is not JSON");
   }
   o += hlen;
-  if (h.format !== LSA_FORMAT || !Array.isArray(h.terms) || !Number.isInteger(h.rank)) throw bad(`format ${String(h.format)}`);
+  if (h.format !== LSA_FORMAT || !Array.isArray(h.terms) || !Number.isInteger(h.rank))
+    throw bad(`format ${String(h.format)}`);
   const m = h.terms.length;
   if (bytes.length !== o + 8 * m + 8 * h.rank + 4 * m * h.rank) throw bad("wrong length");
   const idf = new Float64Array(m);
@@ -332,7 +399,16 @@ export function parseLsa(data: Uint8Array, file = "LSA state"): LsaState {
   for (let i = 0; i < h.rank; i++, o += 8) sigma[i] = bytes.readDoubleLE(o);
   const v = new Float32Array(m * h.rank);
   for (let i = 0; i < v.length; i++, o += 4) v[i] = bytes.readFloatLE(o);
-  return { params: checkParams(h.params), corpusKey: h.corpusKey, docs: h.docs, locales: h.locales, terms: h.terms, idf, sigma, v };
+  return {
+    params: checkParams(h.params),
+    corpusKey: h.corpusKey,
+    docs: h.docs,
+    locales: h.locales,
+    terms: h.terms,
+    idf,
+    sigma,
+    v,
+  };
 }
 
 /** The bytes of a state file (file format 3): the state bytes, the chance section (mark, float64 LE), the checksum mark, sha256 of everything before it. */
@@ -344,7 +420,8 @@ export function lsaFileBytes(stateBytes: Uint8Array, chanceShare: number): Buffe
 }
 
 /** What a state file holds: a verified state with its chance share (`ok`), a file of an older format (`old`: format 1 without checksum, format 2 without chance baseline), or bytes that are not an intact state file (`corrupt`). */
-export type LsaFileContent = { kind: "ok"; state: LsaState; stateBytes: Buffer } | { kind: "old"; why: string } | { kind: "corrupt"; why: string };
+export type LsaFileContent =
+  { kind: "ok"; state: LsaState; stateBytes: Buffer } | { kind: "old"; why: string } | { kind: "corrupt"; why: string };
 
 /** Reads a state file's bytes, verifying the checksum before anything is parsed (see the module comment). */
 export function readLsaFile(data: Uint8Array, file = "LSA state"): LsaFileContent {
@@ -353,11 +430,14 @@ export function readLsaFile(data: Uint8Array, file = "LSA state"): LsaFileConten
   const markAt = end - CHECKSUM_MARK.length;
   if (markAt >= 0 && bytes.subarray(markAt, end).equals(CHECKSUM_MARK)) {
     const content = bytes.subarray(0, markAt);
-    if (!createHash("sha256").update(content).digest().equals(bytes.subarray(end))) return { kind: "corrupt", why: "checksum mismatch" };
+    if (!createHash("sha256").update(content).digest().equals(bytes.subarray(end)))
+      return { kind: "corrupt", why: "checksum mismatch" };
     const chanceAt = content.length - 8 - CHANCE_MARK.length;
-    if (chanceAt < 0 || !content.subarray(chanceAt, chanceAt + CHANCE_MARK.length).equals(CHANCE_MARK)) return { kind: "corrupt", why: "no chance section" };
+    if (chanceAt < 0 || !content.subarray(chanceAt, chanceAt + CHANCE_MARK.length).equals(CHANCE_MARK))
+      return { kind: "corrupt", why: "no chance section" };
     const chanceShare = content.readDoubleLE(content.length - 8);
-    if (!(chanceShare >= 0 && chanceShare <= 1)) return { kind: "corrupt", why: `chance share ${chanceShare} outside [0, 1]` };
+    if (!(chanceShare >= 0 && chanceShare <= 1))
+      return { kind: "corrupt", why: `chance share ${chanceShare} outside [0, 1]` };
     const stateBytes = content.subarray(0, chanceAt);
     try {
       return { kind: "ok", state: { ...parseLsa(stateBytes, file), chanceShare }, stateBytes };
@@ -365,7 +445,8 @@ export function readLsaFile(data: Uint8Array, file = "LSA state"): LsaFileConten
       return { kind: "corrupt", why: e instanceof Error ? e.message : String(e) };
     }
   }
-  if (markAt >= 0 && bytes.subarray(markAt, end).equals(CHECKSUM_MARK_2)) return { kind: "old", why: "no chance baseline" };
+  if (markAt >= 0 && bytes.subarray(markAt, end).equals(CHECKSUM_MARK_2))
+    return { kind: "old", why: "no chance baseline" };
   try {
     parseLsa(bytes, file);
     return { kind: "old", why: "no checksum" };
@@ -430,9 +511,14 @@ export class LsaEmbedder implements Embedder {
   /** x · V_k · Σ_k^p of one text before normalisation (x its L2-normalised TF-IDF row), analysed with `locale` (else every locale of the fit). */
   project(text: string, locale?: Locale): Float64Array {
     if (typeof text !== "string") throw new InvalidArgumentError("text", "a string", text);
-    if (locale !== undefined && !isLocale(locale)) throw new InvalidArgumentError("locale", "a canonical BCP-47 tag", locale);
+    if (locale !== undefined && !isLocale(locale))
+      throw new InvalidArgumentError("locale", "a canonical BCP-47 tag", locale);
     const r = this.dimension;
-    const row = tfidfRow(termCounts(text, locale !== undefined ? [locale] : this.state.locales, this.analyzers), this.index, this.state.idf);
+    const row = tfidfRow(
+      termCounts(text, locale !== undefined ? [locale] : this.state.locales, this.analyzers),
+      this.index,
+      this.state.idf,
+    );
     const e = new Float64Array(r);
     const v = this.state.v;
     row.cols.forEach((t, i) => {
@@ -459,7 +545,8 @@ export class LsaEmbedder implements Embedder {
 
   async embedDocuments(texts: string[], options?: { locales?: readonly Locale[] }): Promise<number[][]> {
     const locales = options?.locales;
-    if (locales !== undefined && locales.length !== texts.length) throw new InvalidArgumentError("locales", `${texts.length} locales (one per text)`, locales.length);
+    if (locales !== undefined && locales.length !== texts.length)
+      throw new InvalidArgumentError("locales", `${texts.length} locales (one per text)`, locales.length);
     return texts.map((t, i) => this.embed(t, locales?.[i]));
   }
 
@@ -484,11 +571,18 @@ export const embedderFamily: (id: string) => string = embedderIdentity;
  * so a fit with the default profile keeps its name and a fit with other
  * analyzers is never loaded for it.
  */
-export function lsaStateFile(dir: string, corpusKey: string, params: LsaParams, analyzers: Analyzers = DEFAULT_ANALYZERS): string {
+export function lsaStateFile(
+  dir: string,
+  corpusKey: string,
+  params: LsaParams,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): string {
   const parts: unknown[] = [LSA_FORMAT, corpusKey, params];
   if (!isDefaultAnalyzers(analyzers)) {
     const tags = Object.keys(analyzers.overrides).sort(byCodeUnit);
-    parts.push(tags.map((tag) => [tag, analyzers.overrides[tag]?.stopWords ?? null, analyzers.overrides[tag]?.stemmer ?? null]));
+    parts.push(
+      tags.map((tag) => [tag, analyzers.overrides[tag]?.stopWords ?? null, analyzers.overrides[tag]?.stemmer ?? null]),
+    );
   }
   const key = createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 24);
   return path.join(dir, `lsa-${key}.lsa`);
@@ -517,7 +611,10 @@ export interface LsaLoadResult {
  * collection.
  * @throws OutputWriteError (exit 3) when the state cannot be saved.
  */
-export async function loadOrFitLsa(chunks: readonly LsaChunk[], options: { dir?: string; params?: Partial<LsaParams>; analyzers?: Analyzers } = {}): Promise<LsaLoadResult> {
+export async function loadOrFitLsa(
+  chunks: readonly LsaChunk[],
+  options: { dir?: string; params?: Partial<LsaParams>; analyzers?: Analyzers } = {},
+): Promise<LsaLoadResult> {
   const params = checkParams(options.params);
   const analyzers = options.analyzers ?? DEFAULT_ANALYZERS;
   if (options.dir === undefined) {

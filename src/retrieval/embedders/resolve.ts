@@ -91,7 +91,11 @@ export interface ResolvedReranker {
  * @internal Logs a choice on stderr: its one-line `summary` (at `level`,
  * default info) and, at debug level (`--verbose`, `RETRACE_LOG=debug`), the full `reason`.
  */
-export function logChoice(what: "embedder" | "reranker", r: { summary: string; reason: string }, level: "info" | "warn" = "info"): void {
+export function logChoice(
+  what: "embedder" | "reranker",
+  r: { summary: string; reason: string },
+  level: "info" | "warn" = "info",
+): void {
   log[level](`${what}: ${r.summary}`);
   log.debug(`${what}: ${r.reason}`);
 }
@@ -120,20 +124,36 @@ function describeLoaded(e: TransformersEmbedder): string {
 }
 
 async function resolveLsa(options: ResolveOptions, why: string, short: string): Promise<ResolvedEmbedder> {
-  if (options.corpus === undefined) throw new InvalidArgumentError("embedder", "lsa only where the chunks to fit it on are known (ingest, eval, trace, beir)", "lsa");
+  if (options.corpus === undefined)
+    throw new InvalidArgumentError(
+      "embedder",
+      "lsa only where the chunks to fit it on are known (ingest, eval, trace, beir)",
+      "lsa",
+    );
   const r = await loadOrFitLsa(options.corpus.chunks, {
     ...(options.corpus.stateDir !== undefined ? { dir: options.corpus.stateDir } : {}),
     ...(options.corpus.analyzers !== undefined ? { analyzers: options.corpus.analyzers } : {}),
   });
-  const where = r.file === null ? "fitted in memory, not saved" : r.status === "loaded" ? `state loaded from ${r.file}` : `${r.status}, state saved to ${r.file}`;
-  return { embedder: r.embedder, reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`, summary: `${r.embedder.id} (${short})`,
+  const where =
+    r.file === null
+      ? "fitted in memory, not saved"
+      : r.status === "loaded"
+        ? `state loaded from ${r.file}`
+        : `${r.status}, state saved to ${r.file}`;
+  return {
+    embedder: r.embedder,
+    reason: `${r.embedder.id} (corpus-fit LSA, no model weights): ${why}, ${where}`,
+    summary: `${r.embedder.id} (${short})`,
     setup: r.status === "loaded" ? "lsa-load" : "lsa-fit",
     ...(r.chanceMs !== undefined ? { chanceMs: r.chanceMs } : {}),
   };
 }
 
 /** Picks the embedder for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
-export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: ResolveOptions = {}): Promise<ResolvedEmbedder> {
+export async function resolveEmbedder(
+  spec: EmbedderSpec = "auto",
+  options: ResolveOptions = {},
+): Promise<ResolvedEmbedder> {
   checkSpec("embedder", spec);
   if (spec === "builtin") {
     const embedder = new HashingEmbedder();
@@ -162,7 +182,11 @@ export async function resolveEmbedder(spec: EmbedderSpec = "auto", options: Reso
   });
   if (location.found || options.allowRemote === true) {
     try {
-      const embedder = await TransformersEmbedder.load({ ...modelOptions(options), modelsDir, model: DEFAULT_EMBEDDING_MODEL });
+      const embedder = await TransformersEmbedder.load({
+        ...modelOptions(options),
+        modelsDir,
+        model: DEFAULT_EMBEDDING_MODEL,
+      });
       const where = location.found ? `its weights are in ${location.dir}` : "its weights were downloaded";
       return {
         embedder,
@@ -201,7 +225,10 @@ async function weightFree(options: ResolveOptions, why: string, short: string): 
 }
 
 /** Picks the reranker for `spec` (see the module doc); throws ModelUnavailableError for a named model that is missing. */
-export async function resolveReranker(spec: RerankerSpec = null, options: ResolveOptions = {}): Promise<ResolvedReranker> {
+export async function resolveReranker(
+  spec: RerankerSpec = null,
+  options: ResolveOptions = {},
+): Promise<ResolvedReranker> {
   if (spec === null || spec === "none" || spec === "off") {
     return { reranker: null, reason: "no reranker (off by default)", summary: "none (off by default)" };
   }
@@ -226,6 +253,14 @@ export async function resolveReranker(spec: RerankerSpec = null, options: Resolv
       summary: `none (auto; no ${DEFAULT_RERANK_MODEL} weights found, ${SEARCH_PATH_HINT})`,
     };
   }
-  const reranker = await CrossEncoderReranker.load({ ...modelOptions(options), modelsDir, model: DEFAULT_RERANK_MODEL });
-  return { reranker, reason: `${reranker.id} (cross-encoder): auto, its weights are in ${location.dir}`, summary: `${reranker.id} (auto; cross-encoder, weights found, ${FOLDER_HINT})` };
+  const reranker = await CrossEncoderReranker.load({
+    ...modelOptions(options),
+    modelsDir,
+    model: DEFAULT_RERANK_MODEL,
+  });
+  return {
+    reranker,
+    reason: `${reranker.id} (cross-encoder): auto, its weights are in ${location.dir}`,
+    summary: `${reranker.id} (auto; cross-encoder, weights found, ${FOLDER_HINT})`,
+  };
 }

@@ -69,7 +69,11 @@ const MODEL_ID = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)?$/;
 function checkModelSpec(model: string): void {
   if (isModelPath(model)) return;
   if (!MODEL_ID.test(model) || model.includes("..")) {
-    throw new InvalidArgumentError("model", "a model id like `Xenova/bge-small-en-v1.5` or a path to a model folder", model);
+    throw new InvalidArgumentError(
+      "model",
+      "a model id like `Xenova/bge-small-en-v1.5` or a path to a model folder",
+      model,
+    );
   }
 }
 
@@ -84,8 +88,7 @@ export async function exists(path: string): Promise<boolean> {
 }
 
 export type ModelLocation =
-  | { found: true; dir: string; dtype: ModelDtype }
-  | { found: false; lookedIn: string[]; missing: string[] };
+  { found: true; dir: string; dtype: ModelDtype } | { found: false; lookedIn: string[]; missing: string[] };
 
 /**
  * Where a model's files are, without touching transformers.js: the first
@@ -122,10 +125,16 @@ export async function locateModel(
 }
 
 /** The error for a model that is not on disk, saying where it looked and what to do. */
-export function modelUnavailable(model: string, where: { lookedIn: string[]; missing: string[] }, quantized?: boolean): ModelUnavailableError {
+export function modelUnavailable(
+  model: string,
+  where: { lookedIn: string[]; missing: string[] },
+  quantized?: boolean,
+): ModelUnavailableError {
   const onnx = quantized === true ? ONNX_FILES.q8 : ONNX_FILES.fp32;
   const layout = `${REQUIRED_MODEL_FILES.join(", ")}, ${onnx}`;
-  const place = isModelPath(model) ? `put the model files in ${resolve(model)}` : `put the model under ${where.lookedIn[0] ?? model}`;
+  const place = isModelPath(model)
+    ? `put the model files in ${resolve(model)}`
+    : `put the model under ${where.lookedIn[0] ?? model}`;
   return new ModelUnavailableError(
     model,
     `Model \`${model}\` is not available locally: looked in ${where.lookedIn.join(", ")} (missing ${where.missing.join(", ")}). ` +

@@ -22,7 +22,12 @@
  */
 import { join } from "node:path";
 import type { FeatureExtractionPipeline, Tensor } from "@huggingface/transformers";
-import { DataValidationError, DimensionMismatchError, InvalidArgumentError, ModelUnavailableError } from "../../errors.js";
+import {
+  DataValidationError,
+  DimensionMismatchError,
+  InvalidArgumentError,
+  ModelUnavailableError,
+} from "../../errors.js";
 import { log } from "../../log.js";
 import type { Embedder } from "../types.js";
 import {
@@ -82,7 +87,10 @@ const CLS_FAMILIES: { pattern: RegExp; family: string }[] = [
 async function poolingConfigPath(dir: string): Promise<string> {
   const modulesPath = join(dir, "modules.json");
   if (await exists(modulesPath)) {
-    const modules = await readJsonFileOrThrow(modulesPath, "a sentence-transformers modules.json (a JSON array of modules)"); // file:line:column (src/kb/json.ts)
+    const modules = await readJsonFileOrThrow(
+      modulesPath,
+      "a sentence-transformers modules.json (a JSON array of modules)",
+    ); // file:line:column (src/kb/json.ts)
     if (Array.isArray(modules)) {
       for (const m of modules as { type?: unknown; path?: unknown }[]) {
         if (typeof m.type === "string" && m.type.endsWith("Pooling") && typeof m.path === "string") {
@@ -97,14 +105,18 @@ async function poolingConfigPath(dir: string): Promise<string> {
 /** Applies the pooling rule of this module's doc comment. */
 export async function resolvePooling(model: string, dir: string | null, explicit?: Pooling): Promise<PoolingChoice> {
   if (explicit !== undefined) {
-    if (explicit !== "cls" && explicit !== "mean") throw new InvalidArgumentError("pooling", '"cls" or "mean"', explicit);
+    if (explicit !== "cls" && explicit !== "mean")
+      throw new InvalidArgumentError("pooling", '"cls" or "mean"', explicit);
     return { pooling: explicit, source: "option" };
   }
   if (dir !== null) {
     const rel = await poolingConfigPath(dir);
     const file = join(dir, rel);
     if (await exists(file)) {
-      const cfg = (await readJsonFileOrThrow(file, "a sentence-transformers Pooling config.json")) as Record<string, unknown>; // src/kb/json.ts
+      const cfg = (await readJsonFileOrThrow(file, "a sentence-transformers Pooling config.json")) as Record<
+        string,
+        unknown
+      >; // src/kb/json.ts
       const modes = Object.entries(cfg)
         .filter(([k, v]) => k.startsWith("pooling_mode_") && v === true)
         .map(([k]) => k);
@@ -118,7 +130,7 @@ export async function resolvePooling(model: string, dir: string | null, explicit
       throw new DataValidationError([
         {
           file,
-          field: named !== undefined ? "pooling_mode" : (modes.join("+") || "pooling_mode_*"),
+          field: named !== undefined ? "pooling_mode" : modes.join("+") || "pooling_mode_*",
           message: `selects pooling ${named ?? (modes.length === 0 ? "(none)" : modes.join(" + "))}; retrace supports exactly one of pooling_mode_cls_token or pooling_mode_mean_tokens (pass \`pooling\` to override)`,
         },
       ]);
@@ -221,10 +233,15 @@ export class TransformersEmbedder implements Embedder {
     const dimension = hiddenSizeOf(extractor.model.config);
     if (dimension === undefined) {
       await extractor.dispose();
-      throw new ModelUnavailableError(model, `Model \`${model}\` has no positive integer \`hidden_size\` in its config.json`);
+      throw new ModelUnavailableError(
+        model,
+        `Model \`${model}\` has no positive integer \`hidden_size\` in its config.json`,
+      );
     }
     const modelType = String((extractor.model.config as { model_type?: unknown }).model_type ?? "unknown");
-    log.debug(`embedder ${model}: ${prepared.dir ?? "downloaded"}, ${prepared.dtype}, ${pooling.pooling} pooling (${pooling.source})`);
+    log.debug(
+      `embedder ${model}: ${prepared.dir ?? "downloaded"}, ${prepared.dtype}, ${pooling.pooling} pooling (${pooling.source})`,
+    );
     return new TransformersEmbedder(extractor, {
       id: modelIdOf(model),
       dimension,
@@ -262,7 +279,11 @@ export class TransformersEmbedder implements Embedder {
     const pooled: Tensor = await this.extractor(texts, { pooling: this.pooling, normalize: false });
     const width = pooled.dims[pooled.dims.length - 1] ?? 0;
     if (pooled.dims.length !== 2 || pooled.dims[0] !== texts.length || width !== this.dimension) {
-      throw new DimensionMismatchError(this.dimension, width, `the output of ${this.id} (dims [${pooled.dims.join(", ")}])`);
+      throw new DimensionMismatchError(
+        this.dimension,
+        width,
+        `the output of ${this.id} (dims [${pooled.dims.join(", ")}])`,
+      );
     }
     const data = pooled.data as Float32Array;
     const rows: number[][] = [];

@@ -23,7 +23,15 @@
  * fused score.
  */
 import { z } from "zod";
-import { assertNonNegativeFinite, bestEntries, accumulate, defineFusion, param, type FusedRanked, type FusionInput } from "./common.js";
+import {
+  assertNonNegativeFinite,
+  bestEntries,
+  accumulate,
+  defineFusion,
+  param,
+  type FusedRanked,
+  type FusionInput,
+} from "./common.js";
 import { minMaxNormalize } from "./minmax.js";
 
 /** How many of a list's top scores its confidence reads. */

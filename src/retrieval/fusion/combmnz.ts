@@ -22,7 +22,12 @@ import { minMaxNormalize } from "./minmax.js";
  * negative or non-finite weight, a non-finite score, or a bad rank.
  */
 export function combMnzFusion(lists: readonly FusionInput[]): FusedRanked[] {
-  return accumulate(lists, (entries) => minMaxNormalize(entries.map((e) => e.score)), true, (count) => count);
+  return accumulate(
+    lists,
+    (entries) => minMaxNormalize(entries.map((e) => e.score)),
+    true,
+    (count) => count,
+  );
 }
 
 /** The registry entry: no parameters. */

@@ -16,7 +16,10 @@ import type { Ranked } from "../types.js";
  * defaults of those parameters, and the function. `fuse(lists, params)`
  * receives parameters already parsed and complete.
  */
-export interface FusionMethodSpec<N extends string = string, P extends Record<string, unknown> = Record<string, unknown>> {
+export interface FusionMethodSpec<
+  N extends string = string,
+  P extends Record<string, unknown> = Record<string, unknown>,
+> {
   readonly name: N;
   /** One line for docs and `--help`: the formula in words. */
   readonly summary: string;
@@ -176,7 +179,14 @@ export function accumulate(
         acc.set(item.id, entry);
       }
       const normalized = values[i] as number;
-      entry.contributions.push({ list: list.name, rank: item.rank, score: item.score, normalized, weight, value: weight * normalized });
+      entry.contributions.push({
+        list: list.name,
+        rank: item.rank,
+        score: item.score,
+        normalized,
+        weight,
+        value: weight * normalized,
+      });
     });
   }
   const fused: FusedRanked[] = [];

@@ -26,12 +26,22 @@ import { signalsMethod } from "./signals.js";
 import { zScoreMethod } from "./zscore.js";
 
 /** Every fusion method, in the order docs and `--help` list them. */
-export const FUSION_REGISTRY = Object.freeze([rrfMethod, minMaxMethod, zScoreMethod, combMnzMethod, adaptiveMethod, signalsMethod] as const);
+export const FUSION_REGISTRY = Object.freeze([
+  rrfMethod,
+  minMaxMethod,
+  zScoreMethod,
+  combMnzMethod,
+  adaptiveMethod,
+  signalsMethod,
+] as const);
 
 export type FusionMethod = (typeof FUSION_REGISTRY)[number]["name"];
 
 /** The method names, in registry order. */
-export const FUSION_METHODS = Object.freeze(FUSION_REGISTRY.map((m) => m.name)) as readonly FusionMethod[] as readonly [FusionMethod, ...FusionMethod[]];
+export const FUSION_METHODS = Object.freeze(FUSION_REGISTRY.map((m) => m.name)) as readonly FusionMethod[] as readonly [
+  FusionMethod,
+  ...FusionMethod[],
+];
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Compile-time: the trace contract's union is exactly the registry's names. */
@@ -61,7 +71,11 @@ export function fusionMethod(name: unknown, field = "fusion"): FusionMethodSpec 
  * `<field>.<key>` (field default: the method's name), e.g.
  * ``Expected `rrf.k` to be a finite non-negative number, got -1``.
  */
-export function fusionParams(method: FusionMethod | FusionMethodSpec, raw: unknown = {}, field?: string): Record<string, unknown> {
+export function fusionParams(
+  method: FusionMethod | FusionMethodSpec,
+  raw: unknown = {},
+  field?: string,
+): Record<string, unknown> {
   const spec = typeof method === "string" ? fusionMethod(method) : method;
   const prefix = field ?? spec.name;
   const r = spec.params.safeParse(raw ?? {});
@@ -69,7 +83,11 @@ export function fusionParams(method: FusionMethod | FusionMethodSpec, raw: unkno
     const issue = r.error.issues[0]!;
     if (issue.code === "unrecognized_keys") {
       const params = Object.keys(spec.defaults);
-      throw new InvalidArgumentError(`${prefix}.${issue.keys[0]}`, params.length === 0 ? `no parameter (${spec.name} takes none)` : `one of ${params.join(", ")}`, (raw as Record<string, unknown>)[issue.keys[0]!]);
+      throw new InvalidArgumentError(
+        `${prefix}.${issue.keys[0]}`,
+        params.length === 0 ? `no parameter (${spec.name} takes none)` : `one of ${params.join(", ")}`,
+        (raw as Record<string, unknown>)[issue.keys[0]!],
+      );
     }
     const key = issue.path.map(String).join(".");
     const value = key === "" ? raw : (raw as Record<string, unknown>)[issue.path[0] as string];
@@ -84,7 +102,8 @@ export function fusionParams(method: FusionMethod | FusionMethodSpec, raw: unkno
 export function fusionParamSchema(method: FusionMethod, key: string): z.ZodTypeAny {
   const shape = fusionMethod(method).params.shape as Record<string, z.ZodTypeAny>;
   const s = shape[key];
-  if (s === undefined) throw new InvalidArgumentError(`${method} parameter`, `one of ${Object.keys(shape).join(", ")}`, key);
+  if (s === undefined)
+    throw new InvalidArgumentError(`${method} parameter`, `one of ${Object.keys(shape).join(", ")}`, key);
   return s;
 }
 

@@ -11,7 +11,14 @@
  * weights) are broken by id ascending.
  */
 import { z } from "zod";
-import { accumulate, assertNonNegativeFinite, defineFusion, param, type FusedRanked, type FusionInput } from "./common.js";
+import {
+  accumulate,
+  assertNonNegativeFinite,
+  defineFusion,
+  param,
+  type FusedRanked,
+  type FusionInput,
+} from "./common.js";
 
 /** The RRF constant of the original paper (docs/decisions/0004-fusion-keyed-by-id.md). */
 export const RRF_K = 60;

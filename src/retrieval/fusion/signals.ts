@@ -29,7 +29,15 @@
 import { InvalidArgumentError } from "../../errors.js";
 import { headConfidence } from "./adaptive.js";
 import { z } from "zod";
-import { accumulate, assertNonNegativeFinite, bestEntries, defineFusion, param, type FusedRanked, type FusionInput } from "./common.js";
+import {
+  accumulate,
+  assertNonNegativeFinite,
+  bestEntries,
+  defineFusion,
+  param,
+  type FusedRanked,
+  type FusionInput,
+} from "./common.js";
 import { minMaxFusion, minMaxNormalize } from "./minmax.js";
 
 /** δ: added to the collection-level dense weight before the per-query terms when nothing sets it (over a non-LSA embedder; fitted on Cranfield with the latent-share weight). */
@@ -69,7 +77,11 @@ export function isDenseBm25Pair(lists: readonly FusionInput[]): boolean {
 function listNamed(lists: readonly FusionInput[], name: string): FusionInput {
   const l = lists.filter((x) => x.name === name);
   if (!isDenseBm25Pair(lists) || l.length !== 1) {
-    throw new InvalidArgumentError("lists", "exactly two lists named dense and bm25 (signals fusion)", lists.map((x) => x.name).join(","));
+    throw new InvalidArgumentError(
+      "lists",
+      "exactly two lists named dense and bm25 (signals fusion)",
+      lists.map((x) => x.name).join(","),
+    );
   }
   return l[0] as FusionInput;
 }
@@ -80,7 +92,12 @@ export function signalsWeight(lists: readonly FusionInput[], options: SignalsOpt
   const beta = options.beta ?? SIGNALS_BETA;
   const gamma = options.gamma ?? SIGNALS_GAMMA;
   const top = options.top ?? SIGNALS_TOP;
-  for (const [k, v] of [["shift", shift], ["beta", Math.abs(beta)], ["gamma", Math.abs(gamma)], ["top", top]] as const) {
+  for (const [k, v] of [
+    ["shift", shift],
+    ["beta", Math.abs(beta)],
+    ["gamma", Math.abs(gamma)],
+    ["top", top],
+  ] as const) {
     if (typeof v !== "number" || !Number.isFinite(v)) throw new InvalidArgumentError(k, "a finite number", v);
   }
   const dense = listNamed(lists, "dense");
@@ -91,8 +108,14 @@ export function signalsWeight(lists: readonly FusionInput[], options: SignalsOpt
   assertNonNegativeFinite("weight of bm25", wb);
   const d = bestEntries(dense, true);
   const b = bestEntries(bm25, true);
-  const cd = headConfidence(d.map((e) => e.score), top);
-  const cb = headConfidence(b.map((e) => e.score), top);
+  const cd = headConfidence(
+    d.map((e) => e.score),
+    top,
+  );
+  const cb = headConfidence(
+    b.map((e) => e.score),
+    top,
+  );
   const headD = new Set(d.slice(0, top).map((e) => e.id));
   const overlap = b.slice(0, top).filter((e) => headD.has(e.id)).length / top;
   const base = wd + wb > 0 ? wd / (wd + wb) : 0.5;
@@ -122,7 +145,9 @@ export function signalsFusion(lists: readonly FusionInput[], options: SignalsOpt
 export const signalsMethod = defineFusion({
   name: "signals",
   summary: "α_q·minmax_dense(d) + (1 − α_q)·minmax_bm25(d), α_q per query from head confidence and overlap",
-  params: z.object({ shift: param.finite(), beta: param.finite(), gamma: param.finite(), top: param.positiveInteger() }).strict(),
+  params: z
+    .object({ shift: param.finite(), beta: param.finite(), gamma: param.finite(), top: param.positiveInteger() })
+    .strict(),
   defaults: { shift: SIGNALS_SHIFT, beta: SIGNALS_BETA, gamma: SIGNALS_GAMMA, top: SIGNALS_TOP },
   fuse: (lists, p) => signalsFusion(lists, { shift: p.shift, beta: p.beta, gamma: p.gamma, top: p.top }),
 });

@@ -8,7 +8,14 @@ import { cohenKappa } from "../../../src/eval/stats/kappa.js";
 function fromTable(t: number[][]): { a: number[]; b: number[] } {
   const a: number[] = [];
   const b: number[] = [];
-  t.forEach((row, i) => row.forEach((n, j) => { for (let x = 0; x < n; x++) { a.push(i); b.push(j); } }));
+  t.forEach((row, i) =>
+    row.forEach((n, j) => {
+      for (let x = 0; x < n; x++) {
+        a.push(i);
+        b.push(j);
+      }
+    }),
+  );
   return { a, b };
 }
 
@@ -16,13 +23,19 @@ describe("cohenKappa", () => {
   it("gives 0.4 on the textbook 2×2 example (50 items: 20 both yes, 5 A-only yes, 10 B-only yes, 15 both no)", () => {
     // p_o = (20 + 15) / 50 = 0.70; A says yes 25/50, B says yes 30/50:
     // p_e = 0.5·0.6 + 0.5·0.4 = 0.50; κ = (0.70 − 0.50) / (1 − 0.50) = 0.40.
-    const { a, b } = fromTable([[20, 5], [10, 15]]);
+    const { a, b } = fromTable([
+      [20, 5],
+      [10, 15],
+    ]);
     const r = cohenKappa(a, b);
     expect(r.n).toBe(50);
     expect(r.observed).toBeCloseTo(0.7, 12);
     expect(r.expected).toBeCloseTo(0.5, 12);
     expect(r.kappa).toBeCloseTo(0.4, 12);
-    expect(r.matrix).toEqual([[20, 5], [10, 15]]);
+    expect(r.matrix).toEqual([
+      [20, 5],
+      [10, 15],
+    ]);
   });
 
   it("is unweighted: a near miss (1 vs 2) counts as much as a far one (0 vs 3)", () => {

@@ -5,12 +5,25 @@
  */
 import { describe, expect, it } from "vitest";
 import { mergeLabels } from "../../../src/eval/label/merge.js";
-import { bestPassage, idf, MARK_IDF_FLOOR, markTerms, poolOf, queryTerms, termStats, type TermOf } from "../../../src/eval/label/pool.js";
+import {
+  bestPassage,
+  idf,
+  MARK_IDF_FLOOR,
+  markTerms,
+  poolOf,
+  queryTerms,
+  termStats,
+  type TermOf,
+} from "../../../src/eval/label/pool.js";
 import { analyzerFor } from "../../../src/retrieval/analyzer.js";
 
 describe("poolOf", () => {
   it("is the union of each system's top depth, ordered by best rank, then system order, then id", () => {
-    const pool = poolOf({ bm25: ["a", "b", "c"], dense: ["d", "a", "e"], hybrid: ["a", "d", "b"] }, ["bm25", "dense", "hybrid"], 2);
+    const pool = poolOf(
+      { bm25: ["a", "b", "c"], dense: ["d", "a", "e"], hybrid: ["a", "d", "b"] },
+      ["bm25", "dense", "hybrid"],
+      2,
+    );
     // depth 2: bm25 {a:1, b:2}, dense {d:1, a:2}, hybrid {a:1, d:2}; c and e are below the depth.
     expect(pool).toEqual([
       { id: "a", ranks: { bm25: 1, dense: 2, hybrid: 1 } },
@@ -19,7 +32,10 @@ describe("poolOf", () => {
     ]);
   });
   it("counts a repeated id once in a list", () => {
-    expect(poolOf({ graph: ["x", "x", "y"] }, ["graph"], 2)).toEqual([{ id: "x", ranks: { graph: 1 } }, { id: "y", ranks: { graph: 2 } }]);
+    expect(poolOf({ graph: ["x", "x", "y"] }, ["graph"], 2)).toEqual([
+      { id: "x", ranks: { graph: 1 } },
+      { id: "y", ranks: { graph: 2 } },
+    ]);
   });
 });
 
@@ -63,14 +79,27 @@ describe("mergeLabels", () => {
     expect(r).toMatchObject({ changed: [], appended: ["c2"], unchanged: 1 });
   });
   it("unions judgments that agree and refuses another expect", () => {
-    const a = { ...base, turns: [{ user: "q", must_cite_one_of: ["x"], expect: "answer", relevant: { x: 2 }, judged: ["x"] }] };
-    const b = { ...base, turns: [{ user: "q", must_cite_one_of: ["x"], expect: "answer", relevant: { y: 1, x: 2 }, judged: ["y", "x"] }] };
+    const a = {
+      ...base,
+      turns: [{ user: "q", must_cite_one_of: ["x"], expect: "answer", relevant: { x: 2 }, judged: ["x"] }],
+    };
+    const b = {
+      ...base,
+      turns: [{ user: "q", must_cite_one_of: ["x"], expect: "answer", relevant: { y: 1, x: 2 }, judged: ["y", "x"] }],
+    };
     const r = mergeLabels(line(b), "e.jsonl", line(a), "c.jsonl");
-    expect(JSON.parse(r.text)).toEqual({ ...base, turns: [{ user: "q", must_cite_one_of: ["x"], expect: "answer", relevant: { y: 1, x: 2 }, judged: ["x", "y"] }] });
+    expect(JSON.parse(r.text)).toEqual({
+      ...base,
+      turns: [{ user: "q", must_cite_one_of: ["x"], expect: "answer", relevant: { y: 1, x: 2 }, judged: ["x", "y"] }],
+    });
     // A card judged (in `judged`) without a grade is grade 0: against a 2, a conflict.
     const zero = { ...base, turns: [{ user: "q", must_cite_one_of: ["x"], expect: "answer", judged: ["x"] }] };
-    expect(() => mergeLabels(line(zero), "e.jsonl", line(a), "c.jsonl")).toThrow(/card x graded 0 here, 2 in c\.jsonl:1/);
+    expect(() => mergeLabels(line(zero), "e.jsonl", line(a), "c.jsonl")).toThrow(
+      /card x graded 0 here, 2 in c\.jsonl:1/,
+    );
     const refuse = { ...base, turns: [{ user: "q", must_cite_one_of: ["x"], expect: "refuse" }] };
-    expect(() => mergeLabels(line(refuse), "e.jsonl", line(a), "c.jsonl")).toThrow(/e\.jsonl:1: field `turns\[0\]\.expect` case c1 turn 0: expect "refuse" here, "answer" in c\.jsonl:1/);
+    expect(() => mergeLabels(line(refuse), "e.jsonl", line(a), "c.jsonl")).toThrow(
+      /e\.jsonl:1: field `turns\[0\]\.expect` case c1 turn 0: expect "refuse" here, "answer" in c\.jsonl:1/,
+    );
   });
 });

@@ -5,7 +5,13 @@
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { RetrievalAnnotation, retrieveNode } from "retrace-eval";
 import { RetrievalTraceCollector } from "retrace-eval/agent";
-import { HashingEmbedder, HybridRetriever, InMemoryDenseIndex, type Chunk, type RetrievalTrace } from "retrace-eval/retrieval";
+import {
+  HashingEmbedder,
+  HybridRetriever,
+  InMemoryDenseIndex,
+  type Chunk,
+  type RetrievalTrace,
+} from "retrace-eval/retrieval";
 import { ndcgAtK } from "retrace-eval/metrics";
 import { RetraceRetriever } from "retrace-eval/langchain";
 
@@ -13,7 +19,11 @@ const MyState = Annotation.Root({ ...RetrievalAnnotation.spec, answer: Annotatio
 
 export async function run(chunks: Chunk[]): Promise<number> {
   const embedder = new HashingEmbedder();
-  const retriever = new HybridRetriever({ chunks, embedder, dense: await InMemoryDenseIndex.fromChunks(chunks, embedder) });
+  const retriever = new HybridRetriever({
+    chunks,
+    embedder,
+    dense: await InMemoryDenseIndex.fromChunks(chunks, embedder),
+  });
   const graph = new StateGraph(MyState)
     .addNode("retrieve", retrieveNode)
     .addEdge(START, "retrieve")

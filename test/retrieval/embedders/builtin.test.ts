@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../../src/errors.js";
 import { cosineSimilarity } from "../../../src/retrieval/dense.js";
-import { BUILTIN_DIMENSION, HashingEmbedder, fmix32, fnv1a32, hashFeature } from "../../../src/retrieval/embedders/builtin.js";
+import {
+  BUILTIN_DIMENSION,
+  HashingEmbedder,
+  fmix32,
+  fnv1a32,
+  hashFeature,
+} from "../../../src/retrieval/embedders/builtin.js";
 
 const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 
@@ -47,7 +53,9 @@ describe("HashingEmbedder", () => {
 
   it("puts similar strings closer than unrelated ones", () => {
     const cos = (a: string, b: string) => cosineSimilarity(e.embed(a), e.embed(b));
-    expect(cos("tarjeta bloqueada", "tarjetas bloqueadas")).toBeGreaterThan(cos("tarjeta bloqueada", "transferencia SPEI"));
+    expect(cos("tarjeta bloqueada", "tarjetas bloqueadas")).toBeGreaterThan(
+      cos("tarjeta bloqueada", "transferencia SPEI"),
+    );
     expect(cos("refund timelines", "refunds timeline")).toBeGreaterThan(cos("refund timelines", "lost phone"));
     expect(cos("cartão", "cartao")).toBeCloseTo(1, 12); // accents folded
     expect(cos("Card Freeze", "card freeze")).toBeCloseTo(1, 12); // case folded

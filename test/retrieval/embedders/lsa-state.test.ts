@@ -24,7 +24,10 @@ import { deadPid } from "../../helpers/chroma.js";
 
 const SYLLABLES = ["ka", "lo", "mi", "nu", "pe", "ri", "so", "ta", "ve", "zu"];
 /** 150 made-up words (three syllables each). */
-const WORDS = Array.from({ length: 150 }, (_, i) => `${SYLLABLES[i % 10]}${SYLLABLES[Math.floor(i / 10) % 10]}${SYLLABLES[(i * 3) % 10]}n`);
+const WORDS = Array.from(
+  { length: 150 },
+  (_, i) => `${SYLLABLES[i % 10]}${SYLLABLES[Math.floor(i / 10) % 10]}${SYLLABLES[(i * 3) % 10]}n`,
+);
 /** 60 chunks of 16 words each, drawn by a fixed rule: a state file of several kB. */
 const CORPUS: LsaChunk[] = Array.from({ length: 60 }, (_, i) => ({
   id: `c${String(i).padStart(2, "0")}`,
@@ -78,7 +81,9 @@ describe("LSA state file checksum", () => {
     expect(file.equals(lsaFileBytes(stateBytes, state.chanceShare as number))).toBe(true);
     expect(file.subarray(stateBytes.length, stateBytes.length + 20).toString("latin1")).toBe("\nRETRACE-LSA-CHANCE\n");
     expect(file.readDoubleLE(stateBytes.length + 20)).toBe(state.chanceShare);
-    expect(file.subarray(stateBytes.length + 28, file.length - 32).toString("latin1")).toBe(`\nRETRACE-LSA-SHA256 ${LSA_FILE_FORMAT}\n`);
+    expect(file.subarray(stateBytes.length + 28, file.length - 32).toString("latin1")).toBe(
+      `\nRETRACE-LSA-SHA256 ${LSA_FILE_FORMAT}\n`,
+    );
     expect(LSA_FILE_FORMAT).toBe(3);
     expect(r.embedder.id).toBe(lsaEmbedderId(stateBytes, r.embedder.dimension));
     const content = readLsaFile(file);
@@ -96,7 +101,11 @@ describe("LSA state file checksum", () => {
     ["bytes flipped in the header", (f: string) => flip(f, 20, 4), "checksum mismatch"],
     ["a flipped checksum", (f: string) => flip(f, -5, 1), "checksum mismatch"],
     ["a broken trailer mark", (f: string) => flip(f, -40, 2), "no checksum trailer"],
-    ["a truncated file", async (f: string) => writeFile(f, (await readFile(f)).subarray(0, 3000)), "no checksum trailer"],
+    [
+      "a truncated file",
+      async (f: string) => writeFile(f, (await readFile(f)).subarray(0, 3000)),
+      "no checksum trailer",
+    ],
   ])("%s: one warning line, refitted to the same bytes and the same embedder id", async (_what, damage, why) => {
     const dir = await tmp();
     const first = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
@@ -110,9 +119,14 @@ describe("LSA state file checksum", () => {
     expect(again.refitReason).toContain(why);
     expect(again.embedder.id).toBe(first.embedder.id);
     expect((await readFile(file)).equals(good)).toBe(true);
-    const lines = stderr.join("").split("\n").filter((l) => l !== "");
+    const lines = stderr
+      .join("")
+      .split("\n")
+      .filter((l) => l !== "");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe(`warning: state file ${file} is corrupt (${why}${why === "no checksum trailer" ? ": truncated or not an LSA state file" : ""}); refitting`);
+    expect(lines[0]).toBe(
+      `warning: state file ${file} is corrupt (${why}${why === "no checksum trailer" ? ": truncated or not an LSA state file" : ""}); refitting`,
+    );
     // the next load reads the repaired file
     expect((await loadOrFitLsa(CORPUS, { dir, params: PARAMS })).status).toBe("loaded");
   });
@@ -141,7 +155,14 @@ describe("LSA state file checksum", () => {
     const stateBytes = serializeLsa(fitLsa(CORPUS, PARAMS));
     // format 2 as an earlier retrace wrote it: state bytes, "\nRETRACE-LSA-SHA256 2\n", sha256 of the state bytes
     const { createHash } = await import("node:crypto");
-    await writeFile(file, Buffer.concat([stateBytes, Buffer.from("\nRETRACE-LSA-SHA256 2\n", "latin1"), createHash("sha256").update(stateBytes).digest()]));
+    await writeFile(
+      file,
+      Buffer.concat([
+        stateBytes,
+        Buffer.from("\nRETRACE-LSA-SHA256 2\n", "latin1"),
+        createHash("sha256").update(stateBytes).digest(),
+      ]),
+    );
     expect(readLsaFile(await readFile(file))).toEqual({ kind: "old", why: "no chance baseline" });
     stderr = [];
     const again = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
@@ -149,7 +170,9 @@ describe("LSA state file checksum", () => {
     expect(again.refitReason).toBe("no chance baseline (older format)");
     expect(again.embedder.id).toBe(first.embedder.id);
     expect((await readFile(file)).equals(good)).toBe(true);
-    expect(stderr.join("")).toBe(`state file ${file} has no chance baseline (written by an older retrace); refitting\n`);
+    expect(stderr.join("")).toBe(
+      `state file ${file} has no chance baseline (written by an older retrace); refitting\n`,
+    );
   });
 
   it("a chance share outside [0, 1] under a valid checksum is corrupt, never used", async () => {
@@ -157,7 +180,10 @@ describe("LSA state file checksum", () => {
     const first = await loadOrFitLsa(CORPUS, { dir, params: PARAMS });
     const state = fitLsa(CORPUS, PARAMS);
     await writeFile(first.file as string, lsaFileBytes(serializeLsa(state), 1.5));
-    expect(readLsaFile(await readFile(first.file as string))).toEqual({ kind: "corrupt", why: "chance share 1.5 outside [0, 1]" });
+    expect(readLsaFile(await readFile(first.file as string))).toEqual({
+      kind: "corrupt",
+      why: "chance share 1.5 outside [0, 1]",
+    });
   });
 
   it("a state that cannot be saved is exit 3 naming the file (OutputWriteError), not an internal error", async () => {
@@ -191,7 +217,9 @@ describe("pruneLsaStates", () => {
     const gone = [unused.file, corrupt.file, old, deadTmp].map(String).sort();
     expect(r.removed).toEqual(gone);
     expect(r.bytes).toBe(gone.reduce((s, f) => s + (sizes.get(f) as number), 0));
-    expect((await readdir(dir)).sort()).toEqual([keep.file, liveTmp, other].map((f) => path.basename(f as string)).sort());
+    expect((await readdir(dir)).sort()).toEqual(
+      [keep.file, liveTmp, other].map((f) => path.basename(f as string)).sort(),
+    );
     expect(await pruneLsaStates(path.join(dir, "missing"), new Set())).toEqual({ removed: [], bytes: 0 });
   });
 });

@@ -3,12 +3,32 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { analyze } from "../../../src/retrieval/analyzer.js";
-import { gaussianColumns, orthonormalize, randomizedSvd, symmetricEigen, type CsrMatrix } from "../../../src/retrieval/embedders/lsa-math.js";
-import { LsaEmbedder, chanceCorrected, fitLsa, loadOrFitLsa, serializeLsa, type LsaChunk } from "../../../src/retrieval/embedders/lsa.js";
+import {
+  gaussianColumns,
+  orthonormalize,
+  randomizedSvd,
+  symmetricEigen,
+  type CsrMatrix,
+} from "../../../src/retrieval/embedders/lsa-math.js";
+import {
+  LsaEmbedder,
+  chanceCorrected,
+  fitLsa,
+  loadOrFitLsa,
+  serializeLsa,
+  type LsaChunk,
+} from "../../../src/retrieval/embedders/lsa.js";
 import { resolveEmbedder } from "../../../src/retrieval/embedders/resolve.js";
 import { InMemoryDenseIndex } from "../../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../../src/retrieval/embedders/builtin.js";
-import { HYBRID_DEFAULTS, HybridRetriever, LSA_HYBRID_DEFAULTS, LSA_STRUCTURE_LAMBDA, lsaDenseWeight, lsaStructureWeight } from "../../../src/retrieval/hybrid.js";
+import {
+  HYBRID_DEFAULTS,
+  HybridRetriever,
+  LSA_HYBRID_DEFAULTS,
+  LSA_STRUCTURE_LAMBDA,
+  lsaDenseWeight,
+  lsaStructureWeight,
+} from "../../../src/retrieval/hybrid.js";
 import { SIGNALS_SHIFT, minMaxFusion } from "../../../src/retrieval/fusion.js";
 import { mulberry32 } from "../../../src/random.js";
 import { embedderFamily } from "../../../src/retrieval/embedders/lsa.js";
@@ -26,7 +46,13 @@ function csr(rows: number[][]): CsrMatrix {
     });
     indptr.push(indices.length);
   }
-  return { rows: rows.length, cols: rows[0]!.length, indptr: Int32Array.from(indptr), indices: Int32Array.from(indices), values: Float64Array.from(values) };
+  return {
+    rows: rows.length,
+    cols: rows[0]!.length,
+    indptr: Int32Array.from(indptr),
+    indices: Int32Array.from(indices),
+    values: Float64Array.from(values),
+  };
 }
 
 const CORPUS: LsaChunk[] = [
@@ -50,7 +76,11 @@ describe("lsa-math", () => {
   });
 
   it("orthonormalize: a column in the span of earlier ones becomes zero; the others are orthonormal", () => {
-    const cols = orthonormalize([Float64Array.from([3, 4, 0]), Float64Array.from([6, 8, 0]), Float64Array.from([1, 0, 1])]);
+    const cols = orthonormalize([
+      Float64Array.from([3, 4, 0]),
+      Float64Array.from([6, 8, 0]),
+      Float64Array.from([1, 0, 1]),
+    ]);
     expect([...cols[0]!]).toEqual([0.6, 0.8, 0]);
     expect([...cols[1]!]).toEqual([0, 0, 0]);
     // (1,0,1) − 0.6·(0.6,0.8,0) = (0.64, −0.48, 1); norm √(0.4096+0.2304+1) = √1.64
@@ -61,7 +91,14 @@ describe("lsa-math", () => {
   });
 
   it("randomizedSvd of [[2,0],[1,1],[0,2]]: AᵀA = [[5,1],[1,5]], so σ = √6, 2 and v = (1,1)/√2, (1,−1)/√2", () => {
-    const svd = randomizedSvd(csr([[2, 0], [1, 1], [0, 2]]), { k: 2, seed: 7 });
+    const svd = randomizedSvd(
+      csr([
+        [2, 0],
+        [1, 1],
+        [0, 2],
+      ]),
+      { k: 2, seed: 7 },
+    );
     expect(svd.values.length).toBe(2);
     expect(svd.values[0]).toBeCloseTo(Math.sqrt(6), 10);
     expect(svd.values[1]).toBeCloseTo(2, 10);
@@ -74,7 +111,14 @@ describe("lsa-math", () => {
 
   it("randomizedSvd drops zero singular values of a rank-deficient matrix (rank 1 of 3 × 3)", () => {
     // [[1,2,2],[2,4,4],[0,0,0]] = (1,2,0)ᵀ(1,2,2): σ1 = √5 · 3
-    const svd = randomizedSvd(csr([[1, 2, 2], [2, 4, 4], [0, 0, 0]]), { k: 3, seed: 1 });
+    const svd = randomizedSvd(
+      csr([
+        [1, 2, 2],
+        [2, 4, 4],
+        [0, 0, 0],
+      ]),
+      { k: 3, seed: 1 },
+    );
     expect(svd.values.length).toBe(1);
     expect(svd.values[0]).toBeCloseTo(3 * Math.sqrt(5), 10);
     expect(svd.v[0]![1]).toBeCloseTo(2 / 3, 10);
@@ -103,7 +147,9 @@ describe("LSA embedder", () => {
     const eb = new LsaEmbedder(b);
     expect(eb.id).toBe(ea.id);
     expect(ea.id).toMatch(/^lsa-4-[0-9a-f]{12}-v1$/);
-    expect(await eb.embedQuery("lost card", { locale: "en" })).toEqual(await ea.embedQuery("lost card", { locale: "en" }));
+    expect(await eb.embedQuery("lost card", { locale: "en" })).toEqual(
+      await ea.embedQuery("lost card", { locale: "en" }),
+    );
     const other = new LsaEmbedder(fitLsa(CORPUS, { dimension: 4, seed: 43 }));
     expect(other.id).not.toBe(ea.id);
   });
@@ -203,12 +249,19 @@ describe("LSA embedder", () => {
     expect(r.embedder).toBeInstanceOf(LsaEmbedder);
     expect(r.reason).toMatch(/corpus-fit LSA.*fitted, state saved to/);
     expect(r.summary).toBe(`${r.embedder.id} (requested; corpus-fit LSA)`);
-    expect((await resolveEmbedder("lsa", { corpus: { chunks: CORPUS, stateDir: dir } })).reason).toMatch(/state loaded from/);
+    expect((await resolveEmbedder("lsa", { corpus: { chunks: CORPUS, stateDir: dir } })).reason).toMatch(
+      /state loaded from/,
+    );
     await expect(resolveEmbedder("lsa")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", exitCode: 2 });
     // auto without model weights: the same LSA embedder, the why in one short line, the search path only in the reason.
-    const auto = await resolveEmbedder("auto", { modelsDir: path.join(dir, "no-models"), corpus: { chunks: CORPUS, stateDir: dir } });
+    const auto = await resolveEmbedder("auto", {
+      modelsDir: path.join(dir, "no-models"),
+      corpus: { chunks: CORPUS, stateDir: dir },
+    });
     expect(auto.embedder).toBeInstanceOf(LsaEmbedder);
-    expect(auto.summary).toBe(`${auto.embedder.id} (default; no transformer weights found, --verbose for the search path)`);
+    expect(auto.summary).toBe(
+      `${auto.embedder.id} (default; no transformer weights found, --verbose for the search path)`,
+    );
     expect(auto.reason).toContain(path.join(dir, "no-models", "Xenova", "bge-small-en-v1.5"));
   });
 
@@ -240,24 +293,52 @@ describe("LSA embedder", () => {
     expect(lsa.latentShare).toBeCloseTo(1, 6);
     expect(lsa.chanceShare).toBeCloseTo(1, 6);
     expect(lsa.structure).toBeUndefined();
-    expect(r.defaults).toEqual({ ...HYBRID_DEFAULTS, fusion: "minmax", bm25K: 50, weights: { dense: 0.9, bm25: 0.1 }, signalsShift: SIGNALS_SHIFT });
+    expect(r.defaults).toEqual({
+      ...HYBRID_DEFAULTS,
+      fusion: "minmax",
+      bm25K: 50,
+      weights: { dense: 0.9, bm25: 0.1 },
+      signalsShift: SIGNALS_SHIFT,
+    });
     expect(LSA_HYBRID_DEFAULTS).toEqual({ ...r.defaults, signalsShift: SIGNALS_SHIFT });
     expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
     const t = await r.retrieve("lost card", { locale: "en" });
-    expect(t.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.9, bm25: 0.1 }, bm25K: 50, bm25Params: { k1: 0.9, b: 0.4 } });
+    expect(t.config).toMatchObject({
+      fusion: "minmax",
+      weights: { dense: 0.9, bm25: 0.1 },
+      bm25K: 50,
+      bm25Params: { k1: 0.9, b: 0.4 },
+    });
     // the signals shift is recorded only when the fusion is signals
     expect(t.config.signalsShift).toBeUndefined();
     // Below full rank κ is measured and sets the weight, with no shift.
     const reduced = new LsaEmbedder(fitLsa(CORPUS, { dimension: 3 }));
-    const rReduced = new HybridRetriever({ chunks, embedder: reduced, dense: await InMemoryDenseIndex.fromChunks(chunks, reduced) });
+    const rReduced = new HybridRetriever({
+      chunks,
+      embedder: reduced,
+      dense: await InMemoryDenseIndex.fromChunks(chunks, reduced),
+    });
     expect(reduced.structure).toBeDefined();
-    expect([rReduced.defaults.weights.dense, rReduced.defaults.signalsShift]).toEqual([lsaStructureWeight(reduced.structure as number), 0]);
+    expect([rReduced.defaults.weights.dense, rReduced.defaults.signalsShift]).toEqual([
+      lsaStructureWeight(reduced.structure as number),
+      0,
+    ]);
     // given defaults and BM25 parameters win
-    const given = new HybridRetriever({ chunks, embedder: lsa, dense: await InMemoryDenseIndex.fromChunks(chunks, lsa), defaults: { fusion: "rrf" }, bm25Params: { k1: 1.2 } });
+    const given = new HybridRetriever({
+      chunks,
+      embedder: lsa,
+      dense: await InMemoryDenseIndex.fromChunks(chunks, lsa),
+      defaults: { fusion: "rrf" },
+      bm25Params: { k1: 1.2 },
+    });
     expect(given.defaults.fusion).toBe("rrf");
     expect([given.bm25.k1, given.bm25.b]).toEqual([1.2, 0.4]);
     const hashed = new HashingEmbedder();
-    const h = new HybridRetriever({ chunks, embedder: hashed, dense: await InMemoryDenseIndex.fromChunks(chunks, hashed) });
+    const h = new HybridRetriever({
+      chunks,
+      embedder: hashed,
+      dense: await InMemoryDenseIndex.fromChunks(chunks, hashed),
+    });
     expect(h.defaults).toEqual(HYBRID_DEFAULTS);
     expect([h.bm25.k1, h.bm25.b]).toEqual([1.2, 0.75]);
   });
@@ -265,7 +346,9 @@ describe("LSA embedder", () => {
   it("the chance-corrected latent share κ: clearly positive with topical co-occurrence, about 0 for the same words dealt at random; the dense weight follows it", async () => {
     // 8 topics of 12 made-up words each; a chunk draws 14 words from its topic and 2 from anywhere.
     const rand = mulberry32(11);
-    const topics = Array.from({ length: 8 }, (_, t) => Array.from({ length: 12 }, (_, w) => `t${t}w${w}x`.replace(/\d/g, (d) => "abcdefghij"[Number(d)] as string)));
+    const topics = Array.from({ length: 8 }, (_, t) =>
+      Array.from({ length: 12 }, (_, w) => `t${t}w${w}x`.replace(/\d/g, (d) => "abcdefghij"[Number(d)] as string)),
+    );
     const all = topics.flat();
     const pick = (xs: readonly string[]) => xs[Math.floor(rand() * xs.length)] as string;
     const topical: LsaChunk[] = Array.from({ length: 240 }, (_, i) => ({
@@ -303,11 +386,19 @@ describe("LSA embedder", () => {
     expect(lsaStructureWeight(Number.NaN)).toBe(0.1);
     // The retriever takes α from the embedder's κ (no shift), records it, and fuses with it.
     const chunks = topical.map((c) => ({ ...c, parentId: c.id, title: "", section: "" }));
-    const rt = new HybridRetriever({ chunks, embedder: eTopical, dense: await InMemoryDenseIndex.fromChunks(chunks, eTopical) });
+    const rt = new HybridRetriever({
+      chunks,
+      embedder: eTopical,
+      dense: await InMemoryDenseIndex.fromChunks(chunks, eTopical),
+    });
     expect(rt.defaults.weights.dense).toBe(lsaStructureWeight(eTopical.structure as number));
     expect(rt.defaults.weights.dense).toBeGreaterThan(0.8);
     expect(rt.defaults.signalsShift).toBe(0);
-    const tr = await rt.retrieve(`${topics[2]![0]} ${topics[2]![1]} ${topics[5]![3]}`, { locale: "en", denseK: 30, bm25K: 30 });
+    const tr = await rt.retrieve(`${topics[2]![0]} ${topics[2]![1]} ${topics[5]![3]}`, {
+      locale: "en",
+      denseK: 30,
+      bm25K: 30,
+    });
     expect(tr.config.fusion).toBe("minmax");
     expect(tr.config.weights).toEqual(rt.defaults.weights);
     const lists = [
@@ -315,7 +406,14 @@ describe("LSA embedder", () => {
       { name: "bm25", ranked: tr.stages.bm25 ?? [], weight: rt.defaults.weights.bm25 },
     ];
     expect(tr.stages.fused.map((x) => x.id)).toEqual(minMaxFusion(lists).map((x) => x.id));
-    const rr = new HybridRetriever({ chunks: random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), embedder: eRandom, dense: await InMemoryDenseIndex.fromChunks(random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })), eRandom) });
+    const rr = new HybridRetriever({
+      chunks: random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })),
+      embedder: eRandom,
+      dense: await InMemoryDenseIndex.fromChunks(
+        random.map((c) => ({ ...c, parentId: c.id, title: "", section: "" })),
+        eRandom,
+      ),
+    });
     // the same words at random: the lower bound, where the raw latent share (0.28 here, kept by chance alone) would have given more
     expect(rr.defaults.weights.dense).toBe(0.1);
     expect(lsaDenseWeight(eRandom.latentShare)).toBeGreaterThan(0.2);

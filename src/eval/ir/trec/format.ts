@@ -53,5 +53,12 @@ export interface TrecJson {
 export function toTrecJson(s: TrecScores): TrecJson {
   const perQuery: Record<string, Record<string, number>> = {};
   for (const q of s.perQuery) perQuery[q.qid] = q.values;
-  return { version: TREC_JSON_VERSION, measures: s.measures, perQuery, all: s.all, numQueries: s.numQueries, warnings: s.warnings };
+  return {
+    version: TREC_JSON_VERSION,
+    measures: s.measures,
+    perQuery,
+    all: s.all,
+    numQueries: s.numQueries,
+    warnings: s.warnings,
+  };
 }

@@ -61,7 +61,11 @@ abstract class LineParser {
 
   protected issue(field: string | undefined, message: string): void {
     if (this.issues.length >= MAX_ISSUES) return;
-    this.issues.push(field === undefined ? { file: this.file, line: this.lineNo, message } : { file: this.file, line: this.lineNo, field, message });
+    this.issues.push(
+      field === undefined
+        ? { file: this.file, line: this.lineNo, message }
+        : { file: this.file, line: this.lineNo, field, message },
+    );
   }
 
   /** True once enough issues were found that reading on is pointless. */
@@ -101,7 +105,10 @@ export class QrelsParser extends LineParser {
     }
     if (judged.has(docno)) {
       const first = this.firstLine.get(`${qid}\u0000${docno}`);
-      this.issue("docno", `Duplicate judgment of document ${JSON.stringify(docno)} for query ${JSON.stringify(qid)} (first at line ${first})`);
+      this.issue(
+        "docno",
+        `Duplicate judgment of document ${JSON.stringify(docno)} for query ${JSON.stringify(qid)} (first at line ${first})`,
+      );
       return;
     }
     judged.set(docno, rel);
@@ -110,7 +117,8 @@ export class QrelsParser extends LineParser {
 
   finish(): Qrels {
     this.throwIfIssues();
-    if (this.qrels.size === 0) throw new DataValidationError([{ file: this.file, message: "Expected at least one judgment, got none" }]);
+    if (this.qrels.size === 0)
+      throw new DataValidationError([{ file: this.file, message: "Expected at least one judgment, got none" }]);
     return this.qrels;
   }
 }
@@ -178,20 +186,32 @@ function splitLines(text: string): string[] {
  * text loader's rules (src/kb/text.ts forEachTextLine: regular file, strict
  * UTF-8 with offset and line, BOM removed). Stops early when `stop()` says so.
  */
-export async function forEachLine(file: string, onLine: (line: string) => void, stop: () => boolean = () => false): Promise<void> {
+export async function forEachLine(
+  file: string,
+  onLine: (line: string) => void,
+  stop: () => boolean = () => false,
+): Promise<void> {
   await forEachTextLine(file, onLine, stop);
 }
 
 /** Read and validate a qrels file, streaming. */
 export async function readQrels(file: string): Promise<Qrels> {
   const p = new QrelsParser(file);
-  await forEachLine(file, (l) => p.push(l), () => p.saturated);
+  await forEachLine(
+    file,
+    (l) => p.push(l),
+    () => p.saturated,
+  );
   return p.finish();
 }
 
 /** Read and validate a run file, streaming. */
 export async function readRun(file: string): Promise<Run> {
   const p = new RunParser(file);
-  await forEachLine(file, (l) => p.push(l), () => p.saturated);
+  await forEachLine(
+    file,
+    (l) => p.push(l),
+    () => p.saturated,
+  );
   return p.finish();
 }

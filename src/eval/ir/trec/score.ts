@@ -132,14 +132,27 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  * inputs are not mutated. Throws DataValidationError when no query can be
  * evaluated (trec_eval: "No queries with both results and relevance info").
  */
-export function scoreTrec(qrels: Qrels, run: Run, options: TrecOptions, files: { qrels?: string; run?: string } = {}): TrecScores {
+export function scoreTrec(
+  qrels: Qrels,
+  run: Run,
+  options: TrecOptions,
+  files: { qrels?: string; run?: string } = {},
+): TrecScores {
   const ks = normalizeCutoffs(options.ks);
   const measures = trecMeasureNames(ks);
   const complete = options.complete ?? false;
   const skipEmpty = options.skipEmpty ?? false;
   const graded = options.graded ?? false;
 
-  const counts: TrecCounts = { judged: qrels.size, evaluated: 0, withoutResults: 0, withoutRelevant: 0, unjudged: 0, duplicates: 0, queriesWithDuplicates: 0 };
+  const counts: TrecCounts = {
+    judged: qrels.size,
+    evaluated: 0,
+    withoutResults: 0,
+    withoutRelevant: 0,
+    unjudged: 0,
+    duplicates: 0,
+    queriesWithDuplicates: 0,
+  };
   for (const qid of run.queries.keys()) if (!qrels.has(qid)) counts.unjudged++;
 
   const perQuery: TrecScores["perQuery"] = [];
@@ -191,8 +204,16 @@ export function scoreTrec(qrels: Qrels, run: Run, options: TrecOptions, files: {
   const numQueries = perQuery.length;
   const warnings = buildWarnings(counts, { complete, skipEmpty });
   if (numQueries === 0) {
-    const why = skipEmpty && counts.withoutRelevant > 0 ? " (with --skip-empty, queries without relevant documents do not count)" : "";
-    throw new DataValidationError([{ file: files.run ?? "<run>", message: `No query has both results and judgments in ${files.qrels ?? "the qrels"}${why}` }]);
+    const why =
+      skipEmpty && counts.withoutRelevant > 0
+        ? " (with --skip-empty, queries without relevant documents do not count)"
+        : "";
+    throw new DataValidationError([
+      {
+        file: files.run ?? "<run>",
+        message: `No query has both results and judgments in ${files.qrels ?? "the qrels"}${why}`,
+      },
+    ]);
   }
   const all: Record<string, number> = {};
   for (const m of measures) all[m] = (sums[m] as number) / numQueries;

@@ -19,7 +19,11 @@ import type { Report, TurnReport } from "../types.js";
 /** Pipeline order (the stage registry's). `final` is the scored top-k (the turn's `retrievedIds`). */
 export const PIPELINE_STAGES: readonly string[] = Object.freeze(STAGES.map((s) => s.id));
 /** Every curve in order: retrace's stages, then a captured turn's groups, then `final`. */
-const ROW_ORDER: readonly string[] = Object.freeze([...PIPELINE_STAGES.filter((s) => s !== "final"), ...CAPTURED_STAGES.map((s) => s.id), "final"]);
+const ROW_ORDER: readonly string[] = Object.freeze([
+  ...PIPELINE_STAGES.filter((s) => s !== "final"),
+  ...CAPTURED_STAGES.map((s) => s.id),
+  "final",
+]);
 
 /** Largest k drawn on the recall curves (stage lists are usually 20–40 long). */
 export const MAX_CURVE_K = 50;
@@ -117,7 +121,10 @@ export interface PipelineView {
   kind: "pipeline" | "captured";
   /** The notes under the funnel and under the curves. */
   text: { funnel: string; curves: string };
-  curves: { all: { maxK: number; curves: RecallCurve[] }; locale: Record<string, { maxK: number; curves: RecallCurve[] }> };
+  curves: {
+    all: { maxK: number; curves: RecallCurve[] };
+    locale: Record<string, { maxK: number; curves: RecallCurve[] }>;
+  };
   /** `cuts[i][gold]` = lostAtOf(report.turns[i], gold): null when the card reached the top-k or the turn has no trace. */
   cuts: Record<string, LostAt | null>[];
 }
@@ -133,7 +140,8 @@ function viewText(report: Report, kind: PipelineView["kind"]): PipelineView["tex
   if (kind === "pipeline")
     return {
       funnel: `${rows.has("dense") && rows.has("bm25") ? "dense and BM25 are parallel branches; fused onwards is sequential. " : ""}A drop between two stages is the gold lost there. final top-k is what hit@${k} scores.`,
-      curves: "Ranks at chunk stages (dense, BM25, fused, reranked) are the rank of the card's best chunk, so k counts chunks there and cards at parents and final. The dashed line is the run's k.",
+      curves:
+        "Ranks at chunk stages (dense, BM25, fused, reranked) are the rank of the card's best chunk, so k counts chunks there and cards at parents and final. The dashed line is the run's k.",
     };
   const call = report.run.graph?.retrievalCall ?? "last";
   return {
@@ -143,10 +151,16 @@ function viewText(report: Report, kind: PipelineView["kind"]): PipelineView["tex
 }
 
 /** The captured funnel's rows present, each worded (child runs only when some scored call had them). */
-function capturedRowsText(rows: ReadonlySet<string>, call: NonNullable<Report["run"]["graph"]>["retrievalCall"], k: number): string {
+function capturedRowsText(
+  rows: ReadonlySet<string>,
+  call: NonNullable<Report["run"]["graph"]>["retrievalCall"],
+  k: number,
+): string {
   const parts = [
     rows.has("child") ? "child runs (lists of retrievers nested in a scored call)" : null,
-    rows.has("scored") ? `scored calls (the scored calls' own lists joined in start order, first occurrence wins: the list the top-k is cut from; scored per turn: ${retrievalCallText(call ?? "last")})` : null,
+    rows.has("scored")
+      ? `scored calls (the scored calls' own lists joined in start order, first occurrence wins: the list the top-k is cut from; scored per turn: ${retrievalCallText(call ?? "last")})`
+      : null,
     rows.has("final") ? `final top-k, what hit@${k} scores` : null,
   ].filter((x): x is string => x !== null);
   return parts.length <= 1 ? (parts[0] ?? "none") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
@@ -156,7 +170,10 @@ export function pipelineView(report: Report): PipelineView {
   const locales = [...new Set(report.turns.map((t) => t.locale))];
   const byLocale = (l: string) => report.turns.filter((t) => t.locale === l);
   // A --graph run is read through its captured calls unless its graph ran retrace's own retrieve node (whose trace has retrace's stages).
-  const kind = report.run.graph !== undefined && !report.turns.some((t) => t.captured?.source === "retrace") ? "captured" : "pipeline";
+  const kind =
+    report.run.graph !== undefined && !report.turns.some((t) => t.captured?.source === "retrace")
+      ? "captured"
+      : "pipeline";
   return {
     kind,
     text: viewText(report, kind),

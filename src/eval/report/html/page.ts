@@ -15,7 +15,12 @@ import { CLIENT_CSS, CLIENT_JS } from "./client.js";
 
 /** Escapes text for HTML character data and attribute values. */
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 }
 
 /** The zlib level of every page's embedded data (the maximum; fixed so the same data gives the same bytes). */
@@ -41,7 +46,8 @@ export function embedData(value: unknown): string {
   // Compressed, the data would hide a secret from the file boundary's redaction (src/atomic.ts): redacted here, before (docs/reliability.md).
   const gz = gzipSync(Buffer.from(redactSecrets(JSON.stringify(value)), "utf8"), { level: PAGE_GZIP_LEVEL });
   // Header: ID1 ID2 CM FLG MTIME(4 bytes, little-endian) XFL OS. zlib's default header has FLG 0 and MTIME 0.
-  if (gz[3] !== 0 || gz.readUInt32LE(4) !== 0) throw new Error("zlib wrote a gzip header with flags or a modification time");
+  if (gz[3] !== 0 || gz.readUInt32LE(4) !== 0)
+    throw new Error("zlib wrote a gzip header with flags or a modification time");
   gz[9] = GZIP_OS_UNKNOWN;
   return gz.toString("base64");
 }

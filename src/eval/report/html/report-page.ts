@@ -5,10 +5,22 @@
  * (./funnel.ts); the page's script only lays them out.
  */
 import { isDeepStrictEqual } from "node:util";
-import { CITATION_CORRECTNESS_KEY, CITATION_COVERAGE_KEY, GROUNDEDNESS_KEY, REFUSAL_CORRECTNESS_KEY } from "../../measures/evaluators.js";
+import {
+  CITATION_CORRECTNESS_KEY,
+  CITATION_COVERAGE_KEY,
+  GROUNDEDNESS_KEY,
+  REFUSAL_CORRECTNESS_KEY,
+} from "../../measures/evaluators.js";
 import { METRICS, TRIAD_KEYS, type MetricName } from "../../measures/metrics.js";
 import { graphHeaderLines, graphTurnNotes } from "../graph-report.js";
-import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, type QueryVariant, UNATTRIBUTED_LABELS } from "../query-attribution.js";
+import {
+  ATTRIBUTIONS,
+  ATTRIBUTION_LABELS,
+  QUERY_VARIANTS,
+  QUERY_VARIANT_LABELS,
+  type QueryVariant,
+  UNATTRIBUTED_LABELS,
+} from "../query-attribution.js";
 import { judgmentLines, metricLabel, vacuousText } from "../render.js";
 import { attributionCostText, attributionOffText, conversationNote } from "../render/conversation.js";
 import { chanceWarnings, ciMethod, deltaMethod, deltaVerdict, reportKeys } from "../render/shared.js";
@@ -83,8 +95,10 @@ export function summaryRepeats(report: Report): RunPageData["summaryRepeats"] {
   for (const [split, groups] of Object.entries(report.splits)) {
     if (split === "position" || groups === undefined) continue;
     const same = Object.keys(groups).filter((g) => isDeepStrictEqual(groups[g], report.aggregates));
-    if (split === "kind") for (const g of same) out.push({ split, group: g, why: `every case is ${g}: its column is the all column` });
-    else if (Object.keys(groups).length === 1 && same.length === 1) out.push({ split, group: null, why: `one ${split} (${same[0]}): its table is the all column` });
+    if (split === "kind")
+      for (const g of same) out.push({ split, group: g, why: `every case is ${g}: its column is the all column` });
+    else if (Object.keys(groups).length === 1 && same.length === 1)
+      out.push({ split, group: null, why: `one ${split} (${same[0]}): its table is the all column` });
   }
   return out;
 }
@@ -92,7 +106,8 @@ export function summaryRepeats(report: Report): RunPageData["summaryRepeats"] {
 function keysOf(report: Report): string[] {
   const keys = new Set<string>([...Object.keys(report.aggregates), ...report.vacuous, GROUNDEDNESS_KEY]);
   for (const t of report.turns) for (const r of t.results) keys.add(r.key);
-  for (const split of Object.values(report.splits)) for (const group of Object.values(split ?? {})) for (const k of Object.keys(group)) keys.add(k);
+  for (const split of Object.values(report.splits))
+    for (const group of Object.values(split ?? {})) for (const k of Object.keys(group)) keys.add(k);
   return [...keys];
 }
 
@@ -104,7 +119,12 @@ export interface RegistryPageData {
   /** The query attribution (../query-attribution.ts): its labels in report order, and the three queries' names in order. */
   attribution: { order: string[]; label: Record<string, string> };
   /** `order`: report order (the means table); `sideBySide`: the turn view's columns, raw message, oracle, then the graph's query. */
-  queries: { order: string[]; sideBySide: string[]; label: Record<string, string>; unattributed: Record<string, string> };
+  queries: {
+    order: string[];
+    sideBySide: string[];
+    label: Record<string, string>;
+    unattributed: Record<string, string>;
+  };
 }
 
 /** The turn view's order of the three queries: what the user typed, what a perfect rewrite would be, what the graph retrieved with. */
@@ -116,7 +136,12 @@ export function registryPageData(): RegistryPageData {
     metrics: { key, triad: [...TRIAD_KEYS] },
     stages: stagePageData(),
     attribution: { order: [...ATTRIBUTIONS], label: { ...ATTRIBUTION_LABELS } },
-    queries: { order: [...QUERY_VARIANTS], sideBySide: [...QUERY_SIDE_BY_SIDE], label: { ...QUERY_VARIANT_LABELS }, unattributed: { ...UNATTRIBUTED_LABELS } },
+    queries: {
+      order: [...QUERY_VARIANTS],
+      sideBySide: [...QUERY_SIDE_BY_SIDE],
+      label: { ...QUERY_VARIANT_LABELS },
+      unattributed: { ...UNATTRIBUTED_LABELS },
+    },
   };
 }
 
@@ -128,12 +153,24 @@ export function runPageData(report: Report, name: string): RunPageData {
     view: pipelineView(report),
     keys: reportKeys(report),
     labels,
-    vacuousText: Object.fromEntries(report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")])),
+    vacuousText: Object.fromEntries(
+      report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")]),
+    ),
     turnCount: report.turns.length,
     goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
-    ...(report.run.graph !== undefined ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report), notRead: notReadText(report) } } : {}),
-    conversation: { attributionOff: attributionOffText(report), note: conversationNote(report), cost: attributionCostText(report) },
-    stats: { deltaMethod: deltaMethod(report), deltaVerdicts: (report.deltas ?? []).map(deltaVerdict), ciMethod: ciMethod(report) },
+    ...(report.run.graph !== undefined
+      ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report), notRead: notReadText(report) } }
+      : {}),
+    conversation: {
+      attributionOff: attributionOffText(report),
+      note: conversationNote(report),
+      cost: attributionCostText(report),
+    },
+    stats: {
+      deltaMethod: deltaMethod(report),
+      deltaVerdicts: (report.deltas ?? []).map(deltaVerdict),
+      ciMethod: ciMethod(report),
+    },
     notes: { answerSide: answerSideNote(report), chanceWarnings: chanceWarnings(report), setup: setupText(report) },
     summaryRepeats: summaryRepeats(report),
     ...judgmentsOfPage(report),
@@ -142,8 +179,13 @@ export function runPageData(report: Report, name: string): RunPageData {
 
 /** What a `--graph` run does not read (docs/evaluate-your-graph.md, "What is scored and reported"): citations and the answer-side checks, labelled as the summary labels them. */
 function notReadText(report: Report): string {
-  const keys = [CITATION_COVERAGE_KEY, CITATION_CORRECTNESS_KEY, REFUSAL_CORRECTNESS_KEY].map((k) => metricLabel(k, report.run.k));
-  const judge = report.judge !== undefined ? "" : `, ${metricLabel(GROUNDEDNESS_KEY, report.run.k)} without a judge (run.judge of --config)`;
+  const keys = [CITATION_COVERAGE_KEY, CITATION_CORRECTNESS_KEY, REFUSAL_CORRECTNESS_KEY].map((k) =>
+    metricLabel(k, report.run.k),
+  );
+  const judge =
+    report.judge !== undefined
+      ? ""
+      : `, ${metricLabel(GROUNDEDNESS_KEY, report.run.k)} without a judge (run.judge of --config)`;
   return `Not read for a --graph run: citations and the answer-side checks (${keys.join(", ")}${judge}); your graph's citations are not retrace's to interpret.`;
 }
 
@@ -163,7 +205,10 @@ export interface ReportPageData {
 export function renderHtmlReport(report: Report, opts: { name?: string } = {}): string {
   const base = opts.name ?? `retrace report ${report.run.datasetHash.slice(0, 12)}`;
   // A shard's page says it is partial wherever its name shows (docs/reliability.md, "Sharded sweeps").
-  const name = report.shard !== undefined ? `${base} (PARTIAL REPORT: shard ${report.shard.index}/${report.shard.count}, ${report.shard.caseIds.length} of ${report.shard.dataset.caseIds.length} cases)` : base;
+  const name =
+    report.shard !== undefined
+      ? `${base} (PARTIAL REPORT: shard ${report.shard.index}/${report.shard.count}, ${report.shard.caseIds.length} of ${report.shard.dataset.caseIds.length} cases)`
+      : base;
   const data: ReportPageData = { kind: "report", registry: registryPageData(), run: runPageData(report, name) };
   return renderPage(`retrace: ${name}`, data);
 }

@@ -7,7 +7,15 @@
  */
 import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
 import { positionLabel } from "../funnel-stats.js";
-import { ATTRIBUTIONS, ATTRIBUTION_LABELS, QUERY_VARIANTS, QUERY_VARIANT_LABELS, UNATTRIBUTED_LABELS, UNATTRIBUTED_REASONS, type Attribution } from "../query-attribution.js";
+import {
+  ATTRIBUTIONS,
+  ATTRIBUTION_LABELS,
+  QUERY_VARIANTS,
+  QUERY_VARIANT_LABELS,
+  UNATTRIBUTED_LABELS,
+  UNATTRIBUTED_REASONS,
+  type Attribution,
+} from "../query-attribution.js";
 import type { FunnelStage, Report, TurnReport } from "../types.js";
 
 const f3 = (x: number) => x.toFixed(3);
@@ -17,7 +25,8 @@ const ci = (c: [number, number] | undefined) => (c === undefined ? "—" : `[${f
 export function attributionOffText(report: Report): string | null {
   const qa = report.queryAttribution;
   if (qa !== undefined) return qa.enabled ? null : `off: ${qa.reason ?? "counterfactual retrieval did not run"}`;
-  if (report.run.graph !== undefined) return "off: this --graph run did not ask for it (--counterfactual; docs/query-attribution.md)";
+  if (report.run.graph !== undefined)
+    return "off: this --graph run did not ask for it (--counterfactual; docs/query-attribution.md)";
   return null;
 }
 
@@ -28,22 +37,35 @@ export function attributionOffText(report: Report): string | null {
  */
 export function attributionCostText(report: Report): string | null {
   const qa = report.queryAttribution;
-  if (qa === undefined || !qa.enabled || (qa.retrieverCalls === undefined && qa.unattributed === undefined)) return null;
+  if (qa === undefined || !qa.enabled || (qa.retrieverCalls === undefined && qa.unattributed === undefined))
+    return null;
   const parts: string[] = [];
   if (qa.retrieverCalls !== undefined) parts.push(`counterfactual retriever calls: ${qa.retrieverCalls}`);
-  const off = UNATTRIBUTED_REASONS.filter((r) => (qa.unattributed?.[r] ?? 0) > 0).map((r) => `${UNATTRIBUTED_LABELS[r]} ${qa.unattributed![r]}`);
+  const off = UNATTRIBUTED_REASONS.filter((r) => (qa.unattributed?.[r] ?? 0) > 0).map(
+    (r) => `${UNATTRIBUTED_LABELS[r]} ${qa.unattributed![r]}`,
+  );
   parts.push(`gold-bearing turns not attributed: ${off.length === 0 ? "none" : off.join(", ")}`);
   return parts.join("; ");
 }
 
 /** The three queries of a gold-bearing turn side by side, each with its rank of the best gold card and hit@k, or why the turn has no attribution (docs/query-attribution.md). */
 export function queriesLines(r: Pick<TurnReport, "queries" | "queriesOff">, k: number): string[] {
-  if (r.queriesOff !== undefined) return [`queries: not attributed (${UNATTRIBUTED_LABELS[r.queriesOff.reason]}): ${r.queriesOff.detail}`];
+  if (r.queriesOff !== undefined)
+    return [`queries: not attributed (${UNATTRIBUTED_LABELS[r.queriesOff.reason]}): ${r.queriesOff.detail}`];
   const q = r.queries;
   if (q === undefined) return [];
   const rows = QUERY_VARIANTS.flatMap((v) => {
     const o = q[v];
-    return o === undefined ? [] : [[QUERY_VARIANT_LABELS[v], `rank ${o.rank ?? "—"}`, `hit@${k} ${o.scores[HIT_KEY] ?? 0}`, JSON.stringify(o.query)]];
+    return o === undefined
+      ? []
+      : [
+          [
+            QUERY_VARIANT_LABELS[v],
+            `rank ${o.rank ?? "—"}`,
+            `hit@${k} ${o.scores[HIT_KEY] ?? 0}`,
+            JSON.stringify(o.query),
+          ],
+        ];
   });
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => (row[i] as string).length)));
   return [
@@ -57,8 +79,15 @@ export function attributionTable(report: Report): { header: string[]; rows: stri
   const qa = report.queryAttribution;
   if (qa === undefined || !qa.enabled) return null;
   const header = ["turns", "n", ...ATTRIBUTIONS.map((a) => ATTRIBUTION_LABELS[a])];
-  const row = (label: string, counts: Record<string, number>) => [label, String(Object.values(counts).reduce((s, x) => s + x, 0)), ...ATTRIBUTIONS.map((a) => String(counts[a] ?? 0))];
-  const rows = [row("all", qa.counts), ...Object.entries(qa.splits.position ?? {}).map(([g, c]) => row(positionLabel(g), c))];
+  const row = (label: string, counts: Record<string, number>) => [
+    label,
+    String(Object.values(counts).reduce((s, x) => s + x, 0)),
+    ...ATTRIBUTIONS.map((a) => String(counts[a] ?? 0)),
+  ];
+  const rows = [
+    row("all", qa.counts),
+    ...Object.entries(qa.splits.position ?? {}).map(([g, c]) => row(positionLabel(g), c)),
+  ];
   return { header, rows };
 }
 
@@ -67,12 +96,22 @@ export function queryMeansTable(report: Report): { header: string[]; rows: strin
   const qa = report.queryAttribution;
   if (qa === undefined || !qa.enabled) return null;
   const keys = [HIT_KEY, ...Object.keys(qa.means.graph ?? {}).filter((k) => k !== HIT_KEY)];
-  const header = ["query", "n", ...keys.map((k) => (metricSpec(k)?.label ?? k).replace("@k", `@${report.run.k}`)), `${metricSpec(HIT_KEY)?.label.replace("@k", `@${report.run.k}`) ?? "hit"} 95% CI`];
+  const header = [
+    "query",
+    "n",
+    ...keys.map((k) => (metricSpec(k)?.label ?? k).replace("@k", `@${report.run.k}`)),
+    `${metricSpec(HIT_KEY)?.label.replace("@k", `@${report.run.k}`) ?? "hit"} 95% CI`,
+  ];
   const rows: string[][] = [];
   for (const v of QUERY_VARIANTS) {
     const m = qa.means[v];
     if (m === undefined) continue;
-    rows.push([QUERY_VARIANT_LABELS[v], String(m[HIT_KEY]?.n ?? 0), ...keys.map((k) => (m[k] === undefined ? "—" : f3(m[k].mean))), ci(m[HIT_KEY]?.ci95)]);
+    rows.push([
+      QUERY_VARIANT_LABELS[v],
+      String(m[HIT_KEY]?.n ?? 0),
+      ...keys.map((k) => (m[k] === undefined ? "—" : f3(m[k].mean))),
+      ci(m[HIT_KEY]?.ci95),
+    ]);
   }
   return { header, rows };
 }
@@ -84,7 +123,11 @@ export function funnelTable(report: Report): { header: string[]; rows: string[][
   const positions = Object.entries(f.splits.position ?? {});
   const cell = (s: FunnelStage | undefined) => (s === undefined ? "—" : `${f3(s.share)} ${ci(s.ci95)} n=${s.n}`);
   const header = ["stage", "gold still present (all)", ...positions.map(([g]) => positionLabel(g))];
-  const rows = f.stages.map((s) => [s.label, cell(s), ...positions.map(([, rows]) => cell(rows.find((r) => r.stage === s.stage)))]);
+  const rows = f.stages.map((s) => [
+    s.label,
+    cell(s),
+    ...positions.map(([, rows]) => cell(rows.find((r) => r.stage === s.stage))),
+  ]);
   return { header, rows };
 }
 

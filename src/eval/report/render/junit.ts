@@ -12,7 +12,10 @@ import { goldPositionsText, HIT_KEY, ids, missedTurns, turnId, vacuousText } fro
  */
 export function xmlEscape(s: string): string {
   return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    )
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
@@ -57,18 +60,27 @@ function attrs(a: Record<string, string | number>): string {
 export function renderJUnit(report: Report): string {
   const k = report.run.k;
   // Wall-clock figures come from the report's `timings` section (docs/determinism.md).
-  const suiteTime: Record<string, string> = report.timings !== undefined ? { time: (report.timings.durationMs / 1000).toFixed(3) } : {};
+  const suiteTime: Record<string, string> =
+    report.timings !== undefined ? { time: (report.timings.durationMs / 1000).toFixed(3) } : {};
   const timestamp: Record<string, string> = report.timings !== undefined ? { timestamp: report.timings.started } : {};
   const g = report.gate;
 
   const gateCases: string[] = [];
   let gateFailures = 0;
   for (const c of g?.checks ?? []) {
-    const a = { classname: `retrace.gate.${c.kind}`, name: `${c.option}: ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}` };
-    if (c.verdict === "pass") gateCases.push(`    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(c.reason)}</system-out>\n    </testcase>`);
+    const a = {
+      classname: `retrace.gate.${c.kind}`,
+      name: `${c.option}: ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}`,
+    };
+    if (c.verdict === "pass")
+      gateCases.push(
+        `    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(c.reason)}</system-out>\n    </testcase>`,
+      );
     else {
       gateFailures++;
-      gateCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: c.reason, type: c.verdict === "not_measured" ? "not_measured" : c.kind })}/>\n    </testcase>`);
+      gateCases.push(
+        `    <testcase${attrs(a)}>\n      <failure${attrs({ message: c.reason, type: c.verdict === "not_measured" ? "not_measured" : c.kind })}/>\n    </testcase>`,
+      );
     }
   }
 
@@ -77,9 +89,15 @@ export function renderJUnit(report: Report): string {
   const unchecked: GateFailure[] = (g?.failures ?? []).filter((f) => !checkReasons.has(f.reason));
   for (const f of unchecked) {
     gateFailures++;
-    const option = f.kind === "turn_errors" ? "--gate max-errors" : f.kind === "no_retrieval" ? "--gate max-no-retrieval" : f.kind;
-    const a = { classname: `retrace.gate.${f.kind}`, name: `${option}: ${f.scope === undefined || f.scope === "all" ? f.key : `${f.key}[${f.scope}]`}` };
-    gateCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: f.reason, type: f.kind })}/>\n    </testcase>`);
+    const option =
+      f.kind === "turn_errors" ? "--gate max-errors" : f.kind === "no_retrieval" ? "--gate max-no-retrieval" : f.kind;
+    const a = {
+      classname: `retrace.gate.${f.kind}`,
+      name: `${option}: ${f.scope === undefined || f.scope === "all" ? f.key : `${f.key}[${f.scope}]`}`,
+    };
+    gateCases.push(
+      `    <testcase${attrs(a)}>\n      <failure${attrs({ message: f.reason, type: f.kind })}/>\n    </testcase>`,
+    );
   }
   // A failed --max-errors / --max-no-retrieval (a check of its own since they are listed in gate.checks, or a bare failure of an older report) fails the turns it counted.
   const errorsFailed = (g?.failures ?? []).some((f) => f.kind === "turn_errors");
@@ -94,11 +112,16 @@ export function renderJUnit(report: Report): string {
     if (t.gold.length === 0 && t.error === undefined) continue;
     const hit = t.results.find((r) => r.key === HIT_KEY);
     const total = report.timings?.turns[turnId(t)]?.total;
-    const a: Record<string, string | number> = { classname: `retrace.${t.locale}.${t.kind}`, name: `${turnId(t)}: ${t.user}` };
+    const a: Record<string, string | number> = {
+      classname: `retrace.${t.locale}.${t.kind}`,
+      name: `${turnId(t)}: ${t.user}`,
+    };
     if (total !== undefined) a.time = (total / 1000).toFixed(3);
     if (t.error !== undefined && errorsFailed) {
       turnFailures++;
-      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: turnErrorText(t), type: "turn_errors" })}/>\n    </testcase>`);
+      turnCases.push(
+        `    <testcase${attrs(a)}>\n      <failure${attrs({ message: turnErrorText(t), type: "turn_errors" })}/>\n    </testcase>`,
+      );
       continue;
     }
     if (hit === undefined) {
@@ -109,7 +132,9 @@ export function renderJUnit(report: Report): string {
           : t.noRetrieval === true
             ? "no retrieval captured"
             : (report.vacuousReasons[HIT_KEY] ?? (t.retrievedIds === null ? "no store" : "no hit@k result"));
-      turnCases.push(`    <testcase${attrs(a)}>\n      <skipped${attrs({ message: vacuousText(reason) })}/>\n    </testcase>`);
+      turnCases.push(
+        `    <testcase${attrs(a)}>\n      <skipped${attrs({ message: vacuousText(reason) })}/>\n    </testcase>`,
+      );
       continue;
     }
     const body = [
@@ -120,13 +145,19 @@ export function renderJUnit(report: Report): string {
     ].join("\n");
     if (t.noRetrieval === true && noRetrievalFailed) {
       turnFailures++;
-      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message: hit.comment ?? "no retrieval", type: "no_retrieval" })}>${xmlEscape(body)}</failure>\n    </testcase>`);
+      turnCases.push(
+        `    <testcase${attrs(a)}>\n      <failure${attrs({ message: hit.comment ?? "no retrieval", type: "no_retrieval" })}>${xmlEscape(body)}</failure>\n    </testcase>`,
+      );
     } else if (flipped.has(turnId(t))) {
       turnFailures++;
       const message = `hit@${k} went from 1 (baseline) to 0: ${hit.comment ?? ""}`.trimEnd();
-      turnCases.push(`    <testcase${attrs(a)}>\n      <failure${attrs({ message, type: "flips" })}>${xmlEscape(body)}</failure>\n    </testcase>`);
+      turnCases.push(
+        `    <testcase${attrs(a)}>\n      <failure${attrs({ message, type: "flips" })}>${xmlEscape(body)}</failure>\n    </testcase>`,
+      );
     } else if (hit.score === 0) {
-      turnCases.push(`    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(`miss (not gated): ${hit.comment ?? `hit@${k}=0`}\n${body}`)}</system-out>\n    </testcase>`);
+      turnCases.push(
+        `    <testcase${attrs(a)}>\n      <system-out>${xmlEscape(`miss (not gated): ${hit.comment ?? `hit@${k}=0`}\n${body}`)}</system-out>\n    </testcase>`,
+      );
     } else {
       turnCases.push(`    <testcase${attrs(a)}/>`);
     }

@@ -1,6 +1,13 @@
 /** The markdown rendering of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
 import { positionLabel } from "../funnel-stats.js";
-import { attributionCostText, attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
+import {
+  attributionCostText,
+  attributionOffText,
+  attributionTable,
+  conversationNote,
+  funnelTable,
+  queryMeansTable,
+} from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, Report } from "../types.js";
@@ -42,7 +49,11 @@ import { mdCode, mdFence, mdText } from "./markdown-escape.js";
 const md = (s: string): string => mdText(s);
 
 function mdTable(header: string[], rows: string[][]): string[] {
-  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)];
+  return [
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ];
 }
 
 function mdSplit(report: Report, groups: [string, Record<string, Aggregate> | undefined][], headline = true): string[] {
@@ -94,11 +105,19 @@ export function renderMarkdown(report: Report): string {
       ["metric", "mean", `95% CI (${report.bootstrap?.unit ?? "turn"}s resampled)`, "n turns", "n cases", "chance"],
       reportKeys(report).map((key) => {
         const label = md(rowLabel(report, key, metricLabel(key, k)));
-        if (report.vacuous.includes(key)) return [label, md(vacuousText(report.vacuousReasons[key] ?? "not measured")), "", "0", "0", ""];
+        if (report.vacuous.includes(key))
+          return [label, md(vacuousText(report.vacuousReasons[key] ?? "not measured")), "", "0", "0", ""];
         const agg = report.aggregates[key];
         return agg === undefined
           ? [label, "—", "", "0", "0", ""]
-          : [label, f3(agg.mean), md(fmtCI(agg.ci95)), String(agg.n), agg.nCases === undefined ? "" : String(agg.nCases), agg.chance === undefined ? "" : f3(agg.chance)];
+          : [
+              label,
+              f3(agg.mean),
+              md(fmtCI(agg.ci95)),
+              String(agg.n),
+              agg.nCases === undefined ? "" : String(agg.nCases),
+              agg.chance === undefined ? "" : f3(agg.chance),
+            ];
       }),
     ),
   );
@@ -107,7 +126,18 @@ export function renderMarkdown(report: Report): string {
   if (repeats !== null) {
     out.push("", "## Repeats", "", md(repeats.note));
     if (repeats.metrics.length > 0)
-      out.push("", ...mdTable(["metric", "mean over repeats", "95% CI (two-stage: cases, then repeats)", "variance within case / between cases"], repeats.metrics.map((r) => r.map(md))));
+      out.push(
+        "",
+        ...mdTable(
+          [
+            "metric",
+            "mean over repeats",
+            "95% CI (two-stage: cases, then repeats)",
+            "variance within case / between cases",
+          ],
+          repeats.metrics.map((r) => r.map(md)),
+        ),
+      );
     if (repeats.flaky.length > 0) out.push("", "Flaky turns:", "", ...repeats.flaky.map((f) => `- ${md(f)}`));
   }
 
@@ -118,11 +148,22 @@ export function renderMarkdown(report: Report): string {
   for (const [name, groups] of extraSplits(report)) {
     if (name === "part") {
       out.push("", "## By part (tune / holdout)", "");
-      out.push(...mdSplit(report, PART_LABELS.map(([p, label]) => [label, groups[p]]), false));
+      out.push(
+        ...mdSplit(
+          report,
+          PART_LABELS.map(([p, label]) => [label, groups[p]]),
+          false,
+        ),
+      );
     } else if (name === "position") {
       // Named as every turn key numbers turns (`turn #0`…; the JSON keys stay "1"…"4+").
       out.push("", "## By turn position", "");
-      out.push(...mdSplit(report, Object.entries(groups).map(([g, agg]) => [positionLabel(g), agg])));
+      out.push(
+        ...mdSplit(
+          report,
+          Object.entries(groups).map(([g, agg]) => [positionLabel(g), agg]),
+        ),
+      );
     } else {
       out.push("", `## By ${md(name)}`, "");
       out.push(...mdSplit(report, Object.entries(groups)));
@@ -136,7 +177,15 @@ export function renderMarkdown(report: Report): string {
     ["## Stage funnel", funnelTable(report)],
   ] as const) {
     if (t === null) continue;
-    out.push("", title, "", ...mdTable(t.header.map(md), t.rows.map((r) => r.map(md))));
+    out.push(
+      "",
+      title,
+      "",
+      ...mdTable(
+        t.header.map(md),
+        t.rows.map((r) => r.map(md)),
+      ),
+    );
     const cost = title === "## Query attribution" ? attributionCostText(report) : null; // --graph --counterfactual
     if (cost !== null) out.push("", md(cost));
   }
@@ -146,7 +195,20 @@ export function renderMarkdown(report: Report): string {
     out.push("", `Split deltas (${md(deltaMethod(report))}):`, "");
     out.push(
       ...mdTable(
-        ["metric", "split", "group", "vs", "diff", "95% CI", "n turns", "n cases", "raw p", "adjusted p", "family size", "verdict"],
+        [
+          "metric",
+          "split",
+          "group",
+          "vs",
+          "diff",
+          "95% CI",
+          "n turns",
+          "n cases",
+          "raw p",
+          "adjusted p",
+          "family size",
+          "verdict",
+        ],
         deltas.map((d) => [
           md(metricLabel(d.key, k)),
           md(d.split),
@@ -174,20 +236,34 @@ export function renderMarkdown(report: Report): string {
 
   if (report.vacuous.length > 0) {
     out.push("", "## Not measured", "");
-    for (const key of report.vacuous) out.push(`- \`${key}\`: ${md(vacuousText(report.vacuousReasons[key] ?? "not measured"))}`);
+    for (const key of report.vacuous)
+      out.push(`- \`${key}\`: ${md(vacuousText(report.vacuousReasons[key] ?? "not measured"))}`);
   }
 
   const synthetic = syntheticNotes(report);
-  if (synthetic.length > 0) out.push("", "## Synthetic cases only", "", ...synthetic.map((n) => `> **Warning:** ${md(n)}`));
+  if (synthetic.length > 0)
+    out.push("", "## Synthetic cases only", "", ...synthetic.map((n) => `> **Warning:** ${md(n)}`));
   const toLabel = toLabelTurns(report);
   if (toLabel.length > 0) {
-    out.push("", "## Turns to label", "", `${toLabel.length} turn${toLabel.length === 1 ? "" : "s"} without \`must_cite_one_of\` (imported): they ran and scored nothing.`, "");
-    out.push(...mdTable(["turn", "locale", "query"], toLabel.map((t) => [mdCode(turnId(t)), md(t.locale), md(t.user)])));
+    out.push(
+      "",
+      "## Turns to label",
+      "",
+      `${toLabel.length} turn${toLabel.length === 1 ? "" : "s"} without \`must_cite_one_of\` (imported): they ran and scored nothing.`,
+      "",
+    );
+    out.push(
+      ...mdTable(
+        ["turn", "locale", "query"],
+        toLabel.map((t) => [mdCode(turnId(t)), md(t.locale), md(t.user)]),
+      ),
+    );
   }
   const judgments = judgmentLines(report);
   if (judgments.summary.length > 0) {
     out.push("", "## Judgments", "", ...judgments.summary.map((l) => `- ${md(l)}`));
-    if (judgments.holes.length > 0) out.push("", "Turns with unjudged cards in the top-k:", "", ...judgments.holes.map((h) => `- ${md(h)}`));
+    if (judgments.holes.length > 0)
+      out.push("", "Turns with unjudged cards in the top-k:", "", ...judgments.holes.map((h) => `- ${md(h)}`));
   }
   out.push("", "## Missed turns", "");
   if (report.vacuous.includes(HIT_KEY)) {
@@ -196,7 +272,10 @@ export function renderMarkdown(report: Report): string {
     const missed = missedTurns(report);
     if (missed.length === 0) out.push(`None: every gold-bearing turn had a gold card in the top-${k}.`);
     else {
-      out.push(`${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} with no gold card in the top-${k}:`, "");
+      out.push(
+        `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} with no gold card in the top-${k}:`,
+        "",
+      );
       // --graph runs add a column: "no retrieval", unknown ids, several retriever calls.
       const graph = run.graph !== undefined;
       out.push(
@@ -219,8 +298,16 @@ export function renderMarkdown(report: Report): string {
 
   out.push("", "## Gate", "");
   const g = report.gate;
-  if (g === null) out.push(report.shard !== undefined ? "Not evaluated: a partial report of one shard; the merged report gates." : "Not evaluated.");
-  else if (g.passed) out.push(g.checks !== undefined && g.checks.length === 0 ? "**PASS** (no floor or baseline check was set)" : "**PASS**");
+  if (g === null)
+    out.push(
+      report.shard !== undefined
+        ? "Not evaluated: a partial report of one shard; the merged report gates."
+        : "Not evaluated.",
+    );
+  else if (g.passed)
+    out.push(
+      g.checks !== undefined && g.checks.length === 0 ? "**PASS** (no floor or baseline check was set)" : "**PASS**",
+    );
   else {
     out.push(`**FAIL** (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`, "");
     for (const f of g.failures) out.push(`- \`${f.kind}\` ${md(f.reason)}`);
@@ -229,10 +316,25 @@ export function renderMarkdown(report: Report): string {
   const quarantined = quarantineText(report);
   if (quarantined !== null) out.push("", md(quarantined));
   if (g !== null && (g.checks ?? []).length > 0) {
-    out.push("", ...mdTable(["check", "scope", "verdict", "reason"], (g.checks ?? []).map((c) => [md(c.option), md(c.scope), c.verdict, md(c.reason)])));
+    out.push(
+      "",
+      ...mdTable(
+        ["check", "scope", "verdict", "reason"],
+        (g.checks ?? []).map((c) => [md(c.option), md(c.scope), c.verdict, md(c.reason)]),
+      ),
+    );
   }
 
   const sideNote = answerSideNote(report);
-  out.push("", "## Notes", "", `- ${RECALL_NOTE}`, ...(sideNote !== null ? [`- ${md(sideNote)}`] : []), `- ${ciMethod(report)}`, "- Turns are `caseId#turn`, turn 0-based.", "");
+  out.push(
+    "",
+    "## Notes",
+    "",
+    `- ${RECALL_NOTE}`,
+    ...(sideNote !== null ? [`- ${md(sideNote)}`] : []),
+    `- ${ciMethod(report)}`,
+    "- Turns are `caseId#turn`, turn 0-based.",
+    "",
+  );
   return out.join("\n");
 }

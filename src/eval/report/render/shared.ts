@@ -69,7 +69,12 @@ function fmtAgg(agg: Aggregate): string {
  * In a part group (`partGroup`), a figure the group has is shown even when the
  * headline key is vacuous (e.g. an answer-side key with no held-out turn).
  */
-export function cell(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): string {
+export function cell(
+  report: Report,
+  group: Record<string, Aggregate> | undefined,
+  key: string,
+  partGroup = false,
+): string {
   const agg = cellAggregate(report, group, key, partGroup);
   if (agg !== undefined) return fmtAgg(agg);
   if (report.vacuous.includes(key)) return vacuousText(report.vacuousReasons[key] ?? "not measured");
@@ -77,7 +82,12 @@ export function cell(report: Report, group: Record<string, Aggregate> | undefine
 }
 
 /** The aggregate `cell` shows for `key` in a group, or undefined when it shows a text (not measured, "— n=0"). */
-export function cellAggregate(report: Report, group: Record<string, Aggregate> | undefined, key: string, partGroup = false): Aggregate | undefined {
+export function cellAggregate(
+  report: Report,
+  group: Record<string, Aggregate> | undefined,
+  key: string,
+  partGroup = false,
+): Aggregate | undefined {
   if (partGroup && group?.[key] !== undefined) return group[key];
   if (report.vacuous.includes(key)) return undefined;
   return group?.[key];
@@ -105,7 +115,12 @@ export function goldPositionsText(t: TurnReport): string {
   const pos = t.trace?.goldPositions;
   if (pos === undefined) return "";
   return Object.entries(pos)
-    .map(([id, stages]) => `${id}: ${Object.entries(stages).map(([stage, rank]) => `${stage} ${rank ?? "—"}`).join(", ")}`)
+    .map(
+      ([id, stages]) =>
+        `${id}: ${Object.entries(stages)
+          .map(([stage, rank]) => `${stage} ${rank ?? "—"}`)
+          .join(", ")}`,
+    )
     .join("; ");
 }
 
@@ -129,7 +144,8 @@ export function embedderText(report: Report): string {
 export function fusionText(c: Pick<RetrievalRunConfig, "fusion" | "rrfK" | "weights" | "signalsShift">): string {
   const w = c.weights === undefined ? "" : `dense ${c.weights.dense}, bm25 ${c.weights.bm25}`;
   if (c.fusion === "rrf") return `rrf(k=${c.rrfK}${w === "" ? "" : `; ${w}`})`;
-  if (c.fusion === "signals" && c.signalsShift !== undefined) return `signals(${w}${w === "" ? "" : "; "}shift ${c.signalsShift})`;
+  if (c.fusion === "signals" && c.signalsShift !== undefined)
+    return `signals(${w}${w === "" ? "" : "; "}shift ${c.signalsShift})`;
   return `${c.fusion}(${w})`;
 }
 
@@ -154,7 +170,10 @@ export function ciMethod(report: Report): string {
   const b = report.bootstrap;
   if (b === undefined) return "intervals: 95% percentile bootstrap of the mean (seeded); (no CI) when n < 2.";
   const unit = b.unit ?? "turn";
-  const what = unit === "case" ? "resampling whole cases (all turns of a case together)" : "resampling single turns (ignores the correlation of a case's turns)";
+  const what =
+    unit === "case"
+      ? "resampling whole cases (all turns of a case together)"
+      : "resampling single turns (ignores the correlation of a case's turns)";
   return `intervals: 95% percentile bootstrap of the turn-weighted mean, ${what}, ${b.samples} resamples, seed ${b.seed}; n counts turns; (no CI) when fewer than 2 ${unit}s; chance = expected value of a uniformly random ranking of the locale's cards.`;
 }
 
@@ -181,7 +200,8 @@ export function fmtSignedCI(ci: [number, number] | undefined): string {
 /** Splits other than kind and locale (e.g. tune / holdout), in the report's order. */
 export function extraSplits(report: Report): [string, Record<string, Record<string, Aggregate>>][] {
   return Object.entries(report.splits).filter(
-    (e): e is [string, Record<string, Record<string, Aggregate>>] => e[0] !== "kind" && e[0] !== "locale" && e[1] !== undefined,
+    (e): e is [string, Record<string, Record<string, Aggregate>>] =>
+      e[0] !== "kind" && e[0] !== "locale" && e[1] !== undefined,
   );
 }
 
@@ -190,7 +210,13 @@ export function chanceWarnings(report: Report): string[] {
 }
 
 /** The warning line of a partial report (`retrace eval --shard i/n`; docs/reliability.md, "Sharded sweeps"). */
-export function partialText(s: { index: number; count: number; caseIds: readonly string[]; turns: number; dataset: { caseIds: readonly string[]; turns: number } }): string {
+export function partialText(s: {
+  index: number;
+  count: number;
+  caseIds: readonly string[];
+  turns: number;
+  dataset: { caseIds: readonly string[]; turns: number };
+}): string {
   return `PARTIAL REPORT: shard ${s.index}/${s.count} (${s.caseIds.length} of ${s.dataset.caseIds.length} cases, ${s.turns} of ${s.dataset.turns} turns); figures cover this shard only. Merge all ${s.count} shards with retrace merge.`;
 }
 
@@ -230,8 +256,12 @@ export const FLAKY_SHOWN = 20;
 
 /** One line on a `--repeat N` run: identical repeats, or the flaky-turn count; null without repeats. */
 export function repeatsNote(s: NonNullable<Report["repeats"]>): string {
-  if (s.identical) return `repeats: the ${s.n} repeats were identical (every turn scored the same in each); the figures are a single run's`;
-  const errors = s.errorTurns > 0 ? `; ${s.errorTurns} turn${s.errorTurns === 1 ? "" : "s"} errored in at least one repeat (error turns)` : "";
+  if (s.identical)
+    return `repeats: the ${s.n} repeats were identical (every turn scored the same in each); the figures are a single run's`;
+  const errors =
+    s.errorTurns > 0
+      ? `; ${s.errorTurns} turn${s.errorTurns === 1 ? "" : "s"} errored in at least one repeat (error turns)`
+      : "";
   return `repeats: ${s.n} per case, each on fresh threads; per-turn scores are means over the repeats; ${s.flaky.length} flaky turn${s.flaky.length === 1 ? "" : "s"} (hit in some repeats, missed in others)${errors}`;
 }
 
@@ -240,17 +270,27 @@ export function repeatsNote(s: NonNullable<Report["repeats"]>): string {
  * mean with its two-stage interval and the variance shares, and the flaky
  * turns with their hit rate (the first FLAKY_SHOWN). Empty without repeats.
  */
-export function repeatsLines(report: Report): { note: string; metrics: [string, string, string, string][]; flaky: string[] } | null {
+export function repeatsLines(
+  report: Report,
+): { note: string; metrics: [string, string, string, string][]; flaky: string[] } | null {
   const s = report.repeats;
   if (s === undefined) return null;
   const metrics: [string, string, string, string][] = reportKeys(report)
     .filter((key) => s.metrics[key] !== undefined)
     .map((key) => {
       const m = s.metrics[key]!;
-      return [metricLabel(key, report.run.k), f3(m.mean), fmtCI(m.ci95), `${(m.withinShare * 100).toFixed(0)}% / ${(m.betweenShare * 100).toFixed(0)}%`];
+      return [
+        metricLabel(key, report.run.k),
+        f3(m.mean),
+        fmtCI(m.ci95),
+        `${(m.withinShare * 100).toFixed(0)}% / ${(m.betweenShare * 100).toFixed(0)}%`,
+      ];
     });
-  const flaky = s.flaky.slice(0, FLAKY_SHOWN).map((f) => `${f.caseId}#${f.turn} hit in ${f.hits}/${f.n} repeats (rate ${f.rate.toFixed(2)})`);
-  if (s.flaky.length > FLAKY_SHOWN) flaky.push(`… and ${s.flaky.length - FLAKY_SHOWN} more (every flaky turn is in the JSON report's repeats.flaky)`);
+  const flaky = s.flaky
+    .slice(0, FLAKY_SHOWN)
+    .map((f) => `${f.caseId}#${f.turn} hit in ${f.hits}/${f.n} repeats (rate ${f.rate.toFixed(2)})`);
+  if (s.flaky.length > FLAKY_SHOWN)
+    flaky.push(`… and ${s.flaky.length - FLAKY_SHOWN} more (every flaky turn is in the JSON report's repeats.flaky)`);
   return { note: repeatsNote(s), metrics, flaky };
 }
 
@@ -284,9 +324,15 @@ export function judgmentLines(report: Report): { summary: string[]; holes: strin
  * `judged` lines when the turn has them.
  */
 export function traceJudgmentLines(t: Pick<TurnReport, "gold" | "relevant" | "judged" | "relevanceOnly">): string[] {
-  const none = t.relevanceOnly === true ? "none (relevance-only turn: scored for nDCG only)" : "none (no-match turn: not scored)";
+  const none =
+    t.relevanceOnly === true ? "none (relevance-only turn: scored for nDCG only)" : "none (no-match turn: not scored)";
   const lines = [`gold:  ${t.gold.length === 0 ? none : t.gold.join(", ")}`];
-  if (t.relevant !== undefined) lines.push(`relevant (graded: nDCG's gains): ${Object.entries(t.relevant).map(([id, g]) => `${id}=${g}`).join(", ")}`);
+  if (t.relevant !== undefined)
+    lines.push(
+      `relevant (graded: nDCG's gains): ${Object.entries(t.relevant)
+        .map(([id, g]) => `${id}=${g}`)
+        .join(", ")}`,
+    );
   if (t.judged !== undefined) lines.push(`judged: ${t.judged.join(", ")}`);
   return lines;
 }

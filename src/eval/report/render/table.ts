@@ -5,7 +5,14 @@
  * its figures in columns) and any longer line is wrapped at spaces (./wrap.ts).
  */
 import { positionLabel } from "../funnel-stats.js";
-import { attributionCostText, attributionOffText, attributionTable, conversationNote, funnelTable, queryMeansTable } from "./conversation.js";
+import {
+  attributionCostText,
+  attributionOffText,
+  attributionTable,
+  conversationNote,
+  funnelTable,
+  queryMeansTable,
+} from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
 import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
 import type { Aggregate, GroupDelta, Report } from "../types.js";
@@ -49,14 +56,23 @@ function deltaCases(n: number | undefined): string {
 }
 
 function fmtPs(d: GroupDelta): string {
-  return d.pAdjusted === undefined ? `p=${fmtP(d.pValue)}` : `p=${fmtP(d.pValue)} adj=${fmtP(d.pAdjusted)} m=${d.familySize ?? 1}`;
+  return d.pAdjusted === undefined
+    ? `p=${fmtP(d.pValue)}`
+    : `p=${fmtP(d.pValue)} adj=${fmtP(d.pAdjusted)} m=${d.familySize ?? 1}`;
 }
 
 function deltaText(d: GroupDelta, k: number): string {
   return `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} (${f3(d.meanGroup)} n=${d.nGroup}${deltaCases(d.nCasesGroup)} vs ${f3(d.meanReference)} n=${d.nReference}${deltaCases(d.nCasesReference)}) ${d.ci95 === undefined ? "" : `CI ${fmtSignedCI(d.ci95)} `}${fmtPs(d)} ${deltaVerdict(d)}`;
 }
 
-const ANSI = { bold: "\x1b[1m", dim: "\x1b[2m", red: "\x1b[31m", green: "\x1b[32m", yellow: "\x1b[33m", reset: "\x1b[0m" } as const;
+const ANSI = {
+  bold: "\x1b[1m",
+  dim: "\x1b[2m",
+  red: "\x1b[31m",
+  green: "\x1b[32m",
+  yellow: "\x1b[33m",
+  reset: "\x1b[0m",
+} as const;
 
 type Paint = (style: keyof typeof ANSI, s: string) => string;
 
@@ -86,11 +102,21 @@ type Groups = [string, Record<string, Aggregate> | undefined][];
  * A split's table: a row per key, a column per group. When `width` is given
  * and that is wider, the stacked form (`stackedGrid`) instead.
  */
-function splitGrid(report: Report, title: string, groups: Groups, paint: Paint, headline = true, width?: number): string[] {
+function splitGrid(
+  report: Report,
+  title: string,
+  groups: Groups,
+  paint: Paint,
+  headline = true,
+  width?: number,
+): string[] {
   const k = report.run.k;
   const header = { cells: [title, ...groups.map(([g]) => g)], style: [title, ...groups].map(() => "bold" as const) };
   const rows = reportKeys(report).map((key) => {
-    const cells = [headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k), ...groups.map(([, agg]) => cell(report, agg, key, !headline))];
+    const cells = [
+      headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k),
+      ...groups.map(([, agg]) => cell(report, agg, key, !headline)),
+    ];
     const vac = report.vacuous.includes(key);
     return { cells, style: cells.map((_, i) => (i > 0 && vac ? ("yellow" as const) : undefined)) };
   });
@@ -106,7 +132,14 @@ function splitGrid(report: Report, title: string, groups: Groups, paint: Paint, 
  * measured, "— n=0") spans those columns, wrapped under itself. Nothing of
  * the wide form is lost: the same keys, groups and figures.
  */
-function stackedGrid(report: Report, title: string, groups: Groups, paint: Paint, headline: boolean, width: number): string[] {
+function stackedGrid(
+  report: Report,
+  title: string,
+  groups: Groups,
+  paint: Paint,
+  headline: boolean,
+  width: number,
+): string[] {
   const k = report.run.k;
   const keys = reportKeys(report);
   const labels = keys.map((key) => (headline ? rowLabel(report, key, metricLabel(key, k)) : metricLabel(key, k)));
@@ -117,14 +150,22 @@ function stackedGrid(report: Report, title: string, groups: Groups, paint: Paint
     const cells = keys.map((key) => {
       const a = cellAggregate(report, agg, key, !headline);
       if (a === undefined) return cell(report, agg, key, !headline);
-      return [f3(a.mean), fmtCI(a.ci95), String(a.n), a.nCases === undefined ? "" : String(a.nCases), a.chance === undefined ? "" : f3(a.chance)];
+      return [
+        f3(a.mean),
+        fmtCI(a.ci95),
+        String(a.n),
+        a.nCases === undefined ? "" : String(a.nCases),
+        a.chance === undefined ? "" : f3(a.chance),
+      ];
     });
     const shown = names.map((_, c) => c < 3 || cells.some((x) => Array.isArray(x) && x[c] !== ""));
     const pick = (xs: string[]) => xs.filter((_, c) => shown[c]);
     const head = `${title} [${name}]`;
     const labelWidth = Math.max(visibleLength(head), ...labels.map(visibleLength));
     const figureRows = cells.filter((x): x is string[] => Array.isArray(x));
-    const colWidths = pick(names).map((n, c) => Math.max(n.length, ...figureRows.map((x) => visibleLength(pick(x)[c]!))));
+    const colWidths = pick(names).map((n, c) =>
+      Math.max(n.length, ...figureRows.map((x) => visibleLength(pick(x)[c]!))),
+    );
     const pad = (s: string, w: number) => s + " ".repeat(Math.max(0, w - visibleLength(s)));
     // Padded on the visible text, then painted; the last column is not padded (no trailing spaces).
     const line = (label: string, xs: string[], style?: keyof typeof ANSI) =>
@@ -164,7 +205,12 @@ function stackedGrid(report: Report, title: string, groups: Groups, paint: Paint
  * `width` (columns; 0 or absent: no limit): no line is wider (colour codes
  * not counted). The same report and width always give the same text.
  */
-const SETUP_WORDS = { "lsa-fit": "LSA fit", "lsa-load": "LSA state loaded", "model-load": "model loaded", none: "built-in, nothing to prepare" } as const;
+const SETUP_WORDS = {
+  "lsa-fit": "LSA fit",
+  "lsa-load": "LSA state loaded",
+  "model-load": "model loaded",
+  none: "built-in, nothing to prepare",
+} as const;
 
 type SetupKind = keyof typeof SETUP_WORDS;
 
@@ -173,7 +219,11 @@ type SetupKind = keyof typeof SETUP_WORDS;
  * it: `<words[kind]> <ms>` (no time for `none`) and, for an LSA fit, the
  * chance baseline's part (`LSA fit 1.51 s (chance baseline 0.70 s)`).
  */
-export function embedderSetupText(e: { kind: SetupKind; ms: number; chanceMs?: number }, words: Readonly<Record<SetupKind, string>>, sec: (ms: number) => string): string {
+export function embedderSetupText(
+  e: { kind: SetupKind; ms: number; chanceMs?: number },
+  words: Readonly<Record<SetupKind, string>>,
+  sec: (ms: number) => string,
+): string {
   const chance = e.chanceMs !== undefined ? ` (chance baseline ${sec(e.chanceMs)})` : "";
   return `${words[e.kind]}${e.kind === "none" ? "" : ` ${sec(e.ms)}`}${chance}`;
 }
@@ -183,7 +233,12 @@ export function setupText(report: Report): string | null {
   const s = report.timings?.setup;
   if (s === undefined) return null;
   const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  const store = s.store === null ? "no store write (memory)" : s.store.status === "ingested" ? `store write ${sec(s.store.writeMs)} (ingested: embed + write)` : `store up to date (checked in ${sec(s.store.writeMs)})`;
+  const store =
+    s.store === null
+      ? "no store write (memory)"
+      : s.store.status === "ingested"
+        ? `store write ${sec(s.store.writeMs)} (ingested: embed + write)`
+        : `store up to date (checked in ${sec(s.store.writeMs)})`;
   return `${embedderSetupText(s.embedder, SETUP_WORDS, sec)}; ${store}`;
 }
 
@@ -216,9 +271,29 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   for (const [name, groups] of extraSplits(report)) {
     lines.push("");
     // The tune/holdout part shows every key per part, answer-side included (docs/holdout.md).
-    if (name === "part") lines.push(...splitGrid(report, "metric", PART_LABELS.map(([p, label]) => [label, groups[p]]), paint, false, width));
+    if (name === "part")
+      lines.push(
+        ...splitGrid(
+          report,
+          "metric",
+          PART_LABELS.map(([p, label]) => [label, groups[p]]),
+          paint,
+          false,
+          width,
+        ),
+      );
     // Turn positions are named as every turn key numbers them (`turn #0`…; the JSON keys stay "1"…"4+").
-    else if (name === "position") lines.push(...splitGrid(report, "metric (position)", Object.entries(groups).map(([g, agg]) => [positionLabel(g), agg]), paint, true, width));
+    else if (name === "position")
+      lines.push(
+        ...splitGrid(
+          report,
+          "metric (position)",
+          Object.entries(groups).map(([g, agg]) => [positionLabel(g), agg]),
+          paint,
+          true,
+          width,
+        ),
+      );
     else lines.push(...splitGrid(report, `metric (${name})`, Object.entries(groups), paint, true, width));
   }
 
@@ -238,7 +313,9 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   if (repeats !== null) {
     lines.push("", paint("bold", repeats.note));
     if (repeats.metrics.length > 0) {
-      lines.push("  two-stage 95% intervals (cases resampled, then repeats within each case); variance share within case (repeats) / between cases:");
+      lines.push(
+        "  two-stage 95% intervals (cases resampled, then repeats within each case); variance share within case (repeats) / between cases:",
+      );
       for (const [label, mean, ci, shares] of repeats.metrics) lines.push(`  ${label}: ${mean} ${ci}  ${shares}`);
     }
     if (repeats.flaky.length > 0) {
@@ -267,7 +344,10 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
 
   const toLabel = toLabelTurns(report);
   if (toLabel.length > 0) {
-    lines.push("", paint("bold", `turns to label (no must_cite_one_of; they ran and scored nothing): ${toLabel.length}`));
+    lines.push(
+      "",
+      paint("bold", `turns to label (no must_cite_one_of; they ran and scored nothing): ${toLabel.length}`),
+    );
     for (const t of toLabel) lines.push(`  ${turnId(t)} ${t.locale}  ${JSON.stringify(t.user)}`);
   }
   const judgments = judgmentLines(report);
@@ -302,7 +382,12 @@ function conversationLines(report: Report, paint: Paint): string[] {
   ] as const) {
     if (t === null) continue;
     out.push("", paint("bold", title));
-    out.push(...grid([{ cells: t.header, style: t.header.map(() => "bold" as const) }, ...t.rows.map((cells) => ({ cells }))], paint));
+    out.push(
+      ...grid(
+        [{ cells: t.header, style: t.header.map(() => "bold" as const) }, ...t.rows.map((cells) => ({ cells }))],
+        paint,
+      ),
+    );
     if (cost !== null && title.startsWith("query attribution")) out.push(cost);
   }
   if (report.funnel !== undefined) out.push(paint("dim", `note: ${conversationNote(report)}`));
@@ -311,10 +396,18 @@ function conversationLines(report: Report, paint: Paint): string[] {
 
 function gateLines(report: Report, paint: Paint): string[] {
   const g = report.gate;
-  if (g === null) return [report.shard !== undefined ? `gate: not evaluated (partial report of shard ${report.shard.index}/${report.shard.count}; the merged report gates)` : "gate: not evaluated"];
+  if (g === null)
+    return [
+      report.shard !== undefined
+        ? `gate: not evaluated (partial report of shard ${report.shard.index}/${report.shard.count}; the merged report gates)`
+        : "gate: not evaluated",
+    ];
   const checks = g.checks ?? [];
   const lines: string[] = [];
-  if (g.passed) lines.push(`gate: ${paint("green", "PASS")}${g.checks !== undefined && checks.length === 0 ? " (no floor or baseline check was set)" : ""}`);
+  if (g.passed)
+    lines.push(
+      `gate: ${paint("green", "PASS")}${g.checks !== undefined && checks.length === 0 ? " (no floor or baseline check was set)" : ""}`,
+    );
   else {
     lines.push(`gate: ${paint("red", "FAIL")} (${g.failures.length} failure${g.failures.length === 1 ? "" : "s"})`);
     lines.push(...g.failures.map((f) => `  - [${f.kind}] ${f.reason}`));
@@ -325,7 +418,8 @@ function gateLines(report: Report, paint: Paint): string[] {
   if (quarantined !== null) lines.push(`  ${quarantined}`);
   const passed = checks.filter((c) => c.verdict === "pass");
   const shown = passed.slice(0, 6).map((c) => `${c.option} ${c.scope === "all" ? c.key : `${c.key}[${c.scope}]`}`);
-  if (passed.length > 6) shown.push(`… and ${passed.length - 6} more (every check is in the JSON report's gate.checks)`);
+  if (passed.length > 6)
+    shown.push(`… and ${passed.length - 6} more (every check is in the JSON report's gate.checks)`);
   if (passed.length > 0) lines.push(`  passed checks (${passed.length}): ${shown.join("; ")}`);
   return lines;
 }

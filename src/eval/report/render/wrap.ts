@@ -24,7 +24,7 @@ function splitVisible(s: string, size: number): string[] {
   const pieces: string[] = [];
   let piece = "";
   let n = 0;
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const code = ANSI_AT_START.exec(s.slice(i));
     if (code !== null) {
       piece += code[0];

@@ -69,7 +69,11 @@ const baselineFields = {
    * (docs/statistics.md, "Baseline gates with repeats").
    */
   repeats: z
-    .object({ n: z.number().int().min(2), identical: z.boolean(), perTurn: z.record(z.record(z.array(finite).min(1))).optional() })
+    .object({
+      n: z.number().int().min(2),
+      identical: z.boolean(),
+      perTurn: z.record(z.record(z.array(finite).min(1))).optional(),
+    })
     .strict()
     .optional(),
 };

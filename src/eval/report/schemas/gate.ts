@@ -9,7 +9,16 @@ import { count } from "./primitives.js";
 import { GoldPositionsSchema } from "./turn.js";
 
 const gateFailureObject = z.object({
-  kind: z.enum(["floor", "regression", "flips", "not_measured", "baseline_mismatch", "turn_errors", "no_retrieval", "flaky"]),
+  kind: z.enum([
+    "floor",
+    "regression",
+    "flips",
+    "not_measured",
+    "baseline_mismatch",
+    "turn_errors",
+    "no_retrieval",
+    "flaky",
+  ]),
   key: z.string(),
   reason: z.string(),
   /** Scope of a scoped check ("all", a locale, "golden", "adversarial", "tune", "holdout"); absent = "all". */
@@ -79,7 +88,9 @@ const gateResultObject = z.object({
    * fails only when the one-sided lower bound of the drop, at `level`, exceeds
    * the tolerance. `description` says it in words, as the gate output prints it.
    */
-  dropTest: z.object({ method: z.enum(["point", "repeat-bootstrap"]), level: z.number().optional(), description: z.string() }).optional(),
+  dropTest: z
+    .object({ method: z.enum(["point", "repeat-bootstrap"]), level: z.number().optional(), description: z.string() })
+    .optional(),
   /** With a baseline: every hit@k 1→0 turn (gated only with maxFlips), quarantined turns left out. */
   flips: z.array(GateFlipSchema).optional(),
   /**

@@ -88,7 +88,10 @@ export function migrateReportV1(v1: Record<string, unknown>): Record<string, unk
   // Version 1 kept its wall-clock figures in `run`; version 2 has them in `timings` (docs/determinism.md).
   const run = (typeof rest.run === "object" && rest.run !== null ? rest.run : {}) as Record<string, unknown>;
   const { started, durationMs, ...runRest } = run;
-  const timings = typeof started === "string" && typeof durationMs === "number" ? { timings: { started, durationMs, turns: {} } } : {};
+  const timings =
+    typeof started === "string" && typeof durationMs === "number"
+      ? { timings: { started, durationMs, turns: {} } }
+      : {};
   return { schemaVersion: 2, ...rest, run: runRest, ...timings };
 }
 

@@ -84,7 +84,9 @@ const graphRunInfoObject = z.object({
       filteredOut: count,
       scoredTurns: count,
       mismatches: count,
-      mismatchExamples: z.array(z.object({ case: z.string(), turn: count, recorded: z.string(), expected: z.string(), where: z.string() })),
+      mismatchExamples: z.array(
+        z.object({ case: z.string(), turn: count, recorded: z.string(), expected: z.string(), where: z.string() }),
+      ),
       turnsWithoutCaseTurn: count,
       caseTurnsWithoutTrace: count,
       conversationsWithoutCase: count,
@@ -101,7 +103,17 @@ const graphRunInfoObject = z.object({
  * (the rest are counts over its turns): the shards of one run agree on them,
  * and `retrace merge` recomputes the others from the merged turns.
  */
-export const GRAPH_IDENTITY_KEYS = ["file", "exportName", "moduleHash", "idKey", "retrievalCall", "catalog", "idMapHash", "configurable", "turnTimeoutSeconds"] as const satisfies readonly (keyof z.output<typeof graphRunInfoObject>)[];
+export const GRAPH_IDENTITY_KEYS = [
+  "file",
+  "exportName",
+  "moduleHash",
+  "idKey",
+  "retrievalCall",
+  "catalog",
+  "idMapHash",
+  "configurable",
+  "turnTimeoutSeconds",
+] as const satisfies readonly (keyof z.output<typeof graphRunInfoObject>)[];
 
 /** Header facts of a `--graph` run (docs/evaluate-your-graph.md). */
 export interface GraphRunInfo extends z.output<typeof graphRunInfoObject> {}

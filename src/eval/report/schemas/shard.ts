@@ -24,7 +24,14 @@ const shardObject = z
      * order), since its report holds only the recorded turns that joined
      * (docs/recorded-traces.md#shards); absent otherwise.
      */
-    dataset: z.object({ datasetHash: z.string().min(1), caseIds: z.array(z.string()), turns: count, caseTurns: z.array(count).optional() }).strict(),
+    dataset: z
+      .object({
+        datasetHash: z.string().min(1),
+        caseIds: z.array(z.string()),
+        turns: count,
+        caseTurns: z.array(count).optional(),
+      })
+      .strict(),
   })
   .strict()
   .refine((s) => s.index <= s.count, { message: "the shard index must not exceed the shard count", path: ["index"] });

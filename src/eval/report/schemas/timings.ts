@@ -33,7 +33,11 @@ const timingsObject = z.object({
    */
   setup: z
     .object({
-      embedder: z.object({ kind: z.enum(["lsa-fit", "lsa-load", "model-load", "none"]), ms: z.number(), chanceMs: z.number().optional() }),
+      embedder: z.object({
+        kind: z.enum(["lsa-fit", "lsa-load", "model-load", "none"]),
+        ms: z.number(),
+        chanceMs: z.number().optional(),
+      }),
       store: z.object({ status: z.enum(["ingested", "up-to-date"]), writeMs: z.number() }).nullable(),
     })
     .optional(),

@@ -11,12 +11,28 @@ import type { EvalResult } from "../../measures/types.js";
 import { count, finite } from "./primitives.js";
 
 /** The attributions of a gold-bearing turn, in the order reports list them (src/eval/report/query-attribution.ts labels them; docs/query-attribution.md). */
-export const ATTRIBUTIONS = ["ok", "rewrite_rescued_it", "rewrite_not_needed", "rewrite_lost_it", "retriever_lost_it"] as const;
+export const ATTRIBUTIONS = [
+  "ok",
+  "rewrite_rescued_it",
+  "rewrite_not_needed",
+  "rewrite_lost_it",
+  "retriever_lost_it",
+] as const;
 /** Why a gold-bearing turn of a `--graph --counterfactual` run has no attribution (`TurnReport.queriesOff`), in the order reports list them. */
-export const UNATTRIBUTED_REASONS = ["turn_error", "no_retrieval", "not_reinvocable", "retriever_error", "given_up"] as const;
+export const UNATTRIBUTED_REASONS = [
+  "turn_error",
+  "no_retrieval",
+  "not_reinvocable",
+  "retriever_error",
+  "given_up",
+] as const;
 
 // The evaluator contract stays hand-written (src/eval/measures/types.ts: users write evaluators against it); the schema checks a report's copy of it.
-const EvalResultSchema: z.ZodType<EvalResult> = z.object({ key: z.string(), score: finite, comment: z.string().optional() });
+const EvalResultSchema: z.ZodType<EvalResult> = z.object({
+  key: z.string(),
+  score: finite,
+  comment: z.string().optional(),
+});
 
 /** Where each gold card stood at each stage: `{ goldId: { stage: rank } }` (1-based rank of its best chunk, null = absent). */
 export const GoldPositionsSchema = z.record(z.record(z.number().nullable()));
@@ -86,7 +102,9 @@ const turnReportObject = z.object({
   citedIds: z.array(z.string()),
   refused: z.boolean(),
   answer: z.string(),
-  results: z.array(EvalResultSchema, { required_error: "the turn's evaluator results (an array, [] when nothing was scored)" }),
+  results: z.array(EvalResultSchema, {
+    required_error: "the turn's evaluator results (an array, [] when nothing was scored)",
+  }),
   trace: TraceSummarySchema.optional(),
   /** Query attribution of a gold-bearing turn (absent when counterfactual retrieval was off or the turn has no gold; docs/query-attribution.md). */
   queries: TurnQueriesSchema.optional(),
@@ -163,7 +181,16 @@ const turnReportObject = z.object({
        * document had a page content, and in reports written before it was
        * recorded (docs/schema-versions.md).
        */
-      documents: z.array(z.object({ rank: z.number().int().positive(), id: z.string(), text: z.string(), truncated: z.literal(true).optional() })).optional(),
+      documents: z
+        .array(
+          z.object({
+            rank: z.number().int().positive(),
+            id: z.string(),
+            text: z.string(),
+            truncated: z.literal(true).optional(),
+          }),
+        )
+        .optional(),
     })
     .optional(),
 });

@@ -27,7 +27,13 @@ export function declaredVersion(data: unknown): unknown {
   return o.version;
 }
 
-export function versionError(file: string, what: string, current: number, found: unknown, older: string): DataValidationError {
+export function versionError(
+  file: string,
+  what: string,
+  current: number,
+  found: unknown,
+  older: string,
+): DataValidationError {
   const hint =
     typeof found === "number" && found > current
       ? "; it was written by a newer retrace, upgrade to read it"
@@ -35,7 +41,11 @@ export function versionError(file: string, what: string, current: number, found:
         ? `; is this a retrace ${what} file?`
         : "";
   return new DataValidationError([
-    { file, field: "schemaVersion", message: `expected ${what} schemaVersion ${current} (or ${older}, migrated on read), got ${found === undefined ? "none" : JSON.stringify(found)}${hint}` },
+    {
+      file,
+      field: "schemaVersion",
+      message: `expected ${what} schemaVersion ${current} (or ${older}, migrated on read), got ${found === undefined ? "none" : JSON.stringify(found)}${hint}`,
+    },
   ]);
 }
 
@@ -52,6 +62,10 @@ export function orThrow<T>(r: { data: T; issues: [] } | { data?: undefined; issu
  * only check (no transform, default or coercion): the `ZodType<T, _, T>`
  * parameter asks for input type = output type.
  */
-export function assertMatches<T>(schema: z.ZodType<T, z.ZodTypeDef, T>, data: unknown, file: string): asserts data is T {
+export function assertMatches<T>(
+  schema: z.ZodType<T, z.ZodTypeDef, T>,
+  data: unknown,
+  file: string,
+): asserts data is T {
   orThrow(parseWithSchema(schema, data, { file }));
 }
