@@ -6,6 +6,7 @@
  * (docs/gates-and-exit-codes.md). Typed errors (exit 2), nothing printed.
  */
 import { existsSync } from "node:fs";
+import { EVAL_DEFAULTS } from "./eval-defaults.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { checkBaselineTurns, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { checkScope, FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
@@ -16,7 +17,6 @@ import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
 import { FUNNEL_STAGES } from "../eval/report/funnel-stats.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
-import { DEFAULT_CONCURRENCY } from "./own-graph/runner.js";
 import { caseIndexOf } from "../kb/cases.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
@@ -29,14 +29,9 @@ import { checkLocaleOptions, resolveDataPaths, selectRunCases } from "./data.js"
 import { wantsBaseline, type GateOptions } from "./report.js";
 
 /** The defaults of the eval options (the CLI's too). */
-export const EVAL_DEFAULTS = {
-  store: "auto",
-  k: 5,
-  mode: "hybrid",
-  embedder: "auto",
-  concurrency: DEFAULT_CONCURRENCY,
-  seed: 42,
-} as const satisfies Partial<EvalOptions>;
+export { EVAL_DEFAULTS };
+// The defaults are a part of the options: checked here, where the options' type lives.
+EVAL_DEFAULTS satisfies Partial<EvalOptions>;
 
 /** What an eval runs: data, store, embedder, depths, mode, case selection, gate, baseline (the CLI's `eval` / `start` options, without the output ones). */
 export interface EvalOptions extends GateOptions {

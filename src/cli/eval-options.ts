@@ -8,12 +8,12 @@
  */
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
-import { EVAL_DEFAULTS } from "../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
 import { TRACE_FORMATS } from "../eval/traces/types.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
-import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
+import { RETRIEVAL_MODES } from "../contract/trace.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseFloors } from "./floor-options.js";
 import {

@@ -53,7 +53,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
   eval: {
     summary:
-      "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default)",
+      "Run every eval case through the agent graph (retrace's own, or yours with --graph) and score retrieval per turn (store-backed by default); or score recorded traces with --traces",
     load: () => import("./commands/eval.js"),
   },
   ingest: {

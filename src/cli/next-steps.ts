@@ -8,7 +8,7 @@
  */
 import type { Report } from "../eval/report/types.js";
 import { missedTurns } from "../eval/report/render/shared.js";
-import { EVAL_DEFAULTS } from "../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { shellLine } from "../shell.js";
 
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */

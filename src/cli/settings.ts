@@ -21,7 +21,7 @@
  */
 import type { Command } from "commander";
 import { DataValidationError, InvalidArgumentError } from "../errors.js";
-import { parseConfig, type ConfigFile, type RetrievalConfig } from "../research/tune-config.js";
+import type { ConfigFile, RetrievalConfig } from "../research/tune-config.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
@@ -119,6 +119,8 @@ export async function readSettings(values: readonly string[]): Promise<MergedSet
         }
       rest.retrieval = retrieval;
     }
+    // Loaded on use: the schema pulls in the fusion registry, which `--help` does not need.
+    const { parseConfig } = await import("../research/tune-config.js");
     const parsed = parseConfig(rest, where);
     const locales: Record<string, RetrievalConfig> = {
       ...(config.locales as Record<string, RetrievalConfig> | undefined),

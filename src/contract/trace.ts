@@ -21,6 +21,8 @@ export interface Ranked {
 }
 
 export type RetrievalMode = "hybrid" | "dense" | "bm25";
+/** The retrieval modes, in the order `--help` lists them. */
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["hybrid", "dense", "bm25"];
 
 export interface RetrievalTraceConfig {
   embedder: string;

@@ -12,6 +12,7 @@
  * dense list, BM25 not run) and "bm25" (fused = the BM25 list, nothing embedded).
  * The branches run one after the other so that each timing is its own.
  */
+import { RETRIEVAL_MODES } from "../contract/trace.js";
 import { InvalidArgumentError } from "../errors.js";
 import { LOCALE_EXPECTED, NON_BLANK_QUERY, isBlankText, isLocale, type Chunk } from "../kb/types.js";
 import type { Analyzers } from "./analyzer.js";
@@ -42,7 +43,7 @@ import type {
   Retriever,
 } from "./types.js";
 
-export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["hybrid", "dense", "bm25"];
+export { RETRIEVAL_MODES };
 
 export interface HybridDefaults {
   /** Final number of card ids (top-k after parent dedup). */

@@ -23,7 +23,7 @@ import {
   type ModeResult,
 } from "../../app/beir.js";
 import type { PairedComparison } from "../../eval/stats/bootstrap.js";
-import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { DEFAULT_FOLDS } from "../../app/tune.js";
 import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../research/beir.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";

@@ -15,7 +15,7 @@
  * does (a local server is still stopped by its exit handler and watchdog).
  */
 import type { Command } from "commander";
-import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { ingestKb, type IngestKbOptions, type IngestKbOutcome } from "../../app/ingest.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { DEFAULT_BATCH_SIZE, describeIngest } from "../../retrieval/ingest.js";

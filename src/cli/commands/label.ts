@@ -22,7 +22,7 @@ import { RETRIEVAL_CALLS } from "../../eval/sweep/capture.js";
 import { DEFAULT_TURN_TIMEOUT_S } from "../../eval/sweep/turn-guard.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { shellLine } from "../../shell.js";
-import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { log } from "../../log.js";
 import { action, err, out } from "../io.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption, refuseInMode } from "../options.js";

@@ -8,7 +8,7 @@
  * failed, 2 bad usage or shards that do not belong together.
  */
 import type { Command } from "commander";
-import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { mergeBaselineFile, mergeCasesFile, mergeShardReports, type MergeOptions } from "../../app/merge.js";
 import { FLOOR_OPTIONS } from "../../eval/gate/gate.js";
 import { log } from "../../log.js";

@@ -8,7 +8,8 @@
  * `eval`. `--graph FILE` shows the same for your own graph.
  */
 import type { Command } from "commander";
-import { EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
+import type { EvalOptions } from "../../app/eval-plan.js";
 import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
 import { planTrace, traceCase, traceGraphCase, type TracedTurn } from "../../app/trace.js";
 import { InvalidArgumentError } from "../../errors.js";

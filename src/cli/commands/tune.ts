@@ -7,7 +7,7 @@
  * stderr; result on stdout.
  */
 import type { Command } from "commander";
-import { EVAL_DEFAULTS } from "../../app/eval-plan.js";
+import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { DEFAULT_FOLDS, runTune, type TuneOptions, type TuneOutcome } from "../../app/tune.js";
 import { configToJSON } from "../../research/tune-config.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
