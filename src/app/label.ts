@@ -40,7 +40,8 @@ import { loadData, resolveStoreChoice } from "../system.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
 import { graphFor, openEvalSystem } from "./eval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
-import { sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
+import { idOptionsFor, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
+import { recordedTracesSource } from "./traces-eval.js";
 import { openRelevanceJudge, type RelevanceJudge } from "./label-judge.js";
 
 export interface LabelOptions extends Pick<
@@ -49,6 +50,8 @@ export interface LabelOptions extends Pick<
 > {
   /** The cases file to label (e.g. `retrace cases import`'s output). */
   cases: string;
+  /** Recorded traces (a file or folder, as `eval --traces`): their retrieval is the pool's `recorded` system. */
+  traces?: string;
   /** The KB folder (default `kb`); not with `catalog`. */
   kb?: string;
   /** The systems pooled (default DEFAULT_POOL: bm25, dense, hybrid); `graph` needs `graph`. */
@@ -90,7 +93,7 @@ const isPoolSystem = (s: string): s is PoolSystem => (POOL_SYSTEMS as readonly s
 const OWN_MODES: readonly RetrievalMode[] = ["bm25", "dense", "hybrid"];
 
 /** The pooled systems, checked (known names, no repeats, `graph` iff `--graph`, a catalog only with the graph alone). */
-export function poolSystems(o: Pick<LabelOptions, "pool" | "graph" | "catalog">): PoolSystem[] {
+export function poolSystems(o: Pick<LabelOptions, "pool" | "graph" | "catalog" | "traces">): PoolSystem[] {
   const given = o.pool ?? DEFAULT_POOL;
   if (given.length === 0)
     throw new InvalidArgumentError("--pool", `a comma-separated list of ${POOL_SYSTEMS.join(", ")}`, given.join(","));
@@ -113,10 +116,22 @@ export function poolSystems(o: Pick<LabelOptions, "pool" | "graph" | "catalog">)
       "graph in --pool too (e.g. --pool bm25,dense,hybrid,graph): the graph is run only to pool its lists",
       o.graph,
     );
-  if (o.catalog !== undefined && out.some((s) => s !== "graph"))
+  if (out.includes("recorded") && o.traces === undefined)
     throw new InvalidArgumentError(
       "--pool",
-      "graph alone with --catalog (bm25, dense and hybrid retrieve over a KB's cards; a catalog lists ids without texts)",
+      "recorded only with --traces PATH (the recorded traces whose retrieved lists are pooled)",
+      given.join(","),
+    );
+  if (!out.includes("recorded") && o.traces !== undefined)
+    throw new InvalidArgumentError(
+      "--traces",
+      "recorded in --pool too (e.g. --pool bm25,dense,hybrid,recorded): the traces are read only to pool their lists",
+      o.traces,
+    );
+  if (o.catalog !== undefined && out.some((s) => s !== "graph" && s !== "recorded"))
+    throw new InvalidArgumentError(
+      "--pool",
+      "graph or recorded alone with --catalog (bm25, dense and hybrid retrieve over a KB's cards; a catalog lists ids without texts)",
       given.join(","),
     );
   return out;
@@ -128,7 +143,7 @@ export async function planLabel(o: LabelOptions): Promise<LabelPlan> {
   const depth = o.depth ?? DEFAULT_DEPTH;
   if (!Number.isInteger(depth) || depth < 1) throw new InvalidArgumentError("--depth", "a positive integer", depth);
   checkLocaleOptions(o.locale);
-  if (systems.some((s) => s !== "graph")) resolveStoreChoice(o.store ?? EVAL_DEFAULTS.store);
+  if (systems.some((s) => s !== "graph" && s !== "recorded")) resolveStoreChoice(o.store ?? EVAL_DEFAULTS.store);
   let kb: KnowledgeBase;
   let cases: EvalCase[];
   const chunkTexts = new Map<string, string[]>();
@@ -213,19 +228,19 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
   }
 }
 
-/** Runs the user's graph over the cases (k = depth) and records each turn's scored list, query and documents' texts. */
-async function graphLists(plan: LabelPlan, into: Map<string, TurnLists>): Promise<void> {
+/** Runs the user's graph over the cases (k = depth), or reads the recorded traces, and records each turn's scored list, query and documents' texts under `system`. */
+async function graphLists(plan: LabelPlan, system: "graph" | "recorded", into: Map<string, TurnLists>): Promise<void> {
   const o = plan.options;
-  const { turns } = await sweepGraph(
-    { ...o, k: plan.depth },
-    plan.cases,
-    plan.kb,
-    o.concurrency ?? EVAL_DEFAULTS.concurrency,
-  );
+  const { turns } =
+    system === "graph"
+      ? await sweepGraph({ ...o, k: plan.depth }, plan.cases, plan.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency)
+      : await (
+          await recordedTracesSource({ ...o, k: plan.depth }, () => idOptionsFor(o))
+        ).sweep(plan.cases, plan.kb, [], () => {});
   for (const t of turns) {
     const entry = into.get(turnKey(t.report.caseId, t.report.turn))!;
-    entry.lists.graph = (t.retrieval?.retrievedIds ?? []).slice(0, plan.depth);
-    if (t.retrieval !== null) entry.queries.graph = t.retrieval.query;
+    entry.lists[system] = (t.retrieval?.retrievedIds ?? []).slice(0, plan.depth);
+    if (t.retrieval !== null) entry.queries[system] = t.retrieval.query;
     for (const [id, texts] of Object.entries(t.retrieval?.texts ?? {})) {
       const list = entry.texts.get(id) ?? [];
       for (const x of texts) if (!list.includes(x)) list.push(x);
@@ -275,7 +290,8 @@ export async function buildLabelData(plan: LabelPlan): Promise<LabelPageData> {
     c.turns.forEach((_, i) => lists.set(turnKey(c.id, i), { queries: {}, lists: {}, texts: new Map() }));
   const modes = OWN_MODES.filter((m) => plan.systems.includes(m));
   if (modes.length > 0) await ownLists(plan, modes, lists);
-  if (plan.systems.includes("graph")) await graphLists(plan, lists);
+  if (plan.systems.includes("graph")) await graphLists(plan, "graph", lists);
+  if (plan.systems.includes("recorded")) await graphLists(plan, "recorded", lists);
   const byLocale = new Map<Locale, { termOf: TermOf; stats: TermStats }>();
   const cases: LabelCase[] = [];
   for (const c of plan.cases) {

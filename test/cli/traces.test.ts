@@ -719,3 +719,66 @@ describe("--shard i/n splits a traces run by conversation, and retrace merge giv
     }
   });
 });
+
+describe("retrace label --traces", () => {
+  it("pools the recorded retrieval as the `recorded` system, with the recorded documents' text (record → import → label → score)", async () => {
+    const html = path.join(tmp, "label.html");
+    const r = await runCli([
+      "label",
+      path.join(DIR, "cases.jsonl"),
+      "--traces",
+      OTLP,
+      "--pool",
+      "recorded",
+      "--catalog",
+      path.join(DIR, "catalog.tsv"),
+      "--depth",
+      "3",
+      "--html",
+      html,
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const page = await readFile(html, "utf8");
+    const data = /id="retrace-data" data-encoding="gzip\+base64">([^<]*)</.exec(page)![1]!;
+    const { gunzipSync } = await import("node:zlib");
+    const label = JSON.parse(gunzipSync(Buffer.from(data.trim(), "base64")).toString("utf8")) as {
+      systems: string[];
+      cases: {
+        id: string;
+        turns: { pool: { id: string; ranks: Record<string, number>; passage: unknown[] }[] }[];
+      }[];
+    };
+    expect(label.systems).toEqual(["recorded"]);
+    // Expected from the raw spans: each conversation's turns in start order, the retriever's doc_ids, first 3 distinct.
+    const raw = rawOtlp(OTLP).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+    let checked = 0;
+    for (const c of label.cases) {
+      const turns = raw.filter((t) => t.conversation === c.id);
+      c.turns.forEach((t, i) => {
+        const rec = turns[i];
+        if (rec === undefined || rec.ids === "error") return;
+        const want = [...new Set(rec.ids)].slice(0, 3);
+        const got = t.pool
+          .filter((p) => p.ranks.recorded !== undefined)
+          .sort((a, b) => a.ranks.recorded! - b.ranks.recorded!)
+          .map((p) => p.id);
+        expect(got, `${c.id}#${i}`).toEqual(want);
+        for (const p of t.pool)
+          expect(p.passage.length, `${c.id}#${i} ${p.id} has the recorded text`).toBeGreaterThan(0);
+        checked++;
+      });
+    }
+    expect(checked).toBeGreaterThan(3);
+  });
+
+  it("--pool recorded without --traces, and --traces without recorded in --pool, are exit 2 naming the fix", async () => {
+    const cases = path.join(DIR, "cases.jsonl");
+    const cat = ["--catalog", path.join(DIR, "catalog.tsv"), "--html", path.join(tmp, "never.html")];
+    const a = await runCli(["label", cases, "--pool", "recorded", "--html", path.join(tmp, "never.html")]);
+    expect(a.exitCode).toBe(2);
+    expect(a.stderr).toContain("recorded only with --traces PATH");
+    const b = await runCli(["label", cases, "--traces", OTLP, "--pool", "graph", ...cat]);
+    expect(b.exitCode).toBe(2);
+    expect(existsSync(path.join(tmp, "never.html"))).toBe(false);
+  });
+});

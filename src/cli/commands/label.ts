@@ -170,7 +170,7 @@ export function register(program: Command): void {
     )
     .option(
       "--pool <systems>",
-      `comma-separated systems whose top cards are pooled: ${POOL_SYSTEMS.join(", ")} (graph needs --graph; default ${DEFAULT_POOL.join(",")})`,
+      `comma-separated systems whose top cards are pooled: ${POOL_SYSTEMS.join(", ")} (graph needs --graph, recorded --traces; default ${DEFAULT_POOL.join(",")})`,
     )
     .option(
       "--depth <n>",
@@ -190,6 +190,10 @@ export function register(program: Command): void {
     .option(
       "--graph <file[#export]>",
       "your own LangGraph graph: its scored retriever call's cards are the pool's `graph` system",
+    )
+    .option(
+      "--traces <path>",
+      "recorded traces (OTLP/JSON or LangSmith runs, as eval --traces): their scored retriever call's cards, with the recorded texts, are the pool's `recorded` system (docs/recorded-traces.md)",
     )
     .option(
       "--input <module[#export]>",
@@ -260,13 +264,15 @@ export function register(program: Command): void {
       unused: ["--json"],
     },
     {
-      when: (o) => o.merge === undefined && o.agreement === undefined && o.graph === undefined,
-      mode: "without --graph",
+      when: (o) =>
+        o.merge === undefined && o.agreement === undefined && o.graph === undefined && o.traces === undefined,
+      mode: "without --graph or --traces",
       unused: GRAPH_ONLY,
     },
     {
-      when: (o) => o.pool !== undefined && o.pool.split(",").every((s) => s.trim() === "graph"),
-      mode: "with --pool graph alone (retrace's own systems, which these options set up, are not pooled)",
+      when: (o) =>
+        o.pool !== undefined && o.pool.split(",").every((s) => s.trim() === "graph" || s.trim() === "recorded"),
+      mode: "with --pool graph or recorded alone (retrace's own systems, which these options set up, are not pooled)",
       unused: ["--store", "--embedder", "--data-dir", "--timeout"],
     },
   ]);

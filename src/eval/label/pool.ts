@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 
 /** The systems a pool may draw from: retrace's three retrieval modes and the user's graph (`--graph`). */
-export const POOL_SYSTEMS = ["bm25", "dense", "hybrid", "graph"] as const;
+/** `recorded`: the retrieval recorded in traces (`label --traces`, docs/recorded-traces.md), scored as recorded. */
+export const POOL_SYSTEMS = ["bm25", "dense", "hybrid", "graph", "recorded"] as const;
 export type PoolSystem = (typeof POOL_SYSTEMS)[number];
 /** `--pool` unset: retrace's own three modes. */
 export const DEFAULT_POOL: readonly PoolSystem[] = ["bm25", "dense", "hybrid"];
