@@ -282,7 +282,7 @@ describe("retrace label options", () => {
       path.join(dir, "p.html"),
     ]);
     expect(storeUnused.exitCode).toBe(2);
-    expect(storeUnused.stderr).toMatch(/'--store' is not used with --pool graph alone/);
+    expect(storeUnused.stderr).toMatch(/'--store' is not used with --pool graph or recorded alone/);
     const mergeWithHtml = await runCli(["label", "--merge", cases, "--into", cases, "--html", "x.html"]);
     expect(mergeWithHtml.exitCode).toBe(2);
     expect(mergeWithHtml.stderr).toMatch(/'--html' is not used with --merge/);
