@@ -78,7 +78,7 @@ describe("eval --graph: a turn that never finishes", () => {
       {
         kind: "turn_errors",
         key: "turn_errors",
-        reason: "1 turn threw or was given up (deadline or stall) (allowed: 0, --max-errors): en-hang-001#1",
+        reason: "1 turn threw or was given up (deadline or stall) (allowed: 0, --gate max-errors): en-hang-001#1",
       },
     ]);
     expect(await readFile(junit, "utf8")).toContain('<failure message="turn never finished: the event loop drained');

@@ -232,7 +232,7 @@ describe("runGraphSweep", () => {
         kind: "no_retrieval",
         key: "no_retrieval",
         reason:
-          "1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --max-no-retrieval): c1#1",
+          "1 gold-bearing turn made no retriever run (no retrieval; scored as misses; allowed: 0, --gate max-no-retrieval): c1#1",
       },
     ]);
     expect(graphGateFailures(reports, { maxErrors: 1, maxNoRetrieval: 1 })).toEqual([]);

@@ -55,13 +55,13 @@ describe("graph report lines", () => {
       passed: false,
       checks: [],
       failures: [
-        { kind: "turn_errors", key: "turn_errors", reason: "1 turn threw (allowed: 0, --max-errors): q1#0" },
+        { kind: "turn_errors", key: "turn_errors", reason: "1 turn threw (allowed: 0, --gate max-errors): q1#0" },
         { kind: "no_retrieval", key: "no_retrieval", reason: "1 gold-bearing turn made no retriever run" },
       ],
     };
     const xml = renderJUnit(r);
     expect(xml).toContain(
-      '<testcase classname="retrace.gate.turn_errors" name="--gate max-errors: turn_errors">\n      <failure message="1 turn threw (allowed: 0, --max-errors): q1#0" type="turn_errors"/>',
+      '<testcase classname="retrace.gate.turn_errors" name="--gate max-errors: turn_errors">\n      <failure message="1 turn threw (allowed: 0, --gate max-errors): q1#0" type="turn_errors"/>',
     );
     expect(xml).toContain(
       '<testcase classname="retrace.gate.no_retrieval" name="--gate max-no-retrieval: no_retrieval">',

@@ -175,7 +175,7 @@ export function graphGateChecks(
   const errorsPassed = errors.length <= maxErrors;
   const errorsReason = errorsPassed
     ? `${errors.length} turn${errors.length === 1 ? "" : "s"} threw (allowed: ${maxErrors}, --gate max-errors)`
-    : `${errors.length} turn${errors.length === 1 ? "" : "s"} ${errors.some((t) => t.givenUp !== undefined) ? `threw or ${errors.length === 1 ? "was" : "were"} given up (deadline or stall)` : "threw"} (allowed: ${maxErrors}, --max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
+    : `${errors.length} turn${errors.length === 1 ? "" : "s"} ${errors.some((t) => t.givenUp !== undefined) ? `threw or ${errors.length === 1 ? "was" : "were"} given up (deadline or stall)` : "threw"} (allowed: ${maxErrors}, --gate max-errors): ${errors.map((t) => `${t.caseId}#${t.turn}`).join(", ")}`;
   checks.push({
     kind: "turn_errors",
     key: "turn_errors",
