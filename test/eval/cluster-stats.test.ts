@@ -5,6 +5,7 @@ import {
   bootstrapDelta,
   caseOfTurnKey,
   clusterMean,
+  ClusterMeanBatch,
   mulberry32,
   pairedBootstrap,
   percentileInterval,
@@ -161,4 +162,42 @@ describe("bootstrapDelta and pairedBootstrap", () => {
     expect(r.diff).toBeCloseTo(1 / 3, 12);
     expect(pairedBootstrap(new Map([["p#0", 1]]), new Map([["q#0", 1]]))).toBeNull();
   });
+});
+
+describe("ClusterMeanBatch (many clusterMeans sharing one stream of draws)", () => {
+  const rand = mulberry32(7);
+  const list = (cases: number, turnsPer: number, graded: boolean): ClusteredValue[] => {
+    const out: ClusteredValue[] = [];
+    for (let c = 0; c < cases; c++)
+      for (let t = 0; t < 1 + (c % turnsPer); t++)
+        out.push({ cluster: `case-${c}`, value: graded ? rand() : rand() < 0.5 ? 1 : 0 });
+    return out;
+  };
+  // Lists of the same unit count (shared draws), a duplicate, different counts, one unit, and an empty list.
+  const a = list(30, 3, true);
+  const lists = [a, list(30, 3, false), [...a], list(30, 1, true), list(17, 2, true), list(1, 3, true), []];
+
+  for (const unit of ["case", "turn"] as const)
+    it(`gives exactly what clusterMean gives each list (unit ${unit})`, () => {
+      const opts = { seed: 11, samples: 500, unit };
+      const batch = new ClusterMeanBatch(opts);
+      const got: unknown[] = [];
+      const pending = lists.map((l, i) =>
+        batch.add(l, (ci95) => {
+          got[i] = ci95;
+        }),
+      );
+      expect(got).toEqual([]); // nothing computed before run()
+      batch.run();
+      lists.forEach((l, i) => {
+        const want = clusterMean(l, opts);
+        if (want === null) {
+          expect(pending[i]).toBeNull();
+          return;
+        }
+        expect(pending[i]).toEqual({ mean: want.mean, n: want.n, nCases: want.nCases, unit });
+        // Bit for bit: toEqual on numbers is Object.is.
+        expect(got[i]).toEqual(want.ci95);
+      });
+    });
 });

@@ -40,6 +40,7 @@ import { judgmentsOf } from "./judgments.js";
 import {
   bootstrapDelta,
   clusterMean,
+  ClusterMeanBatch,
   DEFAULT_RESAMPLE,
   DEFAULT_SAMPLES,
   DEFAULT_SEED,
@@ -203,19 +204,25 @@ function splitChance(
   return n === 0 ? undefined : sum / n;
 }
 
+/** The aggregates of `turns`, their intervals filled in when `batch` runs (the key order of each aggregate is that of `summarize`, then `chance`). */
 function summarizeAll(
   turns: readonly TurnReport[],
   order: readonly string[],
-  opts: Resample,
+  batch: ClusterMeanBatch,
   chance: AggregateOptions["chance"],
 ): Record<string, Aggregate> {
   const out: Record<string, Aggregate> = {};
   for (const [key, values] of collect(turns, order)) {
     if (values.length === 0) continue;
-    const agg = summarize(values, { seed: opts.seed, samples: opts.samples, resample: opts.unit });
     const c = splitChance(turns, key, chance);
-    if (c !== undefined) agg.chance = c;
-    out[key] = agg;
+    // The callback runs when the batch does, after the aggregate is made below.
+    const m = batch.add(values, (ci95) => {
+      const agg = out[key]!;
+      if (ci95 !== null) agg.ci95 = ci95;
+      if (c !== undefined) agg.chance = c;
+    });
+    if (m === null) throw new InvalidArgumentError("values", "a non-empty list of scores", []);
+    out[key] = { mean: m.mean, n: m.n, nCases: m.nCases };
   }
   return out;
 }
@@ -371,24 +378,35 @@ function chanceWarnings(byLocale: Map<string, TurnReport[]>, chance: AggregateOp
 
 /** Aggregate per-turn results: overall, per kind, per locale, vacuous keys, split deltas (triad keys) and chance levels. */
 export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateOptions): Aggregation {
+  return aggregateInto(allTurns, opts);
+}
+
+/** `aggregateTurns`, the intervals added to `shared` (filled in when the caller runs it) or, without one, computed here. */
+function aggregateInto(
+  allTurns: readonly TurnReport[],
+  opts: AggregateOptions,
+  shared?: ClusterMeanBatch,
+): Aggregation {
   const resample: Resample = {
     seed: opts.seed ?? DEFAULT_SEED,
     samples: opts.samples ?? DEFAULT_SAMPLES,
     unit: opts.resample ?? DEFAULT_RESAMPLE,
   };
+  // Every interval of the aggregates is computed in one batch (bit-identical to one clusterMean each; src/eval/stats/bootstrap.ts).
+  const batch = shared ?? new ClusterMeanBatch({ seed: resample.seed, samples: resample.samples, unit: resample.unit });
   const order = keyOrder(allTurns, opts.evaluators);
   // With a split, answer-side results of tune turns stay out of the headline figures (./parts.ts).
   const parted = headlineTurns(allTurns);
   // Synthetic cases are a split of their own, never mixed into the headline (or the locale split) when real cases are present.
   const turns = withoutSynthetic(parted);
-  const aggregates = summarizeAll(turns, order, resample, opts.chance);
+  const aggregates = summarizeAll(turns, order, batch, opts.chance);
 
   const byKind = groupBy(parted, "kind", CASE_KINDS);
   const kind: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of byKind) kind[g] = summarizeAll(ts, order, resample, opts.chance);
+  for (const [g, ts] of byKind) kind[g] = summarizeAll(ts, order, batch, opts.chance);
   const byLocale = groupBy(turns, "locale", LOCALES);
   const locale: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of byLocale) locale[g] = summarizeAll(ts, order, resample, opts.chance);
+  for (const [g, ts] of byLocale) locale[g] = summarizeAll(ts, order, batch, opts.chance);
 
   const splits: Report["splits"] = { kind, locale };
   const forDeltas: SplitForDeltas[] = [
@@ -415,7 +433,7 @@ export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateO
       );
     const groups = groupByCase(allTurns, extra);
     const out: Record<string, Record<string, Aggregate>> = {};
-    for (const [g, ts] of groups) out[g] = summarizeAll(ts, order, resample, opts.chance);
+    for (const [g, ts] of groups) out[g] = summarizeAll(ts, order, batch, opts.chance);
     splits[extra.name] = out;
     forDeltas.push({ split: extra.name, groups, reference: extra.reference });
   }
@@ -423,12 +441,13 @@ export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateO
   // Turn position (1, 2, 3, 4+): a split of turns, not of cases (a case has turns in several groups), so no deltas against a reference.
   const position: Record<string, Record<string, Aggregate>> = {};
   for (const [g, ts] of turnSplits(turns).position as Map<string, TurnReport[]>)
-    position[g] = summarizeAll(ts, order, resample, opts.chance);
+    position[g] = summarizeAll(ts, order, batch, opts.chance);
   splits.position = position;
 
   const { vacuous, vacuousReasons } = vacuousKeys(allTurns, opts.evaluators, aggregates);
   for (const key of vacuous) if (splits.part?.tune?.[key] !== undefined) vacuousReasons[key] = NO_HOLDOUT_TURN;
   const deltas = splitDeltas(forDeltas, TRIAD_KEYS, resample);
+  if (shared === undefined) batch.run();
   return {
     aggregates,
     splits,
@@ -455,7 +474,12 @@ export function buildReport(input: BuildReportInput): Report {
   const chance =
     input.chance ??
     (input.cardsPerLocale !== undefined ? { cardsPerLocale: input.cardsPerLocale, k: input.run.k } : undefined);
-  const agg = aggregateTurns(input.turns, { ...input, ...(chance !== undefined ? { chance } : {}) });
+  // One batch for the intervals of the aggregates and of the funnel, run before the report is assembled.
+  const r = resampleOf(input);
+  const batch = new ClusterMeanBatch({ seed: r.seed, samples: r.samples, unit: r.resample });
+  const agg = aggregateInto(input.turns, { ...input, ...(chance !== undefined ? { chance } : {}) }, batch);
+  const funnel = withFunnel(input.turns, r, batch);
+  batch.run();
   return {
     schemaVersion: REPORT_VERSION,
     run: input.run,
@@ -480,7 +504,7 @@ export function buildReport(input: BuildReportInput): Report {
     ...(input.counterfactual !== undefined
       ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) }
       : {}),
-    ...withFunnel(input.turns, resampleOf(input)),
+    ...funnel,
     ...withJudgments(input.turns, input.run.k),
   };
 }
@@ -501,7 +525,8 @@ function resampleOf(input: BuildReportInput): { seed: number; samples: number; r
 function withFunnel(
   turns: readonly TurnReport[],
   opts: { seed: number; samples: number; resample: ResampleUnit },
+  batch: ClusterMeanBatch,
 ): { funnel?: NonNullable<Report["funnel"]> } {
-  const funnel = funnelOf(turns, opts);
+  const funnel = funnelOf(turns, opts, batch);
   return funnel === undefined ? {} : { funnel };
 }

@@ -23,7 +23,7 @@
  */
 import { HIT_KEY } from "../measures/metrics.js";
 import {
-  clusterMean,
+  ClusterMeanBatch,
   DEFAULT_RESAMPLE,
   DEFAULT_SAMPLES,
   DEFAULT_SEED,
@@ -89,7 +89,19 @@ export interface FunnelOptions {
 }
 
 /** The funnel rows of `turns`: every stage measured on at least one of them, in pipeline order. */
-export function funnelStages(turns: readonly TurnReport[], opts: FunnelOptions = {}): FunnelStage[] {
+export function funnelStages(
+  turns: readonly TurnReport[],
+  opts: FunnelOptions = {},
+  shared?: ClusterMeanBatch,
+): FunnelStage[] {
+  // The rows' intervals are filled in when the batch runs (here, unless the caller shares its batch).
+  const batch =
+    shared ??
+    new ClusterMeanBatch({
+      seed: opts.seed ?? DEFAULT_SEED,
+      samples: opts.samples ?? DEFAULT_SAMPLES,
+      unit: opts.resample ?? DEFAULT_RESAMPLE,
+    });
   const byStage = new Map<string, ClusteredValue[]>();
   for (const t of turns) {
     const p = stagePresence(t);
@@ -104,17 +116,16 @@ export function funnelStages(turns: readonly TurnReport[], opts: FunnelOptions =
   for (const { id, label } of FUNNEL_STAGES) {
     const values = byStage.get(id);
     if (values === undefined || values.length === 0) continue;
-    const m = clusterMean(values, {
-      seed: opts.seed ?? DEFAULT_SEED,
-      samples: opts.samples ?? DEFAULT_SAMPLES,
-      unit: opts.resample ?? DEFAULT_RESAMPLE,
+    const at = rows.length;
+    // The callback runs when the batch does, after the row is made below.
+    const m = batch.add(values, (ci95) => {
+      if (ci95 !== null) rows[at]!.ci95 = ci95;
     });
     if (m === null) continue;
     const present = values.reduce((s, v) => s + v.value, 0);
-    const row: FunnelStage = { stage: id, label, n: values.length, present, nCases: m.nCases, share: m.mean };
-    if (m.ci95 !== null) row.ci95 = m.ci95;
-    rows.push(row);
+    rows.push({ stage: id, label, n: values.length, present, nCases: m.nCases, share: m.mean });
   }
+  if (shared === undefined) batch.run();
   return rows;
 }
 
@@ -143,18 +154,30 @@ export function turnSplits(turns: readonly TurnReport[]): Record<string, Map<str
 }
 
 /** The report's funnel section, or undefined when no turn measured any stage. */
-export function funnelOf(turns: readonly TurnReport[], opts: FunnelOptions = {}): FunnelReport | undefined {
-  const stages = funnelStages(turns, opts);
+export function funnelOf(
+  turns: readonly TurnReport[],
+  opts: FunnelOptions = {},
+  shared?: ClusterMeanBatch,
+): FunnelReport | undefined {
+  const batch =
+    shared ??
+    new ClusterMeanBatch({
+      seed: opts.seed ?? DEFAULT_SEED,
+      samples: opts.samples ?? DEFAULT_SAMPLES,
+      unit: opts.resample ?? DEFAULT_RESAMPLE,
+    });
+  const stages = funnelStages(turns, opts, batch);
   if (stages.length === 0) return undefined;
   const splits: FunnelReport["splits"] = {};
   for (const [split, groups] of Object.entries(turnSplits(turns))) {
     const out: Record<string, FunnelStage[]> = {};
     for (const [g, ts] of groups) {
-      const rows = funnelStages(ts, opts);
+      const rows = funnelStages(ts, opts, batch);
       if (rows.length > 0) out[g] = rows;
     }
     splits[split] = out;
   }
+  if (shared === undefined) batch.run();
   return { stages, splits };
 }
 

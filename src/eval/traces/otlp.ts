@@ -28,15 +28,15 @@ import { THREAD_KEYS } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
+/** Where a record was read: one object per record, shared by its spans (the parsed record itself is not kept). */
+type RecordAt = Pick<TraceRecord, "file" | "line" | "index">;
+
+/** What is kept of a span until the turns are assembled: its parent, where it was read, and a retriever-like span's call(s). */
 interface SpanLink {
   parent: string | null;
-  traceId: string;
-  where: string;
-  file: string;
-  line: number;
+  at: RecordAt;
   /** Set for retriever-like spans: the recorded call(s). */
   runs?: RecordedRun[];
-  conversation?: string;
 }
 
 interface AnyValue {
@@ -147,6 +147,11 @@ export class OtlpReader {
           message: "expected an array of resource spans",
         },
       ]);
+    const at: RecordAt = {
+      file: record.file,
+      line: record.line,
+      ...(record.index !== undefined ? { index: record.index } : {}),
+    };
     for (const r of rs as {
       resource?: { attributes?: { key: string; value: AnyValue }[] };
       scopeSpans?: { spans?: unknown[] }[];
@@ -154,12 +159,11 @@ export class OtlpReader {
       let service: string | undefined;
       for (const a of r.resource?.attributes ?? []) if (a.key === "service.name") service = String(valueOf(a.value));
       for (const ss of r.scopeSpans ?? [])
-        for (const s of ss.spans ?? []) this.addSpan(s as Record<string, unknown>, record, service);
+        for (const s of ss.spans ?? []) this.addSpan(s as Record<string, unknown>, record, at, service);
     }
   }
 
-  private addSpan(s: Record<string, unknown>, record: TraceRecord, service: string | undefined): void {
-    const where = whereOf(record);
+  private addSpan(s: Record<string, unknown>, record: TraceRecord, at: RecordAt, service: string | undefined): void {
     const spanId = s.spanId;
     const traceId = s.traceId;
     if (typeof spanId !== "string" || spanId === "" || typeof traceId !== "string")
@@ -224,7 +228,12 @@ export class OtlpReader {
         }
       }
     }
-    const meta = parseJsonObject(metadata);
+    // The metadata JSON gives the conversation (a root's own, else its trace's first) and a call's graph step: parsed only where one of them can come of it.
+    const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval";
+    const meta =
+      parent === null || retrieverLike || (conversation === undefined && !this.traceConversation.has(traceId))
+        ? parseJsonObject(metadata)
+        : undefined;
     if (conversation === undefined) {
       // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
       for (const key of THREAD_KEYS) {
@@ -241,7 +250,7 @@ export class OtlpReader {
     const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR";
     const error = failed ? firstLine(status?.message ?? "the span's status is ERROR") : null;
     const name = typeof s.name === "string" ? s.name : "span";
-    const link: SpanLink = { parent, traceId, where, file: record.file, line: record.line };
+    const link: SpanLink = { parent, at };
     const step = typeof meta?.langgraph_step === "number" ? meta.langgraph_step : undefined;
     const base = {
       parentRunId: parent,
@@ -319,21 +328,20 @@ export class OtlpReader {
         { ...base, runId: spanId, query, documents: failed ? null : docsOf("reranker.output_documents") },
       ];
     }
-    if (conversation !== undefined) link.conversation = conversation;
     if (this.spans.has(spanId))
       throw new DataValidationError([
         {
           file: record.file,
           line: record.line,
           field: "spanId",
-          message: `span ${spanId} appears twice (also at ${this.spans.get(spanId)!.where}); export each span once`,
+          message: `span ${spanId} appears twice (also at ${whereOf(this.spans.get(spanId)!.at)}); export each span once`,
         },
       ]);
     this.spans.set(spanId, link);
     if (parent === null) {
       const answer = answerOf(output);
       this.roots.push({
-        where,
+        where: whereOf(at),
         rootId: spanId,
         traceId,
         conversationId: conversation ?? null,
@@ -370,8 +378,8 @@ export class OtlpReader {
         if (!this.spans.has(link.parent))
           throw new DataValidationError([
             {
-              file: link.file,
-              line: link.line,
+              file: link.at.file,
+              line: link.at.line,
               field: "parentSpanId",
               message: `span ${cur} names the parent span ${link.parent}, which is in none of the files read (an export cut short, or a trace split across files not all given); give every file of the trace, or export whole traces`,
             },
