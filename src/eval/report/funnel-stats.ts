@@ -88,6 +88,15 @@ export interface FunnelOptions {
   resample?: ResampleUnit;
 }
 
+/** A batch of the funnel's own, with its options' seed, samples and unit (the report's defaults otherwise). */
+function batchOf(opts: FunnelOptions): ClusterMeanBatch {
+  return new ClusterMeanBatch({
+    seed: opts.seed ?? DEFAULT_SEED,
+    samples: opts.samples ?? DEFAULT_SAMPLES,
+    unit: opts.resample ?? DEFAULT_RESAMPLE,
+  });
+}
+
 /** The funnel rows of `turns`: every stage measured on at least one of them, in pipeline order. */
 export function funnelStages(
   turns: readonly TurnReport[],
@@ -95,13 +104,7 @@ export function funnelStages(
   shared?: ClusterMeanBatch,
 ): FunnelStage[] {
   // The rows' intervals are filled in when the batch runs (here, unless the caller shares its batch).
-  const batch =
-    shared ??
-    new ClusterMeanBatch({
-      seed: opts.seed ?? DEFAULT_SEED,
-      samples: opts.samples ?? DEFAULT_SAMPLES,
-      unit: opts.resample ?? DEFAULT_RESAMPLE,
-    });
+  const batch = shared ?? batchOf(opts);
   const byStage = new Map<string, ClusteredValue[]>();
   for (const t of turns) {
     const p = stagePresence(t);
@@ -159,13 +162,7 @@ export function funnelOf(
   opts: FunnelOptions = {},
   shared?: ClusterMeanBatch,
 ): FunnelReport | undefined {
-  const batch =
-    shared ??
-    new ClusterMeanBatch({
-      seed: opts.seed ?? DEFAULT_SEED,
-      samples: opts.samples ?? DEFAULT_SAMPLES,
-      unit: opts.resample ?? DEFAULT_RESAMPLE,
-    });
+  const batch = shared ?? batchOf(opts);
   const stages = funnelStages(turns, opts, batch);
   if (stages.length === 0) return undefined;
   const splits: FunnelReport["splits"] = {};
