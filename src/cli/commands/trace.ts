@@ -9,9 +9,8 @@
  */
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
-import type { EvalOptions } from "../../app/eval-plan.js";
 import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
-import { planTrace, traceCase, traceGraphCase, type TracedTurn } from "../../app/trace.js";
+import { planTrace, traceCase, traceGraphCase, type TraceCaseOptions, type TracedTurn } from "../../app/trace.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { explainGold } from "../../eval/report/attribution.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
@@ -34,23 +33,8 @@ import { action, out, outText } from "../io.js";
 import { countOption, parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
 import { oneLineText } from "../../control-chars.js";
 
-interface TraceOptions extends Pick<
-  EvalOptions,
-  | "store"
-  | "kb"
-  | "cases"
-  | "k"
-  | "denseK"
-  | "bm25K"
-  | "mode"
-  | "embedder"
-  | "rerank"
-  | "dataDir"
-  | "config"
-  | "timeout"
-  | "maxCardBytes"
-  | "history"
-> {
+/** The use-case's options (src/app/trace.ts), with `--turn` as typed and the printing options. */
+interface TraceOptions extends Omit<TraceCaseOptions, "turn"> {
   /** `--turn` as typed; checked against the case's turn count once the case is known (caseAndTurn). */
   turn?: string;
   top: number;

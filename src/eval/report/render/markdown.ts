@@ -1,4 +1,5 @@
 /** The markdown rendering of a Report (docs/architecture.md §7); conventions in src/eval/report/render.ts. */
+import { DELTA_COLUMNS } from "../columns.js";
 import { positionLabel } from "../funnel-stats.js";
 import {
   attributionCostText,
@@ -195,20 +196,7 @@ export function renderMarkdown(report: Report): string {
     out.push("", `Split deltas (${md(deltaMethod(report))}):`, "");
     out.push(
       ...mdTable(
-        [
-          "metric",
-          "split",
-          "group",
-          "vs",
-          "diff",
-          "95% CI",
-          "n turns",
-          "n cases",
-          "raw p",
-          "adjusted p",
-          "family size",
-          "verdict",
-        ],
+        [...DELTA_COLUMNS],
         deltas.map((d) => [
           md(metricLabel(d.key, k)),
           md(d.split),

@@ -6,6 +6,7 @@
  * number, interval, p and verdict comes from the data, worded by the server
  * side (../report-page.ts); the page tests and computes nothing itself.
  */
+import { DELTA_COLUMNS } from "../../columns.js";
 import { positionLabel } from "../../positions.js";
 import type { Aggregate, FunnelStage, TurnReport } from "../../types.js";
 import type { FunnelStageDiff } from "../../funnel-stats.js";
@@ -333,26 +334,7 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
     box.appendChild(el("h3", { "data-field": "delta-method", text: "Split deltas (" + run.stats.deltaMethod + ")" }));
     box.appendChild(
       el("table", { cls: "deltas" }, [
-        el("thead", null, [
-          el(
-            "tr",
-            null,
-            ths([
-              "metric",
-              "split",
-              "group",
-              "vs",
-              "diff",
-              "95% CI",
-              "n turns",
-              "n cases",
-              "raw p",
-              "adjusted p",
-              "family size",
-              "verdict",
-            ]),
-          ),
-        ]),
+        el("thead", null, [el("tr", null, ths([...DELTA_COLUMNS]))]),
         el(
           "tbody",
           null,
