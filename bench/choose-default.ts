@@ -26,7 +26,8 @@ import { writeFileAtomic } from "../src/atomic.js";
 import { loadBeirDataset } from "../src/research/beir.js";
 import { allEvaluators } from "../src/eval/measures/evaluators.js";
 import { ndcgAtK, recallAtK } from "../src/eval/measures/metrics.js";
-import { runSweep } from "../src/app/own-graph/runner.js";
+import { OWN_GRAPH_CAPTURE } from "../src/app/own-graph/parallel.js";
+import { runGraphSweep } from "../src/eval/sweep/external-graph.js";
 import { openSystem as openSession } from "../src/system.js";
 import { configToJSON, readConfigFile } from "../src/research/tune-config.js";
 import {
@@ -115,21 +116,22 @@ export async function run(): Promise<void> {
     try {
       const split = await loadSplit(SPLIT, session.cases);
       const cases = session.cases.filter((c) => split?.partOf.get(c.id) === PART);
-      const { turns, traces } = await runSweep({
+      const turns = await runGraphSweep({
         graph: buildGraph({
           store: session.retriever,
           cards: session.kb,
           defaults: { k: K, denseK: depth, bm25K: depth, mode: "hybrid" },
         }),
+        ...OWN_GRAPH_CAPTURE,
         cases,
         evaluators: allEvaluators({ k: K }),
         knownIds: new Set(session.kb.byId.keys()),
-        storeBacked: true,
+        k: K,
         concurrency: 1,
       });
       const indexes = new Map(DEFAULT_GRID.bm25.map((p) => [bm25Key(p), BM25Index.build(session.chunks, p)]));
-      for (const t of turns) {
-        const trace = traces.forTurn(t.caseId, t.turn);
+      for (const { report: t, retrieval } of turns) {
+        const trace = retrieval?.trace;
         if (t.gold.length === 0 || trace?.stages.dense === undefined) continue;
         const gold = new Set(t.gold);
         units.push({

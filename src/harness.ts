@@ -14,7 +14,6 @@ export { planEval, baselineFileFor, EVAL_DEFAULTS, type EvalOptions, type EvalPl
 export { runGraphEval, loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
 export {
   traceCase,
-  traceGraphCase,
   planTrace,
   type CaseTrace,
   type GraphTraceOptions,
@@ -77,14 +76,7 @@ export {
   type JudgeVerdict,
 } from "./eval/measures/evaluators.js";
 export { goldPositions, summarizeTrace } from "./eval/report/trace-summary.js";
-export {
-  runSweep,
-  DEFAULT_CONCURRENCY,
-  type InvokableGraph,
-  type SweepOptions,
-  type SweepResult,
-  type TraceSource,
-} from "./app/own-graph/runner.js";
+export { DEFAULT_CONCURRENCY } from "./eval/sweep/turns.js";
 export {
   aggregateTurns,
   buildReport,
@@ -166,6 +158,10 @@ export {
   runGraphSweep,
   type EvaluableGraph,
   type GraphSweepOptions,
+  type TraceSource,
+  sweepGraphCases,
+  type GraphSweepResult,
+  type SweepPhases,
   type GraphTurn,
   type InputMapper,
   type InputTurn,

@@ -19,13 +19,7 @@
 export { runEval, type EvalOutcome } from "./app/eval.js";
 export type { EvalOptions } from "./app/eval-plan.js";
 export { runGraphEval, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
-export {
-  traceCase,
-  traceGraphCase,
-  type CaseTrace,
-  type GraphTraceOptions,
-  type TraceCaseOptions,
-} from "./app/trace.js";
+export { traceCase, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions } from "./app/trace.js";
 export { runTune, type TuneOptions, type TuneOutcome } from "./app/tune.js";
 export { mergeShardReports, type MergeOptions } from "./app/merge.js";
 export { runBeir, type BeirOptions, type BeirOutcome } from "./app/beir.js";

@@ -3,7 +3,8 @@
  * is handed this module's URL, SWEEP_WORKER_ENTRY of the composition root):
  * opens the retriever its init describes with the composition root's one
  * retriever factory, builds the graph, says `ready`, then runs each case index
- * it is sent with `runCase` and posts the result back. It sits beside
+ * it is sent with the one case runner of every sweep (`graphCaseRunner`) and
+ * posts the turns back. It sits beside
  * src/system.ts, outside the layers, so eval/ never imports the root.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -15,7 +16,7 @@ import {
   type SweepWorkerInit,
   type WorkerMessage,
 } from "./app/own-graph/parallel.js";
-import { runCase } from "./app/own-graph/runner.js";
+import { graphCaseRunner } from "./eval/sweep/external-graph.js";
 import { evaluatorsFor } from "./eval/sweep/storeless.js";
 
 const port = parentPort;
@@ -36,16 +37,20 @@ try {
     knownIds: new Set(init.knownIds),
     ...(init.partOf !== null ? { partOf: new Map(init.partOf) } : {}),
     threadPrefix: init.threadPrefix,
-    keepTraces: init.traces,
+    k: init.k,
     counterfactual: init.counterfactual,
   });
+  const runner = graphCaseRunner({
+    ...options,
+    cases: init.cases,
+    ...(init.turnTimeoutMs !== undefined ? { turnTimeoutMs: init.turnTimeoutMs } : {}),
+  });
   port.on("message", (m: { type: "run"; index: number }) => {
-    const c = init.cases[m.index];
-    if (c === undefined) {
+    if (init.cases[m.index] === undefined) {
       post({ type: "failed", index: m.index, error: serializeError(new Error(`no case at index ${m.index}`)) });
       return;
     }
-    runCase(c, options).then(
+    runner.run(m.index).then(
       (result) => post({ type: "done", index: m.index, result }),
       (e: unknown) => post({ type: "failed", index: m.index, error: serializeError(e) }),
     );

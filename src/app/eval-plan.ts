@@ -66,6 +66,8 @@ export interface EvalOptions extends GateOptions {
   judgeCache?: string;
   /** Cases in flight per thread (default DEFAULT_CONCURRENCY; results are identical at any value). */
   concurrency?: number;
+  /** Per-turn deadline, seconds (default DEFAULT_TURN_TIMEOUT_S = 120), as for every graph: a turn still running then is an error turn (docs/reliability.md). */
+  turnTimeout?: number;
   /** Worker threads of the sweep (1, the default: the sweep runs in this thread). */
   workers?: number;
   /** The local Chroma's data folder (default `.retrace/chroma`). */

@@ -24,9 +24,9 @@ import type { RetrievalConfig } from "../research/tune-config.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import type { Judge } from "../eval/measures/evaluators.js";
 import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
-import type { Report } from "../eval/report/types.js";
-import { ownGraphCaseOptions, runSweepInWorkers } from "./own-graph/parallel.js";
-import { runSweep } from "./own-graph/runner.js";
+import type { Report, RetrievalRunConfig } from "../eval/report/types.js";
+import { ownGraphCaseOptions, startWorkerLanes } from "./own-graph/parallel.js";
+import { sweepGraphCases, type GraphTurn, type SweepPhases } from "../eval/sweep/external-graph.js";
 import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
@@ -143,6 +143,29 @@ function genericLocalesOf(cases: readonly { locale: string }[]): { genericLocale
   return generic.length > 0 ? { genericLocales: generic } : {};
 }
 
+/**
+ * What the report keeps of the traces of a sweep of retrace's own graph, in
+ * dataset order: each traced turn's stage timings (keyed `caseId#turn`; wall
+ * clock, so only in `timings`) and the retrieval settings of each locale
+ * (`*` without one), from its first traced turn, keys sorted.
+ */
+export function traceFactsOf(turns: readonly GraphTurn[]): {
+  timings: Record<string, Record<string, number>>;
+  retrieval: Record<string, RetrievalRunConfig>;
+} {
+  const timings: Record<string, Record<string, number>> = {};
+  const byLocale = new Map<string, RetrievalRunConfig>();
+  for (const { report, retrieval } of turns) {
+    const trace = retrieval?.trace;
+    if (trace === undefined) continue;
+    timings[`${report.caseId}#${report.turn}`] = trace.timingsMs;
+    const { embedder: _e, mode: _m, rerank: _r, ...config } = trace.config;
+    const locale = trace.locale ?? "*";
+    if (!byLocale.has(locale)) byLocale.set(locale, config);
+  }
+  return { timings, retrieval: Object.fromEntries([...byLocale].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+}
+
 /** An eval's report (gate applied unless it is a shard's) and the baseline it was compared with. */
 export interface EvalOutcome {
   report: Report;
@@ -173,12 +196,9 @@ export async function sweepEval(
     ...(extra.judge !== undefined ? { judge: extra.judge } : {}),
   });
   const progress = (extra.progress ?? NO_PROGRESS)("eval", "cases");
-  let turns;
-  let turnTimings;
-  let phases;
-  let retrieval;
+  const phases: SweepPhases = { graph: 0, evaluate: 0 };
   const repeat = o.repeat ?? 1;
-  const runs: Awaited<ReturnType<typeof runSweep>>["turns"][] = [];
+  const runs: GraphTurn[][] = [];
   try {
     // `--repeat N`: the same sweep N times, one after the other, each repeat on threads of its own (as `eval --graph --repeat`).
     for (let r = 0; r < repeat; r++) {
@@ -187,7 +207,7 @@ export async function sweepEval(
       const defaults = graphDefaultsFor(system, o);
       const knownIds = new Set(system.kb.byId.keys());
       const counterfactual = counterfactualOf(o, system.retriever !== null).enabled;
-      // The turn reports carry what the report needs of each trace; the full traces are not kept.
+      // retrace's own graph through the one sweep of every graph (src/eval/sweep/external-graph.ts), its trace read from the returned state.
       const local = ownGraphCaseOptions({
         retriever: system.retriever,
         kb: system.kb,
@@ -197,14 +217,14 @@ export async function sweepEval(
         knownIds,
         ...(system.split !== null ? { partOf: system.split.partOf } : {}),
         threadPrefix,
-        keepTraces: false,
+        k: o.k,
         counterfactual,
       });
       const workers = o.workers ?? 1;
-      const sweep =
+      // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
+      const pool =
         workers > 1
-          ? // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
-            await runSweepInWorkers({
+          ? startWorkerLanes({
               workerEntry: SWEEP_WORKER_ENTRY,
               init: {
                 recipe: system.retrieverRecipe,
@@ -217,20 +237,28 @@ export async function sweepEval(
                 knownIds: [...knownIds],
                 partOf: system.split !== null ? [...system.split.partOf] : null,
                 threadPrefix,
-                traces: false,
                 counterfactual,
+                ...(o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {}),
               },
               threads: workers,
               concurrency: o.concurrency,
-              local,
-              onCaseDone,
             })
-          : await runSweep({ ...local, cases, concurrency: o.concurrency, onCaseDone });
+          : undefined;
+      let sweep;
+      try {
+        sweep = await sweepGraphCases({
+          ...local,
+          cases,
+          concurrency: o.concurrency,
+          ...(o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {}),
+          onCaseDone,
+          phases,
+          ...(pool !== undefined ? { lanes: pool.lanes } : {}),
+        });
+      } finally {
+        await pool?.close();
+      }
       runs.push(sweep.turns);
-      if (r === 0) ({ turns, timings: turnTimings, phases, retrieval } = sweep);
-      // Wall clock of every repeat (the turn timings stay the first repeat's).
-      else if (phases !== undefined)
-        phases = { graph: phases.graph + sweep.phases.graph, evaluate: phases.evaluate + sweep.phases.evaluate };
       if (workers > 1)
         log.info(
           `sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`,
@@ -239,10 +267,19 @@ export async function sweepEval(
   } finally {
     progress.stop();
   }
-  if (turns === undefined || turnTimings === undefined || phases === undefined)
-    throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
+  const first = runs[0];
+  if (first === undefined) throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
+  // Stage timings (wall clock, the first repeat's) and the retrieval settings per locale, from each turn's trace in dataset order.
+  const { timings: turnTimings, retrieval } = traceFactsOf(first);
+  let turns = first.map((t) => t.report);
   // With repeats: one turn per turn, its scores the means over the repeats; identical repeats (this graph is deterministic) give the first repeat's turns.
-  const combined = runs.length >= 2 ? combineRepeats(runs, { seed: o.seed }) : undefined;
+  const combined =
+    runs.length >= 2
+      ? combineRepeats(
+          runs.map((r) => r.map((t) => t.report)),
+          { seed: o.seed },
+        )
+      : undefined;
   if (combined !== undefined) turns = combined.turns;
   const tReport = performance.now();
   const hashOf = (cs: EvalCase[]) => (cs.length === system.cases.length ? system.hashes.dataset : datasetHash(cs));

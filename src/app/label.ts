@@ -29,7 +29,8 @@ import {
   type TermOf,
   type TermStats,
 } from "../eval/label/pool.js";
-import { runSweep } from "./own-graph/runner.js";
+import { OWN_GRAPH_CAPTURE } from "./own-graph/parallel.js";
+import { runGraphSweep } from "../eval/sweep/external-graph.js";
 import { loadCases } from "../kb/cases.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { readTextFileOrThrow } from "../kb/text.js";
@@ -204,24 +205,22 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
         o.store,
       );
     for (const mode of modes) {
-      const { traces } = await runSweep({
+      const turns = await runGraphSweep({
         graph: graphFor(system, { k: plan.depth, mode }),
+        ...OWN_GRAPH_CAPTURE,
         cases: plan.cases,
         evaluators: [],
         knownIds: new Set(system.kb.byId.keys()),
-        storeBacked: true,
-        traceSource: "state",
-        durability: "exit",
+        k: plan.depth,
         concurrency: 1,
         threadPrefix: `${mode}:`,
       });
-      for (const c of plan.cases)
-        c.turns.forEach((_, i) => {
-          const trace = traces.forTurn(`${mode}:${c.id}`, i);
-          const entry = into.get(turnKey(c.id, i))!;
-          entry.lists[mode] = trace?.retrievedIds ?? [];
-          if (trace?.query !== undefined) entry.queries[mode] = trace.query;
-        });
+      for (const { report, retrieval } of turns) {
+        const trace = retrieval?.trace;
+        const entry = into.get(turnKey(report.caseId, report.turn))!;
+        entry.lists[mode] = trace?.retrievedIds ?? [];
+        if (trace?.query !== undefined) entry.queries[mode] = trace.query;
+      }
     }
   } finally {
     await system.close();

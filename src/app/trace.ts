@@ -4,22 +4,23 @@
  * store-backed graph (earlier turns too: a follow-up needs them) and returns,
  * for each turn, its report line, the retrieval trace (every stage's ranked
  * list) and where each gold card stood at each stage and why it was or was
- * not retrieved. `traceGraphCase` does the same for a graph of your own
- * (`--graph`), from its captured retriever runs. The case id and turn are
- * checked before any store starts.
+ * not retrieved; with `graph`, the same for a graph of your own, through the
+ * same sweep (its captured retriever runs). The case id and turn are checked
+ * before any store starts.
  */
 import { InvalidArgumentError } from "../errors.js";
 import { allEvaluators } from "../eval/measures/evaluators.js";
 import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
 import type { TurnReport } from "../eval/report/types.js";
 import type { GraphTurn } from "../eval/sweep/external-graph.js";
-import { runSweep } from "./own-graph/runner.js";
+import { runGraphSweep } from "../eval/sweep/external-graph.js";
+import type { CapturedRetrieval } from "../eval/sweep/capture.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths } from "./data.js";
-import { graphDefaultsFor, graphFor, openEvalSystem, type SystemSettings } from "./eval.js";
-import { ownCounterfactual } from "./own-graph/parallel.js";
+import { graphDefaultsFor, openEvalSystem, type SystemSettings } from "./eval.js";
+import { ownGraphCaseOptions } from "./own-graph/parallel.js";
 import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
 import { loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
 
@@ -47,10 +48,12 @@ export type TraceCaseOptions = Pick<
   turn?: number;
 };
 
-/** One traced turn: its report line, its retrieval trace (null when store-less) and an explanation per gold card. */
+/** One traced turn: its report line, its retrace trace (null when the turn has none: store-less, or a graph's captured retriever runs), its capture, and an explanation per gold card. */
 export interface TracedTurn {
   report: TurnReport;
   trace: RetrievalTrace | null;
+  /** What the sweep captured (null: no retrieval, or the turn failed); never in `--json` output. */
+  retrieval: CapturedRetrieval | null;
   explanations: GoldExplanation[];
 }
 
@@ -100,58 +103,74 @@ export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
   return { options: o, data, casesFile: paths.cases };
 }
 
-/** Traces case `caseId` through retrace's own graph over the system the options describe (`plan`: what `planTrace` read). */
-export async function traceCase(caseId: string, options: TraceCaseOptions, plan?: TracePlan): Promise<CaseTrace> {
-  const { options: o, data, casesFile } = plan ?? (await planTrace(options));
+/** The options of a trace of a graph of your own (`--graph`): how it is loaded, driven and read. */
+export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
+
+/**
+ * Traces case `caseId` (its turns up to `turn`; earlier turns run too: a
+ * follow-up is contextualized from them) through the one sweep of every
+ * graph: retrace's own graph over the system the options describe, or with
+ * `graph` a graph of your own. Each turn: its report line, its capture (the
+ * retrace trace when there is one: every stage's ranked list) and an
+ * explanation per gold card of where it stood. `plan`: what `planTrace`
+ * read (retrace's own graph), or the KB (or catalog) and cases already loaded
+ * (`loadGraphData`, a graph of your own).
+ */
+export async function traceCase(
+  caseId: string,
+  options: TraceCaseOptions & Partial<GraphTraceOptions>,
+  plan?: TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
+): Promise<CaseTrace> {
+  if (options.graph !== undefined) {
+    const loaded = plan !== undefined && "kb" in plan ? plan : await loadGraphData(options);
+    const { c, upTo } = caseUpTo(loaded.cases, caseId, options.turn, loaded.casesFile);
+    const { turns } = await sweepGraph(options, [upTo], loaded.kb, 1);
+    return {
+      case: caseHeader(c),
+      turns: turns.filter((t) => options.turn === undefined || t.report.turn === options.turn).map(traced),
+    };
+  }
+  const { options: o, data, casesFile } = plan !== undefined && "options" in plan ? plan : await planTrace(options);
   const turn = options.turn;
   caseUpTo(data.cases, caseId, turn, casesFile); // before any store starts or anything is ingested
   const k = o.k ?? EVAL_DEFAULTS.k;
   const system = await openEvalSystem(o satisfies SystemSettings, undefined, data);
   try {
     const { c, upTo } = caseUpTo(system.cases, caseId, turn, casesFile);
-    // Earlier turns run too: a follow-up is contextualized from them.
     const settings = { ...o, k, mode: o.mode ?? EVAL_DEFAULTS.mode };
-    const { turns, traces } = await runSweep({
-      graph: graphFor(system, settings),
-      // The three queries side by side (docs/query-attribution.md): the raw message and the standalone oracle retrieved as the graph's query was.
-      ...(system.retriever !== null
-        ? { counterfactual: ownCounterfactual(system.retriever, graphDefaultsFor(system, settings)) }
-        : {}),
+    const turns = await runGraphSweep({
+      ...ownGraphCaseOptions({
+        retriever: system.retriever,
+        kb: system.kb,
+        analyzers: system.analyzers,
+        defaults: graphDefaultsFor(system, settings),
+        evaluators: allEvaluators({ k }),
+        knownIds: new Set(system.kb.byId.keys()),
+        threadPrefix: "",
+        k,
+        // The three queries side by side (docs/query-attribution.md): the raw message and the standalone oracle retrieved as the graph's query was.
+        counterfactual: options.counterfactual !== false,
+      }),
       cases: [upTo],
-      evaluators: allEvaluators({ k }),
-      knownIds: new Set(system.kb.byId.keys()),
-      storeBacked: system.retriever !== null,
-      traceSource: "state",
-      durability: "exit",
       concurrency: 1,
+      ...(options.turnTimeout !== undefined ? { turnTimeoutMs: options.turnTimeout * 1000 } : {}),
     });
-    const traced: TracedTurn[] = turns
-      .filter((t) => turn === undefined || t.turn === turn)
-      .map((report) => {
-        const trace = traces.forTurn(c.id, report.turn) ?? null;
-        return { report, trace, explanations: trace === null ? [] : report.gold.map((g) => explainGold(trace, g)) };
-      });
-    return { case: caseHeader(c), turns: traced };
+    return {
+      case: caseHeader(c),
+      turns: turns.filter((t) => turn === undefined || t.report.turn === turn).map(traced),
+    };
   } finally {
     await system.close();
   }
 }
 
-/** The options of a trace of your own graph. */
-export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
-
-/**
- * Traces case `caseId` through a graph of your own (docs/evaluate-your-graph.md):
- * each turn's report line and captured retrieval. `data`: the KB (or catalog)
- * and cases already loaded (`loadGraphData`).
- */
-export async function traceGraphCase(
-  caseId: string,
-  o: GraphTraceOptions,
-  data?: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
-): Promise<CaseTrace<GraphTurn>> {
-  const loaded = data ?? (await loadGraphData(o));
-  const { c, upTo } = caseUpTo(loaded.cases, caseId, o.turn, loaded.casesFile);
-  const { turns } = await sweepGraph(o, [upTo], loaded.kb, 1);
-  return { case: caseHeader(c), turns: turns.filter((t) => o.turn === undefined || t.report.turn === o.turn) };
+/** A swept turn as traced: the explanation of each gold card from its retrace trace (none without one). */
+function traced(t: GraphTurn): TracedTurn {
+  const trace = t.retrieval?.trace ?? null;
+  return {
+    report: t.report,
+    trace,
+    retrieval: t.retrieval,
+    explanations: trace === null ? [] : t.report.gold.map((g) => explainGold(trace, g)),
+  };
 }

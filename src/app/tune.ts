@@ -26,7 +26,8 @@ import {
 } from "../research/tune.js";
 import { allEvaluators } from "../eval/measures/evaluators.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
-import { runSweep } from "./own-graph/runner.js";
+import { OWN_GRAPH_CAPTURE } from "./own-graph/parallel.js";
+import { runGraphSweep } from "../eval/sweep/external-graph.js";
 import { defaultSplitFile, loadSplit } from "../kb/split.js";
 import type { Locale } from "../kb/types.js";
 import { log } from "../log.js";
@@ -242,14 +243,13 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
     const p = progress("tune: sweep", "cases");
     let sweep;
     try {
-      sweep = await runSweep({
+      sweep = await runGraphSweep({
         graph: graphFor(system, { k, denseK: depth, bm25K: depth, mode: "hybrid" }),
+        ...OWN_GRAPH_CAPTURE,
         cases,
         evaluators: allEvaluators({ k }),
         knownIds: new Set(system.kb.byId.keys()),
-        storeBacked: true,
-        traceSource: "state",
-        durability: "exit",
+        k,
         concurrency: 1,
         onCaseDone: (d, t) => p.update(d, t),
       });
@@ -262,9 +262,9 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
     // The grid's indexes analyse as the system's retriever does (the KB's analyzers.json).
     const indexes = new Map(grid.bm25.map((b) => [bm25Key(b), BM25Index.build(system.chunks, b, system.analyzers)]));
     const units: TuneUnit[] = [];
-    for (const t of sweep.turns) {
+    for (const { report: t, retrieval } of sweep) {
       if (t.gold.length === 0) continue;
-      const trace = sweep.traces.forTurn(t.caseId, t.turn);
+      const trace = retrieval?.trace;
       if (trace === undefined || trace.stages.dense === undefined) continue;
       const gold = new Set(t.gold);
       const bm25 = new Map(

@@ -389,7 +389,6 @@ export const GRAPH_ONLY = [
   "--max-no-retrieval",
   "--allow-no-retrieval",
   "--catalog",
-  "--turn-timeout",
   "--max-state-mb",
 ] as const;
 

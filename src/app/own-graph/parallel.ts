@@ -8,8 +8,9 @@
  * threads each open the same retriever (`openRetriever`: the same analyzers,
  * embedder, BM25 parameters, and the exact dense index's matrices over
  * shared memory, not copied), build the same graph from the same defaults,
- * and run the cases sent to them with the same `runCase`. Every thread takes
- * the next case not yet taken (`sweepCases`); results are assembled in
+ * and run the cases sent to them with the one case runner of every sweep
+ * (`graphCaseRunner`, src/eval/sweep/external-graph.ts). Every thread takes
+ * the next case not yet taken (`sweepGraphCases`); results are assembled in
  * dataset order. Every case runs on its own thread id from a fresh state, so
  * which thread ran it cannot change its result: reports are identical at any
  * number of workers (test/eval/parallel.test.ts).
@@ -19,6 +20,7 @@
  * and exit code survive the thread boundary.
  */
 import { Worker } from "node:worker_threads";
+import { HumanMessage } from "@langchain/core/messages";
 import * as errors from "../../errors.js";
 import { InternalError, RETRACE_ERROR_MARKER } from "../../errors.js";
 import { MemorySaver } from "@langchain/langgraph";
@@ -31,15 +33,8 @@ import { retrievalSettingsFor } from "../../nodes/configuration.js";
 import type { AnalyzerConfig, Analyzers } from "../../retrieval/analyzer.js";
 import type { Retriever } from "../../retrieval/types.js";
 import type { EvaluatorSpec } from "../../eval/measures/evaluators.js";
-import {
-  runCase,
-  sweepCases,
-  type CaseResult,
-  type CaseRunOptions,
-  type CounterfactualRetrieve,
-  type SweepLane,
-  type SweepResult,
-} from "./runner.js";
+import type { RetrieveAgain } from "../../eval/sweep/graph-counterfactual.js";
+import type { CaseLane, GraphSweepOptions, GraphTurn, InputMapper } from "../../eval/sweep/external-graph.js";
 
 /** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
 export interface OwnGraphSweep {
@@ -54,8 +49,8 @@ export interface OwnGraphSweep {
   knownIds: ReadonlySet<string>;
   partOf?: ReadonlyMap<string, SplitPart>;
   threadPrefix: string;
-  /** Whether case results carry the full traces (SweepOptions.keepTraces). */
-  keepTraces: boolean;
+  /** Cutoff of the evaluators, written into the turn summaries. */
+  k: number;
   /** Whether gold-bearing turns are also retrieved with the raw message and the `standalone` oracle (docs/query-attribution.md). Needs a retriever. */
   counterfactual?: boolean;
 }
@@ -66,7 +61,7 @@ export interface OwnGraphSweep {
  * defaults' retrieval keys, per-locale overrides applied), so an alternative
  * query is retrieved exactly as the graph's query was. Deterministic.
  */
-export function ownCounterfactual(retriever: Retriever, defaults: Partial<TunableConfig>): CounterfactualRetrieve {
+export function ownCounterfactual(retriever: Retriever, defaults: Partial<TunableConfig>): RetrieveAgain {
   const settings = resolveRetrievalSettings(defaults as Record<string, unknown>);
   return async (query, { locale, turn }) => {
     const trace = await retriever.retrieve(query, {
@@ -79,29 +74,42 @@ export function ownCounterfactual(retriever: Retriever, defaults: Partial<Tunabl
   };
 }
 
+/** Each turn's input to retrace's own graph: the user message, and the case's locale (which filters retrieval to that locale's cards). */
+export const ownGraphInput: InputMapper = (turn, c) => ({ messages: [new HumanMessage(turn.user)], locale: c.locale });
+
 /**
- * One thread's options for a sweep of retrace's own graph, the main thread's
- * and each worker's alike: the graph over `retriever` with a MemorySaver of
- * its own, each finished case's thread deleted from it, traces read from the
- * returned state, one checkpoint per turn (docs/throughput.md).
+ * How the one sweep reads retrace's own graph: each turn's input with the
+ * case's locale, the trace from the returned state (no callback handler per
+ * turn), no state size measured (its state is retrace's own).
  */
-export function ownGraphCaseOptions(s: OwnGraphSweep): CaseRunOptions {
+export const OWN_GRAPH_CAPTURE = {
+  input: ownGraphInput,
+  traceSource: "state",
+  measureState: false,
+} as const satisfies Partial<GraphSweepOptions>;
+
+/**
+ * One thread's sweep options for retrace's own graph, the main thread's and
+ * each worker's alike (`cases` and `concurrency` aside): the graph over
+ * `retriever` with a MemorySaver of its own (the sweep deletes each finished
+ * case's thread from it), each turn's trace read from the returned state,
+ * alternative queries retrieved by the graph's own retriever
+ * (docs/throughput.md, docs/query-attribution.md).
+ */
+export function ownGraphCaseOptions(s: OwnGraphSweep): Omit<GraphSweepOptions, "cases" | "concurrency"> {
   const checkpointer = new MemorySaver();
   return {
     graph: buildGraph({ store: s.retriever, cards: s.kb, analyzers: s.analyzers, defaults: s.defaults, checkpointer }),
     evaluators: s.evaluators,
     knownIds: s.knownIds,
-    storeBacked: s.retriever !== null,
-    // retrace's own graph returns each turn's trace in state: no callback handler per turn.
-    traceSource: "state",
-    // One checkpoint per turn, not per step: the same turns.
-    durability: "exit",
-    releaseThread: (id) => checkpointer.deleteThread(id),
-    keepTraces: s.keepTraces,
+    k: s.k,
+    // retrace's own graph returns each turn's trace in state: no callback handler per turn; its state is retrace's own, not measured.
+    ...OWN_GRAPH_CAPTURE,
+    retrieves: s.retriever !== null,
     threadPrefix: s.threadPrefix,
     ...(s.partOf !== undefined ? { partOf: s.partOf } : {}),
     ...(s.counterfactual === true && s.retriever !== null
-      ? { counterfactual: ownCounterfactual(s.retriever, s.defaults) }
+      ? { counterfactual: true, retrieveAgain: ownCounterfactual(s.retriever, s.defaults) }
       : {}),
   };
 }
@@ -122,16 +130,16 @@ export interface SweepWorkerInit<Recipe = unknown> {
   knownIds: readonly string[];
   partOf: readonly (readonly [string, SplitPart])[] | null;
   threadPrefix: string;
-  /** Whether results carry the collected traces (a sweep's `traces`); eval reads only the turn reports. */
-  traces: boolean;
   /** Counterfactual retrieval on (OwnGraphSweep.counterfactual): the workers run it too, the same way. */
   counterfactual: boolean;
+  /** The per-turn deadline, ms (unset: the sweep's default). */
+  turnTimeoutMs?: number;
 }
 
 /** Messages from a worker. */
 export type WorkerMessage =
   | { type: "ready" }
-  | { type: "done"; index: number; result: CaseResult }
+  | { type: "done"; index: number; result: GraphTurn[] }
   | { type: "failed"; index: number | null; error: SerializedError };
 
 /** An error as it crosses a thread boundary. */
@@ -187,7 +195,7 @@ function startWorker(entry: URL, init: SweepWorkerInit): Worker {
 }
 
 interface Pending {
-  resolve: (r: CaseResult) => void;
+  resolve: (r: GraphTurn[]) => void;
   reject: (e: Error) => void;
 }
 
@@ -224,9 +232,9 @@ class SweepWorker {
     this.ready.catch(() => {});
   }
 
-  run(index: number): Promise<CaseResult> {
+  run(index: number): Promise<GraphTurn[]> {
     if (this.failure !== null) return Promise.reject(this.failure);
-    return new Promise<CaseResult>((resolve, reject) => {
+    return new Promise<GraphTurn[]>((resolve, reject) => {
       this.pending.set(index, { resolve, reject });
       this.worker.postMessage({ type: "run", index });
     });
@@ -253,49 +261,37 @@ class SweepWorker {
   }
 }
 
-export interface ParallelSweepOptions {
+export interface WorkerLanesOptions {
   init: SweepWorkerInit;
   /** The worker threads' entry module (the composition root's SWEEP_WORKER_ENTRY): it opens the retriever `init.recipe` describes. */
   workerEntry: URL;
-  /** Threads running cases (≥ 1): this one (running `local`) and `threads − 1` workers. */
+  /** Threads running cases (≥ 1): this one and `threads − 1` workers. */
   threads: number;
   /** Cases in flight per thread (≥ 1). */
   concurrency: number;
-  /** This thread's share (`ownGraphCaseOptions`, as each worker builds its own from `init`). */
-  local: CaseRunOptions;
-  onCaseDone?: (done: number, total: number) => void;
 }
 
 /**
- * The sweep of `init.cases` over `threads` threads: this one starts at once,
- * the workers join as soon as they have opened their retriever, and every
- * thread takes the next case until none is left. The same result as
- * `runSweep` over the same graph and cases (timings and phases aside: they
- * are wall clock, and `phases` sums all threads' time).
+ * The worker threads of a sweep of `init.cases` over `threads` threads, as
+ * lanes of the one sweep (`sweepGraphCases({ lanes })`): this thread starts
+ * at once, each worker joins as soon as it has opened its retriever, and
+ * every thread takes the next case until none is left. No worker for a sweep
+ * this thread alone can cover (one case per lane at most). `close`
+ * terminates them. The same turns as a sweep on this thread alone.
  */
-export async function runSweepInWorkers(opts: ParallelSweepOptions): Promise<SweepResult> {
+export function startWorkerLanes(opts: WorkerLanesOptions): { lanes: CaseLane[]; close: () => Promise<void> } {
   for (const [name, n] of [
     ["threads", opts.threads],
     ["concurrency", opts.concurrency],
   ] as const) {
     if (!Number.isInteger(n) || n < 1) throw new errors.InvalidArgumentError(name, "a positive integer", n);
   }
-  const cases = opts.init.cases;
-  // No worker for a sweep this thread alone can cover: one case per lane at most.
-  const workers = Math.max(0, Math.min(opts.threads, Math.ceil(cases.length / opts.concurrency)) - 1);
+  const workers = Math.max(0, Math.min(opts.threads, Math.ceil(opts.init.cases.length / opts.concurrency)) - 1);
   const pool = Array.from({ length: workers }, (_, i) => new SweepWorker(opts.workerEntry, opts.init, i + 1));
-  const lanes: SweepLane[] = [];
-  for (let c = 0; c < opts.concurrency; c++) {
-    // A turn of retrace's graph can run on microtasks alone (in-process retrieval): yield to the event loop
-    // before each case, or the workers' messages (ready, results) would wait until this thread ran out of cases.
-    lanes.push({
-      run: (i) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => runCase(cases[i]!, opts.local)),
-    });
-    for (const w of pool) lanes.push({ ready: w.ready, run: (i) => w.run(i), thread: w.id });
-  }
-  try {
-    return await sweepCases(cases, lanes, opts.onCaseDone);
-  } finally {
-    await Promise.all(pool.map((w) => w.terminate()));
-  }
+  return {
+    lanes: pool.map((w) => ({ ready: w.ready, run: (i: number) => w.run(i), thread: w.id })),
+    close: async () => {
+      await Promise.all(pool.map((w) => w.terminate()));
+    },
+  };
 }

@@ -10,9 +10,8 @@
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
-import { planTrace, traceCase, traceGraphCase, type TraceCaseOptions, type TracedTurn } from "../../app/trace.js";
+import { planTrace, traceCase, type TraceCaseOptions, type TracedTurn } from "../../app/trace.js";
 import { InvalidArgumentError } from "../../errors.js";
-import { explainGold } from "../../eval/report/attribution.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
 import { fusionText, retrievalComment, traceJudgmentLines } from "../../eval/report/render/shared.js";
@@ -132,48 +131,26 @@ export function caseAndTurn<C extends { id: string; turns: readonly unknown[] }>
   return { c, turn };
 }
 
-async function traceCommand(caseId: string, o: TraceOptions): Promise<number> {
-  // The store word, the config file, the case id and --turn are checked before any store starts or anything is ingested.
+/** `retrace trace CASE [--graph FILE]`: one case through retrace's own graph or yours, by the one trace use-case (src/app/trace.ts). */
+async function traceCommand(caseId: string, o: TraceOptions & ExternalGraphOptions): Promise<number> {
+  // The store word, the config file, the case id and --turn are checked before any store starts, graph loads or anything is ingested.
   const { turn: turnText, ...options } = o;
-  const plan = await planTrace(options);
-  const { turn } = caseAndTurn(plan.data.cases, caseId, turnText, plan.casesFile);
+  const plan = o.graph !== undefined ? await loadGraphData(options) : await planTrace(options);
+  const cases = "options" in plan ? plan.data.cases : plan.cases;
+  const { turn } = caseAndTurn(cases, caseId, turnText, plan.casesFile);
   const traced = await traceCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, plan);
-  if (o.json) out(JSON.stringify({ version: 1, ...traced }, null, 2));
-  else outText(traced.turns.map((t) => renderTracedTurn(t, traced.case.turns, o.top)).join("\n\n"));
-  return 0;
-}
-
-/** `retrace trace --graph FILE CASE`: the same view for your own graph (docs/evaluate-your-graph.md). */
-async function traceGraphCommand(caseId: string, o: TraceOptions & ExternalGraphOptions): Promise<number> {
-  const { turn: turnText, ...options } = o;
-  const data = await loadGraphData(options);
-  const { turn } = caseAndTurn(data.cases, caseId, turnText, data.casesFile);
-  const traced = await traceGraphCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, data);
   const total = traced.case.turns;
   if (o.json) {
-    out(
-      JSON.stringify(
-        {
-          version: 1,
-          case: traced.case,
-          turns: traced.turns.map((t) => ({ report: t.report, trace: t.retrieval?.trace ?? null })),
-        },
-        null,
-        2,
-      ),
-    );
+    const turns = traced.turns.map(({ retrieval: _r, ...t }) => t);
+    out(JSON.stringify({ version: 1, case: traced.case, turns }, null, 2));
     return 0;
   }
-  const text = traced.turns.map((t) => {
-    const trace = t.retrieval?.trace;
-    if (trace === undefined)
-      return renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top, stateLimitBytes(o.maxStateMb));
-    return renderTracedTurn(
-      { report: t.report, trace, explanations: t.report.gold.map((g) => explainGold(trace, g)) },
-      total,
-      o.top,
-    );
-  });
+  const text = traced.turns.map((t) =>
+    // A turn of your graph without a retrace trace: what was captured of its retriever runs (or that it made none).
+    t.trace === null && o.graph !== undefined
+      ? renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top, stateLimitBytes(o.maxStateMb))
+      : renderTracedTurn(t, total, o.top),
+  );
   outText(text.join("\n\n"));
   return 0;
 }
@@ -197,9 +174,7 @@ export function register(program: Command): void {
     .option("--history <n>", HISTORY_HELP, countOption("--history"));
   // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
   addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
-    action((caseId: string, o: TraceOptions & ExternalGraphOptions) =>
-      o.graph !== undefined ? traceGraphCommand(caseId, o) : traceCommand(caseId, o),
-    ),
+    action((caseId: string, o: TraceOptions & ExternalGraphOptions) => traceCommand(caseId, o)),
   );
   refuseInMode<TraceOptions & ExternalGraphOptions>(cmd, [
     {

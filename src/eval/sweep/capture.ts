@@ -62,6 +62,40 @@ export interface RetrieverRuns {
   retraceTraces(): RetrievalTrace[];
 }
 
+/** A capture with no retriever runs: only retrace traces (read from a graph's returned state: `stateTraceRuns`). */
+class TraceOnlyRuns implements RetrieverRuns {
+  constructor(private readonly traces: RetrievalTrace[]) {}
+  runs(): CapturedRetrieverRun[] {
+    return [];
+  }
+  topLevel(): CapturedRetrieverRun[] {
+    return [];
+  }
+  childrenOf(): CapturedRetrieverRun[] {
+    return [];
+  }
+  retraceTraces(): RetrievalTrace[] {
+    return this.traces;
+  }
+}
+
+/**
+ * A turn's capture read from the state its graph run returned: the latest
+ * trace of turn `turn` in the state's `retrieval` channel (retrace's
+ * RetrievalAnnotation, which the retrieve node writes; one trace per turn),
+ * or nothing when the channel holds none for it (a turn with no retrieval).
+ */
+export function stateTraceRuns(state: unknown, turn: number): RetrieverRuns {
+  const channel = (state as { retrieval?: unknown } | null | undefined)?.retrieval;
+  if (Array.isArray(channel))
+    for (let i = channel.length - 1; i >= 0; i--) {
+      const t = channel[i] as Partial<RetrievalTrace> | null;
+      if (typeof t === "object" && t !== null && t.turn === turn && Array.isArray(t.retrievedIds))
+        return new TraceOnlyRuns([t as RetrievalTrace]);
+    }
+  return new TraceOnlyRuns([]);
+}
+
 /** Start order of retriever runs; every other run only records its parent. */
 export class RetrieverCapture extends BaseCallbackHandler implements RetrieverRuns {
   name = "RetrieverCapture";

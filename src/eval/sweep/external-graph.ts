@@ -27,6 +27,7 @@ import { buildWith, importUserModule, userFunction } from "../../user-module.js"
 import {
   capturedGoldPositions,
   RetrieverCapture,
+  stateTraceRuns,
   scoredDocuments,
   selectRetrieval,
   type CapturedDocument,
@@ -40,12 +41,13 @@ import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./turns.js";
 import { DEFAULT_TURN_TIMEOUT_S, invokeTurn, STALLED_MESSAGE, stateSize, TurnGuard } from "./turn-guard.js";
-import { graphTurnQueries } from "./graph-counterfactual.js";
+import { graphTurnQueries, retrieveAgainQueries, type RetrieveAgain } from "./graph-counterfactual.js";
 import { recordRetrieverInvocations, type RetrieverRecorder } from "./retriever-instances.js";
 import { log } from "../../log.js";
 import { summarizeTrace } from "../report/trace-summary.js";
 import { NO_RETRIEVAL } from "../report/graph-report.js";
 import type { TurnReport } from "../report/types.js";
+import type { SplitPart } from "../../kb/split.js";
 export { graphGateFailures, type GraphGateOptions } from "./graph-checks.js";
 
 export const DEFAULT_GRAPH_EXPORT = "graph";
@@ -197,7 +199,52 @@ export interface GraphSweepOptions extends IdOptions {
    * the copies the graph module resolves). Default: retrace's own only.
    */
   retrieverBases?: readonly unknown[];
+  /**
+   * Where each turn's retrieval is read (docs/evaluate-your-graph.md, "Where
+   * the trace is read"): `callbacks` (default) a `RetrieverCapture` handed
+   * to every invocation, recording retriever runs and retrace's
+   * `retrieval_trace` events; `state` the turn's trace in the `retrieval`
+   * channel of the state `invoke` returns (any graph that declares retrace's
+   * RetrievalAnnotation: the retrieve node writes the one trace both ways).
+   * No callback handler is attached then, so LangChain's per-runnable
+   * callback work is not paid on every turn (docs/throughput.md).
+   */
+  traceSource?: TraceSource;
+  /**
+   * With `counterfactual`: retrieval with an alternative query that the
+   * graph's source provides itself (retrace's own graph: its retriever with
+   * the graph's settings), used for turns scored from retrace's trace
+   * instead of re-invoking a LangChain retriever (./graph-counterfactual.ts).
+   */
+  retrieveAgain?: RetrieveAgain;
+  /** Part of each case id in the KB's committed split (docs/holdout.md): each turn report then carries its `part`. */
+  partOf?: ReadonlyMap<string, SplitPart>;
+  /** False: the graph retrieves nothing by design (retrace's store-less graph): a turn without retrieval is not measured, never a miss. Default true. */
+  retrieves?: boolean;
+  /** False: no turn's state size is measured (`stateBytes`; default true). */
+  measureState?: boolean;
+  /** Wall time of the graph invocations and of the evaluators, added to as the sweep runs (the report's `timings.phases`). */
+  phases?: SweepPhases;
+  /** Executors of cases besides this thread's lanes (worker threads: src/app/own-graph/parallel.ts); each takes the next case not yet taken once it is ready. */
+  lanes?: readonly CaseLane[];
   onCaseDone?: (done: number, total: number) => void;
+}
+
+/** How a sweep reads each turn's retrieval (GraphSweepOptions.traceSource). */
+export type TraceSource = "callbacks" | "state";
+
+/** Wall time (ms) summed over a sweep's graph invocations and evaluator runs. */
+export interface SweepPhases {
+  graph: number;
+  evaluate: number;
+}
+
+/** One executor of cases besides this thread (a worker thread): it runs a case by its index once `ready` resolves. */
+export interface CaseLane {
+  ready?: Promise<void>;
+  run(index: number): Promise<GraphTurn[]>;
+  /** Its number in the sweep's `casesByThread` (this thread is 0). */
+  thread: number;
 }
 
 /** One turn of a graph sweep: the report plus the raw capture (for `retrace trace`). */
@@ -346,7 +393,12 @@ export async function scoreCapturedTurn(
   index: number,
   capture: RetrieverRuns,
   outcome: TurnOutcome,
-  opts: Pick<GraphSweepOptions, "evaluators" | "knownIds" | "k" | "retrievalCall"> & { ids: IdOptions },
+  opts: Pick<
+    GraphSweepOptions,
+    "evaluators" | "knownIds" | "k" | "retrievalCall" | "traceSource" | "phases" | "retrieves"
+  > & {
+    ids: IdOptions;
+  },
   where: string,
 ): Promise<GraphTurn> {
   const t = c.turns[index]!;
@@ -356,7 +408,8 @@ export async function scoreCapturedTurn(
     error === undefined
       ? selectRetrieval(capture, opts.retrievalCall ?? "last", opts.ids, where, { texts: true })
       : null;
-  const noRetrieval = error === undefined && retrieval === null;
+  // A graph with no retrieval at all (retrace's store-less graph) measures none: not a miss.
+  const noRetrieval = error === undefined && retrieval === null && opts.retrieves !== false;
   // What is scored at k: the chosen calls' cards, cut at k (the stages keep the full lists); a turn with no retriever run retrieved nothing.
   const retrievedIds = retrieval !== null ? retrieval.retrievedIds.slice(0, opts.k) : noRetrieval ? [] : null;
   const s = (state ?? {}) as Record<string, unknown>;
@@ -367,7 +420,9 @@ export async function scoreCapturedTurn(
     knownIds: opts.knownIds,
   });
   // A turn to label (no gold, no expect) runs but scores nothing (docs/synthetic-cases.md#importing-conversations).
+  const t0 = performance.now();
   let results = error === undefined && !isToLabel(t) ? await runEvaluators(opts.evaluators, artifacts) : [];
+  if (opts.phases !== undefined) opts.phases.evaluate += performance.now() - t0;
   // A gold-bearing turn with no retrieval is a miss, and says why in every view that shows the comment.
   if (noRetrieval)
     results = results.map((r) =>
@@ -394,18 +449,20 @@ export async function scoreCapturedTurn(
         goldPositions: capturedGoldPositions(retrieval.stages, t.must_cite_one_of ?? []),
       };
     }
-    report.captured = {
-      source: retrieval.source,
-      retrievers: retrieval.retrievers,
-      topLevelRuns: retrieval.topLevelRuns,
-      steps: retrieval.steps,
-      stages: retrieval.stages.map(capturedList),
-      ...(retrieval.unscored.length > 0 ? { unscored: retrieval.unscored.map(capturedList) } : {}),
-      noChildRuns: retrieval.noChildRuns,
-      ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
-      // The scored top-k's page contents, bounded (docs/schema-versions.md): what the HTML turn view shows.
-      ...documentsOf(retrievedIds ?? [], retrieval.texts),
-    };
+    // A trace read from the returned state is the whole capture: its stages are in `trace` (docs/evaluate-your-graph.md).
+    if (opts.traceSource !== "state")
+      report.captured = {
+        source: retrieval.source,
+        retrievers: retrieval.retrievers,
+        topLevelRuns: retrieval.topLevelRuns,
+        steps: retrieval.steps,
+        stages: retrieval.stages.map(capturedList),
+        ...(retrieval.unscored.length > 0 ? { unscored: retrieval.unscored.map(capturedList) } : {}),
+        noChildRuns: retrieval.noChildRuns,
+        ...(opts.knownIds.size > 0 ? { unknownIds: (retrievedIds ?? []).filter((id) => !opts.knownIds.has(id)) } : {}),
+        // The scored top-k's page contents, bounded (docs/schema-versions.md): what the HTML turn view shows.
+        ...documentsOf(retrievedIds ?? [], retrieval.texts),
+      };
   }
   return { report, retrieval };
 }
@@ -424,9 +481,12 @@ async function runCase(
     ...(opts.idKey !== undefined ? { idKey: opts.idKey } : {}),
     ...(opts.idMap !== undefined ? { idMap: opts.idMap } : {}),
   };
+  const fromState = opts.traceSource === "state";
   for (const [index, t] of c.turns.entries()) {
     const where = `case ${c.id} turn ${index}`;
-    const capture = new RetrieverCapture(ctx.retrievers !== undefined ? { retrievers: ctx.retrievers } : {});
+    const live = fromState
+      ? undefined
+      : new RetrieverCapture(ctx.retrievers !== undefined ? { retrievers: ctx.retrievers } : {});
     let state: unknown = undefined;
     let error: string | undefined;
     let givenUp: TurnReport["givenUp"];
@@ -434,18 +494,25 @@ async function runCase(
     // durability "exit": one checkpoint when the turn ends, not one per step — the same nodes on the same state, about half
     // LangGraph's cost per invocation (docs/throughput.md), and an aborted turn leaves nothing half-written on the thread.
     const configurable = { ...opts.configurable, thread_id: threadId };
-    const config: RunnableConfig & { durability: "exit" } = { configurable, callbacks: [capture], durability: "exit" };
+    const config: RunnableConfig & { durability: "exit" } = {
+      configurable,
+      ...(live !== undefined ? { callbacks: [live] } : {}),
+      durability: "exit",
+    };
+    const t0 = performance.now();
     const outcome = await invokeTurn((c) => opts.graph.invoke(input, c), config, {
       timeoutMs: ctx.timeoutMs,
       guard: ctx.guard,
       where,
     });
+    if (opts.phases !== undefined) opts.phases.graph += performance.now() - t0;
     if (outcome.kind === "done") state = outcome.state;
     else error = outcome.error;
     // Given up (deadline, stalled): an error turn like one that threw; the case goes on with its next turn.
     if (outcome.kind === "stuck") givenUp = outcome.why;
     // The turn's state size, for the report's --max-state-mb check (./graph-checks.ts).
-    const stateBytes = error === undefined ? stateSize(state) : undefined;
+    const stateBytes = error === undefined && opts.measureState !== false ? stateSize(state) : undefined;
+    const capture = live ?? stateTraceRuns(state, index);
     const { report, retrieval } = await scoreCapturedTurn(
       c,
       index,
@@ -460,25 +527,33 @@ async function runCase(
       where,
     );
     // After the turn is scored: the counterfactual queries (never change the turn's scores; ./graph-counterfactual.ts).
-    if (ctx.retrievers !== undefined && !isToLabel(t)) {
-      if (ctx.reinvocable?.pending(caseIndex) === true && error === undefined) {
-        const verdict = reinvocableVerdict(t, retrieval, capture, where);
-        if (verdict !== undefined) ctx.reinvocable.report(caseIndex, verdict);
-      }
-      const cf = await graphTurnQueries(t, retrieval, capture, error, {
-        ids,
-        k: opts.k,
-        timeoutMs: ctx.timeoutMs,
-        guard: ctx.guard,
-        configurable,
-        where,
-      });
-      if (cf !== null) {
-        if (cf.queries !== undefined) report.queries = cf.queries;
-        if (cf.off !== undefined) report.queriesOff = cf.off;
-        report.counterfactualCalls = cf.calls;
+    if (opts.counterfactual === true && !isToLabel(t)) {
+      if (opts.retrieveAgain !== undefined && retrieval?.trace !== undefined && error === undefined) {
+        // The source retrieves again itself (retrace's own graph): the trace's own lists, the same settings.
+        const queries = await retrieveAgainQueries(c, index, retrieval.trace, opts.retrieveAgain);
+        if (queries !== null) report.queries = queries;
+      } else if (ctx.retrievers !== undefined && live !== undefined) {
+        if (ctx.reinvocable?.pending(caseIndex) === true && error === undefined) {
+          const verdict = reinvocableVerdict(t, retrieval, live, where);
+          if (verdict !== undefined) ctx.reinvocable.report(caseIndex, verdict);
+        }
+        const cf = await graphTurnQueries(t, retrieval, live, error, {
+          ids,
+          k: opts.k,
+          timeoutMs: ctx.timeoutMs,
+          guard: ctx.guard,
+          configurable,
+          where,
+        });
+        if (cf !== null) {
+          if (cf.queries !== undefined) report.queries = cf.queries;
+          if (cf.off !== undefined) report.queriesOff = cf.off;
+          report.counterfactualCalls = cf.calls;
+        }
       }
     }
+    const part = opts.partOf?.get(c.id);
+    if (part !== undefined) report.part = part;
     out.push({ report, retrieval });
   }
   // A sweep never returns to a thread: its checkpoints go (memory bounded by the cases in flight, not the cases run).
@@ -498,21 +573,20 @@ function isMemorySaver(x: unknown): x is MemorySaver {
   );
 }
 
+/** Runs the cases of one sweep by index: what this thread's lanes and each worker thread run (`graphCaseRunner`). */
+export interface GraphCaseRunner {
+  run(index: number): Promise<GraphTurn[]>;
+  /** Stops recording retriever instances (counterfactual retrieval); call once the sweep is done. */
+  close(): void;
+}
+
 /**
- * Runs every case through the graph: cases in parallel up to `concurrency`
- * (default DEFAULT_CONCURRENCY) on the built-in sweep's queue (`runQueue`:
- * stop at the first failure), turns of a case in order on one thread. Turns
- * come back in dataset order whatever the concurrency. Each turn runs under
- * the deadline `turnTimeoutMs` and the stall guard (./turn-guard.ts); a turn
- * given up is an error turn, as one that threw, and the case goes on with
- * its next turn (LangGraph stopped the aborted run). A finished case's thread is deleted from an in-memory
- * checkpointer (`MemorySaver`, the one retrace adds or your own); a
- * persistent checkpointer keeps its threads.
+ * The case runner of a sweep over `opts.cases`: each case turn by turn on
+ * its own thread, under the deadline `turnTimeoutMs` and the stall guard
+ * (./turn-guard.ts). The one runner of every sweep: this thread's, and each
+ * worker thread's over the same options (src/app/own-graph/parallel.ts).
  */
-export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[]> {
-  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
+export function graphCaseRunner(opts: GraphSweepOptions): GraphCaseRunner {
   const timeoutMs = opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_S * 1000;
   if (!(typeof timeoutMs === "number" && timeoutMs > 0))
     throw new InvalidArgumentError("turnTimeoutMs", "a positive number of milliseconds", timeoutMs);
@@ -531,21 +605,75 @@ export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[
     timeoutMs,
     release: isMemorySaver(saver) ? (id) => saver.deleteThread(id) : async () => {},
   };
-  const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, opts.cases.length)) }, (_, i) => i);
-  // Counterfactual retrieval needs each scored call's instance: recorded only while this sweep runs (./retriever-instances.ts).
-  if (opts.counterfactual === true) {
+  // Counterfactual retrieval by re-invocation needs each scored call's instance: recorded only while this sweep runs (./retriever-instances.ts).
+  if (opts.counterfactual === true && opts.retrieveAgain === undefined && opts.traceSource !== "state") {
     ctx.retrievers = recordRetrieverInvocations(opts.retrieverBases ?? []);
     ctx.reinvocable = new Reinvocable(opts.cases.length);
   }
+  return {
+    run: (i) => runCase(opts.cases[i]!, i, opts, ctx),
+    close: () => ctx.retrievers?.release(),
+  };
+}
+
+/** What a sweep gives: the turns in dataset order, and how many cases each thread ran (index 0: this one; wall-clock bookkeeping, never in a report). */
+export interface GraphSweepResult {
+  turns: GraphTurn[];
+  casesByThread: number[];
+}
+
+/**
+ * Runs every case through the graph: cases in parallel up to `concurrency`
+ * (default DEFAULT_CONCURRENCY) on this thread, and on the extra `lanes`
+ * (worker threads) as they get ready, every lane taking the next case not
+ * yet taken (`runQueue`: stop at the first failure); turns of a case in
+ * order on one thread. Turns come back in dataset order whatever the
+ * concurrency and whichever lane ran a case. Each turn runs under the
+ * deadline `turnTimeoutMs` and the stall guard (./turn-guard.ts); a turn
+ * given up is an error turn, as one that threw, and the case goes on with
+ * its next turn (LangGraph stopped the aborted run). An error of retrace's
+ * own (its store, its model: exit 3) stops the sweep. A finished case's
+ * thread is deleted from an in-memory checkpointer (`MemorySaver`, the one
+ * retrace adds or your own); a persistent checkpointer keeps its threads.
+ */
+export async function runGraphSweep(opts: GraphSweepOptions): Promise<GraphTurn[]> {
+  return (await sweepGraphCases(opts)).turns;
+}
+
+/** `runGraphSweep`, with how many cases each thread ran. */
+export async function sweepGraphCases(opts: GraphSweepOptions): Promise<GraphSweepResult> {
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InvalidArgumentError("concurrency", "a positive integer", concurrency);
+  const runner = graphCaseRunner(opts);
+  const extra = opts.lanes ?? [];
+  type Lane = { ready?: Promise<void>; run: (i: number) => Promise<GraphTurn[]>; thread: number };
+  const local: Lane = {
+    thread: 0,
+    // With worker lanes, a turn that runs on microtasks alone (in-process retrieval) must yield to the event loop
+    // before each case, or the workers' messages (ready, results) would wait until this thread ran out of cases.
+    run:
+      extra.length > 0
+        ? (i) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => runner.run(i))
+        : (i) => runner.run(i),
+  };
+  const lanes: Lane[] = [];
+  for (let c = 0; c < Math.min(concurrency, Math.max(1, opts.cases.length)); c++) {
+    lanes.push(local);
+    for (const w of extra) lanes.push(w);
+  }
+  const casesByThread = Array.from({ length: Math.max(0, ...extra.map((l) => l.thread)) + 1 }, () => 0);
   try {
-    const results = await runQueue(opts.cases.length, lanes, (i) => runCase(opts.cases[i]!, i, opts, ctx), {
-      ...(opts.onCaseDone !== undefined
-        ? { onDone: (done: number, total: number) => opts.onCaseDone!(done, total) }
-        : {}),
+    const results = await runQueue(opts.cases.length, lanes, (i, lane) => lane.run(i), {
+      ready: (lane) => lane.ready,
+      onDone: (done, total, lane) => {
+        casesByThread[lane.thread]! += 1;
+        opts.onCaseDone?.(done, total);
+      },
     });
-    return results.flat();
+    return { turns: results.flat(), casesByThread };
   } finally {
-    ctx.retrievers?.release();
+    runner.close();
   }
 }
 

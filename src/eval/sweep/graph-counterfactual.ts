@@ -25,7 +25,8 @@
  */
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { EvalTurn } from "../../kb/types.js";
+import type { EvalCase, EvalTurn } from "../../kb/types.js";
+import type { RetrievalTrace } from "../../contract/trace.js";
 import { attributeTurn, type TurnQueries, type UnattributedReason } from "../report/query-attribution.js";
 import { cardIdsOf, type CapturedRetrieval, type IdOptions, type RetrieverCapture } from "./capture.js";
 import { invokeTurn, type TurnGuard } from "./turn-guard.js";
@@ -168,4 +169,49 @@ export async function graphTurnQueries(
     ctx.k,
   );
   return queries === null ? null : { queries, calls };
+}
+
+/**
+ * Retrieval with an alternative query that a graph's source provides itself
+ * (retrace's own graph: its retriever with the settings the retrieve node
+ * used for the turn's locale): the card ids in rank order, at least the top k.
+ * Must be deterministic and side-effect free.
+ */
+export type RetrieveAgain = (
+  query: string,
+  turn: { locale: string; turn: number; caseId: string },
+) => Promise<string[]>;
+
+/** Card ids of a trace in rank order: the parents list (full depth) when the trace has one, else the scored top-k. */
+function rankedCards(trace: RetrievalTrace): string[] {
+  const parents = trace.stages.parents;
+  return parents !== undefined && parents.length > 0 ? parents.map((r) => r.id) : trace.retrievedIds;
+}
+
+/**
+ * The query attribution of a turn scored from retrace's trace, by the
+ * source's own `retrieve` (see RetrieveAgain): the trace's own ranked cards,
+ * and the raw message and the `standalone` oracle retrieved again (a query
+ * equal to the graph's reuses its list). Null for a turn without gold.
+ */
+export async function retrieveAgainQueries(
+  c: EvalCase,
+  turn: number,
+  trace: RetrievalTrace,
+  retrieve: RetrieveAgain,
+): Promise<TurnQueries | null> {
+  const t = c.turns[turn] as EvalTurn;
+  const gold = t.must_cite_one_of ?? []; // a turn to label has none
+  if (gold.length === 0) return null;
+  const own = rankedCards(trace);
+  const ctx = { locale: c.locale as string, turn, caseId: c.id };
+  const run = async (query: string) => ({ query, ranked: query === trace.query ? own : await retrieve(query, ctx) });
+  const raw = await run(t.user);
+  const standalone = t.standalone !== undefined ? await run(t.standalone) : undefined;
+  return attributeTurn(
+    { graph: { query: trace.query, ranked: own }, raw, ...(standalone !== undefined ? { standalone } : {}) },
+    gold,
+    trace.k,
+    t.relevant,
+  );
 }
