@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest";
 import { GraphInputError } from "../../src/errors.js";
 import { retrievalEvaluator } from "../../src/eval/measures/evaluators.js";
 import { runGraphSweep, type EvaluableGraph, type GraphSweepOptions } from "../../src/eval/sweep/external-graph.js";
-import { DEFAULT_CONCURRENCY } from "../../src/app/own-graph/runner.js";
+import { DEFAULT_CONCURRENCY } from "../../src/eval/sweep/turns.js";
 import { deadlineMessage, STALLED_MESSAGE, stateSize } from "../../src/eval/sweep/turn-guard.js";
 import type { EvalCase } from "../../src/kb/types.js";
 

@@ -30,7 +30,8 @@ import { buildReport } from "../../src/eval/report/aggregate.js";
 import { assertComparable, readBaseline } from "../../src/eval/gate/baseline.js";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
 import { gate } from "../../src/eval/gate/gate.js";
-import { runSweep } from "../../src/app/own-graph/runner.js";
+import { OWN_GRAPH_CAPTURE } from "../../src/app/own-graph/parallel.js";
+import { runGraphSweep } from "../../src/eval/sweep/external-graph.js";
 import { loadData } from "../../src/system.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { openStore, type ChromaStoreHandle } from "../../src/retrieval/chroma-server.js";
@@ -91,13 +92,16 @@ afterAll(async () => {
 
 async function sweep(mode: RetrievalMode, over: HybridRetriever = retriever) {
   const evaluators = allEvaluators({ k: 5 });
-  const { turns } = await runSweep({
+  const turns = await runGraphSweep({
     graph: buildGraph({ store: over, cards: data.kb, defaults: { k: 5, mode } }),
     cases: data.cases,
     evaluators,
     knownIds: new Set(data.kb.byId.keys()),
-    storeBacked: true,
+    k: 5,
+    ...OWN_GRAPH_CAPTURE,
   });
+  // Every turn ran and was traced: none failed, no gold-bearing turn went without retrieval.
+  expect(turns.filter((t) => t.report.error !== undefined || t.report.noRetrieval === true)).toEqual([]);
   return buildReport({
     run: {
       datasetHash: data.hashes.dataset,
@@ -108,7 +112,7 @@ async function sweep(mode: RetrievalMode, over: HybridRetriever = retriever) {
       mode,
       rerank: null,
     },
-    turns,
+    turns: turns.map((t) => t.report),
     evaluators,
   });
 }

@@ -1,22 +1,31 @@
 /**
  * The sweep over worker threads (src/app/own-graph/parallel.ts): real worker threads
- * running the real graph over the same retriever; the turns must equal the
- * single-thread sweep's, whatever thread ran each case. Failures in a worker
- * come back as the same retrace error class and exit code.
+ * running the real graph over the same retriever, as lanes of the one sweep
+ * (`sweepGraphCases({ lanes })`); the turns must equal the single-thread
+ * sweep's, whatever thread ran each case. Failures in a worker come back as
+ * the same retrace error class and exit code.
  */
 import path from "node:path";
+import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, exitCodeOf, InvalidArgumentError } from "../../src/errors.js";
+import { traceFactsOf } from "../../src/app/eval.js";
 import {
   ownCounterfactual,
   ownGraphCaseOptions,
   reviveError,
-  runSweepInWorkers,
   serializeError,
+  startWorkerLanes,
   type SweepWorkerInit,
 } from "../../src/app/own-graph/parallel.js";
-import { runSweep, type CaseRunOptions } from "../../src/app/own-graph/runner.js";
+import {
+  runGraphSweep,
+  sweepGraphCases,
+  type GraphSweepOptions,
+  type GraphSweepResult,
+  type GraphTurn,
+} from "../../src/eval/sweep/external-graph.js";
 import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { ExactDenseIndex } from "../../src/retrieval/exact-dense.js";
@@ -27,7 +36,9 @@ import { SHIPPED_KB } from "../helpers/fixtures.js";
 
 const defaults = { k: 5, mode: "hybrid" as const, rerank: false };
 
-describe("runSweepInWorkers", () => {
+const reports = (turns: readonly GraphTurn[]) => turns.map((t) => t.report);
+
+describe("startWorkerLanes", () => {
   let sys: RetraceSystem;
   beforeAll(async () => {
     sys = await openSystem({
@@ -53,26 +64,23 @@ describe("runSweepInWorkers", () => {
     knownIds: [...sys.kb.byId.keys()],
     partOf: [...sys.split!.partOf],
     threadPrefix: "p:",
-    traces: true,
     // Counterfactual retrieval runs in the workers too (docs/query-attribution.md): the same attributions at any thread count.
     counterfactual: true,
   });
   // The single-thread reference, written out here; the parallel runs take this thread's share from ownGraphCaseOptions, as eval does.
-  const localFor = (retriever: Retriever): CaseRunOptions => {
-    const checkpointer = new MemorySaver();
-    return {
-      graph: buildGraph({ store: retriever, cards: sys.kb, defaults, checkpointer }),
-      evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
-      knownIds: new Set(sys.kb.byId.keys()),
-      storeBacked: true,
-      traceSource: "state",
-      partOf: sys.split!.partOf,
-      threadPrefix: "p:",
-      releaseThread: (id) => checkpointer.deleteThread(id),
-      durability: "exit",
-      counterfactual: ownCounterfactual(retriever, defaults),
-    };
-  };
+  const localFor = (retriever: Retriever): Omit<GraphSweepOptions, "cases" | "concurrency"> => ({
+    graph: buildGraph({ store: retriever, cards: sys.kb, defaults, checkpointer: new MemorySaver() }),
+    evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
+    knownIds: new Set(sys.kb.byId.keys()),
+    k: 5,
+    input: (turn, c) => ({ messages: [new HumanMessage(turn.user)], locale: c.locale }),
+    traceSource: "state",
+    measureState: false,
+    partOf: sys.split!.partOf,
+    threadPrefix: "p:",
+    counterfactual: true,
+    retrieveAgain: ownCounterfactual(retriever, defaults),
+  });
 
   const shareFor = (retriever: Retriever) =>
     ownGraphCaseOptions({
@@ -84,33 +92,65 @@ describe("runSweepInWorkers", () => {
       knownIds: new Set(sys.kb.byId.keys()),
       partOf: sys.split!.partOf,
       threadPrefix: "p:",
-      keepTraces: true,
+      k: 5,
       counterfactual: true,
     });
 
+  /** The sweep of `init.cases` over `threads` threads: this thread's share from `retriever`, the rest on worker lanes. */
+  const inWorkers = async (o: {
+    init: SweepWorkerInit;
+    retriever: Retriever;
+    threads: number;
+    concurrency: number;
+    onCaseDone?: (done: number, total: number) => void;
+  }): Promise<GraphSweepResult> => {
+    const pool = startWorkerLanes({
+      workerEntry: SWEEP_WORKER_ENTRY,
+      init: o.init,
+      threads: o.threads,
+      concurrency: o.concurrency,
+    });
+    try {
+      return await sweepGraphCases({
+        ...shareFor(o.retriever),
+        cases: o.init.cases,
+        concurrency: o.concurrency,
+        lanes: pool.lanes,
+        ...(o.onCaseDone !== undefined ? { onCaseDone: o.onCaseDone } : {}),
+      });
+    } finally {
+      await pool.close();
+    }
+  };
+
   it("gives the single-thread sweep's turns at 2 and 3 threads (workers rebuild the memory store's index)", async () => {
-    const local = localFor(sys.retriever!);
-    const single = await runSweep({ ...local, cases: cases(), concurrency: 1 });
-    expect(single.turns.length).toBeGreaterThan(80);
+    const single = await runGraphSweep({ ...localFor(sys.retriever!), cases: cases(), concurrency: 1 });
+    expect(single.length).toBeGreaterThan(80);
     // Every gold-bearing turn is attributed; some follow-ups were retrieved with their standalone oracle.
-    expect(single.turns.filter((t) => t.gold.length > 0).every((t) => t.queries !== undefined)).toBe(true);
-    expect(single.turns.some((t) => t.queries?.standalone !== undefined)).toBe(true);
+    expect(
+      reports(single)
+        .filter((t) => t.gold.length > 0)
+        .every((t) => t.queries !== undefined),
+    ).toBe(true);
+    expect(reports(single).some((t) => t.queries?.standalone !== undefined)).toBe(true);
     const done: number[] = [];
     for (const threads of [2, 3]) {
-      const multi = await runSweepInWorkers({
-        workerEntry: SWEEP_WORKER_ENTRY,
+      const multi = await inWorkers({
         init: initFor(sys.retrieverRecipe),
+        retriever: sys.retriever!,
         threads,
         concurrency: 2,
-        local: shareFor(sys.retriever!),
         onCaseDone: (d) => done.push(d),
       });
-      expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
-      expect(multi.retrieval).toEqual(single.retrieval);
-      expect(Object.keys(multi.timings)).toEqual(Object.keys(single.timings));
+      expect(multi.casesByThread.length).toBe(threads);
+      expect(JSON.stringify(reports(multi.turns))).toBe(JSON.stringify(reports(single)));
+      const facts = traceFactsOf(multi.turns);
+      expect(facts.retrieval).toEqual(traceFactsOf(single).retrieval);
+      expect(Object.keys(facts.timings)).toEqual(Object.keys(traceFactsOf(single).timings));
       // Traces come back from the workers too, in dataset order.
-      expect(multi.traces.all().map((t) => t.trace.retrievedIds)).toEqual(
-        single.traces.all().map((t) => t.trace.retrievedIds),
+      expect(multi.turns.every((t) => t.retrieval?.trace !== undefined)).toBe(true);
+      expect(multi.turns.map((t) => t.retrieval?.trace?.retrievedIds)).toEqual(
+        single.map((t) => t.retrieval?.trace?.retrievedIds),
       );
     }
     expect(done.slice(0, cases().length)).toEqual(cases().map((_, i) => i + 1));
@@ -118,12 +158,11 @@ describe("runSweepInWorkers", () => {
 
   it("puts every thread to work on a sweep long enough to outlast a worker's start", async () => {
     const all = sys.cases;
-    const multi = await runSweepInWorkers({
-      workerEntry: SWEEP_WORKER_ENTRY,
-      init: { ...initFor(sys.retrieverRecipe), cases: all, traces: false },
+    const multi = await inWorkers({
+      init: { ...initFor(sys.retrieverRecipe), cases: all },
+      retriever: sys.retriever!,
       threads: 2,
       concurrency: 1,
-      local: shareFor(sys.retriever!),
     });
     expect(multi.casesByThread.length).toBe(2);
     expect(multi.casesByThread[0]! + multi.casesByThread[1]!).toBe(all.length);
@@ -140,26 +179,20 @@ describe("runSweepInWorkers", () => {
       { dimension: embedder.dimension },
     );
     const retriever = new HybridRetriever({ chunks: sys.chunks, embedder, dense: exact });
-    const single = await runSweep({ ...localFor(retriever), cases: cases(), concurrency: 1 });
-    const multi = await runSweepInWorkers({
-      workerEntry: SWEEP_WORKER_ENTRY,
-      init: { ...initFor({ ...sys.retrieverRecipe!, dense: exact.share() }), traces: false },
+    const single = await runGraphSweep({ ...localFor(retriever), cases: cases(), concurrency: 1 });
+    const multi = await inWorkers({
+      init: initFor({ ...sys.retrieverRecipe!, dense: exact.share() }),
+      retriever,
       threads: 2,
       concurrency: 1,
-      local: shareFor(retriever),
     });
-    expect(JSON.stringify(multi.turns)).toBe(JSON.stringify(single.turns));
+    expect(multi.casesByThread.length).toBe(2);
+    expect(JSON.stringify(reports(multi.turns))).toBe(JSON.stringify(reports(single)));
   }, 120_000);
 
   it("fails with the worker's own error class, code and exit code when a worker cannot open the retriever", async () => {
     const init = initFor({ ...sys.retrieverRecipe!, embedderId: "not-the-embedder-of-this-run" });
-    const err = await runSweepInWorkers({
-      workerEntry: SWEEP_WORKER_ENTRY,
-      init,
-      threads: 2,
-      concurrency: 1,
-      local: shareFor(sys.retriever!),
-    }).then(
+    const err = await inWorkers({ init, retriever: sys.retriever!, threads: 2, concurrency: 1 }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -169,16 +202,15 @@ describe("runSweepInWorkers", () => {
     expect((err as Error).message).toContain("not-the-embedder-of-this-run");
   }, 60_000);
 
-  it("rejects a non-positive thread count", async () => {
-    await expect(
-      runSweepInWorkers({
+  it("rejects a non-positive thread count", () => {
+    expect(() =>
+      startWorkerLanes({
         workerEntry: SWEEP_WORKER_ENTRY,
         init: initFor(sys.retrieverRecipe),
         threads: 0,
         concurrency: 1,
-        local: shareFor(sys.retriever!),
       }),
-    ).rejects.toThrow("Expected `threads` to be a positive integer, got 0");
+    ).toThrow("Expected `threads` to be a positive integer, got 0");
   });
 });
 

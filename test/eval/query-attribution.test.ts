@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeTurn, attributionOf, queryOutcome } from "../../src/eval/report/query-attribution.js";
 import { ownGraphCaseOptions } from "../../src/app/own-graph/parallel.js";
-import { runSweep } from "../../src/app/own-graph/runner.js";
+import { runGraphSweep } from "../../src/eval/sweep/external-graph.js";
 import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
 import type { TurnReport } from "../../src/eval/report/types.js";
 import { openSystem, type RetraceSystem } from "../../src/system.js";
@@ -77,11 +77,11 @@ describe("query attribution over the shipped KB (memory store, LSA embedder)", (
       evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
       knownIds: new Set(sys.kb.byId.keys()),
       threadPrefix: `h${opts.history ?? "all"}:`,
-      keepTraces: false,
+      k: 5,
       counterfactual: opts.counterfactual,
     });
-    const { turns } = await runSweep({ ...local, cases: sys.cases.filter((c) => ids.includes(c.id)), concurrency: 2 });
-    return new Map<string, TurnReport>(turns.map((t) => [`${t.caseId}#${t.turn}`, t]));
+    const turns = await runGraphSweep({ ...local, cases: sys.cases.filter((c) => ids.includes(c.id)), concurrency: 2 });
+    return new Map<string, TurnReport>(turns.map(({ report: t }) => [`${t.caseId}#${t.turn}`, t]));
   };
   const attribution = (m: Map<string, TurnReport>, id: string) => m.get(id)?.queries?.attribution;
 

@@ -1,14 +1,22 @@
 /**
- * The sweep runner over the real graph and a real HybridRetriever (BM25 +
- * the built-in embedder over an in-memory dense index: the fast tier; the
- * Chroma-backed sweep is in test/cli/eval.int.test.ts).
+ * The one sweep of every graph (src/eval/sweep/external-graph.ts) over
+ * retrace's own graph and a real HybridRetriever (BM25 + the built-in
+ * embedder over an in-memory dense index: the fast tier; the Chroma-backed
+ * sweep is in test/cli/eval.int.test.ts).
  */
 import path from "node:path";
-import { MemorySaver } from "@langchain/langgraph";
+import { BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
 import { beforeAll, describe, expect, it } from "vitest";
 import { explainGold, ordinal } from "../../src/eval/report/attribution.js";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
-import { runSweep } from "../../src/app/own-graph/runner.js";
+import { traceFactsOf } from "../../src/app/eval.js";
+import { OWN_GRAPH_CAPTURE } from "../../src/app/own-graph/parallel.js";
+import {
+  runGraphSweep,
+  type GraphSweepOptions,
+  type GraphTurn,
+  type SweepPhases,
+} from "../../src/eval/sweep/external-graph.js";
 import { goldPositions } from "../../src/eval/report/trace-summary.js";
 import { loadData } from "../../src/system.js";
 import type { TurnReport } from "../../src/eval/report/types.js";
@@ -29,35 +37,70 @@ async function setup(dir: string) {
   return { ...data, retriever };
 }
 
-function sweep(
+/** retrace's own graph through the one sweep, read as eval reads it (OWN_GRAPH_CAPTURE: the trace from the returned state). */
+function sweepOptions(
   kb: KnowledgeBase,
   cases: EvalCase[],
   retriever: HybridRetriever | null,
   concurrency: number,
   partOf?: ReadonlyMap<string, SplitPart>,
-) {
-  return runSweep({
+): GraphSweepOptions {
+  return {
     ...(partOf !== undefined ? { partOf } : {}),
     graph: buildGraph({ store: retriever, cards: kb, defaults: { k: 3 } }),
     cases,
     evaluators: allEvaluators({ k: 3 }),
     knownIds: new Set(kb.byId.keys()),
-    storeBacked: retriever !== null,
+    k: 3,
+    ...OWN_GRAPH_CAPTURE,
+    retrieves: retriever !== null,
     concurrency,
-  });
+  };
+}
+
+function sweep(...args: Parameters<typeof sweepOptions>): Promise<GraphTurn[]> {
+  return runGraphSweep(sweepOptions(...args));
+}
+
+const reports = (turns: readonly GraphTurn[]) => turns.map((t) => t.report);
+
+/** A report without the `captured` view (which only the callbacks source writes). */
+const withoutCaptured = ({ captured: _captured, ...rest }: TurnReport) => rest;
+
+/** A persistent checkpointer as far as the sweep can tell (not a MemorySaver): it keeps every thread. */
+class KeepingSaver extends BaseCheckpointSaver {
+  readonly inner = new MemorySaver();
+  getTuple(...args: Parameters<MemorySaver["getTuple"]>) {
+    return this.inner.getTuple(...args);
+  }
+  list(...args: Parameters<MemorySaver["list"]>) {
+    return this.inner.list(...args);
+  }
+  put(...args: Parameters<MemorySaver["put"]>) {
+    return this.inner.put(...args);
+  }
+  putWrites(...args: Parameters<MemorySaver["putWrites"]>) {
+    return this.inner.putWrites(...args);
+  }
+  deleteThread(...args: Parameters<MemorySaver["deleteThread"]>) {
+    return this.inner.deleteThread(...args);
+  }
 }
 
 /** Timings differ between runs; everything else must not. */
 
-describe("runSweep on the mini KB", () => {
+describe("runGraphSweep over retrace's own graph on the mini KB", () => {
   let mini: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
     mini = await setup(MINI_KB);
   });
 
-  it("returns one report per turn in dataset order, with traces collected from the graph's events", async () => {
-    const { turns, traces } = await sweep(mini.kb, mini.cases, mini.retriever, 2);
-    expect(turns.map((t) => `${t.caseId}#${t.turn}`)).toEqual([
+  it("returns one report per turn in dataset order, with traces captured from the graph's retrieval_trace events", async () => {
+    const turns = await runGraphSweep({
+      ...sweepOptions(mini.kb, mini.cases, mini.retriever, 2),
+      traceSource: "callbacks",
+    });
+    expect(turns.map((t) => `${t.report.caseId}#${t.report.turn}`)).toEqual([
       "en-freeze-001#0",
       "en-freeze-001#1",
       "en-nomatch-001#0",
@@ -65,110 +108,117 @@ describe("runSweep on the mini KB", () => {
       "es-congelar-001#0",
       "pt-pix-001#0",
     ]);
-    for (const t of turns) {
-      expect(t.retrievedIds).toEqual(traces.forTurn(t.caseId, t.turn)?.retrievedIds);
+    for (const { report: t, retrieval } of turns) {
+      expect(retrieval?.source).toBe("retrace");
+      expect(retrieval?.trace?.turn).toBe(t.turn);
+      expect(t.retrievedIds).toEqual(retrieval?.trace?.retrievedIds);
       expect(t.retrievedIds!.length).toBeLessThanOrEqual(3);
       expect(t.trace?.k).toBe(3);
     }
+    const [first, followUp, noMatch, adversarial] = reports(turns);
     // The follow-up's query carries the earlier subject (contextualize), and its trace records it.
-    expect(turns[1]!.trace!.query).toContain("lock my card");
+    expect(followUp!.trace!.query).toContain("lock my card");
     // A no-match turn emits no retrieval keys; a gold-bearing one emits the triad.
     const keys = (t: TurnReport) => t.results.map((r) => r.key);
-    expect(keys(turns[2]!)).not.toContain("retrieval_hit_at_k");
-    expect(keys(turns[0]!)).toEqual(
+    expect(keys(noMatch!)).not.toContain("retrieval_hit_at_k");
+    expect(keys(first!)).toEqual(
       expect.arrayContaining(["retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k"]),
     );
     // The adversarial turn carrying gold is scored.
-    expect(keys(turns[3]!)).toContain("retrieval_hit_at_k");
+    expect(keys(adversarial!)).toContain("retrieval_hit_at_k");
   });
 
-  it("is store-less without a retriever: retrievedIds null, no retrieval keys", async () => {
-    const { turns, traces } = await sweep(mini.kb, mini.cases, null, 1);
-    expect(traces.all()).toEqual([]);
-    for (const t of turns) {
+  it("is store-less without a retriever: retrievedIds null, no retrieval keys, nothing captured, never a miss", async () => {
+    const turns = await sweep(mini.kb, mini.cases, null, 1);
+    expect(turns).toHaveLength(6);
+    for (const { report: t, retrieval } of turns) {
+      expect(retrieval).toBeNull();
       expect(t.retrievedIds).toBeNull();
       expect(t.trace).toBeUndefined();
+      expect(t.noRetrieval).toBeUndefined();
+      expect(t.error).toBeUndefined();
       expect(t.results.map((r) => r.key).filter((k) => k.startsWith("retrieval_"))).toEqual([]);
     }
   });
 
   it("leaves turns without a part when no split is given (the mini KB has no split.json)", async () => {
     expect(mini.split).toBeNull();
-    const { turns } = await sweep(mini.kb, mini.cases, mini.retriever, 1);
-    for (const t of turns) expect(t.part).toBeUndefined();
+    const turns = await sweep(mini.kb, mini.cases, mini.retriever, 1);
+    expect(turns).toHaveLength(6);
+    for (const { report: t } of turns) expect(t.part).toBeUndefined();
   });
 
-  it("reads each turn's trace from the returned state exactly as from the graph's events", async () => {
-    const opts = {
-      graph: buildGraph({ store: mini.retriever, cards: mini.kb, defaults: { k: 3 } }),
-      cases: mini.cases,
-      evaluators: allEvaluators({ k: 3 }),
-      knownIds: new Set(mini.kb.byId.keys()),
-      storeBacked: true,
-      concurrency: 2,
-    };
-    const events = await runSweep(opts);
-    const state = await runSweep({ ...opts, traceSource: "state" });
-    expect(state.turns.length).toBe(6);
-    expect(JSON.stringify(state.turns)).toBe(JSON.stringify(events.turns));
-    expect(state.retrieval).toEqual(events.retrieval);
-    expect(state.traces.all().map((t) => t.source)).toEqual(Array(6).fill("state"));
-    expect(events.traces.all().map((t) => t.source)).toEqual(Array(6).fill("callback"));
-    expect(state.traces.all().map((t) => t.trace.retrievedIds)).toEqual(
-      events.traces.all().map((t) => t.trace.retrievedIds),
+  it("reads each turn's trace from the returned state exactly as from the graph's callbacks", async () => {
+    const opts = { ...sweepOptions(mini.kb, mini.cases, mini.retriever, 2), measureState: false };
+    const callbacks = await runGraphSweep({ ...opts, traceSource: "callbacks" });
+    const state = await runGraphSweep({ ...opts, traceSource: "state" });
+    expect(state.length).toBe(6);
+    // The same reports, but for the `captured` view only the callbacks source writes.
+    expect(JSON.stringify(reports(state).map(withoutCaptured))).toBe(
+      JSON.stringify(reports(callbacks).map(withoutCaptured)),
     );
+    expect(reports(state).every((t) => t.captured === undefined)).toBe(true);
+    expect(reports(callbacks).every((t) => t.captured !== undefined)).toBe(true);
+    expect(traceFactsOf(state).retrieval).toEqual(traceFactsOf(callbacks).retrieval);
+    // One retrieval config per locale of the mini KB's cases.
+    expect(Object.keys(traceFactsOf(state).retrieval)).toEqual(["en", "es-419", "pt-BR"]);
+    expect(state.map((t) => t.retrieval?.trace?.retrievedIds)).toEqual(
+      callbacks.map((t) => t.retrieval?.trace?.retrievedIds),
+    );
+    expect(state.every((t) => t.retrieval?.trace !== undefined)).toBe(true);
   });
 
-  it("gives the same turns with durability exit, releasing each case's thread once the case is done and keeping no full traces", async () => {
-    const run = async (durability: "exit" | undefined, release: boolean) => {
-      const saver = new MemorySaver();
+  it("deletes each case's thread from a MemorySaver once the case is done, and keeps a persistent checkpointer's", async () => {
+    const run = async (saver: MemorySaver | KeepingSaver) => {
       const released: string[] = [];
-      const result = await runSweep({
+      const memory = saver instanceof MemorySaver ? saver : saver.inner;
+      const deleteThread = memory.deleteThread.bind(memory);
+      memory.deleteThread = async (id: string) => {
+        released.push(id);
+        return deleteThread(id);
+      };
+      const turns = await runGraphSweep({
+        ...sweepOptions(mini.kb, mini.cases, mini.retriever, 1),
         graph: buildGraph({ store: mini.retriever, cards: mini.kb, defaults: { k: 3 }, checkpointer: saver }),
-        cases: mini.cases,
-        evaluators: allEvaluators({ k: 3 }),
-        knownIds: new Set(mini.kb.byId.keys()),
-        storeBacked: true,
-        concurrency: 1,
-        traceSource: "state",
         threadPrefix: "t:",
-        ...(durability !== undefined ? { durability } : {}),
-        ...(release
-          ? { releaseThread: async (id: string) => (released.push(id), saver.deleteThread(id)), keepTraces: false }
-          : {}),
       });
       const kept = await Promise.all(
-        mini.cases.map(async (c) => (await saver.getTuple({ configurable: { thread_id: `t:${c.id}` } })) !== undefined),
+        mini.cases.map(
+          async (c) => (await memory.getTuple({ configurable: { thread_id: `t:${c.id}` } })) !== undefined,
+        ),
       );
-      return { result, released, kept };
+      return { turns, released, kept };
     };
-    const plain = await run(undefined, false);
-    const lean = await run("exit", true);
-    expect(JSON.stringify(lean.result.turns)).toBe(JSON.stringify(plain.result.turns));
+    const persistent = await run(new KeepingSaver());
+    const memory = await run(new MemorySaver());
+    expect(JSON.stringify(reports(memory.turns))).toBe(JSON.stringify(reports(persistent.turns)));
     // The follow-up turn still sees the first turn's state (the conversation carries over with one checkpoint per turn).
-    expect(lean.result.turns[1]!.trace!.query).toContain("lock my card");
-    expect(lean.released).toEqual(mini.cases.map((c) => `t:${c.id}`));
-    expect(lean.kept).toEqual(mini.cases.map(() => false));
-    expect(plain.kept).toEqual(mini.cases.map(() => true));
-    // keepTraces: false drops the full traces, not the reports' trace summaries.
-    expect(lean.result.traces.all()).toEqual([]);
-    expect(plain.result.traces.all()).toHaveLength(6);
+    expect(memory.turns[1]!.report.trace!.query).toContain("lock my card");
+    expect(memory.released).toEqual(mini.cases.map((c) => `t:${c.id}`));
+    expect(memory.kept).toEqual(mini.cases.map(() => false));
+    expect(persistent.released).toEqual([]);
+    expect(persistent.kept).toEqual(mini.cases.map(() => true));
   });
 
-  it("rejects a store-backed graph whose returned state holds no trace for the turn", async () => {
+  it("scores a turn of a retrieving graph whose returned state holds no trace for it as a miss (no retrieval), not an error", async () => {
     const graph = { invoke: async () => ({ answer: "", citedIds: [], refused: true, retrieval: [] }) };
-    await expect(
-      runSweep({
-        graph,
-        cases: mini.cases.slice(0, 1),
-        evaluators: allEvaluators({ k: 3 }),
-        knownIds: new Set(),
-        storeBacked: true,
-        traceSource: "state",
-      }),
-    ).rejects.toThrow(
-      "a graph whose returned state holds this turn's trace in its `retrieval` channel (none for case en-freeze-001 turn 0)",
-    );
+    const turns = await runGraphSweep({
+      graph,
+      cases: mini.cases.slice(0, 1),
+      evaluators: allEvaluators({ k: 3 }),
+      knownIds: new Set(),
+      k: 3,
+      traceSource: "state",
+    });
+    expect(turns.map((t) => t.report.turn)).toEqual([0, 1]);
+    const [t] = turns;
+    expect(t!.retrieval).toBeNull();
+    expect(t!.report.error).toBeUndefined();
+    expect(t!.report.noRetrieval).toBe(true);
+    expect(t!.report.retrievedIds).toEqual([]);
+    const hit = t!.report.results.find((r) => r.key === "retrieval_hit_at_k");
+    expect(hit?.score).toBe(0);
+    expect(hit?.comment).toMatch(/^no retrieval \(the turn made no retriever run\)/);
   });
 
   it("rejects a non-positive concurrency", async () => {
@@ -178,25 +228,27 @@ describe("runSweep on the mini KB", () => {
   });
 });
 
-describe("runSweep on the shipped eval set", () => {
+describe("runGraphSweep over retrace's own graph on the shipped eval set", () => {
   it("gives identical results at concurrency 1 and 8, each turn carrying its case's part of the split", async () => {
     const shipped = await setup(SHIPPED_KB);
     // The first 85 cases (the set before the held-out cases were added; 230 turns, counted by `retrace check`
     // at that commit) keep this test as fast as before: determinism is the runner's property, not the data's.
     const cases = shipped.cases.slice(0, 85);
     const partOf = shipped.split!.partOf;
-    const one = await sweep(shipped.kb, cases, shipped.retriever, 1, partOf);
+    const phases: SweepPhases = { graph: 0, evaluate: 0 };
+    const one = await runGraphSweep({ ...sweepOptions(shipped.kb, cases, shipped.retriever, 1, partOf), phases });
     const eight = await sweep(shipped.kb, cases, shipped.retriever, 8, partOf);
-    expect(one.turns.length).toBe(230);
-    for (const t of one.turns) expect(t.part).toBe(partOf.get(t.caseId));
-    expect(new Set(one.turns.map((t) => t.part))).toEqual(new Set(["tune", "holdout"]));
-    // Turn reports carry no wall-clock field; timings come apart, for the same turns in the same order.
-    expect(JSON.stringify(one.turns)).not.toContain("timingsMs");
-    expect(JSON.stringify(eight.turns)).toBe(JSON.stringify(one.turns));
-    expect(Object.keys(eight.timings)).toEqual(Object.keys(one.timings));
-    expect(Object.keys(one.timings)).toHaveLength(230);
-    expect(one.phases.graph).toBeGreaterThan(0);
-    expect(one.phases.evaluate).toBeGreaterThan(0);
+    expect(one.length).toBe(230);
+    for (const { report: t } of one) expect(t.part).toBe(partOf.get(t.caseId));
+    expect(new Set(reports(one).map((t) => t.part))).toEqual(new Set(["tune", "holdout"]));
+    // Turn reports carry no wall-clock field; timings come apart (from each turn's trace), for the same turns in the same order.
+    expect(JSON.stringify(reports(one))).not.toContain("timingsMs");
+    expect(JSON.stringify(reports(eight))).toBe(JSON.stringify(reports(one)));
+    const timings = traceFactsOf(one).timings;
+    expect(Object.keys(traceFactsOf(eight).timings)).toEqual(Object.keys(timings));
+    expect(Object.keys(timings)).toHaveLength(230);
+    expect(phases.graph).toBeGreaterThan(0);
+    expect(phases.evaluate).toBeGreaterThan(0);
   }, 120_000);
 });
 
