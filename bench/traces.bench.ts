@@ -162,10 +162,10 @@ export async function run(): Promise<void> {
       g.cases,
       "-k",
       "3",
-      "--max-errors",
-      String(copies),
-      "--report-json",
-      reportJson,
+      "--gate",
+      `max-errors=${copies}`,
+      "--out",
+      `json:${reportJson}`,
     ]);
     if (r.status !== 0) throw new Error(`retrace eval --traces exited ${r.status}: ${r.stderr.slice(-2000)}`);
     const traces = (
