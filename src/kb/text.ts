@@ -13,6 +13,7 @@
  * `forEachTextLine` applies the same rules to a file streamed line by line
  * (TREC run and qrels files, which may be larger than memory should hold).
  */
+import { isUtf8 } from "node:buffer";
 import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { didYouMeanFile } from "../edit-distance.js";
@@ -200,20 +201,21 @@ export async function forEachTextLine(file: string, onLine: (line: string) => vo
       }
       const cut = buf.length - incompleteTail(buf);
       const whole = buf.subarray(skip, cut);
-      const bad = firstInvalidUtf8(whole);
+      // The native check first (strict UTF-8 as firstInvalidUtf8); the byte-by-byte scan only to place an error.
+      const bad = isUtf8(whole) ? -1 : firstInvalidUtf8(whole);
       if (bad >= 0) {
         const at = consumed + skip + bad;
         throw new DataValidationError([
           { file, line: lines + lineAt(whole, bad) - 1, message: `invalid UTF-8 at byte offset ${at} (byte 0x${(whole[bad] as number).toString(16).padStart(2, "0")}); save the file as UTF-8` },
         ]);
       }
-      lines += lineAt(whole, whole.length) - 1;
       consumed += cut;
       pending = buf.slice(cut);
       const s = rest + text.decode(whole, { stream: true });
       let start = 0;
       let nl = s.indexOf("\n", start);
       while (nl !== -1) {
+        lines++; // one LF byte a "\n": counted here rather than in a second pass over the bytes
         onLine(s.slice(start, nl));
         start = nl + 1;
         nl = s.indexOf("\n", start);
