@@ -15,20 +15,17 @@
  * commands that share them: `planEval`, `openEvalSystem`, `graphFor`,
  * `sweepEval`.
  */
-import type { RecordedGraphTurn } from "../eval/sweep/recorded.js";
 import { randomBytes } from "node:crypto";
 import { InternalError } from "../errors.js";
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
-import { shardCases, shardNote, shardSection } from "../eval/gate/shard.js";
+import { shardCases } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../research/tune-config.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import type { Judge } from "../eval/measures/evaluators.js";
 import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
-import type { Report, RetrievalRunConfig } from "../eval/report/types.js";
+import type { RetrievalRunConfig } from "../eval/report/types.js";
 import { ownGraphCaseOptions, startWorkerLanes } from "./own-graph/parallel.js";
 import { sweepGraphCases, type GraphTurn, type SweepPhases } from "../eval/sweep/external-graph.js";
-import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
-import { repeatsNote } from "../eval/report/render/shared.js";
 import { evaluatorsFor } from "../eval/sweep/storeless.js";
 import { buildGraph } from "../graph/build.js";
 import type { TunableConfig } from "../graph/configuration.js";
@@ -46,11 +43,14 @@ import {
   type EvalOptions,
   type EvalPlan,
 } from "./eval-plan.js";
-import { openJudge, recordJudgeCost } from "./judge.js";
+import { openJudge } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { caseIndexOf } from "../kb/cases.js";
-import { applyGate, reportOf, wantsBaseline, warnAboutJudgments } from "./report.js";
+import { wantsBaseline } from "./report.js";
+import { evaluate, type EvalOutcome } from "./evaluate.js";
+import type { SweepSource } from "./sweep-source.js";
+import type { JudgeCost } from "../eval/measures/types.js";
 
 /** The options `openEvalSystem` reads. */
 export type SystemSettings = Pick<
@@ -166,125 +166,99 @@ export function traceFactsOf(turns: readonly GraphTurn[]): {
   return { timings, retrieval: Object.fromEntries([...byLocale].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
 }
 
-/** An eval's report (gate applied unless it is a shard's) and the baseline it was compared with. */
-export interface EvalOutcome {
-  report: Report;
-  baseline: Baseline | null;
-  /** `eval --traces`: where each scored turn was recorded (its root span or run), for the write-back files. */
-  recorded?: RecordedGraphTurn[];
-}
+export type { EvalOutcome } from "./evaluate.js";
 
 /**
- * Runs the sweep over an open system and returns the report (gate applied;
- * a shard's report is partial and ungated). `plan`: what `planEval` checked
- * (its baseline is used; without it the baseline is read here).
+ * retrace's own graph as the source of an eval's turns: the graph over the
+ * open system's retriever, run through the one sweep of every graph
+ * (src/eval/sweep/external-graph.ts) with its trace read from the returned
+ * state, `--repeat N` times on fresh threads, on this thread and `workers − 1`
+ * worker threads; its header names the store, embedder, mode, reranker and
+ * the retrieval settings each locale ran with.
  */
-export async function sweepEval(
-  options: EvalOptions,
+export function ownGraphSource(
+  o: ReturnType<typeof withEvalDefaults>,
   system: RetraceSystem,
-  plan?: EvalPlan,
-  extra: { judge?: Judge } & UseCaseHooks = {},
-): Promise<EvalOutcome> {
-  const o = withEvalDefaults(options);
-  const selected = selectCases(system.cases, o);
-  const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/gate/shard.ts)
-  const started = new Date();
-  const t0 = performance.now();
-  const evaluators = evaluatorsFor({
-    k: o.k,
-    storeBacked: system.retriever !== null,
-    ...(extra.judge !== undefined ? { judge: extra.judge } : {}),
-  });
-  const progress = (extra.progress ?? NO_PROGRESS)("eval", "cases");
-  const phases: SweepPhases = { graph: 0, evaluate: 0 };
-  const repeat = o.repeat ?? 1;
-  const runs: GraphTurn[][] = [];
-  try {
-    // `--repeat N`: the same sweep N times, one after the other, each repeat on threads of its own (as `eval --graph --repeat`).
-    for (let r = 0; r < repeat; r++) {
-      const onCaseDone = (done: number, total: number) => progress.update(r * total + done, repeat * total);
-      const threadPrefix = `${randomBytes(3).toString("hex")}:${repeat === 1 ? "" : `r${r + 1}:`}`;
-      const defaults = graphDefaultsFor(system, o);
-      const knownIds = new Set(system.kb.byId.keys());
-      const counterfactual = counterfactualOf(o, system.retriever !== null).enabled;
-      // retrace's own graph through the one sweep of every graph (src/eval/sweep/external-graph.ts), its trace read from the returned state.
-      const local = ownGraphCaseOptions({
-        retriever: system.retriever,
-        kb: system.kb,
-        analyzers: system.analyzers,
-        defaults,
-        evaluators,
-        knownIds,
-        ...(system.split !== null ? { partOf: system.split.partOf } : {}),
-        threadPrefix,
-        k: o.k,
-        counterfactual,
-      });
-      const workers = o.workers ?? 1;
-      // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
-      const pool =
-        workers > 1
-          ? startWorkerLanes({
-              workerEntry: SWEEP_WORKER_ENTRY,
-              init: {
-                recipe: system.retrieverRecipe,
-                chunks: system.chunks,
-                kb: system.kb,
-                analyzers: system.analyzers.overrides,
-                cases,
-                defaults,
-                k: o.k,
-                knownIds: [...knownIds],
-                partOf: system.split !== null ? [...system.split.partOf] : null,
-                threadPrefix,
-                counterfactual,
-                ...(o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {}),
-              },
-              threads: workers,
-              concurrency: o.concurrency,
-            })
-          : undefined;
-      let sweep;
-      try {
-        sweep = await sweepGraphCases({
-          ...local,
-          cases,
-          concurrency: o.concurrency,
-          ...(o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {}),
-          onCaseDone,
-          phases,
-          ...(pool !== undefined ? { lanes: pool.lanes } : {}),
+  selected: readonly EvalCase[],
+  hashOf: (cases: readonly EvalCase[]) => string,
+  cases: readonly EvalCase[],
+): SweepSource {
+  const counterfactual = counterfactualOf(o, system.retriever !== null).enabled;
+  return {
+    label: "retrace's own graph",
+    description: system.embedder?.description ?? "",
+    async sweep(swept, _kb, evaluators, onCaseDone) {
+      const phases: SweepPhases = { graph: 0, evaluate: 0 };
+      const repeat = o.repeat ?? 1;
+      const runs: GraphTurn[][] = [];
+      // `--repeat N`: the same sweep N times, one after the other, each repeat on threads of its own.
+      for (let r = 0; r < repeat; r++) {
+        const threadPrefix = `${randomBytes(3).toString("hex")}:${repeat === 1 ? "" : `r${r + 1}:`}`;
+        const defaults = graphDefaultsFor(system, o);
+        const knownIds = new Set(system.kb.byId.keys());
+        const local = ownGraphCaseOptions({
+          retriever: system.retriever,
+          kb: system.kb,
+          analyzers: system.analyzers,
+          defaults,
+          evaluators,
+          knownIds,
+          ...(system.split !== null ? { partOf: system.split.partOf } : {}),
+          threadPrefix,
+          k: o.k,
+          counterfactual,
         });
-      } finally {
-        await pool?.close();
+        const workers = o.workers ?? 1;
+        const turnTimeout = o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {};
+        // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
+        const pool =
+          workers > 1
+            ? startWorkerLanes({
+                workerEntry: SWEEP_WORKER_ENTRY,
+                init: {
+                  recipe: system.retrieverRecipe,
+                  chunks: system.chunks,
+                  kb: system.kb,
+                  analyzers: system.analyzers.overrides,
+                  cases: swept,
+                  defaults,
+                  k: o.k,
+                  knownIds: [...knownIds],
+                  partOf: system.split !== null ? [...system.split.partOf] : null,
+                  threadPrefix,
+                  counterfactual,
+                  ...turnTimeout,
+                },
+                threads: workers,
+                concurrency: o.concurrency,
+              })
+            : undefined;
+        let sweep;
+        try {
+          sweep = await sweepGraphCases({
+            ...local,
+            cases: swept,
+            concurrency: o.concurrency,
+            ...turnTimeout,
+            onCaseDone: (done, total) => onCaseDone(r * total + done, repeat * total),
+            phases,
+            ...(pool !== undefined ? { lanes: pool.lanes } : {}),
+          });
+        } finally {
+          await pool?.close();
+        }
+        runs.push(sweep.turns);
+        if (workers > 1)
+          log.info(
+            `sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`,
+          );
       }
-      runs.push(sweep.turns);
-      if (workers > 1)
-        log.info(
-          `sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`,
-        );
-    }
-  } finally {
-    progress.stop();
-  }
-  const first = runs[0];
-  if (first === undefined) throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
-  // Stage timings (wall clock, the first repeat's) and the retrieval settings per locale, from each turn's trace in dataset order.
-  const { timings: turnTimings, retrieval } = traceFactsOf(first);
-  let turns = first.map((t) => t.report);
-  // With repeats: one turn per turn, its scores the means over the repeats; identical repeats (this graph is deterministic) give the first repeat's turns.
-  const combined =
-    runs.length >= 2
-      ? combineRepeats(
-          runs.map((r) => r.map((t) => t.report)),
-          { seed: o.seed },
-        )
-      : undefined;
-  if (combined !== undefined) turns = combined.turns;
-  const tReport = performance.now();
-  const hashOf = (cs: EvalCase[]) => (cs.length === system.cases.length ? system.hashes.dataset : datasetHash(cs));
-  const report = reportOf({
-    run: {
+      const first = runs[0];
+      if (first === undefined) throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
+      // Stage timings (wall clock, the first repeat's), from each turn's trace in dataset order.
+      return { turns: first, runs, ids: {}, phases, stageTimings: traceFactsOf(first).timings };
+    },
+    header: (_turns, swept) => ({
       // A filtered run (locale / case selection) measured a different dataset: its hash says so, and a baseline of the full set is refused.
       datasetHash: hashOf(cases),
       kbHash: system.hashes.kb,
@@ -298,56 +272,79 @@ export async function sweepEval(
       ...genericLocalesOf(selected), // of the whole selection, so every shard of a run has the same header
       answerer: RULE_BASED_ANSWERER,
       split: system.split?.file ?? null,
-      ...(system.retriever !== null ? { retrieval } : {}),
-    },
-    turns,
-    evaluators,
-    seed: o.seed,
-    ...(o.resample !== undefined ? { resample: o.resample } : {}),
-    // The KB's cards per locale: the N of the chance levels (docs/statistics.md).
-    cardsPerLocale: cardsPerLocale(system.kb.cards),
-    counterfactual: counterfactualOf(o, system.retriever !== null),
-  });
-  if (combined !== undefined) {
-    attachRepeats(report, combined.section);
-    log.info(repeatsNote(combined.section));
-  }
-  warnAboutJudgments(report);
-  let baseline: Baseline | null = plan?.baseline ?? null;
-  if (o.shard !== undefined) {
-    // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
-    report.shard = shardSection(o.shard, selected, cases, hashOf(selected));
-    log.info(shardNote(report.shard));
-  } else {
-    if (plan === undefined && wantsBaseline(o)) baseline = await readBaseline(baselineFileFor(o));
-    const quarantine =
-      plan?.quarantine ??
-      (o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(system.cases)) : undefined);
-    applyGate(report, o, o.seed, baseline, quarantine);
-  }
-  // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
-  const ms = (x: number) => Math.round(x * 10) / 10;
-  report.timings = {
-    started: started.toISOString(),
-    durationMs: Math.round(performance.now() - t0),
-    turns: turnTimings,
-    phases: { graph: ms(phases.graph), evaluate: ms(phases.evaluate), report: ms(performance.now() - tReport) },
+      // The retrieval settings per locale, from each locale's first traced turn in dataset order.
+      ...(system.retriever !== null ? { retrieval: traceFactsOf(swept.turns).retrieval } : {}),
+    }),
     // The embedder's fit (or load) apart from the store's write (docs/determinism.md: wall clock lives here only).
-    ...(system.embedder !== null
-      ? {
-          setup: {
-            embedder: {
-              kind: system.embedder.setup.kind,
-              ms: ms(system.embedder.setup.ms),
-              ...(system.embedder.setup.chanceMs !== undefined ? { chanceMs: ms(system.embedder.setup.chanceMs) } : {}),
+    setupTimings: () =>
+      system.embedder !== null
+        ? {
+            setup: {
+              embedder: {
+                kind: system.embedder.setup.kind,
+                ms: ms(system.embedder.setup.ms),
+                ...(system.embedder.setup.chanceMs !== undefined
+                  ? { chanceMs: ms(system.embedder.setup.chanceMs) }
+                  : {}),
+              },
+              store:
+                system.ingest === null ? null : { status: system.ingest.status, writeMs: ms(system.ingest.durationMs) },
             },
-            store:
-              system.ingest === null ? null : { status: system.ingest.status, writeMs: ms(system.ingest.durationMs) },
-          },
-        }
-      : {}),
+          }
+        : {},
   };
-  return { report, baseline };
+}
+
+/** Rounds wall-clock milliseconds to a tenth. */
+const ms = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * Runs the sweep of retrace's own graph over an open system and returns the
+ * report (gate applied; a shard's report is partial and ungated), by the one
+ * eval body (./evaluate.ts). `plan`: what `planEval` checked (its baseline
+ * is used; without it the baseline is read here).
+ */
+export async function sweepEval(
+  options: EvalOptions,
+  system: RetraceSystem,
+  plan?: EvalPlan,
+  extra: { judge?: Judge; judgeCost?: { cost(): JudgeCost } } & UseCaseHooks = {},
+): Promise<EvalOutcome> {
+  const o = withEvalDefaults(options);
+  const selected = selectCases(system.cases, o);
+  const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/gate/shard.ts)
+  const hashOf = (cs: readonly EvalCase[]) =>
+    cs.length === system.cases.length ? system.hashes.dataset : datasetHash([...cs]);
+  let baseline: Baseline | null = plan?.baseline ?? null;
+  if (o.shard === undefined && plan === undefined && wantsBaseline(o))
+    baseline = await readBaseline(baselineFileFor(o));
+  const quarantine =
+    o.shard !== undefined
+      ? undefined
+      : (plan?.quarantine ??
+        (o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(system.cases)) : undefined));
+  return evaluate(
+    {
+      source: ownGraphSource(o, system, selected, hashOf, cases),
+      kb: system.kb,
+      selected,
+      cases,
+      hashOf,
+      evaluators: evaluatorsFor({
+        k: o.k,
+        storeBacked: system.retriever !== null,
+        ...(extra.judge !== undefined ? { judge: extra.judge } : {}),
+      }),
+      // The KB's cards per locale: the N of the chance levels (docs/statistics.md).
+      cardsPerLocale: cardsPerLocale(system.kb.cards),
+      counterfactual: counterfactualOf(o, system.retriever !== null),
+      options: o,
+      baseline,
+      ...(quarantine !== undefined ? { quarantine } : {}),
+      ...(extra.judgeCost !== undefined ? { judge: extra.judgeCost } : {}),
+    },
+    extra,
+  );
 }
 
 /**
@@ -371,17 +368,10 @@ export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): P
   const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);
   ingestProgress.stop();
   try {
-    const outcome = await sweepEval(o, system, plan, {
-      ...(judge !== undefined ? { judge: judge.judge } : {}),
+    return await sweepEval(o, system, plan, {
+      ...(judge !== undefined ? { judge: judge.judge, judgeCost: judge } : {}),
       progress,
     });
-    const { report } = outcome;
-    if (report.gate?.tolerance !== undefined)
-      log.info(
-        `baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`,
-      );
-    if (judge !== undefined) recordJudgeCost(report, judge.cost());
-    return outcome;
   } finally {
     await system.close();
   }

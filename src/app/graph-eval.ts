@@ -36,7 +36,7 @@ import {
   readBaseline,
   type Baseline,
 } from "../eval/gate/baseline.js";
-import { shardCases, shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
+import { shardCases, type ShardSpec } from "../eval/gate/shard.js";
 import {
   checkKnownIds,
   graphRunFacts,
@@ -48,12 +48,9 @@ import { readQuarantine } from "../eval/gate/quarantine.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import { groundednessEvaluator, retrievalSideEvaluators, type EvaluatorSpec } from "../eval/measures/evaluators.js";
-import { buildReport } from "../eval/report/aggregate.js";
-import type { Report } from "../eval/report/types.js";
+import type { Report, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { describeIdKeys, type IdOptions, type RetrievalCall } from "../eval/sweep/capture.js";
-import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
-import { repeatsNote } from "../eval/report/render/shared.js";
 import { baseRetrieversFor } from "../eval/sweep/retriever-instances.js";
 import {
   capturedRetrievers,
@@ -64,6 +61,7 @@ import {
   runGraphSweep,
   type GraphTurn,
   type InputMapper,
+  type SweepPhases,
 } from "../eval/sweep/external-graph.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
@@ -72,17 +70,16 @@ import { datasetHash, kbHash } from "../kb/hash.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
-import { redactSecrets } from "../redact.js";
 import { userModulePath } from "../user-module.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
-import type { EvalOutcome } from "./eval.js";
 import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
-import { openJudge, recordJudgeCost } from "./judge.js";
-import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import { applyGate, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { openJudge } from "./judge.js";
+import type { UseCaseHooks } from "./progress.js";
+import { wantsBaseline, type GateOptions } from "./report.js";
 import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.js";
-import type { ParsedConfigurable, SweepSource } from "./sweep-source.js";
+import type { ModuleSource, ParsedConfigurable, SweptTurns } from "./sweep-source.js";
+import { evaluate, type EvalOutcome } from "./evaluate.js";
 export type { ParsedConfigurable } from "./sweep-source.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
@@ -344,7 +341,14 @@ export async function sweepGraph(
   concurrency: number,
   onCaseDone?: (d: number, t: number) => void,
   extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number } = {},
-): Promise<{ turns: GraphTurn[]; runs: GraphTurn[][]; file: string; exportName: string; ids: IdOptions }> {
+): Promise<{
+  turns: GraphTurn[];
+  runs: GraphTurn[][];
+  file: string;
+  exportName: string;
+  ids: IdOptions;
+  phases: SweepPhases;
+}> {
   if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
   const configurable =
@@ -367,6 +371,7 @@ export async function sweepGraph(
       : [];
   const prefix = randomBytes(3).toString("hex");
   const runs: GraphTurn[][] = [];
+  const phases: SweepPhases = { graph: 0, evaluate: 0 };
   // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.
   for (let r = 0; r < repeat; r++) {
     const turns = await runGraphSweep({
@@ -383,11 +388,12 @@ export async function sweepGraph(
       threadPrefix: repeat === 1 ? `${prefix}:` : `${prefix}:r${r + 1}:`,
       ...(configurable !== undefined ? { configurable: configurable.value } : {}),
       ...(o.counterfactual === true ? { counterfactual: true, retrieverBases } : {}),
+      phases,
       ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
     });
     runs.push(turns);
   }
-  return { turns: runs[0] ?? [], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids };
+  return { turns: runs[0] ?? [], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids, phases };
 }
 
 /** Why a `--graph` run's report has no query attribution, when it has none: the one reason text (docs/query-attribution.md). */
@@ -540,9 +546,8 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const hashOf = (cs: readonly EvalCase[]) =>
     cs.length === data.cases.length ? datasetHash(data.cases) : datasetHash([...cs]);
   // The sweep's source: the graph run (its module identity read before it loads) or recorded traces (src/app/traces-eval.ts).
-  const source: SweepSource =
-    o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o)) : await graphSource(o);
-  const module = source.module;
+  const source = o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o)) : await graphSource(o);
+  const module = source.module!;
   const configurable = source.configurable;
   const idMapHash = o.idMap !== undefined ? await moduleFileHash(o.idMap, "--id-map", "default") : undefined;
   const identity: GraphRunIdentity = {
@@ -600,46 +605,21 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   ];
   const quarantine =
     o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
-  const started = new Date();
-  const t0 = performance.now();
-  const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
-  let swept;
-  try {
-    swept = await source.sweep(cases, data.kb, evaluators, (d, t) => progress.update(d, t), selected);
-  } finally {
-    progress.stop();
-  }
-  // Error text of the user's graph can echo credentials (a server's 5xx body with the request headers):
-  // redacted before it reaches any output, the report files included (docs/reliability.md).
-  for (const { report: t } of swept.runs.flat()) {
-    if (t.error !== undefined) t.error = redactSecrets(t.error);
-    for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redactSecrets(st.error);
-    if (t.queriesOff !== undefined) t.queriesOff.detail = redactSecrets(t.queriesOff.detail);
-  }
-  // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
-  const combined =
-    swept.runs.length >= 2
-      ? combineRepeats(
-          swept.runs.map((r) => r.map((t) => t.report)),
-          { seed },
-        )
-      : undefined;
-  const turns = combined?.turns ?? swept.turns.map((t) => t.report);
-  // What was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
-  const facts = graphRunFacts(
-    turns,
-    (id) => data.kb.byId.get(id)?.locale,
-    stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB),
-  );
-  const metadataKeys = [...new Set(swept.runs.flat().flatMap((t) => t.retrieval?.metadataKeys ?? []))].sort();
-  checkKnownIds(facts, {
-    graph: source.label,
-    idKeys: describeIdKeys(swept.ids),
-    ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}`,
-    metadataKeys,
-  });
-  const report = buildReport({
-    run: {
+  // The report's header: what was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
+  const header = (turns: TurnReport[], swept: SweptTurns): Report["run"] => {
+    const facts = graphRunFacts(
+      turns,
+      (id) => data.kb.byId.get(id)?.locale,
+      stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB),
+    );
+    const metadataKeys = [...new Set(swept.runs.flat().flatMap((t) => t.retrieval?.metadataKeys ?? []))].sort();
+    checkKnownIds(facts, {
+      graph: source.label,
+      idKeys: describeIdKeys(swept.ids),
+      ids: o.catalog !== undefined ? `the catalog ${o.catalog}` : `the KB ${data.kbLabel}`,
+      metadataKeys,
+    });
+    return {
       datasetHash: hashOf(cases),
       kbHash: kbHash(data.kb),
       embedder,
@@ -651,41 +631,30 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
         ...graphRunInfo(identity, turns, capturedRetrievers(swept.runs.flat()), facts),
         ...(swept.traces !== undefined ? { traces: swept.traces } : {}),
       },
+    };
+  };
+  return evaluate(
+    {
+      source: { ...source, header, ...(o.traces !== undefined ? { recorded: true } : {}) },
+      kb: data.kb,
+      selected,
+      cases,
+      hashOf,
+      evaluators,
+      cardsPerLocale: cardsPerLocale(data.kb.cards),
+      counterfactual:
+        o.traces !== undefined ? { enabled: false, reason: TRACES_COUNTERFACTUAL_OFF } : graphCounterfactualOf(o),
+      options: { ...o, seed },
+      baseline,
+      ...(quarantine !== undefined ? { quarantine } : {}),
+      ...(judge !== undefined ? { judge } : {}),
     },
-    turns,
-    evaluators,
-    seed,
-    ...(o.resample !== undefined ? { resample: o.resample } : {}),
-    // The KB's cards or the catalog's entries per locale: the N of the chance levels (docs/statistics.md).
-    cardsPerLocale: cardsPerLocale(data.kb.cards),
-    counterfactual:
-      o.traces !== undefined ? { enabled: false, reason: TRACES_COUNTERFACTUAL_OFF } : graphCounterfactualOf(o),
-  });
-  if (combined !== undefined) {
-    // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
-    attachRepeats(report, combined.section);
-    log.info(repeatsNote(combined.section));
-  }
-  warnAboutJudgments(report);
-  if (o.shard !== undefined) {
-    // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
-    report.shard = shardSection(o.shard, selected, cases, hashOf(selected), { recorded: o.traces !== undefined });
-    log.info(shardNote(report.shard));
-  } else {
-    applyGate(report, o, seed, baseline, quarantine);
-    if (report.gate?.tolerance !== undefined)
-      log.info(
-        `baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`,
-      );
-  }
-  // Wall-clock figures only in the `timings` section (docs/determinism.md); then the judge's cost (the key order `retrace merge` writes).
-  report.timings = { started: started.toISOString(), durationMs: Math.round(performance.now() - t0), turns: {} };
-  if (judge !== undefined) recordJudgeCost(report, judge.cost());
-  return { report, baseline, ...(swept.recorded !== undefined ? { recorded: swept.recorded } : {}) };
+    hooks,
+  );
 }
 
 /** The graph-run source (`--graph`): its module identity, read before the module loads. */
-async function graphSource(o: GraphEvalOptions): Promise<SweepSource> {
+async function graphSource(o: GraphEvalOptions): Promise<ModuleSource> {
   const module = await graphModuleIdentity(o.graph!);
   const configurable = o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined;
   return {

@@ -25,7 +25,7 @@ import { readTraces } from "../eval/traces/read.js";
 import { TRACE_FORMATS, type TraceFilters, type TraceFormat } from "../eval/traces/types.js";
 import { parseTraceFilters } from "../eval/traces/filters.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
-import type { SweepSource } from "./sweep-source.js";
+import type { ModuleSource } from "./sweep-source.js";
 import type { IdOptions, RetrievalCall } from "../eval/sweep/capture.js";
 
 /** The options of a recorded-traces eval. */
@@ -70,7 +70,7 @@ export async function readTraceFilters(file: string | undefined): Promise<TraceF
 export async function recordedTracesSource(
   o: RecordedTracesOptions & { k?: number; retrievalCall?: RetrievalCall },
   idOptions: () => Promise<IdOptions>,
-): Promise<SweepSource> {
+): Promise<ModuleSource> {
   const file = o.traces!;
   if (o.tracesFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(o.tracesFormat))
     throw new InvalidArgumentError("--traces-format", TRACE_FORMATS.join(" or "), o.tracesFormat);

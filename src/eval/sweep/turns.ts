@@ -1,7 +1,6 @@
 /**
- * What every sweep shares, whatever graph it runs (retrace's own in
- * src/app/own-graph/runner.ts, a graph of your own in ./external-graph.ts):
- * the default concurrency, one turn's evaluator artifacts and turn report from
+ * What the one sweep of every graph (./external-graph.ts) and the recorded
+ * traces' sweep (./recorded.ts) share: the default concurrency, one turn's evaluator artifacts and turn report from
  * its case, and the case queue. Agent-free: nothing here knows retrace's graph.
  */
 import { isToLabel, type EvalCase, type EvalTurn } from "../../kb/types.js";
@@ -62,8 +61,7 @@ export function turnReport(c: EvalCase, a: TurnArtifacts, results: EvalResult[])
 }
 
 /**
- * The case queue of every sweep (retrace's own graph in
- * src/app/own-graph/runner.ts, a graph of your own in ./external-graph.ts):
+ * The case queue of every sweep (./external-graph.ts, its worker lanes included):
  * items 0…count − 1, each lane taking the next item not yet taken until none is left (a lane starts once its `ready`
  * resolves). Stop at the first failure: once a run throws, no lane starts
  * another item and the queue rejects with that error. Results in index order.

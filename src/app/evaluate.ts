@@ -1,0 +1,138 @@
+/**
+ * The one body of every eval (`retrace eval`, with or without `--graph` or
+ * `--traces`): whatever the source of the turns — retrace's own graph
+ * (./eval.ts), a graph of your own or recorded traces (./graph-eval.ts) —
+ * once the source has checked what it can before anything starts, its sweep
+ * runs here and everything after it is the same: error texts redacted,
+ * repeats combined, the report built with its intervals, attribution,
+ * chance levels and splits, then either a shard's partial section or the
+ * gate (floors, baseline, flips, errors, flaky turns), then the wall-clock
+ * `timings` last (docs/determinism.md) and the judge's cost.
+ */
+import { shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
+import type { Baseline } from "../eval/gate/baseline.js";
+import type { Quarantine } from "../eval/gate/quarantine.js";
+import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
+import { buildReport } from "../eval/report/aggregate.js";
+import { repeatsNote } from "../eval/report/render/shared.js";
+import type { Report, TurnReport } from "../eval/report/types.js";
+import type { ResampleUnit } from "../eval/stats/bootstrap.js";
+import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
+import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import { log } from "../log.js";
+import { redactSecrets } from "../redact.js";
+import type { JudgeCost } from "../eval/measures/types.js";
+import { recordJudgeCost } from "./judge.js";
+import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
+import { applyGate, warnAboutJudgments, type GateOptions } from "./report.js";
+import type { SweepSource, SweptTurns } from "./sweep-source.js";
+
+/** An eval's report (gate applied unless it is a shard's) and the baseline it was compared with. */
+export interface EvalOutcome {
+  report: Report;
+  baseline: Baseline | null;
+  /** `eval --traces`: where each scored turn was recorded (its root span or run), for the write-back files. */
+  recorded?: NonNullable<SweptTurns["recorded"]>;
+}
+
+/** What the one eval body runs: a source that has checked its options, the cases, the evaluators and what the gate compares with. */
+export interface EvalRun {
+  source: SweepSource;
+  kb: KnowledgeBase;
+  /** Every selected case (`--locale` / `--case`). */
+  selected: readonly EvalCase[];
+  /** The cases this run sweeps: the selection, or with `shard` this shard's whole cases. */
+  cases: readonly EvalCase[];
+  /** The dataset hash of a list of cases (the whole dataset's is known). */
+  hashOf: (cases: readonly EvalCase[]) => string;
+  evaluators: EvaluatorSpec[];
+  /** Cards (or catalog entries) per locale: the N of the chance levels (docs/statistics.md). */
+  cardsPerLocale: Record<string, number>;
+  /** Whether gold-bearing turns are attributed (docs/query-attribution.md), and why not. */
+  counterfactual: { enabled: boolean; reason?: string };
+  options: GateOptions & { seed: number; resample?: ResampleUnit; shard?: ShardSpec };
+  baseline: Baseline | null;
+  quarantine?: Quarantine;
+  /** The judge whose cost the report records (`--judge`). */
+  judge?: { cost(): JudgeCost };
+}
+
+/** Rounds wall-clock milliseconds to a tenth. */
+const ms = (x: number) => Math.round(x * 10) / 10;
+
+/** Runs the source's sweep over `run.cases` and returns its report, gate applied (a shard's: partial, ungated). */
+export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+  const { source, options: o } = run;
+  const started = new Date();
+  const t0 = performance.now();
+  const progress = (hooks.progress ?? NO_PROGRESS)("eval", "cases");
+  let swept: SweptTurns;
+  try {
+    swept = await source.sweep(run.cases, run.kb, run.evaluators, (d, t) => progress.update(d, t), run.selected);
+  } finally {
+    progress.stop();
+  }
+  // Error text of a graph can echo credentials (a server's 5xx body with the request headers):
+  // redacted before it reaches any output, the report files included (docs/reliability.md).
+  for (const { report: t } of swept.runs.flat()) {
+    if (t.error !== undefined) t.error = redactSecrets(t.error);
+    for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redactSecrets(st.error);
+    if (t.queriesOff !== undefined) t.queriesOff.detail = redactSecrets(t.queriesOff.detail);
+  }
+  const tReport = performance.now();
+  // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
+  const combined =
+    swept.runs.length >= 2
+      ? combineRepeats(
+          swept.runs.map((r) => r.map((t) => t.report)),
+          { seed: o.seed },
+        )
+      : undefined;
+  const turns: TurnReport[] = combined?.turns ?? swept.turns.map((t) => t.report);
+  const report = buildReport({
+    run: source.header(turns, swept),
+    turns,
+    evaluators: run.evaluators,
+    seed: o.seed,
+    ...(o.resample !== undefined ? { resample: o.resample } : {}),
+    cardsPerLocale: run.cardsPerLocale,
+    counterfactual: run.counterfactual,
+  });
+  if (combined !== undefined) {
+    // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
+    attachRepeats(report, combined.section);
+    log.info(repeatsNote(combined.section));
+  }
+  warnAboutJudgments(report);
+  if (o.shard !== undefined) {
+    // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
+    report.shard = shardSection(o.shard, run.selected, run.cases, run.hashOf(run.selected), {
+      ...(source.recorded === true ? { recorded: true } : {}),
+    });
+    log.info(shardNote(report.shard));
+  } else {
+    applyGate(report, o, o.seed, run.baseline, run.quarantine);
+    if (report.gate?.tolerance !== undefined)
+      log.info(
+        `baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`,
+      );
+  }
+  // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
+  report.timings = {
+    started: started.toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    turns: swept.stageTimings ?? {},
+    ...(swept.phases !== undefined
+      ? {
+          phases: {
+            graph: ms(swept.phases.graph),
+            evaluate: ms(swept.phases.evaluate),
+            report: ms(performance.now() - tReport),
+          },
+        }
+      : {}),
+    ...(source.setupTimings?.() ?? {}),
+  };
+  if (run.judge !== undefined) recordJudgeCost(report, run.judge.cost());
+  return { report, baseline: run.baseline, ...(swept.recorded !== undefined ? { recorded: swept.recorded } : {}) };
+}
