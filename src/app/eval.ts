@@ -48,7 +48,7 @@ import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
 import { caseIndexOf } from "../kb/cases.js";
 import { wantsBaseline } from "./report.js";
-import { evaluate, type EvalOutcome } from "./evaluate.js";
+import { evaluate, ms, type EvalOutcome } from "./evaluate.js";
 import type { SweepSource } from "./sweep-source.js";
 import type { JudgeCost } from "../eval/measures/types.js";
 
@@ -294,9 +294,6 @@ export function ownGraphSource(
         : {},
   };
 }
-
-/** Rounds wall-clock milliseconds to a tenth. */
-const ms = (x: number) => Math.round(x * 10) / 10;
 
 /**
  * Runs the sweep of retrace's own graph over an open system and returns the

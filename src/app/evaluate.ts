@@ -57,8 +57,8 @@ export interface EvalRun {
   judge?: { cost(): JudgeCost };
 }
 
-/** Rounds wall-clock milliseconds to a tenth. */
-const ms = (x: number) => Math.round(x * 10) / 10;
+/** Rounds wall-clock milliseconds to a tenth (every `timings` figure). */
+export const ms = (x: number) => Math.round(x * 10) / 10;
 
 /** Runs the source's sweep over `run.cases` and returns its report, gate applied (a shard's: partial, ungated). */
 export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
