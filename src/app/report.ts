@@ -68,9 +68,9 @@ export function warnAboutJudgments(report: Report): void {
 export interface GateOptions extends FloorThresholds {
   maxDrop?: number;
   maxFlips?: number;
-  /** Turns whose graph run threw or was given up that the gate tolerates (default 0), for every graph. */
+  /** `--graph` runs: turns whose graph run threw that the gate tolerates (default 0). */
   maxErrors?: number;
-  /** Gold-bearing turns with no retrieval (scored as misses) the gate tolerates (default: not gated), for every graph. */
+  /** `--graph` runs: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated). */
   maxNoRetrieval?: number;
   /** Runs with `--repeat N` (N ≥ 2): flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated). */
   maxFlaky?: number;
@@ -118,7 +118,22 @@ export function applyGate(
   if (o.maxStageDrop !== undefined) thresholds.maxStageDrop = o.maxStageDrop;
   if (quarantine !== undefined) thresholds.quarantine = quarantine;
   const g = gate(report, thresholds, baseline ?? undefined);
-  // The checks of every graph's run (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval, flaky turns; quarantined turns left out.
+  if (report.run.graph === undefined) {
+    if (o.maxFlaky === undefined) {
+      report.gate = g;
+      return;
+    }
+    // retrace's own graph with --repeat: the flaky-turn check alone (its turns never error; every turn retrieves).
+    const own = graphGateChecks(gatedTurns(report, quarantine), {
+      maxFlaky: o.maxFlaky,
+      flaky: gatedFlaky(report, gatedTurns(report, quarantine)),
+    });
+    const flakyChecks = own.checks.filter((c) => c.kind === "flaky");
+    const failures = [...g.failures, ...own.failures.filter((f) => f.kind === "flaky")];
+    report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...flakyChecks] };
+    return;
+  }
+  // A --graph run's own checks (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval, quarantined turns left out.
   const gated = gatedTurns(report, quarantine);
   const own = graphGateChecks(gated, {
     maxErrors: o.maxErrors ?? 0,

@@ -385,6 +385,8 @@ export const GRAPH_ONLY = [
   "--id-map",
   "--retrieval-call",
   "--configurable",
+  "--max-errors",
+  "--max-no-retrieval",
   "--allow-no-retrieval",
   "--catalog",
   "--max-state-mb",
