@@ -11,7 +11,8 @@
  * configuration (docs/gates-and-exit-codes.md). Errors are typed (src/errors.ts);
  * nothing is printed but log lines and progress on stderr.
  *
- * `runEval(options)` is the whole use-case; its steps are exported for the
+ * `runEval(options)` is the whole use-case, for every source (your graph's
+ * and recorded traces' are ./graph-eval.ts); its steps are exported for the
  * commands that share them: `planEval`, `openEvalSystem`, `graphFor`,
  * `sweepEval`.
  */
@@ -35,6 +36,8 @@ import { log } from "../log.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
+import { runGraphEval, type GraphEvalOptions } from "./graph-eval.js";
+import { checkSourceSettings, sourceKindOf } from "./source-settings.js";
 import {
   baselineFileFor,
   EVAL_DEFAULTS,
@@ -344,15 +347,31 @@ export async function sweepEval(
   );
 }
 
+/** The options of an eval of any source: retrace's own graph, yours (`graph`) or recorded traces (`traces`). */
+export type RunEvalOptions = EvalOptions & GraphEvalOptions;
+
 /**
- * The whole eval: reads the configuration file (`config`), checks
+ * The one eval use-case (`retrace eval`, `retrace start`): the source the
+ * options select (src/app/source-settings.ts) — retrace's own graph, your
+ * graph module (`graph`, ./graph-eval.ts) or recorded traces (`traces`) —
+ * swept and reported by one body (./evaluate.ts). A setting the source does
+ * not use, given a value, is refused (InvalidArgumentError, exit 2) before
+ * anything starts.
+ */
+export async function runEval(options: RunEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+  checkSourceSettings(options);
+  return sourceKindOf(options) === "own" ? runOwnGraphEval(options, hooks) : runGraphEval(options, hooks);
+}
+
+/**
+ * retrace's own graph's eval: reads the configuration file (`config`), checks
  * everything checkable before a store starts (`planEval`), loads the judge
  * module (`judge`), opens the system, runs the sweep and closes the system. Returns
  * the report (its gate applied: `report.gate.passed`) and the baseline it
  * was compared with; writes nothing (`updateBaseline`: write it with
  * `writeBaseline(baselineFileFor(options), report)`).
  */
-export async function runEval(options: EvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks): Promise<EvalOutcome> {
   const o = {
     ...withEvalDefaults(options),
     ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}),

@@ -78,6 +78,7 @@ import { openJudge } from "./judge.js";
 import type { UseCaseHooks } from "./progress.js";
 import { wantsBaseline, type GateOptions } from "./report.js";
 import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.js";
+import { checkSourceSettings } from "./source-settings.js";
 import type { ModuleSource, ParsedConfigurable, SweptTurns } from "./sweep-source.js";
 import { evaluate, type EvalOutcome } from "./evaluate.js";
 export type { ParsedConfigurable } from "./sweep-source.js";
@@ -534,6 +535,7 @@ function checkGraphBaselineBeforeRun(
  * `writeBaseline(graphBaselineFile(options), report)`).
  */
 export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+  checkSourceSettings(o); // a setting your graph or the recording does not use (src/app/source-settings.ts)
   checkGraphEvalOptions(o);
   if (o.graph === undefined && o.traces === undefined)
     throw new InvalidArgumentError("--graph", "a graph module (or --traces, recorded traces)", undefined);

@@ -1,9 +1,9 @@
 /**
  * The options of the commands that run an eval or a trace: what a run
  * retrieves with (`eval`, `start`, `trace`), what the sweep selects, gates on
- * and writes (`eval`, `start`), and the `--graph` options (`eval`, `trace`),
- * with the lists of options each mode does not use (refused: src/cli/options.ts
- * refuseInMode). Their defaults are the use-cases' (EVAL_DEFAULTS,
+ * and writes (`eval`, `start`), and the `--graph` and `--traces` options.
+ * Which of them each source uses is the use-cases' to say
+ * (src/app/source-settings.ts). Their defaults are the use-cases' (EVAL_DEFAULTS,
  * src/app/eval-plan.ts).
  */
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
@@ -23,7 +23,6 @@ import {
   probabilityOption,
   seedOption,
   workersOption,
-  type ModeRule,
 } from "./options.js";
 import { hidden } from "./old-spellings.js";
 import { applySettingsHook } from "./settings.js";
@@ -268,56 +267,9 @@ export function addSweepOptions(cmd: Command): Command {
   return applyOutputHooks(cmd);
 }
 
-/** Options of retrace's own graph that `eval --graph` does not use (the graph brings its own store and retriever). */
-export const UNUSED_WITH_GRAPH = [
-  "--store",
-  "--dense-k",
-  "--bm25-k",
-  "--mode",
-  "--embedder",
-  "--rerank",
-  "--data-dir",
-  "--timeout",
-] as const;
-
-/** The retrieval sections of `--config` (retrace's own retriever's settings): not used with `--graph`; the `run` section is. */
-export const RETRIEVAL_SECTIONS_UNUSED = [
-  { attribute: "retrievalConfig", shown: "the retrieval section of --config" },
-  { attribute: "localeConfigs", shown: "the locales section of --config" },
-] as const;
-
-/** `--history N` with `--graph` (eval and trace): the window is a setting of retrace's contextualizer, a node your graph does not run. */
-export const HISTORY_REFUSAL: ModeRule<{ graph?: string }> = {
-  when: (o) => o.graph !== undefined,
-  mode: "with --graph (it sets how many earlier turns retrace's own contextualizer may use; your graph builds its query with its own steps, which retrace does not configure)",
-  unused: ["--history"],
-};
-
 /** `--history <n>` (eval, start and trace): earlier turns the built-in contextualizer may use. */
 export const HISTORY_HELP =
   "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)";
-
-/**
- * The refusals of `eval --graph`, each with its true reason: retrace's
- * retrieval options (the graph brings its own store and retriever), and
- * `--workers` (the graph module is loaded into this thread, and a graph's
- * nodes and retrievers cannot be handed to worker threads; its sweep waits on
- * I/O, so `--concurrency` gives the speed-up instead).
- */
-export const GRAPH_REFUSALS: readonly ModeRule<{ graph?: string }>[] = [
-  {
-    when: (o) => o.graph !== undefined,
-    mode: "with --graph (your graph brings its own store and retriever)",
-    unused: UNUSED_WITH_GRAPH,
-    unusedValues: RETRIEVAL_SECTIONS_UNUSED,
-  },
-  HISTORY_REFUSAL,
-  {
-    when: (o) => o.graph !== undefined,
-    mode: "with --graph (your graph module is loaded into this one thread and cannot be shared with worker threads; a graph sweep waits on I/O, so raise run.concurrency instead)",
-    unused: ["--workers"],
-  },
-];
 
 /** `eval --traces PATH`: score recorded traces (docs/recorded-traces.md); the four options it adds to `eval`. */
 export function addTracesOptions(cmd: Command): Command {
@@ -341,56 +293,6 @@ export function addTracesOptions(cmd: Command): Command {
       "with --traces (LangSmith): also write LangSmith feedback records (run_id, key, score, comment), one a line, one per scored turn and metric",
     );
 }
-
-/** The options that mean something only with `--traces` (refused without it). */
-export const TRACES_ONLY = ["--traces-format", "--annotations-out", "--feedback-out"] as const;
-
-/**
- * The refusals of `eval --traces`, each with its reason: what runs a graph
- * (the traces are scored as recorded: nothing is run), and retrace's own
- * retrieval options. `--config` is read for its `traces` section (filters).
- */
-export const TRACES_REFUSALS: readonly ModeRule<{ traces?: string; graph?: string }>[] = [
-  {
-    when: (o) => o.traces !== undefined,
-    mode: "with --traces (the traces are scored as recorded: no graph runs)",
-    unused: [
-      "--graph",
-      "--input",
-      "--configurable",
-      "--turn-timeout",
-      "--max-state-mb",
-      "--counterfactual",
-      "--repeat",
-      "--max-flaky",
-      "--concurrency",
-      "--workers",
-      "--history",
-      "--judge",
-      "--judge-cache",
-    ],
-  },
-  {
-    when: (o) => o.traces !== undefined,
-    mode: "with --traces (retrace's own retrieval does not run)",
-    unused: UNUSED_WITH_GRAPH,
-    unusedValues: RETRIEVAL_SECTIONS_UNUSED,
-  },
-];
-
-/** The options that mean something only with `--graph` (refused without it: refuseInMode). */
-export const GRAPH_ONLY = [
-  "--input",
-  "--id-key",
-  "--id-map",
-  "--retrieval-call",
-  "--configurable",
-  "--max-errors",
-  "--max-no-retrieval",
-  "--allow-no-retrieval",
-  "--catalog",
-  "--max-state-mb",
-] as const;
 
 /** The `--graph` options (added to `eval` and, without the gate's max-errors/max-no-retrieval checks, to `trace`); `eval` has its own `--counterfactual [when]`. */
 export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean } = {}): Command {

@@ -5,8 +5,10 @@
  *   every command: the error echoes the exact text the user typed and states
  *   the true range (``Expected `--turn` to be an integer from 0 to 12 (the
  *   case has 13 turns), got "-3"``);
- * - `refuseInMode`: an option a command defines but does not use in one of
- *   its modes (e.g. `--rerank` with `eval --graph`) is a usage error, exit 2;
+ * - `refuseUnusedSettings` (the rules a use-case declares: src/app/source-settings.ts)
+ *   and `refuseInMode` (a command's own modes): an option a command defines
+ *   but does not use in one of its modes (e.g. `--rerank` with
+ *   `eval --graph`) is a usage error, exit 2;
  * - `commandsTaking`: which commands define an option, for the hint after
  *   commander's `error: unknown option '--junit'`.
  *
@@ -186,6 +188,27 @@ export interface ModeRule<O> {
 }
 
 /**
+ * How a refused setting is named: an option given on the command line by its
+ * flag (one kept under an old spelling and hidden from the help, src/cli/old-spellings.ts,
+ * by its new spelling), a value set from `--config` by its key
+ * (src/cli/settings.ts), a value that is no option by `shown`; null when it
+ * was not given (a default, the environment, or never set).
+ */
+function givenSettingName(actionCmd: Command, attribute: string, shown?: string): string | null {
+  const source = actionCmd.getOptionValueSource(attribute);
+  if (source !== "cli" && source !== "config") return null;
+  const opt = actionCmd.options.find((x) => x.attributeName() === attribute);
+  if (opt === undefined) return shown ?? `'${attribute}'`;
+  if (source === "cli") return opt.hidden ? `'${opt.description.replace(/[=:]$/, "")}'` : `option '${opt.long}'`;
+  return `setting '${(opt.long !== undefined ? settingKeyOf(opt.long) : undefined) ?? opt.description}' of --config`;
+}
+
+/** `error: option '--rerank' is not used with --graph (…)`, exit 2. */
+function refuseUnused(actionCmd: Command, shown: string, mode: string): never {
+  return actionCmd.error(`error: ${shown} is not used ${mode}`, { exitCode: 2, code: "retrace.unusedOption" });
+}
+
+/**
  * Adds a pre-action check to `cmd`: an option given on the command line
  * (not a default, not the environment) that the active mode does not use is
  * a usage error `error: option '--rerank' is not used with --graph`, exit 2.
@@ -196,23 +219,39 @@ export interface ModeRule<O> {
 export function refuseInMode<O>(cmd: Command, rules: readonly ModeRule<O>[]): Command {
   return cmd.hook("preAction", (_self, actionCmd) => {
     const o = actionCmd.opts() as O;
-    const refuse = (shown: string, mode: string) =>
-      actionCmd.error(`error: ${shown} is not used ${mode}`, { exitCode: 2, code: "retrace.unusedOption" });
     for (const rule of rules) {
       if (!rule.when(o)) continue;
       for (const flag of rule.unused) {
         const opt = actionCmd.options.find((x) => x.long === flag);
-        if (opt === undefined) continue;
-        const source = actionCmd.getOptionValueSource(opt.attributeName());
-        if (source === "cli")
-          refuse(opt.hidden ? `'${opt.description.replace(/[=:]$/, "")}'` : `option '${flag}'`, rule.mode);
-        if (source === "config") refuse(`setting '${settingKeyOf(flag) ?? opt.description}' of --config`, rule.mode);
+        const shown = opt === undefined ? null : givenSettingName(actionCmd, opt.attributeName());
+        if (shown !== null) refuseUnused(actionCmd, shown, rule.mode);
       }
       for (const { attribute, shown } of rule.unusedValues ?? []) {
-        const source = actionCmd.getOptionValueSource(attribute);
-        if (source === "cli" || source === "config") refuse(shown, rule.mode);
+        const name = givenSettingName(actionCmd, attribute, shown);
+        if (name !== null) refuseUnused(actionCmd, name, rule.mode);
       }
     }
+  });
+}
+
+/**
+ * Adds a pre-action check to `cmd` of the settings a use-case does not use,
+ * as the use-case declares them (`rulesOf` the parsed options; src/app/source-settings.ts):
+ * the first one given on the command line or in `--config` is a usage error
+ * naming it as refuseInMode does, exit 2. The command holds no rule of its own.
+ */
+export function refuseUnusedSettings<O>(
+  cmd: Command,
+  rulesOf: (o: O) => readonly { mode: string; settings: readonly string[] }[],
+  names: Readonly<Record<string, string>> = {},
+): Command {
+  return cmd.hook("preAction", (_self, actionCmd) => {
+    for (const rule of rulesOf(actionCmd.opts() as O))
+      for (const setting of rule.settings) {
+        // A setting this command has no option for, and no --config key sets, cannot have been given.
+        const shown = givenSettingName(actionCmd, setting, names[setting]);
+        if (shown !== null) refuseUnused(actionCmd, shown, rule.mode);
+      }
   });
 }
 

@@ -17,7 +17,8 @@
  * (RUN_SETTINGS: each key and the option whose parser checks its value).
  * The values are set on the command as if given with source `config`, so
  * everything downstream reads them as it read the options, and a mode that
- * does not use a setting refuses it naming the key (refuseInMode).
+ * does not use a setting refuses it naming the key (src/app/source-settings.ts,
+ * src/cli/options.ts refuseUnusedSettings).
  */
 import type { Command } from "commander";
 import { DataValidationError, InvalidArgumentError } from "../errors.js";

@@ -1,6 +1,6 @@
 /**
  * `retrace eval` (and `retrace start`, which is `npm start`): registers the
- * options and their mode rules; the action (./eval-run.ts) is loaded when the
+ * options (which settings each source uses is src/app/source-settings.ts's to say); the action (./eval-run.ts) is loaded when the
  * command runs, so `retrace eval --help` loads no use-case, store or graph
  * code. The sweep of retrace's own graph (src/app/eval.ts), of yours with
  * `--graph`, or of recorded traces with `--traces` (src/app/graph-eval.ts).
@@ -10,17 +10,10 @@
  * unavailable, 70 internal error.
  */
 import type { Command } from "commander";
-import {
-  addEvalOptions,
-  addGraphOptions,
-  addTracesOptions,
-  GRAPH_ONLY,
-  GRAPH_REFUSALS,
-  TRACES_ONLY,
-  TRACES_REFUSALS,
-} from "../eval-options.js";
+import { addEvalOptions, addGraphOptions, addTracesOptions } from "../eval-options.js";
 import { action } from "../io.js";
-import { refuseInMode } from "../options.js";
+import { refuseUnusedSettings } from "../options.js";
+import { SETTING_NAMES, sourceKindOf, UNUSED_SETTINGS } from "../../app/source-settings.js";
 import type { EvalCommandOptions, GraphCommandOptions } from "./eval-run.js";
 
 /**
@@ -43,20 +36,11 @@ export function register(program: Command): void {
     ).action(
       action(async (o: EvalCommandOptions & GraphCommandOptions) => (await import("./eval-run.js")).runEvalAction(o)),
     );
-    refuseInMode<EvalCommandOptions & GraphCommandOptions>(cmd, [
-      ...TRACES_REFUSALS,
-      ...GRAPH_REFUSALS,
-      {
-        when: (o) => o.graph === undefined && o.traces === undefined,
-        mode: "without --graph or --traces",
-        unused: GRAPH_ONLY,
-      },
-      {
-        when: (o) => o.traces === undefined,
-        mode: "without --traces",
-        unused: TRACES_ONLY,
-        unusedValues: [{ attribute: "traceFilters", shown: "the traces section of --config" }],
-      },
-    ]);
+    // The settings the chosen source does not use are the use-case's to say (src/app/source-settings.ts).
+    refuseUnusedSettings<EvalCommandOptions & GraphCommandOptions>(
+      cmd,
+      (o) => UNUSED_SETTINGS[sourceKindOf(o)],
+      SETTING_NAMES,
+    );
   }
 }

@@ -19,17 +19,10 @@ import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
-import {
-  addGraphOptions,
-  addRetrievalOptions,
-  GRAPH_ONLY,
-  HISTORY_HELP,
-  HISTORY_REFUSAL,
-  RETRIEVAL_SECTIONS_UNUSED,
-  UNUSED_WITH_GRAPH,
-} from "../eval-options.js";
+import { addGraphOptions, addRetrievalOptions, HISTORY_HELP } from "../eval-options.js";
 import { action, out, outText } from "../io.js";
-import { countOption, parseIntIn, positiveIntOption, rangeText, refuseInMode } from "../options.js";
+import { countOption, parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
+import { SETTING_NAMES, TRACE_UNUSED_SETTINGS } from "../../app/source-settings.js";
 import { oneLineText } from "../../control-chars.js";
 
 /** The use-case's options (src/app/trace.ts), with `--turn` as typed and the printing options. */
@@ -176,19 +169,9 @@ export function register(program: Command): void {
   addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
     action((caseId: string, o: TraceOptions & ExternalGraphOptions) => traceCommand(caseId, o)),
   );
-  refuseInMode<TraceOptions & ExternalGraphOptions>(cmd, [
-    {
-      when: (o) => o.graph !== undefined,
-      mode: "with --graph (your graph brings its own store and retriever)",
-      unused: UNUSED_WITH_GRAPH,
-      unusedValues: RETRIEVAL_SECTIONS_UNUSED,
-    },
-    { when: (o) => o.graph === undefined, mode: "without --graph", unused: GRAPH_ONLY },
-    HISTORY_REFUSAL,
-    {
-      when: (o) => o.graph === undefined,
-      mode: "without --graph (retrace's own trace always shows the three queries)",
-      unused: ["--counterfactual"],
-    },
-  ]);
+  refuseUnusedSettings<ExternalGraphOptions>(
+    cmd,
+    (o) => TRACE_UNUSED_SETTINGS[o.graph !== undefined ? "graph" : "own"],
+    SETTING_NAMES,
+  );
 }
