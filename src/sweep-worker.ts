@@ -17,7 +17,7 @@ import {
   type WorkerMessage,
 } from "./app/own-graph/parallel.js";
 import { graphCaseRunner } from "./eval/sweep/external-graph.js";
-import { evaluatorsFor } from "./eval/sweep/storeless.js";
+import { evaluatorsFor } from "./eval/measures/storeless.js";
 
 const port = parentPort;
 if (port === null)

@@ -27,7 +27,7 @@ import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
 import type { RetrievalRunConfig } from "../eval/report/types.js";
 import { ownGraphCaseOptions, startWorkerLanes } from "./own-graph/parallel.js";
 import { sweepGraphCases, type GraphTurn, type SweepPhases } from "../eval/sweep/external-graph.js";
-import { evaluatorsFor } from "../eval/sweep/storeless.js";
+import { evaluatorsFor } from "../eval/measures/storeless.js";
 import { buildGraph } from "../graph/build.js";
 import type { TunableConfig } from "../graph/configuration.js";
 import { datasetHash } from "../kb/hash.js";

@@ -21,7 +21,7 @@ import { groundednessEvaluator, retrievalSideEvaluators } from "../eval/measures
 import { graphRunFacts, graphRunIdentityOf, graphRunInfo } from "../eval/sweep/graph-checks.js";
 import { attachRepeats, repeatsSection } from "../eval/sweep/repeats.js";
 import { readCaseIndex } from "../kb/cases.js";
-import { evaluatorsFor } from "../eval/sweep/storeless.js";
+import { evaluatorsFor } from "../eval/measures/storeless.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";

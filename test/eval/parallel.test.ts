@@ -26,7 +26,7 @@ import {
   type GraphSweepResult,
   type GraphTurn,
 } from "../../src/eval/sweep/external-graph.js";
-import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
+import { evaluatorsFor } from "../../src/eval/measures/storeless.js";
 import { buildGraph } from "../../src/graph/build.js";
 import { ExactDenseIndex } from "../../src/retrieval/exact-dense.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";

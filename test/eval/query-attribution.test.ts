@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attributeTurn, attributionOf, queryOutcome } from "../../src/eval/report/query-attribution.js";
 import { ownGraphCaseOptions } from "../../src/app/own-graph/parallel.js";
 import { runGraphSweep } from "../../src/eval/sweep/external-graph.js";
-import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
+import { evaluatorsFor } from "../../src/eval/measures/storeless.js";
 import type { TurnReport } from "../../src/eval/report/types.js";
 import { openSystem, type RetraceSystem } from "../../src/system.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";

@@ -14,7 +14,7 @@ import { shardCases, shardSection } from "../../src/eval/gate/shard.js";
 import { withoutTimings } from "../../src/eval/report/timings.js";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
 import { K, runInfo, turnReports } from "./report-fixture.js";
-import { evaluatorsFor } from "../../src/eval/sweep/storeless.js";
+import { evaluatorsFor } from "../../src/eval/measures/storeless.js";
 
 const LOC = ["en", "es-419", "pt-BR"] as const;
 const IDS = ["a", "b", "c", "d", "e", "f", "g", "h"];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { aggregateTurns } from "../../src/eval/report/aggregate.js";
 import { allEvaluators, runEvaluators, type EvaluatorSpec } from "../../src/eval/measures/evaluators.js";
-import { NO_STORE_ANSWER, RETRIEVAL_DEPENDENT_KEYS, storelessEvaluators } from "../../src/eval/sweep/storeless.js";
+import { NO_STORE_ANSWER, RETRIEVAL_DEPENDENT_KEYS, storelessEvaluators } from "../../src/eval/measures/storeless.js";
 import { ROWS, turnReports } from "./report-fixture.js";
 
 describe("storelessEvaluators", () => {

@@ -356,7 +356,7 @@ export async function runEvaluators(specs: readonly EvaluatorSpec[], a: TurnArti
  * The report's one key order: the keys of the default evaluators (allEvaluators), in its order — the
  * metric registry's keys, judged@k, then citation coverage, citation correctness, refusal correctness,
  * groundedness. Every rendering lists keys in this order (render/shared.ts `reportKeys`, which the
- * HTML page receives); every one of them depends on retrieval (sweep/storeless.ts). Keys do not
+ * HTML page receives); every one of them depends on retrieval (./storeless.ts). Keys do not
  * depend on k.
  */
 export const CANONICAL_KEYS: readonly string[] = Object.freeze(allEvaluators({ k: 1 }).flatMap((spec) => spec.keys));

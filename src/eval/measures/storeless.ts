@@ -11,8 +11,8 @@
  * Only keys of evaluators that declare none of these keys (a user's own
  * evaluator, e.g. on latency or answer format) are still scored.
  */
-import { allEvaluators, CANONICAL_KEYS, NO_STORE, type EvaluatorSpec, type Judge } from "../measures/evaluators.js";
-import { JUDGED, METRICS } from "../measures/metrics.js";
+import { allEvaluators, CANONICAL_KEYS, NO_STORE, type EvaluatorSpec, type Judge } from "./evaluators.js";
+import { JUDGED, METRICS } from "./metrics.js";
 
 /** Keys of the default evaluators whose value depends on retrieval: all of them (see above). */
 export const RETRIEVAL_DEPENDENT_KEYS: readonly string[] = CANONICAL_KEYS;
