@@ -16,8 +16,6 @@
  * commands that share them: `planEval`, `openEvalSystem`, `graphFor`,
  * `sweepEval`.
  */
-import { randomBytes } from "node:crypto";
-import { InternalError } from "../errors.js";
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../research/tune-config.js";
@@ -26,6 +24,7 @@ import type { Judge } from "../eval/measures/evaluators.js";
 import { RULE_BASED_ANSWERER } from "../eval/report/parts.js";
 import type { RetrievalRunConfig } from "../eval/report/types.js";
 import { ownGraphCaseOptions, startWorkerLanes } from "./own-graph/parallel.js";
+import { sweepRepeats } from "../eval/sweep/repeat-loop.js";
 import { sweepGraphCases, type GraphTurn, type SweepPhases } from "../eval/sweep/external-graph.js";
 import { evaluatorsFor } from "../eval/measures/storeless.js";
 import { buildGraph } from "../graph/build.js";
@@ -192,72 +191,71 @@ export function ownGraphSource(
     description: system.embedder?.description ?? "",
     async sweep(swept, _kb, evaluators, onCaseDone) {
       const phases: SweepPhases = { graph: 0, evaluate: 0 };
-      const repeat = o.repeat ?? 1;
-      const runs: GraphTurn[][] = [];
-      // `--repeat N`: the same sweep N times, one after the other, each repeat on threads of its own.
-      for (let r = 0; r < repeat; r++) {
-        const threadPrefix = `${randomBytes(3).toString("hex")}:${repeat === 1 ? "" : `r${r + 1}:`}`;
-        const defaults = graphDefaultsFor(system, o);
-        const knownIds = new Set(system.kb.byId.keys());
-        const local = ownGraphCaseOptions({
-          retriever: system.retriever,
-          kb: system.kb,
-          analyzers: system.analyzers,
-          defaults,
-          evaluators,
-          knownIds,
-          ...(system.split !== null ? { partOf: system.split.partOf } : {}),
-          threadPrefix,
-          k: o.k,
-          counterfactual,
-        });
-        const workers = o.workers ?? 1;
-        const turnTimeout = o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {};
-        // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
-        const pool =
-          workers > 1
-            ? startWorkerLanes({
-                workerEntry: SWEEP_WORKER_ENTRY,
-                init: {
-                  recipe: system.retrieverRecipe,
-                  chunks: system.chunks,
-                  kb: system.kb,
-                  analyzers: system.analyzers.overrides,
-                  cases: swept,
-                  defaults,
-                  k: o.k,
-                  knownIds: [...knownIds],
-                  partOf: system.split !== null ? [...system.split.partOf] : null,
-                  threadPrefix,
-                  counterfactual,
-                  ...turnTimeout,
-                },
-                threads: workers,
-                concurrency: o.concurrency,
-              })
-            : undefined;
-        let sweep;
-        try {
-          sweep = await sweepGraphCases({
-            ...local,
-            cases: swept,
-            concurrency: o.concurrency,
-            ...turnTimeout,
-            onCaseDone: (done, total) => onCaseDone(r * total + done, repeat * total),
-            phases,
-            ...(pool !== undefined ? { lanes: pool.lanes } : {}),
+      const workers = o.workers ?? 1;
+      const turnTimeout = o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {};
+      const defaults = graphDefaultsFor(system, o);
+      const knownIds = new Set(system.kb.byId.keys());
+      const runs = await sweepRepeats(
+        o.repeat ?? 1,
+        async (_r, threadPrefix, progress) => {
+          const local = ownGraphCaseOptions({
+            retriever: system.retriever,
+            kb: system.kb,
+            analyzers: system.analyzers,
+            defaults,
+            evaluators,
+            knownIds,
+            ...(system.split !== null ? { partOf: system.split.partOf } : {}),
+            threadPrefix,
+            k: o.k,
+            counterfactual,
           });
-        } finally {
-          await pool?.close();
-        }
-        runs.push(sweep.turns);
-        if (workers > 1)
-          log.info(
-            `sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`,
-          );
-      }
+          // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
+          const pool =
+            workers > 1
+              ? startWorkerLanes({
+                  workerEntry: SWEEP_WORKER_ENTRY,
+                  init: {
+                    recipe: system.retrieverRecipe,
+                    chunks: system.chunks,
+                    kb: system.kb,
+                    analyzers: system.analyzers.overrides,
+                    cases: swept,
+                    defaults,
+                    k: o.k,
+                    knownIds: [...knownIds],
+                    partOf: system.split !== null ? [...system.split.partOf] : null,
+                    threadPrefix,
+                    counterfactual,
+                    ...turnTimeout,
+                  },
+                  threads: workers,
+                  concurrency: o.concurrency,
+                })
+              : undefined;
+          let sweep;
+          try {
+            sweep = await sweepGraphCases({
+              ...local,
+              cases: swept,
+              concurrency: o.concurrency,
+              ...turnTimeout,
+              ...(progress !== undefined ? { onCaseDone: progress } : {}),
+              phases,
+              ...(pool !== undefined ? { lanes: pool.lanes } : {}),
+            });
+          } finally {
+            await pool?.close();
+          }
+          if (workers > 1)
+            log.info(
+              `sweep: ${sweep.casesByThread.map((n, t) => `${n} case${n === 1 ? "" : "s"} on ${t === 0 ? "the main thread" : `worker ${t}`}`).join(", ")}`,
+            );
+          return sweep.turns;
+        },
+        onCaseDone,
+      );
       const first = runs[0];
-      if (first === undefined) throw new InternalError("sweepEval: no sweep ran (--repeat is at least 1)");
       // Stage timings (wall clock, the first repeat's), from each turn's trace in dataset order.
       return { turns: first, runs, ids: {}, phases, stageTimings: traceFactsOf(first).timings };
     },

@@ -22,7 +22,7 @@
  * refused (src/eval/sweep/graph-checks.ts). A shard (`shard`) runs whole
  * cases and writes a partial, ungated report for `retrace merge`.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -77,6 +77,7 @@ import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
 import { openJudge } from "./judge.js";
 import type { UseCaseHooks } from "./progress.js";
 import { wantsBaseline, type GateOptions } from "./report.js";
+import { sweepRepeats } from "../eval/sweep/repeat-loop.js";
 import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.js";
 import { checkSourceSettings } from "./source-settings.js";
 import type { ModuleSource, ParsedConfigurable, SweptTurns } from "./sweep-source.js";
@@ -370,31 +371,32 @@ export async function sweepGraph(
     o.counterfactual === true
       ? await baseRetrieversFor(loaded.file, { exports: loaded.exports, graph: loaded.graph })
       : [];
-  const prefix = randomBytes(3).toString("hex");
-  const runs: GraphTurn[][] = [];
   const phases: SweepPhases = { graph: 0, evaluate: 0 };
-  // Repeats one after the other, each on threads of its own (`<random>:r<i>:<case id>`): no repeat sees another's history.
-  for (let r = 0; r < repeat; r++) {
-    const turns = await runGraphSweep({
-      graph: loaded.graph,
-      cases,
-      evaluators: extra.evaluators ?? retrievalSideEvaluators({ k }),
-      knownIds: new Set(kb.byId.keys()),
-      k,
-      ...ids,
-      ...(input !== undefined ? { input } : {}),
-      retrievalCall: o.retrievalCall ?? "last",
-      concurrency,
-      turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
-      threadPrefix: repeat === 1 ? `${prefix}:` : `${prefix}:r${r + 1}:`,
-      ...(configurable !== undefined ? { configurable: configurable.value } : {}),
-      ...(o.counterfactual === true ? { counterfactual: true, retrieverBases } : {}),
-      phases,
-      ...(onCaseDone !== undefined ? { onCaseDone: (d: number, t: number) => onCaseDone(r * t + d, repeat * t) } : {}),
-    });
-    runs.push(turns);
-  }
-  return { turns: runs[0] ?? [], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids, phases };
+  const evaluators = extra.evaluators ?? retrievalSideEvaluators({ k });
+  const knownIds = new Set(kb.byId.keys());
+  const runs = await sweepRepeats(
+    repeat,
+    (_r, threadPrefix, progress) =>
+      runGraphSweep({
+        graph: loaded.graph,
+        cases,
+        evaluators,
+        knownIds,
+        k,
+        ...ids,
+        ...(input !== undefined ? { input } : {}),
+        retrievalCall: o.retrievalCall ?? "last",
+        concurrency,
+        turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
+        threadPrefix,
+        ...(configurable !== undefined ? { configurable: configurable.value } : {}),
+        ...(o.counterfactual === true ? { counterfactual: true, retrieverBases } : {}),
+        phases,
+        ...(progress !== undefined ? { onCaseDone: progress } : {}),
+      }),
+    onCaseDone,
+  );
+  return { turns: runs[0], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids, phases };
 }
 
 /** Why a `--graph` run's report has no query attribution, when it has none: the one reason text (docs/query-attribution.md). */
