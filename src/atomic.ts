@@ -55,20 +55,53 @@ import { basename, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { InvalidArgumentError, isRetraceError, ServiceUnavailableError } from "./errors.js";
 import { trackTemporary, untrackTemporary } from "./interrupt.js";
-import { redactSecrets } from "./redact.js";
+import { redactSecretPieces, redactSecrets } from "./redact.js";
 
 const writeToFd = promisify(writeFd);
 const fstatOf = promisify(fstatFd);
 
 /**
+ * Text given in pieces, so that a large output (a `--traces` report) is
+ * written to its temporary file piece by piece and its whole text never
+ * exists at once: `pieces()` gives the text's pieces afresh on each call,
+ * every piece but the first starting with `,` and a line break (the rule
+ * of src/redact.ts `redactSecretPieces`, under which redacting each piece
+ * gives the bytes redacting the whole text would).
+ */
+export interface TextPieces {
+  readonly pieces: () => Iterable<string>;
+}
+
+/** What an output holds: text, binary data, or text in pieces. */
+export type OutputData = string | Uint8Array | TextPieces;
+
+function isPieces(data: OutputData): data is TextPieces {
+  return typeof data === "object" && !(data instanceof Uint8Array);
+}
+
+/**
  * The bytes written for `data`: text as UTF-8 with every secret of the
  * process redacted (the output boundary of files, docs/reliability.md);
- * binary data as it is.
+ * binary data as it is; text in pieces redacted piece by piece and joined.
  */
-export function outputBytes(data: string | Uint8Array): Buffer {
-  return typeof data === "string"
-    ? Buffer.from(redactSecrets(data), "utf8")
-    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+export function outputBytes(data: OutputData): Buffer {
+  if (typeof data === "string") return Buffer.from(redactSecrets(data), "utf8");
+  if (isPieces(data)) return Buffer.concat([...outputChunks(data)]);
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * The bytes written for `data` as a sequence of buffers, for writing a file
+ * piece by piece: text in pieces gives one buffer per redacted piece; text
+ * and binary data, the one buffer of `outputBytes`. Concatenated, exactly
+ * `outputBytes(data)`.
+ */
+export function* outputChunks(data: OutputData): Generator<Buffer> {
+  if (!isPieces(data)) {
+    yield outputBytes(data);
+    return;
+  }
+  for (const p of redactSecretPieces(data.pieces())) yield Buffer.from(p, "utf8");
 }
 
 /** What a failed write said, in words (`no space left on device`), by errno code. */

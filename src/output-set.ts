@@ -40,11 +40,13 @@ import {
   checkWritable,
   errnoCode,
   outputBytes,
+  outputChunks,
   OutputWriteError,
   resolveTarget,
   writeIntoNode,
   writeIntoSocket,
   writeToDescriptor,
+  type OutputData,
   type Target,
 } from "./atomic.js";
 import { InvalidArgumentError, isRetraceError } from "./errors.js";
@@ -59,7 +61,8 @@ export interface OutputSpec {
 
 /** An output with its content, ready to be written. */
 export interface Output extends OutputSpec {
-  data: string | Uint8Array;
+  /** Text, binary data, or text in pieces (`TextPieces`, src/atomic.ts: a large report, written to its temporary file piece by piece). */
+  data: OutputData;
 }
 
 /**
@@ -146,7 +149,8 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
       const tmp = join(dir, `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
       staged.push({ output, target: target.path, tmp });
       trackTemporary(tmp); // an interrupt before the publish removes it (src/interrupt.ts)
-      await writeFile(tmp, bytesOf(output.data), { flag: "wx" });
+      // Piece by piece (one buffer for text and binary data): a large report's whole text never exists at once.
+      await writeFile(tmp, outputChunks(output.data), { flag: "wx" });
       const existing: Stats | undefined = target.stats;
       if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
     }

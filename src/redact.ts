@@ -246,3 +246,36 @@ export function redactSecrets(text: string, env: Record<string, string | undefin
     .replace(BEARER, (_m, prefix: string) => `${prefix}${REDACTED}`)
     .replace(URL_USERINFO, `$1${REDACTED}@`);
 }
+
+/**
+ * `redactSecrets` over text given in pieces (a large report written piece by
+ * piece, src/eval/report/render/json.ts `reportJSONPieces`): the
+ * concatenated result is exactly `redactSecrets(pieces.join(""))`, without
+ * the whole text in memory, provided every piece but the first starts with
+ * `,` followed by a line break — the caller's promise.
+ *
+ * Why no secret can be missed at a cut: a match that spans a cut contains
+ * the character right after it, that comma.
+ * - A known value with a comma could, so when any secret of `secretsOf(env)`
+ *   contains `,` the pieces are joined and redacted whole.
+ * - No shape can: the header names, schemes, base64 and token characters
+ *   and `VALUE` exclude `,`; the URL userinfo class admits `,` but not the
+ *   line break after it, and a userinfo match must go on to its `@`.
+ *   Lookarounds at a cut see the same: no shape starts at a `,`, and a
+ *   lookahead at a piece's end (`(?![\w+/=])`, the token classes) is as
+ *   satisfied by the end of the piece as by the comma.
+ * - A replacement (`***`, a kept prefix) neither adds nor removes a comma,
+ *   so each later step sees the cuts before the same commas.
+ */
+export function* redactSecretPieces(
+  pieces: Iterable<string>,
+  env: Record<string, string | undefined> = process.env,
+): Generator<string> {
+  if (secretsOf(env).some((s) => s.includes(","))) {
+    let whole = "";
+    for (const p of pieces) whole += p;
+    yield redactSecrets(whole, env);
+    return;
+  }
+  for (const p of pieces) yield redactSecrets(p, env);
+}

@@ -13,6 +13,8 @@ import path from "node:path";
 import { baselineFromReport, baselineToJSON } from "../eval/gate/baseline.js";
 import { renderHtmlReport } from "../eval/report/html/report-page.js";
 import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
+import { reportJSONPieces } from "../eval/report/render/json.js";
+import type { OutputData } from "../atomic.js";
 import type { Report } from "../eval/report/types.js";
 import { checkOutputs, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
 import { out, outputWidth, outText, useColor } from "./io.js";
@@ -33,11 +35,12 @@ export interface ReportOutputs {
 const RENDERERS: readonly {
   key: "out" | "junit" | "reportJson" | "html";
   option: string;
-  render: (r: Report, file: string) => string;
+  render: (r: Report, file: string) => OutputData;
 }[] = [
   { key: "out", option: "--out", render: (r) => renderMarkdown(r) },
   { key: "junit", option: "--out junit:", render: (r) => renderJUnit(r) },
-  { key: "reportJson", option: "--out json:", render: (r) => reportToJSON(r) },
+  // In pieces: a large report (a --traces run) is written without its whole text in memory; the same bytes.
+  { key: "reportJson", option: "--out json:", render: (r) => ({ pieces: () => reportJSONPieces(r) }) },
   { key: "html", option: "--out html:", render: (r, file) => renderHtmlReport(r, { name: path.basename(file) }) },
 ];
 
