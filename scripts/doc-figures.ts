@@ -232,7 +232,11 @@ export function figuresOf(facts: Facts): Figure[] {
         .map(([l, c]) => `${l}: \`${retrievalConfigText(c)}\``)
         .join("; ");
   const denseWeights = [
-    ...new Set(runConfigs.map((c) => c.weights?.dense).filter((w): w is number => w !== undefined)),
+    ...new Set(
+      runConfigs
+        .map((c) => (c.settings?.weights as { dense?: number } | undefined)?.dense)
+        .filter((w): w is number => w !== undefined),
+    ),
   ];
 
   const embedderLine = `embedder \`${report.run.embedder}\`, ${report.run.storeKind === "local" ? "local Chroma" : `store ${report.run.store}`}, ${report.run.mode} retrieval, k = ${k}`;

@@ -119,6 +119,8 @@ export type {
   RetrievalStages,
   RetrievalTrace,
   RetrievalTraceConfig,
+  OpaqueSetting,
+  JsonValue,
   Reranker,
   RetrieveOptions,
   Retriever,

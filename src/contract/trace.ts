@@ -24,24 +24,32 @@ export type RetrievalMode = "hybrid" | "dense" | "bm25";
 /** The retrieval modes, in the order `--help` lists them. */
 export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["hybrid", "dense", "bm25"];
 
+/** A JSON value (what an opaque setting's parameters may hold). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * One setting of the agent, opaque to whoever reads a trace (docs/fusion-and-tuning.md,
+ * "What a trace records"): a method name and its parameters as the agent's own schema
+ * outputs them. The harness records, prints and compares it as data (deep equality,
+ * differing parameter paths named); only the agent knows what the names mean.
+ */
+export interface OpaqueSetting {
+  method: string;
+  params: { [key: string]: JsonValue };
+}
+
 export interface RetrievalTraceConfig {
   embedder: string;
   denseK: number;
   bm25K: number;
+  /** Fusion of the hybrid mode: the method's registry name and its parameters (complete, defaults filled). */
+  fusion: OpaqueSetting;
   /**
-   * Fusion method of the hybrid mode, by name (docs/fusion-and-tuning.md).
-   * Opaque here: the agent's fusion registry names and validates its methods;
-   * whoever reads a trace only compares and prints the name.
+   * The rest of the agent's retrieval identity, opaque: whatever else changes
+   * its results (docs/fusion-and-tuning.md lists what retrace's retriever
+   * records). Compared and printed as data.
    */
-  fusion: string;
-  /** The RRF constant (used by `rrf` only, recorded always). */
-  rrfK: number;
-  /** Per-list fusion weights; absent in traces written before fusion methods existed. */
-  weights?: { dense: number; bm25: number };
-  /** δ of the `signals` fusion (docs/fusion-and-tuning.md); present when `fusion` is "signals" (absent in traces written before it was recorded). */
-  signalsShift?: number;
-  /** BM25 parameters of the index; absent in old traces. */
-  bm25Params?: { k1: number; b: number };
+  settings?: { [key: string]: JsonValue };
   rerank: string | null;
   /** Extension of the trace contract (docs/architecture.md §5): which branches ran (dense-only and BM25-only are for attribution). */
   mode: RetrievalMode;

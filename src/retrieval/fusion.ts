@@ -88,6 +88,16 @@ export interface FuseOptions {
  */
 export function fuse(lists: readonly FusionInput[], options: FuseOptions): FusedRanked[] {
   const spec = fusionMethod(options.method);
+  return spec.fuse(lists, fuseParams(options));
+}
+
+/**
+ * The parameters `fuse(lists, options)` runs `options.method` with, as its
+ * registry schema outputs them (defaults filled, in the defaults' key order):
+ * what a trace records as `config.fusion.params`.
+ */
+export function fuseParams(options: FuseOptions): Record<string, unknown> {
+  const spec = fusionMethod(options.method);
   const aliases: Record<string, unknown> = {};
   if (spec.name === "rrf" && options.rrfK !== undefined) {
     assertFusionParam("rrf", "k", options.rrfK, "rrfK");
@@ -97,5 +107,5 @@ export function fuse(lists: readonly FusionInput[], options: FuseOptions): Fused
     assertFusionParam("signals", "shift", options.shift, "shift");
     aliases.shift = options.shift;
   }
-  return spec.fuse(lists, fusionParams(spec, { ...aliases, ...options.params }));
+  return fusionParams(spec, { ...aliases, ...options.params });
 }

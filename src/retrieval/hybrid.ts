@@ -12,7 +12,7 @@
  * dense list, BM25 not run) and "bm25" (fused = the BM25 list, nothing embedded).
  * The branches run one after the other so that each timing is its own.
  */
-import { RETRIEVAL_MODES } from "../contract/trace.js";
+import { RETRIEVAL_MODES, type OpaqueSetting } from "../contract/trace.js";
 import { InvalidArgumentError } from "../errors.js";
 import { LOCALE_EXPECTED, NON_BLANK_QUERY, isBlankText, isLocale, type Chunk } from "../kb/types.js";
 import type { Analyzers } from "./analyzer.js";
@@ -24,6 +24,7 @@ import {
   assertNonNegativeFinite,
   assertPositiveInteger,
   fuse,
+  fuseParams,
   fusionMethod,
   renumber,
   SIGNALS_SHIFT,
@@ -382,13 +383,13 @@ export class HybridRetriever implements Retriever {
         embedder: this.embedder.id,
         denseK,
         bm25K,
-        fusion,
-        rrfK,
+        fusion: {
+          method: fusion,
+          params: fuseParams({ method: fusion, rrfK, shift: this.defaults.signalsShift }) as OpaqueSetting["params"],
+        },
+        settings: { weights, bm25: { k1: this.bm25.k1, b: this.bm25.b } },
         rerank: rerank && reranker !== undefined ? reranker.id : null,
         mode,
-        weights,
-        ...(fusion === "signals" ? { signalsShift: this.defaults.signalsShift } : {}),
-        bm25Params: { k1: this.bm25.k1, b: this.bm25.b },
       },
       stages,
       retrievedIds,

@@ -14,6 +14,8 @@ export type {
   RetrievalStages,
   RetrievalTrace,
   RetrievalTraceConfig,
+  OpaqueSetting,
+  JsonValue,
 } from "../contract/trace.js";
 import type { RetrievalMode, RetrievalTrace } from "../contract/trace.js";
 

@@ -22,11 +22,11 @@ describe("retrace trace: fusion rendering", () => {
   });
 
   it("names the method and its parameters", () => {
-    const base = { embedder: "e", denseK: 20, bm25K: 20, rerank: null, mode: "hybrid" as const, rrfK: 60 };
-    expect(fusionText({ ...base, fusion: "rrf", weights: { dense: 1, bm25: 2 } })).toBe("rrf(k=60; dense 1, bm25 2)");
-    expect(fusionText({ ...base, fusion: "minmax", weights: { dense: 0.3, bm25: 0.7 } })).toBe(
-      "minmax(dense 0.3, bm25 0.7)",
-    );
-    expect(fusionText({ ...base, fusion: "rrf" })).toBe("rrf(k=60)");
+    expect(fusionText({ fusion: { method: "rrf", params: { k: 60 } } })).toBe("rrf(k=60)");
+    expect(fusionText({ fusion: { method: "minmax", params: {} } })).toBe("minmax()");
+    // keys sorted at every level, nested objects as dotted paths, strings bare, arrays as JSON
+    expect(
+      fusionText({ fusion: { method: "m", params: { z: "on", a: { y: 2, b: null }, list: [1, 2], t: true } } }),
+    ).toBe("m(a.b=null, a.y=2, list=[1,2], t=true, z=on)");
   });
 });

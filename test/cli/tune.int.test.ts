@@ -99,9 +99,17 @@ describe("retrace tune", () => {
     expect(r.stderr).not.toMatch(/unexpected error|not applied/);
     expect(r.exitCode).toBe(0);
     const run = JSON.parse(r.stdout).run;
-    expect(run.retrieval.en).toMatchObject({ fusion: "zscore", denseK: 30, weights: { dense: 1, bm25: 1 } });
-    expect(run.retrieval["pt-BR"]).toMatchObject({ fusion: "zscore", denseK: 30 });
-    expect(run.retrieval["es-419"]).toMatchObject({ fusion: "minmax", denseK: 30, weights: { dense: 0.3, bm25: 1 } });
+    expect(run.retrieval.en).toMatchObject({
+      fusion: { method: "zscore", params: {} },
+      denseK: 30,
+      settings: { weights: { dense: 1, bm25: 1 } },
+    });
+    expect(run.retrieval["pt-BR"]).toMatchObject({ fusion: { method: "zscore" }, denseK: 30 });
+    expect(run.retrieval["es-419"]).toMatchObject({
+      fusion: { method: "minmax", params: {} },
+      denseK: 30,
+      settings: { weights: { dense: 0.3, bm25: 1 } },
+    });
     const text = await runCli(
       [
         "eval",
@@ -116,8 +124,10 @@ describe("retrace tune", () => {
       ],
       { env: LOCAL },
     );
-    expect(text.stdout).toMatch(/^retrieval es-419: fusion=minmax\(dense 0\.3, bm25 1\) denseK=30/m);
-    expect(text.stdout).toMatch(/^retrieval en: fusion=zscore\(dense 1, bm25 1\) denseK=30/m);
+    expect(text.stdout).toMatch(
+      /^retrieval es-419: fusion=minmax\(\) denseK=30 .*weights\.bm25=1 weights\.dense=0\.3$/m,
+    );
+    expect(text.stdout).toMatch(/^retrieval en: fusion=zscore\(\) denseK=30 .*weights\.bm25=1 weights\.dense=1$/m);
 
     await writeFile(conf, JSON.stringify({ version: 1, locales: { "es-mx": { fusion: "minmax" } } }));
     const bad = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--config", conf], { env: LOCAL });

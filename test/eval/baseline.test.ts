@@ -41,7 +41,7 @@ describe("baselineFromReport", () => {
     const report = await fixtureReport();
     const b = baselineFromReport(report, CREATED);
     expect(b).toMatchObject({
-      schemaVersion: 2,
+      schemaVersion: 3,
       created: "2025-02-03T04:05:06.000Z",
       datasetHash: "ds-1111",
       kbHash: "kb-2222",
@@ -76,7 +76,7 @@ describe("writeBaseline / readBaseline", () => {
     expect(await readdir(dir)).toEqual(["baseline.json"]);
     expect(await readBaseline(path)).toEqual(written);
     expect(written).toEqual(baselineFromReport(report, CREATED));
-    expect(await readFile(path, "utf8")).toMatch(/^\{\n {2}"schemaVersion": 2,/);
+    expect(await readFile(path, "utf8")).toMatch(/^\{\n {2}"schemaVersion": 3,/);
   });
 
   it("replaces an existing baseline atomically and creates missing directories", async () => {
@@ -110,15 +110,15 @@ describe("writeBaseline / readBaseline", () => {
     await expect(readBaseline(path)).rejects.toMatchObject({ issues: [{ line: 1, column: 3 }] });
 
     const good = baselineFromReport(await fixtureReport(), CREATED);
-    await writeFile(path, JSON.stringify({ ...good, schemaVersion: 3 }));
+    await writeFile(path, JSON.stringify({ ...good, schemaVersion: 4 }));
     await expectDataError(
       readBaseline(path),
       "schemaVersion",
-      /expected baseline schemaVersion 2 \(or 1, migrated on read\), got 3; it was written by a newer retrace/,
+      /expected baseline schemaVersion 3 \(or 1 or 2, migrated on read\), got 4; it was written by a newer retrace/,
     );
     const { schemaVersion: _v, ...unversioned } = good;
     await writeFile(path, JSON.stringify(unversioned));
-    await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 2 .*got none/);
+    await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 3 .*got none/);
 
     await writeFile(path, JSON.stringify({ ...good, k: "5" }));
     await expectDataError(readBaseline(path), "k", /expected a number, got "5"/);
@@ -139,12 +139,32 @@ describe("schemaVersion migration", () => {
   // A baseline as 0.1.0 wrote it (`"version": 1`, no schemaVersion): a copy of the committed kb/eval/baseline.json of that release.
   const V1_FIXTURE = fileURLToPath(new URL("../fixtures/schema/baseline-v1.json", import.meta.url));
 
-  it("migrates a version 1 baseline on read: schemaVersion 2, every other field unchanged", async () => {
+  it("migrates a version 2 baseline's named retrieval settings to the opaque shape on read, nothing else changed", async () => {
+    // test/fixtures/schema/baseline-v2-retrieval.json: written by `retrace eval --kb test/fixtures/kb-mini --store memory
+    // --config '{"retrieval":{"embedder":"builtin"},"run":{"concurrency":1}}' --update-baseline` at 505f1e2.
+    const file = fileURLToPath(new URL("../fixtures/schema/baseline-v2-retrieval.json", import.meta.url));
+    const raw = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    expect(raw.schemaVersion).toBe(2);
+    const b = await readBaseline(file);
+    expect(b.schemaVersion).toBe(3);
+    const opaque = {
+      denseK: 20,
+      bm25K: 20,
+      fusion: { method: "rrf", params: { k: 60 } },
+      settings: { weights: { dense: 1, bm25: 1 }, bm25: { k1: 1.2, b: 0.75 } },
+    };
+    expect(b.retrieval).toStrictEqual({ en: opaque, "es-419": opaque, "pt-BR": opaque });
+    const { retrieval: _r1, schemaVersion: _s1, ...restOld } = raw;
+    const { retrieval: _r2, schemaVersion: _s2, ...restNew } = b as unknown as Record<string, unknown>;
+    expect(restNew).toEqual(restOld);
+  });
+
+  it("migrates a version 1 baseline on read: schemaVersion 3, every other field unchanged", async () => {
     const raw = JSON.parse(await readFile(V1_FIXTURE, "utf8")) as Record<string, unknown>;
     expect(raw.version).toBe(1);
     expect(raw).not.toHaveProperty("schemaVersion");
     const b = await readBaseline(V1_FIXTURE);
-    expect(b.schemaVersion).toBe(2);
+    expect(b.schemaVersion).toBe(3);
     expect(b).not.toHaveProperty("version");
     const { version: _v, ...rest } = raw;
     expect({ ...b, schemaVersion: undefined }).toEqual({ ...rest, schemaVersion: undefined });
@@ -165,7 +185,7 @@ describe("schemaVersion migration", () => {
     const v2 = migrateBaselineV1(v1);
     expect(Object.keys(v2)[0]).toBe("schemaVersion");
     expect(v2).toEqual({
-      schemaVersion: 2,
+      schemaVersion: 3,
       created: "c",
       datasetHash: "d",
       kbHash: "h",
@@ -197,11 +217,8 @@ describe("assertComparable", () => {
     const signals = {
       denseK: 20,
       bm25K: 50,
-      fusion: "signals" as const,
-      rrfK: 60,
-      weights: { dense: 0.43, bm25: 0.57 },
-      signalsShift: 0.4,
-      bm25Params: { k1: 0.9, b: 0.4 },
+      fusion: { method: "signals", params: { shift: 0.4 } },
+      settings: { weights: { dense: 0.43, bm25: 0.57 }, bm25: { k1: 0.9, b: 0.4 } },
     };
     const base = await fixtureReport();
     const report = {
@@ -212,20 +229,19 @@ describe("assertComparable", () => {
     expect(b.retrieval).toEqual(report.run.retrieval);
     expect(parseBaseline(JSON.parse(JSON.stringify(b)) as unknown, "baseline.json")).toEqual(b);
     expect(assertComparable(b, report)).toEqual([]);
-    const minmax = { ...signals, fusion: "minmax" as const };
-    delete (minmax as { signalsShift?: number }).signalsShift;
+    const minmax = { ...signals, fusion: { method: "minmax", params: {} } };
     const now = {
       ...report,
       run: { ...report.run, retrieval: { en: minmax, "es-419": minmax, "pt-BR": { ...signals, denseK: 30 } } },
     };
     expect(assertComparable(b, now)).toEqual([
-      "retrieval settings differ from the baseline's (en, es-419: fusion=signals(dense 0.43, bm25 0.57; shift 0.4) denseK=20 bm25K=50 bm25(k1=0.9, b=0.4) in the baseline, " +
-        "fusion=minmax(dense 0.43, bm25 0.57) denseK=20 bm25K=50 bm25(k1=0.9, b=0.4) now); comparing anyway — the deltas measure the change",
+      "retrieval settings differ from the baseline's (en, es-419: fusion=signals(shift=0.4) denseK=20 bm25K=50 bm25.b=0.4 bm25.k1=0.9 weights.bm25=0.57 weights.dense=0.43 in the baseline, " +
+        "fusion=minmax() denseK=20 bm25K=50 bm25.b=0.4 bm25.k1=0.9 weights.bm25=0.57 weights.dense=0.43 now [fusion.method, fusion.params.shift]); comparing anyway — the deltas measure the change",
     ]);
     // a locale only one side ran is named as not run
     const fewer = { ...report, run: { ...report.run, retrieval: { en: signals, "es-419": signals } } };
     expect(assertComparable(b, fewer)[0]).toContain(
-      "pt-BR: fusion=signals(dense 0.43, bm25 0.57; shift 0.4) denseK=30 bm25K=50 bm25(k1=0.9, b=0.4) in the baseline, (not run) now",
+      "pt-BR: fusion=signals(shift=0.4) denseK=30 bm25K=50 bm25.b=0.4 bm25.k1=0.9 weights.bm25=0.57 weights.dense=0.43 in the baseline, (not run) now",
     );
     // a baseline written before settings were recorded: no note
     const { retrieval: _r, ...older } = b;

@@ -13,6 +13,7 @@ import { baselineFromReport } from "../../src/eval/gate/baseline.js";
 import { gate } from "../../src/eval/gate/gate.js";
 import { reportToJSON } from "../../src/eval/report/render.js";
 import { parseReport, REPORT_VERSION, ReportSchema } from "../../src/eval/report/schemas.js";
+import { RetrievalRunConfigSchema } from "../../src/eval/report/schemas/run.js";
 import type { Report } from "../../src/eval/report/types.js";
 import { fixtureReport, ROWS } from "./report-fixture.js";
 
@@ -29,10 +30,8 @@ async function fullReport(): Promise<Report> {
         en: {
           denseK: 20,
           bm25K: 50,
-          fusion: "minmax",
-          rrfK: 60,
-          weights: { dense: 0.9, bm25: 0.1 },
-          bm25Params: { k1: 0.9, b: 0.4 },
+          fusion: { method: "minmax", params: {} },
+          settings: { weights: { dense: 0.9, bm25: 0.1 }, bm25: { k1: 0.9, b: 0.4 } },
         },
       },
       graph: {
@@ -156,17 +155,70 @@ describe("parseReport", () => {
     expect(r.judge).toEqual({ model: "FakeListChatModel", prompt: "groundedness-v1", unparsable: 0 });
     expect(r.timings!.judge).toEqual({ calls: 2, cached: 0, inputTokens: null, outputTokens: null });
     expect(r.timings!.started).toBe(v2.timings!.started);
-    // Nothing else changed: the turns, aggregates and run header are the file's.
-    const { judge: _j1, timings: _t1, schemaVersion: _s1, ...restOld } = v2;
-    const { judge: _j2, timings: _t2, schemaVersion: _s2, ...restNew } = r as unknown as Record<string, unknown>;
+    // Nothing else changed: the turns, aggregates and run header are the file's (its retrieval settings made opaque, 3 → 4).
+    const { judge: _j1, timings: _t1, schemaVersion: _s1, run: run1, ...restOld } = v2;
+    const {
+      judge: _j2,
+      timings: _t2,
+      schemaVersion: _s2,
+      run: run2,
+      ...restNew
+    } = r as unknown as Record<string, Record<string, unknown>>;
     expect(restNew).toStrictEqual(restOld);
+    const { retrieval: _r1, ...runOld } = run1!;
+    const { retrieval: _r2, ...runNew } = run2!;
+    expect(runNew).toStrictEqual(runOld);
+    expect((run2!.retrieval as Record<string, unknown>).en).toStrictEqual({
+      denseK: 20,
+      bm25K: 20,
+      fusion: { method: "rrf", params: { k: 60 } },
+      settings: { weights: { dense: 1, bm25: 1 }, bm25: { k1: 1.2, b: 0.75 } },
+    });
     expect(v2.judge!.calls).toBe(2); // the input is not mutated
   });
 
   it("refuses a report of a version it does not know, naming both versions", () => {
-    expect(() => parseReport({ schemaVersion: 4, turns: [] }, "new.json")).toThrow(
-      /new\.json: field `schemaVersion` expected report schemaVersion 3 \(or 1 or 2, migrated on read\), got 4; it was written by a newer retrace/,
+    expect(() => parseReport({ schemaVersion: 5, turns: [] }, "new.json")).toThrow(
+      /new\.json: field `schemaVersion` expected report schemaVersion 4 \(or 1, 2 or 3, migrated on read\), got 5; it was written by a newer retrace/,
     );
+  });
+
+  it("migrates a version 3 report's named retrieval settings to the opaque shape, nothing else changed", async () => {
+    // test/fixtures/schema/report-v3-retrieval.json: `retrace eval --kb test/fixtures/kb-mini --store memory
+    // --config '{"retrieval":{"embedder":"builtin"},"run":{"concurrency":1}}' --out json:…` at 505f1e2 (schemaVersion 3).
+    const file = fileURLToPath(new URL("../fixtures/schema/report-v3-retrieval.json", import.meta.url));
+    const v3 = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown> & {
+      run: Record<string, unknown>;
+    };
+    expect(v3.schemaVersion).toBe(3);
+    const r = parseReport(v3, file);
+    expect(r.schemaVersion).toBe(4);
+    const opaque = {
+      denseK: 20,
+      bm25K: 20,
+      fusion: { method: "rrf", params: { k: 60 } },
+      settings: { weights: { dense: 1, bm25: 1 }, bm25: { k1: 1.2, b: 0.75 } },
+    };
+    expect(r.run.retrieval).toStrictEqual({ en: opaque, "es-419": opaque, "pt-BR": opaque });
+    const { retrieval: _r1, ...runOld } = v3.run;
+    const { retrieval: _r2, ...runNew } = r.run as unknown as Record<string, unknown>;
+    expect(runNew).toStrictEqual(runOld);
+    const { run: _a, schemaVersion: _b, ...restOld } = v3;
+    const { run: _c, schemaVersion: _d, ...restNew } = r as unknown as Record<string, unknown>;
+    expect(restNew).toStrictEqual(restOld);
+    expect(typeof (v3.run.retrieval as Record<string, { fusion: unknown }>).en!.fusion).toBe("string"); // input not mutated
+  });
+
+  it("checks the opaque settings' shape only: a method name and JSON parameters", () => {
+    const shape = RetrievalRunConfigSchema.safeParse;
+    expect(
+      shape({ denseK: 1, bm25K: 1, fusion: { method: "any-future-method", params: { a: { b: [1, "x", null] } } } })
+        .success,
+    ).toBe(true);
+    expect(shape({ denseK: 1, bm25K: 1, fusion: { method: "", params: {} } }).success).toBe(false);
+    expect(shape({ denseK: 1, bm25K: 1, fusion: { method: "m", params: [] } }).success).toBe(false);
+    expect(shape({ denseK: 1, bm25K: 1, fusion: { method: "m", params: { f: () => 1 } } }).success).toBe(false);
+    expect(shape({ denseK: 1, bm25K: 1, fusion: "m" }).success).toBe(false);
   });
 
   it("migrates a version 1 report to the current schemaVersion, first key", async () => {

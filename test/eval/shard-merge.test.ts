@@ -146,13 +146,11 @@ describe("mergeShards", () => {
   });
 
   it("unions run.retrieval over shards that hold different locales, and refuses one locale run two ways", async () => {
-    const cfg = (fusion: "rrf" | "minmax") => ({
+    const cfg = (method: "rrf" | "minmax") => ({
       denseK: 20,
       bm25K: 20,
-      fusion,
-      rrfK: 60,
-      weights: { dense: 1, bm25: 1 },
-      bm25Params: { k1: 1.2, b: 0.75 },
+      fusion: { method, params: method === "rrf" ? { k: 60 } : {} },
+      settings: { weights: { dense: 1, bm25: 1 }, bm25: { k1: 1.2, b: 0.75 } },
     });
     const files = await shardFiles(2);
     const setRetrieval = (f: ShardFile, r: Record<string, unknown>) =>
@@ -163,6 +161,12 @@ describe("mergeShards", () => {
     expect(Object.keys(mergeShards(files).run.retrieval!)).toEqual(["en", "es-419", "pt-BR"]);
     setRetrieval(files[1]!, { en: cfg("minmax") });
     expect(refusal(files)).toMatch(/shard-2\.json.*run\.retrieval\.en.*differs from shard-1\.json/s);
+    // the differing paths of the opaque settings are named
+    expect(refusal(files)).toContain("differ at fusion.method, fusion.params.k)");
+    // key order is not a difference
+    const reordered = { ...cfg("rrf"), settings: { bm25: { b: 0.75, k1: 1.2 }, weights: { bm25: 1, dense: 1 } } };
+    setRetrieval(files[1]!, { en: reordered });
+    expect(mergeShards(files).run.retrieval!.en).toEqual(cfg("rrf"));
   });
 
   /** Runs mergeShards and returns the DataValidationError's text (the test fails if it does not throw one). */

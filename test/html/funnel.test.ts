@@ -155,7 +155,14 @@ describe("stageHeads", () => {
         turn: 0,
         query: "q",
         k: 1,
-        config: { embedder: "e", denseK: 3, bm25K: 3, fusion: "rrf", rrfK: 60, rerank: null, mode: "dense" },
+        config: {
+          embedder: "e",
+          denseK: 3,
+          bm25K: 3,
+          fusion: { method: "rrf", params: { k: 60 } },
+          rerank: null,
+          mode: "dense",
+        },
         stages: {
           dense: [r("a#1", 0.123456, 1), r("b#1", 0.1, 2), r("c#1", 0, 3)],
           fused: [],

@@ -134,7 +134,9 @@ describe('HybridRetriever with fusion: "signals"', () => {
       defaults: { fusion: "signals", weights: { dense: 0.3, bm25: 0.7 } },
     });
     const trace = await retriever.retrieve("freeze my card", { locale: "en" });
-    expect(trace.config.fusion).toBe("signals");
+    expect(trace.config.fusion.method).toBe("signals");
+    // the trace records the method's parameters as its registry schema outputs them (defaults filled)
+    expect(Object.keys(trace.config.fusion.params).sort()).toEqual(["beta", "gamma", "shift", "top"]);
     const lists = [
       { name: "dense", ranked: trace.stages.dense ?? [], weight: 0.3 },
       { name: "bm25", ranked: trace.stages.bm25 ?? [], weight: 0.7 },
@@ -145,6 +147,6 @@ describe('HybridRetriever with fusion: "signals"', () => {
     for (const c of first) expect(c.weight).toBeCloseTo(c.list === "dense" ? w.dense : 1 - w.dense, 12);
     // A per-call fusion override reaches the same code path.
     const perCall = await retriever.retrieve("freeze my card", { locale: "en", fusion: "minmax" });
-    expect(perCall.config.fusion).toBe("minmax");
+    expect(perCall.config.fusion).toEqual({ method: "minmax", params: {} });
   });
 });

@@ -109,12 +109,10 @@ describe("HybridRetriever", () => {
       embedder: "builtin-hashed-ngrams-384-v1",
       denseK: 20,
       bm25K: 20,
-      fusion: "rrf",
-      rrfK: RRF_K,
+      fusion: { method: "rrf", params: { k: RRF_K } },
+      settings: { weights: { dense: 1, bm25: 1 }, bm25: { k1: 1.2, b: 0.75 } },
       rerank: null,
       mode: "hybrid",
-      weights: { dense: 1, bm25: 1 },
-      bm25Params: { k1: 1.2, b: 0.75 },
     });
     expectConsistent(trace);
     // The fused stage is RRF of the two recorded branches.
@@ -211,7 +209,10 @@ describe("HybridRetriever", () => {
   it("fuses with the method and weights asked per call, and records them with each list's contribution", async () => {
     const { retriever } = await makeRetriever();
     const trace = await retriever.retrieve("card fee", { fusion: "minmax", weights: { dense: 0.25, bm25: 0.75 } });
-    expect(trace.config).toMatchObject({ fusion: "minmax", weights: { dense: 0.25, bm25: 0.75 } });
+    expect(trace.config).toMatchObject({
+      fusion: { method: "minmax", params: {} },
+      settings: { weights: { dense: 0.25, bm25: 0.75 } },
+    });
     expect(trace.stages.fused).toEqual(
       minMaxFusion([
         { name: "dense", ranked: trace.stages.dense!, weight: 0.25 },

@@ -19,7 +19,14 @@ const trace: RetrievalTrace = {
   turn: 0,
   query: "q",
   k: 2,
-  config: { embedder: "e", denseK: 3, bm25K: 3, fusion: "rrf", rrfK: 60, rerank: null, mode: "hybrid" },
+  config: {
+    embedder: "e",
+    denseK: 3,
+    bm25K: 3,
+    fusion: { method: "rrf", params: { k: 60 } },
+    rerank: null,
+    mode: "hybrid",
+  },
   stages: {
     dense: [r("card-a#1", 1), r("card-c#1", 2), r("card-b#2", 3)],
     bm25: [r("card-c#2", 1), r("card-d#1", 2)],

@@ -14,7 +14,7 @@ import { planTrace, traceCase, type TraceCaseOptions, type TracedTurn } from "..
 import { InvalidArgumentError } from "../../errors.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
-import { fusionText, retrievalComment, traceJudgmentLines } from "../../eval/report/render/shared.js";
+import { fusionText, paramPairs, retrievalComment, traceJudgmentLines } from "../../eval/report/render/shared.js";
 import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
@@ -73,7 +73,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
     lines.push(`query: ${JSON.stringify(t.trace.query)}${t.trace.query !== r.user ? "  (contextualized)" : ""}`);
     lines.push(...queriesLines(r, t.trace.k));
     lines.push(
-      `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${fusionText(c)}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""} rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
+      `config: embedder=${c.embedder} mode=${c.mode} k=${t.trace.k} denseK=${c.denseK} bm25K=${c.bm25K} fusion=${fusionText(c)}${c.settings !== undefined ? ` ${paramPairs(c.settings).join(" ")}` : ""} rerank=${c.rerank ?? "off"}${t.trace.locale !== undefined ? ` locale=${t.trace.locale}` : ""}`,
     );
     lines.push(
       `timings: ${Object.entries(t.trace.timingsMs)

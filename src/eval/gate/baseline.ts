@@ -35,7 +35,7 @@ import { BaselineMismatchError, DataValidationError, type DataIssue } from "../.
 import { BASELINE_VERSION, parseBaselineData, type BaselineData, type BaselineGraph } from "../report/schemas.js";
 import { turnKey } from "../stats/bootstrap.js";
 import type { Aggregate, Report, RetrievalRunConfig } from "../report/types.js";
-import { retrievalConfigText } from "../report/render/shared.js";
+import { differingPaths, retrievalConfigText } from "../report/render/shared.js";
 import { isDeepStrictEqual } from "node:util";
 import { parseJsonOrThrow } from "../../kb/json.js";
 
@@ -325,7 +325,8 @@ export function retrievalDifferences(before: Baseline["retrieval"], now: Report[
   const groups = new Map<string, string[]>();
   for (const l of locales) {
     if (isDeepStrictEqual(before[l], now[l])) continue;
-    const change = `${text(before[l])} in the baseline, ${text(now[l])} now`;
+    const paths = before[l] !== undefined && now[l] !== undefined ? differingPaths(before[l], now[l]) : [];
+    const change = `${text(before[l])} in the baseline, ${text(now[l])} now${paths.length > 0 ? ` [${paths.join(", ")}]` : ""}`;
     groups.set(change, [...(groups.get(change) ?? []), l]);
   }
   if (groups.size === 0) return null;

@@ -48,13 +48,7 @@ const PROPERTY_NAMES: Readonly<Record<string, string>> = {
   "run.retrieval": "retrieval settings",
   "run.retrieval.*.denseK": "dense k",
   "run.retrieval.*.bm25K": "BM25 k",
-  "run.retrieval.*.fusion": "fusion method",
-  "run.retrieval.*.rrfK": "RRF k",
-  "run.retrieval.*.signalsShift": "signals shift δ",
-  "run.retrieval.*.weights.dense": "fusion weight of dense",
-  "run.retrieval.*.weights.bm25": "fusion weight of BM25",
-  "run.retrieval.*.bm25Params.k1": "BM25 k1",
-  "run.retrieval.*.bm25Params.b": "BM25 b",
+  "run.retrieval.*.fusion.method": "fusion method",
   "run.graph": "graph",
   "run.graph.file": "graph module",
   "run.graph.exportName": "graph export",
@@ -146,7 +140,9 @@ function nameOf(path: string): { name: string; locale?: string } {
   const m = /^run\.retrieval\.([^.]+)\.(.+)$/.exec(path);
   if (m !== null) {
     const rest = `run.retrieval.*.${m[2]}`;
-    return { name: PROPERTY_NAMES[rest] ?? m[2]!.split(".").map(words).join(" "), locale: m[1]! };
+    // The agent's opaque settings are named by their recorded paths (`fusion.params.k`), never by what they mean.
+    const opaque = /^(fusion\.params|settings)\./.test(m[2]!) ? m[2]! : undefined;
+    return { name: PROPERTY_NAMES[rest] ?? opaque ?? m[2]!.split(".").map(words).join(" "), locale: m[1]! };
   }
   const segs = path.split(".");
   // The longest registered prefix names the start; the rest is spelled out.

@@ -28,6 +28,7 @@
  */
 import { DataValidationError, type DataIssue } from "../../errors.js";
 import { GRAPH_IDENTITY_KEYS, parseReport, REPORT_VERSION } from "../report/schemas.js";
+import { differingPaths } from "../report/render/shared.js";
 import { assignShards } from "./shard.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
 import type {
@@ -196,14 +197,14 @@ function readShards(files: readonly ShardFile[]): Shard[] {
             "not a shard report (no `shard` section): retrace merge takes the reports written by `retrace eval --shard i/n`",
         },
       ]);
-    // Shards came with schemaVersion 2; a version 2 shard is migrated on read (its judge counters into timings) and merges with version 3 ones.
+    // Shards came with schemaVersion 2; a version 2 or 3 shard is migrated on read (judge counters into timings, retrieval settings opaque) and merges with current ones.
     const written = (data as Record<string, unknown>).schemaVersion;
-    if (report.schemaVersion !== REPORT_VERSION || (written !== 2 && written !== REPORT_VERSION))
+    if (report.schemaVersion !== REPORT_VERSION || (written !== 2 && written !== 3 && written !== REPORT_VERSION))
       fail([
         {
           file,
           field: "schemaVersion",
-          message: `a shard report is written with schemaVersion 2 or ${REPORT_VERSION}`,
+          message: `a shard report is written with schemaVersion 2, 3 or ${REPORT_VERSION}`,
         },
       ]);
     return { file, raw: data as Record<string, unknown>, report, shard: report.shard as ShardInfo };
@@ -408,18 +409,19 @@ function mergeRetrieval(shards: readonly Shard[]): Record<string, RetrievalRunCo
   const merged = new Map<string, { config: RetrievalRunConfig; file: string }>();
   let any = false;
   for (const s of shards) {
-    const own = (s.raw.run as { retrieval?: Record<string, RetrievalRunConfig> }).retrieval;
+    // The migrated report's settings: a version 3 shard's are made opaque on read, so it merges with a current one.
+    const own = s.report.run.retrieval;
     if (own === undefined) continue;
     any = true;
     for (const [locale, config] of Object.entries(own)) {
       const seen = merged.get(locale);
       if (seen === undefined) merged.set(locale, { config, file: s.file });
-      else if (JSON.stringify(seen.config) !== JSON.stringify(config))
+      else if (differingPaths(seen.config, config).length > 0)
         fail([
           {
             file: s.file,
             field: `run.retrieval.${locale}`,
-            message: `differs from ${seen.file}: the shards of one merge must come from one run's configuration (retrieval settings of ${locale} differ)`,
+            message: `differs from ${seen.file}: the shards of one merge must come from one run's configuration (retrieval settings of ${locale} differ at ${differingPaths(seen.config, config).join(", ")})`,
           },
         ]);
     }

@@ -23,7 +23,7 @@ export interface GeneratorReference {
 
 /**
  * Measured τ of the built-in generators, by `generator@version` (docs/synthetic-cases.md#numbers),
- * with the family's variant 12 = the shipped default (`signals` since issue 27; with the previous
+ * with the family's variant 12 = the shipped default (its fusion since issue 27; with the previous
  * min-max default they were −0.55, −0.38, −0.45, −0.52).
  */
 const COMMAND =

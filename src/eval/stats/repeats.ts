@@ -129,7 +129,7 @@ export interface VarianceShares {
   betweenShare: number;
 }
 
-/** The within/between decomposition of the values' variance (law of total variance, equal weights). Null for no turns. */
+/** The within/between decomposition of the values' variance (law of total variance, every turn weighted equally). Null for no turns. */
 export function varianceShares(values: readonly RepeatedValue[]): VarianceShares | null {
   if (values.length === 0) return null;
   const R = checkValues(values);

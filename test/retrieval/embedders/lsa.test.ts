@@ -304,13 +304,12 @@ describe("LSA embedder", () => {
     expect([r.bm25.k1, r.bm25.b]).toEqual([0.9, 0.4]);
     const t = await r.retrieve("lost card", { locale: "en" });
     expect(t.config).toMatchObject({
-      fusion: "minmax",
-      weights: { dense: 0.9, bm25: 0.1 },
+      fusion: { method: "minmax", params: {} },
+      settings: { weights: { dense: 0.9, bm25: 0.1 }, bm25: { k1: 0.9, b: 0.4 } },
       bm25K: 50,
-      bm25Params: { k1: 0.9, b: 0.4 },
     });
-    // the signals shift is recorded only when the fusion is signals
-    expect(t.config.signalsShift).toBeUndefined();
+    // min-max fusion takes no parameter: the signals shift is not recorded
+    expect(t.config.fusion.params).toEqual({});
     // Below full rank κ is measured and sets the weight, with no shift.
     const reduced = new LsaEmbedder(fitLsa(CORPUS, { dimension: 3 }));
     const rReduced = new HybridRetriever({
@@ -399,8 +398,8 @@ describe("LSA embedder", () => {
       denseK: 30,
       bm25K: 30,
     });
-    expect(tr.config.fusion).toBe("minmax");
-    expect(tr.config.weights).toEqual(rt.defaults.weights);
+    expect(tr.config.fusion).toEqual({ method: "minmax", params: {} });
+    expect(tr.config.settings?.weights).toEqual(rt.defaults.weights);
     const lists = [
       { name: "dense", ranked: tr.stages.dense ?? [], weight: rt.defaults.weights.dense },
       { name: "bm25", ranked: tr.stages.bm25 ?? [], weight: rt.defaults.weights.bm25 },

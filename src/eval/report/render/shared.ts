@@ -7,6 +7,8 @@
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
 import { HIT_KEY, JUDGED, METRICS, metricSpec } from "../../measures/metrics.js";
 import { gradedNdcgText } from "../judgments.js";
+import { isDeepStrictEqual } from "node:util";
+import type { JsonValue, OpaqueSetting } from "../../../contract/trace.js";
 import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 import { syntheticVerdict } from "../../measures/synthetic-reference.js";
 import { allSynthetic } from "../parts.js";
@@ -140,18 +142,47 @@ export function embedderText(report: Report): string {
   return embedderDescription !== undefined ? `${embedder} — ${embedderDescription}` : embedder;
 }
 
-/** `rrf(k=60; dense 1, bm25 1)` / `minmax(dense 0.3, bm25 0.7)` / `signals(dense 0.43, bm25 0.57; shift 0.42)`: a fusion method with its parameters. */
-export function fusionText(c: Pick<RetrievalRunConfig, "fusion" | "rrfK" | "weights" | "signalsShift">): string {
-  const w = c.weights === undefined ? "" : `dense ${c.weights.dense}, bm25 ${c.weights.bm25}`;
-  if (c.fusion === "rrf") return `rrf(k=${c.rrfK}${w === "" ? "" : `; ${w}`})`;
-  if (c.fusion === "signals" && c.signalsShift !== undefined)
-    return `signals(${w}${w === "" ? "" : "; "}shift ${c.signalsShift})`;
-  return `${c.fusion}(${w})`;
+/**
+ * An opaque JSON object as `key=value` pairs, keys sorted in code-unit order
+ * at every level, nested objects flattened to dotted paths
+ * (`{ w: { x: 0.9, a: 0.1 } }` → `w.a=0.1`, `w.x=0.9`); strings printed as they are, arrays and other values
+ * as JSON. The report never reads the names: it prints what the agent recorded.
+ */
+export function paramPairs(params: { readonly [key: string]: JsonValue }, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const key of Object.keys(params).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const v = params[key]!;
+    const path = `${prefix}${key}`;
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) out.push(...paramPairs(v, `${path}.`));
+    else out.push(`${path}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+  }
+  return out;
 }
 
-/** One run config as text: `fusion=rrf(k=60; dense 1, bm25 1) denseK=20 bm25K=20 bm25(k1=1.2, b=0.75)`. */
+/**
+ * The dotted paths at which two JSON values differ (deep equality, key order
+ * ignored), sorted: `["fusion.method", "fusion.params.k"]`. A key on one side
+ * only is a path; arrays compare whole. Empty when equal.
+ */
+export function differingPaths(a: unknown, b: unknown, prefix = ""): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    return keys.flatMap((k) => differingPaths(a[k], b[k], `${prefix}${k}.`));
+  }
+  return isDeepStrictEqual(a, b) ? [] : [prefix.replace(/\.$/, "")];
+}
+
+/** `method(key=value, …)`, e.g. `m(k=60)` or `m()`: an opaque setting (its method and parameters, in `paramPairs` order). */
+export function fusionText(c: { readonly fusion: OpaqueSetting }): string {
+  return `${c.fusion.method}(${paramPairs(c.fusion.params).join(", ")})`;
+}
+
+/** One run config as text: `fusion=m(k=60) denseK=20 bm25K=20 a.b=1 c=2`: the fusion setting, the depths, then the opaque settings' pairs (`paramPairs`). */
 export function retrievalConfigText(c: RetrievalRunConfig): string {
-  return `fusion=${fusionText(c)} denseK=${c.denseK} bm25K=${c.bm25K}${c.bm25Params !== undefined ? ` bm25(k1=${c.bm25Params.k1}, b=${c.bm25Params.b})` : ""}`;
+  const rest = c.settings === undefined ? [] : paramPairs(c.settings);
+  return [`fusion=${fusionText(c)}`, `denseK=${c.denseK}`, `bm25K=${c.bm25K}`, ...rest].join(" ");
 }
 
 /**

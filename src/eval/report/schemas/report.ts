@@ -20,6 +20,7 @@ import { RunInfoSchema } from "./run.js";
 import { ShardSchema } from "./shard.js";
 import { TimingsSchema } from "./timings.js";
 import { TurnReportSchema } from "./turn.js";
+import { migrateRetrievalRecord } from "./legacy-retrieval.js";
 import { REPORT_VERSION, assertMatches, declaredVersion, versionError } from "./versions.js";
 
 const reportObject = z.object({
@@ -74,7 +75,7 @@ const reportObject = z.object({
   /** Wall-clock figures only (never compared): see `Timings` (docs/determinism.md). */
   timings: TimingsSchema.optional(),
 });
-/** The report JSON, schemaVersion 3 (docs/architecture.md §7): one object, built by `buildReport`, from which every rendering is made. */
+/** The report JSON, schemaVersion 4 (docs/architecture.md §7): one object, built by `buildReport`, from which every rendering is made. */
 export interface Report extends z.output<typeof reportObject> {}
 export const ReportSchema: z.ZodType<Report> = reportObject;
 
@@ -116,6 +117,20 @@ export function migrateReportV2(v2: Record<string, unknown>): Record<string, unk
 }
 
 /**
+ * Report 3 → 4: each `run.retrieval` entry's named settings of retrace's
+ * retriever become the opaque `{ fusion: { method, params }, settings }`
+ * (legacy-retrieval.ts); every other field and the key order are kept. Pure;
+ * the result is then checked by ReportSchema.
+ */
+export function migrateReportV3(v3: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...v3, schemaVersion: 4 };
+  const run = v3.run;
+  if (typeof run === "object" && run !== null && !Array.isArray(run) && "retrieval" in run)
+    out.run = { ...run, retrieval: migrateRetrievalRecord((run as { retrieval: unknown }).retrieval) };
+  return out;
+}
+
+/**
  * A report JSON read back from disk (`retrace eval --report-json` / `--json`)
  * before `retrace report`, `retrace compare`, `retrace merge`, the gate or
  * `retrace baseline floors` use it: validated by ReportSchema (a version 1
@@ -132,11 +147,12 @@ export function parseReport(data: unknown, file: string): Report {
     assertMatches(ReportSchema, data, file);
     return data;
   }
-  if (version === 1 || version === 2) {
+  if (version === 1 || version === 2 || version === 3) {
     const v2 = version === 1 ? migrateReportV1(data as Record<string, unknown>) : (data as Record<string, unknown>);
-    const migrated = migrateReportV2(v2);
+    const v3 = version === 3 ? v2 : migrateReportV2(v2);
+    const migrated = migrateReportV3(v3);
     assertMatches(ReportSchema, migrated, file);
     return migrated;
   }
-  throw versionError(file, "report", REPORT_VERSION, version, "1 or 2");
+  throw versionError(file, "report", REPORT_VERSION, version, "1, 2 or 3");
 }

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { count, storeKind } from "./primitives.js";
+import type { JsonValue } from "../../../contract/trace.js";
 
 const graphRunInfoObject = z.object({
   /**
@@ -119,23 +120,24 @@ export const GRAPH_IDENTITY_KEYS = [
 export interface GraphRunInfo extends z.output<typeof graphRunInfoObject> {}
 const GraphRunInfoSchema: z.ZodType<GraphRunInfo> = graphRunInfoObject;
 
+/** A JSON value: what the agent's opaque settings may hold (shape only; the agent's own schemas validate their meaning). */
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(jsonValue)]),
+);
+const jsonObject = z.record(jsonValue);
+
 const retrievalRunConfigObject = z.object({
   denseK: z.number().int(),
   bm25K: z.number().int(),
   /**
-   * Fusion method of the hybrid mode, by name (docs/fusion-and-tuning.md).
-   * Opaque to the report: the agent's fusion registry validates its settings;
-   * the report records, compares and prints the name.
+   * Fusion of the hybrid mode (docs/fusion-and-tuning.md): a method name and
+   * its parameters. Opaque to the report: the agent's fusion registry
+   * validates them; the report checks the shape only, and records, compares
+   * and prints them as data.
    */
-  fusion: z.string().min(1),
-  /** The RRF constant (used by `rrf` only, recorded always). */
-  rrfK: z.number(),
-  /** Per-list fusion weights; absent in traces written before fusion methods existed. */
-  weights: z.object({ dense: z.number(), bm25: z.number() }).optional(),
-  /** δ of the `signals` fusion; present when `fusion` is "signals" (absent in reports written before it was recorded). */
-  signalsShift: z.number().optional(),
-  /** BM25 parameters of the index; absent in old traces. */
-  bm25Params: z.object({ k1: z.number(), b: z.number() }).optional(),
+  fusion: z.object({ method: z.string().min(1), params: jsonObject }).strict(),
+  /** The rest of the agent's retrieval identity, opaque (docs/fusion-and-tuning.md); absent when the agent records none. */
+  settings: jsonObject.optional(),
 });
 /** The retrieval settings of a run: a trace's config (`RetrievalTraceConfig`) without what `run` records elsewhere (embedder, mode, rerank). */
 export interface RetrievalRunConfig extends z.output<typeof retrievalRunConfigObject> {}
