@@ -68,9 +68,9 @@ export function warnAboutJudgments(report: Report): void {
 export interface GateOptions extends FloorThresholds {
   maxDrop?: number;
   maxFlips?: number;
-  /** `--graph` runs: turns whose graph run threw that the gate tolerates (default 0). */
+  /** Turns whose graph run threw or was given up that the gate tolerates (default 0), for every graph. */
   maxErrors?: number;
-  /** `--graph` runs: gold-bearing turns with no retriever run (scored as misses) the gate tolerates (default: not gated). */
+  /** Gold-bearing turns with no retrieval (scored as misses) the gate tolerates (default: not gated), for every graph. */
   maxNoRetrieval?: number;
   /** Runs with `--repeat N` (N ≥ 2): flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated). */
   maxFlaky?: number;
@@ -118,28 +118,30 @@ export function applyGate(
   if (o.maxStageDrop !== undefined) thresholds.maxStageDrop = o.maxStageDrop;
   if (quarantine !== undefined) thresholds.quarantine = quarantine;
   const g = gate(report, thresholds, baseline ?? undefined);
-  if (report.run.graph === undefined) {
-    if (o.maxFlaky === undefined) {
-      report.gate = g;
-      return;
-    }
-    // retrace's own graph with --repeat: the flaky-turn check alone (its turns never error; every turn retrieves).
-    const own = graphGateChecks(gatedTurns(report, quarantine), {
-      maxFlaky: o.maxFlaky,
-      flaky: gatedFlaky(report, gatedTurns(report, quarantine)),
-    });
-    const flakyChecks = own.checks.filter((c) => c.kind === "flaky");
-    const failures = [...g.failures, ...own.failures.filter((f) => f.kind === "flaky")];
-    report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...flakyChecks] };
+  const gated = gatedTurns(report, quarantine);
+  // One rule for every graph (src/eval/sweep/graph-checks.ts): a turn that errored (threw, or was given up at its deadline) fails the gate unless
+  // --gate max-errors tolerates it; quarantined turns are left out. retrace's own graph lists that check (and max-no-retrieval) when it has
+  // something to say — an error turn, or either check set — so a clean run's gate reads as it did.
+  const turnChecks =
+    report.run.graph !== undefined ||
+    o.maxErrors !== undefined ||
+    o.maxNoRetrieval !== undefined ||
+    gated.some((t) => t.error !== undefined);
+  if (!turnChecks && o.maxFlaky === undefined) {
+    report.gate = g;
     return;
   }
-  // A --graph run's own checks (src/eval/sweep/graph-checks.ts): errored turns, gold-bearing turns with no retrieval, quarantined turns left out.
-  const gated = gatedTurns(report, quarantine);
-  const own = graphGateChecks(gated, {
+  const checked = graphGateChecks(gated, {
     maxErrors: o.maxErrors ?? 0,
     ...(o.maxNoRetrieval !== undefined ? { maxNoRetrieval: o.maxNoRetrieval } : {}),
     ...(o.maxFlaky !== undefined ? { maxFlaky: o.maxFlaky, flaky: gatedFlaky(report, gated) } : {}),
   });
+  const own = turnChecks
+    ? checked
+    : {
+        checks: checked.checks.filter((c) => c.kind === "flaky"),
+        failures: checked.failures.filter((f) => f.kind === "flaky"),
+      };
   const failures = [...g.failures, ...own.failures];
   report.gate = { ...g, passed: failures.length === 0, failures, checks: [...(g.checks ?? []), ...own.checks] };
 }

@@ -55,8 +55,6 @@ const GRAPH_ONLY = [
   "idMap",
   "retrievalCall",
   "configurable",
-  "maxErrors",
-  "maxNoRetrieval",
   "allowNoRetrieval",
   "catalog",
   "maxStateMb",

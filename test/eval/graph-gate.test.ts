@@ -163,4 +163,25 @@ describe("--gate max-errors and max-no-retrieval are gate checks", () => {
       /gate: PASS\n {2}passed checks \(1\): --gate max-errors=0 turn_errors/,
     );
   });
+
+  it("one rule for every graph: an error turn of retrace's own graph fails its gate too; a clean run's gate lists no turn check", async () => {
+    const own = await fixtureReport();
+    expect(own.run.graph).toBeUndefined();
+    const clean = structuredClone(own);
+    applyGate(clean, {}, 42, null);
+    expect(clean.gate?.passed).toBe(true);
+    expect(clean.gate?.checks ?? []).toEqual([]);
+    expect(renderTable(clean, { color: false })).toMatch(/no floor or baseline check was set/);
+    own.turns[0] = { ...own.turns[0]!, error: "node exploded", givenUp: undefined, results: [], retrievedIds: null };
+    applyGate(own, {}, 42, null);
+    expect(own.gate?.passed).toBe(false);
+    expect(own.gate?.failures.map((f) => f.kind)).toEqual(["turn_errors"]);
+    expect(own.gate?.checks?.map((c) => [c.option, c.observed, c.verdict])).toEqual([
+      ["--gate max-errors=0", 1, "fail"],
+    ]);
+    const tolerated = structuredClone(own);
+    applyGate(tolerated, { maxErrors: 1 }, 42, null);
+    expect(tolerated.gate?.passed).toBe(true);
+    expect(tolerated.gate?.checks?.map((c) => [c.option, c.verdict])).toEqual([["--gate max-errors=1", "pass"]]);
+  });
 });
