@@ -200,4 +200,19 @@ describe("ClusterMeanBatch (many clusterMeans sharing one stream of draws)", () 
         expect(got[i]).toEqual(want.ci95);
       });
     });
+
+  it("gives exactly what clusterMean gives each of more lists than one lane group holds (9 of 40 units)", () => {
+    const opts = { seed: 5, samples: 300 };
+    const many = Array.from({ length: 9 }, (_, i) => list(40, 1 + (i % 4), i % 3 !== 0));
+    const batch = new ClusterMeanBatch(opts);
+    const got: unknown[] = [];
+    many.forEach((l, i) =>
+      batch.add(l, (ci95) => {
+        got[i] = ci95;
+      }),
+    );
+    batch.run();
+    many.forEach((l, i) => expect(got[i]).toEqual(clusterMean(l, opts)!.ci95));
+    expect(new Set(got.map((g) => JSON.stringify(g))).size).toBeGreaterThan(1);
+  });
 });

@@ -21,6 +21,7 @@
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { mulberry32 } from "../../random.js";
+import { drawRatios } from "./draws.js";
 
 export { mulberry32 };
 
@@ -715,51 +716,4 @@ function sameArray(a: Float64Array, b: Float64Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
   return true;
-}
-
-/**
- * `samples` replicates of `drawRatio` for each of `lists` (all with m units)
- * from one PRNG stream: replicate s of list k is the one `clusterMean` with
- * this seed gives list k, the sums and counts added in the same order.
- */
-function drawRatios(lists: readonly ClusterSums[], m: number, seed: number, samples: number): Float64Array[] {
-  const K = lists.length;
-  // Interleaved: unit j of list k at j·K + k, so one draw reads adjacent memory.
-  const sums = new Float64Array(m * K);
-  const counts = new Float64Array(m * K);
-  for (let k = 0; k < K; k++) {
-    const c = lists[k]!;
-    for (let j = 0; j < m; j++) {
-      sums[j * K + k] = c.sums[j]!;
-      counts[j * K + k] = c.counts[j]!;
-    }
-  }
-  const reps = lists.map(() => new Float64Array(samples));
-  const s = new Float64Array(K);
-  const n = new Float64Array(K);
-  const rand = mulberry32(seed);
-  for (let r = 0; r < samples; r++) {
-    s.fill(0);
-    n.fill(0);
-    if (K === 1) {
-      let s0 = 0;
-      let n0 = 0;
-      for (let i = 0; i < m; i++) {
-        const j = Math.floor(rand() * m);
-        s0 += sums[j]!;
-        n0 += counts[j]!;
-      }
-      reps[0]![r] = s0 / n0;
-      continue;
-    }
-    for (let i = 0; i < m; i++) {
-      const base = Math.floor(rand() * m) * K;
-      for (let k = 0; k < K; k++) {
-        s[k] = s[k]! + sums[base + k]!;
-        n[k] = n[k]! + counts[base + k]!;
-      }
-    }
-    for (let k = 0; k < K; k++) reps[k]![r] = s[k]! / n[k]!;
-  }
-  return reps;
 }

@@ -1,0 +1,65 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { drawRatios, stateAfter } from "../../src/eval/stats/draws.js";
+import { mulberry32 } from "../../src/random.js";
+
+/** The definition, one list at a time: m units drawn with replacement from the seed's stream, Σ sums / Σ counts. */
+function reference(sums: Float64Array, counts: Float64Array, seed: number, samples: number): Float64Array {
+  const m = sums.length;
+  const rand = mulberry32(seed);
+  const out = new Float64Array(samples);
+  for (let r = 0; r < samples; r++) {
+    let s = 0;
+    let n = 0;
+    for (let i = 0; i < m; i++) {
+      const j = Math.floor(rand() * m);
+      s += sums[j]!;
+      n += counts[j]!;
+    }
+    out[r] = s / n;
+  }
+  return out;
+}
+
+describe("drawRatios (the report's batched resampling loop)", () => {
+  const rand = mulberry32(21);
+  const m = 37;
+  // 7 lists: one full lane group and one partial; graded sums, 1–3 turns a unit.
+  const lists = Array.from({ length: 7 }, (_, k) => {
+    const counts = Float64Array.from({ length: m }, (_, j) => 1 + ((j + k) % 3));
+    const sums = Float64Array.from(counts, (c) => (k % 2 === 0 ? c * rand() : Math.round(c * rand())));
+    return { sums, counts };
+  });
+  const seed = 99;
+  const samples = 301; // odd: the two threads' halves differ in size
+  let split: string[] = [];
+  beforeEach(() => {
+    split = [];
+  });
+
+  it("gives each list exactly the replicates of drawing it alone, on one thread", () => {
+    const got = drawRatios(lists, m, seed, samples, {
+      threadMinWork: Number.POSITIVE_INFINITY,
+      onSecondHalf: (by) => split.push(by),
+    });
+    lists.forEach((l, k) =>
+      expect(Array.from(got[k]!)).toEqual(Array.from(reference(l.sums, l.counts, seed, samples))),
+    );
+  });
+
+  it("gives the same replicates when a worker thread takes the second half of the resamples", () => {
+    const got = drawRatios(lists, m, seed, samples, { threadMinWork: 1, onSecondHalf: (by) => split.push(by) });
+    expect(split).toEqual(["worker"]);
+    lists.forEach((l, k) =>
+      expect(Array.from(got[k]!)).toEqual(Array.from(reference(l.sums, l.counts, seed, samples))),
+    );
+    expect(new Set(Array.from(got[0]!)).size).toBeGreaterThan(10);
+  });
+
+  it("jumps mulberry32's stream ahead: the state after n draws continues the sequence", () => {
+    const seq = mulberry32(seed);
+    for (let i = 0; i < 1000; i++) seq();
+    const jumped = mulberry32(stateAfter(seed, 1000));
+    for (let i = 0; i < 5; i++) expect(jumped()).toBe(seq());
+    expect(stateAfter(0xffffffff, 3)).toBe(Number((0xffffffffn + 3n * 0x6d2b79f5n) % 0x1_0000_0000n));
+  });
+});
