@@ -135,6 +135,30 @@ export class OtlpReader {
   /** Conversation ids seen on any span, by trace (a root without one takes its trace's). */
   private readonly traceConversation = new Map<string, string>();
   spanCount = 0;
+  /**
+   * A recording retrieves the same documents again and again: one copy of
+   * each document text, and one parsed (frozen) object of each metadata JSON,
+   * kept for the whole run instead of one per retrieval (docs/recorded-traces.md, "Scale").
+   */
+  private readonly texts = new Map<string, string>();
+  private readonly metadata = new Map<string, Readonly<Record<string, unknown>>>();
+
+  private intern(text: string): string {
+    const known = this.texts.get(text);
+    if (known !== undefined) return known;
+    this.texts.set(text, text);
+    return text;
+  }
+
+  private metadataOf(json: unknown): Record<string, unknown> {
+    if (typeof json !== "string") return {};
+    let m = this.metadata.get(json);
+    if (m === undefined) {
+      m = Object.freeze(parseJsonObject(json) ?? {});
+      this.metadata.set(json, m);
+    }
+    return m as Record<string, unknown>;
+  }
 
   add(record: TraceRecord): void {
     const rs = (record.value as { resourceSpans?: unknown }).resourceSpans;
@@ -266,8 +290,8 @@ export class OtlpReader {
       [...(docs.get(key) ?? new Map<number, Record<string, unknown>>()).entries()]
         .sort((a, b) => a[0] - b[0])
         .map(([, d]) => ({
-          pageContent: typeof d.content === "string" ? d.content : "",
-          metadata: parseJsonObject(d.metadata) ?? {},
+          pageContent: typeof d.content === "string" ? this.intern(d.content) : "",
+          metadata: this.metadataOf(d.metadata),
           ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
         }));
     if (kind === "RETRIEVER") {
