@@ -119,6 +119,22 @@ describe("forEachTextLine (the streamed form, for TREC files larger than memory 
     await expect(forEachTextLine(file, () => {})).rejects.toThrow(`${file}:${lineNo}: invalid UTF-8 at byte offset ${at} (byte 0xe9)`);
   });
 
+  it("a line longer than several chunks, BOM first, is one line; a bad byte deep inside it has its file offset and line", async () => {
+    const file = path.join(dir, "long.jsonl");
+    const long = "é".repeat(CHUNK + 7) + "z"; // 2 bytes a character: 2 MiB and more, a character straddling every boundary
+    const good = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${long}\nshort\n\n${long}`)]);
+    await writeFile(file, good);
+    const lines: string[] = [];
+    await forEachTextLine(file, (l) => lines.push(l));
+    expect(lines).toEqual([long, "short", "", long]); // the last line has no LF
+
+    const at = 3 + Buffer.byteLength(`${long}\nshort\n\n`) + CHUNK; // a lead byte of the last line, past a chunk boundary
+    const bad = Buffer.from(good);
+    bad[at] = 0xff;
+    await writeFile(file, bad);
+    await expect(forEachTextLine(file, () => {})).rejects.toThrow(`${file}:4: invalid UTF-8 at byte offset ${at} (byte 0xff)`);
+  });
+
   it("a sequence cut short by the end of the file is invalid", async () => {
     const file = path.join(dir, "cut.run");
     await writeFile(file, Buffer.concat([Buffer.from("a\nb"), Buffer.from([0xe2, 0x82])]));
