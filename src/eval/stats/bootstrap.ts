@@ -341,7 +341,16 @@ interface ClusterSums {
  * cluster id, in id order (so the result does not depend on input order);
  * unit "turn": one unit per value, ordered by cluster id then input order.
  */
-function clusterSums(values: readonly ClusteredValue[], unit: ResampleUnit, name: string): ClusterSums {
+function clusterSums(
+  values: readonly ClusteredValue[],
+  unit: ResampleUnit,
+  name: string,
+  known?: KnownClusters,
+): ClusterSums {
+  if (known !== undefined && unit === "case") {
+    const same = sumsOverKnown(values, known, name);
+    if (same !== null) return same;
+  }
   const byCluster = new Map<string, number[]>();
   for (const v of values) {
     if (typeof v.value !== "number" || !Number.isFinite(v.value))
@@ -370,6 +379,10 @@ function clusterSums(values: readonly ClusteredValue[], unit: ResampleUnit, name
       }
     }
   }
+  if (known !== undefined && unit === "case") {
+    known.ids = ids;
+    known.index = new Map(ids.map((id, i) => [id, i]));
+  }
   return {
     sums: Float64Array.from(sums),
     counts: Float64Array.from(counts),
@@ -377,6 +390,42 @@ function clusterSums(values: readonly ClusteredValue[], unit: ResampleUnit, name
     nTurns: values.length,
     total,
   };
+}
+
+/**
+ * The sorted case ids of the last list a batch grouped, and their
+ * positions: the lists of one report mostly hold the same cases, so the next
+ * list is summed straight into their slots, with no grouping and no sort.
+ */
+interface KnownClusters {
+  ids: string[];
+  index: Map<string, number>;
+}
+
+/**
+ * `clusterSums` (unit "case") of a list whose cases are exactly `known`'s,
+ * or null when they are not (a case missing or another one): each case's
+ * values added in input order from 0 and the total in id order, as the
+ * general path adds them, so the sums are the same bit for bit.
+ */
+function sumsOverKnown(values: readonly ClusteredValue[], known: KnownClusters, name: string): ClusterSums | null {
+  const m = known.ids.length;
+  const sums = new Float64Array(m);
+  const counts = new Float64Array(m);
+  for (const v of values) {
+    if (typeof v.value !== "number" || !Number.isFinite(v.value))
+      throw new InvalidArgumentError(`${name} values`, "finite numbers", v.value);
+    const i = known.index.get(v.cluster);
+    if (i === undefined) return null;
+    sums[i] = sums[i]! + v.value;
+    counts[i] = counts[i]! + 1;
+  }
+  let total = 0;
+  for (let i = 0; i < m; i++) {
+    if (counts[i] === 0) return null;
+    total += sums[i]!;
+  }
+  return { sums, counts, nCases: m, nTurns: values.length, total };
 }
 
 /** One bootstrap draw of the turn-weighted mean: m units drawn with replacement, Σ sums / Σ counts. */
@@ -658,6 +707,7 @@ export class ClusterMeanBatch {
   private readonly alpha: number;
   private readonly unit: ResampleUnit;
   private readonly pending: { c: ClusterSums; done: (ci95: [number, number] | null) => void }[] = [];
+  private readonly known: KnownClusters = { ids: [], index: new Map() };
 
   constructor(opts: ClusterOptions = {}) {
     const { seed, samples, alpha } = checkOptions(opts);
@@ -669,7 +719,7 @@ export class ClusterMeanBatch {
 
   /** The mean of `values` now (null for an empty list), its interval (null with fewer than 2 units) to `done` when `run` is called. */
   add(values: readonly ClusteredValue[], done: (ci95: [number, number] | null) => void): PendingClusterMean | null {
-    const c = clusterSums(values, this.unit, "bootstrap");
+    const c = clusterSums(values, this.unit, "bootstrap", this.known);
     if (c.nTurns === 0) return null;
     this.pending.push({ c, done });
     return { mean: c.total / c.nTurns, n: c.nTurns, nCases: c.nCases, unit: this.unit };
