@@ -153,7 +153,7 @@ export async function readTextFileIfExists(file: string, options: ReadTextOption
   return readTextFileOrThrow(file, options);
 }
 
-/** Length of an incomplete UTF-8 sequence at the end of `b` (0 to 3 bytes), kept for the next chunk. */
+/** Length of an incomplete UTF-8 sequence at the end of `b` (0 to 3 bytes): a file whose last character is cut short. */
 function incompleteTail(b: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, b.length); back++) {
     const x = b[b.length - back] as number;
