@@ -353,8 +353,7 @@ function clusterSums(
   }
   const byCluster = new Map<string, number[]>();
   for (const v of values) {
-    if (typeof v.value !== "number" || !Number.isFinite(v.value))
-      throw new InvalidArgumentError(`${name} values`, "finite numbers", v.value);
+    checkFinite(v, name);
     const arr = byCluster.get(v.cluster);
     if (arr === undefined) byCluster.set(v.cluster, [v.value]);
     else arr.push(v.value);
@@ -380,8 +379,8 @@ function clusterSums(
     }
   }
   if (known !== undefined && unit === "case") {
-    known.ids = ids;
-    known.index = new Map(ids.map((id, i) => [id, i]));
+    known.clear();
+    ids.forEach((id, i) => known.set(id, i));
   }
   return {
     sums: Float64Array.from(sums),
@@ -393,13 +392,15 @@ function clusterSums(
 }
 
 /**
- * The sorted case ids of the last list a batch grouped, and their
- * positions: the lists of one report mostly hold the same cases, so the next
+ * The case ids of the last list a batch grouped, each with its position in
+ * id order: the lists of one report mostly hold the same cases, so the next
  * list is summed straight into their slots, with no grouping and no sort.
  */
-interface KnownClusters {
-  ids: string[];
-  index: Map<string, number>;
+type KnownClusters = Map<string, number>;
+
+function checkFinite(v: ClusteredValue, name: string): void {
+  if (typeof v.value !== "number" || !Number.isFinite(v.value))
+    throw new InvalidArgumentError(`${name} values`, "finite numbers", v.value);
 }
 
 /**
@@ -409,13 +410,12 @@ interface KnownClusters {
  * general path adds them, so the sums are the same bit for bit.
  */
 function sumsOverKnown(values: readonly ClusteredValue[], known: KnownClusters, name: string): ClusterSums | null {
-  const m = known.ids.length;
+  const m = known.size;
   const sums = new Float64Array(m);
   const counts = new Float64Array(m);
   for (const v of values) {
-    if (typeof v.value !== "number" || !Number.isFinite(v.value))
-      throw new InvalidArgumentError(`${name} values`, "finite numbers", v.value);
-    const i = known.index.get(v.cluster);
+    checkFinite(v, name);
+    const i = known.get(v.cluster);
     if (i === undefined) return null;
     sums[i] = sums[i]! + v.value;
     counts[i] = counts[i]! + 1;
@@ -707,7 +707,7 @@ export class ClusterMeanBatch {
   private readonly alpha: number;
   private readonly unit: ResampleUnit;
   private readonly pending: { c: ClusterSums; done: (ci95: [number, number] | null) => void }[] = [];
-  private readonly known: KnownClusters = { ids: [], index: new Map() };
+  private readonly known: KnownClusters = new Map();
 
   constructor(opts: ClusterOptions = {}) {
     const { seed, samples, alpha } = checkOptions(opts);
