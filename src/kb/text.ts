@@ -196,9 +196,8 @@ export async function forEachTextLine(file: string, onLine: (line: string) => vo
     const bad = firstInvalidUtf8(bytes);
     if (bad < 0) return;
     const tail = atEnd ? incompleteTail(bytes) : 0;
-    if (tail > 0 && bad >= bytes.length - tail)
-      throw new DataValidationError([{ file, line: from + lineAt(bytes, bad) - 1, message: `invalid UTF-8 at byte offset ${at + bad} (byte 0x${(bytes[bad] as number).toString(16).padStart(2, "0")}: a sequence cut short by the end of the file); save the file as UTF-8` }]);
-    throw new DataValidationError([{ file, line: from + lineAt(bytes, bad) - 1, message: `invalid UTF-8 at byte offset ${at + bad} (byte 0x${(bytes[bad] as number).toString(16).padStart(2, "0")}); save the file as UTF-8` }]);
+    const cutShort = tail > 0 && bad >= bytes.length - tail ? ": a sequence cut short by the end of the file" : "";
+    throw new DataValidationError([{ file, line: from + lineAt(bytes, bad) - 1, message: `invalid UTF-8 at byte offset ${at + bad} (byte 0x${(bytes[bad] as number).toString(16).padStart(2, "0")}${cutShort}); save the file as UTF-8` }]);
   };
   /** A BOM at the very start of the file: its length (3) when `bytes` holds the file's first bytes and they are one. */
   const bom = (bytes: Uint8Array): number => {

@@ -165,13 +165,14 @@ export function drawRatios(
   if (!threaded) drawRange(cells, K, m, state, 0, samples, reps, samples);
   else {
     const half = Math.floor(samples / 2);
+    const secondState = stateAfter(seed, half * m);
     const flag = new SharedArrayBuffer(4);
     const done = new Int32Array(flag);
     const worker = startWorker({
       cells: cells.buffer,
       K,
       m,
-      state: stateAfter(seed, half * m),
+      state: secondState,
       r0: half,
       r1: samples,
       reps: reps.buffer,
@@ -187,7 +188,7 @@ export function drawRatios(
       while (Atomics.load(done, 0) === 0 && performance.now() < giveUpAt) Atomics.wait(done, 0, 0, 100);
     if (worker === null || Atomics.load(done, 0) !== 1) {
       void worker?.terminate();
-      drawRange(cells, K, m, stateAfter(seed, half * m), half, samples, reps, samples);
+      drawRange(cells, K, m, secondState, half, samples, reps, samples);
       opts.onSecondHalf?.("this thread");
     } else opts.onSecondHalf?.("worker");
   }
