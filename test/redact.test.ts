@@ -14,6 +14,7 @@ import {
   redactSecrets,
   redactUrl,
   registerHeaderSecrets,
+  secretRedactor,
   registerUrlCredentials,
   secretsOf,
   urlCredentials,
@@ -64,6 +65,20 @@ describe("known secrets", () => {
     expect(urlCredentials("http://user:pw-1@h")).toEqual(
       expect.arrayContaining(["pw-1", "user:pw-1", b64("user:pw-1")]),
     );
+  });
+
+  it("secretRedactor: the environment's secrets looked up once, each text redacted as redactSecrets redacts it", () => {
+    const env = { OPENAI_API_KEY: "sk-proj-abcdef123456", CHROMA_AUTH_TOKEN: "tok-1234" };
+    const redact = secretRedactor(env);
+    const texts = [
+      "401 for key sk-proj-abcdef123456 (token tok-1234)",
+      "Authorization: Bearer zz-top-secret-9",
+      "nothing secret here",
+      "see http://user:pw-77@h:1/x",
+    ];
+    for (const t of texts) expect(redact(t)).toBe(redactSecrets(t, env));
+    expect(redact(texts[0]!)).toBe("401 for key *** (token ***)");
+    expect(redact(texts[2]!)).toBe("nothing secret here");
   });
 
   it("secretsOf leaves out values shorter than 3 characters and lists longer ones first", () => {

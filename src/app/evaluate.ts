@@ -20,7 +20,7 @@ import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
-import { redactSecrets } from "../redact.js";
+import { secretRedactor } from "../redact.js";
 import type { JudgeCost } from "../eval/measures/types.js";
 import { recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
@@ -74,10 +74,11 @@ export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<
   }
   // Error text of a graph can echo credentials (a server's 5xx body with the request headers):
   // redacted before it reaches any output, the report files included (docs/reliability.md).
+  const redact = secretRedactor();
   for (const { report: t } of swept.runs.flat()) {
-    if (t.error !== undefined) t.error = redactSecrets(t.error);
-    for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redactSecrets(st.error);
-    if (t.queriesOff !== undefined) t.queriesOff.detail = redactSecrets(t.queriesOff.detail);
+    if (t.error !== undefined) t.error = redact(t.error);
+    for (const st of t.captured?.stages ?? []) if (st.error !== null) st.error = redact(st.error);
+    if (t.queriesOff !== undefined) t.queriesOff.detail = redact(t.queriesOff.detail);
   }
   const tReport = performance.now();
   // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
@@ -89,8 +90,12 @@ export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<
         )
       : undefined;
   const turns: TurnReport[] = combined?.turns ?? swept.turns.map((t) => t.report);
+  const header = source.header(turns, swept);
+  // The header was the captures' last reader (each turn's stages, texts and documents as captured; the report keeps what it shows of them):
+  // let them go before the report is built, a fifth of the heap of a large recording (docs/recorded-traces.md, "Scale").
+  for (const t of swept.runs.flat()) t.retrieval = null;
   const report = buildReport({
-    run: source.header(turns, swept),
+    run: header,
     turns,
     evaluators: run.evaluators,
     seed: o.seed,

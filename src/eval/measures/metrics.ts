@@ -400,9 +400,11 @@ export function metricKey(name: MetricName): string {
   return (METRICS.find((m) => m.name === name) as MetricSpec).key;
 }
 
+const METRIC_BY_KEY: ReadonlyMap<string, MetricSpec> = new Map(METRICS.map((m) => [m.key, m]));
+
 /** The registry's entry for `key`, or undefined when the key is not a retrieval metric. */
 export function metricSpec(key: string): MetricSpec | undefined {
-  return METRICS.find((m) => m.key === key);
+  return METRIC_BY_KEY.get(key);
 }
 
 /** hit@k's key: the primary signal (missed turns, flips, "retrieval not measured"). */
@@ -412,6 +414,15 @@ export const HIT_KEY = metricKey("hit");
 export function chanceLevel(key: string, N: number, g: number, k: number): number | null {
   const spec = metricSpec(key);
   return spec === undefined ? null : spec.chance(N, g, k);
+}
+
+/** The number of distinct values of a short list (a turn's gold: one or two ids mostly), without a Set. */
+function distinctCount(xs: readonly string[]): number {
+  if (xs.length < 2) return xs.length;
+  if (xs.length > 16) return new Set(xs).size;
+  let n = 0;
+  for (let i = 0; i < xs.length; i++) if (xs.indexOf(xs[i]!) === i) n++;
+  return n;
 }
 
 /**
@@ -433,6 +444,6 @@ export function turnChanceLevel(
     const gains = Object.values(turn.relevant).filter((x) => x > 0);
     return gains.length === 0 ? null : chanceNdcgGraded(N, gains, k);
   }
-  const g = Math.min(new Set(turn.gold).size, N);
+  const g = Math.min(distinctCount(turn.gold), N);
   return g === 0 ? null : spec.chance(N, g, k);
 }

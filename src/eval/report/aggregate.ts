@@ -179,42 +179,90 @@ function collect(turns: readonly TurnReport[], keyOrder: readonly string[]): Map
   return byKey;
 }
 
+/** A key's scores over a list of turns, each tagged with its case, and their mean chance level (undefined: none, see `collectWithChance`). */
+interface KeyValues {
+  values: ClusteredValue[];
+  chance: number | undefined;
+}
+
 /**
- * Mean chance level of `key` over the turns that have it, or undefined when
- * the key has no chance level or a turn's locale has no card count.
+ * Scores per key, in key order, over the given turns (as `collect`), with
+ * each key's mean chance level over the turns that have it: undefined when
+ * the key has no chance level or a turn's locale has no card count. One
+ * pass over the turns; each key's chance levels are added in turn order.
  */
-function splitChance(
+function collectWithChance(
   turns: readonly TurnReport[],
-  key: string,
+  keyOrder: readonly string[],
   chance: AggregateOptions["chance"],
-): number | undefined {
-  if (chance === undefined) return undefined;
-  let sum = 0;
-  let n = 0;
+): Map<string, KeyValues> {
+  const byKey = new Map<string, KeyValues>(keyOrder.map((k) => [k, { values: [], chance: undefined }]));
+  // Per key: the chance levels' sum and count, or null once a turn has none.
+  const chanceOf = new Map<string, { sum: number; n: number } | null>();
   for (const t of turns) {
-    if (!t.results.some((r) => r.key === key)) continue;
-    const N = chance.cardsPerLocale[t.locale];
-    if (N === undefined) return undefined;
-    // A graded turn's nDCG@k has the chance level of its gains (turnChanceLevel).
-    const c = turnChanceLevel(key, N, t, chance.k);
-    if (c === null) return undefined;
-    sum += c;
-    n++;
+    const N = chance?.cardsPerLocale[t.locale];
+    for (let i = 0; i < t.results.length; i++) {
+      const r = t.results[i]!;
+      let kv = byKey.get(r.key);
+      if (kv === undefined) {
+        kv = { values: [], chance: undefined };
+        byKey.set(r.key, kv);
+      }
+      kv.values.push({ cluster: t.caseId, value: r.score });
+      if (chance === undefined) continue;
+      // A turn counts once per key, however many results it has of it.
+      let again = false;
+      for (let j = 0; j < i && !again; j++) again = t.results[j]!.key === r.key;
+      if (again) continue;
+      let acc = chanceOf.get(r.key);
+      if (acc === null) continue;
+      // A graded turn's nDCG@k has the chance level of its gains (turnChanceLevel).
+      const c = N === undefined ? null : turnChanceLevel(r.key, N, t, chance.k);
+      if (c === null) {
+        chanceOf.set(r.key, null);
+        continue;
+      }
+      if (acc === undefined) {
+        acc = { sum: 0, n: 0 };
+        chanceOf.set(r.key, acc);
+      }
+      acc.sum += c;
+      acc.n++;
+    }
   }
-  return n === 0 ? undefined : sum / n;
+  for (const [key, acc] of chanceOf) if (acc !== null && acc.n > 0) byKey.get(key)!.chance = acc.sum / acc.n;
+  return byKey;
+}
+
+/**
+ * `collectWithChance`, once per distinct list of turns: the split groups of
+ * a report often hold every turn (one kind, one locale), and such a group's
+ * scores and chance levels are those of the whole list.
+ */
+class CollectedTurns {
+  private readonly seen: { turns: readonly TurnReport[]; byKey: Map<string, KeyValues> }[] = [];
+  constructor(
+    private readonly order: readonly string[],
+    private readonly chance: AggregateOptions["chance"],
+  ) {}
+  of(turns: readonly TurnReport[]): Map<string, KeyValues> {
+    for (const s of this.seen)
+      if (s.turns.length === turns.length && s.turns.every((t, i) => t === turns[i])) return s.byKey;
+    const byKey = collectWithChance(turns, this.order, this.chance);
+    this.seen.push({ turns, byKey });
+    return byKey;
+  }
 }
 
 /** The aggregates of `turns`, their intervals filled in when `batch` runs (the key order of each aggregate is that of `summarize`, then `chance`). */
 function summarizeAll(
   turns: readonly TurnReport[],
-  order: readonly string[],
+  collected: CollectedTurns,
   batch: ClusterMeanBatch,
-  chance: AggregateOptions["chance"],
 ): Record<string, Aggregate> {
   const out: Record<string, Aggregate> = {};
-  for (const [key, values] of collect(turns, order)) {
+  for (const [key, { values, chance: c }] of collected.of(turns)) {
     if (values.length === 0) continue;
-    const c = splitChance(turns, key, chance);
     // The callback runs when the batch does, after the aggregate is made below.
     const m = batch.add(values, (ci95) => {
       const agg = out[key]!;
@@ -399,14 +447,15 @@ function aggregateInto(
   const parted = headlineTurns(allTurns);
   // Synthetic cases are a split of their own, never mixed into the headline (or the locale split) when real cases are present.
   const turns = withoutSynthetic(parted);
-  const aggregates = summarizeAll(turns, order, batch, opts.chance);
+  const collected = new CollectedTurns(order, opts.chance);
+  const aggregates = summarizeAll(turns, collected, batch);
 
   const byKind = groupBy(parted, "kind", CASE_KINDS);
   const kind: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of byKind) kind[g] = summarizeAll(ts, order, batch, opts.chance);
+  for (const [g, ts] of byKind) kind[g] = summarizeAll(ts, collected, batch);
   const byLocale = groupBy(turns, "locale", LOCALES);
   const locale: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of byLocale) locale[g] = summarizeAll(ts, order, batch, opts.chance);
+  for (const [g, ts] of byLocale) locale[g] = summarizeAll(ts, collected, batch);
 
   const splits: Report["splits"] = { kind, locale };
   const forDeltas: SplitForDeltas[] = [
@@ -433,7 +482,7 @@ function aggregateInto(
       );
     const groups = groupByCase(allTurns, extra);
     const out: Record<string, Record<string, Aggregate>> = {};
-    for (const [g, ts] of groups) out[g] = summarizeAll(ts, order, batch, opts.chance);
+    for (const [g, ts] of groups) out[g] = summarizeAll(ts, collected, batch);
     splits[extra.name] = out;
     forDeltas.push({ split: extra.name, groups, reference: extra.reference });
   }
@@ -441,7 +490,7 @@ function aggregateInto(
   // Turn position (1, 2, 3, 4+): a split of turns, not of cases (a case has turns in several groups), so no deltas against a reference.
   const position: Record<string, Record<string, Aggregate>> = {};
   for (const [g, ts] of turnSplits(turns).position as Map<string, TurnReport[]>)
-    position[g] = summarizeAll(ts, order, batch, opts.chance);
+    position[g] = summarizeAll(ts, collected, batch);
   splits.position = position;
 
   const { vacuous, vacuousReasons } = vacuousKeys(allTurns, opts.evaluators, aggregates);

@@ -97,17 +97,14 @@ function batchOf(opts: FunnelOptions): ClusterMeanBatch {
   });
 }
 
-/** The funnel rows of `turns`: every stage measured on at least one of them, in pipeline order. */
-export function funnelStages(
+/** Stage → the presence values of `turns` (each tagged with its case), in turn order. */
+function stageValues(
   turns: readonly TurnReport[],
-  opts: FunnelOptions = {},
-  shared?: ClusterMeanBatch,
-): FunnelStage[] {
-  // The rows' intervals are filled in when the batch runs (here, unless the caller shares its batch).
-  const batch = shared ?? batchOf(opts);
+  presenceOf: (t: TurnReport) => Record<string, 0 | 1> | null,
+): Map<string, ClusteredValue[]> {
   const byStage = new Map<string, ClusteredValue[]>();
   for (const t of turns) {
-    const p = stagePresence(t);
+    const p = presenceOf(t);
     if (p === null) continue;
     for (const [stage, v] of Object.entries(p)) {
       let arr = byStage.get(stage);
@@ -115,6 +112,25 @@ export function funnelStages(
       arr.push({ cluster: t.caseId, value: v });
     }
   }
+  return byStage;
+}
+
+/** The funnel rows of `turns`: every stage measured on at least one of them, in pipeline order. */
+export function funnelStages(
+  turns: readonly TurnReport[],
+  opts: FunnelOptions = {},
+  shared?: ClusterMeanBatch,
+): FunnelStage[] {
+  return stageRows(stageValues(turns, stagePresence), opts, shared);
+}
+
+function stageRows(
+  byStage: Map<string, ClusteredValue[]>,
+  opts: FunnelOptions,
+  shared: ClusterMeanBatch | undefined,
+): FunnelStage[] {
+  // The rows' intervals are filled in when the batch runs (here, unless the caller shares its batch).
+  const batch = shared ?? batchOf(opts);
   const rows: FunnelStage[] = [];
   for (const { id, label } of FUNNEL_STAGES) {
     const values = byStage.get(id);
@@ -163,13 +179,27 @@ export function funnelOf(
   shared?: ClusterMeanBatch,
 ): FunnelReport | undefined {
   const batch = shared ?? batchOf(opts);
-  const stages = funnelStages(turns, opts, batch);
+  // Each turn's presence once, and each distinct list of turns once (a kind or locale group often holds every turn).
+  const presence = new Map<TurnReport, Record<string, 0 | 1> | null>();
+  const presenceOf = (t: TurnReport) => {
+    let p = presence.get(t);
+    if (p === undefined) presence.set(t, (p = stagePresence(t)));
+    return p;
+  };
+  const seen: { turns: readonly TurnReport[]; byStage: Map<string, ClusteredValue[]> }[] = [];
+  const valuesOf = (ts: readonly TurnReport[]) => {
+    for (const s of seen) if (s.turns.length === ts.length && s.turns.every((t, i) => t === ts[i])) return s.byStage;
+    const byStage = stageValues(ts, presenceOf);
+    seen.push({ turns: ts, byStage });
+    return byStage;
+  };
+  const stages = stageRows(valuesOf(turns), opts, batch);
   if (stages.length === 0) return undefined;
   const splits: FunnelReport["splits"] = {};
   for (const [split, groups] of Object.entries(turnSplits(turns))) {
     const out: Record<string, FunnelStage[]> = {};
     for (const [g, ts] of groups) {
-      const rows = funnelStages(ts, opts, batch);
+      const rows = stageRows(valuesOf(ts), opts, batch);
       if (rows.length > 0) out[g] = rows;
     }
     splits[split] = out;

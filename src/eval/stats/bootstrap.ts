@@ -708,6 +708,8 @@ export class ClusterMeanBatch {
   private readonly unit: ResampleUnit;
   private readonly pending: { c: ClusterSums; done: (ci95: [number, number] | null) => void }[] = [];
   private readonly known: KnownClusters = new Map();
+  /** The sums of each list added, by the list itself: a list added again (a split group holding every turn) is not summed again. */
+  private readonly summed = new WeakMap<readonly ClusteredValue[], ClusterSums>();
 
   constructor(opts: ClusterOptions = {}) {
     const { seed, samples, alpha } = checkOptions(opts);
@@ -717,9 +719,17 @@ export class ClusterMeanBatch {
     this.unit = opts.unit ?? DEFAULT_RESAMPLE;
   }
 
-  /** The mean of `values` now (null for an empty list), its interval (null with fewer than 2 units) to `done` when `run` is called. */
+  /**
+   * The mean of `values` now (null for an empty list), its interval (null
+   * with fewer than 2 units) to `done` when `run` is called. `values` is not
+   * to be changed afterwards: the same list added again reuses its sums.
+   */
   add(values: readonly ClusteredValue[], done: (ci95: [number, number] | null) => void): PendingClusterMean | null {
-    const c = clusterSums(values, this.unit, "bootstrap", this.known);
+    let c = this.summed.get(values);
+    if (c === undefined) {
+      c = clusterSums(values, this.unit, "bootstrap", this.known);
+      this.summed.set(values, c);
+    }
     if (c.nTurns === 0) return null;
     this.pending.push({ c, done });
     return { mean: c.total / c.nTurns, n: c.nTurns, nCases: c.nCases, unit: this.unit };
@@ -743,7 +753,7 @@ export class ClusterMeanBatch {
       const slot: number[] = [];
       for (const i of list) {
         const c = pending[i]!.c;
-        let at = distinct.findIndex((d) => sameArray(d.sums, c.sums) && sameArray(d.counts, c.counts));
+        let at = distinct.findIndex((d) => d === c || (sameArray(d.sums, c.sums) && sameArray(d.counts, c.counts)));
         if (at < 0) {
           at = distinct.length;
           distinct.push(c);

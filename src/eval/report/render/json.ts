@@ -6,8 +6,15 @@ export function reportToJSON(report: Report): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-/** Pieces are cut once they hold at least this many characters (about 1 MiB: few writes, a bounded piece). */
-const PIECE_CHARS = 1 << 20;
+/**
+ * Pieces are cut once they hold at least this many characters: 32 Ki, so
+ * that a piece (and its UTF-8 bytes) stays under V8's large-object size
+ * (128 KiB) and is freed by the young generation's collections; pieces of
+ * 1 MiB went to the large-object space, which only a full collection
+ * frees, and a 500 MB report's pieces piled up there until one ran
+ * (docs/recorded-traces.md, "Scale").
+ */
+const PIECE_CHARS = 1 << 15;
 
 /** `JSON.stringify(value, null, 2)` as it appears `depth` levels deep (each line break indented by 2 × depth spaces). */
 function nested(value: unknown, depth: number): string | undefined {
