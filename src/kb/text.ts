@@ -172,10 +172,17 @@ function incompleteTail(b: Uint8Array): number {
  * the caller, as readTextFile's callers split on /\r?\n/). Holds one chunk
  * (and a line longer than one) in memory; each line is decoded from its own
  * bytes, cut at LF bytes (bench/traces.bench.ts). Stops early when `stop()`
- * says so.
+ * says so. `range` reads only the bytes [start, end) of a file (a part of it
+ * another thread does not read; src/eval/traces/read.ts): a BOM is looked
+ * for only at offset 0, and lines are numbered from 1 at `start`.
  * @throws DataValidationError (exit 2) naming the file.
  */
-export async function forEachTextLine(file: string, onLine: (line: string) => void, stop: () => boolean = () => false): Promise<void> {
+export async function forEachTextLine(
+  file: string,
+  onLine: (line: string) => void,
+  stop: () => boolean = () => false,
+  range?: { start: number; end: number },
+): Promise<void> {
   if (file !== "-") {
     const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
     if (r instanceof Error) {
@@ -184,12 +191,19 @@ export async function forEachTextLine(file: string, onLine: (line: string) => vo
     }
     if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
   }
-  const stream = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+  if (range !== undefined && range.end <= range.start) return;
+  const stream =
+    file === "-"
+      ? process.stdin
+      : createReadStream(file, {
+          highWaterMark: 1 << 20,
+          ...(range !== undefined ? { start: range.start, end: range.end - 1 } : {}),
+        });
   // Lines are cut at LF bytes (never inside a UTF-8 sequence) and each decoded on its own: decoding the chunk and slicing the text cost four times as much on 17 KB lines (docs/recorded-traces.md, "Scale").
   let parts: Buffer[] = []; // the current line's bytes so far, its LF not yet read
-  let offset = 0; // file offset of the current line's first byte
+  let offset = range?.start ?? 0; // file offset of the current line's first byte
   let line = 1; // its number
-  let first = true;
+  let first = offset === 0;
   /** Validates `bytes` (whole lines, LFs included, or the file's last line) read at file offset `at` from line `from`. */
   const check = (bytes: Uint8Array, at: number, from: number, atEnd: boolean): void => {
     if (isUtf8(bytes)) return;

@@ -19,7 +19,8 @@
  * rejects the sweep with the error rebuilt in this thread: its class, code
  * and exit code survive the thread boundary.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { moduleWorker } from "../../module-worker.js";
 import { HumanMessage } from "@langchain/core/messages";
 import * as errors from "../../errors.js";
 import { InternalError, RETRACE_ERROR_MARKER } from "../../errors.js";
@@ -181,19 +182,6 @@ export function reviveError(s: SerializedError): Error {
   return e;
 }
 
-/**
- * A worker thread running `entry` (injected by the caller: the composition
- * root's SWEEP_WORKER_ENTRY): a compiled `.js` module directly, or, when
- * retrace runs from its TypeScript source (tests, `npm run retrace`), a `.ts`
- * entry loaded through tsx's module hooks registered in the worker.
- */
-function startWorker(entry: URL, init: SweepWorkerInit): Worker {
-  if (!entry.pathname.endsWith(".ts")) return new Worker(entry, { workerData: init });
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: init });
-}
-
 interface Pending {
   resolve: (r: GraphTurn[]) => void;
   reject: (e: Error) => void;
@@ -211,7 +199,8 @@ class SweepWorker {
     init: SweepWorkerInit,
     readonly id: number,
   ) {
-    this.worker = startWorker(entry, init);
+    // `entry`: the composition root's SWEEP_WORKER_ENTRY, compiled or from its TypeScript source (src/module-worker.ts).
+    this.worker = moduleWorker(entry, init);
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.on("message", (m: WorkerMessage) => {
         if (m.type === "ready") resolve();

@@ -128,6 +128,244 @@ function firstLine(s: string): string {
   return i < 0 ? s : s.slice(0, i);
 }
 
+/** A document of a span as recorded: its content, its metadata JSON (unparsed) and its id. */
+export interface RawDocument {
+  content?: string;
+  metadata?: string;
+  id?: string;
+}
+
+/**
+ * What scoring takes of one span, read without any other span
+ * (`spanFacts`): plain data, so that a second thread can read half of a
+ * large export (./read.ts) and hand its spans to the reader of the first.
+ * Of a span that is neither a root nor a retriever-like call only its links
+ * are kept (`detail` is absent).
+ */
+export interface SpanFacts {
+  spanId: string;
+  traceId: string;
+  parent: string | null;
+  /** The span's own conversation id (attribute or metadata), if it names one. */
+  conversation?: string;
+  /** A root's or a retriever-like span's. */
+  detail?: SpanDetail;
+}
+
+/** What a root (a turn) or a retriever-like span (a call) gives besides its links. */
+export interface SpanDetail {
+  service?: string;
+  name: string;
+  startUs: number;
+  endUs: number;
+  /** The status message's first line when the status is ERROR, else null. */
+  error: string | null;
+  /** LangGraph's `langgraph_step` from the metadata, for a retriever-like span. */
+  step?: number;
+  /** A retriever-like span's call: RETRIEVER, gen_ai retrieval, or RERANKER (input and output). */
+  call?:
+    | { kind: "retriever"; query: string; documents: RawDocument[] }
+    | { kind: "genai"; query: string; documents: RawDocument[] }
+    | { kind: "reranker"; query: string; input: RawDocument[]; output: RawDocument[] };
+  /** A root span's turn: the user text and the reply on its output. */
+  root?: { user: string; answer?: string };
+}
+
+/**
+ * The spans of one OTLP record, each read on its own (`spanFacts`).
+ * `knowsConversation(traceId)` says a trace's conversation is known already
+ * (then a non-root span's metadata need not be parsed for it; saying false
+ * is never wrong, only slower).
+ * @throws DataValidationError naming file and line.
+ */
+export function recordFacts(
+  record: Pick<TraceRecord, "value" | "file" | "line">,
+  knowsConversation: (traceId: string) => boolean,
+): SpanFacts[] {
+  const out: SpanFacts[] = [];
+  forEachSpan(record, (s, service) => out.push(spanFacts(s, record, service, knowsConversation)));
+  return out;
+}
+
+/** Calls `onSpan` with each span of an OTLP record and its resource's `service.name`. @throws DataValidationError when `resourceSpans` is no array. */
+function forEachSpan(
+  record: Pick<TraceRecord, "value" | "file" | "line">,
+  onSpan: (s: Record<string, unknown>, service: string | undefined) => void,
+): void {
+  const rs = (record.value as { resourceSpans?: unknown }).resourceSpans;
+  if (!Array.isArray(rs))
+    throw new DataValidationError([
+      {
+        file: record.file,
+        line: record.line,
+        field: "resourceSpans",
+        message: "expected an array of resource spans",
+      },
+    ]);
+  for (const r of rs as {
+    resource?: { attributes?: { key: string; value: AnyValue }[] };
+    scopeSpans?: { spans?: unknown[] }[];
+  }[]) {
+    let service: string | undefined;
+    for (const a of r.resource?.attributes ?? []) if (a.key === "service.name") service = String(valueOf(a.value));
+    for (const ss of r.scopeSpans ?? []) for (const s of ss.spans ?? []) onSpan(s as Record<string, unknown>, service);
+  }
+}
+
+/** One span's facts (`SpanFacts`). @throws DataValidationError naming file and line. */
+export function spanFacts(
+  s: Record<string, unknown>,
+  record: Pick<TraceRecord, "file" | "line">,
+  service: string | undefined,
+  knowsConversation: (traceId: string) => boolean,
+): SpanFacts {
+  const spanId = s.spanId;
+  const traceId = s.traceId;
+  if (typeof spanId !== "string" || spanId === "" || typeof traceId !== "string")
+    throw new DataValidationError([
+      {
+        file: record.file,
+        line: record.line,
+        field: "spanId",
+        message: "expected a span with spanId and traceId strings",
+      },
+    ]);
+  const parent = typeof s.parentSpanId === "string" && s.parentSpanId !== "" ? s.parentSpanId : null;
+  let kind: string | undefined;
+  let operation: string | undefined;
+  let input: unknown;
+  let output: unknown;
+  let conversation: string | undefined;
+  let metadata: unknown;
+  let genAiDocs: unknown;
+  let genAiQuery: unknown;
+  let rerankerQuery: unknown;
+  const docs = new Map<string, Map<number, Record<string, unknown>>>();
+  for (const a of (s.attributes ?? []) as { key: string; value: AnyValue }[]) {
+    switch (a.key) {
+      case "openinference.span.kind":
+        kind = String(valueOf(a.value));
+        break;
+      case "gen_ai.operation.name":
+        operation = String(valueOf(a.value));
+        break;
+      case "input.value":
+        input = valueOf(a.value);
+        break;
+      case "output.value":
+        output = valueOf(a.value);
+        break;
+      case "session.id":
+      case "gen_ai.conversation.id":
+        conversation ??= String(valueOf(a.value));
+        break;
+      case "metadata":
+        metadata = valueOf(a.value);
+        break;
+      case "gen_ai.retrieval.documents":
+        genAiDocs = valueOf(a.value);
+        break;
+      case "gen_ai.retrieval.query.text":
+        genAiQuery = valueOf(a.value);
+        break;
+      case "reranker.query":
+        rerankerQuery = valueOf(a.value);
+        break;
+      default: {
+        if (!a.key.includes("documents.")) break;
+        const m = DOC_KEY.exec(a.key);
+        if (m === null) break;
+        const list = docs.get(m[1]!) ?? new Map<number, Record<string, unknown>>();
+        docs.set(m[1]!, list);
+        const i = Number(m[2]);
+        list.set(i, { ...(list.get(i) ?? {}), [m[3]!]: valueOf(a.value) });
+      }
+    }
+  }
+  // The metadata JSON gives the conversation (a root's own, else its trace's first) and a call's graph step: parsed only where one of them can come of it.
+  const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval";
+  const meta =
+    parent === null || retrieverLike || (conversation === undefined && !knowsConversation(traceId))
+      ? parseJsonObject(metadata)
+      : undefined;
+  if (conversation === undefined) {
+    // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
+    for (const key of THREAD_KEYS) {
+      const v = meta?.[key];
+      if ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v)))
+        conversation ??= String(v);
+    }
+  }
+  const facts: SpanFacts = { spanId, traceId, parent, ...(conversation !== undefined ? { conversation } : {}) };
+  if (parent !== null && !retrieverLike) return facts;
+  const status = s.status as { code?: number | string; message?: string } | undefined;
+  const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR";
+  const detail: SpanDetail = {
+    ...(service !== undefined ? { service } : {}),
+    name: typeof s.name === "string" ? s.name : "span",
+    startUs: nanosToMicros(s.startTimeUnixNano),
+    endUs: nanosToMicros(s.endTimeUnixNano),
+    error: failed ? firstLine(status?.message ?? "the span's status is ERROR") : null,
+  };
+  facts.detail = detail;
+  if (retrieverLike && typeof meta?.langgraph_step === "number") detail.step = meta.langgraph_step;
+  const docsOf = (key: string): RawDocument[] =>
+    [...(docs.get(key) ?? new Map<number, Record<string, unknown>>()).entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([, d]) => ({
+        ...(typeof d.content === "string" ? { content: d.content } : {}),
+        ...(typeof d.metadata === "string" ? { metadata: d.metadata } : {}),
+        ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
+      }));
+  if (kind === "RETRIEVER") {
+    detail.call = {
+      kind: "retriever",
+      query: typeof input === "string" ? input : "",
+      documents: docsOf("retrieval.documents"),
+    };
+  } else if (operation === "retrieval") {
+    let list: unknown = genAiDocs;
+    if (typeof list === "string") {
+      try {
+        list = JSON.parse(list);
+      } catch {
+        throw new DataValidationError([
+          {
+            file: record.file,
+            line: record.line,
+            field: "gen_ai.retrieval.documents",
+            message: `span ${spanId}: expected a JSON array of {id, score}, got ${JSON.stringify(String(list).slice(0, 60))}`,
+          },
+        ]);
+      }
+    }
+    const documents: RawDocument[] = Array.isArray(list)
+      ? list.map((d) =>
+          d !== null && typeof d === "object" && (d as { id?: unknown }).id !== undefined
+            ? { id: String((d as { id: unknown }).id) }
+            : {},
+        )
+      : [];
+    detail.call = {
+      kind: "genai",
+      query: typeof genAiQuery === "string" ? genAiQuery : typeof input === "string" ? input : "",
+      documents,
+    };
+  } else if (kind === "RERANKER") {
+    detail.call = {
+      kind: "reranker",
+      query: typeof rerankerQuery === "string" ? rerankerQuery : typeof input === "string" ? input : "",
+      input: docsOf("reranker.input_documents"),
+      output: docsOf("reranker.output_documents"),
+    };
+  }
+  if (parent === null) {
+    const answer = answerOf(output);
+    detail.root = { user: input === undefined ? "" : userTextOf(input), ...(answer !== undefined ? { answer } : {}) };
+  }
+  return facts;
+}
+
 /** Accumulates the spans of OTLP records; `turns()` assembles them. */
 export class OtlpReader {
   private readonly spans = new Map<string, SpanLink>();
@@ -142,6 +380,7 @@ export class OtlpReader {
    */
   private readonly texts = new Map<string, string>();
   private readonly metadata = new Map<string, Readonly<Record<string, unknown>>>();
+  private readonly knowsConversation = (traceId: string) => this.traceConversation.has(traceId);
 
   private intern(text: string): string {
     const known = this.texts.get(text);
@@ -160,222 +399,90 @@ export class OtlpReader {
     return m as Record<string, unknown>;
   }
 
+  private documentsOf(raw: readonly RawDocument[]): RecordedDocument[] {
+    return raw.map((d) => ({
+      pageContent: d.content !== undefined ? this.intern(d.content) : "",
+      metadata: d.metadata !== undefined ? this.metadataOf(d.metadata) : {},
+      ...(d.id !== undefined ? { id: d.id } : {}),
+    }));
+  }
+
+  /** Reads the spans of one record. @throws DataValidationError naming file and line. */
   add(record: TraceRecord): void {
-    const rs = (record.value as { resourceSpans?: unknown }).resourceSpans;
-    if (!Array.isArray(rs))
-      throw new DataValidationError([
-        {
-          file: record.file,
-          line: record.line,
-          field: "resourceSpans",
-          message: "expected an array of resource spans",
-        },
-      ]);
     const at: RecordAt = {
       file: record.file,
       line: record.line,
       ...(record.index !== undefined ? { index: record.index } : {}),
     };
-    for (const r of rs as {
-      resource?: { attributes?: { key: string; value: AnyValue }[] };
-      scopeSpans?: { spans?: unknown[] }[];
-    }[]) {
-      let service: string | undefined;
-      for (const a of r.resource?.attributes ?? []) if (a.key === "service.name") service = String(valueOf(a.value));
-      for (const ss of r.scopeSpans ?? [])
-        for (const s of ss.spans ?? []) this.addSpan(s as Record<string, unknown>, record, at, service);
-    }
+    // Each span is taken in as soon as it is read: a later span of the record sees the conversations of the earlier ones.
+    forEachSpan(record, (s, service) => this.addFacts(spanFacts(s, record, service, this.knowsConversation), at));
   }
 
-  private addSpan(s: Record<string, unknown>, record: TraceRecord, at: RecordAt, service: string | undefined): void {
-    const spanId = s.spanId;
-    const traceId = s.traceId;
-    if (typeof spanId !== "string" || spanId === "" || typeof traceId !== "string")
-      throw new DataValidationError([
-        {
-          file: record.file,
-          line: record.line,
-          field: "spanId",
-          message: "expected a span with spanId and traceId strings",
-        },
-      ]);
+  /** Takes in one span read by `spanFacts`, `at` the record it was read from. @throws DataValidationError on a span read twice. */
+  addFacts(f: SpanFacts, at: RecordAt): void {
     this.spanCount++;
-    const parent = typeof s.parentSpanId === "string" && s.parentSpanId !== "" ? s.parentSpanId : null;
-    let kind: string | undefined;
-    let operation: string | undefined;
-    let input: unknown;
-    let output: unknown;
-    let conversation: string | undefined;
-    let metadata: unknown;
-    let genAiDocs: unknown;
-    let genAiQuery: unknown;
-    let rerankerQuery: unknown;
-    const docs = new Map<string, Map<number, Record<string, unknown>>>();
-    for (const a of (s.attributes ?? []) as { key: string; value: AnyValue }[]) {
-      switch (a.key) {
-        case "openinference.span.kind":
-          kind = String(valueOf(a.value));
-          break;
-        case "gen_ai.operation.name":
-          operation = String(valueOf(a.value));
-          break;
-        case "input.value":
-          input = valueOf(a.value);
-          break;
-        case "output.value":
-          output = valueOf(a.value);
-          break;
-        case "session.id":
-        case "gen_ai.conversation.id":
-          conversation ??= String(valueOf(a.value));
-          break;
-        case "metadata":
-          metadata = valueOf(a.value);
-          break;
-        case "gen_ai.retrieval.documents":
-          genAiDocs = valueOf(a.value);
-          break;
-        case "gen_ai.retrieval.query.text":
-          genAiQuery = valueOf(a.value);
-          break;
-        case "reranker.query":
-          rerankerQuery = valueOf(a.value);
-          break;
-        default: {
-          if (!a.key.includes("documents.")) break;
-          const m = DOC_KEY.exec(a.key);
-          if (m === null) break;
-          const list = docs.get(m[1]!) ?? new Map<number, Record<string, unknown>>();
-          docs.set(m[1]!, list);
-          const i = Number(m[2]);
-          list.set(i, { ...(list.get(i) ?? {}), [m[3]!]: valueOf(a.value) });
-        }
-      }
-    }
-    // The metadata JSON gives the conversation (a root's own, else its trace's first) and a call's graph step: parsed only where one of them can come of it.
-    const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval";
-    const meta =
-      parent === null || retrieverLike || (conversation === undefined && !this.traceConversation.has(traceId))
-        ? parseJsonObject(metadata)
-        : undefined;
-    if (conversation === undefined) {
-      // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
-      for (const key of THREAD_KEYS) {
-        const v = meta?.[key];
-        if ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v)))
-          conversation ??= String(v);
-      }
-    }
+    const { spanId, traceId, parent, conversation, detail } = f;
     if (conversation !== undefined && !this.traceConversation.has(traceId))
       this.traceConversation.set(traceId, conversation);
-    const startUs = nanosToMicros(s.startTimeUnixNano);
-    const endUs = nanosToMicros(s.endTimeUnixNano);
-    const status = s.status as { code?: number | string; message?: string } | undefined;
-    const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR";
-    const error = failed ? firstLine(status?.message ?? "the span's status is ERROR") : null;
-    const name = typeof s.name === "string" ? s.name : "span";
     const link: SpanLink = { parent, at };
-    const step = typeof meta?.langgraph_step === "number" ? meta.langgraph_step : undefined;
-    const base = {
-      parentRunId: parent,
-      retrieverParentRunId: null,
-      name,
-      tags: [] as string[],
-      startUs,
-      endUs,
-      ...(step !== undefined ? { langgraphStep: step } : {}),
-      error,
-    };
-    const docsOf = (key: string): RecordedDocument[] =>
-      [...(docs.get(key) ?? new Map<number, Record<string, unknown>>()).entries()]
-        .sort((a, b) => a[0] - b[0])
-        .map(([, d]) => ({
-          pageContent: typeof d.content === "string" ? this.intern(d.content) : "",
-          metadata: this.metadataOf(d.metadata),
-          ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
-        }));
-    if (kind === "RETRIEVER") {
-      link.runs = [
-        {
-          ...base,
-          runId: spanId,
-          query: typeof input === "string" ? input : "",
-          documents: failed ? null : docsOf("retrieval.documents"),
-        },
-      ];
-    } else if (operation === "retrieval") {
-      let list: unknown = genAiDocs;
-      if (typeof list === "string") {
-        try {
-          list = JSON.parse(list);
-        } catch {
-          throw new DataValidationError([
-            {
-              file: record.file,
-              line: record.line,
-              field: "gen_ai.retrieval.documents",
-              message: `span ${spanId}: expected a JSON array of {id, score}, got ${JSON.stringify(String(list).slice(0, 60))}`,
-            },
-          ]);
-        }
+    const call = detail?.call;
+    if (detail !== undefined && call !== undefined) {
+      const { name, startUs, endUs, error } = detail;
+      const base = {
+        parentRunId: parent,
+        retrieverParentRunId: null,
+        name,
+        tags: [] as string[],
+        startUs,
+        endUs,
+        ...(detail.step !== undefined ? { langgraphStep: detail.step } : {}),
+        error,
+      };
+      const failed = error !== null;
+      if (call.kind === "retriever" || call.kind === "genai") {
+        link.runs = [
+          { ...base, runId: spanId, query: call.query, documents: failed ? null : this.documentsOf(call.documents) },
+        ];
+      } else {
+        // The reranker's input as a child stage of its output: the stage funnel says which side lost a document.
+        link.runs = [
+          {
+            ...base,
+            runId: `${spanId}:input`,
+            name: `${name} (input)`,
+            retrieverParentRunId: spanId,
+            query: call.query,
+            documents: this.documentsOf(call.input),
+            error: null,
+          },
+          { ...base, runId: spanId, query: call.query, documents: failed ? null : this.documentsOf(call.output) },
+        ];
       }
-      const documents = Array.isArray(list)
-        ? list.map((d) => ({
-            pageContent: "",
-            metadata: {},
-            ...(d !== null && typeof d === "object" && (d as { id?: unknown }).id !== undefined
-              ? { id: String((d as { id: unknown }).id) }
-              : {}),
-          }))
-        : [];
-      link.runs = [
-        {
-          ...base,
-          runId: spanId,
-          query: typeof genAiQuery === "string" ? genAiQuery : typeof input === "string" ? input : "",
-          documents: failed ? null : documents,
-        },
-      ];
-    } else if (kind === "RERANKER") {
-      const query = typeof rerankerQuery === "string" ? rerankerQuery : typeof input === "string" ? input : "";
-      // The reranker's input as a child stage of its output: the stage funnel says which side lost a document.
-      link.runs = [
-        {
-          ...base,
-          runId: `${spanId}:input`,
-          name: `${name} (input)`,
-          retrieverParentRunId: spanId,
-          query,
-          documents: docsOf("reranker.input_documents"),
-          error: null,
-        },
-        { ...base, runId: spanId, query, documents: failed ? null : docsOf("reranker.output_documents") },
-      ];
     }
     if (this.spans.has(spanId))
       throw new DataValidationError([
         {
-          file: record.file,
-          line: record.line,
+          file: at.file,
+          line: at.line,
           field: "spanId",
           message: `span ${spanId} appears twice (also at ${whereOf(this.spans.get(spanId)!.at)}); export each span once`,
         },
       ]);
     this.spans.set(spanId, link);
-    if (parent === null) {
-      const answer = answerOf(output);
+    const root = detail?.root;
+    if (detail !== undefined && root !== undefined) {
       this.roots.push({
         where: whereOf(at),
         rootId: spanId,
         traceId,
         conversationId: conversation ?? null,
-        user: input === undefined ? "" : userTextOf(input),
-        ...(answer !== undefined ? { answer } : {}),
-        startUs,
-        endUs,
-        ...(service !== undefined ? { service } : {}),
+        user: root.user,
+        ...(root.answer !== undefined ? { answer: root.answer } : {}),
+        startUs: detail.startUs,
+        endUs: detail.endUs,
+        ...(detail.service !== undefined ? { service: detail.service } : {}),
         runs: [],
-        error,
+        error: detail.error,
       });
     }
   }

@@ -9,11 +9,13 @@
  * conversation named by its root id, listed as such) and ordered by
  * `compareTurns`.
  */
-import { readdirSync, statSync } from "node:fs";
+import { openSync, readSync, closeSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { DataValidationError, InvalidArgumentError } from "../../errors.js";
+import { forEachTextLine } from "../../kb/text.js";
+import { moduleWorker, siblingModule } from "../../module-worker.js";
 import { LangSmithReader } from "./langsmith.js";
-import { OtlpReader } from "./otlp.js";
+import { OtlpReader, type SpanFacts } from "./otlp.js";
 import { forEachRecord, whereOf, type TraceRecord } from "./records.js";
 import type { RecordedConversation, RecordedTurn, TraceFilters, TraceFormat } from "./types.js";
 import { timeToMicros } from "./langsmith.js";
@@ -70,46 +72,124 @@ export interface ReadTraces {
   conversations: RecordedConversation[];
   /** Turns left out by the filters. */
   filteredOut: number;
+  /** How many threads read the files: 2 when a large OTLP/JSON Lines file was read in two parts (`readOtlpInTwo`). */
+  threads: 1 | 2;
+}
+
+/** The size from which an OTLP/JSON Lines file is read by two threads, bytes (`readOtlpInTwo`). */
+export const SPLIT_MIN_BYTES = 64 * 1024 * 1024;
+
+/** What the second thread read of a file (./read-worker.ts): each record's spans, lines numbered from 1 at its start; or why it stopped. */
+export type PartRead =
+  { ok: true; lines: number; records: { line: number; facts: SpanFacts[] }[] } | { ok: false; why: string };
+
+/** The record of one line of OTLP/JSON Lines, undefined for a blank line. @throws on a line that is not JSON or not one OTLP/JSON record. */
+export function otlpLineValue(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === "") return undefined;
+  const value = JSON.parse(text) as unknown;
+  if (recordFormat(value) !== "otlp") throw new Error("not an OTLP/JSON record");
+  return value as Record<string, unknown>;
+}
+
+/** The offset just after the first LF at or after `from` (a line's start), or null when the file has none there. */
+function lineStartFrom(file: string, from: number): number | null {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(1 << 16);
+    for (let at = from; ; at += buf.length) {
+      const n = readSync(fd, buf, 0, buf.length, at);
+      if (n === 0) return null;
+      const i = buf.subarray(0, n).indexOf(0x0a);
+      if (i >= 0) return at + i + 1;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A recording of OTLP/JSON Lines read by two threads
+ * (docs/recorded-traces.md, "Scale"): each file of at least `minBytes` is cut
+ * at a line start near its middle; a worker thread (./read-worker.ts) reads
+ * the second part while this one reads the first, and its spans are then
+ * taken in, in file order, after the first part's — so the reader holds
+ * what one thread reading the file line by line would hold. Null, with
+ * nothing kept, whenever the recording is not plain OTLP/JSON Lines
+ * throughout or anything goes wrong (a line that is not JSON, another
+ * format, a malformed or duplicate span, a worker that fails): the caller
+ * then reads it on one thread, which names any problem as it always has.
+ * Also null, at once, when no file is that large (or one is stdin).
+ */
+async function readOtlpInTwo(
+  files: readonly string[],
+  minBytes: number,
+): Promise<{ reader: OtlpReader; threads: 1 | 2 } | null> {
+  let sizes: number[];
+  try {
+    sizes = files.map((f) => (f === "-" ? -1 : statSync(f).size));
+  } catch {
+    return null;
+  }
+  if (sizes.some((n) => n < 0) || !sizes.some((n) => n >= minBytes)) return null;
+  const otlp = new OtlpReader();
+  const workers: { terminate(): Promise<number> }[] = [];
+  let records = 0;
+  try {
+    for (const [i, file] of files.entries()) {
+      const size = sizes[i]!;
+      const cut = size >= minBytes ? lineStartFrom(file, Math.floor(size / 2)) : null;
+      let second: Promise<PartRead> | null = null;
+      if (cut !== null && cut < size) {
+        const worker = moduleWorker(siblingModule(import.meta.url, "read-worker"), { file, start: cut, end: size });
+        workers.push(worker);
+        second = new Promise<PartRead>((resolve) => {
+          worker.once("message", (m: PartRead) => resolve(m));
+          worker.once("error", (e) => resolve({ ok: false, why: e.message }));
+          worker.once("exit", (code) => resolve({ ok: false, why: `the reading thread exited (${code})` }));
+        });
+      }
+      let lines = 0;
+      await forEachTextLine(
+        file,
+        (text) => {
+          lines++;
+          const value = otlpLineValue(text);
+          if (value === undefined) return;
+          records++;
+          otlp.add({ value, file, line: lines });
+        },
+        undefined,
+        second !== null ? { start: 0, end: cut! } : undefined,
+      );
+      if (second === null) continue;
+      const part = await second;
+      if (!part.ok) return null;
+      for (const r of part.records) {
+        records++;
+        const at = { file, line: lines + r.line };
+        for (const f of r.facts) otlp.addFacts(f, at);
+      }
+    }
+  } catch {
+    return null;
+  } finally {
+    for (const w of workers) void w.terminate();
+  }
+  return records > 0 ? { reader: otlp, threads: workers.length > 0 ? 2 : 1 } : null;
 }
 
 /** Reads every file of `p`, streaming, into conversations (sorted by id). */
 export async function readTraces(
   p: string,
-  opts: { format?: TraceFormat; filters?: TraceFilters } = {},
+  opts: { format?: TraceFormat; filters?: TraceFilters; splitMinBytes?: number } = {},
 ): Promise<ReadTraces> {
   const files = traceFiles(p);
-  let format: TraceFormat | undefined = opts.format;
-  let firstSeen: string | undefined;
-  const otlp = new OtlpReader();
-  const ls = new LangSmithReader();
-  const onRecord = (r: TraceRecord) => {
-    const f = recordFormat(r.value);
-    if (f === null)
-      throw new DataValidationError([
-        {
-          file: r.file,
-          line: r.line,
-          message: `${whereOf(r)}: expected an OTLP/JSON export ({"resourceSpans": …}) or a LangSmith run ({"id", "run_type", "trace_id", …}), got ${JSON.stringify(r.value).slice(0, 60)}`,
-        },
-      ]);
-    if (format === undefined) {
-      format = f;
-      firstSeen = whereOf(r);
-    } else if (f !== format)
-      throw new DataValidationError([
-        {
-          file: r.file,
-          line: r.line,
-          message: `a ${f === "otlp" ? "OTLP/JSON" : "LangSmith"} record, while ${opts.format !== undefined ? `--traces-format is ${opts.format}` : `${firstSeen} was ${format === "otlp" ? "OTLP/JSON" : "LangSmith"}`}: one run reads one format; put each format's files in a folder of their own and score them separately`,
-        },
-      ]);
-    if (f === "otlp") otlp.add(r);
-    else ls.add(r);
-  };
-  for (const file of files) await forEachRecord(file, onRecord);
-  if (format === undefined)
-    throw new DataValidationError([{ file: files[0]!, message: "no trace records (the file is empty)" }]);
-  const turns = format === "otlp" ? otlp.turns() : ls.turns();
+  // A large OTLP/JSON Lines recording is read by two threads when it can be; else (and always for LangSmith runs) by one.
+  const inTwo = opts.format !== "langsmith" ? await readOtlpInTwo(files, opts.splitMinBytes ?? SPLIT_MIN_BYTES) : null;
+  const { format, turns, records } =
+    inTwo !== null
+      ? { format: "otlp" as const, turns: inTwo.reader.turns(), records: inTwo.reader.spanCount }
+      : await readInOrder(files, opts.format);
   const f = opts.filters ?? {};
   const from = f.from !== undefined ? timeToMicros(f.from) : undefined;
   const to = f.to !== undefined ? timeToMicros(f.to) : undefined;
@@ -131,8 +211,50 @@ export async function readTraces(
   return {
     format,
     files,
-    records: format === "otlp" ? otlp.spanCount : ls.runCount,
+    records,
     conversations,
     filteredOut: turns.length - kept.length,
+    threads: inTwo?.threads ?? 1,
   };
+}
+
+/** Reads the files one record after another on this thread, every record's format checked (the first one's is the run's), into turns. */
+async function readInOrder(
+  files: readonly string[],
+  forced: TraceFormat | undefined,
+): Promise<{ format: TraceFormat; turns: RecordedTurn[]; records: number }> {
+  let format: TraceFormat | undefined = forced;
+  let firstSeen: string | undefined;
+  const otlp = new OtlpReader();
+  const ls = new LangSmithReader();
+  const onRecord = (r: TraceRecord) => {
+    const f = recordFormat(r.value);
+    if (f === null)
+      throw new DataValidationError([
+        {
+          file: r.file,
+          line: r.line,
+          message: `${whereOf(r)}: expected an OTLP/JSON export ({"resourceSpans": …}) or a LangSmith run ({"id", "run_type", "trace_id", …}), got ${JSON.stringify(r.value).slice(0, 60)}`,
+        },
+      ]);
+    if (format === undefined) {
+      format = f;
+      firstSeen = whereOf(r);
+    } else if (f !== format)
+      throw new DataValidationError([
+        {
+          file: r.file,
+          line: r.line,
+          message: `a ${f === "otlp" ? "OTLP/JSON" : "LangSmith"} record, while ${forced !== undefined ? `--traces-format is ${forced}` : `${firstSeen} was ${format === "otlp" ? "OTLP/JSON" : "LangSmith"}`}: one run reads one format; put each format's files in a folder of their own and score them separately`,
+        },
+      ]);
+    if (f === "otlp") otlp.add(r);
+    else ls.add(r);
+  };
+  for (const file of files) await forEachRecord(file, onRecord);
+  if (format === undefined)
+    throw new DataValidationError([{ file: files[0]!, message: "no trace records (the file is empty)" }]);
+  return format === "otlp"
+    ? { format, turns: otlp.turns(), records: otlp.spanCount }
+    : { format, turns: ls.turns(), records: ls.runCount };
 }

@@ -1,0 +1,81 @@
+/**
+ * A large OTLP/JSON Lines recording read by two threads (src/eval/traces/read.ts
+ * `readOtlpInTwo`; docs/recorded-traces.md, "Scale"): what it reads is what
+ * one thread reading line by line reads — the same turns, calls, documents,
+ * conversations and `file:line`s — and a recording it cannot read in two
+ * (a line that is not JSON, a span read twice across the cut, a LangSmith
+ * export) is read on one thread, with that thread's error. The export is
+ * the recorded fixture multiplied with fresh ids (bench/traces.bench.ts
+ * `generate`), the worker run from the TypeScript source through tsx.
+ */
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate } from "../../bench/traces.bench.js";
+import { readTraces } from "../../src/eval/traces/read.js";
+import { DataValidationError } from "../../src/errors.js";
+
+let dir: string;
+let traces: string;
+const ONE = { splitMinBytes: Number.POSITIVE_INFINITY };
+const TWO = { splitMinBytes: 0 };
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "retrace-read-threads-"));
+  traces = (await generate(dir, 25)).traces;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The error a read throws, as text (its message and issues). */
+async function errorOf(file: string, opts: { splitMinBytes: number }): Promise<string> {
+  try {
+    await readTraces(file, opts);
+  } catch (e) {
+    expect(e).toBeInstanceOf(DataValidationError);
+    return JSON.stringify({ message: (e as Error).message, issues: (e as DataValidationError).issues });
+  }
+  throw new Error(`${file} was read without an error`);
+}
+
+describe("reading an OTLP/JSON Lines export in two parts", () => {
+  it("gives exactly what one thread gives, and says it used two", async () => {
+    const one = await readTraces(traces, ONE);
+    const two = await readTraces(traces, TWO);
+    expect(one.threads).toBe(1);
+    expect(two.threads).toBe(2);
+    expect({ ...two, threads: 1 }).toEqual(one);
+    // Not vacuous: 25 copies of the fixture's 8 turns, with calls, documents and lines from both halves.
+    const turns = two.conversations.flatMap((c) => c.turns);
+    expect(turns).toHaveLength(200);
+    expect(turns.filter((t) => t.runs.some((r) => (r.documents ?? []).length > 0)).length).toBeGreaterThan(100);
+    const lines = readFileSync(traces, "utf8").split("\n").filter(Boolean).length;
+    expect(turns.some((t) => Number(t.where.split(":").pop()) > lines / 2 + 1)).toBe(true);
+  });
+
+  it("a line that is not JSON in the second half: one thread reads it and names that line", async () => {
+    const bad = path.join(dir, "bad.jsonl");
+    writeFileSync(bad, readFileSync(traces));
+    appendFileSync(bad, '{"resourceSpans": [\n');
+    const expected = await errorOf(bad, ONE);
+    expect(expected).toContain("a truncated export?");
+    expect(await errorOf(bad, TWO)).toBe(expected);
+  });
+
+  it("a span exported twice, once in each half: the same error as one thread's, naming both lines", async () => {
+    const twice = path.join(dir, "twice.jsonl");
+    const lines = readFileSync(traces, "utf8").split("\n").filter(Boolean);
+    writeFileSync(twice, [...lines, lines[0]].join("\n") + "\n");
+    const expected = await errorOf(twice, ONE);
+    expect(expected).toContain("appears twice");
+    expect(await errorOf(twice, TWO)).toBe(expected);
+  });
+
+  it("a LangSmith export is read on one thread, as before", async () => {
+    const ls = path.join(import.meta.dirname, "..", "fixtures", "traces", "langsmith.runs.jsonl");
+    const two = await readTraces(ls, TWO);
+    expect(two.format).toBe("langsmith");
+    expect(two.threads).toBe(1);
+    expect(two).toEqual(await readTraces(ls, ONE));
+  });
+});
