@@ -23,7 +23,7 @@ function reference(sums: Float64Array, counts: Float64Array, seed: number, sampl
 describe("drawRatios (the report's batched resampling loop)", () => {
   const rand = mulberry32(21);
   const m = 37;
-  // 7 lists: one full lane group and one partial; graded sums, 1–3 turns a unit.
+  // 7 lists with 3 distinct count columns (10 columns: a block of 16); graded sums, 1–3 turns a unit.
   const lists = Array.from({ length: 7 }, (_, k) => {
     const counts = Float64Array.from({ length: m }, (_, j) => 1 + ((j + k) % 3));
     const sums = Float64Array.from(counts, (c) => (k % 2 === 0 ? c * rand() : Math.round(c * rand())));
@@ -53,6 +53,22 @@ describe("drawRatios (the report's batched resampling loop)", () => {
       expect(Array.from(got[k]!)).toEqual(Array.from(reference(l.sums, l.counts, seed, samples))),
     );
     expect(new Set(Array.from(got[0]!)).size).toBeGreaterThan(10);
+  });
+
+  it.each([
+    { lists: 3, columns: "4 columns: one block of 8" },
+    { lists: 21, columns: "22 columns: two blocks of 16" },
+  ])("gives each of $lists lists exactly its own replicates ($columns)", ({ lists: K }) => {
+    const r = mulberry32(5);
+    // Lists of the same turns share one count column: the odd lists one, the even lists another.
+    const shared = [0, 1].map((p) => Float64Array.from({ length: m }, (_, j) => 1 + ((j + p) % 2)));
+    const many = Array.from({ length: K }, (_, k) => {
+      const counts = shared[k % 2]!;
+      return { sums: Float64Array.from(counts, (c) => c * r()), counts };
+    });
+    const got = drawRatios(many, m, seed, samples, { threadMinWork: Number.POSITIVE_INFINITY });
+    many.forEach((l, k) => expect(Array.from(got[k]!)).toEqual(Array.from(reference(l.sums, l.counts, seed, samples))));
+    expect(new Set(Array.from(got[K - 1]!)).size).toBeGreaterThan(10);
   });
 
   it("jumps mulberry32's stream ahead: the state after n draws continues the sequence", () => {
