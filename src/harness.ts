@@ -193,7 +193,12 @@ export {
   type TraceFilters,
   type TraceFormat,
 } from "./eval/traces/types.js";
-export { runRecordedSweep, type RecordedGraphTurn, type RecordedSweepOptions } from "./eval/sweep/recorded.js";
+export {
+  runRecordedSweep,
+  type CaptureSummary,
+  type RecordedGraphTurn,
+  type RecordedSweepOptions,
+} from "./eval/sweep/recorded.js";
 export {
   langsmithFeedback,
   phoenixAnnotations,

@@ -550,7 +550,8 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const hashOf = (cs: readonly EvalCase[]) =>
     cs.length === data.cases.length ? datasetHash(data.cases) : datasetHash([...cs]);
   // The sweep's source: the graph run (its module identity read before it loads) or recorded traces (src/app/traces-eval.ts).
-  const source = o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o)) : await graphSource(o);
+  const source =
+    o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o), "summary") : await graphSource(o);
   const module = source.module!;
   const configurable = source.configurable;
   const idMapHash = o.idMap !== undefined ? await moduleFileHash(o.idMap, "--id-map", "default") : undefined;
@@ -616,7 +617,9 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
       (id) => data.kb.byId.get(id)?.locale,
       stateLimitBytes(o.maxStateMb ?? DEFAULT_MAX_STATE_MB),
     );
-    const metadataKeys = [...new Set(swept.runs.flat().flatMap((t) => t.retrieval?.metadataKeys ?? []))].sort();
+    const metadataKeys =
+      swept.captured?.metadataKeys ??
+      [...new Set(swept.runs.flat().flatMap((t) => t.retrieval?.metadataKeys ?? []))].sort();
     checkKnownIds(facts, {
       graph: source.label,
       idKeys: describeIdKeys(swept.ids),
@@ -632,7 +635,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
       store: "graph",
       storeKind: "graph",
       graph: {
-        ...graphRunInfo(identity, turns, capturedRetrievers(swept.runs.flat()), facts),
+        ...graphRunInfo(identity, turns, swept.captured?.retrievers ?? capturedRetrievers(swept.runs.flat()), facts),
         ...(swept.traces !== undefined ? { traces: swept.traces } : {}),
       },
     };

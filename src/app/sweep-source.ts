@@ -44,6 +44,12 @@ export interface SweptTurns {
   ids: IdOptions;
   /** `--traces`: the `run.graph.traces` section (what was read and how it joined). */
   traces?: GraphRunInfo["traces"];
+  /**
+   * `--traces`: what the header reads of the captures, each turn's capture
+   * let go once scored (src/eval/sweep/recorded.ts `CaptureSummary`); the
+   * turns' `retrieval` is then null. Sorted.
+   */
+  captured?: { retrievers: string[]; metadataKeys: string[] };
   /** `--traces`: where each scored turn was recorded, for the write-back files (src/app/traces-eval.ts). */
   recorded?: RecordedGraphTurn[];
   /** Wall time of the graph invocations and the evaluators over every repeat (a source that runs a graph). */

@@ -19,7 +19,7 @@ import { log } from "../log.js";
 import { METRICS } from "../eval/measures/metrics.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import type { GraphRunInfo, Report } from "../eval/report/types.js";
-import { runRecordedSweep, type RecordedGraphTurn } from "../eval/sweep/recorded.js";
+import { runRecordedSweep, type CaptureSummary, type RecordedGraphTurn } from "../eval/sweep/recorded.js";
 import { JOIN_LIST_MAX, joinTraces, sortMismatches } from "../eval/traces/join.js";
 import { readTraces } from "../eval/traces/read.js";
 import { TRACE_FORMATS, type TraceFilters, type TraceFormat } from "../eval/traces/types.js";
@@ -66,10 +66,17 @@ export async function readTraceFilters(file: string | undefined): Promise<TraceF
   return parseTraceFilters(obj.traces, file);
 }
 
-/** The recorded-traces source: read the files, join them to the cases, score each joined turn (./graph-eval.ts `SweepSource`). */
+/**
+ * The recorded-traces source: read the files, join them to the cases, score
+ * each joined turn (./graph-eval.ts `SweepSource`). `captures`: "keep" (the
+ * label pool reads each turn's capture), or "summary" (an eval: each capture
+ * let go once its turn is scored, the header's part of them in the sweep's
+ * `captured`).
+ */
 export async function recordedTracesSource(
   o: RecordedTracesOptions & { k?: number; retrievalCall?: RetrievalCall },
   idOptions: () => Promise<IdOptions>,
+  captures: "keep" | "summary" = "keep",
 ): Promise<ModuleSource> {
   const file = o.traces!;
   if (o.tracesFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(o.tracesFormat))
@@ -114,18 +121,24 @@ export async function recordedTracesSource(
         log.info(
           `--traces: ${join.casesWithoutTraceCount} cases have no recorded conversation (not scored): ${join.casesWithoutTrace.join(", ")}${join.casesWithoutTraceCount > JOIN_LIST_MAX ? ", …" : ""}`,
         );
+      const summary: CaptureSummary | undefined =
+        captures === "summary" ? { retrievers: new Set(), metadataKeys: new Set() } : undefined;
       const turns = await runRecordedSweep(join, cases, {
         evaluators,
         knownIds: new Set(kb.byId.keys()),
         k: o.k ?? EVAL_DEFAULTS.k,
         retrievalCall: o.retrievalCall ?? "last",
         ids,
+        ...(summary !== undefined ? { summary } : {}),
       });
       onCaseDone(cases.length, cases.length);
       return {
         turns,
         runs: [turns],
         ids,
+        ...(summary !== undefined
+          ? { captured: { retrievers: [...summary.retrievers].sort(), metadataKeys: [...summary.metadataKeys].sort() } }
+          : {}),
         recorded: turns,
         traces: {
           format: read.format,

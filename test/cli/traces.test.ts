@@ -156,11 +156,13 @@ describe("eval --traces scores each recorded turn as the raw spans say", () => {
       expect(r.exitCode, r.stderr).toBe(1);
       const report = JSON.parse(r.stdout) as {
         turns: Turn[];
-        run: { graph: { traces: { scoredTurns: number; conversations: number } } };
+        run: { graph: { retrievers: string[]; traces: { scoredTurns: number; conversations: number } } };
       };
       const want = byTurn(raw());
       expect(report.turns.map((t) => `${t.caseId}#${t.turn}`).sort()).toEqual([...want.keys()].sort());
       expect(report.run.graph.traces).toMatchObject({ scoredTurns: 8, conversations: 4 });
+      // The header's retrievers, from the turns' captures (each let go once its turn is scored): the fixture graph's one retriever.
+      expect(report.run.graph.retrievers).toEqual(["KeywordRetriever"]);
       for (const t of report.turns) {
         const w = want.get(`${t.caseId}#${t.turn}`)!;
         expect(t.user).toBe(w.user);
@@ -347,6 +349,26 @@ describe("bad or partial traces are exit 2, named", () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${path.join(dir, "b.jsonl")}:1`);
     expect(r.stderr).toMatch(/one run reads one format/);
+  });
+
+  it("ids naming no card are exit 2 naming the recorded documents' metadata keys (summed up while each turn's capture is let go)", async () => {
+    // Every document mapped to an id the catalog does not list.
+    const idMap = path.join(tmp, "elsewhere-id-map.mjs");
+    await writeFile(idMap, 'export default (doc) => "elsewhere-" + doc.metadata.doc_id;\n');
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--id-map", idMap]);
+    expect(r.exitCode, r.stderr).toBe(2);
+    // The keys of every scored document's metadata, read here from the raw RETRIEVER spans.
+    const keys = new Set<string>();
+    for (const line of readFileSync(OTLP, "utf8").split("\n").filter(Boolean))
+      for (const rs of JSON.parse(line).resourceSpans)
+        for (const ss of rs.scopeSpans)
+          for (const sp of ss.spans as { attributes: { key: string; value: { stringValue?: string } }[] }[])
+            for (const a of sp.attributes)
+              if (/^retrieval\.documents\.\d+\.document\.metadata$/.test(a.key))
+                for (const k of Object.keys(JSON.parse(a.value.stringValue!))) keys.add(k);
+    expect(keys.size).toBeGreaterThan(0);
+    expect(r.stderr).toMatch(/name no card of the catalog .*catalog\.tsv/);
+    expect(r.stderr).toContain(`; metadata keys present: ${[...keys].sort().join(", ")}.`);
   });
 
   it("documents with no id under the id rule name the turn's root and the keys tried", async () => {

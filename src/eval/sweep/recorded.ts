@@ -73,8 +73,22 @@ export interface RecordedGraphTurn extends GraphTurn {
   recorded: { rootId: string; traceId: string; where: string; conversationId: string };
 }
 
+/** What a report's header reads of a sweep's captures (src/app/graph-eval.ts): the scored retrievers and the scored documents' metadata keys. */
+export interface CaptureSummary {
+  retrievers: Set<string>;
+  metadataKeys: Set<string>;
+}
+
 export type RecordedSweepOptions = Pick<GraphSweepOptions, "evaluators" | "knownIds" | "k" | "retrievalCall"> & {
   ids: IdOptions;
+  /**
+   * Given (`retrace eval --traces`): each turn's capture is let go as soon as
+   * the turn is scored (its `retrieval` null) and what the header reads of it
+   * is added here; a large recording's captures were a fifth of its heap
+   * (docs/recorded-traces.md, "Scale"). Without it every turn keeps its
+   * capture (`retrace label` pools their lists, queries and texts).
+   */
+  summary?: CaptureSummary;
 };
 
 /** The error of a recorded turn, when it failed: its root's error, else a scored retriever call's (naming its span or run). */
@@ -111,8 +125,13 @@ export async function runRecordedSweep(
       o,
       where,
     );
+    if (o.summary !== undefined && turn.retrieval !== null) {
+      for (const r of turn.retrieval.retrievers) o.summary.retrievers.add(r);
+      for (const k of turn.retrieval.metadataKeys ?? []) o.summary.metadataKeys.add(k);
+    }
     out.push({
       ...turn,
+      ...(o.summary !== undefined ? { retrieval: null } : {}),
       recorded: {
         rootId: rec.rootId,
         traceId: rec.traceId,
