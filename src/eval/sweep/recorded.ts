@@ -82,11 +82,13 @@ export interface CaptureSummary {
 export type RecordedSweepOptions = Pick<GraphSweepOptions, "evaluators" | "knownIds" | "k" | "retrievalCall"> & {
   ids: IdOptions;
   /**
-   * Given (`retrace eval --traces`): each turn's capture is let go as soon as
-   * the turn is scored (its `retrieval` null) and what the header reads of it
-   * is added here; a large recording's captures were a fifth of its heap
-   * (docs/recorded-traces.md, "Scale"). Without it every turn keeps its
-   * capture (`retrace label` pools their lists, queries and texts).
+   * Given (`retrace eval --traces`), the sweep is the recording's one pass:
+   * as soon as a turn is scored its capture is let go (its `retrieval` null,
+   * what the header reads of it added here) and so are its recorded runs (the
+   * join's turn keeps an empty `runs`: the join is spent). A large
+   * recording's runs and captures were a third of its heap at the sweep's end
+   * (docs/recorded-traces.md, "Scale"). Without it every turn keeps both
+   * (`retrace label` pools the captures' lists, queries and texts).
    */
   summary?: CaptureSummary;
 };
@@ -125,9 +127,10 @@ export async function runRecordedSweep(
       o,
       where,
     );
-    if (o.summary !== undefined && turn.retrieval !== null) {
-      for (const r of turn.retrieval.retrievers) o.summary.retrievers.add(r);
-      for (const k of turn.retrieval.metadataKeys ?? []) o.summary.metadataKeys.add(k);
+    if (o.summary !== undefined) {
+      for (const r of turn.retrieval?.retrievers ?? []) o.summary.retrievers.add(r);
+      for (const k of turn.retrieval?.metadataKeys ?? []) o.summary.metadataKeys.add(k);
+      rec.runs = [];
     }
     out.push({
       ...turn,
