@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The error a read throws, as text (its message and issues). */
-async function errorOf(file: string, opts: { splitMinBytes: number }): Promise<string> {
+async function errorOf(file: string, opts: { splitMinBytes: number; partBatch?: number }): Promise<string> {
   try {
     await readTraces(file, opts);
   } catch (e) {
@@ -51,6 +51,17 @@ describe("reading an OTLP/JSON Lines export in two parts", () => {
     expect(turns.filter((t) => t.runs.some((r) => (r.documents ?? []).length > 0)).length).toBeGreaterThan(100);
     const lines = readFileSync(traces, "utf8").split("\n").filter(Boolean).length;
     expect(turns.some((t) => Number(t.where.split(":").pop()) > lines / 2 + 1)).toBe(true);
+  });
+
+  it("the second part posted in many small batches gives the same; a bad line after some batches falls back to one thread", async () => {
+    const one = await readTraces(traces, ONE);
+    const batched = await readTraces(traces, { ...TWO, partBatch: 3 });
+    expect(batched.threads).toBe(2);
+    expect({ ...batched, threads: 1 }).toEqual(one);
+    const bad = path.join(dir, "bad-late.jsonl");
+    writeFileSync(bad, readFileSync(traces));
+    appendFileSync(bad, '{"resourceSpans": [\n');
+    expect(await errorOf(bad, { ...TWO, partBatch: 3 })).toBe(await errorOf(bad, ONE));
   });
 
   it("a line that is not JSON in the second half: one thread reads it and names that line", async () => {

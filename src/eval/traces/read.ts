@@ -79,9 +79,18 @@ export interface ReadTraces {
 /** The size from which an OTLP/JSON Lines file is read by two threads, bytes (`readOtlpInTwo`). */
 export const SPLIT_MIN_BYTES = 64 * 1024 * 1024;
 
-/** What the second thread read of a file (./read-worker.ts): each record's spans, lines numbered from 1 at its start; or why it stopped. */
-export type PartRead =
-  { ok: true; lines: number; records: { line: number; facts: SpanFacts[] }[] } | { ok: false; why: string };
+/** Records the second thread read (./read-worker.ts): each record's spans, lines numbered from 1 at its part's start. */
+export type PartRecords = { line: number; facts: SpanFacts[] }[];
+
+/**
+ * What the second thread posts (./read-worker.ts): its records in batches of
+ * `PART_BATCH`, in file order, as it reads them (so it never holds its whole
+ * part), then how many lines it read; or why it stopped.
+ */
+export type PartMessage = { batch: PartRecords } | { ok: true; lines: number } | { ok: false; why: string };
+
+/** Records per batch the second thread posts (`readTraces`' `partBatch`, which tests set lower). */
+export const PART_BATCH = 2048;
 
 /** The record of one line of OTLP/JSON Lines, undefined for a blank line. @throws on a line that is not JSON or not one OTLP/JSON record. */
 export function otlpLineValue(text: string): Record<string, unknown> | undefined {
@@ -123,6 +132,7 @@ function lineStartFrom(file: string, from: number): number | null {
 async function readOtlpInTwo(
   files: readonly string[],
   minBytes: number,
+  batch: number,
 ): Promise<{ reader: OtlpReader; threads: 1 | 2 } | null> {
   let sizes: number[];
   try {
@@ -138,12 +148,22 @@ async function readOtlpInTwo(
     for (const [i, file] of files.entries()) {
       const size = sizes[i]!;
       const cut = size >= minBytes ? lineStartFrom(file, Math.floor(size / 2)) : null;
-      let second: Promise<PartRead> | null = null;
+      let second: Promise<{ ok: true; lines: number } | { ok: false; why: string }> | null = null;
+      // The second part's batches, kept in order until the first part is read.
+      const batches: PartRecords[] = [];
       if (cut !== null && cut < size) {
-        const worker = moduleWorker(siblingModule(import.meta.url, "read-worker"), { file, start: cut, end: size });
+        const worker = moduleWorker(siblingModule(import.meta.url, "read-worker"), {
+          file,
+          start: cut,
+          end: size,
+          batch,
+        });
         workers.push(worker);
-        second = new Promise<PartRead>((resolve) => {
-          worker.once("message", (m: PartRead) => resolve(m));
+        second = new Promise((resolve) => {
+          worker.on("message", (m: PartMessage) => {
+            if ("batch" in m) batches.push(m.batch);
+            else resolve(m);
+          });
           worker.once("error", (e) => resolve({ ok: false, why: e.message }));
           worker.once("exit", (code) => resolve({ ok: false, why: `the reading thread exited (${code})` }));
         });
@@ -164,10 +184,13 @@ async function readOtlpInTwo(
       if (second === null) continue;
       const part = await second;
       if (!part.ok) return null;
-      for (const r of part.records) {
-        records++;
-        const at = { file, line: lines + r.line };
-        for (const f of r.facts) otlp.addFacts(f, at);
+      for (let b = 0; b < batches.length; b++) {
+        for (const r of batches[b]!) {
+          records++;
+          const at = { file, line: lines + r.line };
+          for (const f of r.facts) otlp.addFacts(f, at);
+        }
+        batches[b] = []; // taken in: let its facts go
       }
     }
   } catch {
@@ -181,11 +204,14 @@ async function readOtlpInTwo(
 /** Reads every file of `p`, streaming, into conversations (sorted by id). */
 export async function readTraces(
   p: string,
-  opts: { format?: TraceFormat; filters?: TraceFilters; splitMinBytes?: number } = {},
+  opts: { format?: TraceFormat; filters?: TraceFilters; splitMinBytes?: number; partBatch?: number } = {},
 ): Promise<ReadTraces> {
   const files = traceFiles(p);
   // A large OTLP/JSON Lines recording is read by two threads when it can be; else (and always for LangSmith runs) by one.
-  const inTwo = opts.format !== "langsmith" ? await readOtlpInTwo(files, opts.splitMinBytes ?? SPLIT_MIN_BYTES) : null;
+  const inTwo =
+    opts.format !== "langsmith"
+      ? await readOtlpInTwo(files, opts.splitMinBytes ?? SPLIT_MIN_BYTES, opts.partBatch ?? PART_BATCH)
+      : null;
   const { format, turns, records } =
     inTwo !== null
       ? { format: "otlp" as const, turns: inTwo.reader.turns(), records: inTwo.reader.spanCount }
