@@ -148,7 +148,7 @@ async function readOtlpInTwo(
     for (const [i, file] of files.entries()) {
       const size = sizes[i]!;
       const cut = size >= minBytes ? lineStartFrom(file, Math.floor(size / 2)) : null;
-      let second: Promise<{ ok: true; lines: number } | { ok: false; why: string }> | null = null;
+      let second: Promise<Exclude<PartMessage, { batch: PartRecords }>> | null = null;
       // The second part's batches, kept in order until the first part is read.
       const batches: PartRecords[] = [];
       if (cut !== null && cut < size) {
