@@ -83,9 +83,10 @@ export const SPLIT_MIN_BYTES = 64 * 1024 * 1024;
 export type PartRecords = { line: number; facts: SpanFacts[] }[];
 
 /**
- * What the second thread posts (./read-worker.ts): its records in batches of
- * `PART_BATCH`, in file order, as it reads them (so it never holds its whole
- * part), then how many lines it read; or why it stopped.
+ * What the second thread posts (./read-worker.ts): its records in batches
+ * (`PART_BATCH` records unless `readTraces` is given `partBatch`), in file
+ * order, as it reads them (so it never holds its whole part), then how many
+ * lines it read; or why it stopped.
  */
 export type PartMessage = { batch: PartRecords } | { ok: true; lines: number } | { ok: false; why: string };
 
