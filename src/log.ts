@@ -24,7 +24,25 @@ function currentLevel(): number {
   return raw !== undefined && raw in LEVELS ? LEVELS[raw] : LEVELS.info;
 }
 
+/**
+ * Where log lines go instead of this thread's stderr: the thread running a
+ * user's graph (src/app/graph-worker.ts) hands them to the main thread, whose
+ * stderr is retrace's, while its own stderr is the user's code's (captured).
+ */
+let sink: ((level: LogLevel, msg: string) => void) | undefined;
+
+/** Sends every log line of this thread to `to` (unfiltered: the receiver filters, by `logLine`); undefined: back to stderr. */
+export function setLogSink(to: ((level: LogLevel, msg: string) => void) | undefined): void {
+  sink = to;
+}
+
+/** Writes one line at `level` as the logger does (a line another thread's logger handed over: `setLogSink`). */
+export function logLine(level: LogLevel, msg: string): void {
+  write(level, msg);
+}
+
 function write(level: LogLevel, msg: string): void {
+  if (sink !== undefined) return sink(level, msg);
   // The message boundary (docs/reliability.md): secrets never written, control and bidi characters shown as escapes.
   if (LEVELS[level] <= currentLevel()) process.stderr.write(`${escapeControlChars(redactSecrets(msg))}\n`);
 }

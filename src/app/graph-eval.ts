@@ -82,6 +82,7 @@ import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.
 import { checkSourceSettings } from "./source-settings.js";
 import type { ModuleSource, ParsedConfigurable, SweptTurns } from "./sweep-source.js";
 import { evaluate, type EvalOutcome } from "./evaluate.js";
+import { isolatedGraphSweep, isolationLimits, type GraphWorkerInit } from "./graph-isolation.js";
 export type { ParsedConfigurable } from "./sweep-source.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
@@ -110,6 +111,10 @@ export interface ExternalGraphOptions {
   configurable?: string | Record<string, unknown>;
   /** Per-turn deadline, seconds (default DEFAULT_TURN_TIMEOUT_S = 120): a turn still running then is an error turn (docs/reliability.md). */
   turnTimeout?: number;
+  /** How long loading and building the graph (its module, a factory, `--input`, `--id-map`) may take, seconds (default DEFAULT_LOAD_TIMEOUT_S = 30; docs/reliability.md). */
+  loadTimeout?: number;
+  /** The heap limit of the thread running the graph, MB (default DEFAULT_GRAPH_MEMORY_MB = 4096; docs/reliability.md). */
+  graphMemoryMb?: number;
   /** State size above which a turn is listed in the report, MB (default DEFAULT_MAX_STATE_MB = 16; never fails the turn). */
   maxStateMb?: number;
   /**
@@ -332,29 +337,101 @@ export async function idOptionsFor(o: Pick<ExternalGraphOptions, "idKey" | "idMa
   return o.idKey !== undefined ? { idKey: o.idKey } : {};
 }
 
-/** Loads everything a graph run needs and runs the sweep over `cases` (`extra`: a configurable already read, evaluators other than retrieval's). */
-export async function sweepGraph(
-  o: Pick<
-    GraphEvalOptions,
-    "graph" | "input" | "idKey" | "idMap" | "retrievalCall" | "k" | "configurable" | "turnTimeout" | "counterfactual"
-  >,
-  cases: readonly EvalCase[],
-  kb: KnowledgeBase,
-  concurrency: number,
-  onCaseDone?: (d: number, t: number) => void,
-  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number } = {},
-): Promise<{
+/** What a graph sweep gives: each repeat's turns (the first repeat's as `turns`), the module, the id options and the phases' times. */
+export interface GraphSweepOutcome {
   turns: GraphTurn[];
   runs: GraphTurn[][];
   file: string;
   exportName: string;
   ids: IdOptions;
   phases: SweepPhases;
-}> {
+}
+
+/**
+ * Loads everything a graph run needs and runs the sweep over `cases` (`extra`:
+ * a configurable already read, evaluators other than retrieval's). The
+ * user's modules (`--graph`, `--input`, `--id-map`) are loaded, built and run
+ * in a thread of their own, under a memory limit, a load-and-build timeout
+ * and the per-turn deadline, their output captured (src/app/graph-isolation.ts;
+ * docs/reliability.md, "Your graph runs in a thread of its own"); the
+ * evaluators run here.
+ */
+export async function sweepGraph(
+  o: Pick<
+    GraphEvalOptions,
+    | "graph"
+    | "input"
+    | "idKey"
+    | "idMap"
+    | "retrievalCall"
+    | "k"
+    | "configurable"
+    | "turnTimeout"
+    | "counterfactual"
+    | "loadTimeout"
+    | "graphMemoryMb"
+  >,
+  cases: readonly EvalCase[],
+  kb: KnowledgeBase,
+  concurrency: number,
+  onCaseDone?: (d: number, t: number) => void,
+  extra: { configurable?: ParsedConfigurable; evaluators?: readonly EvaluatorSpec[]; repeat?: number } = {},
+): Promise<GraphSweepOutcome> {
   if (o.graph === undefined) throw new InvalidArgumentError("--graph", "a graph module", undefined);
   const k = o.k ?? EVAL_DEFAULTS.k;
   const configurable =
     extra.configurable ?? (o.configurable !== undefined ? await parseConfigurable(o.configurable) : undefined);
+  if (o.idKey !== undefined && o.idMap !== undefined)
+    throw new InvalidArgumentError("--id-key / --id-map", "one of them, not both", `${o.idKey} / ${o.idMap}`);
+  const limits = isolationLimits(o);
+  const { runs, file, exportName, phases } = await isolatedGraphSweep(
+    {
+      options: {
+        graph: o.graph,
+        ...(o.input !== undefined ? { input: o.input } : {}),
+        ...(o.idKey !== undefined ? { idKey: o.idKey } : {}),
+        ...(o.idMap !== undefined ? { idMap: o.idMap } : {}),
+        ...(o.retrievalCall !== undefined ? { retrievalCall: o.retrievalCall } : {}),
+        k,
+        turnTimeoutMs: limits.turnTimeoutMs,
+        counterfactual: o.counterfactual === true,
+      },
+      cases,
+      knownIds: [...kb.byId.keys()],
+      concurrency,
+      ...(configurable !== undefined ? { configurable: configurable.value } : {}),
+      repeat: extra.repeat ?? 1,
+      evaluators: [],
+    },
+    {
+      label: `--graph ${o.graph}`,
+      evaluators: extra.evaluators ?? retrievalSideEvaluators({ k }),
+      knownIds: new Set(kb.byId.keys()),
+      limits,
+      ...(onCaseDone !== undefined ? { onCaseDone } : {}),
+    },
+  );
+  // The id options as the report describes them: the map itself lives in the graph's thread.
+  const ids: IdOptions =
+    o.idMap !== undefined ? { idMap: () => null } : o.idKey !== undefined ? { idKey: o.idKey } : {};
+  return { turns: runs[0]!, runs, file: projectPath(file), exportName, ids, phases };
+}
+
+/**
+ * The sweep itself, in the thread that runs it (the graph's thread:
+ * src/app/graph-worker.ts): loads the modules `init` names, builds the
+ * graph (`hooks.loaded` once done) and runs every repeat of the cases.
+ */
+export async function sweepGraphHere(
+  init: GraphWorkerInit,
+  evaluators: readonly EvaluatorSpec[],
+  hooks: {
+    loaded?: () => void;
+    onTurn?: (where: string, phase: "start" | "end") => void;
+    onCaseDone?: (d: number, t: number) => void;
+  } = {},
+): Promise<{ runs: GraphTurn[][]; file: string; exportName: string; phases: SweepPhases }> {
+  const o = init.options;
   const ids = await idOptionsFor(o);
   const input =
     o.input !== undefined
@@ -365,38 +442,37 @@ export async function sweepGraph(
     log.info(
       `graph ${loaded.file}#${loaded.exportName} has no checkpointer: an in-memory one was added (one thread per case)`,
     );
-  const repeat = extra.repeat ?? 1;
   // Counterfactual retrieval records which retriever ran each call: the BaseRetriever classes of the @langchain/core copies the graph uses.
-  const retrieverBases =
-    o.counterfactual === true
-      ? await baseRetrieversFor(loaded.file, { exports: loaded.exports, graph: loaded.graph })
-      : [];
+  const retrieverBases = o.counterfactual
+    ? await baseRetrieversFor(loaded.file, { exports: loaded.exports, graph: loaded.graph })
+    : [];
+  hooks.loaded?.();
   const phases: SweepPhases = { graph: 0, evaluate: 0 };
-  const evaluators = extra.evaluators ?? retrievalSideEvaluators({ k });
-  const knownIds = new Set(kb.byId.keys());
+  const knownIds = new Set(init.knownIds);
   const runs = await sweepRepeats(
-    repeat,
+    init.repeat,
     (_r, threadPrefix, progress) =>
       runGraphSweep({
         graph: loaded.graph,
-        cases,
+        cases: init.cases,
         evaluators,
         knownIds,
-        k,
+        k: o.k,
         ...ids,
         ...(input !== undefined ? { input } : {}),
         retrievalCall: o.retrievalCall ?? "last",
-        concurrency,
-        turnTimeoutMs: (o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S) * 1000,
+        concurrency: init.concurrency,
+        turnTimeoutMs: o.turnTimeoutMs,
         threadPrefix,
-        ...(configurable !== undefined ? { configurable: configurable.value } : {}),
-        ...(o.counterfactual === true ? { counterfactual: true, retrieverBases } : {}),
+        ...(init.configurable !== undefined ? { configurable: init.configurable } : {}),
+        ...(o.counterfactual ? { counterfactual: true, retrieverBases } : {}),
         phases,
         ...(progress !== undefined ? { onCaseDone: progress } : {}),
+        ...(hooks.onTurn !== undefined ? { onTurn: hooks.onTurn } : {}),
       }),
-    onCaseDone,
+    hooks.onCaseDone,
   );
-  return { turns: runs[0], runs, file: projectPath(loaded.file), exportName: loaded.exportName, ids, phases };
+  return { runs, file: loaded.file, exportName: loaded.exportName, phases };
 }
 
 /** Why a `--graph` run's report has no query attribution, when it has none: the one reason text (docs/query-attribution.md). */

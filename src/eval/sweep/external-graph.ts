@@ -228,6 +228,13 @@ export interface GraphSweepOptions extends IdOptions {
   /** Executors of cases besides this thread's lanes (worker threads: src/app/own-graph/parallel.ts); each takes the next case not yet taken once it is ready. */
   lanes?: readonly CaseLane[];
   onCaseDone?: (done: number, total: number) => void;
+  /**
+   * Told when a turn's run starts (its input mapped, then the graph invoked)
+   * and when it ends: the watch of the thread running a user's graph, which
+   * ends that thread when a turn runs past its deadline without yielding
+   * (src/app/graph-isolation.ts).
+   */
+  onTurn?: (where: string, phase: "start" | "end") => void;
 }
 
 /** How a sweep reads each turn's retrieval (GraphSweepOptions.traceSource). */
@@ -490,6 +497,7 @@ async function runCase(
     let state: unknown = undefined;
     let error: string | undefined;
     let givenUp: TurnReport["givenUp"];
+    opts.onTurn?.(where, "start");
     const input = mapInput({ ...graphTurn(t), index }, graphCase);
     // durability "exit": one checkpoint when the turn ends, not one per step — the same nodes on the same state, about half
     // LangGraph's cost per invocation (docs/throughput.md), and an aborted turn leaves nothing half-written on the thread.
@@ -505,6 +513,7 @@ async function runCase(
       guard: ctx.guard,
       where,
     });
+    opts.onTurn?.(where, "end");
     if (opts.phases !== undefined) opts.phases.graph += performance.now() - t0;
     if (outcome.kind === "done") state = outcome.state;
     else error = outcome.error;
