@@ -404,7 +404,9 @@ export async function sweepGraph(
       evaluators: [],
     },
     {
-      label: `--graph ${o.graph}`,
+      label: (({ file, exportName }) => `--graph ${file}#${exportName}`)(
+        parseModuleSpec(o.graph, DEFAULT_GRAPH_EXPORT),
+      ),
       evaluators: extra.evaluators ?? retrievalSideEvaluators({ k }),
       knownIds: new Set(kb.byId.keys()),
       limits,

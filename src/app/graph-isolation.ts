@@ -34,17 +34,18 @@ import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import type { TurnArtifacts } from "../eval/measures/types.js";
 import type { RetrievalCall } from "../eval/sweep/capture.js";
 import type { GraphTurn, SweepPhases } from "../eval/sweep/external-graph.js";
-import { DEFAULT_TURN_TIMEOUT_S, secondsText } from "../eval/sweep/turn-guard.js";
+import {
+  DEFAULT_GRAPH_MEMORY_MB,
+  DEFAULT_LOAD_TIMEOUT_S,
+  DEFAULT_TURN_TIMEOUT_S,
+  secondsText,
+} from "../eval/sweep/turn-guard.js";
 import type { EvalCase } from "../kb/types.js";
 import { log, logLine, verboseRequested, type LogLevel } from "../log.js";
 import { moduleWorker, siblingModule } from "../module-worker.js";
 import { InvalidArgumentError } from "../errors.js";
 import { reviveError, serializeError, type SerializedError } from "./own-graph/parallel.js";
 
-/** Default limit of loading and building a graph (`run.loadTimeout`), seconds. */
-export const DEFAULT_LOAD_TIMEOUT_S = 30;
-/** Default heap limit of the thread running a graph (`run.graphMemoryMb`), MB. */
-export const DEFAULT_GRAPH_MEMORY_MB = 4096;
 /** How long past its deadline a turn may go without its thread yielding before the thread is ended, ms. */
 export const WATCH_GRACE_MS = 2000;
 

@@ -8,7 +8,12 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { DEFAULT_CONCURRENCY } from "../eval/sweep/turns.js";
-import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
+import {
+  DEFAULT_GRAPH_MEMORY_MB,
+  DEFAULT_LOAD_TIMEOUT_S,
+  DEFAULT_MAX_STATE_MB,
+  DEFAULT_TURN_TIMEOUT_S,
+} from "../eval/sweep/turn-guard.js";
 
 /** What an eval scores: retrace's own graph, your graph module, or recorded traces. */
 export type SourceKind = "own" | "graph" | "traces";
@@ -58,6 +63,8 @@ const GRAPH_ONLY = [
   "allowNoRetrieval",
   "catalog",
   "maxStateMb",
+  "loadTimeout",
+  "graphMemoryMb",
 ] as const;
 
 /** What only recorded traces use. */
@@ -92,6 +99,8 @@ export const UNUSED_SETTINGS: Readonly<Record<SourceKind, readonly UnusedRule[]>
         "configurable",
         "turnTimeout",
         "maxStateMb",
+        "loadTimeout",
+        "graphMemoryMb",
         "counterfactual",
         "repeat",
         "maxFlaky",
@@ -143,6 +152,8 @@ const UNSET_VALUES: Readonly<Record<string, readonly unknown[]>> = {
   concurrency: [DEFAULT_CONCURRENCY],
   turnTimeout: [DEFAULT_TURN_TIMEOUT_S],
   maxStateMb: [DEFAULT_MAX_STATE_MB],
+  loadTimeout: [DEFAULT_LOAD_TIMEOUT_S],
+  graphMemoryMb: [DEFAULT_GRAPH_MEMORY_MB],
   counterfactual: [false],
   allowNoRetrieval: [false],
   judgeCache: [".retrace/judge-cache"],

@@ -12,7 +12,12 @@ import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
 import { TRACE_FORMATS } from "../eval/traces/types.js";
-import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
+import {
+  DEFAULT_GRAPH_MEMORY_MB,
+  DEFAULT_LOAD_TIMEOUT_S,
+  DEFAULT_MAX_STATE_MB,
+  DEFAULT_TURN_TIMEOUT_S,
+} from "../eval/sweep/turn-guard.js";
 import { RETRIEVAL_MODES } from "../contract/trace.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseFloors } from "./floor-options.js";
@@ -339,6 +344,20 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
     "run.maxStateMb",
     positiveNumberOption("--max-state-mb", "MB"),
     DEFAULT_MAX_STATE_MB,
+  );
+  hidden(
+    cmd,
+    "--load-timeout <seconds>",
+    "run.loadTimeout",
+    positiveNumberOption("--load-timeout", "seconds"),
+    DEFAULT_LOAD_TIMEOUT_S,
+  );
+  hidden(
+    cmd,
+    "--graph-memory-mb <n>",
+    "run.graphMemoryMb",
+    positiveIntOption("--graph-memory-mb"),
+    DEFAULT_GRAPH_MEMORY_MB,
   );
   if (gate) {
     hidden(

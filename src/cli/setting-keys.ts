@@ -30,6 +30,8 @@ export const RUN_SETTINGS: readonly RunSetting[] = [
   { key: "run.maxCardBytes", flag: "--max-card-bytes" },
   { key: "run.turnTimeout", flag: "--turn-timeout" },
   { key: "run.maxStateMb", flag: "--max-state-mb" },
+  { key: "run.loadTimeout", flag: "--load-timeout" },
+  { key: "run.graphMemoryMb", flag: "--graph-memory-mb" },
   { key: "run.configurable", flag: "--configurable", object: true },
 ];
 

@@ -21,6 +21,10 @@ import { isRetraceError } from "../../errors.js";
 
 /** Default per-turn deadline, seconds (`--turn-timeout`). */
 export const DEFAULT_TURN_TIMEOUT_S = 120;
+/** Default limit of loading and building a user's graph (`run.loadTimeout`; src/app/graph-isolation.ts), seconds. */
+export const DEFAULT_LOAD_TIMEOUT_S = 30;
+/** Default heap limit of the thread running a user's graph (`run.graphMemoryMb`; src/app/graph-isolation.ts), MB. */
+export const DEFAULT_GRAPH_MEMORY_MB = 4096;
 /** Default state size above which a turn is listed in the report, MB (`--max-state-mb`; 1 MB = 2^20 bytes). */
 export const DEFAULT_MAX_STATE_MB = 16;
 /** The longest delay `setTimeout` honours (a longer one fires at once); longer deadlines are cut to it (about 24.8 days). */
