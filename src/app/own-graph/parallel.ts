@@ -150,17 +150,26 @@ export interface SerializedError {
   stack?: string;
   /** Own enumerable fields (a retrace error's `code`, `exitCode`, `issues`...), as JSON-safe data. */
   fields: Record<string, unknown>;
+  /** Its cause, serialized the same way (a few levels at most). */
+  cause?: SerializedError;
 }
 
-export function serializeError(e: unknown): SerializedError {
+export function serializeError(e: unknown, depth = 0): SerializedError {
   if (!(e instanceof Error)) return { name: "Error", message: String(e), fields: {} };
+  const cause = e.cause !== undefined && depth < 4 ? { cause: serializeError(e.cause, depth + 1) } : {};
   let fields: Record<string, unknown>;
   try {
     fields = JSON.parse(JSON.stringify({ ...e })) as Record<string, unknown>;
   } catch {
     fields = {};
   }
-  return { name: e.name, message: e.message, ...(e.stack !== undefined ? { stack: e.stack } : {}), fields };
+  return {
+    name: e.name,
+    message: e.message,
+    ...(e.stack !== undefined ? { stack: e.stack } : {}),
+    fields,
+    ...cause,
+  };
 }
 
 /**
@@ -178,6 +187,8 @@ export function reviveError(s: SerializedError): Error {
   Object.defineProperty(e, "message", { value: s.message, writable: true, configurable: true });
   Object.defineProperty(e, "name", { value: s.name, writable: true, configurable: true });
   if (s.stack !== undefined) Object.defineProperty(e, "stack", { value: s.stack, writable: true, configurable: true });
+  if (s.cause !== undefined)
+    Object.defineProperty(e, "cause", { value: reviveError(s.cause), writable: true, configurable: true });
   if (isRetraceClass) e[RETRACE_ERROR_MARKER] = true;
   return e;
 }
