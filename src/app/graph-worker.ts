@@ -13,7 +13,7 @@
  * still pending while loading can never settle (`drained`).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
+import { retrievalSideEvaluators, type EvaluatorSpec } from "../eval/measures/evaluators.js";
 import type { EvalResult } from "../eval/measures/types.js";
 import { setLogSink } from "../log.js";
 import { userFrame } from "../user-module.js";
@@ -55,19 +55,30 @@ port.on("message", (m: GraphWorkerReply) => {
 });
 keepAlive();
 
-const evaluators: EvaluatorSpec[] = init.evaluators.map((e, evaluator) => ({
-  name: e.name,
-  keys: e.keys,
-  whenEmpty: e.whenEmpty,
-  evaluate: (a) =>
-    new Promise<EvalResult[]>((resolve, reject) => {
-      const id = nextId++;
-      awaiting.set(id, { resolve, reject });
-      keepAlive();
-      const { knownIds: _knownIds, ...artifacts } = a;
-      post({ type: "evaluate", id, evaluator, artifacts });
-    }),
-}));
+// retrace's retrieval evaluators (pure functions of the turn) run here, as the main thread would run them; any other (the judge) there.
+const local = retrievalSideEvaluators({ k: init.options.k });
+const sameSpec = (e: { name: string; keys: string[] }) =>
+  local.find((l) => l.name === e.name && l.keys.join("\n") === e.keys.join("\n"));
+const evaluators: EvaluatorSpec[] = init.evaluators.map((e, evaluator) => {
+  const here = sameSpec(e);
+  return here !== undefined ? here : remote(e, evaluator);
+});
+
+function remote(e: GraphWorkerInit["evaluators"][number], evaluator: number): EvaluatorSpec {
+  return {
+    name: e.name,
+    keys: e.keys,
+    whenEmpty: e.whenEmpty,
+    evaluate: (a) =>
+      new Promise<EvalResult[]>((resolve, reject) => {
+        const id = nextId++;
+        awaiting.set(id, { resolve, reject });
+        keepAlive();
+        const { knownIds: _knownIds, ...artifacts } = a;
+        post({ type: "evaluate", id, evaluator, artifacts });
+      }),
+  };
+}
 
 try {
   const out = await sweepGraphHere(init, evaluators, {
