@@ -11,12 +11,12 @@
  *   live Chroma servers of src/retrieval/chroma-process.ts): a signal ends
  *   the whole process, whichever system created the file.
  * - **The last-resort interrupt handler** of the CLI (`installInterruptHandler`,
- *   src/cli/run.ts): on SIGINT or SIGTERM that nothing else handles (no
+ *   src/cli/run.ts): on SIGHUP, SIGINT or SIGTERM that nothing else handles (no
  *   command that stops its work cleanly, such as `retrace ingest`, and no
  *   local Chroma server being stopped), it removes the temporary files,
  *   prints one line saying the run was interrupted and ends the process by
- *   the signal (exit status 130 for SIGINT, 143 for SIGTERM, as a shell
- *   reports it). Handlers of their own skip it:
+ *   the signal (exit status 129 for SIGHUP, 130 for SIGINT, 143 for SIGTERM,
+ *   as a shell reports it). Handlers of their own skip it:
  *   `signalOwners(signal)` counts the listeners that are not this one.
  */
 import { rmSync } from "node:fs";
@@ -57,7 +57,7 @@ export function removeTemporaries(): number {
 }
 
 /** The exit status of a process interrupted by each signal (128 + its number, as a shell reports it). */
-export const INTERRUPT_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+export const INTERRUPT_EXIT = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 export type InterruptSignal = keyof typeof INTERRUPT_EXIT;
 
 /** Marks the last-resort handler, in every copy of the package. */
@@ -69,7 +69,7 @@ export function signalOwners(signal: NodeJS.Signals): number {
 }
 
 /**
- * Installs the last-resort SIGINT / SIGTERM handler (see the module
+ * Installs the last-resort SIGHUP / SIGINT / SIGTERM handler (see the module
  * comment). `say` prints the one line (stderr through the CLI's `err`).
  * This handler ends the process by re-raising the signal with its default
  * action (docs/architecture.md §8), as the local Chroma's handler does: the

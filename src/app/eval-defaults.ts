@@ -14,3 +14,11 @@ export const EVAL_DEFAULTS = {
   concurrency: DEFAULT_CONCURRENCY,
   seed: 42,
 } as const;
+
+/**
+ * The most repeats a run takes (`--repeat`; docs/ci.md, "Repeats and flaky
+ * turns"): each repeat's turns are kept until the report is written, so the
+ * bound keeps a mistyped count from running for days and growing without
+ * limit. More is exit 2.
+ */
+export const MAX_REPEAT = 1000;

@@ -6,7 +6,7 @@
  * (docs/gates-and-exit-codes.md). Typed errors (exit 2), nothing printed.
  */
 import { existsSync } from "node:fs";
-import { EVAL_DEFAULTS } from "./eval-defaults.js";
+import { EVAL_DEFAULTS, MAX_REPEAT } from "./eval-defaults.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { checkBaselineTurns, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { checkScope, FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
@@ -235,7 +235,8 @@ export function checkEvalOptions(options: EvalOptions): void {
 /** `--repeat` a positive integer; `--max-flaky` only with `--repeat N`, N ≥ 2 (InvalidArgumentError, exit 2). The same rule for retrace's graph and `--graph`. */
 export function checkRepeatOptions(repeat: number | undefined, maxFlaky: number | undefined): void {
   const n = repeat ?? 1;
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("--repeat", "a positive integer", repeat);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_REPEAT)
+    throw new InvalidArgumentError("--repeat", `a positive integer, at most ${MAX_REPEAT}`, repeat);
   if (maxFlaky !== undefined && n < 2)
     throw new InvalidArgumentError(
       "--gate max-flaky",

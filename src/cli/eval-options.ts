@@ -8,7 +8,7 @@
  */
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
-import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
+import { EVAL_DEFAULTS, MAX_REPEAT } from "../app/eval-defaults.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
 import { TRACE_FORMATS } from "../eval/traces/types.js";
@@ -247,7 +247,7 @@ export function addSweepOptions(cmd: Command): Command {
   addOutputOptions(cmd)
     .option(
       "--repeat <n>",
-      "run every case n times, each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical",
+      `run every case n times (at most ${MAX_REPEAT}), each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical`,
       positiveIntOption("--repeat"),
       1,
     )

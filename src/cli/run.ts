@@ -25,7 +25,7 @@ const crash = (e: unknown) => {
 };
 process.on("uncaughtException", crash);
 process.on("unhandledRejection", crash);
-// SIGINT / SIGTERM that no command handles: temporary files removed, one line, exit 130 / 143 (src/interrupt.ts, docs/reliability.md).
+// SIGHUP / SIGINT / SIGTERM that no command handles: temporary files removed, one line, exit 129 / 130 / 143 (src/interrupt.ts, docs/reliability.md).
 installInterruptHandler(err);
 
 await main();

@@ -490,6 +490,10 @@ async function runCase(
   };
   const fromState = opts.traceSource === "state";
   for (const [index, t] of c.turns.entries()) {
+    // Yield to the event loop before each turn: a graph whose retrieval runs in process (retrace's own) settles on
+    // microtasks alone, and a signal's handler (Ctrl-C: src/interrupt.ts) or a worker's message waits for the next
+    // turn of the event loop (docs/reliability.md, "Every sweep stops when asked").
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const where = `case ${c.id} turn ${index}`;
     const live = fromState
       ? undefined
