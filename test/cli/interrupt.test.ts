@@ -2,9 +2,13 @@
  * Interrupted runs leave nothing behind (docs/reliability.md, "Interrupted
  * runs"), through the real bin: `retrace eval --out FIFO` whose reader never
  * opens the FIFO stages its other outputs as `.NAME.PID.hex.tmp` beside
- * their targets and waits on the FIFO; SIGINT (or SIGTERM) then removes
+ * their targets and waits on the FIFO; SIGHUP, SIGINT or SIGTERM then removes
  * every temporary file, publishes nothing, prints one line saying it was
- * interrupted, and ends by the signal (a shell's exit status 130 / 143).
+ * interrupted, and ends by the signal (a shell's exit status 129 / 130 / 143).
+ * retrace's own sweeps (`eval` without --graph, `--repeat`, `label`) stop in
+ * the middle of the work, not after it (issue 49 item 2): each run is told
+ * to stop once it is sweeping and must end within STOP_MS, else it is
+ * killed and the test fails on the SIGKILL, not on a timed assertion.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -25,6 +29,26 @@ afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   await tmp.cleanup();
 });
+
+/** How long a run told to stop may take before it is killed (the test then fails on SIGKILL): far above the 2 s target. */
+const STOP_MS = 20_000;
+
+/** `child` told to stop by `signal`; killed with SIGKILL when it has not ended within STOP_MS. */
+async function stopWith(
+  run: ReturnType<typeof spawnRetrace>,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  run.child.kill(signal);
+  const timer = setTimeout(() => run.child.kill("SIGKILL"), STOP_MS);
+  try {
+    return await run.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The `retrace:` lines of a run's stderr. */
+const retraceLines = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("retrace:"));
 
 /** The real bin with `args`, its stderr collected, and how it ended. */
 function spawnRetrace(args: string[]) {
@@ -51,6 +75,7 @@ function spawnRetrace(args: string[]) {
 
 describe("an interrupt while the outputs are written", () => {
   for (const [signal, code] of [
+    ["SIGHUP", 129],
     ["SIGINT", 130],
     ["SIGTERM", 143],
   ] as const) {
@@ -118,6 +143,63 @@ export const graph = { channels: { messages: {} }, nodes: {}, checkpointer: fals
       ).toEqual(["retrace: interrupted by SIGINT; stopped with exit 130"]);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+  });
+});
+
+describe("retrace's own sweeps stop when asked, in the middle of the work", () => {
+  const OWN = ["--kb", MINI_KB, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}'];
+
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
+    it(`eval --repeat 1000 with retrace's own graph: ${signal} mid-sweep ends it by ${signal} (exit ${code}) with one line`, async () => {
+      const run = spawnRetrace(["eval", ...OWN, "--repeat", "1000", "--json"]);
+      try {
+        // The embedder line comes once the store is open: the sweep starts (1000 repeats: minutes of work).
+        expect(await waitFor(() => run.stderr().includes("embedder:"), 60_000), run.stderr()).toBe(true);
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(await stopWith(run, signal), run.stderr()).toEqual({ code: null, signal });
+        expect(retraceLines(run.stderr())).toEqual([`retrace: interrupted by ${signal}; stopped with exit ${code}`]);
+      } finally {
+        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL");
+      }
+    });
+  }
+
+  it("--repeat above its bound is refused before anything runs (exit 2)", async () => {
+    const run = spawnRetrace(["eval", ...OWN, "--repeat", "100000000"]);
+    expect(await run.exited).toEqual({ code: 2, signal: null });
+    expect(retraceLines(run.stderr())).toEqual([
+      "retrace: Expected `--repeat` to be a positive integer, at most 1000, got 100000000",
+    ]);
+  });
+
+  it("label with retrace's own systems: SIGINT while it pools ends it by SIGINT (exit 130), one line, no page", async () => {
+    const dir = path.join(tmp.dir, "label");
+    spawnSync("mkdir", ["-p", dir]);
+    const cases = path.join(dir, "to-label.jsonl");
+    // Enough turns to label that pooling them takes minutes.
+    const conversation = (i: number) =>
+      JSON.stringify({
+        id: `conv-${i}`,
+        locale: "en",
+        kind: "golden",
+        turns: [{ user: `how do I lock my card? ${i}` }, { user: "and my refund?" }],
+      });
+    await writeFile(cases, Array.from({ length: 1500 }, (_, i) => conversation(i)).join("\n") + "\n");
+    const page = path.join(dir, "page.html");
+    const run = spawnRetrace(["label", cases, ...OWN.slice(0, 4), "--embedder", "builtin", "--html", page]);
+    try {
+      // The embedder line comes once the systems are open: pooling starts.
+      expect(await waitFor(() => run.stderr().includes("embedder:"), 60_000), run.stderr()).toBe(true);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await stopWith(run, "SIGINT"), run.stderr()).toEqual({ code: null, signal: "SIGINT" });
+      expect(retraceLines(run.stderr())).toEqual(["retrace: interrupted by SIGINT; stopped with exit 130"]);
+      expect((await readdir(dir)).sort()).toEqual(["to-label.jsonl"]);
+    } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL");
     }
   });
 });
