@@ -13,6 +13,10 @@ import { loadCatalog } from "../kb/catalog.js";
 import { parseCaseLine, validateCases } from "../kb/cases.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
+import { logLine, type LogLevel } from "../log.js";
+import { moduleWorker, siblingModule } from "../module-worker.js";
+import { InternalError } from "../errors.js";
+import { reviveError, type SerializedError } from "./own-graph/parallel.js";
 
 /** The merged cases text (nothing written here: the command writes it, src/output-set.ts). */
 /**
@@ -36,6 +40,51 @@ export async function mergeLabelFiles(exported: string, into: string, ids?: Know
     if (issues.length > 0) throw new DataValidationError(issues);
   }
   return mergeLabels(e, exported, i, into);
+}
+
+/** What the merge's thread is started with (`mergeLabelFilesApart`). */
+export interface MergeApartInit {
+  exported: string;
+  into: string;
+  /** What to check the export's ids against (`mergeIdsOf`), or null. */
+  ids: { kb?: string; catalog?: string; maxCardBytes?: number } | null;
+}
+
+/**
+ * `mergeLabelFiles` (the ids read by `mergeIdsOf` when `ids` is given) in a
+ * worker thread (./label-merge-worker.ts): the merge of a large export is
+ * minutes of synchronous work, and this thread stays free to end the run on
+ * SIGINT / SIGTERM / SIGHUP meanwhile (docs/reliability.md). The same outcome
+ * and the same errors (their class and exit code survive the thread boundary).
+ */
+export function mergeLabelFilesApart(init: MergeApartInit): Promise<MergeOutcome> {
+  const worker = moduleWorker(siblingModule(import.meta.url, "label-merge-worker"), init);
+  return new Promise<MergeOutcome>((resolve, reject) => {
+    let settled = false;
+    const settle = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      f();
+      void worker.terminate();
+    };
+    worker.on(
+      "message",
+      (
+        m:
+          | { type: "log"; level: LogLevel; msg: string }
+          | { type: "done"; outcome: MergeOutcome }
+          | { type: "failed"; error: SerializedError },
+      ) => {
+        if (m.type === "log") logLine(m.level, m.msg);
+        else if (m.type === "done") settle(() => resolve(m.outcome));
+        else settle(() => reject(reviveError(m.error)));
+      },
+    );
+    worker.on("error", (e) => settle(() => reject(e)));
+    worker.on("exit", (code) =>
+      settle(() => reject(new InternalError(`the merge's thread ended (exit ${code}) before it finished`))),
+    );
+  });
 }
 
 /** The cards `label --merge` checks the export against: `--catalog`'s entries, else `--kb`'s cards (default ./kb). */

@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir, waitFor } from "../helpers/chroma.js";
@@ -198,6 +198,47 @@ describe("retrace's own sweeps stop when asked, in the middle of the work", () =
       expect(await stopWith(run, "SIGINT"), run.stderr()).toEqual({ code: null, signal: "SIGINT" });
       expect(retraceLines(run.stderr())).toEqual(["retrace: interrupted by SIGINT; stopped with exit 130"]);
       expect((await readdir(dir)).sort()).toEqual(["to-label.jsonl"]);
+    } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL");
+    }
+  });
+
+  it("label --merge of a large export: SIGTERM during the merge ends it by SIGTERM (exit 143), one line, the cases file untouched", async () => {
+    const dir = path.join(tmp.dir, "merge");
+    spawnSync("mkdir", ["-p", dir]);
+    const into = path.join(dir, "cases.jsonl");
+    const exported = path.join(dir, "export.jsonl");
+    // 50,000 labelled conversations: a merge of minutes.
+    const conversation = (i: number, labelled: boolean) =>
+      JSON.stringify({
+        id: `conv-${i}`,
+        locale: "en",
+        kind: "golden",
+        turns: [
+          labelled
+            ? {
+                user: `how do I lock my card? ${i}`,
+                must_cite_one_of: ["card-freeze"],
+                expect: "answer",
+                relevant: { "card-freeze": 2 },
+                judged: ["card-freeze", "refund-timelines"],
+              }
+            : { user: `how do I lock my card? ${i}` },
+          { user: "and my refund?" },
+        ],
+      });
+    const text = (labelled: boolean) =>
+      Array.from({ length: 50_000 }, (_, i) => conversation(i, labelled)).join("\n") + "\n";
+    const before = text(false);
+    await writeFile(into, before);
+    await writeFile(exported, text(true));
+    const run = spawnRetrace(["label", "--merge", exported, "--into", into, "--kb", MINI_KB]);
+    try {
+      await new Promise((r) => setTimeout(r, 5000));
+      expect(await stopWith(run, "SIGTERM"), run.stderr()).toEqual({ code: null, signal: "SIGTERM" });
+      expect(retraceLines(run.stderr())).toEqual(["retrace: interrupted by SIGTERM; stopped with exit 143"]);
+      expect((await readdir(dir)).sort()).toEqual(["cases.jsonl", "export.jsonl"]);
+      expect(await readFile(into, "utf8")).toBe(before);
     } finally {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL");
     }

@@ -14,7 +14,7 @@
  */
 import { Option, type Command } from "commander";
 import { buildLabelData, planLabel, type LabelOptions } from "../../app/label.js";
-import { labelAgreement, mergeIdsOf, mergeLabelFiles } from "../../app/label-files.js";
+import { labelAgreement, mergeLabelFilesApart } from "../../app/label-files.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS } from "../../eval/label/pool.js";
 import { renderLabelPage } from "../../eval/label/page.js";
@@ -115,7 +115,18 @@ async function mergeCommand(o: LabelCommandOptions): Promise<number> {
   await checkOutputs([{ option: "--into", path: o.into }]);
   // The ids the export names are checked against the KB or the catalog, when one is given, before anything is merged.
   const given = o.kb !== undefined || o.catalog !== undefined;
-  const r = await mergeLabelFiles(o.merge!, o.into, given ? await mergeIdsOf(o) : undefined);
+  // In a thread of its own: a signal ends the run at any point of a large merge (docs/reliability.md).
+  const r = await mergeLabelFilesApart({
+    exported: o.merge!,
+    into: o.into,
+    ids: given
+      ? {
+          ...(o.kb !== undefined ? { kb: o.kb } : {}),
+          ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
+          ...(o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {}),
+        }
+      : null,
+  });
   if (!given)
     log.warn(
       `the export's card ids were not checked against a KB or catalog: give --kb DIR or --catalog FILE to refuse ids that name no card (exit 2, file:line)`,
