@@ -188,8 +188,11 @@ export function isolatedGraphSweep(
       clearTimeout(loadTimer);
       clearInterval(watch);
       worker.removeAllListeners("exit");
-      // Ended whatever it still runs (a timer of your code, a socket): the sweep is over.
-      void worker.terminate();
+      // A failure ends the thread (it may be stuck in a loop); after a sweep that finished the thread ends by itself once
+      // nothing is left to run (its `exit` listeners run, as in a process of its own), and never holds the process: what
+      // your code left pending (a 24-day timer of a turn given up, a socket) does not keep retrace waiting.
+      if (e !== null) void worker.terminate();
+      else worker.unref();
       if (e !== null) reject(e);
       else resolve(value!);
     }

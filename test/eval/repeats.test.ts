@@ -170,7 +170,7 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     const check = gated.checks!.find((c) => c.kind === "flaky")!;
     expect(check).toMatchObject({ option: "--gate max-flaky=0", observed: s.flaky.length, verdict: "fail" });
     expect((await run(7, { maxFlaky: 40 })).report.gate!.passed).toBe(true);
-  }, 120_000);
+  }, 240_000);
 
   it("retrace's own graph (in-process store): --repeat 3 runs it three times, says once that the repeats were identical, and reports a single run's numbers; --max-flaky gates", async () => {
     const o = { kb: KB, store: "memory", embedder: "builtin", counterfactual: false };
@@ -232,5 +232,5 @@ describe("eval --graph --repeat (real LangGraph runs)", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 240_000);
 });
