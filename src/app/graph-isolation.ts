@@ -44,7 +44,7 @@ import type { EvalCase } from "../kb/types.js";
 import { log, logLine, verboseRequested, type LogLevel } from "../log.js";
 import { moduleWorker, siblingModule } from "../module-worker.js";
 import { InvalidArgumentError } from "../errors.js";
-import { reviveError, serializeError, type SerializedError } from "./own-graph/parallel.js";
+import { reviveError, serializeError, type SerializedError } from "../thread-errors.js";
 
 /** How long past its deadline a turn may go without its thread yielding before the thread is ended, ms. */
 export const WATCH_GRACE_MS = 2000;

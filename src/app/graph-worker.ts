@@ -19,7 +19,7 @@ import { setLogSink } from "../log.js";
 import { userFrame } from "../user-module.js";
 import { sweepGraphHere } from "./graph-eval.js";
 import type { GraphWorkerInit, GraphWorkerMessage, GraphWorkerReply } from "./graph-isolation.js";
-import { reviveError, serializeError } from "./own-graph/parallel.js";
+import { reviveError, serializeError } from "../thread-errors.js";
 
 const port = parentPort;
 if (port === null) throw new Error("src/app/graph-worker.ts runs in a worker thread (./graph-isolation.ts starts it)");

@@ -16,7 +16,7 @@ import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { logLine, type LogLevel } from "../log.js";
 import { moduleWorker, siblingModule } from "../module-worker.js";
 import { InternalError } from "../errors.js";
-import { reviveError, type SerializedError } from "./own-graph/parallel.js";
+import { reviveError, type SerializedError } from "../thread-errors.js";
 
 /** The merged cases text (nothing written here: the command writes it, src/output-set.ts). */
 /**

@@ -9,7 +9,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { setLogSink } from "../log.js";
 import { mergeIdsOf, mergeLabelFiles, type MergeApartInit } from "./label-files.js";
-import { serializeError } from "./own-graph/parallel.js";
+import { serializeError } from "../thread-errors.js";
 
 const port = parentPort;
 if (port === null)

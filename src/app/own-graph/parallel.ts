@@ -23,7 +23,7 @@ import type { Worker } from "node:worker_threads";
 import { moduleWorker } from "../../module-worker.js";
 import { HumanMessage } from "@langchain/core/messages";
 import * as errors from "../../errors.js";
-import { InternalError, RETRACE_ERROR_MARKER } from "../../errors.js";
+import { InternalError } from "../../errors.js";
 import { MemorySaver } from "@langchain/langgraph";
 import { buildGraph } from "../../graph/build.js";
 import type { TunableConfig } from "../../graph/configuration.js";
@@ -143,55 +143,8 @@ export type WorkerMessage =
   | { type: "done"; index: number; result: GraphTurn[] }
   | { type: "failed"; index: number | null; error: SerializedError };
 
-/** An error as it crosses a thread boundary. */
-export interface SerializedError {
-  name: string;
-  message: string;
-  stack?: string;
-  /** Own enumerable fields (a retrace error's `code`, `exitCode`, `issues`...), as JSON-safe data. */
-  fields: Record<string, unknown>;
-  /** Its cause, serialized the same way (a few levels at most). */
-  cause?: SerializedError;
-}
-
-export function serializeError(e: unknown, depth = 0): SerializedError {
-  if (!(e instanceof Error)) return { name: "Error", message: String(e), fields: {} };
-  const cause = e.cause !== undefined && depth < 4 ? { cause: serializeError(e.cause, depth + 1) } : {};
-  let fields: Record<string, unknown>;
-  try {
-    fields = JSON.parse(JSON.stringify({ ...e })) as Record<string, unknown>;
-  } catch {
-    fields = {};
-  }
-  return {
-    name: e.name,
-    message: e.message,
-    ...(e.stack !== undefined ? { stack: e.stack } : {}),
-    fields,
-    ...cause,
-  };
-}
-
-/**
- * The error a worker reported, rebuilt here: an instance of the same retrace
- * error class (so `exitCodeOf`, `instanceof` and `isInstance` answer as for
- * the original), else a plain Error with the same name, message and stack.
- */
-export function reviveError(s: SerializedError): Error {
-  const cls = (errors as Record<string, unknown>)[s.name];
-  const isRetraceClass =
-    typeof cls === "function" && (cls as { prototype: unknown }).prototype instanceof errors.RetraceError;
-  const e = (isRetraceClass ? Object.create((cls as { prototype: object }).prototype) : new Error(s.message)) as Error &
-    Record<PropertyKey, unknown>;
-  Object.assign(e, s.fields);
-  Object.defineProperty(e, "message", { value: s.message, writable: true, configurable: true });
-  Object.defineProperty(e, "name", { value: s.name, writable: true, configurable: true });
-  if (s.stack !== undefined) Object.defineProperty(e, "stack", { value: s.stack, writable: true, configurable: true });
-  if (s.cause !== undefined)
-    Object.defineProperty(e, "cause", { value: reviveError(s.cause), writable: true, configurable: true });
-  if (isRetraceClass) e[RETRACE_ERROR_MARKER] = true;
-  return e;
-}
+export { reviveError, serializeError, type SerializedError } from "../../thread-errors.js";
+import { reviveError, type SerializedError } from "../../thread-errors.js";
 
 interface Pending {
   resolve: (r: GraphTurn[]) => void;
