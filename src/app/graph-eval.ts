@@ -353,8 +353,8 @@ export interface GraphSweepOutcome {
  * user's modules (`--graph`, `--input`, `--id-map`) are loaded, built and run
  * in a thread of their own, under a memory limit, a load-and-build timeout
  * and the per-turn deadline, their output captured (src/app/graph-isolation.ts;
- * docs/reliability.md, "Your graph runs in a thread of its own"); the
- * evaluators run here.
+ * docs/reliability.md, "Your graph runs in a thread of its own"); the judge
+ * (any evaluator other than retrace's retrieval ones) runs here.
  */
 export async function sweepGraph(
   o: Pick<

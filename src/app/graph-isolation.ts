@@ -24,9 +24,10 @@
  * Each way the thread can end early is one GraphInputError (exit 2): one
  * `retrace:` line naming the module, what happened and, when a turn was
  * running, which. Nothing is recorded of a run stopped so: a turn that ran
- * past its deadline is never recorded as a normal turn. The evaluators (the
- * judge included) run in this thread: each turn's artifacts are sent here to
- * be scored, so the scores are those of a sweep in one thread.
+ * past its deadline is never recorded as a normal turn. retrace's retrieval
+ * evaluators (pure functions of a turn) run in the graph's thread, as they
+ * would here; any other (the judge) runs here, each turn's artifacts sent
+ * over to be scored — so the scores are those of a sweep in one thread.
  */
 import type { Worker } from "node:worker_threads";
 import { GraphInputError } from "../errors.js";
