@@ -53,7 +53,7 @@ import { write as writeFd, fstat as fstatFd } from "node:fs";
 import net from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { InvalidArgumentError, isRetraceError, ServiceUnavailableError } from "./errors.js";
+import { InvalidArgumentError, isRetraceError, ServiceUnavailableError, thrownMessage } from "./errors.js";
 import { trackTemporary, untrackTemporary } from "./interrupt.js";
 import { redactSecretPieces, redactSecrets } from "./redact.js";
 
@@ -135,7 +135,7 @@ export function errnoCode(e: unknown): string | undefined {
 export function describeWriteFailure(e: unknown): string {
   const code = errnoCode(e);
   if (code !== undefined && REASONS[code] !== undefined) return REASONS[code];
-  return e instanceof Error ? e.message : String(e);
+  return thrownMessage(e);
 }
 
 /**

@@ -23,7 +23,7 @@ import type { Worker } from "node:worker_threads";
 import { moduleWorker } from "../../module-worker.js";
 import { HumanMessage } from "@langchain/core/messages";
 import * as errors from "../../errors.js";
-import { InternalError, RETRACE_ERROR_MARKER } from "../../errors.js";
+import { InternalError, RETRACE_ERROR_MARKER, thrownMessage } from "../../errors.js";
 import { MemorySaver } from "@langchain/langgraph";
 import { buildGraph } from "../../graph/build.js";
 import type { TunableConfig } from "../../graph/configuration.js";
@@ -153,7 +153,7 @@ export interface SerializedError {
 }
 
 export function serializeError(e: unknown): SerializedError {
-  if (!(e instanceof Error)) return { name: "Error", message: String(e), fields: {} };
+  if (!(e instanceof Error)) return { name: "Error", message: thrownMessage(e), fields: {} };
   let fields: Record<string, unknown>;
   try {
     fields = JSON.parse(JSON.stringify({ ...e })) as Record<string, unknown>;
