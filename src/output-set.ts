@@ -42,6 +42,7 @@ import {
   outputBytes,
   outputChunks,
   OutputWriteError,
+  refuseRunInput,
   resolveTarget,
   writeIntoNode,
   writeIntoSocket,
@@ -57,6 +58,8 @@ export interface OutputSpec {
   /** The option as typed (`--report-json`), for messages. */
   option: string;
   path: string;
+  /** Replacing a file the run reads is this output's purpose (`--update-baseline`, `label --merge --into`): not refused (src/atomic.ts `declareRunInput`). */
+  inPlace?: boolean;
 }
 
 /** An output with its content, ready to be written. */
@@ -77,7 +80,7 @@ export interface Output extends OutputSpec {
 export async function checkOutputs(outputs: readonly OutputSpec[]): Promise<void> {
   const files = new Map<string, string>();
   for (const o of outputs) {
-    await checkWritable(o.path, o.option);
+    await checkWritable(o.path, o.option, { inPlace: o.inPlace === true }); // also refuses a file the run reads
     const target = await resolveTarget(o.path); // checkWritable resolved it already: cannot fail here but for a race
     if (target.kind !== "file") continue; // several options may stream into stdout or one pipe
     const key = resolve(target.path);
@@ -134,6 +137,7 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
       current = { output };
       const target = await resolveTarget(output.path);
       current.target = target.path;
+      if (output.inPlace !== true) refuseRunInput(output.path, output.option, target); // exit 2: nothing the run read is replaced
       if (target.kind !== "file") {
         streams.push({ output, target });
         continue;

@@ -54,7 +54,8 @@ export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): Outp
     const file = o[key];
     if (file !== undefined) files.push({ option, path: file });
   }
-  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile });
+  // The baseline may be the one this run read: writing it is the purpose of --update-baseline.
+  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile, inPlace: true });
   return files;
 }
 
@@ -86,7 +87,12 @@ export async function emitReport(
     if (file !== undefined) files.push({ option, path: file, data: render(report, file) });
   }
   if (baselineFile !== undefined)
-    files.push({ option: BASELINE_OPTION, path: baselineFile, data: baselineToJSON(baselineFromReport(report)) });
+    files.push({
+      option: BASELINE_OPTION,
+      path: baselineFile,
+      data: baselineToJSON(baselineFromReport(report)),
+      inPlace: true,
+    });
   files.push(...extra); // e.g. `eval --traces`' write-back files (src/app/traces-eval.ts)
   await writeOutputs(files);
   if (o.json === true) out(reportToJSON(report));
