@@ -34,7 +34,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   checkWritable,
@@ -66,6 +66,12 @@ export interface OutputSpec {
 export interface Output extends OutputSpec {
   /** Text, binary data, or text in pieces (`TextPieces`, src/atomic.ts: a large report, written to its temporary file piece by piece). */
   data: OutputData;
+  /**
+   * Added to the end of the file rather than replacing it (GitHub's step
+   * summary): staged as the file's current content followed by the data,
+   * published with the other files, so a failure leaves it as it was.
+   */
+  append?: boolean;
 }
 
 /**
@@ -154,7 +160,9 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
       staged.push({ output, target: target.path, tmp });
       trackTemporary(tmp); // an interrupt before the publish removes it (src/interrupt.ts)
       // Piece by piece (one buffer for text and binary data): a large report's whole text never exists at once.
-      await writeFile(tmp, outputChunks(output.data), { flag: "wx" });
+      const chunks = outputChunks(output.data);
+      const before = output.append === true && target.stats !== undefined ? await readFile(target.path) : undefined;
+      await writeFile(tmp, before === undefined ? chunks : [before, ...chunks], { flag: "wx" });
       const existing: Stats | undefined = target.stats;
       if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
     }
