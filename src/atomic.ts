@@ -40,6 +40,7 @@ import {
   chmod,
   lstat,
   mkdir,
+  mkdtemp,
   open,
   readlink,
   realpath,
@@ -156,6 +157,26 @@ export class OutputWriteError extends ServiceUnavailableError {
     const via = target !== undefined && target !== path ? ` (→ ${target})` : "";
     super("filesystem", `could not write ${path}${via}: ${describeWriteFailure(cause)}`, { cause });
     this.errno = errnoCode(cause);
+  }
+}
+
+/**
+ * The real cause of a write that failed with ENOENT though its folders
+ * were being created: Node's recursive mkdir says ENOENT where the file
+ * system refused (a read-only one: EROFS; a full one: ENOSPC). A probe
+ * folder created in the nearest existing ancestor of `path` gives the
+ * system's own answer; any other error is returned as it is.
+ */
+export async function realWriteFailure(path: string, e: unknown): Promise<unknown> {
+  if (errnoCode(e) !== "ENOENT") return e;
+  try {
+    const ancestor = await nearestExisting(dirname(resolve(path)));
+    if (!ancestor.stats.isDirectory()) return e;
+    const probe = await mkdtemp(join(ancestor.path, ".retrace-probe-"));
+    await rm(probe, { recursive: true, force: true });
+    return e;
+  } catch (probeError) {
+    return errnoCode(probeError) !== undefined && errnoCode(probeError) !== "ENOENT" ? probeError : e;
   }
 }
 
@@ -459,7 +480,8 @@ export async function writeFileAtomic(
     }
   } catch (e) {
     if (isRetraceError(e)) throw e;
-    throw new OutputWriteError(path, e, target?.path ?? (e as { path?: string } | null)?.path);
+    const where = target?.path ?? (e as { path?: string } | null)?.path;
+    throw new OutputWriteError(path, await realWriteFailure(where ?? path, e), where);
   }
 }
 

@@ -34,7 +34,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { chmod, mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { fstat } from "node:fs";
+import { chmod, mkdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   checkWritable,
@@ -42,6 +44,7 @@ import {
   outputBytes,
   outputChunks,
   OutputWriteError,
+  realWriteFailure,
   refuseRunInput,
   resolveTarget,
   writeIntoNode,
@@ -52,6 +55,8 @@ import {
 } from "./atomic.js";
 import { InvalidArgumentError, isRetraceError } from "./errors.js";
 import { trackTemporary, untrackTemporary } from "./interrupt.js";
+
+const fstatAsync = promisify(fstat);
 
 /** An output a run was asked to write: the option that named it and the path as given. */
 export interface OutputSpec {
@@ -83,11 +88,22 @@ export interface Output extends OutputSpec {
  * silently replace the other). Writes nothing (checkWritable's probe file
  * is removed at once).
  */
-export async function checkOutputs(outputs: readonly OutputSpec[]): Promise<void> {
+export async function checkOutputs(outputs: readonly OutputSpec[], o: { stdout?: string } = {}): Promise<void> {
   const files = new Map<string, string>();
+  // Stdout carries one document: a second one there (`--json` and `--out json:-`, or `json:-` and `html:/dev/stdout`) is exit 2.
+  let onStdout = o.stdout;
   for (const o of outputs) {
     await checkWritable(o.path, o.option, { inPlace: o.inPlace === true }); // also refuses a file the run reads
     const target = await resolveTarget(o.path); // checkWritable resolved it already: cannot fail here but for a race
+    if (await goesToStdout(target)) {
+      if (onStdout !== undefined)
+        throw new InvalidArgumentError(
+          o.option,
+          `a path other than stdout (${onStdout} prints its document there already: stdout carries one)`,
+          o.path,
+        );
+      onStdout = o.option;
+    }
     if (target.kind !== "file") continue; // several options may stream into stdout or one pipe
     const key = resolve(target.path);
     const first = files.get(key);
@@ -98,6 +114,22 @@ export async function checkOutputs(outputs: readonly OutputSpec[]): Promise<void
         o.path,
       );
     files.set(key, o.option);
+  }
+}
+
+/** Whether a write to `target` lands on this process's stdout: `-`, `/dev/stdout`, `/dev/fd/1`, or the very file or pipe stdout is. */
+export async function goesToStdout(target: Target): Promise<boolean> {
+  if (target.kind === "fd") return target.fd === 1 || (await sameAsStdout(`/dev/fd/${target.fd}`));
+  return sameAsStdout(target.path);
+}
+
+async function sameAsStdout(path: string): Promise<boolean> {
+  try {
+    const [out, st] = await Promise.all([fstatAsync(1), stat(path)]);
+    // A pipe or a file (not a terminal or /dev/null, which any number of outputs may share harmlessly).
+    return out.dev === st.dev && out.ino === st.ino && (st.isFIFO() || st.isFile());
+  } catch {
+    return false;
   }
 }
 
@@ -176,7 +208,8 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
   } catch (e) {
     await cleanUp(staged, folders);
     if (isRetraceError(e)) throw e;
-    throw new OutputWriteError(current?.output.path ?? "", e, current?.target ?? (e as { path?: string } | null)?.path);
+    const where = current?.target ?? (e as { path?: string } | null)?.path;
+    throw new OutputWriteError(current?.output.path ?? "", await realWriteFailure(where ?? "", e), where);
   }
   for (let i = 0; i < staged.length; i++) {
     const s = staged[i] as Staged;

@@ -16,7 +16,8 @@ import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/
 import { reportJSONPieces } from "../eval/report/render/json.js";
 import type { OutputData } from "../atomic.js";
 import type { Report } from "../eval/report/types.js";
-import { checkOutputs, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
+import { checkOutputs, goesToStdout, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
+import { resolveTarget } from "../atomic.js";
 import { out, outputWidth, outText, useColor } from "./io.js";
 
 /** The output options: `--json`, and the files of `--out [FORMAT:]FILE` (markdown, junit, json, html; pr-comment), each in its attribute. */
@@ -66,7 +67,14 @@ export function checkReportOutputs(
   extra: readonly OutputSpec[] = [],
 ): Promise<void> {
   const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--out pr-comment:", path: o.prComment }] : [];
-  return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment]);
+  return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment], {
+    ...(o.json === true ? { stdout: "--json" } : {}),
+  });
+}
+
+async function anyToStdout(files: readonly Output[]): Promise<boolean> {
+  for (const f of files) if (await resolveTarget(f.path).then(goesToStdout, () => false)) return true;
+  return false;
 }
 
 /**
@@ -96,5 +104,6 @@ export async function emitReport(
   files.push(...extra); // e.g. `eval --traces`' write-back files (src/app/traces-eval.ts)
   await writeOutputs(files);
   if (o.json === true) out(reportToJSON(report));
-  else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
+  // The table only when no output took stdout (`--out json:-`): stdout carries one document.
+  else if (!(await anyToStdout(files))) outText(renderTable(report, { color: useColor(), width: outputWidth() }));
 }

@@ -98,7 +98,7 @@ async function pageCommand(cases: string | undefined, o: LabelCommandOptions): P
       (plan.judge !== null
         ? `; judge ${plan.judge.name}: ${plan.judge.calls()} calls, ${plan.judge.unparsable()} replies without a grade`
         : "") +
-      `. Open it in a browser, label with the keyboard, Export, then: retrace label --merge ${data.exportName} --into ${cases}`,
+      `. Open it in a browser, label with the keyboard, Export, then: ${shellLine(["retrace", "label", "--merge", data.exportName, "--into", cases])}`,
   );
   return 0;
 }
