@@ -6,6 +6,7 @@
  * run (src/atomic.ts `declareRunInput`), which the write layer refuses to
  * replace (exit 2, before anything starts). Output options are not inputs.
  */
+import path from "node:path";
 import type { Command } from "commander";
 import { clearRunInputs, declareRunInput } from "../atomic.js";
 
@@ -39,9 +40,11 @@ export function declareCommandInputs(cmd: Command): void {
     const values = typeof value === "string" ? [value] : Array.isArray(value) ? value : [];
     for (const v of values) {
       if (typeof v !== "string" || v === "") continue;
-      // The KB folder: every path in it is the run's (a new file in cards/ is read by the next run).
-      if (key === "kb") declareRunInput(v, "the KB folder", { anythingInside: true });
-      else declareRunInput(fileOf(v), `the ${option.long ?? option.flags} input`);
+      // The KB folder: every file in it, and any path under cards/ (a new file there is a card of the next run).
+      if (key === "kb") {
+        declareRunInput(v, "the KB folder");
+        declareRunInput(path.join(v, "cards"), "the KB's cards folder", { anythingInside: true });
+      } else declareRunInput(fileOf(v), `the ${option.long ?? option.flags} input`);
     }
   }
   for (const arg of cmd.args) if (arg !== "") declareRunInput(fileOf(arg), "an input file");
