@@ -5,14 +5,17 @@
  *
  * Two kinds of redaction, both applied by `redactSecrets`:
  * - **known values**: the value of every credential variable of the
- *   environment (`isCredentialVariable`: `OPENAI_API_KEY`,
- *   `CHROMA_AUTH_TOKEN`, … — values of 8 characters or more that are not a
- *   boolean or a number), the tokens of the environment variables retrace
+ *   environment (`isCredentialVariable`: a name part containing KEY, TOKEN,
+ *   SECRET, PASS, PWD, AUTH, CREDENTIAL or WEBHOOK — values of 8 characters
+ *   or more that are not a boolean or a number), of any variable starting
+ *   with a known token prefix (`TOKEN_PREFIXES`), the URL userinfo of any
+ *   variable, the tokens of the environment variables retrace
  *   reads (CHROMA_API_KEY, CHROMA_AUTH_TOKEN), the password of CHROMA_URL, and
  *   every credential this process itself sent (registered by the Chroma
  *   client: a `--store http://user:pass@host` URL's password, `user:pass`
  *   and its base64 as sent in `Authorization: Basic …`, header token
- *   values), each also in its URL-encoded, URL-decoded and JSON-escaped forms;
+ *   values), each also in its URL-encoded, URL-decoded and JSON-escaped
+ *   forms and its base64, base64url and hex forms (`encodedForms`);
  * - **shapes**: the value of an `Authorization` / `Proxy-Authorization`
  *   header with its scheme (`Basic …`, `Bearer …`, …), of `x-chroma-token`,
  *   `x-api-key` and `api-key` headers — in any case, written as text
