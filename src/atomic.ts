@@ -34,12 +34,13 @@
  * verdict in its cache).
  */
 import { randomBytes } from "node:crypto";
-import { constants, type Stats } from "node:fs";
+import { constants, lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import {
   access,
   chmod,
   lstat,
   mkdir,
+  mkdtemp,
   open,
   readlink,
   realpath,
@@ -51,9 +52,9 @@ import {
 } from "node:fs/promises";
 import { write as writeFd, fstat as fstatFd } from "node:fs";
 import net from "node:net";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { promisify } from "node:util";
-import { InvalidArgumentError, isRetraceError, ServiceUnavailableError } from "./errors.js";
+import { InvalidArgumentError, isRetraceError, ServiceUnavailableError, thrownMessage } from "./errors.js";
 import { trackTemporary, untrackTemporary } from "./interrupt.js";
 import { redactSecretPieces, redactSecrets } from "./redact.js";
 
@@ -135,7 +136,7 @@ export function errnoCode(e: unknown): string | undefined {
 export function describeWriteFailure(e: unknown): string {
   const code = errnoCode(e);
   if (code !== undefined && REASONS[code] !== undefined) return REASONS[code];
-  return e instanceof Error ? e.message : String(e);
+  return thrownMessage(e);
 }
 
 /**
@@ -156,6 +157,26 @@ export class OutputWriteError extends ServiceUnavailableError {
     const via = target !== undefined && target !== path ? ` (→ ${target})` : "";
     super("filesystem", `could not write ${path}${via}: ${describeWriteFailure(cause)}`, { cause });
     this.errno = errnoCode(cause);
+  }
+}
+
+/**
+ * The real cause of a write that failed with ENOENT though its folders
+ * were being created: Node's recursive mkdir says ENOENT where the file
+ * system refused (a read-only one: EROFS; a full one: ENOSPC). A probe
+ * folder created in the nearest existing ancestor of `path` gives the
+ * system's own answer; any other error is returned as it is.
+ */
+export async function realWriteFailure(path: string, e: unknown): Promise<unknown> {
+  if (errnoCode(e) !== "ENOENT") return e;
+  try {
+    const ancestor = await nearestExisting(dirname(resolve(path)));
+    if (!ancestor.stats.isDirectory()) return e;
+    const probe = await mkdtemp(join(ancestor.path, ".retrace-probe-"));
+    await rm(probe, { recursive: true, force: true });
+    return e;
+  } catch (probeError) {
+    return errnoCode(probeError) !== undefined && errnoCode(probeError) !== "ENOENT" ? probeError : e;
   }
 }
 
@@ -212,6 +233,146 @@ export async function resolveTarget(path: string): Promise<Target> {
     if (st.isSocket()) return { kind: "socket", path: p };
     return { kind: "stream", path: p }; // character or block device, FIFO
   }
+}
+
+// ---------------------------------------------------------------------------
+// Nothing the run read is replaced (docs/reliability.md, "Outputs").
+
+/** A file or folder the run reads: an output that resolves to it (or, for a folder, into it) is refused. */
+interface RunInput {
+  /** What it is, for the message (`the cases file`, `the KB folder`). */
+  what: string;
+  /** The path as the user named it. */
+  path: string;
+  /** Its real path (symlinks followed). */
+  real: string;
+  folder: boolean;
+  /** A folder whose every path is the run's (the KB: a new file in it is read by the next run), not only the files in it now. */
+  anythingInside: boolean;
+}
+
+const runInputs: RunInput[] = [];
+/** `dev:ino` of every file the run reads (the files in input folders too): a hardlink to one of them is the same file. */
+const inputInodes = new Map<string, RunInput>();
+/** How many files of an input folder are looked at for hardlinks (a larger folder is still guarded by path). */
+const MAX_FOLDER_FILES = 200_000;
+
+const inodeKey = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
+
+function walkInodes(dir: string, input: RunInput, budget: { left: number }): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    if (budget.left-- <= 0) return;
+    const p = join(dir, name);
+    let st: Stats;
+    try {
+      st = lstatSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) walkInodes(p, input, budget);
+    else if (st.isFile()) inputInodes.set(inodeKey(st), input);
+  }
+}
+
+/**
+ * Declares a file or folder the run reads (cases, cards, the KB folder, a
+ * baseline, a quarantine, a configuration, traces, a module): from now on
+ * an output that resolves to it — by path, through symlinks, or as a
+ * hardlink to the same file (device and inode) — is refused with exit 2,
+ * by the preflight (`checkWritable`, `checkOutputs`) and by the writes
+ * themselves, unless the write is the command's purpose (`inPlace`). For a
+ * folder, each file in it is an input; with `anythingInside` (the KB) so is
+ * every new path in it. A path that does not exist is ignored.
+ */
+export function declareRunInput(path: string, what: string, o: { anythingInside?: boolean } = {}): void {
+  if (path === "" || fdOfPath(path) !== undefined) return;
+  let real: string;
+  let st: Stats;
+  try {
+    real = realpathSync(path);
+    st = statSync(real);
+  } catch {
+    return;
+  }
+  const folder = st.isDirectory();
+  if (!folder && !st.isFile()) return; // a FIFO or a device: nothing it holds can be replaced
+  const input: RunInput = { what, path, real, folder, anythingInside: folder && o.anythingInside === true };
+  runInputs.push(input);
+  if (folder) walkInodes(real, input, { left: MAX_FOLDER_FILES });
+  else inputInodes.set(inodeKey(st), input);
+}
+
+/** Forgets every declared input (tests; a process that runs several commands). */
+export function clearRunInputs(): void {
+  runInputs.length = 0;
+  inputInodes.clear();
+}
+
+/** The real path of `p`, which may not exist yet: its nearest existing ancestor's real path, then the rest. */
+function realPathOfNew(p: string): string {
+  const rest: string[] = [];
+  for (let q = resolve(p); ; q = dirname(q)) {
+    try {
+      return join(realpathSync(q), ...rest.reverse());
+    } catch {
+      if (dirname(q) === q) return resolve(p);
+      rest.push(basename(q));
+    }
+  }
+}
+
+/** The input an output written to the regular file `target` (a final path, symlinks followed) would replace, if any. */
+function inputAt(target: string, stats: Stats | undefined): { input: RunInput; hardlink: boolean } | undefined {
+  if (runInputs.length === 0) return undefined;
+  const real = realPathOfNew(target);
+  for (const input of runInputs) {
+    if (!input.folder) {
+      if (real === input.real) return { input, hardlink: false };
+      continue;
+    }
+    const inside = real.startsWith(input.real.endsWith(sep) ? input.real : input.real + sep);
+    if (inside && (input.anythingInside || stats !== undefined)) return { input, hardlink: false };
+  }
+  const same = stats !== undefined ? inputInodes.get(inodeKey(stats)) : undefined;
+  return same !== undefined ? { input: same, hardlink: true } : undefined;
+}
+
+/**
+ * Refuses (InvalidArgumentError, exit 2, naming `option`) an output at
+ * `path` that leads to a file or folder the run reads (declareRunInput).
+ */
+export function refuseRunInput(path: string, option: string, target: Target): void {
+  if (target.kind !== "file") return;
+  let stats = target.stats;
+  if (stats === undefined)
+    try {
+      stats = statSync(target.path);
+    } catch {
+      stats = undefined;
+    }
+  const found = inputAt(target.path, stats);
+  if (found === undefined) return;
+  const { input, hardlink } = found;
+  const link = hardlink ? "a hard link to " : "";
+  const where = input.folder
+    ? `it is ${hardlink ? "a hard link to a file " : ""}inside ${input.path}, ${input.what} this run reads`
+    : `it is ${link}${input.path === path ? "" : `${input.path}, `}${input.what} this run reads`;
+  throw new InvalidArgumentError(
+    option,
+    `a path that is not an input of the run (${where}; nothing read is replaced)`,
+    path,
+  );
+}
+
+/** How a write relates to the run's inputs: `inPlace` when replacing an input is the command's purpose (`--update-baseline`, `label --merge --into`). */
+export interface WriteIntent {
+  inPlace?: boolean;
 }
 
 async function writeAtomically(target: string, bytes: Buffer, existing: Stats | undefined): Promise<void> {
@@ -292,14 +453,21 @@ export function writeIntoSocket(path: string, bytes: Buffer): Promise<void> {
  * Writes `data` into `path` (see the module comment): a regular file or a
  * new path atomically, a symlink's final target atomically (the link kept),
  * a device, FIFO, socket or `-` / `/dev/stdout` by streaming into it.
- * @throws OutputWriteError (exit 3) when the write fails; InvalidArgumentError (exit 2) for an empty path.
+ * A path that leads to a file the run reads (declareRunInput) is refused
+ * unless `intent.inPlace`.
+ * @throws OutputWriteError (exit 3) when the write fails; InvalidArgumentError (exit 2) for an empty path or a run's input.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  intent: WriteIntent & { option?: string } = {},
+): Promise<void> {
   if (path === "") throw new InvalidArgumentError("path", "a file path", path);
   const bytes = outputBytes(data);
   let target: Target | undefined;
   try {
     target = await resolveTarget(path);
+    if (intent.inPlace !== true) refuseRunInput(path, intent.option ?? "path", target);
     switch (target.kind) {
       case "fd":
         return await writeToDescriptor(target.fd, bytes);
@@ -312,7 +480,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     }
   } catch (e) {
     if (isRetraceError(e)) throw e;
-    throw new OutputWriteError(path, e, target?.path ?? (e as { path?: string } | null)?.path);
+    const where = target?.path ?? (e as { path?: string } | null)?.path;
+    throw new OutputWriteError(path, await realWriteFailure(where ?? path, e), where);
   }
 }
 
@@ -379,6 +548,7 @@ export async function checkAppendable(path: string, option: string): Promise<voi
   } catch {
     return checkWritable(path, option); // says why (a loop, a directory, …)
   }
+  refuseRunInput(path, option, target); // appending to an input changes it as surely as replacing it
   if (target.kind !== "file" || target.stats === undefined) return checkWritable(path, option);
   if (target.stats.isDirectory())
     throw new InvalidArgumentError(option, `a path retrace can append to (${target.path} is a directory)`, path);
@@ -397,7 +567,7 @@ export async function checkAppendable(path: string, option: string): Promise<voi
  * Symlinks are followed (a dangling one to its target path); `-`,
  * `/dev/stdout` and `/dev/fd/N` pass when that descriptor is open.
  */
-export async function checkWritable(path: string, option: string): Promise<void> {
+export async function checkWritable(path: string, option: string, intent: WriteIntent = {}): Promise<void> {
   const refuse = (why: string): never => {
     throw new InvalidArgumentError(option, `a path retrace can write (${why})`, path);
   };
@@ -410,6 +580,7 @@ export async function checkWritable(path: string, option: string): Promise<void>
     if (code === "EISDIR") return refuse(`${(e as NodeJS.ErrnoException).path ?? path} is a directory`);
     return refuse(describeWriteFailure(e));
   }
+  if (intent.inPlace !== true) refuseRunInput(path, option, target);
   const via = target.path !== path && target.kind !== "fd" ? `${target.path}: ` : "";
   switch (target.kind) {
     case "fd":

@@ -278,3 +278,45 @@ export function isRetraceError(e: unknown): e is RetraceErrorLike {
 export function exitCodeOf(e: unknown): 2 | 3 | 70 {
   return isRetraceError(e) ? EXIT_CODE_OF[e.code] : 70;
 }
+
+/**
+ * The message of any thrown value, always a string, never throwing itself
+ * (docs/reliability.md): an `Error`'s (or any object's) `message` when it is
+ * a string; a non-string `message` (`throw {message: 42}`) as JSON; a
+ * string as it is; anything else by `String()`, or, when that throws
+ * (`throw Object.create(null)`), as JSON or its kind (`[object Object]`).
+ */
+export function thrownMessage(e: unknown): string {
+  if (typeof e === "string") return e;
+  if (typeof e === "object" && e !== null) {
+    let message: unknown;
+    try {
+      message = (e as { message?: unknown }).message;
+    } catch {
+      message = undefined; // a throwing getter
+    }
+    if (typeof message === "string") return message;
+    if (message !== undefined && message !== null) return safeString(message);
+    if (!(e instanceof Error) && Object.getPrototypeOf(e) === null)
+      return `a thrown object with no message: ${safeString(e)}`;
+  }
+  return safeString(e);
+}
+
+function safeString(v: unknown): string {
+  try {
+    if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === null) {
+      const json = JSON.stringify(v);
+      if (typeof json === "string") return json;
+    }
+    return String(v);
+  } catch {
+    try {
+      const json = JSON.stringify(v);
+      if (typeof json === "string") return json;
+    } catch {
+      // a cycle, a BigInt, a throwing toJSON: its kind below
+    }
+    return Object.prototype.toString.call(v);
+  }
+}

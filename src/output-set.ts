@@ -34,7 +34,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { chmod, mkdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { fstat } from "node:fs";
+import { chmod, mkdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   checkWritable,
@@ -42,6 +44,8 @@ import {
   outputBytes,
   outputChunks,
   OutputWriteError,
+  realWriteFailure,
+  refuseRunInput,
   resolveTarget,
   writeIntoNode,
   writeIntoSocket,
@@ -52,17 +56,27 @@ import {
 import { InvalidArgumentError, isRetraceError } from "./errors.js";
 import { trackTemporary, untrackTemporary } from "./interrupt.js";
 
+const fstatAsync = promisify(fstat);
+
 /** An output a run was asked to write: the option that named it and the path as given. */
 export interface OutputSpec {
   /** The option as typed (`--report-json`), for messages. */
   option: string;
   path: string;
+  /** Replacing a file the run reads is this output's purpose (`--update-baseline`, `label --merge --into`): not refused (src/atomic.ts `declareRunInput`). */
+  inPlace?: boolean;
 }
 
 /** An output with its content, ready to be written. */
 export interface Output extends OutputSpec {
   /** Text, binary data, or text in pieces (`TextPieces`, src/atomic.ts: a large report, written to its temporary file piece by piece). */
   data: OutputData;
+  /**
+   * Added to the end of the file rather than replacing it (GitHub's step
+   * summary): staged as the file's current content followed by the data,
+   * published with the other files, so a failure leaves it as it was.
+   */
+  append?: boolean;
 }
 
 /**
@@ -74,11 +88,22 @@ export interface Output extends OutputSpec {
  * silently replace the other). Writes nothing (checkWritable's probe file
  * is removed at once).
  */
-export async function checkOutputs(outputs: readonly OutputSpec[]): Promise<void> {
+export async function checkOutputs(outputs: readonly OutputSpec[], o: { stdout?: string } = {}): Promise<void> {
   const files = new Map<string, string>();
+  // Stdout carries one document: a second one there (`--json` and `--out json:-`, or `json:-` and `html:/dev/stdout`) is exit 2.
+  let onStdout = o.stdout;
   for (const o of outputs) {
-    await checkWritable(o.path, o.option);
+    await checkWritable(o.path, o.option, { inPlace: o.inPlace === true }); // also refuses a file the run reads
     const target = await resolveTarget(o.path); // checkWritable resolved it already: cannot fail here but for a race
+    if (await goesToStdout(target)) {
+      if (onStdout !== undefined)
+        throw new InvalidArgumentError(
+          o.option,
+          `a path other than stdout (${onStdout} prints its document there already: stdout carries one)`,
+          o.path,
+        );
+      onStdout = o.option;
+    }
     if (target.kind !== "file") continue; // several options may stream into stdout or one pipe
     const key = resolve(target.path);
     const first = files.get(key);
@@ -89,6 +114,22 @@ export async function checkOutputs(outputs: readonly OutputSpec[]): Promise<void
         o.path,
       );
     files.set(key, o.option);
+  }
+}
+
+/** Whether a write to `target` lands on this process's stdout: `-`, `/dev/stdout`, `/dev/fd/1`, or the very file or pipe stdout is. */
+export async function goesToStdout(target: Target): Promise<boolean> {
+  if (target.kind === "fd") return target.fd === 1 || (await sameAsStdout(`/dev/fd/${target.fd}`));
+  return sameAsStdout(target.path);
+}
+
+async function sameAsStdout(path: string): Promise<boolean> {
+  try {
+    const [out, st] = await Promise.all([fstatAsync(1), stat(path)]);
+    // A pipe or a file (not a terminal or /dev/null, which any number of outputs may share harmlessly).
+    return out.dev === st.dev && out.ino === st.ino && (st.isFIFO() || st.isFile());
+  } catch {
+    return false;
   }
 }
 
@@ -134,6 +175,7 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
       current = { output };
       const target = await resolveTarget(output.path);
       current.target = target.path;
+      if (output.inPlace !== true) refuseRunInput(output.path, output.option, target); // exit 2: nothing the run read is replaced
       if (target.kind !== "file") {
         streams.push({ output, target });
         continue;
@@ -150,7 +192,9 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
       staged.push({ output, target: target.path, tmp });
       trackTemporary(tmp); // an interrupt before the publish removes it (src/interrupt.ts)
       // Piece by piece (one buffer for text and binary data): a large report's whole text never exists at once.
-      await writeFile(tmp, outputChunks(output.data), { flag: "wx" });
+      const chunks = outputChunks(output.data);
+      const before = output.append === true && target.stats !== undefined ? await readFile(target.path) : undefined;
+      await writeFile(tmp, before === undefined ? chunks : [before, ...chunks], { flag: "wx" });
       const existing: Stats | undefined = target.stats;
       if (existing !== undefined) await chmod(tmp, existing.mode & 0o7777);
     }
@@ -164,7 +208,8 @@ export async function writeOutputs(outputs: readonly Output[]): Promise<void> {
   } catch (e) {
     await cleanUp(staged, folders);
     if (isRetraceError(e)) throw e;
-    throw new OutputWriteError(current?.output.path ?? "", e, current?.target ?? (e as { path?: string } | null)?.path);
+    const where = current?.target ?? (e as { path?: string } | null)?.path;
+    throw new OutputWriteError(current?.output.path ?? "", await realWriteFailure(where ?? "", e), where);
   }
   for (let i = 0; i < staged.length; i++) {
     const s = staged[i] as Staged;

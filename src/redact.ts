@@ -5,14 +5,17 @@
  *
  * Two kinds of redaction, both applied by `redactSecrets`:
  * - **known values**: the value of every credential variable of the
- *   environment (`isCredentialVariable`: `OPENAI_API_KEY`,
- *   `CHROMA_AUTH_TOKEN`, … — values of 8 characters or more that are not a
- *   boolean or a number), the tokens of the environment variables retrace
+ *   environment (`isCredentialVariable`: a name part containing KEY, TOKEN,
+ *   SECRET, PASS, PWD, AUTH, CREDENTIAL or WEBHOOK — values of 8 characters
+ *   or more that are not a boolean or a number), of any variable starting
+ *   with a known token prefix (`TOKEN_PREFIXES`), the URL userinfo of any
+ *   variable, the tokens of the environment variables retrace
  *   reads (CHROMA_API_KEY, CHROMA_AUTH_TOKEN), the password of CHROMA_URL, and
  *   every credential this process itself sent (registered by the Chroma
  *   client: a `--store http://user:pass@host` URL's password, `user:pass`
  *   and its base64 as sent in `Authorization: Basic …`, header token
- *   values), each also in its URL-encoded, URL-decoded and JSON-escaped forms;
+ *   values), each also in its URL-encoded, URL-decoded and JSON-escaped
+ *   forms and its base64, base64url and hex forms (`encodedForms`);
  * - **shapes**: the value of an `Authorization` / `Proxy-Authorization`
  *   header with its scheme (`Basic …`, `Bearer …`, …), of `x-chroma-token`,
  *   `x-api-key` and `api-key` headers — in any case, written as text
@@ -23,17 +26,22 @@
  * Everything redacted becomes `***`.
  */
 
+import { thrownMessage } from "./errors.js";
+
 /** What a redacted value is replaced by. */
 export const REDACTED = "***";
 
 /** Values shorter than this are not treated as secrets (they would redact ordinary text). */
 const MIN_SECRET_LENGTH = 3;
 
+/** An encoded form (hex, base64) shorter than this is not redacted: a short credential's hex could be part of any hash. */
+const MIN_ENCODED_LENGTH = 10;
+
 /** A credential variable's value shorter than this is not treated as a secret (docs/reliability.md). */
 export const MIN_ENV_SECRET_LENGTH = 8;
 
-/** The name parts (split on `_`) that make an environment variable a credential. */
-const CREDENTIAL_PARTS: ReadonlySet<string> = new Set(["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH"]);
+/** What a part of a credential variable's name contains (docs/reliability.md): any of these words, in any case. */
+const CREDENTIAL_WORDS: readonly string[] = ["KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CREDENTIAL", "WEBHOOK"];
 /**
  * A last name part that says the variable names something beside the
  * credential, not the credential itself: `SSH_AUTH_SOCK` (a socket path),
@@ -54,20 +62,70 @@ const NOT_A_CREDENTIAL_LAST_PARTS: ReadonlySet<string> = new Set([
   "USER",
   "USERNAME",
 ]);
+/** Whole names that match the rule but hold no credential: the shell's working folders (their value is in every path a report shows). */
+const NOT_A_CREDENTIAL_NAMES: ReadonlySet<string> = new Set(["PWD", "OLDPWD"]);
+
+/**
+ * Tokens whose value alone says it is a credential, whatever the variable's
+ * name (`GH_PAT=github_pat_…`): OpenAI/Anthropic-style `sk-`, GitHub's
+ * `ghp_` `gho_` `ghu_` `ghs_` `ghr_` `github_pat_`, Slack's `xox?-`, AWS
+ * access key ids `AKIA`/`ASIA`, GitLab's `glpat-`, Hugging Face's `hf_`,
+ * npm's `npm_`, PyPI's `pypi-`, Google's `AIza`, Stripe's `sk_live_`
+ * `rk_live_` `sk_test_`, SendGrid's `SG.`, LangSmith's `lsv2_`.
+ */
+export const TOKEN_PREFIXES: readonly string[] = [
+  "sk-",
+  "ghp_",
+  "gho_",
+  "ghu_",
+  "ghs_",
+  "ghr_",
+  "github_pat_",
+  "xoxb-",
+  "xoxp-",
+  "xoxa-",
+  "xoxr-",
+  "xoxs-",
+  "xapp-",
+  "AKIA",
+  "ASIA",
+  "glpat-",
+  "hf_",
+  "npm_",
+  "pypi-",
+  "AIza",
+  "sk_live_",
+  "sk_test_",
+  "rk_live_",
+  "SG.",
+  "lsv2_",
+];
+
+/** The parts of a variable's name: split at `_`, `-` and case changes (`openaiApiKey` → openai, Api, Key), upper-cased. */
+export function nameParts(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .split(/[_-]+/)
+    .filter((p) => p !== "")
+    .map((p) => p.toUpperCase());
+}
 
 /**
  * Whether the environment variable `name` holds a credential
- * (docs/reliability.md, "Credentials never leak"): a whole part of its name,
- * split on `_` and in any case, is KEY, TOKEN, SECRET, PASSWORD, PASSWD or
- * AUTH (`OPENAI_API_KEY`, `CHROMA_AUTH_TOKEN`, `DB_PASSWORD`), and its last
- * part is not one naming a location or a setting beside the credential
- * (`SSH_AUTH_SOCK`, `…_TRANSPORT_HEADER`, `…_KEY_FILE`). Not
- * `TOKENIZERS_PARALLELISM` or `XAUTHORITY` (no whole part matches).
+ * (docs/reliability.md, "Credentials never leak"): its name, split into
+ * parts at `_`, `-` and case changes, has a part containing KEY, TOKEN,
+ * SECRET, PASS, PWD, AUTH, CREDENTIAL or WEBHOOK (`OPENAI_API_KEY`,
+ * `OPENAI_APIKEY`, `DB_PASS`, `SLACK_WEBHOOK_URL`, `openaiApiKey`), unless
+ * its last part names a location or a setting beside the credential
+ * (`SSH_AUTH_SOCK`, `…_TRANSPORT_HEADER`, `…_KEY_FILE`) or it is the
+ * shell's `PWD` / `OLDPWD`.
  */
 export function isCredentialVariable(name: string): boolean {
-  const parts = name.toUpperCase().split("_");
-  if (NOT_A_CREDENTIAL_LAST_PARTS.has(parts[parts.length - 1] ?? "")) return false;
-  return parts.some((p) => CREDENTIAL_PARTS.has(p));
+  if (NOT_A_CREDENTIAL_NAMES.has(name)) return false;
+  const parts = nameParts(name);
+  if (parts.length === 0 || NOT_A_CREDENTIAL_LAST_PARTS.has(parts[parts.length - 1] as string)) return false;
+  return parts.some((p) => CREDENTIAL_WORDS.some((w) => p.includes(w)));
 }
 
 /** Whether a credential variable's value can be a secret: 8 characters or more, and not a boolean or a number (`true`, `0`, `12345678`). */
@@ -78,11 +136,27 @@ function secretLike(value: string): boolean {
   return !/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i.test(v);
 }
 
-/** The values of the credential variables of `env` (isCredentialVariable) that can be secrets (8+ characters, no boolean, no number). */
+/** Whether `value` starts with a known token prefix (TOKEN_PREFIXES) and is 8 characters or more. */
+export function hasTokenPrefix(value: string): boolean {
+  const v = value.trim();
+  return v.length >= MIN_ENV_SECRET_LENGTH && TOKEN_PREFIXES.some((p) => v.startsWith(p));
+}
+
+/**
+ * The secret values of `env`: the value of each credential variable
+ * (isCredentialVariable) that can be a secret (8+ characters, no boolean,
+ * no number), the value of any variable that starts with a known token
+ * prefix (hasTokenPrefix), and the credentials of any variable's URL
+ * userinfo (urlCredentials: `DATABASE_URL=postgres://user:pw@host`).
+ */
 export function credentialValuesOf(env: Record<string, string | undefined>): string[] {
   const out: string[] = [];
-  for (const [name, value] of Object.entries(env))
-    if (value !== undefined && isCredentialVariable(name) && secretLike(value)) out.push(value);
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if ((isCredentialVariable(name) && secretLike(value)) || hasTokenPrefix(value)) out.push(value);
+    if (value.includes("@") && value.includes("://"))
+      out.push(...urlCredentials(value).filter((c) => c.length >= MIN_ENV_SECRET_LENGTH));
+  }
   return out;
 }
 
@@ -187,14 +261,44 @@ export function secretsOf(env: Record<string, string | undefined> = process.env)
     ...urlCredentials(env.CHROMA_URL),
     ...registered,
   ];
+  const key = base.join("\u0000");
+  if (cachedSecrets !== undefined && cachedSecrets.key === key) return cachedSecrets.secrets;
   const out = new Set<string>();
   for (const s of base) {
     if (s === undefined || s.length < MIN_SECRET_LENGTH) continue;
-    out.add(s);
-    out.add(encodeURIComponent(s));
-    out.add(JSON.stringify(s).slice(1, -1));
+    for (const form of [s, encodeURIComponent(s), JSON.stringify(s).slice(1, -1)]) out.add(form);
+    for (const form of encodedForms(s)) if (form.length >= MIN_ENCODED_LENGTH) out.add(form);
   }
-  return [...out].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  const secrets = [...out].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  cachedSecrets = { key, secrets };
+  return secrets;
+}
+
+/** The last secrets computed, by the values they came from (the forms are the costly part). */
+let cachedSecrets: { key: string; secrets: string[] } | undefined;
+
+/**
+ * A secret's base64, base64url and hex forms (docs/reliability.md): hex in
+ * lower and upper case; base64 and base64url at each of the three byte
+ * alignments it can have inside a longer encoded text (`Basic
+ * base64(user:secret)`, a base64 body), each without the characters it
+ * shares with the bytes around it (at most one at either end), so the form
+ * matches wherever the secret's bytes were encoded.
+ */
+export function encodedForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  const forms = [bytes.toString("hex"), bytes.toString("hex").toUpperCase()];
+  for (let k = 0; k < 3; k++) {
+    const b64 = Buffer.concat([Buffer.alloc(k), bytes])
+      .toString("base64")
+      .replace(/=+$/, "");
+    // Characters 0..⌈8k/6⌉-1 carry the k filler bytes (in part); the last one, when the bytes end mid-group, carries what follows.
+    const start = Math.ceil((8 * k) / 6);
+    const end = (k + bytes.length) % 3 === 0 ? b64.length : b64.length - 1;
+    const core = b64.slice(start, end);
+    forms.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return forms;
 }
 
 // The value of a credential header: stops at whitespace, quotes, a backslash (escaped quote) and JSON/list punctuation.
@@ -248,7 +352,8 @@ export function secretRedactor(env: Record<string, string | undefined> = process
 }
 
 function redactKnown(text: string, secrets: readonly string[]): string {
-  let t = text;
+  // A value that is not a string (an error's `message: 42` from a user's graph): its text, redacted (docs/reliability.md).
+  let t = typeof text === "string" ? text : thrownMessage(text);
   for (const s of secrets) if (t.includes(s)) t = t.split(s).join(REDACTED);
   // Each pattern only where the word it cannot match without is in the text (one scan for all of them first): a report of 500 MB mostly has none of them.
   if (!MAY_ANY.test(t)) return t;

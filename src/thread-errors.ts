@@ -7,7 +7,7 @@
  * `label --merge`'s, src/app/label-files.ts). Importable from every layer.
  */
 import * as errors from "./errors.js";
-import { RETRACE_ERROR_MARKER } from "./errors.js";
+import { RETRACE_ERROR_MARKER, thrownMessage } from "./errors.js";
 
 /** An error as it crosses a thread boundary. */
 export interface SerializedError {
@@ -21,7 +21,7 @@ export interface SerializedError {
 }
 
 export function serializeError(e: unknown, depth = 0): SerializedError {
-  if (!(e instanceof Error)) return { name: "Error", message: String(e), fields: {} };
+  if (!(e instanceof Error)) return { name: "Error", message: thrownMessage(e), fields: {} };
   const cause = e.cause !== undefined && depth < 4 ? { cause: serializeError(e.cause, depth + 1) } : {};
   let fields: Record<string, unknown>;
   try {

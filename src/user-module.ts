@@ -20,7 +20,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { didYouMeanFile } from "./edit-distance.js";
-import { GraphInputError } from "./errors.js";
+import { GraphInputError, thrownMessage } from "./errors.js";
 import { missingPeerError } from "./peers.js";
 
 /**
@@ -77,7 +77,7 @@ export function userFrame(e: unknown, cwd: string = process.cwd()): string | und
 
 /** The message of what a user module threw, with where in the user's code: `boom (at graph.ts:12:7)`. */
 export function userErrorMessage(e: unknown, cwd: string = process.cwd()): string {
-  const message = (e as Error)?.message ?? String(e);
+  const message = thrownMessage(e);
   const at = userFrame(e, cwd);
   return at === undefined ? message : `${message} (at ${at})`;
 }

@@ -171,16 +171,28 @@ describe("checkOutputs", () => {
     return (e as Error).message;
   };
 
-  it("accepts new paths, existing files, stdout twice, and writes nothing", async () => {
+  it("accepts new paths, existing files, stdout once, and writes nothing", async () => {
     const d = at("check-ok");
     await mkdir(d);
     await checkOutputs([
       { option: "--out", path: path.join(d, "new", "r.md") },
       { option: "--report-json", path: "-" },
-      { option: "--junit", path: "/dev/stdout" },
     ]);
     expect(await tree(d)).toEqual([]);
     expect(await exists(path.join(d, "new"))).toBe(false);
+  });
+
+  it("refuses a second document on stdout (issue 49): `-` and /dev/stdout, or stdout already taken by --json", async () => {
+    const two = await checkOutputs([
+      { option: "--report-json", path: "-" },
+      { option: "--junit", path: "/dev/stdout" },
+    ]).catch((e: unknown) => e as Error);
+    expect(two).toBeInstanceOf(Error);
+    expect((two as Error).message).toContain("`--junit` to be a path other than stdout");
+    const taken = await checkOutputs([{ option: "--out json:", path: "-" }], { stdout: "--json" }).catch(
+      (e: unknown) => e as Error,
+    );
+    expect((taken as Error).message).toContain("--json prints its document there already");
   });
 
   it("refuses a directory, a path under a file and an empty path, naming the option and the path", async () => {

@@ -103,12 +103,10 @@ describe("credential variables of the environment", () => {
       expect(isCredentialVariable(name), name).toBe(true);
   });
 
-  it("not a part inside a word (TOKENIZERS_PARALLELISM, XAUTHORITY, MONKEY), nor a variable naming a socket, file or header beside it", () => {
+  it("not a variable naming a socket, file or header beside it, nor the shell's PWD", () => {
     for (const name of [
-      "TOKENIZERS_PARALLELISM",
-      "XAUTHORITY",
-      "MONKEY_BUSINESS",
-      "KEYBOARD",
+      "PWD",
+      "OLDPWD",
       "SSH_AUTH_SOCK",
       "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER",
       "GOOGLE_API_KEY_FILE",
@@ -133,9 +131,11 @@ describe("credential variables of the environment", () => {
   });
 
   it("redactSecrets removes a provider key from third-party error text, also JSON-escaped and URL-encoded", () => {
-    const env = { OPENAI_API_KEY: 'sk-proj-a/b+c"d9', TOKENIZERS_PARALLELISM: "false-ish-value" };
-    const text = `401 Incorrect API key provided: sk-proj-a/b+c"d9. ${JSON.stringify({ key: 'sk-proj-a/b+c"d9' })} ?k=${encodeURIComponent('sk-proj-a/b+c"d9')} false-ish-value`;
-    expect(redactSecrets(text, env)).toBe('401 Incorrect API key provided: ***. {"key":"***"} ?k=*** false-ish-value');
+    const env = { OPENAI_API_KEY: 'sk-proj-a/b+c"d9', TOKENIZERS_PARALLELISM: "false", HOME: "/home/someone" };
+    const text = `401 Incorrect API key provided: sk-proj-a/b+c"d9. ${JSON.stringify({ key: 'sk-proj-a/b+c"d9' })} ?k=${encodeURIComponent('sk-proj-a/b+c"d9')} false /home/someone`;
+    expect(redactSecrets(text, env)).toBe(
+      '401 Incorrect API key provided: ***. {"key":"***"} ?k=*** false /home/someone',
+    );
   });
 });
 
@@ -194,5 +194,72 @@ describe("credential shapes, without knowing the value", () => {
     const prose =
       "Authorization: how do I reset it? Basic plan, Bearer token, api keys, http://host:8000/x, email bob@example.com";
     expect(r(prose)).toBe(prose);
+  });
+});
+
+describe("redaction by value (issue 49)", () => {
+  it("a name part containing KEY, TOKEN, SECRET, PASS, PWD, AUTH, CREDENTIAL or WEBHOOK, split at _, - and case changes", () => {
+    for (const name of [
+      "OPENAI_APIKEY",
+      "DB_PASS",
+      "SLACK_WEBHOOK_URL",
+      "MYSQL_PWD",
+      "openaiApiKey",
+      "azure-credentials",
+      "GoogleCredential",
+      "X_AUTHKEY",
+      "TOKENIZERS_PARALLELISM",
+    ])
+      expect(isCredentialVariable(name), name).toBe(true);
+    for (const name of ["HOME", "PATH", "GH_PAT", "LANG", "TERM"]) expect(isCredentialVariable(name), name).toBe(false);
+  });
+
+  it("the variables the rule missed, by name or by a known token prefix, are redacted; numbers and booleans are not", () => {
+    const env = {
+      GH_PAT: "github_pat_11ABCDEFG0123456789_abcdefXYZ",
+      DB_PASS: "correct-horse-battery",
+      OPENAI_APIKEY: "sk-live-0123456789abcdef",
+      SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX",
+      SOMETHING: "xoxb-1234-5678-abcdefgh",
+      AWS_ID: "AKIAIOSFODNN7EXAMPLE",
+      DATABASE_URL: "postgres://admin:s3cr3t-pw-42@db:5432/x",
+      MAX_TOKENS: "12345678",
+      USE_AUTH: "true",
+    };
+    const text = Object.values(env).join(" | ");
+    const out = redactSecrets(`${text} | s3cr3t-pw-42`, env);
+    for (const [name, v] of Object.entries(env)) {
+      if (name === "MAX_TOKENS" || name === "USE_AUTH") expect(out).toContain(v);
+      else if (name !== "DATABASE_URL") expect(out, name).not.toContain(v);
+    }
+    expect(out).not.toContain("s3cr3t-pw-42");
+  });
+
+  it("each value's base64 (any alignment), base64url and hex forms, padded or not", () => {
+    const key = "sk-proj-Zz9/+?>~abcdef0123";
+    const env = { OPENAI_API_KEY: key, CHROMA_AUTH_TOKEN: "tok-!?~>secret-9" };
+    const b = Buffer.from(key);
+    const forms = [
+      b.toString("base64"),
+      b.toString("base64url"),
+      b.toString("hex"),
+      b.toString("hex").toUpperCase(),
+      Buffer.from(`x${key}`).toString("base64"),
+      Buffer.from(`xy${key}`).toString("base64url"),
+      Buffer.from(`Bearer ${key}`).toString("base64"),
+      Buffer.from("tok-!?~>secret-9").toString("base64"),
+      Buffer.from("tok-!?~>secret-9").toString("hex"),
+    ];
+    const out = redactSecrets(forms.join("\n"), env);
+    for (const line of out.split("\n")) expect(line).toContain("***");
+    // What stays of an encoded form is at most the characters it shares with its neighbours.
+    for (const line of out.split("\n"))
+      expect(line.replace("***", "").replace(/=+$/, "").length).toBeLessThanOrEqual(11);
+  });
+
+  it("a value that is not a string (a thrown {message: 42}) is redacted as its text, never throws", () => {
+    const env = { OPENAI_API_KEY: "sk-abcdefgh12345" };
+    expect(redactSecrets(42 as unknown as string, env)).toBe("42");
+    expect(secretRedactor(env)({ toString: () => "sk-abcdefgh12345" } as unknown as string)).toBe("***");
   });
 });

@@ -84,7 +84,7 @@ import type { ModuleSource, ParsedConfigurable, SweptTurns } from "./sweep-sourc
 import { evaluate, type EvalOutcome } from "./evaluate.js";
 import { isolatedGraphSweep, isolationLimits, type GraphWorkerInit } from "./graph-isolation.js";
 export type { ParsedConfigurable } from "./sweep-source.js";
-import { parseJsonOrThrow } from "../kb/json.js";
+import { MAX_JSON_DEPTH, parseJsonOrThrow, TOO_DEEP, tooDeepAt, valueTooDeep } from "../kb/json.js";
 
 /** How a graph of your own is loaded, driven and read (`eval --graph`, `trace --graph`). */
 export interface ExternalGraphOptions {
@@ -278,6 +278,13 @@ export async function parseConfigurable(given: string | Record<string, unknown>)
       } catch (e) {
         throw new InvalidArgumentError("--configurable", `${CONFIGURABLE_EXPECTED} (${(e as Error).message})`, given);
       }
+      const deep = tooDeepAt(text);
+      if (deep >= 0)
+        throw new InvalidArgumentError(
+          "--configurable",
+          `${CONFIGURABLE_EXPECTED} (${TOO_DEEP}, at column ${deep + 1})`,
+          `${text.slice(0, 20)}…`,
+        );
     } else {
       if (!existsSync(given)) throw new InvalidArgumentError("--configurable", CONFIGURABLE_EXPECTED, given);
       value = parseJsonOrThrow(await readTextFileOrThrow(given), {
@@ -293,6 +300,13 @@ export async function parseConfigurable(given: string | Record<string, unknown>)
       Array.isArray(value) ? "an array" : value === null ? "null" : typeof value,
     );
   const obj = value as Record<string, unknown>;
+  // Hashed and sent to the graph by code that recurses: deeper than any JSON retrace reads is exit 2 (src/kb/json.ts).
+  if (valueTooDeep(obj))
+    throw new InvalidArgumentError(
+      "--configurable",
+      `${CONFIGURABLE_EXPECTED}, with at most ${MAX_JSON_DEPTH} levels of nesting`,
+      `an object nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   if ("thread_id" in obj)
     log.warn(
       "--configurable: its thread_id is replaced by retrace's own (one thread per case, so each case's turns share their history)",

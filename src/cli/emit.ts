@@ -16,7 +16,8 @@ import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/
 import { reportJSONPieces } from "../eval/report/render/json.js";
 import type { OutputData } from "../atomic.js";
 import type { Report } from "../eval/report/types.js";
-import { checkOutputs, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
+import { checkOutputs, goesToStdout, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
+import { resolveTarget } from "../atomic.js";
 import { out, outputWidth, outText, useColor } from "./io.js";
 
 /** The output options: `--json`, and the files of `--out [FORMAT:]FILE` (markdown, junit, json, html; pr-comment), each in its attribute. */
@@ -54,7 +55,8 @@ export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): Outp
     const file = o[key];
     if (file !== undefined) files.push({ option, path: file });
   }
-  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile });
+  // The baseline may be the one this run read: writing it is the purpose of --update-baseline.
+  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile, inPlace: true });
   return files;
 }
 
@@ -65,7 +67,14 @@ export function checkReportOutputs(
   extra: readonly OutputSpec[] = [],
 ): Promise<void> {
   const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--out pr-comment:", path: o.prComment }] : [];
-  return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment]);
+  return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment], {
+    ...(o.json === true ? { stdout: "--json" } : {}),
+  });
+}
+
+async function anyToStdout(files: readonly Output[]): Promise<boolean> {
+  for (const f of files) if (await resolveTarget(f.path).then(goesToStdout, () => false)) return true;
+  return false;
 }
 
 /**
@@ -86,9 +95,15 @@ export async function emitReport(
     if (file !== undefined) files.push({ option, path: file, data: render(report, file) });
   }
   if (baselineFile !== undefined)
-    files.push({ option: BASELINE_OPTION, path: baselineFile, data: baselineToJSON(baselineFromReport(report)) });
+    files.push({
+      option: BASELINE_OPTION,
+      path: baselineFile,
+      data: baselineToJSON(baselineFromReport(report)),
+      inPlace: true,
+    });
   files.push(...extra); // e.g. `eval --traces`' write-back files (src/app/traces-eval.ts)
   await writeOutputs(files);
   if (o.json === true) out(reportToJSON(report));
-  else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
+  // The table only when no output took stdout (`--out json:-`): stdout carries one document.
+  else if (!(await anyToStdout(files))) outText(renderTable(report, { color: useColor(), width: outputWidth() }));
 }

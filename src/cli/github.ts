@@ -20,9 +20,9 @@
  * same file), the step summary can be appended to, and with GitHub output on,
  * the cases file the annotations point into is read.
  */
-import { appendFile } from "node:fs/promises";
 import path from "node:path";
-import { checkAppendable, checkWritable, outputBytes, writeFileAtomic } from "../atomic.js";
+import { checkAppendable, checkWritable } from "../atomic.js";
+import type { Output } from "../output-set.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import { annotationLines } from "../eval/gate/github.js";
 import { renderPrComment } from "../eval/gate/pr-comment.js";
@@ -57,7 +57,15 @@ export function annotationPath(file: string, env: NodeJS.ProcessEnv = process.en
 
 /** The GitHub outputs of one command, prepared before its run. */
 export interface GithubEmitter {
-  emit(report: Report, baseline: { file: string; data: Baseline } | null, seed: number, title: string): Promise<void>;
+  /**
+   * The files of the finished run — the PR comment, the step summary
+   * (appended) — to write in the run's output set with its other files
+   * (src/output-set.ts): all published or none, so a full disk under the
+   * step summary is exit 3 with no report published.
+   */
+  files(report: Report, baseline: { file: string; data: Baseline } | null, seed: number, title: string): Output[];
+  /** The workflow commands (annotations), once the files are written. */
+  emit(report: Report): Promise<void>;
 }
 
 /** Checks the options and reads the case lines (GitHub output on) before the run: exit 2 on a bad path or cases file. */
@@ -72,16 +80,23 @@ export async function prepareGithub(
   if (on && summary !== undefined && summary !== "") await checkAppendable(summary, "GITHUB_STEP_SUMMARY");
   const index: CaseIndex | null = on ? await readCaseIndex(casesFile) : null;
   return {
-    async emit(report, baseline, seed, title) {
+    files(report, baseline, seed, title) {
+      const files: Output[] = [];
       const comment = () => renderPrComment(report, { reference: baseline, seed, title });
-      if (o.prComment !== undefined) await writeFileAtomic(o.prComment, comment());
-      if (!on || index === null) return;
-      if (summary !== undefined && summary !== "") {
+      if (o.prComment !== undefined) files.push({ option: "--out pr-comment:", path: o.prComment, data: comment() });
+      if (on && index !== null && summary !== undefined && summary !== "") {
         let text = renderMarkdown(report);
         if (Buffer.byteLength(text) > STEP_SUMMARY_LIMIT - 1024)
           text = `${comment()}\n> The full markdown report (${Buffer.byteLength(text)} bytes) is over GitHub's 1 MiB step-summary limit: write it with --out FILE.md or --out FILE.html and upload it as an artifact.\n`;
-        await appendFile(summary, outputBytes(`${text}\n`)); // secrets redacted, as in every file (docs/reliability.md)
-      } else log.info("GitHub output: GITHUB_STEP_SUMMARY is not set, so no step summary was written");
+        // Appended, secrets redacted as in every file (docs/reliability.md).
+        files.push({ option: "GITHUB_STEP_SUMMARY", path: summary, data: `${text}\n`, append: true });
+      }
+      return files;
+    },
+    async emit(report) {
+      if (!on || index === null) return;
+      if (summary === undefined || summary === "")
+        log.info("GitHub output: GITHUB_STEP_SUMMARY is not set, so no step summary was written");
       const lines = annotationLines(report, { casesFile: annotationPath(casesFile, env), index });
       if (lines.length > 0) (o.json === true ? err : out)(lines.join("\n"));
     },

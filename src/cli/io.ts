@@ -3,7 +3,7 @@
  * exit codes (docs/gates-and-exit-codes.md). The option parsers are in ./options.ts.
  */
 import { escapeControlChars } from "../control-chars.js";
-import { exitCodeOf, InvalidArgumentError, isRetraceError } from "../errors.js";
+import { exitCodeOf, InvalidArgumentError, isRetraceError, thrownMessage } from "../errors.js";
 import { fitText } from "../eval/report/render/wrap.js";
 import { verboseRequested } from "../log.js";
 import { redactSecrets } from "../redact.js";
@@ -29,7 +29,7 @@ export function reportError(e: unknown): number {
     if (verbose()) err(stackOf(e));
     return exitCodeOf(e);
   }
-  err(`retrace: internal error: ${e instanceof Error ? e.message : String(e)}
+  err(`retrace: internal error: ${thrownMessage(e)}
 ${stackOf(e)}
 ${REPORT_HINT}`);
   return EXIT.internal;

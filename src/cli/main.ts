@@ -12,6 +12,7 @@
  * `retrace --help` lists the commands from the table below without loading
  * any of them (test/cli/lazy-imports.test.ts checks which modules load).
  */
+import { declareCommandInputs } from "./inputs.js";
 import { Command, CommanderError } from "commander";
 import { editDistance } from "../edit-distance.js";
 import { err, errText, EXIT, reportError, resolveWidth, setOutputWidth, WIDTH_ENV } from "./io.js";
@@ -123,6 +124,8 @@ function baseProgram(): Command {
     .exitOverride();
   // The width is fixed before any command runs (an invalid RETRACE_WIDTH is exit 2 before anything starts).
   program.hook("preAction", () => setOutputWidth(resolveWidth(program.opts<{ width?: number }>().width)));
+  // What the command reads, so no output replaces it (src/cli/inputs.ts; exit 2 before anything starts).
+  program.hook("preAction", (_program, action) => declareCommandInputs(action));
   // A misspelt command: commander's own suggestion misses longer slips (`evaluate` is 4 edits from `eval`).
   program.on("command:*", (operands: string[]) => {
     const word = operands[0] ?? "";

@@ -24,6 +24,58 @@ export interface JsonSource {
   expected: string;
 }
 
+/**
+ * The deepest nesting of arrays and objects retrace reads (docs/reliability.md):
+ * deeper JSON is exit 2 naming file, line and column — never a stack
+ * overflow in the code that reads the value (or in this file's scanner).
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** The reason given for JSON nested deeper than MAX_JSON_DEPTH. */
+export const TOO_DEEP = `nested too deeply (more than ${MAX_JSON_DEPTH} levels of arrays and objects)`;
+
+/**
+ * The offset of the first `[` or `{` of `text` that opens level
+ * MAX_JSON_DEPTH + 1 (outside strings), or -1 when none does: one pass, no
+ * recursion.
+ */
+export function tooDeepAt(text: string): number {
+  if (text.length <= MAX_JSON_DEPTH) return -1;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
+/**
+ * Whether the value `v` nests arrays and objects deeper than
+ * MAX_JSON_DEPTH (a `run.configurable` given as an object): iterative, so
+ * any depth is measured without overflowing the stack. Shared values are
+ * visited once; a cycle counts as too deep.
+ */
+export function valueTooDeep(v: unknown): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value: v, depth: 0 }];
+  const open = new Set<unknown>();
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof value !== "object" || value === null) continue;
+    if (depth >= MAX_JSON_DEPTH || open.has(value)) return true;
+    open.add(value);
+    for (const child of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>))
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
 /** The first syntax error of `text` as JSON: its offset (UTF-16 code units) and what was wrong; null when `text` is valid JSON. */
 export function findJsonSyntaxError(text: string): { offset: number; reason: string } | null {
   let i = 0;
@@ -91,7 +143,7 @@ export function findJsonSyntaxError(text: string): { offset: number; reason: str
     }
   };
   const value = (depth: number): void => {
-    if (depth > 10_000) fail("nested too deeply");
+    if (depth >= MAX_JSON_DEPTH) fail(TOO_DEEP); // bounded recursion: never a stack overflow
     ws();
     const c = text[i];
     if (c === "{") {
@@ -180,11 +232,21 @@ export function jsonSyntaxIssue(text: string, error: unknown, source: JsonSource
 
 /** `text` parsed as JSON, or the issue naming file, line and column of its first syntax error. */
 export function parseJsonOrIssue(text: string, source: JsonSource): { value: unknown } | { issue: DataIssue } {
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) as unknown };
+    value = JSON.parse(text);
   } catch (e) {
     return { issue: jsonSyntaxIssue(text, e, source) };
   }
+  // Valid but deeper than anything retrace reads: refused where it goes too deep (every reader of the value recurses).
+  const deep = typeof value === "object" && value !== null ? tooDeepAt(text) : -1;
+  if (deep >= 0) {
+    const { line, column } = lineColumnOf(text, deep);
+    return {
+      issue: { file: source.file, line: (source.line ?? 1) + line - 1, column, message: `${TOO_DEEP}; expected ${source.expected}` },
+    };
+  }
+  return { value };
 }
 
 /** `text` parsed as JSON. @throws DataValidationError (exit 2) naming file, line and column of its first syntax error. */

@@ -130,7 +130,15 @@ function GradesSchema(what: string) {
     .int({ message: `a ${what}: an integer 0 to ${MAX_GRADE}` })
     .min(0, { message: `a ${what}: an integer 0 to ${MAX_GRADE}` })
     .max(MAX_GRADE, { message: `a ${what}: an integer 0 to ${MAX_GRADE}` });
-  return z.record(expecting("a card id"), grade, { message: `an object mapping card ids to a ${what} (0 to ${MAX_GRADE})` });
+  const record = z.record(expecting("a card id"), grade, { message: `an object mapping card ids to a ${what} (0 to ${MAX_GRADE})` });
+  // `__proto__` as a key would be dropped by the record (it sets the prototype): refused here, as any id naming no card is later.
+  return z
+    .unknown()
+    .superRefine((v, ctx) => {
+      if (typeof v === "object" && v !== null && Object.hasOwn(v, "__proto__"))
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["__proto__"], message: `a card id ("__proto__" names no card)` });
+    })
+    .pipe(record);
 }
 
 /** A list of distinct card ids. */

@@ -23,6 +23,7 @@ import net from "node:net";
 import type { ChromaClient } from "chromadb";
 import { InvalidArgumentError, ServiceUnavailableError } from "../errors.js";
 import { redactSecrets } from "../redact.js";
+import { notAChromaAnswer } from "./chroma-answers.js";
 
 export { redactSecrets, redactUrl, secretsOf } from "../redact.js";
 
@@ -107,8 +108,23 @@ export function faultAwareFetch(displayUrl: string, timeoutMs: number, inner: Fe
       const res = await inner(new Request(input, { signal: AbortSignal.any([input.signal, timer]) }));
       // Read the body within the deadline too (a server may send headers and stall).
       const bytes = await res.arrayBuffer();
+      if (res.ok) {
+        // Every answer is checked before chromadb reads it (./chroma-answers.ts): exit 3 naming the store and what was wrong.
+        const wrong = notAChromaAnswer(
+          input.method,
+          new URL(input.url).pathname,
+          new Uint8Array(bytes),
+          res.headers.get("content-type"),
+        );
+        if (wrong !== undefined)
+          throw new ChromaRequestFailure(
+            displayUrl,
+            `answered ${what} with something that is not a Chroma answer: ${redactSecrets(wrong)} (is ${displayUrl} a Chroma server?)`,
+          );
+      }
       return new Response(bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (e) {
+      if (e instanceof ChromaRequestFailure) throw e;
       if (timer.aborted) {
         throw new ChromaRequestFailure(
           displayUrl,

@@ -26,7 +26,7 @@
  *     which covers a parent killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import os from "node:os";
@@ -293,7 +293,8 @@ function saveStartLog(output: string, dataDir: string): string | undefined {
       writeFileSync(file, redactSecrets(output)); // the server's output may echo a token (docs/reliability.md)
       return file;
     } catch {
-      // try the next place
+      // A full disk leaves the file created but empty: no 0-byte log behind; try the next place.
+      rmSync(file, { force: true });
     }
   }
   return undefined;
@@ -316,10 +317,19 @@ function startFailure(
   const said = found !== undefined && found.line !== found.cause ? `Server said: ${found.line}\n` : "";
   const where =
     output.trim() === "" ? "Server output: (none)\n" : logFile !== undefined ? `Full server output: ${logFile}\n` : "";
+  const told = `${found?.cause ?? ""} ${message}`;
+  const elsewhere =
+    "or run with `--store memory` (no server), or `--store URL` (or CHROMA_URL) pointing at a running Chroma server.";
+  // The advice follows the cause: a full or read-only data dir is not helped by freeing a port.
   const todo = damaged
     ? `What to do: the Chroma database ${path.join(dataDir, "chroma.sqlite3")} is damaged; restore the data dir from a backup, or move ${dataDir} aside and run \`retrace ingest\` again (it rebuilds retrace's collections).`
-    : "What to do: free the port or omit --port, or run with `--store memory` (no server), " +
-      "or `--store URL` (or CHROMA_URL) pointing at a running Chroma server.";
+    : /no space|ENOSPC|disk (is )?full|quota/i.test(told)
+      ? `What to do: the file system of ${dataDir} is full; free space there, or give --data-dir a folder on another file system, ${elsewhere}`
+      : /read-only|EROFS/i.test(told)
+        ? `What to do: ${dataDir} is on a read-only file system; give --data-dir a writable folder, ${elsewhere}`
+        : /permission denied|EACCES|EPERM/i.test(told)
+          ? `What to do: retrace may not write ${dataDir}; give --data-dir a folder you can write, ${elsewhere}`
+          : `What to do: free the port or omit --port, ${elsewhere}`;
   return new ServiceUnavailableError(
     "chroma",
     `Could not start a local Chroma server (data dir ${dataDir}): ${first}.\n${said}${where}${todo}`,

@@ -10,6 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import { gunzipSync } from "node:zlib";
 import http from "node:http";
 import type net from "node:net";
 import path from "node:path";
@@ -280,4 +281,70 @@ describe("a model provider's error text carries no credential variable's value",
       for (const f of files.filter((x) => existsSync(x))) expect(await readFile(f, "utf8"), f).not.toContain(KEY);
     });
   }
+});
+
+describe("redaction by value (issue 49): names the old rule missed, token prefixes, encodings, every stream and file", () => {
+  it("eval --graph that throws GH_PAT, DB_PASS, OPENAI_APIKEY, SLACK_WEBHOOK_URL and the base64/hex of a key: in no stream or file, HTML data and step summary included", async () => {
+    const env = {
+      GH_PAT: "github_pat_11AAAAAAA0abcdefghijKLMNOP",
+      DB_PASS: "correct-horse-battery-9",
+      OPENAI_APIKEY: "sk-apikey-Zq81mN0pLr",
+      SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T0001/B0002/wEbHoOkSeCrEt42",
+      OPENAI_API_KEY: "sk-proj-base64Me-7731x",
+      CHROMA_AUTH_TOKEN: "chroma-tok-hexme-5521",
+    };
+    const graph = path.join(out.dir, "leaky-49.mjs");
+    await writeFile(
+      graph,
+      `const e = process.env;
+const b64 = (s) => Buffer.from(s).toString("base64");
+const hex = (s) => Buffer.from(s).toString("hex");
+export const graph = {
+  channels: { messages: {} }, nodes: {}, checkpointer: false, async *stream() {},
+  async invoke() {
+    throw new Error("500 body: " + [e.GH_PAT, e.DB_PASS, e.OPENAI_APIKEY, e.SLACK_WEBHOOK_URL, b64(e.OPENAI_API_KEY), b64(e.CHROMA_AUTH_TOKEN), hex(e.CHROMA_AUTH_TOKEN)].join(" | "));
+  },
+};
+`,
+    );
+    const files = ["r49.json", "r49.md", "r49.xml", "r49.html"].map((f) => path.join(out.dir, f));
+    const summary = path.join(out.dir, "summary49.md");
+    const r = await runCli(
+      [
+        "eval",
+        "--graph",
+        graph,
+        "--kb",
+        MINI_KB,
+        "--out",
+        `json:${files[0]!}`,
+        "--out",
+        files[1]!,
+        "--out",
+        `junit:${files[2]!}`,
+        "--out",
+        `html:${files[3]!}`,
+        "--verbose",
+      ],
+      { env: { ...cleanEnv, ...env, GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary }, timeoutMs: 60_000 },
+    );
+    expect(r.exitCode, r.stderr).toBe(1); // every turn threw: the gate fails, the files are written
+    const forms = Object.values(env).flatMap((v) => [
+      v,
+      Buffer.from(v).toString("base64").replace(/=+$/, "").slice(0, -1),
+    ]);
+    forms.push(Buffer.from(env.CHROMA_AUTH_TOKEN).toString("hex"));
+    const html = await readFile(files[3]!, "utf8");
+    const data = /<script[^>]*id="retrace-data"[^>]*>([^<]+)</.exec(html)?.[1];
+    expect(data, "the page's embedded data").toBeDefined();
+    const texts: [string, string][] = [
+      ["stdout", r.stdout],
+      ["stderr", r.stderr],
+      ["summary", await readFile(summary, "utf8")],
+      ...(await Promise.all(files.map(async (f) => [f, await readFile(f, "utf8")] as [string, string]))),
+    ];
+    texts.push(["html data", gunzipSync(Buffer.from(data!.trim(), "base64")).toString("utf8")]);
+    for (const [where, text] of texts) for (const s of forms) expect(text, `${where}: ${s}`).not.toContain(s);
+    expect(await readFile(files[0]!, "utf8")).toContain("500 body: ***");
+  });
 });

@@ -18,9 +18,9 @@ import { action, err, out } from "../io.js";
 import { addMaxCardBytesOption, intOption, positiveIntOption, probabilityOption, seedOption } from "../options.js";
 
 /** Writes the cases text to `file`, or stdout without one. */
-async function emit(text: string, file: string | undefined): Promise<void> {
+async function emit(text: string, file: string | undefined, option = "--out", inPlace = false): Promise<void> {
   if (file === undefined || file === "-") out(text.endsWith("\n") ? text.slice(0, -1) : text);
-  else await writeFileAtomic(file, text);
+  else await writeFileAtomic(file, text, { option, inPlace });
 }
 
 /** Whether two paths name one file (the same device and inode; false when either does not exist). */
@@ -46,9 +46,12 @@ export async function importCommand(file: string, o: ImportOptions & { out?: str
         `a file other than the conversations being imported (writing the cases to ${file} would replace them)`,
         path,
       );
-  if (target !== undefined && target !== "-") await checkWritable(target, o.out !== undefined ? "--out" : "--into");
+  const option = o.out !== undefined ? "--out" : "--into";
+  // `--into` adds to the cases file it reads: its purpose (docs/synthetic-cases.md); `--out` replaces no input.
+  const inPlace = o.out === undefined;
+  if (target !== undefined && target !== "-") await checkWritable(target, option, { inPlace });
   const r = await importCases(file, o);
-  await emit(r.text, target);
+  await emit(r.text, target, option, inPlace);
   const c = r.counts;
   err(
     `Imported ${r.cases.length} conversation${r.cases.length === 1 ? "" : "s"} (${c.turns} turns to label) from ${file}` +

@@ -57,14 +57,16 @@ export async function runEvalAction(o: EvalCommandOptions & GraphCommandOptions)
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
   // The write-back files join the report's output set: all written or none (src/app/traces-eval.ts).
   const extra = recorded !== undefined ? writeBackOutputs(report, recorded, o) : [];
-  await emitReport(report, o, baselineFile, extra); // the files (and baseline) together, then stdout
   const source = kind === "traces" ? ` --traces ${o.traces}` : kind === "graph" ? ` --graph ${o.graph}` : "";
-  await github.emit(
+  // The PR comment and the step summary join the output set: all published or none (src/cli/github.ts).
+  const githubFiles = github.files(
     report,
     baseline !== null ? { file: baselineOf(o), data: baseline } : null,
     report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed,
     `retrace eval${source}`,
   );
+  await emitReport(report, o, baselineFile, [...extra, ...githubFiles]); // the files (and baseline) together, then stdout
+  await github.emit(report);
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(baselineOf(o)) }))
     log.info(line);

@@ -98,7 +98,7 @@ async function pageCommand(cases: string | undefined, o: LabelCommandOptions): P
       (plan.judge !== null
         ? `; judge ${plan.judge.name}: ${plan.judge.calls()} calls, ${plan.judge.unparsable()} replies without a grade`
         : "") +
-      `. Open it in a browser, label with the keyboard, Export, then: retrace label --merge ${data.exportName} --into ${cases}`,
+      `. Open it in a browser, label with the keyboard, Export, then: ${shellLine(["retrace", "label", "--merge", data.exportName, "--into", cases])}`,
   );
   return 0;
 }
@@ -112,7 +112,7 @@ async function mergeCommand(o: LabelCommandOptions): Promise<number> {
     );
   if (o.kb !== undefined && o.catalog !== undefined)
     throw new InvalidArgumentError("--kb / --catalog", "one of them, not both", `${o.kb} / ${o.catalog}`);
-  await checkOutputs([{ option: "--into", path: o.into }]);
+  await checkOutputs([{ option: "--into", path: o.into, inPlace: true }]); // merging into the cases file is the purpose
   // The ids the export names are checked against the KB or the catalog, when one is given, before anything is merged.
   const given = o.kb !== undefined || o.catalog !== undefined;
   // In a thread of its own: a signal ends the run at any point of a large merge (docs/reliability.md).
@@ -132,7 +132,7 @@ async function mergeCommand(o: LabelCommandOptions): Promise<number> {
       `the export's card ids were not checked against a KB or catalog: give --kb DIR or --catalog FILE to refuse ids that name no card (exit 2, file:line)`,
     );
   if (r.changed.length > 0 || r.appended.length > 0)
-    await writeOutputs([{ option: "--into", path: o.into, data: r.text }]);
+    await writeOutputs([{ option: "--into", path: o.into, data: r.text, inPlace: true }]);
   const against = o.catalog !== undefined ? ["--catalog", o.catalog] : o.kb !== undefined ? ["--kb", o.kb] : [];
   err(
     `Merged ${o.merge} into ${o.into}: ${r.changed.length} case${r.changed.length === 1 ? "" : "s"} updated, ${r.appended.length} appended, ${r.unchanged} unchanged` +

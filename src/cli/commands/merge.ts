@@ -25,13 +25,14 @@ export async function mergeCommand(files: string[], o: MergeCommandOptions): Pro
   await checkReportOutputs(o, baselineFile); // every output path, before a shard is read (exit 2)
   const github = await prepareGithub(o, mergeCasesFile(o));
   const { report, baseline } = await mergeShardReports(files, o);
-  await emitReport(report, o, baselineFile);
-  await github.emit(
+  const githubFiles = github.files(
     report,
     baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null,
     report.bootstrap?.seed ?? EVAL_DEFAULTS.seed,
     "retrace merge",
   );
+  await emitReport(report, o, baselineFile, githubFiles); // the report's files, the PR comment and the step summary: all or none
+  await github.emit(report);
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok;
 }

@@ -120,7 +120,7 @@ function repeatsOf(report: Report, section: NonNullable<Report["repeats"]>): Non
  */
 export async function writeBaseline(path: string, report: Report, created: Date = new Date()): Promise<Baseline> {
   const baseline = baselineFromReport(report, created);
-  await writeFileAtomic(path, baselineToJSON(baseline));
+  await writeFileAtomic(path, baselineToJSON(baseline), { inPlace: true }); // replacing the baseline is the purpose
   return baseline;
 }
 

@@ -201,7 +201,10 @@ export function chatModelJudge(opts: ChatModelJudgeOptions): {
     if (verdict === null) cost.unparsable++;
     if (file !== undefined) {
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFileAtomic(file, `${JSON.stringify({ model: id, prompt: JUDGE_PROMPT_VERSION, verdict })}\n`);
+      // The judge's cache is read and written by design (its --judge-cache folder).
+      await writeFileAtomic(file, `${JSON.stringify({ model: id, prompt: JUDGE_PROMPT_VERSION, verdict })}\n`, {
+        inPlace: true,
+      });
     }
     return verdict;
   };

@@ -21,6 +21,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import { cardIdsOf, documentId, type DocumentIdOptions } from "../measures/doc-id.js";
 import { RETRIEVAL_TRACE_EVENT, isRetrievalTraceEvent } from "../../contract/events.js";
 import type { RetrievalTrace } from "../../contract/trace.js";
+import { thrownMessage } from "../../errors.js";
 
 /** One retriever run seen by the handler. */
 export interface CapturedRetrieverRun {
@@ -196,7 +197,7 @@ export class RetrieverCapture extends BaseCallbackHandler implements RetrieverRu
   override handleRetrieverError(err: Error, runId: string): void {
     const run = this.retrieverRuns.get(runId);
     if (run === undefined) return;
-    run.error = err?.message ?? String(err);
+    run.error = thrownMessage(err);
     run.endSeq = this.seq++;
   }
 

@@ -17,7 +17,7 @@
  *   (DEFAULT_MAX_STATE_MB) by the report.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { isRetraceError } from "../../errors.js";
+import { isRetraceError, thrownMessage } from "../../errors.js";
 
 /** Default per-turn deadline, seconds (`--turn-timeout`). */
 export const DEFAULT_TURN_TIMEOUT_S = 120;
@@ -121,7 +121,7 @@ export async function invokeTurn(
     } catch (e) {
       // retrace's own failure (its store, its model: exit 3; a bad setting: exit 2) is the run's, never a turn's.
       if (isRetraceError(e) && !controller.signal.aborted) throw e;
-      return { kind: "threw", error: (e as Error)?.message ?? String(e) };
+      return { kind: "threw", error: thrownMessage(e) };
     }
   })();
   try {

@@ -60,7 +60,7 @@ import { embedderIdentity } from "../../contract/embedder-id.js";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { OutputWriteError } from "../../atomic.js";
+import { OutputWriteError, realWriteFailure } from "../../atomic.js";
 import { InvalidArgumentError } from "../../errors.js";
 import type { Locale } from "../../kb/types.js";
 import { log } from "../../log.js";
@@ -655,7 +655,7 @@ export async function loadOrFitLsa(
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
-    throw new OutputWriteError(file, e);
+    throw new OutputWriteError(file, await realWriteFailure(file, e)); // EROFS, not ENOENT, on a read-only data dir
   } finally {
     untrackTemporary(tmp);
   }
