@@ -29,7 +29,6 @@ import { sweepGraphCases, type GraphTurn, type SweepPhases } from "../eval/sweep
 import { evaluatorsFor } from "../eval/measures/storeless.js";
 import { buildGraph } from "../graph/build.js";
 import type { TunableConfig } from "../graph/configuration.js";
-import { datasetHash } from "../kb/hash.js";
 import { tableLocaleFor, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
@@ -41,6 +40,7 @@ import {
   baselineFileFor,
   EVAL_DEFAULTS,
   planEval,
+  runDatasetHash,
   withEvalDefaults,
   type EvalOptions,
   type EvalPlan,
@@ -209,6 +209,7 @@ export function ownGraphSource(
             threadPrefix,
             k: o.k,
             counterfactual,
+            ...(o.replay !== undefined ? { replay: o.replay } : {}),
           });
           // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
           const pool =
@@ -228,6 +229,7 @@ export function ownGraphSource(
                     threadPrefix,
                     counterfactual,
                     ...turnTimeout,
+                    ...(o.replay !== undefined ? { replay: o.replay } : {}),
                   },
                   threads: workers,
                   concurrency: o.concurrency,
@@ -272,6 +274,7 @@ export function ownGraphSource(
       rerank: system.reranker?.id ?? null,
       ...genericLocalesOf(selected), // of the whole selection, so every shard of a run has the same header
       answerer: RULE_BASED_ANSWERER,
+      ...(o.replay === "recorded" ? { replay: "recorded" as const } : {}),
       split: system.split?.file ?? null,
       // The retrieval settings per locale, from each locale's first traced turn in dataset order.
       ...(system.retriever !== null ? { retrieval: traceFactsOf(swept.turns).retrieval } : {}),
@@ -312,7 +315,9 @@ export async function sweepEval(
   const selected = selectCases(system.cases, o);
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/gate/shard.ts)
   const hashOf = (cs: readonly EvalCase[]) =>
-    cs.length === system.cases.length ? system.hashes.dataset : datasetHash([...cs]);
+    cs.length === system.cases.length && o.replay !== "recorded"
+      ? system.hashes.dataset
+      : runDatasetHash([...cs], o.replay);
   let baseline: Baseline | null = plan?.baseline ?? null;
   if (o.shard === undefined && plan === undefined && wantsBaseline(o))
     baseline = await readBaseline(baselineFileFor(o));

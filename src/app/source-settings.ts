@@ -98,6 +98,7 @@ export const UNUSED_SETTINGS: Readonly<Record<SourceKind, readonly UnusedRule[]>
         "concurrency",
         "workers",
         "history",
+        "replay",
         "judge",
         "judgeCache",
       ],
@@ -144,6 +145,7 @@ const UNSET_VALUES: Readonly<Record<string, readonly unknown[]>> = {
   turnTimeout: [DEFAULT_TURN_TIMEOUT_S],
   maxStateMb: [DEFAULT_MAX_STATE_MB],
   counterfactual: [false],
+  replay: ["own"],
   allowNoRetrieval: [false],
   judgeCache: [".retrace/judge-cache"],
 };
