@@ -7,7 +7,7 @@
  * side (../report-page.ts); the page tests and computes nothing itself.
  */
 import { DELTA_COLUMNS } from "../../columns.js";
-import { positionLabel } from "../../positions.js";
+import { positionLabel, positionNote } from "../../positions.js";
 import type { Aggregate, FunnelStage, TurnReport } from "../../types.js";
 import type { FunnelStageDiff } from "../../funnel-stats.js";
 import type { ComparePageData, PageData, PageFlip } from "../page-data.js";
@@ -902,7 +902,8 @@ function conversationPanel(run: Run): HTMLDivElement {
       el("p", {
         cls: "note",
         text:
-          "Turn #0 is each case's first turn; turn #3+ = turns #3 and later. n counts turns; intervals: 95% percentile bootstrap resampling " +
+          positionNote(Object.keys(posSplit)).replace(/^t/, "T") +
+          ". n counts turns; intervals: 95% percentile bootstrap resampling " +
           ((r.bootstrap && r.bootstrap.unit) || "case") +
           "s.",
       }),
