@@ -37,6 +37,7 @@ import type { EvaluatorSpec } from "../../eval/measures/evaluators.js";
 import type { RetrieveAgain } from "../../eval/sweep/graph-counterfactual.js";
 import type { CaseLane, GraphSweepOptions, GraphTurn, InputMapper } from "../../eval/sweep/external-graph.js";
 import { historyMessages, type Replay } from "../../eval/sweep/replay.js";
+import { referenceSerde } from "./reference-serde.js";
 
 /** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
 export interface OwnGraphSweep {
@@ -104,7 +105,8 @@ export const OWN_GRAPH_CAPTURE = {
  * (docs/throughput.md, docs/query-attribution.md).
  */
 export function ownGraphCaseOptions(s: OwnGraphSweep): Omit<GraphSweepOptions, "cases" | "concurrency"> {
-  const checkpointer = new MemorySaver();
+  // Values kept by reference, not serialized: a turn costs the same at any position in a long conversation (./reference-serde.ts).
+  const checkpointer = new MemorySaver(referenceSerde() as ConstructorParameters<typeof MemorySaver>[0]);
   return {
     graph: buildGraph({ store: s.retriever, cards: s.kb, analyzers: s.analyzers, defaults: s.defaults, checkpointer }),
     evaluators: s.evaluators,
