@@ -32,6 +32,7 @@ import type { TunableConfig } from "../graph/configuration.js";
 import { tableLocaleFor, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
 import { runGraphEval, type GraphEvalOptions } from "./graph-eval.js";
@@ -97,13 +98,14 @@ function settingsOfConfig(c: RetrievalConfig) {
 export type GraphSettings = Required<Pick<EvalOptions, "k" | "mode">> &
   Pick<EvalOptions, "denseK" | "bm25K" | "retrievalConfig" | "localeConfigs" | "history">;
 
-/** The agent graph over the system's retriever (none when store-less), with the options' retrieval settings. */
-export function graphFor(system: RetraceSystem, o: GraphSettings) {
+/** The agent graph over the system's retriever (none when store-less), with the options' retrieval settings (and, for a sweep, `checkpointer`: ./own-graph/reference-serde.ts). */
+export function graphFor(system: RetraceSystem, o: GraphSettings, checkpointer?: BaseCheckpointSaver) {
   return buildGraph({
     store: system.retriever,
     cards: system.kb,
     analyzers: system.analyzers,
     defaults: graphDefaultsFor(system, o),
+    ...(checkpointer !== undefined ? { checkpointer } : {}),
   });
 }
 

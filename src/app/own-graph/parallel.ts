@@ -24,7 +24,6 @@ import { moduleWorker } from "../../module-worker.js";
 import { HumanMessage } from "@langchain/core/messages";
 import * as errors from "../../errors.js";
 import { InternalError, RETRACE_ERROR_MARKER } from "../../errors.js";
-import { MemorySaver } from "@langchain/langgraph";
 import { buildGraph } from "../../graph/build.js";
 import type { TunableConfig } from "../../graph/configuration.js";
 import type { SplitPart } from "../../kb/split.js";
@@ -37,7 +36,7 @@ import type { EvaluatorSpec } from "../../eval/measures/evaluators.js";
 import type { RetrieveAgain } from "../../eval/sweep/graph-counterfactual.js";
 import type { CaseLane, GraphSweepOptions, GraphTurn, InputMapper } from "../../eval/sweep/external-graph.js";
 import { historyMessages, type Replay } from "../../eval/sweep/replay.js";
-import { referenceSerde } from "./reference-serde.js";
+import { sweepCheckpointer } from "./reference-serde.js";
 
 /** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
 export interface OwnGraphSweep {
@@ -106,7 +105,7 @@ export const OWN_GRAPH_CAPTURE = {
  */
 export function ownGraphCaseOptions(s: OwnGraphSweep): Omit<GraphSweepOptions, "cases" | "concurrency"> {
   // Values kept by reference, not serialized: a turn costs the same at any position in a long conversation (./reference-serde.ts).
-  const checkpointer = new MemorySaver(referenceSerde() as ConstructorParameters<typeof MemorySaver>[0]);
+  const checkpointer = sweepCheckpointer();
   return {
     graph: buildGraph({ store: s.retriever, cards: s.kb, analyzers: s.analyzers, defaults: s.defaults, checkpointer }),
     evaluators: s.evaluators,

@@ -18,6 +18,8 @@
  * a default `MemorySaver`.
  */
 
+import { MemorySaver } from "@langchain/langgraph";
+
 /** The key of the value a stored blob carries. */
 const VALUE = Symbol("retrace.checkpointValue");
 
@@ -43,4 +45,9 @@ export function referenceSerde(): CheckpointSerde {
       return Promise.resolve((data as Blob)[VALUE]);
     },
   };
+}
+
+/** The checkpointer of a sweep of retrace's own graph: LangGraph's MemorySaver over `referenceSerde` (the sweep deletes each finished case's thread). */
+export function sweepCheckpointer(): MemorySaver {
+  return new MemorySaver(referenceSerde() as ConstructorParameters<typeof MemorySaver>[0]);
 }
