@@ -156,6 +156,15 @@ for (const target of BROWSERS) {
       await page.click(`table.turns tbody tr[data-turn="${CASE_ID}#49"]`);
       expect(await page.text(".turnview")).toContain(`${QUESTIONS[49 % 4]} (49)`);
       expect(await overflows(page)).toBe(false);
+      // One turn at a time through the conversation: previous twice, then next.
+      expect(await page.evalAll("[data-nav=next]", (els) => els.length)).toBe(0); // #49 is the last turn
+      await page.click("[data-nav=previous]");
+      await page.click("[data-nav=previous]");
+      expect(await page.text(".turnview")).toContain(`${QUESTIONS[47 % 4]} (47)`);
+      expect(await page.text("[data-nav=next]")).toBe(`next turn ${CASE_ID}#48 \u2192`);
+      await page.click("[data-nav=next]");
+      expect(await page.text(".turnview")).toContain(`${QUESTIONS[48 % 4]} (48)`);
+      expect(await overflows(page)).toBe(false);
       expect(page.events).toEqual([]);
       await page.close();
     });

@@ -1643,6 +1643,36 @@ function reportPage(run: Run): void {
       ui.show("turns");
     });
     turnBox.appendChild(back);
+    // A conversation turn by turn: the case's previous and next turns, when the report has them (docs/html-report.md).
+    const t = turnAt(run, i);
+    const near = (d: number): number => {
+      const turns = run.report.turns;
+      for (let j = 0; j < turns.length; j++) {
+        const u = turns[j];
+        if (u !== undefined && u.caseId === t.caseId && u.turn === t.turn + d) return j;
+      }
+      return -1;
+    };
+    (
+      [
+        [-1, "\u2190 "],
+        [1, ""],
+      ] as const
+    ).forEach(([d, arrow]) => {
+      const j = near(d);
+      if (j < 0) return;
+      const b = el("button", {
+        type: "button",
+        cls: "link",
+        "data-nav": d < 0 ? "previous" : "next",
+        text: (d < 0 ? arrow + "previous turn " : "next turn ") + turnId(turnAt(run, j)) + (d > 0 ? " \u2192" : ""),
+      });
+      b.addEventListener("click", () => {
+        openTurn(j);
+      });
+      turnBox.appendChild(document.createTextNode(" \u00b7 "));
+      turnBox.appendChild(b);
+    });
     turnBox.appendChild(turnView(run, i));
     ui.show("turn");
   }
