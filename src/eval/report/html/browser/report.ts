@@ -519,6 +519,7 @@ function runLine(page: Run): string {
     run.store +
     (run.mode !== undefined ? "  mode=" + run.mode : "") +
     (run.rerank !== undefined ? "  rerank=" + (run.rerank === null ? "off" : run.rerank) : "") +
+    (run.replay === "recorded" ? "  replay=recorded" : "") +
     "  embedder=" +
     (run.embedder === null ? "none" : run.embedder) +
     "  dataset=" +
