@@ -39,6 +39,7 @@ try {
     threadPrefix: init.threadPrefix,
     k: init.k,
     counterfactual: init.counterfactual,
+    ...(init.replay !== undefined ? { replay: init.replay } : {}),
   });
   const runner = graphCaseRunner({
     ...options,

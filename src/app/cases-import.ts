@@ -20,7 +20,7 @@ import {
   type ImportedCase,
   type RootRun,
 } from "../kb/conversations.js";
-import { canonicalLocale, MAX_TURNS } from "../kb/schemas.js";
+import { canonicalLocale } from "../kb/schemas.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrIssue } from "../kb/json.js";
 import { existsSync, statSync } from "node:fs";
@@ -32,6 +32,8 @@ export interface ImportOptions {
   locale?: string;
   /** An existing cases file: its lines are kept, conversations whose id it has are skipped. */
   into?: string;
+  /** Keep only each conversation's first `maxTurns` user turns (`--max-turns`); unset, every turn is kept. Each cut is counted (`counts.truncated`). */
+  maxTurns?: number;
 }
 
 export interface ImportOutcome {
@@ -44,7 +46,7 @@ export interface ImportOutcome {
     turns: number;
     /** Same id as a case already imported in this run or present in `into`. */
     duplicates: number;
-    /** Conversations longer than MAX_TURNS user turns (their first MAX_TURNS were kept). */
+    /** Conversations longer than `maxTurns` user turns (their first `maxTurns` were kept); 0 without `maxTurns`. */
     truncated: number;
     /** LangSmith child runs (`parent_run_id` set), left out. */
     childRuns: number;
@@ -180,8 +182,8 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   let duplicates = 0;
   let truncated = 0;
   for (const c of conversations) {
-    const ic = conversationCase(c, (c.locale ?? o.locale) as string);
-    if (c.turns.length > MAX_TURNS) truncated++;
+    const ic = conversationCase(c, (c.locale ?? o.locale) as string, o.maxTurns);
+    if (o.maxTurns !== undefined && c.turns.length > o.maxTurns) truncated++;
     if (seen.has(ic.id)) {
       duplicates++;
       continue;

@@ -42,7 +42,7 @@ import { syntheticVerdict } from "../eval/measures/synthetic-reference.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { parseCaseLine, validateCases } from "../kb/cases.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
-import { MAX_TURNS, isBlankText } from "../kb/schemas.js";
+import { MAX_SYNTH_TURNS, isBlankText } from "../kb/schemas.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { buildWith, importUserModule } from "../user-module.js";
 import { DEFAULT_ANALYZERS, loadKbAnalyzers, type Analyzers } from "../retrieval/analyzer.js";
@@ -84,7 +84,7 @@ export interface GeneratorCard {
   chunks: Array<{ id: string; section: string; text: string }>;
 }
 
-/** What it may return: 1 to MAX_TURNS turns about the card (gold is the card). */
+/** What it may return: 1 to MAX_SYNTH_TURNS turns about the card (gold is the card). */
 export interface GeneratorTurn {
   user: string;
   standalone?: string;
@@ -135,15 +135,18 @@ async function loadGenerator(spec: string): Promise<{ fn: GeneratorModule["defau
   return { fn: mod.default, name, version };
 }
 
-/** A user generator's turns checked: an array of 1..MAX_TURNS `{user, standalone?}` with non-blank strings. */
+/** A user generator's turns checked: an array of 1..MAX_SYNTH_TURNS `{user, standalone?}` with non-blank strings. */
 function checkTurns(value: unknown, where: string): GeneratorTurn[] {
   const bad = (why: string): never => {
     throw new DataValidationError([
-      { file: where, message: `expected the generator to return 1 to ${MAX_TURNS} turns {user, standalone?}: ${why}` },
+      {
+        file: where,
+        message: `expected the generator to return 1 to ${MAX_SYNTH_TURNS} turns {user, standalone?}: ${why}`,
+      },
     ]);
   };
   if (!Array.isArray(value)) return bad(`got ${typeof value}`);
-  if (value.length < 1 || value.length > MAX_TURNS) bad(`got ${value.length} turns`);
+  if (value.length < 1 || value.length > MAX_SYNTH_TURNS) bad(`got ${value.length} turns`);
   return value.map((t: unknown, i) => {
     if (typeof t !== "object" || t === null) return bad(`turn ${i} is ${JSON.stringify(t)}`);
     const { user, standalone, ...rest } = t as Record<string, unknown>;

@@ -21,6 +21,7 @@ import { caseIndexOf } from "../kb/cases.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
 import type { EvalCase } from "../kb/types.js";
+import type { Replay } from "../eval/sweep/replay.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
 import type { RetrievalMode } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
@@ -100,6 +101,17 @@ export interface EvalOptions extends GateOptions {
   counterfactual?: boolean;
   /** Earlier turns the contextualizer may use (`run.history` of `--config`); unset: every earlier turn, as the graph's default. */
   history?: number;
+  /**
+   * What earlier turns the graph sees (`run.replay`; docs/configuration.md#replay-own-or-recorded-history):
+   * `own` (default) its own answers; `recorded` the case's recorded conversation, each turn on a fresh
+   * thread fed it (the turns' `context` then enters the dataset hash).
+   */
+  replay?: Replay;
+}
+
+/** The dataset hash of a run's cases: `datasetHash`, the recorded context included with `replay: "recorded"` (src/kb/hash.ts). */
+export function runDatasetHash(cases: readonly EvalCase[], replay: Replay | undefined): string {
+  return datasetHash(cases, replay === "recorded" ? { recordedContext: true } : {});
 }
 
 /** Eval options with their defaults applied (`withEvalDefaults`). */
@@ -298,7 +310,9 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
       checkScope({ turns: stubs as never }, scope, `--gate ${flag.slice(2)}`);
     }
   }
-  const datasetHashOfRun = cases.length === data.cases.length ? data.hashes.dataset : datasetHash(cases);
+  const recorded = o.replay === "recorded";
+  const datasetHashOfRun =
+    cases.length === data.cases.length && !recorded ? data.hashes.dataset : runDatasetHash(cases, o.replay);
   let baseline: Baseline | null = null;
   if (wantsBaseline(o)) {
     const file = baselineFileFor(o);
@@ -323,7 +337,7 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
     };
     const plan = {
       datasetHash: datasetHashOfRun,
-      fullDatasetHash: data.hashes.dataset,
+      fullDatasetHash: recorded ? runDatasetHash(data.cases, o.replay) : data.hashes.dataset,
       selected: cases.length,
       total: data.cases.length,
     };

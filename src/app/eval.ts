@@ -29,10 +29,10 @@ import { sweepGraphCases, type GraphTurn, type SweepPhases } from "../eval/sweep
 import { evaluatorsFor } from "../eval/measures/storeless.js";
 import { buildGraph } from "../graph/build.js";
 import type { TunableConfig } from "../graph/configuration.js";
-import { datasetHash } from "../kb/hash.js";
 import { tableLocaleFor, type EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
 import { runGraphEval, type GraphEvalOptions } from "./graph-eval.js";
@@ -41,6 +41,7 @@ import {
   baselineFileFor,
   EVAL_DEFAULTS,
   planEval,
+  runDatasetHash,
   withEvalDefaults,
   type EvalOptions,
   type EvalPlan,
@@ -97,13 +98,14 @@ function settingsOfConfig(c: RetrievalConfig) {
 export type GraphSettings = Required<Pick<EvalOptions, "k" | "mode">> &
   Pick<EvalOptions, "denseK" | "bm25K" | "retrievalConfig" | "localeConfigs" | "history">;
 
-/** The agent graph over the system's retriever (none when store-less), with the options' retrieval settings. */
-export function graphFor(system: RetraceSystem, o: GraphSettings) {
+/** The agent graph over the system's retriever (none when store-less), with the options' retrieval settings (and, for a sweep, `checkpointer`: ./own-graph/reference-serde.ts). */
+export function graphFor(system: RetraceSystem, o: GraphSettings, checkpointer?: BaseCheckpointSaver) {
   return buildGraph({
     store: system.retriever,
     cards: system.kb,
     analyzers: system.analyzers,
     defaults: graphDefaultsFor(system, o),
+    ...(checkpointer !== undefined ? { checkpointer } : {}),
   });
 }
 
@@ -209,6 +211,7 @@ export function ownGraphSource(
             threadPrefix,
             k: o.k,
             counterfactual,
+            ...(o.replay !== undefined ? { replay: o.replay } : {}),
           });
           // The same cases through the same graph on this thread and worker threads (src/app/own-graph/parallel.ts): the same turns, in dataset order.
           const pool =
@@ -228,6 +231,7 @@ export function ownGraphSource(
                     threadPrefix,
                     counterfactual,
                     ...turnTimeout,
+                    ...(o.replay !== undefined ? { replay: o.replay } : {}),
                   },
                   threads: workers,
                   concurrency: o.concurrency,
@@ -272,6 +276,7 @@ export function ownGraphSource(
       rerank: system.reranker?.id ?? null,
       ...genericLocalesOf(selected), // of the whole selection, so every shard of a run has the same header
       answerer: RULE_BASED_ANSWERER,
+      ...(o.replay === "recorded" ? { replay: "recorded" as const } : {}),
       split: system.split?.file ?? null,
       // The retrieval settings per locale, from each locale's first traced turn in dataset order.
       ...(system.retriever !== null ? { retrieval: traceFactsOf(swept.turns).retrieval } : {}),
@@ -312,7 +317,9 @@ export async function sweepEval(
   const selected = selectCases(system.cases, o);
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // a shard: whole cases, balanced by turns (src/eval/gate/shard.ts)
   const hashOf = (cs: readonly EvalCase[]) =>
-    cs.length === system.cases.length ? system.hashes.dataset : datasetHash([...cs]);
+    cs.length === system.cases.length && o.replay !== "recorded"
+      ? system.hashes.dataset
+      : runDatasetHash([...cs], o.replay);
   let baseline: Baseline | null = plan?.baseline ?? null;
   if (o.shard === undefined && plan === undefined && wantsBaseline(o))
     baseline = await readBaseline(baselineFileFor(o));

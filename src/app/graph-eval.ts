@@ -66,14 +66,15 @@ import {
 import { loadCatalog } from "../kb/catalog.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
 import { caseIndexOf, loadCases } from "../kb/cases.js";
-import { datasetHash, kbHash } from "../kb/hash.js";
+import { kbHash } from "../kb/hash.js";
+import type { Replay } from "../eval/sweep/replay.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { userModulePath } from "../user-module.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
-import { checkRepeatOptions, EVAL_DEFAULTS } from "./eval-plan.js";
+import { checkRepeatOptions, EVAL_DEFAULTS, runDatasetHash } from "./eval-plan.js";
 import { openJudge } from "./judge.js";
 import type { UseCaseHooks } from "./progress.js";
 import { wantsBaseline, type GateOptions } from "./report.js";
@@ -125,6 +126,12 @@ export interface ExternalGraphOptions {
    * Default off (the report says so).
    */
   counterfactual?: boolean;
+  /**
+   * What earlier turns the graph sees (`run.replay`; docs/configuration.md#replay-own-or-recorded-history):
+   * `own` (default) its own answers on one thread a case; `recorded` each turn on a fresh thread fed the
+   * case's recorded conversation (through `--input`'s `turn.history`, or the default input's messages).
+   */
+  replay?: Replay;
 }
 
 /** The options of a graph eval (the store, embedder and mode belong to retrace's own graph). */
@@ -384,6 +391,7 @@ export async function sweepGraph(
     | "counterfactual"
     | "loadTimeout"
     | "graphMemoryMb"
+    | "replay"
   >,
   cases: readonly EvalCase[],
   kb: KnowledgeBase,
@@ -409,6 +417,7 @@ export async function sweepGraph(
         k,
         turnTimeoutMs: limits.turnTimeoutMs,
         counterfactual: o.counterfactual === true,
+        ...(o.replay !== undefined ? { replay: o.replay } : {}),
       },
       cases,
       knownIds: [...kb.byId.keys()],
@@ -480,6 +489,7 @@ export async function sweepGraphHere(
         concurrency: init.concurrency,
         turnTimeoutMs: o.turnTimeoutMs,
         threadPrefix,
+        ...(o.replay !== undefined ? { replay: o.replay } : {}),
         ...(init.configurable !== undefined ? { configurable: init.configurable } : {}),
         ...(o.counterfactual ? { counterfactual: true, retrieverBases } : {}),
         phases,
@@ -639,8 +649,9 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
   const data = await loadGraphData(o);
   const selected = selectRunCases(data.cases, o); // unknown case ids, a locale no case has: exit 2 before the graph loads
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // whole cases, balanced by turns (src/eval/gate/shard.ts)
+  const replay = o.traces === undefined ? o.replay : undefined;
   const hashOf = (cs: readonly EvalCase[]) =>
-    cs.length === data.cases.length ? datasetHash(data.cases) : datasetHash([...cs]);
+    runDatasetHash(cs.length === data.cases.length ? data.cases : [...cs], replay);
   // The sweep's source: the graph run (its module identity read before it loads) or recorded traces (src/app/traces-eval.ts).
   const source =
     o.traces !== undefined ? await recordedTracesSource(o, () => idOptionsFor(o), "summary") : await graphSource(o);
@@ -689,7 +700,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     };
     checkGraphBaselineBeforeRun(baseline, file, o, stub, {
       datasetHash: hashOf(cases),
-      full: datasetHash(data.cases),
+      full: runDatasetHash(data.cases, replay),
       selected: cases.length,
       total: data.cases.length,
     });
@@ -730,6 +741,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
         ...graphRunInfo(identity, turns, swept.captured?.retrievers ?? capturedRetrievers(swept.runs.flat()), facts),
         ...(swept.traces !== undefined ? { traces: swept.traces } : {}),
       },
+      ...(replay === "recorded" ? { replay: "recorded" as const } : {}),
     };
   };
   return evaluate(

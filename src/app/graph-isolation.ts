@@ -29,6 +29,7 @@
  * would here; any other (the judge) runs here, each turn's artifacts sent
  * over to be scored — so the scores are those of a sweep in one thread.
  */
+import type { Replay } from "../eval/sweep/replay.js";
 import type { Worker } from "node:worker_threads";
 import { GraphInputError } from "../errors.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
@@ -61,6 +62,8 @@ export interface GraphWorkerInit {
     k: number;
     turnTimeoutMs: number;
     counterfactual: boolean;
+    /** What earlier turns the graph sees (`run.replay`; src/eval/sweep/replay.ts). */
+    replay?: Replay;
   };
   cases: readonly EvalCase[];
   knownIds: readonly string[];

@@ -30,6 +30,7 @@ import {
   type TermStats,
 } from "../eval/label/pool.js";
 import { OWN_GRAPH_CAPTURE } from "./own-graph/parallel.js";
+import { sweepCheckpointer } from "./own-graph/reference-serde.js";
 import { runGraphSweep } from "../eval/sweep/external-graph.js";
 import { loadCases } from "../kb/cases.js";
 import { loadCatalog } from "../kb/catalog.js";
@@ -206,7 +207,7 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
       );
     for (const mode of modes) {
       const turns = await runGraphSweep({
-        graph: graphFor(system, { k: plan.depth, mode }),
+        graph: graphFor(system, { k: plan.depth, mode }, sweepCheckpointer()),
         ...OWN_GRAPH_CAPTURE,
         cases: plan.cases,
         evaluators: [],

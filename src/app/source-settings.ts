@@ -107,6 +107,7 @@ export const UNUSED_SETTINGS: Readonly<Record<SourceKind, readonly UnusedRule[]>
         "concurrency",
         "workers",
         "history",
+        "replay",
         "judge",
         "judgeCache",
       ],
@@ -155,6 +156,7 @@ const UNSET_VALUES: Readonly<Record<string, readonly unknown[]>> = {
   loadTimeout: [DEFAULT_LOAD_TIMEOUT_S],
   graphMemoryMb: [DEFAULT_GRAPH_MEMORY_MB],
   counterfactual: [false],
+  replay: ["own"],
   allowNoRetrieval: [false],
   judgeCache: [".retrace/judge-cache"],
 };

@@ -43,6 +43,7 @@ export type TraceCaseOptions = Pick<
   | "timeout"
   | "maxCardBytes"
   | "history"
+  | "replay"
 > & {
   /** Only this turn (0-based; earlier turns still run for context); unset: every turn. */
   turn?: number;
@@ -150,6 +151,7 @@ export async function traceCase(
         k,
         // The three queries side by side (docs/query-attribution.md): the raw message and the standalone oracle retrieved as the graph's query was.
         counterfactual: options.counterfactual !== false,
+        ...(o.replay !== undefined ? { replay: o.replay } : {}),
       }),
       cases: [upTo],
       concurrency: 1,

@@ -27,6 +27,7 @@ import {
 import { allEvaluators } from "../eval/measures/evaluators.js";
 import { ndcgAtK } from "../eval/measures/metrics.js";
 import { OWN_GRAPH_CAPTURE } from "./own-graph/parallel.js";
+import { sweepCheckpointer } from "./own-graph/reference-serde.js";
 import { runGraphSweep } from "../eval/sweep/external-graph.js";
 import { defaultSplitFile, loadSplit } from "../kb/split.js";
 import type { Locale } from "../kb/types.js";
@@ -244,7 +245,7 @@ export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise
     let sweep;
     try {
       sweep = await runGraphSweep({
-        graph: graphFor(system, { k, denseK: depth, bm25K: depth, mode: "hybrid" }),
+        graph: graphFor(system, { k, denseK: depth, bm25K: depth, mode: "hybrid" }, sweepCheckpointer()),
         ...OWN_GRAPH_CAPTURE,
         cases,
         evaluators: allEvaluators({ k }),

@@ -11,6 +11,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { EVAL_DEFAULTS, MAX_REPEAT } from "../app/eval-defaults.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
+import { REPLAY_MODES } from "../eval/sweep/replay.js";
 import { TRACE_FORMATS } from "../eval/traces/types.js";
 import {
   DEFAULT_GRAPH_MEMORY_MB,
@@ -263,6 +264,7 @@ export function addSweepOptions(cmd: Command): Command {
     );
   hidden(cmd, "--no-counterfactual", "--counterfactual off");
   hidden(cmd, "--history <n>", "run.history", countOption("--history"));
+  addReplaySetting(cmd);
   hidden(cmd, "--judge <module>", "run.judge");
   hidden(cmd, "--judge-cache <dir>", "run.judgeCache", undefined, ".retrace/judge-cache");
   hidden(cmd, "--concurrency <n>", "run.concurrency", positiveIntOption("--concurrency"), EVAL_DEFAULTS.concurrency);
@@ -270,6 +272,11 @@ export function addSweepOptions(cmd: Command): Command {
   hidden(cmd, "--seed <n>", "run.seed", seedOption(), EVAL_DEFAULTS.seed);
   hidden(cmd, "--resample <unit>", "run.resample", undefined, "case", RESAMPLE_UNITS);
   return applyOutputHooks(cmd);
+}
+
+/** `run.replay` (eval and trace; `--config '{"run":{"replay":"recorded"}}'`): what earlier turns the graph sees (docs/configuration.md#replay-own-or-recorded-history). */
+export function addReplaySetting(cmd: Command): Command {
+  return hidden(cmd, "--replay <mode>", "run.replay", undefined, undefined, REPLAY_MODES);
 }
 
 /** `--history <n>` (eval, start and trace): earlier turns the built-in contextualizer may use. */

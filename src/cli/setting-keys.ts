@@ -24,6 +24,7 @@ export const RUN_SETTINGS: readonly RunSetting[] = [
   { key: "run.seed", flag: "--seed" },
   { key: "run.resample", flag: "--resample" },
   { key: "run.history", flag: "--history" },
+  { key: "run.replay", flag: "--replay" },
   { key: "run.judge", flag: "--judge" },
   { key: "run.judgeCache", flag: "--judge-cache" },
   { key: "run.timeout", flag: "--timeout" },

@@ -7,11 +7,11 @@ import { closest } from "../edit-distance.js";
 import { readTextFile } from "./text.js";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { parseWithSchema } from "./schema-issues.js";
-import { CASE_ID_PATTERN, CaseLineSchema, MAX_TURNS } from "./schemas.js";
+import { CASE_ID_PATTERN, CaseLineSchema } from "./schemas.js";
 import type { EvalCase, KnowledgeBase, Locale } from "./types.js";
 import { parseJsonOrIssue } from "./json.js";
 
-export { CASE_ID_PATTERN, MAX_TURNS };
+export { CASE_ID_PATTERN };
 
 /**
  * Parse one JSONL line into a case: JSON, then CaseLineSchema (src/kb/schemas.ts).

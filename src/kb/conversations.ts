@@ -31,7 +31,7 @@
  */
 import { createHash } from "node:crypto";
 import type { DataIssue } from "../errors.js";
-import { MAX_TURNS, canonicalLocale, isBlankText } from "./schemas.js";
+import { canonicalLocale, isBlankText } from "./schemas.js";
 
 /** A conversation read from a file: where it starts, its locale (if it names one) and its user turns, in order. */
 export interface Conversation {
@@ -348,13 +348,14 @@ export function threadCaseId(thread: string): string {
 }
 
 /**
- * The case of a conversation: its first MAX_TURNS user turns, no gold (turns
- * to label), each with the assistant's messages before it as `context`. The
- * id: a recorded conversation's thread id (`threadCaseId`: what `eval
- * --traces` joins on), else a hash of the locale and user turns.
+ * The case of a conversation: every user turn (the first `maxTurns` when
+ * given: `cases import --max-turns`), no gold (turns to label), each with the
+ * assistant's messages before it as `context`. The id: a recorded
+ * conversation's thread id (`threadCaseId`: what `eval --traces` joins on),
+ * else a hash of the locale and user turns.
  */
-export function conversationCase(conv: Conversation, locale: string): ImportedCase {
-  const turns = conv.turns.slice(0, MAX_TURNS);
+export function conversationCase(conv: Conversation, locale: string, maxTurns?: number): ImportedCase {
+  const turns = maxTurns === undefined ? conv.turns : conv.turns.slice(0, maxTurns);
   return {
     id: conv.thread !== undefined ? threadCaseId(conv.thread) : conversationId(locale, turns),
     locale,

@@ -25,11 +25,24 @@ function turnContent(t: EvalCase["turns"][number]): unknown[] {
   return parts;
 }
 
-/** Hash of the cases' content (ids, locales, kinds, turns, gold and, where a turn has them, its `standalone` question and graded judgments), independent of blank lines and key order; a dataset without the optional fields hashes as before they existed. */
-export function datasetHash(cases: readonly EvalCase[]): string {
-  return sha256(
-    cases.map((c) =>
-      JSON.stringify([c.id, c.locale, c.kind, c.category ?? null, c.turns.map(turnContent)]),
-    ),
+/**
+ * Hash of the cases' content (ids, locales, kinds, turns, gold and, where a turn has them, its `standalone` question and graded judgments), independent of blank lines and key order; a dataset without the optional fields hashes as before they existed.
+ *
+ * `recordedContext` (a run with `run.replay: recorded`, docs/configuration.md#replay-own-or-recorded-history):
+ * the graph is fed each turn's recorded assistant messages, so they are part of what was measured: each
+ * turn's `context` is hashed too, under a marker of the mode, so such a run never shares a hash (nor a
+ * baseline) with a run on the graph's own answers. Without it the hash is as it always was.
+ */
+export function datasetHash(cases: readonly EvalCase[], o: { recordedContext?: boolean } = {}): string {
+  const recorded = o.recordedContext === true;
+  const parts = cases.map((c) =>
+    JSON.stringify([
+      c.id,
+      c.locale,
+      c.kind,
+      c.category ?? null,
+      c.turns.map(recorded ? (t) => [...turnContent(t), (t.context ?? []).map((m) => m.content)] : turnContent),
+    ]),
   );
+  return sha256(recorded ? ["replay:recorded", ...parts] : parts);
 }

@@ -4,7 +4,10 @@
  *
  * Reads `messages` (the latest human message is the turn's question) and
  * `query` (the previous turn's query, kept by the checkpointer; when empty,
- * the previous human message stands in for it); writes `query` and `turn`.
+ * on a fresh thread fed the whole conversation, the carried subject is
+ * rebuilt from the messages, the assistant's replies included:
+ * `carriedSubject`, docs/configuration.md#replay-own-or-recorded-history);
+ * writes `query` and `turn`.
  *
  * Deterministic by default (`contextualizeQuery`): a follow-up is expanded
  * with the previous turn's query, so the earlier subject is carried ("and how
@@ -32,7 +35,7 @@
  * question as a standalone query in the user's language instead; an empty
  * reply falls back to the rules.
  */
-import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors.js";
 import { LOCALES, isBlankText, tableLocaleFor, type Locale } from "../kb/types.js";
@@ -348,10 +351,54 @@ export async function contextualize(state: ContextualizeState, config?: Runnable
       previous = contextualizeQuery(earlierText, previous, locale, conf.analyzers).query;
     return { query: contextualizeQuery(text, previous, locale, conf.analyzers).query, turn };
   }
-  // The previous turn's query (kept by the checkpointer); without one (no
-  // checkpointer, history passed in by the caller) the previous human message.
-  const previous = (state.query ?? "") !== "" ? state.query : texts[texts.length - 2];
+  // The previous turn's query (kept by the checkpointer); without one (a fresh
+  // thread fed the conversation, as `run.replay: recorded` does) the carried
+  // subject is rebuilt from the messages, the assistant's replies included.
+  const previous =
+    (state.query ?? "") !== "" ? state.query : carriedSubject(state.messages ?? [], locale, conf.analyzers);
   return { query: contextualizeQuery(text, previous, locale, conf.analyzers).query, turn };
+}
+
+/**
+ * The subject a follow-up carries, rebuilt from a conversation passed in whole
+ * (no previous query in state: a fresh thread fed the recorded conversation,
+ * docs/configuration.md#replay-own-or-recorded-history): each earlier user
+ * message is contextualized in turn as the rules would have done turn by
+ * turn, and the carried subject before each user message is the assistant's
+ * reply just before it (when there is one, first: a follow-up's "their" names
+ * what the assistant just said) followed by the previous query, cut to
+ * MAX_CARRIED_CHARS. Undefined when there is no earlier user message.
+ */
+export function carriedSubject(
+  messages: readonly BaseMessage[],
+  locale: Locale | undefined,
+  analyzers: Analyzers = DEFAULT_ANALYZERS,
+): string | undefined {
+  let last = -1;
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (isHuman(messages[i] as BaseMessage)) {
+      last = i;
+      break;
+    }
+  let query: string | undefined;
+  let reply = "";
+  let humans = 0;
+  const carried = () => {
+    const both = `${reply} ${query ?? ""}`.trim();
+    return both === "" ? undefined : clip(both, MAX_CARRIED_CHARS);
+  };
+  for (let i = 0; i < last; i++) {
+    const m = messages[i] as BaseMessage;
+    if (isHuman(m)) {
+      query = contextualizeQuery(messageText(m), humans === 0 ? undefined : carried(), locale, analyzers).query;
+      reply = "";
+      humans++;
+    } else if (AIMessage.isInstance(m)) {
+      const said = messageText(m).trim();
+      if (said !== "") reply = reply === "" ? said : `${reply} ${said}`;
+    }
+  }
+  return humans === 0 ? undefined : carried();
 }
 
 /** The messages from the `humans`-th last human message on (the model sees only the window's turns). */

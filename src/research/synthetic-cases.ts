@@ -14,7 +14,7 @@
  * Each case draws from its own stream (`rngFor(seed, index)`), so the same
  * seed, corpus and settings give byte-identical cases.
  */
-import { MAX_TURNS } from "../kb/schemas.js";
+import { MAX_SYNTH_TURNS } from "../kb/schemas.js";
 import { tableLocaleFor, type Locale } from "../kb/types.js";
 import { DEFAULT_ANALYZERS } from "../retrieval/analyzer.js";
 import type { BeirDataset, BeirQuery } from "./beir.js";
@@ -66,7 +66,7 @@ export const TEMPLATES: Readonly<Record<string, { first: readonly string[]; foll
 
 export interface CaseSettings extends QuerySettings {
   seed: number;
-  /** Turns per case, 1..MAX_TURNS (fewer when the card has fewer usable chunks). */
+  /** Turns per case, 1..MAX_SYNTH_TURNS (fewer when the card has fewer usable chunks). */
   turns: number;
   topicShift: number;
   /** Use templates (true) or bare keyword queries (false); BEIR corpora use bare queries. */
@@ -137,7 +137,7 @@ export function synthCase(
     { user: phrase(doc.locale, "first", terms, rng, s.templates), must_cite_one_of: [doc.card], expect: "answer" },
   ];
   const chunks = [first];
-  const wanted = Math.min(Math.max(1, s.turns), MAX_TURNS);
+  const wanted = Math.min(Math.max(1, s.turns), MAX_SYNTH_TURNS);
   const shift =
     wanted >= 2 && rng() < s.topicShift ? others.filter((o) => o.card !== doc.card && o.locale === doc.locale) : [];
   const follows = Math.min(wanted - 1 - (shift.length > 0 ? 1 : 0), order.length - 1);

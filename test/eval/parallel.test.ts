@@ -82,19 +82,20 @@ describe("startWorkerLanes", () => {
     retrieveAgain: ownCounterfactual(retriever, defaults),
   });
 
-  const shareFor = (retriever: Retriever) =>
-    ownGraphCaseOptions({
-      retriever,
-      kb: sys.kb,
-      analyzers: sys.analyzers,
-      defaults,
-      evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
-      knownIds: new Set(sys.kb.byId.keys()),
-      partOf: sys.split!.partOf,
-      threadPrefix: "p:",
-      k: 5,
-      counterfactual: true,
-    });
+  const shareArgs = (retriever: Retriever) => ({
+    retriever,
+    kb: sys.kb,
+    analyzers: sys.analyzers,
+    defaults,
+    evaluators: evaluatorsFor({ k: 5, storeBacked: true }),
+    knownIds: new Set(sys.kb.byId.keys()),
+    partOf: sys.split!.partOf,
+    threadPrefix: "p:",
+    k: 5,
+    counterfactual: true,
+  });
+  const shareFor = (retriever: Retriever, replay?: "own" | "recorded") =>
+    ownGraphCaseOptions({ ...shareArgs(retriever), ...(replay !== undefined ? { replay } : {}) });
 
   /** The sweep of `init.cases` over `threads` threads: this thread's share from `retriever`, the rest on worker lanes. */
   const inWorkers = async (o: {
@@ -103,6 +104,7 @@ describe("startWorkerLanes", () => {
     threads: number;
     concurrency: number;
     onCaseDone?: (done: number, total: number) => void;
+    replay?: "own" | "recorded";
   }): Promise<GraphSweepResult> => {
     const pool = startWorkerLanes({
       workerEntry: SWEEP_WORKER_ENTRY,
@@ -112,7 +114,7 @@ describe("startWorkerLanes", () => {
     });
     try {
       return await sweepGraphCases({
-        ...shareFor(o.retriever),
+        ...shareFor(o.retriever, o.replay),
         cases: o.init.cases,
         concurrency: o.concurrency,
         lanes: pool.lanes,
@@ -154,6 +156,35 @@ describe("startWorkerLanes", () => {
       );
     }
     expect(done.slice(0, cases().length)).toEqual(cases().map((_, i) => i + 1));
+  }, 120_000);
+
+  it("replays the recorded conversation (run.replay recorded) in the workers as on this thread", async () => {
+    // The cases with a recorded assistant message before every follow-up, so the replay modes differ.
+    const recorded = cases().map((c) => ({
+      ...c,
+      turns: c.turns.map((t, i) =>
+        i === 0
+          ? t
+          : { ...t, context: [{ role: "assistant" as const, content: `About your card freeze, turn ${i}.` }] },
+      ),
+    }));
+    const single = await sweepGraphCases({
+      ...ownGraphCaseOptions({ ...shareArgs(sys.retriever!), replay: "recorded" }),
+      cases: recorded,
+      concurrency: 1,
+    });
+    const own = await runGraphSweep({ ...shareFor(sys.retriever!), cases: recorded, concurrency: 1 });
+    const queries = (ts: readonly GraphTurn[]) => ts.map((t) => t.report.trace?.query);
+    expect(queries(single.turns).filter((q, i) => q !== queries(own)[i]).length).toBeGreaterThan(0);
+    expect(queries(single.turns).some((q) => q?.includes("About your card freeze"))).toBe(true);
+    const multi = await inWorkers({
+      init: { ...initFor(sys.retrieverRecipe), cases: recorded, replay: "recorded" },
+      retriever: sys.retriever!,
+      threads: 2,
+      concurrency: 2,
+      replay: "recorded",
+    });
+    expect(JSON.stringify(reports(multi.turns))).toBe(JSON.stringify(reports(single.turns)));
   }, 120_000);
 
   it("puts every thread to work on a sweep long enough to outlast a worker's start", async () => {

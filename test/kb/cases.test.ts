@@ -29,7 +29,7 @@ describe("parseCaseLine", () => {
     ["gold not an array", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: "card-freeze" }] }, "turns[0].must_cite_one_of", "array of card ids"],
     ["duplicate gold id", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: ["a", "a"] }] }, "turns[0].must_cite_one_of[1]", "duplicate"],
     ["empty question", { ...good, turns: [{ ...good.turns[0], user: " " }] }, "turns[0].user", "non-empty string"],
-    ["too many turns", { ...good, turns: Array(5).fill(good.turns[0]) }, "turns", "1 to 4 turns"],
+    ["no turns", { ...good, turns: [] }, "turns", "an array of turns (one at least)"],
     ["a gold id not a string", { ...good, turns: [{ ...good.turns[0], must_cite_one_of: [7] }] }, "turns[0].must_cite_one_of[0]", "expected a card id, got 7"],
     ["category on a golden case", { ...good, category: "out_of_scope" }, "category", "only allowed on adversarial"],
     ["unknown category", { ...good, kind: "adversarial", category: "jailbreak" }, "category", '"prompt_injection"'],
@@ -49,6 +49,18 @@ describe("parseCaseLine", () => {
     const { case: c, issues } = line(obj);
     expect(c).toBeUndefined();
     expect(issues).toEqual([{ file: "cases.jsonl", line: 7, field, message: expect.stringContaining(message) }]);
+  });
+
+  it("accepts a case of 200 turns (any length), and names a bad field deep in it by turn index", () => {
+    const turns = Array.from({ length: 200 }, (_, i) => ({ ...good.turns[0], user: `question ${i}` }));
+    const { case: c, issues } = line({ ...good, turns });
+    expect(issues).toEqual([]);
+    expect(c?.turns).toHaveLength(200);
+    expect(c?.turns[199]?.user).toBe("question 199");
+    const bad = turns.map((t, i) => (i === 157 ? { ...t, expect: "maybe" } : t));
+    expect(line({ ...good, turns: bad }).issues).toEqual([
+      { file: "cases.jsonl", line: 7, field: "turns[157].expect", message: expect.stringContaining('"answer" or "refuse"') },
+    ]);
   });
 
   it("keeps a turn's optional standalone question", () => {

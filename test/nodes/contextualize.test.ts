@@ -122,14 +122,26 @@ describe("contextualize node", () => {
     expect(update).toEqual({ turn: 1, query: "and does it cost anything? how do I freeze my card?" });
   });
 
-  it("falls back to the previous human message when no query is in state (no checkpointer)", async () => {
+  it("rebuilds the carried subject from the conversation when no query is in state (a fresh thread fed it: run.replay recorded)", async () => {
     const messages = [
       new HumanMessage("how do I freeze my card?"),
       new AIMessage("Tap Freeze."),
       new HumanMessage("and does it cost anything?"),
     ];
+    // The assistant's reply first (what a follow-up most likely refers to), then the previous query.
     expect((await contextualize({ messages, locale: "en" }, {})).query).toBe(
-      "and does it cost anything? how do I freeze my card?",
+      "and does it cost anything? Tap Freeze. how do I freeze my card?",
+    );
+    // Over several turns, as the rules would have chained them turn by turn: a self-contained question resets the subject.
+    const longer = [
+      new HumanMessage("how long do refunds take?"),
+      new AIMessage("Three to five days."),
+      new HumanMessage("why was my card declined at the shop?"),
+      new AIMessage("The Acme Hotel declined it."),
+      new HumanMessage("and their phone number?"),
+    ];
+    expect((await contextualize({ messages: longer, locale: "en" }, {})).query).toBe(
+      "and their phone number? The Acme Hotel declined it. why was my card declined at the shop?",
     );
   });
 

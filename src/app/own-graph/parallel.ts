@@ -24,7 +24,6 @@ import { moduleWorker } from "../../module-worker.js";
 import { HumanMessage } from "@langchain/core/messages";
 import * as errors from "../../errors.js";
 import { InternalError } from "../../errors.js";
-import { MemorySaver } from "@langchain/langgraph";
 import { buildGraph } from "../../graph/build.js";
 import type { TunableConfig } from "../../graph/configuration.js";
 import type { SplitPart } from "../../kb/split.js";
@@ -36,6 +35,8 @@ import type { Retriever } from "../../retrieval/types.js";
 import type { EvaluatorSpec } from "../../eval/measures/evaluators.js";
 import type { RetrieveAgain } from "../../eval/sweep/graph-counterfactual.js";
 import type { CaseLane, GraphSweepOptions, GraphTurn, InputMapper } from "../../eval/sweep/external-graph.js";
+import { historyMessages, type Replay } from "../../eval/sweep/replay.js";
+import { sweepCheckpointer } from "./reference-serde.js";
 
 /** What one thread's share of a sweep of retrace's own graph is built from (`ownGraphCaseOptions`). */
 export interface OwnGraphSweep {
@@ -54,6 +55,8 @@ export interface OwnGraphSweep {
   k: number;
   /** Whether gold-bearing turns are also retrieved with the raw message and the `standalone` oracle (docs/query-attribution.md). Needs a retriever. */
   counterfactual?: boolean;
+  /** What earlier turns the graph sees (`run.replay`; default own: src/eval/sweep/replay.ts). */
+  replay?: Replay;
 }
 
 /**
@@ -76,7 +79,10 @@ export function ownCounterfactual(retriever: Retriever, defaults: Partial<Tunabl
 }
 
 /** Each turn's input to retrace's own graph: the user message, and the case's locale (which filters retrieval to that locale's cards). */
-export const ownGraphInput: InputMapper = (turn, c) => ({ messages: [new HumanMessage(turn.user)], locale: c.locale });
+export const ownGraphInput: InputMapper = (turn, c) => ({
+  messages: [...historyMessages(turn.history), new HumanMessage(turn.user)],
+  locale: c.locale,
+});
 
 /**
  * How the one sweep reads retrace's own graph: each turn's input with the
@@ -98,7 +104,8 @@ export const OWN_GRAPH_CAPTURE = {
  * (docs/throughput.md, docs/query-attribution.md).
  */
 export function ownGraphCaseOptions(s: OwnGraphSweep): Omit<GraphSweepOptions, "cases" | "concurrency"> {
-  const checkpointer = new MemorySaver();
+  // Values kept by reference, not serialized: a turn costs the same at any position in a long conversation (./reference-serde.ts).
+  const checkpointer = sweepCheckpointer();
   return {
     graph: buildGraph({ store: s.retriever, cards: s.kb, analyzers: s.analyzers, defaults: s.defaults, checkpointer }),
     evaluators: s.evaluators,
@@ -108,6 +115,7 @@ export function ownGraphCaseOptions(s: OwnGraphSweep): Omit<GraphSweepOptions, "
     ...OWN_GRAPH_CAPTURE,
     retrieves: s.retriever !== null,
     threadPrefix: s.threadPrefix,
+    ...(s.replay !== undefined ? { replay: s.replay } : {}),
     ...(s.partOf !== undefined ? { partOf: s.partOf } : {}),
     ...(s.counterfactual === true && s.retriever !== null
       ? { counterfactual: true, retrieveAgain: ownCounterfactual(s.retriever, s.defaults) }
@@ -135,6 +143,8 @@ export interface SweepWorkerInit<Recipe = unknown> {
   counterfactual: boolean;
   /** The per-turn deadline, ms (unset: the sweep's default). */
   turnTimeoutMs?: number;
+  /** What earlier turns the graph sees (`run.replay`; unset: own). */
+  replay?: Replay;
 }
 
 /** Messages from a worker. */

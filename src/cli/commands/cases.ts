@@ -13,7 +13,7 @@ import { importCases, type ImportOptions } from "../../app/cases-import.js";
 import { synthCases, type SynthOptions } from "../../app/cases-synth.js";
 import { checkWritable, writeFileAtomic } from "../../atomic.js";
 import { InvalidArgumentError } from "../../errors.js";
-import { MAX_TURNS } from "../../kb/schemas.js";
+import { MAX_SYNTH_TURNS } from "../../kb/schemas.js";
 import { action, err, out } from "../io.js";
 import { addMaxCardBytesOption, intOption, positiveIntOption, probabilityOption, seedOption } from "../options.js";
 
@@ -57,7 +57,7 @@ export async function importCommand(file: string, o: ImportOptions & { out?: str
     `Imported ${r.cases.length} conversation${r.cases.length === 1 ? "" : "s"} (${c.turns} turns to label) from ${file}` +
       (c.duplicates > 0 ? `; ${c.duplicates} already present (same id) skipped` : "") +
       (c.truncated > 0
-        ? `; ${c.truncated} longer than ${MAX_TURNS} user turns kept their first ${MAX_TURNS} (the case format's limit)`
+        ? `; ${c.truncated} longer than ${o.maxTurns} user turns kept their first ${o.maxTurns} (--max-turns)`
         : "") +
       (c.childRuns > 0 ? `; ${c.childRuns} LangSmith child runs left out` : "") +
       (target !== undefined && target !== "-" ? `; written to ${target}` : "") +
@@ -107,6 +107,11 @@ export function register(program: Command): void {
       "--into <file>",
       "an existing cases file: keep its lines, append only conversations whose id it lacks (written back unless --out)",
     )
+    .option(
+      "--max-turns <n>",
+      "keep only each conversation's first n user turns (default: every turn); the cut conversations are counted",
+      positiveIntOption("--max-turns"),
+    )
     .option("--out <file>", "write the cases there (default stdout)")
     .action(action((file: string, o: ImportOptions & { out?: string }) => importCommand(file, o)));
   const synth = cmd
@@ -120,8 +125,8 @@ export function register(program: Command): void {
     .option("--n <n>", "cases to write (default: one per usable card)", positiveIntOption("--n"))
     .option(
       "--turns <n>",
-      `turns per case, 1 to ${MAX_TURNS} (follow-ups about other chunks of the card)`,
-      intOption("--turns", { min: 1, max: MAX_TURNS }),
+      `turns per case, 1 to ${MAX_SYNTH_TURNS} (follow-ups about other chunks of the card)`,
+      intOption("--turns", { min: 1, max: MAX_SYNTH_TURNS }),
       2,
     )
     .option(

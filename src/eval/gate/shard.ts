@@ -15,7 +15,7 @@
  * assignment depends only on the ids and turn counts of the selected cases
  * and on n: not on concurrency, not on which shard is run, not on the
  * machine. Greedy longest-first keeps shard loads within one case's turns
- * of each other (at most 4 turns, the case limit). With more shards than
+ * of each other (the longest case's turn count). With more shards than
  * cases, the shards past the case count are empty.
  *
  * Pure functions; inputs are never mutated.

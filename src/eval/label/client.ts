@@ -36,6 +36,7 @@ h2 { font-size:15px; margin:4px 0 6px; }
 .msg .who { font-weight:600; color:var(--muted); margin-right:6px; }
 .msg.current { background:#eef3ff; padding:3px 6px; border-radius:4px; }
 .msg.assistant { color:var(--muted); }
+.convo details.earlier > summary { cursor:pointer; color:var(--muted); }
 .searched { margin:2px 0; }
 .searched .sys { font-family:inherit; font-weight:600; color:var(--muted); margin-right:6px; }
 .gold { font-size:12px; margin:4px 0; }

@@ -33,7 +33,7 @@ import { smallKbWarning } from "../measures/chance.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
 import { holmAdjust } from "../stats/holm.js";
 import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, withoutSynthetic } from "./parts.js";
-import { funnelOf, turnSplits } from "./funnel-stats.js";
+import { funnelOf, hasLongPositions, turnSplits } from "./funnel-stats.js";
 import { queryAttributionOf } from "./query-attribution.js";
 import { TRIAD_KEYS, turnChanceLevel } from "../measures/metrics.js";
 import { judgmentsOf } from "./judgments.js";
@@ -487,9 +487,10 @@ function aggregateInto(
     forDeltas.push({ split: extra.name, groups, reference: extra.reference });
   }
 
-  // Turn position (1, 2, 3, 4+): a split of turns, not of cases (a case has turns in several groups), so no deltas against a reference.
+  // Turn position (1, 2, 3, 4+; or the long buckets once a turn is past #3, ./positions.ts): a split of turns, not of cases
+  // (a case has turns in several groups), so no deltas against a reference.
   const position: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of turnSplits(turns).position as Map<string, TurnReport[]>)
+  for (const [g, ts] of turnSplits(turns, hasLongPositions(allTurns)).position as Map<string, TurnReport[]>)
     position[g] = summarizeAll(ts, collected, batch);
   splits.position = position;
 

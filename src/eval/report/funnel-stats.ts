@@ -35,7 +35,7 @@ import {
 import { capturedLists, goldRanks } from "./gold-ranks.js";
 import { CAPTURED_STAGES, STAGES, TRACE_STAGES } from "./stages.js";
 import type { FunnelReport, FunnelStage, TurnReport } from "./types.js";
-import { TURN_POSITIONS, turnPosition } from "./positions.js";
+import { hasLongPositions, LONG_TURN_POSITIONS, TURN_POSITIONS, turnPosition } from "./positions.js";
 
 /** The funnel's stages in pipeline order: the query, then the stage registry's (docs/architecture.md §9), a captured turn's groups before `final`. */
 export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.freeze([
@@ -45,7 +45,7 @@ export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.fr
   ...STAGES.filter((s) => s.id === "final").map((s) => ({ id: s.id as string, label: s.label })),
 ]);
 
-export { positionLabel, turnPosition, TURN_POSITIONS } from "./positions.js";
+export { hasLongPositions, LONG_TURN_POSITIONS, positionLabel, turnPosition, TURN_POSITIONS } from "./positions.js";
 
 /** Stage → 1 (gold still present) or 0 for one turn; stages not measured on it are absent; null for a turn without gold. */
 export function stagePresence(t: TurnReport): Record<string, 0 | 1> | null {
@@ -148,8 +148,15 @@ function stageRows(
   return rows;
 }
 
-/** The split groups of a set of turns (turn position always; kind, locale and part when present), each in a canonical order. */
-export function turnSplits(turns: readonly TurnReport[]): Record<string, Map<string, TurnReport[]>> {
+/**
+ * The split groups of a set of turns (turn position always; kind, locale and part when present), each in a canonical order.
+ * `long`: whether positions use the long buckets (./positions.ts); default: whether these turns have a turn past #3
+ * (a subset of a report's turns passes the report's own answer, so its groups match the report's).
+ */
+export function turnSplits(
+  turns: readonly TurnReport[],
+  long: boolean = hasLongPositions(turns),
+): Record<string, Map<string, TurnReport[]>> {
   const groups = (of: (t: TurnReport) => string | undefined, order: readonly string[]) => {
     const m = new Map<string, TurnReport[]>();
     for (const t of turns) {
@@ -163,7 +170,7 @@ export function turnSplits(turns: readonly TurnReport[]): Record<string, Map<str
     return new Map(keys.map((g) => [g, m.get(g) as TurnReport[]]));
   };
   const out: Record<string, Map<string, TurnReport[]>> = {
-    position: groups((t) => turnPosition(t.turn), TURN_POSITIONS),
+    position: groups((t) => turnPosition(t.turn, long), long ? LONG_TURN_POSITIONS : TURN_POSITIONS),
     kind: groups((t) => t.kind, ["golden", "adversarial"]),
     locale: groups((t) => t.locale, []),
   };

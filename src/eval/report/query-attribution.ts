@@ -24,7 +24,7 @@ import {
   type ClusteredValue,
   type ResampleUnit,
 } from "../stats/bootstrap.js";
-import { turnSplits } from "./funnel-stats.js";
+import { hasLongPositions, turnSplits } from "./funnel-stats.js";
 import { ATTRIBUTIONS, UNATTRIBUTED_REASONS } from "./schemas.js";
 import type { Aggregate, QueryAttributionReport, TurnReport } from "./types.js";
 
@@ -177,7 +177,8 @@ export function queryAttributionOf(
 ): QueryAttributionReport {
   const attributed = turns.filter((t) => t.queries !== undefined);
   const splits: QueryAttributionReport["splits"] = {};
-  for (const [split, groups] of Object.entries(turnSplits(attributed))) {
+  // Position groups as the report's (its turns decide whether the long buckets are used).
+  for (const [split, groups] of Object.entries(turnSplits(attributed, hasLongPositions(turns)))) {
     splits[split] = Object.fromEntries([...groups].map(([g, ts]) => [g, attributionCounts(ts)]));
   }
   const means: QueryAttributionReport["means"] = {};

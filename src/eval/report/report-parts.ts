@@ -21,6 +21,17 @@ export function answererText(report: Report): string | null {
   return report.run.answerer ?? null;
 }
 
+/**
+ * What earlier turns the graph saw, when the run says (`run.replay: recorded`,
+ * docs/configuration.md#replay-own-or-recorded-history); null for the default
+ * (the graph's own answers), which reports leave unsaid so they stay as they were.
+ */
+export function replayText(report: Report): string | null {
+  return report.run.replay === "recorded"
+    ? "recorded history (each turn on a fresh thread fed the case's recorded conversation, its assistant messages included)"
+    : null;
+}
+
 /** `label (held-out)` for an answer-side key of a run with a split; the label otherwise. */
 export function rowLabel(report: Report, key: string, label: string): string {
   const side = report.answerSide;

@@ -40,6 +40,7 @@ import {
 import { runEvaluators, type EvaluatorSpec } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { DEFAULT_CONCURRENCY, runQueue, turnArtifacts, turnReport } from "./turns.js";
+import { historyMessages, recordedHistory, type RecordedMessage, type Replay } from "./replay.js";
 import { DEFAULT_TURN_TIMEOUT_S, invokeTurn, STALLED_MESSAGE, stateSize, TurnGuard } from "./turn-guard.js";
 import { graphTurnQueries, retrieveAgainQueries, type RetrieveAgain } from "./graph-counterfactual.js";
 import { recordRetrieverInvocations, type RetrieverRecorder } from "./retriever-instances.js";
@@ -59,10 +60,18 @@ export interface EvaluableGraph {
   channels?: Record<string, unknown>;
 }
 
-/** A turn handed to an `--input` mapper: the case's turn without its `context` (the labeller's view of the conversation, never sent to a graph; docs/synthetic-cases.md). */
+/** A turn handed to an `--input` mapper: the case's turn without its `context` (the labeller's view of the conversation; docs/synthetic-cases.md). */
 export interface InputTurn extends Omit<EvalTurn, "context"> {
   /** 0-based turn index. */
   index: number;
+  /**
+   * With `run.replay: recorded` only (./replay.ts): the recorded conversation
+   * before this turn, oldest first — each earlier user message and the
+   * assistant's recorded messages (`context`). The turn runs on a fresh thread,
+   * so the graph sees what the input sends: the default input sends these as
+   * messages on the `messages` channel before the turn's own. Absent with `own`.
+   */
+  history?: RecordedMessage[];
 }
 
 export type InputMapper = (turn: InputTurn, evalCase: EvalCase) => unknown;
@@ -180,8 +189,14 @@ export interface GraphSweepOptions extends IdOptions {
   concurrency?: number;
   /** Per-turn deadline, ms (default DEFAULT_TURN_TIMEOUT_S × 1000; `--turn-timeout`): a turn still running then is given up (./turn-guard.ts). */
   turnTimeoutMs?: number;
-  /** Thread ids are `<prefix><case id>`. */
+  /** Thread ids are `<prefix><case id>` (`<prefix><case id>#<turn>` with `replay: "recorded"`). */
   threadPrefix?: string;
+  /**
+   * What earlier turns the graph sees (./replay.ts, docs/configuration.md#replay-own-or-recorded-history):
+   * `own` (default) its own answers, the case's turns in order on one thread; `recorded` the case's
+   * recorded conversation, each turn on a fresh thread fed it (the input gets `InputTurn.history`).
+   */
+  replay?: Replay;
   /** Extra `configurable` for every invocation. */
   configurable?: Record<string, unknown>;
   /**
@@ -273,9 +288,9 @@ function lastAnswer(state: unknown): string {
   return "";
 }
 
-/** Default input: the turn as a human message on the `messages` channel. */
+/** Default input: the turn as a human message on the `messages` channel (after the recorded conversation, `turn.history`, with `run.replay: recorded`). */
 export function defaultInput(turn: InputTurn): unknown {
-  return { messages: [new HumanMessage(turn.user)] };
+  return { messages: [...historyMessages(turn.history), new HumanMessage(turn.user)] };
 }
 
 const RETRIEVAL_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
@@ -480,8 +495,10 @@ async function runCase(
   opts: GraphSweepOptions,
   ctx: CaseContext,
 ): Promise<GraphTurn[]> {
-  const graphCase: EvalCase = { ...c, turns: c.turns.map(graphTurn) };
-  const threadId = `${opts.threadPrefix ?? ""}${c.id}`;
+  const recorded = opts.replay === "recorded";
+  // Replayed on the recorded conversation, the case keeps its `context` (what the graph is fed); else the graph never sees it.
+  const graphCase: EvalCase = recorded ? c : { ...c, turns: c.turns.map(graphTurn) };
+  const caseThread = `${opts.threadPrefix ?? ""}${c.id}`;
   const out: GraphTurn[] = [];
   const mapInput = opts.input ?? defaultInput;
   const ids: IdOptions = {
@@ -495,6 +512,8 @@ async function runCase(
     // turn of the event loop (docs/reliability.md, "Every sweep stops when asked").
     await new Promise<void>((resolve) => setImmediate(resolve));
     const where = `case ${c.id} turn ${index}`;
+    // Recorded replay: a fresh thread a turn, fed the recorded conversation up to it.
+    const threadId = recorded ? `${caseThread}#${index}` : caseThread;
     const live = fromState
       ? undefined
       : new RetrieverCapture(ctx.retrievers !== undefined ? { retrievers: ctx.retrievers } : {});
@@ -502,7 +521,10 @@ async function runCase(
     let error: string | undefined;
     let givenUp: TurnReport["givenUp"];
     opts.onTurn?.(where, "start");
-    const input = mapInput({ ...graphTurn(t), index }, graphCase);
+    const input = mapInput(
+      { ...graphTurn(t), index, ...(recorded ? { history: recordedHistory(c, index) } : {}) },
+      graphCase,
+    );
     // durability "exit": one checkpoint when the turn ends, not one per step — the same nodes on the same state, about half
     // LangGraph's cost per invocation (docs/throughput.md), and an aborted turn leaves nothing half-written on the thread.
     const configurable = { ...opts.configurable, thread_id: threadId };
@@ -568,9 +590,10 @@ async function runCase(
     const part = opts.partOf?.get(c.id);
     if (part !== undefined) report.part = part;
     out.push({ report, retrieval });
+    if (recorded) await ctx.release(threadId);
   }
   // A sweep never returns to a thread: its checkpoints go (memory bounded by the cases in flight, not the cases run).
-  await ctx.release(threadId);
+  if (!recorded) await ctx.release(caseThread);
   ctx.reinvocable?.report(caseIndex, null); // no turn of this case decided: the verdict waits for a later case
   return out;
 }

@@ -340,6 +340,8 @@ function drawSummary(): void {
     " confirmed cards" +
     (ag.n > 0 ? ", observed agreement " + ag.observed.toFixed(3) : "");
 }
+/** Earlier turns shown unfolded above the current one; the rest of a long conversation is folded. */
+const SHOWN_EARLIER = 3;
 function drawTurn(): void {
   const c = caseAt(pos.c),
     t = turnAt(pos.c, pos.t),
@@ -354,17 +356,29 @@ function drawTurn(): void {
   );
   main.appendChild(el("p", { cls: "note", text: c.locale + " \u00b7 " + c.kind }));
   const convo = el("div", { cls: "convo" });
+  // A long conversation keeps the cards in view: the turns before the last SHOWN_EARLIER earlier ones are folded (docs/labelling.md).
+  const first = Math.max(0, pos.t - SHOWN_EARLIER);
+  const folded =
+    first > 0
+      ? el("details", { cls: "earlier", "data-turns": String(first) }, [
+          el("summary", {
+            text: "turns #0\u2013#" + (first - 1) + " (" + first + " earlier turn" + (first === 1 ? "" : "s") + ")",
+          }),
+        ])
+      : null;
+  if (folded !== null) convo.appendChild(folded);
   for (let i = 0; i <= pos.t; i++) {
     const ti = turnAt(pos.c, i);
+    const into = i < first && folded !== null ? folded : convo;
     (ti.context || []).forEach((said) => {
-      convo.appendChild(
+      into.appendChild(
         el("div", { cls: "msg assistant", "data-role": "assistant" }, [
           el("span", { cls: "who", text: "assistant" }),
           said,
         ]),
       );
     });
-    convo.appendChild(
+    into.appendChild(
       el("div", { cls: "msg" + (i === pos.t ? " current" : ""), "data-role": "user" }, [
         el("span", { cls: "who", text: "user #" + i }),
         ti.user,

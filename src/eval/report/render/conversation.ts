@@ -7,6 +7,7 @@
  */
 import { HIT_KEY, metricSpec } from "../../measures/metrics.js";
 import { positionLabel } from "../funnel-stats.js";
+import { positionNote } from "../positions.js";
 import {
   ATTRIBUTIONS,
   ATTRIBUTION_LABELS,
@@ -134,5 +135,5 @@ export function funnelTable(report: Report): { header: string[]; rows: string[][
 /** The unit line under the funnel and attribution tables. */
 export function conversationNote(report: Report): string {
   const b = report.bootstrap;
-  return `stage share = gold-bearing turns with a gold card still present at the stage; 95% percentile bootstrap over ${b?.unit ?? "case"}s (seed ${b?.seed ?? 42}, ${b?.samples ?? 2000} resamples); turn #0 is each case's first turn; turn #3+ = turns #3 and later.`;
+  return `stage share = gold-bearing turns with a gold card still present at the stage; 95% percentile bootstrap over ${b?.unit ?? "case"}s (seed ${b?.seed ?? 42}, ${b?.samples ?? 2000} resamples); ${positionNote(Object.keys(report.splits.position ?? {}))}.`;
 }

@@ -10,7 +10,7 @@ import {
   queryMeansTable,
 } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
-import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
+import { answererText, answerSideNote, PART_LABELS, replayText, rowLabel } from "../report-parts.js";
 import type { Aggregate, Report } from "../types.js";
 import {
   cell,
@@ -83,6 +83,7 @@ export function renderMarkdown(report: Report): string {
         ["embedder", md(embedderText(report))],
         ...retrievalRows(report).map(([label, text]) => [label, md(text)]),
         ...(answererText(report) !== null ? [["answerer", md(answererText(report) as string)]] : []),
+        ...(replayText(report) !== null ? [["replay", md(replayText(report) as string)]] : []),
         ["k", String(k)],
         ["store", md(run.store)],
         ...(run.mode !== undefined ? [["mode", md(run.mode)]] : []),

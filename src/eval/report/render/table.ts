@@ -14,7 +14,7 @@ import {
   queryMeansTable,
 } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
-import { answererText, answerSideNote, PART_LABELS, rowLabel } from "../report-parts.js";
+import { answererText, answerSideNote, PART_LABELS, replayText, rowLabel } from "../report-parts.js";
 import type { Aggregate, GroupDelta, Report } from "../types.js";
 import {
   cell,
@@ -259,6 +259,8 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   lines.push(...graphHeaderLines(report));
   const answerer = answererText(report);
   if (answerer !== null) lines.push(`answerer: ${answerer}`);
+  const replay = replayText(report);
+  if (replay !== null) lines.push(`replay: ${replay}`);
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
   lines.push("");
   const kinds = Object.entries(report.splits.kind);

@@ -160,6 +160,11 @@ const runInfoObject = z.object({
   graph: GraphRunInfoSchema.optional(),
   /** Locales of the run for which the built-in graph has no tables and uses generic rules (docs/languages.md). */
   genericLocales: z.array(z.string()).optional(),
+  /**
+   * `recorded` when the run replayed each turn on the case's recorded conversation (`run.replay: recorded`,
+   * docs/configuration.md#replay-own-or-recorded-history); absent when the graph saw its own answers (the default).
+   */
+  replay: z.literal("recorded").optional(),
   /** Who answered: "rule-based, offline" (the default extractive answerer) or the chat model's name. */
   answerer: z.string().optional(),
   /** The split file the turns' parts come from, or null when the KB has none (docs/holdout.md). */

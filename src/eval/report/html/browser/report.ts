@@ -7,7 +7,7 @@
  * side (../report-page.ts); the page tests and computes nothing itself.
  */
 import { DELTA_COLUMNS } from "../../columns.js";
-import { positionLabel } from "../../positions.js";
+import { positionLabel, positionNote } from "../../positions.js";
 import type { Aggregate, FunnelStage, TurnReport } from "../../types.js";
 import type { FunnelStageDiff } from "../../funnel-stats.js";
 import type { ComparePageData, PageData, PageFlip } from "../page-data.js";
@@ -519,6 +519,7 @@ function runLine(page: Run): string {
     run.store +
     (run.mode !== undefined ? "  mode=" + run.mode : "") +
     (run.rerank !== undefined ? "  rerank=" + (run.rerank === null ? "off" : run.rerank) : "") +
+    (run.replay === "recorded" ? "  replay=recorded" : "") +
     "  embedder=" +
     (run.embedder === null ? "none" : run.embedder) +
     "  dataset=" +
@@ -902,7 +903,8 @@ function conversationPanel(run: Run): HTMLDivElement {
       el("p", {
         cls: "note",
         text:
-          "Turn #0 is each case's first turn; turn #3+ = turns #3 and later. n counts turns; intervals: 95% percentile bootstrap resampling " +
+          positionNote(Object.keys(posSplit)).replace(/^t/, "T") +
+          ". n counts turns; intervals: 95% percentile bootstrap resampling " +
           ((r.bootstrap && r.bootstrap.unit) || "case") +
           "s.",
       }),
@@ -1642,6 +1644,36 @@ function reportPage(run: Run): void {
       ui.show("turns");
     });
     turnBox.appendChild(back);
+    // A conversation turn by turn: the case's previous and next turns, when the report has them (docs/html-report.md).
+    const t = turnAt(run, i);
+    const near = (d: number): number => {
+      const turns = run.report.turns;
+      for (let j = 0; j < turns.length; j++) {
+        const u = turns[j];
+        if (u !== undefined && u.caseId === t.caseId && u.turn === t.turn + d) return j;
+      }
+      return -1;
+    };
+    (
+      [
+        [-1, "\u2190 "],
+        [1, ""],
+      ] as const
+    ).forEach(([d, arrow]) => {
+      const j = near(d);
+      if (j < 0) return;
+      const b = el("button", {
+        type: "button",
+        cls: "link",
+        "data-nav": d < 0 ? "previous" : "next",
+        text: (d < 0 ? arrow + "previous turn " : "next turn ") + turnId(turnAt(run, j)) + (d > 0 ? " \u2192" : ""),
+      });
+      b.addEventListener("click", () => {
+        openTurn(j);
+      });
+      turnBox.appendChild(document.createTextNode(" \u00b7 "));
+      turnBox.appendChild(b);
+    });
     turnBox.appendChild(turnView(run, i));
     ui.show("turn");
   }
