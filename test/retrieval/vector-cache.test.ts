@@ -24,6 +24,7 @@ import {
   vectorCacheStatsOf,
   withVectorCache,
 } from "../../src/retrieval/vector-cache.js";
+import { describeIngest } from "../../src/retrieval/ingest.js";
 import { openEmbedder } from "../../src/system.js";
 import { makeTinyBertEmbedder } from "../fixtures/models/make-tiny-models.js";
 import { useFetchGuard } from "../helpers/network.js";
@@ -170,5 +171,23 @@ describe("openEmbedder: a model's document vectors are cached across runs", () =
     const folders = await readdir(path.join(root, "cache", "vectors"));
     expect(folders).toHaveLength(1);
     spy.mockRestore();
+  });
+});
+
+describe("describeIngest", () => {
+  it("says how many vectors the model embedded and how many came from the cache", () => {
+    const base = {
+      status: "ingested" as const,
+      collection: "c",
+      chunks: 3,
+      embedder: "org/model",
+      dimension: 384,
+      durationMs: 12,
+      removedStaging: [],
+    };
+    expect(describeIngest({ ...base, vectors: { embedded: 0, cached: 3 } })).toBe(
+      "collection c: 3 chunks, embedder org/model (384-d), ingested 3 chunks in 12 ms (0 embedded, 3 from the vector cache)",
+    );
+    expect(describeIngest(base)).toBe("collection c: 3 chunks, embedder org/model (384-d), ingested 3 chunks in 12 ms");
   });
 });
