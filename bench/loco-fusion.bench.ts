@@ -64,11 +64,22 @@ export interface LocoRow {
   r100Margin: PairedComparison | null;
 }
 
-/** The whole study, as data (the bench prints it; tests of the rule do not need the collections). */
-export async function locoStudy(log: (s: string) => void = (s) => process.stderr.write(`${s}\n`)) {
+/**
+ * The whole study, as data (the bench prints it; tests of the rule do not need the collections).
+ * `options.lists` gives each collection's branch lists (default: the LSA ones), `options.candidates`
+ * the candidates (default CANDIDATES; bench/loco-model.bench.ts passes the model embedder's).
+ */
+export async function locoStudy(
+  log: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+  options: {
+    lists?: (name: string) => Promise<BranchLists>;
+    candidates?: readonly Candidate[];
+  } = {},
+) {
+  const cands = options.candidates ?? CANDIDATES;
   const colls = new Map<string, Coll>();
   for (const name of SHARED_COLLECTIONS) {
-    const lists = await branchLists(name, { log });
+    const lists = options.lists !== undefined ? await options.lists(name) : await branchLists(name, { log });
     const bm25 = scored(scoreLists(lists, (q) => q.bm25));
     const dense = scored(scoreLists(lists, (q) => q.dense));
     colls.set(name, {
@@ -81,7 +92,7 @@ export async function locoStudy(log: (s: string) => void = (s) => process.stderr
   const stage = (c: Coll, m: "ndcg" | "r100") => c[c.best[m]];
   // Every candidate at every grid point on every collection, once.
   const table = new Map<Candidate, Map<string, Scored>[]>();
-  for (const cand of CANDIDATES) {
+  for (const cand of cands) {
     const t0 = performance.now();
     table.set(
       cand,
@@ -111,7 +122,7 @@ export async function locoStudy(log: (s: string) => void = (s) => process.stderr
   for (const held of SHARED_COLLECTIONS) {
     const c = colls.get(held) as Coll;
     const train = SHARED_COLLECTIONS.filter((n) => n !== held);
-    for (const cand of CANDIDATES) {
+    for (const cand of cands) {
       const i = fit(cand, train);
       const s = (table.get(cand) as Map<string, Scored>[])[i]?.get(held) as Scored;
       rows.push({
@@ -125,7 +136,7 @@ export async function locoStudy(log: (s: string) => void = (s) => process.stderr
       });
     }
   }
-  const hybrids = CANDIDATES.filter((c) => c.name !== "bm25 only");
+  const hybrids = cands.filter((c) => c.name !== "bm25 only");
   const worst = hybrids.map((cand) => {
     const mine = rows.filter((r) => r.candidate === cand.name);
     const w = mine.reduce((a, r) => ((r.ndcgMargin?.diff ?? -Infinity) < (a.ndcgMargin?.diff ?? -Infinity) ? r : a));

@@ -12,8 +12,18 @@
  *   npm run docs:figures                  # run once, rewrite the marked regions that changed
  *   npm run docs:figures -- --check       # run once, write nothing; exit 1 naming each stale file and marker
  *   npm run docs:figures -- --report F    # use the report JSON F (a default run of the shipped KB) instead of running
+ *   npm run docs:figures -- --model-report M   # and M as the model run (see MODEL FIGURES)
  *
  * test/docs/figures.int.test.ts runs the check.
+ *
+ * MODEL FIGURES. README.md's `readme.model` block sets a second run of the
+ * shipped KB beside the default's: the same command with the real model
+ * embedder named (`--config '{"retrieval":{"embedder":"Xenova/bge-small-en-v1.5"}}'`,
+ * its weights from the models folder in effect: `$RETRACE_MODELS_DIR`, else
+ * `<repo>/models`). When the model is not there the script says so on stderr,
+ * naming where it looked and how to fetch it, and leaves that block as
+ * committed (it is then neither rewritten nor reported stale); every other
+ * figure is still regenerated or checked.
  *
  * MARKER CONVENTION. The script owns exactly the text between
  * `<!-- fig:ID -->` and the next `<!-- /fig -->` (HTML comments: invisible
@@ -42,7 +52,7 @@ import { checkBaselineBeforeRun } from "../src/app/baseline.js";
 import { caseAndTurn } from "../src/cli/commands/trace.js";
 import { baselineFromReport, readBaseline, type Baseline } from "../src/eval/gate/baseline.js";
 import { smallKbWarning, chanceHit } from "../src/eval/measures/chance.js";
-import { HIT_KEY } from "../src/eval/measures/metrics.js";
+import { HIT_KEY, metricKey } from "../src/eval/measures/metrics.js";
 import { gate } from "../src/eval/gate/gate.js";
 import { metricLabel, retrievalConfigText } from "../src/eval/report/render/shared.js";
 import { parseReport } from "../src/eval/report/schemas.js";
@@ -50,6 +60,7 @@ import { turnKey } from "../src/eval/stats/bootstrap.js";
 import type { Aggregate, Report, TurnReport } from "../src/eval/report/types.js";
 import { datasetHash } from "../src/kb/hash.js";
 import { loadData, type LoadedData } from "../src/kb/load.js";
+import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel } from "../src/retrieval/embedders/transformers.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -67,13 +78,20 @@ export interface Facts {
   baseline: Baseline;
   /** Cases that existed before the split (kb/eval/split.json's note: `--original N`); later ones were written fresh. */
   preSplitCases: number;
+  /** The run with the model embedder named (FIGURES_MODEL), or why there is none (the model is not in the models folder; not asked for). */
+  model?: { model: string; report: Report } | { model: string; missing: string };
 }
+
+/** The model embedder of README.md's `readme.model` figures. */
+export const FIGURES_MODEL = DEFAULT_EMBEDDING_MODEL;
 
 export interface Figure {
   file: DocFile;
   id: string;
   block: boolean;
   text: string;
+  /** Why this region is left as committed (its inputs are missing, e.g. the model weights): neither rewritten nor stale. */
+  keep?: string;
 }
 
 export interface Problem {
@@ -97,14 +115,21 @@ const SPLIT_FILE = "kb/eval/split.json";
  * a temporary folder (removed afterwards) when not given.
  */
 export async function runShippedEval(
-  opts: { root?: string; workDir?: string; stderr?: (chunk: string) => void } = {},
+  opts: {
+    root?: string;
+    workDir?: string;
+    stderr?: (chunk: string) => void;
+    /** Name this model embedder (`--config '{"retrieval":{"embedder":…}}'`), loaded from `modelsDir`; default: none, an empty models dir. */
+    model?: { id: string; modelsDir: string };
+  } = {},
 ): Promise<Report> {
   const root = opts.root ?? ROOT;
   const work = opts.workDir ?? (await mkdtemp(path.join(os.tmpdir(), "retrace-doc-figures-")));
   try {
-    const models = path.join(work, "no-models");
+    const models = opts.model?.modelsDir ?? path.join(work, "no-models");
     await mkdir(models, { recursive: true });
-    const reportFile = path.join(work, "report.json");
+    const tag = opts.model === undefined ? "" : "-model";
+    const reportFile = path.join(work, `report${tag}.json`);
     const args = [
       "--import",
       "tsx",
@@ -113,9 +138,10 @@ export async function runShippedEval(
       "--store",
       "local",
       "--data-dir",
-      path.join(work, "chroma"),
+      path.join(work, `chroma${tag}`),
       "--out",
       `json:${reportFile}`,
+      ...(opts.model === undefined ? [] : ["--config", JSON.stringify({ retrieval: { embedder: opts.model.id } })]),
     ];
     const env = { ...process.env, CHROMA_URL: "", RETRACE_MODELS_DIR: models, NO_COLOR: "1" };
     const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
@@ -142,7 +168,15 @@ async function readReportFile(file: string): Promise<Report> {
 
 /** The report (run now, or read from `reportFile`) and the data and baseline the figures also need. */
 export async function collectFacts(
-  opts: { root?: string; reportFile?: string; workDir?: string; stderr?: (chunk: string) => void } = {},
+  opts: {
+    root?: string;
+    reportFile?: string;
+    workDir?: string;
+    stderr?: (chunk: string) => void;
+    /** Also run the shipped KB with FIGURES_MODEL when its weights are present (default true); `modelReportFile`: use that report instead. */
+    model?: boolean;
+    modelReportFile?: string;
+  } = {},
 ): Promise<Facts> {
   const root = opts.root ?? ROOT;
   const data = await loadData(path.join(root, KB_DIR), path.join(root, CASES_FILE));
@@ -167,7 +201,33 @@ export async function collectFacts(
   const original = /--original (\d+)/.exec(note);
   if (original === null)
     throw new Error(`${SPLIT_FILE}: its note no longer records the number of pre-split cases (--original N)`);
-  return { report, data, baseline, preSplitCases: Number(original[1]) };
+  const facts: Facts = { report, data, baseline, preSplitCases: Number(original[1]) };
+  if (opts.model !== false) facts.model = await modelFacts(root, opts);
+  return facts;
+}
+
+/** The model run of the shipped KB (or why there is none): FIGURES_MODEL from the models folder in effect. */
+async function modelFacts(
+  root: string,
+  opts: { workDir?: string; stderr?: (chunk: string) => void; modelReportFile?: string },
+): Promise<NonNullable<Facts["model"]>> {
+  const model = FIGURES_MODEL;
+  if (opts.modelReportFile !== undefined) return { model, report: await readReportFile(opts.modelReportFile) };
+  const modelsDir = process.env.RETRACE_MODELS_DIR ? defaultModelsDir() : path.join(root, "models");
+  const where = await locateModel(model, { modelsDir });
+  if (!where.found)
+    return {
+      model,
+      missing: `${model} is not in ${where.lookedIn.join(", ")} (missing ${where.missing.join(", ")}); fetch it with \`npm run models\` and point RETRACE_MODELS_DIR at its folder`,
+    };
+  opts.stderr?.(`doc-figures: a second run of the shipped KB with ${model} (${where.dtype}, ${where.dir}) …\n`);
+  const report = await runShippedEval({
+    root,
+    model: { id: model, modelsDir },
+    ...(opts.workDir !== undefined ? { workDir: opts.workDir } : {}),
+    ...(opts.stderr !== undefined ? { stderr: opts.stderr } : {}),
+  });
+  return { model, report };
 }
 
 // ---------------------------------------------------------------- formatting
@@ -300,6 +360,8 @@ export function figuresOf(facts: Facts): Figure[] {
     true,
   );
 
+  figures.push(modelFigure(facts));
+
   // ---- docs/holdout.md
   const preSplitHoldout = data.cases
     .slice(0, facts.preSplitCases)
@@ -421,6 +483,52 @@ export function figuresOf(facts: Facts): Figure[] {
   return figures;
 }
 
+/**
+ * README.md's `readme.model`: the held-out part of the shipped KB under the
+ * default embedder and under FIGURES_MODEL, per locale and in all: the mean
+ * over held-out gold-bearing turns of hit@k, nDCG@k and MRR@k (each run's own
+ * per-turn scores, so the two columns are over the same turns).
+ */
+function modelFigure(facts: Facts): Figure {
+  const base = { file: "README.md" as const, id: "readme.model", block: true };
+  const m = facts.model;
+  if (m === undefined) return { ...base, text: "", keep: "the model run was not asked for" };
+  if ("missing" in m) return { ...base, text: "", keep: m.missing };
+  const def = facts.report;
+  const mod = m.report;
+  const k = def.run.k;
+  const keys = [metricKey("hit"), metricKey("ndcg"), metricKey("mrr")];
+  const held = (r: Report) => r.turns.filter((t) => t.part === "holdout" && t.results.some((x) => x.key === HIT_KEY));
+  const locales = [...new Set(held(def).map((t) => t.locale))].sort();
+  const mean = (ts: readonly TurnReport[], key: string) => {
+    const v = ts.map((t) => t.results.find((x) => x.key === key)?.score).filter((x): x is number => x !== undefined);
+    return v.length === 0 ? NaN : v.reduce((a, b) => a + b, 0) / v.length;
+  };
+  const row = (label: string, pick: (t: TurnReport) => boolean) => {
+    const a = held(def).filter(pick);
+    const b = held(mod).filter(pick);
+    return `| ${label} | ${a.length} | ${keys.map((key) => `${f3(mean(a, key))} / ${f3(mean(b, key))}`).join(" | ")} |`;
+  };
+  const cfg = (r: Report) => {
+    const c = Object.values(r.run.retrieval ?? {})[0];
+    return c === undefined ? "" : `; \`${retrievalConfigText(c)}\``;
+  };
+  /** The ONNX precision the description names (`fp32 onnx`, `q8 onnx`), when the id does not. */
+  const precisionText = (r: Report) => {
+    const d = /\b(fp32|q8) onnx\b/.exec(r.run.embedderDescription ?? "")?.[1];
+    return d === undefined || (r.run.embedder ?? "").includes(d) ? "" : ` (${d})`;
+  };
+  const text = [
+    `Default: embedder \`${def.run.embedder}\`${cfg(def)}. Model: embedder \`${mod.run.embedder}\`${precisionText(mod)}${cfg(mod)}. Both: local Chroma, ${def.run.mode} retrieval, k = ${k}; mean over the held-out part's gold-bearing turns (default / model).`,
+    "",
+    `| held-out turns | n | ${keys.map((key) => metricLabel(key, k)).join(" | ")} |`,
+    `|---|---:|${keys.map(() => "---|").join("")}`,
+    ...locales.map((l) => row(l, (t) => t.locale === l)),
+    row("all", () => true),
+  ].join("\n");
+  return { ...base, text };
+}
+
 /** The message `fn` throws (it must throw). */
 function errorMessage(fn: () => unknown): string {
   try {
@@ -494,6 +602,8 @@ export function applyFigures(
         message: `${file}: <!-- fig:${id} --> is not a figure this script generates for ${file} (scripts/doc-figures.ts)`,
       });
       out += committed;
+    } else if (fig.keep !== undefined) {
+      out += committed; // its inputs are missing: left as committed, not stale (main() says why)
     } else {
       const lineStart = text.lastIndexOf("\n", start - 1) + 1;
       const indent = text.slice(lineStart, start);
@@ -554,19 +664,38 @@ async function main(argv: string[]): Promise<number> {
   const check = argv.includes("--check");
   const reportAt = argv.indexOf("--report");
   const reportFile = reportAt === -1 ? undefined : argv[reportAt + 1];
-  const known = new Set(["--check", "--report", ...(reportFile !== undefined ? [reportFile] : [])]);
+  const modelAt = argv.indexOf("--model-report");
+  const modelReportFile = modelAt === -1 ? undefined : argv[modelAt + 1];
+  const known = new Set([
+    "--check",
+    "--report",
+    "--model-report",
+    ...(reportFile !== undefined ? [reportFile] : []),
+    ...(modelReportFile !== undefined ? [modelReportFile] : []),
+  ]);
   const unknown = argv.filter((a) => !known.has(a));
-  if (unknown.length > 0 || (reportAt !== -1 && reportFile === undefined)) {
-    process.stderr.write(`usage: tsx scripts/doc-figures.ts [--check] [--report REPORT.json]\n`);
+  if (
+    unknown.length > 0 ||
+    (reportAt !== -1 && reportFile === undefined) ||
+    (modelAt !== -1 && modelReportFile === undefined)
+  ) {
+    process.stderr.write(
+      `usage: tsx scripts/doc-figures.ts [--check] [--report REPORT.json] [--model-report MODEL-REPORT.json]\n`,
+    );
     return 2;
   }
   if (reportFile === undefined)
     process.stderr.write("doc-figures: one run of the shipped KB (retrace start --out json:FILE) …\n");
   const facts = await collectFacts({
     ...(reportFile !== undefined ? { reportFile: path.resolve(reportFile) } : {}),
+    ...(modelReportFile !== undefined ? { modelReportFile: path.resolve(modelReportFile) } : {}),
     stderr: (d) => process.stderr.write(d),
   });
-  const { stale, errors, written } = await updateDocs(ROOT, figuresOf(facts), { write: !check });
+  const figures = figuresOf(facts);
+  const { stale, errors, written } = await updateDocs(ROOT, figures, { write: !check });
+  for (const f of figures)
+    if (f.keep !== undefined)
+      process.stderr.write(`note: ${f.file} <!-- fig:${f.id} --> not regenerated, left as committed: ${f.keep}\n`);
   for (const p of errors) process.stderr.write(`error: ${p.message}\n`);
   if (errors.length > 0) return 1;
   if (check) {

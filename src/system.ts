@@ -35,6 +35,7 @@ import { defaultDataDir, openStore, type ChromaStoreHandle } from "./retrieval/c
 import { requireCurrentCollection } from "./retrieval/chroma-store.js";
 import { ExactDenseIndex, openExactDense, type SharedExactDense } from "./retrieval/exact-dense.js";
 import { fingerprinted } from "./retrieval/fingerprint.js";
+import { precisionOf, withVectorCache } from "./retrieval/vector-cache.js";
 import { InMemoryDenseIndex, type DenseIndex } from "./retrieval/dense.js";
 import { logChoice, resolveEmbedder, resolveReranker, type ResolvedReranker } from "./retrieval/embedders/resolve.js";
 import { HybridRetriever, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
@@ -225,7 +226,8 @@ export async function openEmbedder(o: EmbedderChoice): Promise<OpenedEmbedder> {
   const ms = Math.round((performance.now() - t0) * 10) / 10;
   if (o.log !== false) logChoice("embedder", resolved);
   return {
-    embedder: await fingerprinted(resolved.embedder),
+    // A model embedder's document vectors are cached by content (src/retrieval/vector-cache.ts).
+    embedder: withVectorCache(await fingerprinted(resolved.embedder), { precision: precisionOf(resolved.embedder) }),
     reason: resolved.reason,
     summary: resolved.summary,
     setup: { kind: resolved.setup, ms, ...(resolved.chanceMs !== undefined ? { chanceMs: resolved.chanceMs } : {}) },

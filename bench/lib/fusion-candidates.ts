@@ -163,3 +163,24 @@ export const meanOf = (m: ReadonlyMap<string, number>): number => {
   for (const v of m.values()) s += v;
   return m.size === 0 ? 0 : s / m.size;
 };
+
+/**
+ * The candidates for a model embedder's default (bench/loco-model.bench.ts):
+ * a model has no κ, so every constant is a fixed number fitted across the
+ * collections; simplest first, as CANDIDATES.
+ */
+export const MODEL_CANDIDATES: readonly Candidate[] = [
+  ...CANDIDATES.filter((c) => ["bm25 only", "rrf", "rrf weighted", "minmax fixed", "zscore fixed"].includes(c.name)),
+  {
+    name: "combmnz fixed",
+    describe: (p) => `CombMNZ, dense ${p.alpha}`,
+    grid: grid({ alpha: ALPHAS }),
+    rank: (q, _c, p) => fused(q, "combmnz", p.alpha as number),
+  },
+  {
+    name: "minmax fixed, dense head",
+    describe: (p) => `min-max, dense ${p.alpha}, dense top ${p.head} only`,
+    grid: grid({ alpha: ALPHAS, head: [20, 50] }),
+    rank: (q, _c, p) => fused({ ...q, dense: q.dense.slice(0, p.head) }, "minmax", p.alpha as number),
+  },
+];

@@ -38,6 +38,7 @@ import type { ChromaClientLike, ChromaCollection } from "./chroma-types.js";
 import { fingerprintOf } from "./fingerprint.js";
 import { assertPositiveInteger } from "./fusion.js";
 import type { Embedder } from "./types.js";
+import { vectorCacheStatsOf } from "./vector-cache.js";
 
 export const DEFAULT_BATCH_SIZE = 64;
 /** A staging collection of another host is considered abandoned after this long. */
@@ -71,12 +72,16 @@ export interface IngestResult {
   removedStaging: string[];
   /** Why the existing collection of that name was rebuilt (absent when there was none or it was up to date). */
   replacedBecause?: string;
+  /** A model embedder's document vectors during this ingest: how many the model embedded and how many were read from the vector cache (src/retrieval/vector-cache.ts). */
+  vectors?: { embedded: number; cached: number };
 }
 
 /** One line saying what an ingest did: `collection X: N chunks, embedder E (D-d), already up to date | ingested N chunks in T ms`. */
 export function describeIngest(r: IngestResult): string {
   const what =
-    r.status === "up-to-date" ? "already up to date" : `ingested ${r.chunks} chunks in ${r.durationMs.toFixed(0)} ms`;
+    r.status === "up-to-date"
+      ? "already up to date"
+      : `ingested ${r.chunks} chunks in ${r.durationMs.toFixed(0)} ms${r.vectors === undefined ? "" : ` (${r.vectors.embedded} embedded, ${r.vectors.cached} from the vector cache)`}`;
   return `collection ${r.collection}: ${r.chunks} chunks, embedder ${r.embedder} (${r.dimension}-d), ${what}`;
 }
 
@@ -181,6 +186,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   const { client, chunks, embedder, signal } = options;
   const batchSize = validate(options);
   const started = performance.now();
+  const statsBefore = vectorCacheStatsOf(embedder);
+  const before = statsBefore === undefined ? undefined : { ...statsBefore };
   const name = collectionName(options.kbHash, embedder);
   const total = chunks.length;
   const expected = { embedder, chunks: total, chunksHash: chunksHash(chunks) };
@@ -321,5 +328,16 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     durationMs,
     removedStaging,
     ...(replacedBecause !== undefined ? { replacedBecause } : {}),
+    ...vectorCounts(embedder, before),
   };
+}
+
+/** What a cached model embedder did between `before` and now (nothing for other embedders). */
+function vectorCounts(
+  embedder: Embedder,
+  before: { hits: number; embedded: number } | undefined,
+): { vectors?: { embedded: number; cached: number } } {
+  const now = vectorCacheStatsOf(embedder);
+  if (now === undefined || before === undefined) return {};
+  return { vectors: { embedded: now.embedded - before.embedded, cached: now.hits - before.hits } };
 }

@@ -13,6 +13,7 @@ import { DataValidationError, InvalidArgumentError, ModelUnavailableError } from
 import {
   DEFAULT_EMBEDDING_MODEL,
   TransformersEmbedder,
+  knownQueryInstruction,
   resolvePooling,
 } from "../../src/retrieval/embedders/transformers.js";
 import { loadTransformers } from "../../src/retrieval/embedders/transformers-runtime.js";
@@ -183,6 +184,16 @@ describe("TransformersEmbedder: offline load of a generated model", () => {
     expect(await e.embedDocuments([])).toEqual([]);
   });
 
+  it("prepends BGE's query instruction to queries of a bge-*-en model by default, never to documents", async () => {
+    const e = await load({});
+    const plain = await load({ queryPrefix: "" });
+    const instruction = "Represent this sentence for searching relevant passages: ";
+    expect(knownQueryInstruction(DEFAULT_EMBEDDING_MODEL)).toBe(instruction);
+    expect(knownQueryInstruction("tiny/plain-embedder")).toBeUndefined();
+    expectClose(await e.embedQuery("refund"), await plain.embedQuery(`${instruction}refund`), 1e-6);
+    expect(await e.embedDocuments(["refund"])).toEqual(await plain.embedDocuments(["refund"]));
+  });
+
   it("applies queryPrefix to queries only", async () => {
     const plain = await load({ model: "tiny/plain-embedder" });
     const prefixed = await load({ model: "tiny/plain-embedder", queryPrefix: "represent this: " });
@@ -331,7 +342,11 @@ describe("TransformersEmbedder: missing or broken models, never the network", ()
   it("keeps concurrent loads from different folders apart (transformers.js env is global)", async () => {
     const other = join(root, "other-models");
     const b2 = await makeTinyBertEmbedder(other, { hiddenSize: H, seed: 99 });
-    const [a, b] = await Promise.all([load({ modelsDir }), load({ modelsDir: other })]);
+    // queryPrefix "": the bge id's query instruction (knownQueryInstruction) is not what this test is about.
+    const [a, b] = await Promise.all([
+      load({ modelsDir, queryPrefix: "" }),
+      load({ modelsDir: other, queryPrefix: "" }),
+    ]);
     expect(a?.modelDir).toBe(bge.path);
     expect(b?.modelDir).toBe(b2.path);
     const ids = idsOf(bge, ["[CLS]", "refund", "[SEP]"]);

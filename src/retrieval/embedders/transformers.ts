@@ -153,6 +153,18 @@ export interface TransformersEmbedderOptions extends LocalModelOptions {
   queryPrefix?: string;
 }
 
+/**
+ * The query instruction of a known model family, from its model card: BGE's
+ * English v1.5 models ("Represent this sentence for searching relevant
+ * passages: ", prepended to queries only, as MTEB's figures were made).
+ * Undefined for other models. The `queryPrefix` option wins (`""` turns it off).
+ */
+export function knownQueryInstruction(model: string): string | undefined {
+  return /(^|[-_/])bge-(small|base|large)-en(-v1\.5)?$/i.test(model)
+    ? "Represent this sentence for searching relevant passages: "
+    : undefined;
+}
+
 /** L2-normalises in place; a zero vector stays zero (no NaN). */
 function l2normalize(v: number[]): number[] {
   let sum = 0;
@@ -249,7 +261,7 @@ export class TransformersEmbedder implements Embedder {
       modelDir: prepared.dir,
       dtype: prepared.dtype,
       batchSize,
-      queryPrefix: options.queryPrefix ?? "",
+      queryPrefix: options.queryPrefix ?? knownQueryInstruction(modelIdOf(model)) ?? "",
       modelType,
     });
   }
