@@ -12,17 +12,16 @@
  *   reads workflow commands; with `--json` they go to stderr instead, so
  *   stdout stays one JSON document (the runner reads workflow commands from
  *   both streams);
- * - `--out pr-comment:FILE` writes the comment body (src/eval/gate/pr-comment.ts),
- *   GitHub on or off.
+ * (`--out pr-comment:FILE`, the comment body, is a format of the output
+ * registry, src/cli/out-formats.ts, written GitHub on or off.)
  *
- * Checked before the run (`prepareGithub`): the comment's path can be
- * written (and `checkReportOutputs` refuses it when another output names the
- * same file), the step summary can be appended to, and with GitHub output on,
- * the cases file the annotations point into is read.
+ * Checked before the run (`prepareGithub`): the step summary can be appended
+ * to, and with GitHub output on, the cases file the annotations point into is
+ * read.
  */
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
-import { checkAppendable, checkWritable, outputBytes, writeFileAtomic } from "../atomic.js";
+import { checkAppendable, outputBytes } from "../atomic.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import { annotationLines } from "../eval/gate/github.js";
 import { renderPrComment } from "../eval/gate/pr-comment.js";
@@ -38,8 +37,6 @@ export const STEP_SUMMARY_LIMIT = 1024 * 1024;
 export interface GithubOptions {
   /** true: `--github` (on); false: `--github off`; undefined: on when GITHUB_ACTIONS=true. */
   github?: boolean;
-  /** Write the pull-request comment body here. */
-  prComment?: string;
   /** Stdout carries JSON: annotations go to stderr. */
   json?: boolean;
 }
@@ -67,14 +64,12 @@ export async function prepareGithub(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<GithubEmitter> {
   const on = githubOn(o, env);
-  if (o.prComment !== undefined) await checkWritable(o.prComment, "--out pr-comment:");
   const summary = env.GITHUB_STEP_SUMMARY;
   if (on && summary !== undefined && summary !== "") await checkAppendable(summary, "GITHUB_STEP_SUMMARY");
   const index: CaseIndex | null = on ? await readCaseIndex(casesFile) : null;
   return {
     async emit(report, baseline, seed, title) {
       const comment = () => renderPrComment(report, { reference: baseline, seed, title });
-      if (o.prComment !== undefined) await writeFileAtomic(o.prComment, comment());
       if (!on || index === null) return;
       if (summary !== undefined && summary !== "") {
         let text = renderMarkdown(report);

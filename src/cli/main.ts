@@ -47,7 +47,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: () => import("./commands/compare.js"),
   },
   export: {
-    summary: "Moved: retrace export is now retrace report FILE --trec DIR",
+    summary: "Moved: retrace export is now retrace report FILE --out trec:DIR",
     load: () => import("./commands/export.js"),
     moved: true,
   },
@@ -73,7 +73,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
   report: {
     summary:
-      "A saved report JSON, without re-running the sweep: render it (--out, --table), write its TREC run and qrels (--trec), or print floors from it or a baseline (--floors)",
+      "A saved report JSON, without re-running the sweep: render it (--out FORMAT:FILE: html, markdown, json, junit, pr-comment, or its TREC run and qrels with trec:DIR; --table), or print floors from it or a baseline (--floors)",
     load: () => import("./commands/report.js"),
   },
   score: {

@@ -10,6 +10,7 @@ import type { Report } from "../eval/report/types.js";
 import { missedTurns } from "../eval/report/render/shared.js";
 import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { shellLine } from "../shell.js";
+import { outFile, type OutTarget } from "./out-formats.js";
 
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
 export interface RunArgs {
@@ -31,7 +32,8 @@ export interface RunArgs {
   store?: string;
   embedder?: string;
   k?: number;
-  html?: string;
+  /** The `--out` files (an HTML page written: no "see every turn in a browser" line). */
+  outputs?: readonly OutTarget[];
   updateBaseline?: boolean;
 }
 
@@ -71,7 +73,7 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
     lines.push(
       `trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`,
     );
-  if (o.html === undefined)
+  if (outFile(o.outputs, "html") === undefined)
     lines.push(
       `see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "html:report.html"])}`,
     );

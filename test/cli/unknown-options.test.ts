@@ -143,6 +143,7 @@ const VALUES: Record<string, string> = {
   "--github": "on",
   "--counterfactual": "on",
   "--config": '{"retrieval":{"denseK":5}}',
+  "--out": "html:x.html",
 };
 const valueFor = (o: Option): string[] =>
   o.required || o.optional ? [VALUES[o.long ?? ""] ?? o.argChoices?.[0] ?? "1"] : [];

@@ -25,13 +25,10 @@ export async function mergeCommand(files: string[], o: MergeCommandOptions): Pro
   await checkReportOutputs(o, baselineFile); // every output path, before a shard is read (exit 2)
   const github = await prepareGithub(o, mergeCasesFile(o));
   const { report, baseline } = await mergeShardReports(files, o);
-  await emitReport(report, o, baselineFile);
-  await github.emit(
-    report,
-    baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null,
-    report.bootstrap?.seed ?? EVAL_DEFAULTS.seed,
-    "retrace merge",
-  );
+  const reference = baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null;
+  const seed = report.bootstrap?.seed ?? EVAL_DEFAULTS.seed;
+  await emitReport(report, o, baselineFile, { comment: { reference, seed, title: "retrace merge" } });
+  await github.emit(report, reference, seed, "retrace merge");
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok;
 }
