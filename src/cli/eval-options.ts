@@ -137,7 +137,7 @@ export function addRetrievalOptions(cmd: Command): Command {
 
 /** The help of `--gate` for the checks `names`. */
 function gateHelp(names: readonly string[]): string {
-  return `a gate check, repeatable (all off by default): ${names.join(", ")}; floors take X or SCOPE=X,... (scopes all, golden, adversarial, tune, holdout or a locale), stage checks STAGE=X; docs/gates-and-exit-codes.md`;
+  return `a gate check, repeatable (all off by default): ${names.join(", ")}; floors take X or SCOPE=X,... (scopes all, golden, adversarial, tune, holdout or a locale), stage checks STAGE=X, max-drop X or auto (the default tolerance); a gate checks exactly the checks named; docs/gates-and-exit-codes.md`;
 }
 
 /** `--gate NAME=VALUE` for the checks `names` (GATE_CHECKS), each check's old option hidden (old-spellings.ts). */
@@ -149,7 +149,8 @@ export function addGateOption(cmd: Command, names: readonly string[]): Command {
     ...Object.fromEntries(FLOOR_OPTIONS.map(({ flag }) => [flag.slice(2), parseFloors(g(flag.slice(2)))])),
     "min-stage": stageOption(g("min-stage")),
     "max-stage-drop": stageOption(g("max-stage-drop")),
-    "max-drop": probabilityOption(g("max-drop")),
+    // A number in [0, 1], or `auto`: the default tolerance (docs/gates-and-exit-codes.md).
+    "max-drop": (v: string) => (v.trim() === "auto" ? "auto" : probabilityOption(g("max-drop"))(v)),
     "max-flips": countOption(g("max-flips")),
     "max-errors": countOption(g("max-errors")),
     "max-no-retrieval": countOption(g("max-no-retrieval")),
@@ -199,7 +200,7 @@ export function addSweepOptions(cmd: Command): Command {
   addGateOption(cmd, EVAL_GATES)
     .option(
       "--baseline <file>",
-      "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there",
+      "the baseline file the baseline checks (--gate max-drop, max-flips, max-stage-drop) compare with, default <kb>/eval/baseline.json; it adds or removes no check; --update-baseline writes it there",
     )
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
     .option(

@@ -78,13 +78,22 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
       `see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "html:report.html"])}`,
     );
   const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
-  const gateLine = shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--gate", "max-flips=0"]);
-  if (o.updateBaseline === true)
-    lines.push(
-      `gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`,
-    );
+  // Both baseline checks: a mean that drops beyond the default tolerance, and any turn that was hit and is now missed.
+  const gateLine = shellLine([
+    "npx",
+    "retrace",
+    "eval",
+    ...run,
+    ...baselineArgs,
+    "--gate",
+    "max-drop=auto",
+    "--gate",
+    "max-flips=0",
+  ]);
+  const what = "fails on a mean that dropped beyond the default tolerance or a turn that was hit and is now missed";
+  if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (${what}): ${gateLine}`);
   else if (!baseline.compared && baseline.exists)
-    lines.push(`gate on the baseline that is there (fails on a turn that was hit and is now missed): ${gateLine}`);
+    lines.push(`gate on the baseline that is there (${what}): ${gateLine}`);
   else if (!baseline.compared)
     lines.push(
       `record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`,
