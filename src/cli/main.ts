@@ -61,6 +61,11 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
       "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
     load: () => import("./commands/ingest.js"),
   },
+  init: {
+    summary:
+      "Write the project file (retrace.config.json) from the flags of a run, so that eval, trace and label need none there",
+    load: () => import("./commands/init.js"),
+  },
   label: {
     summary:
       "Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person",

@@ -12,6 +12,7 @@
  * Output paths are checked before any work (src/output-set.ts). Exit 0; 2 bad
  * usage or data (file, line and field named); 3 a store or model unavailable.
  */
+import path from "node:path";
 import { Option, type Command } from "commander";
 import { buildLabelData, planLabel, type LabelOptions } from "../../app/label.js";
 import { labelAgreement, mergeIdsOf, mergeLabelFiles } from "../../app/label-files.js";
@@ -26,6 +27,8 @@ import { log } from "../../log.js";
 import { action, err, out } from "../io.js";
 import { hidden, refuseOldSpellings } from "../old-spellings.js";
 import { addOutOption, outFile, outSpecs, renderOuts, type OutTarget } from "../out-formats.js";
+import { findProject } from "../project.js";
+import { applyProject } from "../settings.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption, refuseInMode } from "../options.js";
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
@@ -77,7 +80,29 @@ const GRAPH_ONLY = [
   "--catalog",
 ] as const;
 
-async function pageCommand(cases: string | undefined, o: LabelCommandOptions): Promise<number> {
+async function pageCommand(typedCases: string | undefined, o: LabelCommandOptions): Promise<number> {
+  // In a project (retrace.config.json, src/cli/project.ts): its cases, and the page at label.html, when not given.
+  const project = findProject();
+  const cases =
+    typedCases ??
+    project?.settings.cases ??
+    (project?.settings.kb !== undefined ? path.join(project.settings.kb, "eval", "cases.jsonl") : undefined);
+  // The project's graph or recording joins the default pool (typed, --graph / --traces ask for --pool to name them).
+  if (
+    project !== null &&
+    o.pool === undefined &&
+    (project.settings.graph !== undefined || project.settings.traces !== undefined)
+  )
+    o = {
+      ...o,
+      pool: [
+        ...DEFAULT_POOL,
+        ...(o.graph !== undefined ? ["graph"] : []),
+        ...(o.traces !== undefined ? ["recorded"] : []),
+      ].join(","),
+    };
+  if (project !== null && outFile(o.outputs, "html") === undefined)
+    o = { ...o, outputs: [...(o.outputs ?? []), { format: "html", file: "label.html", option: "--out html:" }] };
   if (cases === undefined)
     throw new InvalidArgumentError(
       "CASES",
@@ -237,7 +262,17 @@ export function register(program: Command): void {
       "print Cohen's kappa (unweighted) between the judge's suggestions and the person's grades in this export",
     )
     .option("--json", "with --agreement: print the agreement as JSON (with a version field)");
-  cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
+  cmd.hook("preAction", (_self, actionCmd) => {
+    refuseOldSpellings(actionCmd);
+    // The project file's run-selecting keys as defaults (a flag typed wins), as on eval and trace.
+    const project = findProject();
+    if (
+      project !== null &&
+      actionCmd.getOptionValue("merge") === undefined &&
+      actionCmd.getOptionValue("agreement") === undefined
+    )
+      applyProject(actionCmd, project, { outputs: false });
+  });
   addMaxCardBytesOption(cmd).action(
     action((cases: string | undefined, o: LabelCommandOptions) => {
       if (o.merge !== undefined && o.agreement !== undefined)
