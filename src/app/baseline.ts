@@ -46,6 +46,8 @@ export interface RunIntent {
   baselineFile: string;
   /** Whether the file is the KB's default (so the command need not name it). */
   baselineIsDefault: boolean;
+  /** The baseline checks of the run as `--gate` values (`max-drop=auto`, `max-flips=0`), repeated in the command lines (a baseline file names no check itself). */
+  gates?: readonly string[];
 }
 
 /** What the run will measure, known before anything starts. */
@@ -85,6 +87,7 @@ export function evalCommandLine(
   }
   if (!intent.baselineIsDefault) parts.push("--baseline", q(intent.baselineFile));
   if (over.update !== undefined && over.update !== null) parts.push("--update-baseline");
+  else for (const g of intent.gates ?? []) parts.push("--gate", q(g));
   return parts.join(" ");
 }
 

@@ -27,7 +27,7 @@ import type { RetrievalMode } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { checkLocaleOptions, resolveDataPaths, selectRunCases } from "./data.js";
-import { wantsBaseline, type GateOptions } from "./report.js";
+import { wantsBaseline, type GateOptions, type MaxDrop } from "./report.js";
 
 /** The defaults of the eval options (the CLI's too). */
 export { EVAL_DEFAULTS };
@@ -135,7 +135,7 @@ export interface ShardedRunOptions extends Partial<Record<FloorOption, unknown>>
   shard?: ShardSpec;
   updateBaseline?: boolean;
   baseline?: string;
-  maxDrop?: number;
+  maxDrop?: MaxDrop;
   maxFlips?: number;
   /** `--graph` gates. */
   maxErrors?: number;
@@ -334,6 +334,11 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
       ...(o.case !== undefined ? { case: o.case } : {}),
       baselineFile: file,
       baselineIsDefault: o.baseline === undefined,
+      gates: [
+        ...(o.maxDrop !== undefined ? [`max-drop=${o.maxDrop}`] : []),
+        ...(o.maxFlips !== undefined ? [`max-flips=${o.maxFlips}`] : []),
+        ...Object.entries(o.maxStageDrop ?? {}).map(([stage, x]) => `max-stage-drop=${stage}=${x}`),
+      ],
     };
     const plan = {
       datasetHash: datasetHashOfRun,

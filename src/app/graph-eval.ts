@@ -77,7 +77,7 @@ import { checkLocaleOptions, selectRunCases } from "./data.js";
 import { checkRepeatOptions, EVAL_DEFAULTS, runDatasetHash } from "./eval-plan.js";
 import { openJudge } from "./judge.js";
 import type { UseCaseHooks } from "./progress.js";
-import { wantsBaseline, type GateOptions } from "./report.js";
+import { wantsBaseline, type GateOptions, type MaxDrop } from "./report.js";
 import { sweepRepeats } from "../eval/sweep/repeat-loop.js";
 import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.js";
 import { checkSourceSettings } from "./source-settings.js";
@@ -143,8 +143,8 @@ export interface GraphEvalOptions extends ExternalGraphOptions, RecordedTracesOp
   locale?: string[];
   case?: string[];
   baseline?: string;
-  /** Unset: DEFAULT_MAX_DROP (0.02) — a user's graph may not be deterministic, so never the 0 of retrace's own pipeline. */
-  maxDrop?: number;
+  /** `--gate max-drop=X`; `auto`: DEFAULT_MAX_DROP (0.02) — a user's graph may not be deterministic, so never the 0 of retrace's own pipeline. Unset: drops not checked. */
+  maxDrop?: MaxDrop;
   updateBaseline?: boolean;
   /** Turns whose graph run throws that the gate tolerates (default 0). */
   maxErrors?: number;

@@ -1,5 +1,5 @@
 /**
- * Use-case: `retrace label CASES --html label.html` (docs/labelling.md): the
+ * Use-case: `retrace label CASES --out html:label.html` (docs/labelling.md): the
  * labelling page of a cases file. For each turn of the selected cases, the
  * pool — the union of the top `depth` cards of the systems named by `pool`:
  * retrace's own graph in `bm25`, `dense` and `hybrid` mode (the store and

@@ -66,7 +66,8 @@ export function warnAboutJudgments(report: Report): void {
 
 /** The gate options of `eval` and `merge`: floors (`minHit`, … one per FLOOR_OPTIONS entry), drops and flips, and the gates of `--graph` runs. */
 export interface GateOptions extends FloorThresholds {
-  maxDrop?: number;
+  /** `--gate max-drop=X`: drops against the baseline beyond X fail; `auto`: at the default tolerance (0 on the same data and configuration, else 0.02; docs/gates-and-exit-codes.md). Unset: drops are not checked. */
+  maxDrop?: MaxDrop;
   maxFlips?: number;
   /** Turns whose graph run threw or was given up that the gate tolerates (default 0), for every graph. */
   maxErrors?: number;
@@ -79,18 +80,32 @@ export interface GateOptions extends FloorThresholds {
   /** Stage floors (`--min-stage STAGE=VALUE`) and drops against the baseline (`--max-stage-drop STAGE=VALUE`); src/eval/gate/stage-gate.ts. */
   minStage?: Record<string, number>;
   maxStageDrop?: Record<string, number>;
-  /** The baseline file named on the command line (`--baseline`): with it, drops are checked at the default tolerance. */
+  /** The baseline file named on the command line (`--baseline`): which file the baseline checks compare with; it adds or removes no check. */
   baseline?: string;
 }
 
-/** Whether the options compare with a baseline (explicitly, or through a drop or flip tolerance), unless they write one. */
+/** A drop tolerance: a number in [0, 1], or `auto` (the default tolerance, src/eval/gate/gate.ts defaultMaxDrop). */
+export type MaxDrop = number | "auto";
+
+/**
+ * Whether the options compare with a baseline: a baseline check is named
+ * (`--gate max-drop`, `max-flips` or `max-stage-drop`) and the run does not
+ * write one. A gate checks exactly the checks named: `--baseline FILE` only
+ * says which file they compare with (docs/gates-and-exit-codes.md, "A gate
+ * means one thing"), so `--baseline` with no baseline check and no
+ * `--update-baseline` checks nothing and is exit 2 (InvalidArgumentError).
+ */
 export function wantsBaseline(
   o: Pick<GateOptions, "maxDrop" | "maxFlips" | "maxStageDrop"> & { baseline?: string; updateBaseline?: boolean },
 ): boolean {
-  return (
-    !o.updateBaseline &&
-    (o.baseline !== undefined || o.maxDrop !== undefined || o.maxFlips !== undefined || o.maxStageDrop !== undefined)
-  );
+  const checks = o.maxDrop !== undefined || o.maxFlips !== undefined || o.maxStageDrop !== undefined;
+  if (o.baseline !== undefined && !checks && o.updateBaseline !== true)
+    throw new InvalidArgumentError(
+      "--baseline",
+      "used with a baseline check (--gate max-drop=X or max-drop=auto, --gate max-flips=N, --gate max-stage-drop=STAGE=X) or --update-baseline: it names the file those checks compare with and checks nothing itself",
+      o.baseline,
+    );
+  return !o.updateBaseline && checks;
 }
 
 /**
@@ -110,10 +125,10 @@ export function applyGate(
   if (baseline !== null) for (const note of assertComparable(baseline, report)) log.warn(note);
   const thresholds: GateThresholds = { seed };
   for (const { option } of FLOOR_OPTIONS) if (o[option] !== undefined) thresholds[option] = o[option];
-  if (o.maxDrop !== undefined) thresholds.maxDrop = o.maxDrop;
+  if (typeof o.maxDrop === "number") thresholds.maxDrop = o.maxDrop; // `auto`: the default tolerance
   if (o.maxFlips !== undefined) thresholds.maxFlips = o.maxFlips;
-  // `--max-flips` (or `--max-stage-drop`) alone checks what it names; drops are checked with `--max-drop`, or `--baseline` (docs/gates-and-exit-codes.md).
-  if (o.maxDrop === undefined && o.baseline === undefined) thresholds.drops = false;
+  // A gate checks exactly the checks named: drops only with `--gate max-drop`, whichever baseline file is named (docs/gates-and-exit-codes.md).
+  if (o.maxDrop === undefined) thresholds.drops = false;
   if (o.minStage !== undefined) thresholds.minStage = o.minStage;
   if (o.maxStageDrop !== undefined) thresholds.maxStageDrop = o.maxStageDrop;
   if (quarantine !== undefined) thresholds.quarantine = quarantine;

@@ -68,7 +68,7 @@ const GRAPH_ONLY = [
 ] as const;
 
 /** What only recorded traces use. */
-const TRACES_ONLY = ["tracesFormat", "annotationsOut", "feedbackOut", "traceFilters"] as const;
+const TRACES_ONLY = ["tracesFormat", "traceFilters"] as const;
 
 const HISTORY_WITH_GRAPH: UnusedRule = {
   mode: "with --graph (it sets how many earlier turns retrace's own contextualizer may use; your graph builds its query with its own steps, which retrace does not configure)",

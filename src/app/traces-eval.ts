@@ -4,7 +4,7 @@
  * whose report, splits, intervals, baseline, gates and renderers it shares),
  * the `traces` section of `--config` (filters by service / project and
  * time window), and the write-back files: Phoenix span annotations
- * (`--annotations-out`) and LangSmith feedback (`--feedback-out`), one per
+ * (`--out phoenix:`) and LangSmith feedback (`--out langsmith:`), one per
  * scored turn and retrieval metric, computed from the finished report.
  *
  * A recording is identified by its source kind (recorded traces), the id
@@ -234,7 +234,7 @@ export interface PhoenixSpanAnnotation {
 }
 
 /**
- * `--annotations-out`: one annotation per scored turn and retrieval metric on
+ * `--out phoenix:`: one annotation per scored turn and retrieval metric on
  * the turn's root span (`span_id`), named by the metric key, `annotator_kind`
  * CODE, the score, a label (`hit` / `miss` for hit@k, else the score to 4
  * places) and the evaluator's comment as explanation; `identifier` makes a
@@ -267,7 +267,7 @@ export interface LangSmithFeedback {
   feedback_source_type: "model";
 }
 
-/** `--feedback-out`: one LangSmith feedback record per scored turn and retrieval metric, on the turn's root run. LangSmith recordings only. */
+/** `--out langsmith:`: one LangSmith feedback record per scored turn and retrieval metric, on the turn's root run. LangSmith recordings only. */
 export function langsmithFeedback(report: Report, recorded: readonly RecordedGraphTurn[]): LangSmithFeedback[] {
   return scoredResults(report, recorded).map(({ rec, key, score, comment }) => ({
     run_id: rec.recorded.rootId,
@@ -283,43 +283,4 @@ export function langsmithFeedback(report: Report, recorded: readonly RecordedGra
 function labelOf(key: string, score: number): string {
   if (key.startsWith("retrieval_hit")) return score >= 1 ? "hit" : "miss";
   return score.toFixed(4);
-}
-
-/** The write-back files of a traces run, as output-set entries; a file the recording's format cannot take is exit 2 (nothing written). */
-export function writeBackOutputs(
-  report: Report,
-  recorded: readonly RecordedGraphTurn[],
-  o: { annotationsOut?: string; feedbackOut?: string },
-): { option: string; path: string; data: string }[] {
-  const format = report.run.graph?.traces?.format;
-  const out: { option: string; path: string; data: string }[] = [];
-  if (o.annotationsOut !== undefined) {
-    if (format !== "otlp")
-      throw new InvalidArgumentError(
-        "--annotations-out",
-        "OTLP/JSON traces (Phoenix annotates OpenTelemetry spans; for LangSmith runs write --feedback-out)",
-        `${format ?? "no"} traces`,
-      );
-    out.push({
-      option: "--annotations-out",
-      path: o.annotationsOut,
-      data: `${JSON.stringify(phoenixAnnotations(report, recorded), null, 2)}\n`,
-    });
-  }
-  if (o.feedbackOut !== undefined) {
-    if (format !== "langsmith")
-      throw new InvalidArgumentError(
-        "--feedback-out",
-        "LangSmith run exports (feedback attaches to LangSmith runs; for OTLP spans write --annotations-out)",
-        `${format ?? "no"} traces`,
-      );
-    out.push({
-      option: "--feedback-out",
-      path: o.feedbackOut,
-      data: langsmithFeedback(report, recorded)
-        .map((f) => `${JSON.stringify(f)}\n`)
-        .join(""),
-    });
-  }
-  return out;
 }

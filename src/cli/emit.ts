@@ -1,7 +1,8 @@
 /**
  * Where a finished report goes, the same for `retrace eval` (with or without
- * `--graph`) and `retrace merge`: each file option given (and the baseline of
- * `--update-baseline`), written together as one output set
+ * `--graph` or `--traces`) and `retrace merge`: each `--out FORMAT:FILE`
+ * (rendered through the one output registry, src/cli/out-formats.ts) and the
+ * baseline of `--update-baseline`, written together as one output set
  * (src/output-set.ts), then stdout as JSON (`--json`) or the table.
  *
  * `checkReportOutputs` is the preflight a command calls before its run
@@ -9,55 +10,32 @@
  * that fails — before the sweep, during it, or while writing — writes none
  * of its files and prints nothing on stdout (docs/reliability.md).
  */
-import path from "node:path";
 import { baselineFromReport, baselineToJSON } from "../eval/gate/baseline.js";
-import { renderHtmlReport } from "../eval/report/html/report-page.js";
-import { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "../eval/report/render.js";
-import { reportJSONPieces } from "../eval/report/render/json.js";
-import type { OutputData } from "../atomic.js";
+import { renderTable, reportToJSON } from "../eval/report/render.js";
 import type { Report } from "../eval/report/types.js";
+import { log } from "../log.js";
 import { checkOutputs, goesToStdout, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
 import { resolveTarget } from "../atomic.js";
 import { out, outputWidth, outText, useColor } from "./io.js";
+import { outSpecs, renderOuts, type OutTarget } from "./out-formats.js";
+import type { ReportSubject } from "./out/subject.js";
 
-/** The output options: `--json`, and the files of `--out [FORMAT:]FILE` (markdown, junit, json, html; pr-comment), each in its attribute. */
+/** The output options: `--json`, and the files of `--out FORMAT:FILE` (parsed by the registry's hook). */
 export interface ReportOutputs {
   json?: boolean;
-  /** Markdown. */
-  out?: string;
-  junit?: string;
-  reportJson?: string;
-  html?: string;
-  /** `--out pr-comment:FILE`: preflighted with the others (so no two options name one file); written by the GitHub emitter (src/cli/github.ts). */
-  prComment?: string;
+  outputs?: OutTarget[];
 }
-
-/** How each file option is rendered, in the order the files are written. */
-const RENDERERS: readonly {
-  key: "out" | "junit" | "reportJson" | "html";
-  option: string;
-  render: (r: Report, file: string) => OutputData;
-}[] = [
-  { key: "out", option: "--out", render: (r) => renderMarkdown(r) },
-  { key: "junit", option: "--out junit:", render: (r) => renderJUnit(r) },
-  // In pieces: a large report (a --traces run) is written without its whole text in memory; the same bytes.
-  { key: "reportJson", option: "--out json:", render: (r) => ({ pieces: () => reportJSONPieces(r) }) },
-  { key: "html", option: "--out html:", render: (r, file) => renderHtmlReport(r, { name: path.basename(file) }) },
-];
 
 /** The option that names the baseline a run writes. */
 const BASELINE_OPTION = "--update-baseline";
 
-/** The files a report run writes: each file option given, and `baselineFile` (the `--update-baseline` target) when set. */
+/** The files a report run writes: each `--out` file, and `baselineFile` (the `--update-baseline` target) when set. */
 export function reportOutputFiles(o: ReportOutputs, baselineFile?: string): OutputSpec[] {
-  const files: OutputSpec[] = [];
-  for (const { key, option } of RENDERERS) {
-    const file = o[key];
-    if (file !== undefined) files.push({ option, path: file });
-  }
-  // The baseline may be the one this run read: writing it is the purpose of --update-baseline.
-  if (baselineFile !== undefined) files.push({ option: BASELINE_OPTION, path: baselineFile, inPlace: true });
-  return files;
+  return [
+    ...outSpecs(o.outputs),
+    // The baseline may be the one this run read: writing it is the purpose of --update-baseline.
+    ...(baselineFile !== undefined ? [{ option: BASELINE_OPTION, path: baselineFile, inPlace: true }] : []),
+  ];
 }
 
 /** The preflight of a report run's files, before anything starts: exit 2 naming the option and the path (src/output-set.ts). */
@@ -66,8 +44,7 @@ export function checkReportOutputs(
   baselineFile?: string,
   extra: readonly OutputSpec[] = [],
 ): Promise<void> {
-  const comment: OutputSpec[] = o.prComment !== undefined ? [{ option: "--out pr-comment:", path: o.prComment }] : [];
-  return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra, ...comment], {
+  return checkOutputs([...reportOutputFiles(o, baselineFile), ...extra], {
     ...(o.json === true ? { stdout: "--json" } : {}),
   });
 }
@@ -86,14 +63,12 @@ async function anyToStdout(files: readonly Output[]): Promise<boolean> {
 export async function emitReport(
   report: Report,
   o: ReportOutputs,
-  baselineFile?: string,
+  baselineFile: string | undefined,
+  subject: Omit<ReportSubject, "kind" | "report">,
   extra: readonly Output[] = [],
 ): Promise<void> {
-  const files: Output[] = [];
-  for (const { key, option, render } of RENDERERS) {
-    const file = o[key];
-    if (file !== undefined) files.push({ option, path: file, data: render(report, file) });
-  }
+  const { outputs, notes } = await renderOuts({ kind: "report", report, ...subject }, o.outputs);
+  const files: Output[] = [...outputs];
   if (baselineFile !== undefined)
     files.push({
       option: BASELINE_OPTION,
@@ -101,8 +76,9 @@ export async function emitReport(
       data: baselineToJSON(baselineFromReport(report)),
       inPlace: true,
     });
-  files.push(...extra); // e.g. `eval --traces`' write-back files (src/app/traces-eval.ts)
+  files.push(...extra); // e.g. the step summary (src/cli/github.ts)
   await writeOutputs(files);
+  for (const note of notes) log.info(note);
   if (o.json === true) out(reportToJSON(report));
   // The table only when no output took stdout (`--out json:-`): stdout carries one document.
   else if (!(await anyToStdout(files))) outText(renderTable(report, { color: useColor(), width: outputWidth() }));

@@ -32,6 +32,7 @@ import {
 } from "./options.js";
 import { hidden } from "./old-spellings.js";
 import { applySettingsHook } from "./settings.js";
+import { addOutOption } from "./out-formats.js";
 import { parseShardOption } from "./shard.js";
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
@@ -68,31 +69,12 @@ export const GATE_CHECKS: readonly { name: string; flag: string }[] = [
   ),
 ];
 
-/** The report formats of `--out [FORMAT:]FILE`: each was an option of its own (`--junit F` is `--out junit:F`); the attribute the writers read. */
-export const OUT_FORMATS: readonly { name: string; attribute: string; extensions: readonly string[] }[] = [
-  { name: "markdown", attribute: "out", extensions: [".md", ".markdown"] },
-  { name: "json", attribute: "reportJson", extensions: [".json"] },
-  { name: "html", attribute: "html", extensions: [".html", ".htm"] },
-  { name: "junit", attribute: "junit", extensions: [".xml"] },
-  { name: "pr-comment", attribute: "prComment", extensions: [] },
-];
-
-/** `FORMAT:FILE` or `FILE` → the format and the file (a FILE of no known extension is markdown, as `--out FILE` always was). */
-export function parseOut(value: string): { format: (typeof OUT_FORMATS)[number]; file: string } {
-  const m = /^([a-z-]+):(.*)$/.exec(value);
-  const byName =
-    m === null ? undefined : OUT_FORMATS.find((f) => f.name === m[1] || (m[1] === "md" && f.name === "markdown"));
-  if (byName !== undefined && m !== null) return { format: byName, file: m[2] as string };
-  const lower = value.toLowerCase();
-  const byExt = OUT_FORMATS.find((f) => f.extensions.some((e) => lower.endsWith(e)));
-  return { format: byExt ?? (OUT_FORMATS[0] as (typeof OUT_FORMATS)[number]), file: value };
-}
-
 /**
- * preAction hooks of `--gate` and `--out`: each value is set on the option it
+ * The preAction hook of `--gate`: each value is set on the option it
  * replaces (as if typed, source `cli`), through that option's own parser, so
- * every check downstream (ranges, scopes, the mode rules, output paths)
- * is the one the old spelling had.
+ * every check downstream (ranges, scopes, the mode rules) is the one the old
+ * spelling had. (`--out` is parsed by the output registry's own hook,
+ * src/cli/out-formats.ts.)
  */
 export function applyOutputHooks(cmd: Command): Command {
   return cmd.hook("preAction", (_self, actionCmd) => {
@@ -124,20 +106,6 @@ export function applyOutputHooks(cmd: Command): Command {
       actionCmd.setOptionValueWithSource(attr, value, "cli");
     }
     actionCmd.setOptionValueWithSource("gate", undefined, "cli");
-    const outs = actionCmd.getOptionValue("out") as string[] | string | undefined;
-    actionCmd.setOptionValueWithSource("out", undefined, "default");
-    const seen = new Map<string, string>();
-    for (const value of typeof outs === "string" ? [outs] : (outs ?? [])) {
-      const { format, file } = parseOut(value);
-      const before = seen.get(format.name);
-      if (before !== undefined)
-        actionCmd.error(`error: --out: two ${format.name} files (${before}, ${file}); one file per format`, {
-          exitCode: 2,
-          code: "retrace.badOut",
-        });
-      seen.set(format.name, file);
-      actionCmd.setOptionValueWithSource(format.attribute, file, "cli");
-    }
   });
 }
 
@@ -175,7 +143,7 @@ export function addRetrievalOptions(cmd: Command): Command {
 
 /** The help of `--gate` for the checks `names`. */
 function gateHelp(names: readonly string[]): string {
-  return `a gate check, repeatable (all off by default): ${names.join(", ")}; floors take X or SCOPE=X,... (scopes all, golden, adversarial, tune, holdout or a locale), stage checks STAGE=X; docs/gates-and-exit-codes.md`;
+  return `a gate check, repeatable (all off by default): ${names.join(", ")}; floors take X or SCOPE=X,... (scopes all, golden, adversarial, tune, holdout or a locale), stage checks STAGE=X, max-drop X or auto (the default tolerance); a gate checks exactly the checks named; docs/gates-and-exit-codes.md`;
 }
 
 /** `--gate NAME=VALUE` for the checks `names` (GATE_CHECKS), each check's old option hidden (old-spellings.ts). */
@@ -187,7 +155,8 @@ export function addGateOption(cmd: Command, names: readonly string[]): Command {
     ...Object.fromEntries(FLOOR_OPTIONS.map(({ flag }) => [flag.slice(2), parseFloors(g(flag.slice(2)))])),
     "min-stage": stageOption(g("min-stage")),
     "max-stage-drop": stageOption(g("max-stage-drop")),
-    "max-drop": probabilityOption(g("max-drop")),
+    // A number in [0, 1], or `auto`: the default tolerance (docs/gates-and-exit-codes.md).
+    "max-drop": (v: string) => (v.trim() === "auto" ? "auto" : probabilityOption(g("max-drop"))(v)),
     "max-flips": countOption(g("max-flips")),
     "max-errors": countOption(g("max-errors")),
     "max-no-retrieval": countOption(g("max-no-retrieval")),
@@ -205,20 +174,19 @@ export function addGateOption(cmd: Command, names: readonly string[]): Command {
   return cmd;
 }
 
-/** `--json`, `--out [FORMAT:]FILE` and `--github [when]` (eval, start, merge), the old output options hidden. */
-export function addOutputOptions(cmd: Command, what = "the report"): Command {
-  cmd
-    .option("--json", `print ${what} as JSON (with a version field) instead of the table`)
-    .option(
-      "--out <[format:]file>",
-      `also write ${what}, repeatable; format ${OUT_FORMATS.map((f) => f.name).join(", ")} by prefix, else by extension (.json, .html, .xml = junit; any other: markdown); docs/ci.md`,
-      collect,
-    )
-    .option(
-      "--github [when]",
-      "GitHub output (on, off; default: on when GITHUB_ACTIONS=true): the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (docs/ci.md)",
-      onOffOption("--github"),
-    );
+/**
+ * `--json`, `--out FORMAT:FILE` (the report formats of the output registry,
+ * src/cli/out-formats.ts; with `traces`, the write-back formats too) and
+ * `--github [when]` (eval, start, merge), the old output options hidden.
+ */
+export function addOutputOptions(cmd: Command, what = "the report", { traces = false } = {}): Command {
+  cmd.option("--json", `print ${what} as JSON (with a version field) instead of the table`);
+  addOutOption(cmd, "report", `also ${what}`, traces ? ["--traces"] : []);
+  cmd.option(
+    "--github [when]",
+    "GitHub output (on, off; default: on when GITHUB_ACTIONS=true): the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (docs/ci.md)",
+    onOffOption("--github"),
+  );
   hidden(cmd, "--no-github", "--github off");
   hidden(cmd, "--junit <file>", "--out junit:");
   hidden(cmd, "--report-json <file>", "--out json:");
@@ -238,14 +206,14 @@ export function addSweepOptions(cmd: Command): Command {
   addGateOption(cmd, EVAL_GATES)
     .option(
       "--baseline <file>",
-      "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there",
+      "the baseline file the baseline checks (--gate max-drop, max-flips, max-stage-drop) compare with, default <kb>/eval/baseline.json; it adds or removes no check; --update-baseline writes it there",
     )
     .option("--update-baseline", "write the baseline from this run (to --baseline, default <kb>/eval/baseline.json)")
     .option(
       "--quarantine <file>",
       "turns the gate leaves out, `caseId#turn reason` a line: they stay in the report (docs/ci.md)",
     );
-  addOutputOptions(cmd)
+  addOutputOptions(cmd, "the report", { traces: true })
     .option(
       "--repeat <n>",
       `run every case n times (at most ${MAX_REPEAT}), each on fresh threads; the report gives per-turn hit rates over the repeats, flaky turns, two-stage intervals and variance shares, and the baseline gate tests intervals (docs/ci.md); retrace's own graph is deterministic: its report says once that the repeats were identical`,
@@ -283,9 +251,9 @@ export function addReplaySetting(cmd: Command): Command {
 export const HISTORY_HELP =
   "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)";
 
-/** `eval --traces PATH`: score recorded traces (docs/recorded-traces.md); the four options it adds to `eval`. */
+/** `eval --traces PATH`: score recorded traces (docs/recorded-traces.md); the options it adds to `eval` (its write-back files are `--out phoenix:` / `--out langsmith:`). */
 export function addTracesOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option(
       "--traces <path>",
       "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI spans) or LangSmith runs (listRuns() output), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)",
@@ -295,15 +263,9 @@ export function addTracesOptions(cmd: Command): Command {
         "--traces-format <format>",
         "with --traces: the format of the files (default: detected per record)",
       ).choices([...TRACE_FORMATS]),
-    )
-    .option(
-      "--annotations-out <file>",
-      "with --traces (OTLP): also write Phoenix span annotations, the body of POST /v1/span_annotations, one per scored turn and metric",
-    )
-    .option(
-      "--feedback-out <file>",
-      "with --traces (LangSmith): also write LangSmith feedback records (run_id, key, score, comment), one a line, one per scored turn and metric",
     );
+  hidden(cmd, "--annotations-out <file>", "--out phoenix:");
+  return hidden(cmd, "--feedback-out <file>", "--out langsmith:");
 }
 
 /** The `--graph` options (added to `eval` and, without the gate's max-errors/max-no-retrieval checks, to `trace`); `eval` has its own `--counterfactual [when]`. */

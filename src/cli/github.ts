@@ -12,16 +12,15 @@
  *   reads workflow commands; with `--json` they go to stderr instead, so
  *   stdout stays one JSON document (the runner reads workflow commands from
  *   both streams);
- * - `--out pr-comment:FILE` writes the comment body (src/eval/gate/pr-comment.ts),
- *   GitHub on or off.
+ * (`--out pr-comment:FILE`, the comment body, is a format of the output
+ * registry, src/cli/out-formats.ts, written GitHub on or off.)
  *
- * Checked before the run (`prepareGithub`): the comment's path can be
- * written (and `checkReportOutputs` refuses it when another output names the
- * same file), the step summary can be appended to, and with GitHub output on,
- * the cases file the annotations point into is read.
+ * Checked before the run (`prepareGithub`): the step summary can be appended
+ * to, and with GitHub output on, the cases file the annotations point into is
+ * read.
  */
 import path from "node:path";
-import { checkAppendable, checkWritable } from "../atomic.js";
+import { checkAppendable } from "../atomic.js";
 import type { Output } from "../output-set.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import { annotationLines } from "../eval/gate/github.js";
@@ -38,8 +37,6 @@ export const STEP_SUMMARY_LIMIT = 1024 * 1024;
 export interface GithubOptions {
   /** true: `--github` (on); false: `--github off`; undefined: on when GITHUB_ACTIONS=true. */
   github?: boolean;
-  /** Write the pull-request comment body here. */
-  prComment?: string;
   /** Stdout carries JSON: annotations go to stderr. */
   json?: boolean;
 }
@@ -58,8 +55,8 @@ export function annotationPath(file: string, env: NodeJS.ProcessEnv = process.en
 /** The GitHub outputs of one command, prepared before its run. */
 export interface GithubEmitter {
   /**
-   * The files of the finished run — the PR comment, the step summary
-   * (appended) — to write in the run's output set with its other files
+   * The files of the finished run — the step summary (appended; the PR
+   * comment is a format of the output registry) — to write in the run's output set with its other files
    * (src/output-set.ts): all published or none, so a full disk under the
    * step summary is exit 3 with no report published.
    */
@@ -75,7 +72,6 @@ export async function prepareGithub(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<GithubEmitter> {
   const on = githubOn(o, env);
-  if (o.prComment !== undefined) await checkWritable(o.prComment, "--out pr-comment:");
   const summary = env.GITHUB_STEP_SUMMARY;
   if (on && summary !== undefined && summary !== "") await checkAppendable(summary, "GITHUB_STEP_SUMMARY");
   const index: CaseIndex | null = on ? await readCaseIndex(casesFile) : null;
@@ -83,7 +79,6 @@ export async function prepareGithub(
     files(report, baseline, seed, title) {
       const files: Output[] = [];
       const comment = () => renderPrComment(report, { reference: baseline, seed, title });
-      if (o.prComment !== undefined) files.push({ option: "--out pr-comment:", path: o.prComment, data: comment() });
       if (on && index !== null && summary !== undefined && summary !== "") {
         let text = renderMarkdown(report);
         if (Buffer.byteLength(text) > STEP_SUMMARY_LIMIT - 1024)

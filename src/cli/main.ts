@@ -48,7 +48,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: () => import("./commands/compare.js"),
   },
   export: {
-    summary: "Moved: retrace export is now retrace report FILE --trec DIR",
+    summary: "Moved: retrace export is now retrace report FILE --out trec:DIR",
     load: () => import("./commands/export.js"),
     moved: true,
   },
@@ -62,6 +62,11 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
       "Embed the knowledge base into Chroma (atomic and idempotent: a second run with the same KB and embedder does nothing)",
     load: () => import("./commands/ingest.js"),
   },
+  init: {
+    summary:
+      "Write the project file (retrace.config.json) from the flags of a run, so that eval, trace and label need none there",
+    load: () => import("./commands/init.js"),
+  },
   label: {
     summary:
       "Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person",
@@ -74,7 +79,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
   report: {
     summary:
-      "A saved report JSON, without re-running the sweep: render it (--out, --table), write its TREC run and qrels (--trec), or print floors from it or a baseline (--floors)",
+      "A saved report JSON, without re-running the sweep: render it (--out FORMAT:FILE: html, markdown, json, junit, pr-comment, or its TREC run and qrels with trec:DIR; --table), or print floors from it or a baseline (--floors)",
     load: () => import("./commands/report.js"),
   },
   score: {

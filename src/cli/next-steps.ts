@@ -10,6 +10,7 @@ import type { Report } from "../eval/report/types.js";
 import { missedTurns } from "../eval/report/render/shared.js";
 import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { shellLine } from "../shell.js";
+import { outFile, type OutTarget } from "./out-formats.js";
 
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
 export interface RunArgs {
@@ -31,7 +32,8 @@ export interface RunArgs {
   store?: string;
   embedder?: string;
   k?: number;
-  html?: string;
+  /** The `--out` files (an HTML page written: no "see every turn in a browser" line). */
+  outputs?: readonly OutTarget[];
   updateBaseline?: boolean;
 }
 
@@ -71,18 +73,27 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
     lines.push(
       `trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`,
     );
-  if (o.html === undefined)
+  if (outFile(o.outputs, "html") === undefined)
     lines.push(
       `see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "html:report.html"])}`,
     );
   const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
-  const gateLine = shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--gate", "max-flips=0"]);
-  if (o.updateBaseline === true)
-    lines.push(
-      `gate later runs on the baseline just written (fails on a turn that was hit and is now missed): ${gateLine}`,
-    );
+  // Both baseline checks: a mean that drops beyond the default tolerance, and any turn that was hit and is now missed.
+  const gateLine = shellLine([
+    "npx",
+    "retrace",
+    "eval",
+    ...run,
+    ...baselineArgs,
+    "--gate",
+    "max-drop=auto",
+    "--gate",
+    "max-flips=0",
+  ]);
+  const what = "fails on a mean that dropped beyond the default tolerance or a turn that was hit and is now missed";
+  if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (${what}): ${gateLine}`);
   else if (!baseline.compared && baseline.exists)
-    lines.push(`gate on the baseline that is there (fails on a turn that was hit and is now missed): ${gateLine}`);
+    lines.push(`gate on the baseline that is there (${what}): ${gateLine}`);
   else if (!baseline.compared)
     lines.push(
       `record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`,

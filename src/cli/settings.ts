@@ -30,6 +30,7 @@ import { parseTraceFilters } from "../eval/traces/filters.js";
 import type { TraceFilters } from "../eval/traces/types.js";
 import { refuseOldSpellings } from "./old-spellings.js";
 import { RUN_SETTINGS, type RunSetting } from "./setting-keys.js";
+import { findProject, PROJECT_OPTION_KEYS, projectConfigLayer, type Project } from "./project.js";
 
 export { RUN_SETTINGS, settingKeyOf, type RunSetting } from "./setting-keys.js";
 
@@ -39,8 +40,15 @@ export const CONFIG_SOURCE = "config";
 type Json = Record<string, unknown>;
 const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** One `--config` value read: a file (a path) or an inline object (a value starting with `{`). */
-async function readOne(value: string): Promise<{ where: string; raw: Json }> {
+/** A settings layer given as an object (the project file's sections, src/cli/project.ts), with where it came from. */
+export interface SettingsLayer {
+  where: string;
+  raw: Json;
+}
+
+/** One `--config` value read: a file (a path) or an inline object (a value starting with `{`); a layer object as it is. */
+async function readOne(value: string | SettingsLayer): Promise<{ where: string; raw: Json }> {
+  if (typeof value !== "string") return value;
   const inline = value.trimStart().startsWith("{");
   const where = inline ? "--config" : value;
   const raw = inline
@@ -81,7 +89,7 @@ export interface MergedSettings {
 }
 
 /** Reads and merges every `--config` value (exit 2 naming the file and key of a bad one). */
-export async function readSettings(values: readonly string[]): Promise<MergedSettings> {
+export async function readSettings(values: readonly (string | SettingsLayer)[]): Promise<MergedSettings> {
   const settings = new Map<string, { value: unknown; where: string }>();
   let config: ConfigFile = { version: 1, retrieval: {} };
   let traces: TraceFilters | undefined;
@@ -156,12 +164,16 @@ export async function readSettings(values: readonly string[]): Promise<MergedSet
 export function applySettingsHook(cmd: Command): Command {
   return cmd.hook("preAction", async (_self, actionCmd) => {
     refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
-    const values = actionCmd.getOptionValue("config") as string[] | undefined;
-    if (values === undefined || values.length === 0) return;
-    const { config, settings, traces } = await readSettings(values);
+    // The project file (src/cli/project.ts): its options as defaults, its sections as the first --config layer.
+    const project = findProject();
+    const layer = project !== null ? applyProject(actionCmd, project) : null;
+    const values = (actionCmd.getOptionValue("config") as string[] | undefined) ?? [];
+    if (values.length === 0 && layer === null) return;
+    const { config, settings, traces } = await readSettings(layer !== null ? [layer, ...values] : values);
     if (traces !== undefined) actionCmd.setOptionValueWithSource("traceFilters", traces, CONFIG_SOURCE);
     actionCmd.setOptionValueWithSource("config", undefined, CONFIG_SOURCE);
-    actionCmd.setOptionValueWithSource("configArgs", [...values], CONFIG_SOURCE); // as typed, for the "Next:" lines (src/cli/next-steps.ts)
+    // As typed, for the "Next:" lines (src/cli/next-steps.ts); the project file's layer is found again by the commands they print.
+    if (values.length > 0) actionCmd.setOptionValueWithSource("configArgs", [...values], CONFIG_SOURCE);
     const hasRetrieval = Object.keys(config.retrieval).length > 0 || config.locales !== undefined;
     if (hasRetrieval) {
       actionCmd.setOptionValueWithSource("retrievalConfig", config.retrieval, CONFIG_SOURCE);
@@ -171,10 +183,12 @@ export function applySettingsHook(cmd: Command): Command {
     for (const [key, { value, where }] of settings) {
       const spec = RUN_SETTINGS.find((s) => s.key === key) as RunSetting;
       const opt = actionCmd.options.find((o) => o.long === spec.flag);
-      if (opt === undefined)
+      if (opt === undefined) {
+        if (layer !== null && where === layer.where) continue; // the project file serves every command: a setting of others is left alone
         throw new DataValidationError([
           { file: where, field: key, message: `not a setting of retrace ${actionCmd.name()}` },
         ]);
+      }
       const name = opt.attributeName();
       if (actionCmd.getOptionValueSource(name) === "cli") continue;
       let parsed: unknown = value;
@@ -209,4 +223,39 @@ export function applySettingsHook(cmd: Command): Command {
       actionCmd.setOptionValueWithSource(name, parsed, CONFIG_SOURCE);
     }
   });
+}
+
+/**
+ * Sets the project file's run-selecting keys on the command as defaults
+ * (source `config`): an option typed wins, and a source typed (`--graph`,
+ * `--traces`) or a data folder typed (`--kb`, `--catalog`) leaves the
+ * project's other one out. Its `gates` and `outputs` are the `--gate` and
+ * `--out` values when none is typed (`outputs: false`: a command whose
+ * `--out` writes something else than a run's report, `label`). Keys of options the command does not
+ * have are left alone (the file serves every command). Returns the
+ * project's `--config` layer.
+ */
+export function applyProject(
+  actionCmd: Command,
+  project: Project,
+  { outputs = true }: { outputs?: boolean } = {},
+): ReturnType<typeof projectConfigLayer> {
+  const typed = (attr: string) => actionCmd.getOptionValueSource(attr) === "cli";
+  const has = (attr: string) => actionCmd.options.some((o) => o.attributeName() === attr);
+  const sourceTyped = typed("graph") || typed("traces");
+  const dataTyped = typed("kb") || typed("catalog");
+  const s = project.settings;
+  for (const key of PROJECT_OPTION_KEYS) {
+    const v = s[key];
+    if (v === undefined || !has(key) || typed(key)) continue;
+    if ((key === "graph" || key === "traces") && sourceTyped) continue;
+    if ((key === "kb" || key === "catalog") && dataTyped) continue;
+    actionCmd.setOptionValueWithSource(key, v, CONFIG_SOURCE);
+  }
+  // `--update-baseline` writes the baseline: the project's gates (which compare with one) are for the runs after it.
+  if (s.gates !== undefined && has("gate") && !typed("gate") && !typed("updateBaseline"))
+    actionCmd.setOptionValueWithSource("gate", [...s.gates], CONFIG_SOURCE);
+  if (outputs && s.outputs !== undefined && has("out") && !typed("out"))
+    actionCmd.setOptionValueWithSource("out", [...s.outputs], CONFIG_SOURCE);
+  return projectConfigLayer(project);
 }

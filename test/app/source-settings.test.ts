@@ -44,7 +44,7 @@ describe("the settings each source uses", () => {
 
   it("refuses graph-only settings for retrace's own graph", () => {
     expect(() => checkSourceSettings({ idKey: "doc_id" })).toThrow(/`idKey` to be unset without --graph or --traces/);
-    expect(() => checkSourceSettings({ annotationsOut: "a.json" })).toThrow(/without --traces/);
+    expect(() => checkSourceSettings({ tracesFormat: "otlp" })).toThrow(/without --traces/);
   });
 
   it("leaves a setting at its unset value alone (the CLI's defaults are not choices)", () => {

@@ -93,7 +93,7 @@ describe("retrace eval, store-backed", () => {
     const file = path.join(dir, "baseline.json");
     const made = await runCli(["eval", ...store(), "--baseline", file, "--update-baseline"]);
     expect(made.exitCode).toBe(0);
-    const same = await runCli(["eval", ...store(), "--baseline", file]);
+    const same = await runCli(["eval", ...store(), "--baseline", file, "--gate", "max-drop=auto"]);
     expect(same.exitCode).toBe(0);
     expect(same.stdout).toContain("gate: PASS");
 
@@ -108,13 +108,22 @@ describe("retrace eval, store-backed", () => {
     expect(worse.stdout).not.toMatch(/\[regression\] retrieval_hit_at_k/);
 
     // A filtered run measured another dataset: comparing it with the full-set baseline is refused.
-    const filtered = await runCli(["eval", ...store(), "--baseline", file, "--locale", "pt-BR"]);
+    const filtered = await runCli([
+      "eval",
+      ...store(),
+      "--baseline",
+      file,
+      "--gate",
+      "max-drop=auto",
+      "--locale",
+      "pt-BR",
+    ]);
     expect(filtered.exitCode).toBe(2);
     expect(filtered.stderr).toMatch(/Cannot compare with the baseline: its `datasetHash`/);
 
     baseline.datasetHash = "0".repeat(64);
     await writeFile(file, JSON.stringify(baseline));
-    const other = await runCli(["eval", ...store(), "--baseline", file]);
+    const other = await runCli(["eval", ...store(), "--baseline", file, "--gate", "max-drop=auto"]);
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toMatch(/Cannot compare with the baseline: its `datasetHash`/);
   }, 600_000);

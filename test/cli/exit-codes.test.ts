@@ -94,6 +94,8 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
         '{"retrieval":{"embedder":"builtin"}}',
         "--baseline",
         file,
+        "--gate",
+        "max-drop=auto",
         "--locale",
         "en",
       ],
@@ -101,15 +103,27 @@ describe("exit 2: usage and data errors, found before anything runs", () => {
     );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(
-      `${file} covers all 5 cases but --locale/--case selects 3; compare the full run with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``,
+      `${file} covers all 5 cases but --locale/--case selects 3; compare the full run with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file} --gate max-drop=auto\``,
     );
     const k3 = await runCli(
-      ["eval", "--kb", MINI_KB, "--config", '{"retrieval":{"embedder":"builtin"}}', "--baseline", file, "-k", "3"],
+      [
+        "eval",
+        "--kb",
+        MINI_KB,
+        "--config",
+        '{"retrieval":{"embedder":"builtin"}}',
+        "--baseline",
+        file,
+        "--gate",
+        "max-drop=auto",
+        "-k",
+        "3",
+      ],
       { env: DEAD_STORE },
     );
     expect(k3.exitCode).toBe(2);
     expect(k3.stderr).toContain(
-      `its \`k\` is 5 but this run's is 3; compare at the baseline's k with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file}\``,
+      `its \`k\` is 5 but this run's is 3; compare at the baseline's k with \`retrace eval --kb ${MINI_KB} --config '{"retrieval":{"embedder":"builtin"}}' --baseline ${file} --gate max-drop=auto\``,
     );
   }, 120_000);
 

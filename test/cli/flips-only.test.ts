@@ -1,10 +1,15 @@
 /**
- * `--max-flips N` alone checks flips only; `--baseline` or `--max-drop`
- * checks drops too, at the default tolerance or the one set
- * (docs/gates-and-exit-codes.md, "Drops"); a one-locale dataset is checked
- * once, overall, not again as its locale. Through the real bin, on a
- * user-style graph (test/fixtures/graphs/kb-agent.mjs) over a copy of the mini
- * KB whose cases are all `en`.
+ * A gate checks exactly the checks named (docs/gates-and-exit-codes.md, "A
+ * gate means one thing"): `--gate max-flips=N` alone checks flips only,
+ * `--gate max-drop=X` (or `auto`, the default tolerance) checks drops, and
+ * naming the baseline file with `--baseline` adds or removes no check — on a
+ * regression (the graph's ranks fall, no hit is lost) the default baseline and
+ * the same file named give the same checks and the same exit code; before,
+ * the named one added drop checks (exit 1 against exit 0). `--baseline` with
+ * no baseline check is exit 2. A one-locale dataset is checked once, overall,
+ * not again as its locale. Through the real bin, on a user-style graph
+ * (test/fixtures/graphs/kb-agent.mjs) over a copy of the mini KB whose cases
+ * are all `en`.
  */
 import { cp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -46,22 +51,18 @@ describe("what a baseline option checks", () => {
     expect(r.stderr).not.toContain("baseline tolerance");
   });
 
-  it("--baseline FILE --max-flips 0: drops at the default tolerance too, each key once on a one-locale dataset", async () => {
+  it("--baseline FILE alone names no check: exit 2 before the run", async () => {
     const r = await runCli(
-      [
-        "eval",
-        "--graph",
-        GRAPH,
-        "--kb",
-        kb,
-        "--baseline",
-        path.join(kb, "eval", "baseline.json"),
-        "--gate",
-        "max-flips=0",
-        "--json",
-      ],
+      ["eval", "--graph", GRAPH, "--kb", kb, "--baseline", path.join(kb, "eval", "baseline.json")],
       { env },
     );
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("Expected `--baseline` to be used with a baseline check");
+    expect(r.stdout).toBe("");
+  });
+
+  it("--gate max-drop=auto: drops at the default tolerance, each key once on a one-locale dataset", async () => {
+    const r = await runCli(["eval", "--graph", GRAPH, "--kb", kb, "--gate", "max-drop=auto", "--json"], { env });
     expect(r.exitCode, r.stderr).toBe(0);
     const checks = checksOf(r.stdout);
     expect(checks.filter((c) => c.startsWith("drop "))).toEqual([
@@ -84,5 +85,44 @@ describe("what a baseline option checks", () => {
       maxDrop: 0.05,
       source: "set with --gate max-drop",
     });
+  });
+});
+
+describe("one regression, the default baseline and the same file named", () => {
+  /** The graph reads a copy of the KB in which a card of another locale holds every word of the questions: it ranks first everywhere, the gold cards stay retrieved one rank lower. */
+  let regressed: Record<string, string>;
+  beforeAll(async () => {
+    const graphKb = path.join(dir, "graph-kb");
+    await cp(MINI_KB, graphKb, { recursive: true });
+    const questions = (await readFile(path.join(kb, "eval", "cases.jsonl"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .flatMap((l) => (JSON.parse(l) as { turns: { user: string }[] }).turns.map((t) => t.user));
+    const card = path.join(graphKb, "cards", "pt-BR", "pt-chaves-pix.md");
+    await writeFile(card, `${await readFile(card, "utf8")}\n${questions.join(" ")}\n`);
+    regressed = { KB_AGENT_KB: graphKb };
+  });
+
+  const run = (extra: string[]) =>
+    runCli(["eval", "--graph", GRAPH, "--kb", kb, ...extra, "--json"], { env: regressed });
+  const named = ["--baseline", () => path.join(kb, "eval", "baseline.json")] as const;
+
+  it.each([
+    [["--gate", "max-flips=0"], 0],
+    [["--gate", "max-drop=auto", "--gate", "max-flips=0"], 1],
+  ] as const)("%j: the same checks and exit code %i either way", async (gate, code) => {
+    const byDefault = await run([...gate]);
+    const byName = await run([named[0], named[1](), ...gate]);
+    expect(byDefault.exitCode, byDefault.stderr).toBe(code);
+    expect(byName.exitCode, byName.stderr).toBe(code);
+    expect(checksOf(byName.stdout)).toEqual(checksOf(byDefault.stdout));
+    const report = JSON.parse(byDefault.stdout) as Report;
+    // A regression: no hit lost (no flip), the ranks fell beyond the default tolerance.
+    expect(report.gate!.checks!.find((c) => c.kind === "flips")).toMatchObject({ verdict: "pass", observed: 0 });
+    if (code === 1)
+      expect(report.gate!.failures.map((f) => f.key)).toEqual(
+        expect.arrayContaining(["retrieval_ndcg_at_k", "retrieval_mrr_at_k"]),
+      );
+    else expect(checksOf(byName.stdout).some((c) => c.startsWith("drop "))).toBe(false);
   });
 });

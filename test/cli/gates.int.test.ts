@@ -62,12 +62,14 @@ describe("baselines and gates through the CLI", () => {
   }, 120_000);
 
   it("the same configuration passes against it with the default tolerance 0", async () => {
-    // --baseline: drops are checked too, at the default tolerance (--max-flips alone checks flips only: test/cli/flips-only.test.ts).
+    // --gate max-drop=auto: drops at the default tolerance (a gate checks exactly the checks named: test/cli/flips-only.test.ts).
     const r = await runCli([
       "eval",
       ...store(),
       "--baseline",
       path.join(kb, "eval", "baseline.json"),
+      "--gate",
+      "max-drop=auto",
       "--gate",
       "max-flips=0",
     ]);
@@ -93,6 +95,8 @@ describe("baselines and gates through the CLI", () => {
       ...store(),
       "--baseline",
       path.join(kb, "eval", "baseline.json"),
+      "--gate",
+      "max-drop=auto",
       "--gate",
       "max-flips=0",
       "--out",

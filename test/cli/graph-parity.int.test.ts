@@ -74,8 +74,16 @@ const SCENARIOS: Scenario[] = [
       // It compared: drop checks against COPY/eval/baseline.json, with the tolerance set on the command line.
       expect(report.gate?.checks?.some((c) => c.kind === "drop")).toBe(true);
       expect(report.gate?.tolerance).toEqual({ maxDrop: 0.5, source: "set with --gate max-drop" });
-      // --baseline without --max-drop: the tolerance is the default, and says so.
-      const b = await eval_(p, kb, "--baseline", path.join(kb, "eval", "baseline.json"), "--json");
+      // --gate max-drop=auto: the tolerance is the default, and says so.
+      const b = await eval_(
+        p,
+        kb,
+        "--baseline",
+        path.join(kb, "eval", "baseline.json"),
+        "--gate",
+        "max-drop=auto",
+        "--json",
+      );
       const source = (JSON.parse(b.stdout) as Report).gate?.tolerance?.source ?? "";
       return {
         exitCode: u.exitCode,

@@ -227,6 +227,8 @@ describe("eval --graph --out junit:FILE", () => {
         "--baseline",
         baseline,
         "--gate",
+        "max-drop=auto",
+        "--gate",
         "max-flips=0",
         "--gate",
         "min-hit=0.5",

@@ -161,7 +161,7 @@ describe("an id that is hostile markdown, HTML and terminal text", () => {
   });
 
   it("retrace report --trec: refused with exit 2 naming the turn (TREC fields are whitespace-separated), no file written", async () => {
-    const r = await runCli(["report", at("r.json"), "--trec", at("trec")]);
+    const r = await runCli(["report", at("r.json"), "--out", `trec:${at("trec")}`]);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain(
       "Expected `card id retrieved at en-freeze-001#0` to be a non-empty id without whitespace (TREC fields are whitespace-separated)",

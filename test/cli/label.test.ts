@@ -228,14 +228,14 @@ describe("retrace label options", () => {
     await writeFile(cases, jsonl(toLabel));
     const noHtml = await runCli(["label", cases, "--kb", MINI_KB]);
     expect(noHtml.exitCode).toBe(2);
-    expect(noHtml.stderr).toMatch(/--html/);
+    expect(noHtml.stderr).toMatch(/--out html:/);
     const badPool = await runCli([
       "label",
       cases,
       "--kb",
       MINI_KB,
-      "--html",
-      path.join(dir, "p.html"),
+      "--out",
+      `html:${path.join(dir, "p.html")}`,
       "--pool",
       "bm25,splade",
     ]);
@@ -246,8 +246,8 @@ describe("retrace label options", () => {
       cases,
       "--kb",
       MINI_KB,
-      "--html",
-      path.join(dir, "p.html"),
+      "--out",
+      `html:${path.join(dir, "p.html")}`,
       "--pool",
       "graph",
     ]);
@@ -262,8 +262,8 @@ describe("retrace label options", () => {
       "g.mjs",
       "--pool",
       "bm25,graph",
-      "--html",
-      path.join(dir, "p.html"),
+      "--out",
+      `html:${path.join(dir, "p.html")}`,
     ]);
     expect(catalogMixed.exitCode).toBe(2);
     expect(catalogMixed.stderr).toMatch(/graph or recorded alone with --catalog/);
@@ -278,14 +278,14 @@ describe("retrace label options", () => {
       "graph",
       "--store",
       "memory",
-      "--html",
-      path.join(dir, "p.html"),
+      "--out",
+      `html:${path.join(dir, "p.html")}`,
     ]);
     expect(storeUnused.exitCode).toBe(2);
     expect(storeUnused.stderr).toMatch(/'--store' is not used with --pool graph or recorded alone/);
-    const mergeWithHtml = await runCli(["label", "--merge", cases, "--into", cases, "--html", "x.html"]);
+    const mergeWithHtml = await runCli(["label", "--merge", cases, "--into", cases, "--out", "html:x.html"]);
     expect(mergeWithHtml.exitCode).toBe(2);
-    expect(mergeWithHtml.stderr).toMatch(/'--html' is not used with --merge/);
+    expect(mergeWithHtml.stderr).toMatch(/'--out' is not used with --merge/);
   });
 });
 
@@ -309,8 +309,8 @@ describe("retrace label with --graph", () => {
       "bm25,graph",
       "--depth",
       "3",
-      "--html",
-      html,
+      "--out",
+      `html:${html}`,
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const data = await pageData(html);
@@ -363,8 +363,8 @@ describe("retrace label with --graph", () => {
       KB_AGENT,
       "--pool",
       "graph",
-      "--html",
-      html,
+      "--out",
+      `html:${html}`,
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const data = await pageData(html);

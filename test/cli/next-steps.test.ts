@@ -104,6 +104,8 @@ describe("the Next: lines", () => {
       "-k",
       "1",
       "--gate",
+      "max-drop=auto",
+      "--gate",
       "max-flips=0",
     ]);
     const gated = await runPrinted(gate!.command, dir);

@@ -262,12 +262,22 @@ describe("retrace eval --graph: the same, before the graph is loaded", () => {
 describe("every command that writes files checks them before its work (exit 2, nothing on stdout)", () => {
   it.each([
     ["merge", () => ["merge", at("run.json"), "--out", `junit:${at("a-dir")}`], "--out junit:", () => at("a-dir")],
-    ["compare", () => ["compare", at("run.json"), at("run.json"), "--html", at("a-dir")], "--html", () => at("a-dir")],
-    ["report", () => ["report", at("run.json"), "--out", `markdown:${at("a-dir")}`], "--out", () => at("a-dir")],
     [
-      "report --trec",
-      () => ["report", at("run.json"), "--trec", at("a-file")],
-      "--trec",
+      "compare",
+      () => ["compare", at("run.json"), at("run.json"), "--out", `html:${at("a-dir")}`],
+      "--out html:",
+      () => at("a-dir"),
+    ],
+    [
+      "report",
+      () => ["report", at("run.json"), "--out", `markdown:${at("a-dir")}`],
+      "--out markdown:",
+      () => at("a-dir"),
+    ],
+    [
+      "report --out trec:",
+      () => ["report", at("run.json"), "--out", `trec:${at("a-file")}`],
+      "--out trec:",
       () => at("a-file", "run.txt"),
     ],
     [

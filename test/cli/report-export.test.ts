@@ -55,18 +55,18 @@ describe("retrace report --out html:", () => {
     expect(existsSync(file("bad.html"))).toBe(false);
   });
 
-  it("compare --html refuses a baseline (no per-turn artifacts) with exit 2", async () => {
+  it("compare --out html: refuses a baseline (no per-turn artifacts) with exit 2", async () => {
     const baseline = path.join(path.dirname(new URL(import.meta.url).pathname), "../../kb/eval/baseline.json");
-    const r = await runCli(["compare", baseline, baseline, "--html", file("diff.html")]);
+    const r = await runCli(["compare", baseline, baseline, "--out", `html:${file("diff.html")}`]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/--html needs report JSON files/);
+    expect(r.stderr).toMatch(/--out html: needs report JSON files/);
     expect(existsSync(file("diff.html"))).toBe(false);
   });
 });
 
 describe("retrace export --trec", () => {
   it("writes run and qrels keyed caseId#turn that retrace score reads back to the report's means", async () => {
-    const ex = await runCli(["report", file("run.json"), "--trec", file("trec")]);
+    const ex = await runCli(["report", file("run.json"), "--out", `trec:${file("trec")}`]);
     expect(ex.exitCode).toBe(0);
     expect(ex.stdout).toBe("");
     const run = await readFile(file("trec/run.txt"), "utf8");
@@ -135,7 +135,7 @@ describe("retrace export --trec", () => {
     expect(ev.exitCode, ev.stderr).toBe(0);
     const r = JSON.parse(await readFile(file("empty.json"), "utf8")) as Report;
     expect(r.turns.find((t) => t.caseId === "e-1" && t.turn === 1)?.retrievedIds).toEqual([]);
-    const ex = await runCli(["report", file("empty.json"), "--trec", file("trec-empty")]);
+    const ex = await runCli(["report", file("empty.json"), "--out", `trec:${file("trec-empty")}`]);
     expect(ex.exitCode, ex.stderr).toBe(0);
     const qrels = file("trec-empty/qrels.txt");
     const run = file("trec-empty/run.txt");
@@ -157,7 +157,7 @@ describe("retrace export --trec", () => {
   }, 60_000);
 
   it("exits 2 for a store-less report (nothing was retrieved)", async () => {
-    const r = await runCli(["report", file("storeless.json"), "--trec", file("trec2")]);
+    const r = await runCli(["report", file("storeless.json"), "--out", `trec:${file("trec2")}`]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/no turn has retrieved ids/);
     expect(existsSync(file("trec2/run.txt"))).toBe(false);

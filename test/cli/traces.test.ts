@@ -216,7 +216,7 @@ const feedback = z
   .passthrough();
 
 describe("write-back", () => {
-  it("--annotations-out: Phoenix span annotations on each scored turn's root span, one per metric", async () => {
+  it("--out phoenix:FILE: Phoenix span annotations on each scored turn's root span, one per metric", async () => {
     const out = path.join(tmp, "annotations.json");
     const r = await runCli([
       "eval",
@@ -225,8 +225,8 @@ describe("write-back", () => {
       ...base,
       "--gate",
       "max-errors=1",
-      "--annotations-out",
-      out,
+      "--out",
+      `phoenix:${out}`,
       "--json",
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -256,9 +256,18 @@ describe("write-back", () => {
     ).toEqual(["hit", "hit", "hit", "hit", "hit", "hit", "miss"]);
   });
 
-  it("--feedback-out: LangSmith feedback records on each scored turn's root run", async () => {
+  it("--out langsmith:FILE: LangSmith feedback records on each scored turn's root run", async () => {
     const out = path.join(tmp, "feedback.jsonl");
-    const r = await runCli(["eval", "--traces", LANGSMITH, ...base, "--gate", "max-errors=1", "--feedback-out", out]);
+    const r = await runCli([
+      "eval",
+      "--traces",
+      LANGSMITH,
+      ...base,
+      "--gate",
+      "max-errors=1",
+      "--out",
+      `langsmith:${out}`,
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = (await readFile(out, "utf8"))
       .trim()
@@ -295,13 +304,13 @@ describe("write-back", () => {
       ...base,
       "--gate",
       "max-errors=1",
-      "--annotations-out",
-      out,
+      "--out",
+      `phoenix:${out}`,
       "--out",
       "json:" + json,
     ]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/--annotations-out/);
+    expect(r.stderr).toMatch(/--out phoenix:/);
     expect(existsSync(out)).toBe(false);
     expect(existsSync(json)).toBe(false);
   });
@@ -756,8 +765,8 @@ describe("retrace label --traces", () => {
       path.join(DIR, "catalog.tsv"),
       "--depth",
       "3",
-      "--html",
-      html,
+      "--out",
+      `html:${html}`,
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const page = await readFile(html, "utf8");
@@ -795,8 +804,8 @@ describe("retrace label --traces", () => {
 
   it("--pool recorded without --traces, and --traces without recorded in --pool, are exit 2 naming the fix", async () => {
     const cases = path.join(DIR, "cases.jsonl");
-    const cat = ["--catalog", path.join(DIR, "catalog.tsv"), "--html", path.join(tmp, "never.html")];
-    const a = await runCli(["label", cases, "--pool", "recorded", "--html", path.join(tmp, "never.html")]);
+    const cat = ["--catalog", path.join(DIR, "catalog.tsv"), "--out", `html:${path.join(tmp, "never.html")}`];
+    const a = await runCli(["label", cases, "--pool", "recorded", "--out", `html:${path.join(tmp, "never.html")}`]);
     expect(a.exitCode).toBe(2);
     expect(a.stderr).toContain("recorded only with --traces PATH");
     const b = await runCli(["label", cases, "--traces", OTLP, "--pool", "graph", ...cat]);

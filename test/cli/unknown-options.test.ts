@@ -24,6 +24,7 @@ const PREFIX: Record<string, string[]> = {
   eval: ["eval"],
   export: ["export", "r.json", "--trec", "out"],
   ingest: ["ingest"],
+  init: ["init"],
   label: ["label", "cases.jsonl"],
   merge: ["merge", "shard-1.json"],
   report: ["report", "r.json"],
@@ -44,6 +45,7 @@ const FOREIGN: Record<string, [flag: string, value?: string]> = {
   compare: ["--junit", "x.xml"],
   eval: ["--turn", "1"],
   ingest: ["--junit", "x.xml"],
+  init: ["--turn", "1"],
   label: ["--junit", "x.xml"],
   merge: ["--turn", "1"],
   report: ["--junit", "x.xml"],
@@ -57,7 +59,7 @@ const FOREIGN: Record<string, [flag: string, value?: string]> = {
 const TAKEN_BY: Record<string, string> = {
   "--junit": "--junit is now --out junit:VALUE on: retrace eval, retrace merge, retrace start",
   "--turn": "--turn is an option of: retrace trace",
-  "--graph": "--graph is an option of: retrace eval, retrace label, retrace start, retrace trace",
+  "--graph": "--graph is an option of: retrace eval, retrace init, retrace label, retrace start, retrace trace",
   "--min-hit": "--min-hit is now --gate min-hit=VALUE on: retrace eval, retrace merge, retrace start",
 };
 
@@ -143,6 +145,7 @@ const VALUES: Record<string, string> = {
   "--github": "on",
   "--counterfactual": "on",
   "--config": '{"retrieval":{"denseK":5}}',
+  "--out": "html:x.html",
 };
 const valueFor = (o: Option): string[] =>
   o.required || o.optional ? [VALUES[o.long ?? ""] ?? o.argChoices?.[0] ?? "1"] : [];

@@ -124,8 +124,8 @@ beforeAll(async () => {
     "compare",
     path.join(dir, "a.json"),
     path.join(dir, "b.json"),
-    "--html",
-    path.join(dir, "diff.html"),
+    "--out",
+    `html:${path.join(dir, "diff.html")}`,
     "--json",
   ]);
   expect(c.exitCode).toBe(0);

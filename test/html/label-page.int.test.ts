@@ -62,15 +62,15 @@ beforeAll(async () => {
   casesFile = path.join(dir, "cases.jsonl");
   const imp = await runCli(["cases", "import", path.join(dir, "conv.jsonl"), "--out", casesFile]);
   expect(imp.exitCode, imp.stderr).toBe(0);
-  const page = await runCli(["label", casesFile, ...common(), "--html", path.join(dir, "label.html")]);
+  const page = await runCli(["label", casesFile, ...common(), "--out", `html:${path.join(dir, "label.html")}`]);
   expect(page.exitCode, page.stderr).toBe(0);
   expect(page.stderr).toMatch(/3 cases, 4 turns/);
   const judged = await runCli([
     "label",
     casesFile,
     ...common(),
-    "--html",
-    path.join(dir, "label-judge.html"),
+    "--out",
+    `html:${path.join(dir, "label-judge.html")}`,
     "--judge",
     path.join(ROOT, "test", "fixtures", "judge", "relevance-judge-fake.mjs"),
   ]);

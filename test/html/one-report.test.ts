@@ -369,10 +369,10 @@ describe.skipIf(CHROMIUM.skipReason !== null)(
         "compare",
         a,
         b,
-        "--html",
-        path.join(dir, "c.html"),
-        "--pr-comment",
-        path.join(dir, "pr.md"),
+        "--out",
+        `html:${path.join(dir, "c.html")}`,
+        "--out",
+        `pr-comment:${path.join(dir, "pr.md")}`,
       ]);
       expect(t.exitCode).toBe(0);
       text = t.stdout;

@@ -434,7 +434,7 @@ describe("the packed package in a fresh project", () => {
       await writeFile(path.join(consumer, "convs.jsonl"), convs.map((c) => JSON.stringify(c)).join("\n") + "\n");
       const imported = run(bin(), ["cases", "import", "convs.jsonl", "--out", "to-label.jsonl"], consumer);
       expect(imported.status, imported.stderr).toBe(0);
-      const r = run(bin(), ["label", "to-label.jsonl", "--kb", "./kb", "--html", "label.html"], consumer);
+      const r = run(bin(), ["label", "to-label.jsonl", "--kb", "./kb", "--out", "html:label.html"], consumer);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/Wrote label\.html: 2 cases, 3 turns/);
       expect(readFileSync(path.join(consumer, "label.html"), "utf8")).toMatch(/^<!doctype html>/i);

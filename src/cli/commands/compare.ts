@@ -1,6 +1,6 @@
 /**
  * `retrace compare A B`: paired comparison of two runs of the same dataset
- * (report JSON from `retrace eval --report-json`, or a baseline file), per
+ * (report JSON from `retrace eval --out json:FILE`, or a baseline file), per
  * metric: n turns and cases, both means, B − A with its 95% paired bootstrap
  * interval (whole cases resampled by default, `--resample turn` for single
  * turns) and the p-value inverted from that same interval, so the verdict
@@ -9,10 +9,10 @@
  * Before the table: every run property that differs (src/eval/gate/run-diff.ts);
  * after it: the turns whose hit@k flipped, both directions (docs/ci.md).
  * Answer-side rows are paired over the held-out turns, as `eval` reports them.
+ * `--out FORMAT:FILE` (html, pr-comment, json) writes the comparison through
+ * the one output registry (src/cli/out-formats.ts).
  */
-import path from "node:path";
 import { Option, type Command } from "commander";
-import { DataValidationError } from "../../errors.js";
 import {
   compareFunnels,
   compareRuns,
@@ -23,20 +23,18 @@ import {
   turnFlips,
   type FunnelComparison,
   type KeyComparison,
-  type RunSide,
   type TurnFlip,
 } from "../../eval/gate/compare.js";
 import { differenceValue, runDifferences, type RunDifference } from "../../eval/gate/run-diff.js";
 import type { FunnelStage } from "../../eval/report/types.js";
 import { log } from "../../log.js";
-import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
-import { renderPrComment } from "../../eval/gate/pr-comment.js";
-import type { Report } from "../../eval/report/types.js";
 import { metricLabel } from "../../eval/report/render.js";
 import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
 import { action, out, outText } from "../io.js";
 import { seedOption } from "../options.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
+import { addOutOption, outSpecs, renderOuts, type OutTarget } from "../out-formats.js";
+import { hidden, refuseOldSpellings } from "../old-spellings.js";
 
 const f = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
@@ -156,19 +154,8 @@ export function renderFunnelComparison(fc: FunnelComparison | null, method = com
   ].join("\n");
 }
 
-/** The full report behind a run side; a baseline file has no per-turn artifacts to show. */
-function asReport(
-  side: RunSide,
-  message = "--html needs report JSON files (retrace eval --out json:FILE); a baseline holds no per-turn artifacts",
-): Report {
-  const r = side.source as Partial<Report>;
-  if (!Array.isArray(r.turns) || r.splits === undefined)
-    throw new DataValidationError([{ file: side.file, field: "turns", message }]);
-  return side.source as Report;
-}
-
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("compare")
     .description(
       "Paired comparison of two runs of the same dataset (report JSON or baseline files): difference, 95% case-level bootstrap CI and p per metric",
@@ -176,14 +163,6 @@ export function register(program: Command): void {
     .argument("<a>", "the reference run (report JSON from retrace eval --out json:FILE, or a baseline)")
     .argument("<b>", "the run compared with it")
     .option("--json", "print JSON")
-    .option(
-      "--html <file>",
-      "also write both runs side by side as one self-contained HTML page (needs report JSON files, not baselines; docs/html-report.md)",
-    )
-    .option(
-      "--pr-comment <file>",
-      "also write a concise pull-request comment body about B against A (needs B to be a report JSON; docs/ci.md)",
-    )
     .option("--seed <n>", "seed of the bootstrap", seedOption(), 42)
     .addOption(
       new Option(
@@ -192,82 +171,54 @@ export function register(program: Command): void {
       )
         .choices([...RESAMPLE_UNITS])
         .default("case"),
-    )
-    .action(
-      action(
-        async (
-          fileA: string,
-          fileB: string,
-          opts: { json?: boolean; html?: string; prComment?: string; seed: number; resample: ResampleUnit },
-        ) => {
-          const outputs = [
-            ...(opts.html !== undefined ? [{ option: "--html", path: opts.html }] : []),
-            ...(opts.prComment !== undefined ? [{ option: "--pr-comment", path: opts.prComment }] : []),
-          ];
-          await checkOutputs(outputs); // before anything is read (exit 2)
-          const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
-          const copts = { seed: opts.seed, resample: opts.resample };
-          const rows = compareRuns(a, b, copts);
-          for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
-          const funnels = compareFunnels(a, b, copts);
-          const method = comparisonMethod(copts);
-          const diffs = a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [];
-          const flips = turnFlips(a, b);
-          const files = [];
-          if (opts.html !== undefined) {
-            const [ra, rb] = [asReport(a), asReport(b)]; // both report files, so compareFunnels compared them (not null)
-            const page = renderHtmlComparison(
-              { name: path.basename(fileA), report: ra },
-              { name: path.basename(fileB), report: rb },
-              { comparisons: rows, method, funnels: funnels!, flips },
-            );
-            files.push({ option: "--html", path: opts.html, data: page });
-          }
-          if (opts.prComment !== undefined && a.data !== undefined) {
-            const report = asReport(
-              b,
-              "--pr-comment needs B to be a report JSON (retrace eval --out json:FILE); a baseline holds no per-turn artifacts",
-            );
-            files.push({
-              option: "--pr-comment",
-              path: opts.prComment,
-              data: renderPrComment(report, {
-                reference: { file: fileA, data: a.data },
-                seed: opts.seed,
-                comparison: { comparisons: rows, method, flips },
-                title: `retrace compare ${path.basename(fileA)} ${path.basename(fileB)}`,
-              }),
-            });
-          }
-          await writeOutputs(files); // all or none, then stdout
-          const flipCounts = {
-            hitToMiss: flips.filter((f) => f.direction === "hit→miss").length,
-            missToHit: flips.filter((f) => f.direction === "miss→hit").length,
-          };
-          if (opts.json)
-            out(
-              JSON.stringify(
-                {
-                  version: 1,
-                  a: fileA,
-                  b: fileB,
-                  datasetHash: a.datasetHash,
-                  k: a.k,
-                  differences: diffs,
-                  method,
-                  comparisons: rows,
-                  flips: { ...flipCounts, turns: flips },
-                  ...(funnels !== null ? { funnels } : {}),
-                },
-                null,
-                2,
-              ),
-            );
-          else
-            outText(
-              `${renderComparison(rows, a.k, fileA, fileB, method, { diffs, flips })}\n${renderFunnelComparison(funnels, method)}`,
-            );
-        },
-      ),
     );
+  addOutOption(cmd, "comparison", "the comparison");
+  hidden(cmd, "--html <file>", "--out html:");
+  hidden(cmd, "--pr-comment <file>", "--out pr-comment:");
+  cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
+  cmd.action(
+    action(
+      async (
+        fileA: string,
+        fileB: string,
+        opts: { json?: boolean; outputs?: OutTarget[]; seed: number; resample: ResampleUnit },
+      ) => {
+        await checkOutputs(outSpecs(opts.outputs)); // before anything is read (exit 2)
+        const [a, b] = await Promise.all([readRunSide(fileA), readRunSide(fileB)]);
+        const copts = { seed: opts.seed, resample: opts.resample };
+        const rows = compareRuns(a, b, copts);
+        for (const note of pairingNotes(a, b)) log.warn(note); // e.g. "graph module changed since the baseline"
+        const funnels = compareFunnels(a, b, copts);
+        const method = comparisonMethod(copts);
+        const diffs = a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [];
+        const flips = turnFlips(a, b);
+        const flipCounts = {
+          hitToMiss: flips.filter((f) => f.direction === "hit→miss").length,
+          missToHit: flips.filter((f) => f.direction === "miss→hit").length,
+        };
+        const json = {
+          version: 1,
+          a: fileA,
+          b: fileB,
+          datasetHash: a.datasetHash,
+          k: a.k,
+          differences: diffs,
+          method,
+          comparisons: rows,
+          flips: { ...flipCounts, turns: flips },
+          ...(funnels !== null ? { funnels } : {}),
+        };
+        const { outputs } = await renderOuts(
+          { kind: "comparison", a, b, comparisons: rows, method, funnels, flips, seed: opts.seed, json },
+          opts.outputs,
+        );
+        await writeOutputs(outputs); // all or none, then stdout
+        if (opts.json) out(JSON.stringify(json, null, 2));
+        else
+          outText(
+            `${renderComparison(rows, a.k, fileA, fileB, method, { diffs, flips })}\n${renderFunnelComparison(funnels, method)}`,
+          );
+      },
+    ),
+  );
 }

@@ -18,7 +18,6 @@ import { log } from "../../log.js";
 import { resolveDataPaths } from "../../app/data.js";
 import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { prepareGithub, type GithubOptions } from "../github.js";
-import { writeBackOutputs } from "../../app/traces-eval.js";
 import { EXIT } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { nextSteps } from "../next-steps.js";
@@ -27,11 +26,9 @@ import { nextSteps } from "../next-steps.js";
 export type EvalCommandOptions = EvalOptions & ReportOutputs & GithubOptions;
 /** `eval --graph` options as parsed. */
 export type GraphCommandOptions = GraphEvalOptions &
-  Pick<ReportOutputs, "json" | "out" | "junit" | "reportJson" | "html"> &
+  ReportOutputs &
   GithubOptions & {
     /** Deprecated, no effect (src/eval/sweep/graph-checks.ts). */ allowNoRetrieval?: boolean;
-    /** `--traces`: the write-back files. */ annotationsOut?: string;
-    feedbackOut?: string;
   };
 
 /** The exit code of a finished run: 1 when its gate failed, else 0. */
@@ -47,25 +44,22 @@ export async function runEvalAction(o: EvalCommandOptions & GraphCommandOptions)
   const kind = sourceKindOf(o);
   if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
   const baselineFile = o.updateBaseline ? baselineOf(o) : undefined;
-  const writeBack = [
-    ...(o.annotationsOut !== undefined ? [{ option: "--annotations-out", path: o.annotationsOut }] : []),
-    ...(o.feedbackOut !== undefined ? [{ option: "--feedback-out", path: o.feedbackOut }] : []),
-  ];
-  await checkReportOutputs(o, baselineFile, writeBack); // every output path, before a store starts, the graph loads or a trace is read (exit 2)
+  await checkReportOutputs(o, baselineFile); // every output path, before a store starts, the graph loads or a trace is read (exit 2)
   const github = await prepareGithub(o, resolveDataPaths(o).cases);
   const { report, baseline, recorded } = await runEval(o, { progress: progressReporter });
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
-  // The write-back files join the report's output set: all written or none (src/app/traces-eval.ts).
-  const extra = recorded !== undefined ? writeBackOutputs(report, recorded, o) : [];
   const source = kind === "traces" ? ` --traces ${o.traces}` : kind === "graph" ? ` --graph ${o.graph}` : "";
-  // The PR comment and the step summary join the output set: all published or none (src/cli/github.ts).
-  const githubFiles = github.files(
+  const reference = baseline !== null ? { file: baselineOf(o), data: baseline } : null;
+  const seed = report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed;
+  const title = `retrace eval${source}`;
+  // Every --out file (the write-back records of --traces too), the baseline and the step summary: one output set, all written or none.
+  await emitReport(
     report,
-    baseline !== null ? { file: baselineOf(o), data: baseline } : null,
-    report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed,
-    `retrace eval${source}`,
+    o,
+    baselineFile,
+    { comment: { reference, seed, title }, ...(recorded !== undefined ? { recorded } : {}) },
+    github.files(report, reference, seed, title),
   );
-  await emitReport(report, o, baselineFile, [...extra, ...githubFiles]); // the files (and baseline) together, then stdout
   await github.emit(report);
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   for (const line of nextSteps(report, o, { compared: baseline !== null, exists: existsSync(baselineOf(o)) }))

@@ -1,7 +1,7 @@
 /**
  * `retrace label` (docs/labelling.md), three modes:
  *
- * - `retrace label CASES --html label.html`: the labelling page — per turn the
+ * - `retrace label CASES --out html:label.html`: the labelling page — per turn the
  *   pool of the systems named by `--pool` (src/app/label.ts), keyboard-first
  *   grading, Export of the labelled cases;
  * - `retrace label --merge EXPORTED --into CASES`: the export merged into the
@@ -12,12 +12,12 @@
  * Output paths are checked before any work (src/output-set.ts). Exit 0; 2 bad
  * usage or data (file, line and field named); 3 a store or model unavailable.
  */
+import path from "node:path";
 import { Option, type Command } from "commander";
 import { buildLabelData, planLabel, type LabelOptions } from "../../app/label.js";
 import { labelAgreement, mergeLabelFilesApart } from "../../app/label-files.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS } from "../../eval/label/pool.js";
-import { renderLabelPage } from "../../eval/label/page.js";
 import { RETRIEVAL_CALLS } from "../../eval/sweep/capture.js";
 import { DEFAULT_TURN_TIMEOUT_S } from "../../eval/sweep/turn-guard.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
@@ -25,12 +25,17 @@ import { shellLine } from "../../shell.js";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { log } from "../../log.js";
 import { action, err, out } from "../io.js";
+import { hidden, refuseOldSpellings } from "../old-spellings.js";
+import { addOutOption, outFile, outSpecs, renderOuts, type OutTarget } from "../out-formats.js";
+import { findProject } from "../project.js";
+import { applyProject } from "../settings.js";
 import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption, refuseInMode } from "../options.js";
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
 interface LabelCommandOptions extends Omit<LabelOptions, "cases" | "pool"> {
-  html?: string;
+  /** `--out html:FILE` (the one output registry, src/cli/out-formats.ts). */
+  outputs?: OutTarget[];
   pool?: string;
   merge?: string;
   into?: string;
@@ -40,7 +45,6 @@ interface LabelCommandOptions extends Omit<LabelOptions, "cases" | "pool"> {
 
 /** Options of the page mode (refused with --merge / --agreement). */
 const PAGE_ONLY = [
-  "--html",
   "--kb",
   "--catalog",
   "--pool",
@@ -62,6 +66,9 @@ const PAGE_ONLY = [
   "--concurrency",
   "--max-card-bytes",
 ] as const;
+/** `--out` given (its values parsed into `outputs` by the registry's hook). */
+const OUT_GIVEN = { attribute: "outputs", shown: "option '--out'" };
+
 const GRAPH_ONLY = [
   "--input",
   "--id-key",
@@ -73,24 +80,47 @@ const GRAPH_ONLY = [
   "--catalog",
 ] as const;
 
-async function pageCommand(cases: string | undefined, o: LabelCommandOptions): Promise<number> {
+async function pageCommand(typedCases: string | undefined, o: LabelCommandOptions): Promise<number> {
+  // In a project (retrace.config.json, src/cli/project.ts): its cases, and the page at label.html, when not given.
+  const project = findProject();
+  const cases =
+    typedCases ??
+    project?.settings.cases ??
+    (project?.settings.kb !== undefined ? path.join(project.settings.kb, "eval", "cases.jsonl") : undefined);
+  // The project's graph or recording joins the default pool (typed, --graph / --traces ask for --pool to name them).
+  if (
+    project !== null &&
+    o.pool === undefined &&
+    (project.settings.graph !== undefined || project.settings.traces !== undefined)
+  )
+    o = {
+      ...o,
+      pool: [
+        ...DEFAULT_POOL,
+        ...(o.graph !== undefined ? ["graph"] : []),
+        ...(o.traces !== undefined ? ["recorded"] : []),
+      ].join(","),
+    };
+  if (project !== null && outFile(o.outputs, "html") === undefined)
+    o = { ...o, outputs: [...(o.outputs ?? []), { format: "html", file: "label.html", option: "--out html:" }] };
   if (cases === undefined)
     throw new InvalidArgumentError(
       "CASES",
-      "the cases file to label (retrace label CASES --html label.html)",
+      "the cases file to label (retrace label CASES --out html:label.html)",
       undefined,
     );
-  if (o.html === undefined)
-    throw new InvalidArgumentError("--html", "the page to write (retrace label CASES --html label.html)", undefined);
-  await checkOutputs([{ option: "--html", path: o.html }]); // before anything is read or started
-  const { html, pool, merge: _m, into: _i, agreement: _a, json: _j, ...rest } = o;
+  const html = outFile(o.outputs, "html");
+  if (html === undefined)
+    throw new InvalidArgumentError("--out", "the page to write (retrace label CASES --out html:label.html)", undefined);
+  await checkOutputs(outSpecs(o.outputs)); // before anything is read or started
+  const { outputs: targets, pool, merge: _m, into: _i, agreement: _a, json: _j, ...rest } = o;
   const plan = await planLabel({
     ...rest,
     cases,
     ...(pool !== undefined ? { pool: pool.split(",").map((s) => s.trim()) } : {}),
   });
   const data = await buildLabelData(plan);
-  await writeOutputs([{ option: "--html", path: html, data: renderLabelPage(data) }]);
+  await writeOutputs((await renderOuts({ kind: "label", data }, targets)).outputs);
   const turns = data.cases.reduce((n, c) => n + c.turns.length, 0);
   const cards = data.cases.reduce((n, c) => n + c.turns.reduce((m, t) => m + t.pool.length, 0), 0);
   err(
@@ -169,8 +199,10 @@ export function register(program: Command): void {
     .description(
       "Label your own cases: a self-contained page pooling several systems' top cards per turn (keyboard grading, export); --merge the export into the cases; --agreement of judge and person",
     )
-    .argument("[cases]", "the cases file to label (e.g. from retrace cases import)")
-    .option("--html <file>", "write the labelling page here (one self-contained offline HTML file)")
+    .argument("[cases]", "the cases file to label (e.g. from retrace cases import)");
+  addOutOption(cmd, "label", "the labelling page");
+  hidden(cmd, "--html <file>", "--out html:");
+  cmd
     .option(
       "--kb <dir>",
       "knowledge-base folder (default kb); with --merge, the cards the export's ids are checked against",
@@ -241,6 +273,17 @@ export function register(program: Command): void {
       "print Cohen's kappa (unweighted) between the judge's suggestions and the person's grades in this export",
     )
     .option("--json", "with --agreement: print the agreement as JSON (with a version field)");
+  cmd.hook("preAction", (_self, actionCmd) => {
+    refuseOldSpellings(actionCmd);
+    // The project file's run-selecting keys as defaults (a flag typed wins), as on eval and trace.
+    const project = findProject();
+    if (
+      project !== null &&
+      actionCmd.getOptionValue("merge") === undefined &&
+      actionCmd.getOptionValue("agreement") === undefined
+    )
+      applyProject(actionCmd, project, { outputs: false });
+  });
   addMaxCardBytesOption(cmd).action(
     action((cases: string | undefined, o: LabelCommandOptions) => {
       if (o.merge !== undefined && o.agreement !== undefined)
@@ -262,11 +305,13 @@ export function register(program: Command): void {
       when: (o) => o.merge !== undefined,
       mode: "with --merge (it merges an export into --into, checking its ids against --kb or --catalog)",
       unused: [...PAGE_ONLY.filter((x) => x !== "--kb" && x !== "--catalog" && x !== "--max-card-bytes"), "--json"],
+      unusedValues: [OUT_GIVEN],
     },
     {
       when: (o) => o.agreement !== undefined,
       mode: "with --agreement (it reads an export)",
       unused: [...PAGE_ONLY, "--into"],
+      unusedValues: [OUT_GIVEN],
     },
     { when: (o) => o.merge === undefined && o.agreement === undefined, mode: "without --merge", unused: ["--into"] },
     {

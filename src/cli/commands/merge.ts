@@ -25,13 +25,16 @@ export async function mergeCommand(files: string[], o: MergeCommandOptions): Pro
   await checkReportOutputs(o, baselineFile); // every output path, before a shard is read (exit 2)
   const github = await prepareGithub(o, mergeCasesFile(o));
   const { report, baseline } = await mergeShardReports(files, o);
-  const githubFiles = github.files(
+  const reference = baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null;
+  const seed = report.bootstrap?.seed ?? EVAL_DEFAULTS.seed;
+  // The report's files, the baseline and the step summary: all or none.
+  await emitReport(
     report,
-    baseline !== null ? { file: mergeBaselineFile(o), data: baseline } : null,
-    report.bootstrap?.seed ?? EVAL_DEFAULTS.seed,
-    "retrace merge",
+    o,
+    baselineFile,
+    { comment: { reference, seed, title: "retrace merge" } },
+    github.files(report, reference, seed, "retrace merge"),
   );
-  await emitReport(report, o, baselineFile, githubFiles); // the report's files, the PR comment and the step summary: all or none
   await github.emit(report);
   if (baselineFile !== undefined) log.info(`baseline written to ${baselineFile}`);
   return report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok;
@@ -61,7 +64,7 @@ export function register(program: Command): void {
     .option("--kb <dir>", "knowledge-base folder, for the default baseline <kb>/eval/baseline.json", "kb")
     .option(
       "--baseline <file>",
-      "compare with this baseline (default <kb>/eval/baseline.json when a max-drop or max-flips gate is set); --update-baseline writes it there",
+      "the baseline file the baseline checks (--gate max-drop, max-flips, max-stage-drop) compare with, default <kb>/eval/baseline.json; it adds or removes no check; --update-baseline writes it there",
     )
     .option(
       "--cases <file>",

@@ -1,5 +1,5 @@
 /**
- * `retrace compare A B --html`: both runs side by side (docs/html-report.md):
+ * `retrace compare A B --out html:`: both runs side by side (docs/html-report.md):
  * the paired comparison per metric (B − A, its paired bootstrap interval and
  * p, all from ./compare.ts), both runs' summaries, and the turns whose
  * hit@k flipped (./compare.ts turnFlips) — hit→miss first, then miss→hit, each in dataset order — and,

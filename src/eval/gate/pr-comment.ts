@@ -1,5 +1,5 @@
 /**
- * The pull-request comment of a run (`--pr-comment FILE`, docs/ci.md): a
+ * The pull-request comment of a run (`--out pr-comment:FILE`, docs/ci.md): a
  * concise markdown body — the gate verdict and its failures, the metric
  * deltas against the baseline with their paired intervals (./compare.ts,
  * answer-side rows on the held-out turns), the hit@k flips both ways, the
@@ -223,7 +223,7 @@ function funnelLines(report: Report, reference: Report | null): string[] {
       "",
       ...lines,
       "",
-      "No reference report: the funnel's change needs one (`retrace compare A.json B.json --pr-comment FILE`).",
+      "No reference report: the funnel's change needs one (`retrace compare A.json B.json --out pr-comment:FILE`).",
     ];
   }
   const lines = ["| stage | reference | this run | Δ turns |", "|---|---|---|---|"];

@@ -1,5 +1,5 @@
 /**
- * `retrace label --html`: the labelling page (docs/labelling.md), one
+ * `retrace label --out html:`: the labelling page (docs/labelling.md), one
  * self-contained offline file in the report's shell (../report/html/page.ts:
  * the data embedded as gzip+base64 JSON, one inline script and style pinned by
  * the Content-Security-Policy, no network). Every text of the data — card

@@ -1,5 +1,5 @@
 /**
- * `retrace eval --html` / `retrace report --html`: the report as one
+ * `retrace eval --out html:` / `retrace report --out html:`: the report as one
  * self-contained HTML page (docs/html-report.md). Every number shown comes
  * from the Report object or from the pure pipeline view derived from it
  * (./funnel.ts); the page's script only lays them out.

@@ -1,0 +1,57 @@
+/**
+ * What a command hands the output registry (src/cli/out-formats.ts) to
+ * render (its subject), and the shape of a format's module. Types only, so
+ * the registry's table loads nothing.
+ */
+import type { OutputData } from "../../atomic.js";
+import type { Baseline } from "../../eval/gate/baseline.js";
+import type { FunnelComparison, KeyComparison, RunSide, TurnFlip } from "../../eval/gate/compare.js";
+import type { ComparisonMethod } from "../../eval/gate/compare.js";
+import type { LabelPageData } from "../../eval/label/pool.js";
+import type { Report } from "../../eval/report/types.js";
+import type { RecordedGraphTurn } from "../../eval/sweep/recorded.js";
+
+/** A run's report (`eval`, `start`, `merge`, `report`). */
+export interface ReportSubject {
+  kind: "report";
+  report: Report;
+  /** The pull-request comment's reference (the baseline the gate compared with; null: none), seed and title. */
+  comment: { reference: { file: string; data: Baseline | Report } | null; seed: number; title: string };
+  /** The name the HTML page shows (default: the page's own file name; `retrace report`: the JSON read). */
+  pageName?: string;
+  /** `eval --traces`: the recorded turns, for the write-back formats. */
+  recorded?: readonly RecordedGraphTurn[];
+  /** `trec:`: the run tag (6th column). */
+  trecTag?: string;
+}
+
+/** Two runs compared (`compare`). */
+export interface ComparisonSubject {
+  kind: "comparison";
+  a: RunSide;
+  b: RunSide;
+  comparisons: KeyComparison[];
+  method: ComparisonMethod;
+  funnels: FunnelComparison | null;
+  flips: readonly TurnFlip[];
+  seed: number;
+  /** The document `compare --json` prints. */
+  json: unknown;
+}
+
+/** A labelling page's data (`label`). */
+export interface LabelSubject {
+  kind: "label";
+  data: LabelPageData;
+}
+
+export type OutSubject = ReportSubject | ComparisonSubject | LabelSubject;
+export type SubjectKind = OutSubject["kind"];
+
+/** What a format's module renders for one subject: the data of FILE, or several files (a TREC pair) with notes to print once written. */
+export type Rendered = OutputData | { files: readonly { path: string; data: OutputData }[]; notes?: readonly string[] };
+
+/** A format's module (./out/NAME.ts): a renderer per subject it can write. */
+export interface OutFormatModule {
+  render: { [K in SubjectKind]?: (subject: Extract<OutSubject, { kind: K }>, file: string) => Rendered };
+}
