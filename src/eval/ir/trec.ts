@@ -58,6 +58,7 @@ export {
 export {
   normalizeCutoffs,
   RELEVANCE_LEVEL,
+  scorePlan,
   scoreTrec,
   strcmp,
   trecMeasureNames,
@@ -66,3 +67,4 @@ export {
   type TrecOptions,
   type TrecScores,
 } from "./trec/score.js";
+export { ALL_TREC_NOT_IMPLEMENTED, RBP_PERSISTENCE, TREC_MEASURES, type TrecMeasureSpec } from "./trec/measures.js";
