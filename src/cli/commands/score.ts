@@ -12,9 +12,9 @@ import type { Command } from "commander";
 import {
   formatTrecText,
   readQrels,
-  readRun,
+  readRunCompact,
+  scoreCompact,
   scorePlan,
-  scoreTrec,
   toTrecJson,
   type TrecOptions,
   type TrecScores,
@@ -66,8 +66,8 @@ export async function scoreFiles(
   };
   scorePlan(options); // options checked before the files are read
   const qrels = await readQrels(opts.qrels);
-  const run = await readRun(opts.run);
-  return scoreTrec(qrels, run, options, { qrels: opts.qrels, run: opts.run });
+  const run = await readRunCompact(opts.run);
+  return scoreCompact(qrels, run, options, { qrels: opts.qrels, run: opts.run });
 }
 
 /** The default measures' cutoffs. */

@@ -68,3 +68,4 @@ export {
   type TrecScores,
 } from "./trec/score.js";
 export { ALL_TREC_NOT_IMPLEMENTED, RBP_PERSISTENCE, TREC_MEASURES, type TrecMeasureSpec } from "./trec/measures.js";
+export { readRunCompact, scoreCompact, type CompactRun } from "./trec/compact.js";
