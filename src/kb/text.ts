@@ -275,12 +275,14 @@ export async function forEachTextLine(
  * returns how many lines the block held (the line numbers of UTF-8 errors).
  * For a parser that reads fields byte by byte (`retrace score`'s run reader,
  * src/eval/ir/trec/compact.ts). `bytes` is only valid during the call.
+ * `range` reads only the bytes [start, end) of a file, as forEachTextLine's.
  * @throws DataValidationError (exit 2) naming the file.
  */
 export async function forEachTextBlock(
   file: string,
   onBlock: (bytes: Buffer, start: number, end: number) => number,
   stop: () => boolean = () => false,
+  range?: { start: number; end: number },
 ): Promise<void> {
   if (file !== "-") {
     const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
@@ -295,11 +297,18 @@ export async function forEachTextBlock(
     }
     if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
   }
-  const stream = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+  if (range !== undefined && range.end <= range.start) return;
+  const stream =
+    file === "-"
+      ? process.stdin
+      : createReadStream(file, {
+          highWaterMark: 1 << 20,
+          ...(range !== undefined ? { start: range.start, end: range.end - 1 } : {}),
+        });
   let parts: Buffer[] = [];
-  let offset = 0;
+  let offset = range?.start ?? 0;
   let line = 1;
-  let first = true;
+  let first = offset === 0;
   const check = (bytes: Uint8Array, at: number, from: number, atEnd: boolean): void => {
     if (isUtf8(bytes)) return;
     const bad = firstInvalidUtf8(bytes);

@@ -110,4 +110,25 @@ describe("the byte-level run reader and scorer equal the reference string path",
     expect(r.lines).toBe(0);
     expect(r.runId).toBeNull();
   });
+
+  it("two threads (a worker reads the second half): the same run, and issues numbered as one file's", async () => {
+    const { run } = randomFiles(5);
+    const file = path.join(dir, "two.run");
+    await writeFile(file, run);
+    const one = await readRunCompact(file, Number.MAX_SAFE_INTEGER);
+    const two = await readRunCompact(file, 1);
+    expect(two.lines).toBe(one.lines);
+    expect(two).toEqual(one);
+    const lines = Array.from({ length: 400 }, (_, i) => `q${i % 7} Q0 d${i} 1 ${i % 3} t`);
+    lines[10] = "q1 Q0 bad";
+    lines[390] = "q2 Q0 d 1 x t";
+    const bad = path.join(dir, "two-bad.run");
+    await writeFile(bad, `${lines.join("\n")}\n`);
+    const err = await readRunCompact(bad, 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DataValidationError);
+    expect((err as DataValidationError).issues.map((i) => [i.line, i.field])).toEqual([
+      [11, undefined],
+      [391, "score"],
+    ]);
+  });
 });

@@ -8,9 +8,12 @@
  * line the fast scanner does not take as is (fewer fields, a score that is
  * not a plain decimal) goes through RunParser's own checks and messages.
  */
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { DataValidationError, type DataIssue } from "../../../errors.js";
 import { forEachTextBlock } from "../../../kb/text.js";
+import { moduleWorker, siblingModule } from "../../../module-worker.js";
 import { evaluateQuery, NONPOOL, queryJudgments, UNJUDGED } from "./measures.js";
-import { RunParser, type Qrels } from "./parse.js";
+import { MAX_ISSUES, RunParser, type Qrels } from "./parse.js";
 import {
   finishScores,
   ScoreAccumulator,
@@ -79,9 +82,9 @@ export interface CompactRun {
   runId: string | null;
 }
 
-function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, used: number, need: number): T {
+function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, used: number, need: number, exact = false): T {
   if (need <= a.length) return a;
-  let cap = a.length * 2;
+  let cap = exact ? need : a.length * 2;
   while (cap < need) cap *= 2;
   const next = new (a.constructor as new (n: number) => T)(cap);
   next.set(a.subarray(0, used) as never);
@@ -109,12 +112,44 @@ export class CompactRunParser {
   private readonly starts = new Int32Array(6);
   private readonly ends = new Int32Array(6);
 
-  constructor(readonly file: string) {
+  /**
+   * `expectBytes`: how many bytes the parser will be given, if known: after
+   * the first block its arrays are sized for that many bytes of such lines
+   * (5% spare), so they are not regrown (and hold no doubling slack).
+   */
+  constructor(
+    readonly file: string,
+    private expectBytes = 0,
+  ) {
     this.slow = new RunParser(file);
+  }
+
+  /** Size the arrays for `bytes` bytes of lines like the ones read so far. */
+  private presize(bytesSeen: number): void {
+    if (this.expectBytes <= 0 || this.n === 0 || bytesSeen <= 0) return;
+    const scale = (this.expectBytes / bytesSeen) * 1.05;
+    this.expectBytes = 0;
+    const cap = Math.ceil(this.n * scale) + 1024;
+    if (cap > this.cap) {
+      this.cap = cap;
+      this.qidOf = grown(this.qidOf, this.n, cap, true);
+      this.score = grown(this.score, this.n, cap, true);
+      this.hash = grown(this.hash, this.n, cap, true);
+      this.docEnd = grown(this.docEnd, this.n, cap, true);
+    }
+    this.arena = grown(this.arena, this.arenaLength, Math.ceil(this.arenaLength * scale) + 4096, true);
   }
 
   get saturated(): boolean {
     return this.slow.saturated;
+  }
+
+  /** Lines read so far (data, comments and blank). */
+  linesRead = 0;
+
+  /** The issues found so far (RunParser's). */
+  get issues(): readonly DataIssue[] {
+    return this.slow.collected;
   }
 
   /** Every line of `b[s, e)` (lines end with LF; the last may not); returns how many. */
@@ -128,6 +163,8 @@ export class CompactRunParser {
       lines++;
       i = nl + 1;
     }
+    this.linesRead += lines;
+    this.presize(e - s);
     return lines;
   }
 
@@ -224,6 +261,11 @@ export class CompactRunParser {
 
   finish(): CompactRun {
     this.slow.finish(); // throws the collected issues
+    return this.collect();
+  }
+
+  /** The run read so far, issues or not. */
+  collect(): CompactRun {
     const lines = this.n;
     const docStart = new Int32Array(lines + 1);
     docStart.set(this.docEnd.subarray(0, lines), 1);
@@ -241,15 +283,132 @@ export class CompactRunParser {
   }
 }
 
-/** Read and validate a run file into typed arrays, streaming (RunParser's rules and messages). */
-export async function readRunCompact(file: string): Promise<CompactRun> {
-  const p = new CompactRunParser(file);
-  await forEachTextBlock(
-    file,
-    (b, s, e) => p.pushBlock(b, s, e),
-    () => p.saturated,
-  );
-  return p.finish();
+/** What the second thread posts (./compact-worker.ts): its part of the run, its line count and issues (lines numbered from its start). */
+export type CompactPart =
+  { ok: true; run: CompactRun; lines: number; issues: DataIssue[] } | { ok: false; why: string };
+
+/** A run at least this large is read by two threads (docs/metrics.md, "Speed"). */
+export const TWO_THREADS_MIN_BYTES = 16 << 20;
+
+/** The offset of the first line start at or after `from`, or null when no LF follows it. */
+function lineStartFrom(file: string, from: number): number | null {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(1 << 16);
+    for (let at = from; ; at += buf.length) {
+      const n = readSync(fd, buf, 0, buf.length, at);
+      if (n === 0) return null;
+      const i = buf.subarray(0, n).indexOf(0x0a);
+      if (i >= 0) return at + i + 1;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Read the bytes [start, end) of a run (all of it without a range): its run, line count and issues. */
+export async function readRunPart(
+  file: string,
+  range?: { start: number; end: number },
+  expectBytes = range === undefined ? 0 : range.end - range.start,
+): Promise<CompactPart> {
+  const p = new CompactRunParser(file, expectBytes);
+  try {
+    await forEachTextBlock(
+      file,
+      (b, s, e) => p.pushBlock(b, s, e),
+      () => p.saturated,
+      range,
+    );
+  } catch (e) {
+    if (!(e instanceof DataValidationError)) throw e;
+    // An unreadable part (invalid UTF-8): its issue after those found before it.
+    return { ok: true, run: p.collect(), lines: p.linesRead, issues: [...p.issues, ...e.issues] };
+  }
+  return { ok: true, run: p.collect(), lines: p.linesRead, issues: [...p.issues] };
+}
+
+/** The two parts of a run as one, in file order (the second's queries, lines and docnos after the first's). */
+function joinParts(a: CompactRun, b: CompactRun): CompactRun {
+  const qids = [...a.qids];
+  const index = new Map(qids.map((q, i) => [q, i]));
+  const remap = new Int32Array(b.qids.length);
+  for (const [i, q] of b.qids.entries()) {
+    let at = index.get(q);
+    if (at === undefined) {
+      at = qids.length;
+      qids.push(q);
+      index.set(q, at);
+    }
+    remap[i] = at;
+  }
+  const lines = a.lines + b.lines;
+  const qidOf = new Int32Array(lines);
+  qidOf.set(a.qidOf);
+  for (let i = 0; i < b.lines; i++) qidOf[a.lines + i] = remap[b.qidOf[i] as number] as number;
+  const score = new Float64Array(lines);
+  score.set(a.score);
+  score.set(b.score, a.lines);
+  const hash = new Int32Array(lines);
+  hash.set(a.hash);
+  hash.set(b.hash, a.lines);
+  const docStart = new Int32Array(lines + 1);
+  docStart.set(a.docStart);
+  const shift = a.arena.length;
+  for (let i = 1; i <= b.lines; i++) docStart[a.lines + i] = (b.docStart[i] as number) + shift;
+  const arena = new Uint8Array(a.arena.length + b.arena.length);
+  arena.set(a.arena);
+  arena.set(b.arena, shift);
+  return { qids, qidOf, score, hash, docStart, arena, lines, runId: b.runId ?? a.runId };
+}
+
+/**
+ * Read and validate a run file into typed arrays, streaming (RunParser's
+ * rules and messages). A file of at least `minBytes` is read by two threads:
+ * a worker (./compact-worker.ts) reads the second half (from a line start)
+ * while this one reads the first; the parts are joined in file order and
+ * their issues numbered as one file's. If the worker fails, this thread reads
+ * the whole file.
+ */
+export async function readRunCompact(file: string, minBytes = TWO_THREADS_MIN_BYTES): Promise<CompactRun> {
+  const size = file === "-" ? -1 : statSize(file);
+  const cut = size >= minBytes ? lineStartFrom(file, Math.floor(size / 2)) : null;
+  if (cut === null || cut >= size) return finishPart(file, await readRunPart(file, undefined, Math.max(size, 0)));
+  const worker = moduleWorker(siblingModule(import.meta.url, "compact-worker"), { file, start: cut, end: size });
+  const second = new Promise<CompactPart>((resolve) => {
+    worker.once("message", (m: CompactPart) => resolve(m));
+    worker.once("error", (e) => resolve({ ok: false, why: e.message }));
+    worker.once("exit", (code) => resolve({ ok: false, why: `the reading thread exited (${code})` }));
+  });
+  try {
+    const first = await readRunPart(file, { start: 0, end: cut });
+    const part = await second;
+    if (!part.ok) return finishPart(file, await readRunPart(file));
+    if (!first.ok) return finishPart(file, await readRunPart(file));
+    const issues = [
+      ...first.issues,
+      ...part.issues.map((i) => (i.line === undefined ? i : { ...i, line: i.line + first.lines })),
+    ].slice(0, MAX_ISSUES);
+    if (issues.length > 0) throw new DataValidationError(issues);
+    return joinParts(first.run, part.run);
+  } finally {
+    void worker.terminate();
+  }
+}
+
+function statSize(file: string): number {
+  try {
+    const st = statSync(file);
+    return st.isFile() ? st.size : -1;
+  } catch {
+    return -1; // the reader names the problem
+  }
+}
+
+function finishPart(file: string, part: CompactPart): CompactRun {
+  if (!part.ok) throw new Error(`reading ${file}: ${part.why}`);
+  if (part.issues.length > 0) throw new DataValidationError(part.issues.slice(0, MAX_ISSUES));
+  return part.run;
 }
 
 /** strcmp of two docnos in the arena. */

@@ -11,7 +11,7 @@ import { DataValidationError, type DataIssue } from "../../../errors.js";
 import { forEachTextLine } from "../../../kb/text.js";
 
 /** How many data issues are collected before parsing gives up. */
-const MAX_ISSUES = 50;
+export const MAX_ISSUES = 50;
 
 /** Judgments: qid → docno → rel. */
 export type Qrels = Map<string, Map<string, number>>;
@@ -66,6 +66,11 @@ abstract class LineParser {
         ? { file: this.file, line: this.lineNo, message }
         : { file: this.file, line: this.lineNo, field, message },
     );
+  }
+
+  /** The issues found so far (at most MAX_ISSUES). */
+  get collected(): readonly DataIssue[] {
+    return this.issues;
   }
 
   /** True once enough issues were found that reading on is pointless. */
