@@ -1,8 +1,9 @@
 /**
  * `retrace score QRELS RUN` (trec_eval's own order, qrels first; or
  * `--qrels FILE --run FILE`): score a TREC run against TREC qrels
- * with trec_eval's definitions of success.k, recall.k, ndcg_cut.k, P.k and
- * recip_rank, printed in trec_eval's layout (`%-22s\t%s\t%6.4f`), so scripts
+ * with trec_eval 10's definitions (success.k, recall.k, ndcg_cut.k, P.k and
+ * recip_rank by default; map, map_cut, Rprec, bpref, infAP, rbp, rbp_resid,
+ * unj and the counts with `-m`), printed in trec_eval's layout (`%-22s\t%s\t%6.4f`), so scripts
  * that parse trec_eval's output read this unchanged. `--json` prints the same
  * numbers as JSON. Warnings (queries left out, duplicates, skipped empty
  * queries) go to stderr. Exit 0, or 2 on bad usage or invalid files (nothing
@@ -77,7 +78,7 @@ export function register(program: Command): void {
   program
     .command("score")
     .description(
-      "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
+      "Score a TREC run file against TREC qrels as trec_eval 10 does (success, recall, ndcg_cut, P at k; recip_rank; with -m: map, map_cut, Rprec, bpref, infAP, rbp, rbp_resid, unj, num_*)",
     )
     .argument("[qrels]", "TREC qrels (as trec_eval: qrels first, then the run; or --qrels)")
     .argument("[run]", "TREC run (or --run; `-` reads stdin)")

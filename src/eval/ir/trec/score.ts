@@ -1,9 +1,9 @@
 /**
- * A run scored against qrels the way trec_eval scores them, for the measures
- * retrace reports: `success.k`, `recall.k`, `ndcg_cut.k`, `P.k`, `recip_rank`
- * (docs/decisions/0001-metric-contract.md). Which measures, their names, print
- * order and gains, and their values all come from the metric registry
- * (`METRICS[i].trec` and `.fn`, src/eval/measures/metrics.ts).
+ * A run scored against qrels the way trec_eval scores them: without `-m` the
+ * measures retrace reports (`success.k`, `recall.k`, `ndcg_cut.k`, `P.k`,
+ * `recip_rank`; docs/decisions/0001-metric-contract.md), with `-m` any of
+ * trec_eval's that retrace implements (./measures.ts computes them over each
+ * query's ranked relevance list, as trec_eval's m_*.c do).
  * What it does as trec_eval does, and where it deliberately differs, is in
  * the module comment of src/eval/ir/trec.ts. Pure functions: no I/O.
  */
