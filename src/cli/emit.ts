@@ -17,7 +17,7 @@ import { reportJSONPieces } from "../eval/report/render/json.js";
 import type { OutputData } from "../atomic.js";
 import type { Report } from "../eval/report/types.js";
 import { checkOutputs, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
-import { out, outputWidth, outText, useColor } from "./io.js";
+import { out, outputWidth, outText, useColor, verbose } from "./io.js";
 
 /** The output options: `--json`, and the files of `--out [FORMAT:]FILE` (markdown, junit, json, html; pr-comment), each in its attribute. */
 export interface ReportOutputs {
@@ -90,5 +90,5 @@ export async function emitReport(
   files.push(...extra); // e.g. `eval --traces`' write-back files (src/app/traces-eval.ts)
   await writeOutputs(files);
   if (o.json === true) out(reportToJSON(report));
-  else outText(renderTable(report, { color: useColor(), width: outputWidth() }));
+  else outText(renderTable(report, { color: useColor(), width: outputWidth(), verbose: verbose() }));
 }

@@ -94,3 +94,43 @@ describe("--gate max-unjudged", () => {
     expect(r.stdout).toBe("");
   }, 120_000);
 });
+
+describe("measuresNotComputed: no case carries judgments", () => {
+  const evalArgs = (kb: { kb: string; cases: string }, ...extra: string[]) =>
+    runCli(["eval", "--graph", GRAPH, "--kb", kb.kb, "--cases", kb.cases, "-k", "3", ...extra], {
+      env: { KB_AGENT_KB: kb.kb },
+    });
+  const LINE =
+    "not computed: judged@3, unjudged@3, condensed nDCG@3, bpref (no case carries `judged` lists or graded `relevant` (retrace label writes them): a card nobody judged cannot be told from a judged non-relevant one)";
+
+  it("the JSON says which measures and why, once; the markdown has the line; the table only with --verbose", async () => {
+    const md = path.join(dir, "plain.md");
+    const json = await evalArgs(plain, "--json", "--out", `markdown:${md}`);
+    expect(json.exitCode).toBe(0);
+    const report = JSON.parse(json.stdout) as Report & { aggregates: Record<string, unknown> };
+    expect(report.measuresNotComputed).toEqual([
+      {
+        keys: ["judged_at_k", "unjudged_at_k", "retrieval_ndcg_condensed_at_k", "retrieval_bpref"],
+        reason:
+          "no case carries `judged` lists or graded `relevant` (retrace label writes them): a card nobody judged cannot be told from a judged non-relevant one",
+      },
+    ]);
+    expect(report.aggregates.unjudged_at_k).toBeUndefined();
+    const { readFile } = await import("node:fs/promises");
+    const markdown = await readFile(md, "utf8");
+    expect(markdown.split("\n").filter((l) => l.includes("not computed: judged@3"))).toHaveLength(1);
+
+    const quiet = await evalArgs(plain);
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stdout).not.toContain("not computed");
+    const verbose = await evalArgs(plain, "--verbose");
+    expect(verbose.exitCode).toBe(0);
+    expect(verbose.stdout.split("\n").filter((l) => l.includes("not computed"))).toEqual([`note: ${LINE}`]);
+  }, 120_000);
+
+  it("a run whose cases carry judgments has no measuresNotComputed", async () => {
+    const r = await evalArgs(judged, "--json");
+    expect(r.exitCode).toBe(0);
+    expect((JSON.parse(r.stdout) as Report).measuresNotComputed).toBeUndefined();
+  }, 120_000);
+});

@@ -353,6 +353,17 @@ export function judgmentLines(report: Report): { summary: string[]; holes: strin
 }
 
 /**
+ * The report's `measuresNotComputed` as one line (the table with --verbose,
+ * the markdown always), e.g. "not computed: judged@5, unjudged@5, condensed
+ * nDCG@5, bpref (no case carries …)"; null when the report has none.
+ */
+export function measuresNotComputedLine(report: Report): string | null {
+  const entries = report.measuresNotComputed ?? [];
+  if (entries.length === 0) return null;
+  return `not computed: ${entries.map((e) => `${e.keys.map((key) => metricLabel(key, report.run.k)).join(", ")} (${e.reason})`).join("; ")}`;
+}
+
+/**
  * A traced turn's judgments as `retrace trace` prints them: the gold line
  * (the citation contract), then the graded `relevant` (nDCG's gains) and
  * `judged` lines when the turn has them.
