@@ -53,7 +53,7 @@ async function writeLines(
   await once(out, "finish");
 }
 
-async function generate(dir: string, queries: number, docs: number): Promise<{ qrels: string; run: string }> {
+export async function generate(dir: string, queries: number, docs: number): Promise<{ qrels: string; run: string }> {
   const rng = mulberry32(SEED);
   const qrels = path.join(dir, "bench.qrels");
   const run = path.join(dir, "bench.run");

@@ -142,6 +142,8 @@ export interface ShardedRunOptions extends Partial<Record<FloorOption, unknown>>
   maxNoRetrieval?: number;
   /** `--repeat` runs' flaky-turn gate. */
   maxFlaky?: number;
+  /** The mean unjudged@k the gate tolerates. */
+  maxUnjudged?: number;
   quarantine?: string;
 }
 
@@ -161,6 +163,7 @@ export function checkShardOptions(o: ShardedRunOptions): void {
     ...(o.maxErrors !== undefined ? ["--gate max-errors"] : []),
     ...(o.maxNoRetrieval !== undefined ? ["--gate max-no-retrieval"] : []),
     ...(o.maxFlaky !== undefined ? ["--gate max-flaky"] : []),
+    ...(o.maxUnjudged !== undefined ? ["--gate max-unjudged"] : []),
     ...(o.quarantine !== undefined ? ["--quarantine"] : []),
     ...(o.updateBaseline === true ? ["--update-baseline"] : []),
   ];

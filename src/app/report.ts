@@ -14,6 +14,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { assertComparable, type Baseline } from "../eval/gate/baseline.js";
 import { FLOOR_OPTIONS, gate, gatedTurns, type FloorThresholds, type GateThresholds } from "../eval/gate/gate.js";
 import type { Quarantine } from "../eval/gate/quarantine.js";
+import { unjudgedGateCheck } from "../eval/gate/unjudged.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport } from "../eval/report/aggregate.js";
 import { judgmentWarning } from "../eval/report/judgments.js";
@@ -75,6 +76,8 @@ export interface GateOptions extends FloorThresholds {
   maxNoRetrieval?: number;
   /** Runs with `--repeat N` (N ≥ 2): flaky turns (hit in some repeats, missed in others) the gate tolerates (default: not gated). */
   maxFlaky?: number;
+  /** The mean unjudged@k over the turns that carry judgments the gate tolerates (a share in [0, 1]; default: not gated; src/eval/gate/unjudged.ts). */
+  maxUnjudged?: number;
   /** A quarantine file: `caseId#turn reason` lines the gate leaves out (src/eval/gate/quarantine.ts, docs/ci.md). */
   quarantine?: string;
   /** Stage floors (`--min-stage STAGE=VALUE`) and drops against the baseline (`--max-stage-drop STAGE=VALUE`); src/eval/gate/stage-gate.ts. */
@@ -132,8 +135,19 @@ export function applyGate(
   if (o.minStage !== undefined) thresholds.minStage = o.minStage;
   if (o.maxStageDrop !== undefined) thresholds.maxStageDrop = o.maxStageDrop;
   if (quarantine !== undefined) thresholds.quarantine = quarantine;
-  const g = gate(report, thresholds, baseline ?? undefined);
   const gated = gatedTurns(report, quarantine);
+  // Checked first: a --gate max-unjudged that cannot be checked (no gated turn carries judgments) is exit 2, never a silent pass.
+  const unjudged = o.maxUnjudged !== undefined ? unjudgedGateCheck(gated, o.maxUnjudged) : undefined;
+  const g0 = gate(report, thresholds, baseline ?? undefined);
+  const g =
+    unjudged === undefined
+      ? g0
+      : {
+          ...g0,
+          passed: g0.passed && unjudged.failure === null,
+          failures: [...g0.failures, ...(unjudged.failure !== null ? [unjudged.failure] : [])],
+          checks: [...(g0.checks ?? []), unjudged.check],
+        };
   // One rule for every graph (src/eval/sweep/graph-checks.ts): a turn that errored (threw, or was given up at its deadline) fails the gate unless
   // --gate max-errors tolerates it; quarantined turns are left out. retrace's own graph lists that check (and max-no-retrieval) when it has
   // something to say — an error turn, or either check set — so a clean run's gate reads as it did.

@@ -16,7 +16,7 @@ import type { Report } from "../eval/report/types.js";
 import { log } from "../log.js";
 import { checkOutputs, goesToStdout, writeOutputs, type Output, type OutputSpec } from "../output-set.js";
 import { resolveTarget } from "../atomic.js";
-import { out, outputWidth, outText, useColor } from "./io.js";
+import { out, outputWidth, outText, useColor, verbose } from "./io.js";
 import { outSpecs, renderOuts, type OutTarget } from "./out-formats.js";
 import type { ReportSubject } from "./out/subject.js";
 
@@ -81,5 +81,5 @@ export async function emitReport(
   for (const note of notes) log.info(note);
   if (o.json === true) out(reportToJSON(report));
   // The table only when no output took stdout (`--out json:-`): stdout carries one document.
-  else if (!(await anyToStdout(files))) outText(renderTable(report, { color: useColor(), width: outputWidth() }));
+  else if (!(await anyToStdout(files))) outText(renderTable(report, { color: useColor(), width: outputWidth(), verbose: verbose() }));
 }

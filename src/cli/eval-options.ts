@@ -64,9 +64,16 @@ export function onOffOption(flag: string): (v: string) => boolean | undefined {
 /** The checks of `--gate NAME=VALUE`: each was an option of its own (`--min-hit 0.9` is `--gate min-hit=0.9`); VALUE is that option's value. */
 export const GATE_CHECKS: readonly { name: string; flag: string }[] = [
   ...FLOOR_OPTIONS.map(({ flag }) => ({ name: flag.slice(2), flag })),
-  ...["min-stage", "max-drop", "max-flips", "max-stage-drop", "max-errors", "max-no-retrieval", "max-flaky"].map(
-    (name) => ({ name, flag: `--${name}` }),
-  ),
+  ...[
+    "min-stage",
+    "max-drop",
+    "max-flips",
+    "max-stage-drop",
+    "max-errors",
+    "max-no-retrieval",
+    "max-flaky",
+    "max-unjudged",
+  ].map((name) => ({ name, flag: `--${name}` })),
 ];
 
 /**
@@ -161,6 +168,7 @@ export function addGateOption(cmd: Command, names: readonly string[]): Command {
     "max-errors": countOption(g("max-errors")),
     "max-no-retrieval": countOption(g("max-no-retrieval")),
     "max-flaky": countOption(g("max-flaky")),
+    "max-unjudged": probabilityOption(g("max-unjudged")),
   };
   for (const name of names) {
     const value =
@@ -168,7 +176,9 @@ export function addGateOption(cmd: Command, names: readonly string[]): Command {
         ? "stage=x"
         : name.startsWith("min-")
           ? "floors"
-          : "n";
+          : name === "max-unjudged"
+            ? "x"
+            : "n";
     hidden(cmd, `--${name} <${value}>`, `--gate ${name}=`, parsers[name]);
   }
   return cmd;

@@ -265,3 +265,98 @@ export async function forEachTextLine(
   check(last.subarray(skip), offset + skip, line, true);
   if (last.length > skip) onLine(last.toString("utf8", skip));
 }
+
+/**
+ * forEachTextLine's rules (a regular file or stdin, strict UTF-8 checked a
+ * chunk at a time, a leading BOM removed) with the text handed over as bytes
+ * in blocks of whole lines, never decoded: `onBlock(bytes, start, end)` gets
+ * `bytes[start, end)`, one or more lines each ending with LF (the file's last
+ * line may lack it), in file order; a line is never split between blocks. It
+ * returns how many lines the block held (the line numbers of UTF-8 errors).
+ * For a parser that reads fields byte by byte (`retrace score`'s run reader,
+ * src/eval/ir/trec/compact.ts). `bytes` is only valid during the call.
+ * `range` reads only the bytes [start, end) of a file, as forEachTextLine's.
+ * @throws DataValidationError (exit 2) naming the file.
+ */
+export async function forEachTextBlock(
+  file: string,
+  onBlock: (bytes: Buffer, start: number, end: number) => number,
+  stop: () => boolean = () => false,
+  range?: { start: number; end: number },
+): Promise<void> {
+  if (file !== "-") {
+    const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
+    if (r instanceof Error) {
+      const missing = (r as NodeJS.ErrnoException).code === "ENOENT";
+      throw new DataValidationError([
+        {
+          file,
+          message: `cannot read the file (${missing ? "no such file" : ((r as NodeJS.ErrnoException).code ?? r.message)})${missing ? didYouMeanFile(file) : ""}`,
+        },
+      ]);
+    }
+    if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
+  }
+  if (range !== undefined && range.end <= range.start) return;
+  const stream =
+    file === "-"
+      ? process.stdin
+      : createReadStream(file, {
+          highWaterMark: 1 << 20,
+          ...(range !== undefined ? { start: range.start, end: range.end - 1 } : {}),
+        });
+  let parts: Buffer[] = [];
+  let offset = range?.start ?? 0;
+  let line = 1;
+  let first = offset === 0;
+  const check = (bytes: Uint8Array, at: number, from: number, atEnd: boolean): void => {
+    if (isUtf8(bytes)) return;
+    const bad = firstInvalidUtf8(bytes);
+    if (bad < 0) return;
+    const tail = atEnd ? incompleteTail(bytes) : 0;
+    const cutShort = tail > 0 && bad >= bytes.length - tail ? ": a sequence cut short by the end of the file" : "";
+    throw new DataValidationError([
+      {
+        file,
+        line: from + lineAt(bytes, bad) - 1,
+        message: `invalid UTF-8 at byte offset ${at + bad} (byte 0x${(bytes[bad] as number).toString(16).padStart(2, "0")}${cutShort}); save the file as UTF-8`,
+      },
+    ]);
+  };
+  const bom = (bytes: Uint8Array): number => {
+    if (!first) return 0;
+    first = false;
+    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  };
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const lastNl = chunk.lastIndexOf(0x0a);
+      if (lastNl === -1) {
+        parts.push(chunk);
+        continue;
+      }
+      // Whole lines: what was left over, then this chunk up to its last LF.
+      const block = parts.length === 0 ? chunk.subarray(0, lastNl + 1) : Buffer.concat([...parts, chunk.subarray(0, lastNl + 1)]);
+      parts = [];
+      const skip = bom(block);
+      check(block.subarray(skip), offset + skip, line, false);
+      line += onBlock(block, skip, block.length);
+      offset += block.length;
+      if (lastNl + 1 < chunk.length) parts.push(chunk.subarray(lastNl + 1));
+      if (stop()) {
+        if (file !== "-") (stream as { destroy(): void }).destroy();
+        return;
+      }
+    }
+  } catch (e) {
+    if (e instanceof DataValidationError) throw e;
+    throw new DataValidationError([
+      { file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` },
+    ]);
+  }
+  if (parts.length === 0) return;
+  const last = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+  const skip = bom(last);
+  check(last.subarray(skip), offset + skip, line, true);
+  if (last.length > skip) void onBlock(last, skip, last.length);
+}

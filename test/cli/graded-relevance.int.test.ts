@@ -108,7 +108,13 @@ function expectScoring(r: Report): void {
 
   const relOnly = turnOf(r, "en-graded-001#1");
   expect(relOnly.relevanceOnly).toBe(true);
-  expect(keys(relOnly)).toEqual(["retrieval_ndcg_at_k", "judged_at_k"]);
+  expect(keys(relOnly)).toEqual([
+    "retrieval_ndcg_at_k",
+    "judged_at_k",
+    "unjudged_at_k",
+    "retrieval_ndcg_condensed_at_k",
+    "retrieval_bpref",
+  ]);
   expect(scoreOf(relOnly, "retrieval_ndcg_at_k")).toBeCloseTo(
     referenceNdcg(relOnly.retrievedIds!, relOnly.relevant!, 3),
     12,

@@ -17,6 +17,8 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-score-"));
   for (const f of ["mini.qrels", "mini.run", "qrels-302.test", "results-302.test"])
     await copyFile(path.join(FIX, f), path.join(dir, f));
+  for (const f of ["qrels.test", "results.trunc", "out.test.aqcM"])
+    await copyFile(path.join(ROOT, "test", "fixtures", "trec_eval-tests", f), path.join(dir, f));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -178,5 +180,80 @@ describe("retrace score", () => {
     expect(positional.exitCode, positional.stderr).toBe(0);
     expect(positional.stdout).toBe(named.stdout);
     expect(positional.stdout).toMatch(/^success_5\s+all\s/m);
+  });
+
+  it("-m with trec_eval's syntax, -c and -M100: trec_eval 10's rows of out.test.aqcM for those measures, byte for byte", async () => {
+    const r = await score(
+      "qrels.test",
+      "results.trunc",
+      "-q",
+      "-c",
+      "-M100",
+      "--graded",
+      "-m",
+      "num_ret",
+      "-m",
+      "map_cut.10",
+      "-m",
+      "bpref",
+      "-m",
+      "infAP",
+      "-m",
+      "rbp",
+      "-m",
+      "rbp_resid",
+      "-m",
+      "unj.5,10",
+    );
+    expect(r.exitCode).toBe(0);
+    const wanted = /^(num_ret|bpref|infAP|map_cut_10|rbp|rbp_resid|unj_5|unj_10)\s/;
+    const expected = (await readFile(path.join(dir, "out.test.aqcM"), "utf8"))
+      .split("\n")
+      .filter((l) => wanted.test(l));
+    expect(r.stdout.trimEnd().split("\n")).toEqual(expected);
+    expect(expected.length).toBe(4 * 8);
+  });
+
+  it("-J ranks only judged documents: unj is 0 and num_ret counts judged documents", async () => {
+    const r = await score("qrels.test", "results.trunc", "-J", "-m", "unj.5", "-m", "num_ret", "-m", "rbp_resid");
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^num_ret +\tall\t\d+\n/);
+    expect(r.stdout).toContain("unj_5                 \tall\t0.0000");
+    expect(r.stdout).toContain("rbp_resid             \tall\t0.0000");
+    const all = await score("qrels.test", "results.trunc", "-m", "num_ret");
+    expect(Number(/\d+$/.exec(r.stdout.split("\n")[0] as string)?.[0])).toBeLessThan(
+      Number(/\d+$/.exec(all.stdout.trimEnd())?.[0]),
+    );
+  });
+
+  it("-m all_trec names on stderr the trec_eval measures it does not print", async () => {
+    const r = await score("qrels.test", "results.trunc", "-m", "all_trec");
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^runid +\tall\tSTANDARD\nnum_q +\tall\t2\n/);
+    expect(r.stderr).toContain("-m all_trec: trec_eval's iprec_at_recall");
+  });
+
+  it("bad -m, -k with -m, bad -M and -l: exit 2 before reading the files", async () => {
+    const bogus = await score("qrels.test", "missing.run", "-m", "bogus");
+    expect(bogus.exitCode).toBe(2);
+    expect(bogus.stderr).toContain("-m");
+    expect(bogus.stderr).toContain("bogus");
+    expect(bogus.stderr).not.toContain("missing.run");
+    const notImplemented = await score("qrels.test", "results.trunc", "-m", "iprec_at_recall");
+    expect(notImplemented.exitCode).toBe(2);
+    expect(notImplemented.stderr).toContain("a trec_eval measure retrace does not implement");
+    const both = await score("qrels.test", "results.trunc", "-m", "map", "-k", "5");
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain("-m P.5,10");
+    for (const bad of [
+      ["-M", "0"],
+      ["-l", "x"],
+      ["-m", "P.0"],
+      ["-m", "map.5"],
+    ]) {
+      const r = await score("qrels.test", "results.trunc", ...bad);
+      expect(r.exitCode, bad.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+    }
   });
 });

@@ -140,7 +140,14 @@ describe("judged@k", () => {
         retrievedIds: ["a", "x", "a", "b", "y", "c", "q"],
       }),
     ) as { key: string; score: number; comment?: string }[];
-    expect(r).toEqual([{ key: "judged_at_k", score: 3 / 5, comment: "judged=0.60 unjudged=[x,y] top5=[a,x,b,y,c]" }]);
+    // Beside judged@5: unjudged@5 = 2/5 (x, y); condensed ranking [a, b, c] scored with the graded gains {b: 2}:
+    // DCG = 2/log2 3, IDCG = 2 → 0.63093; bpref: R = {a, b}, N = {c, z}: a and b above every non-relevant → 1.
+    expect(r).toEqual([
+      { key: "judged_at_k", score: 3 / 5, comment: "judged=0.60 unjudged=[x,y] top5=[a,x,b,y,c]" },
+      { key: "unjudged_at_k", score: 2 / 5, comment: "unjudged=[x,y] of top5" },
+      { key: "retrieval_ndcg_condensed_at_k", score: 2 / Math.log2(3) / 2, comment: "condensed top5=[a,b,c]" },
+      { key: "retrieval_bpref", score: 1, comment: "R=2 N=2 (judged non-relevant)" },
+    ]);
     // A grade 0 is a judgment: z retrieved counts as judged.
     expect(
       (
@@ -199,7 +206,13 @@ describe("a run with graded, relevance-only and judged turns", () => {
   it("scores the relevance-only turn for nDCG only: hit, recall and the answer side exclude it from their n", async () => {
     const r = await report();
     const relOnly = r.turns.find((t) => t.caseId === "relonly")!;
-    expect(relOnly.results.map((x) => x.key)).toEqual(["retrieval_ndcg_at_k", "judged_at_k"]);
+    expect(relOnly.results.map((x) => x.key)).toEqual([
+      "retrieval_ndcg_at_k",
+      "judged_at_k",
+      "unjudged_at_k",
+      "retrieval_ndcg_condensed_at_k",
+      "retrieval_bpref",
+    ]);
     // nDCG@3 by hand: ranking [b (0), a (2)]: DCG = 2/log2 3 = 1.261860; IDCG = 2 → 0.630930.
     expect(score(relOnly.results, "retrieval_ndcg_at_k")).toBeCloseTo(0.63093, 5);
     expect(r.aggregates.retrieval_hit_at_k?.n).toBe(3);

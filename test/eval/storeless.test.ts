@@ -21,7 +21,9 @@ describe("storelessEvaluators", () => {
     const agg = aggregateTurns(turns, { evaluators: specs });
     expect(Object.keys(agg.aggregates)).toEqual(["answer_length"]);
     // judged@k concerns turns with judgments only: none here, so it is absent rather than vacuous.
-    expect([...agg.vacuous].sort()).toEqual(RETRIEVAL_DEPENDENT_KEYS.filter((k) => k !== "judged_at_k").sort());
+    // judged@k and the measures for incomplete judgments concern turns with judgments only: none here, so absent.
+    const judgedKeys = ["judged_at_k", "unjudged_at_k", "retrieval_ndcg_condensed_at_k", "retrieval_bpref"];
+    expect([...agg.vacuous].sort()).toEqual(RETRIEVAL_DEPENDENT_KEYS.filter((k) => !judgedKeys.includes(k)).sort());
     expect(agg.vacuousReasons.retrieval_hit_at_k).toBe("no store");
     for (const key of ["citation_coverage", "citation_correctness", "refusal_correctness", "groundedness"])
       expect(agg.vacuousReasons[key]).toBe(NO_STORE_ANSWER);
@@ -38,6 +40,7 @@ describe("storelessEvaluators", () => {
     const agg = aggregateTurns(turns, { evaluators: specs });
     expect(agg.vacuous).toContain("judged_at_k");
     expect(agg.vacuousReasons.judged_at_k).toBe("no store");
+    expect(agg.vacuousReasons.unjudged_at_k).toBe("no store");
   });
 
   it("the same artifacts through the plain evaluators would have produced refusal and coverage numbers", async () => {

@@ -9,13 +9,26 @@
  * does not implement are not compared; the number of compared rows is asserted so
  * that a file silently matching nothing cannot pass.
  *
- * Not compared (options retrace does not support): out.test.aqcM (-M100, a cap on
- * documents per query) and out.test.aql (-l2, relevance level 2, with -mrelstring).
+ * trec_eval 10's measures for incomplete judgments and the rest of `-m all_trec`
+ * that retrace implements (runid, num_q, num_ret, num_rel, num_rel_ret, map,
+ * gm_map, Rprec, bpref, infAP, gm_bpref, map_cut, num_nonrel_judged_ret, rbp,
+ * rbp_resid, unj) are compared on every row of out.test.a, .aq, .aqc, .aqcM
+ * (-M100) and .aql (-l2, graded qrels with unjudged-in-pool values): the
+ * output of `-m all_trec` must be the expected file with the rows of the
+ * measures retrace does not implement removed, byte for byte and in order.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatTrecText, parseQrels, parseRun, scoreTrec, type TrecScores } from "../../src/eval/ir/trec.js";
+import {
+  ALL_TREC_NOT_IMPLEMENTED,
+  formatTrecText,
+  parseQrels,
+  parseRun,
+  scoreTrec,
+  type TrecOptions,
+  type TrecScores,
+} from "../../src/eval/ir/trec.js";
 
 const DIR = path.join(import.meta.dirname, "..", "fixtures", "trec_eval-tests");
 const IMPLEMENTED = /^(recip_rank|P_\d+|recall_\d+|ndcg_cut_\d+|success_\d+)$/;
@@ -116,5 +129,114 @@ describe("trec_eval conformance on trec_eval's own test files", () => {
       const s = await score("qrels.test", "results.test", [3, 5, 7, 20, 2000, 10, 23, 2], complete);
       expect(expectRows(expected, rows(formatTrecText(s, { perQuery: true })))).toBe(44);
     }
+  });
+});
+
+/** The expected file without the rows of trec_eval measures retrace does not implement (relstring's `-mrelstring.20` included). */
+function implementedLines(text: string): string[] {
+  const missing = new Set(ALL_TREC_NOT_IMPLEMENTED);
+  const withParams = /^(iprec_at_recall|Rprec_mult|relative_P|relstring)_/; // rows named measure_param
+  return text.split("\n").filter((l) => {
+    const name = (l.split("\t")[0] as string).trim();
+    return l !== "" && !missing.has(name) && !withParams.test(name);
+  });
+}
+
+describe("trec_eval 10's measures for incomplete judgments (-m all_trec): every row of trec_eval's outputs", () => {
+  const cases: Array<{ file: string; qrels: string; run: string; options: Partial<TrecOptions>; perQuery: boolean }> = [
+    { file: "out.test.a", qrels: "qrels.test", run: "results.test", options: {}, perQuery: false },
+    { file: "out.test.aq", qrels: "qrels.test", run: "results.test", options: {}, perQuery: true },
+    { file: "out.test.aqc", qrels: "qrels.test", run: "results.trunc", options: { complete: true }, perQuery: true },
+    {
+      file: "out.test.aqcM",
+      qrels: "qrels.test",
+      run: "results.trunc",
+      options: { complete: true, depth: 100 },
+      perQuery: true,
+    },
+    {
+      file: "out.test.aql",
+      qrels: "qrels.rel_level",
+      run: "results.test",
+      options: { relevanceLevel: 2 },
+      perQuery: true,
+    },
+  ];
+  // `all`: runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank (10) + P 9 + recall 9
+  // + infAP gm_bpref (2) + ndcg_cut 9 + map_cut 9 + success 3 + num_nonrel_judged_ret rbp rbp_resid (3) + unj 3 = 57;
+  // per query the same but runid, num_q, gm_map and gm_bpref (53).
+  const ROWS = { "out.test.a": 57, "out.test.aq": 3 * 53 + 57 };
+
+  for (const c of cases) {
+    it(`${c.file}: byte for byte, in trec_eval's order`, async () => {
+      const s = scoreTrec(parseQrels(await load(c.qrels), c.qrels), parseRun(await load(c.run), c.run), {
+        measures: ["all_trec"],
+        graded: true,
+        ...c.options,
+      });
+      const expected = implementedLines(await load(c.file));
+      const ours = formatTrecText(s, { perQuery: c.perQuery }).trimEnd().split("\n");
+      expect(ours).toEqual(expected);
+      expect(ours.length).toBe(c.perQuery ? ROWS["out.test.aq"] : ROWS["out.test.a"]);
+      for (const m of [
+        "map",
+        "Rprec",
+        "bpref",
+        "infAP",
+        "rbp",
+        "rbp_resid",
+        "unj_5",
+        "unj_20",
+        "map_cut_10",
+        "num_rel",
+      ])
+        expect(ours.filter((l) => l.startsWith(`${m} `)).length).toBe(c.perQuery ? 4 : 1);
+    });
+  }
+
+  it("the measures printed cover what the issue names: map, map_cut, Rprec, bpref, infAP, rbp, rbp_resid, unj, num_*", async () => {
+    const s = scoreTrec(parseQrels(await load("qrels.test")), parseRun(await load("results.test")), {
+      measures: ["all_trec"],
+    });
+    expect(s.measures).toEqual(
+      expect.arrayContaining([
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "Rprec",
+        "bpref",
+        "infAP",
+        "rbp",
+        "rbp_resid",
+      ]),
+    );
+    expect(s.measures.filter((m) => m.startsWith("map_cut_"))).toEqual(
+      [5, 10, 15, 20, 30, 100, 200, 500, 1000].map((k) => `map_cut_${k}`),
+    );
+    expect(s.measures.filter((m) => m.startsWith("unj_"))).toEqual(["unj_5", "unj_10", "unj_20"]);
+    expect(s.warnings.join("\n")).toContain("-m all_trec: trec_eval's iprec_at_recall");
+  });
+
+  it("out.test (the official set): every row retrace implements, with -m official", async () => {
+    const s = scoreTrec(parseQrels(await load("qrels.test")), parseRun(await load("results.test")), {
+      measures: ["official"],
+    });
+    const ours = formatTrecText(s).trimEnd().split("\n");
+    expect(ours).toEqual(implementedLines(await load("out.test")));
+    expect(ours.length).toBe(19); // runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank + 9 P
+  });
+
+  it("-m with cutoffs (P.5,7,3) selects and sorts as trec_eval does (out.test.meas_params)", async () => {
+    const s = scoreTrec(parseQrels(await load("qrels.test")), parseRun(await load("results.test")), {
+      measures: ["P.5,7,3", "recall.20,2000", "ndcg_cut.10,20,23", "success.2,5,20"],
+      graded: true,
+    });
+    const ours = formatTrecText(s, { perQuery: true }).trimEnd().split("\n");
+    const expected = (await load("out.test.meas_params"))
+      .split("\n")
+      .filter((l) => /^(P|recall|ndcg_cut|success)_\d+\s/.test(l));
+    expect(ours).toEqual(expected);
+    expect(ours.length).toBe(44);
   });
 });

@@ -48,6 +48,7 @@ const MERGE_GATES = [
   "max-errors",
   "max-no-retrieval",
   "max-flaky",
+  "max-unjudged",
 ];
 
 export function register(program: Command): void {

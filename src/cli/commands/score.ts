@@ -1,24 +1,40 @@
 /**
  * `retrace score QRELS RUN` (trec_eval's own order, qrels first; or
  * `--qrels FILE --run FILE`): score a TREC run against TREC qrels
- * with trec_eval's definitions of success.k, recall.k, ndcg_cut.k, P.k and
- * recip_rank, printed in trec_eval's layout (`%-22s\t%s\t%6.4f`), so scripts
+ * with trec_eval 10's definitions (success.k, recall.k, ndcg_cut.k, P.k and
+ * recip_rank by default; map, map_cut, Rprec, bpref, infAP, rbp, rbp_resid,
+ * unj and the counts with `-m`), printed in trec_eval's layout (`%-22s\t%s\t%6.4f`), so scripts
  * that parse trec_eval's output read this unchanged. `--json` prints the same
  * numbers as JSON. Warnings (queries left out, duplicates, skipped empty
  * queries) go to stderr. Exit 0, or 2 on bad usage or invalid files (nothing
  * is printed on stdout then). Reads only; writes nothing.
  */
 import type { Command } from "commander";
-import { formatTrecText, readQrels, readRun, scoreTrec, toTrecJson, type TrecScores } from "../../eval/ir/trec.js";
+import {
+  formatTrecText,
+  readQrels,
+  readRunCompact,
+  scoreCompact,
+  scorePlan,
+  toTrecJson,
+  type TrecOptions,
+  type TrecScores,
+} from "../../eval/ir/trec.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { log } from "../../log.js";
 import { action, out } from "../io.js";
-import { intListOption } from "../options.js";
+import { intListOption, intOption } from "../options.js";
 
 export interface ScoreOptions {
   qrels: string;
   run: string;
-  k: number[];
+  /** Cutoffs of the default measures (5,10 when not given); not with `measure`. */
+  k?: number[];
+  /** trec_eval's -m arguments, in the order given. */
+  measure?: string[];
+  judgedOnly?: boolean;
+  depth?: number;
+  level?: number;
   complete?: boolean;
   skipEmpty?: boolean;
   graded?: boolean;
@@ -28,23 +44,41 @@ export interface ScoreOptions {
 
 /** Read both files (streaming) and score them; the in-process path the CLI and the benchmark share. */
 export async function scoreFiles(
-  opts: Pick<ScoreOptions, "qrels" | "run" | "k" | "complete" | "skipEmpty" | "graded">,
+  opts: Pick<
+    ScoreOptions,
+    "qrels" | "run" | "k" | "measure" | "judgedOnly" | "depth" | "level" | "complete" | "skipEmpty" | "graded"
+  >,
 ): Promise<TrecScores> {
+  if (opts.measure !== undefined && opts.k !== undefined)
+    throw new InvalidArgumentError(
+      "-k",
+      "no -k with -m (give cutoffs in trec_eval's syntax: -m P.5,10)",
+      opts.k.join(","),
+    );
+  const options: TrecOptions = {
+    ks: opts.k ?? DEFAULT_KS,
+    measures: opts.measure,
+    judgedOnly: opts.judgedOnly,
+    depth: opts.depth,
+    relevanceLevel: opts.level,
+    complete: opts.complete,
+    skipEmpty: opts.skipEmpty,
+    graded: opts.graded,
+  };
+  scorePlan(options); // options checked before the files are read
   const qrels = await readQrels(opts.qrels);
-  const run = await readRun(opts.run);
-  return scoreTrec(
-    qrels,
-    run,
-    { ks: opts.k, complete: opts.complete, skipEmpty: opts.skipEmpty, graded: opts.graded },
-    { qrels: opts.qrels, run: opts.run },
-  );
+  const run = await readRunCompact(opts.run);
+  return scoreCompact(qrels, run, options, { qrels: opts.qrels, run: opts.run });
 }
+
+/** The default measures' cutoffs. */
+const DEFAULT_KS = [5, 10];
 
 export function register(program: Command): void {
   program
     .command("score")
     .description(
-      "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
+      "Score a TREC run file against TREC qrels as trec_eval 10 does (success, recall, ndcg_cut, P at k; recip_rank; with -m: map, map_cut, Rprec, bpref, infAP, rbp, rbp_resid, unj, num_*)",
     )
     .argument("[qrels]", "TREC qrels (as trec_eval: qrels first, then the run; or --qrels)")
     .argument("[run]", "TREC run (or --run; `-` reads stdin)")
@@ -53,13 +87,32 @@ export function register(program: Command): void {
       "--run <file>",
       "TREC run: `qid Q0 docno rank score tag` per line (`-` reads stdin); ranked by score, ties by docno, as trec_eval",
     )
-    .option("-k, --k <list>", "cutoffs, comma-separated", intListOption("-k", { min: 1 }), [5, 10])
+    .option(
+      "-k, --k <list>",
+      "cutoffs of the default measures (recip_rank, P, recall, ndcg_cut, success), comma-separated (default: 5,10)",
+      intListOption("-k", { min: 1 }),
+    )
+    .option(
+      "-m, --measure <measure>",
+      "trec_eval's -m (repeatable): a measure with optional cutoffs (map, map_cut.10, P.5,10, unj.5,10, bpref, infAP, Rprec, rbp, rbp_resid, num_ret...) or a set (official, all_trec)",
+      (raw: string, prev: string[] | undefined) => [...(prev ?? []), raw],
+    )
+    .option("-J, --judged-only", "rank only the judged documents (trec_eval -J: the condensed ranking)")
+    .option(
+      "-M, --depth <n>",
+      "only the first n documents of each query count (trec_eval -M)",
+      intOption("-M", { min: 1 }),
+    )
+    .option("-l, --level <n>", "rel >= n is relevant (trec_eval -l; default 1)", intOption("-l", { min: 1 }))
     .option("-c, --complete", "score judged queries that have no results as 0 and count them, as trec_eval -c")
     .option(
       "--skip-empty",
       "judged queries with no relevant document get no score and are not counted (the empty-gold rule)",
     )
-    .option("--graded", "use the qrels relevance values as gains for ndcg_cut (default: binary gains)")
+    .option(
+      "--graded",
+      "use the qrels relevance values as gains for ndcg_cut and rbp, as trec_eval (default: binary gains)",
+    )
     .option("--json", "print JSON {version, measures, perQuery, all, numQueries, warnings}")
     .option("-q, --query", "also print each query's values before the `all` rows, as trec_eval -q")
     .addHelpText(

@@ -1,7 +1,9 @@
 /**
- * TREC qrels and run files, scored the way trec_eval scores them, for the
- * measures retrace reports: `success.k`, `recall.k`, `ndcg_cut.k`, `P.k`,
- * `recip_rank` (docs/decisions/0001-metric-contract.md; the values come from src/eval/measures/metrics.ts).
+ * TREC qrels and run files, scored the way trec_eval 10 scores them: the
+ * measures retrace reports (`success.k`, `recall.k`, `ndcg_cut.k`, `P.k`,
+ * `recip_rank`; docs/decisions/0001-metric-contract.md) and trec_eval's
+ * measures for incomplete judgments and more (`map`, `map_cut`, `Rprec`,
+ * `bpref`, `infAP`, `rbp`, `rbp_resid`, `unj`, `num_*`; docs/metrics.md).
  *
  * What trec_eval does, and what this module does the same way
  * (trec_eval 9.x/10.x: get_qrels.c, get_trec_results.c, form_res_rels.c,
@@ -32,8 +34,10 @@
  *
  * The parts: src/eval/ir/trec/parse.ts (qrels and run parsing, one line at a
  * time, and the streaming readers), src/eval/ir/trec/score.ts (ranking and
- * scoring) and src/eval/ir/trec/format.ts (the text layout and the JSON output);
- * this module re-exports them.
+ * scoring), src/eval/ir/trec/measures.ts (trec_eval's measures over a ranked
+ * relevance list), src/eval/ir/trec/compact.ts (the byte-level fast path of
+ * `retrace score`) and src/eval/ir/trec/format.ts (the text layout and the
+ * JSON output); this module re-exports them.
  */
 export {
   formatTrecRow,
@@ -58,6 +62,7 @@ export {
 export {
   normalizeCutoffs,
   RELEVANCE_LEVEL,
+  scorePlan,
   scoreTrec,
   strcmp,
   trecMeasureNames,
@@ -66,3 +71,5 @@ export {
   type TrecOptions,
   type TrecScores,
 } from "./trec/score.js";
+export { ALL_TREC_NOT_IMPLEMENTED, RBP_PERSISTENCE, TREC_MEASURES, type TrecMeasureSpec } from "./trec/measures.js";
+export { readRunCompact, scoreCompact, type CompactRun } from "./trec/compact.js";

@@ -11,7 +11,23 @@
  * Metric arithmetic lives in ./metrics.ts; nothing here recomputes it.
  */
 import { InvalidArgumentError } from "../../errors.js";
-import { dedupeFirst, gradedGold, JUDGED, judgedAtK, METRICS, unjudgedAtK, type Gold } from "./metrics.js";
+import {
+  bpref,
+  dedupeFirst,
+  gradedGold,
+  JUDGED,
+  judgedAtK,
+  METRICS,
+  ndcgAtK,
+  UNJUDGED_KEY,
+  unjudgedAtK,
+  type Gold,
+} from "./metrics.js";
+
+/** The key of condensed (judged-only) nDCG@k (INCOMPLETE_JUDGMENT_MEASURES). */
+const CONDENSED_NDCG_KEY = "retrieval_ndcg_condensed_at_k";
+/** The key of bpref (INCOMPLETE_JUDGMENT_MEASURES). */
+const BPREF_KEY = "retrieval_bpref";
 import type { EvalResult, Evaluator, TurnArtifacts } from "./types.js";
 import { oneLineText } from "../../control-chars.js";
 
@@ -292,17 +308,47 @@ export function judgedEvaluator(opts: { k: number }): EvaluatorSpec {
     const score = judgedAtK(a.retrievedIds, judged, k);
     if (score === null) return [];
     const unjudged = unjudgedAtK(a.retrievedIds, judged, k);
-    return [
+    const out: EvalResult[] = [
       {
         key: JUDGED.key,
         score,
         comment: `judged=${fmt(score)} unjudged=${list(unjudged)} top${k}=${list(dedupeFirst(a.retrievedIds).slice(0, k))}`,
       },
+      { key: UNJUDGED_KEY, score: unjudged.length / k, comment: `unjudged=${list(unjudged)} of top${k}` },
     ];
+    // The turn's relevant cards: its gold (the contract's cards) and its graded relevant (grade > 0).
+    const judgedIds = new Set(judged);
+    const relevant = new Set([
+      ...a.gold,
+      ...Object.entries(a.relevant ?? {})
+        .filter(([, g]) => g > 0)
+        .map(([id]) => id),
+    ]);
+    if (relevant.size > 0) {
+      // Condensed (judged-only) nDCG@k: the ranking without the cards nobody judged, scored as the turn's nDCG is.
+      const condensed = dedupeFirst(a.retrievedIds).filter((id) => judgedIds.has(id));
+      const gold: Gold = a.relevant !== undefined ? gradedGold(a.relevant) : a.gold;
+      const ndcg = ndcgAtK(condensed, gold, k);
+      if (ndcg !== null)
+        out.push({
+          key: CONDENSED_NDCG_KEY,
+          score: ndcg,
+          comment: `condensed top${k}=${list(condensed.slice(0, k))}`,
+        });
+      const nonrelevant = new Set(judged.filter((id) => !relevant.has(id)));
+      const b = bpref(a.retrievedIds, relevant, nonrelevant);
+      if (b !== null)
+        out.push({
+          key: BPREF_KEY,
+          score: b,
+          comment: `R=${relevant.size} N=${nonrelevant.size} (judged non-relevant)`,
+        });
+    }
+    return out;
   };
   return {
     name: "judged",
-    keys: [JUDGED.key],
+    keys: [JUDGED.key, UNJUDGED_KEY, CONDENSED_NDCG_KEY, BPREF_KEY],
     evaluate,
     notMeasured: (a) => (a.retrievedIds === null ? NO_STORE : null),
     whenEmpty: "no turn with judgments retrieved anything",

@@ -240,8 +240,88 @@ export const JUDGED = Object.freeze({
    * unjudged card in five retrieved passes, two do not.
    */
   warnBelow: 0.8,
+  needsJudgedNonrelevant: true,
   description: "share of the top-k retrieved cards that carry a judgment (judged ∪ relevant ∪ must_cite_one_of)",
 } as const);
+
+/**
+ * unjudged@k (trec_eval 10's `unj.k`): the number of the first k distinct
+ * ranked ids that carry no judgment, divided by k (a short list counts as
+ * filled with judged non-relevant ids, as trec_eval defines it).
+ * Example: judged {a,c}, ranked [c,a,a,d,b], k=3 → top3 [c,a,d] → 1/3.
+ */
+export function unjudgedShareAtK(ranked: readonly string[], judged: Iterable<string>, k: number): number {
+  return unjudgedAtK(ranked, judged, k).length / k;
+}
+
+/**
+ * bpref (Buckley and Voorhees; trec_eval's `bpref`) over the whole ranking:
+ * ids that carry no judgment are skipped; each relevant id scores
+ * 1 − min(judged non-relevant ids above it, R) / min(N, R) (1 when none is
+ * above it), and the sum is divided by R (R relevant ids, N judged
+ * non-relevant ids). null when nothing is relevant. Duplicates are dropped.
+ * Example: relevant {a}, judged non-relevant {x,y}, ranked [x,u,a] →
+ * 1 − min(1,1)/min(2,1) = 0.
+ */
+export function bpref(
+  ranked: readonly string[],
+  relevant: ReadonlySet<string>,
+  judgedNonrelevant: ReadonlySet<string>,
+): number | null {
+  const R = relevant.size;
+  if (R === 0) return null;
+  const denom = Math.min(judgedNonrelevant.size, R);
+  let above = 0;
+  let sum = 0;
+  for (const id of dedupeFirst(ranked)) {
+    if (relevant.has(id)) sum += above > 0 ? 1 - Math.min(above, R) / denom : 1;
+    else if (judgedNonrelevant.has(id)) above++;
+  }
+  return sum / R;
+}
+
+/**
+ * The measures for incomplete judgments a report gives on turns that carry
+ * judgments (`judged` from the labelling page, or graded `relevant`), beside
+ * judged@k (docs/metrics.md, "Incomplete judgments in reports"): each needs
+ * judged-non-relevant information, so a turn without judgments gets none of
+ * them (never a vacuous number). `higherIsBetter` is false for unjudged@k (a
+ * share of holes).
+ */
+export const INCOMPLETE_JUDGMENT_MEASURES = Object.freeze([
+  {
+    key: "unjudged_at_k",
+    label: "unjudged@k",
+    kDependent: true,
+    higherIsBetter: false,
+    needsJudgedNonrelevant: true,
+    trec: "unj",
+    description: "unjudged cards in the top-k divided by k (trec_eval 10's unj.k)",
+  },
+  {
+    key: "retrieval_ndcg_condensed_at_k",
+    label: "condensed nDCG@k",
+    kDependent: true,
+    higherIsBetter: true,
+    needsJudgedNonrelevant: true,
+    trec: "ndcg_cut (-J)",
+    description:
+      "nDCG@k of the ranking without the cards outside judged ∪ relevant ∪ gold (trec_eval -J's judged-only ranking)",
+  },
+  {
+    key: "retrieval_bpref",
+    label: "bpref",
+    kDependent: false,
+    higherIsBetter: true,
+    needsJudgedNonrelevant: true,
+    trec: "bpref",
+    description:
+      "how often relevant cards rank above judged non-relevant ones; unjudged cards skipped (trec_eval's bpref)",
+  },
+] as const);
+
+/** The key of unjudged@k. */
+export const UNJUDGED_KEY = "unjudged_at_k";
 
 /** trec_eval's measure a metric equals, as `retrace score` computes and prints it (src/eval/ir/trec/score.ts). */
 export interface TrecMeasure {
@@ -295,6 +375,14 @@ export interface MetricSpec {
    */
   drop: "always" | "if-both" | "never";
   fn: (ranked: readonly string[], gold: Gold, k: number) => number | null;
+  /**
+   * Whether it needs judged-non-relevant information (a `judged` list from the
+   * labelling page, or graded `relevant` with grade 0) besides the relevant
+   * cards: false for every metric of METRICS (unjudged cards count as not
+   * relevant), true for judged@k and the measures for incomplete judgments
+   * (INCOMPLETE_JUDGMENT_MEASURES).
+   */
+  needsJudgedNonrelevant: boolean;
   description: string;
 }
 
@@ -318,6 +406,7 @@ const DECLARED = [
     floor: { option: "minHit", flag: "--min-hit" },
     drop: "always",
     fn: hitAtK,
+    needsJudgedNonrelevant: false,
     description: "1 if at least one gold card is in the top-k retrieved, else 0 (primary signal: gold is disjunctive)",
   },
   {
@@ -333,6 +422,7 @@ const DECLARED = [
     floor: { option: "minRecall", flag: "--min-recall" },
     drop: "always",
     fn: recallAtK,
+    needsJudgedNonrelevant: false,
     description: "|gold ∩ top-k| / |gold|; a conservative lower bound under disjunctive gold",
   },
   {
@@ -347,6 +437,7 @@ const DECLARED = [
     floor: { option: "minNdcg", flag: "--min-ndcg" },
     drop: "always",
     fn: ndcgAtK,
+    needsJudgedNonrelevant: false,
     description: "binary-gain nDCG over the top-k, ideal ranking with min(|gold|, k) hits, discount log2(rank+1)",
   },
   {
@@ -362,6 +453,7 @@ const DECLARED = [
     floor: { option: "minMrr", flag: "--min-mrr" },
     drop: "if-both",
     fn: reciprocalRankAtK,
+    needsJudgedNonrelevant: false,
     description: "1/rank of the first gold card within the top-k, else 0",
   },
   {
@@ -375,6 +467,7 @@ const DECLARED = [
     chance: chancePrecision,
     drop: "never",
     fn: precisionAtK,
+    needsJudgedNonrelevant: false,
     description: "|gold ∩ top-k| / k (divides by k even when fewer were retrieved)",
   },
 ] as const satisfies readonly MetricDeclaration[];

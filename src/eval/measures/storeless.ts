@@ -12,7 +12,7 @@
  * evaluator, e.g. on latency or answer format) are still scored.
  */
 import { allEvaluators, CANONICAL_KEYS, NO_STORE, type EvaluatorSpec, type Judge } from "./evaluators.js";
-import { JUDGED, METRICS } from "./metrics.js";
+import { INCOMPLETE_JUDGMENT_MEASURES, JUDGED, METRICS } from "./metrics.js";
 
 /** Keys of the default evaluators whose value depends on retrieval: all of them (see above). */
 export const RETRIEVAL_DEPENDENT_KEYS: readonly string[] = CANONICAL_KEYS;
@@ -27,7 +27,11 @@ export const NO_STORE_ANSWER = `${NO_STORE}: answered without retrieved context`
  * returned unchanged. Inputs are not mutated.
  */
 export function storelessEvaluators(specs: readonly EvaluatorSpec[]): EvaluatorSpec[] {
-  const retrievalKeys = new Set([...METRICS.map((m) => m.key), JUDGED.key]);
+  const retrievalKeys = new Set([
+    ...METRICS.map((m) => m.key),
+    JUDGED.key,
+    ...INCOMPLETE_JUDGMENT_MEASURES.map((m) => m.key),
+  ]);
   return specs.map((spec) => {
     if (!spec.keys.some((k) => RETRIEVAL_DEPENDENT_KEYS.includes(k))) return spec;
     const reason = spec.keys.every((k) => retrievalKeys.has(k)) ? NO_STORE : NO_STORE_ANSWER;

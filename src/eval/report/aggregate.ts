@@ -36,7 +36,7 @@ import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, withoutSyntheti
 import { funnelOf, hasLongPositions, turnSplits } from "./funnel-stats.js";
 import { queryAttributionOf } from "./query-attribution.js";
 import { TRIAD_KEYS, turnChanceLevel } from "../measures/metrics.js";
-import { judgmentsOf } from "./judgments.js";
+import { judgmentsOf, measuresNotComputedOf } from "./judgments.js";
 import {
   bootstrapDelta,
   clusterMean,
@@ -559,9 +559,14 @@ export function buildReport(input: BuildReportInput): Report {
   };
 }
 
-function withJudgments(turns: readonly TurnReport[], k: number): { judgments?: NonNullable<Report["judgments"]> } {
+function withJudgments(
+  turns: readonly TurnReport[],
+  k: number,
+): { judgments?: NonNullable<Report["judgments"]>; measuresNotComputed?: NonNullable<Report["measuresNotComputed"]> } {
   const judgments = judgmentsOf(turns, k);
-  return judgments === undefined ? {} : { judgments };
+  if (judgments !== undefined) return { judgments };
+  const measuresNotComputed = measuresNotComputedOf(turns);
+  return measuresNotComputed === undefined ? {} : { measuresNotComputed };
 }
 
 function resampleOf(input: BuildReportInput): { seed: number; samples: number; resample: ResampleUnit } {

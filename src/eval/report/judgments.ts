@@ -8,7 +8,7 @@
  * Pure functions over turn reports; inputs are never mutated.
  */
 import { carriesJudgments, judgedSet } from "../measures/evaluators.js";
-import { JUDGED, METRICS, unjudgedAtK } from "../measures/metrics.js";
+import { INCOMPLETE_JUDGMENT_MEASURES, JUDGED, METRICS, unjudgedAtK } from "../measures/metrics.js";
 import type { JudgmentHole, JudgmentsSection, Report, TurnReport } from "./types.js";
 
 /** The registry's graded metric (nDCG@k): the one a turn's `relevant` changes. */
@@ -43,6 +43,25 @@ export function judgmentsOf(turns: readonly TurnReport[], k: number): JudgmentsS
     warnBelow: JUDGED.warnBelow,
     holes,
   };
+}
+
+/** Why the measures that need judged-non-relevant information were not computed (the report's `measuresNotComputed`). */
+export const NOT_COMPUTED_REASON =
+  "no case carries `judged` lists or graded `relevant` (retrace label writes them): a card nobody judged cannot be told from a judged non-relevant one";
+
+/**
+ * The report's `measuresNotComputed` (docs/metrics.md, "Incomplete judgments
+ * in reports"): when turns with gold were scored (retrieval ran) but none
+ * carries judgments, the registry's measures that need judged-non-relevant
+ * information (judged@k and INCOMPLETE_JUDGMENT_MEASURES), with the reason;
+ * undefined otherwise (a run with judgments has them; a store-less run lists
+ * them as vacuous).
+ */
+export function measuresNotComputedOf(turns: readonly TurnReport[]): { keys: string[]; reason: string }[] | undefined {
+  if (turns.some((t) => carriesJudgments(t))) return undefined;
+  if (!turns.some((t) => t.gold.length > 0 && t.retrievedIds !== null)) return undefined;
+  const keys = [JUDGED, ...INCOMPLETE_JUDGMENT_MEASURES].filter((m) => m.needsJudgedNonrelevant).map((m) => m.key);
+  return [{ keys, reason: NOT_COMPUTED_REASON }];
 }
 
 /** `case#1 [x, y]`: a hole as the warning names it. */

@@ -20,7 +20,7 @@
  * Pure functions; inputs are never mutated.
  */
 import type { SplitPart } from "../../kb/split.js";
-import { JUDGED, METRICS } from "../measures/metrics.js";
+import { INCOMPLETE_JUDGMENT_MEASURES, JUDGED, METRICS } from "../measures/metrics.js";
 import type { AnswerSide, TurnReport } from "./types.js";
 
 /** How the report names the default answerer (src/nodes/answerer.ts) when no chat model is configured. */
@@ -29,8 +29,12 @@ export const RULE_BASED_ANSWERER = "rule-based, offline";
 /** Vacuous reason of an answer-side key when the run held no held-out turn scoring it. */
 export const NO_HOLDOUT_TURN = "no held-out turn in this run; the tune part's figure is in the part split";
 
-/** The registry's retrieval metrics, and judged@k (what was retrieved against what was judged: nothing answer-side is fitted to it). */
-const RETRIEVAL_KEYS: ReadonlySet<string> = new Set([...METRICS.map((m) => m.key), JUDGED.key]);
+/** The registry's retrieval metrics, judged@k and the measures for incomplete judgments (what was retrieved against what was judged: nothing answer-side is fitted to it). */
+const RETRIEVAL_KEYS: ReadonlySet<string> = new Set([
+  ...METRICS.map((m) => m.key),
+  JUDGED.key,
+  ...INCOMPLETE_JUDGMENT_MEASURES.map((m) => m.key),
+]);
 
 /** True for every key that is not a retrieval metric of the registry (nor judged@k). */
 export function isAnswerSideKey(key: string): boolean {

@@ -33,10 +33,16 @@ export function formatTrecRow(measure: string, qid: string, value: number): stri
 /** trec_eval's text layout: per-query rows (query by query) when `perQuery`, then the `all` rows. */
 export function formatTrecText(s: TrecScores, opts: { perQuery?: boolean } = {}): string {
   const rows: string[] = [];
+  const integer = new Set(s.integerMeasures);
+  const allOnly = new Set(s.allOnlyMeasures);
+  const row = (m: string, qid: string, v: number) =>
+    integer.has(m) ? `${m.padEnd(22)}\t${qid}\t${v}` : formatTrecRow(m, qid, v);
   if (opts.perQuery ?? false) {
-    for (const q of s.perQuery) for (const m of s.measures) rows.push(formatTrecRow(m, q.qid, q.values[m] as number));
+    for (const q of s.perQuery)
+      for (const m of s.measures) if (!allOnly.has(m)) rows.push(row(m, q.qid, q.values[m] as number));
   }
-  for (const m of s.measures) rows.push(formatTrecRow(m, "all", s.all[m] as number));
+  if (s.printRunId) rows.push(`${"runid".padEnd(22)}\tall\t${s.runId ?? ""}`);
+  for (const m of s.measures) rows.push(row(m, "all", s.all[m] as number));
   return `${rows.join("\n")}\n`;
 }
 

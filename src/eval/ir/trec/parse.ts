@@ -11,7 +11,7 @@ import { DataValidationError, type DataIssue } from "../../../errors.js";
 import { forEachTextLine } from "../../../kb/text.js";
 
 /** How many data issues are collected before parsing gives up. */
-const MAX_ISSUES = 50;
+export const MAX_ISSUES = 50;
 
 /** Judgments: qid → docno → rel. */
 export type Qrels = Map<string, Map<string, number>>;
@@ -66,6 +66,11 @@ abstract class LineParser {
         ? { file: this.file, line: this.lineNo, message }
         : { file: this.file, line: this.lineNo, field, message },
     );
+  }
+
+  /** The issues found so far (at most MAX_ISSUES). */
+  get collected(): readonly DataIssue[] {
+    return this.issues;
   }
 
   /** True once enough issues were found that reading on is pointless. */
@@ -129,30 +134,48 @@ export class RunParser extends LineParser {
   private runId: string | null = null;
 
   push(line: string): void {
-    this.lineNo++;
-    if (isComment(line)) return;
-    const f = tokens(line);
-    if (f.length === 0) return;
-    if (f.length < 6) {
-      this.issue(undefined, `Expected 6 whitespace-separated fields (qid Q0 docno rank score tag), got ${f.length}`);
-      return;
-    }
-    const qid = f[0] as string;
-    const docno = f[2] as string;
-    const scoreRaw = f[4] as string;
-    const score = Number(scoreRaw);
-    if (!Number.isFinite(score)) {
-      this.issue("score", `Expected a finite number, got ${JSON.stringify(scoreRaw)}`);
-      return;
-    }
+    const f = this.check(line);
+    if (f === null) return;
+    const [qid, , docno] = f.fields as [string, string, string];
     let q = this.queries.get(qid);
     if (q === undefined) {
       q = { docnos: [], scores: [] };
       this.queries.set(qid, q);
     }
     q.docnos.push(docno);
-    q.scores.push(score);
-    this.runId = f[5] as string;
+    q.scores.push(f.score);
+    this.runId = f.fields[5] as string;
+  }
+
+  /** Counts a line read elsewhere (src/eval/ir/trec/compact.ts's fast path) that needed no check here. */
+  skipLine(): void {
+    this.lineNo++;
+  }
+
+  /**
+   * Checks one line as `push` does without keeping it: its score when it is a
+   * data line, null when it is a comment, blank, or wrong (the issue recorded).
+   */
+  fields(line: string): number | null {
+    return this.check(line)?.score ?? null;
+  }
+
+  private check(line: string): { fields: string[]; score: number } | null {
+    this.lineNo++;
+    if (isComment(line)) return null;
+    const f = tokens(line);
+    if (f.length === 0) return null;
+    if (f.length < 6) {
+      this.issue(undefined, `Expected 6 whitespace-separated fields (qid Q0 docno rank score tag), got ${f.length}`);
+      return null;
+    }
+    const scoreRaw = f[4] as string;
+    const score = Number(scoreRaw);
+    if (!Number.isFinite(score)) {
+      this.issue("score", `Expected a finite number, got ${JSON.stringify(scoreRaw)}`);
+      return null;
+    }
+    return { fields: f, score };
   }
 
   finish(): Run {

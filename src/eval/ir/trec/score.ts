@@ -1,14 +1,28 @@
 /**
- * A run scored against qrels the way trec_eval scores them, for the measures
- * retrace reports: `success.k`, `recall.k`, `ndcg_cut.k`, `P.k`, `recip_rank`
- * (docs/decisions/0001-metric-contract.md). Which measures, their names, print
- * order and gains, and their values all come from the metric registry
- * (`METRICS[i].trec` and `.fn`, src/eval/measures/metrics.ts).
+ * A run scored against qrels the way trec_eval scores them: without `-m` the
+ * measures retrace reports (`success.k`, `recall.k`, `ndcg_cut.k`, `P.k`,
+ * `recip_rank`; docs/decisions/0001-metric-contract.md), with `-m` any of
+ * trec_eval's that retrace implements (./measures.ts computes them over each
+ * query's ranked relevance list, as trec_eval's m_*.c do).
  * What it does as trec_eval does, and where it deliberately differs, is in
  * the module comment of src/eval/ir/trec.ts. Pure functions: no I/O.
  */
 import { DataValidationError, InvalidArgumentError } from "../../../errors.js";
 import { dedupeFirst, METRICS, type MetricSpec } from "../../measures/metrics.js";
+import {
+  ALL_TREC_NOT_IMPLEMENTED,
+  defaultSelection,
+  evaluateQuery,
+  MIN_GEO_MEAN,
+  NONPOOL,
+  queryJudgments,
+  rowNames,
+  selectMeasures,
+  UNJUDGED,
+  type Aggregate,
+  type EvalSettings,
+  type SelectedMeasure,
+} from "./measures.js";
 import type { Qrels, Run, RunQuery } from "./parse.js";
 
 /** trec_eval's relevance_level default: rel ≥ 1 is relevant. */
@@ -63,14 +77,29 @@ export function trecRanking(q: RunQuery): { ranked: string[]; duplicates: number
 }
 
 export interface TrecOptions {
-  /** Cutoffs for success, recall, ndcg_cut and P (sorted and deduplicated, as trec_eval does). */
-  ks: readonly number[];
-  /** trec_eval -c: judged queries without results score 0 and count in `all`. */
+  /**
+   * Cutoffs for success, recall, ndcg_cut and P (sorted and deduplicated, as
+   * trec_eval does) of the default selection; not used with `measures`.
+   */
+  ks?: readonly number[];
+  /**
+   * trec_eval's `-m` arguments (`map`, `P.5,10`, `unj.5,10`, `all_trec`,
+   * `official`): the measures printed, in trec_eval's order. Without it:
+   * recip_rank, P, recall, ndcg_cut and success at `ks`.
+   */
+  measures?: readonly string[];
+  /** trec_eval -c: judged queries without results are scored over an empty ranking and count in `all`. */
   complete?: boolean;
   /** The ADR's empty-gold rule: judged queries with no relevant document get no score and are not counted. */
   skipEmpty?: boolean;
-  /** ndcg_cut uses the qrels rel values as gains (trec_eval's ndcg_cut); otherwise binary gains. */
+  /** ndcg_cut and rbp use the qrels rel values as gains (trec_eval's); otherwise binary gains. */
   graded?: boolean;
+  /** trec_eval -J: rank only the judged documents (the condensed, judged-only ranking). */
+  judgedOnly?: boolean;
+  /** trec_eval -M: only the first `depth` documents of each query's ranking count. */
+  depth?: number;
+  /** trec_eval -l: a document is relevant when its rel ≥ this (default 1). */
+  relevanceLevel?: number;
 }
 
 export interface TrecCounts {
@@ -78,9 +107,9 @@ export interface TrecCounts {
   judged: number;
   /** Queries evaluated (the denominator of `all`). */
   evaluated: number;
-  /** Judged queries with no results in the run (scored 0 with `complete`, else left out); not counting those skipped by `skipEmpty`. */
+  /** Judged queries with no results in the run (scored over an empty ranking with `complete`, else left out); not counting those skipped by `skipEmpty`. */
   withoutResults: number;
-  /** Judged queries with no relevant document: all of them skipped with `skipEmpty`; else those with results (scored 0). */
+  /** Judged queries with no relevant document: all of them skipped with `skipEmpty`; else those with results (scored, and counted). */
   withoutRelevant: number;
   /** Queries in the run that have no judgments (ignored). */
   unjudged: number;
@@ -90,11 +119,21 @@ export interface TrecCounts {
 }
 
 export interface TrecScores {
-  /** Measure names in trec_eval's print order: recip_rank, P_k..., recall_k..., ndcg_cut_k..., success_k.... */
+  /**
+   * Row names in trec_eval's print order (`runid` aside): without `-m`
+   * recip_rank, P_k..., recall_k..., ndcg_cut_k..., success_k...; with it,
+   * the selected measures (`num_ret`, `map`, `map_cut_10`, `unj_5`...).
+   */
   measures: string[];
-  /** Evaluated queries in trec_eval's order (strcmp of qid), each with a value per measure. */
+  /** Rows printed as integers (`%ld`: num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret). */
+  integerMeasures: string[];
+  /** Rows printed only in `all` (num_q, gm_map, gm_bpref): absent from `perQuery`. */
+  allOnlyMeasures: string[];
+  /** trec_eval's `runid all TAG` row comes first (`-m` with runid, official or all_trec). */
+  printRunId: boolean;
+  /** Evaluated queries in trec_eval's order (strcmp of qid), each with a value per per-query measure. */
   perQuery: Array<{ qid: string; values: Record<string, number> }>;
-  /** Mean of each measure over the evaluated queries. */
+  /** The `all` value of each measure: the mean over the evaluated queries; a sum for counts; a geometric mean for gm_*. */
   all: Record<string, number>;
   numQueries: number;
   counts: TrecCounts;
@@ -118,17 +157,127 @@ export function trecMeasureNames(ks: readonly number[]): string[] {
   return BY_PRINT_ORDER.flatMap((m) => (m.trec.cut ? ks.map((k) => m.trecName(k)) : [m.trec.name]));
 }
 
-function zeros(measures: readonly string[]): Record<string, number> {
-  const v: Record<string, number> = {};
-  for (const m of measures) v[m] = 0;
-  return v;
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What scoring needs besides the inputs: the selection, its rows, and the settings. */
+export interface ScorePlan {
+  selected: SelectedMeasure[];
+  /** Row names in print order, allOnly rows included (runid excluded). */
+  rows: string[];
+  /** Per row: index into the query's value vector. */
+  aggregate: Aggregate[];
+  integer: boolean[];
+  allOnly: boolean[];
+  printRunId: boolean;
+  settings: EvalSettings;
+  complete: boolean;
+  skipEmpty: boolean;
+  judgedOnly: boolean;
+  depth: number;
+  /** The warning `-m all_trec` gives about trec_eval measures not implemented, if any. */
+  notImplemented: string | null;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** Validate the options and turn them into a plan (throws InvalidArgumentError on bad cutoffs, measures, depth or level). */
+export function scorePlan(options: TrecOptions): ScorePlan {
+  let selected: SelectedMeasure[];
+  if (options.measures !== undefined && options.measures.length > 0) selected = selectMeasures(options.measures);
+  else selected = defaultSelection(normalizeCutoffs(options.ks ?? []));
+  const depth = options.depth ?? Number.POSITIVE_INFINITY;
+  if (options.depth !== undefined && (!Number.isInteger(depth) || depth <= 0))
+    throw new InvalidArgumentError("-M", "a positive integer (documents per query)", options.depth);
+  const relevanceLevel = options.relevanceLevel ?? RELEVANCE_LEVEL;
+  if (!Number.isInteger(relevanceLevel) || relevanceLevel < 1)
+    throw new InvalidArgumentError("-l", "a positive integer (the lowest relevant rel value)", relevanceLevel);
+  const printRunId = selected.some((m) => m.spec.name === "runid");
+  const scored = selected.filter((m) => m.spec.name !== "runid");
+  const rows = rowNames(scored);
+  const aggregate: Aggregate[] = [];
+  const integer: boolean[] = [];
+  const allOnly: boolean[] = [];
+  for (const m of scored) {
+    const n = m.spec.defaultCutoffs === undefined ? 1 : m.cutoffs.length;
+    for (let i = 0; i < n; i++) {
+      aggregate.push(m.spec.aggregate);
+      integer.push(m.spec.integer);
+      allOnly.push(m.spec.allOnly);
+    }
+  }
+  const allTrec = options.measures?.includes("all_trec") ?? false;
+  return {
+    selected: scored,
+    rows,
+    aggregate,
+    integer,
+    allOnly,
+    printRunId,
+    settings: { relevanceLevel, graded: options.graded ?? false },
+    complete: options.complete ?? false,
+    skipEmpty: options.skipEmpty ?? false,
+    judgedOnly: options.judgedOnly ?? false,
+    depth,
+    notImplemented: allTrec
+      ? `-m all_trec: trec_eval's ${ALL_TREC_NOT_IMPLEMENTED.join(", ")} are not implemented by retrace score and not printed`
+      : null,
+  };
+}
+
+/**
+ * The ranked relevance list of one query's ranked documents: each document's
+ * qrels value, NONPOOL when not judged, UNJUDGED for a negative qrels value;
+ * cut at `depth`; with `judgedOnly`, only the judged documents, in order.
+ */
+export function rankedRels(
+  ranked: readonly string[],
+  judged: ReadonlyMap<string, number>,
+  depth: number,
+  judgedOnly: boolean,
+): number[] {
+  const rels: number[] = [];
+  const n = Math.min(ranked.length, depth);
+  for (let i = 0; i < n; i++) {
+    const r = judged.get(ranked[i] as string);
+    const v = r === undefined ? NONPOOL : r < 0 ? UNJUDGED : r;
+    if (judgedOnly && v < 0) continue;
+    rels.push(v);
+  }
+  return rels;
+}
+
+/** Per-query values and `all` from each query's value vector, in qid order. */
+export class ScoreAccumulator {
+  readonly perQuery: TrecScores["perQuery"] = [];
+  private readonly sums: Float64Array;
+  constructor(private readonly plan: ScorePlan) {
+    this.sums = new Float64Array(plan.rows.length);
+  }
+
+  add(qid: string, v: ArrayLike<number>): void {
+    const { rows, aggregate, allOnly } = this.plan;
+    const values: Record<string, number> = {};
+    for (let i = 0; i < rows.length; i++) {
+      const x = v[i] as number;
+      this.sums[i] = (this.sums[i] as number) + (aggregate[i] === "gm" ? Math.log(Math.max(x, MIN_GEO_MEAN)) : x);
+      if (!allOnly[i]) values[rows[i] as string] = x;
+    }
+    this.perQuery.push({ qid, values });
+  }
+
+  all(): Record<string, number> {
+    const n = this.perQuery.length;
+    const all: Record<string, number> = {};
+    const { rows, aggregate } = this.plan;
+    for (let i = 0; i < rows.length; i++) {
+      const s = this.sums[i] as number;
+      all[rows[i] as string] = aggregate[i] === "sum" ? s : aggregate[i] === "gm" ? Math.exp(s / n) : s / n;
+    }
+    return all;
+  }
+}
 
 /**
  * Score a run against qrels as trec_eval does (see the module comment of
- * src/eval/ir/trec.ts for the three documented departures). Pure: no I/O;
+ * src/eval/ir/trec.ts for the documented departures). Pure: no I/O;
  * inputs are not mutated. Throws DataValidationError when no query can be
  * evaluated (trec_eval: "No queries with both results and relevance info").
  */
@@ -138,11 +287,8 @@ export function scoreTrec(
   options: TrecOptions,
   files: { qrels?: string; run?: string } = {},
 ): TrecScores {
-  const ks = normalizeCutoffs(options.ks);
-  const measures = trecMeasureNames(ks);
-  const complete = options.complete ?? false;
-  const skipEmpty = options.skipEmpty ?? false;
-  const graded = options.graded ?? false;
+  const plan = scorePlan(options);
+  const L = plan.settings.relevanceLevel;
 
   const counts: TrecCounts = {
     judged: qrels.size,
@@ -155,57 +301,52 @@ export function scoreTrec(
   };
   for (const qid of run.queries.keys()) if (!qrels.has(qid)) counts.unjudged++;
 
-  const perQuery: TrecScores["perQuery"] = [];
-  const sums = zeros(measures);
+  const acc = new ScoreAccumulator(plan);
   const qids = [...qrels.keys()].sort(strcmp);
+  const values = new Float64Array(plan.rows.length);
 
   for (const qid of qids) {
     const judged = qrels.get(qid) as Map<string, number>;
-    const relevant = new Set<string>();
-    const gains = new Map<string, number>();
-    for (const [docno, rel] of judged) {
-      if (rel >= RELEVANCE_LEVEL) relevant.add(docno);
-      if (rel > 0) gains.set(docno, rel);
-    }
+    const qj = queryJudgments(judged.values(), L);
     const results = run.queries.get(qid);
     const hasResults = results !== undefined && results.docnos.length > 0;
-    if (relevant.size === 0 && skipEmpty) {
+    if (qj.numRel === 0 && plan.skipEmpty) {
       counts.withoutRelevant++;
       continue;
     }
-    let values: Record<string, number>;
+    let rels: number[] = [];
     if (!hasResults) {
       counts.withoutResults++;
-      if (!complete) continue;
-      values = zeros(measures); // trec_eval -c: a bogus non-relevant document stands in
-    } else if (relevant.size === 0) {
-      counts.withoutRelevant++;
-      values = zeros(measures); // trec_eval: recall returns 0 when num_rel = 0; every other measure finds no relevant doc
-      countDuplicates(results, counts);
+      if (!plan.complete) continue; // trec_eval -c: scored over an empty ranking
     } else {
+      if (qj.numRel === 0) counts.withoutRelevant++;
       const { ranked, duplicates } = trecRanking(results);
       if (duplicates > 0) {
         counts.duplicates += duplicates;
         counts.queriesWithDuplicates++;
       }
-      values = {};
-      const head = ranked.slice(0, ks[ks.length - 1]); // every cut measure only looks at the top max(k)
-      for (const m of BY_PRINT_ORDER) {
-        const gold = graded && m.trec.graded ? gains : relevant;
-        // An uncut measure (recip_rank) is the metric over the whole (deduplicated) ranking: k = its length.
-        if (!m.trec.cut) values[m.trec.name] = m.fn(ranked, gold, ranked.length) as number;
-        else for (const k of ks) values[m.trecName(k)] = m.fn(head, gold, k) as number;
-      }
+      rels = rankedRels(ranked, judged, plan.depth, plan.judgedOnly);
     }
-    for (const m of measures) sums[m] = (sums[m] as number) + (values[m] as number);
-    perQuery.push({ qid, values });
+    evaluateQuery(rels, rels.length, qj, plan.selected, plan.settings, values);
+    acc.add(qid, values);
   }
+  return finishScores(plan, acc, counts, run.runId, files);
+}
 
-  const numQueries = perQuery.length;
-  const warnings = buildWarnings(counts, { complete, skipEmpty });
+/** The `all` rows, the counts and the warnings; throws when no query was evaluated. */
+export function finishScores(
+  plan: ScorePlan,
+  acc: ScoreAccumulator,
+  counts: TrecCounts,
+  runId: string | null,
+  files: { qrels?: string; run?: string },
+): TrecScores {
+  const numQueries = acc.perQuery.length;
+  const warnings = buildWarnings(counts, plan);
+  if (plan.notImplemented !== null) warnings.push(plan.notImplemented);
   if (numQueries === 0) {
     const why =
-      skipEmpty && counts.withoutRelevant > 0
+      plan.skipEmpty && counts.withoutRelevant > 0
         ? " (with --skip-empty, queries without relevant documents do not count)"
         : "";
     throw new DataValidationError([
@@ -215,19 +356,19 @@ export function scoreTrec(
       },
     ]);
   }
-  const all: Record<string, number> = {};
-  for (const m of measures) all[m] = (sums[m] as number) / numQueries;
   counts.evaluated = numQueries;
-  return { measures, perQuery, all, numQueries, counts, warnings, runId: run.runId };
-}
-
-function countDuplicates(results: RunQuery, counts: TrecCounts): void {
-  const distinct = new Set(results.docnos).size;
-  const d = results.docnos.length - distinct;
-  if (d > 0) {
-    counts.duplicates += d;
-    counts.queriesWithDuplicates++;
-  }
+  return {
+    measures: plan.rows,
+    integerMeasures: plan.rows.filter((_, i) => plan.integer[i]),
+    allOnlyMeasures: plan.rows.filter((_, i) => plan.allOnly[i]),
+    printRunId: plan.printRunId,
+    perQuery: acc.perQuery,
+    all: acc.all(),
+    numQueries,
+    counts,
+    warnings,
+    runId,
+  };
 }
 
 function buildWarnings(c: TrecCounts, o: { complete: boolean; skipEmpty: boolean }): string[] {

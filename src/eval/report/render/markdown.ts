@@ -43,6 +43,7 @@ import {
   syntheticNotes,
   toLabelTurns,
   judgmentLines,
+  measuresNotComputedLine,
 } from "./shared.js";
 import { mdCode, mdFence, mdText } from "./markdown-escape.js";
 
@@ -254,6 +255,8 @@ export function renderMarkdown(report: Report): string {
     if (judgments.holes.length > 0)
       out.push("", "Turns with unjudged cards in the top-k:", "", ...judgments.holes.map((h) => `- ${md(h)}`));
   }
+  const notComputed = measuresNotComputedLine(report);
+  if (notComputed !== null) out.push("", md(`Note: ${notComputed}.`));
   out.push("", "## Missed turns", "");
   if (report.vacuous.includes(HIT_KEY)) {
     out.push(`Retrieval was ${md(vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured"))}.`);

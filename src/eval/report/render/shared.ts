@@ -5,7 +5,7 @@
  * in its own file next to this one; src/eval/report/render.ts re-exports the renderers.
  */
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
-import { HIT_KEY, JUDGED, METRICS, metricSpec } from "../../measures/metrics.js";
+import { HIT_KEY, INCOMPLETE_JUDGMENT_MEASURES, JUDGED, METRICS, metricSpec } from "../../measures/metrics.js";
 import { gradedNdcgText } from "../judgments.js";
 import { isDeepStrictEqual } from "node:util";
 import type { JsonValue, OpaqueSetting } from "../../../contract/trace.js";
@@ -32,6 +32,9 @@ export function reportKeys(report: Report): string[] {
 /** `hit@5`, `recall@5 (lower bound)`, `nDCG@5` (the registry's label, k and caveat), `judged@5`; other keys as they are. */
 export function metricLabel(key: string, k: number): string {
   if (key === JUDGED.key) return JUDGED.label.replace(/@k$/, `@${k}`);
+  const incomplete = INCOMPLETE_JUDGMENT_MEASURES.find((m) => m.key === key);
+  if (incomplete !== undefined)
+    return incomplete.kDependent ? incomplete.label.replace(/@k$/, `@${k}`) : incomplete.label;
   const spec = metricSpec(key);
   if (spec === undefined) return key;
   const label = spec.kDependent ? spec.label.replace(/@k$/, `@${k}`) : spec.label;
@@ -347,6 +350,17 @@ export function judgmentLines(report: Report): { summary: string[]; holes: strin
   );
   const holes = j.holes.map((h) => `${turnId(h)} judged ${f3(h.judged)} unjudged ${ids(h.unjudged)}`);
   return { summary, holes };
+}
+
+/**
+ * The report's `measuresNotComputed` as one line (the table with --verbose,
+ * the markdown always), e.g. "not computed: judged@5, unjudged@5, condensed
+ * nDCG@5, bpref (no case carries …)"; null when the report has none.
+ */
+export function measuresNotComputedLine(report: Report): string | null {
+  const entries = report.measuresNotComputed ?? [];
+  if (entries.length === 0) return null;
+  return `not computed: ${entries.map((e) => `${e.keys.map((key) => metricLabel(key, report.run.k)).join(", ")} (${e.reason})`).join("; ")}`;
 }
 
 /**

@@ -48,6 +48,7 @@ import {
   syntheticNotes,
   toLabelTurns,
   judgmentLines,
+  measuresNotComputedLine,
 } from "./shared.js";
 import { fitText, visibleLength, wrapLine } from "./wrap.js";
 
@@ -242,7 +243,7 @@ export function setupText(report: Report): string | null {
   return `${embedderSetupText(s.embedder, SETUP_WORDS, sec)}; ${store}`;
 }
 
-export function renderTable(report: Report, opts: { color: boolean; width?: number }): string {
+export function renderTable(report: Report, opts: { color: boolean; width?: number; verbose?: boolean }): string {
   const paint = painter(opts.color);
   // 0 (or no width): no limit, the wide tables as they are.
   const width = opts.width !== undefined && opts.width > 0 && Number.isFinite(opts.width) ? opts.width : undefined;
@@ -357,6 +358,9 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
     lines.push("", paint("bold", "judgments:"), ...judgments.summary.map((l) => `  ${l}`));
     for (const h of judgments.holes) lines.push(`    ${h}`);
   }
+  // The measures not computed (no judgments): one line, with --verbose only (the markdown and JSON always say it).
+  const notComputed = opts.verbose === true ? measuresNotComputedLine(report) : null;
+  if (notComputed !== null) lines.push(paint("dim", `note: ${notComputed}`));
   const graphNotes = graphTurnNotes(report);
   if (graphNotes.length > 0) lines.push("", ...graphNotes);
   for (const n of syntheticNotes(report)) lines.push(paint("yellow", `warning: ${n}`));

@@ -18,6 +18,7 @@ const gateFailureObject = z.object({
     "turn_errors",
     "no_retrieval",
     "flaky",
+    "unjudged",
   ]),
   key: z.string(),
   reason: z.string(),
@@ -33,9 +34,10 @@ const gateCheckObject = z.object({
    * floor: mean ≥ threshold; drop: baseline mean − mean ≤ threshold; flips: count of hit 1→0 turns ≤ threshold;
    * `--graph` runs: turn_errors: turns whose graph run threw ≤ threshold (`--max-errors`), no_retrieval:
    * gold-bearing turns with no retriever run ≤ threshold (`--max-no-retrieval`), flaky: turns hit in some
-   * repeats and missed in others ≤ threshold (`--max-flaky`, with `--repeat`).
+   * repeats and missed in others ≤ threshold (`--max-flaky`, with `--repeat`); unjudged: mean unjudged@k over
+   * the turns that carry judgments ≤ threshold (`--gate max-unjudged`).
    */
-  kind: z.enum(["floor", "drop", "flips", "turn_errors", "no_retrieval", "flaky"]),
+  kind: z.enum(["floor", "drop", "flips", "turn_errors", "no_retrieval", "flaky", "unjudged"]),
   key: z.string(),
   scope: z.string(),
   /** The CLI option the check comes from, e.g. `--gate min-hit=en=0.950`. */

@@ -66,6 +66,13 @@ const reportObject = z.object({
   funnel: FunnelSchema.optional(),
   /** Extension: graded relevance and judged@k (docs/metrics.md): present only when a turn carries `relevant` or `judged`. */
   judgments: JudgmentsSchema.optional(),
+  /**
+   * Extension: the measures that need judged-non-relevant information and why
+   * none was computed (docs/metrics.md, "Incomplete judgments in reports"):
+   * present when turns with gold were scored but none carries `judged` or
+   * graded `relevant`; absent otherwise (and in reports written before it).
+   */
+  measuresNotComputed: z.array(z.object({ keys: z.array(z.string()), reason: z.string() })).optional(),
   /** Extension: the groundedness judge (model, prompt, unparsable replies; present only when `--judge` ran one). What it cost is in `timings.judge`. */
   judge: JudgeInfoSchema.optional(),
   /** Extension: present only with `--repeat N` (N ≥ 2) on a `--graph` run: flaky turns, two-stage intervals, variance shares. */
