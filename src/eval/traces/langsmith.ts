@@ -149,6 +149,7 @@ export class LangSmithReader {
       });
       const query = (r.inputs as { query?: unknown } | undefined)?.query;
       const step = meta.langgraph_step;
+      const ns = meta.langgraph_checkpoint_ns;
       link.run = {
         runId: r.id,
         parentRunId: parent,
@@ -159,6 +160,7 @@ export class LangSmithReader {
         startUs,
         endUs,
         ...(typeof step === "number" ? { langgraphStep: step } : {}),
+        ...(typeof ns === "string" && ns !== "" ? { langgraphNamespace: ns } : {}),
         documents: error !== null ? null : documents,
         error,
       };

@@ -163,6 +163,8 @@ export interface SpanDetail {
   error: string | null;
   /** LangGraph's `langgraph_step` from the metadata, for a retriever-like span. */
   step?: number;
+  /** LangGraph's `langgraph_checkpoint_ns` from the metadata, for a retriever-like span. */
+  namespace?: string;
   /** A retriever-like span's call: RETRIEVER, gen_ai retrieval, or RERANKER (input and output). */
   call?:
     | { kind: "retriever"; query: string; documents: RawDocument[] }
@@ -310,6 +312,8 @@ export function spanFacts(
   };
   facts.detail = detail;
   if (retrieverLike && typeof meta?.langgraph_step === "number") detail.step = meta.langgraph_step;
+  if (retrieverLike && typeof meta?.langgraph_checkpoint_ns === "string" && meta.langgraph_checkpoint_ns !== "")
+    detail.namespace = meta.langgraph_checkpoint_ns;
   const docsOf = (key: string): RawDocument[] =>
     [...(docs.get(key) ?? new Map<number, Record<string, unknown>>()).entries()]
       .sort((a, b) => a[0] - b[0])
@@ -437,6 +441,7 @@ export class OtlpReader {
         startUs,
         endUs,
         ...(detail.step !== undefined ? { langgraphStep: detail.step } : {}),
+        ...(detail.namespace !== undefined ? { langgraphNamespace: detail.namespace } : {}),
         error,
       };
       const failed = error !== null;

@@ -245,15 +245,7 @@ export async function readTraces(
       (from === undefined || t.startUs >= from) &&
       (to === undefined || t.startUs < to),
   );
-  const byConversation = new Map<string, RecordedConversation>();
-  for (const t of kept) {
-    const id = t.conversationId ?? t.rootId;
-    const c = byConversation.get(id) ?? { id, anonymous: t.conversationId === null, turns: [] };
-    byConversation.set(id, c);
-    c.turns.push(t);
-  }
-  const conversations = [...byConversation.values()].sort((a, b) => cmp(a.id, b.id));
-  for (const c of conversations) c.turns.sort(compareTurns);
+  const conversations = conversationsOf(kept);
   const unattachedTurns = kept.filter((t) => (t.unattachedCalls ?? 0) > 0);
   const examples = [
     ...unattachedTurns.map(
@@ -271,6 +263,20 @@ export async function readTraces(
     unattached: { turns: unattachedTurns.length, calls: orphans.length, examples },
     threads: inTwo?.threads ?? 1,
   };
+}
+
+/** Turns grouped into conversations by conversation id (a turn with none: its own, named by its root), sorted by id, turns in order (`compareTurns`). */
+export function conversationsOf(turns: readonly RecordedTurn[]): RecordedConversation[] {
+  const byConversation = new Map<string, RecordedConversation>();
+  for (const t of turns) {
+    const id = t.conversationId ?? t.rootId;
+    const c = byConversation.get(id) ?? { id, anonymous: t.conversationId === null, turns: [] };
+    byConversation.set(id, c);
+    c.turns.push(t);
+  }
+  const conversations = [...byConversation.values()].sort((a, b) => cmp(a.id, b.id));
+  for (const c of conversations) c.turns.sort(compareTurns);
+  return conversations;
 }
 
 /** Reads the files one record after another on this thread, every record's format checked (the first one's is the run's), into turns. */

@@ -33,8 +33,10 @@ export interface RecordedRun {
   /** Start and end, microseconds since the epoch (OTel start times are whole milliseconds). */
   startUs: number;
   endUs: number;
-  /** LangGraph's `langgraph_step` of the call, when recorded (orders calls whose times tie). */
+  /** LangGraph's `langgraph_step` of the call, when recorded: the calls of one step are one step, whatever their timing. */
   langgraphStep?: number;
+  /** LangGraph's `langgraph_checkpoint_ns` of the call (its task), when recorded: calls of one namespace are one step. */
+  langgraphNamespace?: string;
   documents: RecordedDocument[] | null;
   error: string | null;
 }
