@@ -27,6 +27,7 @@ import { conversationsOf, recordFormat, traceFiles } from "../eval/traces/read.j
 import { forEachRecord, whereOf } from "../eval/traces/records.js";
 import { OtlpReader } from "../eval/traces/otlp.js";
 import { runMetadata, runParent, runThread } from "../eval/traces/langsmith.js";
+import { rootFinder } from "../eval/traces/tree.js";
 
 export interface ImportOptions {
   /** The locale of conversations that name none (a `locale` field, or LangSmith `extra.metadata.locale`, wins). */
@@ -164,6 +165,16 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
       else if (r !== null) runs.push(r);
     }
   }
+  // The runs' parent links walked as eval --traces walks them: a cycle is exit 2 naming the runs, never an endless walk (a parent not exported ends the walk: root runs alone are a usual import).
+  const links = new Map<string, { parent: string | null; file: string; line: number }>();
+  for (const { where, record } of located) {
+    const run = record as Record<string, unknown>;
+    if (recordShape(record) !== "langsmith" || typeof run.id !== "string") continue;
+    const parent = runParent(run);
+    links.set(run.id, { parent: parent === "missing" ? null : parent, file: where.file, line: where.line ?? 0 });
+  }
+  const rootOf = rootFinder(links, (l) => l, { thing: "run", parentField: "parent_run_id", missingHint: null });
+  for (const id of links.keys()) rootOf(id);
   conversations.push(...threadConversations(runs, issues));
   for (const c of conversations)
     if (c.locale === undefined && o.locale === undefined)

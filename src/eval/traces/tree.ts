@@ -22,8 +22,8 @@ export interface TreeLink {
 export interface TreeWords {
   thing: "span" | "run";
   parentField: string;
-  /** The message when a parent is in none of the files (after "<thing> X names the parent <thing> Y, which is in none of the files read"). */
-  missingHint: string;
+  /** The message when a parent is in none of the files (after "<thing> X names the parent <thing> Y, which is in none of the files read"); null: such a parent ends the walk (the run is taken as its own root). */
+  missingHint: string | null;
 }
 
 /** A function giving the root id of an id of `links` (memoised). @throws DataValidationError on a cycle, a runaway depth or a missing parent. */
@@ -75,6 +75,10 @@ export function rootFinder<L extends TreeLink>(
         ]);
       }
       if (link.parent === null) {
+        for (const c of chain) rootOf.set(c, cur);
+        return cur;
+      }
+      if (!links.has(link.parent) && words.missingHint === null) {
         for (const c of chain) rootOf.set(c, cur);
         return cur;
       }
