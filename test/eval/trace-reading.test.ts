@@ -271,6 +271,31 @@ describe("LangSmith shapes of today", () => {
   });
 });
 
+describe("OTLP retriever spans without their parent link", () => {
+  it("a RETRIEVER span without parentSpanId beside its trace's root is no turn: the root is unattached, not scored", async () => {
+    const records = jsonl(OTLP);
+    const spans = records.flatMap((r) =>
+      (r.resourceSpans as { scopeSpans: { spans: Record<string, unknown>[] }[] }[]).flatMap((rs) =>
+        rs.scopeSpans.flatMap((ss) => ss.spans),
+      ),
+    );
+    const kind = (s: Record<string, unknown>) =>
+      (s.attributes as { key: string; value: { stringValue?: string } }[]).find(
+        (a) => a.key === "openinference.span.kind",
+      )?.value.stringValue;
+    const retriever = spans.find((s) => kind(s) === "RETRIEVER")!;
+    delete retriever.parentSpanId;
+    const file = write("otlp-noparent/spans.jsonl", JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    const read = await readTraces(file);
+    const turns = read.conversations.flatMap((c) => c.turns);
+    expect(turns.map((t) => t.rootId)).not.toContain(retriever.spanId);
+    expect(turns.length).toBe(scored(await readTraces(OTLP)).flatMap((c) => c.turns).length);
+    expect(read.unattached).toMatchObject({ turns: 1, calls: 1 });
+    const unattached = turns.find((t) => (t.unattachedCalls ?? 0) > 0)!;
+    expect(unattached.traceId).toBe(retriever.traceId);
+  });
+});
+
 describe("LangGraph's own step decides what a step is", () => {
   const run = (id: string, startMs: number, step?: number): RecordedRun => ({
     runId: id,

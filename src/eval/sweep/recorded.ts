@@ -26,6 +26,9 @@ import { scoredCalls, type CapturedRetrieverRun, type IdOptions, type RetrieverR
 import { scoreCapturedTurn, type GraphSweepOptions, type GraphTurn } from "./external-graph.js";
 import type { DocumentInterface } from "@langchain/core/documents";
 
+/** Turns scored between two returns to the event loop (`runRecordedSweep`). */
+const YIELD_EVERY = 512;
+
 /** A recorded turn's retriever calls, read as `selectRetrieval` reads a live capture. */
 export class RecordedCapture implements RetrieverRuns {
   private readonly all: CapturedRetrieverRun[];
@@ -138,6 +141,8 @@ export async function runRecordedSweep(
 ): Promise<RecordedGraphTurn[]> {
   const out: RecordedGraphTurn[] = [];
   for (const j of join.joined) {
+    // Back to the event loop now and then: an interrupt (SIGINT / SIGTERM) ends a long sweep at once, not after it (docs/recorded-traces.md, "Bad recordings").
+    if (out.length % YIELD_EVERY === YIELD_EVERY - 1) await new Promise<void>((r) => setImmediate(r));
     const c = cases[j.caseIndex]!;
     const rec = j.recorded;
     const where = `case ${c.id} turn ${j.turnIndex} (recorded root ${rec.rootId}, ${rec.where})`;
