@@ -67,29 +67,33 @@ async function readRecords(file: string): Promise<{ otlp: OtlpReader | null; loc
   let firstSeen = "";
   const located: Located[] = [];
   for (const f of traceFiles(file))
-    await forEachRecord(f, (r) => {
-      const isOtlp = recordFormat(r.value) === "otlp";
-      if (otlp === undefined) {
-        otlp = isOtlp ? new OtlpReader() : null;
-        firstSeen = whereOf(r);
-      }
-      if (otlp !== null) {
-        if (!isOtlp)
-          throw new DataValidationError([
-            {
-              file: r.file,
-              line: r.line,
-              message: `not an OTLP/JSON export, while ${firstSeen} was one: one import reads one format`,
-            },
-          ]);
-        otlp.add(r);
-        return;
-      }
-      located.push({
-        where: r.index !== undefined ? { file: r.file, field: `[${r.index}]` } : { file: r.file, line: r.line },
-        record: r.value,
-      });
-    });
+    await forEachRecord(
+      f,
+      (r) => {
+        const isOtlp = recordFormat(r.value) === "otlp";
+        if (otlp === undefined) {
+          otlp = isOtlp ? new OtlpReader() : null;
+          firstSeen = whereOf(r);
+        }
+        if (otlp !== null) {
+          if (!isOtlp)
+            throw new DataValidationError([
+              {
+                file: r.file,
+                line: r.line,
+                message: `not an OTLP/JSON export, while ${firstSeen} was one: one import reads one format`,
+              },
+            ]);
+          otlp.add(r);
+          return;
+        }
+        located.push({
+          where: r.index !== undefined ? { file: r.file, field: `[${r.index}]` } : { file: r.file, line: r.line },
+          record: r.value,
+        });
+      },
+      "a JSON array of runs or one JSON object a line",
+    );
   return { otlp: otlp ?? null, located };
 }
 

@@ -141,8 +141,12 @@ async function openBytes(file: string): Promise<AsyncIterator<Buffer>> {
   };
 }
 
-/** Calls `onRecord` for every record of `file` (stdin for `-`), in input order. */
-export async function forEachRecord(file: string, onRecord: (r: TraceRecord) => void): Promise<void> {
+/** Calls `onRecord` for every record of `file` (stdin for `-`), in input order; `expected` completes a syntax error's "expected …". */
+export async function forEachRecord(
+  file: string,
+  onRecord: (r: TraceRecord) => void,
+  expected: string = EXPECTED,
+): Promise<void> {
   const bytes = await openBytes(file);
   // Until the first non-blank line is read, the chunks are kept: should it not be JSON, the streaming parser reads them again.
   let kept: Buffer[] | null = [];
@@ -186,7 +190,7 @@ export async function forEachRecord(file: string, onRecord: (r: TraceRecord) => 
           mode = "document";
           return;
         }
-        const issue = jsonSyntaxIssue(text, error, { file, line, expected: EXPECTED });
+        const issue = jsonSyntaxIssue(text, error, { file, line, expected });
         throw new DataValidationError([
           {
             ...issue,
@@ -207,13 +211,13 @@ export async function forEachRecord(file: string, onRecord: (r: TraceRecord) => 
   if (mode !== "document") return;
   const replay = kept ?? [];
   kept = null;
-  await streamDocument(file, replay, bytes, onRecord);
+  await streamDocument(file, replay, bytes, onRecord, expected);
 }
 
 /** What the parser expected in a state (TokenParser's states, as its messages name them). */
 const EXPECTED_IN: Record<string, string> = {
   VALUE: "a JSON value",
-  KEY: 'a property name in double quotes or "}"',
+  KEY: "a property name in double quotes",
   COLON: '":" after a property name',
   COMMA: '"," or the closing bracket',
   SEPARATOR: "the next value",
@@ -230,6 +234,7 @@ async function streamDocument(
   replay: Buffer[],
   rest: AsyncIterator<Buffer>,
   onRecord: (r: TraceRecord) => void,
+  expectedRecords: string,
 ): Promise<void> {
   const tokenizer = new Tokenizer();
   const parser = new TokenParser({
@@ -320,8 +325,8 @@ async function streamDocument(
     const got = atEnd
       ? "the end of the input"
       : m !== null
-        ? JSON.stringify(m[1])
-        : (/Unexpected \w+ \((.*?)\) in state/.exec(message)?.[1] ?? message);
+        ? `'${m[1]}'`
+        : punctuation(/Unexpected \w+ \((.*?)\) in state/.exec(message)?.[1] ?? message);
     const parserState = ["VALUE", "KEY", "COLON", "COMMA"][(parser as unknown as { state: number }).state];
     const expected = atEnd
       ? "the rest of the document"
@@ -331,7 +336,7 @@ async function streamDocument(
         file,
         line,
         column,
-        message: `malformed JSON (expected ${expected}, got ${got})${atEnd ? " — a truncated export? Export it again" : ""}; expected ${EXPECTED}`,
+        message: `malformed JSON (expected ${expected}, got ${got})${atEnd ? " — a truncated export? Export it again" : ""}; expected ${expectedRecords}`,
       },
     ]);
   };
@@ -375,8 +380,11 @@ async function streamDocument(
   } catch (e) {
     fail(e, true);
   }
-  if (records === 0) throw new DataValidationError([{ file, message: `no trace records; expected ${EXPECTED}` }]);
+  if (records === 0) throw new DataValidationError([{ file, message: `no records; expected ${expectedRecords}` }]);
 }
+
+/** A token as a message shows it: punctuation in single quotes (as src/kb/json.ts shows it), a value as JSON. */
+const punctuation = (token: string): string => (/^"[[\]{}:,]"$/.test(token) ? `'${token[1]}'` : token);
 
 /** Newlines in `b` from `from` on. */
 function countLines(b: Buffer, from: number): number {
