@@ -6,7 +6,9 @@
  * and a chain deeper than MAX_TREE_DEPTH are exit 2 naming the spans or
  * runs, instead of a walk that never ends; a parent in none of the files is
  * named too. Each span is walked once (the roots found are remembered), so
- * the whole recording costs time linear in its size.
+ * the whole recording costs time linear in its size; a walk keeps nothing
+ * but its chain until it passes MAX_TREE_DEPTH, where a cycle shows as an id
+ * met twice (a cycle costs at most MAX_TREE_DEPTH steps to find).
  */
 import { DataValidationError } from "../../errors.js";
 
@@ -33,9 +35,39 @@ export function rootFinder<L extends TreeLink>(
   words: TreeWords,
 ): (id: string) => string {
   const rootOf = new Map<string, string>();
+  /** The error for a walk past MAX_TREE_DEPTH: the cycle it went round, if any, else the depth. */
+  const tooDeep = (chain: readonly string[], id: string): DataValidationError => {
+    const seen = new Map<string, number>();
+    for (let i = 0; i < chain.length; i++) {
+      const first = seen.get(chain[i]!);
+      if (first === undefined) {
+        seen.set(chain[i]!, i);
+        continue;
+      }
+      const cycle = chain.slice(first, i);
+      const link = where(links.get(cycle[0]!)!);
+      const shown = cycle.slice(0, 10).join(" → ");
+      return new DataValidationError([
+        {
+          ...link,
+          field: words.parentField,
+          message:
+            cycle.length === 1
+              ? `${words.thing} ${cycle[0]} names itself as its parent (a parent cycle): it has no root; export the trace again (the exporter wrote a broken link)`
+              : `${words.thing}s ${shown}${cycle.length > 10 ? ` → … (${cycle.length} ${words.thing}s)` : ""} → ${cycle[0]} are each other's parents (a parent cycle): none of them has a root; export the trace again (the exporter wrote a broken link)`,
+        },
+      ]);
+    }
+    return new DataValidationError([
+      {
+        ...where(links.get(id)!),
+        field: words.parentField,
+        message: `${words.thing} ${id} is more than ${MAX_TREE_DEPTH} levels below its root (a runaway chain of parents, by ${chain[chain.length - 1]}): not a recording of a graph; export the trace again`,
+      },
+    ]);
+  };
   return (id: string): string => {
     const chain: string[] = [];
-    const onChain = new Map<string, number>();
     let cur = id;
     for (;;) {
       const known = rootOf.get(cur);
@@ -43,37 +75,10 @@ export function rootFinder<L extends TreeLink>(
         for (const c of chain) rootOf.set(c, known);
         return known;
       }
-      const seen = onChain.get(cur);
-      if (seen !== undefined) {
-        const cycle = chain.slice(seen);
-        const link = where(links.get(cycle[0]!)!);
-        const shown = cycle.slice(0, 10).join(" → ");
-        throw new DataValidationError([
-          {
-            file: link.file,
-            line: link.line,
-            field: words.parentField,
-            message:
-              cycle.length === 1
-                ? `${words.thing} ${cur} names itself as its parent (a parent cycle): it has no root; export the trace again (the exporter wrote a broken link)`
-                : `${words.thing}s ${shown}${cycle.length > 10 ? ` → … (${cycle.length} ${words.thing}s)` : ""} → ${cycle[0]} are each other's parents (a parent cycle): none of them has a root; export the trace again (the exporter wrote a broken link)`,
-          },
-        ]);
-      }
       const link = links.get(cur)!;
-      onChain.set(cur, chain.length);
       chain.push(cur);
-      if (chain.length > MAX_TREE_DEPTH) {
-        const first = where(links.get(id)!);
-        throw new DataValidationError([
-          {
-            file: first.file,
-            line: first.line,
-            field: words.parentField,
-            message: `${words.thing} ${id} is more than ${MAX_TREE_DEPTH} levels below its root (a runaway chain of parents, by ${chain[chain.length - 1]}): not a recording of a graph; export the trace again`,
-          },
-        ]);
-      }
+      // Deeper than any graph's trace: a parent cycle (named by its members) or a runaway chain. Nothing is kept per walk until then.
+      if (chain.length > MAX_TREE_DEPTH) throw tooDeep(chain, id);
       if (link.parent === null) {
         for (const c of chain) rootOf.set(c, cur);
         return cur;
