@@ -14,12 +14,22 @@
  * when built, else the TypeScript source through tsx, whose start-up is
  * counted).
  *
- * Printed: spans, turns, the export's size, the time to write it, the run's
- * wall time and peak RSS against the targets (< 60 s, < 2 GB on this
- * machine), and the scored-turn count the run reports. Never asserted.
+ * `RETRACE_BENCH_TRACE_DATA=real` builds a real-shaped recording instead
+ * (`generateRealShaped`: ids, document texts and metadata varied per copy),
+ * and `RETRACE_BENCH_TRACE_INPUTS=jsonl,pretty,gzip,stdin` measures the same
+ * recording as JSON Lines, one pretty-printed OTLP document (streamed by the
+ * reader), gzip (level 1) and JSON Lines on standard input (`--traces -`).
+ *
+ * Printed: spans, turns, the export's size, the time to write it, per input
+ * the run's wall time, CPU time (user + system) and peak RSS against the
+ * targets (< 60 s, < 2 GB on this machine), and the scored-turn count the
+ * run reports. Never asserted.
  */
 import { spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, readFileSync, statSync } from "node:fs";
+import { closeSync, createReadStream, createWriteStream, existsSync, openSync, readFileSync, statSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { createGzip } from "node:zlib";
+import { pipeline } from "node:stream/promises";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -106,8 +116,121 @@ export async function generate(dir: string, copies: number): Promise<{ traces: s
   return { traces, cases, spans: spans * copies };
 }
 
+/**
+ * A real-shaped recording (issue 51 item 5): the recorded fixture multiplied
+ * as `generate` does, but with what a real day varies varied in every copy,
+ * so that neither the reader's one-copy-per-text interning nor the repeated
+ * bytes flatter it: trace and span ids (8 hex digits of a bijective hash of
+ * the copy, not a counter), each document's text (the recorded text rotated
+ * by a per-copy amount: the same, real, length, a different string), each
+ * document's metadata JSON (a chunk id, an offset and a source URL per copy
+ * beside the recorded `doc_id`, which scoring maps to a card), and each
+ * span's LangGraph metadata (its checkpoint namespaces per copy). Written
+ * through JSON.stringify per line, so every escape stays valid.
+ */
+export async function generateRealShaped(
+  dir: string,
+  copies: number,
+): Promise<{ traces: string; cases: string; spans: number }> {
+  const records = readFileSync(OTLP, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { resourceSpans: { scopeSpans: { spans: Span[] }[] }[] });
+  type Attr = { key: string; value: { stringValue?: string } };
+  type Span = {
+    traceId: string;
+    spanId: string;
+    parentSpanId?: string;
+    startTimeUnixNano: string;
+    endTimeUnixNano: string;
+    attributes?: Attr[];
+  };
+  const spans = records.flatMap((r) => r.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)));
+  const original = spans.map((s) => ({
+    traceId: s.traceId,
+    spanId: s.spanId,
+    parentSpanId: s.parentSpanId,
+    start: BigInt(s.startTimeUnixNano),
+    end: BigInt(s.endTimeUnixNano),
+    attributes: (s.attributes ?? []).map((a) => ({ ...a.value })),
+  }));
+  const min = original.reduce((m, s) => (s.start < m ? s.start : m), original[0]!.start);
+  const max = original.reduce((m, s) => (s.end > m ? s.end : m), 0n);
+  const shiftNs = max - min + 1_000_000n;
+  const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+  const traces = path.join(dir, "traces.jsonl");
+  const out = createWriteStream(traces);
+  for (let j = 0; j < copies; j++) {
+    const tag = (Math.imul(j + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, "0");
+    const id = (x: string) => tag + x.slice(8);
+    spans.forEach((s, i) => {
+      const o = original[i]!;
+      s.traceId = id(o.traceId);
+      s.spanId = id(o.spanId);
+      if (o.parentSpanId !== undefined && o.parentSpanId !== "") s.parentSpanId = id(o.parentSpanId);
+      s.startTimeUnixNano = String(o.start + shiftNs * BigInt(j));
+      s.endTimeUnixNano = String(o.end + shiftNs * BigInt(j));
+      (s.attributes ?? []).forEach((a, k) => {
+        const v = o.attributes[k]!.stringValue;
+        if (v === undefined) return;
+        if (a.key === "session.id") a.value.stringValue = `${v}-${j}`;
+        else if (a.key === "metadata")
+          a.value.stringValue = v.replace(/"(conv-[a-z]+)"/g, `"$1-${j}"`).replace(uuid, (u) => tag + u.slice(8));
+        else if (/^retrieval\.documents\.\d+\.document\.content$/.test(a.key) && v.length > 1) {
+          const r = (j * 31) % v.length;
+          a.value.stringValue = v.slice(r) + v.slice(0, r);
+        } else if (/^retrieval\.documents\.\d+\.document\.metadata$/.test(a.key)) {
+          const m = JSON.parse(v) as Record<string, unknown>;
+          a.value.stringValue = JSON.stringify({
+            ...m,
+            chunk_id: `${String(m.doc_id)}#${j}`,
+            offset: (j * 512) % 1_000_000,
+            source: `https://kb.example.com/${String(m.doc_id)}?rev=${tag}`,
+          });
+        }
+      });
+    });
+    const chunk = records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  const fixtureCases = readFileSync(CASES, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string });
+  const cases = path.join(dir, "cases.jsonl");
+  const caseLines: string[] = [];
+  for (let j = 0; j < copies; j++)
+    for (const c of fixtureCases) caseLines.push(JSON.stringify({ ...c, id: `${c.id}-${j}` }));
+  await writeFile(cases, caseLines.join("\n") + "\n");
+  return { traces, cases, spans: spans.length * copies };
+}
+
+/** The same recording as one pretty-printed OTLP export document (`{"resourceSpans": [...]}`, two-space indent), streamed out. */
+async function writePretty(jsonl: string, out: string): Promise<void> {
+  const w = createWriteStream(out);
+  const put = async (s: string) => {
+    if (!w.write(s)) await new Promise<void>((r) => w.once("drain", () => r()));
+  };
+  await put('{\n  "resourceSpans": [\n');
+  let first = true;
+  const rl = createInterface({ input: createReadStream(jsonl), crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (line === "") continue;
+    for (const rs of (JSON.parse(line) as { resourceSpans: unknown[] }).resourceSpans) {
+      await put((first ? "" : ",\n") + JSON.stringify(rs, null, 2).replace(/^/gm, "    "));
+      first = false;
+    }
+  }
+  await put("\n  ]\n}\n");
+  await new Promise<void>((resolve, reject) => w.end((e?: Error | null) => (e ? reject(e) : resolve())));
+}
+
 /** Runs the CLI in its own process under GNU time (peak RSS), as bench/graph-sweep.bench.ts does. */
-function retrace(args: string[]): {
+function retrace(
+  args: string[],
+  stdinFile?: string,
+): {
   status: number | null;
   wallMs: number;
   maxRssMb: number | null;
@@ -120,12 +243,15 @@ function retrace(args: string[]): {
   // CPU time (user + system) beside the wall time: on a shared machine the wall time also measures the other processes.
   const cmd = timeBin !== null ? [timeBin, "-f", "retrace-bench-maxrss-kb=%M retrace-bench-cpu-s=%U+%S", ...cli] : cli;
   const t0 = performance.now();
+  const stdin = stdinFile !== undefined ? openSync(stdinFile, "r") : undefined;
   const r = spawnSync(cmd[0]!, cmd.slice(1), {
     cwd: REPO_ROOT,
+    ...(stdin !== undefined ? { stdio: [stdin, "pipe", "pipe"] } : {}),
     env: { ...process.env, NO_COLOR: "1", RETRACE_LOG: "warn" },
     encoding: "utf8",
     maxBuffer: 1 << 28,
   });
+  if (stdin !== undefined) closeSync(stdin);
   const rss = /retrace-bench-maxrss-kb=(\d+)/.exec(r.stderr);
   const cpu = /retrace-bench-cpu-s=([\d.]+)\+([\d.]+)/.exec(r.stderr);
   return {
@@ -138,45 +264,84 @@ function retrace(args: string[]): {
   };
 }
 
+/** The inputs measured (RETRACE_BENCH_TRACE_INPUTS, comma-separated; default the JSON Lines file alone). */
+const INPUTS = ["jsonl", "pretty", "gzip", "stdin"] as const;
+type Input = (typeof INPUTS)[number];
+
 export async function run(): Promise<void> {
   const want = envInt("RETRACE_BENCH_TRACE_SPANS", 1_000_000);
+  // RETRACE_BENCH_TRACE_DATA=real: the real-shaped recording (`generateRealShaped`); default the repeated fixture (`generate`).
+  const real = process.env.RETRACE_BENCH_TRACE_DATA === "real";
+  const inputs = (process.env.RETRACE_BENCH_TRACE_INPUTS ?? "jsonl").split(",").map((x) => x.trim()) as Input[];
+  for (const i of inputs)
+    if (!INPUTS.includes(i))
+      throw new Error(`RETRACE_BENCH_TRACE_INPUTS: expected some of ${INPUTS.join(", ")}, got ${i}`);
   const dir = await mkdtemp(path.join(tmpdir(), "retrace-bench-traces-"));
   try {
     const copies = Math.ceil(want / 40);
     const t0 = performance.now();
-    const g = await generate(dir, copies);
+    const g = real ? await generateRealShaped(dir, copies) : await generate(dir, copies);
     const genS = (performance.now() - t0) / 1000;
     const mb = statSync(g.traces).size / (1 << 20);
     print(
-      `\nexport: ${g.spans.toLocaleString("en")} spans (${copies.toLocaleString("en")} copies of the recorded fixture), ${(8 * copies).toLocaleString("en")} turns, ${(4 * copies).toLocaleString("en")} conversations, ${mb.toFixed(0)} MiB, written in ${genS.toFixed(1)} s`,
+      `\nexport: ${g.spans.toLocaleString("en")} spans (${copies.toLocaleString("en")} copies of the recorded fixture${real ? ", real-shaped: ids, document texts and metadata varied per copy" : ""}), ${(8 * copies).toLocaleString("en")} turns, ${(4 * copies).toLocaleString("en")} conversations, ${mb.toFixed(0)} MiB, written in ${genS.toFixed(1)} s`,
     );
-    const reportJson = path.join(dir, "report.json");
-    // Every copy's conv-error turn errored in its retriever: allowed, so the gate passes on the scores alone.
-    const r = retrace([
-      "eval",
-      "--traces",
-      g.traces,
-      "--catalog",
-      CATALOG,
-      "--cases",
-      g.cases,
-      "-k",
-      "3",
-      "--gate",
-      `max-errors=${copies}`,
-      "--out",
-      `json:${reportJson}`,
-    ]);
-    if (r.status !== 0) throw new Error(`retrace eval --traces exited ${r.status}: ${r.stderr.slice(-2000)}`);
-    const traces = (
-      JSON.parse(readFileSync(reportJson, "utf8")) as {
-        run: { graph: { traces: { records: number; turns: number; scoredTurns: number } } };
+    const rows: string[][] = [];
+    for (const input of inputs) {
+      let file = g.traces;
+      if (input === "pretty") {
+        file = path.join(dir, "traces.pretty.json");
+        await writePretty(g.traces, file);
+      } else if (input === "gzip") {
+        file = path.join(dir, "traces.jsonl.gz");
+        await pipeline(createReadStream(g.traces), createGzip({ level: 1 }), createWriteStream(file));
       }
-    ).run.graph.traces;
-    const wallS = r.wallMs / 1000;
+      const size = statSync(file).size / (1 << 20);
+      const reportJson = path.join(dir, "report.json");
+      // Every copy's conv-error turn errored in its retriever: allowed, so the gate passes on the scores alone.
+      const r = retrace(
+        [
+          "eval",
+          "--traces",
+          input === "stdin" ? "-" : file,
+          "--catalog",
+          CATALOG,
+          "--cases",
+          g.cases,
+          "-k",
+          "3",
+          "--gate",
+          `max-errors=${copies}`,
+          "--out",
+          `json:${reportJson}`,
+        ],
+        input === "stdin" ? file : undefined,
+      );
+      if (r.status !== 0)
+        throw new Error(`retrace eval --traces (${input}) exited ${r.status}: ${r.stderr.slice(-2000)}`);
+      const traces = (
+        JSON.parse(readFileSync(reportJson, "utf8")) as {
+          run: { graph: { traces: { records: number; turns: number; scoredTurns: number } } };
+        }
+      ).run.graph.traces;
+      const wallS = r.wallMs / 1000;
+      rows.push([
+        input,
+        `${size.toFixed(0)} MiB`,
+        traces.records.toLocaleString("en"),
+        traces.scoredTurns.toLocaleString("en"),
+        wallS.toFixed(1),
+        r.cpuS === null ? "n/a" : r.cpuS.toFixed(1),
+        r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`,
+        `${(r.cpuS ?? wallS) < TARGET_S ? "CPU yes" : "CPU NO"}, ${r.maxRssMb === null ? "memory n/a" : r.maxRssMb < TARGET_MB ? "memory yes" : "memory NO"}`,
+      ]);
+      if (input === "pretty" || input === "gzip") await rm(file, { force: true });
+    }
     printTable(
       `retrace eval --traces over ${g.spans.toLocaleString("en")} spans (own process; targets < ${TARGET_S} s, < ${TARGET_MB / 1024} GB)`,
       [
+        { header: "input" },
+        { header: "size", align: "right" },
         { header: "spans read", align: "right" },
         { header: "turns scored", align: "right" },
         { header: "wall s", align: "right" },
@@ -184,16 +349,7 @@ export async function run(): Promise<void> {
         { header: "peak RSS", align: "right" },
         { header: "within targets" },
       ],
-      [
-        [
-          traces.records.toLocaleString("en"),
-          traces.scoredTurns.toLocaleString("en"),
-          wallS.toFixed(1),
-          r.cpuS === null ? "n/a" : r.cpuS.toFixed(1),
-          r.maxRssMb === null ? "n/a (no /usr/bin/time)" : `${r.maxRssMb.toFixed(0)} MB`,
-          `${wallS < TARGET_S ? "time yes" : "time NO"}, ${r.maxRssMb === null ? "memory n/a" : r.maxRssMb < TARGET_MB ? "memory yes" : "memory NO"}`,
-        ],
-      ],
+      rows,
     );
     print(
       `runner: ${existsSync(path.join(REPO_ROOT, "dist", "cli", "run.js")) ? "dist/ (compiled)" : "src/ through tsx (dist/ not built: start-up included)"}`,

@@ -23,9 +23,11 @@ import {
 import { canonicalLocale } from "../kb/schemas.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrIssue } from "../kb/json.js";
-import { existsSync, statSync } from "node:fs";
-import { forEachTextLine } from "../kb/text.js";
-import { readTraces } from "../eval/traces/read.js";
+import { conversationsOf, recordFormat, traceFiles } from "../eval/traces/read.js";
+import { forEachRecord, whereOf } from "../eval/traces/records.js";
+import { OtlpReader } from "../eval/traces/otlp.js";
+import { runMetadata, runParent, runThread } from "../eval/traces/langsmith.js";
+import { rootFinder } from "../eval/traces/tree.js";
 
 export interface ImportOptions {
   /** The locale of conversations that name none (a `locale` field, or LangSmith `extra.metadata.locale`, wins). */
@@ -55,42 +57,46 @@ export interface ImportOutcome {
 
 type Located = { where: Conversation["where"]; record: unknown };
 
-/** The records of a file: a JSON array (one record an element) or JSON lines. */
-function records(text: string, file: string, issues: DataIssue[]): Located[] {
-  const body = text.replace(/^\uFEFF/, "");
-  if (body.trimStart().startsWith("[")) {
-    const json = parseJsonOrIssue(body, { file, expected: "a JSON array of runs or one JSON object a line" }); // file:line:column (src/kb/json.ts)
-    if ("issue" in json) {
-      issues.push(json.issue);
-      return [];
-    }
-    const arr = json.value;
-    return (arr as unknown[]).map((record, i) => ({ where: { file, field: `[${i}]` }, record }));
-  }
-  const out: Located[] = [];
-  body.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === "") return;
-    const json = parseJsonOrIssue(line, { file, line: i + 1, expected: "one conversation a line" });
-    if ("issue" in json) issues.push(json.issue);
-    else out.push({ where: { file, line: i + 1 }, record: json.value });
-  });
-  return out;
-}
-
-/** True when `file` is a folder (of trace files) or its first record is an OTLP/JSON export (`{"resourceSpans": …}`). */
-async function isOtlpExport(file: string): Promise<boolean> {
-  // Standard input is read once, by the conversation readers: OTLP exports are named by path.
-  if (file === "-") return false;
-  if (existsSync(file) && statSync(file).isDirectory()) return true;
-  let first: string | undefined;
-  await forEachTextLine(
-    file,
-    (line) => {
-      if (first === undefined && line.trim() !== "") first = line;
-    },
-    () => first !== undefined,
-  );
-  return first !== undefined && /^\s*\{\s*"resourceSpans"/.test(first);
+/**
+ * The records of `file` (a file, a folder of trace files, or `-` for
+ * stdin) through the one trace record reader (src/eval/traces/records.ts:
+ * JSON Lines or one JSON document, pretty or not, gzip by content). OTLP
+ * exports are taken into an OTLP reader as they are read (streamed); other
+ * records (chat conversations, LangSmith runs) are kept for the checks.
+ */
+async function readRecords(file: string): Promise<{ otlp: OtlpReader | null; located: Located[] }> {
+  let otlp: OtlpReader | null | undefined;
+  let firstSeen = "";
+  const located: Located[] = [];
+  for (const f of traceFiles(file))
+    await forEachRecord(
+      f,
+      (r) => {
+        const isOtlp = recordFormat(r.value) === "otlp";
+        if (otlp === undefined) {
+          otlp = isOtlp ? new OtlpReader() : null;
+          firstSeen = whereOf(r);
+        }
+        if (otlp !== null) {
+          if (!isOtlp)
+            throw new DataValidationError([
+              {
+                file: r.file,
+                line: r.line,
+                message: `not an OTLP/JSON export, while ${firstSeen} was one: one import reads one format`,
+              },
+            ]);
+          otlp.add(r);
+          return;
+        }
+        located.push({
+          where: r.index !== undefined ? { file: r.file, field: `[${r.index}]` } : { file: r.file, line: r.line },
+          record: r.value,
+        });
+      },
+      "a JSON array of runs or one JSON object a line",
+    );
+  return { otlp: otlp ?? null, located };
 }
 
 /**
@@ -99,9 +105,8 @@ async function isOtlpExport(file: string): Promise<boolean> {
  * trace with none: one turn, named by its root span), turns in recorded
  * order; each turn's context is what the assistant answered the turn before.
  */
-async function otlpConversations(file: string): Promise<Conversation[]> {
-  const read = await readTraces(file, { format: "otlp" });
-  return read.conversations.map((c) => {
+function otlpConversations(reader: OtlpReader): Conversation[] {
+  return conversationsOf(reader.turns()).map((c) => {
     const first = c.turns[0]!;
     const [f, line] = [
       first.where.replace(/:\d+( \[\d+\])?$/, ""),
@@ -140,10 +145,9 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   const intoText = o.into !== undefined ? await readTextFileOrThrow(o.into) : "";
   const existing = o.into !== undefined ? knownIds(intoText, o.into) : new Set<string>();
   const issues: DataIssue[] = [];
-  // OTLP/JSON trace exports (a file, or a folder of them): the conversations `eval --traces` rebuilds, streamed (docs/recorded-traces.md).
-  const otlp = await isOtlpExport(file);
-  const located = otlp ? [] : records(await readTextFileOrThrow(file), file, issues);
-  const conversations: Conversation[] = otlp ? await otlpConversations(file) : [];
+  // Every shape through the one trace reader; OTLP/JSON exports (a file, or a folder of them): the conversations `eval --traces` rebuilds, streamed (docs/recorded-traces.md).
+  const { otlp, located } = await readRecords(file);
+  const conversations: Conversation[] = otlp !== null ? otlpConversations(otlp) : [];
   const runs: RootRun[] = [];
   let childRuns = 0;
   for (const { where, record } of located) {
@@ -160,11 +164,23 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
       const c = chatConversation(record as Record<string, unknown>, where, issues);
       if (c !== null) conversations.push(c);
     } else {
-      const r = readRootRun(record as Record<string, unknown>, where, issues);
+      // A child run by any link LangSmith exports (parent_run_id, parent_run_ids, dotted_order, trace_id): the one rule of eval --traces (src/eval/traces/langsmith.ts).
+      const run = record as Record<string, unknown>;
+      const r = runParent(run) !== null ? "child" : readRootRun(run, where, issues, runThread(run, runMetadata(run)));
       if (r === "child") childRuns++;
       else if (r !== null) runs.push(r);
     }
   }
+  // The runs' parent links walked as eval --traces walks them: a cycle is exit 2 naming the runs, never an endless walk (a parent not exported ends the walk: root runs alone are a usual import).
+  const links = new Map<string, { parent: string | null; file: string; line: number }>();
+  for (const { where, record } of located) {
+    const run = record as Record<string, unknown>;
+    if (recordShape(record) !== "langsmith" || typeof run.id !== "string") continue;
+    const parent = runParent(run);
+    links.set(run.id, { parent: parent === "missing" ? null : parent, file: where.file, line: where.line ?? 0 });
+  }
+  const rootOf = rootFinder(links, (l) => l, { thing: "run", parentField: "parent_run_id", missingHint: null });
+  for (const id of links.keys()) rootOf(id);
   conversations.push(...threadConversations(runs, issues));
   for (const c of conversations)
     if (c.locale === undefined && o.locale === undefined)

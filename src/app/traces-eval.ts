@@ -103,10 +103,14 @@ export async function recordedTracesSource(
       const elsewhere = new Set((selection ?? []).map((c) => c.id).filter((id) => !mine.has(id)));
       const join = joinTraces(read.conversations, cases, { elsewhere });
       const turnsRead = read.conversations.reduce((n, c) => n + c.turns.length, 0);
+      if (read.unattached.turns + read.unattached.calls > 0)
+        log.warn(
+          `--traces: ${read.unattached.turns} recorded turns have retriever calls with no parent link in the export, and ${read.unattached.calls} retriever calls have no turn: not scored (never counted as misses), e.g. ${read.unattached.examples.slice(0, 3).join("; ")}. Export the runs with their parent links (parent_run_id, parent_run_ids or dotted_order; parentSpanId)`,
+        );
       if (join.joined.length === 0)
         throw new GraphInputError(
           `--traces ${file}: no recorded turn joins a case (${read.conversations.length} conversations, ${turnsRead} turns read; ${join.conversationsWithoutCaseCount} conversations have no case of their id` +
-            `${join.conversationsWithoutCase.length > 0 ? `, e.g. ${join.conversationsWithoutCase.slice(0, 3).join(", ")}` : ""}; ${join.mismatchCount} turns differ from their case's user text). ` +
+            `${join.conversationsWithoutCase.length > 0 ? `, e.g. ${join.conversationsWithoutCase.slice(0, 3).join(", ")}` : ""}; ${join.mismatchCount} turns differ from their case's user text${read.unattached.turns > 0 ? `; ${read.unattached.turns} turns have retriever calls with no parent link, not scored` : ""}). ` +
             "Make the cases from these traces with `retrace cases import` (each conversation becomes the case of its id), or check --case/--locale",
         );
       if (join.mismatchCount > 0)
@@ -158,6 +162,13 @@ export async function recordedTracesSource(
           casesWithoutTraceExamples: join.casesWithoutTrace,
           anonymousConversations: join.anonymousCount,
           anonymousExamples: join.anonymous,
+          ...(read.unattached.turns + read.unattached.calls > 0
+            ? {
+                unattachedTurns: read.unattached.turns,
+                unattachedCalls: read.unattached.calls,
+                unattachedExamples: read.unattached.examples,
+              }
+            : {}),
         },
       };
     },
@@ -201,6 +212,9 @@ export function mergeTracesSections(sections: readonly TracesSection[]): TracesS
       .slice(0, JOIN_LIST_MAX),
     anonymousConversations: first.anonymousConversations,
     anonymousExamples: first.anonymousExamples,
+    ...(first.unattachedTurns !== undefined ? { unattachedTurns: first.unattachedTurns } : {}),
+    ...(first.unattachedCalls !== undefined ? { unattachedCalls: first.unattachedCalls } : {}),
+    ...(first.unattachedExamples !== undefined ? { unattachedExamples: first.unattachedExamples } : {}),
   };
 }
 

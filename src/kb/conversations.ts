@@ -225,8 +225,12 @@ function startOf(v: unknown): number | null {
   return Number.isNaN(t) ? null : t;
 }
 
-/** A LangSmith root run (or null: a child run, counted by the caller; or invalid, with issues). */
-export function readRootRun(r: Json, where: Conversation["where"], issues: DataIssue[]): RootRun | "child" | null {
+/**
+ * A LangSmith root run (or null: a child run, counted by the caller; or invalid, with issues).
+ * `thread`: the thread the caller found for it (src/eval/traces/langsmith.ts `runThread`: LangSmith's grouping, the one
+ * `eval --traces` uses; null: none), instead of the thread key of its metadata.
+ */
+export function readRootRun(r: Json, where: Conversation["where"], issues: DataIssue[], thread?: string | null): RootRun | "child" | null {
   if (r.parent_run_id !== undefined && r.parent_run_id !== null) return "child";
   const inputs = r.inputs as Json;
   const messages = runMessages(inputs);
@@ -266,12 +270,14 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
     issues.push({ ...where, field: fieldAt(where, "start_time"), message: `expected an ISO time or epoch milliseconds, got ${JSON.stringify(r.start_time) ?? "nothing"}` });
     return null;
   }
-  const metadata = isObject(r.extra) && isObject(r.extra.metadata) ? r.extra.metadata : {};
-  let thread: string | undefined;
+  // listRuns() runs carry `extra.metadata`, runs.query() v2 runs a top-level `metadata`.
+  const metadata = isObject(r.extra) && isObject(r.extra.metadata) ? r.extra.metadata : isObject(r.metadata) ? r.metadata : {};
+  let threadKey: string | undefined = thread === undefined ? undefined : thread === null ? undefined : `thread:${thread}`;
   for (const k of THREAD_KEYS) {
+    if (thread !== undefined) break;
     const v = metadata[k];
     if ((typeof v === "string" && v !== "") || typeof v === "number") {
-      thread = `${k}:${v}`;
+      threadKey = `${k}:${v}`;
       break;
     }
   }
@@ -280,7 +286,7 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
   return {
     where,
     id: typeof r.id === "string" ? r.id : "",
-    ...(thread !== undefined ? { thread } : {}),
+    ...(threadKey !== undefined ? { thread: threadKey } : {}),
     start,
     dottedOrder: typeof r.dotted_order === "string" ? r.dotted_order : "",
     ...(locale !== undefined ? { locale } : {}),

@@ -174,7 +174,9 @@ function incompleteTail(b: Uint8Array): number {
  * bytes, cut at LF bytes (bench/traces.bench.ts). Stops early when `stop()`
  * says so. `range` reads only the bytes [start, end) of a file (a part of it
  * another thread does not read; src/eval/traces/read.ts): a BOM is looked
- * for only at offset 0, and lines are numbered from 1 at `start`.
+ * for only at offset 0, and lines are numbered from 1 at `start`. `source`:
+ * the bytes to read instead of opening `file` (then only named in messages:
+ * a decompressed stream, src/eval/traces/records.ts).
  * @throws DataValidationError (exit 2) naming the file.
  */
 export async function forEachTextLine(
@@ -182,8 +184,9 @@ export async function forEachTextLine(
   onLine: (line: string) => void,
   stop: () => boolean = () => false,
   range?: { start: number; end: number },
+  source?: AsyncIterable<Buffer>,
 ): Promise<void> {
-  if (file !== "-") {
+  if (file !== "-" && source === undefined) {
     const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
     if (r instanceof Error) {
       const missing = (r as NodeJS.ErrnoException).code === "ENOENT";
@@ -193,7 +196,9 @@ export async function forEachTextLine(
   }
   if (range !== undefined && range.end <= range.start) return;
   const stream =
-    file === "-"
+    source !== undefined
+      ? source
+      : file === "-"
       ? process.stdin
       : createReadStream(file, {
           highWaterMark: 1 << 20,
@@ -250,7 +255,7 @@ export async function forEachTextLine(
       }
       if (lastNl + 1 < chunk.length) parts.push(chunk.subarray(lastNl + 1));
       if (stop()) {
-        if (file !== "-") (stream as { destroy(): void }).destroy();
+        if (file !== "-" && source === undefined) (stream as { destroy(): void }).destroy();
         return;
       }
     }

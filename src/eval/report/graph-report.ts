@@ -92,6 +92,10 @@ function tracesJoinLines(t: TracesSection): string[] {
     lines.push(
       `traces naming no conversation (each a one-turn conversation, named by its root): ${t.anonymousConversations}: ${t.anonymousExamples.join(", ")}${more(t.anonymousConversations, t.anonymousExamples.length)}`,
     );
+  if ((t.unattachedTurns ?? 0) + (t.unattachedCalls ?? 0) > 0)
+    lines.push(
+      `unattached (not scored): ${t.unattachedTurns ?? 0} turns whose retriever calls have no parent link in the export, ${t.unattachedCalls ?? 0} retriever calls with no turn: ${(t.unattachedExamples ?? []).join("; ")}${more((t.unattachedTurns ?? 0) + (t.unattachedCalls ?? 0), (t.unattachedExamples ?? []).length)}; export the runs with their parent links (parent_run_id or dotted_order)`,
+    );
   lines.push(
     "note: this report holds user text recorded in production or staging traces (the turns, queries and documents shown); share it as you would share the traces",
   );

@@ -9,9 +9,14 @@
  * them are one code path. Nothing is re-run.
  *
  * Time: a call's start and end give the step rule its order
- * (`retrievalSteps`); calls recorded with LangGraph's `langgraph_step` are
- * ordered by it first, so calls of two graph steps never count as parallel
- * even when OTel's whole-millisecond start times make them look overlapping.
+ * (`retrievalSteps`) when nothing better is recorded. LangGraph's own step
+ * decides when it is (docs/recorded-traces.md, "Which call is scored"):
+ * calls recorded with `langgraph_step` are ordered by it first, and the
+ * calls of one step are one step whatever their timing (within a step every
+ * start comes before every end), so calls of two graph steps never count as
+ * parallel even when OTel's whole-millisecond start times make them look
+ * overlapping, and two calls of one step started 25 ms apart are one step;
+ * calls of one `langgraph_checkpoint_ns` (one task) are one step too.
  */
 import type { EvalCase } from "../../kb/types.js";
 import type { RetrievalTrace } from "../../contract/trace.js";
@@ -21,20 +26,42 @@ import { scoredCalls, type CapturedRetrieverRun, type IdOptions, type RetrieverR
 import { scoreCapturedTurn, type GraphSweepOptions, type GraphTurn } from "./external-graph.js";
 import type { DocumentInterface } from "@langchain/core/documents";
 
+/** Turns scored between two returns to the event loop (`runRecordedSweep`). */
+const YIELD_EVERY = 512;
+
 /** A recorded turn's retriever calls, read as `selectRetrieval` reads a live capture. */
 export class RecordedCapture implements RetrieverRuns {
   private readonly all: CapturedRetrieverRun[];
   constructor(runs: readonly RecordedRun[]) {
+    // Calls of one LangGraph checkpoint namespace (one task) are one step: each spans its namespace's first start to last end.
+    const hull = new Map<string, { start: number; end: number }>();
+    for (const r of runs) {
+      if (r.langgraphNamespace === undefined) continue;
+      const h = hull.get(r.langgraphNamespace);
+      const end = Math.max(r.endUs, r.startUs);
+      if (h === undefined) hull.set(r.langgraphNamespace, { start: r.startUs, end });
+      else [h.start, h.end] = [Math.min(h.start, r.startUs), Math.max(h.end, end)];
+    }
     // The event clock: every start and end in time order (graph step first, an end before a start at the same instant).
-    const events: { run: number; at: number; step: number; end: boolean }[] = [];
+    // Calls recorded with LangGraph's step: within a step every start comes before every end, so the step's calls are one step whatever their timing.
+    const events: { run: number; at: number; step: number; stepped: boolean; end: boolean }[] = [];
     runs.forEach((r, i) => {
       const step = r.langgraphStep ?? 0;
+      const stepped = r.langgraphStep !== undefined;
+      const h = r.langgraphNamespace !== undefined ? hull.get(r.langgraphNamespace) : undefined;
       events.push(
-        { run: i, at: r.startUs, step, end: false },
-        { run: i, at: Math.max(r.endUs, r.startUs), step, end: true },
+        { run: i, at: h?.start ?? r.startUs, step, stepped, end: false },
+        { run: i, at: h?.end ?? Math.max(r.endUs, r.startUs), step, stepped, end: true },
       );
     });
-    events.sort((a, b) => a.step - b.step || a.at - b.at || Number(b.end) - Number(a.end) || a.run - b.run);
+    events.sort(
+      (a, b) =>
+        a.step - b.step ||
+        (a.stepped && b.stepped ? Number(a.end) - Number(b.end) : 0) ||
+        a.at - b.at ||
+        Number(b.end) - Number(a.end) ||
+        a.run - b.run,
+    );
     const startSeq = new Array<number>(runs.length).fill(0);
     const endSeq = new Array<number>(runs.length).fill(0);
     events.forEach((e, seq) => ((e.end ? endSeq : startSeq)[e.run] = seq));
@@ -114,6 +141,8 @@ export async function runRecordedSweep(
 ): Promise<RecordedGraphTurn[]> {
   const out: RecordedGraphTurn[] = [];
   for (const j of join.joined) {
+    // Back to the event loop now and then: an interrupt (SIGINT / SIGTERM) ends a long sweep at once, not after it (docs/recorded-traces.md, "Bad recordings").
+    if (out.length % YIELD_EVERY === YIELD_EVERY - 1) await new Promise<void>((r) => setImmediate(r));
     const c = cases[j.caseIndex]!;
     const rec = j.recorded;
     const where = `case ${c.id} turn ${j.turnIndex} (recorded root ${rec.rootId}, ${rec.where})`;

@@ -109,6 +109,8 @@ export function joinTraces(
         out.turnsWithoutCaseTurn++;
         return;
       }
+      // Its retriever calls cannot all be attached (a parent link missing from the export): listed by the reader (ReadTraces.unattached), never scored as a miss.
+      if ((rec.unattachedCalls ?? 0) > 0) return;
       if (normalize(turn.user) !== normalize(rec.user)) {
         out.mismatchCount++;
         out.mismatches.push({ case: c.id, turn: ti, recorded: rec.user, expected: turn.user, where: rec.where });

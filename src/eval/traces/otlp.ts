@@ -26,6 +26,7 @@
 import { DataValidationError } from "../../errors.js";
 import { THREAD_KEYS } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
+import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
 /** Where a record was read: one object per record, shared by its spans (the parsed record itself is not kept). */
@@ -162,6 +163,8 @@ export interface SpanDetail {
   error: string | null;
   /** LangGraph's `langgraph_step` from the metadata, for a retriever-like span. */
   step?: number;
+  /** LangGraph's `langgraph_checkpoint_ns` from the metadata, for a retriever-like span. */
+  namespace?: string;
   /** A retriever-like span's call: RETRIEVER, gen_ai retrieval, or RERANKER (input and output). */
   call?:
     | { kind: "retriever"; query: string; documents: RawDocument[] }
@@ -309,6 +312,8 @@ export function spanFacts(
   };
   facts.detail = detail;
   if (retrieverLike && typeof meta?.langgraph_step === "number") detail.step = meta.langgraph_step;
+  if (retrieverLike && typeof meta?.langgraph_checkpoint_ns === "string" && meta.langgraph_checkpoint_ns !== "")
+    detail.namespace = meta.langgraph_checkpoint_ns;
   const docsOf = (key: string): RawDocument[] =>
     [...(docs.get(key) ?? new Map<number, Record<string, unknown>>()).entries()]
       .sort((a, b) => a[0] - b[0])
@@ -436,6 +441,7 @@ export class OtlpReader {
         startUs,
         endUs,
         ...(detail.step !== undefined ? { langgraphStep: detail.step } : {}),
+        ...(detail.namespace !== undefined ? { langgraphNamespace: detail.namespace } : {}),
         error,
       };
       const failed = error !== null;
@@ -487,41 +493,55 @@ export class OtlpReader {
     }
   }
 
+  /** Retriever-like spans with no parent beside their trace's root (a `parentSpanId` the export lost): listed, and that turn not scored. */
+  readonly unattached: { id: string; traceId: string; where: string }[] = [];
+
+  /**
+   * A trace with a root that is a retriever call and another that is not:
+   * the retriever's parent link was lost (a span exported without
+   * `parentSpanId`). It is no turn of its own; the trace's turn is marked
+   * as missing it (`unattachedCalls`), so that it is listed, not scored.
+   */
+  private detachOrphans(): void {
+    const byTrace = new Map<string, RecordedTurn[]>();
+    for (const t of this.roots) {
+      const list = byTrace.get(t.traceId);
+      if (list === undefined) byTrace.set(t.traceId, [t]);
+      else list.push(t);
+    }
+    const orphans = new Set<string>();
+    for (const list of byTrace.values()) {
+      if (list.length < 2) continue;
+      const calls = list.filter((t) => this.spans.get(t.rootId)!.runs !== undefined);
+      const turns = list.filter((t) => this.spans.get(t.rootId)!.runs === undefined);
+      if (calls.length === 0 || turns.length === 0) continue;
+      for (const c of calls) {
+        orphans.add(c.rootId);
+        this.unattached.push({ id: c.rootId, traceId: c.traceId, where: c.where });
+      }
+      for (const t of turns) t.unattachedCalls = calls.length;
+    }
+    if (orphans.size === 0) return;
+    const kept = this.roots.filter((t) => !orphans.has(t.rootId));
+    this.roots.length = 0;
+    for (const t of kept) this.roots.push(t);
+  }
+
   /** The turns, each with its recorded calls; a span whose parent is not in the files is an error naming it. */
   turns(): RecordedTurn[] {
+    this.detachOrphans();
     const byRoot = new Map(this.roots.map((t) => [t.rootId, t]));
-    const rootOf = new Map<string, string>();
-    const findRoot = (id: string): string => {
-      const chain: string[] = [];
-      let cur: string = id;
-      for (;;) {
-        const known = rootOf.get(cur);
-        if (known !== undefined) {
-          for (const c of chain) rootOf.set(c, known);
-          return known;
-        }
-        const link = this.spans.get(cur)!;
-        chain.push(cur);
-        if (link.parent === null) {
-          for (const c of chain) rootOf.set(c, cur);
-          return cur;
-        }
-        if (!this.spans.has(link.parent))
-          throw new DataValidationError([
-            {
-              file: link.at.file,
-              line: link.at.line,
-              field: "parentSpanId",
-              message: `span ${cur} names the parent span ${link.parent}, which is in none of the files read (an export cut short, or a trace split across files not all given); give every file of the trace, or export whole traces`,
-            },
-          ]);
-        cur = link.parent;
-      }
-    };
+    const findRoot = rootFinder(this.spans, (l) => ({ file: l.at.file, line: l.at.line }), {
+      thing: "span",
+      parentField: "parentSpanId",
+      missingHint:
+        "(an export cut short, or a trace split across files not all given); give every file of the trace, or export whole traces",
+    });
     for (const [spanId, link] of this.spans) {
       const root = findRoot(spanId);
       if (link.runs === undefined) continue;
-      const turn = byRoot.get(root)!;
+      const turn = byRoot.get(root);
+      if (turn === undefined) continue; // an unattached call (detachOrphans), or below one
       for (const run of link.runs) {
         // The nearest enclosing recorded call (a reranker's input side already names its output).
         if (run.retrieverParentRunId === null) {

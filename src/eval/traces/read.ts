@@ -1,7 +1,8 @@
 /**
- * `--traces PATH` (docs/recorded-traces.md): a file, or a folder whose
- * `.json` / `.jsonl` / `.ndjson` files (sorted by name, not recursive) are
- * read as one recording. Each record's format is detected (`resourceSpans`:
+ * `--traces PATH` (docs/recorded-traces.md): a file, standard input (`-`),
+ * or a folder whose `.json` / `.jsonl` / `.ndjson` / `.gz` files (sorted by
+ * name, not recursive) are read as one recording, each through the one
+ * record reader (./records.ts: JSON Lines or whole documents, gzip by content). Each record's format is detected (`resourceSpans`:
  * OTLP/JSON; a run with `run_type` / `trace_id`: LangSmith) unless
  * `--traces-format` forces one; one run reads one format, and a record of
  * another is an error naming file and line. The turns are grouped into
@@ -16,14 +17,16 @@ import { forEachTextLine } from "../../kb/text.js";
 import { moduleWorker, siblingModule } from "../../module-worker.js";
 import { LangSmithReader } from "./langsmith.js";
 import { OtlpReader, type SpanFacts } from "./otlp.js";
-import { forEachRecord, whereOf, type TraceRecord } from "./records.js";
+import { fileIsGzip, forEachRecord, whereOf, type TraceRecord } from "./records.js";
 import type { RecordedConversation, RecordedTurn, TraceFilters, TraceFormat } from "./types.js";
 import { timeToMicros } from "./langsmith.js";
+import { JOIN_LIST_MAX } from "./join.js";
 
-const TRACE_EXTENSIONS = [".json", ".jsonl", ".ndjson"];
+const TRACE_EXTENSIONS = [".json", ".jsonl", ".ndjson", ".gz"];
 
-/** The files `--traces PATH` names: the file itself, or the folder's trace files sorted by name. */
+/** The files `--traces PATH` names: the file itself, standard input (`-`), or the folder's trace files sorted by name (gzip ones too). */
 export function traceFiles(p: string): string[] {
+  if (p === "-") return [p];
   let st;
   try {
     st = statSync(p);
@@ -72,6 +75,14 @@ export interface ReadTraces {
   conversations: RecordedConversation[];
   /** Turns left out by the filters. */
   filteredOut: number;
+  /**
+   * Turns whose retriever calls cannot all be attached to them (a parent
+   * link missing from the export: `RecordedTurn.unattachedCalls`), kept in
+   * their conversations (so the turns after them join by position) but never
+   * scored; and the retriever calls with no turn. Examples name the root or
+   * call and where it was read (at most JOIN_LIST_MAX).
+   */
+  unattached: { turns: number; calls: number; examples: string[] };
   /** How many threads read the files: 2 when a large OTLP/JSON Lines file was read in two parts (`readOtlpInTwo`). */
   threads: 1 | 2;
 }
@@ -142,6 +153,8 @@ async function readOtlpInTwo(
     return null;
   }
   if (sizes.some((n) => n < 0) || !sizes.some((n) => n >= minBytes)) return null;
+  // A gzip file is decompressed as it is read: it cannot be cut in two.
+  if (files.some((f) => fileIsGzip(f))) return null;
   const otlp = new OtlpReader();
   const workers: { terminate(): Promise<number> }[] = [];
   let records = 0;
@@ -213,21 +226,49 @@ export async function readTraces(
     opts.format !== "langsmith"
       ? await readOtlpInTwo(files, opts.splitMinBytes ?? SPLIT_MIN_BYTES, opts.partBatch ?? PART_BATCH)
       : null;
-  const { format, turns, records } =
+  const { format, turns, records, orphans } =
     inTwo !== null
-      ? { format: "otlp" as const, turns: inTwo.reader.turns(), records: inTwo.reader.spanCount }
+      ? {
+          format: "otlp" as const,
+          turns: inTwo.reader.turns(),
+          records: inTwo.reader.spanCount,
+          orphans: inTwo.reader.unattached,
+        }
       : await readInOrder(files, opts.format);
   const f = opts.filters ?? {};
   const from = f.from !== undefined ? timeToMicros(f.from) : undefined;
   const to = f.to !== undefined ? timeToMicros(f.to) : undefined;
   const kept = turns.filter(
     (t) =>
-      (f.services === undefined || (t.service !== undefined && f.services.includes(t.service))) &&
+      (f.services === undefined ||
+        (t.services ?? (t.service !== undefined ? [t.service] : [])).some((s) => f.services!.includes(s))) &&
       (from === undefined || t.startUs >= from) &&
       (to === undefined || t.startUs < to),
   );
+  const conversations = conversationsOf(kept);
+  const unattachedTurns = kept.filter((t) => (t.unattachedCalls ?? 0) > 0);
+  const examples = [
+    ...unattachedTurns.map(
+      (t) =>
+        `${t.rootId} (${t.where}): ${t.unattachedCalls} retriever call${t.unattachedCalls === 1 ? "" : "s"} with no parent link`,
+    ),
+    ...orphans.map((o) => `retriever ${o.id} (${o.where}): no parent link`),
+  ].slice(0, JOIN_LIST_MAX);
+  return {
+    format,
+    files,
+    records,
+    conversations,
+    filteredOut: turns.length - kept.length,
+    unattached: { turns: unattachedTurns.length, calls: orphans.length, examples },
+    threads: inTwo?.threads ?? 1,
+  };
+}
+
+/** Turns grouped into conversations by conversation id (a turn with none: its own, named by its root), sorted by id, turns in order (`compareTurns`). */
+export function conversationsOf(turns: readonly RecordedTurn[]): RecordedConversation[] {
   const byConversation = new Map<string, RecordedConversation>();
-  for (const t of kept) {
+  for (const t of turns) {
     const id = t.conversationId ?? t.rootId;
     const c = byConversation.get(id) ?? { id, anonymous: t.conversationId === null, turns: [] };
     byConversation.set(id, c);
@@ -235,21 +276,19 @@ export async function readTraces(
   }
   const conversations = [...byConversation.values()].sort((a, b) => cmp(a.id, b.id));
   for (const c of conversations) c.turns.sort(compareTurns);
-  return {
-    format,
-    files,
-    records,
-    conversations,
-    filteredOut: turns.length - kept.length,
-    threads: inTwo?.threads ?? 1,
-  };
+  return conversations;
 }
 
 /** Reads the files one record after another on this thread, every record's format checked (the first one's is the run's), into turns. */
 async function readInOrder(
   files: readonly string[],
   forced: TraceFormat | undefined,
-): Promise<{ format: TraceFormat; turns: RecordedTurn[]; records: number }> {
+): Promise<{
+  format: TraceFormat;
+  turns: RecordedTurn[];
+  records: number;
+  orphans: readonly { id: string; where: string }[];
+}> {
   let format: TraceFormat | undefined = forced;
   let firstSeen: string | undefined;
   const otlp = new OtlpReader();
@@ -282,6 +321,6 @@ async function readInOrder(
   if (format === undefined)
     throw new DataValidationError([{ file: files[0]!, message: "no trace records (the file is empty)" }]);
   return format === "otlp"
-    ? { format, turns: otlp.turns(), records: otlp.spanCount }
-    : { format, turns: ls.turns(), records: ls.runCount };
+    ? { format, turns: otlp.turns(), records: otlp.spanCount, orphans: otlp.unattached }
+    : { format, turns: ls.turns(), records: ls.runCount, orphans: ls.unattached };
 }

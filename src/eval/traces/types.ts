@@ -33,8 +33,10 @@ export interface RecordedRun {
   /** Start and end, microseconds since the epoch (OTel start times are whole milliseconds). */
   startUs: number;
   endUs: number;
-  /** LangGraph's `langgraph_step` of the call, when recorded (orders calls whose times tie). */
+  /** LangGraph's `langgraph_step` of the call, when recorded: the calls of one step are one step, whatever their timing. */
   langgraphStep?: number;
+  /** LangGraph's `langgraph_checkpoint_ns` of the call (its task), when recorded: calls of one namespace are one step. */
+  langgraphNamespace?: string;
   documents: RecordedDocument[] | null;
   error: string | null;
 }
@@ -56,8 +58,17 @@ export interface RecordedTurn {
   endUs: number;
   /** LangSmith's `dotted_order` of the root (the tie rule's last key before the id). */
   dottedOrder?: string;
-  /** `service.name` (OTLP resource) or the LangSmith project (`session_name`). */
+  /** `service.name` (OTLP resource) or the LangSmith project (`session_name`, else `session_id` / `project_id`). */
   service?: string;
+  /** Every project name the root run carries (LangSmith `session_name`, `session_id`, `project_id`): the `services` filter matches any of them. */
+  services?: string[];
+  /**
+   * Retriever calls of this turn's trace whose parent link is missing (a
+   * LangSmith child run exported without `parent_run_id`, an OTLP retriever
+   * span without `parentSpanId` beside the trace's root): the turn's calls
+   * cannot be known, so it is listed (`unattachedTurns`) and not scored.
+   */
+  unattachedCalls?: number;
   /** The recorded retriever calls of the turn, in start order. */
   runs: RecordedRun[];
   /** The root's own error, if the invocation failed. */
@@ -74,7 +85,7 @@ export interface RecordedConversation {
 
 /** Filters of the `traces` section of `--config` (docs/recorded-traces.md). */
 export interface TraceFilters {
-  /** Only turns whose service (OTLP `service.name`) or project (LangSmith `session_name`) is one of these. */
+  /** Only turns whose service (OTLP `service.name`) or project (LangSmith `session_name`, `session_id` or `project_id`) is one of these. */
   services?: string[];
   /** Only turns whose root started at or after / before these instants (ISO 8601). */
   from?: string;

@@ -96,6 +96,11 @@ const graphRunInfoObject = z.object({
       casesWithoutTraceExamples: z.array(z.string()),
       anonymousConversations: count,
       anonymousExamples: z.array(z.string()),
+      /** Turns whose retriever calls cannot be attached (a parent link missing from the export): not scored; absent in reports written before it was counted. */
+      unattachedTurns: count.optional(),
+      /** Retriever calls with no turn (their parent link missing). */
+      unattachedCalls: count.optional(),
+      unattachedExamples: z.array(z.string()).optional(),
     })
     .optional(),
 });
