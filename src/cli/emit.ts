@@ -81,5 +81,6 @@ export async function emitReport(
   for (const note of notes) log.info(note);
   if (o.json === true) out(reportToJSON(report));
   // The table only when no output took stdout (`--out json:-`): stdout carries one document.
-  else if (!(await anyToStdout(files))) outText(renderTable(report, { color: useColor(), width: outputWidth(), verbose: verbose() }));
+  else if (!(await anyToStdout(files)))
+    outText(renderTable(report, { color: useColor(), width: outputWidth(), verbose: verbose() }));
 }
