@@ -7,22 +7,24 @@
  * saved), logged at debug level (`--verbose` or `RETRACE_LOG=debug`).
  *
  * Embedder spec:
- *   - `auto` (default): the transformers model `Xenova/bge-small-en-v1.5` when
- *     its weights are present in the models directory (`modelsDir`, else
- *     `$RETRACE_MODELS_DIR`, else `<cwd>/models`), else the corpus-fit LSA
- *     embedder fitted on `corpus` (docs/fusion-and-tuning.md: it won the
- *     choice of the shipped default), else — no corpus given — the built-in
- *     `HashingEmbedder`. Weights that are present but fail to load are an
- *     error, never a silent fallback. With `allowRemote`, a missing model is
- *     downloaded first; if that fails too, the weight-free one is used.
+ *   - `auto` (default): the corpus-fit LSA embedder fitted on `corpus`
+ *     (docs/fusion-and-tuning.md: it won the choice of the shipped default),
+ *     else — no corpus given — the built-in `HashingEmbedder`; whatever model
+ *     folders exist (docs/models.md, "The rule for auto"): a model is used only
+ *     when it is named, so the same command gives the same embedder on every
+ *     machine. Its summary line says how to switch to a real model.
  *   - `builtin`: always the built-in `HashingEmbedder`.
  *   - `lsa`: the corpus-fit LSA embedder (./lsa.ts), fitted on `corpus.chunks`
  *     (its state loaded from / saved to `corpus.stateDir` when given); an
  *     InvalidArgumentError when no corpus is given (only a command that has
  *     the chunks can fit it).
- *   - anything else: a model id or folder path, loaded with transformers.js;
- *     missing weights are a ModelUnavailableError (exit 3), a missing
- *     transformers.js (an optional peer) a MissingPeerError (exit 2).
+ *   - anything else: a model id or folder path, optionally ending in `@fp32`
+ *     or `@q8` (`Xenova/bge-small-en-v1.5@q8`), loaded with transformers.js
+ *     from the folders of transformers-runtime.ts; missing weights are a
+ *     ModelUnavailableError (exit 3) naming every folder looked in and how to
+ *     fetch them, a missing transformers.js (an optional peer) a
+ *     MissingPeerError (exit 2). The Hub is reached only with `allowRemote`
+ *     (default: `RETRACE_ALLOW_DOWNLOADS=1`, else off).
  *
  * Reranker spec:
  *   - `null`, `none` or `off` (default): no reranker.
@@ -30,7 +32,7 @@
  *     weights are present locally, else none.
  *   - anything else: a model id or folder path (ModelUnavailableError if missing).
  */
-import { InvalidArgumentError, MissingPeerError, ModelUnavailableError } from "../../errors.js";
+import { InvalidArgumentError } from "../../errors.js";
 import { log } from "../../log.js";
 import type { Analyzers } from "../analyzer.js";
 import { CrossEncoderReranker } from "../rerank-model.js";
@@ -40,9 +42,9 @@ import { loadOrFitLsa, type LsaChunk } from "./lsa.js";
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_RERANK_MODEL,
-  MODELS_DIR_ENV,
   TransformersEmbedder,
   defaultModelsDir,
+  downloadsAllowedByEnv,
   locateModel,
 } from "./transformers.js";
 
@@ -54,7 +56,7 @@ export interface ResolveOptions {
   modelsDir?: string;
   /** transformers.js file cache (searched too; downloads land there). */
   cacheDir?: string;
-  /** Allow downloads from the Hugging Face Hub. Default false. */
+  /** Allow downloads from the Hugging Face Hub. Default: `RETRACE_ALLOW_DOWNLOADS=1` (or `true`) in the environment, else false. */
   allowRemote?: boolean;
   /** Texts per model call for transformers models. */
   batchSize?: number;
@@ -100,6 +102,12 @@ export function logChoice(
   log.debug(`${what}: ${r.reason}`);
 }
 
+/** The one-line pointer of `auto`'s summary: how to switch to a real model. */
+export const SWITCH_HINT = "real model: npm run models, docs/models.md";
+const SWITCH_HINT_LONG =
+  `to use a real model, fetch it (\`npm run models\`) and name it: \`--config '{"retrieval":{"embedder":"${DEFAULT_EMBEDDING_MODEL}"}}'\`` +
+  " (docs/models.md)";
+
 /** The hints of a summary whose `reason` names folders: where to see them. */
 const SEARCH_PATH_HINT = "--verbose for the search path";
 const FOLDER_HINT = "--verbose for the folder";
@@ -115,7 +123,7 @@ function modelOptions(options: ResolveOptions) {
     ...(options.modelsDir !== undefined ? { modelsDir: options.modelsDir } : {}),
     ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-    allowRemote: options.allowRemote ?? false,
+    allowRemote: options.allowRemote ?? downloadsAllowedByEnv(),
   };
 }
 
@@ -175,40 +183,11 @@ export async function resolveEmbedder(
     };
   }
 
-  const modelsDir = options.modelsDir ?? defaultModelsDir();
-  const location = await locateModel(DEFAULT_EMBEDDING_MODEL, {
-    modelsDir,
-    ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
-  });
-  if (location.found || options.allowRemote === true) {
-    try {
-      const embedder = await TransformersEmbedder.load({
-        ...modelOptions(options),
-        modelsDir,
-        model: DEFAULT_EMBEDDING_MODEL,
-      });
-      const where = location.found ? `its weights are in ${location.dir}` : "its weights were downloaded";
-      return {
-        embedder,
-        reason: `${describeLoaded(embedder)}: auto, ${where}`,
-        summary: `${embedder.id} (default; transformers.js, ${location.found ? `weights found, ${FOLDER_HINT}` : "weights downloaded"})`,
-        setup: "model-load",
-      };
-    } catch (e) {
-      // Present-but-broken weights (or no transformers.js to load them) are an error; only a failed download falls back.
-      if (location.found || !(e instanceof ModelUnavailableError || MissingPeerError.isInstance(e))) throw e;
-      return weightFree(
-        options,
-        `auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`,
-        "no transformer weights found and the download failed, --verbose for why",
-      );
-    }
-  }
+  // `auto` never looks for model folders: the same command gives the same embedder on every machine (docs/models.md).
   return weightFree(
     options,
-    `auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); ` +
-      `put them there or set ${MODELS_DIR_ENV} for a pretrained model`,
-    `no transformer weights found, ${SEARCH_PATH_HINT}`,
+    `auto is the embedded default (no model weights); ${SWITCH_HINT_LONG}`,
+    SWITCH_HINT,
   );
 }
 

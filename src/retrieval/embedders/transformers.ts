@@ -19,6 +19,19 @@
  *   4. otherwise mean pooling over the attention mask (the sentence-transformers
  *      default).
  * Vectors are always L2-normalised (cosine = dot product).
+ *
+ * Query instruction (prepended to queries only, never to documents), first
+ * match wins: the `queryPrefix` option (`""` turns it off); the `query` prompt
+ * of sentence-transformers' `config_sentence_transformers.json` in the model
+ * folder (`npm run models` writes BGE's); the model card of a known family
+ * (`bge-{small,base,large}-en-v1.5` -> "Represent this sentence for searching
+ * relevant passages: "); otherwise none.
+ *
+ * Truncation: inputs are cut to the tokenizer's `model_max_length`, never
+ * beyond the model's `max_position_embeddings` (512 for BERT-style models).
+ *
+ * The embedder id names the model and its precision: `Xenova/bge-small-en-v1.5@fp32`,
+ * `…@q8` (docs/models.md); a spec may end in `@fp32` or `@q8` to pick one.
  */
 import { join } from "node:path";
 import type { FeatureExtractionPipeline, Tensor } from "@huggingface/transformers";
@@ -38,24 +51,32 @@ import {
   exists,
   loadFailed,
   modelIdOf,
+  parseModelSpec,
   prepareLoad,
   withTransformersEnv,
 } from "./transformers-runtime.js";
 import { readJsonFileOrThrow } from "../../kb/json.js";
 
 export {
+  ALLOW_DOWNLOADS_ENV,
   DEFAULT_BATCH_SIZE,
   DEFAULT_RERANK_MODEL,
+  FETCHABLE_MODELS,
   MODELS_DIR_ENV,
   ONNX_FILES,
   REQUIRED_MODEL_FILES,
   checkBatchSize,
   defaultModelsDir,
+  downloadsAllowedByEnv,
+  huggingFaceHubCache,
   isModelPath,
   loadFailed,
   locateModel,
   modelIdOf,
+  modelSearchDirs,
   modelUnavailable,
+  modelsCacheDir,
+  parseModelSpec,
   prepareLoad,
   type LocalModelOptions,
   type ModelDtype,
@@ -64,8 +85,42 @@ export {
   type TransformersEnvSettings,
 } from "./transformers-runtime.js";
 
-/** The transformers embedding model `auto` uses when its weights are present. */
+/** The transformers embedding model retrace's docs name (docs/models.md); `auto` never picks it: it must be named. */
 export const DEFAULT_EMBEDDING_MODEL = "Xenova/bge-small-en-v1.5";
+
+/** BGE v1.5's query instruction for retrieval (the model card's "Represent this sentence for searching relevant passages: "). */
+export const BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: ";
+
+const QUERY_INSTRUCTIONS: { pattern: RegExp; instruction: string; source: string }[] = [
+  { pattern: /(^|[-_/])bge-(small|base|large)-en-v1\.5$/i, instruction: BGE_QUERY_INSTRUCTION, source: "bge-*-en-v1.5 model card" },
+];
+
+/** Applies the query-instruction rule of this module's doc comment. */
+export async function resolveQueryInstruction(
+  model: string,
+  dir: string | null,
+  explicit?: string,
+): Promise<{ instruction: string; source: string }> {
+  if (explicit !== undefined) return { instruction: explicit, source: "option" };
+  if (dir !== null) {
+    const file = join(dir, "config_sentence_transformers.json");
+    if (await exists(file)) {
+      const cfg = (await readJsonFileOrThrow(file, "a sentence-transformers config_sentence_transformers.json")) as {
+        prompts?: unknown;
+      }; // src/kb/json.ts
+      const prompts = cfg.prompts as Record<string, unknown> | undefined;
+      if (prompts !== undefined && typeof prompts === "object" && prompts !== null && "query" in prompts) {
+        const q = prompts.query;
+        if (typeof q !== "string")
+          throw new DataValidationError([{ file, field: "prompts.query", message: "expected a string" }]);
+        return { instruction: q, source: "config_sentence_transformers.json" };
+      }
+    }
+  }
+  const name = model.replace(/[\\/]+$/, "");
+  for (const k of QUERY_INSTRUCTIONS) if (k.pattern.test(name)) return { instruction: k.instruction, source: k.source };
+  return { instruction: "", source: "none" };
+}
 
 export type Pooling = "mean" | "cls";
 
@@ -149,7 +204,7 @@ export interface TransformersEmbedderOptions extends LocalModelOptions {
   model?: string;
   /** Overrides the pooling rule. */
   pooling?: Pooling;
-  /** Prepended to queries only (some models want an instruction, e.g. bge's "Represent this sentence ..."). Default none. */
+  /** Prepended to queries only (some models want an instruction, e.g. bge's "Represent this sentence ..."). Default: the module doc's rule. */
   queryPrefix?: string;
 }
 
@@ -181,7 +236,10 @@ export class TransformersEmbedder implements Embedder {
   readonly modelDir: string | null;
   readonly dtype: ModelDtype;
   readonly batchSize: number;
-  private readonly queryPrefix: string;
+  /** Prepended to queries only (the module doc's rule). */
+  readonly queryPrefix: string;
+  /** Longest input in tokens; longer texts are truncated. */
+  readonly maxTokens: number;
 
   private constructor(
     private readonly extractor: FeatureExtractionPipeline,
@@ -193,6 +251,7 @@ export class TransformersEmbedder implements Embedder {
       dtype: ModelDtype;
       batchSize: number;
       queryPrefix: string;
+      maxTokens: number;
       modelType: string;
     },
   ) {
@@ -204,18 +263,23 @@ export class TransformersEmbedder implements Embedder {
     this.dtype = fields.dtype;
     this.batchSize = fields.batchSize;
     this.queryPrefix = fields.queryPrefix;
+    this.maxTokens = fields.maxTokens;
     this.description =
       `transformers.js ${fields.id} (${fields.modelType}, ${fields.dimension}-d, ${this.pooling} pooling from ${this.poolingSource}, ` +
-      `L2-normalised, ${fields.dtype} onnx): semantic dense embeddings`;
+      `L2-normalised, ${fields.dtype} onnx, ${fields.maxTokens > 0 ? `truncated at ${fields.maxTokens} tokens` : "no truncation"}` +
+      `${fields.queryPrefix !== "" ? ", query instruction" : ""}): semantic dense embeddings`;
   }
 
   /** Loads the model (offline unless `allowRemote`), or throws ModelUnavailableError. */
   static async load(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
-    const model = options.model ?? DEFAULT_EMBEDDING_MODEL;
+    const spec = parseModelSpec(options.model ?? DEFAULT_EMBEDDING_MODEL);
+    const model = spec.model;
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
     const allowRemote = options.allowRemote ?? false;
-    const prepared = await prepareLoad(model, options);
+    const quantized = spec.dtype !== undefined ? spec.dtype === "q8" : options.quantized;
+    const prepared = await prepareLoad(model, { ...options, ...(quantized !== undefined ? { quantized } : {}) });
     const pooling = await resolvePooling(model, prepared.dir, options.pooling);
+    const query = await resolveQueryInstruction(model, prepared.dir, options.queryPrefix);
     const extractor = await withTransformersEnv(
       { modelsDir: prepared.modelsDir, cacheDir: options.cacheDir, allowRemote },
       async (tf) => {
@@ -239,17 +303,26 @@ export class TransformersEmbedder implements Embedder {
       );
     }
     const modelType = String((extractor.model.config as { model_type?: unknown }).model_type ?? "unknown");
+    // Truncation at the model's positions: a tokenizer_config without model_max_length would let a long text through
+    // to the ONNX session, which fails past max_position_embeddings (docs/models.md).
+    const positions = (extractor.model.config as { max_position_embeddings?: unknown }).max_position_embeddings;
+    const tokenizer = extractor.tokenizer as unknown as { model_max_length?: number };
+    const limit = typeof positions === "number" && positions > 0 ? positions : Infinity;
+    const maxTokens = Math.min(tokenizer.model_max_length ?? Infinity, limit);
+    if (Number.isFinite(maxTokens)) tokenizer.model_max_length = maxTokens;
     log.debug(
-      `embedder ${model}: ${prepared.dir ?? "downloaded"}, ${prepared.dtype}, ${pooling.pooling} pooling (${pooling.source})`,
+      `embedder ${model}: ${prepared.dir ?? "downloaded"}, ${prepared.dtype}, ${pooling.pooling} pooling (${pooling.source}), ` +
+        `query instruction from ${query.source}, at most ${maxTokens} tokens`,
     );
     return new TransformersEmbedder(extractor, {
-      id: modelIdOf(model),
+      id: `${modelIdOf(model)}@${prepared.dtype}`,
       dimension,
       pooling,
       modelDir: prepared.dir,
       dtype: prepared.dtype,
       batchSize,
-      queryPrefix: options.queryPrefix ?? "",
+      queryPrefix: query.instruction,
+      maxTokens: Number.isFinite(maxTokens) ? maxTokens : 0,
       modelType,
     });
   }
