@@ -93,6 +93,9 @@ describe("checkBaselineBeforeRun", () => {
   it("predicts the embedder id without loading a model", async () => {
     expect(await predictEmbedderId("builtin")).toBe("builtin-hashed-ngrams-384-v1");
     expect(await predictEmbedderId("Xenova/some-model")).toBe("Xenova/some-model");
+    // The precision is part of the id (docs/models.md); `auto` never resolves to a model, whatever folders exist.
+    expect(await predictEmbedderId("Xenova/some-model@q8")).toBe("Xenova/some-model@q8");
+    expect(await predictEmbedderId("auto")).toBeNull();
   });
 });
 

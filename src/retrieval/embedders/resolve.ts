@@ -184,11 +184,7 @@ export async function resolveEmbedder(
   }
 
   // `auto` never looks for model folders: the same command gives the same embedder on every machine (docs/models.md).
-  return weightFree(
-    options,
-    `auto is the embedded default (no model weights); ${SWITCH_HINT_LONG}`,
-    SWITCH_HINT,
-  );
+  return weightFree(options, `auto is the embedded default (no model weights); ${SWITCH_HINT_LONG}`, SWITCH_HINT);
 }
 
 /** The weight-free embedder of `auto`: LSA fitted on the corpus when one is given, else the built-in hashed n-grams. */

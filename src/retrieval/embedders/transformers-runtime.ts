@@ -115,9 +115,7 @@ async function hubSnapshots(hubCache: string, model: string): Promise<string[]> 
     main = undefined;
   }
   const ordered = main !== undefined && names.includes(main) ? [main, ...names.filter((n) => n !== main)] : names;
-  return ordered.length > 0
-    ? ordered.map((n) => join(repo, "snapshots", n))
-    : [join(repo, "snapshots", "<revision>")];
+  return ordered.length > 0 ? ordered.map((n) => join(repo, "snapshots", n)) : [join(repo, "snapshots", "<revision>")];
 }
 
 /**
