@@ -1,10 +1,10 @@
 /**
  * Which embedder (and reranker) a run uses, and why, so a reader knows whether
  * the dense branch was semantic or a weight-free fallback: `summary` is the
- * one short line the CLI prints on stderr (`embedder: lsa-128-… (default; no
- * transformer weights found, --verbose for the search path)`), `reason` the
- * full account (every folder searched, the files missing, where the state was
- * saved), logged at debug level (`--verbose` or `RETRACE_LOG=debug`).
+ * one short line the CLI prints on stderr (`embedder: lsa-128-… (default;
+ * real model: npm run models, docs/models.md)`), `reason` the full account
+ * (how to name a model, where the state was saved), logged at debug level
+ * (`--verbose` or `RETRACE_LOG=debug`).
  *
  * Embedder spec:
  *   - `auto` (default): the corpus-fit LSA embedder fitted on `corpus`
