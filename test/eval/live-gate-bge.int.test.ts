@@ -7,11 +7,15 @@
  * turns: the figure observed on 2026-12-07 minus a stated slack, rounded down.
  *
  *   dense, bge-small-en-v1.5@fp32   observed recall@5 / hit@5    slack   floor recall@5 / hit@5
- *   all (n=365)                     RECALL_ALL / HIT_ALL          0.05    FLOOR_RECALL_ALL / FLOOR_HIT_ALL
- *   en (n=157)                      RECALL_EN                     0.10    FLOOR_RECALL_EN
+ *   all (n=365)                     0.919 / 0.951                 0.05    0.86 / 0.90
+ *   en (n=157)                      0.958 / 0.987                 0.10    0.85
+ *   es-419 (n=103)                  0.883 / 0.922                 0.10    0.78
+ *   pt-BR (n=105)                   0.895 / 0.924                 0.10    0.79
  *
- * The model card says bge-small-en-v1.5 is English; the es-419 and pt-BR turns
- * are in the overall figure (printed per locale) but only English has its own floor.
+ * (The built-in embedder's dense figures in live-gate.int.test.ts, for
+ * comparison: recall@5 0.837, hit@5 0.882.) bge-small-en-v1.5 is an English
+ * model (its card); the es-419 and pt-BR turns are embedded with it too, as
+ * the KB has one dense index, and hold lower floors.
  *
  * Needs the model (`npm run models`, which .ci/run runs): missing, the test
  * fails when CI=true and is skipped with the reason printed otherwise.
@@ -36,8 +40,8 @@ import { ingest } from "../../src/retrieval/ingest.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";
 
 /** Observed 2026-12-07 minus the slack of the module comment. */
-const FLOOR = { minRecall: 0, minHit: 0 };
-const EN_RECALL_FLOOR = 0;
+const FLOOR = { minRecall: 0.86, minHit: 0.9 };
+const LOCALE_RECALL_FLOORS: Record<string, number> = { en: 0.85, "es-419": 0.78, "pt-BR": 0.79 };
 
 let why: string | null = null;
 let dataDir: string | undefined;
@@ -115,6 +119,9 @@ describe("live gate with bge-small-en-v1.5 (real weights, real Chroma, real grap
     expect(hit.n).toBe(365); // gold-bearing turns, as `retrace check` counts them
     const result = gate(report, FLOOR);
     expect(result.failures).toEqual([]);
-    expect(report.splits.locale.en?.retrieval_recall_at_k?.mean).toBeGreaterThanOrEqual(EN_RECALL_FLOOR);
+    for (const [locale, floor] of Object.entries(LOCALE_RECALL_FLOORS))
+      expect(report.splits.locale[locale]?.retrieval_recall_at_k?.mean, `recall@5 ${locale}`).toBeGreaterThanOrEqual(
+        floor,
+      );
   }, 900_000);
 });
