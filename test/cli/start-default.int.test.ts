@@ -36,6 +36,7 @@ function npmStart(name: string, modelsDir: string): Promise<{ code: number | nul
         ...process.env,
         CHROMA_URL: "",
         NO_COLOR: "1",
+        RETRACE_LOG: "info", // the test runner's environment may quiet info lines; `npm start` prints them
         RETRACE_MODELS_DIR: modelsDir,
         XDG_CACHE_HOME: path.join(dir, "xdg"),
         HF_HOME: path.join(dir, "hf"),
