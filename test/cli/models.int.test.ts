@@ -72,6 +72,29 @@ describe("retrace with local transformers.js models", () => {
     expect(r.stderr).toContain(path.join(modelsDir, "Xenova", "no-such-model"));
   }, 60_000);
 
+  it("a named model found nowhere is exit 3 naming every place looked and `npm run models`", async () => {
+    const env = {
+      RETRACE_MODELS_DIR: path.join(dir, "nothing"),
+      XDG_CACHE_HOME: path.join(dir, "xdg"),
+      HF_HOME: path.join(dir, "hf"),
+    };
+    const r = await runCli(
+      ["eval", "--config", '{"retrieval":{"embedder":"Xenova/bge-small-en-v1.5@q8"}}', "--store", "memory"],
+      { env },
+    );
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe("");
+    for (const place of [
+      path.join(dir, "nothing", "Xenova", "bge-small-en-v1.5"),
+      path.join(dir, "xdg", "retrace", "models", "Xenova", "bge-small-en-v1.5"),
+      path.join(dir, "hf", "hub", "models--Xenova--bge-small-en-v1.5", "snapshots"),
+      path.join("models", "Xenova", "bge-small-en-v1.5"),
+    ])
+      expect(r.stderr).toContain(place);
+    expect(r.stderr).toContain("npm run models");
+    expect(r.stderr).toContain("onnx/model_quantized.onnx");
+  }, 60_000);
+
   it("re-ingests when the weights under the same model id change (the fingerprint is in the collection identity)", async () => {
     const own = path.join(dir, "models-changing");
     await makeTinyBertEmbedder(own, { org: "Xenova", name: "bge-small-en-v1.5", pooling: "cls", seed: 1 });

@@ -37,6 +37,7 @@ import { locateModel } from "../../src/retrieval/embedders/transformers-runtime.
 import { DEFAULT_EMBEDDING_MODEL, TransformersEmbedder } from "../../src/retrieval/embedders/transformers.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { ingest } from "../../src/retrieval/ingest.js";
+import { runCli } from "../helpers/cli.js";
 import { SHIPPED_KB } from "../helpers/fixtures.js";
 
 /** Observed 2026-12-07 minus the slack of the module comment. */
@@ -124,4 +125,25 @@ describe("live gate with bge-small-en-v1.5 (real weights, real Chroma, real grap
         floor,
       );
   }, 900_000);
+
+  it("the CLI names the real model by --config (q8 here) and reports its id with the precision", async (ctx) => {
+    if (why !== null) {
+      if (process.env.CI === "true") throw new Error(`live BGE gate cannot run with CI=true: ${why}`);
+      ctx.skip();
+      return;
+    }
+    const r = await runCli([
+      "trace",
+      "en-refund-009",
+      "--turn",
+      "0",
+      "--store",
+      "memory",
+      "--config",
+      `{"retrieval":{"embedder":"${DEFAULT_EMBEDDING_MODEL}@q8","mode":"dense"}}`,
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^embedder: Xenova\/bge-small-en-v1\.5@q8 \(requested; transformers\.js, 384-d\)$/m);
+    expect(r.stdout).toMatch(/config: embedder=Xenova\/bge-small-en-v1\.5@q8 mode=dense/);
+  }, 300_000);
 });
