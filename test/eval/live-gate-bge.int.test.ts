@@ -51,32 +51,32 @@ let embedder: TransformersEmbedder | undefined;
 let data: Awaited<ReturnType<typeof loadData>>;
 let retriever: HybridRetriever;
 
-beforeAll(async () => {
-  const where = await locateModel(DEFAULT_EMBEDDING_MODEL, { quantized: false });
-  if (!where.found) {
-    why = `${DEFAULT_EMBEDDING_MODEL} (fp32) not found in ${where.lookedIn.join(", ")}: run \`npm run models\``;
-    return;
-  }
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "retrace-live-gate-bge-"));
-  data = await loadData(SHIPPED_KB, path.join(SHIPPED_KB, "eval", "cases.jsonl"));
-  embedder = await TransformersEmbedder.load({ model: `${DEFAULT_EMBEDDING_MODEL}@fp32` });
-  store = await openStore({ url: undefined, dataDir });
-  await ingest({ client: store.client, chunks: data.chunks, embedder, kbHash: data.hashes.kb });
-  const current = await requireCurrentCollection(store.client, {
-    kbHash: data.hashes.kb,
-    embedder,
-    fallbackToLatest: false,
-  });
-  retriever = new HybridRetriever({ chunks: data.chunks, embedder, dense: new ChromaDenseIndex(current.collection) });
-}, 900_000);
-
-afterAll(async () => {
-  await store?.close();
-  await embedder?.dispose();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-});
-
 describe("live gate with bge-small-en-v1.5 (real weights, real Chroma, real graph)", () => {
+  beforeAll(async () => {
+    const where = await locateModel(DEFAULT_EMBEDDING_MODEL, { quantized: false });
+    if (!where.found) {
+      why = `${DEFAULT_EMBEDDING_MODEL} (fp32) not found in ${where.lookedIn.join(", ")}: run \`npm run models\``;
+      return;
+    }
+    dataDir = await mkdtemp(path.join(os.tmpdir(), "retrace-live-gate-bge-"));
+    data = await loadData(SHIPPED_KB, path.join(SHIPPED_KB, "eval", "cases.jsonl"));
+    embedder = await TransformersEmbedder.load({ model: `${DEFAULT_EMBEDDING_MODEL}@fp32` });
+    store = await openStore({ url: undefined, dataDir });
+    await ingest({ client: store.client, chunks: data.chunks, embedder, kbHash: data.hashes.kb });
+    const current = await requireCurrentCollection(store.client, {
+      kbHash: data.hashes.kb,
+      embedder,
+      fallbackToLatest: false,
+    });
+    retriever = new HybridRetriever({ chunks: data.chunks, embedder, dense: new ChromaDenseIndex(current.collection) });
+  }, 900_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await embedder?.dispose();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  });
+
   it("dense retrieval meets the recall floor on every gold-bearing turn of the shipped eval set", async (ctx) => {
     if (why !== null) {
       if (process.env.CI === "true") throw new Error(`live BGE gate cannot run with CI=true: ${why}`);
@@ -125,25 +125,32 @@ describe("live gate with bge-small-en-v1.5 (real weights, real Chroma, real grap
         floor,
       );
   }, 900_000);
+});
 
+describe("the CLI with bge-small-en-v1.5 named", () => {
   it("the CLI names the real model by --config (q8 here) and reports its id with the precision", async (ctx) => {
+    const where = await locateModel(DEFAULT_EMBEDDING_MODEL, { quantized: true });
+    const why = where.found ? null : `${DEFAULT_EMBEDDING_MODEL} (q8) not found: run \`npm run models\``;
     if (why !== null) {
       if (process.env.CI === "true") throw new Error(`live BGE gate cannot run with CI=true: ${why}`);
       ctx.skip();
       return;
     }
-    const r = await runCli([
-      "trace",
-      "en-refund-009",
-      "--turn",
-      "0",
-      "--store",
-      "memory",
-      "--config",
-      `{"retrieval":{"embedder":"${DEFAULT_EMBEDDING_MODEL}@q8","mode":"dense"}}`,
-    ]);
+    const r = await runCli(
+      [
+        "trace",
+        "en-refund-009",
+        "--turn",
+        "0",
+        "--store",
+        "memory",
+        "--config",
+        `{"retrieval":{"embedder":"${DEFAULT_EMBEDDING_MODEL}@q8","mode":"dense"}}`,
+      ],
+      { timeoutMs: 580_000 }, // the whole KB is embedded first (183 chunks)
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^embedder: Xenova\/bge-small-en-v1\.5@q8 \(requested; transformers\.js, 384-d\)$/m);
     expect(r.stdout).toMatch(/config: embedder=Xenova\/bge-small-en-v1\.5@q8 mode=dense/);
-  }, 300_000);
+  }, 600_000);
 });
