@@ -38,7 +38,15 @@ import type { Analyzers } from "../analyzer.js";
 import { CrossEncoderReranker } from "../rerank-model.js";
 import type { Embedder, Reranker } from "../types.js";
 import { HashingEmbedder } from "./builtin.js";
+import {
+  LocaleRoutedEmbedder,
+  formatLocaleSpec,
+  modelLanguages,
+  parseLocaleSpec,
+  specsPerLocale,
+} from "./locale-routed.js";
 import { loadOrFitLsa, type LsaChunk } from "./lsa.js";
+import { fingerprinted } from "../fingerprint.js";
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_RERANK_MODEL,
@@ -163,6 +171,11 @@ export async function resolveEmbedder(
   options: ResolveOptions = {},
 ): Promise<ResolvedEmbedder> {
   checkSpec("embedder", spec);
+  if (spec.includes(";") || options.corpus !== undefined) {
+    const routed = await resolvePerLocale(spec, options);
+    if (routed !== undefined) return routed;
+    spec = parseLocaleSpec(spec).default;
+  }
   if (spec === "builtin") {
     const embedder = new HashingEmbedder();
     return {
@@ -185,6 +198,40 @@ export async function resolveEmbedder(
 
   // `auto` never looks for model folders: the same command gives the same embedder on every machine (docs/models.md).
   return weightFree(options, `auto is the embedded default (no model weights); ${SWITCH_HINT_LONG}`, SWITCH_HINT);
+}
+
+/**
+ * Per-locale embedders (./locale-routed.ts, docs/models.md): each locale of
+ * the corpus gets its own spec, or the default's, or — the default being a
+ * model for other languages (bge-small-en-v1.5 is English) — `auto`, said in
+ * one stderr line. Undefined when every locale has the same spec (resolved as
+ * a plain spec, the same id as before).
+ */
+async function resolvePerLocale(spec: string, options: ResolveOptions): Promise<ResolvedEmbedder | undefined> {
+  const parsed = parseLocaleSpec(spec);
+  const locales = options.corpus?.chunks.map((c) => c.locale) ?? Object.keys(parsed.locales);
+  const { specs, kept } = specsPerLocale(parsed, locales);
+  const distinct = [...new Set(specs.values())];
+  if (distinct.length <= 1 && (distinct[0] ?? parsed.default) === parsed.default) return undefined;
+  if (kept.length > 0)
+    log.info(
+      `embedder: ${parsed.default} is for ${modelLanguages(parsed.default)!.join(", ")} only; ${kept.join(", ")} keep the default embedder (name a model per locale: locales.<tag>.embedder, docs/models.md)`,
+    );
+  if (distinct.length === 1) return resolveEmbedder(distinct[0]!, options);
+  const bySpec = new Map<string, ResolvedEmbedder>();
+  for (const s of distinct.sort()) bySpec.set(s, await resolveEmbedder(s, options));
+  const byLocale = new Map<string, Embedder>();
+  for (const [l, s] of specs) byLocale.set(l, await fingerprinted(bySpec.get(s)!.embedder));
+  const fallbackSpec = specsPerLocale(parsed, ["und"]).specs.get("und")!;
+  const fallback = bySpec.get(fallbackSpec)?.embedder ?? (await resolveEmbedder(fallbackSpec, options)).embedder;
+  const embedder = new LocaleRoutedEmbedder(byLocale, await fingerprinted(fallback));
+  const setups = [...bySpec.values()].map((r) => r.setup);
+  return {
+    embedder,
+    reason: `${embedder.id}: per-locale embedders (${formatLocaleSpec(parsed)}): ${[...bySpec.values()].map((r) => r.reason).join("; ")}`,
+    summary: `${embedder.id} (per-locale embedders)`,
+    setup: setups.includes("model-load") ? "model-load" : setups.includes("lsa-fit") ? "lsa-fit" : setups[0]!,
+  };
 }
 
 /** The weight-free embedder of `auto`: LSA fitted on the corpus when one is given, else the built-in hashed n-grams. */
