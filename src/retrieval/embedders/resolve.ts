@@ -176,6 +176,12 @@ export async function resolveEmbedder(
     if (routed !== undefined) return routed;
     spec = parseLocaleSpec(spec).default;
   }
+  return resolveOne(spec, options);
+}
+
+/** One embedder for every text (a plain spec, no per-locale parts). */
+async function resolveOne(spec: string, options: ResolveOptions): Promise<ResolvedEmbedder> {
+  checkSpec("embedder", spec);
   if (spec === "builtin") {
     const embedder = new HashingEmbedder();
     return {
@@ -217,13 +223,13 @@ async function resolvePerLocale(spec: string, options: ResolveOptions): Promise<
     log.info(
       `embedder: ${parsed.default} is for ${modelLanguages(parsed.default)!.join(", ")} only; ${kept.join(", ")} keep the default embedder (name a model per locale: locales.<tag>.embedder, docs/models.md)`,
     );
-  if (distinct.length === 1) return resolveEmbedder(distinct[0]!, options);
+  if (distinct.length === 1) return resolveOne(distinct[0]!, options);
   const bySpec = new Map<string, ResolvedEmbedder>();
-  for (const s of distinct.sort()) bySpec.set(s, await resolveEmbedder(s, options));
+  for (const s of distinct.sort()) bySpec.set(s, await resolveOne(s, options));
   const byLocale = new Map<string, Embedder>();
   for (const [l, s] of specs) byLocale.set(l, await fingerprinted(bySpec.get(s)!.embedder));
   const fallbackSpec = specsPerLocale(parsed, ["und"]).specs.get("und")!;
-  const fallback = bySpec.get(fallbackSpec)?.embedder ?? (await resolveEmbedder(fallbackSpec, options)).embedder;
+  const fallback = bySpec.get(fallbackSpec)?.embedder ?? (await resolveOne(fallbackSpec, options)).embedder;
   const embedder = new LocaleRoutedEmbedder(byLocale, await fingerprinted(fallback));
   const setups = [...bySpec.values()].map((r) => r.setup);
   return {
