@@ -1,0 +1,60 @@
+/** LocaleRoutedEmbedder and the per-locale spec (docs/models.md, "Per-locale embedders"). */
+import { describe, expect, it } from "vitest";
+import {
+  LocaleRoutedEmbedder,
+  embedderIdForLocale,
+  formatLocaleSpec,
+  parseLocaleSpec,
+  specsPerLocale,
+} from "../../src/retrieval/embedders/locale-routed.js";
+import type { Embedder } from "../../src/retrieval/types.js";
+
+const fixed = (id: string, v: number[]): Embedder => ({
+  id,
+  dimension: v.length,
+  description: id,
+  embedDocuments: async (texts) => texts.map(() => v),
+  embedQuery: async () => v,
+});
+
+describe("per-locale embedders", () => {
+  it("an English model applies to en locales only; a locale named explicitly gets its own", () => {
+    const s = parseLocaleSpec("Xenova/bge-small-en-v1.5@q8;pt-BR=lsa");
+    expect(s).toEqual({ default: "Xenova/bge-small-en-v1.5@q8", locales: { "pt-BR": "lsa" } });
+    expect(formatLocaleSpec(s)).toBe("Xenova/bge-small-en-v1.5@q8;pt-BR=lsa");
+    const { specs, kept } = specsPerLocale(s, ["es-419", "en", "pt-BR", "en-GB"]);
+    expect(Object.fromEntries(specs)).toEqual({
+      en: "Xenova/bge-small-en-v1.5@q8",
+      "en-GB": "Xenova/bge-small-en-v1.5@q8",
+      "es-419": "auto",
+      "pt-BR": "lsa",
+    });
+    expect(kept).toEqual(["es-419"]);
+    // A model of unknown languages applies everywhere.
+    expect([...specsPerLocale(parseLocaleSpec("org/other"), ["en", "es-419"]).specs.values()]).toEqual([
+      "org/other",
+      "org/other",
+    ]);
+  });
+
+  it("routes documents and queries by locale and zero-pads to the widest embedder", async () => {
+    const e = new LocaleRoutedEmbedder(
+      new Map([
+        ["en", fixed("wide", [1, 2, 3])],
+        ["es-419", fixed("narrow", [4])],
+      ]),
+      fixed("narrow", [4]),
+    );
+    expect(e.dimension).toBe(3);
+    expect(e.id).toBe("locales(en=wide;es-419=narrow)");
+    expect(embedderIdForLocale(e.id, "es-419")).toBe("narrow");
+    expect(embedderIdForLocale("lsa-128-x", "en")).toBeUndefined();
+    expect(await e.embedDocuments(["a", "b", "c"], { locales: ["es-419", "en", "pt-BR"] })).toEqual([
+      [4, 0, 0],
+      [1, 2, 3],
+      [4, 0, 0],
+    ]);
+    expect(await e.embedQuery("q", { locale: "en" })).toEqual([1, 2, 3]);
+    expect(await e.embedQuery("q", { locale: "es-419" })).toEqual([4, 0, 0]);
+  });
+});
