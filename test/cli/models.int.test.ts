@@ -47,10 +47,13 @@ describe("retrace with local transformers.js models", () => {
         env: { RETRACE_MODELS_DIR: modelsDir },
       },
     );
-    expect(r.stderr).toMatch(/embedder: Xenova\/bge-small-en-v1\.5@fp32 \(requested/);
+    // An English model: the shipped KB's es-419 and pt-BR keep the default LSA (docs/models.md, "Per-locale embedders").
+    expect(r.stderr).toMatch(
+      /^embedder: locales\(en=Xenova\/bge-small-en-v1\.5@fp32;es-419=lsa-[^;]+;pt-BR=lsa-[^)]+\) \(per-locale embedders\)$/m,
+    );
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(
-      /config: embedder=Xenova\/bge-small-en-v1\.5@fp32 mode=hybrid .* rerank=Xenova\/ms-marco-MiniLM-L-6-v2/,
+      /config: embedder=locales\(en=Xenova\/bge-small-en-v1\.5@fp32;\S+\) mode=hybrid .* rerank=Xenova\/ms-marco-MiniLM-L-6-v2/,
     );
     expect(r.stdout).toMatch(/^ {2}reranked \(\d+ listed/m);
     const auto = await runCli(

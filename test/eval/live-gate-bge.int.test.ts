@@ -150,7 +150,10 @@ describe("the CLI with bge-small-en-v1.5 named", () => {
       { timeoutMs: 580_000 }, // the whole KB is embedded first (183 chunks)
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^embedder: Xenova\/bge-small-en-v1\.5@q8 \(requested; transformers\.js, 384-d\)$/m);
-    expect(r.stdout).toMatch(/config: embedder=Xenova\/bge-small-en-v1\.5@q8 mode=dense/);
+    // An English model: en turns use it, es-419 and pt-BR keep the default LSA (docs/models.md, "Per-locale embedders").
+    expect(r.stderr).toMatch(
+      /^embedder: locales\(en=Xenova\/bge-small-en-v1\.5@q8;es-419=lsa-[^;]+;pt-BR=lsa-[^)]+\) \(per-locale embedders\)$/m,
+    );
+    expect(r.stdout).toMatch(/config: embedder=locales\(en=Xenova\/bge-small-en-v1\.5@q8;\S+\) mode=dense/);
   }, 600_000);
 });
