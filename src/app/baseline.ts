@@ -11,6 +11,7 @@
  *   interval, per scope, rounded down to the step) from a baseline or report
  *   file (`readAggregates`).
  */
+import { modelLanguages } from "../retrieval/embedders/locale-routed.js";
 import path from "node:path";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
@@ -95,6 +96,8 @@ export async function predictEmbedderId(spec: string): Promise<string | null> {
   if (spec === "builtin") return new HashingEmbedder().id;
   // The LSA id carries the hash of a fit on the chunks: known only after the fit (the gate checks it after the run).
   if (spec === "lsa" || spec === "auto") return null;
+  // Per-locale embedders (docs/models.md): which locales a model covers depends on the KB's locales, known after the load (the gate checks it after the run).
+  if (spec.includes(";") || modelLanguages(spec) !== undefined) return null;
   const { model, dtype } = parseModelSpec(spec);
   if (dtype !== undefined) return `${modelIdOf(model)}@${dtype}`;
   const location = await locateModel(model).catch(() => null);
