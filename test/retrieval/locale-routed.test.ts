@@ -8,6 +8,8 @@ import {
   specsPerLocale,
 } from "../../src/retrieval/embedders/locale-routed.js";
 import type { Embedder } from "../../src/retrieval/types.js";
+import { readSettings } from "../../src/cli/settings.js";
+import { DataValidationError } from "../../src/errors.js";
 
 const fixed = (id: string, v: number[]): Embedder => ({
   id,
@@ -56,5 +58,18 @@ describe("per-locale embedders", () => {
     ]);
     expect(await e.embedQuery("q", { locale: "en" })).toEqual([1, 2, 3]);
     expect(await e.embedQuery("q", { locale: "es-419" })).toEqual([4, 0, 0]);
+  });
+
+  it("--config's locales.<tag>.embedder folds into retrieval.embedder's spec; a bad one is exit 2 naming the key", async () => {
+    const m = await readSettings([
+      '{"retrieval":{"embedder":"Xenova/bge-small-en-v1.5@q8"},"locales":{"es-419":{"embedder":"lsa"},"pt-BR":{"denseK":7}}}',
+    ]);
+    expect(m.settings.get("retrieval.embedder")?.value).toBe("Xenova/bge-small-en-v1.5@q8;es-419=lsa");
+    expect(m.config.locales).toEqual({ "pt-BR": { denseK: 7 } });
+    const only = await readSettings(['{"locales":{"en":{"embedder":"Xenova/bge-small-en-v1.5@q8"}}}']);
+    expect(only.settings.get("retrieval.embedder")?.value).toBe("auto;en=Xenova/bge-small-en-v1.5@q8");
+    const err = await readSettings(['{"locales":{"en":{"embedder":""}}}']).catch((e: unknown) => e);
+    expect(String((err as Error).message)).toContain("locales.en.embedder");
+    expect(err).toBeInstanceOf(DataValidationError); // exit 2 (src/errors.ts)
   });
 });
