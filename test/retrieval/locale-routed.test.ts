@@ -1,8 +1,10 @@
 /** LocaleRoutedEmbedder and the per-locale spec (docs/models.md, "Per-locale embedders"). */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   LocaleRoutedEmbedder,
   embedderIdForLocale,
+  modelLanguages,
   formatLocaleSpec,
   parseLocaleSpec,
   specsPerLocale,
@@ -71,5 +73,17 @@ describe("per-locale embedders", () => {
     const err = await readSettings(['{"locales":{"en":{"embedder":""}}}']).catch((e: unknown) => e);
     expect(String((err as Error).message)).toContain("locales.en.embedder");
     expect(err).toBeInstanceOf(DataValidationError); // exit 2 (src/errors.ts)
+  });
+
+  it("the runtime's model languages agree with scripts/models.json (bge-small-en-v1.5: en)", () => {
+    const table = JSON.parse(readFileSync("scripts/models.json", "utf8")) as {
+      models: { id: string; languages?: string[] }[];
+    };
+    const bge = table.models.find((m) => m.id === "Xenova/bge-small-en-v1.5");
+    expect(bge?.languages).toEqual(["en"]);
+    for (const m of table.models) {
+      expect(modelLanguages(m.id)).toEqual(m.languages);
+      expect(modelLanguages(`${m.id}@q8`)).toEqual(m.languages);
+    }
   });
 });
