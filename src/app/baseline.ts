@@ -11,6 +11,7 @@
  *   interval, per scope, rounded down to the step) from a baseline or report
  *   file (`readAggregates`).
  */
+import { modelLanguages } from "../retrieval/embedders/locale-routed.js";
 import path from "node:path";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
@@ -19,12 +20,7 @@ import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseReport } from "../eval/report/schemas.js";
 import type { Aggregate } from "../eval/report/types.js";
 import { HashingEmbedder } from "../retrieval/embedders/builtin.js";
-import {
-  DEFAULT_EMBEDDING_MODEL,
-  defaultModelsDir,
-  locateModel,
-  modelIdOf,
-} from "../retrieval/embedders/transformers.js";
+import { locateModel, modelIdOf, parseModelSpec } from "../retrieval/embedders/transformers.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
 /** `<kb>/eval/baseline.json`: where a KB's baseline lives (read by default, written by --update-baseline). */
@@ -93,22 +89,22 @@ export function evalCommandLine(
 
 /**
  * The id of the embedder `spec` will resolve to, found without loading a
- * model: `builtin` → the built-in embedder's id; `auto` → the default
- * model's id when its weights are on disk, else null (the LSA embedder's id
- * is known only after its fit; the same file lookup resolveEmbedder makes);
- * `lsa` → null;
- * a model id → that id.
+ * model: `builtin` → the built-in embedder's id; `auto` and `lsa` → null (the
+ * LSA embedder's id is known only after its fit; `auto` never picks a model:
+ * docs/models.md); a model id → that id with the precision it names, else the
+ * one its folder holds (`Xenova/bge-small-en-v1.5@fp32`; the same file lookup
+ * resolveEmbedder makes), else the id alone (the load then fails, exit 3).
  */
 export async function predictEmbedderId(spec: string): Promise<string | null> {
   if (spec === "builtin") return new HashingEmbedder().id;
   // The LSA id carries the hash of a fit on the chunks: known only after the fit (the gate checks it after the run).
-  if (spec === "lsa") return null;
-  if (spec === "auto") {
-    const location = await locateModel(DEFAULT_EMBEDDING_MODEL, { modelsDir: defaultModelsDir() });
-    // No weights: auto fits the LSA embedder, whose id is known only after the fit.
-    return location.found ? modelIdOf(DEFAULT_EMBEDDING_MODEL) : null;
-  }
-  return modelIdOf(spec);
+  if (spec === "lsa" || spec === "auto") return null;
+  // Per-locale embedders (docs/models.md): which locales a model covers depends on the KB's locales, known after the load (the gate checks it after the run).
+  if (spec.includes(";") || modelLanguages(spec) !== undefined) return null;
+  const { model, dtype } = parseModelSpec(spec);
+  if (dtype !== undefined) return `${modelIdOf(model)}@${dtype}`;
+  const location = await locateModel(model).catch(() => null);
+  return location?.found === true ? `${modelIdOf(model)}@${location.dtype}` : modelIdOf(model);
 }
 
 /**

@@ -54,6 +54,7 @@ import { wantsBaseline } from "./report.js";
 import { evaluate, ms, type EvalOutcome } from "./evaluate.js";
 import type { SweepSource } from "./sweep-source.js";
 import type { JudgeCost } from "../eval/measures/types.js";
+import { embedderIdForLocale } from "../retrieval/embedders/locale-routed.js";
 
 /** The options `openEvalSystem` reads. */
 export type SystemSettings = Pick<
@@ -165,7 +166,9 @@ export function traceFactsOf(turns: readonly GraphTurn[]): {
     timings[`${report.caseId}#${report.turn}`] = trace.timingsMs;
     const { embedder: _e, mode: _m, rerank: _r, ...config } = trace.config;
     const locale = trace.locale ?? "*";
-    if (!byLocale.has(locale)) byLocale.set(locale, config);
+    // Per-locale embedders (docs/models.md): each locale names the embedder its turns ran with.
+    const own = embedderIdForLocale(trace.config.embedder, locale);
+    if (!byLocale.has(locale)) byLocale.set(locale, own !== undefined ? { embedder: own, ...config } : config);
   }
   return { timings, retrieval: Object.fromEntries([...byLocale].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
 }

@@ -93,6 +93,7 @@ export async function readSettings(values: readonly (string | SettingsLayer)[]):
   const settings = new Map<string, { value: unknown; where: string }>();
   let config: ConfigFile = { version: 1, retrieval: {} };
   let traces: TraceFilters | undefined;
+  const localeEmbedders = new Map<string, { value: string; where: string }>();
   for (const value of values) {
     const { where, raw } = await readOne(value);
     const rest: Json = { ...raw };
@@ -128,6 +129,26 @@ export async function readSettings(values: readonly (string | SettingsLayer)[]):
         }
       rest.retrieval = retrieval;
     }
+    // `locales.<tag>.embedder`: a model for that locale's texts (docs/models.md, "Per-locale embedders"), folded into retrieval.embedder's spec below.
+    if (isObject(rest.locales)) {
+      const locs: Json = {};
+      for (const [tag, c] of Object.entries(rest.locales)) {
+        if (isObject(c) && "embedder" in c) {
+          const { embedder, ...others } = c;
+          if (typeof embedder !== "string" || embedder.trim() === "" || /[;=]/.test(embedder))
+            throw new DataValidationError([
+              {
+                file: where,
+                field: `locales.${tag}.embedder`,
+                message: "expected an embedder spec (a model id, lsa, auto)",
+              },
+            ]);
+          localeEmbedders.set(tag, { value: embedder.trim(), where });
+          if (Object.keys(others).length > 0) locs[tag] = others;
+        } else locs[tag] = c;
+      }
+      rest.locales = locs;
+    }
     // Loaded on use: the schema pulls in the fusion registry, which `--help` does not need.
     const { parseConfig } = await import("../research/tune-config.js");
     const parsed = parseConfig(rest, where);
@@ -149,6 +170,14 @@ export async function readSettings(values: readonly (string | SettingsLayer)[]):
         ? { tuned: { ...config.tuned, ...parsed.tuned } }
         : {}),
     };
+  }
+  if (localeEmbedders.size > 0) {
+    const base = settings.get("retrieval.embedder");
+    const { parseLocaleSpec, formatLocaleSpec } = await import("../retrieval/embedders/locale-routed.js");
+    const parsed = parseLocaleSpec(typeof base?.value === "string" ? base.value : "auto");
+    for (const [tag, { value }] of localeEmbedders) parsed.locales[tag] = value;
+    const where = [...localeEmbedders.values()].at(-1)!.where;
+    settings.set("retrieval.embedder", { value: formatLocaleSpec(parsed), where: base?.where ?? where });
   }
   return { config, settings, ...(traces !== undefined ? { traces } : {}) };
 }

@@ -93,6 +93,12 @@ describe("checkBaselineBeforeRun", () => {
   it("predicts the embedder id without loading a model", async () => {
     expect(await predictEmbedderId("builtin")).toBe("builtin-hashed-ngrams-384-v1");
     expect(await predictEmbedderId("Xenova/some-model")).toBe("Xenova/some-model");
+    // The precision is part of the id (docs/models.md); `auto` never resolves to a model, whatever folders exist.
+    expect(await predictEmbedderId("Xenova/some-model@q8")).toBe("Xenova/some-model@q8");
+    expect(await predictEmbedderId("auto")).toBeNull();
+    // Per-locale embedders: an English model's reach depends on the KB's locales, known after the load.
+    expect(await predictEmbedderId("Xenova/bge-small-en-v1.5@q8")).toBeNull();
+    expect(await predictEmbedderId("auto;en=Xenova/some-model@q8")).toBeNull();
   });
 });
 

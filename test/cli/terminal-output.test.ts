@@ -89,21 +89,19 @@ describe("the eval summary at 80 and 120 columns", () => {
     }
   }, 300_000);
 
-  it("the embedder line on stderr is one short line; --verbose adds the model search path", async () => {
+  it("the embedder line on stderr is one short line pointing to a real model; --verbose adds how to name one", async () => {
     const r = await runCli(["eval", "--store", "memory", "--case", "en-freeze-001"], { env });
     expect(r.exitCode).toBe(0);
     const line = r.stderr.split("\n").filter((l) => l.startsWith("embedder:"));
     expect(line).toHaveLength(1);
     expect(line[0]).toMatch(
-      /^embedder: lsa-128-[0-9a-f]{12}-v1 \(default; no transformer weights found, --verbose for the search path\)$/,
+      /^embedder: lsa-128-[0-9a-f]{12}-v1 \(default; real model: npm run models, docs\/models\.md\)$/,
     );
     expect(lengthOf(line[0]!)).toBeLessThanOrEqual(120);
     expect(r.stderr).not.toContain(path.join(dir, "no-models"));
     const verbose = await runCli(["eval", "--store", "memory", "--case", "en-freeze-001", "--verbose"], { env });
     expect(verbose.exitCode).toBe(0);
-    expect(verbose.stderr).toContain(
-      `no Xenova/bge-small-en-v1.5 weights in ${path.join(dir, "no-models", "Xenova", "bge-small-en-v1.5")}`,
-    );
+    expect(verbose.stderr).toContain(`"retrieval":{"embedder":"Xenova/bge-small-en-v1.5"}`);
     // Same result; only the wall-clock figures differ (the header's duration and the setup line).
     const clockless = (s: string) => s.replace(/ {2}\d+\.\d s\n/, "  T\n").replace(/^setup: .*$/m, "setup: T");
     expect(clockless(verbose.stdout)).toBe(clockless(r.stdout));

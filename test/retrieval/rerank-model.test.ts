@@ -145,7 +145,7 @@ describe("CrossEncoderReranker", () => {
     expect(err).toBeInstanceOf(ModelUnavailableError);
     expect((err as ModelUnavailableError).exitCode).toBe(3);
     expect((err as Error).message).toContain(join(empty, "Xenova", "ms-marco-MiniLM-L-6-v2"));
-    expect((err as Error).message).toContain("downloads are disabled");
+    expect((err as Error).message).toContain("downloads from the Hugging Face Hub are off");
   });
 
   it("rejects a model without a classification head", async () => {

@@ -47,64 +47,51 @@ afterEach(() => {
 });
 
 describe("resolveEmbedder", () => {
-  it("auto picks the transformers model when its weights are under modelsDir", async () => {
-    const { embedder, reason, summary } = keep(await resolveEmbedder("auto", { modelsDir: withModels }));
-    expect(embedder).toBeInstanceOf(TransformersEmbedder);
-    expect(embedder.id).toBe(DEFAULT_EMBEDDING_MODEL);
-    expect(embedder.dimension).toBe(24);
-    expect(summary).toBe(
-      `${DEFAULT_EMBEDDING_MODEL} (default; transformers.js, weights found, --verbose for the folder)`,
-    );
-    expect(reason).toContain(DEFAULT_EMBEDDING_MODEL);
-    expect(reason).toContain("auto");
-    expect(reason).toContain(`its weights are in ${join(withModels, "Xenova", "bge-small-en-v1.5")}`);
-    expect(reason).toContain("cls pooling");
-  });
-
-  it("auto falls back to the built-in embedder when the weights are absent, and says why", async () => {
-    const { embedder, reason, summary } = await resolveEmbedder("auto", { modelsDir: emptyDir });
-    expect(embedder).toBeInstanceOf(HashingEmbedder);
-    // One short line; the folders searched only in the reason (logged with --verbose).
-    expect(summary).toBe(
-      `${embedder.id} (default, built-in; no corpus to fit LSA on; no transformer weights found, --verbose for the search path)`,
-    );
-    expect(summary).not.toContain(emptyDir);
-    expect(reason).toContain(embedder.id);
-    expect(reason).toContain("not semantic");
-    expect(reason).toContain(
-      `no ${DEFAULT_EMBEDDING_MODEL} weights in ${join(emptyDir, "Xenova", "bge-small-en-v1.5")}`,
-    );
-    expect(reason).toContain("RETRACE_MODELS_DIR");
-  });
-
-  it("auto is the default spec and reads RETRACE_MODELS_DIR", async () => {
+  it("auto stays the embedded default whatever model folders exist, and says in one line how to switch", async () => {
+    // BGE weights where the old `auto` looked (modelsDir, RETRACE_MODELS_DIR): still not used.
     vi.stubEnv("RETRACE_MODELS_DIR", withModels);
-    const present = keep(await resolveEmbedder());
-    expect(present.embedder).toBeInstanceOf(TransformersEmbedder);
-    vi.stubEnv("RETRACE_MODELS_DIR", emptyDir);
-    const absent = await resolveEmbedder();
-    expect(absent.embedder).toBeInstanceOf(HashingEmbedder);
-    expect(absent.reason).toContain(emptyDir);
+    for (const r of [await resolveEmbedder("auto", { modelsDir: withModels }), await resolveEmbedder()]) {
+      expect(r.embedder).toBeInstanceOf(HashingEmbedder);
+      expect(r.summary).toBe(
+        `${r.embedder.id} (default, built-in; no corpus to fit LSA on; real model: npm run models, docs/models.md)`,
+      );
+      expect(r.reason).toContain(`"embedder":"${DEFAULT_EMBEDDING_MODEL}"`);
+    }
+    // Nor does it try the Hub when downloads are allowed.
+    const remote = await resolveEmbedder("auto", { modelsDir: emptyDir, allowRemote: true, cacheDir: join(root, "c") });
+    expect(remote.embedder).toBeInstanceOf(HashingEmbedder);
+    expect(guard.remote).toEqual([]);
   });
 
-  it("auto with allowRemote tries the download, and falls back to built-in when it fails", async () => {
-    const { embedder, reason, summary } = await resolveEmbedder("auto", {
-      modelsDir: emptyDir,
-      allowRemote: true,
-      cacheDir: join(root, "cache"),
-    });
-    expect(embedder).toBeInstanceOf(HashingEmbedder);
-    expect(reason).toContain("could not be downloaded");
-    expect(summary).toContain("no transformer weights found and the download failed, --verbose for why");
-    expect(guard.remote.some((u) => u.startsWith(`https://huggingface.co/${DEFAULT_EMBEDDING_MODEL}/`))).toBe(true);
-    guard.remote.length = 0; // expected here; afterEach asserts no other test fetched
-  });
-
-  it("auto with weights present but broken is an error, not a silent fallback", async () => {
+  it("a named model loads with the precision in its id; weights present but broken are an error", async () => {
+    const { embedder, reason, summary } = keep(
+      await resolveEmbedder(DEFAULT_EMBEDDING_MODEL, { modelsDir: withModels }),
+    );
+    expect(embedder).toBeInstanceOf(TransformersEmbedder);
+    expect(embedder.id).toBe(`${DEFAULT_EMBEDDING_MODEL}@fp32`);
+    expect(embedder.dimension).toBe(24);
+    expect(summary).toBe(`${DEFAULT_EMBEDDING_MODEL}@fp32 (requested; transformers.js, 24-d)`);
+    expect(reason).toContain(join(withModels, "Xenova", "bge-small-en-v1.5"));
+    expect(reason).toContain("cls pooling");
     const broken = join(root, "broken");
     const m = await makeTinyBertEmbedder(broken, { hiddenSize: 8 });
     await writeFile(join(m.path, "onnx", "model.onnx"), "garbage");
-    await expect(resolveEmbedder("auto", { modelsDir: broken })).rejects.toBeInstanceOf(ModelUnavailableError);
+    await expect(resolveEmbedder(DEFAULT_EMBEDDING_MODEL, { modelsDir: broken })).rejects.toBeInstanceOf(
+      ModelUnavailableError,
+    );
+  });
+
+  it("RETRACE_ALLOW_DOWNLOADS=1 opts a named model in to the Hub; without it nothing is fetched", async () => {
+    const offline = await resolveEmbedder("tiny/not-here", { modelsDir: emptyDir }).catch((e: unknown) => e);
+    expect(offline).toBeInstanceOf(ModelUnavailableError);
+    expect(guard.remote).toEqual([]);
+    vi.stubEnv("RETRACE_ALLOW_DOWNLOADS", "1");
+    const online = await resolveEmbedder("tiny/not-here", { modelsDir: emptyDir, cacheDir: join(root, "dl") }).catch(
+      (e: unknown) => e,
+    );
+    expect(online).toBeInstanceOf(ModelUnavailableError);
+    expect(guard.remote.some((u) => u.startsWith("https://huggingface.co/tiny/not-here/"))).toBe(true);
+    guard.remote.length = 0; // expected here; afterEach asserts no other test fetched
   });
 
   it("builtin is always the built-in embedder, even with weights present", async () => {
@@ -116,9 +103,9 @@ describe("resolveEmbedder", () => {
 
   it("a model id loads that model, or fails with ModelUnavailableError (exit 3)", async () => {
     const { embedder, reason, summary } = keep(await resolveEmbedder("tiny/other", { modelsDir: withModels }));
-    expect(embedder.id).toBe("tiny/other");
+    expect(embedder.id).toBe("tiny/other@fp32");
     expect(embedder.dimension).toBe(12);
-    expect(summary).toBe("tiny/other (requested; transformers.js, 12-d)");
+    expect(summary).toBe("tiny/other@fp32 (requested; transformers.js, 12-d)");
     expect(reason).toContain("requested");
     expect(reason).toContain(join(withModels, "tiny", "other"));
     const err = await resolveEmbedder("tiny/missing", { modelsDir: withModels }).catch((e: unknown) => e);

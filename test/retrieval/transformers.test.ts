@@ -11,9 +11,9 @@ import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DataValidationError, InvalidArgumentError, ModelUnavailableError } from "../../src/errors.js";
 import {
+  BGE_QUERY_INSTRUCTION,
   DEFAULT_EMBEDDING_MODEL,
   TransformersEmbedder,
-  knownQueryInstruction,
   resolvePooling,
 } from "../../src/retrieval/embedders/transformers.js";
 import { loadTransformers } from "../../src/retrieval/embedders/transformers-runtime.js";
@@ -83,7 +83,8 @@ afterEach(() => {
 describe("TransformersEmbedder: offline load of a generated model", () => {
   it("loads the default model id from modelsDir with the configured dimension and env set offline", async () => {
     const e = await load({});
-    expect(e.id).toBe(DEFAULT_EMBEDDING_MODEL);
+    // The id names the model and its precision (docs/models.md).
+    expect(e.id).toBe(`${DEFAULT_EMBEDDING_MODEL}@fp32`);
     expect(e.dimension).toBe(H);
     expect(e.dtype).toBe("fp32");
     expect(e.modelDir).toBe(bge.path);
@@ -188,8 +189,7 @@ describe("TransformersEmbedder: offline load of a generated model", () => {
     const e = await load({});
     const plain = await load({ queryPrefix: "" });
     const instruction = "Represent this sentence for searching relevant passages: ";
-    expect(knownQueryInstruction(DEFAULT_EMBEDDING_MODEL)).toBe(instruction);
-    expect(knownQueryInstruction("tiny/plain-embedder")).toBeUndefined();
+    expect(instruction).toBe(BGE_QUERY_INSTRUCTION);
     expectClose(await e.embedQuery("refund"), await plain.embedQuery(`${instruction}refund`), 1e-6);
     expect(await e.embedDocuments(["refund"])).toEqual(await plain.embedDocuments(["refund"]));
   });
@@ -204,7 +204,7 @@ describe("TransformersEmbedder: offline load of a generated model", () => {
 
   it("loads a model given as a folder path, with an id from the folder", async () => {
     const e = await load({ model: clsModel.path });
-    expect(e.id).toBe("tiny/cls-embedder");
+    expect(e.id).toBe("tiny/cls-embedder@fp32");
     expect(e.modelDir).toBe(clsModel.path);
     const viaId = await load({ model: "tiny/cls-embedder" });
     expect(await e.embedQuery("order")).toEqual(await viaId.embedQuery("order"));
@@ -297,7 +297,9 @@ describe("TransformersEmbedder: missing or broken models, never the network", ()
     expect(e.message).toContain(join(empty, "Xenova", "bge-small-en-v1.5"));
     expect(e.message).toContain("config.json, tokenizer.json, tokenizer_config.json");
     expect(e.message).toContain("RETRACE_MODELS_DIR");
-    expect(e.message).toContain("downloads are disabled");
+    expect(e.message).toContain("downloads from the Hugging Face Hub are off (RETRACE_ALLOW_DOWNLOADS=1 turns them on");
+    // The model `npm run models` fetches says so.
+    expect(e.message).toContain("fetch it with `npm run models`");
   });
 
   it("names the missing weights file when only the ONNX file is absent", async () => {
@@ -342,7 +344,6 @@ describe("TransformersEmbedder: missing or broken models, never the network", ()
   it("keeps concurrent loads from different folders apart (transformers.js env is global)", async () => {
     const other = join(root, "other-models");
     const b2 = await makeTinyBertEmbedder(other, { hiddenSize: H, seed: 99 });
-    // queryPrefix "": the bge id's query instruction (knownQueryInstruction) is not what this test is about.
     const [a, b] = await Promise.all([
       load({ modelsDir, queryPrefix: "" }),
       load({ modelsDir: other, queryPrefix: "" }),
@@ -352,5 +353,75 @@ describe("TransformersEmbedder: missing or broken models, never the network", ()
     const ids = idsOf(bge, ["[CLS]", "refund", "[SEP]"]);
     expectClose(await a.embedQuery("refund"), normalized(bge.hidden(ids)[0] ?? []), 1e-5);
     expectClose(await b.embedQuery("refund"), normalized(b2.hidden(ids)[0] ?? []), 1e-5);
+  });
+});
+
+describe("TransformersEmbedder: the model card's rules and where a named model is found (docs/models.md)", () => {
+  it("prepends BGE's query instruction to queries only, by the model card, or by config_sentence_transformers.json", async () => {
+    const e = await load({});
+    expect(e.queryPrefix).toBe(BGE_QUERY_INSTRUCTION);
+    const plain = await load({ queryPrefix: "" });
+    expectClose(await e.embedQuery("refund"), await plain.embedQuery(`${BGE_QUERY_INSTRUCTION}refund`), 1e-6);
+    expect((await e.embedDocuments(["refund"]))[0]).toEqual((await plain.embedDocuments(["refund"]))[0]);
+    // A model folder's own prompt wins over the family rule.
+    const own = await makeTinyBertEmbedder(join(root, "prompted"), { hiddenSize: 8, seed: 5, pooling: "cls" });
+    await writeFile(
+      join(own.path, "config_sentence_transformers.json"),
+      JSON.stringify({ prompts: { query: "query: " } }),
+    );
+    const prompted = await load({ modelsDir: join(root, "prompted") });
+    expect(prompted.queryPrefix).toBe("query: ");
+    // Another family gets none.
+    expect((await load({ model: "tiny/plain-embedder" })).queryPrefix).toBe("");
+  });
+
+  it("truncates at the model's positions and names the precision a spec asks for", async () => {
+    const both = await makeTinyBertEmbedder(join(root, "both"), {
+      hiddenSize: 8,
+      seed: 6,
+      onnxFiles: ["fp32", "q8"],
+      modelMaxLength: 16,
+    });
+    const fp32 = await load({ modelsDir: join(root, "both") });
+    expect(fp32.id).toBe(`${DEFAULT_EMBEDDING_MODEL}@fp32`);
+    expect(fp32.maxTokens).toBe(16);
+    const q8 = await load({ modelsDir: join(root, "both"), model: `${DEFAULT_EMBEDDING_MODEL}@q8` });
+    expect(q8.id).toBe(`${DEFAULT_EMBEDDING_MODEL}@q8`);
+    expect(q8.dtype).toBe("q8");
+    expect(q8.modelDir).toBe(both.path);
+    // A text far past 16 tokens embeds as its first 16 tokens.
+    const long = Array.from({ length: 200 }, () => "refund").join(" ");
+    const cut = Array.from({ length: 14 }, () => "refund").join(" ");
+    expectClose((await fp32.embedDocuments([long]))[0] ?? [], (await fp32.embedDocuments([cut]))[0] ?? [], 1e-6);
+  });
+
+  it("finds a named model in the Hugging Face hub cache layout, and a missing one names every place looked", async () => {
+    const hub = join(root, "hf", "hub");
+    const repo = join(hub, "models--tiny--hub-model");
+    await makeTinyBertEmbedder(join(repo, "snapshots-tmp"), { org: "x", name: "rev1", hiddenSize: 8, seed: 9 });
+    const { rename, mkdir } = await import("node:fs/promises");
+    await mkdir(join(repo, "snapshots"), { recursive: true });
+    await mkdir(join(repo, "refs"), { recursive: true });
+    await rename(join(repo, "snapshots-tmp", "x", "rev1"), join(repo, "snapshots", "abc123"));
+    await writeFile(join(repo, "refs", "main"), "abc123\n");
+    vi.stubEnv("HF_HUB_CACHE", hub);
+    vi.stubEnv("RETRACE_MODELS_DIR", join(root, "env-models"));
+    vi.stubEnv("XDG_CACHE_HOME", join(root, "xdg"));
+    const e = await TransformersEmbedder.load({ model: "tiny/hub-model" });
+    loaded.push(e);
+    expect(e.modelDir).toBe(join(repo, "snapshots", "abc123"));
+    expect(e.id).toBe("tiny/hub-model@fp32");
+    const err = (await TransformersEmbedder.load({ model: "Xenova/bge-small-en-v1.5" }).catch(
+      (x: unknown) => x,
+    )) as Error;
+    expect(err).toBeInstanceOf(ModelUnavailableError);
+    for (const place of [
+      join(root, "env-models", "Xenova", "bge-small-en-v1.5"),
+      join(process.cwd(), "models", "Xenova", "bge-small-en-v1.5"),
+      join(root, "xdg", "retrace", "models", "Xenova", "bge-small-en-v1.5"),
+      join(hub, "models--Xenova--bge-small-en-v1.5", "snapshots"),
+    ])
+      expect(err.message).toContain(place);
+    expect(err.message).toContain("npm run models");
   });
 });

@@ -1,28 +1,30 @@
 /**
  * Which embedder (and reranker) a run uses, and why, so a reader knows whether
  * the dense branch was semantic or a weight-free fallback: `summary` is the
- * one short line the CLI prints on stderr (`embedder: lsa-128-… (default; no
- * transformer weights found, --verbose for the search path)`), `reason` the
- * full account (every folder searched, the files missing, where the state was
- * saved), logged at debug level (`--verbose` or `RETRACE_LOG=debug`).
+ * one short line the CLI prints on stderr (`embedder: lsa-128-… (default;
+ * real model: npm run models, docs/models.md)`), `reason` the full account
+ * (how to name a model, where the state was saved), logged at debug level
+ * (`--verbose` or `RETRACE_LOG=debug`).
  *
  * Embedder spec:
- *   - `auto` (default): the transformers model `Xenova/bge-small-en-v1.5` when
- *     its weights are present in the models directory (`modelsDir`, else
- *     `$RETRACE_MODELS_DIR`, else `<cwd>/models`), else the corpus-fit LSA
- *     embedder fitted on `corpus` (docs/fusion-and-tuning.md: it won the
- *     choice of the shipped default), else — no corpus given — the built-in
- *     `HashingEmbedder`. Weights that are present but fail to load are an
- *     error, never a silent fallback. With `allowRemote`, a missing model is
- *     downloaded first; if that fails too, the weight-free one is used.
+ *   - `auto` (default): the corpus-fit LSA embedder fitted on `corpus`
+ *     (docs/fusion-and-tuning.md: it won the choice of the shipped default),
+ *     else — no corpus given — the built-in `HashingEmbedder`; whatever model
+ *     folders exist (docs/models.md, "The rule for auto"): a model is used only
+ *     when it is named, so the same command gives the same embedder on every
+ *     machine. Its summary line says how to switch to a real model.
  *   - `builtin`: always the built-in `HashingEmbedder`.
  *   - `lsa`: the corpus-fit LSA embedder (./lsa.ts), fitted on `corpus.chunks`
  *     (its state loaded from / saved to `corpus.stateDir` when given); an
  *     InvalidArgumentError when no corpus is given (only a command that has
  *     the chunks can fit it).
- *   - anything else: a model id or folder path, loaded with transformers.js;
- *     missing weights are a ModelUnavailableError (exit 3), a missing
- *     transformers.js (an optional peer) a MissingPeerError (exit 2).
+ *   - anything else: a model id or folder path, optionally ending in `@fp32`
+ *     or `@q8` (`Xenova/bge-small-en-v1.5@q8`), loaded with transformers.js
+ *     from the folders of transformers-runtime.ts; missing weights are a
+ *     ModelUnavailableError (exit 3) naming every folder looked in and how to
+ *     fetch them, a missing transformers.js (an optional peer) a
+ *     MissingPeerError (exit 2). The Hub is reached only with `allowRemote`
+ *     (default: `RETRACE_ALLOW_DOWNLOADS=1`, else off).
  *
  * Reranker spec:
  *   - `null`, `none` or `off` (default): no reranker.
@@ -30,19 +32,27 @@
  *     weights are present locally, else none.
  *   - anything else: a model id or folder path (ModelUnavailableError if missing).
  */
-import { InvalidArgumentError, MissingPeerError, ModelUnavailableError } from "../../errors.js";
+import { InvalidArgumentError } from "../../errors.js";
 import { log } from "../../log.js";
 import type { Analyzers } from "../analyzer.js";
 import { CrossEncoderReranker } from "../rerank-model.js";
 import type { Embedder, Reranker } from "../types.js";
 import { HashingEmbedder } from "./builtin.js";
+import {
+  LocaleRoutedEmbedder,
+  formatLocaleSpec,
+  modelLanguages,
+  parseLocaleSpec,
+  specsPerLocale,
+} from "./locale-routed.js";
 import { loadOrFitLsa, type LsaChunk } from "./lsa.js";
+import { fingerprinted } from "../fingerprint.js";
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_RERANK_MODEL,
-  MODELS_DIR_ENV,
   TransformersEmbedder,
   defaultModelsDir,
+  downloadsAllowedByEnv,
   locateModel,
 } from "./transformers.js";
 
@@ -54,7 +64,7 @@ export interface ResolveOptions {
   modelsDir?: string;
   /** transformers.js file cache (searched too; downloads land there). */
   cacheDir?: string;
-  /** Allow downloads from the Hugging Face Hub. Default false. */
+  /** Allow downloads from the Hugging Face Hub. Default: `RETRACE_ALLOW_DOWNLOADS=1` (or `true`) in the environment, else false. */
   allowRemote?: boolean;
   /** Texts per model call for transformers models. */
   batchSize?: number;
@@ -100,6 +110,12 @@ export function logChoice(
   log.debug(`${what}: ${r.reason}`);
 }
 
+/** The one-line pointer of `auto`'s summary: how to switch to a real model. */
+export const SWITCH_HINT = "real model: npm run models, docs/models.md";
+const SWITCH_HINT_LONG =
+  `to use a real model, fetch it (\`npm run models\`) and name it: \`--config '{"retrieval":{"embedder":"${DEFAULT_EMBEDDING_MODEL}"}}'\`` +
+  " (docs/models.md)";
+
 /** The hints of a summary whose `reason` names folders: where to see them. */
 const SEARCH_PATH_HINT = "--verbose for the search path";
 const FOLDER_HINT = "--verbose for the folder";
@@ -115,7 +131,7 @@ function modelOptions(options: ResolveOptions) {
     ...(options.modelsDir !== undefined ? { modelsDir: options.modelsDir } : {}),
     ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-    allowRemote: options.allowRemote ?? false,
+    allowRemote: options.allowRemote ?? downloadsAllowedByEnv(),
   };
 }
 
@@ -155,6 +171,17 @@ export async function resolveEmbedder(
   options: ResolveOptions = {},
 ): Promise<ResolvedEmbedder> {
   checkSpec("embedder", spec);
+  if (spec.includes(";") || options.corpus !== undefined) {
+    const routed = await resolvePerLocale(spec, options);
+    if (routed !== undefined) return routed;
+    spec = parseLocaleSpec(spec).default;
+  }
+  return resolveOne(spec, options);
+}
+
+/** One embedder for every text (a plain spec, no per-locale parts). */
+async function resolveOne(spec: string, options: ResolveOptions): Promise<ResolvedEmbedder> {
+  checkSpec("embedder", spec);
   if (spec === "builtin") {
     const embedder = new HashingEmbedder();
     return {
@@ -175,41 +202,42 @@ export async function resolveEmbedder(
     };
   }
 
-  const modelsDir = options.modelsDir ?? defaultModelsDir();
-  const location = await locateModel(DEFAULT_EMBEDDING_MODEL, {
-    modelsDir,
-    ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
-  });
-  if (location.found || options.allowRemote === true) {
-    try {
-      const embedder = await TransformersEmbedder.load({
-        ...modelOptions(options),
-        modelsDir,
-        model: DEFAULT_EMBEDDING_MODEL,
-      });
-      const where = location.found ? `its weights are in ${location.dir}` : "its weights were downloaded";
-      return {
-        embedder,
-        reason: `${describeLoaded(embedder)}: auto, ${where}`,
-        summary: `${embedder.id} (default; transformers.js, ${location.found ? `weights found, ${FOLDER_HINT}` : "weights downloaded"})`,
-        setup: "model-load",
-      };
-    } catch (e) {
-      // Present-but-broken weights (or no transformers.js to load them) are an error; only a failed download falls back.
-      if (location.found || !(e instanceof ModelUnavailableError || MissingPeerError.isInstance(e))) throw e;
-      return weightFree(
-        options,
-        `auto, ${DEFAULT_EMBEDDING_MODEL} is not in ${modelsDir} and could not be downloaded (${e.message})`,
-        "no transformer weights found and the download failed, --verbose for why",
-      );
-    }
-  }
-  return weightFree(
-    options,
-    `auto, no ${DEFAULT_EMBEDDING_MODEL} weights in ${location.lookedIn.join(", ")} (missing ${location.missing.join(", ")}); ` +
-      `put them there or set ${MODELS_DIR_ENV} for a pretrained model`,
-    `no transformer weights found, ${SEARCH_PATH_HINT}`,
-  );
+  // `auto` never looks for model folders: the same command gives the same embedder on every machine (docs/models.md).
+  return weightFree(options, `auto is the embedded default (no model weights); ${SWITCH_HINT_LONG}`, SWITCH_HINT);
+}
+
+/**
+ * Per-locale embedders (./locale-routed.ts, docs/models.md): each locale of
+ * the corpus gets its own spec, or the default's, or — the default being a
+ * model for other languages (bge-small-en-v1.5 is English) — `auto`, said in
+ * one stderr line. Undefined when every locale has the same spec (resolved as
+ * a plain spec, the same id as before).
+ */
+async function resolvePerLocale(spec: string, options: ResolveOptions): Promise<ResolvedEmbedder | undefined> {
+  const parsed = parseLocaleSpec(spec);
+  const locales = options.corpus?.chunks.map((c) => c.locale) ?? Object.keys(parsed.locales);
+  const { specs, kept } = specsPerLocale(parsed, locales);
+  const distinct = [...new Set(specs.values())];
+  if (distinct.length <= 1 && (distinct[0] ?? parsed.default) === parsed.default) return undefined;
+  if (kept.length > 0)
+    log.info(
+      `embedder: ${parsed.default} is for ${modelLanguages(parsed.default)!.join(", ")} only; ${kept.join(", ")} keep the default embedder (name a model per locale: locales.<tag>.embedder, docs/models.md)`,
+    );
+  if (distinct.length === 1) return resolveOne(distinct[0]!, options);
+  const bySpec = new Map<string, ResolvedEmbedder>();
+  for (const s of distinct.sort()) bySpec.set(s, await resolveOne(s, options));
+  const byLocale = new Map<string, Embedder>();
+  for (const [l, s] of specs) byLocale.set(l, await fingerprinted(bySpec.get(s)!.embedder));
+  const fallbackSpec = specsPerLocale(parsed, ["und"]).specs.get("und")!;
+  const fallback = bySpec.get(fallbackSpec)?.embedder ?? (await resolveOne(fallbackSpec, options)).embedder;
+  const embedder = new LocaleRoutedEmbedder(byLocale, await fingerprinted(fallback));
+  const setups = [...bySpec.values()].map((r) => r.setup);
+  return {
+    embedder,
+    reason: `${embedder.id}: per-locale embedders (${formatLocaleSpec(parsed)}): ${[...bySpec.values()].map((r) => r.reason).join("; ")}`,
+    summary: `${embedder.id} (per-locale embedders)`,
+    setup: setups.includes("model-load") ? "model-load" : setups.includes("lsa-fit") ? "lsa-fit" : setups[0]!,
+  };
 }
 
 /** The weight-free embedder of `auto`: LSA fitted on the corpus when one is given, else the built-in hashed n-grams. */

@@ -19,9 +19,36 @@
  *   4. otherwise mean pooling over the attention mask (the sentence-transformers
  *      default).
  * Vectors are always L2-normalised (cosine = dot product).
+ *
+ * Query instruction (prepended to queries only, never to documents), first
+ * match wins: the `queryPrefix` option (`""` turns it off); the `query` prompt
+ * of sentence-transformers' `config_sentence_transformers.json` in the model
+ * folder (`npm run models` writes BGE's); the model card of a known family
+ * (`bge-{small,base,large}-en-v1.5` -> "Represent this sentence for searching
+ * relevant passages: "); otherwise none.
+ *
+ * Truncation: inputs are cut to the tokenizer's `model_max_length`, never
+ * beyond the model's `max_position_embeddings` (512 for BERT-style models),
+ * the way Hugging Face's `tokenizers` (and so sentence-transformers) cut them:
+ * the text's tokens are cut and the special tokens kept (`[CLS] … [SEP]`).
+ * transformers.js' own truncation cuts the encoded row, `[SEP]` included, so
+ * this module tokenizes, truncates and pads itself and runs the model on
+ * the result (test/retrieval/bge-parity.test.ts checks it against Python).
+ *
+ * The embedder id names the model and its precision: `Xenova/bge-small-en-v1.5@fp32`,
+ * `…@q8` (docs/models.md); a spec may end in `@fp32` or `@q8` to pick one.
  */
 import { join } from "node:path";
 import type { FeatureExtractionPipeline, Tensor } from "@huggingface/transformers";
+
+/** transformers.js' Tensor class (the optional peer's; only its type is imported here). */
+type TensorClass = typeof Tensor;
+/** The slice of transformers.js' tokenizer this module calls. */
+interface EncodingTokenizer {
+  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
+  pad_token_id?: number | null;
+  model_max_length?: number;
+}
 import {
   DataValidationError,
   DimensionMismatchError,
@@ -38,24 +65,32 @@ import {
   exists,
   loadFailed,
   modelIdOf,
+  parseModelSpec,
   prepareLoad,
   withTransformersEnv,
 } from "./transformers-runtime.js";
 import { readJsonFileOrThrow } from "../../kb/json.js";
 
 export {
+  ALLOW_DOWNLOADS_ENV,
   DEFAULT_BATCH_SIZE,
   DEFAULT_RERANK_MODEL,
+  FETCHABLE_MODELS,
   MODELS_DIR_ENV,
   ONNX_FILES,
   REQUIRED_MODEL_FILES,
   checkBatchSize,
   defaultModelsDir,
+  downloadsAllowedByEnv,
+  huggingFaceHubCache,
   isModelPath,
   loadFailed,
   locateModel,
   modelIdOf,
+  modelSearchDirs,
   modelUnavailable,
+  modelsCacheDir,
+  parseModelSpec,
   prepareLoad,
   type LocalModelOptions,
   type ModelDtype,
@@ -64,8 +99,46 @@ export {
   type TransformersEnvSettings,
 } from "./transformers-runtime.js";
 
-/** The transformers embedding model `auto` uses when its weights are present. */
+/** The transformers embedding model retrace's docs name (docs/models.md); `auto` never picks it: it must be named. */
 export const DEFAULT_EMBEDDING_MODEL = "Xenova/bge-small-en-v1.5";
+
+/** BGE v1.5's query instruction for retrieval (the model card's "Represent this sentence for searching relevant passages: "). */
+export const BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: ";
+
+const QUERY_INSTRUCTIONS: { pattern: RegExp; instruction: string; source: string }[] = [
+  {
+    pattern: /(^|[-_/])bge-(small|base|large)-en-v1\.5$/i,
+    instruction: BGE_QUERY_INSTRUCTION,
+    source: "bge-*-en-v1.5 model card",
+  },
+];
+
+/** Applies the query-instruction rule of this module's doc comment. */
+export async function resolveQueryInstruction(
+  model: string,
+  dir: string | null,
+  explicit?: string,
+): Promise<{ instruction: string; source: string }> {
+  if (explicit !== undefined) return { instruction: explicit, source: "option" };
+  if (dir !== null) {
+    const file = join(dir, "config_sentence_transformers.json");
+    if (await exists(file)) {
+      const cfg = (await readJsonFileOrThrow(file, "a sentence-transformers config_sentence_transformers.json")) as {
+        prompts?: unknown;
+      }; // src/kb/json.ts
+      const prompts = cfg.prompts as Record<string, unknown> | undefined;
+      if (prompts !== undefined && typeof prompts === "object" && prompts !== null && "query" in prompts) {
+        const q = prompts.query;
+        if (typeof q !== "string")
+          throw new DataValidationError([{ file, field: "prompts.query", message: "expected a string" }]);
+        return { instruction: q, source: "config_sentence_transformers.json" };
+      }
+    }
+  }
+  const name = model.replace(/[\\/]+$/, "");
+  for (const k of QUERY_INSTRUCTIONS) if (k.pattern.test(name)) return { instruction: k.instruction, source: k.source };
+  return { instruction: "", source: "none" };
+}
 
 export type Pooling = "mean" | "cls";
 
@@ -149,20 +222,8 @@ export interface TransformersEmbedderOptions extends LocalModelOptions {
   model?: string;
   /** Overrides the pooling rule. */
   pooling?: Pooling;
-  /** Prepended to queries only (some models want an instruction, e.g. bge's "Represent this sentence ..."). Default none. */
+  /** Prepended to queries only (some models want an instruction, e.g. bge's "Represent this sentence ..."). Default: the module doc's rule. */
   queryPrefix?: string;
-}
-
-/**
- * The query instruction of a known model family, from its model card: BGE's
- * English v1.5 models ("Represent this sentence for searching relevant
- * passages: ", prepended to queries only, as MTEB's figures were made).
- * Undefined for other models. The `queryPrefix` option wins (`""` turns it off).
- */
-export function knownQueryInstruction(model: string): string | undefined {
-  return /(^|[-_/])bge-(small|base|large)-en(-v1\.5)?$/i.test(model)
-    ? "Represent this sentence for searching relevant passages: "
-    : undefined;
 }
 
 /** L2-normalises in place; a zero vector stays zero (no NaN). */
@@ -193,10 +254,16 @@ export class TransformersEmbedder implements Embedder {
   readonly modelDir: string | null;
   readonly dtype: ModelDtype;
   readonly batchSize: number;
-  private readonly queryPrefix: string;
+  /** Prepended to queries only (the module doc's rule). */
+  readonly queryPrefix: string;
+  /** Longest input in tokens; longer texts are truncated. */
+  readonly maxTokens: number;
 
   private constructor(
     private readonly extractor: FeatureExtractionPipeline,
+    private readonly tensor: TensorClass,
+    /** The special tokens the tokenizer appends after the text (`[SEP]`), kept when a text is truncated. */
+    private readonly specialSuffix: number[],
     fields: {
       id: string;
       dimension: number;
@@ -205,6 +272,7 @@ export class TransformersEmbedder implements Embedder {
       dtype: ModelDtype;
       batchSize: number;
       queryPrefix: string;
+      maxTokens: number;
       modelType: string;
     },
   ) {
@@ -216,21 +284,28 @@ export class TransformersEmbedder implements Embedder {
     this.dtype = fields.dtype;
     this.batchSize = fields.batchSize;
     this.queryPrefix = fields.queryPrefix;
+    this.maxTokens = fields.maxTokens;
     this.description =
       `transformers.js ${fields.id} (${fields.modelType}, ${fields.dimension}-d, ${this.pooling} pooling from ${this.poolingSource}, ` +
-      `L2-normalised, ${fields.dtype} onnx): semantic dense embeddings`;
+      `L2-normalised, ${fields.dtype} onnx, ${fields.maxTokens > 0 ? `truncated at ${fields.maxTokens} tokens` : "no truncation"}` +
+      `${fields.queryPrefix !== "" ? ", query instruction" : ""}): semantic dense embeddings`;
   }
 
   /** Loads the model (offline unless `allowRemote`), or throws ModelUnavailableError. */
   static async load(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
-    const model = options.model ?? DEFAULT_EMBEDDING_MODEL;
+    const spec = parseModelSpec(options.model ?? DEFAULT_EMBEDDING_MODEL);
+    const model = spec.model;
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
     const allowRemote = options.allowRemote ?? false;
-    const prepared = await prepareLoad(model, options);
+    const quantized = spec.dtype !== undefined ? spec.dtype === "q8" : options.quantized;
+    const prepared = await prepareLoad(model, { ...options, ...(quantized !== undefined ? { quantized } : {}) });
     const pooling = await resolvePooling(model, prepared.dir, options.pooling);
+    const query = await resolveQueryInstruction(model, prepared.dir, options.queryPrefix);
+    let tensor: TensorClass | undefined;
     const extractor = await withTransformersEnv(
       { modelsDir: prepared.modelsDir, cacheDir: options.cacheDir, allowRemote },
       async (tf) => {
+        tensor = tf.Tensor;
         try {
           return await tf.pipeline("feature-extraction", prepared.target, {
             local_files_only: !allowRemote,
@@ -251,17 +326,31 @@ export class TransformersEmbedder implements Embedder {
       );
     }
     const modelType = String((extractor.model.config as { model_type?: unknown }).model_type ?? "unknown");
+    // Truncation at the model's positions: a tokenizer_config without model_max_length would let a long text through
+    // to the ONNX session, which fails past max_position_embeddings (docs/models.md).
+    const positions = (extractor.model.config as { max_position_embeddings?: unknown }).max_position_embeddings;
+    const tokenizer = extractor.tokenizer as unknown as EncodingTokenizer;
+    const limit = typeof positions === "number" && positions > 0 ? positions : Infinity;
+    const maxTokens = Math.min(tokenizer.model_max_length ?? Infinity, limit);
+    if (Number.isFinite(maxTokens)) tokenizer.model_max_length = maxTokens;
     log.debug(
-      `embedder ${model}: ${prepared.dir ?? "downloaded"}, ${prepared.dtype}, ${pooling.pooling} pooling (${pooling.source})`,
+      `embedder ${model}: ${prepared.dir ?? "downloaded"}, ${prepared.dtype}, ${pooling.pooling} pooling (${pooling.source}), ` +
+        `query instruction from ${query.source}, at most ${maxTokens} tokens`,
     );
-    return new TransformersEmbedder(extractor, {
-      id: modelIdOf(model),
+    // The specials after the text: those of an empty text's encoding past the ones a text starts with ([CLS] | [SEP]).
+    const empty = tokenizer.encode("");
+    const one = tokenizer.encode("a");
+    let lead = 0;
+    while (lead < empty.length && empty[lead] === one[lead]) lead++;
+    return new TransformersEmbedder(extractor, tensor as TensorClass, empty.slice(lead), {
+      id: `${modelIdOf(model)}@${prepared.dtype}`,
       dimension,
       pooling,
       modelDir: prepared.dir,
       dtype: prepared.dtype,
       batchSize,
-      queryPrefix: options.queryPrefix ?? knownQueryInstruction(modelIdOf(model)) ?? "",
+      queryPrefix: query.instruction,
+      maxTokens: Number.isFinite(maxTokens) ? maxTokens : 0,
       modelType,
     });
   }
@@ -286,22 +375,57 @@ export class TransformersEmbedder implements Embedder {
     await this.extractor.dispose();
   }
 
+  /** A text's token ids: with the special tokens, truncated to `maxTokens` keeping the trailing specials (the module doc). */
+  private encode(text: string): number[] {
+    const tokenizer = this.extractor.tokenizer as unknown as EncodingTokenizer;
+    const ids = tokenizer.encode(text);
+    if (this.maxTokens <= 0 || ids.length <= this.maxTokens) return ids;
+    return [...ids.slice(0, this.maxTokens - this.specialSuffix.length), ...this.specialSuffix];
+  }
+
   private async embedBatch(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const pooled: Tensor = await this.extractor(texts, { pooling: this.pooling, normalize: false });
-    const width = pooled.dims[pooled.dims.length - 1] ?? 0;
-    if (pooled.dims.length !== 2 || pooled.dims[0] !== texts.length || width !== this.dimension) {
+    const rows = texts.map((t) => this.encode(t));
+    const n = rows.length;
+    const len = Math.max(...rows.map((r) => r.length));
+    const pad = BigInt((this.extractor.tokenizer as unknown as EncodingTokenizer).pad_token_id ?? 0);
+    const ids = new BigInt64Array(n * len).fill(pad);
+    const mask = new BigInt64Array(n * len);
+    rows.forEach((r, i) => {
+      r.forEach((id, j) => {
+        ids[i * len + j] = BigInt(id);
+        mask[i * len + j] = 1n;
+      });
+    });
+    const outputs = (await this.extractor.model({
+      input_ids: new this.tensor("int64", ids, [n, len]),
+      attention_mask: new this.tensor("int64", mask, [n, len]),
+      token_type_ids: new this.tensor("int64", new BigInt64Array(n * len), [n, len]),
+    })) as Record<string, Tensor | undefined>;
+    const hidden = outputs.last_hidden_state ?? outputs.token_embeddings;
+    const width = hidden?.dims[2] ?? 0;
+    if (hidden === undefined || hidden.dims.length !== 3 || hidden.dims[0] !== n || width !== this.dimension) {
       throw new DimensionMismatchError(
         this.dimension,
         width,
-        `the output of ${this.id} (dims [${pooled.dims.join(", ")}])`,
+        `the output of ${this.id} (dims [${hidden?.dims.join(", ") ?? "none"}])`,
       );
     }
-    const data = pooled.data as Float32Array;
-    const rows: number[][] = [];
-    for (let r = 0; r < texts.length; r++) {
-      rows.push(l2normalize(Array.from(data.subarray(r * width, (r + 1) * width))));
+    const data = hidden.data as Float32Array;
+    const seq = hidden.dims[1] ?? len;
+    const out: number[][] = [];
+    for (let i = 0; i < n; i++) {
+      const v = new Array<number>(width).fill(0);
+      if (this.pooling === "cls") {
+        for (let d = 0; d < width; d++) v[d] = data[i * seq * width + d] ?? 0;
+      } else {
+        const count = rows[i]?.length ?? 0;
+        for (let j = 0; j < count; j++)
+          for (let d = 0; d < width; d++) v[d] = (v[d] ?? 0) + (data[(i * seq + j) * width + d] ?? 0);
+        for (let d = 0; d < width; d++) v[d] = (v[d] ?? 0) / Math.max(count, 1);
+      }
+      out.push(l2normalize(v));
     }
-    return rows;
+    return out;
   }
 }

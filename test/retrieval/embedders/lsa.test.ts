@@ -253,16 +253,14 @@ describe("LSA embedder", () => {
       /state loaded from/,
     );
     await expect(resolveEmbedder("lsa")).rejects.toMatchObject({ code: "INVALID_ARGUMENT", exitCode: 2 });
-    // auto without model weights: the same LSA embedder, the why in one short line, the search path only in the reason.
+    // auto: the same LSA embedder, with the one-line pointer to a real model (docs/models.md).
     const auto = await resolveEmbedder("auto", {
       modelsDir: path.join(dir, "no-models"),
       corpus: { chunks: CORPUS, stateDir: dir },
     });
     expect(auto.embedder).toBeInstanceOf(LsaEmbedder);
-    expect(auto.summary).toBe(
-      `${auto.embedder.id} (default; no transformer weights found, --verbose for the search path)`,
-    );
-    expect(auto.reason).toContain(path.join(dir, "no-models", "Xenova", "bge-small-en-v1.5"));
+    expect(auto.summary).toBe(`${auto.embedder.id} (default; real model: npm run models, docs/models.md)`);
+    expect(auto.reason).toContain('"embedder":"Xenova/bge-small-en-v1.5"');
   });
 
   it("lsaDenseWeight: the latent share clamped to [0.1, 0.9], to 0.01; 0.9 when unknown", () => {

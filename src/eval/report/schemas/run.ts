@@ -132,6 +132,8 @@ const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
 const jsonObject = z.record(jsonValue);
 
 const retrievalRunConfigObject = z.object({
+  /** The embedder id of this locale's turns, when the run had per-locale embedders (docs/models.md); absent: `run.embedder`. */
+  embedder: z.string().min(1).optional(),
   denseK: z.number().int(),
   bm25K: z.number().int(),
   /**
