@@ -196,7 +196,15 @@ export function ownGraphSource(
     description: system.embedder?.description ?? "",
     async sweep(swept, _kb, evaluators, onCaseDone) {
       const phases: SweepPhases = { graph: 0, evaluate: 0 };
-      const workers = o.workers ?? 1;
+      // onnxruntime-node (a named model's runtime) cannot run in worker threads beside the main one: V8 aborts the
+      // process ("Entering the V8 API without proper locking"). A model embedder's sweep runs on this thread alone
+      // (docs/throughput.md, docs/models.md).
+      const modelEmbedder = system.embedder?.setup.kind === "model-load";
+      const workers = modelEmbedder ? 1 : (o.workers ?? 1);
+      if (modelEmbedder && (o.workers ?? 1) > 1)
+        log.warn(
+          `run.workers ${o.workers}: a named model's embedder runs on one thread (onnxruntime cannot share the process with worker threads); the sweep runs on the main thread`,
+        );
       const turnTimeout = o.turnTimeout !== undefined ? { turnTimeoutMs: o.turnTimeout * 1000 } : {};
       const defaults = graphDefaultsFor(system, o);
       const knownIds = new Set(system.kb.byId.keys());

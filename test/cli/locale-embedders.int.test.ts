@@ -69,4 +69,29 @@ describe("per-locale embedders", () => {
     expect(es.r.stderr).toContain(`embedder: ${BGE} is for en only; pt-BR keep the default embedder`);
     expect(es.perLocale).toEqual({ en: BGE, "es-419": BGE, "pt-BR": all.perLocale["pt-BR"] });
   }, 1_200_000);
+
+  it("a named model's sweep runs on the main thread whatever run.workers says, with one warning", async (ctx) => {
+    if (why !== null) {
+      if (process.env.CI === "true") throw new Error(`cannot run with CI=true: ${why}`);
+      console.warn(`skipped: ${why}`);
+      ctx.skip();
+      return;
+    }
+    // onnxruntime-node in worker threads beside the main one can abort the process (V8 "without proper locking").
+    const r = await runCli(
+      [
+        "eval",
+        "--kb",
+        "test/fixtures/kb-mini",
+        "--store",
+        "memory",
+        "--config",
+        `{"retrieval":{"embedder":"${BGE}"},"run":{"workers":2,"concurrency":1}}`,
+      ],
+      { timeoutMs: 280_000 },
+    );
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr.split("\n").filter((l) => l.includes("run.workers 2: a named model"))).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/on worker 1/);
+  }, 300_000);
 });

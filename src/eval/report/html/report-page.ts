@@ -26,6 +26,7 @@ import { attributionCostText, attributionOffText, conversationNote } from "../re
 import { chanceWarnings, ciMethod, deltaMethod, deltaVerdict, reportKeys } from "../render/shared.js";
 import { setupText } from "../render/table.js";
 import { answerSideNote } from "../report-parts.js";
+import { measuresNotComputedLine } from "../render/shared.js";
 import type { Report } from "../types.js";
 import { stagePageData, type StagePageData } from "../stages.js";
 import { pipelineView, type PipelineView } from "./funnel.js";
@@ -76,7 +77,7 @@ export interface RunPageData {
    * `chanceWarnings`, the small-KB warnings; `setup`, the embedder's and store's
    * wall-clock setup (`timings.setup`; null without it).
    */
-  notes: { answerSide: string | null; chanceWarnings: string[]; setup: string | null };
+  notes: { answerSide: string | null; chanceWarnings: string[]; setup: string | null; notComputed: string | null };
   /**
    * The summary's columns and tables that would repeat another, not drawn
    * (docs/html-report.md, "Summary"): `group` a kind column whose every cell
@@ -171,7 +172,12 @@ export function runPageData(report: Report, name: string): RunPageData {
       deltaVerdicts: (report.deltas ?? []).map(deltaVerdict),
       ciMethod: ciMethod(report),
     },
-    notes: { answerSide: answerSideNote(report), chanceWarnings: chanceWarnings(report), setup: setupText(report) },
+    notes: {
+      answerSide: answerSideNote(report),
+      chanceWarnings: chanceWarnings(report),
+      setup: setupText(report),
+      notComputed: measuresNotComputedLine(report),
+    },
     summaryRepeats: summaryRepeats(report),
     ...judgmentsOfPage(report),
   };

@@ -213,6 +213,7 @@ const KNOWN_TOP = [
   "chance",
   "answerSide",
   "timings",
+  "measuresNotComputed",
 ];
 // The summary's columns and tables that repeat another (run.summaryRepeats, src/eval/report/html/report-page.ts): not drawn.
 function repeats(run: Run): Run["summaryRepeats"] {
@@ -476,6 +477,8 @@ function summaryPanel(run: Run, compact: boolean, openTurn?: (i: number) => void
   );
   if (run.notes.answerSide !== null)
     box.appendChild(el("p", { cls: "note", "data-section": "answerSide", text: run.notes.answerSide }));
+  if (run.notes.notComputed !== null)
+    box.appendChild(el("p", { cls: "note", "data-section": "measuresNotComputed", text: run.notes.notComputed }));
   box.appendChild(
     el("p", {
       cls: "note",
