@@ -88,8 +88,8 @@ describe("the named q8 model in beir and label", () => {
         BGE,
         "--pool",
         "dense",
-        "--html",
-        html,
+        "--out",
+        `html:${html}`,
       ],
       { timeoutMs: 280_000 },
     );

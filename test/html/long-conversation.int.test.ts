@@ -47,8 +47,8 @@ beforeAll(async () => {
       "memory",
       "--embedder",
       "builtin",
-      "--html",
-      path.join(dir, "label.html"),
+      "--out",
+      `html:${path.join(dir, "label.html")}`,
     ],
     {
       timeoutMs: 300_000,
