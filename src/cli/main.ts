@@ -84,7 +84,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
   score: {
     summary:
-      "Score a TREC run file against TREC qrels as trec_eval does (success, recall, ndcg_cut, P at k; recip_rank)",
+      "Score a TREC run file against TREC qrels as trec_eval 10 does (success, recall, ndcg_cut, P at k; recip_rank; with -m: map, map_cut, Rprec, bpref, infAP, rbp, rbp_resid, unj, num_*)",
     load: () => import("./commands/score.js"),
   },
   start: {

@@ -88,7 +88,7 @@ describe("retrace report --out (markdown, html) into what the user names", () =>
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim()).toBe(
-      `retrace: Expected \`--out\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`,
+      `retrace: Expected \`--out markdown:\` to be a path retrace can write (${dir} is a directory), got ${JSON.stringify(dir)}`,
     );
     await expect(lstat(at("never.html"))).rejects.toThrow(/ENOENT/);
   });
