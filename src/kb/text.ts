@@ -16,6 +16,7 @@
 import { isUtf8 } from "node:buffer";
 import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import { didYouMeanFile } from "../edit-distance.js";
 import { DataValidationError, type DataIssue } from "../errors.js";
 
@@ -165,6 +166,79 @@ function incompleteTail(b: Uint8Array): number {
 }
 
 /**
+ * The bytes forEachTextLine and forEachTextBlock read: `source` when given,
+ * stdin for `-`, else `file` (a regular file, checked first: a DataValidationError
+ * naming it otherwise), its bytes [start, end) when `range` is set; null for an
+ * empty range.
+ */
+async function openTextBytes(
+  file: string,
+  range?: { start: number; end: number },
+  source?: AsyncIterable<Buffer>,
+): Promise<AsyncIterable<Buffer> | null> {
+  if (file !== "-" && source === undefined) {
+    const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
+    if (r instanceof Error) {
+      const missing = (r as NodeJS.ErrnoException).code === "ENOENT";
+      throw new DataValidationError([
+        {
+          file,
+          message: `cannot read the file (${missing ? "no such file" : ((r as NodeJS.ErrnoException).code ?? r.message)})${missing ? didYouMeanFile(file) : ""}`,
+        },
+      ]);
+    }
+    if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
+  }
+  if (range !== undefined && range.end <= range.start) return null;
+  if (source !== undefined) return source;
+  if (file === "-") return process.stdin;
+  return createReadStream(file, {
+    highWaterMark: 1 << 20,
+    ...(range !== undefined ? { start: range.start, end: range.end - 1 } : {}),
+  });
+}
+
+/**
+ * The UTF-8 rules of forEachTextLine and forEachTextBlock for one read of
+ * `file` starting at `offset`: `check` validates `bytes` (whole lines, LFs
+ * included, or the file's last line) read at file offset `at` from line
+ * `from`; `bom` gives the length of a BOM (3) when `bytes` are the file's
+ * first bytes and begin with one, else 0 (asked once per read).
+ */
+function utf8Rules(file: string, offset: number) {
+  let first = offset === 0;
+  return {
+    check(bytes: Uint8Array, at: number, from: number, atEnd: boolean): void {
+      if (isUtf8(bytes)) return;
+      const bad = firstInvalidUtf8(bytes);
+      if (bad < 0) return;
+      const tail = atEnd ? incompleteTail(bytes) : 0;
+      const cutShort = tail > 0 && bad >= bytes.length - tail ? ": a sequence cut short by the end of the file" : "";
+      throw new DataValidationError([
+        {
+          file,
+          line: from + lineAt(bytes, bad) - 1,
+          message: `invalid UTF-8 at byte offset ${at + bad} (byte 0x${(bytes[bad] as number).toString(16).padStart(2, "0")}${cutShort}); save the file as UTF-8`,
+        },
+      ]);
+    },
+    bom(bytes: Uint8Array): number {
+      if (!first) return 0;
+      first = false;
+      return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    },
+  };
+}
+
+/** A read that failed past the checks (EIO, EISDIR from stdin...) as the DataValidationError naming the file; a DataValidationError as it is. */
+function readFailure(file: string, e: unknown): DataValidationError {
+  if (e instanceof DataValidationError) return e;
+  return new DataValidationError([
+    { file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` },
+  ]);
+}
+
+/**
  * Streams `file` (or stdin for `-`) line by line into `onLine` under the
  * rules of readTextFile: a regular file (stdin excepted), strict UTF-8 (an
  * invalid sequence is a DataValidationError naming the byte offset and the
@@ -186,44 +260,13 @@ export async function forEachTextLine(
   range?: { start: number; end: number },
   source?: AsyncIterable<Buffer>,
 ): Promise<void> {
-  if (file !== "-" && source === undefined) {
-    const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
-    if (r instanceof Error) {
-      const missing = (r as NodeJS.ErrnoException).code === "ENOENT";
-      throw new DataValidationError([{ file, message: `cannot read the file (${missing ? "no such file" : ((r as NodeJS.ErrnoException).code ?? r.message)})${missing ? didYouMeanFile(file) : ""}` }]);
-    }
-    if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
-  }
-  if (range !== undefined && range.end <= range.start) return;
-  const stream =
-    source !== undefined
-      ? source
-      : file === "-"
-      ? process.stdin
-      : createReadStream(file, {
-          highWaterMark: 1 << 20,
-          ...(range !== undefined ? { start: range.start, end: range.end - 1 } : {}),
-        });
+  const stream = await openTextBytes(file, range, source);
+  if (stream === null) return;
   // Lines are cut at LF bytes (never inside a UTF-8 sequence) and each decoded on its own: decoding the chunk and slicing the text cost four times as much on 17 KB lines (docs/recorded-traces.md, "Scale").
   let parts: Buffer[] = []; // the current line's bytes so far, its LF not yet read
   let offset = range?.start ?? 0; // file offset of the current line's first byte
   let line = 1; // its number
-  let first = offset === 0;
-  /** Validates `bytes` (whole lines, LFs included, or the file's last line) read at file offset `at` from line `from`. */
-  const check = (bytes: Uint8Array, at: number, from: number, atEnd: boolean): void => {
-    if (isUtf8(bytes)) return;
-    const bad = firstInvalidUtf8(bytes);
-    if (bad < 0) return;
-    const tail = atEnd ? incompleteTail(bytes) : 0;
-    const cutShort = tail > 0 && bad >= bytes.length - tail ? ": a sequence cut short by the end of the file" : "";
-    throw new DataValidationError([{ file, line: from + lineAt(bytes, bad) - 1, message: `invalid UTF-8 at byte offset ${at + bad} (byte 0x${(bytes[bad] as number).toString(16).padStart(2, "0")}${cutShort}); save the file as UTF-8` }]);
-  };
-  /** A BOM at the very start of the file: its length (3) when `bytes` holds the file's first bytes and they are one. */
-  const bom = (bytes: Uint8Array): number => {
-    if (!first) return 0;
-    first = false;
-    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  };
+  const { check, bom } = utf8Rules(file, offset);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let nl = chunk.indexOf(0x0a);
@@ -255,13 +298,12 @@ export async function forEachTextLine(
       }
       if (lastNl + 1 < chunk.length) parts.push(chunk.subarray(lastNl + 1));
       if (stop()) {
-        if (file !== "-" && source === undefined) (stream as { destroy(): void }).destroy();
+        if (file !== "-" && source === undefined) (stream as Readable).destroy(); // the file this read opened
         return;
       }
     }
   } catch (e) {
-    if (e instanceof DataValidationError) throw e;
-    throw new DataValidationError([{ file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }]);
+    throw readFailure(file, e);
   }
   if (parts.length === 0) return;
   // The last line, with no LF after it.
@@ -289,50 +331,12 @@ export async function forEachTextBlock(
   stop: () => boolean = () => false,
   range?: { start: number; end: number },
 ): Promise<void> {
-  if (file !== "-") {
-    const r = await stat(file).catch((e: NodeJS.ErrnoException) => e);
-    if (r instanceof Error) {
-      const missing = (r as NodeJS.ErrnoException).code === "ENOENT";
-      throw new DataValidationError([
-        {
-          file,
-          message: `cannot read the file (${missing ? "no such file" : ((r as NodeJS.ErrnoException).code ?? r.message)})${missing ? didYouMeanFile(file) : ""}`,
-        },
-      ]);
-    }
-    if (!r.isFile()) throw new DataValidationError([notRegular(file, r)]);
-  }
-  if (range !== undefined && range.end <= range.start) return;
-  const stream =
-    file === "-"
-      ? process.stdin
-      : createReadStream(file, {
-          highWaterMark: 1 << 20,
-          ...(range !== undefined ? { start: range.start, end: range.end - 1 } : {}),
-        });
+  const stream = await openTextBytes(file, range);
+  if (stream === null) return;
   let parts: Buffer[] = [];
   let offset = range?.start ?? 0;
   let line = 1;
-  let first = offset === 0;
-  const check = (bytes: Uint8Array, at: number, from: number, atEnd: boolean): void => {
-    if (isUtf8(bytes)) return;
-    const bad = firstInvalidUtf8(bytes);
-    if (bad < 0) return;
-    const tail = atEnd ? incompleteTail(bytes) : 0;
-    const cutShort = tail > 0 && bad >= bytes.length - tail ? ": a sequence cut short by the end of the file" : "";
-    throw new DataValidationError([
-      {
-        file,
-        line: from + lineAt(bytes, bad) - 1,
-        message: `invalid UTF-8 at byte offset ${at + bad} (byte 0x${(bytes[bad] as number).toString(16).padStart(2, "0")}${cutShort}); save the file as UTF-8`,
-      },
-    ]);
-  };
-  const bom = (bytes: Uint8Array): number => {
-    if (!first) return 0;
-    first = false;
-    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  };
+  const { check, bom } = utf8Rules(file, offset);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       const lastNl = chunk.lastIndexOf(0x0a);
@@ -349,15 +353,12 @@ export async function forEachTextBlock(
       offset += block.length;
       if (lastNl + 1 < chunk.length) parts.push(chunk.subarray(lastNl + 1));
       if (stop()) {
-        if (file !== "-") (stream as { destroy(): void }).destroy();
+        if (file !== "-") (stream as Readable).destroy(); // the file this read opened
         return;
       }
     }
   } catch (e) {
-    if (e instanceof DataValidationError) throw e;
-    throw new DataValidationError([
-      { file, message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` },
-    ]);
+    throw readFailure(file, e);
   }
   if (parts.length === 0) return;
   const last = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
