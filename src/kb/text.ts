@@ -14,7 +14,7 @@
  * (TREC run and qrels files, which may be larger than memory should hold).
  */
 import { isUtf8 } from "node:buffer";
-import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { didYouMeanFile } from "../edit-distance.js";
@@ -365,4 +365,20 @@ export async function forEachTextBlock(
   const skip = bom(last);
   check(last.subarray(skip), offset + skip, line, true);
   if (last.length > skip) void onBlock(last, skip, last.length);
+}
+
+/** The offset just after the first LF at or after `from` (a line's start), or null when the file has none there: where a second thread starts reading a large file (src/eval/traces/read.ts, src/eval/ir/trec/compact.ts). */
+export function lineStartFrom(file: string, from: number): number | null {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(1 << 16);
+    for (let at = from; ; at += buf.length) {
+      const n = readSync(fd, buf, 0, buf.length, at);
+      if (n === 0) return null;
+      const i = buf.subarray(0, n).indexOf(0x0a);
+      if (i >= 0) return at + i + 1;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

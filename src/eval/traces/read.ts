@@ -10,10 +10,10 @@
  * conversation named by its root id, listed as such) and ordered by
  * `compareTurns`.
  */
-import { openSync, readSync, closeSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { DataValidationError, InvalidArgumentError } from "../../errors.js";
-import { forEachTextLine } from "../../kb/text.js";
+import { forEachTextLine, lineStartFrom } from "../../kb/text.js";
 import { moduleWorker, siblingModule } from "../../module-worker.js";
 import { LangSmithReader } from "./langsmith.js";
 import { OtlpReader, type SpanFacts } from "./otlp.js";
@@ -110,22 +110,6 @@ export function otlpLineValue(text: string): Record<string, unknown> | undefined
   const value = JSON.parse(text) as unknown;
   if (recordFormat(value) !== "otlp") throw new Error("not an OTLP/JSON record");
   return value as Record<string, unknown>;
-}
-
-/** The offset just after the first LF at or after `from` (a line's start), or null when the file has none there. */
-function lineStartFrom(file: string, from: number): number | null {
-  const fd = openSync(file, "r");
-  try {
-    const buf = Buffer.alloc(1 << 16);
-    for (let at = from; ; at += buf.length) {
-      const n = readSync(fd, buf, 0, buf.length, at);
-      if (n === 0) return null;
-      const i = buf.subarray(0, n).indexOf(0x0a);
-      if (i >= 0) return at + i + 1;
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

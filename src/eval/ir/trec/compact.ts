@@ -8,9 +8,9 @@
  * line the fast scanner does not take as is (fewer fields, a score that is
  * not a plain decimal) goes through RunParser's own checks and messages.
  */
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { DataValidationError, type DataIssue } from "../../../errors.js";
-import { forEachTextBlock } from "../../../kb/text.js";
+import { forEachTextBlock, lineStartFrom } from "../../../kb/text.js";
 import { moduleWorker, siblingModule } from "../../../module-worker.js";
 import { evaluateQuery, NONPOOL, queryJudgments, UNJUDGED } from "./measures.js";
 import { MAX_ISSUES, RunParser, type Qrels } from "./parse.js";
@@ -289,22 +289,6 @@ export type CompactPart =
 
 /** A run at least this large is read by two threads (docs/metrics.md, "Speed"). */
 export const TWO_THREADS_MIN_BYTES = 16 << 20;
-
-/** The offset of the first line start at or after `from`, or null when no LF follows it. */
-function lineStartFrom(file: string, from: number): number | null {
-  const fd = openSync(file, "r");
-  try {
-    const buf = Buffer.alloc(1 << 16);
-    for (let at = from; ; at += buf.length) {
-      const n = readSync(fd, buf, 0, buf.length, at);
-      if (n === 0) return null;
-      const i = buf.subarray(0, n).indexOf(0x0a);
-      if (i >= 0) return at + i + 1;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Read the bytes [start, end) of a run (all of it without a range): its run, line count and issues. */
 export async function readRunPart(
