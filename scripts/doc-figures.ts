@@ -20,7 +20,7 @@
  * shipped KB beside the default's: the same command with the real model
  * embedder named (`--config '{"retrieval":{"embedder":"Xenova/bge-small-en-v1.5"}}'`,
  * its weights from the models folder in effect: `$RETRACE_MODELS_DIR`, else
- * `<repo>/models`). When the model is not there the script says so on stderr,
+ * `<repo>/models`, then the folder `npm run models` fills). When the model is not there the script says so on stderr,
  * naming where it looked and how to fetch it, and leaves that block as
  * committed (it is then neither rewritten nor reported stale); every other
  * figure is still regenerated or checked.
@@ -60,7 +60,12 @@ import { turnKey } from "../src/eval/stats/bootstrap.js";
 import type { Aggregate, Report, TurnReport } from "../src/eval/report/types.js";
 import { datasetHash } from "../src/kb/hash.js";
 import { loadData, type LoadedData } from "../src/kb/load.js";
-import { DEFAULT_EMBEDDING_MODEL, defaultModelsDir, locateModel } from "../src/retrieval/embedders/transformers.js";
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  defaultModelsDir,
+  locateModel,
+  modelsCacheDir,
+} from "../src/retrieval/embedders/transformers.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -213,12 +218,24 @@ async function modelFacts(
 ): Promise<NonNullable<Facts["model"]>> {
   const model = FIGURES_MODEL;
   if (opts.modelReportFile !== undefined) return { model, report: await readReportFile(opts.modelReportFile) };
-  const modelsDir = process.env.RETRACE_MODELS_DIR ? defaultModelsDir() : path.join(root, "models");
-  const where = await locateModel(model, { modelsDir });
-  if (!where.found)
+  // The folders the runtime looks in, a repository's own `models/` for the cwd: $RETRACE_MODELS_DIR, else <repo>/models,
+  // then the folder `npm run models` fills (so CI, which fetches the model there, checks the model block too).
+  const dirs = process.env.RETRACE_MODELS_DIR ? [defaultModelsDir()] : [path.join(root, "models"), modelsCacheDir()];
+  let modelsDir: string | undefined;
+  let where: Awaited<ReturnType<typeof locateModel>> | undefined;
+  const lookedIn: string[] = [];
+  for (const d of dirs) {
+    where = await locateModel(model, { modelsDir: d });
+    if (where.found) {
+      modelsDir = d;
+      break;
+    }
+    lookedIn.push(...where.lookedIn);
+  }
+  if (where === undefined || !where.found || modelsDir === undefined)
     return {
       model,
-      missing: `${model} is not in ${where.lookedIn.join(", ")} (missing ${where.missing.join(", ")}); fetch it with \`npm run models\` and point RETRACE_MODELS_DIR at its folder`,
+      missing: `${model} is not in ${lookedIn.join(", ")}; fetch it with \`npm run models\``,
     };
   opts.stderr?.(`doc-figures: a second run of the shipped KB with ${model} (${where.dtype}, ${where.dir}) …\n`);
   const report = await runShippedEval({
