@@ -74,6 +74,11 @@ export async function locoStudy(
   options: {
     lists?: (name: string) => Promise<BranchLists>;
     candidates?: readonly Candidate[];
+    /**
+     * When set, only candidates whose held-out R@100 margin over the better stage is at least −maxR100Loss on
+     * every collection may be chosen (the model study: issue 56's acceptance bound, 0.01); unset, as the LSA study.
+     */
+    maxR100Loss?: number;
   } = {},
 ) {
   const cands = options.candidates ?? CANDIDATES;
@@ -149,8 +154,11 @@ export async function locoStudy(
       mean: mine.reduce((s, r) => s + (r.ndcgMargin?.diff ?? 0), 0) / mine.length,
     };
   });
-  const top = Math.max(...worst.map((w) => w.worst));
-  const chosen = worst.find((w) => w.worst >= top - TIE) as (typeof worst)[number];
+  const admissible = worst.filter((w) => options.maxR100Loss === undefined || w.worstR100 >= -options.maxR100Loss);
+  if (admissible.length === 0)
+    throw new Error(`no candidate keeps R@100 within ${options.maxR100Loss} of the better stage`);
+  const top = Math.max(...admissible.map((w) => w.worst));
+  const chosen = admissible.find((w) => w.worst >= top - TIE) as (typeof worst)[number];
   const shipped = chosen.candidate.grid[fit(chosen.candidate, SHARED_COLLECTIONS)] as Params;
   return { colls, rows, worst, chosen, shipped };
 }

@@ -4,7 +4,11 @@
  * embedder"): the study of loco-fusion.bench.ts (same collections, fitting
  * rule, choice rule and scorer) with the dense branch of a transformers.js
  * model instead of LSA, and the candidates of MODEL_CANDIDATES (fixed
- * constants: a model has no κ).
+ * constants: a model has no κ). The choice rule adds issue 56's acceptance
+ * bound on recall: only candidates whose held-out R@100 is never more than
+ * 0.01 below the better stage's may be chosen. The constants chosen are what
+ * MODEL_HYBRID_DEFAULTS ships (src/retrieval/hybrid.ts); the run says whether
+ * they still agree.
  *
  *   npm run bench -- loco-model
  *
@@ -19,6 +23,7 @@
  */
 import { pairedComparison, type PairedComparison } from "../src/eval/stats/bootstrap.js";
 import { DEFAULT_EMBEDDING_MODEL, type ModelDtype } from "../src/retrieval/embedders/transformers.js";
+import { MODEL_HYBRID_BM25, MODEL_HYBRID_DEFAULTS } from "../src/retrieval/hybrid.js";
 import { branchLists } from "./lib/branch-lists.js";
 import { MODEL_CANDIDATES, scoreLists, type Candidate, type Params } from "./lib/fusion-candidates.js";
 import { locoStudy } from "./loco-fusion.bench.js";
@@ -26,6 +31,9 @@ import { locoStudy } from "./loco-fusion.bench.js";
 const f4 = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
 const cmpText = (c: PairedComparison | null) =>
   c === null ? "n/a" : `${f4(c.diff)} [${c.ci95?.map((x) => f4(x)).join(", ")}] p=${c.pValue.toFixed(4)}`;
+
+/** Issue 56's acceptance bound on R@100, fixed before the study: a candidate that loses more than this to the better stage on any held-out collection is not chosen. */
+const R100_BOUND = 0.01;
 
 export function benchModel(env: NodeJS.ProcessEnv = process.env): { id: string; dtype: ModelDtype } {
   const dtype = env.BENCH_MODEL_DTYPE ?? "fp32";
@@ -39,6 +47,7 @@ export async function run(): Promise<void> {
   const { colls, rows, worst, chosen, shipped } = await locoStudy(log, {
     lists: (name) => branchLists(name, { log, model }),
     candidates: MODEL_CANDIDATES,
+    maxR100Loss: R100_BOUND,
   });
   const label = `${model.id} ${model.dtype}`;
   console.log(`Stages (depth 100 per branch; BM25 k1 0.9 b 0.4; dense ${label}, exact cosine):\n`);
@@ -65,10 +74,17 @@ export async function run(): Promise<void> {
   for (const w of [...worst].sort((a, b) => b.worst - a.worst))
     console.log(`| ${w.candidate.name} | ${f4(w.worst)} | ${w.where} | ${f4(w.mean)} | ${f4(w.worstR100)} |`);
   console.log(
-    `\nChosen (highest worst case; within 0.002, the simpler): ${chosen.candidate.name}, worst ${f4(chosen.worst)} on ${chosen.where}.`,
+    `\nChosen (among the candidates whose worst R@100 margin is at least −${R100_BOUND}: highest worst nDCG@10 case; within 0.002, the simpler): ${chosen.candidate.name}, worst ${f4(chosen.worst)} on ${chosen.where}.`,
   );
   console.log(
     `Its constants fitted on all four collections (the shipped ones; in-sample, no figure reported on them): ${chosen.candidate.describe(shipped)}.`,
+  );
+  const ships = `${MODEL_HYBRID_DEFAULTS.fusion}, dense ${MODEL_HYBRID_DEFAULTS.weights.dense}, BM25 k1 ${MODEL_HYBRID_BM25.k1} b ${MODEL_HYBRID_BM25.b}`;
+  const agrees =
+    chosen.candidate.name === `${MODEL_HYBRID_DEFAULTS.fusion} fixed` &&
+    shipped.alpha === MODEL_HYBRID_DEFAULTS.weights.dense;
+  console.log(
+    `MODEL_HYBRID_DEFAULTS (src/retrieval/hybrid.ts) ships ${ships}: ${agrees ? "agrees with this study" : "DIFFERS from this study's choice"}.`,
   );
   // The model embedder's default before this study (RRF k 60, equal weights), nothing fitted.
   const rrf = MODEL_CANDIDATES.find((c) => c.name === "rrf") as Candidate;

@@ -98,7 +98,8 @@ export const HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
  * nDCG@10 to BM25 on CACM, NPL and SciFact; it stays selectable
  * (`fusion: "signals"`). They are tied to the embedder: a dense weight of
  * 0.9 over the hashed n-grams (a weaker, lexical copy of BM25) would lose to
- * BM25 alone, so every other embedder keeps HYBRID_DEFAULTS (RRF).
+ * BM25 alone, so a model embedder has its own (MODEL_HYBRID_DEFAULTS) and
+ * every other embedder keeps HYBRID_DEFAULTS (RRF).
  */
 export const LSA_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
   ...HYBRID_DEFAULTS,
@@ -109,6 +110,32 @@ export const LSA_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
 
 /** BM25 k1 and b of the index a HybridRetriever over the LSA embedder builds when none are given. */
 export const LSA_HYBRID_BM25: Readonly<{ k1: number; b: number }> = Object.freeze({ k1: 0.9, b: 0.4 });
+
+/**
+ * The shipped defaults over a **model embedder** (a transformers.js model named
+ * by id and precision, `Xenova/bge-small-en-v1.5@fp32` / `@q8`; issue 56;
+ * docs/fusion-and-tuning.md, "The default over a model embedder"): CombMNZ
+ * over min-max normalised scores with dense 0.6 / BM25 0.4, and BM25 k1 0.9,
+ * b 0.4 (MODEL_HYBRID_BM25). Chosen leave-one-collection-out across Cranfield,
+ * CACM, NPL and SciFact with bge-small-en-v1.5 (bench/loco-model.bench.ts): the
+ * candidate with the highest worst held-out nDCG@10 margin over the better
+ * stage among those whose held-out R@100 never falls more than 0.01 below
+ * the better stage's; the weight is the one fitted on all four. Depths stay
+ * HYBRID_DEFAULTS' (20 per branch over a KB; `retrace beir` searches 100).
+ */
+export const MODEL_HYBRID_DEFAULTS: Readonly<HybridDefaults> = Object.freeze({
+  ...HYBRID_DEFAULTS,
+  fusion: "combmnz",
+  weights: Object.freeze({ dense: 0.6, bm25: 0.4 }),
+});
+
+/** BM25 k1 and b of the index a HybridRetriever over a model embedder builds when none are given (those of the study). */
+export const MODEL_HYBRID_BM25: Readonly<{ k1: number; b: number }> = LSA_HYBRID_BM25;
+
+/** An embedder id that names one transformers.js model and its precision (`<model>@fp32`, `<model>@q8`), not a per-locale mix. */
+export function isModelEmbedderId(id: string): boolean {
+  return !id.startsWith("locales(") && /^[^\s@]+\/[^\s@]+@(fp32|q8)$/.test(id);
+}
 
 /** Bounds of the LSA default dense weight (`lsaDenseWeight`). */
 export const LSA_DENSE_WEIGHT_RANGE: Readonly<{ min: number; max: number }> = Object.freeze({ min: 0.1, max: 0.9 });
@@ -160,14 +187,16 @@ export function lsaStructureWeight(structure: number, lambda: number = LSA_STRUC
  * corpus-fit LSA embedder (id `lsa-…`) LSA_HYBRID_DEFAULTS (min-max fusion) with the dense
  * weight `lsaStructureWeight(embedder.structure)` and signals shift 0, used only if a caller
  * selects `signals` (when κ is not known: `lsaDenseWeight(embedder.latentShare)` and SIGNALS_SHIFT) and
- * LSA_HYBRID_BM25; HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every
- * other embedder (the built-in hashed n-grams, transformers models).
+ * LSA_HYBRID_BM25; for a model embedder (`isModelEmbedderId`) MODEL_HYBRID_DEFAULTS and
+ * MODEL_HYBRID_BM25; HYBRID_DEFAULTS and BM25's own k1 1.2, b 0.75 for every
+ * other embedder (the built-in hashed n-grams, a per-locale mix `locales(…)`).
  * Computable without labels: it reads the embedder's id, latent share and κ only.
  */
 export function hybridDefaultsFor(embedder: { id: string; latentShare?: number; structure?: number }): {
   defaults: Readonly<HybridDefaults>;
   bm25: Readonly<{ k1: number; b: number }>;
 } {
+  if (isModelEmbedderId(embedder.id)) return { defaults: MODEL_HYBRID_DEFAULTS, bm25: MODEL_HYBRID_BM25 };
   if (!/^lsa-\d+-/.test(embedder.id)) return { defaults: HYBRID_DEFAULTS, bm25: { k1: BM25_K1, b: BM25_B } };
   // κ known (every fit since the chance baseline): α = λ·κ, no signals shift (λ includes it); else the latent share and the fixed shift.
   const known = embedder.structure !== undefined && Number.isFinite(embedder.structure);

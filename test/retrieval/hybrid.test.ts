@@ -7,7 +7,13 @@ import { BM25Index } from "../../src/retrieval/bm25.js";
 import { InMemoryDenseIndex } from "../../src/retrieval/dense.js";
 import { HashingEmbedder } from "../../src/retrieval/embedders/builtin.js";
 import { RRF_K, minMaxFusion, reciprocalRankFusion } from "../../src/retrieval/fusion.js";
-import { HYBRID_DEFAULTS, HybridRetriever, type HybridRetrieverOptions } from "../../src/retrieval/hybrid.js";
+import {
+  HYBRID_DEFAULTS,
+  HybridRetriever,
+  hybridDefaultsFor,
+  isModelEmbedderId,
+  type HybridRetrieverOptions,
+} from "../../src/retrieval/hybrid.js";
 import { dedupeParents } from "../../src/retrieval/parents.js";
 import type { Embedder, Ranked, RetrievalTrace, Reranker } from "../../src/retrieval/types.js";
 import { MINI_KB } from "../helpers/fixtures.js";
@@ -185,6 +191,43 @@ describe("HybridRetriever", () => {
     expect(on.retrievedIds[0]).toBe("lost-card");
     expect(on.timingsMs).toHaveProperty("rerank");
     expectConsistent(on);
+  });
+
+  it("a model embedder (`<model>@fp32` / `@q8`) starts from the model defaults the leave-one-collection-out study chose: CombMNZ, dense 0.6 / BM25 0.4, BM25 k1 0.9 b 0.4; a per-locale mix and the hashed n-grams keep RRF", async () => {
+    // The study's choice (docs/fusion-and-tuning.md, "The default over a model embedder"), written out here, not read from the code.
+    for (const id of ["Xenova/bge-small-en-v1.5@fp32", "Xenova/bge-small-en-v1.5@q8"]) {
+      expect(isModelEmbedderId(id)).toBe(true);
+      const d = hybridDefaultsFor({ id });
+      expect(d.defaults).toMatchObject({
+        fusion: "combmnz",
+        weights: { dense: 0.6, bm25: 0.4 },
+        denseK: 20,
+        bm25K: 20,
+      });
+      expect(d.bm25).toEqual({ k1: 0.9, b: 0.4 });
+    }
+    for (const id of [
+      "builtin-hash-v1",
+      "locales(en=Xenova/bge-small-en-v1.5@fp32;es-419=lsa-128-916eee2dd175-v1)",
+      "Xenova/bge-small-en-v1.5",
+    ]) {
+      expect(isModelEmbedderId(id)).toBe(false);
+      expect(hybridDefaultsFor({ id }).defaults).toEqual(HYBRID_DEFAULTS);
+    }
+    // A retriever over such an embedder fuses with CombMNZ: a chunk both branches return is counted twice.
+    class Named extends HashingEmbedder {
+      override readonly id = "Xenova/bge-small-en-v1.5@q8";
+    }
+    const embedder = new Named();
+    const retriever = new HybridRetriever({
+      chunks: CHUNKS,
+      embedder,
+      dense: await InMemoryDenseIndex.fromChunks(CHUNKS, embedder),
+    });
+    expect(retriever.defaults.fusion).toBe("combmnz");
+    expect([retriever.bm25.k1, retriever.bm25.b]).toEqual([0.9, 0.4]);
+    const trace = await retriever.retrieve("freeze my card");
+    expect(trace.config.fusion).toMatchObject({ method: "combmnz" });
   });
 
   it("respects the defaults it is given, including explicit zero weights", async () => {
