@@ -122,9 +122,7 @@ function checkStrategy(s: string | undefined): Strategy {
  * naming --generator. Each card's call gets the card and its seed; its
  * `random` is the same stream (`rngFor`) built in that thread.
  */
-async function loadGenerator(
-  spec: string,
-): Promise<{
+async function loadGenerator(spec: string): Promise<{
   call: (card: GeneratorCard, seed: number, index: number) => Promise<unknown>;
   name: string;
   version: string;
@@ -135,9 +133,10 @@ async function loadGenerator(
     { kind: "generator", spec, cwd: process.cwd() },
     `--generator ${spec}`,
     isolationLimits({}),
+    "a generator call's fixed deadline",
   );
   return {
-    call: (card, seed, index) => hosted.call({ card, seed, index }, `calling it on card ${card.id}`),
+    call: (card, seed, index) => hosted.call({ card, seed, index }, `its call on card ${card.id}`),
     name: hosted.info.name ?? "generator",
     version: hosted.info.version ?? "unversioned",
     close: () => hosted.close(),

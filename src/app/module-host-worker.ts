@@ -40,6 +40,18 @@ process.exit = ((code?: number | string | null) => {
   return exit(code);
 }) as typeof process.exit;
 
+// The module's stdout and stderr go to the main thread as messages (shown there with --verbose), never to retrace's.
+for (const name of ["stdout", "stderr"] as const) {
+  const stream = process[name];
+  stream.write = ((chunk: string | Uint8Array, a?: unknown, b?: unknown) => {
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    post({ type: "output", stream: name, text });
+    const cb = typeof a === "function" ? a : typeof b === "function" ? b : undefined;
+    if (cb !== undefined) queueMicrotask(() => (cb as () => void)());
+    return true;
+  }) as typeof stream.write;
+}
+
 let loading = true;
 process.on("beforeExit", () => {
   if (loading) post({ type: "drained" });

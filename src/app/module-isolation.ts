@@ -48,6 +48,7 @@ export interface ModuleHostInit {
 export type ModuleHostMessage =
   | { type: "log"; level: LogLevel; msg: string }
   | { type: "beat" }
+  | { type: "output"; stream: "stdout" | "stderr"; text: string }
   | { type: "loaded"; info: Record<string, string> }
   | { type: "exit"; code: number | string; at?: string }
   | { type: "drained" }
@@ -84,29 +85,36 @@ interface Pending {
  * resolves once it is built, or rejects with the one error (exit 2 naming
  * `label`) that stopped the loading.
  */
-export function hostModule(init: ModuleHostInit, label: string, limits: IsolationLimits): Promise<HostedModule> {
+export function hostModule(
+  init: ModuleHostInit,
+  label: string,
+  limits: IsolationLimits,
+  /** What sets each call's deadline, for messages (`run.turnTimeout`; a generator has a fixed one). */
+  deadlineSetting = "run.turnTimeout",
+): Promise<HostedModule> {
   const worker: Worker = moduleWorker(siblingModule(import.meta.url, "module-host-worker"), init, {
     resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
     stdout: true,
     stderr: true,
   });
   const verbose = verboseRequested();
-  for (const [name, stream] of [
-    ["stdout", worker.stdout],
-    ["stderr", worker.stderr],
-  ] as const) {
-    let rest = "";
-    stream.setEncoding("utf8");
-    stream.on("data", (chunk: string) => {
-      if (!verbose) return;
-      const lines = (rest + chunk).split("\n");
-      rest = lines.pop() ?? "";
-      for (const line of lines) log.debug(`${label} ${name}: ${line}`);
-    });
-    stream.on("end", () => {
-      if (verbose && rest !== "") log.debug(`${label} ${name}: ${rest}`);
-    });
-  }
+  // The module's output (posted by its thread, see ./module-host-worker.ts): shown with --verbose a line at a time,
+  // redacted by the logger, else dropped. Not read from the thread's stdio streams: a listener on them would hold
+  // the process between calls.
+  const rest = { stdout: "", stderr: "" };
+  const output = (name: "stdout" | "stderr", text: string) => {
+    if (!verbose) return;
+    const lines = (rest[name] + text).split("\n");
+    rest[name] = lines.pop() ?? "";
+    for (const line of lines) log.debug(`${label} ${name}: ${line}`);
+  };
+  const flushOutput = () => {
+    for (const name of ["stdout", "stderr"] as const)
+      if (verbose && rest[name] !== "") {
+        log.debug(`${label} ${name}: ${rest[name]}`);
+        rest[name] = "";
+      }
+  };
   let loaded = false;
   let failure: Error | undefined;
   let exitCalled: { code: number | string; at?: string } | undefined;
@@ -122,12 +130,13 @@ export function hostModule(init: ModuleHostInit, label: string, limits: Isolatio
   const during = (): string => {
     if (!loaded) return " while loading it";
     const first = pending.values().next();
-    return first.done === true ? "" : ` while ${first.value.what}`;
+    return first.done === true ? "" : ` during ${first.value.what}`;
   };
 
   function stop(e: Error): void {
     if (failure !== undefined) return;
     failure = e;
+    flushOutput();
     clearTimeout(loadTimer);
     clearInterval(watch);
     worker.removeAllListeners("exit");
@@ -151,20 +160,20 @@ export function hostModule(init: ModuleHostInit, label: string, limits: Isolatio
       if (now - lastBeat > WATCH_GRACE_MS)
         stop(
           new GraphInputError(
-            `${label}: ${p.what} ran past its ${secondsText(limits.turnTimeoutMs)} deadline (run.turnTimeout) without yielding to the event loop (a synchronous loop in your code?); its thread was ended and the run stopped`,
+            `${label}: ${p.what} ran past its ${secondsText(limits.turnTimeoutMs)} deadline (${deadlineSetting}) without yielding to the event loop (a synchronous loop in your code?); its thread was ended and the run stopped`,
           ),
         );
       else if (init.kind === "judge")
         stop(
           new ServiceUnavailableError(
             `judge ${init.spec}`,
-            `${label}: the judge model did not answer within ${secondsText(limits.turnTimeoutMs)} (run.turnTimeout) ${p.what}; its thread was ended and the run stopped`,
+            `${label}: the judge model did not answer ${p.what} within ${secondsText(limits.turnTimeoutMs)} (${deadlineSetting}); its thread was ended and the run stopped`,
           ),
         );
       else
         stop(
           new GraphInputError(
-            `${label}: ${p.what} did not finish within ${secondsText(limits.turnTimeoutMs)} (run.turnTimeout): a promise that never settles?; its thread was ended and the run stopped`,
+            `${label}: ${p.what} did not finish within ${secondsText(limits.turnTimeoutMs)} (${deadlineSetting}): a promise that never settles?; its thread was ended and the run stopped`,
           ),
         );
       return;
@@ -176,6 +185,9 @@ export function hostModule(init: ModuleHostInit, label: string, limits: Isolatio
     switch (m.type) {
       case "log":
         logLine(m.level, m.msg);
+        return;
+      case "output":
+        output(m.stream, m.text);
         return;
       case "beat":
         lastBeat = performance.now();
@@ -252,6 +264,7 @@ export function hostModule(init: ModuleHostInit, label: string, limits: Isolatio
     async close() {
       if (failure !== undefined) return;
       failure = new GraphInputError(`${label}: called after the run closed it`);
+      flushOutput();
       clearTimeout(loadTimer);
       clearInterval(watch);
       worker.removeAllListeners("exit");
