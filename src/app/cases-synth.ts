@@ -12,21 +12,13 @@
  * usable chunk (fewer distinct terms than the query needs) are skipped and
  * counted.
  */
-import path from "node:path";
-import {
-  DataValidationError,
-  GraphInputError,
-  InternalError,
-  InvalidArgumentError,
-  type DataIssue,
-} from "../errors.js";
+import { DataValidationError, InternalError, InvalidArgumentError, type DataIssue } from "../errors.js";
 import { loadBeirCorpus } from "../research/beir.js";
 import {
   DEFAULT_QUERY_SETTINGS,
   CorpusStats,
   STRATEGIES,
   generatorName,
-  rngFor,
   type Strategy,
   type SynthDoc,
 } from "../research/synthetic.js";
@@ -44,7 +36,9 @@ import { parseCaseLine, validateCases } from "../kb/cases.js";
 import { chunkKnowledgeBase } from "../kb/chunk.js";
 import { MAX_SYNTH_TURNS, isBlankText } from "../kb/schemas.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
-import { buildWith, importUserModule } from "../user-module.js";
+import { userModulePath } from "../user-module.js";
+import { isolationLimits } from "./graph-isolation.js";
+import { hostModule } from "./module-isolation.js";
 import { DEFAULT_ANALYZERS, loadKbAnalyzers, type Analyzers } from "../retrieval/analyzer.js";
 
 export interface SynthOptions {
@@ -121,18 +115,32 @@ function checkStrategy(s: string | undefined): Strategy {
   return s as Strategy;
 }
 
-async function loadGenerator(spec: string): Promise<{ fn: GeneratorModule["default"]; name: string; version: string }> {
-  // The one user-module loader (src/user-module.ts): .ts/.mts through tsx; a module that throws while loading is exit 2 naming --generator.
-  const { file, exports } = await importUserModule(spec, "--generator");
-  const mod = exports as Partial<GeneratorModule>;
-  if (typeof mod.default !== "function")
-    throw new GraphInputError(
-      `--generator ${spec}: expected a default export that is a function (card, context) => turns, got ${typeof mod.default}`,
-    );
-  const name =
-    typeof mod.name === "string" && mod.name !== "" ? mod.name : path.basename(file).replace(/\.[cm]?[jt]s$/, "");
-  const version = typeof mod.version === "string" && mod.version !== "" ? mod.version : "unversioned";
-  return { fn: mod.default, name, version };
+/**
+ * A `--generator` module, loaded, built and called in a thread of its own
+ * (src/app/module-isolation.ts): a module that throws while loading, exports
+ * no function, throws on a card, ends, hangs or floods its thread is exit 2
+ * naming --generator. Each card's call gets the card and its seed; its
+ * `random` is the same stream (`rngFor`) built in that thread.
+ */
+async function loadGenerator(spec: string): Promise<{
+  call: (card: GeneratorCard, seed: number, index: number) => Promise<unknown>;
+  name: string;
+  version: string;
+  close: () => Promise<void>;
+}> {
+  userModulePath(spec, "--generator");
+  const hosted = await hostModule(
+    { kind: "generator", spec, cwd: process.cwd() },
+    `--generator ${spec}`,
+    isolationLimits({}),
+    "a generator call's fixed deadline",
+  );
+  return {
+    call: (card, seed, index) => hosted.call({ card, seed, index }, `its call on card ${card.id}`),
+    name: hosted.info.name ?? "generator",
+    version: hosted.info.version ?? "unversioned",
+    close: () => hosted.close(),
+  };
 }
 
 /** A user generator's turns checked: an array of 1..MAX_SYNTH_TURNS `{user, standalone?}` with non-blank strings. */
@@ -217,14 +225,7 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
         title: doc.title,
         chunks: doc.chunks.map((c) => ({ ...c })),
       };
-      // The user's function throwing is a problem of its module (exit 2 naming it), as one throwing while loading.
-      const given = await buildWith(
-        () => user.fn(card, { seed, index: i, random: rngFor(seed, `${i}\u0000${doc.card}`) }),
-        true,
-        `--generator ${o.generator}`,
-        `the turns of card ${doc.card}`,
-        `the generator threw on card ${doc.card}`,
-      );
+      const given = await user.call(card, seed, i);
       const turns = checkTurns(given, `${o.generator} (card ${doc.card})`);
       cases.push({
         id: `syn-${seed}-${i + 1}`,
@@ -246,6 +247,7 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
         })),
       });
     }
+    await user.close();
   } else {
     const stats = new CorpusStats(docs, analyzers);
     const usable = docs.filter((d) => {

@@ -46,6 +46,7 @@ import {
   type EvalOptions,
   type EvalPlan,
 } from "./eval-plan.js";
+import { isolationLimits } from "./graph-isolation.js";
 import { openJudge } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 import { readQuarantine } from "../eval/gate/quarantine.js";
@@ -394,7 +395,15 @@ async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks): Promi
   };
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
   // The judge module is loaded and checked before any store starts too: a bad run.judge is exit 2 without a Chroma start.
-  const judge = o.judge === undefined ? undefined : await openJudge(o.judge, plan.data, o.judgeCache);
+  const judge =
+    o.judge === undefined
+      ? undefined
+      : await openJudge(
+          o.judge,
+          plan.data,
+          o.judgeCache,
+          isolationLimits(o.turnTimeout !== undefined ? { turnTimeout: o.turnTimeout } : {}),
+        );
   const progress = hooks.progress ?? NO_PROGRESS;
   const ingestProgress = progress("ingest", "chunks");
   const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);

@@ -706,7 +706,7 @@ export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}
     });
     checkBaselineTurns(baseline, file, data.cases);
   }
-  const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache);
+  const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache, isolationLimits(o));
   const evaluators: EvaluatorSpec[] = [
     ...retrievalSideEvaluators({ k }),
     ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : []),

@@ -4,17 +4,56 @@
  * the data's cards, with its on-disk cache (docs/langchain-integration.md).
  * Needs only the KB and cases, so `runEval` opens it before any store starts.
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { checkWritable } from "../atomic.js";
 import { InvalidArgumentError } from "../errors.js";
-import { loadJudgeModel } from "../eval/measures/judge-module.js";
-import { chatModelJudge } from "../eval/measures/judge.js";
+import { chatModelJudge, type ChatModelLike } from "../eval/measures/judge.js";
 import type { JudgeCost } from "../eval/measures/types.js";
 import type { Report } from "../eval/report/types.js";
 import { log } from "../log.js";
 import type { LoadedData } from "../system.js";
+import { isolationLimits, type IsolationLimits } from "./graph-isolation.js";
+import { hostModule } from "./module-isolation.js";
 
-export async function openJudge(spec: string, data: Pick<LoadedData, "kb" | "cases">, cacheDir: string | undefined) {
+/**
+ * The chat model of a `--judge` module, loaded, built and called in a thread
+ * of its own (src/app/module-isolation.ts): what it does cannot end, hang or
+ * flood the run. Its `invoke` sends the messages' roles and texts and
+ * answers the reply's text and token counts; `getName()` is the model id the
+ * module's model gave (`modelId`), so verdict cache keys are unchanged.
+ * `close()` ends the thread (it never holds the process between calls).
+ */
+export async function isolatedJudgeModel(
+  spec: string,
+  limits: IsolationLimits,
+): Promise<ChatModelLike & { close(): Promise<void> }> {
+  const hosted = await hostModule({ kind: "judge", spec, cwd: process.cwd() }, `--judge ${spec}`, limits);
+  const id = hosted.info.id ?? "chat-model";
+  let calls = 0;
+  return {
+    getName: () => id,
+    invoke: async (messages) => {
+      const n = ++calls;
+      const plain = messages.map((m) => ({
+        role: m.getType() === "system" ? "system" : "human",
+        content: typeof m.content === "string" ? m.content : JSON.stringify(m.content),
+      }));
+      return (await hosted.call({ messages: plain }, `judge call ${n}`)) as Awaited<
+        ReturnType<ChatModelLike["invoke"]>
+      >;
+    },
+    close: () => hosted.close(),
+  };
+}
+
+export async function openJudge(
+  spec: string,
+  data: Pick<LoadedData, "kb" | "cases">,
+  cacheDir: string | undefined,
+  /** The judge thread's limits (`isolationLimits` of the run's options: `run.turnTimeout` is each call's deadline). */
+  limits: IsolationLimits = isolationLimits({}),
+) {
   // Checked before the judge loads and the sweep starts: a file where the folder should be, or a folder no file can be created in, is exit 2 naming --judge-cache.
   if (cacheDir !== undefined)
     await checkWritable(path.join(cacheDir, "entry.json"), "--judge-cache").catch((e: unknown) => {
@@ -25,7 +64,13 @@ export async function openJudge(spec: string, data: Pick<LoadedData, "kb" | "cas
         cacheDir,
       );
     });
-  const model = await loadJudgeModel(spec);
+  if (!existsSync(path.resolve(spec)))
+    throw new InvalidArgumentError(
+      "--judge",
+      "a module file exporting a LangChain chat model or a factory of one",
+      spec,
+    );
+  const model = await isolatedJudgeModel(spec, limits);
   const questions = new Map<string, string>();
   for (const c of data.cases) c.turns.forEach((t, i) => questions.set(`${c.id}#${i}`, t.user));
   return chatModelJudge({ model, cards: data.kb.byId, questions, ...(cacheDir !== undefined ? { cacheDir } : {}) });

@@ -7,8 +7,12 @@
  * or overrides; it is never scored.
  */
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
-import { loadJudgeModel } from "../eval/measures/judge-module.js";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { InvalidArgumentError } from "../errors.js";
 import { contentText, modelId, type ChatModelLike } from "../eval/measures/judge.js";
+import { isolationLimits, type IsolationLimits } from "./graph-isolation.js";
+import { isolatedJudgeModel } from "./judge.js";
 
 /** Version of the prompt below (shown with the judge's name). */
 export const RELEVANCE_PROMPT_VERSION = "relevance-v1";
@@ -77,7 +81,20 @@ export function relevanceJudge(model: ChatModelLike): RelevanceJudge {
   };
 }
 
-/** The relevance judge of a `--judge` module (exit 2 naming `--judge` when it does not load or exports no chat model). */
-export async function openRelevanceJudge(spec: string): Promise<RelevanceJudge> {
-  return relevanceJudge(await loadJudgeModel(spec));
+/**
+ * The relevance judge of a `--judge` module, run in a thread of its own
+ * (src/app/module-isolation.ts; exit 2 naming `--judge` when it does not load
+ * or exports no chat model, or when its code ends, hangs or floods its thread).
+ */
+export async function openRelevanceJudge(
+  spec: string,
+  limits: IsolationLimits = isolationLimits({}),
+): Promise<RelevanceJudge> {
+  if (!existsSync(path.resolve(spec)))
+    throw new InvalidArgumentError(
+      "--judge",
+      "a module file exporting a LangChain chat model or a factory of one",
+      spec,
+    );
+  return relevanceJudge(await isolatedJudgeModel(spec, limits));
 }

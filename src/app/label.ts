@@ -44,6 +44,7 @@ import { graphFor, openEvalSystem } from "./eval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import { idOptionsFor, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
 import { recordedTracesSource } from "./traces-eval.js";
+import { isolationLimits } from "./graph-isolation.js";
 import { openRelevanceJudge, type RelevanceJudge } from "./label-judge.js";
 
 export interface LabelOptions extends Pick<
@@ -171,7 +172,7 @@ export async function planLabel(o: LabelOptions): Promise<LabelPlan> {
   const selected = selectRunCases(cases, o);
   const lines = (await readTextFileOrThrow(o.cases)).split("\n");
   const originals = new Map(selected.map((c) => [c.id, JSON.parse(lines[c.line - 1]!) as Record<string, unknown>]));
-  const judge = o.judge !== undefined ? await openRelevanceJudge(o.judge) : null;
+  const judge = o.judge !== undefined ? await openRelevanceJudge(o.judge, isolationLimits(o)) : null;
   const analyzers = o.catalog !== undefined ? DEFAULT_ANALYZERS : loadKbAnalyzers(o.kb ?? "kb").analyzers;
   return { options: o, systems, depth, kb, chunkTexts, cases: selected, originals, judge, analyzers };
 }

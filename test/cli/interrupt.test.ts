@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir, waitFor } from "../helpers/chroma.js";
 import { BIN, ROOT } from "../helpers/cli.js";
 import { MINI_KB } from "../helpers/fixtures.js";
+import { syntheticKb } from "../helpers/synthetic-kb.js";
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
@@ -241,6 +242,32 @@ describe("retrace's own sweeps stop when asked, in the middle of the work", () =
       expect(await readFile(into, "utf8")).toBe(before);
     } finally {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL");
+    }
+  });
+});
+
+describe("retrace's own synchronous phases stop when asked (issue 49 item 3)", () => {
+  it("SIGTERM while the LSA embedder is fitted on a large KB ends it by SIGTERM (exit 143), one line", async () => {
+    // 2,500 synthetic cards (about 3.5 MB of text): the LSA fit is half a minute of arithmetic on a 2-core machine
+    // (18 s for 1,500 cards). Fitted in retrace's own thread it held off the signal until it was done; in a thread of
+    // its own (fitLsaOffThread) the signal ends the run at once. Killed at 10 s: a signal held off fails the test.
+    const kb = await syntheticKb(2500);
+    try {
+      const run = spawnRetrace(["eval", "--kb", kb.dir, "--store", "memory", "--json"]);
+      try {
+        // The embedder line comes as the system opens; the fit starts then.
+        expect(await waitFor(() => run.stderr().includes("embedder:"), 60_000), run.stderr()).toBe(true);
+        await new Promise((r) => setTimeout(r, 1500));
+        run.child.kill("SIGTERM");
+        const timer = setTimeout(() => run.child.kill("SIGKILL"), 10_000);
+        const ended = await run.exited.finally(() => clearTimeout(timer));
+        expect(ended, run.stderr()).toEqual({ code: null, signal: "SIGTERM" });
+        expect(retraceLines(run.stderr())).toEqual(["retrace: interrupted by SIGTERM; stopped with exit 143"]);
+      } finally {
+        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL");
+      }
+    } finally {
+      await kb.cleanup();
     }
   });
 });

@@ -12,7 +12,7 @@ import path from "node:path";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { writeFileAtomic } from "../../atomic.js";
 import { log } from "../../log.js";
-import { ServiceUnavailableError } from "../../errors.js";
+import { isRetraceError, ServiceUnavailableError } from "../../errors.js";
 import type { JudgeVerdict } from "./evaluators.js";
 import type { JudgeCost } from "./types.js";
 import type { TurnArtifacts } from "./types.js";
@@ -189,6 +189,8 @@ export function chatModelJudge(opts: ChatModelJudgeOptions): {
     try {
       reply = await opts.model.invoke([new SystemMessage(JUDGE_SYSTEM_PROMPT), new HumanMessage(user)]);
     } catch (e) {
+      // The judge's thread stopped (process.exit, a loop, out of memory: exit 2) or timed out (exit 3): already named.
+      if (isRetraceError(e)) throw e;
       throw new ServiceUnavailableError(`judge model ${id}`, `the judge model ${id} failed: ${(e as Error).message}`, {
         cause: e,
       });

@@ -71,6 +71,8 @@ import { DEFAULT_ANALYZERS, isDefaultAnalyzers, type Analyzers } from "../analyz
 import type { Embedder } from "../types.js";
 import { randomizedSvd, type CsrMatrix } from "./lsa-math.js";
 import { trackTemporary, untrackTemporary } from "../../interrupt.js";
+import { moduleWorker, siblingModule } from "../../module-worker.js";
+import { reviveError, type SerializedError } from "../../thread-errors.js";
 
 /** Format of the state bytes (their header's `format`; the embedder id hashes them). */
 export const LSA_FORMAT = 1;
@@ -304,6 +306,54 @@ function fitWithChance(
   const t0 = performance.now();
   state.chanceShare = chanceShareOf(counts, p);
   return { state, chanceMs: Math.round((performance.now() - t0) * 10) / 10 };
+}
+
+/** `fitWithChance` for the thread of `fitLsaOffThread` (./lsa-fit-worker.ts). */
+export const fitLsaHere = fitWithChance;
+
+/**
+ * Corpora of at least this many characters are fitted in a thread of their
+ * own: the shipped KB (about 100 kB of cards) takes seconds of synchronous
+ * arithmetic, during which retrace's own thread could not stop on a signal.
+ * Smaller ones fit in well under a second, here.
+ */
+export const OFF_THREAD_FIT_CHARS = 30_000;
+
+/**
+ * `fitWithChance` in a worker thread when the corpus is large enough
+ * (OFF_THREAD_FIT_CHARS), so that SIGINT/SIGTERM/SIGHUP stop the run at
+ * once while it fits (docs/reliability.md, "Every sweep stops when asked").
+ * The same state, to the bit: the thread answers the state's bytes, which
+ * hold `idf` and `sigma` as float64 and `v` as the float32 it already is.
+ */
+async function fitLsaOffThread(
+  chunks: readonly LsaChunk[],
+  p: LsaParams,
+  analyzers: Analyzers,
+): Promise<{ state: LsaState; chanceMs: number }> {
+  let chars = 0;
+  for (const c of chunks) chars += c.text.length;
+  if (chars < OFF_THREAD_FIT_CHARS) return fitWithChance(chunks, p, analyzers);
+  const worker = moduleWorker(siblingModule(import.meta.url, "lsa-fit-worker"), {
+    chunks: chunks.map((c) => ({ id: c.id, locale: c.locale, text: c.text })),
+    params: p,
+    overrides: analyzers.overrides,
+  });
+  try {
+    const m = await new Promise<
+      { bytes: Uint8Array; chanceShare: number; chanceMs: number } | { error: SerializedError }
+    >((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`the LSA fit's thread ended (exit ${code}) before answering`)));
+    });
+    if ("error" in m) throw reviveError(m.error);
+    const state = parseLsa(m.bytes);
+    state.chanceShare = m.chanceShare;
+    return { state, chanceMs: m.chanceMs };
+  } finally {
+    void worker.terminate();
+  }
 }
 
 /** The fit without the chance baseline, with the term counts it was made from (chunks sorted by id). */
@@ -618,7 +668,7 @@ export async function loadOrFitLsa(
   const params = checkParams(options.params);
   const analyzers = options.analyzers ?? DEFAULT_ANALYZERS;
   if (options.dir === undefined) {
-    const { state, chanceMs } = fitWithChance(chunks, params, analyzers);
+    const { state, chanceMs } = await fitLsaOffThread(chunks, params, analyzers);
     return { embedder: new LsaEmbedder(state, undefined, analyzers), status: "fitted", file: null, chanceMs };
   }
   const corpusKey = lsaCorpusKey(chunks);
@@ -645,7 +695,7 @@ export async function loadOrFitLsa(
       log.warn(`state file ${file} is unreadable (${e instanceof Error ? e.message : String(e)}); refitting`);
     }
   }
-  const { state, chanceMs } = fitWithChance(chunks, params, analyzers);
+  const { state, chanceMs } = await fitLsaOffThread(chunks, params, analyzers);
   const bytes = serializeLsa(state);
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   trackTemporary(tmp); // removed should the process end before the rename (src/interrupt.ts)
