@@ -94,4 +94,34 @@ describe("cases import reads through the reader of eval --traces", () => {
       expect(r.recordedTurns).toBeGreaterThan(4);
     }
   });
+
+  it("runs.query() v2 runs with only some fields selected (no metadata, no dotted_order, no is_root): the same cases as the listRuns() runs, every turn joined", async () => {
+    const runs = jsonl("langsmith.runs.jsonl");
+    const byId = new Map(runs.map((r) => [r.id as string, r]));
+    const ancestors = (r: Record<string, unknown>): string[] => {
+      const p = r.parent_run_id as string | null | undefined;
+      return p === undefined || p === null ? [] : [...ancestors(byId.get(p)!), p];
+    };
+    // selects: ID, RUN_TYPE, START_TIME, END_TIME, INPUTS, OUTPUTS, PARENT_RUN_IDS, TRACE_ID, THREAD_ID.
+    const v2 = runs.map((r) => {
+      const thread = (r.extra as { metadata: Record<string, unknown> }).metadata.thread_id;
+      return {
+        id: r.id,
+        run_type: String(r.run_type).toUpperCase(),
+        start_time: r.start_time,
+        end_time: typeof r.end_time === "number" ? new Date(r.end_time).toISOString() : r.end_time,
+        inputs: r.inputs,
+        outputs: r.outputs,
+        parent_run_ids: ancestors(r),
+        trace_id: r.trace_id,
+        ...(typeof thread === "string" ? { thread_id: thread } : {}),
+      };
+    });
+    const listed = await importThenJoin(path.join(DIR, "langsmith.runs.jsonl"));
+    const queried = await importThenJoin(write("v2/runs.jsonl", v2.map((r) => JSON.stringify(r)).join("\n") + "\n"));
+    expect(queried.imported.text).toBe(listed.imported.text);
+    expect(queried.join.mismatches).toEqual([]);
+    expect(queried.join.joined).toHaveLength(queried.recordedTurns);
+    expect(queried.recordedTurns).toBe(listed.recordedTurns);
+  });
 });
