@@ -13,12 +13,11 @@ import { DataValidationError, InvalidArgumentError, type DataIssue } from "../er
 import {
   chatConversation,
   conversationCase,
-  readRootRun,
   recordShape,
-  threadConversations,
+  rootRunTurn,
   type Conversation,
   type ImportedCase,
-  type RootRun,
+  type RootRunTurn,
 } from "../kb/conversations.js";
 import { canonicalLocale } from "../kb/schemas.js";
 import { readTextFileOrThrow } from "../kb/text.js";
@@ -26,8 +25,7 @@ import { parseJsonOrIssue } from "../kb/json.js";
 import { conversationsOf, recordFormat, traceFiles } from "../eval/traces/read.js";
 import { forEachRecord, whereOf } from "../eval/traces/records.js";
 import { OtlpReader } from "../eval/traces/otlp.js";
-import { runMetadata, runParent, runThread } from "../eval/traces/langsmith.js";
-import { rootFinder } from "../eval/traces/tree.js";
+import { LangSmithReader, runParent } from "../eval/traces/langsmith.js";
 
 export interface ImportOptions {
   /** The locale of conversations that name none (a `locale` field, or LangSmith `extra.metadata.locale`, wins). */
@@ -50,24 +48,36 @@ export interface ImportOutcome {
     duplicates: number;
     /** Conversations longer than `maxTurns` user turns (their first `maxTurns` were kept); 0 without `maxTurns`. */
     truncated: number;
-    /** LangSmith child runs (`parent_run_id` set), left out. */
+    /** LangSmith child runs (a parent link: `parent_run_id`, `parent_run_ids`, `dotted_order`, or a `trace_id` naming another run), read for their links only. */
     childRuns: number;
   };
 }
 
 type Located = { where: Conversation["where"]; record: unknown };
 
+/** What was read: OTLP exports into the trace reader; LangSmith runs into the trace reader, with what the import adds of each root run; chat records. */
+interface Records {
+  otlp: OtlpReader | null;
+  langsmith: { reader: LangSmithReader; roots: Map<string, RootRunTurn>; childRuns: number } | null;
+  located: Located[];
+}
+
+const whereIn = (r: { file: string; line: number; index?: number }): Conversation["where"] =>
+  r.index !== undefined ? { file: r.file, field: `[${r.index}]` } : { file: r.file, line: r.line };
+
 /**
  * The records of `file` (a file, a folder of trace files, or `-` for
  * stdin) through the one trace record reader (src/eval/traces/records.ts:
  * JSON Lines or one JSON document, pretty or not, gzip by content). OTLP
- * exports are taken into an OTLP reader as they are read (streamed); other
- * records (chat conversations, LangSmith runs) are kept for the checks.
+ * exports and LangSmith runs are taken into the readers `eval --traces`
+ * uses (src/eval/traces/otlp.ts, langsmith.ts) as they are read (streamed);
+ * chat conversations are kept for the checks.
  */
-async function readRecords(file: string): Promise<{ otlp: OtlpReader | null; located: Located[] }> {
+async function readRecords(file: string, issues: DataIssue[]): Promise<Records> {
   let otlp: OtlpReader | null | undefined;
   let firstSeen = "";
   const located: Located[] = [];
+  let langsmith: Records["langsmith"] = null;
   for (const f of traceFiles(file))
     await forEachRecord(
       f,
@@ -89,14 +99,23 @@ async function readRecords(file: string): Promise<{ otlp: OtlpReader | null; loc
           otlp.add(r);
           return;
         }
-        located.push({
-          where: r.index !== undefined ? { file: r.file, field: `[${r.index}]` } : { file: r.file, line: r.line },
-          record: r.value,
-        });
+        if (recordShape(r.value) !== "chat" && recordFormat(r.value) === "langsmith") {
+          // A LangSmith run, root or child, through the reader of eval --traces (parents, threads, order); a root run is also read as a turn, strictly.
+          langsmith ??= { reader: new LangSmithReader({ partial: true }), roots: new Map(), childRuns: 0 };
+          const run = r.value as Record<string, unknown>;
+          langsmith.reader.add(r);
+          if (runParent(run) !== null) langsmith.childRuns++;
+          else {
+            const turn = rootRunTurn(run, whereIn(r), issues);
+            if (turn !== null) langsmith.roots.set(run.id as string, turn);
+          }
+          return;
+        }
+        located.push({ where: whereIn(r), record: r.value });
       },
       "a JSON array of runs or one JSON object a line",
     );
-  return { otlp: otlp ?? null, located };
+  return { otlp: otlp ?? null, langsmith, located };
 }
 
 /**
@@ -122,6 +141,49 @@ function otlpConversations(reader: OtlpReader): Conversation[] {
   });
 }
 
+/**
+ * The conversations of LangSmith runs as `eval --traces` reads them
+ * (src/eval/traces/read.ts, langsmith.ts): one per thread as LangSmith
+ * groups runs (a root run with none: one turn, named by its run id), turns
+ * in recorded order, each turn's user text the reader's; its context the
+ * assistant messages of its inputs before the human message, else what the
+ * assistant answered the turn before (`outputs.messages`).
+ */
+function langsmithConversations(
+  reader: LangSmithReader,
+  roots: ReadonlyMap<string, RootRunTurn>,
+  issues: DataIssue[],
+): Conversation[] {
+  const out: Conversation[] = [];
+  for (const c of conversationsOf(reader.turns())) {
+    const parts = c.turns.map((t) => roots.get(t.rootId));
+    // A root run refused as a turn (its issue is listed): nothing more to say of its conversation.
+    if (parts.some((p) => p === undefined)) continue;
+    const turns = parts as RootRunTurn[];
+    const first = turns[0]!;
+    const locales = [...new Set(turns.flatMap((p) => (p.locale !== undefined ? [p.locale] : [])))];
+    if (locales.length > 1) {
+      issues.push({
+        ...first.where,
+        field: "extra.metadata.locale",
+        message: `expected one locale per conversation, got ${locales.join(", ")} in thread ${c.id}`,
+      });
+      continue;
+    }
+    out.push({
+      where: first.where,
+      source: "langsmith",
+      thread: c.id,
+      ...(locales[0] !== undefined ? { locale: locales[0] } : {}),
+      turns: c.turns.map((t) => t.user),
+      contexts: turns.map((p, i) =>
+        p.context.length > 0 || i === 0 || c.turns[i - 1]!.answer === undefined ? p.context : [c.turns[i - 1]!.answer!],
+      ),
+    });
+  }
+  return out;
+}
+
 /** Ids of the cases of an existing file (read leniently: only `id` matters; `retrace check` validates the rest). */
 function knownIds(text: string, file: string): Set<string> {
   const ids = new Set<string>();
@@ -145,43 +207,23 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   const intoText = o.into !== undefined ? await readTextFileOrThrow(o.into) : "";
   const existing = o.into !== undefined ? knownIds(intoText, o.into) : new Set<string>();
   const issues: DataIssue[] = [];
-  // Every shape through the one trace reader; OTLP/JSON exports (a file, or a folder of them): the conversations `eval --traces` rebuilds, streamed (docs/recorded-traces.md).
-  const { otlp, located } = await readRecords(file);
+  // Every shape through the one trace reader (docs/recorded-traces.md): OTLP exports and LangSmith runs become the conversations `eval --traces` rebuilds, streamed.
+  const { otlp, langsmith, located } = await readRecords(file, issues);
   const conversations: Conversation[] = otlp !== null ? otlpConversations(otlp) : [];
-  const runs: RootRun[] = [];
-  let childRuns = 0;
   for (const { where, record } of located) {
-    const shape = recordShape(record);
-    if (shape === null) {
+    if (recordShape(record) === "chat") {
+      const c = chatConversation(record as Record<string, unknown>, where, issues);
+      if (c !== null) conversations.push(c);
+    } else
       issues.push({
         ...where,
         message:
           'not a conversation: expected {"messages": [{"role": "user", "content": …}, …]} or a LangSmith run (with inputs.messages)',
       });
-      continue;
-    }
-    if (shape === "chat") {
-      const c = chatConversation(record as Record<string, unknown>, where, issues);
-      if (c !== null) conversations.push(c);
-    } else {
-      // A child run by any link LangSmith exports (parent_run_id, parent_run_ids, dotted_order, trace_id): the one rule of eval --traces (src/eval/traces/langsmith.ts).
-      const run = record as Record<string, unknown>;
-      const r = runParent(run) !== null ? "child" : readRootRun(run, where, issues, runThread(run, runMetadata(run)));
-      if (r === "child") childRuns++;
-      else if (r !== null) runs.push(r);
-    }
   }
   // The runs' parent links walked as eval --traces walks them: a cycle is exit 2 naming the runs, never an endless walk (a parent not exported ends the walk: root runs alone are a usual import).
-  const links = new Map<string, { parent: string | null; file: string; line: number }>();
-  for (const { where, record } of located) {
-    const run = record as Record<string, unknown>;
-    if (recordShape(record) !== "langsmith" || typeof run.id !== "string") continue;
-    const parent = runParent(run);
-    links.set(run.id, { parent: parent === "missing" ? null : parent, file: where.file, line: where.line ?? 0 });
-  }
-  const rootOf = rootFinder(links, (l) => l, { thing: "run", parentField: "parent_run_id", missingHint: null });
-  for (const id of links.keys()) rootOf(id);
-  conversations.push(...threadConversations(runs, issues));
+  if (langsmith !== null) conversations.push(...langsmithConversations(langsmith.reader, langsmith.roots, issues));
+  const childRuns = langsmith?.childRuns ?? 0;
   for (const c of conversations)
     if (c.locale === undefined && o.locale === undefined)
       issues.push({

@@ -111,7 +111,9 @@ export async function recordedTracesSource(
         throw new GraphInputError(
           `--traces ${file}: no recorded turn joins a case (${read.conversations.length} conversations, ${turnsRead} turns read; ${join.conversationsWithoutCaseCount} conversations have no case of their id` +
             `${join.conversationsWithoutCase.length > 0 ? `, e.g. ${join.conversationsWithoutCase.slice(0, 3).join(", ")}` : ""}; ${join.mismatchCount} turns differ from their case's user text${read.unattached.turns > 0 ? `; ${read.unattached.turns} turns have retriever calls with no parent link, not scored` : ""}). ` +
-            "Make the cases from these traces with `retrace cases import` (each conversation becomes the case of its id), or check --case/--locale",
+            (read.unattached.turns > 0 && join.mismatchCount === 0 && join.conversationsWithoutCaseCount === 0
+              ? "Export the runs with their parent links (LangSmith: parent_run_id, parent_run_ids or dotted_order; OTLP: parentSpanId): a retriever call that cannot be attached to its turn is never scored as a miss"
+              : "Make the cases from these traces with `retrace cases import` (each conversation becomes the case of its id), or check --case/--locale"),
         );
       if (join.mismatchCount > 0)
         log.warn(

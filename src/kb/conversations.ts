@@ -7,15 +7,13 @@
  *   OpenAI roles (`user`, `assistant`, `system`, `developer`, `tool`,
  *   `function`) or LangChain ones (`human`, `ai`, `system`, `tool`), and
  *   serialized LangChain messages (below); the user messages become the turns;
- * - **LangSmith root runs** as the SDK's `Client.listRuns` returns them (the
- *   `Run` type of `langsmith/schemas`): a JSON array or one run a line.
- *   Child runs (`parent_run_id` set) are left out. Root runs are grouped into
- *   conversations by the thread key of `extra.metadata` (`thread_id`, then
- *   `session_id`, then `conversation_id`, as LangSmith's threads view
- *   groups them; the run-level `session_id` is the tracing project and is
- *   never read), ordered by `start_time` (then `dotted_order`, then `id`);
- *   a run without a thread key is a conversation of its own. A run's turn is
- *   the last human message of `inputs.messages` (also nested `[[…]]`).
+ * - **LangSmith root runs** (`listRuns()` runs or `runs.query()` v2 runs), read
+ *   by the one trace reader (src/eval/traces/langsmith.ts: parent links,
+ *   threads as LangSmith groups them, turn order, the answer) as `eval
+ *   --traces` reads them; this module reads only what an import adds of a
+ *   root run (`rootRunTurn`: the last human message of `inputs.messages`,
+ *   also nested `[[…]]`, checked field by field, the assistant messages
+ *   before it, the locale).
  *
  * A message is `{role, content}`, `{type: "human", content}` or
  * `{type, data: {content}}` (LangChain's message dicts), or the serialized
@@ -182,34 +180,34 @@ export function chatConversation(r: Json, where: Conversation["where"], issues: 
   return { where, source: "chat", turns, contexts, ...(locale !== undefined ? { locale } : {}) };
 }
 
-/** `inputs.messages` of a run, flattened one level when nested (`[[…]]`, as LangChain chat-model runs record them). */
-function runMessages(inputs: Json): unknown[] | undefined {
-  const m = inputs.messages;
+/** `messages` of a graph input or output (a run's `inputs` / `outputs`, an OTLP span's `input.value`), flattened one level when nested (`[[…]]`, as LangChain chat-model runs record them). */
+export function messagesOf(o: unknown): unknown[] | undefined {
+  if (!isObject(o)) return undefined;
+  const m = o.messages;
   if (!Array.isArray(m)) return undefined;
   return m.length > 0 && m.every((x) => Array.isArray(x)) ? (m as unknown[][]).flat() : m;
 }
 
-/** One root run read: its thread key, start, and the text of its last human message. */
-export interface RootRun {
-  where: Conversation["where"];
-  id: string;
-  thread?: string;
-  start: number;
-  dottedOrder: string;
-  locale?: string;
-  text: string;
-  /** The assistant messages of `inputs.messages` between the previous human message and this one. */
-  context: string[];
-  /** The last assistant message of `outputs.messages`, when the run recorded one: the next turn's context when its inputs hold none. */
-  answer?: string;
+/**
+ * The text of the last user message with text in `messages` (content parts
+ * joined as `contentText` joins them), or undefined; a message that cannot
+ * be read is passed over. The user text of a recorded turn, for `eval
+ * --traces` and `cases import` alike (src/eval/traces/otlp.ts `userTextOf`).
+ */
+export function lastUserText(messages: readonly unknown[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const msg = readMessage(messages[i]);
+    if ("error" in msg || msg.role !== "user") continue;
+    const text = contentText(msg.content);
+    if (typeof text === "string" && !isBlankText(text)) return text;
+  }
+  return undefined;
 }
 
-/** The last assistant message of a run's `outputs.messages` (an unreadable message is skipped: outputs are not the turn). */
-function runAnswer(outputs: unknown): string | undefined {
-  if (!isObject(outputs)) return undefined;
-  const messages = runMessages(outputs);
-  for (let i = (messages?.length ?? 0) - 1; i >= 0; i--) {
-    const msg = readMessage(messages![i]);
+/** The text of the last assistant message with text in `messages` (tool calls only, empty: passed over), or undefined. */
+export function lastAssistantText(messages: readonly unknown[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const msg = readMessage(messages[i]);
     if ("error" in msg || msg.role !== "assistant") continue;
     const said = assistantText(msg.content);
     if (said !== null) return said;
@@ -217,23 +215,27 @@ function runAnswer(outputs: unknown): string | undefined {
   return undefined;
 }
 
-function startOf(v: unknown): number | null {
-  if (typeof v === "number" && Number.isFinite(v)) return v;
-  if (typeof v !== "string") return null;
-  // The API writes ISO times without a zone: they are UTC.
-  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`);
-  return Number.isNaN(t) ? null : t;
+/** What `cases import` takes of a LangSmith root run beyond what the trace reader reads of it. */
+export interface RootRunTurn {
+  where: Conversation["where"];
+  /** The last human message of `inputs.messages` (the reader's user text: `lastUserText`). */
+  text: string;
+  /** The assistant messages of `inputs.messages` between the previous human message and this one. */
+  context: string[];
+  /** `extra.metadata.locale` (listRuns) or `metadata.locale` (v2), else `inputs.locale`. */
+  locale?: string;
 }
 
 /**
- * A LangSmith root run (or null: a child run, counted by the caller; or invalid, with issues).
- * `thread`: the thread the caller found for it (src/eval/traces/langsmith.ts `runThread`: LangSmith's grouping, the one
- * `eval --traces` uses; null: none), instead of the thread key of its metadata.
+ * A LangSmith root run read as a conversation turn, strictly (issues name
+ * the field): `inputs.messages` present, readable down to its last human
+ * message with text, the assistant messages before it as context, a
+ * canonical locale. Its thread, order, parent links and answer are the trace
+ * reader's (src/eval/traces/langsmith.ts), as `eval --traces` reads them.
  */
-export function readRootRun(r: Json, where: Conversation["where"], issues: DataIssue[], thread?: string | null): RootRun | "child" | null {
-  if (r.parent_run_id !== undefined && r.parent_run_id !== null) return "child";
-  const inputs = r.inputs as Json;
-  const messages = runMessages(inputs);
+export function rootRunTurn(r: Json, where: Conversation["where"], issues: DataIssue[]): RootRunTurn | null {
+  const inputs = isObject(r.inputs) ? r.inputs : {};
+  const messages = messagesOf(inputs);
   if (messages === undefined) {
     issues.push({ ...where, field: fieldAt(where, "inputs.messages"), message: "expected the run's chat messages (a list); this root run has none, so it is not a conversation turn" });
     return null;
@@ -265,66 +267,10 @@ export function readRootRun(r: Json, where: Conversation["where"], issues: DataI
     const said = msg.role === "assistant" ? assistantText(msg.content) : null;
     if (said !== null) context.unshift(said);
   }
-  const start = startOf(r.start_time);
-  if (start === null) {
-    issues.push({ ...where, field: fieldAt(where, "start_time"), message: `expected an ISO time or epoch milliseconds, got ${JSON.stringify(r.start_time) ?? "nothing"}` });
-    return null;
-  }
   // listRuns() runs carry `extra.metadata`, runs.query() v2 runs a top-level `metadata`.
   const metadata = isObject(r.extra) && isObject(r.extra.metadata) ? r.extra.metadata : isObject(r.metadata) ? r.metadata : {};
-  let threadKey: string | undefined = thread === undefined ? undefined : thread === null ? undefined : `thread:${thread}`;
-  for (const k of THREAD_KEYS) {
-    if (thread !== undefined) break;
-    const v = metadata[k];
-    if ((typeof v === "string" && v !== "") || typeof v === "number") {
-      threadKey = `${k}:${v}`;
-      break;
-    }
-  }
-  const answer = runAnswer(r.outputs);
-  const locale = localeOf(metadata.locale ?? inputs.locale, where, metadata.locale !== undefined ? fieldAt(where, "extra.metadata.locale") : fieldAt(where, "inputs.locale"), issues);
-  return {
-    where,
-    id: typeof r.id === "string" ? r.id : "",
-    ...(threadKey !== undefined ? { thread: threadKey } : {}),
-    start,
-    dottedOrder: typeof r.dotted_order === "string" ? r.dotted_order : "",
-    ...(locale !== undefined ? { locale } : {}),
-    text,
-    context,
-    ...(answer !== undefined ? { answer } : {}),
-  };
-}
-
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Root runs grouped into conversations by thread (ordered by start, dotted order, id); conversations in the order of their first run. */
-export function threadConversations(runs: readonly RootRun[], issues: DataIssue[]): Conversation[] {
-  const byThread = new Map<string, RootRun[]>();
-  runs.forEach((r, i) => {
-    const key = r.thread ?? `run:${r.id === "" ? i : r.id}`;
-    const list = byThread.get(key);
-    if (list === undefined) byThread.set(key, [r]);
-    else list.push(r);
-  });
-  const out: Array<{ first: RootRun; conv: Conversation }> = [];
-  for (const list of byThread.values()) {
-    list.sort((a, b) => a.start - b.start || cmp(a.dottedOrder, b.dottedOrder) || cmp(a.id, b.id));
-    const first = list[0] as RootRun;
-    const locales = [...new Set(list.flatMap((r) => (r.locale !== undefined ? [r.locale] : [])))];
-    if (locales.length > 1) {
-      issues.push({ ...first.where, field: "extra.metadata.locale", message: `expected one locale per conversation, got ${locales.join(", ")} in thread ${first.thread ?? first.id}` });
-      continue;
-    }
-    // The thread key's value; a run with none is its own conversation, named by its run id — the id `eval --traces` gives it (src/eval/traces/read.ts).
-    const thread = first.thread !== undefined ? first.thread.slice(first.thread.indexOf(":") + 1) : first.id !== "" ? first.id : undefined;
-    out.push({
-      first,
-      conv: { where: first.where, source: "langsmith", ...(thread !== undefined ? { thread } : {}), ...(locales[0] !== undefined ? { locale: locales[0] } : {}), turns: list.map((r) => r.text), contexts: list.map((r, i) => (r.context.length > 0 || i === 0 || list[i - 1]!.answer === undefined ? r.context : [list[i - 1]!.answer!])) },
-    });
-  }
-  out.sort((a, b) => a.first.start - b.first.start || cmp(a.first.dottedOrder, b.first.dottedOrder) || cmp(a.first.id, b.first.id));
-  return out.map((x) => x.conv);
+  const locale = localeOf(metadata.locale ?? inputs.locale, where, metadata.locale !== undefined ? fieldAt(where, isObject(r.extra) && isObject(r.extra.metadata) ? "extra.metadata.locale" : "metadata.locale") : fieldAt(where, "inputs.locale"), issues);
+  return { where, text, context, ...(locale !== undefined ? { locale } : {}) };
 }
 
 /** The stable id of a conversation: `conv-` + 16 hex digits of sha256 over its locale and user turns. */

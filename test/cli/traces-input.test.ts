@@ -5,7 +5,9 @@
  *   pretty-printed JSON array score each turn as the JSON Lines file does;
  * - a parent cycle is exit 2 naming the runs, for `eval --traces` and
  *   `cases import` alike (it used to hang, ignoring SIGTERM);
- * - SIGTERM while a recording is being read ends the process (143).
+ * - SIGTERM while a recording is being read ends the process (143);
+ * - runs exported without any parent link: their turns are unattached,
+ *   listed and counted in the report and on stderr, never scored as misses.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -100,5 +102,69 @@ describe("a parent cycle is exit 2 naming the runs", () => {
     expect(imp.exitCode, imp.stderr).toBe(2);
     expect(imp.stderr).toMatch(/parent cycle/);
     expect(imp.stderr).toContain(String(b!.id));
+  });
+});
+
+describe("runs exported without their parent links", () => {
+  /** The fixture's runs, the runs of `conversations` stripped of every parent link (parent_run_id, dotted_order). */
+  const stripped = (conversations: (thread: unknown) => boolean) => {
+    const all = runs();
+    const byTrace = new Map<unknown, unknown>();
+    for (const r of all)
+      if (r.parent_run_id === null || r.parent_run_id === undefined)
+        byTrace.set(r.trace_id, (r.extra as { metadata: { thread_id?: unknown } }).metadata.thread_id);
+    return all.map((r) => {
+      if (!conversations(byTrace.get(r.trace_id))) return r;
+      const { parent_run_id: _, dotted_order: __, ...rest } = r;
+      return rest;
+    });
+  };
+  const threads = [...new Set(runs().map((r) => (r.extra as { metadata: { thread_id?: unknown } }).metadata.thread_id))]
+    .filter((t) => typeof t === "string")
+    .sort() as string[];
+
+  it("turns of one conversation: listed and counted in run.graph.traces and on stderr, not scored; the others score as before", async () => {
+    const cut = threads[0]!;
+    const file = path.join(tmp, "some-unlinked.jsonl");
+    await writeFile(
+      file,
+      stripped((t) => t === cut)
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
+    );
+    const whole = await runCli(["eval", "--traces", LANGSMITH, ...base, "--json"]);
+    const r = await runCli(["eval", "--traces", file, ...base, "--json"]);
+    expect([0, 1], r.stderr).toContain(r.exitCode);
+    const report = JSON.parse(r.stdout) as {
+      run: { graph: { traces: { unattachedTurns?: number; unattachedCalls?: number; unattachedExamples?: string[] } } };
+      turns: Turn[];
+    };
+    const cutTurns = perTurn(whole.stdout).filter(([caseId]) => caseId === cut);
+    expect(cutTurns.length).toBeGreaterThan(0);
+    const traces = report.run.graph.traces;
+    expect(traces.unattachedTurns).toBeGreaterThan(0);
+    expect(traces.unattachedTurns).toBeLessThanOrEqual(cutTurns.length);
+    expect(traces.unattachedExamples!.length).toBe(traces.unattachedTurns! + traces.unattachedCalls!);
+    expect(r.stderr).toMatch(/recorded turns have retriever calls with no parent link in the export/);
+    // Not one turn of the cut conversation is scored (as a miss or otherwise) unless it has no retriever call to lose; the others score exactly as before.
+    const got = perTurn(r.stdout);
+    expect(got.filter(([caseId]) => caseId === cut).length).toBe(cutTurns.length - traces.unattachedTurns!);
+    expect(got.filter(([caseId]) => caseId !== cut)).toEqual(
+      perTurn(whole.stdout).filter(([caseId]) => caseId !== cut),
+    );
+  });
+
+  it("every turn unlinked: exit 2 saying the parent links are missing, nothing scored", async () => {
+    const file = path.join(tmp, "all-unlinked.jsonl");
+    await writeFile(
+      file,
+      stripped(() => true)
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
+    );
+    const r = await runCli(["eval", "--traces", file, ...base]);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/turns have retriever calls with no parent link, not scored/);
+    expect(r.stderr).toMatch(/Export the runs with their parent links/);
   });
 });

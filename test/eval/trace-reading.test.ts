@@ -191,6 +191,30 @@ describe("bad parent links are named, not walked forever", () => {
       /more than 10000 levels below its root/,
     );
   });
+
+  it("a runaway chain written from its root down (each walk one level long) is named by its depth too, OTLP and LangSmith", async () => {
+    const spans = Array.from({ length: 10_050 }, (_, i) => ({
+      traceId: "t".repeat(32),
+      spanId: `s${i}`,
+      ...(i > 0 ? { parentSpanId: `s${i - 1}` } : {}),
+      name: "n",
+      startTimeUnixNano: "1",
+      endTimeUnixNano: "2",
+    }));
+    expect(await errorOf(otlpFile("deep/down.jsonl", spans))).toMatch(
+      /span s10001 is 10001 levels below its root s0 \(a runaway chain of parents/,
+    );
+    const runs = Array.from({ length: 10_050 }, (_, i) => ({
+      id: `r${i}`,
+      run_type: "chain",
+      trace_id: "r0",
+      parent_run_id: i > 0 ? `r${i - 1}` : null,
+      start_time: "2026-01-01T00:00:00Z",
+      inputs: {},
+    }));
+    const file = write("deep/runs.json", JSON.stringify(runs, null, 2));
+    expect(await errorOf(file)).toMatch(/run r10001 is 10001 levels below its root r0/);
+  });
 });
 
 describe("LangSmith shapes of today", () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { DataIssue } from "../../src/errors.js";
-import { chatConversation, contentText, conversationCase, conversationId, readMessage, readRootRun, threadConversations, type RootRun } from "../../src/kb/conversations.js";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { importCases } from "../../src/app/cases-import.js";
+import { chatConversation, contentText, conversationCase, conversationId, readMessage, rootRunTurn, type RootRunTurn } from "../../src/kb/conversations.js";
+import { userTextOf } from "../../src/eval/traces/otlp.js";
 
 const where = { file: "runs.json", line: 1 };
 
@@ -78,37 +83,54 @@ describe("chat conversations", () => {
 });
 
 describe("LangSmith root runs", () => {
-  it("takes the last human message of inputs.messages, nested or not, and skips child runs", () => {
+  it("takes the last human message of inputs.messages, nested or not, with the assistant messages before it as context", () => {
     const issues: DataIssue[] = [];
-    const r = readRootRun(
-      run({ inputs: { messages: [[{ lc: 1, type: "constructor", id: ["x", "HumanMessage"], kwargs: { content: "first" } }, { type: "ai", content: "reply" }, { role: "user", content: "second" }, { type: "ai", content: "r2" }]] } }),
-      where,
-      issues,
-    );
+    const r = run({ inputs: { messages: [[{ lc: 1, type: "constructor", id: ["x", "HumanMessage"], kwargs: { content: "first" } }, { type: "ai", content: "reply" }, { role: "user", content: "second" }, { type: "ai", content: "r2" }]] } });
+    const turn = rootRunTurn(r, where, issues);
     expect(issues).toEqual([]);
-    expect((r as RootRun).text).toBe("second");
+    expect((turn as RootRunTurn).text).toBe("second");
     // The assistant messages between the previous human message and the last one; the reply after it ("r2") is not context.
-    expect((r as RootRun).context).toEqual(["reply"]);
-    expect(readRootRun(run({ parent_run_id: "p" }), where, issues)).toBe("child");
+    expect((turn as RootRunTurn).context).toEqual(["reply"]);
   });
 
-  it("groups by the thread key in extra.metadata, never by the run-level session_id (the tracing project), ordered by start_time", () => {
-    const issues: DataIssue[] = [];
-    const rows = [
-      run({ id: "3", session_id: "project-1", start_time: "2025-01-01T10:05:00", extra: { metadata: { thread_id: "t1" } }, inputs: { messages: [{ role: "user", content: "t1 second" }] } }),
-      run({ id: "1", session_id: "project-1", start_time: "2025-01-01T10:00:00", extra: { metadata: { thread_id: "t1" } }, inputs: { messages: [{ role: "user", content: "t1 first" }] } }),
-      run({ id: "2", session_id: "project-1", start_time: "2025-01-01T10:01:00", extra: { metadata: { conversation_id: "c9" } }, inputs: { messages: [{ role: "user", content: "c9 only" }] } }),
-      run({ id: "4", session_id: "project-1", start_time: 1735725900000, extra: { metadata: { session_id: "s5" } }, inputs: { messages: [{ role: "user", content: "s5 only" }] } }),
-    ].map((r) => readRootRun(r, where, issues) as RootRun);
-    expect(issues).toEqual([]);
-    const convs = threadConversations(rows, issues);
-    // Three threads, not one (all runs share the project's session_id), in the order of their first run.
-    expect(convs.map((c) => c.turns)).toEqual([["t1 first", "t1 second"], ["c9 only"], ["s5 only"]]);
+  it("reads the user text by the rule eval --traces reads it with (content parts too), so an imported turn joins its recording", () => {
+    const inputs = { messages: [{ role: "user", content: "old" }, { type: "ai", content: "a" }, { role: "user", content: [{ type: "text", text: "how do I" }, { type: "image_url", image_url: "x" }, { type: "text", text: "freeze it?" }] }, { role: "user", content: "  " }] };
+    const turn = rootRunTurn(run({ inputs }), where, []) as RootRunTurn;
+    expect(turn.text).toBe("how do I\nfreeze it?");
+    expect(userTextOf(inputs)).toBe(turn.text);
+    // The OTLP input.value (a JSON string) reads the same.
+    expect(userTextOf(JSON.stringify(inputs))).toBe(turn.text);
+  });
+
+  it("groups by the thread LangSmith groups runs in, never by the run-level session_id (the tracing project), ordered by start_time", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-conv-"));
+    try {
+      const rows = [
+        run({ id: "3", session_id: "project-1", start_time: "2025-01-01T10:05:00", extra: { metadata: { thread_id: "t1" } }, inputs: { messages: [{ role: "user", content: "t1 second" }] } }),
+        run({ id: "1", session_id: "project-1", start_time: "2025-01-01T10:00:00", extra: { metadata: { thread_id: "t1" } }, inputs: { messages: [{ role: "user", content: "t1 first" }] } }),
+        run({ id: "2", session_id: "project-1", start_time: "2025-01-01T10:01:00", extra: { metadata: { conversation_id: "c9" } }, inputs: { messages: [{ role: "user", content: "c9 only" }] } }),
+        run({ id: "4", session_id: "project-1", start_time: 1735725900000, extra: { metadata: { session_id: "s5" } }, inputs: { messages: [{ role: "user", content: "s5 only" }] } }),
+        // A v2 run: the thread at the top level.
+        { id: "5", run_type: "CHAIN", is_root: true, project_id: "p", start_time: "2025-01-01T10:02:00", thread_id: "v2", inputs: { messages: [{ role: "user", content: "v2 only" }] } },
+      ];
+      const file = path.join(dir, "runs.jsonl");
+      await writeFile(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      const out = await importCases(file, { locale: "en" });
+      // Four threads, not one (all runs share the project's session_id), sorted by thread id as eval --traces sorts them.
+      expect(out.cases.map((c) => [c.id, c.turns.map((t) => t.user)])).toEqual([
+        ["c9", ["c9 only"]],
+        ["s5", ["s5 only"]],
+        ["t1", ["t1 first", "t1 second"]],
+        ["v2", ["v2 only"]],
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses a root run without chat messages, naming the field", () => {
     const issues: DataIssue[] = [];
-    expect(readRootRun(run({ inputs: { question: "q" } }), where, issues)).toBeNull();
+    expect(rootRunTurn(run({ inputs: { question: "q" } }), where, issues)).toBeNull();
     expect(issues[0]).toMatchObject({ field: "inputs.messages" });
   });
 });

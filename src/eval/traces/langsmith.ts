@@ -96,6 +96,13 @@ export class LangSmithReader {
   readonly unattached: { id: string; traceId: string; where: string }[] = [];
   runCount = 0;
 
+  /**
+   * `partial`: a parent in none of the files read ends the walk (the run is
+   * taken as the root of what was exported) instead of being exit 2 — for
+   * `cases import`, which often reads root runs alone or a filtered export.
+   */
+  constructor(private readonly opts: { partial?: boolean } = {}) {}
+
   add(record: TraceRecord): void {
     const r = record.value as Record<string, unknown>;
     const issue = (field: string, message: string) =>
@@ -199,7 +206,8 @@ export class LangSmithReader {
     const rootOf = rootFinder(this.links, (l) => l, {
       thing: "run",
       parentField: "parent_run_id",
-      missingHint: "(an export cut short); export whole traces (every run of each trace)",
+      missingHint:
+        this.opts.partial === true ? null : "(an export cut short); export whole traces (every run of each trace)",
     });
     for (const [id, link] of this.links) {
       const root = rootOf(id);

@@ -24,7 +24,7 @@
  * call's turn and whether a retriever is nested in another).
  */
 import { DataValidationError } from "../../errors.js";
-import { THREAD_KEYS } from "../../kb/conversations.js";
+import { THREAD_KEYS, lastAssistantText, lastUserText, messagesOf } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
@@ -79,30 +79,17 @@ function parseJsonObject(text: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * The role of a message: `role` (`{role, content}`), `type` (a LangChain
- * message's dict form), or the class name of LangChain's serialized form
- * (`{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}`),
- * whose `type` is "constructor", not a role.
+ * The user text of a graph input: its last user message with text (any
+ * message form and content parts, read by the rule `cases import` reads
+ * them with: src/kb/conversations.ts `lastUserText`), else its `input` /
+ * `question` / `query`, else the text itself.
  */
-function roleOf(m: Record<string, unknown> | undefined): unknown {
-  const className = Array.isArray(m?.id) ? (m.id as unknown[])[(m.id as unknown[]).length - 1] : undefined;
-  return m?.type === "constructor" ? className : (m?.role ?? m?.type ?? className);
-}
-
-/** The user text of a graph input: its last user message's content, else the text itself. */
 export function userTextOf(input: unknown): string {
   const parsed = typeof input === "string" ? (parseJsonObject(input) ?? input) : input;
   if (typeof parsed === "string") return parsed;
-  const messages = (parsed as { messages?: unknown })?.messages;
-  if (Array.isArray(messages)) {
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const m = messages[i] as Record<string, unknown>;
-      const role = roleOf(m);
-      const content = (m?.content ?? (m?.kwargs as Record<string, unknown> | undefined)?.content) as unknown;
-      if ((role === "user" || role === "human" || role === "HumanMessage") && typeof content === "string")
-        return content;
-    }
-  }
+  const messages = messagesOf(parsed);
+  const text = messages !== undefined ? lastUserText(messages) : undefined;
+  if (text !== undefined) return text;
   for (const key of ["input", "question", "query"]) {
     const v = (parsed as Record<string, unknown> | null)?.[key];
     if (typeof v === "string") return v;
@@ -110,18 +97,11 @@ export function userTextOf(input: unknown): string {
   return typeof input === "string" ? input : JSON.stringify(input ?? "");
 }
 
-/** The last AI message of a graph output, if any. */
+/** The last AI message with text of a graph output, if any (src/kb/conversations.ts `lastAssistantText`). */
 export function answerOf(output: unknown): string | undefined {
   const parsed = typeof output === "string" ? (parseJsonObject(output) ?? output) : output;
-  const messages = (parsed as { messages?: unknown })?.messages;
-  if (!Array.isArray(messages)) return undefined;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as Record<string, unknown>;
-    const role = roleOf(m);
-    const content = (m?.content ?? (m?.kwargs as Record<string, unknown> | undefined)?.content) as unknown;
-    if ((role === "assistant" || role === "ai" || role === "AIMessage") && typeof content === "string") return content;
-  }
-  return undefined;
+  const messages = messagesOf(parsed);
+  return messages !== undefined ? lastAssistantText(messages) : undefined;
 }
 
 function firstLine(s: string): string {

@@ -66,27 +66,37 @@ export function rootFinder<L extends TreeLink>(
       },
     ]);
   };
+  /** How far below its root each walked id is: a chain walked from its top down, a level a walk, is measured too. */
+  const depthOf = new Map<string, number>();
+  /** Remembers the chain's root and depths (`base`: the depth of the chain's last id's parent, -1 at a root); a chain deeper than MAX_TREE_DEPTH is named. */
+  const settle = (chain: readonly string[], root: string, base: number): string => {
+    const deepest = base + chain.length;
+    if (deepest > MAX_TREE_DEPTH)
+      throw new DataValidationError([
+        {
+          ...where(links.get(chain[0]!)!),
+          field: words.parentField,
+          message: `${words.thing} ${chain[0]} is ${deepest} levels below its root ${root} (a runaway chain of parents, deeper than ${MAX_TREE_DEPTH}): not a recording of a graph; export the trace again`,
+        },
+      ]);
+    for (let i = 0; i < chain.length; i++) {
+      rootOf.set(chain[i]!, root);
+      depthOf.set(chain[i]!, deepest - i);
+    }
+    return root;
+  };
   return (id: string): string => {
     const chain: string[] = [];
     let cur = id;
     for (;;) {
       const known = rootOf.get(cur);
-      if (known !== undefined) {
-        for (const c of chain) rootOf.set(c, known);
-        return known;
-      }
+      if (known !== undefined) return settle(chain, known, depthOf.get(cur)!);
       const link = links.get(cur)!;
       chain.push(cur);
       // Deeper than any graph's trace: a parent cycle (named by its members) or a runaway chain. Nothing is kept per walk until then.
       if (chain.length > MAX_TREE_DEPTH) throw tooDeep(chain, id);
-      if (link.parent === null) {
-        for (const c of chain) rootOf.set(c, cur);
-        return cur;
-      }
-      if (!links.has(link.parent) && words.missingHint === null) {
-        for (const c of chain) rootOf.set(c, cur);
-        return cur;
-      }
+      if (link.parent === null) return settle(chain, cur, -1);
+      if (!links.has(link.parent) && words.missingHint === null) return settle(chain, cur, -1);
       if (!links.has(link.parent))
         throw new DataValidationError([
           {
