@@ -16,7 +16,8 @@ import { oneLineText } from "../../../control-chars.js";
 
 export { HIT_KEY };
 /** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
-export const SIGNIFICANCE_LEVEL = 0.05;
+export { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
+import { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
 
 export const RECALL_NOTE =
   "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn), so 1 of 2 acceptable cards scores 0.5; hit@k is the primary signal.";
