@@ -5,11 +5,9 @@
  * in its own file next to this one; src/eval/report/render.ts re-exports the renderers.
  */
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
-import { HIT_KEY, INCOMPLETE_JUDGMENT_MEASURES, JUDGED, METRICS, metricSpec } from "../../measures/metrics.js";
+import { HIT_KEY, JUDGED, METRICS } from "../../measures/metrics.js";
 import { gradedNdcgText } from "../judgments.js";
-import { isDeepStrictEqual } from "node:util";
-import type { JsonValue, OpaqueSetting } from "../../../contract/trace.js";
-import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
+import type { Aggregate, GroupDelta, Report, TurnReport } from "../types.js";
 import { syntheticVerdict } from "../../measures/synthetic-reference.js";
 import { allSynthetic } from "../parts.js";
 import { oneLineText } from "../../../control-chars.js";
@@ -17,6 +15,10 @@ import { oneLineText } from "../../../control-chars.js";
 export { HIT_KEY };
 /** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
 export { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
+export { metricLabel } from "../../measures/label.js";
+export { differingPaths, fusionText, paramPairs, retrievalConfigText } from "../run-config-text.js";
+import { metricLabel } from "../../measures/label.js";
+import { retrievalConfigText } from "../run-config-text.js";
 import { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
 
 export const RECALL_NOTE =
@@ -28,18 +30,6 @@ export function reportKeys(report: Report): string[] {
   const ordered = CANONICAL_KEYS.filter((k) => present.includes(k));
   for (const k of present) if (!ordered.includes(k)) ordered.push(k);
   return ordered;
-}
-
-/** `hit@5`, `recall@5 (lower bound)`, `nDCG@5` (the registry's label, k and caveat), `judged@5`; other keys as they are. */
-export function metricLabel(key: string, k: number): string {
-  if (key === JUDGED.key) return JUDGED.label.replace(/@k$/, `@${k}`);
-  const incomplete = INCOMPLETE_JUDGMENT_MEASURES.find((m) => m.key === key);
-  if (incomplete !== undefined)
-    return incomplete.kDependent ? incomplete.label.replace(/@k$/, `@${k}`) : incomplete.label;
-  const spec = metricSpec(key);
-  if (spec === undefined) return key;
-  const label = spec.kDependent ? spec.label.replace(/@k$/, `@${k}`) : spec.label;
-  return spec.caveat !== undefined ? `${label} (${spec.caveat})` : label;
 }
 
 /** "not measured (no store)", or the reason itself when it says "not run: ...". */
@@ -144,49 +134,6 @@ export function embedderText(report: Report): string {
   const { embedder, embedderDescription } = report.run;
   if (embedder === null) return "none (no retrieval ran)";
   return embedderDescription !== undefined ? `${embedder} — ${embedderDescription}` : embedder;
-}
-
-/**
- * An opaque JSON object as `key=value` pairs, keys sorted in code-unit order
- * at every level, nested objects flattened to dotted paths
- * (`{ w: { x: 0.9, a: 0.1 } }` → `w.a=0.1`, `w.x=0.9`); strings printed as they are, arrays and other values
- * as JSON. The report never reads the names: it prints what the agent recorded.
- */
-export function paramPairs(params: { readonly [key: string]: JsonValue }, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const key of Object.keys(params).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const v = params[key]!;
-    const path = `${prefix}${key}`;
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) out.push(...paramPairs(v, `${path}.`));
-    else out.push(`${path}=${typeof v === "string" ? v : JSON.stringify(v)}`);
-  }
-  return out;
-}
-
-/**
- * The dotted paths at which two JSON values differ (deep equality, key order
- * ignored), sorted: `["fusion.method", "fusion.params.k"]`. A key on one side
- * only is a path; arrays compare whole. Empty when equal.
- */
-export function differingPaths(a: unknown, b: unknown, prefix = ""): string[] {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
-  if (isObject(a) && isObject(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    return keys.flatMap((k) => differingPaths(a[k], b[k], `${prefix}${k}.`));
-  }
-  return isDeepStrictEqual(a, b) ? [] : [prefix.replace(/\.$/, "")];
-}
-
-/** `method(key=value, …)`, e.g. `m(k=60)` or `m()`: an opaque setting (its method and parameters, in `paramPairs` order). */
-export function fusionText(c: { readonly fusion: OpaqueSetting }): string {
-  return `${c.fusion.method}(${paramPairs(c.fusion.params).join(", ")})`;
-}
-
-/** One run config as text: `fusion=m(k=60) denseK=20 bm25K=20 a.b=1 c=2`: the fusion setting, the depths, then the opaque settings' pairs (`paramPairs`). */
-export function retrievalConfigText(c: RetrievalRunConfig): string {
-  const rest = c.settings === undefined ? [] : paramPairs(c.settings);
-  return [`fusion=${fusionText(c)}`, `denseK=${c.denseK}`, `bm25K=${c.bm25K}`, ...rest].join(" ");
 }
 
 /**
