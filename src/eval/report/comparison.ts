@@ -9,7 +9,7 @@
  * (docs/statistics.md, docs/ci.md). Types only: the renderers under
  * ./render/ and ./html/ read them without importing the gate.
  */
-import type { PairedBootstrap } from "../stats/bootstrap.js";
+import type { PairedBootstrap, ResampleUnit } from "../stats/bootstrap.js";
 import type { FunnelStageDiff } from "./funnel-stats.js";
 import type { FunnelStage } from "./types.js";
 
@@ -63,7 +63,7 @@ export interface MovedTurn {
 
 /** How the comparison resampled and tested: what every rendering of a comparison names (docs/statistics.md). */
 export interface ComparisonMethod {
-  unit: "case" | "turn";
+  unit: ResampleUnit;
   seed: number;
   samples: number;
   test: string;
