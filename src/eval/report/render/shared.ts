@@ -16,6 +16,8 @@ export { HIT_KEY };
 /** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
 export { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
 export { metricLabel } from "../../measures/label.js";
+export { fmtP } from "../verdict.js";
+import { wordDeltaVerdict } from "../verdict.js";
 export { differingPaths, fusionText, paramPairs, retrievalConfigText } from "../run-config-text.js";
 import { metricLabel } from "../../measures/label.js";
 import { retrievalConfigText } from "../run-config-text.js";
@@ -43,10 +45,6 @@ export function f3(x: number): string {
 
 export function fmtSigned(x: number): string {
   return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
-}
-
-export function fmtP(p: number): string {
-  return p < 0.001 ? "<0.001" : p.toFixed(3);
 }
 
 export function fmtCI(ci: [number, number] | undefined): string {
@@ -166,12 +164,9 @@ export function deltaMethod(report: Report): string {
 }
 
 /** Significant when the Holm-adjusted p is < 0.05; says why when the unadjusted interval excludes 0 but the adjusted p does not pass. */
+/** A split delta's verdict: the one the report recorded at build time (`deltas[].verdict`), else (a report written before it) worded by the same rule (../verdict.ts). */
 export function deltaVerdict(d: GroupDelta): string {
-  const significant = d.significant ?? d.pValue < SIGNIFICANCE_LEVEL;
-  if (significant) return "significant";
-  if (d.pAdjusted !== undefined && d.pValue < SIGNIFICANCE_LEVEL)
-    return `not significant after Holm (the unadjusted 95% CI excludes 0, raw p=${fmtP(d.pValue)}, but adjusted p=${fmtP(d.pAdjusted)} in a family of ${d.familySize ?? 1})`;
-  return "not significant";
+  return d.verdict ?? wordDeltaVerdict(d);
 }
 
 /** A delta's interval with explicit signs: `[−0.141, +0.006]`. */
