@@ -79,6 +79,14 @@ module.exports = {
       to: { path: "^(src/(graph|nodes|retrieval)/|node_modules/@langchain/)" },
     },
     {
+      name: "eval-gate-imports-no-renderer",
+      comment:
+        "the gate (baseline, gate, compare, shards) computes and renderers only format: src/eval/gate/ imports nothing under src/eval/report/render or src/eval/report/html (docs/architecture.md §1.1; a comparison is src/eval/report/comparison.ts, built by gate/compare.ts)",
+      severity: "error",
+      from: { path: "^src/eval/gate/" },
+      to: { path: "^src/eval/report/(render|html)(/|\\.ts$)" },
+    },
+    {
       name: "eval-files-live-in-a-job-folder",
       comment:
         "every module of src/eval/ belongs to one job folder (measures, stats, report, sweep, gate, ir, label, traces)",

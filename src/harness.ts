@@ -98,26 +98,33 @@ export {
 } from "./eval/gate/baseline.js";
 export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
 export {
+  buildComparison,
   compareFunnels,
   compareRuns,
   comparisonMethod,
   comparisonNote,
+  movedTurns,
   readRunSide,
+  referenceComparison,
+  runSideOf,
   turnFlips,
+  SHIFT_THRESHOLD,
+  type Comparison,
   type ComparisonMethod,
   type FunnelComparison,
   type KeyComparison,
+  type MovedTurn,
   type RunSide,
   type TurnFlip,
 } from "./eval/gate/compare.js";
 export { runDifferences, type RunDifference } from "./eval/gate/run-diff.js";
 export { parseQuarantine, readQuarantine, type Quarantine, type QuarantineEntry } from "./eval/gate/quarantine.js";
 export { annotationLines, workflowCommand, type AnnotationTarget } from "./eval/gate/github.js";
-export { renderPrComment, type PrCommentOptions } from "./eval/gate/pr-comment.js";
+export { renderPrComment, type PrCommentOptions } from "./eval/report/render/pr-comment.js";
 export { caseIndexOf, readCaseIndex, type CaseIndex } from "./kb/cases.js";
 export { explainGold, type GoldExplanation } from "./eval/report/attribution.js";
 export { renderHtmlReport } from "./eval/report/html/report-page.js";
-export { renderHtmlComparison, type PageComparison } from "./eval/gate/compare-page.js";
+export { renderHtmlComparison } from "./eval/report/html/compare-page.js";
 export type { JudgmentHole, JudgmentsSection, Report } from "./eval/report/types.js";
 export type { EvalResult, Evaluator, TurnArtifacts } from "./eval/measures/types.js";
 

@@ -68,7 +68,7 @@ export { baselineFromReport, readBaseline, writeBaseline, type Baseline } from "
 export { compareRuns } from "./eval/gate/compare.js";
 export { renderJUnit, renderMarkdown, renderTable, reportToJSON } from "./eval/report/render.js";
 export { renderHtmlReport } from "./eval/report/html/report-page.js";
-export { renderPrComment } from "./eval/gate/pr-comment.js";
+export { renderPrComment } from "./eval/report/render/pr-comment.js";
 export type { Report } from "./eval/report/types.js";
 
 // The metrics (all of them, and trec_eval's scorer: retrace-eval/metrics).

@@ -68,14 +68,29 @@ beforeAll(() => {
     "src/eval/sweep/graph.ts": 'import { buildGraph } from "../../graph/build.js";\nexport const g = buildGraph;\n',
     "src/eval/ir/research.ts": 'import { tune } from "../../research/tune.js";\nexport const t = tune;\n',
     "src/eval/measures/chunker.ts": 'import { chunkCard } from "../../kb/chunk.js";\nexport const c = chunkCard;\n',
+    // The gate computes, renderers format: it may import the comparison's types, never a renderer.
+    "src/eval/report/comparison.ts": "export interface Comparison { k: number }\n",
+    "src/eval/report/render.ts": "export const renderTable = (): string => '';\n",
+    "src/eval/report/render/shared.ts": "export const f3 = (x: number): string => x.toFixed(3);\n",
+    "src/eval/report/html/compare-page.ts": "export const renderHtmlComparison = (): string => '';\n",
+    "src/eval/gate/uses-comparison.ts":
+      'import type { Comparison } from "../report/comparison.js";\nexport type C = Comparison;\n',
+    "src/eval/gate/uses-render-index.ts":
+      'import { renderTable } from "../report/render.js";\nexport const r = renderTable;\n',
+    "src/eval/gate/uses-render.ts": 'import { f3 } from "../report/render/shared.js";\nexport const f = f3;\n',
+    "src/eval/gate/uses-html.ts":
+      'import { renderHtmlComparison } from "../report/html/compare-page.js";\nexport const h = renderHtmlComparison;\n',
   });
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the harness knows no agent", () => {
-  it("fails every import of src/eval into the agent's layers, research or the card loader (type-only imports too), and allows the contract and kb/types", () => {
+  it("fails every import of src/eval into the agent's layers, research or the card loader (type-only imports too), and of the gate into a renderer; allows the contract, kb/types and the comparison's types", () => {
     expect(violations()).toEqual([
+      "eval-gate-imports-no-renderer: src/eval/gate/uses-html.ts → src/eval/report/html/compare-page.ts",
+      "eval-gate-imports-no-renderer: src/eval/gate/uses-render-index.ts → src/eval/report/render.ts",
+      "eval-gate-imports-no-renderer: src/eval/gate/uses-render.ts → src/eval/report/render/shared.ts",
       "eval-must-not-import-graph: src/eval/sweep/graph.ts → src/graph/build.ts",
       "eval-must-not-import-nodes: src/eval/sweep/event-from-nodes.ts → src/nodes/retrieve.ts",
       "eval-must-not-import-research: src/eval/ir/research.ts → src/research/tune.ts",

@@ -15,7 +15,7 @@ import type { ShardSpec } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../research/tune-config.js";
 import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
-import { FUNNEL_STAGES } from "../eval/report/funnel-stats.js";
+import { FUNNEL_STAGES, stageMeasured } from "../eval/report/stages.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { caseIndexOf } from "../kb/cases.js";
 import { datasetHash } from "../kb/hash.js";
@@ -178,13 +178,9 @@ export function checkShardOptions(o: ShardedRunOptions): void {
 /** The funnel stages a run with these options will measure: no `query` without counterfactual retrieval, no `reranked` without retrieval.rerank, one branch in a one-branch mode, none store-less. */
 function expectedStages(o: ResolvedEvalOptions): string[] {
   if (o.store === "none") return [];
-  return FUNNEL_STAGES.map((s) => s.id).filter(
-    (id) =>
-      !(id === "query" && o.counterfactual === false) &&
-      !(id === "reranked" && o.rerank === undefined) &&
-      !(id === "bm25" && o.mode === "dense") &&
-      !(id === "dense" && o.mode === "bm25"),
-  );
+  // What each stage needs is declared with the stage (src/eval/report/stages.ts).
+  const run = { counterfactual: o.counterfactual !== false, rerank: o.rerank !== undefined, mode: o.mode };
+  return FUNNEL_STAGES.map((s) => s.id).filter((id) => stageMeasured(id, run));
 }
 
 /** Validates option combinations before anything runs (a floor or baseline on what will not be measured is an error). */

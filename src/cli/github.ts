@@ -24,7 +24,8 @@ import { checkAppendable } from "../atomic.js";
 import type { Output } from "../output-set.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import { annotationLines } from "../eval/gate/github.js";
-import { renderPrComment } from "../eval/gate/pr-comment.js";
+import { renderPrComment } from "../eval/report/render/pr-comment.js";
+import { referenceComparison } from "../eval/gate/compare.js";
 import { renderMarkdown } from "../eval/report/render.js";
 import type { Report } from "../eval/report/types.js";
 import { readCaseIndex, type CaseIndex } from "../kb/cases.js";
@@ -78,7 +79,8 @@ export async function prepareGithub(
   return {
     files(report, baseline, seed, title) {
       const files: Output[] = [];
-      const comment = () => renderPrComment(report, { reference: baseline, seed, title });
+      const comment = () =>
+        renderPrComment(report, { comparison: referenceComparison(report, baseline, { seed }), title });
       if (on && index !== null && summary !== undefined && summary !== "") {
         let text = renderMarkdown(report);
         if (Buffer.byteLength(text) > STEP_SUMMARY_LIMIT - 1024)

@@ -9,10 +9,11 @@ import { DataValidationError } from "../../src/errors.js";
 import { baselineFromReport } from "../../src/eval/gate/baseline.js";
 import { gate } from "../../src/eval/gate/gate.js";
 import { annotationLines, escapeData, escapeProperty, workflowCommand } from "../../src/eval/gate/github.js";
-import { GITHUB_COMMENT_LIMIT, renderPrComment } from "../../src/eval/gate/pr-comment.js";
+import { GITHUB_COMMENT_LIMIT, renderPrComment } from "../../src/eval/report/render/pr-comment.js";
+import { referenceComparison } from "../../src/eval/gate/compare.js";
 import { parseQuarantine } from "../../src/eval/gate/quarantine.js";
 import { runDifferences } from "../../src/eval/gate/run-diff.js";
-import { flipLines } from "../../src/cli/commands/compare.js";
+import { flipLines } from "../../src/eval/report/render/compare-text.js";
 import { HIT_KEY } from "../../src/eval/measures/metrics.js";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
 import { fixtureReport, ROWS } from "./report-fixture.js";
@@ -90,7 +91,9 @@ describe("the PR comment", () => {
     const report: Report = { ...base, turns };
     const baseline = baselineFromReport({ ...report, turns: turns.map((t) => ({ ...t, results: proto.results })) });
     report.gate = gate(report, { maxFlips: 0 }, baseline);
-    const body = renderPrComment(report, { reference: { file: "kb/eval/baseline.json", data: baseline }, seed: 42 });
+    const body = renderPrComment(report, {
+      comparison: referenceComparison(report, { file: "kb/eval/baseline.json", data: baseline }, { seed: 42 }),
+    });
     expect(body.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(body).toContain("**Gate: ❌ FAIL**");
     expect(body).toContain("hit@3 flips: 2500 hit→miss, 0 miss→hit");
@@ -101,7 +104,7 @@ describe("the PR comment", () => {
   it("without a reference: the verdict and the metrics, no deltas", async () => {
     const report = await fixtureReport();
     report.gate = gate(report, {});
-    const body = renderPrComment(report, { reference: null, seed: 42 });
+    const body = renderPrComment(report, { comparison: null });
     expect(body).toContain("No reference run: no deltas");
     expect(body).toContain("| hit@3 | 0.750 |");
   });

@@ -419,15 +419,19 @@ describe.skipIf(CHROMIUM.skipReason !== null)(
       const pr = await readFile(path.join(dir, "pr.md"), "utf8");
       const rows = pr
         .split("\n")
-        .filter((l) => l.startsWith("| ") && !l.startsWith("| metric") && /\| [<\d.]+ \| \d+ \|$/.test(l));
+        .filter(
+          (l) =>
+            l.startsWith("| ") && !l.startsWith("| metric") && /\| [<\d.]+ \| (not )?significant \| \d+ \|$/.test(l),
+        );
       expect(rows).toHaveLength(json.comparisons.length);
       json.comparisons.forEach((c, i) => {
         const cells = rows[i]!.split(" | ");
         const bold = c.significant ? "**" : "";
-        expect(cells.slice(3, 6)).toEqual([
+        expect(cells.slice(3, 7)).toEqual([
           `${bold}${signed(c.diff)}${bold}`,
           signedCi(c.ci95) ?? `(< 2 ${c.unit}s)`,
           fmtP(c.pValue),
+          c.significant ? "significant" : "not significant",
         ]);
       });
       expect(pr).toContain(json.method.test);

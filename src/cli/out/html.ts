@@ -6,7 +6,7 @@
 import path from "node:path";
 import { DataValidationError } from "../../errors.js";
 import type { RunSide } from "../../eval/gate/compare.js";
-import { renderHtmlComparison } from "../../eval/gate/compare-page.js";
+import { renderHtmlComparison } from "../../eval/report/html/compare-page.js";
 import { renderHtmlReport } from "../../eval/report/html/report-page.js";
 import type { Report } from "../../eval/report/types.js";
 import { renderLabelPage } from "../../eval/label/page.js";
@@ -25,11 +25,11 @@ export const render: OutFormatModule["render"] = {
   comparison: (s) => {
     const why =
       "--out html: needs report JSON files (retrace eval --out json:FILE); a baseline holds no per-turn artifacts";
-    const [ra, rb] = [reportOf(s.a, why), reportOf(s.b, why)]; // both report files, so the funnels were compared (not null)
+    const [ra, rb] = [reportOf(s.a, why), reportOf(s.b, why)]; // both report files, so the funnels were compared
     return renderHtmlComparison(
       { name: path.basename(s.a.file), report: ra },
       { name: path.basename(s.b.file), report: rb },
-      { comparisons: s.comparisons, method: s.method, funnels: s.funnels!, flips: s.flips },
+      s.comparison,
     );
   },
   label: (s) => renderLabelPage(s.data),

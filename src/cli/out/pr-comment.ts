@@ -1,11 +1,18 @@
-/** `--out pr-comment:FILE`: a concise pull-request comment body about a run, against its baseline or the run it is compared with (src/eval/gate/pr-comment.ts, docs/ci.md). */
+/** `--out pr-comment:FILE`: a concise pull-request comment body about a run, against its baseline or the run it is compared with (src/eval/report/render/pr-comment.ts, docs/ci.md). */
 import path from "node:path";
-import { renderPrComment } from "../../eval/gate/pr-comment.js";
+import { referenceComparison } from "../../eval/gate/compare.js";
+import { renderPrComment } from "../../eval/report/render/pr-comment.js";
 import type { OutFormatModule } from "./subject.js";
 import { reportOf } from "./html.js";
 
 export const render: OutFormatModule["render"] = {
-  report: (s) => renderPrComment(s.report, s.comment),
+  report: (s) =>
+    renderPrComment(s.report, {
+      comparison: referenceComparison(s.report, s.comment.reference, { seed: s.comment.seed }),
+      referenceReport:
+        s.comment.reference !== null && !("perTurn" in s.comment.reference.data) ? s.comment.reference.data : null,
+      title: s.comment.title,
+    }),
   comparison: (s) =>
     renderPrComment(
       reportOf(
@@ -13,9 +20,8 @@ export const render: OutFormatModule["render"] = {
         "--out pr-comment: needs B to be a report JSON (retrace eval --out json:FILE); a baseline holds no per-turn artifacts",
       ),
       {
-        reference: s.a.data !== undefined ? { file: s.a.file, data: s.a.data } : null,
-        seed: s.seed,
-        comparison: { comparisons: s.comparisons, method: s.method, flips: s.flips },
+        comparison: s.comparison,
+        referenceReport: s.a.data !== undefined && !("perTurn" in s.a.data) ? s.a.data : null,
         title: `retrace compare ${path.basename(s.a.file)} ${path.basename(s.b.file)}`,
       },
     ),

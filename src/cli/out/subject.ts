@@ -5,8 +5,7 @@
  */
 import type { OutputData } from "../../atomic.js";
 import type { Baseline } from "../../eval/gate/baseline.js";
-import type { FunnelComparison, KeyComparison, RunSide, TurnFlip } from "../../eval/gate/compare.js";
-import type { ComparisonMethod } from "../../eval/gate/compare.js";
+import type { Comparison, RunSide } from "../../eval/gate/compare.js";
 import type { LabelPageData } from "../../eval/label/pool.js";
 import type { Report } from "../../eval/report/types.js";
 import type { RecordedGraphTurn } from "../../eval/sweep/recorded.js";
@@ -30,13 +29,8 @@ export interface ComparisonSubject {
   kind: "comparison";
   a: RunSide;
   b: RunSide;
-  comparisons: KeyComparison[];
-  method: ComparisonMethod;
-  funnels: FunnelComparison | null;
-  flips: readonly TurnFlip[];
-  seed: number;
-  /** The document `compare --json` prints. */
-  json: unknown;
+  /** The comparison, computed once (src/eval/gate/compare.ts `buildComparison`): the document `compare --json` prints. */
+  comparison: Comparison;
 }
 
 /** A labelling page's data (`label`). */

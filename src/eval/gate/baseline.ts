@@ -35,7 +35,7 @@ import { BaselineMismatchError, DataValidationError, type DataIssue } from "../.
 import { BASELINE_VERSION, parseBaselineData, type BaselineData, type BaselineGraph } from "../report/schemas.js";
 import { turnKey } from "../stats/bootstrap.js";
 import type { Aggregate, Report, RetrievalRunConfig } from "../report/types.js";
-import { differingPaths, retrievalConfigText } from "../report/render/shared.js";
+import { differingPaths, retrievalConfigText } from "../report/run-config-text.js";
 import { isDeepStrictEqual } from "node:util";
 import { parseJsonOrThrow } from "../../kb/json.js";
 

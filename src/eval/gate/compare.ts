@@ -17,31 +17,44 @@
  * turn. A baseline file carries no parts: against a report the report's
  * parts decide; between two baselines every turn counts (`turns: "all"`).
  *
- * `turnFlips` lists the turns whose hit@k differs between the runs (the
- * compare page's flips: hit→miss first, then miss→hit, in dataset order) for
- * the text and JSON outputs.
+ * `turnFlips` lists the turns whose hit@k differs between the runs (hit→miss
+ * first, then miss→hit, in dataset order) and `movedTurns` those whose hit@k
+ * held but recall@k or nDCG@k moved. `buildComparison` computes all of it
+ * once into one Comparison (src/eval/report/comparison.ts), the document
+ * `retrace compare --json` prints, which the terminal text, the compare page
+ * and the pull-request comment only format.
  */
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { DataValidationError } from "../../errors.js";
 import { GRAPH_PREFIX, graphScoringDifferences, graphScoringOf, parseBaseline, type Baseline } from "./baseline.js";
 import type { BaselineGraph } from "../report/schemas.js";
-import { HIT_KEY, METRICS } from "../measures/metrics.js";
+import { HIT_KEY, METRICS, metricKey } from "../measures/metrics.js";
 import { isAnswerSideKey } from "../report/parts.js";
-import { SIGNIFICANCE_LEVEL } from "../report/render.js";
+import {
+  COMPARISON_VERSION,
+  SHIFT_THRESHOLD,
+  type Comparison,
+  type ComparisonMethod,
+  type FunnelComparison,
+  type KeyComparison,
+  type MovedTurn,
+  type TurnFlip,
+} from "../report/comparison.js";
+import { runDifferences } from "./run-diff.js";
 import {
   DEFAULT_RESAMPLE,
+  SIGNIFICANCE_LEVEL,
   DEFAULT_SAMPLES,
   DEFAULT_SEED,
   pairedBootstrap,
   perTurnScores,
   turnKey,
-  type PairedBootstrap,
   type PerTurnSource,
   type ResampleUnit,
 } from "../stats/bootstrap.js";
 import { parseReport } from "../report/schemas.js";
-import { funnelDiff, funnelStages, perTurnStages, type FunnelStageDiff } from "../report/funnel-stats.js";
-import type { FunnelStage, Report, TurnReport } from "../report/types.js";
+import { funnelDiff, funnelStages, perTurnStages } from "../report/funnel-stats.js";
+import type { Report, TurnReport } from "../report/types.js";
 import { parseJsonOrThrow } from "../../kb/json.js";
 
 export interface RunSide {
@@ -56,42 +69,14 @@ export interface RunSide {
   data?: Report | Baseline;
 }
 
-export interface KeyComparison extends PairedBootstrap {
-  key: string;
-  /** Holm-adjusted p within the metric's family; the family is this one test, so it equals pValue. */
-  pAdjusted: number;
-  familySize: number;
-  /** pAdjusted < 0.05, which is exactly "ci95 excludes 0". */
-  significant: boolean;
-  /** The turns paired: every shared turn, or (answer-side keys of a run with a split) the held-out ones only. */
-  turns: "all" | "holdout";
-}
-
-/** A turn whose hit@k differs between the two runs. */
-export interface TurnFlip {
-  /** `caseId#turn` */
-  id: string;
-  caseId: string;
-  turn: number;
-  /** The turn's locale, from a report side (absent between two baselines, which do not record it). */
-  locale?: string;
-  direction: "hit→miss" | "miss→hit";
-}
+export type { Comparison, ComparisonMethod, FunnelComparison, KeyComparison, MovedTurn, TurnFlip };
+export { COMPARISON_VERSION, SHIFT_THRESHOLD };
 
 export interface CompareOptions {
   seed?: number;
   samples?: number;
   /** What the bootstrap resamples (default: whole cases). */
   resample?: ResampleUnit;
-}
-
-/** How `compareRuns` resampled and tested: what every rendering of a comparison names (docs/statistics.md). */
-export interface ComparisonMethod {
-  unit: ResampleUnit;
-  seed: number;
-  samples: number;
-  test: string;
-  correction: string;
 }
 
 /** How `compareRuns` resampled, for the report. */
@@ -123,31 +108,8 @@ export async function readRunSide(file: string): Promise<RunSide> {
   const data = parseJsonOrThrow(text, { file, expected: "a retrace report or baseline JSON file" }); // src/kb/json.ts
   if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new DataValidationError([{ file, message: "expected a JSON object" }]);
-  if ("perTurn" in data) {
-    const b = parseBaseline(data, file);
-    const graph = b.graph ?? (b.config.embedder?.startsWith(GRAPH_PREFIX) === true ? null : undefined);
-    return {
-      file,
-      datasetHash: b.datasetHash,
-      k: b.k,
-      keys: Object.keys(b.aggregates),
-      source: b,
-      data: b,
-      ...(graph !== undefined ? { graph } : {}),
-    };
-  }
-  // ReportSchema (src/eval/report/schemas.ts), migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
-  const report = parseReport(data, file);
-  const graph = graphScoringOf(report) ?? (report.run.graph !== undefined ? null : undefined);
-  return {
-    file,
-    datasetHash: report.run.datasetHash,
-    k: report.run.k,
-    keys: Object.keys(report.aggregates),
-    source: report,
-    data: report,
-    ...(graph !== undefined ? { graph } : {}),
-  };
+  // A baseline, or a ReportSchema (src/eval/report/schemas.ts) migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
+  return runSideOf(file, "perTurn" in data ? parseBaseline(data, file) : parseReport(data, file));
 }
 
 /** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */
@@ -218,6 +180,7 @@ export function compareRuns(a: RunSide, b: RunSide, opts: CompareOptions = {}): 
         pAdjusted: c.pValue,
         familySize: 1,
         significant: c.pValue < SIGNIFICANCE_LEVEL,
+        verdict: c.pValue < SIGNIFICANCE_LEVEL ? "significant" : "not significant",
         turns: restrict ? "holdout" : "all",
       });
   }
@@ -243,48 +206,95 @@ export function heldOutTurns(a: RunSide, b: RunSide): Set<string> | null {
   return new Set([...sets[0]!].filter((id) => sets.every((s) => s.has(id))));
 }
 
-/**
- * Turns scored in both runs whose hit@k differs: hit→miss (A 1, B 0) first,
- * then miss→hit, each in the order of the first report side (A's when both
- * are reports or both baselines). The same turns, in the same order, as the
- * compare page's flips (./compare-page.ts).
- */
-export function turnFlips(a: RunSide, b: RunSide): TurnFlip[] {
-  const ha = perTurnScores(a.source, HIT_KEY);
-  const hb = perTurnScores(b.source, HIT_KEY);
+/** Each turn's locale (from the report sides, A's first) and the turn order lists follow: the first report side's, else A's keys. */
+function turnOrder(
+  a: RunSide,
+  b: RunSide,
+  fallback: Iterable<string>,
+): { order: string[]; locale: Map<string, string> } {
   const reports = reportsOf(a, b);
   const locale = new Map<string, string>();
   for (const r of reports)
     for (const t of r.turns)
       if (!locale.has(turnKey(t.caseId, t.turn))) locale.set(turnKey(t.caseId, t.turn), t.locale);
-  const order = reports.length > 0 ? reports[0]!.turns.map((t) => turnKey(t.caseId, t.turn)) : [...ha.keys()];
+  const order = reports.length > 0 ? reports[0]!.turns.map((t) => turnKey(t.caseId, t.turn)) : [...fallback];
+  return { order, locale };
+}
+
+/** `caseId#turn` → its case id, turn and locale (when a report side knows it). */
+function turnOf(
+  id: string,
+  locale: ReadonlyMap<string, string>,
+): { id: string; caseId: string; turn: number; locale?: string } {
+  const cut = id.lastIndexOf("#");
+  const l = locale.get(id);
+  return { id, caseId: id.slice(0, cut), turn: Number(id.slice(cut + 1)), ...(l !== undefined ? { locale: l } : {}) };
+}
+
+/**
+ * Turns scored in both runs whose hit@k differs: hit→miss (A 1, B 0) first,
+ * then miss→hit, each in the order of the first report side (A's when both
+ * are reports or both baselines).
+ */
+export function turnFlips(a: RunSide, b: RunSide): TurnFlip[] {
+  const ha = perTurnScores(a.source, HIT_KEY);
+  const hb = perTurnScores(b.source, HIT_KEY);
+  const { order, locale } = turnOrder(a, b, ha.keys());
   const lost: TurnFlip[] = [];
   const gained: TurnFlip[] = [];
   for (const id of order) {
     const x = ha.get(id);
     const y = hb.get(id);
     if (x === undefined || y === undefined || x === y) continue;
-    const cut = id.lastIndexOf("#");
-    const l = locale.get(id);
-    const flip: TurnFlip = {
-      id,
-      caseId: id.slice(0, cut),
-      turn: Number(id.slice(cut + 1)),
-      ...(l !== undefined ? { locale: l } : {}),
-      direction: x === 1 && y === 0 ? "hit→miss" : "miss→hit",
-    };
+    const flip: TurnFlip = { ...turnOf(id, locale), direction: x === 1 && y === 0 ? "hit→miss" : "miss→hit" };
     if (x === 1 && y === 0) lost.push(flip);
     else if (x === 0 && y === 1) gained.push(flip);
   }
   return [...lost, ...gained];
 }
 
-/** Both runs' stage funnels and the paired difference per stage (null when a side is a baseline: it holds no per-turn stages). */
-export interface FunnelComparison {
-  a: FunnelStage[];
-  b: FunnelStage[];
-  /** B − A per stage measured in both, over the turns both measured, with the paired interval. */
-  diff: FunnelStageDiff[];
+/** Float rounding allowed when comparing a change with the threshold (0.7 − 0.5 is a change of 0.2). */
+const FLOAT_SLACK = 1e-9;
+
+/**
+ * Turns whose hit@k is the same in both runs (so not a flip) but whose
+ * recall@k or nDCG@k changed by at least `threshold` in absolute value
+ * (|B − A| ≥ threshold for either metric, up to FLOAT_SLACK). Only turns with
+ * hit@k, recall@k and nDCG@k scored in both runs count (a turn without gold
+ * has none).
+ *
+ * One order for every rendering: by the larger-magnitude change of the two
+ * (recall's on a tie), ascending — the biggest drop first, the biggest gain
+ * last; equal changes in the first report side's order (A's when both are
+ * reports). A `threshold` ≤ 0 lists every unflipped turn scored in both runs.
+ */
+export function movedTurns(a: RunSide, b: RunSide, threshold: number = SHIFT_THRESHOLD): MovedTurn[] {
+  const RECALL_KEY = metricKey("recall");
+  const NDCG_KEY = metricKey("ndcg");
+  const [ha, hb] = [perTurnScores(a.source, HIT_KEY), perTurnScores(b.source, HIT_KEY)];
+  const [ra, rb] = [perTurnScores(a.source, RECALL_KEY), perTurnScores(b.source, RECALL_KEY)];
+  const [na, nb] = [perTurnScores(a.source, NDCG_KEY), perTurnScores(b.source, NDCG_KEY)];
+  const { order, locale } = turnOrder(a, b, ha.keys());
+  const out: (MovedTurn & { size: number; at: number })[] = [];
+  order.forEach((id, at) => {
+    const [h1, h2, r1, r2, n1, n2] = [ha.get(id), hb.get(id), ra.get(id), rb.get(id), na.get(id), nb.get(id)];
+    if (
+      h1 === undefined ||
+      h2 === undefined ||
+      r1 === undefined ||
+      r2 === undefined ||
+      n1 === undefined ||
+      n2 === undefined ||
+      h1 !== h2
+    )
+      return;
+    const recall = r2 - r1;
+    const ndcg = n2 - n1;
+    if (Math.abs(recall) < threshold - FLOAT_SLACK && Math.abs(ndcg) < threshold - FLOAT_SLACK) return;
+    const size = Math.abs(ndcg) > Math.abs(recall) ? ndcg : recall;
+    out.push({ ...turnOf(id, locale), hit: h1, recall, ndcg, size, at });
+  });
+  return out.sort((x, y) => x.size - y.size || x.at - y.at).map(({ size: _size, at: _at, ...m }) => m);
 }
 
 /** The stage funnels of two report runs and their paired differences (docs/metrics.md, "Stage funnel"); null unless both sides are reports. */
@@ -299,4 +309,83 @@ export function compareFunnels(a: RunSide, b: RunSide, opts: CompareOptions = {}
     resample: opts.resample ?? DEFAULT_RESAMPLE,
   };
   return { a: funnelStages(ta, o), b: funnelStages(tb, o), diff: funnelDiff(perTurnStages(ta), perTurnStages(tb), o) };
+}
+
+/** A run side of an in-memory report or baseline (`file` names it in messages). */
+export function runSideOf(file: string, data: Report | Baseline): RunSide {
+  if ("perTurn" in data) {
+    const graph = data.graph ?? (data.config.embedder?.startsWith(GRAPH_PREFIX) === true ? null : undefined);
+    return {
+      file,
+      datasetHash: data.datasetHash,
+      k: data.k,
+      keys: Object.keys(data.aggregates),
+      source: data,
+      data,
+      ...(graph !== undefined ? { graph } : {}),
+    };
+  }
+  const graph = graphScoringOf(data) ?? (data.run.graph !== undefined ? null : undefined);
+  return {
+    file,
+    datasetHash: data.run.datasetHash,
+    k: data.run.k,
+    keys: Object.keys(data.aggregates),
+    source: data,
+    data,
+    ...(graph !== undefined ? { graph } : {}),
+  };
+}
+
+/**
+ * The comparison of A (the reference) and B, computed once
+ * (src/eval/report/comparison.ts): paired rows per metric with their
+ * verdicts, flips, moved turns, stage funnels (both sides reports), the run
+ * properties that differ and the method lines. Refuses unpairable runs
+ * (assertPairable, exit 2).
+ */
+export function buildComparison(a: RunSide, b: RunSide, opts: CompareOptions = {}): Comparison {
+  const comparisons = compareRuns(a, b, opts);
+  const method = comparisonMethod(opts);
+  const flips = turnFlips(a, b);
+  const funnels = compareFunnels(a, b, opts);
+  const held = heldOutTurns(a, b);
+  return {
+    version: COMPARISON_VERSION,
+    a: a.file,
+    b: b.file,
+    datasetHash: a.datasetHash,
+    k: a.k,
+    differences: a.data !== undefined && b.data !== undefined ? runDifferences(a.data, b.data) : [],
+    method,
+    note: comparisonNote(method),
+    notes: pairingNotes(a, b),
+    comparisons,
+    flips: {
+      hitToMiss: flips.filter((f) => f.direction === "hit→miss").length,
+      missToHit: flips.filter((f) => f.direction === "miss→hit").length,
+      turns: flips,
+    },
+    moved: { threshold: SHIFT_THRESHOLD, turns: movedTurns(a, b) },
+    heldOutTurns: held === null ? null : held.size,
+    ...(funnels !== null ? { funnels } : {}),
+  };
+}
+
+/**
+ * A run's comparison with its reference (the baseline its gate compared with,
+ * or a report), as its pull-request comment shows it: the reference is A,
+ * the run is B (`this run`), resampled as the run's report was. Null without
+ * a reference.
+ */
+export function referenceComparison(
+  report: Report,
+  reference: { file: string; data: Baseline | Report } | null,
+  opts: { seed: number },
+): Comparison | null {
+  if (reference === null) return null;
+  return buildComparison(runSideOf(reference.file, reference.data), runSideOf("this run", report), {
+    seed: opts.seed,
+    resample: report.bootstrap?.unit ?? DEFAULT_RESAMPLE,
+  });
 }

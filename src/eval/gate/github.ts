@@ -13,7 +13,7 @@
  */
 import type { CaseIndex } from "../../kb/cases.js";
 import { HIT_KEY } from "../measures/metrics.js";
-import { metricLabel } from "../report/render/shared.js";
+import { metricLabel } from "../measures/label.js";
 import type { GateFailure, GateFlip, Report } from "../report/types.js";
 import { flipText } from "./gate.js";
 

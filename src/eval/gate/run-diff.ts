@@ -17,18 +17,9 @@
  */
 import type { Baseline } from "./baseline.js";
 import type { Report } from "../report/types.js";
+import type { RunDifference } from "../report/comparison.js";
 
-export interface RunDifference {
-  /** Dotted path in the report (`run.embedder`, `run.retrieval.en.denseK`; per-locale paths that differ alike are merged: `run.retrieval.{en,de}.denseK`). */
-  path: string;
-  /** Readable name: "embedder", "retrieval settings [en, de]: dense k". */
-  name: string;
-  /** The values in A and B (JSON values; undefined = the run does not record it). */
-  a: unknown;
-  b: unknown;
-  /** A result of the run rather than a setting (a graph run's counts). */
-  outcome: boolean;
-}
+export type { RunDifference };
 
 /** Readable names of the properties a report records (the last path segments; `*` = any key). */
 const PROPERTY_NAMES: Readonly<Record<string, string>> = {
@@ -210,12 +201,4 @@ export function runDifferences(a: Report | Baseline, b: Report | Baseline): RunD
     row.name = `retrieval settings [${locales.join(", ")}]: ${row.name}`;
   }
   return out;
-}
-
-/** A value as the text header shows it: hashes cut to 12 characters, absent as "—", objects as JSON. */
-export function differenceValue(v: unknown): string {
-  if (v === undefined) return "— (not recorded)";
-  if (v === null) return "null";
-  if (typeof v === "string") return /^[0-9a-f]{40,}$/.test(v) ? v.slice(0, 12) : v;
-  return JSON.stringify(v);
 }

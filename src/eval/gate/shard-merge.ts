@@ -28,7 +28,7 @@
  */
 import { DataValidationError, type DataIssue } from "../../errors.js";
 import { GRAPH_IDENTITY_KEYS, parseReport, REPORT_VERSION } from "../report/schemas.js";
-import { differingPaths } from "../report/render/shared.js";
+import { differingPaths } from "../report/run-config-text.js";
 import { assignShards } from "./shard.js";
 import { DEFAULT_RESAMPLE, DEFAULT_SAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
 import type {

@@ -27,6 +27,7 @@
  *
  * Pure and synchronous; inputs are never mutated.
  */
+import { wordDeltaVerdict } from "./verdict.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { CASE_KINDS, LOCALES } from "../../kb/types.js";
 import { smallKbWarning } from "../measures/chance.js";
@@ -405,6 +406,7 @@ function splitDeltas(splits: readonly SplitForDeltas[], keys: readonly string[],
       d.pAdjusted = adjusted[i] as number;
       d.familySize = family.length;
       d.significant = (adjusted[i] as number) < FAMILY_ALPHA;
+      d.verdict = wordDeltaVerdict(d); // worded once, here; every rendering prints it
     });
     deltas.push(...family);
   }

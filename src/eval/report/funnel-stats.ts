@@ -33,17 +33,12 @@ import {
   type ResampleUnit,
 } from "../stats/bootstrap.js";
 import { capturedLists, goldRanks } from "./gold-ranks.js";
-import { CAPTURED_STAGES, STAGES, TRACE_STAGES } from "./stages.js";
+import { CAPTURED_STAGES, FUNNEL_STAGES, TRACE_STAGES } from "./stages.js";
 import type { FunnelReport, FunnelStage, TurnReport } from "./types.js";
 import { hasLongPositions, LONG_TURN_POSITIONS, TURN_POSITIONS, turnPosition } from "./positions.js";
 
-/** The funnel's stages in pipeline order: the query, then the stage registry's (docs/architecture.md §9), a captured turn's groups before `final`. */
-export const FUNNEL_STAGES: readonly { id: string; label: string }[] = Object.freeze([
-  { id: "query", label: "query" },
-  ...STAGES.filter((s) => s.id !== "final").map((s) => ({ id: s.id as string, label: s.label })),
-  ...CAPTURED_STAGES.map((s) => ({ id: s.id as string, label: s.label })),
-  ...STAGES.filter((s) => s.id === "final").map((s) => ({ id: s.id as string, label: s.label })),
-]);
+/** The funnel's stages in order: the query, the trace's stages, a captured turn's groups, `final` (declared once in ./stages.ts). */
+export { FUNNEL_STAGES };
 
 export { hasLongPositions, LONG_TURN_POSITIONS, positionLabel, turnPosition, TURN_POSITIONS } from "./positions.js";
 

@@ -31,6 +31,8 @@ export const DEFAULT_SEED = 42;
 export const DEFAULT_SAMPLES = 2000;
 /** Default alpha: a 95% interval. */
 export const DEFAULT_ALPHA = 0.05;
+/** A comparison or delta is "significant" when its (adjusted) p is below this, exactly when its 95% interval excludes 0 (docs/statistics.md). */
+export const SIGNIFICANCE_LEVEL = 0.05;
 /**
  * Up to this many pairs the sign-flip test enumerates all 2^n sign vectors
  * and gives the exact p-value; above it, it samples `samples` random ones.

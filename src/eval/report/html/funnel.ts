@@ -13,17 +13,13 @@
 import { capturedChains, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain } from "../attribution.js";
 import { NO_RETRIEVAL, retrievalCallText } from "../graph-report.js";
 import { capturedLists, goldRanks, scoredCandidates } from "../gold-ranks.js";
-import { CAPTURED_STAGES, STAGES } from "../stages.js";
+import { FUNNEL_STAGES, STAGES } from "../stages.js";
 import type { Report, TurnReport } from "../types.js";
 
 /** Pipeline order (the stage registry's). `final` is the scored top-k (the turn's `retrievedIds`). */
 export const PIPELINE_STAGES: readonly string[] = Object.freeze(STAGES.map((s) => s.id));
-/** Every curve in order: retrace's stages, then a captured turn's groups, then `final`. */
-const ROW_ORDER: readonly string[] = Object.freeze([
-  ...PIPELINE_STAGES.filter((s) => s !== "final"),
-  ...CAPTURED_STAGES.map((s) => s.id),
-  "final",
-]);
+/** Every curve in order: retrace's stages, then a captured turn's groups, then `final` (the funnel's rows without the query). */
+const ROW_ORDER: readonly string[] = Object.freeze(FUNNEL_STAGES.filter((s) => s.id !== "query").map((s) => s.id));
 
 /** Largest k drawn on the recall curves (stage lists are usually 20–40 long). */
 export const MAX_CURVE_K = 50;

@@ -1,7 +1,7 @@
 /**
  * The data the report and compare pages embed, as their browser script
  * (./browser/report.ts) reads it: the server side builds it against these
- * types (./report-page.ts `ReportPageData`, src/eval/gate/compare-page.ts
+ * types (./report-page.ts `ReportPageData`, ./compare-page.ts
  * `ComparePageData`), so the page and the renderers cannot drift apart
  * unnoticed. Types only.
  */
@@ -11,7 +11,7 @@ import type { RegistryPageData, ReportPageData, RunPageData } from "./report-pag
 
 export type { ReportPageData };
 
-/** One paired comparison of a metric, as the compare page reads it (src/eval/gate/compare.ts `KeyComparison`). */
+/** One paired comparison of a metric, as the compare page reads it (../comparison.ts `KeyComparison`). */
 export interface PageKeyComparison {
   key: string;
   turns: "all" | "holdout";
@@ -26,6 +26,7 @@ export interface PageKeyComparison {
   pAdjusted: number;
   familySize: number;
   significant: boolean;
+  verdict: string;
 }
 
 /** A turn the compare page lists, with its index in A's and in B's embedded turns. */
@@ -36,7 +37,7 @@ export interface PageFlip {
   b: number;
 }
 
-/** A turn whose hit@k held but whose recall@k or nDCG@k moved (src/eval/gate/compare-page.ts `Shift`). */
+/** A turn whose hit@k held but whose recall@k or nDCG@k moved (../comparison.ts `MovedTurn`). */
 export interface PageShift extends PageFlip {
   hit: number;
   recall: number;

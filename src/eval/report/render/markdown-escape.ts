@@ -3,7 +3,7 @@
  * ids in every output"): case queries, card and retrieved ids, a graph's
  * error text, split names. Every markdown renderer (the report,
  * src/eval/report/render/markdown.ts; the PR comment and so the step
- * summary, src/eval/gate/pr-comment.ts) puts such text through one of
+ * summary, src/eval/report/render/pr-comment.ts) puts such text through one of
  * these, so it shows as the text it is and never becomes markdown or HTML:
  *
  * - `mdText`: a table cell, list item or heading; one line

@@ -5,18 +5,23 @@
  * in its own file next to this one; src/eval/report/render.ts re-exports the renderers.
  */
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
-import { HIT_KEY, INCOMPLETE_JUDGMENT_MEASURES, JUDGED, METRICS, metricSpec } from "../../measures/metrics.js";
+import { HIT_KEY, JUDGED, METRICS } from "../../measures/metrics.js";
 import { gradedNdcgText } from "../judgments.js";
-import { isDeepStrictEqual } from "node:util";
-import type { JsonValue, OpaqueSetting } from "../../../contract/trace.js";
-import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
+import type { Aggregate, GroupDelta, Report, TurnReport } from "../types.js";
 import { syntheticVerdict } from "../../measures/synthetic-reference.js";
 import { allSynthetic } from "../parts.js";
 import { oneLineText } from "../../../control-chars.js";
 
 export { HIT_KEY };
 /** Adjusted p-value below which a delta is called significant (docs/statistics.md). */
-export const SIGNIFICANCE_LEVEL = 0.05;
+export { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
+export { metricLabel } from "../../measures/label.js";
+export { fmtP } from "../verdict.js";
+import { wordDeltaVerdict } from "../verdict.js";
+export { differingPaths, fusionText, paramPairs, retrievalConfigText } from "../run-config-text.js";
+import { metricLabel } from "../../measures/label.js";
+import { retrievalConfigText } from "../run-config-text.js";
+import { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
 
 export const RECALL_NOTE =
   "recall@k is a conservative lower bound: gold is disjunctive (citing any one gold card meets the turn), so 1 of 2 acceptable cards scores 0.5; hit@k is the primary signal.";
@@ -27,18 +32,6 @@ export function reportKeys(report: Report): string[] {
   const ordered = CANONICAL_KEYS.filter((k) => present.includes(k));
   for (const k of present) if (!ordered.includes(k)) ordered.push(k);
   return ordered;
-}
-
-/** `hit@5`, `recall@5 (lower bound)`, `nDCG@5` (the registry's label, k and caveat), `judged@5`; other keys as they are. */
-export function metricLabel(key: string, k: number): string {
-  if (key === JUDGED.key) return JUDGED.label.replace(/@k$/, `@${k}`);
-  const incomplete = INCOMPLETE_JUDGMENT_MEASURES.find((m) => m.key === key);
-  if (incomplete !== undefined)
-    return incomplete.kDependent ? incomplete.label.replace(/@k$/, `@${k}`) : incomplete.label;
-  const spec = metricSpec(key);
-  if (spec === undefined) return key;
-  const label = spec.kDependent ? spec.label.replace(/@k$/, `@${k}`) : spec.label;
-  return spec.caveat !== undefined ? `${label} (${spec.caveat})` : label;
 }
 
 /** "not measured (no store)", or the reason itself when it says "not run: ...". */
@@ -52,10 +45,6 @@ export function f3(x: number): string {
 
 export function fmtSigned(x: number): string {
   return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
-}
-
-export function fmtP(p: number): string {
-  return p < 0.001 ? "<0.001" : p.toFixed(3);
 }
 
 export function fmtCI(ci: [number, number] | undefined): string {
@@ -146,49 +135,6 @@ export function embedderText(report: Report): string {
 }
 
 /**
- * An opaque JSON object as `key=value` pairs, keys sorted in code-unit order
- * at every level, nested objects flattened to dotted paths
- * (`{ w: { x: 0.9, a: 0.1 } }` → `w.a=0.1`, `w.x=0.9`); strings printed as they are, arrays and other values
- * as JSON. The report never reads the names: it prints what the agent recorded.
- */
-export function paramPairs(params: { readonly [key: string]: JsonValue }, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const key of Object.keys(params).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const v = params[key]!;
-    const path = `${prefix}${key}`;
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) out.push(...paramPairs(v, `${path}.`));
-    else out.push(`${path}=${typeof v === "string" ? v : JSON.stringify(v)}`);
-  }
-  return out;
-}
-
-/**
- * The dotted paths at which two JSON values differ (deep equality, key order
- * ignored), sorted: `["fusion.method", "fusion.params.k"]`. A key on one side
- * only is a path; arrays compare whole. Empty when equal.
- */
-export function differingPaths(a: unknown, b: unknown, prefix = ""): string[] {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
-  if (isObject(a) && isObject(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    return keys.flatMap((k) => differingPaths(a[k], b[k], `${prefix}${k}.`));
-  }
-  return isDeepStrictEqual(a, b) ? [] : [prefix.replace(/\.$/, "")];
-}
-
-/** `method(key=value, …)`, e.g. `m(k=60)` or `m()`: an opaque setting (its method and parameters, in `paramPairs` order). */
-export function fusionText(c: { readonly fusion: OpaqueSetting }): string {
-  return `${c.fusion.method}(${paramPairs(c.fusion.params).join(", ")})`;
-}
-
-/** One run config as text: `fusion=m(k=60) denseK=20 bm25K=20 a.b=1 c=2`: the fusion setting, the depths, then the opaque settings' pairs (`paramPairs`). */
-export function retrievalConfigText(c: RetrievalRunConfig): string {
-  const rest = c.settings === undefined ? [] : paramPairs(c.settings);
-  return [`fusion=${fusionText(c)}`, `denseK=${c.denseK}`, `bm25K=${c.bm25K}`, ...rest].join(" ");
-}
-
-/**
  * The run's retrieval settings (docs/fusion-and-tuning.md): one `[label, text]`
  * row when every locale ran with the same settings, else one row per locale.
  */
@@ -218,12 +164,9 @@ export function deltaMethod(report: Report): string {
 }
 
 /** Significant when the Holm-adjusted p is < 0.05; says why when the unadjusted interval excludes 0 but the adjusted p does not pass. */
+/** A split delta's verdict: the one the report recorded at build time (`deltas[].verdict`), else (a report written before it) worded by the same rule (../verdict.ts). */
 export function deltaVerdict(d: GroupDelta): string {
-  const significant = d.significant ?? d.pValue < SIGNIFICANCE_LEVEL;
-  if (significant) return "significant";
-  if (d.pAdjusted !== undefined && d.pValue < SIGNIFICANCE_LEVEL)
-    return `not significant after Holm (the unadjusted 95% CI excludes 0, raw p=${fmtP(d.pValue)}, but adjusted p=${fmtP(d.pAdjusted)} in a family of ${d.familySize ?? 1})`;
-  return "not significant";
+  return d.verdict ?? wordDeltaVerdict(d);
 }
 
 /** A delta's interval with explicit signs: `[−0.141, +0.006]`. */

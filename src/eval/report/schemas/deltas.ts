@@ -32,6 +32,8 @@ const groupDeltaObject = z.object({
   familySize: count.optional(),
   /** pAdjusted < 0.05. */
   significant: z.boolean().optional(),
+  /** The verdict every rendering prints, worded when the report was built (src/eval/report/verdict.ts); absent in reports written before it. */
+  verdict: z.string().optional(),
 });
 /**
  * Significance test of one split group against a reference group (extension

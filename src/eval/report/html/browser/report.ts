@@ -1819,7 +1819,7 @@ function comparePage(data: ComparePageData): void {
             }),
             el("td", { cls: "num", "data-field": "p", text: fmtP(c.pValue) }),
             el("td", { cls: "num", "data-field": "p-adjusted", text: fmtP(c.pAdjusted) + " (" + c.familySize + ")" }),
-            el("td", { "data-field": "verdict", text: c.significant ? "significant" : "not significant" }),
+            el("td", { "data-field": "verdict", text: c.verdict }),
           ]),
         ),
       ),

@@ -1,34 +1,26 @@
 /**
  * The pull-request comment of a run (`--out pr-comment:FILE`, docs/ci.md): a
  * concise markdown body — the gate verdict and its failures, the metric
- * deltas against the baseline with their paired intervals (./compare.ts,
- * answer-side rows on the held-out turns), the hit@k flips both ways, the
- * stage funnel (and its change when the reference is a report), and the
- * turns whose recall@k or nDCG@k moved most while hit@k held.
+ * deltas against the baseline with their paired intervals (answer-side rows
+ * on the held-out turns), the hit@k flips both ways, the stage funnel (and
+ * its change when the reference is a report), and the turns whose recall@k
+ * or nDCG@k moved while hit@k held. Every delta, interval, verdict, flip and
+ * moved turn (in its order) is the Comparison src/eval/gate/compare.ts
+ * computed (../comparison.ts; `referenceComparison` for a run and its
+ * baseline, `buildComparison` for `retrace compare`): the comment computes
+ * none of them.
  *
  * Every list is cut with "… and N more", every quoted text is shortened, and
  * the body as a whole is kept under MAX_COMMENT_CHARS (GitHub refuses a
  * comment over 65,536 characters), whatever the size of the run. Pure and
  * deterministic: the same report and baseline give the same body.
  */
-import type { Baseline } from "./baseline.js";
-import {
-  compareRuns,
-  comparisonMethod,
-  comparisonNote,
-  heldOutTurns,
-  turnFlips,
-  type ComparisonMethod,
-  type KeyComparison,
-  type RunSide,
-  type TurnFlip,
-} from "./compare.js";
-import { SHIFT_THRESHOLD } from "./compare-page.js";
-import { HIT_KEY, metricKey } from "../measures/metrics.js";
-import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "../report/render/shared.js";
-import { DEFAULT_RESAMPLE, perTurnScores, turnKey } from "../stats/bootstrap.js";
-import type { FunnelStage, Report } from "../report/types.js";
-import { mdCode, mdText } from "../report/render/markdown-escape.js";
+import type { Comparison, MovedTurn, TurnFlip } from "../comparison.js";
+import { HIT_KEY } from "../../measures/metrics.js";
+import { turnKey } from "../../stats/bootstrap.js";
+import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "./shared.js";
+import type { FunnelStage, Report } from "../types.js";
+import { mdCode, mdText } from "./markdown-escape.js";
 
 /** GitHub's limit on an issue or pull-request comment body, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -38,21 +30,15 @@ export const MAX_COMMENT_CHARS = 60_000;
 /** How many entries each list shows before "… and N more". */
 export const COMMENT_LIST_LIMITS = { failures: 10, flips: 20, moved: 10 } as const;
 
-const RECALL_KEY = metricKey("recall");
-const NDCG_KEY = metricKey("ndcg");
-
 export interface PrCommentOptions {
-  /** The reference run: the baseline the gate compared with, or a report (its stage funnel is then compared too); null = none. */
-  reference: { file: string; data: Baseline | Report } | null;
-  /** Seed of the paired bootstrap (the run's). */
-  seed: number;
   /**
-   * The comparison with the reference as ./compare.ts computed it for the
-   * caller's own output (`retrace compare` passes its rows, method and flips),
-   * so the comment prints those figures; absent: computed here by the same
-   * functions, with `seed` and the report's resampling unit.
+   * The comparison with the reference run (A; this run is B), computed once
+   * by src/eval/gate/compare.ts (`referenceComparison(report, reference,
+   * { seed })`, or `retrace compare`'s `buildComparison`); null = no reference.
    */
-  comparison?: { comparisons: KeyComparison[]; method: ComparisonMethod; flips: readonly TurnFlip[] };
+  comparison: Comparison | null;
+  /** The reference when it is a full report: its stage funnel is compared too (a baseline holds none). */
+  referenceReport?: Report | null;
   /** How the comment names the run (e.g. `retrace eval`, the report file). */
   title?: string;
 }
@@ -64,62 +50,6 @@ function md(s: string, max = 160): string {
 
 function more(n: number, what: string): string[] {
   return n > 0 ? [`- … and ${n} more ${what}`] : [];
-}
-
-function sideOf(file: string, data: Baseline | Report): RunSide {
-  if ("perTurn" in data)
-    return { file, datasetHash: data.datasetHash, k: data.k, keys: Object.keys(data.aggregates), source: data, data };
-  return {
-    file,
-    datasetHash: data.run.datasetHash,
-    k: data.run.k,
-    keys: Object.keys(data.aggregates),
-    source: data,
-    data,
-  };
-}
-
-interface Moved {
-  id: string;
-  locale: string;
-  hit: number;
-  recall: number;
-  ndcg: number;
-}
-
-/** Turns whose hit@k held but whose recall@k or nDCG@k moved by ≥ SHIFT_THRESHOLD, the largest change first (ties in report order). */
-function movedTurns(ref: RunSide, report: Report): Moved[] {
-  const get = (key: string) => perTurnScores(ref.source, key);
-  const [h, r, n] = [get(HIT_KEY), get(RECALL_KEY), get(NDCG_KEY)];
-  const out: (Moved & { size: number; order: number })[] = [];
-  report.turns.forEach((t, order) => {
-    const id = turnKey(t.caseId, t.turn);
-    const score = (key: string) => t.results.find((x) => x.key === key)?.score;
-    const [hb, rb, nb, ha, ra, na] = [
-      score(HIT_KEY),
-      score(RECALL_KEY),
-      score(NDCG_KEY),
-      h.get(id),
-      r.get(id),
-      n.get(id),
-    ];
-    if (
-      hb === undefined ||
-      rb === undefined ||
-      nb === undefined ||
-      ha === undefined ||
-      ra === undefined ||
-      na === undefined ||
-      ha !== hb
-    )
-      return;
-    const recall = rb - ra;
-    const ndcg = nb - na;
-    const size = Math.max(Math.abs(recall), Math.abs(ndcg));
-    if (size < SHIFT_THRESHOLD - 1e-9) return;
-    out.push({ id, locale: t.locale, hit: hb, recall, ndcg, size, order });
-  });
-  return out.sort((x, y) => y.size - x.size || x.order - y.order).map(({ size: _s, order: _o, ...m }) => m);
 }
 
 function verdictLines(report: Report): string[] {
@@ -149,9 +79,9 @@ function verdictLines(report: Report): string[] {
   return lines;
 }
 
-function metricLines(report: Report, rows: KeyComparison[] | null, method: ComparisonMethod): string[] {
+function metricLines(report: Report, c: Comparison | null): string[] {
   const k = report.run.k;
-  if (rows === null) {
+  if (c === null) {
     const lines = ["| metric | mean | 95% CI | n turns |", "|---|---|---|---|"];
     for (const key of reportKeys(report)) {
       const a = report.aggregates[key];
@@ -159,16 +89,17 @@ function metricLines(report: Report, rows: KeyComparison[] | null, method: Compa
     }
     return ["### Metrics", "", "No reference run: no deltas (give `--baseline` to compare).", "", ...lines];
   }
-  const unit = rows[0]?.unit ?? "case";
+  const rows = c.comparisons;
+  const unit = c.method.unit;
   const lines = [
-    `| metric | reference | this run | Δ | 95% CI (${unit}s) | p | n turns |`,
-    "|---|---|---|---|---|---|---|",
+    `| metric | reference | this run | Δ | 95% CI (${unit}s) | p | verdict | n turns |`,
+    "|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     const ci = r.ci95 === null ? `(< 2 ${r.unit}s)` : `[${fmtSigned(r.ci95[0])}, ${fmtSigned(r.ci95[1])}]`;
     const label = `${metricLabel(r.key, k)}${r.turns === "holdout" ? " (held-out)" : ""}`;
     lines.push(
-      `| ${md(label)} | ${f3(r.meanA)} | ${f3(r.meanB)} | ${r.significant ? "**" : ""}${fmtSigned(r.diff)}${r.significant ? "**" : ""} | ${ci} | ${fmtP(r.pValue)} | ${r.n} |`,
+      `| ${md(label)} | ${f3(r.meanA)} | ${f3(r.meanB)} | ${r.significant ? "**" : ""}${fmtSigned(r.diff)}${r.significant ? "**" : ""} | ${ci} | ${fmtP(r.pValue)} | ${r.verdict} | ${r.n} |`,
     );
   }
   return [
@@ -176,11 +107,11 @@ function metricLines(report: Report, rows: KeyComparison[] | null, method: Compa
     "",
     ...lines,
     "",
-    `**Bold**: significant. Answer-side rows (held-out) are on the held-out turns, as \`retrace eval\` reports them. ${md(comparisonNote(method).join(" "), 600)}`,
+    `**Bold**: significant. Answer-side rows (held-out) are on the held-out turns, as \`retrace eval\` reports them. ${md(c.note.join(" "), 600)}`,
   ];
 }
 
-function flipLinesOf(flips: TurnFlip[], report: Report): string[] {
+function flipLinesOf(flips: readonly TurnFlip[], report: Report): string[] {
   const k = report.run.k;
   const q = new Set((report.gate?.quarantine?.turns ?? []).map((t) => turnKey(t.caseId, t.turn)));
   const byId = new Map(report.turns.map((t) => [turnKey(t.caseId, t.turn), t]));
@@ -242,16 +173,19 @@ function funnelLines(report: Report, reference: Report | null): string[] {
   return ["### Stage funnel change", "", ...lines];
 }
 
-function movedLines(moved: Moved[], k: number): string[] {
+function movedLines(c: Comparison, k: number): string[] {
+  const moved: readonly MovedTurn[] = c.moved.turns;
   if (moved.length === 0) return [];
   const lines = [
-    `### Turns that moved most (${metricLabel(HIT_KEY, k)} held; |Δ recall| or |Δ nDCG| ≥ ${SHIFT_THRESHOLD})`,
+    `### Turns that moved (${metricLabel(HIT_KEY, k)} held; |Δ recall| or |Δ nDCG| ≥ ${c.moved.threshold}; biggest drop first)`,
     "",
     "| turn | locale | hit | Δ recall | Δ nDCG |",
     "|---|---|---|---|---|",
   ];
   for (const m of moved.slice(0, COMMENT_LIST_LIMITS.moved))
-    lines.push(`| ${mdCode(m.id, 120)} | ${md(m.locale)} | ${m.hit} | ${fmtSigned(m.recall)} | ${fmtSigned(m.ndcg)} |`);
+    lines.push(
+      `| ${mdCode(m.id, 120)} | ${md(m.locale ?? "?")} | ${m.hit} | ${fmtSigned(m.recall)} | ${fmtSigned(m.ndcg)} |`,
+    );
   if (moved.length > COMMENT_LIST_LIMITS.moved)
     lines.push("", `… and ${moved.length - COMMENT_LIST_LIMITS.moved} more turns that moved.`);
   return lines;
@@ -259,22 +193,15 @@ function movedLines(moved: Moved[], k: number): string[] {
 
 /** The comment body (markdown), under MAX_COMMENT_CHARS. */
 export function renderPrComment(report: Report, o: PrCommentOptions): string {
-  const ref = o.reference;
-  const refSide = ref !== null ? sideOf(ref.file, ref.data) : null;
-  const mine = sideOf("this run", report);
-  const copts = { seed: o.seed, resample: report.bootstrap?.unit ?? DEFAULT_RESAMPLE };
-  const method = o.comparison?.method ?? comparisonMethod(copts);
-  const rows = refSide !== null ? (o.comparison?.comparisons ?? compareRuns(refSide, mine, copts)) : null;
-  const held = refSide !== null ? heldOutTurns(refSide, mine) : null;
-  const refReport = ref !== null && !("perTurn" in ref.data) ? ref.data : null;
+  const c = o.comparison;
   const parts: string[][] = [
     [`## ${md(o.title ?? "retrace")}`, "", ...verdictLines(report)],
-    metricLines(report, rows, method),
-    refSide !== null ? flipLinesOf([...(o.comparison?.flips ?? turnFlips(refSide, mine))], report) : [],
-    funnelLines(report, refReport),
-    refSide !== null ? movedLines(movedTurns(refSide, report), report.run.k) : [],
+    metricLines(report, c),
+    c !== null ? flipLinesOf(c.flips.turns, report) : [],
+    funnelLines(report, o.referenceReport ?? null),
+    c !== null ? movedLines(c, report.run.k) : [],
     [
-      `<sub>${md(report.run.embedder ?? "no retrieval")} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${ref !== null ? ` · reference ${md(ref.file, 120)}` : ""}${held !== null ? ` · ${held.size} held-out turns` : ""}</sub>`,
+      `<sub>${md(report.run.embedder ?? "no retrieval")} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${c !== null ? ` · reference ${md(c.a, 120)}` : ""}${c !== null && c.heldOutTurns !== null ? ` · ${c.heldOutTurns} held-out turns` : ""}</sub>`,
     ],
   ];
   let body = `${parts
