@@ -157,7 +157,7 @@ export function conversationSummaryLines(report: Report): string[] {
       const m = qa.means[v]?.[HIT_KEY];
       return m === undefined ? [] : [`${QUERY_VARIANT_LABELS[v]} ${f3(m.mean)} (n=${m.n})`];
     });
-    if (means.length > 0) out.push(`${hit} by query: ${means.join(", ")}`);
+    if (means.length > 0) out.push(`each query's ${hit}: ${means.join(", ")}`);
   }
   const f = report.funnel;
   if (f !== undefined)

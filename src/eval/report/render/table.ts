@@ -531,8 +531,18 @@ function compactLines(report: Report, paint: Paint, width: number | undefined): 
   else if (fits(noChance)) lines.push(...noChance);
   else {
     // Too wide: the run's figures, then the groups' means under them.
-    lines.push(...table(header.slice(0, 4), rows.map((r) => r.slice(0, 4))));
-    lines.push(...table(["metric", ...header.slice(4)], rows.map((r) => [r[0]!, ...r.slice(4)])));
+    lines.push(
+      ...table(
+        header.slice(0, 4),
+        rows.map((r) => r.slice(0, 4)),
+      ),
+    );
+    lines.push(
+      ...table(
+        ["metric", ...header.slice(4)],
+        rows.map((r) => [r[0]!, ...r.slice(4)]),
+      ),
+    );
   }
   const notRun = keys.filter((key) => !measured.includes(key));
   if (notRun.length > 0)
@@ -550,7 +560,10 @@ function compactLines(report: Report, paint: Paint, width: number | undefined): 
       sig.length === 0
         ? `split deltas: none of ${deltas.length} significant`
         : `split deltas significant (${sig.length} of ${deltas.length}; adjusted p): ${sig
-            .map((d) => `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} p=${fmtP(d.pAdjusted ?? d.pValue)}`)
+            .map(
+              (d) =>
+                `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} p=${fmtP(d.pAdjusted ?? d.pValue)}`,
+            )
             .join("; ")}`,
     );
   }
