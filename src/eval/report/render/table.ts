@@ -589,7 +589,7 @@ function compactLines(report: Report, paint: Paint, width: number | undefined): 
     for (const t of missed.slice(0, LISTED_ON_SCREEN)) {
       const tag = graphTurnTag(report, t);
       lines.push(
-        `  ${paint("red", turnId(t))} ${t.locale} ${t.kind}  ${JSON.stringify(shortText(t.user))}${tag !== "" ? `  (${tag})` : ""}`,
+        `  ${paint("red", turnId(t))} ${t.locale} ${t.kind}  ${JSON.stringify(shortText(t.user))}${tag !== "" ? `  retrieval: ${tag}` : ""}`,
       );
     }
     if (missed.length > LISTED_ON_SCREEN)
