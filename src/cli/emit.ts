@@ -82,5 +82,5 @@ export async function emitReport(
   if (o.json === true) out(reportToJSON(report));
   // The table only when no output took stdout (`--out json:-`): stdout carries one document.
   else if (!(await anyToStdout(files)))
-    outText(renderTable(report, { color: useColor(), width: outputWidth(), verbose: verbose() }));
+    outText(renderTable(report, { color: useColor(), width: outputWidth(), verbose: verbose(), compact: !verbose() })); // the first screen; every table with --verbose
 }

@@ -109,7 +109,7 @@ describe("eval --graph: no retrieval, judged by the gold", () => {
     const r = await runCli(["eval", "--graph", GRAPH, ...base, ...sel, "--out", md]);
     expect(r.exitCode).toBe(0); // a miss, not gated by default
     expect(r.stdout).toContain(
-      'missed turns (no gold card in the top-3): 1\n  en-skipped-001#0 en golden  "joke aside, how do I freeze my card?"\n    gold=[card-freeze] top3=[]\n    retrieval: no retrieval (the turn made no retriever run)',
+      'missed turns (no gold card in the top-3): 1\n  en-skipped-001#0 en golden  "joke aside, how do I freeze my card?"  retrieval: no retrieval (the turn made no retriever run)',
     );
     expect(await readFile(md, "utf8")).toContain(
       "| `en-skipped-001#0` | en | golden | joke aside, how do I freeze my card? | [card-freeze] | [] |  | no retrieval (the turn made no retriever run) |",

@@ -138,10 +138,13 @@ describe("an id that is hostile markdown, HTML and terminal text", () => {
     );
   });
 
-  it("stdout and stderr: no raw control or bidi character; the id shown on one line", () => {
+  it("stdout and stderr: no raw control or bidi character; the id shown on one line", async () => {
     expect(run.stdout).not.toMatch(RAW);
     expect(run.stderr).not.toMatch(RAW);
-    expect(run.stdout).toContain(`top3=[${SHOWN}, card-freeze, es-congelar-tarjeta]`);
+    // The first screen names the missed turns; their top-k lists are in the full table (report --table, eval --verbose).
+    const full = await runCli(["report", at("r.json"), "--table"]);
+    expect(full.stdout).not.toMatch(RAW);
+    expect(full.stdout).toContain(`top3=[${SHOWN}, card-freeze, es-congelar-tarjeta]`);
   });
 
   it("retrace trace --graph: each id on one line, no raw control or bidi character", async () => {

@@ -104,9 +104,12 @@ describe("a 200-turn conversation", () => {
     // Labelled turns are #0, #10, …, #190: one in #0, none in #1–#9, 19 in #10+.
     expect(report.splits.position["11+"].retrieval_hit_at_k.n).toBe(19);
     expect(report.splits.position["4-5"].retrieval_hit_at_k).toBeUndefined(); // turns to label only: n = 0
-    const header = r.stdout.split("\n").find((l) => l.startsWith("metric (position)"))!;
+    // The position table is in the full table (`report --table`, `eval --verbose`), not on the first screen.
+    expect(r.stdout).not.toMatch(/^metric \(position\)/m);
+    const full = (await runCli(["report", json, "--table"])).stdout;
+    const header = full.split("\n").find((l) => l.startsWith("metric (position)"))!;
     expect(header).toMatch(/turn #0 .*turn #10\+/);
-    expect(r.stdout).toMatch(/n=19 \(1 case\)/);
+    expect(full).toMatch(/n=19 \(1 case\)/);
 
     const again = await runCli([...args, "--baseline", baseline, "--gate", "max-drop=0.01", "--gate", "max-flips=0"], {
       timeoutMs: 600_000,

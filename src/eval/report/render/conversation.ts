@@ -137,3 +137,30 @@ export function conversationNote(report: Report): string {
   const b = report.bootstrap;
   return `stage share = gold-bearing turns with a gold card still present at the stage; 95% percentile bootstrap over ${b?.unit ?? "case"}s (seed ${b?.seed ?? 42}, ${b?.samples ?? 2000} resamples); ${positionNote(Object.keys(report.splits.position ?? {}))}.`;
 }
+
+/**
+ * The conversation view in three lines, for the first screen (the tables above
+ * are in `--verbose`, the markdown and the HTML): the attribution counts over
+ * every gold-bearing turn, each query's hit@k, and the funnel's overall shares.
+ * The same figures as the first row or column of each table.
+ */
+export function conversationSummaryLines(report: Report): string[] {
+  const out: string[] = [];
+  const qa = report.queryAttribution;
+  if (qa !== undefined && qa.enabled) {
+    const n = Object.values(qa.counts).reduce((s, x) => s + x, 0);
+    out.push(
+      `query attribution (${n} gold-bearing turns): ${ATTRIBUTIONS.map((a) => `${ATTRIBUTION_LABELS[a]} ${qa.counts[a] ?? 0}`).join(", ")}`,
+    );
+    const hit = metricSpec(HIT_KEY)?.label.replace("@k", `@${report.run.k}`) ?? HIT_KEY;
+    const means = QUERY_VARIANTS.flatMap((v) => {
+      const m = qa.means[v]?.[HIT_KEY];
+      return m === undefined ? [] : [`${QUERY_VARIANT_LABELS[v]} ${f3(m.mean)} (n=${m.n})`];
+    });
+    if (means.length > 0) out.push(`each query's ${hit}: ${means.join(", ")}`);
+  }
+  const f = report.funnel;
+  if (f !== undefined)
+    out.push(`gold still present by stage: ${f.stages.map((s) => `${s.label} ${f3(s.share)}`).join(", ")}`);
+  return out;
+}

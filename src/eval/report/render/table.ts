@@ -10,11 +10,12 @@ import {
   attributionOffText,
   attributionTable,
   conversationNote,
+  conversationSummaryLines,
   funnelTable,
   queryMeansTable,
 } from "./conversation.js";
 import { graphHeaderLines, graphTurnNotes, graphTurnTag } from "../graph-report.js";
-import { answererText, answerSideNote, PART_LABELS, replayText, rowLabel } from "../report-parts.js";
+import { answererText, answerSideNote, HELD_OUT_MARK, PART_LABELS, replayText, rowLabel } from "../report-parts.js";
 import type { Aggregate, GroupDelta, Report } from "../types.js";
 import {
   cell,
@@ -243,19 +244,41 @@ export function setupText(report: Report): string | null {
   return `${embedderSetupText(s.embedder, SETUP_WORDS, sec)}; ${store}`;
 }
 
-export function renderTable(report: Report, opts: { color: boolean; width?: number; verbose?: boolean }): string {
+/** How `renderTable` draws a report: `compact` is the CLI's first screen (at most SCREEN_LINES lines for a default run), otherwise every table. */
+export interface TableOptions {
+  color: boolean;
+  width?: number;
+  verbose?: boolean;
+  /**
+   * The first screen (what `retrace eval` / `start` print without `--verbose`):
+   * one metric table whose columns are the run, each kind and each locale
+   * (a kind or locale table that would repeat the run's column is left out),
+   * the split deltas that are significant, the conversation tables as one
+   * line each, the first missed turns. Everything else is in `--verbose`,
+   * the markdown (`--out markdown:`) and the HTML page.
+   */
+  compact?: boolean;
+}
+
+/** The line budget of the compact first screen of a default run (issue 50): the Next: hints come after it. */
+export const SCREEN_LINES = 40;
+
+export function renderTable(report: Report, opts: TableOptions): string {
   const paint = painter(opts.color);
   // 0 (or no width): no limit, the wide tables as they are.
   const width = opts.width !== undefined && opts.width > 0 && Number.isFinite(opts.width) ? opts.width : undefined;
   const { run } = report;
   const lines: string[] = [];
+  const compact = opts.compact === true;
   lines.push(
     `${paint("bold", "retrace")}  k=${run.k}  store=${run.store}${run.mode !== undefined ? `  mode=${run.mode}` : ""}${run.rerank !== undefined ? `  rerank=${run.rerank ?? "off"}` : ""}  dataset=${run.datasetHash.slice(0, 12)}  kb=${run.kbHash.slice(0, 12)}${report.timings !== undefined ? `  ${(report.timings.durationMs / 1000).toFixed(1)} s` : ""}`,
   );
   if (report.shard !== undefined) lines.push(paint("yellow", partialText(report.shard)));
-  lines.push(`embedder: ${embedderText(report)}`);
+  // The first screen names the embedder and its kind; the description's parenthesis (how it was fitted) with --verbose.
+  const embedder = embedderText(report);
+  lines.push(`embedder: ${compact ? embedder.replace(/ \(.*$/u, "") : embedder}`);
   const setup = setupText(report);
-  if (setup !== null) lines.push(`setup: ${setup}`);
+  if (setup !== null && !compact) lines.push(`setup: ${setup}`);
   for (const [label, text] of retrievalRows(report)) lines.push(`${label}: ${text}`);
   lines.push(...graphHeaderLines(report));
   const answerer = answererText(report);
@@ -263,6 +286,11 @@ export function renderTable(report: Report, opts: { color: boolean; width?: numb
   const replay = replayText(report);
   if (replay !== null) lines.push(`replay: ${replay}`);
   lines.push(`turns: ${report.turns.length} (${kindCounts(report)}); gold-bearing: ${goldBearing(report)}`);
+  if (compact) {
+    lines.push(...compactLines(report, paint, width));
+    const text = `${lines.join("\n")}\n`;
+    return width === undefined ? text : fitText(text, width);
+  }
   lines.push("");
   const kinds = Object.entries(report.splits.kind);
   lines.push(...splitGrid(report, "metric", [["all", report.aggregates], ...kinds], paint, true, width));
@@ -427,5 +455,172 @@ function gateLines(report: Report, paint: Paint): string[] {
   if (passed.length > 6)
     shown.push(`… and ${passed.length - 6} more (every check is in the JSON report's gate.checks)`);
   if (passed.length > 0) lines.push(`  passed checks (${passed.length}): ${shown.join("; ")}`);
+  return lines;
+}
+
+/** Turns listed by name on the first screen (missed turns, turn errors, turns to label); the rest are counted. */
+const LISTED_ON_SCREEN = 5;
+
+/** A user message cut to 60 characters (with "…") for a one-line entry of the first screen. */
+const shortText = (s: string) => ([...s].length > 60 ? `${[...s].slice(0, 59).join("")}…` : s);
+
+/** Where what the first screen leaves out is shown. */
+const ELSEWHERE = "--verbose, --out markdown:FILE or --out html:FILE";
+
+/** The indented list under each unindented line of `lines`, cut to `max` entries and a count of the rest. */
+function capLists(lines: readonly string[], max: number): string[] {
+  const out: string[] = [];
+  let listed = 0;
+  let cut = 0;
+  const flush = () => {
+    if (cut > 0) out.push(`  … and ${cut} more (${ELSEWHERE})`);
+    listed = 0;
+    cut = 0;
+  };
+  for (const l of lines) {
+    if (!l.startsWith("  ")) {
+      flush();
+      out.push(l);
+    } else if (listed < max) {
+      listed++;
+      out.push(l);
+    } else cut++;
+  }
+  flush();
+  return out;
+}
+
+/**
+ * The body of the first screen (`TableOptions.compact`): everything is read
+ * from the report, as the full table reads it; only less of it is shown.
+ */
+function compactLines(report: Report, paint: Paint, width: number | undefined): string[] {
+  const k = report.run.k;
+  const lines: string[] = [""];
+  // One table: the run, then each kind and each locale when there are several (one alone repeats the run's column).
+  const kinds = Object.entries(report.splits.kind);
+  const locales = Object.entries(report.splits.locale);
+  const groups: Groups = [...(kinds.length > 1 ? kinds : []), ...(locales.length > 1 ? locales : [])];
+  const keys = reportKeys(report);
+  const measured = keys.filter((key) => cellAggregate(report, report.aggregates, key) !== undefined);
+  const header = ["metric", "all", "n", "chance", ...groups.map(([g]) => g)];
+  const rows = measured.map((key) => {
+    const a = cellAggregate(report, report.aggregates, key)!;
+    return [
+      // The held-out mark as a dagger (the note under the screen says what it means): the label column stays narrow.
+      rowLabel(report, key, metricLabel(key, k)).replace(` ${HELD_OUT_MARK}`, " †"),
+      `${f3(a.mean)} ${fmtCI(a.ci95)}`,
+      String(a.n),
+      a.chance === undefined ? "" : f3(a.chance),
+      ...groups.map(([, agg]) => {
+        const g = cellAggregate(report, agg, key);
+        return g === undefined ? "—" : f3(g.mean);
+      }),
+    ];
+  });
+  const table = (hs: string[], rs: string[][]) =>
+    grid([{ cells: hs, style: hs.map(() => "bold" as const) }, ...rs.map((cells) => ({ cells }))], paint);
+  const fits = (t: string[]) => width === undefined || t.every((l) => visibleLength(l) <= width);
+  const one = table(header, rows);
+  // Too wide: without the chance column (the chance warnings stay), else in two tables.
+  const noChance = table(
+    header.filter((_, i) => i !== 3),
+    rows.map((r) => r.filter((_, i) => i !== 3)),
+  );
+  if (groups.length === 0 || fits(one)) lines.push(...one);
+  else if (fits(noChance)) lines.push(...noChance);
+  else {
+    // Too wide: the run's figures, then the groups' means under them.
+    lines.push(
+      ...table(
+        header.slice(0, 4),
+        rows.map((r) => r.slice(0, 4)),
+      ),
+    );
+    lines.push(
+      ...table(
+        ["metric", ...header.slice(4)],
+        rows.map((r) => [r[0]!, ...r.slice(4)]),
+      ),
+    );
+  }
+  const notRun = keys.filter((key) => !measured.includes(key));
+  if (notRun.length > 0)
+    lines.push(
+      paint(
+        "yellow",
+        `not measured: ${notRun.map((key) => `${metricLabel(key, k)} (${report.vacuous.includes(key) ? vacuousText(report.vacuousReasons[key] ?? "not measured") : "— n=0"})`).join("; ")}`,
+      ),
+    );
+
+  const deltas = report.deltas ?? [];
+  if (deltas.length > 0) {
+    const sig = deltas.filter((d) => deltaVerdict(d) === "significant");
+    lines.push(
+      sig.length === 0
+        ? `split deltas: none of ${deltas.length} significant`
+        : `split deltas significant (${sig.length} of ${deltas.length}; adjusted p): ${sig
+            .map(
+              (d) =>
+                `${metricLabel(d.key, k)} ${d.split} ${d.group} ${fmtSigned(d.diff)} vs ${d.reference} p=${fmtP(d.pAdjusted ?? d.pValue)}`,
+            )
+            .join("; ")}`,
+    );
+  }
+  for (const w of chanceWarnings(report)) lines.push(paint("yellow", `warning: ${w}`));
+
+  const repeats = repeatsLines(report);
+  if (repeats !== null)
+    lines.push(
+      paint("bold", repeats.note),
+      ...(repeats.flaky.length > 0 ? [`  flaky turns: ${repeats.flaky.length} (${ELSEWHERE})`] : []),
+    );
+
+  const off = attributionOffText(report);
+  const conversation = [...(off !== null ? [`query attribution: ${off}`] : []), ...conversationSummaryLines(report)];
+  if (conversation.length > 0) lines.push("", ...conversation);
+
+  lines.push("");
+  if (report.vacuous.includes(HIT_KEY)) {
+    lines.push(`missed turns: ${vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured")}`);
+  } else {
+    const missed = missedTurns(report);
+    lines.push(paint("bold", `missed turns (no gold card in the top-${k}): ${missed.length}`));
+    for (const t of missed.slice(0, LISTED_ON_SCREEN)) {
+      const tag = graphTurnTag(report, t);
+      lines.push(
+        `  ${paint("red", turnId(t))} ${t.locale} ${t.kind}  ${JSON.stringify(shortText(t.user))}${tag !== "" ? `  retrieval: ${tag}` : ""}`,
+      );
+    }
+    if (missed.length > LISTED_ON_SCREEN)
+      lines.push(`  … and ${missed.length - LISTED_ON_SCREEN} more, with gold and top-${k} of each (${ELSEWHERE})`);
+  }
+  const toLabel = toLabelTurns(report);
+  if (toLabel.length > 0)
+    lines.push(`turns to label (no must_cite_one_of; they ran and scored nothing): ${toLabel.length}`);
+  const judgments = judgmentLines(report);
+  if (judgments.summary.length > 0) lines.push(paint("bold", "judgments:"), ...judgments.summary.map((l) => `  ${l}`));
+  const graphNotes = capLists(graphTurnNotes(report), LISTED_ON_SCREEN);
+  if (graphNotes.length > 0) lines.push(...graphNotes);
+  for (const n of syntheticNotes(report)) lines.push(paint("yellow", `warning: ${n}`));
+  lines.push("");
+  const side = report.answerSide;
+  if (side !== undefined && side.keys.length > 0)
+    lines.push(
+      paint(
+        "dim",
+        side.scope === "all"
+          ? "note: no held-out part (no split.json beside the cases): the answer-side rows include the turns the answerer's rules were tuned on."
+          : `note: † rows are on the holdout part only (${side.turns.holdout} of ${side.turns.holdout + side.turns.tune} turns); the tune part is what the answerer's rules were fitted on.`,
+      ),
+    );
+  lines.push(
+    paint(
+      "dim",
+      `note: per-group intervals and n, turn positions, the stage funnel per position, every missed turn and how each interval was made: ${ELSEWHERE}.`,
+    ),
+  );
+  lines.push("");
+  lines.push(...gateLines(report, paint));
   return lines;
 }
