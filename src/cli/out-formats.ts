@@ -101,7 +101,8 @@ export const OUT_FORMATS: readonly OutFormat[] = [
     name: "langsmith",
     extensions: [],
     subjects: ["report"],
-    summary: "LangSmith feedback records (run_id, key, score, comment) a line, with --traces of LangSmith runs",
+    summary:
+      "LangSmith feedback records (the POST /feedback body: id, run_id, trace_id, session_id, key, score, feedback_source) a line, with --traces of LangSmith runs",
     requires: { attribute: "traces", option: "--traces", why: "it attaches feedback to the recorded runs" },
     load: () => import("./out/langsmith.js"),
   },

@@ -62,6 +62,8 @@ export interface RecordedTurn {
   service?: string;
   /** Every project name the root run carries (LangSmith `session_name`, `session_id`, `project_id`): the `services` filter matches any of them. */
   services?: string[];
+  /** The LangSmith project's id (`session_id` of a listRuns() run, `project_id` of a v2 run): feedback's `session_id`. */
+  projectId?: string;
   /**
    * Retriever calls of this turn's trace whose parent link is missing (a
    * LangSmith child run exported without `parent_run_id`, an OTLP retriever
