@@ -26,6 +26,7 @@
 import { DataValidationError } from "../../errors.js";
 import { THREAD_KEYS } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
+import { genAiDocuments, genAiMessageText } from "./genai.js";
 import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
@@ -46,6 +47,7 @@ interface AnyValue {
   doubleValue?: number;
   boolValue?: boolean;
   arrayValue?: { values?: AnyValue[] };
+  kvlistValue?: { values?: { key: string; value: AnyValue }[] };
 }
 
 function valueOf(v: AnyValue | undefined): unknown {
@@ -55,6 +57,9 @@ function valueOf(v: AnyValue | undefined): unknown {
   if (v.doubleValue !== undefined) return v.doubleValue;
   if (v.boolValue !== undefined) return v.boolValue;
   if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf);
+  // A structured attribute (OTel GenAI's `gen_ai.retrieval.documents`, messages): an object.
+  if (v.kvlistValue !== undefined)
+    return Object.fromEntries((v.kvlistValue.values ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
   return undefined;
 }
 
@@ -149,6 +154,8 @@ export interface SpanFacts {
   parent: string | null;
   /** The span's own conversation id (attribute or metadata), if it names one. */
   conversation?: string;
+  /** A span below the root with GenAI input messages (`gen_ai.input.messages`): the last user message's text, for a root that records none (./genai.ts). */
+  genAiUser?: { text: string; startUs: number };
   /** A root's or a retriever-like span's. */
   detail?: SpanDetail;
 }
@@ -242,6 +249,9 @@ export function spanFacts(
   let metadata: unknown;
   let genAiDocs: unknown;
   let genAiQuery: unknown;
+  let inputMessages: unknown;
+  let dataSource: unknown;
+  let outputMessages: unknown;
   let rerankerQuery: unknown;
   const docs = new Map<string, Map<number, Record<string, unknown>>>();
   for (const a of (s.attributes ?? []) as { key: string; value: AnyValue }[]) {
@@ -267,6 +277,15 @@ export function spanFacts(
         break;
       case "gen_ai.retrieval.documents":
         genAiDocs = valueOf(a.value);
+        break;
+      case "gen_ai.data_source.id":
+        dataSource = valueOf(a.value);
+        break;
+      case "gen_ai.input.messages":
+        inputMessages = valueOf(a.value);
+        break;
+      case "gen_ai.output.messages":
+        outputMessages = valueOf(a.value);
         break;
       case "gen_ai.retrieval.query.text":
         genAiQuery = valueOf(a.value);
@@ -300,7 +319,11 @@ export function spanFacts(
     }
   }
   const facts: SpanFacts = { spanId, traceId, parent, ...(conversation !== undefined ? { conversation } : {}) };
-  if (parent !== null && !retrieverLike) return facts;
+  if (parent !== null && !retrieverLike) {
+    const text = inputMessages !== undefined ? genAiMessageText(inputMessages, "user") : undefined;
+    if (text !== undefined) facts.genAiUser = { text, startUs: nanosToMicros(s.startTimeUnixNano) };
+    return facts;
+  }
   const status = s.status as { code?: number | string; message?: string } | undefined;
   const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR";
   const detail: SpanDetail = {
@@ -329,28 +352,9 @@ export function spanFacts(
       documents: docsOf("retrieval.documents"),
     };
   } else if (operation === "retrieval") {
-    let list: unknown = genAiDocs;
-    if (typeof list === "string") {
-      try {
-        list = JSON.parse(list);
-      } catch {
-        throw new DataValidationError([
-          {
-            file: record.file,
-            line: record.line,
-            field: "gen_ai.retrieval.documents",
-            message: `span ${spanId}: expected a JSON array of {id, score}, got ${JSON.stringify(String(list).slice(0, 60))}`,
-          },
-        ]);
-      }
-    }
-    const documents: RawDocument[] = Array.isArray(list)
-      ? list.map((d) =>
-          d !== null && typeof d === "object" && (d as { id?: unknown }).id !== undefined
-            ? { id: String((d as { id: unknown }).id) }
-            : {},
-        )
-      : [];
+    const documents = failed ? [] : genAiDocuments(genAiDocs, { file: record.file, line: record.line, spanId });
+    // The data source (a knowledge base's id) names the call, as the retriever's name does on other spans.
+    if (typeof dataSource === "string" && dataSource !== "") detail.name = dataSource;
     detail.call = {
       kind: "genai",
       query: typeof genAiQuery === "string" ? genAiQuery : typeof input === "string" ? input : "",
@@ -365,8 +369,10 @@ export function spanFacts(
     };
   }
   if (parent === null) {
-    const answer = answerOf(output);
-    detail.root = { user: input === undefined ? "" : userTextOf(input), ...(answer !== undefined ? { answer } : {}) };
+    // OpenInference's `input.value` / `output.value`, else OTel GenAI's input and output messages.
+    const answer = answerOf(output) ?? genAiMessageText(outputMessages, "assistant");
+    const user = input !== undefined ? userTextOf(input) : (genAiMessageText(inputMessages, "user") ?? "");
+    detail.root = { user, ...(answer !== undefined ? { answer } : {}) };
   }
   return facts;
 }
@@ -377,6 +383,8 @@ export class OtlpReader {
   private readonly roots: RecordedTurn[] = [];
   /** Conversation ids seen on any span, by trace (a root without one takes its trace's). */
   private readonly traceConversation = new Map<string, string>();
+  /** The earliest GenAI user text recorded below the root, by trace (a root without user text takes it). */
+  private readonly traceUser = new Map<string, { text: string; startUs: number }>();
   spanCount = 0;
   /**
    * A recording retrieves the same documents again and again: one copy of
@@ -429,6 +437,10 @@ export class OtlpReader {
     const { spanId, traceId, parent, conversation, detail } = f;
     if (conversation !== undefined && !this.traceConversation.has(traceId))
       this.traceConversation.set(traceId, conversation);
+    if (f.genAiUser !== undefined) {
+      const known = this.traceUser.get(traceId);
+      if (known === undefined || f.genAiUser.startUs < known.startUs) this.traceUser.set(traceId, f.genAiUser);
+    }
     const link: SpanLink = { parent, at };
     const call = detail?.call;
     if (detail !== undefined && call !== undefined) {
@@ -558,6 +570,7 @@ export class OtlpReader {
     }
     for (const t of this.roots) {
       if (t.conversationId === null) t.conversationId = this.traceConversation.get(t.traceId) ?? null;
+      if (t.user === "") t.user = this.traceUser.get(t.traceId)?.text ?? "";
       t.runs.sort(
         (a, b) => a.startUs - b.startUs || a.endUs - b.endUs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0),
       );
