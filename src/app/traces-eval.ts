@@ -222,7 +222,7 @@ export function mergeTracesSections(sections: readonly TracesSection[]): TracesS
 const METRIC_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 
 /** A scored turn's retrieval results, with where the turn was recorded. */
-function scoredResults(
+export function scoredResults(
   report: Report,
   recorded: readonly RecordedGraphTurn[],
 ): { rec: RecordedGraphTurn; key: string; score: number; comment?: string }[] {

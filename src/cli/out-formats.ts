@@ -106,6 +106,15 @@ export const OUT_FORMATS: readonly OutFormat[] = [
     requires: { attribute: "traces", option: "--traces", why: "it attaches feedback to the recorded runs" },
     load: () => import("./out/langsmith.js"),
   },
+  {
+    name: "langfuse",
+    extensions: [],
+    subjects: ["report"],
+    summary:
+      "Langfuse score bodies (traceId, observationId, name, value, dataType, comment) a line, with --traces of Langfuse exports or OTLP spans",
+    requires: { attribute: "traces", option: "--traces", why: "it scores the recorded traces" },
+    load: () => import("./out/langfuse.js"),
+  },
 ];
 
 /** The formats a subject can be written as by a command that has the options `has` (a format that `requires` another option is left out where there is none). */
