@@ -26,6 +26,7 @@ import { parseJsonOrIssue } from "../kb/json.js";
 import { conversationsOf, recordFormat, traceFiles } from "../eval/traces/read.js";
 import { forEachRecord, whereOf } from "../eval/traces/records.js";
 import { OtlpReader } from "../eval/traces/otlp.js";
+import { LangfuseReader } from "../eval/traces/langfuse.js";
 import { runMetadata, runParent, runThread } from "../eval/traces/langsmith.js";
 import { rootFinder } from "../eval/traces/tree.js";
 
@@ -64,26 +65,30 @@ type Located = { where: Conversation["where"]; record: unknown };
  * exports are taken into an OTLP reader as they are read (streamed); other
  * records (chat conversations, LangSmith runs) are kept for the checks.
  */
-async function readRecords(file: string): Promise<{ otlp: OtlpReader | null; located: Located[] }> {
-  let otlp: OtlpReader | null | undefined;
+async function readRecords(file: string): Promise<{ otlp: OtlpReader | LangfuseReader | null; located: Located[] }> {
+  // OTLP spans and Langfuse traces / observations go to their trace reader (the one `eval --traces` uses).
+  let otlp: OtlpReader | LangfuseReader | null | undefined;
+  let readerFormat: string | null = null;
   let firstSeen = "";
   const located: Located[] = [];
   for (const f of traceFiles(file))
     await forEachRecord(
       f,
       (r) => {
-        const isOtlp = recordFormat(r.value) === "otlp";
+        const format = recordFormat(r.value);
+        const isOtlp = format === "otlp" || format === "langfuse";
         if (otlp === undefined) {
-          otlp = isOtlp ? new OtlpReader() : null;
+          otlp = format === "otlp" ? new OtlpReader() : format === "langfuse" ? new LangfuseReader() : null;
+          readerFormat = isOtlp ? format : null;
           firstSeen = whereOf(r);
         }
         if (otlp !== null) {
-          if (!isOtlp)
+          if (format !== readerFormat)
             throw new DataValidationError([
               {
                 file: r.file,
                 line: r.line,
-                message: `not an OTLP/JSON export, while ${firstSeen} was one: one import reads one format`,
+                message: `not ${readerFormat === "otlp" ? "an OTLP/JSON export" : "a Langfuse trace or observation"}, while ${firstSeen} was one: one import reads one format`,
               },
             ]);
           otlp.add(r);
@@ -105,7 +110,7 @@ async function readRecords(file: string): Promise<{ otlp: OtlpReader | null; loc
  * trace with none: one turn, named by its root span), turns in recorded
  * order; each turn's context is what the assistant answered the turn before.
  */
-function otlpConversations(reader: OtlpReader): Conversation[] {
+function otlpConversations(reader: OtlpReader | LangfuseReader): Conversation[] {
   return conversationsOf(reader.turns()).map((c) => {
     const first = c.turns[0]!;
     const [f, line] = [
