@@ -282,3 +282,87 @@ describe("writing Langfuse scores", () => {
     expect(r.stderr).toMatch(/--out langfuse:/);
   });
 });
+
+describe("OTLP as Langfuse ingests it (test/fixtures/traces/langfuse.otlp.jsonl: Langfuse's LangChain handler and span processor)", () => {
+  const OTLP = path.join(DIR, "langfuse.otlp.jsonl");
+  interface Span {
+    traceId: string;
+    spanId: string;
+    name: string;
+    parentSpanId?: string;
+    startTimeUnixNano: string;
+    attributes: { key: string; value: { stringValue?: string } }[];
+  }
+  const spans = (): Span[] =>
+    readFileSync(OTLP, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .flatMap((l) =>
+        (JSON.parse(l) as { resourceSpans: { scopeSpans: { spans: Span[] }[] }[] }).resourceSpans.flatMap((rs) =>
+          rs.scopeSpans.flatMap((ss) => ss.spans),
+        ),
+      );
+  const attr = (s: Span, k: string) => s.attributes.find((a) => a.key === k)?.value.stringValue;
+
+  it("the handler marks no retriever: its runs are read by their plain query input and documents output", () => {
+    const all = spans();
+    expect(all.some((s) => attr(s, "openinference.span.kind") !== undefined)).toBe(false);
+    expect(new Set(all.map((s) => attr(s, "langfuse.observation.type")))).toEqual(new Set(["span"]));
+  });
+
+  it("eval --traces scores each turn with the documents the retriever spans hold", async () => {
+    const all = spans();
+    // This test's own reading: per root, its thread, start, and the doc_ids of the KeywordRetriever span's output.
+    const want = new Map<string, string[] | "error">();
+    const roots = all
+      .filter((s) => s.parentSpanId === undefined)
+      .map((r) => ({ r, thread: attr(r, "langfuse.observation.metadata.thread_id")! }))
+      .sort((a, b) =>
+        a.thread < b.thread
+          ? -1
+          : a.thread > b.thread
+            ? 1
+            : BigInt(a.r.startTimeUnixNano) < BigInt(b.r.startTimeUnixNano)
+              ? -1
+              : 1,
+      );
+    const seen = new Map<string, number>();
+    for (const { r, thread } of roots) {
+      const n = seen.get(thread) ?? 0;
+      seen.set(thread, n + 1);
+      const ret = all.find((s) => s.traceId === r.traceId && s.name === "KeywordRetriever")!;
+      const out = attr(ret, "langfuse.observation.output");
+      want.set(
+        `${thread}#${n}`,
+        out === undefined
+          ? "error"
+          : (JSON.parse(out) as { metadata: { doc_id: string } }[]).map((d) => d.metadata.doc_id).slice(0, 3),
+      );
+    }
+    const { turns, traces } = await evalTurns(OTLP);
+    expect(traces.mismatches).toBe(0);
+    expect(turns).toHaveLength(want.size);
+    for (const t of turns) {
+      const w = want.get(`${t.caseId}#${t.turn}`);
+      if (w === "error") expect(t.error).toMatch(/KeywordRetriever .* failed: Error: the keyword index is unavailable/);
+      else expect(t.retrievedIds).toEqual(w);
+    }
+  });
+
+  it("--out langfuse: scores attach to the OTel trace and root span ids Langfuse keeps", async () => {
+    const out = path.join(tmp, "otlp-scores.jsonl");
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--gate", "max-errors=1", "--out", `langfuse:${out}`]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const roots = new Map(
+      spans()
+        .filter((s) => s.parentSpanId === undefined)
+        .map((s) => [s.traceId, s.spanId]),
+    );
+    const scores = (await readFile(out, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LangfuseScore);
+    expect(scores).toHaveLength(35);
+    for (const s of scores) expect(roots.get(s.traceId)).toBe(s.observationId);
+  });
+});

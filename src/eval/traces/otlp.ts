@@ -27,6 +27,13 @@ import { DataValidationError } from "../../errors.js";
 import { THREAD_KEYS } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import { genAiDocuments, genAiMessageText } from "./genai.js";
+import {
+  LANGFUSE_METADATA_PREFIX,
+  langfuseError,
+  langfuseRetrieverCall,
+  langfuseStep,
+  type LangfuseAttributes,
+} from "./langfuse-otlp.js";
 import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
@@ -251,6 +258,9 @@ export function spanFacts(
   let genAiQuery: unknown;
   let inputMessages: unknown;
   let dataSource: unknown;
+  // Langfuse's own attributes (spans as its OTLP endpoint ingests them: ./langfuse-otlp.ts).
+  let lf: LangfuseAttributes | undefined;
+  const langfuse = (): LangfuseAttributes => (lf ??= { metadata: {} });
   let outputMessages: unknown;
   let rerankerQuery: unknown;
   const docs = new Map<string, Map<number, Record<string, unknown>>>();
@@ -268,7 +278,23 @@ export function spanFacts(
       case "output.value":
         output = valueOf(a.value);
         break;
+      case "langfuse.observation.type":
+        langfuse().type = String(valueOf(a.value));
+        break;
+      case "langfuse.observation.input":
+        langfuse().input = valueOf(a.value);
+        break;
+      case "langfuse.observation.output":
+        langfuse().output = valueOf(a.value);
+        break;
+      case "langfuse.observation.level":
+        langfuse().level = valueOf(a.value);
+        break;
+      case "langfuse.observation.status_message":
+        langfuse().statusMessage = valueOf(a.value);
+        break;
       case "session.id":
+      case "langfuse.session.id":
       case "gen_ai.conversation.id":
         conversation ??= String(valueOf(a.value));
         break;
@@ -294,6 +320,8 @@ export function spanFacts(
         rerankerQuery = valueOf(a.value);
         break;
       default: {
+        if (a.key.startsWith(LANGFUSE_METADATA_PREFIX))
+          langfuse().metadata[a.key.slice(LANGFUSE_METADATA_PREFIX.length)] = valueOf(a.value);
         if (!a.key.includes("documents.")) break;
         const m = DOC_KEY.exec(a.key);
         if (m === null) break;
@@ -305,11 +333,12 @@ export function spanFacts(
     }
   }
   // The metadata JSON gives the conversation (a root's own, else its trace's first) and a call's graph step: parsed only where one of them can come of it.
-  const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval";
+  const lfCall = lf !== undefined && kind === undefined && operation === undefined ? langfuseRetrieverCall(lf) : null;
+  const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval" || lfCall !== null;
   const meta =
-    parent === null || retrieverLike || (conversation === undefined && !knowsConversation(traceId))
+    (parent === null || retrieverLike || (conversation === undefined && !knowsConversation(traceId))
       ? parseJsonObject(metadata)
-      : undefined;
+      : undefined) ?? lf?.metadata;
   if (conversation === undefined) {
     // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
     for (const key of THREAD_KEYS) {
@@ -325,16 +354,18 @@ export function spanFacts(
     return facts;
   }
   const status = s.status as { code?: number | string; message?: string } | undefined;
-  const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR";
+  const lfError = lf !== undefined ? langfuseError(lf) : null;
+  const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR" || lfError !== null;
   const detail: SpanDetail = {
     ...(service !== undefined ? { service } : {}),
     name: typeof s.name === "string" ? s.name : "span",
     startUs: nanosToMicros(s.startTimeUnixNano),
     endUs: nanosToMicros(s.endTimeUnixNano),
-    error: failed ? firstLine(status?.message ?? "the span's status is ERROR") : null,
+    error: failed ? (lfError ?? firstLine(status?.message ?? "the span's status is ERROR")) : null,
   };
   facts.detail = detail;
   if (retrieverLike && typeof meta?.langgraph_step === "number") detail.step = meta.langgraph_step;
+  else if (retrieverLike && lf !== undefined && langfuseStep(lf) !== undefined) detail.step = langfuseStep(lf)!;
   if (retrieverLike && typeof meta?.langgraph_checkpoint_ns === "string" && meta.langgraph_checkpoint_ns !== "")
     detail.namespace = meta.langgraph_checkpoint_ns;
   const docsOf = (key: string): RawDocument[] =>
@@ -345,7 +376,9 @@ export function spanFacts(
         ...(typeof d.metadata === "string" ? { metadata: d.metadata } : {}),
         ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
       }));
-  if (kind === "RETRIEVER") {
+  if (lfCall !== null) {
+    detail.call = { kind: "retriever", query: lfCall.query, documents: failed ? [] : lfCall.documents };
+  } else if (kind === "RETRIEVER") {
     detail.call = {
       kind: "retriever",
       query: typeof input === "string" ? input : "",
@@ -370,8 +403,10 @@ export function spanFacts(
   }
   if (parent === null) {
     // OpenInference's `input.value` / `output.value`, else OTel GenAI's input and output messages.
-    const answer = answerOf(output) ?? genAiMessageText(outputMessages, "assistant");
-    const user = input !== undefined ? userTextOf(input) : (genAiMessageText(inputMessages, "user") ?? "");
+    // (Langfuse's observation input and output are the same graph input and output.)
+    const answer = answerOf(output ?? lf?.output) ?? genAiMessageText(outputMessages, "assistant");
+    const rootInput = input ?? lf?.input;
+    const user = rootInput !== undefined ? userTextOf(rootInput) : (genAiMessageText(inputMessages, "user") ?? "");
     detail.root = { user, ...(answer !== undefined ? { answer } : {}) };
   }
   return facts;
