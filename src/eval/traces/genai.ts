@@ -17,7 +17,7 @@
  *   `assistant` message's.
  */
 import { DataValidationError } from "../../errors.js";
-import type { RawDocument } from "./otlp.js";
+import type { RawDocument } from "./raw-document.js";
 
 /** A structured or JSON-string attribute value as a JS value; undefined when it is a string that is not JSON. */
 function structured(v: unknown): unknown {

@@ -12,7 +12,7 @@
  * — or which has no output and level ERROR (the retriever threw: the
  * handler records `level` and `status_message` only).
  */
-import type { RawDocument } from "./otlp.js";
+import type { RawDocument } from "./raw-document.js";
 
 /** The `langfuse.*` attributes of one span that reading needs (as attribute values: strings). */
 export interface LangfuseAttributes {

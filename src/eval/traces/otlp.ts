@@ -27,6 +27,7 @@ import { DataValidationError } from "../../errors.js";
 import { THREAD_KEYS } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import { genAiDocuments, genAiMessageText } from "./genai.js";
+import type { RawDocument } from "./raw-document.js";
 import {
   LANGFUSE_METADATA_PREFIX,
   langfuseError,
@@ -141,12 +142,7 @@ function firstLine(s: string): string {
   return i < 0 ? s : s.slice(0, i);
 }
 
-/** A document of a span as recorded: its content, its metadata JSON (unparsed) and its id. */
-export interface RawDocument {
-  content?: string;
-  metadata?: string;
-  id?: string;
-}
+export type { RawDocument } from "./raw-document.js";
 
 /**
  * What scoring takes of one span, read without any other span
