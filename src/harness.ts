@@ -212,6 +212,7 @@ export {
   type LangSmithFeedback,
   type PhoenixSpanAnnotation,
 } from "./app/traces-eval.js";
+export { langfuseScores, type LangfuseScore } from "./app/langfuse-scores.js";
 export { threadCaseId } from "./kb/conversations.js";
 
 // Locales are BCP-47 strings (docs/languages.md): the validating constructor and helpers, and the analyzer choice per language.

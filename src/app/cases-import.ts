@@ -25,6 +25,7 @@ import { parseJsonOrIssue } from "../kb/json.js";
 import { conversationsOf, recordFormat, traceFiles } from "../eval/traces/read.js";
 import { forEachRecord, whereOf } from "../eval/traces/records.js";
 import { OtlpReader } from "../eval/traces/otlp.js";
+import { LangfuseReader } from "../eval/traces/langfuse.js";
 import { LangSmithReader, runParent } from "../eval/traces/langsmith.js";
 
 export interface ImportOptions {
@@ -55,9 +56,9 @@ export interface ImportOutcome {
 
 type Located = { where: Conversation["where"]; record: unknown };
 
-/** What was read: OTLP exports into the trace reader; LangSmith runs into the trace reader, with what the import adds of each root run; chat records. */
+/** What was read: OTLP exports and Langfuse traces into their trace reader; LangSmith runs into the trace reader, with what the import adds of each root run; chat records. */
 interface Records {
-  otlp: OtlpReader | null;
+  otlp: OtlpReader | LangfuseReader | null;
   langsmith: { reader: LangSmithReader; roots: Map<string, RootRunTurn>; childRuns: number } | null;
   located: Located[];
 }
@@ -74,7 +75,9 @@ const whereIn = (r: { file: string; line: number; index?: number }): Conversatio
  * chat conversations are kept for the checks.
  */
 async function readRecords(file: string, issues: DataIssue[]): Promise<Records> {
-  let otlp: OtlpReader | null | undefined;
+  // OTLP spans and Langfuse traces / observations go to their trace reader (the one `eval --traces` uses).
+  let otlp: OtlpReader | LangfuseReader | null | undefined;
+  let readerFormat: string | null = null;
   let firstSeen = "";
   const located: Located[] = [];
   let langsmith: Records["langsmith"] = null;
@@ -82,18 +85,20 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
     await forEachRecord(
       f,
       (r) => {
-        const isOtlp = recordFormat(r.value) === "otlp";
+        const format = recordFormat(r.value);
+        const isOtlp = format === "otlp" || format === "langfuse";
         if (otlp === undefined) {
-          otlp = isOtlp ? new OtlpReader() : null;
+          otlp = format === "otlp" ? new OtlpReader() : format === "langfuse" ? new LangfuseReader() : null;
+          readerFormat = isOtlp ? format : null;
           firstSeen = whereOf(r);
         }
         if (otlp !== null) {
-          if (!isOtlp)
+          if (format !== readerFormat)
             throw new DataValidationError([
               {
                 file: r.file,
                 line: r.line,
-                message: `not an OTLP/JSON export, while ${firstSeen} was one: one import reads one format`,
+                message: `not ${readerFormat === "otlp" ? "an OTLP/JSON export" : "a Langfuse trace or observation"}, while ${firstSeen} was one: one import reads one format`,
               },
             ]);
           otlp.add(r);
@@ -124,7 +129,7 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
  * trace with none: one turn, named by its root span), turns in recorded
  * order; each turn's context is what the assistant answered the turn before.
  */
-function otlpConversations(reader: OtlpReader): Conversation[] {
+function otlpConversations(reader: OtlpReader | LangfuseReader): Conversation[] {
   return conversationsOf(reader.turns()).map((c) => {
     const first = c.turns[0]!;
     const [f, line] = [

@@ -11,6 +11,7 @@
  * rule and the call mode, never by its files: a baseline of one recording
  * compares with later recordings of the same cases.
  */
+import { createHash } from "node:crypto";
 import { DataValidationError, GraphInputError, InvalidArgumentError } from "../errors.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrThrow } from "../kb/json.js";
@@ -223,7 +224,7 @@ export function mergeTracesSections(sections: readonly TracesSection[]): TracesS
 const METRIC_KEYS: ReadonlySet<string> = new Set(METRICS.map((m) => m.key));
 
 /** A scored turn's retrieval results, with where the turn was recorded. */
-function scoredResults(
+export function scoredResults(
   report: Report,
   recorded: readonly RecordedGraphTurn[],
 ): { rec: RecordedGraphTurn; key: string; score: number; comment?: string }[] {
@@ -272,28 +273,76 @@ export function phoenixAnnotations(
   };
 }
 
-/** One LangSmith feedback record, as `client.createFeedback(run_id, key, { score, comment })` takes it. */
+/**
+ * One LangSmith feedback record, the body `POST /feedback` takes (the Python
+ * SDK's `FeedbackCreate`; `client.createFeedback({...})` of the JS client
+ * sends these fields: docs/recorded-traces.md, "Writing the scores back").
+ */
 export interface LangSmithFeedback {
+  /** The feedback's own id: a UUID derived from the run and the key (`feedbackId`), the same on every run of the same recording. */
+  id: string;
   run_id: string;
   trace_id: string;
+  /** The run's project (LangSmith's session) id, which the API needs to find the run. */
+  session_id: string;
   key: string;
+  /** The score rounded to 4 decimal places, the most the API stores (it rejects more precise scores sent to it directly). */
   score: number;
   value: string;
   comment: string;
-  feedback_source_type: "model";
+  feedback_source: { type: "model"; metadata: { evaluator: "retrace"; case: string; turn: number } };
 }
 
-/** `--out langsmith:`: one LangSmith feedback record per scored turn and retrieval metric, on the turn's root run. LangSmith recordings only. */
+/** A score as LangSmith stores it: rounded to 4 decimal places (what the SDKs' `_formatFeedbackScore` does before sending). */
+export function feedbackScore(score: number): number {
+  return Number(score.toFixed(4));
+}
+
+/** RFC 9562 UUID version 5 (SHA-1, name-based) of `name` in `namespace`: the same name, the same id. */
+export function uuidV5(namespace: string, name: string): string {
+  const ns = Buffer.from(namespace.replace(/-/g, ""), "hex");
+  const h = createHash("sha1").update(ns).update(name, "utf8").digest().subarray(0, 16);
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.toString("hex");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/** The namespace of retrace's feedback ids (a fixed random UUID). */
+const FEEDBACK_NAMESPACE = "5b0e3f0c-8d1a-4c57-9a54-2f1e6c7d9b30";
+
+/**
+ * `--out langsmith:`: one LangSmith feedback record per scored turn and
+ * retrieval metric, on the turn's root run, with its trace and project ids.
+ * LangSmith recordings only. A turn whose root run carries no project id
+ * (`session_id` / `project_id`, which the API needs) is exit 2 naming it.
+ */
 export function langsmithFeedback(report: Report, recorded: readonly RecordedGraphTurn[]): LangSmithFeedback[] {
-  return scoredResults(report, recorded).map(({ rec, key, score, comment }) => ({
-    run_id: rec.recorded.rootId,
-    trace_id: rec.recorded.traceId,
-    key,
-    score,
-    value: labelOf(key, score),
-    comment: comment ?? "",
-    feedback_source_type: "model",
-  }));
+  return scoredResults(report, recorded).map(({ rec, key, score, comment }) => {
+    const session = rec.recorded.projectId;
+    if (session === undefined)
+      throw new DataValidationError([
+        {
+          file: rec.recorded.where,
+          field: "session_id",
+          message: `root run ${rec.recorded.rootId} carries no project id (session_id, or project_id in a v2 export), which LangSmith feedback needs (--out langsmith:); export the runs with it (docs/recorded-traces.md)`,
+        },
+      ]);
+    return {
+      id: uuidV5(FEEDBACK_NAMESPACE, `${rec.recorded.rootId}\n${key}`),
+      run_id: rec.recorded.rootId,
+      trace_id: rec.recorded.traceId,
+      session_id: session,
+      key,
+      score: feedbackScore(score),
+      value: labelOf(key, score),
+      comment: comment ?? "",
+      feedback_source: {
+        type: "model",
+        metadata: { evaluator: "retrace", case: rec.report.caseId, turn: rec.report.turn },
+      },
+    };
+  });
 }
 
 function labelOf(key: string, score: number): string {

@@ -101,9 +101,19 @@ export const OUT_FORMATS: readonly OutFormat[] = [
     name: "langsmith",
     extensions: [],
     subjects: ["report"],
-    summary: "LangSmith feedback records (run_id, key, score, comment) a line, with --traces of LangSmith runs",
+    summary:
+      "LangSmith feedback records (the POST /feedback body: id, run_id, trace_id, session_id, key, score, feedback_source) a line, with --traces of LangSmith runs",
     requires: { attribute: "traces", option: "--traces", why: "it attaches feedback to the recorded runs" },
     load: () => import("./out/langsmith.js"),
+  },
+  {
+    name: "langfuse",
+    extensions: [],
+    subjects: ["report"],
+    summary:
+      "Langfuse score bodies (traceId, observationId, name, value, dataType, comment) a line, with --traces of Langfuse exports or OTLP spans",
+    requires: { attribute: "traces", option: "--traces", why: "it scores the recorded traces" },
+    load: () => import("./out/langfuse.js"),
   },
 ];
 

@@ -116,6 +116,8 @@ beforeAll(async () => {
         tsx: dev.tsx,
         // For the LangSmith block of docs/langchain-integration.md (also a dependency of @langchain/core).
         langsmith: dev.langsmith,
+        // For the Langfuse upload block of docs/recorded-traces.md.
+        "@langfuse/client": dev["@langfuse/client"],
       },
     }),
   );

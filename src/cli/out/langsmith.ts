@@ -1,4 +1,4 @@
-/** `--out langsmith:FILE` (`eval --traces` of LangSmith runs): LangSmith feedback records (run_id, key, score, comment), one a line, one per scored turn and metric (docs/recorded-traces.md). */
+/** `--out langsmith:FILE` (`eval --traces` of LangSmith runs): LangSmith feedback records (the body of POST /feedback, as the SDKs' FeedbackCreate: id, run_id, trace_id, session_id, key, score, value, comment, feedback_source), one a line, one per scored turn and metric (docs/recorded-traces.md). */
 import { langsmithFeedback } from "../../app/traces-eval.js";
 import { InvalidArgumentError } from "../../errors.js";
 import type { OutFormatModule } from "./subject.js";

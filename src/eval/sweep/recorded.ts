@@ -97,7 +97,14 @@ export class RecordedCapture implements RetrieverRuns {
 
 /** One scored turn of a recorded sweep: a graph turn plus where it was recorded (for the write-back files). */
 export interface RecordedGraphTurn extends GraphTurn {
-  recorded: { rootId: string; traceId: string; where: string; conversationId: string };
+  recorded: {
+    rootId: string;
+    traceId: string;
+    where: string;
+    conversationId: string;
+    /** The LangSmith project's id (`RecordedTurn.projectId`), when recorded: feedback's `session_id`. */
+    projectId?: string;
+  };
 }
 
 /** What a report's header reads of a sweep's captures (src/app/graph-eval.ts): the scored retrievers and the scored documents' metadata keys. */
@@ -169,6 +176,7 @@ export async function runRecordedSweep(
         traceId: rec.traceId,
         where: rec.where,
         conversationId: rec.conversationId ?? rec.rootId,
+        ...(rec.projectId !== undefined ? { projectId: rec.projectId } : {}),
       },
     });
   }

@@ -88,6 +88,12 @@ function runProjects(r: Record<string, unknown>): string[] {
   return [r.session_name, r.session_id, r.project_id].filter((v): v is string => typeof v === "string" && v !== "");
 }
 
+/** The project's id a run carries (`session_id`, else `project_id`), when it is a UUID. */
+function projectIdOf(r: Record<string, unknown>): string | undefined {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  return [r.session_id, r.project_id].find((v): v is string => typeof v === "string" && uuid.test(v));
+}
+
 /** Accumulates LangSmith runs; `turns()` assembles them. */
 export class LangSmithReader {
   private readonly links = new Map<string, RunLink>();
@@ -195,6 +201,7 @@ export class LangSmithReader {
         endUs,
         ...(typeof r.dotted_order === "string" ? { dottedOrder: r.dotted_order } : {}),
         ...(projects.length > 0 ? { service: projects[0]!, services: projects } : {}),
+        ...(projectIdOf(r) !== undefined ? { projectId: projectIdOf(r)! } : {}),
         runs: [],
         error,
       });

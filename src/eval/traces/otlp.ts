@@ -26,6 +26,15 @@
 import { DataValidationError } from "../../errors.js";
 import { THREAD_KEYS, lastAssistantText, lastUserText, messagesOf } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
+import { genAiDocuments, genAiMessageText } from "./genai.js";
+import type { RawDocument } from "./raw-document.js";
+import {
+  LANGFUSE_METADATA_PREFIX,
+  langfuseError,
+  langfuseRetrieverCall,
+  langfuseStep,
+  type LangfuseAttributes,
+} from "./langfuse-otlp.js";
 import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
@@ -46,6 +55,7 @@ interface AnyValue {
   doubleValue?: number;
   boolValue?: boolean;
   arrayValue?: { values?: AnyValue[] };
+  kvlistValue?: { values?: { key: string; value: AnyValue }[] };
 }
 
 function valueOf(v: AnyValue | undefined): unknown {
@@ -55,6 +65,9 @@ function valueOf(v: AnyValue | undefined): unknown {
   if (v.doubleValue !== undefined) return v.doubleValue;
   if (v.boolValue !== undefined) return v.boolValue;
   if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf);
+  // A structured attribute (OTel GenAI's `gen_ai.retrieval.documents`, messages): an object.
+  if (v.kvlistValue !== undefined)
+    return Object.fromEntries((v.kvlistValue.values ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
   return undefined;
 }
 
@@ -109,12 +122,7 @@ function firstLine(s: string): string {
   return i < 0 ? s : s.slice(0, i);
 }
 
-/** A document of a span as recorded: its content, its metadata JSON (unparsed) and its id. */
-export interface RawDocument {
-  content?: string;
-  metadata?: string;
-  id?: string;
-}
+export type { RawDocument } from "./raw-document.js";
 
 /**
  * What scoring takes of one span, read without any other span
@@ -129,6 +137,8 @@ export interface SpanFacts {
   parent: string | null;
   /** The span's own conversation id (attribute or metadata), if it names one. */
   conversation?: string;
+  /** A span below the root with GenAI input messages (`gen_ai.input.messages`): the last user message's text, for a root that records none (./genai.ts). */
+  genAiUser?: { text: string; startUs: number };
   /** A root's or a retriever-like span's. */
   detail?: SpanDetail;
 }
@@ -222,6 +232,12 @@ export function spanFacts(
   let metadata: unknown;
   let genAiDocs: unknown;
   let genAiQuery: unknown;
+  let inputMessages: unknown;
+  let dataSource: unknown;
+  // Langfuse's own attributes (spans as its OTLP endpoint ingests them: ./langfuse-otlp.ts).
+  let lf: LangfuseAttributes | undefined;
+  const langfuse = (): LangfuseAttributes => (lf ??= { metadata: {} });
+  let outputMessages: unknown;
   let rerankerQuery: unknown;
   const docs = new Map<string, Map<number, Record<string, unknown>>>();
   for (const a of (s.attributes ?? []) as { key: string; value: AnyValue }[]) {
@@ -238,7 +254,23 @@ export function spanFacts(
       case "output.value":
         output = valueOf(a.value);
         break;
+      case "langfuse.observation.type":
+        langfuse().type = String(valueOf(a.value));
+        break;
+      case "langfuse.observation.input":
+        langfuse().input = valueOf(a.value);
+        break;
+      case "langfuse.observation.output":
+        langfuse().output = valueOf(a.value);
+        break;
+      case "langfuse.observation.level":
+        langfuse().level = valueOf(a.value);
+        break;
+      case "langfuse.observation.status_message":
+        langfuse().statusMessage = valueOf(a.value);
+        break;
       case "session.id":
+      case "langfuse.session.id":
       case "gen_ai.conversation.id":
         conversation ??= String(valueOf(a.value));
         break;
@@ -248,6 +280,15 @@ export function spanFacts(
       case "gen_ai.retrieval.documents":
         genAiDocs = valueOf(a.value);
         break;
+      case "gen_ai.data_source.id":
+        dataSource = valueOf(a.value);
+        break;
+      case "gen_ai.input.messages":
+        inputMessages = valueOf(a.value);
+        break;
+      case "gen_ai.output.messages":
+        outputMessages = valueOf(a.value);
+        break;
       case "gen_ai.retrieval.query.text":
         genAiQuery = valueOf(a.value);
         break;
@@ -255,6 +296,8 @@ export function spanFacts(
         rerankerQuery = valueOf(a.value);
         break;
       default: {
+        if (a.key.startsWith(LANGFUSE_METADATA_PREFIX))
+          langfuse().metadata[a.key.slice(LANGFUSE_METADATA_PREFIX.length)] = valueOf(a.value);
         if (!a.key.includes("documents.")) break;
         const m = DOC_KEY.exec(a.key);
         if (m === null) break;
@@ -266,11 +309,12 @@ export function spanFacts(
     }
   }
   // The metadata JSON gives the conversation (a root's own, else its trace's first) and a call's graph step: parsed only where one of them can come of it.
-  const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval";
+  const lfCall = lf !== undefined && kind === undefined && operation === undefined ? langfuseRetrieverCall(lf) : null;
+  const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval" || lfCall !== null;
   const meta =
-    parent === null || retrieverLike || (conversation === undefined && !knowsConversation(traceId))
+    (parent === null || retrieverLike || (conversation === undefined && !knowsConversation(traceId))
       ? parseJsonObject(metadata)
-      : undefined;
+      : undefined) ?? lf?.metadata;
   if (conversation === undefined) {
     // The keys and value types `retrace cases import` reads (src/kb/conversations.ts THREAD_KEYS): a number is its decimal text.
     for (const key of THREAD_KEYS) {
@@ -280,18 +324,24 @@ export function spanFacts(
     }
   }
   const facts: SpanFacts = { spanId, traceId, parent, ...(conversation !== undefined ? { conversation } : {}) };
-  if (parent !== null && !retrieverLike) return facts;
+  if (parent !== null && !retrieverLike) {
+    const text = inputMessages !== undefined ? genAiMessageText(inputMessages, "user") : undefined;
+    if (text !== undefined) facts.genAiUser = { text, startUs: nanosToMicros(s.startTimeUnixNano) };
+    return facts;
+  }
   const status = s.status as { code?: number | string; message?: string } | undefined;
-  const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR";
+  const lfError = lf !== undefined ? langfuseError(lf) : null;
+  const failed = status?.code === 2 || status?.code === "STATUS_CODE_ERROR" || lfError !== null;
   const detail: SpanDetail = {
     ...(service !== undefined ? { service } : {}),
     name: typeof s.name === "string" ? s.name : "span",
     startUs: nanosToMicros(s.startTimeUnixNano),
     endUs: nanosToMicros(s.endTimeUnixNano),
-    error: failed ? firstLine(status?.message ?? "the span's status is ERROR") : null,
+    error: failed ? (lfError ?? firstLine(status?.message ?? "the span's status is ERROR")) : null,
   };
   facts.detail = detail;
   if (retrieverLike && typeof meta?.langgraph_step === "number") detail.step = meta.langgraph_step;
+  else if (retrieverLike && lf !== undefined && langfuseStep(lf) !== undefined) detail.step = langfuseStep(lf)!;
   if (retrieverLike && typeof meta?.langgraph_checkpoint_ns === "string" && meta.langgraph_checkpoint_ns !== "")
     detail.namespace = meta.langgraph_checkpoint_ns;
   const docsOf = (key: string): RawDocument[] =>
@@ -302,35 +352,18 @@ export function spanFacts(
         ...(typeof d.metadata === "string" ? { metadata: d.metadata } : {}),
         ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
       }));
-  if (kind === "RETRIEVER") {
+  if (lfCall !== null) {
+    detail.call = { kind: "retriever", query: lfCall.query, documents: failed ? [] : lfCall.documents };
+  } else if (kind === "RETRIEVER") {
     detail.call = {
       kind: "retriever",
       query: typeof input === "string" ? input : "",
       documents: docsOf("retrieval.documents"),
     };
   } else if (operation === "retrieval") {
-    let list: unknown = genAiDocs;
-    if (typeof list === "string") {
-      try {
-        list = JSON.parse(list);
-      } catch {
-        throw new DataValidationError([
-          {
-            file: record.file,
-            line: record.line,
-            field: "gen_ai.retrieval.documents",
-            message: `span ${spanId}: expected a JSON array of {id, score}, got ${JSON.stringify(String(list).slice(0, 60))}`,
-          },
-        ]);
-      }
-    }
-    const documents: RawDocument[] = Array.isArray(list)
-      ? list.map((d) =>
-          d !== null && typeof d === "object" && (d as { id?: unknown }).id !== undefined
-            ? { id: String((d as { id: unknown }).id) }
-            : {},
-        )
-      : [];
+    const documents = failed ? [] : genAiDocuments(genAiDocs, { file: record.file, line: record.line, spanId });
+    // The data source (a knowledge base's id) names the call, as the retriever's name does on other spans.
+    if (typeof dataSource === "string" && dataSource !== "") detail.name = dataSource;
     detail.call = {
       kind: "genai",
       query: typeof genAiQuery === "string" ? genAiQuery : typeof input === "string" ? input : "",
@@ -345,8 +378,12 @@ export function spanFacts(
     };
   }
   if (parent === null) {
-    const answer = answerOf(output);
-    detail.root = { user: input === undefined ? "" : userTextOf(input), ...(answer !== undefined ? { answer } : {}) };
+    // OpenInference's `input.value` / `output.value`, else OTel GenAI's input and output messages.
+    // (Langfuse's observation input and output are the same graph input and output.)
+    const answer = answerOf(output ?? lf?.output) ?? genAiMessageText(outputMessages, "assistant");
+    const rootInput = input ?? lf?.input;
+    const user = rootInput !== undefined ? userTextOf(rootInput) : (genAiMessageText(inputMessages, "user") ?? "");
+    detail.root = { user, ...(answer !== undefined ? { answer } : {}) };
   }
   return facts;
 }
@@ -357,6 +394,8 @@ export class OtlpReader {
   private readonly roots: RecordedTurn[] = [];
   /** Conversation ids seen on any span, by trace (a root without one takes its trace's). */
   private readonly traceConversation = new Map<string, string>();
+  /** The earliest GenAI user text recorded below the root, by trace (a root without user text takes it). */
+  private readonly traceUser = new Map<string, { text: string; startUs: number }>();
   spanCount = 0;
   /**
    * A recording retrieves the same documents again and again: one copy of
@@ -409,6 +448,10 @@ export class OtlpReader {
     const { spanId, traceId, parent, conversation, detail } = f;
     if (conversation !== undefined && !this.traceConversation.has(traceId))
       this.traceConversation.set(traceId, conversation);
+    if (f.genAiUser !== undefined) {
+      const known = this.traceUser.get(traceId);
+      if (known === undefined || f.genAiUser.startUs < known.startUs) this.traceUser.set(traceId, f.genAiUser);
+    }
     const link: SpanLink = { parent, at };
     const call = detail?.call;
     if (detail !== undefined && call !== undefined) {
@@ -538,6 +581,7 @@ export class OtlpReader {
     }
     for (const t of this.roots) {
       if (t.conversationId === null) t.conversationId = this.traceConversation.get(t.traceId) ?? null;
+      if (t.user === "") t.user = this.traceUser.get(t.traceId)?.text ?? "";
       t.runs.sort(
         (a, b) => a.startUs - b.startUs || a.endUs - b.endUs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0),
       );

@@ -16,6 +16,7 @@ import { DataValidationError, InvalidArgumentError } from "../../errors.js";
 import { forEachTextLine, lineStartFrom } from "../../kb/text.js";
 import { moduleWorker, siblingModule } from "../../module-worker.js";
 import { LangSmithReader } from "./langsmith.js";
+import { isLangfuseRecord, LangfuseReader } from "./langfuse.js";
 import { OtlpReader, type SpanFacts } from "./otlp.js";
 import { fileIsGzip, forEachRecord, whereOf, type TraceRecord } from "./records.js";
 import type { RecordedConversation, RecordedTurn, TraceFilters, TraceFormat } from "./types.js";
@@ -48,6 +49,7 @@ export function recordFormat(v: unknown): TraceFormat | null {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
   const o = v as Record<string, unknown>;
   if ("resourceSpans" in o) return "otlp";
+  if (isLangfuseRecord(o)) return "langfuse";
   if ("run_type" in o || ("trace_id" in o && "id" in o)) return "langsmith";
   return null;
 }
@@ -277,6 +279,8 @@ async function readInOrder(
   let firstSeen: string | undefined;
   const otlp = new OtlpReader();
   const ls = new LangSmithReader();
+  const lf = new LangfuseReader();
+  const named = (f: TraceFormat) => (f === "otlp" ? "OTLP/JSON" : f === "langsmith" ? "LangSmith" : "Langfuse");
   const onRecord = (r: TraceRecord) => {
     const f = recordFormat(r.value);
     if (f === null)
@@ -284,7 +288,7 @@ async function readInOrder(
         {
           file: r.file,
           line: r.line,
-          message: `${whereOf(r)}: expected an OTLP/JSON export ({"resourceSpans": …}) or a LangSmith run ({"id", "run_type", "trace_id", …}), got ${JSON.stringify(r.value).slice(0, 60)}`,
+          message: `${whereOf(r)}: expected an OTLP/JSON export ({"resourceSpans": …}), a LangSmith run ({"id", "run_type", "trace_id", …}) or a Langfuse trace or observation ({"id", "timestamp", "observations", …} / {"id", "traceId", "type", "startTime", …}), got ${JSON.stringify(r.value).slice(0, 60)}`,
         },
       ]);
     if (format === undefined) {
@@ -295,15 +299,17 @@ async function readInOrder(
         {
           file: r.file,
           line: r.line,
-          message: `a ${f === "otlp" ? "OTLP/JSON" : "LangSmith"} record, while ${forced !== undefined ? `--traces-format is ${forced}` : `${firstSeen} was ${format === "otlp" ? "OTLP/JSON" : "LangSmith"}`}: one run reads one format; put each format's files in a folder of their own and score them separately`,
+          message: `a ${named(f)} record, while ${forced !== undefined ? `--traces-format is ${forced}` : `${firstSeen} was ${named(format)}`}: one run reads one format; put each format's files in a folder of their own and score them separately`,
         },
       ]);
     if (f === "otlp") otlp.add(r);
+    else if (f === "langfuse") lf.add(r);
     else ls.add(r);
   };
   for (const file of files) await forEachRecord(file, onRecord);
   if (format === undefined)
     throw new DataValidationError([{ file: files[0]!, message: "no trace records (the file is empty)" }]);
+  if (format === "langfuse") return { format, turns: lf.turns(), records: lf.runCount, orphans: lf.unattached };
   return format === "otlp"
     ? { format, turns: otlp.turns(), records: otlp.spanCount, orphans: otlp.unattached }
     : { format, turns: ls.turns(), records: ls.runCount, orphans: ls.unattached };

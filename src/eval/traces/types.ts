@@ -8,8 +8,8 @@
  * Plain data: nothing here imports LangChain, the graph or the retrieval code.
  */
 
-/** The formats read: OTLP/JSON trace exports (OpenInference and OTel GenAI spans) and LangSmith run exports. */
-export const TRACE_FORMATS = ["otlp", "langsmith"] as const;
+/** The formats read: OTLP/JSON trace exports (OpenInference and OTel GenAI spans), LangSmith run exports and Langfuse trace / observation exports. */
+export const TRACE_FORMATS = ["otlp", "langsmith", "langfuse"] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 
 /** One recorded document, shaped as the id rule reads it (src/eval/measures/doc-id.ts): `Document.id`, metadata, page content. */
@@ -62,6 +62,8 @@ export interface RecordedTurn {
   service?: string;
   /** Every project name the root run carries (LangSmith `session_name`, `session_id`, `project_id`): the `services` filter matches any of them. */
   services?: string[];
+  /** The LangSmith project's id (`session_id` of a listRuns() run, `project_id` of a v2 run): feedback's `session_id`. */
+  projectId?: string;
   /**
    * Retriever calls of this turn's trace whose parent link is missing (a
    * LangSmith child run exported without `parent_run_id`, an OTLP retriever

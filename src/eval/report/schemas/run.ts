@@ -77,7 +77,7 @@ const graphRunInfoObject = z.object({
    */
   traces: z
     .object({
-      format: z.enum(["otlp", "langsmith"]),
+      format: z.enum(["otlp", "langsmith", "langfuse"]),
       files: z.array(z.string()),
       records: count,
       conversations: count,
