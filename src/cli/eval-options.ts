@@ -266,7 +266,7 @@ export function addTracesOptions(cmd: Command): Command {
   cmd
     .option(
       "--traces <path>",
-      "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI spans) or LangSmith runs (listRuns() output), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)",
+      "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI / Langfuse spans), LangSmith runs (listRuns() output) or Langfuse traces (trace.get() output), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)",
     )
     .addOption(
       new Option(

@@ -16,6 +16,7 @@ import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uuidV5 } from "../../src/app/traces-eval.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { docBlock } from "../helpers/doc-block.js";
 import { runNode, startRecordingStub } from "../helpers/record-stub.js";
@@ -62,6 +63,15 @@ function rawRoots(): Map<string, { trace_id: string; session_id: string }> {
   }
   return out;
 }
+
+describe("uuidV5", () => {
+  it("gives RFC 9562's example: www.example.com in the DNS namespace", () => {
+    // RFC 9562, Appendix A.4 (UUIDv5 example).
+    expect(uuidV5("6ba7b810-9dad-11d1-80b4-00c04fd430c8", "www.example.com")).toBe(
+      "2ed6657d-e927-568b-95e1-2665a8aea6a2",
+    );
+  });
+});
 
 describe("LangSmith feedback records", () => {
   it("name each scored turn's root run, its trace and its project; ids unique; scores of at most 4 decimals", () => {
