@@ -10,11 +10,21 @@
  * U+202A–U+202E, U+2066–U+2069), plus the line and paragraph separators
  * U+2028 / U+2029, is written as its `\uXXXX` escape (`\u001b`, `\u202e`),
  * so a hostile id or message is seen, not obeyed. Inside a JSON string the
- * escape means the same character, so JSON output keeps its meaning.
+ * escape means the same character, so JSON output keeps its meaning. A line
+ * that would be a CI workflow command (`::warning::`) gets a backslash in
+ * front (`defuseWorkflowCommands`), so a line break in a path or message
+ * cannot inject one.
  */
 
 /** The characters shown as escapes (see the module comment); tab (U+0009) and newline (U+000A) are kept. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A line a CI runner would read as a command: GitHub Actions' workflow
+ * commands (`::warning::…`, `::add-mask::…`) and their legacy form
+ * (`##[error]…`), at the start of a line (after blanks).
+ */
+const WORKFLOW_COMMAND_LINE = /^([ \t]*)(::|##\[)/gm;
 
 /** The SGR colour codes the table renderer writes itself (src/eval/report/render/table.ts), which `keepColor` lets through. */
 const SGR = /\u001b\[(?:0|1|2|31|32|33)m/y;
@@ -27,15 +37,34 @@ const escapeOf = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "
  * own table writes (`ESC[0m`, `ESC[1m`, `ESC[2m`, `ESC[31m`, `ESC[32m`,
  * `ESC[33m`) pass unchanged; any other escape sequence is escaped.
  */
-export function escapeControlChars(text: string, options: { keepColor?: boolean } = {}): string {
-  if (options.keepColor !== true) return text.replace(CONTROL, escapeOf);
-  return text.replace(CONTROL, (c, offset: number) => {
-    if (c === "\u001b") {
-      SGR.lastIndex = offset;
-      if (SGR.test(text)) return c;
-    }
-    return escapeOf(c);
-  });
+export function escapeControlChars(
+  text: string,
+  options: { keepColor?: boolean; workflowCommands?: boolean } = {},
+): string {
+  const escaped =
+    options.keepColor !== true
+      ? text.replace(CONTROL, escapeOf)
+      : text.replace(CONTROL, (c, offset: number) => {
+          if (c === "\u001b") {
+            SGR.lastIndex = offset;
+            if (SGR.test(text)) return c;
+          }
+          return escapeOf(c);
+        });
+  return options.workflowCommands === true ? escaped : defuseWorkflowCommands(escaped);
+}
+
+/**
+ * `text` with every line that a CI runner would take for a command
+ * (`::warning::…`, `::error file=…::…`, `##[error]…`) preceded by a
+ * backslash, so that a user's value holding a line break (a `--cases` path,
+ * a graph's error message) cannot inject one: applied by
+ * `escapeControlChars` at every message boundary. retrace's own annotations
+ * (src/eval/gate/github.ts, their data escaped by GitHub's rules) are the
+ * only lines written as commands (`workflowCommands: true`).
+ */
+export function defuseWorkflowCommands(text: string): string {
+  return text.replace(WORKFLOW_COMMAND_LINE, "$1\\$2");
 }
 
 /**

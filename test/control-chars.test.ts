@@ -76,3 +76,34 @@ describe("a hostile cases file through the bin", () => {
     }
   });
 });
+
+describe("a line break in a path or value cannot inject a CI workflow command (issue 49 item 4)", () => {
+  it("escapeControlChars puts a backslash before every line a runner would take for a command", () => {
+    expect(escapeControlChars("retrace: bad c\n::warning::INJECT.jsonl\n  ::error::x\n##[error]y\nok :: fine")).toBe(
+      "retrace: bad c\n\\::warning::INJECT.jsonl\n  \\::error::x\n\\##[error]y\nok :: fine",
+    );
+    expect(escapeControlChars("::error file=a::m", { workflowCommands: true })).toBe("::error file=a::m");
+  });
+
+  const dirs: string[] = [];
+  afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+  it.each([
+    ["--config", (f: string) => ["eval", "--kb", MINI_KB, "--store", "memory", "--config", f]],
+    [
+      "--baseline",
+      (f: string) => ["eval", "--kb", MINI_KB, "--store", "memory", "--baseline", f, "--gate", "max-drop=auto"],
+    ],
+    ["--graph", (f: string) => ["eval", "--graph", f, "--kb", MINI_KB]],
+    ["--cases", (f: string) => ["check", "--kb", MINI_KB, "--cases", f]],
+  ])("a %s path holding a line break and `::warning::`", async (_option, args) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-inject-"));
+    dirs.push(dir);
+    const file = path.join(dir, "c\n::warning::INJECT.json");
+    await writeFile(file, "{ not json\n{");
+    const r = await runCli(args(file), { cwd: dir, timeoutMs: 60_000 });
+    expect(r.exitCode, r.stderr).not.toBe(0);
+    expect(r.stderr).toContain("INJECT");
+    for (const line of `${r.stdout}\n${r.stderr}`.split("\n")) expect(line).not.toMatch(/^\s*(::|##\[)/);
+  });
+});

@@ -95,7 +95,8 @@ export async function prepareGithub(
       if (summary === undefined || summary === "")
         log.info("GitHub output: GITHUB_STEP_SUMMARY is not set, so no step summary was written");
       const lines = annotationLines(report, { casesFile: annotationPath(casesFile, env), index });
-      if (lines.length > 0) (o.json === true ? err : out)(lines.join("\n"));
+      // retrace's own workflow commands: the only lines written as commands (their data escaped by GitHub's rules).
+      if (lines.length > 0) (o.json === true ? err : out)(lines.join("\n"), { workflowCommands: true });
     },
   };
 }

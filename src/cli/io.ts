@@ -40,8 +40,8 @@ ${REPORT_HINT}`);
  * secrets of the environment redacted, control and bidi characters shown
  * as `\uXXXX` escapes (src/control-chars.ts; in JSON the same characters).
  */
-export function out(text: string): void {
-  writeStdout(escapeControlChars(redactSecrets(text)));
+export function out(text: string, o: { workflowCommands?: boolean } = {}): void {
+  writeStdout(escapeControlChars(redactSecrets(text), o));
 }
 
 function writeStdout(t: string): void {
@@ -102,14 +102,14 @@ export function outText(text: string): void {
 }
 
 /** Diagnostics to stderr, through the output boundary: secrets redacted, control and bidi characters escaped (docs/reliability.md). */
-export function err(text: string): void {
-  const t = errText(text);
+export function err(text: string, o: { workflowCommands?: boolean } = {}): void {
+  const t = errText(text, o);
   process.stderr.write(t.endsWith("\n") ? t : `${t}\n`);
 }
 
 /** What the stderr boundary makes of `text` (err, and commander's own messages): secrets redacted, control and bidi characters escaped. */
-export function errText(text: string): string {
-  return escapeControlChars(redactSecrets(text));
+export function errText(text: string, o: { workflowCommands?: boolean } = {}): string {
+  return escapeControlChars(redactSecrets(text), o);
 }
 
 /** `--verbose` on the command line (or RETRACE_VERBOSE=1): errors are shown with their stack and causes, and debug lines are logged (src/log.ts). */

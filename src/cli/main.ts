@@ -201,6 +201,10 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   // `retrace help eval` shows eval's own help, so eval is the command to load.
   const wanted = first === "help" ? args[args.indexOf("help") + 1] : first;
   if (wanted !== undefined && Object.hasOwn(COMMANDS, wanted)) (await COMMANDS[wanted]!.load()).register(program);
+  // What the command reads once its settings are applied (project file, --config layers): its last preAction hook.
+  const leaves = (c: Command): Command[] => (c.commands.length === 0 ? [c] : c.commands.flatMap(leaves));
+  for (const cmd of program.commands.flatMap(leaves))
+    cmd.hook("preAction", (_self, action) => declareCommandInputs(action, { settled: true }));
   for (const cmd of program.commands) cmd.addHelpText("after", GLOBAL_HELP);
   const defined = new Set(program.commands.map((c) => c.name()));
   for (const [name, { summary, moved }] of Object.entries(COMMANDS))

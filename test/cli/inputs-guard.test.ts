@@ -6,7 +6,8 @@
  * is left as it was; `--update-baseline` (the command's purpose) still
  * writes the baseline it compares with.
  */
-import { link, readFile, symlink, writeFile } from "node:fs/promises";
+import { link, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportToJSON } from "../../src/eval/report/render.js";
@@ -75,5 +76,40 @@ describe("an output naming an input of the run is refused (exit 2, before the sw
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain("not an input of the run");
     expect(await readFile(file, "utf8")).toBe(text);
+  });
+
+  // Wave five declared only what was typed: the project file, and what it sets, were replaced by the report (exit 0).
+  it.each([
+    [
+      "retrace.config.json",
+      (dir: string) => ({
+        file: path.join(dir, "retrace.config.json"),
+        text: `${JSON.stringify({ version: 1, kb: path.relative(dir, kb), store: "memory", retrieval: { embedder: "builtin" } })}\n`,
+      }),
+    ],
+    [
+      'package.json holding the "retrace" key',
+      (dir: string) => ({
+        file: path.join(dir, "package.json"),
+        text: `${JSON.stringify({ name: "app", private: true, retrace: { version: 1, kb: path.relative(dir, kb), store: "memory" } })}\n`,
+      }),
+    ],
+  ])("the project file (%s), and the KB it names, with no flag typed", async (_name, make) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-project-guard-"));
+    try {
+      const { file, text } = make(dir);
+      await writeFile(file, text);
+      const cases = await readFile(at("eval", "cases.jsonl"), "utf8");
+      for (const out of [`json:${path.basename(file)}`, path.relative(dir, at("eval", "cases.jsonl"))]) {
+        const r = await runCli(["eval", "--out", out], { cwd: dir });
+        expect(r.exitCode, r.stderr).toBe(2);
+        expect(r.stderr).toContain("not an input of the run");
+        expect(r.stdout).toBe("");
+      }
+      expect(await readFile(file, "utf8")).toBe(text);
+      expect(await readFile(at("eval", "cases.jsonl"), "utf8")).toBe(cases);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -308,6 +308,9 @@ function fitWithChance(
   return { state, chanceMs: Math.round((performance.now() - t0) * 10) / 10 };
 }
 
+/** How long `LsaEmbedder.embedDocuments` works before it lets the event loop run (a signal, a progress line), ms. */
+const YIELD_EVERY_MS = 100;
+
 /** `fitWithChance` for the thread of `fitLsaOffThread` (./lsa-fit-worker.ts). */
 export const fitLsaHere = fitWithChance;
 
@@ -597,7 +600,18 @@ export class LsaEmbedder implements Embedder {
     const locales = options?.locales;
     if (locales !== undefined && locales.length !== texts.length)
       throw new InvalidArgumentError("locales", `${texts.length} locales (one per text)`, locales.length);
-    return texts.map((t, i) => this.embed(t, locales?.[i]));
+    // Yields to the event loop every YIELD_EVERY_MS of work: embedding a large KB at once is seconds of synchronous
+    // work, during which a signal would wait (docs/reliability.md, "Every sweep stops when asked"). Same vectors.
+    const out: number[][] = [];
+    let since = performance.now();
+    for (let i = 0; i < texts.length; i++) {
+      out.push(this.embed(texts[i] as string, locales?.[i]));
+      if (performance.now() - since > YIELD_EVERY_MS) {
+        await new Promise((r) => setImmediate(r));
+        since = performance.now();
+      }
+    }
+    return out;
   }
 
   async embedQuery(text: string, options?: { locale?: Locale }): Promise<number[]> {
