@@ -109,6 +109,20 @@ export const GLOBAL_HELP = "\nGlobal options (see retrace --help): --verbose, --
 /** The program options that take a value (so the word after them is not the command's name). */
 const GLOBAL_VALUE_OPTIONS = new Set(["--width"]);
 
+/**
+ * commander's stdout (help and version text): a reader that stops early (`retrace eval --help | head -3`) closes the
+ * pipe; that ends the command as it ends `git help | head`, exit 0 and nothing on stderr, instead of an internal error.
+ * Reports written to stdout keep their own rule (a closed pipe is exit 3, src/output-set.ts).
+ */
+function writeHelp(text: string): void {
+  if (process.stdout.listenerCount("error") === 0)
+    process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE") process.exit(EXIT.ok);
+      throw e;
+    });
+  process.stdout.write(text);
+}
+
 function baseProgram(): Command {
   const program = new Command("retrace")
     .description("Score a LangGraph.js agent's retrieval per turn: hit@k, recall@k, nDCG@k with honest n.")
@@ -124,7 +138,7 @@ function baseProgram(): Command {
     )
     // A command's help lists its own options; the three program options are named once at its end (GLOBAL_HELP).
     // commander's own errors echo what was typed (`unknown option '…'`): through the stderr boundary, secrets redacted and control characters escaped (docs/reliability.md).
-    .configureOutput({ writeErr: (text) => process.stderr.write(errText(text)) })
+    .configureOutput({ writeErr: (text) => process.stderr.write(errText(text)), writeOut: writeHelp })
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   // The width is fixed before any command runs (an invalid RETRACE_WIDTH is exit 2 before anything starts).
