@@ -28,6 +28,7 @@
  * Pure and synchronous; inputs are never mutated.
  */
 import { wordDeltaVerdict } from "./verdict.js";
+import { recallCurvesOf } from "./recall-curves.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { CASE_KINDS, LOCALES } from "../../kb/types.js";
 import { smallKbWarning } from "../measures/chance.js";
@@ -557,8 +558,15 @@ export function buildReport(input: BuildReportInput): Report {
       ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) }
       : {}),
     ...funnel,
+    ...withCurves(input.turns, input.run.k),
     ...withJudgments(input.turns, input.run.k),
   };
+}
+
+/** The recall@k curves per stage (./recall-curves.ts), when some gold-bearing turn had a trace (as the funnel). */
+function withCurves(turns: readonly TurnReport[], k: number): { recallCurves?: NonNullable<Report["recallCurves"]> } {
+  const recallCurves = recallCurvesOf(turns, k);
+  return recallCurves.all.curves.length === 0 ? {} : { recallCurves };
 }
 
 function withJudgments(

@@ -2,7 +2,8 @@
  * Where gold goes through the retrieval, derived from the report's per-turn
  * trace summaries (goldPositions + retrievedIds, read by ../gold-ranks.ts) for
  * the HTML report (docs/html-report.md): the stage that lost each gold card
- * (the one rule of ../attribution.ts) and recall@k curves per stage. The stage
+ * (the one rule of ../attribution.ts); the recall@k curves per stage are the
+ * report's `recallCurves` (../recall-curves.ts, computed at build). The stage
  * funnel is not here: the page draws the report's `funnel`
  * (../funnel-stats.ts). A turn of retrace's
  * graph is read through the stage registry (dense, BM25, fused, ...); a turn
@@ -12,25 +13,11 @@
  */
 import { capturedChains, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain } from "../attribution.js";
 import { NO_RETRIEVAL, retrievalCallText } from "../graph-report.js";
-import { capturedLists, goldRanks, scoredCandidates } from "../gold-ranks.js";
-import { FUNNEL_STAGES, STAGES } from "../stages.js";
+import { capturedLists } from "../gold-ranks.js";
+import { recallCurvesOf, type RecallCurvesReport } from "../recall-curves.js";
 import type { Report, TurnReport } from "../types.js";
 
-/** Pipeline order (the stage registry's). `final` is the scored top-k (the turn's `retrievedIds`). */
-export const PIPELINE_STAGES: readonly string[] = Object.freeze(STAGES.map((s) => s.id));
-/** Every curve in order: retrace's stages, then a captured turn's groups, then `final` (the funnel's rows without the query). */
-const ROW_ORDER: readonly string[] = Object.freeze(FUNNEL_STAGES.filter((s) => s.id !== "query").map((s) => s.id));
-
-/** Largest k drawn on the recall curves (stage lists are usually 20–40 long). */
-export const MAX_CURVE_K = 50;
-
-/** The full length of each stage's list of a turn (what the recall curves extend to). */
-function stageSizesOf(t: TurnReport): Record<string, number> {
-  const lists = capturedLists(t);
-  if (lists === null) return t.trace?.stageSizes ?? {};
-  const kids = lists.filter((s) => s.role === "child").map((s) => s.ids.length);
-  return { ...(kids.length > 0 ? { child: Math.max(...kids) } : {}), scored: scoredCandidates(lists).length };
-}
+export { MAX_CURVE_K, PIPELINE_STAGES, recallCurves, type RecallCurve } from "../recall-curves.js";
 
 /**
  * The stage that lost `gold` on turn `t`, by the one rule (lostAt,
@@ -62,65 +49,14 @@ export function lostAtOf(t: TurnReport, gold: string): LostAt | null {
   return { at, text: t.noRetrieval === true ? NO_RETRIEVAL : lostAtText(at, capturedLists(t) !== null) };
 }
 
-function traced(turns: readonly TurnReport[]): TurnReport[] {
-  return turns.filter((t) => t.gold.length > 0 && (t.trace !== undefined || t.noRetrieval === true));
-}
-
-/** Stages present in any of the turns, in row order. */
-function stagesOf(turns: readonly TurnReport[]): string[] {
-  const seen = new Set<string>(["final"]);
-  for (const t of turns) for (const g of t.gold) for (const s of Object.keys(goldRanks(t, g) ?? {})) seen.add(s);
-  return ROW_ORDER.filter((s) => seen.has(s));
-}
-
-export interface RecallCurve {
-  stage: string;
-  /** `values[i]` is mean recall at k = i + 1. */
-  values: number[];
-}
-
-/**
- * recall@k per stage for k = 1..maxK: the mean over gold-bearing traced turns
- * of |{gold card whose rank at the stage ≤ k}| / |gold|. Ranks at chunk
- * stages are the rank of the card's best chunk, so k counts list positions of
- * that stage (chunks before parent dedup, cards after). maxK is the longest
- * stage list seen (from `stageSizes`, else the run's k), capped at MAX_CURVE_K.
- * At `final`, k = run k gives the report's recall@k mean.
- */
-export function recallCurves(turns: readonly TurnReport[], runK: number): { maxK: number; curves: RecallCurve[] } {
-  const ts = traced(turns);
-  if (ts.length === 0) return { maxK: 0, curves: [] };
-  let maxK = runK;
-  for (const t of ts) for (const n of Object.values(stageSizesOf(t))) maxK = Math.max(maxK, n);
-  maxK = Math.min(maxK, MAX_CURVE_K);
-  const curves = stagesOf(ts).map((stage) => {
-    const values: number[] = [];
-    for (let k = 1; k <= maxK; k++) {
-      let sum = 0;
-      for (const t of ts) {
-        const inK = t.gold.filter((g) => {
-          const r = goldRanks(t, g)?.[stage] ?? null;
-          return r !== null && r <= k;
-        }).length;
-        sum += inK / t.gold.length;
-      }
-      values.push(sum / ts.length);
-    }
-    return { stage, values };
-  });
-  return { maxK, curves };
-}
-
 /** What the HTML pages draw beyond the report itself: recall curves overall and per locale, cut stages per turn (the funnel is the report's `funnel`). */
 export interface PipelineView {
   /** `pipeline`: retrace's stages; `captured`: a `--graph` run's retriever calls (its funnel text names no branch the graph may not have). */
   kind: "pipeline" | "captured";
   /** The notes under the funnel and under the curves. */
   text: { funnel: string; curves: string };
-  curves: {
-    all: { maxK: number; curves: RecallCurve[] };
-    locale: Record<string, { maxK: number; curves: RecallCurve[] }>;
-  };
+  /** The report's `recallCurves` (computed when the report was built; a report written before it: computed here by the same function). */
+  curves: RecallCurvesReport;
   /** `cuts[i][gold]` = lostAtOf(report.turns[i], gold): null when the card reached the top-k or the turn has no trace. */
   cuts: Record<string, LostAt | null>[];
 }
@@ -163,8 +99,6 @@ function capturedRowsText(
 }
 
 export function pipelineView(report: Report): PipelineView {
-  const locales = [...new Set(report.turns.map((t) => t.locale))];
-  const byLocale = (l: string) => report.turns.filter((t) => t.locale === l);
   // A --graph run is read through its captured calls unless its graph ran retrace's own retrieve node (whose trace has retrace's stages).
   const kind =
     report.run.graph !== undefined && !report.turns.some((t) => t.captured?.source === "retrace")
@@ -173,10 +107,7 @@ export function pipelineView(report: Report): PipelineView {
   return {
     kind,
     text: viewText(report, kind),
-    curves: {
-      all: recallCurves(report.turns, report.run.k),
-      locale: Object.fromEntries(locales.map((l) => [l, recallCurves(byLocale(l), report.run.k)])),
-    },
+    curves: report.recallCurves ?? recallCurvesOf(report.turns, report.run.k),
     cuts: report.turns.map((t) => Object.fromEntries(t.gold.map((g) => [g, lostAtOf(t, g)]))),
   };
 }

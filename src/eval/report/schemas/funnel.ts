@@ -33,3 +33,27 @@ const funnelObject = z.object({
 /** The stage funnel with intervals (src/eval/report/funnel-stats.ts). */
 export interface FunnelReport extends z.output<typeof funnelObject> {}
 export const FunnelSchema: z.ZodType<FunnelReport> = funnelObject;
+
+const recallCurveObject = z.object({
+  /** A stage id of the stage registry (src/eval/report/stages.ts). */
+  stage: z.string(),
+  /** `values[i]` is the mean recall at k = i + 1. */
+  values: z.array(finite),
+});
+const recallCurvesObject = z.object({
+  /** The largest k drawn (the longest stage list seen, at least the run's k, at most 50); 0 when no gold-bearing turn had a trace. */
+  maxK: count,
+  curves: z.array(recallCurveObject),
+});
+const recallCurvesReportObject = z.object({
+  all: recallCurvesObject,
+  /** locale → its turns' curves, in the turns' first-seen order. */
+  locale: z.record(recallCurvesObject),
+});
+/** One stage's recall@k curve. */
+export interface RecallCurve extends z.output<typeof recallCurveObject> {}
+/** The curves of a group of turns. */
+export interface RecallCurves extends z.output<typeof recallCurvesObject> {}
+/** The report's `recallCurves` (src/eval/report/recall-curves.ts): recall@k per stage, overall and per locale. */
+export interface RecallCurvesReport extends z.output<typeof recallCurvesReportObject> {}
+export const RecallCurvesSchema: z.ZodType<RecallCurvesReport> = recallCurvesReportObject;

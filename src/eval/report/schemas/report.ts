@@ -9,7 +9,7 @@ import { z } from "zod";
 import { AggregateSchema, splitGroups } from "./aggregate.js";
 import { AnswerSideSchema } from "./answer-side.js";
 import { GroupDeltaSchema } from "./deltas.js";
-import { FunnelSchema } from "./funnel.js";
+import { FunnelSchema, RecallCurvesSchema } from "./funnel.js";
 import { GateResultSchema } from "./gate.js";
 import { JudgeInfoSchema } from "./judge.js";
 import { JudgmentsSchema } from "./judgments.js";
@@ -64,6 +64,8 @@ const reportObject = z.object({
   queryAttribution: QueryAttributionSchema.optional(),
   /** Extension: the stage funnel with case-level intervals (docs/metrics.md); absent when no turn had a trace. */
   funnel: FunnelSchema.optional(),
+  /** Extension: recall@k per stage for k = 1..maxK, overall and per locale, computed at build (src/eval/report/recall-curves.ts); absent in reports written before it. */
+  recallCurves: RecallCurvesSchema.optional(),
   /** Extension: graded relevance and judged@k (docs/metrics.md): present only when a turn carries `relevant` or `judged`. */
   judgments: JudgmentsSchema.optional(),
   /**

@@ -210,6 +210,7 @@ const KNOWN_TOP = [
   "judgments",
   "queryAttribution",
   "funnel",
+  "recallCurves",
   "chance",
   "answerSide",
   "timings",

@@ -1,0 +1,40 @@
+/**
+ * Recall curves are computed once, when the report is built (the report's
+ * `recallCurves`), and the HTML page only draws them (issue 55, item 2).
+ */
+import { describe, expect, it } from "vitest";
+import { pipelineView } from "../../src/eval/report/html/funnel.js";
+import { ReportSchema } from "../../src/eval/report/schemas.js";
+import { fixtureReport } from "./report-fixture.js";
+
+describe("the report's recall curves", () => {
+  it("are in the report: recall@k of the final top-k per k, overall and per locale, ending at the report's recall@k", async () => {
+    const report = await fixtureReport();
+    const c = report.recallCurves!;
+    // Gold-bearing traced turns (k = 3; g3 made no retrieval trace):
+    //   g1#0 gold [a,b], top [c,a,d]: recall at k=1,2,3 = 0, 0.5, 0.5
+    //   g1#1 gold [b],   top [b,e,f]: 1, 1, 1
+    //   g2#1 gold [c],   top [d,e,f]: 0, 0, 0
+    //   adv1#0 gold [e], top [a,e,g]: 0, 1, 1
+    // mean: 0.25, 0.625, 0.625.
+    expect(c.all.maxK).toBe(3);
+    expect(c.all.curves.find((x) => x.stage === "final")!.values).toEqual([0.25, 0.625, 0.625]);
+    expect(c.all.curves.find((x) => x.stage === "final")!.values[2]).toBe(
+      report.aggregates["retrieval_recall_at_k"]!.mean,
+    );
+    // en: g1#0 and g1#1 only: (0 + 1) / 2, (0.5 + 1) / 2, (0.5 + 1) / 2.
+    expect(c.locale["en"]!.curves.find((x) => x.stage === "final")!.values).toEqual([0.5, 0.75, 0.75]);
+    expect(Object.keys(c.locale)).toEqual(["en", "es-419", "pt-BR"]);
+    // The schema knows the section: it parses back whole.
+    expect(ReportSchema.parse(JSON.parse(JSON.stringify(report))).recallCurves).toEqual(c);
+  });
+
+  it("the HTML page draws the report's curves, computing none itself", async () => {
+    const report = await fixtureReport();
+    const planted = { all: { maxK: 1, curves: [{ stage: "final", values: [0.123] }] }, locale: {} };
+    expect(pipelineView({ ...report, recallCurves: planted }).curves).toBe(planted);
+    // A report written before the section: the same curves, from the same function.
+    const { recallCurves, ...older } = report;
+    expect(pipelineView(older).curves).toEqual(recallCurves);
+  });
+});
