@@ -22,7 +22,6 @@ const OVER: Readonly<Record<string, number>> = {
   "src/eval/gate/shard-merge.ts": 544,
   "src/eval/ir/trec/compact.ts": 563,
   "src/eval/ir/trec/measures.ts": 466,
-  "src/eval/label/browser/label.ts": 737,
   "src/eval/measures/metrics.ts": 542,
   "src/eval/report/aggregate.ts": 587,
   "src/eval/report/html/browser/report.ts": 2029,
