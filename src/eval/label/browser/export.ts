@@ -1,4 +1,4 @@
-/** The labelling page's agreement figure and its export of the labelled cases (docs/labelling.md, "Export"). Part of the page script (./label.ts). */
+/** The labelling page's agreement figure and its export of the labelled cases (docs/labelling.md, "What Export writes"). Part of the page script (./label.ts). */
 import { byId } from "../../report/html/browser/dom.js";
 import { caseAt, DATA, originalTurns, own, ts, turnAt } from "./state.js";
 
