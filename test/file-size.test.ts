@@ -24,7 +24,6 @@ const OVER: Readonly<Record<string, number>> = {
   "src/eval/ir/trec/measures.ts": 466,
   "src/eval/measures/metrics.ts": 542,
   "src/eval/report/aggregate.ts": 587,
-  "src/eval/stats/bootstrap.ts": 779,
   "src/eval/sweep/capture.ts": 550,
   "src/eval/sweep/external-graph.ts": 721,
   "src/eval/traces/otlp.ts": 567,
