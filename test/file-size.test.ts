@@ -30,7 +30,6 @@ const OVER: Readonly<Record<string, number>> = {
   "src/nodes/policy.ts": 614,
   "src/retrieval/analyzer.ts": 502,
   "src/retrieval/chroma-process.ts": 535,
-  "src/retrieval/embedders/lsa.ts": 723,
   "src/system.ts": 491,
 };
 
