@@ -21,7 +21,6 @@ const OVER: Readonly<Record<string, number>> = {
   "src/eval/gate/gate.ts": 643,
   "src/eval/gate/shard-merge.ts": 544,
   "src/eval/ir/trec/compact.ts": 563,
-  "src/eval/ir/trec/measures.ts": 466,
   "src/eval/measures/metrics.ts": 542,
   "src/eval/report/aggregate.ts": 587,
   "src/eval/sweep/capture.ts": 550,
