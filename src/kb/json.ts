@@ -12,6 +12,7 @@
  * A JSON line of a JSONL file keeps its line number; the column is within
  * that line.
  */
+import { printParseErrorCode, visit } from "jsonc-parser";
 import { DataValidationError, type DataIssue } from "../errors.js";
 import { readTextFileOrThrow, type ReadTextOptions } from "./text.js";
 
@@ -76,139 +77,143 @@ export function valueTooDeep(v: unknown): boolean {
   return false;
 }
 
-/** The first syntax error of `text` as JSON: its offset (UTF-16 code units) and what was wrong; null when `text` is valid JSON. */
+/** What the parser expected where it stopped (from jsonc-parser's events: the containers open and the last token). */
+type Expecting = "value" | "value-or-]" | "key" | "key-or-}" | "colon" | "after-member" | "after-element" | "end";
+
+/** The reason given for each expectation, completed with what came (`got '}'`). */
+const EXPECTED: Record<Expecting, string> = {
+  value: "expected a JSON value",
+  "value-or-]": "expected a JSON value",
+  key: "expected a property name in double quotes",
+  "key-or-}": "expected a property name in double quotes",
+  colon: "expected ':' after a property name",
+  "after-member": "expected ',' or '}' after a property value",
+  "after-element": "expected ',' or ']' after an array element",
+  end: "unexpected",
+};
+
+/**
+ * The first syntax error of `text` as JSON: its offset (UTF-16 code units)
+ * and what was wrong; null when `text` is valid JSON. The text is parsed by
+ * jsonc-parser (comments and trailing commas refused, as JSON.parse refuses
+ * them), which says where a token went wrong; the reason is worded from
+ * what the parser expected there, and an error inside a string or a number
+ * is narrowed to the character at fault. Nesting deeper than MAX_JSON_DEPTH
+ * is an error where it goes too deep (the parser recurses: it never sees
+ * more than MAX_JSON_DEPTH levels).
+ */
 export function findJsonSyntaxError(text: string): { offset: number; reason: string } | null {
-  let i = 0;
-  const shown = (): string => {
-    if (i >= text.length) return "the end of the input";
-    const c = text.charCodeAt(i);
-    return c < 0x20 || c === 0x7f ? `U+${c.toString(16).padStart(4, "0").toUpperCase()}` : `'${text[i]}'`;
+  const deep = tooDeepAt(text);
+  const scanned = deep >= 0 ? text.slice(0, deep) : text;
+  const shown = (at: number): string => {
+    if (at >= text.length) return "the end of the input";
+    const c = text.charCodeAt(at);
+    return c < 0x20 || c === 0x7f ? `U+${c.toString(16).padStart(4, "0").toUpperCase()}` : `'${text[at]}'`;
   };
-  class Stop extends Error {}
+  const hex4 = (c: number) => `U+${c.toString(16).padStart(4, "0").toUpperCase()}`;
+  // What comes next, kept from the parser's events (containers: true for an object).
+  const open: boolean[] = [];
+  let expecting: Expecting = "value";
+  const valueDone = () => {
+    const top = open.at(-1);
+    expecting = top === undefined ? "end" : top ? "after-member" : "after-element";
+  };
   let found: { offset: number; reason: string } | null = null;
-  const fail = (reason: string): never => {
-    found = { offset: i, reason };
-    throw new Stop();
+  const at = (offset: number, reason: string) => {
+    found ??= { offset, reason };
   };
-  const ws = () => {
-    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
-  };
-  const literal = (word: string) => {
-    for (const c of word) {
-      if (text[i] !== c) fail(`expected '${word}', got ${shown()}`);
-      i++;
+  /** An error where a token starts: worded by what was expected there. */
+  const structural = (offset: number) => {
+    if (expecting === "end") return at(offset, `unexpected ${shown(offset)} after the JSON value`);
+    if (expecting === "value" || expecting === "value-or-]") {
+      const word = ["true", "false", "null"].find((w) => w[0] === text[offset]);
+      if (word !== undefined) {
+        let p = 0;
+        while (p < word.length && text[offset + p] === word[p]) p++;
+        if (p < word.length) return at(offset + p, `expected '${word}', got ${shown(offset + p)}`);
+        valueDone();
+        return structural(offset + p);
+      }
+      if (text[offset] === "-") return at(offset + 1, `expected a digit in a number, got ${shown(offset + 1)}`);
     }
+    return at(offset, `${EXPECTED[expecting]}, got ${shown(offset)}`);
   };
-  const string = () => {
-    i++; // the opening quote
-    for (;;) {
-      if (i >= text.length) fail("unterminated string, got the end of the input");
+  /** An error inside the string token at [offset, offset + length): the character at fault. */
+  const inString = (offset: number, length: number) => {
+    for (let i = offset + 1; i < offset + length; i++) {
       const c = text.charCodeAt(i);
-      if (c === 0x22) {
-        i++;
-        return;
-      }
-      if (c < 0x20) fail(`control character U+${c.toString(16).padStart(4, "0").toUpperCase()} in a string (write it escaped)`);
-      if (c === 0x5c) {
-        i++;
-        const e = text[i];
-        if (e === "u") {
-          for (let k = 1; k <= 4; k++)
-            if (!/[0-9a-fA-F]/.test(text[i + k] ?? "")) {
-              i += k;
-              fail(`expected 4 hex digits after \\u, got ${shown()}`);
-            }
-          i += 5;
-        } else if (e !== undefined && `"\\/bfnrt`.includes(e)) i++;
-        else fail(`invalid escape \\${e ?? ""} in a string`);
-      } else i++;
+      if (c < 0x20) return at(i, `control character ${hex4(c)} in a string (write it escaped)`);
+      if (c !== 0x5c) continue;
+      const e = text[++i];
+      if (e === "u") {
+        for (let k = 1; k <= 4; k++)
+          if (!/[0-9a-fA-F]/.test(text[i + k] ?? ""))
+            return at(i + k, `expected 4 hex digits after \\u, got ${shown(i + k)}`);
+        i += 4;
+      } else if (e === undefined || !`"\\/bfnrt`.includes(e)) return at(i, `invalid escape \\${e ?? ""} in a string`);
     }
+    // jsonc-parser ends a string at a line break: the break is the character at fault.
+    const c = text.charCodeAt(offset + length);
+    if (c < 0x20) return at(offset + length, `control character ${hex4(c)} in a string (write it escaped)`);
+    return at(offset + length, "unterminated string, got the end of the input");
   };
-  const digits = (what: string) => {
-    if (!/[0-9]/.test(text[i] ?? "")) fail(`expected a digit ${what}, got ${shown()}`);
-    while (/[0-9]/.test(text[i] ?? "")) i++;
-  };
-  const number = () => {
-    if (text[i] === "-") i++;
-    if (text[i] === "0") i++;
-    else digits("in a number");
-    if (text[i] === ".") {
-      i++;
-      digits("after the decimal point");
-    }
-    if (text[i] === "e" || text[i] === "E") {
-      i++;
-      if (text[i] === "+" || text[i] === "-") i++;
-      digits("in the exponent");
-    }
-  };
-  const value = (depth: number): void => {
-    if (depth >= MAX_JSON_DEPTH) fail(TOO_DEEP); // bounded recursion: never a stack overflow
-    ws();
-    const c = text[i];
-    if (c === "{") {
-      i++;
-      ws();
-      if (text[i] === "}") {
-        i++;
-        return;
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail(`expected a property name in double quotes, got ${shown()}`);
-        string();
-        ws();
-        if (text[i] !== ":") fail(`expected ':' after a property name, got ${shown()}`);
-        i++;
-        value(depth + 1);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
+  visit(
+    scanned,
+    {
+      onObjectBegin: () => {
+        open.push(true);
+        expecting = "key-or-}";
+      },
+      onObjectProperty: () => {
+        expecting = "colon";
+      },
+      // jsonc-parser also ends a container that was never closed (at the end of the input): only a real close counts.
+      onObjectEnd: (offset) => {
+        if (text[offset] !== "}") return;
+        open.pop();
+        valueDone();
+      },
+      onArrayBegin: () => {
+        open.push(false);
+        expecting = "value-or-]";
+      },
+      onArrayEnd: (offset) => {
+        if (text[offset] !== "]") return;
+        open.pop();
+        valueDone();
+      },
+      onLiteralValue: () => valueDone(),
+      onSeparator: (sep) => {
+        expecting = sep === ":" ? "value" : open.at(-1) === true ? "key" : "value";
+      },
+      onError: (code, offset, length) => {
+        if (found !== null) return;
+        // A bad string or number where none may stand (`1 "x`): the token is the error, not what is inside it.
+        if (expecting === "colon" || expecting === "after-member" || expecting === "after-element" || expecting === "end")
+          return structural(offset);
+        switch (printParseErrorCode(code)) {
+          case "InvalidCharacter":
+          case "InvalidUnicode":
+          case "InvalidEscapeCharacter":
+          case "UnexpectedEndOfString":
+            return inString(offset, length);
+          case "UnexpectedEndOfNumber": {
+            if (expecting === "key" || expecting === "key-or-}") return structural(offset); // a number is no property name
+            const end = offset + length;
+            const last = text[end - 1];
+            return at(end, `expected a digit ${last === "." ? "after the decimal point" : "in the exponent"}, got ${shown(end)}`);
+          }
+          default:
+            return structural(offset);
         }
-        if (text[i] === "}") {
-          i++;
-          return;
-        }
-        fail(`expected ',' or '}' after a property value, got ${shown()}`);
-      }
-    }
-    if (c === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") {
-        i++;
-        return;
-      }
-      for (;;) {
-        value(depth + 1);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return;
-        }
-        fail(`expected ',' or ']' after an array element, got ${shown()}`);
-      }
-    }
-    if (c === '"') return string();
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return number();
-    if (c === "t") return literal("true");
-    if (c === "f") return literal("false");
-    if (c === "n") return literal("null");
-    fail(`expected a JSON value, got ${shown()}`);
-  };
-  try {
-    value(0);
-    ws();
-    if (i < text.length) fail(`unexpected ${shown()} after the JSON value`);
-  } catch (e) {
-    if (!(e instanceof Stop)) throw e;
-  }
-  return found;
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+  );
+  // An error where the scanned text was cut (before the too-deep bracket) is no error of the text: it goes on.
+  const f = found as { offset: number; reason: string } | null;
+  if (deep >= 0 && (f === null || f.offset >= scanned.length)) return { offset: deep, reason: TOO_DEEP };
+  return f;
 }
 
 /** The 1-based line and column of `offset` in `text` (lines split at `\n`; a `\r` before it belongs to the line). */

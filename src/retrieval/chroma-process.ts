@@ -25,17 +25,14 @@
  *     polls `process.ppid` and stops the server when its parent is gone,
  *     which covers a parent killed with SIGKILL.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ServiceUnavailableError } from "../errors.js";
 import { log } from "../log.js";
-import { signalOwners } from "../interrupt.js";
-import { redactSecrets } from "../redact.js";
 import {
   BINDINGS_ENV,
   bindingLabel,
@@ -45,6 +42,11 @@ import {
   resolveBindingCandidates,
   type BindingCandidate,
 } from "./chroma-binding.js";
+import type { Tracked } from "./chroma-exit.js";
+import { installHandlers, live, uninstallHandlers } from "./chroma-exit.js";
+import { ANSI, heartbeatOk, serverVersionOf, sleep, startFailure } from "./chroma-start-failure.js";
+export * from "./chroma-exit.js";
+export * from "./chroma-start-failure.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 20_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
@@ -54,8 +56,6 @@ export const HEARTBEAT_POLL_MS = 100;
 export const WATCHDOG_POLL_MS = 250;
 /** Most of the server's output kept (the tail is kept); a start failure writes it to a log file. */
 const OUTPUT_LIMIT = 1_048_576;
-/** Where a start failure's full server output goes: this file in the data dir (else in the temp dir). */
-export const START_LOG_FILE = "retrace-chroma-start.log";
 
 export interface LocalChroma {
   /** `http://127.0.0.1:<port>` */
@@ -149,195 +149,6 @@ if (Number.isInteger(parent) && parent > 0) {
 `;
 const WATCHDOG_IMPORT = `data:text/javascript,${encodeURIComponent(WATCHDOG_SOURCE)}`;
 
-// ---------------------------------------------------------------------------
-// Process-exit safety: one registry of live children, handlers installed while it is non-empty.
-
-interface Tracked {
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-const live = new Set<Tracked>();
-const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-type HandledSignal = (typeof SIGNALS)[number];
-const SIGNAL_EXIT: Record<HandledSignal, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
-let installed = false;
-/** A signal is stopping the servers (until the handlers are uninstalled). */
-let stoppingOnSignal = false;
-
-function onExit(): void {
-  // Synchronous only: ask every live server to shut down; each does so on its own.
-  for (const t of live) {
-    try {
-      t.child.kill("SIGINT");
-    } catch {
-      // already gone
-    }
-  }
-}
-
-function onSignal(signal: HandledSignal): void {
-  // Another listener (e.g. a command that aborts its work, then closes the store) owns the
-  // shutdown; the exit handler and the child's watchdog still stop the server when we end.
-  if (signalOwners(signal) > 1) return;
-  // A signal re-raised while the servers are being stopped (a command forcing its exit) is the same stop.
-  if (stoppingOnSignal) return;
-  stoppingOnSignal = true;
-  log.info(`${signal} received: stopping the local Chroma server`);
-  const all = [...live].map((t) => t.stop());
-  void Promise.allSettled(all).then(() => {
-    uninstallHandlers();
-    if (signalOwners(signal) > 0) return; // someone registered meanwhile: theirs now
-    // With the CLI's last-resort handler (src/interrupt.ts) listening, the re-raised signal ends the process through it (exit 130 / 143).
-    process.exitCode = SIGNAL_EXIT[signal];
-    // Re-raise with the default action so the parent sees "killed by <signal>".
-    process.kill(process.pid, signal);
-  });
-}
-
-const signalHandlers = new Map<HandledSignal, () => void>(SIGNALS.map((s) => [s, () => onSignal(s)]));
-
-function installHandlers(): void {
-  if (installed) return;
-  installed = true;
-  process.on("exit", onExit);
-  for (const [s, h] of signalHandlers) process.on(s, h);
-}
-
-function uninstallHandlers(): void {
-  if (!installed) return;
-  installed = false;
-  stoppingOnSignal = false;
-  process.off("exit", onExit);
-  for (const [s, h] of signalHandlers) process.off(s, h);
-}
-
-/** Number of local Chroma servers this process has started and not yet stopped. */
-export function liveLocalChromaCount(): number {
-  return live.size;
-}
-
-// ---------------------------------------------------------------------------
-
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** The server's version (`GET /api/v2/version`: a JSON string), or undefined when it does not answer one. */
-async function serverVersionOf(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(`${url}/api/v2/version`, { signal: AbortSignal.timeout(1_000) });
-    const v = (await res.json()) as unknown;
-    return res.ok && typeof v === "string" ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function heartbeatOk(url: string, timeoutMs: number): Promise<boolean> {
-  try {
-    const res = await fetch(`${url}/api/v2/heartbeat`, { signal: AbortSignal.timeout(timeoutMs) });
-    await res.arrayBuffer();
-    return res.ok;
-  } catch {
-    return false;
-  }
-}
-
-/** Lines of a Rust backtrace or a stack trace, and the launcher's verdict lines: never a cause. */
-const TRACE_LINE = /^\s*(\d+: |at |note: (Some details|run with)|stack backtrace:|retrace-chroma-)/;
-
-/**
- * The line of the server's output that says why it failed, the most
- * specific one: a quoted `message: "…"` of an error (sqlite's `database disk
- * image is malformed`), else a line naming a known cause (malformed,
- * corrupt, permission denied, no space, read-only, address in use), else
- * the message of a Rust panic (the line after `panicked at`), else a line
- * with `error` / `Error:` (not the generic `fatal runtime error`), else the
- * last line that is not part of a backtrace (`lastLine`). Undefined for no
- * output.
- */
-export function causeOf(output: string): { cause: string; line: string; lastLine?: true } | undefined {
-  const lines = output
-    .replace(ANSI, "")
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "");
-  const useful = lines.filter((l) => !TRACE_LINE.test(l));
-  if (useful.length === 0) return undefined;
-  const quoted = (l: string) => /message: "([^"]+)"/.exec(l)?.[1];
-  const known =
-    /malformed|corrupt|not a database|permission denied|no space|read-only|disk i\/o|is not available|address already in use|no such file/i;
-  const generic = /^fatal runtime error: failed to initiate panic/;
-  for (const l of useful) {
-    const q = quoted(l);
-    if (q !== undefined) return { cause: q, line: l };
-  }
-  const knownLine = useful.find((l) => known.test(l) && !generic.test(l));
-  if (knownLine !== undefined) return { cause: knownLine, line: knownLine };
-  const panic = lines.findIndex((l) => /panicked at/.test(l));
-  const afterPanic = panic >= 0 ? lines[panic + 1] : undefined;
-  if (afterPanic !== undefined && !TRACE_LINE.test(afterPanic)) return { cause: afterPanic, line: afterPanic };
-  const errorLine = useful.find((l) => /\berror\b|Error:/i.test(l) && !generic.test(l));
-  if (errorLine !== undefined) return { cause: errorLine, line: errorLine };
-  const last = useful[useful.length - 1] as string;
-  return { cause: last, line: last, lastLine: true };
-}
-
-/** Writes the server's output to `<data dir>/retrace-chroma-start.log` (else the temp dir); the path, or undefined when neither could be written. */
-function saveStartLog(output: string, dataDir: string): string | undefined {
-  for (const dir of [dataDir, os.tmpdir()]) {
-    const file = path.join(dir, dir === dataDir ? START_LOG_FILE : `retrace-chroma-start-${process.pid}.log`);
-    try {
-      writeFileSync(file, redactSecrets(output)); // the server's output may echo a token (docs/reliability.md)
-      return file;
-    } catch {
-      // A full disk leaves the file created but empty: no 0-byte log behind; try the next place.
-      rmSync(file, { force: true });
-    }
-  }
-  return undefined;
-}
-
-function startFailure(
-  message: string,
-  output: string,
-  dataDir: string,
-  cause?: unknown,
-  exited = false,
-): ServiceUnavailableError {
-  // The last line of a server that died is its last word; of one still running (no heartbeat), a banner line.
-  const candidate = causeOf(output);
-  const found = candidate?.lastLine === true && !exited ? undefined : candidate;
-  const damaged = found !== undefined && /malformed|not a database|corrupt/i.test(found.cause);
-  // The first line names the cause; the server's own line and where its full output went follow.
-  const first = found === undefined || message.includes(found.cause) ? message : `${found.cause}; ${message}`;
-  const logFile = output.trim() === "" ? undefined : saveStartLog(output, dataDir);
-  const said = found !== undefined && found.line !== found.cause ? `Server said: ${found.line}\n` : "";
-  const where =
-    output.trim() === "" ? "Server output: (none)\n" : logFile !== undefined ? `Full server output: ${logFile}\n` : "";
-  const told = `${found?.cause ?? ""} ${message}`;
-  const elsewhere =
-    "or run with `--store memory` (no server), or `--store URL` (or CHROMA_URL) pointing at a running Chroma server.";
-  // The advice follows the cause: a full or read-only data dir is not helped by freeing a port.
-  const todo = damaged
-    ? `What to do: the Chroma database ${path.join(dataDir, "chroma.sqlite3")} is damaged; restore the data dir from a backup, or move ${dataDir} aside and run \`retrace ingest\` again (it rebuilds retrace's collections).`
-    : /no space|ENOSPC|disk (is )?full|quota/i.test(told)
-      ? `What to do: the file system of ${dataDir} is full; free space there, or give --data-dir a folder on another file system, ${elsewhere}`
-      : /read-only|EROFS/i.test(told)
-        ? `What to do: ${dataDir} is on a read-only file system; give --data-dir a writable folder, ${elsewhere}`
-        : /permission denied|EACCES|EPERM/i.test(told)
-          ? `What to do: retrace may not write ${dataDir}; give --data-dir a folder you can write, ${elsewhere}`
-          : `What to do: free the port or omit --port, ${elsewhere}`;
-  return new ServiceUnavailableError(
-    "chroma",
-    `Could not start a local Chroma server (data dir ${dataDir}): ${first}.\n${said}${where}${todo}`,
-    cause === undefined ? undefined : { cause },
-  );
-}
-
-/** How many free ports are tried when one is taken between finding it and the server binding it. */
 const AUTO_PORT_ATTEMPTS = 3;
 
 /** Starts a Chroma server from node_modules on a loopback port and waits for its heartbeat. */

@@ -1,16 +1,17 @@
 /**
  * JSON syntax errors name file:line:column (src/kb/json.ts; docs/reliability.md,
- * "One text loader for every input file"): the position is found by an
- * independent scan of the text, the line and column counted from it
+ * "One text loader for every input file"): the position is found by
+ * jsonc-parser (not JSON.parse's message), the line and column counted from it
  * (1-based, a CRLF's \r belonging to its line); through the bin, a
  * pretty-printed report, baseline and LangSmith export broken on line N.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, formatIssue } from "../../src/errors.js";
-import { findJsonSyntaxError, lineColumnOf, parseJsonOrThrow } from "../../src/kb/json.js";
+import { findJsonSyntaxError, lineColumnOf, MAX_JSON_DEPTH, parseJsonOrThrow } from "../../src/kb/json.js";
 import { resolvePooling } from "../../src/retrieval/embedders/transformers.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -56,6 +57,54 @@ describe("findJsonSyntaxError", () => {
       }
       expect(findJsonSyntaxError(t) === null, JSON.stringify(t)).toBe(parses);
     }
+  });
+});
+
+describe("findJsonSyntaxError on jsonc-parser", () => {
+  it("an error inside a string or number names the character at fault; a token where none may stand names the token", () => {
+    expect(findJsonSyntaxError('["ok", "a\\qb"]')).toEqual({ offset: 10, reason: "invalid escape \\q in a string" });
+    expect(findJsonSyntaxError('"\\u12g4"')).toEqual({ offset: 5, reason: "expected 4 hex digits after \\u, got 'g'" });
+    expect(findJsonSyntaxError('{"a": "x\ny"}')).toEqual({ offset: 8, reason: "control character U+000A in a string (write it escaped)" });
+    expect(findJsonSyntaxError('{"a": "x')).toEqual({ offset: 8, reason: "unterminated string, got the end of the input" });
+    expect(findJsonSyntaxError("[1.]")).toEqual({ offset: 3, reason: "expected a digit after the decimal point, got ']'" });
+    expect(findJsonSyntaxError("[1e+]")).toEqual({ offset: 4, reason: "expected a digit in the exponent, got ']'" });
+    expect(findJsonSyntaxError("[-x]")).toEqual({ offset: 2, reason: "expected a digit in a number, got 'x'" });
+    // The string after a value is the error, whatever is wrong inside it.
+    expect(findJsonSyntaxError('[1 "a\n')).toEqual({ offset: 3, reason: "expected ',' or ']' after an array element, got '\"'" });
+    expect(findJsonSyntaxError("{1.}")).toEqual({ offset: 1, reason: "expected a property name in double quotes, got '1'" });
+    // Comments and trailing commas are not JSON (jsonc-parser would take them).
+    expect(findJsonSyntaxError("[1, // c\n2]")).toEqual({ offset: 4, reason: "expected a JSON value, got '/'" });
+    expect(findJsonSyntaxError("[1,]")).toEqual({ offset: 3, reason: "expected a JSON value, got ']'" });
+    expect(findJsonSyntaxError("{")).toEqual({ offset: 1, reason: "expected a property name in double quotes, got the end of the input" });
+  });
+
+  it("a syntax error before JSON nested too deeply is named, not the depth", () => {
+    const text = `[1 2, ${"[".repeat(600)}`;
+    expect(findJsonSyntaxError(text)).toEqual({ offset: 3, reason: "expected ',' or ']' after an array element, got '2'" });
+    expect(findJsonSyntaxError(`[1, ${"[".repeat(600)}`)?.offset).toBe(4 + MAX_JSON_DEPTH - 1);
+  });
+
+  it("agrees with JSON.parse on which texts are invalid (property, fixed seed: mutated JSON documents)", () => {
+    const alphabet = fc.constantFrom(...'{}[]:,"\\ \n\t-0123456789.eE+truefalsnxu/\u0001\u00a0ab'.split(""));
+    const mutated = fc
+      .jsonValue()
+      .map((v) => JSON.stringify(v, null, 1))
+      .chain((t) => fc.tuple(fc.constant(t), fc.nat(t.length), fc.nat(3), alphabet))
+      .map(([t, i, drop, c]) => t.slice(0, i) + c + t.slice(i + drop));
+    fc.assert(
+      fc.property(fc.oneof(mutated, fc.array(alphabet, { maxLength: 25 }).map((a) => a.join(""))), (t) => {
+        let parses = true;
+        try {
+          JSON.parse(t);
+        } catch {
+          parses = false;
+        }
+        const at = findJsonSyntaxError(t);
+        expect(at === null, JSON.stringify(t)).toBe(parses);
+        if (at !== null) expect(at.offset).toBeLessThanOrEqual(t.length);
+      }),
+      { numRuns: 3000, seed: 55 },
+    );
   });
 });
 

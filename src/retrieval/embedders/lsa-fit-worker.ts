@@ -1,5 +1,5 @@
 /**
- * Entry of the thread an LSA fit runs in (`fitLsaOffThread`, ./lsa.ts): the
+ * Entry of the thread an LSA fit runs in (`fitLsaOffThread`, ./lsa-fit-thread.ts): the
  * fit is seconds of synchronous arithmetic on a KB of some size, and in
  * retrace's own thread it would hold off SIGINT/SIGTERM/SIGHUP until it ends
  * (docs/reliability.md, "Every sweep stops when asked"). Here the main
@@ -10,7 +10,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { createAnalyzers, type AnalyzerConfig } from "../analyzer.js";
 import { serializeError } from "../../thread-errors.js";
-import { fitLsaHere, serializeLsa, type LsaChunk, type LsaParams } from "./lsa.js";
+import { fitLsaHere } from "./lsa-fit-thread.js";
+import { serializeLsa, type LsaChunk, type LsaParams } from "./lsa-format.js";
 
 const init = workerData as { chunks: LsaChunk[]; params: LsaParams; overrides: AnalyzerConfig };
 const port = parentPort;

@@ -18,6 +18,7 @@ import {
   type Attribution,
 } from "../query-attribution.js";
 import type { FunnelStage, Report, TurnReport } from "../types.js";
+import { padVisible, visibleLength } from "./wrap.js";
 
 const f3 = (x: number) => x.toFixed(3);
 const ci = (c: [number, number] | undefined) => (c === undefined ? "—" : `[${f3(c[0])}, ${f3(c[1])}]`);
@@ -68,10 +69,10 @@ export function queriesLines(r: Pick<TurnReport, "queries" | "queriesOff">, k: n
           ],
         ];
   });
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => (row[i] as string).length)));
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => visibleLength(row[i] as string))));
   return [
     `queries: ${ATTRIBUTION_LABELS[q.attribution as Attribution]} (rank = best gold card's rank in the card list, — = not listed)`,
-    ...rows.map((row) => `  ${row.map((c, i) => (i < 3 ? c.padEnd(widths[i] as number) : c)).join("  ")}`),
+    ...rows.map((row) => `  ${row.map((c, i) => (i < 3 ? padVisible(c, widths[i] as number) : c)).join("  ")}`),
   ];
 }
 

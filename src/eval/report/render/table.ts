@@ -51,7 +51,7 @@ import {
   judgmentLines,
   measuresNotComputedLine,
 } from "./shared.js";
-import { fitText, visibleLength, wrapLine } from "./wrap.js";
+import { fitText, padVisible, visibleLength, wrapLine } from "./wrap.js";
 
 function deltaCases(n: number | undefined): string {
   return n === undefined ? "" : ` (${n} case${n === 1 ? "" : "s"})`;
@@ -85,11 +85,12 @@ function painter(color: boolean): Paint {
 /** Columns padded on the visible text, then painted (so colour codes do not break alignment). */
 function grid(rows: { cells: string[]; style?: (keyof typeof ANSI | undefined)[] }[], paint: Paint): string[] {
   const widths: number[] = [];
-  for (const r of rows) r.cells.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  // Terminal columns (a full-width character counts 2: src/eval/report/render/wrap.ts).
+  for (const r of rows) r.cells.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(c))));
   return rows.map((r) =>
     r.cells
       .map((c, i) => {
-        const padded = i === r.cells.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - [...c].length);
+        const padded = i === r.cells.length - 1 ? c : padVisible(c, widths[i] ?? 0);
         const style = r.style?.[i];
         return style === undefined ? padded : paint(style, padded);
       })
@@ -168,7 +169,7 @@ function stackedGrid(
     const colWidths = pick(names).map((n, c) =>
       Math.max(n.length, ...figureRows.map((x) => visibleLength(pick(x)[c]!))),
     );
-    const pad = (s: string, w: number) => s + " ".repeat(Math.max(0, w - visibleLength(s)));
+    const pad = padVisible;
     // Padded on the visible text, then painted; the last column is not padded (no trailing spaces).
     const line = (label: string, xs: string[], style?: keyof typeof ANSI) =>
       [

@@ -2,47 +2,30 @@
  * Text that fits a terminal of `width` columns (the CLI's `--width`,
  * docs/gates-and-exit-codes.md "Terminal width"): a longer line is wrapped at
  * spaces, its continuation lines indented two more than the line itself; a
- * word longer than the room left is split. Widths count code points, not
- * ANSI colour codes (a painted line keeps its codes; the terminal carries
- * the style across the break). Pure: the same text and width always give the
- * same lines.
+ * word longer than the room left is split. Widths are terminal columns as
+ * `string-width` counts them: a full-width character (Japanese, Chinese,
+ * Korean, most emoji) takes 2, a combining mark 0, an ANSI colour code
+ * nothing (a painted line keeps its codes; the terminal carries the style
+ * across the break). A word wider than a line is cut by `wrap-ansi`, which
+ * never splits a full-width character across two lines. Pure: the same text
+ * and width always give the same lines.
  */
+import stringWidth from "string-width";
+import wrapAnsi from "wrap-ansi";
 
-// Colour codes (SGR) are the only escape sequences the renderers write.
-const ANSI = /\x1b\[[0-9;]*m/g;
-const ANSI_AT_START = /^\x1b\[[0-9;]*m/;
-
-/** Visible length of `s`: code points, colour codes excluded. */
+/** Visible width of `s` in terminal columns (string-width: full-width characters 2, colour codes 0). */
 export function visibleLength(s: string): number {
-  let n = 0;
-  for (const _ of s.replace(ANSI, "")) n++;
-  return n;
+  return stringWidth(s);
 }
 
-/** `s` cut into pieces of at most `size` visible characters (colour codes kept with the character they precede). */
+/** `s` padded with spaces on the right to `width` visible columns (never cut). */
+export function padVisible(s: string, width: number): string {
+  return s + " ".repeat(Math.max(0, width - stringWidth(s)));
+}
+
+/** `s` cut into pieces of at most `size` columns (wrap-ansi's hard wrap; colour codes kept with their characters). */
 function splitVisible(s: string, size: number): string[] {
-  const pieces: string[] = [];
-  let piece = "";
-  let n = 0;
-  for (let i = 0; i < s.length;) {
-    const code = ANSI_AT_START.exec(s.slice(i));
-    if (code !== null) {
-      piece += code[0];
-      i += code[0].length;
-      continue;
-    }
-    const ch = String.fromCodePoint(s.codePointAt(i)!);
-    if (n === size) {
-      pieces.push(piece);
-      piece = "";
-      n = 0;
-    }
-    piece += ch;
-    n++;
-    i += ch.length;
-  }
-  if (piece !== "") pieces.push(piece);
-  return pieces;
+  return wrapAnsi(s, size, { hard: true, trim: false, wordWrap: false }).split("\n");
 }
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * No source file outgrows a reader (issue 55, item 4): every file under
+ * src/ is at most MAX_LINES lines, generated bundles (`*.generated.ts`)
+ * aside. The files still over are listed in OVER with their line count
+ * today; the list only shrinks: a listed file may not grow, and one that
+ * is back under the limit must leave the list (so the limit then holds for
+ * it too).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./helpers/cli.js";
+
+const MAX_LINES = 450;
+
+/** Files still over MAX_LINES (path under the repository → lines today). Remove a file once it is split. */
+const OVER: Readonly<Record<string, number>> = {
+  "src/app/beir.ts": 659,
+  "src/app/graph-eval.ts": 783,
+  "src/atomic.ts": 617,
+  "src/eval/gate/gate.ts": 643,
+  "src/eval/gate/shard-merge.ts": 544,
+  "src/eval/ir/trec/compact.ts": 563,
+  "src/eval/measures/metrics.ts": 542,
+  "src/eval/report/aggregate.ts": 587,
+  "src/eval/sweep/capture.ts": 550,
+  "src/eval/sweep/external-graph.ts": 721,
+  "src/eval/traces/otlp.ts": 567,
+  "src/system.ts": 491,
+};
+
+/** Lines of every source file under src/ (generated bundles aside), by path relative to the repository. */
+function sourceLines(): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (/\.(c|m)?[jt]sx?$/.test(e.name) && !e.name.includes(".generated.")) {
+        const text = readFileSync(full, "utf8");
+        const lines = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+        out.set(path.relative(ROOT, full).split(path.sep).join("/"), lines);
+      }
+    }
+  };
+  walk(path.join(ROOT, "src"));
+  return out;
+}
+
+describe(`no source file over ${MAX_LINES} lines`, () => {
+  const files = sourceLines();
+
+  it("finds the source tree", () => {
+    expect(files.size).toBeGreaterThan(100);
+    expect(files.has("src/index.ts")).toBe(true);
+  });
+
+  it(`every file not in the list is at most ${MAX_LINES} lines`, () => {
+    const over = [...files].filter(([f, n]) => n > MAX_LINES && !(f in OVER)).map(([f, n]) => `${f}: ${n} lines`);
+    expect(over, "split these files (or, for a generated bundle, name it *.generated.ts)").toEqual([]);
+  });
+
+  it("the list only shrinks: a listed file does not grow, and leaves the list once it is under the limit", () => {
+    const wrong: string[] = [];
+    for (const [f, max] of Object.entries(OVER)) {
+      const n = files.get(f);
+      if (n === undefined) wrong.push(`${f}: gone; remove it from OVER`);
+      else if (n <= MAX_LINES) wrong.push(`${f}: ${n} lines; remove it from OVER`);
+      else if (n > max) wrong.push(`${f}: ${n} lines, more than the ${max} listed; split it instead`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
