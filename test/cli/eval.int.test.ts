@@ -53,8 +53,10 @@ describe("retrace eval, store-less", () => {
 
 describe("retrace eval, store-backed", () => {
   it("runs the sweep on a self-started Chroma and prints the splits with n", async () => {
+    // --verbose: every table (the first screen without it: test/cli/first-screen.int.test.ts).
     const r = await runCli([
       "eval",
+      "--verbose",
       ...store(),
       "--out",
       path.join(dir, "report.md"),
