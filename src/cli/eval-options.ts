@@ -113,6 +113,8 @@ export function applyOutputHooks(cmd: Command): Command {
       actionCmd.setOptionValueWithSource(attr, value, "cli");
     }
     actionCmd.setOptionValueWithSource("gate", undefined, "cli");
+    // As typed, for the "Next:" lines (src/cli/next-steps.ts): a followed line gates as this run did.
+    if (gates !== undefined) actionCmd.setOptionValueWithSource("gatesTyped", [...gates], "cli");
   });
 }
 

@@ -6,6 +6,8 @@
  * baseline and gate on it, evaluate your own graph. Read from the report and
  * the options only; nothing is computed here that the report does not hold.
  */
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { Report } from "../eval/report/types.js";
 import { missedTurns } from "../eval/report/render/shared.js";
 import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
@@ -35,6 +37,8 @@ export interface RunArgs {
   /** The `--out` files (an HTML page written: no "see every turn in a browser" line). */
   outputs?: readonly OutTarget[];
   updateBaseline?: boolean;
+  /** The `--gate` values as typed: the eval lines repeat them, so a followed line gates (and exits) as this run did. */
+  gatesTyped?: readonly string[];
 }
 
 /** The options that select the same data, graph and scoring as this run (those at their defaults left out). */
@@ -65,6 +69,8 @@ function sameRun(o: RunArgs): string[] {
 export function nextSteps(report: Report, o: RunArgs, baseline: { compared: boolean; exists: boolean }): string[] {
   if (report.shard !== undefined) return [];
   const run = sameRun(o);
+  const gates = (keep: (g: string) => boolean) => (o.gatesTyped ?? []).filter(keep).flatMap((g) => ["--gate", g]);
+  const evalRun = [...run, ...gates(() => true)];
   const graphArgs = o.graph !== undefined ? ["--graph", o.graph] : [];
   const data = run.filter((_, i) => !(o.graph !== undefined && i < 2)); // everything but --graph
   const lines: string[] = [];
@@ -75,15 +81,22 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
     );
   if (outFile(o.outputs, "html") === undefined)
     lines.push(
-      `see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...run, "--out", "html:report.html"])}`,
+      `see every turn in a browser: ${shellLine(["npx", "retrace", "eval", ...evalRun, "--out", "html:report.html"])}`,
     );
-  const baselineArgs = o.baseline !== undefined ? ["--baseline", o.baseline] : [];
+  // With a catalog there is no KB folder: the baseline goes beside the cases (the default <kb>/eval/ would make a stray kb/eval/).
+  const baselineArgs =
+    o.baseline !== undefined
+      ? ["--baseline", o.baseline]
+      : o.catalog !== undefined && !baseline.compared
+        ? ["--baseline", catalogBaseline(o)]
+        : [];
   // Both baseline checks: a mean that drops beyond the default tolerance, and any turn that was hit and is now missed.
   const gateLine = shellLine([
     "npx",
     "retrace",
     "eval",
     ...run,
+    ...gates((g) => !/^max-(drop|flips)\b/.test(g)), // the two below replace the run's own
     ...baselineArgs,
     "--gate",
     "max-drop=auto",
@@ -92,15 +105,85 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
   ]);
   const what = "fails on a mean that dropped beyond the default tolerance or a turn that was hit and is now missed";
   if (o.updateBaseline === true) lines.push(`gate later runs on the baseline just written (${what}): ${gateLine}`);
-  else if (!baseline.compared && baseline.exists)
+  else if (
+    !baseline.compared &&
+    (o.catalog !== undefined && o.baseline === undefined ? existsSync(catalogBaseline(o)) : baseline.exists)
+  )
     lines.push(`gate on the baseline that is there (${what}): ${gateLine}`);
   else if (!baseline.compared)
     lines.push(
-      `record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...run, ...baselineArgs, "--update-baseline"])}`,
+      `record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...evalRun, ...baselineArgs, "--update-baseline"])}`,
     );
+  // A page to read, not a command: the graph file is the user's to write.
   if (o.graph === undefined && o.traces === undefined)
+    lines.push("evaluate your own LangGraph.js graph: see docs/your-graph-in-five-minutes.md");
+  return block(lines);
+}
+
+/** "Next: " before the first line, its indent before the others. */
+const block = (lines: readonly string[]) => lines.map((l, i) => `${i === 0 ? "Next: " : "      "}${l}`);
+
+/** The baseline a run over a catalog records: `baseline.json` beside its cases file (the run writes no KB folder). */
+function catalogBaseline(o: Pick<RunArgs, "cases" | "catalog">): string {
+  return path.join(path.dirname(o.cases ?? o.catalog ?? "."), "baseline.json");
+}
+
+/** What a `retrace label` run labelled with: the options that pick the source its pool came from, repeated by the merge and eval lines after it. */
+export interface LabelRunArgs {
+  graph?: string;
+  traces?: string;
+  kb?: string;
+  catalog?: string;
+  idKey?: string;
+  idMap?: string;
+  input?: string;
+  retrievalCall?: string;
+}
+
+/** The options of a label run that define its source (the defaults left out). */
+function labelSource(o: LabelRunArgs): string[] {
+  const a: string[] = [];
+  const opt = (flag: string, v: string | undefined) => (v === undefined ? undefined : a.push(flag, v));
+  opt("--graph", o.graph);
+  opt("--traces", o.traces);
+  opt("--kb", o.kb);
+  opt("--catalog", o.catalog);
+  opt("--id-key", o.idKey);
+  opt("--id-map", o.idMap);
+  opt("--input", o.input);
+  if (o.retrievalCall !== "last") opt("--retrieval-call", o.retrievalCall);
+  return a;
+}
+
+/**
+ * The "Next:" lines after `retrace label` wrote its page: open it, label and
+ * Export, then merge the export with the options this run was given (so that
+ * the merge checks its ids against the same KB or catalog, and its own next
+ * lines score the same graph or recording).
+ */
+export function labelPageNextSteps(o: LabelRunArgs, page: string, exportName: string, cases: string): string[] {
+  return block([
+    `open ${page} in a browser, label with the keyboard, Export (the browser saves ${exportName})`,
+    `merge the export into the cases: ${shellLine(["npx", "retrace", "label", "--merge", exportName, "--into", cases, ...labelSource(o)])}`,
+  ]);
+}
+
+/**
+ * The "Next:" lines after `retrace label --merge`: the dataset check against
+ * the KB or catalog given, then an eval of the same source over the merged
+ * cases. None that would fail: without a KB or catalog, and no `kb` folder
+ * here, nothing to check against (the merge said so); a catalog without a
+ * graph or recording has nothing to evaluate.
+ */
+export function mergeNextSteps(o: LabelRunArgs, into: string, cwd: string = process.cwd()): string[] {
+  const against = o.catalog !== undefined ? ["--catalog", o.catalog] : o.kb !== undefined ? ["--kb", o.kb] : [];
+  if (against.length === 0 && !existsSync(path.join(cwd, "kb"))) return [];
+  const lines = [`check the merged cases: ${shellLine(["npx", "retrace", "check", ...against, "--cases", into])}`];
+  const source = labelSource(o);
+  const own = o.graph === undefined && o.traces === undefined;
+  if (!own || o.catalog === undefined)
     lines.push(
-      "evaluate your own LangGraph.js graph: npx retrace eval --graph ./agent.ts (docs/your-graph-in-five-minutes.md)",
+      `score ${o.graph !== undefined ? "your graph" : o.traces !== undefined ? "the recording" : "retrace's own graph"} on them: ${shellLine(["npx", "retrace", "eval", ...source, "--cases", into])}`,
     );
-  return lines.map((l, i) => `${i === 0 ? "Next: " : "      "}${l}`);
+  return block(lines);
 }

@@ -34,10 +34,10 @@ describe("retrace eval, store-less", () => {
     expect(r.stdout).toMatch(/^hit@5\s+not measured \(no store\)/m);
     // the answerer refused every turn because nothing was retrieved: a side effect, not a measurement
     expect(r.stdout).toMatch(
-      /^refusal_correctness( \(held-out\))?\s+not measured \(no store: answered without retrieved context\)/m,
+      /^refusal_correctness( \(held-out\)| †)?\s+not measured \(no store: answered without retrieved context\)/m,
     );
     expect(r.stdout).toMatch(
-      /^citation_coverage( \(held-out\))?\s+not measured \(no store: answered without retrieved context\)/m,
+      /^citation_coverage( \(held-out\)| †)?\s+not measured \(no store: answered without retrieved context\)/m,
     );
     expect(r.stdout).toContain("gate: PASS (no floor or baseline check was set)");
     expect(r.stderr).toContain("Store-less run");
@@ -53,8 +53,10 @@ describe("retrace eval, store-less", () => {
 
 describe("retrace eval, store-backed", () => {
   it("runs the sweep on a self-started Chroma and prints the splits with n", async () => {
+    // --verbose: every table (the first screen without it: test/cli/first-screen.int.test.ts).
     const r = await runCli([
       "eval",
+      "--verbose",
       ...store(),
       "--out",
       path.join(dir, "report.md"),

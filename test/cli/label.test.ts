@@ -129,7 +129,7 @@ describe("retrace label --merge --kb / --catalog", () => {
     await writeFile(exported, jsonl(labelled(["card-freeze"])));
     const ok = await runCli(["label", "--merge", exported, "--into", into, "--kb", MINI_KB]);
     expect(ok.exitCode, ok.stderr).toBe(0);
-    expect(ok.stderr).toContain(`Next: npx retrace check --kb ${MINI_KB} --cases ${into}`);
+    expect(ok.stderr).toContain(`Next: check the merged cases: npx retrace check --kb ${MINI_KB} --cases ${into}`);
     expect(ok.stderr).not.toContain("were not checked");
     // The printed command, run as printed, passes.
     const check = await runCli(["check", "--kb", MINI_KB, "--cases", into]);
@@ -155,7 +155,7 @@ describe("retrace label --merge --kb / --catalog", () => {
     await writeFile(exported, jsonl(labelled(["refund-timelines"])));
     const ok = await runCli(["label", "--merge", exported, "--into", into, "--catalog", catalog]);
     expect(ok.exitCode, ok.stderr).toBe(0);
-    expect(ok.stderr).toContain(`Next: npx retrace check --catalog ${catalog} --cases ${into}`);
+    expect(ok.stderr).toContain(`Next: check the merged cases: npx retrace check --catalog ${catalog} --cases ${into}`);
     const check = await runCli(["check", "--catalog", catalog, "--cases", into]);
     expect(check.exitCode, check.stderr).toBe(0);
     expect(check.stdout).toContain(`Catalog ${catalog}: 2 entries (en 2)`);

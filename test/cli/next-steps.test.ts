@@ -61,7 +61,7 @@ describe("the Next: lines", () => {
       "trace the first missed turn stage by stage",
       "see every turn in a browser",
       "record this run as the baseline to gate on",
-      "evaluate your own LangGraph.js graph",
+      "evaluate your own LangGraph.js graph: see docs/your-graph-in-five-minutes.md",
     ]);
     expect(next[0]!.command).toEqual([
       "npx",

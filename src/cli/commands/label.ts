@@ -21,7 +21,7 @@ import { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS } from "../../eval/label/pool
 import { RETRIEVAL_CALLS } from "../../eval/sweep/capture.js";
 import { DEFAULT_TURN_TIMEOUT_S } from "../../eval/sweep/turn-guard.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
-import { shellLine } from "../../shell.js";
+import { labelPageNextSteps, mergeNextSteps } from "../next-steps.js";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { log } from "../../log.js";
 import { action, err, out } from "../io.js";
@@ -66,6 +66,17 @@ const PAGE_ONLY = [
   "--concurrency",
   "--max-card-bytes",
 ] as const;
+/** Options of the page mode --merge takes too: the ids' KB or catalog, and the labelling run's source its Next: lines repeat. */
+const MERGE_KEEPS: ReadonlySet<string> = new Set([
+  "--kb",
+  "--catalog",
+  "--max-card-bytes",
+  "--graph",
+  "--id-key",
+  "--id-map",
+  "--input",
+  "--retrieval-call",
+]);
 /** `--out` given (its values parsed into `outputs` by the registry's hook). */
 const OUT_GIVEN = { attribute: "outputs", shown: "option '--out'" };
 
@@ -128,8 +139,9 @@ async function pageCommand(typedCases: string | undefined, o: LabelCommandOption
       (plan.judge !== null
         ? `; judge ${plan.judge.name}: ${plan.judge.calls()} calls, ${plan.judge.unparsable()} replies without a grade`
         : "") +
-      `. Open it in a browser, label with the keyboard, Export, then: ${shellLine(["retrace", "label", "--merge", data.exportName, "--into", cases])}`,
+      ".",
   );
+  for (const line of labelPageNextSteps(o, html, data.exportName, cases)) log.info(line); // src/cli/next-steps.ts
   return 0;
 }
 
@@ -163,12 +175,13 @@ async function mergeCommand(o: LabelCommandOptions): Promise<number> {
     );
   if (r.changed.length > 0 || r.appended.length > 0)
     await writeOutputs([{ option: "--into", path: o.into, data: r.text, inPlace: true }]);
-  const against = o.catalog !== undefined ? ["--catalog", o.catalog] : o.kb !== undefined ? ["--kb", o.kb] : [];
   err(
     `Merged ${o.merge} into ${o.into}: ${r.changed.length} case${r.changed.length === 1 ? "" : "s"} updated, ${r.appended.length} appended, ${r.unchanged} unchanged` +
       (r.changed.length + r.appended.length === 0 ? " (nothing to write)" : "") +
-      `.\nNext: ${shellLine(["npx", "retrace", "check", ...against, "--cases", o.into])}   (the dataset check), then score with ${shellLine(["npx", "retrace", "eval", ...(o.catalog !== undefined ? ["--graph", "YOUR_GRAPH.ts"] : []), ...against, "--cases", o.into])}`,
+      ".",
   );
+  // The check against the KB or catalog given, then an eval of the labelling run's source (its --graph / --traces, repeated on --merge).
+  for (const line of mergeNextSteps(o, o.into)) log.info(line); // src/cli/next-steps.ts
   return 0;
 }
 
@@ -304,7 +317,8 @@ export function register(program: Command): void {
     {
       when: (o) => o.merge !== undefined,
       mode: "with --merge (it merges an export into --into, checking its ids against --kb or --catalog)",
-      unused: [...PAGE_ONLY.filter((x) => x !== "--kb" && x !== "--catalog" && x !== "--max-card-bytes"), "--json"],
+      // --kb / --catalog check the ids; --graph, --id-key, --id-map, --input and --retrieval-call only name the source the Next: eval line scores.
+      unused: [...PAGE_ONLY.filter((x) => !MERGE_KEEPS.has(x)), "--json"],
       unusedValues: [OUT_GIVEN],
     },
     {

@@ -14,7 +14,7 @@ import { planTrace, traceCase, type TraceCaseOptions, type TracedTurn } from "..
 import { InvalidArgumentError } from "../../errors.js";
 import { renderCapturedTurn } from "../../eval/report/graph-report.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
-import { fusionText, paramPairs, retrievalComment, traceJudgmentLines } from "../../eval/report/render/shared.js";
+import { fusionText, paramPairs, traceJudgmentLines, traceMetricsText } from "../../eval/report/render/shared.js";
 import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
@@ -89,12 +89,7 @@ export function renderTracedTurn(t: TracedTurn, total: number, top: number): str
     }
     lines.push(`final top-${t.trace.k}: [${t.trace.retrievedIds.map(oneLineText).join(", ")}]`); // one id on one line (src/control-chars.ts)
   }
-  const metrics = r.results
-    .map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`)
-    .join(" ");
-  lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
-  const comment = retrievalComment(r); // a relevance-only turn's comes from its nDCG@k
-  if (comment !== undefined) lines.push(`  ${comment}`);
+  lines.push(`metrics: ${traceMetricsText(r)}`); // each metric once: the retrieval evaluator's comment, then the answer side
   lines.push(`answer${r.refused ? " (refused)" : ""}: ${JSON.stringify(r.answer)}`);
   lines.push(`cited: [${r.citedIds.map(oneLineText).join(", ")}]`);
   return lines.join("\n");

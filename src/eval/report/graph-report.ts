@@ -5,7 +5,7 @@
  * `retrace trace --graph` view of a captured turn. Pure.
  */
 import { queriesLines } from "./render/conversation.js";
-import { retrievalComment, traceJudgmentLines } from "./render/shared.js";
+import { traceMetricsText, traceJudgmentLines } from "./render/shared.js";
 import { capturedChains, CUT_AT_K, lostAt, lostAtText, NOT_RETRIEVED, ordinal } from "./attribution.js";
 import type { Report, TurnReport } from "./types.js";
 import { oneLineText } from "../../control-chars.js";
@@ -229,6 +229,52 @@ function callsPerStep(stages: readonly StageView[]): Map<number, number> {
 }
 
 /**
+ * Every retriever call of a turn, scored or not, by retrieval step (a
+ * fallback search of another step shows too, with where the gold stood in
+ * it): a header per step (scored or not, its calls), then each call's lists
+ * (its child runs, then the call), the calls numbered #1..#n within their
+ * step. A stage without a step (reports written before steps) is listed
+ * under "scored calls".
+ */
+function stepLines(
+  c: { stages: readonly StageView[]; unscored?: readonly StageView[]; steps?: number },
+  gold: ReadonlySet<string>,
+  top: number,
+  steps: number,
+): string[] {
+  const all = [...c.stages.map((s) => ({ s, scored: true })), ...(c.unscored ?? []).map((s) => ({ s, scored: false }))];
+  const stepOf = (s: StageView) => s.step ?? 0;
+  const order = [...new Set(all.map((x) => stepOf(x.s)))].sort((a, b) => a - b);
+  const lines: string[] = [];
+  for (const n of order) {
+    const inStep = all.filter((x) => stepOf(x.s) === n);
+    const scored = inStep.some((x) => x.scored);
+    const calls = inStep.filter((x) => x.s.role === "final").length;
+    const what = `${calls} call${calls === 1 ? "" : "s"}${calls > 1 ? " overlapping in time" : ""}`;
+    lines.push(
+      n === 0 ? `  scored calls (${what}):` : `  step ${n} of ${steps}, ${scored ? "scored" : "not scored"} (${what}):`,
+    );
+    // A child list comes before its call: both carry the call's number within the step.
+    let call = 1;
+    for (const { s } of inStep) {
+      const shown = s.ids.slice(0, top);
+      const name = oneLineText(s.key.replace(/#\d+$/u, "")); // the key's suffix counts calls over the whole turn; the number here is the step's
+      lines.push(
+        `    #${call} ${s.role === "child" ? `child ${name}` : name} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""})${s.error !== null ? ` failed: ${s.error}` : ""}:`,
+      );
+      s.ids.forEach((id, i) => {
+        if (i < top || gold.has(id))
+          lines.push(
+            `      ${String(i + 1).padStart(3)}  ${oneLineText(id)}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`,
+          );
+      });
+      if (s.role === "final") call++;
+    }
+  }
+  return lines;
+}
+
+/**
  * Where one gold card stood at each captured stage, in words:
  * "gold: 2nd in the BM25Retriever child, absent from the VectorStoreRetriever
  * child (4 listed), 7th after EnsembleRetriever: cut at k=5". `noChildRuns`
@@ -343,35 +389,10 @@ export function renderCapturedTurn(
       lines.push(
         `  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k)}`,
       );
-    const gold = new Set(t.gold);
-    const callIndex = new Map<number, number>();
-    for (const s of c.stages) {
-      const shown = s.ids.slice(0, top);
-      let call = "";
-      if (s.step !== undefined && (perStep.get(s.step) ?? 0) > 1) {
-        // A child stage comes before its scored call: both carry the call's number.
-        const i = (callIndex.get(s.step) ?? 0) + 1;
-        if (s.role === "final") callIndex.set(s.step, i);
-        call = `, step ${s.step}, parallel call ${i} of ${perStep.get(s.step)}`;
-      } else if (s.step !== undefined && steps > 1) call = `, step ${s.step}`;
-      lines.push(
-        `  ${s.role === "child" ? "child" : "scored"} ${s.key} (${s.ids.length} cards${s.ids.length > shown.length ? `, top ${shown.length} shown` : ""}${call})${s.error !== null ? ` failed: ${s.error}` : ""}:`,
-      );
-      s.ids.forEach((id, i) => {
-        if (i < top || gold.has(id))
-          lines.push(
-            `    ${String(i + 1).padStart(3)}  ${oneLineText(id)}${gold.has(id) ? `   <- gold${i >= top ? ` (below the shown top ${top})` : ""}` : ""}`,
-          );
-      });
-    }
+    lines.push(...stepLines(c, new Set(t.gold), top, steps));
     lines.push(`final top-${k}: [${retrieved.slice(0, k).map(oneLineText).join(", ")}]`);
   }
-  const metrics = t.results
-    .map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`)
-    .join(" ");
-  lines.push(`metrics: ${metrics === "" ? "none" : metrics}`);
-  const comment = retrievalComment(t); // a relevance-only turn's comes from its nDCG@k
-  if (comment !== undefined) lines.push(`  ${comment}`);
+  lines.push(`metrics: ${traceMetricsText(t)}`); // each metric once
   lines.push(`answer: ${JSON.stringify(t.answer)}`);
   if (maxStateBytes !== undefined && (t.stateBytes ?? 0) > maxStateBytes)
     lines.push(`state: ${mb(t.stateBytes!)}, above the ${mb(maxStateBytes)} limit (run.maxStateMb)`);

@@ -330,3 +330,19 @@ export function retrievalComment(t: Pick<TurnReport, "results">): string | undef
   const keys = new Set(METRICS.map((m) => m.key));
   return (t.results.find((x) => x.key === HIT_KEY) ?? t.results.find((x) => keys.has(x.key)))?.comment;
 }
+
+/**
+ * A traced turn's metrics, each once (`retrace trace`): the retrieval
+ * evaluator's comment (every registry metric with its gold and top-k, e.g.
+ * `hit=1 recall=0.50 ndcg=0.63 mrr=0.50 precision=0.33 gold=[a,b] top3=[c,a,d]`),
+ * then the turn's other results (answer-side) as `key=score`; "none" without any.
+ */
+export function traceMetricsText(t: Pick<TurnReport, "results">): string {
+  const registry = new Set(METRICS.map((m) => m.key));
+  const comment = retrievalComment(t);
+  const others = t.results
+    .filter((x) => comment === undefined || !registry.has(x.key))
+    .map((x) => `${x.key}=${Number.isInteger(x.score) ? x.score : x.score.toFixed(3)}`);
+  const parts = [...(comment !== undefined ? [comment] : []), ...others];
+  return parts.length === 0 ? "none" : parts.join("  ");
+}

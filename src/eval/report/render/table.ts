@@ -505,11 +505,12 @@ function compactLines(report: Report, paint: Paint, width: number | undefined): 
   const keys = reportKeys(report);
   const measured = keys.filter((key) => cellAggregate(report, report.aggregates, key) !== undefined);
   const header = ["metric", "all", "n", "chance", ...groups.map(([g]) => g)];
+  // The held-out mark as a dagger (the note under the screen says what it means): the label column stays narrow.
+  const rowLabelOf = (key: string) => rowLabel(report, key, metricLabel(key, k)).replace(` ${HELD_OUT_MARK}`, " †");
   const rows = measured.map((key) => {
     const a = cellAggregate(report, report.aggregates, key)!;
     return [
-      // The held-out mark as a dagger (the note under the screen says what it means): the label column stays narrow.
-      rowLabel(report, key, metricLabel(key, k)).replace(` ${HELD_OUT_MARK}`, " †"),
+      rowLabelOf(key),
       `${f3(a.mean)} ${fmtCI(a.ci95)}`,
       String(a.n),
       a.chance === undefined ? "" : f3(a.chance),
@@ -528,7 +529,8 @@ function compactLines(report: Report, paint: Paint, width: number | undefined): 
     header.filter((_, i) => i !== 3),
     rows.map((r) => r.filter((_, i) => i !== 3)),
   );
-  if (groups.length === 0 || fits(one)) lines.push(...one);
+  if (measured.length === 0) lines.push(paint("bold", "metric"));
+  else if (groups.length === 0 || fits(one)) lines.push(...one);
   else if (fits(noChance)) lines.push(...noChance);
   else {
     // Too wide: the run's figures, then the groups' means under them.
@@ -545,13 +547,11 @@ function compactLines(report: Report, paint: Paint, width: number | undefined): 
       ),
     );
   }
-  const notRun = keys.filter((key) => !measured.includes(key));
-  if (notRun.length > 0)
+  // A key not measured: its row names why, under the label column (its text does not widen the figure columns).
+  const labelWidth = Math.max("metric".length, ...keys.map((key) => [...rowLabelOf(key)].length));
+  for (const key of keys.filter((x) => !measured.includes(x)))
     lines.push(
-      paint(
-        "yellow",
-        `not measured: ${notRun.map((key) => `${metricLabel(key, k)} (${report.vacuous.includes(key) ? vacuousText(report.vacuousReasons[key] ?? "not measured") : "— n=0"})`).join("; ")}`,
-      ),
+      `${rowLabelOf(key).padEnd(labelWidth)}  ${paint("yellow", report.vacuous.includes(key) ? vacuousText(report.vacuousReasons[key] ?? "not measured") : "— n=0")}`,
     );
 
   const deltas = report.deltas ?? [];
@@ -600,7 +600,12 @@ function compactLines(report: Report, paint: Paint, width: number | undefined): 
   if (toLabel.length > 0)
     lines.push(`turns to label (no must_cite_one_of; they ran and scored nothing): ${toLabel.length}`);
   const judgments = judgmentLines(report);
-  if (judgments.summary.length > 0) lines.push(paint("bold", "judgments:"), ...judgments.summary.map((l) => `  ${l}`));
+  if (judgments.summary.length > 0) {
+    lines.push(paint("bold", "judgments:"), ...judgments.summary.map((l) => `  ${l}`));
+    for (const h of judgments.holes.slice(0, LISTED_ON_SCREEN)) lines.push(`    ${h}`);
+    if (judgments.holes.length > LISTED_ON_SCREEN)
+      lines.push(`    … and ${judgments.holes.length - LISTED_ON_SCREEN} more (${ELSEWHERE})`);
+  }
   const graphNotes = capLists(graphTurnNotes(report), LISTED_ON_SCREEN);
   if (graphNotes.length > 0) lines.push(...graphNotes);
   for (const n of syntheticNotes(report)) lines.push(paint("yellow", `warning: ${n}`));
