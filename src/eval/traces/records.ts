@@ -29,6 +29,7 @@ import { Tokenizer, TokenParser, TokenType } from "@streamparser/json";
 import { DataValidationError } from "../../errors.js";
 import { forEachTextLine } from "../../kb/text.js";
 import { jsonSyntaxIssue } from "../../kb/json.js";
+import { ScanFailure, scanDocument } from "./document-scan.js";
 
 /** One record and where it was read (`line` 1-based; `index` within a JSON array). */
 export interface TraceRecord {
@@ -211,7 +212,43 @@ export async function forEachRecord(
   if (mode !== "document") return;
   const replay = kept ?? [];
   kept = null;
-  await streamDocument(file, replay, bytes, onRecord, expected);
+  if (file === "-") {
+    await streamDocument(file, replay, bytes, onRecord, expected);
+    return;
+  }
+  // A file: scanned for its records' bounds, each record parsed whole (./document-scan.ts); on anything the scanner does not read, the file is read again by the token parser, which names the error, the records already handed on skipped.
+  let handed = 0;
+  try {
+    const records = await scanDocument(
+      (async function* () {
+        yield* replay;
+        for (;;) {
+          const r = await bytes.next();
+          if (r.done === true) return;
+          yield r.value;
+        }
+      })(),
+      (r) => {
+        handed++;
+        onRecord({ value: r.value, file, line: r.line, ...(r.index !== undefined ? { index: r.index } : {}) });
+      },
+    );
+    if (records === 0) throw new DataValidationError([{ file, message: `no records; expected ${expected}` }]);
+    return;
+  } catch (e) {
+    if (!(e instanceof ScanFailure)) throw e;
+  }
+  let skip = handed;
+  await streamDocument(
+    file,
+    [],
+    await openBytes(file),
+    (r) => {
+      if (skip > 0) skip--;
+      else onRecord(r);
+    },
+    expected,
+  );
 }
 
 /** What the parser expected in a state (TokenParser's states, as its messages name them). */
