@@ -19,9 +19,10 @@ import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
-import { addGraphOptions, addReplaySetting, addRetrievalOptions, HISTORY_HELP } from "../eval-options.js";
+import { addGraphOptions, addRetrievalOptions } from "../eval-options.js";
+import { addRetired } from "../old-spellings.js";
 import { action, out, outText } from "../io.js";
-import { countOption, parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
+import { parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
 import { SETTING_NAMES, TRACE_UNUSED_SETTINGS } from "../../app/source-settings.js";
 import { oneLineText } from "../../control-chars.js";
 
@@ -163,11 +164,9 @@ export function register(program: Command): void {
       positiveIntOption("--top"),
       10,
     )
-    .option("--json", "print the traced turns as JSON (with a version field)")
-    .option("--history <n>", HISTORY_HELP, countOption("--history"));
-  addReplaySetting(cmd);
+    .option("--json", "print the traced turns as JSON (with a version field)");
   // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
-  addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
+  addRetired(addGraphOptions(addRetrievalOptions(cmd), { gate: false })).action(
     action((caseId: string, o: TraceOptions & ExternalGraphOptions) => traceCommand(caseId, o)),
   );
   refuseUnusedSettings<ExternalGraphOptions>(

@@ -13,7 +13,9 @@ import { configToJSON } from "../../research/tune-config.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { candidateKey, type Candidate } from "../../research/tune.js";
 import { action, out, outText } from "../io.js";
-import { addMaxCardBytesOption, intOption, positiveIntOption, seedOption } from "../options.js";
+import { intOption, positiveIntOption } from "../options.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
 import { progressReporter } from "../progress.js";
 
 /** Where a tuning goes: the configuration file (`--out`) and JSON instead of text (`--json`). */
@@ -102,7 +104,6 @@ export function register(program: Command): void {
     )
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
-    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA)", EVAL_DEFAULTS.embedder)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("-k, --k <n>", "cards scored per turn (nDCG@k)", positiveIntOption("-k"), EVAL_DEFAULTS.k)
     .option(
@@ -111,7 +112,6 @@ export function register(program: Command): void {
       intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }),
       DEFAULT_FOLDS,
     )
-    .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
     .option(
       "--out <file>",
       "write the chosen configuration there (JSON; read by retrace eval --config); the defaults when the tuning does not clearly beat them",
@@ -125,7 +125,12 @@ export function register(program: Command): void {
       "--allow-synthetic",
       "tune even when every case is synthetic (refused otherwise; the warning goes into the output and the config's provenance)",
     );
-  addMaxCardBytesOption(cmd).action(
+  // retrieval.embedder and run.{seed, maxCardBytes} are settings of --config, as on eval; the rest of retrieval is what tune searches.
+  addRetired(
+    addConfigOption(cmd, {
+      retrievalWhy: "not a setting of retrace tune (it searches the retrieval settings and writes them)",
+    }),
+  ).action(
     action(async (o: TuneOptions & TuningOutputs) => {
       await checkTuningOutputs(o); // --out before a store starts (exit 2)
       return printTuning(await runTune(o, { progress: progressReporter }), o);
