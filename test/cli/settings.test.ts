@@ -12,6 +12,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
+import { runCli } from "../helpers/cli.js";
 import { SETTINGS } from "../../src/cli/settings-schema.js";
 
 /** Runs `retrace ARGS` with the command's action recording its options: the options, or the error's message. */
@@ -131,5 +132,19 @@ describe("the same setting, the same value check, on every command reading it", 
       expect((await parse([...PREFIX[name]!, ...g, "--counterfactual", "on"])).opts!.counterfactual, name).toBe(true);
       expect((await parse([...PREFIX[name]!, ...g, "--counterfactual"])).opts!.counterfactual, name).toBe(true);
     }
+  });
+});
+
+describe("the project file's run section goes through the same schema", () => {
+  it("a misspelt key or a bad value is exit 2 naming the file and the key, when read and when retrace init writes it", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "retrace-project-run-"));
+    await writeFile(path.join(dir, "retrace.config.json"), JSON.stringify({ version: 1, run: { concurency: 4 } }));
+    const read = await runCli(["eval", "--store", "none"], { cwd: dir });
+    expect(read.exitCode).toBe(2);
+    expect(read.stderr).toContain("retrace.config.json: field `run` unknown key concurency");
+    const other = await mkdtemp(path.join(tmpdir(), "retrace-project-init-"));
+    const init = await runCli(["init", "--kb", "kb", "--config", '{"run":{"workers":"lots"}}'], { cwd: other });
+    expect(init.exitCode).toBe(2);
+    expect(init.stderr).toContain('Expected `run.workers` to be auto or an integer from 1 to 64, got "lots"');
   });
 });
