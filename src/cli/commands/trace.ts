@@ -4,7 +4,7 @@
  * stage's ranked list (dense, BM25, fused, reranked, parents) with scores and
  * the gold cards marked, where each gold card stood at each stage and why it
  * was or was not retrieved, the final top-k, the metrics, and the answer with
- * its citations. `--history N` bounds the contextualizer's window as in
+ * its citations. `run.history` (a key of `--config`) bounds the contextualizer's window as in
  * `eval`. `--graph FILE` shows the same for your own graph.
  */
 import type { Command } from "commander";
