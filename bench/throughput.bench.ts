@@ -177,7 +177,10 @@ async function sweep(chunks: number, turns: number): Promise<void> {
   const data = await mkdtemp(path.join(tmpdir(), "retrace-throughput-"));
   try {
     const cases = await writeCases(kb.dir, turns, 12);
-    const ing = retrace(["ingest", "--kb", kb.dir, "--embedder", "builtin", "--json"], data);
+    const ing = retrace(
+      ["ingest", "--kb", kb.dir, "--config", JSON.stringify({ retrieval: { embedder: "builtin" } }), "--json"],
+      data,
+    );
     if (ing.status !== 0) return print(`retrace ingest failed (exit ${ing.status}): ${ing.stderr.slice(-2000)}`);
     const chunkCount = Number(/"chunks":\s*(\d+)/.exec(ing.stdout)?.[1] ?? NaN);
     print(
@@ -295,7 +298,10 @@ async function ingestAtScale(chunks: number): Promise<void> {
   const kb = await syntheticKb(cards, 21);
   const data = await mkdtemp(path.join(tmpdir(), "retrace-ingest-scale-"));
   try {
-    const ing = retrace(["ingest", "--kb", kb.dir, "--embedder", "builtin", "--json"], data);
+    const ing = retrace(
+      ["ingest", "--kb", kb.dir, "--config", JSON.stringify({ retrieval: { embedder: "builtin" } }), "--json"],
+      data,
+    );
     if (ing.status !== 0) return print(`retrace ingest failed (exit ${ing.status}): ${ing.stderr.slice(-2000)}`);
     const chunkCount = Number(/"chunks":\s*(\d+)/.exec(ing.stdout)?.[1] ?? NaN);
     print(

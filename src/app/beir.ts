@@ -79,6 +79,8 @@ export interface BeirOptions {
   rerank?: string;
   /** A retrieval configuration file (as written by retrace tune). */
   config?: string;
+  /** Retrieval settings already read (the CLI's `--config`, src/cli/settings.ts): used instead of reading `config`. */
+  retrievalConfig?: RetrievalConfig;
   /** The modes run, in this order (default: bm25, dense, hybrid, and hybrid+rerank with a reranker). */
   modes?: readonly string[];
   /** Documents retrieved per query, and asked of each branch (hybrid: a config file's denseK/bm25K win); default 100. */
@@ -263,7 +265,8 @@ async function readBeirInputs(
   o: BeirOptions,
 ): Promise<{ data: BeirDataset; retrievalConfig: RetrievalConfig }> {
   // Its `retrieval` part: a BEIR corpus is one locale, so a `locales` part does not apply.
-  const retrievalConfig = o.config !== undefined ? (await readConfigFile(o.config)).retrieval : {};
+  const retrievalConfig =
+    o.retrievalConfig ?? (o.config !== undefined ? (await readConfigFile(o.config)).retrieval : {});
   const data = await loadBeirDataset(dir);
   log.info(
     `BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`,

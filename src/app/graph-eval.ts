@@ -106,7 +106,7 @@ export interface ExternalGraphOptions {
   /**
    * `configurable` handed to the graph on every turn, merged under retrace's
    * `thread_id` (one thread per case: retrace's wins): an object, or (the
-   * CLI's `--configurable`) a JSON object literal or the path of a .json file
+   * CLI's `run.configurable` of --config) a JSON object literal or the path of a .json file
    * holding one. Recorded in the report as a hash and its keys, not its values.
    */
   configurable?: string | Record<string, unknown>;
@@ -268,10 +268,10 @@ function canonicalJson(v: unknown): string {
 const CONFIGURABLE_EXPECTED = 'a JSON object (e.g. {"user_id": "u1"}) or the path of a .json file holding one';
 
 /**
- * Reads `--configurable`: an object (library users), a JSON object literal
+ * Reads `run.configurable`: an object (library users), a JSON object literal
  * (text starting with `{`), or the path of a .json file holding one. Anything
  * else — not valid JSON, an array, a string, a number, a missing file — is an
- * InvalidArgumentError (exit 2) naming `--configurable`; a file's bad JSON is a
+ * InvalidArgumentError (exit 2) naming `run.configurable`; a file's bad JSON is a
  * DataValidationError naming the file. A `thread_id` in it is replaced by
  * retrace's (one thread per case), with a warning.
  */
@@ -283,26 +283,26 @@ export async function parseConfigurable(given: string | Record<string, unknown>)
       try {
         value = JSON.parse(text);
       } catch (e) {
-        throw new InvalidArgumentError("--configurable", `${CONFIGURABLE_EXPECTED} (${(e as Error).message})`, given);
+        throw new InvalidArgumentError("run.configurable", `${CONFIGURABLE_EXPECTED} (${(e as Error).message})`, given);
       }
       const deep = tooDeepAt(text);
       if (deep >= 0)
         throw new InvalidArgumentError(
-          "--configurable",
+          "run.configurable",
           `${CONFIGURABLE_EXPECTED} (${TOO_DEEP}, at column ${deep + 1})`,
           `${text.slice(0, 20)}…`,
         );
     } else {
-      if (!existsSync(given)) throw new InvalidArgumentError("--configurable", CONFIGURABLE_EXPECTED, given);
+      if (!existsSync(given)) throw new InvalidArgumentError("run.configurable", CONFIGURABLE_EXPECTED, given);
       value = parseJsonOrThrow(await readTextFileOrThrow(given), {
         file: given,
-        expected: "a JSON object for --configurable",
+        expected: "a JSON object for run.configurable",
       }); // file:line:column (src/kb/json.ts)
     }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new InvalidArgumentError(
-      "--configurable",
+      "run.configurable",
       CONFIGURABLE_EXPECTED,
       Array.isArray(value) ? "an array" : value === null ? "null" : typeof value,
     );
@@ -310,13 +310,13 @@ export async function parseConfigurable(given: string | Record<string, unknown>)
   // Hashed and sent to the graph by code that recurses: deeper than any JSON retrace reads is exit 2 (src/kb/json.ts).
   if (valueTooDeep(obj))
     throw new InvalidArgumentError(
-      "--configurable",
+      "run.configurable",
       `${CONFIGURABLE_EXPECTED}, with at most ${MAX_JSON_DEPTH} levels of nesting`,
       `an object nested deeper than ${MAX_JSON_DEPTH} levels`,
     );
   if ("thread_id" in obj)
     log.warn(
-      "--configurable: its thread_id is replaced by retrace's own (one thread per case, so each case's turns share their history)",
+      "run.configurable: its thread_id is replaced by retrace's own (one thread per case, so each case's turns share their history)",
     );
   return { value: obj, record: { hash: sha256(canonicalJson(obj)), keys: Object.keys(obj).sort() } };
 }

@@ -9,29 +9,12 @@
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
 import { EVAL_DEFAULTS, MAX_REPEAT } from "../app/eval-defaults.js";
-import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
-import { REPLAY_MODES } from "../eval/sweep/replay.js";
 import { TRACE_FORMATS } from "../eval/traces/types.js";
-import {
-  DEFAULT_GRAPH_MEMORY_MB,
-  DEFAULT_LOAD_TIMEOUT_S,
-  DEFAULT_MAX_STATE_MB,
-  DEFAULT_TURN_TIMEOUT_S,
-} from "../eval/sweep/turn-guard.js";
-import { RETRIEVAL_MODES } from "../contract/trace.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseFloors } from "./floor-options.js";
-import {
-  countOption,
-  positiveIntOption,
-  positiveNumberOption,
-  probabilityOption,
-  seedOption,
-  workersOption,
-} from "./options.js";
-import { hidden } from "./old-spellings.js";
-import { applySettingsHook } from "./settings.js";
+import { countOption, positiveIntOption, probabilityOption } from "./options.js";
+import { addConfigOption } from "./settings.js";
 import { addOutOption } from "./out-formats.js";
 import { parseShardOption } from "./shard.js";
 
@@ -89,20 +72,18 @@ export function applyOutputHooks(cmd: Command): Command {
     for (const item of gates ?? []) {
       const eq = item.indexOf("=");
       const name = eq < 0 ? item : item.slice(0, eq);
-      const check = GATE_CHECKS.find((g) => g.name === name);
-      const opt = check === undefined ? undefined : actionCmd.options.find((o) => o.long === check.flag);
-      if (eq < 0 || opt === undefined) {
-        const known = GATE_CHECKS.filter((g) => actionCmd.options.some((o) => o.long === g.flag)).map((g) => g.name);
+      const known = gateChecksOf.get(actionCmd) ?? [];
+      if (eq < 0 || !known.includes(name)) {
         actionCmd.error(
           `error: --gate ${JSON.stringify(item)}: expected NAME=VALUE with NAME one of ${known.join(", ")} (e.g. --gate min-hit=0.9)`,
           { exitCode: 2, code: "retrace.badGate" },
         );
       }
-      const attr = (opt as Option).attributeName();
+      // The attribute the check's old option had (`--min-hit` → minHit), which the use-cases read.
+      const attr = name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
       let value: unknown = item.slice(eq + 1);
       try {
-        if ((opt as Option).parseArg !== undefined)
-          value = (opt as Option).parseArg!(item.slice(eq + 1), actionCmd.getOptionValue(attr) as never);
+        value = GATE_PARSERS[name]!(item.slice(eq + 1), actionCmd.getOptionValue(attr) as never);
       } catch (e) {
         // A parser's error thrown in a hook is not printed by commander: say it, exit 2, as for any bad option value.
         actionCmd.error(`error: --gate ${JSON.stringify(item)}: ${(e as Error).message}`, {
@@ -134,20 +115,8 @@ export function addRetrievalOptions(cmd: Command): Command {
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
-    .option("-k, --k <n>", "retrieval top-k: cards scored per turn", positiveIntOption("-k"), EVAL_DEFAULTS.k)
-    .option(
-      "--config <file|json>",
-      "settings: a JSON file (retrace tune writes one) or an inline JSON object, repeatable (later wins): retrieval (embedder, mode, rerank, denseK, bm25K, fusion, ...), per-locale retrieval, run (concurrency, seed, judge, history, turnTimeout, ...); docs/configuration.md",
-      collect,
-    );
-  hidden(cmd, "--dense-k <n>", "retrieval.denseK", positiveIntOption("--dense-k"));
-  hidden(cmd, "--bm25-k <n>", "retrieval.bm25K", positiveIntOption("--bm25-k"));
-  hidden(cmd, "--mode <mode>", "retrieval.mode", undefined, EVAL_DEFAULTS.mode, RETRIEVAL_MODES);
-  hidden(cmd, "--embedder <auto|builtin|lsa|model>", "retrieval.embedder", undefined, EVAL_DEFAULTS.embedder);
-  hidden(cmd, "--rerank <model|auto>", "retrieval.rerank");
-  hidden(cmd, "--timeout <seconds>", "run.timeout", positiveNumberOption("--timeout", "seconds"));
-  hidden(cmd, "--max-card-bytes <n>", "run.maxCardBytes", positiveIntOption("--max-card-bytes"));
-  return applySettingsHook(cmd);
+    .option("-k, --k <n>", "retrieval top-k: cards scored per turn", positiveIntOption("-k"), EVAL_DEFAULTS.k);
+  return addConfigOption(cmd, { retrieval: true, projectOutputs: true });
 }
 
 /** The help of `--gate` for the checks `names`. */
@@ -155,35 +124,28 @@ function gateHelp(names: readonly string[]): string {
   return `a gate check, repeatable (all off by default): ${names.join(", ")}; floors take X or SCOPE=X,... (scopes all, golden, adversarial, tune, holdout or a locale), stage checks STAGE=X, max-drop X or auto (the default tolerance); a gate checks exactly the checks named; docs/gates-and-exit-codes.md`;
 }
 
-/** `--gate NAME=VALUE` for the checks `names` (GATE_CHECKS), each check's old option hidden (old-spellings.ts). */
+/** Each check's parser; its message names the check as the user types it (`--gate max-drop`). */
+const g = (name: string) => `--gate ${name}`;
+const GATE_PARSERS: Readonly<Record<string, (v: string, prev: never) => unknown>> = {
+  ...Object.fromEntries(FLOOR_OPTIONS.map(({ flag }) => [flag.slice(2), parseFloors(g(flag.slice(2)))])),
+  "min-stage": stageOption(g("min-stage")),
+  "max-stage-drop": stageOption(g("max-stage-drop")),
+  // A number in [0, 1], or `auto`: the default tolerance (docs/gates-and-exit-codes.md).
+  "max-drop": (v: string) => (v.trim() === "auto" ? "auto" : probabilityOption(g("max-drop"))(v)),
+  "max-flips": countOption(g("max-flips")),
+  "max-errors": countOption(g("max-errors")),
+  "max-no-retrieval": countOption(g("max-no-retrieval")),
+  "max-flaky": countOption(g("max-flaky")),
+  "max-unjudged": probabilityOption(g("max-unjudged")),
+};
+
+/** The checks each command's `--gate` takes (addGateOption). */
+const gateChecksOf = new WeakMap<Command, readonly string[]>();
+
+/** `--gate NAME=VALUE` for the checks `names` (GATE_CHECKS); each check's old option is a retired spelling (old-spellings.ts). */
 export function addGateOption(cmd: Command, names: readonly string[]): Command {
-  cmd.option("--gate <check=value>", gateHelp(names), collect);
-  // Each parser names the check as the user types it (`--gate max-drop`) in its message.
-  const g = (name: string) => `--gate ${name}`;
-  const parsers: Record<string, (v: string, prev: never) => unknown> = {
-    ...Object.fromEntries(FLOOR_OPTIONS.map(({ flag }) => [flag.slice(2), parseFloors(g(flag.slice(2)))])),
-    "min-stage": stageOption(g("min-stage")),
-    "max-stage-drop": stageOption(g("max-stage-drop")),
-    // A number in [0, 1], or `auto`: the default tolerance (docs/gates-and-exit-codes.md).
-    "max-drop": (v: string) => (v.trim() === "auto" ? "auto" : probabilityOption(g("max-drop"))(v)),
-    "max-flips": countOption(g("max-flips")),
-    "max-errors": countOption(g("max-errors")),
-    "max-no-retrieval": countOption(g("max-no-retrieval")),
-    "max-flaky": countOption(g("max-flaky")),
-    "max-unjudged": probabilityOption(g("max-unjudged")),
-  };
-  for (const name of names) {
-    const value =
-      name.startsWith("min-stage") || name.startsWith("max-stage")
-        ? "stage=x"
-        : name.startsWith("min-")
-          ? "floors"
-          : name === "max-unjudged"
-            ? "x"
-            : "n";
-    hidden(cmd, `--${name} <${value}>`, `--gate ${name}=`, parsers[name]);
-  }
-  return cmd;
+  gateChecksOf.set(cmd, names);
+  return cmd.option("--gate <check=value>", gateHelp(names), collect);
 }
 
 /**
@@ -199,11 +161,6 @@ export function addOutputOptions(cmd: Command, what = "the report", { traces = f
     "GitHub output (on, off; default: on when GITHUB_ACTIONS=true): the markdown report appended to $GITHUB_STEP_SUMMARY and ::error annotations at the cases' lines (docs/ci.md)",
     onOffOption("--github"),
   );
-  hidden(cmd, "--no-github", "--github off");
-  hidden(cmd, "--junit <file>", "--out junit:");
-  hidden(cmd, "--report-json <file>", "--out json:");
-  hidden(cmd, "--html <file>", "--out html:");
-  hidden(cmd, "--pr-comment <file>", "--out pr-comment:");
   return cmd;
 }
 
@@ -242,26 +199,8 @@ export function addSweepOptions(cmd: Command): Command {
       "query attribution (on, off; default: on for retrace's own graph, off with --graph): also retrieve each gold-bearing turn with its raw message and standalone question (extra retriever calls, counted; with --graph the retriever must be side-effect free; not with --repeat; docs/query-attribution.md)",
       onOffOption("--counterfactual"),
     );
-  hidden(cmd, "--no-counterfactual", "--counterfactual off");
-  hidden(cmd, "--history <n>", "run.history", countOption("--history"));
-  addReplaySetting(cmd);
-  hidden(cmd, "--judge <module>", "run.judge");
-  hidden(cmd, "--judge-cache <dir>", "run.judgeCache", undefined, ".retrace/judge-cache");
-  hidden(cmd, "--concurrency <n>", "run.concurrency", positiveIntOption("--concurrency"), EVAL_DEFAULTS.concurrency);
-  hidden(cmd, "--workers <n|auto>", "run.workers", workersOption(), 1);
-  hidden(cmd, "--seed <n>", "run.seed", seedOption(), EVAL_DEFAULTS.seed);
-  hidden(cmd, "--resample <unit>", "run.resample", undefined, "case", RESAMPLE_UNITS);
   return applyOutputHooks(cmd);
 }
-
-/** `run.replay` (eval and trace; `--config '{"run":{"replay":"recorded"}}'`): what earlier turns the graph sees (docs/configuration.md#replay-own-or-recorded-history). */
-export function addReplaySetting(cmd: Command): Command {
-  return hidden(cmd, "--replay <mode>", "run.replay", undefined, undefined, REPLAY_MODES);
-}
-
-/** `--history <n>` (eval, start and trace): earlier turns the built-in contextualizer may use. */
-export const HISTORY_HELP =
-  "earlier turns the contextualizer may use to build the query (default: all; 0 retrieves with the raw message)";
 
 /** `eval --traces PATH`: score recorded traces (docs/recorded-traces.md); the options it adds to `eval` (its write-back files are `--out phoenix:` / `--out langsmith:`). */
 export function addTracesOptions(cmd: Command): Command {
@@ -276,8 +215,7 @@ export function addTracesOptions(cmd: Command): Command {
         "with --traces: the format of the files (default: detected per record)",
       ).choices([...TRACE_FORMATS]),
     );
-  hidden(cmd, "--annotations-out <file>", "--out phoenix:");
-  return hidden(cmd, "--feedback-out <file>", "--out langsmith:");
+  return cmd;
 }
 
 /** The `--graph` options (added to `eval` and, without the gate's max-errors/max-no-retrieval checks, to `trace`); `eval` has its own `--counterfactual [when]`. */
@@ -311,46 +249,11 @@ export function addGraphOptions(cmd: Command, { gate = true }: { gate?: boolean 
       "--catalog <file>",
       "with --graph: id<TAB>locale a line, standing in for --kb when your documents live in your own store",
     );
-  hidden(cmd, "--configurable <json|file>", "run.configurable");
-  hidden(
-    cmd,
-    "--turn-timeout <seconds>",
-    "run.turnTimeout",
-    positiveNumberOption("--turn-timeout", "seconds"),
-    DEFAULT_TURN_TIMEOUT_S,
-  );
-  hidden(
-    cmd,
-    "--max-state-mb <n>",
-    "run.maxStateMb",
-    positiveNumberOption("--max-state-mb", "MB"),
-    DEFAULT_MAX_STATE_MB,
-  );
-  hidden(
-    cmd,
-    "--load-timeout <seconds>",
-    "run.loadTimeout",
-    positiveNumberOption("--load-timeout", "seconds"),
-    DEFAULT_LOAD_TIMEOUT_S,
-  );
-  hidden(
-    cmd,
-    "--graph-memory-mb <n>",
-    "run.graphMemoryMb",
-    positiveIntOption("--graph-memory-mb"),
-    DEFAULT_GRAPH_MEMORY_MB,
-  );
-  if (gate) {
-    hidden(
-      cmd,
-      "--allow-no-retrieval",
-      "nothing: it had no effect (gate gold-bearing turns with no retrieval with --gate max-no-retrieval=N)",
-    );
-  } else {
+  if (!gate)
     cmd.option(
-      "--counterfactual",
-      "with --graph: query attribution — after each gold-bearing turn, invoke the scored retriever again with the raw message and the standalone question (extra retriever calls; the retriever must be side-effect free; docs/query-attribution.md)",
+      "--counterfactual [when]",
+      "with --graph: query attribution (on, off; default off) — after each gold-bearing turn, invoke the scored retriever again with the raw message and the standalone question (extra retriever calls; the retriever must be side-effect free; docs/query-attribution.md)",
+      onOffOption("--counterfactual"),
     );
-  }
   return cmd;
 }

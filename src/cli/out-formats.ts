@@ -115,6 +115,20 @@ export const OUT_FORMATS: readonly OutFormat[] = [
     requires: { attribute: "traces", option: "--traces", why: "it scores the recorded traces" },
     load: () => import("./out/langfuse.js"),
   },
+  {
+    name: "config",
+    extensions: [".json"],
+    subjects: ["tuning"],
+    summary: "the chosen retrieval configuration (read by --config)",
+    load: () => import("./out/config.js"),
+  },
+  {
+    name: "cases",
+    extensions: [".jsonl"],
+    subjects: ["cases"],
+    summary: "the cases as JSON Lines (- or none: stdout)",
+    load: () => import("./out/cases.js"),
+  },
 ];
 
 /** The formats a subject can be written as by a command that has the options `has` (a format that `requires` another option is left out where there is none). */
@@ -179,6 +193,9 @@ export function parseOut(value: string, subject: SubjectKind, command: string, h
   const byExt = formats.find((f) => f.extensions.some((e) => lower.endsWith(e)));
   if (byExt !== undefined) return { format: byExt.name, file: value, option: "--out" }; // named as typed
   if (subject === "report") return { format: "markdown", file: value, option: "--out" }; // as `--out FILE` always was
+  // A command writing one kind of file (a tuning's config, cases): any FILE is that kind.
+  if ((subject === "tuning" || subject === "cases") && formats.length === 1)
+    return { format: names[0] as string, file: value, option: "--out" };
   throw new OutFormatError(
     `error: --out ${JSON.stringify(value)}: name the format (FORMAT:FILE, e.g. --out ${names[0]}:${value}); formats of retrace ${command}: ${names.join(", ")}`,
   );

@@ -27,6 +27,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DataValidationError } from "../errors.js";
 import { parseJsonOrThrow } from "../kb/json.js";
+import { RUN_SECTION_SCHEMA } from "./settings-schema.js";
 
 /** The project file's name. */
 export const PROJECT_FILE = "retrace.config.json";
@@ -53,7 +54,14 @@ export const PROJECT_SCHEMA = z
     outputs: z.array(z.string().min(1)).optional(),
     retrieval: z.record(z.unknown()).optional(),
     locales: z.record(z.unknown()).optional(),
-    run: z.record(z.unknown()).optional(),
+    // Checked against the one settings schema (src/cli/settings-schema.ts) when the file is read, values kept as written.
+    run: z
+      .record(z.unknown())
+      .superRefine((run, ctx) => {
+        const r = RUN_SECTION_SCHEMA.safeParse(run);
+        if (!r.success) for (const i of r.error.issues) ctx.addIssue(i);
+      })
+      .optional(),
   })
   .strict();
 export type ProjectSettings = z.infer<typeof PROJECT_SCHEMA>;
@@ -91,7 +99,9 @@ function readProject(file: string, raw: unknown, cwd: string): Project {
         field: i.path.join(".") || "(root)",
         message:
           i.code === "unrecognized_keys"
-            ? `unknown key ${i.keys.join(", ")} (keys: ${Object.keys(PROJECT_SCHEMA.shape).join(", ")}; docs/configuration.md)`
+            ? i.path.length === 0
+              ? `unknown key ${i.keys.join(", ")} (keys: ${Object.keys(PROJECT_SCHEMA.shape).join(", ")}; docs/configuration.md)`
+              : `unknown key ${i.keys.join(", ")} (docs/configuration.md)`
             : i.message,
       })),
     );

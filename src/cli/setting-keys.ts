@@ -1,42 +1,43 @@
 /**
- * The settings of `--config` that were options (src/cli/settings.ts reads
- * them): each config key and the option whose parser checks its value. No
- * imports, so that src/cli/options.ts can name a setting by its key without
- * loading the config reader.
+ * The settings of `--config` that select how a run retrieves and runs
+ * (docs/configuration.md): each config key and the option attribute the
+ * commands read its value under. No imports, so that src/cli/options.ts can
+ * name a setting by its key without loading the settings schema
+ * (src/cli/settings-schema.ts holds each key's value schema and default).
  */
 
-/** A setting of the `run` section or `retrieval.{embedder,mode,rerank}`: its config key and the option that parses it. */
+/** A setting of the `run` section or `retrieval.{embedder,mode,rerank}`: its config key and the attribute commands read. */
 export interface RunSetting {
   /** `run.concurrency`, `retrieval.embedder`. */
   key: string;
-  /** The option whose parser and choices check the value: `--concurrency`. */
-  flag: string;
+  /** The option attribute the command reads (`concurrency`). */
+  attribute: string;
   /** An object value, handed over as is (`run.configurable`). */
   object?: boolean;
 }
 
 export const RUN_SETTINGS: readonly RunSetting[] = [
-  { key: "retrieval.embedder", flag: "--embedder" },
-  { key: "retrieval.mode", flag: "--mode" },
-  { key: "retrieval.rerank", flag: "--rerank" },
-  { key: "run.concurrency", flag: "--concurrency" },
-  { key: "run.workers", flag: "--workers" },
-  { key: "run.seed", flag: "--seed" },
-  { key: "run.resample", flag: "--resample" },
-  { key: "run.history", flag: "--history" },
-  { key: "run.replay", flag: "--replay" },
-  { key: "run.judge", flag: "--judge" },
-  { key: "run.judgeCache", flag: "--judge-cache" },
-  { key: "run.timeout", flag: "--timeout" },
-  { key: "run.maxCardBytes", flag: "--max-card-bytes" },
-  { key: "run.turnTimeout", flag: "--turn-timeout" },
-  { key: "run.maxStateMb", flag: "--max-state-mb" },
-  { key: "run.loadTimeout", flag: "--load-timeout" },
-  { key: "run.graphMemoryMb", flag: "--graph-memory-mb" },
-  { key: "run.configurable", flag: "--configurable", object: true },
+  { key: "retrieval.embedder", attribute: "embedder" },
+  { key: "retrieval.mode", attribute: "mode" },
+  { key: "retrieval.rerank", attribute: "rerank" },
+  { key: "run.concurrency", attribute: "concurrency" },
+  { key: "run.workers", attribute: "workers" },
+  { key: "run.seed", attribute: "seed" },
+  { key: "run.resample", attribute: "resample" },
+  { key: "run.history", attribute: "history" },
+  { key: "run.replay", attribute: "replay" },
+  { key: "run.judge", attribute: "judge" },
+  { key: "run.judgeCache", attribute: "judgeCache" },
+  { key: "run.timeout", attribute: "timeout" },
+  { key: "run.maxCardBytes", attribute: "maxCardBytes" },
+  { key: "run.turnTimeout", attribute: "turnTimeout" },
+  { key: "run.maxStateMb", attribute: "maxStateMb" },
+  { key: "run.loadTimeout", attribute: "loadTimeout" },
+  { key: "run.graphMemoryMb", attribute: "graphMemoryMb" },
+  { key: "run.configurable", attribute: "configurable", object: true },
 ];
 
-/** The config key that replaces `flag`, or undefined. */
-export function settingKeyOf(flag: string): string | undefined {
-  return RUN_SETTINGS.find((s) => s.flag === flag)?.key;
+/** The config key read under option attribute `attribute`, or undefined. */
+export function settingKeyOf(attribute: string): string | undefined {
+  return RUN_SETTINGS.find((s) => s.attribute === attribute)?.key;
 }

@@ -21,7 +21,7 @@
  * src/cli/options.ts refuseUnusedSettings).
  */
 import type { Command } from "commander";
-import { DataValidationError, InvalidArgumentError } from "../errors.js";
+import { DataValidationError } from "../errors.js";
 import type { ConfigFile, RetrievalConfig } from "../research/tune-config.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 import { readTextFileOrThrow } from "../kb/text.js";
@@ -29,7 +29,8 @@ import { log } from "../log.js";
 import { parseTraceFilters } from "../eval/traces/filters.js";
 import type { TraceFilters } from "../eval/traces/types.js";
 import { refuseOldSpellings } from "./old-spellings.js";
-import { RUN_SETTINGS, type RunSetting } from "./setting-keys.js";
+import { RUN_SETTINGS } from "./setting-keys.js";
+import { defaultOf, settingsOf, settingValueSchema } from "./settings-schema.js";
 import { findProject, PROJECT_OPTION_KEYS, projectConfigLayer, type Project } from "./project.js";
 
 export { RUN_SETTINGS, settingKeyOf, type RunSetting } from "./setting-keys.js";
@@ -182,74 +183,91 @@ export async function readSettings(values: readonly (string | SettingsLayer)[]):
   return { config, settings, ...(traces !== undefined ? { traces } : {}) };
 }
 
+/** What a command does with the `retrieval` / `locales` sections (other than retrieval.{embedder,mode,rerank}). */
+export interface SettingsUse {
+  /** The command retrieves with them (eval, trace, beir): they become `retrievalConfig` / `localeConfigs`; else they are refused naming the key. */
+  retrieval?: boolean;
+  /** Why the sections are not used, for the message (default: "not a setting of retrace NAME"). */
+  retrievalWhy?: string;
+  /** The project file's `outputs` become `--out` when none is typed (eval, start; default: no). */
+  projectOutputs?: boolean;
+  /** Whether the project file applies to this run at all (default: always; `label --merge` reads an export). */
+  projectWhen?: (actionCmd: Command) => boolean;
+}
+
 /**
- * A preAction hook for a command with `--config` (repeatable): reads the
- * values, sets `retrievalConfig` / `localeConfigs` (as a config file read by
- * the use-case would) and every setting on the command with source
- * `config`, through the setting's own option parser. A setting the command
- * has no option for is exit 2 naming it. An option typed on the command
- * line wins over the same setting from `--config`.
+ * Adds `--config <file|json>` (repeatable) and a preAction hook that reads
+ * the values and the project file's sections through the one settings
+ * schema (src/cli/settings-schema.ts): sets `retrievalConfig` /
+ * `localeConfigs` (when the command retrieves with them) and every setting
+ * the command reads (settingsOf) on the command with source `config`, its
+ * default with source `default` when none is set. A setting the command does
+ * not read is exit 2 naming it (the project file's are left alone: it serves
+ * every command). An old spelling typed is exit 2 naming the new one first.
  */
-export function applySettingsHook(cmd: Command): Command {
+export function addConfigOption(cmd: Command, use: SettingsUse = {}): Command {
+  cmd.option(
+    "--config <file|json>",
+    "settings: a JSON file (retrace tune writes one) or an inline JSON object, repeatable (later wins): retrieval (embedder, mode, rerank, denseK, bm25K, fusion, ...), per-locale retrieval, run (concurrency, seed, judge, history, turnTimeout, ...); docs/configuration.md",
+    (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+  );
+  return applySettingsHook(cmd, use);
+}
+
+/** The preAction hook of addConfigOption (for a command that registers `--config` itself). */
+export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command {
   return cmd.hook("preAction", async (_self, actionCmd) => {
     refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
+    const name = actionCmd.name();
+    const specs = settingsOf(name);
     // The project file (src/cli/project.ts): its options as defaults, its sections as the first --config layer.
-    const project = findProject();
-    const layer = project !== null ? applyProject(actionCmd, project) : null;
+    const project = use.projectWhen === undefined || use.projectWhen(actionCmd) ? findProject() : null;
+    const layer = project !== null ? applyProject(actionCmd, project, { outputs: use.projectOutputs === true }) : null;
     const values = (actionCmd.getOptionValue("config") as string[] | undefined) ?? [];
-    if (values.length === 0 && layer === null) return;
-    const { config, settings, traces } = await readSettings(layer !== null ? [layer, ...values] : values);
-    if (traces !== undefined) actionCmd.setOptionValueWithSource("traceFilters", traces, CONFIG_SOURCE);
-    actionCmd.setOptionValueWithSource("config", undefined, CONFIG_SOURCE);
-    // As typed, for the "Next:" lines (src/cli/next-steps.ts); the project file's layer is found again by the commands they print.
-    if (values.length > 0) actionCmd.setOptionValueWithSource("configArgs", [...values], CONFIG_SOURCE);
-    const hasRetrieval = Object.keys(config.retrieval).length > 0 || config.locales !== undefined;
-    if (hasRetrieval) {
-      actionCmd.setOptionValueWithSource("retrievalConfig", config.retrieval, CONFIG_SOURCE);
-      if (config.locales !== undefined)
-        actionCmd.setOptionValueWithSource("localeConfigs", config.locales, CONFIG_SOURCE);
-    }
-    for (const [key, { value, where }] of settings) {
-      const spec = RUN_SETTINGS.find((s) => s.key === key) as RunSetting;
-      const opt = actionCmd.options.find((o) => o.long === spec.flag);
-      if (opt === undefined) {
-        if (layer !== null && where === layer.where) continue; // the project file serves every command: a setting of others is left alone
-        throw new DataValidationError([
-          { file: where, field: key, message: `not a setting of retrace ${actionCmd.name()}` },
-        ]);
+    const read =
+      values.length === 0 && layer === null ? null : await readSettings(layer !== null ? [layer, ...values] : values);
+    if (read !== null) {
+      const { config, settings, traces } = read;
+      if (traces !== undefined) actionCmd.setOptionValueWithSource("traceFilters", traces, CONFIG_SOURCE);
+      actionCmd.setOptionValueWithSource("config", undefined, CONFIG_SOURCE);
+      // As typed, for the "Next:" lines (src/cli/next-steps.ts); the project file's layer is found again by the commands they print.
+      if (values.length > 0) actionCmd.setOptionValueWithSource("configArgs", [...values], CONFIG_SOURCE);
+      const hasRetrieval = Object.keys(config.retrieval).length > 0 || config.locales !== undefined;
+      if (hasRetrieval && use.retrieval === true) {
+        actionCmd.setOptionValueWithSource("retrievalConfig", config.retrieval, CONFIG_SOURCE);
+        if (config.locales !== undefined)
+          actionCmd.setOptionValueWithSource("localeConfigs", config.locales, CONFIG_SOURCE);
+      } else if (hasRetrieval && values.length > 0) {
+        // Only a --config value's own sections are refused: the project file's serve the commands that retrieve.
+        const fromValues = await readSettings(values);
+        const key =
+          Object.keys(fromValues.config.retrieval).map((k) => `retrieval.${k}`)[0] ??
+          (fromValues.config.locales !== undefined ? "locales" : undefined);
+        if (key !== undefined)
+          throw new DataValidationError([
+            { file: "--config", field: key, message: use.retrievalWhy ?? `not a setting of retrace ${name}` },
+          ]);
       }
-      const name = opt.attributeName();
-      if (actionCmd.getOptionValueSource(name) === "cli") continue;
-      let parsed: unknown = value;
-      if (spec.object === true) {
-        if (!isObject(value) && typeof value !== "string")
-          throw new DataValidationError([
-            { file: where, field: key, message: "expected a JSON object (or the path of a .json file holding one)" },
-          ]);
-      } else {
-        if (typeof value !== "string" && typeof value !== "number")
-          throw new DataValidationError([
-            { file: where, field: key, message: `expected a string or a number, got ${JSON.stringify(value)}` },
-          ]);
-        const raw = String(value);
-        if (opt.argChoices !== undefined && !opt.argChoices.includes(raw))
-          throw new DataValidationError([
-            {
-              file: where,
-              field: key,
-              message: `expected one of ${opt.argChoices.join(", ")}, got ${JSON.stringify(value)}`,
-            },
-          ]);
-        try {
-          parsed = opt.parseArg !== undefined ? opt.parseArg(raw, undefined as never) : raw;
-        } catch (e) {
-          const why = e instanceof InvalidArgumentError ? e.message : (e as Error).message;
-          throw new DataValidationError([
-            { file: where, field: key, message: why.replace(/^error: /, "").replaceAll(spec.flag, key) },
-          ]);
+      for (const [key, { value, where }] of settings) {
+        const spec = specs.find((s) => s.key === key);
+        if (spec === undefined) {
+          if (layer !== null && where === layer.where) continue; // the project file serves every command: a setting of others is left alone
+          throw new DataValidationError([{ file: where, field: key, message: `not a setting of retrace ${name}` }]);
         }
+        if (actionCmd.getOptionValueSource(spec.attribute) === "cli") continue;
+        const parsed = settingValueSchema(spec).safeParse(value);
+        if (!parsed.success)
+          throw new DataValidationError(
+            parsed.error.issues.map((i) => ({ file: where, field: key, message: i.message })),
+          );
+        actionCmd.setOptionValueWithSource(spec.attribute, parsed.data, CONFIG_SOURCE);
       }
-      actionCmd.setOptionValueWithSource(name, parsed, CONFIG_SOURCE);
+    }
+    // Each setting's default, where none was set.
+    for (const spec of specs) {
+      const d = defaultOf(spec, name);
+      if (d !== undefined && actionCmd.getOptionValue(spec.attribute) === undefined)
+        actionCmd.setOptionValueWithSource(spec.attribute, d, "default");
     }
   });
 }

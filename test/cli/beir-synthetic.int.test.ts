@@ -63,8 +63,8 @@ describe("retrace beir --synthetic", () => {
       "naive,title",
       "--data-dir",
       path.join(tmp.dir, "chroma"),
-      "--embedder",
-      "builtin",
+      "--config",
+      JSON.stringify({ retrieval: { embedder: "builtin" } }),
       "--json",
     ];
     const r = await runCli(args, { env: LOCAL });
@@ -92,7 +92,16 @@ describe("retrace beir --synthetic", () => {
 
   it("without queries and qrels, runs the synthetic part and says τ is not computable", async () => {
     const r = await runCli(
-      ["beir", corpusOnly, "--synthetic", "6", "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin"],
+      [
+        "beir",
+        corpusOnly,
+        "--synthetic",
+        "6",
+        "--data-dir",
+        path.join(tmp.dir, "chroma"),
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
+      ],
       { env: LOCAL },
     );
     expect(r.exitCode).toBe(0);
@@ -110,8 +119,8 @@ describe("retrace beir --synthetic", () => {
         "6",
         "--data-dir",
         path.join(tmp.dir, "chroma"),
-        "--embedder",
-        "builtin",
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
       ],
       { env: LOCAL },
     );

@@ -51,8 +51,8 @@ describe("retrace beir", () => {
       path.join(tmp.dir, "chroma"),
       "--run-out",
       path.join(tmp.dir, "runs"),
-      "--embedder",
-      "builtin",
+      "--config",
+      JSON.stringify({ retrieval: { embedder: "builtin" } }),
     ];
     const first = await runCli(args, { env: LOCAL });
     expect(first.stderr).not.toMatch(/unexpected error/);
@@ -94,8 +94,8 @@ describe("retrace beir", () => {
         dataDir,
         "--run-out",
         runs,
-        "--embedder",
-        "lsa",
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "lsa" } }),
         "--modes",
         "dense,hybrid",
         "--config",
@@ -147,9 +147,12 @@ describe("retrace beir", () => {
   it("--timeout bounds every Chroma request: a server that never answers is exit 3 after the deadline", async () => {
     const silent = await startSilentServer();
     try {
-      const r = await runCli(["beir", data, "--store", `http://127.0.0.1:${silent.port}`, "--timeout", "1"], {
-        env: LOCAL,
-      });
+      const r = await runCli(
+        ["beir", data, "--store", `http://127.0.0.1:${silent.port}`, "--config", '{"run":{"timeout":1}}'],
+        {
+          env: LOCAL,
+        },
+      );
       expect(r.exitCode).toBe(3);
       expect(r.stderr).toMatch(/did not answer GET \/api\/v2\/heartbeat within 1\.0 s/);
     } finally {

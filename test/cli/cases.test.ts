@@ -395,9 +395,22 @@ describe("the guard rails", () => {
     expect(ev.stdout).toMatch(/warning: every case is synthetic \(generator known-item-naive 1/);
     expect(ev.stdout).toMatch(/not valid for comparing lexical and semantic retrieval/);
 
-    const tune = await runCli(["tune", "--kb", MINI_KB, "--cases", syn, "--store", "memory", "--embedder", "builtin"], {
-      timeoutMs: 300_000,
-    });
+    const tune = await runCli(
+      [
+        "tune",
+        "--kb",
+        MINI_KB,
+        "--cases",
+        syn,
+        "--store",
+        "memory",
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
+      ],
+      {
+        timeoutMs: 300_000,
+      },
+    );
     expect(tune.exitCode).toBe(2);
     expect(tune.stderr).toMatch(/--allow-synthetic/);
     const conf = path.join(dir, "synthetic-tuned.json");
@@ -410,8 +423,8 @@ describe("the guard rails", () => {
         syn,
         "--store",
         "memory",
-        "--embedder",
-        "builtin",
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
         "--folds",
         "2",
         "--allow-synthetic",

@@ -27,7 +27,19 @@ describe("retrace ingest --list / --prune", () => {
     const dataDir = path.join(tmp.dir, "chroma");
     const env = { CHROMA_URL: "" };
     const run = (kb: string, ...more: string[]) =>
-      runCli(["ingest", "--kb", kb, "--embedder", "builtin", "--data-dir", dataDir, ...more], { env });
+      runCli(
+        [
+          "ingest",
+          "--kb",
+          kb,
+          "--config",
+          JSON.stringify({ retrieval: { embedder: "builtin" } }),
+          "--data-dir",
+          dataDir,
+          ...more,
+        ],
+        { env },
+      );
     expect((await run(MINI_KB)).exitCode).toBe(0);
     const second = await run(other.dir, "--json");
     expect(second.exitCode, second.stderr).toBe(0);

@@ -33,10 +33,21 @@ describe("concurrent first-time runs on one empty data dir", () => {
         { env, timeoutMs: 400_000 },
       ),
     );
-    const other = runCli(["ingest", "--kb", SHIPPED_KB, "--embedder", "builtin", "--data-dir", dataDir], {
-      env,
-      timeoutMs: 400_000,
-    });
+    const other = runCli(
+      [
+        "ingest",
+        "--kb",
+        SHIPPED_KB,
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
+        "--data-dir",
+        dataDir,
+      ],
+      {
+        env,
+        timeoutMs: 400_000,
+      },
+    );
     const results = await Promise.all([...evals, other]);
     for (const r of results) expect(r.exitCode, r.stderr).toBe(0);
     const reports = results.slice(0, 4).map((r) => reportToJSON(withoutTimings(JSON.parse(r.stdout) as Report)));

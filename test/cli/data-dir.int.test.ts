@@ -23,7 +23,19 @@ afterAll(async () => {
 
 const env = { CHROMA_URL: "" };
 const ingestCli = (dataDir: string, embedder: string, ...more: string[]) =>
-  runCli(["ingest", "--kb", MINI_KB, "--embedder", embedder, "--data-dir", dataDir, ...more], { env });
+  runCli(
+    [
+      "ingest",
+      "--kb",
+      MINI_KB,
+      "--config",
+      JSON.stringify({ retrieval: { embedder: embedder } }),
+      "--data-dir",
+      dataDir,
+      ...more,
+    ],
+    { env },
+  );
 
 /** Every file under `dir` with its size (paths relative to `dir`). */
 async function files(dir: string, rel = ""): Promise<Map<string, number>> {

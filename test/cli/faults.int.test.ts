@@ -87,10 +87,21 @@ describe("Chroma faults", () => {
       failWhen: (w) => w.startsWith("POST") && w.endsWith("/add") && ++adds > 1,
     });
     try {
-      const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--batch-size", "2"], {
-        env: withSecrets(proxy.url),
-        timeoutMs: 60_000,
-      });
+      const r = await runCli(
+        [
+          "ingest",
+          "--kb",
+          MINI_KB,
+          "--config",
+          JSON.stringify({ retrieval: { embedder: "builtin" } }),
+          "--batch-size",
+          "2",
+        ],
+        {
+          env: withSecrets(proxy.url),
+          timeoutMs: 60_000,
+        },
+      );
       expectPlainFailure(
         r,
         /Chroma at http:\/\/\*\*\*@127\.0\.0\.1:\d+ answered POST \/api\/v2\/.*\/add with a server error/,
@@ -104,10 +115,13 @@ describe("Chroma faults", () => {
     } finally {
       await proxy.close();
     }
-    const again = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json"], {
-      env: { CHROMA_URL: local.server.url },
-      timeoutMs: 60_000,
-    });
+    const again = await runCli(
+      ["ingest", "--kb", MINI_KB, "--config", JSON.stringify({ retrieval: { embedder: "builtin" } }), "--json"],
+      {
+        env: { CHROMA_URL: local.server.url },
+        timeoutMs: 60_000,
+      },
+    );
     expect(again.exitCode, again.stderr).toBe(0);
     expect((await listAllCollections(local.client)).filter((c) => isStagingName(c.name))).toEqual([]);
   }, 120_000);

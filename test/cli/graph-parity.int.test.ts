@@ -309,7 +309,7 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
       "--json",
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/--configurable: its thread_id is replaced by retrace's own/);
+    expect(r.stderr).toMatch(/run.configurable: its thread_id is replaced by retrace's own/);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.run.graph?.configurable?.keys).toEqual(["locale", "note", "thread_id"]);
     expect(report.run.graph?.configurable?.hash).toMatch(/^[0-9a-f]{64}$/);
@@ -325,7 +325,7 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     for (const bad of ["[1]", "{not json", "missing.json", "42"]) {
       const b = await run(["--graph", "g.mjs", "--config", JSON.stringify({ run: { configurable: bad } })]);
       expect(b.exitCode, bad).toBe(2);
-      expect(b.stderr).toMatch(/Expected `--configurable` to be a JSON object/);
+      expect(b.stderr).toMatch(/Expected `run.configurable` to be a JSON object/);
     }
   }, 300_000);
 

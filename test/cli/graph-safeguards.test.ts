@@ -109,7 +109,7 @@ describe("eval --graph: a turn that never finishes", () => {
     const report = JSON.parse(r.stdout);
     const t = byId(report);
     expect(t["en-sleep-001#0"]).toMatchObject({
-      error: "turn exceeded the 1 s deadline (--turn-timeout)",
+      error: "turn exceeded the 1 s deadline (run.turnTimeout)",
       givenUp: "deadline",
     });
     expect(hit(t["en-ok-002#0"])).toBe(1);
@@ -123,7 +123,7 @@ describe("eval --graph: a turn that never finishes", () => {
     );
     expect(r.signal, r.stderr).toBeNull();
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toContain("error: turn exceeded the 0.5 s deadline (--turn-timeout)");
+    expect(r.stdout).toContain("error: turn exceeded the 0.5 s deadline (run.turnTimeout)");
   });
 
   it("refuses a deadline that is not a positive number (exit 2), for your graph and for retrace's own, which takes it too", async () => {

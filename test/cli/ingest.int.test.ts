@@ -44,8 +44,8 @@ const ingestArgs = (dataDir: string, ...more: string[]) => [
   "ingest",
   "--kb",
   MINI_KB,
-  "--embedder",
-  "builtin",
+  "--config",
+  JSON.stringify({ retrieval: { embedder: "builtin" } }),
   "--data-dir",
   dataDir,
   ...more,
@@ -95,7 +95,16 @@ describe("retrace ingest with a local store", () => {
 
   it("--json reports the LSA fit apart from the store's write in `timings`; a rerun loads the saved state", async () => {
     const dataDir = path.join(tmp.dir, "lsa-timings");
-    const args = ["ingest", "--kb", MINI_KB, "--embedder", "lsa", "--data-dir", dataDir, "--json"];
+    const args = [
+      "ingest",
+      "--kb",
+      MINI_KB,
+      "--config",
+      JSON.stringify({ retrieval: { embedder: "lsa" } }),
+      "--data-dir",
+      dataDir,
+      "--json",
+    ];
     type Timings = {
       embedder: { kind: string; ms: number; chanceMs?: number };
       store: { status: string; writeMs: number };
@@ -154,9 +163,12 @@ describe("retrace ingest with a local store", () => {
 
 describe("retrace ingest with a remote store", () => {
   it("CHROMA_URL: ingests into that server and leaves it running", async () => {
-    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json"], {
-      env: { CHROMA_URL: server.url },
-    });
+    const r = await runCli(
+      ["ingest", "--kb", MINI_KB, "--config", JSON.stringify({ retrieval: { embedder: "builtin" } }), "--json"],
+      {
+        env: { CHROMA_URL: server.url },
+      },
+    );
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
       status: "ingested",
@@ -170,9 +182,21 @@ describe("retrace ingest with a remote store", () => {
 
   it("--store URL with credentials: --json names the server by its redacted URL, never the password", async () => {
     const withAuth = server.url.replace("http://", "http://someone:pa55word-xyz@");
-    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--json", "--store", withAuth], {
-      env: { CHROMA_URL: "" },
-    });
+    const r = await runCli(
+      [
+        "ingest",
+        "--kb",
+        MINI_KB,
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
+        "--json",
+        "--store",
+        withAuth,
+      ],
+      {
+        env: { CHROMA_URL: "" },
+      },
+    );
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).store).toEqual({
       kind: "remote",
@@ -184,7 +208,10 @@ describe("retrace ingest with a remote store", () => {
 
   it("CHROMA_URL at a dead port → exit 3 and a clear message", async () => {
     const url = `http://127.0.0.1:${await findFreePort()}`;
-    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin"], { env: { CHROMA_URL: url } });
+    const r = await runCli(
+      ["ingest", "--kb", MINI_KB, "--config", JSON.stringify({ retrieval: { embedder: "builtin" } })],
+      { env: { CHROMA_URL: url } },
+    );
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`retrace: Cannot reach Chroma at ${url}`);
@@ -195,7 +222,10 @@ describe("retrace ingest with a remote store", () => {
 
   it("--store URL at a dead port → exit 3", async () => {
     const url = `http://127.0.0.1:${await findFreePort()}`;
-    const r = await runCli(["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--store", url], { env: LOCAL });
+    const r = await runCli(
+      ["ingest", "--kb", MINI_KB, "--config", JSON.stringify({ retrieval: { embedder: "builtin" } }), "--store", url],
+      { env: LOCAL },
+    );
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain(`is a Chroma server listening at ${url}?`);
   });

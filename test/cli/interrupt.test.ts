@@ -191,7 +191,15 @@ describe("retrace's own sweeps stop when asked, in the middle of the work", () =
       });
     await writeFile(cases, Array.from({ length: 1500 }, (_, i) => conversation(i)).join("\n") + "\n");
     const page = path.join(dir, "page.html");
-    const run = spawnRetrace(["label", cases, ...OWN.slice(0, 4), "--embedder", "builtin", "--out", `html:${page}`]);
+    const run = spawnRetrace([
+      "label",
+      cases,
+      ...OWN.slice(0, 4),
+      "--config",
+      JSON.stringify({ retrieval: { embedder: "builtin" } }),
+      "--out",
+      `html:${page}`,
+    ]);
     try {
       // The embedder line comes once the systems are open: pooling starts.
       expect(await waitFor(() => run.stderr().includes("embedder:"), 60_000), run.stderr()).toBe(true);

@@ -165,7 +165,18 @@ describe("a 200-turn conversation", () => {
   it("goes on a labelling page whole: 200 turns, the conversation so far with the recorded replies", async () => {
     const html = path.join(dir, "label.html");
     const r = await runCli(
-      ["label", cases, "--kb", MINI_KB, "--store", "memory", "--embedder", "builtin", "--out", `html:${html}`],
+      [
+        "label",
+        cases,
+        "--kb",
+        MINI_KB,
+        "--store",
+        "memory",
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
+        "--out",
+        `html:${html}`,
+      ],
       {
         timeoutMs: 600_000,
       },

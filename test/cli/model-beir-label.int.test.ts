@@ -60,7 +60,17 @@ describe("the named q8 model in beir and label", () => {
   it("beir --embedder names it: the dense run is the model's", async (ctx) => {
     if (needsModel(ctx)) return;
     const r = await runCli(
-      ["beir", data, "--data-dir", path.join(dir, "chroma"), "--embedder", BGE, "--modes", "dense", "--json"],
+      [
+        "beir",
+        data,
+        "--data-dir",
+        path.join(dir, "chroma"),
+        "--config",
+        JSON.stringify({ retrieval: { embedder: BGE } }),
+        "--modes",
+        "dense",
+        "--json",
+      ],
       { env: { CHROMA_URL: "" }, timeoutMs: 280_000 },
     );
     expect(r.exitCode, r.stderr).toBe(0);
@@ -84,8 +94,8 @@ describe("the named q8 model in beir and label", () => {
         MINI_KB,
         "--store",
         "memory",
-        "--embedder",
-        BGE,
+        "--config",
+        JSON.stringify({ retrieval: { embedder: BGE } }),
         "--pool",
         "dense",
         "--out",

@@ -39,7 +39,10 @@ describe("numeric option errors", () => {
   it("eval --max-drop, compare --seed and score -k echo the value and the range", async () => {
     const cases: Array<[string[], string]> = [
       [["eval", "--gate", "max-drop=1.5"], 'Expected `--gate max-drop` to be a number from 0 to 1, got "1.5"'],
-      [["compare", "a", "b", "--seed", "-1"], 'Expected `--seed` to be an integer from 0 to 4294967295, got "-1"'],
+      [
+        ["compare", "a", "b", "--config", '{"run":{"seed":-1}}'],
+        'Expected `run.seed` to be an integer from 0 to 4294967295, got "-1"',
+      ],
       [
         ["score", "--qrels", "q", "--run", "r", "-k", "5,0"],
         'Expected `-k` to be a comma-separated list of positive integers, got "5,0"',
@@ -202,9 +205,9 @@ describe("--max-card-bytes", () => {
     const bad = await runCli(["check", "--kb", MINI_KB], { env: { RETRACE_MAX_CARD_BYTES: "1MB" } });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('Expected `RETRACE_MAX_CARD_BYTES` to be a positive integer (bytes), got "1MB"');
-    const zero = await runCli(["ingest", "--kb", MINI_KB, "--max-card-bytes", "0"]);
+    const zero = await runCli(["ingest", "--kb", MINI_KB, "--config", '{"run":{"maxCardBytes":0}}']);
     expect(zero.exitCode).toBe(2);
-    expect(zero.stderr).toContain('Expected `--max-card-bytes` to be a positive integer, got "0"');
+    expect(zero.stderr).toContain('Expected `run.maxCardBytes` to be a positive integer, got "0"');
   });
 
   it("trace and eval read it too, before any store starts", async () => {

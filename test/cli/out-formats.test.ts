@@ -45,6 +45,33 @@ describe("the registry", () => {
   });
 });
 
+describe("--out on commands writing one kind of file (tune's configuration, cases)", () => {
+  it("takes FORMAT:FILE, or any FILE as its one format; a prefix of another command's format is exit 2", () => {
+    expect(parseOut("config:t.json", "tuning", "tune")).toMatchObject({ format: "config", file: "t.json" });
+    expect(parseOut("tuned.cfg", "tuning", "tune")).toMatchObject({ format: "config", file: "tuned.cfg" });
+    expect(parseOut("cases:c.jsonl", "cases", "cases")).toMatchObject({ format: "cases", file: "c.jsonl" });
+    expect(parseOut("-", "cases", "cases")).toMatchObject({ format: "cases", file: "-" });
+    expect(() => parseOut("htm:t.json", "tuning", "tune")).toThrow(OutFormatError);
+    expect(() => parseOut("html:t.html", "tuning", "tune")).toThrow(/html is not a format of retrace tune/);
+    expect(() => parseOut("json:c.jsonl", "cases", "cases")).toThrow(/formats: cases/);
+  });
+
+  it("tune --out htm:x and cases synth --out confg:x are exit 2 and write nothing", async () => {
+    const { dir, cleanup } = await tempDir("out-one-kind");
+    try {
+      const tune = await runCli(["tune", "--kb", "no-such-kb", "--out", "htm:x"], { cwd: dir });
+      expect(tune.exitCode).toBe(2);
+      expect(tune.stderr).toContain('--out "htm:x": unknown format "htm"');
+      const synth = await runCli(["cases", "synth", "--kb", "no-such-kb", "--out", "confg:x"], { cwd: dir });
+      expect(synth.exitCode).toBe(2);
+      expect(synth.stderr).toContain("formats: cases");
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 describe("parseOut", () => {
   it("takes a prefix, an alias, or an extension; a report's other files are markdown", () => {
     expect(parseOut("html:r.html", "report", "eval")).toMatchObject({ format: "html", file: "r.html" });

@@ -105,7 +105,16 @@ describe("credentials are redacted from a server's echo of the request headers",
     const server = await startEchoServer("text");
     try {
       const r = await runCli(
-        ["ingest", "--kb", MINI_KB, "--embedder", "builtin", "--store", server.url(`user:${PASSWORD}`), "--verbose"],
+        [
+          "ingest",
+          "--kb",
+          MINI_KB,
+          "--config",
+          JSON.stringify({ retrieval: { embedder: "builtin" } }),
+          "--store",
+          server.url(`user:${PASSWORD}`),
+          "--verbose",
+        ],
         {
           env: { ...cleanEnv, CHROMA_API_KEY: TOKEN },
           timeoutMs: 60_000,

@@ -43,10 +43,10 @@ function queryLines(text: string): Record<string, string> {
   return out;
 }
 
-describe("retrace trace --history", () => {
-  it("moves a pronoun follow-up from `rewrite rescued it` to `rewrite lost it` with --history 0, and prints the three queries with the gold's rank", async () => {
+describe("retrace trace with run.history", () => {
+  it("moves a pronoun follow-up from `rewrite rescued it` to `rewrite lost it` with run.history 0, and prints the three queries with the gold's rank", async () => {
     const all = await traced([]);
-    const none = await traced(["--history", "0"]);
+    const none = await traced(["--config", '{"run":{"history":0}}']);
     // Every earlier turn: the query is rewritten from the conversation and hits.
     expect(all.turn.queries!.graph.query).not.toBe(all.turn.user);
     expect(all.turn.queries!.attribution).toBe("rewrite_rescued_it");
@@ -71,9 +71,9 @@ describe("retrace trace --history", () => {
 
   it("refuses --history with --graph (exit 2), saying it sets retrace's own contextualizer", async () => {
     const graph = path.join(ROOT, "test", "fixtures", "graphs", "fanout-agent.mjs");
-    // trace keeps its --history option; on eval the window is the run.history key of --config.
+    // On trace as on eval, the window is the run.history key of --config (trace --history is a retired spelling).
     for (const [args, named] of [
-      [["trace", "en-freeze-001", "--history", "1"], "option '--history'"],
+      [["trace", "en-freeze-001", "--config", '{"run":{"history":1}}'], "setting 'run.history' of --config"],
       [["eval", "--config", '{"run":{"history":1}}'], "setting 'run.history' of --config"],
     ] as const) {
       const r = await runCli([...args, "--graph", graph]);

@@ -28,7 +28,17 @@ afterAll(async () => {
 describe("retrace tune", () => {
   it("without a split uses all cases and says so; too few cases for the folds exits 2", async () => {
     const r = await runCli(
-      ["tune", "--kb", kb.dir, "--data-dir", path.join(tmp.dir, "chroma"), "--embedder", "builtin", "--folds", "5"],
+      [
+        "tune",
+        "--kb",
+        kb.dir,
+        "--data-dir",
+        path.join(tmp.dir, "chroma"),
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
+        "--folds",
+        "5",
+      ],
       { env: LOCAL },
     );
     expect(r.stderr).toMatch(/no tune\/holdout split at .*split\.json: tuning uses all 5 cases/);
@@ -53,8 +63,8 @@ describe("retrace tune", () => {
         kb.dir,
         "--data-dir",
         path.join(tmp.dir, "chroma"),
-        "--embedder",
-        "builtin",
+        "--config",
+        JSON.stringify({ retrieval: { embedder: "builtin" } }),
         "--folds",
         "2",
         "--out",

@@ -144,7 +144,7 @@ describe("retrace compare", () => {
       /^hit@3\s+4\s+3\s+0\.750\s+0\.750\s+\+0\.000\s+\[\+0\.000, \+0\.000\]\s+1\.000\s+1\.000 \(1\)\s+not significant$/m,
     );
     expect(r.stdout).toContain("resampling unit: case, 2000 resamples, seed 42");
-    const turn = await runCli(["compare", a, b, "--resample", "turn", "--json"]);
+    const turn = await runCli(["compare", a, b, "--config", '{"run":{"resample":"turn"}}', "--json"]);
     expect(turn.exitCode).toBe(0);
     expect(JSON.parse(turn.stdout).method).toMatchObject({ unit: "turn", seed: 42, samples: 2000 });
     const c = await write("cli-c.json", await fixtureReport({ datasetHash: "ds-other" }));
@@ -156,7 +156,10 @@ describe("retrace compare", () => {
 
   it("an unknown --resample unit is a usage error on both commands that take it (exit 2, before anything runs)", async () => {
     for (const [args, message] of [
-      [["compare", "a.json", "b.json", "--resample", "cluster"], "Allowed choices are case, turn"],
+      [
+        ["compare", "a.json", "b.json", "--config", '{"run":{"resample":"cluster"}}'],
+        'field `run.resample` expected one of case, turn, got "cluster"',
+      ],
       [
         ["eval", "--config", '{"run":{"resample":"cluster"}}'],
         'field `run.resample` expected one of case, turn, got "cluster"',

@@ -220,7 +220,7 @@ describe("eval --graph --counterfactual in process", () => {
       ["c-hang", "given_up", null, 1],
     ]);
     expect(turns[4]!.report.queriesOff?.detail).toContain("backend exploded");
-    expect(turns[5]!.report.queriesOff?.detail).toContain("deadline (--turn-timeout)");
+    expect(turns[5]!.report.queriesOff?.detail).toContain("deadline (run.turnTimeout)");
     expect(turns[3]!.report.queriesOff?.detail).toContain("ManualSearch");
     // The turns' own outcomes stand: the boom and hang turns are scored hits of their own query.
     expect(turns[4]!.report.results.find((x) => x.key === "retrieval_hit_at_k")?.score).toBe(1);

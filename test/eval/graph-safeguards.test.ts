@@ -97,11 +97,11 @@ describe("the per-turn deadline", () => {
     expect(
       turns.map((t) => [t.report.caseId, t.report.turn, t.report.error ?? null, t.report.givenUp ?? null]),
     ).toEqual([
-      ["c1", 0, "turn exceeded the 0.2 s deadline (--turn-timeout)", "deadline"],
+      ["c1", 0, "turn exceeded the 0.2 s deadline (run.turnTimeout)", "deadline"],
       ["c1", 1, null, null],
       ["c2", 0, null, null],
     ]);
-    expect(deadlineMessage(120_000)).toBe("turn exceeded the 120 s deadline (--turn-timeout)");
+    expect(deadlineMessage(120_000)).toBe("turn exceeded the 120 s deadline (run.turnTimeout)");
     expect(signal?.aborted).toBe(true);
     expect(turns[0]!.report.results).toEqual([]); // an error turn is not scored
     expect(hit(turns[1]!)).toBe(1);

@@ -49,7 +49,14 @@ let dir: string;
 let cleanup: () => Promise<void>;
 let kb: string;
 let casesFile: string;
-const common = () => ["--kb", kb, "--store", "memory", "--embedder", "builtin"];
+const common = () => [
+  "--kb",
+  kb,
+  "--store",
+  "memory",
+  "--config",
+  JSON.stringify({ retrieval: { embedder: "builtin" } }),
+];
 /** The same data for `retrace eval`, whose embedder is a key of --config. */
 const evalCommon = () => ["--kb", kb, "--store", "memory", "--config", '{"retrieval":{"embedder":"builtin"}}'];
 

@@ -49,10 +49,10 @@ describe("the JSON scanner and reader", () => {
     expect(valueTooDeep(deepObject(10))).toBe(false);
   });
 
-  it("a 10^5-deep run.configurable is exit 2 naming --configurable, as an object or a file", async () => {
+  it("a 10^5-deep run.configurable is exit 2 naming run.configurable, as an object or a file", async () => {
     const e = await parseConfigurable(deepObject(DEEP)).catch((x: unknown) => x);
     expect(exitCodeOf(e)).toBe(2);
-    expect((e as Error).message).toContain("--configurable");
+    expect((e as Error).message).toContain("run.configurable");
     const file = path.join(dir, "configurable.json");
     await writeFile(file, `{"a":\n${"[".repeat(DEEP)}${"]".repeat(DEEP)}}`);
     const f = await parseConfigurable(file).catch((x: unknown) => x);

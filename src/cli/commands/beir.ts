@@ -26,17 +26,11 @@ import type { PairedComparison } from "../../eval/stats/bootstrap.js";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { DEFAULT_FOLDS } from "../../app/tune.js";
 import { BEIR_MEASURES, MARGIN_MEASURES, compareModes, type BeirDataset } from "../../research/beir.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { embedderSetupText } from "../../eval/report/render/table.js";
 import { action, out, outText } from "../io.js";
-import {
-  intOption,
-  positiveIntOption,
-  positiveNumberOption,
-  probabilityOption,
-  refuseInMode,
-  seedOption,
-} from "../options.js";
+import { intOption, positiveIntOption, probabilityOption, refuseInMode } from "../options.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
 import { refuseSyntheticTuning, withSyntheticWarning } from "../../app/synthetic-guard.js";
 import { syntheticCommand, type SyntheticFlags } from "./beir-synthetic.js";
 import { progressReporter } from "../progress.js";
@@ -51,6 +45,8 @@ type BeirCommandOptions = Omit<BeirOptions, "modes"> & {
   tune?: boolean;
   keepDefaults?: boolean;
   split?: boolean;
+  /** The `--config` values as typed (src/cli/settings.ts), named in the header. */
+  configArgs?: string[];
 } & SyntheticFlags;
 
 const f4 = (x: number) => x.toFixed(4);
@@ -209,9 +205,10 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
     );
   }
   const r = await runBeir(dir, options, { progress: progressReporter });
-  if (o.json) out(beirJson(dir, r, o.config));
+  const config = o.configArgs?.join(" ");
+  if (o.json) out(beirJson(dir, r, config));
   else {
-    outText(renderBeir(r.data, r.results, beirHeader(dir, r, o.config), r.seed, r.margins));
+    outText(renderBeir(r.data, r.results, beirHeader(dir, r, config), r.seed, r.margins));
     const t = r.timing;
     const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     const words = {
@@ -331,18 +328,6 @@ export function register(program: Command): void {
       EVAL_DEFAULTS.store,
     )
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option(
-      "--timeout <seconds>",
-      `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`,
-      positiveNumberOption("--timeout", "seconds"),
-    )
-    .option(
-      "--embedder <auto|builtin|lsa|model>",
-      "dense embedder (lsa: corpus-fit LSA, fitted on the corpus)",
-      EVAL_DEFAULTS.embedder,
-    )
-    .option("--rerank <model|auto>", "also run hybrid+rerank with this local cross-encoder")
-    .option("--config <file>", "retrieval configuration (as written by retrace tune)")
     .option("--modes <list>", "comma-separated modes: bm25, dense, hybrid, hybrid+rerank (default all that apply)")
     .option(
       "--depth <n>",
@@ -370,7 +355,6 @@ export function register(program: Command): void {
       "with --tune and --run-out: when the tuning does not clearly beat the defaults, write no tuned-config.json",
     )
     .option("--json", "print JSON (with a version field) instead of the tables")
-    .option("--seed <n>", "seed of the bootstrap intervals and paired tests", seedOption(), EVAL_DEFAULTS.seed)
     .option(
       "--synthetic <n>",
       "score the 12-variant family on N synthetic known-item queries and on the real qrels, and print Kendall's τ-b between the two orders (docs/synthetic-cases.md)",
@@ -387,6 +371,8 @@ export function register(program: Command): void {
       "let --tune run on synthetic queries (refused otherwise: they misorder lexical and semantic retrieval)",
     )
     .action(action((dir: string, o: BeirCommandOptions) => beirCommand(dir, o)));
+  // retrieval.* (embedder, rerank: also run hybrid+rerank, fusion, depths) and run.{timeout, seed} are settings of --config, as on eval.
+  addRetired(addConfigOption(cmd, { retrieval: true }));
   refuseInMode<BeirCommandOptions>(cmd, [
     {
       when: (o) => o.tune === true,

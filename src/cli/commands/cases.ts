@@ -15,6 +15,7 @@ import { checkWritable, writeFileAtomic } from "../../atomic.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { MAX_SYNTH_TURNS } from "../../kb/schemas.js";
 import { action, err, out } from "../io.js";
+import { addOutOption, outFile, type OutTarget } from "../out-formats.js";
 import { addMaxCardBytesOption, intOption, positiveIntOption, probabilityOption, seedOption } from "../options.js";
 
 /** Writes the cases text to `file`, or stdout without one. */
@@ -90,13 +91,19 @@ export async function synthCommand(o: SynthCommandOptions): Promise<number> {
   return 0;
 }
 
+/** The file of `--out` (the registry's `cases` format, src/cli/out-formats.ts), as the `out` the commands take. */
+function casesOut(outputs: readonly OutTarget[] | undefined): { out?: string } {
+  const file = outFile(outputs, "cases");
+  return file !== undefined ? { out: file } : {};
+}
+
 export function register(program: Command): void {
   const cmd = program
     .command("cases")
     .description(
       "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
     );
-  cmd
+  const imp = cmd
     .command("import")
     .description(
       "Turn conversations (chat-message JSONL, or LangSmith root runs as listRuns returns them) into cases to label",
@@ -112,8 +119,12 @@ export function register(program: Command): void {
       "keep only each conversation's first n user turns (default: every turn); the cut conversations are counted",
       positiveIntOption("--max-turns"),
     )
-    .option("--out <file>", "write the cases there (default stdout)")
-    .action(action((file: string, o: ImportOptions & { out?: string }) => importCommand(file, o)));
+    .action(
+      action((file: string, { outputs, ...o }: ImportOptions & { outputs?: OutTarget[] }) =>
+        importCommand(file, { ...o, ...casesOut(outputs) }),
+      ),
+    );
+  addOutOption(imp, "cases", "the cases (default stdout)");
   const synth = cmd
     .command("synth")
     .description(
@@ -145,7 +156,11 @@ export function register(program: Command): void {
     .option(
       "--generator <module>",
       "a module whose default export returns the turns for a card (validated like any case)",
-    )
-    .option("--out <file>", "write the cases there (default stdout)");
-  addMaxCardBytesOption(synth).action(action((o: SynthCommandOptions) => synthCommand(o)));
+    );
+  addOutOption(synth, "cases", "the cases (default stdout)");
+  addMaxCardBytesOption(synth).action(
+    action(({ outputs, ...o }: SynthCommandOptions & { outputs?: OutTarget[] }) =>
+      synthCommand({ ...o, ...casesOut(outputs) }),
+    ),
+  );
 }

@@ -16,16 +16,16 @@
  * `--out FORMAT:FILE` (html, pr-comment, json) writes the comparison through
  * the one output registry (src/cli/out-formats.ts).
  */
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { buildComparison, readRunSide } from "../../eval/gate/compare.js";
 import { renderComparisonText } from "../../eval/report/render/compare-text.js";
 import { log } from "../../log.js";
-import { RESAMPLE_UNITS, type ResampleUnit } from "../../eval/stats/bootstrap.js";
+import type { ResampleUnit } from "../../eval/stats/bootstrap.js";
 import { action, out, outText } from "../io.js";
-import { seedOption } from "../options.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { addOutOption, outSpecs, renderOuts, type OutTarget } from "../out-formats.js";
-import { hidden, refuseOldSpellings } from "../old-spellings.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
 
 export function register(program: Command): void {
   const cmd = program
@@ -35,20 +35,10 @@ export function register(program: Command): void {
     )
     .argument("<a>", "the reference run (report JSON from retrace eval --out json:FILE, or a baseline)")
     .argument("<b>", "the run compared with it")
-    .option("--json", "print JSON")
-    .option("--seed <n>", "seed of the bootstrap", seedOption(), 42)
-    .addOption(
-      new Option(
-        "--resample <unit>",
-        "what the bootstrap resamples: whole cases, or single turns (ignores the correlation of a case's turns)",
-      )
-        .choices([...RESAMPLE_UNITS])
-        .default("case"),
-    );
+    .option("--json", "print JSON");
   addOutOption(cmd, "comparison", "the comparison");
-  hidden(cmd, "--html <file>", "--out html:");
-  hidden(cmd, "--pr-comment <file>", "--out pr-comment:");
-  cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
+  // run.seed and run.resample (the bootstrap's seed and unit) are settings of --config, as on eval.
+  addRetired(addConfigOption(cmd, { retrievalWhy: "not a setting of retrace compare (it compares two reports)" }));
   cmd.action(
     action(
       async (

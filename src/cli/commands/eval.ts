@@ -12,6 +12,7 @@
 import type { Command } from "commander";
 import { addEvalOptions, addGraphOptions, addTracesOptions } from "../eval-options.js";
 import { action } from "../io.js";
+import { addRetired } from "../old-spellings.js";
 import { refuseUnusedSettings } from "../options.js";
 import { SETTING_NAMES, sourceKindOf, UNUSED_SETTINGS } from "../../app/source-settings.js";
 import type { EvalCommandOptions, GraphCommandOptions } from "./eval-run.js";
@@ -31,8 +32,8 @@ export function register(program: Command): void {
       "The main job (npm start): retrace eval with its defaults (the KB ingested into a self-started local Chroma, then the eval sweep)",
     ],
   ] as const) {
-    const cmd = addTracesOptions(
-      addGraphOptions(addEvalOptions(program.command(name).description(description))),
+    const cmd = addRetired(
+      addTracesOptions(addGraphOptions(addEvalOptions(program.command(name).description(description)))),
     ).action(
       action(async (o: EvalCommandOptions & GraphCommandOptions) => (await import("./eval-run.js")).runEvalAction(o)),
     );

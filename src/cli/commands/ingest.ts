@@ -17,11 +17,12 @@
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { ingestKb, type IngestKbOptions, type IngestKbOutcome } from "../../app/ingest.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, TIMEOUT_ENV } from "../../retrieval/chroma-faults.js";
 import { DEFAULT_BATCH_SIZE, describeIngest } from "../../retrieval/ingest.js";
 import { embedderSetupText } from "../../eval/report/render/table.js";
 import { action, err, out, outText } from "../io.js";
-import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption } from "../options.js";
+import { positiveIntOption } from "../options.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
 import { progressReporter } from "../progress.js";
 
 /** The options as parsed. */
@@ -168,11 +169,6 @@ export function register(program: Command): void {
       "Chroma server: auto = CHROMA_URL if set, else local; local = a server started on --data-dir; or a Chroma URL",
       EVAL_DEFAULTS.store,
     )
-    .option(
-      "--embedder <auto|builtin|lsa|model>",
-      "embedder: auto, builtin, lsa (corpus-fit LSA), or a transformers.js model id or folder",
-      EVAL_DEFAULTS.embedder,
-    )
     .option("--data-dir <dir>", "data folder of the local Chroma server (default .retrace/chroma)")
     .option(
       "--batch-size <n>",
@@ -185,11 +181,11 @@ export function register(program: Command): void {
     .option(
       "--prune",
       "delete every retrace collection except the current one of --kb and --embedder, with their segment folders and unused LSA states (nothing is ingested)",
-    )
-    .option(
-      "--timeout <seconds>",
-      `deadline of each Chroma request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s, or ${TIMEOUT_ENV})`,
-      positiveNumberOption("--timeout", "seconds"),
     );
-  addMaxCardBytesOption(cmd).action(action(async (opts: IngestCommandOptions) => ingestCommand(opts)));
+  // retrieval.embedder and run.{timeout, maxCardBytes} are settings of --config, as on eval.
+  addRetired(
+    addConfigOption(cmd, {
+      retrievalWhy: "not a setting of retrace ingest (it embeds the cards; search settings do not apply)",
+    }),
+  ).action(action(async (opts: IngestCommandOptions) => ingestCommand(opts)));
 }

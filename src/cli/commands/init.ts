@@ -14,7 +14,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { InvalidArgumentError } from "../../errors.js";
+import { DataValidationError, InvalidArgumentError } from "../../errors.js";
 import { parseJsonOrThrow } from "../../kb/json.js";
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { log } from "../../log.js";
@@ -90,7 +90,16 @@ async function initCommand(o: InitOptions): Promise<number> {
     ...(o.out !== undefined ? { outputs: o.out } : {}),
     ...sections,
   };
-  const checked = PROJECT_SCHEMA.parse(settings); // the same schema the file is read with
+  const parsed = PROJECT_SCHEMA.safeParse(settings); // the same schema the file is read with
+  if (!parsed.success)
+    throw new DataValidationError(
+      parsed.error.issues.map((i) => ({
+        file: "retrace init",
+        field: [...i.path, ...(i.code === "unrecognized_keys" ? [i.keys.join(", ")] : [])].join(".") || "(root)",
+        message: i.code === "unrecognized_keys" ? "unknown key (docs/configuration.md)" : i.message,
+      })),
+    );
+  const checked = parsed.data;
   await checkOutputs([{ option: "retrace init", path: file }]);
   await writeOutputs([{ option: "retrace init", path: file, data: `${JSON.stringify(checked, null, 2)}\n` }]);
   log.info(`wrote ${file}: ${Object.keys(checked).length - 1} settings`);

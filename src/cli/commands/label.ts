@@ -19,17 +19,15 @@ import { labelAgreement, mergeLabelFilesApart } from "../../app/label-files.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS } from "../../eval/label/pool.js";
 import { RETRIEVAL_CALLS } from "../../eval/sweep/capture.js";
-import { DEFAULT_TURN_TIMEOUT_S } from "../../eval/sweep/turn-guard.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { labelPageNextSteps, mergeNextSteps } from "../next-steps.js";
-import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { log } from "../../log.js";
 import { action, err, out } from "../io.js";
-import { hidden, refuseOldSpellings } from "../old-spellings.js";
+import { addRetired } from "../old-spellings.js";
 import { addOutOption, outFile, outSpecs, renderOuts, type OutTarget } from "../out-formats.js";
 import { findProject } from "../project.js";
-import { applyProject } from "../settings.js";
-import { addMaxCardBytesOption, positiveIntOption, positiveNumberOption, refuseInMode } from "../options.js";
+import { addConfigOption } from "../settings.js";
+import { positiveIntOption, refuseInMode } from "../options.js";
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
@@ -214,7 +212,6 @@ export function register(program: Command): void {
     )
     .argument("[cases]", "the cases file to label (e.g. from retrace cases import)");
   addOutOption(cmd, "label", "the labelling page");
-  hidden(cmd, "--html <file>", "--out html:");
   cmd
     .option(
       "--kb <dir>",
@@ -240,9 +237,7 @@ export function register(program: Command): void {
     .option("--case <id>", "only this case (repeatable)", collect)
     .option("--locale <locale>", "only cases of this locale (repeatable)", collect)
     .option("--store <auto|local|url|memory>", "the store of retrace's own systems (as retrace eval)")
-    .option("--embedder <auto|builtin|lsa|model>", "the embedder of retrace's own systems (as retrace eval)")
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
-    .option("--timeout <seconds>", "deadline of each Chroma request", positiveNumberOption("--timeout", "seconds"))
     .option(
       "--graph <file[#export]>",
       "your own LangGraph graph: its scored retriever call's cards are the pool's `graph` system",
@@ -265,17 +260,6 @@ export function register(program: Command): void {
         ...RETRIEVAL_CALLS,
       ]),
     )
-    .option("--configurable <json|file>", "with --graph: `configurable` for your graph on every turn")
-    .option(
-      "--turn-timeout <seconds>",
-      `with --graph: deadline of each turn (default ${DEFAULT_TURN_TIMEOUT_S})`,
-      positiveNumberOption("--turn-timeout", "seconds"),
-    )
-    .option(
-      "--concurrency <n>",
-      `with --graph: cases in flight (default ${EVAL_DEFAULTS.concurrency})`,
-      positiveIntOption("--concurrency"),
-    )
     .option(
       "--merge <exported>",
       "merge this export of a labelling page into --into (conflicting judgments refused with file:line of both)",
@@ -286,18 +270,15 @@ export function register(program: Command): void {
       "print Cohen's kappa (unweighted) between the judge's suggestions and the person's grades in this export",
     )
     .option("--json", "with --agreement: print the agreement as JSON (with a version field)");
-  cmd.hook("preAction", (_self, actionCmd) => {
-    refuseOldSpellings(actionCmd);
-    // The project file's run-selecting keys as defaults (a flag typed wins), as on eval and trace.
-    const project = findProject();
-    if (
-      project !== null &&
-      actionCmd.getOptionValue("merge") === undefined &&
-      actionCmd.getOptionValue("agreement") === undefined
-    )
-      applyProject(actionCmd, project, { outputs: false });
-  });
-  addMaxCardBytesOption(cmd).action(
+  // retrieval.embedder and run.{timeout, maxCardBytes, configurable, turnTimeout, concurrency} are settings of --config, as on eval;
+  // the project file's run-selecting keys are defaults (a flag typed wins), except for --merge and --agreement, which read an export.
+  addRetired(
+    addConfigOption(cmd, {
+      retrievalWhy: "not a setting of retrace label (its systems retrieve with their defaults)",
+      projectWhen: (c) => c.getOptionValue("merge") === undefined && c.getOptionValue("agreement") === undefined,
+    }),
+  );
+  cmd.action(
     action((cases: string | undefined, o: LabelCommandOptions) => {
       if (o.merge !== undefined && o.agreement !== undefined)
         throw new InvalidArgumentError("--merge / --agreement", "one of them, not both", `${o.merge} / ${o.agreement}`);

@@ -16,7 +16,7 @@ import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { addGateOption, addOutputOptions, applyOutputHooks } from "../eval-options.js";
 import { prepareGithub, type GithubOptions } from "../github.js";
 import { action, EXIT } from "../io.js";
-import { refuseOldSpellings } from "../old-spellings.js";
+import { addRetired, refuseOldSpellings } from "../old-spellings.js";
 
 type MergeCommandOptions = MergeOptions & ReportOutputs & GithubOptions;
 
@@ -79,7 +79,7 @@ export function register(program: Command): void {
       "--update-baseline",
       "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)",
     );
-  addOutputOptions(cmd, "the merged report");
+  addRetired(addOutputOptions(cmd, "the merged report"));
   cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
   applyOutputHooks(cmd).action(action((files: string[], o: MergeCommandOptions) => mergeCommand(files, o)));
 }

@@ -30,7 +30,7 @@ import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { readReport } from "../../app/report.js";
 import { addOutOption, outSpecs, renderOuts, type OutTarget } from "../out-formats.js";
 import { action, out, outputWidth, outText, useColor } from "../io.js";
-import { hidden, refuseOldSpellings } from "../old-spellings.js";
+import { addRetired, refuseOldSpellings } from "../old-spellings.js";
 import { numberOption } from "../options.js";
 
 export interface ReportOptions {
@@ -130,9 +130,7 @@ export function register(program: Command): void {
       0.01,
     )
     .option("--json", "with --floors: print JSON");
-  hidden(cmd, "--html <file>", "--out html:");
-  hidden(cmd, "--md <file>", "--out markdown:");
-  hidden(cmd, "--trec <dir>", "--out trec:");
+  addRetired(cmd);
   cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
   cmd.action(action((file: string | undefined, o: ReportOptions) => reportCommand(file, o)));
 }

@@ -4,7 +4,7 @@
  * stage's ranked list (dense, BM25, fused, reranked, parents) with scores and
  * the gold cards marked, where each gold card stood at each stage and why it
  * was or was not retrieved, the final top-k, the metrics, and the answer with
- * its citations. `--history N` bounds the contextualizer's window as in
+ * its citations. `run.history` (a key of `--config`) bounds the contextualizer's window as in
  * `eval`. `--graph FILE` shows the same for your own graph.
  */
 import type { Command } from "commander";
@@ -19,9 +19,10 @@ import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
-import { addGraphOptions, addReplaySetting, addRetrievalOptions, HISTORY_HELP } from "../eval-options.js";
+import { addGraphOptions, addRetrievalOptions } from "../eval-options.js";
+import { addRetired } from "../old-spellings.js";
 import { action, out, outText } from "../io.js";
-import { countOption, parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
+import { parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
 import { SETTING_NAMES, TRACE_UNUSED_SETTINGS } from "../../app/source-settings.js";
 import { oneLineText } from "../../control-chars.js";
 
@@ -158,11 +159,9 @@ export function register(program: Command): void {
       positiveIntOption("--top"),
       10,
     )
-    .option("--json", "print the traced turns as JSON (with a version field)")
-    .option("--history <n>", HISTORY_HELP, countOption("--history"));
-  addReplaySetting(cmd);
+    .option("--json", "print the traced turns as JSON (with a version field)");
   // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
-  addGraphOptions(addRetrievalOptions(cmd), { gate: false }).action(
+  addRetired(addGraphOptions(addRetrievalOptions(cmd), { gate: false })).action(
     action((caseId: string, o: TraceOptions & ExternalGraphOptions) => traceCommand(caseId, o)),
   );
   refuseUnusedSettings<ExternalGraphOptions>(

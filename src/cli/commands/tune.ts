@@ -9,11 +9,13 @@
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { DEFAULT_FOLDS, runTune, type TuneOptions, type TuneOutcome } from "../../app/tune.js";
-import { configToJSON } from "../../research/tune-config.js";
 import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { candidateKey, type Candidate } from "../../research/tune.js";
 import { action, out, outText } from "../io.js";
-import { addMaxCardBytesOption, intOption, positiveIntOption, seedOption } from "../options.js";
+import { intOption, positiveIntOption } from "../options.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
+import { addOutOption, outFile, renderOuts, type OutTarget } from "../out-formats.js";
 import { progressReporter } from "../progress.js";
 
 /** Where a tuning goes: the configuration file (`--out`) and JSON instead of text (`--json`). */
@@ -39,7 +41,11 @@ export async function printTuning(
   const { cv, candidates, config, decision } = t;
   // Not adopted: the file holds the defaults, or (--keep-defaults) nothing is written.
   const write = o.out !== undefined && (decision.adopted || o.keepDefaults !== true);
-  if (write) await writeOutputs([{ option, path: o.out as string, data: configToJSON(config) }]);
+  // Rendered by the output registry's `config` format (src/cli/out/config.ts), the one writer of a configuration file.
+  if (write)
+    await writeOutputs(
+      (await renderOuts({ kind: "tuning", config }, [{ format: "config", file: o.out as string, option }])).outputs,
+    );
   const written = o.out === undefined ? null : !write ? "nothing" : decision.adopted ? "tuned" : "defaults";
   if (o.json) {
     out(
@@ -102,7 +108,6 @@ export function register(program: Command): void {
     )
     .option("--kb <dir>", "knowledge-base folder", "kb")
     .option("--cases <file>", "eval cases JSONL (default <kb>/eval/cases.jsonl)")
-    .option("--embedder <auto|builtin|lsa|model>", "dense embedder (lsa: corpus-fit LSA)", EVAL_DEFAULTS.embedder)
     .option("--data-dir <dir>", "data folder of the local Chroma (default .retrace/chroma)")
     .option("-k, --k <n>", "cards scored per turn (nDCG@k)", positiveIntOption("-k"), EVAL_DEFAULTS.k)
     .option(
@@ -110,11 +115,6 @@ export function register(program: Command): void {
       "cross-validation folds",
       intOption("--folds", { min: 2, note: "cross-validation needs at least 2" }),
       DEFAULT_FOLDS,
-    )
-    .option("--seed <n>", "seed of the folds, intervals and tests", seedOption(), EVAL_DEFAULTS.seed)
-    .option(
-      "--out <file>",
-      "write the chosen configuration there (JSON; read by retrace eval --config); the defaults when the tuning does not clearly beat them",
     )
     .option(
       "--keep-defaults",
@@ -125,10 +125,23 @@ export function register(program: Command): void {
       "--allow-synthetic",
       "tune even when every case is synthetic (refused otherwise; the warning goes into the output and the config's provenance)",
     );
-  addMaxCardBytesOption(cmd).action(
-    action(async (o: TuneOptions & TuningOutputs) => {
-      await checkTuningOutputs(o); // --out before a store starts (exit 2)
-      return printTuning(await runTune(o, { progress: progressReporter }), o);
+  addOutOption(
+    cmd,
+    "tuning",
+    "the chosen configuration (read by --config; the defaults when the tuning does not clearly beat them)",
+  );
+  // retrieval.embedder and run.{seed, maxCardBytes} are settings of --config, as on eval; the rest of retrieval is what tune searches.
+  addRetired(
+    addConfigOption(cmd, {
+      retrievalWhy: "not a setting of retrace tune (it searches the retrieval settings and writes them)",
+    }),
+  ).action(
+    action(async ({ outputs, ...rest }: TuneOptions & Omit<TuningOutputs, "out"> & { outputs?: OutTarget[] }) => {
+      const file = outFile(outputs, "config");
+      const o = { ...rest, ...(file !== undefined ? { out: file } : {}) };
+      const option = outputs?.[0]?.option ?? "--out";
+      await checkTuningOutputs(o, option); // --out before a store starts (exit 2)
+      return printTuning(await runTune(o, { progress: progressReporter }), o, option);
     }),
   );
 }

@@ -9,6 +9,7 @@ import type { Comparison, RunSide } from "../../eval/gate/compare.js";
 import type { LabelPageData } from "../../eval/label/pool.js";
 import type { Report } from "../../eval/report/types.js";
 import type { RecordedGraphTurn } from "../../eval/sweep/recorded.js";
+import type { ConfigFile } from "../../research/tune-config.js";
 
 /** A run's report (`eval`, `start`, `merge`, `report`). */
 export interface ReportSubject {
@@ -39,7 +40,19 @@ export interface LabelSubject {
   data: LabelPageData;
 }
 
-export type OutSubject = ReportSubject | ComparisonSubject | LabelSubject;
+/** A tuned retrieval configuration (`tune`, `beir --tune`). */
+export interface TuningSubject {
+  kind: "tuning";
+  config: ConfigFile;
+}
+
+/** Cases written as JSON Lines (`cases import`, `cases synth`). */
+export interface CasesSubject {
+  kind: "cases";
+  text: string;
+}
+
+export type OutSubject = ReportSubject | ComparisonSubject | LabelSubject | TuningSubject | CasesSubject;
 export type SubjectKind = OutSubject["kind"];
 
 /** What a format's module renders for one subject: the data of FILE, or several files (a TREC pair) with notes to print once written. */

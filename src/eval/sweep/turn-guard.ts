@@ -44,7 +44,7 @@ export function secondsText(ms: number): string {
 
 /** The error of a turn that exceeded its deadline. */
 export function deadlineMessage(ms: number): string {
-  return `turn exceeded the ${secondsText(ms)} deadline (--turn-timeout)`;
+  return `turn exceeded the ${secondsText(ms)} deadline (run.turnTimeout)`;
 }
 
 /** The error of a turn pending when the event loop drained. */

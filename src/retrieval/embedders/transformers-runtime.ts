@@ -248,9 +248,9 @@ export async function loadTransformers(): Promise<TransformersModule> {
       throw (
         missingPeerError(
           "@huggingface/transformers",
-          "model embedders and rerankers (--embedder MODEL, --rerank) need",
+          "model embedders and rerankers (retrieval.embedder MODEL, retrieval.rerank) need",
           e,
-          "or use a weight-free embedder (--embedder lsa or --embedder builtin) without --rerank",
+          "or use a weight-free embedder (retrieval.embedder lsa or builtin) without retrieval.rerank",
         ) ?? e
       );
     },

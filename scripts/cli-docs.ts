@@ -1,0 +1,103 @@
+/**
+ * The parts of the CLI docs generated from the code (issue 50, item 4): the
+ * output registry's table in docs/cli.md (OUT_FORMATS), the table of retired
+ * spellings in docs/cli.md (RETIRED) and the table of which command reads
+ * which setting in docs/configuration.md (SETTINGS, the one settings
+ * schema). Each lives between `<!-- NAME -->` and `<!-- /NAME -->`; the rest
+ * of the pages is hand-written.
+ *
+ *   npm run docs:cli               # rewrite the blocks that changed
+ *   npm run docs:cli -- --check    # write nothing; exit 1 naming each stale block
+ *
+ * test/docs/cli-docs.test.ts runs the check.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { OUT_FORMATS } from "../src/cli/out-formats.js";
+import { RETIRED, newSpelling } from "../src/cli/old-spellings.js";
+import { SETTINGS } from "../src/cli/settings-schema.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+const cell = (s: string) => s.replaceAll("|", "\\|");
+
+/** The output registry's table. */
+function outFormats(): string {
+  return [
+    "| format | extensions | written by | what it writes |",
+    "| --- | --- | --- | --- |",
+    ...OUT_FORMATS.map(
+      (f) =>
+        `| \`${f.name}\` | ${f.extensions.length === 0 ? "—" : f.extensions.map((e) => `\`${e}\``).join(", ")} | ${f.subjects.join(", ")} | ${cell(f.summary)} |`,
+    ),
+  ].join("\n");
+}
+
+/** The retired spellings, each with its new one and the commands that had it. */
+function retired(): string {
+  return [
+    "| retired | now | on |",
+    "| --- | --- | --- |",
+    ...RETIRED.map((r) => {
+      const now = /^(retrieval|run)\.\w+$/.test(r.to)
+        ? `\`--config '{"${r.to.split(".")[0]}":{"${r.to.split(".")[1]}":…}}'\` (key \`${r.to}\`)`
+        : /^nothing: /.test(r.to)
+          ? cell(r.to)
+          : `\`${newSpelling(r.to, /[=:]$/.test(r.to) ? "…" : undefined)}\``;
+      return `| \`${cell(r.flags)}\` | ${now} | ${r.commands.filter((c) => c !== "start").join(", ")} |`;
+    }),
+  ].join("\n");
+}
+
+/** Which command reads which setting, with its help. */
+function settings(): string {
+  return [
+    "| key | read by (and `start`, which is `eval`) | value |",
+    "| --- | --- | --- |",
+    ...SETTINGS.map(
+      (s) => `| \`${s.key}\` | ${s.commands.filter((c) => c !== "start").join(", ")} | ${cell(s.help)} |`,
+    ),
+  ].join("\n");
+}
+
+/** Each generated block: its page, marker name and text. */
+export const BLOCKS: readonly { doc: string; name: string; text: () => string }[] = [
+  { doc: "docs/cli.md", name: "out-formats", text: outFormats },
+  { doc: "docs/cli.md", name: "retired", text: retired },
+  { doc: "docs/configuration.md", name: "settings", text: settings },
+];
+
+/** `page` with block `name` replaced by `text` (the page as it is when it has no such markers: an error). */
+export function withBlock(page: string, name: string, text: string): string {
+  const begin = `<!-- ${name} -->`;
+  const end = `<!-- /${name} -->`;
+  const a = page.indexOf(begin);
+  const b = page.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`no ${begin} … ${end} block`);
+  return `${page.slice(0, a + begin.length)}\n\n${text}\n\n${page.slice(b)}`;
+}
+
+/** The blocks that differ from the pages: `doc: NAME` each. Writes the pages unless `check`. */
+export async function run(check: boolean): Promise<string[]> {
+  const stale: string[] = [];
+  for (const doc of [...new Set(BLOCKS.map((b) => b.doc))]) {
+    const file = path.join(ROOT, doc);
+    const before = await readFile(file, "utf8");
+    let after = before;
+    for (const b of BLOCKS.filter((x) => x.doc === doc)) {
+      const next = withBlock(after, b.name, b.text());
+      if (next !== after) stale.push(`${doc}: ${b.name}`);
+      after = next;
+    }
+    if (!check && after !== before) await writeFile(file, after);
+  }
+  return stale;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const check = process.argv.includes("--check");
+  const stale = await run(check);
+  for (const s of stale) console.log(`${check ? "stale" : "wrote"} ${s}`);
+  if (check && stale.length > 0) process.exitCode = 1;
+}
