@@ -45,8 +45,9 @@ import {
 import type { Tracked } from "./chroma-exit.js";
 import { installHandlers, live, uninstallHandlers } from "./chroma-exit.js";
 import { ANSI, heartbeatOk, serverVersionOf, sleep, startFailure } from "./chroma-start-failure.js";
-export * from "./chroma-exit.js";
 export * from "./chroma-start-failure.js";
+// Of the exit-safety registry (./chroma-exit.ts) only the count is public: its other names are this module's internals.
+export { liveLocalChromaCount } from "./chroma-exit.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 20_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;

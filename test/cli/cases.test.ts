@@ -181,7 +181,7 @@ describe("retrace cases import", () => {
     expect(report.turns[0].retrievedIds.length).toBeGreaterThan(0);
   }, 300_000);
 
-  it("groups LangSmith root runs into conversations by the metadata thread key and orders them by start_time", async () => {
+  it("groups LangSmith root runs into conversations by the metadata thread key, turns by start_time, conversations by id (as OTLP imports)", async () => {
     const file = path.join(dir, "runs.json");
     await writeFile(file, JSON.stringify(RUNS));
     const r = await runCli(["cases", "import", file, "--locale", "en"]);
@@ -192,11 +192,12 @@ describe("retrace cases import", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(cases.map((c) => c.turns.map((t: { user: string }) => t.user))).toEqual([
-      ["why was my card declined?", "and what are the limits?"],
       ["how long do refunds take?"],
+      ["why was my card declined?", "and what are the limits?"],
     ]);
+    expect(cases.map((c) => c.id)).toEqual([...cases.map((c) => c.id)].sort());
     // Run b's history holds the AIMessage that answered the first question: the context of the thread's second turn.
-    expect(cases[0].turns.map((t: { context?: unknown }) => t.context)).toEqual([
+    expect(cases[1].turns.map((t: { context?: unknown }) => t.context)).toEqual([
       undefined,
       [{ role: "assistant", content: "…" }],
     ]);

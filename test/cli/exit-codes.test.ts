@@ -31,7 +31,7 @@ afterAll(async () => cleanup());
 describe("exit 0 and store-less honesty", () => {
   it("--store none shows no numeric retrieval or answer-side value in the table or the JSON", async () => {
     const json = path.join(dir, "storeless.json");
-    const r = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--out", `json:${json}`]);
+    const r = await runCli(["eval", "--store", "none", "--kb", MINI_KB, "--out", `json:${json}`, "--verbose"]); // every table (the first screen folds them)
     expect(r.exitCode).toBe(0);
     const rows = r.stdout
       .split("\n")

@@ -180,7 +180,7 @@ describe("eval --graph --counterfactual on a graph with a condense step", () => 
 
   it("the text and markdown reports carry the counts and the calls; without the flag they say it was off", async () => {
     const md = path.join(dir, "r.md");
-    const on = await runCli(["eval", ...BASE, "--counterfactual", ...BROKEN, "--out", md]);
+    const on = await runCli(["eval", ...BASE, "--counterfactual", ...BROKEN, "--out", md, "--verbose"]); // --verbose: the per-position table (the first screen has one line)
     expect(on.exitCode, on.stderr).toBe(0);
     expect(on.stdout).toMatch(/^turn #1 +3 +1 +0 +0 +2 +0$/m); // position "2": the cases' second turns, turn #1
     expect(on.stdout).toContain("counterfactual retriever calls: 3; gold-bearing turns not attributed: none");

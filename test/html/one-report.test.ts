@@ -50,6 +50,7 @@ async function evalRun(name: string, extra: string[]): Promise<{ report: Report;
     `json:${path.join(dir, `${name}.json`)}`,
     "--out",
     `html:${path.join(dir, `${name}.html`)}`,
+    "--verbose", // every table the page is compared with (the first screen folds them)
     ...extra,
   ]);
   expect(r.stderr).not.toMatch(/unexpected error/);

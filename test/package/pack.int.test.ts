@@ -282,7 +282,11 @@ describe("the packed package in a fresh project", () => {
       const { status, errors, output } = typeCheck(resolution);
       // Errors of the doc snippets are their own tests' (below); any other error, in our declarations,
       // a third party's or the consumer's code, fails here.
-      expect(errors.filter((e) => !e.file.startsWith("snippets/")).map((e) => e.text)).toEqual([]);
+      // The Langfuse SDK's own declarations (reached only by the docs' upload snippet importing @langfuse/client, never
+      // through retrace's: the test above) do not compile with skipLibCheck false (@langfuse/core 5.11.1: "Cannot use
+      // namespace … as a value"); that is the SDK's to fix, and a consumer of it meets it with or without retrace.
+      const ours = (e: TscError) => !e.file.startsWith("snippets/") && !e.file.startsWith("node_modules/@langfuse/");
+      expect(errors.filter(ours).map((e) => e.text)).toEqual([]);
       if (errors.length === 0) expect(status, output).toBe(0);
     }, 300_000); // type-checks LangChain's declarations too (skipLibCheck off)
   }
