@@ -26,7 +26,7 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
  */
 const WORKFLOW_COMMAND_LINE = /^([ \t]*)(::|##\[)/gm;
 
-/** The SGR colour codes the table renderer writes itself (src/eval/report/render/table.ts), which `keepColor` lets through. */
+/** The SGR colour codes the table renderer writes itself (src/eval/report/render/table-grid.ts), which `keepColor` lets through. */
 const SGR = /\u001b\[(?:0|1|2|31|32|33)m/y;
 
 const escapeOf = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;

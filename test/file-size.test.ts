@@ -15,17 +15,17 @@ const MAX_LINES = 450;
 
 /** Files still over MAX_LINES (path under the repository → lines today). Remove a file once it is split. */
 const OVER: Readonly<Record<string, number>> = {
-  "src/app/beir.ts": 659,
+  "src/app/beir.ts": 496,
   "src/app/graph-eval.ts": 783,
   "src/atomic.ts": 617,
   "src/eval/gate/gate.ts": 643,
   "src/eval/gate/shard-merge.ts": 544,
   "src/eval/ir/trec/compact.ts": 563,
   "src/eval/measures/metrics.ts": 542,
-  "src/eval/report/aggregate.ts": 587,
+  "src/eval/report/aggregate.ts": 538,
   "src/eval/sweep/capture.ts": 550,
   "src/eval/sweep/external-graph.ts": 721,
-  "src/eval/traces/otlp.ts": 567,
+  "src/eval/traces/otlp.ts": 528,
   "src/system.ts": 491,
 };
 

@@ -192,7 +192,7 @@ export function messagesOf(o: unknown): unknown[] | undefined {
  * The text of the last user message with text in `messages` (content parts
  * joined as `contentText` joins them), or undefined; a message that cannot
  * be read is passed over. The user text of a recorded turn, for `eval
- * --traces` and `cases import` alike (src/eval/traces/otlp.ts `userTextOf`).
+ * --traces` and `cases import` alike (src/eval/traces/otlp-values.ts `userTextOf`).
  */
 export function lastUserText(messages: readonly unknown[]): string | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {

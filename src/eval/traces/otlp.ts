@@ -24,7 +24,7 @@
  * call's turn and whether a retriever is nested in another).
  */
 import { DataValidationError } from "../../errors.js";
-import { THREAD_KEYS, lastAssistantText, lastUserText, messagesOf } from "../../kb/conversations.js";
+import { THREAD_KEYS } from "../../kb/conversations.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import { genAiDocuments, genAiMessageText } from "./genai.js";
 import type { RawDocument } from "./raw-document.js";
@@ -35,6 +35,7 @@ import {
   langfuseStep,
   type LangfuseAttributes,
 } from "./langfuse-otlp.js";
+import { answerOf, nanosToMicros, parseJsonObject, userTextOf, valueOf, type AnyValue } from "./otlp-values.js";
 import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
@@ -49,73 +50,8 @@ interface SpanLink {
   runs?: RecordedRun[];
 }
 
-interface AnyValue {
-  stringValue?: string;
-  intValue?: string | number;
-  doubleValue?: number;
-  boolValue?: boolean;
-  arrayValue?: { values?: AnyValue[] };
-  kvlistValue?: { values?: { key: string; value: AnyValue }[] };
-}
-
-function valueOf(v: AnyValue | undefined): unknown {
-  if (v === undefined || v === null) return undefined;
-  if (v.stringValue !== undefined) return v.stringValue;
-  if (v.intValue !== undefined) return Number(v.intValue);
-  if (v.doubleValue !== undefined) return v.doubleValue;
-  if (v.boolValue !== undefined) return v.boolValue;
-  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf);
-  // A structured attribute (OTel GenAI's `gen_ai.retrieval.documents`, messages): an object.
-  if (v.kvlistValue !== undefined)
-    return Object.fromEntries((v.kvlistValue.values ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
-  return undefined;
-}
-
-/** Nanoseconds (a decimal string or number) → microseconds. */
-export function nanosToMicros(ns: unknown): number {
-  if (typeof ns === "string" && /^\d+$/.test(ns)) return Number(BigInt(ns) / 1000n);
-  if (typeof ns === "number" && Number.isFinite(ns)) return Math.floor(ns / 1000);
-  return 0;
-}
-
 const DOC_KEY =
   /^(retrieval\.documents|reranker\.input_documents|reranker\.output_documents)\.(\d+)\.document\.(id|content|metadata|score)$/;
-
-function parseJsonObject(text: unknown): Record<string, unknown> | undefined {
-  if (typeof text !== "string") return undefined;
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The user text of a graph input: its last user message with text (any
- * message form and content parts, read by the rule `cases import` reads
- * them with: src/kb/conversations.ts `lastUserText`), else its `input` /
- * `question` / `query`, else the text itself.
- */
-export function userTextOf(input: unknown): string {
-  const parsed = typeof input === "string" ? (parseJsonObject(input) ?? input) : input;
-  if (typeof parsed === "string") return parsed;
-  const messages = messagesOf(parsed);
-  const text = messages !== undefined ? lastUserText(messages) : undefined;
-  if (text !== undefined) return text;
-  for (const key of ["input", "question", "query"]) {
-    const v = (parsed as Record<string, unknown> | null)?.[key];
-    if (typeof v === "string") return v;
-  }
-  return typeof input === "string" ? input : JSON.stringify(input ?? "");
-}
-
-/** The last AI message with text of a graph output, if any (src/kb/conversations.ts `lastAssistantText`). */
-export function answerOf(output: unknown): string | undefined {
-  const parsed = typeof output === "string" ? (parseJsonObject(output) ?? output) : output;
-  const messages = messagesOf(parsed);
-  return messages !== undefined ? lastAssistantText(messages) : undefined;
-}
 
 function firstLine(s: string): string {
   const i = s.indexOf("\n");
@@ -123,6 +59,7 @@ function firstLine(s: string): string {
 }
 
 export type { RawDocument } from "./raw-document.js";
+export { answerOf, nanosToMicros, userTextOf } from "./otlp-values.js";
 
 /**
  * What scoring takes of one span, read without any other span
