@@ -67,8 +67,3 @@ export function uninstallHandlers(): void {
   process.off("exit", onExit);
   for (const [s, h] of signalHandlers) process.off(s, h);
 }
-
-/** Number of local Chroma servers this process has started and not yet stopped. */
-export function liveLocalChromaCount(): number {
-  return live.size;
-}

@@ -46,8 +46,13 @@ import type { Tracked } from "./chroma-exit.js";
 import { installHandlers, live, uninstallHandlers } from "./chroma-exit.js";
 import { ANSI, heartbeatOk, serverVersionOf, sleep, startFailure } from "./chroma-start-failure.js";
 export * from "./chroma-start-failure.js";
-// Of the exit-safety registry (./chroma-exit.ts) only the count is public: its other names are this module's internals.
-export { liveLocalChromaCount } from "./chroma-exit.js";
+
+// Defined here, not re-exported from ./chroma-exit.ts: that module's declarations name node:child_process's types,
+// which a consumer's build must not reach (test/package/pack.int.test.ts).
+/** Number of local Chroma servers this process has started and not yet stopped. */
+export function liveLocalChromaCount(): number {
+  return live.size;
+}
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 20_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
