@@ -14,7 +14,7 @@ import { z } from "zod";
 import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { RETRIEVAL_MODES } from "../contract/trace.js";
 import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
-import { REPLAY_MODES } from "../eval/sweep/replay.js";
+import { REPLAY_MODES } from "../eval/sweep/replay-modes.js";
 import {
   DEFAULT_GRAPH_MEMORY_MB,
   DEFAULT_LOAD_TIMEOUT_S,

@@ -14,9 +14,7 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { EvalCase } from "../../kb/types.js";
 
-/** The replay modes, the default first. */
-export const REPLAY_MODES = ["own", "recorded"] as const;
-export type Replay = (typeof REPLAY_MODES)[number];
+export { REPLAY_MODES, type Replay } from "./replay-modes.js";
 
 /** One message of a recorded conversation. */
 export interface RecordedMessage {
