@@ -28,7 +28,7 @@ import { DataValidationError } from "../../errors.js";
 import { THREAD_KEYS } from "../../kb/conversations.js";
 import { timeToMicros } from "./langsmith.js";
 import { answerOf, userTextOf } from "./otlp.js";
-import { whereOf, type TraceRecord } from "./records.js";
+import { recordIssue, whereOf, type TraceRecord } from "./records.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
 /** True when `o` is a Langfuse trace (`id`, `timestamp` and `observations` or `htmlPath`) or observation (`traceId`, `type`, `startTime`). */
@@ -71,15 +71,7 @@ export class LangfuseReader {
 
   add(record: TraceRecord): void {
     const o = record.value as Record<string, unknown>;
-    const issue = (field: string, message: string) =>
-      new DataValidationError([
-        {
-          file: record.file,
-          line: record.line,
-          field: record.index !== undefined ? `[${record.index}].${field}` : field,
-          message,
-        },
-      ]);
+    const issue = (field: string, message: string) => recordIssue(record, field, message);
     if (typeof o.traceId === "string" && typeof o.type === "string") {
       this.addObservation(o, whereOf(record), issue);
       return;

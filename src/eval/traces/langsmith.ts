@@ -20,10 +20,9 @@
  * parent link. `start_time` is an ISO string (microseconds kept) or epoch
  * ms, `end_time` likewise.
  */
-import { DataValidationError } from "../../errors.js";
 import { THREAD_KEYS } from "../../kb/conversations.js";
 import { answerOf, userTextOf } from "./otlp.js";
-import { whereOf, type TraceRecord } from "./records.js";
+import { recordIssue, whereOf, type TraceRecord } from "./records.js";
 import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
@@ -111,15 +110,7 @@ export class LangSmithReader {
 
   add(record: TraceRecord): void {
     const r = record.value as Record<string, unknown>;
-    const issue = (field: string, message: string) =>
-      new DataValidationError([
-        {
-          file: record.file,
-          line: record.line,
-          field: record.index !== undefined ? `[${record.index}].${field}` : field,
-          message,
-        },
-      ]);
+    const issue = (field: string, message: string) => recordIssue(record, field, message);
     if (typeof r.id !== "string" || r.id === "") throw issue("id", "expected a run id string");
     this.runCount++;
     const parentOf = runParent(r);

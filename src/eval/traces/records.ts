@@ -42,6 +42,17 @@ export interface TraceRecord {
 export const whereOf = (r: Pick<TraceRecord, "file" | "line" | "index">) =>
   `${r.file}:${r.line}${r.index !== undefined ? ` [${r.index}]` : ""}`;
 
+/** A data error at `field` of `record` (inside a JSON array: `[index].field`), as every trace reader reports one. */
+export const recordIssue = (record: Pick<TraceRecord, "file" | "line" | "index">, field: string, message: string) =>
+  new DataValidationError([
+    {
+      file: record.file,
+      line: record.line,
+      field: record.index !== undefined ? `[${record.index}].${field}` : field,
+      message,
+    },
+  ]);
+
 const EXPECTED = 'an OTLP/JSON export ({"resourceSpans": …}) or LangSmith runs, one a line (or one JSON document)';
 
 /** A first line longer than this, bytes, is not taken for a JSON line: the input is streamed as one document. */
