@@ -3,7 +3,8 @@
  * `recallCurves`), and the HTML page only draws them (issue 55, item 2).
  */
 import { describe, expect, it } from "vitest";
-import { pipelineView } from "../../src/eval/report/html/funnel.js";
+import { withRecallCurves } from "../../src/eval/report/html/funnel.js";
+import { runPageData } from "../../src/eval/report/html/report-page.js";
 import { ReportSchema } from "../../src/eval/report/schemas.js";
 import { fixtureReport } from "./report-fixture.js";
 
@@ -29,12 +30,17 @@ describe("the report's recall curves", () => {
     expect(ReportSchema.parse(JSON.parse(JSON.stringify(report))).recallCurves).toEqual(c);
   });
 
-  it("the HTML page draws the report's curves, computing none itself", async () => {
+  it("the HTML page draws the report's curves, computing none itself, and embeds them once", async () => {
     const report = await fixtureReport();
     const planted = { all: { maxK: 1, curves: [{ stage: "final", values: [0.123] }] }, locale: {} };
-    expect(pipelineView({ ...report, recallCurves: planted }).curves).toBe(planted);
+    const page = runPageData({ ...report, recallCurves: planted }, "r");
+    expect(page.report.recallCurves).toBe(planted);
+    // One copy: the page's view carries no curves of its own (the browser script reads the report's).
+    expect(Object.keys(page.view)).not.toContain("curves");
+    expect(JSON.stringify(page).split('"values":[0.123]').length - 1).toBe(1);
     // A report written before the section: the same curves, from the same function.
     const { recallCurves, ...older } = report;
-    expect(pipelineView(older).curves).toEqual(recallCurves);
+    expect(withRecallCurves(older).recallCurves).toEqual(recallCurves);
+    expect(runPageData(older, "r").report.recallCurves).toEqual(recallCurves);
   });
 });

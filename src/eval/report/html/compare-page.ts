@@ -74,7 +74,7 @@ function keptRun(
   return {
     run: {
       ...full,
-      report: { ...report, turns, ...(timings === undefined ? {} : { timings }) },
+      report: { ...full.report, turns, ...(timings === undefined ? {} : { timings }) },
       view: { ...full.view, cuts: kept.map((i) => full.view.cuts[i]!) },
     },
     index,

@@ -14,7 +14,7 @@
 import { capturedChains, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain } from "../attribution.js";
 import { NO_RETRIEVAL, retrievalCallText } from "../graph-report.js";
 import { capturedLists } from "../gold-ranks.js";
-import { recallCurvesOf, type RecallCurvesReport } from "../recall-curves.js";
+import { recallCurvesOf } from "../recall-curves.js";
 import type { Report, TurnReport } from "../types.js";
 
 export { MAX_CURVE_K, PIPELINE_STAGES, recallCurves, type RecallCurve } from "../recall-curves.js";
@@ -49,14 +49,12 @@ export function lostAtOf(t: TurnReport, gold: string): LostAt | null {
   return { at, text: t.noRetrieval === true ? NO_RETRIEVAL : lostAtText(at, capturedLists(t) !== null) };
 }
 
-/** What the HTML pages draw beyond the report itself: recall curves overall and per locale, cut stages per turn (the funnel is the report's `funnel`). */
+/** What the HTML pages draw beyond the report itself: cut stages per turn (the funnel is the report's `funnel`, the recall curves its `recallCurves`). */
 export interface PipelineView {
   /** `pipeline`: retrace's stages; `captured`: a `--graph` run's retriever calls (its funnel text names no branch the graph may not have). */
   kind: "pipeline" | "captured";
   /** The notes under the funnel and under the curves. */
   text: { funnel: string; curves: string };
-  /** The report's `recallCurves` (computed when the report was built; a report written before it: computed here by the same function). */
-  curves: RecallCurvesReport;
   /** `cuts[i][gold]` = lostAtOf(report.turns[i], gold): null when the card reached the top-k or the turn has no trace. */
   cuts: Record<string, LostAt | null>[];
 }
@@ -98,6 +96,19 @@ function capturedRowsText(
   return parts.length <= 1 ? (parts[0] ?? "none") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
 }
 
+/**
+ * The report as the pages embed it: a report written before `recallCurves`
+ * was a report field gets them from the same function the report build
+ * uses (../recall-curves.ts), so the page script reads one copy, the
+ * report's, and never computes them. Curves of no stage (no traced
+ * gold-bearing turn) are left out, as the build leaves them out.
+ */
+export function withRecallCurves(report: Report): Report {
+  if (report.recallCurves !== undefined) return report;
+  const recallCurves = recallCurvesOf(report.turns, report.run.k);
+  return recallCurves.all.curves.length === 0 ? report : { ...report, recallCurves };
+}
+
 export function pipelineView(report: Report): PipelineView {
   // A --graph run is read through its captured calls unless its graph ran retrace's own retrieve node (whose trace has retrace's stages).
   const kind =
@@ -107,7 +118,6 @@ export function pipelineView(report: Report): PipelineView {
   return {
     kind,
     text: viewText(report, kind),
-    curves: report.recallCurves ?? recallCurvesOf(report.turns, report.run.k),
     cuts: report.turns.map((t) => Object.fromEntries(t.gold.map((g) => [g, lostAtOf(t, g)]))),
   };
 }

@@ -8,7 +8,7 @@ import type { Run } from "./registry.js";
 import { HIT, STAGE_COLOR, STAGE_LABEL } from "./registry.js";
 
 // ------------------------------------------------------------ stage funnel and recall curves
-export type Curves = Run["view"]["curves"]["all"];
+export type Curves = NonNullable<Run["report"]["recallCurves"]>["all"];
 // The report's funnel (report.funnel: src/eval/report/funnel-stats.ts) as bars and counts: present / n per stage, as the report counted them.
 export function funnelSvg(rows: readonly FunnelStage[]): SVGElement {
   const W = 520,
@@ -105,13 +105,14 @@ export function swatch(stage: string): SVGElement {
 }
 export function funnelPanel(run: Run): HTMLDivElement {
   const v = run.view,
+    curves = run.report.recallCurves,
     box = el("div");
   box.appendChild(
     el("h2", { text: "Stage funnel with 95% intervals: share of gold-bearing turns whose gold is still present" }),
   );
   box.appendChild(funnelStatsBlock(run, null));
   const f = run.report.funnel;
-  if (!f || v.curves.all.curves.length === 0) {
+  if (!f || !curves || curves.all.curves.length === 0) {
     box.appendChild(
       el("p", {
         cls: "vac",
@@ -133,14 +134,14 @@ export function funnelPanel(run: Run): HTMLDivElement {
     ]),
   );
   box.appendChild(funnelTable(f));
-  box.appendChild(el("h2", { text: "recall@k per stage, k = 1.." + v.curves.all.maxK }));
+  box.appendChild(el("h2", { text: "recall@k per stage, k = 1.." + curves.all.maxK }));
   const sel = el("select", { "aria-label": "locale of the curves" }, [
     el("option", { value: "all", text: "all locales" }),
-    ...Object.keys(v.curves.locale).map((l) => el("option", { value: l, text: l })),
+    ...Object.keys(curves.locale).map((l) => el("option", { value: l, text: l })),
   ]);
   const holder = el("div", { cls: "chart" });
   const draw = (): void => {
-    const c = sel.value === "all" ? v.curves.all : v.curves.locale[sel.value];
+    const c = sel.value === "all" ? curves.all : curves.locale[sel.value];
     holder.textContent = "";
     if (!c) return;
     holder.appendChild(legend(c.curves));
