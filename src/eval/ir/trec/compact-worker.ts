@@ -1,11 +1,11 @@
 /**
- * The second thread of a large run's reading (./compact.ts readRunCompact;
+ * The second thread of a large run's reading (./compact.ts readRunCompact, ./compact-parse.ts readRunPart;
  * docs/metrics.md, "Speed"): reads the bytes [start, end) of the run — whole
  * lines — into typed arrays and posts them back (the buffers transferred, not
  * copied) with its line count and issues, lines numbered from 1 at `start`.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { readRunPart, type CompactPart } from "./compact.js";
+import { readRunPart, type CompactPart } from "./compact-parse.js";
 
 const { file, start, end } = workerData as { file: string; start: number; end: number };
 let part: CompactPart;
