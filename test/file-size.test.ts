@@ -18,7 +18,6 @@ const OVER: Readonly<Record<string, number>> = {
   "src/app/beir.ts": 496,
   "src/app/graph-eval.ts": 783,
   "src/atomic.ts": 617,
-  "src/eval/measures/metrics.ts": 542,
   "src/eval/report/aggregate.ts": 538,
   "src/eval/sweep/capture.ts": 550,
   "src/eval/sweep/external-graph.ts": 721,
