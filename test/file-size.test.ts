@@ -15,7 +15,6 @@ const MAX_LINES = 450;
 
 /** Files still over MAX_LINES (path under the repository → lines today). Remove a file once it is split. */
 const OVER: Readonly<Record<string, number>> = {
-  "src/app/beir.ts": 496,
   "src/app/graph-eval.ts": 783,
   "src/atomic.ts": 617,
   "src/eval/report/aggregate.ts": 538,

@@ -52,7 +52,7 @@ import { mulberry32 } from "../random.js";
 import { log } from "../log.js";
 import { BM25Index } from "../retrieval/bm25.js";
 import type { HybridRetriever } from "../retrieval/hybrid.js";
-import { BEIR_DEPTH, chromaChoice, openBeirRetriever, type BeirOptions } from "./beir.js";
+import { BEIR_DEPTH, chromaChoice, openBeirRetriever, type BeirOptions } from "./beir-retrieval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
 
