@@ -24,13 +24,19 @@ interface SpanLink {
   parent: string | null;
   at: RecordAt;
   /** Set for retriever-like spans: the recorded call(s). */
-  runs?: RecordedRun[];
+  runs: RecordedRun[] | undefined;
+  /** The walk's memo (./tree.ts), declared here so that every link has one shape. */
+  root: string | undefined;
+  depth: number;
 }
 
 export type { RawDocument } from "./raw-document.js";
 export { answerOf, nanosToMicros, userTextOf } from "./otlp-values.js";
 
 export { recordFacts, spanFacts, type SpanDetail, type SpanFacts } from "./otlp-span.js";
+
+/** The entries of each of the reader's document caches (texts, metadata objects) before it is emptied. */
+const INTERN_MAX = 1 << 16;
 
 /** Accumulates the spans of OTLP records; `turns()` assembles them. */
 export class OtlpReader {
@@ -41,10 +47,18 @@ export class OtlpReader {
   /** The earliest GenAI user text recorded below the root, by trace (a root without user text takes it). */
   private readonly traceUser = new Map<string, { text: string; startUs: number }>();
   spanCount = 0;
+  /** Whether some root span is a retriever-like call (`detachOrphans` has work only then). */
+  private rootCalls = false;
   /**
    * A recording retrieves the same documents again and again: one copy of
    * each document text, and one parsed (frozen) object of each metadata JSON,
-   * kept for the whole run instead of one per retrieval (docs/recorded-traces.md, "Scale").
+   * shared by the retrievals that return it instead of one per retrieval
+   * (docs/recorded-traces.md, "Scale"). Each cache is bounded (INTERN_MAX
+   * entries, then emptied and refilled): a real recording's documents are
+   * mostly distinct (their metadata names a chunk, an offset, a revision), and
+   * an unbounded cache kept a million-entry map, and every metadata JSON
+   * string, alive for the whole read. Hits only share memory; what a
+   * retrieval reads is the same either way.
    */
   private readonly texts = new Map<string, string>();
   private readonly metadata = new Map<string, Readonly<Record<string, unknown>>>();
@@ -53,6 +67,7 @@ export class OtlpReader {
   private intern(text: string): string {
     const known = this.texts.get(text);
     if (known !== undefined) return known;
+    if (this.texts.size >= INTERN_MAX) this.texts.clear();
     this.texts.set(text, text);
     return text;
   }
@@ -62,6 +77,7 @@ export class OtlpReader {
     let m = this.metadata.get(json);
     if (m === undefined) {
       m = Object.freeze(parseJsonObject(json) ?? {});
+      if (this.metadata.size >= INTERN_MAX) this.metadata.clear();
       this.metadata.set(json, m);
     }
     return m as Record<string, unknown>;
@@ -96,7 +112,7 @@ export class OtlpReader {
       const known = this.traceUser.get(traceId);
       if (known === undefined || f.genAiUser.startUs < known.startUs) this.traceUser.set(traceId, f.genAiUser);
     }
-    const link: SpanLink = { parent, at };
+    const link: SpanLink = { parent, at, runs: undefined, root: undefined, depth: -1 };
     const call = detail?.call;
     if (detail !== undefined && call !== undefined) {
       const { name, startUs, endUs, error } = detail;
@@ -144,6 +160,7 @@ export class OtlpReader {
     this.spans.set(spanId, link);
     const root = detail?.root;
     if (detail !== undefined && root !== undefined) {
+      if (link.runs !== undefined) this.rootCalls = true;
       this.roots.push({
         where: whereOf(at),
         rootId: spanId,
@@ -170,6 +187,7 @@ export class OtlpReader {
    * as missing it (`unattachedCalls`), so that it is listed, not scored.
    */
   private detachOrphans(): void {
+    if (!this.rootCalls) return; // no retriever call is a root: nothing to detach
     const byTrace = new Map<string, RecordedTurn[]>();
     for (const t of this.roots) {
       const list = byTrace.get(t.traceId);
@@ -205,7 +223,7 @@ export class OtlpReader {
         "(an export cut short, or a trace split across files not all given); give every file of the trace, or export whole traces",
     });
     for (const [spanId, link] of this.spans) {
-      const root = findRoot(spanId);
+      const root = findRoot(spanId, link);
       if (link.runs === undefined) continue;
       const turn = byRoot.get(root);
       if (turn === undefined) continue; // an unattached call (detachOrphans), or below one
