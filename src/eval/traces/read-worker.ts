@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { forEachTextLine } from "../../kb/text.js";
-import { recordFacts } from "./otlp.js";
+import { recordFacts } from "./otlp-span.js";
 import { otlpLineValue, type PartMessage, type PartRecords } from "./read.js";
 
 const { file, start, end, batch } = workerData as { file: string; start: number; end: number; batch: number };

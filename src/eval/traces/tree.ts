@@ -15,9 +15,19 @@ import { DataValidationError } from "../../errors.js";
 /** The deepest a span or run may sit below its root; real LangGraph traces are a few dozen levels deep. */
 export const MAX_TREE_DEPTH = 10_000;
 
-/** What the walk needs of a span or run. */
+/**
+ * What the walk needs of a span or run. `root` and `depth` are the walk's
+ * memo, written on the link itself (not in maps of their own: at a million
+ * spans two more million-entry maps were a large part of the reader's heap
+ * and time; docs/recorded-traces.md, "Scale"); a reader may declare them
+ * up front (`root: undefined, depth: -1`) so its links keep one shape.
+ */
 export interface TreeLink {
   parent: string | null;
+  /** The root found for this link (set by the walk). */
+  root?: string | undefined;
+  /** How far below its root this link is (set with `root`). */
+  depth?: number;
 }
 
 /** How the messages name things: "span" / "parentSpanId" or "run" / "parent_run_id". */
@@ -28,13 +38,12 @@ export interface TreeWords {
   missingHint: string | null;
 }
 
-/** A function giving the root id of an id of `links` (memoised). @throws DataValidationError on a cycle, a runaway depth or a missing parent. */
+/** A function giving the root id of an id of `links` (memoised on the links; `known`: the id's link, when the caller has it). @throws DataValidationError on a cycle, a runaway depth or a missing parent. */
 export function rootFinder<L extends TreeLink>(
   links: ReadonlyMap<string, L>,
   where: (link: L) => { file: string; line: number },
   words: TreeWords,
-): (id: string) => string {
-  const rootOf = new Map<string, string>();
+): (id: string, known?: L) => string {
   /** The error for a walk past MAX_TREE_DEPTH: the cycle it went round, if any, else the depth. */
   const tooDeep = (chain: readonly string[], id: string): DataValidationError => {
     const seen = new Map<string, number>();
@@ -66,38 +75,40 @@ export function rootFinder<L extends TreeLink>(
       },
     ]);
   };
-  /** How far below its root each walked id is: a chain walked from its top down, a level a walk, is measured too. */
-  const depthOf = new Map<string, number>();
   /** Remembers the chain's root and depths (`base`: the depth of the chain's last id's parent, -1 at a root); a chain deeper than MAX_TREE_DEPTH is named. */
-  const settle = (chain: readonly string[], root: string, base: number): string => {
+  const settle = (chain: readonly L[], root: string, base: number, first: string): string => {
     const deepest = base + chain.length;
     if (deepest > MAX_TREE_DEPTH)
       throw new DataValidationError([
         {
-          ...where(links.get(chain[0]!)!),
+          ...where(chain[0]!),
           field: words.parentField,
-          message: `${words.thing} ${chain[0]} is ${deepest} levels below its root ${root} (a runaway chain of parents, deeper than ${MAX_TREE_DEPTH}): not a recording of a graph; export the trace again`,
+          message: `${words.thing} ${first} is ${deepest} levels below its root ${root} (a runaway chain of parents, deeper than ${MAX_TREE_DEPTH}): not a recording of a graph; export the trace again`,
         },
       ]);
+    // Each walked id's root and depth, on its link: a chain walked from its top down, a level a walk, is measured too.
     for (let i = 0; i < chain.length; i++) {
-      rootOf.set(chain[i]!, root);
-      depthOf.set(chain[i]!, deepest - i);
+      const link = chain[i]!;
+      link.root = root;
+      link.depth = deepest - i;
     }
     return root;
   };
-  return (id: string): string => {
-    const chain: string[] = [];
+  return (id: string, known?: L): string => {
+    const chain: L[] = [];
+    const ids: string[] = [];
     let cur = id;
+    let link = known ?? links.get(cur)!;
     for (;;) {
-      const known = rootOf.get(cur);
-      if (known !== undefined) return settle(chain, known, depthOf.get(cur)!);
-      const link = links.get(cur)!;
-      chain.push(cur);
+      if (link.root !== undefined) return settle(chain, link.root, link.depth!, id);
+      chain.push(link);
+      ids.push(cur);
       // Deeper than any graph's trace: a parent cycle (named by its members) or a runaway chain. Nothing is kept per walk until then.
-      if (chain.length > MAX_TREE_DEPTH) throw tooDeep(chain, id);
-      if (link.parent === null) return settle(chain, cur, -1);
-      if (!links.has(link.parent) && words.missingHint === null) return settle(chain, cur, -1);
-      if (!links.has(link.parent))
+      if (chain.length > MAX_TREE_DEPTH) throw tooDeep(ids, id);
+      if (link.parent === null) return settle(chain, cur, -1, id);
+      const next = links.get(link.parent);
+      if (next === undefined && words.missingHint === null) return settle(chain, cur, -1, id);
+      if (next === undefined)
         throw new DataValidationError([
           {
             ...where(link),
@@ -106,6 +117,7 @@ export function rootFinder<L extends TreeLink>(
           },
         ]);
       cur = link.parent;
+      link = next;
     }
   };
 }
