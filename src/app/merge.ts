@@ -26,7 +26,7 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import type { EvalOutcome } from "./eval.js";
-import { applyGate, reportOf, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { applyGate, reportOfOffThread, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
 import { mergeTracesSections } from "./traces-eval.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
@@ -145,7 +145,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
                 repeatScores: Object.fromEntries(t.results.map((r) => [r.key, Array<number>(rep.n).fill(r.score)])),
               },
         );
-  const report = reportOf({
+  const report = await reportOfOffThread({
     run,
     turns,
     evaluators,
