@@ -17,7 +17,8 @@ import { buildReportOffThread } from "../eval/report/build-thread.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import type { Report, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
-import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
+import { attachRepeats } from "../eval/sweep/repeats.js";
+import { combineRepeatsOffThread } from "../eval/sweep/repeats-thread.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { secretRedactor } from "../redact.js";
@@ -84,7 +85,7 @@ export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<
   // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
   const combined =
     swept.runs.length >= 2
-      ? combineRepeats(
+      ? await combineRepeatsOffThread(
           swept.runs.map((r) => r.map((t) => t.report)),
           { seed: o.seed },
         )

@@ -7,7 +7,6 @@
  * rebuilds evaluators that give the same answers.
  */
 import type { EvaluatorSpec } from "../measures/evaluators.js";
-import type { SerializedError } from "../../thread-errors.js";
 import type { BuildReportInput } from "./aggregate.js";
 import type { Report, TurnReport } from "./types.js";
 import { artifactsOf } from "./vacuous.js";
@@ -26,15 +25,8 @@ export interface BuildWorkerData {
   evaluators: EvaluatorData[];
 }
 
-/** A chunk of turns, or (no `turns`) the signal that every turn was sent. */
-export interface BuildMessage {
-  turns?: TurnReport[];
-}
-
-/** The report without its run, turns and gate (the caller's own objects go back in those places), or the error. */
-export type BuildReply =
-  | { report: Omit<Report, "run" | "turns" | "gate"> & { run: null; turns: null; gate: null }; error?: undefined }
-  | { error: SerializedError; report?: undefined };
+/** The report without its run, turns and gate (the caller's own objects go back in those places). */
+export type BuildResult = Omit<Report, "run" | "turns" | "gate"> & { run: null; turns: null; gate: null };
 
 /**
  * The evaluators as data over `turns`, answering as `vacuousKeys` would ask

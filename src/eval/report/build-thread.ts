@@ -1,29 +1,24 @@
 /**
  * `buildReport` that leaves the calling thread free (docs/reliability.md,
  * "Interrupted runs leave nothing behind"): the bootstrap of a large run
- * takes seconds (about 0.6 ms a turn), during which a synchronous build
+ * takes seconds (0.3 to 0.5 ms a turn here), during which a synchronous build
  * would hold off SIGINT, SIGTERM and SIGHUP. From `OFF_THREAD_MIN_TURNS`
  * turns, the report is built in a worker thread by the same `buildReport`,
- * so its bytes are those of a build in this thread (test/eval/report/build-thread.test.ts),
+ * so its bytes are those of a build in this thread (test/eval/build-thread.test.ts),
  * while this thread's event loop keeps running and its signal handlers end
  * the run at once. The turns cross in chunks, this thread yielding between
- * them, so no single copy holds the loop for long; the report comes back
- * without them, and the caller's own run, turns and gate objects are put
+ * them (src/thread-job.ts); the report comes back without them, and the caller's own run, turns and gate objects are put
  * back in their places. A worker that cannot start, or an input with
  * functions the worker cannot receive (`extraSplits`), builds here.
  */
-import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { Worker } from "node:worker_threads";
-import { moduleWorker, siblingModule } from "../../module-worker.js";
-import { reviveError } from "../../thread-errors.js";
+import { siblingModule } from "../../module-worker.js";
+import { runJob } from "../../thread-job.js";
 import { buildReport, type BuildReportInput } from "./aggregate.js";
-import { evaluatorData, type BuildMessage, type BuildReply, type BuildWorkerData } from "./build-protocol.js";
-import type { Report } from "./types.js";
+import { evaluatorData, type BuildResult, type BuildWorkerData } from "./build-protocol.js";
+import type { Report, TurnReport } from "./types.js";
 
 /** Turns from which the report is built in a worker thread: below, the build takes well under a second here. */
 export const OFF_THREAD_MIN_TURNS = 1_000;
-/** Turns a message carries to the worker. */
-const CHUNK = 250;
 
 export interface OffThreadOptions {
   /** Turns from which the worker builds the report (default `OFF_THREAD_MIN_TURNS`; 0: always). */
@@ -42,29 +37,10 @@ export async function buildReportOffThread(input: BuildReportInput, opts: OffThr
   if (input.turns.length < (opts.minTurns ?? OFF_THREAD_MIN_TURNS) || input.extraSplits !== undefined) return here();
   const { turns, evaluators, ...rest } = input;
   const data: BuildWorkerData = { input: rest, evaluators: evaluatorData(turns, evaluators) };
-  let worker: Worker;
-  try {
-    worker = moduleWorker(siblingModule(import.meta.url, "build-worker"), data);
-  } catch {
-    return here();
-  }
-  const replied = new Promise<BuildReply | null>((resolve) => {
-    worker.once("message", (m: BuildReply) => resolve(m));
-    worker.once("error", () => resolve(null));
-    worker.once("exit", () => resolve(null));
-  });
-  for (let i = 0; i < turns.length; i += CHUNK) {
-    const m: BuildMessage = { turns: turns.slice(i, i + CHUNK) };
-    worker.postMessage(m);
-    await yieldToLoop();
-  }
-  worker.postMessage({} satisfies BuildMessage);
-  const reply = await replied;
-  void worker.terminate();
-  // A worker that failed to load or died builds here (the same numbers, only without the free loop).
-  if (reply === null) return here();
-  if (reply.error !== undefined) throw reviveError(reply.error);
-  const report = reply.report as unknown as Report;
+  const built = await runJob<TurnReport, BuildResult>(siblingModule(import.meta.url, "build-worker"), data, turns);
+  // A worker that could not start or died builds here (the same numbers, only without the free loop).
+  if (built === null) return here();
+  const report = built as unknown as Report;
   // Same places (the keys exist), the caller's own objects, as a build in this thread returns them.
   report.run = input.run;
   report.turns = input.turns;
