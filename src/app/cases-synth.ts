@@ -53,6 +53,8 @@ export interface SynthOptions {
   strategy?: string;
   /** A module path: its default export returns the turns of a card. */
   generator?: string;
+  /** Deadline of each call of the `--generator` module, seconds (`run.callTimeout`; default DEFAULT_TURN_TIMEOUT_S = 120). */
+  callTimeout?: number;
   maxCardBytes?: number;
 }
 
@@ -122,7 +124,10 @@ function checkStrategy(s: string | undefined): Strategy {
  * naming --generator. Each card's call gets the card and its seed; its
  * `random` is the same stream (`rngFor`) built in that thread.
  */
-async function loadGenerator(spec: string): Promise<{
+async function loadGenerator(
+  spec: string,
+  callTimeout: number | undefined,
+): Promise<{
   call: (card: GeneratorCard, seed: number, index: number) => Promise<unknown>;
   name: string;
   version: string;
@@ -132,8 +137,8 @@ async function loadGenerator(spec: string): Promise<{
   const hosted = await hostModule(
     { kind: "generator", spec, cwd: process.cwd() },
     `--generator ${spec}`,
-    isolationLimits({}),
-    "a generator call's fixed deadline",
+    isolationLimits(callTimeout !== undefined ? { turnTimeout: callTimeout } : {}),
+    "run.callTimeout",
   );
   return {
     call: (card, seed, index) => hosted.call({ card, seed, index }, `its call on card ${card.id}`),
@@ -195,7 +200,7 @@ export async function synthCases(o: SynthOptions): Promise<SynthOutcome> {
     );
   const strategy = checkStrategy(o.strategy);
   const seed = o.seed ?? 42;
-  const user = o.generator !== undefined ? await loadGenerator(o.generator) : null;
+  const user = o.generator !== undefined ? await loadGenerator(o.generator, o.callTimeout) : null;
   let docs: SynthDoc[];
   let kb: KnowledgeBase | null = null;
   let analyzers: Analyzers = DEFAULT_ANALYZERS;

@@ -13,11 +13,12 @@ import { shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import type { Quarantine } from "../eval/gate/quarantine.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
-import { buildReport } from "../eval/report/aggregate.js";
+import { buildReportOffThread } from "../eval/report/build-thread.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import type { Report, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
-import { attachRepeats, combineRepeats } from "../eval/sweep/repeats.js";
+import { attachRepeats } from "../eval/sweep/repeats.js";
+import { combineRepeatsOffThread } from "../eval/sweep/repeats-thread.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { secretRedactor } from "../redact.js";
@@ -84,7 +85,7 @@ export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<
   // With repeats: one turn per turn, its scores the means over the repeats (src/eval/sweep/repeats.ts).
   const combined =
     swept.runs.length >= 2
-      ? combineRepeats(
+      ? await combineRepeatsOffThread(
           swept.runs.map((r) => r.map((t) => t.report)),
           { seed: o.seed },
         )
@@ -94,7 +95,7 @@ export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<
   // The header was the captures' last reader (each turn's stages, texts and documents as captured; the report keeps what it shows of them):
   // let them go before the report is built, a fifth of the heap of a large recording (docs/recorded-traces.md, "Scale").
   for (const t of swept.runs.flat()) t.retrieval = null;
-  const report = buildReport({
+  const report = await buildReportOffThread({
     run: header,
     turns,
     evaluators: run.evaluators,

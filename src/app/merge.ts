@@ -19,14 +19,15 @@ import { readQuarantine } from "../eval/gate/quarantine.js";
 import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
 import { groundednessEvaluator, retrievalSideEvaluators } from "../eval/measures/evaluators.js";
 import { graphRunFacts, graphRunIdentityOf, graphRunInfo } from "../eval/sweep/graph-checks.js";
-import { attachRepeats, repeatsSection } from "../eval/sweep/repeats.js";
+import { attachRepeats } from "../eval/sweep/repeats.js";
+import { repeatsSectionOffThread } from "../eval/sweep/repeats-thread.js";
 import { readCaseIndex } from "../kb/cases.js";
 import { evaluatorsFor } from "../eval/measures/storeless.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import type { EvalOutcome } from "./eval.js";
-import { applyGate, reportOf, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { applyGate, reportOfOffThread, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
 import { mergeTracesSections } from "./traces-eval.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
@@ -145,7 +146,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
                 repeatScores: Object.fromEntries(t.results.map((r) => [r.key, Array<number>(rep.n).fill(r.score)])),
               },
         );
-  const report = reportOf({
+  const report = await reportOfOffThread({
     run,
     turns,
     evaluators,
@@ -159,7 +160,7 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
   if (rep !== undefined)
     attachRepeats(
       report,
-      repeatsSection(turns, { ...rep, seed: merged.bootstrap.seed, samples: merged.bootstrap.samples }),
+      await repeatsSectionOffThread(turns, { ...rep, seed: merged.bootstrap.seed, samples: merged.bootstrap.samples }),
     );
   warnAboutJudgments(report);
   applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);

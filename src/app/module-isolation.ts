@@ -89,7 +89,7 @@ export function hostModule(
   init: ModuleHostInit,
   label: string,
   limits: IsolationLimits,
-  /** What sets each call's deadline, for messages (`run.turnTimeout`; a generator has a fixed one). */
+  /** What sets each call's deadline, for messages (`run.turnTimeout` for a judge, `run.callTimeout` for a generator). */
   deadlineSetting = "run.turnTimeout",
 ): Promise<HostedModule> {
   const worker: Worker = moduleWorker(siblingModule(import.meta.url, "module-host-worker"), init, {

@@ -16,7 +16,8 @@ import { FLOOR_OPTIONS, gate, gatedTurns, type FloorThresholds, type GateThresho
 import type { Quarantine } from "../eval/gate/quarantine.js";
 import { unjudgedGateCheck } from "../eval/gate/unjudged.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
-import { buildReport } from "../eval/report/aggregate.js";
+import { buildReport, type BuildReportInput } from "../eval/report/aggregate.js";
+import { buildReportOffThread } from "../eval/report/build-thread.js";
 import { judgmentWarning } from "../eval/report/judgments.js";
 import { parseReport } from "../eval/report/schemas.js";
 import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
@@ -40,9 +41,8 @@ export interface ReportInput {
   counterfactual?: { enabled: boolean; reason?: string };
 }
 
-/** The report of a sweep, its gate not yet applied (`gate: null`). */
-export function reportOf(i: ReportInput): Report {
-  return buildReport({
+function buildInput(i: ReportInput): BuildReportInput {
+  return {
     run: i.run,
     turns: i.turns,
     evaluators: i.evaluators,
@@ -51,7 +51,21 @@ export function reportOf(i: ReportInput): Report {
     ...(i.resample !== undefined ? { resample: i.resample } : {}),
     ...(i.cardsPerLocale !== undefined ? { cardsPerLocale: i.cardsPerLocale } : {}),
     ...(i.counterfactual !== undefined ? { counterfactual: i.counterfactual } : {}),
-  });
+  };
+}
+
+/** The report of a sweep, its gate not yet applied (`gate: null`). */
+export function reportOf(i: ReportInput): Report {
+  return buildReport(buildInput(i));
+}
+
+/**
+ * `reportOf` for the CLI's runs: the same bytes, a large run's built in a
+ * worker thread so that SIGINT, SIGTERM and SIGHUP end the run during the
+ * bootstrap too (src/eval/report/build-thread.ts).
+ */
+export function reportOfOffThread(i: ReportInput): Promise<Report> {
+  return buildReportOffThread(buildInput(i));
 }
 
 /**

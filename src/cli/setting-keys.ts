@@ -31,6 +31,7 @@ export const RUN_SETTINGS: readonly RunSetting[] = [
   { key: "run.timeout", attribute: "timeout" },
   { key: "run.maxCardBytes", attribute: "maxCardBytes" },
   { key: "run.turnTimeout", attribute: "turnTimeout" },
+  { key: "run.callTimeout", attribute: "callTimeout" },
   { key: "run.maxStateMb", attribute: "maxStateMb" },
   { key: "run.loadTimeout", attribute: "loadTimeout" },
   { key: "run.graphMemoryMb", attribute: "graphMemoryMb" },

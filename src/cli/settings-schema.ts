@@ -24,8 +24,8 @@ import {
 import { countOption, positiveIntOption, positiveNumberOption, seedOption, workersOption } from "./options.js";
 import { RUN_SETTINGS } from "./setting-keys.js";
 
-/** The commands that read settings (`start` is `eval`). */
-export type SettingsCommand = "eval" | "start" | "trace" | "label" | "beir" | "tune" | "ingest" | "compare";
+/** The commands that read settings (`start` is `eval`; `synth` is `cases synth`). */
+export type SettingsCommand = "eval" | "start" | "trace" | "label" | "beir" | "tune" | "ingest" | "compare" | "synth";
 
 const EVAL: readonly SettingsCommand[] = ["eval", "start"];
 
@@ -140,6 +140,13 @@ export const SETTINGS: readonly SettingSpec[] = (
       defaults: { label: undefined },
       commands: [...EVAL, "trace", "label"],
       help: `with --graph: deadline of each turn, seconds (default ${DEFAULT_TURN_TIMEOUT_S})`,
+    },
+    {
+      key: "run.callTimeout",
+      parse: positiveNumberOption("run.callTimeout", "seconds"),
+      default: DEFAULT_TURN_TIMEOUT_S,
+      commands: ["synth"],
+      help: `with cases synth --generator: deadline of each call of the generator (one a card), seconds (default ${DEFAULT_TURN_TIMEOUT_S})`,
     },
     {
       key: "run.maxStateMb",

@@ -220,6 +220,9 @@ export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command 
     refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
     const name = actionCmd.name();
     const specs = settingsOf(name);
+    // As typed: `cases synth`, not `synth`.
+    const group = actionCmd.parent?.parent != null ? actionCmd.parent : null;
+    const typed = group !== null ? `${group.name()} ${name}` : name;
     // The project file (src/cli/project.ts): its options as defaults, its sections as the first --config layer.
     const project = use.projectWhen === undefined || use.projectWhen(actionCmd) ? findProject() : null;
     const layer = project !== null ? applyProject(actionCmd, project, { outputs: use.projectOutputs === true }) : null;
@@ -245,14 +248,14 @@ export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command 
           (fromValues.config.locales !== undefined ? "locales" : undefined);
         if (key !== undefined)
           throw new DataValidationError([
-            { file: "--config", field: key, message: use.retrievalWhy ?? `not a setting of retrace ${name}` },
+            { file: "--config", field: key, message: use.retrievalWhy ?? `not a setting of retrace ${typed}` },
           ]);
       }
       for (const [key, { value, where }] of settings) {
         const spec = specs.find((s) => s.key === key);
         if (spec === undefined) {
           if (layer !== null && where === layer.where) continue; // the project file serves every command: a setting of others is left alone
-          throw new DataValidationError([{ file: where, field: key, message: `not a setting of retrace ${name}` }]);
+          throw new DataValidationError([{ file: where, field: key, message: `not a setting of retrace ${typed}` }]);
         }
         if (actionCmd.getOptionValueSource(spec.attribute) === "cli") continue;
         const parsed = settingValueSchema(spec).safeParse(value);

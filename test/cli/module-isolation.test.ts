@@ -50,9 +50,21 @@ function evalWithJudge(mode: string, extra: string[] = []): Promise<CliResult> {
   );
 }
 
-function synth(mode: string): Promise<CliResult> {
+function synth(mode: string, extra: string[] = []): Promise<CliResult> {
   return runCli(
-    ["cases", "synth", "--kb", MINI_KB, "--generator", GENERATOR, "--n", "2", "--out", path.join(dir, `${mode}.jsonl`)],
+    [
+      "cases",
+      "synth",
+      "--kb",
+      MINI_KB,
+      "--generator",
+      GENERATOR,
+      "--n",
+      "2",
+      "--out",
+      path.join(dir, `${mode}.jsonl`),
+      ...extra,
+    ],
     { ...KILL, cwd: dir, env: { HOSTILE_GENERATOR: mode } },
   );
 }
@@ -152,6 +164,36 @@ describe("cases synth --generator: the generator's code cannot end or hang the r
       "fn.jsonl",
       /--generator .*hostile-generator\.mjs: returned a value that cannot be passed on as plain data/,
     );
+  });
+
+  it("a synchronous loop in a call: exit 2 at the run.callTimeout deadline, named", async () => {
+    const r = await synth("loop", ["--config", '{"run":{"callTimeout":1}}']);
+    expectStopped(
+      r,
+      "loop.jsonl",
+      /--generator .*hostile-generator\.mjs: its call on card \S+ ran past its 1 s deadline \(run\.callTimeout\) without yielding/,
+    );
+  });
+
+  it("a generator that needs longer than run.callTimeout allows: exit 2 naming the setting; given more, it writes", async () => {
+    const short = await synth("slow", ["--config", '{"run":{"callTimeout":0.5}}']);
+    expectStopped(
+      short,
+      "slow.jsonl",
+      /--generator .*hostile-generator\.mjs: its call on card \S+ did not finish within 0\.5 s \(run\.callTimeout\)/,
+    );
+    const long = await synth("slow", ["--config", '{"run":{"callTimeout":30}}']);
+    expect(long.exitCode, long.stderr).toBe(0);
+    expect(existsSync(path.join(dir, "slow.jsonl"))).toBe(true);
+  });
+
+  it("run.callTimeout is checked, and is a setting of cases synth only", async () => {
+    const zero = await synth("", ["--config", '{"run":{"callTimeout":0}}']);
+    expect(zero.exitCode).toBe(2);
+    expect(zero.stderr).toContain('Expected `run.callTimeout` to be a number > 0 (seconds), got "0"');
+    const turn = await synth("", ["--config", '{"run":{"turnTimeout":3}}']);
+    expect(turn.exitCode).toBe(2);
+    expect(turn.stderr).toContain("field `run.turnTimeout` not a setting of retrace cases synth");
   });
 
   it("a well-behaved generator still writes its cases, its console.log kept off stdout", async () => {

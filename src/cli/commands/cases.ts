@@ -17,6 +17,7 @@ import { MAX_SYNTH_TURNS } from "../../kb/schemas.js";
 import { action, err, out } from "../io.js";
 import { addOutOption, outFile, type OutTarget } from "../out-formats.js";
 import { addMaxCardBytesOption, intOption, positiveIntOption, probabilityOption, seedOption } from "../options.js";
+import { addConfigOption } from "../settings.js";
 
 /** Writes the cases text to `file`, or stdout without one. */
 async function emit(text: string, file: string | undefined, option = "--out", inPlace = false): Promise<void> {
@@ -158,6 +159,8 @@ export function register(program: Command): void {
       "a module whose default export returns the turns for a card (validated like any case)",
     );
   addOutOption(synth, "cases", "the cases (default stdout)");
+  // run.callTimeout (a --generator call's deadline) is a setting of --config, as run.turnTimeout is on eval.
+  addConfigOption(synth, { retrievalWhy: "not a setting of retrace cases synth (it retrieves nothing)" });
   addMaxCardBytesOption(synth).action(
     action(({ outputs, ...o }: SynthCommandOptions & { outputs?: OutTarget[] }) =>
       synthCommand({ ...o, ...casesOut(outputs) }),

@@ -35,6 +35,28 @@ export function combineRepeats(
   runs: readonly (readonly TurnReport[])[],
   opts: { seed: number; samples?: number },
 ): CombinedRepeats {
+  const { turns, ...o } = combineRepeatTurns(runs);
+  return {
+    turns,
+    section: repeatsSection(turns, {
+      ...o,
+      seed: opts.seed,
+      ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
+    }),
+  };
+}
+
+/**
+ * The combined turns of `combineRepeats` and what its section is computed
+ * from besides them (the section's intervals are the costly part: a caller
+ * may compute them elsewhere, src/eval/sweep/repeats-thread.ts).
+ */
+export function combineRepeatTurns(runs: readonly (readonly TurnReport[])[]): {
+  turns: TurnReport[];
+  n: number;
+  identical: boolean;
+  errorTurns: number;
+} {
   const n = runs.length;
   const first = runs[0] ?? [];
   if (n < 2) throw new Error(`combineRepeats: expected at least 2 repeats, got ${n}`);
@@ -86,16 +108,7 @@ export function combineRepeats(
     : turns.map((t, i) =>
         scores[i] === undefined || Object.keys(scores[i]).length === 0 ? t : { ...t, repeatScores: scores[i] },
       );
-  return {
-    turns: combined,
-    section: repeatsSection(combined, {
-      n,
-      identical,
-      errorTurns,
-      seed: opts.seed,
-      ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
-    }),
-  };
+  return { turns: combined, n, identical, errorTurns };
 }
 
 /**

@@ -1,0 +1,70 @@
+/**
+ * What the calling thread and the worker of `buildReportOffThread`
+ * (./build-thread.ts, ./build-worker.ts) exchange. The evaluators cross as
+ * data: what `buildReport` reads of them (their keys, whether they concern
+ * any turn, the reason their keys were not measured: src/eval/report/vacuous.ts)
+ * is worked out over the turns before the worker starts, and the worker
+ * rebuilds evaluators that give the same answers.
+ */
+import type { EvaluatorSpec } from "../measures/evaluators.js";
+import type { BuildReportInput } from "./aggregate.js";
+import type { Report, TurnReport } from "./types.js";
+import { artifactsOf } from "./vacuous.js";
+
+/** An evaluator as data: its name, keys, whether it concerns any turn of the run, and the reason its keys would be vacuous. */
+export interface EvaluatorData {
+  name: string;
+  keys: string[];
+  applies: boolean;
+  reason: string;
+}
+
+export interface BuildWorkerData {
+  /** The input without its turns and evaluators (sent apart) and without functions. */
+  input: Omit<BuildReportInput, "turns" | "evaluators" | "extraSplits">;
+  evaluators: EvaluatorData[];
+}
+
+/** The report without its run, turns and gate (the caller's own objects go back in those places). */
+export type BuildResult = Omit<Report, "run" | "turns" | "gate"> & { run: null; turns: null; gate: null };
+
+/**
+ * The evaluators as data over `turns`, answering as `vacuousKeys` would ask
+ * them: `applies` is whether `appliesTo` holds for some turn, and `reason`
+ * the most frequent "not measured" reason among the turns (ties: first
+ * seen), else `whenEmpty`.
+ */
+export function evaluatorData(turns: readonly TurnReport[], evaluators: readonly EvaluatorSpec[]): EvaluatorData[] {
+  return evaluators.map((spec) => {
+    const appliesTo = spec.appliesTo;
+    const applies = appliesTo === undefined || turns.some((t) => appliesTo(artifactsOf(t)));
+    let reason = spec.whenEmpty;
+    const notMeasured = spec.notMeasured;
+    if (applies && notMeasured !== undefined) {
+      const counts = new Map<string, number>();
+      for (const t of turns) {
+        const r = notMeasured(artifactsOf(t));
+        if (r !== null) counts.set(r, (counts.get(r) ?? 0) + 1);
+      }
+      let best = 0;
+      for (const [r, c] of counts) {
+        if (c > best) {
+          best = c;
+          reason = r;
+        }
+      }
+    }
+    return { name: spec.name, keys: [...spec.keys], applies, reason };
+  });
+}
+
+/** Evaluators that answer `buildReport`'s questions as the originals did (they never evaluate). */
+export function standInEvaluators(data: readonly EvaluatorData[]): EvaluatorSpec[] {
+  return data.map((d) => ({
+    name: d.name,
+    keys: d.keys,
+    evaluate: () => [],
+    whenEmpty: d.reason,
+    ...(d.applies ? {} : { appliesTo: () => false }),
+  }));
+}
