@@ -27,7 +27,8 @@ import {
   type MarginMeasure,
   type StageMargin,
 } from "../research/beir.js";
-import { readConfigFile, type RetrievalConfig } from "../research/tune-config.js";
+import type { RetrievalConfig } from "../research/tune-config.js";
+import { resolveSettings } from "./settings/read.js";
 import { DEFAULT_QUERY_SETTINGS } from "../research/synthetic.js";
 import { syntheticQueries } from "../research/synthetic-cases.js";
 import {
@@ -82,7 +83,7 @@ export interface BeirOptions {
   embedder?: string;
   /** A cross-encoder spec: hybrid+rerank is run too. */
   rerank?: string;
-  /** A retrieval configuration file (as written by retrace tune). */
+  /** Settings as `--config` takes them: a JSON file (retrace tune writes one) or an inline JSON object (src/app/settings/read.ts). */
   config?: string;
   /** Retrieval settings already read (the CLI's `--config`, src/cli/settings.ts): used instead of reading `config`. */
   retrievalConfig?: RetrievalConfig;
@@ -270,8 +271,7 @@ async function readBeirInputs(
   o: BeirOptions,
 ): Promise<{ data: BeirDataset; retrievalConfig: RetrievalConfig }> {
   // Its `retrieval` part: a BEIR corpus is one locale, so a `locales` part does not apply.
-  const retrievalConfig =
-    o.retrievalConfig ?? (o.config !== undefined ? (await readConfigFile(o.config)).retrieval : {});
+  const retrievalConfig = o.retrievalConfig ?? {};
   const data = await loadBeirDataset(dir);
   log.info(
     `BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`,
@@ -328,7 +328,8 @@ export async function openBeirRetriever(
 }
 
 /** The benchmark: every mode over every judged query, scored; TREC run files written to `runOut`. */
-export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks = {}): Promise<BeirOutcome> {
+export async function runBeir(dir: string, given: BeirOptions, hooks: UseCaseHooks = {}): Promise<BeirOutcome> {
+  const o = await resolveSettings("beir", given, "runBeir options"); // as the CLI reads them (src/app/settings/read.ts)
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const modes = checkModes(o.modes, o.rerank !== undefined);
   const depth = o.depth ?? BEIR_DEPTH;
@@ -413,9 +414,10 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
  */
 export async function tuneBeir(
   dir: string,
-  o: BeirOptions,
+  given: BeirOptions,
   hooks: UseCaseHooks = {},
 ): Promise<TuneOutcome & { report?: BeirSplitReport }> {
+  const o = await resolveSettings("beir", given, "tuneBeir options"); // as the CLI reads them (src/app/settings/read.ts)
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const depth = o.depth ?? BEIR_DEPTH;
   const seed = o.seed ?? EVAL_DEFAULTS.seed;

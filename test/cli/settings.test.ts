@@ -13,7 +13,7 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
 import { runCli } from "../helpers/cli.js";
-import { SETTINGS } from "../../src/cli/settings-schema.js";
+import { SETTINGS } from "../../src/app/settings/schema.js";
 
 /** Runs `retrace ARGS` with the command's action recording its options: the options, or the error's message. */
 async function parse(args: string[]): Promise<{ opts?: Record<string, unknown>; error?: string }> {

@@ -11,18 +11,24 @@
  * (src/cli/old-spellings.ts RETIRED).
  */
 import { z } from "zod";
-import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
-import { RETRIEVAL_MODES } from "../contract/trace.js";
-import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
-import { REPLAY_MODES } from "../eval/sweep/replay-modes.js";
+import { EVAL_DEFAULTS } from "../eval-defaults.js";
+import { RETRIEVAL_MODES } from "../../contract/trace.js";
+import { RESAMPLE_UNITS } from "../../eval/stats/bootstrap.js";
+import { REPLAY_MODES } from "../../eval/sweep/replay-modes.js";
 import {
   DEFAULT_GRAPH_MEMORY_MB,
   DEFAULT_LOAD_TIMEOUT_S,
   DEFAULT_MAX_STATE_MB,
   DEFAULT_TURN_TIMEOUT_S,
-} from "../eval/sweep/turn-guard.js";
-import { countOption, positiveIntOption, positiveNumberOption, seedOption, workersOption } from "./options.js";
-import { RUN_SETTINGS } from "./setting-keys.js";
+} from "../../eval/sweep/turn-guard.js";
+import { intValue, MAX_SEED, numberValue, workersValue } from "./numbers.js";
+import { RUN_SETTINGS } from "./keys.js";
+
+const positiveIntOption = (key: string) => intValue(key, { min: 1 });
+const countOption = (key: string) => intValue(key, { min: 0 });
+const positiveNumberOption = (key: string, unit: string) => numberValue(key, { min: 0, minExclusive: true, unit });
+const seedOption = (key: string) => intValue(key, { min: 0, max: MAX_SEED });
+const workersOption = workersValue;
 
 /** The commands that read settings (`start` is `eval`). */
 export type SettingsCommand = "eval" | "start" | "trace" | "label" | "beir" | "tune" | "ingest" | "compare";
