@@ -1,5 +1,5 @@
 /**
- * `--config FILE|JSON` on `eval`, `start` and `trace` (docs/configuration.md):
+ * `--config FILE|JSON` and the project file on every command (docs/configuration.md):
  * the settings a run is made with, as a JSON file (`retrace tune` writes
  * one) or an inline JSON object, repeatable (later values win key by key).
  *
@@ -23,7 +23,7 @@
 import type { Command } from "commander";
 import { DataValidationError } from "../errors.js";
 import { readSettings } from "../app/settings/read.js";
-import { refuseOldSpellings } from "./old-spellings.js";
+import { commandPath, refuseOldSpellings } from "./old-spellings.js";
 import { defaultOf, settingsOf, settingValueSchema } from "../app/settings/schema.js";
 import { findProject, PROJECT_OPTION_KEYS, projectConfigLayer, type Project } from "./project.js";
 
@@ -43,6 +43,15 @@ export interface SettingsUse {
   projectOutputs?: boolean;
   /** Whether the project file applies to this run at all (default: always; `label --merge` reads an export). */
   projectWhen?: (actionCmd: Command) => boolean;
+  /**
+   * The project file's run-selecting keys this command takes as defaults
+   * (default: every one it has an option of). A command whose option of the
+   * same name means something else (`score -k`: trec_eval cutoffs, not the
+   * cards scored per turn) names only those that mean the same.
+   */
+  projectKeys?: readonly (typeof PROJECT_OPTION_KEYS)[number][];
+  /** Whether the project file's `gates` become `--gate` when none is typed (default: yes, on a command with `--gate`). */
+  projectGates?: boolean;
 }
 
 /**
@@ -68,11 +77,18 @@ export function addConfigOption(cmd: Command, use: SettingsUse = {}): Command {
 export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command {
   return cmd.hook("preAction", async (_self, actionCmd) => {
     refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
-    const name = actionCmd.name();
+    const name = commandPath(actionCmd);
     const specs = settingsOf(name);
     // The project file (src/cli/project.ts): its options as defaults, its sections as the first --config layer.
     const project = use.projectWhen === undefined || use.projectWhen(actionCmd) ? findProject() : null;
-    const layer = project !== null ? applyProject(actionCmd, project, { outputs: use.projectOutputs === true }) : null;
+    const layer =
+      project !== null
+        ? applyProject(actionCmd, project, {
+            outputs: use.projectOutputs === true,
+            gates: use.projectGates !== false,
+            ...(use.projectKeys !== undefined ? { keys: use.projectKeys } : {}),
+          })
+        : null;
     const values = (actionCmd.getOptionValue("config") as string[] | undefined) ?? [];
     const read =
       values.length === 0 && layer === null ? null : await readSettings(layer !== null ? [layer, ...values] : values);
@@ -135,14 +151,18 @@ export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command 
 export function applyProject(
   actionCmd: Command,
   project: Project,
-  { outputs = true }: { outputs?: boolean } = {},
+  {
+    outputs = true,
+    gates = true,
+    keys = PROJECT_OPTION_KEYS,
+  }: { outputs?: boolean; gates?: boolean; keys?: readonly (typeof PROJECT_OPTION_KEYS)[number][] } = {},
 ): ReturnType<typeof projectConfigLayer> {
   const typed = (attr: string) => actionCmd.getOptionValueSource(attr) === "cli";
   const has = (attr: string) => actionCmd.options.some((o) => o.attributeName() === attr);
   const sourceTyped = typed("graph") || typed("traces");
   const dataTyped = typed("kb") || typed("catalog");
   const s = project.settings;
-  for (const key of PROJECT_OPTION_KEYS) {
+  for (const key of keys) {
     const v = s[key];
     if (v === undefined || !has(key) || typed(key)) continue;
     if ((key === "graph" || key === "traces") && sourceTyped) continue;
@@ -150,7 +170,7 @@ export function applyProject(
     actionCmd.setOptionValueWithSource(key, v, CONFIG_SOURCE);
   }
   // `--update-baseline` writes the baseline: the project's gates (which compare with one) are for the runs after it.
-  if (s.gates !== undefined && has("gate") && !typed("gate") && !typed("updateBaseline"))
+  if (gates && s.gates !== undefined && has("gate") && !typed("gate") && !typed("updateBaseline"))
     actionCmd.setOptionValueWithSource("gate", [...s.gates], CONFIG_SOURCE);
   if (outputs && s.outputs !== undefined && has("out") && !typed("out"))
     actionCmd.setOptionValueWithSource("out", [...s.outputs], CONFIG_SOURCE);

@@ -30,8 +30,27 @@ const positiveNumberOption = (key: string, unit: string) => numberValue(key, { m
 const seedOption = (key: string) => intValue(key, { min: 0, max: MAX_SEED });
 const workersOption = workersValue;
 
-/** The commands that read settings (`start` is `eval`). */
-export type SettingsCommand = "eval" | "start" | "trace" | "label" | "beir" | "tune" | "ingest" | "compare";
+/**
+ * The commands that take settings (`start` is `eval`): every command but the
+ * moved ones (`export`, `baseline`) and `init`; `cases import`, `merge`,
+ * `report` and `score` read none, but take `--config` and the project file
+ * and check them the same way.
+ */
+export type SettingsCommand =
+  | "eval"
+  | "start"
+  | "trace"
+  | "label"
+  | "beir"
+  | "tune"
+  | "ingest"
+  | "compare"
+  | "check"
+  | "cases import"
+  | "cases synth"
+  | "merge"
+  | "report"
+  | "score";
 
 const EVAL: readonly SettingsCommand[] = ["eval", "start"];
 
@@ -94,8 +113,8 @@ export const SETTINGS: readonly SettingSpec[] = (
       key: "run.seed",
       parse: seedOption("run.seed"),
       default: EVAL_DEFAULTS.seed,
-      commands: [...EVAL, "beir", "tune", "compare"],
-      help: `seed of the bootstrap intervals, tests and folds (default ${EVAL_DEFAULTS.seed})`,
+      commands: [...EVAL, "beir", "tune", "compare", "cases synth"],
+      help: `seed of the bootstrap intervals, tests and folds, and of the cases cases synth writes (default ${EVAL_DEFAULTS.seed})`,
     },
     {
       key: "run.resample",
@@ -136,7 +155,7 @@ export const SETTINGS: readonly SettingSpec[] = (
     {
       key: "run.maxCardBytes",
       parse: positiveIntOption("run.maxCardBytes"),
-      commands: [...EVAL, "trace", "label", "tune", "ingest"],
+      commands: [...EVAL, "trace", "label", "tune", "ingest", "check", "cases synth"],
       help: "largest card file read, bytes (default 1048576, or RETRACE_MAX_CARD_BYTES)",
     },
     {
