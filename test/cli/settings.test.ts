@@ -207,6 +207,17 @@ describe("the remaining commands take --config and the settings they read", () =
   });
 });
 
+describe("label --merge keeps the settings that define the labelling run", () => {
+  it("takes run.configurable (the eval line after the merge repeats it) and refuses what only the page uses", async () => {
+    const merge = ["label", "--merge", "export.jsonl", "--into", "cases.jsonl", "--graph", "g.mjs"];
+    const ok = await parse([...merge, "--config", '{"run":{"configurable":{"tenant":"a"}}}']);
+    expect(ok.error).toBeUndefined();
+    expect(ok.opts!.configurable).toEqual({ tenant: "a" });
+    const page = await parse([...merge, "--config", '{"run":{"concurrency":2}}']);
+    expect(page.error).toContain("setting 'run.concurrency' of --config is not used with --merge");
+  });
+});
+
 describe("the project file's run section goes through the same schema", () => {
   it("a misspelt key or a bad value is exit 2 naming the file and the key, when read and when retrace init writes it", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "retrace-project-run-"));
