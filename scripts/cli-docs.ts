@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { OUT_FORMATS } from "../src/cli/out-formats.js";
 import { RETIRED, newSpelling } from "../src/cli/old-spellings.js";
-import { SETTINGS } from "../src/cli/settings-schema.js";
+import { SETTINGS } from "../src/app/settings/schema.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 

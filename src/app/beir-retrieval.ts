@@ -16,7 +16,7 @@ import {
   type MarginMeasure,
   type StageMargin,
 } from "../research/beir.js";
-import { readConfigFile, type RetrievalConfig } from "../research/tune-config.js";
+import type { RetrievalConfig } from "../research/tune-config.js";
 import { quantileSorted } from "../eval/stats/bootstrap.js";
 import { log } from "../log.js";
 import { DEFAULT_ANALYZERS } from "../retrieval/analyzer.js";
@@ -39,7 +39,7 @@ export interface BeirOptions {
   embedder?: string;
   /** A cross-encoder spec: hybrid+rerank is run too. */
   rerank?: string;
-  /** A retrieval configuration file (as written by retrace tune). */
+  /** Settings as `--config` takes them: a JSON file (retrace tune writes one) or an inline JSON object (src/app/settings/read.ts). */
   config?: string;
   /** Retrieval settings already read (the CLI's `--config`, src/cli/settings.ts): used instead of reading `config`. */
   retrievalConfig?: RetrievalConfig;
@@ -177,8 +177,7 @@ export async function readBeirInputs(
   o: BeirOptions,
 ): Promise<{ data: BeirDataset; retrievalConfig: RetrievalConfig }> {
   // Its `retrieval` part: a BEIR corpus is one locale, so a `locales` part does not apply.
-  const retrievalConfig =
-    o.retrievalConfig ?? (o.config !== undefined ? (await readConfigFile(o.config)).retrieval : {});
+  const retrievalConfig = o.retrievalConfig ?? {};
   const data = await loadBeirDataset(dir);
   log.info(
     `BEIR ${dir}: ${data.corpus.length} documents, ${data.queries.length} judged queries, corpus ${data.corpusHash.slice(0, 12)}`,

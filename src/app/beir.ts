@@ -17,6 +17,7 @@
 import path from "node:path";
 import { formatTrecRun, scoreBeirRun, toRun, type BeirDataset } from "../research/beir.js";
 import type { RetrievalConfig } from "../research/tune-config.js";
+import { resolveSettings } from "./settings/read.js";
 import { DEFAULT_QUERY_SETTINGS } from "../research/synthetic.js";
 import { syntheticQueries } from "../research/synthetic-cases.js";
 import {
@@ -127,7 +128,8 @@ function latentOf(e: { latentShare?: number; chanceShare?: number; structure?: n
 }
 
 /** The benchmark: every mode over every judged query, scored; TREC run files written to `runOut`. */
-export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks = {}): Promise<BeirOutcome> {
+export async function runBeir(dir: string, given: BeirOptions, hooks: UseCaseHooks = {}): Promise<BeirOutcome> {
+  const o = await resolveSettings("beir", given, "runBeir options"); // as the CLI reads them (src/app/settings/read.ts)
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const modes = checkModes(o.modes, o.rerank !== undefined);
   const depth = o.depth ?? BEIR_DEPTH;
@@ -212,9 +214,10 @@ export async function runBeir(dir: string, o: BeirOptions, hooks: UseCaseHooks =
  */
 export async function tuneBeir(
   dir: string,
-  o: BeirOptions,
+  given: BeirOptions,
   hooks: UseCaseHooks = {},
 ): Promise<TuneOutcome & { report?: BeirSplitReport }> {
+  const o = await resolveSettings("beir", given, "tuneBeir options"); // as the CLI reads them (src/app/settings/read.ts)
   const url = chromaChoice(o.store ?? EVAL_DEFAULTS.store);
   const depth = o.depth ?? BEIR_DEPTH;
   const seed = o.seed ?? EVAL_DEFAULTS.seed;

@@ -1,13 +1,12 @@
 /**
  * What every use-case over a KB shares: where the KB and the cases are
- * (`resolveDataPaths`), which cases a run selects (`selectCases`), and a
- * `--config` file read into retrieval settings (`readRetrievalConfig`).
+ * (`resolveDataPaths`) and which cases a run selects (`selectCases`). Settings
+ * (`--config`, the project file, the API's `config`) are read by the one
+ * settings reader, src/app/settings/read.ts.
  */
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
-import { readConfigFile, type RetrievalConfig } from "../research/tune-config.js";
 import { isLocale, type EvalCase } from "../kb/types.js";
-import { log } from "../log.js";
 
 export interface DataPaths {
   kb: string;
@@ -54,28 +53,4 @@ export function selectCases(cases: readonly EvalCase[], o: { locale?: string[]; 
     if (!known.has(id)) throw new InvalidArgumentError("--case", "the id of a case in the dataset", id);
   const locales = new Set(o.locale ?? []);
   return cases.filter((c) => (ids.size === 0 || ids.has(c.id)) && (locales.size === 0 || locales.has(c.locale)));
-}
-
-/** The retrieval settings of a configuration file (retrace tune's output; docs/fusion-and-tuning.md). */
-export interface RetrievalSettingsFile {
-  /** Its `retrieval` part. */
-  retrievalConfig: RetrievalConfig;
-  /** Its `locales` part: per-locale overrides applied to the turns of each locale. */
-  localeConfigs?: Record<string, RetrievalConfig>;
-}
-
-/**
- * Reads a configuration file (exit 2 naming a bad key, before anything
- * starts). A per-locale `bm25` is reported as not applied: k1/b belong to
- * the one BM25 index the retriever builds (docs/fusion-and-tuning.md).
- */
-export async function readRetrievalConfig(file: string): Promise<RetrievalSettingsFile> {
-  const config = await readConfigFile(file);
-  if (config.locales === undefined) return { retrievalConfig: config.retrieval };
-  for (const [tag, c] of Object.entries(config.locales))
-    if (c.bm25 !== undefined)
-      log.warn(
-        `${file}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`,
-      );
-  return { retrievalConfig: config.retrieval, localeConfigs: config.locales };
 }

@@ -77,7 +77,7 @@ export interface EvalOptions extends GateOptions {
   seed?: number;
   /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
   resample?: ResampleUnit;
-  /** A retrieval configuration file (retrace tune's output; docs/fusion-and-tuning.md); read, it sets `retrievalConfig` and `localeConfigs`. */
+  /** Settings as `--config` takes them: a JSON file (retrace tune writes one) or an inline JSON object (docs/configuration.md); read by the one settings reader (src/app/settings/read.ts), its `run` section and `retrieval.{embedder,mode,rerank}` fill the options not given, its `retrieval` and `locales` sections set `retrievalConfig` and `localeConfigs`. */
   config?: string;
   /** A configuration's `retrieval` part. */
   retrievalConfig?: RetrievalConfig;

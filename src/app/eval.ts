@@ -34,7 +34,8 @@ import { log } from "../log.js";
 import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
-import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
+import { resolveDataPaths, selectCases } from "./data.js";
+import { resolveSettings } from "./settings/read.js";
 import { runGraphEval, type GraphEvalOptions } from "./graph-eval.js";
 import { checkSourceSettings, sourceKindOf } from "./source-settings.js";
 import {
@@ -375,7 +376,9 @@ export type RunEvalOptions = EvalOptions & GraphEvalOptions;
  * not use, given a value, is refused (InvalidArgumentError, exit 2) before
  * anything starts.
  */
-export async function runEval(options: RunEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+export async function runEval(given: RunEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+  // Settings and `config` through the one settings schema, as the CLI reads them (src/app/settings/read.ts).
+  const options = await resolveSettings("eval", given, "runEval options");
   checkSourceSettings(options);
   return sourceKindOf(options) === "own" ? runOwnGraphEval(options, hooks) : runGraphEval(options, hooks);
 }
@@ -389,10 +392,7 @@ export async function runEval(options: RunEvalOptions, hooks: UseCaseHooks = {})
  * `writeBaseline(baselineFileFor(options), report)`).
  */
 async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks): Promise<EvalOutcome> {
-  const o = {
-    ...withEvalDefaults(options),
-    ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}),
-  };
+  const o = withEvalDefaults(options);
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
   // The judge module is loaded and checked before any store starts too: a bad run.judge is exit 2 without a Chroma start.
   const judge =

@@ -22,6 +22,7 @@
  * refused (src/eval/sweep/graph-checks.ts). A shard (`shard`) runs whole
  * cases and writes a partial, ungated report for `retrace merge`.
  */
+import { resolveSettings } from "./settings/read.js";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -638,7 +639,8 @@ function checkGraphBaselineBeforeRun(
  * is partial and not gated. Writes nothing (`updateBaseline`: write it with
  * `writeBaseline(graphBaselineFile(options), report)`).
  */
-export async function runGraphEval(o: GraphEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+export async function runGraphEval(given: GraphEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
+  const o = await resolveSettings("eval", given, "runGraphEval options"); // as the CLI reads them (src/app/settings/read.ts)
   checkSourceSettings(o); // a setting your graph or the recording does not use (src/app/source-settings.ts)
   checkGraphEvalOptions(o);
   if (o.graph === undefined && o.traces === undefined)

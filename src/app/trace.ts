@@ -18,7 +18,8 @@ import type { CapturedRetrieval } from "../eval/sweep/capture.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
-import { readRetrievalConfig, resolveDataPaths } from "./data.js";
+import { resolveDataPaths } from "./data.js";
+import { resolveSettings } from "./settings/read.js";
 import { graphDefaultsFor, openEvalSystem, type SystemSettings } from "./eval.js";
 import { ownGraphCaseOptions } from "./own-graph/parallel.js";
 import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
@@ -94,7 +95,7 @@ export interface TracePlan {
 /** What a trace checks before a store starts: the store word, the config file, and the data (its case ids are what `traceCase` accepts). */
 export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
   resolveStoreChoice(options.store ?? EVAL_DEFAULTS.store); // a bad store is a usage error before anything is read
-  const o = { ...options, ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}) };
+  const o = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
   const paths = resolveDataPaths(o);
   const data = await loadData(
     paths.kb,
@@ -123,6 +124,7 @@ export async function traceCase(
   plan?: TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
 ): Promise<CaseTrace> {
   if (options.graph !== undefined) {
+    options = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
     const loaded = plan !== undefined && "kb" in plan ? plan : await loadGraphData(options);
     const { c, upTo } = caseUpTo(loaded.cases, caseId, options.turn, loaded.casesFile);
     const { turns } = await sweepGraph(options, [upTo], loaded.kb, 1);

@@ -12,9 +12,8 @@
  * compares with later recordings of the same cases.
  */
 import { createHash } from "node:crypto";
+import { readSettings } from "./settings/read.js";
 import { DataValidationError, GraphInputError, InvalidArgumentError } from "../errors.js";
-import { readTextFileOrThrow } from "../kb/text.js";
-import { parseJsonOrThrow } from "../kb/json.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import { log } from "../log.js";
 import { METRICS } from "../eval/measures/metrics.js";
@@ -24,7 +23,6 @@ import { runRecordedSweep, type CaptureSummary, type RecordedGraphTurn } from ".
 import { JOIN_LIST_MAX, joinTraces, sortMismatches } from "../eval/traces/join.js";
 import { readTraces } from "../eval/traces/read.js";
 import { TRACE_FORMATS, type TraceFilters, type TraceFormat } from "../eval/traces/types.js";
-import { parseTraceFilters } from "../eval/traces/filters.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import type { ModuleSource } from "./sweep-source.js";
 import type { IdOptions, RetrievalCall } from "../eval/sweep/capture.js";
@@ -45,29 +43,6 @@ export interface RecordedTracesOptions {
 export const RECORDED_SOURCE = { file: "traces", exportName: "recorded" } as const;
 
 /**
- * The `traces` section of a `--config` JSON file: `{"traces": {"services":
- * [...], "from": "...", "to": "..."}}`. Other sections (retrace's retrieval
- * settings) do not apply to recorded traces and are ignored with a note.
- */
-export async function readTraceFilters(file: string | undefined): Promise<TraceFilters> {
-  if (file === undefined) return {};
-  const value = parseJsonOrThrow(await readTextFileOrThrow(file), {
-    file,
-    expected: 'a JSON object with a "traces" section',
-  });
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new DataValidationError([{ file, message: 'expected a JSON object with a "traces" section' }]);
-  const obj = value as Record<string, unknown>;
-  const others = Object.keys(obj).filter((k) => k !== "traces");
-  if (others.length > 0)
-    log.info(
-      `--config ${file}: ${others.join(", ")} ${others.length === 1 ? "does" : "do"} not apply to recorded traces (only its "traces" section does)`,
-    );
-  if (obj.traces === undefined) return {};
-  return parseTraceFilters(obj.traces, file);
-}
-
-/**
  * The recorded-traces source: read the files, join them to the cases, score
  * each joined turn (./graph-eval.ts `SweepSource`). `captures`: "keep" (the
  * label pool reads each turn's capture), or "summary" (an eval: each capture
@@ -82,7 +57,8 @@ export async function recordedTracesSource(
   const file = o.traces!;
   if (o.tracesFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(o.tracesFormat))
     throw new InvalidArgumentError("--traces-format", TRACE_FORMATS.join(" or "), o.tracesFormat);
-  const filters = o.traceFilters ?? (await readTraceFilters(o.config));
+  // `config` read by the one settings reader (src/app/settings/read.ts): only its `traces` section applies here.
+  const filters = o.traceFilters ?? (o.config !== undefined ? ((await readSettings([o.config])).traces ?? {}) : {});
   return {
     module: { ...RECORDED_SOURCE },
     label: `--traces ${file}`,

@@ -13,7 +13,19 @@ import { shellLine } from "../shell.js";
 const typedRaw = new WeakMap<Option, string>();
 
 /** A command a retired spelling was an option of. */
-type Cmd = "eval" | "start" | "trace" | "merge" | "label" | "compare" | "report" | "beir" | "tune" | "ingest";
+type Cmd =
+  | "eval"
+  | "start"
+  | "trace"
+  | "merge"
+  | "label"
+  | "compare"
+  | "report"
+  | "beir"
+  | "tune"
+  | "ingest"
+  | "check"
+  | "cases synth";
 
 const EVAL: readonly Cmd[] = ["eval", "start"];
 const GATE_CHECKS_OF_MERGE = [
@@ -64,7 +76,7 @@ export const RETIRED: readonly Retired[] = [
   {
     flags: "--max-card-bytes <n>",
     to: "run.maxCardBytes",
-    commands: [...EVAL, "trace", "label", "tune", "ingest"],
+    commands: [...EVAL, "trace", "label", "tune", "ingest", "check", "cases synth"],
   },
   { flags: "--history <n>", to: "run.history", commands: [...EVAL, "trace"] },
   { flags: "--replay <mode>", to: "run.replay", commands: [...EVAL, "trace"] },
@@ -72,7 +84,7 @@ export const RETIRED: readonly Retired[] = [
   { flags: "--judge-cache <dir>", to: "run.judgeCache", commands: EVAL },
   { flags: "--concurrency <n>", to: "run.concurrency", commands: [...EVAL, "label"] },
   { flags: "--workers <n|auto>", to: "run.workers", commands: EVAL },
-  { flags: "--seed <n>", to: "run.seed", commands: [...EVAL, "beir", "tune", "compare"] },
+  { flags: "--seed <n>", to: "run.seed", commands: [...EVAL, "beir", "tune", "compare", "cases synth"] },
   { flags: "--resample <unit>", to: "run.resample", commands: [...EVAL, "compare"] },
   { flags: "--configurable <json|file>", to: "run.configurable", commands: [...EVAL, "trace", "label"] },
   { flags: "--turn-timeout <seconds>", to: "run.turnTimeout", commands: [...EVAL, "trace", "label"] },
@@ -116,9 +128,16 @@ export const RETIRED: readonly Retired[] = [
  * negation such as `--no-github` shares its attribute with `--github`).
  */
 export function addRetired(cmd: Command): Command {
-  for (const row of RETIRED)
-    if ((row.commands as readonly string[]).includes(cmd.name())) hidden(cmd, row.flags, row.to);
+  const name = commandPath(cmd);
+  for (const row of RETIRED) if ((row.commands as readonly string[]).includes(name)) hidden(cmd, row.flags, row.to);
   return cmd;
+}
+
+/** A command's name under the program: `eval`, `cases synth` (the names RETIRED and the settings schema use). */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
+  return names.length > 0 ? names.join(" ") : cmd.name();
 }
 
 /** A retired option, hidden from the help, that records what was typed (see addRetired). */

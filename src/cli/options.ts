@@ -18,102 +18,45 @@
  * is the same check for a bound known only later (a case's turn count); it
  * throws retrace's InvalidArgumentError (exit 2).
  */
-import { availableParallelism } from "node:os";
 import { InvalidArgumentError as CommanderArgumentError, type Command } from "commander";
 import { InvalidArgumentError } from "../errors.js";
-import { settingKeyOf } from "./setting-keys.js";
+import { settingKeyOf } from "../app/settings/keys.js";
+import {
+  inRange,
+  intValue,
+  MAX_SEED,
+  numberValue,
+  parseIntIn,
+  rangeText,
+  workersValue,
+  type Range,
+} from "../app/settings/numbers.js";
 
-/** An inclusive range; an absent bound is unbounded on that side. `note` is appended in parentheses to the range text. */
-export interface Range {
-  min?: number;
-  max?: number;
-  /** A strict lower bound (`> min`) instead of `>= min` (finite numbers only). */
-  minExclusive?: boolean;
-  /** Unit named after the range ("seconds", "bytes"). */
-  unit?: string;
-  /** Why the range is what it is ("the case has 13 turns"). */
-  note?: string;
-}
-
-/** Largest seed the bootstrap's PRNG distinguishes (mulberry32 takes the seed modulo 2^32; src/eval/stats/bootstrap.ts). */
-export const MAX_SEED = 2 ** 32 - 1;
-
-const INTEGER = /^[+-]?\d+$/;
-const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/**
- * The text of a range: "an integer from 0 to 12", "an integer ≥ 1",
- * "a number from 0 to 1", "a number > 0 (seconds)". Edge cases: no bounds
- * → "an integer" / "a finite number"; `note` and `unit` are appended in
- * parentheses, unit first.
- */
-export function rangeText(kind: "integer" | "number", r: Range = {}): string {
-  const what =
-    kind === "integer" ? "an integer" : r.min === undefined && r.max === undefined ? "a finite number" : "a number";
-  const low = r.min === undefined ? "" : `${r.minExclusive ? ">" : "≥"} ${r.min}`;
-  let text: string;
-  if (kind === "integer" && r.max === undefined && (r.min === 1 || r.min === 0))
-    text = r.min === 1 ? "a positive integer" : "a non-negative integer";
-  else if (r.min !== undefined && r.max !== undefined)
-    text = r.minExclusive ? `${what} > ${r.min} and ≤ ${r.max}` : `${what} from ${r.min} to ${r.max}`;
-  else if (r.min !== undefined) text = `${what} ${low}`;
-  else if (r.max !== undefined) text = `${what} ≤ ${r.max}`;
-  else text = what;
-  const notes = [r.unit, r.note].filter((x): x is string => x !== undefined && x !== "");
-  return notes.length > 0 ? `${text} (${notes.join("; ")})` : text;
-}
-
-function inRange(n: number, r: Range): boolean {
-  if (r.min !== undefined && (r.minExclusive ? n <= r.min : n < r.min)) return false;
-  return r.max === undefined || n <= r.max;
-}
-
-/** The integer `raw` spells (decimal digits, optional sign; no `1e3`, `0x10` or `3.0`) if it lies in `r`, else undefined. */
-export function parseIntIn(raw: string, r: Range = {}): number | undefined {
-  const t = raw.trim();
-  if (!INTEGER.test(t)) return undefined;
-  const n = Number(t);
-  return Number.isSafeInteger(n) && inRange(n, r) ? n : undefined;
-}
-
-/** The finite decimal number `raw` spells (`0.5`, `.5`, `1e-3`; no `Infinity`, `0x10` or an empty string) if it lies in `r`, else undefined. */
-export function parseNumberIn(raw: string, r: Range = {}): number | undefined {
-  const t = raw.trim();
-  if (!DECIMAL.test(t)) return undefined;
-  const n = Number(t);
-  return Number.isFinite(n) && inRange(n, r) ? n : undefined;
-}
+export { MAX_SEED, parseIntIn, parseNumberIn, rangeText, type Range } from "../app/settings/numbers.js";
 
 const usageError = (flag: string, expected: string, raw: string) =>
   new CommanderArgumentError(new InvalidArgumentError(flag, expected, raw).message);
 
-/** `--flag <n>`: an integer in `r` (see parseIntIn); the error echoes `raw` and the range. */
-export function intOption(flag: string, r: Range = {}): (raw: string) => number {
+/** The app parser `parse` as a commander option parser: its InvalidArgumentError becomes commander's (a usage error, exit 2), message unchanged. */
+function asOption<T>(parse: (raw: string) => T): (raw: string) => T {
   return (raw) => {
-    const n = parseIntIn(raw, r);
-    if (n === undefined) throw usageError(flag, rangeText("integer", r), raw);
-    return n;
+    try {
+      return parse(raw);
+    } catch (e) {
+      if (e instanceof InvalidArgumentError) throw new CommanderArgumentError(e.message);
+      throw e;
+    }
   };
 }
+
+/** `--flag <n>`: an integer in `r` (see parseIntIn); the error echoes `raw` and the range. */
+export const intOption = (flag: string, r: Range = {}): ((raw: string) => number) => asOption(intValue(flag, r));
 
 /** `--flag <x>`: a finite number in `r` (see parseNumberIn). */
-export function numberOption(flag: string, r: Range = {}): (raw: string) => number {
-  return (raw) => {
-    const n = parseNumberIn(raw, r);
-    if (n === undefined) throw usageError(flag, rangeText("number", r), raw);
-    return n;
-  };
-}
+export const numberOption = (flag: string, r: Range = {}): ((raw: string) => number) => asOption(numberValue(flag, r));
 
 /** `--workers`: `auto` (this machine's available parallelism) or an integer from 1 to 64. */
-export function workersOption(flag = "--workers"): (raw: string) => number {
-  return (raw) => {
-    if (raw.trim() === "auto") return Math.min(64, availableParallelism());
-    const n = parseIntIn(raw, { min: 1, max: 64 });
-    if (n === undefined) throw usageError(flag, `auto or ${rangeText("integer", { min: 1, max: 64 })}`, raw);
-    return n;
-  };
-}
+export const workersOption = (flag = "--workers"): ((raw: string) => number) => asOption(workersValue(flag));
 
 /** An integer ≥ 1 (counts of things that cannot be zero: k, folds, concurrency, batch size). */
 export const positiveIntOption = (flag: string, r: Omit<Range, "min"> = {}) => intOption(flag, { ...r, min: 1 });

@@ -27,7 +27,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DataValidationError } from "../errors.js";
 import { parseJsonOrThrow } from "../kb/json.js";
-import { RUN_SECTION_SCHEMA } from "./settings-schema.js";
+import { RUN_SECTION_SCHEMA } from "../app/settings/schema.js";
 
 /** The project file's name. */
 export const PROJECT_FILE = "retrace.config.json";

@@ -1,5 +1,5 @@
 /**
- * `--config FILE|JSON` on `eval`, `start` and `trace` (docs/configuration.md):
+ * `--config FILE|JSON` and the project file on every command (docs/configuration.md):
  * the settings a run is made with, as a JSON file (`retrace tune` writes
  * one) or an inline JSON object, repeatable (later values win key by key).
  *
@@ -22,166 +22,16 @@
  */
 import type { Command } from "commander";
 import { DataValidationError } from "../errors.js";
-import type { ConfigFile, RetrievalConfig } from "../research/tune-config.js";
-import { parseJsonOrThrow } from "../kb/json.js";
-import { readTextFileOrThrow } from "../kb/text.js";
-import { log } from "../log.js";
-import { parseTraceFilters } from "../eval/traces/filters.js";
-import type { TraceFilters } from "../eval/traces/types.js";
-import { refuseOldSpellings } from "./old-spellings.js";
-import { RUN_SETTINGS } from "./setting-keys.js";
-import { defaultOf, settingsOf, settingValueSchema } from "./settings-schema.js";
+import { readSettings } from "../app/settings/read.js";
+import { commandPath, refuseOldSpellings } from "./old-spellings.js";
+import { defaultOf, settingsOf, settingValueSchema } from "../app/settings/schema.js";
 import { findProject, PROJECT_OPTION_KEYS, projectConfigLayer, type Project } from "./project.js";
 
-export { RUN_SETTINGS, settingKeyOf, type RunSetting } from "./setting-keys.js";
+export { RUN_SETTINGS, settingKeyOf, type RunSetting } from "../app/settings/keys.js";
+export { readSettings, type MergedSettings, type SettingsLayer } from "../app/settings/read.js";
 
 /** The option value source of a setting read from `--config` (commander's sources are "default", "env", "cli", "implied"; this one is ours). */
 export const CONFIG_SOURCE = "config";
-
-type Json = Record<string, unknown>;
-const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
-
-/** A settings layer given as an object (the project file's sections, src/cli/project.ts), with where it came from. */
-export interface SettingsLayer {
-  where: string;
-  raw: Json;
-}
-
-/** One `--config` value read: a file (a path) or an inline object (a value starting with `{`); a layer object as it is. */
-async function readOne(value: string | SettingsLayer): Promise<{ where: string; raw: Json }> {
-  if (typeof value !== "string") return value;
-  const inline = value.trimStart().startsWith("{");
-  const where = inline ? "--config" : value;
-  const raw = inline
-    ? parseJsonOrThrow(value, {
-        file: "--config",
-        expected: "an inline JSON object of settings (docs/configuration.md)",
-      })
-    : parseJsonOrThrow(await readTextFileOrThrow(value), {
-        file: value,
-        expected: "a retrace config JSON file (docs/configuration.md)",
-      });
-  if (!isObject(raw))
-    throw new DataValidationError([
-      { file: where, field: "(root)", message: "expected a JSON object of settings (docs/configuration.md)" },
-    ]);
-  // A file says its format version; an inline object may leave it out.
-  return { where, raw: inline && !("version" in raw) ? { version: 1, ...raw } : raw };
-}
-
-/** Merges retrieval sections key by key (weights and bm25 by their own keys). */
-function mergeRetrieval(a: RetrievalConfig | undefined, b: RetrievalConfig): RetrievalConfig {
-  if (a === undefined) return b;
-  return {
-    ...a,
-    ...b,
-    ...(a.weights !== undefined || b.weights !== undefined ? { weights: { ...a.weights, ...b.weights } } : {}),
-    ...(a.bm25 !== undefined || b.bm25 !== undefined ? { bm25: { ...a.bm25, ...b.bm25 } } : {}),
-  };
-}
-
-/** What the `--config` values give, merged in order. */
-export interface MergedSettings {
-  config: ConfigFile;
-  /** Each setting's value and where it came from (a file, or `--config`). */
-  settings: Map<string, { value: unknown; where: string }>;
-  /** The `traces` sections (filters of `eval --traces`), merged key by key; undefined when no value has one. */
-  traces?: TraceFilters;
-}
-
-/** Reads and merges every `--config` value (exit 2 naming the file and key of a bad one). */
-export async function readSettings(values: readonly (string | SettingsLayer)[]): Promise<MergedSettings> {
-  const settings = new Map<string, { value: unknown; where: string }>();
-  let config: ConfigFile = { version: 1, retrieval: {} };
-  let traces: TraceFilters | undefined;
-  const localeEmbedders = new Map<string, { value: string; where: string }>();
-  for (const value of values) {
-    const { where, raw } = await readOne(value);
-    const rest: Json = { ...raw };
-    const run = rest.run;
-    delete rest.run;
-    if (rest.traces !== undefined) {
-      traces = { ...traces, ...parseTraceFilters(rest.traces, where) };
-      delete rest.traces;
-    }
-    if (run !== undefined) {
-      if (!isObject(run))
-        throw new DataValidationError([{ file: where, field: "run", message: "expected an object of run settings" }]);
-      for (const [k, v] of Object.entries(run)) {
-        if (!RUN_SETTINGS.some((s) => s.key === `run.${k}`))
-          throw new DataValidationError([
-            {
-              file: where,
-              field: `run.${k}`,
-              message: `unknown key (run settings: ${RUN_SETTINGS.filter((s) => s.key.startsWith("run."))
-                .map((s) => s.key.slice(4))
-                .join(", ")})`,
-            },
-          ]);
-        settings.set(`run.${k}`, { value: v, where });
-      }
-    }
-    if (isObject(rest.retrieval)) {
-      const retrieval = { ...rest.retrieval };
-      for (const k of ["embedder", "mode", "rerank"])
-        if (k in retrieval) {
-          settings.set(`retrieval.${k}`, { value: retrieval[k], where });
-          delete retrieval[k];
-        }
-      rest.retrieval = retrieval;
-    }
-    // `locales.<tag>.embedder`: a model for that locale's texts (docs/models.md, "Per-locale embedders"), folded into retrieval.embedder's spec below.
-    if (isObject(rest.locales)) {
-      const locs: Json = {};
-      for (const [tag, c] of Object.entries(rest.locales)) {
-        if (isObject(c) && "embedder" in c) {
-          const { embedder, ...others } = c;
-          if (typeof embedder !== "string" || embedder.trim() === "" || /[;=]/.test(embedder))
-            throw new DataValidationError([
-              {
-                file: where,
-                field: `locales.${tag}.embedder`,
-                message: "expected an embedder spec (a model id, lsa, auto)",
-              },
-            ]);
-          localeEmbedders.set(tag, { value: embedder.trim(), where });
-          if (Object.keys(others).length > 0) locs[tag] = others;
-        } else locs[tag] = c;
-      }
-      rest.locales = locs;
-    }
-    // Loaded on use: the schema pulls in the fusion registry, which `--help` does not need.
-    const { parseConfig } = await import("../research/tune-config.js");
-    const parsed = parseConfig(rest, where);
-    const locales: Record<string, RetrievalConfig> = {
-      ...(config.locales as Record<string, RetrievalConfig> | undefined),
-    };
-    for (const [tag, c] of Object.entries((parsed.locales ?? {}) as Record<string, RetrievalConfig>)) {
-      if (c.bm25 !== undefined)
-        log.warn(
-          `${where}: locales.${tag}.bm25 is not applied (BM25 k1/b are set for the whole index); using retrieval.bm25`,
-        );
-      locales[tag] = mergeRetrieval(locales[tag], c);
-    }
-    config = {
-      version: 1,
-      retrieval: mergeRetrieval(config.retrieval, parsed.retrieval),
-      ...(Object.keys(locales).length > 0 ? { locales } : {}),
-      ...(parsed.tuned !== undefined || config.tuned !== undefined
-        ? { tuned: { ...config.tuned, ...parsed.tuned } }
-        : {}),
-    };
-  }
-  if (localeEmbedders.size > 0) {
-    const base = settings.get("retrieval.embedder");
-    const { parseLocaleSpec, formatLocaleSpec } = await import("../retrieval/embedders/locale-routed.js");
-    const parsed = parseLocaleSpec(typeof base?.value === "string" ? base.value : "auto");
-    for (const [tag, { value }] of localeEmbedders) parsed.locales[tag] = value;
-    const where = [...localeEmbedders.values()].at(-1)!.where;
-    settings.set("retrieval.embedder", { value: formatLocaleSpec(parsed), where: base?.where ?? where });
-  }
-  return { config, settings, ...(traces !== undefined ? { traces } : {}) };
-}
 
 /** What a command does with the `retrieval` / `locales` sections (other than retrieval.{embedder,mode,rerank}). */
 export interface SettingsUse {
@@ -193,6 +43,15 @@ export interface SettingsUse {
   projectOutputs?: boolean;
   /** Whether the project file applies to this run at all (default: always; `label --merge` reads an export). */
   projectWhen?: (actionCmd: Command) => boolean;
+  /**
+   * The project file's run-selecting keys this command takes as defaults
+   * (default: every one it has an option of). A command whose option of the
+   * same name means something else (`score -k`: trec_eval cutoffs, not the
+   * cards scored per turn) names only those that mean the same.
+   */
+  projectKeys?: readonly (typeof PROJECT_OPTION_KEYS)[number][];
+  /** Whether the project file's `gates` become `--gate` when none is typed (default: yes, on a command with `--gate`). */
+  projectGates?: boolean;
 }
 
 /**
@@ -218,14 +77,21 @@ export function addConfigOption(cmd: Command, use: SettingsUse = {}): Command {
 export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command {
   return cmd.hook("preAction", async (_self, actionCmd) => {
     refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
-    const name = actionCmd.name();
+    const name = commandPath(actionCmd);
     const specs = settingsOf(name);
     // As typed: `cases synth`, not `synth`.
     const group = actionCmd.parent?.parent != null ? actionCmd.parent : null;
     const typed = group !== null ? `${group.name()} ${name}` : name;
     // The project file (src/cli/project.ts): its options as defaults, its sections as the first --config layer.
     const project = use.projectWhen === undefined || use.projectWhen(actionCmd) ? findProject() : null;
-    const layer = project !== null ? applyProject(actionCmd, project, { outputs: use.projectOutputs === true }) : null;
+    const layer =
+      project !== null
+        ? applyProject(actionCmd, project, {
+            outputs: use.projectOutputs === true,
+            gates: use.projectGates !== false,
+            ...(use.projectKeys !== undefined ? { keys: use.projectKeys } : {}),
+          })
+        : null;
     const values = (actionCmd.getOptionValue("config") as string[] | undefined) ?? [];
     const read =
       values.length === 0 && layer === null ? null : await readSettings(layer !== null ? [layer, ...values] : values);
@@ -288,14 +154,18 @@ export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command 
 export function applyProject(
   actionCmd: Command,
   project: Project,
-  { outputs = true }: { outputs?: boolean } = {},
+  {
+    outputs = true,
+    gates = true,
+    keys = PROJECT_OPTION_KEYS,
+  }: { outputs?: boolean; gates?: boolean; keys?: readonly (typeof PROJECT_OPTION_KEYS)[number][] } = {},
 ): ReturnType<typeof projectConfigLayer> {
   const typed = (attr: string) => actionCmd.getOptionValueSource(attr) === "cli";
   const has = (attr: string) => actionCmd.options.some((o) => o.attributeName() === attr);
   const sourceTyped = typed("graph") || typed("traces");
   const dataTyped = typed("kb") || typed("catalog");
   const s = project.settings;
-  for (const key of PROJECT_OPTION_KEYS) {
+  for (const key of keys) {
     const v = s[key];
     if (v === undefined || !has(key) || typed(key)) continue;
     if ((key === "graph" || key === "traces") && sourceTyped) continue;
@@ -303,7 +173,7 @@ export function applyProject(
     actionCmd.setOptionValueWithSource(key, v, CONFIG_SOURCE);
   }
   // `--update-baseline` writes the baseline: the project's gates (which compare with one) are for the runs after it.
-  if (s.gates !== undefined && has("gate") && !typed("gate") && !typed("updateBaseline"))
+  if (gates && s.gates !== undefined && has("gate") && !typed("gate") && !typed("updateBaseline"))
     actionCmd.setOptionValueWithSource("gate", [...s.gates], CONFIG_SOURCE);
   if (outputs && s.outputs !== undefined && has("out") && !typed("out"))
     actionCmd.setOptionValueWithSource("out", [...s.outputs], CONFIG_SOURCE);

@@ -123,15 +123,15 @@ export function splitSections(body: string): Section[] {
 }
 
 /**
- * The card size limit, bytes, and who set it: `--max-card-bytes` (the flag)
- * wins over RETRACE_MAX_CARD_BYTES, which wins over DEFAULT_MAX_CARD_BYTES
+ * The card size limit, bytes, and who set it: the `run.maxCardBytes` setting
+ * (`--config` or the project file; docs/configuration.md) wins over RETRACE_MAX_CARD_BYTES, which wins over DEFAULT_MAX_CARD_BYTES
  * (1 MiB); unset or empty means the default.
  * @throws InvalidArgumentError (exit 2) when either is set to anything but a positive integer.
  */
 export function cardLimit(flag: number | undefined, env: Record<string, string | undefined> = process.env): { bytes: number; source: string } {
   if (flag !== undefined) {
-    if (!Number.isSafeInteger(flag) || flag <= 0) throw new InvalidArgumentError("--max-card-bytes", "a positive integer (bytes)", flag);
-    return { bytes: flag, source: "set by --max-card-bytes" };
+    if (!Number.isSafeInteger(flag) || flag <= 0) throw new InvalidArgumentError("run.maxCardBytes", "a positive integer (bytes)", flag);
+    return { bytes: flag, source: "set by run.maxCardBytes" };
   }
   const raw = (env.RETRACE_MAX_CARD_BYTES ?? "").trim();
   if (raw === "") return { bytes: DEFAULT_MAX_CARD_BYTES, source: "the default" };
@@ -143,7 +143,7 @@ export function cardLimit(flag: number | undefined, env: Record<string, string |
 /**
  * Read every card under `<kbDir>/cards/<locale>/*.md`. Throws one
  * DataValidationError listing every issue (duplicate ids across locales
- * included). `maxCardBytes` (the `--max-card-bytes` flag) wins over
+ * included). `maxCardBytes` (the `run.maxCardBytes` setting) wins over
  * RETRACE_MAX_CARD_BYTES; a larger card is an issue naming its size, the
  * limit and both ways to raise it.
  */
@@ -170,7 +170,7 @@ export async function loadKnowledgeBase(kbDir: string, options: { maxCardBytes?:
     for (const f of files) {
       const file = path.join(dir, f);
       // One strict loader for every input file (docs/reliability.md): UTF-8, regular files, a size limit.
-      const read = await readTextFile(file, { maxBytes: maxCardBytes, limitSource: limit.source, limitOption: "--max-card-bytes N or RETRACE_MAX_CARD_BYTES=N (the flag wins)" });
+      const read = await readTextFile(file, { maxBytes: maxCardBytes, limitSource: limit.source, limitOption: "the setting run.maxCardBytes (--config '{\"run\":{\"maxCardBytes\":N}}' or the project file) or RETRACE_MAX_CARD_BYTES=N (the setting wins)" });
       if ("issue" in read) {
         issues.push(read.issue);
         continue;

@@ -109,7 +109,7 @@ describe("retrace beir", () => {
     expect(r.stdout).toContain("hybrid branches: dense 1, bm25 1");
     // the settings line names the fusion, the weights and the latent share, its chance baseline and κ (no signals shift: the default fusion is min-max since issue 37)
     const m =
-      /fusion=minmax\s+rrfK=60\s+weights\s+dense\s+([\d.]+),\s+bm25\s+([\d.]+);[\s\S]*?LSA\s+latent\s+share ([\d.]+), chance ([\d.]+), κ n\/a \(full\s+rank\)/.exec(
+      /fusion=minmax\s+weights\s+dense\s+([\d.]+),\s+bm25\s+([\d.]+);[\s\S]*?LSA\s+latent\s+share ([\d.]+), chance ([\d.]+), κ n\/a \(full\s+rank\)/.exec(
         r.stdout,
       );
     expect(m).not.toBeNull();

@@ -244,7 +244,18 @@ describe("retrace cases synth", () => {
   it("writes byte-identical files for one seed, other ones for another, and every case passes retrace check", async () => {
     const a = path.join(dir, "syn-a.jsonl");
     const b = path.join(dir, "syn-b.jsonl");
-    const args = ["cases", "synth", "--kb", "kb", "--seed", "11", "--turns", "3", "--topic-shift", "0.3"];
+    const args = [
+      "cases",
+      "synth",
+      "--kb",
+      "kb",
+      "--config",
+      '{"run":{"seed":11}}',
+      "--turns",
+      "3",
+      "--topic-shift",
+      "0.3",
+    ];
     expect((await runCli([...args, "--out", a])).exitCode).toBe(0);
     const stdout = await runCli(args);
     await writeFile(b, stdout.stdout);
@@ -255,8 +266,8 @@ describe("retrace cases synth", () => {
       "synth",
       "--kb",
       "kb",
-      "--seed",
-      "12",
+      "--config",
+      '{"run":{"seed":12}}',
       "--turns",
       "3",
       "--topic-shift",
@@ -297,8 +308,8 @@ describe("retrace cases synth", () => {
       "synth",
       "--kb",
       MINI_KB,
-      "--seed",
-      "3",
+      "--config",
+      '{"run":{"seed":3}}',
       "--generator",
       path.join(ROOT, "test/fixtures/synthetic/echo-generator.mjs"),
     ]);
@@ -335,7 +346,7 @@ describe("retrace cases synth", () => {
         .map((d) => JSON.stringify(d))
         .join("\n"),
     );
-    const r = await runCli(["cases", "synth", "--beir", corpus, "--seed", "1", "--turns", "1"]);
+    const r = await runCli(["cases", "synth", "--beir", corpus, "--config", '{"run":{"seed":1}}', "--turns", "1"]);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/Synthesized 2 cases .*1 card skipped \(1 no chunk with 2\+ distinct terms\)/);
     expect(r.stdout).not.toContain('"d1"');
@@ -350,16 +361,36 @@ describe("retrace cases synth --topic-shift says when it cannot apply", () => {
       path.join(one, "cards", "en", "card-freeze.md"),
       await readFile(path.join(MINI_KB, "cards", "en", "card-freeze.md"), "utf8"),
     );
-    const r = await runCli(["cases", "synth", "--kb", one, "--seed", "1", "--topic-shift", "1"]);
+    const r = await runCli(["cases", "synth", "--kb", one, "--config", '{"run":{"seed":1}}', "--topic-shift", "1"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(
       "Note: --topic-shift cannot apply to any case: a shift moves to another card of the case's locale, and en has one card",
     );
-    const t = await runCli(["cases", "synth", "--kb", MINI_KB, "--seed", "1", "--topic-shift", "1", "--turns", "1"]);
+    const t = await runCli([
+      "cases",
+      "synth",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"run":{"seed":1}}',
+      "--topic-shift",
+      "1",
+      "--turns",
+      "1",
+    ]);
     expect(t.exitCode, t.stderr).toBe(0);
     expect(t.stderr).toContain("Note: --topic-shift does nothing with --turns 1");
     // The mini KB: en has two cards, es-419 and pt-BR one each.
-    const mini = await runCli(["cases", "synth", "--kb", MINI_KB, "--seed", "1", "--topic-shift", "1"]);
+    const mini = await runCli([
+      "cases",
+      "synth",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"run":{"seed":1}}',
+      "--topic-shift",
+      "1",
+    ]);
     expect(mini.stderr).toContain(
       "Note: --topic-shift cannot apply to the cases of es-419, pt-BR: a shift moves to another card of the case's locale, and es-419, pt-BR have one card",
     );
@@ -368,7 +399,7 @@ describe("retrace cases synth --topic-shift says when it cannot apply", () => {
       path.join(one, "cards", "en", "refund-timelines.md"),
       await readFile(path.join(MINI_KB, "cards", "en", "refund-timelines.md"), "utf8"),
     );
-    const ok = await runCli(["cases", "synth", "--kb", one, "--seed", "1", "--topic-shift", "1"]);
+    const ok = await runCli(["cases", "synth", "--kb", one, "--config", '{"run":{"seed":1}}', "--topic-shift", "1"]);
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(ok.stderr).not.toContain("--topic-shift");
   });
@@ -377,7 +408,9 @@ describe("retrace cases synth --topic-shift says when it cannot apply", () => {
 describe("the guard rails", () => {
   it("an eval of synthetic cases only says what its generator can judge; tune refuses them without --allow-synthetic", async () => {
     const syn = path.join(dir, "syn-mini.jsonl");
-    expect((await runCli(["cases", "synth", "--kb", MINI_KB, "--seed", "5", "--out", syn])).exitCode).toBe(0);
+    expect(
+      (await runCli(["cases", "synth", "--kb", MINI_KB, "--config", '{"run":{"seed":5}}', "--out", syn])).exitCode,
+    ).toBe(0);
     const ev = await runCli(
       [
         "eval",

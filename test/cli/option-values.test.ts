@@ -2,7 +2,7 @@
  * Option values through the real bin (docs/gates-and-exit-codes.md, "Options"):
  * numeric errors echo the text typed and the true range; an unknown case id is
  * refused before any store starts (CHROMA_URL points where nothing listens,
- * and a local store's data dir must not appear); `--max-card-bytes` wins over
+ * and a local store's data dir must not appear); `run.maxCardBytes` wins over
  * RETRACE_MAX_CARD_BYTES and a card over the limit names its size, the limit
  * and both ways to raise it. Nothing here starts Chroma.
  */
@@ -180,25 +180,25 @@ describe("an unknown case id is refused before any store starts or anything is i
   });
 });
 
-describe("--max-card-bytes", () => {
+describe("run.maxCardBytes", () => {
   const card = path.join(MINI_KB, "cards", "en", "card-freeze.md"); // 382 bytes
   it("a card over the limit: its path, size, the limit, who set it, and both ways to raise it", async () => {
-    const r = await runCli(["check", "--kb", MINI_KB, "--max-card-bytes", "300"]);
+    const r = await runCli(["check", "--kb", MINI_KB, "--config", '{"run":{"maxCardBytes":300}}']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(
-      `${card}: the file is 382 bytes, over the limit of 300 bytes (set by --max-card-bytes); raise the limit with --max-card-bytes N or RETRACE_MAX_CARD_BYTES=N (the flag wins)`,
+      `${card}: the file is 382 bytes, over the limit of 300 bytes (set by run.maxCardBytes); raise the limit with the setting run.maxCardBytes (--config '{"run":{"maxCardBytes":N}}' or the project file) or RETRACE_MAX_CARD_BYTES=N (the setting wins)`,
     );
     const env = await runCli(["check", "--kb", MINI_KB], { env: { RETRACE_MAX_CARD_BYTES: "300" } });
     expect(env.exitCode).toBe(2);
     expect(env.stderr).toContain("over the limit of 300 bytes (set by RETRACE_MAX_CARD_BYTES)");
   });
 
-  it("the flag wins over the environment, both ways; a bad environment value is exit 2", async () => {
-    const raised = await runCli(["check", "--kb", MINI_KB, "--max-card-bytes", "100000"], {
+  it("the setting wins over the environment, both ways; a bad environment value is exit 2", async () => {
+    const raised = await runCli(["check", "--kb", MINI_KB, "--config", '{"run":{"maxCardBytes":100000}}'], {
       env: { RETRACE_MAX_CARD_BYTES: "300" },
     });
     expect(raised.exitCode).toBe(0);
-    const lowered = await runCli(["check", "--kb", MINI_KB, "--max-card-bytes", "300"], {
+    const lowered = await runCli(["check", "--kb", MINI_KB, "--config", '{"run":{"maxCardBytes":300}}'], {
       env: { RETRACE_MAX_CARD_BYTES: "100000" },
     });
     expect(lowered.exitCode).toBe(2);
@@ -225,7 +225,7 @@ describe("--max-card-bytes", () => {
         { env: DEAD_STORE },
       );
       expect(r.exitCode, args[0]).toBe(2);
-      expect(r.stderr).toContain("over the limit of 300 bytes (set by --max-card-bytes)");
+      expect(r.stderr).toContain("over the limit of 300 bytes (set by run.maxCardBytes)");
     }
   });
 });

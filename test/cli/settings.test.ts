@@ -12,15 +12,17 @@ import path from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { runCli } from "../helpers/cli.js";
-import { SETTINGS } from "../../src/cli/settings-schema.js";
+import { ROOT, runCli } from "../helpers/cli.js";
+import { SETTINGS } from "../../src/app/settings/schema.js";
 
 /** Runs `retrace ARGS` with the command's action recording its options: the options, or the error's message. */
 async function parse(args: string[]): Promise<{ opts?: Record<string, unknown>; error?: string }> {
   const argv = ["node", "retrace", ...args];
   const program = await buildProgram(argv);
   program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
-  const cmd = program.commands.find((c) => c.name() === args[0]) as Command;
+  let cmd = program.commands.find((c) => c.name() === args[0]) as Command;
+  const sub = cmd.commands.find((c) => c.name() === args[1]); // `cases synth`
+  if (sub !== undefined) cmd = sub;
   let opts: Record<string, unknown> | undefined;
   cmd.exitOverride().action((...a: unknown[]) => {
     opts = (a.at(-1) as Command).opts();
@@ -42,6 +44,12 @@ const PREFIX: Record<string, string[]> = {
   tune: ["tune"],
   ingest: ["ingest"],
   compare: ["compare", "a.json", "b.json"],
+  check: ["check"],
+  "cases import": ["cases", "import", "chats.jsonl"],
+  "cases synth": ["cases", "synth"],
+  merge: ["merge", "a.json"],
+  report: ["report", "r.json"],
+  score: ["score", "qrels", "run"],
 };
 
 describe("retrieval.embedder on every command that embeds", () => {
@@ -132,6 +140,81 @@ describe("the same setting, the same value check, on every command reading it", 
       expect((await parse([...PREFIX[name]!, ...g, "--counterfactual", "on"])).opts!.counterfactual, name).toBe(true);
       expect((await parse([...PREFIX[name]!, ...g, "--counterfactual"])).opts!.counterfactual, name).toBe(true);
     }
+  });
+});
+
+describe("the remaining commands take --config and the settings they read", () => {
+  it("run.maxCardBytes on check and cases synth, run.seed on cases synth; their old flags are retired", async () => {
+    for (const name of ["check", "cases synth"]) {
+      const ok = await parse([...PREFIX[name]!, "--config", '{"run":{"maxCardBytes":300}}']);
+      expect(ok.opts!.maxCardBytes, name).toBe(300);
+      expect((await parse([...PREFIX[name]!, "--max-card-bytes", "300"])).error, name).toContain(
+        `option '--max-card-bytes' is now --config '{"run":{"maxCardBytes":300}}'`,
+      );
+      const bad = await parse([...PREFIX[name]!, "--config", '{"run":{"maxCardBytes":0}}']);
+      expect(bad.error, name).toContain('Expected `run.maxCardBytes` to be a positive integer, got "0"');
+    }
+    expect((await parse(PREFIX["cases synth"]!)).opts!.seed).toBe(42);
+    expect((await parse([...PREFIX["cases synth"]!, "--config", '{"run":{"seed":7}}'])).opts!.seed).toBe(7);
+    expect((await parse([...PREFIX["cases synth"]!, "--seed", "7"])).error).toContain(
+      `option '--seed' is now --config '{"run":{"seed":7}}'`,
+    );
+  });
+
+  it("cases import, merge, report and score read no setting but check --config like every command", async () => {
+    for (const name of ["cases import", "merge", "report", "score"]) {
+      expect((await parse([...PREFIX[name]!, "--config", "{}"])).error, name).toBeUndefined();
+      const bad = await parse([...PREFIX[name]!, "--config", '{"run":{"concurency":1}}']);
+      expect(bad.error, name).toContain("field `run.concurency` unknown key");
+      const missing = await parse([...PREFIX[name]!, "--config", "no-such-settings.json"]);
+      expect(missing.error, name).toContain("no-such-settings.json: cannot read the file");
+    }
+  });
+
+  it("a project file with every section leaves check, cases import and score working as without it", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "retrace-project-every-"));
+    const project = {
+      version: 1,
+      kb: path.join(ROOT, "test", "fixtures", "kb-mini"),
+      k: 10,
+      gates: ["max-flips=0"],
+      outputs: ["html:report.html"],
+      retrieval: { denseK: 5, embedder: "lsa" },
+      run: { seed: 7, concurrency: 2, maxCardBytes: 100000 },
+    };
+    await writeFile(path.join(dir, "retrace.config.json"), JSON.stringify(project));
+    const bare = await mkdtemp(path.join(tmpdir(), "retrace-project-none-"));
+    for (const d of [dir, bare]) {
+      await writeFile(path.join(d, "qrels"), "q1 0 d1 1\nq1 0 d2 1\n");
+      await writeFile(path.join(d, "run"), "q1 Q0 d2 1 2.0 t\nq1 Q0 d3 2 1.0 t\n");
+      await writeFile(
+        path.join(d, "chats.jsonl"),
+        JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) + "\n",
+      );
+    }
+    const check = await runCli(["check"], { cwd: dir });
+    expect(check.exitCode, check.stderr).toBe(0);
+    expect(check.stdout).toContain(`Knowledge base ${path.relative(dir, project.kb)}`);
+    for (const args of [
+      ["score", "qrels", "run"],
+      ["cases", "import", "chats.jsonl", "--locale", "en"],
+    ]) {
+      const withProject = await runCli(args, { cwd: dir });
+      const without = await runCli(args, { cwd: bare });
+      expect(withProject.exitCode, withProject.stderr).toBe(0);
+      expect(withProject.stdout, args[0]).toBe(without.stdout);
+    }
+  });
+});
+
+describe("label --merge keeps the settings that define the labelling run", () => {
+  it("takes run.configurable (the eval line after the merge repeats it) and refuses what only the page uses", async () => {
+    const merge = ["label", "--merge", "export.jsonl", "--into", "cases.jsonl", "--graph", "g.mjs"];
+    const ok = await parse([...merge, "--config", '{"run":{"configurable":{"tenant":"a"}}}']);
+    expect(ok.error).toBeUndefined();
+    expect(ok.opts!.configurable).toEqual({ tenant: "a" });
+    const page = await parse([...merge, "--config", '{"run":{"concurrency":2}}']);
+    expect(page.error).toContain("setting 'run.concurrency' of --config is not used with --merge");
   });
 });
 

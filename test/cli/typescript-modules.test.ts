@@ -435,7 +435,16 @@ describe("refusals and failing modules: exit 2 naming the module, never an inter
   }, 60_000);
 
   it("cases synth --generator takes a .ts module; one whose function throws is exit 2 naming it", async () => {
-    const ok = await run(["cases", "synth", "--kb", MINI_KB, "--seed", "1", "--generator", "gen.ts"]);
+    const ok = await run([
+      "cases",
+      "synth",
+      "--kb",
+      MINI_KB,
+      "--config",
+      '{"run":{"seed":1}}',
+      "--generator",
+      "gen.ts",
+    ]);
     expect(ok.exitCode, ok.stderr).toBe(0);
     const made = ok.stdout
       .trim()

@@ -224,8 +224,8 @@ export async function beirCommand(dir: string, o: BeirCommandOptions): Promise<n
   return 0;
 }
 
-/** The settings line: fusion, BM25 parameters, depths. */
-function settingsText(r: BeirOutcome): string {
+/** The settings line: fusion and the parameters it uses (rrfK only with rrf: it is rrf's `k`, src/retrieval/fusion.ts), BM25 parameters, depths. */
+export function settingsText(r: Pick<BeirOutcome, "settings" | "retrievalConfig" | "depth">): string {
   const { settings: d, retrievalConfig: c, depth } = r;
   const hybridDepth =
     c.denseK !== undefined || c.bm25K !== undefined
@@ -240,7 +240,8 @@ function settingsText(r: BeirOutcome): string {
     d.latent === undefined
       ? ""
       : `; LSA latent share ${d.latent.share.toFixed(4)}, chance ${d.latent.chance.toFixed(4)}, κ ${kappa}`;
-  return `fusion=${d.fusion} rrfK=${d.rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}${shift}; BM25 k1=${d.bm25.k1} b=${d.bm25.b}; ${hybridDepth}; exact dense search${latent}`;
+  const rrfK = d.fusion === "rrf" ? ` rrfK=${d.rrfK}` : "";
+  return `fusion=${d.fusion}${rrfK} weights dense ${d.weights.dense}, bm25 ${d.weights.bm25}${shift}; BM25 k1=${d.bm25.k1} b=${d.bm25.b}; ${hybridDepth}; exact dense search${latent}`;
 }
 
 function beirHeader(dir: string, r: BeirOutcome, config: string | undefined): string[] {

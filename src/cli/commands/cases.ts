@@ -16,7 +16,8 @@ import { InvalidArgumentError } from "../../errors.js";
 import { MAX_SYNTH_TURNS } from "../../kb/schemas.js";
 import { action, err, out } from "../io.js";
 import { addOutOption, outFile, type OutTarget } from "../out-formats.js";
-import { addMaxCardBytesOption, intOption, positiveIntOption, probabilityOption, seedOption } from "../options.js";
+import { intOption, positiveIntOption, probabilityOption } from "../options.js";
+import { addRetired } from "../old-spellings.js";
 import { addConfigOption } from "../settings.js";
 
 /** Writes the cases text to `file`, or stdout without one. */
@@ -126,6 +127,11 @@ export function register(program: Command): void {
       ),
     );
   addOutOption(imp, "cases", "the cases (default stdout)");
+  // It reads no setting: --config and the project file are checked as every command checks them.
+  addConfigOption(imp, {
+    retrievalWhy: "not a setting of retrace cases import (it retrieves nothing)",
+    projectKeys: [],
+  });
   const synth = cmd
     .command("synth")
     .description(
@@ -133,7 +139,6 @@ export function register(program: Command): void {
     )
     .option("--kb <dir>", "knowledge-base folder (cards under <dir>/cards/<locale>/)")
     .option("--beir <dir>", "a BEIR-layout folder (corpus.jsonl; one document = one card)")
-    .option("--seed <n>", "seed: the same seed writes the same file", seedOption(), 42)
     .option("--n <n>", "cases to write (default: one per usable card)", positiveIntOption("--n"))
     .option(
       "--turns <n>",
@@ -159,9 +164,13 @@ export function register(program: Command): void {
       "a module whose default export returns the turns for a card (validated like any case)",
     );
   addOutOption(synth, "cases", "the cases (default stdout)");
-  // run.callTimeout (a --generator call's deadline) is a setting of --config, as run.turnTimeout is on eval.
-  addConfigOption(synth, { retrievalWhy: "not a setting of retrace cases synth (it retrieves nothing)" });
-  addMaxCardBytesOption(synth).action(
+  // run.seed and run.maxCardBytes are settings (--config, the project file).
+  addRetired(
+    addConfigOption(synth, {
+      retrievalWhy: "not a setting of retrace cases synth (it retrieves nothing)",
+      projectKeys: [],
+    }),
+  ).action(
     action(({ outputs, ...o }: SynthCommandOptions & { outputs?: OutTarget[] }) =>
       synthCommand({ ...o, ...casesOut(outputs) }),
     ),

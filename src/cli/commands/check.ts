@@ -11,7 +11,8 @@ import { PARAPHRASE_THRESHOLD, type OverlapStats } from "../../research/paraphra
 import type { Summary } from "../../kb/summary.js";
 import { tableLocaleFor } from "../../kb/types.js";
 import { action, out, outText } from "../io.js";
-import { addMaxCardBytesOption } from "../options.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
@@ -131,7 +132,13 @@ export function register(program: Command): void {
       "check the cases against this id<TAB>locale list instead of a KB (your documents live in your own store); needs --cases",
     )
     .option("--json", "print the counts as JSON");
-  addMaxCardBytesOption(cmd).action(
+  // run.maxCardBytes is a setting (--config, the project file); the project's kb, cases and catalog are its defaults.
+  addRetired(
+    addConfigOption(cmd, {
+      retrievalWhy: "not a setting of retrace check (it retrieves nothing)",
+      projectKeys: ["kb", "catalog", "cases"],
+    }),
+  ).action(
     action(
       async (
         opts: { kb?: string; cases?: string; catalog?: string; json?: boolean; maxCardBytes?: number },

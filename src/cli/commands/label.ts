@@ -64,11 +64,17 @@ const PAGE_ONLY = [
   "--concurrency",
   "--max-card-bytes",
 ] as const;
-/** Options of the page mode --merge takes too: the ids' KB or catalog, and the labelling run's source its Next: lines repeat. */
+/**
+ * Options of the page mode --merge takes too: the ids' KB or catalog, and the
+ * labelling run's source its Next: lines repeat (run.configurable, set by
+ * `--config`, defines what the graph retrieves: the eval line after the merge
+ * must repeat it; its retired flag names the setting here).
+ */
 const MERGE_KEEPS: ReadonlySet<string> = new Set([
   "--kb",
   "--catalog",
   "--max-card-bytes",
+  "--configurable",
   "--graph",
   "--id-key",
   "--id-map",

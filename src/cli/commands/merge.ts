@@ -16,7 +16,8 @@ import { checkReportOutputs, emitReport, type ReportOutputs } from "../emit.js";
 import { addGateOption, addOutputOptions, applyOutputHooks } from "../eval-options.js";
 import { prepareGithub, type GithubOptions } from "../github.js";
 import { action, EXIT } from "../io.js";
-import { addRetired, refuseOldSpellings } from "../old-spellings.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
 
 type MergeCommandOptions = MergeOptions & ReportOutputs & GithubOptions;
 
@@ -79,7 +80,12 @@ export function register(program: Command): void {
       "--update-baseline",
       "write the baseline from the merged report (to --baseline, default <kb>/eval/baseline.json)",
     );
-  addRetired(addOutputOptions(cmd, "the merged report"));
-  cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
+  // It reads no setting: --config and the project file (its kb, baseline, cases and gates) as every command reads them.
+  addRetired(
+    addConfigOption(addOutputOptions(cmd, "the merged report"), {
+      retrievalWhy: "not a setting of retrace merge (it merges reports)",
+      projectKeys: ["kb", "baseline", "cases"],
+    }),
+  );
   applyOutputHooks(cmd).action(action((files: string[], o: MergeCommandOptions) => mergeCommand(files, o)));
 }

@@ -30,7 +30,8 @@ import { checkOutputs, writeOutputs } from "../../output-set.js";
 import { readReport } from "../../app/report.js";
 import { addOutOption, outSpecs, renderOuts, type OutTarget } from "../out-formats.js";
 import { action, out, outputWidth, outText, useColor } from "../io.js";
-import { addRetired, refuseOldSpellings } from "../old-spellings.js";
+import { addRetired } from "../old-spellings.js";
+import { addConfigOption } from "../settings.js";
 import { numberOption } from "../options.js";
 
 export interface ReportOptions {
@@ -130,7 +131,13 @@ export function register(program: Command): void {
       0.01,
     )
     .option("--json", "with --floors: print JSON");
-  addRetired(cmd);
-  cmd.hook("preAction", (_self, actionCmd) => refuseOldSpellings(actionCmd));
+  // It reads no setting: --config and the project file (its kb, for --floors) as every command reads them.
+  addRetired(
+    addConfigOption(cmd, {
+      retrievalWhy: "not a setting of retrace report (it renders a saved report)",
+      projectKeys: ["kb"],
+      projectGates: false,
+    }),
+  );
   cmd.action(action((file: string | undefined, o: ReportOptions) => reportCommand(file, o)));
 }

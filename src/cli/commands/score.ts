@@ -9,6 +9,7 @@
  * queries) go to stderr. Exit 0, or 2 on bad usage or invalid files (nothing
  * is printed on stdout then). Reads only; writes nothing.
  */
+import { addConfigOption } from "../settings.js";
 import type { Command } from "commander";
 import {
   formatTrecText,
@@ -75,7 +76,7 @@ export async function scoreFiles(
 const DEFAULT_KS = [5, 10];
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("score")
     .description(
       "Score a TREC run file against TREC qrels as trec_eval 10 does (success, recall, ndcg_cut, P at k; recip_rank; with -m: map, map_cut, Rprec, bpref, infAP, rbp, rbp_resid, unj, num_*)",
@@ -114,7 +115,13 @@ export function register(program: Command): void {
       "use the qrels relevance values as gains for ndcg_cut and rbp, as trec_eval (default: binary gains)",
     )
     .option("--json", "print JSON {version, measures, perQuery, all, numQueries, warnings}")
-    .option("-q, --query", "also print each query's values before the `all` rows, as trec_eval -q")
+    .option("-q, --query", "also print each query's values before the `all` rows, as trec_eval -q");
+  // It reads no setting: --config and the project file are checked as every command checks them (the project's `k`, cards scored per turn, is not -k's cutoffs).
+  addConfigOption(cmd, {
+    retrievalWhy: "not a setting of retrace score (it scores a TREC run)",
+    projectKeys: [],
+    projectGates: false,
+  })
     .addHelpText(
       "after",
       "\nOutput rows are `measure<TAB>qid<TAB>value` with trec_eval's padding and %6.4f values.\n" +

@@ -11,21 +11,46 @@
  * (src/cli/old-spellings.ts RETIRED).
  */
 import { z } from "zod";
-import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
-import { RETRIEVAL_MODES } from "../contract/trace.js";
-import { RESAMPLE_UNITS } from "../eval/stats/bootstrap.js";
-import { REPLAY_MODES } from "../eval/sweep/replay-modes.js";
+import { EVAL_DEFAULTS } from "../eval-defaults.js";
+import { RETRIEVAL_MODES } from "../../contract/trace.js";
+import { RESAMPLE_UNITS } from "../../eval/stats/bootstrap.js";
+import { REPLAY_MODES } from "../../eval/sweep/replay-modes.js";
 import {
   DEFAULT_GRAPH_MEMORY_MB,
   DEFAULT_LOAD_TIMEOUT_S,
   DEFAULT_MAX_STATE_MB,
   DEFAULT_TURN_TIMEOUT_S,
-} from "../eval/sweep/turn-guard.js";
-import { countOption, positiveIntOption, positiveNumberOption, seedOption, workersOption } from "./options.js";
-import { RUN_SETTINGS } from "./setting-keys.js";
+} from "../../eval/sweep/turn-guard.js";
+import { intValue, MAX_SEED, numberValue, workersValue } from "./numbers.js";
+import { RUN_SETTINGS } from "./keys.js";
 
-/** The commands that read settings (`start` is `eval`; `synth` is `cases synth`). */
-export type SettingsCommand = "eval" | "start" | "trace" | "label" | "beir" | "tune" | "ingest" | "compare" | "synth";
+const positiveIntOption = (key: string) => intValue(key, { min: 1 });
+const countOption = (key: string) => intValue(key, { min: 0 });
+const positiveNumberOption = (key: string, unit: string) => numberValue(key, { min: 0, minExclusive: true, unit });
+const seedOption = (key: string) => intValue(key, { min: 0, max: MAX_SEED });
+const workersOption = workersValue;
+
+/**
+ * The commands that take settings (`start` is `eval`): every command but the
+ * moved ones (`export`, `baseline`) and `init`; `cases import`, `merge`,
+ * `report` and `score` read none, but take `--config` and the project file
+ * and check them the same way.
+ */
+export type SettingsCommand =
+  | "eval"
+  | "start"
+  | "trace"
+  | "label"
+  | "beir"
+  | "tune"
+  | "ingest"
+  | "compare"
+  | "check"
+  | "cases import"
+  | "cases synth"
+  | "merge"
+  | "report"
+  | "score";
 
 const EVAL: readonly SettingsCommand[] = ["eval", "start"];
 
@@ -88,8 +113,8 @@ export const SETTINGS: readonly SettingSpec[] = (
       key: "run.seed",
       parse: seedOption("run.seed"),
       default: EVAL_DEFAULTS.seed,
-      commands: [...EVAL, "beir", "tune", "compare"],
-      help: `seed of the bootstrap intervals, tests and folds (default ${EVAL_DEFAULTS.seed})`,
+      commands: [...EVAL, "beir", "tune", "compare", "cases synth"],
+      help: `seed of the bootstrap intervals, tests and folds, and of the cases cases synth writes (default ${EVAL_DEFAULTS.seed})`,
     },
     {
       key: "run.resample",
@@ -130,7 +155,7 @@ export const SETTINGS: readonly SettingSpec[] = (
     {
       key: "run.maxCardBytes",
       parse: positiveIntOption("run.maxCardBytes"),
-      commands: [...EVAL, "trace", "label", "tune", "ingest"],
+      commands: [...EVAL, "trace", "label", "tune", "ingest", "check", "cases synth"],
       help: "largest card file read, bytes (default 1048576, or RETRACE_MAX_CARD_BYTES)",
     },
     {
@@ -145,7 +170,7 @@ export const SETTINGS: readonly SettingSpec[] = (
       key: "run.callTimeout",
       parse: positiveNumberOption("run.callTimeout", "seconds"),
       default: DEFAULT_TURN_TIMEOUT_S,
-      commands: ["synth"],
+      commands: ["cases synth"],
       help: `with cases synth --generator: deadline of each call of the generator (one a card), seconds (default ${DEFAULT_TURN_TIMEOUT_S})`,
     },
     {
