@@ -12,7 +12,7 @@ import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
 import { planTrace, traceCase, type TraceCaseOptions, type TracedTurn } from "../../app/trace.js";
 import { InvalidArgumentError } from "../../errors.js";
-import { renderCapturedTurn } from "../../eval/report/graph-report.js";
+import { renderCapturedTurn } from "../../eval/report/captured-turn.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
 import { fusionText, paramPairs, traceJudgmentLines, traceMetricsText } from "../../eval/report/render/shared.js";
 import { queriesLines } from "../../eval/report/render/conversation.js";
