@@ -195,22 +195,25 @@ export function explainCapturedGold(
   return `${gold}: ${[...parts, tail].join(" ")}`;
 }
 
-/** `retrace trace --graph` rendering of one turn captured from retriever callbacks. */
+/** `retrace trace --graph` rendering of one turn captured from retriever callbacks; `recorded`: `trace --traces`, the retriever calls a recording holds. */
 export function renderCapturedTurn(
   t: TurnReport,
   total: number,
   k: number,
   top: number,
   maxStateBytes?: number,
+  { recorded = false }: { recorded?: boolean } = {},
 ): string {
+  const from = recorded ? "recorded retriever calls" : "captured from retriever callbacks";
   const lines: string[] = [];
   lines.push(`=== ${t.caseId} turn ${t.turn} of ${total} (0-based; ${t.locale}, ${t.kind}, expect ${t.expect})`);
   lines.push(`user:  ${JSON.stringify(t.user)}`);
   const c = t.captured;
-  if (t.error !== undefined) lines.push(`error: ${turnErrorText(t)}`);
+  // A recorded turn's error says itself what failed (its root, or the scored call naming its span or run): nothing was run here.
+  if (t.error !== undefined) lines.push(`error: ${recorded ? t.error : turnErrorText(t)}`);
   else if (c === undefined)
     lines.push(
-      `retrieval: ${NO_RETRIEVAL} (the turn made no retriever run)${t.noRetrieval !== true ? "" : t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed"}`,
+      `retrieval: ${NO_RETRIEVAL} (the turn ${recorded ? "recorded" : "made"} no retriever run)${t.noRetrieval !== true ? "" : t.gold.length > 0 ? "; a gold-bearing turn: scored as a miss" : "; empty gold: none needed"}`,
     );
   if (c === undefined) lines.push(...queriesLines(t, k));
   else {
@@ -226,11 +229,11 @@ export function renderCapturedTurn(
         return `step ${step}: ${keys.join(", ")}${keys.length > 1 ? ` (${keys.length} calls in parallel)` : ""}`;
       });
       lines.push(
-        `retrieval: captured from retriever callbacks: ${c.topLevelRuns} top-level calls in the turn, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); scored: ${byStep.join("; ")}`,
+        `retrieval: ${from}: ${c.topLevelRuns} top-level calls in the turn, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); scored: ${byStep.join("; ")}`,
       );
     } else {
       const calls = `${c.topLevelRuns} top-level call${c.topLevelRuns === 1 ? "" : "s"} in the turn${c.steps !== undefined && c.topLevelRuns > 1 ? `, in ${steps} step${steps === 1 ? "" : "s"} (calls overlapping in time are one step); ${c.retrievers.length} scored` : ""}`;
-      lines.push(`retrieval: captured from retriever callbacks: ${c.retrievers.join(", ")} (${calls})`);
+      lines.push(`retrieval: ${from}: ${c.retrievers.join(", ")} (${calls})`);
     }
     if ((c.unknownIds ?? []).length > 0)
       lines.push(`  unknown ids (no card of the KB or catalog; misses): ${c.unknownIds!.map(oneLineText).join(", ")}`);
