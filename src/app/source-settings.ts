@@ -116,16 +116,18 @@ export const UNUSED_SETTINGS: Readonly<Record<SourceKind, readonly UnusedRule[]>
   ],
 };
 
-/** `retrace trace`'s own rules: its sources are retrace's graph and yours (it never reads recordings). */
-export const TRACE_UNUSED_SETTINGS: Readonly<Record<"own" | "graph", readonly UnusedRule[]>> = {
+/** `retrace trace`'s own rules: its sources are retrace's graph, yours, and recorded traces (as `eval --traces`). */
+export const TRACE_UNUSED_SETTINGS: Readonly<Record<SourceKind, readonly UnusedRule[]>> = {
   own: [
-    { mode: "without --graph", settings: GRAPH_ONLY },
+    { mode: "without --graph or --traces", settings: GRAPH_ONLY },
     {
       mode: "without --graph (retrace's own trace always shows the three queries)",
       settings: ["counterfactual"],
     },
+    { mode: "without --traces", settings: TRACES_ONLY },
   ],
-  graph: [UNUSED_SETTINGS.graph[0]!, HISTORY_WITH_GRAPH],
+  graph: [UNUSED_SETTINGS.graph[0]!, HISTORY_WITH_GRAPH, { mode: "without --traces", settings: TRACES_ONLY }],
+  traces: UNUSED_SETTINGS.traces,
 };
 
 /** The first setting `given` that `rules` do not use, with its rule's mode; null when every given setting is used. */

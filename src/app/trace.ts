@@ -5,10 +5,11 @@
  * for each turn, its report line, the retrieval trace (every stage's ranked
  * list) and where each gold card stood at each stage and why it was or was
  * not retrieved; with `graph`, the same for a graph of your own, through the
- * same sweep (its captured retriever runs). The case id and turn are checked
- * before any store starts.
+ * same sweep (its captured retriever runs); with `traces`, the same for a
+ * recorded turn, read, joined and scored as `eval --traces` does (nothing
+ * re-run). The case id and turn are checked before any store starts.
  */
-import { InvalidArgumentError } from "../errors.js";
+import { GraphInputError, InvalidArgumentError } from "../errors.js";
 import { allEvaluators } from "../eval/measures/evaluators.js";
 import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
 import type { TurnReport } from "../eval/report/types.js";
@@ -23,7 +24,9 @@ import { resolveSettings } from "./settings/read.js";
 import { graphDefaultsFor, openEvalSystem, type SystemSettings } from "./eval.js";
 import { ownGraphCaseOptions } from "./own-graph/parallel.js";
 import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
-import { loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
+import { idOptionsFor, loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
+import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.js";
+import { retrievalSideEvaluators } from "../eval/measures/evaluators.js";
 
 /** What a trace retrieves with: the retrieval options of an eval. */
 export type TraceCaseOptions = Pick<
@@ -63,6 +66,8 @@ export interface TracedTurn {
 export interface CaseTrace<T = TracedTurn> {
   case: { id: string; locale: string; kind: string; turns: number };
   turns: T[];
+  /** Recorded traces (`traces`): the case's turns the recording does not give (absent, or recorded with other user text), 0-based; absent when it gives every one. */
+  notRecorded?: number[];
 }
 
 /** The case `caseId` of `cases` and its turns up to `turn` (all when unset); typed errors for an unknown id or a turn out of range. */
@@ -108,6 +113,11 @@ export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
 /** The options of a trace of a graph of your own (`--graph`): how it is loaded, driven and read. */
 export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
 
+/** The options of a trace of recorded traces (`--traces`): the recording, and how its retriever calls are read (id rule, call mode). */
+export type RecordedTraceOptions = RecordedTracesOptions &
+  Pick<ExternalGraphOptions, "idKey" | "idMap" | "retrievalCall" | "catalog" | "maxCardBytes"> &
+  Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
+
 /**
  * Traces case `caseId` (its turns up to `turn`; earlier turns run too: a
  * follow-up is contextualized from them) through the one sweep of every
@@ -120,9 +130,13 @@ export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | 
  */
 export async function traceCase(
   caseId: string,
-  options: TraceCaseOptions & Partial<GraphTraceOptions>,
+  options: TraceCaseOptions & Partial<GraphTraceOptions> & RecordedTracesOptions,
   plan?: TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
 ): Promise<CaseTrace> {
+  if (options.traces !== undefined) {
+    const loaded = plan !== undefined && "kb" in plan ? plan : await loadGraphData(options);
+    return traceRecorded(caseId, options, loaded);
+  }
   if (options.graph !== undefined) {
     options = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
     const loaded = plan !== undefined && "kb" in plan ? plan : await loadGraphData(options);
@@ -166,6 +180,37 @@ export async function traceCase(
   } finally {
     await system.close();
   }
+}
+
+/**
+ * A case's recorded turns (up to `turn`; every turn when unset), read, joined
+ * and scored by the source of `eval --traces` (src/app/traces-eval.ts: the
+ * same reader, join, id rule, call mode and scoring); nothing is re-run, so
+ * only the case itself is joined. The other cases are the selection: their
+ * conversations are left alone, not reported as conversations without a
+ * case. A turn the recording does not hold (or whose user text differs from
+ * the case's) is exit 2 naming it.
+ */
+async function traceRecorded(
+  caseId: string,
+  o: RecordedTraceOptions,
+  loaded: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
+): Promise<CaseTrace> {
+  const { c } = caseUpTo(loaded.cases, caseId, o.turn, loaded.casesFile);
+  const k = o.k ?? EVAL_DEFAULTS.k;
+  const source = await recordedTracesSource(o, () => idOptionsFor(o), "keep");
+  const swept = await source.sweep([c], loaded.kb, retrievalSideEvaluators({ k }), () => {}, loaded.cases);
+  const scored = new Set(swept.turns.map((t) => t.report.turn));
+  if (o.turn !== undefined && !scored.has(o.turn))
+    throw new GraphInputError(
+      `--traces ${o.traces!}: case ${c.id} turn ${o.turn} is not in the recording, or its recorded user text differs from the case's (not scored); turns of case ${c.id} the recording gives: ${[...scored].join(", ") || "none"}`,
+    );
+  const notRecorded = c.turns.map((_, i) => i).filter((i) => o.turn === undefined && !scored.has(i));
+  return {
+    case: caseHeader(c),
+    turns: swept.turns.filter((t) => o.turn === undefined || t.report.turn === o.turn).map(traced),
+    ...(notRecorded.length > 0 ? { notRecorded } : {}),
+  };
 }
 
 /** A swept turn as traced: the explanation of each gold card from its retrace trace (none without one). */

@@ -55,6 +55,12 @@ describe("retrace trace: every step, each metric once, calls numbered within the
     const numbered = inStep2.filter((l) => /^ {4}#\d/.test(l)).map((l) => l.trim().split(" ")[0]);
     expect(numbered).toEqual(["#1", "#1", "#1", "#2", "#2", "#2"]);
     expect(inStep2.filter((l) => /^ {4}#\d (?!child)/.test(l))).toHaveLength(2); // the two calls
+    // The gold explanation names the calls as the listing does (#1/#2 within step 2), never by the turn-wide keys (KeywordRetriever#4).
+    const explained = out.split("\n").find((l) => l.startsWith("  HIT  card-freeze: step 2, 2 parallel calls: "))!;
+    expect(explained, out).toMatch(
+      /^ {2}HIT {2}card-freeze: step 2, 2 parallel calls: 1st in #1 child KeywordRetriever, absent from #1 child KeywordRetriever \(1 listed\), 1st from #1 Merge.*, absent from #2 child KeywordRetriever \(0 listed\), absent from #2 child KeywordRetriever \(2 listed\), absent from #2 Merge.* \(2 listed\); retrieved at rank 1 of the top-3$/,
+    );
+    expect(out).not.toMatch(/KeywordRetriever#\d/);
     metricsOnce(out, 1);
   }, 120_000);
 

@@ -14,7 +14,7 @@ import {
   pipelineChain,
   verdictOf,
 } from "../../src/eval/report/attribution.js";
-import { explainCapturedGold } from "../../src/eval/report/graph-report.js";
+import { explainCapturedGold } from "../../src/eval/report/captured-turn.js";
 import type { RetrievalTrace } from "../../src/retrieval/types.js";
 
 describe("lostAt", () => {
@@ -99,7 +99,7 @@ describe("lostAt", () => {
       { key: "EnsembleRetriever", role: "final" as const, ids: ["x"], error: null },
     ];
     expect(explainCapturedGold(ensemble, [], ["x"], "g", 5)).toBe(
-      "g: 2nd in the BM25Retriever child, absent after EnsembleRetriever (1 listed), not retrieved: dropped by EnsembleRetriever (only its child runs listed it)",
+      "g: 2nd in #1 child BM25Retriever, absent after #1 EnsembleRetriever (1 listed), not retrieved: dropped by #1 EnsembleRetriever (only its child runs listed it)",
     );
   });
 });

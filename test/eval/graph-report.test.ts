@@ -1,6 +1,7 @@
 /** Report renderings of a `--graph` run: header facts, errored and retrieval-less turns listed and counted, the captured-turn trace view. */
 import { describe, expect, it } from "vitest";
-import { explainCapturedGold, graphHeaderLines, graphTurnNotes } from "../../src/eval/report/graph-report.js";
+import { explainCapturedGold } from "../../src/eval/report/captured-turn.js";
+import { graphHeaderLines, graphTurnNotes } from "../../src/eval/report/graph-report.js";
 import { renderJUnit, renderMarkdown, renderTable } from "../../src/eval/report/render.js";
 import { fixtureReport } from "./report-fixture.js";
 
@@ -88,11 +89,11 @@ describe("graph report lines", () => {
       { key: "EnsembleRetriever", role: "final" as const, ids: ["x", "y", "z", "w", "v", "u", "g"], error: null },
     ];
     expect(explainCapturedGold(stages, [], ["x", "y", "z", "w", "v"], "g", 5)).toBe(
-      "g: 2nd in the BM25Retriever child, absent from the VectorStoreRetriever child (3 listed), 7th after EnsembleRetriever, cut at k=5",
+      "g: 2nd in #1 child BM25Retriever, absent from #1 child VectorStoreRetriever (3 listed), 7th after #1 EnsembleRetriever, cut at k=5",
     );
     expect(
       explainCapturedGold([{ key: "Custom", role: "final", ids: ["g"], error: null }], ["Custom"], ["g"], "g", 5),
-    ).toBe("g: 1st after Custom (no child runs), retrieved at rank 1 of the top-5");
+    ).toBe("g: 1st after #1 Custom (no child runs), retrieved at rank 1 of the top-5");
   });
 
   it("words the calls of one retrieval step as parallel calls, not as a sequence; names each step when there are several", () => {
@@ -104,7 +105,7 @@ describe("graph report lines", () => {
     ];
     const bare = ["VectorStoreRetriever", "VectorStoreRetriever#2", "VectorStoreRetriever#3"];
     expect(explainCapturedGold(fanout, bare, ["a", "b", "g", "c"], "g", 5)).toBe(
-      "g: step 1, 3 parallel calls (no child runs): absent from VectorStoreRetriever (2 listed), 1st from VectorStoreRetriever#2, absent from VectorStoreRetriever#3 (1 listed); retrieved at rank 3 of the top-5",
+      "g: step 1, 3 parallel calls (no child runs): absent from #1 VectorStoreRetriever (2 listed), 1st from #2 VectorStoreRetriever, absent from #3 VectorStoreRetriever (1 listed); retrieved at rank 3 of the top-5",
     );
     // Two sequential steps, the second a fan-out of two calls with a child stage each.
     const steps = [
@@ -114,7 +115,7 @@ describe("graph report lines", () => {
       { key: "R#3", role: "final" as const, ids: ["z"], error: null, step: 2 },
     ];
     expect(explainCapturedGold(steps, ["R", "R#3"], ["y", "g", "z"], "g", 1)).toBe(
-      "g: step 1: absent after R (no child runs) (1 listed); step 2, 2 parallel calls: 1st in the BM25 child, 2nd from R#2, absent from R#3 (no child runs) (1 listed); cut at k=1",
+      "g: step 1: absent after #1 R (no child runs) (1 listed); step 2, 2 parallel calls: 1st in #1 child BM25, 2nd from #1 R, absent from #2 R (no child runs) (1 listed); cut at k=1",
     );
   });
 });

@@ -65,7 +65,7 @@ describe("examples evaluated with retrace eval --graph", () => {
     );
     expect(t.exitCode).toBe(0);
     expect(t.stdout).toMatch(
-      /card-freeze: \d+(st|nd|rd|th) in the BM25Retriever child, (\d+(st|nd|rd|th) in|absent from) the VectorStoreRetriever child.*after EnsembleRetriever/,
+      /card-freeze: \d+(st|nd|rd|th) in #1 child BM25Retriever, (\d+(st|nd|rd|th) in|absent from) #1 child VectorStoreRetriever.*after #1 EnsembleRetriever/,
     );
     expect(t.stdout).toContain("child BM25Retriever");
   }, 240_000);

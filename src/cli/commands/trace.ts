@@ -5,25 +5,28 @@
  * the gold cards marked, where each gold card stood at each stage and why it
  * was or was not retrieved, the final top-k, the metrics, and the answer with
  * its citations. `run.history` (a key of `--config`) bounds the contextualizer's window as in
- * `eval`. `--graph FILE` shows the same for your own graph.
+ * `eval`. `--graph FILE` shows the same for your own graph, `--traces FILE|DIR|-`
+ * for a recorded turn (read and scored as `eval --traces` does; a project
+ * file's `traces` too).
  */
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
 import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
 import { planTrace, traceCase, type TraceCaseOptions, type TracedTurn } from "../../app/trace.js";
 import { InvalidArgumentError } from "../../errors.js";
-import { renderCapturedTurn } from "../../eval/report/graph-report.js";
+import { renderCapturedTurn } from "../../eval/report/captured-turn.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
 import { fusionText, paramPairs, traceJudgmentLines, traceMetricsText } from "../../eval/report/render/shared.js";
 import { queriesLines } from "../../eval/report/render/conversation.js";
 import { TRACE_STAGES } from "../../eval/report/stages.js";
 import { cardIdOf } from "../../retrieval/parents.js";
 import type { Ranked } from "../../retrieval/types.js";
-import { addGraphOptions, addRetrievalOptions } from "../eval-options.js";
+import { addGraphOptions, addRetrievalOptions, addTracesOptions } from "../eval-options.js";
+import type { RecordedTracesOptions } from "../../app/traces-eval.js";
 import { addRetired } from "../old-spellings.js";
 import { action, out, outText } from "../io.js";
 import { parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
-import { SETTING_NAMES, TRACE_UNUSED_SETTINGS } from "../../app/source-settings.js";
+import { SETTING_NAMES, sourceKindOf, TRACE_UNUSED_SETTINGS } from "../../app/source-settings.js";
 import { oneLineText } from "../../control-chars.js";
 
 /** The use-case's options (src/app/trace.ts), with `--turn` as typed and the printing options. */
@@ -120,26 +123,48 @@ export function caseAndTurn<C extends { id: string; turns: readonly unknown[] }>
   return { c, turn };
 }
 
-/** `retrace trace CASE [--graph FILE]`: one case through retrace's own graph or yours, by the one trace use-case (src/app/trace.ts). */
-async function traceCommand(caseId: string, o: TraceOptions & ExternalGraphOptions): Promise<number> {
-  // The store word, the config file, the case id and --turn are checked before any store starts, graph loads or anything is ingested.
+/** `retrace trace CASE [--graph FILE | --traces PATH]`: one case through retrace's own graph or yours, or as recorded, by the one trace use-case (src/app/trace.ts). */
+async function traceCommand(
+  caseId: string,
+  o: TraceOptions & ExternalGraphOptions & RecordedTracesOptions,
+): Promise<number> {
+  // The store word, the config file, the case id and --turn are checked before any store starts, graph loads, a recording is read or anything is ingested.
   const { turn: turnText, ...options } = o;
-  const plan = o.graph !== undefined ? await loadGraphData(options) : await planTrace(options);
+  const source = sourceKindOf(o);
+  const plan = source !== "own" ? await loadGraphData(options) : await planTrace(options);
   const cases = "options" in plan ? plan.data.cases : plan.cases;
   const { turn } = caseAndTurn(cases, caseId, turnText, plan.casesFile);
   const traced = await traceCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, plan);
   const total = traced.case.turns;
+  const notRecorded = traced.notRecorded ?? [];
   if (o.json) {
     const turns = traced.turns.map(({ retrieval: _r, ...t }) => t);
-    out(JSON.stringify({ version: 1, case: traced.case, turns }, null, 2));
+    out(
+      JSON.stringify(
+        { version: 1, case: traced.case, turns, ...(notRecorded.length > 0 ? { notRecorded } : {}) },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   const text = traced.turns.map((t) =>
-    // A turn of your graph without a retrace trace: what was captured of its retriever runs (or that it made none).
-    t.trace === null && o.graph !== undefined
-      ? renderCapturedTurn(t.report, total, o.k ?? EVAL_DEFAULTS.k, o.top, stateLimitBytes(o.maxStateMb))
+    // A turn of your graph or of a recording without a retrace trace: what was captured of its retriever runs (or that it made none).
+    t.trace === null && source !== "own"
+      ? renderCapturedTurn(
+          t.report,
+          total,
+          o.k ?? EVAL_DEFAULTS.k,
+          o.top,
+          source === "graph" ? stateLimitBytes(o.maxStateMb) : undefined,
+          { recorded: source === "traces" },
+        )
       : renderTracedTurn(t, total, o.top),
   );
+  if (notRecorded.length > 0)
+    text.push(
+      `not in the recording (or recorded with other user text; not traced): turn${notRecorded.length === 1 ? "" : "s"} ${notRecorded.join(", ")} of ${total}`,
+    );
   outText(text.join("\n\n"));
   return 0;
 }
@@ -148,7 +173,7 @@ export function register(program: Command): void {
   const cmd = program
     .command("trace")
     .description(
-      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood",
+      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood (retrace's own graph, --graph or --traces)",
     )
     .argument("<case-id>", "id of an eval case")
     // Kept as typed: its range (0 to the case's turns − 1) is known once the case is (caseAndTurn).
@@ -161,12 +186,12 @@ export function register(program: Command): void {
     )
     .option("--json", "print the traced turns as JSON (with a version field)");
   // Only the options trace uses: retrieval settings, not the sweep's gate, outputs or case selection.
-  addRetired(addGraphOptions(addRetrievalOptions(cmd), { gate: false })).action(
-    action((caseId: string, o: TraceOptions & ExternalGraphOptions) => traceCommand(caseId, o)),
+  addRetired(addTracesOptions(addGraphOptions(addRetrievalOptions(cmd), { gate: false }))).action(
+    action((caseId: string, o: TraceOptions & ExternalGraphOptions & RecordedTracesOptions) => traceCommand(caseId, o)),
   );
-  refuseUnusedSettings<ExternalGraphOptions>(
+  refuseUnusedSettings<ExternalGraphOptions & RecordedTracesOptions>(
     cmd,
-    (o) => TRACE_UNUSED_SETTINGS[o.graph !== undefined ? "graph" : "own"],
+    (o) => TRACE_UNUSED_SETTINGS[sourceKindOf(o)],
     SETTING_NAMES,
   );
 }
