@@ -16,7 +16,6 @@ const MAX_LINES = 450;
 /** Files still over MAX_LINES (path under the repository → lines today). Remove a file once it is split. */
 const OVER: Readonly<Record<string, number>> = {
   "src/app/beir.ts": 496,
-  "src/app/graph-eval.ts": 783,
   "src/atomic.ts": 617,
   "src/eval/gate/gate.ts": 643,
   "src/eval/gate/shard-merge.ts": 544,

@@ -11,10 +11,10 @@
  * configuration (docs/gates-and-exit-codes.md). Errors are typed (src/errors.ts);
  * nothing is printed but log lines and progress on stderr.
  *
- * `runEval(options)` is the whole use-case, for every source (your graph's
- * and recorded traces' are ./graph-eval.ts); its steps are exported for the
- * commands that share them: `planEval`, `openEvalSystem`, `graphFor`,
- * `sweepEval`.
+ * `runOwnGraphEval(options)` is the whole use-case (the source
+ * ./sources/own-graph.ts runs it; `runEval`, ./sources/registry.ts, picks the
+ * source); its steps are exported for the commands that share them:
+ * `planEval`, `openEvalSystem`, `graphFor`, `sweepEval`.
  */
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases } from "../eval/gate/shard.js";
@@ -35,8 +35,6 @@ import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
 import { readRetrievalConfig, resolveDataPaths, selectCases } from "./data.js";
-import { runGraphEval, type GraphEvalOptions } from "./graph-eval.js";
-import { checkSourceSettings, sourceKindOf } from "./source-settings.js";
 import {
   baselineFileFor,
   EVAL_DEFAULTS,
@@ -364,22 +362,6 @@ export async function sweepEval(
   );
 }
 
-/** The options of an eval of any source: retrace's own graph, yours (`graph`) or recorded traces (`traces`). */
-export type RunEvalOptions = EvalOptions & GraphEvalOptions;
-
-/**
- * The one eval use-case (`retrace eval`, `retrace start`): the source the
- * options select (src/app/source-settings.ts) — retrace's own graph, your
- * graph module (`graph`, ./graph-eval.ts) or recorded traces (`traces`) —
- * swept and reported by one body (./evaluate.ts). A setting the source does
- * not use, given a value, is refused (InvalidArgumentError, exit 2) before
- * anything starts.
- */
-export async function runEval(options: RunEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
-  checkSourceSettings(options);
-  return sourceKindOf(options) === "own" ? runOwnGraphEval(options, hooks) : runGraphEval(options, hooks);
-}
-
 /**
  * retrace's own graph's eval: reads the configuration file (`config`), checks
  * everything checkable before a store starts (`planEval`), loads the judge
@@ -388,7 +370,7 @@ export async function runEval(options: RunEvalOptions, hooks: UseCaseHooks = {})
  * was compared with; writes nothing (`updateBaseline`: write it with
  * `writeBaseline(baselineFileFor(options), report)`).
  */
-async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks): Promise<EvalOutcome> {
+export async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks): Promise<EvalOutcome> {
   const o = {
     ...withEvalDefaults(options),
     ...(options.config !== undefined ? await readRetrievalConfig(options.config) : {}),

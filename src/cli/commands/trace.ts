@@ -23,7 +23,7 @@ import { addGraphOptions, addRetrievalOptions } from "../eval-options.js";
 import { addRetired } from "../old-spellings.js";
 import { action, out, outText } from "../io.js";
 import { parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
-import { SETTING_NAMES, TRACE_UNUSED_SETTINGS } from "../../app/source-settings.js";
+import { SETTING_NAMES, TRACE_UNUSED_SETTINGS } from "../../app/sources/registry.js";
 import { oneLineText } from "../../control-chars.js";
 
 /** The use-case's options (src/app/trace.ts), with `--turn` as typed and the printing options. */

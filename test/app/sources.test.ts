@@ -1,12 +1,16 @@
 /**
- * One rule per source (src/app/source-settings.ts): the settings a source
+ * One rule per source (each source module of src/app/sources/ declares its own): the settings a source
  * does not use are refused by the use-case itself, for library callers as for
  * the CLI, before anything loads; a setting at its unset value is not a choice.
  */
 import { describe, expect, it } from "vitest";
-import { runEval } from "../../src/app/eval.js";
-import { runGraphEval } from "../../src/app/graph-eval.js";
-import { checkSourceSettings, sourceKindOf, UNUSED_SETTINGS } from "../../src/app/source-settings.js";
+import {
+  checkSourceSettings,
+  runEval,
+  runGraphEval,
+  sourceKindOf,
+  UNUSED_SETTINGS,
+} from "../../src/app/sources/registry.js";
 import { InvalidArgumentError } from "../../src/errors.js";
 
 const KB = "test/fixtures/kb-mini";
