@@ -44,11 +44,8 @@ import {
   type EvalOptions,
   type EvalPlan,
 } from "./eval-plan.js";
-import { isolationLimits } from "./graph-isolation.js";
-import { openJudge } from "./judge.js";
+import { openRunJudge, readRunQuarantine } from "./run-checks.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import { readQuarantine } from "../eval/gate/quarantine.js";
-import { caseIndexOf } from "../kb/cases.js";
 import { wantsBaseline } from "./report.js";
 import { evaluate, ms, type EvalOutcome } from "./evaluate.js";
 import type { SweepSource } from "./sweep-source.js";
@@ -334,10 +331,7 @@ export async function sweepEval(
   if (o.shard === undefined && plan === undefined && wantsBaseline(o))
     baseline = await readBaseline(baselineFileFor(o));
   const quarantine =
-    o.shard !== undefined
-      ? undefined
-      : (plan?.quarantine ??
-        (o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(system.cases)) : undefined));
+    o.shard !== undefined ? undefined : (plan?.quarantine ?? (await readRunQuarantine(o.quarantine, system.cases)));
   return evaluate(
     {
       source: ownGraphSource(o, system, selected, hashOf, cases),
@@ -377,15 +371,7 @@ export async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks)
   };
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
   // The judge module is loaded and checked before any store starts too: a bad run.judge is exit 2 without a Chroma start.
-  const judge =
-    o.judge === undefined
-      ? undefined
-      : await openJudge(
-          o.judge,
-          plan.data,
-          o.judgeCache,
-          isolationLimits(o.turnTimeout !== undefined ? { turnTimeout: o.turnTimeout } : {}),
-        );
+  const judge = await openRunJudge(o, plan.data, o.turnTimeout !== undefined ? { turnTimeout: o.turnTimeout } : {});
   const progress = hooks.progress ?? NO_PROGRESS;
   const ingestProgress = progress("ingest", "chunks");
   const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);

@@ -40,26 +40,23 @@ import {
   stateLimitBytes,
   type GraphRunIdentity,
 } from "../eval/sweep/graph-checks.js";
-import { readQuarantine } from "../eval/gate/quarantine.js";
 import { DEFAULT_MAX_STATE_MB, DEFAULT_TURN_TIMEOUT_S } from "../eval/sweep/turn-guard.js";
 import { cardsPerLocale } from "../eval/measures/chance.js";
 import { groundednessEvaluator, retrievalSideEvaluators, type EvaluatorSpec } from "../eval/measures/evaluators.js";
 import type { Report, TurnReport } from "../eval/report/types.js";
 import { describeIdKeys } from "../eval/sweep/capture.js";
 import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, parseModuleSpec } from "../eval/sweep/external-graph.js";
-import { caseIndexOf } from "../kb/cases.js";
 import { kbHash } from "../kb/hash.js";
 import type { EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
 import { checkRepeatOptions, EVAL_DEFAULTS, runDatasetHash } from "./eval-plan.js";
-import { openJudge } from "./judge.js";
 import type { UseCaseHooks } from "./progress.js";
+import { checkBaselineWriting, readRunQuarantine, openRunJudge } from "./run-checks.js";
 import { wantsBaseline } from "./report.js";
 import type { ModuleSource, SweptTurns } from "./sweep-source.js";
 import { evaluate, type EvalOutcome } from "./evaluate.js";
-import { isolationLimits } from "./graph-isolation.js";
 import type { ExternalGraphOptions, GraphEvalOptions } from "./graph-options.js";
 import {
   graphModuleIdentity,
@@ -122,18 +119,7 @@ function graphCommandLine(o: GraphEvalOptions, extra: string): string {
  */
 export function checkGraphEvalOptions(o: GraphEvalOptions): void {
   checkLocaleOptions(o.locale);
-  if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
-    throw new InvalidArgumentError(
-      "--update-baseline",
-      "used without --locale/--case (a baseline covers the whole dataset)",
-      "a filtered run",
-    );
-  if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError(
-      "--update-baseline",
-      "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)",
-      "both",
-    );
+  checkBaselineWriting(o); // a filtered run, or a tolerance, with --update-baseline (./run-checks.ts)
   if (o.shard !== undefined && (o.updateBaseline || wantsBaseline(o)))
     throw new InvalidArgumentError(
       "--shard",
@@ -294,13 +280,12 @@ export async function runModuleEval(
     });
     checkBaselineTurns(baseline, file, data.cases);
   }
-  const judge = o.judge === undefined ? undefined : await openJudge(o.judge, data, o.judgeCache, isolationLimits(o));
+  const judge = await openRunJudge(o, data, o);
   const evaluators: EvaluatorSpec[] = [
     ...retrievalSideEvaluators({ k }),
     ...(judge !== undefined ? [groundednessEvaluator({ judge: judge.judge })] : []),
   ];
-  const quarantine =
-    o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined; // before the sweep: exit 2 naming file and line
+  const quarantine = await readRunQuarantine(o.quarantine, data.cases); // before the sweep: exit 2 naming file and line
   // The report's header: what was scored, and a refusal (exit 2) when most scored ids name no card (src/eval/sweep/graph-checks.ts).
   const header = (turns: TurnReport[], swept: SweptTurns): Report["run"] => {
     const facts = graphRunFacts(
