@@ -83,9 +83,6 @@ export { idOptionsFor, loadGraphData, sweepGraph, sweepGraphHere, type GraphSwee
 export const GRAPH_COUNTERFACTUAL_OFF =
   "not asked for: a --graph run attributes queries only with --counterfactual, which invokes your retriever again with each gold-bearing turn's raw message and standalone question (extra retriever calls; the retriever must be side-effect free)";
 
-/** Why a `--traces` run's report has no query attribution: nothing is re-run (docs/recorded-traces.md). */
-export const TRACES_COUNTERFACTUAL_OFF =
-  "not possible on recorded traces: attribution retrieves again with the raw message and the standalone question, and a recording is scored as it is, never re-run";
 
 /** Whether a graph run does counterfactual retrieval, and why not (the report's `queryAttribution` header). */
 export function graphCounterfactualOf(o: Pick<ExternalGraphOptions, "counterfactual">): {
@@ -224,11 +221,12 @@ export async function runModuleEval(
   const data = await loadGraphData(o);
   const selected = selectRunCases(data.cases, o); // unknown case ids, a locale no case has: exit 2 before the graph loads
   const cases = o.shard === undefined ? selected : shardCases(selected, o.shard); // whole cases, balanced by turns (src/eval/gate/shard.ts)
-  const replay = o.traces === undefined ? o.replay : undefined;
-  const hashOf = (cs: readonly EvalCase[]) =>
-    runDatasetHash(cs.length === data.cases.length ? data.cases : [...cs], replay);
   // The sweep's source: the graph run (its module identity read before it loads) or recorded traces (src/app/traces-eval.ts).
   const source = await open(o);
+  // A recording is scored as recorded: what a graph would have been fed (run.replay) does not apply.
+  const replay = source.recorded === true ? undefined : o.replay;
+  const hashOf = (cs: readonly EvalCase[]) =>
+    runDatasetHash(cs.length === data.cases.length ? data.cases : [...cs], replay);
   const module = source.module!;
   const configurable = source.configurable;
   const idMapHash = o.idMap !== undefined ? await moduleFileHash(o.idMap, "--id-map", "default") : undefined;
@@ -243,7 +241,7 @@ export async function runModuleEval(
     ...(o.catalog !== undefined ? { catalog: projectPath(o.catalog) } : {}),
     ...(idMapHash !== undefined ? { idMapHash } : {}),
     ...(configurable !== undefined ? { configurable: configurable.record } : {}),
-    ...(o.traces === undefined ? { turnTimeoutSeconds: o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S } : {}),
+    ...(source.recorded !== true ? { turnTimeoutSeconds: o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S } : {}),
   };
   const embedder = `${GRAPH_PREFIX}${module.file}#${module.exportName}`;
   let baseline: Baseline | null = null;
@@ -319,15 +317,14 @@ export async function runModuleEval(
   };
   return evaluate(
     {
-      source: { ...source, header, ...(o.traces !== undefined ? { recorded: true } : {}) },
+      source: { ...source, header },
       kb: data.kb,
       selected,
       cases,
       hashOf,
       evaluators,
       cardsPerLocale: cardsPerLocale(data.kb.cards),
-      counterfactual:
-        o.traces !== undefined ? { enabled: false, reason: TRACES_COUNTERFACTUAL_OFF } : graphCounterfactualOf(o),
+      counterfactual: source.counterfactual,
       options: { ...o, seed },
       baseline,
       ...(quarantine !== undefined ? { quarantine } : {}),
@@ -345,6 +342,7 @@ export async function graphSource(o: GraphEvalOptions): Promise<ModuleSource> {
     module,
     ...(configurable !== undefined ? { configurable } : {}),
     label: `--graph ${module.file}#${module.exportName}`,
+    counterfactual: graphCounterfactualOf(o),
     description: "the graph's own retriever(s), captured from its retriever runs",
     sweep: (cases, kb, evaluators, onCaseDone) =>
       sweepGraph(o, cases, kb, o.concurrency ?? EVAL_DEFAULTS.concurrency, onCaseDone, {
