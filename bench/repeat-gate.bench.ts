@@ -17,7 +17,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { runGraphEval, type GraphEvalOptions } from "../src/app/graph-eval.js";
+import type { GraphEvalOptions } from "../src/app/graph-eval.js";
+import { runGraphEval } from "../src/app/sources/registry.js";
 import { writeBaseline } from "../src/eval/gate/baseline.js";
 
 const BASE: GraphEvalOptions = {

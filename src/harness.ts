@@ -9,9 +9,10 @@
  */
 // Use-cases (src/app/): what the `retrace` commands run, as functions of plain options that return
 // their results, print nothing (log lines and the progress you ask for go to stderr) and throw typed errors.
-export { runEval, sweepEval, openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
+export { runEval, runGraphEval } from "./app/sources/registry.js";
+export { sweepEval, openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
 export { planEval, baselineFileFor, EVAL_DEFAULTS, type EvalOptions, type EvalPlan } from "./app/eval-plan.js";
-export { runGraphEval, loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
+export { loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
 export {
   traceCase,
   planTrace,

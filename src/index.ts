@@ -16,9 +16,10 @@
 
 // Use-cases (src/app/): functions of plain options that return their results, print nothing
 // (log lines and the progress you ask for go to stderr) and throw typed errors.
-export { runEval, type EvalOutcome } from "./app/eval.js";
+export { runEval, runGraphEval } from "./app/sources/registry.js";
+export type { EvalOutcome } from "./app/eval.js";
 export type { EvalOptions } from "./app/eval-plan.js";
-export { runGraphEval, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
+export type { ExternalGraphOptions, GraphEvalOptions } from "./app/graph-eval.js";
 export { traceCase, type CaseTrace, type GraphTraceOptions, type TraceCaseOptions } from "./app/trace.js";
 export { runTune, type TuneOptions, type TuneOutcome } from "./app/tune.js";
 export { mergeShardReports, type MergeOptions } from "./app/merge.js";

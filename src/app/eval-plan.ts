@@ -10,14 +10,13 @@ import { EVAL_DEFAULTS, MAX_REPEAT } from "./eval-defaults.js";
 import { InvalidArgumentError, NotMeasuredError } from "../errors.js";
 import { checkBaselineTurns, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { checkScope, FLOOR_OPTIONS, type FloorOption } from "../eval/gate/gate.js";
-import { readQuarantine, type Quarantine } from "../eval/gate/quarantine.js";
+import { type Quarantine } from "../eval/gate/quarantine.js";
 import type { ShardSpec } from "../eval/gate/shard.js";
 import type { RetrievalConfig } from "../research/tune-config.js";
 import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
 import { FUNNEL_STAGES, stageMeasured } from "../eval/report/stages.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
-import { caseIndexOf } from "../kb/cases.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
 import type { EvalCase } from "../kb/types.js";
@@ -27,6 +26,7 @@ import type { RetrievalMode } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { checkLocaleOptions, resolveDataPaths, selectRunCases } from "./data.js";
+import { checkBaselineWriting, readRunQuarantine } from "./run-checks.js";
 import { wantsBaseline, type GateOptions, type MaxDrop } from "./report.js";
 
 /** The defaults of the eval options (the CLI's too). */
@@ -229,18 +229,7 @@ export function checkEvalOptions(options: EvalOptions): void {
       "1 with run.judge (the judge's chat model lives in this thread)",
       o.workers,
     );
-  if (o.updateBaseline && ((o.locale?.length ?? 0) > 0 || (o.case?.length ?? 0) > 0))
-    throw new InvalidArgumentError(
-      "--update-baseline",
-      "used without --locale/--case (a baseline covers the whole dataset)",
-      "a filtered run",
-    );
-  if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError(
-      "--update-baseline",
-      "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)",
-      "both",
-    );
+  checkBaselineWriting(o); // a filtered run, or a tolerance, with --update-baseline (./run-checks.ts)
 }
 
 /** `--repeat` a positive integer; `--max-flaky` only with `--repeat N`, N ≥ 2 (InvalidArgumentError, exit 2). The same rule for retrace's graph and `--graph`. */
@@ -349,7 +338,6 @@ export async function planEval(options: EvalOptions): Promise<EvalPlan> {
     checkBaselineTurns(baseline, file, data.cases);
   }
   // The quarantine file, checked against every case of the cases file (not only the selected ones): exit 2 naming file and line.
-  const quarantine =
-    o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(data.cases)) : undefined;
+  const quarantine = await readRunQuarantine(o.quarantine, data.cases);
   return { cases, datasetHash: datasetHashOfRun, baseline, data, ...(quarantine !== undefined ? { quarantine } : {}) };
 }

@@ -11,10 +11,10 @@
  * configuration (docs/gates-and-exit-codes.md). Errors are typed (src/errors.ts);
  * nothing is printed but log lines and progress on stderr.
  *
- * `runEval(options)` is the whole use-case, for every source (your graph's
- * and recorded traces' are ./graph-eval.ts); its steps are exported for the
- * commands that share them: `planEval`, `openEvalSystem`, `graphFor`,
- * `sweepEval`.
+ * `runOwnGraphEval(options)` is the whole use-case (the source
+ * ./sources/own-graph.ts runs it; `runEval`, ./sources/registry.ts, picks the
+ * source); its steps are exported for the commands that share them:
+ * `planEval`, `openEvalSystem`, `graphFor`, `sweepEval`.
  */
 import { readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases } from "../eval/gate/shard.js";
@@ -35,9 +35,6 @@ import { requestTimeoutMs } from "../retrieval/chroma-faults.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { openSystem, SWEEP_WORKER_ENTRY, type LoadedData, type RetraceSystem } from "../system.js";
 import { resolveDataPaths, selectCases } from "./data.js";
-import { resolveSettings } from "./settings/read.js";
-import { runGraphEval, type GraphEvalOptions } from "./graph-eval.js";
-import { checkSourceSettings, sourceKindOf } from "./source-settings.js";
 import {
   baselineFileFor,
   EVAL_DEFAULTS,
@@ -47,11 +44,8 @@ import {
   type EvalOptions,
   type EvalPlan,
 } from "./eval-plan.js";
-import { isolationLimits } from "./graph-isolation.js";
-import { openJudge } from "./judge.js";
+import { openRunJudge, readRunQuarantine } from "./run-checks.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import { readQuarantine } from "../eval/gate/quarantine.js";
-import { caseIndexOf } from "../kb/cases.js";
 import { wantsBaseline } from "./report.js";
 import { evaluate, ms, type EvalOutcome } from "./evaluate.js";
 import type { SweepSource } from "./sweep-source.js";
@@ -337,10 +331,7 @@ export async function sweepEval(
   if (o.shard === undefined && plan === undefined && wantsBaseline(o))
     baseline = await readBaseline(baselineFileFor(o));
   const quarantine =
-    o.shard !== undefined
-      ? undefined
-      : (plan?.quarantine ??
-        (o.quarantine !== undefined ? await readQuarantine(o.quarantine, caseIndexOf(system.cases)) : undefined));
+    o.shard !== undefined ? undefined : (plan?.quarantine ?? (await readRunQuarantine(o.quarantine, system.cases)));
   return evaluate(
     {
       source: ownGraphSource(o, system, selected, hashOf, cases),
@@ -365,24 +356,6 @@ export async function sweepEval(
   );
 }
 
-/** The options of an eval of any source: retrace's own graph, yours (`graph`) or recorded traces (`traces`). */
-export type RunEvalOptions = EvalOptions & GraphEvalOptions;
-
-/**
- * The one eval use-case (`retrace eval`, `retrace start`): the source the
- * options select (src/app/source-settings.ts) — retrace's own graph, your
- * graph module (`graph`, ./graph-eval.ts) or recorded traces (`traces`) —
- * swept and reported by one body (./evaluate.ts). A setting the source does
- * not use, given a value, is refused (InvalidArgumentError, exit 2) before
- * anything starts.
- */
-export async function runEval(given: RunEvalOptions, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
-  // Settings and `config` through the one settings schema, as the CLI reads them (src/app/settings/read.ts).
-  const options = await resolveSettings("eval", given, "runEval options");
-  checkSourceSettings(options);
-  return sourceKindOf(options) === "own" ? runOwnGraphEval(options, hooks) : runGraphEval(options, hooks);
-}
-
 /**
  * retrace's own graph's eval: reads the configuration file (`config`), checks
  * everything checkable before a store starts (`planEval`), loads the judge
@@ -391,19 +364,12 @@ export async function runEval(given: RunEvalOptions, hooks: UseCaseHooks = {}): 
  * was compared with; writes nothing (`updateBaseline`: write it with
  * `writeBaseline(baselineFileFor(options), report)`).
  */
-async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks): Promise<EvalOutcome> {
+export async function runOwnGraphEval(options: EvalOptions, hooks: UseCaseHooks): Promise<EvalOutcome> {
+  // `config` was read by the one settings reader before (runEval, ./sources/registry.ts; src/app/settings/read.ts).
   const o = withEvalDefaults(options);
   const plan = await planEval(o); // before any store starts or anything is ingested (unknown case ids included)
   // The judge module is loaded and checked before any store starts too: a bad run.judge is exit 2 without a Chroma start.
-  const judge =
-    o.judge === undefined
-      ? undefined
-      : await openJudge(
-          o.judge,
-          plan.data,
-          o.judgeCache,
-          isolationLimits(o.turnTimeout !== undefined ? { turnTimeout: o.turnTimeout } : {}),
-        );
+  const judge = await openRunJudge(o, plan.data, o.turnTimeout !== undefined ? { turnTimeout: o.turnTimeout } : {});
   const progress = hooks.progress ?? NO_PROGRESS;
   const ingestProgress = progress("ingest", "chunks");
   const system = await openEvalSystem(o, (d, t) => ingestProgress.update(d, t), plan.data);

@@ -68,4 +68,6 @@ export interface ParsedConfigurable {
 /** A graph of your own or a recording, before the eval gives it its header (src/app/graph-eval.ts): identified by its module. */
 export type ModuleSource = Omit<SweepSource, "header" | "module"> & {
   module: NonNullable<SweepSource["module"]>;
+  /** Whether its turns get query attribution, and why not (the report's `queryAttribution` header; docs/query-attribution.md). */
+  counterfactual: { enabled: boolean; reason?: string };
 };

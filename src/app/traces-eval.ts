@@ -39,6 +39,10 @@ export interface RecordedTracesOptions {
   traceFilters?: TraceFilters;
 }
 
+/** Why a `--traces` run's report has no query attribution: nothing is re-run (docs/recorded-traces.md). */
+export const TRACES_COUNTERFACTUAL_OFF =
+  "not possible on recorded traces: attribution retrieves again with the raw message and the standalone question, and a recording is scored as it is, never re-run";
+
 /** The identity of a recorded-traces run (`run.graph.file` / `exportName`): the source kind, not the files. */
 export const RECORDED_SOURCE = { file: "traces", exportName: "recorded" } as const;
 
@@ -62,6 +66,8 @@ export async function recordedTracesSource(
   return {
     module: { ...RECORDED_SOURCE },
     label: `--traces ${file}`,
+    recorded: true,
+    counterfactual: { enabled: false, reason: TRACES_COUNTERFACTUAL_OFF },
     description: "recorded traces: the retriever calls the traces hold, scored as recorded (nothing re-run)",
     sweep: async (
       cases: readonly EvalCase[],

@@ -3,7 +3,7 @@
  * retrieves with (`eval`, `start`, `trace`), what the sweep selects, gates on
  * and writes (`eval`, `start`), and the `--graph` and `--traces` options.
  * Which of them each source uses is the use-cases' to say
- * (src/app/source-settings.ts). Their defaults are the use-cases' (EVAL_DEFAULTS,
+ * (each source's module in src/app/sources/). Their defaults are the use-cases' (EVAL_DEFAULTS,
  * src/app/eval-plan.ts).
  */
 import { InvalidArgumentError as CommanderArgumentError, Option, type Command } from "commander";

@@ -5,7 +5,7 @@
  *   every command: the error echoes the exact text the user typed and states
  *   the true range (``Expected `--turn` to be an integer from 0 to 12 (the
  *   case has 13 turns), got "-3"``);
- * - `refuseUnusedSettings` (the rules a use-case declares: src/app/source-settings.ts)
+ * - `refuseUnusedSettings` (the rules a use-case declares: each source's module in src/app/sources/)
  *   and `refuseInMode` (a command's own modes): an option a command defines
  *   but does not use in one of its modes (e.g. `--rerank` with
  *   `eval --graph`) is a usage error, exit 2;
@@ -179,7 +179,7 @@ export function refuseInMode<O>(cmd: Command, rules: readonly ModeRule<O>[]): Co
 
 /**
  * Adds a pre-action check to `cmd` of the settings a use-case does not use,
- * as the use-case declares them (`rulesOf` the parsed options; src/app/source-settings.ts):
+ * as the use-case declares them (`rulesOf` the parsed options; each source's module in src/app/sources/):
  * the first one given on the command line or in `--config` is a usage error
  * naming it as refuseInMode does, exit 2. The command holds no rule of its own.
  */

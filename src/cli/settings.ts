@@ -17,7 +17,7 @@
  * (RUN_SETTINGS: each key and the option whose parser checks its value).
  * The values are set on the command as if given with source `config`, so
  * everything downstream reads them as it read the options, and a mode that
- * does not use a setting refuses it naming the key (src/app/source-settings.ts,
+ * does not use a setting refuses it naming the key (each source's module in src/app/sources/,
  * src/cli/options.ts refuseUnusedSettings).
  */
 import type { Command } from "commander";

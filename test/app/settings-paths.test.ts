@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runBeir } from "../../src/app/beir.js";
-import { runEval } from "../../src/app/eval.js";
+import { runEval } from "../../src/app/sources/registry.js";
 import { traceCase } from "../../src/app/trace.js";
 import { DataValidationError, formatIssue } from "../../src/errors.js";
 import { runCli } from "../helpers/cli.js";

@@ -7,10 +7,9 @@
  * report, writes the files asked for and turns the gate into the exit code.
  */
 import { existsSync } from "node:fs";
-import { runEval } from "../../app/eval.js";
+import { runEval, sourceKindOf } from "../../app/sources/registry.js";
 import { baselineFileFor, checkShardOptions, EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
 import { graphBaselineFile, type GraphEvalOptions } from "../../app/graph-eval.js";
-import { sourceKindOf } from "../../app/source-settings.js";
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";

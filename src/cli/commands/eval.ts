@@ -1,6 +1,6 @@
 /**
  * `retrace eval` (and `retrace start`, which is `npm start`): registers the
- * options (which settings each source uses is src/app/source-settings.ts's to say); the action (./eval-run.ts) is loaded when the
+ * options (which settings each source uses is each source's module in src/app/sources/ to say); the action (./eval-run.ts) is loaded when the
  * command runs, so `retrace eval --help` loads no use-case, store or graph
  * code. The sweep of retrace's own graph (src/app/eval.ts), of yours with
  * `--graph`, or of recorded traces with `--traces` (src/app/graph-eval.ts).
@@ -14,7 +14,7 @@ import { addEvalOptions, addGraphOptions, addTracesOptions } from "../eval-optio
 import { action } from "../io.js";
 import { addRetired } from "../old-spellings.js";
 import { refuseUnusedSettings } from "../options.js";
-import { SETTING_NAMES, sourceKindOf, UNUSED_SETTINGS } from "../../app/source-settings.js";
+import { SETTING_NAMES, sourceKindOf, UNUSED_SETTINGS } from "../../app/sources/registry.js";
 import type { EvalCommandOptions, GraphCommandOptions } from "./eval-run.js";
 
 /**
@@ -37,7 +37,7 @@ export function register(program: Command): void {
     ).action(
       action(async (o: EvalCommandOptions & GraphCommandOptions) => (await import("./eval-run.js")).runEvalAction(o)),
     );
-    // The settings the chosen source does not use are the use-case's to say (src/app/source-settings.ts).
+    // The settings the chosen source does not use are the use-case's to say (each source's module in src/app/sources/).
     refuseUnusedSettings<EvalCommandOptions & GraphCommandOptions>(
       cmd,
       (o) => UNUSED_SETTINGS[sourceKindOf(o)],

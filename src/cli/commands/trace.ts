@@ -26,7 +26,7 @@ import type { RecordedTracesOptions } from "../../app/traces-eval.js";
 import { addRetired } from "../old-spellings.js";
 import { action, out, outText } from "../io.js";
 import { parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
-import { SETTING_NAMES, sourceKindOf, TRACE_UNUSED_SETTINGS } from "../../app/source-settings.js";
+import { SETTING_NAMES, sourceKindOf, TRACE_UNUSED_SETTINGS } from "../../app/sources/registry.js";
 import { oneLineText } from "../../control-chars.js";
 
 /** The use-case's options (src/app/trace.ts), with `--turn` as typed and the printing options. */

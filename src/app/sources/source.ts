@@ -1,0 +1,158 @@
+/**
+ * What a source of an eval's turns is (docs/architecture.md, "Adding a
+ * source"): retrace's own graph (./own-graph.ts), a graph module of yours
+ * (`--graph`, ./graph.ts) or recorded traces (`--traces`, ./traces.ts). Each
+ * is one module declaring the option that selects it, what it captures, the
+ * settings it does not use (each group with the true reason, for the
+ * refusal message) and how it runs: its run checks what it can before
+ * anything starts, builds its sweep (`SweepSource`, ../sweep-source.ts) and
+ * hands it to the one body after the sweep (../evaluate.ts). The registry
+ * (./registry.ts) lists them, one line each.
+ *
+ * This module and the source modules are light (no LangChain, no store): the
+ * CLI reads the settings rules when it parses options; a source's machinery
+ * is imported when it runs.
+ */
+import { InvalidArgumentError } from "../../errors.js";
+import { DEFAULT_CONCURRENCY } from "../../eval/sweep/turns.js";
+import {
+  DEFAULT_GRAPH_MEMORY_MB,
+  DEFAULT_LOAD_TIMEOUT_S,
+  DEFAULT_MAX_STATE_MB,
+  DEFAULT_TURN_TIMEOUT_S,
+} from "../../eval/sweep/turn-guard.js";
+import type { EvalOptions } from "../eval-plan.js";
+import type { EvalOutcome } from "../evaluate.js";
+import type { GraphEvalOptions } from "../graph-options.js";
+import type { UseCaseHooks } from "../progress.js";
+
+/** What an eval scores: retrace's own graph, your graph module, or recorded traces. */
+export type SourceKind = "own" | "graph" | "traces";
+
+/** The options of an eval of any source: retrace's own graph, yours (`graph`) or recorded traces (`traces`). */
+export type RunEvalOptions = EvalOptions & GraphEvalOptions;
+
+/**
+ * The options as each source reads them, discriminated by the option that
+ * selects the source (`traces` wins over `graph`, which wins over retrace's
+ * own graph): `sourceOptions` (./registry.ts) gives this view of any options.
+ */
+export type SourceOptions =
+  | { kind: "own"; options: EvalOptions & { graph?: undefined; traces?: undefined } }
+  | { kind: "graph"; options: GraphEvalOptions & { graph: string; traces?: undefined } }
+  | { kind: "traces"; options: GraphEvalOptions & { traces: string } };
+
+/** A group of settings a source does not use, and why. */
+export interface UnusedRule {
+  /** The mode in the message: "with --graph (your graph brings its own store and retriever)". */
+  mode: string;
+  /** The settings (option attributes, e.g. `denseK`), in the order they are checked. */
+  settings: readonly string[];
+}
+
+/** One source of an eval's turns. */
+export interface Source<K extends SourceKind = SourceKind> {
+  kind: K;
+  /** The option whose value selects this source (`graph`, `traces`); null for the default, retrace's own graph. */
+  selectedBy: "graph" | "traces" | null;
+  /** The source in messages and docs ("--graph FILE[#export]"). */
+  label: string;
+  /** What it captures of each turn, in one sentence (docs/architecture.md). */
+  captures: string;
+  /** The settings `retrace eval` refuses with this source, checked in this order (the first one given is the message). */
+  unused: readonly UnusedRule[];
+  /** The settings `retrace trace` refuses with this source; absent: `retrace trace` does not read this source. */
+  traceUnused?: readonly UnusedRule[];
+  /**
+   * Runs the eval of this source: its own checks before anything starts, its
+   * sweep, then the one body after it (../evaluate.ts). The settings rules
+   * are checked before (./registry.ts `checkSourceSettings`).
+   */
+  run(options: Extract<SourceOptions, { kind: K }>["options"], hooks: UseCaseHooks): Promise<EvalOutcome>;
+}
+
+/** A setting that is not an option of its own (a section of `--config`), and its name in messages. */
+export const SETTING_NAMES: Readonly<Record<string, string>> = {
+  retrievalConfig: "the retrieval section of --config",
+  localeConfigs: "the locales section of --config",
+  traceFilters: "the traces section of --config",
+};
+
+/** retrace's own retriever's settings: a graph of yours, or a recording, brings its own. */
+export const OWN_RETRIEVAL_SETTINGS = [
+  "store",
+  "denseK",
+  "bm25K",
+  "mode",
+  "embedder",
+  "rerank",
+  "dataDir",
+  "timeout",
+  "retrievalConfig",
+  "localeConfigs",
+] as const;
+
+/** What only a graph module of yours uses (how it is loaded, driven and read). */
+export const GRAPH_ONLY_SETTINGS = [
+  "input",
+  "idKey",
+  "idMap",
+  "retrievalCall",
+  "configurable",
+  "allowNoRetrieval",
+  "catalog",
+  "maxStateMb",
+  "loadTimeout",
+  "graphMemoryMb",
+] as const;
+
+/** What only recorded traces use. */
+export const TRACES_ONLY_SETTINGS = ["tracesFormat", "traceFilters"] as const;
+
+/** The first setting `given` that `rules` do not use, with its rule's mode; null when every given setting is used. */
+export function firstUnusedSetting(
+  rules: readonly UnusedRule[],
+  given: (setting: string) => boolean,
+): { setting: string; mode: string } | null {
+  for (const rule of rules)
+    for (const setting of rule.settings) if (given(setting)) return { setting, mode: rule.mode };
+  return null;
+}
+
+/**
+ * The value a setting has when nobody sets it (the CLI's defaults; the
+ * use-cases read an unset one the same way): the API check leaves a setting
+ * at this value alone, as it leaves an unset one.
+ */
+const UNSET_VALUES: Readonly<Record<string, readonly unknown[]>> = {
+  store: ["auto"],
+  mode: ["hybrid"],
+  embedder: ["auto"],
+  retrievalCall: ["last"],
+  repeat: [1],
+  workers: [1],
+  concurrency: [DEFAULT_CONCURRENCY],
+  turnTimeout: [DEFAULT_TURN_TIMEOUT_S],
+  maxStateMb: [DEFAULT_MAX_STATE_MB],
+  loadTimeout: [DEFAULT_LOAD_TIMEOUT_S],
+  graphMemoryMb: [DEFAULT_GRAPH_MEMORY_MB],
+  counterfactual: [false],
+  replay: ["own"],
+  allowNoRetrieval: [false],
+  judgeCache: [".retrace/judge-cache"],
+};
+
+/**
+ * The API's check of one source's rules: a setting the source does not use,
+ * given a value (other than its unset one), is an InvalidArgumentError
+ * (exit 2) naming the setting and why.
+ */
+export function refuseUnused(o: object, rules: readonly UnusedRule[]): void {
+  const values = o as Record<string, unknown>;
+  const found = firstUnusedSetting(rules, (s) => {
+    const v = values[s];
+    return v !== undefined && !(UNSET_VALUES[s] ?? []).includes(v);
+  });
+  if (found !== null)
+    throw new InvalidArgumentError(found.setting, `unset ${found.mode}`, values[found.setting] as unknown);
+}

@@ -1,0 +1,45 @@
+/**
+ * Recorded traces as a source (`--traces FILE|DIR|-`; docs/recorded-traces.md):
+ * OTLP spans, LangSmith runs or Langfuse exports read, joined to the cases
+ * and scored as recorded (nothing re-run). Its sweep is ../traces-eval.ts
+ * `recordedTracesSource` (the formats: src/eval/traces/read.ts); the checks,
+ * baseline and header it shares with `--graph` are ../graph-eval.ts
+ * `runModuleEval`.
+ */
+import { OWN_RETRIEVAL_SETTINGS, type Source } from "./source.js";
+
+export const traces = {
+  kind: "traces",
+  selectedBy: "traces",
+  label: "--traces FILE",
+  captures:
+    "the retriever calls a recording holds (spans or runs): each call's query and documents as recorded, joined to the cases by conversation id and turn text",
+  unused: [
+    {
+      mode: "with --traces (the traces are scored as recorded: no graph runs)",
+      settings: [
+        "graph",
+        "input",
+        "configurable",
+        "turnTimeout",
+        "maxStateMb",
+        "loadTimeout",
+        "graphMemoryMb",
+        "counterfactual",
+        "repeat",
+        "maxFlaky",
+        "concurrency",
+        "workers",
+        "history",
+        "replay",
+        "judge",
+        "judgeCache",
+      ],
+    },
+    { mode: "with --traces (retrace's own retrieval does not run)", settings: OWN_RETRIEVAL_SETTINGS },
+  ],
+  run: async (options, hooks) => {
+    const [g, t] = await Promise.all([import("../graph-eval.js"), import("../traces-eval.js")]);
+    return g.runModuleEval(options, (o) => t.recordedTracesSource(o, () => g.idOptionsFor(o), "summary"), hooks);
+  },
+} satisfies Source<"traces">;
