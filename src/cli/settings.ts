@@ -81,7 +81,7 @@ export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command 
     const specs = settingsOf(name);
     // As typed: `cases synth`, not `synth`.
     const group = actionCmd.parent?.parent != null ? actionCmd.parent : null;
-    const typed = group !== null ? `${group.name()} ${name}` : name;
+    const typed = group !== null && !name.startsWith(`${group.name()} `) ? `${group.name()} ${name}` : name;
     // The project file (src/cli/project.ts): its options as defaults, its sections as the first --config layer.
     const project = use.projectWhen === undefined || use.projectWhen(actionCmd) ? findProject() : null;
     const layer =
