@@ -21,7 +21,6 @@ const OVER: Readonly<Record<string, number>> = {
   "src/eval/gate/shard-merge.ts": 544,
   "src/eval/ir/trec/compact.ts": 563,
   "src/eval/measures/metrics.ts": 542,
-  "src/eval/report/aggregate.ts": 538,
   "src/eval/sweep/capture.ts": 550,
   "src/eval/sweep/external-graph.ts": 721,
   "src/eval/traces/otlp.ts": 528,
