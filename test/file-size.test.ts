@@ -24,7 +24,6 @@ const OVER: Readonly<Record<string, number>> = {
   "src/eval/sweep/capture.ts": 550,
   "src/eval/sweep/external-graph.ts": 721,
   "src/eval/traces/otlp.ts": 528,
-  "src/system.ts": 491,
 };
 
 /** Lines of every source file under src/ (generated bundles aside), by path relative to the repository. */
