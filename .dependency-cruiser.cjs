@@ -97,10 +97,10 @@ module.exports = {
     {
       name: "no-composition-root-below-app",
       comment:
-        "the layers below app/ receive their dependencies; only app/ and cli/ (and the entries outside the layers) import src/system.ts",
+        "the layers below app/ receive their dependencies; only app/ and cli/ (and the entries outside the layers) import src/system.ts and its retriever factory src/retriever-factory.ts",
       severity: "error",
       from: { path: "^src/(kb|contract|retrieval|nodes|graph|eval|research)/" },
-      to: { path: "^src/system\\.ts$" },
+      to: { path: "^src/(system|retriever-factory)\\.ts$" },
     },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
     ...layerRules,

@@ -34,29 +34,28 @@
  * verdict in its cache).
  */
 import { randomBytes } from "node:crypto";
-import { constants, lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
-import {
-  access,
-  chmod,
-  lstat,
-  mkdir,
-  mkdtemp,
-  open,
-  readlink,
-  realpath,
-  rename,
-  rm,
-  stat,
-  statfs,
-  writeFile,
-} from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { access, chmod, mkdir, mkdtemp, open, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
 import { write as writeFd, fstat as fstatFd } from "node:fs";
 import net from "node:net";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { InvalidArgumentError, isRetraceError, ServiceUnavailableError, thrownMessage } from "./errors.js";
+import { InvalidArgumentError, isRetraceError } from "./errors.js";
 import { trackTemporary, untrackTemporary } from "./interrupt.js";
 import { redactSecretPieces, redactSecrets } from "./redact.js";
+import { refuseRunInput } from "./run-inputs.js";
+import { describeWriteFailure, errnoCode, OutputWriteError, resolveTarget, type Target } from "./write-target.js";
+
+// Where a write goes and how it failed (./write-target.ts), and the guard of the run's inputs (./run-inputs.ts): part of this module's API.
+export { clearRunInputs, declareRunInput, refuseRunInput } from "./run-inputs.js";
+export {
+  describeWriteFailure,
+  errnoCode,
+  fdOfPath,
+  OutputWriteError,
+  resolveTarget,
+  type Target,
+} from "./write-target.js";
 
 const writeToFd = promisify(writeFd);
 const fstatOf = promisify(fstatFd);
@@ -105,61 +104,6 @@ export function* outputChunks(data: OutputData): Generator<Buffer> {
   for (const p of redactSecretPieces(data.pieces())) yield Buffer.from(p, "utf8");
 }
 
-/** What a failed write said, in words (`no space left on device`), by errno code. */
-const REASONS: Readonly<Record<string, string>> = {
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "read-only file system",
-  EISDIR: "is a directory",
-  ENOTDIR: "a component of the path is not a directory",
-  ENOENT: "no such file or directory",
-  ELOOP: "too many levels of symbolic links",
-  ENAMETOOLONG: "file name too long",
-  EPIPE: "the reader closed the pipe (EPIPE)",
-  ECONNRESET: "the reader closed the connection",
-  ECONNREFUSED: "nothing is listening on the socket",
-  ENXIO: "no such device or address",
-  EBADF: "the file descriptor is not open for writing",
-  EFBIG: "file too large",
-  EIO: "input/output error",
-};
-
-/** The errno code of a failed system call (`ENOSPC`), if it has one. */
-export function errnoCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
-}
-
-/** `no space left on device` for an ENOSPC error; the error's message for an unknown code. */
-export function describeWriteFailure(e: unknown): string {
-  const code = errnoCode(e);
-  if (code !== undefined && REASONS[code] !== undefined) return REASONS[code];
-  return thrownMessage(e);
-}
-
-/**
- * A file retrace was asked to write could not be written (disk full,
- * permission denied, a directory, a reader that went away): exit 3, like
- * any unavailable resource, with `could not write <path>: <reason>`.
- */
-export class OutputWriteError extends ServiceUnavailableError {
-  /** The errno code (`ENOSPC`), when the system gave one. */
-  readonly errno: string | undefined;
-  constructor(
-    /** The path as the user named it. */
-    readonly path: string,
-    cause: unknown,
-    /** Where the path led (a symlink's target), when that differs. */
-    readonly target?: string,
-  ) {
-    const via = target !== undefined && target !== path ? ` (→ ${target})` : "";
-    super("filesystem", `could not write ${path}${via}: ${describeWriteFailure(cause)}`, { cause });
-    this.errno = errnoCode(cause);
-  }
-}
-
 /**
  * The real cause of a write that failed with ENOENT though its folders
  * were being created: Node's recursive mkdir says ENOENT where the file
@@ -178,196 +122,6 @@ export async function realWriteFailure(path: string, e: unknown): Promise<unknow
   } catch (probeError) {
     return errnoCode(probeError) !== undefined && errnoCode(probeError) !== "ENOENT" ? probeError : e;
   }
-}
-
-function errnoError(code: string, path: string): NodeJS.ErrnoException {
-  const e = new Error(`${code}: ${REASONS[code] ?? code}, ${path}`) as NodeJS.ErrnoException;
-  e.code = code;
-  e.path = path;
-  return e;
-}
-
-/** Where a write goes once symlinks are followed. */
-export type Target =
-  | { kind: "fd"; fd: number; path: string }
-  | { kind: "stream"; path: string }
-  | { kind: "socket"; path: string }
-  | { kind: "file"; path: string; stats?: Stats };
-
-/** `-`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` (or this process's pid): the file descriptor, else undefined. */
-export function fdOfPath(p: string): number | undefined {
-  if (p === "-" || p === "/dev/stdout") return 1;
-  if (p === "/dev/stderr") return 2;
-  const m = /^\/(?:dev|proc\/(?:self|thread-self|(\d+)))\/fd\/(\d+)$/.exec(p);
-  if (m === null || (m[1] !== undefined && Number(m[1]) !== process.pid)) return undefined;
-  return Number(m[2]);
-}
-
-const MAX_SYMLINKS = 40;
-
-/**
- * Follows `path` to what a write must go into: symlinks resolved one hop at a
- * time (relative targets against the link's real directory), so a dangling
- * link gives its target path. A directory is EISDIR; a link cycle ELOOP.
- */
-export async function resolveTarget(path: string): Promise<Target> {
-  let p = path;
-  for (let hops = 0; ; hops++) {
-    const fd = fdOfPath(p);
-    if (fd !== undefined) return { kind: "fd", fd, path: p };
-    if (hops > MAX_SYMLINKS) throw errnoError("ELOOP", path);
-    let st: Stats;
-    try {
-      st = await lstat(p);
-    } catch (e) {
-      // A new path (its folders are created by the write; a file among them fails it there).
-      if (errnoCode(e) === "ENOENT" || errnoCode(e) === "ENOTDIR") return { kind: "file", path: p };
-      throw e;
-    }
-    if (st.isSymbolicLink()) {
-      p = resolve(await realpath(dirname(p)), await readlink(p));
-      continue;
-    }
-    if (st.isDirectory()) throw errnoError("EISDIR", p);
-    if (st.isFile()) return { kind: "file", path: p, stats: st };
-    if (st.isSocket()) return { kind: "socket", path: p };
-    return { kind: "stream", path: p }; // character or block device, FIFO
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Nothing the run read is replaced (docs/reliability.md, "Outputs").
-
-/** A file or folder the run reads: an output that resolves to it (or, for a folder, into it) is refused. */
-interface RunInput {
-  /** What it is, for the message (`the cases file`, `the KB folder`). */
-  what: string;
-  /** The path as the user named it. */
-  path: string;
-  /** Its real path (symlinks followed). */
-  real: string;
-  folder: boolean;
-  /** A folder whose every path is the run's (the KB: a new file in it is read by the next run), not only the files in it now. */
-  anythingInside: boolean;
-}
-
-const runInputs: RunInput[] = [];
-/** `dev:ino` of every file the run reads (the files in input folders too): a hardlink to one of them is the same file. */
-const inputInodes = new Map<string, RunInput>();
-/** How many files of an input folder are looked at for hardlinks (a larger folder is still guarded by path). */
-const MAX_FOLDER_FILES = 200_000;
-
-const inodeKey = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
-
-function walkInodes(dir: string, input: RunInput, budget: { left: number }): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    if (budget.left-- <= 0) return;
-    const p = join(dir, name);
-    let st: Stats;
-    try {
-      st = lstatSync(p);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) walkInodes(p, input, budget);
-    else if (st.isFile()) inputInodes.set(inodeKey(st), input);
-  }
-}
-
-/**
- * Declares a file or folder the run reads (cases, cards, the KB folder, a
- * baseline, a quarantine, a configuration, traces, a module): from now on
- * an output that resolves to it — by path, through symlinks, or as a
- * hardlink to the same file (device and inode) — is refused with exit 2,
- * by the preflight (`checkWritable`, `checkOutputs`) and by the writes
- * themselves, unless the write is the command's purpose (`inPlace`). For a
- * folder, each file in it is an input; with `anythingInside` (the KB) so is
- * every new path in it. A path that does not exist is ignored.
- */
-export function declareRunInput(path: string, what: string, o: { anythingInside?: boolean } = {}): void {
-  if (path === "" || fdOfPath(path) !== undefined) return;
-  let real: string;
-  let st: Stats;
-  try {
-    real = realpathSync(path);
-    st = statSync(real);
-  } catch {
-    return;
-  }
-  const folder = st.isDirectory();
-  if (!folder && !st.isFile()) return; // a FIFO or a device: nothing it holds can be replaced
-  const input: RunInput = { what, path, real, folder, anythingInside: folder && o.anythingInside === true };
-  runInputs.push(input);
-  if (folder) walkInodes(real, input, { left: MAX_FOLDER_FILES });
-  else inputInodes.set(inodeKey(st), input);
-}
-
-/** Forgets every declared input (tests; a process that runs several commands). */
-export function clearRunInputs(): void {
-  runInputs.length = 0;
-  inputInodes.clear();
-}
-
-/** The real path of `p`, which may not exist yet: its nearest existing ancestor's real path, then the rest. */
-function realPathOfNew(p: string): string {
-  const rest: string[] = [];
-  for (let q = resolve(p); ; q = dirname(q)) {
-    try {
-      return join(realpathSync(q), ...rest.reverse());
-    } catch {
-      if (dirname(q) === q) return resolve(p);
-      rest.push(basename(q));
-    }
-  }
-}
-
-/** The input an output written to the regular file `target` (a final path, symlinks followed) would replace, if any. */
-function inputAt(target: string, stats: Stats | undefined): { input: RunInput; hardlink: boolean } | undefined {
-  if (runInputs.length === 0) return undefined;
-  const real = realPathOfNew(target);
-  for (const input of runInputs) {
-    if (!input.folder) {
-      if (real === input.real) return { input, hardlink: false };
-      continue;
-    }
-    const inside = real.startsWith(input.real.endsWith(sep) ? input.real : input.real + sep);
-    if (inside && (input.anythingInside || stats !== undefined)) return { input, hardlink: false };
-  }
-  const same = stats !== undefined ? inputInodes.get(inodeKey(stats)) : undefined;
-  return same !== undefined ? { input: same, hardlink: true } : undefined;
-}
-
-/**
- * Refuses (InvalidArgumentError, exit 2, naming `option`) an output at
- * `path` that leads to a file or folder the run reads (declareRunInput).
- */
-export function refuseRunInput(path: string, option: string, target: Target): void {
-  if (target.kind !== "file") return;
-  let stats = target.stats;
-  if (stats === undefined)
-    try {
-      stats = statSync(target.path);
-    } catch {
-      stats = undefined;
-    }
-  const found = inputAt(target.path, stats);
-  if (found === undefined) return;
-  const { input, hardlink } = found;
-  const link = hardlink ? "a hard link to " : "";
-  const where = input.folder
-    ? `it is ${hardlink ? "a hard link to a file " : ""}inside ${input.path}, ${input.what} this run reads`
-    : `it is ${link}${input.path === path ? "" : `${input.path}, `}${input.what} this run reads`;
-  throw new InvalidArgumentError(
-    option,
-    `a path that is not an input of the run (${where}; nothing read is replaced)`,
-    path,
-  );
 }
 
 /** How a write relates to the run's inputs: `inPlace` when replacing an input is the command's purpose (`--update-baseline`, `label --merge --into`). */

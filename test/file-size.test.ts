@@ -15,9 +15,6 @@ const MAX_LINES = 450;
 
 /** Files still over MAX_LINES (path under the repository → lines today). Remove a file once it is split. */
 const OVER: Readonly<Record<string, number>> = {
-  "src/atomic.ts": 617,
-  "src/eval/report/aggregate.ts": 538,
-  "src/system.ts": 491,
 };
 
 /** Lines of every source file under src/ (generated bundles aside), by path relative to the repository. */

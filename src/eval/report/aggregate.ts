@@ -1,8 +1,8 @@
 /**
  * Aggregation of per-turn results into the report's numbers (docs/statistics.md).
- * Over 400 lines because `buildReport` assembles every section of the report
- * from one pass (means, splits, chance, deltas, answer side) and splitting it
- * would pass half-built reports between files:
+ * `buildReport` assembles every section of the report from one pass (means,
+ * splits, chance, deltas, answer side); the scores per key are collected by
+ * ./collect.ts and the split groups and their deltas made by ./split-deltas.ts:
  *
  * - the mean of each key is taken over the turns where the key is PRESENT
  *   (turn-weighted), always with its `n` (turns) and the number of cases
@@ -27,20 +27,17 @@
  *
  * Pure and synchronous; inputs are never mutated.
  */
-import { wordDeltaVerdict } from "./verdict.js";
 import { recallCurvesOf } from "./recall-curves.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { CASE_KINDS, LOCALES } from "../../kb/types.js";
 import { smallKbWarning } from "../measures/chance.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
-import { holmAdjust } from "../stats/holm.js";
 import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, withoutSynthetic } from "./parts.js";
 import { funnelOf, hasLongPositions, turnSplits } from "./funnel-stats.js";
 import { queryAttributionOf } from "./query-attribution.js";
-import { TRIAD_KEYS, turnChanceLevel } from "../measures/metrics.js";
+import { TRIAD_KEYS } from "../measures/metrics.js";
 import { judgmentsOf, measuresNotComputedOf } from "./judgments.js";
 import {
-  bootstrapDelta,
   clusterMean,
   ClusterMeanBatch,
   DEFAULT_RESAMPLE,
@@ -60,15 +57,20 @@ import {
   type TurnReport,
 } from "./types.js";
 import { vacuousKeys } from "./vacuous.js";
+import { CollectedTurns, summarizeAll } from "./collect.js";
+import {
+  DELTA_CORRECTION,
+  DELTA_TEST,
+  groupBy,
+  groupByCase,
+  splitDeltas,
+  type ExtraSplit,
+  type Resample,
+  type SplitForDeltas,
+} from "./split-deltas.js";
 
 export { artifactsOf } from "./vacuous.js";
-
-/** Significance level of the adjusted p-values (a delta is significant when its Holm-adjusted p is below it). */
-export const FAMILY_ALPHA = 0.05;
-/** How deltas are tested, as named in the report. */
-export const DELTA_TEST = "stratified percentile bootstrap of the difference; p inverted from the same interval";
-/** How p-values are adjusted, as named in the report. */
-export const DELTA_CORRECTION = "Holm–Bonferroni within each metric (all its split deltas form one family)";
+export { DELTA_CORRECTION, DELTA_TEST, FAMILY_ALPHA, type ExtraSplit } from "./split-deltas.js";
 
 export interface AggregateOptions {
   /** The evaluators that produced the results: their keys are the ones that can be vacuous. */
@@ -91,23 +93,6 @@ export interface AggregateOptions {
   extraSplits?: readonly ExtraSplit[];
   /** Cards per locale (N) and k, for the chance levels of the retrieval metrics; omitted → no chance levels. */
   chance?: { cardsPerLocale: Readonly<Record<string, number>>; k: number };
-}
-
-export interface ExtraSplit {
-  /** Key under `Report.splits`, e.g. "part"; not "kind" or "locale". */
-  name: string;
-  /** Group of a case, e.g. "tune" or "holdout"; undefined leaves the case out of this split. */
-  groupOf: (caseId: string) => string | undefined;
-  /** Canonical group order (others follow alphabetically). */
-  order?: readonly string[];
-  /** Group the others are compared with (default: the first group present). */
-  reference?: string;
-}
-
-interface Resample {
-  seed: number;
-  samples: number;
-  unit: ResampleUnit;
 }
 
 export interface Aggregation {
@@ -146,118 +131,6 @@ export function summarize(
   return agg;
 }
 
-/** Scores per key, in key order, over the given turns, each tagged with its case. */
-function collect(turns: readonly TurnReport[], keyOrder: readonly string[]): Map<string, ClusteredValue[]> {
-  const byKey = new Map<string, ClusteredValue[]>(keyOrder.map((k) => [k, []]));
-  for (const t of turns) {
-    for (const r of t.results) {
-      let arr = byKey.get(r.key);
-      if (arr === undefined) {
-        arr = [];
-        byKey.set(r.key, arr);
-      }
-      arr.push({ cluster: t.caseId, value: r.score });
-    }
-  }
-  return byKey;
-}
-
-/** A key's scores over a list of turns, each tagged with its case, and their mean chance level (undefined: none, see `collectWithChance`). */
-interface KeyValues {
-  values: ClusteredValue[];
-  chance: number | undefined;
-}
-
-/**
- * Scores per key, in key order, over the given turns (as `collect`), with
- * each key's mean chance level over the turns that have it: undefined when
- * the key has no chance level or a turn's locale has no card count. One
- * pass over the turns; each key's chance levels are added in turn order.
- */
-function collectWithChance(
-  turns: readonly TurnReport[],
-  keyOrder: readonly string[],
-  chance: AggregateOptions["chance"],
-): Map<string, KeyValues> {
-  const byKey = new Map<string, KeyValues>(keyOrder.map((k) => [k, { values: [], chance: undefined }]));
-  // Per key: the chance levels' sum and count, or null once a turn has none.
-  const chanceOf = new Map<string, { sum: number; n: number } | null>();
-  for (const t of turns) {
-    const N = chance?.cardsPerLocale[t.locale];
-    for (let i = 0; i < t.results.length; i++) {
-      const r = t.results[i]!;
-      let kv = byKey.get(r.key);
-      if (kv === undefined) {
-        kv = { values: [], chance: undefined };
-        byKey.set(r.key, kv);
-      }
-      kv.values.push({ cluster: t.caseId, value: r.score });
-      if (chance === undefined) continue;
-      // A turn counts once per key, however many results it has of it.
-      let again = false;
-      for (let j = 0; j < i && !again; j++) again = t.results[j]!.key === r.key;
-      if (again) continue;
-      let acc = chanceOf.get(r.key);
-      if (acc === null) continue;
-      // A graded turn's nDCG@k has the chance level of its gains (turnChanceLevel).
-      const c = N === undefined ? null : turnChanceLevel(r.key, N, t, chance.k);
-      if (c === null) {
-        chanceOf.set(r.key, null);
-        continue;
-      }
-      if (acc === undefined) {
-        acc = { sum: 0, n: 0 };
-        chanceOf.set(r.key, acc);
-      }
-      acc.sum += c;
-      acc.n++;
-    }
-  }
-  for (const [key, acc] of chanceOf) if (acc !== null && acc.n > 0) byKey.get(key)!.chance = acc.sum / acc.n;
-  return byKey;
-}
-
-/**
- * `collectWithChance`, once per distinct list of turns: the split groups of
- * a report often hold every turn (one kind, one locale), and such a group's
- * scores and chance levels are those of the whole list.
- */
-class CollectedTurns {
-  private readonly seen: { turns: readonly TurnReport[]; byKey: Map<string, KeyValues> }[] = [];
-  constructor(
-    private readonly order: readonly string[],
-    private readonly chance: AggregateOptions["chance"],
-  ) {}
-  of(turns: readonly TurnReport[]): Map<string, KeyValues> {
-    for (const s of this.seen)
-      if (s.turns.length === turns.length && s.turns.every((t, i) => t === turns[i])) return s.byKey;
-    const byKey = collectWithChance(turns, this.order, this.chance);
-    this.seen.push({ turns, byKey });
-    return byKey;
-  }
-}
-
-/** The aggregates of `turns`, their intervals filled in when `batch` runs (the key order of each aggregate is that of `summarize`, then `chance`). */
-function summarizeAll(
-  turns: readonly TurnReport[],
-  collected: CollectedTurns,
-  batch: ClusterMeanBatch,
-): Record<string, Aggregate> {
-  const out: Record<string, Aggregate> = {};
-  for (const [key, { values, chance: c }] of collected.of(turns)) {
-    if (values.length === 0) continue;
-    // The callback runs when the batch does, after the aggregate is made below.
-    const m = batch.add(values, (ci95) => {
-      const agg = out[key]!;
-      if (ci95 !== null) agg.ci95 = ci95;
-      if (c !== undefined) agg.chance = c;
-    });
-    if (m === null) throw new InvalidArgumentError("values", "a non-empty list of scores", []);
-    out[key] = { mean: m.mean, n: m.n, nCases: m.nCases };
-  }
-  return out;
-}
-
 /** Declared keys first (evaluator order), then any undeclared key seen in results, alphabetically. */
 function keyOrder(turns: readonly TurnReport[], evaluators: readonly EvaluatorSpec[]): string[] {
   const declared: string[] = [];
@@ -265,94 +138,6 @@ function keyOrder(turns: readonly TurnReport[], evaluators: readonly EvaluatorSp
   const extra = new Set<string>();
   for (const t of turns) for (const r of t.results) if (!declared.includes(r.key)) extra.add(r.key);
   return [...declared, ...[...extra].sort()];
-}
-
-/** Groups in a canonical order: the known values first (in their order), then others alphabetically. */
-function groupBy(
-  turns: readonly TurnReport[],
-  field: "kind" | "locale",
-  known: readonly string[],
-): Map<string, TurnReport[]> {
-  const seen = new Map<string, TurnReport[]>();
-  for (const t of turns) {
-    const g = t[field];
-    const arr = seen.get(g);
-    if (arr === undefined) seen.set(g, [t]);
-    else arr.push(t);
-  }
-  const order = [...known.filter((g) => seen.has(g)), ...[...seen.keys()].filter((g) => !known.includes(g)).sort()];
-  return new Map(order.map((g) => [g, seen.get(g) as TurnReport[]]));
-}
-
-/** Groups of an extra split, in its canonical order; turns of cases without a group are left out. */
-function groupByCase(turns: readonly TurnReport[], split: ExtraSplit): Map<string, TurnReport[]> {
-  const seen = new Map<string, TurnReport[]>();
-  for (const t of turns) {
-    const g = split.groupOf(t.caseId);
-    if (g === undefined) continue;
-    const arr = seen.get(g);
-    if (arr === undefined) seen.set(g, [t]);
-    else arr.push(t);
-  }
-  const known = split.order ?? [];
-  const order = [...known.filter((g) => seen.has(g)), ...[...seen.keys()].filter((g) => !known.includes(g)).sort()];
-  return new Map(order.map((g) => [g, seen.get(g) as TurnReport[]]));
-}
-
-/** One split dimension for deltas: its name, its groups (canonical order) and the reference group. */
-interface SplitForDeltas {
-  split: string;
-  groups: Map<string, TurnReport[]>;
-  reference: string | undefined;
-}
-
-/**
- * Deltas of every non-reference group against the reference group of each
- * split, for each key; then, per key, the Holm adjustment over all of that
- * key's deltas (every split together).
- */
-function splitDeltas(splits: readonly SplitForDeltas[], keys: readonly string[], opts: Resample): GroupDelta[] {
-  const deltas: GroupDelta[] = [];
-  for (const key of keys) {
-    const family: GroupDelta[] = [];
-    for (const { split, groups, reference } of splits) {
-      if (groups.size < 2) continue;
-      const ref = reference !== undefined && groups.has(reference) ? reference : ([...groups.keys()][0] as string);
-      const refValues = collect(groups.get(ref) as TurnReport[], [key]).get(key) as ClusteredValue[];
-      if (refValues.length === 0) continue;
-      for (const [group, turns] of groups) {
-        if (group === ref) continue;
-        const values = collect(turns, [key]).get(key) as ClusteredValue[];
-        const test = bootstrapDelta(refValues, values, opts);
-        if (test === null) continue;
-        const d: GroupDelta = {
-          key,
-          split,
-          group,
-          reference: ref,
-          nGroup: test.nB,
-          nReference: test.nA,
-          nCasesGroup: test.nCasesB,
-          nCasesReference: test.nCasesA,
-          meanGroup: test.meanB,
-          meanReference: test.meanA,
-          diff: test.diff,
-          pValue: test.pValue,
-        };
-        if (test.ci95 !== null) d.ci95 = test.ci95;
-        family.push(d);
-      }
-    }
-    const adjusted = holmAdjust(family.map((d) => d.pValue));
-    family.forEach((d, i) => {
-      d.pAdjusted = adjusted[i] as number;
-      d.familySize = family.length;
-      d.significant = (adjusted[i] as number) < FAMILY_ALPHA;
-      d.verdict = wordDeltaVerdict(d); // worded once, here; every rendering prints it
-    });
-    deltas.push(...family);
-  }
-  return deltas;
 }
 
 /** Small-KB warnings for the locales present in the turns, in canonical locale order. */
