@@ -71,7 +71,16 @@ export interface RunSide {
   data?: Report | Baseline;
 }
 
-export type { Comparison, ComparisonMethod, FunnelComparison, KeyComparison, MovedTurn, TurnFlip };
+export type {
+  Comparison,
+  ComparisonMethod,
+  FunnelChangeRow,
+  FunnelComparison,
+  FunnelCount,
+  KeyComparison,
+  MovedTurn,
+  TurnFlip,
+};
 export { COMPARISON_VERSION, SHIFT_THRESHOLD };
 
 export interface CompareOptions {
