@@ -20,6 +20,8 @@
  * A process that finds a live lock waits (polling), saying once who holds
  * it and for how long it will wait. A lock that cannot be written (disk
  * full) is OutputWriteError, exit 3 with the cause, and leaves no file.
+ * Why this is not a lock-file library (a heartbeat a blocked holder cannot
+ * keep): docs/decisions/0008-data-dir-lock-stays-hand-written.md.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, type Stats } from "node:fs";

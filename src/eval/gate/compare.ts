@@ -35,7 +35,9 @@ import {
   SHIFT_THRESHOLD,
   type Comparison,
   type ComparisonMethod,
+  type FunnelChangeRow,
   type FunnelComparison,
+  type FunnelCount,
   type KeyComparison,
   type MovedTurn,
   type TurnFlip,
@@ -54,7 +56,7 @@ import {
 } from "../stats/bootstrap.js";
 import { parseReport } from "../report/schemas.js";
 import { funnelDiff, funnelStages, perTurnStages } from "../report/funnel-stats.js";
-import type { Report, TurnReport } from "../report/types.js";
+import type { FunnelStage, Report, TurnReport } from "../report/types.js";
 import { parseJsonOrThrow } from "../../kb/json.js";
 
 export interface RunSide {
@@ -69,7 +71,16 @@ export interface RunSide {
   data?: Report | Baseline;
 }
 
-export type { Comparison, ComparisonMethod, FunnelComparison, KeyComparison, MovedTurn, TurnFlip };
+export type {
+  Comparison,
+  ComparisonMethod,
+  FunnelChangeRow,
+  FunnelComparison,
+  FunnelCount,
+  KeyComparison,
+  MovedTurn,
+  TurnFlip,
+};
 export { COMPARISON_VERSION, SHIFT_THRESHOLD };
 
 export interface CompareOptions {
@@ -311,6 +322,34 @@ export function compareFunnels(a: RunSide, b: RunSide, opts: CompareOptions = {}
   return { a: funnelStages(ta, o), b: funnelStages(tb, o), diff: funnelDiff(perTurnStages(ta), perTurnStages(tb), o) };
 }
 
+/**
+ * The change of the stage funnel between two reports, row per stage (A's
+ * stages in order, then those only B measured): each run's count as its
+ * report's `funnel.stages` counted it and B − A in turns. Null unless both
+ * sides are reports with a funnel.
+ */
+export function funnelChange(a: RunSide, b: RunSide): FunnelChangeRow[] | null {
+  const stagesOf = (s: RunSide) =>
+    s.data !== undefined && !("perTurn" in s.data) ? (s.data.funnel?.stages ?? []) : [];
+  const before = stagesOf(a);
+  const now = stagesOf(b);
+  if (before.length === 0 || now.length === 0) return null;
+  const count = (r: FunnelStage | undefined): FunnelCount | null =>
+    r === undefined ? null : { present: r.present, n: r.n, share: r.share };
+  const stages = [...before, ...now.filter((r) => !before.some((x) => x.stage === r.stage))];
+  return stages.map((s) => {
+    const x = before.find((r) => r.stage === s.stage);
+    const y = now.find((r) => r.stage === s.stage);
+    return {
+      stage: s.stage,
+      label: s.label,
+      a: count(x),
+      b: count(y),
+      turns: x !== undefined && y !== undefined ? y.present - x.present : null,
+    };
+  });
+}
+
 /** A run side of an in-memory report or baseline (`file` names it in messages). */
 export function runSideOf(file: string, data: Report | Baseline): RunSide {
   if ("perTurn" in data) {
@@ -350,6 +389,7 @@ export function buildComparison(a: RunSide, b: RunSide, opts: CompareOptions = {
   const flips = turnFlips(a, b);
   const funnels = compareFunnels(a, b, opts);
   const held = heldOutTurns(a, b);
+  const change = funnelChange(a, b);
   return {
     version: COMPARISON_VERSION,
     a: a.file,
@@ -369,6 +409,7 @@ export function buildComparison(a: RunSide, b: RunSide, opts: CompareOptions = {
     moved: { threshold: SHIFT_THRESHOLD, turns: movedTurns(a, b) },
     heldOutTurns: held === null ? null : held.size,
     ...(funnels !== null ? { funnels } : {}),
+    ...(change !== null ? { funnelChange: change } : {}),
   };
 }
 

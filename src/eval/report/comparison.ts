@@ -78,6 +78,28 @@ export interface FunnelComparison {
   diff: FunnelStageDiff[];
 }
 
+/** One run's count at a funnel stage, as its report counted it (`funnel.stages`). */
+export interface FunnelCount {
+  present: number;
+  n: number;
+  share: number;
+}
+
+/**
+ * One row of the stage funnel's change between two reports (the pull-request
+ * comment's table): each run's count as its report counted it, and B − A in
+ * turns. Stages in A's order, then the stages only B measured.
+ */
+export interface FunnelChangeRow {
+  stage: string;
+  label: string;
+  /** null: that run did not measure the stage. */
+  a: FunnelCount | null;
+  b: FunnelCount | null;
+  /** B's present − A's present (gold-bearing turns with gold at the stage); null unless both measured it. */
+  turns: number | null;
+}
+
 /** A run property that differs between two runs (src/eval/gate/run-diff.ts). */
 export interface RunDifference {
   /** Dotted path in the report (`run.embedder`, `run.retrieval.en.denseK`; per-locale paths that differ alike are merged: `run.retrieval.{en,de}.denseK`). */
@@ -116,4 +138,6 @@ export interface Comparison {
   heldOutTurns: number | null;
   /** Both stage funnels and their paired differences; absent when a side is a baseline (no per-turn stages). */
   funnels?: FunnelComparison;
+  /** Both reports' funnel counts per stage and the change in turns; absent unless both sides are reports with a funnel. */
+  funnelChange?: FunnelChangeRow[];
 }

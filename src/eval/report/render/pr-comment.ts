@@ -15,11 +15,11 @@
  * comment over 65,536 characters), whatever the size of the run. Pure and
  * deterministic: the same report and baseline give the same body.
  */
-import type { Comparison, MovedTurn, TurnFlip } from "../comparison.js";
+import type { Comparison, FunnelCount, MovedTurn, TurnFlip } from "../comparison.js";
 import { HIT_KEY } from "../../measures/metrics.js";
 import { turnKey } from "../../stats/bootstrap.js";
 import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "./shared.js";
-import type { FunnelStage, Report } from "../types.js";
+import type { Report } from "../types.js";
 import { mdCode, mdText } from "./markdown-escape.js";
 
 /** GitHub's limit on an issue or pull-request comment body, in characters. */
@@ -139,16 +139,17 @@ function flipLinesOf(flips: readonly TurnFlip[], report: Report): string[] {
   return lines;
 }
 
-/** The report's stage funnel (src/eval/report/funnel-stats.ts), and its change against the reference report's: present / n per stage, as the report counted them. */
-function funnelLines(report: Report, reference: Report | null): string[] {
+/** A share as a percentage with one decimal (formatting only: the share is the report's). */
+const pct = (share: number, n: number) => (n === 0 ? "—" : `${(100 * share).toFixed(1)}%`);
+
+/** The report's stage funnel (src/eval/report/funnel-stats.ts), and its change against the reference report's as the comparison computed it (`funnelChange`): present / n per stage, as each report counted them. */
+function funnelLines(report: Report, c: Comparison | null): string[] {
   const now = report.funnel?.stages ?? [];
   if (now.length === 0) return [];
-  const before = reference?.funnel?.stages ?? [];
-  const share = (n: number, of: number) => (of === 0 ? "—" : `${((100 * n) / of).toFixed(1)}%`);
-  const label = (s: FunnelStage) => s.label;
-  if (before.length === 0) {
+  const change = c?.funnelChange;
+  if (change === undefined) {
     const lines = ["| stage | gold-bearing turns with gold | share |", "|---|---|---|"];
-    for (const r of now) lines.push(`| ${md(label(r))} | ${r.present} / ${r.n} | ${share(r.present, r.n)} |`);
+    for (const r of now) lines.push(`| ${md(r.label)} | ${r.present} / ${r.n} | ${pct(r.share, r.n)} |`);
     return [
       "### Stage funnel",
       "",
@@ -157,19 +158,12 @@ function funnelLines(report: Report, reference: Report | null): string[] {
       "No reference report: the funnel's change needs one (`retrace compare A.json B.json --out pr-comment:FILE`).",
     ];
   }
+  const side = (x: FunnelCount | null) => (x === null ? "—" : `${x.present} / ${x.n} (${pct(x.share, x.n)})`);
   const lines = ["| stage | reference | this run | Δ turns |", "|---|---|---|---|"];
-  const stages = [...before, ...now.filter((r) => !before.some((b) => b.stage === r.stage))];
-  for (const s of stages) {
-    const a = before.find((r) => r.stage === s.stage);
-    const b = now.find((r) => r.stage === s.stage);
-    const d =
-      a !== undefined && b !== undefined
-        ? `${b.present - a.present >= 0 ? "+" : "−"}${Math.abs(b.present - a.present)}`
-        : "—";
+  for (const r of change)
     lines.push(
-      `| ${md(label(s))} | ${a === undefined ? "—" : `${a.present} / ${a.n} (${share(a.present, a.n)})`} | ${b === undefined ? "—" : `${b.present} / ${b.n} (${share(b.present, b.n)})`} | ${d} |`,
+      `| ${md(r.label)} | ${side(r.a)} | ${side(r.b)} | ${r.turns === null ? "—" : `${r.turns >= 0 ? "+" : "−"}${Math.abs(r.turns)}`} |`,
     );
-  }
   return ["### Stage funnel change", "", ...lines];
 }
 
@@ -198,7 +192,7 @@ export function renderPrComment(report: Report, o: PrCommentOptions): string {
     [`## ${md(o.title ?? "retrace")}`, "", ...verdictLines(report)],
     metricLines(report, c),
     c !== null ? flipLinesOf(c.flips.turns, report) : [],
-    funnelLines(report, o.referenceReport ?? null),
+    funnelLines(report, c),
     c !== null ? movedLines(c, report.run.k) : [],
     [
       `<sub>${md(report.run.embedder ?? "no retrieval")} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${c !== null ? ` · reference ${md(c.a, 120)}` : ""}${c !== null && c.heldOutTurns !== null ? ` · ${c.heldOutTurns} held-out turns` : ""}</sub>`,

@@ -1,0 +1,151 @@
+/**
+ * Renderers compute nothing (issue 55, item 2): the pull-request comment's
+ * stage-funnel change is the comparison's (`funnelChange`, built once by
+ * buildComparison), and no renderer (src/eval/report/render/, the HTML pages
+ * and their browser script) imports the modules that compute statistics or
+ * metrics: they format what the report and the comparison carry.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildComparison, runSideOf } from "../../src/eval/gate/compare.js";
+import { renderPrComment } from "../../src/eval/report/render/pr-comment.js";
+import type { FunnelStage, Report } from "../../src/eval/report/types.js";
+import { ROOT } from "../helpers/cli.js";
+import { fixtureReport } from "./report-fixture.js";
+
+const stage = (id: string, present: number, n: number): FunnelStage => ({
+  stage: id,
+  label: id,
+  n,
+  present,
+  nCases: n,
+  share: present / n,
+});
+const withFunnel = (r: Report, stages: FunnelStage[]): Report => ({ ...r, funnel: { stages, splits: {} } });
+
+describe("the stage funnel's change is computed once, in the comparison", () => {
+  it("buildComparison carries each report's counts and B − A in turns; the PR comment prints them", async () => {
+    const base = await fixtureReport();
+    // A: dense 3/4, fused 3/4, final 2/4; B: dense 4/4, fused 2/4, final 2/4, reranked 1/4 (only B).
+    const a = withFunnel(base, [stage("dense", 3, 4), stage("fused", 3, 4), stage("final", 2, 4)]);
+    const b = withFunnel(base, [
+      stage("dense", 4, 4),
+      stage("fused", 2, 4),
+      stage("reranked", 1, 4),
+      stage("final", 2, 4),
+    ]);
+    const c = buildComparison(runSideOf("a.json", a), runSideOf("b.json", b));
+    expect(c.funnelChange!.map((r) => [r.stage, r.turns])).toEqual([
+      ["dense", 1], // 4 − 3
+      ["fused", -1], // 2 − 3
+      ["final", 0],
+      ["reranked", null], // only B measured it: after A's stages
+    ]);
+    expect(c.funnelChange![0]!.a).toEqual({ present: 3, n: 4, share: 0.75 });
+    const comment = renderPrComment(b, { comparison: c });
+    expect(comment).toContain("| dense | 3 / 4 (75.0%) | 4 / 4 (100.0%) | +1 |");
+    expect(comment).toContain("| fused | 3 / 4 (75.0%) | 2 / 4 (50.0%) | −1 |");
+    expect(comment).toContain("| reranked | — | 1 / 4 (25.0%) | — |");
+  });
+
+  it("the PR comment formats the comparison's numbers and subtracts nothing itself", async () => {
+    const base = await fixtureReport();
+    const a = withFunnel(base, [stage("final", 2, 4)]);
+    const b = withFunnel(base, [stage("final", 2, 4)]);
+    const c = buildComparison(runSideOf("a.json", a), runSideOf("b.json", b));
+    // A planted change (the counts say 0): the comment shows the comparison's figure.
+    const planted = { ...c, funnelChange: [{ ...c.funnelChange![0]!, turns: 7 }] };
+    expect(renderPrComment(b, { comparison: planted })).toContain("| final | 2 / 4 (50.0%) | 2 / 4 (50.0%) | +7 |");
+  });
+
+  it("a reference without a funnel: no change rows, the comment says a reference report is needed", async () => {
+    const { funnel: _funnel, ...base } = await fixtureReport();
+    const b = withFunnel(base, [stage("final", 2, 4)]);
+    const c = buildComparison(runSideOf("a.json", base), runSideOf("b.json", b));
+    expect(c.funnelChange).toBeUndefined();
+    expect(renderPrComment(b, { comparison: c })).toContain("No reference report: the funnel's change needs one");
+  });
+});
+
+/** Modules that compute (statistics, metrics, comparisons, aggregates): a renderer imports none of them. */
+const COMPUTING = [
+  /^src\/eval\/stats\//,
+  /^src\/eval\/measures\/(ranked|chance)\.ts$/,
+  /^src\/eval\/gate\//,
+  /^src\/eval\/report\/(aggregate|funnel-stats)\.ts$/,
+];
+/** Names a renderer may take from a computing module: a key's spelling and a constant of the wording, no computation. */
+const ALLOWED_NAMES: Readonly<Record<string, readonly string[]>> = {
+  "src/eval/stats/bootstrap.ts": ["turnKey", "SIGNIFICANCE_LEVEL"],
+  "src/eval/report/funnel-stats.ts": ["positionLabel"],
+};
+/** The metric functions re-exported by the registry (src/eval/measures/metrics.ts): not for renderers either. */
+const METRIC_FUNCTIONS =
+  /^(hitAtK|recallAtK|ndcgAtK|precisionAtK|reciprocalRankAtK|judgedAtK|unjudgedAtK|unjudgedShareAtK|bpref|chanceLevel|turnChanceLevel)$/;
+
+/** The violations of one renderer's source: `file: import {names} from module`. */
+function violations(file: string, text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/import\s+(type\s+)?(?:\{([^}]*)\}|[\w*\s]+as\s+\w+|\w+)\s+from\s+"([^"]+)"/g)) {
+    const typeOnly = m[1] !== undefined;
+    const names = (m[2] ?? "*")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "" && !s.startsWith("type "))
+      .map((s) => s.split(/\s+as\s+/)[0]!);
+    const spec = m[3]!;
+    if (!spec.startsWith(".")) continue;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, ".ts");
+    if (typeOnly || names.length === 0) continue;
+    if (target === "src/eval/measures/metrics.ts") {
+      for (const n of names) if (METRIC_FUNCTIONS.test(n)) out.push(`${file}: ${n} from ${target}`);
+      continue;
+    }
+    if (!COMPUTING.some((re) => re.test(target))) continue;
+    const allowed = ALLOWED_NAMES[target] ?? [];
+    for (const n of names) if (!allowed.includes(n)) out.push(`${file}: ${n} from ${target}`);
+  }
+  return out;
+}
+
+/** The renderers: the terminal, markdown, JUnit, PR comment and compare text, the HTML pages and their browser script. */
+function rendererFiles(): string[] {
+  const files: string[] = ["src/eval/report/render.ts"];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(rel);
+      else if (e.name.endsWith(".ts") && !e.name.includes(".generated.")) files.push(rel);
+    }
+  };
+  walk("src/eval/report/render");
+  walk("src/eval/report/html");
+  return files;
+}
+
+describe("no renderer imports a computing module", () => {
+  it("finds the renderers", () => {
+    const files = rendererFiles();
+    expect(files).toContain("src/eval/report/render/pr-comment.ts");
+    expect(files).toContain("src/eval/report/html/compare-page.ts");
+    expect(files).toContain("src/eval/report/html/browser/funnel.ts");
+  });
+
+  it("fires on a renderer that would run a bootstrap or a metric (the check is live)", () => {
+    const f = "src/eval/report/render/pr-comment.ts";
+    expect(violations(f, `import { pairedBootstrap, turnKey } from "../../stats/bootstrap.js";`)).toEqual([
+      `${f}: pairedBootstrap from src/eval/stats/bootstrap.ts`,
+    ]);
+    expect(violations(f, `import { buildComparison } from "../../gate/compare.js";`)).toHaveLength(1);
+    expect(violations(f, `import {\n  HIT_KEY,\n  ndcgAtK,\n} from "../../measures/metrics.js";`)).toEqual([
+      `${f}: ndcgAtK from src/eval/measures/metrics.ts`,
+    ]);
+    expect(violations(f, `import type { Comparison } from "../../gate/compare.js";`)).toEqual([]);
+  });
+
+  it("every renderer formats only", () => {
+    const found = rendererFiles().flatMap((f) => violations(f, readFileSync(path.join(ROOT, f), "utf8")));
+    expect(found).toEqual([]);
+  });
+});
