@@ -10,7 +10,8 @@
 // Use-cases (src/app/): what the `retrace` commands run, as functions of plain options that return
 // their results, print nothing (log lines and the progress you ask for go to stderr) and throw typed errors.
 export { runEval, runGraphEval } from "./app/sources/registry.js";
-export { sweepEval, openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
+export { openEvalSystem, type EvalOutcome, type SystemSettings } from "./app/eval.js";
+export { sweepEval } from "./app/own-graph/eval.js";
 export { planEval, baselineFileFor, EVAL_DEFAULTS, type EvalOptions, type EvalPlan } from "./app/eval-plan.js";
 export { loadGraphData, type ExternalGraphOptions, type GraphEvalOptions } from "./app/graph-eval.js";
 export {

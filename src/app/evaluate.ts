@@ -1,7 +1,7 @@
 /**
  * The one body of every eval (`retrace eval`, with or without `--graph` or
  * `--traces`): whatever the source of the turns — retrace's own graph
- * (./eval.ts), a graph of your own or recorded traces (./graph-eval.ts) —
+ * (./own-graph/eval.ts), a graph of your own or recorded traces (./graph-eval.ts) —
  * once the source has checked what it can before anything starts, its sweep
  * runs here and everything after it is the same: error texts redacted,
  * repeats combined, the report built with its intervals, attribution,

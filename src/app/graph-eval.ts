@@ -83,7 +83,6 @@ export { idOptionsFor, loadGraphData, sweepGraph, sweepGraphHere, type GraphSwee
 export const GRAPH_COUNTERFACTUAL_OFF =
   "not asked for: a --graph run attributes queries only with --counterfactual, which invokes your retriever again with each gold-bearing turn's raw message and standalone question (extra retriever calls; the retriever must be side-effect free)";
 
-
 /** Whether a graph run does counterfactual retrieval, and why not (the report's `queryAttribution` header). */
 export function graphCounterfactualOf(o: Pick<ExternalGraphOptions, "counterfactual">): {
   enabled: boolean;

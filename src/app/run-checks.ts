@@ -1,6 +1,6 @@
 /**
  * What every source's eval does the same way before its sweep, written once
- * (retrace's own graph: ./eval-plan.ts and ./eval.ts; a graph of yours and
+ * (retrace's own graph: ./eval-plan.ts and ./own-graph/eval.ts; a graph of yours and
  * recorded traces: ./graph-eval.ts `runModuleEval`): the baseline-writing
  * rules, the `--quarantine` file read against the cases, and the judge
  * module opened. Typed errors (exit 2), nothing printed.

@@ -1,6 +1,6 @@
 /**
  * The source of an eval's turns, one interface for its three kinds:
- * retrace's own graph (src/app/eval.ts), a graph of your own (`--graph`,
+ * retrace's own graph (src/app/own-graph/eval.ts), a graph of your own (`--graph`,
  * src/app/graph-eval.ts) and recorded traces (`--traces`,
  * src/app/traces-eval.ts). Everything after the sweep — the report, gates,
  * baseline, renderers — is the one body of src/app/evaluate.ts.

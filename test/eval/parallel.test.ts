@@ -10,7 +10,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataValidationError, exitCodeOf, InvalidArgumentError } from "../../src/errors.js";
-import { traceFactsOf } from "../../src/app/eval.js";
+import { traceFactsOf } from "../../src/app/own-graph/eval.js";
 import {
   ownCounterfactual,
   ownGraphCaseOptions,

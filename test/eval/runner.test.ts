@@ -9,7 +9,7 @@ import { BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
 import { beforeAll, describe, expect, it } from "vitest";
 import { explainGold, ordinal } from "../../src/eval/report/attribution.js";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
-import { traceFactsOf } from "../../src/app/eval.js";
+import { traceFactsOf } from "../../src/app/own-graph/eval.js";
 import { OWN_GRAPH_CAPTURE } from "../../src/app/own-graph/parallel.js";
 import {
   runGraphSweep,

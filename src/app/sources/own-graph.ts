@@ -2,7 +2,7 @@
  * retrace's own graph as a source (the default: neither `--graph` nor
  * `--traces`): the agent graph over the KB's store, run turn by turn, its
  * retrieval read from the trace the graph writes to its state. Its sweep and
- * header are ../eval.ts `ownGraphSource`; the eval's checks before a store
+ * header are ../own-graph/eval.ts `ownGraphSource`; the eval's checks before a store
  * starts are ../eval-plan.ts `planEval`.
  */
 import { GRAPH_ONLY_SETTINGS, TRACES_ONLY_SETTINGS, type Source } from "./source.js";
@@ -25,5 +25,5 @@ export const ownGraph = {
     },
     { mode: "without --traces", settings: TRACES_ONLY_SETTINGS },
   ],
-  run: async (options, hooks) => (await import("../eval.js")).runOwnGraphEval(options, hooks),
+  run: async (options, hooks) => (await import("../own-graph/eval.js")).runOwnGraphEval(options, hooks),
 } satisfies Source<"own">;

@@ -2,7 +2,7 @@
  * What `retrace eval` and `retrace start` do once their options are parsed
  * (./eval.ts registers them and loads this module only when the command
  * runs, so that `retrace eval --help` loads no use-case): the eval sweep of
- * retrace's own graph (src/app/eval.ts), of yours with `--graph`, or of
+ * retrace's own graph (src/app/own-graph/eval.ts), of yours with `--graph`, or of
  * recorded traces with `--traces` (src/app/graph-eval.ts); it prints the
  * report, writes the files asked for and turns the gate into the exit code.
  */

@@ -1,5 +1,5 @@
 /**
- * The `--repeat N` loop of every sweep (retrace's own graph, src/app/eval.ts,
+ * The `--repeat N` loop of every sweep (retrace's own graph, src/app/own-graph/eval.ts,
  * and yours, src/app/graph-eval.ts; docs/ci.md, "Repeats and flaky turns"):
  * the same sweep N times, one after the other, each repeat on threads of its
  * own (`<random>:` for one run, `<random>:r<i>:` for repeat i), so no repeat
