@@ -180,7 +180,8 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
   ];
   if (conversation.length > 0) lines.push("", ...conversation);
 
-  lines.push("");
+  // The missed turns follow the conversation lines (their bold heading sets them apart); after the table itself, a blank line.
+  if (conversation.length === 0) lines.push("");
   if (report.vacuous.includes(HIT_KEY)) {
     lines.push(`missed turns: ${vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured")}`);
   } else {
@@ -222,7 +223,7 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
   lines.push(
     paint("dim", `note: per-group intervals, turn positions, methods: --verbose, --out markdown:FILE or html:FILE.`),
   );
-  lines.push("");
+  // The gate line right under the notes: one row less on the first screen (issue 50: 40 rows at 100 columns with a local Chroma's start-up lines).
   lines.push(...gateLines(report, paint));
   return lines;
 }
