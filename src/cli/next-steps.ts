@@ -6,18 +6,19 @@
  * baseline and gate on it, evaluate your own graph. Read from the report and
  * the options only; nothing is computed here that the report does not hold.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Report } from "../eval/report/types.js";
 import { missedTurns } from "../eval/report/render/shared.js";
 import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { shellLine } from "../shell.js";
 import { outFile, type OutTarget } from "./out-formats.js";
+import { SETTINGS } from "./settings-schema.js";
 
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
 export interface RunArgs {
   graph?: string;
-  /** `eval --traces`: the recording (no `trace` step: a recorded turn cannot be run again). */
+  /** `eval --traces`: the recording (the `trace` line traces the missed turn from it: `trace --traces`). */
   traces?: string;
   kb?: string;
   cases?: string;
@@ -61,6 +62,49 @@ function sameRun(o: RunArgs): string[] {
   return a;
 }
 
+/** A `--config` value as JSON: inline JSON as typed, else the file it names; null when it cannot be read as a JSON object. */
+function configValue(arg: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(arg.trimStart().startsWith("{") ? arg : readFileSync(arg, "utf8"));
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The settings of the schema `retrace trace` does not read (`run.concurrency`, `run.seed`, …): trace refuses them. */
+const NOT_TRACE = new Set(SETTINGS.filter((s) => !s.commands.includes("trace")).map((s) => s.key));
+
+/**
+ * The run's `--config` values for its `trace` line: each as typed when trace
+ * reads every setting it holds; else what trace reads of it, inline (the
+ * run's `run.configurable`, history, retrieval settings, `traces` filters are
+ * kept; `run.concurrency`, `run.seed`, … which `trace` refuses, left out); a
+ * value left with nothing is dropped. A value that cannot be read is kept as
+ * typed (the run read it: it is one).
+ */
+export function traceConfigArgs(configArgs: readonly string[]): string[] {
+  return configArgs.flatMap((arg) => {
+    const v = configValue(arg);
+    if (v === null) return [arg];
+    let dropped = false;
+    const kept: Record<string, unknown> = {};
+    for (const [section, body] of Object.entries(v)) {
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        kept[section] = body;
+        continue;
+      }
+      const inner = Object.fromEntries(
+        Object.entries(body as Record<string, unknown>).filter(([key]) => !NOT_TRACE.has(`${section}.${key}`)),
+      );
+      if (Object.keys(inner).length < Object.keys(body).length) dropped = true;
+      if (Object.keys(inner).length > 0) kept[section] = inner;
+    }
+    if (!dropped) return [arg];
+    return Object.keys(kept).length > 0 ? [JSON.stringify(kept)] : [];
+  });
+}
+
 /**
  * The "Next:" lines after a finished run; empty for a shard (its merge comes
  * next). `baseline`: whether the run was compared with one, and whether the
@@ -72,10 +116,12 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
   const gates = (keep: (g: string) => boolean) => (o.gatesTyped ?? []).filter(keep).flatMap((g) => ["--gate", g]);
   const evalRun = [...run, ...gates(() => true)];
   const graphArgs = o.graph !== undefined ? ["--graph", o.graph] : [];
-  const data = run.filter((_, i) => !(o.graph !== undefined && i < 2)); // everything but --graph
+  // The trace line: everything but --graph (it goes before the case), with the --config values trace reads.
+  const data = sameRun({ ...o, graph: undefined, configArgs: traceConfigArgs(o.configArgs ?? []) });
   const lines: string[] = [];
   const miss = missedTurns(report)[0];
-  if (miss !== undefined && o.traces === undefined)
+  // A recorded turn is traced from the recording (`trace --traces`), as a graph's or retrace's own turn is run again.
+  if (miss !== undefined)
     lines.push(
       `trace the first missed turn stage by stage: ${shellLine(["npx", "retrace", "trace", ...graphArgs, miss.caseId, "--turn", String(miss.turn), ...data])}`,
     );

@@ -1,29 +1,45 @@
 /**
  * A first screen a person reads (issue 50): a default `eval` prints at most
- * SCREEN_LINES lines before its `Next:` lines — the report on stdout (no
- * wrapping: RETRACE_WIDTH=0) and the stderr lines before `Next:`, progress
- * lines left out (on a terminal they are one bar rewritten in place,
- * src/cli/progress.ts). Counted for retrace's own graph on the shipped KB
- * (417 turns, three locales, two kinds), a graph of your own (`--graph`) and
- * recorded traces (`--traces`). `--verbose` prints every table (the position
- * table, the split deltas, every missed turn with its gold and top-k).
+ * SCREEN_LINES lines before its `Next:` lines, counted as a 100-column
+ * terminal DISPLAYS them — the report on stdout as retrace wraps it for a
+ * 100-column terminal (RETRACE_WIDTH=100, what `--width`/a terminal's width
+ * gives), and each stderr line before `Next:` as the terminal wraps it
+ * (ceil(columns / 100), columns by string-width), progress lines left out (on
+ * a terminal they are one bar rewritten in place, src/cli/progress.ts).
+ * Counted for retrace's own graph on the shipped KB (417 turns, three
+ * locales, two kinds), a graph of your own (`--graph`) and recorded traces
+ * (`--traces`). `--verbose` prints every table (the position table, the
+ * split deltas, every missed turn with its gold and top-k).
  */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { SCREEN_LINES } from "../../src/eval/report/render/table.js";
 import { tempDir } from "../helpers/chroma.js";
 import { ROOT, runCli, type CliResult } from "../helpers/cli.js";
 import { MINI_KB, SHIPPED_KB } from "../helpers/fixtures.js";
 
-/** The lines a terminal shows before the Next: block: stdout, and stderr up to "Next:" without progress lines. */
+/** The terminal's width the screen is counted at. */
+const COLUMNS = 100;
+
+/** The rows one line takes in a COLUMNS-wide terminal (an empty line takes one). */
+const rows = (line: string) => Math.max(1, Math.ceil(stringWidth(line) / COLUMNS));
+
+/** The rows a COLUMNS-wide terminal shows before the Next: block: stdout, and stderr up to "Next:" without progress lines. */
 function screenLines(r: CliResult): number {
   const err = r.stderr.split("\n");
   const next = err.findIndex((l) => l.startsWith("Next: "));
   expect(next, r.stderr).toBeGreaterThanOrEqual(0);
   const before = err.slice(0, next).filter((l) => !/^(eval|ingest): \d+\/\d+ /.test(l));
-  return r.stdout.trimEnd().split("\n").length + before.length;
+  const out = r.stdout.trimEnd().split("\n");
+  // retrace wraps stdout to the width it is given: no line of it is wider.
+  expect(out.filter((l) => stringWidth(l) > COLUMNS)).toEqual([]);
+  return [...out, ...before].reduce((n, l) => n + rows(l), 0);
 }
+
+/** A run as a COLUMNS-wide terminal would get it. */
+const atWidth = { RETRACE_WIDTH: String(COLUMNS), COLUMNS: String(COLUMNS) };
 
 const TRACES = path.join(ROOT, "test", "fixtures", "traces");
 const SOURCES: [string, string[], Record<string, string>][] = [
@@ -50,12 +66,12 @@ const SOURCES: [string, string[], Record<string, string>][] = [
   ],
 ];
 
-describe(`a default run prints at most ${SCREEN_LINES} lines before its Next: lines`, () => {
+describe(`a default run shows at most ${SCREEN_LINES} lines before its Next: lines in a ${COLUMNS}-column terminal`, () => {
   for (const [name, args, env] of SOURCES)
     it(
       name,
       async () => {
-        const r = await runCli(args, { env, timeoutMs: 300_000 });
+        const r = await runCli(args, { env: { ...env, ...atWidth }, timeoutMs: 300_000 });
         expect(r.exitCode, r.stderr).toBe(0);
         expect(screenLines(r), r.stdout).toBeLessThanOrEqual(SCREEN_LINES);
         expect(r.stdout).toMatch(/^gate: PASS/m);

@@ -189,7 +189,10 @@ describe("eval --graph --counterfactual on a graph with a condense step", () => 
     expect(markdown).toContain("counterfactual retriever calls: 3");
     const off = await runCli(["eval", ...BASE, ...BROKEN]);
     expect(off.exitCode, off.stderr).toBe(0);
-    expect(off.stdout).toContain(
+    // The first screen says it in its first words; --verbose gives the reason in full.
+    expect(off.stdout).toContain("query attribution: off: not asked for (--verbose says why)");
+    const offVerbose = await runCli(["eval", ...BASE, ...BROKEN, "--verbose"]);
+    expect(offVerbose.stdout).toContain(
       "query attribution: off: not asked for: a --graph run attributes queries only with --counterfactual",
     );
   }, 120_000);

@@ -72,7 +72,7 @@ describe("eval --graph: steps and multi-call turns", () => {
     // Every gold-bearing turn of the correct graph is a hit.
     expect(report.aggregates.retrieval_hit_at_k).toMatchObject({ mean: 1, n: 4 });
 
-    const text = await runCli(["eval", "--graph", GRAPH, ...base, ...CORRECT]);
+    const text = await runCli(["eval", "--graph", GRAPH, ...base, ...CORRECT, "--verbose"]); // the full header
     expect(text.stdout).toContain(
       "retriever calls: 4 of 4 turns with a retrieval made several (4 with calls in parallel, 0 with several steps); scored per turn: the last step (all its calls; calls overlapping in time are one step)",
     );
@@ -96,6 +96,7 @@ describe("eval --graph: no retrieval, judged by the gold", () => {
       "min-hit=1",
       "--gate",
       "max-no-retrieval=0",
+      "--verbose", // every listed turn, as the full report words them
     ]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("no retrieval, none needed (empty gold): 2\n  en-weather-001#0 en");

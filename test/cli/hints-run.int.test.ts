@@ -42,8 +42,9 @@ function hints(stderr: string): Hint[] {
   }
   return block.map((text) => {
     const i = text.indexOf(": npx retrace ");
-    // The paths here need no quoting: a printed line splits at its spaces.
-    return { text, command: i < 0 ? null : text.slice(i + ": npx ".length).split(" ") };
+    // The paths here need no quoting: a printed line splits at its spaces; a value in single quotes (inline JSON, no spaces) is one word.
+    const words = (line: string) => (line.match(/'[^']*'|\S+/gu) ?? []).map((w) => w.replace(/^'(.*)'$/su, "$1"));
+    return { text, command: i < 0 ? null : words(text.slice(i + ": npx ".length)) };
   });
 }
 
@@ -117,10 +118,18 @@ describe("every Next: line exits 0 when run as printed", () => {
     expect(next.some((f) => f.hint.text.startsWith("gate later runs on the baseline just written"))).toBe(true);
   }, 300_000);
 
-  it("a .ts graph under tsx (--graph): its file, KB and cases kept in every line", async () => {
+  it("a .ts graph under tsx (--graph): its file, KB, cases and --config settings kept in every line", async () => {
     const d = await project("ts-graph", [MISS]);
     const graph = path.join(ROOT, "examples", "custom-retriever.ts");
-    const first = await run(["eval", "--graph", graph, "--kb", "kb", "--cases", "cases.jsonl", "-k", "1"], d);
+    // run.configurable defines the run (the graph gets it on every turn); run.concurrency is eval's alone (trace refuses it).
+    await writeFile(
+      path.join(d, "settings.json"),
+      JSON.stringify({ version: 1, run: { configurable: { tenant: "t1" }, concurrency: 2 } }),
+    );
+    const first = await run(
+      ["eval", "--graph", graph, "--kb", "kb", "--cases", "cases.jsonl", "-k", "1", "--config", "settings.json"],
+      d,
+    );
     const followed = await follow(first, d);
     const commands = followed.filter((f) => f.hint.command !== null);
     expect(commands.map((f) => f.hint.text.split(":")[0])).toEqual([
@@ -129,11 +138,15 @@ describe("every Next: line exits 0 when run as printed", () => {
       "record this run as the baseline to gate on",
     ]);
     for (const { hint } of commands) expect(hint.command!.join(" ")).toContain(`--graph ${graph} `);
+    // The eval lines repeat --config as typed; the trace line keeps what trace reads of it: the configurable, not the concurrency.
+    for (const { hint } of commands.slice(1)) expect(hint.command!.join(" ")).toContain("--config settings.json");
+    const traceLine = commands[0]!.hint.command!;
+    expect(traceLine[traceLine.indexOf("--config") + 1]).toBe('{"version":1,"run":{"configurable":{"tenant":"t1"}}}');
     // The trace of the graph's turn shows the user's message (not retrace's own graph).
     expect(commands[0]!.result!.stdout).toContain("do you offer mortgages?");
   }, 300_000);
 
-  it("recorded traces over a catalog (--traces): no trace line, and the baseline goes beside the cases, not into a kb/eval/ folder", async () => {
+  it("recorded traces over a catalog (--traces): the trace line traces the recorded turn, and the baseline goes beside the cases, not into a kb/eval/ folder", async () => {
     const d = path.join(dir, "traces");
     const fixtures = path.join(ROOT, "test", "fixtures", "traces");
     await cp(fixtures, d, { recursive: true });
@@ -154,16 +167,19 @@ describe("every Next: line exits 0 when run as printed", () => {
     const followed = await follow(await run(args, d), d);
     const commands = followed.filter((f) => f.hint.command !== null);
     expect(commands.map((f) => f.hint.text.split(":")[0])).toEqual([
+      "trace the first missed turn stage by stage",
       "see every turn in a browser",
       "record this run as the baseline to gate on",
     ]);
-    for (const { hint } of commands)
-      expect(hint.command!.join(" ")).toContain(
-        "--traces openinference.otlp.jsonl --catalog catalog.tsv --cases cases.jsonl -k 1 --gate max-errors=1",
-      );
+    const recording = "--traces openinference.otlp.jsonl --catalog catalog.tsv --cases cases.jsonl -k 1";
+    // The trace line: the recording, its catalog and cases, no gate (trace has none); it ran (exit 0) and traced the recorded turn.
+    expect(commands[0]!.hint.command!.join(" ")).toMatch(new RegExp(`^retrace trace \\S+ --turn \\d+ ${recording}$`));
+    expect(commands[0]!.result!.stdout).toContain("retrieval: recorded retriever calls:");
+    for (const { hint } of commands.slice(1))
+      expect(hint.command!.join(" ")).toContain(`${recording} --gate max-errors=1`);
     expect(existsSync(path.join(d, "baseline.json"))).toBe(true);
     expect(existsSync(path.join(d, "kb"))).toBe(false); // no stray kb/eval/
-    const gate = await follow(commands[1]!.result!, d);
+    const gate = await follow(commands[2]!.result!, d);
     expect(gate.map((f) => f.hint.text)).toContainEqual(expect.stringMatching(/--baseline baseline\.json --gate/));
     expect(existsSync(path.join(d, "kb"))).toBe(false);
   }, 300_000);

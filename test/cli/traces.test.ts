@@ -291,7 +291,8 @@ describe("write-back", () => {
       "note: this report holds user text recorded in production or staging traces (the turns, queries and documents shown); share it as you would share the traces",
     );
     expect(r.stderr).toContain(`--traces ${LANGSMITH}`);
-    expect(r.stderr).not.toMatch(/npx retrace trace /); // a recorded turn cannot be traced again
+    // The missed recorded turn is traced from the recording (retrace trace --traces), with the run's recording and data.
+    expect(r.stderr).toMatch(/npx retrace trace \S+ --turn \d+ --traces /);
   });
 
   it("a write-back the format cannot take is exit 2 and nothing is written", async () => {

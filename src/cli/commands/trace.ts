@@ -173,7 +173,7 @@ export function register(program: Command): void {
   const cmd = program
     .command("trace")
     .description(
-      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood (retrace's own graph, --graph or --traces)",
+      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood",
     )
     .argument("<case-id>", "id of an eval case")
     // Kept as typed: its range (0 to the case's turns − 1) is known once the case is (caseAndTurn).

@@ -34,8 +34,15 @@ function largeStateTurnsOf(report: Report): TurnReport[] {
 /** How many turns a warning names before "and N more". */
 const LISTED = 10;
 
-/** Header lines: the generic-rules locales of the built-in graph, and the `--graph` facts. */
-export function graphHeaderLines(report: Report): string[] {
+/**
+ * Header lines: the generic-rules locales of the built-in graph, and the
+ * `--graph` facts. `compact` (the terminal's first screen): the same facts in
+ * lines that fit 100 columns where they can — the join and the retriever
+ * calls in short words, the catalog on the scored-ids line, the examples of
+ * the full header (a mismatched turn) left to `--verbose`.
+ */
+export function graphHeaderLines(report: Report, { compact = false }: { compact?: boolean } = {}): string[] {
+  if (compact) return compactGraphHeaderLines(report);
   const generic = report.run.genericLocales ?? [];
   const genericLine =
     generic.length > 0
@@ -65,6 +72,48 @@ export function graphHeaderLines(report: Report): string[] {
     lines.push(
       `scored ids: ${g.scoredIds} in the top-${report.run.k} lists, ${g.unknownIds} naming no card of the ${g.catalog !== undefined ? "catalog" : "KB"}${g.unknownIds > 0 && (g.unknownExamples ?? []).length > 0 ? ` (e.g. ${(g.unknownExamples ?? []).map(oneLineText).join(", ")})` : ""}`,
     );
+  return lines;
+}
+
+/** `graphHeaderLines(report, { compact: true })`. */
+function compactGraphHeaderLines(report: Report): string[] {
+  const full = graphHeaderLines(report);
+  const g = report.run.graph;
+  if (g === undefined) return full;
+  const t = g.traces;
+  const lines = [
+    ...((report.run.genericLocales ?? []).length > 0 ? [full[0]!] : []),
+    t !== undefined
+      ? `recorded traces (${t.format === "otlp" ? "OTLP/JSON" : "LangSmith runs"}): ${t.files.length} file${t.files.length === 1 ? "" : "s"}, ${t.records} ${t.format === "otlp" ? "spans" : "runs"}, ${t.conversations} conversations, ${t.turns} turns${t.filteredOut > 0 ? ` (${t.filteredOut} filtered out)` : ""}; nothing re-run`
+      : `graph: ${g.file}#${g.exportName}`,
+  ];
+  if (t !== undefined) {
+    lines.push(
+      `joined: ${t.scoredTurns} turns scored, ${t.mismatches} with other user text (not scored), ${t.turnsWithoutCaseTurn} past their case's end, ${t.caseTurnsWithoutTrace} case turns not recorded`,
+    );
+    // The join's lists (cases or conversations left out, unattached calls) as the full header has them; then the note, shorter.
+    const join = tracesJoinLines(t);
+    lines.push(...join.slice(1, -1));
+    lines.push("note: holds user text recorded in production or staging traces; share it as you would the traces");
+  }
+  lines.push(
+    `captured retriever(s): ${g.retrievers.length === 0 ? "none" : g.retrievers.join(", ")}  id key: ${g.idKey}`,
+  );
+  if (g.multiCallTurns !== undefined && g.retrievalTurns !== undefined)
+    lines.push(
+      `retriever calls: ${g.multiCallTurns} of ${g.retrievalTurns} turns made several (${g.parallelCallTurns ?? 0} parallel, ${g.multiStepTurns ?? 0} in several steps); scored: ${g.retrievalCall === "all" ? "every call" : `the ${g.retrievalCall} step`}`,
+    );
+  else lines.push(`retrieval call scored: ${g.retrievalCall}`);
+  if (g.turnTimeoutSeconds !== undefined && g.maxStateBytes !== undefined)
+    lines.push(
+      `safeguards: turn deadline ${g.turnTimeoutSeconds} s, largest state ${mb(g.largestStateBytes ?? 0)} of ${mb(g.maxStateBytes)} (run.turnTimeout, run.maxStateMb)`,
+    );
+  const of = g.catalog !== undefined ? `the catalog ${g.catalog}` : "the KB";
+  if (g.scoredIds !== undefined && g.unknownIds !== undefined)
+    lines.push(
+      `scored ids: ${g.scoredIds} in the top-${report.run.k} lists, ${g.unknownIds} naming no card of ${of}${g.unknownIds > 0 && (g.unknownExamples ?? []).length > 0 ? ` (e.g. ${(g.unknownExamples ?? []).map(oneLineText).join(", ")})` : ""}`,
+    );
+  else if (g.catalog !== undefined) lines.push(`catalog: ${g.catalog}`);
   return lines;
 }
 
@@ -154,10 +203,34 @@ export function graphTurnTag(report: Report, t: TurnReport): string {
   return parts.join("; ");
 }
 
-/** The errored and retrieval-less turns of a `--graph` run, listed and counted, then its warnings; empty otherwise. */
-export function graphTurnNotes(report: Report): string[] {
+/** A one-line entry of the first screen: at most 50 characters (with "…"). */
+const short = (s: string) => ([...s].length > 50 ? `${[...s].slice(0, 49).join("")}…` : s);
+
+/**
+ * The errored and retrieval-less turns of a `--graph` run, listed and
+ * counted, then its warnings; empty otherwise. `compact` (the first screen):
+ * the three counts on one line, then each listed turn on one line (its error
+ * or user text cut at 50 characters).
+ */
+export function graphTurnNotes(report: Report, { compact = false }: { compact?: boolean } = {}): string[] {
   const g = report.run.graph;
   if (g === undefined) return [];
+  if (compact && g.noRetrievalMisses !== undefined) {
+    const errors = report.turns.filter((t) => t.error !== undefined);
+    const none = report.turns.filter((t) => t.noRetrieval === true);
+    const missed = none.filter((t) => t.gold.length > 0);
+    const fine = none.filter((t) => t.gold.length === 0);
+    const entry = (t: TurnReport, what: string, text: string) =>
+      `  ${t.caseId}#${t.turn} ${t.locale}  ${what}: ${JSON.stringify(short(text))}`;
+    const lines = [
+      `turn errors (not scored): ${errors.length}; ${NO_RETRIEVAL}: ${missed.length} on gold-bearing turns (misses), ${fine.length} with empty gold`,
+      ...errors.map((t) => entry(t, "error", t.error ?? "")),
+      ...missed.map((t) => entry(t, `${NO_RETRIEVAL}, a miss`, t.user)),
+      ...fine.map((t) => entry(t, `${NO_RETRIEVAL}, empty gold`, t.user)),
+    ];
+    for (const w of graphWarnings(report)) lines.push(`warning: ${w}`);
+    return lines;
+  }
   const lines: string[] = [];
   const errors = report.turns.filter((t) => t.error !== undefined);
   lines.push(

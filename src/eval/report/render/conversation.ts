@@ -154,14 +154,24 @@ export function conversationSummaryLines(report: Report): string[] {
       `query attribution (${n} gold-bearing turns): ${ATTRIBUTIONS.map((a) => `${ATTRIBUTION_LABELS[a]} ${qa.counts[a] ?? 0}`).join(", ")}`,
     );
     const hit = metricSpec(HIT_KEY)?.label.replace("@k", `@${report.run.k}`) ?? HIT_KEY;
-    const means = QUERY_VARIANTS.flatMap((v) => {
+    const measured = QUERY_VARIANTS.flatMap((v) => {
       const m = qa.means[v]?.[HIT_KEY];
-      return m === undefined ? [] : [`${QUERY_VARIANT_LABELS[v]} ${f3(m.mean)} (n=${m.n})`];
+      return m === undefined ? [] : [{ v, m }];
     });
-    if (means.length > 0) out.push(`each query's ${hit}: ${means.join(", ")}`);
+    // The n most queries share is said once, after the metric; a query measured on other turns says its own.
+    const ns = measured.map(({ m }) => m.n);
+    const common = ns.find((n) => ns.filter((x) => x === n).length > ns.length / 2);
+    if (measured.length > 0)
+      out.push(
+        `queries' ${hit}${common !== undefined ? ` (n=${common})` : ""}: ${measured
+          .map(({ v, m }) => `${QUERY_VARIANT_LABELS[v]} ${f3(m.mean)}${m.n !== common ? ` (n=${m.n})` : ""}`)
+          .join(", ")}`,
+      );
   }
   const f = report.funnel;
   if (f !== undefined)
-    out.push(`gold still present by stage: ${f.stages.map((s) => `${s.label} ${f3(s.share)}`).join(", ")}`);
+    out.push(
+      `gold at each stage: ${f.stages.map((s) => `${s.stage === "final" ? `top-${report.run.k}` : s.label} ${f3(s.share)}`).join(", ")}`,
+    );
   return out;
 }

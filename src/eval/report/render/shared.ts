@@ -7,7 +7,7 @@
 import { CANONICAL_KEYS, NOT_RUN_PREFIX } from "../../measures/evaluators.js";
 import { HIT_KEY, JUDGED, METRICS } from "../../measures/metrics.js";
 import { gradedNdcgText } from "../judgments.js";
-import type { Aggregate, GroupDelta, Report, TurnReport } from "../types.js";
+import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 import { syntheticVerdict } from "../../measures/synthetic-reference.js";
 import { allSynthetic } from "../parts.js";
 import { oneLineText } from "../../../control-chars.js";
@@ -20,7 +20,7 @@ export { fmtP } from "../verdict.js";
 import { wordDeltaVerdict } from "../verdict.js";
 export { differingPaths, fusionText, paramPairs, retrievalConfigText } from "../run-config-text.js";
 import { metricLabel } from "../../measures/label.js";
-import { retrievalConfigText } from "../run-config-text.js";
+import { fusionText, paramPairs, retrievalConfigText } from "../run-config-text.js";
 import { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
 
 export const RECALL_NOTE =
@@ -138,12 +138,33 @@ export function embedderText(report: Report): string {
  * The run's retrieval settings (docs/fusion-and-tuning.md): one `[label, text]`
  * row when every locale ran with the same settings, else one row per locale.
  */
-export function retrievalRows(report: Report): [string, string][] {
+export function retrievalRows(report: Report, { compact = false }: { compact?: boolean } = {}): [string, string][] {
   const byLocale = Object.entries(report.run.retrieval ?? {});
   if (byLocale.length === 0) return [];
-  const texts = byLocale.map(([locale, c]) => [locale, retrievalConfigText(c)] as [string, string]);
+  const text = compact ? compactRetrievalText : retrievalConfigText;
+  const texts = byLocale.map(([locale, c]) => [locale, text(c)] as [string, string]);
   if (new Set(texts.map(([, t]) => t)).size === 1) return [["retrieval", texts[0]![1]]];
   return texts.map(([locale, t]) => [`retrieval ${locale}`, t]);
+}
+
+/**
+ * `retrievalConfigText` for the first screen: the opaque settings' dotted
+ * pairs grouped by their first segment, `bm25(b=0.4 k1=0.9)` for
+ * `bm25.b=0.4 bm25.k1=0.9`; the same values, in the same order.
+ */
+export function compactRetrievalText(c: RetrievalRunConfig): string {
+  const groups = new Map<string, string[]>();
+  for (const pair of c.settings === undefined ? [] : paramPairs(c.settings)) {
+    const eq = pair.indexOf("=");
+    const dot = pair.slice(0, eq).indexOf(".");
+    const head = dot < 0 ? pair : pair.slice(0, dot);
+    const rest = dot < 0 ? null : pair.slice(dot + 1);
+    const g = groups.get(head) ?? [];
+    if (rest !== null) g.push(rest);
+    groups.set(head, g);
+  }
+  const rest = [...groups].map(([head, g]) => (g.length === 0 ? head : `${head}(${g.join(" ")})`));
+  return [`fusion=${fusionText(c)}`, `denseK=${c.denseK}`, `bm25K=${c.bm25K}`, ...rest].join(" ");
 }
 
 export function ciMethod(report: Report): string {

@@ -27,6 +27,7 @@ import {
   judgmentLines,
 } from "./shared.js";
 import { gateLines, grid, type Groups, type Paint } from "./table-grid.js";
+import { chanceHit, smallKbWarning } from "../../measures/chance.js";
 import { visibleLength } from "./wrap.js";
 
 /** Turns listed by name on the first screen (missed turns, turn errors, turns to label); the rest are counted. */
@@ -37,6 +38,29 @@ const shortText = (s: string) => ([...s].length > 60 ? `${[...s].slice(0, 59).jo
 
 /** Where what the first screen leaves out is shown. */
 const ELSEWHERE = "--verbose, --out markdown:FILE or --out html:FILE";
+
+/**
+ * The report's small-KB chance warnings for the first screen: the warnings of
+ * two or more locales (`smallKbWarning`, one a locale) as one line naming
+ * each locale, its cards and its chance hit@k for a one-card gold; any other
+ * warning as the report words it. Each locale's is recognised by being the
+ * very text `smallKbWarning` gives for it.
+ */
+function screenChanceWarnings(report: Report): string[] {
+  const all = chanceWarnings(report);
+  const k = report.run.k;
+  const cards = report.chance?.cardsPerLocale ?? {};
+  const small = Object.entries(cards).filter(([locale, n]) => {
+    const w = smallKbWarning(locale, n, k);
+    return w !== null && all.includes(w);
+  });
+  if (small.length < 2) return all;
+  const merged = new Set(small.map(([locale, n]) => smallKbWarning(locale, n, k)));
+  return [
+    `k=${k} is at least a third of the cards of ${small.map(([l, n]) => `${l} (${n})`).join(", ")}: a random ranking already scores hit@${k} = ${small.map(([, n]) => chanceHit(n, 1, k).toFixed(3)).join(", ")} there for a one-card gold; read those figures against chance`,
+    ...all.filter((w) => !merged.has(w)),
+  ];
+}
 
 /** The indented list under each unindented line of `lines`, cut to `max` entries and a count of the rest. */
 function capLists(lines: readonly string[], max: number): string[] {
@@ -138,7 +162,7 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
             .join("; ")}`,
     );
   }
-  for (const w of chanceWarnings(report)) lines.push(paint("yellow", `warning: ${w}`));
+  for (const w of screenChanceWarnings(report)) lines.push(paint("yellow", `warning: ${w}`));
 
   const repeats = repeatsLines(report);
   if (repeats !== null)
@@ -147,11 +171,17 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
       ...(repeats.flaky.length > 0 ? [`  flaky turns: ${repeats.flaky.length} (${ELSEWHERE})`] : []),
     );
 
+  // Why attribution is off, in its first words (the reason in full with --verbose and in the markdown and HTML).
   const off = attributionOffText(report);
-  const conversation = [...(off !== null ? [`query attribution: ${off}`] : []), ...conversationSummaryLines(report)];
+  const offShort = off === null ? null : off.replace(/^(off: [^:]*):.*$/su, "$1 (--verbose says why)");
+  const conversation = [
+    ...(offShort !== null ? [`query attribution: ${offShort}`] : []),
+    ...conversationSummaryLines(report),
+  ];
   if (conversation.length > 0) lines.push("", ...conversation);
 
-  lines.push("");
+  // The missed turns follow the conversation lines (their bold heading sets them apart); after the table itself, a blank line.
+  if (conversation.length === 0) lines.push("");
   if (report.vacuous.includes(HIT_KEY)) {
     lines.push(`missed turns: ${vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured")}`);
   } else {
@@ -176,7 +206,7 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
     if (judgments.holes.length > LISTED_ON_SCREEN)
       lines.push(`    … and ${judgments.holes.length - LISTED_ON_SCREEN} more (${ELSEWHERE})`);
   }
-  const graphNotes = capLists(graphTurnNotes(report), LISTED_ON_SCREEN);
+  const graphNotes = capLists(graphTurnNotes(report, { compact: true }), LISTED_ON_SCREEN);
   if (graphNotes.length > 0) lines.push(...graphNotes);
   for (const n of syntheticNotes(report)) lines.push(paint("yellow", `warning: ${n}`));
   lines.push("");
@@ -187,16 +217,13 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
         "dim",
         side.scope === "all"
           ? "note: no held-out part (no split.json beside the cases): the answer-side rows include the turns the answerer's rules were tuned on."
-          : `note: † rows are on the holdout part only (${side.turns.holdout} of ${side.turns.holdout + side.turns.tune} turns); the tune part is what the answerer's rules were fitted on.`,
+          : `note: † = holdout part only (${side.turns.holdout} of ${side.turns.holdout + side.turns.tune} turns); the answerer's rules were fitted on the tune part.`,
       ),
     );
   lines.push(
-    paint(
-      "dim",
-      `note: per-group intervals and n, turn positions, the stage funnel per position, every missed turn and how each interval was made: ${ELSEWHERE}.`,
-    ),
+    paint("dim", `note: per-group intervals, turn positions, methods: --verbose, --out markdown:FILE or html:FILE.`),
   );
-  lines.push("");
+  // The gate line right under the notes: one row less on the first screen (issue 50: 40 rows at 100 columns with a local Chroma's start-up lines).
   lines.push(...gateLines(report, paint));
   return lines;
 }

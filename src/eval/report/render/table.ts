@@ -242,12 +242,14 @@ export function renderTable(report: Report, opts: TableOptions): string {
   );
   if (report.shard !== undefined) lines.push(paint("yellow", partialText(report.shard)));
   // The first screen names the embedder and its kind; the description's parenthesis (how it was fitted) with --verbose.
+  // A graph of your own or a recording: the graph (or recording) line under it names the same thing, and the first screen leaves it to that line.
   const embedder = embedderText(report);
-  lines.push(`embedder: ${compact ? embedder.replace(/ \(.*$/u, "") : embedder}`);
+  if (!compact || report.run.graph === undefined)
+    lines.push(`embedder: ${compact ? embedder.replace(/ \(.*$/u, "") : embedder}`);
   const setup = setupText(report);
   if (setup !== null && !compact) lines.push(`setup: ${setup}`);
-  for (const [label, text] of retrievalRows(report)) lines.push(`${label}: ${text}`);
-  lines.push(...graphHeaderLines(report));
+  for (const [label, text] of retrievalRows(report, { compact })) lines.push(`${label}: ${text}`);
+  lines.push(...graphHeaderLines(report, { compact }));
   const answerer = answererText(report);
   if (answerer !== null) lines.push(`answerer: ${answerer}`);
   const replay = replayText(report);
