@@ -14,6 +14,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../bench/traces.bench.js";
 import { readTraces } from "../../src/eval/traces/read.js";
+import { OtlpReader } from "../../src/eval/traces/otlp.js";
 import { DataValidationError } from "../../src/errors.js";
 
 let dir: string;
@@ -89,4 +90,31 @@ describe("reading an OTLP/JSON Lines export in two parts", () => {
     expect(two.threads).toBe(1);
     expect(two).toEqual(await readTraces(ls, ONE));
   });
+});
+
+describe("a large recording's assembly returns to the event loop (an interrupt is heard mid-assembly)", () => {
+  it("turnsInSteps over 40,000 spans lets the event loop run between steps and gives what turns() gives", async () => {
+    const big = (await generate(dir, 1000)).traces; // 40,000 spans: a pause after 32,768
+    const [stepped, whole] = [new OtlpReader(), new OtlpReader()];
+    readFileSync(big, "utf8")
+      .split("\n")
+      .forEach((l, i) => {
+        if (l === "") return;
+        for (const reader of [stepped, whole])
+          reader.add({ value: JSON.parse(l) as Record<string, unknown>, file: big, line: i + 1 });
+      });
+    // The reader is filled: only a pause of the assembly lets these callbacks run before it resolves.
+    let ticks = 0;
+    let assembling = true;
+    const tick = () => {
+      ticks++;
+      if (assembling) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const turns = await stepped.turnsInSteps();
+    assembling = false;
+    expect(ticks).toBeGreaterThanOrEqual(1);
+    expect(turns).toHaveLength(8_000);
+    expect(JSON.stringify(turns)).toBe(JSON.stringify(whole.turns()));
+  }, 120_000);
 });

@@ -38,6 +38,9 @@ export { recordFacts, spanFacts, type SpanDetail, type SpanFacts } from "./otlp-
 /** The entries of each of the reader's document caches (texts, metadata objects) before it is emptied. */
 const INTERN_MAX = 1 << 16;
 
+/** Spans assembled between two pauses of `turnsInSteps`. */
+const STEP_SPANS = 1 << 15;
+
 /** Accumulates the spans of OTLP records; `turns()` assembles them. */
 export class OtlpReader {
   private readonly spans = new Map<string, SpanLink>();
@@ -214,6 +217,29 @@ export class OtlpReader {
 
   /** The turns, each with its recorded calls; a span whose parent is not in the files is an error naming it. */
   turns(): RecordedTurn[] {
+    const steps = this.assemble();
+    for (;;) {
+      const r = steps.next();
+      if (r.done === true) return r.value;
+    }
+  }
+
+  /**
+   * `turns()`, back to the event loop every STEP_SPANS spans, so that an
+   * interrupt (SIGINT / SIGTERM) ends a large recording's assembly at once
+   * rather than after it (docs/recorded-traces.md, "Bad recordings").
+   */
+  async turnsInSteps(): Promise<RecordedTurn[]> {
+    const steps = this.assemble();
+    for (;;) {
+      const r = steps.next();
+      if (r.done === true) return r.value;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The turns' assembly (`turns()`), pausing (a `yield`) every STEP_SPANS spans. */
+  private *assemble(): Generator<void, RecordedTurn[]> {
     this.detachOrphans();
     const byRoot = new Map(this.roots.map((t) => [t.rootId, t]));
     const findRoot = rootFinder(this.spans, (l) => ({ file: l.at.file, line: l.at.line }), {
@@ -222,7 +248,9 @@ export class OtlpReader {
       missingHint:
         "(an export cut short, or a trace split across files not all given); give every file of the trace, or export whole traces",
     });
+    let walked = 0;
     for (const [spanId, link] of this.spans) {
+      if (++walked % STEP_SPANS === 0) yield;
       const root = findRoot(spanId, link);
       if (link.runs === undefined) continue;
       const turn = byRoot.get(root);
