@@ -13,7 +13,7 @@ import { missedTurns } from "../eval/report/render/shared.js";
 import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { shellLine } from "../shell.js";
 import { outFile, type OutTarget } from "./out-formats.js";
-import { SETTINGS } from "./settings-schema.js";
+import { SETTINGS } from "../app/settings/schema.js";
 
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
 export interface RunArgs {
