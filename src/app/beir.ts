@@ -1,17 +1,13 @@
 /**
- * Use-case: a BEIR-layout dataset benchmarked through the real retrieval
- * stack (`retrace beir DIR`, `runBeir`; docs/fusion-and-tuning.md). The
- * corpus is ingested into Chroma (self-started, or a server URL; idempotent,
- * so a re-run reuses the collection) and its retriever built by the
- * composition root's factory; then every judged query runs through the
- * HybridRetriever in each mode (bm25, dense, hybrid with the current or
- * config-file settings, and hybrid+rerank with a reranker). Each mode's
- * ranking is scored with retrace's trec_eval-exact scorer: nDCG@10 (graded
- * gains), R@100, MRR@10, success@10, each with n and a bootstrap interval
- * over queries, with queries/s and p50/p95 latency; with `runOut`, every
- * mode's TREC run is written there once all modes have run (their paths
- * checked before anything starts; all files or none: src/output-set.ts). `tuneBeir` cross-validates the hybrid
- * settings on the dataset's queries instead (as `retrace tune` does).
+ * Use-case: a BEIR-layout dataset benchmarked through the real retrieval stack (`retrace beir DIR`, `runBeir`;
+ * docs/fusion-and-tuning.md). The corpus is ingested into Chroma (self-started, or a server URL; idempotent, so a
+ * re-run reuses the collection) and its retriever built by the composition root's factory; then every judged query
+ * runs through the HybridRetriever in each mode (bm25, dense, hybrid with the current or config-file settings, and
+ * hybrid+rerank with a reranker). Each mode's ranking is scored with retrace's trec_eval-exact scorer: nDCG@10 (graded
+ * gains), R@100, MRR@10, success@10, each with n and a bootstrap interval over queries, with queries/s and p50/p95
+ * latency; with `runOut`, every mode's TREC run is written there once all modes have run (their paths checked before
+ * anything starts; all files or none: src/output-set.ts). `tuneBeir` cross-validates the hybrid settings on the
+ * dataset's queries instead (as `retrace tune` does).
  */
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
