@@ -1,10 +1,14 @@
 /**
- * The parts of the CLI docs generated from the code (issue 50, item 4): the
- * output registry's table in docs/cli.md (OUT_FORMATS), the table of retired
- * spellings in docs/cli.md (RETIRED) and the table of which command reads
- * which setting in docs/configuration.md (SETTINGS, the one settings
- * schema). Each lives between `<!-- NAME -->` and `<!-- /NAME -->`; the rest
- * of the pages is hand-written.
+ * The parts of the CLI docs generated from the code (issue 50): the output
+ * registry's table in docs/cli.md (OUT_FORMATS), the table of retired
+ * spellings in docs/cli.md (RETIRED), every command's option table in
+ * docs/cli.md (each option's one declaration, the commander Option its
+ * command module registers, read through commander's own Help: the flags and
+ * the description `retrace COMMAND --help` prints, default included; with the
+ * settings the command reads, from the settings schema) and the table of
+ * which command reads which setting in docs/configuration.md (SETTINGS, the
+ * one settings schema). Each lives between `<!-- NAME -->` and `<!-- /NAME
+ * -->`; the rest of the pages is hand-written.
  *
  *   npm run docs:cli               # rewrite the blocks that changed
  *   npm run docs:cli -- --check    # write nothing; exit 1 naming each stale block
@@ -14,13 +18,18 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Command } from "commander";
+import { COMMANDS } from "../src/cli/main.js";
+import { commandPath } from "../src/cli/old-spellings.js";
 import { OUT_FORMATS } from "../src/cli/out-formats.js";
 import { RETIRED, newSpelling } from "../src/cli/old-spellings.js";
-import { SETTINGS } from "../src/app/settings/schema.js";
+import { SETTINGS, settingsOf } from "../src/app/settings/schema.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const cell = (s: string) => s.replaceAll("|", "\\|");
+/** Help text as a table cell: `|` escaped, and `<`/`>` as entities (markdown would read `<dir>` as a tag). */
+export const helpCell = (s: string) => cell(s).replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
 /** The output registry's table. */
 function outFormats(): string {
@@ -61,8 +70,53 @@ function settings(): string {
   ].join("\n");
 }
 
+/** Every command as its module registers it (the moved ones left out), leaves first in each family (`cases import`, `cases synth`). */
+async function commands(): Promise<Command[]> {
+  const program = new Command("retrace");
+  for (const [name, c] of Object.entries(COMMANDS))
+    if (c.moved !== true && name !== "start") (await c.load()).register(program);
+  const leaves = (c: Command): Command[] => (c.commands.length === 0 ? [c] : c.commands.flatMap(leaves));
+  return program.commands
+    .flatMap(leaves)
+    .filter((c) => c.name() !== "start")
+    .sort((a, b) => commandPath(a).localeCompare(commandPath(b)));
+}
+
+/** One command's options as its `--help` lists them (commander's Help: the same flags and descriptions), and the settings it reads. */
+function optionTable(cmd: Command): string {
+  const help = cmd.createHelp();
+  const name = commandPath(cmd);
+  const reads = settingsOf(name).map((s) => `\`${s.key}\``);
+  return [
+    "| option | what it does |",
+    "| --- | --- |",
+    ...help
+      .visibleOptions(cmd)
+      .map((o) => `| \`${cell(help.optionTerm(o))}\` | ${helpCell(help.optionDescription(o))} |`),
+    "",
+    reads.length > 0
+      ? `Settings it reads (\`--config\`, the project file; docs/configuration.md): ${reads.join(", ")}.`
+      : "It reads no setting; `--config` and the project file are checked as on every command.",
+  ].join("\n");
+}
+
+/** `eval`'s option table (`start` takes the same). */
+async function evalOptions(): Promise<string> {
+  return optionTable((await commands()).find((c) => c.name() === "eval")!);
+}
+
+/** Every other command's option table, under a heading each. */
+async function otherOptions(): Promise<string> {
+  return (await commands())
+    .filter((c) => c.name() !== "eval")
+    .map((c) => `### \`retrace ${commandPath(c)}\`\n\n${helpCell(c.description())}\n\n${optionTable(c)}`)
+    .join("\n\n");
+}
+
 /** Each generated block: its page, marker name and text. */
-export const BLOCKS: readonly { doc: string; name: string; text: () => string }[] = [
+export const BLOCKS: readonly { doc: string; name: string; text: () => string | Promise<string> }[] = [
+  { doc: "docs/cli.md", name: "options-eval", text: evalOptions },
+  { doc: "docs/cli.md", name: "options", text: otherOptions },
   { doc: "docs/cli.md", name: "out-formats", text: outFormats },
   { doc: "docs/cli.md", name: "retired", text: retired },
   { doc: "docs/configuration.md", name: "settings", text: settings },
@@ -86,7 +140,7 @@ export async function run(check: boolean): Promise<string[]> {
     const before = await readFile(file, "utf8");
     let after = before;
     for (const b of BLOCKS.filter((x) => x.doc === doc)) {
-      const next = withBlock(after, b.name, b.text());
+      const next = withBlock(after, b.name, await b.text());
       if (next !== after) stale.push(`${doc}: ${b.name}`);
       after = next;
     }

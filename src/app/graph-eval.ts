@@ -7,14 +7,11 @@
  * a line) gives the ids the integrity check resolves gold against; with
  * neither, the run is refused.
  *
- * The same rules as retrace's own graph (src/app/eval-plan.ts), checked
- * before the graph module is loaded: `--locale` / `--case` against the data,
- * the baseline at `<kb>/eval/baseline.json` unless `--baseline` names one (a
- * drop or flip tolerance without a baseline file is exit 2), the baseline
- * against the dataset, k, the graph and how it is scored. The graph is
- * identified by its module relative to the project root plus the export, and
- * a sha256 of the module file is recorded (docs/evaluate-your-graph.md,
- * "Baselines").
+ * The same rules as retrace's own graph (src/app/eval-plan.ts), checked before the graph module is loaded: `--locale`
+ * / `--case` against the data, the baseline at `<kb>/eval/baseline.json` unless `--baseline` names one (a drop or flip
+ * tolerance without a baseline file is exit 2), the baseline against the dataset, k, the graph and how it is scored.
+ * The graph is identified by its module relative to the project root plus the export, and a sha256 of the module file
+ * is recorded (docs/evaluate-your-graph.md, "Baselines").
  *
  * The gate fails on floors, baseline drops and flips, turn errors beyond
  * `maxErrors`, and gold-bearing turns with no retrieval beyond

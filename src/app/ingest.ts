@@ -7,6 +7,7 @@
  * later eval finds the collection it would have written. `signal` stops an
  * ingest cleanly (the previous collection stays current).
  */
+import { checkGivenSettings } from "./settings/read.js";
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/cards.js";
@@ -67,6 +68,7 @@ export async function ingestKb(
   opts: IngestKbOptions,
   hooks: UseCaseHooks & { signal?: AbortSignal } = {},
 ): Promise<IngestKbOutcome> {
+  checkGivenSettings("ingest", opts, "ingestKb options"); // as the CLI checks them (src/app/settings/read.ts)
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   const kbDir = opts.kb ?? "kb";
   // The store word first: a bad one is a usage error before anything is read or started.

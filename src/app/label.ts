@@ -12,6 +12,7 @@
  * `planLabel` checks everything that can be checked before a store or a
  * graph starts (options, data, case selection, the judge module).
  */
+import { checkGivenSettings } from "./settings/read.js";
 import { InvalidArgumentError } from "../errors.js";
 import {
   bestPassage,
@@ -142,6 +143,7 @@ export function poolSystems(o: Pick<LabelOptions, "pool" | "graph" | "catalog" |
 
 /** Reads and checks everything before a store or graph starts. */
 export async function planLabel(o: LabelOptions): Promise<LabelPlan> {
+  checkGivenSettings("label", o, "planLabel options"); // as the CLI checks them (src/app/settings/read.ts)
   const systems = poolSystems(o);
   const depth = o.depth ?? DEFAULT_DEPTH;
   if (!Number.isInteger(depth) || depth < 1) throw new InvalidArgumentError("--depth", "a positive integer", depth);

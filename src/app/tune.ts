@@ -10,6 +10,7 @@
  * `retrace eval --config` and `retrace beir --config` read (written by the
  * caller: `configToJSON`).
  */
+import { checkGivenSettings } from "./settings/read.js";
 import { InvalidArgumentError } from "../errors.js";
 import type { ConfigFile } from "../research/tune-config.js";
 import type { PairedComparison } from "../eval/stats/bootstrap.js";
@@ -214,6 +215,7 @@ export interface TuneOptions {
  * per case, cross-validated. Writes nothing.
  */
 export async function runTune(o: TuneOptions, hooks: UseCaseHooks = {}): Promise<TuneOutcome> {
+  checkGivenSettings("tune", o, "runTune options"); // as the CLI checks them (src/app/settings/read.ts)
   const paths = resolveDataPaths(o);
   const store = o.store ?? EVAL_DEFAULTS.store;
   const k = o.k ?? EVAL_DEFAULTS.k;

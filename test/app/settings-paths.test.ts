@@ -12,7 +12,10 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runBeir } from "../../src/app/beir.js";
 import { runEval } from "../../src/app/sources/registry.js";
+import { ingestKb } from "../../src/app/ingest.js";
+import { planLabel } from "../../src/app/label.js";
 import { traceCase } from "../../src/app/trace.js";
+import { runTune } from "../../src/app/tune.js";
 import { DataValidationError, formatIssue } from "../../src/errors.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -94,6 +97,22 @@ describe("the same bad setting on every path gives the same message", () => {
     const beir = await runBeir(path.join(dir, "no-such-beir"), { seed: -1 }).catch((e: unknown) => e);
     expect(apiMessage(beir, "run.seed")).toContain(
       'Expected `run.seed` to be an integer from 0 to 4294967295, got "-1"',
+    );
+  });
+
+  it("runTune, ingestKb and planLabel check the settings given to them the same way", async () => {
+    const kb = path.join(dir, "no-such-kb");
+    const tune = await runTune({ kb, seed: -1 }).catch((e: unknown) => e);
+    expect(apiMessage(tune, "run.seed")).toContain(
+      'Expected `run.seed` to be an integer from 0 to 4294967295, got "-1"',
+    );
+    const ingest = await ingestKb({ kb, maxCardBytes: 0 }).catch((e: unknown) => e);
+    expect(apiMessage(ingest, "run.maxCardBytes")).toContain(
+      'Expected `run.maxCardBytes` to be a positive integer, got "0"',
+    );
+    const label = await planLabel({ kb, cases: path.join(kb, "cases.jsonl"), concurrency: 0 }).catch((e: unknown) => e);
+    expect(apiMessage(label, "run.concurrency")).toContain(
+      'Expected `run.concurrency` to be a positive integer, got "0"',
     );
   });
 

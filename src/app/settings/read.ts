@@ -170,6 +170,27 @@ export async function readSettings(values: readonly (string | SettingsLayer)[]):
   return { config, settings, ...(traces !== undefined ? { traces } : {}) };
 }
 
+/** The value of `spec` checked by its schema, or DataValidationError naming `from` and the key. */
+function checkSetting(spec: SettingSpec, value: unknown, from: string): unknown {
+  const parsed = settingValueSchema(spec).safeParse(value);
+  if (!parsed.success)
+    throw new DataValidationError(
+      parsed.error.issues.map((i) => ({ file: from, field: spec.key, message: i.message })),
+    );
+  return parsed.data;
+}
+
+/**
+ * Checks the settings `command` reads that `options` gives (a use-case that
+ * takes no `config`: `runTune`, `ingestKb`, `planLabel`) by the one schema,
+ * DataValidationError naming `where` and the key, as `--config` would.
+ */
+export function checkGivenSettings(command: SettingsCommand, options: object, where: string): void {
+  const given = options as Record<string, unknown>;
+  for (const spec of settingsOf(command))
+    if (given[spec.attribute] !== undefined) checkSetting(spec, given[spec.attribute], where);
+}
+
 /** The settings a use-case reads from its options: `config` (a file or an inline JSON object), the sections it sets, and the setting attributes (`concurrency`, `embedder`, …). */
 export interface SettingsOptions {
   /** A settings file (`retrace tune` writes one) or an inline JSON object: read as `--config` is (docs/configuration.md). */
@@ -202,14 +223,7 @@ export async function resolveSettings<O extends SettingsOptions>(
   const specs = settingsOf(command);
   const o = { ...options } as O;
   const set = o as Record<string, unknown>;
-  const check = (spec: SettingSpec, value: unknown, from: string): unknown => {
-    const parsed = settingValueSchema(spec).safeParse(value);
-    if (!parsed.success)
-      throw new DataValidationError(
-        parsed.error.issues.map((i) => ({ file: from, field: spec.key, message: i.message })),
-      );
-    return parsed.data;
-  };
+  const check = checkSetting;
   for (const spec of specs)
     if (set[spec.attribute] !== undefined) set[spec.attribute] = check(spec, set[spec.attribute], where);
   if (o.retrievalConfig !== undefined || o.localeConfigs !== undefined) {
