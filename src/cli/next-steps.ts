@@ -184,6 +184,8 @@ export interface LabelRunArgs {
   idMap?: string;
   input?: string;
   retrievalCall?: string;
+  /** The run's `--config` values as typed (run.configurable and the other settings its graph ran with). */
+  configArgs?: string[];
 }
 
 /** The options of a label run that define its source (the defaults left out). */
@@ -198,6 +200,7 @@ function labelSource(o: LabelRunArgs): string[] {
   opt("--id-map", o.idMap);
   opt("--input", o.input);
   if (o.retrievalCall !== "last") opt("--retrieval-call", o.retrievalCall);
+  for (const c of o.configArgs ?? []) a.push("--config", c);
   return a;
 }
 

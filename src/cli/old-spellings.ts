@@ -62,7 +62,7 @@ const gate = (name: string, value: string, commands: readonly Cmd[]): Retired =>
  * its new spelling, before anything runs.
  */
 export const RETIRED: readonly Retired[] = [
-  // retrieval.* and run.* are set only through --config or the project file (src/cli/settings-schema.ts).
+  // retrieval.* and run.* are set only through --config or the project file (src/app/settings/schema.ts).
   { flags: "--dense-k <n>", to: "retrieval.denseK", commands: [...EVAL, "trace"] },
   { flags: "--bm25-k <n>", to: "retrieval.bm25K", commands: [...EVAL, "trace"] },
   { flags: "--mode <mode>", to: "retrieval.mode", commands: [...EVAL, "trace"] },

@@ -54,7 +54,7 @@ export const PROJECT_SCHEMA = z
     outputs: z.array(z.string().min(1)).optional(),
     retrieval: z.record(z.unknown()).optional(),
     locales: z.record(z.unknown()).optional(),
-    // Checked against the one settings schema (src/cli/settings-schema.ts) when the file is read, values kept as written.
+    // Checked against the one settings schema (src/app/settings/schema.ts) when the file is read, values kept as written.
     run: z
       .record(z.unknown())
       .superRefine((run, ctx) => {

@@ -57,7 +57,7 @@ export interface SettingsUse {
 /**
  * Adds `--config <file|json>` (repeatable) and a preAction hook that reads
  * the values and the project file's sections through the one settings
- * schema (src/cli/settings-schema.ts): sets `retrievalConfig` /
+ * schema (src/app/settings/schema.ts): sets `retrievalConfig` /
  * `localeConfigs` (when the command retrieves with them) and every setting
  * the command reads (settingsOf) on the command with source `config`, its
  * default with source `default` when none is set. A setting the command does

@@ -210,9 +210,20 @@ describe("every Next: line exits 0 when run as printed", () => {
       "a graph of your own (--graph, --pool graph)",
       ["--graph", path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs"), "--pool", "graph"],
     ],
+    [
+      "a graph of your own run with run.configurable (--config)",
+      [
+        "--graph",
+        path.join(ROOT, "test", "fixtures", "graphs", "kb-agent.mjs"),
+        "--pool",
+        "graph",
+        "--config",
+        '{"run":{"configurable":{"tenant":"acme"}}}',
+      ],
+    ],
   ] as const)
     it(`label (${name}) then label --merge: the page, the merge, the check and the eval of the same source`, async () => {
-      const d = await project(`label-${source[0]!.slice(2)}`, [TO_LABEL]);
+      const d = await project(`label-${source[0]!.slice(2)}-${source.length}`, [TO_LABEL]);
       const page = await run(["label", "cases.jsonl", "--kb", "kb", ...source, "--out", "html:label.html"], d);
       expect(page.exitCode, page.stderr).toBe(0);
       const pageHints = hints(page.stderr);
@@ -231,6 +242,11 @@ describe("every Next: line exits 0 when run as printed", () => {
       ]);
       const evalRun = after[1]!;
       if (source[0] === "--graph") expect(evalRun.hint.command!.join(" ")).toContain(`--graph ${source[1]}`);
+      // The settings the labelling run's graph ran with are repeated on the merge and on its eval.
+      const config = (source as readonly string[]).indexOf("--config");
+      if (config >= 0)
+        for (const h of [merge.hint, evalRun.hint])
+          expect(h.command!.join(" ")).toContain(`--config ${source[config + 1]}`);
       expect(JSON.stringify(await readdir(d))).not.toContain("YOUR_GRAPH");
       expect(evalRun.result!.stdout).toMatch(/^turns: 2 /m); // the merged turns, scored
     }, 300_000);

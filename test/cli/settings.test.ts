@@ -1,7 +1,7 @@
 /**
  * One settings vocabulary (issue 50, item 1): every command that runs with
  * settings reads `--config` (a file or inline JSON) through one schema
- * (src/cli/settings-schema.ts), refuses the old flag of a setting the same
+ * (src/app/settings/schema.ts), refuses the old flag of a setting the same
  * way (exit 2 naming the key), takes the settings it reads and refuses the
  * others naming the command. In process, with each command's action
  * replaced by a recorder (no store, no KB read).

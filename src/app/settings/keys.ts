@@ -3,7 +3,7 @@
  * (docs/configuration.md): each config key and the option attribute the
  * commands read its value under. No imports, so that src/cli/options.ts can
  * name a setting by its key without loading the settings schema
- * (src/cli/settings-schema.ts holds each key's value schema and default).
+ * (src/app/settings/schema.ts holds each key's value schema and default).
  */
 
 /** A setting of the `run` section or `retrieval.{embedder,mode,rerank}`: its config key and the attribute commands read. */
