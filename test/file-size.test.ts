@@ -1,10 +1,8 @@
 /**
  * No source file outgrows a reader (issue 55, item 4): every file under
  * src/ is at most MAX_LINES lines, generated bundles (`*.generated.ts`)
- * aside. The files still over are listed in OVER with their line count
- * today; the list only shrinks: a listed file may not grow, and one that
- * is back under the limit must leave the list (so the limit then holds for
- * it too).
+ * aside. The allow-list of files still over it is gone: the last ones were
+ * split in wave seven.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -12,10 +10,6 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/cli.js";
 
 const MAX_LINES = 450;
-
-/** Files still over MAX_LINES (path under the repository → lines today). Remove a file once it is split. */
-const OVER: Readonly<Record<string, number>> = {
-};
 
 /** Lines of every source file under src/ (generated bundles aside), by path relative to the repository. */
 function sourceLines(): Map<string, number> {
@@ -43,19 +37,8 @@ describe(`no source file over ${MAX_LINES} lines`, () => {
     expect(files.has("src/index.ts")).toBe(true);
   });
 
-  it(`every file not in the list is at most ${MAX_LINES} lines`, () => {
-    const over = [...files].filter(([f, n]) => n > MAX_LINES && !(f in OVER)).map(([f, n]) => `${f}: ${n} lines`);
+  it(`every file is at most ${MAX_LINES} lines`, () => {
+    const over = [...files].filter(([, n]) => n > MAX_LINES).map(([f, n]) => `${f}: ${n} lines`);
     expect(over, "split these files (or, for a generated bundle, name it *.generated.ts)").toEqual([]);
-  });
-
-  it("the list only shrinks: a listed file does not grow, and leaves the list once it is under the limit", () => {
-    const wrong: string[] = [];
-    for (const [f, max] of Object.entries(OVER)) {
-      const n = files.get(f);
-      if (n === undefined) wrong.push(`${f}: gone; remove it from OVER`);
-      else if (n <= MAX_LINES) wrong.push(`${f}: ${n} lines; remove it from OVER`);
-      else if (n > max) wrong.push(`${f}: ${n} lines, more than the ${max} listed; split it instead`);
-    }
-    expect(wrong).toEqual([]);
   });
 });
