@@ -120,6 +120,8 @@ export function hostModule(
   let exitCalled: { code: number | string; at?: string } | undefined;
   let drained = false;
   let lastBeat = performance.now();
+  /** The worker beats every 250 ms (./module-host-worker.ts): a second without one is a thread that has stopped yielding. */
+  const BEAT_STALE_MS = 1000;
   let nextId = 0;
   const pending = new Map<number, Pending>();
   let onLoaded: ((info: Record<string, string>) => void) | undefined;
@@ -157,7 +159,10 @@ export function hostModule(
     const now = performance.now();
     for (const p of pending.values()) {
       if (now - p.started <= limits.turnTimeoutMs) continue;
-      if (now - lastBeat > WATCH_GRACE_MS)
+      const silent = now - lastBeat;
+      // A thread that has not beaten for a while may be in a synchronous loop: wait out the grace to tell.
+      if (silent > BEAT_STALE_MS && silent <= WATCH_GRACE_MS) continue;
+      if (silent > WATCH_GRACE_MS)
         stop(
           new GraphInputError(
             `${label}: ${p.what} ran past its ${secondsText(limits.turnTimeoutMs)} deadline (${deadlineSetting}) without yielding to the event loop (a synchronous loop in your code?); its thread was ended and the run stopped`,

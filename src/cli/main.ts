@@ -99,7 +99,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
   trace: {
     summary:
-      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood (retrace's own graph, --graph or --traces)",
+      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood",
     load: () => import("./commands/trace.js"),
   },
 };

@@ -135,9 +135,9 @@ describe("retrace tune", () => {
       { env: LOCAL },
     );
     expect(text.stdout).toMatch(
-      /^retrieval es-419: fusion=minmax\(\) denseK=30 .*weights\.bm25=1 weights\.dense=0\.3$/m,
+      /^retrieval es-419: fusion=minmax\(\) denseK=30 .*weights\(bm25=1 dense=0\.3\)$/m,
     );
-    expect(text.stdout).toMatch(/^retrieval en: fusion=zscore\(\) denseK=30 .*weights\.bm25=1 weights\.dense=1$/m);
+    expect(text.stdout).toMatch(/^retrieval en: fusion=zscore\(\) denseK=30 .*weights\(bm25=1 dense=1\)$/m);
 
     await writeFile(conf, JSON.stringify({ version: 1, locales: { "es-mx": { fusion: "minmax" } } }));
     const bad = await runCli(["eval", "--kb", kb.dir, "--store", "memory", "--config", conf], { env: LOCAL });

@@ -30,7 +30,7 @@
 import { recallCurvesOf } from "./recall-curves.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { CASE_KINDS, LOCALES } from "../../kb/types.js";
-import { smallKbWarning } from "../measures/chance.js";
+import { chanceHit, smallKbWarning } from "../measures/chance.js";
 import type { EvaluatorSpec } from "../measures/evaluators.js";
 import { answerSideOf, hasParts, headlineTurns, NO_HOLDOUT_TURN, withoutSynthetic } from "./parts.js";
 import { funnelOf, hasLongPositions, turnSplits } from "./funnel-stats.js";
@@ -152,6 +152,30 @@ function chanceWarnings(byLocale: Map<string, TurnReport[]>, chance: AggregateOp
   }
   return out;
 }
+
+/**
+ * The small-KB warnings as the first screen words them (the terminal's
+ * compact table, src/eval/report/render/table-compact.ts, prints them): the
+ * warnings of two or more locales as one line naming each locale, its cards
+ * and its chance hit@k for a one-card gold; undefined when fewer than two
+ * locales have one (the screen then prints `warnings` as they are).
+ */
+function screenChanceWarnings(warnings: readonly string[], chance: AggregateOptions["chance"]): string[] | undefined {
+  if (chance === undefined) return undefined;
+  const k = chance.k;
+  const small = Object.entries(chance.cardsPerLocale).filter(([locale, n]) => {
+    const w = smallKbWarning(locale, n, k);
+    return w !== null && warnings.includes(w);
+  });
+  if (small.length < 2) return undefined;
+  const merged = new Set(small.map(([locale, n]) => smallKbWarning(locale, n, k)));
+  return [
+    `k=${k} is at least a third of the cards of ${small.map(([l, n]) => `${l} (${n})`).join(", ")}: a random ranking already scores hit@${k} = ${small.map(([, n]) => chanceHit(n, 1, k).toFixed(3)).join(", ")} there for a one-card gold; read those figures against chance`,
+    ...warnings.filter((w) => !merged.has(w)),
+  ];
+}
+
+const screenOf = (screen: string[] | undefined) => (screen !== undefined ? { screen } : {});
 
 /** Aggregate per-turn results: overall, per kind, per locale, vacuous keys, split deltas (triad keys) and chance levels. */
 export function aggregateTurns(allTurns: readonly TurnReport[], opts: AggregateOptions): Aggregation {
@@ -277,7 +301,13 @@ export function buildReport(input: BuildReportInput): Report {
       correction: DELTA_CORRECTION,
     },
     ...(chance !== undefined
-      ? { chance: { cardsPerLocale: { ...chance.cardsPerLocale }, warnings: agg.chanceWarnings } }
+      ? {
+          chance: {
+            cardsPerLocale: { ...chance.cardsPerLocale },
+            warnings: agg.chanceWarnings,
+            ...screenOf(screenChanceWarnings(agg.chanceWarnings, chance)),
+          },
+        }
       : {}),
     answerSide: agg.answerSide,
     ...(input.counterfactual !== undefined

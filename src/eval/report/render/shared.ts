@@ -149,8 +149,8 @@ export function retrievalRows(report: Report, { compact = false }: { compact?: b
 
 /**
  * `retrievalConfigText` for the first screen: the opaque settings' dotted
- * pairs grouped by their first segment, `bm25(b=0.4 k1=0.9)` for
- * `bm25.b=0.4 bm25.k1=0.9`; the same values, in the same order.
+ * pairs grouped by their first segment, `a(x=1 y=2)` for `a.x=1 a.y=2`;
+ * the same values, in the same order.
  */
 export function compactRetrievalText(c: RetrievalRunConfig): string {
   const groups = new Map<string, string[]>();

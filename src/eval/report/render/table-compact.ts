@@ -27,7 +27,6 @@ import {
   judgmentLines,
 } from "./shared.js";
 import { gateLines, grid, type Groups, type Paint } from "./table-grid.js";
-import { chanceHit, smallKbWarning } from "../../measures/chance.js";
 import { visibleLength } from "./wrap.js";
 
 /** Turns listed by name on the first screen (missed turns, turn errors, turns to label); the rest are counted. */
@@ -39,27 +38,9 @@ const shortText = (s: string) => ([...s].length > 60 ? `${[...s].slice(0, 59).jo
 /** Where what the first screen leaves out is shown. */
 const ELSEWHERE = "--verbose, --out markdown:FILE or --out html:FILE";
 
-/**
- * The report's small-KB chance warnings for the first screen: the warnings of
- * two or more locales (`smallKbWarning`, one a locale) as one line naming
- * each locale, its cards and its chance hit@k for a one-card gold; any other
- * warning as the report words it. Each locale's is recognised by being the
- * very text `smallKbWarning` gives for it.
- */
+/** The report's small-KB chance warnings as the first screen words them (built with the report: `chance.screen`). */
 function screenChanceWarnings(report: Report): string[] {
-  const all = chanceWarnings(report);
-  const k = report.run.k;
-  const cards = report.chance?.cardsPerLocale ?? {};
-  const small = Object.entries(cards).filter(([locale, n]) => {
-    const w = smallKbWarning(locale, n, k);
-    return w !== null && all.includes(w);
-  });
-  if (small.length < 2) return all;
-  const merged = new Set(small.map(([locale, n]) => smallKbWarning(locale, n, k)));
-  return [
-    `k=${k} is at least a third of the cards of ${small.map(([l, n]) => `${l} (${n})`).join(", ")}: a random ranking already scores hit@${k} = ${small.map(([, n]) => chanceHit(n, 1, k).toFixed(3)).join(", ")} there for a one-card gold; read those figures against chance`,
-    ...all.filter((w) => !merged.has(w)),
-  ];
+  return report.chance?.screen ?? chanceWarnings(report);
 }
 
 /** The indented list under each unindented line of `lines`, cut to `max` entries and a count of the rest. */

@@ -57,7 +57,14 @@ const reportObject = z.object({
     })
     .optional(),
   /** Extension: card counts behind the chance levels, and small-KB warnings (docs/statistics.md). */
-  chance: z.object({ cardsPerLocale: z.record(count), warnings: z.array(z.string()) }).optional(),
+  chance: z
+    .object({
+      cardsPerLocale: z.record(count),
+      warnings: z.array(z.string()),
+      /** The warnings as the first screen words them (two or more locales' on one line); absent when that is `warnings`, and in reports written before it. */
+      screen: z.array(z.string()).optional(),
+    })
+    .optional(),
   /** Extension: where the answer-side headline figures come from (held-out turns, or all turns without a split). */
   answerSide: AnswerSideSchema.optional(),
   /** Extension: query attribution (docs/query-attribution.md); absent in reports written before it. */
