@@ -98,8 +98,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: () => import("./commands/tune.js"),
   },
   trace: {
-    summary:
-      "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood",
+    summary: "The per-turn debugger: every retrieval stage of every turn of one case, with where each gold card stood",
     load: () => import("./commands/trace.js"),
   },
 };

@@ -134,9 +134,7 @@ describe("retrace tune", () => {
       ],
       { env: LOCAL },
     );
-    expect(text.stdout).toMatch(
-      /^retrieval es-419: fusion=minmax\(\) denseK=30 .*weights\(bm25=1 dense=0\.3\)$/m,
-    );
+    expect(text.stdout).toMatch(/^retrieval es-419: fusion=minmax\(\) denseK=30 .*weights\(bm25=1 dense=0\.3\)$/m);
     expect(text.stdout).toMatch(/^retrieval en: fusion=zscore\(\) denseK=30 .*weights\(bm25=1 dense=1\)$/m);
 
     await writeFile(conf, JSON.stringify({ version: 1, locales: { "es-mx": { fusion: "minmax" } } }));
