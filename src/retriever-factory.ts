@@ -11,7 +11,6 @@
  */
 import path from "node:path";
 import { InvalidArgumentError } from "./errors.js";
-import type { LoadedData } from "./kb/load.js";
 import type { Chunk } from "./kb/types.js";
 import { log } from "./log.js";
 import { createAnalyzers, type AnalyzerConfig, type Analyzers } from "./retrieval/analyzer.js";
@@ -25,81 +24,6 @@ import { logChoice, resolveEmbedder, resolveReranker, type ResolvedReranker } fr
 import { HybridRetriever, type HybridRetrieverOptions } from "./retrieval/hybrid.js";
 import { describeIngest, ingest, type IngestResult } from "./retrieval/ingest.js";
 import type { Embedder } from "./retrieval/types.js";
-
-export { loadData, splitFileFor, type LoadedData } from "./kb/load.js";
-
-/** `auto`, `local`, `memory`, `none`, or an http(s) URL of a Chroma server. */
-export type StoreChoice = "auto" | "local" | "memory" | "none" | (string & {});
-/** What a store choice resolved to; recorded in reports and baselines. */
-export type StoreKind = "local" | "remote" | "memory" | "none";
-
-export const STORE_CHOICES = ["auto", "local", "memory", "none"] as const;
-
-/**
- * Checks a store choice and resolves `auto` against the environment.
- * @throws InvalidArgumentError (exit 2) for anything but the vocabulary above.
- */
-export function resolveStoreChoice(
-  choice: string,
-  env: Record<string, string | undefined> = process.env,
-  name = "--store",
-): { kind: StoreKind; url?: string } {
-  const envUrl = env.CHROMA_URL ?? "";
-  if (choice === "auto") return envUrl !== "" ? { kind: "remote", url: envUrl } : { kind: "local" };
-  if (choice === "local" || choice === "memory" || choice === "none") return { kind: choice };
-  if (/^https?:\/\//.test(choice)) return { kind: "remote", url: choice };
-  throw new InvalidArgumentError(name, `one of ${STORE_CHOICES.join(", ")} or an http(s) URL`, choice);
-}
-
-export interface SystemOptions {
-  kbDir: string;
-  /** The eval cases; null for none (a graph to serve rather than to evaluate). */
-  casesFile: string | null;
-  /** See the module comment; default `auto`. */
-  store?: StoreChoice;
-  /** Embedder spec: `auto` (default), `builtin`, `lsa` (corpus-fit, fitted on the KB's chunks), or a transformers.js model id / folder. */
-  embedder?: string;
-  /** Cross-encoder spec, or null for no reranking (the default). */
-  reranker?: string | null;
-  /** Local Chroma data folder (default `.retrace/chroma`). */
-  dataDir?: string;
-  /** Environment to resolve `auto` against (default `process.env`). */
-  env?: Record<string, string | undefined>;
-  onIngestProgress?: (done: number, total: number) => void;
-  /** Deadline of every Chroma request, ms (docs/reliability.md). */
-  requestTimeoutMs?: number;
-  /** Largest card file read, bytes (`--max-card-bytes`; default RETRACE_MAX_CARD_BYTES, else 1 MiB: src/kb/cards.ts). */
-  maxCardBytes?: number;
-  /** The KB and cases already loaded and validated (by the caller, before anything starts); else loaded here. */
-  data?: LoadedData;
-  /** BM25 k1/b of the retriever's index (a `--config` file's `retrieval.bm25`; docs/fusion-and-tuning.md). */
-  bm25Params?: { k1?: number; b?: number };
-}
-
-export interface RetraceSystem extends LoadedData {
-  /** null when store-less. */
-  retriever: HybridRetriever | null;
-  /**
-   * The KB's analyzers (`<kb>/analyzers.json`, else the default profile):
-   * those of the retriever's BM25 index and LSA embedder; give them to
-   * `buildGraph({ analyzers })` for the answerer and follow-up detection
-   * (a graph over `retriever` takes them from it by default).
-   */
-  analyzers: Analyzers;
-  /** `reason`: which embedder and why, in full; `summary`: the same in one short line (src/retrieval/embedders/resolve.ts). */
-  embedder: { id: string; description: string; reason: string; summary: string; setup: EmbedderSetup } | null;
-  reranker: { id: string; reason: string; summary: string } | null;
-  /** `local`, `memory`, `none`, or the server URL (what reports print as the store). */
-  store: string;
-  storeKind: StoreKind;
-  /** The Chroma collection served from, when the store is Chroma. */
-  collection: string | null;
-  ingest: IngestResult | null;
-  /** How to open the same retriever in a worker thread (`openRetriever`); null when store-less. */
-  retrieverRecipe: RetrieverRecipe | null;
-  /** Releases the store (stops a Chroma server this system started). Safe to call more than once. */
-  close(): Promise<void>;
-}
 
 /**
  * What opens a system's retriever again elsewhere (a worker thread of a
