@@ -29,6 +29,7 @@ import type { EvalCase, EvalTurn } from "../../kb/types.js";
 import type { RetrievalTrace } from "../../contract/trace.js";
 import { attributeTurn, type TurnQueries, type UnattributedReason } from "../report/query-attribution.js";
 import { cardIdsOf, type CapturedRetrieval, type IdOptions, type RetrieverCapture } from "./capture.js";
+import { concatFirst } from "./scored-call.js";
 import { invokeTurn, type TurnGuard } from "./turn-guard.js";
 
 /** The run name and tag of a counterfactual retriever call (what a tracer of your own sees). */
@@ -57,20 +58,6 @@ export interface GraphCounterfactualContext {
 type Invocable = { invoke(input: string, config?: RunnableConfig): Promise<DocumentInterface[]> };
 
 const isInvocable = (x: object): x is Invocable => typeof (x as { invoke?: unknown }).invoke === "function";
-
-/** Concatenation of id lists, first occurrence wins. */
-function concatFirst(lists: readonly (readonly string[])[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const l of lists) {
-    for (const id of l) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      out.push(id);
-    }
-  }
-  return out;
-}
 
 /**
  * The query attribution of one turn of a graph sweep (see the module

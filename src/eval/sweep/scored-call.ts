@@ -117,7 +117,7 @@ function textsOf(runs: readonly CapturedRetrieverRun[], ids: IdOptions): Record<
 }
 
 /** Concatenation of id lists, first occurrence wins. */
-function concatFirst(lists: readonly (readonly string[])[]): string[] {
+export function concatFirst(lists: readonly (readonly string[])[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const l of lists) {
