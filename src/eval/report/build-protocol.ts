@@ -9,7 +9,7 @@
 import type { EvaluatorSpec } from "../measures/evaluators.js";
 import type { BuildReportInput } from "./aggregate.js";
 import type { Report, TurnReport } from "./types.js";
-import { artifactsOf } from "./vacuous.js";
+import { artifactsOf, vacuousReason } from "./vacuous.js";
 
 /** An evaluator as data: its name, keys, whether it concerns any turn of the run, and the reason its keys would be vacuous. */
 export interface EvaluatorData {
@@ -38,22 +38,7 @@ export function evaluatorData(turns: readonly TurnReport[], evaluators: readonly
   return evaluators.map((spec) => {
     const appliesTo = spec.appliesTo;
     const applies = appliesTo === undefined || turns.some((t) => appliesTo(artifactsOf(t)));
-    let reason = spec.whenEmpty;
-    const notMeasured = spec.notMeasured;
-    if (applies && notMeasured !== undefined) {
-      const counts = new Map<string, number>();
-      for (const t of turns) {
-        const r = notMeasured(artifactsOf(t));
-        if (r !== null) counts.set(r, (counts.get(r) ?? 0) + 1);
-      }
-      let best = 0;
-      for (const [r, c] of counts) {
-        if (c > best) {
-          best = c;
-          reason = r;
-        }
-      }
-    }
+    const reason = applies ? vacuousReason(spec, turns) : spec.whenEmpty;
     return { name: spec.name, keys: [...spec.keys], applies, reason };
   });
 }

@@ -28,6 +28,25 @@ export function artifactsOf(t: TurnReport, knownIds?: ReadonlySet<string>): Turn
   return a;
 }
 
+/** Why `spec`'s keys were not measured: the most frequent "not measured" reason among the turns (ties: first seen), else its `whenEmpty`. */
+export function vacuousReason(spec: EvaluatorSpec, turns: readonly TurnReport[]): string {
+  let reason = spec.whenEmpty;
+  if (spec.notMeasured === undefined) return reason;
+  const counts = new Map<string, number>();
+  for (const t of turns) {
+    const r = spec.notMeasured(artifactsOf(t));
+    if (r !== null) counts.set(r, (counts.get(r) ?? 0) + 1);
+  }
+  let best = 0;
+  for (const [r, c] of counts) {
+    if (c > best) {
+      best = c;
+      reason = r;
+    }
+  }
+  return reason;
+}
+
 /**
  * Why each declared key had n = 0: the most frequent "not measured" reason
  * among the turns (ties: first seen), else the evaluator's `whenEmpty`.
@@ -45,21 +64,7 @@ export function vacuousKeys(
     // An evaluator that concerns some turns only (judged@k: turns with judgments) is absent, not vacuous, when the run has none.
     const applies = spec.appliesTo;
     if (applies !== undefined && !turns.some((t) => applies(artifactsOf(t)))) continue;
-    let reason = spec.whenEmpty;
-    if (spec.notMeasured !== undefined) {
-      const counts = new Map<string, number>();
-      for (const t of turns) {
-        const r = spec.notMeasured(artifactsOf(t));
-        if (r !== null) counts.set(r, (counts.get(r) ?? 0) + 1);
-      }
-      let best = 0;
-      for (const [r, c] of counts) {
-        if (c > best) {
-          best = c;
-          reason = r;
-        }
-      }
-    }
+    const reason = vacuousReason(spec, turns);
     for (const k of missing) {
       vacuous.push(k);
       vacuousReasons[k] = reason;
