@@ -77,11 +77,8 @@ export function addConfigOption(cmd: Command, use: SettingsUse = {}): Command {
 export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command {
   return cmd.hook("preAction", async (_self, actionCmd) => {
     refuseOldSpellings(actionCmd); // first: an old spelling typed is exit 2 naming the new one
-    const name = commandPath(actionCmd);
+    const name = commandPath(actionCmd); // as typed: `cases synth`, not `synth`
     const specs = settingsOf(name);
-    // As typed: `cases synth`, not `synth`.
-    const group = actionCmd.parent?.parent != null ? actionCmd.parent : null;
-    const typed = group !== null && !name.startsWith(`${group.name()} `) ? `${group.name()} ${name}` : name;
     // The project file (src/cli/project.ts): its options as defaults, its sections as the first --config layer.
     const project = use.projectWhen === undefined || use.projectWhen(actionCmd) ? findProject() : null;
     const layer =
@@ -114,14 +111,14 @@ export function applySettingsHook(cmd: Command, use: SettingsUse = {}): Command 
           (fromValues.config.locales !== undefined ? "locales" : undefined);
         if (key !== undefined)
           throw new DataValidationError([
-            { file: "--config", field: key, message: use.retrievalWhy ?? `not a setting of retrace ${typed}` },
+            { file: "--config", field: key, message: use.retrievalWhy ?? `not a setting of retrace ${name}` },
           ]);
       }
       for (const [key, { value, where }] of settings) {
         const spec = specs.find((s) => s.key === key);
         if (spec === undefined) {
           if (layer !== null && where === layer.where) continue; // the project file serves every command: a setting of others is left alone
-          throw new DataValidationError([{ file: where, field: key, message: `not a setting of retrace ${typed}` }]);
+          throw new DataValidationError([{ file: where, field: key, message: `not a setting of retrace ${name}` }]);
         }
         if (actionCmd.getOptionValueSource(spec.attribute) === "cli") continue;
         const parsed = settingValueSchema(spec).safeParse(value);
