@@ -9,8 +9,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildComparison, runSideOf } from "../../src/eval/gate/compare.js";
+import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
 import { renderPrComment } from "../../src/eval/report/render/pr-comment.js";
-import type { FunnelStage, Report } from "../../src/eval/report/types.js";
+import { queryAttributionOf } from "../../src/eval/report/query-attribution.js";
+import type { FunnelStage, Report, TurnReport } from "../../src/eval/report/types.js";
 import { ROOT } from "../helpers/cli.js";
 import { fixtureReport } from "./report-fixture.js";
 
@@ -65,6 +67,56 @@ describe("the stage funnel's change is computed once, in the comparison", () => 
     const c = buildComparison(runSideOf("a.json", base), runSideOf("b.json", b));
     expect(c.funnelChange).toBeUndefined();
     expect(renderPrComment(b, { comparison: c })).toContain("No reference report: the funnel's change needs one");
+  });
+});
+
+/** A gold-bearing turn attributed `attribution`, at turn position `turn` of case `caseId`. */
+function attributed(base: TurnReport, caseId: string, turn: number, attribution: string): TurnReport {
+  const o = { query: "q", rank: 1, scores: { retrieval_hit_at_k: 1 } };
+  return { ...base, caseId, turn, gold: ["a"], queries: { attribution, graph: o, raw: o } } as TurnReport;
+}
+
+describe("query attribution: each group's total is the report's, the renderings add nothing up", () => {
+  it("queryAttributionOf writes each split group's turns (splitTurns) beside its counts", async () => {
+    const base = (await fixtureReport()).turns[0]!;
+    // Case c1: #0 ok, #1 rewrite lost it; case c2: #0 retriever lost it. Position 1 (#0): 2 turns, position 2 (#1): 1.
+    const turns = [
+      attributed(base, "c1", 0, "ok"),
+      attributed(base, "c1", 1, "rewrite_lost_it"),
+      attributed(base, "c2", 0, "retriever_lost_it"),
+    ];
+    const qa = queryAttributionOf(turns, { enabled: true, samples: 50 });
+    expect(qa.turns).toBe(3);
+    expect(qa.splitTurns!.position).toEqual({ "1": 2, "2": 1 });
+    expect(qa.splits.position!["1"]).toMatchObject({ ok: 1, retriever_lost_it: 1 });
+  });
+
+  it("the terminal table, its first screen and the markdown print the report's totals (planted ones differ from the counts' sum)", async () => {
+    const base = await fixtureReport();
+    const counts = { ok: 1, rewrite_rescued_it: 0, rewrite_not_needed: 0, rewrite_lost_it: 1, retriever_lost_it: 0 };
+    const report: Report = {
+      ...base,
+      queryAttribution: {
+        enabled: true,
+        turns: 77, // planted: the counts add up to 2
+        withStandalone: 0,
+        counts,
+        splits: { position: { "1": counts } },
+        splitTurns: { position: { "1": 55 } }, // planted: the group's counts add up to 2
+        means: {},
+      },
+    };
+    const verbose = renderTable(report, { color: false, verbose: true });
+    const rows = verbose.split("\n");
+    const head = rows.findIndex((l) => l.startsWith("query attribution (gold-bearing turns"));
+    expect(head).toBeGreaterThanOrEqual(0);
+    const table = rows.slice(head + 1, head + 5).map((l) => l.trim().split(/ {2,}/));
+    expect(table.find((r) => r[0] === "all")?.[1]).toBe("77");
+    expect(table.find((r) => r[0] === "turn #0")?.[1]).toBe("55");
+    expect(renderTable(report, { color: false, compact: true })).toContain("query attribution (77 gold-bearing turns)");
+    const md = renderMarkdown(report);
+    expect(md).toMatch(/\| all \| 77 \|/);
+    expect(md).toMatch(/\| turn #0 \| 55 \|/);
   });
 });
 
