@@ -120,17 +120,31 @@ describe("query attribution: each group's total is the report's, the renderings 
   });
 });
 
-/** Modules that compute (statistics, metrics, comparisons, aggregates): a renderer imports none of them. */
+/**
+ * Modules that compute (statistics, metrics, comparisons, aggregates, the
+ * report's derived sections: recall curves, attribution counts, verdict
+ * wording, what a read fills in): a renderer imports (or re-exports) none of them.
+ */
 const COMPUTING = [
   /^src\/eval\/stats\//,
   /^src\/eval\/measures\/(ranked|chance)\.ts$/,
   /^src\/eval\/gate\//,
-  /^src\/eval\/report\/(aggregate|funnel-stats)\.ts$/,
+  /^src\/eval\/report\/(aggregate|funnel-stats|recall-curves|query-attribution|verdict|derived-on-read)\.ts$/,
 ];
 /** Names a renderer may take from a computing module: a key's spelling and a constant of the wording, no computation. */
 const ALLOWED_NAMES: Readonly<Record<string, readonly string[]>> = {
   "src/eval/stats/bootstrap.ts": ["turnKey", "SIGNIFICANCE_LEVEL"],
   "src/eval/report/funnel-stats.ts": ["positionLabel"],
+  "src/eval/report/verdict.ts": ["fmtP"],
+  "src/eval/report/query-attribution.ts": [
+    "ATTRIBUTIONS",
+    "ATTRIBUTION_LABELS",
+    "QUERY_VARIANTS",
+    "QUERY_VARIANT_LABELS",
+    "QUERY_SIDE_BY_SIDE",
+    "UNATTRIBUTED_LABELS",
+    "UNATTRIBUTED_REASONS",
+  ],
 };
 /** The metric functions re-exported by the registry (src/eval/measures/metrics.ts): not for renderers either. */
 const METRIC_FUNCTIONS =
@@ -139,7 +153,9 @@ const METRIC_FUNCTIONS =
 /** The violations of one renderer's source: `file: import {names} from module`. */
 function violations(file: string, text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/import\s+(type\s+)?(?:\{([^}]*)\}|[\w*\s]+as\s+\w+|\w+)\s+from\s+"([^"]+)"/g)) {
+  for (const m of text.matchAll(
+    /(?:import|export)\s+(type\s+)?(?:\{([^}]*)\}|[\w*\s]+as\s+\w+|\w+)\s+from\s+"([^"]+)"/g,
+  )) {
     const typeOnly = m[1] !== undefined;
     const names = (m[2] ?? "*")
       .split(",")
@@ -159,6 +175,11 @@ function violations(file: string, text: string): string[] {
     for (const n of names) if (!allowed.includes(n)) out.push(`${file}: ${n} from ${target}`);
   }
   return out;
+}
+
+/** A renderer that adds up a list (`.reduce(`) computes a total the report should carry (the attribution counts' sum did). */
+function sums(file: string, text: string): string[] {
+  return /\.reduce\(/.test(text) ? [`${file}: adds up a list (.reduce) at render`] : [];
 }
 
 /** The renderers: the terminal, markdown, JUnit, PR comment and compare text, the HTML pages and their browser script. */
@@ -194,10 +215,30 @@ describe("no renderer imports a computing module", () => {
       `${f}: ndcgAtK from src/eval/measures/metrics.ts`,
     ]);
     expect(violations(f, `import type { Comparison } from "../../gate/compare.js";`)).toEqual([]);
+    // The report's derived sections are computed at build (or filled on read), never by a renderer.
+    const h = "src/eval/report/html/funnel.ts";
+    expect(violations(h, `import { recallCurvesOf } from "../recall-curves.js";`)).toEqual([
+      `${h}: recallCurvesOf from src/eval/report/recall-curves.ts`,
+    ]);
+    expect(violations(h, `export { MAX_CURVE_K, recallCurves } from "../recall-curves.js";`)).toHaveLength(2);
+    const s = "src/eval/report/render/shared.ts";
+    expect(violations(s, `import { wordDeltaVerdict } from "../verdict.js";`)).toEqual([
+      `${s}: wordDeltaVerdict from src/eval/report/verdict.ts`,
+    ]);
+    expect(violations(s, `export { fmtP } from "../verdict.js";`)).toEqual([]);
+    expect(violations(s, `import { attributionCounts, ATTRIBUTIONS } from "../query-attribution.js";`)).toEqual([
+      `${s}: attributionCounts from src/eval/report/query-attribution.ts`,
+    ]);
+    expect(sums(s, "const n = Object.values(qa.counts).reduce((s, x) => s + x, 0);")).toEqual([
+      `${s}: adds up a list (.reduce) at render`,
+    ]);
   });
 
   it("every renderer formats only", () => {
-    const found = rendererFiles().flatMap((f) => violations(f, readFileSync(path.join(ROOT, f), "utf8")));
+    const found = rendererFiles().flatMap((f) => {
+      const text = readFileSync(path.join(ROOT, f), "utf8");
+      return [...violations(f, text), ...sums(f, text)];
+    });
     expect(found).toEqual([]);
   });
 });
