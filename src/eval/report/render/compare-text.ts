@@ -10,6 +10,7 @@
 import type { Comparison, FunnelComparison, MovedTurn, RunDifference, TurnFlip } from "../comparison.js";
 import type { FunnelStage } from "../types.js";
 import { f3, fmtP, fmtSigned, metricLabel } from "./shared.js";
+import { padVisible, visibleLength } from "./wrap.js";
 
 /** Flips and moved turns listed in the text output before "and N more". */
 export const FLIPS_SHOWN = 50;
@@ -67,12 +68,14 @@ export function movedLines(moved: { threshold: number; turns: readonly MovedTurn
   return out;
 }
 
-/** Columns padded to their widest cell (the first left-aligned, the others right-aligned). */
+/** Columns padded to their widest cell in terminal columns (a full-width character counts 2; the first left-aligned, the others right-aligned). */
 function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
+  const widths = header.map((_, i) =>
+    Math.max(visibleLength(header[i]!), ...rows.map((row) => visibleLength(row[i]!))),
+  );
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .map((c, i) => (i === 0 ? padVisible(c, widths[i]!) : " ".repeat(Math.max(0, widths[i]! - visibleLength(c))) + c))
       .join("  ")
       .trimEnd();
   return [line(header), ...rows.map(line)];
