@@ -1,14 +1,19 @@
 /**
  * A report written before a derived section existed gets it when it is read
- * (parseReport → src/eval/report/derived-on-read.ts), from the build's own
+ * (parseAndFillReport → src/eval/report/derived-on-read.ts), from the build's own
  * functions, so the renderers only read (issue 55, item 2): the recall
  * curves, each attribution group's turns, each split delta's verdict. A
  * report that has them is read back byte for byte.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readReport } from "../../src/app/report.js";
+import { readRunSide } from "../../src/eval/gate/compare.js";
 import { queryAttributionOf } from "../../src/eval/report/query-attribution.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
-import { parseReport } from "../../src/eval/report/schemas.js";
+import { parseAndFillReport } from "../../src/eval/report/derived-on-read.js";
 import type { Report, TurnReport } from "../../src/eval/report/types.js";
 import { fixtureReport } from "./report-fixture.js";
 
@@ -32,7 +37,7 @@ describe("derived sections filled on read", () => {
     expect(report.recallCurves).toBeDefined();
     expect(report.deltas!.length).toBeGreaterThan(0);
     const data = roundTrip(report);
-    const read = parseReport(data, "now.json");
+    const read = parseAndFillReport(data, "now.json");
     expect(read).toBe(data);
     expect(JSON.stringify(read)).toBe(JSON.stringify(report));
   });
@@ -47,7 +52,7 @@ describe("derived sections filled on read", () => {
       deltas: report.deltas!.map(({ verdict: _verdict, ...d }) => d),
     });
     expect(older.recallCurves).toBeUndefined();
-    const read = parseReport(older, "older.json");
+    const read = parseAndFillReport(older, "older.json");
     expect(read.recallCurves).toEqual(report.recallCurves);
     // Position group 1 (#0): c1#0 and c2#0; group 2 (#1): c1#1.
     expect(read.queryAttribution!.splitTurns).toEqual(report.queryAttribution!.splitTurns);
@@ -63,11 +68,26 @@ describe("derived sections filled on read", () => {
     });
   });
 
+  it("readReport (retrace report, the library) and retrace compare read a report file through it", async () => {
+    const report = await fixtureReport();
+    const { recallCurves: _curves, ...older } = report;
+    const dir = await mkdtemp(path.join(os.tmpdir(), "retrace-derived-"));
+    try {
+      const file = path.join(dir, "older.json");
+      await writeFile(file, JSON.stringify(older));
+      expect((await readReport(file)).recallCurves).toEqual(report.recallCurves);
+      const side = await readRunSide(file);
+      expect((side.data as Report).recallCurves).toEqual(report.recallCurves);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("an older schemaVersion is migrated and filled too", async () => {
     const report = await fixtureReport();
     const { recallCurves: _curves, ...rest } = report;
     const v3 = roundTrip({ ...rest, schemaVersion: 3 });
-    expect(parseReport(v3, "v3.json").recallCurves).toEqual(report.recallCurves);
+    expect(parseAndFillReport(v3, "v3.json").recallCurves).toEqual(report.recallCurves);
   });
 
   it("the renderers word no verdict: a delta without one prints the report's nothing, not a rule's words", async () => {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { runPageData } from "../../src/eval/report/html/report-page.js";
-import { parseReport, ReportSchema } from "../../src/eval/report/schemas.js";
+import { parseAndFillReport } from "../../src/eval/report/derived-on-read.js";
+import { ReportSchema } from "../../src/eval/report/schemas.js";
 import { fixtureReport } from "./report-fixture.js";
 
 describe("the report's recall curves", () => {
@@ -40,8 +41,8 @@ describe("the report's recall curves", () => {
     // A report without the section: the page draws none (it computes nothing).
     const { recallCurves, ...older } = report;
     expect(runPageData(older, "r").report.recallCurves).toBeUndefined();
-    // A report written before the section gets the same curves when it is read (parseReport), from the same function.
-    const read = parseReport(JSON.parse(JSON.stringify(older)), "older.json");
+    // A report written before the section gets the same curves when it is read (parseAndFillReport), from the same function.
+    const read = parseAndFillReport(JSON.parse(JSON.stringify(older)), "older.json");
     expect(read.recallCurves).toEqual(recallCurves);
     expect(runPageData(read, "r").report.recallCurves).toEqual(recallCurves);
   });

@@ -54,7 +54,7 @@ import {
   type PerTurnSource,
   type ResampleUnit,
 } from "../stats/bootstrap.js";
-import { parseReport } from "../report/schemas.js";
+import { parseAndFillReport } from "../report/derived-on-read.js";
 import { funnelDiff, funnelStages, perTurnStages } from "../report/funnel-stats.js";
 import type { FunnelStage, Report, TurnReport } from "../report/types.js";
 import { parseJsonOrThrow } from "../../kb/json.js";
@@ -120,7 +120,7 @@ export async function readRunSide(file: string): Promise<RunSide> {
   if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new DataValidationError([{ file, message: "expected a JSON object" }]);
   // A baseline, or a ReportSchema (src/eval/report/schemas.ts) migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
-  return runSideOf(file, "perTurn" in data ? parseBaseline(data, file) : parseReport(data, file));
+  return runSideOf(file, "perTurn" in data ? parseBaseline(data, file) : parseAndFillReport(data, file));
 }
 
 /** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */

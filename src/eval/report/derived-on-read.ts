@@ -1,6 +1,8 @@
 /**
  * The report's derived sections, filled in when a report written before they
- * existed is read (`parseReport`, ./schemas/report.ts; docs/schema-versions.md):
+ * existed is read (`parseAndFillReport`: what `readReport`, src/app/report.ts, and
+ * `retrace compare`'s `readRunSide`, src/eval/gate/compare.ts, read a report file with;
+ * docs/schema-versions.md):
  * the build computes them (./aggregate.ts `buildReport`), and a report read
  * back without them gets them here from the same functions, so every
  * renderer (terminal, markdown, HTML) only reads the report and never
@@ -17,6 +19,7 @@
  * as the same object, its bytes untouched. Pure: the input is never mutated.
  */
 import { recallCurvesOf } from "./recall-curves.js";
+import { parseReport } from "./schemas.js";
 import type { Report } from "./types.js";
 import { wordDeltaVerdict } from "./verdict.js";
 
@@ -45,4 +48,13 @@ export function withDerivedSections(report: Report): Report {
       deltas: out.deltas.map((d) => (d.verdict === undefined ? { ...d, verdict: wordDeltaVerdict(d) } : d)),
     };
   return out;
+}
+
+/**
+ * A report JSON read back from a file, checked (`parseReport`: older
+ * schemaVersions migrated, a bad field a DataValidationError naming the file
+ * and the field, exit 2) and with the derived sections it lacks filled in.
+ */
+export function parseAndFillReport(data: unknown, file: string): Report {
+  return withDerivedSections(parseReport(data, file));
 }

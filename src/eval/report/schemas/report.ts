@@ -21,7 +21,6 @@ import { ShardSchema } from "./shard.js";
 import { TimingsSchema } from "./timings.js";
 import { TurnReportSchema } from "./turn.js";
 import { migrateRetrievalRecord } from "./legacy-retrieval.js";
-import { withDerivedSections } from "../derived-on-read.js";
 import { REPORT_VERSION, assertMatches, declaredVersion, versionError } from "./versions.js";
 
 const reportObject = z.object({
@@ -156,23 +155,20 @@ export function migrateReportV3(v3: Record<string, unknown>): Record<string, unk
  * `turns[3].results`), exit 2 — never a TypeError deep inside a statistic
  * (docs/gates-and-exit-codes.md). The report comes back as it was read: key
  * order and fields the schema does not know are kept, so a report rendered
- * again from its file has the bytes it was written with. The one exception:
- * a report written before a derived section existed (`recallCurves`,
- * `queryAttribution.splitTurns`, `deltas[].verdict`) gets it here, from the
- * build's own functions (../derived-on-read.ts), so renderers only read.
+ * again from its file has the bytes it was written with.
  */
 export function parseReport(data: unknown, file: string): Report {
   const version = declaredVersion(data);
   if (version === REPORT_VERSION) {
     assertMatches(ReportSchema, data, file);
-    return withDerivedSections(data);
+    return data;
   }
   if (version === 1 || version === 2 || version === 3) {
     const v2 = version === 1 ? migrateReportV1(data as Record<string, unknown>) : (data as Record<string, unknown>);
     const v3 = version === 3 ? v2 : migrateReportV2(v2);
     const migrated = migrateReportV3(v3);
     assertMatches(ReportSchema, migrated, file);
-    return withDerivedSections(migrated);
+    return migrated;
   }
   throw versionError(file, "report", REPORT_VERSION, version, "1, 2 or 3");
 }
