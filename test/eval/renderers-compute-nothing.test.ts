@@ -10,6 +10,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildComparison, runSideOf } from "../../src/eval/gate/compare.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
+import { renderComparisonText } from "../../src/eval/report/render/compare-text.js";
 import { renderPrComment } from "../../src/eval/report/render/pr-comment.js";
 import { queryAttributionOf } from "../../src/eval/report/query-attribution.js";
 import type { FunnelStage, Report, TurnReport } from "../../src/eval/report/types.js";
@@ -67,6 +68,16 @@ describe("the stage funnel's change is computed once, in the comparison", () => 
     const c = buildComparison(runSideOf("a.json", base), runSideOf("b.json", b));
     expect(c.funnelChange).toBeUndefined();
     expect(renderPrComment(b, { comparison: c })).toContain("No reference report: the funnel's change needs one");
+  });
+});
+
+describe("flip counts are the comparison's", () => {
+  it("the terminal text and the PR comment print flips.hitToMiss / missToHit (planted ones differ from the list)", async () => {
+    const r = await fixtureReport();
+    const c = buildComparison(runSideOf("a.json", r), runSideOf("b.json", r));
+    const planted = { ...c, flips: { ...c.flips, hitToMiss: 9, missToHit: 4 } }; // the list is empty
+    expect(renderComparisonText(planted)).toContain("hit@3 flips: 9 hit→miss, 4 miss→hit");
+    expect(renderPrComment(r, { comparison: planted })).toContain("flips: 9 hit→miss, 4 miss→hit");
   });
 });
 

@@ -7,7 +7,7 @@
  * funnels and their paired differences. It computes nothing: every figure,
  * order and verdict comes from the comparison (docs/statistics.md).
  */
-import type { Comparison, FunnelComparison, MovedTurn, RunDifference, TurnFlip } from "../comparison.js";
+import type { Comparison, FunnelComparison, MovedTurn, RunDifference } from "../comparison.js";
 import type { FunnelStage } from "../types.js";
 import { f3, fmtP, fmtSigned, metricLabel } from "./shared.js";
 import { padVisible, visibleLength } from "./wrap.js";
@@ -37,11 +37,11 @@ export function differenceLines(diffs: readonly RunDifference[]): string[] {
   ];
 }
 
-/** The flip section: counts both ways, then the turns (`caseId#turn`, as every key names them, and the locale), at most FLIPS_SHOWN a direction. */
-export function flipLines(flips: readonly TurnFlip[], k: number): string[] {
-  const lost = flips.filter((f) => f.direction === "hit→miss");
-  const gained = flips.filter((f) => f.direction === "miss→hit");
-  const out = [`hit@${k} flips: ${lost.length} hit→miss, ${gained.length} miss→hit (turns scored in both runs)`];
+/** The flip section: the comparison's counts both ways, then the turns (`caseId#turn`, as every key names them, and the locale), at most FLIPS_SHOWN a direction. */
+export function flipLines(flips: Comparison["flips"], k: number): string[] {
+  const lost = flips.turns.filter((f) => f.direction === "hit→miss");
+  const gained = flips.turns.filter((f) => f.direction === "miss→hit");
+  const out = [`hit@${k} flips: ${flips.hitToMiss} hit→miss, ${flips.missToHit} miss→hit (turns scored in both runs)`];
   for (const [label, list] of [
     ["hit→miss", lost],
     ["miss→hit", gained],
@@ -121,7 +121,7 @@ export function renderComparison(c: Comparison): string {
     "",
     ...table(header, rows),
     "",
-    ...flipLines(c.flips.turns, k),
+    ...flipLines(c.flips, k),
     "",
     ...movedLines(c.moved, k),
     "",
