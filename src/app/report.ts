@@ -19,7 +19,7 @@ import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport, type BuildReportInput } from "../eval/report/aggregate.js";
 import { buildReportOffThread } from "../eval/report/build-thread.js";
 import { judgmentWarning } from "../eval/report/judgments.js";
-import { parseReport } from "../eval/report/schemas.js";
+import { parseAndFillReport } from "../eval/report/derived-on-read.js";
 import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { graphGateChecks } from "../eval/sweep/graph-checks.js";
@@ -205,5 +205,5 @@ function gatedFlaky(report: Report, gated: readonly TurnReport[]): NonNullable<R
 export async function readReport(file: string): Promise<Report> {
   const text = await readTextFileOrThrow(file); // the one text loader (src/kb/text.ts): exit 2 naming the file
   const data = parseJsonOrThrow(text, { file, expected: "a retrace report JSON file" }); // file:line:column of a syntax error (src/kb/json.ts)
-  return parseReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/report/schemas.ts)
+  return parseAndFillReport(data, file); // ReportSchema, older schemaVersions migrated (src/eval/report/schemas.ts), derived sections filled (src/eval/report/derived-on-read.ts)
 }

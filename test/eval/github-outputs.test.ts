@@ -197,7 +197,11 @@ describe("run differences", () => {
 describe("retrace compare's flip lines", () => {
   it("name each turn caseId#turn, as every other output does", () => {
     const lines = flipLines(
-      [{ id: "bk-group-010#0", caseId: "bk-group-010", turn: 0, locale: "en", direction: "hit→miss" }],
+      {
+        hitToMiss: 1,
+        missToHit: 0,
+        turns: [{ id: "bk-group-010#0", caseId: "bk-group-010", turn: 0, locale: "en", direction: "hit→miss" }],
+      },
       5,
     );
     expect(lines).toEqual([

@@ -3,8 +3,8 @@
  * `recallCurves`), and the HTML page only draws them (issue 55, item 2).
  */
 import { describe, expect, it } from "vitest";
-import { withRecallCurves } from "../../src/eval/report/html/funnel.js";
 import { runPageData } from "../../src/eval/report/html/report-page.js";
+import { parseAndFillReport } from "../../src/eval/report/derived-on-read.js";
 import { ReportSchema } from "../../src/eval/report/schemas.js";
 import { fixtureReport } from "./report-fixture.js";
 
@@ -38,9 +38,12 @@ describe("the report's recall curves", () => {
     // One copy: the page's view carries no curves of its own (the browser script reads the report's).
     expect(Object.keys(page.view)).not.toContain("curves");
     expect(JSON.stringify(page).split('"values":[0.123]').length - 1).toBe(1);
-    // A report written before the section: the same curves, from the same function.
+    // A report without the section: the page draws none (it computes nothing).
     const { recallCurves, ...older } = report;
-    expect(withRecallCurves(older).recallCurves).toEqual(recallCurves);
-    expect(runPageData(older, "r").report.recallCurves).toEqual(recallCurves);
+    expect(runPageData(older, "r").report.recallCurves).toBeUndefined();
+    // A report written before the section gets the same curves when it is read (parseAndFillReport), from the same function.
+    const read = parseAndFillReport(JSON.parse(JSON.stringify(older)), "older.json");
+    expect(read.recallCurves).toEqual(recallCurves);
+    expect(runPageData(read, "r").report.recallCurves).toEqual(recallCurves);
   });
 });

@@ -9,8 +9,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildComparison, runSideOf } from "../../src/eval/gate/compare.js";
+import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
+import { renderComparisonText } from "../../src/eval/report/render/compare-text.js";
 import { renderPrComment } from "../../src/eval/report/render/pr-comment.js";
-import type { FunnelStage, Report } from "../../src/eval/report/types.js";
+import { queryAttributionOf } from "../../src/eval/report/query-attribution.js";
+import type { FunnelStage, Report, TurnReport } from "../../src/eval/report/types.js";
 import { ROOT } from "../helpers/cli.js";
 import { fixtureReport } from "./report-fixture.js";
 
@@ -68,17 +71,91 @@ describe("the stage funnel's change is computed once, in the comparison", () => 
   });
 });
 
-/** Modules that compute (statistics, metrics, comparisons, aggregates): a renderer imports none of them. */
+describe("flip counts are the comparison's", () => {
+  it("the terminal text and the PR comment print flips.hitToMiss / missToHit (planted ones differ from the list)", async () => {
+    const r = await fixtureReport();
+    const c = buildComparison(runSideOf("a.json", r), runSideOf("b.json", r));
+    const planted = { ...c, flips: { ...c.flips, hitToMiss: 9, missToHit: 4 } }; // the list is empty
+    expect(renderComparisonText(planted)).toContain("hit@3 flips: 9 hit→miss, 4 miss→hit");
+    expect(renderPrComment(r, { comparison: planted })).toContain("flips: 9 hit→miss, 4 miss→hit");
+  });
+});
+
+/** A gold-bearing turn attributed `attribution`, at turn position `turn` of case `caseId`. */
+function attributed(base: TurnReport, caseId: string, turn: number, attribution: string): TurnReport {
+  const o = { query: "q", rank: 1, scores: { retrieval_hit_at_k: 1 } };
+  return { ...base, caseId, turn, gold: ["a"], queries: { attribution, graph: o, raw: o } } as TurnReport;
+}
+
+describe("query attribution: each group's total is the report's, the renderings add nothing up", () => {
+  it("queryAttributionOf writes each split group's turns (splitTurns) beside its counts", async () => {
+    const base = (await fixtureReport()).turns[0]!;
+    // Case c1: #0 ok, #1 rewrite lost it; case c2: #0 retriever lost it. Position 1 (#0): 2 turns, position 2 (#1): 1.
+    const turns = [
+      attributed(base, "c1", 0, "ok"),
+      attributed(base, "c1", 1, "rewrite_lost_it"),
+      attributed(base, "c2", 0, "retriever_lost_it"),
+    ];
+    const qa = queryAttributionOf(turns, { enabled: true, samples: 50 });
+    expect(qa.turns).toBe(3);
+    expect(qa.splitTurns!.position).toEqual({ "1": 2, "2": 1 });
+    expect(qa.splits.position!["1"]).toMatchObject({ ok: 1, retriever_lost_it: 1 });
+  });
+
+  it("the terminal table, its first screen and the markdown print the report's totals (planted ones differ from the counts' sum)", async () => {
+    const base = await fixtureReport();
+    const counts = { ok: 1, rewrite_rescued_it: 0, rewrite_not_needed: 0, rewrite_lost_it: 1, retriever_lost_it: 0 };
+    const report: Report = {
+      ...base,
+      queryAttribution: {
+        enabled: true,
+        turns: 77, // planted: the counts add up to 2
+        withStandalone: 0,
+        counts,
+        splits: { position: { "1": counts } },
+        splitTurns: { position: { "1": 55 } }, // planted: the group's counts add up to 2
+        means: {},
+      },
+    };
+    const verbose = renderTable(report, { color: false, verbose: true });
+    const rows = verbose.split("\n");
+    const head = rows.findIndex((l) => l.startsWith("query attribution (gold-bearing turns"));
+    expect(head).toBeGreaterThanOrEqual(0);
+    const table = rows.slice(head + 1, head + 5).map((l) => l.trim().split(/ {2,}/));
+    expect(table.find((r) => r[0] === "all")?.[1]).toBe("77");
+    expect(table.find((r) => r[0] === "turn #0")?.[1]).toBe("55");
+    expect(renderTable(report, { color: false, compact: true })).toContain("query attribution (77 gold-bearing turns)");
+    const md = renderMarkdown(report);
+    expect(md).toMatch(/\| all \| 77 \|/);
+    expect(md).toMatch(/\| turn #0 \| 55 \|/);
+  });
+});
+
+/**
+ * Modules that compute (statistics, metrics, comparisons, aggregates, the
+ * report's derived sections: recall curves, attribution counts, verdict
+ * wording, what a read fills in): a renderer imports (or re-exports) none of them.
+ */
 const COMPUTING = [
   /^src\/eval\/stats\//,
   /^src\/eval\/measures\/(ranked|chance)\.ts$/,
   /^src\/eval\/gate\//,
-  /^src\/eval\/report\/(aggregate|funnel-stats)\.ts$/,
+  /^src\/eval\/report\/(aggregate|funnel-stats|recall-curves|query-attribution|verdict|derived-on-read)\.ts$/,
 ];
 /** Names a renderer may take from a computing module: a key's spelling and a constant of the wording, no computation. */
 const ALLOWED_NAMES: Readonly<Record<string, readonly string[]>> = {
   "src/eval/stats/bootstrap.ts": ["turnKey", "SIGNIFICANCE_LEVEL"],
   "src/eval/report/funnel-stats.ts": ["positionLabel"],
+  "src/eval/report/verdict.ts": ["fmtP"],
+  "src/eval/report/query-attribution.ts": [
+    "ATTRIBUTIONS",
+    "ATTRIBUTION_LABELS",
+    "QUERY_VARIANTS",
+    "QUERY_VARIANT_LABELS",
+    "QUERY_SIDE_BY_SIDE",
+    "UNATTRIBUTED_LABELS",
+    "UNATTRIBUTED_REASONS",
+  ],
 };
 /** The metric functions re-exported by the registry (src/eval/measures/metrics.ts): not for renderers either. */
 const METRIC_FUNCTIONS =
@@ -87,7 +164,9 @@ const METRIC_FUNCTIONS =
 /** The violations of one renderer's source: `file: import {names} from module`. */
 function violations(file: string, text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/import\s+(type\s+)?(?:\{([^}]*)\}|[\w*\s]+as\s+\w+|\w+)\s+from\s+"([^"]+)"/g)) {
+  for (const m of text.matchAll(
+    /(?:import|export)\s+(type\s+)?(?:\{([^}]*)\}|[\w*\s]+as\s+\w+|\w+)\s+from\s+"([^"]+)"/g,
+  )) {
     const typeOnly = m[1] !== undefined;
     const names = (m[2] ?? "*")
       .split(",")
@@ -107,6 +186,11 @@ function violations(file: string, text: string): string[] {
     for (const n of names) if (!allowed.includes(n)) out.push(`${file}: ${n} from ${target}`);
   }
   return out;
+}
+
+/** A renderer that adds up a list (`.reduce(`) computes a total the report should carry (the attribution counts' sum did). */
+function sums(file: string, text: string): string[] {
+  return /\.reduce\(/.test(text) ? [`${file}: adds up a list (.reduce) at render`] : [];
 }
 
 /** The renderers: the terminal, markdown, JUnit, PR comment and compare text, the HTML pages and their browser script. */
@@ -142,10 +226,30 @@ describe("no renderer imports a computing module", () => {
       `${f}: ndcgAtK from src/eval/measures/metrics.ts`,
     ]);
     expect(violations(f, `import type { Comparison } from "../../gate/compare.js";`)).toEqual([]);
+    // The report's derived sections are computed at build (or filled on read), never by a renderer.
+    const h = "src/eval/report/html/funnel.ts";
+    expect(violations(h, `import { recallCurvesOf } from "../recall-curves.js";`)).toEqual([
+      `${h}: recallCurvesOf from src/eval/report/recall-curves.ts`,
+    ]);
+    expect(violations(h, `export { MAX_CURVE_K, recallCurves } from "../recall-curves.js";`)).toHaveLength(2);
+    const s = "src/eval/report/render/shared.ts";
+    expect(violations(s, `import { wordDeltaVerdict } from "../verdict.js";`)).toEqual([
+      `${s}: wordDeltaVerdict from src/eval/report/verdict.ts`,
+    ]);
+    expect(violations(s, `export { fmtP } from "../verdict.js";`)).toEqual([]);
+    expect(violations(s, `import { attributionCounts, ATTRIBUTIONS } from "../query-attribution.js";`)).toEqual([
+      `${s}: attributionCounts from src/eval/report/query-attribution.ts`,
+    ]);
+    expect(sums(s, "const n = Object.values(qa.counts).reduce((s, x) => s + x, 0);")).toEqual([
+      `${s}: adds up a list (.reduce) at render`,
+    ]);
   });
 
   it("every renderer formats only", () => {
-    const found = rendererFiles().flatMap((f) => violations(f, readFileSync(path.join(ROOT, f), "utf8")));
+    const found = rendererFiles().flatMap((f) => {
+      const text = readFileSync(path.join(ROOT, f), "utf8");
+      return [...violations(f, text), ...sums(f, text)];
+    });
     expect(found).toEqual([]);
   });
 });

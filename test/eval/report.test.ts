@@ -10,6 +10,7 @@ import {
   vacuousText,
   xmlEscape,
 } from "../../src/eval/report/render.js";
+import { parseAndFillReport } from "../../src/eval/report/derived-on-read.js";
 import type { Aggregate, Report } from "../../src/eval/report/types.js";
 import { fixtureReport, storelessReport } from "./report-fixture.js";
 
@@ -424,8 +425,8 @@ describe("delta verdicts (docs/statistics.md)", () => {
   ];
 
   it("table: raw p, adjusted p and family size; 'not significant after Holm' with the reason when the unadjusted CI excludes 0", async () => {
-    const r = await fixtureReport();
-    r.deltas = deltas;
+    // A report written before deltas carried their verdict: worded when it is read (src/eval/report/derived-on-read.ts).
+    const r = parseAndFillReport(JSON.parse(JSON.stringify({ ...(await fixtureReport()), deltas })), "older.json");
     const out = renderTable(r, { color: false });
     expect(out).toContain(
       "nDCG@3 locale es-419 −0.105 vs en (0.698 n=53 (20 cases) vs 0.803 n=104 (39 cases)) CI [−0.204, −0.014] p=0.021 adj=0.063 m=3 not significant after Holm (the unadjusted 95% CI excludes 0, raw p=0.021, but adjusted p=0.063 in a family of 3)",
@@ -435,8 +436,8 @@ describe("delta verdicts (docs/statistics.md)", () => {
   });
 
   it("markdown: one column each for raw p, adjusted p and family size", async () => {
-    const r = await fixtureReport();
-    r.deltas = deltas;
+    // A report written before deltas carried their verdict: worded when it is read (src/eval/report/derived-on-read.ts).
+    const r = parseAndFillReport(JSON.parse(JSON.stringify({ ...(await fixtureReport()), deltas })), "older.json");
     const md = renderMarkdown(r);
     expect(md).toContain(
       "| metric | split | group | vs | diff | 95% CI | n turns | n cases | raw p | adjusted p | family size | verdict |",

@@ -4,7 +4,10 @@
  * and what a run needs to measure each stage all derive from that one table,
  * and `retrace eval`'s stage gates are checked against it before the run.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/cli.js";
 import { checkEvalOptions, type EvalOptions } from "../../src/app/eval-plan.js";
 import { FUNNEL_STAGES as FROM_FUNNEL_STATS } from "../../src/eval/report/funnel-stats.js";
 import { CAPTURED_STAGES, FUNNEL_STAGES, STAGES, stageMeasured, TRACE_STAGES } from "../../src/eval/report/stages.js";
@@ -63,5 +66,37 @@ describe("the stage declaration", () => {
     expect(() => checkEvalOptions(o)).toThrow(/reranked/);
     expect(() => checkEvalOptions(o)).toThrow(/query, dense, bm25, fused, parents, child, scored, final/);
     expect(() => checkEvalOptions({ minStage: { fused: 0.5 } } as unknown as EvalOptions)).not.toThrow();
+  });
+});
+
+/** Every stage id (written out here, not read from the code). */
+const STAGE_IDS = ["query", "dense", "bm25", "fused", "reranked", "parents", "child", "scored", "final"];
+
+/** Lists of three or more stage ids in one array literal or union type of `text`: a second declaration of the stages. */
+function stageLists(text: string): string[] {
+  const id = `"(?:${STAGE_IDS.join("|")})"`;
+  const list = new RegExp(`\\[\\s*${id}(?:\\s*,\\s*${id}){2,}|${id}(?:\\s*\\|\\s*${id}){2,}`, "g");
+  return [...text.matchAll(list)].map((m) => m[0]);
+}
+
+describe("a stage is declared once (issue 55)", () => {
+  it("the check finds a list of stages, in an array or a union type", () => {
+    expect(stageLists(`const S = ["dense", "bm25", "fused"];`)).toHaveLength(1);
+    expect(stageLists(`type T = "fused" | "reranked" | "parents";`)).toHaveLength(1);
+    expect(stageLists(`const modes = ["bm25", "dense", "hybrid"];`)).toEqual([]); // retrieval modes, two stage names
+  });
+
+  it("no source file but src/eval/report/stages.ts lists the stages", () => {
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+        const rel = `${dir}/${e.name}`;
+        if (e.isDirectory()) walk(rel);
+        else if (e.name.endsWith(".ts") && !e.name.includes(".generated.") && rel !== "src/eval/report/stages.ts")
+          for (const l of stageLists(readFileSync(path.join(ROOT, rel), "utf8"))) found.push(`${rel}: ${l}`);
+      }
+    };
+    walk("src");
+    expect(found).toEqual([]);
   });
 });

@@ -11,9 +11,11 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { allEvaluators } from "../../src/eval/measures/evaluators.js";
 import { buildReport } from "../../src/eval/report/aggregate.js";
+import { buildComparison, runSideOf } from "../../src/eval/gate/compare.js";
 import { renderTable } from "../../src/eval/report/render.js";
+import { renderComparison } from "../../src/eval/report/render/compare-text.js";
 import { fitText, padVisible, visibleLength, wrapLine } from "../../src/eval/report/render/wrap.js";
-import { K, runInfo, turnReports } from "./report-fixture.js";
+import { fixtureReport, K, runInfo, turnReports } from "./report-fixture.js";
 
 /** The terminal column each character of `line` starts at. */
 function columnOf(line: string, index: number): number {
@@ -89,5 +91,22 @@ describe("a Japanese-locale report table", () => {
       for (const l of text.split("\n")) expect(stringWidth(l), `${width}: ${l}`).toBeLessThanOrEqual(width);
       expect(text.replace(/\s+/g, "")).toContain("追跡番号を教えて"); // the missed turn, wrapped or not
     }
+  });
+});
+
+describe("retrace compare's table with a Japanese metric name", () => {
+  it("piped: every right-aligned column ends at its header's column, in terminal columns", async () => {
+    const r = await fixtureReport();
+    const c = buildComparison(runSideOf("a.json", r), runSideOf("b.json", r));
+    // A graph's own evaluator named in Japanese (its key is its label): the label column is full-width.
+    const named = { ...c, comparisons: c.comparisons.map((x, i) => (i === 1 ? { ...x, key: "根拠性スコア" } : x)) };
+    const lines = renderComparison(named).split("\n");
+    const head = lines.findIndex((l) => l.startsWith("metric"));
+    const block = lines.slice(head, lines.indexOf("", head));
+    expect(block.some((l) => l.startsWith("根拠性スコア"))).toBe(true);
+    // Cells are separated by two or more spaces; each cell's last column.
+    const ends = (l: string) => [...l.matchAll(/\S+(?: \S+)*/g)].map((m) => columnOf(l, m.index + m[0].length));
+    const header = ends(block[0]!);
+    for (const row of block.slice(1)) expect(ends(row).slice(1, 9), row).toEqual(header.slice(1, 9));
   });
 });

@@ -361,7 +361,11 @@ describe.skipIf(CHROMIUM.skipReason !== null)(
           n: number;
         }[];
       };
-      flips: { turns: { id: string; direction: string }[] };
+      flips: { hitToMiss: number; missToHit: number; turns: { id: string; direction: string }[] };
+      moved: {
+        threshold: number;
+        turns: { id: string; hit: number; recall: number; ndcg: number; largest: number; change: string }[];
+      };
     };
     beforeAll(async () => {
       await evalRun("b", ["--config", '{"retrieval":{"mode":"bm25"},"run":{"seed":7}}']);
@@ -487,6 +491,66 @@ describe.skipIf(CHROMIUM.skipReason !== null)(
       );
       expect(flips).toEqual(json.flips.turns.map((f) => [f.id, f.direction]));
       expect(flips.length).toBeGreaterThan(0);
+      expect(page.events).toEqual([]);
+    });
+
+    it("the moved turns and flips: the same turns, changes and order on the page, in the terminal and in the PR comment", async () => {
+      const moved = json.moved.turns;
+      expect(moved.length).toBeGreaterThan(0);
+      // Ordered by the larger change, biggest drop first (the JSON's own order, checked here from its numbers).
+      const larger = moved.map((m) => (Math.abs(m.ndcg) > Math.abs(m.recall) ? m.ndcg : m.recall));
+      expect(moved.map((m) => m.largest)).toEqual(larger);
+      expect([...larger].sort((x, y) => x - y)).toEqual(larger);
+      // The page: one row per moved turn, in order, with both changes as the JSON has them.
+      const rows = await page.evalAll("table.shifts tbody tr", (trs) =>
+        trs.map((tr) => [
+          tr.getAttribute("data-turn"),
+          tr.querySelector('[data-delta="recall"]')?.textContent ?? null,
+          tr.querySelector('[data-delta="ndcg"]')?.textContent ?? null,
+        ]),
+      );
+      expect(rows).toEqual(moved.map((m) => [m.id, signed(m.recall), signed(m.ndcg)]));
+      // The terminal: the same turns in the same order (the first 50), each with the same two changes.
+      const lines = text.split("\n");
+      const at = lines.findIndex((l) => l.startsWith("turns that moved"));
+      expect(lines[at]).toContain(`: ${moved.length}, biggest drop first`);
+      const termRows = lines.slice(at + 1, at + 1 + Math.min(50, moved.length));
+      expect(termRows.map((l) => l.trim().split(/\s+/)[0])).toEqual(moved.slice(0, 50).map((m) => m.id));
+      termRows.forEach((l, i) =>
+        expect(l).toContain(`Δ recall ${signed(moved[i]!.recall)}  Δ nDCG ${signed(moved[i]!.ndcg)}`),
+      );
+      // The PR comment: the same turns in the same order (its first 10), each row's changes.
+      const pr = (await readFile(path.join(dir, "pr.md"), "utf8")).split("\n");
+      const prAt = pr.findIndex((l) => l.startsWith("### Turns that moved"));
+      expect(prAt).toBeGreaterThan(0);
+      const prRows = pr.slice(prAt + 4).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith("| `")));
+      expect(prRows.length).toBe(Math.min(10, moved.length));
+      prRows.forEach((l, i) => {
+        const m = moved[i]!;
+        expect(l).toMatch(
+          new RegExp(
+            `^\\| \`${escape(m.id)}\` \\| .* \\| ${m.hit} \\| ${escape(signed(m.recall))} \\| ${escape(signed(m.ndcg))} \\|$`,
+          ),
+        );
+      });
+      // Flips: the same counts both ways in the terminal and the PR comment, the same turns in the same order.
+      const counts = `${json.flips.hitToMiss} hit→miss, ${json.flips.missToHit} miss→hit`;
+      expect(text).toContain(`flips: ${counts}`);
+      expect(pr.join("\n")).toContain(`flips: ${counts}`);
+      const prFlips = pr.filter((l) => l.startsWith("- `")).map((l) => /^- `([^`]+)`/.exec(l)![1]);
+      const way = (d: string) =>
+        json.flips.turns
+          .filter((f) => f.direction === d)
+          .slice(0, 20)
+          .map((f) => f.id);
+      expect(prFlips).toEqual([...way("hit→miss"), ...way("miss→hit")]);
+      // Each moved turn opens headed by the comparison's word for its change.
+      const first = moved[0]!;
+      await page.click('button[data-tab="flips"]');
+      await page.click(`table.shifts tbody tr[data-turn="${first.id}"]`);
+      expect(await page.text('[data-panel="pair"] h2')).toBe(
+        `${first.id}  ${first.change} (recall ${signed(first.recall)}, nDCG ${signed(first.ndcg)})`,
+      );
       expect(page.events).toEqual([]);
     });
   },

@@ -54,7 +54,7 @@ import {
   type PerTurnSource,
   type ResampleUnit,
 } from "../stats/bootstrap.js";
-import { parseReport } from "../report/schemas.js";
+import { parseAndFillReport } from "../report/derived-on-read.js";
 import { funnelDiff, funnelStages, perTurnStages } from "../report/funnel-stats.js";
 import type { FunnelStage, Report, TurnReport } from "../report/types.js";
 import { parseJsonOrThrow } from "../../kb/json.js";
@@ -120,7 +120,7 @@ export async function readRunSide(file: string): Promise<RunSide> {
   if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new DataValidationError([{ file, message: "expected a JSON object" }]);
   // A baseline, or a ReportSchema (src/eval/report/schemas.ts) migrating an older schemaVersion: every field compare reads is checked, file and field named, exit 2.
-  return runSideOf(file, "perTurn" in data ? parseBaseline(data, file) : parseReport(data, file));
+  return runSideOf(file, "perTurn" in data ? parseBaseline(data, file) : parseAndFillReport(data, file));
 }
 
 /** Refuses to pair runs of different datasets or k (their per-turn scores do not measure the same thing). */
@@ -286,7 +286,7 @@ export function movedTurns(a: RunSide, b: RunSide, threshold: number = SHIFT_THR
   const [ra, rb] = [perTurnScores(a.source, RECALL_KEY), perTurnScores(b.source, RECALL_KEY)];
   const [na, nb] = [perTurnScores(a.source, NDCG_KEY), perTurnScores(b.source, NDCG_KEY)];
   const { order, locale } = turnOrder(a, b, ha.keys());
-  const out: (MovedTurn & { size: number; at: number })[] = [];
+  const out: (MovedTurn & { at: number })[] = [];
   order.forEach((id, at) => {
     const [h1, h2, r1, r2, n1, n2] = [ha.get(id), hb.get(id), ra.get(id), rb.get(id), na.get(id), nb.get(id)];
     if (
@@ -302,10 +302,10 @@ export function movedTurns(a: RunSide, b: RunSide, threshold: number = SHIFT_THR
     const recall = r2 - r1;
     const ndcg = n2 - n1;
     if (Math.abs(recall) < threshold - FLOAT_SLACK && Math.abs(ndcg) < threshold - FLOAT_SLACK) return;
-    const size = Math.abs(ndcg) > Math.abs(recall) ? ndcg : recall;
-    out.push({ ...turnOf(id, locale), hit: h1, recall, ndcg, size, at });
+    const largest = Math.abs(ndcg) > Math.abs(recall) ? ndcg : recall;
+    out.push({ ...turnOf(id, locale), hit: h1, recall, ndcg, largest, change: largest < 0 ? "drop" : "gain", at });
   });
-  return out.sort((x, y) => x.size - y.size || x.at - y.at).map(({ size: _size, at: _at, ...m }) => m);
+  return out.sort((x, y) => x.largest - y.largest || x.at - y.at).map(({ at: _at, ...m }) => m);
 }
 
 /** The stage funnels of two report runs and their paired differences (docs/metrics.md, "Stage funnel"); null unless both sides are reports. */

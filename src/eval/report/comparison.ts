@@ -59,6 +59,10 @@ export interface MovedTurn {
   /** B − A of recall@k and of nDCG@k (unrounded). */
   recall: number;
   ndcg: number;
+  /** The larger-magnitude change of the two (recall's on a tie): what the turns are ordered by, and what the compare page words. */
+  largest: number;
+  /** `largest` worded: "drop" when it is below 0, else "gain". */
+  change: "drop" | "gain";
 }
 
 /** How the comparison resampled and tested: what every rendering of a comparison names (docs/statistics.md). */

@@ -168,7 +168,8 @@ export interface AttributionSectionOptions {
 
 /**
  * The report's `queryAttribution` section: counts overall and per split
- * (turn position, kind, locale, part), and each query's metric means with
+ * (turn position, kind, locale, part) with each group's total turns
+ * (`splitTurns`, the renderings' "n" column), and each query's metric means with
  * their intervals over the attributed turns that have that query.
  */
 export function queryAttributionOf(
@@ -177,9 +178,11 @@ export function queryAttributionOf(
 ): QueryAttributionReport {
   const attributed = turns.filter((t) => t.queries !== undefined);
   const splits: QueryAttributionReport["splits"] = {};
+  const splitTurns: NonNullable<QueryAttributionReport["splitTurns"]> = {};
   // Position groups as the report's (its turns decide whether the long buckets are used).
   for (const [split, groups] of Object.entries(turnSplits(attributed, hasLongPositions(turns)))) {
     splits[split] = Object.fromEntries([...groups].map(([g, ts]) => [g, attributionCounts(ts)]));
+    splitTurns[split] = Object.fromEntries([...groups].map(([g, ts]) => [g, ts.length]));
   }
   const means: QueryAttributionReport["means"] = {};
   for (const variant of QUERY_VARIANTS) {
@@ -223,6 +226,7 @@ export function queryAttributionOf(
     withStandalone: attributed.filter((t) => t.queries?.standalone !== undefined).length,
     counts: attributionCounts(attributed),
     splits,
+    splitTurns,
     means,
     ...(Object.keys(unattributed).length > 0 ? { unattributed } : {}),
     ...(withCalls.length > 0

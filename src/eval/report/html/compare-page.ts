@@ -97,14 +97,9 @@ export function renderHtmlComparison(
     a,
     b,
   }));
-  const shifts = located(a.report, b.report, comparison.moved.turns).map(({ id, hit, recall, ndcg, a, b }) => ({
-    id,
-    a,
-    b,
-    hit,
-    recall,
-    ndcg,
-  }));
+  const shifts = located(a.report, b.report, comparison.moved.turns).map(
+    ({ id, hit, recall, ndcg, largest, change, a, b }) => ({ id, a, b, hit, recall, ndcg, largest, change }),
+  );
   const ka = keptRun(a.report, a.name, new Set([...flips, ...shifts].map((f) => f.a)));
   const kb = keptRun(b.report, b.name, new Set([...flips, ...shifts].map((f) => f.b)));
   const remap = <T extends { a: number; b: number }>(f: T): T => ({

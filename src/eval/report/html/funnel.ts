@@ -14,10 +14,7 @@
 import { capturedChains, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain } from "../attribution.js";
 import { NO_RETRIEVAL, retrievalCallText } from "../graph-report.js";
 import { capturedLists } from "../gold-ranks.js";
-import { recallCurvesOf } from "../recall-curves.js";
 import type { Report, TurnReport } from "../types.js";
-
-export { MAX_CURVE_K, PIPELINE_STAGES, recallCurves, type RecallCurve } from "../recall-curves.js";
 
 /**
  * The stage that lost `gold` on turn `t`, by the one rule (lostAt,
@@ -94,19 +91,6 @@ function capturedRowsText(
     rows.has("final") ? `final top-k, what hit@${k} scores` : null,
   ].filter((x): x is string => x !== null);
   return parts.length <= 1 ? (parts[0] ?? "none") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
-}
-
-/**
- * The report as the pages embed it: a report written before `recallCurves`
- * was a report field gets them from the same function the report build
- * uses (../recall-curves.ts), so the page script reads one copy, the
- * report's, and never computes them. Curves of no stage (no traced
- * gold-bearing turn) are left out, as the build leaves them out.
- */
-export function withRecallCurves(report: Report): Report {
-  if (report.recallCurves !== undefined) return report;
-  const recallCurves = recallCurvesOf(report.turns, report.run.k);
-  return recallCurves.all.curves.length === 0 ? report : { ...report, recallCurves };
 }
 
 export function pipelineView(report: Report): PipelineView {

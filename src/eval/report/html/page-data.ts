@@ -37,11 +37,13 @@ export interface PageFlip {
   b: number;
 }
 
-/** A turn whose hit@k held but whose recall@k or nDCG@k moved (../comparison.ts `MovedTurn`). */
-export interface PageShift extends PageFlip {
+/** A turn whose hit@k held but whose recall@k or nDCG@k moved (../comparison.ts `MovedTurn`, its figures and wording as the comparison computed them). */
+export interface PageShift extends Omit<PageFlip, "direction"> {
   hit: number;
   recall: number;
   ndcg: number;
+  largest: number;
+  change: "drop" | "gain";
 }
 
 /** The compare page's data (`renderHtmlComparison`). */
@@ -55,7 +57,7 @@ export interface ComparePageData {
   note: readonly string[];
   flips: PageFlip[];
   shiftThreshold: number;
-  shifts: Omit<PageShift, "direction">[];
+  shifts: PageShift[];
   funnels: { a: FunnelStage[]; b: FunnelStage[]; diff: FunnelStageDiff[] } | null;
 }
 

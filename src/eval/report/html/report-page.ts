@@ -29,7 +29,7 @@ import { answerSideNote } from "../report-parts.js";
 import { measuresNotComputedLine } from "../render/shared.js";
 import type { Report } from "../types.js";
 import { stagePageData, type StagePageData } from "../stages.js";
-import { pipelineView, withRecallCurves, type PipelineView } from "./funnel.js";
+import { pipelineView, type PipelineView } from "./funnel.js";
 import { renderPage } from "./page.js";
 
 /** What the page script receives for one run. */
@@ -150,7 +150,7 @@ export function runPageData(report: Report, name: string): RunPageData {
   const labels = Object.fromEntries(keysOf(report).map((k) => [k, metricLabel(k, report.run.k)]));
   return {
     name,
-    report: withRecallCurves(report),
+    report,
     view: pipelineView(report),
     keys: reportKeys(report),
     labels,

@@ -7,9 +7,10 @@
  * funnels and their paired differences. It computes nothing: every figure,
  * order and verdict comes from the comparison (docs/statistics.md).
  */
-import type { Comparison, FunnelComparison, MovedTurn, RunDifference, TurnFlip } from "../comparison.js";
+import type { Comparison, FunnelComparison, MovedTurn, RunDifference } from "../comparison.js";
 import type { FunnelStage } from "../types.js";
 import { f3, fmtP, fmtSigned, metricLabel } from "./shared.js";
+import { padVisible, visibleLength } from "./wrap.js";
 
 /** Flips and moved turns listed in the text output before "and N more". */
 export const FLIPS_SHOWN = 50;
@@ -36,11 +37,11 @@ export function differenceLines(diffs: readonly RunDifference[]): string[] {
   ];
 }
 
-/** The flip section: counts both ways, then the turns (`caseId#turn`, as every key names them, and the locale), at most FLIPS_SHOWN a direction. */
-export function flipLines(flips: readonly TurnFlip[], k: number): string[] {
-  const lost = flips.filter((f) => f.direction === "hit→miss");
-  const gained = flips.filter((f) => f.direction === "miss→hit");
-  const out = [`hit@${k} flips: ${lost.length} hit→miss, ${gained.length} miss→hit (turns scored in both runs)`];
+/** The flip section: the comparison's counts both ways, then the turns (`caseId#turn`, as every key names them, and the locale), at most FLIPS_SHOWN a direction. */
+export function flipLines(flips: Comparison["flips"], k: number): string[] {
+  const lost = flips.turns.filter((f) => f.direction === "hit→miss");
+  const gained = flips.turns.filter((f) => f.direction === "miss→hit");
+  const out = [`hit@${k} flips: ${flips.hitToMiss} hit→miss, ${flips.missToHit} miss→hit (turns scored in both runs)`];
   for (const [label, list] of [
     ["hit→miss", lost],
     ["miss→hit", gained],
@@ -67,12 +68,14 @@ export function movedLines(moved: { threshold: number; turns: readonly MovedTurn
   return out;
 }
 
-/** Columns padded to their widest cell (the first left-aligned, the others right-aligned). */
+/** Columns padded to their widest cell in terminal columns (a full-width character counts 2; the first left-aligned, the others right-aligned). */
 function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
+  const widths = header.map((_, i) =>
+    Math.max(visibleLength(header[i]!), ...rows.map((row) => visibleLength(row[i]!))),
+  );
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .map((c, i) => (i === 0 ? padVisible(c, widths[i]!) : " ".repeat(Math.max(0, widths[i]! - visibleLength(c))) + c))
       .join("  ")
       .trimEnd();
   return [line(header), ...rows.map(line)];
@@ -118,7 +121,7 @@ export function renderComparison(c: Comparison): string {
     "",
     ...table(header, rows),
     "",
-    ...flipLines(c.flips.turns, k),
+    ...flipLines(c.flips, k),
     "",
     ...movedLines(c.moved, k),
     "",

@@ -76,19 +76,20 @@ export function queriesLines(r: Pick<TurnReport, "queries" | "queriesOff">, k: n
   ];
 }
 
-/** A table (header, rows) of the attribution counts: overall, then per turn position. */
+/** A table (header, rows) of the attribution counts: overall, then per turn position; n is the report's (`turns`, `splitTurns`). */
 export function attributionTable(report: Report): { header: string[]; rows: string[][] } | null {
   const qa = report.queryAttribution;
   if (qa === undefined || !qa.enabled) return null;
   const header = ["turns", "n", ...ATTRIBUTIONS.map((a) => ATTRIBUTION_LABELS[a])];
-  const row = (label: string, counts: Record<string, number>) => [
+  const row = (label: string, n: number | undefined, counts: Record<string, number>) => [
     label,
-    String(Object.values(counts).reduce((s, x) => s + x, 0)),
+    n === undefined ? "—" : String(n),
     ...ATTRIBUTIONS.map((a) => String(counts[a] ?? 0)),
   ];
+  const totals = qa.splitTurns?.position ?? {};
   const rows = [
-    row("all", qa.counts),
-    ...Object.entries(qa.splits.position ?? {}).map(([g, c]) => row(positionLabel(g), c)),
+    row("all", qa.turns, qa.counts),
+    ...Object.entries(qa.splits.position ?? {}).map(([g, c]) => row(positionLabel(g), totals[g], c)),
   ];
   return { header, rows };
 }
@@ -149,9 +150,8 @@ export function conversationSummaryLines(report: Report): string[] {
   const out: string[] = [];
   const qa = report.queryAttribution;
   if (qa !== undefined && qa.enabled) {
-    const n = Object.values(qa.counts).reduce((s, x) => s + x, 0);
     out.push(
-      `query attribution (${n} gold-bearing turns): ${ATTRIBUTIONS.map((a) => `${ATTRIBUTION_LABELS[a]} ${qa.counts[a] ?? 0}`).join(", ")}`,
+      `query attribution (${qa.turns} gold-bearing turns): ${ATTRIBUTIONS.map((a) => `${ATTRIBUTION_LABELS[a]} ${qa.counts[a] ?? 0}`).join(", ")}`,
     );
     const hit = metricSpec(HIT_KEY)?.label.replace("@k", `@${report.run.k}`) ?? HIT_KEY;
     const measured = QUERY_VARIANTS.flatMap((v) => {

@@ -15,7 +15,7 @@
  * comment over 65,536 characters), whatever the size of the run. Pure and
  * deterministic: the same report and baseline give the same body.
  */
-import type { Comparison, FunnelCount, MovedTurn, TurnFlip } from "../comparison.js";
+import type { Comparison, FunnelCount, MovedTurn } from "../comparison.js";
 import { HIT_KEY } from "../../measures/metrics.js";
 import { turnKey } from "../../stats/bootstrap.js";
 import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "./shared.js";
@@ -111,13 +111,13 @@ function metricLines(report: Report, c: Comparison | null): string[] {
   ];
 }
 
-function flipLinesOf(flips: readonly TurnFlip[], report: Report): string[] {
+function flipLinesOf(flips: Comparison["flips"], report: Report): string[] {
   const k = report.run.k;
   const q = new Set((report.gate?.quarantine?.turns ?? []).map((t) => turnKey(t.caseId, t.turn)));
   const byId = new Map(report.turns.map((t) => [turnKey(t.caseId, t.turn), t]));
-  const lost = flips.filter((f) => f.direction === "hit→miss");
-  const gained = flips.filter((f) => f.direction === "miss→hit");
-  const lines = [`### ${metricLabel(HIT_KEY, k)} flips: ${lost.length} hit→miss, ${gained.length} miss→hit`];
+  const lost = flips.turns.filter((f) => f.direction === "hit→miss");
+  const gained = flips.turns.filter((f) => f.direction === "miss→hit");
+  const lines = [`### ${metricLabel(HIT_KEY, k)} flips: ${flips.hitToMiss} hit→miss, ${flips.missToHit} miss→hit`];
   for (const [label, list] of [
     ["hit→miss", lost],
     ["miss→hit", gained],
@@ -191,7 +191,7 @@ export function renderPrComment(report: Report, o: PrCommentOptions): string {
   const parts: string[][] = [
     [`## ${md(o.title ?? "retrace")}`, "", ...verdictLines(report)],
     metricLines(report, c),
-    c !== null ? flipLinesOf(c.flips.turns, report) : [],
+    c !== null ? flipLinesOf(c.flips, report) : [],
     funnelLines(report, c),
     c !== null ? movedLines(c, report.run.k) : [],
     [

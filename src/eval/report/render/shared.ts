@@ -17,7 +17,6 @@ export { HIT_KEY };
 export { SIGNIFICANCE_LEVEL } from "../../stats/bootstrap.js";
 export { metricLabel } from "../../measures/label.js";
 export { fmtP } from "../verdict.js";
-import { wordDeltaVerdict } from "../verdict.js";
 export { differingPaths, fusionText, paramPairs, retrievalConfigText } from "../run-config-text.js";
 import { metricLabel } from "../../measures/label.js";
 import { fusionText, paramPairs, retrievalConfigText } from "../run-config-text.js";
@@ -185,9 +184,9 @@ export function deltaMethod(report: Report): string {
 }
 
 /** Significant when the Holm-adjusted p is < 0.05; says why when the unadjusted interval excludes 0 but the adjusted p does not pass. */
-/** A split delta's verdict: the one the report recorded at build time (`deltas[].verdict`), else (a report written before it) worded by the same rule (../verdict.ts). */
+/** A split delta's verdict: the one the report recorded at build time (`deltas[].verdict`; a report written before it gets it when read, ../derived-on-read.ts). */
 export function deltaVerdict(d: GroupDelta): string {
-  return d.verdict ?? wordDeltaVerdict(d);
+  return d.verdict ?? "—";
 }
 
 /** A delta's interval with explicit signs: `[−0.141, +0.006]`. */

@@ -27,7 +27,7 @@ import {
   judgmentLines,
 } from "./shared.js";
 import { gateLines, grid, type Groups, type Paint } from "./table-grid.js";
-import { visibleLength } from "./wrap.js";
+import { padVisible, visibleLength } from "./wrap.js";
 
 /** Turns listed by name on the first screen (missed turns, turn errors, turns to label); the rest are counted. */
 const LISTED_ON_SCREEN = 5;
@@ -123,10 +123,10 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
     );
   }
   // A key not measured: its row names why, under the label column (its text does not widen the figure columns).
-  const labelWidth = Math.max("metric".length, ...keys.map((key) => [...rowLabelOf(key)].length));
+  const labelWidth = Math.max("metric".length, ...keys.map((key) => visibleLength(rowLabelOf(key))));
   for (const key of keys.filter((x) => !measured.includes(x)))
     lines.push(
-      `${rowLabelOf(key).padEnd(labelWidth)}  ${paint("yellow", report.vacuous.includes(key) ? vacuousText(report.vacuousReasons[key] ?? "not measured") : "— n=0")}`,
+      `${padVisible(rowLabelOf(key), labelWidth)}  ${paint("yellow", report.vacuous.includes(key) ? vacuousText(report.vacuousReasons[key] ?? "not measured") : "— n=0")}`,
     );
 
   const deltas = report.deltas ?? [];

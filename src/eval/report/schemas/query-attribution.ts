@@ -21,6 +21,8 @@ const queryAttributionObject = z.object({
   counts: attributionCountsObject,
   /** split → group → attribution counts (position, kind, locale, part). */
   splits: z.record(z.record(attributionCountsObject)),
+  /** split → group → gold-bearing turns attributed in that group (the group's counts summed), so renderings print the total without adding it up. Absent in reports written before it; filled when such a report is read (src/eval/report/derived-on-read.ts). */
+  splitTurns: z.record(z.record(count)).optional(),
   /** query variant (graph, raw, standalone) → metric key → aggregate over the attributed turns that have that query. */
   means: z.record(z.record(AggregateSchema)),
   /** `--graph --counterfactual`: gold-bearing turns left unattributed, by reason (`TurnReport.queriesOff`); absent when none. */

@@ -244,7 +244,6 @@ export function comparePage(data: ComparePageData): void {
     const sb = el("tbody");
     shifts.forEach((f, j) => {
       const t = turnAt(A, f.a);
-      const big = Math.abs(f.ndcg) > Math.abs(f.recall) ? f.ndcg : f.recall;
       const row = el("tr", { "data-shift": j, "data-turn": f.id }, [
         el("td", { text: f.hit === 1 ? "hit" : "miss" }),
         el("td", { text: f.id }),
@@ -265,7 +264,7 @@ export function comparePage(data: ComparePageData): void {
       row.addEventListener("click", () => {
         openFlip({
           id: f.id,
-          direction: (big < 0 ? "drop" : "gain") + " (recall " + signed(f.recall) + ", nDCG " + signed(f.ndcg) + ")",
+          direction: f.change + " (recall " + signed(f.recall) + ", nDCG " + signed(f.ndcg) + ")",
           a: f.a,
           b: f.b,
         });

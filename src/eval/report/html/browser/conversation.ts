@@ -12,8 +12,8 @@ import { splitTable } from "./summary-parts.js";
 
 // ------------------------------------------------------------ conversation: query attribution and turn positions
 export type QueryAttribution = NonNullable<Run["report"]["queryAttribution"]>;
-/** A row of the attribution table: group, its label, attribution → count, and the split it belongs to when not the table's. */
-export type AttrRow = [string, string, Record<string, number | undefined>, string?];
+/** A row of the attribution table: group, its label, its turns (the report's `turns` or `splitTurns`), attribution → count, and the split it belongs to when not the table's. */
+export type AttrRow = [string, string, number | undefined, Record<string, number | undefined>, string?];
 export function attributionTable(rows: readonly AttrRow[], split: string): HTMLTableElement {
   const head = el("tr", null, [
     el("th", { text: "turns" }),
@@ -24,14 +24,10 @@ export function attributionTable(rows: readonly AttrRow[], split: string): HTMLT
     "tbody",
     null,
     rows.map((row) => {
-      const c = row[2];
-      let n = 0;
-      ATTR_ORDER.forEach((a) => {
-        n += c[a] || 0;
-      });
-      return el("tr", { "data-split": row[3] || split, "data-group": row[0] }, [
+      const c = row[3];
+      return el("tr", { "data-split": row[4] || split, "data-group": row[0] }, [
         el("th", { text: row[1] }),
-        el("td", { cls: "num", "data-attr": "n", text: String(n) }),
+        el("td", { cls: "num", "data-attr": "n", text: row[2] === undefined ? "\u2014" : String(row[2]) }),
         ...ATTR_ORDER.map((a) =>
           el("td", {
             cls: "num" + (a === "rewrite_lost_it" && (c[a] || 0) > 0 ? " miss" : ""),
@@ -107,11 +103,13 @@ export function conversationPanel(run: Run): HTMLDivElement {
     if (run.conversation.cost !== null)
       box.appendChild(el("p", { cls: "note", "data-field": "attribution-cost", text: run.conversation.cost }));
     const qaSplits = qa.splits as Record<string, Record<string, Record<string, number | undefined>> | undefined>;
+    const totals = (qa.splitTurns || {}) as Record<string, Record<string, number | undefined> | undefined>;
     const pos = qaSplits.position || {};
+    const posTotals = totals.position || {};
     box.appendChild(
       attributionTable(
-        ([["all", "all", qa.counts, "all"]] as AttrRow[]).concat(
-          Object.keys(pos).map((g): AttrRow => [g, positionLabel(g), pos[g] ?? {}]),
+        ([["all", "all", qa.turns, qa.counts, "all"]] as AttrRow[]).concat(
+          Object.keys(pos).map((g): AttrRow => [g, positionLabel(g), posTotals[g], pos[g] ?? {}]),
         ),
         "position",
       ),
@@ -119,11 +117,12 @@ export function conversationPanel(run: Run): HTMLDivElement {
     Object.keys(qaSplits).forEach((split) => {
       if (split === "position") return;
       const groups = qaSplits[split] ?? {};
+      const groupTotals = totals[split] || {};
       if (Object.keys(groups).length === 0) return;
       box.appendChild(el("h3", { text: "Attribution by " + split }));
       box.appendChild(
         attributionTable(
-          Object.keys(groups).map((g): AttrRow => [g, g, groups[g] ?? {}]),
+          Object.keys(groups).map((g): AttrRow => [g, g, groupTotals[g], groups[g] ?? {}]),
           split,
         ),
       );

@@ -1,0 +1,96 @@
+/**
+ * The HTML pages read their figures, they do not compute them (issue 55,
+ * item 2), checked in Debian's Chromium: each page is given a report or a
+ * comparison whose derived figure is planted (it differs from what the page
+ * could work out from the other fields), and the page must show the planted
+ * one.
+ *
+ * - The query attribution's "n" column is the report's (`turns`,
+ *   `splitTurns`), not the sum of the attribution counts.
+ * - A moved turn's "drop"/"gain" on the compare page is the comparison's
+ *   `change`, not the larger of |Δ nDCG| and |Δ recall| picked by the page.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildComparison, runSideOf } from "../../src/eval/gate/compare.js";
+import { renderHtmlComparison } from "../../src/eval/report/html/compare-page.js";
+import { renderHtmlReport } from "../../src/eval/report/html/report-page.js";
+import type { Report } from "../../src/eval/report/types.js";
+import { BROWSERS, launchDriver, type BrowserDriver } from "../helpers/browser.js";
+import { fixtureReport, ROWS } from "../eval/report-fixture.js";
+
+const CHROMIUM = BROWSERS.find((b) => b.name === "chromium")!;
+if (CHROMIUM.skipReason !== null) process.stderr.write(`${CHROMIUM.skipReason}\n`);
+
+let dir: string;
+let driver: BrowserDriver;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "retrace-renderers-read-"));
+  if (CHROMIUM.skipReason === null) driver = await launchDriver(CHROMIUM);
+}, 120_000);
+
+afterAll(async () => {
+  await driver?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(CHROMIUM.skipReason !== null)("the HTML pages print the report's and the comparison's figures", () => {
+  it("query attribution: the n of 'all' and of each group are the report's turns and splitTurns", async () => {
+    const base = await fixtureReport();
+    const counts = { ok: 1, rewrite_rescued_it: 0, rewrite_not_needed: 0, rewrite_lost_it: 1, retriever_lost_it: 0 };
+    const report: Report = {
+      ...base,
+      queryAttribution: {
+        enabled: true,
+        turns: 77, // planted: the counts add up to 2
+        withStandalone: 0,
+        counts,
+        splits: { position: { "1": counts }, locale: { en: counts } },
+        splitTurns: { position: { "1": 55 }, locale: { en: 33 } }, // planted: each group's counts add up to 2
+        means: {},
+      },
+    };
+    const file = path.join(dir, "report.html");
+    await writeFile(file, renderHtmlReport(report, { name: "planted" }));
+    const page = await driver.open(file);
+    await page.click('button[data-tab="conversation"]');
+    const n = await page.evalAll('table.attribution td[data-attr="n"]', (tds) =>
+      tds.map((td) => {
+        const tr = (td as unknown as { closest(s: string): { getAttribute(n: string): string | null } }).closest("tr");
+        return [tr.getAttribute("data-split"), tr.getAttribute("data-group"), td.textContent];
+      }),
+    );
+    expect(n).toEqual([
+      ["all", "all", "77"],
+      ["position", "1", "55"],
+      ["locale", "en", "33"],
+    ]);
+    expect(page.events).toEqual([]);
+    await page.close();
+  });
+
+  it("a moved turn's drop or gain is the comparison's `change`", async () => {
+    // B moves g1#0 (gold [a,b]) from [c,a,d] to [a,b,c]: recall +0.5, nDCG +0.613, hit held: a gain.
+    const a = await fixtureReport();
+    const b = await fixtureReport(
+      {},
+      ROWS.map((r) => (r.caseId === "g1" && r.turn === 0 ? { ...r, retrievedIds: ["a", "b", "c"] } : r)),
+    );
+    const c = buildComparison(runSideOf("a.json", a), runSideOf("b.json", b));
+    expect(c.moved.turns.map((m) => [m.id, m.change])).toEqual([["g1#0", "gain"]]);
+    expect(c.moved.turns[0]!.largest).toBe(c.moved.turns[0]!.ndcg); // |+0.613| > |+0.5|
+    // Planted: the comparison says "drop" (the page's own pick from the deltas would say "gain").
+    const planted = { ...c, moved: { ...c.moved, turns: [{ ...c.moved.turns[0]!, change: "drop" as const }] } };
+    const file = path.join(dir, "compare.html");
+    await writeFile(file, renderHtmlComparison({ name: "A", report: a }, { name: "B", report: b }, planted));
+    const page = await driver.open(file);
+    await page.click('button[data-tab="flips"]');
+    await page.click('table.shifts tbody tr[data-turn="g1#0"]');
+    expect(await page.text('[data-panel="pair"] h2')).toMatch(/^g1#0 {2}drop \(recall \+0\.500, nDCG \+0\.613\)$/);
+    expect(page.events).toEqual([]);
+    await page.close();
+  });
+});
