@@ -22,8 +22,7 @@ import { resolveSettings } from "./settings/read.js";
 import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
 import { loadGraphData, type ExternalGraphOptions } from "./graph-eval.js";
 import type { RecordedTracesOptions } from "./traces-eval.js";
-import { sourceFor } from "./sources/registry.js";
-import type { TurnsRequest } from "./sources/source.js";
+import { sourceFor, sourceTurns } from "./sources/registry.js";
 
 /** What a trace retrieves with: the retrieval options of an eval. */
 export type TraceCaseOptions = Pick<
@@ -148,7 +147,7 @@ export async function traceCase(
   }
   const { c, upTo } = caseUpTo(loaded.cases, caseId, turn, loaded.casesFile); // before any store starts or graph loads
   const k = o.k ?? EVAL_DEFAULTS.k;
-  const [turns] = await (source.turns as (x: typeof o, r: TurnsRequest) => Promise<GraphTurn[][]>)(o, {
+  const [turns] = await sourceTurns(o, {
     // Recorded turns are read as recorded, nothing re-run: only the case itself is joined (the others are the selection,
     // their conversations left alone); a graph runs the case's turns up to `turn` (a follow-up is contextualized from them).
     cases: [source.kind === "traces" ? c : upTo],
