@@ -28,6 +28,8 @@ import type { EvalCase, KnowledgeBase } from "../../kb/types.js";
 import type { RetrievalMode } from "../../retrieval/types.js";
 import type { LoadedData } from "../../system.js";
 import type { EvalOutcome } from "../evaluate.js";
+import type { SettingAttribute } from "../settings/keys.js";
+import type { SettingValues } from "../settings/schema.js";
 import type { GraphEvalOptions } from "../graph-options.js";
 import type { UseCaseHooks } from "../progress.js";
 
@@ -38,14 +40,24 @@ export type SourceKind = "own" | "graph" | "traces";
 export type RunEvalOptions = EvalOptions & GraphEvalOptions;
 
 /**
+ * An options type with its settings taken from the settings schema: the
+ * attributes of `--config`'s `run` and `retrieval.{embedder,mode,rerank}`
+ * settings come from the schema's rows (`SettingValues<"eval">`, ../settings/schema.ts),
+ * the rest (data, case selection, gate, baseline, shard, how a graph is
+ * loaded) from `O`. A setting added to the schema reaches every source's
+ * options by being there.
+ */
+export type WithSchemaSettings<O> = Omit<O, SettingAttribute> & SettingValues<"eval">;
+
+/**
  * The options as each source reads them, discriminated by the option that
  * selects the source (`traces` wins over `graph`, which wins over retrace's
  * own graph): `sourceOptions` (./registry.ts) gives this view of any options.
  */
 export type SourceOptions =
-  | { kind: "own"; options: EvalOptions & { graph?: undefined; traces?: undefined } }
-  | { kind: "graph"; options: GraphEvalOptions & { graph: string; traces?: undefined } }
-  | { kind: "traces"; options: GraphEvalOptions & { traces: string } };
+  | { kind: "own"; options: WithSchemaSettings<EvalOptions> & { graph?: undefined; traces?: undefined } }
+  | { kind: "graph"; options: WithSchemaSettings<GraphEvalOptions> & { graph: string; traces?: undefined } }
+  | { kind: "traces"; options: WithSchemaSettings<GraphEvalOptions> & { traces: string } };
 
 /**
  * What `retrace trace` and `retrace label` ask a source for: its turns of
