@@ -7,7 +7,9 @@
  * (`--graph`) with its scored retriever call captured — each card with its
  * best-matching passage (a chunk of the KB, or the page content of a
  * captured document), the query's terms marked, and which systems ranked it
- * where; with `judge`, a suggested grade per pooled card.
+ * where; with `judge`, a suggested grade per pooled card. Every system's
+ * lists come from the source registry (./sources/registry.ts `sourceTurns`),
+ * the sweeps `eval` and `trace` run.
  *
  * `planLabel` checks everything that can be checked before a store or a
  * graph starts (options, data, case selection, the judge module).

@@ -5,7 +5,8 @@
  * docs/reliability.md, "Sharded sweeps"). The shards are verified to belong
  * together (src/eval/gate/shard-merge.ts); every aggregate, interval,
  * p-value and chance level is recomputed from the merged per-turn scores by
- * the report-and-gate step eval uses (./report.ts), and the gate is applied
+ * the report-and-gate step eval runs after its sweep (./evaluate.ts
+ * `reportAndGate`), and the gate is applied
  * there: floors, a baseline, drops and flips, as on eval (and, for the shards
  * of a `--graph` run, its errored and no-retrieval turns, with the run's
  * `run.graph` counts recomputed over all turns). Only `timings`,

@@ -7,7 +7,9 @@
  * not retrieved; with `graph`, the same for a graph of your own, through the
  * same sweep (its captured retriever runs); with `traces`, the same for a
  * recorded turn, read, joined and scored as `eval --traces` does (nothing
- * re-run). The case id and turn are checked before any store starts.
+ * re-run). Each source's turns come from the source registry, as `label`'s
+ * do (docs/architecture.md, "…a source"). The case id and turn are checked
+ * before any store starts.
  */
 import { GraphInputError, InvalidArgumentError } from "../errors.js";
 import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
@@ -116,9 +118,11 @@ export type RecordedTraceOptions = RecordedTracesOptions &
 
 /**
  * Traces case `caseId` (its turns up to `turn`; earlier turns run too: a
- * follow-up is contextualized from them) through the one sweep of every
- * graph: retrace's own graph over the system the options describe, or with
- * `graph` a graph of your own. Each turn: its report line, its capture (the
+ * follow-up is contextualized from them) by the source the options select,
+ * whose turns come from the source registry (./sources/registry.ts
+ * `sourceTurns`, the sweep its eval runs): retrace's own graph over the
+ * system the options describe, with `graph` a graph of your own, with
+ * `traces` the case's recorded turns. Each turn: its report line, its capture (the
  * retrace trace when there is one: every stage's ranked list) and an
  * explanation per gold card of where it stood. `plan`: what `planTrace`
  * read (retrace's own graph), or the KB (or catalog) and cases already loaded
