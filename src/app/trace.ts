@@ -108,6 +108,18 @@ export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
   return { options: o, data, casesFile: paths.cases };
 }
 
+/**
+ * What a trace reads before anything runs, by the source the options
+ * select: for retrace's own graph `planTrace` (the KB's chunks, which its
+ * store is opened over), for a graph of yours or a recording the KB (or
+ * catalog) and cases as their eval reads them (`loadGraphData`).
+ */
+export async function traceData(
+  o: TraceCaseOptions & Partial<GraphTraceOptions> & RecordedTracesOptions,
+): Promise<TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string }> {
+  return sourceFor(o).kind === "own" ? planTrace(o) : loadGraphData(o);
+}
+
 /** The options of a trace of a graph of your own (`--graph`): how it is loaded, driven and read. */
 export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
 
@@ -136,19 +148,13 @@ export async function traceCase(
   // The source the options select (../sources/registry.ts), which gives the turns as its eval sweeps them.
   const source = sourceFor(options);
   const turn = options.turn;
-  let o: typeof options;
-  let loaded: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string; data?: LoadedData };
-  if (source.kind === "own") {
-    // retrace's own graph opens a store over the KB's chunks: the data read by `planTrace`.
-    const p = plan !== undefined && "options" in plan ? plan : await planTrace(options);
-    o = { ...options, ...p.options };
-    loaded = { kb: p.data.kb, cases: p.data.cases, casesFile: p.casesFile, data: p.data };
-  } else {
-    // A graph of yours or a recording: the KB (or catalog) and cases, as their eval reads them (`loadGraphData`).
-    if (source.kind === "graph") options = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
-    o = options;
-    loaded = plan !== undefined && "kb" in plan ? plan : await loadGraphData(options);
-  }
+  let o: typeof options = options;
+  if (source.kind === "graph") o = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
+  const read = plan ?? (await traceData(o));
+  const loaded: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string; data?: LoadedData } =
+    "options" in read ? { kb: read.data.kb, cases: read.data.cases, casesFile: read.casesFile, data: read.data } : read;
+  // retrace's own graph: the options with their config file applied (the store, embedder and retrieval settings).
+  if ("options" in read) o = { ...options, ...read.options };
   const { c, upTo } = caseUpTo(loaded.cases, caseId, turn, loaded.casesFile); // before any store starts or graph loads
   const k = o.k ?? EVAL_DEFAULTS.k;
   const [turns] = await sourceTurns(o, {
