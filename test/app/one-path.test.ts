@@ -61,6 +61,23 @@ describe("trace, label and merge take eval's path", () => {
     expect(page.cases.flatMap((c) => c.turns.flatMap((t) => t.pool))).toEqual([]);
   });
 
+  it("label pools a graph through the registry's graph source, the recording's option left out of its options", async () => {
+    const turns = vi.spyOn(source("graph"), "turns").mockResolvedValue([[] as GraphTurn[]]);
+    const plan = await planLabel({
+      cases: "test/fixtures/kb-mini/eval/cases.jsonl",
+      kb: "test/fixtures/kb-mini",
+      graph: "test/fixtures/graphs/kb-agent.mjs",
+      pool: ["graph"],
+      depth: 3,
+    });
+    await buildLabelData(plan);
+    expect(turns).toHaveBeenCalledTimes(1);
+    const [options, request] = turns.mock.calls[0]!;
+    expect(options.graph).toBe("test/fixtures/graphs/kb-agent.mjs");
+    expect(request.k).toBe(3);
+    expect(request.cases.length).toBe(plan.cases.length);
+  });
+
   it("label's bm25/dense/hybrid lists are one call of the own source, one list per mode", async () => {
     const turns = vi.spyOn(source("own"), "turns").mockResolvedValue([[], []] as GraphTurn[][]);
     const plan = await planLabel({
