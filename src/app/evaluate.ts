@@ -13,9 +13,8 @@ import { shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import type { Quarantine } from "../eval/gate/quarantine.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
-import { buildReportOffThread } from "../eval/report/build-thread.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
-import type { Report, TurnReport } from "../eval/report/types.js";
+import type { RepeatsSection, Report, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { attachRepeats } from "../eval/sweep/repeats.js";
 import { combineRepeatsOffThread } from "../eval/sweep/repeats-thread.js";
@@ -25,7 +24,7 @@ import { secretRedactor } from "../redact.js";
 import type { JudgeCost } from "../eval/measures/types.js";
 import { recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import { applyGate, warnAboutJudgments, type GateOptions } from "./report.js";
+import { applyGate, reportOfOffThread, warnAboutJudgments, type GateOptions, type ReportInput } from "./report.js";
 import type { SweepSource, SweptTurns } from "./sweep-source.js";
 
 /** An eval's report (gate applied unless it is a shard's) and the baseline it was compared with. */
@@ -61,6 +60,48 @@ export interface EvalRun {
 /** Rounds wall-clock milliseconds to a tenth (every `timings` figure). */
 export const ms = (x: number) => Math.round(x * 10) / 10;
 
+/** What the one report-and-gate step reads: an eval after its sweep, `retrace merge` after reading the shards (./merge.ts). */
+export interface ReportStep {
+  build: ReportInput;
+  /** With repeats: the repeats section attached to the report (two-stage intervals, flaky turns). */
+  repeats?: RepeatsSection;
+  /** Log the repeats' note (an eval does; a merge's shards did). */
+  repeatsNote?: boolean;
+  gate: GateOptions;
+  baseline: Baseline | null;
+  quarantine?: Quarantine;
+  /** `eval --shard`: the shard's section; the report is then partial and not gated (`retrace merge` gates). */
+  shard?: () => NonNullable<Report["shard"]>;
+}
+
+/**
+ * The one step after the turns are known, for `eval` (every source) and
+ * `merge`: the report built with its intervals, attribution, chance levels
+ * and splits (off thread when large), the repeats attached, the judgments
+ * warned about, then either a shard's partial section or the gate (floors,
+ * baseline, flips, errors, flaky turns), whose baseline tolerance is logged.
+ */
+export async function reportAndGate(step: ReportStep): Promise<Report> {
+  const report = await reportOfOffThread(step.build);
+  if (step.repeats !== undefined) {
+    // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
+    attachRepeats(report, step.repeats);
+    if (step.repeatsNote === true) log.info(repeatsNote(step.repeats));
+  }
+  warnAboutJudgments(report);
+  if (step.shard !== undefined) {
+    report.shard = step.shard();
+    log.info(shardNote(report.shard));
+  } else {
+    applyGate(report, step.gate, step.build.seed, step.baseline, step.quarantine);
+    if (report.gate?.tolerance !== undefined)
+      log.info(
+        `baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`,
+      );
+  }
+  return report;
+}
+
 /** Runs the source's sweep over `run.cases` and returns its report, gate applied (a shard's: partial, ungated). */
 export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<EvalOutcome> {
   const { source, options: o } = run;
@@ -95,34 +136,30 @@ export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<
   // The header was the captures' last reader (each turn's stages, texts and documents as captured; the report keeps what it shows of them):
   // let them go before the report is built, a fifth of the heap of a large recording (docs/recorded-traces.md, "Scale").
   for (const t of swept.runs.flat()) t.retrieval = null;
-  const report = await buildReportOffThread({
-    run: header,
-    turns,
-    evaluators: run.evaluators,
-    seed: o.seed,
-    ...(o.resample !== undefined ? { resample: o.resample } : {}),
-    cardsPerLocale: run.cardsPerLocale,
-    counterfactual: run.counterfactual,
+  const report = await reportAndGate({
+    build: {
+      run: header,
+      turns,
+      evaluators: run.evaluators,
+      seed: o.seed,
+      ...(o.resample !== undefined ? { resample: o.resample } : {}),
+      cardsPerLocale: run.cardsPerLocale,
+      counterfactual: run.counterfactual,
+    },
+    ...(combined !== undefined ? { repeats: combined.section, repeatsNote: true } : {}),
+    gate: o,
+    baseline: run.baseline,
+    ...(run.quarantine !== undefined ? { quarantine: run.quarantine } : {}),
+    ...(o.shard !== undefined
+      ? {
+          // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
+          shard: () =>
+            shardSection(o.shard!, run.selected, run.cases, run.hashOf(run.selected), {
+              ...(source.recorded === true ? { recorded: true } : {}),
+            }),
+        }
+      : {}),
   });
-  if (combined !== undefined) {
-    // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
-    attachRepeats(report, combined.section);
-    log.info(repeatsNote(combined.section));
-  }
-  warnAboutJudgments(report);
-  if (o.shard !== undefined) {
-    // A partial report: not gated (the merged report is), marked with the shard and the whole selection's identity.
-    report.shard = shardSection(o.shard, run.selected, run.cases, run.hashOf(run.selected), {
-      ...(source.recorded === true ? { recorded: true } : {}),
-    });
-    log.info(shardNote(report.shard));
-  } else {
-    applyGate(report, o, o.seed, run.baseline, run.quarantine);
-    if (report.gate?.tolerance !== undefined)
-      log.info(
-        `baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`,
-      );
-  }
   // Wall clock last and apart: everything above is identical between identical runs (docs/determinism.md).
   report.timings = {
     started: started.toISOString(),

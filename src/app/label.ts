@@ -7,7 +7,9 @@
  * (`--graph`) with its scored retriever call captured — each card with its
  * best-matching passage (a chunk of the KB, or the page content of a
  * captured document), the query's terms marked, and which systems ranked it
- * where; with `judge`, a suggested grade per pooled card.
+ * where; with `judge`, a suggested grade per pooled card. Every system's
+ * lists come from the source registry (./sources/registry.ts `sourceTurns`),
+ * the sweeps `eval` and `trace` run.
  *
  * `planLabel` checks everything that can be checked before a store or a
  * graph starts (options, data, case selection, the judge module).
@@ -30,9 +32,6 @@ import {
   type TermOf,
   type TermStats,
 } from "../eval/label/pool.js";
-import { OWN_GRAPH_CAPTURE } from "./own-graph/parallel.js";
-import { sweepCheckpointer } from "./own-graph/reference-serde.js";
-import { runGraphSweep } from "../eval/sweep/external-graph.js";
 import { loadCases } from "../kb/cases.js";
 import { loadCatalog } from "../kb/catalog.js";
 import { readTextFileOrThrow } from "../kb/text.js";
@@ -41,10 +40,9 @@ import { DEFAULT_ANALYZERS, loadKbAnalyzers, type Analyzers } from "../retrieval
 import type { RetrievalMode } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice } from "../system.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
-import { graphFor, openEvalSystem } from "./eval.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
-import { idOptionsFor, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
-import { recordedTracesSource } from "./traces-eval.js";
+import type { ExternalGraphOptions } from "./graph-eval.js";
+import { sourceTurns } from "./sources/registry.js";
 import { isolationLimits } from "./graph-isolation.js";
 import { openRelevanceJudge, type RelevanceJudge } from "./label-judge.js";
 
@@ -148,7 +146,15 @@ export async function planLabel(o: LabelOptions): Promise<LabelPlan> {
   const depth = o.depth ?? DEFAULT_DEPTH;
   if (!Number.isInteger(depth) || depth < 1) throw new InvalidArgumentError("--depth", "a positive integer", depth);
   checkLocaleOptions(o.locale);
-  if (systems.some((s) => s !== "graph" && s !== "recorded")) resolveStoreChoice(o.store ?? EVAL_DEFAULTS.store);
+  if (
+    systems.some((s) => s !== "graph" && s !== "recorded") &&
+    resolveStoreChoice(o.store ?? EVAL_DEFAULTS.store).kind === "none"
+  )
+    throw new InvalidArgumentError(
+      "--store",
+      "a store that retrieves (not none): the pool is what the systems retrieve",
+      o.store,
+    );
   let kb: KnowledgeBase;
   let cases: EvalCase[];
   const chunkTexts = new Map<string, string[]>();
@@ -189,10 +195,11 @@ interface TurnLists {
 
 const turnKey = (caseId: string, turn: number) => `${caseId}#${turn}`;
 
-/** Runs retrace's own graph in each of `modes` over the cases (k = depth) and records each turn's list and query. */
+/** Runs retrace's own graph in each of `modes` over the cases (k = depth), through the source registry, and records each turn's list and query. */
 async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: Map<string, TurnLists>): Promise<void> {
   const o = plan.options;
-  const system = await openEvalSystem({
+  // The store, embedder and data folder of an eval (`openEvalSystem`); a store that retrieves was checked by planLabel.
+  const own = {
     kb: o.kb ?? "kb",
     cases: o.cases,
     ...(o.store !== undefined ? { store: o.store } : {}),
@@ -200,47 +207,39 @@ async function ownLists(plan: LabelPlan, modes: readonly RetrievalMode[], into: 
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     ...(o.timeout !== undefined ? { timeout: o.timeout } : {}),
     ...(o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {}),
+  };
+  const lists = await sourceTurns(own, {
+    cases: plan.cases,
+    kb: plan.kb,
+    k: plan.depth,
+    evaluators: [],
+    concurrency: 1,
+    modes,
   });
-  try {
-    if (system.retriever === null)
-      throw new InvalidArgumentError(
-        "--store",
-        "a store that retrieves (not none): the pool is what the systems retrieve",
-        o.store,
-      );
-    for (const mode of modes) {
-      const turns = await runGraphSweep({
-        graph: graphFor(system, { k: plan.depth, mode }, sweepCheckpointer()),
-        ...OWN_GRAPH_CAPTURE,
-        cases: plan.cases,
-        evaluators: [],
-        knownIds: new Set(system.kb.byId.keys()),
-        k: plan.depth,
-        concurrency: 1,
-        threadPrefix: `${mode}:`,
-      });
-      for (const { report, retrieval } of turns) {
-        const trace = retrieval?.trace;
-        const entry = into.get(turnKey(report.caseId, report.turn))!;
-        entry.lists[mode] = trace?.retrievedIds ?? [];
-        if (trace?.query !== undefined) entry.queries[mode] = trace.query;
-      }
+  modes.forEach((mode, i) => {
+    for (const { report, retrieval } of lists[i]!) {
+      const trace = retrieval?.trace;
+      const entry = into.get(turnKey(report.caseId, report.turn))!;
+      entry.lists[mode] = trace?.retrievedIds ?? [];
+      if (trace?.query !== undefined) entry.queries[mode] = trace.query;
     }
-  } finally {
-    await system.close();
-  }
+  });
 }
 
-/** Runs the user's graph over the cases (k = depth), or reads the recorded traces, and records each turn's scored list, query and documents' texts under `system`. */
+/** Runs the user's graph over the cases (k = depth), or reads the recorded traces, through the source registry, and records each turn's scored list, query and documents' texts under `system`. */
 async function graphLists(plan: LabelPlan, system: "graph" | "recorded", into: Map<string, TurnLists>): Promise<void> {
-  const o = plan.options;
-  const { turns } =
-    system === "graph"
-      ? await sweepGraph({ ...o, k: plan.depth }, plan.cases, plan.kb, o.concurrency ?? EVAL_DEFAULTS.concurrency)
-      : await (
-          await recordedTracesSource({ ...o, k: plan.depth }, () => idOptionsFor(o))
-        ).sweep(plan.cases, plan.kb, [], () => {});
-  for (const t of turns) {
+  const { traces, graph, ...o } = plan.options;
+  // The pool system names its source: `graph` the graph module (--graph), `recorded` the recording (--traces).
+  const options = system === "graph" ? { ...o, graph: graph! } : { ...o, traces: traces! };
+  const [turns] = await sourceTurns(options, {
+    cases: plan.cases,
+    kb: plan.kb,
+    k: plan.depth,
+    // A recording is read for its lists alone; a graph's turns are scored as its eval scores them (not shown).
+    ...(system === "recorded" ? { evaluators: [] } : {}),
+    concurrency: o.concurrency ?? EVAL_DEFAULTS.concurrency,
+  });
+  for (const t of turns!) {
     const entry = into.get(turnKey(t.report.caseId, t.report.turn))!;
     entry.lists[system] = (t.retrieval?.retrievedIds ?? []).slice(0, plan.depth);
     if (t.retrieval !== null) entry.queries[system] = t.retrieval.query;

@@ -5,7 +5,8 @@
  * docs/reliability.md, "Sharded sweeps"). The shards are verified to belong
  * together (src/eval/gate/shard-merge.ts); every aggregate, interval,
  * p-value and chance level is recomputed from the merged per-turn scores by
- * the report-and-gate step eval uses (./report.ts), and the gate is applied
+ * the report-and-gate step eval runs after its sweep (./evaluate.ts
+ * `reportAndGate`), and the gate is applied
  * there: floors, a baseline, drops and flips, as on eval (and, for the shards
  * of a `--graph` run, its errored and no-retrieval turns, with the run's
  * `run.graph` counts recomputed over all turns). Only `timings`,
@@ -19,7 +20,6 @@ import { readQuarantine } from "../eval/gate/quarantine.js";
 import { mergeShards, type ShardFile } from "../eval/gate/shard-merge.js";
 import { groundednessEvaluator, retrievalSideEvaluators } from "../eval/measures/evaluators.js";
 import { graphRunFacts, graphRunIdentityOf, graphRunInfo } from "../eval/sweep/graph-checks.js";
-import { attachRepeats } from "../eval/sweep/repeats.js";
 import { repeatsSectionOffThread } from "../eval/sweep/repeats-thread.js";
 import { readCaseIndex } from "../kb/cases.js";
 import { evaluatorsFor } from "../eval/measures/storeless.js";
@@ -27,7 +27,9 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
 import { defaultBaselineFile } from "./baseline.js";
 import type { EvalOutcome } from "./eval.js";
-import { applyGate, reportOfOffThread, wantsBaseline, warnAboutJudgments, type GateOptions } from "./report.js";
+import { reportAndGate } from "./evaluate.js";
+import { wantsBaseline, type GateOptions } from "./report.js";
+import { checkBaselineWriting } from "./run-checks.js";
 import { mergeTracesSections } from "./traces-eval.js";
 import { parseJsonOrThrow } from "../kb/json.js";
 
@@ -67,12 +69,7 @@ export function mergeBaselineFile(o: Pick<MergeOptions, "baseline" | "kb">): str
 
 /** Merges the shard report files into the report of the whole run, its gate applied. Writes nothing. */
 export async function mergeShardReports(files: readonly string[], o: MergeOptions = {}): Promise<EvalOutcome> {
-  if (o.updateBaseline && (o.maxDrop !== undefined || o.maxFlips !== undefined))
-    throw new InvalidArgumentError(
-      "--update-baseline",
-      "used without --gate max-drop/max-flips (it writes the baseline; it compares with nothing)",
-      "both",
-    );
+  checkBaselineWriting(o); // the rules eval checks (./run-checks.ts); a merge has no --locale/--case
   const baselineFile = mergeBaselineFile(o);
   let baseline: Baseline | null = null;
   if (wantsBaseline(o)) {
@@ -146,31 +143,37 @@ export async function mergeShardReports(files: readonly string[], o: MergeOption
                 repeatScores: Object.fromEntries(t.results.map((r) => [r.key, Array<number>(rep.n).fill(r.score)])),
               },
         );
-  const report = await reportOfOffThread({
-    run,
-    turns,
-    evaluators,
-    seed: merged.bootstrap.seed,
-    samples: merged.bootstrap.samples,
-    resample: merged.bootstrap.unit,
-    ...(merged.cardsPerLocale !== undefined ? { cardsPerLocale: merged.cardsPerLocale } : {}),
-    ...(merged.counterfactual !== undefined ? { counterfactual: merged.counterfactual } : {}),
-  });
-  // The repeats section recomputed over every turn, as the unsharded run computes it (flaky turns, two-stage intervals).
-  if (rep !== undefined)
-    attachRepeats(
-      report,
-      await repeatsSectionOffThread(turns, { ...rep, seed: merged.bootstrap.seed, samples: merged.bootstrap.samples }),
-    );
-  warnAboutJudgments(report);
-  applyGate(report, o, merged.bootstrap.seed, baseline, quarantine);
-  if (merged.timings !== undefined) report.timings = merged.timings;
-  if (merged.judge !== undefined) report.judge = merged.judge;
-  if (merged.timings !== undefined) report.timings = merged.timings; // last, as an unsharded run writes it
   log.info(
     `merged ${merged.count} shard${merged.count === 1 ? "" : "s"}: ${new Set(merged.turns.map((t) => t.caseId)).size} cases, ${merged.turns.length} turns`,
   );
-  if (report.gate?.tolerance !== undefined)
-    log.info(`baseline tolerance: --gate max-drop=${report.gate.tolerance.maxDrop} (${report.gate.tolerance.source})`);
+  // The report-and-gate step eval runs after its sweep (./evaluate.ts), over the merged turns.
+  const report = await reportAndGate({
+    build: {
+      run,
+      turns,
+      evaluators,
+      seed: merged.bootstrap.seed,
+      samples: merged.bootstrap.samples,
+      resample: merged.bootstrap.unit,
+      ...(merged.cardsPerLocale !== undefined ? { cardsPerLocale: merged.cardsPerLocale } : {}),
+      ...(merged.counterfactual !== undefined ? { counterfactual: merged.counterfactual } : {}),
+    },
+    // The repeats section recomputed over every turn, as the unsharded run computes it (flaky turns, two-stage intervals).
+    ...(rep !== undefined
+      ? {
+          repeats: await repeatsSectionOffThread(turns, {
+            ...rep,
+            seed: merged.bootstrap.seed,
+            samples: merged.bootstrap.samples,
+          }),
+        }
+      : {}),
+    gate: o,
+    baseline,
+    ...(quarantine !== undefined ? { quarantine } : {}),
+  });
+  // In an unsharded run's order: the wall clock, then the judge's cost (./evaluate.ts).
+  if (merged.timings !== undefined) report.timings = merged.timings;
+  if (merged.judge !== undefined) report.judge = merged.judge;
   return { report, baseline };
 }

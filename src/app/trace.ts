@@ -7,26 +7,24 @@
  * not retrieved; with `graph`, the same for a graph of your own, through the
  * same sweep (its captured retriever runs); with `traces`, the same for a
  * recorded turn, read, joined and scored as `eval --traces` does (nothing
- * re-run). The case id and turn are checked before any store starts.
+ * re-run). Each source's turns come from the source registry, as `label`'s
+ * do (docs/architecture.md, "…a source"). The case id and turn are checked
+ * before any store starts.
  */
 import { GraphInputError, InvalidArgumentError } from "../errors.js";
-import { allEvaluators } from "../eval/measures/evaluators.js";
 import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
 import type { TurnReport } from "../eval/report/types.js";
 import type { GraphTurn } from "../eval/sweep/external-graph.js";
-import { runGraphSweep } from "../eval/sweep/external-graph.js";
 import type { CapturedRetrieval } from "../eval/sweep/capture.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { resolveDataPaths } from "./data.js";
 import { resolveSettings } from "./settings/read.js";
-import { graphDefaultsFor, openEvalSystem, type SystemSettings } from "./eval.js";
-import { ownGraphCaseOptions } from "./own-graph/parallel.js";
 import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
-import { idOptionsFor, loadGraphData, sweepGraph, type ExternalGraphOptions } from "./graph-eval.js";
-import { recordedTracesSource, type RecordedTracesOptions } from "./traces-eval.js";
-import { retrievalSideEvaluators } from "../eval/measures/evaluators.js";
+import { loadGraphData, type ExternalGraphOptions } from "./graph-eval.js";
+import type { RecordedTracesOptions } from "./traces-eval.js";
+import { sourceFor, sourceTurns } from "./sources/registry.js";
 
 /** What a trace retrieves with: the retrieval options of an eval. */
 export type TraceCaseOptions = Pick<
@@ -110,6 +108,18 @@ export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
   return { options: o, data, casesFile: paths.cases };
 }
 
+/**
+ * What a trace reads before anything runs, by the source the options
+ * select: for retrace's own graph `planTrace` (the KB's chunks, which its
+ * store is opened over), for a graph of yours or a recording the KB (or
+ * catalog) and cases as their eval reads them (`loadGraphData`).
+ */
+export async function traceData(
+  o: TraceCaseOptions & Partial<GraphTraceOptions> & RecordedTracesOptions,
+): Promise<TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string }> {
+  return sourceFor(o).kind === "own" ? planTrace(o) : loadGraphData(o);
+}
+
 /** The options of a trace of a graph of your own (`--graph`): how it is loaded, driven and read. */
 export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
 
@@ -120,9 +130,11 @@ export type RecordedTraceOptions = RecordedTracesOptions &
 
 /**
  * Traces case `caseId` (its turns up to `turn`; earlier turns run too: a
- * follow-up is contextualized from them) through the one sweep of every
- * graph: retrace's own graph over the system the options describe, or with
- * `graph` a graph of your own. Each turn: its report line, its capture (the
+ * follow-up is contextualized from them) by the source the options select,
+ * whose turns come from the source registry (./sources/registry.ts
+ * `sourceTurns`, the sweep its eval runs): retrace's own graph over the
+ * system the options describe, with `graph` a graph of your own, with
+ * `traces` the case's recorded turns. Each turn: its report line, its capture (the
  * retrace trace when there is one: every stage's ranked list) and an
  * explanation per gold card of where it stood. `plan`: what `planTrace`
  * read (retrace's own graph), or the KB (or catalog) and cases already loaded
@@ -133,82 +145,40 @@ export async function traceCase(
   options: TraceCaseOptions & Partial<GraphTraceOptions> & RecordedTracesOptions,
   plan?: TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
 ): Promise<CaseTrace> {
-  if (options.traces !== undefined) {
-    const loaded = plan !== undefined && "kb" in plan ? plan : await loadGraphData(options);
-    return traceRecorded(caseId, options, loaded);
-  }
-  if (options.graph !== undefined) {
-    options = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
-    const loaded = plan !== undefined && "kb" in plan ? plan : await loadGraphData(options);
-    const { c, upTo } = caseUpTo(loaded.cases, caseId, options.turn, loaded.casesFile);
-    const { turns } = await sweepGraph(options, [upTo], loaded.kb, 1);
-    return {
-      case: caseHeader(c),
-      turns: turns.filter((t) => options.turn === undefined || t.report.turn === options.turn).map(traced),
-    };
-  }
-  const { options: o, data, casesFile } = plan !== undefined && "options" in plan ? plan : await planTrace(options);
+  // The source the options select (../sources/registry.ts), which gives the turns as its eval sweeps them.
+  const source = sourceFor(options);
   const turn = options.turn;
-  caseUpTo(data.cases, caseId, turn, casesFile); // before any store starts or anything is ingested
+  let o: typeof options = options;
+  if (source.kind === "graph") o = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
+  const read = plan ?? (await traceData(o));
+  const loaded: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string; data?: LoadedData } =
+    "options" in read ? { kb: read.data.kb, cases: read.data.cases, casesFile: read.casesFile, data: read.data } : read;
+  // retrace's own graph: the options with their config file applied (the store, embedder and retrieval settings).
+  if ("options" in read) o = { ...options, ...read.options };
+  const { c, upTo } = caseUpTo(loaded.cases, caseId, turn, loaded.casesFile); // before any store starts or graph loads
   const k = o.k ?? EVAL_DEFAULTS.k;
-  const system = await openEvalSystem(o satisfies SystemSettings, undefined, data);
-  try {
-    const { c, upTo } = caseUpTo(system.cases, caseId, turn, casesFile);
-    const settings = { ...o, k, mode: o.mode ?? EVAL_DEFAULTS.mode };
-    const turns = await runGraphSweep({
-      ...ownGraphCaseOptions({
-        retriever: system.retriever,
-        kb: system.kb,
-        analyzers: system.analyzers,
-        defaults: graphDefaultsFor(system, settings),
-        evaluators: allEvaluators({ k }),
-        knownIds: new Set(system.kb.byId.keys()),
-        threadPrefix: "",
-        k,
-        // The three queries side by side (docs/query-attribution.md): the raw message and the standalone oracle retrieved as the graph's query was.
-        counterfactual: options.counterfactual !== false,
-        ...(o.replay !== undefined ? { replay: o.replay } : {}),
-      }),
-      cases: [upTo],
-      concurrency: 1,
-      ...(options.turnTimeout !== undefined ? { turnTimeoutMs: options.turnTimeout * 1000 } : {}),
-    });
-    return {
-      case: caseHeader(c),
-      turns: turns.filter((t) => turn === undefined || t.report.turn === turn).map(traced),
-    };
-  } finally {
-    await system.close();
-  }
-}
-
-/**
- * A case's recorded turns (up to `turn`; every turn when unset), read, joined
- * and scored by the source of `eval --traces` (src/app/traces-eval.ts: the
- * same reader, join, id rule, call mode and scoring); nothing is re-run, so
- * only the case itself is joined. The other cases are the selection: their
- * conversations are left alone, not reported as conversations without a
- * case. A turn the recording does not hold (or whose user text differs from
- * the case's) is exit 2 naming it.
- */
-async function traceRecorded(
-  caseId: string,
-  o: RecordedTraceOptions,
-  loaded: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
-): Promise<CaseTrace> {
-  const { c } = caseUpTo(loaded.cases, caseId, o.turn, loaded.casesFile);
-  const k = o.k ?? EVAL_DEFAULTS.k;
-  const source = await recordedTracesSource(o, () => idOptionsFor(o), "keep");
-  const swept = await source.sweep([c], loaded.kb, retrievalSideEvaluators({ k }), () => {}, loaded.cases);
-  const scored = new Set(swept.turns.map((t) => t.report.turn));
-  if (o.turn !== undefined && !scored.has(o.turn))
+  const [turns] = await sourceTurns(o, {
+    // Recorded turns are read as recorded, nothing re-run: only the case itself is joined (the others are the selection,
+    // their conversations left alone); a graph runs the case's turns up to `turn` (a follow-up is contextualized from them).
+    cases: [source.kind === "traces" ? c : upTo],
+    selection: loaded.cases,
+    kb: loaded.kb,
+    ...(loaded.data !== undefined ? { data: loaded.data } : {}),
+    k,
+    concurrency: 1,
+    // retrace's own trace shows the three queries side by side (docs/query-attribution.md).
+    counterfactual: options.counterfactual !== false,
+  });
+  const scored = new Set(turns!.map((t) => t.report.turn));
+  if (source.kind === "traces" && turn !== undefined && !scored.has(turn))
     throw new GraphInputError(
-      `--traces ${o.traces!}: case ${c.id} turn ${o.turn} is not in the recording, or its recorded user text differs from the case's (not scored); turns of case ${c.id} the recording gives: ${[...scored].join(", ") || "none"}`,
+      `--traces ${o.traces!}: case ${c.id} turn ${turn} is not in the recording, or its recorded user text differs from the case's (not scored); turns of case ${c.id} the recording gives: ${[...scored].join(", ") || "none"}`,
     );
-  const notRecorded = c.turns.map((_, i) => i).filter((i) => o.turn === undefined && !scored.has(i));
+  // Recorded traces: the case's turns the recording does not give (a graph's sweep gives every turn it ran).
+  const notRecorded = c.turns.map((_, i) => i).filter((i) => turn === undefined && !scored.has(i));
   return {
     case: caseHeader(c),
-    turns: swept.turns.filter((t) => o.turn === undefined || t.report.turn === o.turn).map(traced),
+    turns: turns!.filter((t) => turn === undefined || t.report.turn === turn).map(traced),
     ...(notRecorded.length > 0 ? { notRecorded } : {}),
   };
 }

@@ -16,7 +16,7 @@ export interface RunSetting {
   object?: boolean;
 }
 
-export const RUN_SETTINGS: readonly RunSetting[] = [
+const RUN_SETTING_ROWS = [
   { key: "retrieval.embedder", attribute: "embedder" },
   { key: "retrieval.mode", attribute: "mode" },
   { key: "retrieval.rerank", attribute: "rerank" },
@@ -36,7 +36,15 @@ export const RUN_SETTINGS: readonly RunSetting[] = [
   { key: "run.loadTimeout", attribute: "loadTimeout" },
   { key: "run.graphMemoryMb", attribute: "graphMemoryMb" },
   { key: "run.configurable", attribute: "configurable", object: true },
-];
+] as const satisfies readonly RunSetting[];
+
+export const RUN_SETTINGS: readonly RunSetting[] = RUN_SETTING_ROWS;
+
+/** The option attribute a setting's key is read under (`"run.concurrency"` → `"concurrency"`): the type of RUN_SETTINGS' rows. */
+export type SettingAttribute<Key extends string = string> = Extract<
+  (typeof RUN_SETTING_ROWS)[number],
+  { key: Key }
+>["attribute"];
 
 /** The config key read under option attribute `attribute`, or undefined. */
 export function settingKeyOf(attribute: string): string | undefined {

@@ -37,4 +37,19 @@ export const graph = {
     const m = await import("../graph-eval.js");
     return m.runModuleEval(options, m.graphSource, hooks);
   },
+  // `trace` and `label`: the graph's sweep (../graph-sweep.ts), each turn's captured retriever runs kept.
+  turns: async (options, request) => {
+    const { sweepGraph } = await import("../graph-eval.js");
+    const { turns } = await sweepGraph(
+      { ...options, k: request.k },
+      request.cases,
+      request.kb,
+      request.concurrency,
+      undefined,
+      {
+        ...(request.evaluators !== undefined ? { evaluators: request.evaluators } : {}),
+      },
+    );
+    return [turns];
+  },
 } satisfies Source<"graph">;

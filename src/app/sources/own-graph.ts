@@ -3,7 +3,8 @@
  * `--traces`): the agent graph over the KB's store, run turn by turn, its
  * retrieval read from the trace the graph writes to its state. Its sweep and
  * header are ../own-graph/eval.ts `ownGraphSource`; the eval's checks before a store
- * starts are ../eval-plan.ts `planEval`.
+ * starts are ../eval-plan.ts `planEval`; its turns for `trace` and `label`
+ * are ../own-graph/turns.ts `ownGraphTurns`.
  */
 import { GRAPH_ONLY_SETTINGS, TRACES_ONLY_SETTINGS, type Source } from "./source.js";
 
@@ -26,4 +27,5 @@ export const ownGraph = {
     { mode: "without --traces", settings: TRACES_ONLY_SETTINGS },
   ],
   run: async (options, hooks) => (await import("../own-graph/eval.js")).runOwnGraphEval(options, hooks),
+  turns: async (options, request) => (await import("../own-graph/turns.js")).ownGraphTurns(options, request),
 } satisfies Source<"own">;

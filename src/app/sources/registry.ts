@@ -17,11 +17,20 @@ import {
   type Source,
   type SourceKind,
   type SourceOptions,
+  type TurnsRequest,
   type UnusedRule,
 } from "./source.js";
+import type { GraphTurn } from "../../eval/sweep/external-graph.js";
 import { traces } from "./traces.js";
 
-export { SETTING_NAMES, firstUnusedSetting, type RunEvalOptions, type SourceKind, type UnusedRule } from "./source.js";
+export {
+  SETTING_NAMES,
+  firstUnusedSetting,
+  type RunEvalOptions,
+  type SourceKind,
+  type TurnsRequest,
+  type UnusedRule,
+} from "./source.js";
 
 /** Every source, in the order they are tried: one line per source. */
 export const SOURCES = [
@@ -43,6 +52,18 @@ export function sourceKindOf(o: { graph?: string | undefined; traces?: string | 
 /** The options seen as their source reads them (a discriminated union on `kind`). */
 export function sourceOptions(o: RunEvalOptions): SourceOptions {
   return { kind: sourceKindOf(o), options: o } as SourceOptions;
+}
+
+/**
+ * The turns of the source the options select, for `retrace trace` and
+ * `retrace label` (`Source.turns`): one list per `request.modes` entry for
+ * retrace's own graph, else one list.
+ */
+export function sourceTurns(
+  o: Partial<RunEvalOptions> & { graph?: string | undefined; traces?: string | undefined },
+  request: TurnsRequest,
+): Promise<GraphTurn[][]> {
+  return (sourceFor(o).turns as (x: typeof o, r: TurnsRequest) => Promise<GraphTurn[][]>)(o, request);
 }
 
 /** Each source's unused settings for `retrace eval`, checked in this order (the first one found is the message). */

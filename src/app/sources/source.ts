@@ -22,7 +22,14 @@ import {
   DEFAULT_TURN_TIMEOUT_S,
 } from "../../eval/sweep/turn-guard.js";
 import type { EvalOptions } from "../eval-plan.js";
+import type { EvaluatorSpec } from "../../eval/measures/evaluators.js";
+import type { GraphTurn } from "../../eval/sweep/external-graph.js";
+import type { EvalCase, KnowledgeBase } from "../../kb/types.js";
+import type { RetrievalMode } from "../../retrieval/types.js";
+import type { LoadedData } from "../../system.js";
 import type { EvalOutcome } from "../evaluate.js";
+import type { SettingAttribute } from "../settings/keys.js";
+import type { SettingValues } from "../settings/schema.js";
 import type { GraphEvalOptions } from "../graph-options.js";
 import type { UseCaseHooks } from "../progress.js";
 
@@ -33,14 +40,50 @@ export type SourceKind = "own" | "graph" | "traces";
 export type RunEvalOptions = EvalOptions & GraphEvalOptions;
 
 /**
+ * An options type with its settings taken from the settings schema: the
+ * attributes of `--config`'s `run` and `retrieval.{embedder,mode,rerank}`
+ * settings come from the schema's rows (`SettingValues<"eval">`, ../settings/schema.ts),
+ * the rest (data, case selection, gate, baseline, shard, how a graph is
+ * loaded) from `O`. A setting added to the schema reaches every source's
+ * options by being there.
+ */
+export type WithSchemaSettings<O> = Omit<O, SettingAttribute> & SettingValues<"eval">;
+
+/**
  * The options as each source reads them, discriminated by the option that
  * selects the source (`traces` wins over `graph`, which wins over retrace's
  * own graph): `sourceOptions` (./registry.ts) gives this view of any options.
  */
 export type SourceOptions =
-  | { kind: "own"; options: EvalOptions & { graph?: undefined; traces?: undefined } }
-  | { kind: "graph"; options: GraphEvalOptions & { graph: string; traces?: undefined } }
-  | { kind: "traces"; options: GraphEvalOptions & { traces: string } };
+  | { kind: "own"; options: WithSchemaSettings<EvalOptions> & { graph?: undefined; traces?: undefined } }
+  | { kind: "graph"; options: WithSchemaSettings<GraphEvalOptions> & { graph: string; traces?: undefined } }
+  | { kind: "traces"; options: WithSchemaSettings<GraphEvalOptions> & { traces: string } };
+
+/**
+ * What `retrace trace` and `retrace label` ask a source for: its turns of
+ * some cases, each turn's capture kept (the KB or catalog and cases are
+ * loaded and the case selection checked before; nothing is scored beyond
+ * `evaluators`).
+ */
+export interface TurnsRequest {
+  /** The cases swept. */
+  cases: readonly EvalCase[];
+  /** Every case of the run (recorded traces leave the others' conversations alone); default `cases`. */
+  selection?: readonly EvalCase[];
+  kb: KnowledgeBase;
+  /** retrace's own graph: the data already read (the store is opened over it, not re-read). */
+  data?: LoadedData;
+  /** Cards scored (and, for `label`, pooled) per turn. */
+  k: number;
+  /** Default: the source's eval scoring (retrace's own graph: every evaluator; a graph or a recording: the retrieval-side ones). */
+  evaluators?: readonly EvaluatorSpec[];
+  /** Cases in flight of a graph's sweep. */
+  concurrency: number;
+  /** retrace's own graph: one sweep per mode over one opened store (`label`'s bm25, dense and hybrid lists); default the options' mode. */
+  modes?: readonly RetrievalMode[];
+  /** retrace's own graph: the raw message and the standalone question retrieved too (`trace` shows the three queries). */
+  counterfactual?: boolean;
+}
 
 /** A group of settings a source does not use, and why. */
 export interface UnusedRule {
@@ -69,6 +112,12 @@ export interface Source<K extends SourceKind = SourceKind> {
    * are checked before (./registry.ts `checkSourceSettings`).
    */
   run(options: Extract<SourceOptions, { kind: K }>["options"], hooks: UseCaseHooks): Promise<EvalOutcome>;
+  /**
+   * The same source's turns for `retrace trace` and `retrace label`: one
+   * list per `request.modes` entry for retrace's own graph, else one list
+   * (the graph's sweep, or the recording read and joined as its eval reads it).
+   */
+  turns(options: Extract<SourceOptions, { kind: K }>["options"], request: TurnsRequest): Promise<GraphTurn[][]>;
 }
 
 /** A setting that is not an option of its own (a section of `--config`), and its name in messages. */

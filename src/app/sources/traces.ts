@@ -42,4 +42,22 @@ export const traces = {
     const [g, t] = await Promise.all([import("../graph-eval.js"), import("../traces-eval.js")]);
     return g.runModuleEval(options, (o) => t.recordedTracesSource(o, () => g.idOptionsFor(o), "summary"), hooks);
   },
+  // `trace` and `label`: the recording read, joined and scored by the source its eval sweeps, each turn's capture kept.
+  turns: async (options, request) => {
+    const [g, t, m] = await Promise.all([
+      import("../graph-eval.js"),
+      import("../traces-eval.js"),
+      import("../../eval/measures/evaluators.js"),
+    ]);
+    const o = { ...options, k: request.k };
+    const source = await t.recordedTracesSource(o, () => g.idOptionsFor(o), "keep");
+    const swept = await source.sweep(
+      request.cases,
+      request.kb,
+      [...(request.evaluators ?? m.retrievalSideEvaluators({ k: request.k }))],
+      () => {},
+      ...(request.selection !== undefined ? [request.selection] : []),
+    );
+    return [swept.turns];
+  },
 } satisfies Source<"traces">;

@@ -11,8 +11,8 @@
  */
 import type { Command } from "commander";
 import { EVAL_DEFAULTS } from "../../app/eval-defaults.js";
-import { loadGraphData, type ExternalGraphOptions } from "../../app/graph-eval.js";
-import { planTrace, traceCase, type TraceCaseOptions, type TracedTurn } from "../../app/trace.js";
+import type { ExternalGraphOptions } from "../../app/graph-eval.js";
+import { traceCase, traceData, type TraceCaseOptions, type TracedTurn } from "../../app/trace.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { renderCapturedTurn } from "../../eval/report/captured-turn.js";
 import { stateLimitBytes } from "../../eval/sweep/graph-checks.js";
@@ -131,7 +131,7 @@ async function traceCommand(
   // The store word, the config file, the case id and --turn are checked before any store starts, graph loads, a recording is read or anything is ingested.
   const { turn: turnText, ...options } = o;
   const source = sourceKindOf(o);
-  const plan = source !== "own" ? await loadGraphData(options) : await planTrace(options);
+  const plan = await traceData(options); // by the source the options select (src/app/trace.ts)
   const cases = "options" in plan ? plan.data.cases : plan.cases;
   const { turn } = caseAndTurn(cases, caseId, turnText, plan.casesFile);
   const traced = await traceCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, plan);

@@ -1,0 +1,108 @@
+/**
+ * One evaluate path (docs/architecture.md §9, "…a source"): `trace` and
+ * `label` get their turns from the source registry (`sourceTurns`, each
+ * source's `turns`), and `merge` builds and gates its report by the step eval
+ * runs after its sweep (src/app/evaluate.ts `reportAndGate`). A command that
+ * swept a source by itself, or assembled a report by itself, fails here.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { buildLabelData, planLabel } from "../../src/app/label.js";
+import { SOURCES } from "../../src/app/sources/registry.js";
+import { traceCase } from "../../src/app/trace.js";
+import type { GraphTurn } from "../../src/eval/sweep/external-graph.js";
+import { ROOT } from "../helpers/cli.js";
+
+const DIR = path.join(ROOT, "test", "fixtures", "traces");
+const OTLP = path.join(DIR, "openinference.otlp.jsonl");
+const CATALOG = path.join(DIR, "catalog.tsv");
+const CASES = path.join(DIR, "cases.jsonl");
+const source = (kind: string) => SOURCES.find((s) => s.kind === kind)!;
+const read = (f: string) => readFileSync(path.join(ROOT, "src", "app", f), "utf8");
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("trace, label and merge take eval's path", () => {
+  it("every source answers `turns` (what trace and label sweep)", () => {
+    for (const s of SOURCES) expect(typeof s.turns, s.kind).toBe("function");
+  });
+
+  it("trace --traces asks the registry's traces source for the case's turns (a stand-in answering none: every turn not recorded)", async () => {
+    const turns = vi.spyOn(source("traces"), "turns").mockResolvedValue([[] as GraphTurn[]]);
+    const traced = await traceCase("conv-freeze", { traces: OTLP, catalog: CATALOG, cases: CASES, k: 3 });
+    expect(turns).toHaveBeenCalledTimes(1);
+    const [options, request] = turns.mock.calls[0]!;
+    expect(options.traces).toBe(OTLP);
+    expect(request.cases.map((c) => c.id)).toEqual(["conv-freeze"]);
+    expect(request.k).toBe(3);
+    expect(traced.turns).toEqual([]);
+    expect(traced.notRecorded).toEqual([0, 1]);
+  });
+
+  it("trace of retrace's own graph asks the own source, with the three queries (counterfactual) and the turns up to --turn", async () => {
+    const turns = vi.spyOn(source("own"), "turns").mockResolvedValue([[] as GraphTurn[]]);
+    await traceCase("en-freeze-001", { store: "none", kb: "test/fixtures/kb-mini", turn: 0 });
+    expect(turns).toHaveBeenCalledTimes(1);
+    const request = turns.mock.calls[0]![1];
+    expect(request.cases.map((c) => [c.id, c.turns.length])).toEqual([["en-freeze-001", 1]]);
+    expect(request.counterfactual).toBe(true);
+    expect(request.data).toBeDefined(); // the store opens over the data planTrace read
+  });
+
+  it("label pools a recording through the registry's traces source, at the pool's depth", async () => {
+    const turns = vi.spyOn(source("traces"), "turns").mockResolvedValue([[] as GraphTurn[]]);
+    const plan = await planLabel({ cases: CASES, traces: OTLP, catalog: CATALOG, pool: ["recorded"], depth: 4 });
+    const page = await buildLabelData(plan);
+    expect(turns).toHaveBeenCalledTimes(1);
+    expect(turns.mock.calls[0]![1]).toMatchObject({ k: 4, evaluators: [] });
+    expect(page.cases.flatMap((c) => c.turns.flatMap((t) => t.pool))).toEqual([]);
+  });
+
+  it("label pools a graph through the registry's graph source, the recording's option left out of its options", async () => {
+    const turns = vi.spyOn(source("graph"), "turns").mockResolvedValue([[] as GraphTurn[]]);
+    const plan = await planLabel({
+      cases: "test/fixtures/kb-mini/eval/cases.jsonl",
+      kb: "test/fixtures/kb-mini",
+      graph: "test/fixtures/graphs/kb-agent.mjs",
+      pool: ["graph"],
+      depth: 3,
+    });
+    await buildLabelData(plan);
+    expect(turns).toHaveBeenCalledTimes(1);
+    const [options, request] = turns.mock.calls[0]!;
+    expect(options.graph).toBe("test/fixtures/graphs/kb-agent.mjs");
+    expect(request.k).toBe(3);
+    expect(request.cases.length).toBe(plan.cases.length);
+  });
+
+  it("label's bm25/dense/hybrid lists are one call of the own source, one list per mode", async () => {
+    const turns = vi.spyOn(source("own"), "turns").mockResolvedValue([[], []] as GraphTurn[][]);
+    const plan = await planLabel({
+      cases: "test/fixtures/kb-mini/eval/cases.jsonl",
+      kb: "test/fixtures/kb-mini",
+      store: "memory",
+      pool: ["bm25", "hybrid"],
+    });
+    await buildLabelData(plan);
+    expect(turns).toHaveBeenCalledTimes(1);
+    expect(turns.mock.calls[0]![1].modes).toEqual(["bm25", "hybrid"]);
+  });
+
+  it("no command sweeps a source or assembles a report by itself", () => {
+    const SWEEPS =
+      /\b(runGraphSweep|sweepGraph|sweepGraphHere|recordedTracesSource|ownGraphCaseOptions|openEvalSystem|graphFor)\b\s*\(/;
+    for (const f of ["trace.ts", "label.ts"]) {
+      expect(read(f), `${f} sweeps by itself`).not.toMatch(SWEEPS);
+      expect(read(f), `${f} asks the registry`).toMatch(/\bsourceTurns\(/);
+    }
+    const merge = read("merge.ts");
+    expect(merge).toMatch(/\breportAndGate\(/);
+    expect(merge).not.toMatch(
+      /\b(applyGate|reportOfOffThread|buildReportOffThread|attachRepeats|warnAboutJudgments)\b/,
+    );
+    expect(read("evaluate.ts")).toMatch(/\breportAndGate\(\{/); // eval's own body runs the same step
+  });
+});
