@@ -23,7 +23,8 @@ const evaluators = [retrievalEvaluator({ k: K })];
 const RUN = {
   datasetHash: "ds",
   kbHash: "kb",
-  embedder: "graph:g.mjs#graph",
+  source: "graph" as const,
+  embedder: null,
   embedderDescription: "sim",
   k: K,
   store: "graph",

@@ -195,7 +195,7 @@ export function renderPrComment(report: Report, o: PrCommentOptions): string {
     funnelLines(report, c),
     c !== null ? movedLines(c, report.run.k) : [],
     [
-      `<sub>${md(report.run.embedder ?? "no retrieval")} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${c !== null ? ` · reference ${md(c.a, 120)}` : ""}${c !== null && c.heldOutTurns !== null ? ` · ${c.heldOutTurns} held-out turns` : ""}</sub>`,
+      `<sub>${md(report.run.embedder ?? (report.run.source === "graph" ? `graph ${report.run.graph?.file ?? ""}#${report.run.graph?.exportName ?? ""}` : report.run.source === "traces" ? "recorded traces" : "no retrieval"))} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${c !== null ? ` · reference ${md(c.a, 120)}` : ""}${c !== null && c.heldOutTurns !== null ? ` · ${c.heldOutTurns} held-out turns` : ""}</sub>`,
     ],
   ];
   let body = `${parts

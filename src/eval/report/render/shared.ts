@@ -128,9 +128,13 @@ export function goldBearing(report: Report): number {
   return report.turns.filter((t) => t.gold.length > 0).length;
 }
 
+/** The embedder line: its id and description; a `--graph` or `--traces` run ran none of retrace's, and shows what retrieved instead (its description). */
 export function embedderText(report: Report): string {
   const { embedder, embedderDescription } = report.run;
-  if (embedder === null) return "none (no retrieval ran)";
+  if (embedder === null)
+    return report.run.source !== "own"
+      ? (embedderDescription ?? "the graph's own retrievers")
+      : "none (no retrieval ran)";
   return embedderDescription !== undefined ? `${embedder} — ${embedderDescription}` : embedder;
 }
 
