@@ -63,7 +63,7 @@ describe("checkBaselineBeforeRun", () => {
     expect(() =>
       checkBaselineBeforeRun(b, intent(), { ...plan, datasetHash: "ds-new", fullDatasetHash: "ds-new" }),
     ).toThrow(
-      'was written for other eval cases (the cases changed since); to replace it with this configuration\'s results instead, run `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\' --update-baseline`',
+      'was written for other eval cases (the cases changed since); to replace it with this run\'s results instead, run `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\' --update-baseline`',
     );
   });
 

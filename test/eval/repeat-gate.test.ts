@@ -29,6 +29,15 @@ const RUN = {
   k: K,
   store: "graph",
   storeKind: "graph" as const,
+  graph: {
+    file: "g.mjs",
+    exportName: "graph",
+    retrievers: ["R"],
+    idKey: "metadata.id",
+    retrievalCall: "last" as const,
+    errors: 0,
+    noRetrieval: 0,
+  },
 };
 
 describe("repeatDropBound (hand-checked)", () => {
