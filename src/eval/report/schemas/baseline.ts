@@ -125,7 +125,7 @@ export function migrateBaselineV2(v2: Record<string, unknown>): Record<string, u
 /**
  * Baseline 3 → 4 (and versions 1 and 2 after their steps): what was run gets
  * its own field. `source` is read from the old `config.embedder`
- * (legacy-graph-id.ts, the one reader of the `graph:` prefix) and goes just
+ * (legacy-graph-id.ts, the one reader of the old graph: prefix) and goes just
  * before `config`, whose `embedder` becomes null for a graph or a recording;
  * every other field and the key order are kept. Pure; checked by the schema
  * after.

@@ -149,9 +149,9 @@ export function migrateReportV3(v3: Record<string, unknown>): Record<string, unk
 
 /**
  * Report 4 → 5: a run's identity gets its own field. `run.source` is set
- * from the old `run.embedder` (legacy-graph-id.ts, the one reader of the
- * `graph:` prefix): `graph:<module>#<export>` → `graph`, `graph:traces#recorded`
- * → `traces`, anything else → `own`; a graph's or a recording's `embedder`
+ * from the old `run.embedder` by legacy-graph-id.ts, the one reader of the
+ * old graph: prefix (a graph's module and export → `graph`, the recording's
+ * placeholder → `traces`, anything else → `own`); a graph's or a recording's `embedder`
  * becomes null. `source` goes just before `embedder`; every other field and
  * the key order are kept. Pure; the result is then checked by ReportSchema.
  */
