@@ -76,6 +76,14 @@ describe("a report written before `run.source` (version 4) is migrated on read",
       expect(restNew).toStrictEqual(restOld);
     });
 
+  it("a report that says source graph records its graph: without run.graph it is refused, naming the field", async () => {
+    const r = parseReport(await raw("report-v4-graph.json"), "r.json");
+    const { graph: _g, ...run } = r.run;
+    expect(() => parseReport({ ...r, run }, "no-graph.json")).toThrow(
+      "no-graph.json: field `run.graph` missing: a --graph run's report records its graph",
+    );
+  });
+
   it("a report of retrace's own graph keeps its embedder and reads as source own", async () => {
     const old = await raw("report-v3-retrieval.json");
     const r = parseReport(old, "report-v3-retrieval.json");

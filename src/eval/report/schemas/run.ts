@@ -192,4 +192,12 @@ const runInfoObject = z.object({
 });
 /** What was run, on which data, with which configuration (the report's `run` header). */
 export interface RunInfo extends z.output<typeof runInfoObject> {}
-export const RunInfoSchema: z.ZodType<RunInfo> = runInfoObject;
+export const RunInfoSchema: z.ZodType<RunInfo> = runInfoObject.superRefine((run, ctx) => {
+  // A graph's module and export live in `graph` (the baseline's `source` is built from them).
+  if (run.source === "graph" && run.graph === undefined)
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ["graph"],
+      message: "missing: a --graph run's report records its graph (module, export, how it was scored)",
+    });
+});
