@@ -118,6 +118,27 @@ describe("comparing with a graph baseline", () => {
     expect(assertComparable(old, other)).toEqual([GRAPH_SCORING_MISSING]);
   });
 
+  it("a recording's baseline records how it was scored (no module hash): another retrieval call or id rule is refused", async () => {
+    const traces = (over: Partial<GraphRunInfo> = {}) =>
+      fixtureReport({
+        store: "graph",
+        storeKind: "graph",
+        source: "traces",
+        embedder: null,
+        graph: graphInfo({ file: "traces", exportName: "recorded", moduleHash: undefined, ...over }),
+      });
+    const b = baselineFromReport(await traces());
+    expect(b.source).toEqual({ kind: "traces" });
+    expect(b.graph).toMatchObject({ moduleHash: null, retrievalCall: "last", idKey: "metadata.parentId" });
+    expect(assertComparable(b, await traces())).toEqual([]);
+    for (const [over, field] of [
+      [{ retrievalCall: "all" }, "graph.retrievalCall"],
+      [{ idKey: "metadata.id" }, "graph.idKey"],
+    ] as const) {
+      await expect(traces(over).then((r) => assertComparable(b, r))).rejects.toMatchObject({ field });
+    }
+  });
+
   it("the default tolerance of a graph run is DEFAULT_MAX_DROP (a graph may not be deterministic), and says so", async () => {
     const r = await graphReport();
     expect(defaultMaxDrop(baselineFromReport(r), r)).toEqual({

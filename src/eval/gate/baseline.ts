@@ -57,14 +57,17 @@ export function storeKindOf(store: string): StoreKind {
   return "remote";
 }
 
-/** How a `--graph` report was scored and what ran, as its baseline records it; undefined for other runs and for reports written before the module hash. */
+/**
+ * How a `--graph` or `--traces` report was scored and what ran, as its baseline records it (a recording has no module:
+ * its `moduleHash` is null); undefined for retrace's own graph and for graph reports written before the module hash.
+ */
 export function graphScoringOf(report: Pick<Report, "run">): BaselineGraph | undefined {
   const g = report.run.graph;
-  if (g === undefined || g.moduleHash === undefined) return undefined;
+  if (g === undefined || (g.moduleHash === undefined && report.run.source !== "traces")) return undefined;
   return {
     module: g.file,
     exportName: g.exportName,
-    moduleHash: g.moduleHash,
+    moduleHash: g.moduleHash ?? null,
     retrievalCall: g.retrievalCall,
     idKey: g.idKey,
     idMapHash: g.idMapHash ?? null,

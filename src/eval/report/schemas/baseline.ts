@@ -26,8 +26,8 @@ export const BaselineGraphSchema = z
     /** The module relative to the project root, and the export. */
     module: z.string(),
     exportName: z.string(),
-    /** sha256 of the module file. */
-    moduleHash: z.string(),
+    /** sha256 of the module file; null for recorded traces (nothing ran: no module). */
+    moduleHash: z.string().nullable(),
     retrievalCall: z.enum(["last", "first", "all"]),
     /** The id keys tried (`describeIdKeys`), or `idMap (--id-map)`. */
     idKey: z.string(),
