@@ -3,9 +3,11 @@
  *
  * - the default baseline path follows `--kb`: `<kb>/eval/baseline.json`;
  * - `checkBaselineBeforeRun` compares a baseline with what a run WILL
- *   measure (dataset, `--locale`/`--case` subset, k, mode, reranking,
- *   embedder when it is known without loading a model) before Chroma starts
- *   or anything is ingested, and its advice names the exact command to run;
+ *   measure (dataset, `--locale`/`--case` subset, k, what runs — retrace's own
+ *   graph, a `--graph` module and export, recorded traces — then mode,
+ *   reranking, embedder when it is known without loading a model, or a
+ *   graph's scoring) before Chroma starts, a graph loads or anything is
+ *   ingested, for every source alike, and its advice names the exact command to run;
  * - `suggestFloors` (`retrace report [FILE] --floors`) gives evidence-based
  *   floors (observed minus slack: the lower bound of the recorded 95%
  *   interval, per scope, rounded down to the step) from a baseline or report
@@ -15,7 +17,9 @@ import { modelLanguages } from "../retrieval/embedders/locale-routed.js";
 import path from "node:path";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { BaselineMismatchError, DataValidationError } from "../errors.js";
-import { parseBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { graphScoringDifferences, parseBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { sameSource, sourceText, type BaselineSource } from "../eval/gate/run-source.js";
+import type { BaselineGraph } from "../eval/report/schemas.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseReport } from "../eval/report/schemas.js";
 import type { Aggregate } from "../eval/report/types.js";
@@ -32,9 +36,18 @@ export function defaultBaselineFile(kbDir: string): string {
 export interface RunIntent {
   kb: string;
   cases?: string;
+  /** What runs: retrace's own graph (the default), a graph of your own, recorded traces. */
+  source?: BaselineSource;
+  /** How the command names the source: `--graph SPEC` as typed, `--traces PATH`, `--catalog FILE`. */
+  graph?: string;
+  traces?: string;
+  catalog?: string;
+  /** A `--graph` or `--traces` run: how it will be scored (retrieval-call mode, id keys, id map; compared as the gate compares them). */
+  scoring?: BaselineGraph;
   k: number;
-  mode: string;
-  embedder: string;
+  /** retrace's own graph: the retrieval mode and embedder spec (default `hybrid`, `auto`). */
+  mode?: string;
+  embedder?: string;
   rerank?: string;
   locale?: string[];
   case?: string[];
@@ -64,15 +77,18 @@ export function evalCommandLine(
   over: Partial<Record<"k" | "mode" | "embedder" | "rerank" | "filters" | "update", string | null>> = {},
 ): string {
   const parts = ["retrace", "eval"];
+  if (intent.graph !== undefined) parts.push("--graph", q(intent.graph));
+  if (intent.traces !== undefined) parts.push("--traces", q(intent.traces));
+  if (intent.catalog !== undefined) parts.push("--catalog", q(intent.catalog));
   if (intent.kb !== "kb") parts.push("--kb", q(intent.kb));
   if (intent.cases !== undefined) parts.push("--cases", q(intent.cases));
   const k = over.k !== undefined ? over.k : String(intent.k);
   if (k !== null && k !== "5") parts.push("-k", k);
   // The retrieval settings are keys of `--config` (src/cli/settings.ts), given inline.
   const retrieval: Record<string, string> = {};
-  const mode = over.mode !== undefined ? over.mode : intent.mode;
+  const mode = over.mode !== undefined ? over.mode : (intent.mode ?? null);
   if (mode !== null && mode !== "hybrid") retrieval.mode = mode;
-  const embedder = over.embedder !== undefined ? over.embedder : intent.embedder;
+  const embedder = over.embedder !== undefined ? over.embedder : (intent.embedder ?? null);
   if (embedder !== null && embedder !== "auto") retrieval.embedder = embedder;
   const rerank = over.rerank !== undefined ? over.rerank : (intent.rerank ?? null);
   if (rerank !== null) retrieval.rerank = rerank;
@@ -109,11 +125,16 @@ export async function predictEmbedderId(spec: string): Promise<string | null> {
 
 /**
  * Throws BaselineMismatchError (exit 2) when `baseline` cannot be compared
- * with the run `intent` describes; the advice names the command that can.
- * Checks, in order: dataset (a `--locale`/`--case` subset of the baseline's
- * full set is named as such), k, mode, reranking on/off, and the embedder
- * when `embedderId` (predictEmbedderId) is given. The reranker's id is only
- * known once its model loads: the gate checks it again after the run.
+ * with the run `intent` describes, before it starts; the advice names the
+ * command that can. One check for every source (retrace's own graph,
+ * `--graph`, `--traces`), in order: dataset (a `--locale`/`--case` subset of
+ * the baseline's full set is named as such), k, what runs (another source,
+ * or another graph module or export: ../eval/gate/run-source.ts); then for
+ * retrace's own graph mode, reranking on/off and the embedder when
+ * `embedderId` (predictEmbedderId) is given, and for a graph or a recording
+ * how it is scored (retrieval-call mode, id keys, id map). The reranker's id
+ * is only known once its model loads, and a graph's notes (module or
+ * configurable changed) belong with the gate: both after the run.
  */
 export function checkBaselineBeforeRun(
   baseline: Baseline,
@@ -122,7 +143,7 @@ export function checkBaselineBeforeRun(
   embedderId: string | null = null,
 ): void {
   const file = intent.baselineFile;
-  const recreate = `to replace it with this configuration's results instead, run \`${evalCommandLine(intent, { filters: null, update: "" })}\``;
+  const recreate = `to replace it with this run's results instead, run \`${evalCommandLine(intent, { filters: null, update: "" })}\``;
   if (baseline.datasetHash !== plan.datasetHash) {
     if (plan.selected < plan.total && baseline.datasetHash === plan.fullDatasetHash) {
       throw new BaselineMismatchError(
@@ -146,11 +167,29 @@ export function checkBaselineBeforeRun(
       intent.k,
       `compare at the baseline's k with \`${evalCommandLine(intent, { k: String(baseline.k) })}\`, or ${recreate}`,
     );
-  if (baseline.config.mode !== null && baseline.config.mode !== intent.mode)
+  const source: BaselineSource = intent.source ?? { kind: "own" };
+  if (!sameSource(baseline.source, source))
+    throw new BaselineMismatchError(
+      "source",
+      sourceText(baseline.source),
+      sourceText(source),
+      `${file} was written ${baseline.source.kind === source.kind ? "for another graph module or export" : `by ${sourceText(baseline.source)}, not ${sourceText(source)}`}; give this run's baseline with --baseline FILE, or ${recreate}`,
+    );
+  if (source.kind === "own") checkOwnConfig(baseline, intent, recreate, embedderId);
+  else if (intent.scoring !== undefined && baseline.graph !== undefined) {
+    const r = graphScoringDifferences(baseline.graph, intent.scoring).refusals[0];
+    if (r !== undefined) throw new BaselineMismatchError(r.field, r.before, r.now, r.why);
+  }
+}
+
+/** retrace's own graph: the baseline's mode, reranking on/off and (when known before the run) embedder. */
+function checkOwnConfig(baseline: Baseline, intent: RunIntent, recreate: string, embedderId: string | null): void {
+  const mode = intent.mode ?? "hybrid";
+  if (baseline.config.mode !== null && baseline.config.mode !== mode)
     throw new BaselineMismatchError(
       "config.mode",
       baseline.config.mode,
-      intent.mode,
+      mode,
       `run \`${evalCommandLine(intent, { mode: baseline.config.mode })}\`, or ${recreate}`,
     );
   const rerankOn = intent.rerank !== undefined;
@@ -163,12 +202,11 @@ export function checkBaselineBeforeRun(
         ? `run without retrieval.rerank: \`${evalCommandLine(intent, { rerank: null })}\`, or ${recreate}`
         : `run \`${evalCommandLine(intent, { rerank: baseline.config.rerank })}\`, or ${recreate}`,
     );
-  const id = embedderId;
-  if (id !== null && baseline.config.embedder !== id)
+  if (embedderId !== null && baseline.config.embedder !== embedderId)
     throw new BaselineMismatchError(
       "config.embedder",
       baseline.config.embedder,
-      id,
+      embedderId,
       `run \`${evalCommandLine(intent, { embedder: baseline.config.embedder })}\`, or ${recreate}`,
     );
 }

@@ -20,15 +20,8 @@
  * cases and writes a partial, ungated report for `retrace merge`.
  */
 import { existsSync } from "node:fs";
-import { BaselineMismatchError, InvalidArgumentError } from "../errors.js";
-import {
-  assertComparable,
-  checkBaselineTurns,
-  GRAPH_PREFIX,
-  normalizeGraphId,
-  readBaseline,
-  type Baseline,
-} from "../eval/gate/baseline.js";
+import { InvalidArgumentError } from "../errors.js";
+import { checkBaselineTurns, graphScoringOf, readBaseline, type Baseline } from "../eval/gate/baseline.js";
 import { shardCases } from "../eval/gate/shard.js";
 import {
   checkKnownIds,
@@ -46,7 +39,7 @@ import { capturedRetrievers, DEFAULT_GRAPH_EXPORT, parseModuleSpec } from "../ev
 import { kbHash } from "../kb/hash.js";
 import type { EvalCase } from "../kb/types.js";
 import { log } from "../log.js";
-import { defaultBaselineFile } from "./baseline.js";
+import { checkBaselineBeforeRun, defaultBaselineFile } from "./baseline.js";
 import { checkLocaleOptions, selectRunCases } from "./data.js";
 import { checkRepeatOptions, EVAL_DEFAULTS, runDatasetHash } from "./eval-plan.js";
 import type { UseCaseHooks } from "./progress.js";
@@ -145,54 +138,6 @@ export function checkGraphEvalOptions(o: GraphEvalOptions): void {
 }
 
 /**
- * Throws BaselineMismatchError (exit 2) when `baseline` cannot be compared with
- * the run about to start: other cases (a `--locale`/`--case` subset named as
- * such), another k, another graph (module relative to its project root —
- * migrateGraphBaseline has read an older baseline's name — and export), or another scoring (retrieval-call mode, id keys, id map). Checked
- * before the graph module is loaded; the notes (graph module or configurable
- * changed) are printed after the run, with the gate.
- */
-function checkGraphBaselineBeforeRun(
-  baseline: Baseline,
-  file: string,
-  o: GraphEvalOptions,
-  run: Report["run"],
-  selection: { datasetHash: string; full: string; selected: number; total: number },
-): void {
-  const recreate = `to replace it with this graph's results instead, run \`${graphCommandLine(o, "--update-baseline")}\``;
-  if (baseline.datasetHash !== selection.datasetHash) {
-    if (selection.selected < selection.total && baseline.datasetHash === selection.full)
-      throw new BaselineMismatchError(
-        "datasetHash",
-        baseline.datasetHash,
-        selection.datasetHash,
-        `${file} covers all ${selection.total} cases but --locale/--case selects ${selection.selected}; compare the full run (a baseline always covers the whole dataset)`,
-      );
-    throw new BaselineMismatchError(
-      "datasetHash",
-      baseline.datasetHash,
-      selection.datasetHash,
-      `${file} was written for other eval cases (the cases changed since); ${recreate}`,
-    );
-  }
-  if (baseline.config.embedder === null || !baseline.config.embedder.startsWith(GRAPH_PREFIX))
-    throw new BaselineMismatchError(
-      "config.embedder",
-      baseline.config.embedder,
-      run.embedder,
-      `${file} was written by retrace's own graph, not a --graph run; give your graph's baseline with --baseline FILE, or ${recreate}`,
-    );
-  if (normalizeGraphId(baseline.config.embedder) !== run.embedder)
-    throw new BaselineMismatchError(
-      "config.embedder",
-      normalizeGraphId(baseline.config.embedder),
-      run.embedder,
-      `${file} was written for another graph module or export; ${recreate}`,
-    );
-  assertComparable(baseline, { run } as Report); // k, the scoring (retrieval-call mode, id keys, id map): throws on a difference
-}
-
-/**
  * The eval of a graph of your own or of recorded traces (the sources
  * ./sources/graph.ts and ./sources/traces.ts run it with their sweep,
  * `open`): checks, data, baseline, judge, quarantine and the report's header,
@@ -239,7 +184,7 @@ export async function runModuleEval(
     ...(configurable !== undefined ? { configurable: configurable.record } : {}),
     ...(source.recorded !== true ? { turnTimeoutSeconds: o.turnTimeout ?? DEFAULT_TURN_TIMEOUT_S } : {}),
   };
-  const embedder = `${GRAPH_PREFIX}${module.file}#${module.exportName}`;
+  const runSource = source.recorded === true ? ("traces" as const) : ("graph" as const);
   let baseline: Baseline | null = null;
   if (wantsBaseline(o)) {
     const file = graphBaselineFile(o);
@@ -253,25 +198,34 @@ export async function runModuleEval(
       );
       if (migrated !== undefined) log.info(migrated);
     }
-    const stub = {
-      datasetHash: hashOf(cases),
-      kbHash: kbHash(data.kb),
-      embedder,
-      k,
-      store: "graph",
-      graph: graphRunInfo(
-        identity,
-        [],
-        [],
-        graphRunFacts([], () => undefined),
-      ),
-    };
-    checkGraphBaselineBeforeRun(baseline, file, o, stub, {
-      datasetHash: hashOf(cases),
-      full: runDatasetHash(data.cases, replay),
-      selected: cases.length,
-      total: data.cases.length,
-    });
+    // The one check before a run, as for retrace's own graph (./baseline.ts): dataset, k, the graph (or recording), its scoring.
+    const scoring = graphScoringOf({ run: { source: runSource, graph: identity } as Report["run"] });
+    checkBaselineBeforeRun(
+      baseline,
+      {
+        kb: o.kb ?? "kb",
+        ...(o.cases !== undefined ? { cases: o.cases } : {}),
+        source:
+          runSource === "graph"
+            ? { kind: "graph", module: module.file, exportName: module.exportName }
+            : { kind: "traces" },
+        ...(o.graph !== undefined ? { graph: o.graph } : {}),
+        ...(o.traces !== undefined ? { traces: o.traces } : {}),
+        ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
+        ...(scoring !== undefined ? { scoring } : {}),
+        k,
+        ...(o.locale !== undefined ? { locale: o.locale } : {}),
+        ...(o.case !== undefined ? { case: o.case } : {}),
+        baselineFile: file,
+        baselineIsDefault: o.baseline === undefined,
+      },
+      {
+        datasetHash: hashOf(cases),
+        fullDatasetHash: runDatasetHash(data.cases, replay),
+        selected: cases.length,
+        total: data.cases.length,
+      },
+    );
     checkBaselineTurns(baseline, file, data.cases);
   }
   const judge = await openRunJudge(o, data, o);
@@ -299,7 +253,8 @@ export async function runModuleEval(
     return {
       datasetHash: hashOf(cases),
       kbHash: kbHash(data.kb),
-      embedder,
+      source: runSource,
+      embedder: null, // the graph's own retrievers ran, no embedder of retrace's: what they are is the description
       embedderDescription: source.description,
       k,
       store: "graph",

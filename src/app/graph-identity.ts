@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError } from "../errors.js";
-import { GRAPH_PREFIX, type Baseline } from "../eval/gate/baseline.js";
+import type { Baseline } from "../eval/gate/baseline.js";
 import { DEFAULT_GRAPH_EXPORT, parseModuleSpec } from "../eval/sweep/external-graph.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { log } from "../log.js";
@@ -60,12 +60,10 @@ export function migrateGraphBaseline(
   file: string,
   cwd: string = process.cwd(),
 ): string | undefined {
-  const embedder = baseline.config.embedder;
-  if (embedder === null || !embedder.startsWith(GRAPH_PREFIX)) return undefined;
-  const body = embedder.slice(GRAPH_PREFIX.length);
-  const hash = body.lastIndexOf("#");
-  const written = hash < 0 ? body : body.slice(0, hash);
-  const writtenExport = hash < 0 ? DEFAULT_GRAPH_EXPORT : body.slice(hash + 1);
+  const source = baseline.source;
+  if (source.kind !== "graph") return undefined;
+  const written = source.module;
+  const writtenExport = source.exportName;
   const now = projectPath(moduleFile, cwd);
   if (writtenExport !== exportName || written === now) return undefined;
   const abs = path.resolve(cwd, moduleFile);
@@ -75,7 +73,7 @@ export function migrateGraphBaseline(
     !parts.includes("..") &&
     abs.split(path.sep).slice(-parts.length).join("/") === parts.join("/");
   if (path.resolve(cwd, written) !== abs && !trailing) return undefined;
-  baseline.config.embedder = `${GRAPH_PREFIX}${now}#${exportName}`;
+  baseline.source = { kind: "graph", module: now, exportName };
   if (baseline.graph !== undefined) baseline.graph.module = now;
   return `${file} names the graph module ${written} (relative to the folder it was written from); read as ${now}, relative to its project ${path.relative(cwd, projectRootOf(abs, cwd)) || "."} — \`--update-baseline\` rewrites it so`;
 }

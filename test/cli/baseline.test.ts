@@ -63,7 +63,7 @@ describe("checkBaselineBeforeRun", () => {
     expect(() =>
       checkBaselineBeforeRun(b, intent(), { ...plan, datasetHash: "ds-new", fullDatasetHash: "ds-new" }),
     ).toThrow(
-      'was written for other eval cases (the cases changed since); to replace it with this configuration\'s results instead, run `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\' --update-baseline`',
+      'was written for other eval cases (the cases changed since); to replace it with this run\'s results instead, run `retrace eval --kb my-kb -k 3 --config \'{"retrieval":{"embedder":"builtin"}}\' --update-baseline`',
     );
   });
 
@@ -88,6 +88,64 @@ describe("checkBaselineBeforeRun", () => {
     );
     // no predicted embedder id: left to the check after the run
     expect(() => checkBaselineBeforeRun(b, intent({ embedder: "auto" }), plan)).not.toThrow();
+  });
+
+  it("one check for every source: another source, or another graph module or export, is refused before the run", async () => {
+    const own = baselineFromReport(await fixtureReport());
+    const graphInfo = {
+      file: "agent.mjs",
+      exportName: "graph",
+      moduleHash: "a".repeat(64),
+      retrievers: ["R"],
+      idKey: "metadata.id",
+      retrievalCall: "last" as const,
+      errors: 0,
+      noRetrieval: 0,
+    };
+    const graph = baselineFromReport(
+      await fixtureReport({ source: "graph", embedder: null, store: "graph", graph: graphInfo }),
+    );
+    const graphIntent = (module: string, over: Partial<RunIntent> = {}) =>
+      intent({
+        kb: "kb",
+        mode: undefined,
+        embedder: undefined,
+        source: { kind: "graph", module, exportName: "graph" },
+        graph: module,
+        baselineFile: "g.json",
+        baselineIsDefault: false,
+        ...over,
+      });
+    // retrace's own graph with a graph's baseline: refused before the run (it used to run, then fail on config.embedder).
+    expect(() => checkBaselineBeforeRun(graph, intent(), plan)).toThrow(
+      'its `source` is "--graph agent.mjs#graph" but this run\'s is "retrace\'s own graph"; my-kb/eval/baseline.json was written by --graph agent.mjs#graph, not retrace\'s own graph',
+    );
+    expect(() => checkBaselineBeforeRun(own, graphIntent("agent.mjs"), plan)).toThrow(
+      "g.json was written by retrace's own graph, not --graph agent.mjs#graph; give this run's baseline with --baseline FILE, or to replace it with this run's results instead, run `retrace eval --graph agent.mjs -k 3 --baseline g.json --update-baseline`",
+    );
+    expect(() => checkBaselineBeforeRun(graph, graphIntent("other.mjs"), plan)).toThrow(
+      "g.json was written for another graph module or export",
+    );
+    expect(() =>
+      checkBaselineBeforeRun(graph, graphIntent("agent.mjs", { source: { kind: "traces" }, graph: undefined }), plan),
+    ).toThrow('its `source` is "--graph agent.mjs#graph" but this run\'s is "recorded traces (--traces)"');
+    // The same graph spelled ./agent.mjs is the same graph; a graph run's k and subset advice name its own command.
+    expect(() => checkBaselineBeforeRun(graph, graphIntent("./agent.mjs"), plan)).not.toThrow();
+    expect(() => checkBaselineBeforeRun(graph, graphIntent("agent.mjs", { k: 5 }), plan)).toThrow(
+      "compare at the baseline's k with `retrace eval --graph agent.mjs -k 3 --baseline g.json`",
+    );
+    expect(() =>
+      checkBaselineBeforeRun(graph, graphIntent("agent.mjs", { locale: ["en"] }), {
+        ...plan,
+        datasetHash: "ds-sub",
+        selected: 2,
+      }),
+    ).toThrow("compare the full run with `retrace eval --graph agent.mjs -k 3 --baseline g.json`");
+    // How the graph is scored: another retrieval call is refused before the run, as the gate refuses it after.
+    const scoring = { ...graph.graph!, retrievalCall: "all" as const };
+    expect(() => checkBaselineBeforeRun(graph, graphIntent("agent.mjs", { scoring }), plan)).toThrow(
+      '`graph.retrievalCall` is "last" but this run\'s is "all"',
+    );
   });
 
   it("predicts the embedder id without loading a model", async () => {

@@ -31,8 +31,8 @@ async function layOut(root: string, files: Record<string, string>): Promise<void
   await symlink(path.join(ROOT, "node_modules"), path.join(root, "node_modules"), "dir");
 }
 
-const embedderOf = async (file: string) =>
-  (JSON.parse(await readFile(file, "utf8")) as { config: { embedder: string } }).config.embedder;
+const sourceOf = async (file: string) => (JSON.parse(await readFile(file, "utf8")) as { source: unknown }).source;
+const graphSource = (module: string) => ({ kind: "graph", module, exportName: "graph" });
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "retrace-graph-identity-"));
@@ -53,7 +53,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe("a --graph baseline is found by the module's place in its project", () => {
   it("is written with the module relative to the project root", async () => {
-    expect(await embedderOf(baseline)).toBe("graph:sub/agent.mjs#graph");
+    expect(await sourceOf(baseline)).toEqual(graphSource("sub/agent.mjs"));
   });
 
   it("gates a run started inside sub/ with --graph ./agent.mjs, and one with the absolute path from elsewhere", async () => {
@@ -69,10 +69,11 @@ describe("a --graph baseline is found by the module's place in its project", () 
       expect(r.stderr, `${cwd} ${spec}`).not.toContain("Cannot compare with the baseline");
       expect(r.exitCode, `${cwd} ${spec}: ${r.stderr}`).toBe(0);
       const report = JSON.parse(r.stdout) as {
-        run: { embedder: string; graph: { file: string } };
+        run: { source: string; embedder: string | null; graph: { file: string } };
         gate: { passed: boolean };
       };
-      expect(report.run.embedder).toBe("graph:sub/agent.mjs#graph");
+      expect(report.run.source).toBe("graph");
+      expect(report.run.embedder).toBeNull();
       expect(report.run.graph.file).toBe("sub/agent.mjs");
       expect(report.gate.passed).toBe(true);
     }
@@ -91,16 +92,20 @@ describe("a --graph baseline is found by the module's place in its project", () 
       { cwd: mono, env },
     );
     expect(w.exitCode).toBe(0);
-    expect(await embedderOf(file)).toBe("graph:agent.mjs#graph");
+    expect(await sourceOf(file)).toEqual(graphSource("agent.mjs"));
   }, 120_000);
 
   it("a baseline naming the module relative to the folder it was written from is read (migrated) with a note", async () => {
-    // What the previous rule wrote when --update-baseline ran in the project's parent folder.
+    // What the previous rule wrote when --update-baseline ran in the project's parent folder, in the shape retrace wrote
+    // then (baseline version 3: the graph named in `config.embedder` as `graph:<module>#<export>`, no `source`).
     const legacy = path.join(dir, "legacy-baseline.json");
-    const b = JSON.parse(await readFile(baseline, "utf8")) as {
-      config: { embedder: string };
+    const { source: _source, ...b } = JSON.parse(await readFile(baseline, "utf8")) as {
+      schemaVersion: number;
+      source: unknown;
+      config: { embedder: string | null };
       graph: { module: string };
     };
+    b.schemaVersion = 3;
     b.config.embedder = "graph:project/sub/agent.mjs#graph";
     b.graph.module = "project/sub/agent.mjs";
     await writeFile(legacy, JSON.stringify(b, null, 2));
@@ -120,6 +125,8 @@ describe("a --graph baseline is found by the module's place in its project", () 
       { cwd: other, env },
     );
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain("config.embedder");
+    expect(refused.stderr).toContain(
+      'its `source` is "--graph project/sub/agent.mjs#graph" but this run\'s is "--graph agent.mjs#graph"',
+    );
   }, 240_000);
 });

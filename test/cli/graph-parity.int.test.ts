@@ -237,7 +237,8 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
     const u = await run(["--graph", "g.mjs", "--update-baseline"]);
     expect(u.exitCode, u.stderr).toBe(0);
     const baseline = JSON.parse(await readFile(path.join(kb, "eval", "baseline.json"), "utf8"));
-    expect(baseline.config.embedder).toBe("graph:g.mjs#graph");
+    expect(baseline.source).toEqual({ kind: "graph", module: "g.mjs", exportName: "graph" });
+    expect(baseline.config.embedder).toBeNull();
     expect(baseline.storeKind).toBe("graph");
     expect(baseline.graph).toMatchObject({
       module: "g.mjs",
@@ -251,7 +252,8 @@ describe("--graph only: the graph's identity, its scoring and --configurable", (
       const r = await run(["--graph", spelling, "--gate", "max-drop=0", "--gate", "max-flips=0", "--json"]);
       expect(r.exitCode, `${spelling}: ${r.stderr}`).toBe(0);
       const report = JSON.parse(r.stdout) as Report;
-      expect(report.run.embedder).toBe("graph:g.mjs#graph");
+      expect(report.run.source).toBe("graph");
+      expect(report.run.embedder).toBeNull();
       expect(report.run.graph?.file).toBe("g.mjs"); // never an absolute path in a report
       expect(r.stderr).not.toMatch(/graph module changed/);
     }

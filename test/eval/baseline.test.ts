@@ -41,11 +41,12 @@ describe("baselineFromReport", () => {
     const report = await fixtureReport();
     const b = baselineFromReport(report, CREATED);
     expect(b).toMatchObject({
-      schemaVersion: 3,
+      schemaVersion: 4,
       created: "2025-02-03T04:05:06.000Z",
       datasetHash: "ds-1111",
       kbHash: "kb-2222",
       k: 3,
+      source: { kind: "own" },
       config: { embedder: "builtin-hash-ngram-384", mode: "hybrid", rerank: null },
     });
     expect(b.aggregates.retrieval_hit_at_k?.mean).toBe(0.75);
@@ -76,7 +77,7 @@ describe("writeBaseline / readBaseline", () => {
     expect(await readdir(dir)).toEqual(["baseline.json"]);
     expect(await readBaseline(path)).toEqual(written);
     expect(written).toEqual(baselineFromReport(report, CREATED));
-    expect(await readFile(path, "utf8")).toMatch(/^\{\n {2}"schemaVersion": 3,/);
+    expect(await readFile(path, "utf8")).toMatch(/^\{\n {2}"schemaVersion": 4,/);
   });
 
   it("replaces an existing baseline atomically and creates missing directories", async () => {
@@ -110,15 +111,15 @@ describe("writeBaseline / readBaseline", () => {
     await expect(readBaseline(path)).rejects.toMatchObject({ issues: [{ line: 1, column: 3 }] });
 
     const good = baselineFromReport(await fixtureReport(), CREATED);
-    await writeFile(path, JSON.stringify({ ...good, schemaVersion: 4 }));
+    await writeFile(path, JSON.stringify({ ...good, schemaVersion: 5 }));
     await expectDataError(
       readBaseline(path),
       "schemaVersion",
-      /expected baseline schemaVersion 3 \(or 1 or 2, migrated on read\), got 4; it was written by a newer retrace/,
+      /expected baseline schemaVersion 4 \(or 1, 2 or 3, migrated on read\), got 5; it was written by a newer retrace/,
     );
     const { schemaVersion: _v, ...unversioned } = good;
     await writeFile(path, JSON.stringify(unversioned));
-    await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 3 .*got none/);
+    await expectDataError(readBaseline(path), "schemaVersion", /expected baseline schemaVersion 4 .*got none/);
 
     await writeFile(path, JSON.stringify({ ...good, k: "5" }));
     await expectDataError(readBaseline(path), "k", /expected a number, got "5"/);
@@ -146,7 +147,7 @@ describe("schemaVersion migration", () => {
     const raw = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
     expect(raw.schemaVersion).toBe(2);
     const b = await readBaseline(file);
-    expect(b.schemaVersion).toBe(3);
+    expect(b.schemaVersion).toBe(4);
     const opaque = {
       denseK: 20,
       bm25K: 20,
@@ -155,19 +156,21 @@ describe("schemaVersion migration", () => {
     };
     expect(b.retrieval).toStrictEqual({ en: opaque, "es-419": opaque, "pt-BR": opaque });
     const { retrieval: _r1, schemaVersion: _s1, ...restOld } = raw;
-    const { retrieval: _r2, schemaVersion: _s2, ...restNew } = b as unknown as Record<string, unknown>;
+    // Version 4's `source`: retrace's own graph (its embedder id was a real one).
+    const { retrieval: _r2, schemaVersion: _s2, source, ...restNew } = b as unknown as Record<string, unknown>;
+    expect(source).toEqual({ kind: "own" });
     expect(restNew).toEqual(restOld);
   });
 
-  it("migrates a version 1 baseline on read: schemaVersion 3, every other field unchanged", async () => {
+  it("migrates a version 1 baseline on read: schemaVersion 4, source own, every other field unchanged", async () => {
     const raw = JSON.parse(await readFile(V1_FIXTURE, "utf8")) as Record<string, unknown>;
     expect(raw.version).toBe(1);
     expect(raw).not.toHaveProperty("schemaVersion");
     const b = await readBaseline(V1_FIXTURE);
-    expect(b.schemaVersion).toBe(3);
+    expect(b.schemaVersion).toBe(4);
     expect(b).not.toHaveProperty("version");
     const { version: _v, ...rest } = raw;
-    expect({ ...b, schemaVersion: undefined }).toEqual({ ...rest, schemaVersion: undefined });
+    expect({ ...b, schemaVersion: undefined }).toEqual({ ...rest, source: { kind: "own" }, schemaVersion: undefined });
     expect(b.config).toEqual({ embedder: "builtin-hashed-ngrams-384-v1", mode: "hybrid", rerank: null });
   });
 

@@ -108,17 +108,17 @@ describe("compareRuns", () => {
     const v2 = await readRunSide(await write("v2.json", await fixtureReport()));
     expect(v1.datasetHash).toBe(v2.datasetHash);
     expect(v1.keys).toEqual(v2.keys);
-    expect((v1.source as unknown as Record<string, unknown>).schemaVersion).toBe(4);
+    expect((v1.source as unknown as Record<string, unknown>).schemaVersion).toBe(5);
     expect((v1.source as unknown as Record<string, unknown>).customSection).toEqual({ totalMs: 3 });
     expect(compareRuns(v1, v2).every((c) => c.diff === 0)).toBe(true);
   });
 
   it("rejects a file that is not a report or a baseline", async () => {
     await expect(readRunSide(await write("bad.json", { version: 7, turns: [] }))).rejects.toThrow(
-      /bad\.json: field `schemaVersion` expected report schemaVersion 4 \(or 1, 2 or 3, migrated on read\), got 7; it was written by a newer retrace/,
+      /bad\.json: field `schemaVersion` expected report schemaVersion 5 \(or 1, 2, 3 or 4, migrated on read\), got 7; it was written by a newer retrace/,
     );
     await expect(readRunSide(await write("nover.json", { turns: [] }))).rejects.toThrow(
-      /nover\.json: field `schemaVersion` expected report schemaVersion 4 .*got none; is this a retrace report file\?/,
+      /nover\.json: field `schemaVersion` expected report schemaVersion 5 .*got none; is this a retrace report file\?/,
     );
     const { run: _run, ...noRun } = await fixtureReport();
     await expect(readRunSide(await write("norun.json", noRun))).rejects.toThrow(

@@ -137,7 +137,7 @@ describe("funnelOf", () => {
 
 describe("stage gates", () => {
   const report = buildReport({
-    run: { datasetHash: "d", kbHash: "k", embedder: "e", k: 5, store: "memory" },
+    run: { datasetHash: "d", kbHash: "k", source: "own", embedder: "e", k: 5, store: "memory" },
     turns: turns(),
     evaluators: allEvaluators({ k: 5 }),
     samples: 200,

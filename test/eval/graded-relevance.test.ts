@@ -176,7 +176,14 @@ async function turn(caseId: string, t: number, over: Partial<TurnArtifacts>, k =
   return { ...rest, user: `question ${caseId}#${t}`, results } as TurnReport;
 }
 
-const RUN = { datasetHash: "d".repeat(64), kbHash: "k".repeat(64), embedder: "builtin", k: K, store: "memory" };
+const RUN = {
+  datasetHash: "d".repeat(64),
+  kbHash: "k".repeat(64),
+  source: "own" as const,
+  embedder: "builtin",
+  k: K,
+  store: "memory",
+};
 
 describe("a run with graded, relevance-only and judged turns", () => {
   async function report() {

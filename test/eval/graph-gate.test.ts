@@ -14,9 +14,9 @@ import {
   baselineFromReport,
   GRAPH_SCORING_MISSING,
   graphScoringDifferences,
-  normalizeGraphId,
   storeKindOf,
 } from "../../src/eval/gate/baseline.js";
+import { sameSource } from "../../src/eval/gate/run-source.js";
 import { DEFAULT_MAX_DROP, defaultMaxDrop } from "../../src/eval/gate/gate.js";
 import { renderJUnit, renderTable } from "../../src/eval/report/render.js";
 import type { BaselineGraph } from "../../src/eval/report/schemas.js";
@@ -38,17 +38,19 @@ const graphInfo = (over: Partial<GraphRunInfo> = {}): GraphRunInfo => ({
   ...over,
 });
 const graphReport = (over: Partial<GraphRunInfo> = {}) =>
-  fixtureReport({ store: "graph", storeKind: "graph", embedder: "graph:agent.mjs#graph", graph: graphInfo(over) });
+  fixtureReport({ store: "graph", storeKind: "graph", source: "graph", embedder: null, graph: graphInfo(over) });
 
 describe("the graph's identity", () => {
-  it("graph.mjs, ./graph.mjs and its absolute path under the root are one id; another module is another", () => {
+  it("graph.mjs, ./graph.mjs and its absolute path under the root are one graph; another module or export is another", () => {
     const root = path.resolve("/project/root");
-    const ids = ["graph:graph.mjs#graph", "graph:./graph.mjs#graph", `graph:${path.join(root, "graph.mjs")}#graph`].map(
-      (id) => normalizeGraphId(id, root),
-    );
-    expect(new Set(ids)).toEqual(new Set(["graph:graph.mjs#graph"]));
-    expect(normalizeGraphId("graph:src/../agents/a.ts#g", root)).toBe("graph:agents/a.ts#g");
-    expect(normalizeGraphId("graph:other.mjs#graph", root)).not.toBe(ids[0]);
+    const g = (module: string, exportName = "graph") => ({ kind: "graph" as const, module, exportName });
+    for (const m of ["./graph.mjs", path.join(root, "graph.mjs"), "src/../graph.mjs"])
+      expect(sameSource(g(m), g("graph.mjs"), root), m).toBe(true);
+    expect(sameSource(g("other.mjs"), g("graph.mjs"), root)).toBe(false);
+    expect(sameSource(g("graph.mjs", "agent"), g("graph.mjs"), root)).toBe(false);
+    expect(sameSource({ kind: "traces" }, g("graph.mjs"), root)).toBe(false);
+    expect(sameSource({ kind: "own" }, { kind: "traces" }, root)).toBe(false);
+    expect(sameSource({ kind: "traces" }, { kind: "traces" }, root)).toBe(true);
   });
 
   it("a graph run's store kind is graph, never remote", async () => {
@@ -114,6 +116,27 @@ describe("comparing with a graph baseline", () => {
     ]);
     const { graph: _graph, ...old } = baseline; // written before the scoring was recorded
     expect(assertComparable(old, other)).toEqual([GRAPH_SCORING_MISSING]);
+  });
+
+  it("a recording's baseline records how it was scored (no module hash): another retrieval call or id rule is refused", async () => {
+    const traces = (over: Partial<GraphRunInfo> = {}) =>
+      fixtureReport({
+        store: "graph",
+        storeKind: "graph",
+        source: "traces",
+        embedder: null,
+        graph: graphInfo({ file: "traces", exportName: "recorded", moduleHash: undefined, ...over }),
+      });
+    const b = baselineFromReport(await traces());
+    expect(b.source).toEqual({ kind: "traces" });
+    expect(b.graph).toMatchObject({ moduleHash: null, retrievalCall: "last", idKey: "metadata.parentId" });
+    expect(assertComparable(b, await traces())).toEqual([]);
+    for (const [over, field] of [
+      [{ retrievalCall: "all" }, "graph.retrievalCall"],
+      [{ idKey: "metadata.id" }, "graph.idKey"],
+    ] as const) {
+      await expect(traces(over).then((r) => assertComparable(b, r))).rejects.toMatchObject({ field });
+    }
   });
 
   it("the default tolerance of a graph run is DEFAULT_MAX_DROP (a graph may not be deterministic), and says so", async () => {

@@ -14,7 +14,14 @@ import { buildReport } from "../../src/eval/report/aggregate.js";
 import type { TurnReport } from "../../src/eval/report/types.js";
 
 const K = 4;
-const RUN = { datasetHash: "d".repeat(64), kbHash: "k".repeat(64), embedder: "builtin", k: K, store: "memory" };
+const RUN = {
+  datasetHash: "d".repeat(64),
+  kbHash: "k".repeat(64),
+  source: "own" as const,
+  embedder: "builtin",
+  k: K,
+  store: "memory",
+};
 
 interface Labelled {
   caseId: string;

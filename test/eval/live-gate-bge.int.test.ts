@@ -98,6 +98,7 @@ describe("live gate with bge-small-en-v1.5 (real weights, real Chroma, real grap
       run: {
         datasetHash: data.hashes.dataset,
         kbHash: data.hashes.kb,
+        source: "own",
         embedder: retriever.embedder.id,
         k: 5,
         store: "local",

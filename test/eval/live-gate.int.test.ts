@@ -106,6 +106,7 @@ async function sweep(mode: RetrievalMode, over: HybridRetriever = retriever) {
     run: {
       datasetHash: data.hashes.dataset,
       kbHash: data.hashes.kb,
+      source: "own",
       embedder: over.embedder.id,
       k: 5,
       store: "local",

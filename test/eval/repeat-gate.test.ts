@@ -23,11 +23,21 @@ const evaluators = [retrievalEvaluator({ k: K })];
 const RUN = {
   datasetHash: "ds",
   kbHash: "kb",
-  embedder: "graph:g.mjs#graph",
+  source: "graph" as const,
+  embedder: null,
   embedderDescription: "sim",
   k: K,
   store: "graph",
   storeKind: "graph" as const,
+  graph: {
+    file: "g.mjs",
+    exportName: "graph",
+    retrievers: ["R"],
+    idKey: "metadata.id",
+    retrievalCall: "last" as const,
+    errors: 0,
+    noRetrieval: 0,
+  },
 };
 
 describe("repeatDropBound (hand-checked)", () => {

@@ -123,6 +123,7 @@ export function runInfo(over: Partial<RunInfo> = {}): RunInfo {
   return {
     datasetHash: "ds-1111",
     kbHash: "kb-2222",
+    source: "own",
     embedder: "builtin-hash-ngram-384",
     embedderDescription: "character n-gram hashing: lexical-fuzzy, not semantic",
     k: K,

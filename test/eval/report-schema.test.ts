@@ -166,7 +166,8 @@ describe("parseReport", () => {
     } = r as unknown as Record<string, Record<string, unknown>>;
     expect(restNew).toStrictEqual(restOld);
     const { retrieval: _r1, ...runOld } = run1!;
-    const { retrieval: _r2, ...runNew } = run2!;
+    const { retrieval: _r2, source, ...runNew } = run2!;
+    expect(source).toBe("own");
     expect(runNew).toStrictEqual(runOld);
     expect((run2!.retrieval as Record<string, unknown>).en).toStrictEqual({
       denseK: 20,
@@ -178,8 +179,8 @@ describe("parseReport", () => {
   });
 
   it("refuses a report of a version it does not know, naming both versions", () => {
-    expect(() => parseReport({ schemaVersion: 5, turns: [] }, "new.json")).toThrow(
-      /new\.json: field `schemaVersion` expected report schemaVersion 4 \(or 1, 2 or 3, migrated on read\), got 5; it was written by a newer retrace/,
+    expect(() => parseReport({ schemaVersion: 6, turns: [] }, "new.json")).toThrow(
+      /new\.json: field `schemaVersion` expected report schemaVersion 5 \(or 1, 2, 3 or 4, migrated on read\), got 6; it was written by a newer retrace/,
     );
   });
 
@@ -192,7 +193,7 @@ describe("parseReport", () => {
     };
     expect(v3.schemaVersion).toBe(3);
     const r = parseReport(v3, file);
-    expect(r.schemaVersion).toBe(4);
+    expect(r.schemaVersion).toBe(5);
     const opaque = {
       denseK: 20,
       bm25K: 20,
@@ -201,7 +202,9 @@ describe("parseReport", () => {
     };
     expect(r.run.retrieval).toStrictEqual({ en: opaque, "es-419": opaque, "pt-BR": opaque });
     const { retrieval: _r1, ...runOld } = v3.run;
-    const { retrieval: _r2, ...runNew } = r.run as unknown as Record<string, unknown>;
+    // Version 5's `run.source`: retrace's own graph (its embedder id was a real one).
+    const { retrieval: _r2, source, ...runNew } = r.run as unknown as Record<string, unknown>;
+    expect(source).toBe("own");
     expect(runNew).toStrictEqual(runOld);
     const { run: _a, schemaVersion: _b, ...restOld } = v3;
     const { run: _c, schemaVersion: _d, ...restNew } = r as unknown as Record<string, unknown>;

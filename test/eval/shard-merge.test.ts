@@ -138,6 +138,17 @@ describe("mergeShards", () => {
     expect(reportToJSON(withoutTimings(m))).toBe(reportToJSON(withoutTimings(full)));
   });
 
+  it("merges a version 4 shard (no run.source, as the previous retrace wrote it) with version 5 shards, as if all were current", async () => {
+    const full = await unsharded();
+    const files = await shardFiles(3);
+    const { source, ...run } = (files[1]!.data as Report).run;
+    expect(source).toBe("own");
+    files[1] = { file: "old.json", data: { ...(files[1]!.data as Report), schemaVersion: 4, run } };
+    const m = merged(files);
+    expect(Object.keys(m.run).indexOf("source")).toBe(Object.keys(m.run).indexOf("embedder") - 1);
+    expect(reportToJSON(withoutTimings(m))).toBe(reportToJSON(withoutTimings(full)));
+  });
+
   it("combines the wall-clock sections: earliest start, summed durations, every turn", async () => {
     const m = mergeShards(await shardFiles(3));
     expect(m.timings?.started).toBe("2026-01-01T00:00:00.000Z");

@@ -172,6 +172,7 @@ export function ownGraphSource(
       // A filtered run (locale / case selection) measured a different dataset: its hash says so, and a baseline of the full set is refused.
       datasetHash: hashOf(cases),
       kbHash: system.hashes.kb,
+      source: "own",
       embedder: system.embedder?.id ?? null,
       ...(system.embedder !== null ? { embedderDescription: `${system.embedder.description}` } : {}),
       k: o.k,

@@ -5,17 +5,20 @@
  * run only when both measured the same thing (same eval cases, same k, same
  * retrieval configuration).
  *
- * File shape (schemaVersion 2, defined by BaselineSchema in src/eval/report/schemas.ts;
- * version 1 files, which carried `"version": 1`, are migrated on read):
+ * File shape (schemaVersion 4, defined by BaselineSchema in src/eval/report/schemas.ts;
+ * older versions are migrated on read, docs/schema-versions.md):
  * ```json
- * { "schemaVersion": 2, "created": "2025-01-01T00:00:00.000Z", "datasetHash": "…", "kbHash": "…", "k": 5,
+ * { "schemaVersion": 4, "created": "2025-01-01T00:00:00.000Z", "datasetHash": "…", "kbHash": "…", "k": 5,
+ *   "source": { "kind": "own" },
  *   "config": { "embedder": "builtin-hash-ngram-384", "mode": "hybrid", "rerank": null },
  *   "storeKind": "local",
  *   "aggregates": { "retrieval_hit_at_k": { "mean": 0.9, "n": 120, "ci95": [0.85, 0.95] } },
  *   "splits": { "locale": { "en": { "retrieval_hit_at_k": { "mean": 0.95, "n": 40, "ci95": [0.9, 1] } } } },
  *   "perTurn": { "en-refund-003#0": { "retrieval_hit_at_k": 1 } } }
  * ```
- * `storeKind` (local | remote | memory | none | graph) and `splits` (the report's
+ * `source` is what the run evaluated (`own`, `graph` with its module and
+ * export, `traces`; ./run-source.ts); `config.embedder` is null for a graph
+ * or a recording. `storeKind` (local | remote | memory | none | graph) and `splits` (the report's
  * split aggregates, read by `retrace baseline floors`) are optional, so
  * baselines written before them still load. A `--graph` run's baseline also
  * records how it was scored and what ran (`graph`: module, export, module
@@ -27,7 +30,6 @@
  * the run's retrieval settings per locale (the report's `run.retrieval`): a
  * run whose settings differ is compared, with a note naming the change.
  */
-import path from "node:path";
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { embedderIdentity } from "../../contract/embedder-id.js";
 import { writeFileAtomic } from "../../atomic.js";
@@ -38,6 +40,7 @@ import type { Aggregate, Report, RetrievalRunConfig } from "../report/types.js";
 import { differingPaths, retrievalConfigText } from "../report/run-config-text.js";
 import { isDeepStrictEqual } from "node:util";
 import { parseJsonOrThrow } from "../../kb/json.js";
+import { sameSource, sourceOfReport, sourceText } from "./run-source.js";
 
 export { BASELINE_VERSION };
 
@@ -54,14 +57,17 @@ export function storeKindOf(store: string): StoreKind {
   return "remote";
 }
 
-/** How a `--graph` report was scored and what ran, as its baseline records it; undefined for other runs and for reports written before the module hash. */
+/**
+ * How a `--graph` or `--traces` report was scored and what ran, as its baseline records it (a recording has no module:
+ * its `moduleHash` is null); undefined for retrace's own graph and for graph reports written before the module hash.
+ */
 export function graphScoringOf(report: Pick<Report, "run">): BaselineGraph | undefined {
   const g = report.run.graph;
-  if (g === undefined || g.moduleHash === undefined) return undefined;
+  if (g === undefined || (g.moduleHash === undefined && report.run.source !== "traces")) return undefined;
   return {
     module: g.file,
     exportName: g.exportName,
-    moduleHash: g.moduleHash,
+    moduleHash: g.moduleHash ?? null,
     retrievalCall: g.retrievalCall,
     idKey: g.idKey,
     idMapHash: g.idMapHash ?? null,
@@ -88,6 +94,7 @@ export function baselineFromReport(report: Report, created: Date = new Date()): 
     datasetHash: report.run.datasetHash,
     kbHash: report.run.kbHash,
     k: report.run.k,
+    source: sourceOfReport(report),
     config: configOf(report),
     storeKind: report.run.storeKind ?? storeKindOf(report.run.store),
     ...(graphScoringOf(report) !== undefined ? { graph: graphScoringOf(report) } : {}),
@@ -206,41 +213,6 @@ export async function readBaseline(path: string): Promise<Baseline> {
   return parseBaseline(parseJsonOrThrow(text, { file: path, expected: "a retrace baseline JSON file" }), path); // src/kb/json.ts
 }
 
-/**
- * Throw BaselineMismatchError when the baseline and the run did not measure
- * the same thing, checked in this order: `datasetHash` (other eval cases:
- * other turns, other gold), `k` (scores at another cutoff), then the
- * retrieval configuration `config.embedder`, `config.mode`, `config.rerank`
- * (a comparison would measure the configuration change, not a regression;
- * an embedder is compared by its identity, src/contract/embedder-id.ts: a
- * corpus-fit embedder without its fit hash).
- * A different `kbHash` is allowed — a KB edit is exactly what a regression
- * check should catch — and returned as a note for the caller to show
- * (this function does no I/O, so the gate that calls it stays pure).
- */
-function sameEmbedder(a: string | null, b: string | null): boolean {
-  if (a !== null && b !== null && a.startsWith(GRAPH_PREFIX) && b.startsWith(GRAPH_PREFIX))
-    return normalizeGraphId(a) === normalizeGraphId(b);
-  return a === b || (a !== null && b !== null && embedderIdentity(a) === embedderIdentity(b));
-}
-
-/** The `embedder` of a `--graph` run: `graph:<module relative to the project root>#<export>`. */
-export const GRAPH_PREFIX = "graph:";
-
-/**
- * `graph:./g.mjs#graph`, `graph:g.mjs#graph` and `graph:/abs/root/g.mjs#graph`
- * (a baseline written before the module path was normalized, as typed) →
- * `graph:g.mjs#graph`: the module relative to `root` (default the working
- * directory), `/` separators. No I/O.
- */
-export function normalizeGraphId(id: string, root: string = process.cwd()): string {
-  const body = id.slice(GRAPH_PREFIX.length);
-  const hash = body.lastIndexOf("#");
-  const file = hash < 0 ? body : body.slice(0, hash);
-  const rel = path.relative(root, path.resolve(root, file)).split(path.sep).join("/");
-  return `${GRAPH_PREFIX}${rel}${hash < 0 ? "" : body.slice(hash)}`;
-}
-
 const short = (h: string | null) => (h === null ? "none" : `sha256 ${h.slice(0, 12)}`);
 
 /** One difference in how two `--graph` runs were scored: the field, both values, and why a comparison would be wrong. */
@@ -336,11 +308,32 @@ export function retrievalDifferences(before: Baseline["retrieval"], now: Report[
   return `retrieval settings differ from the baseline's (${each.join("; ")}); comparing anyway — the deltas measure the change`;
 }
 
+/** An embedder is compared by its identity (src/contract/embedder-id.ts): a corpus-fit embedder without its fit hash. */
+function sameEmbedder(a: string | null, b: string | null): boolean {
+  return a === b || (a !== null && b !== null && embedderIdentity(a) === embedderIdentity(b));
+}
+
+/**
+ * Throw BaselineMismatchError when the baseline and the run did not measure
+ * the same thing, checked in this order: `datasetHash` (other eval cases:
+ * other turns, other gold), `k` (scores at another cutoff), `source` (another
+ * graph, or recorded traces: ./run-source.ts), then the
+ * retrieval configuration `config.embedder`, `config.mode`, `config.rerank`
+ * (a comparison would measure the configuration change, not a regression;
+ * an embedder is compared by its identity, src/contract/embedder-id.ts: a
+ * corpus-fit embedder without its fit hash).
+ * A different `kbHash` is allowed — a KB edit is exactly what a regression
+ * check should catch — and returned as a note for the caller to show
+ * (this function does no I/O, so the gate that calls it stays pure).
+ */
 export function assertComparable(baseline: Baseline, report: Report): string[] {
   if (baseline.datasetHash !== report.run.datasetHash) {
     throw new BaselineMismatchError("datasetHash", baseline.datasetHash, report.run.datasetHash);
   }
   if (baseline.k !== report.run.k) throw new BaselineMismatchError("k", baseline.k, report.run.k);
+  const source = sourceOfReport(report);
+  if (!sameSource(baseline.source, source))
+    throw new BaselineMismatchError("source", sourceText(baseline.source), sourceText(source));
   const cfg = configOf(report);
   for (const field of ["embedder", "mode", "rerank"] as const) {
     // A corpus-fit embedder refitted after a KB edit is the same embedder (its identity, src/contract/embedder-id.ts).

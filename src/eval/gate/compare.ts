@@ -26,7 +26,7 @@
  */
 import { readTextFileOrThrow } from "../../kb/text.js";
 import { DataValidationError } from "../../errors.js";
-import { GRAPH_PREFIX, graphScoringDifferences, graphScoringOf, parseBaseline, type Baseline } from "./baseline.js";
+import { graphScoringDifferences, graphScoringOf, parseBaseline, type Baseline } from "./baseline.js";
 import type { BaselineGraph } from "../report/schemas.js";
 import { HIT_KEY, METRICS, metricKey } from "../measures/metrics.js";
 import { isAnswerSideKey } from "../report/parts.js";
@@ -353,7 +353,7 @@ export function funnelChange(a: RunSide, b: RunSide): FunnelChangeRow[] | null {
 /** A run side of an in-memory report or baseline (`file` names it in messages). */
 export function runSideOf(file: string, data: Report | Baseline): RunSide {
   if ("perTurn" in data) {
-    const graph = data.graph ?? (data.config.embedder?.startsWith(GRAPH_PREFIX) === true ? null : undefined);
+    const graph = data.graph ?? (data.source.kind !== "own" ? null : undefined);
     return {
       file,
       datasetHash: data.datasetHash,

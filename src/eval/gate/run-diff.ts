@@ -8,7 +8,8 @@
  * itself (`retrievalCall` → "retrieval call").
  *
  * A baseline file records fewer properties than a report (dataset and KB
- * hashes, k, embedder, mode, rerank, store kind); a property one side does
+ * hashes, k, source (and a graph's module and export), embedder, mode,
+ * rerank, store kind); a property one side does
  * not record at all is compared only when both are reports, so a baseline
  * never "differs" by what it does not keep.
  *
@@ -26,6 +27,7 @@ const PROPERTY_NAMES: Readonly<Record<string, string>> = {
   schemaVersion: "report schema version",
   "run.datasetHash": "dataset hash (cases)",
   "run.kbHash": "KB hash",
+  "run.source": "source (own graph, --graph or --traces)",
   "run.embedder": "embedder",
   "run.embedderDescription": "embedder description",
   "run.k": "k",
@@ -111,6 +113,10 @@ export function runProperties(side: Report | Baseline): { props: Map<string, unk
       "run.datasetHash": b.datasetHash,
       "run.kbHash": b.kbHash,
       "run.k": b.k,
+      "run.source": b.source.kind,
+      ...(b.source.kind === "graph"
+        ? { "run.graph.file": b.source.module, "run.graph.exportName": b.source.exportName }
+        : {}),
       "run.embedder": b.config.embedder,
       "run.mode": b.config.mode,
       "run.rerank": b.config.rerank,

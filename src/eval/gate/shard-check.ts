@@ -67,7 +67,8 @@ export interface Shard {
 export function identity(s: Shard): Record<string, unknown> {
   // `retrieval` is per locale and a shard holds only some locales' turns: checked locale by locale in mergeRetrieval.
   // A --graph run's `run.graph` counts are per shard (recomputed from the merged turns): only its identity and scoring are compared.
-  const { datasetHash: _ownHash, retrieval: _retrieval, graph, ...run } = s.raw.run as Record<string, unknown>;
+  // The run as read (migrated to the current version: a shard of an older version agrees with a current one on what it ran).
+  const { datasetHash: _ownHash, retrieval: _retrieval, graph, ...run } = s.report.run as Record<string, unknown>;
   const judge = s.report.judge;
   const graphIdentity =
     graph === undefined
@@ -125,14 +126,14 @@ export function readShards(files: readonly ShardFile[]): Shard[] {
             "not a shard report (no `shard` section): retrace merge takes the reports written by `retrace eval --shard i/n`",
         },
       ]);
-    // Shards came with schemaVersion 2; a version 2 or 3 shard is migrated on read (judge counters into timings, retrieval settings opaque) and merges with current ones.
+    // Shards came with schemaVersion 2; a version 2, 3 or 4 shard is migrated on read (judge counters into timings, retrieval settings opaque, the run's source its own field) and merges with current ones.
     const written = (data as Record<string, unknown>).schemaVersion;
-    if (report.schemaVersion !== REPORT_VERSION || (written !== 2 && written !== 3 && written !== REPORT_VERSION))
+    if (report.schemaVersion !== REPORT_VERSION || ![2, 3, 4, REPORT_VERSION].includes(written as number))
       fail([
         {
           file,
           field: "schemaVersion",
-          message: `a shard report is written with schemaVersion 2, 3 or ${REPORT_VERSION}`,
+          message: `a shard report is written with schemaVersion 2, 3, 4 or ${REPORT_VERSION}`,
         },
       ]);
     return { file, raw: data as Record<string, unknown>, report, shard: report.shard as ShardInfo };

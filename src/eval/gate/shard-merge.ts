@@ -220,7 +220,7 @@ export function mergeShards(files: readonly ShardFile[]): MergedShards {
   const retrieval = mergeRetrieval(shards);
   // Spread keeps the key order; datasetHash is the whole selection's, retrieval the union over the shards.
   const run = {
-    ...(first.raw.run as RunInfo),
+    ...first.report.run, // as read: a shard of an older version migrated
     datasetHash: dataset.datasetHash,
     ...(retrieval !== undefined ? { retrieval } : {}),
   };

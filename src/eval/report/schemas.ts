@@ -49,7 +49,15 @@ export { type QueryAttributionReport } from "./schemas/query-attribution.js";
 export { type FunnelStage, type FunnelReport, FunnelSchema } from "./schemas/funnel.js";
 export { type JudgmentHole, type JudgmentsSection } from "./schemas/judgments.js";
 export { type RepeatsSection } from "./schemas/repeats.js";
-export { type Report, ReportSchema, migrateReportV1, migrateReportV2, parseReport } from "./schemas/report.js";
+export {
+  type Report,
+  ReportSchema,
+  migrateReportV1,
+  migrateReportV2,
+  migrateReportV4,
+  parseReport,
+} from "./schemas/report.js";
+export { SOURCE_KINDS, type SourceKind, type BaselineSource, BaselineSourceSchema } from "./schemas/source.js";
 export {
   BaselineGraphSchema,
   type BaselineGraph,
@@ -58,5 +66,6 @@ export {
   BaselineV1Schema,
   type BaselineV1,
   migrateBaselineV1,
+  migrateBaselineV3,
   parseBaselineData,
 } from "./schemas/baseline.js";

@@ -18,7 +18,7 @@
 import type { Comparison, FunnelCount, MovedTurn } from "../comparison.js";
 import { HIT_KEY } from "../../measures/metrics.js";
 import { turnKey } from "../../stats/bootstrap.js";
-import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys } from "./shared.js";
+import { f3, fmtCI, fmtP, fmtSigned, metricLabel, quarantineText, reportKeys, retrieverText } from "./shared.js";
 import type { Report } from "../types.js";
 import { mdCode, mdText } from "./markdown-escape.js";
 
@@ -195,7 +195,7 @@ export function renderPrComment(report: Report, o: PrCommentOptions): string {
     funnelLines(report, c),
     c !== null ? movedLines(c, report.run.k) : [],
     [
-      `<sub>${md(report.run.embedder ?? "no retrieval")} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${c !== null ? ` · reference ${md(c.a, 120)}` : ""}${c !== null && c.heldOutTurns !== null ? ` · ${c.heldOutTurns} held-out turns` : ""}</sub>`,
+      `<sub>${md(retrieverText(report))} · k=${report.run.k} · ${report.turns.length} turns · dataset \`${report.run.datasetHash.slice(0, 12)}\`${c !== null ? ` · reference ${md(c.a, 120)}` : ""}${c !== null && c.heldOutTurns !== null ? ` · ${c.heldOutTurns} held-out turns` : ""}</sub>`,
     ],
   ];
   let body = `${parts

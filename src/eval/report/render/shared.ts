@@ -127,9 +127,21 @@ export function goldBearing(report: Report): number {
   return report.turns.filter((t) => t.gold.length > 0).length;
 }
 
+/** What retrieved, in a few words (the pull-request comment's footer): the embedder id, `graph FILE#EXPORT`, `recorded traces`, or `no retrieval`. */
+export function retrieverText(report: Report): string {
+  const { embedder, source, graph } = report.run;
+  if (embedder !== null) return embedder;
+  if (source === "graph" && graph !== undefined) return `graph ${graph.file}#${graph.exportName}`;
+  return source === "traces" ? "recorded traces" : "no retrieval";
+}
+
+/** The embedder line: its id and description; a `--graph` or `--traces` run ran none of retrace's, and shows what retrieved instead (its description). */
 export function embedderText(report: Report): string {
   const { embedder, embedderDescription } = report.run;
-  if (embedder === null) return "none (no retrieval ran)";
+  if (embedder === null)
+    return report.run.source !== "own"
+      ? (embedderDescription ?? "the graph's own retrievers")
+      : "none (no retrieval ran)";
   return embedderDescription !== undefined ? `${embedder} — ${embedderDescription}` : embedder;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The report JSON itself, schemaVersion 3 (docs/architecture.md §7): its
- * sections put together, the migrations from versions 1 and 2, and
+ * The report JSON itself, schemaVersion 5 (docs/architecture.md §7): its
+ * sections put together, the migrations from versions 1 to 4, and
  * `parseReport`.
  *
  * One section of the schemas indexed by ../schemas.ts (src/eval/report/schemas.ts).
@@ -21,6 +21,7 @@ import { ShardSchema } from "./shard.js";
 import { TimingsSchema } from "./timings.js";
 import { TurnReportSchema } from "./turn.js";
 import { migrateRetrievalRecord } from "./legacy-retrieval.js";
+import { legacySourceOf } from "./legacy-graph-id.js";
 import { REPORT_VERSION, assertMatches, declaredVersion, versionError } from "./versions.js";
 
 const reportObject = z.object({
@@ -91,7 +92,7 @@ const reportObject = z.object({
   /** Wall-clock figures only (never compared): see `Timings` (docs/determinism.md). */
   timings: TimingsSchema.optional(),
 });
-/** The report JSON, schemaVersion 4 (docs/architecture.md §7): one object, built by `buildReport`, from which every rendering is made. */
+/** The report JSON, schemaVersion 5 (docs/architecture.md §7): one object, built by `buildReport`, from which every rendering is made. */
 export interface Report extends z.output<typeof reportObject> {}
 export const ReportSchema: z.ZodType<Report> = reportObject;
 
@@ -147,6 +148,32 @@ export function migrateReportV3(v3: Record<string, unknown>): Record<string, unk
 }
 
 /**
+ * Report 4 → 5: a run's identity gets its own field. `run.source` is set
+ * from the old `run.embedder` by legacy-graph-id.ts, the one reader of the
+ * old graph: prefix (a graph's module and export → `graph`, the recording's
+ * placeholder → `traces`, anything else → `own`); a graph's or a recording's `embedder`
+ * becomes null. `source` goes just before `embedder`; every other field and
+ * the key order are kept. Pure; the result is then checked by ReportSchema.
+ */
+export function migrateReportV4(v4: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...v4, schemaVersion: REPORT_VERSION };
+  const run = v4.run;
+  if (typeof run !== "object" || run === null || Array.isArray(run)) return out;
+  const { source, embedder } = legacySourceOf((run as Record<string, unknown>).embedder);
+  const migrated: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(run)) {
+    if (key === "source") continue;
+    if (key === "embedder") {
+      migrated.source = source.kind;
+      migrated.embedder = embedder;
+    } else migrated[key] = value;
+  }
+  if (!("source" in migrated)) migrated.source = source.kind;
+  out.run = migrated;
+  return out;
+}
+
+/**
  * A report JSON read back from disk (`retrace eval --report-json` / `--json`)
  * before `retrace report`, `retrace compare`, `retrace merge`, the gate or
  * `retrace baseline floors` use it: validated by ReportSchema (a version 1
@@ -163,12 +190,13 @@ export function parseReport(data: unknown, file: string): Report {
     assertMatches(ReportSchema, data, file);
     return data;
   }
-  if (version === 1 || version === 2 || version === 3) {
+  if (version === 1 || version === 2 || version === 3 || version === 4) {
     const v2 = version === 1 ? migrateReportV1(data as Record<string, unknown>) : (data as Record<string, unknown>);
-    const v3 = version === 3 ? v2 : migrateReportV2(v2);
-    const migrated = migrateReportV3(v3);
+    const v3 = version === 3 || version === 4 ? v2 : migrateReportV2(v2);
+    const v4 = version === 4 ? v3 : migrateReportV3(v3);
+    const migrated = migrateReportV4(v4);
     assertMatches(ReportSchema, migrated, file);
     return migrated;
   }
-  throw versionError(file, "report", REPORT_VERSION, version, "1, 2 or 3");
+  throw versionError(file, "report", REPORT_VERSION, version, "1, 2, 3 or 4");
 }

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { count, storeKind } from "./primitives.js";
+import { sourceKind } from "./source.js";
 import type { JsonValue } from "../../../contract/trace.js";
 
 const graphRunInfoObject = z.object({
@@ -153,7 +154,13 @@ export const RetrievalRunConfigSchema: z.ZodType<RetrievalRunConfig> = retrieval
 const runInfoObject = z.object({
   datasetHash: z.string().min(1),
   kbHash: z.string(),
-  /** Embedder id, or null when no retrieval ran. */
+  /**
+   * What ran (report version 5; docs/schema-versions.md): retrace's own graph
+   * (`own`), a graph of your own (`graph`: its module and export in `graph`)
+   * or recorded traces (`traces`: what was read in `graph.traces`).
+   */
+  source: sourceKind,
+  /** The id of the embedder retrace ran, or null when it ran none: no retrieval, or a `--graph` or `--traces` run (the graph's own retrievers; what they are is in `embedderDescription`). */
   embedder: z.string().nullable(),
   embedderDescription: z.string().optional(),
   k: z.number().int().positive(),
@@ -185,4 +192,12 @@ const runInfoObject = z.object({
 });
 /** What was run, on which data, with which configuration (the report's `run` header). */
 export interface RunInfo extends z.output<typeof runInfoObject> {}
-export const RunInfoSchema: z.ZodType<RunInfo> = runInfoObject;
+export const RunInfoSchema: z.ZodType<RunInfo> = runInfoObject.superRefine((run, ctx) => {
+  // A graph's module and export live in `graph` (the baseline's `source` is built from them).
+  if (run.source === "graph" && run.graph === undefined)
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ["graph"],
+      message: "missing: a --graph run's report records its graph (module, export, how it was scored)",
+    });
+});

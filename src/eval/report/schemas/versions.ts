@@ -9,10 +9,10 @@ import { z } from "zod";
 import { DataValidationError, type DataIssue } from "../../../errors.js";
 import { parseWithSchema } from "../../../kb/schema-issues.js";
 
-/** Current `schemaVersion` of the report JSON (docs/schema-versions.md). Version 1 (`"version": 1`), 2 and 3 files are migrated on read. */
-export const REPORT_VERSION = 4 as const;
-/** Current `schemaVersion` of baseline files (docs/schema-versions.md). Version 1 (`"version": 1`) and 2 files are migrated on read. */
-export const BASELINE_VERSION = 3 as const;
+/** Current `schemaVersion` of the report JSON (docs/schema-versions.md). Version 1 (`"version": 1`), 2, 3 and 4 files are migrated on read. */
+export const REPORT_VERSION = 5 as const;
+/** Current `schemaVersion` of baseline files (docs/schema-versions.md). Version 1 (`"version": 1`), 2 and 3 files are migrated on read. */
+export const BASELINE_VERSION = 4 as const;
 
 /**
  * The schema version a parsed JSON file declares: `schemaVersion`, or 1 for
