@@ -184,6 +184,8 @@ describe("eval --graph: ids that name no card", () => {
     expect(empty.stdout).toContain(`warning: ${warning}`);
     expect(await readFile(md, "utf8")).toContain(warning);
     expect(await readFile(junit, "utf8")).toContain(`<property name="warning" value="${warning}`);
+    // The run's source is a property of its own (a graph ran no embedder of retrace's).
+    expect(await readFile(junit, "utf8")).toContain(`<property name="source" value="graph"/>`);
     const json = await runCli(["eval", "--graph", GRAPH, ...base, ...CORRECT, "--json"], {
       env: { FANOUT_STORE: "empty" },
     });

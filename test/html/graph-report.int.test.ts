@@ -263,6 +263,10 @@ describe.each(BROWSERS)("in $label", (target) => {
       const header = await page.evalAll('header .runline[data-field="graph"]', (ds) => ds.map((d) => d.textContent));
       const g = fanout.run.graph!;
       expect(header).toContain(`graph: ${g.file}#graph`);
+      // The run line names the run's source, not an empty embedder: a graph ran none of retrace's.
+      const runLine = await page.text("header .runline:not([data-field])");
+      expect(runLine).toContain("source=graph");
+      expect(runLine).not.toContain("embedder=");
       expect(header).toContain(
         `captured retriever(s): KeywordRetriever  id key: ${g.idKey}  retrieval call scored: last`,
       );

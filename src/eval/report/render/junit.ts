@@ -167,6 +167,7 @@ export function renderJUnit(report: Report): string {
     ["datasetHash", report.run.datasetHash],
     ["kbHash", report.run.kbHash],
     ["embedder", report.run.embedder ?? "none"],
+    ["source", report.run.source],
     ["k", String(k)],
     ["store", report.run.store],
     ["gate", g === null ? "not evaluated" : g.passed ? "pass" : "fail"],

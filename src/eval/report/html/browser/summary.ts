@@ -266,8 +266,12 @@ export function runLine(page: Run): string {
     (run.mode !== undefined ? "  mode=" + run.mode : "") +
     (run.rerank !== undefined ? "  rerank=" + (run.rerank === null ? "off" : run.rerank) : "") +
     (run.replay === "recorded" ? "  replay=recorded" : "") +
-    "  embedder=" +
-    (run.embedder === null ? "none" : run.embedder) +
+    // What retrieved: retrace's embedder, or (a graph or a recording; the header names it) the run's source.
+    (run.embedder !== null
+      ? "  embedder=" + run.embedder
+      : run.source !== "own"
+        ? "  source=" + (run.source === "graph" ? "graph" : "recorded traces")
+        : "  embedder=none") +
     "  dataset=" +
     run.datasetHash.slice(0, 12) +
     "  kb=" +
