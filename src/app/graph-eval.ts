@@ -88,10 +88,16 @@ export function graphBaselineFile(o: Pick<GraphEvalOptions, "baseline" | "kb">):
 
 /** `retrace eval --graph SPEC [--kb KB] [--baseline FILE] …` for messages. */
 function graphCommandLine(o: GraphEvalOptions, extra: string): string {
-  const parts = ["retrace", "eval", "--graph", o.graph ?? "FILE"];
+  // The run it names: a recording's command for `--traces`, the graph's otherwise.
+  const parts = [
+    "retrace",
+    "eval",
+    ...(o.traces !== undefined ? ["--traces", o.traces] : ["--graph", o.graph ?? "FILE"]),
+  ];
   if (o.catalog !== undefined) parts.push("--catalog", o.catalog);
   if (o.kb !== undefined && o.kb !== "kb") parts.push("--kb", o.kb);
   if (o.cases !== undefined) parts.push("--cases", o.cases);
+  if (o.k !== undefined) parts.push("-k", String(o.k)); // a baseline is compared at the k it was written with
   if (o.baseline !== undefined) parts.push("--baseline", o.baseline);
   return [...parts, extra].join(" ");
 }

@@ -453,6 +453,16 @@ describe("bad or partial traces are exit 2, named", () => {
     expect(b.exitCode).toBe(2);
     expect(b.stderr).toMatch(/option '--traces-format' is not used without --traces/);
   });
+
+  it("a missing baseline's advice repeats the recording's command, not a --graph one", async () => {
+    const missing = path.join(tmp, "no-such-baseline.json");
+    const r = await runCli(["eval", "--traces", OTLP, ...base, "--baseline", missing, "--gate", "max-drop=0.05"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(
+      `create one with \`retrace eval --traces ${OTLP} ${base.join(" ")} --baseline ${missing} --update-baseline\``,
+    );
+    expect(r.stderr).not.toContain("--graph");
+  });
 });
 
 describe("the traces section of --config filters turns", () => {
