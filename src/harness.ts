@@ -196,14 +196,13 @@ export { loadCatalog, parseCatalog } from "./kb/catalog.js";
 export { readTraces, type ReadTraces } from "./eval/traces/read.js";
 export { joinTraces, type JoinedTurn, type TraceJoin } from "./eval/traces/join.js";
 export {
-  TRACE_FORMATS,
   type RecordedConversation,
   type RecordedDocument,
   type RecordedRun,
   type RecordedTurn,
   type TraceFilters,
-  type TraceFormat,
 } from "./eval/traces/types.js";
+export { TRACE_FORMATS, type TraceFormat } from "./eval/traces/formats/registry.js";
 export {
   runRecordedSweep,
   type CaptureSummary,

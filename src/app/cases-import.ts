@@ -24,8 +24,8 @@ import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrIssue } from "../kb/json.js";
 import { conversationsOf, recordFormat, traceFiles } from "../eval/traces/read.js";
 import { forEachRecord, whereOf } from "../eval/traces/records.js";
-import { OtlpReader } from "../eval/traces/otlp.js";
-import { LangfuseReader } from "../eval/traces/langfuse.js";
+import type { FormatReader } from "../eval/traces/formats/format.js";
+import { TRACE_FORMAT_MODULES, traceFormat, type TraceFormat } from "../eval/traces/formats/registry.js";
 import { LangSmithReader, runParent } from "../eval/traces/langsmith.js";
 
 export interface ImportOptions {
@@ -58,7 +58,7 @@ type Located = { where: Conversation["where"]; record: unknown };
 
 /** What was read: OTLP exports and Langfuse traces into their trace reader; LangSmith runs into the trace reader, with what the import adds of each root run; chat records. */
 interface Records {
-  otlp: OtlpReader | LangfuseReader | null;
+  otlp: FormatReader | null;
   langsmith: { reader: LangSmithReader; roots: Map<string, RootRunTurn>; childRuns: number } | null;
   located: Located[];
 }
@@ -75,9 +75,11 @@ const whereIn = (r: { file: string; line: number; index?: number }): Conversatio
  * chat conversations are kept for the checks.
  */
 async function readRecords(file: string, issues: DataIssue[]): Promise<Records> {
-  // OTLP spans and Langfuse traces / observations go to their trace reader (the one `eval --traces` uses).
-  let otlp: OtlpReader | LangfuseReader | null | undefined;
-  let readerFormat: string | null = null;
+  // The records of a format imported as turns (OTLP spans, Langfuse traces / observations: `casesImport: "turns"`) go to its trace reader (the one `eval --traces` uses).
+  const readers = new Map<TraceFormat, FormatReader>();
+  for (const f of TRACE_FORMAT_MODULES) if (f.casesImport === "turns") readers.set(f.name, await f.open());
+  let otlp: FormatReader | null | undefined;
+  let readerFormat: TraceFormat | null = null;
   let firstSeen = "";
   const located: Located[] = [];
   let langsmith: Records["langsmith"] = null;
@@ -86,10 +88,10 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
       f,
       (r) => {
         const format = recordFormat(r.value);
-        const isOtlp = format === "otlp" || format === "langfuse";
+        const asTurns = format !== null && readers.has(format);
         if (otlp === undefined) {
-          otlp = format === "otlp" ? new OtlpReader() : format === "langfuse" ? new LangfuseReader() : null;
-          readerFormat = isOtlp ? format : null;
+          otlp = asTurns ? readers.get(format)! : null;
+          readerFormat = asTurns ? format : null;
           firstSeen = whereOf(r);
         }
         if (otlp !== null) {
@@ -98,7 +100,7 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
               {
                 file: r.file,
                 line: r.line,
-                message: `not ${readerFormat === "otlp" ? "an OTLP/JSON export" : "a Langfuse trace or observation"}, while ${firstSeen} was one: one import reads one format`,
+                message: `not ${traceFormat(readerFormat!).one}, while ${firstSeen} was one: one import reads one format`,
               },
             ]);
           otlp.add(r);
@@ -129,8 +131,8 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
  * trace with none: one turn, named by its root span), turns in recorded
  * order; each turn's context is what the assistant answered the turn before.
  */
-function otlpConversations(reader: OtlpReader | LangfuseReader): Conversation[] {
-  return conversationsOf(reader.turns()).map((c) => {
+async function otlpConversations(reader: FormatReader): Promise<Conversation[]> {
+  return conversationsOf((await reader.finish()).turns).map((c) => {
     const first = c.turns[0]!;
     const [f, line] = [
       first.where.replace(/:\d+( \[\d+\])?$/, ""),
@@ -214,7 +216,7 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   const issues: DataIssue[] = [];
   // Every shape through the one trace reader (docs/recorded-traces.md): OTLP exports and LangSmith runs become the conversations `eval --traces` rebuilds, streamed.
   const { otlp, langsmith, located } = await readRecords(file, issues);
-  const conversations: Conversation[] = otlp !== null ? otlpConversations(otlp) : [];
+  const conversations: Conversation[] = otlp !== null ? await otlpConversations(otlp) : [];
   for (const { where, record } of located) {
     if (recordShape(record) === "chat") {
       const c = chatConversation(record as Record<string, unknown>, where, issues);

@@ -10,7 +10,7 @@ import { InvalidArgumentError as CommanderArgumentError, Option, type Command } 
 import { InvalidArgumentError } from "../errors.js";
 import { EVAL_DEFAULTS, MAX_REPEAT } from "../app/eval-defaults.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
-import { TRACE_FORMATS } from "../eval/traces/types.js";
+import { TRACE_FORMATS } from "../eval/traces/formats/registry.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseFloors } from "./floor-options.js";
 import { countOption, positiveIntOption, probabilityOption } from "./options.js";

@@ -141,6 +141,8 @@ export async function scanDocument(
   let afterValue = false;
   for await (const chunk of chunks) {
     let i = 0;
+    // The next backslash at or after the scan position (-1: none left in this chunk; -2: not looked for yet), kept so that a string with none does not scan the rest of the chunk again.
+    let backslash = -2;
     const n = chunk.length;
     if (capture !== null) captureStart = 0;
     while (i < n) {
@@ -152,7 +154,8 @@ export async function scanDocument(
         }
         // Jump to the next quote or backslash (an escape: its pair skipped, maybe into the next chunk).
         const q = chunk.indexOf(QUOTE, i);
-        const b = chunk.indexOf(BACKSLASH, i);
+        if (backslash !== -1 && backslash < i) backslash = chunk.indexOf(BACKSLASH, i);
+        const b = backslash;
         if (b !== -1 && (q === -1 || b < q)) {
           i = b + 2;
           if (i > n) {

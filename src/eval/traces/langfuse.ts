@@ -31,14 +31,6 @@ import { answerOf, userTextOf } from "./otlp.js";
 import { recordIssue, whereOf, type TraceRecord } from "./records.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
-/** True when `o` is a Langfuse trace (`id`, `timestamp` and `observations` or `htmlPath`) or observation (`traceId`, `type`, `startTime`). */
-export function isLangfuseRecord(o: Record<string, unknown>): boolean {
-  return (
-    (typeof o.id === "string" && "timestamp" in o && ("observations" in o || "htmlPath" in o)) ||
-    (typeof o.traceId === "string" && typeof o.type === "string" && "startTime" in o)
-  );
-}
-
 interface Observation {
   id: string;
   traceId: string;

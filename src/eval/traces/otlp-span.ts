@@ -156,10 +156,10 @@ export function spanFacts(
   let dataSource: unknown;
   // Langfuse's own attributes (spans as its OTLP endpoint ingests them: ./langfuse-otlp.ts).
   let lf: LangfuseAttributes | undefined;
-  const langfuse = (): LangfuseAttributes => (lf ??= { metadata: {} });
   let outputMessages: unknown;
   let rerankerQuery: unknown;
-  const docs = new Map<string, Map<number, Record<string, unknown>>>();
+  // Created at a span's first document attribute: most spans have none.
+  let docs: Map<string, Map<number, Record<string, unknown>>> | undefined;
   for (const a of (s.attributes ?? []) as { key: string; value: AnyValue }[]) {
     switch (a.key) {
       case "openinference.span.kind":
@@ -175,19 +175,19 @@ export function spanFacts(
         output = valueOf(a.value);
         break;
       case "langfuse.observation.type":
-        langfuse().type = String(valueOf(a.value));
+        (lf ??= { metadata: {} }).type = String(valueOf(a.value));
         break;
       case "langfuse.observation.input":
-        langfuse().input = valueOf(a.value);
+        (lf ??= { metadata: {} }).input = valueOf(a.value);
         break;
       case "langfuse.observation.output":
-        langfuse().output = valueOf(a.value);
+        (lf ??= { metadata: {} }).output = valueOf(a.value);
         break;
       case "langfuse.observation.level":
-        langfuse().level = valueOf(a.value);
+        (lf ??= { metadata: {} }).level = valueOf(a.value);
         break;
       case "langfuse.observation.status_message":
-        langfuse().statusMessage = valueOf(a.value);
+        (lf ??= { metadata: {} }).statusMessage = valueOf(a.value);
         break;
       case "session.id":
       case "langfuse.session.id":
@@ -217,10 +217,11 @@ export function spanFacts(
         break;
       default: {
         if (a.key.startsWith(LANGFUSE_METADATA_PREFIX))
-          langfuse().metadata[a.key.slice(LANGFUSE_METADATA_PREFIX.length)] = valueOf(a.value);
+          (lf ??= { metadata: {} }).metadata[a.key.slice(LANGFUSE_METADATA_PREFIX.length)] = valueOf(a.value);
         if (!a.key.includes("documents.")) break;
         const m = DOC_KEY.exec(a.key);
         if (m === null) break;
+        docs ??= new Map();
         const list = docs.get(m[1]!) ?? new Map<number, Record<string, unknown>>();
         docs.set(m[1]!, list);
         const i = Number(m[2]);
@@ -231,8 +232,9 @@ export function spanFacts(
   // The metadata JSON gives the conversation (a root's own, else its trace's first) and a call's graph step: parsed only where one of them can come of it.
   const lfCall = lf !== undefined && kind === undefined && operation === undefined ? langfuseRetrieverCall(lf) : null;
   const retrieverLike = kind === "RETRIEVER" || kind === "RERANKER" || operation === "retrieval" || lfCall !== null;
+  // (A root's metadata is parsed for its conversation: not when an attribute named it.)
   const meta =
-    (parent === null || retrieverLike || (conversation === undefined && !knowsConversation(traceId))
+    (retrieverLike || (conversation === undefined && (parent === null || !knowsConversation(traceId)))
       ? parseJsonObject(metadata)
       : undefined) ?? lf?.metadata;
   if (conversation === undefined) {
@@ -264,14 +266,7 @@ export function spanFacts(
   else if (retrieverLike && lf !== undefined && langfuseStep(lf) !== undefined) detail.step = langfuseStep(lf)!;
   if (retrieverLike && typeof meta?.langgraph_checkpoint_ns === "string" && meta.langgraph_checkpoint_ns !== "")
     detail.namespace = meta.langgraph_checkpoint_ns;
-  const docsOf = (key: string): RawDocument[] =>
-    [...(docs.get(key) ?? new Map<number, Record<string, unknown>>()).entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([, d]) => ({
-        ...(typeof d.content === "string" ? { content: d.content } : {}),
-        ...(typeof d.metadata === "string" ? { metadata: d.metadata } : {}),
-        ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
-      }));
+  const docsOf = (key: string): RawDocument[] => documentsAt(docs?.get(key));
   if (lfCall !== null) {
     detail.call = { kind: "retriever", query: lfCall.query, documents: failed ? [] : lfCall.documents };
   } else if (kind === "RETRIEVER") {
@@ -306,4 +301,16 @@ export function spanFacts(
     detail.root = { user, ...(answer !== undefined ? { answer } : {}) };
   }
   return facts;
+}
+
+/** The documents of one `…documents.N.document.*` list, in index order (none when the span has no such attribute). */
+function documentsAt(list: Map<number, Record<string, unknown>> | undefined): RawDocument[] {
+  if (list === undefined) return [];
+  return [...list.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, d]) => ({
+      ...(typeof d.content === "string" ? { content: d.content } : {}),
+      ...(typeof d.metadata === "string" ? { metadata: d.metadata } : {}),
+      ...(d.id !== undefined && d.id !== null && d.id !== "" ? { id: String(d.id) } : {}),
+    }));
 }

@@ -29,7 +29,9 @@ export function valueOf(v: AnyValue | undefined): unknown {
 
 /** Nanoseconds (a decimal string or number) → microseconds. */
 export function nanosToMicros(ns: unknown): number {
-  if (typeof ns === "string" && /^\d+$/.test(ns)) return Number(BigInt(ns) / 1000n);
+  if (typeof ns === "string" && /^\d+$/.test(ns))
+    // Dropping the last three digits is the integer division; up to 15 digits are left exact by Number, longer ones go through BigInt (the same rounding).
+    return ns.length <= 3 ? 0 : ns.length <= 18 ? Number(ns.slice(0, -3)) : Number(BigInt(ns) / 1000n);
   if (typeof ns === "number" && Number.isFinite(ns)) return Math.floor(ns / 1000);
   return 0;
 }

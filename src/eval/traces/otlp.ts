@@ -12,7 +12,7 @@ import { DataValidationError } from "../../errors.js";
 import { whereOf, type TraceRecord } from "./records.js";
 import type { RawDocument } from "./raw-document.js";
 import { parseJsonObject } from "./otlp-values.js";
-import { forEachSpan, spanFacts, type SpanFacts } from "./otlp-span.js";
+import { forEachSpan, spanFacts, type SpanDetail, type SpanFacts } from "./otlp-span.js";
 import { rootFinder } from "./tree.js";
 import type { RecordedDocument, RecordedRun, RecordedTurn } from "./types.js";
 
@@ -40,6 +40,36 @@ const INTERN_MAX = 1 << 16;
 
 /** Spans assembled between two pauses of `turnsInSteps`. */
 const STEP_SPANS = 1 << 15;
+
+/**
+ * One recorded call of a retriever-like span, built as one object literal:
+ * every call then has one hidden class (spreading a shared base object into
+ * each call gave V8 a hidden class per call, which made the reader and every
+ * later reader of the calls slower; docs/recorded-traces.md, "Scale").
+ */
+function callRun(
+  detail: SpanDetail,
+  parent: string | null,
+  runId: string,
+  query: string,
+  documents: RecordedDocument[] | null,
+): RecordedRun {
+  const run: RecordedRun = {
+    parentRunId: parent,
+    retrieverParentRunId: null,
+    name: detail.name,
+    tags: [],
+    startUs: detail.startUs,
+    endUs: detail.endUs,
+    error: detail.error,
+    runId,
+    query,
+    documents,
+  };
+  if (detail.step !== undefined) run.langgraphStep = detail.step;
+  if (detail.namespace !== undefined) run.langgraphNamespace = detail.namespace;
+  return run;
+}
 
 /** Accumulates the spans of OTLP records; `turns()` assembles them. */
 export class OtlpReader {
@@ -118,37 +148,16 @@ export class OtlpReader {
     const link: SpanLink = { parent, at, runs: undefined, root: undefined, depth: -1 };
     const call = detail?.call;
     if (detail !== undefined && call !== undefined) {
-      const { name, startUs, endUs, error } = detail;
-      const base = {
-        parentRunId: parent,
-        retrieverParentRunId: null,
-        name,
-        tags: [] as string[],
-        startUs,
-        endUs,
-        ...(detail.step !== undefined ? { langgraphStep: detail.step } : {}),
-        ...(detail.namespace !== undefined ? { langgraphNamespace: detail.namespace } : {}),
-        error,
-      };
-      const failed = error !== null;
+      const failed = detail.error !== null;
       if (call.kind === "retriever" || call.kind === "genai") {
-        link.runs = [
-          { ...base, runId: spanId, query: call.query, documents: failed ? null : this.documentsOf(call.documents) },
-        ];
+        link.runs = [callRun(detail, parent, spanId, call.query, failed ? null : this.documentsOf(call.documents))];
       } else {
         // The reranker's input as a child stage of its output: the stage funnel says which side lost a document.
-        link.runs = [
-          {
-            ...base,
-            runId: `${spanId}:input`,
-            name: `${name} (input)`,
-            retrieverParentRunId: spanId,
-            query: call.query,
-            documents: this.documentsOf(call.input),
-            error: null,
-          },
-          { ...base, runId: spanId, query: call.query, documents: failed ? null : this.documentsOf(call.output) },
-        ];
+        const input = callRun(detail, parent, `${spanId}:input`, call.query, this.documentsOf(call.input));
+        input.name = `${detail.name} (input)`;
+        input.retrieverParentRunId = spanId;
+        input.error = null;
+        link.runs = [input, callRun(detail, parent, spanId, call.query, failed ? null : this.documentsOf(call.output))];
       }
     }
     if (this.spans.has(spanId))

@@ -15,11 +15,11 @@ import path from "node:path";
 import { DataValidationError, InvalidArgumentError } from "../../errors.js";
 import { forEachTextLine, lineStartFrom } from "../../kb/text.js";
 import { moduleWorker, siblingModule } from "../../module-worker.js";
-import { LangSmithReader } from "./langsmith.js";
-import { isLangfuseRecord, LangfuseReader } from "./langfuse.js";
+import type { FormatReader } from "./formats/format.js";
+import { detectFormat, TRACE_FORMAT_MODULES, traceFormat, type TraceFormat } from "./formats/registry.js";
 import { OtlpReader, type SpanFacts } from "./otlp.js";
 import { fileIsGzip, forEachRecord, whereOf, type TraceRecord } from "./records.js";
-import type { RecordedConversation, RecordedTurn, TraceFilters, TraceFormat } from "./types.js";
+import type { RecordedConversation, RecordedTurn, TraceFilters } from "./types.js";
 import { timeToMicros } from "./langsmith.js";
 import { JOIN_LIST_MAX } from "./join.js";
 
@@ -44,14 +44,9 @@ export function traceFiles(p: string): string[] {
   return files;
 }
 
-/** The format of one record, or null when it is neither. */
+/** The format of one record, or null when no format claims it (./formats/registry.ts: the first whose `detect` says so). */
 export function recordFormat(v: unknown): TraceFormat | null {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
-  const o = v as Record<string, unknown>;
-  if ("resourceSpans" in o) return "otlp";
-  if (isLangfuseRecord(o)) return "langfuse";
-  if ("run_type" in o || ("trace_id" in o && "id" in o)) return "langsmith";
-  return null;
+  return detectFormat(v);
 }
 
 /**
@@ -279,10 +274,10 @@ async function readInOrder(
 }> {
   let format: TraceFormat | undefined = forced;
   let firstSeen: string | undefined;
-  const otlp = new OtlpReader();
-  const ls = new LangSmithReader();
-  const lf = new LangfuseReader();
-  const named = (f: TraceFormat) => (f === "otlp" ? "OTLP/JSON" : f === "langsmith" ? "LangSmith" : "Langfuse");
+  // One reader per format, opened before reading (a record is taken in as it is read); only the run's format's is used.
+  const readers = new Map<TraceFormat, FormatReader>();
+  for (const f of TRACE_FORMAT_MODULES) readers.set(f.name, await f.open());
+  const named = (f: TraceFormat) => traceFormat(f).label;
   const onRecord = (r: TraceRecord) => {
     const f = recordFormat(r.value);
     if (f === null)
@@ -290,7 +285,7 @@ async function readInOrder(
         {
           file: r.file,
           line: r.line,
-          message: `${whereOf(r)}: expected an OTLP/JSON export ({"resourceSpans": …}), a LangSmith run ({"id", "run_type", "trace_id", …}) or a Langfuse trace or observation ({"id", "timestamp", "observations", …} / {"id", "traceId", "type", "startTime", …}), got ${JSON.stringify(r.value).slice(0, 60)}`,
+          message: `${whereOf(r)}: expected ${expectedRecords()}, got ${JSON.stringify(r.value).slice(0, 60)}`,
         },
       ]);
     if (format === undefined) {
@@ -304,15 +299,17 @@ async function readInOrder(
           message: `a ${named(f)} record, while ${forced !== undefined ? `--traces-format is ${forced}` : `${firstSeen} was ${named(format)}`}: one run reads one format; put each format's files in a folder of their own and score them separately`,
         },
       ]);
-    if (f === "otlp") otlp.add(r);
-    else if (f === "langfuse") lf.add(r);
-    else ls.add(r);
+    readers.get(f)!.add(r);
   };
   for (const file of files) await forEachRecord(file, onRecord);
   if (format === undefined)
     throw new DataValidationError([{ file: files[0]!, message: "no trace records (the file is empty)" }]);
-  if (format === "langfuse") return { format, turns: lf.turns(), records: lf.runCount, orphans: lf.unattached };
-  return format === "otlp"
-    ? { format, turns: await otlp.turnsInSteps(), records: otlp.spanCount, orphans: otlp.unattached }
-    : { format, turns: ls.turns(), records: ls.runCount, orphans: ls.unattached };
+  const { turns, records, unattached } = await readers.get(format)!.finish();
+  return { format, turns, records, orphans: unattached };
+}
+
+/** What a record of any format looks like ("A, B or C"), for the message on a record of none. */
+function expectedRecords(): string {
+  const all = TRACE_FORMAT_MODULES.map((f) => f.expected);
+  return all.length === 1 ? all[0]! : `${all.slice(0, -1).join(", ")} or ${all.at(-1)!}`;
 }

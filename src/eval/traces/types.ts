@@ -8,10 +8,6 @@
  * Plain data: nothing here imports LangChain, the graph or the retrieval code.
  */
 
-/** The formats read: OTLP/JSON trace exports (OpenInference and OTel GenAI spans), LangSmith run exports and Langfuse trace / observation exports. */
-export const TRACE_FORMATS = ["otlp", "langsmith", "langfuse"] as const;
-export type TraceFormat = (typeof TRACE_FORMATS)[number];
-
 /** One recorded document, shaped as the id rule reads it (src/eval/measures/doc-id.ts): `Document.id`, metadata, page content. */
 export interface RecordedDocument {
   pageContent: string;
