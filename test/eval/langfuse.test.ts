@@ -116,6 +116,14 @@ describe("reading Langfuse exports", () => {
     }
   });
 
+  it("the header names the recording as Langfuse and counts its traces and observations (not 'LangSmith runs')", async () => {
+    const r = await runCli(["eval", "--traces", LANGFUSE, ...base, "--gate", "max-errors=1", "--verbose"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const records = rawTraces().reduce((n, t) => n + 1 + t.observations.length, 0);
+    expect(r.stdout).toContain(`recorded traces (Langfuse): 1 file, ${records} traces and observations,`);
+    expect(r.stdout).not.toContain("LangSmith");
+  });
+
   it("the trace.list() shape with the observations exported beside it reads the same; a lost observation makes its turn unattached", async () => {
     const lines: string[] = [];
     for (const t of rawTraces()) {
