@@ -28,9 +28,16 @@ const CHUNK = 250;
  * The result of the worker module `entry` (which calls `serveJob`) over
  * `items`, `data` its workerData; null when the worker could not start or
  * died without answering (the caller then computes in its own thread). The
- * worker's error is rethrown here as the same retrace error.
+ * worker's error is rethrown here as the same retrace error. `prepare`, when
+ * given, is what each item is sent as (what the worker reads of it), made a
+ * chunk at a time, so the smaller copies never all exist in this thread at once.
  */
-export async function runJob<T, R>(entry: URL, data: unknown, items: readonly T[]): Promise<R | null> {
+export async function runJob<T, R>(
+  entry: URL,
+  data: unknown,
+  items: readonly T[],
+  prepare?: (item: T) => T,
+): Promise<R | null> {
   let worker: Worker;
   try {
     worker = moduleWorker(entry, data);
@@ -43,7 +50,8 @@ export async function runJob<T, R>(entry: URL, data: unknown, items: readonly T[
     worker.once("exit", () => resolve(null));
   });
   for (let i = 0; i < items.length; i += CHUNK) {
-    worker.postMessage({ items: items.slice(i, i + CHUNK) } satisfies JobMessage<T>);
+    const chunk = items.slice(i, i + CHUNK);
+    worker.postMessage({ items: prepare === undefined ? chunk : chunk.map(prepare) } satisfies JobMessage<T>);
     await yieldToLoop();
   }
   worker.postMessage({} satisfies JobMessage<T>);

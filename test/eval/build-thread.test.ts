@@ -13,7 +13,8 @@ import { buildReport } from "../../src/eval/report/aggregate.js";
 import { buildReportOffThread } from "../../src/eval/report/build-thread.js";
 import { tempDir } from "../helpers/chroma.js";
 import { ROOT } from "../helpers/cli.js";
-import { largeInput } from "./build-thread-input.js";
+import { reportTurn } from "../../src/eval/report/build-protocol.js";
+import { largeInput, richInput } from "./build-thread-input.js";
 
 describe("buildReportOffThread", () => {
   it("builds a large run's report in a worker, byte for byte the report built in this thread", async () => {
@@ -37,6 +38,36 @@ describe("buildReportOffThread", () => {
     const where: string[] = [];
     await buildReportOffThread(await largeInput(10), { onBuilt: (w) => where.push(w) });
     expect(where).toEqual(["this thread"]);
+  }, 60_000);
+
+  it("sends the worker only what the build reads: the report of the projected turns is the report of the turns", async () => {
+    const input = await richInput(40);
+    const slim = input.turns.map(reportTurn);
+    // What is left out: the texts, the comments, the captured documents and the trace's ranked heads.
+    const captured = slim.find((t) => t.captured !== undefined);
+    expect(captured?.captured?.documents).toBeUndefined();
+    expect(captured?.captured?.stages.length).toBe(2);
+    const traced = slim.find((t) => t.trace !== undefined);
+    expect(traced?.trace?.stages).toBeUndefined();
+    expect(traced?.trace?.stageSizes).toEqual({ bm25: 10, fused: 5 });
+    expect(slim.every((t) => t.user === "" && t.answer === "" && t.results.every((r) => r.comment === undefined))).toBe(
+      true,
+    );
+    expect(JSON.stringify(slim).length).toBeLessThan(JSON.stringify(input.turns).length * 0.6);
+    // ... and every figure is the same: the build reads none of it (the report's turns are the caller's own either way).
+    const full = buildReport(input);
+    const projected = buildReport({ ...input, turns: slim });
+    expect(JSON.stringify({ ...projected, turns: null })).toBe(JSON.stringify({ ...full, turns: null }));
+    expect(full.funnel?.stages.map((s) => s.stage)).toEqual(expect.arrayContaining(["bm25", "final"]));
+    // A run of captured turns only (its funnel from the captured lists).
+    const capturedOnly = { ...input, turns: input.turns.filter((t) => t.captured !== undefined) };
+    const fullCaptured = buildReport(capturedOnly);
+    expect(fullCaptured.funnel?.stages.map((s) => s.stage)).toEqual(expect.arrayContaining(["child", "final"]));
+    const slimCaptured = buildReport({ ...capturedOnly, turns: capturedOnly.turns.map(reportTurn) });
+    expect(JSON.stringify({ ...slimCaptured, turns: null })).toBe(JSON.stringify({ ...fullCaptured, turns: null }));
+    expect(full.queryAttribution).toBeDefined();
+    // Off the thread, the same bytes.
+    expect(JSON.stringify(await buildReportOffThread(input, { minTurns: 0 }))).toBe(JSON.stringify(full));
   }, 60_000);
 
   it("rethrows the worker's error as the same retrace error", async () => {

@@ -43,6 +43,35 @@ export function evaluatorData(turns: readonly TurnReport[], evaluators: readonly
   });
 }
 
+/**
+ * What the worker's `buildReport` reads of a turn, and nothing it does not
+ * (issue 51, scale): the turn without its texts (the user message, the
+ * answer, the trace's query), its results' comments, its captured documents
+ * and the trace's ranked heads (`trace.stages`, which the build never reads;
+ * `trace.stageSizes` it does). Everything else is kept as it is, so a field a
+ * computation reads later is never lost by accident, only the ones above are
+ * left out: at a million spans they made the copy into the worker a
+ * gigabyte. A shallow projection: the kept arrays and records are the
+ * turn's own (the copy into the worker is made from it, not mutated).
+ */
+export function reportTurn(t: TurnReport): TurnReport {
+  const out: TurnReport = {
+    ...t,
+    user: "",
+    answer: "",
+    results: t.results.map((r) => ({ key: r.key, score: r.score })),
+  };
+  if (t.trace !== undefined) {
+    const { stages: _stages, ...trace } = t.trace;
+    out.trace = { ...trace, query: "" };
+  }
+  if (t.captured?.documents !== undefined) {
+    const { documents: _documents, ...captured } = t.captured;
+    out.captured = captured;
+  }
+  return out;
+}
+
 /** Evaluators that answer `buildReport`'s questions as the originals did (they never evaluate). */
 export function standInEvaluators(data: readonly EvaluatorData[]): EvaluatorSpec[] {
   return data.map((d) => ({

@@ -7,14 +7,16 @@
  * so its bytes are those of a build in this thread (test/eval/build-thread.test.ts),
  * while this thread's event loop keeps running and its signal handlers end
  * the run at once. The turns cross in chunks, this thread yielding between
- * them (src/thread-job.ts); the report comes back without them, and the caller's own run, turns and gate objects are put
+ * them (src/thread-job.ts), each as what the build reads of it
+ * (`reportTurn`, ./build-protocol.ts: no texts, comments or documents, which
+ * made the copy a gigabyte at a million spans); the report comes back without them, and the caller's own run, turns and gate objects are put
  * back in their places. A worker that cannot start, or an input with
  * functions the worker cannot receive (`extraSplits`), builds here.
  */
 import { siblingModule } from "../../module-worker.js";
 import { runJob } from "../../thread-job.js";
 import { buildReport, type BuildReportInput } from "./aggregate.js";
-import { evaluatorData, type BuildResult, type BuildWorkerData } from "./build-protocol.js";
+import { evaluatorData, reportTurn, type BuildResult, type BuildWorkerData } from "./build-protocol.js";
 import type { Report, TurnReport } from "./types.js";
 
 /** Turns from which the report is built in a worker thread: below, the build takes well under a second here. */
@@ -37,7 +39,12 @@ export async function buildReportOffThread(input: BuildReportInput, opts: OffThr
   if (input.turns.length < (opts.minTurns ?? OFF_THREAD_MIN_TURNS) || input.extraSplits !== undefined) return here();
   const { turns, evaluators, ...rest } = input;
   const data: BuildWorkerData = { input: rest, evaluators: evaluatorData(turns, evaluators) };
-  const built = await runJob<TurnReport, BuildResult>(siblingModule(import.meta.url, "build-worker"), data, turns);
+  const built = await runJob<TurnReport, BuildResult>(
+    siblingModule(import.meta.url, "build-worker"),
+    data,
+    turns,
+    reportTurn,
+  );
   // A worker that could not start or died builds here (the same numbers, only without the free loop).
   if (built === null) return here();
   const report = built as unknown as Report;
