@@ -2,8 +2,8 @@
  * A pure computation of retrace's own run in a worker thread, so that the
  * calling thread's event loop keeps running, and its SIGINT, SIGTERM and
  * SIGHUP handlers with it (docs/reliability.md, "Interrupted runs leave
- * nothing behind"): used by the report build (src/eval/report/build-thread.ts)
- * and the repeats' intervals (src/eval/sweep/repeats-thread.ts). The items
+ * nothing behind"): used by the repeats' intervals
+ * (src/eval/sweep/repeats-thread.ts). The items
  * cross in chunks, this thread yielding between them, so no single copy
  * holds the loop for long; then the worker computes and answers once.
  * Importable from every layer.
@@ -28,16 +28,9 @@ const CHUNK = 250;
  * The result of the worker module `entry` (which calls `serveJob`) over
  * `items`, `data` its workerData; null when the worker could not start or
  * died without answering (the caller then computes in its own thread). The
- * worker's error is rethrown here as the same retrace error. `prepare`, when
- * given, is what each item is sent as (what the worker reads of it), made a
- * chunk at a time, so the smaller copies never all exist in this thread at once.
+ * worker's error is rethrown here as the same retrace error.
  */
-export async function runJob<T, R>(
-  entry: URL,
-  data: unknown,
-  items: readonly T[],
-  prepare?: (item: T) => T,
-): Promise<R | null> {
+export async function runJob<T, R>(entry: URL, data: unknown, items: readonly T[]): Promise<R | null> {
   let worker: Worker;
   try {
     worker = moduleWorker(entry, data);
@@ -50,8 +43,7 @@ export async function runJob<T, R>(
     worker.once("exit", () => resolve(null));
   });
   for (let i = 0; i < items.length; i += CHUNK) {
-    const chunk = items.slice(i, i + CHUNK);
-    worker.postMessage({ items: prepare === undefined ? chunk : chunk.map(prepare) } satisfies JobMessage<T>);
+    worker.postMessage({ items: items.slice(i, i + CHUNK) } satisfies JobMessage<T>);
     await yieldToLoop();
   }
   worker.postMessage({} satisfies JobMessage<T>);

@@ -13,7 +13,7 @@ import { shardNote, shardSection, type ShardSpec } from "../eval/gate/shard.js";
 import type { Baseline } from "../eval/gate/baseline.js";
 import type { Quarantine } from "../eval/gate/quarantine.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
-import { buildReportOffThread } from "../eval/report/build-thread.js";
+import { buildReportYielding } from "../eval/report/build-thread.js";
 import { repeatsNote } from "../eval/report/render/shared.js";
 import type { Report, TurnReport } from "../eval/report/types.js";
 import type { ResampleUnit } from "../eval/stats/bootstrap.js";
@@ -95,7 +95,7 @@ export async function evaluate(run: EvalRun, hooks: UseCaseHooks = {}): Promise<
   // The header was the captures' last reader (each turn's stages, texts and documents as captured; the report keeps what it shows of them):
   // let them go before the report is built, a fifth of the heap of a large recording (docs/recorded-traces.md, "Scale").
   for (const t of swept.runs.flat()) t.retrieval = null;
-  const report = await buildReportOffThread({
+  const report = await buildReportYielding({
     run: header,
     turns,
     evaluators: run.evaluators,

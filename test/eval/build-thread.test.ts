@@ -1,6 +1,7 @@
 /**
- * The report of a large run built in a worker thread (src/eval/report/build-thread.ts;
- * issue 49 item 2): the same bytes as `buildReport` in this thread, and a
+ * The report of a large run built in steps, the event loop running between
+ * them (src/eval/report/build-thread.ts; issue 49 item 2, issue 51): the same
+ * bytes as `buildReport`, and a
  * signal during the build ends the run at once (a child process told to stop
  * while building ends by the signal without ever finishing the build).
  */
@@ -10,67 +11,41 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { buildReport } from "../../src/eval/report/aggregate.js";
-import { buildReportOffThread } from "../../src/eval/report/build-thread.js";
+import { buildReportYielding } from "../../src/eval/report/build-thread.js";
 import { tempDir } from "../helpers/chroma.js";
 import { ROOT } from "../helpers/cli.js";
-import { reportTurn } from "../../src/eval/report/build-protocol.js";
 import { largeInput, richInput } from "./build-thread-input.js";
 
-describe("buildReportOffThread", () => {
-  it("builds a large run's report in a worker, byte for byte the report built in this thread", async () => {
-    const input = await largeInput(160); // 1,120 turns: above OFF_THREAD_MIN_TURNS
-    const where: string[] = [];
-    const off = await buildReportOffThread(input, { onBuilt: (w) => where.push(w) });
-    expect(where).toEqual(["worker"]);
-    const here = buildReport(input);
-    expect(JSON.stringify(off)).toBe(JSON.stringify(here));
-    // The caller's own objects, as a build in this thread returns them.
-    expect(off.turns).toBe(input.turns);
-    expect(off.run).toBe(input.run);
-    // What the worker had to be told about the evaluators: groundedness vacuous, store-less turns' reasons, parts.
-    expect(off.vacuous).toEqual(["groundedness"]);
-    expect(Object.keys(off.splits)).toEqual(["kind", "locale", "part", "position"]);
+describe("buildReportYielding", () => {
+  it("builds a large run's report in steps, byte for byte the report of buildReport", async () => {
+    for (const input of [
+      await largeInput(160),
+      { ...(await largeInput(160)), seed: 12345, resample: "turn" as const, samples: 500 },
+      await richInput(40), // captured turns, stage heads, query attribution
+    ]) {
+      const stepped = await buildReportYielding(input);
+      expect(JSON.stringify(stepped)).toBe(JSON.stringify(buildReport(input)));
+      expect(stepped.turns).toBe(input.turns);
+      expect(stepped.run).toBe(input.run);
+    }
   }, 60_000);
 
-  it("gives the same bytes with another seed and turn resampling, and builds small runs here", async () => {
-    const input = { ...(await largeInput(160)), seed: 12345, resample: "turn" as const, samples: 500 };
-    expect(JSON.stringify(await buildReportOffThread(input, { minTurns: 0 }))).toBe(JSON.stringify(buildReport(input)));
-    const where: string[] = [];
-    await buildReportOffThread(await largeInput(10), { onBuilt: (w) => where.push(w) });
-    expect(where).toEqual(["this thread"]);
+  it("lets the event loop run during the build (a plain buildReport holds it throughout)", async () => {
+    const input = await largeInput(600); // 4,200 turns: a build of a second or more
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    try {
+      buildReport(input);
+      const held = ticks;
+      await buildReportYielding(input);
+      expect(held).toBe(0);
+      expect(ticks).toBeGreaterThan(3);
+    } finally {
+      clearInterval(timer);
+    }
   }, 60_000);
 
-  it("sends the worker only what the build reads: the report of the projected turns is the report of the turns", async () => {
-    const input = await richInput(40);
-    const slim = input.turns.map(reportTurn);
-    // What is left out: the texts, the comments, the captured documents and the trace's ranked heads.
-    const captured = slim.find((t) => t.captured !== undefined);
-    expect(captured?.captured?.documents).toBeUndefined();
-    expect(captured?.captured?.stages.length).toBe(2);
-    const traced = slim.find((t) => t.trace !== undefined);
-    expect(traced?.trace?.stages).toBeUndefined();
-    expect(traced?.trace?.stageSizes).toEqual({ bm25: 10, fused: 5 });
-    expect(slim.every((t) => t.user === "" && t.answer === "" && t.results.every((r) => r.comment === undefined))).toBe(
-      true,
-    );
-    expect(JSON.stringify(slim).length).toBeLessThan(JSON.stringify(input.turns).length * 0.6);
-    // ... and every figure is the same: the build reads none of it (the report's turns are the caller's own either way).
-    const full = buildReport(input);
-    const projected = buildReport({ ...input, turns: slim });
-    expect(JSON.stringify({ ...projected, turns: null })).toBe(JSON.stringify({ ...full, turns: null }));
-    expect(full.funnel?.stages.map((s) => s.stage)).toEqual(expect.arrayContaining(["bm25", "final"]));
-    // A run of captured turns only (its funnel from the captured lists).
-    const capturedOnly = { ...input, turns: input.turns.filter((t) => t.captured !== undefined) };
-    const fullCaptured = buildReport(capturedOnly);
-    expect(fullCaptured.funnel?.stages.map((s) => s.stage)).toEqual(expect.arrayContaining(["child", "final"]));
-    const slimCaptured = buildReport({ ...capturedOnly, turns: capturedOnly.turns.map(reportTurn) });
-    expect(JSON.stringify({ ...slimCaptured, turns: null })).toBe(JSON.stringify({ ...fullCaptured, turns: null }));
-    expect(full.queryAttribution).toBeDefined();
-    // Off the thread, the same bytes.
-    expect(JSON.stringify(await buildReportOffThread(input, { minTurns: 0 }))).toBe(JSON.stringify(full));
-  }, 60_000);
-
-  it("rethrows the worker's error as the same retrace error", async () => {
+  it("rejects with the same retrace error as buildReport throws", async () => {
     const input = await largeInput(2);
     const bad = { ...input, samples: 0 };
     let here: unknown;
@@ -79,13 +54,13 @@ describe("buildReportOffThread", () => {
     } catch (e) {
       here = e;
     }
-    const off = await buildReportOffThread(bad, { minTurns: 0 }).then(
+    const stepped = await buildReportYielding(bad).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(here).toBeInstanceOf(InvalidArgumentError);
-    expect(off).toBeInstanceOf(InvalidArgumentError);
-    expect((off as Error).message).toBe((here as Error).message);
+    expect(stepped).toBeInstanceOf(InvalidArgumentError);
+    expect((stepped as Error).message).toBe((here as Error).message);
   }, 60_000);
 });
 
