@@ -1,5 +1,5 @@
 /**
- * A large run for the off-thread report build (test/eval/build-thread.test.ts,
+ * A large run for the stepped report build (test/eval/build-thread.test.ts,
  * test/fixtures/faults/build-interrupt.ts): the hand-checked fixture's turns
  * (./report-fixture.ts) copied `copies` times under new case ids, every third
  * copy store-less (its retrieval keys not measured), the copies split into
