@@ -2,8 +2,8 @@
  * A pure computation of retrace's own run in a worker thread, so that the
  * calling thread's event loop keeps running, and its SIGINT, SIGTERM and
  * SIGHUP handlers with it (docs/reliability.md, "Interrupted runs leave
- * nothing behind"): used by the report build (src/eval/report/build-thread.ts)
- * and the repeats' intervals (src/eval/sweep/repeats-thread.ts). The items
+ * nothing behind"): used by the repeats' intervals
+ * (src/eval/sweep/repeats-thread.ts). The items
  * cross in chunks, this thread yielding between them, so no single copy
  * holds the loop for long; then the worker computes and answers once.
  * Importable from every layer.

@@ -24,7 +24,7 @@ import { secretRedactor } from "../redact.js";
 import type { JudgeCost } from "../eval/measures/types.js";
 import { recordJudgeCost } from "./judge.js";
 import { NO_PROGRESS, type UseCaseHooks } from "./progress.js";
-import { applyGate, reportOfOffThread, warnAboutJudgments, type GateOptions, type ReportInput } from "./report.js";
+import { applyGate, reportInSteps, warnAboutJudgments, type GateOptions, type ReportInput } from "./report.js";
 import type { SweepSource, SweptTurns } from "./sweep-source.js";
 
 /** An eval's report (gate applied unless it is a shard's) and the baseline it was compared with. */
@@ -82,7 +82,7 @@ export interface ReportStep {
  * baseline, flips, errors, flaky turns), whose baseline tolerance is logged.
  */
 export async function reportAndGate(step: ReportStep): Promise<Report> {
-  const report = await reportOfOffThread(step.build);
+  const report = await reportInSteps(step.build);
   if (step.repeats !== undefined) {
     // Each key's overall interval accounts for both sources of variation: the two-stage one (cases, then repeats).
     attachRepeats(report, step.repeats);

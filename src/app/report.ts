@@ -17,7 +17,7 @@ import type { Quarantine } from "../eval/gate/quarantine.js";
 import { unjudgedGateCheck } from "../eval/gate/unjudged.js";
 import type { EvaluatorSpec } from "../eval/measures/evaluators.js";
 import { buildReport, type BuildReportInput } from "../eval/report/aggregate.js";
-import { buildReportOffThread } from "../eval/report/build-thread.js";
+import { buildReportYielding } from "../eval/report/build-thread.js";
 import { judgmentWarning } from "../eval/report/judgments.js";
 import { parseAndFillReport } from "../eval/report/derived-on-read.js";
 import type { Report, RunInfo, TurnReport } from "../eval/report/types.js";
@@ -60,12 +60,12 @@ export function reportOf(i: ReportInput): Report {
 }
 
 /**
- * `reportOf` for the CLI's runs: the same bytes, a large run's built in a
- * worker thread so that SIGINT, SIGTERM and SIGHUP end the run during the
- * bootstrap too (src/eval/report/build-thread.ts).
+ * `reportOf` for the CLI's runs: the same bytes, built in steps with the
+ * event loop running between them, so that SIGINT, SIGTERM and SIGHUP end
+ * the run during the bootstrap too (src/eval/report/build-thread.ts).
  */
-export function reportOfOffThread(i: ReportInput): Promise<Report> {
-  return buildReportOffThread(buildInput(i));
+export function reportInSteps(i: ReportInput): Promise<Report> {
+  return buildReportYielding(buildInput(i));
 }
 
 /**

@@ -101,7 +101,7 @@ describe("trace, label and merge take eval's path", () => {
     const merge = read("merge.ts");
     expect(merge).toMatch(/\breportAndGate\(/);
     expect(merge).not.toMatch(
-      /\b(applyGate|reportOfOffThread|buildReportOffThread|attachRepeats|warnAboutJudgments)\b/,
+      /\b(applyGate|reportInSteps|buildReportYielding|buildReport|attachRepeats|warnAboutJudgments)\b/,
     );
     expect(read("evaluate.ts")).toMatch(/\breportAndGate\(\{/); // eval's own body runs the same step
   });

@@ -1,6 +1,7 @@
 /**
- * The report of a large run built in a worker thread (src/eval/report/build-thread.ts;
- * issue 49 item 2): the same bytes as `buildReport` in this thread, and a
+ * The report of a large run built in steps, the event loop running between
+ * them (src/eval/report/build-thread.ts; issue 49 item 2, issue 51): the same
+ * bytes as `buildReport`, and a
  * signal during the build ends the run at once (a child process told to stop
  * while building ends by the signal without ever finishing the build).
  */
@@ -10,36 +11,41 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { buildReport } from "../../src/eval/report/aggregate.js";
-import { buildReportOffThread } from "../../src/eval/report/build-thread.js";
+import { buildReportYielding } from "../../src/eval/report/build-thread.js";
 import { tempDir } from "../helpers/chroma.js";
 import { ROOT } from "../helpers/cli.js";
-import { largeInput } from "./build-thread-input.js";
+import { largeInput, richInput } from "./build-thread-input.js";
 
-describe("buildReportOffThread", () => {
-  it("builds a large run's report in a worker, byte for byte the report built in this thread", async () => {
-    const input = await largeInput(160); // 1,120 turns: above OFF_THREAD_MIN_TURNS
-    const where: string[] = [];
-    const off = await buildReportOffThread(input, { onBuilt: (w) => where.push(w) });
-    expect(where).toEqual(["worker"]);
-    const here = buildReport(input);
-    expect(JSON.stringify(off)).toBe(JSON.stringify(here));
-    // The caller's own objects, as a build in this thread returns them.
-    expect(off.turns).toBe(input.turns);
-    expect(off.run).toBe(input.run);
-    // What the worker had to be told about the evaluators: groundedness vacuous, store-less turns' reasons, parts.
-    expect(off.vacuous).toEqual(["groundedness"]);
-    expect(Object.keys(off.splits)).toEqual(["kind", "locale", "part", "position"]);
+describe("buildReportYielding", () => {
+  it("builds a large run's report in steps, byte for byte the report of buildReport", async () => {
+    for (const input of [
+      await largeInput(160),
+      { ...(await largeInput(160)), seed: 12345, resample: "turn" as const, samples: 500 },
+      await richInput(40), // captured turns, stage heads, query attribution
+    ]) {
+      const stepped = await buildReportYielding(input);
+      expect(JSON.stringify(stepped)).toBe(JSON.stringify(buildReport(input)));
+      expect(stepped.turns).toBe(input.turns);
+      expect(stepped.run).toBe(input.run);
+    }
   }, 60_000);
 
-  it("gives the same bytes with another seed and turn resampling, and builds small runs here", async () => {
-    const input = { ...(await largeInput(160)), seed: 12345, resample: "turn" as const, samples: 500 };
-    expect(JSON.stringify(await buildReportOffThread(input, { minTurns: 0 }))).toBe(JSON.stringify(buildReport(input)));
-    const where: string[] = [];
-    await buildReportOffThread(await largeInput(10), { onBuilt: (w) => where.push(w) });
-    expect(where).toEqual(["this thread"]);
+  it("lets the event loop run during the build (a plain buildReport holds it throughout)", async () => {
+    const input = await largeInput(600); // 4,200 turns: a build of a second or more
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    try {
+      buildReport(input);
+      const held = ticks;
+      await buildReportYielding(input);
+      expect(held).toBe(0);
+      expect(ticks).toBeGreaterThan(3);
+    } finally {
+      clearInterval(timer);
+    }
   }, 60_000);
 
-  it("rethrows the worker's error as the same retrace error", async () => {
+  it("rejects with the same retrace error as buildReport throws", async () => {
     const input = await largeInput(2);
     const bad = { ...input, samples: 0 };
     let here: unknown;
@@ -48,13 +54,13 @@ describe("buildReportOffThread", () => {
     } catch (e) {
       here = e;
     }
-    const off = await buildReportOffThread(bad, { minTurns: 0 }).then(
+    const stepped = await buildReportYielding(bad).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(here).toBeInstanceOf(InvalidArgumentError);
-    expect(off).toBeInstanceOf(InvalidArgumentError);
-    expect((off as Error).message).toBe((here as Error).message);
+    expect(stepped).toBeInstanceOf(InvalidArgumentError);
+    expect((stepped as Error).message).toBe((here as Error).message);
   }, 60_000);
 });
 

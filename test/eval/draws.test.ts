@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { drawRatios, stateAfter } from "../../src/eval/stats/draws.js";
+import { drawRatioSteps, drawRatios, stateAfter, STEP_WORK } from "../../src/eval/stats/draws.js";
 import { mulberry32 } from "../../src/random.js";
 
 /** The definition, one list at a time: m units drawn with replacement from the seed's stream, Σ sums / Σ counts. */
@@ -69,6 +69,24 @@ describe("drawRatios (the report's batched resampling loop)", () => {
     const got = drawRatios(many, m, seed, samples, { threadMinWork: Number.POSITIVE_INFINITY });
     many.forEach((l, k) => expect(Array.from(got[k]!)).toEqual(Array.from(reference(l.sums, l.counts, seed, samples))));
     expect(new Set(Array.from(got[K - 1]!)).size).toBeGreaterThan(10);
+  });
+
+  it("draws in steps, a slice of resamples each, with exactly the replicates of one pass (both threads)", () => {
+    const big = 200_000; // units: STEP_WORK / big resamples a slice
+    const r = mulberry32(8);
+    const counts = Float64Array.from({ length: big }, (_, j) => 1 + (j % 2));
+    const one = [{ sums: Float64Array.from(counts, (c) => c * r()), counts }];
+    const n = 31;
+    const want = Array.from(reference(one[0]!.sums, counts, seed, n));
+    for (const threadMinWork of [Number.POSITIVE_INFINITY, 1]) {
+      const steps = drawRatioSteps(one, big, seed, n, { threadMinWork });
+      let yields = 0;
+      let next = steps.next();
+      for (; next.done !== true; next = steps.next()) yields++;
+      expect(Array.from(next.value[0]!)).toEqual(want);
+      // This thread's resamples (all, or its half) in slices of STEP_WORK / big: a yield after each.
+      expect(yields).toBeGreaterThanOrEqual(Math.ceil((threadMinWork === 1 ? 15 : n) / (STEP_WORK / big)));
+    }
   });
 
   it("jumps mulberry32's stream ahead: the state after n draws continues the sequence", () => {

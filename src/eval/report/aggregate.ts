@@ -57,6 +57,7 @@ import {
   type TurnReport,
 } from "./types.js";
 import { vacuousKeys } from "./vacuous.js";
+import { runSteps, type Steps } from "../stats/steps.js";
 import { CollectedTurns, summarizeAll } from "./collect.js";
 import {
   DELTA_CORRECTION,
@@ -188,6 +189,15 @@ function aggregateInto(
   opts: AggregateOptions,
   shared?: ClusterMeanBatch,
 ): Aggregation {
+  return runSteps(aggregateSteps(allTurns, opts, shared));
+}
+
+/** `aggregateInto` in steps (src/eval/stats/steps.ts): one pass over the turns a step. */
+function* aggregateSteps(
+  allTurns: readonly TurnReport[],
+  opts: AggregateOptions,
+  shared?: ClusterMeanBatch,
+): Steps<Aggregation> {
   const resample: Resample = {
     seed: opts.seed ?? DEFAULT_SEED,
     samples: opts.samples ?? DEFAULT_SAMPLES,
@@ -202,13 +212,20 @@ function aggregateInto(
   const turns = withoutSynthetic(parted);
   const collected = new CollectedTurns(order, opts.chance);
   const aggregates = summarizeAll(turns, collected, batch);
+  yield;
 
   const byKind = groupBy(parted, "kind", CASE_KINDS);
   const kind: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of byKind) kind[g] = summarizeAll(ts, collected, batch);
+  for (const [g, ts] of byKind) {
+    kind[g] = summarizeAll(ts, collected, batch);
+    yield;
+  }
   const byLocale = groupBy(turns, "locale", LOCALES);
   const locale: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of byLocale) locale[g] = summarizeAll(ts, collected, batch);
+  for (const [g, ts] of byLocale) {
+    locale[g] = summarizeAll(ts, collected, batch);
+    yield;
+  }
 
   const splits: Report["splits"] = { kind, locale };
   const forDeltas: SplitForDeltas[] = [
@@ -235,7 +252,10 @@ function aggregateInto(
       );
     const groups = groupByCase(allTurns, extra);
     const out: Record<string, Record<string, Aggregate>> = {};
-    for (const [g, ts] of groups) out[g] = summarizeAll(ts, collected, batch);
+    for (const [g, ts] of groups) {
+      out[g] = summarizeAll(ts, collected, batch);
+      yield;
+    }
     splits[extra.name] = out;
     forDeltas.push({ split: extra.name, groups, reference: extra.reference });
   }
@@ -243,14 +263,18 @@ function aggregateInto(
   // Turn position (1, 2, 3, 4+; or the long buckets once a turn is past #3, ./positions.ts): a split of turns, not of cases
   // (a case has turns in several groups), so no deltas against a reference.
   const position: Record<string, Record<string, Aggregate>> = {};
-  for (const [g, ts] of turnSplits(turns, hasLongPositions(allTurns)).position as Map<string, TurnReport[]>)
+  for (const [g, ts] of turnSplits(turns, hasLongPositions(allTurns)).position as Map<string, TurnReport[]>) {
     position[g] = summarizeAll(ts, collected, batch);
+    yield;
+  }
   splits.position = position;
 
   const { vacuous, vacuousReasons } = vacuousKeys(allTurns, opts.evaluators, aggregates);
   for (const key of vacuous) if (splits.part?.tune?.[key] !== undefined) vacuousReasons[key] = NO_HOLDOUT_TURN;
+  yield;
   const deltas = splitDeltas(forDeltas, TRIAD_KEYS, resample);
-  if (shared === undefined) batch.run();
+  yield;
+  if (shared === undefined) yield* batch.runSteps();
   return {
     aggregates,
     splits,
@@ -274,15 +298,32 @@ export interface BuildReportInput extends AggregateOptions {
 
 /** Assemble the one Report object every rendering is made from. */
 export function buildReport(input: BuildReportInput): Report {
+  return runSteps(buildReportSteps(input));
+}
+
+/**
+ * `buildReport` in steps (src/eval/stats/steps.ts): one pass over the turns,
+ * or one slice of resamples, a step; the same report, byte for byte.
+ */
+export function* buildReportSteps(input: BuildReportInput): Steps<Report> {
   const chance =
     input.chance ??
     (input.cardsPerLocale !== undefined ? { cardsPerLocale: input.cardsPerLocale, k: input.run.k } : undefined);
   // One batch for the intervals of the aggregates and of the funnel, run before the report is assembled.
   const r = resampleOf(input);
   const batch = new ClusterMeanBatch({ seed: r.seed, samples: r.samples, unit: r.resample });
-  const agg = aggregateInto(input.turns, { ...input, ...(chance !== undefined ? { chance } : {}) }, batch);
+  const agg = yield* aggregateSteps(input.turns, { ...input, ...(chance !== undefined ? { chance } : {}) }, batch);
   const funnel = withFunnel(input.turns, r, batch);
-  batch.run();
+  yield;
+  yield* batch.runSteps();
+  const queryAttribution =
+    input.counterfactual !== undefined
+      ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) }
+      : {};
+  yield;
+  const curves = withCurves(input.turns, input.run.k);
+  yield;
+  const judgments = withJudgments(input.turns, input.run.k);
   return {
     schemaVersion: REPORT_VERSION,
     run: input.run,
@@ -310,12 +351,10 @@ export function buildReport(input: BuildReportInput): Report {
         }
       : {}),
     answerSide: agg.answerSide,
-    ...(input.counterfactual !== undefined
-      ? { queryAttribution: queryAttributionOf(input.turns, { ...input.counterfactual, ...resampleOf(input) }) }
-      : {}),
+    ...queryAttribution,
     ...funnel,
-    ...withCurves(input.turns, input.run.k),
-    ...withJudgments(input.turns, input.run.k),
+    ...curves,
+    ...judgments,
   };
 }
 

@@ -4,7 +4,8 @@
  * Re-exported by src/eval/stats/bootstrap.ts. Deterministic for a seed; pure, synchronous, no I/O.
  */
 import { mulberry32 } from "../../random.js";
-import { drawRatios } from "./draws.js";
+import { drawRatioSteps } from "./draws.js";
+import { runSteps, type Steps } from "./steps.js";
 import type { ClusterOptions, ClusterSums, ClusteredValue, KnownClusters, ResampleUnit } from "./cluster-sums.js";
 import {
   DEFAULT_RESAMPLE,
@@ -251,6 +252,11 @@ export class ClusterMeanBatch {
 
   /** Computes every pending interval (then the batch is empty again) and calls the callbacks in the order the lists were added. */
   run(): void {
+    runSteps(this.runSteps());
+  }
+
+  /** `run` in steps (./steps.ts): the same intervals, yielding while the resamples are drawn. */
+  *runSteps(): Steps<void> {
     const pending = this.pending.splice(0);
     const results: ([number, number] | null)[] = pending.map(() => null);
     const byUnits = new Map<number, number[]>();
@@ -274,7 +280,7 @@ export class ClusterMeanBatch {
         }
         slot.push(at);
       }
-      const intervals = drawRatios(distinct, m, this.seed, this.samples).map((r) =>
+      const intervals = (yield* drawRatioSteps(distinct, m, this.seed, this.samples)).map((r) =>
         percentileInterval(sortedReplicates(r), this.alpha),
       );
       list.forEach((i, x) => {

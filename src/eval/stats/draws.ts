@@ -20,6 +20,7 @@
  * its half to this thread; the numbers are the same either way.
  */
 import { Worker } from "node:worker_threads";
+import { runSteps, type Steps } from "./steps.js";
 
 /** mulberry32's increment (src/random.ts): its state after n draws from seed s is s + n·INCREMENT (mod 2³²). */
 const INCREMENT = 0x6d2b79f5n;
@@ -207,8 +208,35 @@ export function drawRatios(
   m: number,
   seed: number,
   samples: number,
-  opts: { threadMinWork?: number; onSecondHalf?: (by: "worker" | "this thread") => void } = {},
+  opts: DrawOptions = {},
 ): Float64Array[] {
+  return runSteps(drawRatioSteps(lists, m, seed, samples, opts));
+}
+
+export interface DrawOptions {
+  threadMinWork?: number;
+  onSecondHalf?: (by: "worker" | "this thread") => void;
+}
+
+/**
+ * Draw work (units × blocks of 8 columns, a resample's) after which
+ * `drawRatioSteps` yields: about 10 ms here, so an interrupt waits little.
+ */
+export const STEP_WORK = 2_000_000;
+
+/**
+ * `drawRatios` in steps (./steps.ts): this thread's resamples are drawn a
+ * slice at a time, each slice starting at its own stream state (as the
+ * worker's half does), and the wait for the worker's half is a step too.
+ * The same numbers as `drawRatios`, bit for bit.
+ */
+export function* drawRatioSteps(
+  lists: readonly UnitSums[],
+  m: number,
+  seed: number,
+  samples: number,
+  opts: DrawOptions = {},
+): Steps<Float64Array[]> {
   const threadMinWork = opts.threadMinWork ?? THREAD_MIN_WORK;
   const K = lists.length;
   // The count columns: lists of the same turns (every metric of one split group) share theirs, and a sum of counts is exact in any order.
@@ -233,7 +261,26 @@ export function drawRatios(
   }
   const reps = new Float64Array(threaded ? new SharedArrayBuffer(repBytes) : new ArrayBuffer(repBytes));
   const state = seed >>> 0;
-  if (!threaded) drawRange(cells, stride, K, countOf, m, state, 0, samples, reps, samples);
+  const slice = Math.max(1, Math.floor(STEP_WORK / Math.max(1, m * (stride / 8))));
+  // Replicates r0 … r1−1, a slice at a time, each from the stream's state before its first draw.
+  function* drawn(r0: number, r1: number): Steps<void> {
+    for (let r = r0; r < r1; r += slice) {
+      drawRange(
+        cells,
+        stride,
+        K,
+        countOf,
+        m,
+        r === 0 ? state : stateAfter(seed, r * m),
+        r,
+        Math.min(r1, r + slice),
+        reps,
+        samples,
+      );
+      yield;
+    }
+  }
+  if (!threaded) yield* drawn(0, samples);
   else {
     const half = Math.floor(samples / 2);
     const secondState = stateAfter(seed, half * m);
@@ -253,15 +300,18 @@ export function drawRatios(
       flag,
     });
     const t0 = performance.now();
-    drawRange(cells, stride, K, countOf, m, state, 0, half, reps, samples);
+    yield* drawn(0, half);
     // A worker that never reports (it could not even start its program) is given up after four times this half's time, at least 5 s.
     const mine = performance.now() - t0;
     const giveUpAt = performance.now() + Math.max(5000, 4 * mine);
     if (worker !== null)
-      while (Atomics.load(done, 0) === 0 && performance.now() < giveUpAt) Atomics.wait(done, 0, 0, 100);
+      while (Atomics.load(done, 0) === 0 && performance.now() < giveUpAt) {
+        Atomics.wait(done, 0, 0, 20);
+        yield;
+      }
     if (worker === null || Atomics.load(done, 0) !== 1) {
       void worker?.terminate();
-      drawRange(cells, stride, K, countOf, m, secondState, half, samples, reps, samples);
+      yield* drawn(half, samples);
       opts.onSecondHalf?.("this thread");
     } else opts.onSecondHalf?.("worker");
   }
