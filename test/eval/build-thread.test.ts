@@ -39,7 +39,9 @@ describe("buildReportYielding", () => {
       const held = ticks;
       await buildReportYielding(input);
       expect(held).toBe(0);
-      expect(ticks).toBeGreaterThan(3);
+      // Timers fire only where the build hands the loop back (its last step resolves the promise in a microtask,
+      // before any timer): any tick happened during the build. How many depends on the machine's speed.
+      expect(ticks).toBeGreaterThan(0);
     } finally {
       clearInterval(timer);
     }

@@ -74,7 +74,7 @@ describe("reportToJSON", () => {
     const r = await fixtureReport();
     const text = reportToJSON(r);
     const parsed = JSON.parse(text) as Report;
-    expect(parsed.schemaVersion).toBe(4);
+    expect(parsed.schemaVersion).toBe(5);
     expect(parsed).toEqual(JSON.parse(JSON.stringify(r)));
     expect(text.endsWith("\n")).toBe(true);
   });
