@@ -9,6 +9,7 @@
  *   `splitTurns`), not the sum of the attribution counts.
  * - A moved turn's "drop"/"gain" on the compare page is the comparison's
  *   `change`, not the larger of |Δ nDCG| and |Δ recall| picked by the page.
+ * - The flipped turns' counts are the comparison's, not counted from the list.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -90,6 +91,26 @@ describe.skipIf(CHROMIUM.skipReason !== null)("the HTML pages print the report's
     await page.click('button[data-tab="flips"]');
     await page.click('table.shifts tbody tr[data-turn="g1#0"]');
     expect(await page.text('[data-panel="pair"] h2')).toMatch(/^g1#0 {2}drop \(recall \+0\.500, nDCG \+0\.613\)$/);
+    expect(page.events).toEqual([]);
+    await page.close();
+  });
+
+  it("the flipped turns' counts are the comparison's `flips.hitToMiss` and `flips.missToHit`", async () => {
+    // B misses g1#0 (gold [a,b]) with [c,d,e]: one hit→miss flip, none the other way.
+    const a = await fixtureReport();
+    const b = await fixtureReport(
+      {},
+      ROWS.map((r) => (r.caseId === "g1" && r.turn === 0 ? { ...r, retrievedIds: ["c", "d", "e"] } : r)),
+    );
+    const c = buildComparison(runSideOf("a.json", a), runSideOf("b.json", b));
+    expect([c.flips.hitToMiss, c.flips.missToHit]).toEqual([1, 0]);
+    // Planted: counts the one listed turn cannot give.
+    const planted = { ...c, flips: { ...c.flips, hitToMiss: 7, missToHit: 4 } };
+    const file = path.join(dir, "compare-flips.html");
+    await writeFile(file, renderHtmlComparison({ name: "A", report: a }, { name: "B", report: b }, planted));
+    const page = await driver.open(file);
+    await page.click('button[data-tab="flips"]');
+    expect(await page.text('[data-panel="flips"]')).toContain("7 hit\u2192miss (listed first), 4 miss\u2192hit.");
     expect(page.events).toEqual([]);
     await page.close();
   });

@@ -116,6 +116,7 @@ export function renderHtmlComparison(
     method: comparison.method,
     note: comparison.note,
     flips: flips.map(remap),
+    flipCounts: { hitToMiss: comparison.flips.hitToMiss, missToHit: comparison.flips.missToHit },
     shiftThreshold: comparison.moved.threshold,
     shifts: shifts.map(remap),
     funnels: comparison.funnels ?? null,

@@ -56,6 +56,8 @@ export interface ComparePageData {
   method: { unit: string; seed: number; samples: number; test: string; correction: string };
   note: readonly string[];
   flips: PageFlip[];
+  /** The comparison's flip counts (src/eval/gate/compare.ts), printed as they are. */
+  flipCounts: { hitToMiss: number; missToHit: number };
   shiftThreshold: number;
   shifts: PageShift[];
   funnels: { a: FunnelStage[]; b: FunnelStage[]; diff: FunnelStageDiff[] } | null;

@@ -221,9 +221,9 @@ export function comparePage(data: ComparePageData): void {
       el("p", {
         cls: "note",
         text:
-          data.flips.filter((f) => f.direction === "hit\u2192miss").length +
+          data.flipCounts.hitToMiss +
           " hit\u2192miss (listed first), " +
-          data.flips.filter((f) => f.direction === "miss\u2192hit").length +
+          data.flipCounts.missToHit +
           " miss\u2192hit. Click a row to open both runs' turn views.",
       }),
     );
