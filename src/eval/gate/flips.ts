@@ -6,6 +6,7 @@
 import type { Baseline } from "./baseline.js";
 import { HIT_KEY } from "../measures/metrics.js";
 import { turnKey } from "../stats/bootstrap.js";
+import { goldPositionsWords } from "../report/stages.js";
 import type { GateFlip, Report } from "../report/types.js";
 
 /** Turns whose hit@k was 1 in the baseline and is 0 in the report, in report order. */
@@ -32,16 +33,6 @@ export function hitFlips(report: Report, baseline: Baseline): GateFlip[] {
 
 /** `caseId#turn (locale): gold [a] now dense 7, bm25 —, fused 9` */
 export function flipText(f: GateFlip): string {
-  const where =
-    f.goldPositions === undefined
-      ? "no trace"
-      : Object.entries(f.goldPositions)
-          .map(
-            ([id, stages]) =>
-              `${id}: ${Object.entries(stages)
-                .map(([s, r]) => `${s} ${r ?? "—"}`)
-                .join(", ")}`,
-          )
-          .join("; ");
+  const where = f.goldPositions === undefined ? "no trace" : goldPositionsWords(f.goldPositions);
   return `${f.caseId}#${f.turn} (${f.locale}, ${f.kind}) gold=[${f.gold.join(", ")}] top=[${f.retrievedIds.join(", ")}] now ${where}`;
 }

@@ -187,3 +187,19 @@ export function stagePageData(): StagePageData {
     color: Object.fromEntries([...STAGES, ...CAPTURED_STAGES].map((s) => [s.id, s.color])),
   };
 }
+
+/**
+ * A turn's gold cards by stage, in words: `duplicate-charges: dense 7, bm25 —, fused 9` per card, `; ` between
+ * cards (a stage that did not list the card is `—`). The one wording of the gate's flips (../gate/flips.ts) and the
+ * renderings' "gold by stage" (./render/shared.ts).
+ */
+export function goldPositionsWords(pos: Readonly<Record<string, Readonly<Record<string, number | null>>>>): string {
+  return Object.entries(pos)
+    .map(
+      ([id, stages]) =>
+        `${id}: ${Object.entries(stages)
+          .map(([stage, rank]) => `${stage} ${rank ?? "—"}`)
+          .join(", ")}`,
+    )
+    .join("; ");
+}

@@ -10,6 +10,7 @@ import { gradedNdcgText } from "../judgments.js";
 import type { Aggregate, GroupDelta, Report, RetrievalRunConfig, TurnReport } from "../types.js";
 import { syntheticVerdict } from "../../measures/synthetic-reference.js";
 import { allSynthetic } from "../parts.js";
+import { goldPositionsWords } from "../stages.js";
 import { oneLineText } from "../../../control-chars.js";
 
 export { HIT_KEY };
@@ -106,15 +107,7 @@ export function ids(xs: readonly string[]): string {
 /** `duplicate-charges: dense 7, bm25 —, fused 9` per gold card, from the trace summary. */
 export function goldPositionsText(t: TurnReport): string {
   const pos = t.trace?.goldPositions;
-  if (pos === undefined) return "";
-  return Object.entries(pos)
-    .map(
-      ([id, stages]) =>
-        `${id}: ${Object.entries(stages)
-          .map(([stage, rank]) => `${stage} ${rank ?? "—"}`)
-          .join(", ")}`,
-    )
-    .join("; ");
+  return pos === undefined ? "" : goldPositionsWords(pos);
 }
 
 export function kindCounts(report: Report): string {
