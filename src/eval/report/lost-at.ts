@@ -33,11 +33,11 @@ export function cutStage(t: TurnReport, gold: string): string | null {
   if (t.noRetrieval === true) return NOT_RETRIEVED;
   const tr = t.trace;
   if (tr === undefined) return null;
-  const inTopK = tr.retrievedIds.includes(gold);
+  if (tr.retrievedIds.includes(gold)) return null; // in the top-k: the rule's first case, without building the chains
   const lists = capturedLists(t);
   return lists === null
-    ? lostAt([pipelineChain(tr.goldPositions[gold] ?? {})], inTopK)
-    : capturedCut(lists, gold, inTopK);
+    ? lostAt([pipelineChain(tr.goldPositions[gold] ?? {})], false)
+    : capturedCut(lists, gold, false);
 }
 
 /** The rule on a captured turn's scored lists (`captured.stages`): null when `inTopK`, else the stage that lost `gold`. */
