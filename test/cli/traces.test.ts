@@ -35,6 +35,7 @@ type Turn = {
   retrievedIds: string[] | null;
   error?: string;
   results: { key: string; score: number }[];
+  goldLostAt?: Record<string, { at: string; text: string }>;
 };
 
 // ---------------------------------------------------------------- the independent reading of the raw files
@@ -178,7 +179,29 @@ describe("eval --traces scores each recorded turn as the raw spans say", () => {
         expect(score(t, "retrieval_hit_at_k")).toBe(e.hit);
         expect(score(t, "retrieval_recall_at_k")).toBeCloseTo(e.recall, 12);
         expect(score(t, "retrieval_ndcg_at_k")).toBeCloseTo(e.ndcg, 12);
+        // Where each missed gold card was lost, recorded in the report (one retriever call a turn): listed below k by
+        // the call → cut at k; not listed at all → not retrieved. A card in the top-k has no entry.
+        const lost = Object.fromEntries(
+          gold[t.caseId]![t.turn]!.flatMap((g) =>
+            w.ids.slice(0, K).includes(g)
+              ? []
+              : [
+                  [
+                    g,
+                    w.ids.includes(g)
+                      ? { at: "final", text: "cut at k" }
+                      : { at: "retrieval", text: "not retrieved (no retriever call listed it)" },
+                  ],
+                ],
+          ),
+        );
+        expect(t.goldLostAt).toEqual(Object.keys(lost).length === 0 ? undefined : lost);
       }
+      // conv-transfer#1 and conv-empty#1 missed their gold: the check above is not vacuous.
+      expect(report.turns.filter((t) => t.goldLostAt !== undefined).map((t) => `${t.caseId}#${t.turn}`)).toEqual([
+        "conv-transfer#1",
+        "conv-empty#1",
+      ]);
       // The empty retrieval (no document attributes at all) is a scored miss.
       expect(report.turns.find((t) => t.caseId === "conv-empty" && t.turn === 1)).toMatchObject({
         retrievedIds: [],

@@ -2,12 +2,14 @@
  * A report written before a derived section existed gets it when it is read
  * (parseAndFillReport → src/eval/report/derived-on-read.ts), from the build's own
  * functions, so the renderers only read (issue 55, item 2): the recall
- * curves, each attribution group's turns, each split delta's verdict. A
+ * curves, each attribution group's turns, each split delta's verdict, each
+ * turn's `goldLostAt` (where a missed gold card was lost). A
  * report that has them is read back byte for byte.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { readReport } from "../../src/app/report.js";
 import { readRunSide } from "../../src/eval/gate/compare.js";
@@ -50,6 +52,7 @@ describe("derived sections filled on read", () => {
       ...rest,
       queryAttribution: qa,
       deltas: report.deltas!.map(({ verdict: _verdict, ...d }) => d),
+      turns: report.turns.map(({ goldLostAt: _lost, ...t }) => t),
     });
     expect(older.recallCurves).toBeUndefined();
     const read = parseAndFillReport(older, "older.json");
@@ -58,13 +61,30 @@ describe("derived sections filled on read", () => {
     expect(read.queryAttribution!.splitTurns).toEqual(report.queryAttribution!.splitTurns);
     expect(read.queryAttribution!.splitTurns!.position).toEqual({ "1": 2, "2": 1 });
     expect(read.deltas!.map((d) => d.verdict)).toEqual(report.deltas!.map((d) => d.verdict));
+    // Where each missed gold card was lost (the fixture's table, test/eval/report-fixture.ts): g1#0 (gold [a, b], top-3
+    // [c, a, d]) missed b and g2#1 (gold [c], top-3 [d, e, f]) missed c, each in no list of its trace (BM25 and fused
+    // lack it): not retrieved. The other turns hit every card, have no gold, or no trace (g3#0): no field.
+    const notRetrieved = { at: "retrieval", text: "not retrieved (no branch listed it)" };
+    const u = undefined;
+    expect(read.turns.map((t) => t.goldLostAt)).toEqual([{ b: notRetrieved }, u, u, { c: notRetrieved }, u, u, u]);
+    expect(read.turns.map((t) => t.goldLostAt)).toEqual(report.turns.map((t) => t.goldLostAt));
     // Nothing else changes, and the file's own data is not mutated.
     expect(older.recallCurves).toBeUndefined();
-    expect({ ...read, recallCurves: undefined, queryAttribution: undefined, deltas: undefined }).toEqual({
+    expect((older.turns as TurnReport[]).some((t) => t.goldLostAt !== undefined)).toBe(false);
+    const bare = (r: Report) => r.turns.map(({ goldLostAt: _lost, ...t }) => t);
+    expect(bare(read)).toEqual(older.turns);
+    expect({
+      ...read,
+      recallCurves: undefined,
+      queryAttribution: undefined,
+      deltas: undefined,
+      turns: undefined,
+    }).toEqual({
       ...older,
       recallCurves: undefined,
       queryAttribution: undefined,
       deltas: undefined,
+      turns: undefined,
     });
   });
 
@@ -81,6 +101,27 @@ describe("derived sections filled on read", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a version 4 recorded-traces report written by the previous retrace gets each missed card's goldLostAt", async () => {
+    // test/fixtures/schema/report-v4-traces.json (k = 5): conv-transfer#1's gold transfer-limits and conv-empty#1's
+    // card-replace are in no list of the one scored KeywordRetriever call (["pix-keys"] and []): not retrieved.
+    // Every other gold card is in its turn's top-5: no field.
+    const text = await readFile(
+      fileURLToPath(new URL("../fixtures/schema/report-v4-traces.json", import.meta.url)),
+      "utf8",
+    );
+    const data = JSON.parse(text) as { turns: TurnReport[] };
+    expect(data.turns.some((t) => t.goldLostAt !== undefined)).toBe(false);
+    const read = parseAndFillReport(data, "report-v4-traces.json");
+    const lost = Object.fromEntries(
+      read.turns.filter((t) => t.goldLostAt !== undefined).map((t) => [`${t.caseId}#${t.turn}`, t.goldLostAt]),
+    );
+    const notRetrieved = { at: "retrieval", text: "not retrieved (no retriever call listed it)" };
+    expect(lost).toEqual({
+      "conv-transfer#1": { "transfer-limits": notRetrieved },
+      "conv-empty#1": { "card-replace": notRetrieved },
+    });
   });
 
   it("an older schemaVersion is migrated and filled too", async () => {

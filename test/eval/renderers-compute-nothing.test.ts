@@ -140,13 +140,16 @@ const COMPUTING = [
   /^src\/eval\/stats\//,
   /^src\/eval\/measures\/(ranked|chance)\.ts$/,
   /^src\/eval\/gate\//,
-  /^src\/eval\/report\/(aggregate|funnel-stats|recall-curves|query-attribution|verdict|derived-on-read)\.ts$/,
+  /^src\/eval\/report\/(aggregate|funnel-stats|recall-curves|query-attribution|verdict|derived-on-read|lost-at)\.ts$/,
+  // The "lost at" rule (lostAt, capturedChains, pipelineChain): a turn's `goldLostAt` carries its result.
+  /^src\/eval\/report\/attribution\.ts$/,
 ];
 /** Names a renderer may take from a computing module: a key's spelling and a constant of the wording, no computation. */
 const ALLOWED_NAMES: Readonly<Record<string, readonly string[]>> = {
   "src/eval/stats/bootstrap.ts": ["turnKey", "SIGNIFICANCE_LEVEL"],
   "src/eval/report/funnel-stats.ts": ["positionLabel"],
   "src/eval/report/verdict.ts": ["fmtP"],
+  "src/eval/report/attribution.ts": ["ordinal", "CUT_AT_K", "NOT_RETRIEVED"],
   "src/eval/report/query-attribution.ts": [
     "ATTRIBUTIONS",
     "ATTRIBUTION_LABELS",
@@ -240,6 +243,17 @@ describe("no renderer imports a computing module", () => {
     expect(violations(s, `import { attributionCounts, ATTRIBUTIONS } from "../query-attribution.js";`)).toEqual([
       `${s}: attributionCounts from src/eval/report/query-attribution.ts`,
     ]);
+    // Where a missed gold card was lost is the turn's `goldLostAt`: no renderer applies the rule.
+    expect(
+      violations(h, `import { capturedChains, lostAt, lostAtText, pipelineChain } from "../attribution.js";`),
+    ).toEqual([
+      `${h}: capturedChains from src/eval/report/attribution.ts`,
+      `${h}: lostAt from src/eval/report/attribution.ts`,
+      `${h}: lostAtText from src/eval/report/attribution.ts`,
+      `${h}: pipelineChain from src/eval/report/attribution.ts`,
+    ]);
+    expect(violations(h, `import { cutStage, goldLostAtOf } from "../lost-at.js";`)).toHaveLength(2);
+    expect(violations(h, `import { ordinal, type LostAt } from "../attribution.js";`)).toEqual([]);
     expect(sums(s, "const n = Object.values(qa.counts).reduce((s, x) => s + x, 0);")).toEqual([
       `${s}: adds up a list (.reduce) at render`,
     ]);

@@ -23,6 +23,7 @@
  */
 import { buildReport } from "../../src/eval/report/aggregate.js";
 import { allEvaluators, runEvaluators, type EvaluatorSpec } from "../../src/eval/measures/evaluators.js";
+import { goldLostAtOf } from "../../src/eval/report/lost-at.js";
 import type { Report, RunInfo, TurnReport } from "../../src/eval/report/types.js";
 import type { TurnArtifacts } from "../../src/eval/measures/types.js";
 
@@ -150,6 +151,9 @@ export async function turnReports(rows: readonly Row[], evaluators: readonly Eva
         ),
       };
     }
+    // Where each missed gold card was lost, as the sweep records it when it scores a turn (src/eval/sweep/score-turn.ts).
+    const goldLostAt = goldLostAtOf(t);
+    if (goldLostAt !== undefined) t.goldLostAt = goldLostAt;
     out.push(t);
   }
   return out;

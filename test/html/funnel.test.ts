@@ -8,7 +8,8 @@ import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { CLIENT_CSS, CLIENT_JS } from "../../src/eval/report/html/client.js";
 import { funnelStages } from "../../src/eval/report/funnel-stats.js";
-import { cutStage, lostAtOf, pipelineView } from "../../src/eval/report/html/funnel.js";
+import { pipelineView } from "../../src/eval/report/html/funnel.js";
+import { cutStage, goldLostAtOf, lostAtOf } from "../../src/eval/report/lost-at.js";
 import { recallCurves } from "../../src/eval/report/recall-curves.js";
 import { contentSecurityPolicy, embedData, renderPage } from "../../src/eval/report/html/page.js";
 import { roundScore, stageHeads } from "../../src/eval/report/trace-summary.js";
@@ -73,6 +74,20 @@ describe("cutStage", () => {
     expect(cutStage(turn("t5", ["f"], { f: S(4, null, null, null) }, ["x"]), "f")).toBe("fused");
     // No trace: nothing to say.
     expect(cutStage({ ...T[0]!, trace: undefined }, "a")).toBeNull();
+  });
+
+  it("goldLostAtOf keeps only the missed cards, in gold order, and is absent when none missed", () => {
+    expect(goldLostAtOf(T[0]!)).toBeUndefined(); // a reached the top-2
+    expect(goldLostAtOf(T[1]!)).toEqual({ b: { at: "final", text: "cut at k" } });
+    // d reached the top-2 (rank 2), e was in no list.
+    expect(goldLostAtOf(T[3]!)).toEqual({ e: { at: "retrieval", text: "not retrieved (no branch listed it)" } });
+    expect(goldLostAtOf({ ...T[1]!, trace: undefined })).toBeUndefined(); // no trace: nothing to say
+    expect(goldLostAtOf({ ...T[1]!, gold: [] })).toBeUndefined();
+    // A gold-bearing turn that made no retriever run: every card, "no retrieval".
+    expect(goldLostAtOf({ ...T[3]!, trace: undefined, noRetrieval: true })).toEqual({
+      d: { at: "retrieval", text: "no retrieval" },
+      e: { at: "retrieval", text: "no retrieval" },
+    });
   });
 });
 
@@ -293,7 +308,7 @@ describe("a --graph run's turns (captured retriever calls)", () => {
     const view = pipelineView(report);
     expect(view.kind).toBe("captured");
     expect(`${view.text.funnel} ${view.text.curves}`).not.toMatch(/dense|BM25|fused|branch/);
-    expect(view.cuts).toEqual([
+    expect([c1, c2].map(goldLostAtOf)).toEqual([
       { g: { at: "final", text: "cut at k" } },
       { h: { at: "retrieval", text: "not retrieved (no retriever call listed it)" } },
     ]);

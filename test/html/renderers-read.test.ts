@@ -10,6 +10,8 @@
  * - A moved turn's "drop"/"gain" on the compare page is the comparison's
  *   `change`, not the larger of |Δ nDCG| and |Δ recall| picked by the page.
  * - The flipped turns' counts are the comparison's, not counted from the list.
+ * - A missed gold card's "lost at" in the turn view is its turn's
+ *   `goldLostAt`, not the stage the page could work out from the ranks.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -69,6 +71,35 @@ describe.skipIf(CHROMIUM.skipReason !== null)("the HTML pages print the report's
       ["position", "1", "55"],
       ["locale", "en", "33"],
     ]);
+    expect(page.events).toEqual([]);
+    await page.close();
+  });
+
+  it("the turn view's 'lost at' is the turn's goldLostAt", async () => {
+    // g2#1 (gold [c], top-3 [d, e, f]) missed c, in no list of its trace: the report says "not retrieved".
+    const base = await fixtureReport();
+    const i = base.turns.findIndex((t) => t.caseId === "g2" && t.turn === 1);
+    expect(base.turns[i]!.goldLostAt).toEqual({ c: { at: "retrieval", text: "not retrieved (no branch listed it)" } });
+    // Planted: fusion lost it, in words no rule writes; and g1#1 (which hit b) is planted as cut at k.
+    const turns = base.turns.map((t, j) =>
+      j === i
+        ? { ...t, goldLostAt: { c: { at: "fused", text: "planted: lost at fusion" } } }
+        : t.caseId === "g1" && t.turn === 1
+          ? { ...t, goldLostAt: { b: { at: "final", text: "planted: cut at k" } } }
+          : t,
+    );
+    const file = path.join(dir, "lost-at.html");
+    await writeFile(file, renderHtmlReport({ ...base, turns }, { name: "planted" }));
+    const page = await driver.open(file);
+    const cut = async (turn: string) => {
+      await page.click('button[data-tab="turns"]');
+      await page.click(`table.turns tbody tr[data-turn="${turn}"]`);
+      return page.evalAll("table.goldranks tbody tr td:last-child", (tds) =>
+        tds.map((td) => [td.getAttribute("data-cut"), td.textContent]),
+      );
+    };
+    expect(await cut("g2#1")).toEqual([["fused", "planted: lost at fusion"]]);
+    expect(await cut("g1#1")).toEqual([["final", "planted: cut at k"]]);
     expect(page.events).toEqual([]);
     await page.close();
   });

@@ -2,9 +2,10 @@
  * Miss attribution: where a gold card stood at each stage of a retrieval
  * trace, in words — "3rd in dense, 40th in BM25, 7th after fusion, 4th card
  * after parent dedup: in the top-5" or "... cut at k=5" — and the one rule
- * that says where a missed gold card was lost (`lostAt`), read by
- * `retrace trace` (with or without `--graph`) and the HTML report's turn view
- * (./html/funnel.ts). Pure.
+ * that says where a missed gold card was lost (`lostAt`), applied by
+ * `retrace trace`'s explanation of retrace's own trace (`explainGold`) and by
+ * ./lost-at.ts, which records it in each turn's `goldLostAt` for the HTML
+ * turn view and the captured-turn text to read. Pure.
  */
 import type { RetrievalTrace } from "../../contract/trace.js";
 import { BRANCH_STAGES, LOST_IN_RETRIEVAL, stageSpec, TRACE_STAGES } from "./stages.js";

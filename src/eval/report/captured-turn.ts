@@ -7,7 +7,8 @@
  */
 import { queriesLines } from "./render/conversation.js";
 import { traceMetricsText, traceJudgmentLines } from "./render/shared.js";
-import { capturedChains, CUT_AT_K, lostAt, lostAtText, NOT_RETRIEVED, ordinal } from "./attribution.js";
+import { CUT_AT_K, lostAtText, NOT_RETRIEVED, ordinal } from "./attribution.js";
+import { capturedCut } from "./lost-at.js";
 import { mb, NO_RETRIEVAL, turnErrorText } from "./graph-report.js";
 import type { TurnReport } from "./types.js";
 import { oneLineText } from "../../control-chars.js";
@@ -136,7 +137,9 @@ function stepLines(c: CapturedLists, gold: ReadonlySet<string>, top: number, ste
  * sequence: "step 1, 3 parallel calls: 1st from #1 KeywordRetriever, absent
  * from #2 KeywordRetriever (1 listed), …"; with several steps each is named
  * ("step 2: …"). `unscored`: the turn's other lists, which number the calls
- * of a step that has both.
+ * of a step that has both. `cut`: where the card was lost, as the turn's
+ * `goldLostAt` records it (null: it reached the top-k); when not given, the
+ * one rule of ./lost-at.ts on `stages`.
  */
 export function explainCapturedGold(
   stages: readonly StageView[],
@@ -145,6 +148,7 @@ export function explainCapturedGold(
   gold: string,
   k: number,
   unscored: readonly StageView[] = [],
+  cut?: string | null,
 ): string {
   const labels = callLabels({ stages, unscored });
   const name = (key: string) => labels.get(key) ?? oneLineText(key);
@@ -183,15 +187,15 @@ export function explainCapturedGold(
     return `${step !== null && steps > 1 ? `step ${step}: ` : ""}${words.join(", ")}${step !== null && steps > 1 ? ";" : ","}`;
   });
   const pos = retrievedIds.slice(0, k).indexOf(gold);
-  const cut = lostAt(capturedChains(stages, gold), pos >= 0);
+  const lost = cut === undefined ? capturedCut(stages, gold, pos >= 0) : cut;
   const tail =
-    cut === null
+    lost === null
       ? `retrieved at rank ${pos + 1} of the top-${k}`
-      : cut === CUT_AT_K
+      : lost === CUT_AT_K
         ? `cut at k=${k}`
-        : cut === NOT_RETRIEVED
+        : lost === NOT_RETRIEVED
           ? "not retrieved"
-          : lostAtText(name(cut), true);
+          : lostAtText(name(lost), true);
   return `${gold}: ${[...parts, tail].join(" ")}`;
 }
 
@@ -245,9 +249,10 @@ export function renderCapturedTurn(
     lines.push(...queriesLines(t, k)); // --counterfactual: the three queries side by side, or why not
     lines.push(...traceJudgmentLines(t));
     const retrieved = t.retrievedIds ?? [];
+    // Where each missed card was lost is the turn's `goldLostAt` (./lost-at.ts, set when the turn was scored): a card without an entry reached the top-k.
     for (const g of t.gold)
       lines.push(
-        `  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k, c.unscored)}`,
+        `  ${retrieved.slice(0, k).includes(g) ? "HIT " : "MISS"} ${explainCapturedGold(c.stages, c.noChildRuns, retrieved, g, k, c.unscored, t.goldLostAt?.[g]?.at ?? null)}`,
       );
     lines.push(...stepLines(c, new Set(t.gold), top, steps));
     lines.push(`final top-${k}: [${retrieved.slice(0, k).map(oneLineText).join(", ")}]`);

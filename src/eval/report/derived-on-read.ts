@@ -14,13 +14,18 @@
  *   sum of the group's attribution counts (./query-attribution.ts).
  * - `deltas[].verdict`: each split delta's verdict, worded by the build's rule
  *   (./verdict.ts).
+ * - `turns[].goldLostAt`: where each missed gold card of a turn was lost
+ *   (./lost-at.ts, the rule the sweep applies when it scores the turn); a turn
+ *   without the field gets it when some card missed (a turn where none missed
+ *   has none either way).
  *
  * A report that already has them (every report retrace writes now) comes back
  * as the same object, its bytes untouched. Pure: the input is never mutated.
  */
+import { goldLostAtOf } from "./lost-at.js";
 import { recallCurvesOf } from "./recall-curves.js";
 import { parseReport } from "./schemas.js";
-import type { Report } from "./types.js";
+import type { Report, TurnReport } from "./types.js";
 import { wordDeltaVerdict } from "./verdict.js";
 
 /** The report with the derived sections it lacks filled in (the same object when it lacks none). */
@@ -42,12 +47,26 @@ export function withDerivedSections(report: Report): Report {
     );
     out = { ...out, queryAttribution: { ...qa, splitTurns } };
   }
+  const turns = withGoldLostAt(out.turns);
+  if (turns !== out.turns) out = { ...out, turns };
   if (out.deltas?.some((d) => d.verdict === undefined) === true)
     out = {
       ...out,
       deltas: out.deltas.map((d) => (d.verdict === undefined ? { ...d, verdict: wordDeltaVerdict(d) } : d)),
     };
   return out;
+}
+
+/** The turns, each lacking `goldLostAt` given it where some gold card missed (the same array when none needed it). */
+function withGoldLostAt(turns: readonly TurnReport[]): TurnReport[] {
+  let out: TurnReport[] | undefined;
+  turns.forEach((t, i) => {
+    if (t.goldLostAt !== undefined) return;
+    const goldLostAt = goldLostAtOf(t);
+    if (goldLostAt === undefined) return;
+    (out ??= [...turns])[i] = { ...t, goldLostAt };
+  });
+  return out ?? (turns as TurnReport[]);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 import { runEvaluators } from "../measures/evaluators.js";
 import { METRICS } from "../measures/metrics.js";
 import { turnArtifacts, turnReport } from "./turns.js";
+import { goldLostAtOf } from "../report/lost-at.js";
 import { summarizeTrace } from "../report/trace-summary.js";
 import { NO_RETRIEVAL } from "../report/graph-report.js";
 import type { TurnReport } from "../report/types.js";
@@ -150,5 +151,8 @@ export async function scoreCapturedTurn(
         ...documentsOf(retrievedIds ?? [], retrieval.texts),
       };
   }
+  // Where each missed gold card was lost, once, for every rendering (src/eval/report/lost-at.ts; docs/html-report.md).
+  const goldLostAt = goldLostAtOf(report);
+  if (goldLostAt !== undefined) report.goldLostAt = goldLostAt;
   return { report, retrieval };
 }

@@ -58,7 +58,7 @@ function keptRun(
   const turns = kept.map((i): TurnReport => {
     const t = report.turns[i]!;
     if (open.has(i)) return t;
-    const { trace: _trace, ...rest } = t;
+    const { trace: _trace, goldLostAt: _lost, ...rest } = t;
     return { ...rest, retrievedIds: [], citedIds: [], results: [] };
   });
   const ids = new Set(
@@ -75,7 +75,7 @@ function keptRun(
     run: {
       ...full,
       report: { ...full.report, turns, ...(timings === undefined ? {} : { timings }) },
-      view: { ...full.view, cuts: kept.map((i) => full.view.cuts[i]!) },
+      view: full.view,
     },
     index,
   };

@@ -1,59 +1,24 @@
 /**
- * Where gold goes through the retrieval, derived from the report's per-turn
- * trace summaries (goldPositions + retrievedIds, read by ../gold-ranks.ts) for
- * the HTML report (docs/html-report.md): the stage that lost each gold card
- * (the one rule of ../attribution.ts); the recall@k curves per stage are the
- * report's `recallCurves` (../recall-curves.ts, computed at build). The stage
- * funnel is not here: the page draws the report's `funnel`
- * (../funnel-stats.ts). A turn of retrace's
- * graph is read through the stage registry (dense, BM25, fused, ...); a turn
- * captured from a user's graph's retriever runs (`--graph`) through its
- * captured lists, grouped as child runs, scored calls and the final top-k
- * (CAPTURED_STAGES). Pure; nothing here reads a file or the clock.
+ * The words of the HTML report's stage funnel and recall curves
+ * (docs/html-report.md): which rows the notes under them name. Nothing here
+ * computes a figure: the stage funnel is the report's `funnel`
+ * (../funnel-stats.ts), the recall@k curves per stage its `recallCurves`
+ * (../recall-curves.ts, computed at build), and the stage that lost each
+ * missed gold card its turns' `goldLostAt` (../lost-at.ts, computed when the
+ * turn is scored). A run of retrace's graph is worded by its stages (dense,
+ * BM25, fused, ...); a run captured from a user's graph's retriever runs
+ * (`--graph`) by its captured lists: child runs, scored calls and the final
+ * top-k (CAPTURED_STAGES). Pure; nothing here reads a file or the clock.
  */
-import { capturedChains, lostAt, lostAtText, NOT_RETRIEVED, pipelineChain } from "../attribution.js";
-import { NO_RETRIEVAL, retrievalCallText } from "../graph-report.js";
-import { capturedLists } from "../gold-ranks.js";
-import type { Report, TurnReport } from "../types.js";
+import { retrievalCallText } from "../graph-report.js";
+import type { Report } from "../types.js";
 
-/**
- * The stage that lost `gold` on turn `t`, by the one rule (lostAt,
- * ../attribution.ts): null when it reached the top-k (or the turn has no
- * trace); `"retrieval"` when no list held it (and for a gold-bearing turn
- * with no retrieval); `"final"` when a scored list held it below k (cut at
- * k); otherwise the stage that dropped it (`"fused"` when fusion lost a
- * branch's card; a captured call's key when only its child runs listed it).
- */
-export function cutStage(t: TurnReport, gold: string): string | null {
-  if (t.noRetrieval === true) return NOT_RETRIEVED;
-  const tr = t.trace;
-  if (tr === undefined) return null;
-  const inTopK = tr.retrievedIds.includes(gold);
-  const lists = capturedLists(t);
-  return lostAt(lists === null ? [pipelineChain(tr.goldPositions[gold] ?? {})] : capturedChains(lists, gold), inTopK);
-}
-
-/** A missed gold card's cut stage and its "lost at" words. */
-export interface LostAt {
-  at: string;
-  text: string;
-}
-
-/** cutStage with its words: "cut at k", "not retrieved (…)", "no retrieval" for a turn that made no retriever run. */
-export function lostAtOf(t: TurnReport, gold: string): LostAt | null {
-  const at = cutStage(t, gold);
-  if (at === null) return null;
-  return { at, text: t.noRetrieval === true ? NO_RETRIEVAL : lostAtText(at, capturedLists(t) !== null) };
-}
-
-/** What the HTML pages draw beyond the report itself: cut stages per turn (the funnel is the report's `funnel`, the recall curves its `recallCurves`). */
+/** What the HTML pages word beyond the report itself: the funnel's and curves' notes (the funnel is the report's `funnel`, the recall curves its `recallCurves`, each missed gold card's "lost at" its turn's `goldLostAt`). */
 export interface PipelineView {
   /** `pipeline`: retrace's stages; `captured`: a `--graph` run's retriever calls (its funnel text names no branch the graph may not have). */
   kind: "pipeline" | "captured";
   /** The notes under the funnel and under the curves. */
   text: { funnel: string; curves: string };
-  /** `cuts[i][gold]` = lostAtOf(report.turns[i], gold): null when the card reached the top-k or the turn has no trace. */
-  cuts: Record<string, LostAt | null>[];
 }
 
 /**
@@ -102,6 +67,5 @@ export function pipelineView(report: Report): PipelineView {
   return {
     kind,
     text: viewText(report, kind),
-    cuts: report.turns.map((t) => Object.fromEntries(t.gold.map((g) => [g, lostAtOf(t, g)]))),
   };
 }

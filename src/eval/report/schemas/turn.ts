@@ -193,6 +193,17 @@ const turnReportObject = z.object({
         .optional(),
     })
     .optional(),
+  /**
+   * Where each gold card that missed the top-k was lost (src/eval/report/lost-at.ts,
+   * docs/html-report.md "Turn view"): gold card → `at`, the stage that lost it
+   * (`final`: cut at k; `retrieval`: no list held it; otherwise the stage or
+   * captured call that dropped it), and `text`, the "lost at" words every
+   * rendering prints. Only on a turn with a trace (or a gold-bearing turn that
+   * made no retriever run) where some gold card missed; computed when the turn
+   * is scored, and filled in when a report written before it is read
+   * (docs/schema-versions.md).
+   */
+  goldLostAt: z.record(z.object({ at: z.string(), text: z.string() })).optional(),
 });
 /** One turn of the sweep: what was asked, retrieved, cited and answered, and the evaluator results. */
 export interface TurnReport extends z.output<typeof turnReportObject> {}

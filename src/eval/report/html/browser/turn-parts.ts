@@ -11,7 +11,7 @@ import { turnAt } from "./summary-parts.js";
 export function goldTable(run: Run, i: number): HTMLElement {
   const t = turnAt(run, i),
     tr = t.trace,
-    cuts = run.view.cuts[i] || {},
+    cuts = t.goldLostAt || {},
     cap = capturedOf(t);
   if (t.error !== undefined)
     return el("p", {
