@@ -199,7 +199,7 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   // The runs' parent links walked as eval --traces walks them: a cycle is exit 2 naming the runs, never an endless walk (a parent not exported ends the walk: root runs alone are a usual import).
   const leftOut: ImportOutcome["leftOut"] = [];
   for (const { of, import: imported } of runs.values()) {
-    const read = imported.finish(issues);
+    const read = imported.finish(issues, conversationsOf);
     conversations.push(...read.conversations);
     if (read.linkOnly > 0) leftOut.push({ count: read.linkOnly, words: of.runs.linkOnly });
   }

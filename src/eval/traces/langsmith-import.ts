@@ -11,7 +11,7 @@ import type { DataIssue } from "../../errors.js";
 import { rootRunTurn, type Conversation, type RootRunTurn } from "../../kb/conversations.js";
 import type { RunsImport } from "./formats/format.js";
 import { LangSmithReader, runParent } from "./langsmith.js";
-import { conversationsOf } from "./read.js";
+import type { RecordedConversation } from "./types.js";
 
 /** A new import of LangSmith runs. */
 export function langsmithRunsImport(): RunsImport {
@@ -28,25 +28,28 @@ export function langsmithRunsImport(): RunsImport {
         if (turn !== null) roots.set(run.id as string, turn);
       }
     },
-    finish: (issues) => ({ conversations: langsmithConversations(reader, roots, issues), linkOnly: childRuns }),
+    finish: (issues, conversationsOf) => ({
+      conversations: langsmithConversations(conversationsOf(reader.turns()), roots, issues),
+      linkOnly: childRuns,
+    }),
   };
 }
 
 /**
  * The conversations of LangSmith runs as `eval --traces` reads them
- * (./read.ts, ./langsmith.ts): one per thread as LangSmith groups runs (a
+ * (`recorded`: the reader's turns grouped by ./read.ts `conversationsOf`): one per thread as LangSmith groups runs (a
  * root run with none: one turn, named by its run id), turns in recorded
  * order, each turn's user text the reader's; its context the assistant
  * messages of its inputs before the human message, else what the assistant
  * answered the turn before (`outputs.messages`).
  */
 function langsmithConversations(
-  reader: LangSmithReader,
+  recorded: readonly RecordedConversation[],
   roots: ReadonlyMap<string, RootRunTurn>,
   issues: DataIssue[],
 ): Conversation[] {
   const out: Conversation[] = [];
-  for (const c of conversationsOf(reader.turns())) {
+  for (const c of recorded) {
     const parts = c.turns.map((t) => roots.get(t.rootId));
     // A root run refused as a turn (its issue is listed): nothing more to say of its conversation.
     if (parts.some((p) => p === undefined)) continue;

@@ -9,7 +9,7 @@
 import type { DataIssue } from "../../../errors.js";
 import type { Conversation } from "../../../kb/conversations.js";
 import type { TraceRecord } from "../records.js";
-import type { RecordedTurn } from "../types.js";
+import type { RecordedConversation, RecordedTurn } from "../types.js";
 
 /** A retriever call that cannot be attached to a turn (a parent link the export lost), and where it was read. */
 export interface UnattachedCall {
@@ -42,8 +42,17 @@ export type WriteBackTarget = "langsmith" | "langfuse" | "phoenix";
 export interface RunsImport {
   /** Takes in one record of the format (never a chat record); a record it refuses as a turn is an issue pushed on `issues`. */
   add(record: TraceRecord, where: Conversation["where"], issues: DataIssue[]): void;
-  /** The conversations of every record taken in (a conversation with an issue is left out, the issue pushed), and how many records were read for their links only (LangSmith child runs). */
-  finish(issues: DataIssue[]): { conversations: Conversation[]; linkOnly: number };
+  /**
+   * The conversations of every record taken in (a conversation with an issue
+   * is left out, the issue pushed), and how many records were read for their
+   * links only (LangSmith child runs). `conversationsOf` is the grouping
+   * `eval --traces` uses (../read.ts), handed in: the reader imports this
+   * registry, so an import module importing the reader would close a cycle.
+   */
+  finish(
+    issues: DataIssue[],
+    conversationsOf: (turns: readonly RecordedTurn[]) => RecordedConversation[],
+  ): { conversations: Conversation[]; linkOnly: number };
 }
 
 /** How `retrace cases import` takes a format (src/app/cases-import.ts). */
