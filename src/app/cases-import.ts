@@ -90,9 +90,10 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
   // The records of a format imported as turns (OTLP spans, Langfuse traces / observations: `casesImport.kind: "turns"`) go to its trace reader (the one `eval --traces` uses).
   const readers = new Map<TraceFormat, FormatReader>();
   for (const f of TRACE_FORMAT_MODULES) if (f.casesImport.kind === "turns") readers.set(f.name, await f.open());
+  // The records of a format imported as runs (LangSmith runs: `casesImport.kind: "runs"`) go to its own import; those read are kept (`runs`).
+  const opened = new Map<TraceFormat, { of: RunsFormat; import: RunsImport }>();
+  for (const of of runsFormats()) opened.set(of.format.name, { of, import: await of.runs.open() });
   const runs: Records["runs"] = new Map();
-  const opened = new Map<TraceFormat, RunsImport>();
-  for (const of of runsFormats()) opened.set(of.format.name, await of.runs.open());
   let turns: FormatReader | null | undefined;
   let readerFormat: TraceFormat | null = null;
   let firstSeen = "";
@@ -123,9 +124,8 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
         const asRuns = format !== null && recordShape(r.value) !== "chat" ? opened.get(format) : undefined;
         if (asRuns !== undefined) {
           // A LangSmith run, root or child, through the reader of eval --traces (parents, threads, order); a root run is also read as a turn, strictly.
-          if (!runs.has(format!))
-            runs.set(format!, { of: runsFormats().find((x) => x.format.name === format)!, import: asRuns });
-          asRuns.add(r, whereIn(r), issues);
+          runs.set(format!, asRuns);
+          asRuns.import.add(r, whereIn(r), issues);
           return;
         }
         located.push({ where: whereIn(r), record: r.value });
