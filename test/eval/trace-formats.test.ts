@@ -129,6 +129,43 @@ const testFormat: TraceFormatModule<"test-spans"> = {
   },
 };
 
+/**
+ * A fifth, of the other `cases import` kind: LangSmith runs wrapped one a
+ * record as `{"testRun": …}`, imported beside chat records by LangSmith's own
+ * import module (the run unwrapped). `--traces` reads it with LangSmith's reader.
+ */
+const testRunsFormat: TraceFormatModule<"test-runs"> = {
+  name: "test-runs",
+  label: "Test runs",
+  expected: 'a test run ({"testRun": …})',
+  one: "a test run",
+  report: { label: "Test runs (wrapped LangSmith)", recordsName: "wrapped runs" },
+  writeBack: {},
+  casesImport: {
+    kind: "runs",
+    conversation: "a test run (a LangSmith run in testRun)",
+    linkOnly: "test child runs",
+    localeField: "testRun.extra.metadata.locale",
+    async open() {
+      const { langsmithRunsImport } = await import("../../src/eval/traces/langsmith-import.js");
+      const inner = langsmithRunsImport();
+      return {
+        add: (r, where, issues) => inner.add({ ...r, value: (r.value as { testRun: unknown }).testRun }, where, issues),
+        finish: (issues, conversationsOf) => inner.finish(issues, conversationsOf),
+      };
+    },
+  },
+  detect: (o) => "testRun" in o,
+  async open() {
+    const { LangSmithReader } = await import("../../src/eval/traces/langsmith.js");
+    const reader = new LangSmithReader();
+    return {
+      add: (r) => reader.add({ ...r, value: (r.value as { testRun: unknown }).testRun }),
+      finish: () => Promise.resolve({ turns: reader.turns(), records: reader.runCount, unattached: reader.unattached }),
+    };
+  },
+};
+
 describe("a fourth trace format: one module plus one registry line", () => {
   const FIXTURES = path.join(ROOT, "test", "fixtures", "traces");
   const OTLP = path.join(FIXTURES, "openinference.otlp.jsonl");
@@ -144,7 +181,7 @@ describe("a fourth trace format: one module plus one registry line", () => {
     vi.resetModules();
     vi.doMock("../../src/eval/traces/formats/registry.js", async (importOriginal) => {
       const real = await importOriginal<typeof import("../../src/eval/traces/formats/registry.js")>();
-      const modules: readonly TraceFormatModule<string>[] = [...real.TRACE_FORMAT_MODULES, testFormat];
+      const modules: readonly TraceFormatModule<string>[] = [...real.TRACE_FORMAT_MODULES, testFormat, testRunsFormat];
       return { ...real, ...real.formatRegistry(modules) };
     });
   });
@@ -231,5 +268,47 @@ describe("a fourth trace format: one module plus one registry line", () => {
     const mixed = path.join(tmp, "mixed.jsonl");
     await writeFile(mixed, `${readFileSync(wrapped, "utf8")}${readFileSync(OTLP, "utf8")}`);
     await expect(importCases(mixed, { locale: "en" })).rejects.toThrow(/not a test-spans record, while .*:1 was one/);
+  });
+
+  it("cases import takes a format of the runs kind through its own import, with its words", async () => {
+    const { importCases } = await import("../../src/app/cases-import.js");
+    const LANGSMITH = path.join(FIXTURES, "langsmith.runs.jsonl");
+    const runs = path.join(tmp, "runs.jsonl");
+    const lines = readFileSync(LANGSMITH, "utf8").split("\n").filter(Boolean);
+    await writeFile(runs, lines.map((l) => `${JSON.stringify({ testRun: JSON.parse(l) as unknown })}\n`).join(""));
+    const [fifth, langsmith] = [
+      await importCases(runs, { locale: "en" }),
+      await importCases(LANGSMITH, { locale: "en" }),
+    ];
+    expect(fifth.cases).toHaveLength(4);
+    expect(fifth.text).toBe(langsmith.text);
+    expect(langsmith.leftOut).toEqual([{ count: 32, words: "LangSmith child runs" }]);
+    expect(fifth.leftOut).toEqual([{ count: 32, words: "test child runs" }]);
+    // Its words in the messages: where its records name a locale, and what a record of no format was expected to be.
+    await expect(importCases(runs)).rejects.toThrow(
+      "give the conversation a `locale` field (LangSmith: extra.metadata.locale) (Test runs: testRun.extra.metadata.locale)",
+    );
+    const stray = path.join(tmp, "stray.jsonl");
+    await writeFile(stray, `${lines[0]!}\n{"hello": 1}\n`);
+    await expect(importCases(stray, { locale: "en" })).rejects.toThrow(
+      'not a conversation: expected {"messages": [{"role": "user", "content": …}, …]} or a LangSmith run (with inputs.messages) or a test run (a LangSmith run in testRun)',
+    );
+  });
+
+  it("a format no write-back file takes is refused by each, exit 2", async () => {
+    const { runGraphEval } = await import("../../src/app/sources/registry.js");
+    const LANGSMITH = path.join(FIXTURES, "langsmith.runs.jsonl");
+    const runs = path.join(tmp, "runs-eval.jsonl");
+    const lines = readFileSync(LANGSMITH, "utf8").split("\n").filter(Boolean);
+    await writeFile(runs, lines.map((l) => `${JSON.stringify({ testRun: JSON.parse(l) as unknown })}\n`).join(""));
+    const out = await runGraphEval({ ...run, traces: runs });
+    expect(out.report.run.graph!.traces).toMatchObject({ format: "test-runs", label: "Test runs (wrapped LangSmith)" });
+    const s = subject({ report: out.report, recorded: out.recorded! });
+    for (const target of ["langsmith", "langfuse", "phoenix"] as const)
+      await expect(write(target, s), target).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+        exitCode: 2,
+        message: expect.stringContaining('got "test-runs traces"') as unknown,
+      });
   });
 });
