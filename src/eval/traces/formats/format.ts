@@ -1,8 +1,8 @@
 /**
  * A trace format (docs/architecture.md §9, "…a trace format"): what
- * `--traces`, `label --traces` and `cases import` need to know of one export
- * layout, in one module under src/eval/traces/formats/, registered by one
- * line in ./registry.ts. The module stays light (the CLI reads the format
+ * `--traces`, `label --traces`, `cases import`, the score write-back files
+ * and the report's header need to know of one export layout, in one module
+ * under src/eval/traces/formats/, registered by one line in ./registry.ts. The module stays light (the CLI reads the format
  * names while it parses options): its reader is imported when a recording
  * is opened (`open`).
  */
