@@ -14,19 +14,16 @@ import {
   chatConversation,
   conversationCase,
   recordShape,
-  rootRunTurn,
   type Conversation,
   type ImportedCase,
-  type RootRunTurn,
 } from "../kb/conversations.js";
 import { canonicalLocale } from "../kb/schemas.js";
 import { readTextFileOrThrow } from "../kb/text.js";
 import { parseJsonOrIssue } from "../kb/json.js";
 import { conversationsOf, recordFormat, traceFiles } from "../eval/traces/read.js";
 import { forEachRecord, whereOf } from "../eval/traces/records.js";
-import type { FormatReader } from "../eval/traces/formats/format.js";
+import type { CasesImport, FormatReader, RunsImport, TraceFormatModule } from "../eval/traces/formats/format.js";
 import { TRACE_FORMAT_MODULES, traceFormat, type TraceFormat } from "../eval/traces/formats/registry.js";
-import { LangSmithReader, runParent } from "../eval/traces/langsmith.js";
 
 export interface ImportOptions {
   /** The locale of conversations that name none (a `locale` field, or LangSmith `extra.metadata.locale`, wins). */
@@ -49,52 +46,70 @@ export interface ImportOutcome {
     duplicates: number;
     /** Conversations longer than `maxTurns` user turns (their first `maxTurns` were kept); 0 without `maxTurns`. */
     truncated: number;
-    /** LangSmith child runs (a parent link: `parent_run_id`, `parent_run_ids`, `dotted_order`, or a `trace_id` naming another run), read for their links only. */
+    /** Records read for their links only (LangSmith child runs: a parent link, `parent_run_id`, `parent_run_ids`, `dotted_order`, or a `trace_id` naming another run), the sum of `leftOut`. */
     childRuns: number;
   };
+  /** The records read for their links only, by format, with what the format calls them ("LangSmith child runs"); formats with none are left out. */
+  leftOut: { count: number; words: string }[];
 }
 
 type Located = { where: Conversation["where"]; record: unknown };
 
-/** What was read: OTLP exports and Langfuse traces into their trace reader; LangSmith runs into the trace reader, with what the import adds of each root run; chat records. */
+/** A format `cases import` reads beside chat records (`casesImport.kind: "runs"`, LangSmith runs), with its open import. */
+type RunsFormat = { format: TraceFormatModule<TraceFormat>; runs: Extract<CasesImport, { kind: "runs" }> };
+
+/** What was read: the records of a format imported as turns (OTLP exports, Langfuse traces) in its trace reader; the records of formats imported as runs in their imports; chat records. */
 interface Records {
-  otlp: FormatReader | null;
-  langsmith: { reader: LangSmithReader; roots: Map<string, RootRunTurn>; childRuns: number } | null;
+  turns: FormatReader | null;
+  runs: Map<TraceFormat, { of: RunsFormat; import: RunsImport }>;
   located: Located[];
 }
 
 const whereIn = (r: { file: string; line: number; index?: number }): Conversation["where"] =>
   r.index !== undefined ? { file: r.file, field: `[${r.index}]` } : { file: r.file, line: r.line };
 
+/** The registered formats `cases import` reads beside chat records (src/eval/traces/formats/registry.ts). */
+function runsFormats(): RunsFormat[] {
+  const modules: readonly TraceFormatModule<TraceFormat>[] = TRACE_FORMAT_MODULES;
+  return modules.flatMap((format) =>
+    format.casesImport.kind === "runs" ? [{ format, runs: format.casesImport }] : [],
+  );
+}
+
 /**
  * The records of `file` (a file, a folder of trace files, or `-` for
  * stdin) through the one trace record reader (src/eval/traces/records.ts:
- * JSON Lines or one JSON document, pretty or not, gzip by content). OTLP
- * exports and LangSmith runs are taken into the readers `eval --traces`
- * uses (src/eval/traces/otlp.ts, langsmith.ts) as they are read (streamed);
- * chat conversations are kept for the checks.
+ * JSON Lines or one JSON document, pretty or not, gzip by content), each
+ * taken as its format says (`casesImport`, src/eval/traces/formats/): the
+ * records of a format imported as turns into the reader `eval --traces`
+ * uses, as they are read (streamed; one such format an import); those of a
+ * format imported as runs into its import; chat conversations kept for the
+ * checks.
  */
 async function readRecords(file: string, issues: DataIssue[]): Promise<Records> {
-  // The records of a format imported as turns (OTLP spans, Langfuse traces / observations: `casesImport: "turns"`) go to its trace reader (the one `eval --traces` uses).
+  // The records of a format imported as turns (OTLP spans, Langfuse traces / observations: `casesImport.kind: "turns"`) go to its trace reader (the one `eval --traces` uses).
   const readers = new Map<TraceFormat, FormatReader>();
-  for (const f of TRACE_FORMAT_MODULES) if (f.casesImport === "turns") readers.set(f.name, await f.open());
-  let otlp: FormatReader | null | undefined;
+  for (const f of TRACE_FORMAT_MODULES) if (f.casesImport.kind === "turns") readers.set(f.name, await f.open());
+  // The records of a format imported as runs (LangSmith runs: `casesImport.kind: "runs"`) go to its own import; those read are kept (`runs`).
+  const opened = new Map<TraceFormat, { of: RunsFormat; import: RunsImport }>();
+  for (const of of runsFormats()) opened.set(of.format.name, { of, import: await of.runs.open() });
+  const runs: Records["runs"] = new Map();
+  let turns: FormatReader | null | undefined;
   let readerFormat: TraceFormat | null = null;
   let firstSeen = "";
   const located: Located[] = [];
-  let langsmith: Records["langsmith"] = null;
   for (const f of traceFiles(file))
     await forEachRecord(
       f,
       (r) => {
         const format = recordFormat(r.value);
         const asTurns = format !== null && readers.has(format);
-        if (otlp === undefined) {
-          otlp = asTurns ? readers.get(format)! : null;
+        if (turns === undefined) {
+          turns = asTurns ? readers.get(format)! : null;
           readerFormat = asTurns ? format : null;
           firstSeen = whereOf(r);
         }
-        if (otlp !== null) {
+        if (turns !== null) {
           if (format !== readerFormat)
             throw new DataValidationError([
               {
@@ -103,35 +118,31 @@ async function readRecords(file: string, issues: DataIssue[]): Promise<Records> 
                 message: `not ${traceFormat(readerFormat!).one}, while ${firstSeen} was one: one import reads one format`,
               },
             ]);
-          otlp.add(r);
+          turns.add(r);
           return;
         }
-        if (recordShape(r.value) !== "chat" && recordFormat(r.value) === "langsmith") {
+        const asRuns = format !== null && recordShape(r.value) !== "chat" ? opened.get(format) : undefined;
+        if (asRuns !== undefined) {
           // A LangSmith run, root or child, through the reader of eval --traces (parents, threads, order); a root run is also read as a turn, strictly.
-          langsmith ??= { reader: new LangSmithReader({ partial: true }), roots: new Map(), childRuns: 0 };
-          const run = r.value as Record<string, unknown>;
-          langsmith.reader.add(r);
-          if (runParent(run) !== null) langsmith.childRuns++;
-          else {
-            const turn = rootRunTurn(run, whereIn(r), issues);
-            if (turn !== null) langsmith.roots.set(run.id as string, turn);
-          }
+          runs.set(format!, asRuns);
+          asRuns.import.add(r, whereIn(r), issues);
           return;
         }
         located.push({ where: whereIn(r), record: r.value });
       },
       "a JSON array of runs or one JSON object a line",
     );
-  return { otlp: otlp ?? null, langsmith, located };
+  return { turns: turns ?? null, runs, located };
 }
 
 /**
- * The conversations of an OTLP export as `eval --traces` reads them
- * (src/eval/traces/read.ts): one per session / conversation / thread id (a
- * trace with none: one turn, named by its root span), turns in recorded
- * order; each turn's context is what the assistant answered the turn before.
+ * The conversations of an export read as turns (OTLP spans, Langfuse
+ * traces) as `eval --traces` reads them (src/eval/traces/read.ts): one per
+ * session / conversation / thread id (a trace with none: one turn, named by
+ * its root span), turns in recorded order; each turn's context is what the
+ * assistant answered the turn before.
  */
-async function otlpConversations(reader: FormatReader): Promise<Conversation[]> {
+async function turnConversations(reader: FormatReader): Promise<Conversation[]> {
   return conversationsOf((await reader.finish()).turns).map((c) => {
     const first = c.turns[0]!;
     const [f, line] = [
@@ -146,49 +157,6 @@ async function otlpConversations(reader: FormatReader): Promise<Conversation[]> 
       contexts: c.turns.map((_, i) => (i > 0 && c.turns[i - 1]!.answer !== undefined ? [c.turns[i - 1]!.answer!] : [])),
     };
   });
-}
-
-/**
- * The conversations of LangSmith runs as `eval --traces` reads them
- * (src/eval/traces/read.ts, langsmith.ts): one per thread as LangSmith
- * groups runs (a root run with none: one turn, named by its run id), turns
- * in recorded order, each turn's user text the reader's; its context the
- * assistant messages of its inputs before the human message, else what the
- * assistant answered the turn before (`outputs.messages`).
- */
-function langsmithConversations(
-  reader: LangSmithReader,
-  roots: ReadonlyMap<string, RootRunTurn>,
-  issues: DataIssue[],
-): Conversation[] {
-  const out: Conversation[] = [];
-  for (const c of conversationsOf(reader.turns())) {
-    const parts = c.turns.map((t) => roots.get(t.rootId));
-    // A root run refused as a turn (its issue is listed): nothing more to say of its conversation.
-    if (parts.some((p) => p === undefined)) continue;
-    const turns = parts as RootRunTurn[];
-    const first = turns[0]!;
-    const locales = [...new Set(turns.flatMap((p) => (p.locale !== undefined ? [p.locale] : [])))];
-    if (locales.length > 1) {
-      issues.push({
-        ...first.where,
-        field: "extra.metadata.locale",
-        message: `expected one locale per conversation, got ${locales.join(", ")} in thread ${c.id}`,
-      });
-      continue;
-    }
-    out.push({
-      where: first.where,
-      source: "langsmith",
-      thread: c.id,
-      ...(locales[0] !== undefined ? { locale: locales[0] } : {}),
-      turns: c.turns.map((t) => t.user),
-      contexts: turns.map((p, i) =>
-        p.context.length > 0 || i === 0 || c.turns[i - 1]!.answer === undefined ? p.context : [c.turns[i - 1]!.answer!],
-      ),
-    });
-  }
-  return out;
 }
 
 /** Ids of the cases of an existing file (read leniently: only `id` matters; `retrace check` validates the rest). */
@@ -215,8 +183,9 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
   const existing = o.into !== undefined ? knownIds(intoText, o.into) : new Set<string>();
   const issues: DataIssue[] = [];
   // Every shape through the one trace reader (docs/recorded-traces.md): OTLP exports and LangSmith runs become the conversations `eval --traces` rebuilds, streamed.
-  const { otlp, langsmith, located } = await readRecords(file, issues);
-  const conversations: Conversation[] = otlp !== null ? await otlpConversations(otlp) : [];
+  const { turns, runs, located } = await readRecords(file, issues);
+  const conversations: Conversation[] = turns !== null ? await turnConversations(turns) : [];
+  const formats = runsFormats();
   for (const { where, record } of located) {
     if (recordShape(record) === "chat") {
       const c = chatConversation(record as Record<string, unknown>, where, issues);
@@ -224,20 +193,24 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
     } else
       issues.push({
         ...where,
-        message:
-          'not a conversation: expected {"messages": [{"role": "user", "content": …}, …]} or a LangSmith run (with inputs.messages)',
+        message: `not a conversation: expected {"messages": [{"role": "user", "content": …}, …]}${formats.map((f) => ` or ${f.runs.conversation}`).join("")}`,
       });
   }
   // The runs' parent links walked as eval --traces walks them: a cycle is exit 2 naming the runs, never an endless walk (a parent not exported ends the walk: root runs alone are a usual import).
-  if (langsmith !== null) conversations.push(...langsmithConversations(langsmith.reader, langsmith.roots, issues));
-  const childRuns = langsmith?.childRuns ?? 0;
+  const leftOut: ImportOutcome["leftOut"] = [];
+  for (const { of, import: imported } of runs.values()) {
+    const read = imported.finish(issues, conversationsOf);
+    conversations.push(...read.conversations);
+    if (read.linkOnly > 0) leftOut.push({ count: read.linkOnly, words: of.runs.linkOnly });
+  }
+  const childRuns = leftOut.reduce((n, l) => n + l.count, 0);
+  const localeFields = formats.map((f) => ` (${f.format.label}: ${f.runs.localeField})`).join("");
   for (const c of conversations)
     if (c.locale === undefined && o.locale === undefined)
       issues.push({
         ...c.where,
         field: "locale",
-        message:
-          "expected a locale: pass --locale TAG or give the conversation a `locale` field (LangSmith: extra.metadata.locale)",
+        message: `expected a locale: pass --locale TAG or give the conversation a \`locale\` field${localeFields}`,
       });
   if (issues.length > 0) throw new DataValidationError(issues.slice(0, 50));
   if (conversations.length === 0) throw new DataValidationError([{ file, message: "no conversations found" }]);
@@ -268,5 +241,6 @@ export async function importCases(file: string, o: ImportOptions = {}): Promise<
       truncated,
       childRuns,
     },
+    leftOut,
   };
 }

@@ -22,7 +22,7 @@ import type { GraphRunInfo, Report } from "../eval/report/types.js";
 import { runRecordedSweep, type CaptureSummary, type RecordedGraphTurn } from "../eval/sweep/recorded.js";
 import { JOIN_LIST_MAX, joinTraces, sortMismatches } from "../eval/traces/join.js";
 import { readTraces } from "../eval/traces/read.js";
-import { TRACE_FORMATS, type TraceFormat } from "../eval/traces/formats/registry.js";
+import { TRACE_FORMATS, traceFormat, type TraceFormat } from "../eval/traces/formats/registry.js";
 import type { TraceFilters } from "../eval/traces/types.js";
 import { EVAL_DEFAULTS } from "./eval-plan.js";
 import type { ModuleSource } from "./sweep-source.js";
@@ -132,6 +132,8 @@ export async function recordedTracesSource(
         recorded: turns,
         traces: {
           format: read.format,
+          // The format's words for the report's header (renderers read them there).
+          ...traceFormat(read.format).report,
           files: read.files.map((f) => f.split("\\").join("/")),
           records: read.records,
           conversations: read.conversations.length,
@@ -179,6 +181,8 @@ export function mergeTracesSections(sections: readonly TracesSection[]): TracesS
   ) => sections.reduce((n, s) => n + s[k], 0);
   return {
     format: first.format,
+    label: first.label,
+    recordsName: first.recordsName,
     files: first.files,
     records: first.records,
     conversations: first.conversations,

@@ -62,7 +62,7 @@ export async function importCommand(file: string, o: ImportOptions & { out?: str
       (c.truncated > 0
         ? `; ${c.truncated} longer than ${o.maxTurns} user turns kept their first ${o.maxTurns} (--max-turns)`
         : "") +
-      (c.childRuns > 0 ? `; ${c.childRuns} LangSmith child runs left out` : "") +
+      r.leftOut.map((l) => `; ${l.count} ${l.words} left out`).join("") +
       (target !== undefined && target !== "-" ? `; written to ${target}` : "") +
       ". The text is written as it is: it may hold personal data (docs/synthetic-cases.md#importing-conversations).",
   );

@@ -34,13 +34,6 @@ function largeStateTurnsOf(report: Report): TurnReport[] {
 /** How many turns a warning names before "and N more". */
 const LISTED = 10;
 
-/** How the header names a recording's format and its records (the report's `traces.format`; a Langfuse export is neither OTLP spans nor LangSmith runs). */
-const RECORDING_WORDS: Record<"otlp" | "langsmith" | "langfuse", { label: string; records: string }> = {
-  otlp: { label: "OTLP/JSON", records: "spans" },
-  langsmith: { label: "LangSmith runs", records: "runs" },
-  langfuse: { label: "Langfuse", records: "traces and observations" },
-};
-
 /**
  * Header lines: the generic-rules locales of the built-in graph, and the
  * `--graph` facts. `compact` (the terminal's first screen): the same facts in
@@ -61,7 +54,7 @@ export function graphHeaderLines(report: Report, { compact = false }: { compact?
   const lines = [
     ...genericLine,
     t !== undefined
-      ? `recorded traces (${RECORDING_WORDS[t.format].label}): ${t.files.length} file${t.files.length === 1 ? "" : "s"}, ${t.records} ${RECORDING_WORDS[t.format].records}, ${t.conversations} conversations, ${t.turns} turns${t.filteredOut > 0 ? ` (${t.filteredOut} more left out by the --config filters)` : ""}; nothing re-run${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`
+      ? `recorded traces (${t.label}): ${t.files.length} file${t.files.length === 1 ? "" : "s"}, ${t.records} ${t.recordsName}, ${t.conversations} conversations, ${t.turns} turns${t.filteredOut > 0 ? ` (${t.filteredOut} more left out by the --config filters)` : ""}; nothing re-run${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`
       : `graph: ${g.file}#${g.exportName}${g.catalog !== undefined ? `  catalog: ${g.catalog}` : ""}`,
     ...(t !== undefined ? tracesJoinLines(t) : []),
     `captured retriever(s): ${g.retrievers.length === 0 ? "none" : g.retrievers.join(", ")}  id key: ${g.idKey}  retrieval call scored: ${g.retrievalCall}`,
@@ -91,7 +84,7 @@ function compactGraphHeaderLines(report: Report): string[] {
   const lines = [
     ...((report.run.genericLocales ?? []).length > 0 ? [full[0]!] : []),
     t !== undefined
-      ? `recorded traces (${RECORDING_WORDS[t.format].label}): ${t.files.length} file${t.files.length === 1 ? "" : "s"}, ${t.records} ${RECORDING_WORDS[t.format].records}, ${t.conversations} conversations, ${t.turns} turns${t.filteredOut > 0 ? ` (${t.filteredOut} filtered out)` : ""}; nothing re-run`
+      ? `recorded traces (${t.label}): ${t.files.length} file${t.files.length === 1 ? "" : "s"}, ${t.records} ${t.recordsName}, ${t.conversations} conversations, ${t.turns} turns${t.filteredOut > 0 ? ` (${t.filteredOut} filtered out)` : ""}; nothing re-run`
       : `graph: ${g.file}#${g.exportName}`,
   ];
   if (t !== undefined) {

@@ -22,6 +22,7 @@ import { TimingsSchema } from "./timings.js";
 import { TurnReportSchema } from "./turn.js";
 import { migrateRetrievalRecord } from "./legacy-retrieval.js";
 import { legacySourceOf } from "./legacy-graph-id.js";
+import { withTraceWords } from "./legacy-trace-words.js";
 import { REPORT_VERSION, assertMatches, declaredVersion, versionError } from "./versions.js";
 
 const reportObject = z.object({
@@ -187,14 +188,15 @@ export function migrateReportV4(v4: Record<string, unknown>): Record<string, unk
 export function parseReport(data: unknown, file: string): Report {
   const version = declaredVersion(data);
   if (version === REPORT_VERSION) {
-    assertMatches(ReportSchema, data, file);
-    return data;
+    const filled = withTraceWords(data);
+    assertMatches(ReportSchema, filled, file);
+    return filled;
   }
   if (version === 1 || version === 2 || version === 3 || version === 4) {
     const v2 = version === 1 ? migrateReportV1(data as Record<string, unknown>) : (data as Record<string, unknown>);
     const v3 = version === 3 || version === 4 ? v2 : migrateReportV2(v2);
     const v4 = version === 4 ? v3 : migrateReportV3(v3);
-    const migrated = migrateReportV4(v4);
+    const migrated = withTraceWords(migrateReportV4(v4));
     assertMatches(ReportSchema, migrated, file);
     return migrated;
   }

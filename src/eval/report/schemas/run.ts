@@ -78,7 +78,16 @@ const graphRunInfoObject = z.object({
    */
   traces: z
     .object({
-      format: z.enum(["otlp", "langsmith", "langfuse"]),
+      /** The format read: a registered trace format's name (`--traces-format`; src/eval/traces/formats/registry.ts). */
+      format: z.string().min(1),
+      /**
+       * How the format names itself and its records in the recorded-traces
+       * header ("LangSmith runs", "runs"), from its format module when the run
+       * was made; a report written before they were recorded gets them on read
+       * (./legacy-trace-words.ts).
+       */
+      label: z.string().min(1),
+      recordsName: z.string().min(1),
       files: z.array(z.string()),
       records: count,
       conversations: count,

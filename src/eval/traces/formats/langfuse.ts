@@ -15,7 +15,9 @@ export const langfuseFormat = {
   expected:
     'a Langfuse trace or observation ({"id", "timestamp", "observations", …} / {"id", "traceId", "type", "startTime", …})',
   one: "a Langfuse trace or observation",
-  casesImport: "turns",
+  report: { label: "Langfuse", recordsName: "traces and observations" },
+  writeBack: { langfuse: "Langfuse trace exports" },
+  casesImport: { kind: "turns" },
   detect: isLangfuseRecord,
   async open() {
     const { LangfuseReader } = await import("../langfuse.js");

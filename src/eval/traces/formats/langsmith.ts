@@ -6,9 +6,20 @@ export const langsmithFormat = {
   name: "langsmith",
   label: "LangSmith",
   expected: 'a LangSmith run ({"id", "run_type", "trace_id", …})',
-  // A Langfuse record is Langfuse's even when it also carries these fields.
   one: "a LangSmith run",
-  casesImport: "runs",
+  report: { label: "LangSmith runs", recordsName: "runs" },
+  writeBack: { langsmith: "LangSmith run exports" },
+  casesImport: {
+    kind: "runs",
+    conversation: "a LangSmith run (with inputs.messages)",
+    linkOnly: "LangSmith child runs",
+    localeField: "extra.metadata.locale",
+    async open() {
+      const { langsmithRunsImport } = await import("../langsmith-import.js");
+      return langsmithRunsImport();
+    },
+  },
+  // A Langfuse record is Langfuse's even when it also carries these fields.
   detect: (o) => ("run_type" in o || ("trace_id" in o && "id" in o)) && !isLangfuseRecord(o),
   async open() {
     const { LangSmithReader } = await import("../langsmith.js");

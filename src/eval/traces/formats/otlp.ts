@@ -6,7 +6,10 @@ export const otlpFormat = {
   label: "OTLP/JSON",
   expected: 'an OTLP/JSON export ({"resourceSpans": …})',
   one: "an OTLP/JSON export",
-  casesImport: "turns",
+  report: { label: "OTLP/JSON", recordsName: "spans" },
+  // Phoenix annotates OpenTelemetry spans; Langfuse keeps OTel's trace and span ids when it ingests them.
+  writeBack: { phoenix: "OTLP/JSON traces", langfuse: "OTLP/JSON spans" },
+  casesImport: { kind: "turns" },
   detect: (o) => "resourceSpans" in o,
   async open() {
     const { OtlpReader } = await import("../otlp.js");
