@@ -32,6 +32,7 @@ import type { SettingAttribute } from "../settings/keys.js";
 import type { SettingValues } from "../settings/schema.js";
 import type { GraphEvalOptions } from "../graph-options.js";
 import type { UseCaseHooks } from "../progress.js";
+import type { AnyTraceOptions, LoadedCases, TracePlan, TraceRead } from "../trace-plan.js";
 
 /** What an eval scores: retrace's own graph, your graph module, or recorded traces. */
 export type SourceKind = "own" | "graph" | "traces";
@@ -85,6 +86,40 @@ export interface TurnsRequest {
   counterfactual?: boolean;
 }
 
+/**
+ * What `retrace trace` does with a source (../trace.ts is the one body:
+ * it asks the source, never which source it is).
+ */
+export interface SourceTrace {
+  /**
+   * What a trace reads before anything runs: the options' settings as
+   * `retrace trace` reads them (../settings/read.ts) and the KB (or catalog)
+   * and cases the case id is checked against; `given`: what the caller
+   * already read (`planTrace`, `loadGraphData`).
+   */
+  read<O extends AnyTraceOptions>(options: O, given?: TracePlan | LoadedCases): Promise<TraceRead<O>>;
+  /**
+   * Which of the case's turns are swept to trace turn N: `upTo` the turns up
+   * to N (the earlier ones run too: a follow-up is contextualized from
+   * them); `recorded` the case as recorded (nothing re-run: the recording
+   * gives each turn as it was).
+   */
+  sweeps: "upTo" | "recorded";
+  /**
+   * A `--turn` the source's turns do not score (absent: a sweep scores every
+   * turn it runs, an error turn included): the error to throw, naming the
+   * turns that are scored.
+   */
+  unscoredTurn?: (options: AnyTraceOptions, caseId: string, turn: number, scored: readonly number[]) => Error;
+  /**
+   * How `retrace trace` shows a turn with no retrace trace (the retriever
+   * runs captured): `recorded` (a recording: no graph ran), `stateLimit`
+   * (the graph's state size limit, `run.maxStateMb`, is checked); null: the
+   * turn is shown as retrace's own trace is (a store-less turn included).
+   */
+  captured: { recorded: boolean; stateLimit: boolean } | null;
+}
+
 /** A group of settings a source does not use, and why. */
 export interface UnusedRule {
   /** The mode in the message: "with --graph (your graph brings its own store and retriever)". */
@@ -106,6 +141,8 @@ export interface Source<K extends SourceKind = SourceKind> {
   unused: readonly UnusedRule[];
   /** The settings `retrace trace` refuses with this source; absent: `retrace trace` does not read this source. */
   traceUnused?: readonly UnusedRule[];
+  /** What `retrace trace` does with this source (../trace.ts). */
+  trace: SourceTrace;
   /**
    * Runs the eval of this source: its own checks before anything starts, its
    * sweep, then the one body after it (../evaluate.ts). The settings rules
