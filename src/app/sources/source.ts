@@ -192,6 +192,16 @@ export const GRAPH_ONLY_SETTINGS = [
   "graphMemoryMb",
 ] as const;
 
+/** The schema's settings (../settings/schema.ts) retrace's own graph does not use: a graph module's (`EvalOptions` leaves them out). */
+export type GraphOnlySetting = (typeof GRAPH_ONLY_SETTINGS)[number];
+
+/**
+ * The settings a graph of yours or a recording does not use (`GraphEvalOptions`
+ * and `ExternalGraphOptions` leave them out): retrace's own retriever's, the
+ * earlier turns its contextualizer may use, and its worker threads (./graph.ts says why).
+ */
+export type OwnGraphOnlySetting = (typeof OWN_RETRIEVAL_SETTINGS)[number] | "history" | "workers";
+
 /** What only recorded traces use. */
 export const TRACES_ONLY_SETTINGS = ["tracesFormat", "traceFilters"] as const;
 
