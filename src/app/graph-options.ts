@@ -52,10 +52,7 @@ export interface ExternalGraphOptions extends Omit<SettingValues<"trace">, OwnGr
  * (`concurrency`, `seed`, `resample`, `judge`, `judgeCache`, …).
  */
 export interface GraphEvalOptions
-  extends ExternalGraphOptions,
-    RecordedTracesOptions,
-    GateOptions,
-    Omit<SettingValues<"eval">, OwnGraphOnlySetting> {
+  extends ExternalGraphOptions, RecordedTracesOptions, GateOptions, Omit<SettingValues<"eval">, OwnGraphOnlySetting> {
   kb?: string;
   cases?: string;
   /** Cards scored per turn (default 5). */
