@@ -27,7 +27,7 @@ import { checkLocaleOptions, resolveDataPaths, selectRunCases } from "./data.js"
 import { checkBaselineWriting, readRunQuarantine } from "./run-checks.js";
 import { wantsBaseline, type GateOptions, type MaxDrop } from "./report.js";
 import type { SettingValues } from "./settings/schema.js";
-import type { GraphOnlySetting } from "./sources/source.js";
+import type { GraphOnlySetting } from "./settings/source-families.js";
 
 /** The defaults of the eval options (the CLI's too). */
 export { EVAL_DEFAULTS };

@@ -8,7 +8,7 @@ import type { ShardSpec } from "../eval/gate/shard.js";
 import type { RetrievalCall } from "../eval/sweep/capture.js";
 import type { GateOptions, MaxDrop } from "./report.js";
 import type { SettingValues } from "./settings/schema.js";
-import type { OwnGraphOnlySetting } from "./sources/source.js";
+import type { OwnGraphOnlySetting } from "./settings/source-families.js";
 import type { RecordedTracesOptions } from "./traces-eval.js";
 
 /**

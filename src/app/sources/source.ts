@@ -164,46 +164,13 @@ export const SETTING_NAMES: Readonly<Record<string, string>> = {
   traceFilters: "the traces section of --config",
 };
 
-/** retrace's own retriever's settings: a graph of yours, or a recording, brings its own. */
-export const OWN_RETRIEVAL_SETTINGS = [
-  "store",
-  "denseK",
-  "bm25K",
-  "mode",
-  "embedder",
-  "rerank",
-  "dataDir",
-  "timeout",
-  "retrievalConfig",
-  "localeConfigs",
-] as const;
-
-/** What only a graph module of yours uses (how it is loaded, driven and read). */
-export const GRAPH_ONLY_SETTINGS = [
-  "input",
-  "idKey",
-  "idMap",
-  "retrievalCall",
-  "configurable",
-  "allowNoRetrieval",
-  "catalog",
-  "maxStateMb",
-  "loadTimeout",
-  "graphMemoryMb",
-] as const;
-
-/** The schema's settings (../settings/schema.ts) retrace's own graph does not use: a graph module's (`EvalOptions` leaves them out). */
-export type GraphOnlySetting = (typeof GRAPH_ONLY_SETTINGS)[number];
-
-/**
- * The settings a graph of yours or a recording does not use (`GraphEvalOptions`
- * and `ExternalGraphOptions` leave them out): retrace's own retriever's, the
- * earlier turns its contextualizer may use, and its worker threads (./graph.ts says why).
- */
-export type OwnGraphOnlySetting = (typeof OWN_RETRIEVAL_SETTINGS)[number] | "history" | "workers";
-
-/** What only recorded traces use. */
-export const TRACES_ONLY_SETTINGS = ["tracesFormat", "traceFilters"] as const;
+export {
+  GRAPH_ONLY_SETTINGS,
+  OWN_RETRIEVAL_SETTINGS,
+  TRACES_ONLY_SETTINGS,
+  type GraphOnlySetting,
+  type OwnGraphOnlySetting,
+} from "../settings/source-families.js";
 
 /** The first setting `given` that `rules` do not use, with its rule's mode; null when every given setting is used. */
 export function firstUnusedSetting(
