@@ -16,26 +16,35 @@ import type { RetrievalConfig } from "../research/tune-config.js";
 import { NO_STORE } from "../eval/measures/evaluators.js";
 import { HIT_KEY } from "../eval/measures/metrics.js";
 import { FUNNEL_STAGES, stageMeasured } from "../eval/report/stages.js";
-import type { ResampleUnit } from "../eval/stats/bootstrap.js";
 import { datasetHash } from "../kb/hash.js";
 import { splitFileFor } from "../kb/load.js";
 import type { EvalCase } from "../kb/types.js";
 import type { Replay } from "../eval/sweep/replay.js";
 import { RETRIEVAL_MODES } from "../retrieval/hybrid.js";
-import type { RetrievalMode } from "../retrieval/types.js";
 import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
 import { checkBaselineBeforeRun, defaultBaselineFile, predictEmbedderId, type RunIntent } from "./baseline.js";
 import { checkLocaleOptions, resolveDataPaths, selectRunCases } from "./data.js";
 import { checkBaselineWriting, readRunQuarantine } from "./run-checks.js";
 import { wantsBaseline, type GateOptions, type MaxDrop } from "./report.js";
+import type { SettingValues } from "./settings/schema.js";
+import type { GraphOnlySetting } from "./settings/source-families.js";
 
 /** The defaults of the eval options (the CLI's too). */
 export { EVAL_DEFAULTS };
 // The defaults are a part of the options: checked here, where the options' type lives.
 EVAL_DEFAULTS satisfies Partial<EvalOptions>;
 
-/** What an eval runs: data, store, embedder, depths, mode, case selection, gate, baseline (the CLI's `eval` / `start` options, without the output ones). */
-export interface EvalOptions extends GateOptions {
+/**
+ * What an eval runs: data, store, depths, case selection, gate, baseline
+ * (the CLI's `eval` / `start` options, without the output ones), and every
+ * setting of the settings schema `retrace eval` reads (`embedder`, `mode`,
+ * `rerank`, `concurrency`, `seed`, `judge`, `history`, `replay`, …;
+ * docs/configuration.md gives each one's values and default) but a graph
+ * module's (`configurable`, `maxStateMb`, …: `GraphEvalOptions`). The
+ * settings are derived from the schema's rows (../settings/schema.ts
+ * `SettingValues`): a setting added there appears here.
+ */
+export interface EvalOptions extends GateOptions, Omit<SettingValues<"eval">, GraphOnlySetting> {
   /** `auto` (default), `local`, `memory`, `none` or a Chroma URL (src/system.ts). */
   store?: string;
   /** The KB folder (default `kb`). */
@@ -47,12 +56,6 @@ export interface EvalOptions extends GateOptions {
   /** Unset: the retriever's default for its embedder (hybridDefaultsFor). */
   denseK?: number;
   bm25K?: number;
-  /** Default `hybrid`. */
-  mode?: RetrievalMode;
-  /** `auto` (default), `builtin`, `lsa`, or a transformers.js model id or folder. */
-  embedder?: string;
-  /** A cross-encoder spec; unset: no reranking. */
-  rerank?: string;
   /** Only cases of these locales. */
   locale?: string[];
   /** Only these cases. */
@@ -61,30 +64,14 @@ export interface EvalOptions extends GateOptions {
   baseline?: string;
   /** The run writes the baseline rather than comparing with one (the caller writes it: `writeBaseline`). */
   updateBaseline?: boolean;
-  /** A module exporting the judge's LangChain chat model (docs/langchain-integration.md). */
-  judge?: string;
-  /** Where judge verdicts are cached (unset: not cached). */
-  judgeCache?: string;
-  /** Cases in flight per thread (default DEFAULT_CONCURRENCY; results are identical at any value). */
-  concurrency?: number;
-  /** Per-turn deadline, seconds (default DEFAULT_TURN_TIMEOUT_S = 120), as for every graph: a turn still running then is an error turn (docs/reliability.md). */
-  turnTimeout?: number;
-  /** Worker threads of the sweep (1, the default: the sweep runs in this thread). */
-  workers?: number;
   /** The local Chroma's data folder (default `.retrace/chroma`). */
   dataDir?: string;
-  /** Seed of the bootstrap intervals and tests (default 42). */
-  seed?: number;
-  /** What the bootstrap resamples (docs/statistics.md); default whole cases. */
-  resample?: ResampleUnit;
   /** Settings as `--config` takes them: a JSON file (retrace tune writes one) or an inline JSON object (docs/configuration.md); read by the one settings reader (src/app/settings/read.ts), its `run` section and `retrieval.{embedder,mode,rerank}` fill the options not given, its `retrieval` and `locales` sections set `retrievalConfig` and `localeConfigs`. */
   config?: string;
   /** A configuration's `retrieval` part. */
   retrievalConfig?: RetrievalConfig;
   /** A configuration's `locales` part: per-locale overrides applied to the turns of each locale. */
   localeConfigs?: Record<string, RetrievalConfig>;
-  /** Chroma request deadline, seconds (docs/reliability.md). */
-  timeout?: number;
   /** Run only this shard of the selected cases; its report is partial (docs/reliability.md, "Sharded sweeps"). */
   shard?: ShardSpec;
   /**
@@ -95,18 +82,8 @@ export interface EvalOptions extends GateOptions {
    * were identical, and its aggregates are a single run's.
    */
   repeat?: number;
-  /** The card size limit, winning over RETRACE_MAX_CARD_BYTES (src/kb/cards.ts). */
-  maxCardBytes?: number;
   /** Counterfactual retrieval for the query attribution (docs/query-attribution.md); default true, false = `--counterfactual off`. */
   counterfactual?: boolean;
-  /** Earlier turns the contextualizer may use (`run.history` of `--config`); unset: every earlier turn, as the graph's default. */
-  history?: number;
-  /**
-   * What earlier turns the graph sees (`run.replay`; docs/configuration.md#replay-own-or-recorded-history):
-   * `own` (default) its own answers; `recorded` the case's recorded conversation, each turn on a fresh
-   * thread fed it (the turns' `context` then enters the dataset hash).
-   */
-  replay?: Replay;
 }
 
 /** The dataset hash of a run's cases: `datasetHash`, the recorded context included with `replay: "recorded"` (src/kb/hash.ts). */

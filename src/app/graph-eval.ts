@@ -22,6 +22,7 @@
 import { existsSync } from "node:fs";
 import { InvalidArgumentError } from "../errors.js";
 import { checkBaselineTurns, graphScoringOf, readBaseline, type Baseline } from "../eval/gate/baseline.js";
+import { sourceOfReport } from "../eval/gate/run-source.js";
 import { shardCases } from "../eval/gate/shard.js";
 import {
   checkKnownIds,
@@ -205,16 +206,14 @@ export async function runModuleEval(
       if (migrated !== undefined) log.info(migrated);
     }
     // The one check before a run, as for retrace's own graph (./baseline.ts): dataset, k, the graph (or recording), its scoring.
-    const scoring = graphScoringOf({ run: { source: runSource, graph: identity } as Report["run"] });
+    const run = { run: { source: runSource, graph: identity } as Report["run"] };
+    const scoring = graphScoringOf(run);
     checkBaselineBeforeRun(
       baseline,
       {
         kb: o.kb ?? "kb",
         ...(o.cases !== undefined ? { cases: o.cases } : {}),
-        source:
-          runSource === "graph"
-            ? { kind: "graph", module: module.file, exportName: module.exportName }
-            : { kind: "traces" },
+        source: sourceOfReport(run), // the graph module and export, or the recording
         ...(o.graph !== undefined ? { graph: o.graph } : {}),
         ...(o.traces !== undefined ? { traces: o.traces } : {}),
         ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),

@@ -11,45 +11,20 @@
  * do (docs/architecture.md, "…a source"). The case id and turn are checked
  * before any store starts.
  */
-import { GraphInputError, InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import { explainGold, type GoldExplanation } from "../eval/report/attribution.js";
 import type { TurnReport } from "../eval/report/types.js";
 import type { GraphTurn } from "../eval/sweep/external-graph.js";
 import type { CapturedRetrieval } from "../eval/sweep/capture.js";
 import type { EvalCase, KnowledgeBase } from "../kb/types.js";
 import type { RetrievalTrace } from "../retrieval/types.js";
-import { loadData, resolveStoreChoice, type LoadedData } from "../system.js";
-import { resolveDataPaths } from "./data.js";
-import { resolveSettings } from "./settings/read.js";
-import { EVAL_DEFAULTS, type EvalOptions } from "./eval-plan.js";
-import { loadGraphData, type ExternalGraphOptions } from "./graph-eval.js";
+import { EVAL_DEFAULTS } from "./eval-plan.js";
+import type { ExternalGraphOptions } from "./graph-options.js";
 import type { RecordedTracesOptions } from "./traces-eval.js";
-import { sourceFor, sourceTurns } from "./sources/registry.js";
+import { sourceTrace, sourceTurns } from "./sources/registry.js";
+import type { AnyTraceOptions, GraphTraceOptions, TraceCaseOptions, TracePlan, TraceRead } from "./trace-plan.js";
 
-/** What a trace retrieves with: the retrieval options of an eval. */
-export type TraceCaseOptions = Pick<
-  EvalOptions,
-  | "store"
-  | "kb"
-  | "cases"
-  | "k"
-  | "denseK"
-  | "bm25K"
-  | "mode"
-  | "embedder"
-  | "rerank"
-  | "dataDir"
-  | "config"
-  | "retrievalConfig"
-  | "localeConfigs"
-  | "timeout"
-  | "maxCardBytes"
-  | "history"
-  | "replay"
-> & {
-  /** Only this turn (0-based; earlier turns still run for context); unset: every turn. */
-  turn?: number;
-};
+export { planTrace, type GraphTraceOptions, type TraceCaseOptions, type TracePlan } from "./trace-plan.js";
 
 /** One traced turn: its report line, its retrace trace (null when the turn has none: store-less, or a graph's captured retriever runs), its capture, and an explanation per gold card. */
 export interface TracedTurn {
@@ -88,45 +63,22 @@ export function caseUpTo(
 
 const caseHeader = (c: EvalCase) => ({ id: c.id, locale: c.locale, kind: c.kind, turns: c.turns.length });
 
-/** What `planTrace` read: the options with their config file applied, the KB and cases. */
-export interface TracePlan {
-  options: TraceCaseOptions;
-  data: LoadedData;
-  casesFile: string;
-}
-
-/** What a trace checks before a store starts: the store word, the config file, and the data (its case ids are what `traceCase` accepts). */
-export async function planTrace(options: TraceCaseOptions): Promise<TracePlan> {
-  resolveStoreChoice(options.store ?? EVAL_DEFAULTS.store); // a bad store is a usage error before anything is read
-  const o = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
-  const paths = resolveDataPaths(o);
-  const data = await loadData(
-    paths.kb,
-    paths.cases,
-    o.maxCardBytes !== undefined ? { maxCardBytes: o.maxCardBytes } : {},
-  );
-  return { options: o, data, casesFile: paths.cases };
-}
-
 /**
  * What a trace reads before anything runs, by the source the options
- * select: for retrace's own graph `planTrace` (the KB's chunks, which its
- * store is opened over), for a graph of yours or a recording the KB (or
- * catalog) and cases as their eval reads them (`loadGraphData`).
+ * select (its `trace.read`, ./sources/*.ts): the options' settings as
+ * `retrace trace` reads them, and the KB (or catalog) and cases; for
+ * retrace's own graph `planTrace` (the KB's chunks, which its store is
+ * opened over), for a graph of yours or a recording as their eval reads
+ * them (`loadGraphData`).
  */
-export async function traceData(
-  o: TraceCaseOptions & Partial<GraphTraceOptions> & RecordedTracesOptions,
-): Promise<TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string }> {
-  return sourceFor(o).kind === "own" ? planTrace(o) : loadGraphData(o);
+export async function traceData<O extends AnyTraceOptions>(o: O): Promise<TraceRead<O>> {
+  return sourceTrace(o).read(o);
 }
-
-/** The options of a trace of a graph of your own (`--graph`): how it is loaded, driven and read. */
-export type GraphTraceOptions = ExternalGraphOptions & Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
 
 /** The options of a trace of recorded traces (`--traces`): the recording, and how its retriever calls are read (id rule, call mode). */
 export type RecordedTraceOptions = RecordedTracesOptions &
   Pick<ExternalGraphOptions, "idKey" | "idMap" | "retrievalCall" | "catalog" | "maxCardBytes"> &
-  Pick<EvalOptions, "kb" | "cases" | "k"> & { turn?: number };
+  Pick<AnyTraceOptions, "kb" | "cases" | "k"> & { turn?: number };
 
 /**
  * Traces case `caseId` (its turns up to `turn`; earlier turns run too: a
@@ -134,48 +86,43 @@ export type RecordedTraceOptions = RecordedTracesOptions &
  * whose turns come from the source registry (./sources/registry.ts
  * `sourceTurns`, the sweep its eval runs): retrace's own graph over the
  * system the options describe, with `graph` a graph of your own, with
- * `traces` the case's recorded turns. Each turn: its report line, its capture (the
- * retrace trace when there is one: every stage's ranked list) and an
- * explanation per gold card of where it stood. `plan`: what `planTrace`
- * read (retrace's own graph), or the KB (or catalog) and cases already loaded
- * (`loadGraphData`, a graph of your own).
+ * `traces` the case's recorded turns. What differs by source is the
+ * source's to say (`Source.trace`): what it reads first, which turns it
+ * sweeps, whether a `turn` it does not score is an error. Each turn: its
+ * report line, its capture (the retrace trace when there is one: every
+ * stage's ranked list) and an explanation per gold card of where it stood.
+ * `plan`: what `planTrace` read (retrace's own graph), or the KB (or
+ * catalog) and cases already loaded (`loadGraphData`, a graph of your own).
  */
 export async function traceCase(
   caseId: string,
   options: TraceCaseOptions & Partial<GraphTraceOptions> & RecordedTracesOptions,
   plan?: TracePlan | { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string },
 ): Promise<CaseTrace> {
-  // The source the options select (../sources/registry.ts), which gives the turns as its eval sweeps them.
-  const source = sourceFor(options);
+  // The source the options select (./sources/registry.ts), which gives the turns as its eval sweeps them.
+  const source = sourceTrace(options);
   const turn = options.turn;
-  let o: typeof options = options;
-  if (source.kind === "graph") o = await resolveSettings("trace", options, "traceCase options"); // as the CLI reads them (src/app/settings/read.ts)
-  const read = plan ?? (await traceData(o));
-  const loaded: { kb: KnowledgeBase; cases: EvalCase[]; casesFile: string; data?: LoadedData } =
-    "options" in read ? { kb: read.data.kb, cases: read.data.cases, casesFile: read.casesFile, data: read.data } : read;
-  // retrace's own graph: the options with their config file applied (the store, embedder and retrieval settings).
-  if ("options" in read) o = { ...options, ...read.options };
-  const { c, upTo } = caseUpTo(loaded.cases, caseId, turn, loaded.casesFile); // before any store starts or graph loads
+  const read = await source.read(options, plan);
+  const o = read.options;
+  const { c, upTo } = caseUpTo(read.cases, caseId, turn, read.casesFile); // before any store starts or graph loads
   const k = o.k ?? EVAL_DEFAULTS.k;
   const [turns] = await sourceTurns(o, {
-    // Recorded turns are read as recorded, nothing re-run: only the case itself is joined (the others are the selection,
-    // their conversations left alone); a graph runs the case's turns up to `turn` (a follow-up is contextualized from them).
-    cases: [source.kind === "traces" ? c : upTo],
-    selection: loaded.cases,
-    kb: loaded.kb,
-    ...(loaded.data !== undefined ? { data: loaded.data } : {}),
+    // A recording's turns as recorded (only the case itself is joined; the others are the selection, their
+    // conversations left alone); a graph runs the case's turns up to `turn` (a follow-up is contextualized from them).
+    cases: [source.sweeps === "recorded" ? c : upTo],
+    selection: read.cases,
+    kb: read.kb,
+    ...(read.data !== undefined ? { data: read.data } : {}),
     k,
     concurrency: 1,
     // retrace's own trace shows the three queries side by side (docs/query-attribution.md).
     counterfactual: options.counterfactual !== false,
   });
-  const scored = new Set(turns!.map((t) => t.report.turn));
-  if (source.kind === "traces" && turn !== undefined && !scored.has(turn))
-    throw new GraphInputError(
-      `--traces ${o.traces!}: case ${c.id} turn ${turn} is not in the recording, or its recorded user text differs from the case's (not scored); turns of case ${c.id} the recording gives: ${[...scored].join(", ") || "none"}`,
-    );
-  // Recorded traces: the case's turns the recording does not give (a graph's sweep gives every turn it ran).
-  const notRecorded = c.turns.map((_, i) => i).filter((i) => turn === undefined && !scored.has(i));
+  const scored = [...new Set(turns!.map((t) => t.report.turn))];
+  if (turn !== undefined && !scored.includes(turn) && source.unscoredTurn !== undefined)
+    throw source.unscoredTurn(o, c.id, turn, scored);
+  // The case's turns the source did not score (a recording that does not give them; a graph's sweep gives every turn it ran).
+  const notRecorded = c.turns.map((_, i) => i).filter((i) => turn === undefined && !scored.includes(i));
   return {
     case: caseHeader(c),
     turns: turns!.filter((t) => turn === undefined || t.report.turn === turn).map(traced),

@@ -14,6 +14,7 @@ import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { shellLine } from "../shell.js";
 import { outFile, type OutTarget } from "./out-formats.js";
 import { SETTINGS } from "../app/settings/schema.js";
+import { sourceFor } from "../app/sources/registry.js";
 
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
 export interface RunArgs {
@@ -55,7 +56,7 @@ function sameRun(o: RunArgs): string[] {
   opt("--id-map", o.idMap);
   opt("--input", o.input);
   if (o.retrievalCall !== "last") opt("--retrieval-call", o.retrievalCall);
-  const own = o.graph === undefined && o.traces === undefined; // retrace's own graph
+  const own = sourceFor(o).selectedBy === null; // retrace's own graph (no option selects it)
   if (own && o.store !== EVAL_DEFAULTS.store) opt("--store", o.store);
   for (const c of o.configArgs ?? []) opt("--config", c); // the embedder, mode, configurable, ... the run was given
   if (o.k !== EVAL_DEFAULTS.k) opt("-k", o.k);
@@ -161,7 +162,7 @@ export function nextSteps(report: Report, o: RunArgs, baseline: { compared: bool
       `record this run as the baseline to gate on: ${shellLine(["npx", "retrace", "eval", ...evalRun, ...baselineArgs, "--update-baseline"])}`,
     );
   // A page to read, not a command: the graph file is the user's to write.
-  if (o.graph === undefined && o.traces === undefined)
+  if (sourceFor(o).selectedBy === null)
     lines.push("evaluate your own LangGraph.js graph: see docs/your-graph-in-five-minutes.md");
   return block(lines);
 }
@@ -229,7 +230,7 @@ export function mergeNextSteps(o: LabelRunArgs, into: string, cwd: string = proc
   if (against.length === 0 && !existsSync(path.join(cwd, "kb"))) return [];
   const lines = [`check the merged cases: ${shellLine(["npx", "retrace", "check", ...against, "--cases", into])}`];
   const source = labelSource(o);
-  const own = o.graph === undefined && o.traces === undefined;
+  const own = sourceFor(o).selectedBy === null;
   if (!own || o.catalog === undefined)
     lines.push(
       `score ${o.graph !== undefined ? "your graph" : o.traces !== undefined ? "the recording" : "retrace's own graph"} on them: ${shellLine(["npx", "retrace", "eval", ...source, "--cases", into])}`,

@@ -3,13 +3,16 @@
  * `label` get their turns from the source registry (`sourceTurns`, each
  * source's `turns`), and `merge` builds and gates its report by the step eval
  * runs after its sweep (src/app/evaluate.ts `reportAndGate`). A command that
- * swept a source by itself, or assembled a report by itself, fails here.
+ * swept a source by itself, or assembled a report by itself, fails here; so
+ * does one that asks which source it runs (`kind === "traces"`) instead of
+ * asking the source (`Source.trace`, `sourceFlag`, the registry's tables).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildLabelData, planLabel } from "../../src/app/label.js";
 import { SOURCES } from "../../src/app/sources/registry.js";
+import type { SourceTrace } from "../../src/app/sources/source.js";
 import { traceCase } from "../../src/app/trace.js";
 import type { GraphTurn } from "../../src/eval/sweep/external-graph.js";
 import { ROOT } from "../helpers/cli.js";
@@ -104,5 +107,80 @@ describe("trace, label and merge take eval's path", () => {
       /\b(applyGate|reportInSteps|buildReportYielding|buildReport|attachRepeats|warnAboutJudgments)\b/,
     );
     expect(read("evaluate.ts")).toMatch(/\breportAndGate\(\{/); // eval's own body runs the same step
+  });
+
+  it("no command branches on a source kind: what differs is the source's to say (src/app/sources/)", () => {
+    // Comparisons with a source kind, asking the registry for a kind to compare, or reading a source's kind.
+    const BRANCH = [
+      /\b(\w*[kK]ind|\w*[sS]ource)\s*[!=]==?\s*["'](own|graph|traces)["']/,
+      /["'](own|graph|traces)["']\s*[!=]==?\s*(\w*[kK]ind|\w*[sS]ource)\b/,
+      /\bsourceKindOf\([^)]*\)\s*[!=]==?/,
+      /\bsourceFor\([^)]*\)\.kind\b/,
+      /\bcase\s+["'](own|graph|traces)["']\s*:/,
+      // "Neither option given" spelled out: retrace's own graph is `sourceFor(o).selectedBy === null`.
+      /\.graph\s*[!=]==\s*undefined\s*(&&|\|\|)\s*\w+\.traces\s*[!=]==\s*undefined/,
+      /\.traces\s*[!=]==\s*undefined\s*(&&|\|\|)\s*\w+\.graph\s*[!=]==\s*undefined/,
+    ];
+    // What stays, and why: these compare data that names a source, not the source a command runs.
+    const STAYS = new Map<string, string>([
+      // A baseline file's recorded source (BaselineSource): the own graph's baseline records its mode, reranking and embedder.
+      ["src/app/baseline.ts", 'if (source.kind === "own") checkOwnConfig('],
+      // A baseline file's recorded graph module, migrated when it was written from another folder.
+      ["src/app/graph-identity.ts", 'if (source.kind !== "graph") return undefined;'],
+      // runModuleEval's precondition (options naming neither module source are refused); the registry imports this
+      // module's source modules, so asking it here would be an import cycle (npm run check:imports).
+      ["src/app/graph-eval.ts", "if (o.graph === undefined && o.traces === undefined)"],
+      // A BEIR split's kind (its own train part, or seeded): not a source.
+      ["src/app/beir.ts", 'split.kind === "own"'],
+    ]);
+    const files = (dir: string): string[] =>
+      readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+        .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+        .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
+        .filter((f) => !f.startsWith("src/app/sources/"));
+    const found: string[] = [];
+    for (const f of [...files("src/app"), ...files("src/cli")])
+      readFileSync(path.join(ROOT, f), "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (!BRANCH.some((re) => re.test(line))) return;
+          if (STAYS.has(f) && line.includes(STAYS.get(f)!)) return;
+          found.push(`${f}:${i + 1}: ${line.trim()}`);
+        });
+    expect(found).toEqual([]);
+  });
+
+  it("each source says what retrace trace does with it", () => {
+    const traceOf = (kind: string) => {
+      const { sweeps, captured, unscoredTurn }: SourceTrace = source(kind).trace;
+      return { sweeps, captured, unscoredTurn: unscoredTurn !== undefined };
+    };
+    expect(traceOf("own")).toEqual({ sweeps: "upTo", captured: null, unscoredTurn: false });
+    expect(traceOf("graph")).toEqual({
+      sweeps: "upTo",
+      captured: { recorded: false, stateLimit: true },
+      unscoredTurn: false,
+    });
+    expect(traceOf("traces")).toEqual({
+      sweeps: "recorded",
+      captured: { recorded: true, stateLimit: false },
+      unscoredTurn: true,
+    });
+  });
+
+  it("trace --traces reads its options' config as the CLI does (a setting trace does not read is refused, naming it)", async () => {
+    await expect(
+      traceCase("conv-freeze", { traces: OTLP, catalog: CATALOG, cases: CASES, k: 3, config: '{"run":{"seed":7}}' }),
+    ).rejects.toMatchObject({
+      code: "INVALID_DATA",
+      message: expect.stringMatching(/run\.seed.*not a setting of retrace trace/s),
+    });
+  });
+
+  it("trace --traces asks the source whether a turn it does not score is an error", async () => {
+    vi.spyOn(source("traces"), "turns").mockResolvedValue([[] as GraphTurn[]]);
+    await expect(
+      traceCase("conv-freeze", { traces: OTLP, catalog: CATALOG, cases: CASES, k: 3, turn: 1 }),
+    ).rejects.toThrow(/case conv-freeze turn 1 is not in the recording.*the recording gives: none/);
   });
 });

@@ -9,7 +9,8 @@
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { settingsOf, settingValuesSchema, type SettingValues } from "../../src/app/settings/schema.js";
-import type { SourceOptions } from "../../src/app/sources/source.js";
+import type { GraphOnlySetting, OwnGraphOnlySetting, SourceOptions } from "../../src/app/sources/source.js";
+import type { EvalOptions, ExternalGraphOptions, GraphEvalOptions } from "../../src/index.js";
 import type { Replay } from "../../src/eval/sweep/replay.js";
 import type { RetrievalMode } from "../../src/retrieval/types.js";
 import type { ResampleUnit } from "../../src/eval/stats/bootstrap.js";
@@ -51,5 +52,24 @@ describe("SourceOptions from the settings schema", () => {
     const read = schema.parse({ concurrency: "4", mode: "bm25", replay: "recorded" });
     expect(read).toEqual({ concurrency: 4, mode: "bm25", replay: "recorded" });
     expect(() => schema.parse({ concurrency: "0" })).toThrow(/run\.concurrency/);
+  });
+
+  it("the public EvalOptions, GraphEvalOptions and ExternalGraphOptions take their settings from the same rows", () => {
+    // Every eval setting but a graph module's is an EvalOptions field, typed by its row.
+    type OwnSettings = Omit<SettingValues<"eval">, GraphOnlySetting>;
+    expectTypeOf<Pick<EvalOptions, keyof OwnSettings>>().toEqualTypeOf<OwnSettings>();
+    expectTypeOf<EvalOptions>().not.toHaveProperty("configurable");
+    expectTypeOf<EvalOptions>().not.toHaveProperty("maxStateMb");
+    // Every eval setting but retrace's own graph's is a GraphEvalOptions field; every trace one an ExternalGraphOptions field.
+    type GraphSettings = Omit<SettingValues<"eval">, OwnGraphOnlySetting>;
+    expectTypeOf<Pick<GraphEvalOptions, keyof GraphSettings>>().toEqualTypeOf<GraphSettings>();
+    type ModuleSettings = Omit<SettingValues<"trace">, OwnGraphOnlySetting>;
+    expectTypeOf<Pick<ExternalGraphOptions, keyof ModuleSettings>>().toEqualTypeOf<ModuleSettings>();
+    expectTypeOf<GraphEvalOptions>().not.toHaveProperty("embedder");
+    expectTypeOf<GraphEvalOptions>().not.toHaveProperty("workers");
+    // What users pass today still type-checks (fields they set on each type).
+    const own: EvalOptions = { embedder: "lsa", mode: "bm25", concurrency: 2, workers: 2, seed: 1, judge: "j.mjs" };
+    const graph: GraphEvalOptions = { graph: "g.mjs", configurable: { a: 1 }, turnTimeout: 5, seed: 1, concurrency: 2 };
+    expect([own.mode, graph.turnTimeout]).toEqual(["bm25", 5]);
   });
 });

@@ -11,6 +11,7 @@ import {
   checkSourceSettings,
   runEval,
   runGraphEval,
+  sourceFlag,
   sourceFor,
   sourceKindOf,
   SOURCES,
@@ -129,5 +130,13 @@ describe('the source registry (docs/architecture.md, "…a source")', () => {
           /^\.\/|^\.\.\/\.\.\/(errors|eval\/sweep\/(turns|turn-guard))\.js$/,
         );
     }
+  });
+});
+
+describe("sourceFlag: the option selecting a run's source, as a command line spells it", () => {
+  it("names the recording over a graph, the graph module, and nothing for retrace's own graph", () => {
+    expect(sourceFlag({ traces: "t.jsonl", graph: "g.mjs" })).toBe(" --traces t.jsonl");
+    expect(sourceFlag({ graph: "agent.ts#graph" })).toBe(" --graph agent.ts#graph");
+    expect(sourceFlag({})).toBe("");
   });
 });

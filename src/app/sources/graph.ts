@@ -33,6 +33,11 @@ export const graph = {
     { mode: "without --traces", settings: TRACES_ONLY_SETTINGS },
   ],
   traceUnused: [OWN_RETRIEVAL, HISTORY, { mode: "without --traces", settings: TRACES_ONLY_SETTINGS }],
+  trace: {
+    read: async (options, given) => (await import("../trace-plan.js")).readModuleTrace(options, given),
+    sweeps: "upTo",
+    captured: { recorded: false, stateLimit: true },
+  },
   run: async (options, hooks) => {
     const m = await import("../graph-eval.js");
     return m.runModuleEval(options, m.graphSource, hooks);

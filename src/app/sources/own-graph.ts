@@ -26,6 +26,12 @@ export const ownGraph = {
     },
     { mode: "without --traces", settings: TRACES_ONLY_SETTINGS },
   ],
+  trace: {
+    // planTrace: the store word, the config file and the KB's chunks (the store is opened over them).
+    read: async (options, given) => (await import("../trace-plan.js")).readOwnTrace(options, given),
+    sweeps: "upTo",
+    captured: null,
+  },
   run: async (options, hooks) => (await import("../own-graph/eval.js")).runOwnGraphEval(options, hooks),
   turns: async (options, request) => (await import("../own-graph/turns.js")).ownGraphTurns(options, request),
 } satisfies Source<"own">;

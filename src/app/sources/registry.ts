@@ -17,6 +17,7 @@ import {
   type Source,
   type SourceKind,
   type SourceOptions,
+  type SourceTrace,
   type TurnsRequest,
   type UnusedRule,
 } from "./source.js";
@@ -28,6 +29,7 @@ export {
   firstUnusedSetting,
   type RunEvalOptions,
   type SourceKind,
+  type SourceTrace,
   type TurnsRequest,
   type UnusedRule,
 } from "./source.js";
@@ -42,6 +44,17 @@ export const SOURCES = [
 /** The source the options select: the first whose option is given (retrace's own graph when none is). */
 export function sourceFor(o: { graph?: string | undefined; traces?: string | undefined }): (typeof SOURCES)[number] {
   return SOURCES.find((s) => s.selectedBy === null || o[s.selectedBy] !== undefined)!;
+}
+
+/** What `retrace trace` does with the source the options select (`Source.trace`). */
+export function sourceTrace(o: { graph?: string | undefined; traces?: string | undefined }): SourceTrace {
+  return sourceFor(o).trace;
+}
+
+/** The option that selects the options' source as a command line spells it (` --traces FILE`, ` --graph FILE#export`), "" for retrace's own graph. */
+export function sourceFlag(o: { graph?: string | undefined; traces?: string | undefined }): string {
+  const { selectedBy } = sourceFor(o);
+  return selectedBy === null ? "" : ` --${selectedBy} ${o[selectedBy]!}`;
 }
 
 /** The kind of source options select: `traces` wins over `graph`, which wins over retrace's own graph. */

@@ -32,6 +32,7 @@ import type { SettingAttribute } from "../settings/keys.js";
 import type { SettingValues } from "../settings/schema.js";
 import type { GraphEvalOptions } from "../graph-options.js";
 import type { UseCaseHooks } from "../progress.js";
+import type { AnyTraceOptions, LoadedCases, TracePlan, TraceRead } from "../trace-plan.js";
 
 /** What an eval scores: retrace's own graph, your graph module, or recorded traces. */
 export type SourceKind = "own" | "graph" | "traces";
@@ -85,6 +86,40 @@ export interface TurnsRequest {
   counterfactual?: boolean;
 }
 
+/**
+ * What `retrace trace` does with a source (../trace.ts is the one body:
+ * it asks the source, never which source it is).
+ */
+export interface SourceTrace {
+  /**
+   * What a trace reads before anything runs: the options' settings as
+   * `retrace trace` reads them (../settings/read.ts) and the KB (or catalog)
+   * and cases the case id is checked against; `given`: what the caller
+   * already read (`planTrace`, `loadGraphData`).
+   */
+  read<O extends AnyTraceOptions>(options: O, given?: TracePlan | LoadedCases): Promise<TraceRead<O>>;
+  /**
+   * Which of the case's turns are swept to trace turn N: `upTo` the turns up
+   * to N (the earlier ones run too: a follow-up is contextualized from
+   * them); `recorded` the case as recorded (nothing re-run: the recording
+   * gives each turn as it was).
+   */
+  sweeps: "upTo" | "recorded";
+  /**
+   * A `--turn` the source's turns do not score (absent: a sweep scores every
+   * turn it runs, an error turn included): the error to throw, naming the
+   * turns that are scored.
+   */
+  unscoredTurn?: (options: AnyTraceOptions, caseId: string, turn: number, scored: readonly number[]) => Error;
+  /**
+   * How `retrace trace` shows a turn with no retrace trace (the retriever
+   * runs captured): `recorded` (a recording: no graph ran), `stateLimit`
+   * (the graph's state size limit, `run.maxStateMb`, is checked); null: the
+   * turn is shown as retrace's own trace is (a store-less turn included).
+   */
+  captured: { recorded: boolean; stateLimit: boolean } | null;
+}
+
 /** A group of settings a source does not use, and why. */
 export interface UnusedRule {
   /** The mode in the message: "with --graph (your graph brings its own store and retriever)". */
@@ -106,6 +141,8 @@ export interface Source<K extends SourceKind = SourceKind> {
   unused: readonly UnusedRule[];
   /** The settings `retrace trace` refuses with this source; absent: `retrace trace` does not read this source. */
   traceUnused?: readonly UnusedRule[];
+  /** What `retrace trace` does with this source (../trace.ts). */
+  trace: SourceTrace;
   /**
    * Runs the eval of this source: its own checks before anything starts, its
    * sweep, then the one body after it (../evaluate.ts). The settings rules
@@ -127,36 +164,13 @@ export const SETTING_NAMES: Readonly<Record<string, string>> = {
   traceFilters: "the traces section of --config",
 };
 
-/** retrace's own retriever's settings: a graph of yours, or a recording, brings its own. */
-export const OWN_RETRIEVAL_SETTINGS = [
-  "store",
-  "denseK",
-  "bm25K",
-  "mode",
-  "embedder",
-  "rerank",
-  "dataDir",
-  "timeout",
-  "retrievalConfig",
-  "localeConfigs",
-] as const;
-
-/** What only a graph module of yours uses (how it is loaded, driven and read). */
-export const GRAPH_ONLY_SETTINGS = [
-  "input",
-  "idKey",
-  "idMap",
-  "retrievalCall",
-  "configurable",
-  "allowNoRetrieval",
-  "catalog",
-  "maxStateMb",
-  "loadTimeout",
-  "graphMemoryMb",
-] as const;
-
-/** What only recorded traces use. */
-export const TRACES_ONLY_SETTINGS = ["tracesFormat", "traceFilters"] as const;
+export {
+  GRAPH_ONLY_SETTINGS,
+  OWN_RETRIEVAL_SETTINGS,
+  TRACES_ONLY_SETTINGS,
+  type GraphOnlySetting,
+  type OwnGraphOnlySetting,
+} from "../settings/source-families.js";
 
 /** The first setting `given` that `rules` do not use, with its rule's mode; null when every given setting is used. */
 export function firstUnusedSetting(

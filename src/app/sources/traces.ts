@@ -6,6 +6,7 @@
  * baseline and header it shares with `--graph` are ../graph-eval.ts
  * `runModuleEval`.
  */
+import { GraphInputError } from "../../errors.js";
 import { OWN_RETRIEVAL_SETTINGS, type Source } from "./source.js";
 
 export const traces = {
@@ -38,6 +39,16 @@ export const traces = {
     },
     { mode: "with --traces (retrace's own retrieval does not run)", settings: OWN_RETRIEVAL_SETTINGS },
   ],
+  trace: {
+    read: async (options, given) => (await import("../trace-plan.js")).readModuleTrace(options, given),
+    // Recorded turns are read as recorded, nothing re-run: only the case itself is joined.
+    sweeps: "recorded",
+    unscoredTurn: (options, caseId, turn, scored) =>
+      new GraphInputError(
+        `--traces ${options.traces!}: case ${caseId} turn ${turn} is not in the recording, or its recorded user text differs from the case's (not scored); turns of case ${caseId} the recording gives: ${scored.join(", ") || "none"}`,
+      ),
+    captured: { recorded: true, stateLimit: false },
+  },
   run: async (options, hooks) => {
     const [g, t] = await Promise.all([import("../graph-eval.js"), import("../traces-eval.js")]);
     return g.runModuleEval(options, (o) => t.recordedTracesSource(o, () => g.idOptionsFor(o), "summary"), hooks);

@@ -7,9 +7,9 @@
  * report, writes the files asked for and turns the gate into the exit code.
  */
 import { existsSync } from "node:fs";
-import { runEval, sourceKindOf } from "../../app/sources/registry.js";
+import { runEval, sourceFlag } from "../../app/sources/registry.js";
 import { baselineFileFor, checkShardOptions, EVAL_DEFAULTS, type EvalOptions } from "../../app/eval-plan.js";
-import { graphBaselineFile, type GraphEvalOptions } from "../../app/graph-eval.js";
+import type { GraphEvalOptions } from "../../app/graph-eval.js";
 import { graphWarnings } from "../../eval/report/graph-report.js";
 import { ALLOW_NO_RETRIEVAL_DEPRECATED } from "../../eval/sweep/graph-checks.js";
 import type { Report } from "../../eval/report/types.js";
@@ -34,20 +34,18 @@ export type GraphCommandOptions = GraphEvalOptions &
 const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFailed : EXIT.ok);
 
 /** The baseline file of a run: `--baseline`, else `<kb>/eval/baseline.json` (for every source). */
-const baselineOf = (o: EvalCommandOptions & GraphCommandOptions) =>
-  sourceKindOf(o) === "own" ? baselineFileFor(o) : graphBaselineFile(o);
+const baselineOf = (o: EvalCommandOptions & GraphCommandOptions) => baselineFileFor(o);
 
 /** The action of `eval` and `start`: one use-case (`runEval`), whatever the source. */
 export async function runEvalAction(o: EvalCommandOptions & GraphCommandOptions): Promise<number> {
   checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
-  const kind = sourceKindOf(o);
   if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
   const baselineFile = o.updateBaseline ? baselineOf(o) : undefined;
   await checkReportOutputs(o, baselineFile); // every output path, before a store starts, the graph loads or a trace is read (exit 2)
   const github = await prepareGithub(o, resolveDataPaths(o).cases);
   const { report, baseline, recorded } = await runEval(o, { progress: progressReporter });
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself
-  const source = kind === "traces" ? ` --traces ${o.traces}` : kind === "graph" ? ` --graph ${o.graph}` : "";
+  const source = sourceFlag(o); // ` --traces FILE`, ` --graph FILE#export`, or "" (retrace's own graph)
   const reference = baseline !== null ? { file: baselineOf(o), data: baseline } : null;
   const seed = report.bootstrap?.seed ?? o.seed ?? EVAL_DEFAULTS.seed;
   const title = `retrace eval${source}`;

@@ -16,6 +16,7 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { buildLabelData, planLabel, type LabelOptions } from "../../app/label.js";
 import { labelAgreement, mergeLabelFilesApart } from "../../app/label-files.js";
+import { sourceFor } from "../../app/sources/registry.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS } from "../../eval/label/pool.js";
 import { RETRIEVAL_CALLS } from "../../eval/sweep/capture.js";
@@ -321,8 +322,7 @@ export function register(program: Command): void {
       unused: ["--json"],
     },
     {
-      when: (o) =>
-        o.merge === undefined && o.agreement === undefined && o.graph === undefined && o.traces === undefined,
+      when: (o) => o.merge === undefined && o.agreement === undefined && sourceFor(o).selectedBy === null,
       mode: "without --graph or --traces",
       unused: GRAPH_ONLY,
     },

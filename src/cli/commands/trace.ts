@@ -26,7 +26,7 @@ import type { RecordedTracesOptions } from "../../app/traces-eval.js";
 import { addRetired } from "../old-spellings.js";
 import { action, out, outText } from "../io.js";
 import { parseIntIn, positiveIntOption, rangeText, refuseUnusedSettings } from "../options.js";
-import { SETTING_NAMES, sourceKindOf, TRACE_UNUSED_SETTINGS } from "../../app/sources/registry.js";
+import { SETTING_NAMES, sourceKindOf, sourceTrace, TRACE_UNUSED_SETTINGS } from "../../app/sources/registry.js";
 import { oneLineText } from "../../control-chars.js";
 
 /** The use-case's options (src/app/trace.ts), with `--turn` as typed and the printing options. */
@@ -130,10 +130,9 @@ async function traceCommand(
 ): Promise<number> {
   // The store word, the config file, the case id and --turn are checked before any store starts, graph loads, a recording is read or anything is ingested.
   const { turn: turnText, ...options } = o;
-  const source = sourceKindOf(o);
+  const { captured } = sourceTrace(o); // how the source's turns without a retrace trace are shown
   const plan = await traceData(options); // by the source the options select (src/app/trace.ts)
-  const cases = "options" in plan ? plan.data.cases : plan.cases;
-  const { turn } = caseAndTurn(cases, caseId, turnText, plan.casesFile);
+  const { turn } = caseAndTurn(plan.cases, caseId, turnText, plan.casesFile);
   const traced = await traceCase(caseId, { ...options, ...(turn !== undefined ? { turn } : {}) }, plan);
   const total = traced.case.turns;
   const notRecorded = traced.notRecorded ?? [];
@@ -150,14 +149,14 @@ async function traceCommand(
   }
   const text = traced.turns.map((t) =>
     // A turn of your graph or of a recording without a retrace trace: what was captured of its retriever runs (or that it made none).
-    t.trace === null && source !== "own"
+    t.trace === null && captured !== null
       ? renderCapturedTurn(
           t.report,
           total,
           o.k ?? EVAL_DEFAULTS.k,
           o.top,
-          source === "graph" ? stateLimitBytes(o.maxStateMb) : undefined,
-          { recorded: source === "traces" },
+          captured.stateLimit ? stateLimitBytes(o.maxStateMb) : undefined,
+          { recorded: captured.recorded },
         )
       : renderTracedTurn(t, total, o.top),
   );
