@@ -101,9 +101,10 @@ export type PartMessage = { batch: PartRecords } | { ok: true; lines: number } |
 /**
  * The second thread's young generation, MB (a worker's `resourceLimits`):
  * it parses half the file, and nearly all it allocates dies young. With
- * V8's default for a worker it collected garbage ~275 times, 37 of them
- * full mark-compacts of a 30–60 MB heap, on a 1,000,000-span recording
- * (docs/recorded-traces.md, "Scale").
+ * V8's default for a worker it ran ~265 scavenges on a 1,000,000-span
+ * recording; with 96 MB, ~150 (the mark-compacts, ~13, stay: `resourceLimits`
+ * sets no old-space floor). Their CPU time was not measurably lower
+ * (docs/recorded-traces.md, "Scale"): a count halved, not a cost.
  */
 export const PART_YOUNG_MB = 96;
 
