@@ -10,6 +10,7 @@ import { parseWithSchema } from "./schema-issues.js";
 import { CASE_ID_PATTERN, CaseLineSchema } from "./schemas.js";
 import type { EvalCase, KnowledgeBase, Locale } from "./types.js";
 import { parseJsonOrIssue } from "./json.js";
+import { commonCaseLine } from "./case-line-fast.js";
 
 export { CASE_ID_PATTERN };
 
@@ -21,7 +22,9 @@ export function parseCaseLine(text: string, file: string, line: number): { case?
   const json = parseJsonOrIssue(text, { file, line, expected: "one JSON object per line" }); // line and column of a syntax error (./json.ts)
   if ("issue" in json) return { issues: [json.issue] };
   const raw = json.value;
-  const parsed = parseWithSchema(CaseLineSchema, raw, { file, line });
+  // The common shape checked by hand (./case-line-fast.ts), anything else by the schema, which names the problem.
+  const common = commonCaseLine(raw);
+  const parsed = common !== undefined ? { data: common } : parseWithSchema(CaseLineSchema, raw, { file, line });
   if (parsed.data === undefined) return { issues: parsed.issues };
   const { category, ...rest } = parsed.data;
   // The locale is a well-formed tag here; `validateCases` checks it is one of the KB's.

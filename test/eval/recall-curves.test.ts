@@ -7,6 +7,28 @@ import { runPageData } from "../../src/eval/report/html/report-page.js";
 import { parseAndFillReport } from "../../src/eval/report/derived-on-read.js";
 import { ReportSchema } from "../../src/eval/report/schemas.js";
 import { fixtureReport } from "./report-fixture.js";
+import { MAX_CURVE_K, recallCurves } from "../../src/eval/report/recall-curves.js";
+import { TRACE_STAGES } from "../../src/eval/report/stages.js";
+import type { TurnReport } from "../../src/eval/report/types.js";
+import { mulberry32 } from "../../src/random.js";
+
+/** recall@k at one stage as the definition reads, counted afresh for every k: Σ over turns of |gold ranked ≤ k| / |gold|, over the turns. */
+function naiveCurve(turns: readonly TurnReport[], stage: string, maxK: number): number[] {
+  const values: number[] = [];
+  for (let k = 1; k <= maxK; k++) {
+    let sum = 0;
+    for (const t of turns) {
+      const ranks = t.gold.map((g) =>
+        stage === "final"
+          ? t.trace!.retrievedIds.indexOf(g) + 1 || null
+          : ((t.trace!.goldPositions[g] as Record<string, number | null> | undefined)?.[stage] ?? null),
+      );
+      sum += ranks.filter((r) => r !== null && r <= k).length / t.gold.length;
+    }
+    values.push(sum / turns.length);
+  }
+  return values;
+}
 
 describe("the report's recall curves", () => {
   it("are in the report: recall@k of the final top-k per k, overall and per locale, ending at the report's recall@k", async () => {
@@ -45,5 +67,32 @@ describe("the report's recall curves", () => {
     const read = parseAndFillReport(JSON.parse(JSON.stringify(older)), "older.json");
     expect(read.recallCurves).toEqual(recallCurves);
     expect(runPageData(read, "r").report.recallCurves).toEqual(recallCurves);
+  });
+
+  it("equal the definition counted afresh for every k, to the last bit (seeded random turns: ties, absent stages, uneven gold)", () => {
+    const rand = mulberry32(51);
+    const pick = (n: number) => Math.floor(rand() * n);
+    const stages = TRACE_STAGES.slice(0, 3);
+    const turns = Array.from({ length: 500 }, (_, i) => {
+      const gold = Array.from({ length: 1 + pick(4) }, (_, j) => `g${i}-${j}`);
+      const goldPositions: Record<string, Record<string, number | null>> = {};
+      for (const g of gold) {
+        const at: Record<string, number | null> = {};
+        for (const s of stages) if (rand() < 0.8) at[s] = rand() < 0.2 ? null : 1 + pick(40);
+        goldPositions[g] = at;
+      }
+      const retrievedIds = Array.from({ length: 5 }, (_, j) =>
+        rand() < 0.3 ? gold[pick(gold.length)]! : `x${i}-${j}`,
+      );
+      return {
+        gold,
+        locale: "en",
+        trace: { retrievedIds: [...new Set(retrievedIds)], goldPositions, stageSizes: { [stages[0]!]: 45 } },
+      } as unknown as TurnReport;
+    });
+    const got = recallCurves(turns, 5);
+    expect(got.maxK).toBe(Math.min(45, MAX_CURVE_K));
+    expect(got.curves.map((c) => c.stage)).toEqual([...stages, "final"]);
+    for (const c of got.curves) expect(c.values, c.stage).toEqual(naiveCurve(turns, c.stage, got.maxK));
   });
 });

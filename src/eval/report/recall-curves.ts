@@ -51,16 +51,40 @@ export function recallCurves(turns: readonly TurnReport[], runK: number): Recall
   const ranks = ts.map((t) => t.gold.map((g) => goldRanks(t, g) ?? {}));
   const seen = new Set<string>(["final"]);
   for (const perGold of ranks) for (const r of perGold) for (const s of Object.keys(r)) seen.add(s);
+  const n = ts.length;
+  const goldCount = new Float64Array(n);
+  for (let i = 0; i < n; i++) goldCount[i] = ts[i]!.gold.length;
+  // Per stage, each turn's gold ranks ascending (flat: turn i's at start[i] … start[i+1]-1) and how many of them are
+  // ≤ k so far (`inK`, advanced as k grows): the same counts, divided and summed in the same order, as counting each
+  // turn's ranks afresh for every k, without an array a turn and k (200,000 turns × 50 k × 4 stages).
+  const start = new Int32Array(n + 1);
+  const inK = new Int32Array(n);
   const curves = ROW_ORDER.filter((s) => seen.has(s)).map((stage) => {
-    const at = ranks.map((perGold) => perGold.map((r) => r[stage] ?? null));
+    const sorted: number[] = [];
+    for (let i = 0; i < n; i++) {
+      start[i] = sorted.length;
+      const from = sorted.length;
+      for (const r of ranks[i]!) {
+        const rank = r[stage];
+        if (rank !== undefined && rank !== null) sorted.push(rank);
+      }
+      if (sorted.length - from > 1) {
+        const mine = sorted.slice(from).sort((a, b) => a - b);
+        for (let j = 0; j < mine.length; j++) sorted[from + j] = mine[j]!;
+      }
+    }
+    start[n] = sorted.length;
+    inK.fill(0);
     const values: number[] = [];
     for (let k = 1; k <= maxK; k++) {
       let sum = 0;
-      ts.forEach((t, i) => {
-        const inK = at[i]!.filter((r) => r !== null && r <= k).length;
-        sum += inK / t.gold.length;
-      });
-      values.push(sum / ts.length);
+      for (let i = 0; i < n; i++) {
+        let c = inK[i]!;
+        while (start[i]! + c < start[i + 1]! && sorted[start[i]! + c]! <= k) c++;
+        inK[i] = c;
+        sum += c / goldCount[i]!;
+      }
+      values.push(sum / n);
     }
     return { stage, values };
   });

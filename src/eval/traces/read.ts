@@ -98,6 +98,16 @@ export type PartRecords = { line: number; facts: SpanFacts[] }[];
  */
 export type PartMessage = { batch: PartRecords } | { ok: true; lines: number } | { ok: false; why: string };
 
+/**
+ * The second thread's young generation, MB (a worker's `resourceLimits`):
+ * it parses half the file, and nearly all it allocates dies young. With
+ * V8's default for a worker it ran ~265 scavenges on a 1,000,000-span
+ * recording; with 96 MB, ~150 (the mark-compacts, ~13, stay: `resourceLimits`
+ * sets no old-space floor). Their CPU time was not measurably lower
+ * (docs/recorded-traces.md, "Scale"): a count halved, not a cost.
+ */
+export const PART_YOUNG_MB = 96;
+
 /** Records per batch the second thread posts (`readTraces`' `partBatch`, which tests set lower). */
 export const PART_BATCH = 2048;
 
@@ -147,12 +157,16 @@ async function readOtlpInTwo(
       // The second part's batches, kept in order until the first part is read.
       const batches: PartRecords[] = [];
       if (cut !== null && cut < size) {
-        const worker = moduleWorker(siblingModule(import.meta.url, "read-worker"), {
-          file,
-          start: cut,
-          end: size,
-          batch,
-        });
+        const worker = moduleWorker(
+          siblingModule(import.meta.url, "read-worker"),
+          {
+            file,
+            start: cut,
+            end: size,
+            batch,
+          },
+          { resourceLimits: { maxYoungGenerationSizeMb: PART_YOUNG_MB } },
+        );
         workers.push(worker);
         second = new Promise((resolve) => {
           worker.on("message", (m: PartMessage) => {
