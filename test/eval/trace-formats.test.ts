@@ -267,6 +267,14 @@ describe("a fourth trace format: one module plus one registry line", () => {
     expect(summary("langfuse")).toMatch(/, with --traces of Langfuse exports or OTLP spans or test spans$/);
     expect(summary("phoenix")).toMatch(/, with --traces of OTLP spans$/);
     expect(summary("langsmith")).toMatch(/, with --traces of LangSmith runs$/);
+    // cases import takes every format: its help names them all.
+    const { Command } = await import("commander");
+    const program = new Command();
+    (await import("../../src/cli/commands/cases.js")).register(program);
+    const imp = program.commands.find((c) => c.name() === "cases")!.commands.find((c) => c.name() === "import")!;
+    expect(imp.description()).toBe(
+      "Turn conversations (chat-message JSONL, or recorded traces: OTLP spans, LangSmith runs, Langfuse exports, test spans or test runs) into cases to label",
+    );
     const { firstRecordFormat } = await import("../../src/eval/traces/first-format.js");
     expect(await firstRecordFormat(wrapped)).toBe("test-spans");
     const { checkWriteBackEarly } = await import("../../src/cli/out/write-back.js");
