@@ -35,7 +35,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   },
   cases: {
     summary:
-      "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
+      "Cases for your own data: import conversations to label (chat JSONL or recorded traces), or synthesize known-item cases from a KB or BEIR corpus",
     load: () => import("./commands/cases.js"),
   },
   check: {

@@ -229,11 +229,18 @@ export function mergeNextSteps(o: LabelRunArgs, into: string, cwd: string = proc
   const against = o.catalog !== undefined ? ["--catalog", o.catalog] : o.kb !== undefined ? ["--kb", o.kb] : [];
   if (against.length === 0 && !existsSync(path.join(cwd, "kb"))) return [];
   const lines = [`check the merged cases: ${shellLine(["npx", "retrace", "check", ...against, "--cases", into])}`];
-  const source = labelSource(o);
   const own = sourceFor(o).selectedBy === null;
-  if (!own || o.catalog === undefined)
+  const score = (what: string, p: LabelRunArgs) =>
+    `score ${what} on them: ${shellLine(["npx", "retrace", "eval", ...labelSource(p), "--cases", into])}`;
+  // A labelling run may pool a graph and a recording (--pool graph,recorded); eval scores one source a run (--graph is refused with --traces): one line each.
+  if (o.graph !== undefined && o.traces !== undefined)
     lines.push(
-      `score ${o.graph !== undefined ? "your graph" : o.traces !== undefined ? "the recording" : "retrace's own graph"} on them: ${shellLine(["npx", "retrace", "eval", ...source, "--cases", into])}`,
+      score("your graph", { ...o, traces: undefined }),
+      score("the recording", { ...o, graph: undefined, input: undefined }), // eval --traces runs no graph: --input is refused
+    );
+  else if (!own || o.catalog === undefined)
+    lines.push(
+      score(o.graph !== undefined ? "your graph" : o.traces !== undefined ? "the recording" : "retrace's own graph", o),
     );
   return block(lines);
 }

@@ -15,11 +15,15 @@
  * `htm:report.html`.
  *
  * This table loads nothing heavy (the help of a command reads it); a
- * format's module is imported when its file is written.
+ * format's module is imported when its file is written. The write-back
+ * formats' help names the recordings they take from the trace-format
+ * registry (src/eval/traces/formats/registry.ts `writeBackHelp`), which is
+ * as light.
  */
 import path from "node:path";
 import type { Command } from "commander";
 import { editDistance } from "../edit-distance.js";
+import { writeBackHelp } from "../eval/traces/formats/registry.js";
 import type { Output, OutputSpec } from "../output-set.js";
 import type { OutFormatModule, OutSubject, Rendered, SubjectKind } from "./out/subject.js";
 
@@ -93,7 +97,7 @@ export const OUT_FORMATS: readonly OutFormat[] = [
     name: "phoenix",
     extensions: [],
     subjects: ["report"],
-    summary: "Phoenix span annotations (the body of POST /v1/span_annotations), with --traces of OTLP spans",
+    summary: `Phoenix span annotations (the body of POST /v1/span_annotations), with --traces of ${writeBackHelp("phoenix")}`,
     requires: { attribute: "traces", option: "--traces", why: "it annotates the recorded spans" },
     load: () => import("./out/phoenix.js"),
   },
@@ -101,8 +105,7 @@ export const OUT_FORMATS: readonly OutFormat[] = [
     name: "langsmith",
     extensions: [],
     subjects: ["report"],
-    summary:
-      "LangSmith feedback records (the POST /feedback body: id, run_id, trace_id, session_id, key, score, feedback_source) a line, with --traces of LangSmith runs",
+    summary: `LangSmith feedback records (the POST /feedback body: id, run_id, trace_id, session_id, key, score, feedback_source) a line, with --traces of ${writeBackHelp("langsmith")}`,
     requires: { attribute: "traces", option: "--traces", why: "it attaches feedback to the recorded runs" },
     load: () => import("./out/langsmith.js"),
   },
@@ -110,8 +113,7 @@ export const OUT_FORMATS: readonly OutFormat[] = [
     name: "langfuse",
     extensions: [],
     subjects: ["report"],
-    summary:
-      "Langfuse score bodies (traceId, observationId, name, value, dataType, comment) a line, with --traces of Langfuse exports or OTLP spans",
+    summary: `Langfuse score bodies (traceId, observationId, name, value, dataType, comment) a line, with --traces of ${writeBackHelp("langfuse")}`,
     requires: { attribute: "traces", option: "--traces", why: "it scores the recorded traces" },
     load: () => import("./out/langfuse.js"),
   },

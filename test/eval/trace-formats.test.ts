@@ -111,6 +111,7 @@ const testFormat: TraceFormatModule<"test-spans"> = {
   label: "Test spans",
   expected: 'a test-spans record ({"testSpans": …})',
   one: "a test-spans record",
+  helpName: "test spans",
   report: { label: "Test spans (wrapped OTLP)", recordsName: "wrapped records" },
   writeBack: { langfuse: "test-spans exports" },
   casesImport: { kind: "turns" },
@@ -139,6 +140,7 @@ const testRunsFormat: TraceFormatModule<"test-runs"> = {
   label: "Test runs",
   expected: 'a test run ({"testRun": …})',
   one: "a test run",
+  helpName: "test runs",
   report: { label: "Test runs (wrapped LangSmith)", recordsName: "wrapped runs" },
   writeBack: {},
   casesImport: {
@@ -256,6 +258,30 @@ describe("a fourth trace format: one module plus one registry line", () => {
     };
     await expect(write("langfuse", { ...subject(fourth), report: asLangsmith })).rejects.toThrow(
       "to be Langfuse trace exports or OTLP/JSON spans or test-spans exports (Langfuse scores attach",
+    );
+  });
+
+  it("the write-back files' --out help names it where it is taken, and the check before the run reads it from the first record", async () => {
+    const { OUT_FORMATS } = await import("../../src/cli/out-formats.js");
+    const summary = (name: string) => OUT_FORMATS.find((f) => f.name === name)!.summary;
+    expect(summary("langfuse")).toMatch(/, with --traces of Langfuse exports or OTLP spans or test spans$/);
+    expect(summary("phoenix")).toMatch(/, with --traces of OTLP spans$/);
+    expect(summary("langsmith")).toMatch(/, with --traces of LangSmith runs$/);
+    // cases import takes every format: its help names them all.
+    const { Command } = await import("commander");
+    const program = new Command();
+    (await import("../../src/cli/commands/cases.js")).register(program);
+    const imp = program.commands.find((c) => c.name() === "cases")!.commands.find((c) => c.name() === "import")!;
+    expect(imp.description()).toBe(
+      "Turn conversations (chat-message JSONL, or recorded traces: OTLP spans, LangSmith runs, Langfuse exports, test spans or test runs) into cases to label",
+    );
+    const { firstRecordFormat } = await import("../../src/eval/traces/first-format.js");
+    expect(await firstRecordFormat(wrapped)).toBe("test-spans");
+    const { checkWriteBackEarly } = await import("../../src/cli/out/write-back.js");
+    const target = (format: string) => [{ format, file: "x", option: `--out ${format}:` }];
+    expect(() => checkWriteBackEarly(target("langfuse"), "test-spans")).not.toThrow();
+    expect(() => checkWriteBackEarly(target("langsmith"), "test-spans")).toThrow(
+      'Expected `--out langsmith:` to be LangSmith run exports (feedback attaches to LangSmith runs; for OTLP spans write --out phoenix:FILE), got "test-spans traces"',
     );
   });
 

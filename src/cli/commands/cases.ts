@@ -1,7 +1,8 @@
 /**
  * `retrace cases import FILE` and `retrace cases synth`: cases for your own
  * data (docs/synthetic-cases.md). `import` turns chat-message JSONL or
- * LangSmith root runs into cases to label (src/app/cases-import.ts);
+ * recorded traces of any registered format (src/eval/traces/formats/, named
+ * in its help from that registry) into cases to label (src/app/cases-import.ts);
  * `synth` writes deterministic known-item cases from a KB or a BEIR corpus
  * (src/app/cases-synth.ts). The cases file goes to `--out` (default stdout);
  * counts and warnings go to stderr. Exit 0; 2 bad input (file, line and
@@ -13,6 +14,7 @@ import { importCases, type ImportOptions } from "../../app/cases-import.js";
 import { synthCases, type SynthOptions } from "../../app/cases-synth.js";
 import { checkWritable, writeFileAtomic } from "../../atomic.js";
 import { InvalidArgumentError } from "../../errors.js";
+import { recordingsHelp } from "../../eval/traces/formats/registry.js";
 import { MAX_SYNTH_TURNS } from "../../kb/schemas.js";
 import { action, err, out } from "../io.js";
 import { addOutOption, outFile, type OutTarget } from "../out-formats.js";
@@ -103,14 +105,15 @@ export function register(program: Command): void {
   const cmd = program
     .command("cases")
     .description(
-      "Cases for your own data: import conversations to label (chat JSONL, LangSmith runs), or synthesize known-item cases from a KB or BEIR corpus",
+      "Cases for your own data: import conversations to label (chat JSONL or recorded traces), or synthesize known-item cases from a KB or BEIR corpus",
     );
   const imp = cmd
     .command("import")
-    .description(
-      "Turn conversations (chat-message JSONL, or LangSmith root runs as listRuns returns them) into cases to label",
+    .description(`Turn conversations (chat-message JSONL, or recorded traces: ${recordingsHelp()}) into cases to label`)
+    .argument(
+      "<file>",
+      `chat JSONL ({"messages": [...]} a line) or recorded traces (${recordingsHelp()}; one record a line, or one JSON document)`,
     )
-    .argument("<file>", 'chat JSONL ({"messages": [...]} a line) or LangSmith runs (a JSON array or one run a line)')
     .option("--locale <tag>", "locale of conversations that name none (a `locale` field wins)")
     .option(
       "--into <file>",

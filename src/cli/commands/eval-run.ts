@@ -20,6 +20,7 @@ import { prepareGithub, type GithubOptions } from "../github.js";
 import { EXIT } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { nextSteps } from "../next-steps.js";
+import { checkWriteBackEarly, isWriteBackTarget } from "../out/write-back.js";
 
 /** `eval` / `start` options as parsed (commander fills the defaults). */
 export type EvalCommandOptions = EvalOptions & ReportOutputs & GithubOptions;
@@ -36,12 +37,20 @@ const exitOf = (report: Report) => (report.gate?.passed === false ? EXIT.gateFai
 /** The baseline file of a run: `--baseline`, else `<kb>/eval/baseline.json` (for every source). */
 const baselineOf = (o: EvalCommandOptions & GraphCommandOptions) => baselineFileFor(o);
 
+/** `--traces REC` with a write-back file (`--out langsmith:` …) REC's format does not take: refused from REC's first record, before the run (src/cli/out/write-back.ts; `--traces -` only after it). */
+async function checkWriteBack(o: EvalCommandOptions & GraphCommandOptions): Promise<void> {
+  if (o.traces === undefined || !(o.outputs ?? []).some((t) => isWriteBackTarget(t.format))) return;
+  const { firstRecordFormat } = await import("../../eval/traces/first-format.js");
+  checkWriteBackEarly(o.outputs, o.tracesFormat ?? (await firstRecordFormat(o.traces)));
+}
+
 /** The action of `eval` and `start`: one use-case (`runEval`), whatever the source. */
 export async function runEvalAction(o: EvalCommandOptions & GraphCommandOptions): Promise<number> {
   checkShardOptions(o); // --shard with a gate option or --graph: exit 2 before anything starts
   if (o.allowNoRetrieval === true) log.warn(ALLOW_NO_RETRIEVAL_DEPRECATED);
   const baselineFile = o.updateBaseline ? baselineOf(o) : undefined;
   await checkReportOutputs(o, baselineFile); // every output path, before a store starts, the graph loads or a trace is read (exit 2)
+  await checkWriteBack(o); // --out langsmith: / phoenix: / langfuse: of a recording they do not take, before it is read (exit 2)
   const github = await prepareGithub(o, resolveDataPaths(o).cases);
   const { report, baseline, recorded } = await runEval(o, { progress: progressReporter });
   if (o.json === true) for (const w of graphWarnings(report)) log.warn(w); // the table prints them itself

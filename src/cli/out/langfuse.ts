@@ -5,14 +5,7 @@ import { writeBackTurns } from "./write-back.js";
 
 export const render: OutFormatModule["render"] = {
   report: (s) =>
-    langfuseScores(
-      s.report,
-      writeBackTurns(
-        s,
-        "langfuse",
-        "Langfuse scores attach to its traces and observations; for LangSmith runs write --out langsmith:FILE",
-      ),
-    )
+    langfuseScores(s.report, writeBackTurns(s, "langfuse"))
       .map((f) => `${JSON.stringify(f)}\n`)
       .join(""),
 };

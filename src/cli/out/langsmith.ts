@@ -5,10 +5,7 @@ import { writeBackTurns } from "./write-back.js";
 
 export const render: OutFormatModule["render"] = {
   report: (s) =>
-    langsmithFeedback(
-      s.report,
-      writeBackTurns(s, "langsmith", "feedback attaches to LangSmith runs; for OTLP spans write --out phoenix:FILE"),
-    )
+    langsmithFeedback(s.report, writeBackTurns(s, "langsmith"))
       .map((f) => `${JSON.stringify(f)}\n`)
       .join(""),
 };

@@ -4,17 +4,5 @@ import type { OutFormatModule } from "./subject.js";
 import { writeBackTurns } from "./write-back.js";
 
 export const render: OutFormatModule["render"] = {
-  report: (s) =>
-    `${JSON.stringify(
-      phoenixAnnotations(
-        s.report,
-        writeBackTurns(
-          s,
-          "phoenix",
-          "Phoenix annotates OpenTelemetry spans; for LangSmith runs write --out langsmith:FILE",
-        ),
-      ),
-      null,
-      2,
-    )}\n`,
+  report: (s) => `${JSON.stringify(phoenixAnnotations(s.report, writeBackTurns(s, "phoenix")), null, 2)}\n`,
 };

@@ -81,6 +81,8 @@ export interface TraceFormatModule<N extends string = string> {
   expected: string;
   /** One record named in a message ("an OTLP/JSON export"), without its fields. */
   one: string;
+  /** Its recordings named short in help texts ("LangSmith runs": `--out langsmith:`'s "with --traces of LangSmith runs"). */
+  helpName: string;
   /**
    * How a report names the format and its records: the recorded-traces
    * header's words ("recorded traces (LangSmith runs): 1 file, 40 runs, …"),

@@ -15,6 +15,7 @@ export const langfuseFormat = {
   expected:
     'a Langfuse trace or observation ({"id", "timestamp", "observations", …} / {"id", "traceId", "type", "startTime", …})',
   one: "a Langfuse trace or observation",
+  helpName: "Langfuse exports",
   report: { label: "Langfuse", recordsName: "traces and observations" },
   writeBack: { langfuse: "Langfuse trace exports" },
   casesImport: { kind: "turns" },

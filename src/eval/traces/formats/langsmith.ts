@@ -7,6 +7,7 @@ export const langsmithFormat = {
   label: "LangSmith",
   expected: 'a LangSmith run ({"id", "run_type", "trace_id", …})',
   one: "a LangSmith run",
+  helpName: "LangSmith runs",
   report: { label: "LangSmith runs", recordsName: "runs" },
   writeBack: { langsmith: "LangSmith run exports" },
   casesImport: {

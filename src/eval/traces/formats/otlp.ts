@@ -6,6 +6,7 @@ export const otlpFormat = {
   label: "OTLP/JSON",
   expected: 'an OTLP/JSON export ({"resourceSpans": …})',
   one: "an OTLP/JSON export",
+  helpName: "OTLP spans",
   report: { label: "OTLP/JSON", recordsName: "spans" },
   // Phoenix annotates OpenTelemetry spans; Langfuse keeps OTel's trace and span ids when it ingests them.
   writeBack: { phoenix: "OTLP/JSON traces", langfuse: "OTLP/JSON spans" },

@@ -49,12 +49,27 @@ export function formatRegistry<N extends string>(modules: readonly TraceFormatMo
      * taking format's words, the target's namesake format first, then the
      * registry's order ("Langfuse trace exports or OTLP/JSON spans").
      */
-    writeBackWords(target: WriteBackTarget): string {
-      const taking = modules.filter((f) => f.writeBack[target] !== undefined);
-      const ordered = [...taking.filter((f) => f.name === target), ...taking.filter((f) => f.name !== target)];
-      return ordered.map((f) => f.writeBack[target]!).join(" or ");
+    writeBackWords: (target: WriteBackTarget): string =>
+      takingFirst(modules, target)
+        .map((f) => f.writeBack[target]!)
+        .join(" or "),
+    /** Every format's recordings named short, for help texts that take them all (`cases import`): "OTLP spans, LangSmith runs or Langfuse exports". */
+    recordingsHelp(): string {
+      const all = modules.map((f) => f.helpName);
+      return all.length === 1 ? all[0]! : `${all.slice(0, -1).join(", ")} or ${all.at(-1)!}`;
     },
+    /** The same recordings named short, for `--out TARGET:`'s help (src/cli/out-formats.ts): "Langfuse exports or OTLP spans". */
+    writeBackHelp: (target: WriteBackTarget): string =>
+      takingFirst(modules, target)
+        .map((f) => f.helpName)
+        .join(" or "),
   };
+}
+
+/** The formats whose recordings `--out TARGET:` takes: the target's namesake format first, then the registry's order. */
+function takingFirst<N extends string>(modules: readonly TraceFormatModule<N>[], target: WriteBackTarget) {
+  const taking = modules.filter((f) => f.writeBack[target] !== undefined);
+  return [...taking.filter((f) => f.name === target), ...taking.filter((f) => f.name !== target)];
 }
 
 const REGISTRY = formatRegistry<TraceFormat>(TRACE_FORMAT_MODULES);
@@ -62,4 +77,12 @@ const REGISTRY = formatRegistry<TraceFormat>(TRACE_FORMAT_MODULES);
 /** The formats read, by name, in the registry's order: OTLP/JSON trace exports (OpenInference and OTel GenAI spans), LangSmith run exports and Langfuse trace / observation exports. */
 export const TRACE_FORMATS: readonly TraceFormat[] = REGISTRY.TRACE_FORMATS;
 
-export const { traceFormat, traceFormatNamed, detectFormat, writesBack, writeBackWords } = REGISTRY;
+export const {
+  traceFormat,
+  traceFormatNamed,
+  detectFormat,
+  writesBack,
+  writeBackWords,
+  writeBackHelp,
+  recordingsHelp,
+} = REGISTRY;
