@@ -128,6 +128,8 @@ export const KNOWN_TOP = [
   "queryAttribution",
   "funnel",
   "recallCurves",
+  "turnOutcomes",
+  "summaryRepeats",
   "chance",
   "answerSide",
   "timings",
