@@ -124,6 +124,35 @@ describe("derived sections filled on read", () => {
     });
   });
 
+  it("a report written before turnOutcomes and summaryRepeats gets them: counted, listed and worded as the build does", async () => {
+    // test/fixtures/schema/report-v4-traces.json: 8 turns, each with one or two gold cards; conv-empty#1 (index 6)
+    // scored hit@5 = 0; conv-error#0 (index 7) errored (no scores: an error, not a miss). One kind (golden) and one
+    // locale (en), whose figures are the all column's.
+    const text = await readFile(
+      fileURLToPath(new URL("../fixtures/schema/report-v4-traces.json", import.meta.url)),
+      "utf8",
+    );
+    const data = JSON.parse(text) as Record<string, unknown>;
+    expect(data.turnOutcomes).toBeUndefined();
+    expect(data.summaryRepeats).toBeUndefined();
+    const read = parseAndFillReport(data, "report-v4-traces.json");
+    expect(read.turnOutcomes).toEqual({ goldBearing: 8, missed: 1, missedTurns: [6] });
+    expect(read.summaryRepeats).toEqual([
+      { split: "kind", group: "golden", why: "every case is golden: its column is the all column" },
+      { split: "locale", group: null, why: "one locale (en): its table is the all column" },
+    ]);
+    // The fixture report as built carries them; stripped and read back, it gets the same.
+    const report = await fixtureReport();
+    expect(report.turnOutcomes).toEqual({ goldBearing: 5, missed: 1, missedTurns: [3] });
+    const { turnOutcomes: _o, summaryRepeats: _s, ...older } = report;
+    const back = parseAndFillReport(roundTrip(older), "older.json");
+    expect(back.turnOutcomes).toEqual(report.turnOutcomes);
+    expect(back.summaryRepeats).toEqual(report.summaryRepeats);
+    expect(renderTable(back, { color: false, verbose: true })).toBe(
+      renderTable(report, { color: false, verbose: true }),
+    );
+  });
+
   it("an older schemaVersion is migrated and filled too", async () => {
     const report = await fixtureReport();
     const { recallCurves: _curves, ...rest } = report;

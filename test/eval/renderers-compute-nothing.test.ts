@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { buildComparison, runSideOf } from "../../src/eval/gate/compare.js";
 import { renderMarkdown, renderTable } from "../../src/eval/report/render.js";
 import { renderComparisonText } from "../../src/eval/report/render/compare-text.js";
+import { renderJUnit } from "../../src/eval/report/render/junit.js";
 import { renderPrComment } from "../../src/eval/report/render/pr-comment.js";
 import { queryAttributionOf } from "../../src/eval/report/query-attribution.js";
 import type { FunnelStage, Report, TurnReport } from "../../src/eval/report/types.js";
@@ -131,6 +132,33 @@ describe("query attribution: each group's total is the report's, the renderings 
   });
 });
 
+describe("gold-bearing and missed turns are the report's turnOutcomes", () => {
+  it("the fixture's: 5 gold-bearing turns, one missed (g2#1, hit 0), listed by index", async () => {
+    const r = await fixtureReport();
+    expect(r.turnOutcomes).toEqual({ goldBearing: 5, missed: 1, missedTurns: [3] });
+    expect(r.turns[3]!.caseId + "#" + r.turns[3]!.turn).toBe("g2#1");
+  });
+
+  it("the terminal table, its first screen, the markdown and JUnit print planted ones (the hit scores say g2#1 only)", async () => {
+    const base = await fixtureReport();
+    // Planted: g1#0 (a hit) and adv1#0 (a hit) listed as missed, 9 missed of 42 gold-bearing.
+    const report: Report = { ...base, turnOutcomes: { goldBearing: 42, missed: 9, missedTurns: [0, 4] } };
+    const verbose = renderTable(report, { color: false, verbose: true });
+    expect(verbose).toContain("gold-bearing: 42");
+    expect(verbose).toMatch(/missed turns \(no gold card in the top-\d+\): 9\n {2}g1#0 .*\n(?: {4}.*\n)+ {2}adv1#0 /);
+    expect(verbose).not.toMatch(/^ {2}g2#1 /m);
+    expect(renderTable(report, { color: false, compact: true })).toMatch(
+      /missed turns \(no gold card in the top-\d+\): 9\n/,
+    );
+    const md = renderMarkdown(report);
+    expect(md).toContain("gold-bearing 42");
+    expect(md).toMatch(/9 gold-bearing turns with no gold card/);
+    expect(md).toMatch(/\| `g1#0` \|.*\n\| `adv1#0` \|/);
+    expect(md).not.toContain("`g2#1`");
+    expect(renderJUnit(report)).toContain('<property name="missedTurns" value="9"/>');
+  });
+});
+
 /**
  * Modules that compute (statistics, metrics, comparisons, aggregates, the
  * report's derived sections: recall curves, attribution counts, verdict
@@ -140,7 +168,7 @@ const COMPUTING = [
   /^src\/eval\/stats\//,
   /^src\/eval\/measures\/(ranked|chance)\.ts$/,
   /^src\/eval\/gate\//,
-  /^src\/eval\/report\/(aggregate|funnel-stats|recall-curves|query-attribution|verdict|derived-on-read|lost-at)\.ts$/,
+  /^src\/eval\/report\/(aggregate|funnel-stats|recall-curves|query-attribution|verdict|derived-on-read|lost-at|turn-outcomes)\.ts$/,
   // The "lost at" rule (lostAt, capturedChains, pipelineChain): a turn's `goldLostAt` carries its result.
   /^src\/eval\/report\/attribution\.ts$/,
 ];
@@ -194,6 +222,20 @@ function violations(file: string, text: string): string[] {
 /** A renderer that adds up a list (`.reduce(`) computes a total the report should carry (the attribution counts' sum did). */
 function sums(file: string, text: string): string[] {
   return /\.reduce\(/.test(text) ? [`${file}: adds up a list (.reduce) at render`] : [];
+}
+
+/**
+ * The report's `turnOutcomes` and `summaryRepeats` (src/eval/report/turn-outcomes.ts) are its figures and verdicts: a
+ * renderer that counts the gold-bearing turns, picks the missed turns by the hit rule, or decides by deep equality
+ * which summary columns repeat the all column works out what the report carries.
+ */
+const RULES: readonly [RegExp, string][] = [
+  [/\.filter\(\(?\w+\)? => \w+\.gold\.length/, "counts the gold-bearing turns (turnOutcomes.goldBearing)"],
+  [/outcome\(\w+\) === "miss"|\bscore\([^)]*HIT\w*\) === 0/, "picks the missed turns by the hit rule (turnOutcomes)"],
+  [/isDeepStrictEqual/, "decides by deep equality which summary parts repeat the all column (summaryRepeats)"],
+];
+function rules(file: string, text: string): string[] {
+  return RULES.filter(([re]) => re.test(text)).map(([, what]) => `${file}: ${what} at render`);
 }
 
 /** The renderers: the terminal, markdown, JUnit, PR comment and compare text, the HTML pages and their browser script. */
@@ -254,6 +296,19 @@ describe("no renderer imports a computing module", () => {
     ]);
     expect(violations(h, `import { cutStage, goldLostAtOf } from "../lost-at.js";`)).toHaveLength(2);
     expect(violations(h, `import { ordinal, type LostAt } from "../attribution.js";`)).toEqual([]);
+    expect(violations(h, `import { summaryRepeatsOf, turnOutcomesOf } from "../turn-outcomes.js";`)).toHaveLength(2);
+    // The base's render-time rules (html/report-page.ts, render/shared.ts, html/browser/summary-parts.ts).
+    const p = "src/eval/report/html/report-page.ts";
+    expect(rules(p, "goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,")).toEqual([
+      `${p}: counts the gold-bearing turns (turnOutcomes.goldBearing) at render`,
+    ]);
+    expect(rules(s, "return report.turns.filter((t) => t.gold.length > 0).length;")).toHaveLength(1);
+    expect(rules(s, "return report.turns.filter((t) => score(t, HIT_KEY) === 0);")).toEqual([
+      `${s}: picks the missed turns by the hit rule (turnOutcomes) at render`,
+    ]);
+    expect(rules("b.ts", `    if (outcome(t) === "miss") missed.push(i);`)).toHaveLength(1);
+    expect(rules(p, `import { isDeepStrictEqual } from "node:util";`)).toHaveLength(1);
+    expect(rules(p, "const n = report.turnOutcomes?.goldBearing ?? 0;")).toEqual([]);
     expect(sums(s, "const n = Object.values(qa.counts).reduce((s, x) => s + x, 0);")).toEqual([
       `${s}: adds up a list (.reduce) at render`,
     ]);
@@ -262,7 +317,7 @@ describe("no renderer imports a computing module", () => {
   it("every renderer formats only", () => {
     const found = rendererFiles().flatMap((f) => {
       const text = readFileSync(path.join(ROOT, f), "utf8");
-      return [...violations(f, text), ...sums(f, text)];
+      return [...violations(f, text), ...sums(f, text), ...rules(f, text)];
     });
     expect(found).toEqual([]);
   });

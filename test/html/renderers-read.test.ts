@@ -12,6 +12,8 @@
  * - The flipped turns' counts are the comparison's, not counted from the list.
  * - A missed gold card's "lost at" in the turn view is its turn's
  *   `goldLostAt`, not the stage the page could work out from the ranks.
+ * - The Summary's missed turns and their count, the gold-bearing count and the
+ *   tables not drawn are the report's `turnOutcomes` and `summaryRepeats`.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -100,6 +102,30 @@ describe.skipIf(CHROMIUM.skipReason !== null)("the HTML pages print the report's
     };
     expect(await cut("g2#1")).toEqual([["fused", "planted: lost at fusion"]]);
     expect(await cut("g1#1")).toEqual([["final", "planted: cut at k"]]);
+    expect(page.events).toEqual([]);
+    await page.close();
+  });
+
+  it("the missed turns, their count, the gold-bearing count and the summary's repeats are the report's", async () => {
+    // The fixture: 5 gold-bearing turns, g2#1 the one missed, two kinds and two locales (nothing repeats the all column).
+    const base = await fixtureReport();
+    const report: Report = {
+      ...base,
+      // Planted: g1#0 and adv1#0 (both hit) listed, 9 of 42 counted, and a locale table said to repeat the all column.
+      turnOutcomes: { goldBearing: 42, missed: 9, missedTurns: [0, 4] },
+      summaryRepeats: [{ split: "locale", group: null, why: "planted: one locale" }],
+    };
+    const file = path.join(dir, "missed.html");
+    await writeFile(file, renderHtmlReport(report, { name: "planted" }));
+    const page = await driver.open(file);
+    await page.click('button[data-tab="summary"]');
+    expect(await page.text('[data-section="missed"] h2')).toBe("Missed turns (9 of 42 gold-bearing)");
+    const rows = await page.evalAll('[data-section="missed"] tbody tr', (trs) =>
+      trs.map((tr) => tr.getAttribute("data-turn")),
+    );
+    expect(rows).toEqual(["g1#0", "adv1#0"]);
+    expect(await page.text("body")).toContain("(gold-bearing 42)");
+    expect(await page.text('[data-field="summary-repeats"]')).toContain("planted: one locale");
     expect(page.events).toEqual([]);
     await page.close();
   });

@@ -28,6 +28,7 @@
  * Pure and synchronous; inputs are never mutated.
  */
 import { recallCurvesOf } from "./recall-curves.js";
+import { summaryRepeatsOf, turnOutcomesOf } from "./turn-outcomes.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { CASE_KINDS, LOCALES } from "../../kb/types.js";
 import { chanceHit, smallKbWarning } from "../measures/chance.js";
@@ -354,6 +355,8 @@ export function* buildReportSteps(input: BuildReportInput): Steps<Report> {
     ...queryAttribution,
     ...funnel,
     ...curves,
+    turnOutcomes: turnOutcomesOf(input.turns),
+    summaryRepeats: summaryRepeatsOf(agg),
     ...judgments,
   };
 }

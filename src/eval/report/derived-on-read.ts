@@ -18,6 +18,10 @@
  *   (./lost-at.ts, the rule the sweep applies when it scores the turn); a turn
  *   without the field gets it when some card missed (a turn where none missed
  *   has none either way).
+ * - `turnOutcomes` (./turn-outcomes.ts): the gold-bearing turns counted, the
+ *   missed ones listed and counted.
+ * - `summaryRepeats` (./turn-outcomes.ts): the summary's columns and tables
+ *   that repeat the all column, and why.
  *
  * A report that already has them (every report retrace writes now) comes back
  * as the same object, its bytes untouched. Pure: the input is never mutated.
@@ -26,6 +30,7 @@ import { goldLostAtOf } from "./lost-at.js";
 import { recallCurvesOf } from "./recall-curves.js";
 import { parseReport } from "./schemas.js";
 import type { Report, TurnReport } from "./types.js";
+import { summaryRepeatsOf, turnOutcomesOf } from "./turn-outcomes.js";
 import { wordDeltaVerdict } from "./verdict.js";
 
 /** The report with the derived sections it lacks filled in (the same object when it lacks none). */
@@ -54,6 +59,8 @@ export function withDerivedSections(report: Report): Report {
       ...out,
       deltas: out.deltas.map((d) => (d.verdict === undefined ? { ...d, verdict: wordDeltaVerdict(d) } : d)),
     };
+  if (out.turnOutcomes === undefined) out = { ...out, turnOutcomes: turnOutcomesOf(out.turns) };
+  if (out.summaryRepeats === undefined) out = { ...out, summaryRepeats: summaryRepeatsOf(out) };
   return out;
 }
 

@@ -19,6 +19,7 @@
  */
 import { twoStageMean, varianceShares, type RepeatedValue } from "../stats/repeats.js";
 import type { Report, RepeatsSection, TurnReport } from "../report/types.js";
+import { summaryRepeatsOf } from "../report/turn-outcomes.js";
 
 /** The key whose 1/0 values decide a flaky turn. */
 export const FLAKY_KEY = "retrieval_hit_at_k";
@@ -166,4 +167,6 @@ export function attachRepeats(report: Report, section: RepeatsSection): void {
     const agg = report.aggregates[key];
     if (agg !== undefined && m.ci95 !== undefined) agg.ci95 = m.ci95;
   }
+  // The overall intervals changed: which summary columns repeat the all column is decided again on them.
+  report.summaryRepeats = summaryRepeatsOf(report);
 }

@@ -71,10 +71,21 @@ function keptRun(
           ...report.timings,
           turns: Object.fromEntries(Object.entries(report.timings.turns).filter(([id]) => ids.has(id))),
         };
+  // The missed turns the page embeds, as indices into the kept turns (the counts stay the whole run's).
+  const to = report.turnOutcomes;
+  const turnOutcomes =
+    to === undefined
+      ? undefined
+      : { ...to, missedTurns: to.missedTurns.flatMap((i) => (open.has(i) ? [index.get(i)!] : [])) };
   return {
     run: {
       ...full,
-      report: { ...full.report, turns, ...(timings === undefined ? {} : { timings }) },
+      report: {
+        ...full.report,
+        turns,
+        ...(timings === undefined ? {} : { timings }),
+        ...(turnOutcomes === undefined ? {} : { turnOutcomes }),
+      },
       view: full.view,
     },
     index,

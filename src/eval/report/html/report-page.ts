@@ -4,7 +4,6 @@
  * from the Report object or from the pure pipeline view derived from it
  * (./funnel.ts); the page's script only lays them out.
  */
-import { isDeepStrictEqual } from "node:util";
 import {
   CITATION_CORRECTNESS_KEY,
   CITATION_COVERAGE_KEY,
@@ -43,9 +42,8 @@ export interface RunPageData {
   keys: string[];
   /** key → "not measured (no store)" / "not run: no judge configured". */
   vacuousText: Record<string, string>;
-  /** Turns and gold-bearing turns of the run (the compare page embeds only some of its turns). */
+  /** Turns of the run (the compare page embeds only some of its turns); the gold-bearing and missed turns are the report's `turnOutcomes`. */
   turnCount: number;
-  goldBearingCount: number;
   /**
    * A `--graph` run's facts, worded as the table and markdown word them
    * (../graph-report.ts): `header`, the graph, its captured retrievers, id key
@@ -78,30 +76,8 @@ export interface RunPageData {
    * wall-clock setup (`timings.setup`; null without it).
    */
   notes: { answerSide: string | null; chanceWarnings: string[]; setup: string | null; notComputed: string | null };
-  /**
-   * The summary's columns and tables that would repeat another, not drawn
-   * (docs/html-report.md, "Summary"): `group` a kind column whose every cell
-   * equals the all column's (every case is of that kind), or `group: null` a
-   * split table of one group equal to the all column (one locale). `why`
-   * says which, in the page's words.
-   */
-  summaryRepeats: { split: string; group: string | null; why: string }[];
   /** Which nDCG the run used, judged@k and the turns with unjudged cards, worded as the table words them (render/shared.ts `judgmentLines`); absent when no turn carries judgments. */
   judgments?: string[];
-}
-
-/** The summary's columns and tables that repeat the all column (RunPageData.summaryRepeats); the turn-position split is drawn in the Conversation tab and never hidden. */
-export function summaryRepeats(report: Report): RunPageData["summaryRepeats"] {
-  const out: RunPageData["summaryRepeats"] = [];
-  for (const [split, groups] of Object.entries(report.splits)) {
-    if (split === "position" || groups === undefined) continue;
-    const same = Object.keys(groups).filter((g) => isDeepStrictEqual(groups[g], report.aggregates));
-    if (split === "kind")
-      for (const g of same) out.push({ split, group: g, why: `every case is ${g}: its column is the all column` });
-    else if (Object.keys(groups).length === 1 && same.length === 1)
-      out.push({ split, group: null, why: `one ${split} (${same[0]}): its table is the all column` });
-  }
-  return out;
 }
 
 function keysOf(report: Report): string[] {
@@ -158,7 +134,6 @@ export function runPageData(report: Report, name: string): RunPageData {
       report.vacuous.map((k) => [k, vacuousText(report.vacuousReasons[k] ?? "not measured")]),
     ),
     turnCount: report.turns.length,
-    goldBearingCount: report.turns.filter((t) => t.gold.length > 0).length,
     ...(report.run.graph !== undefined
       ? { graph: { header: graphHeaderLines(report), notes: graphTurnNotes(report), notRead: notReadText(report) } }
       : {}),
@@ -178,7 +153,6 @@ export function runPageData(report: Report, name: string): RunPageData {
       setup: setupText(report),
       notComputed: measuresNotComputedLine(report),
     },
-    summaryRepeats: summaryRepeats(report),
     ...judgmentsOfPage(report),
   };
 }

@@ -1,7 +1,7 @@
 /** The JUnit XML rendering of a Report (docs/architecture.md §7, docs/gates-and-exit-codes.md). */
 import { graphWarnings, turnErrorText } from "../graph-report.js";
 import type { GateFailure, Report } from "../types.js";
-import { goldPositionsText, HIT_KEY, ids, missedTurns, turnId, vacuousText } from "./shared.js";
+import { goldPositionsText, HIT_KEY, ids, missedCount, turnId, vacuousText } from "./shared.js";
 
 /**
  * Escape text for XML 1.0 character data (docs/reliability.md, "Hostile ids
@@ -171,7 +171,7 @@ export function renderJUnit(report: Report): string {
     ["k", String(k)],
     ["store", report.run.store],
     ["gate", g === null ? "not evaluated" : g.passed ? "pass" : "fail"],
-    ["missedTurns", String(missedTurns(report).length)],
+    ["missedTurns", String(missedCount(report))],
     // --graph runs: what the run could not score right (every retrieval empty, ids naming no card, locales without their cards).
     ...graphWarnings(report).map((w) => ["warning", w]),
   ]

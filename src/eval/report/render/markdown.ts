@@ -35,6 +35,7 @@ import {
   ids,
   kindCounts,
   metricLabel,
+  missedCount,
   missedTurns,
   RECALL_NOTE,
   reportKeys,
@@ -261,13 +262,11 @@ export function renderMarkdown(report: Report): string {
   if (report.vacuous.includes(HIT_KEY)) {
     out.push(`Retrieval was ${md(vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured"))}.`);
   } else {
-    const missed = missedTurns(report);
-    if (missed.length === 0) out.push(`None: every gold-bearing turn had a gold card in the top-${k}.`);
+    const missed = missedTurns(report),
+      n = missedCount(report);
+    if (n === 0) out.push(`None: every gold-bearing turn had a gold card in the top-${k}.`);
     else {
-      out.push(
-        `${missed.length} gold-bearing turn${missed.length === 1 ? "" : "s"} with no gold card in the top-${k}:`,
-        "",
-      );
+      out.push(`${n} gold-bearing turn${n === 1 ? "" : "s"} with no gold card in the top-${k}:`, "");
       // --graph runs add a column: "no retrieval", unknown ids, several retriever calls.
       const graph = run.graph !== undefined;
       out.push(

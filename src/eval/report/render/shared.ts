@@ -91,13 +91,18 @@ export function turnId(t: Pick<TurnReport, "caseId" | "turn">): string {
   return `${t.caseId}#${t.turn}`;
 }
 
-function score(t: TurnReport, key: string): number | undefined {
-  return t.results.find((r) => r.key === key)?.score;
+/**
+ * The missed turns the report lists (`turnOutcomes.missedTurns`: hit@k 0, no gold card in the top-k; built by
+ * src/eval/report/turn-outcomes.ts), in dataset order. A report without the section (one made by hand, never
+ * one retrace built or read) lists none.
+ */
+export function missedTurns(report: Report): TurnReport[] {
+  return (report.turnOutcomes?.missedTurns ?? []).map((i) => report.turns[i]!);
 }
 
-/** Gold-bearing turns whose hit@k is 0: no gold card in the top-k. */
-export function missedTurns(report: Report): TurnReport[] {
-  return report.turns.filter((t) => score(t, HIT_KEY) === 0);
+/** How many turns missed (the report's `turnOutcomes.missed`). */
+export function missedCount(report: Report): number {
+  return report.turnOutcomes?.missed ?? 0;
 }
 
 export function ids(xs: readonly string[]): string {
@@ -116,8 +121,9 @@ export function kindCounts(report: Report): string {
   return [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
 }
 
+/** The gold-bearing turns of the run (the report's `turnOutcomes.goldBearing`). */
 export function goldBearing(report: Report): number {
-  return report.turns.filter((t) => t.gold.length > 0).length;
+  return report.turnOutcomes?.goldBearing ?? 0;
 }
 
 /** What retrieved, in a few words (the pull-request comment's footer): the embedder id, `graph FILE#EXPORT`, `recorded traces`, or `no retrieval`. */

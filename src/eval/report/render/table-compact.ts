@@ -17,6 +17,7 @@ import {
   fmtSigned,
   HIT_KEY,
   metricLabel,
+  missedCount,
   missedTurns,
   reportKeys,
   turnId,
@@ -167,7 +168,7 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
     lines.push(`missed turns: ${vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured")}`);
   } else {
     const missed = missedTurns(report);
-    lines.push(paint("bold", `missed turns (no gold card in the top-${k}): ${missed.length}`));
+    lines.push(paint("bold", `missed turns (no gold card in the top-${k}): ${missedCount(report)}`));
     for (const t of missed.slice(0, LISTED_ON_SCREEN)) {
       const tag = graphTurnTag(report, t);
       lines.push(
@@ -175,7 +176,9 @@ export function compactLines(report: Report, paint: Paint, width: number | undef
       );
     }
     if (missed.length > LISTED_ON_SCREEN)
-      lines.push(`  … and ${missed.length - LISTED_ON_SCREEN} more, with gold and top-${k} of each (${ELSEWHERE})`);
+      lines.push(
+        `  … and ${missedCount(report) - LISTED_ON_SCREEN} more, with gold and top-${k} of each (${ELSEWHERE})`,
+      );
   }
   const toLabel = toLabelTurns(report);
   if (toLabel.length > 0)

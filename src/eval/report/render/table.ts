@@ -38,6 +38,7 @@ import {
   ids,
   kindCounts,
   metricLabel,
+  missedCount,
   missedTurns,
   RECALL_NOTE,
   reportKeys,
@@ -331,7 +332,7 @@ export function renderTable(report: Report, opts: TableOptions): string {
     lines.push(`missed turns: ${vacuousText(report.vacuousReasons[HIT_KEY] ?? "not measured")}`);
   } else {
     const missed = missedTurns(report);
-    lines.push(paint("bold", `missed turns (no gold card in the top-${run.k}): ${missed.length}`));
+    lines.push(paint("bold", `missed turns (no gold card in the top-${run.k}): ${missedCount(report)}`));
     for (const t of missed) {
       lines.push(`  ${paint("red", turnId(t))} ${t.locale} ${t.kind}  ${JSON.stringify(t.user)}`);
       lines.push(`    gold=${ids(t.gold)} top${run.k}=${ids(t.retrievedIds ?? [])}`);

@@ -75,6 +75,17 @@ const reportObject = z.object({
   funnel: FunnelSchema.optional(),
   /** Extension: recall@k per stage for k = 1..maxK, overall and per locale, computed at build (src/eval/report/recall-curves.ts); absent in reports written before it. */
   recallCurves: RecallCurvesSchema.optional(),
+  /**
+   * Extension: the gold-bearing turns counted and the missed turns (hit@k = 0,
+   * no error) listed by index into `turns` and counted, computed at build
+   * (src/eval/report/turn-outcomes.ts); filled on read in reports written before it.
+   */
+  turnOutcomes: z.object({ goldBearing: count, missed: count, missedTurns: z.array(count) }).optional(),
+  /**
+   * Extension: the summary's columns (`group` a kind) and tables (`group: null`) that repeat the all column, with the
+   * words why (docs/html-report.md, "Summary"; src/eval/report/turn-outcomes.ts); filled on read in reports written before it.
+   */
+  summaryRepeats: z.array(z.object({ split: z.string(), group: z.string().nullable(), why: z.string() })).optional(),
   /** Extension: graded relevance and judged@k (docs/metrics.md): present only when a turn carries `relevant` or `judged`. */
   judgments: JudgmentsSchema.optional(),
   /**

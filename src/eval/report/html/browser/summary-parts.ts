@@ -3,7 +3,7 @@
  */
 import type { Aggregate } from "../../types.js";
 import { el, svg } from "./dom.js";
-import { ciText, f3, groupLabel, label, outcome, outcomeText, ths, topKText, turnId } from "./format.js";
+import { ciText, f3, groupLabel, label, outcomeText, ths, topKText, turnId } from "./format.js";
 import type { Group, Run, Turn } from "./registry.js";
 
 // ------------------------------------------------------------ summary
@@ -128,14 +128,20 @@ export const KNOWN_TOP = [
   "queryAttribution",
   "funnel",
   "recallCurves",
+  "turnOutcomes",
+  "summaryRepeats",
   "chance",
   "answerSide",
   "timings",
   "measuresNotComputed",
 ];
-// The summary's columns and tables that repeat another (run.summaryRepeats, src/eval/report/html/report-page.ts): not drawn.
-export function repeats(run: Run): Run["summaryRepeats"] {
-  return run.summaryRepeats || [];
+// The summary's columns and tables that repeat another (the report's summaryRepeats, src/eval/report/turn-outcomes.ts): not drawn.
+export function repeats(run: Run): NonNullable<Run["report"]["summaryRepeats"]> {
+  return run.report.summaryRepeats || [];
+}
+// The run's gold-bearing turns (the report's turnOutcomes).
+export function goldBearingCount(run: Run): number {
+  return run.report.turnOutcomes ? run.report.turnOutcomes.goldBearing : 0;
 }
 export function hiddenTable(run: Run, split: string): boolean {
   return repeats(run).some((x) => x.split === split && x.group === null);
@@ -147,12 +153,11 @@ export function hiddenGroup(run: Run, split: string, g: string): boolean {
 export function missedBlock(run: Run, openTurn: (i: number) => void): HTMLDivElement {
   const r = run.report,
     box = el("div", { "data-section": "missed" });
-  const missed: number[] = [];
-  r.turns.forEach((t, i) => {
-    if (outcome(t) === "miss") missed.push(i);
-  });
+  // The report lists the missed turns (indices into its turns) and counts them (turnOutcomes, src/eval/report/turn-outcomes.ts).
+  const to = r.turnOutcomes,
+    missed = to ? to.missedTurns : [];
   box.appendChild(
-    el("h2", { text: "Missed turns (" + missed.length + " of " + run.goldBearingCount + " gold-bearing)" }),
+    el("h2", { text: "Missed turns (" + (to ? to.missed : 0) + " of " + goldBearingCount(run) + " gold-bearing)" }),
   );
   if (missed.length === 0) {
     box.appendChild(el("p", { cls: "muted", text: "No turn missed its gold." }));

@@ -11,6 +11,7 @@ import {
   KNOWN_TOP,
   chart,
   gateBlock,
+  goldBearingCount,
   hiddenGroup,
   hiddenTable,
   missedBlock,
@@ -280,7 +281,7 @@ export function runLine(page: Run): string {
     "  turns=" +
     page.turnCount +
     " (gold-bearing " +
-    page.goldBearingCount +
+    goldBearingCount(page) +
     ")"
   );
 }
