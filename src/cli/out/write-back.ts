@@ -12,7 +12,6 @@ import type { RecordedGraphTurn } from "../../eval/sweep/recorded.js";
 import type { WriteBackTarget } from "../../eval/traces/formats/format.js";
 import { writeBackWords, writesBack } from "../../eval/traces/formats/registry.js";
 import { InvalidArgumentError } from "../../errors.js";
-import type { OutTarget } from "../out-formats.js";
 import type { ReportSubject } from "./subject.js";
 
 /** Each target's reason, ending in a pointer to another target. */
@@ -51,7 +50,10 @@ export function writeBackTurns(s: ReportSubject, target: WriteBackTarget): reado
  * unrecognised first record): the reader or the check after the run does it.
  * @throws InvalidArgumentError (exit 2)
  */
-export function checkWriteBackEarly(outputs: readonly OutTarget[] | undefined, format: string | undefined): void {
+export function checkWriteBackEarly(
+  outputs: readonly { format: string }[] | undefined,
+  format: string | undefined,
+): void {
   if (format === undefined) return;
   for (const t of outputs ?? [])
     if (isWriteBackTarget(t.format) && !writesBack(t.format, format)) throw refusal(t.format, format);
