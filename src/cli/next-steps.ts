@@ -14,7 +14,7 @@ import { EVAL_DEFAULTS } from "../app/eval-defaults.js";
 import { shellLine } from "../shell.js";
 import { outFile, type OutTarget } from "./out-formats.js";
 import { SETTINGS } from "../app/settings/schema.js";
-import { sourceFor } from "../app/sources/registry.js";
+import { sourceFor, sourcesNamed } from "../app/sources/registry.js";
 
 /** The options of a run that the next commands repeat (data, graph and scoring; not the outputs or the gate). */
 export interface RunArgs {
@@ -229,18 +229,12 @@ export function mergeNextSteps(o: LabelRunArgs, into: string, cwd: string = proc
   const against = o.catalog !== undefined ? ["--catalog", o.catalog] : o.kb !== undefined ? ["--kb", o.kb] : [];
   if (against.length === 0 && !existsSync(path.join(cwd, "kb"))) return [];
   const lines = [`check the merged cases: ${shellLine(["npx", "retrace", "check", ...against, "--cases", into])}`];
-  const own = sourceFor(o).selectedBy === null;
-  const score = (what: string, p: LabelRunArgs) =>
-    `score ${what} on them: ${shellLine(["npx", "retrace", "eval", ...labelSource(p), "--cases", into])}`;
-  // A labelling run may pool a graph and a recording (--pool graph,recorded); eval scores one source a run (--graph is refused with --traces): one line each.
-  if (o.graph !== undefined && o.traces !== undefined)
-    lines.push(
-      score("your graph", { ...o, traces: undefined }),
-      score("the recording", { ...o, graph: undefined, input: undefined }), // eval --traces runs no graph: --input is refused
-    );
-  else if (!own || o.catalog === undefined)
-    lines.push(
-      score(o.graph !== undefined ? "your graph" : o.traces !== undefined ? "the recording" : "retrace's own graph", o),
-    );
+  // One eval line per source named: a labelling run may pool a graph and a recording (--pool graph,recorded), and eval
+  // scores one source a run; retrace's own graph against a bare catalog has nothing to run.
+  for (const { source, options } of sourcesNamed(o))
+    if (source.selectedBy !== null || o.catalog === undefined)
+      lines.push(
+        `score ${source.yours} on them: ${shellLine(["npx", "retrace", "eval", ...labelSource(options), "--cases", into])}`,
+      );
   return block(lines);
 }

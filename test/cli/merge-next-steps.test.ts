@@ -22,11 +22,12 @@ describe("label --merge's next steps", () => {
       "cases.jsonl",
     );
     const evals = evalLines(lines);
-    expect(evals.map((m) => m[1])).toEqual(["score your graph", "score the recording"]);
-    expect(evals[0]![2]).toBe(
+    // In the source registry's order (src/app/sources/registry.ts SOURCES: recorded traces, then a graph).
+    expect(evals.map((m) => m[1])).toEqual(["score the recording", "score your graph"]);
+    expect(evals[0]![2]).toBe("--traces rec.jsonl --catalog cat.tsv --id-key doc_id --cases cases.jsonl");
+    expect(evals[1]![2]).toBe(
       "--graph agent.mjs#graph --catalog cat.tsv --id-key doc_id --input in.mjs --cases cases.jsonl",
     );
-    expect(evals[1]![2]).toBe("--traces rec.jsonl --catalog cat.tsv --id-key doc_id --cases cases.jsonl");
   });
 
   it("with one source: one eval line, as before", () => {

@@ -21,6 +21,7 @@ export const graph = {
   kind: "graph",
   selectedBy: "graph",
   label: "--graph FILE[#export]",
+  yours: "your graph",
   captures:
     "the retriever runs of your graph (LangChain callbacks): each call's query, documents and metadata; the scored call chosen by retrievalCall",
   unused: [

@@ -12,6 +12,7 @@ export const ownGraph = {
   kind: "own",
   selectedBy: null,
   label: "retrace's own graph",
+  yours: "retrace's own graph",
   captures:
     "the retrieval trace retrace's graph writes to its state: each stage's ranked ids (query, dense, BM25, fused, parents, reranked, final), the queries and the settings each locale ran with",
   unused: [

@@ -46,6 +46,27 @@ export function sourceFor(o: { graph?: string | undefined; traces?: string | und
   return SOURCES.find((s) => s.selectedBy === null || o[s.selectedBy] !== undefined)!;
 }
 
+/**
+ * Each source the options name, with the options as that source's eval takes
+ * them: one for an eval (the options as given); a labelling run may pool a
+ * graph and a recording (`--pool graph,recorded`), and then each gets the
+ * options without the other's selecting option and without the settings its
+ * eval refuses (`unused`: `--input` for a recording). Retrace's own graph
+ * when they name none.
+ */
+export function sourcesNamed<O extends { graph?: string | undefined; traces?: string | undefined }>(
+  o: O,
+): { source: Source; options: O }[] {
+  const named: Source[] = SOURCES.filter((s) => s.selectedBy !== null && o[s.selectedBy] !== undefined);
+  if (named.length < 2) return [{ source: sourceFor(o), options: o }];
+  return named.map((s) => {
+    const options: Record<string, unknown> = { ...o };
+    for (const other of named) if (other !== s) options[other.selectedBy!] = undefined;
+    for (const rule of s.unused) for (const setting of rule.settings) options[setting] = undefined;
+    return { source: s, options: options as O };
+  });
+}
+
 /** What `retrace trace` does with the source the options select (`Source.trace`). */
 export function sourceTrace(o: { graph?: string | undefined; traces?: string | undefined }): SourceTrace {
   return sourceFor(o).trace;

@@ -135,6 +135,8 @@ export interface Source<K extends SourceKind = SourceKind> {
   selectedBy: "graph" | "traces" | null;
   /** The source in messages and docs ("--graph FILE[#export]"). */
   label: string;
+  /** The source as a next-step line names it to the user ("your graph", "the recording"). */
+  yours: string;
   /** What it captures of each turn, in one sentence (docs/architecture.md). */
   captures: string;
   /** The settings `retrace eval` refuses with this source, checked in this order (the first one given is the message). */

@@ -13,6 +13,7 @@ export const traces = {
   kind: "traces",
   selectedBy: "traces",
   label: "--traces FILE",
+  yours: "the recording",
   captures:
     "the retriever calls a recording holds (spans or runs): each call's query and documents as recorded, joined to the cases by conversation id and turn text",
   unused: [
