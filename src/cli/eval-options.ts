@@ -10,7 +10,7 @@ import { InvalidArgumentError as CommanderArgumentError, Option, type Command } 
 import { InvalidArgumentError } from "../errors.js";
 import { EVAL_DEFAULTS, MAX_REPEAT } from "../app/eval-defaults.js";
 import { RETRIEVAL_CALLS } from "../eval/sweep/capture.js";
-import { TRACE_FORMATS } from "../eval/traces/formats/registry.js";
+import { recordingsSourceHelp, TRACE_FORMATS } from "../eval/traces/formats/registry.js";
 import { FLOOR_OPTIONS } from "../eval/gate/gate.js";
 import { parseFloors } from "./floor-options.js";
 import { countOption, positiveIntOption, probabilityOption } from "./options.js";
@@ -207,7 +207,7 @@ export function addTracesOptions(cmd: Command): Command {
   cmd
     .option(
       "--traces <path>",
-      "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI / Langfuse spans), LangSmith runs (listRuns() output) or Langfuse traces (trace.get() output), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)",
+      `score recorded traces instead of running a graph: ${recordingsSourceHelp()}, a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)`,
     )
     .addOption(
       new Option(

@@ -112,6 +112,7 @@ const testFormat: TraceFormatModule<"test-spans"> = {
   expected: 'a test-spans record ({"testSpans": …})',
   one: "a test-spans record",
   helpName: "test spans",
+  helpSource: "test spans (a test's wrapped OTLP)",
   report: { label: "Test spans (wrapped OTLP)", recordsName: "wrapped records" },
   writeBack: { langfuse: "test-spans exports" },
   casesImport: { kind: "turns" },
@@ -141,6 +142,7 @@ const testRunsFormat: TraceFormatModule<"test-runs"> = {
   expected: 'a test run ({"testRun": …})',
   one: "a test run",
   helpName: "test runs",
+  helpSource: "test runs (a test's wrapped LangSmith runs)",
   report: { label: "Test runs (wrapped LangSmith)", recordsName: "wrapped runs" },
   writeBack: {},
   casesImport: {
@@ -274,6 +276,17 @@ describe("a fourth trace format: one module plus one registry line", () => {
     const imp = program.commands.find((c) => c.name() === "cases")!.commands.find((c) => c.name() === "import")!;
     expect(imp.description()).toBe(
       "Turn conversations (chat-message JSONL, or recorded traces: OTLP spans, LangSmith runs, Langfuse exports, test spans or test runs) into cases to label",
+    );
+    // eval --traces and label --traces read every format: their help names them all too.
+    const { addTracesOptions } = await import("../../src/cli/eval-options.js");
+    const traces = addTracesOptions(new Command("eval")).options.find((o) => o.long === "--traces")!;
+    expect(traces.description).toBe(
+      "score recorded traces instead of running a graph: an OTLP/JSON export (OpenInference / OTel GenAI / Langfuse spans), LangSmith runs (listRuns() output), Langfuse traces (trace.get() output), test spans (a test's wrapped OTLP) or test runs (a test's wrapped LangSmith runs), a file or a folder of them; conversations join cases by id (docs/recorded-traces.md)",
+    );
+    (await import("../../src/cli/commands/label.js")).register(program);
+    const label = program.commands.find((c) => c.name() === "label")!;
+    expect(label.options.find((o) => o.long === "--traces")!.description).toMatch(
+      /^recorded traces \(OTLP spans, LangSmith runs, Langfuse exports, test spans or test runs, as eval --traces\): /,
     );
     const { firstRecordFormat } = await import("../../src/eval/traces/first-format.js");
     expect(await firstRecordFormat(wrapped)).toBe("test-spans");

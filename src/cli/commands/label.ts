@@ -17,6 +17,7 @@ import { Option, type Command } from "commander";
 import { buildLabelData, planLabel, type LabelOptions } from "../../app/label.js";
 import { labelAgreement, mergeLabelFilesApart } from "../../app/label-files.js";
 import { sourceFor } from "../../app/sources/registry.js";
+import { recordingsHelp } from "../../eval/traces/formats/registry.js";
 import { InvalidArgumentError } from "../../errors.js";
 import { DEFAULT_DEPTH, DEFAULT_POOL, POOL_SYSTEMS } from "../../eval/label/pool.js";
 import { RETRIEVAL_CALLS } from "../../eval/sweep/capture.js";
@@ -251,7 +252,7 @@ export function register(program: Command): void {
     )
     .option(
       "--traces <path>",
-      "recorded traces (OTLP/JSON or LangSmith runs, as eval --traces): their scored retriever call's cards, with the recorded texts, are the pool's `recorded` system (docs/recorded-traces.md)",
+      `recorded traces (${recordingsHelp()}, as eval --traces): their scored retriever call's cards, with the recorded texts, are the pool's \`recorded\` system (docs/recorded-traces.md)`,
     )
     .option(
       "--input <module[#export]>",

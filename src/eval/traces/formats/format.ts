@@ -83,6 +83,8 @@ export interface TraceFormatModule<N extends string = string> {
   one: string;
   /** Its recordings named short in help texts ("LangSmith runs": `--out langsmith:`'s "with --traces of LangSmith runs"). */
   helpName: string;
+  /** Its recordings named in full in `eval --traces`'s help, with what writes them ("LangSmith runs (listRuns() output)"). */
+  helpSource: string;
   /**
    * How a report names the format and its records: the recorded-traces
    * header's words ("recorded traces (LangSmith runs): 1 file, 40 runs, …"),

@@ -16,6 +16,7 @@ export const langfuseFormat = {
     'a Langfuse trace or observation ({"id", "timestamp", "observations", …} / {"id", "traceId", "type", "startTime", …})',
   one: "a Langfuse trace or observation",
   helpName: "Langfuse exports",
+  helpSource: "Langfuse traces (trace.get() output)",
   report: { label: "Langfuse", recordsName: "traces and observations" },
   writeBack: { langfuse: "Langfuse trace exports" },
   casesImport: { kind: "turns" },

@@ -8,6 +8,7 @@ export const langsmithFormat = {
   expected: 'a LangSmith run ({"id", "run_type", "trace_id", …})',
   one: "a LangSmith run",
   helpName: "LangSmith runs",
+  helpSource: "LangSmith runs (listRuns() output)",
   report: { label: "LangSmith runs", recordsName: "runs" },
   writeBack: { langsmith: "LangSmith run exports" },
   casesImport: {

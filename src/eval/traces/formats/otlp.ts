@@ -7,6 +7,7 @@ export const otlpFormat = {
   expected: 'an OTLP/JSON export ({"resourceSpans": …})',
   one: "an OTLP/JSON export",
   helpName: "OTLP spans",
+  helpSource: "an OTLP/JSON export (OpenInference / OTel GenAI / Langfuse spans)",
   report: { label: "OTLP/JSON", recordsName: "spans" },
   // Phoenix annotates OpenTelemetry spans; Langfuse keeps OTel's trace and span ids when it ingests them.
   writeBack: { phoenix: "OTLP/JSON traces", langfuse: "OTLP/JSON spans" },

@@ -54,16 +54,20 @@ export function formatRegistry<N extends string>(modules: readonly TraceFormatMo
         .map((f) => f.writeBack[target]!)
         .join(" or "),
     /** Every format's recordings named short, for help texts that take them all (`cases import`): "OTLP spans, LangSmith runs or Langfuse exports". */
-    recordingsHelp(): string {
-      const all = modules.map((f) => f.helpName);
-      return all.length === 1 ? all[0]! : `${all.slice(0, -1).join(", ")} or ${all.at(-1)!}`;
-    },
+    recordingsHelp: (): string => orList(modules.map((f) => f.helpName)),
+    /** Every format's recordings named in full, with what writes them, for `eval --traces`'s help: "an OTLP/JSON export (…), LangSmith runs (listRuns() output) or …". */
+    recordingsSourceHelp: (): string => orList(modules.map((f) => f.helpSource)),
     /** The same recordings named short, for `--out TARGET:`'s help (src/cli/out-formats.ts): "Langfuse exports or OTLP spans". */
     writeBackHelp: (target: WriteBackTarget): string =>
       takingFirst(modules, target)
         .map((f) => f.helpName)
         .join(" or "),
   };
+}
+
+/** "a, b or c" (one name alone as it is). */
+function orList(names: readonly string[]): string {
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} or ${names.at(-1)!}`;
 }
 
 /** The formats whose recordings `--out TARGET:` takes: the target's namesake format first, then the registry's order. */
@@ -85,4 +89,5 @@ export const {
   writeBackWords,
   writeBackHelp,
   recordingsHelp,
+  recordingsSourceHelp,
 } = REGISTRY;
