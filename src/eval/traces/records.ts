@@ -22,14 +22,14 @@
  *   as a record of its own (with its resource and scope) as soon as it is
  *   read. A syntax error names file, line and column and what was expected.
  */
-import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
-import { createGunzip } from "node:zlib";
-import { Readable } from "node:stream";
 import { Tokenizer, TokenParser, TokenType } from "@streamparser/json";
 import { DataValidationError } from "../../errors.js";
 import { forEachTextLine } from "../../kb/text.js";
 import { jsonSyntaxIssue } from "../../kb/json.js";
+import { openBytes, type Bytes } from "./bytes.js";
 import { ScanFailure, scanDocument } from "./document-scan.js";
+
+export { fileIsGzip, isGzip } from "./bytes.js";
 
 /** One record and where it was read (`line` 1-based; `index` within a JSON array). */
 export interface TraceRecord {
@@ -58,101 +58,6 @@ const EXPECTED = 'an OTLP/JSON export ({"resourceSpans": …}) or LangSmith runs
 /** A first line longer than this, bytes, is not taken for a JSON line: the input is streamed as one document. */
 export const FIRST_LINE_MAX_BYTES = 16 * 1024 * 1024;
 
-/** True when `bytes` start with gzip's magic bytes (RFC 1952: 1f 8b). */
-export const isGzip = (bytes: Uint8Array): boolean => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-
-/** True when the file starts with gzip's magic bytes (false when it cannot be read: the reader names that). */
-export function fileIsGzip(file: string): boolean {
-  if (file === "-") return false;
-  try {
-    const fd = openSync(file, "r");
-    try {
-      const b = Buffer.alloc(2);
-      return readSync(fd, b, 0, 2, 0) === 2 && isGzip(b);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
-}
-
-const cannotRead = (file: string, e: unknown) =>
-  new DataValidationError([
-    {
-      file,
-      message: `cannot read the file (${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : ((e as NodeJS.ErrnoException).code ?? (e as Error).message)})`,
-    },
-  ]);
-
-/**
- * The bytes of `file` (stdin for `-`), decompressed when they are gzip.
- * An iterator without `return`, so that a reader that stops early leaves it
- * open for the next reader (the lines first, then the streaming parser).
- */
-async function openBytes(file: string): Promise<AsyncIterator<Buffer>> {
-  let raw: Readable;
-  if (file === "-") raw = process.stdin;
-  else {
-    let st;
-    try {
-      st = statSync(file);
-    } catch (e) {
-      throw cannotRead(file, e);
-    }
-    if (!st.isFile())
-      throw new DataValidationError([{ file, message: "expected a regular file (or a folder of trace files)" }]);
-    raw = createReadStream(file, { highWaterMark: 1 << 20 });
-  }
-  const it = (raw as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  const first = await it.next().catch((e: unknown) => {
-    throw cannotRead(file, e);
-  });
-  if (first.done === true) return { next: () => Promise.resolve({ done: true, value: undefined }) };
-  const head = first.value;
-  if (!isGzip(head)) {
-    let pending: Buffer | null = head;
-    return {
-      next: async () => {
-        if (pending !== null) {
-          const value = pending;
-          pending = null;
-          return { done: false, value };
-        }
-        return it.next().catch((e: unknown) => {
-          throw cannotRead(file, e);
-        });
-      },
-    };
-  }
-  // gzip: the compressed bytes (head first) piped through gunzip.
-  const gunzip = createGunzip({ chunkSize: 1 << 20 });
-  const compressed = Readable.from(
-    (async function* () {
-      yield head;
-      for (;;) {
-        const r = await it.next();
-        if (r.done === true) return;
-        yield r.value;
-      }
-    })(),
-  );
-  compressed.on("error", (e) => gunzip.destroy(e));
-  compressed.pipe(gunzip);
-  const out = (gunzip as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  return {
-    next: () =>
-      out.next().catch((e: unknown) => {
-        throw new DataValidationError([
-          {
-            file,
-            message: `the file starts as gzip (bytes 1f 8b) but does not decompress (${(e as Error).message}); a truncated or damaged .gz? Compress it again, or give the file uncompressed`,
-          },
-        ]);
-      }),
-  };
-}
-
 /** Calls `onRecord` for every record of `file` (stdin for `-`), in input order; `expected` completes a syntax error's "expected …". */
 export async function forEachRecord(
   file: string,
@@ -160,6 +65,20 @@ export async function forEachRecord(
   expected: string = EXPECTED,
 ): Promise<void> {
   const bytes = await openBytes(file);
+  try {
+    await readRecords(file, bytes, onRecord, expected);
+  } finally {
+    bytes.close(); // read to the end, or stopped by an error (or by a caller's onRecord throwing): the file is let go
+  }
+}
+
+/** `forEachRecord` over the opened `bytes` of `file`. */
+async function readRecords(
+  file: string,
+  bytes: Bytes,
+  onRecord: (r: TraceRecord) => void,
+  expected: string,
+): Promise<void> {
   // Until the first non-blank line is read, the chunks are kept: should it not be JSON, the streaming parser reads them again.
   let kept: Buffer[] | null = [];
   let keptBytes = 0;
@@ -250,16 +169,21 @@ export async function forEachRecord(
     if (!(e instanceof ScanFailure)) throw e;
   }
   let skip = handed;
-  await streamDocument(
-    file,
-    [],
-    await openBytes(file),
-    (r) => {
-      if (skip > 0) skip--;
-      else onRecord(r);
-    },
-    expected,
-  );
+  const again = await openBytes(file);
+  try {
+    await streamDocument(
+      file,
+      [],
+      again,
+      (r) => {
+        if (skip > 0) skip--;
+        else onRecord(r);
+      },
+      expected,
+    );
+  } finally {
+    again.close();
+  }
 }
 
 /** What the parser expected in a state (TokenParser's states, as its messages name them). */
